@@ -1,0 +1,1 @@
+"""The controller: move tracker, modes, LED policy, persistence and the command line."""
