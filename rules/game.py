@@ -9,7 +9,14 @@ Move(path=(11, 15), captures=())
 Move(path=(11, 15), captures=())
 
 Draws are claims, not automatic (WCDF 1.32): the game says when one can be claimed.
-A side with no legal move on its turn has lost (WCDF 1.30).
+A side with no legal move on its turn has lost (WCDF 1.30); in giveaway checkers it has won.
+
+Huffing (the old Standard Laws, ``Rules(huffing=True)``): a move that skips an available
+jump is legal, and before moving the opponent may take off the piece that should have
+jumped (:meth:`Game.huff`, not a move: the same side is still to move), make the player
+take the move back and jump (:meth:`Game.force_jump`), or simply move (the move stands).
+:attr:`Game.history` keeps moves and these two actions in order, and :meth:`Game.undo`
+takes back the last of them.
 """
 
 from __future__ import annotations
@@ -17,10 +24,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from rules.move import Move
-from rules.position import Color, Position
+from rules.move import IllegalMoveError, Move
+from rules.position import Color, Piece, Position
 from rules.settings import WCDF, Rules
-from rules.squares import bit
+from rules.squares import Square, bit
 
 #: Plies without progress (40 moves by each player) after which a draw can be claimed.
 FORTY_MOVES_PLIES = 80
@@ -55,6 +62,37 @@ class GameOverError(RuntimeError):
     """A move played after the game has ended."""
 
 
+class HuffError(ValueError):
+    """A huff or a forced jump asked for when no jump was missed (or not that piece)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Huff:
+    """The opponent took off ``piece`` from ``square``, the piece that missed a jump.
+
+    A huff is not a move: the side that huffed is still to move. ``ply`` is the number of
+    moves played when it happened.
+    """
+
+    square: Square
+    piece: Piece
+    ply: int
+
+
+@dataclass(frozen=True, slots=True)
+class JumpForced:
+    """The opponent made the player take back ``missed`` (a move that skipped a jump);
+    the player must now jump. ``ply`` is the number of moves played after the take-back.
+    """
+
+    missed: Move
+    ply: int
+
+
+#: What :attr:`Game.history` holds: the moves, and under huffing the huffs and forced jumps.
+HistoryEntry = Move | Huff | JumpForced
+
+
 class Game:
     """The moves of one game from a known position.
 
@@ -64,12 +102,17 @@ class Game:
 
     def __init__(self, start: Position | None = None, rules: Rules = WCDF) -> None:
         self.rules = rules
-        self.start = start if start is not None else Position.start()
+        self.start = start if start is not None else Position.start(rules)
         self.moves: list[Move] = []
         self.positions: list[Position] = [self.start]
+        # Moves, huffs and forced jumps in the order they happened (only moves unless
+        # the rules allow huffing). ``positions[-1]`` is the board after all of them.
+        self.history: list[HistoryEntry] = []
         # Plies since the last man move or capture, for the 40-move rule.
         self._quiet: list[int] = [0]
         self._counts: Counter[Position] = Counter({self.start: 1})
+        # For each huff: the position and quiet count it replaced, for undo.
+        self._huffed: list[tuple[Position, int]] = []
         self.declared: Result | None = None
 
     # -- state ----------------------------------------------------------------------
@@ -88,15 +131,25 @@ class Game:
         return len(self.moves)
 
     def legal_moves(self) -> list[Move]:
+        """The moves the side to move may play now (only jumps after a forced jump)."""
+        if self.jump_required:
+            return self.position.captures(self.rules)
         return self.position.legal_moves(self.rules)
 
     @property
     def result(self) -> Result | None:
-        """The result, when the game is over: declared, or the side to move cannot move."""
+        """The result, when the game is over: declared, or the side to move cannot move.
+
+        The side that cannot move loses, or wins in giveaway checkers. Under huffing the
+        game is not over while the side to move may still huff or force a missed jump.
+        """
         if self.declared is not None:
             return self.declared
         if not self.position.has_legal_move(self.rules):
-            return Result(win_for(self.turn.opponent), "no-moves")
+            if self.huffable():
+                return None
+            winner = self.turn if self.rules.giveaway else self.turn.opponent
+            return Result(win_for(winner), "no-moves")
         return None
 
     @property
@@ -110,13 +163,40 @@ class Game:
         if self.is_over:
             raise GameOverError(f"the game is over ({self.result}); no more moves")
         before = self.position
+        if self.jump_required and not move.is_capture:
+            raise IllegalMoveError(
+                f"{move} is not a jump: the missed jump was taken back and a jump is required"
+            )
         after = before.play(move, self.rules)
+        self._push(move, after)
+        self.history.append(move)
+        return after
+
+    def _push(self, move: Move, after: Position) -> None:
+        before = self.position
         progress = move.is_capture or not before.kings & bit(move.start)
         self.moves.append(move)
         self.positions.append(after)
         self._quiet.append(0 if progress else self._quiet[-1] + 1)
         self._counts[after] += 1
-        return after
+
+    def _pop(self) -> Move:
+        move = self.moves.pop()
+        after = self.positions.pop()
+        self._quiet.pop()
+        self._forget(after)
+        return move
+
+    def _forget(self, position: Position) -> None:
+        self._counts[position] -= 1
+        if not self._counts[position]:
+            del self._counts[position]
+
+    def _replace_last(self, position: Position, quiet: int) -> None:
+        self._forget(self.positions[-1])
+        self.positions[-1] = position
+        self._quiet[-1] = quiet
+        self._counts[position] += 1
 
     def play_text(self, text: str) -> Move:
         """Play a move written in PDN and return it."""
@@ -124,18 +204,92 @@ class Game:
         self.play(move)
         return move
 
-    def undo(self) -> Move:
-        """Take back the last move and return it (a declared result is cleared too)."""
-        if not self.moves:
+    def undo(self) -> HistoryEntry:
+        """Take back the last move and return it (a declared result is cleared too).
+
+        Under huffing the last entry of :attr:`history` may be a :class:`Huff` (the piece
+        comes back) or a :class:`JumpForced` (the missed move is played again, and the
+        opponent has the choice once more); that entry is returned.
+        """
+        if not self.history:
             raise IndexError("no move to take back")
         self.declared = None
-        move = self.moves.pop()
-        after = self.positions.pop()
-        self._quiet.pop()
-        self._counts[after] -= 1
-        if not self._counts[after]:
-            del self._counts[after]
-        return move
+        entry = self.history.pop()
+        if isinstance(entry, Huff):
+            position, quiet = self._huffed.pop()
+            self._replace_last(position, quiet)
+        elif isinstance(entry, JumpForced):
+            self._push(entry.missed, self.position.apply(entry.missed, self.rules))
+        else:
+            self._pop()
+        return entry
+
+    # -- huffing --------------------------------------------------------------------
+
+    @property
+    def jump_required(self) -> bool:
+        """After :meth:`force_jump`: the side to move must jump, whatever the rules."""
+        return bool(self.history) and isinstance(self.history[-1], JumpForced)
+
+    def missed_jump(self) -> bool:
+        """Whether the last move skipped a jump it could have made (under huffing)."""
+        if not self.rules.huffing or self.declared is not None or not self.history:
+            return False
+        move = self.history[-1]
+        return (
+            isinstance(move, Move)
+            and not move.is_capture
+            and self.positions[-2].capture_available(self.rules)
+        )
+
+    def huffable(self) -> list[Square]:
+        """The squares of the pieces that could have jumped but did not, where they stand now.
+
+        Empty unless the rules allow huffing and the last move skipped a jump. The piece
+        that moved instead is listed at its new square.
+
+        >>> game = Game(Position.from_fen("B:W14:B9,11"), Rules(huffing=True))
+        >>> game.play_text("11-15")   # 9 could have jumped 14
+        Move(path=(11, 15), captures=())
+        >>> game.huffable()
+        [9]
+        """
+        if not self.missed_jump():
+            return []
+        move = self.moves[-1]
+        jumpers = {m.start for m in self.positions[-2].captures(self.rules)}
+        return sorted(move.end if s == move.start else s for s in jumpers)
+
+    def huff(self, square: Square) -> Huff:
+        """Take off the piece on ``square`` that missed a jump. Not a move: the side to
+        move (the one that huffs) is still to move, and then moves as usual.
+        """
+        choices = self.huffable()
+        if not choices:
+            raise HuffError("no jump was missed by the last move; there is nothing to huff")
+        if square not in choices:
+            listed = ", ".join(str(s) for s in choices)
+            raise HuffError(f"square {square} does not hold a piece that missed a jump ({listed})")
+        pos = self.position
+        piece = pos.piece_at(square)
+        assert piece is not None  # huffable() lists occupied squares only
+        b = bit(square)
+        huffed = Position(pos.black & ~b, pos.white & ~b, pos.kings & ~b, pos.turn)
+        self._huffed.append((pos, self._quiet[-1]))
+        # Taking a piece off counts as progress for the forty-move count, like a capture.
+        self._replace_last(huffed, 0)
+        entry = Huff(square, piece, self.ply)
+        self.history.append(entry)
+        return entry
+
+    def force_jump(self) -> JumpForced:
+        """Make the player take back the move that skipped a jump; they must now jump."""
+        if not self.missed_jump():
+            raise HuffError("no jump was missed by the last move; there is no jump to force")
+        missed = self._pop()
+        entry = JumpForced(missed, self.ply)
+        self.history.append(entry)
+        return entry
 
     def declare(self, score: str, reason: str) -> Result:
         """Record a result the board cannot see: resignation, agreement, forfeit, time..."""
@@ -149,6 +303,10 @@ class Game:
         loser = self.turn if color is None else color
         return self.declare(win_for(loser.opponent), "resign")
 
+    def agree_draw(self) -> Result:
+        """Both players agree to a draw (allowed at any time, WCDF 1.32)."""
+        return self.declare(DRAW, "agreement")
+
     # -- draws ----------------------------------------------------------------------
 
     def repetitions(self, position: Position | None = None) -> int:
@@ -158,7 +316,7 @@ class Game:
     def repeating_moves(self) -> list[Move]:
         """Moves that would make a position stand for the third time (WCDF 1.32.1)."""
         pos = self.position
-        return [m for m in self.legal_moves() if self._counts[pos.apply(m)] >= 2]
+        return [m for m in self.legal_moves() if self._counts[pos.apply(m, self.rules)] >= 2]
 
     @property
     def quiet_plies(self) -> int:

@@ -2,7 +2,10 @@
 published numbers.
 
 Every capture route counts as its own move, as in the published tables; ``unique``
-merges routes with equal start, end and captured set.
+merges routes with equal start, end and captured set (and, where a man crowned
+mid-capture jumps on, equal crowning). Rules the English generator of
+:mod:`rules.movegen` does not play (flying kings, ...) are counted by
+:func:`rules.variants.perft`.
 
 >>> perft(Position.start(), 4)
 1469
@@ -10,17 +13,17 @@ merges routes with equal start, end and captured set.
 
 from __future__ import annotations
 
-from rules import movegen
+from rules import movegen, variants
 from rules.move import Move
 from rules.position import Color, Position
 from rules.settings import WCDF, Rules
 
 
 def _unique_moves(position: Position, rules: Rules) -> list[Move]:
-    seen: set[tuple[int, int, frozenset[int]]] = set()
+    seen: set[tuple[int, int, frozenset[int], bool]] = set()
     out = []
     for move in position.legal_moves(rules):
-        key = (move.start, move.end, frozenset(move.captures))
+        key = (move.start, move.end, frozenset(move.captures), position.crowns(move, rules))
         if key not in seen:
             seen.add(key)
             out.append(move)
@@ -28,26 +31,31 @@ def _unique_moves(position: Position, rules: Rules) -> list[Move]:
 
 
 def _perft_unique(position: Position, depth: int, rules: Rules) -> int:
+    """Unique perft one :class:`Move` at a time: slow, kept as a check on the fast count."""
     if depth == 0:
         return 1
     moves = _unique_moves(position, rules)
     if depth == 1:
         return len(moves)
-    return sum(_perft_unique(position.apply(m), depth - 1, rules) for m in moves)
+    return sum(_perft_unique(position.apply(m, rules), depth - 1, rules) for m in moves)
 
 
 def perft(position: Position, depth: int, rules: Rules = WCDF, unique: bool = False) -> int:
     """Leaf nodes ``depth`` plies below ``position``."""
-    if unique:
-        return _perft_unique(position, depth, rules)
-    if position.turn == Color.BLACK:
-        own, opp, black = position.black, position.white, True
-    else:
-        own, opp, black = position.white, position.black, False
+    if not rules.fast_path:
+        own, opp, black = _sides(position)
+        return variants.perft(own, opp, position.kings, black, depth, rules, unique)
+    own, opp, black = _sides(position)
     return movegen.perft(
         own, opp, position.kings, black, depth,
-        rules.men_capture_backward, rules.captures_compulsory,
+        rules.men_capture_backward, rules.must_capture, unique=unique,
     )
+
+
+def _sides(position: Position) -> tuple[int, int, bool]:
+    if position.turn == Color.BLACK:
+        return position.black, position.white, True
+    return position.white, position.black, False
 
 
 def divide(
@@ -57,4 +65,4 @@ def divide(
     if depth < 1:
         return []
     moves = _unique_moves(position, rules) if unique else position.legal_moves(rules)
-    return [(m, perft(position.apply(m), depth - 1, rules, unique)) for m in moves]
+    return [(m, perft(position.apply(m, rules), depth - 1, rules, unique)) for m in moves]

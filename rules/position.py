@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from rules import movegen
+from rules import movegen, variants
 from rules.move import AmbiguousMoveError, IllegalMoveError, Move
-from rules.settings import WCDF, Rules
+from rules.settings import WCDF, Crowning, Rules
 from rules.squares import (
     BLACK_CROWN_ROW,
     FULL,
@@ -96,9 +96,13 @@ class Position(NamedTuple):
     # -- construction ---------------------------------------------------------------
 
     @classmethod
-    def start(cls) -> Position:
-        """The starting position: Black on 1-12, White on 21-32, Black to move."""
-        return cls(0x00000FFF, 0xFFF00000, 0, Color.BLACK)
+    def start(cls, rules: Rules = WCDF) -> Position:
+        """The starting position: Black on 1-12, White on 21-32, Black to move.
+
+        Under rules where White moves first (Russian draughts) White is to move.
+        """
+        turn = Color.WHITE if rules.first_mover == "white" else Color.BLACK
+        return cls(0x00000FFF, 0xFFF00000, 0, turn)
 
     @classmethod
     def empty(cls, turn: Color = Color.BLACK) -> Position:
@@ -180,9 +184,14 @@ class Position(NamedTuple):
         With compulsory captures (the default) only captures are legal when one exists.
         """
         own, opp, black = self._sides()
+        if not rules.fast_path:
+            return [
+                Move(path, caps)
+                for path, caps in variants.legal_routes(own, opp, self.kings, black, rules)
+            ]
         routes = movegen.capture_routes(own, opp, self.kings, black, rules.men_capture_backward)
         moves = [Move(path, caps) for path, caps in routes]
-        if moves and rules.captures_compulsory:
+        if moves and rules.must_capture:
             return moves
         for frm, to in movegen.quiet_moves(own, opp, self.kings, black):
             moves.append(Move((frm.bit_length(), to.bit_length())))
@@ -191,6 +200,11 @@ class Position(NamedTuple):
     def captures(self, rules: Rules = WCDF) -> list[Move]:
         """The capture routes available to the side to move."""
         own, opp, black = self._sides()
+        if not rules.fast_path:
+            return [
+                Move(path, caps)
+                for path, caps in variants.capture_routes(own, opp, self.kings, black, rules)
+            ]
         return [
             Move(path, caps)
             for path, caps in movegen.capture_routes(
@@ -200,6 +214,8 @@ class Position(NamedTuple):
 
     def capture_available(self, rules: Rules = WCDF) -> bool:
         own, opp, black = self._sides()
+        if not rules.fast_path:
+            return variants.capture_available(own, opp, self.kings, black, rules)
         return bool(movegen.jumpers(own, opp, self.kings, black, rules.men_capture_backward))
 
     def movable_pieces(self, rules: Rules = WCDF) -> int:
@@ -208,6 +224,8 @@ class Position(NamedTuple):
 
     def has_legal_move(self, rules: Rules = WCDF) -> bool:
         own, opp, black = self._sides()
+        if not rules.fast_path:
+            return variants.has_legal_move(own, opp, self.kings, black, rules)
         return bool(
             movegen.jumpers(own, opp, self.kings, black, rules.men_capture_backward)
             or movegen.count_quiet(own, opp, self.kings, black)
@@ -220,10 +238,14 @@ class Position(NamedTuple):
         """The position after a legal move; raises :class:`IllegalMoveError` otherwise."""
         if move not in self.legal_moves(rules):
             raise IllegalMoveError(f"{move.pdn(full=True)} is not legal in {self.fen()}")
-        return self.apply(move)
+        return self.apply(move, rules)
 
-    def apply(self, move: Move) -> Position:
-        """The position after ``move`` without checking that it is legal."""
+    def apply(self, move: Move, rules: Rules = WCDF) -> Position:
+        """The position after ``move`` without checking that it is legal.
+
+        ``rules`` matter only where a man crowned mid-capture goes on jumping (Russian
+        draughts): it is then a king even though its move ends off the king row.
+        """
         frm, to = bit(move.start), bit(move.end)
         taken = mask_of(move.captures)
         mover = Color(self.turn)
@@ -231,13 +253,25 @@ class Position(NamedTuple):
         own = (own & ~frm) | to
         opp &= ~taken
         kings = self.kings & ~taken
-        if kings & frm or to & mover.crown_row:
+        if (
+            kings & frm
+            or to & mover.crown_row
+            or (
+                rules.crowning is Crowning.CONTINUES_AS_KING
+                and move.captures
+                and mask_of(move.path[1:]) & mover.crown_row
+            )
+        ):
             kings = (kings & ~frm) | to
         black, white = (own, opp) if mover is Color.BLACK else (opp, own)
         return Position(black, white, kings, mover.opponent)
 
-    def crowns(self, move: Move) -> bool:
-        """Whether ``move`` crowns a man."""
+    def crowns(self, move: Move, rules: Rules = WCDF) -> bool:
+        """Whether ``move`` crowns a man (under ``rules``: see :func:`rules.variants.crowns`)."""
+        if not rules.fast_path:
+            return variants.crowns(
+                move.path, bool(self.kings & bit(move.start)), self.turn is Color.BLACK, rules
+            )
         return not self.kings & bit(move.start) and bool(bit(move.end) & self.turn.crown_row)
 
     def parse_move(self, text: str, rules: Rules = WCDF) -> Move:

@@ -4,11 +4,42 @@
 (True, False)
 >>> Rules(men_capture_backward=True).men_capture_backward
 True
+>>> Rules(huffing=True).must_capture
+False
+>>> WCDF.fast_path, Rules(flying_kings=True).fast_path
+(True, False)
+
+The named variants (Russian draughts, pool checkers, giveaway) are ready-made values in
+:mod:`rules.variants`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+import enum
+from dataclasses import dataclass, field, fields, replace
+
+
+class Crowning(enum.Enum):
+    """What happens when a man lands on the king row in the middle of a chain of jumps.
+
+    The three games on this board each do something different.
+    """
+
+    #: The man is crowned and the move ends there, even if the new king could jump on
+    #: (English checkers, WCDF 1.16 and 1.19).
+    ENDS_MOVE = "ends-move"
+    #: The man is crowned at once and carries on jumping as a king in the same move
+    #: (Russian draughts; the English house rule "keep jumping after crowning").
+    CONTINUES_AS_KING = "continues-as-king"
+    #: The man carries on jumping as a man if it can, and is crowned only when the
+    #: chain ends on the king row (American pool checkers).
+    CONTINUES_AS_MAN = "continues-as-man"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_COLORS = ("black", "white")
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,24 +48,92 @@ class Rules:
 
     ``men_capture_backward`` and ``captures_compulsory`` are the two toggles a popular
     playing site offers (men may capture backward there; captures may be made optional).
+    The other fields are the house rules of English checkers and what the flying-king
+    games on the same board need; :mod:`rules.variants` names the usual combinations.
     """
 
     #: Men may jump backward as well as forward (kings always may).
     men_capture_backward: bool = False
     #: A capture must be made when one is available (WCDF 1.20).
     captures_compulsory: bool = True
+    #: Kings move and jump any distance along a diagonal (Russian draughts, pool).
+    flying_kings: bool = False
+    #: A man reaching the king row in the middle of a chain of jumps: see :class:`Crowning`.
+    crowning: Crowning = Crowning.ENDS_MOVE
+    #: When a king and a man can both capture, a king must (an English house rule).
+    kings_capture_first: bool = False
+    #: A missed jump may be punished by the opponent (the old Standard Laws): a move that
+    #: skips an available jump is legal, and :class:`rules.game.Game` offers the huff.
+    huffing: bool = False
+    #: Who moves first from the starting position: ``"black"`` (the side on 1-12, as in
+    #: English checkers and pool) or ``"white"`` (Russian draughts).
+    first_mover: str = "black"
+    #: The win condition is turned around: a side with no piece or no move wins.
+    giveaway: bool = False
+    #: The name of the game these rules describe (``english``, ``russian``, ...); a label
+    #: for logs and PDN, not a rule by itself.
+    variant: str = "english"
 
-    def with_options(self, **changes: bool) -> Rules:
+    #: Whether a capture must be made when one is available; huffing makes a skipped
+    #: jump legal (and punishable) instead.
+    must_capture: bool = field(init=False, repr=False, compare=False)
+    #: Whether the fast English bitboard generator in :mod:`rules.movegen` plays these
+    #: rules exactly; otherwise :mod:`rules.variants` generates the moves.
+    fast_path: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.crowning, Crowning):
+            try:
+                object.__setattr__(self, "crowning", Crowning(self.crowning))
+            except ValueError:
+                choices = ", ".join(c.value for c in Crowning)
+                raise ValueError(
+                    f"crowning {self.crowning!r} is not one of: {choices}"
+                ) from None
+        if self.first_mover not in _COLORS:
+            raise ValueError(f"first_mover {self.first_mover!r} must be 'black' or 'white'")
+        if not isinstance(self.variant, str) or not self.variant:
+            raise ValueError(f"variant {self.variant!r} must be a non-empty name")
+        object.__setattr__(self, "must_capture", self.captures_compulsory and not self.huffing)
+        object.__setattr__(
+            self,
+            "fast_path",
+            not self.flying_kings
+            and self.crowning is Crowning.ENDS_MOVE
+            and not self.kings_capture_first,
+        )
+
+    def with_options(self, **changes: object) -> Rules:
         """A copy with some options changed."""
-        return replace(self, **changes)
+        return replace(self, **changes)  # type: ignore[arg-type]
 
     @property
     def is_standard(self) -> bool:
         return self == WCDF
 
+    @property
+    def keep_jumping_after_crowning(self) -> bool:
+        """A man crowned in the middle of a chain goes on jumping as a king."""
+        return self.crowning is Crowning.CONTINUES_AS_KING
+
+    @property
+    def crowning_ends_capture(self) -> bool:
+        """A man crowned in the middle of a chain stops there (English checkers)."""
+        return self.crowning is Crowning.ENDS_MOVE
+
+    def option_names(self) -> list[str]:
+        """The rule fields, in order (the derived ``must_capture``/``fast_path`` left out)."""
+        return [f.name for f in fields(self) if f.init]
+
     def describe(self) -> str:
-        """The options that differ from WCDF, for logs and PDN comments."""
-        changed = [f.name for f in fields(self) if getattr(self, f.name) != getattr(WCDF, f.name)]
+        """The options that differ from WCDF, for logs and PDN comments.
+
+        >>> Rules(huffing=True).describe()
+        'WCDF with huffing=True'
+        """
+        changed = [
+            name for name in self.option_names() if getattr(self, name) != getattr(WCDF, name)
+        ]
         return "WCDF" if not changed else "WCDF with " + ", ".join(
             f"{name}={getattr(self, name)}" for name in changed
         )

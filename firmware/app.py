@@ -1,0 +1,1038 @@
+"""The board application: hardware, tracker, LED policy, players and persistence in one loop.
+
+Data flows one way, once per :meth:`App.step`::
+
+    switches -> debouncer -> tracker -> game      (the controller)
+                                |
+                                +-> persistence   (saved before anyone hears of a move)
+                                +-> players       (the computer's move is shown, then expected)
+                                +-> event sinks   (log lines, a host link...)
+                                +-> LED policy -> lights
+
+A step never sleeps and takes its time from the injected clock, so tests drive the whole
+application on a :class:`~hal.clock.VirtualClock` through complete games.
+:meth:`App.run` is the real-time loop of the Pi; :meth:`App.run_script` plays a script of
+hand actions on the simulated board in virtual time (``crownhead run --headless
+--script``); the terminal simulator (:mod:`firmware.tui`) calls :meth:`App.step`,
+:meth:`App.view` and :meth:`App.act`.
+
+>>> from hal.clock import VirtualClock
+>>> from firmware.config import default_config
+>>> from firmware.hardware import open_hardware
+>>> clock = VirtualClock()
+>>> app = App(open_hardware(default_config(), clock), clock=clock)
+>>> app.start()
+>>> app.act_text("11-15")
+>>> [e.to_json()["move"] for e in app.run_for(1000) if e.kind == "move"]
+['11-15']
+>>> app.view().status
+'White to move, move 1'
+>>> app.close()
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from firmware.config import FieldError, config_section
+from firmware.controller import Controller
+from firmware.events import (
+    BoardWarning,
+    Crowned,
+    Event,
+    GameOver,
+    MoveMade,
+    NewGame,
+    TakenBack,
+)
+from firmware.hands import Action, plain_actions
+from firmware.hardware import Hardware
+from firmware.leds import LedPolicy, LedSettings, Palette
+from firmware.players import Computer, Human, Player, PlayerError, Thinker
+from firmware.store import GameRecord, GameStore, StoreError
+from firmware.tracker import Kind, Tracker, TrackerSettings
+from hal.buttons import ButtonEvent
+from hal.clock import Clock
+from hal.debounce import Debouncer
+from hal.squares import square_to_cell
+from rules import BLACK, WHITE, Color, Game, Move, Position, Rules, WCDF
+from rules.position import parse_move_squares
+from sim.board import SimError
+
+__all__ = [
+    "App",
+    "AppSettings",
+    "BoardView",
+    "ModePolicy",
+    "MODES",
+    "GameStarted",
+    "ComputerMove",
+    "GameSaved",
+    "Notice",
+    "PlayConfig",
+    "PaletteConfig",
+    "StoreConfig",
+    "Sink",
+    "json_sink",
+    "text_sink",
+    "describe_event",
+]
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[Event], None]
+
+
+# -- the application's own events ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    """A game is on: ``resumed`` from the state directory, or new. ``ply`` moves so far."""
+
+    kind: ClassVar[str] = "game-start"
+    resumed: bool
+    ply: int
+    fen: str
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerMove(Event):
+    """The machine's move, shown on the LEDs; the board now waits for a person to make it."""
+
+    kind: ClassVar[str] = "computer-move"
+    side: str
+    player: str
+    move: str
+    path: tuple[int, ...]
+    captures: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSaved(Event):
+    """A finished (or abandoned) game was written as a PDN file."""
+
+    kind: ClassVar[str] = "game-saved"
+    result: str
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Event):
+    """Something a person should know that is not a board warning (a file put aside...)."""
+
+    kind: ClassVar[str] = "notice"
+    message: str
+
+
+# -- modes and settings --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModePolicy:
+    """What a mode of the application changes.
+
+    ``tracker_mode`` is the tracker's rule set (touch-move strictness, takebacks);
+    ``referee_lights`` hides hints for good; ``computer`` gives one side to a machine.
+    Referee mode (its own issue) is one more entry in :data:`MODES`.
+    """
+
+    name: str
+    title: str
+    tracker_mode: str = "play"
+    referee_lights: bool = False
+    computer: bool = False
+    event: str = "Casual game"
+
+
+MODES: dict[str, ModePolicy] = {
+    "play": ModePolicy("play", "Two players"),
+    "computer": ModePolicy("computer", "Against the computer", computer=True, event="Game against the computer"),
+}
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    """How the application plays. ``event`` None means the mode's own PDN Event name."""
+
+    mode: str = "play"
+    computer_plays: Color = WHITE
+    black_name: str = "?"
+    white_name: str = "?"
+    site: str = "?"
+    event: str | None = None
+    start: Position | None = None
+    rules: Rules = WCDF
+    #: The simulator's hands crown a man when the board asks (the terminal UI).
+    auto_crown: bool = False
+    #: Contact chatter the simulator's hands make when they put a piece down or lift it.
+    hand_bounces: int = 0
+    #: A resumed game's pieces stand on the simulated board at start, as a real board
+    #: keeps them through a power cut (otherwise the simulator starts as configured and
+    #: the lights guide the pieces into place).
+    sim_keep_game: bool = False
+
+    @property
+    def policy(self) -> ModePolicy:
+        try:
+            return MODES[self.mode]
+        except KeyError:
+            raise ValueError(f"unknown mode {self.mode!r} (known: {', '.join(MODES)})") from None
+
+
+# -- configuration sections ----------------------------------------------------------------
+
+
+@config_section("play")
+@dataclass(frozen=True)
+class PlayConfig:
+    """How games are played and recorded (``crownhead run`` options override these)."""
+
+    mode: str = "play"
+    hints: bool = True
+    computer_plays: str = "white"
+    opponent: str = "engine"
+    black_name: str = "?"
+    white_name: str = "?"
+    event: str = ""
+    site: str = "?"
+
+    def validate(self) -> None:
+        if self.mode not in MODES:
+            raise FieldError("mode", f"must be one of {', '.join(MODES)}, got \"{self.mode}\"")
+        if self.computer_plays not in ("black", "white"):
+            raise FieldError("computer_plays", f'must be "black" or "white", got "{self.computer_plays}"')
+        if self.opponent not in ("engine", "random"):
+            raise FieldError("opponent", f'must be "engine" or "random", got "{self.opponent}"')
+
+
+_ROLE_FIELDS = tuple(f.replace("-", "_") for f in Palette.__dataclass_fields__)
+
+
+@config_section("palette")
+@dataclass(frozen=True)
+class PaletteConfig:
+    """LED colours per role (``"#rrggbb"`` or ``[r, g, b]``; empty keeps the default)."""
+
+    brightness: float = 1.0
+    background: float = 0.15
+    blink_ms: int = 250
+    touched: str | tuple[int, ...] = ""
+    target: str | tuple[int, ...] = ""
+    capture: str | tuple[int, ...] = ""
+    must_capture: str | tuple[int, ...] = ""
+    next_jump: str | tuple[int, ...] = ""
+    remove: str | tuple[int, ...] = ""
+    missing: str | tuple[int, ...] = ""
+    extra: str | tuple[int, ...] = ""
+    crown: str | tuple[int, ...] = ""
+    move_from: str | tuple[int, ...] = ""
+    move_path: str | tuple[int, ...] = ""
+    move_to: str | tuple[int, ...] = ""
+    error: str | tuple[int, ...] = ""
+    king: str | tuple[int, ...] = ""
+    last_from: str | tuple[int, ...] = ""
+    last_to: str | tuple[int, ...] = ""
+    win: str | tuple[int, ...] = ""
+    draw: str | tuple[int, ...] = ""
+
+    def led_settings(self, hints: bool = True) -> LedSettings:
+        colours = {
+            name: list(value) if isinstance(value, tuple) else value
+            for name in Palette.__dataclass_fields__
+            if (value := getattr(self, name)) not in ("", ())
+        }
+        return LedSettings(
+            hints=hints,
+            brightness=self.brightness,
+            background=self.background,
+            blink_ms=self.blink_ms,
+            palette=Palette.from_mapping(colours),
+        )
+
+    def validate(self) -> None:
+        for name in Palette.__dataclass_fields__:
+            value = getattr(self, name)
+            if value in ("", ()):
+                continue
+            try:
+                Palette.from_mapping({name: list(value) if isinstance(value, tuple) else value})
+            except ValueError as exc:
+                raise FieldError(name, str(exc).split(": ", 1)[-1]) from None
+        try:
+            LedSettings(brightness=self.brightness, background=self.background, blink_ms=self.blink_ms)
+        except ValueError as exc:
+            key = str(exc).split(" ", 1)[0]
+            raise FieldError(key, str(exc).split(" ", 1)[1]) from None
+
+
+@config_section("store")
+@dataclass(frozen=True)
+class StoreConfig:
+    """Where games are kept ("" = /var/lib/crownhead when writable, else the user's state dir)."""
+
+    state_dir: str = ""
+
+
+# -- what a screen shows -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """Everything the terminal simulator shows, as plain values (see :func:`firmware.tui.render`)."""
+
+    pieces: Mapping[int, str]
+    lit: Mapping[int, tuple[int, int, int]]
+    blinking: frozenset[int]
+    status: str
+    mode_text: str
+    black: str
+    white: str
+    moves: tuple[str, ...]
+    first_mover_white: bool = False
+    warning: str = ""
+    prompt: str = ""
+    hand: tuple[str, ...] = ()
+    message: str = ""
+
+
+# -- event sinks ---------------------------------------------------------------------------
+
+
+def describe_event(event: Event) -> str:
+    """One readable line for an event (the ``--log text`` format)."""
+    if isinstance(event, MoveMade):
+        return f"move {event.ply}: {event.side} {event.move}"
+    if isinstance(event, BoardWarning):
+        return f"warning {event.code}: {event.message}"
+    if isinstance(event, Crowned):
+        return f"crown the man on {event.square}"
+    if isinstance(event, TakenBack):
+        return f"move {event.ply} taken back"
+    if isinstance(event, GameOver):
+        return f"game over: {event.result} ({event.reason})"
+    if isinstance(event, NewGame):
+        return f"new game from {event.fen}"
+    if isinstance(event, GameStarted):
+        how = "resumed" if event.resumed else "new"
+        return f"game {event.id} {how} at ply {event.ply}"
+    if isinstance(event, ComputerMove):
+        return f"{event.player} ({event.side}) plays {event.move}: make it on the board"
+    if isinstance(event, GameSaved):
+        return f"game saved ({event.result}) as {event.path}"
+    if isinstance(event, Notice):
+        return event.message
+    data = event.to_json()
+    return f"{data.pop('event')} " + " ".join(f"{k}={v}" for k, v in data.items() if k != "t")
+
+
+def json_sink(write: Callable[[str], Any], flush: Callable[[], Any] | None = None) -> Sink:
+    """A sink writing each event as one JSON line (flushed, so a crash loses nothing said)."""
+
+    def sink(event: Event) -> None:
+        write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
+        if flush is not None:
+            flush()
+
+    return sink
+
+
+def text_sink(write: Callable[[str], Any], flush: Callable[[], Any] | None = None) -> Sink:
+    """A sink writing each event as a readable line with its time in seconds."""
+
+    def sink(event: Event) -> None:
+        write(f"{event.t / 1000:10.3f}  {describe_event(event)}\n")
+        if flush is not None:
+            flush()
+
+    return sink
+
+
+class _TappedButtons:
+    """The board's buttons as the controller sees them, with the app listening in.
+
+    The tracker handles the game's buttons; the app needs ``hint`` (and to know of the
+    rest), without a second poll racing the controller's.
+    """
+
+    def __init__(self, buttons: Any, on_press: Callable[[ButtonEvent], None]) -> None:
+        self.buttons = buttons
+        self.on_press = on_press
+
+    def poll(self) -> list[ButtonEvent]:
+        presses = self.buttons.poll()
+        for press in presses:
+            self.on_press(press)
+        return presses
+
+
+_CROWN_ROW = {"b": range(29, 33), "w": range(1, 5)}
+
+
+# -- the application -----------------------------------------------------------------------
+
+
+class App:
+    """The board's application around opened :class:`~firmware.hardware.Hardware`.
+
+    ``players`` maps each colour to a :class:`~firmware.players.Player` (default: people
+    on both sides). ``store`` keeps the games (None: nothing is saved, for tests of the
+    lights alone). ``sinks`` receive every event, the tracker's and the app's, after the
+    game has been saved. ``thinker`` runs computer players (default: in the background).
+    """
+
+    def __init__(
+        self,
+        hardware: Hardware,
+        *,
+        clock: Clock | None = None,
+        settings: AppSettings = AppSettings(),
+        leds: LedSettings | None = None,
+        tracker_settings: TrackerSettings = TrackerSettings(),
+        store: GameStore | None = None,
+        players: Mapping[Color, Player] | None = None,
+        thinker: Thinker | None = None,
+        sinks: Iterable[Sink] = (),
+    ) -> None:
+        self.hardware = hardware
+        self.clock: Clock = clock or hardware.clock
+        self.settings = settings
+        self.mode = settings.policy
+        self.store = store
+        self.players: dict[Color, Player] = dict(players or {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)})
+        self.thinker = thinker or Thinker(background=True)
+        self.sinks: list[Sink] = list(sinks)
+        self.policy = LedPolicy(leds, referee=self.mode.referee_lights)
+        self.tracker_settings = tracker_settings
+        self.sim = hardware.sim
+        self.message = ""
+        self.steps = 0
+        self._started = False
+        self._closed = False
+        self._resuming = False
+        self._frame: dict[int, tuple[int, int, int]] | None = None
+        self._blinking: frozenset[int] = frozenset()
+        self._pending: list[Event] = []
+        self._computer: Move | None = None
+        self._game: Game | None = None
+        self._resume: tuple[GameRecord, Game] | None = None
+        self._resume_declined = False
+        self._buttons = _TappedButtons(hardware.buttons, self._on_press)
+        self._jumpers_key: tuple[int, Position] | None = None
+        self._jumpers_cache: tuple[int, ...] = ()
+        self.record: GameRecord | None = None
+        self.tracker: Tracker
+        self.controller: Controller
+
+    # -- life cycle -----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Claim the state directory, find the game to resume, and take the first reading.
+
+        Every game, new or resumed, begins with its position being set up: the lights
+        show which squares to fill and to empty, and play starts when the board matches.
+        A resumed game keeps its moves; ``new`` pressed meanwhile puts it away instead.
+        """
+        if self._started:
+            return
+        now = self.clock.now_ms()
+        if self.store is not None:
+            self.store.acquire()
+        resume = self._load(now)
+        self._resume = resume
+        self._resuming = resume is not None
+        if resume is not None:
+            record, game = resume
+            self.record, self._game = record, game
+            start = game.position
+            if self.settings.sim_keep_game and self.sim is not None:
+                self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
+            self.say(
+                f"Resuming the unfinished game ({game.ply} moves). Put the pieces where the "
+                "lights ask, or press new for a new game."
+            )
+        else:
+            start = self.settings.start or Position.start()
+        # Drain what the sensors said before now: the snapshot already contains it.
+        self.hardware.sensors.poll()
+        occupancy = self.hardware.sensors.snapshot()
+        debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
+        rules = resume[1].rules if resume is not None else self.settings.rules
+        self.tracker = Tracker(Game(start, rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy)
+        self.controller = Controller(self.hardware.sensors, self._buttons, self.tracker, debouncer, self.clock)
+        self._started = True
+        self._pending += self.tracker.new_game(start, now)
+        self.step(now)
+
+    def _load(self, now: int) -> tuple[GameRecord, Game] | None:
+        """The unfinished game in the state directory, if there is one to resume."""
+        if self.store is None:
+            return None
+        try:
+            record = self.store.load_current()
+        except StoreError as exc:
+            aside = self.store.set_aside()
+            self._pending.append(Notice(now, f"{exc}; the file was kept as {aside} and a new game begins"))
+            return None
+        if record is not None and record.finished:
+            # A crash between writing the PDN and forgetting the game: finish again.
+            path = self.store.finish(record)
+            self._pending.append(GameSaved(now, record.result or "*", str(path)))
+            return None
+        if record is None:
+            return None
+        return record, record.to_game()
+
+    def _new_record(self, start: Position) -> GameRecord:
+        s = self.settings
+        return GameRecord.new(
+            black=self.players[BLACK].name,
+            white=self.players[WHITE].name,
+            event=s.event or self.mode.event,
+            site=s.site,
+            mode=self.mode.name,
+            start=start,
+            rules=self.tracker.game.rules,
+        )
+
+    def close(self) -> None:
+        """Save the game, turn the LEDs off, release the hardware and the state directory."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._started:
+                self._save(self.clock.now_ms(), final=True)
+        finally:
+            self.thinker.cancel()
+            try:
+                self.hardware.lights.off()
+                self.hardware.lights.flush(None)
+            except Exception:  # noqa: BLE001 - the rest of the shutdown matters more
+                log.exception("could not turn the LEDs off")
+            self.hardware.close()
+            if self.store is not None:
+                self.store.release()
+
+    # -- the loop -------------------------------------------------------------------------
+
+    def step(self, now: int | None = None) -> list[Event]:
+        """One iteration: read the board, keep the game, move the machine, light the LEDs."""
+        if not self._started:
+            raise RuntimeError("App.start() first")
+        now = self.clock.now_ms() if now is None else now
+        self.steps += 1
+        queue = self._pending + self.controller.step(now)
+        self._pending = []
+        out: list[Event] = []
+        i = 0
+        while i < len(queue):
+            event = queue[i]
+            i += 1
+            # The set-up of a resumed game is no new game: game-start (resumed) says it.
+            if not (isinstance(event, NewGame) and self._resuming and not self._resume_declined):
+                out.append(event)
+            queue += self._handle(event, now)
+        self._play_computer(now, out)
+        for event in out:
+            self._emit(event)
+        self._light(now)
+        return out
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`step` must run next (debounce, settle, blink, frame limit); None if idle."""
+        now = self.clock.now_ms()
+        times = [
+            self.controller.next_deadline(),
+            self.policy.next_change(now),
+            self.hardware.lights.next_deadline(),
+        ]
+        if self.sim is not None:
+            times.append(self.sim.next_event_ms())
+        if self.thinker.busy:
+            times.append(now + 20)  # poll the thinking machine
+        due = [t for t in times if t is not None]
+        return min(due) if due else None
+
+    def run(self, stop: threading.Event, poll_ms: int = 10) -> None:
+        """The real-time main loop: step, then sleep until the next deadline or ``poll_ms``.
+
+        ``poll_ms`` bounds how long a switch change waits in the backend's queue before the
+        debouncer sees it (the scanners run in their own threads).
+        """
+        while not stop.is_set():
+            self.step()
+            now = self.clock.now_ms()
+            due = self.next_deadline()
+            wait = poll_ms if due is None else max(0, min(poll_ms, due - now))
+            if wait:
+                stop.wait(wait / 1000)
+
+    def run_for(self, ms: int) -> list[Event]:
+        """Virtual time only: step through every deadline for the next ``ms`` milliseconds."""
+        return self.run_until(self.clock.now_ms() + ms)
+
+    def run_until(self, until: int) -> list[Event]:
+        """Virtual time only: step through every deadline up to ``until``, then to it."""
+        set_time = getattr(self.clock, "set", None)
+        if set_time is None:
+            raise TypeError("run_until needs a VirtualClock")
+        events: list[Event] = []
+        for _ in range(100_000):
+            due = self.next_deadline()
+            if due is None or due > until:
+                break
+            set_time(max(due, self.clock.now_ms()))
+            events += self.step()
+        set_time(max(until, self.clock.now_ms()))
+        events += self.step()
+        return events
+
+    def settle(self, limit_ms: int = 10_000) -> list[Event]:
+        """Virtual time: run until nothing is pending but blinking (at most ``limit_ms``)."""
+        events: list[Event] = []
+        end = self.clock.now_ms() + limit_ms
+        while True:
+            times = [self.controller.next_deadline(), self.hardware.lights.next_deadline()]
+            if self.sim is not None:
+                times.append(self.sim.next_event_ms())
+            if self.thinker.busy:
+                times.append(self.clock.now_ms() + 20)
+            due = [t for t in times if t is not None]
+            if not due or min(due) > end:
+                break
+            events += self.run_until(min(due))
+        return events
+
+    def run_script(self, actions: Sequence[Action]) -> list[Event]:
+        """Virtual time: perform script ``actions`` (lift/place/wait/press) on the simulated board."""
+        sim = self._require_sim()
+        events: list[Event] = []
+        for action in actions:
+            if action.verb == "wait":
+                events += self.run_for(int(action.arg))
+                continue
+            if action.verb == "lift":
+                sim.lift(int(action.arg))
+            elif action.verb == "place":
+                square = int(action.arg)
+                sim.place(square, None if sim.hand else self._token_for(square))
+            elif action.verb == "press":
+                sim.press(str(action.arg))
+            else:
+                raise ValueError(f"unknown action {action.verb!r}")
+            events += self.step()
+        events += self.settle()
+        return events
+
+    # -- reacting to events ---------------------------------------------------------------
+
+    def _handle(self, event: Event, now: int) -> list[Event]:
+        """Keep the game for ``event``; return the events it causes (handled in turn)."""
+        out: list[Event] = []
+        tracker = self.tracker
+        if isinstance(event, MoveMade):
+            self.policy.turn_changed()
+            side = Color.BLACK if event.side == "black" else Color.WHITE
+            expected, self._computer = self._computer, None
+            self._save(now)
+            if self.mode.computer and not self.players[side].is_human and expected is None:
+                # A person moved the machine's piece before it had chosen: not its move.
+                out.append(Notice(now, f"that was not {self.players[side].name}'s move: put the piece back and wait"))
+                out += tracker.take_back(now)
+        elif isinstance(event, TakenBack):
+            self.policy.turn_changed()
+            self._computer = None
+            self.thinker.cancel()
+            self._save(now)
+        elif isinstance(event, GameOver):
+            saved = self._save(now)
+            if saved is not None:
+                out.append(saved)
+        elif isinstance(event, NewGame):
+            out += self._new_game(now)
+        elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
+            token = self.sim.pieces.get(event.square)
+            if token is not None and token.islower():
+                # Stacking a second piece keeps the switch closed: no sensor change.
+                self.sim.pieces[event.square] = token.upper()
+        return out
+
+    def _new_game(self, now: int) -> list[Event]:
+        """The set-up position stands on the board: resume the saved game, or begin anew."""
+        out: list[Event] = []
+        self.policy.turn_changed()
+        self._computer = None
+        self.thinker.cancel()
+        if self._resuming and not self._resume_declined:
+            assert self._resume is not None
+            record, game = self._resume
+            # The set-up tracker knew only the position; the game's own tracker knows its
+            # history (repetitions, takeback, the last move lit dimly).
+            self.tracker = Tracker(game, self.tracker_settings, self.mode.tracker_mode, board=self.controller.occupancy)
+            self.controller = Controller(
+                self.hardware.sensors, self._buttons, self.tracker, self.controller.debouncer, self.clock
+            )
+            self._resuming = False
+            self._resume = None
+            self.record, self._game = record, game
+            self.say("")
+            out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
+            return out
+        saved = self._put_away(now)
+        if saved is not None:
+            out.append(saved)
+        self._resuming = False
+        self._resume = None
+        self._game = self.tracker.game
+        self.record = self._new_record(self._game.start)
+        self._save(now)
+        out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
+        return out
+
+    def _save(self, now: int, final: bool = False) -> GameSaved | None:
+        """Save the game in progress, or write it as PDN when it is over."""
+        if self.store is None or self.record is None:
+            return None
+        game = self.tracker.game
+        if game is not self._game:
+            return None  # a new game is being set up; the old one was handled
+        record = self.record.with_game(game)
+        self.record = record
+        try:
+            if record.finished:
+                path = self.store.finish(record)
+                return GameSaved(now, record.result or "*", str(path))
+            self.store.save_current(record)
+        except StoreError as exc:
+            # Never crash the board over a full SD card: say so, keep playing, retry next move.
+            self._pending.append(Notice(now, f"the game could not be saved: {exc}"))
+            log.error("%s", exc)
+        return None
+
+    def _put_away(self, now: int) -> GameSaved | None:
+        """The game before a new one: kept as PDN if it had moves and had not ended."""
+        record = self.record
+        if self.store is None or record is None or self._game is None:
+            return None
+        record = record.with_game(self._game)
+        if record.finished:
+            return None  # already written when it ended
+        if not record.moves:
+            self.store.clear_current()
+            return None
+        path = self.store.finish(record.abandoned())
+        return GameSaved(now, "*", str(path))
+
+    def _on_press(self, press: ButtonEvent) -> None:
+        if press.name == "hint":
+            self.policy.reveal_hints()
+        elif press.name == "new" and self._resuming:
+            self._resume_declined = True
+
+    # -- the machine's moves --------------------------------------------------------------
+
+    def _play_computer(self, now: int, out: list[Event]) -> None:
+        if not self.mode.computer:
+            return
+        tracker = self.tracker
+        game = tracker.game
+        if tracker.setting_up is not None or game.is_over or self._resuming:
+            self.thinker.cancel()
+            return
+        player = self.players[game.turn]
+        if player.is_human or not isinstance(player, Computer):
+            if self.thinker.busy:
+                self.thinker.cancel()
+            return
+        if tracker.expected is not None:
+            return
+        if not self.thinker.thinking_about(game):
+            self.thinker.start(player, game)
+        try:
+            move = self.thinker.poll()
+        except PlayerError as exc:
+            out.append(Notice(now, f"{exc}; make a move for {player.name} by hand"))
+            self.players[game.turn] = Human(player.name)
+            return
+        if move is None:
+            return
+        tracker.expect(move)
+        self._computer = move
+        out.append(
+            ComputerMove(now, str(game.turn), player.name, move.pdn(), tuple(move.path), tuple(move.captures))
+        )
+
+    # -- the lights -----------------------------------------------------------------------
+
+    def _light(self, now: int) -> None:
+        tracker = self.tracker
+        warning = tracker.warning
+        squares: tuple[int, ...] = warning.squares if warning is not None else ()
+        game = tracker.game
+        result = game.result if tracker.setting_up is None else None
+        roles = tracker.roles
+        if result is None and tracker.setting_up is None and tracker.expected is None and tracker.reading.kind is Kind.IDLE:
+            # The start of a turn with a compulsory capture: the pieces that must capture.
+            for square in self._jumpers(game):
+                if roles.get(square) in (None, "king", "last-from", "last-to"):
+                    roles[square] = "must-capture"
+        frame = self.policy.frame(
+            roles, now_ms=now, warning_squares=squares, result=result, position=game.position
+        )
+        self._blinking = frozenset(squares)
+        lights = self.hardware.lights
+        if frame != self._frame:
+            self._frame = frame
+            lights.show(frame)
+        else:
+            lights.flush(now)
+
+    def _jumpers(self, game: Game) -> tuple[int, ...]:
+        """The squares of the pieces that can capture now, when a capture is compulsory."""
+        key = (game.ply, game.position)
+        if self._jumpers_key != key:
+            self._jumpers_key = key
+            squares: tuple[int, ...] = ()
+            if game.rules.captures_compulsory:
+                squares = tuple(sorted({m.start for m in game.position.captures(game.rules)}))
+            self._jumpers_cache = squares
+        return self._jumpers_cache
+
+    # -- sinks ----------------------------------------------------------------------------
+
+    def _emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            try:
+                sink(event)
+            except BrokenPipeError:
+                raise
+            except Exception:  # a broken log or link must not stop the board
+                log.exception("event sink failed")
+
+    # -- the simulator's hands ------------------------------------------------------------
+
+    def _require_sim(self) -> Any:
+        if self.sim is None:
+            raise SimError("there is no simulated board (this is real hardware: use your hands)")
+        return self.sim
+
+    def _token_for(self, square: int) -> str:
+        """The piece a hand puts on an empty ``square``: what the game wants there."""
+        target = self.tracker.setting_up or self.tracker.position
+        piece = target.piece_at(square)
+        if piece is None:
+            piece = self.tracker.position.piece_at(square)
+        return piece.symbol if piece is not None else "?"
+
+    def say(self, message: str) -> None:
+        """Show a message on the simulator's screen."""
+        self.message = message
+
+    def act(self, action: Any) -> None:
+        """Perform a simulator action from :mod:`firmware.tui` (toggle, whole move, button)."""
+        from firmware.tui import HandMove, Press, Toggle
+
+        try:
+            if isinstance(action, Toggle):
+                self._toggle(action.square)
+            elif isinstance(action, HandMove):
+                self._hand_move(action.text)
+            elif isinstance(action, Press):
+                if action.name == "follow":
+                    self.follow()
+                else:
+                    self._require_sim().press(action.name)
+                    self.say(f"pressed {action.name}")
+            else:
+                raise ValueError(f"unknown action {action!r}")
+        except (SimError, ValueError) as exc:
+            self.say(str(exc))
+        self.step()
+
+    def act_text(self, text: str) -> None:
+        """Type ``text`` into the simulator (a square, a move, or a key name)."""
+        from firmware.tui import parse_input
+
+        action = parse_input(text)
+        if action is not None:
+            self.act(action)
+
+    def _bounce(self, squares: Iterable[int]) -> None:
+        if self.settings.hand_bounces and self.sim is not None:
+            for square in dict.fromkeys(squares):
+                self.sim.bounce(square, times=self.settings.hand_bounces)
+
+    def _toggle(self, square: int) -> None:
+        sim = self._require_sim()
+        if square in sim.pieces:
+            token = sim.lift(square)
+            self.say(f"lifted {token} from {square}")
+        else:
+            token = sim.place(square, sim.hand[-1] if sim.hand else self._token_for(square))
+            self.say(f"put {token} on {square}")
+        self._bounce([square])
+
+    def _hand_move(self, text: str) -> None:
+        sim = self._require_sim()
+        move = self._resolve(text)
+        start = move.start
+        if start not in sim.pieces:
+            raise SimError(f"there is no piece on {start} to move")
+        for s in move.path[1:]:
+            if s in sim.pieces and s != start:
+                raise SimError(f"square {s} is occupied; {text} cannot be made")
+        touched: list[int] = []
+        for action in plain_actions(move):
+            square = int(action.arg)
+            if action.verb == "lift":
+                if square in sim.pieces:
+                    sim.lift(square)
+            else:
+                sim.place(square)
+            touched.append(square)
+        # Captured pieces leave the hand: they are off the board for good.
+        for _ in move.captures:
+            if len(sim.hand) > 0:
+                sim.hand.pop()
+        self._bounce(touched)
+        self.say(f"made {move.pdn(full=True)}")
+
+    def _resolve(self, text: str) -> Move:
+        """The move ``text`` means here: a legal move if one fits, else the hands' literal path."""
+        position = self.tracker.position
+        rules = self.tracker.game.rules
+        try:
+            matches = position.moves_matching(text, rules)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            routes = ", ".join(m.pdn(full=True) for m in matches)
+            raise ValueError(f"{text} fits several capture routes ({routes}): type every landing square")
+        # Not legal: the hands still do what was typed (the board will say what is wrong).
+        squares = parse_move_squares(text)
+        captures = []
+        if "x" in text.lower():
+            for a, b in zip(squares, squares[1:]):
+                (ra, ca), (rb, cb) = square_to_cell(a), square_to_cell(b)
+                if abs(ra - rb) == 2 and abs(ca - cb) == 2:
+                    mid = (ra + rb) // 2 * 4 + (ca + cb) // 2 // 2 + 1
+                    if self.sim is not None and mid in self.sim.pieces:
+                        captures.append(mid)
+        return Move(tuple(squares), tuple(captures))
+
+    def follow(self) -> None:
+        """The simulator's hands do what the lights ask: the machine's move, a setup, removals."""
+        sim = self._require_sim()
+        tracker = self.tracker
+        roles = tracker.roles
+        if tracker.expected is not None and tracker.board_matches:
+            self._hand_move(tracker.expected.pdn(full=True))
+            return
+        fill = sorted(s for s, r in roles.items() if r == "missing")
+        empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
+        crown = [s for s, r in roles.items() if r == "crown"]
+        if fill or empty:
+            for s in empty:
+                if s in sim.pieces:
+                    sim.lift(s)
+                    sim.hand.pop()
+            for s in fill:
+                if s not in sim.pieces:
+                    sim.place(s, self._token_for(s))
+            self._bounce(fill + empty)
+            self.say(f"filled {len(fill)} and emptied {len(empty)} squares as the lights asked")
+        elif crown:
+            for s in crown:
+                token = sim.pieces.get(s)
+                if token is not None:
+                    sim.pieces[s] = token.upper()
+            self.say("crowned")
+        else:
+            self.say("the lights ask for nothing the simulator's hands can do")
+
+    # -- the view -------------------------------------------------------------------------
+
+    def view(self) -> BoardView:
+        """What the terminal simulator shows now."""
+        tracker = self.tracker
+        game = self._game if self._resuming and self._game is not None else tracker.game
+        if self.sim is not None:
+            pieces: Mapping[int, str] = dict(self.sim.pieces)
+            lit = self.sim.lights.current
+            hand = tuple(self.sim.hand)
+        else:
+            pieces = {s: p.symbol for s, p in tracker.position.pieces().items()}
+            lit = self.hardware.lights.current
+            hand = ()
+        result = game.result
+        if self._resuming:
+            status = f"Resuming a game: {game.turn.name.title()} to move, move {game.ply // 2 + 1}"
+        elif tracker.setting_up is not None:
+            status = "New game: set up the pieces"
+        elif result is not None:
+            status = f"Game over: {_result_words(result.score, result.reason)}"
+        else:
+            status = f"{game.turn.name.title()} to move, move {game.ply // 2 + 1}"
+        warning = tracker.warning
+        prompt = ""
+        if self._resuming:
+            prompt = "Put the pieces where the lights ask (f does it), or n for a new game instead."
+        elif tracker.setting_up is not None:
+            prompt = "Put pieces on the blue squares and take them off the orange ones (f does it)."
+        elif tracker.expected is not None:
+            prompt = f"{self.players[game.turn].name} plays {tracker.expected.pdn()}: make it on the board (f does it)."
+        elif self.thinker.busy:
+            prompt = f"{self.players[game.turn].name} is thinking..."
+        warning_text = ""
+        if warning is not None:
+            warning_text = warning.message[:1].upper() + warning.message[1:]
+        hints = "hints on" if self.policy.hints_shown else "hints off"
+        mode = self.mode.title
+        if self.mode.computer:
+            machine = [str(c) for c, p in self.players.items() if not p.is_human]
+            if machine:
+                mode += f" ({machine[0]})"
+        moves = tuple(m.pdn() for m in game.moves)
+        return BoardView(
+            pieces=pieces,
+            lit=dict(lit),
+            blinking=self._blinking,
+            status=status,
+            mode_text=f"{mode}, {hints}",
+            black=self.players[BLACK].name,
+            white=self.players[WHITE].name,
+            moves=moves,
+            first_mover_white=game.start.turn is WHITE,
+            warning=warning_text,
+            prompt=prompt,
+            hand=hand,
+            message=self.message,
+        )
+
+
+def _result_words(score: str, reason: str) -> str:
+    reasons = {
+        "no-moves": "the other side cannot move",
+        "resign": "resignation",
+        "repetition": "repetition",
+        "forty-moves": "forty-move rule",
+        "agreement": "agreement",
+    }
+    why = reasons.get(reason, reason)
+    if score == "1-0":
+        return f"Black wins ({why})"
+    if score == "0-1":
+        return f"White wins ({why})"
+    return f"draw ({why})"

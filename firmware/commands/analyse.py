@@ -1,0 +1,101 @@
+"""``crownhead analyse``: the engine's best move for a position, as one JSON line.
+
+    $ crownhead analyse --movetime 500
+    {"move":"11-15","path":[11,15],"captures":[],"score":0,"depth":9,"nodes":81234,"ms":302}
+
+``score`` is from the side to move's view in centi-men (a man is 100); a game won in
+``n`` plies scores ``10000 - n`` and one lost in ``n`` plies ``-10000 + n``. When the side
+to move has no legal move (it has lost) ``move`` is null, ``path`` and ``captures`` are
+empty and the score is -10000. Outside checks parse this line: keep its keys as they are.
+
+The time budget counts from the start of the process where the operating system tells
+when that was (Linux), so Python's start-up is not added on top of ``--movetime``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from rules.engine import DEFAULT_MOVETIME_MS, Engine
+
+#: Kept back from the budget for printing the answer and leaving the interpreter.
+EXIT_MARGIN_MS = 5
+#: The search gets at least this long, however late the process started working.
+MIN_SEARCH_MS = 10
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "analyse",
+        help="print the engine's best move for a position as one JSON line",
+        description=(
+            "Search a position and print one JSON line: "
+            '{"move":"11-15","path":[11,15],"captures":[],"score":S,"depth":D,"nodes":N,"ms":T}. '
+            "The score is from the side to move's view in centi-men; 10000 - n is a win in "
+            "n plies. move is null when the side to move has no legal move."
+        ),
+    )
+    p.add_argument("--fen", help="the position (PDN FEN); default: the start position")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument(
+        "--movetime",
+        type=int,
+        metavar="MS",
+        help=f"think for at most MS milliseconds (default {DEFAULT_MOVETIME_MS})",
+    )
+    limit.add_argument("--depth", type=int, metavar="N", help="search N plies deep")
+    add_rules_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _process_age_ms() -> float:
+    """How long ago this process started, or 0 where that cannot be told."""
+    try:
+        with open(f"/proc/{os.getpid()}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        # Field 22 of stat (the 20th after the command name) is the start time in clock
+        # ticks since boot; CLOCK_BOOTTIME counts from the same boot.
+        started_s = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        age = (time.clock_gettime(time.CLOCK_BOOTTIME) - started_s) * 1000
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+    return age if 0 <= age < 60_000 else 0.0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.movetime is not None and args.movetime <= 0:
+        print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}",
+              file=sys.stderr)
+        return 2
+    if args.depth is not None and args.depth < 1:
+        print(f"crownhead analyse: --depth must be 1 or more, not {args.depth}", file=sys.stderr)
+        return 2
+    position = position_from_args(args)
+    if position is None:
+        return 2
+    rules = rules_from_args(args)
+    engine = Engine(rules)
+    if args.depth is not None:
+        result = engine.search(position, depth=args.depth)
+    else:
+        budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
+        spent = _process_age_ms()
+        left = max(MIN_SEARCH_MS, budget - spent - EXIT_MARGIN_MS)
+        result = engine.search(position, movetime_ms=left)
+    move = result.move
+    line = {
+        "move": move.pdn() if move is not None else None,
+        "path": list(move.path) if move is not None else [],
+        "captures": list(move.captures) if move is not None else [],
+        "score": result.score,
+        "depth": result.depth,
+        "nodes": result.nodes,
+        "ms": result.ms,
+    }
+    print(json.dumps(line, separators=(",", ":")))
+    return 0

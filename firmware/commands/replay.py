@@ -1,0 +1,209 @@
+"""``crownhead replay``: run a script of hand actions on the simulated board, print events.
+
+The script drives the simulated board through the same debouncer, controller and tracker
+as the hardware, on a virtual clock, starting with the position already standing on the
+board. Output is JSON Lines, one event per line; the last line is the ``final`` event.
+The format is documented in ``docs/replay.md``.
+
+>>> actions = parse_script("lift 11\\nwait 400\\nplace 15\\n")
+>>> [e.to_json()["event"] for e in replay(actions)]
+['move', 'final']
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+
+from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.controller import Controller
+from firmware.events import Event, Final
+from firmware.hands import Action
+from firmware.tracker import MODES, Tracker, TrackerSettings
+from hal.clock import VirtualClock
+from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
+from rules import Game, Position, Rules, WCDF
+from sim.board import SimBoard, SimError
+
+__all__ = ["Action", "ScriptError", "parse_script", "replay", "iter_replay", "register", "run"]
+
+#: Virtual time a replay may run on after the script before it is taken to be stuck.
+_RUN_ON_LIMIT = 10_000
+
+
+class ScriptError(ValueError):
+    """A script line that cannot be run; ``line`` counts from 1."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+_BUTTON = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def parse_script(text: str | Iterable[str]) -> list[Action]:
+    """The actions of a script; raises :class:`ScriptError` naming the first bad line."""
+    lines = text.splitlines() if isinstance(text, str) else list(text)
+    actions: list[Action] = []
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        verb = words[0].lower()
+        if verb not in ("lift", "place", "wait", "press"):
+            raise ScriptError(number, f"unknown action {words[0]!r} (lift S, place S, wait MS, press NAME)")
+        if len(words) != 2:
+            raise ScriptError(number, f"{verb} takes exactly one argument, got {len(words) - 1}")
+        arg = words[1]
+        if verb in ("lift", "place"):
+            if not arg.isdigit() or not 1 <= int(arg) <= 32:
+                raise ScriptError(number, f"{verb} needs a square 1-32, got {arg!r}")
+            actions.append(Action(verb, int(arg), number))
+        elif verb == "wait":
+            if not arg.isdigit():
+                raise ScriptError(number, f"wait needs whole milliseconds >= 0, got {arg!r}")
+            actions.append(Action(verb, int(arg), number))
+        else:
+            name = arg.lower()
+            if not _BUTTON.match(name):
+                raise ScriptError(number, f"press needs a button name, got {arg!r}")
+            actions.append(Action(verb, name, number))
+    return actions
+
+
+def _tokens(position: Position) -> dict[int, str]:
+    return {square: piece.symbol for square, piece in position.pieces().items()}
+
+
+def iter_replay(
+    actions: Sequence[Action],
+    position: Position | None = None,
+    rules: Rules = WCDF,
+    mode: str = "play",
+    settings: TrackerSettings = TrackerSettings(),
+    *,
+    lights: bool = False,
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+) -> Iterator[Event]:
+    """Run ``actions`` and yield the events as they happen, ``final`` last.
+
+    Raises :class:`ScriptError` for an action the board does not allow (lifting from an
+    empty square, placing on an occupied one), after the events before it.
+    """
+    start = position if position is not None else Position.start()
+    clock = VirtualClock(0)
+    board = SimBoard(clock, pieces=_tokens(start), buttons=_button_names(actions))
+    tracker = Tracker(Game(start, rules), settings, mode)
+    debouncer = Debouncer(debounce_ms, initial=board.sensors.snapshot())
+    controller = Controller(board.sensors, board.buttons, tracker, debouncer, clock, lights=lights)
+
+    def pending() -> int | None:
+        times = [t for t in (controller.next_deadline(), board.next_event_ms()) if t is not None]
+        return min(times) if times else None
+
+    def run_to(target: int) -> Iterator[Event]:
+        while True:
+            due = pending()
+            if due is None or due > target:
+                break
+            clock.set(max(due, clock.now_ms()))
+            yield from controller.step()
+        clock.set(max(target, clock.now_ms()))
+        yield from controller.step()
+
+    yield from controller.step()
+    for action in actions:
+        if action.verb == "wait":
+            yield from run_to(clock.now_ms() + int(action.arg))
+            continue
+        try:
+            if action.verb == "lift":
+                board.lift(int(action.arg))
+            elif action.verb == "place":
+                square = int(action.arg)
+                board.place(square, None if board.hand else "?")
+            else:
+                board.press(str(action.arg))
+        except SimError as exc:
+            raise ScriptError(action.line, f"{action}: {exc}") from None
+        yield from controller.step()
+    limit = clock.now_ms() + _RUN_ON_LIMIT
+    while (due := pending()) is not None:
+        if due > limit:
+            raise RuntimeError(f"the replay is still busy {_RUN_ON_LIMIT} ms after the script ended")
+        yield from run_to(due)
+    yield Final(clock.now_ms(), tracker.position.fen(), tracker.game.ply)
+
+
+def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
+    from hal.buttons import BUTTON_NAMES
+
+    names = list(BUTTON_NAMES)
+    for a in actions:
+        if a.verb == "press" and a.arg not in names:
+            names.append(str(a.arg))
+    return tuple(names)
+
+
+def replay(actions: Sequence[Action], position: Position | None = None, rules: Rules = WCDF,
+           mode: str = "play", settings: TrackerSettings = TrackerSettings(), *,
+           lights: bool = False, debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> list[Event]:
+    """Every event of :func:`iter_replay` as a list."""
+    return list(iter_replay(actions, position, rules, mode, settings, lights=lights, debounce_ms=debounce_ms))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "replay",
+        help="run a script of lift/place/wait/press lines on the simulated board",
+        description=(
+            "Run SCRIPT (lift S, place S, wait MS, press NAME; # comments) against the "
+            "simulated board through the same debouncer and tracker as the hardware, on a "
+            "virtual clock, and print the events as JSON Lines; the last line is "
+            '{"event":"final",...}. SCRIPT may be - for standard input.'
+        ),
+    )
+    p.add_argument("script", metavar="SCRIPT", help="the script file, or - for standard input")
+    p.add_argument("--fen", help="the position standing on the board at the start (default: the start position)")
+    p.add_argument("--mode", choices=sorted(MODES), default="play", help="play (default) or referee")
+    p.add_argument("--lights", action="store_true", help="also print the LED picture each time it changes")
+    add_rules_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    name = args.script
+    try:
+        if name == "-":
+            text = sys.stdin.read()
+        else:
+            with open(name, encoding="utf-8") as handle:
+                text = handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"crownhead replay: cannot read {name}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        return 2
+    where = "<stdin>" if name == "-" else name
+    try:
+        actions = parse_script(text)
+    except ScriptError as exc:
+        print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
+        return 2
+    position = position_from_args(args)
+    if position is None:
+        return 2
+    out = sys.stdout
+    try:
+        for event in iter_replay(actions, position, rules_from_args(args), args.mode, lights=args.lights):
+            out.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
+    except ScriptError as exc:
+        out.flush()
+        print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
+        return 2
+    out.flush()
+    return 0

@@ -1,0 +1,249 @@
+"""``crownhead run``: the board application, with the terminal simulator or headless.
+
+With no configuration it runs on the simulated board in the terminal (what ``make run``
+starts). ``--headless`` runs the same application without the screen, logging every
+event to stdout, one line each (what the systemd service runs on a Pi). SIGTERM, SIGINT
+and SIGHUP stop it cleanly: the game is saved, the LEDs turned off, the pins released.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+from firmware.app import App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
+from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.config import Config, ConfigError
+from firmware.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
+from firmware.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
+from firmware.store import GameStore, StoreError, default_state_dir
+from hal.clock import Clock, MonotonicClock, VirtualClock
+from hal.errors import HardwareError
+from rules import BLACK, WHITE, Color
+from sim.board import SimError
+
+__all__ = ["register", "run"]
+
+PROG = "crownhead run"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run the board: the terminal simulator, or headless on a Pi",
+        description=(
+            "Run the board application. Without a configuration it uses the simulated "
+            "board in an interactive terminal screen; --headless runs without the screen "
+            "and logs events to stdout (the systemd service does this)."
+        ),
+    )
+    add_hardware_arguments(p)
+    p.add_argument("--headless", action="store_true", help="no terminal screen; log events to stdout")
+    p.add_argument("--mode", choices=("play", "computer"), help="play: two people (default); computer: against the machine")
+    p.add_argument("--hints", choices=("on", "off"), help="hint lights (default: on, or [play] hints)")
+    p.add_argument("--computer-plays", choices=("black", "white"), help="the machine's side in computer mode (default: white)")
+    p.add_argument(
+        "--opponent",
+        choices=("engine", "random"),
+        help="the machine in computer mode: the engine (default) or a random-move test player",
+    )
+    p.add_argument("--seed", type=int, default=None, help="seed for --opponent random")
+    p.add_argument("--black", metavar="NAME", help="Black's name for the game record")
+    p.add_argument("--white", metavar="NAME", help="White's name for the game record")
+    p.add_argument("--fen", help="start new games from this position instead of the start position")
+    p.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="where games are kept (default: /var/lib/crownhead when writable, "
+        "else $XDG_STATE_HOME/crownhead or ~/.local/state/crownhead)",
+    )
+    p.add_argument("--log", choices=("text", "json"), default="text", help="headless event log format (default: text)")
+    p.add_argument(
+        "--script",
+        metavar="FILE",
+        help="simulator only, headless: perform the hand actions of a replay script "
+        "(lift S, place S, wait MS, press NAME) in virtual time, then exit",
+    )
+    p.add_argument(
+        "--sim-keep-game",
+        action="store_true",
+        help="simulator only: a resumed game's pieces already stand on the board "
+        "(as a real board keeps them through a power cut)",
+    )
+    add_sim_arguments(p)
+    add_rules_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    print(f"{PROG}: {message}", file=sys.stderr)
+    return 2
+
+
+class _Stop(Exception):
+    """Raised by the signal handler in script mode, where nothing waits on a flag."""
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        config = config_from_args(args)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    play: PlayConfig = config.get(PlayConfig)
+    mode = args.mode or play.mode
+    hints = (args.hints == "on") if args.hints else play.hints
+    backend = args.hal or config.board.backend
+    if args.script and backend != "sim":
+        return _fail("--script needs the simulated board (--hal sim)")
+    if args.sim_keep_game and backend != "sim":
+        return _fail("--sim-keep-game needs the simulated board (--hal sim)")
+    headless = args.headless or bool(args.script)
+    if not headless:
+        from firmware.tui import NoTerminalError, check_terminal
+
+        try:
+            check_terminal()
+        except NoTerminalError as exc:
+            return _fail(str(exc))
+    actions = None
+    if args.script:
+        from firmware.commands.replay import ScriptError, parse_script
+
+        try:
+            text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")
+            actions = parse_script(text)
+        except (OSError, UnicodeDecodeError) as exc:
+            return _fail(f"cannot read {args.script}: {getattr(exc, 'strerror', None) or exc}")
+        except ScriptError as exc:
+            return _fail(f"{args.script}: {exc}")
+    start = position_from_args(args)
+    if start is None:
+        return 2
+    try:
+        players = _players(args, play, mode)
+    except EngineUnavailable as exc:
+        return _fail(str(exc))
+    computer_side = BLACK if (args.computer_plays or play.computer_plays) == "black" else WHITE
+    settings = AppSettings(
+        mode=mode,
+        computer_plays=computer_side,
+        black_name=players[BLACK].name,
+        white_name=players[WHITE].name,
+        site=play.site,
+        event=play.event or None,
+        start=start,
+        rules=rules_from_args(args),
+        auto_crown=not headless,
+        hand_bounces=0 if headless else config.sim.hand_bounces,
+        sim_keep_game=args.sim_keep_game,
+    )
+    state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
+    store = GameStore(state_dir)
+    clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
+    _configure_logging(headless, state_dir)
+    try:
+        leds = config.get(PaletteConfig).led_settings(hints=hints)
+        hardware = open_hardware(config, clock, hal=args.hal)
+    except (ConfigError, HardwareError) as exc:
+        return _fail(str(exc))
+    sinks = []
+    if headless:
+        sink = json_sink if args.log == "json" else text_sink
+        sinks.append(sink(sys.stdout.write, sys.stdout.flush))
+    app = App(
+        hardware,
+        clock=clock,
+        settings=settings,
+        leds=leds,
+        store=store,
+        players=players,
+        thinker=Thinker(background=actions is None),
+        sinks=sinks,
+    )
+    stop = threading.Event()
+    previous = _install_signals(stop, raise_stop=actions is not None)
+    try:
+        try:
+            app.start()
+        except StoreError as exc:
+            return _fail(str(exc))
+        if actions is not None:
+            try:
+                app.run_script(actions)
+            except SimError as exc:
+                return _fail(f"{args.script}: {exc}")
+        elif headless:
+            app.run(stop)
+        else:
+            from firmware.tui import NoTerminalError, main as tui_main
+
+            try:
+                tui_main(app, stop.is_set)
+            except NoTerminalError as exc:
+                return _fail(str(exc))
+        return 0
+    except _Stop:
+        return 0
+    except BrokenPipeError:
+        return 0
+    finally:
+        try:
+            app.close()
+        finally:
+            _restore_signals(previous)
+
+
+def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Color, Player]:
+    names = {BLACK: args.black or play.black_name, WHITE: args.white or play.white_name}
+    players: dict[Color, Player] = {BLACK: Human(names[BLACK]), WHITE: Human(names[WHITE])}
+    if mode == "computer":
+        side = BLACK if (args.computer_plays or play.computer_plays) == "black" else WHITE
+        opponent = args.opponent or play.opponent
+        players[side] = RandomMover(args.seed) if opponent == "random" else engine_player()
+    return players
+
+
+def _configure_logging(headless: bool, state_dir: Path) -> None:
+    # On the screen a log line would tear the simulator's picture: log to a file there.
+    handler: logging.Handler
+    if headless:
+        handler = logging.StreamHandler(sys.stderr)
+    else:
+        try:
+            state_dir.mkdir(parents=True, exist_ok=True)
+            handler = logging.FileHandler(state_dir / "crownhead.log", encoding="utf-8")
+        except OSError:
+            handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    if root.level == logging.NOTSET or root.level > logging.WARNING:
+        root.setLevel(logging.WARNING)
+
+
+_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _install_signals(stop: threading.Event, raise_stop: bool) -> dict[int, object]:
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+        if raise_stop:
+            raise _Stop()
+
+    previous: dict[int, object] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return previous  # signals can only be handled in the main thread (tests call run())
+    for sig in _SIGNALS:
+        previous[sig] = signal.signal(sig, handler)
+    return previous
+
+
+def _restore_signals(previous: dict[int, object]) -> None:
+    for sig, old in previous.items():
+        signal.signal(sig, old)  # type: ignore[arg-type]

@@ -1,0 +1,472 @@
+"""``crownhead selftest``: walk every square and every LED colour, report what is broken.
+
+1. Electrical self-checks of the sensor backend (a shorted matrix column, a broken
+   shift-register chain, a serial board not answering).
+2. Clear the board: squares still reading occupied have a switch stuck closed.
+3. Walk the squares: each in turn is lit and a piece is placed on it and lifted. A
+   square whose switch never closes, that answers as another square, or that stays
+   closed after the lift is reported.
+4. Every LED colour in turn (red, green, blue, white) on all squares; the person
+   watching names the squares that stay dark.
+
+With the simulator (``--hal sim``) the test runs unattended on a virtual clock: a
+simulated hand follows the prompts (it puts the piece on the square it sees lit) and
+reports the LEDs it sees dark. ``--sim-stuck 12``, ``--sim-swap 5,6``,
+``--sim-dead-led 7`` etc. inject faults for it to find. The exit code is 1 when faults
+were found, 0 when none, 2 when the board could not be opened.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+from firmware.config import ConfigError
+from firmware.hardware import (
+    Hardware,
+    add_hardware_arguments,
+    add_sim_arguments,
+    config_from_args,
+    open_hardware,
+)
+from hal.clock import Clock, MonotonicClock, VirtualClock
+from hal.errors import HardwareError
+from hal.lights import RGB, FrameKey
+from hal.sensors import SensorEvent, squares_of
+from hal.squares import SQUARES, cell_to_square, square_name
+from sim.board import SimBoard
+
+__all__ = [
+    "COLOURS",
+    "Operator",
+    "ConsoleOperator",
+    "SimHand",
+    "Selftest",
+    "SelftestResult",
+    "parse_squares",
+    "register",
+    "run",
+]
+
+WALK_COLOUR: RGB = (255, 255, 255)
+COLOURS: tuple[tuple[str, RGB], ...] = (
+    ("red", (255, 0, 0)),
+    ("green", (0, 255, 0)),
+    ("blue", (0, 0, 255)),
+    ("white", (255, 255, 255)),
+)
+# Every square, so 64-LED boards light their light squares too (32-LED boards ignore them).
+ALL_KEYS: tuple[FrameKey, ...] = tuple(
+    cell_to_square(r, c) or (r, c)
+    for r in range(8)
+    for c in range(8)  # type: ignore[misc]
+)
+
+
+def _name(square: int) -> str:
+    return f"{square} ({square_name(square)})"
+
+
+class Operator(Protocol):
+    """Whoever handles the pieces during the test: a person, or the simulated hand."""
+
+    def say(self, text: str) -> None: ...
+
+    def request_clear(self) -> None: ...
+
+    def request_place(self, square: int) -> None: ...
+
+    def request_lift(self, square: int) -> None: ...
+
+    def dark_squares(self, colour: str, rgb: RGB, squares: Iterable[int]) -> set[int] | None:
+        """Squares not showing ``colour`` while all should; None if nobody can tell."""
+        ...
+
+
+class ConsoleOperator:
+    """A person at the board, prompted on the terminal."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        *,
+        interactive: bool,
+        ask: Callable[[str], str] = input,
+        idle: Callable[[int], object] = lambda ms: time.sleep(ms / 1000),
+        hold_ms: int = 1500,
+    ) -> None:
+        self.out = out
+        self.interactive = interactive
+        self.ask = ask
+        self.idle = idle
+        self.hold_ms = hold_ms
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def request_clear(self) -> None:
+        self.say("Remove every piece from the board.")
+
+    def request_place(self, square: int) -> None:
+        self.say(f"Square {_name(square)} is lit: place a piece on it.")
+
+    def request_lift(self, square: int) -> None:
+        self.say("  ...and lift it again.")
+
+    def dark_squares(self, colour: str, rgb: RGB, squares: Iterable[int]) -> set[int] | None:
+        wanted = set(squares)
+        if not self.interactive:
+            self.say(f"All LEDs {colour}.")
+            self.idle(self.hold_ms)
+            return None
+        while True:
+            try:
+                answer = self.ask(
+                    f"All LEDs should be {colour}. "
+                    "Numbers of squares that are not (Enter if all are): "
+                )
+            except EOFError:
+                return None
+            try:
+                named = parse_squares(answer) if answer.strip() else set()
+            except ValueError as exc:
+                self.say(f"  {exc}; try again.")
+                continue
+            return named & wanted
+
+
+class SimHand:
+    """The simulated person: does what it is asked on a :class:`SimBoard`.
+
+    It puts the piece where it *sees* light (so the test of the lighting is real), on
+    the announced square when nothing or several squares are lit, and it lets the
+    switch chatter a little as a hand would.
+    """
+
+    def __init__(
+        self, board: SimBoard, *, bounces: int = 2, token: str = "w", out: TextIO | None = None
+    ) -> None:
+        self.board = board
+        self.bounces = bounces
+        self.token = token
+        self.out = out
+        self._placed: dict[int, int] = {}
+
+    def say(self, text: str) -> None:
+        if self.out is not None:
+            print(text, file=self.out)
+
+    def _chatter(self, square: int) -> None:
+        if self.bounces:
+            self.board.bounce(square, self.bounces, 3)
+
+    def request_clear(self) -> None:
+        self.say("(hand) clearing the board")
+        for sq in sorted(self.board.pieces):
+            self.board.lift(sq)
+            self._chatter(sq)
+        self.board.hand.clear()
+
+    def request_place(self, square: int) -> None:
+        lit = [k for k in self.board.lights.current if isinstance(k, int)]
+        target = lit[0] if len(lit) == 1 else square
+        self.say(f"(hand) asked for square {square}, placing on {target}")
+        if target in self.board.pieces:
+            return  # already a piece there (left behind); nothing to put down
+        self.board.place(target, self.token)
+        self._placed[square] = target
+        self._chatter(target)
+
+    def request_lift(self, square: int) -> None:
+        target = self._placed.pop(square, square)
+        if target in self.board.pieces:
+            self.board.lift(target)
+            self._chatter(target)
+
+    def dark_squares(self, colour: str, rgb: RGB, squares: Iterable[int]) -> set[int]:
+        current = self.board.lights.current
+        return {sq for sq in squares if current.get(sq) != rgb}
+
+
+def parse_squares(text: str) -> set[int]:
+    """``"1-4, 12"`` -> {1, 2, 3, 4, 12}. Raises ValueError with a readable message."""
+    out: set[int] = set()
+    for part in re.split(r"[,\s]+", text.strip()):
+        if not part:
+            continue
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            raise ValueError(f"not a square or range: {part!r}")
+        lo = int(m.group(1))
+        hi = int(m.group(2) or lo)
+        if not (1 <= lo <= 32 and 1 <= hi <= 32) or lo > hi:
+            raise ValueError(f"squares must be 1-32: {part!r}")
+        out.update(range(lo, hi + 1))
+    return out
+
+
+@dataclass
+class SelftestResult:
+    faults: list[str] = field(default_factory=list)
+    walked: list[int] = field(default_factory=list)
+    leds_verified: bool = False
+    stray: list[SensorEvent] = field(default_factory=list)
+
+
+class Selftest:
+    """The test procedure, independent of who handles the pieces and of real time."""
+
+    def __init__(
+        self,
+        hw: Hardware,
+        operator: Operator,
+        *,
+        idle: Callable[[int], object],
+        timeout_ms: int = 20000,
+        squares: Iterable[int] = SQUARES,
+        leds: bool = True,
+        step_ms: int = 5,
+    ) -> None:
+        self.hw = hw
+        self.operator = operator
+        self.idle = idle
+        self.timeout_ms = timeout_ms
+        self.squares = sorted(set(squares))
+        self.leds = leds
+        self.step_ms = step_ms
+        self.result = SelftestResult()
+
+    @property
+    def clock(self) -> Clock:
+        return self.hw.clock
+
+    def run(self) -> SelftestResult:
+        faults = self.result.faults
+        faults.extend(self.hw.diagnose())
+        self.deb = self.hw.debounced()
+        self._show({})
+        self.operator.request_clear()
+        self._wait_until(lambda: self.deb.state == 0)
+        stuck = squares_of(self.deb.state)
+        for sq in stuck:
+            faults.append(
+                f"square {_name(sq)}: reads occupied with the board cleared - "
+                "switch stuck closed or shorted (or a piece left on it); not walked"
+            )
+        for sq in self.squares:
+            if sq in stuck:
+                continue
+            faults.extend(self._walk(sq))
+            self.result.walked.append(sq)
+        if self.leds:
+            faults.extend(self._check_leds())
+        self._show({})
+        return self.result
+
+    # -- steps ---------------------------------------------------------------------
+    def _walk(self, sq: int) -> list[str]:
+        self._show({sq: WALK_COLOUR})
+        self.operator.request_place(sq)
+        closed = self._wait_event(lambda e: e.occupied)
+        if closed is None:
+            self._show({})
+            return [
+                f"square {_name(sq)}: switch never closed when a piece was placed "
+                "(open switch, weak magnet or broken wire)"
+            ]
+        found = []
+        if closed.square != sq:
+            found.append(
+                f"square {_name(sq)}: answered as square {_name(closed.square)} "
+                "(wires swapped or miswired)"
+            )
+        self.operator.request_lift(sq)
+        opened = self._wait_event(lambda e: not e.occupied and e.square == closed.square)
+        if opened is None:
+            found.append(
+                f"square {_name(closed.square)}: switch stayed closed after the piece was lifted "
+                "(stuck closed)"
+            )
+        self._show({})
+        return found
+
+    def _check_leds(self) -> list[str]:
+        dark_in: dict[int, list[str]] = {}
+        verified = True
+        for name, rgb in COLOURS:
+            self._show({key: rgb for key in ALL_KEYS})
+            dark = self.operator.dark_squares(name, rgb, SQUARES)
+            if dark is None:
+                verified = False
+                continue
+            for sq in dark:
+                dark_in.setdefault(sq, []).append(name)
+        self.result.leds_verified = verified
+        return [
+            f"square {_name(sq)}: LED does not light {', '.join(cols)}"
+            for sq, cols in sorted(dark_in.items())
+        ]
+
+    # -- waiting -------------------------------------------------------------------
+    def _show(self, frame: dict[FrameKey, RGB]) -> None:
+        """Show a frame and wait until the rate limiter has really sent it."""
+        self.hw.lights.show(frame)
+        give_up = self.clock.now_ms() + 1000
+        while self.hw.lights.next_deadline() is not None and self.clock.now_ms() < give_up:
+            self.idle(self.step_ms)
+            self.hw.lights.flush()
+
+    def _poll(self) -> list[SensorEvent]:
+        now = self.clock.now_ms()
+        self.hw.lights.flush(now)
+        return self.deb.poll(now)
+
+    def _wait_event(self, wanted: Callable[[SensorEvent], bool]) -> SensorEvent | None:
+        deadline = self.clock.now_ms() + self.timeout_ms
+        while True:
+            for event in self._poll():
+                if wanted(event):
+                    return event
+                self.result.stray.append(event)
+            if self.clock.now_ms() >= deadline:
+                return None
+            self.idle(self.step_ms)
+
+    def _wait_until(self, done: Callable[[], bool]) -> bool:
+        deadline = self.clock.now_ms() + self.timeout_ms
+        while True:
+            self._poll()
+            if done():
+                return True
+            if self.clock.now_ms() >= deadline:
+                return False
+            self.idle(self.step_ms)
+
+
+def _report(result: SelftestResult, out: TextIO, leds: bool) -> None:
+    print(f"\nWalked {len(result.walked)} square(s).", file=out)
+    if leds:
+        print(
+            "LED colours: "
+            + ("checked" if result.leds_verified else "shown (not checked: nobody to ask)"),
+            file=out,
+        )
+    if result.faults:
+        print(f"FAULTS ({len(result.faults)}):", file=out)
+        for fault in result.faults:
+            print(f"  - {fault}", file=out)
+    else:
+        print("No faults found.", file=out)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        config = config_from_args(args)
+        backend = args.hal or config.board.backend
+        squares = parse_squares(args.squares)
+    except ConfigError as exc:
+        print(f"crownhead selftest: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"crownhead selftest: --squares: {exc}", file=sys.stderr)
+        return 2
+    simulated = backend == "sim"
+    clock: Clock
+    idle: Callable[[int], object]
+    if simulated:
+        # Unattended on virtual time: waiting is advancing the clock, so the whole
+        # test takes a fraction of a second however long its timeouts are.
+        vclock = VirtualClock()
+        clock, idle = vclock, vclock.advance
+    else:
+        clock = MonotonicClock()
+        idle = _sleep_ms
+
+    timeout_s = args.timeout if args.timeout is not None else (2.0 if simulated else 20.0)
+    try:
+        hw = open_hardware(config, clock, hal=args.hal)
+    except (ConfigError, HardwareError) as exc:
+        print(f"crownhead selftest: {exc}", file=sys.stderr)
+        return 2
+    try:
+        operator: Operator
+        if simulated:
+            assert hw.sim is not None
+            operator = SimHand(
+                hw.sim, bounces=config.sim.hand_bounces, out=out if args.verbose else None
+            )
+            print("Self-test on the simulated board (unattended).", file=out)
+        else:
+            operator = ConsoleOperator(out, interactive=sys.stdin.isatty(), idle=idle)
+            print(
+                f"Self-test on the {backend} board. Follow the prompts; each step waits "
+                f"{timeout_s:g} s.",
+                file=out,
+            )
+        test = Selftest(
+            hw,
+            operator,
+            idle=idle,
+            timeout_ms=int(timeout_s * 1000),
+            squares=squares,
+            leds=not args.no_leds,
+        )
+        result = test.run()
+    except KeyboardInterrupt:
+        print("\nSelf-test interrupted.", file=out)
+        return 130
+    finally:
+        hw.close()
+    _report(result, out, not args.no_leds)
+    return 1 if result.faults else 0
+
+
+def _sleep_ms(ms: int) -> None:
+    time.sleep(ms / 1000)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be greater than 0")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "selftest",
+        help="walk every square and LED colour and report faults",
+        description="Light each square in turn and ask for a piece to be placed and lifted "
+        "there, then show every LED colour; report switches that never change, answer for "
+        "the wrong square or stay closed, and LEDs that stay dark. Exit code 1 when faults "
+        "are found.",
+    )
+    parser.add_argument(
+        "--squares",
+        default="1-32",
+        metavar="LIST",
+        help='squares to walk, e.g. "1-8,12" (default: all)',
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        metavar="S",
+        help="seconds to wait at each step (default 20; 2 with the simulator)",
+    )
+    parser.add_argument("--no-leds", action="store_true", help="skip the LED colour check")
+    parser.add_argument(
+        "--verbose", action="store_true", help="with the simulator: show what the hand does"
+    )
+    add_hardware_arguments(parser)
+    add_sim_arguments(parser)
+    parser.set_defaults(func=run)

@@ -1,0 +1,146 @@
+"""The controller: pumps the hardware into the tracker, the same way for the sim and a Pi.
+
+Raw switch events go through the debouncer; the accepted changes and the button presses
+reach the tracker one by one in time order, each with the occupancy it produced, and the
+tracker's timers (settle, patience) run in between, so every event carries the time it
+really happened. ``crownhead replay`` and the application's main loop both use it; the
+application adds the LEDs and the UI on top.
+
+>>> from hal.clock import VirtualClock
+>>> from hal.debounce import Debouncer
+>>> from sim.board import SimBoard
+>>> from rules import Game, Position
+>>> clock = VirtualClock(0)
+>>> board = SimBoard(clock, pieces={s: "b" for s in range(1, 13)} | {s: "w" for s in range(21, 33)})
+>>> tracker = Tracker(Game())
+>>> ctl = Controller(board.sensors, board.buttons, tracker, Debouncer(30, board.sensors.snapshot()), clock)
+>>> _ = board.lift(11); clock.advance(500); _ = board.place(15)
+500
+>>> ctl.run_until(2000)
+[MoveMade(t=830, ply=1, side='black', move='11-15', path=(11, 15), captures=())]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+from firmware.events import Event, Lights
+from firmware.tracker import Tracker, visible_roles
+from hal.buttons import ButtonEvent
+from hal.clock import Clock
+from hal.debounce import Debouncer
+from hal.sensors import SensorEvent
+
+__all__ = ["Controller"]
+
+
+class _Polled(Protocol):
+    def poll(self) -> list: ...  # type: ignore[type-arg]
+
+
+class Controller:
+    """Hardware-agnostic pump: sensors -> debouncer -> tracker, buttons -> tracker.
+
+    ``lights=True`` adds a :class:`~firmware.events.Lights` event each time the tracker's
+    LED picture changes (hint roles left out when the mode shows no hints).
+    """
+
+    def __init__(
+        self,
+        sensors: _Polled,
+        buttons: _Polled | None,
+        tracker: Tracker,
+        debouncer: Debouncer,
+        clock: Clock,
+        *,
+        lights: bool = False,
+    ) -> None:
+        self.sensors = sensors
+        self.buttons = buttons
+        self.tracker = tracker
+        self.debouncer = debouncer
+        self.clock = clock
+        self.lights = lights
+        self._occupancy = debouncer.state
+        self._shown: dict[int, str] = {}
+        # Feed order of the raw events, to keep simultaneous changes in the order they came.
+        self._seq = 0
+        self._order: dict[int, int] = {}
+        self._started = False
+
+    @property
+    def occupancy(self) -> int:
+        """The debounced occupancy last given to the tracker."""
+        return self._occupancy
+
+    def step(self, now_ms: int | None = None) -> list[Event]:
+        """Take in everything that happened up to ``now_ms`` (default: the clock's now)."""
+        now = self.clock.now_ms() if now_ms is None else now_ms
+        events: list[Event] = []
+        if not self._started:
+            self._started = True
+            if self.debouncer.state != self.tracker.board:
+                # The board as it stands when we start may differ from the game.
+                self._occupancy = self.debouncer.state
+                events += self._after(self.tracker.update(self._occupancy, now), now)
+            else:
+                events += self._after([], now)
+        for raw in self.sensors.poll():
+            self._seq += 1
+            self._order[raw.square] = self._seq
+            self.debouncer.feed(raw)
+        changes = self.debouncer.update(now)
+        presses: list[ButtonEvent] = self.buttons.poll() if self.buttons is not None else []
+        inputs: list[tuple[int, int, int, SensorEvent | ButtonEvent]] = []
+        for change in changes:
+            inputs.append((change.t_ms, 0, self._order.get(change.square, 0), change))
+        for i, press in enumerate(presses):
+            inputs.append((press.t_ms, 1, i, press))
+        inputs.sort(key=lambda item: item[:3])
+        tracker = self.tracker
+        for t, _kind, _order, item in inputs:
+            events += self._after(tracker.tick(t), t)
+            if isinstance(item, SensorEvent):
+                b = 1 << (item.square - 1)
+                self._occupancy = self._occupancy | b if item.occupied else self._occupancy & ~b
+                events += self._after(tracker.update(self._occupancy, t), t)
+            else:
+                events += self._after(tracker.press(item.name, t), t)
+        events += self._after(tracker.tick(now), now)
+        return events
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`step` should run next for a pending change or timer; None if idle."""
+        times = [t for t in (self.debouncer.next_deadline(), self.tracker.next_deadline()) if t is not None]
+        return min(times) if times else None
+
+    def run_until(self, until_ms: int) -> list[Event]:
+        """Step through every deadline up to ``until_ms`` and then to it (a virtual clock)."""
+        events: list[Event] = []
+        set_time = getattr(self.clock, "set")
+        while True:
+            due = self.next_deadline()
+            if due is None or due > until_ms:
+                break
+            set_time(max(due, self.clock.now_ms()))
+            events += self.step()
+        set_time(max(until_ms, self.clock.now_ms()))
+        events += self.step()
+        return events
+
+    def _after(self, events: list[Event], t: int) -> list[Event]:
+        """Append a Lights event when the picture changed (events keep their own times)."""
+        if not self.lights:
+            return events
+        shown = visible_roles(self.tracker.roles, self.tracker.policy.hints)
+        if shown != self._shown:
+            self._shown = shown
+            stamp = max([t] + [e.t for e in events])
+            return events + [Lights.of(stamp, shown)]
+        return events
+
+    @property
+    def shown(self) -> Mapping[int, str]:
+        """The last LED picture reported (with ``lights=True``)."""
+        return dict(self._shown)

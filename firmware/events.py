@@ -1,0 +1,193 @@
+"""What the board tells the world: moves, warnings, crownings, takebacks, lights.
+
+Every event is an immutable value with the virtual or real time ``t`` (milliseconds on
+the injected clock) at which it happened, and ``to_json()`` gives exactly the object
+printed by ``crownhead replay`` (see ``docs/replay.md``):
+
+>>> MoveMade(1000, ply=1, side="black", move="11-15", path=(11, 15), captures=()).to_json()
+{'t': 1000, 'event': 'move', 'ply': 1, 'side': 'black', 'move': '11-15', 'path': [11, 15], 'captures': []}
+>>> event_from_json({"t": 5, "event": "crown", "square": 30})
+Crowned(t=5, square=30)
+
+A new kind of event is one more subclass with a ``kind`` and its fields; it is found by
+:func:`event_from_json` without further registration::
+
+    @dataclass(frozen=True, slots=True)
+    class Caution(Event):
+        kind: ClassVar[str] = "caution"
+        side: str
+        count: int
+        code: str
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+__all__ = [
+    "Event",
+    "MoveMade",
+    "BoardWarning",
+    "Crowned",
+    "TakenBack",
+    "GameOver",
+    "NewGame",
+    "Lights",
+    "Final",
+    "EVENT_KINDS",
+    "WARNING_CODES",
+    "event_from_json",
+]
+
+#: Every warning code, most urgent first (see ``docs/replay.md`` for what each means).
+WARNING_CODES: tuple[str, ...] = (
+    "illegal-move",
+    "out-of-sync",
+    "touch-move",
+    "forced-capture",
+    "unplayable-piece",
+    "continue-capture",
+    "remove-captured",
+)
+
+#: ``kind`` -> event class, filled in as subclasses are defined.
+EVENT_KINDS: dict[str, type[Event]] = {}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something the board reports, at time ``t`` in milliseconds."""
+
+    kind: ClassVar[str] = ""
+    t: int
+
+    def __init_subclass__(cls) -> None:
+        # No zero-argument super() here: dataclass(slots=True) rebuilds the class, which
+        # breaks its __class__ cell; object.__init_subclass__ takes nothing anyway.
+        kind = cls.__dict__.get("kind")
+        if kind:
+            if kind in EVENT_KINDS and EVENT_KINDS[kind] is not cls:
+                # Dataclass(slots=True) re-creates the class: the new one replaces the old.
+                if EVENT_KINDS[kind].__qualname__ != cls.__qualname__:
+                    raise TypeError(f"two event classes for kind {kind!r}")
+            EVENT_KINDS[kind] = cls
+
+    def to_json(self) -> dict[str, Any]:
+        """The replay output object: ``t``, ``event``, then the fields in order."""
+        out: dict[str, Any] = {"t": self.t, "event": self.kind}
+        for f in fields(self):
+            if f.name != "t":
+                out[f.name] = _jsonable(getattr(self, f.name))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MoveMade(Event):
+    """A move accepted from the board. ``path`` is the start and every landing square."""
+
+    kind: ClassVar[str] = "move"
+    ply: int
+    side: str
+    move: str
+    path: tuple[int, ...]
+    captures: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardWarning(Event):
+    """Something on the board needs a person's attention; ``code`` is in :data:`WARNING_CODES`."""
+
+    kind: ClassVar[str] = "warning"
+    code: str
+    squares: tuple[int, ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Crowned(Event):
+    """A man reached the king row: crown it (the switches cannot see a crown)."""
+
+    kind: ClassVar[str] = "crown"
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakenBack(Event):
+    """Ply ``ply`` (the last move played) was taken back; the game is one ply shorter."""
+
+    kind: ClassVar[str] = "takeback"
+    ply: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    """The game ended: ``result`` is ``1-0`` (Black won), ``0-1`` or ``1/2-1/2``."""
+
+    kind: ClassVar[str] = "game-over"
+    result: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame(Event):
+    """A new game began: its starting position (``fen``) stands on the board."""
+
+    kind: ClassVar[str] = "new-game"
+    fen: str
+
+
+@dataclass(frozen=True, slots=True)
+class Lights(Event):
+    """The LED picture changed: the role of every lit square (pairs sorted by square)."""
+
+    kind: ClassVar[str] = "lights"
+    roles: tuple[tuple[int, str], ...]
+
+    @classmethod
+    def of(cls, t: int, roles: Mapping[int, str]) -> Lights:
+        return cls(t, tuple(sorted(roles.items())))
+
+    def as_dict(self) -> dict[int, str]:
+        return dict(self.roles)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"t": self.t, "event": self.kind, "roles": {str(s): r for s, r in self.roles}}
+
+
+@dataclass(frozen=True, slots=True)
+class Final(Event):
+    """The last line of a replay: the position reached and the plies played."""
+
+    kind: ClassVar[str] = "final"
+    fen: str
+    plies: int
+
+
+def event_from_json(obj: Mapping[str, Any]) -> Event:
+    """The event a replay output object describes (the inverse of ``to_json``).
+
+    Raises ``ValueError`` naming the problem for an unknown kind or missing field.
+    """
+    kind = obj.get("event")
+    cls = EVENT_KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown event {kind!r}")
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in obj:
+            raise ValueError(f"{kind} event without {f.name!r}")
+        value = obj[f.name]
+        if f.name == "roles" and isinstance(value, Mapping):
+            value = tuple(sorted((int(s), r) for s, r in value.items()))
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[f.name] = value
+    return cls(**values)

@@ -1,0 +1,386 @@
+"""Opening the board's hardware as configured: the one place backends are chosen.
+
+``open_hardware(config, clock)`` returns a :class:`Hardware` bundle whose sensors,
+lights and buttons implement the interfaces in :mod:`hal`, whatever the board is made
+of. ``--hal`` on the command line overrides ``board.backend`` for one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware.config import (
+    BACKENDS,
+    Config,
+    ConfigError,
+    FieldError,
+    SimConfig,
+    buttons_backend,
+    check_pins,
+    lights_backend,
+    load_config,
+)
+from hal.buttons import Buttons, NullButtons
+from hal.clock import Clock
+from hal.debounce import DebouncedSensors
+from hal.errors import HardwareError
+from hal.lights import FrameLimiter, Lights, NullLights
+from hal.pixelmap import build_pixel_map
+from hal.sensors import Sensors
+from sim.board import SimBoard
+
+__all__ = [
+    "Hardware",
+    "open_hardware",
+    "make_sim",
+    "START_POSITION",
+    "add_hardware_arguments",
+    "add_sim_arguments",
+    "config_from_args",
+    "open_from_args",
+    "effective_backend",
+]
+
+log = logging.getLogger(__name__)
+
+# Tokens for the simulator's "start" position. Opaque to the simulator: they are only
+# labels a display can show; squares 1-12 and 21-32 are where the men stand.
+START_POSITION: dict[int, str] = {
+    **{sq: "b" for sq in range(1, 13)},
+    **{sq: "w" for sq in range(21, 33)},
+}
+
+
+@dataclass
+class Hardware:
+    """The opened board. ``lights`` is rate-limited: call ``lights.flush()`` from the
+    main loop (at the latest at ``lights.next_deadline()``) so a merged frame goes out."""
+
+    sensors: Sensors
+    lights: FrameLimiter
+    buttons: Buttons
+    clock: Clock
+    backend: str
+    debounce_ms: int
+    sim: SimBoard | None = None
+    link: Any = None  # the SerialBoard, for connection status
+    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    _closed: bool = field(default=False, repr=False)
+
+    def debounced(self) -> DebouncedSensors:
+        """The sensors through a debouncer with the configured ``debounce_ms``."""
+        return DebouncedSensors(self.sensors, self.clock, self.debounce_ms)
+
+    def diagnose(self) -> list[str]:
+        """Faults the sensor backend can detect electrically by itself."""
+        diagnose = getattr(self.sensors, "diagnose", None)
+        return list(diagnose()) if diagnose is not None else []
+
+    def close(self) -> None:
+        """LEDs off, threads stopped, pins and ports released. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for close in reversed(self._closers):
+            try:
+                close()
+            except Exception:  # closing the rest matters more than one failure
+                log.exception("error while closing the hardware")
+
+    def __enter__(self) -> Hardware:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_sim(settings: SimConfig, clock: Clock) -> SimBoard:
+    """A simulated board set up as ``[sim]`` says, faults included."""
+    board = SimBoard(clock)
+    if settings.position == "start":
+        board.set_position(START_POSITION)
+    for sq in settings.stuck_closed:
+        board.stick(sq, True)
+    for sq in settings.stuck_open:
+        board.stick(sq, False)
+    for a, b in settings.swap:
+        board.swap_wires(a, b)
+    for sq in settings.dead_leds:
+        board.kill_led(sq)
+    return board
+
+
+def open_hardware(
+    config: Config,
+    clock: Clock,
+    *,
+    hal: str | None = None,
+    start: bool = True,
+    pin_factory: Any = None,
+    serial_opener: Callable[[], Any] | None = None,
+    neopixel: Any = None,
+) -> Hardware:
+    """Open the backends ``config`` selects (``hal`` overrides ``board.backend``).
+
+    ``start=False`` leaves scanning threads stopped (tests drive them by hand).
+    ``pin_factory``, ``serial_opener`` and ``neopixel`` inject a gpiozero pin factory,
+    a serial port opener and a NeoPixel object instead of the real ones.
+    Raises :class:`ConfigError` for a configuration that does not fit the chosen
+    backend, :class:`HardwareError` when a device cannot be opened.
+    """
+    backend = hal or config.board.backend
+    if backend not in BACKENDS:
+        raise ConfigError(
+            f"unknown hardware backend {backend!r} (choose from {', '.join(BACKENDS)})"
+        )
+    try:
+        check_pins(config, backend)
+        lights_kind = lights_backend(config, backend)
+        buttons_kind = buttons_backend(config, backend)
+    except FieldError as exc:
+        raise ConfigError(exc.message, path=config.path, key=exc.key) from None
+
+    closers: list[Callable[[], None]] = []
+
+    def fail(exc: BaseException) -> None:
+        for close in reversed(closers):
+            try:
+                close()
+            except Exception:
+                log.exception("error while cleaning up after a failed open")
+        raise exc
+
+    sim: SimBoard | None = None
+    link: Any = None
+    sensors: Any
+    try:
+        if backend == "sim":
+            sim = make_sim(config.sim, clock)
+            sensors = sim.sensors
+        elif backend == "gpio":
+            from hal.matrix import MatrixSensors
+
+            m = config.matrix
+            sensors = MatrixSensors(
+                m.rows,
+                m.cols,
+                clock,
+                scan_hz=m.scan_hz,
+                settle_us=m.settle_us,
+                pin_factory=pin_factory,
+            )
+        elif backend == "shift":
+            from hal.shift import ShiftRegisterSensors
+
+            s = config.shift
+            sensors = ShiftRegisterSensors(
+                s.load_pin,
+                s.clock_pin,
+                s.data_pin,
+                clock,
+                squares=s.squares or None,
+                active_low=s.active_low,
+                check_bits=s.check_bits,
+                scan_hz=s.scan_hz,
+                settle_us=s.settle_us,
+                pin_factory=pin_factory,
+            )
+        else:
+            from hal.serial_board import SerialBoard
+
+            c = config.serial
+            link = SerialBoard(
+                c.port,
+                clock,
+                baudrate=c.baudrate,
+                reconnect_ms=c.reconnect_ms,
+                silence_ms=c.silence_ms,
+                brightness=config.lights.brightness,
+                button_lockout_ms=config.buttons.bounce_ms,
+                opener=serial_opener,
+            )
+            sensors = link.sensors
+        closers.append(sensors.close)
+        if start and hasattr(sensors, "start"):
+            sensors.start()
+        if start and link is not None:
+            link.start()
+
+        lights: Lights
+        if lights_kind == "sim":
+            lights = sim.lights if sim is not None else NullLights()
+        elif lights_kind == "neopixel":
+            from hal.neopixel_lights import NeoPixelLights
+
+            lc = config.lights
+            lights = NeoPixelLights(
+                build_pixel_map(lc.pixels, lc.map, lc.origin),
+                data_pin=lc.data_pin,
+                pixel_order=lc.pixel_order,
+                brightness=lc.brightness,
+                pixels=neopixel,
+            )
+        elif lights_kind == "serial":
+            lights = link.lights
+        else:
+            lights = NullLights()
+        closers.append(lights.close)
+        limited = FrameLimiter(lights, clock, max_fps=config.lights.max_fps)
+
+        buttons: Buttons
+        if buttons_kind == "sim":
+            buttons = sim.buttons if sim is not None else NullButtons()
+        elif buttons_kind == "gpio":
+            from hal.gpio_buttons import GpioButtons
+
+            buttons = GpioButtons(
+                config.buttons.pins,
+                clock,
+                bounce_ms=config.buttons.bounce_ms,
+                pin_factory=pin_factory,
+            )
+        elif buttons_kind == "serial":
+            buttons = link.buttons
+        else:
+            buttons = NullButtons()
+        closers.append(buttons.close)
+    except HardwareError as exc:
+        fail(exc)
+        raise  # unreachable; fail() raises
+    except Exception as exc:  # a driver's own exception: keep its text, add context
+        fail(HardwareError(f"cannot open the {backend} hardware: {type(exc).__name__}: {exc}"))
+        raise
+    return Hardware(
+        sensors=sensors,
+        lights=limited,
+        buttons=buttons,
+        clock=clock,
+        backend=backend,
+        debounce_ms=config.sensors.debounce_ms,
+        sim=sim,
+        link=link,
+        _closers=closers,
+    )
+
+
+# -- command-line plumbing ----------------------------------------------------------------
+
+
+def add_hardware_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--config PATH`` and ``--hal BACKEND``, shared by every command that opens the board."""
+    group = parser.add_argument_group("hardware")
+    group.add_argument(
+        "--config",
+        metavar="PATH",
+        default=None,
+        help="configuration file (default: $CROWNHEAD_CONFIG or /etc/crownhead/config.toml; "
+        "without one, the simulator)",
+    )
+    group.add_argument(
+        "--hal",
+        choices=BACKENDS,
+        default=None,
+        help="switch hardware to use, overriding board.backend in the configuration",
+    )
+
+
+def _square(text: str) -> int:
+    try:
+        sq = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a square number: {text!r}") from None
+    if not 1 <= sq <= 32:
+        raise argparse.ArgumentTypeError(f"square must be 1-32, got {sq}")
+    return sq
+
+
+def _squares(text: str) -> list[int]:
+    return [_square(part) for part in text.split(",") if part.strip()]
+
+
+def _pair(text: str) -> tuple[int, int]:
+    parts = _squares(text)
+    if len(parts) != 2 or parts[0] == parts[1]:
+        raise argparse.ArgumentTypeError(f"expected two different squares like 5,6; got {text!r}")
+    return parts[0], parts[1]
+
+
+def add_sim_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options that set up the simulated board and inject faults (``[sim]`` on the fly)."""
+    group = parser.add_argument_group("simulator (with --hal sim)")
+    group.add_argument(
+        "--sim-stuck",
+        metavar="SQ[,SQ]",
+        type=_squares,
+        action="append",
+        default=[],
+        help="switch of square SQ stuck closed (reads occupied whatever stands there)",
+    )
+    group.add_argument(
+        "--sim-stuck-open",
+        metavar="SQ[,SQ]",
+        type=_squares,
+        action="append",
+        default=[],
+        help="switch of square SQ never closes",
+    )
+    group.add_argument(
+        "--sim-swap",
+        metavar="A,B",
+        type=_pair,
+        action="append",
+        default=[],
+        help="switches of squares A and B wired to each other's input",
+    )
+    group.add_argument(
+        "--sim-dead-led",
+        metavar="SQ[,SQ]",
+        type=_squares,
+        action="append",
+        default=[],
+        help="LED under square SQ is dead",
+    )
+    group.add_argument("--sim-empty", action="store_true", help="start with an empty board")
+
+
+def _flat(lists: list[list[int]]) -> tuple[int, ...]:
+    return tuple(sq for part in lists for sq in part)
+
+
+def config_from_args(args: argparse.Namespace) -> Config:
+    """Load ``--config`` and apply the ``--sim-*`` options. Raises :class:`ConfigError`."""
+    config = load_config(args.config)
+    changes: dict[str, Any] = {}
+    if getattr(args, "sim_stuck", None):
+        changes["stuck_closed"] = tuple(config.sim.stuck_closed) + _flat(args.sim_stuck)
+    if getattr(args, "sim_stuck_open", None):
+        changes["stuck_open"] = tuple(config.sim.stuck_open) + _flat(args.sim_stuck_open)
+    if getattr(args, "sim_swap", None):
+        changes["swap"] = tuple(config.sim.swap) + tuple(args.sim_swap)
+    if getattr(args, "sim_dead_led", None):
+        changes["dead_leds"] = tuple(config.sim.dead_leds) + _flat(args.sim_dead_led)
+    if getattr(args, "sim_empty", False):
+        changes["position"] = "empty"
+    if changes:
+        backend = getattr(args, "hal", None) or config.board.backend
+        if backend != "sim":
+            raise ConfigError(
+                f"the --sim-* options need the simulator (--hal sim); the backend is {backend!r}"
+            )
+        config = config.replace("sim", **changes)
+    return config
+
+
+def open_from_args(args: argparse.Namespace, clock: Clock, **kwargs: Any) -> Hardware:
+    """:func:`config_from_args` then :func:`open_hardware` with ``--hal``."""
+    config = config_from_args(args)
+    return open_hardware(config, clock, hal=getattr(args, "hal", None), **kwargs)
+
+
+def effective_backend(args: argparse.Namespace) -> str:
+    """The backend a command will use, without opening anything (loads the config)."""
+    return getattr(args, "hal", None) or load_config(args.config).board.backend

@@ -1,0 +1,224 @@
+"""Who plays each side: a person at the board, or a computer that chooses moves.
+
+A computer player is any ``choose(position, game) -> Move`` function with a name. The
+board shows the chosen move on its LEDs and waits for a person to make it by hand, so a
+computer never moves pieces itself.
+
+>>> from rules import Game
+>>> mover = RandomMover(seed=1)
+>>> game = Game()
+>>> mover.choose(game.position, game) in game.legal_moves()
+True
+>>> Human("Ann").is_human, mover.is_human
+(True, False)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from rules import Game, Move, Position
+
+__all__ = [
+    "ChooseFn",
+    "Player",
+    "Human",
+    "Computer",
+    "RandomMover",
+    "PlayerError",
+    "EngineUnavailable",
+    "engine_player",
+    "Thinker",
+    "copy_game",
+]
+
+ChooseFn = Callable[[Position, Game], Move]
+
+
+class PlayerError(RuntimeError):
+    """A computer player failed or chose a move that is not legal."""
+
+
+class EngineUnavailable(PlayerError):
+    """The engine package (``rules.engine``) is not installed in this checkout."""
+
+
+@runtime_checkable
+class Player(Protocol):
+    name: str
+
+    @property
+    def is_human(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Human:
+    """A person at the board: their moves come from the board's switches."""
+
+    name: str = "?"
+
+    @property
+    def is_human(self) -> bool:
+        return True
+
+
+class Computer:
+    """A machine player around a ``choose(position, game) -> Move`` function.
+
+    :meth:`choose` checks the answer: a move that is not legal in the position is a
+    :class:`PlayerError` naming the player, never something the board would ask a
+    person to make.
+    """
+
+    def __init__(self, choose: ChooseFn, name: str) -> None:
+        self._choose = choose
+        self.name = name
+
+    @property
+    def is_human(self) -> bool:
+        return False
+
+    def choose(self, position: Position, game: Game) -> Move:
+        legal = position.legal_moves(game.rules)
+        if not legal:
+            raise PlayerError(f"{self.name} was asked to move in a position without legal moves")
+        try:
+            move = self._choose(position, game)
+        except PlayerError:
+            raise
+        except Exception as exc:  # an engine bug must not take the board down
+            raise PlayerError(f"{self.name} failed: {type(exc).__name__}: {exc}") from exc
+        if move not in legal:
+            shown = move.pdn(full=True) if isinstance(move, Move) else repr(move)
+            raise PlayerError(f"{self.name} chose {shown}, which is not legal in {position.fen()}")
+        return move
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class RandomMover(Computer):
+    """Plays a uniformly random legal move: a test partner, not an opponent.
+
+    Named so that no one mistakes it for the engine in a game record.
+    """
+
+    NAME = "Random mover (test player)"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        super().__init__(self._pick, self.NAME)
+
+    def _pick(self, position: Position, game: Game) -> Move:
+        return self._rng.choice(position.legal_moves(game.rules))
+
+
+def engine_player(module: str = "rules.engine", **options: object) -> Computer:
+    """The engine as a player (``module`` must define ``choose(position, game) -> Move``).
+
+    ``options`` are passed to ``choose`` as keyword arguments (for example a time
+    budget), when the engine accepts them. Raises :class:`EngineUnavailable` with a
+    message saying what to do when the engine is not there.
+    """
+    try:
+        engine = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module.startswith(exc.name):
+            raise EngineUnavailable(
+                f"the engine ({module}) is not installed; play two people at the board "
+                "(--mode play) or use --opponent random for a random-move test player"
+            ) from exc
+        raise
+    choose = getattr(engine, "choose", None)
+    if not callable(choose):
+        raise EngineUnavailable(f"{module} has no choose(position, game) function")
+    name = str(getattr(engine, "NAME", None) or "Crownhead engine")
+
+    def call(position: Position, game: Game) -> Move:
+        return choose(position, game, **options) if options else choose(position, game)
+
+    return Computer(call, name)
+
+
+def copy_game(game: Game) -> Game:
+    """An independent copy of ``game``, for a player thinking while the board plays on."""
+    copy = Game(game.start, game.rules)
+    for move in game.moves:
+        copy.play(move)
+    copy.declared = game.declared
+    return copy
+
+
+class Thinker:
+    """Runs a computer player's choice without stalling the board's main loop.
+
+    With ``background=True`` the choice runs in a worker thread and :meth:`poll` returns
+    None until it is ready; with ``background=False`` (tests, scripted runs) it runs at
+    once inside :meth:`start`, which keeps everything deterministic.
+    """
+
+    def __init__(self, background: bool = True) -> None:
+        self.background = background
+        self._future: concurrent.futures.Future[Move] | None = None
+        self._key: tuple[int, Position] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._future is not None
+
+    def thinking_about(self, game: Game) -> bool:
+        """Whether the pending choice is for ``game``'s current position."""
+        return self._key == (game.ply, game.position)
+
+    def start(self, player: Computer, game: Game) -> None:
+        """Begin choosing a move for the side to move in ``game``."""
+        self.cancel()
+        snapshot = copy_game(game)
+        self._key = (game.ply, game.position)
+        if not self.background:
+            future: concurrent.futures.Future[Move] = concurrent.futures.Future()
+            try:
+                future.set_result(player.choose(snapshot.position, snapshot))
+            except Exception as exc:
+                future.set_exception(exc)
+            self._future = future
+            return
+        future = concurrent.futures.Future()
+
+        def work() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(player.choose(snapshot.position, snapshot))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        # A daemon thread, not an executor: a search in progress must never hold up
+        # the shutdown of the board (SIGTERM turns the LEDs off and exits at once).
+        threading.Thread(target=work, name="crownhead-player", daemon=True).start()
+        self._future = future
+
+    def poll(self) -> Move | None:
+        """The chosen move once ready (then the thinker is idle again); raises its error."""
+        future = self._future
+        if future is None or not future.done():
+            return None
+        self._future = None
+        self._key = None
+        return future.result()
+
+    def cancel(self) -> None:
+        """Forget a pending choice (a takeback or new game made it moot)."""
+        if self._future is not None:
+            self._future.cancel()
+        self._future = None
+        self._key = None
+
+    def close(self) -> None:
+        self.cancel()

@@ -1,0 +1,502 @@
+"""Keeping games: the game in progress survives power loss, finished games become PDN files.
+
+The state directory holds::
+
+    current.json        the unfinished game, rewritten atomically after every move
+    games/*.pdn         one file per finished (or abandoned) game
+    lock                held while a board application runs on this directory
+
+Every write is atomic: the new content goes to a temporary file in the same directory,
+is flushed and fsynced, renamed over the old name, and the directory is fsynced, so a
+power cut leaves either the old file or the new one, never a torn mix.
+
+>>> import tempfile
+>>> from rules import Game
+>>> store = GameStore(tempfile.mkdtemp())
+>>> game = Game(); _ = game.play_text("11-15")
+>>> record = GameRecord.new(black="Ann", white="Bob").with_game(game)
+>>> store.save_current(record)
+>>> store.load_current().moves
+('11-15',)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import errno
+import fcntl
+import json
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from rules import Game, Move, Position, Result, Rules
+from rules.game import UNFINISHED
+
+__all__ = [
+    "SYSTEM_STATE_DIR",
+    "StoreError",
+    "StoreLockedError",
+    "GameRecord",
+    "GameFile",
+    "GameStore",
+    "default_state_dir",
+    "atomic_write",
+    "pdn_text",
+    "move_text",
+]
+
+#: Where a Pi keeps its games (systemd's ``StateDirectory=crownhead`` creates it).
+SYSTEM_STATE_DIR = Path("/var/lib/crownhead")
+FORMAT_VERSION = 1
+CURRENT = "current.json"
+GAMES = "games"
+
+
+class StoreError(RuntimeError):
+    """A state file that cannot be read or written; the message names the file."""
+
+
+class StoreLockedError(StoreError):
+    """Another board application is already using the state directory."""
+
+
+def default_state_dir(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
+    """``/var/lib/crownhead`` when it exists and is writable, else the user's state dir.
+
+    The user's state directory is ``$XDG_STATE_HOME/crownhead`` or
+    ``~/.local/state/crownhead`` (the XDG base directory default).
+    """
+    env = os.environ if env is None else env
+    if SYSTEM_STATE_DIR.is_dir() and os.access(SYSTEM_STATE_DIR, os.W_OK | os.X_OK):
+        return SYSTEM_STATE_DIR
+    xdg = env.get("XDG_STATE_HOME", "")
+    # The spec says relative values are invalid and must be ignored.
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "crownhead"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".local" / "state" / "crownhead"
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text``: temp file, fsync, rename, fsync the directory."""
+    directory = path.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(directory)
+
+
+def move_text(position: Position, move: Move, rules: Rules) -> str:
+    """PDN for ``move``: the short form, or every landing square when the short one is ambiguous."""
+    short = move.pdn()
+    if move.is_capture and len(position.moves_matching(short, rules)) > 1:
+        return move.pdn(full=True)
+    return short
+
+
+def _today() -> str:
+    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game as it is kept: who played, from where, the moves, and how it ended.
+
+    ``moves`` are PDN texts with every landing square (``15x24x31``), which name a
+    capture route exactly; ``start_fen`` is None for the standard start position.
+    """
+
+    id: str
+    started: str
+    moves: tuple[str, ...] = ()
+    start_fen: str | None = None
+    men_capture_backward: bool = False
+    captures_compulsory: bool = True
+    black: str = "?"
+    white: str = "?"
+    event: str = "Casual game"
+    site: str = "?"
+    mode: str = "play"
+    result: str | None = None
+    reason: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        black: str = "?",
+        white: str = "?",
+        event: str = "Casual game",
+        site: str = "?",
+        mode: str = "play",
+        start: Position | None = None,
+        rules: Rules | None = None,
+        now: str | None = None,
+    ) -> GameRecord:
+        """A record for a game starting now (``now`` as an ISO timestamp, for tests)."""
+        started = now or _today()
+        stamp = re.sub(r"[^0-9]", "", started[:19])
+        rules = rules or Rules()
+        return cls(
+            id=f"{stamp[:8]}-{stamp[8:14]}-{secrets.token_hex(2)}",
+            started=started,
+            start_fen=None if start is None or start == Position.start() else start.fen(),
+            men_capture_backward=rules.men_capture_backward,
+            captures_compulsory=rules.captures_compulsory,
+            black=black,
+            white=white,
+            event=event,
+            site=site,
+            mode=mode,
+        )
+
+    @property
+    def rules(self) -> Rules:
+        return Rules(
+            men_capture_backward=self.men_capture_backward,
+            captures_compulsory=self.captures_compulsory,
+        )
+
+    @property
+    def start(self) -> Position:
+        return Position.start() if self.start_fen is None else Position.from_fen(self.start_fen)
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def date(self) -> str:
+        """The PDN date of the start, ``YYYY.MM.DD``."""
+        return self.started[:10].replace("-", ".")
+
+    def with_game(self, game: Game) -> GameRecord:
+        """This record with the moves (and the result, if any) of ``game``."""
+        moves = tuple(m.pdn(full=True) for m in game.moves)
+        result = game.result
+        return replace(
+            self,
+            moves=moves,
+            result=result.score if result else None,
+            reason=result.reason if result else None,
+        )
+
+    def abandoned(self) -> GameRecord:
+        """This record as an unfinished game that is put away (result ``*``)."""
+        return replace(self, result=UNFINISHED, reason="abandoned")
+
+    def to_game(self) -> Game:
+        """Replay the moves; :class:`StoreError` names the first move that does not fit."""
+        try:
+            game = Game(self.start, self.rules)
+        except ValueError as exc:
+            raise StoreError(f"game {self.id}: bad start position: {exc}") from exc
+        for ply, text in enumerate(self.moves, 1):
+            try:
+                game.play_text(text)
+            except (ValueError, RuntimeError) as exc:
+                raise StoreError(f"game {self.id}: move {ply} ({text}) does not replay: {exc}") from exc
+        if self.result in ("1-0", "0-1", "1/2-1/2") and game.result is None:
+            game.declare(self.result, self.reason or "declared")
+        return game
+
+    # -- JSON -------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        data = {"format": FORMAT_VERSION, **{k: v for k, v in self.__dict__.items()}}
+        data["moves"] = list(self.moves)
+        return json.dumps(data, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "game record") -> GameRecord:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"{where}: not valid JSON ({exc})") from exc
+        if not isinstance(data, dict):
+            raise StoreError(f"{where}: expected a JSON object")
+        version = data.pop("format", None)
+        if version != FORMAT_VERSION:
+            raise StoreError(f"{where}: unknown format {version!r} (expected {FORMAT_VERSION})")
+        known = set(cls.__dataclass_fields__)
+        unknown = set(data) - known
+        if unknown:
+            raise StoreError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        for key in ("id", "started"):
+            if not isinstance(data.get(key), str):
+                raise StoreError(f"{where}: {key!r} must be a string")
+        moves = data.get("moves", [])
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise StoreError(f"{where}: 'moves' must be a list of move texts")
+        data["moves"] = tuple(moves)
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise StoreError(f"{where}: {exc}") from exc
+
+    # -- PDN --------------------------------------------------------------------------
+
+    def tags(self) -> dict[str, str]:
+        """The PDN tags: Event, Site, Date, Black, White, Result first, then extras."""
+        tags = {
+            "Event": self.event,
+            "Site": self.site,
+            "Date": self.date,
+            "Black": self.black,
+            "White": self.white,
+            "Result": self.result or UNFINISHED,
+            "GameType": "21",
+        }
+        if self.start_fen is not None:
+            tags["SetUp"] = "1"
+            tags["FEN"] = self.start_fen
+        if self.reason:
+            tags["Termination"] = self.reason
+        if not self.rules.is_standard:
+            tags["Rules"] = self.rules.describe()
+        tags.update(self.extra)
+        return tags
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def pdn_text(record: GameRecord, width: int = 79) -> str:
+    """The game as PDN: tag pairs, then numbered moves wrapped at ``width`` columns."""
+    lines = [f'[{k} "{_escape(v)}"]' for k, v in record.tags().items()]
+    lines.append("")
+    game = Game(record.start, record.rules)
+    tokens: list[str] = []
+    number = 1
+    black_to_move = game.turn.name == "BLACK"
+    for ply, text in enumerate(record.moves):
+        position = game.position
+        try:
+            move = game.play_text(text)
+            written = move_text(position, move, record.rules)
+        except (ValueError, RuntimeError):
+            # A record that does not replay is still written move by move, never dropped.
+            written = text
+        if black_to_move:
+            tokens.append(f"{number}.")
+            tokens.append(written)
+        else:
+            if ply == 0:
+                tokens.append(f"{number}...")
+            tokens.append(written)
+            number += 1
+        black_to_move = not black_to_move
+    tokens.append(record.result or UNFINISHED)
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > width:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+_TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
+_MOVE_TOKEN = re.compile(r"^\d{1,2}(?:[-x:]\d{1,2})+$")
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
+
+
+@dataclass(frozen=True)
+class GameFile:
+    """A finished game file as listed by ``crownhead games``."""
+
+    path: Path
+    tags: dict[str, str]
+    plies: int
+
+    @property
+    def result(self) -> str:
+        return self.tags.get("Result", UNFINISHED)
+
+    @classmethod
+    def read(cls, path: Path) -> GameFile:
+        tags: dict[str, str] = {}
+        plies = 0
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path}: cannot read ({exc})") from exc
+        for line in text.splitlines():
+            m = _TAG.match(line.strip())
+            if m:
+                tags[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
+                continue
+            plies += sum(
+                1 for token in line.split() if _MOVE_TOKEN.match(token) and token not in _RESULTS
+            )
+        return cls(path, tags, plies)
+
+
+class GameStore:
+    """The games kept in one state directory (created on first use)."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self._lock_fd: int | None = None
+
+    @property
+    def current_path(self) -> Path:
+        return self.directory / CURRENT
+
+    @property
+    def games_dir(self) -> Path:
+        return self.directory / GAMES
+
+    def _ensure(self) -> None:
+        try:
+            self.games_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the state directory {self.directory}: {exc.strerror}") from exc
+
+    # -- the lock ---------------------------------------------------------------------
+
+    def acquire(self) -> None:
+        """Claim the directory for this process (released by :meth:`release` or at exit).
+
+        An advisory ``flock``: the kernel drops it when the process dies, even by
+        SIGKILL, so a crash never leaves a stale lock behind.
+        """
+        self._ensure()
+        path = self.directory / "lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            if exc.errno in (errno.EAGAIN, errno.EACCES):
+                raise StoreLockedError(
+                    f"another crownhead (pid {holder}) is using the state directory {self.directory}"
+                ) from exc
+            raise StoreError(f"cannot lock {path}: {exc.strerror}") from exc
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd = fd
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # -- the game in progress ---------------------------------------------------------
+
+    def save_current(self, record: GameRecord) -> None:
+        """Save the unfinished game atomically (called after every committed move)."""
+        self._ensure()
+        try:
+            atomic_write(self.current_path, record.to_json())
+        except OSError as exc:
+            raise StoreError(f"cannot save the game to {self.current_path}: {exc.strerror}") from exc
+
+    def load_current(self) -> GameRecord | None:
+        """The saved unfinished game, None if there is none.
+
+        Raises :class:`StoreError` naming the file when it cannot be used; see
+        :meth:`set_aside` to keep such a file out of the way without deleting it.
+        """
+        path = self.current_path
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path}: cannot read ({exc})") from exc
+        record = GameRecord.from_json(text, str(path))
+        record.to_game()  # a record that does not replay is refused here, with its ply
+        return record
+
+    def set_aside(self) -> Path | None:
+        """Rename an unusable ``current.json`` to ``current-<time>.bad`` and return the new path."""
+        path = self.current_path
+        if not path.exists():
+            return None
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = self.directory / f"current-{stamp}.bad"
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.directory / f"current-{stamp}-{n}.bad"
+        os.replace(path, target)
+        _fsync_dir(self.directory)
+        return target
+
+    def clear_current(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.current_path)
+            _fsync_dir(self.directory)
+
+    # -- finished games ---------------------------------------------------------------
+
+    def game_path(self, record: GameRecord) -> Path:
+        return self.games_dir / f"{record.id}.pdn"
+
+    def finish(self, record: GameRecord) -> Path:
+        """Write the game as PDN, then forget it as the game in progress.
+
+        Safe to repeat: after a crash between the two steps the next start finds the
+        finished record in ``current.json`` and calls this again, rewriting the same file.
+        """
+        self._ensure()
+        path = self.game_path(record)
+        try:
+            atomic_write(path, pdn_text(record))
+        except OSError as exc:
+            raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
+        self.clear_current()
+        return path
+
+    def game_files(self) -> list[Path]:
+        if not self.games_dir.is_dir():
+            return []
+        return sorted(self.games_dir.glob("*.pdn"))
+
+    def list_games(self) -> list[GameFile]:
+        """The finished games, oldest first (file names start with the start time)."""
+        return [GameFile.read(p) for p in self.game_files()]
+
+    def export(self) -> str:
+        """Every finished game as one PDN text, oldest first, a blank line between games."""
+        texts = []
+        for path in self.game_files():
+            try:
+                texts.append(path.read_text(encoding="utf-8").strip() + "\n")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise StoreError(f"{path}: cannot read ({exc})") from exc
+        return "\n".join(texts)
+
+    def __iter__(self) -> Iterator[GameFile]:
+        return iter(self.list_games())
+
+    def __repr__(self) -> str:
+        return f"GameStore({str(self.directory)!r})"

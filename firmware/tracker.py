@@ -1,0 +1,953 @@
+"""The move tracker: settled switch readings in, exact moves, warnings and LED roles out.
+
+The board senses only *whether* a square is occupied. The tracker knows *what* stands
+where because it has followed every move from a known position: identity comes from
+history, never from the sensors. For the position to move it precomputes the occupancy
+patterns of every legal move (:mod:`firmware.tracker_table`) and reads each settled
+board against them:
+
+* the board of the position itself: nothing happened, or a piece was put back;
+* the result of exactly one legal move: accepted once stable for ``settle_ms``, or at
+  once when the opponent starts the reply (a fast reply is never lost or merged);
+* part-way through one or more legal moves (piece lifted, jumper touching down on
+  landing squares, captured pieces taken off in any order): a move in progress, with
+  guidance at once and the ``continue-capture``/``remove-captured`` warnings only after
+  ``patience_ms`` or when the opponent starts to move;
+* in casual play, the position before the last move (a takeback) or the last move
+  redone differently by the same piece (a correction, until the opponent touches a piece);
+* anything else: an illegal move or a board out of sync. Nothing is committed; the
+  roles ``missing``/``extra`` say what to put back where, for as long as it takes.
+
+It is pure and deterministic: time comes in as arguments, nothing reads a clock.
+
+>>> from rules import Game
+>>> from rules.squares import bit
+>>> tracker = Tracker(Game())
+>>> board = tracker.position.occupied
+>>> tracker.update(board & ~bit(11), 1000)          # Black lifts the man on 11
+[]
+>>> sorted(s for s, r in tracker.roles.items() if r in ("touched", "target"))
+[11, 15, 16]
+>>> tracker.update(board & ~bit(11) | bit(15), 1400)  # ...and puts it on 15
+[]
+>>> [e.to_json() for e in tracker.tick(1700)]       # settled for settle_ms: accepted
+[{'t': 1700, 'event': 'move', 'ply': 1, 'side': 'black', 'move': '11-15', 'path': [11, 15], 'captures': []}]
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from firmware.events import (
+    BoardWarning,
+    Crowned,
+    Event,
+    GameOver,
+    MoveMade,
+    NewGame,
+    TakenBack,
+    WARNING_CODES,
+)
+from firmware.tracker_table import Plan, ProgressView, TurnTable, lowest_square, view_progress
+from rules import Game, Move, Position
+from rules.squares import bit, iter_squares, squares_of
+
+__all__ = [
+    "Tracker",
+    "TrackerSettings",
+    "ModePolicy",
+    "MODES",
+    "ROLES",
+    "HINT_ROLES",
+    "visible_roles",
+    "Reading",
+    "Kind",
+]
+
+#: Every role a square can have, in the order they are documented in docs/replay.md.
+ROLES: tuple[str, ...] = (
+    "touched",
+    "target",
+    "capture",
+    "must-capture",
+    "next-jump",
+    "remove",
+    "missing",
+    "extra",
+    "crown",
+    "move-from",
+    "move-path",
+    "move-to",
+    "error",
+    "king",
+    "last-from",
+    "last-to",
+)
+#: Roles that are advice rather than a requirement: hidden when hints are off and by a referee.
+HINT_ROLES = frozenset({"target", "capture", "must-capture"})
+
+
+def visible_roles(roles: Mapping[int, str], hints: bool) -> dict[int, str]:
+    """``roles`` without the hint roles when ``hints`` is off."""
+    if hints:
+        return dict(roles)
+    return {s: r for s, r in roles.items() if r not in HINT_ROLES}
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerSettings:
+    """Timing of the tracker, in milliseconds.
+
+    ``settle_ms``: how long a board must stay the result of a legal move before it is
+    accepted (also how long a wrong board must stand before it is reported).
+    ``patience_ms``: how long a jumper may stand still part-way through a capture, or
+    with captured pieces still on the board, before the board says so.
+    """
+
+    settle_ms: int = 300
+    patience_ms: int = 2500
+
+    def __post_init__(self) -> None:
+        for name in ("settle_ms", "patience_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an int >= 0 (milliseconds), got {value!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ModePolicy:
+    """What a play mode allows. Referee mode (a later issue) extends this.
+
+    ``strict_touch_move``: after touching a playable piece, only a move of that piece is
+    accepted (otherwise a move with another piece is accepted with a warning).
+    ``hints``: hint roles are meant to be shown. ``takeback``: restoring the previous
+    position, or the ``takeback`` button, undoes the last move. ``correction``: the last
+    move may be redone differently until the opponent touches a piece. ``skip_ahead``: a
+    move whose result stands on the board except for the opponent's reply already begun
+    is accepted (the mover forgot to take a captured piece off, and someone did later).
+    """
+
+    name: str
+    strict_touch_move: bool = False
+    hints: bool = True
+    takeback: bool = True
+    correction: bool = True
+    skip_ahead: bool = True
+
+
+MODES: dict[str, ModePolicy] = {
+    "play": ModePolicy("play"),
+    "referee": ModePolicy(
+        "referee", strict_touch_move=True, hints=False, takeback=False, correction=False
+    ),
+}
+
+
+class Kind(enum.Enum):
+    """How a settled board reads against the game."""
+
+    IDLE = "idle"  #: the position itself
+    COMPLETE = "complete"  #: the result of a legal move (pending settle)
+    PROGRESS = "progress"  #: part-way through legal moves
+    CROWNING = "crowning"  #: the man just crowned is off its square (being swapped for a king)
+    TAKEBACK = "takeback"  #: the position before the last move (pending settle)
+    CORRECT_COMPLETE = "correct-complete"  #: the last move redone differently (pending settle)
+    CORRECT_PROGRESS = "correct-progress"  #: the last move being redone
+    RESTORE = "restore"  #: the result of a move just taken back by button: put it back
+    NONE = "none"  #: no legal reading: an illegal move or a board out of sync
+
+
+_COMMITTABLE = (Kind.COMPLETE, Kind.TAKEBACK, Kind.CORRECT_COMPLETE)
+#: Readings about the move of the side to move, and about redoing the move before.
+_THIS_MOVE = frozenset({Kind.IDLE, Kind.COMPLETE, Kind.PROGRESS, Kind.CROWNING})
+_LAST_MOVE = frozenset({Kind.TAKEBACK, Kind.CORRECT_COMPLETE, Kind.CORRECT_PROGRESS})
+
+
+def _continues(pending: Kind, new: Kind) -> bool:
+    """Whether a board reading ``new`` still belongs to the unfinished business ``pending``.
+
+    A finished move followed by a board about anything else (the reply starting, even a
+    reply slid in that happens to look like the position before) is accepted first.
+    """
+    if pending is Kind.COMPLETE:
+        return new in _THIS_MOVE
+    return new in _LAST_MOVE or new is Kind.IDLE
+_PRIORITY = {code: i for i, code in enumerate(WARNING_CODES)}
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A board read against the game: its :class:`Kind` and the moves it fits."""
+
+    kind: Kind
+    board: int
+    plans: tuple[Plan, ...] = ()
+    #: A COMPLETE board that is also part-way through another move: wait patience_ms.
+    also_progress: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Fault:
+    """A piece lifted wrongly (touch-move, forced capture, unplayable): lasts while it is off."""
+
+    code: str
+    square: int
+    squares: tuple[int, ...]
+    message: str
+    t: int
+    roles: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Condition:
+    code: str
+    squares: tuple[int, ...]
+    message: str
+    due: int
+
+
+def _piece_name(position: Position, square: int) -> str:
+    piece = position.piece_at(square)
+    if piece is None:
+        return "piece"
+    return "king" if piece.king else "man"
+
+
+def _list(squares: Iterable[int]) -> str:
+    items = [str(s) for s in squares]
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+class Tracker:
+    """Follows a game on the board from settled occupancy readings and button presses.
+
+    ``game`` is the game the board shows now (its position is taken to stand on the
+    board unless ``board`` gives the occupancy actually read). ``mode`` is ``"play"``,
+    ``"referee"`` or a :class:`ModePolicy`. Feed it with :meth:`update` after every
+    accepted sensor change, :meth:`press` for buttons and :meth:`tick` when
+    :meth:`next_deadline` comes; each returns the events that happened.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        settings: TrackerSettings = TrackerSettings(),
+        mode: str | ModePolicy = "play",
+        *,
+        board: int | None = None,
+    ) -> None:
+        if isinstance(mode, str):
+            if mode not in MODES:
+                raise ValueError(f"unknown mode {mode!r} (known: {', '.join(MODES)})")
+            mode = MODES[mode]
+        self.settings = settings
+        self.policy: ModePolicy = mode
+        self.game = game
+        self._version = 0
+        self._cache: dict[str, tuple[object, object]] = {}
+        self._active: dict[str, BoardWarning] = {}
+        self._board = game.position.occupied if board is None else board
+        self._changed_at = 0
+        #: When the current reading began: a board change, or a move, takeback or press.
+        self._since = 0
+        self._now = 0
+        self._setup: Position | None = None
+        self._blocked: int | None = None
+        self._expected: Move | None = None
+        self._crown: int | None = None
+        self._new_turn()
+        self._reading = self._read(self._board)
+        if self._reading.kind is not Kind.NONE:
+            self._ref = self._reading
+
+    # -- public state -----------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return self.policy.name
+
+    @property
+    def position(self) -> Position:
+        """The position of the game (what should stand on the board)."""
+        return self.game.position
+
+    @property
+    def board(self) -> int:
+        """The last settled occupancy fed in."""
+        return self._board
+
+    @property
+    def board_matches(self) -> bool:
+        """Whether the board shows exactly the position (and no setup is under way)."""
+        return self._setup is None and self._board == self.game.position.occupied
+
+    @property
+    def reading(self) -> Reading:
+        return self._reading
+
+    @property
+    def setting_up(self) -> Position | None:
+        """The position being set up for a new game, or None."""
+        return self._setup
+
+    @property
+    def expected(self) -> Move | None:
+        """The move the board wants made (see :meth:`expect`), or None."""
+        return self._expected
+
+    @property
+    def touched(self) -> int | None:
+        """The square of the piece touched this turn (touch-move), or None."""
+        return self._touched
+
+    @property
+    def warning(self) -> BoardWarning | None:
+        """The most urgent warning whose condition still holds, or None."""
+        if not self._active:
+            return None
+        return min(self._active.values(), key=lambda w: _PRIORITY.get(w.code, 99))
+
+    @property
+    def roles(self) -> dict[int, str]:
+        """What each lit square shows now (see ``ROLES``); unlit squares are absent."""
+        cached = self._cache.get("roles")
+        if cached is not None and cached[0] == self._version:
+            return dict(cached[1])  # type: ignore[arg-type]
+        roles = self._compute_roles()
+        self._cache["roles"] = (self._version, roles)
+        return dict(roles)
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`tick` has something to do (a move to accept, a warning due), or None."""
+        times = []
+        commit = self._commit_due()
+        if commit is not None:
+            times.append(commit)
+        for cond in self._conditions():
+            if cond.code not in self._active:
+                times.append(cond.due)
+        return min(times) if times else None
+
+    # -- inputs -----------------------------------------------------------------------
+
+    def update(self, occupancy: int, now_ms: int) -> list[Event]:
+        """A new settled occupancy (bit ``s - 1`` for square ``s``) at ``now_ms``."""
+        events = self._run_timers(now_ms)
+        if occupancy == self._board:
+            return events
+        before = self._board
+        self._board = occupancy
+        self._changed_at = self._since = now_ms
+        self._touch_state()
+        if self._setup is not None:
+            events += self._setup_check(now_ms)
+            return events + self._refresh(now_ms)
+        if self._blocked is not None and occupancy != self._blocked:
+            self._blocked = None
+        lifted = before & ~occupancy
+        placed = occupancy & ~before
+        old = self._reading
+        reading = self._read(occupancy)
+        if old.kind in _COMMITTABLE and not _continues(old.kind, reading.kind):
+            # The board left a finished move for something that is no part of it: the
+            # move was made (released), and what comes now belongs to the next one.
+            events += self._accept(old, now_ms)
+            reading = self._read(occupancy)
+        elif reading.kind is Kind.NONE:
+            moved_on = False
+            if self.policy.skip_ahead:
+                ahead = self._skip_ahead(occupancy)
+                if ahead is not None:
+                    events += self._accept(ahead, now_ms)
+                    moved_on = True
+                    # The pieces the replying side has already picked up are its touches.
+                    lifted = self.game.position.pieces_of(self.game.turn) & ~occupancy
+            if moved_on:
+                reading = self._read(occupancy)
+            elif old.kind is Kind.PROGRESS and self._opponent_started(lifted, old):
+                self._escalated = True
+        self._reading = reading
+        if lifted & self._table.own:
+            self._note_lifts(lifted, now_ms)
+            reading = self._reading = self._read(occupancy)
+        if placed and reading.kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
+            if any(p.landings & placed for p in reading.plans):
+                self._seen.append(lowest_square(placed))
+        if reading.kind is Kind.IDLE:
+            self._seen.clear()
+            self._escalated = False
+            self._adjusting = False
+        if reading.kind is not Kind.NONE:
+            self._ref = reading
+        self._touch_state()
+        return events + self._refresh(now_ms)
+
+    def press(self, button: str, now_ms: int) -> list[Event]:
+        """A button press. Handled here: ``adjust``, ``takeback``, ``new``, ``resign``, ``claim``.
+
+        Other buttons (``hint``, ``draw``...) belong to the application; they return no event.
+        """
+        events = self._run_timers(now_ms)
+        self._since = now_ms
+        self._touch_state()
+        if button == "new":
+            return events + self.new_game(None, now_ms)
+        if self._setup is not None:
+            return events
+        if button == "adjust":
+            self._adjusting = True
+        elif button == "takeback":
+            events += self.take_back(now_ms)
+        elif button == "resign" and not self.game.is_over:
+            if self._reading.kind in _COMMITTABLE:
+                events += self._accept(self._reading, now_ms)
+            if not self.game.is_over:
+                result = self.game.resign()
+                events.append(GameOver(now_ms, result.score, result.reason))
+                self._reread()
+        elif button == "claim" and not self.game.is_over:
+            result = self.game.claim_draw()
+            if result is not None:
+                events.append(GameOver(now_ms, result.score, result.reason))
+                self._reread()
+        return events + self._refresh(now_ms)
+
+    def tick(self, now_ms: int) -> list[Event]:
+        """Run the timers due by ``now_ms`` (accept settled moves, raise overdue warnings)."""
+        return self._run_timers(now_ms)
+
+    def expect(self, move: Move | None) -> None:
+        """Ask for ``move`` to be made on the board (a computer's move, a balloted opening).
+
+        Its squares get the roles ``move-from``, ``move-path``, ``move-to`` (and
+        ``capture``); until it is made, no other move is accepted for the side to move.
+        ``None`` withdraws the request. Raises ``ValueError`` for a move that is not legal.
+        """
+        if move is not None and self._table.plan(move) is None:
+            raise ValueError(f"{move.pdn(full=True)} is not a legal move in {self.position.fen()}")
+        self._expected = move
+        self._since = max(self._since, self._now)
+        self._reread()
+
+    def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
+        """Set up a new game from ``position`` (default: the start position).
+
+        The game begins as soon as that position stands on the board; until then the
+        roles ``missing`` and ``extra`` say which squares to fill and to empty.
+        """
+        now = self._now if now_ms is None else now_ms
+        self._touch_state()
+        self._setup = position if position is not None else Position.start()
+        self._expected = None
+        self._crown = None
+        self._blocked = None
+        events = self._setup_check(now)
+        return events + self._refresh(now)
+
+    def take_back(self, now_ms: int) -> list[Event]:
+        """Take back the last move (the ``takeback`` button); the board is then guided back."""
+        if not self.policy.takeback or self._setup is not None:
+            return []
+        events: list[Event] = []
+        if self._reading.kind in _COMMITTABLE:
+            events += self._accept(self._reading, now_ms)
+        if not self.game.moves:
+            return events
+        undone = self.game.moves[-1]
+        result_board = self._table_for(self.game.positions[-2]).plan(undone)
+        events += self._undo(now_ms)
+        self._blocked = result_board.result if result_board is not None else None
+        self._reread()
+        return events
+
+    # -- timers -----------------------------------------------------------------------
+
+    def _commit_due(self) -> int | None:
+        if self._reading.kind not in _COMMITTABLE or self._setup is not None:
+            return None
+        wait = self.settings.patience_ms if self._reading.also_progress else self.settings.settle_ms
+        return self._changed_at + wait
+
+    def _run_timers(self, now: int) -> list[Event]:
+        events: list[Event] = []
+        for _ in range(64):
+            due = self.next_deadline()
+            if due is None or due > now:
+                break
+            due = max(due, self._now)
+            commit = self._commit_due()
+            if commit is not None and commit <= due:
+                events += self._accept(self._reading, max(commit, self._now))
+                self._ref = self._reading
+            events += self._refresh(due)
+        self._now = max(self._now, now)
+        return events
+
+    # -- reading the board ------------------------------------------------------------
+
+    def _new_turn(self) -> None:
+        """Forget everything about the turn in progress (after a move, takeback or new game)."""
+        self._table = TurnTable(self.game.position, self.game.rules)
+        self._correction: TurnTable | None = None
+        self._touched: int | None = None
+        self._fault: _Fault | None = None
+        self._adjusting = False
+        self._escalated = False
+        self._seen: list[int] = []
+        self._correction_open = False
+        self._expected = None
+        self._ref = Reading(Kind.IDLE, self.game.position.occupied)
+
+    def _table_for(self, position: Position) -> TurnTable:
+        return TurnTable(position, self.game.rules)
+
+    def _candidates(self) -> tuple[Plan, ...] | None:
+        """The moves the side to move may make now (None: every legal move)."""
+        if self._expected is not None:
+            plan = self._table.plan(self._expected)
+            return (plan,) if plan is not None else ()
+        if (
+            self.policy.strict_touch_move
+            and self._touched is not None
+            and self._table.movable & bit(self._touched)
+        ):
+            return tuple(p for p in self._table.plans if p.move.start == self._touched)
+        return None
+
+    def _correction_table(self) -> TurnTable | None:
+        if not (self.policy.correction and self._correction_open and self.game.moves):
+            return None
+        if self._correction is None:
+            before = self.game.positions[-2]
+            start = self.game.moves[-1].start
+            moves = [m for m in before.legal_moves(self.game.rules) if m.start == start]
+            self._correction = TurnTable(before, self.game.rules, moves)
+        return self._correction
+
+    def _read(self, board: int) -> Reading:
+        game = self.game
+        occupied = game.position.occupied
+        if board == occupied:
+            return Reading(Kind.IDLE, board)
+        if self._blocked is not None and board == self._blocked:
+            return Reading(Kind.RESTORE, board)
+        over = game.is_over
+        if not over:
+            if self._crown is not None and board == occupied & ~bit(self._crown):
+                return Reading(Kind.CROWNING, board)
+            table = self._table
+            only = self._candidates()
+            done = table.complete(board, only)
+            if done:
+                others = [p for p in table.in_progress(board, only) if p not in done]
+                return Reading(Kind.COMPLETE, board, done, also_progress=bool(others))
+            going = table.in_progress(board, only)
+            if going:
+                return Reading(Kind.PROGRESS, board, tuple(going))
+        if self.policy.takeback and len(game.positions) > 1 and board == game.positions[-2].occupied:
+            return Reading(Kind.TAKEBACK, board)
+        correction = None if over else self._correction_table()
+        if correction is not None:
+            last = game.moves[-1]
+            done = tuple(p for p in correction.complete(board) if p.move != last)
+            if done:
+                return Reading(Kind.CORRECT_COMPLETE, board, done)
+            going = correction.in_progress(board, extra_removable=last.captured_mask)
+            if going:
+                return Reading(Kind.CORRECT_PROGRESS, board, tuple(going))
+        return Reading(Kind.NONE, board)
+
+    def _reread(self) -> None:
+        self._touch_state()
+        if self._setup is None:
+            self._reading = self._read(self._board)
+            if self._reading.kind is not Kind.NONE:
+                self._ref = self._reading
+
+    def _skip_ahead(self, board: int) -> Reading | None:
+        """A move finished on the board but for the opponent's reply already begun."""
+        ref = self._ref
+        if ref.kind is not Kind.PROGRESS or self.game.is_over:
+            return None
+        groups: dict[int, list[Plan]] = {}
+        for p in ref.plans:
+            groups.setdefault(p.result, []).append(p)
+        found: list[tuple[Plan, ...]] = []
+        for result, plans in groups.items():
+            after = self.game.position.apply(plans[0].move)
+            replier = after.pieces_of(after.turn)
+            gone = result & ~board
+            fits = not board & ~result and gone and not gone & ~replier
+            if not fits:
+                table = self._table_for(after)
+                fits = bool(table.complete(board) or table.in_progress(board))
+            if fits:
+                found.append(tuple(plans))
+        if len(found) != 1:
+            return None
+        return Reading(Kind.COMPLETE, board, found[0])
+
+    def _opponent_started(self, lifted: int, ref: Reading) -> bool:
+        """A piece of the side not to move was lifted, and it is not one being captured."""
+        captured = 0
+        for p in ref.plans:
+            captured |= p.captured
+        return bool(lifted & self._table.opponent & ~captured)
+
+    # -- touching pieces --------------------------------------------------------------
+
+    def _note_lifts(self, lifted: int, now: int) -> None:
+        """Touch-move bookkeeping for pieces of the side to move just lifted."""
+        own = lifted & self._table.own
+        if not own or self.game.is_over or self._expected is not None:
+            return
+        if self._reading.kind in (Kind.TAKEBACK, Kind.CORRECT_PROGRESS, Kind.CORRECT_COMPLETE, Kind.RESTORE):
+            return
+        position = self.game.position
+        table = self._table
+        for square in iter_squares(own):
+            if self._adjusting:
+                continue
+            # The side to move has touched a piece: the last move is no longer open to
+            # correction, and the crowning prompt has been seen.
+            self._correction_open = False
+            self._crown = None
+            b = bit(square)
+            touched = self._touched
+            fault: _Fault | None = None
+            if touched is None or not table.movable & bit(touched):
+                self._touched = square
+                if not table.movable & b:
+                    name = _piece_name(position, square)
+                    if table.jumpers:
+                        jumpers = tuple(squares_of(table.jumpers))
+                        fault = _Fault(
+                            "forced-capture",
+                            square,
+                            jumpers,
+                            f"a capture is compulsory: the {name} on {square} cannot capture;"
+                            f" capture with the piece on {_list(jumpers)}",
+                            now,
+                            tuple((s, "must-capture") for s in jumpers) + ((square, "error"),),
+                        )
+                    else:
+                        fault = _Fault(
+                            "unplayable-piece",
+                            square,
+                            (square,),
+                            f"the {name} on {square} has no legal move; put it back",
+                            now,
+                            ((square, "error"),),
+                        )
+            elif square != touched:
+                name = _piece_name(position, touched)
+                roles: tuple[tuple[int, str], ...] = ((touched, "touched"),)
+                if self.policy.strict_touch_move:
+                    roles += ((square, "error"),)
+                fault = _Fault(
+                    "touch-move",
+                    square,
+                    (touched,),
+                    f"touch-move: the {name} on {touched} was touched first and must be played",
+                    now,
+                    roles,
+                )
+            if fault is not None:
+                self._fault = fault
+
+    def _fault_active(self) -> _Fault | None:
+        fault = self._fault
+        if fault is None or self._board & bit(fault.square):
+            return None
+        return fault
+
+    # -- accepting --------------------------------------------------------------------
+
+    def _accept(self, reading: Reading, now: int) -> list[Event]:
+        if reading.kind is Kind.COMPLETE:
+            return self._commit(reading.plans, now)
+        if reading.kind is Kind.TAKEBACK:
+            return self._undo(now)
+        if reading.kind is Kind.CORRECT_COMPLETE:
+            events = self._undo(now)
+            table = self._table
+            plans = tuple(p for m in reading.plans if (p := table.plan(m.move)) is not None)
+            events += self._commit(plans, now)
+            self._correction_open = self.policy.correction
+            return events
+        return []
+
+    def _choose(self, plans: tuple[Plan, ...]) -> Plan:
+        """Of routes with the same result, the one whose landings were seen."""
+        if len(plans) == 1 or not self._seen:
+            return plans[0]
+        seen = self._seen
+
+        def fits(p: Plan) -> int:
+            path = p.move.path[1:]
+            i = 0
+            for sq in path:
+                if i < len(seen) and seen[i] == sq:
+                    i += 1
+            return i
+
+        return max(plans, key=fits)
+
+    def _commit(self, plans: tuple[Plan, ...], now: int) -> list[Event]:
+        if not plans or self.game.is_over:
+            return []
+        plan = self._choose(plans)
+        table = self._table
+        move = plan.move
+        text = move.pdn(full=True) if table.ambiguous_ends(plan) else move.pdn()
+        side = str(self.game.turn)
+        self._since = max(self._since, now)
+        self.game.play(move)
+        events: list[Event] = [
+            MoveMade(now, self.game.ply, side, text, tuple(move.path), tuple(move.captures))
+        ]
+        self._new_turn()
+        self._correction_open = self.policy.correction
+        self._crown = None
+        if plan.crowns:
+            self._crown = move.end
+            events.append(Crowned(now, move.end))
+        self._blocked = None
+        result = self.game.result
+        if result is not None:
+            events.append(GameOver(now, result.score, result.reason))
+        self._reread()
+        return events
+
+    def _undo(self, now: int) -> list[Event]:
+        if not self.game.moves:
+            return []
+        ply = self.game.ply
+        self._since = max(self._since, now)
+        self.game.undo()
+        self._new_turn()
+        self._crown = None
+        self._blocked = None
+        self._reread()
+        return [TakenBack(now, ply)]
+
+    # -- setting up -------------------------------------------------------------------
+
+    def _setup_check(self, now: int) -> list[Event]:
+        target = self._setup
+        if target is None or self._board != target.occupied:
+            return []
+        self._setup = None
+        self._since = max(self._since, now)
+        self.game = Game(target, self.game.rules)
+        self._new_turn()
+        self._crown = None
+        self._blocked = None
+        self._reread()
+        self._ref = self._reading
+        return [NewGame(now, target.fen())]
+
+    # -- warnings ---------------------------------------------------------------------
+
+    def _touch_state(self) -> None:
+        self._version += 1
+
+    def _conditions(self) -> list[_Condition]:
+        cached = self._cache.get("conditions")
+        if cached is not None and cached[0] == self._version:
+            return cached[1]  # type: ignore[return-value]
+        conds = self._compute_conditions()
+        self._cache["conditions"] = (self._version, conds)
+        return conds
+
+    def _compute_conditions(self) -> list[_Condition]:
+        if self._setup is not None or self.game.is_over:
+            return []
+        out: list[_Condition] = []
+        reading = self._reading
+        fault = self._fault_active()
+        if fault is not None:
+            out.append(_Condition(fault.code, fault.squares, fault.message, fault.t))
+        if reading.kind is Kind.NONE:
+            cond = self._none_condition(reading.board, fault)
+            if cond is not None:
+                out.append(cond)
+        progress_ref = reading if reading.kind is Kind.PROGRESS else None
+        if reading.kind is Kind.NONE and self._escalated and self._ref.kind is Kind.PROGRESS:
+            progress_ref = self._ref
+        if progress_ref is not None and progress_ref.board & ~self._table.occupied:
+            # Only a jumper standing on a landing square can be overdue.
+            view = self._view(progress_ref)
+            if view.stopped is not None:
+                due = self._since if self._escalated else self._since + self.settings.patience_ms
+                if view.stopped == "continue-capture":
+                    message = f"the capture is not finished: jump on to {_list(view.stopped_squares)}"
+                else:
+                    pieces = "piece" if len(view.stopped_squares) == 1 else "pieces"
+                    message = f"take the captured {pieces} off {_list(view.stopped_squares)}"
+                out.append(_Condition(view.stopped, view.stopped_squares, message, due))
+        return out
+
+    def _none_condition(self, board: int, fault: _Fault | None) -> _Condition | None:
+        ref = self._ref
+        if fault is not None and board == ref.board & ~bit(fault.square):
+            return None  # the lifted piece is the whole story, already told
+        position = self.game.position
+        occupied = position.occupied
+        if self._adjusting and not board & ~occupied:
+            return None
+        if self._escalated and ref.kind is Kind.PROGRESS:
+            extra = ref.board & ~board
+            if not board & ~ref.board and not extra & ~self._table.opponent:
+                return None  # the opponent holds a piece early; the progress warning says why
+        due = self._since + self.settings.settle_ms
+        own = self._table.own
+        removed = occupied & ~board
+        added = board & ~occupied
+        mover = removed & own
+        if mover and not mover & (mover - 1) and added and not added & (added - 1):
+            start, end = lowest_square(mover), lowest_square(added)
+            name = _piece_name(position, start)
+            squares = (start, end)
+            if self._expected is not None:
+                message = f"the board wants {self._expected.pdn()} played; put the {name} back on {start}"
+            elif (
+                self.policy.strict_touch_move
+                and self._touched is not None
+                and self._touched != start
+                and self._table.movable & bit(self._touched)
+            ):
+                message = (
+                    f"touch-move: the piece on {self._touched} was touched and must be played;"
+                    f" put the {name} back on {start}"
+                )
+            elif self._table.jumpers and not self._table.movable & bit(start):
+                message = (
+                    f"a capture is compulsory: {start}-{end} is not allowed;"
+                    f" put the {name} back on {start}"
+                )
+            else:
+                message = f"{start}-{end} is not a legal move; put the {name} back on {start}"
+            return _Condition("illegal-move", squares, message, due)
+        diff = ref.board ^ board
+        fill = squares_of(ref.board & ~board)
+        empty = squares_of(board & ~ref.board)
+        parts = []
+        if fill:
+            parts.append(f"put a piece on {_list(fill)}")
+        if empty:
+            parts.append(f"take the piece off {_list(empty)}")
+        message = "the board does not match the game: " + "; ".join(parts)
+        return _Condition("out-of-sync", tuple(squares_of(diff)), message, due)
+
+    def _refresh(self, now: int) -> list[Event]:
+        """Raise the warnings whose condition has arisen and is due; drop the ended ones."""
+        # A warning already raised stays up, without repeating, while its condition holds.
+        conds = [c for c in self._conditions() if c.due <= now or c.code in self._active]
+        events: list[Event] = []
+        active: dict[str, BoardWarning] = {}
+        for cond in sorted(conds, key=lambda c: _PRIORITY.get(c.code, 99)):
+            old = self._active.get(cond.code)
+            if old is None:
+                warning = BoardWarning(max(cond.due, 0), cond.code, cond.squares, cond.message)
+                events.append(warning)
+            else:
+                warning = BoardWarning(old.t, cond.code, cond.squares, cond.message)
+            active[cond.code] = warning
+        if active.keys() != self._active.keys() or events:
+            self._touch_state()
+        self._active = active
+        events.sort(key=lambda e: e.t)
+        return events
+
+    # -- roles ------------------------------------------------------------------------
+
+    def _view(self, reading: Reading) -> ProgressView:
+        key = "view"
+        cached = self._cache.get(key)
+        token = (self._version, id(reading))
+        if cached is not None and cached[0] == token:
+            return cached[1]  # type: ignore[return-value]
+        if reading.kind is Kind.CORRECT_PROGRESS and self._correction is not None:
+            occupied = self._correction.occupied
+        else:
+            occupied = self._table.occupied
+        view = view_progress(reading.plans, reading.board, occupied, self._seen)
+        self._cache[key] = (token, view)  # type: ignore[assignment]
+        return view
+
+    def _compute_roles(self) -> dict[int, str]:
+        roles: dict[int, str] = {}
+        board = self._board
+        if self._setup is not None:
+            target = self._setup.occupied
+            for s in iter_squares(target & ~board):
+                roles[s] = "missing"
+            for s in iter_squares(board & ~target):
+                roles[s] = "extra"
+            return roles
+        game = self.game
+        position = game.position
+        reading = self._reading
+        if game.moves and reading.kind in (Kind.IDLE, Kind.CROWNING):
+            last = game.moves[-1]
+            roles[last.start] = "last-from"
+            roles[last.end] = "last-to"
+        for s in iter_squares(position.kings & board):
+            roles[s] = "king"
+        if self._expected is not None:
+            self._expected_roles(roles, self._expected, board)
+        if self._crown is not None:
+            roles[self._crown] = "crown"
+        kind = reading.kind
+        if kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
+            self._progress_roles(roles, self._view(reading))
+        elif kind is Kind.RESTORE:
+            occupied = position.occupied
+            for s in iter_squares(occupied & ~board):
+                roles[s] = "missing"
+            for s in iter_squares(board & ~occupied):
+                roles[s] = "extra"
+        elif kind is Kind.NONE and not game.is_over:
+            ref = self._ref
+            if ref.kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
+                self._progress_roles(roles, self._view(ref))
+            for s in iter_squares(ref.board & ~board):
+                roles[s] = "missing"
+            for s in iter_squares(board & ~ref.board):
+                roles[s] = "extra"
+        elif kind is Kind.IDLE and self.policy.strict_touch_move and self._touched is not None:
+            if self._table.movable & bit(self._touched):
+                roles[self._touched] = "touched"
+        fault = self._fault_active()
+        if fault is not None:
+            for s, role in fault.roles:
+                roles[s] = role
+        return roles
+
+    @staticmethod
+    def _progress_roles(roles: dict[int, str], view: ProgressView) -> None:
+        if view.lifted is not None:
+            roles[view.lifted] = "touched"
+        for s in view.first:
+            roles[s] = "target"
+        for s in view.next_jumps:
+            roles[s] = "next-jump"
+        for s in view.ahead:
+            roles[s] = "capture"
+        for s in view.to_remove:
+            roles[s] = "remove"
+
+    @staticmethod
+    def _expected_roles(roles: dict[int, str], move: Move, board: int) -> None:
+        for s in move.path[1:-1]:
+            roles[s] = "move-path"
+        roles[move.end] = "move-to"
+        roles[move.start] = "move-from"
+        for s in move.captures:
+            if board & bit(s):
+                roles[s] = "capture"

@@ -1,0 +1,485 @@
+"""The interactive simulator: the simulated board in a terminal, played with mouse or keys.
+
+A thin view over :class:`~firmware.app.App`. Everything a test needs to check is pure and
+needs no terminal: :func:`render` turns a :class:`~firmware.app.BoardView` into a
+:class:`Screen` (characters plus a colour style per cell), :func:`square_at` maps a mouse
+click to a square, :func:`parse_input` reads what the person typed. Only :func:`main`
+touches curses.
+
+Layout (80x24): the board on the left, from Black's side (square 1 top left) as on a
+diagram, each dark square showing its number, its piece and its LED colour as the
+cell's background (``*`` marks a lit LED and ``!`` a blinking warning, for terminals
+without colour); game status, warning and the move list on the right; the input line
+and the keys at the bottom.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from firmware.app import App, BoardView
+
+__all__ = [
+    "WIDTH",
+    "HEIGHT",
+    "KEYS",
+    "Style",
+    "Screen",
+    "Toggle",
+    "HandMove",
+    "Press",
+    "Quit",
+    "InputError",
+    "parse_input",
+    "key_action",
+    "render",
+    "square_at",
+    "cell_origin",
+    "main",
+    "NoTerminalError",
+]
+
+WIDTH, HEIGHT = 80, 24
+CELL_W, CELL_H = 5, 2
+BOARD_TOP, BOARD_LEFT = 2, 3
+PANEL_LEFT = BOARD_LEFT + 8 * CELL_W + 2
+PANEL_WIDTH = WIDTH - PANEL_LEFT - 1
+
+RGB = tuple[int, int, int]
+
+#: Keys acting at once when nothing is typed yet: (key, button or action, help text).
+KEYS: tuple[tuple[str, str, str], ...] = (
+    ("n", "new", "new"),
+    ("h", "hint", "hint"),
+    ("t", "takeback", "takeback"),
+    ("c", "claim", "claim"),
+    ("r", "resign", "resign"),
+    ("a", "adjust", "adjust"),
+    ("f", "follow", "follow the lights"),
+    ("q", "quit", "quit"),
+)
+
+WOOD: RGB = (110, 70, 35)  # a dark square whose LED is off
+LIGHT: RGB = (200, 190, 160)  # a light square (no LED on a 32-LED board)
+PANEL: RGB | None = None  # the terminal's own background
+
+
+class Style(NamedTuple):
+    fg: RGB | None = None
+    bg: RGB | None = None
+    bold: bool = False
+
+
+PLAIN = Style()
+
+
+class Screen:
+    """A grid of characters, each with a :class:`Style`; ``text()`` is what a capture shows."""
+
+    def __init__(self, width: int = WIDTH, height: int = HEIGHT) -> None:
+        self.width, self.height = width, height
+        self.chars = [[" "] * width for _ in range(height)]
+        self.styles = [[PLAIN] * width for _ in range(height)]
+
+    def put(self, row: int, col: int, text: str, style: Style = PLAIN) -> None:
+        if not 0 <= row < self.height:
+            return
+        for i, ch in enumerate(text):
+            c = col + i
+            if 0 <= c < self.width:
+                self.chars[row][c] = ch
+                self.styles[row][c] = style
+
+    def fill(self, row: int, col: int, width: int, style: Style) -> None:
+        self.put(row, col, " " * width, style)
+
+    def line(self, row: int) -> str:
+        return "".join(self.chars[row]).rstrip()
+
+    def text(self) -> str:
+        return "\n".join(self.line(r) for r in range(self.height))
+
+    def runs(self, row: int) -> list[tuple[int, str, Style]]:
+        """The row as ``(col, text, style)`` runs of equal style (what curses draws)."""
+        out: list[tuple[int, str, Style]] = []
+        start = 0
+        for c in range(1, self.width + 1):
+            if c == self.width or self.styles[row][c] != self.styles[row][start]:
+                out.append((start, "".join(self.chars[row][start:c]), self.styles[row][start]))
+                start = c
+        return out
+
+
+# -- geometry ------------------------------------------------------------------------------
+
+
+def cell_origin(square: int) -> tuple[int, int]:
+    """Screen ``(row, col)`` of the top-left corner of a dark square's cell."""
+    r, k = divmod(square - 1, 4)
+    c = 2 * k + (1 if r % 2 == 0 else 0)
+    return BOARD_TOP + r * CELL_H, BOARD_LEFT + c * CELL_W
+
+
+def square_at(row: int, col: int) -> int | None:
+    """The dark square under screen position ``(row, col)``, None elsewhere (a click)."""
+    r, dr = divmod(row - BOARD_TOP, CELL_H)
+    c, dc = divmod(col - BOARD_LEFT, CELL_W)
+    if row < BOARD_TOP or col < BOARD_LEFT or not (0 <= r < 8 and 0 <= c < 8):
+        return None
+    if (r + c) % 2 == 0:
+        return None
+    return r * 4 + c // 2 + 1
+
+
+# -- input ---------------------------------------------------------------------------------
+
+
+class InputError(ValueError):
+    """Typed text that is not a square, a move or a key."""
+
+
+@dataclass(frozen=True)
+class Toggle:
+    """Lift the piece on ``square``, or put one down there if it is empty."""
+
+    square: int
+
+
+@dataclass(frozen=True)
+class HandMove:
+    """Make a whole move by hand: ``text`` such as ``11-15``, ``15x31`` or ``15x24x31``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Press:
+    """Press a board button (``new``, ``hint``...) or a simulator action (``follow``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Quit:
+    pass
+
+
+Action = Toggle | HandMove | Press | Quit
+
+_MOVE = re.compile(r"^\d{1,2}(\s*[-x:]\s*\d{1,2})+$", re.IGNORECASE)
+
+
+def parse_input(text: str) -> Action | None:
+    """What a typed line means: a square number, a move, or a key's name.
+
+    >>> parse_input("11"), parse_input("15x24x31")
+    (Toggle(square=11), HandMove(text='15x24x31'))
+    >>> parse_input("resign")
+    Press(name='resign')
+    """
+    t = text.strip().lower()
+    if not t:
+        return None
+    if t.isdigit():
+        square = int(t)
+        if not 1 <= square <= 32:
+            raise InputError(f"there is no square {square}: squares are 1-32")
+        return Toggle(square)
+    if _MOVE.match(t):
+        squares = [int(s) for s in re.findall(r"\d+", t)]
+        bad = [s for s in squares if not 1 <= s <= 32]
+        if bad:
+            raise InputError(f"there is no square {bad[0]}: squares are 1-32")
+        return HandMove(re.sub(r"\s+", "", t))
+    for key, name, _ in KEYS:
+        if t in (key, name):
+            return Quit() if name == "quit" else Press(name)
+    raise InputError(f"{text.strip()!r}: type a square (1-32), a move (11-15, 15x24) or a key")
+
+
+def key_action(key: str) -> Action | None:
+    """The action of a single key pressed with an empty input line, if any."""
+    for k, name, _ in KEYS:
+        if key == k:
+            return Quit() if name == "quit" else Press(name)
+    return None
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+def _piece_label(token: str | None) -> str:
+    if token is None:
+        return ""
+    if token.isupper():
+        return f"[{token}]"  # a king: two men stacked, drawn with square brackets
+    return f"({token})"
+
+
+def _piece_fg(token: str | None) -> RGB:
+    return (0, 0, 0) if token is not None and token.lower() == "b" else (255, 255, 255)
+
+
+def _visible(rgb: RGB) -> RGB:
+    # A dim LED is plainly visible under a real board but near-black on a screen:
+    # keep the hue, raise the level so a dimmed king or last move can be seen.
+    peak = max(rgb)
+    if peak == 0 or peak >= 110:
+        return rgb
+    f = 110 / peak
+    return (min(255, int(rgb[0] * f)), min(255, int(rgb[1] * f)), min(255, int(rgb[2] * f)))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, line = text.split(), [], ""
+    for w in words:
+        while len(w) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(w[:width])
+            w = w[width:]
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    if line:
+        lines.append(line)
+    return lines
+
+
+def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = HEIGHT) -> Screen:
+    """The whole screen for ``view`` with ``typed`` on the input line."""
+    screen = Screen(width, height)
+    if width < WIDTH or height < HEIGHT:
+        msg = f"Crownhead needs an {WIDTH}x{HEIGHT} terminal (this one is {width}x{height})."
+        for i, line in enumerate(_wrap(msg, max(10, width - 1))):
+            screen.put(i, 0, line)
+        return screen
+    title = "Crownhead - simulated board"
+    screen.put(0, 1, title, Style(bold=True))
+    screen.put(0, PANEL_LEFT, view.mode_text[:PANEL_WIDTH])
+    _render_board(screen, view)
+    _render_panel(screen, view)
+    screen.put(20, 1, view.message[: WIDTH - 2])
+    screen.put(21, 1, "> " + typed[-(WIDTH - 6):] + "_", Style(bold=True))
+    keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow")
+    screen.put(22, 1, "Click or type a square: lift/place.  11-15, 15x24: move.  f: follow the lights")
+    screen.put(23, 1, "Keys: " + keys)
+    return screen
+
+
+def _render_board(screen: Screen, view: BoardView) -> None:
+    for r in range(8):
+        screen.put(BOARD_TOP + r * CELL_H, 1, str(8 - r))
+        for c in range(8):
+            top, left = BOARD_TOP + r * CELL_H, BOARD_LEFT + c * CELL_W
+            if (r + c) % 2 == 0:
+                for dr in range(CELL_H):
+                    screen.fill(top + dr, left, CELL_W, Style(bg=LIGHT))
+                continue
+            square = r * 4 + c // 2 + 1
+            lit = view.lit.get(square)
+            bg = _visible(lit) if lit else WOOD
+            token = view.pieces.get(square)
+            # For terminals without colour: ! blinks (a warning), * is lit, . is lit dimly.
+            mark = "!" if square in view.blinking else ("*" if lit and max(lit) >= 100 else "." if lit else " ")
+            num_fg = (0, 0, 0) if lit and sum(lit) > 300 else (230, 230, 230)
+            screen.put(top, left, f"{square:<2}  {mark}", Style(num_fg, bg))
+            label = _piece_label(token)
+            screen.put(top + 1, left, f"{label:^{CELL_W}}", Style(_piece_fg(token), bg, bold=True))
+    screen.put(BOARD_TOP + 8 * CELL_H, BOARD_LEFT, "".join(f"{f:^{CELL_W}}" for f in "abcdefgh"))
+
+
+def _render_panel(screen: Screen, view: BoardView) -> None:
+    rows: list[tuple[str, Style]] = []
+    rows.append((view.status, Style(bold=True)))
+    rows.append((f"Black: {view.black}", PLAIN))
+    rows.append((f"White: {view.white}", PLAIN))
+    for line in _wrap(view.warning, PANEL_WIDTH) if view.warning else []:
+        rows.append((line, Style((255, 255, 255), (170, 40, 0), bold=True)))
+    for line in _wrap(view.prompt, PANEL_WIDTH) if view.prompt else []:
+        rows.append((line, Style(bold=True)))
+    if view.hand:
+        rows.append((f"In hand: {' '.join(view.hand)}", PLAIN))
+    rows.append(("Moves:", Style(bold=True)))
+    move_lines = _move_lines(view)
+    room = 19 - BOARD_TOP + 1 - len(rows)
+    if len(move_lines) > room:
+        move_lines = move_lines[-room:]
+    rows.extend((line, PLAIN) for line in move_lines)
+    for i, (text, style) in enumerate(rows[: 19 - BOARD_TOP + 1]):
+        screen.put(BOARD_TOP + i, PANEL_LEFT, text[:PANEL_WIDTH].ljust(len(text[:PANEL_WIDTH])), style)
+
+
+def _move_lines(view: BoardView) -> list[str]:
+    lines = []
+    number = 1
+    moves = list(view.moves)
+    i = 0
+    if view.first_mover_white and moves:
+        lines.append(f"{number:>3}. ...    {moves[0]}")
+        number, i = 2, 1
+    while i < len(moves):
+        pair = moves[i : i + 2]
+        lines.append(f"{number:>3}. {pair[0]:<8}" + (f" {pair[1]}" if len(pair) > 1 else ""))
+        number += 1
+        i += 2
+    return lines
+
+
+# -- curses --------------------------------------------------------------------------------
+
+
+class NoTerminalError(RuntimeError):
+    """The simulator was started without an interactive terminal."""
+
+
+def check_terminal() -> None:
+    """Raise :class:`NoTerminalError` with advice when there is no usable terminal."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise NoTerminalError(
+            "the interactive simulator needs a terminal (stdin/stdout is not a tty); "
+            "use --headless to run without the screen"
+        )
+    term = os.environ.get("TERM", "")
+    if not term or term == "dumb":
+        raise NoTerminalError(
+            f"the interactive simulator needs a terminal type with cursor control (TERM={term or 'unset'}); "
+            "set TERM (e.g. xterm-256color) or use --headless"
+        )
+
+
+class _Colours:
+    """Maps RGB styles to curses colour pairs, using 256 colours when the terminal has them."""
+
+    def __init__(self, curses_mod: object) -> None:
+        self.curses = curses_mod
+        c = self.curses
+        self.enabled = c.has_colors()  # type: ignore[attr-defined]
+        self.pairs: dict[tuple[int, int], int] = {}
+        if self.enabled:
+            c.start_color()  # type: ignore[attr-defined]
+            try:
+                c.use_default_colors()  # type: ignore[attr-defined]
+                self.default = -1
+            except c.error:  # type: ignore[attr-defined]
+                self.default = 0
+            self.count = c.COLORS  # type: ignore[attr-defined]
+            self.max_pairs = c.COLOR_PAIRS  # type: ignore[attr-defined]
+
+    def _index(self, rgb: RGB | None, background: bool) -> int:
+        if rgb is None:
+            return self.default
+        if self.count >= 256:
+            r, g, b = (min(5, (v + 25) // 51) for v in rgb)
+            return 16 + 36 * r + 6 * g + b
+        # 8 colours: nearest of the basic ones by channel thresholds.
+        r, g, b = (1 if v >= 100 else 0 for v in rgb)
+        return r + 2 * g + 4 * b
+
+    def attr(self, style: Style) -> int:
+        c = self.curses
+        attr = c.A_BOLD if style.bold else 0  # type: ignore[attr-defined]
+        if not self.enabled:
+            return attr | (c.A_REVERSE if style.bg not in (None, WOOD, LIGHT) else 0)  # type: ignore[attr-defined]
+        key = (self._index(style.fg, False), self._index(style.bg, True))
+        pair = self.pairs.get(key)
+        if pair is None:
+            if len(self.pairs) + 1 >= self.max_pairs:
+                return attr
+            pair = len(self.pairs) + 1
+            c.init_pair(pair, key[0], key[1])  # type: ignore[attr-defined]
+            self.pairs[key] = pair
+        return attr | c.color_pair(pair)  # type: ignore[attr-defined]
+
+
+def _draw(stdscr: object, screen: Screen, colours: _Colours) -> None:
+    for row in range(screen.height):
+        for col, text, style in screen.runs(row):
+            if row == screen.height - 1 and col + len(text) >= screen.width:
+                text = text[: screen.width - col - 1]  # curses cannot write the last cell
+            if text:
+                try:
+                    stdscr.addstr(row, col, text, colours.attr(style))  # type: ignore[attr-defined]
+                except Exception:  # noqa: BLE001 - a resize in the middle of a draw
+                    pass
+
+
+def main(app: App, should_stop: Callable[[], bool] = lambda: False) -> int:
+    """Run the simulator in the terminal until the person quits; returns an exit code."""
+    check_terminal()
+    import curses
+
+    try:
+        return curses.wrapper(_loop, app, should_stop)
+    except curses.error as exc:
+        raise NoTerminalError(f"the terminal cannot run the simulator ({exc}); use --headless") from exc
+
+
+def _loop(stdscr: object, app: App, should_stop: Callable[[], bool]) -> int:
+    import curses
+
+    curses.curs_set(0)
+    curses.mousemask(curses.BUTTON1_CLICKED | curses.BUTTON1_PRESSED)
+    curses.mouseinterval(0)
+    stdscr.keypad(True)  # type: ignore[attr-defined]
+    colours = _Colours(curses)
+    typed = ""
+    shown: str | None = None
+    while not should_stop():
+        now = app.clock.now_ms()
+        app.step(now)
+        height, width = stdscr.getmaxyx()  # type: ignore[attr-defined]
+        screen = render(app.view(), typed, width, height)
+        key_frame = screen.text() + repr([screen.runs(r) for r in range(screen.height)])
+        if key_frame != shown:
+            stdscr.erase()  # type: ignore[attr-defined]
+            _draw(stdscr, screen, colours)
+            stdscr.refresh()  # type: ignore[attr-defined]
+            shown = key_frame
+        deadline = app.next_deadline()
+        wait = 50 if deadline is None else max(1, min(50, deadline - app.clock.now_ms()))
+        stdscr.timeout(wait)  # type: ignore[attr-defined]
+        try:
+            key = stdscr.get_wch()  # type: ignore[attr-defined]
+        except curses.error:
+            continue  # timeout: nothing typed
+        action: Action | None = None
+        if key == curses.KEY_MOUSE:
+            try:
+                _, mx, my, _, _ = curses.getmouse()
+            except curses.error:
+                continue
+            square = square_at(my, mx)
+            if square is not None:
+                action = Toggle(square)
+        elif key in ("\n", "\r", curses.KEY_ENTER):
+            try:
+                action = parse_input(typed)
+            except InputError as exc:
+                app.say(str(exc))
+            typed = ""
+        elif key in (curses.KEY_BACKSPACE, "\b", "\x7f"):
+            typed = typed[:-1]
+        elif key == "\x1b":
+            typed = ""
+        elif key == curses.KEY_RESIZE:
+            shown = None
+        elif isinstance(key, str) and key.isprintable():
+            if not typed and key_action(key.lower()) is not None:
+                action = key_action(key.lower())
+            elif len(typed) < 40:
+                typed += key
+        if isinstance(action, Quit):
+            return 0
+        if action is not None:
+            app.act(action)
+    return 0

@@ -1,0 +1,73 @@
+"""Buttons on GPIO pins through gpiozero (each button between its pin and ground)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hal.buttons import ButtonEvent, ButtonQueue, check_button_name
+from hal.clock import Clock
+from hal.errors import HardwareError, gpio_setup
+
+__all__ = ["GpioButtons"]
+
+
+class GpioButtons:
+    """Named gpiozero :class:`~gpiozero.Button` devices reported as :class:`ButtonEvent`.
+
+    Pins use the internal pull-up, so a button connects its pin to ground. gpiozero's
+    ``bounce_time`` filters edges in the driver; :class:`ButtonQueue` adds a lockout on
+    the injected clock so a bouncing contact yields one press on every pin factory.
+    """
+
+    def __init__(
+        self,
+        pins: Mapping[str, int],
+        clock: Clock,
+        *,
+        bounce_ms: int = 50,
+        pull_up: bool = True,
+        pin_factory: Any = None,
+    ) -> None:
+        from gpiozero import Button
+
+        self._queue = ButtonQueue(clock, lockout_ms=bounce_ms)
+        self._buttons: dict[str, Any] = {}
+        try:
+            with gpio_setup("the button pins"):
+                for name, pin in pins.items():
+                    try:
+                        check_button_name(name)
+                    except ValueError as exc:
+                        raise HardwareError(f"cannot set up the button pins: {exc}") from None
+                    button = Button(
+                        pin,
+                        pull_up=pull_up,
+                        bounce_time=bounce_ms / 1000 if bounce_ms > 0 else None,
+                        pin_factory=pin_factory,
+                    )
+                    # Bind the name now; gpiozero calls the handler from its own thread.
+                    button.when_pressed = self._handler(name)
+                    self._buttons[name] = button
+        except BaseException:
+            self.close()
+            raise
+
+    def _handler(self, name: str) -> Callable[..., None]:
+        # gpiozero calls the handler with the device, or with nothing: accept both.
+        def pressed(*_args: object) -> None:
+            self._queue.press(name)
+
+        return pressed
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._buttons)
+
+    def poll(self) -> list[ButtonEvent]:
+        return self._queue.poll()
+
+    def close(self) -> None:
+        for button in self._buttons.values():
+            button.close()
+        self._buttons.clear()

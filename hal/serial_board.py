@@ -1,0 +1,357 @@
+"""A board whose own microcontroller scans the switches and drives the LEDs, on USB serial.
+
+The Pi side of the line protocol in :mod:`hal.serial_protocol`. One
+:class:`SerialBoard` owns the port and offers three facets, ``.sensors``,
+``.lights`` and ``.buttons``, implementing the usual interfaces.
+
+The link survives the cable being pulled: a read or write error, or a silence longer
+than ``silence_ms`` (the board reports its occupancy at least once a second), closes
+the port; it is reopened every ``reconnect_ms`` until it works. On every (re)connect
+the Pi says HELLO, asks for the occupancy and resends the last LED frame, so the
+board's state is rebuilt without help from the application. A partial line left over
+from before a disconnect is discarded, never glued to the next one.
+
+Garbled input is logged and counted, and answered with ``OCC?``: the garbled line may
+have been an occupancy report, so the Pi asks for a fresh one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hal.buttons import ButtonEvent, ButtonQueue
+from hal.clock import Clock
+from hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame, scale_rgb
+from hal.sensors import EventQueue, SensorEvent, diff_events
+from hal.serial_protocol import (
+    PROTOCOL_VERSION,
+    BoardError,
+    ButtonPress,
+    Hello,
+    LineBuffer,
+    Occupancy,
+    ProtocolError,
+    encode_led,
+    encode_line,
+    parse_board_line,
+)
+
+__all__ = ["SerialBoard", "open_serial_port"]
+
+log = logging.getLogger(__name__)
+
+Opener = Callable[[], Any]
+
+
+def open_serial_port(url: str, baudrate: int = 115200, timeout: float = 0.05) -> Any:
+    """Open a port or pyserial URL (``/dev/ttyACM0``, ``loop://``, ``socket://...``)."""
+    import serial
+
+    return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout, write_timeout=1.0)
+
+
+def _serial_errors() -> tuple[type[BaseException], ...]:
+    import serial
+
+    return (serial.SerialException, OSError, ValueError)
+
+
+class SerialBoard:
+    """The Pi's end of the link to a serial-scanned board.
+
+    ``opener`` returns an open pyserial-like object (``read``, ``write``,
+    ``in_waiting``, ``close``); by default it opens ``port`` with
+    :func:`open_serial_port`. Call :meth:`service` repeatedly (the thread started by
+    :meth:`start` does) to read, reconnect and detect silence; tests call it by hand
+    with a non-blocking port and a virtual clock.
+    """
+
+    def __init__(
+        self,
+        port: str,
+        clock: Clock,
+        *,
+        baudrate: int = 115200,
+        reconnect_ms: int = 1000,
+        silence_ms: int = 3000,
+        brightness: float = DEFAULT_BRIGHTNESS,
+        button_lockout_ms: int = 0,
+        opener: Opener | None = None,
+    ) -> None:
+        self.port_name = port
+        self.clock = clock
+        self.reconnect_ms = reconnect_ms
+        self.silence_ms = silence_ms
+        # At most one resync request (OCC?) per this many ms: a board that echoes our
+        # own lines back must not turn every garbled line into another request.
+        self.resync_ms = 500
+        self._last_resync: int | None = None
+        self.brightness = brightness
+        self._opener = opener or (lambda: open_serial_port(port, baudrate))
+        self._errors = _serial_errors()
+        self._port: Any = None
+        self._port_lock = threading.RLock()
+        self._lines = LineBuffer()
+        self._retry_at = clock.now_ms()
+        self._last_rx = 0
+        self._occupancy = 0
+        self._events = EventQueue()
+        self._buttons = ButtonQueue(clock, lockout_ms=button_lockout_ms)
+        self._last_led: bytes | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._closed = False
+        self._open_facets = {"sensors", "lights", "buttons"}
+        # Status, for the application and for `crownhead sensors`.
+        self.firmware: str | None = None
+        self.board_version: int | None = None
+        self.connects = 0
+        self.garbled = 0
+        self.board_errors = 0
+        self.last_error: str | None = None
+        self.sensors = _SerialSensors(self)
+        self.lights = _SerialLights(self)
+        self.buttons = _SerialButtons(self)
+
+    # -- status ------------------------------------------------------------------
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
+    # -- the link ------------------------------------------------------------------
+    def service(self) -> int:
+        """One round: (re)connect if due, read what has arrived, handle whole lines.
+
+        Returns the number of lines handled. Never raises for link problems.
+        """
+        if self._closed:
+            return 0
+        now = self.clock.now_ms()
+        with self._port_lock:
+            port = self._port
+        if port is None:
+            if now >= self._retry_at:
+                self._connect(now)
+            return 0
+        try:
+            waiting = port.in_waiting
+            data = port.read(waiting if waiting > 0 else 1)
+        except self._errors as exc:
+            self._drop(f"read failed: {exc}", now)
+            return 0
+        handled = 0
+        if data:
+            self._last_rx = now
+            for line in self._lines.feed(data):
+                handled += 1
+                self._handle(line)
+        elif now - self._last_rx > self.silence_ms:
+            self._drop(f"no data from the board for {now - self._last_rx} ms", now)
+        return handled
+
+    def _connect(self, now: int) -> None:
+        try:
+            port = self._opener()
+        except self._errors as exc:
+            self._retry_at = now + self.reconnect_ms
+            message = f"cannot open {self.port_name}: {exc}"
+            if message != self.last_error:
+                log.warning("%s; retrying every %d ms", message, self.reconnect_ms)
+            self.last_error = message
+            return
+        with self._port_lock:
+            self._port = port
+        self._lines.reset()
+        self._last_rx = now
+        self.connects += 1
+        self.firmware = None
+        self.board_version = None
+        log.info("serial board connected on %s", self.port_name)
+        self._write(encode_line(f"HELLO {PROTOCOL_VERSION}"))
+        self._write(encode_line("OCC?"))
+        if self._last_led is not None:
+            self._write(self._last_led)
+
+    def _drop(self, reason: str, now: int) -> None:
+        with self._port_lock:
+            port, self._port = self._port, None
+        if port is None:
+            return
+        partial = self._lines.reset()
+        if partial:
+            log.info("discarding half a line at disconnect: %r", partial[:60])
+        with contextlib.suppress(*self._errors):
+            port.close()
+        self.last_error = reason
+        self._retry_at = now + self.reconnect_ms
+        log.warning(
+            "serial board disconnected (%s); reconnecting every %d ms", reason, self.reconnect_ms
+        )
+
+    def _write(self, line: bytes) -> bool:
+        with self._port_lock:
+            port = self._port
+            if port is None:
+                return False
+            try:
+                port.write(line)
+                return True
+            except self._errors as exc:
+                self._drop(f"write failed: {exc}", self.clock.now_ms())
+                return False
+
+    def _handle(self, line: bytes | None) -> None:
+        if line is None:
+            self._garbled("line longer than the protocol allows")
+            return
+        if not line.strip():
+            return  # a bare newline (e.g. a board flushing its output) is not an error
+        try:
+            msg = parse_board_line(line)
+        except ProtocolError as exc:
+            self._garbled(f"{exc} (line {line[:60]!r})")
+            return
+        if isinstance(msg, Occupancy):
+            self._set_occupancy(msg.mask)
+        elif isinstance(msg, ButtonPress):
+            self._buttons.press(msg.name)
+        elif isinstance(msg, Hello):
+            self.firmware = msg.firmware or "?"
+            self.board_version = msg.version
+            if msg.version != PROTOCOL_VERSION:
+                self.last_error = (
+                    f"board speaks protocol {msg.version}, this Pi speaks {PROTOCOL_VERSION}"
+                )
+                log.error("%s", self.last_error)
+            else:
+                log.info("board firmware: %s", self.firmware)
+        elif isinstance(msg, BoardError):
+            self.board_errors += 1
+            self.last_error = f"board reported {msg.code}: {msg.text}"
+            log.warning("%s", self.last_error)
+
+    def _garbled(self, what: str) -> None:
+        self.garbled += 1
+        self.last_error = f"garbled line from the board: {what}"
+        log.warning("%s", self.last_error)
+        now = self.clock.now_ms()
+        if self._last_resync is None or now - self._last_resync >= self.resync_ms:
+            self._last_resync = now
+            self._write(encode_line("OCC?"))
+
+    def _set_occupancy(self, mask: int) -> None:
+        if mask != self._occupancy:
+            self._events.extend(diff_events(self._occupancy, mask, self.clock.now_ms()))
+            self._occupancy = mask
+
+    def send_frame(self, colours: list[RGB]) -> None:
+        line = encode_led(colours)
+        self._last_led = line
+        self._write(line)
+
+    # -- thread ------------------------------------------------------------------
+    def start(self) -> None:
+        """Connect now if possible and keep servicing the link in a daemon thread."""
+        if self._thread is not None or self._closed:
+            return
+        self.service()
+        self._thread = threading.Thread(target=self._run, name="crownhead-serial", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self._port is None:
+                    self.service()
+                    self._stop.wait(0.05)
+                else:
+                    self.service()  # blocks up to the port's read timeout
+            except Exception:  # keep the link alive whatever one round did
+                log.exception("serial board service failed")
+                self._stop.wait(0.1)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+        with self._port_lock:
+            port, self._port = self._port, None
+        if port is not None:
+            with contextlib.suppress(*self._errors):
+                port.close()
+
+    def _facet_closed(self, name: str) -> None:
+        self._open_facets.discard(name)
+        if not self._open_facets:
+            self.close()
+
+
+class _SerialSensors:
+    def __init__(self, board: SerialBoard) -> None:
+        self._board = board
+
+    def snapshot(self) -> int:
+        return self._board._occupancy
+
+    def poll(self) -> list[SensorEvent]:
+        return self._board._events.drain()
+
+    @property
+    def connected(self) -> bool:
+        return self._board.connected
+
+    def diagnose(self) -> list[str]:
+        b = self._board
+        faults = []
+        if not b.connected:
+            faults.append(
+                f"serial board not connected on {b.port_name}: {b.last_error or 'no answer'}"
+            )
+        elif b.board_version is not None and b.board_version != PROTOCOL_VERSION:
+            faults.append(
+                f"serial board speaks protocol {b.board_version}, expected {PROTOCOL_VERSION}"
+            )
+        return faults
+
+    def close(self) -> None:
+        self._board._facet_closed("sensors")
+
+
+class _SerialLights:
+    def __init__(self, board: SerialBoard) -> None:
+        self._board = board
+        self._closed = False
+
+    def show(self, frame: Mapping[FrameKey, RGB]) -> None:
+        norm = normalize_frame(frame)
+        b = self._board.brightness
+        colours = [scale_rgb(norm.get(sq, (0, 0, 0)), b) for sq in range(1, 33)]
+        self._board.send_frame(colours)
+
+    def off(self) -> None:
+        self.show({})
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.off()
+        self._board._facet_closed("lights")
+
+
+class _SerialButtons:
+    def __init__(self, board: SerialBoard) -> None:
+        self._board = board
+
+    def poll(self) -> list[ButtonEvent]:
+        return self._board._buttons.poll()
+
+    def close(self) -> None:
+        self._board._facet_closed("buttons")

@@ -1,0 +1,272 @@
+"""Static evaluation: how good a quiet position is for the side to move, in centi-men.
+
+A man is worth 100 and a king 135. On top of material the evaluation knows:
+
+* **Trading down when ahead**: the same material lead counts for more with fewer pieces
+  on the board (2 against 1 is a win, 12 against 11 is only an edge).
+* **Square tables** per phase (opening, middle game, endgame): men gain value as they
+  advance, more so in the endgame; the back-rank guard (Black's men on 1 and 3, White's
+  on 30 and 32, the "bridge") and the centre squares 14, 15, 18, 19 count in the opening
+  and middle game; kings like the centre and dislike the edges.
+* **Mobility**: the difference in the number of ordinary moves.
+* **Runaway men**: a man that no enemy man can reach any more (no enemy man inside the
+  cone of squares ahead of it) and no enemy king to stop it is as good as crowned.
+* **The move** (opposition) in endgames with equal material: with Black to move, an odd
+  number of pieces in Black's "system" (the columns of squares 1-4) means Black has it;
+  with White to move, the same holds for White's system (the columns of squares 5-8).
+* **Driving the lone king**: in won endgames the stronger side's kings walk towards the
+  weaker side's pieces, and the weaker side's kings are better off in a double corner
+  (1 and 5, or 28 and 32), where they are hardest to trap; the search then finds the
+  forcing manoeuvre out of it.
+
+The search calls :func:`evaluate_boards` on raw bitboards from the side to move's view;
+:func:`evaluate` is the friendly form for a :class:`~rules.position.Position`.
+
+>>> from rules.position import Position
+>>> evaluate(Position.start())
+0
+>>> evaluate(Position.from_fen("B:WK1:BK14,K19")) > 300  # two kings against one
+True
+"""
+
+from __future__ import annotations
+
+from rules import movegen
+from rules.position import Color, Position
+from rules.squares import EVEN_ROWS, ODD_ROWS, bit, file_of, row_of
+
+MAN_VALUE = 100
+KING_VALUE = 135
+#: A material lead of L with total material T earns L * TRADE_BONUS / T on top.
+TRADE_BONUS = 600
+MOBILITY = 2
+#: Having the opposition in an equal endgame.
+THE_MOVE = 8
+#: Per diagonal step between each strong king and the nearest weak piece.
+DRIVE = 4
+#: A weak king in a double corner (from the weak side's view).
+DOUBLE_CORNER_BONUS = 20
+
+OPENING, MIDDLE_GAME, ENDGAME = 0, 1, 2
+
+
+def phase_of(pieces: int) -> int:
+    """The phase index for ``pieces`` on the board in total."""
+    if pieces > 16:
+        return OPENING
+    if pieces > 8:
+        return MIDDLE_GAME
+    return ENDGAME
+
+
+# -- square tables (from Black's side; White's are the board turned round) -------------
+
+#: Bonus for a Black man by row (0 = Black's back row, 6 = one step from crowning; no
+#: man stands on row 7, the crowning row, but the table covers every square).
+_ADVANCE = (
+    (0, 1, 2, 3, 4, 6, 9, 0),
+    (0, 2, 4, 6, 9, 12, 16, 0),
+    (0, 5, 10, 15, 21, 28, 36, 0),
+)
+#: Back-rank guard for Black's men by square, per phase.
+_BACK_RANK = (
+    {1: 12, 2: 4, 3: 12, 4: 2},
+    {1: 8, 2: 2, 3: 8},
+    {},
+)
+_CENTRE = ({14: 6, 15: 6, 18: 6, 19: 6, 10: 2, 11: 2, 22: 2, 23: 2},
+           {14: 4, 15: 4, 18: 4, 19: 4},
+           {})
+#: Kings: 4 per step away from the nearest edge; the single corners are worse still.
+_KING_CORNER = {4: -6, 29: -6}
+
+
+def _edge_distance(square: int) -> int:
+    f, r = file_of(square), row_of(square)
+    return min(f, 7 - f, r, 7 - r)
+
+
+def _man_value(phase: int, square: int) -> int:
+    return (
+        _ADVANCE[phase][row_of(square)]
+        + _BACK_RANK[phase].get(square, 0)
+        + _CENTRE[phase].get(square, 0)
+    )
+
+
+def _king_value(phase: int, square: int) -> int:
+    return 4 * _edge_distance(square) + _KING_CORNER.get(square, 0)
+
+
+def _byte_tables(values: list[int]) -> tuple[tuple[int, ...], ...]:
+    """Per byte of a bitboard, the summed square values of the bits set in it."""
+    tables = []
+    for shift in range(4):
+        row = []
+        for byte in range(256):
+            row.append(sum(values[shift * 8 + b + 1] for b in range(8) if byte >> b & 1))
+        tables.append(tuple(row))
+    return tuple(tables)
+
+
+def _tables(valuer) -> tuple[tuple, tuple]:  # type: ignore[no-untyped-def]
+    out_black, out_white = [], []
+    for phase in (OPENING, MIDDLE_GAME, ENDGAME):
+        black = [0] + [valuer(phase, s) for s in range(1, 33)]
+        # A White piece on s stands where a Black one would on 33 - s, board turned round.
+        white = [0] + [valuer(phase, 33 - s) for s in range(1, 33)]
+        out_black.append(_byte_tables(black))
+        out_white.append(_byte_tables(white))
+    return tuple(out_black), tuple(out_white)
+
+
+_BLACK_MEN, _WHITE_MEN = _tables(_man_value)
+_BLACK_KINGS, _WHITE_KINGS = _tables(_king_value)
+
+
+def _cone(square: int, black: bool) -> int:
+    """The squares ahead of a man on ``square`` within reach of its forward diagonals."""
+    f0, r0 = file_of(square), row_of(square)
+    mask = 0
+    for s in range(1, 33):
+        f, r = file_of(s), row_of(s)
+        ahead = r - r0 if black else r0 - r
+        if ahead > 0 and abs(f - f0) <= ahead:
+            mask |= bit(s)
+    return mask
+
+
+_BLACK_CONE = (0,) + tuple(_cone(s, True) for s in range(1, 33))
+_WHITE_CONE = (0,) + tuple(_cone(s, False) for s in range(1, 33))
+#: A runaway man is worth about a king; the nearer the crown, the surer.
+_BLACK_RUNAWAY = (0,) + tuple(12 + 4 * row_of(s) for s in range(1, 33))
+_WHITE_RUNAWAY = (0,) + tuple(12 + 4 * (7 - row_of(s)) for s in range(1, 33))
+#: Rows 3-7 (Black's men past the middle) and rows 0-4 (White's).
+_BLACK_FAR_HALF = 0xFFFFF000
+_WHITE_FAR_HALF = 0x000FFFFF
+
+_DOUBLE_CORNERS = bit(1) | bit(5) | bit(28) | bit(32)
+
+_DIST = tuple(
+    tuple(
+        0 if a == 0 or b == 0 else max(abs(file_of(a) - file_of(b)), abs(row_of(a) - row_of(b)))
+        for b in range(33)
+    )
+    for a in range(33)
+)
+
+
+def _runaways_black(men: int, white: int) -> int:
+    bonus = 0
+    candidates = men & _BLACK_FAR_HALF
+    while candidates:
+        low = candidates & -candidates
+        candidates ^= low
+        s = low.bit_length()
+        if not _BLACK_CONE[s] & white:
+            bonus += _BLACK_RUNAWAY[s]
+    return bonus
+
+
+def _runaways_white(men: int, black: int) -> int:
+    bonus = 0
+    candidates = men & _WHITE_FAR_HALF
+    while candidates:
+        low = candidates & -candidates
+        candidates ^= low
+        s = low.bit_length()
+        if not _WHITE_CONE[s] & black:
+            bonus += _WHITE_RUNAWAY[s]
+    return bonus
+
+
+def _drive(strong_kings: int, weak: int, weak_kings: int) -> int:
+    """From the strong side's view: close in on the weak pieces, keep them out of corners."""
+    distance = 0
+    weak_squares = []
+    w = weak
+    while w:
+        low = w & -w
+        w ^= low
+        weak_squares.append(low.bit_length())
+    k = strong_kings
+    while k:
+        low = k & -k
+        k ^= low
+        row = _DIST[low.bit_length()]
+        distance += min(row[s] for s in weak_squares)
+    return -DRIVE * distance - DOUBLE_CORNER_BONUS * (weak_kings & _DOUBLE_CORNERS).bit_count()
+
+
+def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: int) -> int:
+    """The score of a quiet position for the side to move.
+
+    ``own_mobility`` is the number of ordinary moves of the side to move (the search has
+    it already, having checked that the side to move is not blocked).
+    """
+    if black:
+        b, w = own, opp
+    else:
+        b, w = opp, own
+    bm = b & ~kings
+    bk = b & kings
+    wm = w & ~kings
+    wk = w & kings
+    nbk = bk.bit_count()
+    nwk = wk.bit_count()
+    nb = b.bit_count()
+    nw = w.bit_count()
+    mat_b = MAN_VALUE * (nb - nbk) + KING_VALUE * nbk
+    mat_w = MAN_VALUE * (nw - nwk) + KING_VALUE * nwk
+    score = mat_b - mat_w
+    if score:
+        # Rounded towards zero so that the colours are treated alike.
+        bonus = abs(score) * TRADE_BONUS // (mat_b + mat_w)
+        score += bonus if score > 0 else -bonus
+
+    phase = 0 if nb + nw > 16 else (1 if nb + nw > 8 else 2)
+    t0, t1, t2, t3 = _BLACK_MEN[phase]
+    score += t0[bm & 255] + t1[bm >> 8 & 255] + t2[bm >> 16 & 255] + t3[bm >> 24]
+    t0, t1, t2, t3 = _WHITE_MEN[phase]
+    score -= t0[wm & 255] + t1[wm >> 8 & 255] + t2[wm >> 16 & 255] + t3[wm >> 24]
+    if bk:
+        t0, t1, t2, t3 = _BLACK_KINGS[phase]
+        score += t0[bk & 255] + t1[bk >> 8 & 255] + t2[bk >> 16 & 255] + t3[bk >> 24]
+    if wk:
+        t0, t1, t2, t3 = _WHITE_KINGS[phase]
+        score -= t0[wk & 255] + t1[wk >> 8 & 255] + t2[wk >> 16 & 255] + t3[wk >> 24]
+
+    if not wk and bm:
+        score += _runaways_black(bm, wm)
+    if not bk and wm:
+        score -= _runaways_white(wm, bm)
+
+    opp_mobility = movegen.count_quiet(opp, own, kings, not black)
+    mobility = MOBILITY * (own_mobility - opp_mobility)
+    score += mobility if black else -mobility
+
+    if phase == 2:
+        if mat_b == mat_w:
+            if black:
+                has_move = ((b | w) & EVEN_ROWS).bit_count() & 1
+            else:
+                has_move = ((b | w) & ODD_ROWS).bit_count() & 1
+            # From the side to move's view, folded into Black's below.
+            gain = THE_MOVE if has_move else -THE_MOVE
+            score += gain if black else -gain
+        elif mat_b >= mat_w + MAN_VALUE and bk and 0 < nw <= 4:
+            score += _drive(bk, w, wk)
+        elif mat_w >= mat_b + MAN_VALUE and wk and 0 < nb <= 4:
+            score -= _drive(wk, b, bk)
+    return score if black else -score
+
+
+def evaluate(position: Position) -> int:
+    """The static score of ``position`` for the side to move (no search, no captures)."""
+    black = position.turn == Color.BLACK
+    own, opp = (position.black, position.white) if black else (position.white, position.black)
+    mobility = movegen.count_quiet(own, opp, position.kings, black)
+    return evaluate_boards(own, opp, position.kings, black, mobility)
+
+
+__all__ = ["KING_VALUE", "MAN_VALUE", "evaluate", "evaluate_boards", "phase_of"]

@@ -1,0 +1,656 @@
+"""The search: iterative deepening negamax with principal variation search.
+
+Each iteration searches one ply deeper than the last, so a legal move (the best of the
+last finished iteration) is always ready when time runs out; the first iteration, one
+ply deep, finishes almost at once. Within an iteration:
+
+* **Forced captures are searched through**: at the horizon, a side that must capture
+  keeps capturing before the position is evaluated (with optional captures, a
+  quiescence search looks at the captures but may also stand pat). A move that is the
+  only legal one does not use up depth.
+* **Transposition table** keyed by Zobrist keys, updated incrementally move by move;
+  its best move is tried first.
+* **Move ordering**: the table's move, then captures (more pieces first), then the two
+  killer moves of the ply, then quiet moves by their history score.
+* **Repetition**: a position that already stood on the board in the game (``history``)
+  or earlier on the line being searched scores as a draw, so a winning side looks for
+  progress and a losing side for a repetition.
+* **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
+  at once and the best move so far is returned. No new iteration starts once more than
+  half the time is used, since it would rarely finish.
+
+Scores are from the side to move's view in centi-men; a won position scores
+``WIN - plies`` (a loss ``-WIN + plies``), counting plies to the end of the game.
+
+>>> from rules.position import Position
+>>> engine = Engine()
+>>> result = engine.search(Position.start(), depth=4)
+>>> result.move in Position.start().legal_moves(), result.depth
+(True, 4)
+>>> engine.search(Position.from_fen("W:W:B1")).move is None  # White has no pieces
+True
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from rules import movegen
+from rules.engine import zobrist
+from rules.engine.book import OpeningBook
+from rules.engine.evaluation import evaluate_boards
+from rules.engine.levels import Strength, strength as strength_of
+from rules.engine.tt import (
+    EXACT,
+    LOWER,
+    UPPER,
+    WIN,
+    WIN_THRESHOLD,
+    TranspositionTable,
+    from_table,
+    to_table,
+)
+from rules.game import Game
+from rules.move import Move
+from rules.position import Color, Position
+from rules.settings import WCDF, Rules
+from rules.squares import BLACK_CROWN_ROW, WHITE_CROWN_ROW, bit, mask_of
+
+#: Used when neither a time, a depth nor a strength is given.
+DEFAULT_MOVETIME_MS = 1000
+#: Iterations never go deeper than this (small endgames would otherwise go on for ever).
+MAX_DEPTH = 64
+#: Deepest ply from the root the search reaches (depth plus extensions).
+MAX_PLY = 256
+#: Read the clock whenever the node count is a multiple of this plus one.
+CHECK_EVERY = 128
+#: Quiet moves after this many in a node are searched a ply shallower first.
+LATE_MOVES = 3
+INFINITY = WIN + 1
+
+Clock = Callable[[], float]
+
+
+def monotonic_ms() -> float:
+    """Milliseconds from :func:`time.monotonic_ns`: the default clock."""
+    return time.monotonic_ns() / 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """What a search found.
+
+    ``move`` is None only when the side to move has no legal move (it has lost).
+    ``score`` is from the side to move's view in centi-men, or ``WIN - n`` / ``-WIN + n``
+    for a game won or lost ``n`` plies from now. ``depth`` is the last iteration that
+    finished (0 for a book move or a position without moves), ``ms`` the time used and
+    ``pv`` the expected line, starting with ``move``.
+    """
+
+    move: Move | None
+    score: int
+    depth: int
+    nodes: int
+    ms: int
+    pv: tuple[Move, ...] = ()
+
+    @property
+    def is_win(self) -> bool:
+        return self.score > WIN_THRESHOLD
+
+    @property
+    def is_loss(self) -> bool:
+        return self.score < -WIN_THRESHOLD
+
+    @property
+    def plies_to_end(self) -> int | None:
+        """Plies until the game is decided with best play, when the search saw the end."""
+        if self.is_win:
+            return WIN - self.score
+        if self.is_loss:
+            return WIN + self.score
+        return None
+
+
+class _Timeout(Exception):
+    """The deadline passed inside the tree."""
+
+
+def move_id(move: Move) -> int:
+    """The integer the search uses for a move: from, to and captured squares as bits."""
+    return bit(move.start) | bit(move.end) << 32 | mask_of(move.captures) << 64
+
+
+class Engine:
+    """A checkers engine for one set of rules; keep one per game to reuse what it learnt.
+
+    ``clock`` returns milliseconds (``MonotonicClock().now_ms`` or a test's
+    ``VirtualClock().now_ms`` fit); ``seed`` fixes the choices of the strength levels and
+    of the opening book, so games are reproducible.
+    """
+
+    def __init__(
+        self,
+        rules: Rules = WCDF,
+        *,
+        tt_size: int = 1 << 18,
+        clock: Clock | None = None,
+        seed: int | None = 0,
+    ) -> None:
+        self.rules = rules
+        self.tt = TranspositionTable(tt_size)
+        self.clock: Clock = clock if clock is not None else monotonic_ms
+        self.rng = random.Random(seed)
+        self._history: dict[int, int] = {}
+        self._book: OpeningBook | None = None
+        #: Tests set this to recompute every key in the tree from scratch and compare.
+        self.verify_keys = False
+        #: Late move reductions (see the search's docstring).
+        self.reductions = True
+
+    def new_game(self) -> None:
+        """Forget everything learnt in earlier searches (table, history scores)."""
+        self.tt.clear()
+        self._history.clear()
+
+    def reseed(self, seed: int | None) -> None:
+        self.rng.seed(seed)
+
+    @property
+    def book(self) -> OpeningBook:
+        if self._book is None:
+            self._book = OpeningBook(self.rules)
+        return self._book
+
+    # -- the public calls -------------------------------------------------------------
+
+    def search(
+        self,
+        position: Position,
+        *,
+        movetime_ms: float | None = None,
+        depth: int | None = None,
+        strength: int | Strength | None = None,
+        history: Iterable[Position] = (),
+        book: bool | None = None,
+        deadline_ms: float | None = None,
+    ) -> SearchResult:
+        """Search ``position`` and return the best move found.
+
+        Limits combine: the search stops at whichever of ``movetime_ms``, ``deadline_ms``
+        (a time on this engine's clock) and ``depth`` comes first. With a ``strength``
+        (1-10, see :mod:`rules.engine.levels`) the level's depth and time cap apply as
+        well and the move may be a deliberate mistake. With none of these the search
+        runs for :data:`DEFAULT_MOVETIME_MS`. ``history`` holds the positions that came
+        before in the game, oldest first, for telling repetitions. ``book`` plays a
+        ballot-deck opening move when there is one (default: only with a strength).
+        """
+        started = self.clock()
+        level = strength_of(strength) if strength is not None else None
+        if depth is not None and depth < 1:
+            raise ValueError(f"depth must be 1 or more, not {depth}")
+        if movetime_ms is not None and movetime_ms <= 0:
+            raise ValueError(f"movetime_ms must be positive, not {movetime_ms}")
+        max_depth = depth if depth is not None else MAX_DEPTH
+        budget = movetime_ms
+        if level is not None:
+            if level.depth is not None:
+                max_depth = min(max_depth, level.depth)
+            budget = level.movetime_ms if budget is None else min(budget, level.movetime_ms)
+        if budget is None and depth is None and deadline_ms is None:
+            budget = DEFAULT_MOVETIME_MS
+        deadline = deadline_ms
+        if budget is not None:
+            end = started + budget
+            deadline = end if deadline is None else min(deadline, end)
+
+        legal = position.legal_moves(self.rules)
+        if not legal:
+            return SearchResult(None, -WIN, 0, 0, self._since(started), ())
+        use_book = book if book is not None else (level is not None and level.book)
+        if use_book:
+            choice = self.book.choose(position, self.rng)
+            if choice is not None:
+                return SearchResult(choice, 0, 0, 0, self._since(started), (choice,))
+
+        run = _Run(self, position, legal, history, deadline, started)
+        want_scores = level is not None and level.mistake_rate > 0
+        best, score, done = run.iterate(max_depth, all_scores=want_scores)
+        chosen = best
+        if want_scores and level is not None and run.root_scores and self.rng.random() < (
+            level.mistake_rate
+        ):
+            chosen = self._mistake(run, best, score, level)
+        pv = (chosen,) if chosen != best else run.principal_variation(best)
+        chosen_score = score if chosen == best else run.root_scores.get(chosen, score)
+        return SearchResult(chosen, chosen_score, done, run.nodes, self._since(started), pv)
+
+    def best_move(self, position: Position, **limits: object) -> Move | None:
+        """Just the move of :meth:`search` (None when there is no legal move)."""
+        return self.search(position, **limits).move  # type: ignore[arg-type]
+
+    def hint(self, game: Game, **limits: object) -> Move | None:
+        """The best move for the side to move in ``game``, repetitions taken into account.
+
+        Without limits a hint searches for :data:`DEFAULT_MOVETIME_MS`.
+        """
+        if game.rules != self.rules:
+            raise ValueError(
+                f"this engine plays {self.rules.describe()}, the game {game.rules.describe()}"
+            )
+        return self.search(
+            game.position, history=game.positions[:-1], **limits  # type: ignore[arg-type]
+        ).move
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _since(self, started: float) -> int:
+        return max(0, round(self.clock() - started))
+
+    def _mistake(self, run: _Run, best: Move, best_score: int, level: Strength) -> Move:
+        floor = best_score - level.mistake_margin
+        others = [
+            m
+            for m, s in sorted(run.root_scores.items(), key=lambda kv: -kv[1])
+            if m != best and s >= floor and s > -WIN_THRESHOLD
+        ]
+        if not others:
+            return best
+        return self.rng.choice(others)
+
+
+class _Run:
+    """One search: the root moves, the counters and the recursive tree walk."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        position: Position,
+        legal: list[Move],
+        history: Iterable[Position],
+        deadline: float | None,
+        started: float,
+    ) -> None:
+        self.engine = engine
+        self.position = position
+        self.deadline = deadline
+        self.started = started
+        self.nodes = 0
+        self.root_scores: dict[Move, int] = {}
+        self.root_key = zobrist.key_of(position)
+        self.path: set[int] = {zobrist.key_of(p) for p in history}
+        self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        engine.tt.new_search()
+        # Old history scores still help ordering, but the new search should soon dominate.
+        hist = engine._history
+        for k in list(hist):
+            hist[k] >>= 2
+            if not hist[k]:
+                del hist[k]
+        black = position.turn == Color.BLACK
+        self.black = black
+        self.own, self.opp = (
+            (position.black, position.white) if black else (position.white, position.black)
+        )
+        self.root = [self._child(m) for m in legal]
+        entry = engine.tt.probe(self.root_key)
+        if entry is not None:
+            self._bring_first(entry[4])
+
+    def _child(self, move: Move) -> tuple[Move, int, int, int, int, int]:
+        after = self.position.apply(move)
+        black = after.turn == Color.BLACK
+        own, opp = (after.black, after.white) if black else (after.white, after.black)
+        return (move, move_id(move), own, opp, after.kings, zobrist.key_of(after))
+
+    def _bring_first(self, mid: int) -> None:
+        for i, entry in enumerate(self.root):
+            if entry[1] == mid:
+                self.root.insert(0, self.root.pop(i))
+                return
+
+    # -- iterative deepening ------------------------------------------------------------
+
+    def iterate(self, max_depth: int, all_scores: bool = False) -> tuple[Move, int, int]:
+        """Deepen until a limit; (best move, its score, last finished depth)."""
+        engine = self.engine
+        clock = engine.clock
+        best_move = self.root[0][0]
+        best_score = -INFINITY
+        done = 0
+        # A forced move needs no thought beyond a score.
+        limit = 1 if len(self.root) == 1 else max_depth
+        negamax = self._make_negamax()
+        black_child = not self.black
+        path = self.path
+        path.add(self.root_key)
+        for depth in range(1, limit + 1):
+            alpha = -INFINITY
+            iteration_best: Move | None = None
+            iteration_score = -INFINITY
+            scores: dict[Move, int] = {}
+            try:
+                for i, (move, mid, own, opp, kings, key) in enumerate(self.root):
+                    if i == 0 or all_scores:
+                        score = -negamax(own, opp, kings, black_child, key, depth - 1,
+                                         -INFINITY, INFINITY if all_scores else -alpha, 1)
+                    else:
+                        score = -negamax(own, opp, kings, black_child, key, depth - 1,
+                                         -alpha - 1, -alpha, 1)
+                        if score > alpha:
+                            score = -negamax(own, opp, kings, black_child, key, depth - 1,
+                                             -INFINITY, -alpha, 1)
+                    scores[move] = score
+                    if score > iteration_score:
+                        iteration_score = score
+                        iteration_best = move
+                        if score > alpha:
+                            alpha = score
+            except _Timeout:
+                # Moves are searched best-first, so a move that beat the previous best
+                # inside the unfinished iteration is better still.
+                if iteration_best is not None and (
+                    iteration_best == best_move or iteration_score > best_score
+                ):
+                    best_move, best_score = iteration_best, iteration_score
+                break
+            best_move, best_score, done = iteration_best, iteration_score, depth  # type: ignore[assignment]
+            self.root_scores = scores
+            # Next iteration: best first, the others in the order of this one's scores.
+            self.root.sort(key=lambda entry: -scores[entry[0]])
+            self._bring_first(move_id(best_move))
+            engine.tt.store(self.root_key, depth, EXACT, best_score, move_id(best_move))
+            if abs(best_score) > WIN_THRESHOLD and WIN - abs(best_score) <= depth:
+                break  # the end of the game is in sight: deeper search cannot change it
+            if self.deadline is not None:
+                now = clock()
+                if now - self.started >= (self.deadline - self.started) / 2:
+                    break
+        path.discard(self.root_key)
+        if best_score == -INFINITY:
+            # Not even one move finished: score the ready move statically.
+            best_score = 0
+        return best_move, best_score, done
+
+    def principal_variation(self, first: Move, length: int = 24) -> tuple[Move, ...]:
+        """The expected line: ``first`` and then the table's best moves."""
+        pv = [first]
+        rules = self.engine.rules
+        position = self.position.apply(first)
+        seen = {self.root_key, zobrist.key_of(position)}
+        while len(pv) < length:
+            entry = self.engine.tt.probe(zobrist.key_of(position))
+            if entry is None or not entry[4]:
+                break
+            move = next((m for m in position.legal_moves(rules) if move_id(m) == entry[4]), None)
+            if move is None:
+                break
+            pv.append(move)
+            position = position.apply(move)
+            key = zobrist.key_of(position)
+            if key in seen:
+                break
+            seen.add(key)
+        return tuple(pv)
+
+    # -- the tree -------------------------------------------------------------------------
+
+    def _make_negamax(self) -> Callable[..., int]:
+        """The recursive search, as a closure so the hot loop reads only local names."""
+        run = self
+        engine = self.engine
+        rules = engine.rules
+        men_backward = rules.men_capture_backward
+        compulsory = rules.captures_compulsory
+        tt = engine.tt
+        slots = tt.slots
+        tt_mask = tt.mask
+        generation = tt.generation
+        history = engine._history
+        killers = self.killers
+        path = self.path
+        clock = engine.clock
+        deadline = self.deadline
+        capture_routes = movegen.capture_routes
+        quiet_moves = movegen.quiet_moves
+        count_quiet = movegen.count_quiet
+        evaluate = evaluate_boards
+        man_keys = zobrist.MAN
+        king_keys = zobrist.KING
+        side_key = zobrist.SIDE
+        check_mask = CHECK_EVERY - 1
+        verify_keys = engine.verify_keys
+        reductions = engine.reductions
+        killer_order = 1 << 29
+        key_from_boards = zobrist.key_from_boards
+
+        def negamax(
+            own: int, opp: int, kings: int, black: bool, key: int,
+            depth: int, alpha: int, beta: int, ply: int,
+        ) -> int:
+            run.nodes += 1
+            if not run.nodes & check_mask and deadline is not None and clock() >= deadline:
+                raise _Timeout
+            if verify_keys:
+                expected = (key_from_boards(own, opp, kings, True) if black
+                            else key_from_boards(opp, own, kings, False))
+                if key != expected:
+                    raise AssertionError(f"key {key:#x} should be {expected:#x}")
+            if key in path:
+                return 0
+            routes = capture_routes(own, opp, kings, black, men_backward)
+            stand_pat = False
+            static = 0
+            if depth <= 0:
+                if not routes:
+                    mobility = count_quiet(own, opp, kings, black)
+                    if not mobility:
+                        return ply - WIN
+                    return evaluate(own, opp, kings, black, mobility)
+                if not compulsory:
+                    # Captures are optional: the side may decline them all.
+                    mobility = count_quiet(own, opp, kings, black)
+                    static = evaluate(own, opp, kings, black, mobility) if mobility else ply - WIN
+                    if static >= beta:
+                        return static
+                    stand_pat = True
+                    if static > alpha:
+                        alpha = static
+            if ply >= MAX_PLY:
+                mobility = count_quiet(own, opp, kings, black)
+                return evaluate(own, opp, kings, black, mobility)
+
+            alpha_orig = alpha
+            hash_mid = 0
+            entry = slots[key & tt_mask]
+            if entry is not None and entry[0] == key:
+                hash_mid = entry[4]
+                if entry[1] >= depth:
+                    score = entry[3]
+                    if score > WIN_THRESHOLD:
+                        score -= ply
+                    elif score < -WIN_THRESHOLD:
+                        score += ply
+                    bound = entry[2]
+                    if bound == EXACT:
+                        return score
+                    if bound == LOWER:
+                        if score >= beta:
+                            return score
+                    elif score <= alpha:
+                        return score
+
+            side = 0 if black else 1
+            own_men = man_keys[side]
+            own_kings = king_keys[side]
+            opp_men = man_keys[1 - side]
+            opp_kings = king_keys[1 - side]
+            crown = BLACK_CROWN_ROW if black else WHITE_CROWN_ROW
+
+            moves: list[tuple[int, int, int, int, int, tuple[int, ...]]] = []
+            append = moves.append
+            for route_path, caps in routes:
+                frm = 1 << (route_path[0] - 1)
+                to = 1 << (route_path[-1] - 1)
+                taken = 0
+                for c in caps:
+                    taken |= 1 << (c - 1)
+                mid = frm | to << 32 | taken << 64
+                order = (
+                    1 << 40 if mid == hash_mid
+                    else (1 << 30) + (len(caps) << 8) + (taken & kings).bit_count()
+                )
+                append((order, mid, frm, to, taken, caps))
+            if not (routes and compulsory) and not stand_pat:
+                k1, k2 = killers[ply]
+                hget = history.get
+                for frm, to in quiet_moves(own, opp, kings, black):
+                    mid = frm | to << 32
+                    if mid == hash_mid:
+                        order = 1 << 40
+                    elif mid == k1:
+                        order = 1 << 29
+                    elif mid == k2:
+                        order = (1 << 29) - 1
+                    else:
+                        order = hget(mid, 0)
+                    append((order, mid, frm, to, 0, ()))
+            if not moves:
+                return ply - WIN if not stand_pat else alpha
+            if len(moves) > 1:
+                moves.sort(reverse=True)
+                child_depth = depth - 1
+            else:
+                child_depth = depth  # a forced move costs no depth
+
+            path.add(key)
+            best = static if stand_pat else -INFINITY
+            best_mid = 0
+            first = True
+            child_black = not black
+            late = reductions and child_depth >= 2
+            index = 0
+            for order, mid, frm, to, taken, caps in moves:
+                if taken:
+                    new_own = (own & ~frm) | to
+                    new_opp = opp & ~taken
+                    if frm & kings:
+                        new_kings = (kings & ~(frm | taken)) | to
+                        child_key = key ^ own_kings[frm] ^ own_kings[to]
+                    elif to & crown:
+                        new_kings = (kings & ~taken) | to
+                        child_key = key ^ own_men[frm] ^ own_kings[to]
+                    else:
+                        new_kings = kings & ~taken
+                        child_key = key ^ own_men[frm] ^ own_men[to]
+                    for c in caps:
+                        cb = 1 << (c - 1)
+                        child_key ^= opp_kings[cb] if cb & kings else opp_men[cb]
+                else:
+                    moved = frm | to
+                    new_own = own ^ moved
+                    new_opp = opp
+                    if frm & kings:
+                        new_kings = kings ^ moved
+                        child_key = key ^ own_kings[frm] ^ own_kings[to]
+                    elif to & crown:
+                        new_kings = kings | to
+                        child_key = key ^ own_men[frm] ^ own_kings[to]
+                    else:
+                        new_kings = kings
+                        child_key = key ^ own_men[frm] ^ own_men[to]
+                child_key ^= side_key
+                if first:
+                    score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
+                                     child_depth, -beta, -alpha, ply + 1)
+                    first = False
+                else:
+                    if late and index >= LATE_MOVES and order < killer_order and not taken:
+                        # A late quiet move is first searched a ply shallower; only if it
+                        # then looks better than the best so far is it searched in full.
+                        score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
+                                         child_depth - 1, -alpha - 1, -alpha, ply + 1)
+                        if score > alpha:
+                            score = -negamax(new_opp, new_own, new_kings, child_black,
+                                             child_key, child_depth, -alpha - 1, -alpha, ply + 1)
+                    else:
+                        score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
+                                         child_depth, -alpha - 1, -alpha, ply + 1)
+                    if alpha < score < beta:
+                        score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
+                                         child_depth, -beta, -alpha, ply + 1)
+                index += 1
+                if score > best:
+                    best = score
+                    best_mid = mid
+                    if score > alpha:
+                        alpha = score
+                        if score >= beta:
+                            if not taken:
+                                slot = killers[ply]
+                                if slot[0] != mid:
+                                    slot[1] = slot[0]
+                                    slot[0] = mid
+                                history[mid] = history.get(mid, 0) + depth * depth + 1
+                            break
+            path.discard(key)
+
+            if best >= beta:
+                bound = LOWER
+            elif best > alpha_orig:
+                bound = EXACT
+            else:
+                bound = UPPER
+            stored = best + ply if best > WIN_THRESHOLD else (
+                best - ply if best < -WIN_THRESHOLD else best
+            )
+            index = key & tt_mask
+            old = slots[index]
+            if old is None or old[1] <= depth or old[5] != generation or old[0] == key:
+                slots[index] = (key, depth, bound, stored, best_mid, generation)
+            return best
+
+        return negamax
+
+
+_default_engines: dict[Rules, Engine] = {}
+
+
+def _engine_for(rules: Rules) -> Engine:
+    engine = _default_engines.get(rules)
+    if engine is None:
+        engine = _default_engines[rules] = Engine(rules)
+    return engine
+
+
+def best_move(position: Position, rules: Rules = WCDF, **limits: object) -> Move | None:
+    """The engine's move in ``position`` (None when the side to move has none).
+
+    >>> str(best_move(Position.from_fen("B:W18:B14"), depth=2))
+    '14x23'
+    """
+    return _engine_for(rules).best_move(position, **limits)
+
+
+def hint(game: Game, **limits: object) -> Move | None:
+    """The side to move's best move in ``game``, for the hint LEDs (None: no legal move).
+
+    Limits as for :meth:`Engine.search`; by default one second of search.
+    """
+    return _engine_for(game.rules).hint(game, **limits)
+
+
+__all__ = [
+    "DEFAULT_MOVETIME_MS",
+    "Engine",
+    "SearchResult",
+    "best_move",
+    "hint",
+    "monotonic_ms",
+    "move_id",
+    "to_table",
+    "from_table",
+]

@@ -1,0 +1,763 @@
+"""PDN: read and write games of English checkers (Portable Draughts Notation).
+
+Reading is lenient the way real files need: ``x`` written on plain moves, ``:`` as a
+separator, leading zeros, multi-captures written by their two ends or by their full
+path, comments in braces, skipped variations, NAGs and ``!``/``?`` marks, CRLF line ends
+and a byte-order mark. A game that cannot be replayed carries a :class:`PdnError` (file,
+game, ply, move, reason) and the reader goes on with the next game: a malformed game
+never stops the file.
+
+>>> games = list(read_games('''
+... [Event "Demo"]
+... [Black "Ann"]
+... [White "Bob"]
+... 1. 11-15 23-18 {a sharp reply} 2. 8-11 27x23 1/2-1/2
+... [Event "Broken"]
+... 1. 11-15 22-18 2. 15x22 26x17 3. 16-20 *
+... ''', "demo.pdn"))
+>>> [str(m) for m in games[0].moves], games[0].comments, games[0].result
+(['11-15', '23-18', '8-11', '27-23'], {2: ['a sharp reply']}, '1/2-1/2')
+>>> print(games[1].error)
+demo.pdn:7: game 2, ply 5, 16-20: no piece on 16
+
+Writing uses the short form ``11x18`` unless two capture routes share their ends, then
+the full path ``11x18x25``:
+
+>>> print(write_game(games[0].game(), tags=games[0].tags, comments=games[0].comments))
+[Event "Demo"]
+[Site "?"]
+[Date "????.??.??"]
+[Round "?"]
+[Black "Ann"]
+[White "Bob"]
+[Result "1/2-1/2"]
+<BLANKLINE>
+1. 11-15 23-18 {a sharp reply} 2. 8-11 27-23 1/2-1/2
+<BLANKLINE>
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO
+
+from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
+from rules.move import Move
+from rules.position import Color, FenError, Position
+from rules.settings import WCDF, Rules
+from rules.squares import Square
+
+#: Results as written at the end of a game's moves; ``1-0`` means Black (who moves first) won.
+RESULTS = (BLACK_WINS, WHITE_WINS, DRAW, UNFINISHED)
+#: Other spellings of a result seen in PDN files (international-draughts scoring, ``½``).
+_RESULT_ALIASES = {"2-0": BLACK_WINS, "0-2": WHITE_WINS, "1-1": DRAW, "½-½": DRAW}
+#: The seven-tag roster, written first and always (``?`` when unknown).
+ROSTER = ("Event", "Site", "Date", "Round", "Black", "White", "Result")
+_ROSTER_DEFAULTS = {"Date": "????.??.??"}
+#: PDN GameType of English checkers; the reader refuses games of other types.
+ENGLISH_GAME_TYPE = "21"
+#: Longest line written, so that the text fits an 80-column screen.
+LINE_WIDTH = 79
+#: Plies the look-ahead may replay after each route of an ambiguous capture (this bounds
+#: the branching at later ambiguous captures; real games need a few hundred at most).
+LOOKAHEAD_BUDGET = 20_000
+
+
+class PdnError(ValueError):
+    """Why a game in a PDN file could not be read or replayed, and where.
+
+    ``game`` and ``ply`` count from 1; ``ply`` and ``move`` are None when the problem is
+    not a move (a bad FEN or tag). Printed as ``file:line: game N, ply P, MOVE: reason``.
+    """
+
+    def __init__(
+        self,
+        file: str,
+        game: int,
+        ply: int | None,
+        move: str | None,
+        reason: str,
+        line: int | None = None,
+    ) -> None:
+        self.file = file
+        self.game = game
+        self.ply = ply
+        self.move = move
+        self.reason = reason
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file
+        what = f"game {self.game}"
+        if self.ply is not None:
+            what += f", ply {self.ply}"
+        if self.move is not None:
+            what += f", {self.move}"
+        return f"{where}: {what}: {self.reason}"
+
+    def __repr__(self) -> str:
+        return (
+            f"PdnError(file={self.file!r}, game={self.game}, ply={self.ply}, "
+            f"move={self.move!r}, reason={self.reason!r}, line={self.line})"
+        )
+
+
+@dataclass
+class PdnGame:
+    """One game read from PDN.
+
+    ``moves`` are the moves that replayed; when ``error`` is set they stop just before
+    the move that failed. ``comments`` maps a ply to the comments written after that ply
+    (0: before the first move). ``result`` is the result written after the moves, else
+    the ``Result`` tag, else ``*``.
+    """
+
+    tags: dict[str, str]
+    start: Position
+    moves: list[Move]
+    comments: dict[int, list[str]]
+    result: str
+    error: PdnError | None = None
+    number: int = 1
+    source: str = "<string>"
+    line: int = 1
+    rules: Rules = WCDF
+    #: Each replayed move as it was written in the file.
+    move_texts: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def tag(self, name: str, default: str | None = None) -> str | None:
+        """A tag by name, ignoring case (files write both ``SetUp`` and ``Setup``)."""
+        return _tag(self.tags, name, default)
+
+    @property
+    def positions(self) -> list[Position]:
+        """The start position and the position after each replayed move."""
+        out = [self.start]
+        for move in self.moves:
+            out.append(out[-1].apply(move, self.rules))
+        return out
+
+    def game(self) -> Game:
+        """The replayed moves as a :class:`~rules.game.Game`.
+
+        A recorded ``1-0``, ``0-1`` or ``1/2-1/2`` that the board cannot see (a
+        resignation, an agreed draw...) is declared with reason ``recorded``; a game
+        with an error stops before the failing move and declares nothing.
+        """
+        game = Game(self.start, self.rules)
+        for move in self.moves:
+            game.play(move)
+        if self.error is None and self.result in (BLACK_WINS, WHITE_WINS, DRAW):
+            if game.result is None:
+                game.declare(self.result, "recorded")
+        return game
+
+    def pdn(self) -> str:
+        """This game written back as PDN (the replayed moves, tags and comments)."""
+        result = self.result if self.error is None else UNFINISHED
+        return _write(self.start, self.moves, self.rules, self.tags, self.comments, result)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""
+      (?P<space>\s+)
+    | (?P<tag>\[[ \t]*(?P<tag_name>[A-Za-z0-9_]+)[ \t]*"(?P<tag_value>(?:[^"\\\n]|\\.)*)"[ \t]*\])
+    | (?P<loose_tag>\[[ \t]*(?P<loose_name>[A-Za-z0-9_]+)[ \t]*"(?P<loose_value>[^\n]*)"[ \t]*\]
+      (?=[ \t]*(?:\n|$)))
+    | (?P<bad_tag>\[[^\]\n]*\]?)
+    | (?P<result>(?:1/2-1/2|½-½|1-0|0-1|2-0|0-2|1-1)(?![\d/-])|\*)
+    | (?P<number>\d+(?:\.+|…))
+    | (?P<move>\d+(?:[-xX:]\d+)+)(?P<mark>[!?]{1,2})?
+      (?P<glued>[^\s{}()\[\];*!?\d][^\s{}()\[\];]*)?
+    | (?P<nag>\$\d+|[!?]{1,2})
+    | (?P<open>\()
+    | (?P<close>\))
+    | ;(?P<line_comment>[^\n]*)
+    | (?P<other>[^\s{}()\[\];]+|\S)
+    """,
+    re.VERBOSE,
+)
+# A line that starts a tag: where an unclosed comment is taken to end.
+_TAG_LINE = re.compile(r"\n[ \t]*\[[A-Za-z0-9_]+[ \t]*\"")
+_SQUARES = re.compile(r"\d+")
+
+
+def _tag(tags: Mapping[str, str], name: str, default: str | None = None) -> str | None:
+    lowered = name.lower()
+    for key, value in tags.items():
+        if key.lower() == lowered:
+            return value
+    return default
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _clean_comment(text: str) -> str:
+    return " ".join(text.split())
+
+
+class _Lines:
+    """Line numbers of offsets in a text."""
+
+    def __init__(self, text: str) -> None:
+        self._starts = [m.start() for m in re.finditer("\n", text)]
+
+    def of(self, offset: int) -> int:
+        return bisect.bisect_left(self._starts, offset) + 1
+
+
+@dataclass
+class _Draft:
+    """The raw parts of one game, gathered before it is replayed."""
+
+    line: int
+    tags: dict[str, str] = field(default_factory=dict)
+    tag_lines: dict[str, int] = field(default_factory=dict)  # lower-case name -> line
+    # (text, line) of every move written in the main line.
+    moves: list[tuple[str, int]] = field(default_factory=list)
+    comments: dict[int, list[str]] = field(default_factory=dict)
+    result: str | None = None
+    # The first problem found while reading: (moves read before it, or None when it is
+    # not among the moves, as a bad tag; the text; the reason; the line).
+    problem: tuple[int | None, str | None, str, int] | None = None
+    movetext: bool = False  # anything of the move section seen (moves, numbers, result)
+    depth: int = 0  # open variations
+    variation_at: tuple[int, int] = (0, 0)  # (moves read, line) where the outer one opened
+
+    def fail(self, text: str | None, reason: str, line: int, index: int | None = -1) -> None:
+        """Note a problem; ``index`` -1 means here among the moves, None not a move."""
+        if self.problem is None:
+            self.problem = (len(self.moves) if index == -1 else index, text, reason, line)
+
+    def comment(self, text: str) -> None:
+        cleaned = _clean_comment(text)
+        if cleaned:
+            self.comments.setdefault(len(self.moves), []).append(cleaned)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tags or self.moves or self.comments or self.movetext or self.problem)
+
+
+def read_games(
+    text: str | bytes | IO[str] | IO[bytes],
+    source: str | None = None,
+    *,
+    rules: Rules = WCDF,
+) -> Iterator[PdnGame]:
+    """The games of a PDN text or stream, one by one.
+
+    ``source`` names the file in error reports (a stream's own ``name`` by default).
+    Games that cannot be replayed are yielded too, with :attr:`PdnGame.error` set, so a
+    caller sees every game of the file.
+
+    >>> [g.result for g in read_games("1. 11-15 * 1. 9-14 22-18 0-1")]
+    ['*', '0-1']
+    """
+    if isinstance(text, (str, bytes)):
+        raw: str | bytes = text
+    else:
+        raw = text.read()
+        source = source or getattr(text, "name", None)
+    decoded = decode(raw) if isinstance(raw, bytes) else raw
+    yield from _read_text(_normalize(decoded), source or "<string>", rules)
+
+
+def read_game(
+    text: str | bytes | IO[str] | IO[bytes], source: str | None = None, *, rules: Rules = WCDF
+) -> PdnGame | None:
+    """The first game of a PDN text, or None when there is none."""
+    return next(read_games(text, source, rules=rules), None)
+
+
+def decode(data: bytes) -> str:
+    """PDN bytes as text: UTF-8 (with or without BOM), else Windows-1252 as older files
+    are, else Latin-1 (which takes any byte)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            return data.decode("cp1252")
+        except UnicodeDecodeError:
+            return data.decode("latin-1")
+
+
+def _normalize(text: str) -> str:
+    text = text.lstrip("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
+    lines = _Lines(text)
+    number = 0
+    draft = _Draft(line=1)
+
+    def finish() -> Iterator[PdnGame]:
+        nonlocal number, draft
+        if not draft.empty:
+            number += 1
+            if draft.depth:
+                index, line = draft.variation_at
+                draft.fail("(", "a variation opened with ( is never closed", line, index)
+            yield _build(draft, source, number, rules)
+        draft = _Draft(line=1)
+
+    i, n = 0, len(text)
+    next_tag = -1  # where the next tag line starts after the current comment (n: none)
+    while i < n:
+        char = text[i]
+        if char == "{":
+            close = text.find("}", i + 1)
+            if next_tag <= i:
+                found = _TAG_LINE.search(text, i + 1)
+                next_tag = found.start() if found is not None else n
+            if close == -1 or next_tag < close:
+                end = next_tag
+                if draft.empty:
+                    draft.line = lines.of(i)
+                draft.fail("{", "a comment opened with { is never closed", lines.of(i))
+                i = end
+                continue
+            if draft.depth == 0:
+                if draft.empty:
+                    draft.line = lines.of(i)
+                draft.comment(text[i + 1 : close])
+            i = close + 1
+            continue
+        if char == "%" and (i == 0 or text[i - 1] == "\n"):
+            # PGN escape: the whole line is for another program.
+            end = text.find("\n", i)
+            i = n if end == -1 else end
+            continue
+        match = _TOKEN.match(text, i)
+        assert match is not None  # the last alternatives match any character
+        i = match.end()
+        kind = match.lastgroup
+        if kind == "space":
+            continue
+        if kind == "glued" or kind == "mark":
+            kind = "move"
+        line = lines.of(match.start())
+        if kind in ("tag", "loose_tag", "bad_tag"):
+            if draft.movetext or draft.depth:
+                yield from finish()
+            if draft.empty:
+                draft.line = line
+            if kind == "tag":
+                draft.tags[match["tag_name"]] = _unescape(match["tag_value"])
+                draft.tag_lines[match["tag_name"].lower()] = line
+            elif kind == "loose_tag":
+                # Quotes left unescaped inside the value (``[Event "The "Big" one"]``).
+                draft.tags[match["loose_name"]] = match["loose_value"]
+                draft.tag_lines[match["loose_name"].lower()] = line
+            else:
+                reason = f"bad tag {match.group().strip()!r}: a tag is written [Name \"value\"]"
+                draft.fail(None, reason, line, None)
+            continue
+        if kind == "line_comment":
+            if draft.depth == 0:
+                draft.comment(match["line_comment"])
+            continue
+        if draft.result is not None and kind in ("number", "move", "result", "open"):
+            # Moves after a result without tags in between: a new game without tags.
+            yield from finish()
+        if draft.empty:
+            draft.line = line
+        if kind == "open":
+            if draft.depth == 0:
+                draft.variation_at = (len(draft.moves), line)
+            draft.depth += 1
+            draft.movetext = True
+            continue
+        if kind == "close":
+            if draft.depth == 0:
+                draft.fail(")", "a ) closes a variation that was never opened", line)
+            else:
+                draft.depth -= 1
+            continue
+        if draft.depth:
+            continue  # inside a variation: skipped
+        draft.movetext = True
+        if kind == "number" or kind == "nag":
+            continue
+        if kind == "result":
+            result = match.group()
+            draft.result = _RESULT_ALIASES.get(result, result)
+            continue
+        if kind == "move":
+            draft.moves.append((match["move"], line))
+            if match["glued"]:
+                # Text run into a move (``8-11Redoverstepped...``): kept as a comment.
+                draft.comment(match["glued"])
+            continue
+        draft.fail(match.group(), f"unexpected text {match.group()!r} among the moves", line)
+    yield from finish()
+
+
+def _build(draft: _Draft, source: str, number: int, rules: Rules) -> PdnGame:
+    result = draft.result or _result_tag(draft.tags)
+    game = PdnGame(
+        tags=draft.tags,
+        start=Position.start(rules),
+        moves=[],
+        comments=draft.comments,
+        result=result,
+        number=number,
+        source=source,
+        line=draft.line,
+        rules=rules,
+    )
+
+    def error(ply: int | None, move: str | None, reason: str, line: int | None) -> PdnError:
+        return PdnError(source, number, ply, move, reason, line)
+
+    game_type = _tag(draft.tags, "GameType")
+    english = getattr(rules, "variant", "english") == "english"
+    if english and game_type and game_type.split(",")[0].strip() not in ("", ENGLISH_GAME_TYPE):
+        game.error = error(
+            None, None, f"GameType {game_type} is not English checkers ({ENGLISH_GAME_TYPE})",
+            draft.tag_lines.get("gametype", draft.line),
+        )
+        return game
+    fen = _tag(draft.tags, "FEN")
+    setup = _tag(draft.tags, "SetUp")
+    if fen is not None and fen.strip():
+        try:
+            game.start = Position.from_fen(fen)
+        except FenError as exc:
+            game.error = error(None, None, str(exc), draft.tag_lines.get("fen", draft.line))
+            return game
+    elif setup is not None and setup.strip() == "1":
+        line = draft.tag_lines.get("setup", draft.line)
+        game.error = error(None, None, "SetUp is 1 but there is no FEN tag", line)
+        return game
+
+    # Moves after a problem among them are not trusted: the replay stops there.
+    limit = len(draft.moves)
+    if draft.problem is not None and draft.problem[0] is not None:
+        limit = draft.problem[0]
+    texts = [text for text, _ in draft.moves[:limit]]
+    moves, failed = replay(game.start, texts, rules)
+    game.moves = moves
+    game.move_texts = texts[: len(moves)]
+    if failed is not None:
+        index, reason = failed
+        text, line = draft.moves[index]
+        game.error = error(index + 1, text, reason, line)
+    elif draft.problem is not None:
+        index, text, reason, line = draft.problem
+        game.error = error(None if index is None else index + 1, text, reason, line)
+    return game
+
+
+def _result_tag(tags: Mapping[str, str]) -> str:
+    value = (_tag(tags, "Result") or "").strip()
+    value = _RESULT_ALIASES.get(value, value)
+    return value if value in RESULTS else UNFINISHED
+
+
+# -- replaying ----------------------------------------------------------------------------
+
+Squares = tuple[Square, ...]
+
+
+def _parse(text: str) -> Squares | str:
+    """The squares of a move text, or why it names none on the board."""
+    squares = tuple(int(t) for t in _SQUARES.findall(text))
+    for square in squares:
+        if not 1 <= square <= 32:
+            return f"square {square} is not on the board (1-32)"
+    return squares
+
+
+def _is_subsequence(short: Squares, long: Squares) -> bool:
+    it = iter(long)
+    return all(square in it for square in short)
+
+
+def candidates(position: Position, squares: Sequence[Square], rules: Rules = WCDF) -> list[Move]:
+    """The legal moves that a written move could mean.
+
+    Two squares match by start and end; a longer path matches the route with exactly
+    that path, else the routes that pass through the named squares in that order.
+    Routes that lead to the same position (a king's loop taken either way round) are
+    one choice, so only the first of them is kept.
+    """
+    start, end = squares[0], squares[-1]
+    found = [m for m in position.legal_moves(rules) if m.start == start and m.end == end]
+    if len(squares) > 2 and found:
+        exact = [m for m in found if m.path == tuple(squares)]
+        found = exact or [m for m in found if _is_subsequence(tuple(squares), m.path)]
+    if len(found) > 1:
+        seen: dict[Position, Move] = {}
+        for move in found:
+            seen.setdefault(position.apply(move, rules), move)
+        found = list(seen.values())
+    return found
+
+
+def replay(
+    start: Position, texts: Sequence[str], rules: Rules = WCDF
+) -> tuple[list[Move], tuple[int, str] | None]:
+    """Replay written moves: the moves, and ``(index, reason)`` of the first that fails.
+
+    A short capture that fits routes leading to different positions is resolved by
+    look-ahead: each route is tried and the written moves that follow are replayed
+    after it (branching again at any later ambiguous capture, and counting the best
+    branch). The route after which the most following moves replay is chosen when it is
+    the only one to reach that count; a tie is reported as ambiguous. At most
+    :data:`LOOKAHEAD_BUDGET` plies are replayed after each route.
+
+    >>> moves, failed = replay(Position.start(), ["11-15", "22-18", "9-13"])
+    >>> [str(m) for m in moves], failed
+    (['11-15', '22-18'], (2, 'a capture is compulsory: 15x22'))
+    """
+    parsed = [_parse(t) for t in texts]
+    moves: list[Move] = []
+    position = start
+    for index, squares in enumerate(parsed):
+        if isinstance(squares, str):
+            return moves, (index, squares)
+        found = candidates(position, squares, rules)
+        if not found:
+            return moves, (index, explain_illegal(position, squares, rules))
+        if len(found) > 1:
+            reach = []
+            cut_short = False
+            for route in found:
+                budget = [LOOKAHEAD_BUDGET]  # each route gets its own
+                after = position.apply(route, rules)
+                reach.append(_reach(after, parsed, index + 1, rules, budget))
+                cut_short = cut_short or budget[0] <= 0
+            best = max(reach)
+            chosen = [m for m, r in zip(found, reach) if r == best]
+            if len(chosen) > 1:
+                routes = ", ".join(m.pdn(full=True) for m in chosen)
+                if cut_short:
+                    why = f"the look-ahead stopped after {LOOKAHEAD_BUDGET} plies"
+                elif best == len(parsed) - index - 1:
+                    why = "the rest of the game replays after each route"
+                elif best == 0:
+                    why = "the next move replays after neither route"
+                else:
+                    why = f"the next {best} moves replay after each route, the one after does not"
+                return moves, (index, f"ambiguous: {texts[index]} fits {routes}; {why}")
+            found = chosen
+        move = found[0]
+        moves.append(move)
+        position = position.apply(move, rules)
+    return moves, None
+
+
+def _reach(
+    position: Position, parsed: Sequence[Squares | str], index: int, rules: Rules, budget: list[int]
+) -> int:
+    """How many of the written moves from ``index`` on replay (the best branch counts)."""
+    count = 0
+    while index + count < len(parsed) and budget[0] > 0:
+        budget[0] -= 1
+        squares = parsed[index + count]
+        if isinstance(squares, str):
+            break
+        found = candidates(position, squares, rules)
+        if not found:
+            break
+        if len(found) > 1:
+            after = index + count + 1
+            return count + 1 + max(
+                _reach(position.apply(m, rules), parsed, after, rules, budget) for m in found
+            )
+        position = position.apply(found[0], rules)
+        count += 1
+    return count
+
+
+def _must_capture(rules: Rules) -> bool:
+    # Under huffing a skipped jump is legal, so "captures_compulsory" alone is not enough.
+    return bool(getattr(rules, "must_capture", rules.captures_compulsory))
+
+
+def explain_illegal(position: Position, squares: Sequence[Square], rules: Rules = WCDF) -> str:
+    """Why no legal move fits the written squares, in the words of the game.
+
+    >>> explain_illegal(Position.start(), (22, 18))
+    "the piece on 22 is white's, but black is to move"
+    """
+    legal = position.legal_moves(rules)
+    side = str(position.turn)
+    if not legal:
+        return f"{side} has no legal move: the game is already over"
+    start, end = squares[0], squares[-1]
+    piece = position.piece_at(start)
+    if piece is None:
+        return f"no piece on {start}"
+    if piece.color != position.turn:
+        return f"the piece on {start} is {piece.color}'s, but {side} is to move"
+    name = f"{side} {'king' if piece.king else 'man'} on {start}"
+    must_capture = _must_capture(rules) and legal[0].is_capture
+    own = [m for m in legal if m.start == start]
+    if must_capture and not any(m.end == end for m in own):
+        texts = ", ".join(move_text(position, m, rules) for m in legal)
+        return f"a capture is compulsory: {texts}"
+    if not own:
+        return f"the {name} cannot move"
+    if any(m.end == end for m in own):
+        path = "-".join(str(s) for s in squares)
+        return f"no capture route of the {name} passes through {path}"
+    texts = ", ".join(move_text(position, m, rules) for m in own)
+    return f"the {name} cannot go to {end}; it can play {texts}"
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def move_text(position: Position, move: Move, rules: Rules = WCDF) -> str:
+    """PDN for a legal move: ``11x18``, or the full path when another route has the same ends.
+
+    >>> pos = Position.from_fen("B:W6,7,14,15:B2")
+    >>> sorted(move_text(pos, m) for m in pos.legal_moves())
+    ['2x11x18', '2x9x18']
+    """
+    if move.is_capture:
+        for other in position.legal_moves(rules):
+            if other != move and other.start == move.start and other.end == move.end:
+                return move.pdn(full=True)
+    return move.pdn()
+
+
+def write_game(
+    game: Game,
+    tags: Mapping[str, str] | None = None,
+    comments: Mapping[int, str | Sequence[str]] | None = None,
+    result: str | None = None,
+) -> str:
+    """A game as PDN text.
+
+    ``comments`` maps a ply to the comment(s) written after it (0: before the first
+    move). The result is ``result`` if given, else the game's result, else the
+    ``Result`` tag, else ``*``. Tags come in the standard order (Event, Site, Date,
+    Round, Black, White, Result, then the others as given) followed by ``SetUp`` and
+    ``FEN`` when the game does not start from the start position; a ``FEN`` among
+    ``tags`` is replaced by the game's own start.
+    """
+    tags = dict(tags or {})
+    if result is None:
+        if game.result is not None:
+            result = game.result.score
+        else:
+            result = _result_tag(tags)
+    return _write(game.start, game.moves, game.rules, tags, comments or {}, result)
+
+
+def write_games(games: Iterable[PdnGame]) -> str:
+    """Several games read by :func:`read_games`, written one after another."""
+    return "\n".join(g.pdn() for g in games)
+
+
+def _escape(value: str) -> str:
+    value = " ".join(value.splitlines())
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _write(
+    start: Position,
+    moves: Sequence[Move],
+    rules: Rules,
+    tags: Mapping[str, str],
+    comments: Mapping[int, str | Sequence[str]],
+    result: str,
+) -> str:
+    result = _RESULT_ALIASES.get(result, result)
+    if result not in RESULTS:
+        raise ValueError(f"{result!r} is not a result (1-0, 0-1, 1/2-1/2 or *)")
+    setup_tags = {"setup", "fen"}
+    ordered: dict[str, str] = {}
+    for name in ROSTER:
+        value = _tag(tags, name)
+        ordered[name] = value if value is not None else _ROSTER_DEFAULTS.get(name, "?")
+    ordered["Result"] = result
+    roster = {name.lower() for name in ROSTER}
+    for name, value in tags.items():
+        if name.lower() not in roster and name.lower() not in setup_tags:
+            ordered[name] = value
+    if start != Position.start(rules):
+        ordered["SetUp"] = "1"
+        ordered["FEN"] = start.fen()
+    head = [f'[{name} "{_escape(value)}"]' for name, value in ordered.items()]
+
+    for ply in comments:
+        if ply < 0:
+            raise ValueError(f"comment at ply {ply}: plies count from 0 (before the first move)")
+
+    def comment_words(ply: int) -> list[str]:
+        found = comments.get(ply)
+        if not found:
+            return []
+        words: list[str] = []
+        for text in [found] if isinstance(found, str) else found:
+            # A comment cannot hold a closing brace; PDN has no escape for it.
+            parts = _clean_comment(text.replace("{", "(").replace("}", ")")).split()
+            if parts:
+                parts[0] = "{" + parts[0]
+                parts[-1] = parts[-1] + "}"
+                words.extend(parts)
+        return words
+
+    tokens: list[str] = comment_words(0)
+    position = start
+    offset = 0 if start.turn is Color.BLACK else 1
+    after_comment = True
+    for ply, move in enumerate(moves):
+        number = (ply + offset) // 2 + 1
+        if position.turn is Color.BLACK:
+            tokens.append(f"{number}.")
+        elif after_comment:
+            tokens.append(f"{number}...")
+        tokens.append(move_text(position, move, rules))
+        position = position.apply(move, rules)
+        words = comment_words(ply + 1)
+        tokens.extend(words)
+        after_comment = bool(words)
+    for ply in sorted(p for p in comments if p > len(moves)):
+        tokens.extend(comment_words(ply))
+    tokens.append(result)
+
+    body: list[str] = []
+    line = ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > LINE_WIDTH:
+            body.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    body.append(line)
+    return "\n".join(head) + "\n\n" + "\n".join(body) + "\n"
+
+
+__all__ = [
+    "LOOKAHEAD_BUDGET",
+    "PdnError",
+    "PdnGame",
+    "RESULTS",
+    "candidates",
+    "decode",
+    "explain_illegal",
+    "move_text",
+    "read_game",
+    "read_games",
+    "replay",
+    "write_game",
+    "write_games",
+]

@@ -1,0 +1,231 @@
+"""Electrical models of the switch wirings, as gpiozero mock pins.
+
+They let the real GPIO backends (:mod:`hal.matrix`, :mod:`hal.shift`) run unmodified
+on gpiozero's :class:`~gpiozero.pins.mock.MockFactory`: the pins behave the way the
+wires on a real board make them behave. Each model hands out a pin class for the
+factory::
+
+    wiring = MatrixWiring(rows=[...], cols=[...])
+    factory = MockFactory(pin_class=wiring.pin_class())
+    sensors = MatrixSensors(rows, cols, clock, pin_factory=factory)
+    wiring.set_occupancy(mask_of([1, 12]))
+    assert sensors.scan_once() == mask_of([1, 12])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gpiozero.pins.mock import MockPin
+
+__all__ = ["MatrixWiring", "ShiftChainWiring"]
+
+
+def _gpio_number(pin: MockPin) -> int:
+    name = pin.info.name  # 'GPIO17'
+    return int(name[4:]) if name.startswith("GPIO") else -1
+
+
+class _WiredPin(MockPin):
+    """A mock pin that tells its wiring model whenever its driven level changes."""
+
+    model: _Model
+
+    def __init__(self, factory: Any, info: Any) -> None:
+        super().__init__(factory, info)
+        self.model.attach(_gpio_number(self), self)
+
+    def _change_state(self, value: bool) -> bool:
+        changed = super()._change_state(value)
+        if changed and self._function == "output":
+            self.model.output_changed(_gpio_number(self), bool(value))
+        return changed
+
+    def _set_function(self, value: str) -> None:
+        super()._set_function(value)
+        self.model.update()
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        self.model.update()
+
+
+class _Model:
+    def __init__(self) -> None:
+        self.pins: dict[int, MockPin] = {}
+
+    def pin_class(self) -> type[MockPin]:
+        """A MockPin subclass bound to this model, for ``MockFactory(pin_class=...)``."""
+        return type("WiredPin", (_WiredPin,), {"model": self})
+
+    def attach(self, number: int, pin: MockPin) -> None:
+        self.pins[number] = pin
+        self.update()
+
+    def output_changed(self, number: int, level: bool) -> None:
+        self.update()
+
+    def update(self) -> None:
+        raise NotImplementedError
+
+    def _drive_input(self, number: int, low: bool | None) -> None:
+        """Set an input pin: low=True pulls it low, False drives it high, None leaves it
+        to its pull resistor."""
+        pin = self.pins.get(number)
+        if pin is None or pin.function != "input":
+            return
+        if low is None:
+            pull = pin.pull
+            if pull == "up":
+                pin.drive_high()
+            elif pull == "down":
+                pin.drive_low()
+            return  # floating: keeps whatever it last read, like a real floating input
+        if low:
+            pin.drive_low()
+        else:
+            pin.drive_high()
+
+
+class MatrixWiring(_Model):
+    """An 8 x 4 reed-switch matrix: column -> switch -> diode -> row.
+
+    ``diodes=False`` models the same matrix without diodes (current can then flow
+    backwards through closed switches, which is what causes ghosting). Faults:
+    :meth:`stick` (a reed welded shut or never closing) and :attr:`shorted_columns`.
+    """
+
+    def __init__(self, rows: Sequence[int], cols: Sequence[int], *, diodes: bool = True) -> None:
+        super().__init__()
+        self.rows = list(rows)
+        self.cols = list(cols)
+        self.diodes = diodes
+        self.closed: set[tuple[int, int]] = set()
+        self.stuck: dict[tuple[int, int], bool] = {}
+        self.shorted_columns: set[int] = set()
+
+    @staticmethod
+    def switch_of(square: int) -> tuple[int, int]:
+        return divmod(square - 1, 4)
+
+    def set_occupancy(self, mask: int) -> None:
+        self.closed = {self.switch_of(s) for s in range(1, 33) if mask >> (s - 1) & 1}
+        self.update()
+
+    def stick(self, square: int, closed: bool | None) -> None:
+        key = self.switch_of(square)
+        if closed is None:
+            self.stuck.pop(key, None)
+        else:
+            self.stuck[key] = closed
+        self.update()
+
+    def short_column(self, c: int) -> None:
+        self.shorted_columns.add(c)
+        self.update()
+
+    def _effective(self) -> set[tuple[int, int]]:
+        out = set(self.closed)
+        for key, closed in self.stuck.items():
+            (out.add if closed else out.discard)(key)
+        return out
+
+    def _row_low(self, r: int) -> bool:
+        pin = self.pins.get(self.rows[r])
+        return pin is not None and pin.function == "output" and not pin.state
+
+    def update(self) -> None:
+        closed = self._effective()
+        low_cols: set[int]
+        if self.diodes:
+            # A column is pulled low only straight through a closed switch and its
+            # forward-biased diode into a row driven low.
+            low_cols = {c for (r, c) in closed if self._row_low(r)}
+        else:
+            # Without diodes current also flows column -> switch -> row -> other
+            # switch -> other column: any column connected to a low row through
+            # closed switches reads low.
+            low_rows = {r for r in range(len(self.rows)) if self._row_low(r)}
+            low_cols = set()
+            frontier_rows = set(low_rows)
+            seen_rows = set(low_rows)
+            while frontier_rows:
+                new_cols = {c for (r, c) in closed if r in frontier_rows} - low_cols
+                low_cols |= new_cols
+                new_rows = {r for (r, c) in closed if c in new_cols} - seen_rows
+                seen_rows |= new_rows
+                frontier_rows = new_rows
+        for c, number in enumerate(self.cols):
+            self._drive_input(
+                number, True if (c in low_cols or c in self.shorted_columns) else None
+            )
+
+
+class ShiftChainWiring(_Model):
+    """Four 74HC165 in a chain, each input pulled up and closed to ground by a reed.
+
+    Inputs are numbered in the order they are shifted out (0 = H of the first chip).
+    SER of the last chip is tied high (``ser_high``). Faults: :meth:`stick`,
+    ``data_stuck_low`` (a broken or shorted data line), ``clock_broken``.
+    """
+
+    BITS = 32
+
+    def __init__(self, load: int, clock: int, data: int, *, ser_high: bool = True) -> None:
+        super().__init__()
+        self.load, self.clock, self.data = load, clock, data
+        self.ser_high = ser_high
+        self.closed: set[int] = set()  # input indices whose switch is closed
+        self.stuck: dict[int, bool] = {}
+        self.data_stuck_low = False
+        self.clock_broken = False
+        self._reg = (1 << self.BITS) - 1
+        self.loads = 0
+        self.clocks = 0
+
+    def set_occupancy(self, mask: int, squares: Sequence[int] | None = None) -> None:
+        """Close the switches of the squares in ``mask``; ``squares`` is the chain order."""
+        order = list(squares) if squares is not None else list(range(1, self.BITS + 1))
+        self.closed = {i for i, sq in enumerate(order) if mask >> (sq - 1) & 1}
+        self._reload_if_loading()
+        self.update()
+
+    def stick(self, index: int, closed: bool | None) -> None:
+        if closed is None:
+            self.stuck.pop(index, None)
+        else:
+            self.stuck[index] = closed
+        self._reload_if_loading()
+        self.update()
+
+    def _levels(self) -> int:
+        closed = set(self.closed)
+        for i, c in self.stuck.items():
+            (closed.add if c else closed.discard)(i)
+        levels = (1 << self.BITS) - 1
+        for i in closed:
+            levels &= ~(1 << i)
+        return levels
+
+    def _load_low(self) -> bool:
+        pin = self.pins.get(self.load)
+        return pin is not None and pin.function == "output" and not pin.state
+
+    def _reload_if_loading(self) -> None:
+        if self._load_low():
+            self._reg = self._levels()
+
+    def output_changed(self, number: int, level: bool) -> None:
+        if number == self.load and not level:
+            self.loads += 1
+            self._reg = self._levels()  # SH/LD low: parallel load (asynchronous)
+        elif number == self.clock and level and not self._load_low() and not self.clock_broken:
+            self.clocks += 1
+            ser = 1 if self.ser_high else 0
+            self._reg = (self._reg >> 1) | (ser << (self.BITS - 1))
+        self.update()
+
+    def update(self) -> None:
+        low = self.data_stuck_low or not (self._reg & 1)
+        self._drive_input(self.data, low)

@@ -1,0 +1,97 @@
+"""A whole board application on the simulated board and a virtual clock, for the app tests.
+
+Not a test module: the ``test_app*`` modules import it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from firmware.app import App, AppSettings
+from firmware.config import default_config
+from firmware.events import Event
+from firmware.hardware import open_hardware
+from firmware.leds import LedSettings, Palette
+from firmware.players import Player, Thinker
+from firmware.store import GameStore
+from hal.clock import VirtualClock
+from rules import Position
+
+PAL = Palette()
+BACKGROUND = LedSettings().background
+
+
+def dim(rgb: tuple[int, int, int], factor: float = BACKGROUND) -> tuple[int, int, int]:
+    """A colour at the background level, as the policy dims kings and the last move."""
+    return tuple(0 if c == 0 else max(1, int(c * factor + 0.5)) for c in rgb)  # type: ignore[return-value]
+
+
+def tokens(position: Position) -> dict[int, str]:
+    return {s: p.symbol for s, p in position.pieces().items()}
+
+
+class Rig:
+    """An :class:`App` with its simulated board, clock, state directory and event log."""
+
+    def __init__(
+        self,
+        state: Path | None,
+        *,
+        board: Position | Mapping[int, str] | None = None,
+        settings: AppSettings = AppSettings(),
+        leds: LedSettings | None = None,
+        players: Mapping[Any, Player] | None = None,
+        thinker: Thinker | None = None,
+        start: bool = True,
+    ) -> None:
+        self.clock = VirtualClock()
+        self.hw = open_hardware(default_config(), self.clock)
+        self.sim = self.hw.sim
+        assert self.sim is not None
+        if board is not None:
+            self.sim.set_position(tokens(board) if isinstance(board, Position) else dict(board))
+        self.events: list[Event] = []
+        self.store = GameStore(state) if state is not None else None
+        self.app = App(
+            self.hw,
+            clock=self.clock,
+            settings=settings,
+            leds=leds,
+            store=self.store,
+            players=players,
+            thinker=thinker or Thinker(background=False),
+            sinks=[self.events.append],
+        )
+        if start:
+            self.app.start()
+
+    # -- acting -----------------------------------------------------------------------------
+
+    def do(self, text: str, wait: int = 1000) -> list[Event]:
+        """Type ``text`` into the simulator, then let ``wait`` ms of virtual time pass."""
+        self.app.act_text(text)
+        return self.app.run_for(wait)
+
+    def wait(self, ms: int) -> list[Event]:
+        return self.app.run_for(ms)
+
+    # -- looking ----------------------------------------------------------------------------
+
+    @property
+    def lit(self) -> dict[Any, tuple[int, int, int]]:
+        """What the simulated LEDs show now."""
+        return dict(self.sim.lights.current)
+
+    def of_kind(self, kind: str) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.events if e.kind == kind]
+
+    def moves(self) -> list[str]:
+        return [e["move"] for e in self.of_kind("move")]
+
+    def frames_between(self, t0: int, t1: int) -> list[dict[Any, tuple[int, int, int]]]:
+        return [f.frame for f in self.sim.lights.frames if t0 <= f.t_ms <= t1]
+
+    def close(self) -> None:
+        self.app.close()

@@ -1,0 +1,78 @@
+"""``crownhead games``: listing and exporting the kept games."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from firmware.cli import main
+from firmware.store import GameRecord, GameStore
+from rules import Game
+
+
+def finished_game(seed: int) -> Game:
+    rng = random.Random(seed)
+    game = Game()
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Path:
+    store = GameStore(tmp_path / "state")
+    for day, seed in ((1, 31), (2, 32)):
+        record = GameRecord.new(black="Ann", white="Bob", now=f"2026-02-0{day}T18:00:00+00:00")
+        store.finish(record.with_game(finished_game(seed)))
+    return tmp_path / "state"
+
+
+def test_list(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games", "--state-dir", str(state)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:5] == ["#", "date", "result", "plies", "black"]
+    assert len(out) == 3
+    assert out[1].split()[1] == "2026.02.01" and out[2].split()[1] == "2026.02.02"
+    assert "Ann" in out[1] and "Bob" in out[1]
+    games = GameStore(state).list_games()
+    assert out[1].split()[2] == games[0].result
+    assert int(out[1].split()[3]) == games[0].plies
+
+
+def test_list_shows_game_in_progress(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = Game()
+    game.play_text("11-15")
+    GameStore(state).save_current(GameRecord.new(black="Cy").with_game(game))
+    assert main(["games", "--state-dir", str(state), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "In progress" in out and "1 ply," in out and "Cy (Black)" in out
+
+
+def test_list_empty(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games", "--state-dir", str(tmp_path / "none")]) == 0
+    assert "No games kept yet" in capsys.readouterr().out
+
+
+def test_export_to_stdout_and_file(state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games", "--state-dir", str(state), "export"]) == 0
+    text = capsys.readouterr().out
+    assert text.count("[Event ") == 2
+    out = tmp_path / "all.pdn"
+    assert main(["games", "--state-dir", str(state), "export", "-o", str(out)]) == 0
+    assert out.read_text() == text
+    assert "2 games written" in capsys.readouterr().err
+
+
+def test_export_to_a_directory_is_refused(state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games", "--state-dir", str(state), "export", "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a directory" in err
+
+
+def test_unreadable_game_in_progress_is_one_line(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (state / "current.json").write_text("{broken")
+    assert main(["games", "--state-dir", str(state)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "current.json" in err

@@ -1,0 +1,151 @@
+"""``crownhead selftest`` with the simulator: unattended, and finding injected faults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from firmware.cli import main
+from firmware.commands.selftest import COLOURS, ConsoleOperator, Selftest, SimHand, parse_squares
+from firmware.config import default_config
+from firmware.hardware import open_hardware
+from hal.clock import VirtualClock
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["selftest", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clean_simulated_board_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--hal", "sim")
+    assert code == 0, out + err
+    assert (
+        "Walked 32 square(s)." in out
+        and "LED colours: checked" in out
+        and "No faults found." in out
+    )
+
+
+def test_stuck_switch_is_found(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--hal", "sim", "--sim-stuck", "12")
+    assert code == 1
+    assert "FAULTS (1):" in out
+    assert "square 12 (h6): reads occupied with the board cleared - switch stuck closed" in out
+
+
+def test_several_faults_are_each_reported_once(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "--hal",
+        "sim",
+        "--sim-swap",
+        "5,6",
+        "--sim-stuck-open",
+        "30",
+        "--sim-dead-led",
+        "7,9",
+        "--sim-stuck",
+        "1",
+    )
+    assert code == 1
+    faults = [line for line in out.splitlines() if line.startswith("  - ")]
+    assert faults == [
+        "  - square 1 (b8): reads occupied with the board cleared - switch stuck closed or shorted "
+        "(or a piece left on it); not walked",
+        "  - square 5 (a7): answered as square 6 (c7) (wires swapped or miswired)",
+        "  - square 6 (c7): answered as square 5 (a7) (wires swapped or miswired)",
+        "  - square 30 (c1): switch never closed when a piece was placed "
+        "(open switch, weak magnet or broken wire)",
+        "  - square 7 (e7): LED does not light red, green, blue, white",
+        "  - square 9 (b6): LED does not light red, green, blue, white",
+    ]
+
+
+def test_faults_from_the_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[sim]\nstuck_closed = [20]\nposition = 'empty'\n")
+    code, out, _ = run(capsys, "--config", str(path), "--squares", "17-24", "--no-leds")
+    assert code == 1
+    assert "square 20 (h4)" in out and "Walked 7 square(s)." in out and "LED colours" not in out
+
+
+def test_verbose_shows_the_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--hal", "sim", "--squares", "3", "--no-leds", "--verbose")
+    assert code == 0 and "(hand) asked for square 3, placing on 3" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--hal", "sim", "--squares", "0-40"], "--squares"),
+        (["--config", "/nonexistent/crownhead.toml"], "no such file"),
+        (["--hal", "gpio", "--sim-stuck", "3"], "need the simulator"),
+    ],
+)
+def test_bad_input_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, _out, err = run(capsys, *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["--sim-stuck", "33"], ["--sim-swap", "5"], ["--timeout", "-1"], ["--hal", "wires"]]
+)
+def test_bad_options_are_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["selftest", *argv])
+    assert info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_the_hand_follows_the_light_so_a_wrong_led_is_caught() -> None:
+    """If the selftest lit the wrong square, the hand would put the piece there and the
+    walk would report it: the check of the lighting is real."""
+    clock = VirtualClock()
+    config = default_config().replace("sim", position="empty", hand_bounces=0)
+    hw = open_hardware(config, clock)
+
+    class Miswired(SimHand):
+        def request_place(self, square: int) -> None:
+            self.board.lights.show({square % 32 + 1: (255, 255, 255)})  # the LED map is off by one
+            super().request_place(square)
+
+    result = Selftest(
+        hw, Miswired(hw.sim), idle=clock.advance, timeout_ms=500, squares=[4], leds=False
+    ).run()
+    assert result.faults == ["square 4 (h8): answered as square 5 (a7) (wires swapped or miswired)"]
+
+
+def test_led_phase_lights_every_colour_on_every_square() -> None:
+    clock = VirtualClock()
+    hw = open_hardware(default_config(), clock)
+    Selftest(hw, SimHand(hw.sim), idle=clock.advance, timeout_ms=500, squares=[], leds=True).run()
+    frames = [f.frame for f in hw.sim.lights.frames]
+    for _name, rgb in COLOURS:
+        full = [f for f in frames if len(f) == 64 and set(f.values()) == {rgb}]
+        assert full, f"no frame with every square {rgb}"
+    assert frames[-1] == {}  # and the board is dark at the end
+
+
+def test_console_operator_asks_about_dark_squares() -> None:
+    import io
+
+    answers = iter(["x", "3, 5-6", ""])
+    out = io.StringIO()
+    op = ConsoleOperator(out, interactive=True, ask=lambda prompt: next(answers))
+    assert op.dark_squares("red", (255, 0, 0), range(1, 33)) == {3, 5, 6}
+    assert "try again" in out.getvalue()
+    assert op.dark_squares("red", (255, 0, 0), range(1, 33)) == set()
+    quiet = ConsoleOperator(out, interactive=False, idle=lambda ms: None)
+    assert quiet.dark_squares("red", (255, 0, 0), range(1, 33)) is None
+
+
+def test_parse_squares() -> None:
+    assert parse_squares("1-3,12 20") == {1, 2, 3, 12, 20}
+    for bad in ("0", "5-2", "a", "1-33"):
+        with pytest.raises(ValueError):
+            parse_squares(bad)
