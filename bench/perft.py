@@ -144,15 +144,18 @@ def _version(dist: str) -> str:
 
 def table(rows: list[Timing], reference: Timing) -> str:
     lines = [
-        f"{'program':<12} {'version':<8} {'rules':<34} {'depth':>5} {'leaves':>10} "
-        f"{'seconds':>8} {'leaves/s':>11} {'crownhead is':>13}"
+        f"{'program':<12} {'version':<8} {'rules':<38} {'depth':>5} {'leaves':>10} "
+        f"{'seconds':>8} {'leaves/s':>11}  crownhead is"
     ]
     for row in rows:
-        ratio = "" if row is reference else f"{reference.rate / row.rate:,.1f}x faster"
+        times = reference.rate / row.rate
+        ratio = "" if row is reference else (
+            f"{times:,.0f}x faster" if times >= 100 else f"{times:.1f}x faster"
+        )
         lines.append(
-            f"{row.program:<12} {row.version:<8} {row.rules:<34} {row.depth:>5} "
-            f"{row.leaves:>10,} {row.seconds:>8.3f} {row.rate:>11,.0f} {ratio:>13}"
-            + (f"  ({row.note})" if row.note else "")
+            f"{row.program:<12} {row.version:<8} {row.rules:<38} {row.depth:>5} "
+            f"{row.leaves:>10,} {row.seconds:>8.3f} {row.rate:>11,.0f}  {ratio}"
+            + (f" ({row.note})" if row.note else "")
         )
     return "\n".join(lines)
 

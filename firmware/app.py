@@ -201,6 +201,7 @@ class PlayConfig:
     hints: bool = True
     computer_plays: str = "white"
     opponent: str = "engine"
+    level: int = 0
     black_name: str = "?"
     white_name: str = "?"
     event: str = ""
@@ -213,6 +214,8 @@ class PlayConfig:
             raise FieldError("computer_plays", f'must be "black" or "white", got "{self.computer_plays}"')
         if self.opponent not in ("engine", "random"):
             raise FieldError("opponent", f'must be "engine" or "random", got "{self.opponent}"')
+        if not 0 <= self.level <= 10:
+            raise FieldError("level", f"must be 1-10 (or 0 for full strength), got {self.level}")
 
 
 _ROLE_FIELDS = tuple(f.replace("-", "_") for f in Palette.__dataclass_fields__)
@@ -522,6 +525,8 @@ class App:
             self.hardware.close()
             if self.store is not None:
                 self.store.release()
+            if self._started:
+                self._emit(Notice(self.clock.now_ms(), "stopped: the game is saved and the LEDs are off"))
 
     # -- the loop -------------------------------------------------------------------------
 

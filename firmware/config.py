@@ -26,9 +26,11 @@ TOML table name::
             if self.settle_ms < 0:
                 raise FieldError("settle_ms", "must be >= 0")
 
-Field types may be ``bool``, ``int``, ``float``, ``str``, ``Literal[...]``, unions of
-these (``str | tuple[int, ...]``), ``tuple[T, ...]`` (a TOML array) and
-``Mapping[str, T]`` (a TOML table); the loader checks and converts them. Checks that
+Field types may be ``bool``, ``int``, ``float`` (an integer is accepted), ``str``,
+``Literal[...]``, unions of these (``str | tuple[int, ...]``; ``X | None`` for a default
+of None that the file can only replace with an X), ``tuple[T, ...]``, ``tuple[A, B]`` or
+``list[T]`` (TOML arrays) and ``Mapping[str, T]`` (a TOML table); the loader checks and
+converts them, and names the offending key and element in its error. Checks that
 span sections are functions registered with :func:`register_check`; they raise
 :class:`FieldError` with a ``section.key`` key. The module defining a section must be
 imported before :func:`load_config` runs (a command module importing it at its top is
@@ -245,7 +247,14 @@ def _describe(tp: Any) -> str:
         )
     if origin in (Union, types.UnionType):
         return " or ".join(_describe(a) for a in typing.get_args(tp))
+    if tp is type(None):
+        return "nothing"
     if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"a list of {_plural(args[0])}"
+        return f"a list of {len(args)} values"
+    if origin is list:
         return f"a list of {_plural(typing.get_args(tp)[0])}"
     if origin in (Mapping, dict, typing.Mapping):
         return f"a table of {_plural(typing.get_args(tp)[1])}"
@@ -284,10 +293,23 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
                 return _coerce(value, option, key)
             except FieldError:
                 continue
+    elif tp is type(None):
+        pass  # TOML has no null: a field typed "X | None" can only be given as X
     elif origin is tuple:
-        (item,) = typing.get_args(tp)[:1]
+        args = typing.get_args(tp)
         if isinstance(value, list | tuple):
-            return tuple(_coerce(v, item, f"{key}[{i}]") for i, v in enumerate(value))
+            if len(args) == 2 and args[1] is Ellipsis:
+                return tuple(_coerce(v, args[0], f"{key}[{i}]") for i, v in enumerate(value))
+            if len(value) == len(args):
+                return tuple(
+                    _coerce(v, t, f"{key}[{i}]")
+                    for i, (v, t) in enumerate(zip(value, args, strict=True))
+                )
+            raise FieldError(key, f"expected a list of {len(args)} values, got {len(value)}")
+    elif origin is list:
+        (item,) = typing.get_args(tp)
+        if isinstance(value, list | tuple):
+            return [_coerce(v, item, f"{key}[{i}]") for i, v in enumerate(value)]
     elif origin in (Mapping, dict, typing.Mapping):
         _kt, vt = typing.get_args(tp)
         if isinstance(value, dict):

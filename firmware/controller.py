@@ -86,10 +86,7 @@ class Controller:
                 events += self._after(self.tracker.update(self._occupancy, now), now)
             else:
                 events += self._after([], now)
-        for raw in self.sensors.poll():
-            self._seq += 1
-            self._order[raw.square] = self._seq
-            self.debouncer.feed(raw)
+        self._drain()
         changes = self.debouncer.update(now)
         presses: list[ButtonEvent] = self.buttons.poll() if self.buttons is not None else []
         inputs: list[tuple[int, int, int, SensorEvent | ButtonEvent]] = []
@@ -110,8 +107,20 @@ class Controller:
         events += self._after(tracker.tick(now), now)
         return events
 
+    def _drain(self) -> None:
+        """Move the raw switch events waiting in the backend into the debouncer."""
+        for raw in self.sensors.poll():
+            self._seq += 1
+            self._order[raw.square] = self._seq
+            self.debouncer.feed(raw)
+
     def next_deadline(self) -> int | None:
-        """When :meth:`step` should run next for a pending change or timer; None if idle."""
+        """When :meth:`step` should run next for a pending change or timer; None if idle.
+
+        Raw events waiting in the sensor backend are taken into the debouncer first, so a
+        change made just now counts.
+        """
+        self._drain()
         times = [t for t in (self.debouncer.next_deadline(), self.tracker.next_deadline()) if t is not None]
         return min(times) if times else None
 
@@ -136,7 +145,9 @@ class Controller:
         shown = visible_roles(self.tracker.roles, self.tracker.policy.hints)
         if shown != self._shown:
             self._shown = shown
-            stamp = max([t] + [e.t for e in events])
+            # The picture changed with the latest event (a move accepted at its settle
+            # time), or with the input at ``t`` when there was no event.
+            stamp = max(e.t for e in events) if events else t
             return events + [Lights.of(stamp, shown)]
         return events
 

@@ -21,7 +21,16 @@ from dataclasses import dataclass
 
 from rules import Move
 
-__all__ = ["Action", "HumanStyle", "plain_actions", "spaced", "human_actions", "script_text"]
+__all__ = [
+    "Action",
+    "HumanStyle",
+    "plain_actions",
+    "spaced",
+    "human_actions",
+    "game_action_chunks",
+    "game_actions",
+    "script_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,25 +169,38 @@ def human_actions(move: Move, rng: random.Random, style: HumanStyle = HumanStyle
     return out
 
 
-def game_actions(
+def game_action_chunks(
     moves: Sequence[tuple[Move, bool]],
     rng: random.Random,
     style: HumanStyle = HumanStyle(),
     fast_reply_chance: float = 0.08,
     fast_reply_ms: tuple[int, int] = (40, 149),
     think_ms: tuple[int, int] = (300, 2500),
-) -> list[Action]:
-    """A whole game of ``(move, crowns)`` made by two people, with thinking time between moves.
+) -> list[list[Action]]:
+    """A whole game of ``(move, crowns)`` made by two people, one list of actions per move.
 
-    Now and then the reply starts within ``fast_reply_ms`` of the last switch change of the
-    move before, much faster than the tracker's settle time.
+    Each list but the first starts with the thinking time before the move. Now and then
+    the reply starts within ``fast_reply_ms`` of the last switch change of the move
+    before, much faster than the tracker's settle time.
     """
-    out: list[Action] = []
+    chunks: list[list[Action]] = []
     for move, crowns in moves:
-        if out:
+        chunk: list[Action] = []
+        if chunks:
             if rng.random() < fast_reply_chance:
-                out.append(wait(rng.randint(*fast_reply_ms)))
+                chunk.append(wait(rng.randint(*fast_reply_ms)))
             else:
-                out.append(wait(rng.randint(*think_ms)))
-        out.extend(human_actions(move, rng, style, crowns))
-    return out
+                chunk.append(wait(rng.randint(*think_ms)))
+        chunk.extend(human_actions(move, rng, style, crowns))
+        chunks.append(chunk)
+    return chunks
+
+
+def game_actions(
+    moves: Sequence[tuple[Move, bool]],
+    rng: random.Random,
+    style: HumanStyle = HumanStyle(),
+    **options: object,
+) -> list[Action]:
+    """:func:`game_action_chunks` as one script."""
+    return [a for chunk in game_action_chunks(moves, rng, style, **options) for a in chunk]  # type: ignore[arg-type]

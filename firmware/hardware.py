@@ -146,13 +146,13 @@ def open_hardware(
 
     closers: list[Callable[[], None]] = []
 
-    def fail(exc: BaseException) -> None:
+    def release() -> None:
+        """Close what was opened before the failure: nothing stays half-open."""
         for close in reversed(closers):
             try:
                 close()
             except Exception:
                 log.exception("error while cleaning up after a failed open")
-        raise exc
 
     sim: SimBoard | None = None
     link: Any = None
@@ -248,11 +248,16 @@ def open_hardware(
         else:
             buttons = NullButtons()
         closers.append(buttons.close)
-    except HardwareError as exc:
-        fail(exc)
-        raise  # unreachable; fail() raises
+    except HardwareError:
+        release()
+        raise
     except Exception as exc:  # a driver's own exception: keep its text, add context
-        fail(HardwareError(f"cannot open the {backend} hardware: {type(exc).__name__}: {exc}"))
+        release()
+        raise HardwareError(
+            f"cannot open the {backend} hardware: {type(exc).__name__}: {exc}"
+        ) from exc
+    except BaseException:  # KeyboardInterrupt while opening
+        release()
         raise
     return Hardware(
         sensors=sensors,

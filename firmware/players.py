@@ -119,12 +119,21 @@ class RandomMover(Computer):
         return self._rng.choice(position.legal_moves(game.rules))
 
 
-def engine_player(module: str = "rules.engine", **options: object) -> Computer:
-    """The engine as a player (``module`` must define ``choose(position, game) -> Move``).
+def engine_player(
+    module: str = "rules.engine",
+    *,
+    level: int | None = None,
+    movetime_ms: int | None = None,
+    seed: int | None = None,
+) -> Computer:
+    """The engine as a player.
 
-    ``options`` are passed to ``choose`` as keyword arguments (for example a time
-    budget), when the engine accepts them. Raises :class:`EngineUnavailable` with a
-    message saying what to do when the engine is not there.
+    ``module`` either defines ``choose(position, game) -> Move``, or (as ``rules.engine``
+    does) an ``Engine(rules, seed=...)`` class whose ``search(position, history=...,
+    strength=..., movetime_ms=...)`` returns a result with a ``move``. ``level`` (1-10)
+    is the engine's playing strength, ``movetime_ms`` its time per move. One engine is
+    kept for the whole game, so what it learnt in one search helps the next. Raises
+    :class:`EngineUnavailable`, with a message saying what to do, when there is no engine.
     """
     try:
         engine = importlib.import_module(module)
@@ -135,15 +144,38 @@ def engine_player(module: str = "rules.engine", **options: object) -> Computer:
                 "(--mode play) or use --opponent random for a random-move test player"
             ) from exc
         raise
-    choose = getattr(engine, "choose", None)
-    if not callable(choose):
-        raise EngineUnavailable(f"{module} has no choose(position, game) function")
     name = str(getattr(engine, "NAME", None) or "Crownhead engine")
+    if level is not None:
+        name += f" (level {level})"
+    limits: dict[str, object] = {}
+    if level is not None:
+        limits["strength"] = level
+    if movetime_ms is not None:
+        limits["movetime_ms"] = movetime_ms
+    choose = getattr(engine, "choose", None)
+    if callable(choose):
 
-    def call(position: Position, game: Game) -> Move:
-        return choose(position, game, **options) if options else choose(position, game)
+        def call(position: Position, game: Game) -> Move:
+            return choose(position, game, **limits) if limits else choose(position, game)
 
-    return Computer(call, name)
+        return Computer(call, name)
+    engine_class = getattr(engine, "Engine", None)
+    if engine_class is None:
+        raise EngineUnavailable(f"{module} has neither a choose(position, game) function nor an Engine class")
+    engines: dict[object, object] = {}
+    # A cancelled search cannot be interrupted: the next one waits for it rather than
+    # sharing the engine's tables with it.
+    lock = threading.Lock()
+
+    def search(position: Position, game: Game) -> Move:
+        with lock:
+            found = engines.get(game.rules)
+            if found is None:
+                found = engines[game.rules] = engine_class(game.rules, seed=seed)
+            result = found.search(position, history=game.positions[:-1], **limits)  # type: ignore[attr-defined]
+            return result.move
+
+    return Computer(search, name)
 
 
 def copy_game(game: Game) -> Game:

@@ -11,6 +11,7 @@ is flushed and fsynced, renamed over the old name, and the directory is fsynced,
 power cut leaves either the old file or the new one, never a torn mix.
 
 >>> import tempfile
+import time
 >>> from rules import Game
 >>> store = GameStore(tempfile.mkdtemp())
 >>> game = Game(); _ = game.play_text("11-15")
@@ -31,6 +32,7 @@ import os
 import re
 import secrets
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -160,8 +162,11 @@ class GameRecord:
         started = now or _today()
         stamp = re.sub(r"[^0-9]", "", started[:19])
         rules = rules or Rules()
+        # Milliseconds keep games started within one second in order (file names sort
+        # by start time); the random part keeps two boards' files apart.
+        millis = time.time_ns() // 1_000_000 % 1000
         return cls(
-            id=f"{stamp[:8]}-{stamp[8:14]}-{secrets.token_hex(2)}",
+            id=f"{stamp[:8]}-{stamp[8:14]}-{millis:03d}{secrets.token_hex(2)}",
             started=started,
             start_fen=None if start is None or start == Position.start() else start.fen(),
             men_capture_backward=rules.men_capture_backward,
@@ -403,6 +408,15 @@ class GameStore:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
+        self._remove_stale_temporaries()
+
+    def _remove_stale_temporaries(self) -> None:
+        # A write cut short by a crash leaves its temporary file; the real file is intact.
+        # Only the lock holder may do this: another writer's temporary could be live.
+        for directory in (self.directory, self.games_dir):
+            for tmp in directory.glob(".*.tmp"):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
 
     def release(self) -> None:
         if self._lock_fd is not None:

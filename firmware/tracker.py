@@ -372,13 +372,16 @@ class Tracker:
                 self._escalated = True
         self._reading = reading
         if lifted & self._table.own:
+            # A piece lifted from where it stands in the position starts its move afresh.
+            # (Not cleared when the board is back to the position: a king's ring of jumps
+            # may end on its own start square, and its route is told by the landings.)
+            self._seen.clear()
             self._note_lifts(lifted, now_ms)
             reading = self._reading = self._read(occupancy)
         if placed and reading.kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
             if any(p.landings & placed for p in reading.plans):
                 self._seen.append(lowest_square(placed))
         if reading.kind is Kind.IDLE:
-            self._seen.clear()
             self._escalated = False
             self._adjusting = False
         if reading.kind is not Kind.NONE:
@@ -825,7 +828,11 @@ class Tracker:
                     f"touch-move: the piece on {self._touched} was touched and must be played;"
                     f" put the {name} back on {start}"
                 )
-            elif self._table.jumpers and not self._table.movable & bit(start):
+            elif (
+                self._table.plans
+                and all(p.captured for p in self._table.plans)
+                and not removed & self._table.opponent
+            ):
                 message = (
                     f"a capture is compulsory: {start}-{end} is not allowed;"
                     f" put the {name} back on {start}"
@@ -906,6 +913,13 @@ class Tracker:
         kind = reading.kind
         if kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
             self._progress_roles(roles, self._view(reading))
+            if kind is Kind.CORRECT_PROGRESS and game.moves:
+                # Pieces the last move took off that the corrected move leaves standing.
+                jumped = 0
+                for p in reading.plans:
+                    jumped |= p.captured
+                for s in iter_squares(game.moves[-1].captured_mask & ~board & ~jumped):
+                    roles[s] = "missing"
         elif kind is Kind.RESTORE:
             occupied = position.occupied
             for s in iter_squares(occupied & ~board):

@@ -305,8 +305,8 @@ def perft(
 # Perft spends nearly all its time in a few lines, so it runs on its own layout of the
 # board: a spare ("ghost") bit after every two rows, bit ``i + i // 8`` for square
 # ``i + 1``. Each diagonal step is then one shift for every square (south-west +4,
-# south-east +5, north-west -5, north-east -4) and stepping off the board's side lands
-# on a ghost bit, which is never empty nor occupied. The public functions above keep the
+# south-east +5, north-west -5, north-east -4); a step off the board's side lands on a
+# ghost bit and one off its top or bottom beyond the 35 bits, never empty nor occupied. The public functions above keep the
 # plain layout (bit ``s - 1`` for square ``s``) that the rest of the program uses.
 #
 # Black moves to higher bits, White to lower ones. ``own``/``opp``/``kings`` are as
@@ -431,23 +431,26 @@ def _g_count(
         b = own & se
         if not (a or b):
             return _g_quiet_count(own, kings, black, empty)
+        n = a.bit_count() + b.bit_count()
         if black:
-            onward = (a << 8 | b << 10) & ~crown & (sw | se)
+            onward = a << 8 & ~crown & (sw | se), b << 10 & ~crown & (sw | se)
         else:
-            onward = (a >> 8 | b >> 10) & ~crown & (sw | se)
-        if not onward:
-            n = a.bit_count() + b.bit_count()
-            return n if compulsory else n + _g_quiet_count(own, kings, black, empty)
-        j = a | b
-    else:
-        j = _g_jumpers(own, opp, kings, black, back, empty)
-        if not j:
-            return _g_quiet_count(own, kings, black, empty)
-        if unique:
-            n = len(_g_capture_children(own, opp, kings, black, back, empty, True))
-            return n if compulsory else n + _g_quiet_count(own, kings, black, empty)
-        if back:
-            dirs = _G_KING
+            onward = a >> 8 & ~crown & (sw | se), b >> 10 & ~crown & (sw | se)
+        for land in onward:
+            # Each landing square with jumps onward adds its further routes beyond the one.
+            while land:
+                x = land & -land
+                land ^= x
+                n += _g_routes(x, dirs, opp, empty, crown) - 1
+        return n if compulsory else n + _g_quiet_count(own, kings, black, empty)
+    j = _g_jumpers(own, opp, kings, black, back, empty)
+    if not j:
+        return _g_quiet_count(own, kings, black, empty)
+    if unique:
+        n = len(_g_capture_children(own, opp, kings, black, back, empty, True))
+        return n if compulsory else n + _g_quiet_count(own, kings, black, empty)
+    if back:
+        dirs = _G_KING
     n = 0
     while j:
         x = j & -j
@@ -464,13 +467,39 @@ def _g_capture_children(
 ) -> list[tuple[int, int, int]]:
     """The positions after each capture route, as ``(own, opp, kings)`` for the opponent."""
     out: list[tuple[int, int, int]] = []
-    j = _g_jumpers(own, opp, kings, black, back, empty)
-    if not j:
-        return out
     if black:
         crown, dirs = _G_BLACK_CROWN, _G_BLACK_MAN
     else:
         crown, dirs = _G_WHITE_CROWN, _G_WHITE_MAN
+    if not (own & kings or back):
+        # Men only: when no landing square offers a further jump (see _g_count), every
+        # capture is a single jump and its child is built directly.
+        if black:
+            a = own & (opp >> 4 & empty >> 8)
+            b = own & (opp >> 5 & empty >> 10)
+            onward = (a << 8 | b << 10) & ~crown & (opp >> 4 & empty >> 8 | opp >> 5 & empty >> 10)
+        else:
+            a = own & (opp << 4 & empty << 8)
+            b = own & (opp << 5 & empty << 10)
+            onward = (a >> 8 | b >> 10) & ~crown & (opp << 4 & empty << 8 | opp << 5 & empty << 10)
+        if not (a or b):
+            return out
+        if not onward:
+            for j, sh in ((a, 4), (b, 5)):
+                while j:
+                    x = j & -j
+                    j ^= x
+                    if black:
+                        over = x << sh
+                        land = over << sh
+                    else:
+                        over = x >> sh
+                        land = over >> sh
+                    out.append((opp ^ over, own ^ x | land, kings & ~over | land & crown))
+            return out
+    j = _g_jumpers(own, opp, kings, black, back, empty)
+    if not j:
+        return out
     if back:
         dirs = _G_KING
     seen: set[tuple[int, int, int]] = set()

@@ -190,6 +190,7 @@ _TOKEN = re.compile(
 # A line that starts a tag: where an unclosed comment is taken to end.
 _TAG_LINE = re.compile(r"\n[ \t]*\[[A-Za-z0-9_]+[ \t]*\"")
 _SQUARES = re.compile(r"\d+")
+_TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 def _tag(tags: Mapping[str, str], name: str, default: str | None = None) -> str | None:
@@ -695,6 +696,9 @@ def _write(
     if start != Position.start(rules):
         ordered["SetUp"] = "1"
         ordered["FEN"] = start.fen()
+    for name in ordered:
+        if not _TAG_NAME.fullmatch(name):
+            raise ValueError(f"tag name {name!r}: use letters, digits and _ only")
     head = [f'[{name} "{_escape(value)}"]' for name, value in ordered.items()]
 
     for ply in comments:

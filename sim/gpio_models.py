@@ -14,6 +14,7 @@ factory::
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,17 +55,21 @@ class _WiredPin(MockPin):
 class _Model:
     def __init__(self) -> None:
         self.pins: dict[int, MockPin] = {}
+        # A scanning thread drives the pins while a test moves pieces: one at a time.
+        self.lock = threading.RLock()
 
     def pin_class(self) -> type[MockPin]:
         """A MockPin subclass bound to this model, for ``MockFactory(pin_class=...)``."""
         return type("WiredPin", (_WiredPin,), {"model": self})
 
     def attach(self, number: int, pin: MockPin) -> None:
-        self.pins[number] = pin
-        self.update()
+        with self.lock:
+            self.pins[number] = pin
+            self.update()
 
     def output_changed(self, number: int, level: bool) -> None:
-        self.update()
+        with self.lock:
+            self.update()
 
     def update(self) -> None:
         raise NotImplementedError
@@ -110,20 +115,23 @@ class MatrixWiring(_Model):
         return divmod(square - 1, 4)
 
     def set_occupancy(self, mask: int) -> None:
-        self.closed = {self.switch_of(s) for s in range(1, 33) if mask >> (s - 1) & 1}
-        self.update()
+        with self.lock:
+            self.closed = {self.switch_of(s) for s in range(1, 33) if mask >> (s - 1) & 1}
+            self.update()
 
     def stick(self, square: int, closed: bool | None) -> None:
         key = self.switch_of(square)
-        if closed is None:
-            self.stuck.pop(key, None)
-        else:
-            self.stuck[key] = closed
-        self.update()
+        with self.lock:
+            if closed is None:
+                self.stuck.pop(key, None)
+            else:
+                self.stuck[key] = closed
+            self.update()
 
     def short_column(self, c: int) -> None:
-        self.shorted_columns.add(c)
-        self.update()
+        with self.lock:
+            self.shorted_columns.add(c)
+            self.update()
 
     def _effective(self) -> set[tuple[int, int]]:
         out = set(self.closed)
@@ -136,6 +144,10 @@ class MatrixWiring(_Model):
         return pin is not None and pin.function == "output" and not pin.state
 
     def update(self) -> None:
+        with self.lock:
+            self._update()
+
+    def _update(self) -> None:
         closed = self._effective()
         low_cols: set[int]
         if self.diodes:
@@ -187,17 +199,19 @@ class ShiftChainWiring(_Model):
     def set_occupancy(self, mask: int, squares: Sequence[int] | None = None) -> None:
         """Close the switches of the squares in ``mask``; ``squares`` is the chain order."""
         order = list(squares) if squares is not None else list(range(1, self.BITS + 1))
-        self.closed = {i for i, sq in enumerate(order) if mask >> (sq - 1) & 1}
-        self._reload_if_loading()
-        self.update()
+        with self.lock:
+            self.closed = {i for i, sq in enumerate(order) if mask >> (sq - 1) & 1}
+            self._reload_if_loading()
+            self.update()
 
     def stick(self, index: int, closed: bool | None) -> None:
-        if closed is None:
-            self.stuck.pop(index, None)
-        else:
-            self.stuck[index] = closed
-        self._reload_if_loading()
-        self.update()
+        with self.lock:
+            if closed is None:
+                self.stuck.pop(index, None)
+            else:
+                self.stuck[index] = closed
+            self._reload_if_loading()
+            self.update()
 
     def _levels(self) -> int:
         closed = set(self.closed)
@@ -217,6 +231,10 @@ class ShiftChainWiring(_Model):
             self._reg = self._levels()
 
     def output_changed(self, number: int, level: bool) -> None:
+        with self.lock:
+            self._output_changed(number, level)
+
+    def _output_changed(self, number: int, level: bool) -> None:
         if number == self.load and not level:
             self.loads += 1
             self._reg = self._levels()  # SH/LD low: parallel load (asynchronous)

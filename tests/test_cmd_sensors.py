@@ -64,3 +64,29 @@ def test_gpio_that_cannot_be_opened_is_a_clear_error(
     err = capsys.readouterr().err
     assert err.startswith("crownhead sensors: cannot set up the switch matrix pins:")
     assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_live_redraws_on_change_and_logs_events(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import io
+    import threading
+
+    from firmware.commands import sensors
+    from firmware.config import default_config
+    from firmware.hardware import open_hardware
+    from hal.clock import MonotonicClock
+
+    hw = open_hardware(default_config(), MonotonicClock())
+    monkeypatch.setattr(sensors, "open_from_args", lambda args, clock: hw)
+    mover = threading.Timer(0.05, lambda: hw.sim.lift(1))
+    mover.start()
+    out = io.StringIO()
+    args = argparse.Namespace(once=False, seconds=0.3, interval=5, light=False, wait=1.0)
+    try:
+        assert sensors.run(args, out) == 0
+    finally:
+        mover.cancel()
+    text = out.getvalue()
+    assert text.count("occupied (24)") == 1 and text.count("occupied (23)") == 1
+    assert "square  1 (b8) opened (empty)" in text
+    assert hw.sim.lights.closed  # the command closed the hardware

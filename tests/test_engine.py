@@ -202,6 +202,29 @@ def test_deadline_on_an_injected_clock() -> None:
     assert result.nodes <= 41 * 128 + 128
 
 
+class JumpClock:
+    """A clock that stands still, then jumps an hour ahead on its ``reads``-th reading."""
+
+    def __init__(self, reads: int) -> None:
+        self.reads = 0
+        self.jump_at = reads
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return 3_600_000.0 if self.reads >= self.jump_at else 0.0
+
+
+def test_search_stops_inside_an_iteration_when_the_deadline_passes() -> None:
+    # Iterations never see time pass, so only the check inside the tree can stop this.
+    clock = JumpClock(reads=40)
+    result = Engine(clock=clock).search(Position.start(), movetime_ms=1000)
+    assert result.move in Position.start().legal_moves()
+    assert clock.reads == 40 + 1  # the jump was seen, then the time used was measured
+    # The tree reads the clock every 128 nodes: the search stopped at such a reading.
+    assert result.nodes % 128 == 0 and result.nodes < 40 * 128
+    assert result.depth >= 3
+
+
 def test_a_move_is_ready_even_when_time_runs_out_at_once() -> None:
     engine = Engine(clock=StepClock(1000.0))
     position = random_positions(1, seed=9)[0]

@@ -24,6 +24,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterator
+from importlib.metadata import PackageNotFoundError, version
 
 import pytest
 
@@ -32,7 +33,11 @@ from rules.move import Move
 from rules.position import Color
 from rules.squares import file_of, rank_of, square_at
 
-draughts = pytest.importorskip("draughts", reason="pydraughts (the dev extra) is the oracle")
+try:  # py-draughts, another library, has the same import name: make sure it is pydraughts
+    version("pydraughts")
+except PackageNotFoundError:
+    pytest.skip("pydraughts (the dev extra) is the oracle", allow_module_level=True)
+import draughts  # noqa: E402
 
 MoveKey = tuple[tuple[int, ...], tuple[int, ...]]
 
@@ -266,7 +271,7 @@ def test_agrees_with_pydraughts_on_random_positions() -> None:
 
 @pytest.mark.slow
 def test_agrees_with_pydraughts_on_many_random_positions() -> None:
-    seen = _compare_with_pydraughts(sample(seed=7, games=30000, setups=15000))
+    seen = _compare_with_pydraughts(sample(seed=7, games=20000, setups=10000))
     assert seen["chains of 4+"] >= 10, seen
 
 

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from rules import Game, Position
+from rules import BLACK, WHITE, Game, Position
 from rules.pdn import LINE_WIDTH, move_text, read_game, read_games, write_game, write_games
 
 
@@ -98,6 +98,8 @@ def test_tag_values_are_escaped() -> None:
     assert '[Site "a b"]' in pdn
     again = read_game(pdn)
     assert again is not None and again.tags["Event"] == 'The "Big" one \\ two'
+    with pytest.raises(ValueError, match="tag name 'Bad name'"):
+        write_game(play("11-15"), tags={"Bad name": "x"})
 
 
 def test_result_from_argument_game_or_tag() -> None:
@@ -160,3 +162,32 @@ def test_write_games_separates_games_by_a_blank_line() -> None:
     text = write_games(games)
     assert text.count('[Event "?"]') == 2 and '*\n\n[Event "?"]' in text
     assert [g.moves for g in read_games(text)] == [g.moves for g in games]
+
+
+def random_game(rng: random.Random, start: Position, plies: int) -> Game:
+    game = Game(start)
+    while not game.is_over and game.ply < plies:
+        game.play(rng.choice(game.legal_moves()))
+    return game
+
+
+def test_random_games_round_trip_even_with_rival_capture_routes() -> None:
+    rng = random.Random(2024)
+    full_paths = 0
+    for index in range(300):
+        if index % 2:
+            start = Position.start()
+        else:  # crowded boards with kings, where rival routes with the same ends are common
+            squares = rng.sample(range(1, 33), rng.randint(8, 20))
+            start = Position.from_pieces(
+                {s: rng.choice("bwBW") for s in squares}, rng.choice([BLACK, WHITE])
+            )
+        game = random_game(rng, start, 60)
+        text = write_game(game)
+        back = read_game(text)
+        assert back is not None and back.error is None, text
+        assert back.start == game.start and back.moves == game.moves
+        full_paths += sum(
+            len(t.split("x")) > 2 for t in back.move_texts
+        )
+    assert full_paths > 0  # some captures had to be written with their full path

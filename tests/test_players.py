@@ -88,16 +88,50 @@ def test_engine_player_uses_module_choose(monkeypatch: pytest.MonkeyPatch) -> No
     fake.choose = choose  # type: ignore[attr-defined]
     fake.NAME = "Fake engine"  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "fake_engine_for_tests", fake)
-    player = engine_player("fake_engine_for_tests", time_ms=50)
+    player = engine_player("fake_engine_for_tests", level=3, movetime_ms=50)
     game = Game()
-    assert player.name == "Fake engine" and not player.is_human
+    assert player.name == "Fake engine (level 3)" and not player.is_human
     assert player.choose(game.position, game) == game.legal_moves()[-1]
-    assert calls == [{"time_ms": 50}]
+    assert calls == [{"strength": 3, "movetime_ms": 50}]
+
+
+def test_engine_player_uses_an_engine_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[tuple[object, object]] = []
+    searched: list[dict[str, object]] = []
+
+    class FakeEngine:
+        def __init__(self, rules: object, *, seed: object = None) -> None:
+            made.append((rules, seed))
+
+        def search(self, position: Position, **limits: object) -> object:
+            searched.append(limits)
+            return types.SimpleNamespace(move=position.legal_moves()[0])
+
+    fake = types.ModuleType("fake_engine_class_for_tests")
+    fake.Engine = FakeEngine  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fake_engine_class_for_tests", fake)
+    player = engine_player("fake_engine_class_for_tests", level=2, seed=7)
+    game = Game()
+    game.play_text("11-15")
+    for _ in range(2):
+        assert player.choose(game.position, game) == game.legal_moves()[0]
+    assert made == [(game.rules, 7)]  # one engine for the whole game
+    assert searched[0]["strength"] == 2 and searched[0]["history"] == game.positions[:-1]
+
+
+def test_the_real_engine_plays_legal_moves() -> None:
+    player = engine_player(level=1, seed=1)
+    game = Game()
+    for _ in range(4):
+        move = player.choose(game.position, game)
+        assert move in game.legal_moves()
+        game.play(move)
+    assert player.name.startswith("Crownhead engine")
 
 
 def test_engine_player_without_choose(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "empty_engine_for_tests", types.ModuleType("empty_engine_for_tests"))
-    with pytest.raises(EngineUnavailable, match="has no choose"):
+    with pytest.raises(EngineUnavailable, match="neither a choose"):
         engine_player("empty_engine_for_tests")
 
 

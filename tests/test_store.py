@@ -282,6 +282,16 @@ def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def test_acquire_removes_temporaries_left_by_a_crash(tmp_path: Path) -> None:
+    store = GameStore(tmp_path)
+    store.save_current(GameRecord.new())
+    (tmp_path / ".current.json.abc123.tmp").write_text('{"half')
+    (tmp_path / "games" / ".x.pdn.def.tmp").write_text("[Event")
+    store.acquire()
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["current.json", "lock"]
+    store.release()
+
+
 def test_lock_in_same_process_second_store(tmp_path: Path) -> None:
     a, b = GameStore(tmp_path), GameStore(tmp_path)
     a.acquire()

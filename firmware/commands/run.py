@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("engine", "random"),
         help="the machine in computer mode: the engine (default) or a random-move test player",
     )
-    p.add_argument("--seed", type=int, default=None, help="seed for --opponent random")
+    p.add_argument("--level", type=int, choices=range(1, 11), metavar="1-10", help="the engine's strength (default: full strength, or [play] level)")
+    p.add_argument("--seed", type=int, default=None, help="seed for the machine's choices (reproducible games)")
     p.add_argument("--black", metavar="NAME", help="Black's name for the game record")
     p.add_argument("--white", metavar="NAME", help="White's name for the game record")
     p.add_argument("--fen", help="start new games from this position instead of the start position")
@@ -205,7 +206,11 @@ def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Colo
     if mode == "computer":
         side = BLACK if (args.computer_plays or play.computer_plays) == "black" else WHITE
         opponent = args.opponent or play.opponent
-        players[side] = RandomMover(args.seed) if opponent == "random" else engine_player()
+        if opponent == "random":
+            players[side] = RandomMover(args.seed)
+        else:
+            level = args.level or play.level or None
+            players[side] = engine_player(level=level, seed=args.seed)
     return players
 
 

@@ -108,6 +108,7 @@ def _live(hw: Hardware, args: argparse.Namespace, out: TextIO, faults: list[str]
     shown_status = ""
     end = None if args.seconds is None else time.monotonic() + args.seconds
     last_status_at = 0.0
+    hw.sensors.poll()  # changes from before the first drawing are in it already
     while end is None or time.monotonic() < end:
         for event in hw.sensors.poll():
             recent.append(_describe(event))
@@ -154,7 +155,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sensors",
         help="show the live occupancy of the switches (wiring check)",
         description="Print the raw occupancy of the 32 switches as an 8x8 diagram, beside "
-        "the square numbers, and refresh it on every change until Ctrl-C.",
+        "the square numbers, and refresh it on every change until Ctrl-C. Exit code 1 when "
+        "the backend detects an electrical fault (a shorted matrix column, a broken "
+        "shift-register chain, a serial board that does not answer).",
     )
     parser.add_argument("--once", action="store_true", help="print one snapshot and exit")
     parser.add_argument(

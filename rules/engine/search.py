@@ -350,11 +350,9 @@ class _Run:
                         if score > alpha:
                             alpha = score
             except _Timeout:
-                # Moves are searched best-first, so a move that beat the previous best
-                # inside the unfinished iteration is better still.
-                if iteration_best is not None and (
-                    iteration_best == best_move or iteration_score > best_score
-                ):
+                # The previous best is searched first: once it is done, the best of the
+                # moves done in the unfinished iteration is the better informed choice.
+                if iteration_best is not None:
                     best_move, best_score = iteration_best, iteration_score
                 break
             best_move, best_score, done = iteration_best, iteration_score, depth  # type: ignore[assignment]

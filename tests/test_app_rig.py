@@ -1,6 +1,7 @@
 """A whole board application on the simulated board and a virtual clock, for the app tests.
 
-Not a test module: the ``test_app*`` modules import it.
+The ``test_app*`` modules import :class:`Rig` from here; the tests at the end check the
+rig itself.
 """
 
 from __future__ import annotations
@@ -95,3 +96,20 @@ class Rig:
 
     def close(self) -> None:
         self.app.close()
+
+
+# -- the rig itself ---------------------------------------------------------------------------
+
+
+def test_rig_starts_a_game_on_the_start_position(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    assert [e["event"] for e in (x.to_json() for x in rig.events)] == ["new-game", "game-start"]
+    assert rig.lit == {}
+    assert rig.app.view().status == "Black to move, move 1"
+    rig.close()
+
+
+def test_rig_dim_matches_policy() -> None:
+    from firmware.leds import LedPolicy
+
+    assert LedPolicy().frame({5: "king"}, now_ms=0)[5] == dim(PAL.king)

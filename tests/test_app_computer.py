@@ -1,0 +1,135 @@
+"""Playing against the computer: the machine's move on the LEDs, made by a person's hands."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+from firmware.app import AppSettings
+from firmware.players import Computer, Human, RandomMover, Thinker
+from firmware.store import GameFile
+from rules import BLACK, WHITE, Game, Move, Position
+from test_app_rig import PAL, Rig, dim
+
+COMPUTER = AppSettings(mode="computer", computer_plays=WHITE, auto_crown=True)
+
+
+def machine_rig(tmp_path: Path, seed: int = 3, **kwargs: object) -> Rig:
+    players = {BLACK: Human("Ann"), WHITE: RandomMover(seed)}
+    return Rig(tmp_path, settings=kwargs.pop("settings", COMPUTER), players=players, **kwargs)  # type: ignore[arg-type]
+
+
+def test_machine_move_is_shown_and_only_it_is_accepted(tmp_path: Path) -> None:
+    rig = machine_rig(tmp_path)
+    rig.do("11-15")
+    chosen = rig.of_kind("computer-move")
+    assert len(chosen) == 1 and chosen[0]["side"] == "white"
+    assert chosen[0]["player"] == RandomMover.NAME
+    move = Move(tuple(chosen[0]["path"]), tuple(chosen[0]["captures"]))
+    assert move in Position.start().play(Move((11, 15))).legal_moves()
+    # The LEDs show it: from (yellow), to (blue).
+    assert rig.lit[move.start] == PAL.move_from and rig.lit[move.end] == PAL.move_to
+    prompt = rig.app.view().prompt
+    assert prompt.startswith(f"{RandomMover.NAME} plays {move.pdn()}")
+    # A person makes another white move instead: refused, nothing committed.
+    other = next(m for m in Position.start().play(Move((11, 15))).legal_moves() if m.start != move.start)
+    rig.do(other.pdn(full=True), wait=1500)
+    assert rig.moves() == ["11-15"]
+    assert rig.of_kind("warning")[-1]["code"] == "illegal-move"
+    assert f"wants {move.pdn()} played" in rig.of_kind("warning")[-1]["message"]
+    rig.do(f"{other.end}-{other.start}", wait=500)
+    # Now the machine's move, made by hand.
+    rig.do("f")
+    assert rig.moves() == ["11-15", move.pdn()]
+    assert rig.lit == {move.start: dim(PAL.last_from), move.end: dim(PAL.last_to)}
+
+
+def test_machine_plays_black_moves_first(tmp_path: Path) -> None:
+    settings = AppSettings(mode="computer", computer_plays=BLACK)
+    rig = Rig(tmp_path, settings=settings, players={BLACK: RandomMover(1), WHITE: Human()})
+    chosen = rig.of_kind("computer-move")
+    assert len(chosen) == 1 and chosen[0]["side"] == "black"
+    assert rig.app.view().mode_text == "Against the computer (black), hints on"
+
+
+def test_complete_game_against_the_computer(tmp_path: Path) -> None:
+    rig = machine_rig(tmp_path, seed=8)
+    rng = random.Random(8)
+    game = rig.app.tracker.game
+    for _ in range(200):
+        if game.is_over:
+            break
+        if game.turn is BLACK:
+            rig.do(rng.choice(game.legal_moves()).pdn(full=True))
+        else:
+            expected = rig.app.tracker.expected
+            assert expected is not None
+            assert rig.lit[expected.start] == PAL.move_from
+            rig.do("f")
+        game = rig.app.tracker.game
+    if not game.is_over:
+        rig.do("r", wait=100)
+    assert rig.of_kind("warning") == []
+    machine = [e["move"] for e in rig.of_kind("computer-move")]
+    made = [e["move"] for e in rig.of_kind("move") if e["side"] == "white"]
+    assert machine == made
+    saved = rig.of_kind("game-saved")
+    tags = GameFile.read(Path(saved[-1]["path"])).tags
+    assert tags["White"] == RandomMover.NAME and tags["Black"] == "Ann"
+    assert tags["Event"] == "Game against the computer"
+
+
+def test_takeback_in_computer_mode_asks_the_machine_again(tmp_path: Path) -> None:
+    rig = machine_rig(tmp_path)
+    rig.do("11-15")
+    rig.do("f")
+    rig.do("t", wait=100)  # takes back the machine's move
+    assert rig.app.tracker.game.ply == 1
+    rig.do("f")  # the board back as it was
+    assert rig.app.tracker.game.ply == 1
+    # The machine chooses again and its move is shown again.
+    assert len(rig.of_kind("computer-move")) == 2
+    assert rig.app.tracker.expected is not None
+
+
+def test_person_moving_for_a_thinking_machine_is_put_back(tmp_path: Path) -> None:
+    release = threading.Event()
+
+    def slow(position: Position, game: Game) -> Move:
+        release.wait(10)
+        return position.legal_moves()[0]
+
+    players = {BLACK: Human(), WHITE: Computer(slow, "Slow engine")}
+    rig = Rig(tmp_path, settings=COMPUTER, players=players, thinker=Thinker(background=True))
+    rig.do("11-15")
+    assert "thinking" in rig.app.view().prompt
+    rig.do("22-18")  # a person moves White before the machine has chosen
+    assert rig.of_kind("takeback") and rig.app.tracker.game.ply == 1
+    assert "not Slow engine's move" in rig.of_kind("notice")[-1]["message"]
+    assert rig.lit == {22: PAL.missing, 18: PAL.extra}
+    rig.do("18-22")
+    release.set()
+    for _ in range(200):
+        rig.wait(20)
+        if rig.of_kind("computer-move"):
+            break
+        time.sleep(0.005)
+    first = Position.start().play(Move((11, 15))).legal_moves()[0]
+    assert rig.of_kind("computer-move")[0]["move"] == first.pdn()
+    assert rig.app.tracker.expected == first
+    rig.close()
+
+
+def test_failing_engine_hands_the_side_to_a_person(tmp_path: Path) -> None:
+    def broken(position: Position, game: Game) -> Move:
+        raise RuntimeError("search exploded")
+
+    players = {BLACK: Human(), WHITE: Computer(broken, "Broken engine")}
+    rig = Rig(tmp_path, settings=COMPUTER, players=players)
+    rig.do("11-15")
+    notice = rig.of_kind("notice")[-1]["message"]
+    assert "Broken engine failed: RuntimeError: search exploded" in notice
+    rig.do("22-18")
+    assert rig.moves() == ["11-15", "22-18"]

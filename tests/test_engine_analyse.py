@@ -1,0 +1,123 @@
+"""``crownhead analyse``: one JSON line with a legal move, within the time asked for."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from firmware.cli import main
+from rules import Move, Position, Rules
+
+KEYS = ["move", "path", "captures", "score", "depth", "nodes", "ms"]
+
+
+def analyse(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    code = main(["analyse", *argv])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 1, out
+    line = json.loads(lines[0])
+    assert list(line) == KEYS  # the order of the keys is part of the format
+    assert lines[0].startswith('{"move":')  # compact, no spaces
+    return line
+
+
+def test_start_position_by_depth(capsys: pytest.CaptureFixture[str]) -> None:
+    line = analyse(capsys, "--depth", "4")
+    start = Position.start()
+    move = Move(tuple(line["path"]), tuple(line["captures"]))
+    assert move in start.legal_moves()
+    assert line["move"] == str(move) == f"{line['path'][0]}-{line['path'][-1]}"
+    assert line["depth"] == 4 and line["nodes"] > 0
+    assert isinstance(line["score"], int) and isinstance(line["ms"], int)
+
+
+def test_capture_is_reported_with_path_and_captured_squares(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # White's only move is the double jump 27x18x9 (the second route 27x20 is blocked).
+    line = analyse(capsys, "--fen", "W:W27:B23,14,1", "--depth", "3")
+    assert line["move"] == "27x9"
+    assert line["path"] == [27, 18, 9]
+    assert line["captures"] == [23, 14]
+
+
+def test_no_legal_move_gives_null(capsys: pytest.CaptureFixture[str]) -> None:
+    for fen in ("W:W:B1,2", "B:W9,14:B5"):
+        line = analyse(capsys, "--fen", fen, "--movetime", "50")
+        assert line["move"] is None and line["path"] == [] and line["captures"] == []
+        assert line["score"] == -10000 and line["depth"] == 0
+
+
+def test_win_score_counts_plies(capsys: pytest.CaptureFixture[str]) -> None:
+    line = analyse(capsys, "--fen", "B:W18:B14,1", "--depth", "2")
+    assert line["move"] == "14x23"
+    assert line["score"] == 10000 - 1
+
+
+def test_rule_options_are_honoured(capsys: pytest.CaptureFixture[str]) -> None:
+    # Black's man on 18 can take the man on 14 only by jumping backward.
+    fen = "B:W14,30:B18"
+    assert analyse(capsys, "--fen", fen, "--depth", "3")["captures"] == []
+    line = analyse(capsys, "--fen", fen, "--depth", "3", "--men-capture-backward")
+    assert line["move"] == "18x9" and line["captures"] == [14]
+    optional = analyse(capsys, "--fen", "B:W20,22,23:B7,16,17", "--depth", "6",
+                       "--captures-optional")
+    position = Position.from_fen("B:W20,22,23:B7,16,17")
+    move = Move(tuple(optional["path"]), tuple(optional["captures"]))
+    assert move in position.legal_moves(Rules(captures_compulsory=False))
+    assert not move.is_capture
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--fen", "X:W1:B2"], "must start with the side to move"),
+        (["--fen", "B:W1,1:B2"], "two pieces on square 1"),
+        (["--fen", "B:W33:B2"], "square 33"),
+        (["--movetime", "0"], "--movetime must be a positive"),
+        (["--depth", "0"], "--depth must be 1 or more"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    assert main(["analyse", *argv]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_movetime_and_depth_are_exclusive(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["analyse", "--movetime", "100", "--depth", "3"])
+    assert exc.value.code == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def _timed_run(*argv: str) -> tuple[float, dict]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "analyse", *argv],
+        capture_output=True, text=True, timeout=60, check=True,
+    )
+    return (time.monotonic() - started) * 1000, json.loads(done.stdout)
+
+
+def test_a_new_process_answers_within_the_movetime() -> None:
+    """Python's start-up counts against the budget, so the whole run stays near it.
+
+    A run at depth 1 measures start-up and exit on this machine as it is loaded now; the
+    timed run may only exceed the larger of that and the movetime by a small margin.
+    """
+    baseline_ms, _ = _timed_run("--depth", "1")
+    movetime = 400
+    elapsed_ms, line = _timed_run("--movetime", str(movetime))
+    assert Move(tuple(line["path"])) in Position.start().legal_moves()
+    assert line["ms"] <= movetime
+    assert elapsed_ms < max(baseline_ms, movetime) + 150, (elapsed_ms, baseline_ms)

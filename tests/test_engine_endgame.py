@@ -1,0 +1,205 @@
+"""Small endgames against exact truth: two kings against one are won, and won in time.
+
+The truth comes from a retrograde solver written here on the public rules API alone
+(Position.legal_moves and apply), independent of the engine: every position of two kings
+against one, with either side to move, together with everything reachable from them,
+labelled won or lost in so many plies with best play, or drawn.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from functools import cache
+
+import pytest
+
+from rules import Color, Game, Position
+from rules.engine import WIN, Engine
+from rules.squares import bit
+
+#: How the engine plays in these tests: a fixed depth, so the result is the same on
+#: every machine (a few milliseconds per move here).
+DEPTH = 8
+#: The stronger side must have won within this many plies of the start.
+PLY_LIMIT = 60
+
+Value = tuple[str, int]  # ("W", n): the side to move wins in n plies; ("L", n) loses
+
+
+def kings_only(black_kings: int, white_kings: int) -> list[Position]:
+    """Every position with these numbers of kings, with either side to move."""
+    out = []
+    for blacks in itertools.combinations(range(1, 33), black_kings):
+        rest = [s for s in range(1, 33) if s not in blacks]
+        for whites in itertools.combinations(rest, white_kings):
+            b = sum(bit(s) for s in blacks)
+            w = sum(bit(s) for s in whites)
+            for turn in (Color.BLACK, Color.WHITE):
+                out.append(Position(b, w, b | w, turn))
+    return out
+
+
+def solve(roots: list[Position]) -> dict[Position, Value | None]:
+    """Exact values of ``roots`` and of every position reachable from them.
+
+    Retrograde by ply: a position with no legal move is lost in 0; one with a move to a
+    position lost in n - 1 is won in n (the first n found is the fastest); one whose
+    moves all lead to won positions, the longest in n - 1, is lost in n. What is never
+    labelled is a draw (None).
+    """
+    index: dict[Position, int] = {}
+    positions: list[Position] = []
+    for p in roots:
+        if p not in index:
+            index[p] = len(positions)
+            positions.append(p)
+    children: list[list[int]] = []
+    i = 0
+    while i < len(positions):
+        kids = []
+        for move in positions[i].legal_moves():
+            child = positions[i].apply(move)
+            if child not in index:
+                index[child] = len(positions)
+                positions.append(child)
+            kids.append(index[child])
+        children.append(kids)
+        i += 1
+    value: list[Value | None] = [("L", 0) if not kids else None for kids in children]
+    n = 0
+    while True:
+        n += 1
+        found = []
+        for i, kids in enumerate(children):
+            if value[i] is not None:
+                continue
+            values = [value[k] for k in kids]
+            if any(v == ("L", n - 1) for v in values):
+                found.append((i, ("W", n)))
+            elif all(v is not None and v[0] == "W" for v in values):
+                found.append((i, ("L", n)))
+        if not found:
+            break
+        for i, v in found:
+            value[i] = v
+    return {p: value[i] for i, p in enumerate(positions)}
+
+
+@cache
+def two_kings_against_one() -> dict[Position, Value | None]:
+    """Black's two kings against White's one: every position and its value."""
+    return solve(kings_only(2, 1))
+
+
+def strong_side_wins(position: Position, value: Value | None) -> bool:
+    """Whether Black (the two kings) wins with best play."""
+    if value is None:
+        return False
+    return (value[0] == "W") == (position.turn == Color.BLACK)
+
+
+def swap_colours(position: Position) -> Position:
+    """With kings only, the same position with the colours swapped is the same game."""
+    return Position(position.white, position.black, position.kings, position.turn.opponent)
+
+
+def winnable() -> list[tuple[Position, int]]:
+    """Every position where the two kings win, with the plies it takes with best play."""
+    values = two_kings_against_one()
+    return sorted(
+        ((p, v[1]) for p, v in values.items()
+         if p.count(Color.BLACK) == 2 and p.count(Color.WHITE) == 1
+         and strong_side_wins(p, v)),
+        key=lambda item: (item[0].black, item[0].white, item[0].turn),
+    )
+
+
+def engine_converts(position: Position, strong: Color) -> tuple[bool, int, Game]:
+    """Play the engine against itself from ``position``; did ``strong`` win in time?"""
+    attacker, defender = Engine(tt_size=1 << 14), Engine(tt_size=1 << 14)
+    game = Game(position)
+    while game.result is None and game.ply < PLY_LIMIT:
+        engine = attacker if game.turn == strong else defender
+        result = engine.search(game.position, depth=DEPTH, history=game.positions[:-1])
+        game.play(result.move)
+    won = game.result is not None and game.result.winner == strong
+    return won, game.ply, game
+
+
+def test_solver_knows_the_ending() -> None:
+    values = two_kings_against_one()
+    wins = winnable()
+    assert len(kings_only(2, 1)) == 2 * 496 * 30
+    # Almost everything is won; draws come from the lone king jumping a loose king.
+    assert 27_000 < len(wins) < 29_760
+    # With best play the two kings need at most 35 plies (the figure in the literature).
+    assert max(n for _, n in wins) <= 35
+    # Checks by hand. Black to move jumps 14x23 and White has nothing left:
+    assert values[Position.from_fen("B:WK18:BK14,K1")] == ("W", 1)
+    # White to move must jump 18x9 and one king against one is a draw:
+    assert values[Position.from_fen("W:WK18:BK14,K1")] is None
+    # A king in the double corner holds out longest:
+    assert values[Position.from_fen("B:WK32:BK1,K5")] == ("W", 31)
+
+
+def _sample(count: int, seed: int) -> list[tuple[Position, int]]:
+    wins = winnable()
+    longest = sorted(wins, key=lambda item: -item[1])[:8]
+    rest = random.Random(seed).sample(wins, count)
+    return longest + rest
+
+
+def test_two_kings_beat_one_from_a_sample() -> None:
+    failures = []
+    for i, (position, best) in enumerate(_sample(28, seed=7)):
+        # Every other position with the colours swapped: White has the two kings.
+        if i % 2:
+            won, plies, game = engine_converts(swap_colours(position), Color.WHITE)
+        else:
+            won, plies, game = engine_converts(position, Color.BLACK)
+        if not won:
+            failures.append((position.fen(), best, plies, [str(m) for m in game.moves]))
+    assert not failures, failures
+
+
+def test_engine_scores_match_the_truth() -> None:
+    """Where the end is within the search's reach, the score says exactly when."""
+    values = two_kings_against_one()
+    engine = Engine(tt_size=1 << 14)
+    rng = random.Random(3)
+    checked = 0
+    for position, value in rng.sample(sorted(values.items(), key=lambda kv: (
+            kv[0].black, kv[0].white, kv[0].kings, kv[0].turn)), 400):
+        if len(position.legal_moves()) < 2:
+            continue  # a forced move is played after a one-ply look only
+        result = engine.search(position, depth=10)
+        if value is not None and value[1] <= 9:
+            expected = WIN - value[1] if value[0] == "W" else -WIN + value[1]
+            assert result.score == expected, (position.fen(), value, result)
+            checked += 1
+        elif value is None:
+            assert abs(result.score) < WIN - 1000, (position.fen(), result)
+    assert checked > 30
+
+
+def test_the_lone_king_runs_for_the_double_corner() -> None:
+    # White's king on 19 is in the open; the double corner (28/32) is two steps away.
+    # 19-23 and 19-24 hold out longest (lost in 29 more plies, against 5 or 1 otherwise).
+    position = Position.from_fen("W:WK19:BK1,K10")
+    values = two_kings_against_one()
+    longest = {m for m in position.legal_moves() if values[position.apply(m)] == ("W", 29)}
+    assert {str(m) for m in longest} == {"19-23", "19-24"}
+    for depth in (2, 4, 6):
+        assert Engine().search(position, depth=depth).move in longest
+
+
+@pytest.mark.slow
+def test_two_kings_beat_one_from_every_winnable_position() -> None:
+    failures = []
+    for position, best in winnable():
+        for start, strong in ((position, Color.BLACK), (swap_colours(position), Color.WHITE)):
+            won, plies, _ = engine_converts(start, strong)
+            if not won:
+                failures.append((start.fen(), best, plies))
+    assert not failures, f"{len(failures)} not converted, e.g. {failures[:10]}"

@@ -1,0 +1,127 @@
+"""``crownhead replay``: the command line as outside checks use it (subprocess, JSON Lines)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware.cli import main
+from firmware.commands.replay import ScriptError, parse_script
+
+START_AFTER_11_15 = "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
+
+
+def crownhead(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def lines(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_script_from_a_file(tmp_path: Path):
+    script = tmp_path / "game.txt"
+    script.write_text("# Black opens\nlift 11\nwait 400\n\nplace 15   # lands\nwait 1000\n")
+    done = crownhead("replay", str(script))
+    assert done.returncode == 0, done.stderr
+    assert lines(done.stdout) == [
+        {"t": 730, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15], "captures": []},
+        {"t": 1400, "event": "final", "fen": START_AFTER_11_15, "plies": 1},
+    ]
+    assert done.stderr == ""
+
+
+def test_script_from_stdin_with_fen_and_lights():
+    done = crownhead("replay", "-", "--fen", "B:W18,30:B15,1", "--lights", stdin="lift 15\nwait 300\nplace 22\nlift 18\n")
+    assert done.returncode == 0, done.stderr
+    out = lines(done.stdout)
+    assert out[0] == {"t": 30, "event": "lights", "roles": {"15": "touched", "18": "capture", "22": "target"}}
+    assert out[-1] == {"t": 630, "event": "final", "fen": "W:W30:B1,22", "plies": 1}
+    assert {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "15x22", "path": [15, 22], "captures": [18]} in out
+    assert all(list(o)[:2] == ["t", "event"] for o in out)
+
+
+def test_rule_options():
+    # Men capturing backward: 15x8 over 11.
+    done = crownhead("replay", "-", "--fen", "B:W11,30:B15,1", "--men-capture-backward", stdin="lift 15\nplace 8\nlift 11\n")
+    assert lines(done.stdout)[0]["move"] == "15x8"
+    # Captures optional: the quiet 15-19 is accepted although 15x22 is on.
+    done = crownhead("replay", "-", "--fen", "B:W18,30:B15,1", "--captures-optional", stdin="lift 15\nplace 19\n")
+    assert lines(done.stdout)[0]["move"] == "15-19"
+    done = crownhead("replay", "-", "--fen", "B:W18,30:B15,1", stdin="lift 15\nplace 19\n")
+    assert lines(done.stdout)[0]["event"] == "warning"
+
+
+def test_referee_mode_lights_show_no_hints():
+    done = crownhead("replay", "-", "--mode", "referee", "--lights", stdin="lift 11\nwait 300\nplace 15\n")
+    assert [o["roles"] for o in lines(done.stdout) if o["event"] == "lights"] == [
+        {"11": "touched"},
+        {},
+        {"11": "last-from", "15": "last-to"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("lift 11\nwait 100\njump 15\n", "line 3: unknown action 'jump' (lift S, place S, wait MS, press NAME)"),
+        ("lift 11\nplace 33\n", "line 2: place needs a square 1-32, got '33'"),
+        ("wait -5\n", "line 1: wait needs whole milliseconds >= 0, got '-5'"),
+        ("lift\n", "line 1: lift takes exactly one argument, got 0"),
+        ("# fine\nlift 11 15\n", "line 2: lift takes exactly one argument, got 2"),
+    ],
+)
+def test_malformed_line_stops_with_its_number_and_exit_code_2(script, message):
+    done = crownhead("replay", "-", stdin=script)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == f"crownhead replay: <stdin>: {message}\n"
+
+
+def test_impossible_action_stops_with_its_line_after_the_events_before():
+    done = crownhead("replay", "-", stdin="lift 11\nwait 400\nplace 15\nwait 1000\nlift 14\n")
+    assert done.returncode == 2
+    assert [o["event"] for o in lines(done.stdout)] == ["move"]
+    assert done.stderr.startswith("crownhead replay: <stdin>: line 5: lift 14: no piece on square 14")
+    assert done.stderr.count("\n") == 1
+
+
+def test_bad_fen_and_missing_file(tmp_path: Path):
+    done = crownhead("replay", "-", "--fen", "X:W1:B2", stdin="")
+    assert done.returncode == 2 and "FEN" in done.stderr and "Traceback" not in done.stderr
+    done = crownhead("replay", str(tmp_path / "nope.txt"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("crownhead replay: cannot read ")
+    assert "Traceback" not in done.stderr
+
+
+def test_empty_script_prints_the_final_position(capsys):
+    assert main(["replay", "/dev/null"]) == 0
+    out = lines(capsys.readouterr().out)
+    assert out == [{"t": 0, "event": "final", "fen": "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", "plies": 0}]
+
+
+def test_press_any_button_name_and_clock_runs_on_after_the_script():
+    # The move is settled 300 ms after the last line: the clock runs on to accept it.
+    done = crownhead("replay", "-", stdin="press hint\nlift 11\nplace 15\n")
+    assert lines(done.stdout) == [
+        {"t": 330, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15], "captures": []},
+        {"t": 330, "event": "final", "fen": START_AFTER_11_15, "plies": 1},
+    ]
+
+
+def test_parse_script_reports_the_first_bad_line():
+    with pytest.raises(ScriptError) as info:
+        parse_script(["lift 11", "", "# ok", "press !"])
+    assert info.value.line == 4
+    assert [str(a) for a in parse_script("LIFT 11\nPress New\n")] == ["lift 11", "press new"]

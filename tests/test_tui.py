@@ -1,0 +1,293 @@
+"""The terminal simulator: the pure screen model, input parsing, and the real thing in tmux."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware.app import BoardView
+from firmware.tui import (
+    BOARD_LEFT,
+    BOARD_TOP,
+    HEIGHT,
+    WIDTH,
+    HandMove,
+    InputError,
+    Press,
+    Quit,
+    Toggle,
+    cell_origin,
+    key_action,
+    parse_input,
+    render,
+    square_at,
+)
+from test_app_rig import PAL, Rig
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def view(**changes: object) -> BoardView:
+    base = dict(
+        pieces={s: "b" for s in range(1, 13)} | {s: "w" for s in range(21, 33)},
+        lit={},
+        blinking=frozenset(),
+        status="Black to move, move 1",
+        mode_text="Two players, hints on",
+        black="Ann",
+        white="Bob",
+        moves=(),
+    )
+    base.update(changes)
+    return BoardView(**base)  # type: ignore[arg-type]
+
+
+# -- geometry and input ------------------------------------------------------------------------
+
+
+def test_every_square_cell_maps_back_to_its_square() -> None:
+    for square in range(1, 33):
+        top, left = cell_origin(square)
+        for dr in range(2):
+            for dc in range(5):
+                assert square_at(top + dr, left + dc) == square
+    assert square_at(BOARD_TOP, BOARD_LEFT) is None  # a8 is a light square
+    assert square_at(0, 0) is None and square_at(BOARD_TOP + 16, BOARD_LEFT) is None
+    assert square_at(BOARD_TOP, BOARD_LEFT + 40) is None
+
+
+def test_square_one_is_top_left_dark_square() -> None:
+    assert cell_origin(1) == (BOARD_TOP, BOARD_LEFT + 5)  # b8
+    assert cell_origin(5) == (BOARD_TOP + 2, BOARD_LEFT)  # a7
+    assert cell_origin(32) == (BOARD_TOP + 14, BOARD_LEFT + 30)  # g1
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("11", Toggle(11)),
+        (" 7 ", Toggle(7)),
+        ("11-15", HandMove("11-15")),
+        ("15x24x31", HandMove("15x24x31")),
+        ("15 x 24", HandMove("15x24")),
+        ("new", Press("new")),
+        ("f", Press("follow")),
+        ("q", Quit()),
+        ("", None),
+    ],
+)
+def test_parse_input(text: str, action: object) -> None:
+    assert parse_input(text) == action
+
+
+@pytest.mark.parametrize(("text", "message"), [("33", "no square 33"), ("11-40", "no square 40"), ("hello", "type a square")])
+def test_parse_input_errors(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_input(text)
+
+
+def test_single_keys() -> None:
+    assert key_action("n") == Press("new") and key_action("t") == Press("takeback")
+    assert key_action("q") == Quit() and key_action("x") is None and key_action("1") is None
+
+
+# -- rendering -----------------------------------------------------------------------------------
+
+
+def test_render_start_position() -> None:
+    screen = render(view(), typed="11-1")
+    lines = screen.text().splitlines()
+    assert len(lines) == HEIGHT and all(len(line) <= WIDTH for line in lines)
+    top, left = cell_origin(1)
+    assert lines[top][left : left + 2] == "1 "
+    assert lines[top + 1][left : left + 5] == " (b) "
+    top, left = cell_origin(32)
+    assert lines[top][left : left + 2] == "32" and lines[top + 1][left : left + 5].strip() == "(w)"
+    top, left = cell_origin(15)
+    assert lines[top + 1][left : left + 5].strip() == ""
+    text = screen.text()
+    assert "Black to move, move 1" in text and "Black: Ann" in text and "White: Bob" in text
+    assert "> 11-1_" in text
+    assert "a    b    c    d    e    f    g    h" in text
+
+
+def test_render_leds_as_backgrounds_and_marks() -> None:
+    screen = render(view(lit={11: PAL.touched, 15: PAL.target, 20: (0, 20, 14)}, blinking=frozenset({9})))
+    top, left = cell_origin(15)
+    assert screen.styles[top][left].bg == PAL.target
+    assert screen.chars[top][left + 4] == "*"
+    top, left = cell_origin(20)
+    assert screen.chars[top][left + 4] == "."  # lit dimly (a king, the last move)
+    assert max(screen.styles[top][left].bg) >= 100  # raised so a screen shows it
+    top, left = cell_origin(9)
+    assert screen.chars[top][left + 4] == "!"  # blinking warning, even in its dark half
+    top, left = cell_origin(14)
+    assert screen.chars[top][left + 4] == " "
+
+
+def test_render_kings_warning_prompt_and_moves() -> None:
+    moves = ("11-15", "23-19", "8-11", "22-17", "9-13", "17x10", "7x14")
+    screen = render(
+        view(
+            pieces={5: "B", 28: "W"},
+            moves=moves,
+            warning="Touch-move: the man on 22 was touched first and must be played",
+            prompt="Random mover plays 24-20: make it on the board (f does it).",
+            hand=("w",),
+        )
+    )
+    text = screen.text()
+    top, left = cell_origin(5)
+    assert screen.line(top + 1)[left : left + 5] == " [B] "
+    assert "Touch-move: the man on 22" in text and "must be played" in text
+    assert "In hand: w" in text
+    assert "  1. 11-15    23-19" in text and "  4. 7x14" in text
+
+
+def test_move_list_keeps_the_latest_moves() -> None:
+    moves = tuple(f"{i}-{i + 4}" for i in range(1, 29)) * 3
+    text = render(view(moves=moves)).text()
+    last_number = (len(moves) + 1) // 2
+    assert f"{last_number:>3}. " in text and "  1. " not in text
+
+
+def test_white_first_move_list() -> None:
+    text = render(view(moves=("22-18", "11-15"), first_mover_white=True)).text()
+    assert "  1. ...    22-18" in text and "  2. 11-15" in text
+
+
+def test_small_terminal_gets_a_message() -> None:
+    text = render(view(), width=60, height=20).text()
+    assert "needs an 80x24 terminal (this one is 60x20)" in text.replace("\n", " ")
+
+
+def test_runs_group_equal_styles() -> None:
+    screen = render(view(lit={1: PAL.target}))
+    row, col = cell_origin(1)
+    runs = screen.runs(row)
+    assert "".join(text for _, text, _ in runs) == "".join(screen.chars[row])
+    assert any(style.bg == PAL.target and text.startswith("1 ") for _, text, style in runs)
+
+
+def test_render_from_a_running_app(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.do("22", wait=100)
+    screen = render(rig.app.view())
+    top, left = cell_origin(15)
+    assert screen.line(top + 1)[left : left + 5].strip() == "(b)"
+    top, left = cell_origin(22)
+    assert screen.styles[top][left].bg == PAL.touched
+    assert "  1. 11-15" in screen.text() and "In hand: w" in screen.text()
+
+
+def test_act_reports_problems_on_the_screen(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("13-17")
+    assert rig.app.view().message == "there is no piece on 13 to move"
+    rig.do("10x19")
+    assert "no piece" not in rig.app.view().message
+
+
+# -- a real terminal -------------------------------------------------------------------------------
+
+
+def test_no_terminal_is_one_clear_line(tmp_path: Path) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "run", "--state-dir", str(tmp_path)],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=REPO, timeout=60,
+    )
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1
+    assert "needs a terminal" in out.stderr and "--headless" in out.stderr
+
+
+TMUX = shutil.which("tmux")
+
+
+class Tmux:
+    """One detached tmux session of 80x24 running a command; the pane is read as text."""
+
+    def __init__(self, name: str, command: list[str], cwd: Path) -> None:
+        self.name = name
+        env = {**os.environ, "TERM": "xterm-256color"}
+        subprocess.run(
+            [TMUX, "-L", name, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "-c", str(cwd),
+             *command],
+            check=True, env=env, timeout=30,
+        )
+
+    def send(self, *keys: str, literal: bool = False) -> None:
+        args = [TMUX, "-L", self.name, "send-keys", "-t", self.name] + (["-l"] if literal else []) + list(keys)
+        subprocess.run(args, check=True, timeout=30)
+
+    def capture(self) -> str:
+        return subprocess.run(
+            [TMUX, "-L", self.name, "capture-pane", "-p", "-t", self.name],
+            capture_output=True, text=True, timeout=30,
+        ).stdout
+
+    def wait_for(self, predicate: object, timeout: float = 20.0) -> str:
+        end = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < end:
+            screen = self.capture()
+            if predicate(screen):  # type: ignore[operator]
+                return screen
+            time.sleep(0.1)
+        raise AssertionError("the screen never showed what was expected:\n" + screen)
+
+    def alive(self) -> bool:
+        out = subprocess.run([TMUX, "-L", self.name, "has-session", "-t", self.name], capture_output=True, timeout=30)
+        return out.returncode == 0
+
+    def kill(self) -> None:
+        subprocess.run([TMUX, "-L", self.name, "kill-server"], capture_output=True, timeout=30)
+
+
+def cell_text(screen: str, square: int, line: int) -> str:
+    top, left = cell_origin(square)
+    rows = screen.splitlines()
+    return rows[top + line][left : left + 5] if top + line < len(rows) else ""
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (see docs/simulator.md for the manual check)")
+def test_simulator_in_a_real_terminal(tmp_path: Path) -> None:
+    name = f"crownhead-test-{os.getpid()}"
+    crownhead = str(Path(sys.executable).with_name("crownhead"))
+    command = [crownhead, "run", "--state-dir", str(tmp_path / "state")]
+    tmux = Tmux(name, command, REPO)
+    try:
+        screen = tmux.wait_for(lambda s: "Black to move, move 1" in s)
+        assert cell_text(screen, 11, 1).strip() == "(b)" and cell_text(screen, 15, 1).strip() == ""
+        # A whole move typed on the keyboard.
+        tmux.send("11-15")
+        tmux.send("Enter")
+        screen = tmux.wait_for(lambda s: "1. 11-15" in s and "White to move" in s)
+        assert cell_text(screen, 15, 1).strip() == "(b)" and cell_text(screen, 11, 1).strip() == ""
+        assert cell_text(screen, 15, 0).endswith(".")  # the last move, lit dimly
+        # A click on square 22 (X10 mouse report: button 1 press then release).
+        top, left = cell_origin(22)
+        press = "\x1b[M" + chr(32 + 0) + chr(32 + left + 2) + chr(32 + top + 1)
+        release = "\x1b[M" + chr(32 + 3) + chr(32 + left + 2) + chr(32 + top + 1)
+        tmux.send(press + release, literal=True)
+        # Lifted: in the hand, and its LED lit (white: the touched piece).
+        tmux.wait_for(lambda s: "In hand: w" in s and cell_text(s, 22, 0).rstrip().endswith("*"))
+        tmux.send("18")
+        tmux.send("Enter")
+        screen = tmux.wait_for(lambda s: "11-15    22-18" in s)
+        tmux.send("q")
+        end = time.monotonic() + 20
+        while tmux.alive() and time.monotonic() < end:
+            time.sleep(0.1)
+        assert not tmux.alive()
+    finally:
+        tmux.kill()
+    saved = (tmp_path / "state" / "current.json").read_text()
+    assert '"11-15"' in saved and '"22-18"' in saved
