@@ -190,15 +190,35 @@ def run_match(first: PlayerSpec, second: PlayerSpec, games: int, jobs: int, seed
     sys.stdout.flush()
 
 
+#: A Raspberry Pi 4 runs pure Python roughly this many times slower per core.
+PI4_SLOWDOWN = (5, 10)
+
+
 def speed() -> None:
-    """Nodes per second and depth reached from the start position, on one core."""
+    """Nodes per second and depth reached from the start position, on one core.
+
+    Rates are given per second of wall time and per second of this process's CPU time;
+    on a machine shared with other work the second is the fairer figure.
+    """
     position = Position.start()
+    reached: dict[int, int] = {}
+    rate = 0.0
     for movetime in (1000, 200, 100):
         engine = Engine()
+        cpu = time.process_time()
         result = engine.search(position, movetime_ms=movetime)
+        cpu = time.process_time() - cpu
+        reached[movetime] = result.depth
+        if movetime == 1000:
+            rate = result.nodes / max(cpu, 1e-3)
         print(f"start position, {movetime} ms: depth {result.depth} completed, "
               f"{result.nodes:,} nodes in {result.ms} ms = "
-              f"{result.nodes / max(result.ms, 1) * 1000:,.0f} nodes/s, move {result.move}")
+              f"{result.nodes / max(result.ms, 1) * 1000:,.0f} nodes/s "
+              f"({result.nodes / max(cpu, 1e-3):,.0f} per CPU second), move {result.move}")
+    fast, slow = PI4_SLOWDOWN
+    print(f"Raspberry Pi 4 estimate ({fast}-{slow}x slower per core): "
+          f"{rate / slow:,.0f}-{rate / fast:,.0f} nodes/s; in 1 s about the depth reached "
+          f"here in 100-200 ms: {reached[100]}-{reached[200]}")
     for depth in range(6, 12):
         engine = Engine()
         started = time.monotonic()
@@ -218,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="games per match (default: the deck twice, 312)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="games played at once (default: the number of cores)")
-    parser.add_argument("--depths", default="6,3", help="self-play depths, deeper first (6,3)")
+    parser.add_argument("--depths", default="8,4", help="self-play depths, deeper first (8,4)")
     parser.add_argument("--only", choices=("speed", "random", "greedy", "self"),
                         help="run one part")
     parser.add_argument("--quick", action="store_true", help="8 games per match")

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from firmware.controller import Controller  # noqa: E402
 from firmware.events import Event, Lights, MoveMade  # noqa: E402
-from firmware.hands import Action, HumanStyle, game_action_chunks  # noqa: E402
+from firmware.hands import HumanStyle, game_action_chunks  # noqa: E402
 from firmware.tracker import Tracker, TrackerSettings  # noqa: E402
 from firmware.tracker_table import TurnTable  # noqa: E402
 from hal.clock import VirtualClock  # noqa: E402

@@ -81,6 +81,7 @@ __all__ = [
     "PaletteConfig",
     "StoreConfig",
     "Sink",
+    "Source",
     "json_sink",
     "text_sink",
     "describe_event",
@@ -89,6 +90,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Sink = Callable[[Event], None]
+#: Polled once per step after the board was read, with the step's time: something outside
+#: the board (a host link) that may act on the game; returns the events its actions caused.
+Source = Callable[[int], list[Event]]
 
 
 # -- the application's own events ----------------------------------------------------------
@@ -389,7 +393,8 @@ class App:
 
     ``players`` maps each colour to a :class:`~firmware.players.Player` (default: people
     on both sides). ``store`` keeps the games (None: nothing is saved, for tests of the
-    lights alone). ``sinks`` receive every event, the tracker's and the app's, after the
+    lights alone). ``sources`` are polled every step (see :data:`Source`).
+    ``sinks`` receive every event, the tracker's and the app's, after the
     game has been saved. ``thinker`` runs computer players (default: in the background).
     """
 
@@ -405,6 +410,7 @@ class App:
         players: Mapping[Color, Player] | None = None,
         thinker: Thinker | None = None,
         sinks: Iterable[Sink] = (),
+        sources: Iterable[Source] = (),
     ) -> None:
         self.hardware = hardware
         self.clock: Clock = clock or hardware.clock
@@ -414,6 +420,7 @@ class App:
         self.players: dict[Color, Player] = dict(players or {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)})
         self.thinker = thinker or Thinker(background=True)
         self.sinks: list[Sink] = list(sinks)
+        self.sources: list[Source] = list(sources)
         self.policy = LedPolicy(leds, referee=self.mode.referee_lights)
         self.tracker_settings = tracker_settings
         self.sim = hardware.sim
@@ -536,7 +543,7 @@ class App:
             raise RuntimeError("App.start() first")
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
-        queue = self._pending + self.controller.step(now)
+        queue = self._pending + self.controller.step(now) + self._poll_sources(now)
         self._pending = []
         out: list[Event] = []
         i = 0
@@ -649,7 +656,8 @@ class App:
             self.policy.turn_changed()
             side = Color.BLACK if event.side == "black" else Color.WHITE
             expected, self._computer = self._computer, None
-            self._save(now)
+            if not tracker.game.is_over:
+                self._save(now)  # a last move is saved with the result, at game-over
             if self.mode.computer and not self.players[side].is_human and expected is None:
                 # A person moved the machine's piece before it had chosen: not its move.
                 out.append(Notice(now, f"that was not {self.players[side].name}'s move: put the piece back and wait"))
@@ -813,7 +821,29 @@ class App:
             self._jumpers_cache = squares
         return self._jumpers_cache
 
-    # -- sinks ----------------------------------------------------------------------------
+    # -- sources and sinks ----------------------------------------------------------------
+
+    def _poll_sources(self, now: int) -> list[Event]:
+        events: list[Event] = []
+        for source in self.sources:
+            try:
+                events += source(now)
+            except Exception:  # a broken link must not stop the board
+                log.exception("event source failed")
+        return events
+
+    @property
+    def game(self) -> Game:
+        """The game on the board; while a saved game is being set up to resume, that game."""
+        if self._resuming and self._game is not None:
+            return self._game
+        return self.tracker.game
+
+    @property
+    def resuming(self) -> bool:
+        """Whether a saved game's pieces are being set up before it goes on."""
+        return self._resuming
+
 
     def _emit(self, event: Event) -> None:
         for sink in self.sinks:

@@ -81,9 +81,10 @@ class Controller:
         if not self._started:
             self._started = True
             if self.debouncer.state != self.tracker.board:
-                # The board as it stands when we start may differ from the game.
+                # The board as it stands when we start may differ from the game: it is
+                # guided back to the game's position before anything is read as a move.
                 self._occupancy = self.debouncer.state
-                events += self._after(self.tracker.update(self._occupancy, now), now)
+                events += self._after(self.tracker.restore(self._occupancy, now), now)
             else:
                 events += self._after([], now)
         self._drain()

@@ -476,13 +476,18 @@ class GameStore:
         return self.games_dir / f"{record.id}.pdn"
 
     def finish(self, record: GameRecord) -> Path:
-        """Write the game as PDN, then forget it as the game in progress.
+        """Write the game as PDN and forget it as the game in progress.
 
-        Safe to repeat: after a crash between the two steps the next start finds the
-        finished record in ``current.json`` and calls this again, rewriting the same file.
+        Three atomic steps: the finished record replaces ``current.json``, the PDN file is
+        written, ``current.json`` is removed. A crash anywhere leaves either the game in
+        progress as it was, or the finished record, which the next start finishes again
+        (rewriting the same file): a finished game is never resumed, never lost.
         """
+        if not record.finished:
+            raise ValueError("finish() needs a record with a result (see GameRecord.abandoned)")
         self._ensure()
         path = self.game_path(record)
+        self.save_current(record)
         try:
             atomic_write(path, pdn_text(record))
         except OSError as exc:

@@ -37,8 +37,8 @@ It is pure and deterministic: time comes in as arguments, nothing reads a clock.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from firmware.events import (
     BoardWarning,
@@ -155,7 +155,7 @@ class Kind(enum.Enum):
     TAKEBACK = "takeback"  #: the position before the last move (pending settle)
     CORRECT_COMPLETE = "correct-complete"  #: the last move redone differently (pending settle)
     CORRECT_PROGRESS = "correct-progress"  #: the last move being redone
-    RESTORE = "restore"  #: the result of a move just taken back by button: put it back
+    RESTORE = "restore"  #: to be put back: a move taken back by button, or a game resumed
     NONE = "none"  #: no legal reading: an illegal move or a board out of sync
 
 
@@ -215,6 +215,14 @@ def _piece_name(position: Position, square: int) -> str:
     return "king" if piece.king else "man"
 
 
+def sum_captured(plans: Iterable[Plan]) -> int:
+    """The squares any of ``plans`` captures."""
+    mask = 0
+    for p in plans:
+        mask |= p.captured
+    return mask
+
+
 def _list(squares: Iterable[int]) -> str:
     items = [str(s) for s in squares]
     if len(items) <= 1:
@@ -257,6 +265,9 @@ class Tracker:
         self._now = 0
         self._setup: Position | None = None
         self._blocked: int | None = None
+        # A board that does not show the game when the tracker starts (a game resumed)
+        # is first guided back to the game's position; nothing is read as a move before.
+        self._restoring = board is not None and board != game.position.occupied
         self._expected: Move | None = None
         self._crown: int | None = None
         self._new_turn()
@@ -348,6 +359,8 @@ class Tracker:
             return events + self._refresh(now_ms)
         if self._blocked is not None and occupancy != self._blocked:
             self._blocked = None
+        if self._restoring and occupancy == self.game.position.occupied:
+            self._restoring = False
         lifted = before & ~occupancy
         placed = occupancy & ~before
         old = self._reading
@@ -411,11 +424,13 @@ class Tracker:
             if not self.game.is_over:
                 result = self.game.resign()
                 events.append(GameOver(now_ms, result.score, result.reason))
+                self._over = True
                 self._reread()
         elif button == "claim" and not self.game.is_over:
             result = self.game.claim_draw()
             if result is not None:
                 events.append(GameOver(now_ms, result.score, result.reason))
+                self._over = True
                 self._reread()
         return events + self._refresh(now_ms)
 
@@ -448,8 +463,26 @@ class Tracker:
         self._expected = None
         self._crown = None
         self._blocked = None
+        self._restoring = False
         events = self._setup_check(now)
         return events + self._refresh(now)
+
+    def restore(self, occupancy: int, now_ms: int) -> list[Event]:
+        """The board shows ``occupancy`` for reasons outside the game: guide it back.
+
+        For a board read when the controller starts, after a game is resumed or after the
+        sensor link came back. Until the board shows the game's position again the roles
+        ``missing`` and ``extra`` say what to change; nothing is read as a move meanwhile.
+        """
+        events = self._run_timers(now_ms)
+        self._touch_state()
+        self._board = occupancy
+        self._changed_at = self._since = now_ms
+        if self._setup is not None:
+            return events + self._setup_check(now_ms) + self._refresh(now_ms)
+        self._restoring = occupancy != self.game.position.occupied
+        self._reread()
+        return events + self._refresh(now_ms)
 
     def take_back(self, now_ms: int) -> list[Event]:
         """Take back the last move (the ``takeback`` button); the board is then guided back."""
@@ -477,7 +510,9 @@ class Tracker:
 
     def _run_timers(self, now: int) -> list[Event]:
         events: list[Event] = []
-        for _ in range(64):
+        # Each round accepts a move or raises a warning, so few rounds are ever needed;
+        # the bound only keeps a controller responsive should that ever not hold.
+        for _ in range(256):
             due = self.next_deadline()
             if due is None or due > now:
                 break
@@ -504,6 +539,9 @@ class Tracker:
         self._correction_open = False
         self._expected = None
         self._ref = Reading(Kind.IDLE, self.game.position.occupied)
+        # Asked on every board read; the game's answer only changes with the position
+        # or a declared result (resign, claim), after which this is set again.
+        self._over = self.game.is_over
 
     def _table_for(self, position: Position) -> TurnTable:
         return TurnTable(position, self.game.rules)
@@ -536,9 +574,9 @@ class Tracker:
         occupied = game.position.occupied
         if board == occupied:
             return Reading(Kind.IDLE, board)
-        if self._blocked is not None and board == self._blocked:
+        if self._restoring or (self._blocked is not None and board == self._blocked):
             return Reading(Kind.RESTORE, board)
-        over = game.is_over
+        over = self._over
         if not over:
             if self._crown is not None and board == occupied & ~bit(self._crown):
                 return Reading(Kind.CROWNING, board)
@@ -574,7 +612,7 @@ class Tracker:
     def _skip_ahead(self, board: int) -> Reading | None:
         """A move finished on the board but for the opponent's reply already begun."""
         ref = self._ref
-        if ref.kind is not Kind.PROGRESS or self.game.is_over:
+        if ref.kind is not Kind.PROGRESS or self._over:
             return None
         groups: dict[int, list[Plan]] = {}
         for p in ref.plans:
@@ -596,17 +634,14 @@ class Tracker:
 
     def _opponent_started(self, lifted: int, ref: Reading) -> bool:
         """A piece of the side not to move was lifted, and it is not one being captured."""
-        captured = 0
-        for p in ref.plans:
-            captured |= p.captured
-        return bool(lifted & self._table.opponent & ~captured)
+        return bool(lifted & self._table.opponent & ~sum_captured(ref.plans))
 
     # -- touching pieces --------------------------------------------------------------
 
     def _note_lifts(self, lifted: int, now: int) -> None:
         """Touch-move bookkeeping for pieces of the side to move just lifted."""
         own = lifted & self._table.own
-        if not own or self.game.is_over or self._expected is not None:
+        if not own or self._over or self._expected is not None:
             return
         if self._reading.kind in (Kind.TAKEBACK, Kind.CORRECT_PROGRESS, Kind.CORRECT_COMPLETE, Kind.RESTORE):
             return
@@ -676,12 +711,12 @@ class Tracker:
         if reading.kind is Kind.TAKEBACK:
             return self._undo(now)
         if reading.kind is Kind.CORRECT_COMPLETE:
+            seen = list(self._seen)
             events = self._undo(now)
+            self._seen = seen  # the landings of the corrected move tell its route
             table = self._table
             plans = tuple(p for m in reading.plans if (p := table.plan(m.move)) is not None)
-            events += self._commit(plans, now)
-            self._correction_open = self.policy.correction
-            return events
+            return events + self._commit(plans, now)
         return []
 
     def _choose(self, plans: tuple[Plan, ...]) -> Plan:
@@ -768,7 +803,7 @@ class Tracker:
         return conds
 
     def _compute_conditions(self) -> list[_Condition]:
-        if self._setup is not None or self.game.is_over:
+        if self._setup is not None or self._over:
             return []
         out: list[_Condition] = []
         reading = self._reading
@@ -838,16 +873,25 @@ class Tracker:
                     f" put the {name} back on {start}"
                 )
             else:
-                message = f"{start}-{end} is not a legal move; put the {name} back on {start}"
+                same = [p for p in self._table.plans if p.move.start == start and p.move.end == end]
+                wrong = removed & self._table.opponent & ~sum_captured(same)
+                if same and wrong:
+                    taken = _list(squares_of(sum_captured(same)))
+                    message = (
+                        f"{start}x{end} takes the piece on {taken}, not {_list(squares_of(wrong))};"
+                        f" put that back"
+                    )
+                else:
+                    message = f"{start}-{end} is not a legal move; put the {name} back on {start}"
             return _Condition("illegal-move", squares, message, due)
         diff = ref.board ^ board
         fill = squares_of(ref.board & ~board)
         empty = squares_of(board & ~ref.board)
         parts = []
         if fill:
-            parts.append(f"put a piece on {_list(fill)}")
+            parts.append(f"put {'a piece' if len(fill) == 1 else 'pieces'} on {_list(fill)}")
         if empty:
-            parts.append(f"take the piece off {_list(empty)}")
+            parts.append(f"take the {'piece' if len(empty) == 1 else 'pieces'} off {_list(empty)}")
         message = "the board does not match the game: " + "; ".join(parts)
         return _Condition("out-of-sync", tuple(squares_of(diff)), message, due)
 
@@ -915,9 +959,7 @@ class Tracker:
             self._progress_roles(roles, self._view(reading))
             if kind is Kind.CORRECT_PROGRESS and game.moves:
                 # Pieces the last move took off that the corrected move leaves standing.
-                jumped = 0
-                for p in reading.plans:
-                    jumped |= p.captured
+                jumped = sum_captured(reading.plans)
                 for s in iter_squares(game.moves[-1].captured_mask & ~board & ~jumped):
                     roles[s] = "missing"
         elif kind is Kind.RESTORE:
@@ -926,7 +968,7 @@ class Tracker:
                 roles[s] = "missing"
             for s in iter_squares(board & ~occupied):
                 roles[s] = "extra"
-        elif kind is Kind.NONE and not game.is_over:
+        elif kind is Kind.NONE and not self._over:
             ref = self._ref
             if ref.kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
                 self._progress_roles(roles, self._view(ref))

@@ -98,8 +98,15 @@ def test_first_step_tells_the_tracker_what_stands_on_the_board():
     ctl = Controller(board.sensors, None, tracker, Debouncer(30, board.sensors.snapshot()), clock, lights=True)
     events = ctl.step()
     assert events == [Lights(0, ((11, "extra"), (15, "missing")))]
-    assert [e.kind for e in ctl.run_until(1000)] == ["warning"]
+    assert ctl.run_until(5000) == []  # guided back, not a warning nor a takeback
     assert ctl.occupancy == Position.start().occupied
+    board.lift(11)
+    board.place(15)
+    assert ctl.run_until(6000) == [
+        Lights(5030, ((15, "missing"),)),
+        Lights(5030, ((11, "last-from"), (15, "last-to"))),
+    ]
+    assert tracker.board_matches and tracker.game.ply == 1
 
 
 def test_lights_events_follow_the_picture():

@@ -198,6 +198,33 @@ def test_finish_writes_pdn_with_the_required_tags(tmp_path: Path) -> None:
     assert GameFile.read(path).plies == game.ply
 
 
+def test_crash_while_finishing_leaves_the_finished_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = GameStore(tmp_path)
+    game = random_game(5)
+    store.save_current(GameRecord.new().with_game(Game()))  # the game in progress, as saved
+    record = GameRecord.new().with_game(game)
+    real = store_mod.atomic_write
+
+    def power_cut(path: Path, text: str) -> None:
+        if path.suffix == ".pdn":
+            raise OSError(5, "Input/output error")
+        real(path, text)
+
+    monkeypatch.setattr(store_mod, "atomic_write", power_cut)
+    with pytest.raises(StoreError):
+        store.finish(record)
+    monkeypatch.undo()
+    left = store.load_current()
+    assert left is not None and left.finished and left.moves == record.moves
+    store.finish(left)
+    assert not store.current_path.exists() and len(store.game_files()) == 1
+
+
+def test_finish_needs_a_result(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="needs a record with a result"):
+        GameStore(tmp_path).finish(GameRecord.new())
+
+
 def test_finish_is_idempotent(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     record = GameRecord.new().with_game(random_game(5))

@@ -157,6 +157,26 @@ def test_ring_of_jumps_back_to_the_start_is_told_by_its_landings():
     ]
 
 
+def test_a_result_that_is_also_part_way_through_another_route_waits_for_patience():
+    # Pool checkers: the flying king on 25 takes the same four men going round either
+    # way. With the king on 18 and every captured man off, the board is the end of one
+    # route and the first landing of the other: it is accepted after patience_ms, or at
+    # once when the opponent starts.
+    from rules.variants import rules_for
+
+    fen = "B:W16,19,22,23,24,26,28,29,31:B2,3,4,5,6,7,8,10,12,14,K25"
+    hands = (
+        "lift 25\nwait 300\nplace 11\nwait 300\nlift 11\nwait 300\nplace 20\nwait 300\nlift 20\nwait 300\n"
+        "place 27\nwait 300\nlift 27\nwait 300\nplace 18\nwait 300\nlift 22\nwait 300\nlift 16\nwait 300\n"
+        "lift 24\nwait 300\nlift 23"  # the last change, accepted at 3330
+    )
+    after = "W:W19,26,28,29,31:B2,3,4,5,6,7,8,10,12,14,K18"
+    made = move(5830, 1, "black", "25x18", [25, 11, 20, 27, 18], [22, 16, 24, 23])
+    assert run(hands, fen, rules=rules_for("pool")) == [made, final(5830, after, 1)]
+    events = run(hands + "\nwait 500\nlift 31", fen, rules=rules_for("pool"))
+    assert events == [made | {"t": 3830}, final(3830, after, 1)]
+
+
 # -- fast replies -----------------------------------------------------------------------
 
 
@@ -545,16 +565,28 @@ def test_expected_capture_shows_path_and_captures():
         tracker.expect(Move((10, 14)))
 
 
-def test_board_argument_resumes_a_game_out_of_sync():
+def test_board_argument_resumes_a_game_guided_back_to_its_position():
+    # A game resumed after 11-15 while the board shows the start position: the lights
+    # guide the man back to 15; nothing is read as a move or a takeback meanwhile.
     game = Game()
     game.play_text("11-15")
-    tracker = Tracker(game, SETTINGS, board=Position.start().occupied)
-    assert not tracker.board_matches
-    # The board shows the start position: casual play reads it as the takeback of 11-15.
-    assert tracker.reading.kind is Kind.TAKEBACK
-    tracker = Tracker(game, SETTINGS, "referee", board=Position.start().occupied)
-    assert tracker.roles == {11: "extra", 15: "missing"}
-    assert [e.code for e in tracker.tick(300) if isinstance(e, BoardWarning)] == ["out-of-sync"]
+    start = Position.start().occupied
+    for mode in ("play", "referee"):
+        tracker = Tracker(game, SETTINGS, mode, board=start)
+        assert not tracker.board_matches
+        assert tracker.reading.kind is Kind.RESTORE
+        assert tracker.roles == {11: "extra", 15: "missing"}
+        assert tracker.tick(10_000) == [] and tracker.next_deadline() is None
+        assert tracker.update(start & ~bit(11), 10_100) == []
+        assert tracker.roles == {15: "missing"}
+        assert tracker.update(game.position.occupied, 10_200) == []
+        assert tracker.board_matches and tracker.game.ply == 1
+        assert tracker.roles == {11: "last-from", 15: "last-to"}
+        # Play goes on.
+        board = game.position.occupied & ~bit(22) | bit(18)
+        assert tracker.update(board, 11_000) == []
+        assert [e.to_json()["move"] for e in tracker.tick(11_300)] == ["22-18"]
+        game.undo()
 
 
 def test_new_game_from_a_given_position():
@@ -615,3 +647,23 @@ def test_every_move_event_is_legal_where_it_was_made():
         if isinstance(e, MoveMade):
             game.play(Move(e.path, e.captures))
     assert game.ply == 3
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "firmware.events",
+        "firmware.tracker",
+        "firmware.tracker_table",
+        "firmware.hands",
+        "firmware.controller",
+        "firmware.commands.replay",
+    ],
+)
+def test_examples_in_the_docstrings(name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0

@@ -27,6 +27,7 @@ step = st.one_of(
     st.tuples(st.just("move"), st.integers(0, 40), st.integers(0, 700)),
     st.tuples(st.just("press"), st.sampled_from(BUTTONS), st.integers(0, 700)),
     st.tuples(st.just("wait"), st.integers(0, 4000), st.just(0)),
+    st.tuples(st.just("restore"), st.just(0), st.integers(0, 700)),
 )
 
 START_FENS = [
@@ -105,6 +106,8 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
                 feed(tracker.update(board, now))
         elif kind == "press":
             feed(tracker.press(str(arg), now))
+        elif kind == "restore":
+            feed(tracker.restore(board, now))
         else:
             feed(tracker.tick(now))
     now += 10_000

@@ -23,6 +23,7 @@ from firmware.controller import Controller
 from firmware.events import Event, Final
 from firmware.hands import Action
 from firmware.tracker import MODES, Tracker, TrackerSettings
+from hal.buttons import BUTTON_NAMES
 from hal.clock import VirtualClock
 from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from rules import Game, Position, Rules, WCDF
@@ -142,8 +143,7 @@ def iter_replay(
 
 
 def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
-    from hal.buttons import BUTTON_NAMES
-
+    """The board's buttons: the usual ones and any other the script presses."""
     names = list(BUTTON_NAMES)
     for a in actions:
         if a.verb == "press" and a.arg not in names:
@@ -151,9 +151,16 @@ def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def replay(actions: Sequence[Action], position: Position | None = None, rules: Rules = WCDF,
-           mode: str = "play", settings: TrackerSettings = TrackerSettings(), *,
-           lights: bool = False, debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> list[Event]:
+def replay(
+    actions: Sequence[Action],
+    position: Position | None = None,
+    rules: Rules = WCDF,
+    mode: str = "play",
+    settings: TrackerSettings = TrackerSettings(),
+    *,
+    lights: bool = False,
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+) -> list[Event]:
     """Every event of :func:`iter_replay` as a list."""
     return list(iter_replay(actions, position, rules, mode, settings, lights=lights, debounce_ms=debounce_ms))
 
@@ -202,6 +209,10 @@ def run(args: argparse.Namespace) -> int:
         for event in iter_replay(actions, position, rules_from_args(args), args.mode, lights=args.lights):
             out.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
     except ScriptError as exc:
+        out.flush()
+        print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
         out.flush()
         print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
         return 2

@@ -21,6 +21,7 @@ from firmware.app import App, AppSettings, PaletteConfig, PlayConfig, StoreConfi
 from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
 from firmware.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
+from firmware.link import PLAYS, Link, LinkConfig, open_link
 from firmware.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
 from firmware.store import GameStore, StoreError, default_state_dir
 from hal.clock import Clock, MonotonicClock, VirtualClock
@@ -77,6 +78,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="simulator only: a resumed game's pieces already stand on the board "
         "(as a real board keeps them through a power cut)",
     )
+    p.add_argument(
+        "--link",
+        metavar="PORT",
+        help="talk to a host computer or another board on PORT: a serial device "
+        "(/dev/ttyGS0) or a pyserial URL (socket://host:7000); see docs/protocol.md "
+        "(default: link.port in the configuration, else no link)",
+    )
+    p.add_argument(
+        "--link-plays",
+        choices=PLAYS,
+        help="with a link: the side(s) the people at this board play; the other side's "
+        "moves come over the link (default: link.plays, or both)",
+    )
     add_sim_arguments(p)
     add_rules_arguments(p)
     p.set_defaults(func=run)
@@ -99,6 +113,12 @@ def run(args: argparse.Namespace) -> int:
     play: PlayConfig = config.get(PlayConfig)
     mode = args.mode or play.mode
     hints = (args.hints == "on") if args.hints else play.hints
+    try:
+        link_config = _link_config(config, args)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    if link_config.port and link_config.plays != "both" and mode == "computer":
+        return _fail(f"link.plays = {link_config.plays} gives the other side to the link; computer mode gives it to the engine: choose one")
     backend = args.hal or config.board.backend
     if args.script and backend != "sim":
         return _fail("--script needs the simulated board (--hal sim)")
@@ -167,6 +187,9 @@ def run(args: argparse.Namespace) -> int:
         thinker=Thinker(background=actions is None),
         sinks=sinks,
     )
+    link: Link | None = open_link(link_config, clock) if link_config.port else None
+    if link is not None:
+        link.attach(app)
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -197,7 +220,24 @@ def run(args: argparse.Namespace) -> int:
         try:
             app.close()
         finally:
+            if link is not None:
+                link.close()
             _restore_signals(previous)
+
+
+def _link_config(config: Config, args: argparse.Namespace) -> LinkConfig:
+    """The ``[link]`` section with ``--link`` and ``--link-plays`` applied; ConfigError if bad."""
+    changes = {}
+    if args.link:
+        changes["port"] = args.link
+    if args.link_plays:
+        changes["plays"] = args.link_plays
+    if changes:
+        config = config.replace("link", **changes)
+    link = config.get(LinkConfig)
+    if args.link_plays and not link.port:
+        raise ConfigError("--link-plays needs a link: --link PORT or link.port")
+    return link
 
 
 def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Color, Player]:

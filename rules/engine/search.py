@@ -12,6 +12,10 @@ ply deep, finishes almost at once. Within an iteration:
   its best move is tried first.
 * **Move ordering**: the table's move, then captures (more pieces first), then the two
   killer moves of the ply, then quiet moves by their history score.
+* **Late move reductions**: with good ordering the best move is nearly always among
+  the first few, so the later quiet moves are first searched a ply shallower (with a
+  null window) and searched in full only when that suggests they are better. Captures,
+  killers and the first moves are never reduced.
 * **Repetition**: a position that already stood on the board in the game (``history``)
   or earlier on the line being searched scores as a draw, so a winning side looks for
   progress and a losing side for a repetition.
@@ -279,6 +283,7 @@ class _Run:
         self.deadline = deadline
         self.started = started
         self.nodes = 0
+        self._count: Callable[[], int] = lambda: 0
         self.root_scores: dict[Move, int] = {}
         self.root_key = zobrist.key_of(position)
         self.path: set[int] = {zobrist.key_of(p) for p in history}
@@ -368,6 +373,7 @@ class _Run:
                 if now - self.started >= (self.deadline - self.started) / 2:
                     break
         path.discard(self.root_key)
+        self.nodes = self._count()
         if best_score == -INFINITY:
             # Not even one move finished: score the ready move statically.
             best_score = 0
@@ -398,7 +404,7 @@ class _Run:
 
     def _make_negamax(self) -> Callable[..., int]:
         """The recursive search, as a closure so the hot loop reads only local names."""
-        run = self
+        nodes = 0
         engine = self.engine
         rules = engine.rules
         men_backward = rules.men_capture_backward
@@ -429,8 +435,9 @@ class _Run:
             own: int, opp: int, kings: int, black: bool, key: int,
             depth: int, alpha: int, beta: int, ply: int,
         ) -> int:
-            run.nodes += 1
-            if not run.nodes & check_mask and deadline is not None and clock() >= deadline:
+            nonlocal nodes
+            nodes += 1
+            if not nodes & check_mask and deadline is not None and clock() >= deadline:
                 raise _Timeout
             if verify_keys:
                 expected = (key_from_boards(own, opp, kings, True) if black
@@ -449,14 +456,16 @@ class _Run:
                         return ply - WIN
                     return evaluate(own, opp, kings, black, mobility)
                 if not compulsory:
-                    # Captures are optional: the side may decline them all.
                     mobility = count_quiet(own, opp, kings, black)
-                    static = evaluate(own, opp, kings, black, mobility) if mobility else ply - WIN
-                    if static >= beta:
-                        return static
-                    stand_pat = True
-                    if static > alpha:
-                        alpha = static
+                    if mobility:
+                        # Captures are optional and the side has other moves: it may
+                        # decline every capture, so the static score is a floor.
+                        static = evaluate(own, opp, kings, black, mobility)
+                        if static >= beta:
+                            return static
+                        stand_pat = True
+                        if static > alpha:
+                            alpha = static
             if ply >= MAX_PLY:
                 mobility = count_quiet(own, opp, kings, black)
                 return evaluate(own, opp, kings, black, mobility)
@@ -611,6 +620,10 @@ class _Run:
                 slots[index] = (key, depth, bound, stored, best_mid, generation)
             return best
 
+        def count() -> int:
+            return nodes
+
+        self._count = count
         return negamax
 
 

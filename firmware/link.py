@@ -1,0 +1,894 @@
+"""The serial link to a host computer: live relay, remote control, a distant player.
+
+A :class:`Link` sits beside the :class:`~firmware.app.App`: the app polls it once per
+loop iteration (:meth:`Link.poll`, a *source*) and gives it every event (:meth:`Link.sink`).
+On the wire (``docs/protocol.md``) it speaks lines of at most 1 KiB:
+
+* board to host: every event the board reports, as the JSON objects ``crownhead replay``
+  prints (move, warning, crown, takeback, game-over, ...), a ``hello`` whenever the link
+  (re)starts, and one reply per command;
+* host to board: short text commands (``fen``, ``play 11-15``, ``new``, ...), each
+  answered by exactly one ``reply`` or ``error`` line, or, from a second board, that
+  board's own event lines.
+
+Two boards, one game
+--------------------
+With ``[link] plays = "black"`` the people at this board play Black; White is played at
+the other end of the link: a host sending ``play MOVE``, or another board whose people
+play White. Each board sends its events; each follows the other's:
+
+* a ``move`` of the other side is shown on the LEDs (the tracker's ``expect``) for the
+  local player to make; a move made here for the other side without the link asking
+  for it is taken back at once;
+* the other board's moves are authoritative: a move it has played is asked for again
+  if it is taken back here, and a takeback there of its own move is taken back here;
+* a new game is announced with a ``state`` line carrying a game id (a serial number and
+  a random tag); a board follows a game whose id is greater than its own, so presses of
+  ``new`` on both boards at once converge on one game;
+* when the link comes back, both boards exchange ``hello`` (with their state) and catch
+  up: the missing move (a drop can only ever hide one) is asked for again.
+
+Bad input changes nothing: every rejected line gets one ``error`` reply (never a reply
+to another board's event line, so two boards cannot ping-pong), at most
+``lines_per_step`` lines are handled per loop iteration, and no command names a file or
+runs anything: the only file the link causes to be written is the game record.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from firmware.config import FieldError, config_section
+from firmware.events import Event, GameOver, MoveMade, NewGame, TakenBack
+from firmware.link_protocol import (
+    COMMANDS,
+    MAX_LINE,
+    PROTOCOL_VERSION,
+    Command,
+    LinkError,
+    PeerMessage,
+    encode_message,
+    fits,
+    parse_line,
+)
+from firmware.link_transport import LineTransport
+from firmware.tracker import MODES as TRACKER_MODES
+from hal.clock import Clock
+from rules import BLACK, WHITE, Color, Game, Move, Position
+from rules.ballots import ballot as acf_ballot
+from rules.pdn import explain_illegal, move_text, write_game
+from rules.position import parse_move_squares
+from rules.variants import numeric_fen
+
+if TYPE_CHECKING:
+    from firmware.app import App
+
+__all__ = ["LinkConfig", "Link", "GameId", "open_link", "PLAYS"]
+
+log = logging.getLogger(__name__)
+
+#: Who plays at this board: ``both`` sides (the host only watches, or sends ``play``
+#: for either side), or one colour (the other is played over the link).
+PLAYS = ("both", "black", "white")
+_BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000, 2000000)
+
+
+@config_section("link")
+@dataclass(frozen=True)
+class LinkConfig:
+    """The serial link to a host computer or another board (``crownhead run --link``).
+
+    ``port``: a serial device (``/dev/ttyGS0``, ``/dev/ttyAMA0``) or a pyserial URL
+    (``socket://host:7000``); empty: no link. ``plays``: the side(s) the people at this
+    board play; the other side comes over the link. ``control = false`` makes the link
+    read-only (events and the queries ``hello``, ``fen``, ``pdn``, ``moves``).
+    ``lines_per_step``: received lines handled per loop iteration at most.
+    """
+
+    port: str = ""
+    baudrate: int = 115200
+    reconnect_ms: int = 1000
+    plays: str = "both"
+    control: bool = True
+    lines_per_step: int = 8
+
+    def validate(self) -> None:
+        if self.plays not in PLAYS:
+            raise FieldError("plays", f"must be one of {', '.join(PLAYS)}, got \"{self.plays}\"")
+        if self.baudrate not in _BAUDRATES:
+            raise FieldError("baudrate", f"{self.baudrate} is not a standard rate (e.g. 115200)")
+        if not 50 <= self.reconnect_ms <= 60_000:
+            raise FieldError("reconnect_ms", f"must be within 50-60000, got {self.reconnect_ms}")
+        if not 1 <= self.lines_per_step <= 256:
+            raise FieldError("lines_per_step", f"must be within 1-256, got {self.lines_per_step}")
+        if any(ch in self.port for ch in "\n\r\0"):
+            raise FieldError("port", "must be one line")
+        if "://" in self.port and not _known_url(self.port):
+            scheme = self.port.split("://", 1)[0]
+            raise FieldError("port", f"pyserial knows no {scheme}:// ports (e.g. socket://host:7000, rfc2217://host:7000)")
+
+
+def _known_url(url: str) -> bool:
+    """Whether pyserial has a handler for ``url``'s scheme (``socket://``, ``loop://``...)."""
+    import importlib.util
+
+    scheme = url.split("://", 1)[0].lower()
+    if not re.fullmatch(r"[a-z][a-z0-9]{0,15}", scheme):
+        return False
+    try:
+        return importlib.util.find_spec(f"serial.urlhandler.protocol_{scheme}") is not None
+    except ImportError:
+        return False
+
+
+class GameId(NamedTuple):
+    """Which game two linked boards play: a serial number, then a random tag.
+
+    The greater id wins when the boards disagree; a new game takes the serial after the
+    greatest seen, so the last ``new`` pressed is the game both follow.
+
+    >>> GameId.parse("3-a1b2c3") > GameId(2, "ffffff")
+    True
+    >>> str(GameId(3, "a1b2c3"))
+    '3-a1b2c3'
+    """
+
+    serial: int
+    tag: str
+
+    def __str__(self) -> str:
+        return f"{self.serial}-{self.tag}"
+
+    @classmethod
+    def parse(cls, text: object) -> GameId:
+        match = _GAME_ID.fullmatch(text) if isinstance(text, str) else None
+        if match is None:
+            raise ValueError(f"bad game id {text!r}")
+        return cls(int(match[1]), match[2])
+
+    @classmethod
+    def new(cls, serial: int) -> GameId:
+        return cls(serial, secrets.token_hex(3))
+
+
+_GAME_ID = re.compile(r"(\d{1,9})-([0-9a-f]{1,16})")
+_FEN_CHARS = re.compile(r"[0-9A-Za-z:,.\-]{3,200}")
+
+
+@cache
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("crownhead")
+    except Exception:  # noqa: BLE001 - not installed (running from a checkout)
+        return "unknown"
+
+
+def _side(color: Color) -> str:
+    return "black" if color is BLACK else "white"
+
+
+def _color(side: str) -> Color:
+    return BLACK if side == "black" else WHITE
+
+
+def _move_json(game: Game, ply: int) -> dict[str, Any]:
+    """The ``move`` object of ply ``ply`` (1-based) of ``game``, as the tracker reports it."""
+    move = game.moves[ply - 1]
+    before = game.positions[ply - 1]
+    return {
+        "ply": ply,
+        "side": _side(before.turn),
+        "move": move_text(before, move, game.rules),
+        "path": list(move.path),
+        "captures": list(move.captures),
+    }
+
+
+def _as_move(data: object) -> tuple[int, str, Move] | None:
+    """``(ply, side, move)`` from a peer's move object, or None if it is malformed."""
+    if not isinstance(data, Mapping):
+        return None
+    ply, side, path, captures = data.get("ply"), data.get("side"), data.get("path"), data.get("captures")
+    if type(ply) is not int or not 1 <= ply <= 100_000 or side not in ("black", "white"):
+        return None
+    if not isinstance(path, list) or not 2 <= len(path) <= 13 or not isinstance(captures, list) or len(captures) > 12:
+        return None
+    squares = path + captures
+    if not all(type(s) is int and 1 <= s <= 32 for s in squares):
+        return None
+    return ply, side, Move(tuple(path), tuple(captures))
+
+
+class Link:
+    """The board's end of the link, around a started :class:`~firmware.link_transport.LineTransport`.
+
+    Give it to the app with :meth:`attach` before ``app.start()``; :meth:`close` after
+    ``app.close()``.
+    """
+
+    def __init__(self, transport: LineTransport, settings: LinkConfig = LinkConfig()) -> None:
+        self.transport = transport
+        self.settings = settings
+        self.plays = settings.plays
+        self.control = settings.control
+        self.lines_per_step = settings.lines_per_step
+        self.app: App | None = None
+        self.game_id = GameId.new(0)
+        self._serial_seen = 0
+        self._following: tuple[GameId, str] | None = None
+        # What is known of the other board's game, by ply: its moves (both sides').
+        self._peer_moves: dict[int, Move] = {}
+        self._peer_ply = 0
+        self._peer_result: tuple[str, str, int] | None = None
+        self._peer_plays: str | None = None
+        # Moves a host asked for with `play`, by ply; the ballot being played.
+        self._host_moves: dict[int, Move] = {}
+        self._ballot: tuple[int, tuple[Move, ...]] | None = None
+        # The expectation the link set on the tracker: (ply, move, source).
+        self._expect: tuple[int, Move, str] | None = None
+        self._rogue: int | None = None
+        self._events: list[Event] = []
+        self._said: set[str] = set()
+        #: Counters, for status and tests.
+        self.commands = 0
+        self.errors = 0
+        self.peer_lines = 0
+
+    # -- wiring ------------------------------------------------------------------------
+
+    @property
+    def remote(self) -> Color | None:
+        """The side played over the link, or None when the people here play both."""
+        if self.plays == "black":
+            return WHITE
+        if self.plays == "white":
+            return BLACK
+        return None
+
+    @property
+    def linked(self) -> bool:
+        return self.remote is not None
+
+    def attach(self, app: App) -> None:
+        """Join ``app``: become one of its sources and one of its sinks."""
+        self.app = app
+        app.sources.append(self.poll)
+        app.sinks.append(self.sink)
+
+    def close(self) -> None:
+        self.transport.close()
+
+    # -- the app's hooks ---------------------------------------------------------------
+
+    def poll(self, now: int) -> list[Event]:
+        """One loop iteration: greet a fresh link, keep the game in step, handle a few lines."""
+        if self.app is None:
+            return []
+        fresh = self.transport.take_fresh()
+        if fresh is not None:
+            first = []
+            if fresh == "overrun":
+                first.append(self._encode({"t": now, "event": "overrun",
+                                           "message": "the host did not read in time: lines were dropped; the state follows"}))
+            first.append(self._encode(self._hello(now, fresh)))
+            self.transport.resume(*first)
+        self._sync(now)
+        for item in self.transport.receive(self.lines_per_step):
+            self._line(item, now)
+            self._sync(now)
+        events, self._events = self._events, []
+        return events
+
+    def sink(self, event: Event) -> None:
+        """Every event of the board: sent to the other end, and followed for the game's sake."""
+        if self.app is None:
+            return
+        if isinstance(event, MoveMade):
+            self._on_move(event)
+        elif isinstance(event, TakenBack):
+            for ply in [p for p in self._host_moves if p >= event.ply]:
+                del self._host_moves[ply]
+        self._send(event.to_json())
+        if isinstance(event, NewGame):
+            self._on_new_game(event)
+
+    # -- sending -----------------------------------------------------------------------
+
+    def _encode(self, obj: Mapping[str, Any]) -> bytes:
+        return encode_message(obj)
+
+    def _send(self, obj: Mapping[str, Any]) -> None:
+        try:
+            line = encode_message(obj)
+        except (TypeError, ValueError) as exc:
+            log.error("link: cannot send %s: %s", obj.get("event"), exc)
+            return
+        self.transport.send(line)
+
+    def _notice(self, now: int, key: str, message: str) -> None:
+        """Tell the people (and the host) once per situation ``key``."""
+        if key in self._said:
+            return
+        self._said.add(key)
+        from firmware.app import Notice
+
+        log.warning("link: %s", message)
+        self._events.append(Notice(now, message))
+
+    # -- what the board says about itself ----------------------------------------------
+
+    def _game(self) -> Game:
+        assert self.app is not None
+        return self.app.game
+
+    def _setting_up(self) -> Position | None:
+        """The position of a new game being set up (not a resumed one), or None."""
+        assert self.app is not None
+        if self.app.resuming:
+            return None
+        return self.app.tracker.setting_up
+
+    def _state(self) -> dict[str, Any]:
+        assert self.app is not None
+        game = self._game()
+        setup = self._setting_up()
+        result = game.result
+        expected = self.app.tracker.expected
+        state: dict[str, Any] = {
+            "game": str(self.game_id),
+            "start": (setup or game.start).fen(),
+            "fen": (setup or game.position).fen(),
+            "ply": 0 if setup is not None else game.ply,
+            "turn": _side((setup or game.position).turn),
+            "last": _move_json(game, game.ply) if game.ply and setup is None else None,
+            "result": result.score if result is not None and setup is None else None,
+            "reason": result.reason if result is not None and setup is None else None,
+            "setup": setup.fen() if setup is not None else (game.position.fen() if self.app.resuming else None),
+            "waiting": expected.pdn(full=True) if expected is not None else None,
+        }
+        return state
+
+    def _identity(self) -> dict[str, Any]:
+        assert self.app is not None
+        app = self.app
+        rules = self._game().rules
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "version": _version(),
+            "plays": self.plays,
+            "mode": app.tracker.mode,
+            "app": app.mode.name,
+            "hints": app.policy.settings.hints,
+            "control": self.control,
+            "variant": rules.variant,
+            "rules": rules.describe(),
+            "black": app.players[BLACK].name,
+            "white": app.players[WHITE].name,
+            "max_line": MAX_LINE,
+        }
+
+    def _hello(self, now: int, cause: str) -> dict[str, Any]:
+        return {"t": now, "event": "hello", "cause": cause, **self._identity(), "state": self._state()}
+
+    # -- received lines ----------------------------------------------------------------
+
+    def _line(self, item: bytes | LinkError, now: int) -> None:
+        try:
+            if isinstance(item, LinkError):
+                raise item
+            message = parse_line(item)
+            if message is None:
+                return
+            if isinstance(message, PeerMessage):
+                self.peer_lines += 1
+                try:
+                    self._peer(message.data, now)
+                except Exception:  # another board's odd line must never stop this one
+                    log.exception("link: could not follow the other board's %s", message.kind)
+                return
+            self.commands += 1
+            reply = self._command(message, now)
+        except LinkError as exc:
+            self.errors += 1
+            self._send(exc.reply(now))
+            return
+        except Exception as exc:  # a bug must cost one reply, not the board
+            log.exception("link: command failed")
+            self.errors += 1
+            self._send(LinkError("internal", f"the board could not handle this line ({type(exc).__name__})").reply(now))
+            return
+        self._send(reply)
+
+    def _command(self, command: Command, now: int) -> dict[str, Any]:
+        name = command.name
+        if name in _CONTROL and not self.control:
+            raise LinkError("read-only", f"{name} is not allowed: this link is read-only (link.control = false)", name)
+        handler = getattr(self, f"_cmd_{name}")
+        body: dict[str, Any] = handler(now, *command.args)
+        return {"t": now, "event": "reply", "cmd": name, "ok": True, **body}
+
+    # -- queries -----------------------------------------------------------------------
+
+    def _cmd_hello(self, now: int) -> dict[str, Any]:
+        return {**self._identity(), "state": self._state()}
+
+    def _cmd_help(self, now: int) -> dict[str, Any]:
+        return {"commands": [text for _parser, text in COMMANDS.values()]}
+
+    def _cmd_fen(self, now: int) -> dict[str, Any]:
+        game = self._game()
+        setup = self._setting_up()
+        return {
+            "fen": game.position.fen(),
+            "ply": game.ply,
+            "turn": _side(game.turn),
+            "setup": setup.fen() if setup is not None else None,
+        }
+
+    def _cmd_moves(self, now: int) -> dict[str, Any]:
+        game = self._game()
+        position = game.position
+        moves: list[str] = []
+        if not game.is_over and self._setting_up() is None:
+            moves = [move_text(position, m, game.rules) for m in game.legal_moves()]
+        body: dict[str, Any] = {"turn": _side(game.turn), "moves": moves, "complete": True}
+        while moves and not fits({"t": now, "event": "reply", "cmd": "moves", "ok": True, **body}):
+            moves.pop()
+            body["complete"] = False
+        return body
+
+    def _pdn_text(self) -> str:
+        assert self.app is not None
+        game = self._game()
+        record = self.app.record
+        if record is not None:
+            tags = {k: v for k, v in record.tags().items() if k not in ("Result", "SetUp", "FEN")}
+        else:
+            tags = {"Black": self.app.players[BLACK].name, "White": self.app.players[WHITE].name}
+        return write_game(game, tags)
+
+    def _cmd_pdn(self, now: int, offset: int) -> dict[str, Any]:
+        text = self._pdn_text()
+        size = len(text)
+        if offset > size:
+            raise LinkError("bad-argument", f"offset {offset} is past the end of the PDN ({size} characters)", "pdn")
+        head = {"t": now, "event": "reply", "cmd": "pdn", "ok": True, "ply": self._game().ply,
+                "offset": offset, "size": size, "next": size}
+
+        def body(n: int) -> dict[str, Any]:
+            end = offset + n
+            return {**head, "next": end if end < size else None, "pdn": text[offset:end]}
+
+        lo, hi = 0, size - offset  # the longest piece that fits one line
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fits(body(mid)):
+                lo = mid
+            else:
+                hi = mid - 1
+        reply = body(lo)
+        del reply["t"], reply["event"], reply["cmd"], reply["ok"]
+        return reply
+
+    # -- commands that change the game -------------------------------------------------
+
+    def _require_playing(self, name: str) -> Game:
+        """The game, when moves may be asked for; LinkError ``not-now`` otherwise."""
+        assert self.app is not None
+        if self.app.resuming:
+            raise LinkError("not-now", "a saved game is being resumed: its pieces must be set up first", name)
+        if self.app.tracker.setting_up is not None:
+            raise LinkError("not-now", "a new game is being set up on the board", name)
+        game = self._game()
+        if game.is_over:
+            raise LinkError("not-now", f"the game is over ({game.result.score if game.result else ''})", name)
+        return game
+
+    def _cmd_new(self, now: int, fen: str | None) -> dict[str, Any]:
+        assert self.app is not None
+        if self.app.resuming:
+            raise LinkError("not-now", "a saved game is being resumed: press new on the board to give it up", "new")
+        rules = self._game().rules
+        if fen is None:
+            position = Position.start(rules)
+        else:
+            if not _FEN_CHARS.fullmatch(fen):
+                raise LinkError("bad-argument", "not a FEN (like B:W21-32:B1-12)", "new")
+            try:
+                position = Position.from_fen(numeric_fen(fen))
+            except ValueError as exc:
+                raise LinkError("bad-argument", f"bad FEN: {exc}", "new") from None
+        self._following = None
+        self._events += self.app.tracker.new_game(position, now)
+        return {"fen": position.fen(), "ready": self.app.tracker.setting_up is None}
+
+    def _cmd_play(self, now: int, text: str) -> dict[str, Any]:
+        assert self.app is not None
+        game = self._require_playing("play")
+        position = game.position
+        try:
+            squares = parse_move_squares(text)
+            matches = position.moves_matching(text, game.rules)
+        except ValueError as exc:
+            raise LinkError("bad-argument", str(exc), "play") from None
+        if not matches:
+            raise LinkError("illegal-move", f"{text} is not legal here: {explain_illegal(position, squares, game.rules)}", "play")
+        if len(matches) > 1:
+            routes = ", ".join(m.pdn(full=True) for m in matches)
+            raise LinkError("ambiguous-move", f"{text} fits several capture routes ({routes}): give every landing square", "play")
+        move = matches[0]
+        turn = game.turn
+        if self.remote is not None and turn is not self.remote:
+            raise LinkError("wrong-side", f"{_side(turn)} is played at this board (link.plays = {self.plays})", "play")
+        player = self.app.players[turn]
+        if not player.is_human:
+            raise LinkError("wrong-side", f"{player.name} (the computer) plays {_side(turn)} here", "play")
+        ply = game.ply + 1
+        other = self._peer_moves.get(ply) if self.linked else None
+        if other is not None and other != move:
+            raise LinkError("not-now", f"the other board has already played {other.pdn(full=True)}", "play")
+        ballot = self._ballot_move(game)
+        if ballot is not None and ballot != move:
+            raise LinkError("illegal-move", f"the ballot's move {ply} is {ballot.pdn()}", "play")
+        self._host_moves[ply] = move
+        self._sync(now)
+        return {"ply": ply, "side": _side(turn), "move": move_text(position, move, game.rules),
+                "path": list(move.path), "captures": list(move.captures)}
+
+    def _cmd_hint(self, now: int, state: str) -> dict[str, Any]:
+        assert self.app is not None
+        self.app.policy.set_hints(state == "on")
+        return {"hints": state == "on", "shown": self.app.policy.hints_shown}
+
+    def _cmd_mode(self, now: int, name: str) -> dict[str, Any]:
+        assert self.app is not None
+        app = self.app
+        game = self._game()
+        if app.resuming or (game.ply > 0 and not game.is_over and app.tracker.setting_up is None):
+            raise LinkError("not-now", "the mode changes only before the first move or after the game", "mode")
+        app.tracker.policy = TRACKER_MODES[name]
+        app.policy.referee = name == "referee"
+        app.mode = replace(app.mode, tracker_mode=name, referee_lights=name == "referee")
+        # Have the tracker look at the board again under the new rules.
+        app.tracker.expect(app.tracker.expected)
+        return {"mode": name}
+
+    def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
+        assert self.app is not None
+        app = self.app
+        from firmware.players import Human
+
+        for color, name in ((BLACK, black), (WHITE, white)):
+            player = app.players[color]
+            if isinstance(player, Human):
+                app.players[color] = Human(name)
+            else:
+                player.name = name
+        saved = False
+        if app.record is not None:
+            app.record = replace(app.record, black=black, white=white)
+            game = self._game()
+            if app.store is not None and not app.resuming and app.tracker.setting_up is None and not game.is_over:
+                from firmware.store import StoreError
+
+                try:
+                    app.store.save_current(app.record.with_game(game))
+                    saved = True
+                except StoreError as exc:
+                    self._notice(now, f"save-names-{now}", f"the names could not be saved: {exc}")
+        return {"black": black, "white": white, "saved": saved}
+
+    def _cmd_ballot(self, now: int, number: int) -> dict[str, Any]:
+        game = self._require_playing("ballot")
+        try:
+            chosen = acf_ballot(number)
+        except ValueError as exc:
+            raise LinkError("bad-argument", str(exc), "ballot") from None
+        if not chosen.in_deck:
+            raise LinkError("bad-argument", f"ballot {number} is barred (lost for one side): it is never played", "ballot")
+        if game.ply != 0 or game.start != Position.start(game.rules):
+            raise LinkError("not-now", "a ballot is played from the start position before the first move", "ballot")
+        try:
+            moves = tuple(chosen.play_moves(game.rules))
+        except ValueError as exc:
+            raise LinkError("not-now", f"ballot {number} does not fit these rules: {exc}", "ballot") from None
+        self._ballot = (number, moves)
+        self._sync(now)
+        return {"number": number, "name": chosen.name, "moves": list(chosen.moves)}
+
+    def _cmd_result(self, now: int, score: str, reason: str) -> dict[str, Any]:
+        assert self.app is not None
+        self._require_playing("result")
+        tracker = self.app.tracker
+        events = tracker.tick(now)
+        game = self._game()
+        if game.is_over:  # a move settled this very moment and ended the game
+            self._events += events
+            raise LinkError("not-now", f"the game has just ended ({game.result.score if game.result else ''})", "result")
+        self._declare(now, score, reason, events)
+        return {"result": score, "reason": reason}
+
+    def _declare(self, now: int, score: str, reason: str, events: list[Event] | None = None) -> None:
+        assert self.app is not None
+        tracker = self.app.tracker
+        self._game().declare(score, reason)
+        tracker.expect(None)  # withdraws a move asked for, and re-reads the board: the game is over
+        self._expect = None
+        self._events += (events or []) + [GameOver(now, score, reason)]
+
+    # -- keeping the game in step ------------------------------------------------------
+
+    def _ballot_move(self, game: Game) -> Move | None:
+        """The ballot's move for the next ply, or None (no ballot, or it is played)."""
+        if self._ballot is None:
+            return None
+        number, moves = self._ballot
+        if game.ply >= len(moves) or list(game.moves) != list(moves[: game.ply]):
+            self._ballot = None
+            return None
+        return moves[game.ply]
+
+    def _sync(self, now: int) -> None:
+        """Set or withdraw the move the board waits for, undo moves made out of turn."""
+        app = self.app
+        assert app is not None
+        tracker = app.tracker
+        if app.resuming or tracker.setting_up is not None:
+            return
+        game = tracker.game
+        if self._rogue is not None:
+            ply, self._rogue = self._rogue, None
+            if game.ply == ply and not game.is_over:
+                undone = tracker.take_back(now)
+                side = _side(self.remote) if self.remote is not None else "?"
+                if undone:
+                    self._events += undone
+                    self._notice(now, f"rogue-{ply}-{now}", f"{side}'s move comes over the link: that move was taken back, put the piece back")
+                else:
+                    self._notice(now, f"rogue-{ply}", f"{side}'s move comes over the link, but this mode cannot take a move back")
+        if game.is_over:
+            self._expect = None
+            return
+        if self._peer_result is not None:
+            score, reason, ply = self._peer_result
+            if ply == game.ply:
+                self._peer_result = None
+                self._declare(now, score, reason)
+                return
+            if ply < game.ply:
+                self._peer_result = None
+        n = game.ply + 1
+        want: tuple[Move, str] | None = None
+        if self.linked and n in self._peer_moves:
+            want = (self._peer_moves[n], "peer")
+        elif n in self._host_moves:
+            want = (self._host_moves[n], "host")
+        else:
+            ballot = self._ballot_move(game)
+            if ballot is not None and game.turn is not self.remote:
+                want = (ballot, "ballot")
+        if want is not None:
+            move, source = want
+            if tracker.expected != move:
+                try:
+                    tracker.expect(move)
+                except ValueError:
+                    self._drop_wanted(n, source)
+                    self._notice(now, f"unplayable-{n}-{move.pdn(full=True)}",
+                                 f"the {source}'s move {move.pdn(full=True)} is not legal here: the boards are out of step")
+                    return
+            self._expect = (n, move, source)
+        elif self._expect is not None:
+            if tracker.expected == self._expect[1]:
+                tracker.expect(None)
+            self._expect = None
+
+    def _drop_wanted(self, ply: int, source: str) -> None:
+        if source == "peer":
+            self._peer_moves.pop(ply, None)
+        elif source == "host":
+            self._host_moves.pop(ply, None)
+        else:
+            self._ballot = None
+        if self._expect is not None and self._expect[0] == ply:
+            self._expect = None
+
+    def _on_move(self, event: MoveMade) -> None:
+        """A move was made on this board: was it this board's to make?"""
+        move = Move(tuple(event.path), tuple(event.captures))
+        if self._expect is not None and self._expect[0] <= event.ply:
+            self._expect = None
+        if self.remote is None or _color(event.side) is not self.remote:
+            return
+        if self._peer_moves.get(event.ply) == move or self._host_moves.get(event.ply) == move:
+            return
+        self._rogue = event.ply
+
+    def _on_new_game(self, event: NewGame) -> None:
+        following, self._following = self._following, None
+        if following is not None and following[1] == event.fen:
+            self.game_id = following[0]
+        else:
+            self._serial_seen += 1
+            self.game_id = GameId.new(self._serial_seen)
+            self._peer_moves.clear()
+            self._peer_result = None
+            self._peer_ply = 0
+        self._serial_seen = max(self._serial_seen, self.game_id.serial)
+        self._host_moves.clear()
+        self._ballot = None
+        self._expect = None
+        self._rogue = None
+        self._said.clear()
+        self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
+
+    # -- the other board ---------------------------------------------------------------
+
+    def _peer(self, data: dict[str, Any], now: int) -> None:
+        """Another board's event line: follow it when it concerns the game. Never answered."""
+        if not self.linked:
+            return
+        kind = data["event"]
+        if kind == "hello":
+            plays = data.get("plays")
+            if isinstance(plays, str):
+                self._peer_plays = plays
+                if plays == self.plays or plays == "both":
+                    self._notice(now, f"plays-{plays}",
+                                 f"the other board plays {plays}, this one {self.plays}: "
+                                 "set link.plays to black on one board and white on the other")
+            self._reconcile(data.get("state"), now, answer="hello" if data.get("cause") != "answer" else None)
+        elif kind == "reply" and data.get("cmd") == "hello":
+            self._reconcile(data.get("state"), now, answer=None)
+        elif kind == "state":
+            self._reconcile(data, now, answer="state" if data.get("cause") != "answer" else None)
+        elif kind == "move":
+            parsed = _as_move(data)
+            if parsed is not None:
+                self._peer_move(*parsed, now=now)
+        elif kind == "takeback":
+            ply = data.get("ply")
+            if type(ply) is int and 1 <= ply <= 100_000:
+                self._peer_takeback(ply, now)
+        elif kind == "game-over":
+            score, reason = data.get("result"), data.get("reason")
+            if score in ("1-0", "0-1", "1/2-1/2") and isinstance(reason, str) and re.fullmatch(r"[a-z][a-z0-9-]{0,31}", reason):
+                self._peer_result = (score, reason, self._peer_ply)
+
+    def _peer_move(self, ply: int, side: str, move: Move, now: int) -> None:
+        game = self._game()
+        if ply <= game.ply and self._setting_up() is None:
+            if game.moves[ply - 1] != move:
+                self._notice(now, f"conflict-{ply}",
+                             f"the other board played {move.pdn(full=True)} as move {ply}, "
+                             f"this one {game.moves[ply - 1].pdn(full=True)}: the boards are out of step")
+                return
+        self._peer_moves[ply] = move
+        self._peer_ply = ply
+
+    def _peer_takeback(self, ply: int, now: int) -> None:
+        assert self.app is not None
+        for p in [p for p in self._peer_moves if p >= ply]:
+            del self._peer_moves[p]
+        self._peer_ply = ply - 1
+        game = self._game()
+        if self._setting_up() is not None or self.app.resuming or game.ply != ply:
+            return
+        if game.positions[-2].turn is self.remote:
+            # The other board took back its own move, which was made here too: undo it here.
+            self._events += self.app.tracker.take_back(now)
+
+    def _own_view(self) -> tuple[str, int, list[Position]]:
+        """This board's game for comparison: start FEN, ply, positions (a set-up: its start)."""
+        setup = self._setting_up()
+        if setup is not None:
+            return setup.fen(), 0, [setup]
+        game = self._game()
+        return game.start.fen(), game.ply, list(game.positions)
+
+    def _consistent(self, start: str, ply: int, fen: str, last: Move | None) -> bool | None:
+        """Whether the other board's state is this game (None: cannot tell, it is too far ahead)."""
+        own_start, own_ply, positions = self._own_view()
+        if start != own_start:
+            return False
+        if ply <= own_ply:
+            return positions[ply].fen() == fen
+        if ply == own_ply + 1 and last is not None:
+            game = self._game()
+            position = positions[-1]
+            if last not in position.legal_moves(game.rules):
+                return False
+            return position.apply(last).fen() == fen
+        return None
+
+    def _reconcile(self, state: object, now: int, answer: str | None) -> None:
+        """Compare the other board's state with this game; follow, lead or catch up."""
+        assert self.app is not None
+        if not isinstance(state, Mapping):
+            return
+        try:
+            peer_id = GameId.parse(state.get("game"))
+            start = Position.from_fen(str(state.get("start"))).fen()
+            fen = Position.from_fen(str(state.get("fen"))).fen()
+        except ValueError:
+            return
+        ply = state.get("ply")
+        if type(ply) is not int or not 0 <= ply <= 100_000:
+            return
+        last = _as_move(state.get("last")) if state.get("last") is not None else None
+        last_move = last[2] if last is not None and last[0] == ply else None
+        self._serial_seen = max(self._serial_seen, peer_id.serial)
+        same = self._consistent(start, ply, fen, last_move)
+        if peer_id != self.game_id:
+            if same:
+                self.game_id = max(self.game_id, peer_id)
+            elif peer_id > self.game_id and ply <= 1:
+                self._follow(peer_id, start, now)
+                same = True
+                answer = None  # the game being set up here is theirs: nothing to tell them
+            elif peer_id > self.game_id:
+                self._notice(now, f"behind-{peer_id}",
+                             f"the other board plays another game ({ply} moves in, from {start}); "
+                             "press new on one board to start a game together")
+        elif same is False:
+            self._notice(now, f"diverged-{peer_id}-{ply}",
+                         f"the other board's game has gone another way (at move {ply}: {fen}): the boards are out of step")
+        if same is not False:
+            self._peer_ply = ply
+            if last_move is not None:
+                own_ply = self._own_view()[1]
+                if ply > own_ply or self._game().moves[ply - 1] == last_move:
+                    self._peer_moves[ply] = last_move
+            result, reason = state.get("result"), state.get("reason")
+            if result in ("1-0", "0-1", "1/2-1/2") and isinstance(reason, str) and re.fullmatch(r"[a-z][a-z0-9-]{0,31}", reason):
+                self._peer_result = (result, reason, ply)
+        if answer is not None:
+            own = self._state()
+            if answer == "hello":
+                self._send(self._hello(now, "answer"))
+            elif own["game"] != state.get("game") or own["ply"] != ply:
+                self._send({"t": now, "event": "state", "cause": "answer", **own})
+
+    def _follow(self, peer_id: GameId, start: str, now: int) -> None:
+        """Start the other board's new game here (its pieces are set up as usual)."""
+        assert self.app is not None
+        if self.app.resuming:
+            self._notice(now, f"follow-{peer_id}", "the other board started a new game: press new here to join it")
+            return
+        self._following = (peer_id, start)
+        self.game_id = peer_id
+        self._peer_moves.clear()
+        self._peer_result = None
+        self._host_moves.clear()
+        self._ballot = None
+        self._expect = None
+        self._events += self.app.tracker.new_game(Position.from_fen(start), now)
+
+
+#: Commands that change something; refused on a read-only link.
+_CONTROL = frozenset({"new", "play", "hint", "mode", "names", "ballot", "result"})
+
+
+def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link:
+    """A :class:`Link` on ``settings.port`` with its I/O thread started (``start=False``: not)."""
+    if not settings.port:
+        raise ValueError("no link port configured (link.port or --link PORT)")
+    transport = LineTransport(
+        settings.port,
+        clock,
+        baudrate=settings.baudrate,
+        reconnect_ms=settings.reconnect_ms,
+        name="host link",
+    )
+    link = Link(transport, settings)
+    if start:
+        transport.start()
+    return link

@@ -1,0 +1,365 @@
+"""The host link's wire format: bytes in, commands out; JSON lines back (no I/O, no game).
+
+One message per line, UTF-8, ended by ``\\n`` (a ``\\r`` before it is ignored). A line is
+at most :data:`MAX_LINE` bytes *including* its line ending, in both directions: the
+board never sends a longer line, and a longer one from the host is answered with a
+``too-long`` error and otherwise ignored. The full protocol, with a transcript, is in
+``docs/protocol.md``.
+
+Host to board, a line is either a short text command (``fen``, ``play 11-15``, ...) or,
+from another board, one of its JSON event objects (a line starting with ``{``):
+
+>>> parse_line(b"play 11-15\\r")
+Command(name='play', args=('11-15',))
+>>> parse_line(b'{"event":"move","ply":1}')
+PeerMessage(data={'event': 'move', 'ply': 1})
+>>> parse_line(b"fly away")
+Traceback (most recent call last):
+...
+firmware.link_protocol.LinkError: unknown-command: unknown command 'fly' (try help)
+
+Board to host, every line is one JSON object with ``"event"`` first after ``"t"``:
+
+>>> encode_message({"t": 0, "event": "reply", "cmd": "fen", "ok": True, "fen": "B:W21-32:B1-12"})
+b'{"t":0,"event":"reply","cmd":"fen","ok":true,"fen":"B:W21-32:B1-12"}\\n'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "MAX_LINE",
+    "ERROR_CODES",
+    "COMMANDS",
+    "LinkError",
+    "Command",
+    "PeerMessage",
+    "LineReader",
+    "decode_line",
+    "parse_command",
+    "parse_line",
+    "encode_message",
+    "fits",
+    "MAX_NAME",
+    "RESULTS",
+]
+
+#: Bumped when a change would break an existing host.
+PROTOCOL_VERSION = 1
+#: The longest line either side may send, in bytes, ``\n`` (and ``\r``) included.
+MAX_LINE = 1024
+#: The longest player name ``names`` accepts, in characters.
+MAX_NAME = 40
+#: What ``result`` accepts: Black won, White won, a draw.
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+#: Every error code a reply may carry, with what it means (docs/protocol.md lists them).
+ERROR_CODES: dict[str, str] = {
+    "too-long": f"the line was longer than {MAX_LINE} bytes; it was ignored",
+    "bad-encoding": "the line is not UTF-8 text (binary data or control characters)",
+    "bad-json": "a line starting with { is not a JSON object with an \"event\"",
+    "unknown-command": "no such command",
+    "bad-argument": "the command's arguments are missing, extra or malformed",
+    "illegal-move": "the move is not legal in the game's position",
+    "ambiguous-move": "several capture routes fit the move: give every landing square",
+    "wrong-side": "that side is not played from this end of the link",
+    "not-now": "the command does not fit the game's state (over, setting up, ...)",
+    "read-only": "the link is configured read-only (link.control = false)",
+    "internal": "the board failed to handle the line (a bug: please report it)",
+}
+
+
+class LinkError(Exception):
+    """A line or command the board rejects; becomes one ``error`` reply.
+
+    ``code`` is a key of :data:`ERROR_CODES`; ``cmd`` the command word, when known.
+    """
+
+    def __init__(self, code: str, message: str, cmd: str | None = None) -> None:
+        if code not in ERROR_CODES:
+            raise ValueError(f"unknown link error code {code!r}")
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.cmd = cmd
+
+    def reply(self, t: int) -> dict[str, Any]:
+        """The error reply object."""
+        out: dict[str, Any] = {"t": t, "event": "error", "code": self.code, "message": self.message}
+        if self.cmd is not None:
+            out["cmd"] = self.cmd
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A host command with its arguments checked for shape (not yet against the game)."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PeerMessage:
+    """A JSON event object from the board at the other end of the link."""
+
+    data: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.data.get("event"))
+
+
+# -- lines ---------------------------------------------------------------------------
+
+
+class LineReader:
+    """Cuts a byte stream into lines of at most :data:`MAX_LINE` bytes.
+
+    :meth:`feed` returns each complete line (without its ``\\n``) and, for a line that
+    grows past the limit, one :class:`LinkError` ``too-long`` as soon as that is known;
+    the rest of that line, up to its ``\\n``, is dropped. Memory stays bounded whatever
+    arrives.
+
+    >>> reader = LineReader()
+    >>> reader.feed(b"fen\\nmov")
+    [b'fen']
+    >>> reader.feed(b"es\\r\\n")
+    [b'moves\\r']
+    >>> [type(x).__name__ for x in reader.feed(b"x" * 2000 + b"\\nhello\\n")]
+    ['LinkError', 'bytes']
+    """
+
+    def __init__(self, max_line: int = MAX_LINE) -> None:
+        self.max_line = max_line
+        self._buf = bytearray()
+        self._skipping = False
+
+    def feed(self, data: bytes) -> list[bytes | LinkError]:
+        out: list[bytes | LinkError] = []
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            chunk = data[start:] if nl < 0 else data[start:nl]
+            if self._skipping:
+                if nl >= 0:
+                    self._skipping = False
+            else:
+                self._buf += chunk
+                # The line, its \n included, must fit: len(content) + 1 <= max_line.
+                if len(self._buf) >= self.max_line:
+                    self._buf.clear()
+                    out.append(_too_long(self.max_line))
+                    if nl < 0:
+                        self._skipping = True
+                elif nl >= 0:
+                    out.append(bytes(self._buf))
+                    self._buf.clear()
+            if nl < 0:
+                return out
+            start = nl + 1
+
+    def reset(self) -> bytes:
+        """Forget a partial line (after a disconnect); returns what was dropped."""
+        partial = bytes(self._buf)
+        self._buf.clear()
+        self._skipping = False
+        return partial
+
+    @property
+    def partial(self) -> bytes:
+        return bytes(self._buf)
+
+
+def _too_long(limit: int) -> LinkError:
+    return LinkError("too-long", f"a line may be at most {limit} bytes with its newline; this one was ignored")
+
+
+def decode_line(raw: bytes) -> str:
+    """The text of a received line: UTF-8, no control characters (a tab counts as a space).
+
+    Raises :class:`LinkError` ``bad-encoding``.
+    """
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LinkError("bad-encoding", f"not UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
+    text = text.replace("\t", " ")
+    for i, ch in enumerate(text):
+        if unicodedata.category(ch) in ("Cc", "Cs", "Cn") or ch in "\u2028\u2029\ufeff":
+            raise LinkError("bad-encoding", f"control or unassigned character U+{ord(ch):04X} at character {i}")
+    return text
+
+
+# -- commands ------------------------------------------------------------------------
+
+_REASON = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_MOVE = re.compile(r"\d{1,2}(?:[-x:]\d{1,2}){1,12}", re.IGNORECASE)
+
+
+def _show(text: str, limit: int = 24) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _no_args(name: str, rest: str) -> tuple[Any, ...]:
+    if rest:
+        raise LinkError("bad-argument", f"{name} takes no argument, got {_show(rest)}", name)
+    return ()
+
+
+def _one_word(name: str, rest: str, what: str) -> str:
+    words = rest.split()
+    if len(words) != 1:
+        got = "nothing" if not words else f"{len(words)} words"
+        raise LinkError("bad-argument", f"{name} needs {what}, got {got}", name)
+    return words[0]
+
+
+def _pdn(name: str, rest: str) -> tuple[Any, ...]:
+    if not rest:
+        return (0,)
+    word = _one_word(name, rest, "an optional character offset")
+    if not word.isdigit() or len(word) > 7:
+        raise LinkError("bad-argument", f"pdn takes a character offset (0, 1, ...), got {_show(word)}", name)
+    return (int(word),)
+
+
+def _new(name: str, rest: str) -> tuple[Any, ...]:
+    if not rest:
+        return (None,)
+    return (_one_word(name, rest, "an optional FEN (no spaces)"),)
+
+
+def _play(name: str, rest: str) -> tuple[Any, ...]:
+    word = _one_word(name, rest, "a move like 11-15 or 15x24x31")
+    if not _MOVE.fullmatch(word):
+        raise LinkError("bad-argument", f"{_show(word)} is not a move (write it like 11-15 or 15x24x31)", name)
+    return (word,)
+
+
+def _choice(*choices: str) -> Callable[[str, str], tuple[Any, ...]]:
+    def parse(name: str, rest: str) -> tuple[Any, ...]:
+        word = _one_word(name, rest, " or ".join(choices)).lower()
+        if word not in choices:
+            raise LinkError("bad-argument", f"{name} takes {' or '.join(choices)}, got {_show(word)}", name)
+        return (word,)
+
+    return parse
+
+
+def _names(name: str, rest: str) -> tuple[Any, ...]:
+    parts = rest.split(";")
+    if len(parts) != 2:
+        raise LinkError("bad-argument", "names needs BLACK;WHITE (two names separated by ;)", name)
+    names = tuple(" ".join(p.split()) for p in parts)
+    for side, value in zip(("Black", "White"), names):
+        if not value:
+            raise LinkError("bad-argument", f"{side}'s name is empty", name)
+        if len(value) > MAX_NAME:
+            raise LinkError("bad-argument", f"{side}'s name is longer than {MAX_NAME} characters", name)
+        if any(unicodedata.category(ch)[0] in "CZ" and ch != " " for ch in value):
+            raise LinkError("bad-argument", f"{side}'s name has a character that cannot be printed", name)
+    return names
+
+
+def _ballot(name: str, rest: str) -> tuple[Any, ...]:
+    word = _one_word(name, rest, "an ACF ballot number")
+    if not word.isdigit() or len(word) > 4:
+        raise LinkError("bad-argument", f"ballot takes an ACF ballot number, got {_show(word)}", name)
+    return (int(word),)
+
+
+def _result(name: str, rest: str) -> tuple[Any, ...]:
+    words = rest.split()
+    if len(words) != 2:
+        raise LinkError("bad-argument", "result needs RESULT REASON, e.g. result 1-0 forfeit", name)
+    score, reason = words[0], words[1].lower()
+    if score not in RESULTS:
+        raise LinkError("bad-argument", f"{_show(score)} is not a result ({', '.join(RESULTS)})", name)
+    if not _REASON.fullmatch(reason):
+        raise LinkError("bad-argument", f"the reason is one word of a-z, 0-9 and -, got {_show(reason)}", name)
+    return (score, reason)
+
+
+#: Command word -> (argument parser, one-line help). The order is the order of ``help``.
+COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
+    "hello": (_no_args, "hello: who the board is, its configuration and the game's state"),
+    "fen": (_no_args, "fen: the position of the game"),
+    "pdn": (_pdn, "pdn [OFFSET]: the game so far as PDN, in pieces that fit a line"),
+    "moves": (_no_args, "moves: the legal moves of the side to move"),
+    "new": (_new, "new [FEN]: set up a new game (the start position by default)"),
+    "play": (_play, "play MOVE: show MOVE on the board and wait for it to be made"),
+    "hint": (_choice("on", "off"), "hint on|off: hint lights"),
+    "mode": (_choice("play", "referee"), "mode play|referee: the rules of the tracker, before a game"),
+    "names": (_names, "names BLACK;WHITE: the players' names for the record"),
+    "ballot": (_ballot, "ballot N: play ACF 3-move ballot N from the start"),
+    "result": (_result, "result RESULT REASON: an arbiter's decision, e.g. result 0-1 forfeit"),
+    "help": (_no_args, "help: the commands"),
+}
+
+
+def parse_command(text: str) -> Command:
+    """A command from a decoded line; raises :class:`LinkError` naming what is wrong.
+
+    >>> parse_command("names  Ann Lee ; Bo")
+    Command(name='names', args=('Ann Lee', 'Bo'))
+    >>> parse_command("result 1-0 forfeit")
+    Command(name='result', args=('1-0', 'forfeit'))
+    """
+    stripped = text.strip()
+    word, _, rest = stripped.partition(" ")
+    name = word.lower()
+    entry = COMMANDS.get(name)
+    if entry is None:
+        raise LinkError("unknown-command", f"unknown command {_show(word)} (try help)")
+    parser, _help = entry
+    return Command(name, parser(name, rest.strip()))
+
+
+def parse_line(raw: bytes) -> Command | PeerMessage | None:
+    """What a received line says: a command, a peer's event, or None for a blank line.
+
+    Blank lines are no command and get no reply (a person pressing Enter, a keep-alive).
+    """
+    text = decode_line(raw)
+    stripped = text.strip()
+    if not stripped:
+        return None
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except (ValueError, RecursionError) as exc:
+            raise LinkError("bad-json", f"not JSON: {str(exc)[:80]}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("event"), str):
+            raise LinkError("bad-json", 'a JSON line must be an object with an "event" string')
+        return PeerMessage(data)
+    return parse_command(stripped)
+
+
+# -- messages out --------------------------------------------------------------------
+
+
+def encode_message(obj: Mapping[str, Any]) -> bytes:
+    """One JSON line, UTF-8, ``\\n``-terminated; ValueError if longer than :data:`MAX_LINE`."""
+    line = (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    if len(line) > MAX_LINE:
+        raise ValueError(f"{obj.get('event')} message of {len(line)} bytes is longer than a line may be")
+    return line
+
+
+def fits(obj: Mapping[str, Any]) -> bool:
+    """Whether ``obj`` encodes to one line within :data:`MAX_LINE`."""
+    try:
+        encode_message(obj)
+    except ValueError:
+        return False
+    return True

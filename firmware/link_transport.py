@@ -1,0 +1,327 @@
+"""One end of a line-based serial link, kept open through unplugging and floods.
+
+:class:`LineTransport` owns a pyserial port (a device path or a pyserial URL such as
+``socket://host:7000`` or ``loop://``) and a thread that does all the waiting on it, so
+the board's main loop never blocks on the wire:
+
+* received bytes are cut into lines (:class:`~firmware.link_protocol.LineReader`) and
+  queued in a bounded *inbox*; when the inbox is full the thread stops reading, the
+  operating system's buffer fills and the sender is held back (flow control), so a
+  flood costs the board nothing but the few lines it takes per loop iteration;
+* lines to send are queued in a bounded *outbox* and written by the thread; a host that
+  stops reading makes the outbox overflow: it is then emptied and the owner is told
+  (:meth:`take_fresh` returns ``"overrun"``), who resends the state as a whole rather
+  than a stream with holes in it;
+* a read or write error (the cable pulled, the USB device gone) closes the port; it is
+  reopened every ``reconnect_ms`` on the injected clock until that works. A partial
+  line from before a disconnect is dropped, never glued to the next one. After every
+  (re)connect output is held until the owner has queued its greeting
+  (:meth:`take_fresh` returns ``"connect"``, :meth:`resume`), so the other end hears
+  the greeting first and nothing stale.
+
+Tests drive the same code: ``start()`` runs the thread; :meth:`service` is one round of
+it, callable by hand on a port that does not block (``loop://``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from firmware.link_protocol import MAX_LINE, LineReader, LinkError
+from hal.clock import Clock
+
+__all__ = ["LineTransport", "open_port", "Opener"]
+
+log = logging.getLogger(__name__)
+
+Opener = Callable[[], Any]
+
+#: How long the thread waits for input in one round, in seconds: the latency of output
+#: queued while it waits, and of noticing ``close()``.
+READ_WAIT_S = 0.01
+#: A write that has not gone through in this many seconds means the other end is not
+#: reading; the output is then treated as overrun.
+WRITE_TIMEOUT_S = 1.0
+
+
+def open_port(url: str, baudrate: int = 115200) -> Any:
+    """Open a serial device or pyserial URL for the link (short read timeout, timed writes)."""
+    import serial
+
+    return serial.serial_for_url(url, baudrate=baudrate, timeout=READ_WAIT_S, write_timeout=WRITE_TIMEOUT_S)
+
+
+def _port_errors() -> tuple[type[BaseException], ...]:
+    import serial
+
+    return (serial.SerialException, OSError, ValueError)
+
+
+def _timeout_error() -> type[BaseException]:
+    import serial
+
+    return serial.SerialTimeoutException
+
+
+class LineTransport:
+    """A serial port carrying lines, with reconnect, a bounded inbox and a bounded outbox.
+
+    ``inbox_lines`` bounds the received lines waiting for :meth:`receive`;
+    ``outbox_bytes`` bounds the bytes waiting to be written. ``opener`` returns an open
+    pyserial-like port (default: :func:`open_port` on ``url``).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        clock: Clock,
+        *,
+        baudrate: int = 115200,
+        reconnect_ms: int = 1000,
+        inbox_lines: int = 64,
+        outbox_bytes: int = 64 * 1024,
+        max_line: int = MAX_LINE,
+        opener: Opener | None = None,
+        name: str = "link",
+    ) -> None:
+        self.url = url
+        self.clock = clock
+        self.reconnect_ms = reconnect_ms
+        self.inbox_lines = inbox_lines
+        self.outbox_bytes = outbox_bytes
+        self.name = name
+        self._opener = opener or (lambda: open_port(url, baudrate))
+        self._errors = _port_errors()
+        self._timeout = _timeout_error()
+        self._reader = LineReader(max_line)
+        self._lock = threading.Lock()
+        self._port: Any = None
+        self._retry_at = clock.now_ms()
+        self._inbox: deque[bytes | LinkError] = deque()
+        self._outbox: deque[bytes] = deque()
+        self._out_size = 0
+        self._hold = True  # nothing goes out before the first greeting
+        self._fresh: str | None = None
+        self._broken_line = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        #: Counters for status and tests.
+        self.connects = 0
+        self.drops = 0
+        self.overruns = 0
+        self.lines_in = 0
+        self.bytes_out = 0
+        self.last_error: str | None = None
+
+    # -- the owner's side (the board's main loop) -----------------------------------------
+
+    @property
+    def connected(self) -> bool:
+        return self._port is not None
+
+    def take_fresh(self) -> str | None:
+        """``"connect"`` or ``"overrun"`` once after the link (re)started, else None.
+
+        Output stays held until :meth:`resume` gives the first lines to send.
+        """
+        with self._lock:
+            fresh, self._fresh = self._fresh, None
+            return fresh
+
+    def resume(self, *first: bytes) -> None:
+        """Send ``first`` (the greeting) before anything else, and stop holding output."""
+        with self._lock:
+            self._outbox.clear()
+            self._out_size = 0
+            for line in first:
+                self._outbox.append(line)
+                self._out_size += len(line)
+            self._hold = False
+
+    def send(self, line: bytes) -> bool:
+        """Queue one encoded line; False if it was not queued (no link, or an overrun)."""
+        with self._lock:
+            if self._port is None or self._hold:
+                return False
+            if self._out_size + len(line) > self.outbox_bytes:
+                self._overrun_locked("the other end is not reading")
+                return False
+            self._outbox.append(line)
+            self._out_size += len(line)
+            return True
+
+    def receive(self, limit: int) -> list[bytes | LinkError]:
+        """Up to ``limit`` received lines (or ``too-long`` errors), oldest first."""
+        out: list[bytes | LinkError] = []
+        with self._lock:
+            while self._inbox and len(out) < limit:
+                out.append(self._inbox.popleft())
+        return out
+
+    @property
+    def waiting(self) -> int:
+        """Received lines not yet taken."""
+        return len(self._inbox)
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes queued for sending."""
+        return self._out_size
+
+    def _overrun_locked(self, why: str) -> None:
+        self.overruns += 1
+        self._outbox.clear()
+        self._out_size = 0
+        self._hold = True
+        self._fresh = self._fresh or "overrun"
+        self.last_error = f"output overrun: {why}"
+        log.warning("%s: output dropped (%s); the state will be resent", self.name, why)
+
+    # -- the thread's side ---------------------------------------------------------------
+
+    def service(self) -> None:
+        """One round: (re)connect if due, write what is queued, read what has arrived."""
+        if self._closed:
+            return
+        port = self._port
+        if port is None:
+            if self.clock.now_ms() >= self._retry_at:
+                self._connect()
+            return
+        if not self._write_pending(port):
+            return
+        if len(self._inbox) >= self.inbox_lines:
+            return  # hold the sender back: the board takes a few lines per loop
+        try:
+            waiting = port.in_waiting
+            data = port.read(min(max(waiting, 1), 4096))
+        except self._errors as exc:
+            self._drop(f"read failed: {exc}")
+            return
+        if data:
+            items = self._reader.feed(data)
+            if items:
+                with self._lock:
+                    self._inbox.extend(items)
+                    self.lines_in += len(items)
+
+    def _write_pending(self, port: Any) -> bool:
+        """Write the queued lines; False if the port was dropped."""
+        while True:
+            with self._lock:
+                if self._hold or not self._outbox:
+                    return True
+                line = self._outbox.popleft()
+                self._out_size -= len(line)
+                if self._broken_line:
+                    # A timed-out write may have left half a line: end it, so the
+                    # other end sees one bad line, not a good one spoiled.
+                    line = b"\n" + line
+                    self._broken_line = False
+            try:
+                port.write(line)
+                self.bytes_out += len(line)
+            except self._errors as exc:
+                if isinstance(exc, self._timeout):
+                    with self._lock:
+                        self._broken_line = True
+                        self._overrun_locked(f"a write took longer than {WRITE_TIMEOUT_S} s")
+                    return True
+                self._drop(f"write failed: {exc}")
+                return False
+
+    def _connect(self) -> None:
+        now = self.clock.now_ms()
+        try:
+            port = self._opener()
+        except self._errors as exc:
+            self._retry_at = now + self.reconnect_ms
+            message = f"cannot open {self.url}: {exc}"
+            if message != self.last_error:
+                log.warning("%s: %s; retrying every %d ms", self.name, message, self.reconnect_ms)
+            self.last_error = message
+            return
+        self._reader.reset()
+        with self._lock:
+            self._port = port
+            self._outbox.clear()
+            self._out_size = 0
+            self._hold = True
+            self._broken_line = False
+            self._fresh = "connect"
+            self.connects += 1
+        self.last_error = None
+        log.info("%s: connected on %s", self.name, self.url)
+
+    def _drop(self, reason: str) -> None:
+        with self._lock:
+            port, self._port = self._port, None
+            self._hold = True
+            self._outbox.clear()
+            self._out_size = 0
+        if port is None:
+            return
+        self.drops += 1
+        partial = self._reader.reset()
+        if partial:
+            log.info("%s: dropping half a line at disconnect: %r", self.name, partial[:60])
+        with contextlib.suppress(*self._errors):
+            port.close()
+        self.last_error = reason
+        self._retry_at = self.clock.now_ms() + self.reconnect_ms
+        log.warning("%s: disconnected (%s); reconnecting every %d ms", self.name, reason, self.reconnect_ms)
+
+    def drop(self, reason: str = "closed by the board") -> None:
+        """Close the port now; it is reopened after ``reconnect_ms`` like after an error."""
+        self._drop(reason)
+
+    # -- thread ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Keep servicing the link in a daemon thread until :meth:`close`."""
+        if self._thread is not None or self._closed:
+            return
+        self._thread = threading.Thread(target=self._run, name=f"crownhead-{self.name}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                idle = self._port is None or len(self._inbox) >= self.inbox_lines
+                self.service()
+                if idle:
+                    self._stop.wait(READ_WAIT_S)
+            except Exception:  # keep the link alive whatever one round did
+                log.exception("%s: service failed", self.name)
+                self._stop.wait(0.1)
+
+    def close(self) -> None:
+        """Stop the thread and close the port (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stop.set()
+        port = self._port
+        if port is not None:
+            for name in ("cancel_read", "cancel_write"):
+                cancel = getattr(port, name, None)
+                if callable(cancel):
+                    with contextlib.suppress(*self._errors):
+                        cancel()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2.0)
+        with self._lock:
+            port, self._port = self._port, None
+        if port is not None:
+            with contextlib.suppress(*self._errors):
+                port.close()
+
+    def __repr__(self) -> str:
+        state = "connected" if self.connected else "disconnected"
+        return f"LineTransport({self.url!r}, {state}, connects={self.connects})"

@@ -1,0 +1,344 @@
+"""Serial cables, hosts and boards for the link tests; the tests at the end check the rig.
+
+:class:`NullModem` is a null-modem cable between two serial ports that exist as device
+files: two pseudo-terminal pairs whose master ends a pump thread joins byte for byte.
+Each side is a symlink (as udev makes ``/dev/serial/by-id/...``), so :meth:`NullModem.unplug`
+and :meth:`NullModem.replug` can pull the cable and put in a new one: the ports vanish
+(reads and writes fail) and come back under the same names. Both ends open their port
+with pyserial, as a board and a host computer would.
+
+:class:`Board` is a whole application on the simulated board and a virtual clock with
+a :class:`~firmware.link.Link` on one side of a cable; :class:`Host` is a pyserial port
+on the other side that sends commands and collects the board's lines, stepping the
+boards while it waits (they run in the test's thread; only the serial I/O has threads).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import select
+import threading
+import time
+import tty
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import serial
+
+from firmware.app import App, AppSettings
+from firmware.config import default_config
+from firmware.events import Event
+from firmware.hardware import open_hardware
+from firmware.link import Link, LinkConfig
+from firmware.link_transport import LineTransport
+from firmware.players import Thinker
+from firmware.store import GameStore
+from hal.clock import VirtualClock
+from rules import Position
+
+#: Real seconds a test waits for an answer over a pty before it fails.
+TIMEOUT_S = 5.0
+
+
+class NullModem:
+    """Two serial device files, ``a`` and ``b``, joined like a null-modem cable."""
+
+    def __init__(self, directory: Path, names: tuple[str, str] = ("board", "host")) -> None:
+        self.paths = (directory / names[0], directory / names[1])
+        self._masters: list[int] = []
+        self._slaves: list[int] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()
+        self.bytes = [0, 0]  # carried a -> b, b -> a
+        self._plug()
+        self._thread = threading.Thread(target=self._pump, name="null-modem", daemon=True)
+        self._thread.start()
+
+    @property
+    def a(self) -> str:
+        return str(self.paths[0])
+
+    @property
+    def b(self) -> str:
+        return str(self.paths[1])
+
+    def _plug(self) -> None:
+        masters, slaves = [], []
+        for path in self.paths:
+            master, slave = os.openpty()
+            # Raw from the start: no echo, no CR/LF games before the owner opens the port.
+            tty.setraw(slave)
+            os.set_blocking(master, False)
+            if path.is_symlink() or path.exists():
+                path.unlink()
+            path.symlink_to(os.ttyname(slave))
+            masters.append(master)
+            slaves.append(slave)
+        with self._lock:
+            self._masters, self._slaves = masters, slaves
+        os.write(self._wake_w, b"x")
+
+    def unplug(self) -> None:
+        """Pull the cable: both ports vanish; their users' reads and writes fail."""
+        with self._lock:
+            fds = self._masters + self._slaves
+            self._masters, self._slaves = [], []
+        os.write(self._wake_w, b"x")
+        for path in self.paths:
+            if path.is_symlink():
+                path.unlink()
+        for fd in fds:
+            os.close(fd)
+
+    def replug(self) -> None:
+        """A new cable under the same names."""
+        self._plug()
+
+    def _pump(self) -> None:
+        pending = [b"", b""]  # bytes read from side i, waiting to be written to the other
+        while not self._stop.is_set():
+            with self._lock:
+                masters = list(self._masters)
+            if len(masters) != 2:
+                pending = [b"", b""]
+                select.select([self._wake_r], [], [], 0.05)
+                _drain(self._wake_r)
+                continue
+            readers = [m for i, m in enumerate(masters) if len(pending[i]) < 65536] + [self._wake_r]
+            writers = [masters[1 - i] for i in range(2) if pending[i]]
+            try:
+                readable, writable, _ = select.select(readers, writers, [], 0.05)
+            except (OSError, ValueError):
+                continue
+            if self._wake_r in readable:
+                _drain(self._wake_r)
+            for i, master in enumerate(masters):
+                if master in readable:
+                    try:
+                        data = os.read(master, 4096)
+                    except OSError as exc:
+                        if exc.errno in (errno.EAGAIN, errno.EIO, errno.EBADF):
+                            continue
+                        raise
+                    pending[i] += data
+                other = masters[1 - i]
+                if pending[i] and other in writable:
+                    try:
+                        n = os.write(other, pending[i])
+                    except OSError as exc:
+                        if exc.errno in (errno.EAGAIN, errno.EIO, errno.EBADF):
+                            continue
+                        raise
+                    self.bytes[i] += n
+                    pending[i] = pending[i][n:]
+
+    def close(self) -> None:
+        self._stop.set()
+        os.write(self._wake_w, b"x")
+        self._thread.join(timeout=2)
+        self.unplug()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+
+def _drain(fd: int) -> None:
+    try:
+        os.read(fd, 1024)
+    except BlockingIOError:
+        pass
+
+
+def tokens(position: Position) -> dict[int, str]:
+    return {s: p.symbol for s, p in position.pieces().items()}
+
+
+class Board:
+    """A board application with a link on ``port``: simulated board, virtual clock, state dir."""
+
+    def __init__(
+        self,
+        port: str,
+        state: Path,
+        *,
+        plays: str = "both",
+        control: bool = True,
+        settings: AppSettings = AppSettings(),
+        lines_per_step: int = 8,
+        reconnect_ms: int = 500,
+        start: bool = True,
+    ) -> None:
+        self.clock = VirtualClock()
+        self.hw = open_hardware(default_config(), self.clock)
+        self.sim = self.hw.sim
+        assert self.sim is not None
+        self.events: list[Event] = []
+        self.store = GameStore(state)
+        self.app = App(
+            self.hw,
+            clock=self.clock,
+            settings=settings,
+            store=self.store,
+            thinker=Thinker(background=False),
+            sinks=[self.events.append],
+        )
+        config = LinkConfig(port=port, plays=plays, control=control, lines_per_step=lines_per_step,
+                            reconnect_ms=reconnect_ms)
+        self.transport = LineTransport(port, self.clock, reconnect_ms=reconnect_ms, name=f"link {Path(port).name}")
+        self.link = Link(self.transport, config)
+        self.link.attach(self.app)
+        self.transport.start()
+        if start:
+            self.app.start()
+
+    @property
+    def game(self):  # noqa: ANN201 - rules.Game
+        return self.app.game
+
+    def step(self) -> list[Event]:
+        return self.app.step()
+
+    def run_for(self, ms: int) -> list[Event]:
+        return self.app.run_for(ms)
+
+    def move(self, text: str, wait: int = 1000) -> list[Event]:
+        """The simulator's hands make ``text`` on the board, then ``wait`` virtual ms pass."""
+        self.app.act_text(text)
+        return self.app.run_for(wait)
+
+    def follow(self, wait: int = 1000) -> list[Event]:
+        """The hands do what the lights ask (the move shown, a set-up), then time passes."""
+        self.app.follow()
+        return self.app.run_for(wait)
+
+    def moves(self) -> list[str]:
+        return [e.to_json()["move"] for e in self.events if e.kind == "move"]
+
+    def close(self) -> None:
+        try:
+            self.app.close()
+        finally:
+            self.link.close()
+
+
+class Host:
+    """A host computer on ``port`` (pyserial): sends commands, reads the board's lines."""
+
+    def __init__(self, port: str, boards: Iterable[Board] = ()) -> None:
+        self.port_name = port
+        self.port = serial.serial_for_url(port, timeout=0.002, write_timeout=2)
+        self.boards = list(boards)
+        self.lines: list[dict[str, Any]] = []
+        self.raw: list[bytes] = []
+        self._buf = b""
+        self._seen = 0
+
+    def reopen(self) -> None:
+        try:
+            self.port.close()
+        except Exception:  # noqa: BLE001
+            pass
+        self.port = serial.serial_for_url(self.port_name, timeout=0.002, write_timeout=2)
+        self._buf = b""
+
+    def write(self, data: bytes) -> None:
+        self.port.write(data)
+
+    def send(self, text: str) -> None:
+        self.port.write(text.encode("utf-8") + b"\n")
+
+    def pump(self) -> list[dict[str, Any]]:
+        """Step every board once and take in the lines that have arrived."""
+        for board in self.boards:
+            board.step()
+        data = self.port.read(65536)
+        new: list[dict[str, Any]] = []
+        if data:
+            self._buf += data
+            *complete, self._buf = self._buf.split(b"\n")
+            for raw in complete:
+                self.raw.append(raw)
+                assert len(raw) + 1 <= 1024, f"the board sent a line of {len(raw) + 1} bytes"
+                new.append(json.loads(raw.decode("utf-8")))
+        self.lines += new
+        return new
+
+    def wait_for(self, pred: Callable[[dict[str, Any]], bool], what: str = "a line") -> dict[str, Any]:
+        """The first line after those already taken that satisfies ``pred``."""
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            while self._seen < len(self.lines):
+                line = self.lines[self._seen]
+                self._seen += 1
+                if pred(line):
+                    return line
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {what} within {TIMEOUT_S} s; got {self.lines[-5:]}")
+            self.pump()
+
+    def request(self, text: str) -> dict[str, Any]:
+        """Send a command and return its one answer (a reply or an error)."""
+        self.send(text)
+        return self.wait_for(lambda d: d["event"] in ("reply", "error"), f"answer to {text!r}")
+
+    def answers(self, count: int) -> list[dict[str, Any]]:
+        return [self.wait_for(lambda d: d["event"] in ("reply", "error"), "answer") for _ in range(count)]
+
+    def event(self, kind: str) -> dict[str, Any]:
+        return self.wait_for(lambda d: d["event"] == kind, f"{kind} event")
+
+    def since(self, kind: str | None = None) -> list[dict[str, Any]]:
+        """The lines not yet taken by ``wait_for`` (of ``kind``), marking them taken."""
+        out = self.lines[self._seen :]
+        self._seen = len(self.lines)
+        return [d for d in out if kind is None or d["event"] == kind]
+
+    def settle(self, rounds: int = 20) -> None:
+        """Pump until nothing new arrives for a few rounds (a few ms of real time)."""
+        quiet = 0
+        deadline = time.monotonic() + TIMEOUT_S
+        while quiet < rounds and time.monotonic() < deadline:
+            quiet = 0 if self.pump() else quiet + 1
+
+    def close(self) -> None:
+        self.port.close()
+
+
+@pytest.fixture
+def cable(tmp_path: Path):  # noqa: ANN201
+    modem = NullModem(tmp_path)
+    yield modem
+    modem.close()
+
+
+# -- the rig itself -----------------------------------------------------------------------
+
+
+def test_null_modem_carries_bytes_both_ways(cable: NullModem) -> None:
+    a = serial.serial_for_url(cable.a, timeout=1)
+    b = serial.serial_for_url(cable.b, timeout=1)
+    a.write(b"to b\n")
+    assert b.readline() == b"to b\n"
+    b.write(bytes(range(256)) + b"\n")
+    assert a.read(257) == bytes(range(256)) + b"\n"
+    a.close()
+    b.close()
+
+
+def test_unplugging_makes_reads_fail_and_replug_reopens(cable: NullModem) -> None:
+    a = serial.serial_for_url(cable.a, timeout=0.05)
+    cable.unplug()
+    with pytest.raises(serial.SerialException):
+        a.read(1)
+    cable.replug()
+    a.close()
+    a = serial.serial_for_url(cable.a, timeout=1)
+    b = serial.serial_for_url(cable.b, timeout=1)
+    b.write(b"again\n")
+    assert a.readline() == b"again\n"
+    a.close()
+    b.close()
