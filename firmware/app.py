@@ -34,12 +34,9 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from firmware.config import FieldError, config_section
@@ -48,7 +45,10 @@ from firmware.events import (
     BoardWarning,
     Crowned,
     Event,
+    ForcedJump,
     GameOver,
+    Huffed,
+    HuffTakenBack,
     MoveMade,
     NewGame,
     TakenBack,
@@ -169,7 +169,6 @@ class AppSettings:
     """How the application plays. ``event`` None means the mode's own PDN Event name."""
 
     mode: str = "play"
-    computer_plays: Color = WHITE
     black_name: str = "?"
     white_name: str = "?"
     site: str = "?"
@@ -222,9 +221,6 @@ class PlayConfig:
             raise FieldError("level", f"must be 1-10 (or 0 for full strength), got {self.level}")
 
 
-_ROLE_FIELDS = tuple(f.replace("-", "_") for f in Palette.__dataclass_fields__)
-
-
 @config_section("palette")
 @dataclass(frozen=True)
 class PaletteConfig:
@@ -237,6 +233,7 @@ class PaletteConfig:
     target: str | tuple[int, ...] = ""
     capture: str | tuple[int, ...] = ""
     must_capture: str | tuple[int, ...] = ""
+    huff: str | tuple[int, ...] = ""
     next_jump: str | tuple[int, ...] = ""
     remove: str | tuple[int, ...] = ""
     missing: str | tuple[int, ...] = ""
@@ -382,9 +379,6 @@ class _TappedButtons:
         return presses
 
 
-_CROWN_ROW = {"b": range(29, 33), "w": range(1, 5)}
-
-
 # -- the application -----------------------------------------------------------------------
 
 
@@ -437,9 +431,10 @@ class App:
         self._resume: tuple[GameRecord, Game] | None = None
         self._resume_declined = False
         self._buttons = _TappedButtons(hardware.buttons, self._on_press)
-        self._jumpers_key: tuple[int, Position] | None = None
+        self._jumpers_key: tuple[int, Position, bool] | None = None
         self._jumpers_cache: tuple[int, ...] = ()
         self.record: GameRecord | None = None
+        self._written: GameRecord | None = None
         self.tracker: Tracker
         self.controller: Controller
 
@@ -471,7 +466,7 @@ class App:
                 "lights ask, or press new for a new game."
             )
         else:
-            start = self.settings.start or Position.start()
+            start = self.settings.start or Position.start(self.settings.rules)
         # Drain what the sensors said before now: the snapshot already contains it.
         self.hardware.sensors.poll()
         occupancy = self.hardware.sensors.snapshot()
@@ -521,7 +516,7 @@ class App:
         self._closed = True
         try:
             if self._started:
-                self._save(self.clock.now_ms(), final=True)
+                self._save(self.clock.now_ms())
         finally:
             self.thinker.cancel()
             try:
@@ -662,10 +657,13 @@ class App:
                 # A person moved the machine's piece before it had chosen: not its move.
                 out.append(Notice(now, f"that was not {self.players[side].name}'s move: put the piece back and wait"))
                 out += tracker.take_back(now)
-        elif isinstance(event, TakenBack):
+        elif isinstance(event, (TakenBack, ForcedJump)):
             self.policy.turn_changed()
             self._computer = None
             self.thinker.cancel()
+            self._save(now)
+        elif isinstance(event, (Huffed, HuffTakenBack)):
+            self.thinker.cancel()  # the position changed under the side to move
             self._save(now)
         elif isinstance(event, GameOver):
             saved = self._save(now)
@@ -712,7 +710,7 @@ class App:
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
         return out
 
-    def _save(self, now: int, final: bool = False) -> GameSaved | None:
+    def _save(self, now: int) -> GameSaved | None:
         """Save the game in progress, or write it as PDN when it is over."""
         if self.store is None or self.record is None:
             return None
@@ -723,7 +721,10 @@ class App:
         self.record = record
         try:
             if record.finished:
+                if record == self._written:
+                    return None  # already on disk as PDN (closing after the game ended)
                 path = self.store.finish(record)
+                self._written = record
                 return GameSaved(now, record.result or "*", str(path))
             self.store.save_current(record)
         except StoreError as exc:
@@ -802,7 +803,7 @@ class App:
         frame = self.policy.frame(
             roles, now_ms=now, warning_squares=squares, result=result, position=game.position
         )
-        self._blinking = frozenset(squares)
+        self._blinking = self.policy.blinking
         lights = self.hardware.lights
         if frame != self._frame:
             self._frame = frame
@@ -812,11 +813,12 @@ class App:
 
     def _jumpers(self, game: Game) -> tuple[int, ...]:
         """The squares of the pieces that can capture now, when a capture is compulsory."""
-        key = (game.ply, game.position)
+        key = (game.ply, game.position, game.jump_required)
         if self._jumpers_key != key:
             self._jumpers_key = key
             squares: tuple[int, ...] = ()
-            if game.rules.captures_compulsory:
+            # Under huffing a jump is required only after a forced jump.
+            if game.rules.must_capture or game.jump_required:
                 squares = tuple(sorted({m.start for m in game.position.captures(game.rules)}))
             self._jumpers_cache = squares
         return self._jumpers_cache
@@ -1036,9 +1038,9 @@ class App:
         hints = "hints on" if self.policy.hints_shown else "hints off"
         mode = self.mode.title
         if self.mode.computer:
-            machine = [str(c) for c, p in self.players.items() if not p.is_human]
+            machine = [c.name.title() for c, p in self.players.items() if not p.is_human]
             if machine:
-                mode += f" ({machine[0]})"
+                mode = f"Computer plays {machine[0]}"
         moves = tuple(m.pdn() for m in game.moves)
         return BoardView(
             pieces=pieces,

@@ -34,6 +34,10 @@ __all__ = [
     "TakenBack",
     "GameOver",
     "NewGame",
+    "MissedJump",
+    "Huffed",
+    "HuffTakenBack",
+    "ForcedJump",
     "Lights",
     "Final",
     "EVENT_KINDS",
@@ -142,6 +146,55 @@ class NewGame(Event):
 
     kind: ClassVar[str] = "new-game"
     fen: str
+
+
+@dataclass(frozen=True, slots=True)
+class MissedJump(Event):
+    """Under huffing: the move of ply ``ply`` by ``side`` skipped a jump.
+
+    Before moving, the opponent may huff (take off one of the pieces on ``squares``, which
+    could have jumped), make ``side`` take the move back and jump (the ``force`` button,
+    or ``takeback``), or simply move, and the move stands.
+    """
+
+    kind: ClassVar[str] = "missed-jump"
+    ply: int
+    side: str
+    squares: tuple[int, ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Huffed(Event):
+    """``side`` huffed: the piece on ``square`` that missed a jump was taken off.
+
+    A huff is no move: ``side`` is still to move; ``ply`` is the number of moves played.
+    """
+
+    kind: ClassVar[str] = "huff"
+    ply: int
+    side: str
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class HuffTakenBack(Event):
+    """The huff of the piece on ``square`` was taken back: the piece stands there again."""
+
+    kind: ClassVar[str] = "huff-takeback"
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedJump(Event):
+    """The move of ply ``ply`` (``move``, which skipped a jump) is taken back, and ``side``
+    must jump instead: only a capture is accepted now.
+    """
+
+    kind: ClassVar[str] = "force-jump"
+    ply: int
+    side: str
+    move: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,7 @@ __all__ = [
 RGB = tuple[int, int, int]
 
 #: Hints: switchable, never shown by a referee.
-HINT_ROLES = frozenset({"target", "capture", "must-capture"})
+HINT_ROLES = frozenset({"target", "capture", "must-capture", "huff"})
 #: What the player must do or should know now; shown whatever the hint setting.
 ACTION_ROLES = frozenset(
     {
@@ -110,6 +110,8 @@ class Palette:
     target: RGB = (0, 120, 255)
     capture: RGB = (255, 100, 0)
     must_capture: RGB = (255, 200, 0)
+    #: Under huffing, a piece that missed a jump and may be taken off: "a piece leaves".
+    huff: RGB = (255, 100, 0)
     next_jump: RGB = (0, 120, 255)
     remove: RGB = (255, 100, 0)
     missing: RGB = (0, 120, 255)
@@ -194,6 +196,8 @@ class LedPolicy:
         self._blink_key: frozenset[int] = frozenset()
         self._blink_since = 0
         self._blinking = False
+        #: The squares blinking in the last frame (lit or in their dark half).
+        self.blinking: frozenset[int] = frozenset()
 
     # -- hint switch ------------------------------------------------------------------
 
@@ -251,6 +255,7 @@ class LedPolicy:
             elif role in ACTION_ROLES or role in WARNING_ROLES:
                 out[square] = _scale(pal.colour(role), s.brightness)
             # An unknown role (a newer tracker) is left dark rather than guessed at.
+        self.blinking = warned
         on = self._blink_on(warned, now_ms)
         for square in warned:
             if not on:

@@ -36,9 +36,11 @@ runs anything: the only file the link causes to be written is the game record.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
@@ -76,6 +78,8 @@ log = logging.getLogger(__name__)
 #: Who plays at this board: ``both`` sides (the host only watches, or sends ``play``
 #: for either side), or one colour (the other is played over the link).
 PLAYS = ("both", "black", "white")
+#: Real time a loop iteration may spend on received lines (besides the line budget).
+BUDGET_S = 0.02
 _BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000, 2000000)
 
 
@@ -229,6 +233,10 @@ class Link:
         self._peer_ply = 0
         self._peer_result: tuple[str, str, int] | None = None
         self._peer_plays: str | None = None
+        # The game the other board last said it plays: its moves count only when it is ours.
+        self._peer_game: GameId | None = None
+        # The game the link has seen begin (NewGame, resume); it acts on no other.
+        self._seen_game: Game | None = None
         # Moves a host asked for with `play`, by ply; the ballot being played.
         self._host_moves: dict[int, Move] = {}
         self._ballot: tuple[int, tuple[Move, ...]] | None = None
@@ -237,6 +245,8 @@ class Link:
         self._rogue: int | None = None
         self._events: list[Event] = []
         self._said: set[str] = set()
+        self._pdn_cache: tuple[object, str] | None = None
+        self._greeting: str | None = None
         #: Counters, for status and tests.
         self.commands = 0
         self.errors = 0
@@ -272,7 +282,12 @@ class Link:
         """One loop iteration: greet a fresh link, keep the game in step, handle a few lines."""
         if self.app is None:
             return []
-        fresh = self.transport.take_fresh()
+        fresh = self._greeting or self.transport.take_fresh()
+        self._greeting = None
+        app = self.app
+        if fresh is not None and self._seen_game is None and not app.resuming and app.tracker.setting_up is None:
+            # The first game begins in this very iteration: greet with it, one iteration on.
+            self._greeting, fresh = fresh, None
         if fresh is not None:
             first = []
             if fresh == "overrun":
@@ -281,8 +296,16 @@ class Link:
             first.append(self._encode(self._hello(now, fresh)))
             self.transport.resume(*first)
         self._sync(now)
-        for item in self.transport.receive(self.lines_per_step):
-            self._line(item, now)
+        # At most lines_per_step lines, and no more than BUDGET_S of work, per iteration:
+        # whatever a host sends, the board's loop (switches, timers, lights) goes on.
+        started = time.perf_counter()
+        for _ in range(self.lines_per_step):
+            if time.perf_counter() - started > BUDGET_S:
+                break
+            items = self.transport.receive(1)
+            if not items:
+                break
+            self._line(items[0], now)
             self._sync(now)
         events, self._events = self._events, []
         return events
@@ -299,6 +322,8 @@ class Link:
         self._send(event.to_json())
         if isinstance(event, NewGame):
             self._on_new_game(event)
+        elif event.kind == "game-start":
+            self._seen_game = self.app.tracker.game  # a resumed game is the same game
 
     # -- sending -----------------------------------------------------------------------
 
@@ -446,6 +471,8 @@ class Link:
         return body
 
     def _pdn_text(self) -> str:
+        """The game as PDN (kept while the game and its tags stay the same: a host reads
+        a long game in several pieces)."""
         assert self.app is not None
         game = self._game()
         record = self.app.record
@@ -453,7 +480,10 @@ class Link:
             tags = {k: v for k, v in record.tags().items() if k not in ("Result", "SetUp", "FEN")}
         else:
             tags = {"Black": self.app.players[BLACK].name, "White": self.app.players[WHITE].name}
-        return write_game(game, tags)
+        key = (id(game), game.ply, game.moves[-1] if game.moves else None, game.result, tuple(tags.items()))
+        if self._pdn_cache is None or self._pdn_cache[0] != key:
+            self._pdn_cache = (key, write_game(game, tags))
+        return self._pdn_cache[1]
 
     def _cmd_pdn(self, now: int, offset: int) -> dict[str, Any]:
         text = self._pdn_text()
@@ -467,10 +497,17 @@ class Link:
             end = offset + n
             return {**head, "next": end if end < size else None, "pdn": text[offset:end]}
 
-        lo, hi = 0, size - offset  # the longest piece that fits one line
+        # The longest piece that fits one line: the room left beside the other fields
+        # ("next" may grow from null to a number), searched for at its escaped size.
+        room = MAX_LINE - len(encode_message({**head, "next": None, "pdn": ""})) - max(len(str(size)) - 4, 0)
+
+        def escaped(n: int) -> int:
+            return len(json.dumps(text[offset : offset + n], ensure_ascii=False).encode("utf-8")) - 2
+
+        lo, hi = 0, min(size - offset, room)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if fits(body(mid)):
+            if escaped(mid) <= room:
                 lo = mid
             else:
                 hi = mid - 1
@@ -573,7 +610,7 @@ class Link:
             else:
                 player.name = name
         saved = False
-        if app.record is not None:
+        if app.record is not None and (app.record.black, app.record.white) != (black, white):
             app.record = replace(app.record, black=black, white=white)
             game = self._game()
             if app.store is not None and not app.resuming and app.tracker.setting_up is None and not game.is_over:
@@ -644,6 +681,8 @@ class Link:
         if app.resuming or tracker.setting_up is not None:
             return
         game = tracker.game
+        if game is not self._seen_game:
+            return  # a game begun this very step: wait until its start has been followed
         if self._rogue is not None:
             ply, self._rogue = self._rogue, None
             if game.ply == ply and not game.is_over:
@@ -667,7 +706,8 @@ class Link:
                 self._peer_result = None
         n = game.ply + 1
         want: tuple[Move, str] | None = None
-        if self.linked and n in self._peer_moves:
+        if self.linked and n in self._peer_moves and (game.turn is self.remote or self._peer_ply > n):
+            # The other board's moves stand; so does a move of this side it has answered.
             want = (self._peer_moves[n], "peer")
         elif n in self._host_moves:
             want = (self._host_moves[n], "host")
@@ -713,6 +753,8 @@ class Link:
         self._rogue = event.ply
 
     def _on_new_game(self, event: NewGame) -> None:
+        assert self.app is not None
+        self._seen_game = self.app.tracker.game
         following, self._following = self._following, None
         if following is not None and following[1] == event.fen:
             self.game_id = following[0]
@@ -737,6 +779,8 @@ class Link:
         if not self.linked:
             return
         kind = data["event"]
+        if kind in ("move", "takeback", "game-over") and self._peer_game != self.game_id:
+            return  # about a game this board does not play (yet): an echo from before a new game
         if kind == "hello":
             plays = data.get("plays")
             if isinstance(plays, str):
@@ -826,25 +870,34 @@ class Link:
         last = _as_move(state.get("last")) if state.get("last") is not None else None
         last_move = last[2] if last is not None and last[0] == ply else None
         self._serial_seen = max(self._serial_seen, peer_id.serial)
+        self._peer_game = peer_id
+        own_ply = self._own_view()[1]
         same = self._consistent(start, ply, fen, last_move)
         if peer_id != self.game_id:
-            if same:
-                self.game_id = max(self.game_id, peer_id)
-            elif peer_id > self.game_id and ply <= 1:
+            if peer_id > self.game_id and ply <= 1:
+                # A newer game, hardly begun: someone pressed new over there. Join it.
                 self._follow(peer_id, start, now)
-                same = True
                 answer = None  # the game being set up here is theirs: nothing to tell them
-            elif peer_id > self.game_id:
-                self._notice(now, f"behind-{peer_id}",
-                             f"the other board plays another game ({ply} moves in, from {start}); "
-                             "press new on one board to start a game together")
+            elif same and abs(ply - own_ply) <= 1:
+                # The same game under two names (a board restarted and resumed it).
+                if peer_id > self.game_id:
+                    self.game_id = peer_id
+                    if answer is None:
+                        answer = "state"  # tell them the name is taken: their moves count from now
+
+            else:
+                if peer_id > self.game_id:
+                    self._notice(now, f"behind-{peer_id}",
+                                 f"the other board plays another game ({ply} moves in, from {start}); "
+                                 "press new on one board to start a game together")
+                same = False  # a different game: nothing of it applies here
         elif same is False:
             self._notice(now, f"diverged-{peer_id}-{ply}",
                          f"the other board's game has gone another way (at move {ply}: {fen}): the boards are out of step")
         if same is not False:
             self._peer_ply = ply
+            own_ply = self._own_view()[1]
             if last_move is not None:
-                own_ply = self._own_view()[1]
                 if ply > own_ply or self._game().moves[ply - 1] == last_move:
                     self._peer_moves[ply] = last_move
             result, reason = state.get("result"), state.get("reason")
@@ -854,7 +907,7 @@ class Link:
             own = self._state()
             if answer == "hello":
                 self._send(self._hello(now, "answer"))
-            elif own["game"] != state.get("game") or own["ply"] != ply:
+            elif own["game"] != state.get("game") or own["ply"] != ply or answer == "state":
                 self._send({"t": now, "event": "state", "cause": "answer", **own})
 
     def _follow(self, peer_id: GameId, start: str, now: int) -> None:

@@ -19,8 +19,8 @@ the board's main loop never blocks on the wire:
   (:meth:`take_fresh` returns ``"connect"``, :meth:`resume`), so the other end hears
   the greeting first and nothing stale.
 
-Tests drive the same code: ``start()`` runs the thread; :meth:`service` is one round of
-it, callable by hand on a port that does not block (``loop://``).
+Tests drive the same code: ``start()`` runs the threads; :meth:`service` is one round
+of their work, callable by hand on a port that does not block (``loop://``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -100,6 +101,7 @@ class LineTransport:
         self._timeout = _timeout_error()
         self._reader = LineReader(max_line)
         self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)  # output queued, or the link changed
         self._port: Any = None
         self._retry_at = clock.now_ms()
         self._inbox: deque[bytes | LinkError] = deque()
@@ -109,7 +111,7 @@ class LineTransport:
         self._fresh: str | None = None
         self._broken_line = False
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._closed = False
         #: Counters for status and tests.
         self.connects = 0
@@ -143,6 +145,7 @@ class LineTransport:
                 self._outbox.append(line)
                 self._out_size += len(line)
             self._hold = False
+            self._ready.notify_all()
 
     def send(self, line: bytes) -> bool:
         """Queue one encoded line; False if it was not queued (no link, or an overrun)."""
@@ -154,6 +157,7 @@ class LineTransport:
                 return False
             self._outbox.append(line)
             self._out_size += len(line)
+            self._ready.notify_all()
             return True
 
     def receive(self, limit: int) -> list[bytes | LinkError]:
@@ -198,13 +202,17 @@ class LineTransport:
             return
         if len(self._inbox) >= self.inbox_lines:
             return  # hold the sender back: the board takes a few lines per loop
+        self._read(port)
+
+    def _read(self, port: Any) -> None:
         try:
             waiting = port.in_waiting
             data = port.read(min(max(waiting, 1), 4096))
         except self._errors as exc:
-            self._drop(f"read failed: {exc}")
+            if self._port is port:
+                self._drop(f"read failed: {exc}")
             return
-        if data:
+        if data and self._port is port:
             items = self._reader.feed(data)
             if items:
                 with self._lock:
@@ -233,7 +241,8 @@ class LineTransport:
                         self._broken_line = True
                         self._overrun_locked(f"a write took longer than {WRITE_TIMEOUT_S} s")
                     return True
-                self._drop(f"write failed: {exc}")
+                if self._port is port:
+                    self._drop(f"write failed: {exc}")
                 return False
 
     def _connect(self) -> None:
@@ -281,30 +290,66 @@ class LineTransport:
         """Close the port now; it is reopened after ``reconnect_ms`` like after an error."""
         self._drop(reason)
 
-    # -- thread ------------------------------------------------------------------------
+    # -- threads -----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Keep servicing the link in a daemon thread until :meth:`close`."""
-        if self._thread is not None or self._closed:
-            return
-        self._thread = threading.Thread(target=self._run, name=f"crownhead-{self.name}", daemon=True)
-        self._thread.start()
+        """Service the link in two daemon threads until :meth:`close`.
 
-    def _run(self) -> None:
+        The reader (re)connects and waits for input; the writer waits for output, so a
+        reply goes out as soon as it is queued, not when the reader's wait ends.
+        """
+        if self._threads or self._closed:
+            return
+        self._threads = [
+            threading.Thread(target=self._run_reader, name=f"crownhead-{self.name}-in", daemon=True),
+            threading.Thread(target=self._run_writer, name=f"crownhead-{self.name}-out", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _run_reader(self) -> None:
         while not self._stop.is_set():
             try:
-                idle = self._port is None or len(self._inbox) >= self.inbox_lines
-                self.service()
-                if idle:
-                    self._stop.wait(READ_WAIT_S)
+                port = self._port
+                if port is None:
+                    if self.clock.now_ms() >= self._retry_at:
+                        self._connect()
+                    if self._port is None:
+                        self._stop.wait(READ_WAIT_S)
+                elif len(self._inbox) >= self.inbox_lines:
+                    self._stop.wait(READ_WAIT_S / 4)
+                else:
+                    self._read(port)
             except Exception:  # keep the link alive whatever one round did
-                log.exception("%s: service failed", self.name)
+                log.exception("%s: reading failed", self.name)
                 self._stop.wait(0.1)
 
-    def close(self) -> None:
-        """Stop the thread and close the port (idempotent)."""
+    def _run_writer(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with self._lock:
+                    if self._port is None or self._hold or not self._outbox:
+                        self._ready.wait(0.05)
+                    port = self._port
+                if port is not None:
+                    self._write_pending(port)
+            except Exception:  # keep the link alive whatever one round did
+                log.exception("%s: writing failed", self.name)
+                self._stop.wait(0.1)
+
+    def close(self, flush_s: float = 0.5) -> None:
+        """Stop the threads and close the port (idempotent).
+
+        Output still queued gets up to ``flush_s`` seconds to go out first: the last
+        events before a shutdown (the game saved, the lights off) reach the host.
+        """
         if self._closed:
             return
+        deadline = time.monotonic() + flush_s
+        while self._threads and self._out_size and self._port is not None and not self._hold:
+            if time.monotonic() >= deadline:
+                break
+            self._stop.wait(0.002)
         self._closed = True
         self._stop.set()
         port = self._port
@@ -314,8 +359,11 @@ class LineTransport:
                 if callable(cancel):
                     with contextlib.suppress(*self._errors):
                         cancel()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0)
+        with self._lock:
+            self._ready.notify_all()
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout=2.0)
         with self._lock:
             port, self._port = self._port, None
         if port is not None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from rules import Game, Move, Position
+from rules.game import Huff, JumpForced
 
 __all__ = [
     "ChooseFn",
@@ -85,7 +86,7 @@ class Computer:
         return False
 
     def choose(self, position: Position, game: Game) -> Move:
-        legal = position.legal_moves(game.rules)
+        legal = _legal(position, game)
         if not legal:
             raise PlayerError(f"{self.name} was asked to move in a position without legal moves")
         try:
@@ -116,7 +117,7 @@ class RandomMover(Computer):
         super().__init__(self._pick, self.NAME)
 
     def _pick(self, position: Position, game: Game) -> Move:
-        return self._rng.choice(position.legal_moves(game.rules))
+        return self._rng.choice(_legal(position, game))
 
 
 def engine_player(
@@ -178,11 +179,21 @@ def engine_player(
     return Computer(search, name)
 
 
+def _legal(position: Position, game: Game) -> list[Move]:
+    """The moves allowed in ``position``: only jumps after a forced jump (huffing)."""
+    return game.legal_moves() if position == game.position else position.legal_moves(game.rules)
+
+
 def copy_game(game: Game) -> Game:
     """An independent copy of ``game``, for a player thinking while the board plays on."""
     copy = Game(game.start, game.rules)
-    for move in game.moves:
-        copy.play(move)
+    for entry in game.history:  # moves, and under huffing the huffs and forced jumps
+        if isinstance(entry, Huff):
+            copy.huff(entry.square)
+        elif isinstance(entry, JumpForced):
+            copy.force_jump()
+        else:
+            copy.play(entry)
     copy.declared = game.declared
     return copy
 

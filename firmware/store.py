@@ -11,7 +11,6 @@ is flushed and fsynced, renamed over the old name, and the directory is fsynced,
 power cut leaves either the old file or the new one, never a torn mix.
 
 >>> import tempfile
-import time
 >>> from rules import Game
 >>> store = GameStore(tempfile.mkdtemp())
 >>> game = Game(); _ = game.play_text("11-15")
@@ -38,7 +37,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rules import Game, Move, Position, Result, Rules
-from rules.game import UNFINISHED
+from rules.game import UNFINISHED, Huff, JumpForced
+from rules.pdn import fen_text
+from rules.variants import VARIANTS, gametype_tag, variant_tag
+from rules.variants import describe as describe_rules
+from rules.variants import move_text as variant_move_text
 
 __all__ = [
     "SYSTEM_STATE_DIR",
@@ -118,6 +121,50 @@ def move_text(position: Position, move: Move, rules: Rules) -> str:
     return short
 
 
+#: The rule options a record keeps (every field of :class:`~rules.settings.Rules`), by JSON type.
+_RULE_FIELDS: dict[str, type] = {
+    "men_capture_backward": bool,
+    "captures_compulsory": bool,
+    "flying_kings": bool,
+    "crowning": str,
+    "kings_capture_first": bool,
+    "huffing": bool,
+    "first_mover": str,
+    "giveaway": bool,
+    "variant": str,
+}
+
+
+def _rule_fields(rules: Rules) -> dict[str, object]:
+    fields = {name: getattr(rules, name) for name in _RULE_FIELDS}
+    fields["crowning"] = rules.crowning.value
+    return fields
+
+
+def _entry_text(entry: Move | Huff | JumpForced) -> str:
+    """One entry of a game's history as a record keeps it: ``15x24x31``, ``huff 9``, ``force``."""
+    if isinstance(entry, Huff):
+        return f"huff {entry.square}"
+    if isinstance(entry, JumpForced):
+        return "force"
+    return entry.pdn(full=True)
+
+
+def _replay_history(game: Game, texts: tuple[str, ...], game_id: str) -> None:
+    for number, text in enumerate(texts, 1):
+        try:
+            if text == "force":
+                game.force_jump()
+            elif text.startswith("huff "):
+                game.huff(int(text[5:]))
+            else:
+                game.play_text(text)
+        except (ValueError, RuntimeError) as exc:
+            raise StoreError(
+                f"game {game_id}: history entry {number} ({text}) does not replay: {exc}"
+            ) from exc
+
+
 def _today() -> str:
     return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
@@ -128,6 +175,11 @@ class GameRecord:
 
     ``moves`` are PDN texts with every landing square (``15x24x31``), which name a
     capture route exactly; ``start_fen`` is None for the standard start position.
+    Every rule option is kept (``variant``, ``flying_kings``, ``crowning``...: the fields
+    of :class:`~rules.settings.Rules`). Under huffing ``history`` lists every entry of
+    :attr:`rules.game.Game.history` in order: moves, ``huff S`` (the piece on S taken
+    off) and ``force`` (the missed jump taken back); it is empty when it would only
+    repeat ``moves``.
     """
 
     id: str
@@ -136,6 +188,14 @@ class GameRecord:
     start_fen: str | None = None
     men_capture_backward: bool = False
     captures_compulsory: bool = True
+    flying_kings: bool = False
+    crowning: str = "ends-move"
+    kings_capture_first: bool = False
+    huffing: bool = False
+    first_mover: str = "black"
+    giveaway: bool = False
+    variant: str = "english"
+    history: tuple[str, ...] = ()
     black: str = "?"
     white: str = "?"
     event: str = "Casual game"
@@ -168,9 +228,8 @@ class GameRecord:
         return cls(
             id=f"{stamp[:8]}-{stamp[8:14]}-{millis:03d}{secrets.token_hex(2)}",
             started=started,
-            start_fen=None if start is None or start == Position.start() else start.fen(),
-            men_capture_backward=rules.men_capture_backward,
-            captures_compulsory=rules.captures_compulsory,
+            start_fen=None if start is None or start == Position.start(rules) else start.fen(),
+            **_rule_fields(rules),
             black=black,
             white=white,
             event=event,
@@ -180,14 +239,14 @@ class GameRecord:
 
     @property
     def rules(self) -> Rules:
-        return Rules(
-            men_capture_backward=self.men_capture_backward,
-            captures_compulsory=self.captures_compulsory,
-        )
+        """The rules of the game (ValueError for a rule option that is not one)."""
+        return Rules(**{name: getattr(self, name) for name in _RULE_FIELDS})
 
     @property
     def start(self) -> Position:
-        return Position.start() if self.start_fen is None else Position.from_fen(self.start_fen)
+        if self.start_fen is None:
+            return Position.start(self.rules)
+        return Position.from_fen(self.start_fen)
 
     @property
     def finished(self) -> bool:
@@ -202,9 +261,13 @@ class GameRecord:
         """This record with the moves (and the result, if any) of ``game``."""
         moves = tuple(m.pdn(full=True) for m in game.moves)
         result = game.result
+        history: tuple[str, ...] = ()
+        if any(not isinstance(entry, Move) for entry in game.history):
+            history = tuple(_entry_text(entry) for entry in game.history)
         return replace(
             self,
             moves=moves,
+            history=history,
             result=result.score if result else None,
             reason=result.reason if result else None,
         )
@@ -216,10 +279,19 @@ class GameRecord:
     def to_game(self) -> Game:
         """Replay the moves; :class:`StoreError` names the first move that does not fit."""
         try:
-            game = Game(self.start, self.rules)
+            rules = self.rules
+        except ValueError as exc:
+            raise StoreError(f"game {self.id}: bad rules: {exc}") from exc
+        try:
+            game = Game(self.start, rules)
         except ValueError as exc:
             raise StoreError(f"game {self.id}: bad start position: {exc}") from exc
-        for ply, text in enumerate(self.moves, 1):
+        if self.history:
+            _replay_history(game, self.history, self.id)
+            played = tuple(m.pdn(full=True) for m in game.moves)
+            if played != self.moves:
+                raise StoreError(f"game {self.id}: 'history' does not give the moves in 'moves'")
+        for ply, text in enumerate(() if self.history else self.moves, 1):
             try:
                 game.play_text(text)
             except (ValueError, RuntimeError) as exc:
@@ -233,6 +305,7 @@ class GameRecord:
     def to_json(self) -> str:
         data = {"format": FORMAT_VERSION, **{k: v for k, v in self.__dict__.items()}}
         data["moves"] = list(self.moves)
+        data["history"] = list(self.history)
         return json.dumps(data, indent=1) + "\n"
 
     @classmethod
@@ -257,6 +330,13 @@ class GameRecord:
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise StoreError(f"{where}: 'moves' must be a list of move texts")
         data["moves"] = tuple(moves)
+        history = data.get("history", [])
+        if not isinstance(history, list) or not all(isinstance(m, str) for m in history):
+            raise StoreError(f"{where}: 'history' must be a list of move, huff and force texts")
+        data["history"] = tuple(history)
+        for key, kind in _RULE_FIELDS.items():
+            if key in data and type(data[key]) is not kind:
+                raise StoreError(f"{where}: {key!r} must be a {'boolean' if kind is bool else 'string'}")
         try:
             return cls(**data)
         except TypeError as exc:
@@ -275,13 +355,21 @@ class GameRecord:
             "Result": self.result or UNFINISHED,
             "GameType": "21",
         }
+        rules = self.rules
+        if rules.variant != "english":
+            tags["GameType"] = gametype_tag(rules)
+            tag = variant_tag(rules)
+            if tag is not None:
+                tags["Variant"] = tag
         if self.start_fen is not None:
             tags["SetUp"] = "1"
-            tags["FEN"] = self.start_fen
+            tags["FEN"] = fen_text(self.start, rules)
         if self.reason:
             tags["Termination"] = self.reason
-        if not self.rules.is_standard:
-            tags["Rules"] = self.rules.describe()
+        if rules.variant == "english" and not rules.is_standard:
+            tags["Rules"] = rules.describe()
+        elif rules != VARIANTS.get(rules.variant, rules):
+            tags["Rules"] = describe_rules(rules)
         tags.update(self.extra)
         return tags
 
@@ -291,30 +379,61 @@ def _escape(value: str) -> str:
 
 
 def pdn_text(record: GameRecord, width: int = 79) -> str:
-    """The game as PDN: tag pairs, then numbered moves wrapped at ``width`` columns."""
+    """The game as PDN: tag pairs, then numbered moves wrapped at ``width`` columns.
+
+    Each number starts with the first mover's move (White's in Russian draughts, whose
+    moves are written a1-h8 as its books do). Huffs and forced jumps are no moves: they
+    are written as comments where they happened (``{huff 9}``, ``{11-15 taken back: a
+    jump is required}``), so a huffed game replays only up to its first huff elsewhere.
+    """
     lines = [f'[{k} "{_escape(v)}"]' for k, v in record.tags().items()]
     lines.append("")
-    game = Game(record.start, record.rules)
-    tokens: list[str] = []
-    number = 1
-    black_to_move = game.turn.name == "BLACK"
-    for ply, text in enumerate(record.moves):
-        position = game.position
+    rules = record.rules
+    game = Game(record.start, rules)
+    # ("move", text) and ("comment", text) in order; a forced jump removes its move.
+    items: list[tuple[str, str]] = []
+    for text in record.history or record.moves:
         try:
+            if text == "force":
+                missed = game.force_jump().missed
+                while items and items[-1][0] != "move":
+                    items.pop()
+                if items:
+                    items.pop()
+                items.append(("comment", f"{variant_move_text(missed, rules)} taken back: a jump is required"))
+                continue
+            if text.startswith("huff "):
+                square = int(text[5:])
+                game.huff(square)
+                items.append(("comment", f"huff {square}"))
+                continue
+            position = game.position
             move = game.play_text(text)
-            written = move_text(position, move, record.rules)
+            short = move_text(position, move, rules)
+            written = variant_move_text(move, rules, full=short != move.pdn())
         except (ValueError, RuntimeError):
             # A record that does not replay is still written move by move, never dropped.
             written = text
-        if black_to_move:
+        items.append(("move", written))
+    first = "WHITE" if rules.first_mover == "white" else "BLACK"
+    first_to_move = record.start.turn.name == first
+    number = 1
+    tokens: list[str] = []
+    after_comment = True
+    for kind, text in items:
+        if kind == "comment":
+            tokens.append("{" + text + "}")
+            after_comment = True
+            continue
+        if first_to_move:
             tokens.append(f"{number}.")
-            tokens.append(written)
         else:
-            if ply == 0:
+            if after_comment:
                 tokens.append(f"{number}...")
-            tokens.append(written)
             number += 1
-        black_to_move = not black_to_move
+        tokens.append(text)
+        first_to_move = not first_to_move
+        after_comment = False
     tokens.append(record.result or UNFINISHED)
     line = ""
     for token in tokens:
@@ -328,7 +447,7 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
 
 
 _TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
-_MOVE_TOKEN = re.compile(r"^\d{1,2}(?:[-x:]\d{1,2})+$")
+_MOVE_TOKEN = re.compile(r"^(?:\d{1,2}(?:[-x:]\d{1,2})+|[a-h][1-8](?:[-x:][a-h][1-8])+)$")
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 

@@ -50,6 +50,7 @@ from firmware.events import (
     TakenBack,
     WARNING_CODES,
 )
+from firmware import huffing
 from firmware.tracker_table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Game, Move, Position
 from rules.squares import bit, iter_squares, squares_of
@@ -84,9 +85,10 @@ ROLES: tuple[str, ...] = (
     "king",
     "last-from",
     "last-to",
+    "huff",
 )
 #: Roles that are advice rather than a requirement: hidden when hints are off and by a referee.
-HINT_ROLES = frozenset({"target", "capture", "must-capture"})
+HINT_ROLES = frozenset({"target", "capture", "must-capture", "huff"})
 
 
 def visible_roles(roles: Mapping[int, str], hints: bool) -> dict[int, str]:
@@ -156,10 +158,11 @@ class Kind(enum.Enum):
     CORRECT_COMPLETE = "correct-complete"  #: the last move redone differently (pending settle)
     CORRECT_PROGRESS = "correct-progress"  #: the last move being redone
     RESTORE = "restore"  #: to be put back: a move taken back by button, or a game resumed
+    HUFF = "huff"  #: under huffing: a piece that missed a jump taken off (pending settle)
     NONE = "none"  #: no legal reading: an illegal move or a board out of sync
 
 
-_COMMITTABLE = (Kind.COMPLETE, Kind.TAKEBACK, Kind.CORRECT_COMPLETE)
+_COMMITTABLE = (Kind.COMPLETE, Kind.TAKEBACK, Kind.CORRECT_COMPLETE, Kind.HUFF)
 #: Readings about the move of the side to move, and about redoing the move before.
 _THIS_MOVE = frozenset({Kind.IDLE, Kind.COMPLETE, Kind.PROGRESS, Kind.CROWNING})
 _LAST_MOVE = frozenset({Kind.TAKEBACK, Kind.CORRECT_COMPLETE, Kind.CORRECT_PROGRESS})
@@ -173,6 +176,8 @@ def _continues(pending: Kind, new: Kind) -> bool:
     """
     if pending is Kind.COMPLETE:
         return new in _THIS_MOVE
+    if pending is Kind.HUFF:  # a capture of that piece, or the mover's correction, goes on
+        return new in (Kind.IDLE, Kind.PROGRESS, Kind.CORRECT_PROGRESS, Kind.CORRECT_COMPLETE)
     return new in _LAST_MOVE or new is Kind.IDLE
 _PRIORITY = {code: i for i, code in enumerate(WARNING_CODES)}
 
@@ -323,6 +328,16 @@ class Tracker:
         return min(self._active.values(), key=lambda w: _PRIORITY.get(w.code, 99))
 
     @property
+    def warnings(self) -> tuple[BoardWarning, ...]:
+        """Every warning whose condition still holds, most urgent first."""
+        return tuple(sorted(self._active.values(), key=lambda w: _PRIORITY.get(w.code, 99)))
+
+    @property
+    def overdue(self) -> bool:
+        """Whether the opponent has begun to move while the move in progress is unfinished."""
+        return self._escalated
+
+    @property
     def roles(self) -> dict[int, str]:
         """What each lit square shows now (see ``ROLES``); unlit squares are absent."""
         cached = self._cache.get("roles")
@@ -372,7 +387,11 @@ class Tracker:
             reading = self._read(occupancy)
         elif reading.kind is Kind.NONE:
             moved_on = False
-            if self.policy.skip_ahead:
+            huffed = huffing.ahead(self, occupancy, now_ms)  # a huff, then a move begun
+            if huffed:
+                events += huffed
+                moved_on = True
+            elif self.policy.skip_ahead:
                 ahead = self._skip_ahead(occupancy)
                 if ahead is not None:
                     events += self._accept(ahead, now_ms)
@@ -383,6 +402,12 @@ class Tracker:
                 reading = self._read(occupancy)
             elif old.kind is Kind.PROGRESS and self._opponent_started(lifted, old):
                 self._escalated = True
+        if reading.kind is Kind.PROGRESS and self.game.rules.huffing:
+            # A huff and then a whole move, read as a capture of the huffed piece under way.
+            huffed = huffing.ahead(self, occupancy, now_ms, finished=True)
+            if huffed:
+                events += huffed
+                reading = self._read(occupancy)
         self._reading = reading
         if lifted & self._table.own:
             # A piece lifted from where it stands in the position starts its move afresh.
@@ -418,6 +443,8 @@ class Tracker:
             self._adjusting = True
         elif button == "takeback":
             events += self.take_back(now_ms)
+        elif button == "force":
+            events += huffing.force(self, now_ms)
         elif button == "resign" and not self.game.is_over:
             if self._reading.kind in _COMMITTABLE:
                 events += self._accept(self._reading, now_ms)
@@ -437,6 +464,20 @@ class Tracker:
     def tick(self, now_ms: int) -> list[Event]:
         """Run the timers due by ``now_ms`` (accept settled moves, raise overdue warnings)."""
         return self._run_timers(now_ms)
+
+    def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
+        """End the game with a result the board cannot see (a forfeit, time, an agreed draw).
+
+        Nothing pending is accepted first: the result stands as of ``now_ms``. From then
+        on nothing is read as a move. Returns the ``game-over`` event (none if the game
+        was already over or a new one is being set up).
+        """
+        if self.game.is_over or self._setup is not None:
+            return []
+        result = self.game.declare(score, reason)
+        self._over = True
+        self._reread()
+        return [GameOver(now_ms, result.score, result.reason)] + self._refresh(now_ms)
 
     def expect(self, move: Move | None) -> None:
         """Ask for ``move`` to be made on the board (a computer's move, a balloted opening).
@@ -459,7 +500,7 @@ class Tracker:
         """
         now = self._now if now_ms is None else now_ms
         self._touch_state()
-        self._setup = position if position is not None else Position.start()
+        self._setup = position if position is not None else Position.start(self.game.rules)
         self._expected = None
         self._crown = None
         self._blocked = None
@@ -493,6 +534,9 @@ class Tracker:
             events += self._accept(self._reading, now_ms)
         if not self.game.moves:
             return events
+        special = huffing.take_back(self, now_ms)  # a huff, or a missed jump to force
+        if special is not None:
+            return events + special
         undone = self.game.moves[-1]
         result_board = self._table_for(self.game.positions[-2]).plan(undone)
         events += self._undo(now_ms)
@@ -529,7 +573,7 @@ class Tracker:
 
     def _new_turn(self) -> None:
         """Forget everything about the turn in progress (after a move, takeback or new game)."""
-        self._table = TurnTable(self.game.position, self.game.rules)
+        self._table = TurnTable(self.game.position, self.game.rules, huffing.turn_moves(self.game))
         self._correction: TurnTable | None = None
         self._touched: int | None = None
         self._fault: _Fault | None = None
@@ -586,10 +630,13 @@ class Tracker:
             if done:
                 others = [p for p in table.in_progress(board, only) if p not in done]
                 return Reading(Kind.COMPLETE, board, done, also_progress=bool(others))
+            huff = huffing.read(self, board)
+            if huff is not None:
+                return huff
             going = table.in_progress(board, only)
             if going:
                 return Reading(Kind.PROGRESS, board, tuple(going))
-        if self.policy.takeback and len(game.positions) > 1 and board == game.positions[-2].occupied:
+        if self.policy.takeback and board == huffing.takeback_board(game):
             return Reading(Kind.TAKEBACK, board)
         correction = None if over else self._correction_table()
         if correction is not None:
@@ -619,7 +666,7 @@ class Tracker:
             groups.setdefault(p.result, []).append(p)
         found: list[tuple[Plan, ...]] = []
         for result, plans in groups.items():
-            after = self.game.position.apply(plans[0].move)
+            after = self.game.position.apply(plans[0].move, self.game.rules)
             replier = after.pieces_of(after.turn)
             gone = result & ~board
             fits = not board & ~result and gone and not gone & ~replier
@@ -710,6 +757,8 @@ class Tracker:
             return self._commit(reading.plans, now)
         if reading.kind is Kind.TAKEBACK:
             return self._undo(now)
+        if reading.kind is Kind.HUFF:
+            return huffing.commit(self, reading.board, now)
         if reading.kind is Kind.CORRECT_COMPLETE:
             seen = list(self._seen)
             events = self._undo(now)
@@ -754,6 +803,7 @@ class Tracker:
         if plan.crowns:
             self._crown = move.end
             events.append(Crowned(now, move.end))
+        events += huffing.offer(self, now)
         self._blocked = None
         result = self.game.result
         if result is not None:
@@ -764,6 +814,9 @@ class Tracker:
     def _undo(self, now: int) -> list[Event]:
         if not self.game.moves:
             return []
+        special = huffing.undo(self, now)  # a huff, or a missed jump to force
+        if special is not None:
+            return special
         ply = self.game.ply
         self._since = max(self._since, now)
         self.game.undo()
@@ -979,6 +1032,7 @@ class Tracker:
         elif kind is Kind.IDLE and self.policy.strict_touch_move and self._touched is not None:
             if self._table.movable & bit(self._touched):
                 roles[self._touched] = "touched"
+        huffing.roles(self, roles)
         fault = self._fault_active()
         if fault is not None:
             for s, role in fault.roles:

@@ -100,7 +100,8 @@ class TurnTable:
         self.own = position.pieces_of(position.turn)
         self.opponent = self.occupied & ~self.own
         legal = position.legal_moves(rules) if moves is None else list(moves)
-        self.plans: tuple[Plan, ...] = tuple(plan_of(position, m) for m in legal)
+        # The rules tell whether a man crowned mid-capture ends a king off the king row.
+        self.plans: tuple[Plan, ...] = tuple(plan_of(position, m, position.apply(m, rules)) for m in legal)
         movable = jumpers = 0
         for p in self.plans:
             movable |= p.start

@@ -48,7 +48,8 @@ from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
 from rules.move import Move
 from rules.position import Color, FenError, Position
 from rules.settings import WCDF, Rules
-from rules.squares import Square
+from rules.squares import Square, parse_square, square_name
+from rules.variants import gametype_tag, notation, numeric_fen, variant_for_gametype, variant_tag
 
 #: Results as written at the end of a game's moves; ``1-0`` means Black (who moves first) won.
 RESULTS = (BLACK_WINS, WHITE_WINS, DRAW, UNFINISHED)
@@ -177,7 +178,7 @@ _TOKEN = re.compile(
     | (?P<bad_tag>\[[^\]\n]*\]?)
     | (?P<result>(?:1/2-1/2|½-½|1-0|0-1|2-0|0-2|1-1)(?![\d/-])|\*)
     | (?P<number>\d+(?:\.+|…))
-    | (?P<move>\d+(?:[-xX:]\d+)+)(?P<mark>[!?]{1,2})?
+    | (?P<move>\d+(?:[-xX:]\d+)+|[a-hA-H][1-8](?:[-xX:][a-hA-H][1-8])+)(?P<mark>[!?]{1,2})?
       (?P<glued>[^\s{}()\[\];*!?\d][^\s{}()\[\];]*)?
     | (?P<nag>\$\d+|[!?]{1,2})
     | (?P<open>\()
@@ -189,7 +190,7 @@ _TOKEN = re.compile(
 )
 # A line that starts a tag: where an unclosed comment is taken to end.
 _TAG_LINE = re.compile(r"\n[ \t]*\[[A-Za-z0-9_]+[ \t]*\"")
-_SQUARES = re.compile(r"\d+")
+_SQUARES = re.compile(r"[a-hA-H][1-8]|\d+")
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -424,20 +425,21 @@ def _build(draft: _Draft, source: str, number: int, rules: Rules) -> PdnGame:
     def error(ply: int | None, move: str | None, reason: str, line: int | None) -> PdnError:
         return PdnError(source, number, ply, move, reason, line)
 
-    game_type = _tag(draft.tags, "GameType")
-    english = getattr(rules, "variant", "english") == "english"
-    if english and game_type and game_type.split(",")[0].strip() not in ("", ENGLISH_GAME_TYPE):
-        game.error = error(
-            None, None, f"GameType {game_type} is not English checkers ({ENGLISH_GAME_TYPE})",
-            draft.tag_lines.get("gametype", draft.line),
-        )
+    try:
+        rules = game_rules(draft.tags, rules)
+    except ValueError as exc:
+        where = "gametype" if _tag(draft.tags, "GameType") else "variant"
+        game.error = error(None, None, str(exc), draft.tag_lines.get(where, draft.line))
         return game
+    game.rules = rules
+    game.start = Position.start(rules)
     fen = _tag(draft.tags, "FEN")
     setup = _tag(draft.tags, "SetUp")
     if fen is not None and fen.strip():
         try:
-            game.start = Position.from_fen(fen)
-        except FenError as exc:
+            # Russian files name FEN squares a1-h8; numbers pass through unchanged.
+            game.start = Position.from_fen(numeric_fen(fen))
+        except (FenError, ValueError) as exc:
             game.error = error(None, None, str(exc), draft.tag_lines.get("fen", draft.line))
             return game
     elif setup is not None and setup.strip() == "1":
@@ -463,6 +465,32 @@ def _build(draft: _Draft, source: str, number: int, rules: Rules) -> PdnGame:
     return game
 
 
+def game_rules(tags: Mapping[str, str], rules: Rules = WCDF) -> Rules:
+    """The rules a game is played under: its ``GameType`` (and ``Variant``) tag, else ``rules``.
+
+    ``rules`` (e.g. from ``--variant`` and the house-rule options) apply to games without
+    a GameType, and to games of the same variant (so house rules carry over); a game
+    tagged as another game this board plays gets that game's rules. Raises ValueError
+    for a game this board does not play (GameType 20, international draughts).
+
+    >>> game_rules({"GameType": "25,W,8,8,A0,0"}).variant
+    'russian'
+    >>> game_rules({}, Rules(huffing=True)).huffing
+    True
+    """
+    game_type = (_tag(tags, "GameType") or "").strip()
+    variant = _tag(tags, "Variant")
+    if not game_type.split(",")[0].strip():
+        if variant is not None and variant.strip():
+            tagged = variant_for_gametype(ENGLISH_GAME_TYPE, variant)
+            return rules if tagged.variant == rules.variant else tagged
+        return rules
+    tagged = variant_for_gametype(game_type, variant)
+    if tagged.variant == "english" and variant is None and rules.variant == "giveaway":
+        return rules  # giveaway has no GameType of its own: 21 fits it too
+    return rules if tagged.variant == rules.variant else tagged
+
+
 def _result_tag(tags: Mapping[str, str]) -> str:
     value = (_tag(tags, "Result") or "").strip()
     value = _RESULT_ALIASES.get(value, value)
@@ -475,12 +503,23 @@ Squares = tuple[Square, ...]
 
 
 def _parse(text: str) -> Squares | str:
-    """The squares of a move text, or why it names none on the board."""
-    squares = tuple(int(t) for t in _SQUARES.findall(text))
-    for square in squares:
-        if not 1 <= square <= 32:
-            return f"square {square} is not on the board (1-32)"
-    return squares
+    """The squares of a move text, or why it names none on the board.
+
+    Squares are numbers (``11-15``) or, as Russian PDN writes them, a1-h8 (``c3-d4``).
+    """
+    squares = []
+    for token in _SQUARES.findall(text):
+        if token.isdigit():
+            square = int(token)
+            if not 1 <= square <= 32:
+                return f"square {square} is not on the board (1-32)"
+        else:
+            try:
+                square = parse_square(token.lower())
+            except ValueError as exc:
+                return str(exc)
+        squares.append(square)
+    return tuple(squares)
 
 
 def _is_subsequence(short: Squares, long: Squares) -> bool:
@@ -662,6 +701,27 @@ def write_game(
     return _write(game.start, game.moves, game.rules, tags, comments or {}, result)
 
 
+def _notated(text: str, rules: Rules) -> str:
+    """``text`` (``22-18``, ``22x15``) in the variant's notation: ``c3-d4``, ``c3:e5`` in Russian."""
+    if notation(rules) == "numeric":
+        return text
+    sep = "-" if "-" in text else ":"
+    return sep.join(square_name(int(s)) for s in re.split(r"[-x]", text))
+
+
+def fen_text(position: Position, rules: Rules) -> str:
+    """The FEN of ``position``, with a1-h8 square names where the variant writes them.
+
+    >>> from rules.variants import RUSSIAN
+    >>> fen_text(Position.from_fen("W:WK29,22:B1"), RUSSIAN)
+    'W:Wc3,Ka1:Bb8'
+    """
+    fen = position.fen()
+    if notation(rules) == "numeric":
+        return fen
+    return re.sub(r"(?<=[WBK,])(\d+)", lambda m: square_name(int(m.group(1))), fen)
+
+
 def write_games(games: Iterable[PdnGame]) -> str:
     """Several games read by :func:`read_games`, written one after another."""
     return "\n".join(g.pdn() for g in games)
@@ -693,9 +753,17 @@ def _write(
     for name, value in tags.items():
         if name.lower() not in roster and name.lower() not in setup_tags:
             ordered[name] = value
+    if rules.variant != "english":
+        # The game's own GameType (and Variant), whatever the tags said.
+        for name in [n for n in ordered if n.lower() in ("gametype", "variant")]:
+            del ordered[name]
+        ordered["GameType"] = gametype_tag(rules)
+        tag = variant_tag(rules)
+        if tag is not None:
+            ordered["Variant"] = tag
     if start != Position.start(rules):
         ordered["SetUp"] = "1"
-        ordered["FEN"] = start.fen()
+        ordered["FEN"] = fen_text(start, rules)
     for name in ordered:
         if not _TAG_NAME.fullmatch(name):
             raise ValueError(f"tag name {name!r}: use letters, digits and _ only")
@@ -721,15 +789,17 @@ def _write(
 
     tokens: list[str] = comment_words(0)
     position = start
-    offset = 0 if start.turn is Color.BLACK else 1
+    # Each move number starts with the first mover's move (White's in Russian draughts).
+    first = Color.WHITE if rules.first_mover == "white" else Color.BLACK
+    offset = 0 if start.turn is first else 1
     after_comment = True
     for ply, move in enumerate(moves):
         number = (ply + offset) // 2 + 1
-        if position.turn is Color.BLACK:
+        if position.turn is first:
             tokens.append(f"{number}.")
         elif after_comment:
             tokens.append(f"{number}...")
-        tokens.append(move_text(position, move, rules))
+        tokens.append(_notated(move_text(position, move, rules), rules))
         position = position.apply(move, rules)
         words = comment_words(ply + 1)
         tokens.extend(words)
@@ -758,6 +828,8 @@ __all__ = [
     "candidates",
     "decode",
     "explain_illegal",
+    "fen_text",
+    "game_rules",
     "move_text",
     "read_game",
     "read_games",

@@ -13,7 +13,7 @@ from firmware.store import GameFile
 from rules import BLACK, WHITE, Game, Move, Position
 from test_app_rig import PAL, Rig, dim
 
-COMPUTER = AppSettings(mode="computer", computer_plays=WHITE, auto_crown=True)
+COMPUTER = AppSettings(mode="computer", auto_crown=True)
 
 
 def machine_rig(tmp_path: Path, seed: int = 3, **kwargs: object) -> Rig:
@@ -47,11 +47,11 @@ def test_machine_move_is_shown_and_only_it_is_accepted(tmp_path: Path) -> None:
 
 
 def test_machine_plays_black_moves_first(tmp_path: Path) -> None:
-    settings = AppSettings(mode="computer", computer_plays=BLACK)
+    settings = AppSettings(mode="computer")
     rig = Rig(tmp_path, settings=settings, players={BLACK: RandomMover(1), WHITE: Human()})
     chosen = rig.of_kind("computer-move")
     assert len(chosen) == 1 and chosen[0]["side"] == "black"
-    assert rig.app.view().mode_text == "Against the computer (black), hints on"
+    assert rig.app.view().mode_text == "Computer plays Black, hints on"
 
 
 def test_complete_game_against_the_computer(tmp_path: Path) -> None:

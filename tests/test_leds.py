@@ -23,7 +23,7 @@ def test_every_tracker_role_is_classified_once() -> None:
     tracker_roles = {
         "touched", "target", "capture", "must-capture", "next-jump", "remove", "missing",
         "extra", "crown", "move-from", "move-path", "move-to", "error", "king",
-        "last-from", "last-to",
+        "last-from", "last-to", "huff",
     }
     assert tracker_roles == ROLES
     groups = [HINT_ROLES, ACTION_ROLES, BACKGROUND_ROLES]
@@ -101,6 +101,7 @@ def test_error_role_blinks_and_roleless_warned_square_uses_error_colour() -> Non
     policy = LedPolicy()
     frame = policy.frame({14: "error"}, now_ms=0, warning_squares=[18])
     assert frame == {14: PAL.error, 18: PAL.error}
+    assert policy.blinking == {14, 18}
     assert policy.frame({14: "error"}, now_ms=125, warning_squares=[18]) == {}
 
 

@@ -251,9 +251,9 @@ class Host:
     def send(self, text: str) -> None:
         self.port.write(text.encode("utf-8") + b"\n")
 
-    def pump(self) -> list[dict[str, Any]]:
-        """Step every board once and take in the lines that have arrived."""
-        for board in self.boards:
+    def pump(self, step: bool = True) -> list[dict[str, Any]]:
+        """Step every board once (unless ``step`` is false) and take in the lines that arrived."""
+        for board in self.boards if step else ():
             board.step()
         data = self.port.read(65536)
         new: list[dict[str, Any]] = []
@@ -306,6 +306,38 @@ class Host:
 
     def close(self) -> None:
         self.port.close()
+
+
+def wait_until(boards: Iterable[Board], pred: Callable[[], bool], what: str) -> None:
+    """Step ``boards`` (their links answer each other meanwhile) until ``pred()`` holds."""
+    boards = list(boards)
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        for board in boards:
+            board.step()
+        if pred():
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {TIMEOUT_S} s")
+        time.sleep(0.0005)  # the serial threads carry the lines meanwhile
+
+
+def settle(boards: Iterable[Board], rounds: int = 30) -> None:
+    """Step ``boards`` until their links have been quiet (nothing sent or taken) a while."""
+    boards = list(boards)
+
+    def activity() -> tuple[int, ...]:
+        return tuple(x for b in boards for x in (b.transport.lines_in, b.transport.bytes_out, b.link.peer_lines))
+
+    quiet, last = 0, activity()
+    deadline = time.monotonic() + TIMEOUT_S
+    while quiet < rounds and time.monotonic() < deadline:
+        for board in boards:
+            board.step()
+        time.sleep(0.0005)
+        now = activity()
+        quiet = quiet + 1 if now == last else 0
+        last = now
 
 
 @pytest.fixture

@@ -421,7 +421,7 @@ def test_bad_fen_setup_without_fen_and_other_game_types() -> None:
     assert [g.error.reason if g.error else None for g in games] == [
         "FEN 'B:W21-32:B1-12:X': 'X' should start with B or W",
         "SetUp is 1 but there is no FEN tag",
-        "GameType 20 is not English checkers (21)",
+        "GameType 20 is not a game this board plays; it plays 21 (english), 23 (pool), 25 (russian)",
         None,
     ]
     assert [g.error.line for g in games[:3]] == [1, 4, 7]

@@ -291,3 +291,27 @@ def test_simulator_in_a_real_terminal(tmp_path: Path) -> None:
         tmux.kill()
     saved = (tmp_path / "state" / "current.json").read_text()
     assert '"11-15"' in saved and '"22-18"' in saved
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (see docs/simulator.md for the manual check)")
+def test_sigterm_in_the_simulator_saves_and_restores_the_terminal(tmp_path: Path) -> None:
+    name = f"crownhead-term-{os.getpid()}"
+    crownhead = str(Path(sys.executable).with_name("crownhead"))
+    tmux = Tmux(name, [crownhead, "run", "--state-dir", str(tmp_path / "state")], REPO)
+    try:
+        tmux.wait_for(lambda s: "Black to move, move 1" in s)
+        tmux.send("9-14")
+        tmux.send("Enter")
+        tmux.wait_for(lambda s: "1. 9-14" in s)
+        pid = int(subprocess.run(
+            [TMUX, "-L", name, "display", "-p", "-t", name, "#{pane_pid}"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout)
+        os.kill(pid, 15)
+        end = time.monotonic() + 20
+        while tmux.alive() and time.monotonic() < end:
+            time.sleep(0.1)
+        assert not tmux.alive()  # the program ended on SIGTERM (the session closes with it)
+    finally:
+        tmux.kill()
+    assert '"9-14"' in (tmp_path / "state" / "current.json").read_text()

@@ -22,6 +22,7 @@ from firmware.commands._common import add_rules_arguments, position_from_args, r
 from firmware.controller import Controller
 from firmware.events import Event, Final
 from firmware.hands import Action
+from firmware.referee import Referee, RefereeSettings, add_referee_arguments, referee_from_args
 from firmware.tracker import MODES, Tracker, TrackerSettings
 from hal.buttons import BUTTON_NAMES
 from hal.clock import VirtualClock
@@ -91,16 +92,24 @@ def iter_replay(
     *,
     lights: bool = False,
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+    referee: RefereeSettings | None = None,
 ) -> Iterator[Event]:
     """Run ``actions`` and yield the events as they happen, ``final`` last.
+
+    In ``referee`` mode a :class:`~firmware.referee.Referee` (with ``referee`` settings)
+    judges the game from the first instant: cautions, claims, the ballot, the clock.
 
     Raises :class:`ScriptError` for an action the board does not allow (lifting from an
     empty square, placing on an occupied one), after the events before it.
     """
-    start = position if position is not None else Position.start()
+    start = position if position is not None else Position.start(rules)
     clock = VirtualClock(0)
     board = SimBoard(clock, pieces=_tokens(start), buttons=_button_names(actions))
-    tracker = Tracker(Game(start, rules), settings, mode)
+    tracker: Tracker | Referee = Tracker(Game(start, rules), settings, mode)
+    judge = None
+    if mode == "referee":
+        judge = Referee(referee or RefereeSettings()).attach(tracker, 0)
+        tracker = judge
     debouncer = Debouncer(debounce_ms, initial=board.sensors.snapshot())
     controller = Controller(board.sensors, board.buttons, tracker, debouncer, clock, lights=lights)
 
@@ -134,6 +143,8 @@ def iter_replay(
         except SimError as exc:
             raise ScriptError(action.line, f"{action}: {exc}") from None
         yield from controller.step()
+    if judge is not None:
+        judge.clock_deadline = False  # run on for the board, not until a flag falls
     limit = clock.now_ms() + _RUN_ON_LIMIT
     while (due := pending()) is not None:
         if due > limit:
@@ -160,9 +171,14 @@ def replay(
     *,
     lights: bool = False,
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+    referee: RefereeSettings | None = None,
 ) -> list[Event]:
     """Every event of :func:`iter_replay` as a list."""
-    return list(iter_replay(actions, position, rules, mode, settings, lights=lights, debounce_ms=debounce_ms))
+    return list(
+        iter_replay(
+            actions, position, rules, mode, settings, lights=lights, debounce_ms=debounce_ms, referee=referee
+        )
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -180,6 +196,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fen", help="the position standing on the board at the start (default: the start position)")
     p.add_argument("--mode", choices=sorted(MODES), default="play", help="play (default) or referee")
     p.add_argument("--lights", action="store_true", help="also print the LED picture each time it changes")
+    add_referee_arguments(p)
     add_rules_arguments(p)
     p.set_defaults(func=run)
 
@@ -204,9 +221,16 @@ def run(args: argparse.Namespace) -> int:
     position = position_from_args(args)
     if position is None:
         return 2
+    try:
+        referee = referee_from_args(args, args.mode, position, rules_from_args(args))
+    except ValueError as exc:
+        print(f"crownhead replay: {exc}", file=sys.stderr)
+        return 2
     out = sys.stdout
     try:
-        for event in iter_replay(actions, position, rules_from_args(args), args.mode, lights=args.lights):
+        for event in iter_replay(
+            actions, position, rules_from_args(args), args.mode, lights=args.lights, referee=referee
+        ):
             out.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
     except ScriptError as exc:
         out.flush()

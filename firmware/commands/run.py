@@ -13,11 +13,10 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
-from firmware.app import App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
+from firmware.app import MODES, App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
 from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
 from firmware.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
@@ -46,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_hardware_arguments(p)
     p.add_argument("--headless", action="store_true", help="no terminal screen; log events to stdout")
-    p.add_argument("--mode", choices=("play", "computer"), help="play: two people (default); computer: against the machine")
+    p.add_argument("--mode", choices=list(MODES), help="play: two people (default); computer: against the machine")
     p.add_argument("--hints", choices=("on", "off"), help="hint lights (default: on, or [play] hints)")
     p.add_argument("--computer-plays", choices=("black", "white"), help="the machine's side in computer mode (default: white)")
     p.add_argument(
@@ -150,10 +149,8 @@ def run(args: argparse.Namespace) -> int:
         players = _players(args, play, mode)
     except EngineUnavailable as exc:
         return _fail(str(exc))
-    computer_side = BLACK if (args.computer_plays or play.computer_plays) == "black" else WHITE
     settings = AppSettings(
         mode=mode,
-        computer_plays=computer_side,
         black_name=players[BLACK].name,
         white_name=players[WHITE].name,
         site=play.site,

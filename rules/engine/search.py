@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from rules import movegen
-from rules.engine import zobrist
+from rules.engine import general, zobrist
 from rules.engine.book import OpeningBook
 from rules.engine.evaluation import evaluate_boards
 from rules.engine.levels import Strength, strength as strength_of
@@ -211,6 +211,10 @@ class Engine:
             end = started + budget
             deadline = end if deadline is None else min(deadline, end)
 
+        if not general.plays_fast(self.rules):
+            # Flying kings, giveaway, huffing...: the general search (no English book).
+            return general.search(self, position, max_depth=max_depth, deadline=deadline,
+                                  history=history, level=level, started=started)
         legal = position.legal_moves(self.rules)
         if not legal:
             return SearchResult(None, -WIN, 0, 0, self._since(started), ())

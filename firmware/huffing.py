@@ -1,0 +1,257 @@
+"""Huffing on the board: the tracker's part for ``Rules(huffing=True)``.
+
+Under the old Standard Laws a player who could jump but moved otherwise may be punished
+by the opponent, who chooses before moving (see :mod:`rules.game`). On the board:
+
+* the move that skipped a jump is accepted as usual and followed by a ``missed-jump``
+  event; while the choice is open the pieces that could have jumped show the ``huff``
+  role (a hint, like ``must-capture``);
+* **huff**: the opponent takes one of those pieces off. Once the board has stood like that
+  for ``settle_ms`` (``patience_ms`` when the removal could also be the start of a capture
+  of that piece, or the mover taking the piece up to correct the move), or at once when
+  the opponent goes on to move, it is a ``huff`` event (:meth:`rules.game.Game.huff`),
+  neither a move nor a board out of sync;
+* **force the jump**: the ``force`` button, or in casual play the ``takeback`` button or
+  the position before the move restored on the board, takes the move back
+  (:meth:`rules.game.Game.force_jump`): a ``force-jump`` event, the lights guide the piece
+  back, and then only a capture is accepted;
+* **let it stand**: the opponent simply moves.
+
+In casual play a huff is taken back like a move: put the piece back (or press
+``takeback``), a ``huff-takeback`` event. A forced jump is not taken back: the jump must
+be made.
+
+These functions are the tracker's own code, kept apart so that the English tracker reads
+as before; :class:`firmware.tracker.Tracker` calls them at a few marked places.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from firmware.events import Event, ForcedJump, GameOver, Huffed, HuffTakenBack, MissedJump
+from firmware.tracker_table import TurnTable
+from rules import Game, Move, Position
+from rules.game import Huff, JumpForced
+from rules.squares import bit
+
+if TYPE_CHECKING:
+    from firmware.tracker import Reading, Tracker
+
+__all__ = [
+    "HUFF_ROLE",
+    "ahead",
+    "commit",
+    "force",
+    "offer",
+    "read",
+    "roles",
+    "take_back",
+    "takeback_board",
+    "turn_moves",
+]
+
+#: The LED role of a piece that may be huffed.
+HUFF_ROLE = "huff"
+
+
+def _list(squares: list[int]) -> str:
+    items = [str(s) for s in squares]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def turn_moves(game: Game) -> list[Move] | None:
+    """The moves the board accepts this turn when they are fewer than the legal moves
+    (only jumps after a forced jump), else None."""
+    return game.legal_moves() if game.jump_required else None
+
+
+def takeback_board(game: Game) -> int | None:
+    """The occupancy that takes back the last entry of the game's history, if any.
+
+    The position before the last move; with the piece put back after a huff; none
+    after a forced jump (the jump must be made).
+    """
+    if not game.history:
+        return None
+    last = game.history[-1]
+    if isinstance(last, Huff):
+        return game.position.occupied | bit(last.square)
+    if isinstance(last, JumpForced) or len(game.positions) < 2:
+        return None
+    return game.positions[-2].occupied
+
+
+def _huffed_square(tracker: Tracker, board: int) -> int | None:
+    """The one huffable square whose piece, alone, is missing from ``board``."""
+    occupied = tracker.game.position.occupied
+    for square in tracker.game.huffable():
+        if board == occupied & ~bit(square):
+            return square
+    return None
+
+
+def read(tracker: Tracker, board: int) -> Reading | None:
+    """``Kind.HUFF`` for a board that is the position with one huffable piece taken off."""
+    from firmware.tracker import Kind, Reading
+
+    if tracker.expected is not None or _huffed_square(tracker, board) is None:
+        return None
+    # The same board may be a capture of that piece begun by taking it off first, or the
+    # mover taking the piece up to correct the move: then wait patience_ms, not settle_ms.
+    maybe_else = bool(tracker._table.in_progress(board))
+    correction = tracker._correction_table()
+    if correction is not None and not maybe_else:
+        last = tracker.game.moves[-1]
+        maybe_else = bool(correction.in_progress(board, extra_removable=last.captured_mask))
+    return Reading(Kind.HUFF, board, (), also_progress=maybe_else)
+
+
+def commit(tracker: Tracker, board: int, now: int) -> list[Event]:
+    """Huff the piece missing from ``board`` (a ``Kind.HUFF`` reading accepted)."""
+    square = _huffed_square(tracker, board)
+    if square is None:
+        return []
+    return _huff(tracker, square, now)
+
+
+def _huff(tracker: Tracker, square: int, now: int) -> list[Event]:
+    game = tracker.game
+    side = str(game.turn)
+    game.huff(square)
+    tracker._since = max(tracker._since, now)
+    tracker._new_turn()
+    tracker._crown = None
+    tracker._blocked = None
+    events: list[Event] = [Huffed(now, game.ply, side, square)]
+    result = game.result
+    if result is not None:
+        events.append(GameOver(now, result.score, result.reason))
+    tracker._reread()
+    return events
+
+
+def ahead(tracker: Tracker, board: int, now: int, *, finished: bool = False) -> list[Event]:
+    """Huff a piece at once when ``board`` reads as a move begun or made after the huff.
+
+    For a board that fits no move of the position (or, with ``finished``, is only part-way
+    through one): the opponent took a huffable piece off and went on to move without
+    waiting. With ``finished`` only a whole move after the huff counts: a board part-way
+    through a capture of the huffable piece is more likely that capture.
+    """
+    game = tracker.game
+    if tracker.expected is not None:
+        return []
+    position = game.position
+    for square in game.huffable():
+        b = bit(square)
+        if board & b or not position.occupied & b:
+            continue
+        without = Position(position.black & ~b, position.white & ~b, position.kings & ~b, position.turn)
+        table = TurnTable(without, game.rules)
+        if table.complete(board) or (not finished and table.in_progress(board)):
+            return _huff(tracker, square, now)
+    return []
+
+
+def offer(tracker: Tracker, now: int) -> list[Event]:
+    """The ``missed-jump`` event after a move that skipped a jump under huffing."""
+    game = tracker.game
+    if not game.missed_jump():
+        return []
+    squares = game.huffable()
+    missed = game.moves[-1]
+    side, opponent = str(game.turn.opponent), str(game.turn)
+    message = (
+        f"{side} could have jumped with the piece on {_list(squares)}: {opponent} may huff it "
+        f"(take it off), press force to make {side} take {missed.pdn()} back and jump, "
+        "or move to let it stand"
+    )
+    return [MissedJump(now, game.ply, side, tuple(squares), message)]
+
+
+def force(tracker: Tracker, now: int) -> list[Event]:
+    """Take back the move that skipped a jump; the player must jump (the ``force`` button).
+
+    The lights then guide the piece back (``missing``/``extra``) as after a takeback.
+    """
+    from firmware.tracker import _COMMITTABLE
+
+    if tracker._setup is not None:
+        return []
+    events: list[Event] = []
+    if tracker.reading.kind in _COMMITTABLE:
+        events += tracker._accept(tracker.reading, now)
+    game = tracker.game
+    if not game.missed_jump():
+        return events
+    shown = game.position.occupied
+    events += _force(tracker, now)
+    tracker._blocked = shown
+    tracker._reread()
+    return events
+
+
+def _force(tracker: Tracker, now: int) -> list[Event]:
+    game = tracker.game
+    ply = game.ply
+    entry = game.force_jump()
+    tracker._since = max(tracker._since, now)
+    tracker._new_turn()
+    tracker._crown = None
+    tracker._blocked = None
+    tracker._reread()
+    return [ForcedJump(now, ply, str(game.turn), entry.missed.pdn())]
+
+
+def undo(tracker: Tracker, now: int) -> list[Event] | None:
+    """Taking back the last history entry when it is not a plain move, else None.
+
+    A huff comes off the history (the piece stands again); a move that skipped a jump is
+    a forced jump; nothing takes back a forced jump.
+    """
+    game = tracker.game
+    if not game.history:
+        return None
+    last = game.history[-1]
+    if isinstance(last, JumpForced):
+        return []
+    if isinstance(last, Huff):
+        game.undo()
+        tracker._since = max(tracker._since, now)
+        tracker._new_turn()
+        tracker._crown = None
+        tracker._blocked = None
+        tracker._reread()
+        return [HuffTakenBack(now, last.square)]
+    if game.missed_jump():
+        return _force(tracker, now)
+    return None
+
+
+def take_back(tracker: Tracker, now: int) -> list[Event] | None:
+    """The ``takeback`` button when the last history entry is no plain move, else None."""
+    game = tracker.game
+    if not game.history or not (
+        isinstance(game.history[-1], (Huff, JumpForced)) or game.missed_jump()
+    ):
+        return None
+    shown = game.position.occupied
+    events = undo(tracker, now) or []
+    if events:
+        # The board still shows what was taken back: guide it, do not read it again.
+        tracker._blocked = shown
+        tracker._reread()
+    return events
+
+
+def roles(tracker: Tracker, out: dict[int, str]) -> None:
+    """Add the ``huff`` role on the pieces that may be huffed, while the choice is open."""
+    from firmware.tracker import Kind
+
+    if tracker.reading.kind not in (Kind.IDLE, Kind.HUFF, Kind.PROGRESS):
+        return
+    board = tracker.board
+    for square in tracker.game.huffable():
+        if board & bit(square) and out.get(square) in (None, "king", "last-from", "last-to"):
+            out[square] = HUFF_ROLE

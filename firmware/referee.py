@@ -1,0 +1,1050 @@
+"""Referee mode: the board as a WCDF arbiter for tournament games (``docs/referee.md``).
+
+A :class:`Referee` stands between the controller and the move tracker. It takes the
+sensor readings and button presses the tracker takes (the same methods, so the
+controller, ``crownhead replay`` and the application drive it unchanged), passes them
+on, and judges what the tracker reports:
+
+* illegal moves (WCDF 1.23, 1.25): a first offence in a game is a ``caution`` and the
+  move is taken back (the lights show what to put back), a second one forfeits the
+  game; one episode, from the first wrong action until the board shows the position
+  again, is one offence;
+* two styles: ``strict`` stops every illegal move as it happens; ``record`` only
+  records, for a human arbiter: the opponent's ``claim`` objects to an illegal move
+  (then 1.25 applies), and an illegal move the opponent answers without objection
+  stands (1.26): the game goes on from the position on the board, marked in the record;
+* draws (1.32): ``draw`` offers, a second press before the next move agrees; ``claim``
+  by the player to move: threefold repetition or the forty-move rule, exact to the ply;
+* a clock (optional), balloted openings (the ACF deck, a pair of games with colours
+  reversed on the same ballot), the tournament record (live PDN, arbiter log).
+
+No hint is ever lit: the referee shows a violation, what must be put back, a required
+action (crowning, a balloted move) and the result, nothing else.
+
+>>> from rules import Game
+>>> from firmware.tracker import Tracker
+>>> referee = Referee(RefereeSettings(ballot=5)).attach(Tracker(Game(), mode="referee"), 0)
+>>> [e.to_json()["event"] for e in referee.tick(0)]
+['ballot']
+>>> str(referee.expected)                  # the board asks for the ballot's first move
+'9-13'
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import logging
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from firmware.clock_control import ClockSpecError, GameClock, TimeControl, clock_text
+from firmware.config import FieldError, config_section
+from firmware.events import BoardWarning, Event, GameOver, MoveMade, NewGame
+from firmware.referee_events import (
+    BallotDrawn,
+    Caution,
+    Claim,
+    ClockReport,
+    Condoned,
+    DrawClaimable,
+    DrawOffer,
+    Flag,
+    Forfeit,
+)
+from firmware.referee_moves import Offence, classify, piece_name, read_move, read_out_of_turn, stand
+from firmware.referee_record import RecordError, RecordFiles, TournamentRecord
+from firmware.tracker import HINT_ROLES, Kind, ModePolicy, Reading, Tracker, TrackerSettings
+from firmware.tracker_table import TurnTable
+from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position, Rules
+from rules.ballots import Ballot, ballot as acf_ballot, deck
+from rules.game import FORTY_MOVES_PLIES, win_for
+
+__all__ = [
+    "STYLES",
+    "RefereeSettings",
+    "RefereeConfig",
+    "Referee",
+    "BallotBox",
+    "parse_ballot",
+    "add_referee_arguments",
+    "referee_from_args",
+]
+
+log = logging.getLogger(__name__)
+
+#: ``strict``: the board stops every illegal move; ``record``: it records, a person rules.
+STYLES = ("strict", "record")
+
+
+def parse_ballot(text: str | int | None) -> tuple[int | None, bool]:
+    """``(number, deck)`` from a ballot option: an ACF number, ``deck``, or ``""``/``none``.
+
+    >>> parse_ballot("5"), parse_ballot("deck"), parse_ballot("")
+    ((5, False), (None, True), (None, False))
+    """
+    if text is None:
+        return None, False
+    if isinstance(text, int) and not isinstance(text, bool):
+        word = str(text)
+    else:
+        word = str(text).strip().lower()
+    if word in ("", "none", "off"):
+        return None, False
+    if word == "deck":
+        return None, True
+    if not word.isdigit():
+        raise ValueError(f"ballot {text!r}: give an ACF ballot number (1-174) or deck")
+    number = int(word)
+    chosen = acf_ballot(number)  # ValueError names a number off the list
+    if not chosen.in_deck:
+        raise ValueError(f"ballot {number} is barred (lost for one side): it is never played")
+    return number, False
+
+
+@dataclass(frozen=True)
+class RefereeSettings:
+    """How the referee rules and records.
+
+    ``ballot`` plays that ACF ballot in every pair of games; ``deck`` draws each pair's
+    ballot from the shuffled 156-card deck (``seed`` makes the draw repeatable).
+    ``black``/``white`` are the players of the first game; they swap colours every game.
+    ``record_dir`` holds the live PDN, each game's PDN and the arbiter log (None: no files).
+    """
+
+    style: str = "strict"
+    clock: TimeControl | None = None
+    ballot: int | None = None
+    deck: bool = False
+    seed: int | None = None
+    event: str = "?"
+    site: str = "?"
+    round: str = "?"
+    black: str = "?"
+    white: str = "?"
+    record_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise ValueError(f"referee style must be strict or record, got {self.style!r}")
+        if self.ballot is not None:
+            parse_ballot(self.ballot)
+            if self.deck:
+                raise ValueError("give a ballot number or the deck, not both")
+
+    @property
+    def balloted(self) -> bool:
+        return self.ballot is not None or self.deck
+
+
+@config_section("referee")
+@dataclass(frozen=True)
+class RefereeConfig:
+    """Referee mode (``crownhead run --mode referee``; the command's options override these)."""
+
+    style: str = "strict"
+    clock: str = ""
+    ballot: str | int = ""
+    seed: int | None = None
+    event: str = ""
+    site: str = ""
+    round: str = ""
+    black_name: str = ""
+    white_name: str = ""
+    record_dir: str = ""
+
+    def validate(self) -> None:
+        if self.style not in STYLES:
+            raise FieldError("style", f'must be "strict" or "record", got "{self.style}"')
+        if self.clock:
+            try:
+                TimeControl.parse(self.clock)
+            except ClockSpecError as exc:
+                raise FieldError("clock", str(exc)) from None
+        try:
+            parse_ballot(self.ballot)
+        except ValueError as exc:
+            raise FieldError("ballot", str(exc)) from None
+
+    def settings(self) -> RefereeSettings:
+        number, from_deck = parse_ballot(self.ballot)
+        return RefereeSettings(
+            style=self.style,
+            clock=TimeControl.parse(self.clock) if self.clock else None,
+            ballot=number,
+            deck=from_deck,
+            seed=self.seed,
+            event=self.event or "?",
+            site=self.site or "?",
+            round=self.round or "?",
+            black=self.black_name or "?",
+            white=self.white_name or "?",
+            record_dir=self.record_dir or None,
+        )
+
+
+_OPTIONS = ("referee_style", "clock", "ballot", "ballot_seed", "event", "site", "round", "record_dir")
+
+
+def add_referee_arguments(parser: argparse.ArgumentParser, *, names: bool = True) -> None:
+    """The referee's command-line options (``crownhead replay`` and ``crownhead run``)."""
+    group = parser.add_argument_group("referee mode (with --mode referee)")
+    group.add_argument(
+        "--referee-style",
+        choices=STYLES,
+        help="strict: the board stops every illegal move (default); record: it only records, "
+        "an illegal move the opponent answers without objection stands",
+    )
+    group.add_argument(
+        "--clock",
+        metavar="SPEC",
+        help="time control: 300+5 (5 min, 5 s a move), 600, 40/5400:1800 (40 moves in 90 min, "
+        "then 30 min), 30/3600 (repeating); see docs/referee.md",
+    )
+    group.add_argument(
+        "--ballot",
+        metavar="N|deck",
+        help="play ACF 3-move ballot N in every pair of games, or draw each pair's from the 156-card deck",
+    )
+    group.add_argument("--ballot-seed", type=int, metavar="N", help="seed for drawing ballots from the deck")
+    group.add_argument("--event", help="the PDN Event tag")
+    group.add_argument("--site", help="the PDN Site tag")
+    group.add_argument("--round", help="the PDN Round tag (the games of a session are ROUND.1, ROUND.2, ...)")
+    group.add_argument(
+        "--record-dir",
+        metavar="DIR",
+        help="write live.pdn, each game's PDN and the arbiter log (arbiter.jsonl) here",
+    )
+    if names:
+        group.add_argument("--black", metavar="NAME", help="Black's name in the first game")
+        group.add_argument("--white", metavar="NAME", help="White's name in the first game")
+
+
+def referee_from_args(
+    args: argparse.Namespace,
+    mode: str,
+    position: Position,
+    rules: Rules,
+    base: RefereeConfig | None = None,
+) -> RefereeSettings | None:
+    """The referee's settings from the options over ``base`` (the ``[referee]`` section).
+
+    None unless ``mode`` is ``referee``; ``ValueError`` with a one-line message for an
+    option that does not fit (a referee option in another mode, a bad clock spec, a
+    barred ballot, a ballot from a position other than the start).
+    """
+    given = [name for name in _OPTIONS if getattr(args, name, None) is not None]
+    if mode != "referee":
+        if given:
+            return None if not given else _refuse(given[0])
+        return None
+    base = base or RefereeConfig()
+    style = args.referee_style or base.style
+    spec = args.clock if args.clock is not None else base.clock
+    try:
+        control = TimeControl.parse(spec) if spec else None
+    except ClockSpecError as exc:
+        raise ValueError(f"--clock: {exc}") from None
+    try:
+        number, from_deck = parse_ballot(args.ballot if args.ballot is not None else base.ballot)
+    except ValueError as exc:
+        raise ValueError(f"--ballot: {exc}") from None
+    if (number is not None or from_deck) and position != Position.start(rules):
+        raise ValueError("--ballot: a ballot is played from the start position (leave out --fen)")
+    seed = args.ballot_seed if getattr(args, "ballot_seed", None) is not None else base.seed
+    black = getattr(args, "black", None) or base.black_name or "?"
+    white = getattr(args, "white", None) or base.white_name or "?"
+    return RefereeSettings(
+        style=style,
+        clock=control,
+        ballot=number,
+        deck=from_deck,
+        seed=seed,
+        event=args.event or base.event or "?",
+        site=args.site or base.site or "?",
+        round=args.round or base.round or "?",
+        black=black,
+        white=white,
+        record_dir=args.record_dir or base.record_dir or None,
+    )
+
+
+def _refuse(name: str) -> RefereeSettings | None:
+    raise ValueError(f"--{name.replace('_', '-')} needs --mode referee")
+
+
+class BallotBox:
+    """The ballot of each pair of games: always ``number``, or the next card of the deck.
+
+    The 156 cards are shuffled with ``random.Random(seed)`` and dealt without
+    replacement, as a tournament director draws them; an empty deck is shuffled again.
+
+    >>> a, b = BallotBox(deck=True, seed=7), BallotBox(deck=True, seed=7)
+    >>> [a.draw().number for _ in range(3)] == [b.draw().number for _ in range(3)]
+    True
+    """
+
+    def __init__(self, number: int | None = None, deck: bool = False, seed: int | None = None) -> None:
+        self.number = number
+        self.from_deck = deck
+        self._rng = random.Random(seed)
+        self._cards: list[Ballot] = []
+        self.drawn: list[Ballot] = []
+
+    @property
+    def active(self) -> bool:
+        return self.number is not None or self.from_deck
+
+    def draw(self) -> Ballot | None:
+        if self.number is not None:
+            chosen: Ballot | None = acf_ballot(self.number)
+        elif self.from_deck:
+            if not self._cards:
+                self._cards = list(deck())
+                self._rng.shuffle(self._cards)
+            chosen = self._cards.pop()
+        else:
+            chosen = None
+        if chosen is not None:
+            self.drawn.append(chosen)
+        return chosen
+
+
+@dataclass
+class _Candidate:
+    """Record style: a board showing a finished-looking move that no rule allows."""
+
+    board: int
+    move: Move
+    t: int
+
+
+@dataclass
+class _GameState:
+    """What the referee keeps about the game in progress."""
+
+    number: int
+    game: Game
+    black: str
+    white: str
+    record: TournamentRecord
+    name: str
+    ballot: Ballot | None = None
+    ballot_moves: tuple[Move, ...] = ()
+    clock: GameClock | None = None
+    cautions: dict[Color, int] = field(default_factory=lambda: {BLACK: 0, WHITE: 0})
+    #: The side whose offence episode is open (one episode, one offence), or None.
+    episode: Color | None = None
+    candidates: list[_Candidate] = field(default_factory=list)
+    objected: bool = False
+    offer: int | None = None  #: the ply a draw was offered at, while the offer stands
+    claimable: str | None = None
+    over: bool = False
+
+
+def _side(color: Color) -> str:
+    return str(color)
+
+
+def _color(side: str) -> Color:
+    return BLACK if side == "black" else WHITE
+
+
+class Referee:
+    """The arbiter of one board, game after game (see the module docstring).
+
+    :meth:`attach` gives it the tracker to judge (the application attaches a new one
+    when it resumes a game); :meth:`begin` starts refereeing the game on that tracker
+    when no ``new-game`` will announce it (a board already set up, as in a replay).
+    Otherwise a game begins with each ``new-game`` the tracker reports.
+
+    The tracker's interface is passed through: ``update``, ``press``, ``tick``,
+    ``next_deadline``, ``restore``, ``new_game``, ``expect``, ``take_back``, ``game``,
+    ``roles`` (hints taken out), ``warning``, ... so a :class:`Referee` goes wherever a
+    :class:`~firmware.tracker.Tracker` goes.
+
+    The host (``firmware.link``) calls :meth:`declare`, :meth:`agree_draw`,
+    :meth:`offer_draw`, :meth:`claim`, :meth:`set_ballot` and :meth:`set_style`.
+    """
+
+    def __init__(
+        self,
+        settings: RefereeSettings = RefereeSettings(),
+        *,
+        wall: Callable[[], _dt.datetime] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.style = settings.style
+        self.box = BallotBox(settings.ballot, settings.deck, settings.seed)
+        self.files = RecordFiles(settings.record_dir) if settings.record_dir else None
+        self.wall = wall or (lambda: _dt.datetime.now().astimezone())
+        #: Report the flag's time as a deadline (a replay turns this off once its script
+        #: has ended, so that it does not run on until a flag falls; flags still fall).
+        self.clock_deadline = True
+        self.games = 0
+        self.state: _GameState | None = None
+        self._tracker: Tracker | None = None
+        self._pending: list[Event] = []
+        self._record_trouble: str | None = None
+
+    # -- the tracker ---------------------------------------------------------------------
+
+    def attach(self, tracker: Tracker, now_ms: int | None = None, *, resumed: bool = False) -> Referee:
+        """Judge ``tracker`` from now on; with ``now_ms``, a game begins on it at once
+        (:meth:`begin`). ``resumed``: the tracker's game is one already under way.
+        Returns the referee, which stands in for the tracker.
+        """
+        self._tracker = tracker
+        if now_ms is not None:
+            self._pending += self.begin(now_ms, resumed=resumed)
+        return self
+
+    @property
+    def tracker(self) -> Tracker:
+        if self._tracker is None:
+            raise RuntimeError("Referee.attach(tracker) first")
+        return self._tracker
+
+    def begin(self, now_ms: int, *, resumed: bool = False) -> list[Event]:
+        """A game begins on the attached tracker now: names, ballot, clock, record."""
+        return self._log(self._begin(now_ms, resumed=resumed))
+
+    # -- the tracker's interface, passed through ------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        return self.tracker.game
+
+    @property
+    def position(self) -> Position:
+        return self.tracker.position
+
+    @property
+    def board(self) -> int:
+        return self.tracker.board
+
+    @property
+    def board_matches(self) -> bool:
+        return self.tracker.board_matches
+
+    @property
+    def reading(self) -> Reading:
+        return self.tracker.reading
+
+    @property
+    def setting_up(self) -> Position | None:
+        return self.tracker.setting_up
+
+    @property
+    def expected(self) -> Move | None:
+        return self.tracker.expected
+
+    @property
+    def touched(self) -> int | None:
+        return self.tracker.touched
+
+    @property
+    def overdue(self) -> bool:
+        return self.tracker.overdue
+
+    @property
+    def mode(self) -> str:
+        return self.tracker.mode
+
+    @property
+    def policy(self) -> ModePolicy:
+        return self.tracker.policy
+
+    @policy.setter
+    def policy(self, policy: ModePolicy) -> None:
+        self.tracker.policy = policy
+
+    @property
+    def tracker_settings(self) -> TrackerSettings:
+        return self.tracker.settings
+
+    @property
+    def roles(self) -> dict[int, str]:
+        """The tracker's roles without hints: a referee never shows where a piece may go.
+
+        ``next-jump`` (where a chain of jumps goes on) is shown only once the chain is
+        overdue, as what must be done to put it right.
+        """
+        overdue_chain = any(w.code == "continue-capture" for w in self.tracker.warnings)
+        return {
+            s: r
+            for s, r in self.tracker.roles.items()
+            if r not in HINT_ROLES and (r != "next-jump" or overdue_chain)
+        }
+
+    @property
+    def warning(self) -> BoardWarning | None:
+        w = self.tracker.warning
+        return self._sanitize(w) if w is not None else None
+
+    @property
+    def warnings(self) -> tuple[BoardWarning, ...]:
+        return tuple(self._sanitize(w) for w in self.tracker.warnings)
+
+    def next_deadline(self) -> int | None:
+        times = [self.tracker.next_deadline()]
+        if self.clock_deadline:
+            times.append(self._flag_due())
+        due = [t for t in times if t is not None]
+        return min(due) if due else None
+
+    def update(self, occupancy: int, now_ms: int) -> list[Event]:
+        out = self._advance(now_ms)
+        out += self._process(self.tracker.update(occupancy, now_ms), now_ms)
+        out += self._check(now_ms)
+        return self._log(out)
+
+    def press(self, button: str, now_ms: int) -> list[Event]:
+        out = self._advance(now_ms)
+        if button == "claim":
+            out += self._on_claim(now_ms)
+        elif button == "draw":
+            out += self._on_draw(now_ms)
+        else:
+            out += self._process(self.tracker.press(button, now_ms), now_ms)
+        out += self._check(now_ms)
+        return self._log(out)
+
+    def tick(self, now_ms: int) -> list[Event]:
+        out = self._advance(now_ms)
+        out += self._check(now_ms)
+        return self._log(out)
+
+    def restore(self, occupancy: int, now_ms: int) -> list[Event]:
+        out = self._advance(now_ms)
+        out += self._process(self.tracker.restore(occupancy, now_ms), now_ms)
+        return self._log(out)
+
+    def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
+        now = now_ms if now_ms is not None else 0
+        return self._log(self._process(self.tracker.new_game(position, now_ms), now))
+
+    def expect(self, move: Move | None) -> None:
+        self.tracker.expect(move)
+
+    def take_back(self, now_ms: int) -> list[Event]:
+        return self._log(self._process(self.tracker.take_back(now_ms), now_ms))
+
+    # -- the host's and the application's calls ---------------------------------------------
+
+    def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
+        """End the game with ``score`` for ``reason`` (an arbiter's decision from the host)."""
+        out = self._advance(now_ms)
+        out += self._declare(score, reason, now_ms)
+        return self._log(out)
+
+    def agree_draw(self, now_ms: int) -> list[Event]:
+        """Both players agree to a draw (from the host)."""
+        return self.declare(DRAW, "agreement", now_ms)
+
+    def offer_draw(self, now_ms: int) -> list[Event]:
+        """The same as a press of ``draw``: offer, or agree to the standing offer."""
+        return self.press("draw", now_ms)
+
+    def claim(self, now_ms: int) -> list[Event]:
+        """The same as a press of ``claim`` by the player to move."""
+        return self.press("claim", now_ms)
+
+    def set_ballot(self, number: int | None, now_ms: int) -> list[Event]:
+        """Play ACF ballot ``number`` (None: no ballot) in this game and its pair.
+
+        Only before the first move of a game from the start position; raises
+        ``ValueError`` naming the problem otherwise.
+        """
+        if number is not None:
+            parse_ballot(number)
+        game = self.game
+        if game.ply != 0 or game.start != Position.start(game.rules) or self.tracker.setting_up is not None:
+            raise ValueError("a ballot is played from the start position before the first move")
+        self.box = BallotBox(number, False, self.settings.seed)
+        state = self.state
+        if state is None:
+            return []
+        state.ballot, state.ballot_moves = None, ()
+        state.record.ballot = None
+        self.tracker.expect(None)
+        return self._log(self._start_ballot(self.box.draw(), now_ms))
+
+    def set_style(self, style: str) -> None:
+        if style not in STYLES:
+            raise ValueError(f"referee style must be strict or record, got {style!r}")
+        self.style = style
+        if self.state is not None:
+            self.state.record.style = style
+            self.state.candidates.clear()
+
+    # -- what the board shows a person -----------------------------------------------------
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """Black's and White's names in the game in progress."""
+        if self.state is None:
+            return self.settings.black, self.settings.white
+        return self.state.black, self.state.white
+
+    def cautions(self, color: Color) -> int:
+        return self.state.cautions[color] if self.state is not None else 0
+
+    def clock_times(self, now_ms: int) -> dict[Color, int] | None:
+        """Each side's time left now, or None without a clock."""
+        if self.state is None or self.state.clock is None:
+            return None
+        return self.state.clock.snapshot(now_ms)
+
+    def side_text(self, color: Color, now_ms: int) -> str:
+        """``Ann  1:29:55  1 caution``: a player as the simulator's screen shows them."""
+        name = self.names[0 if color is BLACK else 1]
+        parts = [name]
+        times = self.clock_times(now_ms)
+        if times is not None:
+            parts.append(clock_text(times[color]))
+        n = self.cautions(color)
+        if n:
+            parts.append(f"{n} caution")
+        return "  ".join(parts)
+
+    def pdn(self) -> str:
+        """The game in progress as PDN, with the referee's notes."""
+        if self.state is None:
+            return ""
+        return self.state.record.pdn(self.state.game)
+
+    # -- the flag --------------------------------------------------------------------------
+
+    def _flag_due(self) -> int | None:
+        state = self.state
+        if state is None or state.clock is None or state.over or self.game.is_over:
+            return None
+        return state.clock.flag_due()
+
+    def _advance(self, now: int) -> list[Event]:
+        """The tracker's timers up to ``now``, the flag falling in its place in time."""
+        out, self._pending = self._pending, []
+        for _ in range(4):
+            flag = self._flag_due()
+            if flag is None or flag > now:
+                break
+            # Moves accepted before the flag fell count; one accepted at it is too late.
+            out += self._process(self.tracker.tick(flag - 1), flag - 1)
+            if self._flag_due() == flag:
+                out += self._flag(flag)
+                break
+        out += self._process(self.tracker.tick(now), now)
+        return out
+
+    def _flag(self, t: int) -> list[Event]:
+        state = self.state
+        assert state is not None and state.clock is not None
+        side = state.clock.running
+        assert side is not None
+        state.record.note(self.game.ply, f"{_side(side)}'s flag fell: {_side(side.opponent)} wins on time")
+        return [Flag(t, _side(side))] + self._declare(win_for(side.opponent), "time", t)
+
+    # -- events from the tracker -----------------------------------------------------------
+
+    def _process(self, events: Iterable[Event], now: int) -> list[Event]:
+        out: list[Event] = []
+        for event in events:
+            if isinstance(event, BoardWarning):
+                event = self._sanitize(event)
+                out.append(event)
+                out += self._on_warning(event)
+            elif isinstance(event, MoveMade):
+                out.append(event)
+                out += self._on_move(event)
+            elif isinstance(event, GameOver):
+                out.append(event)
+                out += self._on_over(event)
+            elif isinstance(event, NewGame):
+                out.append(event)
+                out += self._begin(event.t)
+            else:
+                out.append(event)
+        return out
+
+    def _sanitize(self, warning: BoardWarning) -> BoardWarning:
+        """A forced-capture warning names only the piece lifted, not the ones that can jump."""
+        if warning.code != "forced-capture":
+            return warning
+        square = self.tracker.touched
+        if square is None:
+            return replace(warning, squares=(), message="a capture is compulsory; put the piece back")
+        name = piece_name(self.game.position, square)
+        return replace(
+            warning,
+            squares=(square,),
+            message=f"a capture is compulsory: the {name} on {square} cannot capture; put it back",
+        )
+
+    def _judging(self) -> bool:
+        """Whether offences count now: a game under way, not a balloted move to make."""
+        tracker = self.tracker
+        return (
+            self.state is not None
+            and not self.state.over
+            and not self.game.is_over
+            and tracker.setting_up is None
+            and tracker.expected is None
+        )
+
+    def _on_warning(self, warning: BoardWarning) -> list[Event]:
+        if not self._judging():
+            return []
+        tracker = self.tracker
+        position = self.game.position
+        rules = self.game.rules
+        if warning.code in ("unplayable-piece", "forced-capture"):
+            return self._offence(Offence(position.turn, warning.code, warning.message), warning.t)
+        if warning.code == "illegal-move":
+            move = read_move(position, tracker.board, rules)
+            if move is None or (move.start, move.end) != tuple(warning.squares[:2]):
+                move = Move(tuple(warning.squares[:2]))
+            return self._offence(classify(position, move, rules, tracker.touched), warning.t)
+        if warning.code == "out-of-sync":
+            moved = read_out_of_turn(position, tracker.board)
+            if moved is None:
+                return []
+            offender = position.turn.opponent
+            last = self.game.moves[-1] if self.game.moves else None
+            before = self.game.positions[-2] if len(self.game.positions) > 1 else None
+            if last is not None and before is not None and moved.start == last.end and before.crowns(last, rules):
+                message = f"the man crowned on {last.end} moved on to {moved.end}; crowning ended the move"
+                return self._offence(Offence(offender, "continued-after-crown", message), warning.t)
+            name = piece_name(position, moved.start)
+            message = f"{_side(offender)} moved the {name} on {moved.start} to {moved.end}, but {_side(position.turn)} is to move"
+            return self._offence(Offence(offender, "out-of-turn", message), warning.t)
+        return []
+
+    def _on_move(self, event: MoveMade, clock_at: int | None = None) -> list[Event]:
+        state = self.state
+        if state is None:
+            return []
+        out: list[Event] = []
+        game = self.game
+        side = _color(event.side)
+        state.episode = None
+        state.candidates.clear()
+        state.objected = False
+        state.offer = None  # a move declines a standing offer
+        if state.clock is not None:
+            left = state.clock.move_made(side, clock_at if clock_at is not None else event.t)
+            state.record.clocks[event.ply] = left
+            if not game.is_over:
+                out.append(self._clock_report(event.t))
+        if not game.is_over:
+            self._expect_ballot()
+            reason = game.draw_claim()
+            if reason is not None and reason != state.claimable:
+                out.append(DrawClaimable(event.t, reason, _side(game.turn)))
+            state.claimable = reason
+        self._save()
+        return out
+
+    def _on_over(self, event: GameOver) -> list[Event]:
+        state = self.state
+        if state is None or state.over:
+            return []
+        state.over = True
+        state.record.reason = event.reason
+        out: list[Event] = []
+        if state.clock is not None:
+            state.clock.stop(event.t)
+            out.append(self._clock_report(event.t))
+        if event.reason == "resign":
+            loser = WHITE if event.result == "1-0" else BLACK
+            state.record.note(self.game.ply, f"{_side(loser)} resigns")
+        elif event.reason == "no-moves":
+            state.record.note(self.game.ply, f"{_side(self.game.turn)} has no legal move")
+        self._save()
+        return out
+
+    def _clock_report(self, t: int) -> ClockReport:
+        state = self.state
+        assert state is not None and state.clock is not None
+        times = state.clock.snapshot(t)
+        running = state.clock.running
+        return ClockReport(t, times[BLACK], times[WHITE], _side(running) if running is not None else "")
+
+    # -- a game begins ---------------------------------------------------------------------
+
+    def _begin(self, now: int, *, resumed: bool = False) -> list[Event]:
+        previous = self.state
+        if previous is not None and not previous.over and previous.game.moves and not resumed:
+            previous.record.note(previous.game.ply, "game abandoned: a new game was set up")
+            previous.over = True
+            self._save(previous)
+        self.games += 1
+        k = self.games
+        first, second = self.settings.black, self.settings.white
+        black, white = (first, second) if k % 2 else (second, first)
+        started = self.wall()
+        s = self.settings
+        round_tag = f"{s.round}.{k}" if s.round not in ("", "?") else "?"
+        record = TournamentRecord(
+            event=s.event,
+            site=s.site,
+            date=started.strftime("%Y.%m.%d"),
+            round=round_tag,
+            black=black,
+            white=white,
+            time_control=s.clock,
+            style=self.style,
+        )
+        game = self.game
+        self.state = _GameState(k, game, black, white, record, f"{started:%Y%m%d-%H%M%S}-{k}")
+        out: list[Event] = []
+        if s.clock is not None:
+            self.state.clock = GameClock(s.clock)
+            if not game.is_over:
+                self.state.clock.start(game.turn, now)
+            out.append(self._clock_report(now))
+        if resumed:
+            record.note(game.ply, "game resumed")
+        elif self.box.active:
+            if game.ply != 0 or game.start != Position.start(game.rules):
+                record.note(0, "no ballot: the game does not begin from the start position")
+            else:
+                # The second game of a pair plays the first one's ballot, colours reversed.
+                chosen = self.box.drawn[-1] if k % 2 == 0 and self.box.drawn else self.box.draw()
+                out += self._start_ballot(chosen, now)
+        self._save()
+        return out
+
+    def _start_ballot(self, chosen: Ballot | None, now: int) -> list[Event]:
+        state = self.state
+        if chosen is None or state is None:
+            return []
+        try:
+            moves = tuple(chosen.play_moves(self.game.rules))
+        except ValueError as exc:
+            state.record.note(0, f"ballot {chosen.number} cannot be played under these rules: {exc}")
+            return []
+        state.ballot, state.ballot_moves = chosen, moves
+        state.record.ballot = chosen
+        label = f"ACF ballot {chosen.number}" + (f" ({chosen.name})" if chosen.name else "")
+        state.record.note(0, f"{label}: {' '.join(chosen.moves)}")
+        self._expect_ballot()
+        self._save()
+        return [BallotDrawn(now, chosen.number, tuple(chosen.moves), chosen.name)]
+
+    def _expect_ballot(self) -> None:
+        state = self.state
+        game = self.game
+        if state is None or not state.ballot_moves or game.is_over:
+            return
+        ply = game.ply
+        if ply < len(state.ballot_moves) and tuple(game.moves) == state.ballot_moves[:ply]:
+            self.tracker.expect(state.ballot_moves[ply])
+
+    # -- offences --------------------------------------------------------------------------
+
+    def _offence(self, offence: Offence, t: int, *, objection: bool = False) -> list[Event]:
+        """An illegal move: cautioned, or the game forfeited (strict style, or an objection)."""
+        state = self.state
+        if state is None:
+            return []
+        if self.style == "record" and not objection:
+            return []  # recorded by the warning; the opponent may object or answer
+        if state.episode is not None:
+            return []  # one episode, one offence
+        state.episode = offence.side
+        state.cautions[offence.side] += 1
+        count = state.cautions[offence.side]
+        ply = self.game.ply
+        side = _side(offence.side)
+        how = f"on {_side(offence.side.opponent)}'s objection, " if objection else ""
+        if count >= 2:
+            state.record.note(ply, f"{how}second illegal move by {side} ({offence.code}): {offence.message}; {side} forfeits (WCDF 1.25)")
+            return [Forfeit(t, side, offence.code, offence.message)] + self._declare(
+                win_for(offence.side.opponent), "forfeit", t
+            )
+        state.record.note(ply, f"{how}caution to {side}, illegal move ({offence.code}): {offence.message}; the move is taken back (WCDF 1.25)")
+        self._save()
+        return [Caution(t, side, count, offence.code, offence.message)]
+
+    def _declare(self, score: str, reason: str, t: int) -> list[Event]:
+        if self.tracker.expected is not None:
+            self.tracker.expect(None)  # a balloted move is no longer wanted
+        return self._process(self.tracker.declare(score, reason, t), t)
+
+    def _check(self, now: int) -> list[Event]:
+        """What the board's state says after an input: episodes ending, chains overdue,
+        and in record style illegal moves standing or answered."""
+        state = self.state
+        if state is None or not self._judging():
+            return []
+        tracker = self.tracker
+        if tracker.board_matches and tracker.reading.kind is Kind.IDLE:
+            state.episode = None
+            state.candidates.clear()
+            state.objected = False
+            return []
+        out: list[Event] = []
+        if (
+            self.style == "strict"
+            and tracker.overdue
+            and any(w.code == "continue-capture" for w in tracker.warnings)
+        ):
+            out += self._offence(self._unfinished(), now)
+        if self.style == "record" and not state.objected:
+            out += self._follow_record(now)
+        return out
+
+    def _unfinished(self) -> Offence:
+        position = self.game.position
+        move = read_move(position, self.tracker.board, self.game.rules)
+        if move is not None:
+            offence = classify(position, move, self.game.rules)
+            if offence.code == "unfinished-capture":
+                return offence
+        return Offence(position.turn, "unfinished-capture", "the chain of jumps was left unfinished")
+
+    # -- record style: objections and illegal moves that stand -------------------------------
+
+    def _follow_record(self, now: int) -> list[Event]:
+        state = self.state
+        assert state is not None
+        tracker = self.tracker
+        board = tracker.board
+        position = self.game.position
+        rules = self.game.rules
+        move = read_move(position, board, rules)
+        if move is not None and tracker.reading.kind is not Kind.COMPLETE:
+            if not state.candidates or state.candidates[-1].board != board:
+                state.candidates.append(_Candidate(board, move, now))
+            return []
+        # The opponent answering one of the boards the mover left: that move stands.
+        for cand in reversed(state.candidates):
+            after = position.apply(cand.move, rules)
+            table = TurnTable(after, rules)
+            if table.complete(board) or (table.in_progress(board) and board & ~after.occupied):
+                return self._condone(cand, now)
+        return []
+
+    def _objectable(self) -> bool:
+        state = self.state
+        if self.style != "record" or state is None or not state.candidates or not self._judging():
+            return False
+        tracker = self.tracker
+        return tracker.reading.kind is Kind.NONE or any(w.code == "continue-capture" for w in tracker.warnings)
+
+    def _condone(self, cand: _Candidate, now: int) -> list[Event]:
+        state = self.state
+        assert state is not None
+        game = self.game
+        position = game.position
+        rules = game.rules
+        side = position.turn
+        offence = classify(position, cand.move, rules, self.tracker.touched)
+        board = self.tracker.board
+        if cand.move in position.legal_moves(rules):
+            game.play(cand.move)  # legal, but with another piece than the one touched
+            text = cand.move.pdn()
+        else:
+            stand(game, cand.move)
+            text = cand.move.pdn()
+        ply = game.ply
+        state.record.note(
+            ply,
+            f"illegal move by {_side(side)} ({offence.code}): {offence.message};"
+            f" it stands, {_side(side.opponent)} answered without objection (WCDF 1.26)",
+        )
+        moved = MoveMade(now, ply, _side(side), text, tuple(cand.move.path), tuple(cand.move.captures))
+        out: list[Event] = [moved, Condoned(now, _side(side), text, offence.code, offence.message, game.position.fen())]
+        # The clock switched when the board first showed the move settled, not now.
+        settle = self.tracker.settings.settle_ms
+        out += self._on_move(moved, clock_at=min(now, cand.t + settle))
+        # The tracker follows the game from the position on the board.
+        old = self.tracker
+        self._tracker = Tracker(game, old.settings, old.policy)
+        if game.result is not None:
+            out += self._process(self.tracker.declare(game.result.score, game.result.reason, now), now)
+        else:
+            out += self._process(self.tracker.update(board, now), now)
+        return out
+
+    # -- buttons ---------------------------------------------------------------------------
+
+    def _on_claim(self, now: int) -> list[Event]:
+        """``claim``: the player to move claims a draw, or (record style) objects."""
+        state = self.state
+        if state is None or not self._playing():
+            return []
+        if self._objectable():
+            cand = state.candidates[-1]
+            position = self.game.position
+            offence = classify(position, cand.move, self.game.rules, self.tracker.touched)
+            state.candidates.clear()
+            state.objected = True
+            return self._offence(offence, now, objection=True)
+        game = self.game
+        side = game.turn
+        reason = game.draw_claim()
+        ply = game.ply
+        if reason is not None:
+            words = "repetition" if reason == "repetition" else "the forty-move rule"
+            message = f"{_side(side)} claims a draw by {words}: the claim is valid (WCDF 1.32)"
+            state.record.note(ply, message)
+            return [Claim(now, True, reason, _side(side), message)] + self._declare(DRAW, reason, now)
+        quiet = game.quiet_plies
+        message = (
+            f"{_side(side)} claims a draw: invalid, no move of {_side(side)}'s makes a position stand a"
+            f" third time, and {quiet} of the {FORTY_MOVES_PLIES} plies the forty-move rule needs were"
+            " played without a man moving or a capture; play goes on"
+        )
+        state.record.note(ply, message)
+        self._save()
+        return [Claim(now, False, "none", _side(side), message)]
+
+    def _on_draw(self, now: int) -> list[Event]:
+        """``draw``: the first press offers a draw, the opponent's press agrees to it."""
+        state = self.state
+        if state is None or not self._playing():
+            return []
+        ply = self.game.ply
+        if state.offer is not None:
+            state.record.note(ply, "draw agreed (WCDF 1.32)")
+            return self._declare(DRAW, "agreement", now)
+        state.offer = ply
+        state.record.note(ply, "draw offered")
+        self._save()
+        return [DrawOffer(now, ply)]
+
+    def _playing(self) -> bool:
+        return not self.game.is_over and self.tracker.setting_up is None
+
+    # -- the record --------------------------------------------------------------------------
+
+    def _save(self, state: _GameState | None = None) -> None:
+        state = state or self.state
+        if state is None or self.files is None:
+            return
+        try:
+            text = state.record.pdn(state.game)
+            self.files.write(state.name if state.game.moves or state.over else None, text)
+        except (RecordError, ValueError) as exc:
+            self._trouble(str(exc))
+
+    def _log(self, events: list[Event]) -> list[Event]:
+        if self.files is not None and events:
+            extra = {"time": self.wall().isoformat(timespec="milliseconds"), "game": self.state.number if self.state else 0}
+            for event in events:
+                try:
+                    self.files.log(event, extra)
+                except RecordError as exc:
+                    self._trouble(str(exc))
+                    break
+        return events
+
+    def _trouble(self, message: str) -> None:
+        # The game goes on whatever happens to the files; say it once per problem.
+        if message != self._record_trouble:
+            self._record_trouble = message
+            log.error("referee record: %s", message)

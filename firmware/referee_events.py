@@ -1,0 +1,138 @@
+"""What the referee reports, besides the tracker's moves and warnings (see ``docs/referee.md``).
+
+Each kind is one more :class:`~firmware.events.Event` subclass, so ``crownhead replay``,
+the host link and the arbiter log print them like every other event:
+
+>>> Caution(1330, "black", 1, "touch-move", "the man on 9 was touched first").to_json()
+{'t': 1330, 'event': 'caution', 'side': 'black', 'count': 1, 'code': 'touch-move', 'message': 'the man on 9 was touched first'}
+>>> from firmware.events import event_from_json
+>>> event_from_json({"t": 0, "event": "flag", "side": "white"})
+Flag(t=0, side='white')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from firmware.events import Event
+
+__all__ = [
+    "OFFENCE_CODES",
+    "Caution",
+    "Forfeit",
+    "DrawClaimable",
+    "Claim",
+    "DrawOffer",
+    "BallotDrawn",
+    "Flag",
+    "ClockReport",
+    "Condoned",
+]
+
+#: The kinds of illegal move the referee tells apart (WCDF 1.23, 1.25), in ``code`` fields.
+OFFENCE_CODES: tuple[str, ...] = (
+    "touch-move",  #: a move with another piece than the one touched first
+    "unplayable-piece",  #: a piece with no legal move was lifted
+    "forced-capture",  #: a plain move, or a lifted piece that cannot jump, while a jump is on
+    "unfinished-capture",  #: a chain of jumps left unfinished
+    "continued-after-crown",  #: a man crowned by a jump jumped on
+    "backward-man",  #: a man moved backward
+    "out-of-turn",  #: a piece of the side not to move was moved
+    "wrong-move",  #: any other move no rule allows
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Caution(Event):
+    """A first illegal move in the game (WCDF 1.25): ``side`` is cautioned; the move is taken back."""
+
+    kind: ClassVar[str] = "caution"
+    side: str
+    count: int
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit(Event):
+    """A second illegal move in the game: ``side`` forfeits it (a ``game-over`` follows)."""
+
+    kind: ClassVar[str] = "forfeit"
+    side: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawClaimable(Event):
+    """From this ply on ``side`` (to move) may claim a draw for ``reason`` (WCDF 1.32)."""
+
+    kind: ClassVar[str] = "draw-claimable"
+    reason: str
+    side: str
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(Event):
+    """``side`` claimed a draw. A valid claim ends the game (a ``game-over`` follows);
+    an invalid one is reported and play goes on. ``reason`` is ``repetition`` or
+    ``forty-moves`` for a valid claim, ``none`` for an invalid one.
+    """
+
+    kind: ClassVar[str] = "claim"
+    valid: bool
+    reason: str
+    side: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawOffer(Event):
+    """The ``draw`` button offered a draw: a second press before the next move agrees it."""
+
+    kind: ClassVar[str] = "draw-offer"
+    ply: int
+
+
+@dataclass(frozen=True, slots=True)
+class BallotDrawn(Event):
+    """The opening ballot of this game: ACF ``number``, its three ``moves`` (to be made first)."""
+
+    kind: ClassVar[str] = "ballot"
+    number: int
+    moves: tuple[str, ...]
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Flag(Event):
+    """``side``'s time ran out (a ``game-over`` with reason ``time`` follows)."""
+
+    kind: ClassVar[str] = "flag"
+    side: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClockReport(Event):
+    """Both sides' time left in milliseconds; ``running`` is the side whose clock runs ("" if none)."""
+
+    kind: ClassVar[str] = "clock"
+    black: int
+    white: int
+    running: str
+
+
+@dataclass(frozen=True, slots=True)
+class Condoned(Event):
+    """Record style: ``side``'s illegal ``move`` stands, the opponent answered it (WCDF 1.26).
+
+    The game goes on from the position on the board; ``fen`` is that position.
+    """
+
+    kind: ClassVar[str] = "condoned"
+    side: str
+    move: str
+    code: str
+    message: str
+    fen: str

@@ -1,0 +1,453 @@
+"""A host computer and a board over a real serial line (a pty pair, pyserial at both ends).
+
+Every command, every error, a whole game relayed move by move, a host playing one side,
+the cable pulled mid-game, a flood, a host that stops reading.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.link_protocol import ERROR_CODES, MAX_LINE
+from rules import Game, Move, Position
+from rules.pdn import read_game
+from test_link_rig import Board, Host, NullModem
+
+START = Position.start().fen()
+
+
+def random_game(seed: int) -> list[Move]:
+    """A complete game of random legal moves (seed 2: 97 plies, crownings, multi-jumps)."""
+    rng = random.Random(seed)
+    game = Game()
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return list(game.moves)
+
+
+class Rig:
+    def __init__(self, tmp_path: Path, **board: Any) -> None:
+        self.cable = NullModem(tmp_path)
+        self.host = Host(self.cable.b)  # the host's port is open before the board speaks
+        self.board = Board(self.cable.a, tmp_path / "state", **board)
+        self.host.boards.append(self.board)
+        self.hello = self.host.event("hello")
+
+    def close(self) -> None:
+        self.board.close()
+        self.host.close()
+        self.cable.close()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    r = Rig(tmp_path)
+    yield r
+    r.close()
+
+
+def snapshot(board: Board) -> tuple[Any, ...]:
+    """Everything a command could change."""
+    app = board.app
+    game = app.game
+    return (
+        game.position.fen(), game.ply, tuple(game.moves), game.result, game.start.fen(),
+        app.tracker.expected, app.tracker.setting_up, app.tracker.mode, app.policy.settings.hints,
+        app.players[game.turn].name, app.record.black if app.record else None, board.link.game_id,
+        dict(board.link._host_moves), board.link._ballot,
+    )
+
+
+# -- greeting and commands -------------------------------------------------------------------
+
+
+def test_the_board_greets_with_its_version_configuration_and_state(rig: Rig) -> None:
+    hello = rig.hello
+    assert hello["cause"] == "connect" and hello["protocol"] == 1 and hello["version"]
+    assert {k: hello[k] for k in ("plays", "mode", "hints", "control", "variant", "max_line")} == {
+        "plays": "both", "mode": "play", "hints": True, "control": True, "variant": "english", "max_line": MAX_LINE,
+    }
+    state = hello["state"]
+    assert (state["fen"], state["start"], state["ply"], state["turn"], state["last"]) == (START, START, 0, "black", None)
+    assert state["game"] == str(rig.board.link.game_id) and rig.board.link.game_id.serial == 1
+
+
+def test_every_command_gets_one_reply(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    reply = host.request("hello")
+    assert reply["cmd"] == "hello" and reply["ok"] and reply["state"]["ply"] == 0
+    assert host.request("fen") == {"t": 0, "event": "reply", "cmd": "fen", "ok": True, "fen": START,
+                                   "ply": 0, "turn": "black", "setup": None}
+    assert host.request("moves")["moves"] == ["9-13", "10-14", "11-15", "12-16", "9-14", "10-15", "11-16"]
+    assert len(host.request("help")["commands"]) == 12
+
+    reply = host.request("names Zoë Brook;Łukasz")
+    assert (reply["black"], reply["white"], reply["saved"]) == ("Zoë Brook", "Łukasz", True)
+    assert board.app.players[board.game.turn].name == "Zoë Brook"
+    assert json.loads(board.store.current_path.read_text(encoding="utf-8"))["black"] == "Zoë Brook"
+
+    assert host.request("hint off") == {"t": 0, "event": "reply", "cmd": "hint", "ok": True, "hints": False, "shown": False}
+    assert not board.app.policy.hints_shown
+    host.request("hint on")
+    assert host.request("mode referee")["mode"] == "referee"
+    assert board.app.tracker.mode == "referee" and board.app.policy.referee
+    host.request("mode play")
+    assert board.app.tracker.mode == "play" and not board.app.policy.referee
+
+    # ballot: its three moves are shown one after the other for the players to make.
+    reply = host.request("ballot 5")
+    assert (reply["number"], reply["name"], reply["moves"]) == (5, "Dreaded Edinburgh", ["9-13", "22-18", "6-9"])
+    for text in reply["moves"]:
+        host.pump()
+        assert board.app.tracker.expected.pdn() == text
+        board.follow()
+        assert host.event("move")["move"] == text
+    host.pump()
+    assert board.app.tracker.expected is None
+
+    # play: shown on the LEDs, made by the board's hands, reported as a move.
+    reply = host.request("play 24-19")
+    assert reply == {"t": reply["t"], "event": "reply", "cmd": "play", "ok": True, "ply": 4, "side": "white",
+                     "move": "24-19", "path": [24, 19], "captures": []}
+    roles = board.app.tracker.roles
+    assert (roles[24], roles[19]) == ("move-from", "move-to")
+    board.follow()
+    assert host.event("move") | {"t": 0} == {"t": 0, "event": "move", "ply": 4, "side": "white", "move": "24-19",
+                                            "path": [24, 19], "captures": []}
+
+    # pdn: the record so far, tags from the game record.
+    reply = host.request("pdn")
+    assert (reply["offset"], reply["next"], reply["ply"]) == (0, None, 4)
+    pdn = read_game(reply["pdn"])
+    assert [m.pdn() for m in pdn.game().moves] == ["9-13", "22-18", "6-9", "24-19"]
+    assert pdn.tag("Black") == "Zoë Brook"
+
+    # result: an arbiter's decision ends the game; the record is written.
+    reply = host.request("result 1/2-1/2 agreement")
+    assert (reply["result"], reply["reason"]) == ("1/2-1/2", "agreement")
+    assert host.event("game-over") | {"t": 0} == {"t": 0, "event": "game-over", "result": "1/2-1/2", "reason": "agreement"}
+    saved = host.event("game-saved")
+    assert Path(saved["path"]).is_file() and board.game.result.score == "1/2-1/2"
+
+    # new: with a FEN; the board guides the set-up, and the game starts when it stands.
+    reply = host.request("new W:WK10,22:B5,6")
+    assert (reply["fen"], reply["ready"]) == ("W:WK10,22:B5,6", False)
+    assert host.request("fen")["setup"] == "W:WK10,22:B5,6"
+    board.follow()
+    assert host.event("new-game")["fen"] == "W:WK10,22:B5,6"
+    state = host.event("state")
+    assert (state["cause"], state["fen"], state["ply"], state["turn"]) == ("new-game", "W:WK10,22:B5,6", 0, "white")
+    assert host.request("moves")["moves"] == ["10x1"]  # a capture is compulsory
+    reply = host.request("new")
+    assert reply["fen"] == START
+
+
+def test_pdn_of_a_long_game_comes_in_pieces_that_fit_a_line(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    moves = random_game(2)
+    for move in moves[:90]:
+        board.move(move.pdn(full=True), wait=400)
+    host.request("names " + "é" * 40 + ";" + "ß" * 40)
+    text, offset, pieces = "", 0, 0
+    while offset is not None:
+        reply = host.request(f"pdn {offset}")
+        assert reply["offset"] == offset and reply["ply"] == 90
+        text += reply["pdn"]
+        offset = reply["next"]
+        pieces += 1
+    assert pieces >= 2 and len(text) == reply["size"]
+    assert read_game(text).game().moves == moves[:90]
+    assert all(len(raw) + 1 <= MAX_LINE for raw in host.raw)
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+ERRORS: list[tuple[bytes, str]] = [
+    (b"x" * 3000 + b"\n", "too-long"),
+    (b"\xff\xfe\xfd\n", "bad-encoding"),
+    (b"fen\x00\n", "bad-encoding"),
+    (b"{not json\n", "bad-json"),
+    (b'{"no":"event"}\n', "bad-json"),
+    (b"launch missiles\n", "unknown-command"),
+    (b"cat /etc/passwd\n", "unknown-command"),
+    (b"play\n", "bad-argument"),
+    (b"play 22-18 11-15\n", "bad-argument"),
+    (b"hint maybe\n", "bad-argument"),
+    (b"pdn 99999\n", "bad-argument"),
+    (b"new B:W99:B1\n", "bad-argument"),
+    (b"new ../../etc/passwd\n", "bad-argument"),
+    (b"ballot 999\n", "bad-argument"),
+    (b"ballot 3\n", "bad-argument"),  # barred: never played
+    (b"names ;\n", "bad-argument"),
+    (b"result 3-0 time\n", "bad-argument"),
+    (b"play 22-18\n", "illegal-move"),
+    (b"play 11-18\n", "illegal-move"),
+    (b"PLAY 9-14\r\n", None),  # a good command among the bad, upper case and CRLF: accepted
+]
+
+
+def test_every_error_gets_one_error_reply_and_changes_nothing(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    host.settle()
+    for raw, code in ERRORS:
+        before = snapshot(board)
+        host.write(raw)
+        answer = host.wait_for(lambda d: d["event"] in ("reply", "error"), f"answer to {raw[:20]!r}")
+        if code is None:
+            assert answer["ok"]
+            continue
+        assert answer["event"] == "error" and answer["code"] == code, (raw[:40], answer)
+        assert answer["message"] and code in ERROR_CODES
+        assert snapshot(board) == before, raw[:40]
+    host.settle()
+    assert host.since("reply") == [] and host.since("error") == []  # one answer each, no more
+
+
+def test_errors_that_depend_on_the_game(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    # Two capture routes with the same ends: the move must name its landing squares.
+    host.request("new B:W6,7,14,15:B2")
+    board.follow()
+    host.event("new-game")
+    before = snapshot(board)
+    reply = host.request("play 2x18")
+    assert reply["code"] == "ambiguous-move" and "2x9x18" in reply["message"] and "2x11x18" in reply["message"]
+    assert snapshot(board) == before
+    assert host.request("play 2x11x18")["ok"]
+    board.follow()
+    host.event("move")
+    # After the first move: no ballot, no change of mode.
+    for line, code in [("ballot 5", "not-now"), ("mode referee", "not-now")]:
+        before = snapshot(board)
+        assert host.request(line)["code"] == code
+        assert snapshot(board) == before
+    # A game that is over takes no move and no second result.
+    host.request("result 0-1 resign")
+    host.event("game-over")
+    for line in ("play 6-9", "result 1-0 forfeit", "ballot 5"):
+        before = snapshot(board)
+        assert host.request(line)["code"] == "not-now"
+        assert snapshot(board) == before
+
+
+def test_a_failing_command_costs_one_internal_error_reply(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(now: int) -> dict[str, Any]:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(rig.board.link, "_cmd_moves", broken)
+    assert rig.host.request("moves")["code"] == "internal"
+    assert rig.host.request("fen")["ok"]
+
+
+def test_a_read_only_link_answers_questions_and_refuses_changes(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, control=False)
+    try:
+        assert rig.hello["control"] is False
+        for line in ("hello", "fen", "moves", "pdn", "help"):
+            assert rig.host.request(line)["ok"]
+        for line in ("play 11-15", "new", "hint off", "mode referee", "names a;b", "ballot 5", "result 1-0 time"):
+            before = snapshot(rig.board)
+            reply = rig.host.request(line)
+            assert reply["code"] == "read-only" and reply["cmd"] == line.split()[0]
+            assert snapshot(rig.board) == before
+    finally:
+        rig.close()
+
+
+def test_a_resuming_board_reports_the_saved_game_and_waits_for_its_pieces(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    for text in ("11-15", "23-19", "8-11"):
+        rig.board.move(text)
+    rig.close()
+    rig = Rig(tmp_path)  # the same state directory: the saved game is offered
+    try:
+        assert rig.board.app.resuming
+        state = rig.hello["state"]
+        assert state["ply"] == 3 and state["last"]["move"] == "8-11" and state["setup"] == state["fen"]
+        assert rig.host.request("fen")["ply"] == 3
+        assert read_game(rig.host.request("pdn")["pdn"]).game().ply == 3
+        for line in ("new", "play 22-18", "mode referee", "ballot 5"):
+            before = snapshot(rig.board)
+            assert rig.host.request(line)["code"] == "not-now"
+            assert snapshot(rig.board) == before
+        rig.board.follow()
+        assert rig.host.event("game-start")["resumed"] is True
+        assert rig.host.request("play 22-18")["ok"]
+    finally:
+        rig.close()
+
+
+# -- whole games -----------------------------------------------------------------------------
+
+
+def test_a_whole_game_is_relayed_move_by_move(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    moves = random_game(2)
+    replica = Game()
+    for move in moves:
+        board.move(move.pdn(full=True), wait=600)
+        event = host.event("move")
+        # The host rebuilds the game from the events alone.
+        assert event["ply"] == replica.ply + 1 and event["side"] == str(replica.turn)
+        played = Move(tuple(event["path"]), tuple(event["captures"]))
+        assert played == move
+        replica.play(played)
+    over = host.event("game-over")
+    assert (over["result"], over["reason"]) == (replica.result.score, replica.result.reason) == ("1-0", "no-moves")
+    crowns = [e for e in host.lines if e["event"] == "crown"]
+    assert len(crowns) == 8
+    assert not [e for e in host.lines if e["event"] == "warning"]
+    assert host.request("fen")["fen"] == replica.position.fen()
+    text, offset = "", 0
+    while offset is not None:
+        reply = host.request(f"pdn {offset}")
+        text, offset = text + reply["pdn"], reply["next"]
+    record = read_game(text)
+    assert record.game().moves == moves and record.tag("Result") == "1-0"
+
+
+def test_the_host_plays_white_and_the_board_shows_each_move(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, plays="black")
+    host, board = rig.host, rig.board
+    try:
+        assert rig.hello["plays"] == "black"
+        moves = random_game(8)
+        for move in moves:
+            if board.game.turn.name == "BLACK":
+                before = snapshot(board)
+                reply = host.request(f"play {move.pdn(full=True)}")
+                assert reply["code"] == "wrong-side"  # Black is played at the board
+                assert snapshot(board) == before
+                board.move(move.pdn(full=True), wait=600)
+            else:
+                assert board.app.tracker.expected is None
+                reply = host.request(f"play {move.pdn(full=True)}")
+                assert reply["ok"] and reply["path"] == list(move.path)
+                assert board.app.tracker.expected == move
+                board.follow(wait=600)
+            assert host.event("move")["path"] == list(move.path)
+        assert host.event("game-over")["result"] == "0-1"
+        assert board.game.moves == moves
+    finally:
+        rig.close()
+
+
+def test_a_move_made_at_the_board_for_the_hosts_side_is_taken_back(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, plays="black")
+    host, board = rig.host, rig.board
+    try:
+        board.move("11-15")
+        host.event("move")
+        board.move("23-19")  # White's move, but White is played by the host
+        assert host.event("move")["move"] == "23-19"
+        host.pump()
+        taken = host.event("takeback")
+        assert taken["ply"] == 2
+        assert "link" in host.event("notice")["message"]
+        assert board.game.ply == 1
+        board.follow()  # the hands put the piece back where the lights say
+        assert host.request("play 22-18")["ok"]
+        board.follow()
+        assert host.event("move")["move"] == "22-18"
+    finally:
+        rig.close()
+
+
+# -- the cable -------------------------------------------------------------------------------
+
+
+def test_the_link_drops_and_comes_back_mid_game(rig: Rig) -> None:
+    host, board, cable = rig.host, rig.board, rig.cable
+    for text in ("11-15", "23-19"):
+        board.move(text)
+        host.event("move")
+    host.write(b"fe")  # half a line when the cable goes
+    cable.unplug()
+    board.move("8-11")  # made while nobody hears it
+    board.move("22-17")
+    assert board.transport.drops == 1 and not board.transport.connected
+    cable.replug()
+    host.reopen()
+    board.run_for(600)  # the board retries every reconnect_ms (500) of its clock
+    hello = host.event("hello")
+    assert hello["cause"] == "connect" and board.transport.connects == 2
+    state = hello["state"]
+    assert (state["ply"], state["fen"], state["last"]["move"]) == (4, board.game.position.fen(), "22-17")
+    # The half line from before the drop was not glued to what follows.
+    host.write(b"n\n")
+    assert host.wait_for(lambda d: d["event"] == "error", "error")["code"] == "unknown-command"
+    assert host.request("fen")["ply"] == 4
+    board.move("9-13")
+    assert host.event("move")["ply"] == 5
+
+
+def test_a_flood_of_lines_does_not_stall_the_board(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    host.settle()
+    flood = b"".join(b"fen\n" if i % 3 else b"garbage %d\n" % i for i in range(3000))
+    host.write(flood)
+    # The board keeps playing with its timing while the flood is being answered.
+    board.app.act_text("11-15")
+    handled_per_step = []
+    last = board.link.commands + board.link.errors
+    while board.link.commands + board.link.errors < 3000:
+        board.step()
+        host.pump(step=False)
+        now = board.link.commands + board.link.errors
+        handled_per_step.append(now - last)
+        last = now
+        if board.clock.now_ms() < 2000:
+            board.clock.advance(10)
+    assert max(handled_per_step) <= board.link.lines_per_step
+    board.run_for(1000)
+    host.settle()
+    moves = [e for e in host.lines if e["event"] == "move"]
+    # Accepted settle_ms (300) after the hands stopped, exactly as without a flood.
+    assert [(e["t"], e["move"]) for e in moves] == [(330, "11-15")]
+    answers = [e for e in host.lines if e["event"] in ("reply", "error")]
+    assert len(answers) == 3000
+    assert sum(e["event"] == "error" for e in answers) == 1000
+
+
+def test_a_host_that_stops_reading_gets_the_state_again_after_an_overrun(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    host.settle()
+    # Replies pile up in the cable, then in the board's queue, while the host reads nothing.
+    host.write(b"help\n" * 300)
+    for _ in range(5000):
+        board.step()
+        if board.transport.overruns:
+            break
+    assert board.transport.overruns >= 1
+    for _ in range(3):
+        host.settle()
+    kinds = [e["event"] for e in host.lines]
+    assert "overrun" in kinds
+    hello = host.lines[kinds.index("overrun") + 1]
+    assert hello["event"] == "hello" and hello["cause"] == "overrun"
+    assert host.request("fen")["ok"]  # and the link goes on
+
+
+def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    try:
+        host, board = rig.host, rig.board
+        host.request("names " + "😀" * 40 + ";" + "😀" * 40)
+        host.request("new W:WK1,K2,K3,K4,K5,K6,K7,K8,K9,K10,K11,K12:BK21,K22,K23,K24,K25,K26,K27,K28,K29,K30,K31,K32")
+        board.follow()
+        host.event("new-game")
+        for line in ("hello", "fen", "moves", "help", "pdn"):
+            assert host.request(line)["ok"]
+        board.move("12-16")
+        host.settle()
+        assert max(len(raw) + 1 for raw in host.raw) <= MAX_LINE
+        assert all(json.loads(raw) for raw in host.raw)
+    finally:
+        rig.close()

@@ -1,0 +1,517 @@
+"""Variants on the board: the tracker, the LED hints and huffing under every rule option.
+
+* Random games of every variant (English with each house rule, giveaway, Russian, pool)
+  made by messy human hands (:func:`firmware.hands.human_actions`) are read back exactly
+  by the tracker, with no warning; under huffing the games include missed jumps that
+  are huffed (the piece lifted off), forced (the ``force`` button and the piece moved
+  back) or let stand.
+* Hand-made positions check the LED roles of flying kings: targets along a whole
+  diagonal, captures at a distance with every landing square, the forced landing square,
+  ``must-capture`` when a piece that cannot capture is lifted.
+* Huffing scenarios with the exact events.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from firmware.commands.replay import parse_script, replay
+from firmware.events import BoardWarning, Event, Final, MoveMade
+from firmware.hands import Action, HumanStyle, human_actions
+from firmware.huffing import HUFF_ROLE
+from firmware.tracker import HINT_ROLES, ROLES, Kind, Tracker, visible_roles
+from rules import Game, Move, Position, Rules
+from rules.game import Huff, JumpForced
+from rules.settings import Crowning
+from rules.squares import bit, parse_square
+from rules.variants import GIVEAWAY, POOL, RUSSIAN
+
+HUFFING = Rules(huffing=True)
+
+#: Every variant and house rule the board plays, by a readable name.
+VARIANT_RULES: dict[str, Rules] = {
+    "men-capture-backward": Rules(men_capture_backward=True),
+    "captures-optional": Rules(captures_compulsory=False),
+    "keep-jumping-after-crowning": Rules(crowning=Crowning.CONTINUES_AS_KING),
+    "kings-capture-first": Rules(kings_capture_first=True),
+    "huffing": HUFFING,
+    "giveaway": GIVEAWAY,
+    "russian": RUSSIAN,
+    "pool": POOL,
+    "pool-huffing": POOL.with_options(huffing=True),
+}
+
+
+def sq(name: str) -> int:
+    """A square by its a1-h8 name (Russian books), as our number."""
+    return parse_square(name)
+
+
+# -- random games ---------------------------------------------------------------------------
+
+
+def random_game(rules: Rules, seed: int, plies: int = 70) -> Game:
+    """A random game; under huffing each missed jump is huffed, forced or let stand.
+
+    Captures and king moves are preferred a little, so that games reach kings, long
+    flying-king moves and captures at a distance within the ply limit.
+    """
+    rng = random.Random(f"{rules.describe()}/{seed}")
+    game = Game(rules=rules)
+    while game.ply < plies and not game.is_over:
+        if game.missed_jump():
+            roll = rng.random()
+            if roll < 0.45:
+                game.huff(rng.choice(game.huffable()))
+                continue
+            if roll < 0.75:
+                game.force_jump()
+                continue
+        moves = game.legal_moves()
+        if not moves:
+            break
+        kings = game.position.kings
+        weighted = [m for m in moves for _ in range(3 if m.is_capture or kings & bit(m.start) else 1)]
+        game.play(rng.choice(weighted))
+    return game
+
+
+def wait(ms: int) -> Action:
+    return Action("wait", ms)
+
+
+def script_for(game: Game, seed: int, style: HumanStyle = HumanStyle()) -> list[Action]:
+    """The hand actions that play ``game``'s history on the board."""
+    rng = random.Random(seed)
+    rules = game.rules
+    board = Game(game.start, rules)
+    actions: list[Action] = []
+    for entry in game.history:
+        if actions:
+            actions.append(wait(rng.randint(300, 2500)))
+        if isinstance(entry, Huff):
+            actions.append(Action("lift", entry.square))
+            board.huff(entry.square)
+        elif isinstance(entry, JumpForced):
+            missed = entry.missed
+            # The button, then the piece goes back faster than settle_ms (no warning).
+            actions += [Action("press", "force"), wait(rng.randint(50, 250)),
+                        Action("lift", missed.end), wait(rng.randint(40, 200)),
+                        Action("place", missed.start)]
+            board.force_jump()
+        else:
+            crowns = board.position.crowns(entry, rules)
+            actions += human_actions(entry, rng, style, crowns)
+            board.play(entry)
+    return actions
+
+
+def expected_events(game: Game) -> list[tuple[object, ...]]:
+    """What the board should report for ``game``'s history, event by event."""
+    rules = game.rules
+    board = Game(game.start, rules)
+    out: list[tuple[object, ...]] = []
+    for entry in game.history:
+        if isinstance(entry, Huff):
+            board.huff(entry.square)
+            out.append(("huff", board.ply, str(board.turn), entry.square))
+        elif isinstance(entry, JumpForced):
+            ply = board.ply
+            board.force_jump()
+            out.append(("force-jump", ply, str(board.turn), entry.missed.pdn()))
+        else:
+            crowns = board.position.crowns(entry, rules)
+            side = str(board.turn)
+            board.play(entry)
+            out.append(("move", board.ply, side))
+            if crowns:
+                out.append(("crown", entry.end))
+            if board.missed_jump():
+                out.append(("missed-jump", board.ply, side, tuple(board.huffable())))
+    if board.result is not None:
+        out.append(("game-over", board.result.score, board.result.reason))
+    return out
+
+
+def summary(event: Event) -> tuple[object, ...]:
+    data = event.to_json()
+    kind = data["event"]
+    if kind == "move":
+        return (kind, data["ply"], data["side"])
+    if kind == "crown":
+        return (kind, data["square"])
+    if kind == "missed-jump":
+        return (kind, data["ply"], data["side"], tuple(data["squares"]))
+    if kind == "huff":
+        return (kind, data["ply"], data["side"], data["square"])
+    if kind == "force-jump":
+        return (kind, data["ply"], data["side"], data["move"])
+    if kind == "game-over":
+        return (kind, data["result"], data["reason"])
+    return (kind,)
+
+
+def check_random_game(name: str, seed: int) -> Game:
+    rules = VARIANT_RULES[name]
+    game = random_game(rules, seed)
+    actions = script_for(game, seed)
+    events = replay(actions, game.start, rules, lights=True)
+    where = f"{name}, seed {seed}"
+    warnings = [e.to_json() for e in events if isinstance(e, BoardWarning)]
+    assert warnings == [], f"{where}: clean play raised {warnings[:3]}"
+    told = [summary(e) for e in events if e.kind not in ("lights", "final")]
+    assert told == expected_events(game), where
+    # Routes with the same result may be told apart only by the landings touched: the
+    # positions are what must agree, entry by entry.
+    read = Game(game.start, rules)
+    for e in events:
+        if isinstance(e, MoveMade):
+            move = Move(tuple(e.path), tuple(e.captures))
+            assert move in read.legal_moves(), f"{where}: {move} is not legal"
+            read.play(move)
+        elif e.kind == "huff":
+            read.huff(e.square)  # type: ignore[attr-defined]
+        elif e.kind == "force-jump":
+            read.force_jump()
+        if e.kind in ("move", "huff", "force-jump"):
+            assert read.position == replayed(game, len(read.history)).position, where
+    for e in events:
+        if e.kind == "lights":
+            assert set(dict(e.roles).values()) <= set(ROLES), where  # type: ignore[attr-defined]
+    final = events[-1]
+    assert isinstance(final, Final)
+    assert (final.fen, final.plies) == (game.position.fen(), game.ply), where
+    return game
+
+
+def replayed(game: Game, entries: int) -> Game:
+    """``game`` after the first ``entries`` entries of its history."""
+    out = Game(game.start, game.rules)
+    for entry in game.history[:entries]:
+        if isinstance(entry, Huff):
+            out.huff(entry.square)
+        elif isinstance(entry, JumpForced):
+            out.force_jump()
+        else:
+            out.play(entry)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(VARIANT_RULES))
+def test_random_games_of_every_variant_are_read_back_exactly(name: str) -> None:
+    for seed in (1, 2):
+        check_random_game(name, seed)
+
+
+def test_the_random_games_cover_what_they_should() -> None:
+    """The random games above do reach flying kings' long moves, huffs and forced jumps."""
+    long_king_moves = 0
+    for name in ("russian", "pool"):
+        for seed in (1, 2):
+            game = random_game(VARIANT_RULES[name], seed)
+            for before, move in zip(game.positions, game.moves):
+                king = before.kings & bit(move.start)
+                far = any(abs(a - b) > 5 for a, b in zip(move.path, move.path[1:]))
+                long_king_moves += bool(king and far)
+    assert long_king_moves >= 5
+    huffs = forces = stands = 0
+    for name in ("huffing", "pool-huffing"):
+        for seed in (1, 2):
+            game = random_game(VARIANT_RULES[name], seed)
+            history = game.history
+            for i, entry in enumerate(history):
+                if isinstance(entry, Huff):
+                    huffs += 1
+                elif isinstance(entry, JumpForced):
+                    forces += 1
+            replayed = Game(game.start, game.rules)
+            for i, entry in enumerate(history):
+                if isinstance(entry, Move) and replayed.missed_jump():
+                    stands += 1
+                if isinstance(entry, Huff):
+                    replayed.huff(entry.square)
+                elif isinstance(entry, JumpForced):
+                    replayed.force_jump()
+                else:
+                    replayed.play(entry)
+    assert huffs >= 3 and forces >= 3 and stands >= 3, (huffs, forces, stands)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(VARIANT_RULES))
+def test_many_random_games_of_every_variant(name: str) -> None:
+    for seed in range(3, 23):
+        check_random_game(name, seed)
+
+
+# -- flying kings: the LED hints -------------------------------------------------------------
+
+
+def lifted(tracker: Tracker, square: int, t: int = 1000) -> dict[int, str]:
+    tracker.update(tracker.board & ~bit(square), t)
+    return tracker.roles
+
+
+def test_a_lifted_flying_king_lights_its_whole_diagonals() -> None:
+    # White king on a1 (29), a black man on h8's corner far away: the king may go to any
+    # square of the long diagonal b2-g7 and to nothing else (a1 has one diagonal).
+    position = Position.from_fen("W:WK29:B4")
+    tracker = Tracker(Game(position, RUSSIAN))
+    roles = lifted(tracker, 29)
+    targets = sorted(s for s, r in roles.items() if r == "target")
+    assert targets == sorted(sq(n) for n in ("b2", "c3", "d4", "e5", "f6", "g7"))
+    assert roles[29] == "touched" and roles[4] == "king" or 4 not in roles
+    # English kings: one square only.
+    tracker = Tracker(Game(position, Rules()))
+    assert sorted(s for s, r in lifted(tracker, 29).items() if r == "target") == [sq("b2")]
+
+
+def test_a_king_in_the_centre_lights_four_diagonals_up_to_the_pieces() -> None:
+    # King on d4 (18); an own man on f6 (11) blocks one ray, a black man on b6 (9)
+    # with c7 behind it occupied blocks another ray; the rest run to the edges.
+    position = Position.from_fen("W:WK18,11:B9,6,1")
+    tracker = Tracker(Game(position, POOL))
+    roles = lifted(tracker, 18)
+    targets = {s for s, r in roles.items() if r == "target"}
+    expected = {sq(n) for n in ("e5", "c5", "c3", "b2", "a1", "e3", "f2", "g1")}
+    assert targets == expected
+
+
+def test_capture_at_a_distance_lights_the_piece_and_every_landing_square() -> None:
+    # White king on a1 must take the black man on e5 (15) from afar; it may land on f6,
+    # g7 or h8. The capture is compulsory: no quiet target is lit.
+    position = Position.from_fen("W:WK29:B15")
+    tracker = Tracker(Game(position, RUSSIAN))
+    roles = lifted(tracker, 29)
+    assert roles[15] == "capture"
+    assert sorted(s for s, r in roles.items() if r == "target") == sorted(
+        sq(n) for n in ("f6", "g7", "h8")
+    )
+    # Landing far away, then taking the man off: one move, the king crossed six squares.
+    board = tracker.board | bit(sq("h8"))
+    assert tracker.update(board, 1500) == []
+    assert tracker.roles[15] == "remove"
+    events = tracker.update(board & ~bit(15), 2000) + tracker.tick(2300)
+    assert [e.to_json() for e in events] == [
+        {"t": 2300, "event": "move", "ply": 1, "side": "white", "move": "29x4", "path": [29, 4],
+         "captures": [15]},
+        {"t": 2300, "event": "game-over", "result": "0-1", "reason": "no-moves"},
+    ]
+
+
+def test_the_landing_square_that_lets_the_king_jump_on_is_the_only_target() -> None:
+    # King a1 takes c3 (22): of the landings d4, e5, f6, g7 only e5 lets it jump on
+    # (over d6 = 10 to c7 = 6), so the chain must land there.
+    position = Position.from_fen("W:WK29:B22,10")
+    tracker = Tracker(Game(position, RUSSIAN))
+    roles = lifted(tracker, 29)
+    assert sorted(s for s, r in roles.items() if r == "target") == [sq("e5")]
+    assert {s for s, r in roles.items() if r == "capture"} == {22, 10}
+    # On e5: the next landings of the chain are lit as next-jump.
+    tracker.update(tracker.board | bit(sq("e5")), 1400)
+    roles = tracker.roles
+    assert roles[22] == "remove"
+    assert {s for s, r in roles.items() if r == "next-jump"} == {sq("c7"), sq("b8")}
+    events = tracker.update(tracker.board & ~bit(sq("e5")), 1800)
+    events += tracker.update(tracker.board | bit(sq("b8")), 2200)
+    events += tracker.update(tracker.board & ~bit(22) & ~bit(10), 2500) + tracker.tick(2800)
+    moves = [e.to_json() for e in events if isinstance(e, MoveMade)]
+    assert moves == [{"t": 2800, "event": "move", "ply": 1, "side": "white", "move": "29x1",
+                      "path": [29, 15, 1], "captures": [22, 10]}]
+
+
+def test_must_capture_lights_the_king_that_can_capture_from_afar() -> None:
+    # Russian: White's man on 26 cannot capture, the king on a1 can (the man on e5).
+    position = Position.from_fen("W:WK29,26:B15,2")
+    tracker = Tracker(Game(position, RUSSIAN))
+    events = tracker.update(tracker.board & ~bit(26), 1000)
+    assert [e.to_json()["code"] for e in events] == ["forced-capture"]
+    roles = tracker.roles
+    assert roles[29] == "must-capture" and roles[26] == "error"
+    assert "must-capture" in HINT_ROLES  # hidden with hints off, like every hint
+    assert visible_roles(roles, hints=False) == {26: "error"}
+
+
+def test_kings_capture_first_lights_the_king_not_the_man() -> None:
+    # A man on 22 could take 18 and a king on 30 could take 26: only the king may.
+    rules = Rules(kings_capture_first=True)
+    position = Position.from_fen("W:WK30,22:B18,26,1")
+    tracker = Tracker(Game(position, rules))
+    events = tracker.update(tracker.board & ~bit(22), 1000)
+    assert [e.to_json()["code"] for e in events] == ["forced-capture"]
+    assert tracker.roles[30] == "must-capture"
+
+
+def test_russian_man_crowned_mid_capture_goes_on_as_a_king_and_is_crowned() -> None:
+    # White man on c5 (14) takes d6 (10), lands on e7? No: lands on the king row? Take a
+    # man on f2... set up: white man on b6 (9) jumps c7 (6) to d8 (2), crowned, and
+    # goes on as a flying king over f6 (11) to g5 (16) or h4 (12).
+    position = Position.from_fen("W:W9:B6,11")
+    (route, *others) = sorted(position.legal_moves(RUSSIAN), key=lambda m: m.path)
+    assert route.path[:2] == (9, 2) and route.captures == (6, 11)
+    script = "lift 9\nwait 200\nplace 2\nwait 200\nlift 2\nwait 200\nplace 16\nlift 6\nlift 11\n"
+    events = [e.to_json() for e in replay(parse_script(script), position, RUSSIAN)]
+    kinds = [e["event"] for e in events]
+    assert kinds == ["move", "crown", "game-over", "final"]
+    assert events[0]["path"] == [9, 2, 16] and events[1]["square"] == 16
+    assert events[-1]["fen"] == "B:WK16:B"
+
+
+# -- huffing ----------------------------------------------------------------------------------
+
+#: Black to move; the man on 9 can jump 14 (and on over 22 to 25). 11-15 skips it.
+HUFF_FEN = "B:W14,22,30:B9,11,1"
+
+
+def run_script(text: str, fen: str = HUFF_FEN, rules: Rules = HUFFING, **options: object) -> list[dict]:
+    events = replay(parse_script(text), Position.from_fen(fen), rules, **options)  # type: ignore[arg-type]
+    return [e.to_json() for e in events]
+
+
+MISSED = (
+    "black could have jumped with the piece on 9: white may huff it (take it off), "
+    "press force to make black take 11-15 back and jump, or move to let it stand"
+)
+
+
+def test_a_missed_jump_is_offered_with_the_huff_role() -> None:
+    events = run_script("lift 11\nwait 300\nplace 15\n", lights=True)
+    assert events[2:] == [
+        {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15],
+         "captures": []},
+        {"t": 630, "event": "missed-jump", "ply": 1, "side": "black", "squares": [9],
+         "message": MISSED},
+        {"t": 630, "event": "lights", "roles": {"9": "huff", "11": "last-from", "15": "last-to"}},
+        {"t": 630, "event": "final", "fen": "W:W14,22,30:B1,9,15", "plies": 1},
+    ]
+    assert HUFF_ROLE in HINT_ROLES and HUFF_ROLE in ROLES
+
+
+def test_huff_by_taking_the_piece_off() -> None:
+    # White takes 9 off and waits: after settle_ms it is a huff, not a move and not a
+    # board out of sync; White is still to move and then moves.
+    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 1000\n"
+                        "lift 22\nwait 300\nplace 17\n")
+    assert [e for e in events if e["event"] not in ("move", "missed-jump")] == [
+        {"t": 1630, "event": "huff", "ply": 1, "side": "white", "square": 9},
+        {"t": 2930, "event": "final", "fen": "B:W14,17,30:B1,15", "plies": 2},
+    ]
+    assert [e["move"] for e in events if e["event"] == "move"] == ["11-15", "22-17"]
+
+
+def test_huff_then_moving_at_once_is_both() -> None:
+    # The opponent lifts its own piece 100 ms after taking the huffed piece off.
+    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 100\n"
+                        "lift 22\nwait 300\nplace 17\n")
+    kinds = [(e["event"], e["t"]) for e in events]
+    assert kinds == [("move", 630), ("missed-jump", 630), ("huff", 1430), ("move", 1730), ("final", 1730)]
+
+
+def test_huff_of_a_piece_the_huffer_could_capture_waits_for_patience() -> None:
+    # White's man on 14 could take 9 (landing on 5): taking 9 off may be the start of
+    # that capture, so the huff is told only after patience_ms...
+    fen = "B:W14,30:B9,11,1"
+    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 3000\n", fen)
+    assert [(e["event"], e["t"]) for e in events] == [
+        ("move", 630), ("missed-jump", 630), ("huff", 3830), ("final", 3830)]
+    # ...and when White then does jump 14x5, it is that capture, not a huff.
+    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 500\n"
+                        "lift 14\nwait 300\nplace 5\n", fen)
+    assert [(e["event"], e.get("move")) for e in events] == [
+        ("move", "11-15"), ("missed-jump", None), ("move", "14x5"), ("final", None)]
+
+
+def test_moving_lets_the_missed_jump_stand() -> None:
+    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 17\n",
+                        lights=True)
+    assert [e["event"] for e in events if e["event"] != "lights"] == [
+        "move", "missed-jump", "move", "final"]
+    assert events[-2] == {"t": 1630, "event": "lights", "roles": {"17": "last-to", "22": "last-from"}}
+
+
+def test_force_button_takes_the_move_back_and_only_a_jump_is_accepted() -> None:
+    script = ("lift 11\nwait 300\nplace 15\nwait 1000\npress force\nwait 100\n"
+              "lift 15\nwait 100\nplace 11\nwait 500\n"
+              # a plain move is refused now...
+              "lift 11\nwait 200\nplace 16\nwait 1000\nlift 16\nwait 100\nplace 11\nwait 500\n"
+              # ...the jump is accepted.
+              "lift 9\nwait 300\nplace 18\nwait 200\nlift 18\nwait 200\nplace 25\nlift 14\nlift 22\n")
+    events = run_script(script, lights=True)
+    told = [e for e in events if e["event"] != "lights"]
+    assert told == [
+        {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15],
+         "captures": []},
+        {"t": 630, "event": "missed-jump", "ply": 1, "side": "black", "squares": [9], "message": MISSED},
+        {"t": 1300, "event": "force-jump", "ply": 1, "side": "black", "move": "11-15"},
+        {"t": 1730, "event": "warning", "code": "forced-capture", "squares": [9],
+         "message": "a capture is compulsory: the man on 11 cannot capture; capture with the piece on 9"},
+        {"t": 3930, "event": "move", "ply": 1, "side": "black", "move": "9x25", "path": [9, 18, 25],
+         "captures": [14, 22]},
+        {"t": 3930, "event": "final", "fen": "W:W30:B1,11,25", "plies": 1},
+    ]
+    # After the button the lights guide the piece back: 15 off, 11 on.
+    after_force = [e for e in events if e["event"] == "lights" and e["t"] == 1300]
+    assert after_force == [{"t": 1300, "event": "lights", "roles": {"11": "missing", "15": "extra"}}]
+
+
+def test_takeback_button_and_restoring_the_board_force_the_jump_too() -> None:
+    button = run_script("lift 11\nwait 300\nplace 15\nwait 1000\npress takeback\n")
+    assert [e["event"] for e in button] == ["move", "missed-jump", "force-jump", "final"]
+    board = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 15\nwait 100\nplace 11\n")
+    assert [(e["event"], e["t"]) for e in board] == [
+        ("move", 630), ("missed-jump", 630), ("force-jump", 1430), ("final", 1430)]
+    assert board[-1]["fen"] == "B:W14,22,30:B1,9,11"
+
+
+def test_a_huff_is_taken_back_by_putting_the_piece_back() -> None:
+    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 1000\nplace 9\n")
+    assert [(e["event"], e["t"]) for e in events] == [
+        ("move", 630), ("missed-jump", 630), ("huff", 1630), ("huff-takeback", 2630),
+        ("final", 2630)]
+    assert events[3] == {"t": 2630, "event": "huff-takeback", "square": 9}
+
+
+def test_huff_in_a_game_object_and_the_tracker_agree() -> None:
+    tracker = Tracker(Game(Position.from_fen(HUFF_FEN), HUFFING))
+    board = tracker.board
+    tracker.update(board & ~bit(11), 100)
+    tracker.update(board & ~bit(11) | bit(15), 400)
+    tracker.tick(800)
+    assert tracker.game.huffable() == [9] and tracker.roles[9] == HUFF_ROLE
+    tracker.update(tracker.board & ~bit(9), 1000)
+    assert tracker.reading.kind is Kind.HUFF
+    [huff] = tracker.tick(1300)
+    assert huff.to_json() == {"t": 1300, "event": "huff", "ply": 1, "side": "white", "square": 9}
+    assert isinstance(tracker.game.history[-1], Huff) and tracker.board_matches
+    assert tracker.game.turn.name == "WHITE" and HUFF_ROLE not in tracker.roles.values()
+
+
+def test_without_huffing_taking_the_piece_off_is_out_of_sync() -> None:
+    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 1000\n",
+                        rules=Rules(captures_compulsory=False))
+    assert [e["event"] for e in events] == ["move", "warning", "final"]
+    assert events[1]["code"] == "out-of-sync"
+
+
+def test_pool_with_huffing_a_flying_king_that_missed_a_jump() -> None:
+    # Pool with huffing: Black's king on 1 (b8) could take 10 from afar but Black moves
+    # the man 5-9 instead; White huffs the king.
+    rules = POOL.with_options(huffing=True)
+    events = run_script("lift 5\nwait 300\nplace 9\nwait 1000\nlift 1\nwait 3000\n",
+                        "B:W10,30:BK1,5", rules)
+    assert [(e["event"], e.get("squares"), e.get("square")) for e in events] == [
+        ("move", None, None), ("missed-jump", [1], None), ("huff", None, 1), ("final", None, None)]
+    assert events[-1]["fen"] == "W:W10,30:B9"
+
+
+def test_roles_of_every_variant_are_known_to_the_led_policy() -> None:
+    from firmware.leds import ROLES as LED_ROLES
+
+    assert set(ROLES) == LED_ROLES
+
+
+def moves_of(events: Sequence[Event]) -> list[str]:
+    return [e.move for e in events if isinstance(e, MoveMade)]
