@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rules import Color, Game, Position  # noqa: E402
 from rules.ballots import deck  # noqa: E402
 from rules.engine import KING_VALUE, MAN_VALUE, Engine  # noqa: E402
-from rules.game import DRAW, FORTY_MOVES_PLIES  # noqa: E402
+from rules.game import FORTY_MOVES_PLIES  # noqa: E402
 
 MAX_PLIES = 200
 

@@ -57,6 +57,7 @@ from firmware.hands import Action, plain_actions
 from firmware.hardware import Hardware
 from firmware.leds import LedPolicy, LedSettings, Palette
 from firmware.players import Computer, Human, Player, PlayerError, Thinker
+from firmware.referee import Referee
 from firmware.store import GameRecord, GameStore, StoreError
 from firmware.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
@@ -161,6 +162,7 @@ class ModePolicy:
 MODES: dict[str, ModePolicy] = {
     "play": ModePolicy("play", "Two players"),
     "computer": ModePolicy("computer", "Against the computer", computer=True, event="Game against the computer"),
+    "referee": ModePolicy("referee", "Referee", tracker_mode="referee", referee_lights=True, event="Tournament game"),
 }
 
 
@@ -405,6 +407,7 @@ class App:
         thinker: Thinker | None = None,
         sinks: Iterable[Sink] = (),
         sources: Iterable[Source] = (),
+        referee: Referee | None = None,
     ) -> None:
         self.hardware = hardware
         self.clock: Clock = clock or hardware.clock
@@ -416,6 +419,8 @@ class App:
         self.sinks: list[Sink] = list(sinks)
         self.sources: list[Source] = list(sources)
         self.policy = LedPolicy(leds, referee=self.mode.referee_lights)
+        #: Referee mode's arbiter: it stands in for the tracker (see :meth:`_judged`).
+        self.referee = referee if referee is not None or self.mode.tracker_mode != "referee" else Referee()
         self.tracker_settings = tracker_settings
         self.sim = hardware.sim
         self.message = ""
@@ -472,11 +477,17 @@ class App:
         occupancy = self.hardware.sensors.snapshot()
         debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
         rules = resume[1].rules if resume is not None else self.settings.rules
-        self.tracker = Tracker(Game(start, rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy)
+        self.tracker = self._judged(Tracker(Game(start, rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy))
         self.controller = Controller(self.hardware.sensors, self._buttons, self.tracker, debouncer, self.clock)
         self._started = True
         self._pending += self.tracker.new_game(start, now)
         self.step(now)
+
+    def _judged(self, tracker: Tracker, *, resumed: bool = False) -> Tracker:
+        """``tracker``, or in referee mode the referee judging it (it stands in for it)."""
+        if self.referee is None:
+            return tracker
+        return self.referee.attach(tracker, resumed=resumed)  # type: ignore[return-value]
 
     def _load(self, now: int) -> tuple[GameRecord, Game] | None:
         """The unfinished game in the state directory, if there is one to resume."""
@@ -689,7 +700,9 @@ class App:
             record, game = self._resume
             # The set-up tracker knew only the position; the game's own tracker knows its
             # history (repetitions, takeback, the last move lit dimly).
-            self.tracker = Tracker(game, self.tracker_settings, self.mode.tracker_mode, board=self.controller.occupancy)
+            self.tracker = self._judged(
+                Tracker(game, self.tracker_settings, self.mode.tracker_mode, board=self.controller.occupancy), resumed=True
+            )
             self.controller = Controller(
                 self.hardware.sensors, self._buttons, self.tracker, self.controller.debouncer, self.clock
             )
@@ -705,6 +718,11 @@ class App:
         self._resuming = False
         self._resume = None
         self._game = self.tracker.game
+        if self.referee is not None:
+            # The referee's names for this game (colours are reversed every game).
+            for color, name in zip((BLACK, WHITE), self.referee.names):
+                if isinstance(self.players[color], Human):
+                    self.players[color] = Human(name)
         self.record = self._new_record(self._game.start)
         self._save(now)
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
@@ -845,6 +863,38 @@ class App:
     def resuming(self) -> bool:
         """Whether a saved game's pieces are being set up before it goes on."""
         return self._resuming
+
+    def set_mode(self, name: str, now: int | None = None) -> None:
+        """Switch between ``play`` (two players) and ``referee`` before a game's first move,
+        after the game, or while one is set up: the tracker's rules, the lights, the arbiter
+        (a host does this over the link: ``mode play|referee``).
+
+        Raises ``ValueError`` naming the problem (another mode, computer mode, a game under way).
+        """
+        from firmware.tracker import MODES as TRACKER_MODES
+
+        if name not in ("play", "referee"):
+            raise ValueError(f"the mode is play or referee, got {name!r}")
+        if self.mode.computer:
+            raise ValueError("computer mode is chosen when the board starts")
+        game = self.tracker.game
+        if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
+            raise ValueError("the mode changes only before the first move or after the game")
+        now = self.clock.now_ms() if now is None else now
+        plain = self.tracker.tracker if isinstance(self.tracker, Referee) else self.tracker
+        self.mode = MODES[name]
+        self.policy.referee = self.mode.referee_lights
+        plain.policy = TRACKER_MODES[self.mode.tracker_mode]
+        if self.mode.tracker_mode == "referee":
+            self.referee = self.referee or Referee()
+            # A game not yet begun is refereed from now; otherwise from the next new game.
+            begins = not game.is_over and plain.setting_up is None
+            self.tracker = self.referee.attach(plain, now if begins else None)  # type: ignore[assignment]
+        else:
+            self.referee = None
+            self.tracker = plain
+        self.controller.tracker = self.tracker
+        self.tracker.expect(self.tracker.expected)  # the board read again under the new rules
 
 
     def _emit(self, event: Event) -> None:
@@ -1048,8 +1098,8 @@ class App:
             blinking=self._blinking,
             status=status,
             mode_text=f"{mode}, {hints}",
-            black=self.players[BLACK].name,
-            white=self.players[WHITE].name,
+            black=self.players[BLACK].name if self.referee is None else self.referee.side_text(BLACK, self.clock.now_ms()),
+            white=self.players[WHITE].name if self.referee is None else self.referee.side_text(WHITE, self.clock.now_ms()),
             moves=moves,
             first_mover_white=game.start.turn is WHITE,
             warning=warning_text,

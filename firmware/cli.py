@@ -16,7 +16,7 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr, exit code 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

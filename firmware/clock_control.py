@@ -195,6 +195,23 @@ class GameClock:
         self._since = 0
         self.stopped = False
 
+    @classmethod
+    def resume(cls, control: TimeControl, left: dict[Color, int], moves: dict[Color, int]) -> GameClock:
+        """A clock with each side's time left and moves made as saved (not running)."""
+        clock = cls(control)
+        clock._left = dict(left)
+        clock._moves = dict(moves)
+        return clock
+
+    def saved(self) -> tuple[dict[Color, int], dict[Color, int]]:
+        """Each side's time left as of the last switch, and moves made: what :meth:`resume` takes."""
+        return dict(self._left), dict(self._moves)
+
+    @property
+    def since(self) -> int:
+        """When the running side's clock was started."""
+        return self._since
+
     def start(self, side: Color, now_ms: int) -> None:
         """Start ``side``'s clock at ``now_ms`` (the game begins, or a clock restarts)."""
         if self.stopped:

@@ -95,11 +95,13 @@ def read(tracker: Tracker, board: int) -> Reading | None:
     """``Kind.HUFF`` for a board that is the position with one huffable piece taken off."""
     from firmware.tracker import Kind, Reading
 
-    if tracker.expected is not None or _huffed_square(tracker, board) is None:
+    square = None if tracker.expected is not None else _huffed_square(tracker, board)
+    if square is None:
         return None
-    # The same board may be a capture of that piece begun by taking it off first, or the
-    # mover taking the piece up to correct the move: then wait patience_ms, not settle_ms.
-    maybe_else = bool(tracker._table.in_progress(board))
+    # The same board may be a capture of that piece begun by taking it off first, the
+    # man just crowned being swapped for a king, or the mover taking the piece up to
+    # correct the move: then wait patience_ms, not settle_ms.
+    maybe_else = square == tracker._crown or bool(tracker._table.in_progress(board))
     correction = tracker._correction_table()
     if correction is not None and not maybe_else:
         last = tracker.game.moves[-1]
@@ -131,13 +133,15 @@ def _huff(tracker: Tracker, square: int, now: int) -> list[Event]:
     return events
 
 
-def ahead(tracker: Tracker, board: int, now: int, *, finished: bool = False) -> list[Event]:
+def ahead(tracker: Tracker, board: int, now: int, *, finished: bool = False,
+          refilled: int | None = None) -> list[Event]:
     """Huff a piece at once when ``board`` reads as a move begun or made after the huff.
 
     For a board that fits no move of the position (or, with ``finished``, is only part-way
     through one): the opponent took a huffable piece off and went on to move without
     waiting. With ``finished`` only a whole move after the huff counts: a board part-way
-    through a capture of the huffable piece is more likely that capture.
+    through a capture of the huffable piece is more likely that capture. ``refilled`` is
+    a huffed square a piece was just slid onto (it may stand on the board).
     """
     game = tracker.game
     if tracker.expected is not None:
@@ -145,13 +149,41 @@ def ahead(tracker: Tracker, board: int, now: int, *, finished: bool = False) -> 
     position = game.position
     for square in game.huffable():
         b = bit(square)
-        if board & b or not position.occupied & b:
+        if (board & b and square != refilled) or not position.occupied & b:
             continue
         without = Position(position.black & ~b, position.white & ~b, position.kings & ~b, position.turn)
         table = TurnTable(without, game.rules)
         if table.complete(board) or (not finished and table.in_progress(board)):
             return _huff(tracker, square, now)
     return []
+
+
+def after_update(tracker: Tracker, old: Reading, new: Reading, now: int) -> list[Event]:
+    """After each board change under huffing: a huff followed by a whole move is both.
+
+    A board read as a move part-way (or as the mover redoing the last move part-way) may
+    be a whole move once the huffed piece is gone: e.g. the opponent slides a piece onto
+    the square it has just huffed (the board shows the position again for a moment, then
+    the piece's start empties), or moves a piece that could also be taken for one the
+    mover captures while correcting the move.
+    """
+    from firmware.tracker import Kind
+
+    occupied = tracker.game.position.occupied
+    for square in tracker.game.huffable():
+        b = bit(square)
+        if occupied & b and not old.board & b and new.board & b:
+            # A piece put on a huffable square while its own piece was off: the piece put
+            # back, or the opponent's piece moved there after a huff. The next change or
+            # two tell which.
+            tracker._huff_refilled = (square, now)  # type: ignore[attr-defined]
+    if new.kind not in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
+        return []
+    refilled = None
+    noted = getattr(tracker, "_huff_refilled", None)
+    if noted is not None and now - noted[1] <= tracker.settings.settle_ms:
+        refilled = noted[0]
+    return ahead(tracker, new.board, now, finished=True, refilled=refilled)
 
 
 def offer(tracker: Tracker, now: int) -> list[Event]:
@@ -208,8 +240,11 @@ def undo(tracker: Tracker, now: int) -> list[Event] | None:
     """Taking back the last history entry when it is not a plain move, else None.
 
     A huff comes off the history (the piece stands again); a move that skipped a jump is
-    a forced jump; nothing takes back a forced jump.
+    a forced jump, unless its mover is redoing it (a correction, in casual play); nothing
+    takes back a forced jump.
     """
+    from firmware.tracker import Kind
+
     game = tracker.game
     if not game.history:
         return None
@@ -224,7 +259,7 @@ def undo(tracker: Tracker, now: int) -> list[Event] | None:
         tracker._blocked = None
         tracker._reread()
         return [HuffTakenBack(now, last.square)]
-    if game.missed_jump():
+    if game.missed_jump() and tracker.reading.kind is not Kind.CORRECT_COMPLETE:
         return _force(tracker, now)
     return None
 
@@ -249,8 +284,8 @@ def roles(tracker: Tracker, out: dict[int, str]) -> None:
     """Add the ``huff`` role on the pieces that may be huffed, while the choice is open."""
     from firmware.tracker import Kind
 
-    if tracker.reading.kind not in (Kind.IDLE, Kind.HUFF, Kind.PROGRESS):
-        return
+    if tracker.expected is not None or tracker.reading.kind not in (Kind.IDLE, Kind.HUFF, Kind.PROGRESS):
+        return  # no huff while the board waits for a machine's move
     board = tracker.board
     for square in tracker.game.huffable():
         if board & bit(square) and out.get(square) in (None, "king", "last-from", "last-to"):

@@ -15,18 +15,10 @@ Two boards, one game
 --------------------
 With ``[link] plays = "black"`` the people at this board play Black; White is played at
 the other end of the link: a host sending ``play MOVE``, or another board whose people
-play White. Each board sends its events; each follows the other's:
-
-* a ``move`` of the other side is shown on the LEDs (the tracker's ``expect``) for the
-  local player to make; a move made here for the other side without the link asking
-  for it is taken back at once;
-* the other board's moves are authoritative: a move it has played is asked for again
-  if it is taken back here, and a takeback there of its own move is taken back here;
-* a new game is announced with a ``state`` line carrying a game id (a serial number and
-  a random tag); a board follows a game whose id is greater than its own, so presses of
-  ``new`` on both boards at once converge on one game;
-* when the link comes back, both boards exchange ``hello`` (with their state) and catch
-  up: the missing move (a drop can only ever hide one) is asked for again.
+play White. Each board sends its events; each follows the other's
+(:mod:`firmware.link_peer`): a move of the other side is shown on the LEDs (the
+tracker's ``expect``) for the local player to make, and a move made here for the other
+side without the link asking for it is taken back at once.
 
 Bad input changes nothing: every rejected line gets one ``error`` reply (never a reply
 to another board's event line, so two boards cannot ping-pong), at most
@@ -39,12 +31,11 @@ from __future__ import annotations
 import json
 import logging
 import re
-import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from firmware.config import FieldError, config_section
 from firmware.events import Event, GameOver, MoveMade, NewGame, TakenBack
@@ -59,8 +50,8 @@ from firmware.link_protocol import (
     fits,
     parse_line,
 )
+from firmware.link_peer import GameId, PeerFollower
 from firmware.link_transport import LineTransport
-from firmware.tracker import MODES as TRACKER_MODES
 from hal.clock import Clock
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.ballots import ballot as acf_ballot
@@ -80,6 +71,7 @@ log = logging.getLogger(__name__)
 PLAYS = ("both", "black", "white")
 #: Real time a loop iteration may spend on received lines (besides the line budget).
 BUDGET_S = 0.02
+_FEN_CHARS = re.compile(r"[0-9A-Za-z:,.\-]{3,200}")
 _BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000, 2000000)
 
 
@@ -131,40 +123,6 @@ def _known_url(url: str) -> bool:
         return False
 
 
-class GameId(NamedTuple):
-    """Which game two linked boards play: a serial number, then a random tag.
-
-    The greater id wins when the boards disagree; a new game takes the serial after the
-    greatest seen, so the last ``new`` pressed is the game both follow.
-
-    >>> GameId.parse("3-a1b2c3") > GameId(2, "ffffff")
-    True
-    >>> str(GameId(3, "a1b2c3"))
-    '3-a1b2c3'
-    """
-
-    serial: int
-    tag: str
-
-    def __str__(self) -> str:
-        return f"{self.serial}-{self.tag}"
-
-    @classmethod
-    def parse(cls, text: object) -> GameId:
-        match = _GAME_ID.fullmatch(text) if isinstance(text, str) else None
-        if match is None:
-            raise ValueError(f"bad game id {text!r}")
-        return cls(int(match[1]), match[2])
-
-    @classmethod
-    def new(cls, serial: int) -> GameId:
-        return cls(serial, secrets.token_hex(3))
-
-
-_GAME_ID = re.compile(r"(\d{1,9})-([0-9a-f]{1,16})")
-_FEN_CHARS = re.compile(r"[0-9A-Za-z:,.\-]{3,200}")
-
-
 @cache
 def _version() -> str:
     try:
@@ -196,22 +154,19 @@ def _move_json(game: Game, ply: int) -> dict[str, Any]:
     }
 
 
-def _as_move(data: object) -> tuple[int, str, Move] | None:
-    """``(ply, side, move)`` from a peer's move object, or None if it is malformed."""
-    if not isinstance(data, Mapping):
-        return None
-    ply, side, path, captures = data.get("ply"), data.get("side"), data.get("path"), data.get("captures")
-    if type(ply) is not int or not 1 <= ply <= 100_000 or side not in ("black", "white"):
-        return None
-    if not isinstance(path, list) or not 2 <= len(path) <= 13 or not isinstance(captures, list) or len(captures) > 12:
-        return None
-    squares = path + captures
-    if not all(type(s) is int and 1 <= s <= 32 for s in squares):
-        return None
-    return ply, side, Move(tuple(path), tuple(captures))
+def _fitted(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` (a hello) with the players' names shortened until it fits one line.
+
+    Only extreme cases need it (40 four-byte characters per name and a position of 32
+    kings); the names are whole in the game record.
+    """
+    while not fits(message) and (message.get("black") or message.get("white")):
+        for side in ("black", "white"):
+            message[side] = message[side][: max(len(message[side]) - 8, 0)]
+    return message
 
 
-class Link:
+class Link(PeerFollower):
     """The board's end of the link, around a started :class:`~firmware.link_transport.LineTransport`.
 
     Give it to the app with :meth:`attach` before ``app.start()``; :meth:`close` after
@@ -272,6 +227,9 @@ class Link:
         self.app = app
         app.sources.append(self.poll)
         app.sinks.append(self.sink)
+        tracker = getattr(app, "tracker", None)  # there once the app has started
+        if tracker is not None and not app.resuming:
+            self._seen_game = tracker.game
 
     def close(self) -> None:
         self.transport.close()
@@ -282,12 +240,14 @@ class Link:
         """One loop iteration: greet a fresh link, keep the game in step, handle a few lines."""
         if self.app is None:
             return []
-        fresh = self._greeting or self.transport.take_fresh()
-        self._greeting = None
         app = self.app
-        if fresh is not None and self._seen_game is None and not app.resuming and app.tracker.setting_up is None:
+        fresh = self.transport.take_fresh() or self._greeting
+        if (fresh is not None and self._greeting is None and self._seen_game is None
+                and not app.resuming and app.tracker.setting_up is None):
             # The first game begins in this very iteration: greet with it, one iteration on.
             self._greeting, fresh = fresh, None
+        else:
+            self._greeting = None
         if fresh is not None:
             first = []
             if fresh == "overrun":
@@ -376,7 +336,7 @@ class Link:
             "last": _move_json(game, game.ply) if game.ply and setup is None else None,
             "result": result.score if result is not None and setup is None else None,
             "reason": result.reason if result is not None and setup is None else None,
-            "setup": setup.fen() if setup is not None else (game.position.fen() if self.app.resuming else None),
+            "setup": setup is not None or self.app.resuming,
             "waiting": expected.pdn(full=True) if expected is not None else None,
         }
         return state
@@ -401,7 +361,7 @@ class Link:
         }
 
     def _hello(self, now: int, cause: str) -> dict[str, Any]:
-        return {"t": now, "event": "hello", "cause": cause, **self._identity(), "state": self._state()}
+        return _fitted({"t": now, "event": "hello", "cause": cause, **self._identity(), "state": self._state()})
 
     # -- received lines ----------------------------------------------------------------
 
@@ -421,6 +381,7 @@ class Link:
                 return
             self.commands += 1
             reply = self._command(message, now)
+            line = encode_message(reply)
         except LinkError as exc:
             self.errors += 1
             self._send(exc.reply(now))
@@ -430,7 +391,7 @@ class Link:
             self.errors += 1
             self._send(LinkError("internal", f"the board could not handle this line ({type(exc).__name__})").reply(now))
             return
-        self._send(reply)
+        self.transport.send(line)
 
     def _command(self, command: Command, now: int) -> dict[str, Any]:
         name = command.name
@@ -443,7 +404,8 @@ class Link:
     # -- queries -----------------------------------------------------------------------
 
     def _cmd_hello(self, now: int) -> dict[str, Any]:
-        return {**self._identity(), "state": self._state()}
+        body = _fitted({"t": now, "event": "reply", "cmd": "hello", "ok": True, **self._identity(), "state": self._state()})
+        return {k: v for k, v in body.items() if k not in ("t", "event", "cmd", "ok")}
 
     def _cmd_help(self, now: int) -> dict[str, Any]:
         return {"commands": [text for _parser, text in COMMANDS.values()]}
@@ -587,15 +549,10 @@ class Link:
 
     def _cmd_mode(self, now: int, name: str) -> dict[str, Any]:
         assert self.app is not None
-        app = self.app
-        game = self._game()
-        if app.resuming or (game.ply > 0 and not game.is_over and app.tracker.setting_up is None):
-            raise LinkError("not-now", "the mode changes only before the first move or after the game", "mode")
-        app.tracker.policy = TRACKER_MODES[name]
-        app.policy.referee = name == "referee"
-        app.mode = replace(app.mode, tracker_mode=name, referee_lights=name == "referee")
-        # Have the tracker look at the board again under the new rules.
-        app.tracker.expect(app.tracker.expected)
+        try:
+            self.app.set_mode(name, now)
+        except ValueError as exc:
+            raise LinkError("not-now", str(exc), "mode") from None
         return {"mode": name}
 
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
@@ -637,29 +594,36 @@ class Link:
             moves = tuple(chosen.play_moves(game.rules))
         except ValueError as exc:
             raise LinkError("not-now", f"ballot {number} does not fit these rules: {exc}", "ballot") from None
-        self._ballot = (number, moves)
-        self._sync(now)
+        referee = self.app.referee if self.app is not None else None
+        if referee is not None:
+            # The referee plays the ballot (and its pair's second game) and records it.
+            try:
+                self._events += referee.set_ballot(number, now)
+            except ValueError as exc:
+                raise LinkError("not-now", str(exc), "ballot") from None
+        else:
+            self._ballot = (number, moves)
+            self._sync(now)
         return {"number": number, "name": chosen.name, "moves": list(chosen.moves)}
 
     def _cmd_result(self, now: int, score: str, reason: str) -> dict[str, Any]:
         assert self.app is not None
         self._require_playing("result")
-        tracker = self.app.tracker
-        events = tracker.tick(now)
-        game = self._game()
-        if game.is_over:  # a move settled this very moment and ended the game
-            self._events += events
-            raise LinkError("not-now", f"the game has just ended ({game.result.score if game.result else ''})", "result")
-        self._declare(now, score, reason, events)
+        events = self._declare(now, score, reason)
+        if not events:
+            raise LinkError("not-now", "the game has just ended", "result")
         return {"result": score, "reason": reason}
 
-    def _declare(self, now: int, score: str, reason: str, events: list[Event] | None = None) -> None:
+    def _declare(self, now: int, score: str, reason: str) -> list[Event]:
+        """End the game with an arbiter's (or the other board's) result; the events it caused."""
         assert self.app is not None
         tracker = self.app.tracker
-        self._game().declare(score, reason)
-        tracker.expect(None)  # withdraws a move asked for, and re-reads the board: the game is over
+        if self._expect is not None and tracker.expected == self._expect[1]:
+            tracker.expect(None)
         self._expect = None
-        self._events += (events or []) + [GameOver(now, score, reason)]
+        events = tracker.declare(score, reason, now)  # the referee's, in referee mode
+        self._events += events
+        return events
 
     # -- keeping the game in step ------------------------------------------------------
 
@@ -772,160 +736,6 @@ class Link:
         self._said.clear()
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
 
-    # -- the other board ---------------------------------------------------------------
-
-    def _peer(self, data: dict[str, Any], now: int) -> None:
-        """Another board's event line: follow it when it concerns the game. Never answered."""
-        if not self.linked:
-            return
-        kind = data["event"]
-        if kind in ("move", "takeback", "game-over") and self._peer_game != self.game_id:
-            return  # about a game this board does not play (yet): an echo from before a new game
-        if kind == "hello":
-            plays = data.get("plays")
-            if isinstance(plays, str):
-                self._peer_plays = plays
-                if plays == self.plays or plays == "both":
-                    self._notice(now, f"plays-{plays}",
-                                 f"the other board plays {plays}, this one {self.plays}: "
-                                 "set link.plays to black on one board and white on the other")
-            self._reconcile(data.get("state"), now, answer="hello" if data.get("cause") != "answer" else None)
-        elif kind == "reply" and data.get("cmd") == "hello":
-            self._reconcile(data.get("state"), now, answer=None)
-        elif kind == "state":
-            self._reconcile(data, now, answer="state" if data.get("cause") != "answer" else None)
-        elif kind == "move":
-            parsed = _as_move(data)
-            if parsed is not None:
-                self._peer_move(*parsed, now=now)
-        elif kind == "takeback":
-            ply = data.get("ply")
-            if type(ply) is int and 1 <= ply <= 100_000:
-                self._peer_takeback(ply, now)
-        elif kind == "game-over":
-            score, reason = data.get("result"), data.get("reason")
-            if score in ("1-0", "0-1", "1/2-1/2") and isinstance(reason, str) and re.fullmatch(r"[a-z][a-z0-9-]{0,31}", reason):
-                self._peer_result = (score, reason, self._peer_ply)
-
-    def _peer_move(self, ply: int, side: str, move: Move, now: int) -> None:
-        game = self._game()
-        if ply <= game.ply and self._setting_up() is None:
-            if game.moves[ply - 1] != move:
-                self._notice(now, f"conflict-{ply}",
-                             f"the other board played {move.pdn(full=True)} as move {ply}, "
-                             f"this one {game.moves[ply - 1].pdn(full=True)}: the boards are out of step")
-                return
-        self._peer_moves[ply] = move
-        self._peer_ply = ply
-
-    def _peer_takeback(self, ply: int, now: int) -> None:
-        assert self.app is not None
-        for p in [p for p in self._peer_moves if p >= ply]:
-            del self._peer_moves[p]
-        self._peer_ply = ply - 1
-        game = self._game()
-        if self._setting_up() is not None or self.app.resuming or game.ply != ply:
-            return
-        if game.positions[-2].turn is self.remote:
-            # The other board took back its own move, which was made here too: undo it here.
-            self._events += self.app.tracker.take_back(now)
-
-    def _own_view(self) -> tuple[str, int, list[Position]]:
-        """This board's game for comparison: start FEN, ply, positions (a set-up: its start)."""
-        setup = self._setting_up()
-        if setup is not None:
-            return setup.fen(), 0, [setup]
-        game = self._game()
-        return game.start.fen(), game.ply, list(game.positions)
-
-    def _consistent(self, start: str, ply: int, fen: str, last: Move | None) -> bool | None:
-        """Whether the other board's state is this game (None: cannot tell, it is too far ahead)."""
-        own_start, own_ply, positions = self._own_view()
-        if start != own_start:
-            return False
-        if ply <= own_ply:
-            return positions[ply].fen() == fen
-        if ply == own_ply + 1 and last is not None:
-            game = self._game()
-            position = positions[-1]
-            if last not in position.legal_moves(game.rules):
-                return False
-            return position.apply(last).fen() == fen
-        return None
-
-    def _reconcile(self, state: object, now: int, answer: str | None) -> None:
-        """Compare the other board's state with this game; follow, lead or catch up."""
-        assert self.app is not None
-        if not isinstance(state, Mapping):
-            return
-        try:
-            peer_id = GameId.parse(state.get("game"))
-            start = Position.from_fen(str(state.get("start"))).fen()
-            fen = Position.from_fen(str(state.get("fen"))).fen()
-        except ValueError:
-            return
-        ply = state.get("ply")
-        if type(ply) is not int or not 0 <= ply <= 100_000:
-            return
-        last = _as_move(state.get("last")) if state.get("last") is not None else None
-        last_move = last[2] if last is not None and last[0] == ply else None
-        self._serial_seen = max(self._serial_seen, peer_id.serial)
-        self._peer_game = peer_id
-        own_ply = self._own_view()[1]
-        same = self._consistent(start, ply, fen, last_move)
-        if peer_id != self.game_id:
-            if peer_id > self.game_id and ply <= 1:
-                # A newer game, hardly begun: someone pressed new over there. Join it.
-                self._follow(peer_id, start, now)
-                answer = None  # the game being set up here is theirs: nothing to tell them
-            elif same and abs(ply - own_ply) <= 1:
-                # The same game under two names (a board restarted and resumed it).
-                if peer_id > self.game_id:
-                    self.game_id = peer_id
-                    if answer is None:
-                        answer = "state"  # tell them the name is taken: their moves count from now
-
-            else:
-                if peer_id > self.game_id:
-                    self._notice(now, f"behind-{peer_id}",
-                                 f"the other board plays another game ({ply} moves in, from {start}); "
-                                 "press new on one board to start a game together")
-                same = False  # a different game: nothing of it applies here
-        elif same is False:
-            self._notice(now, f"diverged-{peer_id}-{ply}",
-                         f"the other board's game has gone another way (at move {ply}: {fen}): the boards are out of step")
-        if same is not False:
-            self._peer_ply = ply
-            own_ply = self._own_view()[1]
-            if last_move is not None:
-                if ply > own_ply or self._game().moves[ply - 1] == last_move:
-                    self._peer_moves[ply] = last_move
-            result, reason = state.get("result"), state.get("reason")
-            if result in ("1-0", "0-1", "1/2-1/2") and isinstance(reason, str) and re.fullmatch(r"[a-z][a-z0-9-]{0,31}", reason):
-                self._peer_result = (result, reason, ply)
-        if answer is not None:
-            own = self._state()
-            if answer == "hello":
-                self._send(self._hello(now, "answer"))
-            elif own["game"] != state.get("game") or own["ply"] != ply or answer == "state":
-                self._send({"t": now, "event": "state", "cause": "answer", **own})
-
-    def _follow(self, peer_id: GameId, start: str, now: int) -> None:
-        """Start the other board's new game here (its pieces are set up as usual)."""
-        assert self.app is not None
-        if self.app.resuming:
-            self._notice(now, f"follow-{peer_id}", "the other board started a new game: press new here to join it")
-            return
-        self._following = (peer_id, start)
-        self.game_id = peer_id
-        self._peer_moves.clear()
-        self._peer_result = None
-        self._host_moves.clear()
-        self._ballot = None
-        self._expect = None
-        self._events += self.app.tracker.new_game(Position.from_fen(start), now)
-
-
 #: Commands that change something; refused on a read-only link.
 _CONTROL = frozenset({"new", "play", "hint", "mode", "names", "ballot", "result"})
 
@@ -943,5 +753,9 @@ def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link
     )
     link = Link(transport, settings)
     if start:
+        if "://" not in settings.port:
+            # A device opens at once (or fails at once): then the greeting precedes every
+            # event. A network URL may take seconds to fail, so the thread tries those.
+            transport.connect_now()
         transport.start()
     return link

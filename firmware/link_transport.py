@@ -286,6 +286,12 @@ class LineTransport:
         self._retry_at = self.clock.now_ms() + self.reconnect_ms
         log.warning("%s: disconnected (%s); reconnecting every %d ms", self.name, reason, self.reconnect_ms)
 
+    def connect_now(self) -> bool:
+        """Try to open the port at once (instead of in the reader thread); True if open."""
+        if self._port is None and not self._closed:
+            self._connect()
+        return self._port is not None
+
     def drop(self, reason: str = "closed by the board") -> None:
         """Close the port now; it is reopened after ``reconnect_ms`` like after an error."""
         self._drop(reason)

@@ -32,17 +32,14 @@ action (crowning, a balloted move) and the result, nothing else.
 
 from __future__ import annotations
 
-import argparse
 import datetime as _dt
 import logging
-import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from typing import Any
 
-from firmware.clock_control import ClockSpecError, GameClock, TimeControl, clock_text
-from firmware.config import FieldError, config_section
-from firmware.events import BoardWarning, Event, GameOver, MoveMade, NewGame
+from firmware.clock_control import GameClock, clock_text
+from firmware.events import BoardWarning, Crowned, Event, GameOver, MoveMade, NewGame
 from firmware.referee_events import (
     BallotDrawn,
     Caution,
@@ -54,12 +51,29 @@ from firmware.referee_events import (
     Flag,
     Forfeit,
 )
-from firmware.referee_moves import Offence, classify, piece_name, read_move, read_out_of_turn, stand
+from firmware.referee_moves import (
+    Offence,
+    classify,
+    jump_shaped,
+    piece_name,
+    read_move,
+    read_out_of_turn,
+    stand,
+)
 from firmware.referee_record import RecordError, RecordFiles, TournamentRecord
+from firmware.referee_settings import (
+    STYLES,
+    BallotBox,
+    RefereeConfig,
+    RefereeSettings,
+    add_referee_arguments,
+    parse_ballot,
+    referee_from_args,
+)
 from firmware.tracker import HINT_ROLES, Kind, ModePolicy, Reading, Tracker, TrackerSettings
 from firmware.tracker_table import TurnTable
-from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position, Rules
-from rules.ballots import Ballot, ballot as acf_ballot, deck
+from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position
+from rules.ballots import Ballot, ballot as acf_ballot
 from rules.game import FORTY_MOVES_PLIES, win_for
 
 __all__ = [
@@ -74,242 +88,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-#: ``strict``: the board stops every illegal move; ``record``: it records, a person rules.
-STYLES = ("strict", "record")
-
-
-def parse_ballot(text: str | int | None) -> tuple[int | None, bool]:
-    """``(number, deck)`` from a ballot option: an ACF number, ``deck``, or ``""``/``none``.
-
-    >>> parse_ballot("5"), parse_ballot("deck"), parse_ballot("")
-    ((5, False), (None, True), (None, False))
-    """
-    if text is None:
-        return None, False
-    if isinstance(text, int) and not isinstance(text, bool):
-        word = str(text)
-    else:
-        word = str(text).strip().lower()
-    if word in ("", "none", "off"):
-        return None, False
-    if word == "deck":
-        return None, True
-    if not word.isdigit():
-        raise ValueError(f"ballot {text!r}: give an ACF ballot number (1-174) or deck")
-    number = int(word)
-    chosen = acf_ballot(number)  # ValueError names a number off the list
-    if not chosen.in_deck:
-        raise ValueError(f"ballot {number} is barred (lost for one side): it is never played")
-    return number, False
-
-
-@dataclass(frozen=True)
-class RefereeSettings:
-    """How the referee rules and records.
-
-    ``ballot`` plays that ACF ballot in every pair of games; ``deck`` draws each pair's
-    ballot from the shuffled 156-card deck (``seed`` makes the draw repeatable).
-    ``black``/``white`` are the players of the first game; they swap colours every game.
-    ``record_dir`` holds the live PDN, each game's PDN and the arbiter log (None: no files).
-    """
-
-    style: str = "strict"
-    clock: TimeControl | None = None
-    ballot: int | None = None
-    deck: bool = False
-    seed: int | None = None
-    event: str = "?"
-    site: str = "?"
-    round: str = "?"
-    black: str = "?"
-    white: str = "?"
-    record_dir: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.style not in STYLES:
-            raise ValueError(f"referee style must be strict or record, got {self.style!r}")
-        if self.ballot is not None:
-            parse_ballot(self.ballot)
-            if self.deck:
-                raise ValueError("give a ballot number or the deck, not both")
-
-    @property
-    def balloted(self) -> bool:
-        return self.ballot is not None or self.deck
-
-
-@config_section("referee")
-@dataclass(frozen=True)
-class RefereeConfig:
-    """Referee mode (``crownhead run --mode referee``; the command's options override these)."""
-
-    style: str = "strict"
-    clock: str = ""
-    ballot: str | int = ""
-    seed: int | None = None
-    event: str = ""
-    site: str = ""
-    round: str = ""
-    black_name: str = ""
-    white_name: str = ""
-    record_dir: str = ""
-
-    def validate(self) -> None:
-        if self.style not in STYLES:
-            raise FieldError("style", f'must be "strict" or "record", got "{self.style}"')
-        if self.clock:
-            try:
-                TimeControl.parse(self.clock)
-            except ClockSpecError as exc:
-                raise FieldError("clock", str(exc)) from None
-        try:
-            parse_ballot(self.ballot)
-        except ValueError as exc:
-            raise FieldError("ballot", str(exc)) from None
-
-    def settings(self) -> RefereeSettings:
-        number, from_deck = parse_ballot(self.ballot)
-        return RefereeSettings(
-            style=self.style,
-            clock=TimeControl.parse(self.clock) if self.clock else None,
-            ballot=number,
-            deck=from_deck,
-            seed=self.seed,
-            event=self.event or "?",
-            site=self.site or "?",
-            round=self.round or "?",
-            black=self.black_name or "?",
-            white=self.white_name or "?",
-            record_dir=self.record_dir or None,
-        )
-
-
-_OPTIONS = ("referee_style", "clock", "ballot", "ballot_seed", "event", "site", "round", "record_dir")
-
-
-def add_referee_arguments(parser: argparse.ArgumentParser, *, names: bool = True) -> None:
-    """The referee's command-line options (``crownhead replay`` and ``crownhead run``)."""
-    group = parser.add_argument_group("referee mode (with --mode referee)")
-    group.add_argument(
-        "--referee-style",
-        choices=STYLES,
-        help="strict: the board stops every illegal move (default); record: it only records, "
-        "an illegal move the opponent answers without objection stands",
-    )
-    group.add_argument(
-        "--clock",
-        metavar="SPEC",
-        help="time control: 300+5 (5 min, 5 s a move), 600, 40/5400:1800 (40 moves in 90 min, "
-        "then 30 min), 30/3600 (repeating); see docs/referee.md",
-    )
-    group.add_argument(
-        "--ballot",
-        metavar="N|deck",
-        help="play ACF 3-move ballot N in every pair of games, or draw each pair's from the 156-card deck",
-    )
-    group.add_argument("--ballot-seed", type=int, metavar="N", help="seed for drawing ballots from the deck")
-    group.add_argument("--event", help="the PDN Event tag")
-    group.add_argument("--site", help="the PDN Site tag")
-    group.add_argument("--round", help="the PDN Round tag (the games of a session are ROUND.1, ROUND.2, ...)")
-    group.add_argument(
-        "--record-dir",
-        metavar="DIR",
-        help="write live.pdn, each game's PDN and the arbiter log (arbiter.jsonl) here",
-    )
-    if names:
-        group.add_argument("--black", metavar="NAME", help="Black's name in the first game")
-        group.add_argument("--white", metavar="NAME", help="White's name in the first game")
-
-
-def referee_from_args(
-    args: argparse.Namespace,
-    mode: str,
-    position: Position,
-    rules: Rules,
-    base: RefereeConfig | None = None,
-) -> RefereeSettings | None:
-    """The referee's settings from the options over ``base`` (the ``[referee]`` section).
-
-    None unless ``mode`` is ``referee``; ``ValueError`` with a one-line message for an
-    option that does not fit (a referee option in another mode, a bad clock spec, a
-    barred ballot, a ballot from a position other than the start).
-    """
-    given = [name for name in _OPTIONS if getattr(args, name, None) is not None]
-    if mode != "referee":
-        if given:
-            return None if not given else _refuse(given[0])
-        return None
-    base = base or RefereeConfig()
-    style = args.referee_style or base.style
-    spec = args.clock if args.clock is not None else base.clock
-    try:
-        control = TimeControl.parse(spec) if spec else None
-    except ClockSpecError as exc:
-        raise ValueError(f"--clock: {exc}") from None
-    try:
-        number, from_deck = parse_ballot(args.ballot if args.ballot is not None else base.ballot)
-    except ValueError as exc:
-        raise ValueError(f"--ballot: {exc}") from None
-    if (number is not None or from_deck) and position != Position.start(rules):
-        raise ValueError("--ballot: a ballot is played from the start position (leave out --fen)")
-    seed = args.ballot_seed if getattr(args, "ballot_seed", None) is not None else base.seed
-    black = getattr(args, "black", None) or base.black_name or "?"
-    white = getattr(args, "white", None) or base.white_name or "?"
-    return RefereeSettings(
-        style=style,
-        clock=control,
-        ballot=number,
-        deck=from_deck,
-        seed=seed,
-        event=args.event or base.event or "?",
-        site=args.site or base.site or "?",
-        round=args.round or base.round or "?",
-        black=black,
-        white=white,
-        record_dir=args.record_dir or base.record_dir or None,
-    )
-
-
-def _refuse(name: str) -> RefereeSettings | None:
-    raise ValueError(f"--{name.replace('_', '-')} needs --mode referee")
-
-
-class BallotBox:
-    """The ballot of each pair of games: always ``number``, or the next card of the deck.
-
-    The 156 cards are shuffled with ``random.Random(seed)`` and dealt without
-    replacement, as a tournament director draws them; an empty deck is shuffled again.
-
-    >>> a, b = BallotBox(deck=True, seed=7), BallotBox(deck=True, seed=7)
-    >>> [a.draw().number for _ in range(3)] == [b.draw().number for _ in range(3)]
-    True
-    """
-
-    def __init__(self, number: int | None = None, deck: bool = False, seed: int | None = None) -> None:
-        self.number = number
-        self.from_deck = deck
-        self._rng = random.Random(seed)
-        self._cards: list[Ballot] = []
-        self.drawn: list[Ballot] = []
-
-    @property
-    def active(self) -> bool:
-        return self.number is not None or self.from_deck
-
-    def draw(self) -> Ballot | None:
-        if self.number is not None:
-            chosen: Ballot | None = acf_ballot(self.number)
-        elif self.from_deck:
-            if not self._cards:
-                self._cards = list(deck())
-                self._rng.shuffle(self._cards)
-            chosen = self._cards.pop()
-        else:
-            chosen = None
-        if chosen is not None:
-            self.drawn.append(chosen)
-        return chosen
 
 
 @dataclass
@@ -378,6 +156,8 @@ class Referee:
         self.settings = settings
         self.style = settings.style
         self.box = BallotBox(settings.ballot, settings.deck, settings.seed)
+        #: The ballot of the pair of games in progress (the second game plays it again).
+        self._pair_ballot: Ballot | None = None
         self.files = RecordFiles(settings.record_dir) if settings.record_dir else None
         self.wall = wall or (lambda: _dt.datetime.now().astimezone())
         #: Report the flag's time as a deadline (a replay turns this off once its script
@@ -392,13 +172,21 @@ class Referee:
     # -- the tracker ---------------------------------------------------------------------
 
     def attach(self, tracker: Tracker, now_ms: int | None = None, *, resumed: bool = False) -> Referee:
-        """Judge ``tracker`` from now on; with ``now_ms``, a game begins on it at once
-        (:meth:`begin`). ``resumed``: the tracker's game is one already under way.
-        Returns the referee, which stands in for the tracker.
+        """Judge ``tracker`` from now on and return the referee, which stands in for it.
+
+        With ``now_ms`` a game begins on it at once (:meth:`begin`); otherwise the next
+        ``new-game`` begins one. ``resumed``: the tracker follows the game now under way
+        (a saved game, whose position has just been set up): the referee goes on with it.
         """
         self._tracker = tracker
-        if now_ms is not None:
-            self._pending += self.begin(now_ms, resumed=resumed)
+        state = self.state
+        if resumed and state is not None and not state.over:
+            state.game = tracker.game
+            self._restore(state)
+            state.record.note(tracker.game.ply, "game resumed")
+            self._save()
+        elif now_ms is not None:
+            self._pending += self._begin(now_ms, resumed=resumed)  # logged when handed out
         return self
 
     @property
@@ -481,12 +269,13 @@ class Referee:
 
     @property
     def warning(self) -> BoardWarning | None:
+        """The most urgent warning, as the referee words it (no hint in it)."""
         w = self.tracker.warning
-        return self._sanitize(w) if w is not None else None
+        return self._judge(self._sanitize(w))[0] if w is not None else None
 
     @property
     def warnings(self) -> tuple[BoardWarning, ...]:
-        return tuple(self._sanitize(w) for w in self.tracker.warnings)
+        return tuple(self._judge(self._sanitize(w))[0] for w in self.tracker.warnings)
 
     def next_deadline(self) -> int | None:
         times = [self.tracker.next_deadline()]
@@ -553,7 +342,8 @@ class Referee:
         return self.press("claim", now_ms)
 
     def set_ballot(self, number: int | None, now_ms: int) -> list[Event]:
-        """Play ACF ballot ``number`` (None: no ballot) in this game and its pair.
+        """Play ACF ballot ``number`` (None: no ballot) in this game, and if it is the first
+        of a pair in the second too (the host's choice over the configured draw).
 
         Only before the first move of a game from the start position; raises
         ``ValueError`` naming the problem otherwise.
@@ -563,14 +353,20 @@ class Referee:
         game = self.game
         if game.ply != 0 or game.start != Position.start(game.rules) or self.tracker.setting_up is not None:
             raise ValueError("a ballot is played from the start position before the first move")
-        self.box = BallotBox(number, False, self.settings.seed)
+        chosen = acf_ballot(number) if number is not None else None
+        self._pair_ballot = chosen
         state = self.state
         if state is None:
             return []
+        if state.ballot is not None:
+            notes = state.record.notes.get(0, [])
+            state.record.notes[0] = [n for n in notes if not n.startswith(f"ACF ballot {state.ballot.number}")]
         state.ballot, state.ballot_moves = None, ()
         state.record.ballot = None
         self.tracker.expect(None)
-        return self._log(self._start_ballot(self.box.draw(), now_ms))
+        out = self._start_ballot(chosen, now_ms)
+        self._save()
+        return self._log(out)
 
     def set_style(self, style: str) -> None:
         if style not in STYLES:
@@ -622,6 +418,8 @@ class Referee:
         state = self.state
         if state is None or state.clock is None or state.over or self.game.is_over:
             return None
+        if self.tracker.setting_up is not None:
+            return None  # a new game is being set up: the old one's clock no longer counts
         return state.clock.flag_due()
 
     def _advance(self, now: int) -> list[Event]:
@@ -637,6 +435,12 @@ class Referee:
                 out += self._flag(flag)
                 break
         out += self._process(self.tracker.tick(now), now)
+        state = self.state
+        game = self.game
+        if state is not None and not state.over and game is state.game and game.result is not None:
+            # Ended from outside (the host declared a result on the game itself): the
+            # game-over was reported there; the clock stops and the record says how it ended.
+            out += self._on_over(GameOver(now, game.result.score, game.result.reason))
         return out
 
     def _flag(self, t: int) -> list[Event]:
@@ -653,9 +457,9 @@ class Referee:
         out: list[Event] = []
         for event in events:
             if isinstance(event, BoardWarning):
-                event = self._sanitize(event)
+                event, judged = self._on_warning(self._sanitize(event))
                 out.append(event)
-                out += self._on_warning(event)
+                out += judged
             elif isinstance(event, MoveMade):
                 out.append(event)
                 out += self._on_move(event)
@@ -694,33 +498,56 @@ class Referee:
             and tracker.expected is None
         )
 
-    def _on_warning(self, warning: BoardWarning) -> list[Event]:
+    def _judge(self, warning: BoardWarning) -> tuple[BoardWarning, Offence | None]:
+        """The offence a warning shows, if any, and the warning as the board tells it."""
         if not self._judging():
-            return []
+            return warning, None
         tracker = self.tracker
-        position = self.game.position
-        rules = self.game.rules
+        game = self.game
+        position = game.position
+        rules = game.rules
         if warning.code in ("unplayable-piece", "forced-capture"):
-            return self._offence(Offence(position.turn, warning.code, warning.message), warning.t)
+            return warning, Offence(position.turn, warning.code, warning.message)
+        if warning.code not in ("illegal-move", "out-of-sync"):
+            return warning, None
+        board = tracker.board
+        mine = read_move(position, board, rules)
+        theirs = read_out_of_turn(position, board)
+        if theirs is not None and (mine is None or (jump_shaped(theirs) and not jump_shaped(mine))):
+            # A piece of the side that has just moved moved on: never a move of the game.
+            offender = position.turn.opponent
+            last = game.moves[-1] if game.moves else None
+            before = game.positions[-2] if len(game.positions) > 1 else None
+            if last is not None and before is not None and theirs.start == last.end and before.crowns(last, rules):
+                offence = Offence(
+                    offender,
+                    "continued-after-crown",
+                    f"the man crowned on {last.end} moved on to {theirs.end}; crowning ended the move",
+                )
+            else:
+                name = piece_name(position, theirs.start)
+                offence = Offence(
+                    offender,
+                    "out-of-turn",
+                    f"{_side(offender)} moved the {name} on {theirs.start} to {theirs.end},"
+                    f" but {_side(position.turn)} is to move",
+                )
+            message = f"{offence.message}; put the {piece_name(position, theirs.start)} back on {theirs.start}"
+            if theirs.captures:
+                message += f" and the pieces taken back on {', '.join(map(str, theirs.captures))}"
+            return replace(warning, code="illegal-move", squares=(theirs.start, theirs.end), message=message), offence
         if warning.code == "illegal-move":
-            move = read_move(position, tracker.board, rules)
+            move = mine
             if move is None or (move.start, move.end) != tuple(warning.squares[:2]):
                 move = Move(tuple(warning.squares[:2]))
-            return self._offence(classify(position, move, rules, tracker.touched), warning.t)
-        if warning.code == "out-of-sync":
-            moved = read_out_of_turn(position, tracker.board)
-            if moved is None:
-                return []
-            offender = position.turn.opponent
-            last = self.game.moves[-1] if self.game.moves else None
-            before = self.game.positions[-2] if len(self.game.positions) > 1 else None
-            if last is not None and before is not None and moved.start == last.end and before.crowns(last, rules):
-                message = f"the man crowned on {last.end} moved on to {moved.end}; crowning ended the move"
-                return self._offence(Offence(offender, "continued-after-crown", message), warning.t)
-            name = piece_name(position, moved.start)
-            message = f"{_side(offender)} moved the {name} on {moved.start} to {moved.end}, but {_side(position.turn)} is to move"
-            return self._offence(Offence(offender, "out-of-turn", message), warning.t)
-        return []
+            return warning, classify(position, move, rules, tracker.touched)
+        return warning, None
+
+    def _on_warning(self, warning: BoardWarning) -> tuple[BoardWarning, list[Event]]:
+        warning, offence = self._judge(warning)
+        if offence is None:
+            return warning, []
+        return warning, self._offence(offence, warning.t)
 
     def _on_move(self, event: MoveMade, clock_at: int | None = None) -> list[Event]:
         state = self.state
@@ -807,12 +634,15 @@ class Referee:
             out.append(self._clock_report(now))
         if resumed:
             record.note(game.ply, "game resumed")
-        elif self.box.active:
-            if game.ply != 0 or game.start != Position.start(game.rules):
+        else:
+            # The first game of a pair draws the ballot; the second plays it again with
+            # the colours reversed.
+            if k % 2:
+                self._pair_ballot = self.box.draw()
+            chosen = self._pair_ballot
+            if chosen is not None and (game.ply != 0 or game.start != Position.start(game.rules)):
                 record.note(0, "no ballot: the game does not begin from the start position")
-            else:
-                # The second game of a pair plays the first one's ballot, colours reversed.
-                chosen = self.box.drawn[-1] if k % 2 == 0 and self.box.drawn else self.box.draw()
+            elif chosen is not None:
                 out += self._start_ballot(chosen, now)
         self._save()
         return out
@@ -861,11 +691,19 @@ class Referee:
         side = _side(offence.side)
         how = f"on {_side(offence.side.opponent)}'s objection, " if objection else ""
         if count >= 2:
-            state.record.note(ply, f"{how}second illegal move by {side} ({offence.code}): {offence.message}; {side} forfeits (WCDF 1.25)")
+            state.record.note(
+                ply,
+                f"{how}second illegal move by {side} ({offence.code}): {offence.message};"
+                f" {side} forfeits (WCDF 1.25)",
+            )
             return [Forfeit(t, side, offence.code, offence.message)] + self._declare(
                 win_for(offence.side.opponent), "forfeit", t
             )
-        state.record.note(ply, f"{how}caution to {side}, illegal move ({offence.code}): {offence.message}; the move is taken back (WCDF 1.25)")
+        state.record.note(
+            ply,
+            f"{how}caution to {side}, illegal move ({offence.code}): {offence.message};"
+            " the move is taken back (WCDF 1.25)",
+        )
         self._save()
         return [Caution(t, side, count, offence.code, offence.message)]
 
@@ -915,17 +753,19 @@ class Referee:
         board = tracker.board
         position = self.game.position
         rules = self.game.rules
+        # The opponent's answer, complete on the board, to one of the boards the mover
+        # left: that move stands. (Only a complete answer tells the mover's last board
+        # from the opponent's first lift: both take an opponent's piece off the board.
+        # It is looked for first: the mover's piece jumped by the answer also looks like
+        # that piece gone somewhere else.)
+        for cand in reversed(state.candidates):
+            after = position.apply(cand.move, rules)
+            if TurnTable(after, rules).complete(board):
+                return self._condone(cand, now)
         move = read_move(position, board, rules)
         if move is not None and tracker.reading.kind is not Kind.COMPLETE:
             if not state.candidates or state.candidates[-1].board != board:
                 state.candidates.append(_Candidate(board, move, now))
-            return []
-        # The opponent answering one of the boards the mover left: that move stands.
-        for cand in reversed(state.candidates):
-            after = position.apply(cand.move, rules)
-            table = TurnTable(after, rules)
-            if table.complete(board) or (table.in_progress(board) and board & ~after.occupied):
-                return self._condone(cand, now)
         return []
 
     def _objectable(self) -> bool:
@@ -957,17 +797,18 @@ class Referee:
             f" it stands, {_side(side.opponent)} answered without objection (WCDF 1.26)",
         )
         moved = MoveMade(now, ply, _side(side), text, tuple(cand.move.path), tuple(cand.move.captures))
-        out: list[Event] = [moved, Condoned(now, _side(side), text, offence.code, offence.message, game.position.fen())]
+        condoned = Condoned(now, _side(side), text, offence.code, offence.message, game.position.fen())
+        out: list[Event] = [moved, condoned]
+        if position.crowns(cand.move, rules):
+            out.append(Crowned(now, cand.move.end))
         # The clock switched when the board first showed the move settled, not now.
         settle = self.tracker.settings.settle_ms
         out += self._on_move(moved, clock_at=min(now, cand.t + settle))
         # The tracker follows the game from the position on the board.
         old = self.tracker
         self._tracker = Tracker(game, old.settings, old.policy)
-        if game.result is not None:
-            out += self._process(self.tracker.declare(game.result.score, game.result.reason, now), now)
-        else:
-            out += self._process(self.tracker.update(board, now), now)
+        # The answer stands on the board: the new tracker reads it as the next move.
+        out += self._process(self.tracker.update(board, now), now)
         return out
 
     # -- buttons ---------------------------------------------------------------------------
@@ -1029,12 +870,91 @@ class Referee:
         try:
             text = state.record.pdn(state.game)
             self.files.write(state.name if state.game.moves or state.over else None, text)
+            # A game without a move has nothing to go on with (and the set-up of a game
+            # being resumed must not overwrite the state it is about to read).
+            if state is self.state and state.game.moves:
+                self.files.save_state(self._snapshot(state))
         except (RecordError, ValueError) as exc:
             self._trouble(str(exc))
 
+    # -- surviving a power cut -----------------------------------------------------------------
+
+    def _snapshot(self, state: _GameState) -> dict[str, Any]:
+        """What :meth:`_restore` needs to go on with this game after a restart."""
+        clock = state.clock
+        r = state.record
+        return {
+            "number": state.number,
+            "name": state.name,
+            "black": state.black,
+            "white": state.white,
+            "date": r.date,
+            "round": r.round,
+            "moves": [m.pdn(full=True) for m in state.game.moves],
+            "ballot": state.ballot.number if state.ballot is not None else None,
+            "drawn": [b.number for b in self.box.drawn],
+            "cautions": {_side(c): n for c, n in state.cautions.items()},
+            "clock": None
+            if clock is None
+            else {
+                "left": {_side(c): ms for c, ms in clock.saved()[0].items()},
+                "moves": {_side(c): n for c, n in clock.saved()[1].items()},
+            },
+            "notes": {str(k): v for k, v in r.notes.items()},
+            "clocks": {str(k): v for k, v in r.clocks.items()},
+            "over": state.over,
+        }
+
+    def _restore(self, state: _GameState) -> None:
+        """Go on with the saved referee state of ``state``'s game, if it is that game."""
+        if self.files is None:
+            return
+        try:
+            data = self.files.load_state()
+        except RecordError as exc:
+            self._trouble(str(exc))
+            return
+        game = state.game
+        try:
+            if data is None or data.get("over") or data["moves"] != [m.pdn(full=True) for m in game.moves]:
+                return
+            state.number = self.games = int(data["number"])
+            state.name, state.black, state.white = str(data["name"]), str(data["black"]), str(data["white"])
+            r = state.record
+            r.date, r.round, r.black, r.white = str(data["date"]), str(data["round"]), state.black, state.white
+            r.notes = {int(k): list(v) for k, v in data["notes"].items()}
+            r.clocks = {int(k): int(v) for k, v in data["clocks"].items()}
+            state.cautions = {_color(k): int(v) for k, v in data["cautions"].items()}
+            box = BallotBox(self.settings.ballot, self.settings.deck, self.settings.seed)
+            for _ in data["drawn"]:
+                box.draw()  # the cards already dealt stay dealt
+            self.box = box
+            if data["ballot"] is not None:
+                chosen = acf_ballot(int(data["ballot"]))
+                self._pair_ballot = chosen
+                state.ballot, state.ballot_moves = chosen, tuple(chosen.play_moves(game.rules))
+                r.ballot = chosen
+                self._expect_ballot()
+            saved = data["clock"]
+            if saved is not None and self.settings.clock is not None and state.clock is not None:
+                running = state.clock.running
+                since = state.clock.since
+                state.clock = GameClock.resume(
+                    self.settings.clock,
+                    {_color(k): int(v) for k, v in saved["left"].items()},
+                    {_color(k): int(v) for k, v in saved["moves"].items()},
+                )
+                if running is not None:
+                    state.clock.start(running, since)
+        except (KeyError, TypeError, ValueError) as exc:
+            self._trouble(f"{self.files.state_path}: cannot be used ({exc}); the game goes on without it")
+
     def _log(self, events: list[Event]) -> list[Event]:
         if self.files is not None and events:
-            extra = {"time": self.wall().isoformat(timespec="milliseconds"), "game": self.state.number if self.state else 0}
+            extra = {
+                "time": self.wall().isoformat(timespec="milliseconds"),
+                "game": self.state.number if self.state else 0,
+            }
             for event in events:
                 try:
                     self.files.log(event, extra)

@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules import Color, Game, Move, Position, Rules, WCDF
-from rules.squares import bit, iter_squares, row_of
+from rules.squares import file_of, iter_squares, row_of
 
-__all__ = ["Offence", "read_move", "read_out_of_turn", "classify", "stand", "piece_name"]
+__all__ = ["Offence", "read_move", "read_out_of_turn", "jump_shaped", "classify", "stand", "piece_name"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,24 @@ def read_out_of_turn(position: Position, board: int) -> Move | None:
     return Move((_low(moved), _low(added)), tuple(iter_squares(removed & ~theirs)))
 
 
+def jump_shaped(move: Move) -> bool:
+    """Whether ``move`` looks like jumps: every captured piece stands between two squares
+    of its path two diagonal steps apart (so a piece gone elsewhere is not read as jumped).
+
+    >>> jump_shaped(Move((31, 24), (27,))), jump_shaped(Move((27, 24), (31,)))
+    (True, False)
+    """
+    if not move.captures:
+        return True
+    path = move.path
+    if len(path) == 2 and len(move.captures) == 1:
+        a, b = path
+        (ra, fa), (rb, fb) = (row_of(a), file_of(a)), (row_of(b), file_of(b))
+        c = move.captures[0]
+        return abs(ra - rb) == 2 and abs(fa - fb) == 2 and (row_of(c), file_of(c)) == ((ra + rb) // 2, (fa + fb) // 2)
+    return False
+
+
 def _backward(color: Color, start: int, end: int) -> bool:
     # Black moves towards higher rows (row 0 is Black's home row 1-4).
     return row_of(end) < row_of(start) if color is Color.BLACK else row_of(end) > row_of(start)
@@ -130,10 +148,12 @@ def classify(
                 "continued-after-crown",
                 f"the man crowned on {m.end} jumped on to {b}; crowning ends the move",
             )
-    if rules.captures_compulsory and position.capture_available(rules) and not any(
-        m.is_capture for m in from_a
+    if (
+        rules.captures_compulsory
+        and position.capture_available(rules)
+        and (not move.is_capture or not any(m.is_capture for m in from_a))
     ):
-        kind = "a plain move" if not move.is_capture else "not a capture the rules allow"
+        kind = "a plain move" if not move.is_capture else f"no capture the {name} on {a} can make"
         return Offence(side, "forced-capture", f"a capture was compulsory; {a}-{b} is {kind}")
     if not from_a:
         return Offence(side, "unplayable-piece", f"the {name} on {a} has no legal move")

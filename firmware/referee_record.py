@@ -11,6 +11,8 @@ A :class:`RecordFiles` directory holds::
                       every note (tournament software relays it while the game goes on)
     game-*.pdn        each game once it has a move, rewritten the same way until it ends
     arbiter.jsonl     every event, one JSON object a line, with the wall-clock time
+    referee.json      the referee's own state of the game in progress (cautions, clock,
+                      ballot, notes), so that a game resumed after a power cut goes on
 
 Writes are atomic (temporary file, fsync, rename, fsync of the directory), so a power
 cut leaves the old file or the new one, never half of one.
@@ -52,12 +54,13 @@ from rules import Game
 from rules.ballots import Ballot
 from rules.pdn import write_game
 
-__all__ = ["TournamentRecord", "RecordFiles", "RecordError", "LIVE_NAME", "LOG_NAME"]
+__all__ = ["TournamentRecord", "RecordFiles", "RecordError", "LIVE_NAME", "LOG_NAME", "STATE_NAME"]
 
 log = logging.getLogger(__name__)
 
 LIVE_NAME = "live.pdn"
 LOG_NAME = "arbiter.jsonl"
+STATE_NAME = "referee.json"
 
 
 class RecordError(OSError):
@@ -148,6 +151,33 @@ class RecordFiles:
     @property
     def log_path(self) -> Path:
         return self.directory / LOG_NAME
+
+    @property
+    def state_path(self) -> Path:
+        return self.directory / STATE_NAME
+
+    def save_state(self, data: Mapping[str, Any]) -> None:
+        self._ensure()
+        try:
+            atomic_write(self.state_path, json.dumps(data, indent=1) + "\n")
+        except OSError as exc:
+            raise RecordError(f"cannot write {self.state_path}: {exc.strerror or exc}") from exc
+
+    def load_state(self) -> dict[str, Any] | None:
+        """The saved referee state, None if there is none; RecordError if unreadable."""
+        try:
+            text = self.state_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RecordError(f"cannot read {self.state_path}: {exc}") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{self.state_path}: not valid JSON ({exc})") from exc
+        if not isinstance(data, dict):
+            raise RecordError(f"{self.state_path}: expected a JSON object")
+        return data
 
     def game_path(self, name: str) -> Path:
         return self.directory / f"game-{slug(name)}.pdn"

@@ -402,9 +402,9 @@ class Tracker:
                 reading = self._read(occupancy)
             elif old.kind is Kind.PROGRESS and self._opponent_started(lifted, old):
                 self._escalated = True
-        if reading.kind is Kind.PROGRESS and self.game.rules.huffing:
+        if self.game.rules.huffing:
             # A huff and then a whole move, read as a capture of the huffed piece under way.
-            huffed = huffing.ahead(self, occupancy, now_ms, finished=True)
+            huffed = huffing.after_update(self, old, reading, now_ms)
             if huffed:
                 events += huffed
                 reading = self._read(occupancy)
@@ -622,6 +622,9 @@ class Tracker:
             return Reading(Kind.RESTORE, board)
         over = self._over
         if not over:
+            huff = huffing.read(self, board)  # under huffing: a piece that missed a jump off
+            if huff is not None:
+                return huff
             if self._crown is not None and board == occupied & ~bit(self._crown):
                 return Reading(Kind.CROWNING, board)
             table = self._table
@@ -630,9 +633,6 @@ class Tracker:
             if done:
                 others = [p for p in table.in_progress(board, only) if p not in done]
                 return Reading(Kind.COMPLETE, board, done, also_progress=bool(others))
-            huff = huffing.read(self, board)
-            if huff is not None:
-                return huff
             going = table.in_progress(board, only)
             if going:
                 return Reading(Kind.PROGRESS, board, tuple(going))

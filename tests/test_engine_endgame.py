@@ -170,7 +170,7 @@ def test_engine_scores_match_the_truth() -> None:
     rng = random.Random(3)
     checked = 0
     for position, value in rng.sample(sorted(values.items(), key=lambda kv: (
-            kv[0].black, kv[0].white, kv[0].kings, kv[0].turn)), 400):
+            kv[0].black, kv[0].white, kv[0].kings, kv[0].turn)), 250):
         if len(position.legal_moves()) < 2:
             continue  # a forced move is played after a one-ply look only
         result = engine.search(position, depth=10)
@@ -180,7 +180,7 @@ def test_engine_scores_match_the_truth() -> None:
             checked += 1
         elif value is None:
             assert abs(result.score) < WIN - 1000, (position.fen(), result)
-    assert checked > 30
+    assert checked > 20
 
 
 def test_the_lone_king_runs_for_the_double_corner() -> None:

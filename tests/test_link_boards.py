@@ -8,18 +8,23 @@ lights and its hands make it there too.
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import serial
 
 from firmware.commands.relay import Relay
 from firmware.link_transport import LineTransport
 from hal.clock import MonotonicClock
 from rules import BLACK, Move
 from test_link_host import random_game
-from test_link_rig import Board, NullModem, settle, wait_until
+from test_link_rig import TIMEOUT_S, Board, NullModem, settle, wait_until
 
 
 class Pair:
@@ -272,3 +277,31 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
             side.close()
         left.close()
         right.close()
+
+
+def test_crownhead_relay_copies_whole_lines_and_asks_both_ends_for_their_state(tmp_path: Path) -> None:
+    left = NullModem(tmp_path, ("a.tty", "relay-a.tty"))
+    right = NullModem(tmp_path, ("relay-b.tty", "b.tty"))
+    a = serial.serial_for_url(left.a, timeout=TIMEOUT_S)
+    b = serial.serial_for_url(right.b, timeout=TIMEOUT_S)
+    relay = subprocess.Popen([sys.executable, "-m", "firmware.cli", "relay", left.b, right.a, "--log", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # Each side hears "hello" when the relay has it open: the boards would answer with their state.
+        assert a.readline() == b"hello\n"
+        assert b.readline() == b"hello\n"
+        a.write(b'{"event":"move","ply":1}\r\n')
+        assert b.readline() == b'{"event":"move","ply":1}\n'
+        b.write(b"x" * 2000 + b"\nfen\n")  # too long for the protocol: dropped; the next line passes
+        assert a.readline() == b"fen\n"
+    finally:
+        relay.send_signal(signal.SIGTERM)
+        out, err = relay.communicate(timeout=10)
+        a.close()
+        b.close()
+        left.close()
+        right.close()
+    assert relay.returncode == 0, err
+    log = [json.loads(line) for line in out.splitlines()]
+    assert {"t": log[2]["t"], "from": "A", "to": "B", "line": '{"event":"move","ply":1}'} in log
+    assert any(entry["from"] == "B" and "dropped" in entry["line"] for entry in log)

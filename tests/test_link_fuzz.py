@@ -193,7 +193,8 @@ def test_random_lines_from_a_second_board_are_never_answered_and_never_break_it(
 @pytest.mark.slow
 def test_long_fuzz(tmp_path: Path, errors_logged: list) -> None:
     for seed in range(5):
-        rig = Rig(tmp_path / str(seed))
+        (tmp_path / str(seed)).mkdir()
+        rig = Rig(tmp_path / str(seed), plays="black" if seed % 2 else "both")
         try:
             run_fuzz(rig, random.Random(seed), 2000, [random_command, random_bytes, random_peer_line], errors_logged)
         finally:

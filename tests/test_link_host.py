@@ -7,8 +7,10 @@ the cable pulled mid-game, a flood, a host that stops reading.
 from __future__ import annotations
 
 import json
-import logging
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -98,8 +100,9 @@ def test_every_command_gets_one_reply(rig: Rig) -> None:
     host.request("hint on")
     assert host.request("mode referee")["mode"] == "referee"
     assert board.app.tracker.mode == "referee" and board.app.policy.referee
+    assert board.app.referee is not None and board.app.tracker is board.app.referee  # the arbiter judges
     host.request("mode play")
-    assert board.app.tracker.mode == "play" and not board.app.policy.referee
+    assert board.app.tracker.mode == "play" and not board.app.policy.referee and board.app.referee is None
 
     # ballot: its three moves are shown one after the other for the players to make.
     reply = host.request("ballot 5")
@@ -237,6 +240,24 @@ def test_errors_that_depend_on_the_game(rig: Rig) -> None:
         assert snapshot(board) == before
 
 
+def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: Rig) -> None:
+    host, board = rig.host, rig.board
+    assert host.request("mode referee")["ok"]
+    reply = host.request("ballot 5")
+    assert reply["moves"] == ["9-13", "22-18", "6-9"]
+    drawn = host.event("ballot")  # the referee's own event: it plays and records the ballot
+    assert drawn["number"] == 5
+    assert board.app.tracker.expected.pdn() == "9-13"
+    board.follow()
+    assert host.event("move")["move"] == "9-13"
+    host.request("result 0-1 time")
+    over = host.event("game-over")
+    assert (over["result"], over["reason"]) == ("0-1", "time")
+    record = board.app.referee.pdn()
+    assert '[Ballot "5"]' in record and '[Termination "time"]' in record and '[Result "0-1"]' in record
+    assert host.request("mode play")["ok"]  # after the game
+
+
 def test_a_failing_command_costs_one_internal_error_reply(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(now: int) -> dict[str, Any]:
         raise RuntimeError("bug")
@@ -270,7 +291,7 @@ def test_a_resuming_board_reports_the_saved_game_and_waits_for_its_pieces(tmp_pa
     try:
         assert rig.board.app.resuming
         state = rig.hello["state"]
-        assert state["ply"] == 3 and state["last"]["move"] == "8-11" and state["setup"] == state["fen"]
+        assert state["ply"] == 3 and state["last"]["move"] == "8-11" and state["setup"] is True
         assert rig.host.request("fen")["ply"] == 3
         assert read_game(rig.host.request("pdn")["pdn"]).game().ply == 3
         for line in ("new", "play 22-18", "mode referee", "ballot 5"):
@@ -440,6 +461,10 @@ def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: P
     try:
         host, board = rig.host, rig.board
         host.request("names " + "😀" * 40 + ";" + "😀" * 40)
+        kings = "W:W" + ",".join(f"K{s}" for s in range(17, 33)) + ":B" + ",".join(f"K{s}" for s in range(1, 17))
+        host.request("new " + kings)  # 32 kings: the longest position there is
+        for line in ("hello", "fen", "moves", "help", "pdn"):
+            assert host.request(line)["ok"]
         host.request("new W:WK1,K2,K3,K4,K5,K6,K7,K8,K9,K10,K11,K12:BK21,K22,K23,K24,K25,K26,K27,K28,K29,K30,K31,K32")
         board.follow()
         host.event("new-game")
@@ -451,3 +476,57 @@ def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: P
         assert all(json.loads(raw) for raw in host.raw)
     finally:
         rig.close()
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def _crownhead(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "CROWNHEAD_CONFIG": str(cwd / "none.toml")})
+
+
+def test_crownhead_run_with_a_link_sends_the_game_to_the_host(tmp_path: Path) -> None:
+    (tmp_path / "none.toml").write_text("")
+    cable = NullModem(tmp_path)
+    host = Host(cable.b)
+    try:
+        script = tmp_path / "game.script"
+        script.write_text("lift 11\nwait 200\nplace 15\nwait 1000\nlift 22\nwait 200\nplace 18\nwait 1000\n")
+        done = _crownhead("run", "--headless", "--hal", "sim", "--link", cable.a, "--script", str(script),
+                          "--state-dir", str(tmp_path / "state"), "--log", "json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        host.settle()
+        kinds = [d["event"] for d in host.lines]
+        assert kinds[0] == "hello" and host.lines[0]["state"]["ply"] == 0
+        assert [d["move"] for d in host.lines if d["event"] == "move"] == ["11-15", "22-18"]
+        # The link saw what the headless log saw.
+        logged = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [d for d in logged if d["event"] == "move"] == [d for d in host.lines if d["event"] == "move"]
+    finally:
+        host.close()
+        cable.close()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--link", "sokcet://host:1"], "link.port: pyserial knows no sokcet:// ports"),
+        (["--link-plays", "black"], "--link-plays needs a link"),
+        (["--link", "loop://", "--link-plays", "white", "--mode", "computer", "--opponent", "random"], "choose one"),
+    ],
+)
+def test_crownhead_run_link_mistakes_are_one_line_and_exit_code_2(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "none.toml").write_text("")
+    done = _crownhead("run", "--headless", "--hal", "sim", "--state-dir", str(tmp_path / "state"), *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_the_link_cannot_take_the_serial_boards_own_port(tmp_path: Path) -> None:
+    (tmp_path / "none.toml").write_text("")
+    (tmp_path / "board.toml").write_text('[board]\nbackend = "serial"\n[serial]\nport = "/dev/ttyACM0"\n')
+    done = _crownhead("run", "--headless", "--config", str(tmp_path / "board.toml"), "--link", "/dev/ttyACM0",
+                      "--state-dir", str(tmp_path / "state"), cwd=tmp_path)
+    assert done.returncode == 2 and "cannot share /dev/ttyACM0" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

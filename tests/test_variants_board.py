@@ -14,8 +14,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-
 import pytest
 
 from firmware.commands.replay import parse_script, replay
@@ -89,10 +87,18 @@ def script_for(game: Game, seed: int, style: HumanStyle = HumanStyle()) -> list[
     rules = game.rules
     board = Game(game.start, rules)
     actions: list[Action] = []
+    last_end = 0
     for entry in game.history:
         if actions:
-            actions.append(wait(rng.randint(300, 2500)))
+            think = rng.randint(300, 2500)
+            if last_end:
+                # The piece that just moved was huffed: until patience_ms it may also be its
+                # mover correcting the move (documented), so the huffer waits that long.
+                think += 2600
+            actions.append(wait(think))
+        last_end = 0
         if isinstance(entry, Huff):
+            last_end = entry.square if entry.square == board.moves[-1].end else 0
             actions.append(Action("lift", entry.square))
             board.huff(entry.square)
         elif isinstance(entry, JumpForced):
@@ -202,7 +208,7 @@ def replayed(game: Game, entries: int) -> Game:
 
 @pytest.mark.parametrize("name", sorted(VARIANT_RULES))
 def test_random_games_of_every_variant_are_read_back_exactly(name: str) -> None:
-    for seed in (1, 2):
+    for seed in range(1, 7):
         check_random_game(name, seed)
 
 
@@ -243,11 +249,45 @@ def test_the_random_games_cover_what_they_should() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(VARIANT_RULES))
 def test_many_random_games_of_every_variant(name: str) -> None:
-    for seed in range(3, 23):
+    for seed in range(7, 107):
         check_random_game(name, seed)
 
 
 # -- flying kings: the LED hints -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(VARIANT_RULES))
+def test_lifting_any_piece_lights_exactly_its_legal_moves(name: str) -> None:
+    """In positions of random games, each piece of the side to move is lifted in turn:
+    the targets are the first landing squares of its legal moves, the captures the pieces
+    those moves jump; a piece that cannot move while others must capture shows them."""
+    rules = VARIANT_RULES[name]
+    checked = 0
+    for seed in (1, 2):
+        game = random_game(rules, seed)
+        for position in game.positions[::3]:
+            legal = position.legal_moves(rules)
+            if not legal:
+                continue
+            for square in sorted(position.pieces()):
+                if not position.pieces_of(position.turn) & bit(square):
+                    continue
+                tracker = Tracker(Game(position, rules))
+                roles = lifted(tracker, square)
+                mine = [m for m in legal if m.start == square]
+                targets = {s for s, r in roles.items() if r == "target"}
+                captures = {s for s, r in roles.items() if r == "capture"}
+                if mine:
+                    assert targets == {m.path[1] for m in mine}, (name, position.fen(), square)
+                    assert captures == {c for m in mine for c in m.captures}, (name, position.fen())
+                else:
+                    assert not targets and not captures
+                    jumpers = {m.start for m in legal if m.is_capture}
+                    if rules.must_capture and jumpers:
+                        must = {s for s, r in roles.items() if r == "must-capture"}
+                        assert must == jumpers, (name, position.fen(), square)
+                checked += 1
+    assert checked > 200
 
 
 def lifted(tracker: Tracker, square: int, t: int = 1000) -> dict[int, str]:
@@ -263,7 +303,7 @@ def test_a_lifted_flying_king_lights_its_whole_diagonals() -> None:
     roles = lifted(tracker, 29)
     targets = sorted(s for s, r in roles.items() if r == "target")
     assert targets == sorted(sq(n) for n in ("b2", "c3", "d4", "e5", "f6", "g7"))
-    assert roles[29] == "touched" and roles[4] == "king" or 4 not in roles
+    assert roles[29] == "touched" and 4 not in roles
     # English kings: one square only.
     tracker = Tracker(Game(position, Rules()))
     assert sorted(s for s, r in lifted(tracker, 29).items() if r == "target") == [sq("b2")]
@@ -271,8 +311,8 @@ def test_a_lifted_flying_king_lights_its_whole_diagonals() -> None:
 
 def test_a_king_in_the_centre_lights_four_diagonals_up_to_the_pieces() -> None:
     # King on d4 (18); an own man on f6 (11) blocks one ray, a black man on b6 (9)
-    # with c7 behind it occupied blocks another ray; the rest run to the edges.
-    position = Position.from_fen("W:WK18,11:B9,6,1")
+    # with a7 (5) behind it occupied blocks another ray; the rest run to the edges.
+    position = Position.from_fen("W:WK18,11:B9,5,1")
     tracker = Tracker(Game(position, POOL))
     roles = lifted(tracker, 18)
     targets = {s for s, r in roles.items() if r == "target"}
@@ -346,9 +386,9 @@ def test_kings_capture_first_lights_the_king_not_the_man() -> None:
 
 
 def test_russian_man_crowned_mid_capture_goes_on_as_a_king_and_is_crowned() -> None:
-    # White man on c5 (14) takes d6 (10), lands on e7? No: lands on the king row? Take a
-    # man on f2... set up: white man on b6 (9) jumps c7 (6) to d8 (2), crowned, and
-    # goes on as a flying king over f6 (11) to g5 (16) or h4 (12).
+    # White's man on b6 (9) jumps c7 (6) to d8 (2) on the king row, is crowned there and
+    # goes on as a flying king over f6 (11) to g5 (16) or h4 (12); the move ends off the
+    # king row with a king, and the board asks for the crown where it ends.
     position = Position.from_fen("W:W9:B6,11")
     (route, *others) = sorted(position.legal_moves(RUSSIAN), key=lambda m: m.path)
     assert route.path[:2] == (9, 2) and route.captures == (6, 11)
@@ -362,8 +402,9 @@ def test_russian_man_crowned_mid_capture_goes_on_as_a_king_and_is_crowned() -> N
 
 # -- huffing ----------------------------------------------------------------------------------
 
-#: Black to move; the man on 9 can jump 14 (and on over 22 to 25). 11-15 skips it.
-HUFF_FEN = "B:W14,22,30:B9,11,1"
+#: Black to move; the man on 9 can jump 14 and on over 22 to 25; 11-15 skips that. White
+#: cannot capture 9 (5 is occupied), so taking 9 off can only be a huff.
+HUFF_FEN = "B:W14,22,30:B1,5,9,11"
 
 
 def run_script(text: str, fen: str = HUFF_FEN, rules: Rules = HUFFING, **options: object) -> list[dict]:
@@ -371,21 +412,26 @@ def run_script(text: str, fen: str = HUFF_FEN, rules: Rules = HUFFING, **options
     return [e.to_json() for e in events]
 
 
+def told(events: list[dict]) -> list[tuple[str, int]]:
+    return [(e["event"], e["t"]) for e in events if e["event"] != "lights"]
+
+
 MISSED = (
     "black could have jumped with the piece on 9: white may huff it (take it off), "
     "press force to make black take 11-15 back and jump, or move to let it stand"
 )
+MISS = "lift 11\nwait 300\nplace 15\nwait 1000\n"
 
 
 def test_a_missed_jump_is_offered_with_the_huff_role() -> None:
-    events = run_script("lift 11\nwait 300\nplace 15\n", lights=True)
+    events = run_script(MISS, lights=True)
     assert events[2:] == [
         {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15],
          "captures": []},
         {"t": 630, "event": "missed-jump", "ply": 1, "side": "black", "squares": [9],
          "message": MISSED},
         {"t": 630, "event": "lights", "roles": {"9": "huff", "11": "last-from", "15": "last-to"}},
-        {"t": 630, "event": "final", "fen": "W:W14,22,30:B1,9,15", "plies": 1},
+        {"t": 1300, "event": "final", "fen": "W:W14,22,30:B1,5,9,15", "plies": 1},
     ]
     assert HUFF_ROLE in HINT_ROLES and HUFF_ROLE in ROLES
 
@@ -393,85 +439,117 @@ def test_a_missed_jump_is_offered_with_the_huff_role() -> None:
 def test_huff_by_taking_the_piece_off() -> None:
     # White takes 9 off and waits: after settle_ms it is a huff, not a move and not a
     # board out of sync; White is still to move and then moves.
-    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 1000\n"
-                        "lift 22\nwait 300\nplace 17\n")
-    assert [e for e in events if e["event"] not in ("move", "missed-jump")] == [
+    events = run_script(MISS + "lift 9\nwait 1000\nlift 22\nwait 300\nplace 17\n", lights=True)
+    assert [e for e in events if e["event"] not in ("move", "missed-jump", "lights")] == [
         {"t": 1630, "event": "huff", "ply": 1, "side": "white", "square": 9},
-        {"t": 2930, "event": "final", "fen": "B:W14,17,30:B1,15", "plies": 2},
+        {"t": 2930, "event": "final", "fen": "B:W14,17,30:B1,5,15", "plies": 2},
     ]
     assert [e["move"] for e in events if e["event"] == "move"] == ["11-15", "22-17"]
+    lights = [e["roles"] for e in events if e["event"] == "lights" and 1300 <= e["t"] <= 1630]
+    assert lights == [{}, {"11": "last-from", "15": "last-to"}]  # the offer is over
 
 
 def test_huff_then_moving_at_once_is_both() -> None:
     # The opponent lifts its own piece 100 ms after taking the huffed piece off.
-    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 100\n"
-                        "lift 22\nwait 300\nplace 17\n")
-    kinds = [(e["event"], e["t"]) for e in events]
-    assert kinds == [("move", 630), ("missed-jump", 630), ("huff", 1430), ("move", 1730), ("final", 1730)]
+    events = run_script(MISS + "lift 9\nwait 100\nlift 22\nwait 300\nplace 17\n")
+    assert told(events) == [
+        ("move", 630), ("missed-jump", 630), ("huff", 1430), ("move", 2030), ("final", 2030)]
 
 
 def test_huff_of_a_piece_the_huffer_could_capture_waits_for_patience() -> None:
     # White's man on 14 could take 9 (landing on 5): taking 9 off may be the start of
     # that capture, so the huff is told only after patience_ms...
     fen = "B:W14,30:B9,11,1"
-    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 3000\n", fen)
-    assert [(e["event"], e["t"]) for e in events] == [
-        ("move", 630), ("missed-jump", 630), ("huff", 3830), ("final", 3830)]
+    events = run_script(MISS + "lift 9\nwait 3000\n", fen)
+    assert told(events) == [("move", 630), ("missed-jump", 630), ("huff", 3830), ("final", 4300)]
     # ...and when White then does jump 14x5, it is that capture, not a huff.
-    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 500\n"
-                        "lift 14\nwait 300\nplace 5\n", fen)
+    events = run_script(MISS + "lift 9\nwait 500\nlift 14\nwait 300\nplace 5\n", fen)
     assert [(e["event"], e.get("move")) for e in events] == [
         ("move", "11-15"), ("missed-jump", None), ("move", "14x5"), ("final", None)]
 
 
 def test_moving_lets_the_missed_jump_stand() -> None:
-    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 17\n",
-                        lights=True)
-    assert [e["event"] for e in events if e["event"] != "lights"] == [
-        "move", "missed-jump", "move", "final"]
-    assert events[-2] == {"t": 1630, "event": "lights", "roles": {"17": "last-to", "22": "last-from"}}
+    events = run_script(MISS + "lift 22\nwait 300\nplace 17\n", lights=True)
+    assert told(events) == [("move", 630), ("missed-jump", 630), ("move", 1930), ("final", 1930)]
+    # The huff role stays while White's move is under way, and goes with it.
+    assert [e["roles"] for e in events if e["event"] == "lights"][-3:] == [
+        {"9": "huff", "17": "target", "18": "target", "22": "touched"},
+        {},
+        {"17": "last-to", "22": "last-from"},
+    ]
+    assert events[-1]["fen"] == "B:W14,17,30:B1,5,9,15"
 
 
 def test_force_button_takes_the_move_back_and_only_a_jump_is_accepted() -> None:
-    script = ("lift 11\nwait 300\nplace 15\nwait 1000\npress force\nwait 100\n"
-              "lift 15\nwait 100\nplace 11\nwait 500\n"
+    script = (MISS + "press force\nwait 100\nlift 15\nwait 100\nplace 11\nwait 500\n"
               # a plain move is refused now...
               "lift 11\nwait 200\nplace 16\nwait 1000\nlift 16\nwait 100\nplace 11\nwait 500\n"
               # ...the jump is accepted.
               "lift 9\nwait 300\nplace 18\nwait 200\nlift 18\nwait 200\nplace 25\nlift 14\nlift 22\n")
     events = run_script(script, lights=True)
-    told = [e for e in events if e["event"] != "lights"]
-    assert told == [
+    assert [e for e in events if e["event"] != "lights"] == [
         {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15],
          "captures": []},
         {"t": 630, "event": "missed-jump", "ply": 1, "side": "black", "squares": [9], "message": MISSED},
         {"t": 1300, "event": "force-jump", "ply": 1, "side": "black", "move": "11-15"},
-        {"t": 1730, "event": "warning", "code": "forced-capture", "squares": [9],
+        {"t": 2030, "event": "warning", "code": "forced-capture", "squares": [9],
          "message": "a capture is compulsory: the man on 11 cannot capture; capture with the piece on 9"},
-        {"t": 3930, "event": "move", "ply": 1, "side": "black", "move": "9x25", "path": [9, 18, 25],
+        {"t": 2530, "event": "warning", "code": "illegal-move", "squares": [11, 16],
+         "message": "a capture is compulsory: 11-16 is not allowed; put the man back on 11"},
+        {"t": 4830, "event": "move", "ply": 1, "side": "black", "move": "9x25", "path": [9, 18, 25],
          "captures": [14, 22]},
-        {"t": 3930, "event": "final", "fen": "W:W30:B1,11,25", "plies": 1},
+        {"t": 4830, "event": "final", "fen": "W:W30:B1,5,11,25", "plies": 1},
     ]
-    # After the button the lights guide the piece back: 15 off, 11 on.
-    after_force = [e for e in events if e["event"] == "lights" and e["t"] == 1300]
-    assert after_force == [{"t": 1300, "event": "lights", "roles": {"11": "missing", "15": "extra"}}]
+    lights = {e["t"]: e["roles"] for e in events if e["event"] == "lights"}
+    # After the button the lights guide the piece back: 15 off, 11 on...
+    assert lights[1300] == {"11": "missing", "15": "extra"}
+    # ...and the man lifted that cannot jump shows which piece must.
+    assert lights[2030] == {"9": "must-capture", "11": "error"}
 
 
 def test_takeback_button_and_restoring_the_board_force_the_jump_too() -> None:
-    button = run_script("lift 11\nwait 300\nplace 15\nwait 1000\npress takeback\n")
-    assert [e["event"] for e in button] == ["move", "missed-jump", "force-jump", "final"]
-    board = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 15\nwait 100\nplace 11\n")
-    assert [(e["event"], e["t"]) for e in board] == [
-        ("move", 630), ("missed-jump", 630), ("force-jump", 1430), ("final", 1430)]
-    assert board[-1]["fen"] == "B:W14,22,30:B1,9,11"
+    button = run_script(MISS + "press takeback\n")
+    assert told(button) == [("move", 630), ("missed-jump", 630), ("force-jump", 1300), ("final", 1300)]
+    board = run_script(MISS + "lift 15\nwait 100\nplace 11\n")
+    assert told(board) == [("move", 630), ("missed-jump", 630), ("force-jump", 1730), ("final", 1730)]
+    assert board[-1]["fen"] == "B:W14,22,30:B1,5,9,11"
+
+
+def test_the_mover_may_still_correct_a_move_that_skipped_a_jump() -> None:
+    # Casual play: Black picks the man up again and plays 11-16 instead (still no jump).
+    events = run_script(MISS + "lift 15\nwait 300\nplace 16\nwait 1000\n")
+    assert [(e["event"], e.get("move"), e["t"]) for e in events] == [
+        ("move", "11-15", 630), ("missed-jump", None, 630), ("takeback", None, 1930),
+        ("move", "11-16", 1930), ("missed-jump", None, 1930), ("final", None, 2600)]
+
+
+def test_a_huff_is_taken_back_with_the_takeback_button() -> None:
+    events = run_script(MISS + "lift 9\nwait 1000\npress takeback\nwait 500\nplace 9\n", lights=True)
+    assert told(events) == [("move", 630), ("missed-jump", 630), ("huff", 1630),
+                            ("huff-takeback", 2300), ("final", 2830)]
+    assert events[-4:-1] == [
+        {"t": 2300, "event": "huff-takeback", "square": 9},
+        {"t": 2300, "event": "lights", "roles": {"9": "missing"}},  # put it back
+        {"t": 2830, "event": "lights", "roles": {"9": "huff", "11": "last-from", "15": "last-to"}},
+    ]
 
 
 def test_a_huff_is_taken_back_by_putting_the_piece_back() -> None:
-    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 1000\nplace 9\n")
-    assert [(e["event"], e["t"]) for e in events] == [
-        ("move", 630), ("missed-jump", 630), ("huff", 1630), ("huff-takeback", 2630),
-        ("final", 2630)]
-    assert events[3] == {"t": 2630, "event": "huff-takeback", "square": 9}
+    # Where no piece of the huffer could slide onto the square (White's 14 could slide
+    # to 9, which reads as a move begun): here the huffed king on 1 comes back.
+    tracker = Tracker(Game(Position.from_fen("B:W10,30:BK1,5"), POOL.with_options(huffing=True)))
+    board = tracker.board
+    tracker.update(board & ~bit(5), 100)
+    tracker.update(board & ~bit(5) | bit(9), 400)
+    assert [e.kind for e in tracker.tick(700)] == ["move", "missed-jump"]
+    board = tracker.board
+    tracker.update(board & ~bit(1), 1000)
+    assert [e.to_json() for e in tracker.tick(1300)] == [
+        {"t": 1300, "event": "huff", "ply": 1, "side": "white", "square": 1}]
+    tracker.update(board, 2000)
+    assert [e.to_json() for e in tracker.tick(2300)] == [
+        {"t": 2300, "event": "huff-takeback", "square": 1}]
+    assert tracker.game.huffable() == [1] and tracker.board_matches
 
 
 def test_huff_in_a_game_object_and_the_tracker_agree() -> None:
@@ -490,15 +568,14 @@ def test_huff_in_a_game_object_and_the_tracker_agree() -> None:
 
 
 def test_without_huffing_taking_the_piece_off_is_out_of_sync() -> None:
-    events = run_script("lift 11\nwait 300\nplace 15\nwait 1000\nlift 9\nwait 1000\n",
-                        rules=Rules(captures_compulsory=False))
-    assert [e["event"] for e in events] == ["move", "warning", "final"]
+    events = run_script(MISS + "lift 9\nwait 1000\n", rules=Rules(captures_compulsory=False))
+    assert told(events) == [("move", 630), ("warning", 1630), ("final", 2300)]
     assert events[1]["code"] == "out-of-sync"
 
 
 def test_pool_with_huffing_a_flying_king_that_missed_a_jump() -> None:
-    # Pool with huffing: Black's king on 1 (b8) could take 10 from afar but Black moves
-    # the man 5-9 instead; White huffs the king.
+    # Pool with huffing: Black's king on b8 (1) could take d6 (10) from afar, but Black
+    # moves the man 5-9 instead; White huffs the king.
     rules = POOL.with_options(huffing=True)
     events = run_script("lift 5\nwait 300\nplace 9\nwait 1000\nlift 1\nwait 3000\n",
                         "B:W10,30:BK1,5", rules)
@@ -511,7 +588,3 @@ def test_roles_of_every_variant_are_known_to_the_led_policy() -> None:
     from firmware.leds import ROLES as LED_ROLES
 
     assert set(ROLES) == LED_ROLES
-
-
-def moves_of(events: Sequence[Event]) -> list[str]:
-    return [e.move for e in events if isinstance(e, MoveMade)]

@@ -6,7 +6,9 @@
 ``score`` is from the side to move's view in centi-men (a man is 100); a game won in
 ``n`` plies scores ``10000 - n`` and one lost in ``n`` plies ``-10000 + n``. When the side
 to move has no legal move (it has lost) ``move`` is null, ``path`` and ``captures`` are
-empty and the score is -10000. Outside checks parse this line: keep its keys as they are.
+empty and the score is -10000 (+10000 with ``--variant giveaway``, where it has won).
+``--variant`` and the house-rule options choose the rules the engine plays (see
+``docs/variants.md``). Outside checks parse this line: keep its keys as they are.
 
 The time budget counts from the start of the process where the operating system tells
 when that was (Linux), so Python's start-up is not added on top of ``--movetime``.

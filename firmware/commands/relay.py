@@ -61,18 +61,20 @@ class Relay:
     def step(self) -> int:
         """Greet fresh links, then forward what has arrived; returns the lines handled."""
         now = self.clock.now_ms()
-        for name, port in self.sides.items():
-            other_name = "B" if name == "A" else "A"
-            other = self.sides[other_name]
-            fresh = port.take_fresh()
-            if fresh == "connect":
-                self.log(now, name, "-", f"connected ({port.url})")
-                port.resume(HELLO)
-                other.send(HELLO)
-            elif fresh == "overrun":
+        fresh = {name: port.take_fresh() for name, port in self.sides.items()}
+        for name, why in fresh.items():
+            if why == "connect":
+                self.log(now, name, "-", f"connected ({self.sides[name].url})")
+            elif why == "overrun":
                 self.log(now, name, "-", "missed lines (it did not read in time); asking both boards for their state")
-                port.resume(HELLO)
-                other.send(HELLO)
+        if any(fresh.values()):
+            # Each board's answer goes to the other: ask both, once, when both can hear.
+            both = all(port.connected for port in self.sides.values())
+            for name, port in self.sides.items():
+                if fresh[name]:
+                    port.resume(*([HELLO] if both else []))
+                elif both:
+                    port.send(HELLO)
         handled = 0
         for name, port in self.sides.items():
             other_name = "B" if name == "A" else "A"

@@ -96,8 +96,10 @@ def iter_replay(
 ) -> Iterator[Event]:
     """Run ``actions`` and yield the events as they happen, ``final`` last.
 
-    In ``referee`` mode a :class:`~firmware.referee.Referee` (with ``referee`` settings)
-    judges the game from the first instant: cautions, claims, the ballot, the clock.
+    With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.Referee`
+    judges the game from the first instant: cautions, claims, the ballot, the clock, as
+    ``crownhead replay --mode referee`` does. Without them the tracker runs alone under
+    its ``referee`` policy (touch-move enforced, no takeback, no hints).
 
     Raises :class:`ScriptError` for an action the board does not allow (lifting from an
     empty square, placing on an occupied one), after the events before it.
@@ -107,8 +109,10 @@ def iter_replay(
     board = SimBoard(clock, pieces=_tokens(start), buttons=_button_names(actions))
     tracker: Tracker | Referee = Tracker(Game(start, rules), settings, mode)
     judge = None
-    if mode == "referee":
-        judge = Referee(referee or RefereeSettings()).attach(tracker, 0)
+    if referee is not None:
+        if mode != "referee":
+            raise ValueError(f"referee settings need the referee mode, not {mode!r}")
+        judge = Referee(referee).attach(tracker)
         tracker = judge
     debouncer = Debouncer(debounce_ms, initial=board.sensors.snapshot())
     controller = Controller(board.sensors, board.buttons, tracker, debouncer, clock, lights=lights)
@@ -127,6 +131,8 @@ def iter_replay(
         clock.set(max(target, clock.now_ms()))
         yield from controller.step()
 
+    if judge is not None:
+        yield from judge.begin(0)  # the clock starts, the ballot is drawn
     yield from controller.step()
     for action in actions:
         if action.verb == "wait":

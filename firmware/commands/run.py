@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
@@ -21,6 +22,7 @@ from firmware.commands._common import add_rules_arguments, position_from_args, r
 from firmware.config import Config, ConfigError
 from firmware.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.link import PLAYS, Link, LinkConfig, open_link
+from firmware.referee import Referee, RefereeConfig, add_referee_arguments, referee_from_args
 from firmware.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
 from firmware.store import GameStore, StoreError, default_state_dir
 from hal.clock import Clock, MonotonicClock, VirtualClock
@@ -45,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_hardware_arguments(p)
     p.add_argument("--headless", action="store_true", help="no terminal screen; log events to stdout")
-    p.add_argument("--mode", choices=list(MODES), help="play: two people (default); computer: against the machine")
+    p.add_argument("--mode", choices=list(MODES), help="play: two people (default); computer: against the machine; referee: tournament games (see docs/referee.md)")
     p.add_argument("--hints", choices=("on", "off"), help="hint lights (default: on, or [play] hints)")
     p.add_argument("--computer-plays", choices=("black", "white"), help="the machine's side in computer mode (default: white)")
     p.add_argument(
@@ -91,6 +93,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "moves come over the link (default: link.plays, or both)",
     )
     add_sim_arguments(p)
+    add_referee_arguments(p, names=False)
     add_rules_arguments(p)
     p.set_defaults(func=run)
 
@@ -119,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
     if link_config.port and link_config.plays != "both" and mode == "computer":
         return _fail(f"link.plays = {link_config.plays} gives the other side to the link; computer mode gives it to the engine: choose one")
     backend = args.hal or config.board.backend
+    if link_config.port and backend == "serial" and link_config.port == config.serial.port:
+        return _fail(f"the link and the serial board cannot share {link_config.port}: give the link a port of its own")
     if args.script and backend != "sim":
         return _fail("--script needs the simulated board (--hal sim)")
     if args.sim_keep_game and backend != "sim":
@@ -146,6 +151,10 @@ def run(args: argparse.Namespace) -> int:
     if start is None:
         return 2
     try:
+        refereeing = referee_from_args(args, mode, start, rules_from_args(args), config.get(RefereeConfig))
+    except ValueError as exc:
+        return _fail(str(exc))
+    try:
         players = _players(args, play, mode)
     except EngineUnavailable as exc:
         return _fail(str(exc))
@@ -162,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
         sim_keep_game=args.sim_keep_game,
     )
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
+    if refereeing is not None and refereeing.record_dir is None:
+        refereeing = replace(refereeing, record_dir=str(state_dir / "referee"))
     store = GameStore(state_dir)
     clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
     _configure_logging(headless, state_dir)
@@ -183,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
         players=players,
         thinker=Thinker(background=actions is None),
         sinks=sinks,
+        referee=Referee(refereeing) if refereeing is not None else None,
     )
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     if link is not None:

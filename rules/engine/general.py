@@ -152,7 +152,7 @@ def search(
     *,
     max_depth: int,
     deadline: float | None,
-    history: Iterable[Position],
+    history: Iterable[Position] | None,
     level: Strength | None,
     started: float,
 ) -> SearchResult:
@@ -226,7 +226,8 @@ def search(
 class _Walk:
     """The tree walk of one search: negamax with alpha-beta and the transposition table."""
 
-    def __init__(self, engine: Engine, deadline: float | None, history: Iterable[Position]) -> None:
+    def __init__(self, engine: Engine, deadline: float | None,
+                 history: Iterable[Position] | None) -> None:
         self.engine = engine
         self.rules = rules = engine.rules
         # Under huffing the tree is read as if jumps were compulsory (see the module text).
@@ -235,7 +236,7 @@ class _Walk:
         self.deadline = deadline
         self.clock: Callable[[], float] = engine.clock
         self.nodes = 0
-        self.path: set[int] = {zobrist.key_of(p) for p in history}
+        self.path: set[int] = {zobrist.key_of(p) for p in history or ()}
         engine.tt.new_search()
 
     def _key(self, own: int, opp: int, kings: int, black: bool) -> int:

@@ -54,8 +54,6 @@ from rules.engine.tt import (
     WIN,
     WIN_THRESHOLD,
     TranspositionTable,
-    from_table,
-    to_table,
 )
 from rules.game import Game
 from rules.move import Move
@@ -178,7 +176,7 @@ class Engine:
         movetime_ms: float | None = None,
         depth: int | None = None,
         strength: int | Strength | None = None,
-        history: Iterable[Position] = (),
+        history: Iterable[Position] | None = None,
         book: bool | None = None,
         deadline_ms: float | None = None,
     ) -> SearchResult:
@@ -278,7 +276,7 @@ class _Run:
         engine: Engine,
         position: Position,
         legal: list[Move],
-        history: Iterable[Position],
+        history: Iterable[Position] | None,
         deadline: float | None,
         started: float,
     ) -> None:
@@ -290,7 +288,7 @@ class _Run:
         self._count: Callable[[], int] = lambda: 0
         self.root_scores: dict[Move, int] = {}
         self.root_key = zobrist.key_of(position)
-        self.path: set[int] = {zobrist.key_of(p) for p in history}
+        self.path: set[int] = {zobrist.key_of(p) for p in history or ()}
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
         engine.tt.new_search()
         # Old history scores still help ordering, but the new search should soon dominate.
@@ -666,6 +664,4 @@ __all__ = [
     "hint",
     "monotonic_ms",
     "move_id",
-    "to_table",
-    "from_table",
 ]

@@ -1,0 +1,330 @@
+"""Referee mode in the whole application on the simulated board: records, lights, resuming.
+
+The balloted game pair runs through ``crownhead run --headless --script`` exactly as an
+arbiter would script it, and its two PDN files go through ``crownhead pdn check``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.app import App, AppSettings
+from firmware.clock_control import TimeControl
+from firmware.commands.replay import parse_script, replay
+from firmware.config import ConfigError, default_config, parse_config
+from firmware.events import Event, MoveMade
+from firmware.hands import Action, game_actions, script_text, spaced
+from firmware.hardware import open_hardware
+from firmware.leds import LedSettings, Palette
+from firmware.players import Thinker
+from firmware.referee import Referee, RefereeConfig, RefereeSettings
+from firmware.store import GameStore
+from hal.clock import VirtualClock
+from rules import BLACK, WHITE, Position
+from rules.pdn import read_games
+from scriptgen import crowning_flags
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+TINSLEY = SHARED / "data" / "tinsley.pdn"
+
+
+def crownhead(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+class Board:
+    """An :class:`App` in referee mode on the simulated board and a virtual clock."""
+
+    def __init__(
+        self,
+        tmp: Path,
+        settings: RefereeSettings,
+        *,
+        leds: LedSettings | None = None,
+        mode: str = "referee",
+        board: Position | None = None,
+        keep: bool = False,
+    ) -> None:
+        self.clock = VirtualClock()
+        self.hw = open_hardware(default_config(), self.clock)
+        self.sim = self.hw.sim
+        assert self.sim is not None
+        if board is not None:
+            self.sim.set_position({s: p.symbol for s, p in board.pieces().items()})
+        self.events: list[Event] = []
+        self.referee = Referee(settings) if mode == "referee" else None
+        self.app = App(
+            self.hw,
+            clock=self.clock,
+            settings=AppSettings(mode=mode, start=board, sim_keep_game=keep),
+            leds=leds,
+            store=GameStore(tmp / "state"),
+            thinker=Thinker(background=False),
+            sinks=[self.events.append],
+            referee=self.referee,
+        )
+        self.app.start()
+
+    def script(self, text: str) -> None:
+        self.app.run_script(parse_script(text))
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.events if e.kind == kind]
+
+
+# -- the balloted game pair ----------------------------------------------------------------------
+
+
+def _tinsley(number: int) -> Any:
+    if not TINSLEY.is_file():
+        pytest.skip(f"Tinsley's games not found beside the checkout ({TINSLEY.name} in ../shared/data)")
+    for g in read_games(TINSLEY.read_bytes(), TINSLEY.name):
+        if g.number == number:
+            assert g.error is None
+            return g
+    raise AssertionError(f"no game {number} in {TINSLEY}")
+
+
+def _reset_to_start(final: Position) -> list[Action]:
+    """Hands clearing the board after a game and setting up the start position."""
+    start, occupied = Position.start().occupied, final.occupied
+    lifts = [Action("lift", s) for s in range(1, 33) if occupied >> (s - 1) & 1 and not start >> (s - 1) & 1]
+    places = [Action("place", s) for s in range(1, 33) if start >> (s - 1) & 1 and not occupied >> (s - 1) & 1]
+    return spaced(lifts + places, 50)
+
+
+def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
+    # Two Tinsley games that begin with ballot 46 (Double Cross: 9-14 23-18 14x23): the
+    # first agreed drawn, the second resigned by White, as the records say.
+    first, second = _tinsley(674), _tinsley(365)
+    assert first.result == "1/2-1/2" and second.result == "1-0"
+    assert [m.pdn() for m in first.moves[:3]] == [m.pdn() for m in second.moves[:3]] == ["9-14", "23-18", "14x23"]
+    assert first.positions[-1].turn is WHITE or second.positions[-1].turn is WHITE
+    wait = lambda ms: Action("wait", ms)  # noqa: E731
+    press = lambda name: Action("press", name)  # noqa: E731
+    hands = (
+        game_actions(crowning_flags(first.start, tuple(first.moves)), random.Random(1))
+        + [wait(1000), press("draw"), wait(500), press("draw"), wait(1000), press("new"), wait(200)]
+        + _reset_to_start(first.positions[-1])
+        + [wait(1000)]
+        + game_actions(crowning_flags(second.start, tuple(second.moves)), random.Random(2))
+        + [wait(1000), press("resign"), wait(1000)]
+    )
+    script = tmp_path / "pair.txt"
+    script.write_text(script_text(hands) + "\n")
+    state = tmp_path / "state"
+    done = crownhead(
+        "run", "--headless", "--script", str(script), "--log", "json", "--state-dir", str(state),
+        "--mode", "referee", "--ballot", "46", "--black", "Ann", "--white", "Bob",
+        "--event", "Club final", "--site", "Leeds", "--round", "3", "--clock", "40/5400:1800",
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["number"] for e in events if e["event"] == "ballot"] == [46, 46]
+    assert not [e for e in events if e["event"] in ("caution", "forfeit", "warning", "flag")]
+    assert [(e["result"], e["reason"]) for e in events if e["event"] == "game-over"] == [
+        ("1/2-1/2", "agreement"),
+        ("1-0", "resign"),
+    ]
+    files = sorted((state / "referee").glob("game-*.pdn"))
+    assert len(files) == 2
+    check = crownhead("pdn", "check", "--verbose", *map(str, files))
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.splitlines()[-1] == "2 games, 2 replayed, 0 failed"
+    games = [next(iter(read_games(f.read_text(), f.name))) for f in files]
+    assert [g.tags["Result"] for g in games] == ["1/2-1/2", "1-0"]
+    assert [(g.tags["Black"], g.tags["White"]) for g in games] == [("Ann", "Bob"), ("Bob", "Ann")]
+    assert [g.tags["Round"] for g in games] == ["3.1", "3.2"]
+    for g, source in zip(games, (first, second)):
+        assert g.tags["Event"] == "Club final" and g.tags["Site"] == "Leeds"
+        assert re.fullmatch(r"\d{4}\.\d\d\.\d\d", g.tags["Date"])
+        assert g.tags["Ballot"] == "46" and g.tags["BallotMoves"] == "9-14 23-18 14x23"
+        assert g.tags["TimeControl"] == "40/5400:1800"
+        assert g.moves == source.moves
+        assert "ACF ballot 46 (Double Cross): 9-14 23-18 14x23" in g.comments[0]
+        # The time left after each move, for the side that made it.
+        assert all(any(c.startswith("[%clk ") for c in g.comments.get(ply, [])) for ply in range(1, len(g.moves) + 1))
+    assert games[0].tags["Termination"] == "agreement" and games[1].tags["Termination"] == "resign"
+    # The live file holds the last game; the arbiter log holds every event of both.
+    assert (state / "referee" / "live.pdn").read_text() == files[1].read_text()
+    log = [json.loads(line) for line in (state / "referee" / "arbiter.jsonl").read_text().splitlines()]
+    assert sum(1 for e in log if e["event"] == "move") == len(first.moves) + len(second.moves)
+    assert {e["game"] for e in log} == {1, 2}
+
+
+# -- the lights -----------------------------------------------------------------------------------
+
+HINT_COLOURS = {"target": "#010203", "capture": "#040506", "must-capture": "#070809", "huff": "#0a0b0c"}
+
+
+def _hints_scenario(tmp: Path, mode: str) -> set[tuple[int, int, int]]:
+    """A game with every situation where play mode shows hints; the colours the strip got."""
+    palette = Palette.from_mapping({k: v for k, v in HINT_COLOURS.items() if k.replace("-", "_") in Palette.__dataclass_fields__})
+    fen = Position.from_fen("B:W15,18,23,32:B10,14,9,1")
+    board = Board(tmp, RefereeSettings(), leds=LedSettings(palette=palette), mode=mode, board=fen)
+    # A man that cannot capture lifted, put back; a chain in progress; a wrong landing; then 14x23.
+    board.script(
+        "lift 9\nwait 300\nplace 9\nwait 500\nlift 10\nwait 300\nplace 19\nwait 300\nlift 15\nwait 3000\n"
+        "lift 19\nwait 100\nplace 10\nplace 15\nwait 1000\nlift 10\nwait 100\nplace 19\nlift 15\nwait 100\n"
+        "lift 19\nwait 100\nplace 26\nlift 23\nwait 1000\n"
+    )
+    frames = [f.frame for f in board.sim.lights.frames]
+    board.app.close()
+    return {rgb for frame in frames for rgb in frame.values()}
+
+
+def test_referee_lights_no_hint_colour(tmp_path: Path) -> None:
+    hints = {Palette.from_mapping({"target": c}).target for c in HINT_COLOURS.values()}
+    # The scenario does light hints when hints are on: the check can fail.
+    assert _hints_scenario(tmp_path / "play", "play") & hints
+    assert not _hints_scenario(tmp_path / "referee", "referee") & hints
+
+
+# -- the record -----------------------------------------------------------------------------------
+
+
+def test_live_pdn_is_rewritten_after_every_move(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    seen: list[str] = []
+
+    board = Board(tmp_path, RefereeSettings(record_dir=str(record), clock=TimeControl.parse("300+5")))
+
+    def check(event: Event) -> None:
+        if isinstance(event, MoveMade):
+            seen.append((record / "live.pdn").read_text())
+
+    board.app.sinks.append(check)
+    for move in ("9-13", "22-18", "10-14"):
+        board.app.act_text(move)
+        board.app.run_for(1000)
+    assert len(seen) == 3
+    for i, text in enumerate(seen):
+        game = next(iter(read_games(text, "live.pdn")))
+        assert game.error is None and len(game.moves) == i + 1 and game.result == "*"
+        assert any(c.startswith("[%clk 0:05:0") for c in game.comments[i + 1])
+    assert not list(record.glob(".*.tmp"))  # every write was atomic and finished
+    board.app.close()
+
+
+def test_cautions_and_claims_are_comments_and_log_lines(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    events = replay(
+        parse_script(
+            "lift 1\nwait 100\nplace 1\nwait 500\nlift 9\nwait 100\nplace 13\nwait 500\npress claim\nwait 100\n"
+            "press draw\nwait 100\npress draw\nwait 100\n"
+        ),
+        mode="referee",
+        referee=RefereeSettings(record_dir=str(record), black="Ann", white="Bob"),
+    )
+    assert [e.kind for e in events if e.kind in ("caution", "claim", "draw-offer", "game-over")] == [
+        "caution", "claim", "draw-offer", "game-over"
+    ]
+    (game,) = read_games((record / "live.pdn").read_text(), "live.pdn")
+    assert game.error is None and game.result == "1/2-1/2" and game.tags["Termination"] == "agreement"
+    assert "caution to black, illegal move (unplayable-piece)" in game.comments[0][0]
+    notes = " | ".join(game.comments[1])
+    assert "white claims a draw: invalid" in notes and "draw offered" in notes and "draw agreed" in notes
+    log = [json.loads(line) for line in (record / "arbiter.jsonl").read_text().splitlines()]
+    assert [e["event"] for e in log] == [e.kind for e in events if e.kind != "final"]
+    assert all(set(e) >= {"time", "game", "t", "event"} for e in log)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}.*", log[0]["time"])
+
+
+def test_an_illegal_move_that_stood_is_marked_and_flagged_by_pdn_check(tmp_path: Path) -> None:
+    record = tmp_path / "record"
+    replay(
+        parse_script("lift 14\nwait 200\nplace 10\nwait 1000\nlift 30\nwait 200\nplace 26\nwait 1000\n"),
+        Position.from_fen("B:W30:B14,9"),
+        mode="referee",
+        referee=RefereeSettings(style="record", record_dir=str(record)),
+    )
+    text = " ".join((record / "live.pdn").read_text().split())
+    assert "1. 14-10 {illegal move by black (backward-man): the man on 14 moved backward to 10;" in text
+    assert "it stands, white answered without objection (WCDF 1.26)} 1... 30-26" in text
+    assert '[Refereeing "record"]' in text
+    # The record is the game as played: a checker replaying it by the rules stops there.
+    check = crownhead("pdn", "check", str(record / "live.pdn"))
+    assert check.returncode == 0
+    assert "game 1, ply 1, 14-10:" in check.stdout and check.stdout.endswith("1 games, 0 replayed, 1 failed\n")
+
+
+def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> None:
+    settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("600"), ballot=5)
+    board = Board(tmp_path, settings)
+    board.app.act_text("9-13")
+    board.app.run_for(5_000)
+    board.app.close()  # the power goes in the middle of the ballot
+
+    again = Board(tmp_path, settings, keep=True)
+    assert again.referee is not None and again.of("game-start")[-1]["resumed"] is True
+    assert str(again.app.tracker.expected) == "22-18"  # the ballot goes on
+    for move in ("22-18", "6-9"):
+        again.app.act_text(move)
+        again.app.run_for(1000)
+    again.script("lift 30\nwait 300\nplace 30\nwait 700\n")  # 30 cannot move: a caution to White
+    assert [c["side"] for c in again.of("caution")] == ["white"]
+    left = again.referee.clock_times(again.clock.now_ms())
+    assert left is not None and left[BLACK] < 600_000 and left[WHITE] < 600_000
+    again.app.close()  # and again
+
+    third = Board(tmp_path, settings, keep=True)
+    assert third.referee is not None and third.referee.cautions(WHITE) == 1
+    # The time left as of the last move: White's 22-18 took 330 ms (the settle time);
+    # the time it then spent before the power went, and while it was off, is not charged.
+    assert third.referee.clock_times(third.clock.now_ms()) == {BLACK: left[BLACK], WHITE: 600_000 - 330}
+    third.script("lift 29\nwait 300\n")  # White's second offence forfeits the game
+    (forfeit,) = third.of("forfeit")
+    assert forfeit["side"] == "white" and third.of("game-over")[-1]["reason"] == "forfeit"
+    text = " ".join((tmp_path / "record" / "live.pdn").read_text().split())
+    assert text.count("game resumed") == 2 and "caution to white" in text and "white forfeits" in text
+    assert '[Ballot "5"]' in text
+    third.app.close()
+
+
+def test_view_shows_the_clock_and_cautions(tmp_path: Path) -> None:
+    board = Board(tmp_path, RefereeSettings(black="Ann", white="Bob", clock=TimeControl.parse("300+5")))
+    board.script("lift 1\nwait 100\nplace 1\nwait 900\n")
+    view = board.app.view()
+    assert view.black == "Ann  0:04:59  1 caution" and view.white == "Bob  0:05:00"
+    assert view.mode_text == "Referee, hints off"
+    board.app.act_text("resign")
+    board.app.run_for(100)
+    assert board.app.view().status == "Game over: White wins (resignation)"
+    board.app.close()
+
+
+# -- configuration ----------------------------------------------------------------------------------
+
+
+def test_referee_config_section() -> None:
+    config = parse_config(
+        {"referee": {"style": "record", "clock": "40/5400:1800", "ballot": "deck", "seed": 4, "round": "2", "black_name": "Ann"}}
+    )
+    settings = config.get(RefereeConfig).settings()
+    assert settings.style == "record" and str(settings.clock) == "40/5400:1800"
+    assert settings.deck and settings.ballot is None and settings.seed == 4
+    assert settings.round == "2" and settings.black == "Ann" and settings.white == "?"
+    assert parse_config({"referee": {"ballot": 12}}).get(RefereeConfig).settings().ballot == 12
+    for table, words in (
+        ({"style": "loose"}, 'referee.style: must be "strict" or "record"'),
+        ({"clock": "5m"}, "referee.clock: clock spec '5m'"),
+        ({"ballot": 3}, "referee.ballot: ballot 3 is barred"),
+        ({"colour": "red"}, "referee.colour"),
+    ):
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            parse_config({"referee": table})
+
+
+def test_run_command_line_errors(tmp_path: Path) -> None:
+    done = crownhead("run", "--headless", "--script", "-", "--clock", "300", "--state-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stderr == "crownhead run: --clock needs --mode referee\n"
+    done = crownhead("run", "--headless", "--script", "-", "--mode", "referee", "--ballot", "deck", "--fen", "B:W30:B1", "--state-dir", str(tmp_path))
+    assert done.returncode == 2 and "a ballot is played from the start position" in done.stderr
