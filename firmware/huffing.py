@@ -194,9 +194,10 @@ def offer(tracker: Tracker, now: int) -> list[Event]:
     squares = game.huffable()
     missed = game.moves[-1]
     side, opponent = str(game.turn.opponent), str(game.turn)
+    buttons = "force or takeback" if tracker.policy.takeback else "force"
     message = (
         f"{side} could have jumped with the piece on {_list(squares)}: {opponent} may huff it "
-        f"(take it off), press force to make {side} take {missed.pdn()} back and jump, "
+        f"(take it off), press {buttons} to make {side} take {missed.pdn()} back and jump, "
         "or move to let it stand"
     )
     return [MissedJump(now, game.ply, side, tuple(squares), message)]

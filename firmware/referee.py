@@ -168,6 +168,8 @@ class Referee:
         self._tracker: Tracker | None = None
         self._pending: list[Event] = []
         self._record_trouble: str | None = None
+        self._over_key: tuple[object, ...] | None = None
+        self._over = False
 
     # -- the tracker ---------------------------------------------------------------------
 
@@ -414,9 +416,18 @@ class Referee:
 
     # -- the flag --------------------------------------------------------------------------
 
+    def _game_over(self) -> bool:
+        """``game.is_over``, asked on every input, computed again only when the game changed."""
+        game = self.game
+        key = (id(game), len(game.history), game.position, game.declared)
+        if key != self._over_key:
+            self._over_key = key
+            self._over = game.is_over
+        return self._over
+
     def _flag_due(self) -> int | None:
         state = self.state
-        if state is None or state.clock is None or state.over or self.game.is_over:
+        if state is None or state.clock is None or state.over or self._game_over():
             return None
         if self.tracker.setting_up is not None:
             return None  # a new game is being set up: the old one's clock no longer counts
@@ -437,7 +448,8 @@ class Referee:
         out += self._process(self.tracker.tick(now), now)
         state = self.state
         game = self.game
-        if state is not None and not state.over and game is state.game and game.result is not None:
+        if state is not None and not state.over and game is state.game and self._game_over():
+            assert game.result is not None
             # Ended from outside (the host declared a result on the game itself): the
             # game-over was reported there; the clock stops and the record says how it ended.
             out += self._on_over(GameOver(now, game.result.score, game.result.reason))
@@ -493,7 +505,7 @@ class Referee:
         return (
             self.state is not None
             and not self.state.over
-            and not self.game.is_over
+            and not self._game_over()
             and tracker.setting_up is None
             and tracker.expected is None
         )
@@ -859,7 +871,7 @@ class Referee:
         return [DrawOffer(now, ply)]
 
     def _playing(self) -> bool:
-        return not self.game.is_over and self.tracker.setting_up is None
+        return not self._game_over() and self.tracker.setting_up is None
 
     # -- the record --------------------------------------------------------------------------
 

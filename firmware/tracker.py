@@ -928,12 +928,15 @@ class Tracker:
             else:
                 same = [p for p in self._table.plans if p.move.start == start and p.move.end == end]
                 wrong = removed & self._table.opponent & ~sum_captured(same)
-                if same and wrong:
+                if same and wrong and sum_captured(same):
                     taken = _list(squares_of(sum_captured(same)))
                     message = (
                         f"{start}x{end} takes the piece on {taken}, not {_list(squares_of(wrong))};"
                         f" put that back"
                     )
+                elif same and wrong:  # a plain move, and a piece gone that it does not take
+                    pieces = "piece" if len(squares_of(wrong)) == 1 else "pieces"
+                    message = f"{start}-{end} takes no piece; put the {pieces} on {_list(squares_of(wrong))} back"
                 else:
                     message = f"{start}-{end} is not a legal move; put the {name} back on {start}"
             return _Condition("illegal-move", squares, message, due)

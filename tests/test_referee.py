@@ -556,3 +556,43 @@ def test_replay_option_errors(args: list[str], message: str) -> None:
     done = crownhead("replay", "-", *args, stdin="wait 10\n")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(message) and done.stderr.count("\n") == 1
+
+
+# -- the host's calls ------------------------------------------------------------------------------
+
+
+def test_host_sets_the_ballot_before_the_first_move_only() -> None:
+    from firmware.referee import Referee
+    from firmware.tracker import Tracker
+    from rules.squares import bit
+
+    referee = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(), mode="referee"), 0)
+    assert [e.kind for e in referee.tick(0)] == ["clock"]
+    events = referee.set_ballot(46, 10)
+    assert [e.to_json()["number"] for e in events] == [46] and str(referee.expected) == "9-14"
+    referee.update(referee.board & ~bit(9) | bit(14), 100)
+    assert [e.kind for e in referee.tick(1000)] == ["move", "clock"]
+    assert str(referee.expected) == "23-18"
+    with pytest.raises(ValueError, match="before the first move"):
+        referee.set_ballot(5, 1000)
+    with pytest.raises(ValueError, match="barred"):
+        referee.set_ballot(3, 1000)
+    # An arbiter's decision from the host ends the game; the clock stops.
+    events = referee.declare("0-1", "forfeit", 2000)
+    assert [e.to_json() for e in events] == [
+        {"t": 2000, "event": "game-over", "result": "0-1", "reason": "forfeit"},
+        {"t": 2000, "event": "clock", "black": 59600, "white": 58400, "running": ""},
+    ]
+    assert referee.expected is None and "[Termination \"forfeit\"]" in referee.pdn()
+
+
+def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> None:
+    from firmware.referee import Referee
+    from firmware.tracker import Tracker
+
+    referee = Referee(RefereeSettings()).attach(Tracker(Game(), mode="referee"), 0)
+    assert [e.to_json()["reason"] for e in referee.agree_draw(50) if e.kind == "game-over"] == ["agreement"]
+    other = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(), mode="referee"), 0)
+    other.game.declare("1-0", "time")  # someone ended the game without the referee
+    assert [e.kind for e in other.tick(500)] == ["clock", "clock"]  # begun, then stopped
+    assert other.next_deadline() is None and '[Termination "time"]' in other.pdn()

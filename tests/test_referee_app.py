@@ -21,7 +21,7 @@ from firmware.clock_control import TimeControl
 from firmware.commands.replay import parse_script, replay
 from firmware.config import ConfigError, default_config, parse_config
 from firmware.events import Event, MoveMade
-from firmware.hands import Action, game_actions, script_text, spaced
+from firmware.hands import Action, game_actions, spaced
 from firmware.hardware import open_hardware
 from firmware.leds import LedSettings, Palette
 from firmware.players import Thinker
@@ -101,16 +101,10 @@ def _reset_to_start(final: Position) -> list[Action]:
     return spaced(lifts + places, 50)
 
 
-def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
-    # Two Tinsley games that begin with ballot 46 (Double Cross: 9-14 23-18 14x23): the
-    # first agreed drawn, the second resigned by White, as the records say.
-    first, second = _tinsley(674), _tinsley(365)
-    assert first.result == "1/2-1/2" and second.result == "1-0"
-    assert [m.pdn() for m in first.moves[:3]] == [m.pdn() for m in second.moves[:3]] == ["9-14", "23-18", "14x23"]
-    assert first.positions[-1].turn is WHITE or second.positions[-1].turn is WHITE
+def _pair_hands(first: Any, second: Any) -> list[Action]:
     wait = lambda ms: Action("wait", ms)  # noqa: E731
     press = lambda name: Action("press", name)  # noqa: E731
-    hands = (
+    return (
         game_actions(crowning_flags(first.start, tuple(first.moves)), random.Random(1))
         + [wait(1000), press("draw"), wait(500), press("draw"), wait(1000), press("new"), wait(200)]
         + _reset_to_start(first.positions[-1])
@@ -118,23 +112,42 @@ def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
         + game_actions(crowning_flags(second.start, tuple(second.moves)), random.Random(2))
         + [wait(1000), press("resign"), wait(1000)]
     )
-    script = tmp_path / "pair.txt"
-    script.write_text(script_text(hands) + "\n")
-    state = tmp_path / "state"
-    done = crownhead(
-        "run", "--headless", "--script", str(script), "--log", "json", "--state-dir", str(state),
-        "--mode", "referee", "--ballot", "46", "--black", "Ann", "--white", "Bob",
-        "--event", "Club final", "--site", "Leeds", "--round", "3", "--clock", "40/5400:1800",
+
+
+HINT_COLOURS = {"target": "#010203", "capture": "#040506", "must-capture": "#070809", "huff": "#0a0b0c"}
+
+
+def _hint_palette() -> Palette:
+    return Palette.from_mapping(
+        {k: v for k, v in HINT_COLOURS.items() if k.replace("-", "_") in Palette.__dataclass_fields__}
     )
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [e["number"] for e in events if e["event"] == "ballot"] == [46, 46]
-    assert not [e for e in events if e["event"] in ("caution", "forfeit", "warning", "flag")]
-    assert [(e["result"], e["reason"]) for e in events if e["event"] == "game-over"] == [
-        ("1/2-1/2", "agreement"),
-        ("1-0", "resign"),
-    ]
-    files = sorted((state / "referee").glob("game-*.pdn"))
+
+
+def _hint_rgbs() -> set[tuple[int, int, int]]:
+    return {Palette.from_mapping({"target": c}).target for c in HINT_COLOURS.values()}
+
+
+def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
+    # Two Tinsley games that begin with ballot 46 (Double Cross: 9-14 23-18 14x23): the
+    # first agreed drawn, the second resigned by White, as the records say.
+    first, second = _tinsley(674), _tinsley(365)
+    assert first.result == "1/2-1/2" and second.result == "1-0" and second.positions[-1].turn is WHITE
+    assert [m.pdn() for m in first.moves[:3]] == [m.pdn() for m in second.moves[:3]] == ["9-14", "23-18", "14x23"]
+    record = tmp_path / "record"
+    settings = RefereeSettings(
+        ballot=46, black="Ann", white="Bob", event="Club final", site="Leeds", round="3",
+        clock=TimeControl.parse("40/5400:1800"), record_dir=str(record),
+    )
+    board = Board(tmp_path, settings, leds=LedSettings(palette=_hint_palette()))
+    board.app.run_script(_pair_hands(first, second))
+    frames = [f.frame for f in board.sim.lights.frames]
+    board.app.close()
+    # Referee mode lit no hint in either game.
+    assert frames and not {rgb for frame in frames for rgb in frame.values()} & _hint_rgbs()
+    assert [e["number"] for e in board.of("ballot")] == [46, 46]
+    assert not [e for e in board.events if e.kind in ("caution", "forfeit", "warning", "flag")]
+    assert [(e["result"], e["reason"]) for e in board.of("game-over")] == [("1/2-1/2", "agreement"), ("1-0", "resign")]
+    files = sorted(record.glob("game-*.pdn"))
     assert len(files) == 2
     check = crownhead("pdn", "check", "--verbose", *map(str, files))
     assert check.returncode == 0, check.stderr
@@ -154,22 +167,37 @@ def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
         assert all(any(c.startswith("[%clk ") for c in g.comments.get(ply, [])) for ply in range(1, len(g.moves) + 1))
     assert games[0].tags["Termination"] == "agreement" and games[1].tags["Termination"] == "resign"
     # The live file holds the last game; the arbiter log holds every event of both.
-    assert (state / "referee" / "live.pdn").read_text() == files[1].read_text()
-    log = [json.loads(line) for line in (state / "referee" / "arbiter.jsonl").read_text().splitlines()]
+    assert (record / "live.pdn").read_text() == files[1].read_text()
+    log = [json.loads(line) for line in (record / "arbiter.jsonl").read_text().splitlines()]
     assert sum(1 for e in log if e["event"] == "move") == len(first.moves) + len(second.moves)
     assert {e["game"] for e in log} == {1, 2}
 
 
+def test_run_command_in_referee_mode(tmp_path: Path) -> None:
+    # crownhead run wires the options: ballot, names, clock, the record beside the state.
+    script = tmp_path / "script.txt"
+    script.write_text("lift 9\nwait 100\nplace 13\nwait 1000\npress resign\nwait 100\n")
+    state = tmp_path / "state"
+    done = crownhead(
+        "run", "--headless", "--script", str(script), "--log", "json", "--state-dir", str(state),
+        "--mode", "referee", "--ballot", "5", "--black", "Ann", "--white", "Bob", "--round", "2", "--clock", "300+5",
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["event"] for e in events if e["event"] in ("ballot", "move", "game-over")] == ["ballot", "move", "game-over"]
+    (pdn,) = (state / "referee").glob("game-*.pdn")
+    (game,) = read_games(pdn.read_text(), pdn.name)
+    assert game.error is None and game.result == "1-0"  # White, to move, resigned
+    assert (game.tags["Black"], game.tags["White"], game.tags["Round"], game.tags["Ballot"]) == ("Ann", "Bob", "2.1", "5")
+    assert game.tags["TimeControl"] == "300+5"
+
+
 # -- the lights -----------------------------------------------------------------------------------
-
-HINT_COLOURS = {"target": "#010203", "capture": "#040506", "must-capture": "#070809", "huff": "#0a0b0c"}
-
 
 def _hints_scenario(tmp: Path, mode: str) -> set[tuple[int, int, int]]:
     """A game with every situation where play mode shows hints; the colours the strip got."""
-    palette = Palette.from_mapping({k: v for k, v in HINT_COLOURS.items() if k.replace("-", "_") in Palette.__dataclass_fields__})
     fen = Position.from_fen("B:W15,18,23,32:B10,14,9,1")
-    board = Board(tmp, RefereeSettings(), leds=LedSettings(palette=palette), mode=mode, board=fen)
+    board = Board(tmp, RefereeSettings(), leds=LedSettings(palette=_hint_palette()), mode=mode, board=fen)
     # A man that cannot capture lifted, put back; a chain in progress; a wrong landing; then 14x23.
     board.script(
         "lift 9\nwait 300\nplace 9\nwait 500\nlift 10\nwait 300\nplace 19\nwait 300\nlift 15\nwait 3000\n"
@@ -182,7 +210,7 @@ def _hints_scenario(tmp: Path, mode: str) -> set[tuple[int, int, int]]:
 
 
 def test_referee_lights_no_hint_colour(tmp_path: Path) -> None:
-    hints = {Palette.from_mapping({"target": c}).target for c in HINT_COLOURS.values()}
+    hints = _hint_rgbs()
     # The scenario does light hints when hints are on: the check can fail.
     assert _hints_scenario(tmp_path / "play", "play") & hints
     assert not _hints_scenario(tmp_path / "referee", "referee") & hints

@@ -89,3 +89,16 @@ def test_stand_crowns_a_man_reaching_the_king_row() -> None:
     game = Game(Position.from_fen("B:W5:B27"))
     stand(game, Move((27, 31)))
     assert game.position.piece_at(31).king  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["firmware.referee", "firmware.referee_moves", "firmware.referee_record", "firmware.referee_events", "firmware.referee_settings"],
+)
+def test_doctests(name: str) -> None:
+    import doctest
+    import importlib
+
+    module = importlib.import_module(name)
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0

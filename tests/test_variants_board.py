@@ -418,7 +418,7 @@ def told(events: list[dict]) -> list[tuple[str, int]]:
 
 MISSED = (
     "black could have jumped with the piece on 9: white may huff it (take it off), "
-    "press force to make black take 11-15 back and jump, or move to let it stand"
+    "press force or takeback to make black take 11-15 back and jump, or move to let it stand"
 )
 MISS = "lift 11\nwait 300\nplace 15\nwait 1000\n"
 
