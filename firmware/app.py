@@ -36,7 +36,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from firmware.config import FieldError, config_section
@@ -57,7 +57,7 @@ from firmware.hands import Action, plain_actions
 from firmware.hardware import Hardware
 from firmware.leds import LedPolicy, LedSettings, Palette
 from firmware.players import Computer, Human, Player, PlayerError, Thinker
-from firmware.referee import Referee
+from firmware.referee import Referee, RefereeSettings
 from firmware.store import GameRecord, GameStore, StoreError
 from firmware.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
@@ -392,6 +392,8 @@ class App:
     lights alone). ``sources`` are polled every step (see :data:`Source`).
     ``sinks`` receive every event, the tracker's and the app's, after the
     game has been saved. ``thinker`` runs computer players (default: in the background).
+    ``referee`` judges the games in referee mode (default: one with ``referee_settings``,
+    the configured ``[referee]`` section, which also serves a later :meth:`set_mode`).
     """
 
     def __init__(
@@ -408,6 +410,7 @@ class App:
         sinks: Iterable[Sink] = (),
         sources: Iterable[Source] = (),
         referee: Referee | None = None,
+        referee_settings: RefereeSettings | None = None,
     ) -> None:
         self.hardware = hardware
         self.clock: Clock = clock or hardware.clock
@@ -420,7 +423,15 @@ class App:
         self.sources: list[Source] = list(sources)
         self.policy = LedPolicy(leds, referee=self.mode.referee_lights)
         #: Referee mode's arbiter: it stands in for the tracker (see :meth:`_judged`).
-        self.referee = referee if referee is not None or self.mode.tracker_mode != "referee" else Referee()
+        self.referee_settings = referee.settings if referee is not None else referee_settings or RefereeSettings()
+        if referee is None and self.mode.tracker_mode == "referee":
+            referee = Referee(self.referee_settings)
+        self.referee = referee
+        # Referee mode's arbiter, kept while another mode is on (set_mode), so that its
+        # session (games, ballot deck, record files) goes on when referee mode is back.
+        self._arbiter = referee
+        # Sides whose moves are made elsewhere (hold()), with who makes them.
+        self._held: dict[Color, str] = {}
         self.tracker_settings = tracker_settings
         self.sim = hardware.sim
         self.message = ""
@@ -480,6 +491,7 @@ class App:
         self.tracker = self._judged(Tracker(Game(start, rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy))
         self.controller = Controller(self.hardware.sensors, self._buttons, self.tracker, debouncer, self.clock)
         self._started = True
+        self._sync_holds()
         self._pending += self.tracker.new_game(start, now)
         self.step(now)
 
@@ -549,6 +561,7 @@ class App:
             raise RuntimeError("App.start() first")
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
+        self._sync_holds()  # before the board is read: players change, trackers are replaced
         queue = self._pending + self.controller.step(now) + self._poll_sources(now)
         self._pending = []
         out: list[Event] = []
@@ -664,10 +677,6 @@ class App:
             expected, self._computer = self._computer, None
             if not tracker.game.is_over:
                 self._save(now)  # a last move is saved with the result, at game-over
-            if self.mode.computer and not self.players[side].is_human and expected is None:
-                # A person moved the machine's piece before it had chosen: not its move.
-                out.append(Notice(now, f"that was not {self.players[side].name}'s move: put the piece back and wait"))
-                out += tracker.take_back(now)
         elif isinstance(event, (TakenBack, ForcedJump)):
             self.policy.turn_changed()
             self._computer = None
@@ -706,6 +715,7 @@ class App:
             self.controller = Controller(
                 self.hardware.sensors, self._buttons, self.tracker, self.controller.debouncer, self.clock
             )
+            self._sync_holds()
             self._resuming = False
             self._resume = None
             self.record, self._game = record, game
@@ -813,7 +823,13 @@ class App:
         game = tracker.game
         result = game.result if tracker.setting_up is None else None
         roles = tracker.roles
-        if result is None and tracker.setting_up is None and tracker.expected is None and tracker.reading.kind is Kind.IDLE:
+        if (
+            result is None
+            and tracker.setting_up is None
+            and tracker.expected is None
+            and tracker.reading.kind is Kind.IDLE
+            and game.turn not in tracker.held  # nothing to capture here: wait for the move
+        ):
             # The start of a turn with a compulsory capture: the pieces that must capture.
             for square in self._jumpers(game):
                 if roles.get(square) in (None, "king", "last-from", "last-to"):
@@ -864,10 +880,46 @@ class App:
         """Whether a saved game's pieces are being set up before it goes on."""
         return self._resuming
 
+    def hold(self, side: Color, by: str) -> None:
+        """``side``'s moves are made elsewhere (``by`` names where: ``the other end of the
+        link``): the board accepts none but the one its lights show, in every game from
+        now on (see :meth:`firmware.tracker.Tracker.hold`). A computer's side is held
+        this way while it plays.
+        """
+        self._held[side] = by
+        if self._started:
+            self._sync_holds()
+
+    def release(self, side: Color) -> None:
+        """Moves for ``side`` are made at the board again (undoes :meth:`hold`)."""
+        self._held.pop(side, None)
+        if self._started:
+            self._sync_holds()
+
+    def _sync_holds(self) -> None:
+        """Hold on the tracker the sides held here and the computers' sides."""
+        wanted = dict(self._held)
+        if self.mode.computer:
+            for color, player in self.players.items():
+                if isinstance(player, Computer) and not player.is_human:
+                    wanted.setdefault(color, player.name)
+        tracker = self.tracker
+        have = tracker.held
+        if have == wanted:
+            return
+        for color in have.keys() - wanted.keys():
+            tracker.release(color)
+        for color, by in wanted.items():
+            tracker.hold(color, by)
+
     def set_mode(self, name: str, now: int | None = None) -> None:
         """Switch between ``play`` (two players) and ``referee`` before a game's first move,
         after the game, or while one is set up: the tracker's rules, the lights, the arbiter
         (a host does this over the link: ``mode play|referee``).
+
+        The referee is the configured one (:attr:`referee_settings`: style, clock, ballot,
+        record files), the same one each time referee mode comes back. It takes the
+        players' names the board knows (``?`` ones from its settings).
 
         Raises ``ValueError`` naming the problem (another mode, computer mode, a game under way).
         """
@@ -880,21 +932,45 @@ class App:
         game = self.tracker.game
         if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
             raise ValueError("the mode changes only before the first move or after the game")
+        if name == self.mode.name:
+            return
         now = self.clock.now_ms() if now is None else now
         plain = self.tracker.tracker if isinstance(self.tracker, Referee) else self.tracker
         self.mode = MODES[name]
         self.policy.referee = self.mode.referee_lights
         plain.policy = TRACKER_MODES[self.mode.tracker_mode]
         if self.mode.tracker_mode == "referee":
-            self.referee = self.referee or Referee()
+            self.referee = self.referee or self._arbiter or Referee(self.referee_settings)
+            self._arbiter = self.referee
             # A game not yet begun is refereed from now; otherwise from the next new game.
             begins = not game.is_over and plain.setting_up is None
             self.tracker = self.referee.attach(plain, now if begins else None)  # type: ignore[assignment]
+            self._name_players(now if begins else None)
         else:
+            if self.referee is not None and plain.expected is not None and plain.expected == self.referee.ballot_move:
+                plain.expect(None)  # the referee's ballot is no longer asked for
             self.referee = None
             self.tracker = plain
         self.controller.tracker = self.tracker
         self.tracker.expect(self.tracker.expected)  # the board read again under the new rules
+
+    def _name_players(self, now: int | None) -> None:
+        """Referee mode has begun: the referee and the board agree on the players' names.
+
+        A name the board knows wins over the referee's configured one (``?`` is none).
+        ``now``: the game begins now, so its record takes the names too.
+        """
+        referee = self.referee
+        assert referee is not None
+        known = (self.players[BLACK].name, self.players[WHITE].name)
+        names = tuple(mine if mine != "?" else theirs for mine, theirs in zip(known, referee.names))
+        referee.set_names(*names)
+        for color, name in zip((BLACK, WHITE), names):
+            if isinstance(self.players[color], Human):
+                self.players[color] = Human(name)
+        if now is not None and self.record is not None and self._game is self.tracker.game:
+            self.record = replace(self.record, black=names[0], white=names[1])
+            self._save(now)
 
 
     def _emit(self, event: Event) -> None:
@@ -1082,6 +1158,8 @@ class App:
             prompt = f"{self.players[game.turn].name} plays {tracker.expected.pdn()}: make it on the board (f does it)."
         elif self.thinker.busy:
             prompt = f"{self.players[game.turn].name} is thinking..."
+        elif game.turn in tracker.held and tracker.setting_up is None and result is None:
+            prompt = f"{game.turn.name.title()}'s moves come from {tracker.held[game.turn]}: wait until the board shows one."
         warning_text = ""
         if warning is not None:
             warning_text = warning.message[:1].upper() + warning.message[1:]

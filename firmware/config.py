@@ -572,9 +572,9 @@ class MatrixConfig:
                 "cols", f"needs 4 pins (one per dark square of a rank), got {len(self.cols)}"
             )
         for key, pins in (("rows", self.rows), ("cols", self.cols)):
-            for pin in pins:
-                _check_pin(key, pin)
-        _no_duplicates({"rows": self.rows, "cols": self.cols})
+            for i, pin in enumerate(pins):
+                _check_pin(f"{key}[{i}]", pin)
+        _no_duplicates("matrix", {"rows": self.rows, "cols": self.cols})
         _check_range("scan_hz", self.scan_hz, 0, 5000)
         _check_range("settle_us", self.settle_us, 0, 1000)
 
@@ -597,7 +597,7 @@ class ShiftConfig:
         pins = {"load_pin": self.load_pin, "clock_pin": self.clock_pin, "data_pin": self.data_pin}
         for key, pin in pins.items():
             _check_pin(key, pin)
-        _no_duplicates({k: (v,) for k, v in pins.items()})
+        _no_duplicates("shift", pins)
         if self.squares:
             if len(self.squares) != 32:
                 raise FieldError(
@@ -646,7 +646,7 @@ class LightsConfig:
     """The LEDs under the squares."""
 
     backend: Literal["auto", "neopixel", "serial", "none"] = "auto"
-    data_pin: int = 18
+    data_pin: int = 10  # SPI MOSI: no root needed on a Pi 1-4, any pin works on a Pi 5
     pixels: int = 32
     map: str | tuple[int | str, ...] = "row-major"
     origin: Literal["a8", "h8", "a1", "h1"] = "a8"
@@ -699,7 +699,7 @@ class ButtonsConfig:
                 hint = f"did you mean {close[0]}?" if close else f"known: {', '.join(BUTTON_NAMES)}"
                 raise FieldError(f"pins.{name}", f"unknown button ({hint})")
             _check_pin(f"pins.{name}", pin)
-        _no_duplicates({f"pins.{n}": (p,) for n, p in self.pins.items()})
+        _no_duplicates("buttons", {f"pins.{n}": p for n, p in self.pins.items()})
         _check_range("bounce_ms", self.bounce_ms, 0, 1000)
 
 
@@ -741,26 +741,42 @@ class SimConfig:
         _check_range("hand_bounces", self.hand_bounces, 0, 10)
 
 
-def _no_duplicates(groups: Mapping[str, tuple[int, ...]]) -> None:
+def _no_duplicates(section: str, groups: Mapping[str, int | tuple[int, ...]]) -> None:
+    """Refuse a GPIO claimed twice within ``[section]``; a list's entries by index."""
     owner: dict[int, str] = {}
-    for key, pins in groups.items():
-        for pin in pins:
+    for key, value in groups.items():
+        entries = (
+            [(f"{key}[{i}]", pin) for i, pin in enumerate(value)]
+            if isinstance(value, tuple)
+            else [(key, value)]
+        )
+        for name, pin in entries:
             if pin in owner:
-                if owner[pin] == key:
-                    raise FieldError(key, f"GPIO{pin} is listed twice")
-                raise FieldError(key, f"GPIO{pin} is also used by {owner[pin]}")
-            owner[pin] = key
+                if owner[pin].split("[")[0] == key:
+                    raise FieldError(
+                        name, f"GPIO{pin} is listed twice (also {section}.{owner[pin]})"
+                    )
+                raise FieldError(name, f"GPIO{pin} is also used by {section}.{owner[pin]}")
+            owner[pin] = name
 
 
 # -- backend resolution and whole-board pin checks ---------------------------------------
 
 
 def lights_backend(config: Config, backend: str | None = None) -> str:
-    """The LED backend in effect: "sim", "neopixel", "serial" or "none"."""
+    """The LED backend in effect: "sim", "neopixel", "serial" or "none".
+
+    The simulator is a whole board: with it (``board.backend = "sim"`` or ``--hal
+    sim``) the LEDs are always the simulator's, whatever ``lights.backend`` says for
+    the real board. Otherwise ``--hal sim`` on a Pi's configuration would drive the
+    real strip, or no LEDs at all, behind simulated switches.
+    """
     board = backend or config.board.backend
     chosen = config.lights.backend
+    if board == "sim":
+        return "sim"
     if chosen == "auto":
-        return {"sim": "sim", "gpio": "neopixel", "shift": "neopixel", "serial": "serial"}[board]
+        return {"gpio": "neopixel", "shift": "neopixel", "serial": "serial"}[board]
     if chosen == "serial" and board != "serial":
         raise FieldError(
             "lights.backend", f'"serial" needs board.backend = "serial" (it is "{board}")'
@@ -769,12 +785,15 @@ def lights_backend(config: Config, backend: str | None = None) -> str:
 
 
 def buttons_backend(config: Config, backend: str | None = None) -> str:
-    """The button backend in effect: "sim", "gpio", "serial" or "none"."""
+    """The button backend in effect: "sim", "gpio", "serial" or "none".
+
+    As for the LEDs, the simulator always brings its own buttons.
+    """
     board = backend or config.board.backend
     chosen = config.buttons.backend
+    if board == "sim":
+        return "sim"
     if chosen == "auto":
-        if board == "sim":
-            return "sim"
         if board == "serial":
             return "serial"
         return "gpio" if config.buttons.pins else "none"

@@ -17,8 +17,8 @@ With ``[link] plays = "black"`` the people at this board play Black; White is pl
 the other end of the link: a host sending ``play MOVE``, or another board whose people
 play White. Each board sends its events; each follows the other's
 (:mod:`firmware.link_peer`): a move of the other side is shown on the LEDs (the
-tracker's ``expect``) for the local player to make, and a move made here for the other
-side without the link asking for it is taken back at once.
+tracker's ``expect``) for the local player to make, and the board accepts no other move
+for that side (the application holds it: :meth:`firmware.app.App.hold`), in every mode.
 
 Bad input changes nothing: every rejected line gets one ``error`` reply (never a reply
 to another board's event line, so two boards cannot ping-pong), at most
@@ -69,6 +69,8 @@ log = logging.getLogger(__name__)
 #: Who plays at this board: ``both`` sides (the host only watches, or sends ``play``
 #: for either side), or one colour (the other is played over the link).
 PLAYS = ("both", "black", "white")
+#: Who makes the held side's moves, as the board's warnings name it.
+LINK_END = "the other end of the link"
 #: Real time a loop iteration may spend on received lines (besides the line budget).
 BUDGET_S = 0.02
 _FEN_CHARS = re.compile(r"[0-9A-Za-z:,.\-]{3,200}")
@@ -137,10 +139,6 @@ def _side(color: Color) -> str:
     return "black" if color is BLACK else "white"
 
 
-def _color(side: str) -> Color:
-    return BLACK if side == "black" else WHITE
-
-
 def _move_json(game: Game, ply: int) -> dict[str, Any]:
     """The ``move`` object of ply ``ply`` (1-based) of ``game``, as the tracker reports it."""
     move = game.moves[ply - 1]
@@ -197,7 +195,6 @@ class Link(PeerFollower):
         self._ballot: tuple[int, tuple[Move, ...]] | None = None
         # The expectation the link set on the tracker: (ply, move, source).
         self._expect: tuple[int, Move, str] | None = None
-        self._rogue: int | None = None
         self._events: list[Event] = []
         self._said: set[str] = set()
         self._pdn_cache: tuple[object, str] | None = None
@@ -227,6 +224,10 @@ class Link(PeerFollower):
         self.app = app
         app.sources.append(self.poll)
         app.sinks.append(self.sink)
+        if self.remote is not None:
+            # The other side's moves are made there: only those the link shows are
+            # accepted here, whatever the mode (a referee takes no move back).
+            app.hold(self.remote, LINK_END)
         tracker = getattr(app, "tracker", None)  # there once the app has started
         if tracker is not None and not app.resuming:
             self._seen_game = tracker.game
@@ -534,7 +535,8 @@ class Link(PeerFollower):
         other = self._peer_moves.get(ply) if self.linked else None
         if other is not None and other != move:
             raise LinkError("not-now", f"the other board has already played {other.pdn(full=True)}", "play")
-        ballot = self._ballot_move(game)
+        referee = self.app.referee
+        ballot = referee.ballot_move if referee is not None else self._ballot_move(game)
         if ballot is not None and ballot != move:
             raise LinkError("illegal-move", f"the ballot's move {ply} is {ballot.pdn()}", "play")
         self._host_moves[ply] = move
@@ -549,10 +551,29 @@ class Link(PeerFollower):
 
     def _cmd_mode(self, now: int, name: str) -> dict[str, Any]:
         assert self.app is not None
+        app = self.app
+        game = self._game()
+        # A ballot chosen and not begun goes on under the new mode: in referee mode the
+        # referee plays it (and alone asks for its moves), otherwise the link does.
+        carried: int | None = None
+        if game.ply == 0 and app.tracker.setting_up is None:
+            if name == "referee" and app.referee is None and self._ballot_move(game) is not None:
+                assert self._ballot is not None
+                carried = self._ballot[0]
+            elif name == "play" and app.referee is not None and app.referee.ballot_move is not None:
+                ballot = app.referee.ballot
+                carried = ballot.number if ballot is not None else None
         try:
-            self.app.set_mode(name, now)
+            app.set_mode(name, now)
         except ValueError as exc:
             raise LinkError("not-now", str(exc), "mode") from None
+        if carried is not None:
+            self._ballot = None
+            if app.referee is not None:
+                self._events += app.referee.set_ballot(carried, now)
+            else:
+                self._ballot = (carried, tuple(acf_ballot(carried).play_moves(game.rules)))
+            self._sync(now)
         return {"mode": name}
 
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
@@ -566,6 +587,8 @@ class Link(PeerFollower):
                 app.players[color] = Human(name)
             else:
                 player.name = name
+        if app.referee is not None:
+            app.referee.set_names(black, white)  # the tournament record, and the games after
         saved = False
         if app.record is not None and (app.record.black, app.record.white) != (black, white):
             app.record = replace(app.record, black=black, white=white)
@@ -608,10 +631,14 @@ class Link(PeerFollower):
 
     def _cmd_result(self, now: int, score: str, reason: str) -> dict[str, Any]:
         assert self.app is not None
-        self._require_playing("result")
-        events = self._declare(now, score, reason)
-        if not events:
-            raise LinkError("not-now", "the game has just ended", "result")
+        game = self._require_playing("result")
+        self._declare(now, score, reason)
+        result = game.result
+        if result is None or (result.score, result.reason) != (score, reason):
+            # What was due first ended the game otherwise: a move made before the decision
+            # (a referee accepts it first) that left no move, a flag that fell. That stands.
+            how = f": {result.score} ({result.reason})" if result is not None else ""
+            raise LinkError("not-now", f"the game had already ended{how}; {score} was not applied", "result")
         return {"result": score, "reason": reason}
 
     def _declare(self, now: int, score: str, reason: str) -> list[Event]:
@@ -628,8 +655,11 @@ class Link(PeerFollower):
     # -- keeping the game in step ------------------------------------------------------
 
     def _ballot_move(self, game: Game) -> Move | None:
-        """The ballot's move for the next ply, or None (no ballot, or it is played)."""
-        if self._ballot is None:
+        """The link's ballot's move for the next ply, or None (no ballot, or it is played).
+
+        Always None in referee mode: the referee plays the ballot and asks for its moves.
+        """
+        if self._ballot is None or (self.app is not None and self.app.referee is not None):
             return None
         number, moves = self._ballot
         if game.ply >= len(moves) or list(game.moves) != list(moves[: game.ply]):
@@ -647,16 +677,6 @@ class Link(PeerFollower):
         game = tracker.game
         if game is not self._seen_game:
             return  # a game begun this very step: wait until its start has been followed
-        if self._rogue is not None:
-            ply, self._rogue = self._rogue, None
-            if game.ply == ply and not game.is_over:
-                undone = tracker.take_back(now)
-                side = _side(self.remote) if self.remote is not None else "?"
-                if undone:
-                    self._events += undone
-                    self._notice(now, f"rogue-{ply}-{now}", f"{side}'s move comes over the link: that move was taken back, put the piece back")
-                else:
-                    self._notice(now, f"rogue-{ply}", f"{side}'s move comes over the link, but this mode cannot take a move back")
         if game.is_over:
             self._expect = None
             return
@@ -691,7 +711,9 @@ class Link(PeerFollower):
                     return
             self._expect = (n, move, source)
         elif self._expect is not None:
-            if tracker.expected == self._expect[1]:
+            referee = app.referee
+            # The same move may be the referee's balloted move: that request is the referee's.
+            if tracker.expected == self._expect[1] and (referee is None or referee.ballot_move != tracker.expected):
                 tracker.expect(None)
             self._expect = None
 
@@ -706,15 +728,13 @@ class Link(PeerFollower):
             self._expect = None
 
     def _on_move(self, event: MoveMade) -> None:
-        """A move was made on this board: was it this board's to make?"""
-        move = Move(tuple(event.path), tuple(event.captures))
+        """A move was made on this board: what the link asked for is done.
+
+        (No move of the side played over the link is made here unless it was asked for:
+        the board holds that side, see :meth:`attach`.)
+        """
         if self._expect is not None and self._expect[0] <= event.ply:
             self._expect = None
-        if self.remote is None or _color(event.side) is not self.remote:
-            return
-        if self._peer_moves.get(event.ply) == move or self._host_moves.get(event.ply) == move:
-            return
-        self._rogue = event.ply
 
     def _on_new_game(self, event: NewGame) -> None:
         assert self.app is not None
@@ -732,7 +752,6 @@ class Link(PeerFollower):
         self._host_moves.clear()
         self._ballot = None
         self._expect = None
-        self._rogue = None
         self._said.clear()
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
 

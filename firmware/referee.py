@@ -323,6 +323,19 @@ class Referee:
     def take_back(self, now_ms: int) -> list[Event]:
         return self._log(self._process(self.tracker.take_back(now_ms), now_ms))
 
+    @property
+    def held(self) -> dict[Color, str]:
+        return self.tracker.held
+
+    def hold(self, side: Color, by: str = "elsewhere") -> None:
+        """The tracker's :meth:`~firmware.tracker.Tracker.hold`: ``side``'s moves are made
+        elsewhere (at the other end of the link). Its player is judged there: nothing done
+        here with its pieces while it is to move counts as its offence."""
+        self.tracker.hold(side, by)
+
+    def release(self, side: Color) -> None:
+        self.tracker.release(side)
+
     # -- the host's and the application's calls ---------------------------------------------
 
     def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
@@ -369,6 +382,42 @@ class Referee:
         out = self._start_ballot(chosen, now_ms)
         self._save()
         return self._log(out)
+
+    def set_names(self, black: str, white: str) -> None:
+        """The players of the game in progress (the host's ``names``), or of the next game
+        when none is in progress: the record says so from now on, and the games after it
+        swap colours from these names.
+        """
+        state = self.state
+        if state is not None and not state.over:
+            state.black, state.white = black, white
+            state.record.black, state.record.white = black, white
+            self._pair_names(state.number, black, white)
+            self._save()
+        else:
+            self._pair_names(self.games + 1, black, white)
+
+    def _pair_names(self, k: int, black: str, white: str) -> None:
+        """Settings whose names give game ``k`` of the session ``black`` and ``white``."""
+        first, second = (black, white) if k % 2 else (white, black)
+        self.settings = replace(self.settings, black=first, white=second)
+
+    @property
+    def ballot(self) -> Ballot | None:
+        """The ACF ballot of the game in progress, or None."""
+        return self.state.ballot if self.state is not None else None
+
+    @property
+    def ballot_move(self) -> Move | None:
+        """The balloted move the board asks for next, or None (no ballot, or it is made)."""
+        state = self.state
+        game = self.game
+        if state is None or not state.ballot_moves or game.is_over:
+            return None
+        ply = game.ply
+        if ply < len(state.ballot_moves) and tuple(game.moves) == state.ballot_moves[:ply]:
+            return state.ballot_moves[ply]
+        return None
 
     def set_style(self, style: str) -> None:
         if style not in STYLES:
@@ -677,13 +726,9 @@ class Referee:
         return [BallotDrawn(now, chosen.number, tuple(chosen.moves), chosen.name)]
 
     def _expect_ballot(self) -> None:
-        state = self.state
-        game = self.game
-        if state is None or not state.ballot_moves or game.is_over:
-            return
-        ply = game.ply
-        if ply < len(state.ballot_moves) and tuple(game.moves) == state.ballot_moves[:ply]:
-            self.tracker.expect(state.ballot_moves[ply])
+        move = self.ballot_move
+        if move is not None:
+            self.tracker.expect(move)
 
     # -- offences --------------------------------------------------------------------------
 
@@ -692,6 +737,8 @@ class Referee:
         state = self.state
         if state is None:
             return []
+        if offence.side in self.tracker.held:
+            return []  # its player plays at the other end of the link and is judged there
         if self.style == "record" and not objection:
             return []  # recorded by the warning; the opponent may object or answer
         if state.episode is not None:
@@ -743,7 +790,9 @@ class Referee:
             and any(w.code == "continue-capture" for w in tracker.warnings)
         ):
             out += self._offence(self._unfinished(), now)
-        if self.style == "record" and not state.objected:
+        # With a side played at the other end of the link, an illegal move made here is
+        # never answered here (the other board does not see it): nothing stands by itself.
+        if self.style == "record" and not state.objected and not tracker.held:
             out += self._follow_record(now)
         return out
 
@@ -819,6 +868,8 @@ class Referee:
         # The tracker follows the game from the position on the board.
         old = self.tracker
         self._tracker = Tracker(game, old.settings, old.policy)
+        for color, by in old.held.items():
+            self._tracker.hold(color, by)
         # The answer stands on the board: the new tracker reads it as the next move.
         out += self._process(self.tracker.update(board, now), now)
         return out
@@ -932,6 +983,7 @@ class Referee:
                 return
             state.number = self.games = int(data["number"])
             state.name, state.black, state.white = str(data["name"]), str(data["black"]), str(data["white"])
+            self._pair_names(state.number, state.black, state.white)  # a host may have named them
             r = state.record
             r.date, r.round, r.black, r.white = str(data["date"]), str(data["round"]), state.black, state.white
             r.notes = {int(k): list(v) for k, v in data["notes"].items()}

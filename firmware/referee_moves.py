@@ -165,11 +165,8 @@ def stand(game: Game, move: Move) -> Position:
 
     The position after it is what the board shows: the piece moved from its start to its
     end (crowned if it reached the king row), the pieces in ``move.captures`` taken off.
-    Repetition counts and the forty-move count go on from there as after any move.
+    Repetition counts and the forty-move count go on from there as after any move, and
+    the game lists the ply in :attr:`~rules.game.Game.condoned` (see
+    :meth:`~rules.game.Game.condone`), so the record and a resumed game know it.
     """
-    after = game.position.apply(move, game.rules)
-    # Game has no public door for a move the rules forbid: this is the one place that
-    # records one, with the bookkeeping Game.play does (positions, repetitions, quiet plies).
-    game._push(move, after)
-    game.history.append(move)
-    return after
+    return game.condone(move)

@@ -38,7 +38,8 @@ from pathlib import Path
 
 from rules import Game, Move, Position, Result, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
-from rules.pdn import fen_text
+from rules.pdn import CONDONED_NOTE, fen_text
+from rules.position import parse_move_squares
 from rules.variants import VARIANTS, gametype_tag, variant_tag
 from rules.variants import describe as describe_rules
 from rules.variants import move_text as variant_move_text
@@ -150,7 +151,33 @@ def _entry_text(entry: Move | Huff | JumpForced) -> str:
     return entry.pdn(full=True)
 
 
-def _replay_history(game: Game, texts: tuple[str, ...], game_id: str) -> None:
+def _enter(game: Game, text: str, captures: tuple[int, ...] | None) -> Move:
+    """Play the move ``text``; with ``captures``, condone it: an illegal move that stood,
+    its path from ``text``, the pieces it took off on ``captures``."""
+    if captures is None:
+        return game.play_text(text)
+    move = Move(tuple(parse_move_squares(text)), captures)
+    game.condone(move)
+    return move
+
+
+def _final_plies(texts: tuple[str, ...]) -> dict[int, int]:
+    """For each move entry of a history that is still a move of the game at its end (not
+    taken back by a later ``force``), its index in ``texts`` -> its ply."""
+    kept: list[int] = []
+    for i, text in enumerate(texts):
+        if text == "force":
+            if kept:
+                kept.pop()
+        elif not text.startswith("huff "):
+            kept.append(i)
+    return {i: ply for ply, i in enumerate(kept, 1)}
+
+
+def _replay_history(
+    game: Game, texts: tuple[str, ...], game_id: str, condoned: dict[int, tuple[int, ...]]
+) -> None:
+    plies = _final_plies(texts)
     for number, text in enumerate(texts, 1):
         try:
             if text == "force":
@@ -158,11 +185,30 @@ def _replay_history(game: Game, texts: tuple[str, ...], game_id: str) -> None:
             elif text.startswith("huff "):
                 game.huff(int(text[5:]))
             else:
-                game.play_text(text)
+                ply = plies.get(number - 1)
+                _enter(game, text, condoned.get(ply) if ply is not None else None)
         except (ValueError, RuntimeError) as exc:
             raise StoreError(
                 f"game {game_id}: history entry {number} ({text}) does not replay: {exc}"
             ) from exc
+
+
+def _condoned_from_json(value: object, where: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """``condoned`` as kept in JSON: ``[{"ply": 3, "captures": [15]}, ...]``."""
+    problem = f"{where}: 'condoned' must be a list of {{\"ply\": N, \"captures\": [squares]}}"
+    if not isinstance(value, list):
+        raise StoreError(problem)
+    out: list[tuple[int, tuple[int, ...]]] = []
+    for item in value:
+        if not isinstance(item, dict) or set(item) != {"ply", "captures"}:
+            raise StoreError(problem)
+        ply, captures = item["ply"], item["captures"]
+        if type(ply) is not int or ply < 1 or not isinstance(captures, list):
+            raise StoreError(problem)
+        if not all(type(s) is int and 1 <= s <= 32 for s in captures):
+            raise StoreError(f"{where}: 'condoned' ply {ply}: captures must be squares 1-32")
+        out.append((ply, tuple(captures)))
+    return tuple(out)
 
 
 def _today() -> str:
@@ -179,7 +225,9 @@ class GameRecord:
     of :class:`~rules.settings.Rules`). Under huffing ``history`` lists every entry of
     :attr:`rules.game.Game.history` in order: moves, ``huff S`` (the piece on S taken
     off) and ``force`` (the missed jump taken back); it is empty when it would only
-    repeat ``moves``.
+    repeat ``moves``. ``condoned`` lists the illegal moves that stood (WCDF 1.26, see
+    :meth:`rules.game.Game.condone`) as ``(ply, captured squares)``: the move text gives
+    the path, and the game replays them as they were played.
     """
 
     id: str
@@ -196,6 +244,7 @@ class GameRecord:
     giveaway: bool = False
     variant: str = "english"
     history: tuple[str, ...] = ()
+    condoned: tuple[tuple[int, tuple[int, ...]], ...] = ()
     black: str = "?"
     white: str = "?"
     event: str = "Casual game"
@@ -264,10 +313,12 @@ class GameRecord:
         history: tuple[str, ...] = ()
         if any(not isinstance(entry, Move) for entry in game.history):
             history = tuple(_entry_text(entry) for entry in game.history)
+        condoned = tuple((ply, tuple(game.moves[ply - 1].captures)) for ply in sorted(game.condoned))
         return replace(
             self,
             moves=moves,
             history=history,
+            condoned=condoned,
             result=result.score if result else None,
             reason=result.reason if result else None,
         )
@@ -286,16 +337,20 @@ class GameRecord:
             game = Game(self.start, rules)
         except ValueError as exc:
             raise StoreError(f"game {self.id}: bad start position: {exc}") from exc
+        condoned = dict(self.condoned)
         if self.history:
-            _replay_history(game, self.history, self.id)
+            _replay_history(game, self.history, self.id, condoned)
             played = tuple(m.pdn(full=True) for m in game.moves)
             if played != self.moves:
                 raise StoreError(f"game {self.id}: 'history' does not give the moves in 'moves'")
         for ply, text in enumerate(() if self.history else self.moves, 1):
             try:
-                game.play_text(text)
+                _enter(game, text, condoned.get(ply))
             except (ValueError, RuntimeError) as exc:
                 raise StoreError(f"game {self.id}: move {ply} ({text}) does not replay: {exc}") from exc
+        beyond = sorted(set(condoned) - game.condoned)
+        if beyond:
+            raise StoreError(f"game {self.id}: 'condoned' names ply {beyond[0]}, but the game has {game.ply} moves")
         if self.result in ("1-0", "0-1", "1/2-1/2") and game.result is None:
             game.declare(self.result, self.reason or "declared")
         return game
@@ -306,6 +361,7 @@ class GameRecord:
         data = {"format": FORMAT_VERSION, **{k: v for k, v in self.__dict__.items()}}
         data["moves"] = list(self.moves)
         data["history"] = list(self.history)
+        data["condoned"] = [{"ply": ply, "captures": list(captures)} for ply, captures in self.condoned]
         return json.dumps(data, indent=1) + "\n"
 
     @classmethod
@@ -334,6 +390,7 @@ class GameRecord:
         if not isinstance(history, list) or not all(isinstance(m, str) for m in history):
             raise StoreError(f"{where}: 'history' must be a list of move, huff and force texts")
         data["history"] = tuple(history)
+        data["condoned"] = _condoned_from_json(data.get("condoned", []), where)
         for key, kind in _RULE_FIELDS.items():
             if key in data and type(data[key]) is not kind:
                 raise StoreError(f"{where}: {key!r} must be a {'boolean' if kind is bool else 'string'}")
@@ -385,6 +442,8 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     moves are written a1-h8 as its books do). Huffs and forced jumps are no moves: they
     are written as comments where they happened (``{huff 9}``, ``{11-15 taken back: a
     jump is required}``), so a huffed game replays only up to its first huff elsewhere.
+    An illegal move that stood (``condoned``) is written as played and marked with a
+    comment (:data:`rules.pdn.CONDONED_NOTE`).
     """
     lines = [f'[{k} "{_escape(v)}"]' for k, v in record.tags().items()]
     lines.append("")
@@ -392,7 +451,11 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     game = Game(record.start, rules)
     # ("move", text) and ("comment", text) in order; a forced jump removes its move.
     items: list[tuple[str, str]] = []
-    for text in record.history or record.moves:
+    condoned = dict(record.condoned)
+    texts = record.history or record.moves
+    plies = _final_plies(texts)
+    for index, text in enumerate(texts):
+        stood = False
         try:
             if text == "force":
                 missed = game.force_jump().missed
@@ -408,13 +471,17 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
                 items.append(("comment", f"huff {square}"))
                 continue
             position = game.position
-            move = game.play_text(text)
+            captures = condoned.get(plies.get(index, 0))
+            stood = captures is not None
+            move = _enter(game, text, captures)
             short = move_text(position, move, rules)
             written = variant_move_text(move, rules, full=short != move.pdn())
         except (ValueError, RuntimeError):
             # A record that does not replay is still written move by move, never dropped.
             written = text
         items.append(("move", written))
+        if stood:
+            items.append(("comment", CONDONED_NOTE))
     first = "WHITE" if rules.first_mover == "white" else "BLACK"
     first_to_move = record.start.turn.name == first
     number = 1

@@ -52,7 +52,7 @@ from firmware.events import (
 )
 from firmware import huffing
 from firmware.tracker_table import Plan, ProgressView, TurnTable, lowest_square, view_progress
-from rules import Game, Move, Position
+from rules import Color, Game, Move, Position
 from rules.squares import bit, iter_squares, squares_of
 
 __all__ = [
@@ -274,6 +274,8 @@ class Tracker:
         # is first guided back to the game's position; nothing is read as a move before.
         self._restoring = board is not None and board != game.position.occupied
         self._expected: Move | None = None
+        # Sides whose moves are made elsewhere (see hold()), with who makes them.
+        self._held: dict[Color, str] = {}
         self._crown: int | None = None
         self._new_turn()
         self._reading = self._read(self._board)
@@ -319,6 +321,11 @@ class Tracker:
     def touched(self) -> int | None:
         """The square of the piece touched this turn (touch-move), or None."""
         return self._touched
+
+    @property
+    def held(self) -> dict[Color, str]:
+        """The sides held (see :meth:`hold`), each with who makes its moves."""
+        return dict(self._held)
 
     @property
     def warning(self) -> BoardWarning | None:
@@ -387,7 +394,8 @@ class Tracker:
             reading = self._read(occupancy)
         elif reading.kind is Kind.NONE:
             moved_on = False
-            huffed = huffing.ahead(self, occupancy, now_ms)  # a huff, then a move begun
+            # A huff, then a move begun (not by a held side: it makes no choice here).
+            huffed = [] if self.game.turn in self._held else huffing.ahead(self, occupancy, now_ms)
             if huffed:
                 events += huffed
                 moved_on = True
@@ -402,7 +410,7 @@ class Tracker:
                 reading = self._read(occupancy)
             elif old.kind is Kind.PROGRESS and self._opponent_started(lifted, old):
                 self._escalated = True
-        if self.game.rules.huffing:
+        if self.game.rules.huffing and self.game.turn not in self._held:
             # A huff and then a whole move, read as a capture of the huffed piece under way.
             huffed = huffing.after_update(self, old, reading, now_ms)
             if huffed:
@@ -491,6 +499,41 @@ class Tracker:
         self._expected = move
         self._since = max(self._since, self._now)
         self._reread()
+
+    def hold(self, side: Color, by: str = "elsewhere") -> None:
+        """Accept no move for ``side`` but the one asked for with :meth:`expect`.
+
+        For a side whose moves are chosen elsewhere: by a computer, or by a player at the
+        other end of the link (``by`` names who, for the warnings). While ``side`` is to
+        move and no move is expected, nothing is read as its move: lifting one of its
+        pieces is no touch, the lights ask for the piece back (``missing``/``extra``) and
+        after ``settle_ms`` a warning says to wait for ``by``. A held side's last move
+        cannot be corrected either. Take-backs are not affected. Holds last across games;
+        :meth:`release` ends one.
+
+        >>> from rules import Game, WHITE
+        >>> from rules.squares import bit
+        >>> tracker = Tracker(Game())
+        >>> tracker.hold(WHITE, "the engine")
+        >>> board = tracker.position.occupied
+        >>> _ = tracker.update(board & ~bit(11) | bit(15), 0)   # Black moves as usual
+        >>> [e.kind for e in tracker.tick(300)]
+        ['move']
+        >>> board = tracker.position.occupied
+        >>> tracker.update(board & ~bit(22) | bit(18), 400)      # a hand moves White's man
+        []
+        >>> [e.message for e in tracker.tick(700)]
+        ["white's moves come from the engine: wait until the board shows one; put the man back on 22"]
+        """
+        if self._held.get(side) == by:
+            return
+        self._held[side] = by
+        self._reread()
+
+    def release(self, side: Color) -> None:
+        """Moves for ``side`` are made at the board again (undoes :meth:`hold`)."""
+        if self._held.pop(side, None) is not None:
+            self._reread()
 
     def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
         """Set up a new game from ``position`` (default: the start position).
@@ -587,6 +630,13 @@ class Tracker:
         # or a declared result (resign, claim), after which this is set again.
         self._over = self.game.is_over
 
+    def _waiting(self) -> str | None:
+        """What to wait for, when the side to move is held and no move of it is shown."""
+        by = self._held.get(self.game.turn)
+        if by is None or self._expected is not None:
+            return None
+        return f"{self.game.turn}'s moves come from {by}: wait until the board shows one"
+
     def _table_for(self, position: Position) -> TurnTable:
         return TurnTable(position, self.game.rules)
 
@@ -595,6 +645,8 @@ class Tracker:
         if self._expected is not None:
             plan = self._table.plan(self._expected)
             return (plan,) if plan is not None else ()
+        if self.game.turn in self._held:
+            return ()  # its moves come from elsewhere, through expect()
         if (
             self.policy.strict_touch_move
             and self._touched is not None
@@ -606,6 +658,8 @@ class Tracker:
     def _correction_table(self) -> TurnTable | None:
         if not (self.policy.correction and self._correction_open and self.game.moves):
             return None
+        if self.game.positions[-2].turn in self._held:
+            return None  # that move came from elsewhere: it is not the hands' to redo
         if self._correction is None:
             before = self.game.positions[-2]
             start = self.game.moves[-1].start
@@ -622,7 +676,8 @@ class Tracker:
             return Reading(Kind.RESTORE, board)
         over = self._over
         if not over:
-            huff = huffing.read(self, board)  # under huffing: a piece that missed a jump off
+            # Under huffing: a piece that missed a jump off (the side to move's choice).
+            huff = None if game.turn in self._held else huffing.read(self, board)
             if huff is not None:
                 return huff
             if self._crown is not None and board == occupied & ~bit(self._crown):
@@ -688,7 +743,7 @@ class Tracker:
     def _note_lifts(self, lifted: int, now: int) -> None:
         """Touch-move bookkeeping for pieces of the side to move just lifted."""
         own = lifted & self._table.own
-        if not own or self._over or self._expected is not None:
+        if not own or self._over or self._expected is not None or self.game.turn in self._held:
             return
         if self._reading.kind in (Kind.TAKEBACK, Kind.CORRECT_PROGRESS, Kind.CORRECT_COMPLETE, Kind.RESTORE):
             return
@@ -896,6 +951,7 @@ class Tracker:
             if not board & ~ref.board and not extra & ~self._table.opponent:
                 return None  # the opponent holds a piece early; the progress warning says why
         due = self._since + self.settings.settle_ms
+        waiting = self._waiting()
         own = self._table.own
         removed = occupied & ~board
         added = board & ~occupied
@@ -906,6 +962,8 @@ class Tracker:
             squares = (start, end)
             if self._expected is not None:
                 message = f"the board wants {self._expected.pdn()} played; put the {name} back on {start}"
+            elif waiting is not None:
+                message = f"{waiting}; put the {name} back on {start}"
             elif (
                 self.policy.strict_touch_move
                 and self._touched is not None
@@ -948,7 +1006,8 @@ class Tracker:
             parts.append(f"put {'a piece' if len(fill) == 1 else 'pieces'} on {_list(fill)}")
         if empty:
             parts.append(f"take the {'piece' if len(empty) == 1 else 'pieces'} off {_list(empty)}")
-        message = "the board does not match the game: " + "; ".join(parts)
+        head = f"{waiting}; " if waiting is not None else "the board does not match the game: "
+        message = head + "; ".join(parts)
         return _Condition("out-of-sync", tuple(squares_of(diff)), message, due)
 
     def _refresh(self, now: int) -> list[Event]:
@@ -1035,7 +1094,8 @@ class Tracker:
         elif kind is Kind.IDLE and self.policy.strict_touch_move and self._touched is not None:
             if self._table.movable & bit(self._touched):
                 roles[self._touched] = "touched"
-        huffing.roles(self, roles)
+        if game.turn not in self._held:
+            huffing.roles(self, roles)
         fault = self._fault_active()
         if fault is not None:
             for s, role in fault.roles:

@@ -17,7 +17,9 @@ Backends: :mod:`hal.matrix` (8 x 4 diode matrix on GPIO), :mod:`hal.shift` (74HC
 chain), :mod:`hal.serial_board` (a microcontroller on USB serial, protocol in
 :mod:`hal.serial_protocol`), :mod:`hal.neopixel_lights`, :mod:`hal.gpio_buttons`; the
 simulator in :mod:`sim` implements the same interfaces. Hardware libraries (gpiozero,
-Blinka, pyserial) are imported only by the backend modules that need them.
+Blinka, pyserial) are imported only by the backend modules that need them, and
+:mod:`hal.lgpio_import` makes sure the Pi's pin library loads even where the current
+directory is read-only (a systemd service).
 :mod:`firmware.hardware` picks the backends from the configuration.
 """
 

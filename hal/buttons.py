@@ -20,7 +20,17 @@ __all__ = [
 
 # The names the application understands. A board wires any subset of them; a name
 # outside this set is refused at configuration time, which catches typos early.
-BUTTON_NAMES: tuple[str, ...] = ("new", "hint", "takeback", "claim", "resign", "adjust", "draw")
+# ``force`` is the huffing house rule's "make the player take the jump he skipped".
+BUTTON_NAMES: tuple[str, ...] = (
+    "new",
+    "hint",
+    "takeback",
+    "claim",
+    "resign",
+    "adjust",
+    "draw",
+    "force",
+)
 
 
 def check_button_name(name: str) -> str:

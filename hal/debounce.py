@@ -32,6 +32,14 @@ class Debouncer:
 
     A square's new state is accepted only once its raw state has stayed the same for
     ``debounce_ms``; chatter shorter than that never shows. Feed events in time order.
+
+    >>> d = Debouncer(30)
+    >>> for t, occupied in ((0, True), (4, False), (9, True)):  # a piece set down, wobbling
+    ...     d.feed(SensorEvent(15, occupied, t))
+    >>> d.update(38), d.next_deadline()
+    ([], 39)
+    >>> d.update(39)
+    [SensorEvent(square=15, occupied=True, t_ms=39)]
     """
 
     def __init__(self, debounce_ms: int = DEFAULT_DEBOUNCE_MS, initial: int = 0) -> None:
@@ -40,11 +48,15 @@ class Debouncer:
         self.debounce_ms = debounce_ms
         self._state = initial
         self._raw = initial
-        # square -> time its raw state last changed, only for squares whose raw state
-        # differs from the stable one (a pending change).
-        self._since: dict[int, int] = {}
-        # Changes already decided by feed() (see there) but not yet returned by update().
-        self._decided: list[SensorEvent] = []
+        # square -> (time its raw state last changed, feed number of that change), only
+        # for squares whose raw state differs from the stable one (a pending change).
+        # The feed number breaks ties between changes that became stable at the same
+        # instant: they come out in the order they arrived, not by square number.
+        self._since: dict[int, tuple[int, int]] = {}
+        self._fed = 0
+        # Changes already decided by feed() (see there) but not yet returned by update(),
+        # with the feed number of the raw change each began with.
+        self._decided: list[tuple[SensorEvent, int]] = []
 
     @property
     def state(self) -> int:
@@ -69,16 +81,20 @@ class Debouncer:
 
     def feed(self, event: SensorEvent) -> None:
         """Take one raw change into account."""
+        self._fed += 1
         bit = 1 << (event.square - 1)
-        since = self._since.get(event.square)
-        if since is not None and since + self.debounce_ms <= event.t_ms:
+        pending = self._since.get(event.square)
+        if pending is not None and pending[0] + self.debounce_ms <= event.t_ms:
             # The pending change had lasted debounce_ms when this raw change came: it
             # is accepted, whether or not update() was called in between. This keeps
             # the outcome independent of how often the consumer calls update().
-            del self._since[event.square]
+            since, order = self._since.pop(event.square)
             self._state ^= bit
             self._decided.append(
-                SensorEvent(event.square, bool(self._state & bit), since + self.debounce_ms)
+                (
+                    SensorEvent(event.square, bool(self._state & bit), since + self.debounce_ms),
+                    order,
+                )
             )
         if bool(self._raw & bit) == event.occupied:
             # A repeated report of the current raw state does not restart the timer.
@@ -87,35 +103,42 @@ class Debouncer:
         if bool(self._state & bit) == event.occupied:
             self._since.pop(event.square, None)  # chattered back: nothing pending
         else:
-            self._since[event.square] = event.t_ms
+            self._since[event.square] = (event.t_ms, self._fed)
 
     def feed_all(self, events: Iterable[SensorEvent]) -> None:
         for event in events:
             self.feed(event)
 
     def update(self, now_ms: int) -> list[SensorEvent]:
-        """Accept the changes stable for ``debounce_ms`` by ``now_ms``, in time order."""
-        due = sorted(
-            (t + self.debounce_ms, square)
-            for square, t in self._since.items()
+        """Accept the changes stable for ``debounce_ms`` by ``now_ms``.
+
+        They come in time order; changes that became stable at the same instant come
+        in the order their raw changes were fed (arrival order), so a slide whose two
+        switches changed in the same millisecond keeps its "arrive, then leave" order.
+        """
+        due = [
+            (square, t, order)
+            for square, (t, order) in self._since.items()
             if t + self.debounce_ms <= now_ms
-        )
+        ]
         accepted, self._decided = self._decided, []
-        for t_stable, square in due:
+        for square, t, order in due:
             del self._since[square]
             bit = 1 << (square - 1)
             self._state ^= bit
-            accepted.append(SensorEvent(square, bool(self._state & bit), t_stable))
-        accepted.sort(key=lambda e: (e.t_ms, e.square))
-        return accepted
+            accepted.append(
+                (SensorEvent(square, bool(self._state & bit), t + self.debounce_ms), order)
+            )
+        accepted.sort(key=lambda item: (item[0].t_ms, item[1]))
+        return [event for event, _order in accepted]
 
     def next_deadline(self) -> int | None:
         """When :meth:`update` should next run to decide a pending change; None if idle."""
         if self._decided:
-            return min(e.t_ms for e in self._decided)
+            return min(e.t_ms for e, _order in self._decided)
         if not self._since:
             return None
-        return min(self._since.values()) + self.debounce_ms
+        return min(t for t, _order in self._since.values()) + self.debounce_ms
 
 
 class DebouncedSensors:

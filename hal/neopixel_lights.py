@@ -7,18 +7,20 @@ Which low-level driver Blinka uses depends on the Pi:
 
 * Raspberry Pi 5: ``Adafruit-Blinka-Raspberry-Pi5-Neopixel`` (the RP1's PIO; any GPIO,
   no root needed beyond access to /dev/pio0). Install extra ``pi5``.
-* Raspberry Pi 1-4: ``rpi_ws281x``. On GPIO18 it uses PWM + DMA and needs root; on
-  GPIO10 it uses the SPI peripheral (/dev/spidev0.0), which works for a user in the
-  ``spi`` group. Install extra ``pi4``.
+* Raspberry Pi 1-4: ``rpi_ws281x``. On GPIO10 (the default) it uses the SPI
+  peripheral (/dev/spidev0.0), which works for a user in the ``spi`` group; on GPIO18
+  it uses PWM + DMA and needs root. Install extra ``pi4``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from hal.errors import HardwareError
+from hal.lgpio_import import import_lgpio
 from hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame
 from hal.pixelmap import PixelMap
 
@@ -55,14 +57,43 @@ def pi_model(path: str = "/proc/device-tree/model") -> str | None:
     return model if model.startswith("Raspberry Pi") else None
 
 
-def check_data_pin(data_pin: int, model: str | None) -> None:
-    """Refuse a data pin this Pi's NeoPixel driver cannot use, before trying it."""
-    if model is None or model.startswith("Raspberry Pi 5") or data_pin in PI4_DATA_PINS:
+SPI_DEVICE = "/dev/spidev0.0"
+
+
+def check_data_pin(
+    data_pin: int,
+    model: str | None,
+    *,
+    euid: int | None = None,
+    spi_device: str = SPI_DEVICE,
+) -> None:
+    """Refuse a data pin this Pi's NeoPixel driver cannot use, before trying it.
+
+    rpi_ws281x (Pi 1-4) fails on these with bare error codes (``ws2811_init failed
+    with code -5``) at the first frame; this says what to change instead. ``euid``
+    defaults to the process's effective user id.
+    """
+    if model is None or model.startswith("Raspberry Pi 5"):
         return
-    raise HardwareError(
-        f"on a {model} NeoPixels can only be driven from GPIO10 (SPI, no root needed), "
-        f"GPIO12 or GPIO18 (PWM, root) or GPIO21 (PCM, root); lights.data_pin is {data_pin}"
-    )
+    if data_pin not in PI4_DATA_PINS:
+        raise HardwareError(
+            f"on a {model} NeoPixels can only be driven from GPIO10 (SPI, no root needed), "
+            f"GPIO12 or GPIO18 (PWM, root) or GPIO21 (PCM, root); lights.data_pin is {data_pin}"
+        )
+    if data_pin == 10:
+        if not os.path.exists(spi_device):
+            raise HardwareError(
+                f"the LEDs on GPIO10 are driven by SPI, which is off ({spi_device} is missing): "
+                "add dtparam=spi=on to /boot/firmware/config.txt (or use raspi-config) and "
+                "reboot; see docs/hardware.md"
+            )
+        return
+    if (os.geteuid() if euid is None else euid) != 0:
+        raise HardwareError(
+            f"on a {model} the LEDs on GPIO{data_pin} need root (the driver maps /dev/mem "
+            "for DMA); wire the data line to GPIO10 and set lights.data_pin = 10 "
+            "(SPI, no root needed; see docs/hardware.md)"
+        )
 
 
 def open_neopixel(data_pin: int, pixels: int, pixel_order: str, brightness: float) -> Any:
@@ -72,6 +103,7 @@ def open_neopixel(data_pin: int, pixels: int, pixel_order: str, brightness: floa
     # a terminal. A board's controller must not install software at run time; missing
     # drivers are reported below with the extra to install instead.
     os.environ.setdefault("BLINKA_SKIP_DEPENDENCY_CHECK", "1")
+    import_lgpio()  # Blinka drives a Pi 5's pins through lgpio too
     try:
         import board
         import neopixel
@@ -103,7 +135,7 @@ class NeoPixelLights:
         self,
         pixel_map: PixelMap,
         *,
-        data_pin: int = 18,
+        data_pin: int = 10,
         pixel_order: str = "GRB",
         brightness: float = DEFAULT_BRIGHTNESS,
         pixels: Any = None,
@@ -123,7 +155,19 @@ class NeoPixelLights:
             else open_neopixel(data_pin, pixel_map.pixels, pixel_order, brightness)
         )
         self._closed = False
-        self.off()
+        try:
+            # The first transmit is where the low-level driver really starts (and fails).
+            self.off()
+        except Exception as exc:
+            self._closed = True
+            deinit = getattr(self._pixels, "deinit", None)
+            if deinit is not None:
+                # The strip is unusable either way; the error below reports the cause.
+                with contextlib.suppress(Exception):
+                    deinit()
+            raise HardwareError(
+                f"cannot drive the LED strip on GPIO{data_pin}: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def show(self, frame: Mapping[FrameKey, RGB]) -> None:
         norm = normalize_frame(frame)

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hal.buttons import ButtonEvent, ButtonQueue
+from hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
 from hal.clock import Clock
 from hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame, scale_rgb
 from hal.sensors import EventQueue, SensorEvent, diff_events
@@ -112,6 +112,7 @@ class SerialBoard:
         self.connects = 0
         self.garbled = 0
         self.board_errors = 0
+        self.unknown_buttons = 0
         self.last_error: str | None = None
         self.sensors = _SerialSensors(self)
         self.lights = _SerialLights(self)
@@ -218,7 +219,17 @@ class SerialBoard:
         if isinstance(msg, Occupancy):
             self._set_occupancy(msg.mask)
         elif isinstance(msg, ButtonPress):
-            self._buttons.press(msg.name)
+            if msg.name in BUTTON_NAMES:
+                self._buttons.press(msg.name)
+            else:
+                # Passing it on would hand the application a button it has no meaning
+                # for; a typo in the board's firmware is worth a line in the log.
+                self.unknown_buttons += 1
+                self.last_error = (
+                    f"board pressed unknown button {msg.name!r} "
+                    f"(known: {', '.join(BUTTON_NAMES)}); ignored"
+                )
+                log.warning("%s", self.last_error)
         elif isinstance(msg, Hello):
             self.firmware = msg.firmware or "?"
             self.board_version = msg.version

@@ -6,10 +6,47 @@ Pure game logic, no I/O. Typical use::
     >>> pos = Position.start()
     >>> [str(m) for m in pos.legal_moves()][:3]
     ['9-13', '10-14', '11-15']
+    >>> game = Game()
+    >>> game.play_text("11-15")
+    Move(path=(11, 15), captures=())
+
+Games in PDN, and the other games played on this board::
+
+    >>> from rules import RUSSIAN, read_games, write_game
+    >>> [g.result for g in read_games("1. 11-15 23-18 2. 8-11 *")]
+    ['*']
+    >>> Position.start(RUSSIAN).turn.name
+    'WHITE'
+
+The modules behind these names: :mod:`rules.squares`, :mod:`rules.move`,
+:mod:`rules.position`, :mod:`rules.game`, :mod:`rules.settings`, :mod:`rules.variants`,
+:mod:`rules.pdn`, :mod:`rules.perft` (``perft`` and ``divide``; not re-exported here,
+where the name ``rules.perft`` stays the module) and :mod:`rules.ballots`.
 """
 
-from rules.game import DRAW, BLACK_WINS, WHITE_WINS, Game, GameOverError, Result
+from rules.game import (
+    BLACK_WINS,
+    DRAW,
+    UNFINISHED,
+    WHITE_WINS,
+    Game,
+    GameOverError,
+    HistoryEntry,
+    Huff,
+    HuffError,
+    JumpForced,
+    Result,
+)
 from rules.move import AmbiguousMoveError, IllegalMoveError, Move
+from rules.pdn import (
+    PdnError,
+    PdnGame,
+    PdnNote,
+    read_game,
+    read_games,
+    write_game,
+    write_games,
+)
 from rules.position import (
     BLACK,
     WHITE,
@@ -20,30 +57,51 @@ from rules.position import (
     parse_fen,
     parse_move_squares,
 )
-from rules.settings import WCDF, Rules
-from rules.squares import Square, parse_square, square_name
+from rules.settings import WCDF, Crowning, Rules
+from rules.squares import SQUARES, Square, parse_square, square_name
+from rules.variants import ENGLISH, GIVEAWAY, POOL, RUSSIAN, VARIANTS, rules_for
 
 __all__ = [
     "AmbiguousMoveError",
     "BLACK",
     "BLACK_WINS",
     "Color",
+    "Crowning",
     "DRAW",
+    "ENGLISH",
     "FenError",
+    "GIVEAWAY",
     "Game",
     "GameOverError",
+    "HistoryEntry",
+    "Huff",
+    "HuffError",
     "IllegalMoveError",
+    "JumpForced",
     "Move",
+    "POOL",
+    "PdnError",
+    "PdnGame",
+    "PdnNote",
     "Piece",
     "Position",
+    "RUSSIAN",
     "Result",
     "Rules",
+    "SQUARES",
     "Square",
+    "UNFINISHED",
+    "VARIANTS",
     "WCDF",
     "WHITE",
     "WHITE_WINS",
     "parse_fen",
     "parse_move_squares",
     "parse_square",
+    "read_game",
+    "read_games",
+    "rules_for",
     "square_name",
+    "write_game",
+    "write_games",
 ]

@@ -17,6 +17,10 @@ jumped (:meth:`Game.huff`, not a move: the same side is still to move), make the
 take the move back and jump (:meth:`Game.force_jump`), or simply move (the move stands).
 :attr:`Game.history` keeps moves and these two actions in order, and :meth:`Game.undo`
 takes back the last of them.
+
+An illegal move that the opponent answered without objection stands (WCDF 1.26):
+:meth:`Game.condone` enters it, the game goes on from the position it left, and
+:attr:`Game.condoned` lists its ply so that a record can say so.
 """
 
 from __future__ import annotations
@@ -113,6 +117,8 @@ class Game:
         self._counts: Counter[Position] = Counter({self.start: 1})
         # For each huff: the position and quiet count it replaced, for undo.
         self._huffed: list[tuple[Position, int]] = []
+        # Plies of illegal moves that stood (WCDF 1.26), entered with condone().
+        self._condoned: set[int] = set()
         self.declared: Result | None = None
 
     # -- state ----------------------------------------------------------------------
@@ -172,6 +178,62 @@ class Game:
         self.history.append(move)
         return after
 
+    def condone(self, move: Move) -> Position:
+        """Enter ``move`` although the rules forbid it: it stood (WCDF 1.26).
+
+        An illegal move that the opponent answered without objection stands, and the game
+        goes on from the position actually on the board: the piece on ``move.start`` is on
+        ``move.end`` (crowned if it reached the king row) and the pieces on
+        ``move.captures`` are off. Repetitions and the forty-move count go on from there
+        as after any move; :attr:`condoned` lists the ply, and :meth:`undo` takes it back
+        like any move.
+
+        >>> game = Game(Position.from_fen("B:W30:B14,9"))
+        >>> game.condone(Move((14, 10))).fen()      # a man moved backward
+        'W:W30:B9,10'
+        >>> game.ply, sorted(game.condoned)
+        (1, [1])
+
+        Raises :class:`GameOverError` after the game, and ``ValueError`` naming the
+        problem for a move no board can show (no piece of the side to move on its start,
+        its end occupied, a capture of a square without an opponent's piece) or for a
+        legal move (play it: there is nothing to condone).
+        """
+        if self.is_over:
+            raise GameOverError(f"the game is over ({self.result}); no more moves")
+        self._check_condonable(move)
+        after = self.position.apply(move, self.rules)
+        self._push(move, after)
+        self.history.append(move)
+        self._condoned.add(self.ply)
+        return after
+
+    def _check_condonable(self, move: Move) -> None:
+        pos = self.position
+        squares = (*move.path, *move.captures)
+        if len(move.path) < 2 or not all(isinstance(s, int) and 1 <= s <= 32 for s in squares):
+            raise ValueError(f"{move.pdn(full=True)}: a move needs a start and an end, squares 1-32")
+        side = pos.turn
+        piece = pos.piece_at(move.start)
+        if piece is None or piece.color != side:
+            raise ValueError(f"{move.pdn(full=True)}: there is no {side} piece on {move.start}")
+        if move.end != move.start and pos.occupied & bit(move.end):
+            raise ValueError(f"{move.pdn(full=True)}: square {move.end} is occupied")
+        if move.end == move.start and not move.captures:
+            raise ValueError(f"{move.pdn(full=True)}: the piece does not move")
+        if len(set(move.captures)) != len(move.captures):
+            raise ValueError(f"{move.pdn(full=True)}: a piece is captured twice")
+        for square in move.captures:
+            if not pos.pieces_of(side.opponent) & bit(square):
+                raise ValueError(f"{move.pdn(full=True)}: there is no {side.opponent} piece on {square} to capture")
+        if any(m.same_route(move) for m in self.legal_moves()):
+            raise ValueError(f"{move.pdn(full=True)} is a legal move: play it, there is nothing to condone")
+
+    @property
+    def condoned(self) -> frozenset[int]:
+        """The plies (1 for the first move) of the illegal moves that stood (:meth:`condone`)."""
+        return frozenset(self._condoned)
+
     def _push(self, move: Move, after: Position) -> None:
         before = self.position
         progress = move.is_capture or not before.kings & bit(move.start)
@@ -181,6 +243,7 @@ class Game:
         self._counts[after] += 1
 
     def _pop(self) -> Move:
+        self._condoned.discard(len(self.moves))
         move = self.moves.pop()
         after = self.positions.pop()
         self._quiet.pop()
@@ -236,8 +299,10 @@ class Game:
         if not self.rules.huffing or self.declared is not None or not self.history:
             return False
         move = self.history[-1]
+        # An illegal move that stood is past objection: the opponent has answered it.
         return (
             isinstance(move, Move)
+            and self.ply not in self._condoned
             and not move.is_capture
             and self.positions[-2].capture_available(self.rules)
         )

@@ -62,6 +62,10 @@ _ROSTER_DEFAULTS = {"Date": "????.??.??"}
 ENGLISH_GAME_TYPE = "21"
 #: Longest line written, so that the text fits an 80-column screen.
 LINE_WIDTH = 79
+#: The comment :func:`write_game` writes after an illegal move that stood (WCDF 1.26).
+CONDONED_NOTE = "illegal move; it stood, answered without objection (WCDF 1.26)"
+#: A caller's own comment citing this needs no :data:`CONDONED_NOTE` beside it.
+_CONDONED_CITE = "WCDF 1.26"
 #: Plies the look-ahead may replay after each route of an ambiguous capture (this bounds
 #: the branching at later ambiguous captures; real games need a few hundred at most).
 LOOKAHEAD_BUDGET = 20_000
@@ -107,6 +111,24 @@ class PdnError(ValueError):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class PdnNote:
+    """Something the reader decided about the layout of a file that a person checking
+    the file should know, though nothing is lost and no game failed.
+
+    The one kind so far: a game that ends on the line where the next game begins
+    (``14-9 0-1[Event "..."]``), read as two games. Printed as ``file:line: note: text``.
+    """
+
+    file: str
+    line: int
+    game: int
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: note: {self.text}"
+
+
 @dataclass
 class PdnGame:
     """One game read from PDN.
@@ -129,6 +151,8 @@ class PdnGame:
     rules: Rules = WCDF
     #: Each replayed move as it was written in the file.
     move_texts: list[str] = field(default_factory=list)
+    #: How the reader split this game from the next when they share a line.
+    notes: list[PdnNote] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -235,6 +259,9 @@ class _Draft:
     # not among the moves, as a bad tag; the text; the reason; the line).
     problem: tuple[int | None, str | None, str, int] | None = None
     movetext: bool = False  # anything of the move section seen (moves, numbers, result)
+    end_line: int = 0  # the line of the last thing of the move section (0: none yet)
+    # (line, text) of each note about how this game was told from the next.
+    notes: list[tuple[int, str]] = field(default_factory=list)
     depth: int = 0  # open variations
     variation_at: tuple[int, int] = (0, 0)  # (moves read, line) where the outer one opened
 
@@ -306,10 +333,24 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
     number = 0
     draft = _Draft(line=1)
 
-    def finish() -> Iterator[PdnGame]:
+    def finish(line: int | None = None, follows: str = "") -> Iterator[PdnGame]:
+        """End the current game; ``follows`` names what starts the next one on ``line``."""
         nonlocal number, draft
         if not draft.empty:
             number += 1
+            if line is not None and draft.end_line == line:
+                # A game run into the next one on the same line: reading it as two games
+                # loses nothing, but whoever checks the file should see the split.
+                ends = (
+                    "ends with its result and"
+                    if draft.result is not None
+                    else "has no result and after its last move"
+                )
+                draft.notes.append((
+                    line,
+                    f"game {number} {ends} a new game's {follows} on the same line; "
+                    f"read as games {number} and {number + 1}",
+                ))
             if draft.depth:
                 index, line = draft.variation_at
                 draft.fail("(", "a variation opened with ( is never closed", line, index)
@@ -336,6 +377,8 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
                 if draft.empty:
                     draft.line = lines.of(i)
                 draft.comment(text[i + 1 : close])
+            if draft.movetext:
+                draft.end_line = lines.of(close)
             i = close + 1
             continue
         if char == "%" and (i == 0 or text[i - 1] == "\n"):
@@ -354,7 +397,7 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
         line = lines.of(match.start())
         if kind in ("tag", "loose_tag", "bad_tag"):
             if draft.movetext or draft.depth:
-                yield from finish()
+                yield from finish(line, "tags follow")
             if draft.empty:
                 draft.line = line
             if kind == "tag":
@@ -374,9 +417,10 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
             continue
         if draft.result is not None and kind in ("number", "move", "result", "open"):
             # Moves after a result without tags in between: a new game without tags.
-            yield from finish()
+            yield from finish(line, "moves follow, without tags,")
         if draft.empty:
             draft.line = line
+        draft.end_line = line
         if kind == "open":
             if draft.depth == 0:
                 draft.variation_at = (len(draft.moves), line)
@@ -420,6 +464,7 @@ def _build(draft: _Draft, source: str, number: int, rules: Rules) -> PdnGame:
         source=source,
         line=draft.line,
         rules=rules,
+        notes=[PdnNote(source, line, number, text) for line, text in draft.notes],
     )
 
     def error(ply: int | None, move: str | None, reason: str, line: int | None) -> PdnError:
@@ -691,6 +736,16 @@ def write_game(
     Round, Black, White, Result, then the others as given) followed by ``SetUp`` and
     ``FEN`` when the game does not start from the start position; a ``FEN`` among
     ``tags`` is replaced by the game's own start.
+
+    An illegal move that stood (:meth:`~rules.game.Game.condone`) is written as it was
+    played, followed by :data:`CONDONED_NOTE` unless a comment given for that ply already
+    cites WCDF 1.26 (a referee's note saying more). A reader replaying the text by the
+    rules stops at that move and says why: the record does not pass it off as legal.
+
+    >>> game = Game(Position.from_fen("B:W30:B14,9"))
+    >>> _ = game.condone(Move((14, 10)))
+    >>> write_game(game).splitlines()[-1]
+    '1. 14-10 {illegal move; it stood, answered without objection (WCDF 1.26)} *'
     """
     tags = dict(tags or {})
     if result is None:
@@ -698,7 +753,13 @@ def write_game(
             result = game.result.score
         else:
             result = _result_tag(tags)
-    return _write(game.start, game.moves, game.rules, tags, comments or {}, result)
+    notes: dict[int, str | Sequence[str]] = dict(comments or {})
+    for ply in sorted(game.condoned):
+        given = notes.get(ply) or []
+        given = [given] if isinstance(given, str) else list(given)
+        if not any(_CONDONED_CITE in text for text in given):
+            notes[ply] = [CONDONED_NOTE, *given]
+    return _write(game.start, game.moves, game.rules, tags, notes, result)
 
 
 def _notated(text: str, rules: Rules) -> str:
@@ -821,9 +882,11 @@ def _write(
 
 
 __all__ = [
+    "CONDONED_NOTE",
     "LOOKAHEAD_BUDGET",
     "PdnError",
     "PdnGame",
+    "PdnNote",
     "RESULTS",
     "candidates",
     "decode",

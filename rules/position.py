@@ -350,25 +350,28 @@ def parse_move_squares(text: str) -> list[Square]:
 
 
 def _parse_fen_side(text: str, fen: str) -> Iterator[tuple[Square, bool]]:
-    for token in text.split(","):
-        token = token.strip().rstrip(".").strip()
+    for written in text.split(","):
+        token = written.strip().rstrip(".").strip()
         if not token:
             continue
         king = token[0] in "Kk"
         if king:
             token = token[1:].strip()
         if "-" in token:
-            lo_text, _, hi_text = token.partition("-")
-            if not (lo_text.strip().isdigit() and hi_text.strip().isdigit()):
-                raise FenError(f"bad range {token!r} in FEN {fen!r}")
-            lo, hi = int(lo_text), int(hi_text)
-            if not (1 <= lo <= hi <= 32):
-                raise FenError(f"range {token!r} is not within 1-32 in FEN {fen!r}")
+            lo_text, _, hi_text = (t.strip() for t in token.partition("-"))
+            if king and hi_text[:1] in ("K", "k"):
+                hi_text = hi_text[1:].strip()  # ``K5-K7``: the K written on both ends
+            if not (lo_text.isdigit() and hi_text.isdigit()):
+                raise FenError(f"bad range {written.strip()!r} in FEN {fen!r}")
+            # A range may be written high to low, like the unsorted squares around it.
+            lo, hi = sorted((int(lo_text), int(hi_text)))
+            if not (1 <= lo and hi <= 32):
+                raise FenError(f"range {written.strip()!r} is not within 1-32 in FEN {fen!r}")
             for s in range(lo, hi + 1):
                 yield s, king
         else:
             if not token.isdigit():
-                raise FenError(f"bad square {token!r} in FEN {fen!r}")
+                raise FenError(f"bad square {written.strip()!r} in FEN {fen!r}")
             s = int(token)
             if not 1 <= s <= 32:
                 raise FenError(f"square {s} is not on the board (1-32) in FEN {fen!r}")

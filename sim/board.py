@@ -208,6 +208,38 @@ class SimBoard:
         return token
 
     @_locked
+    def crown(self, square: int, token: str | None = None) -> str:
+        """Crown the man on ``square``: a second piece is stacked on it.
+
+        The stack stands on the same switch, which stays closed, so the sensors see
+        nothing; only the physical truth changes. The token becomes ``token``, by
+        default the upper-case form of the current one (the labels' convention: lower
+        case a man, upper case a king). Returns the new token.
+
+        >>> from hal.clock import VirtualClock
+        >>> board = SimBoard(VirtualClock(), pieces={30: "b"})
+        >>> _ = board.sensors.poll()  # the piece being set down
+        >>> board.crown(30)
+        'B'
+        >>> board.pieces, board.sensors.poll()
+        ({30: 'B'}, [])
+        """
+        _check_square(square)
+        self._advance()
+        current = self.pieces.get(square)
+        if current is None:
+            raise SimError(f"no piece on square {square} ({square_name(square)}) to crown")
+        new = current.upper() if token is None else token
+        if not new:
+            raise SimError("a token must be a non-empty label")
+        if new == current:
+            raise SimError(
+                f"the piece on square {square} ({square_name(square)}) is already {current!r}"
+            )
+        self.pieces[square] = new
+        return new
+
+    @_locked
     def bounce(self, square: int, times: int = 2, interval_ms: int = 3) -> None:
         """Make a switch chatter: ``times`` brief flips away from its state and back."""
         _check_square(square)

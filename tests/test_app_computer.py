@@ -106,10 +106,15 @@ def test_person_moving_for_a_thinking_machine_is_put_back(tmp_path: Path) -> Non
     rig.do("11-15")
     assert "thinking" in rig.app.view().prompt
     rig.do("22-18")  # a person moves White before the machine has chosen
-    assert rig.of_kind("takeback") and rig.app.tracker.game.ply == 1
-    assert "not Slow engine's move" in rig.of_kind("notice")[-1]["message"]
-    assert rig.lit == {22: PAL.missing, 18: PAL.extra}
+    # Refused, not accepted and then taken back: no move, no takeback, White still to move.
+    assert not rig.of_kind("takeback") and rig.moves() == ["11-15"] and rig.app.tracker.game.ply == 1
+    warning = rig.of_kind("warning")[-1]
+    assert warning["squares"] == [22, 18]
+    assert warning["message"] == "white's moves come from Slow engine: wait until the board shows one; put the man back on 22"
+    assert rig.app.tracker.roles == {22: "missing", 18: "extra"}
+    assert set(rig.lit) <= {22, 18} and set(rig.lit.values()) <= {PAL.missing, PAL.extra}  # blinking
     rig.do("18-22")
+    assert rig.app.tracker.warning is None and rig.lit == {11: dim(PAL.last_from), 15: dim(PAL.last_to)}
     release.set()
     for _ in range(200):
         rig.wait(20)

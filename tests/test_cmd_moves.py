@@ -61,3 +61,4 @@ def test_a_bad_fen_is_one_line_and_exit_code_2(capsys: pytest.CaptureFixture[str
     code, lines, err = run(capsys, "--fen", "B:W1,1")
     assert code == 2 and lines == []
     assert err.count("\n") == 1 and "two pieces on square 1" in err and "Traceback" not in err
+    assert err.startswith("crownhead moves: --fen: ")

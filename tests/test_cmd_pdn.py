@@ -21,19 +21,35 @@ def test_the_shared_data(shared_data: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 0 and err == ""
     assert lines == [
         f"{shared_data / 'tinsley.pdn'}:5588: game 541, ply 123, 32-28: no piece on 32",
+        TTS_NOTE.format(shared_data / "tricks-traps-and-shots.pdn"),
         "1974 games, 1973 replayed, 1 failed",
     ]
 
 
+# Game 66 ends "14-9 0-1[Event ...]": the next game's tags follow its result on the same
+# line. Read as two games (nothing lost), and said so, though not as a failure.
+TTS_NOTE = (
+    "{}:763: note: game 66 ends with its result and a new game's tags follow on the "
+    "same line; read as games 66 and 67"
+)
+
+
 def test_one_file_quiet_and_verbose(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tts = str(shared_data / "tricks-traps-and-shots.pdn")
-    assert run(capsys, tts) == (0, ["91 games, 91 replayed, 0 failed"], "")
+    assert run(capsys, tts) == (0, [TTS_NOTE.format(tts), "91 games, 91 replayed, 0 failed"], "")
+    assert run(capsys, "-q", tts) == (0, ["91 games, 91 replayed, 0 failed"], "")
     tinsley = str(shared_data / "tinsley.pdn")
     assert run(capsys, "--quiet", tinsley) == (0, ["724 games, 723 replayed, 1 failed"], "")
     code, lines, _ = run(capsys, "-v", tts, tinsley)
-    assert code == 0 and len(lines) == 91 + 1 + 724 + 1 + 1
+    assert code == 0 and len(lines) == 91 + 1 + 1 + 724 + 1 + 1
     assert lines[0] == f"{tts}:1: game 1: 9 plies, 0-1"
-    assert lines[91] == f"{tts}: 91 games, 91 replayed, 0 failed"
+    # The note comes right after the line of the game it is about.
+    assert lines[65:68] == [
+        f"{tts}:754: game 66: 50 plies, 0-1",
+        TTS_NOTE.format(tts),
+        f"{tts}:763: game 67: 47 plies, 1-0",
+    ]
+    assert lines[92] == f"{tts}: 91 games, 91 replayed, 0 failed"
     assert f"{tinsley}:5588: game 541, ply 123, 32-28: no piece on 32" in lines
     assert lines[-2:] == [f"{tinsley}: 724 games, 723 replayed, 1 failed",
                           "815 games, 814 replayed, 1 failed"]
@@ -87,6 +103,29 @@ def test_a_malformed_file_is_reported_game_by_game(
         f"{path}:26: game 8, ply 4, {{: a comment opened with {{ is never closed",
         "8 games, 2 replayed, 6 failed",
     ]
+
+
+def test_games_sharing_a_line_are_noted_not_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "runin.pdn"
+    path.write_text(
+        '[Event "one"]\n1. 11-15 23-18 1-0[Event "two"]\n1. 9-14 22-17 *\n'
+        "1. 10-14 * 1. 12-16 0-1\n"
+        '1. 11-16 24-20 [Event "five"]\n1. 11-15 *\n'
+    )
+    code, lines, err = run(capsys, str(path))
+    assert (code, err) == (0, "")
+    assert lines == [
+        f"{path}:2: note: game 1 ends with its result and a new game's tags follow on the "
+        "same line; read as games 1 and 2",
+        f"{path}:4: note: game 3 ends with its result and a new game's moves follow, "
+        "without tags, on the same line; read as games 3 and 4",
+        f"{path}:5: note: game 5 has no result and after its last move a new game's tags "
+        "follow on the same line; read as games 5 and 6",
+        "6 games, 6 replayed, 0 failed",
+    ]
+    assert run(capsys, "--quiet", str(path))[1] == ["6 games, 6 replayed, 0 failed"]
 
 
 def test_crlf_bom_and_windows_1252(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -32,9 +32,9 @@ def test_divide_lists_every_move_and_sums_to_the_total(capsys: pytest.CaptureFix
     code, lines, _ = run(capsys, "--depth", "5", "--divide")
     assert code == 0
     rows = [line.split(": ") for line in lines[:-1]]
-    assert sorted(move for move, _ in rows) == sorted(
-        ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
-    )
+    # In square order, the order of `crownhead moves`.
+    assert [move for move, _ in rows] == ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16",
+                                          "12-16"]
     assert sum(int(n) for _, n in rows) == int(lines[-1]) == 7361
 
 
@@ -73,6 +73,7 @@ def test_time_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
         (["--fen", "B:W21,33:B1", "--depth", "2"], "33"),
         (["--fen", "B:W5,5:B1", "--depth", "1"], "5"),
         (["--depth", "-1"], "--depth"),
+        (["--fen", "", "--depth", "1"], "FEN ''"),  # not silently the start position
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -83,6 +84,7 @@ def test_bad_input_is_one_line_and_exit_2(
     assert lines == []
     assert len(err.strip().splitlines()) == 1, err
     assert named in err
+    assert err.startswith("crownhead perft: --")  # the command and the option at fault
     assert "Traceback" not in err
 
 

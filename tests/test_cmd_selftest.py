@@ -149,3 +149,65 @@ def test_parse_squares() -> None:
     for bad in ("0", "5-2", "a", "1-33"):
         with pytest.raises(ValueError):
             parse_squares(bad)
+
+
+@pytest.mark.parametrize("lights", ["none", "neopixel"])
+def test_hal_sim_on_a_pi_configuration_uses_the_simulators_leds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], lights: str
+) -> None:
+    # A Pi's file: real switches, LEDs off or on a strip. `--hal sim` must simulate the
+    # whole board, not pair simulated switches with no LEDs (every LED "dead") or with
+    # a strip this machine does not have.
+    path = tmp_path / "pi.toml"
+    path.write_text(f"[board]\nbackend = 'gpio'\n[lights]\nbackend = '{lights}'\n")
+    code, out, err = run(capsys, "--hal", "sim", "--config", str(path))
+    assert code == 0, out + err
+    assert "LED colours: checked" in out and "No faults found." in out
+
+
+def test_a_board_without_leds_skips_the_colour_check() -> None:
+    """Real hardware with ``lights.backend = "none"``: nobody is asked about LEDs that
+    do not exist (a person would name every square, 32 false faults)."""
+    from gpiozero.pins.mock import MockFactory
+
+    from sim.gpio_models import MatrixWiring
+
+    clock = VirtualClock()
+    config = default_config().replace("lights", backend="none").replace("buttons", backend="none")
+    wiring = MatrixWiring(config.matrix.rows, config.matrix.cols)
+    factory = MockFactory(pin_class=wiring.pin_class())
+    hw = open_hardware(config, clock, hal="gpio", start=False, pin_factory=factory)
+    sensors = hw.sensors
+
+    class Person:
+        asked = False
+
+        def say(self, text: str) -> None: ...
+        def request_clear(self) -> None: ...
+        def request_place(self, square: int) -> None: ...
+        def request_lift(self, square: int) -> None: ...
+
+        def dark_squares(self, colour, rgb, squares):
+            Person.asked = True
+            return set(squares)
+
+    def idle(ms: int) -> None:
+        clock.advance(ms)
+        sensors.scan_once()
+
+    sensors.scan_once()
+    result = Selftest(hw, Person(), idle=idle, timeout_ms=100, squares=[], leds=True).run()
+    hw.close()
+    assert result.leds_skipped and not Person.asked and result.faults == []
+
+
+def test_console_operator_names_the_square_when_nothing_is_lit() -> None:
+    import io
+
+    out = io.StringIO()
+    ConsoleOperator(out, interactive=False, lit=False).request_place(5)
+    ConsoleOperator(out, interactive=False).request_place(5)
+    assert out.getvalue().splitlines() == [
+        "Place a piece on square 5 (a7).",
+        "Square 5 (a7) is lit: place a piece on it.",
+    ]

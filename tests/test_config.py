@@ -82,12 +82,12 @@ map = "serpentine"
 origin = "a1"
 brightness = 0.2
 [buttons]
-pins = { new = 2, resign = 3 }
+pins = { new = 2, resign = 3, draw = 14, force = 15 }
 """,
     )
     config = load_config(path)
     assert config.lights.pixels == 64 and config.lights.data_pin == 10
-    assert dict(config.buttons.pins) == {"new": 2, "resign": 3}
+    assert dict(config.buttons.pins) == {"new": 2, "resign": 3, "draw": 14, "force": 15}
     assert ("lights.data_pin", 10) in used_pins(config)
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.lights.brightness = 1.0  # type: ignore[misc]
@@ -116,11 +116,17 @@ BROKEN = [
         "[matrix]\nrows = [4, 17, 27, 22, 5, 6, 13]\n",
         ["matrix.rows", "needs 8 pins", "got 7", ":2:"],
     ),
-    ("[matrix]\nrows = [4, 17, 27, 22, 5, 6, 13, 13]\n", ["matrix.rows", "GPIO13 is listed twice"]),
-    ("[matrix]\ncols = [23, 24, 25, 4]\n", ["matrix.cols", "GPIO4 is also used by rows"]),
+    (
+        "[matrix]\nrows = [4, 17, 27, 22, 5, 6, 13, 13]\n",
+        ["matrix.rows[7]: GPIO13 is listed twice (also matrix.rows[6])", ":2:"],
+    ),
+    (
+        "[matrix]\ncols = [23, 24, 25, 4]\n",
+        ["matrix.cols[3]: GPIO4 is also used by matrix.rows[0]"],
+    ),
     (
         "[matrix]\ncols = [23, 24, 25, 40]\n",
-        ["matrix.cols", "GPIO40 is not on the Raspberry Pi 40-pin header"],
+        ["matrix.cols[3]", "GPIO40 is not on the Raspberry Pi 40-pin header", ":2:"],
     ),
     ("[matrix]\ncols = [23, 24, 25, 1]\n", ["matrix.cols", "GPIO1", "BCM numbers 2-27"]),
     ("[matrix]\nrows = 'all'\n", ["matrix.rows", "expected a list of integers"]),
@@ -130,7 +136,7 @@ BROKEN = [
     ),
     (
         "[shift]\nload_pin = 4\nclock_pin = 4\n",
-        ["shift.clock_pin", "GPIO4 is also used by load_pin"],
+        ["shift.clock_pin", "GPIO4 is also used by shift.load_pin", ":3:"],
     ),
     ("[shift]\nsquares = [1, 2, 3]\n", ["shift.squares", "needs 32 entries"]),
     ("[serial]\nport = ''\n", ["serial.port", "must name a serial device"]),
@@ -151,7 +157,7 @@ BROKEN = [
     ),
     (
         "[buttons]\npins = { new = 16, hint = 16 }\n",
-        ["buttons.pins.hint", "GPIO16 is also used by pins.new"],
+        ["buttons.pins.hint", "GPIO16 is also used by buttons.pins.new"],
     ),
     ("[buttons]\npins = [16]\n", ["buttons.pins", "expected a table of integers"]),
     ("[buttons.pins]\nnew = 'x'\n", ["buttons.pins.new", "expected an integer", ":2:"]),
@@ -272,3 +278,33 @@ def test_field_types_other_sections_may_use(monkeypatch: pytest.MonkeyPatch) -> 
     ):
         with pytest.raises(ConfigError, match=re.escape(message)):
             parse_config({"extra": table})
+
+
+HARDWARE_MISTAKES = [
+    ("[lights]\nbrightnes = 0.2\n", ":2: lights.brightnes: unknown key"),
+    ("[board]\nbackend = 'gpio'\n[buttons.pins]\nnew = 23\n", ":4: buttons.pins.new: GPIO23"),
+    ("[matrix]\ncols = [23, 24, 25, 40]\n", ":2: matrix.cols[3]: GPIO40 is not on the"),
+    ("[lights]\nmap = [1, 2, 3]\n", ":2: lights.map: an explicit map needs exactly 32"),
+    ("[sensors]\ndebounce_ms = '30'\n", ":2: sensors.debounce_ms: expected an integer"),
+]
+
+
+@pytest.mark.parametrize("text, expected", HARDWARE_MISTAKES)
+@pytest.mark.parametrize("command", [["run", "--headless"], ["sensors", "--once"], ["selftest"]])
+def test_commands_refuse_to_start_with_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+    text: str,
+    expected: str,
+) -> None:
+    from firmware.cli import main
+
+    path = write(tmp_path, text)
+    state = tmp_path / "state"
+    extra = ["--state-dir", str(state)] if command[0] == "run" else []
+    assert main([*command, *extra, "--config", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"crownhead {command[0]}: {path}{expected}"), err
+    assert err.count("\n") == 1 and "Traceback" not in err and out == ""
+    assert not state.exists()  # nothing started: not even the game store was created

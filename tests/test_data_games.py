@@ -9,8 +9,9 @@ What the data README says, and where our reading differs:
   Shot"]``: the next game's tags are run into the result. A result ends a game and a tag
   starts one (PDN, as PGN), so we read 91 games, all of which replay: the README's
   ``11-15`` at ply 51 is Christie's first move read as if it continued game 66 (shown
-  below). Games after 66 are therefore numbered one higher than in the README: its game
-  89 (``32x7``) is our game 90; game 57 (``10x26``) keeps its number.
+  below). The reader says so with a note on game 66 (``crownhead pdn check`` prints it),
+  not a failure. Games after 66 are therefore numbered one higher than in the README: its
+  game 89 (``32x7``) is our game 90; game 57 (``10x26``) keeps its number.
 """
 
 from __future__ import annotations
@@ -127,6 +128,18 @@ def test_the_result_glued_to_the_next_games_tags(shared_data: Path) -> None:
     assert (len(flashback.moves), flashback.result, flashback.error) == (50, "0-1", None)
     assert christie.tags["Event"] == "TTS Game 48 Christie's Shot"
     assert christie.error is None and christie.move_texts[0] == "11-15"
+    # The split is made visible: a note on game 66, at the line both games share.
+    assert [(n.game, n.line, n.text) for n in flashback.notes] == [(
+        66, 763,
+        "game 66 ends with its result and a new game's tags follow on the same line; "
+        "read as games 66 and 67",
+    )]
+    assert str(flashback.notes[0]).startswith(f"{flashback.source}:763: note: game 66 ")
+    assert '0-1[Event "TTS Game 48' in (shared_data / "tricks-traps-and-shots.pdn").read_text(
+    ).splitlines()[762]
+    # No other game of the shared data needed such a decision.
+    noted = [(Path(g.source).name, g.number) for g in all_games(shared_data) if g.notes]
+    assert noted == [("tricks-traps-and-shots.pdn", 66)]
     # Read as one game, as the README counts it, Christie's first move fails at ply 51.
     text = (shared_data / "tricks-traps-and-shots.pdn").read_text()
     start = text.index('[Event "TTS Game 47 Freeman\'s Flashback"]', text.index("TTS Game 47") + 1)

@@ -20,7 +20,9 @@ def press(factory: MockFactory, pin: int) -> None:
 
 
 def test_names() -> None:
-    assert {"new", "hint", "takeback", "claim", "resign", "adjust", "draw"} == set(BUTTON_NAMES)
+    assert {"new", "hint", "takeback", "claim", "resign", "adjust", "draw", "force"} == set(
+        BUTTON_NAMES
+    )
 
 
 def test_presses_are_named_and_timestamped() -> None:

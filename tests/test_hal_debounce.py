@@ -78,12 +78,34 @@ def test_slide_arrival_before_departure_both_accepted_in_time_order() -> None:
     assert d.state == mask_of([14])
 
 
-def test_events_decided_in_one_update_come_out_in_time_then_square_order() -> None:
+def test_events_decided_in_one_update_come_out_in_time_then_arrival_order() -> None:
     d = Debouncer(D)
     d.feed(ev(20, True, 5))
     d.feed(ev(3, True, 5))
     d.feed(ev(1, True, 7))
-    assert d.update(100) == [ev(3, True, 35), ev(20, True, 35), ev(1, True, 37)]
+    assert d.update(100) == [ev(20, True, 35), ev(3, True, 35), ev(1, True, 37)]
+
+
+def test_same_millisecond_slide_keeps_arrive_then_leave_order() -> None:
+    # A fast slide from 18 to 14 seen in one millisecond: the arriving square (14)
+    # was reported first and must stay first, though its number is lower... and the
+    # other way round too, whichever square has the lower number.
+    for src, dst in ((18, 14), (14, 18)):
+        d = Debouncer(D, initial=mask_of([src]))
+        d.feed(ev(dst, True, 500))
+        d.feed(ev(src, False, 500))
+        assert d.update(530) == [ev(dst, True, 530), ev(src, False, 530)]
+
+
+def test_arrival_order_holds_for_changes_decided_by_feed() -> None:
+    # Both pending changes are decided inside feed() (a later raw change on the same
+    # square came after debounce_ms) and still come out in arrival order.
+    d = Debouncer(D)
+    d.feed(ev(9, True, 0))
+    d.feed(ev(2, True, 0))
+    d.feed(ev(2, False, 40))
+    d.feed(ev(9, False, 41))
+    assert d.update(41) == [ev(9, True, 30), ev(2, True, 30)]
 
 
 def test_zero_debounce_accepts_at_the_raw_time() -> None:
@@ -132,14 +154,15 @@ def reference(initial: int, events: list[SensorEvent], debounce: int) -> list[Se
     out = []
     for sq in range(1, 33):
         stable = bool(initial >> (sq - 1) & 1)
-        mine = [e for e in events if e.square == sq]
-        for i, e in enumerate(mine):
-            end = mine[i + 1].t_ms if i + 1 < len(mine) else None
+        mine = [(k, e) for k, e in enumerate(events) if e.square == sq]
+        for i, (k, e) in enumerate(mine):
+            end = mine[i + 1][1].t_ms if i + 1 < len(mine) else None
             lasted = end is None or end - e.t_ms >= debounce
             if lasted and e.occupied != stable:
-                out.append(SensorEvent(sq, e.occupied, e.t_ms + debounce))
+                # Ties in time keep the order the raw changes arrived in (k).
+                out.append((e.t_ms + debounce, k, SensorEvent(sq, e.occupied, e.t_ms + debounce)))
                 stable = e.occupied
-    return sorted(out, key=lambda e: (e.t_ms, e.square))
+    return [e for _t, _k, e in sorted(out, key=lambda item: item[:2])]
 
 
 def build(initial: int, history: list[tuple[int, int]]) -> list[SensorEvent]:

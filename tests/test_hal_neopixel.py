@@ -152,14 +152,54 @@ def test_bad_settings_are_refused() -> None:
         NeoPixelLights(build_pixel_map(32), brightness=1.5, pixels=Strip())
 
 
+PI4 = "Raspberry Pi 4 Model B Rev 1.4"
+
+
 def test_data_pin_is_checked_against_the_pi_model(tmp_path) -> None:
     model = tmp_path / "model"
-    model.write_bytes(b"Raspberry Pi 4 Model B Rev 1.4\0")
-    assert pi_model(str(model)) == "Raspberry Pi 4 Model B Rev 1.4"
+    model.write_bytes(PI4.encode() + b"\0")
+    assert pi_model(str(model)) == PI4
     assert pi_model(str(tmp_path / "absent")) is None
-    check_data_pin(10, "Raspberry Pi 4 Model B Rev 1.4")
-    check_data_pin(18, "Raspberry Pi 3 Model B Plus Rev 1.3")
+    spidev = tmp_path / "spidev0.0"
+    spidev.touch()
+    check_data_pin(10, PI4, euid=1000, spi_device=str(spidev))  # SPI: no root needed
+    check_data_pin(18, "Raspberry Pi 3 Model B Plus Rev 1.3", euid=0)  # PWM as root
     check_data_pin(5, "Raspberry Pi 5 Model B Rev 1.0")  # the Pi 5's PIO drives any pin
     check_data_pin(5, None)  # not a Pi: nothing to say
     with pytest.raises(HardwareError, match=r"GPIO10 .SPI, no root needed.*data_pin is 5"):
-        check_data_pin(5, "Raspberry Pi 4 Model B Rev 1.4")
+        check_data_pin(5, PI4)
+
+
+def test_spi_switched_off_is_named_before_the_driver_fails(tmp_path) -> None:
+    with pytest.raises(HardwareError, match=r"SPI, which is off .*dtparam=spi=on"):
+        check_data_pin(10, PI4, euid=1000, spi_device=str(tmp_path / "spidev0.0"))
+
+
+def test_pwm_pin_without_root_is_refused_with_the_way_out() -> None:
+    with pytest.raises(HardwareError, match=r"GPIO18 need root.*lights\.data_pin = 10"):
+        check_data_pin(18, PI4, euid=1000)
+
+
+def test_default_data_pin_needs_no_root() -> None:
+    from firmware.config import default_config
+
+    assert default_config().lights.data_pin == 10
+    assert NeoPixelLights.__init__.__kwdefaults__["data_pin"] == 10
+
+
+def test_a_driver_failing_at_the_first_frame_is_a_hardware_error() -> None:
+    class Failing:
+        deinited = False
+
+        def fill(self, colour) -> None:
+            pass
+
+        def show(self) -> None:
+            raise RuntimeError("ws2811_init failed with code -13 (Unable to initialize SPI)")
+
+        def deinit(self) -> None:
+            Failing.deinited = True
+
+    with pytest.raises(HardwareError, match=r"cannot drive the LED strip on GPIO10: RuntimeError"):
+        NeoPixelLights(build_pixel_map(32), data_pin=10, pixels=Failing())
+    assert Failing.deinited

@@ -146,6 +146,17 @@ def test_loop_reports_and_echo_tolerance() -> None:
     assert rig.board.sensors.poll() == []
     rig.feed(b"BTN new\n")
     assert [e.name for e in rig.board.buttons.poll()] == ["new"]
+    rig.feed(b"BTN force\n")
+    assert [e.name for e in rig.board.buttons.poll()] == ["force"]
+
+
+def test_loop_unknown_button_is_logged_not_passed_on(caplog: pytest.LogCaptureFixture) -> None:
+    rig = LoopRig()
+    rig.settle()
+    rig.feed(b"BTN hnit\n")  # well formed, but no such button
+    assert rig.board.buttons.poll() == []
+    assert rig.board.unknown_buttons == 1 and rig.board.connected
+    assert "unknown button 'hnit'" in caplog.text
 
 
 def test_loop_garbage_is_logged_never_crashes(caplog: pytest.LogCaptureFixture) -> None:

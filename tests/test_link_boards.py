@@ -201,14 +201,14 @@ def test_a_takeback_before_and_after_the_other_board_replied(pair: Pair) -> None
     assert pair.a.game.ply == 4
 
 
-def test_a_move_for_the_other_boards_side_is_taken_back(pair: Pair) -> None:
+def test_a_move_for_the_other_boards_side_is_refused(pair: Pair) -> None:
     moves = random_game(8)
     pair.play(moves[0])
     pair.a.move(moves[1].pdn(full=True))  # White's move, made at Black's board
     pair.a.run_for(100)
-    assert pair.a.game.ply == 1
-    assert any(e.kind == "notice" and "link" in e.to_json()["message"] for e in pair.a.events)
-    pair.a.follow()
+    assert pair.a.game.ply == 1 and not any(e.kind in ("move", "takeback") and e.to_json().get("ply") == 2 for e in pair.a.events)
+    assert any(e.kind == "warning" and "the other end of the link" in e.to_json()["message"] for e in pair.a.events)
+    pair.a.follow()  # the hands put the piece back
     settle(pair.boards)
     assert pair.b.game.ply == 1  # B never heard of it as a move of its own side
     pair.play(moves[1])

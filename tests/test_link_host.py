@@ -360,20 +360,19 @@ def test_the_host_plays_white_and_the_board_shows_each_move(tmp_path: Path) -> N
         rig.close()
 
 
-def test_a_move_made_at_the_board_for_the_hosts_side_is_taken_back(tmp_path: Path) -> None:
+def test_a_move_made_at_the_board_for_the_hosts_side_is_refused(tmp_path: Path) -> None:
     rig = Rig(tmp_path, plays="black")
     host, board = rig.host, rig.board
     try:
         board.move("11-15")
         host.event("move")
         board.move("23-19")  # White's move, but White is played by the host
-        assert host.event("move")["move"] == "23-19"
-        host.pump()
-        taken = host.event("takeback")
-        assert taken["ply"] == 2
-        assert "link" in host.event("notice")["message"]
-        assert board.game.ply == 1
+        warning = host.event("warning")  # never a move: the board holds White for the host
+        assert warning["squares"] == [23, 19] and "the other end of the link: wait" in warning["message"]
+        assert board.game.ply == 1 and not [d for d in host.lines if d["event"] in ("takeback", "notice")]
+        assert board.app.tracker.roles == {23: "missing", 19: "extra"}
         board.follow()  # the hands put the piece back where the lights say
+        assert board.app.tracker.warning is None
         assert host.request("play 22-18")["ok"]
         board.follow()
         assert host.event("move")["move"] == "22-18"

@@ -181,6 +181,46 @@ def test_several_games_in_a_file_with_and_without_tags() -> None:
     assert [g.result for g in games] == ["1/2-1/2", "*", "0-1", "*", "1-0"]
     assert all(g.error is None for g in games)
     assert {g.source for g in games} == {"many.pdn"}
+    # Only the game whose end shares a line with the next game's start gets a note.
+    assert [[str(n) for n in g.notes] for g in games] == [
+        [], [],
+        ["many.pdn:7: note: game 3 ends with its result and a new game's tags follow on "
+         "the same line; read as games 3 and 4"],
+        [], [],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "note"),
+    [
+        # after a result: the next game's tags, or its moves without tags
+        ('1. 11-15 1-0 [Event "b"] 1. 9-14 *',
+         "game 1 ends with its result and a new game's tags follow on the same line"),
+        ("1. 11-15 * 1. 9-14 *",
+         "game 1 ends with its result and a new game's moves follow, without tags, on the "
+         "same line"),
+        # no result: the tags after the last move
+        ('1. 11-15 23-18 [Event "b"]\n1. 9-14 *',
+         "game 1 has no result and after its last move a new game's tags follow on the "
+         "same line"),
+        # a comment after the result still counts as the end of the game
+        ('1. 11-15 1-0 {won on time} [Event "b"]\n1. 9-14 *',
+         "game 1 ends with its result and a new game's tags follow on the same line"),
+    ],
+)
+def test_a_game_run_into_the_next_on_one_line_is_noted(text: str, note: str) -> None:
+    first, second = read_games(text, "runin.pdn")
+    assert first.error is None and second.error is None
+    assert [(n.file, n.line, n.game, n.text) for n in first.notes] == [
+        ("runin.pdn", 1, 1, note + "; read as games 1 and 2")
+    ]
+    assert second.notes == []
+
+
+def test_games_on_lines_of_their_own_get_no_note() -> None:
+    text = '[Event "a"]\n1. 11-15 1-0 {a comment}\n[Event "b"]\n1. 9-14 *\n1. 10-14 *\n'
+    games = list(read_games(text))
+    assert len(games) == 3 and all(g.notes == [] for g in games)
 
 
 def test_an_empty_text_has_no_games() -> None:

@@ -39,6 +39,12 @@ def test_kings_and_ranges_of_kings() -> None:
     assert pos.fen() == "W:WK21,K22,K23,24:BK1,2,K3"
 
 
+def test_ranges_written_high_to_low_or_with_a_k_on_both_ends() -> None:
+    assert Position.from_fen("B:W32-21:B12-1") == Position.start()
+    pos = Position.from_fen("W:WK23-K21,24:BK1-k2")
+    assert pos.fen() == "W:WK21,K22,K23,24:BK1,K2"
+
+
 def test_unsorted_squares_from_a_problem_file() -> None:
     pos = Position.from_fen("W:W29,25,21,18,15:B13,8,6,5,4.")
     assert pos.fen() == "W:W15,18,21,25,29:B4,5,6,8,13"
@@ -85,9 +91,11 @@ def test_any_position_round_trips_through_fen(pos: Position) -> None:
         ("B:W33", "square 33 is not on the board"),
         ("B:W0", "square 0 is not on the board"),
         ("B:Wa", "bad square 'a'"),
-        ("B:WK", "bad square ''"),
+        ("B:WK", "bad square 'K'"),
+        ("B:WKK1", "bad square 'KK1'"),
         ("B:W1-", "bad range '1-'"),
-        ("B:W5-3", "range '5-3' is not within 1-32"),
+        ("B:W0-3", "range '0-3' is not within 1-32"),
+        ("B:WK3-x", "bad range 'K3-x'"),
         ("B:W1-40", "range '1-40' is not within 1-32"),
         ("B:W1,1", "two pieces on square 1"),
         ("B:W1:B1", "two pieces on square 1"),

@@ -86,9 +86,17 @@ def test_stand_enters_an_illegal_move_and_the_game_goes_on_from_the_board() -> N
 
 
 def test_stand_crowns_a_man_reaching_the_king_row() -> None:
-    game = Game(Position.from_fen("B:W5:B27"))
-    stand(game, Move((27, 31)))
+    game = Game(Position.from_fen("B:W5:B22"))
+    stand(game, Move((22, 31)))  # two rows at once: illegal, and on the king row
     assert game.position.piece_at(31).king  # type: ignore[union-attr]
+    assert game.condoned == {1}
+
+
+def test_stand_refuses_a_legal_move() -> None:
+    game = Game(Position.from_fen("B:W5:B27"))
+    with pytest.raises(ValueError, match="27-31 is a legal move"):
+        stand(game, Move((27, 31)))
+    assert game.ply == 0 and not game.condoned
 
 
 @pytest.mark.parametrize(

@@ -172,3 +172,26 @@ def test_same_actions_same_events() -> None:
         return board.sensors.poll()
 
     assert script() == script()
+
+
+def test_crown_changes_the_token_not_the_switch(clock: VirtualClock) -> None:
+    board = SimBoard(clock, pieces={2: "w", 30: "b"})
+    board.sensors.poll()
+    assert board.crown(30) == "B"
+    assert board.pieces == {2: "w", 30: "B"}
+    assert board.crown(2, "K") == "K"  # any label the caller's convention uses
+    assert board.sensors.poll() == [] and board.sensors.snapshot() == mask_of([2, 30])
+    board.lift(30)
+    assert board.hand == ["B"]  # the king comes off as one stack
+    with pytest.raises(SimError, match="no piece on square 30"):
+        board.crown(30)
+    with pytest.raises(SimError, match="already 'K'"):
+        board.crown(2)
+    with pytest.raises(SimError):
+        board.crown(33)
+
+
+def test_force_button_exists_on_the_simulated_board(clock: VirtualClock) -> None:
+    board = SimBoard(clock)
+    board.press("force")
+    assert board.buttons.poll() == [ButtonEvent("force", 1000)]

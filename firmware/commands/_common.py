@@ -74,10 +74,13 @@ def position_from_args(args: argparse.Namespace) -> Position | None:
     draughts). A FEN may name squares by number or, as Russian PDN files do, a1-h8.
     """
     fen = getattr(args, "fen", None)
-    if not fen:
+    if fen is None:
         return Position.start(rules_from_args(args))
+    # An empty --fen (say, an unset shell variable) is an error, not the start position.
     try:
         return Position.from_fen(numeric_fen(fen))
     except (FenError, ValueError) as exc:
-        print(f"crownhead: {exc}", file=sys.stderr)
+        command = getattr(args, "command", None)
+        prog = f"crownhead {command}" if command else "crownhead"
+        print(f"{prog}: --fen: {exc}", file=sys.stderr)
         return None

@@ -22,14 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="replay every game and report those that fail",
         description=(
             "Replay every game of the files. Prints one line per game that fails "
-            "(FILE:LINE: game N, ply P, MOVE: reason) and a last line "
-            "'N games, N replayed, N failed'. Exit code 0 when every file was read, "
+            "(FILE:LINE: game N, ply P, MOVE: reason), a note where the reader had to "
+            "decide where a game ends (FILE:LINE: note: ...; not a failure) and a last "
+            "line 'N games, N replayed, N failed'. Exit code 0 when every file was read, "
             "failed games included; 2 when a file cannot be read."
         ),
     )
     check.add_argument("files", nargs="+", metavar="FILE", help="PDN files to check")
     volume = check.add_mutually_exclusive_group()
-    volume.add_argument("--quiet", "-q", action="store_true", help="print only the summary line")
+    volume.add_argument(
+        "--quiet", "-q", action="store_true",
+        help="print only the summary line (no failures, no notes)",
+    )
     volume.add_argument(
         "--verbose", "-v", action="store_true",
         help="also print a line for every game that replays, and a summary per file",
@@ -72,6 +76,9 @@ def run_check(args: argparse.Namespace) -> int:
                           f"{game.result}")
             elif not args.quiet:
                 print(game.error)
+            if not args.quiet:
+                for note in game.notes:
+                    print(note)
         if args.verbose:
             print(_summary(file_games, file_replayed, f"{path}: "))
         games += file_games

@@ -18,7 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--fen", help="start from this position (PDN FEN); default: the start position")
     p.add_argument("--depth", type=int, required=True, help="plies to search")
-    p.add_argument("--divide", action="store_true", help="print the count below each legal move")
+    p.add_argument(
+        "--divide",
+        action="store_true",
+        help="first print the count below each legal move (MOVE: COUNT, in square order)",
+    )
     p.add_argument(
         "--unique",
         action="store_true",
@@ -40,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.divide:
         total = 0
-        for move, count in divide(position, args.depth, rules, unique=args.unique):
+        rows = divide(position, args.depth, rules, unique=args.unique)
+        # In square order, as `crownhead moves` lists them, so two runs diff line by line.
+        for move, count in sorted(rows, key=lambda row: (row[0].path, row[0].captures)):
             print(f"{move.pdn(full=True)}: {count}")
             total += count
     else:

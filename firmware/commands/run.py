@@ -171,8 +171,11 @@ def run(args: argparse.Namespace) -> int:
         sim_keep_game=args.sim_keep_game,
     )
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
-    if refereeing is not None and refereeing.record_dir is None:
-        refereeing = replace(refereeing, record_dir=str(state_dir / "referee"))
+    # The referee's settings serve a host's `mode referee` too when the board starts in
+    # another mode: the [referee] section as configured.
+    arbiter = refereeing if refereeing is not None else config.get(RefereeConfig).settings()
+    if arbiter.record_dir is None:
+        arbiter = replace(arbiter, record_dir=str(state_dir / "referee"))
     store = GameStore(state_dir)
     clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
     _configure_logging(headless, state_dir)
@@ -194,7 +197,8 @@ def run(args: argparse.Namespace) -> int:
         players=players,
         thinker=Thinker(background=actions is None),
         sinks=sinks,
-        referee=Referee(refereeing) if refereeing is not None else None,
+        referee=Referee(arbiter) if refereeing is not None else None,
+        referee_settings=arbiter,
     )
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     if link is not None:

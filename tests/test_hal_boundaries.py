@@ -1,0 +1,95 @@
+"""The layering: ``hal`` and ``sim`` know nothing of the game or the application, and
+hardware libraries are imported only when a backend that needs them is opened."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FORBIDDEN = ("rules", "firmware")
+# Importing any of these at module level would make a development machine (or the
+# simulator) need the Pi's libraries, or pay their import time for nothing.
+LAZY = ("gpiozero", "serial", "board", "neopixel", "adafruit_blinka", "lgpio", "digitalio")
+
+
+def imported_modules(source: str) -> set[str]:
+    """Every module an import statement (anywhere, functions included) or a literal
+    ``import_module("...")`` / ``__import__("...")`` call names."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None))
+            in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.add(node.args[0].value)
+    return found
+
+
+def sources() -> list[Path]:
+    return sorted(p for pkg in ("hal", "sim") for p in (REPO / pkg).rglob("*.py"))
+
+
+def test_the_checker_sees_every_kind_of_import() -> None:
+    text = (
+        "import rules.game\n"
+        "from firmware import app\n"
+        "def f():\n"
+        "    from rules.position import Position\n"
+        "    importlib.import_module('firmware.tracker')\n"
+        "    __import__('rules')\n"
+        "from . import sibling\n"
+    )
+    assert imported_modules(text) == {
+        "rules.game",
+        "firmware",
+        "rules.position",
+        "firmware.tracker",
+        "rules",
+    }
+
+
+@pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(REPO)))
+def test_hal_and_sim_import_nothing_of_rules_or_firmware(path: Path) -> None:
+    bad = sorted(
+        m for m in imported_modules(path.read_text()) if m.split(".")[0] in FORBIDDEN
+    )
+    assert not bad, f"{path.relative_to(REPO)} imports {', '.join(bad)}"
+
+
+def _loaded_after_importing(modules: list[str]) -> set[str]:
+    code = (
+        "import importlib, sys\n"
+        f"for m in {modules!r}: importlib.import_module(m)\n"
+        "print('\\n'.join(sorted({n.split('.')[0] for n in sys.modules})))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout
+    return set(out.split())
+
+
+def test_importing_every_hal_and_sim_module_loads_no_game_and_no_hardware_library() -> None:
+    modules = [
+        ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        for p in sources()
+    ]
+    # The gpiozero mock-pin models exist to run the GPIO backends without a Pi; they
+    # are the one module that needs gpiozero itself.
+    plain = [m for m in modules if m != "sim.gpio_models"]
+    loaded = _loaded_after_importing(plain)
+    assert not loaded & set(FORBIDDEN)
+    assert not loaded & set(LAZY), f"imported at module level: {sorted(loaded & set(LAZY))}"
+    assert not _loaded_after_importing(["sim.gpio_models"]) & set(FORBIDDEN)
