@@ -442,7 +442,6 @@ class App:
         self._frame: dict[int, tuple[int, int, int]] | None = None
         self._blinking: frozenset[int] = frozenset()
         self._pending: list[Event] = []
-        self._computer: Move | None = None
         self._game: Game | None = None
         self._resume: tuple[GameRecord, Game] | None = None
         self._resume_declined = False
@@ -673,13 +672,10 @@ class App:
         tracker = self.tracker
         if isinstance(event, MoveMade):
             self.policy.turn_changed()
-            side = Color.BLACK if event.side == "black" else Color.WHITE
-            expected, self._computer = self._computer, None
             if not tracker.game.is_over:
                 self._save(now)  # a last move is saved with the result, at game-over
         elif isinstance(event, (TakenBack, ForcedJump)):
             self.policy.turn_changed()
-            self._computer = None
             self.thinker.cancel()
             self._save(now)
         elif isinstance(event, (Huffed, HuffTakenBack)):
@@ -702,7 +698,6 @@ class App:
         """The set-up position stands on the board: resume the saved game, or begin anew."""
         out: list[Event] = []
         self.policy.turn_changed()
-        self._computer = None
         self.thinker.cancel()
         if self._resuming and not self._resume_declined:
             assert self._resume is not None
@@ -809,7 +804,6 @@ class App:
         if move is None:
             return
         tracker.expect(move)
-        self._computer = move
         out.append(
             ComputerMove(now, str(game.turn), player.name, move.pdn(), tuple(move.path), tuple(move.captures))
         )

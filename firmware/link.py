@@ -570,7 +570,10 @@ class Link(PeerFollower):
         if carried is not None:
             self._ballot = None
             if app.referee is not None:
-                self._events += app.referee.set_ballot(carried, now)
+                try:
+                    self._events += app.referee.set_ballot(carried, now)
+                except ValueError as exc:  # the mode has changed; say why the ballot did not follow
+                    self._notice(now, f"ballot-{carried}-{now}", f"ballot {carried} is not played under the referee: {exc}")
             else:
                 self._ballot = (carried, tuple(acf_ballot(carried).play_moves(game.rules)))
             self._sync(now)

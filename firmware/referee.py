@@ -389,7 +389,15 @@ class Referee:
         swap colours from these names.
         """
         state = self.state
-        if state is not None and not state.over:
+        tracker = self._tracker
+        if (
+            state is not None
+            and tracker is not None
+            and not state.over
+            and state.game is tracker.game
+            and not tracker.game.is_over
+            and tracker.setting_up is None
+        ):
             state.black, state.white = black, white
             state.record.black, state.record.white = black, white
             self._pair_names(state.number, black, white)

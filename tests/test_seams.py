@@ -330,3 +330,18 @@ def test_the_machine_side_is_held_while_it_thinks(tmp_path: Path) -> None:
     finally:
         release.set()
         rig.close()
+
+
+def test_referee_names_set_after_a_game_are_the_next_games() -> None:
+    referee = Referee(RefereeSettings(black="Ann", white="Bob"))
+    referee.set_names("Cy", "Di")  # not attached yet: the first game's players
+    referee.attach(Tracker(Game(), mode="referee"), 0)
+    assert referee.names == ("Cy", "Di")
+    referee.declare("1-0", "forfeit", 100)
+    referee.set_names("Ed", "Flo")  # game 1 is over: these play game 2, as named
+    assert referee.names == ("Cy", "Di")  # the record of game 1 keeps its players
+    referee.new_game(None, 200)
+    assert referee.games == 2 and referee.names == ("Ed", "Flo")
+    referee.declare("0-1", "forfeit", 300)
+    referee.new_game(None, 400)
+    assert referee.names == ("Flo", "Ed")  # colours reversed for game 3
