@@ -691,7 +691,7 @@ class App:
             token = self.sim.pieces.get(event.square)
             if token is not None and token.islower():
                 # Stacking a second piece keeps the switch closed: no sensor change.
-                self.sim.pieces[event.square] = token.upper()
+                self.sim.crown(event.square)
         return out
 
     def _new_game(self, now: int) -> list[Event]:
@@ -1113,8 +1113,8 @@ class App:
         elif crown:
             for s in crown:
                 token = sim.pieces.get(s)
-                if token is not None:
-                    sim.pieces[s] = token.upper()
+                if token is not None and token.islower():
+                    sim.crown(s)
             self.say("crowned")
         else:
             self.say("the lights ask for nothing the simulator's hands can do")

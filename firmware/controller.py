@@ -64,9 +64,6 @@ class Controller:
         self.lights = lights
         self._occupancy = debouncer.state
         self._shown: dict[int, str] = {}
-        # Feed order of the raw events, to keep simultaneous changes in the order they came.
-        self._seq = 0
-        self._order: dict[int, int] = {}
         self._started = False
 
     @property
@@ -91,8 +88,11 @@ class Controller:
         changes = self.debouncer.update(now)
         presses: list[ButtonEvent] = self.buttons.poll() if self.buttons is not None else []
         inputs: list[tuple[int, int, int, SensorEvent | ButtonEvent]] = []
-        for change in changes:
-            inputs.append((change.t_ms, 0, self._order.get(change.square, 0), change))
+        # The debouncer gives same-instant changes in arrival order (a slide's "arrive,
+        # then leave"); the index keeps that order, and a press at the same instant
+        # comes after the switches.
+        for i, change in enumerate(changes):
+            inputs.append((change.t_ms, 0, i, change))
         for i, press in enumerate(presses):
             inputs.append((press.t_ms, 1, i, press))
         inputs.sort(key=lambda item: item[:3])
@@ -111,8 +111,6 @@ class Controller:
     def _drain(self) -> None:
         """Move the raw switch events waiting in the backend into the debouncer."""
         for raw in self.sensors.poll():
-            self._seq += 1
-            self._order[raw.square] = self._seq
             self.debouncer.feed(raw)
 
     def next_deadline(self) -> int | None:

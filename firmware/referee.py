@@ -294,6 +294,11 @@ class Referee:
 
     def press(self, button: str, now_ms: int) -> list[Event]:
         out = self._advance(now_ms)
+        if button in ("claim", "draw") and not self._objectable():
+            # Pressed right after a move, before it settled: the move comes first, so an
+            # offer made after one's move is not declined by that very move, and a claim
+            # is the claim of the player now to move (as ``resign`` does).
+            out += self._process(self.tracker.accept_pending(now_ms), now_ms)
         if button == "claim":
             out += self._on_claim(now_ms)
         elif button == "draw":

@@ -228,6 +228,48 @@ def sum_captured(plans: Iterable[Plan]) -> int:
     return mask
 
 
+def _pieces_on(squares: list[int]) -> str:
+    """``the piece on 6`` / ``the pieces on 6 and 7``."""
+    return f"the {'piece' if len(squares) == 1 else 'pieces'} on {_list(squares)}"
+
+
+def _wrong_move_message(start: int, end: int, name: str, same: list[Plan], taken: int) -> str:
+    """What to put back when the piece on ``start`` went to ``end`` and ``taken`` went off.
+
+    ``same`` are the legal moves from ``start`` to ``end`` (none, a plain move, one or
+    several capture routes); ``taken`` the opponent's pieces no longer on the board. The
+    message names the legal move that explains most of ``taken`` and the pieces it does
+    not take.
+
+    >>> from firmware.tracker_table import TurnTable
+    >>> from rules import Position
+    >>> table = TurnTable(Position.from_fen("B:W6,7,14,15,16,30:BK2"))
+    >>> same = [p for p in table.plans if p.move.end == 20]   # 2x11x20 and 2x9x18x11x20
+    >>> _wrong_move_message(2, 20, "king", same, bit(7) | bit(30))
+    '2x11x20 takes the pieces on 7 and 16, not the one on 30; put it back'
+    >>> _wrong_move_message(2, 20, "king", [], bit(6))
+    '2-20 is not a legal move; put the king back on 2 and the piece on 6 back'
+    """
+    gone = squares_of(taken)
+    if not same:
+        back = f" and {_pieces_on(gone)} back" if gone else ""
+        return f"{start}-{end} is not a legal move; put the {name} back on {start}{back}"
+    # The route taking most of what is gone, then the one leaving fewest pieces to remove.
+    best = max(same, key=lambda p: ((p.captured & taken).bit_count(), -(p.captured & ~taken).bit_count()))
+    wrong = squares_of(taken & ~best.captured)
+    if not best.captured:
+        if wrong:
+            return f"{start}-{end} takes no piece; put {_pieces_on(wrong)} back"
+        return f"{start}-{end} is not made this way; put the {name} back on {start}"
+    routes = sum(1 for p in same if p.captured)
+    text = best.move.pdn(full=routes > 1)  # several routes: say which one is meant
+    takes = f"{text} takes {_pieces_on(squares_of(best.captured))}"
+    if wrong:
+        one = len(wrong) == 1
+        return f"{takes}, not {'the one' if one else 'those'} on {_list(wrong)}; put {'it' if one else 'them'} back"
+    return f"{takes}; put the {name} back on {start} and make it again"
+
+
 def _list(squares: Iterable[int]) -> str:
     items = [str(s) for s in squares]
     if len(items) <= 1:
@@ -438,6 +480,9 @@ class Tracker:
     def press(self, button: str, now_ms: int) -> list[Event]:
         """A button press. Handled here: ``adjust``, ``takeback``, ``new``, ``resign``, ``claim``.
 
+        ``resign`` gives up the side played at the board: the side to move, or, while that
+        side is held (see :meth:`hold`), its opponent.
+
         Other buttons (``hint``, ``draw``...) belong to the application; they return no event.
         """
         events = self._run_timers(now_ms)
@@ -457,7 +502,7 @@ class Tracker:
             if self._reading.kind in _COMMITTABLE:
                 events += self._accept(self._reading, now_ms)
             if not self.game.is_over:
-                result = self.game.resign()
+                result = self.game.resign(self._resigner())
                 events.append(GameOver(now_ms, result.score, result.reason))
                 self._over = True
                 self._reread()
@@ -499,6 +544,18 @@ class Tracker:
         self._expected = move
         self._since = max(self._since, self._now)
         self._reread()
+
+    def _resigner(self) -> Color:
+        """The side a ``resign`` press gives up: the one played by the person at the board.
+
+        That is the side to move, unless its moves come from elsewhere (a computer, the
+        other board) while the opponent's are made here: the button is pressed by that
+        opponent, who resigns for themselves, never for the machine.
+        """
+        turn = self.game.turn
+        if turn in self._held and turn.opponent not in self._held:
+            return turn.opponent
+        return turn
 
     def hold(self, side: Color, by: str = "elsewhere") -> None:
         """Accept no move for ``side`` but the one asked for with :meth:`expect`.
@@ -585,6 +642,19 @@ class Tracker:
         events += self._undo(now_ms)
         self._blocked = result_board.result if result_board is not None else None
         self._reread()
+        return events
+
+    def accept_pending(self, now_ms: int) -> list[Event]:
+        """Accept at once a move standing complete on the board but not yet settled.
+
+        For a button that speaks about the position after the move just made (the
+        referee's ``draw`` and ``claim``, pressed right after the move): as with
+        ``resign``, the move comes first. Returns its events (none if nothing is pending).
+        """
+        events = self._run_timers(now_ms)
+        if self._setup is None and not self.game.is_over and self._reading.kind in _COMMITTABLE:
+            events += self._accept(self._reading, now_ms)
+            events += self._refresh(now_ms)
         return events
 
     # -- timers -----------------------------------------------------------------------
@@ -985,18 +1055,7 @@ class Tracker:
                 )
             else:
                 same = [p for p in self._table.plans if p.move.start == start and p.move.end == end]
-                wrong = removed & self._table.opponent & ~sum_captured(same)
-                if same and wrong and sum_captured(same):
-                    taken = _list(squares_of(sum_captured(same)))
-                    message = (
-                        f"{start}x{end} takes the piece on {taken}, not {_list(squares_of(wrong))};"
-                        f" put that back"
-                    )
-                elif same and wrong:  # a plain move, and a piece gone that it does not take
-                    pieces = "piece" if len(squares_of(wrong)) == 1 else "pieces"
-                    message = f"{start}-{end} takes no piece; put the {pieces} on {_list(squares_of(wrong))} back"
-                else:
-                    message = f"{start}-{end} is not a legal move; put the {name} back on {start}"
+                message = _wrong_move_message(start, end, name, same, removed & self._table.opponent)
             return _Condition("illegal-move", squares, message, due)
         diff = ref.board ^ board
         fill = squares_of(ref.board & ~board)

@@ -59,8 +59,10 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("h", "hint", "hint"),
     ("t", "takeback", "takeback"),
     ("c", "claim", "claim"),
+    ("d", "draw", "draw"),
     ("r", "resign", "resign"),
     ("a", "adjust", "adjust"),
+    ("j", "force", "jump"),
     ("f", "follow", "follow the lights"),
     ("q", "quit", "quit"),
 )
@@ -272,7 +274,7 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
     screen.put(21, 1, "> " + typed[-(WIDTH - 6):] + "_", Style(bold=True))
     keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow")
     screen.put(22, 1, "Click or type a square: lift/place.  11-15, 15x24: move.  f: follow the lights")
-    screen.put(23, 1, "Keys: " + keys)
+    screen.put(23, 1, keys)
     return screen
 
 

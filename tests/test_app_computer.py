@@ -46,6 +46,16 @@ def test_machine_move_is_shown_and_only_it_is_accepted(tmp_path: Path) -> None:
     assert rig.lit == {move.start: dim(PAL.last_from), move.end: dim(PAL.last_to)}
 
 
+def test_resign_while_the_machine_is_to_move_resigns_the_person(tmp_path: Path) -> None:
+    rig = machine_rig(tmp_path)
+    rig.do("11-15")
+    assert rig.of_kind("computer-move")[0]["side"] == "white"  # the machine is to move
+    rig.do("r", wait=100)
+    over = rig.of_kind("game-over")
+    assert [(e["result"], e["reason"]) for e in over] == [("0-1", "resign")]
+    assert rig.app.view().status == "Game over: White wins (resignation)"
+
+
 def test_machine_plays_black_moves_first(tmp_path: Path) -> None:
     settings = AppSettings(mode="computer")
     rig = Rig(tmp_path, settings=settings, players={BLACK: RandomMover(1), WHITE: Human()})

@@ -596,3 +596,32 @@ def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> N
     other.game.declare("1-0", "time")  # someone ended the game without the referee
     assert [e.kind for e in other.tick(500)] == ["clock", "clock"]  # begun, then stopped
     assert other.next_deadline() is None and '[Termination "time"]' in other.pdn()
+
+
+# -- buttons pressed right after a move, before it settled -----------------------------------
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_draw_offered_right_after_ones_move_is_not_declined_by_it(style: str) -> None:
+    # Black moves and offers 80 ms later (the move settles only at 430): the offer is
+    # made after ply 1, and White's press accepts it.
+    events = run("lift 9\nwait 100\nplace 14\nwait 80\npress draw\nwait 600\npress draw\nwait 500\n", style=style)
+    (offer,) = of(events, "draw-offer")
+    assert offer["ply"] == 1
+    assert kinds(events, "move", "draw-offer") == ["move", "draw-offer"]
+    (over,) = of(events, "game-over")
+    assert over["result"] == "1/2-1/2" and over["reason"] == "agreement"
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_claim_right_after_a_move_is_the_claim_of_the_player_now_to_move(style: str) -> None:
+    # Black's 6-1 (ply 7) is on the board but not settled when claim is pressed: White,
+    # now to move, claims (27-32 would make the start position stand a third time).
+    fen = "B:WK32:BK1"
+    script = moves_script(REPEAT + REPEAT[:2])
+    script += "lift 6\nwait 100\nplace 1\nwait 80\npress claim\nwait 500\n"
+    events = run(script, fen, style)
+    assert len(of(events, "move")) == 7
+    (claim,) = of(events, "claim")
+    assert claim["valid"] is True and claim["side"] == "white" and claim["reason"] == "repetition"
+    assert of(events, "game-over")[0]["reason"] == "repetition"

@@ -21,7 +21,7 @@ from firmware.tracker import (
     TrackerSettings,
     visible_roles,
 )
-from rules import Game, Move, Position, Rules
+from rules import Color, Game, Move, Position, Rules
 from rules.squares import bit
 
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
@@ -524,6 +524,28 @@ def test_resign_and_an_invalid_claim():
         {"t": 100, "event": "game-over", "result": "0-1", "reason": "resign"},
         final(100, START, 0),
     ]
+
+
+def test_resign_gives_up_the_side_played_at_the_board():
+    # White's moves come from elsewhere: a resign press while White is to move is Black's.
+    tracker = Tracker(Game(), SETTINGS)
+    tracker.hold(Color.WHITE, "the engine")
+    tracker.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
+    assert [e.kind for e in tracker.tick(300)] == ["move"] and tracker.game.turn == Color.WHITE
+    over = [e for e in tracker.press("resign", 400) if e.kind == "game-over"]
+    assert [(e.result, e.reason) for e in over] == [("0-1", "resign")]
+
+
+@pytest.mark.parametrize(("held", "score"), [((), "0-1"), ((Color.BLACK, Color.WHITE), "0-1"),
+                                             ((Color.BLACK,), "1-0")])
+def test_resign_by_the_side_to_move_unless_only_it_is_held(held, score):
+    # Black to move: both sides at the board, or both elsewhere -> the side to move resigns;
+    # Black played elsewhere -> the person at the board plays White and resigns for White.
+    tracker = Tracker(Game(), SETTINGS)
+    for side in held:
+        tracker.hold(side, "elsewhere")
+    over = [e for e in tracker.press("resign", 0) if e.kind == "game-over"]
+    assert [(e.result, e.reason) for e in over] == [(score, "resign")]
 
 
 # -- the tracker's API ---------------------------------------------------------------------

@@ -97,6 +97,45 @@ def test_single_keys() -> None:
     assert key_action("q") == Quit() and key_action("x") is None and key_action("1") is None
 
 
+def test_every_board_button_has_a_key_shown_on_the_key_line() -> None:
+    from hal.buttons import BUTTON_NAMES
+
+    assert key_action("j") == Press("force") and key_action("d") == Press("draw")
+    assert parse_input("force") == Press("force") and parse_input("draw") == Press("draw")
+    keyed = {action.name for key in "abcdefghijklmnopqrstuvwxyz" if isinstance(action := key_action(key), Press)}
+    assert set(BUTTON_NAMES) <= keyed
+    bottom = render(view()).line(HEIGHT - 1)
+    assert len(bottom) < WIDTH  # curses cannot write the last cell of the last row
+    for key, help_text in (("n", "new"), ("d", "draw"), ("j", "jump"), ("a", "adjust"), ("q", "quit")):
+        assert f"{key} {help_text}" in bottom
+
+
+def test_force_key_makes_the_huffing_player_take_the_jump(tmp_path: Path) -> None:
+    from firmware.app import AppSettings
+    from rules import Rules
+
+    rig = Rig(tmp_path, settings=AppSettings(rules=Rules(huffing=True)))
+    for move in ("11-15", "22-18", "9-13"):  # Black skips the jump 15x22
+        rig.do(move)
+    assert rig.of_kind("missed-jump")[-1]["squares"] == [15]
+    rig.do("j")
+    assert rig.of_kind("force-jump") == [{"t": rig.of_kind("force-jump")[0]["t"], "event": "force-jump",
+                                          "ply": 3, "side": "black", "move": "9-13"}]
+    rig.close()
+
+
+def test_draw_key_offers_and_accepts_in_referee_mode(tmp_path: Path) -> None:
+    from firmware.app import AppSettings
+
+    rig = Rig(tmp_path, settings=AppSettings(mode="referee"))
+    rig.do("11-15")
+    rig.do("d")  # Black offers with the move made
+    assert [e["ply"] for e in rig.of_kind("draw-offer")] == [1]
+    rig.do("d")  # White agrees before replying
+    assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]
+    rig.close()
+
+
 # -- rendering -----------------------------------------------------------------------------------
 
 
