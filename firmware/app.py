@@ -480,6 +480,7 @@ class App:
                 f"Resuming the unfinished game ({game.ply} moves). Put the pieces where the "
                 "lights ask, or press new for a new game."
             )
+
         else:
             start = self.settings.start or Position.start(self.settings.rules)
         # Drain what the sensors said before now: the snapshot already contains it.
@@ -493,6 +494,18 @@ class App:
         self._sync_holds()
         self._pending += self.tracker.new_game(start, now)
         self.step(now)
+        if resume is not None and self._resuming:
+            # The pieces do not stand as saved. Headless (the service) there is no screen:
+            # the log says what the lights ask.
+            self._emit(
+                Notice(
+                    now,
+                    f"unfinished game {resume[0].id} ({resume[1].ply} {'ply' if resume[1].ply == 1 else 'plies'}):"
+                    " it resumes when its "
+                    "position stands on the board (the lights show the squares to fill and to "
+                    "empty); press new for a new game instead",
+                )
+            )
 
     def _judged(self, tracker: Tracker, *, resumed: bool = False) -> Tracker:
         """``tracker``, or in referee mode the referee judging it (it stands in for it)."""
@@ -1099,7 +1112,8 @@ class App:
             return
         fill = sorted(s for s, r in roles.items() if r == "missing")
         empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
-        crown = [s for s, r in roles.items() if r == "crown"]
+        # A crowning prompt stays lit until the reply starts: crown only a man still uncrowned.
+        crown = [s for s, r in roles.items() if r == "crown" and sim.pieces.get(s, "").islower()]
         if fill or empty:
             for s in empty:
                 if s in sim.pieces:
@@ -1112,9 +1126,7 @@ class App:
             self.say(f"filled {len(fill)} and emptied {len(empty)} squares as the lights asked")
         elif crown:
             for s in crown:
-                token = sim.pieces.get(s)
-                if token is not None and token.islower():
-                    sim.crown(s)
+                sim.crown(s)
             self.say("crowned")
         else:
             self.say("the lights ask for nothing the simulator's hands can do")

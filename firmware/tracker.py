@@ -466,6 +466,7 @@ class Tracker:
             self._seen.clear()
             self._note_lifts(lifted, now_ms)
             reading = self._reading = self._read(occupancy)
+        self._placed |= placed
         if placed and reading.kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
             if any(p.landings & placed for p in reading.plans):
                 self._seen.append(lowest_square(placed))
@@ -693,6 +694,8 @@ class Tracker:
         self._adjusting = False
         self._escalated = False
         self._seen: list[int] = []
+        # Every square a piece was put down on this turn: a move's evidence (_skip_ahead).
+        self._placed = 0
         self._correction_open = False
         self._expected = None
         self._ref = Reading(Kind.IDLE, self.game.position.occupied)
@@ -795,7 +798,10 @@ class Tracker:
             replier = after.pieces_of(after.turn)
             gone = result & ~board
             fits = not board & ~result and gone and not gone & ~replier
-            if not fits:
+            # A reply under way may already have taken the moved piece off again, but only
+            # a piece that was put down there: a piece still in the mover's hand made no move.
+            landed = bool((board | self._placed) & plans[0].end)
+            if not fits and landed:
                 table = self._table_for(after)
                 fits = bool(table.complete(board) or table.in_progress(board))
             if fits:

@@ -124,6 +124,33 @@ def test_crowning_prompt_then_king_marked_dimly(tmp_path: Path) -> None:
     assert rig.lit[31] == dim(PAL.king) and rig.lit[1] == PAL.crown
 
 
+@pytest.mark.parametrize("auto_crown", [True, False])
+def test_the_simulators_hands_crown_through_the_board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      auto_crown: bool) -> None:
+    # Crowning goes through SimBoard.crown (which checks the square), never around it;
+    # without auto_crown the person asks the hands to follow the lights (`f`).
+    from sim.board import SimBoard
+
+    crowned: list[int] = []
+    real = SimBoard.crown
+
+    def spy(board: SimBoard, square: int, token: str | None = None) -> str:
+        crowned.append(square)
+        return real(board, square, token)
+
+    monkeypatch.setattr(SimBoard, "crown", spy)
+    start = Position.from_fen("B:W5:B26")
+    rig = Rig(tmp_path, board=start, settings=AppSettings(start=start, auto_crown=auto_crown))
+    rig.do("26-31")
+    if not auto_crown:
+        assert rig.sim.pieces[31] == "b" and rig.lit[31] == PAL.crown
+        rig.do("f", wait=100)
+        assert rig.app.view().message == "crowned"
+        rig.do("f", wait=100)  # nothing left to crown: the hands do not crown twice
+        assert rig.app.view().message == "the lights ask for nothing the simulator's hands can do"
+    assert crowned == [31] and rig.sim.pieces[31] == "B"
+
+
 def test_game_over_shows_the_result_and_writes_pdn(tmp_path: Path) -> None:
     start = Position.from_fen("B:W18:B14,1")
     rig = Rig(tmp_path, board=start, settings=AppSettings(start=start, black_name="Ann"))

@@ -40,6 +40,12 @@ def test_resume_guides_the_pieces_then_continues(tmp_path: Path) -> None:
     rig.wait(2000)
     assert rig.lit == {**{s: PAL.missing for s in fill}, **{s: PAL.extra for s in empty}}
     assert rig.of_kind("warning") == [] and rig.of_kind("takeback") == []
+    # Without a screen (the service), the log says the same.
+    game_id = rig.store.load_current().id
+    assert [e["message"] for e in rig.of_kind("notice")] == [
+        f"unfinished game {game_id} (4 plies): it resumes when its position stands on the board"
+        " (the lights show the squares to fill and to empty); press new for a new game instead"
+    ]
     rig.do("f")
     started = rig.of_kind("game-start")
     assert started[-1]["resumed"] is True and started[-1]["ply"] == 4
@@ -71,6 +77,7 @@ def test_resume_with_the_pieces_still_standing(tmp_path: Path) -> None:
         "fen": rig.app.tracker.game.position.fen(), "id": rig.store.load_current().id,
     }
     assert rig.lit[17] == dim(PAL.last_to)  # the last move, dimly, as before the restart
+    assert rig.of_kind("notice") == []  # nothing to set up, nothing to say
     rig.do("9-14")
     assert rig.moves() == ["9-14"] and rig.app.tracker.game.ply == 5
 

@@ -65,6 +65,18 @@ def test_export_to_stdout_and_file(state: Path, tmp_path: Path, capsys: pytest.C
     assert "2 games written" in capsys.readouterr().err
 
 
+def test_state_dir_may_follow_the_action(state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["games", "--state-dir", str(state), "export"]) == 0
+    before = capsys.readouterr().out
+    assert main(["games", "export", "--state-dir", str(state)]) == 0
+    assert capsys.readouterr().out == before and before.count("[Event ") == 2
+    assert main(["games", "list", "--state-dir", str(state)]) == 0
+    assert capsys.readouterr().out.count(".pdn") == 2
+    # Given before the action only, it still counts.
+    assert main(["games", "--state-dir", str(state), "list"]) == 0
+    assert capsys.readouterr().out.count(".pdn") == 2
+
+
 def test_export_to_a_directory_is_refused(state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["games", "--state-dir", str(state), "export", "-o", str(tmp_path)]) == 2
     err = capsys.readouterr().err

@@ -526,6 +526,50 @@ def test_resign_and_an_invalid_claim():
     ]
 
 
+# The king on 2 has two routes to 20: 2x11x20 (takes 7 and 16) and 2x9x18x11x20 (6, 14, 15, 16).
+TWO_ROUTES = "B:W6,7,14,15,16,30:BK2"
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        # One piece of each route taken: the route explaining most is named, with what it spares.
+        ("lift 7\nlift 6\nwait 200\nlift 2\nplace 20",
+         "2x11x20 takes the pieces on 7 and 16, not the one on 6; put it back"),
+        ("lift 2\nwait 100\nlift 7\nlift 30\nwait 100\nplace 20",
+         "2x11x20 takes the pieces on 7 and 16, not the one on 30; put it back"),
+        ("lift 2\nwait 100\nlift 7\nlift 30\nlift 6\nwait 100\nplace 20",
+         "2x11x20 takes the pieces on 7 and 16, not those on 6 and 30; put them back"),
+    ],
+)
+def test_illegal_move_names_the_route_and_the_pieces_to_put_back(script, message):
+    assert run(script, TWO_ROUTES) == [
+        warning(530, "illegal-move", [2, 20], message),
+        final(530, TWO_ROUTES, 0),
+    ]
+
+
+def test_illegal_move_along_a_plain_move_with_a_piece_gone():
+    assert run("lift 22\nwait 100\nlift 11\nplace 15") == [
+        warning(430, "illegal-move", [11, 15], "11-15 takes no piece; put the piece on 22 back"),
+        final(430, START, 0),
+    ]
+    # A flying king's plain move along the diagonal, a piece beside it gone.
+    assert run("lift 10\nwait 100\nlift 29\nplace 15", "B:W10,32:BK29", rules=Rules(flying_kings=True)) == [
+        warning(430, "illegal-move", [29, 15], "29-15 takes no piece; put the piece on 10 back"),
+        final(430, "B:W10,32:BK29", 0),
+    ]
+
+
+def test_a_piece_in_hand_makes_no_move_when_the_opponent_reaches_in():
+    # White's 18 could jump a man on 14: lifting it while Black holds the man from 9 must
+    # not be read as 9-14 made and the reply begun; the man goes to 13.
+    assert run("lift 9\nwait 100\nlift 18\nwait 100\nplace 13\nwait 1000", "B:W18:B9") == [
+        move(230, 1, "black", "9-13", [9, 13]),
+        final(1200, "W:W18:B13", 1),
+    ]
+
+
 def test_resign_gives_up_the_side_played_at_the_board():
     # White's moves come from elsewhere: a resign press while White is to move is Black's.
     tracker = Tracker(Game(), SETTINGS)

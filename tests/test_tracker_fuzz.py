@@ -9,7 +9,7 @@ made, every ``takeback`` undoes the last move, every ``new-game`` starts over.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from firmware.events import WARNING_CODES, BoardWarning, Crowned, GameOver, MoveMade, NewGame, TakenBack
@@ -36,6 +36,7 @@ START_FENS = [
     "W:W18:B14,6,7",  # a double jump that crowns
     "B:WK14,K22,27:BK18,K19,3",  # kings, loops of jumps
     "W:W5:B1",  # almost over
+    "B:W18:B9",  # 18 could jump a man on 14: reaching for it is no proof of 9-14
 ]
 
 
@@ -74,13 +75,22 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
     shadow = Shadow(start, rules)
     board = start.occupied
     now = 0
+    # Squares a piece was put on since the last committed move: a move is only made by
+    # putting its piece down (or it stands there now, or it went round to its start).
+    landed = 0
 
     def feed(events: list) -> None:
+        nonlocal landed
         times = [e.t for e in events]
         assert times == sorted(times), f"events out of time order: {events}"
         for e in events:
+            if isinstance(e, MoveMade):
+                end = e.path[-1]
+                assert (landed | board) & bit(end) or e.path[0] == end, f"{e.move} committed, never put down"
             shadow.apply(e)
             assert e.t <= now
+            if isinstance(e, (MoveMade, TakenBack, NewGame)):
+                landed = 0
         assert tracker.position == tracker.game.position == shadow.game.position
         assert set(tracker.roles.values()) <= set(ROLES)
         assert set(tracker.roles) <= set(range(1, 33))
@@ -94,6 +104,7 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
         now += gap
         if kind == "toggle":
             board ^= bit(int(arg))  # type: ignore[arg-type]
+            landed |= board & bit(int(arg))  # type: ignore[arg-type]
             feed(tracker.update(board, now))
         elif kind == "move":
             legal = tracker.position.legal_moves(rules)
@@ -103,6 +114,7 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
             for action in plain_actions(move):
                 now += 50
                 board ^= bit(int(action.arg))
+                landed |= board & bit(int(action.arg))
                 feed(tracker.update(board, now))
         elif kind == "press":
             feed(tracker.press(str(arg), now))
@@ -115,6 +127,7 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example("B:W18:B9", False, "play", [("toggle", 9, 0), ("toggle", 18, 100), ("wait", 1000, 0)])
 @given(
     st.sampled_from(START_FENS),
     st.booleans(),

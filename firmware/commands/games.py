@@ -18,16 +18,19 @@ def register(sub: argparse._SubParsersAction) -> None:
             "progress, if any), or export every finished game as one PDN file."
         ),
     )
-    p.add_argument(
-        "--state-dir",
-        metavar="DIR",
-        help="where the games are kept (default: /var/lib/crownhead when writable, "
-        "else $XDG_STATE_HOME/crownhead or ~/.local/state/crownhead)",
+    state_help = (
+        "where the games are kept (default: /var/lib/crownhead when writable, "
+        "else $XDG_STATE_HOME/crownhead or ~/.local/state/crownhead)"
     )
+    p.add_argument("--state-dir", metavar="DIR", help=state_help)
     actions = p.add_subparsers(dest="games_action", metavar="ACTION")
     listing = actions.add_parser("list", help="list the games (the default)")
     listing.set_defaults(func=run)
     export = actions.add_parser("export", help="write every finished game into one PDN file")
+    # Also after the action (`crownhead games export --state-dir DIR`); SUPPRESS keeps a
+    # --state-dir given before the action when none is given after it.
+    for action_parser in (listing, export):
+        action_parser.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS, help=state_help)
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     export.set_defaults(func=run)
     p.set_defaults(func=run)
