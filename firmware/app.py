@@ -56,7 +56,7 @@ from firmware.events import (
 from firmware.hands import Action, plain_actions
 from firmware.hardware import Hardware
 from firmware.leds import LedPolicy, LedSettings, Palette
-from firmware.players import Computer, Human, Player, PlayerError, Thinker
+from firmware.players import Computer, EngineUnavailable, Human, Player, PlayerError, Thinker, engine_player
 from firmware.referee import Referee, RefereeSettings
 from firmware.store import GameRecord, GameStore, StoreError
 from firmware.tracker import Kind, Tracker, TrackerSettings
@@ -185,6 +185,8 @@ class AppSettings:
     #: keeps them through a power cut (otherwise the simulator starts as configured and
     #: the lights guide the pieces into place).
     sim_keep_game: bool = False
+    #: How long the engine looks for the move the hint button shows (play and computer modes).
+    hint_movetime_ms: int = 500
 
     @property
     def policy(self) -> ModePolicy:
@@ -207,6 +209,8 @@ class PlayConfig:
     computer_plays: str = "white"
     opponent: str = "engine"
     level: int = 0
+    #: The engine's time for the best move the hint button shows.
+    hint_movetime_ms: int = 500
     black_name: str = "?"
     white_name: str = "?"
     event: str = ""
@@ -221,6 +225,8 @@ class PlayConfig:
             raise FieldError("opponent", f'must be "engine" or "random", got "{self.opponent}"')
         if not 0 <= self.level <= 10:
             raise FieldError("level", f"must be 1-10 (or 0 for full strength), got {self.level}")
+        if not 50 <= self.hint_movetime_ms <= 10_000:
+            raise FieldError("hint_movetime_ms", f"must be 50-10000 (milliseconds), got {self.hint_movetime_ms}")
 
 
 @config_section("palette")
@@ -250,6 +256,10 @@ class PaletteConfig:
     last_to: str | tuple[int, ...] = ""
     win: str | tuple[int, ...] = ""
     draw: str | tuple[int, ...] = ""
+    hint_from: str | tuple[int, ...] = ""
+    hint_path: str | tuple[int, ...] = ""
+    hint_to: str | tuple[int, ...] = ""
+    hint_capture: str | tuple[int, ...] = ""
 
     def led_settings(self, hints: bool = True) -> LedSettings:
         colours = {
@@ -394,6 +404,10 @@ class App:
     game has been saved. ``thinker`` runs computer players (default: in the background).
     ``referee`` judges the games in referee mode (default: one with ``referee_settings``,
     the configured ``[referee]`` section, which also serves a later :meth:`set_mode`).
+    ``hint_player`` finds the best move the hint button shows (default: the engine at
+    ``settings.hint_movetime_ms``, made at the first hint); ``hint_thinker`` runs it, apart
+    from ``thinker`` so that a hint never disturbs the machine's own thinking (default:
+    one like ``thinker``, in the background or not).
     """
 
     def __init__(
@@ -411,6 +425,8 @@ class App:
         sources: Iterable[Source] = (),
         referee: Referee | None = None,
         referee_settings: RefereeSettings | None = None,
+        hint_player: Computer | None = None,
+        hint_thinker: Thinker | None = None,
     ) -> None:
         self.hardware = hardware
         self.clock: Clock = clock or hardware.clock
@@ -419,6 +435,13 @@ class App:
         self.store = store
         self.players: dict[Color, Player] = dict(players or {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)})
         self.thinker = thinker or Thinker(background=True)
+        self.hint_player: Computer | None = hint_player
+        self.hint_thinker = hint_thinker or Thinker(background=self.thinker.background)
+        #: The hint button asked for the engine's move this turn; the move once found,
+        #: with the (ply, position) it is for.
+        self._hint_wanted = False
+        self._hint: tuple[tuple[int, Position], Move] | None = None
+        self._hint_failed = False
         self.sinks: list[Sink] = list(sinks)
         self.sources: list[Source] = list(sources)
         self.policy = LedPolicy(leds, referee=self.mode.referee_lights)
@@ -554,6 +577,7 @@ class App:
                 self._save(self.clock.now_ms())
         finally:
             self.thinker.cancel()
+            self.hint_thinker.cancel()
             try:
                 self.hardware.lights.off()
                 self.hardware.lights.flush(None)
@@ -586,6 +610,7 @@ class App:
                 out.append(event)
             queue += self._handle(event, now)
         self._play_computer(now, out)
+        self._find_hint(now, out)
         for event in out:
             self._emit(event)
         self._light(now)
@@ -601,7 +626,7 @@ class App:
         ]
         if self.sim is not None:
             times.append(self.sim.next_event_ms())
-        if self.thinker.busy:
+        if self.thinker.busy or self.hint_thinker.busy:
             times.append(now + 20)  # poll the thinking machine
         due = [t for t in times if t is not None]
         return min(due) if due else None
@@ -648,7 +673,7 @@ class App:
             times = [self.controller.next_deadline(), self.hardware.lights.next_deadline()]
             if self.sim is not None:
                 times.append(self.sim.next_event_ms())
-            if self.thinker.busy:
+            if self.thinker.busy or self.hint_thinker.busy:
                 times.append(self.clock.now_ms() + 20)
             due = [t for t in times if t is not None]
             if not due or min(due) > end:
@@ -685,14 +710,17 @@ class App:
         tracker = self.tracker
         if isinstance(event, MoveMade):
             self.policy.turn_changed()
+            self._forget_hint()
             if not tracker.game.is_over:
                 self._save(now)  # a last move is saved with the result, at game-over
         elif isinstance(event, (TakenBack, ForcedJump)):
             self.policy.turn_changed()
+            self._forget_hint()
             self.thinker.cancel()
             self._save(now)
         elif isinstance(event, (Huffed, HuffTakenBack)):
             self.thinker.cancel()  # the position changed under the side to move
+            self._forget_hint()
             self._save(now)
         elif isinstance(event, GameOver):
             saved = self._save(now)
@@ -711,6 +739,7 @@ class App:
         """The set-up position stands on the board: resume the saved game, or begin anew."""
         out: list[Event] = []
         self.policy.turn_changed()
+        self._forget_hint()
         self.thinker.cancel()
         if self._resuming and not self._resume_declined:
             assert self._resume is not None
@@ -786,6 +815,9 @@ class App:
     def _on_press(self, press: ButtonEvent) -> None:
         if press.name == "hint":
             self.policy.reveal_hints()
+            # A referee allows no hints; the engine's move (for a person to move, the
+            # board at rest) is found in this step's _find_hint, after the press's events.
+            self._hint_wanted = not self.mode.referee_lights
         elif press.name == "new" and self._resuming:
             self._resume_declined = True
 
@@ -821,6 +853,93 @@ class App:
             ComputerMove(now, str(game.turn), player.name, move.pdn(), tuple(move.path), tuple(move.captures))
         )
 
+    # -- the engine's hint -----------------------------------------------------------------
+
+    @property
+    def hint(self) -> Move | None:
+        """The engine's move the hint button asked for, while it is still this turn's."""
+        if self._hint is None or self.mode.referee_lights:
+            return None
+        key, move = self._hint
+        game = self.tracker.game
+        return move if key == (game.ply, game.position) else None
+
+    def _forget_hint(self) -> None:
+        """The turn changed or a game began: the hint is moot, and so is its search."""
+        self._hint_wanted = False
+        self._hint = None
+        self.hint_thinker.cancel()
+
+    def _hint_allowed(self) -> bool:
+        """Whether a person is to move in a game under way, so that a hint makes sense."""
+        tracker = self.tracker
+        game = tracker.game
+        player = self.players[game.turn]
+        return not (
+            self.mode.referee_lights
+            or self._resuming
+            or tracker.setting_up is not None
+            or game.is_over
+            or tracker.expected is not None
+            or game.turn in tracker.held  # the machine's or the link's side: not a person's
+            or not player.is_human
+        )
+
+    def _find_hint(self, now: int, out: list[Event]) -> None:
+        """Start, poll or drop the search for the hinted move (see :meth:`_on_press`)."""
+        if not self._hint_wanted and not self.hint_thinker.busy:
+            return
+        if not self._hint_allowed():
+            self._forget_hint()
+            return
+        game = self.tracker.game
+        if self._hint_wanted and self.hint is not None:
+            self._hint_wanted = False  # pressed again: the move found stands
+        if self._hint_wanted and not self.hint_thinker.thinking_about(game):
+            self._hint_wanted = False
+            if self.tracker.reading.kind is not Kind.IDLE:
+                # A piece is in hand: the player has chosen it, and the revealed hints
+                # show where it can go. The engine's move is for a board at rest.
+                return
+            if not game.legal_moves():
+                return
+            player = self._hint_engine(now, out)
+            if player is None:
+                return
+            self._hint = None
+            self.hint_thinker.start(player, game)
+        try:
+            move = self.hint_thinker.poll()
+        except PlayerError as exc:
+            out.append(Notice(now, f"no hint: {exc}"))
+            return
+        if move is not None:
+            self._hint = ((game.ply, game.position), move)
+
+    def _hint_engine(self, now: int, out: list[Event]) -> Computer | None:
+        """The hint's player, made at the first hint; None (said once) without an engine."""
+        if self.hint_player is None and not self._hint_failed:
+            try:
+                self.hint_player = engine_player(movetime_ms=self.settings.hint_movetime_ms)
+            except EngineUnavailable as exc:
+                self._hint_failed = True
+                out.append(Notice(now, f"the hint button shows the legal moves only: {exc}"))
+        return self.hint_player
+
+    def _hint_roles(self, roles: dict[int, str]) -> None:
+        """Draw the hinted move under the tracker's roles (targets, warnings, removals...)."""
+        move = self.hint
+        if move is None:
+            return
+        wanted = {move.start: "hint-from", move.end: "hint-to"}
+        for square in move.path[1:-1]:
+            wanted.setdefault(square, "hint-path")
+        for square in move.captures:
+            wanted.setdefault(square, "hint-capture")
+        for square, role in wanted.items():
+            if roles.get(square) in (None, "king", "last-from", "last-to", "must-capture"):
+                roles[square] = role
+
     # -- the lights -----------------------------------------------------------------------
 
     def _light(self, now: int) -> None:
@@ -841,6 +960,8 @@ class App:
             for square in self._jumpers(game):
                 if roles.get(square) in (None, "king", "last-from", "last-to"):
                     roles[square] = "must-capture"
+        if result is None and tracker.setting_up is None:
+            self._hint_roles(roles)
         frame = self.policy.frame(
             roles, now_ms=now, warning_squares=squares, result=result, position=game.position
         )
@@ -944,6 +1065,7 @@ class App:
         now = self.clock.now_ms() if now is None else now
         plain = self.tracker.tracker if isinstance(self.tracker, Referee) else self.tracker
         self.mode = MODES[name]
+        self._forget_hint()
         self.policy.referee = self.mode.referee_lights
         plain.policy = TRACKER_MODES[self.mode.tracker_mode]
         if self.mode.tracker_mode == "referee":
@@ -1154,6 +1276,8 @@ class App:
             status = f"Game over: {_result_words(result.score, result.reason)}"
         else:
             status = f"{game.turn.name.title()} to move, move {game.ply // 2 + 1}"
+            if self.hint is not None:
+                status += f"; hint: {self.hint.pdn()}"
         warning = tracker.warning
         prompt = ""
         if self._resuming:
@@ -1164,6 +1288,8 @@ class App:
             prompt = f"{self.players[game.turn].name} plays {tracker.expected.pdn()}: make it on the board (f does it)."
         elif self.thinker.busy:
             prompt = f"{self.players[game.turn].name} is thinking..."
+        elif self.hint_thinker.busy:
+            prompt = "Looking for a hint..."
         elif game.turn in tracker.held and tracker.setting_up is None and result is None:
             prompt = f"{game.turn.name.title()}'s moves come from {tracker.held[game.turn]}: wait until the board shows one."
         warning_text = ""

@@ -7,7 +7,8 @@ is shown at all: colours, brightness, steady or blinking, hints on or off.
 Three kinds of light, so a glance tells them apart without colour vision:
 
 * **hints** glow steadily and can be switched off (``target``, ``capture``,
-  ``must-capture``); the referee never shows them;
+  ``must-capture``); the engine's best move after the hint button (``hint-from``,
+  ``hint-path``, ``hint-to``, ``hint-capture``) is one too; the referee never shows them;
 * **required actions and information** glow steadily whatever the hint setting: the
   touched piece, the next landing square of a jump, captured pieces to take off, squares
   to fill or empty, the crowning prompt, the move the board wants made; kings and the
@@ -42,6 +43,7 @@ __all__ = [
     "BACKGROUND_ROLES",
     "WARNING_ROLES",
     "ROLES",
+    "ENGINE_HINT_ROLES",
     "Palette",
     "LedSettings",
     "LedPolicy",
@@ -70,7 +72,12 @@ ACTION_ROLES = frozenset(
 BACKGROUND_ROLES = frozenset({"king", "last-from", "last-to"})
 #: Always blink.
 WARNING_ROLES = frozenset({"error"})
+#: The tracker's roles, all of them.
 ROLES = HINT_ROLES | ACTION_ROLES | BACKGROUND_ROLES | WARNING_ROLES
+#: The engine's best move after the hint button (the application sets these, not the
+#: tracker): the piece to move, the landings on the way, the end, the pieces it jumps.
+#: Hints like the others: never shown by a referee.
+ENGINE_HINT_ROLES = frozenset({"hint-from", "hint-path", "hint-to", "hint-capture"})
 
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 
@@ -127,6 +134,12 @@ class Palette:
     #: Game over: the winner's pieces, or every piece after a draw.
     win: RGB = (255, 200, 0)
     draw: RGB = (255, 255, 255)
+    #: The engine's hint. Its start is white, not the yellow of ``must-capture``, so the
+    #: hinted piece stands out among the pieces that may capture.
+    hint_from: RGB = (255, 255, 255)
+    hint_path: RGB = (0, 60, 160)
+    hint_to: RGB = (0, 120, 255)
+    hint_capture: RGB = (255, 100, 0)
 
     def colour(self, role: str) -> RGB:
         return getattr(self, role.replace("-", "_"))
@@ -249,7 +262,7 @@ class LedPolicy:
             if role in BACKGROUND_ROLES:
                 if square not in out:
                     out[square] = _scale(pal.colour(role), s.background * s.brightness)
-            elif role in HINT_ROLES:
+            elif role in HINT_ROLES or role in ENGINE_HINT_ROLES:
                 if show_hints or square in warned:
                     out[square] = _scale(pal.colour(role), s.brightness)
             elif role in ACTION_ROLES or role in WARNING_ROLES:

@@ -169,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         auto_crown=not headless,
         hand_bounces=0 if headless else config.sim.hand_bounces,
         sim_keep_game=args.sim_keep_game,
+        hint_movetime_ms=play.hint_movetime_ms,
     )
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
     # The referee's settings serve a host's `mode referee` too when the board starts in
