@@ -15,6 +15,7 @@ from firmware.players import Computer, Human, Thinker
 from firmware.referee import RefereeSettings
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.engine import Engine
+from colour_vision import MATRICES, MIN_DISTANCE, distance
 from test_app_rig import PAL, Rig, dim
 from test_referee_app import Board
 
@@ -221,25 +222,10 @@ def test_hint_colours_stay_apart_from_what_shares_the_board_with_them() -> None:
     start, end and jumped pieces from each other, for colour-blind players too (the same
     simulation as tests/test_leds.py)."""
 
-    def lin(c: int) -> float:
-        v = c / 255
-        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-    matrices = {
-        "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881)),
-        "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998)),
-        "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602), (0.004733, 0.691367, 0.303900)),
-    }
-
-    def seen(rgb: tuple[int, int, int], m: tuple[tuple[float, ...], ...]) -> tuple[float, ...]:
-        x = [lin(c) for c in rgb]
-        return tuple(max(0.0, min(1.0, sum(m[i][j] * x[j] for j in range(3)))) for i in range(3))
-
     pairs = [
         ("hint-from", "must-capture"), ("hint-from", "hint-to"), ("hint-from", "hint-capture"),
         ("hint-to", "hint-capture"), ("hint-capture", "must-capture"), ("hint-from", "target"),
     ]
-    for name, m in matrices.items():
+    for vision in MATRICES:
         for a, b in pairs:
-            pa, pb = seen(PAL.colour(a), m), seen(PAL.colour(b), m)
-            assert sum((p - q) ** 2 for p, q in zip(pa, pb)) ** 0.5 > 0.25, (name, a, b)
+            assert distance(PAL.colour(a), PAL.colour(b), vision) > MIN_DISTANCE, (vision, a, b)

@@ -14,6 +14,7 @@ from firmware.leds import (
     Palette,
     parse_colour,
 )
+from colour_vision import MATRICES, MIN_DISTANCE, distance
 from rules import Position, Result
 
 PAL = Palette()
@@ -184,24 +185,9 @@ def test_bad_settings_refused(kwargs: dict[str, object]) -> None:
 def test_default_palette_is_colour_blind_safe() -> None:
     """Roles a player must tell apart stay apart for colour-blind players.
 
-    Simulates deuteranopia, protanopia and tritanopia with the Machado et al. (2009)
-    matrices (severity 1.0) on linear RGB; the pairs that share a moment on the board
-    must stay apart in every simulation.
+    The pairs that share a moment on the board must stay apart in every simulation of
+    colour blindness (tests/colour_vision.py).
     """
-
-    def lin(c: int) -> float:
-        v = c / 255
-        return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-    matrices = {
-        "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881)),
-        "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998)),
-        "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602), (0.004733, 0.691367, 0.303900)),
-    }
-
-    def seen(rgb: tuple[int, int, int], m: tuple[tuple[float, ...], ...]) -> tuple[float, ...]:
-        x = [lin(c) for c in rgb]
-        return tuple(max(0.0, min(1.0, sum(m[i][j] * x[j] for j in range(3)))) for i in range(3))
 
     pairs = [
         ("target", "capture"), ("target", "must-capture"), ("touched", "target"),
@@ -209,11 +195,9 @@ def test_default_palette_is_colour_blind_safe() -> None:
         ("crown", "target"), ("crown", "capture"), ("crown", "must-capture"),
         ("touched", "capture"), ("capture", "must-capture"), ("crown", "touched"),
     ]
-    for name, m in matrices.items():
+    for vision in MATRICES:
         for a, b in pairs:
-            pa, pb = seen(PAL.colour(a), m), seen(PAL.colour(b), m)
-            distance = sum((p - q) ** 2 for p, q in zip(pa, pb)) ** 0.5
-            assert distance > 0.25, (name, a, b, distance)
+            apart = distance(PAL.colour(a), PAL.colour(b), vision)
+            assert apart > MIN_DISTANCE, (vision, a, b, apart)
     # And a sanity check that the test can fail: purple and blue merge for deuteranopes.
-    purple, blue = seen((200, 0, 255), matrices["deuteranopia"]), seen((0, 120, 255), matrices["deuteranopia"])
-    assert sum((p - q) ** 2 for p, q in zip(purple, blue)) ** 0.5 < 0.25
+    assert distance((200, 0, 255), (0, 120, 255), "deuteranopia") < MIN_DISTANCE
