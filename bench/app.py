@@ -25,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware.app import App, AppSettings  # noqa: E402
+from firmware.app.application import App, AppSettings  # noqa: E402
 from firmware.config import default_config  # noqa: E402
-from firmware.hardware import open_hardware  # noqa: E402
-from firmware.players import Thinker  # noqa: E402
-from firmware.store import GameStore  # noqa: E402
+from firmware.app.hardware import open_hardware  # noqa: E402
+from firmware.app.players import Thinker  # noqa: E402
+from firmware.storage.store import GameStore  # noqa: E402
 from hal.clock import VirtualClock  # noqa: E402
 from rules import Position  # noqa: E402
 

@@ -1,1 +1,17 @@
-"""The controller: move tracker, modes, LED policy, persistence and the command line."""
+"""The controller and everything on top of it, one subpackage per job.
+
+Layers, lowest first; a package may import the ones before it, never one after it:
+
+* :mod:`firmware.events` and :mod:`firmware.config`: the events every part speaks and the
+  config-file loader (base modules, importable by all).
+* :mod:`firmware.storage`: saved games and finished records.
+* :mod:`firmware.tracking`: the tracker, its turn table, huffing, the controller.
+* :mod:`firmware.referee`: tournament refereeing on top of the tracker.
+* :mod:`firmware.app`: the main loop, modes, LED policy, players, opening the hardware.
+* :mod:`firmware.link`: the serial host link (an event sink and a command source).
+* :mod:`firmware.simulator`: scripted hands, replay scripts, the terminal simulator.
+* :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
+* :mod:`firmware.cli`: the ``crownhead`` command, the only package that imports them all.
+
+``docs/architecture.md`` draws the picture and says where a new feature plugs in.
+"""

@@ -20,7 +20,7 @@ simulator in :mod:`sim` implements the same interfaces. Hardware libraries (gpio
 Blinka, pyserial) are imported only by the backend modules that need them, and
 :mod:`hal.lgpio_import` makes sure the Pi's pin library loads even where the current
 directory is read-only (a systemd service).
-:mod:`firmware.hardware` picks the backends from the configuration.
+:mod:`firmware.app.hardware` picks the backends from the configuration.
 """
 
 from hal.buttons import BUTTON_NAMES, ButtonEvent, Buttons

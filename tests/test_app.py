@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import AppSettings
-from firmware.leds import LedSettings
-from firmware.store import GameFile
+from firmware.app.application import AppSettings
+from firmware.app.leds import LedSettings
+from firmware.storage.store import GameFile
 from rules import Game, Position
 from test_app_rig import PAL, Rig, dim
 

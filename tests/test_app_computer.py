@@ -7,9 +7,9 @@ import threading
 import time
 from pathlib import Path
 
-from firmware.app import AppSettings
-from firmware.players import Computer, Human, RandomMover, Thinker
-from firmware.store import GameFile
+from firmware.app.application import AppSettings
+from firmware.app.players import Computer, Human, RandomMover, Thinker
+from firmware.storage.store import GameFile
 from rules import BLACK, WHITE, Game, Move, Position
 from test_app_rig import PAL, Rig, dim
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import firmware.app  # noqa: F401 - registers the [play], [palette] and [store] sections
+import firmware.app.application  # noqa: F401 - registers the [play], [palette] and [store] sections
 from firmware.config import parse_config
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import AppSettings, PlayConfig
+from firmware.app.application import AppSettings, PlayConfig
 from firmware.config import FieldError
-from firmware.leds import ENGINE_HINT_ROLES, LedSettings, Palette
-from firmware.players import Computer, Human, Thinker
-from firmware.referee import RefereeSettings
+from firmware.app.leds import ENGINE_HINT_ROLES, LedSettings, Palette
+from firmware.app.players import Computer, Human, Thinker
+from firmware.referee.arbiter import RefereeSettings
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.engine import Engine
 from colour_vision import MATRICES, MIN_DISTANCE, distance

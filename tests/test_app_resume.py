@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import AppSettings
-from firmware.store import GameRecord, GameStore, StoreError, StoreLockedError
+from firmware.app.application import AppSettings
+from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
 from rules import Game, Position
 from test_app_rig import PAL, Rig, dim, tokens
 

@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware.app import App, AppSettings
+from firmware.app.application import App, AppSettings
 from firmware.config import default_config
 from firmware.events import Event
-from firmware.hardware import open_hardware
-from firmware.leds import LedSettings, Palette
-from firmware.players import Player, Thinker
-from firmware.store import GameStore
+from firmware.app.hardware import open_hardware
+from firmware.app.leds import LedSettings, Palette
+from firmware.app.players import Player, Thinker
+from firmware.storage.store import GameStore
 from hal.clock import VirtualClock
 from rules import Position
 
@@ -110,6 +110,6 @@ def test_rig_starts_a_game_on_the_start_position(tmp_path: Path) -> None:
 
 
 def test_rig_dim_matches_policy() -> None:
-    from firmware.leds import LedPolicy
+    from firmware.app.leds import LedPolicy
 
     assert LedPolicy().frame({5: "king"}, now_ms=0)[5] == dim(PAL.king)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.store import GameRecord, GameStore
+from firmware.storage.store import GameRecord, GameStore
 from rules import Game
 
 

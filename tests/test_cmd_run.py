@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.store import GameStore
+from firmware.storage.store import GameStore
 
 REPO = Path(__file__).resolve().parents[1]
 OPENING = "lift 11\nwait 300\nplace 15\nwait 800\nlift 22\nwait 200\nplace 18\nwait 800\n"

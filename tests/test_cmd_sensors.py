@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.commands.sensors import render_occupancy
+from firmware.cli.sensors import render_occupancy
 from hal.sensors import mask_of
 
 
@@ -71,9 +71,9 @@ def test_live_redraws_on_change_and_logs_events(monkeypatch: pytest.MonkeyPatch)
     import io
     import threading
 
-    from firmware.commands import sensors
+    from firmware.cli import sensors
     from firmware.config import default_config
-    from firmware.hardware import open_hardware
+    from firmware.app.hardware import open_hardware
     from hal.clock import MonotonicClock
 
     hw = open_hardware(default_config(), MonotonicClock())

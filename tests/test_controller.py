@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from firmware.controller import Controller
+from firmware.tracking.controller import Controller
 from firmware.events import Lights, MoveMade
-from firmware.tracker import Tracker, TrackerSettings
+from firmware.tracking.tracker import Tracker, TrackerSettings
 from hal.clock import VirtualClock
 from hal.debounce import Debouncer
 from rules import Game, Position

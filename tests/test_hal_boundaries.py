@@ -48,7 +48,7 @@ def test_the_checker_sees_every_kind_of_import() -> None:
         "from firmware import app\n"
         "def f():\n"
         "    from rules.position import Position\n"
-        "    importlib.import_module('firmware.tracker')\n"
+        "    importlib.import_module('firmware.tracking.tracker')\n"
         "    __import__('rules')\n"
         "from . import sibling\n"
     )
@@ -56,7 +56,7 @@ def test_the_checker_sees_every_kind_of_import() -> None:
         "rules.game",
         "firmware",
         "rules.position",
-        "firmware.tracker",
+        "firmware.tracking.tracker",
         "rules",
     }
 

@@ -9,7 +9,7 @@ from gpiozero import OutputDevice
 from gpiozero.pins.mock import MockFactory
 
 from firmware.config import ConfigError, default_config, parse_config
-from firmware.hardware import START_POSITION, open_hardware
+from firmware.app.hardware import START_POSITION, open_hardware
 from hal.buttons import ButtonEvent
 from hal.clock import VirtualClock
 from hal.errors import HardwareError

@@ -8,9 +8,9 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.commands.selftest import Selftest
+from firmware.cli.selftest import Selftest
 from firmware.config import default_config
-from firmware.hardware import open_hardware
+from firmware.app.hardware import open_hardware
 from hal.clock import MonotonicClock, VirtualClock
 from hal.errors import HardwareError
 from hal.matrix import MatrixSensors

@@ -11,7 +11,7 @@ import pytest
 import serial
 
 from firmware.config import default_config
-from firmware.hardware import open_hardware
+from firmware.app.hardware import open_hardware
 from hal.clock import MonotonicClock, VirtualClock
 from hal.sensors import SensorEvent, mask_of
 from hal.serial_board import SerialBoard, open_serial_port

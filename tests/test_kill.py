@@ -1,7 +1,7 @@
 """SIGKILL at random moments: every move the board announced is still there after a restart.
 
 The application runs as a real process (``crownhead run --script``) playing scripted games
-made by messy human hands (:func:`firmware.hands.game_actions`) on the simulated board. The
+made by messy human hands (:func:`firmware.simulator.hands.game_actions`) on the simulated board. The
 test kills it with SIGKILL at random moments (during start-up or resume, in the middle of
 a move, while a save is being written, just after a game ended...), restarts it on the
 same state directory, and checks that
@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.hands import game_actions, script_text
-from firmware.store import GameStore
+from firmware.simulator.hands import game_actions, script_text
+from firmware.storage.store import GameStore
 from rules import Game, Move
 
 REPO = Path(__file__).resolve().parents[1]

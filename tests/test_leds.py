@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.leds import (
+from firmware.app.leds import (
     ACTION_ROLES,
     BACKGROUND_ROLES,
     HINT_ROLES,

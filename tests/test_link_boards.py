@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import serial
 
-from firmware.commands.relay import Relay
-from firmware.link_transport import LineTransport
+from firmware.cli.relay import Relay
+from firmware.link.transport import LineTransport
 from hal.clock import MonotonicClock
 from rules import BLACK, Move
 from test_link_host import random_game

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from firmware.link_protocol import COMMANDS, MAX_LINE
+from firmware.link.protocol import COMMANDS, MAX_LINE
 from rules import Position
 from test_link_host import Rig, snapshot
 

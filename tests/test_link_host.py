@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from firmware.link_protocol import ERROR_CODES, MAX_LINE
+from firmware.link.protocol import ERROR_CODES, MAX_LINE
 from rules import Game, Move, Position
 from rules.pdn import read_game
 from test_link_rig import Board, Host, NullModem

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from firmware.config import ConfigError, load_config
-from firmware.link import GameId, LinkConfig
-from firmware.link_protocol import (
+from firmware.link.host import GameId, LinkConfig
+from firmware.link.protocol import (
     COMMANDS,
     ERROR_CODES,
     MAX_LINE,

@@ -8,7 +8,7 @@ and :meth:`NullModem.replug` can pull the cable and put in a new one: the ports 
 with pyserial, as a board and a host computer would.
 
 :class:`Board` is a whole application on the simulated board and a virtual clock with
-a :class:`~firmware.link.Link` on one side of a cable; :class:`Host` is a pyserial port
+a :class:`~firmware.link.host.Link` on one side of a cable; :class:`Host` is a pyserial port
 on the other side that sends commands and collects the board's lines, stepping the
 boards while it waits (they run in the test's thread; only the serial I/O has threads).
 """
@@ -29,14 +29,14 @@ from typing import Any
 import pytest
 import serial
 
-from firmware.app import App, AppSettings
+from firmware.app.application import App, AppSettings
 from firmware.config import default_config
 from firmware.events import Event
-from firmware.hardware import open_hardware
-from firmware.link import Link, LinkConfig
-from firmware.link_transport import LineTransport
-from firmware.players import Thinker
-from firmware.store import GameStore
+from firmware.app.hardware import open_hardware
+from firmware.link.host import Link, LinkConfig
+from firmware.link.transport import LineTransport
+from firmware.app.players import Thinker
+from firmware.storage.store import GameStore
 from hal.clock import VirtualClock
 from rules import Position
 

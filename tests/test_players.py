@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from firmware.players import (
+from firmware.app.players import (
     Computer,
     EngineUnavailable,
     Human,

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from firmware.clock_control import TimeControl
-from firmware.commands.replay import parse_script, replay
-from firmware.hands import plain_actions, spaced
-from firmware.leds import HINT_ROLES as LED_HINT_ROLES
-from firmware.referee import BallotBox, RefereeSettings, parse_ballot
-from firmware.tracker import HINT_ROLES
+from firmware.referee.clock import TimeControl
+from firmware.cli.replay import parse_script, replay
+from firmware.simulator.hands import plain_actions, spaced
+from firmware.app.leds import HINT_ROLES as LED_HINT_ROLES
+from firmware.referee.arbiter import BallotBox, RefereeSettings, parse_ballot
+from firmware.tracking.tracker import HINT_ROLES
 from rules import Game, Move, Position
 from rules.ballots import deck
 
@@ -562,8 +562,8 @@ def test_replay_option_errors(args: list[str], message: str) -> None:
 
 
 def test_host_sets_the_ballot_before_the_first_move_only() -> None:
-    from firmware.referee import Referee
-    from firmware.tracker import Tracker
+    from firmware.referee.arbiter import Referee
+    from firmware.tracking.tracker import Tracker
     from rules.squares import bit
 
     referee = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(), mode="referee"), 0)
@@ -587,8 +587,8 @@ def test_host_sets_the_ballot_before_the_first_move_only() -> None:
 
 
 def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> None:
-    from firmware.referee import Referee
-    from firmware.tracker import Tracker
+    from firmware.referee.arbiter import Referee
+    from firmware.tracking.tracker import Tracker
 
     referee = Referee(RefereeSettings()).attach(Tracker(Game(), mode="referee"), 0)
     assert [e.to_json()["reason"] for e in referee.agree_draw(50) if e.kind == "game-over"] == ["agreement"]

@@ -16,17 +16,17 @@ from typing import Any
 
 import pytest
 
-from firmware.app import App, AppSettings
-from firmware.clock_control import TimeControl
-from firmware.commands.replay import parse_script, replay
+from firmware.app.application import App, AppSettings
+from firmware.referee.clock import TimeControl
+from firmware.cli.replay import parse_script, replay
 from firmware.config import ConfigError, default_config, parse_config
 from firmware.events import Event, MoveMade
-from firmware.hands import Action, game_actions, spaced
-from firmware.hardware import open_hardware
-from firmware.leds import LedSettings, Palette
-from firmware.players import Thinker
-from firmware.referee import Referee, RefereeConfig, RefereeSettings
-from firmware.store import GameStore
+from firmware.simulator.hands import Action, game_actions, spaced
+from firmware.app.hardware import open_hardware
+from firmware.app.leds import LedSettings, Palette
+from firmware.app.players import Thinker
+from firmware.referee.arbiter import Referee, RefereeConfig, RefereeSettings
+from firmware.storage.store import GameStore
 from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Position
 from rules.pdn import read_games

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.referee_moves import classify, jump_shaped, read_move, read_out_of_turn, stand
+from firmware.referee.offences import classify, jump_shaped, read_move, read_out_of_turn, stand
 from rules import Game, Move, Position
 from rules.squares import mask_of
 
@@ -101,7 +101,7 @@ def test_stand_refuses_a_legal_move() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["firmware.referee", "firmware.referee_moves", "firmware.referee_record", "firmware.referee_events", "firmware.referee_settings"],
+    ["firmware.referee.arbiter", "firmware.referee.offences", "firmware.referee.record", "firmware.referee.events", "firmware.referee.settings"],
 )
 def test_doctests(name: str) -> None:
     import doctest

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from firmware.app import App, AppSettings
-from firmware.commands.replay import parse_script
+from firmware.app.application import App, AppSettings
+from firmware.cli.replay import parse_script
 from firmware.config import default_config
 from firmware.events import Event
-from firmware.hardware import open_hardware
-from firmware.players import Computer, Human, Thinker
-from firmware.referee import Referee, RefereeSettings
-from firmware.store import GameRecord, GameStore, StoreError, pdn_text
-from firmware.tracker import Tracker
+from firmware.app.hardware import open_hardware
+from firmware.app.players import Computer, Human, Thinker
+from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text
+from firmware.tracking.tracker import Tracker
 from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.game import GameOverError

@@ -15,25 +15,25 @@ from typing import Any
 
 import pytest
 
-from firmware.app import App, AppSettings
-from firmware.clock_control import TimeControl
+from firmware.app.application import App, AppSettings
+from firmware.referee.clock import TimeControl
 from firmware.cli import main
-from firmware.commands import run as run_command
+from firmware.cli import run as run_command
 from firmware.config import default_config
 from firmware.events import Event
-from firmware.hardware import open_hardware
-from firmware.link import Link, LinkConfig
-from firmware.link_protocol import LinkError
-from firmware.players import Thinker
-from firmware.referee import Referee, RefereeSettings
-from firmware.store import GameStore
+from firmware.app.hardware import open_hardware
+from firmware.link.host import Link, LinkConfig
+from firmware.link.protocol import LinkError
+from firmware.app.players import Thinker
+from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.storage.store import GameStore
 from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Move, Position
 from rules.squares import bit
 
 
 class Wire:
-    """A :class:`~firmware.link_transport.LineTransport` in memory: lines in, lines out."""
+    """A :class:`~firmware.link.transport.LineTransport` in memory: lines in, lines out."""
 
     def __init__(self) -> None:
         self.inbox: deque[bytes | LinkError] = deque()

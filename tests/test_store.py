@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware import store as store_mod
-from firmware.store import (
+from firmware.storage import store as store_mod
+from firmware.storage.store import (
     GameFile,
     GameRecord,
     GameStore,
@@ -297,7 +297,7 @@ def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     first = GameStore(tmp_path)
     first.acquire()
     code = (
-        "import sys; from firmware.store import GameStore, StoreLockedError\n"
+        "import sys; from firmware.storage.store import GameStore, StoreLockedError\n"
         "try:\n    GameStore(sys.argv[1]).acquire()\nexcept StoreLockedError as e:\n"
         "    print(e); sys.exit(3)\n"
     )

@@ -1,7 +1,7 @@
 """Scenario tests of the move tracker: each behaviour of issue 4 with its exact events.
 
 Scripts run on the simulated board through the real debouncer, controller and tracker
-(``firmware.commands.replay``), with debounce 30 ms, settle 300 ms and patience 2500 ms,
+(``firmware.cli.replay``), with debounce 30 ms, settle 300 ms and patience 2500 ms,
 so every time below is reasoned out: a switch change is accepted 30 ms after it happens,
 a move 300 ms after its last accepted change (or at once when the reply starts).
 """
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.commands.replay import parse_script, replay
+from firmware.cli.replay import parse_script, replay
 from firmware.events import BoardWarning, MoveMade
-from firmware.tracker import (
+from firmware.tracking.tracker import (
     HINT_ROLES,
     ROLES,
     Kind,
@@ -719,11 +719,11 @@ def test_every_move_event_is_legal_where_it_was_made():
     "name",
     [
         "firmware.events",
-        "firmware.tracker",
-        "firmware.tracker_table",
-        "firmware.hands",
-        "firmware.controller",
-        "firmware.commands.replay",
+        "firmware.tracking.tracker",
+        "firmware.tracking.table",
+        "firmware.simulator.hands",
+        "firmware.tracking.controller",
+        "firmware.cli.replay",
     ],
 )
 def test_examples_in_the_docstrings(name):

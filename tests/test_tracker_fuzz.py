@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from firmware.events import WARNING_CODES, BoardWarning, Crowned, GameOver, MoveMade, NewGame, TakenBack
-from firmware.hands import plain_actions
-from firmware.tracker import ROLES, Tracker, TrackerSettings
+from firmware.simulator.hands import plain_actions
+from firmware.tracking.tracker import ROLES, Tracker, TrackerSettings
 from rules import Game, Move, Position, Rules
 from rules.squares import bit
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.commands.replay import replay
+from firmware.cli.replay import replay
 from firmware.events import BoardWarning, Crowned, Final, GameOver, MoveMade
-from firmware.hands import HumanStyle
+from firmware.simulator.hands import HumanStyle
 
 from scriptgen import TINSLEY, ScriptedGame, crowning_flags, game_script, sample, tinsley_games
 

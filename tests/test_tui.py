@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app import BoardView
-from firmware.tui import (
+from firmware.app.application import BoardView
+from firmware.simulator.tui import (
     BOARD_LEFT,
     BOARD_TOP,
     HEIGHT,
@@ -111,7 +111,7 @@ def test_every_board_button_has_a_key_shown_on_the_key_line() -> None:
 
 
 def test_force_key_makes_the_huffing_player_take_the_jump(tmp_path: Path) -> None:
-    from firmware.app import AppSettings
+    from firmware.app.application import AppSettings
     from rules import Rules
 
     rig = Rig(tmp_path, settings=AppSettings(rules=Rules(huffing=True)))
@@ -125,7 +125,7 @@ def test_force_key_makes_the_huffing_player_take_the_jump(tmp_path: Path) -> Non
 
 
 def test_draw_key_offers_and_accepts_in_referee_mode(tmp_path: Path) -> None:
-    from firmware.app import AppSettings
+    from firmware.app.application import AppSettings
 
     rig = Rig(tmp_path, settings=AppSettings(mode="referee"))
     rig.do("11-15")

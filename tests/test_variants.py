@@ -8,7 +8,7 @@ import argparse
 import pytest
 
 from firmware import cli
-from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from rules import Position, Rules, movegen, variants
 from rules.perft import divide, perft
 from rules.position import Color

@@ -1,7 +1,7 @@
 """Variants on the board: the tracker, the LED hints and huffing under every rule option.
 
 * Random games of every variant (English with each house rule, giveaway, Russian, pool)
-  made by messy human hands (:func:`firmware.hands.human_actions`) are read back exactly
+  made by messy human hands (:func:`firmware.simulator.hands.human_actions`) are read back exactly
   by the tracker, with no warning; under huffing the games include missed jumps that
   are huffed (the piece lifted off), forced (the ``force`` button and the piece moved
   back) or let stand.
@@ -16,11 +16,11 @@ from __future__ import annotations
 import random
 import pytest
 
-from firmware.commands.replay import parse_script, replay
+from firmware.cli.replay import parse_script, replay
 from firmware.events import BoardWarning, Event, Final, MoveMade
-from firmware.hands import Action, HumanStyle, human_actions
-from firmware.huffing import HUFF_ROLE
-from firmware.tracker import HINT_ROLES, ROLES, Kind, Tracker, visible_roles
+from firmware.simulator.hands import Action, HumanStyle, human_actions
+from firmware.tracking.huffing import HUFF_ROLE
+from firmware.tracking.tracker import HINT_ROLES, ROLES, Kind, Tracker, visible_roles
 from rules import Game, Move, Position, Rules
 from rules.game import Huff, JumpForced
 from rules.settings import Crowning
@@ -585,6 +585,6 @@ def test_pool_with_huffing_a_flying_king_that_missed_a_jump() -> None:
 
 
 def test_roles_of_every_variant_are_known_to_the_led_policy() -> None:
-    from firmware.leds import ROLES as LED_ROLES
+    from firmware.app.leds import ROLES as LED_ROLES
 
     assert set(ROLES) == LED_ROLES

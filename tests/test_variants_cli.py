@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.store import GameFile, GameRecord, GameStore, StoreError, pdn_text
+from firmware.storage.store import GameFile, GameRecord, GameStore, StoreError, pdn_text
 from rules import Game, Move, Position, Rules
 from rules.pdn import read_games, write_game
 from rules.settings import Crowning
@@ -35,7 +35,7 @@ def test_every_command_that_plays_takes_the_variant_and_every_rule_option(argv: 
     from firmware.cli import build_parser
 
     args = build_parser().parse_args([*argv, "--variant", "pool", *HOUSE_RULE_FLAGS])
-    from firmware.commands._common import rules_from_args
+    from firmware.cli._common import rules_from_args
 
     rules = rules_from_args(args)
     assert rules == POOL.with_options(
@@ -203,7 +203,7 @@ def test_analyse_returns_a_legal_move_of_the_variant(
     capsys: pytest.CaptureFixture[str], variant: str, extra: list[str]
 ) -> None:
     from firmware.cli import build_parser
-    from firmware.commands._common import rules_from_args
+    from firmware.cli._common import rules_from_args
 
     rules = rules_from_args(build_parser().parse_args(["analyse", "--variant", variant, *extra]))
     line = analyse(capsys, "--variant", variant, *extra, "--depth", "4")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from rules.pdn import move_text
 
 

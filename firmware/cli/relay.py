@@ -25,9 +25,9 @@ from types import FrameType
 from typing import Any, TextIO
 
 from firmware.config import FieldError
-from firmware.link import LinkConfig
-from firmware.link_protocol import LinkError
-from firmware.link_transport import LineTransport
+from firmware.link.host import LinkConfig
+from firmware.link.protocol import LinkError
+from firmware.link.transport import LineTransport
 from hal.clock import Clock, MonotonicClock
 
 __all__ = ["Relay", "register", "run"]
@@ -37,7 +37,7 @@ HELLO = b"hello\n"
 
 
 class Relay:
-    """Copies lines between two :class:`~firmware.link_transport.LineTransport` ports.
+    """Copies lines between two :class:`~firmware.link.transport.LineTransport` ports.
 
     ``log`` is called with (time ms, from, to, line text or a note) for everything seen.
     Call :meth:`step` repeatedly (:meth:`run` does) after starting both transports.

@@ -13,12 +13,12 @@ A step never sleeps and takes its time from the injected clock, so tests drive t
 application on a :class:`~hal.clock.VirtualClock` through complete games.
 :meth:`App.run` is the real-time loop of the Pi; :meth:`App.run_script` plays a script of
 hand actions on the simulated board in virtual time (``crownhead run --headless
---script``); the terminal simulator (:mod:`firmware.tui`) calls :meth:`App.step`,
+--script``); the terminal simulator (:mod:`firmware.simulator.tui`) calls :meth:`App.step`,
 :meth:`App.view` and :meth:`App.act`.
 
 >>> from hal.clock import VirtualClock
 >>> from firmware.config import default_config
->>> from firmware.hardware import open_hardware
+>>> from firmware.app.hardware import open_hardware
 >>> clock = VirtualClock()
 >>> app = App(open_hardware(default_config(), clock), clock=clock)
 >>> app.start()
@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from firmware.config import FieldError, config_section
-from firmware.controller import Controller
+from firmware.tracking.controller import Controller
 from firmware.events import (
     BoardWarning,
     Crowned,
@@ -53,13 +53,13 @@ from firmware.events import (
     NewGame,
     TakenBack,
 )
-from firmware.hands import Action, plain_actions
-from firmware.hardware import Hardware
-from firmware.leds import LedPolicy, LedSettings, Palette
-from firmware.players import Computer, EngineUnavailable, Human, Player, PlayerError, Thinker, engine_player
-from firmware.referee import Referee, RefereeSettings
-from firmware.store import GameRecord, GameStore, StoreError
-from firmware.tracker import Kind, Tracker, TrackerSettings
+from firmware.simulator.hands import Action, plain_actions
+from firmware.app.hardware import Hardware
+from firmware.app.leds import LedPolicy, LedSettings, Palette
+from firmware.app.players import Computer, EngineUnavailable, Human, Player, PlayerError, Thinker, engine_player
+from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.storage.store import GameRecord, GameStore, StoreError
+from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
 from hal.debounce import Debouncer
@@ -304,7 +304,7 @@ class StoreConfig:
 
 @dataclass(frozen=True)
 class BoardView:
-    """Everything the terminal simulator shows, as plain values (see :func:`firmware.tui.render`)."""
+    """Everything the terminal simulator shows, as plain values (see :func:`firmware.simulator.tui.render`)."""
 
     pieces: Mapping[int, str]
     lit: Mapping[int, tuple[int, int, int]]
@@ -395,9 +395,9 @@ class _TappedButtons:
 
 
 class App:
-    """The board's application around opened :class:`~firmware.hardware.Hardware`.
+    """The board's application around opened :class:`~firmware.app.hardware.Hardware`.
 
-    ``players`` maps each colour to a :class:`~firmware.players.Player` (default: people
+    ``players`` maps each colour to a :class:`~firmware.app.players.Player` (default: people
     on both sides). ``store`` keeps the games (None: nothing is saved, for tests of the
     lights alone). ``sources`` are polled every step (see :data:`Source`).
     ``sinks`` receive every event, the tracker's and the app's, after the
@@ -1011,7 +1011,7 @@ class App:
     def hold(self, side: Color, by: str) -> None:
         """``side``'s moves are made elsewhere (``by`` names where: ``the other end of the
         link``): the board accepts none but the one its lights show, in every game from
-        now on (see :meth:`firmware.tracker.Tracker.hold`). A computer's side is held
+        now on (see :meth:`firmware.tracking.tracker.Tracker.hold`). A computer's side is held
         this way while it plays.
         """
         self._held[side] = by
@@ -1051,7 +1051,7 @@ class App:
 
         Raises ``ValueError`` naming the problem (another mode, computer mode, a game under way).
         """
-        from firmware.tracker import MODES as TRACKER_MODES
+        from firmware.tracking.tracker import MODES as TRACKER_MODES
 
         if name not in ("play", "referee"):
             raise ValueError(f"the mode is play or referee, got {name!r}")
@@ -1131,8 +1131,8 @@ class App:
         self.message = message
 
     def act(self, action: Any) -> None:
-        """Perform a simulator action from :mod:`firmware.tui` (toggle, whole move, button)."""
-        from firmware.tui import HandMove, Press, Toggle
+        """Perform a simulator action from :mod:`firmware.simulator.tui` (toggle, whole move, button)."""
+        from firmware.simulator.tui import HandMove, Press, Toggle
 
         try:
             if isinstance(action, Toggle):
@@ -1153,7 +1153,7 @@ class App:
 
     def act_text(self, text: str) -> None:
         """Type ``text`` into the simulator (a square, a move, or a key name)."""
-        from firmware.tui import parse_input
+        from firmware.simulator.tui import parse_input
 
         action = parse_input(text)
         if action is not None:

@@ -17,14 +17,14 @@ from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 
-from firmware.app import MODES, App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
-from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.app.application import MODES, App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
+from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
-from firmware.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
-from firmware.link import PLAYS, Link, LinkConfig, open_link
-from firmware.referee import Referee, RefereeConfig, add_referee_arguments, referee_from_args
-from firmware.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
-from firmware.store import GameStore, StoreError, default_state_dir
+from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
+from firmware.link.host import PLAYS, Link, LinkConfig, open_link
+from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
+from firmware.app.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
+from firmware.storage.store import GameStore, StoreError, default_state_dir
 from hal.clock import Clock, MonotonicClock, VirtualClock
 from hal.errors import HardwareError
 from rules import BLACK, WHITE, Color
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--sim-keep-game needs the simulated board (--hal sim)")
     headless = args.headless or bool(args.script)
     if not headless:
-        from firmware.tui import NoTerminalError, check_terminal
+        from firmware.simulator.tui import NoTerminalError, check_terminal
 
         try:
             check_terminal()
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     actions = None
     if args.script:
-        from firmware.commands.replay import ScriptError, parse_script
+        from firmware.cli.replay import ScriptError, parse_script
 
         try:
             text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")
@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
         elif headless:
             app.run(stop)
         else:
-            from firmware.tui import NoTerminalError, main as tui_main
+            from firmware.simulator.tui import NoTerminalError, main as tui_main
 
             try:
                 tui_main(app, stop.is_set)

@@ -4,7 +4,7 @@
 ``socket://host:7000`` or ``loop://``) and a thread that does all the waiting on it, so
 the board's main loop never blocks on the wire:
 
-* received bytes are cut into lines (:class:`~firmware.link_protocol.LineReader`) and
+* received bytes are cut into lines (:class:`~firmware.link.protocol.LineReader`) and
   queued in a bounded *inbox*; when the inbox is full the thread stops reading, the
   operating system's buffer fills and the sender is held back (flow control), so a
   flood costs the board nothing but the few lines it takes per loop iteration;
@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from firmware.link_protocol import MAX_LINE, LineReader, LinkError
+from firmware.link.protocol import MAX_LINE, LineReader, LinkError
 from hal.clock import Clock
 
 __all__ = ["LineTransport", "open_port", "Opener"]

@@ -1,7 +1,7 @@
 """The interactive simulator: the simulated board in a terminal, played with mouse or keys.
 
-A thin view over :class:`~firmware.app.App`. Everything a test needs to check is pure and
-needs no terminal: :func:`render` turns a :class:`~firmware.app.BoardView` into a
+A thin view over :class:`~firmware.app.application.App`. Everything a test needs to check is pure and
+needs no terminal: :func:`render` turns a :class:`~firmware.app.application.BoardView` into a
 :class:`Screen` (characters plus a colour style per cell), :func:`square_at` maps a mouse
 click to a square, :func:`parse_input` reads what the person typed. Only :func:`main`
 touches curses.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from firmware.app import App, BoardView
+    from firmware.app.application import App, BoardView
 
 __all__ = [
     "WIDTH",

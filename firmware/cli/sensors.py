@@ -13,7 +13,7 @@ import time
 from typing import TextIO
 
 from firmware.config import ConfigError
-from firmware.hardware import Hardware, add_hardware_arguments, add_sim_arguments, open_from_args
+from firmware.app.hardware import Hardware, add_hardware_arguments, add_sim_arguments, open_from_args
 from hal.clock import MonotonicClock
 from hal.errors import HardwareError
 from hal.sensors import SensorEvent, squares_of

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from firmware.commands._common import add_rules_arguments, rules_from_args
+from firmware.cli._common import add_rules_arguments, rules_from_args
 from rules.pdn import decode, read_games
 
 

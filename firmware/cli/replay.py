@@ -18,12 +18,12 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 
-from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
-from firmware.controller import Controller
+from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.tracking.controller import Controller
 from firmware.events import Event, Final
-from firmware.hands import Action
-from firmware.referee import Referee, RefereeSettings, add_referee_arguments, referee_from_args
-from firmware.tracker import MODES, Tracker, TrackerSettings
+from firmware.simulator.hands import Action
+from firmware.referee.arbiter import Referee, RefereeSettings, add_referee_arguments, referee_from_args
+from firmware.tracking.tracker import MODES, Tracker, TrackerSettings
 from hal.buttons import BUTTON_NAMES
 from hal.clock import VirtualClock
 from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
@@ -96,7 +96,7 @@ def iter_replay(
 ) -> Iterator[Event]:
     """Run ``actions`` and yield the events as they happen, ``final`` last.
 
-    With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.Referee`
+    With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.arbiter.Referee`
     judges the game from the first instant: cautions, claims, the ballot, the clock, as
     ``crownhead replay --mode referee`` does. Without them the tracker runs alone under
     its ``referee`` policy (touch-move enforced, no takeback, no hints).

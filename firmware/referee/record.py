@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.clock_control import TimeControl, pdn_clock
+from firmware.referee.clock import TimeControl, pdn_clock
 from firmware.events import Event
-from firmware.store import atomic_write
+from firmware.storage.store import atomic_write
 from rules import Game
 from rules.ballots import Ballot
 from rules.pdn import write_game

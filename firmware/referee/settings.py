@@ -11,7 +11,7 @@ import argparse
 import random
 from dataclasses import dataclass
 
-from firmware.clock_control import ClockSpecError, TimeControl
+from firmware.referee.clock import ClockSpecError, TimeControl
 from firmware.config import FieldError, config_section
 from rules import Position, Rules
 from rules.ballots import Ballot, ballot as acf_ballot, deck

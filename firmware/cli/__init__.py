@@ -1,4 +1,9 @@
-"""The ``crownhead`` command: wires the subcommands in :mod:`firmware.commands` together."""
+"""The ``crownhead`` command line: one thin module per subcommand, argument parsing and wiring only.
+
+Each public module in this package defines ``register(subparsers)`` and is a subcommand;
+the libraries it wires together live in the other ``firmware`` packages. This is the
+only package that may import all of them.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,6 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from firmware import commands
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,8 +29,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="The software inside an electronic checkers board.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
         register = getattr(module, "register", None)
         if register is not None:
             register(sub)
@@ -49,6 +55,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from firmware.events import Event, Lights
-from firmware.tracker import Tracker, visible_roles
+from firmware.tracking.tracker import Tracker, visible_roles
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
 from hal.debounce import Debouncer

@@ -22,7 +22,7 @@ No hint is ever lit: the referee shows a violation, what must be put back, a req
 action (crowning, a balloted move) and the result, nothing else.
 
 >>> from rules import Game
->>> from firmware.tracker import Tracker
+>>> from firmware.tracking.tracker import Tracker
 >>> referee = Referee(RefereeSettings(ballot=5)).attach(Tracker(Game(), mode="referee"), 0)
 >>> [e.to_json()["event"] for e in referee.tick(0)]
 ['ballot']
@@ -38,9 +38,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from firmware.clock_control import GameClock, clock_text
+from firmware.referee.clock import GameClock, clock_text
 from firmware.events import BoardWarning, Crowned, Event, GameOver, MoveMade, NewGame
-from firmware.referee_events import (
+from firmware.referee.events import (
     BallotDrawn,
     Caution,
     Claim,
@@ -51,7 +51,7 @@ from firmware.referee_events import (
     Flag,
     Forfeit,
 )
-from firmware.referee_moves import (
+from firmware.referee.offences import (
     Offence,
     classify,
     jump_shaped,
@@ -60,8 +60,8 @@ from firmware.referee_moves import (
     read_out_of_turn,
     stand,
 )
-from firmware.referee_record import RecordError, RecordFiles, TournamentRecord
-from firmware.referee_settings import (
+from firmware.referee.record import RecordError, RecordFiles, TournamentRecord
+from firmware.referee.settings import (
     STYLES,
     BallotBox,
     RefereeConfig,
@@ -70,8 +70,8 @@ from firmware.referee_settings import (
     parse_ballot,
     referee_from_args,
 )
-from firmware.tracker import HINT_ROLES, Kind, ModePolicy, Reading, Tracker, TrackerSettings
-from firmware.tracker_table import TurnTable
+from firmware.tracking.tracker import HINT_ROLES, Kind, ModePolicy, Reading, Tracker, TrackerSettings
+from firmware.tracking.table import TurnTable
 from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position
 from rules.ballots import Ballot, ballot as acf_ballot
 from rules.game import FORTY_MOVES_PLIES, win_for
@@ -141,9 +141,9 @@ class Referee:
     The tracker's interface is passed through: ``update``, ``press``, ``tick``,
     ``next_deadline``, ``restore``, ``new_game``, ``expect``, ``take_back``, ``game``,
     ``roles`` (hints taken out), ``warning``, ... so a :class:`Referee` goes wherever a
-    :class:`~firmware.tracker.Tracker` goes.
+    :class:`~firmware.tracking.tracker.Tracker` goes.
 
-    The host (``firmware.link``) calls :meth:`declare`, :meth:`agree_draw`,
+    The host (``firmware.link.host``) calls :meth:`declare`, :meth:`agree_draw`,
     :meth:`offer_draw`, :meth:`claim`, :meth:`set_ballot` and :meth:`set_style`.
     """
 
@@ -333,7 +333,7 @@ class Referee:
         return self.tracker.held
 
     def hold(self, side: Color, by: str = "elsewhere") -> None:
-        """The tracker's :meth:`~firmware.tracker.Tracker.hold`: ``side``'s moves are made
+        """The tracker's :meth:`~firmware.tracking.tracker.Tracker.hold`: ``side``'s moves are made
         elsewhere (at the other end of the link). Its player is judged there: nothing done
         here with its pieces while it is to move counts as its offence."""
         self.tracker.hold(side, by)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from firmware.store import GameStore, StoreError, atomic_write, default_state_dir
+from firmware.storage.store import GameStore, StoreError, atomic_write, default_state_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:

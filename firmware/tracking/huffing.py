@@ -22,7 +22,7 @@ In casual play a huff is taken back like a move: put the piece back (or press
 be made.
 
 These functions are the tracker's own code, kept apart so that the English tracker reads
-as before; :class:`firmware.tracker.Tracker` calls them at a few marked places.
+as before; :class:`firmware.tracking.tracker.Tracker` calls them at a few marked places.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from firmware.events import Event, ForcedJump, GameOver, Huffed, HuffTakenBack, MissedJump
-from firmware.tracker_table import TurnTable
+from firmware.tracking.table import TurnTable
 from rules import Game, Move, Position
 from rules.game import Huff, JumpForced
 from rules.squares import bit
 
 if TYPE_CHECKING:
-    from firmware.tracker import Reading, Tracker
+    from firmware.tracking.tracker import Reading, Tracker
 
 __all__ = [
     "HUFF_ROLE",
@@ -93,7 +93,7 @@ def _huffed_square(tracker: Tracker, board: int) -> int | None:
 
 def read(tracker: Tracker, board: int) -> Reading | None:
     """``Kind.HUFF`` for a board that is the position with one huffable piece taken off."""
-    from firmware.tracker import Kind, Reading
+    from firmware.tracking.tracker import Kind, Reading
 
     square = None if tracker.expected is not None else _huffed_square(tracker, board)
     if square is None:
@@ -167,7 +167,7 @@ def after_update(tracker: Tracker, old: Reading, new: Reading, now: int) -> list
     the piece's start empties), or moves a piece that could also be taken for one the
     mover captures while correcting the move.
     """
-    from firmware.tracker import Kind
+    from firmware.tracking.tracker import Kind
 
     occupied = tracker.game.position.occupied
     for square in tracker.game.huffable():
@@ -208,7 +208,7 @@ def force(tracker: Tracker, now: int) -> list[Event]:
 
     The lights then guide the piece back (``missing``/``extra``) as after a takeback.
     """
-    from firmware.tracker import _COMMITTABLE
+    from firmware.tracking.tracker import _COMMITTABLE
 
     if tracker._setup is not None:
         return []
@@ -244,7 +244,7 @@ def undo(tracker: Tracker, now: int) -> list[Event] | None:
     a forced jump, unless its mover is redoing it (a correction, in casual play); nothing
     takes back a forced jump.
     """
-    from firmware.tracker import Kind
+    from firmware.tracking.tracker import Kind
 
     game = tracker.game
     if not game.history:
@@ -283,7 +283,7 @@ def take_back(tracker: Tracker, now: int) -> list[Event] | None:
 
 def roles(tracker: Tracker, out: dict[int, str]) -> None:
     """Add the ``huff`` role on the pieces that may be huffed, while the choice is open."""
-    from firmware.tracker import Kind
+    from firmware.tracking.tracker import Kind
 
     if tracker.expected is not None or tracker.reading.kind not in (Kind.IDLE, Kind.HUFF, Kind.PROGRESS):
         return  # no huff while the board waits for a machine's move

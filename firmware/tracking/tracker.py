@@ -3,7 +3,7 @@
 The board senses only *whether* a square is occupied. The tracker knows *what* stands
 where because it has followed every move from a known position: identity comes from
 history, never from the sensors. For the position to move it precomputes the occupancy
-patterns of every legal move (:mod:`firmware.tracker_table`) and reads each settled
+patterns of every legal move (:mod:`firmware.tracking.table`) and reads each settled
 board against them:
 
 * the board of the position itself: nothing happened, or a piece was put back;
@@ -50,8 +50,8 @@ from firmware.events import (
     TakenBack,
     WARNING_CODES,
 )
-from firmware import huffing
-from firmware.tracker_table import Plan, ProgressView, TurnTable, lowest_square, view_progress
+from firmware.tracking import huffing
+from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Color, Game, Move, Position
 from rules.squares import bit, iter_squares, squares_of
 
@@ -241,7 +241,7 @@ def _wrong_move_message(start: int, end: int, name: str, same: list[Plan], taken
     message names the legal move that explains most of ``taken`` and the pieces it does
     not take.
 
-    >>> from firmware.tracker_table import TurnTable
+    >>> from firmware.tracking.table import TurnTable
     >>> from rules import Position
     >>> table = TurnTable(Position.from_fen("B:W6,7,14,15,16,30:BK2"))
     >>> same = [p for p in table.plans if p.move.end == 20]   # 2x11x20 and 2x9x18x11x20

@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from rules.perft import divide, perft
 
 

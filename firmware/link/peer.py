@@ -1,9 +1,9 @@
 """Two boards, one game: following the board at the other end of the link.
 
-:class:`PeerFollower` is the part of :class:`~firmware.link.Link` that reads another
+:class:`PeerFollower` is the part of :class:`~firmware.link.host.Link` that reads another
 board's event lines (a line starting with ``{``) when ``link.plays`` gives one side to
 the link. It never answers them (two boards must not bounce lines back and forth); it
-keeps what it learns for :meth:`Link._sync <firmware.link.Link>`, which shows the other
+keeps what it learns for :meth:`Link._sync <firmware.link.host.Link>`, which shows the other
 side's moves on this board's lights:
 
 * ``move``: the other board's moves by ply, both sides' (its own, and its echo of this
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rules import Color, Game, Move, Position
 
 if TYPE_CHECKING:
-    from firmware.app import App
+    from firmware.app.application import App
     from firmware.events import Event
 
 __all__ = ["GameId", "PeerFollower"]

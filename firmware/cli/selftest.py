@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
 from firmware.config import ConfigError
-from firmware.hardware import (
+from firmware.app.hardware import (
     Hardware,
     add_hardware_arguments,
     add_sim_arguments,

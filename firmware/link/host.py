@@ -1,6 +1,6 @@
 """The serial link to a host computer: live relay, remote control, a distant player.
 
-A :class:`Link` sits beside the :class:`~firmware.app.App`: the app polls it once per
+A :class:`Link` sits beside the :class:`~firmware.app.application.App`: the app polls it once per
 loop iteration (:meth:`Link.poll`, a *source*) and gives it every event (:meth:`Link.sink`).
 On the wire (``docs/protocol.md``) it speaks lines of at most 1 KiB:
 
@@ -16,9 +16,9 @@ Two boards, one game
 With ``[link] plays = "black"`` the people at this board play Black; White is played at
 the other end of the link: a host sending ``play MOVE``, or another board whose people
 play White. Each board sends its events; each follows the other's
-(:mod:`firmware.link_peer`): a move of the other side is shown on the LEDs (the
+(:mod:`firmware.link.peer`): a move of the other side is shown on the LEDs (the
 tracker's ``expect``) for the local player to make, and the board accepts no other move
-for that side (the application holds it: :meth:`firmware.app.App.hold`), in every mode.
+for that side (the application holds it: :meth:`firmware.app.application.App.hold`), in every mode.
 
 Bad input changes nothing: every rejected line gets one ``error`` reply (never a reply
 to another board's event line, so two boards cannot ping-pong), at most
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from firmware.config import FieldError, config_section
 from firmware.events import Event, GameOver, MoveMade, NewGame, TakenBack
-from firmware.link_protocol import (
+from firmware.link.protocol import (
     COMMANDS,
     MAX_LINE,
     PROTOCOL_VERSION,
@@ -50,8 +50,8 @@ from firmware.link_protocol import (
     fits,
     parse_line,
 )
-from firmware.link_peer import GameId, PeerFollower
-from firmware.link_transport import LineTransport
+from firmware.link.peer import GameId, PeerFollower
+from firmware.link.transport import LineTransport
 from hal.clock import Clock
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.ballots import ballot as acf_ballot
@@ -60,7 +60,7 @@ from rules.position import parse_move_squares
 from rules.variants import numeric_fen
 
 if TYPE_CHECKING:
-    from firmware.app import App
+    from firmware.app.application import App
 
 __all__ = ["LinkConfig", "Link", "GameId", "open_link", "PLAYS"]
 
@@ -165,7 +165,7 @@ def _fitted(message: dict[str, Any]) -> dict[str, Any]:
 
 
 class Link(PeerFollower):
-    """The board's end of the link, around a started :class:`~firmware.link_transport.LineTransport`.
+    """The board's end of the link, around a started :class:`~firmware.link.transport.LineTransport`.
 
     Give it to the app with :meth:`attach` before ``app.start()``; :meth:`close` after
     ``app.close()``.
@@ -304,7 +304,7 @@ class Link(PeerFollower):
         if key in self._said:
             return
         self._said.add(key)
-        from firmware.app import Notice
+        from firmware.app.application import Notice
 
         log.warning("link: %s", message)
         self._events.append(Notice(now, message))
@@ -582,7 +582,7 @@ class Link(PeerFollower):
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
         assert self.app is not None
         app = self.app
-        from firmware.players import Human
+        from firmware.app.players import Human
 
         for color, name in ((BLACK, black), (WHITE, white)):
             player = app.players[color]
@@ -597,7 +597,7 @@ class Link(PeerFollower):
             app.record = replace(app.record, black=black, white=white)
             game = self._game()
             if app.store is not None and not app.resuming and app.tracker.setting_up is None and not game.is_over:
-                from firmware.store import StoreError
+                from firmware.storage.store import StoreError
 
                 try:
                     app.store.save_current(app.record.with_game(game))

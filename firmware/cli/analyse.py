@@ -22,7 +22,7 @@ import os
 import sys
 import time
 
-from firmware.commands._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from rules.engine import DEFAULT_MOVETIME_MS, Engine
 
 #: Kept back from the budget for printing the answer and leaving the interpreter.

@@ -1,0 +1,1 @@
+"""Wiring checks for people building a board: the live switch view and the self-test."""
