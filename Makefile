@@ -19,6 +19,7 @@ run: $(STAMP)
 	$(BIN)/crownhead run
 
 test: $(STAMP)
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
 
 test-slow: $(STAMP)

@@ -325,9 +325,9 @@ _G_ALL = _ghost(FULL)
 _G_BLACK_CROWN = _ghost(BLACK_CROWN_ROW)
 _G_WHITE_CROWN = _ghost(WHITE_CROWN_ROW)
 # Jump directions as signed shifts: positive towards higher bits.
-_G_KING = (4, 5, -4, -5)
-_G_BLACK_MAN = (4, 5)
-_G_WHITE_MAN = (-4, -5)
+_G_KING: tuple[int, ...] = (4, 5, -4, -5)
+_G_BLACK_MAN: tuple[int, ...] = (4, 5)
+_G_WHITE_MAN: tuple[int, ...] = (-4, -5)
 
 
 def _g_routes(x: int, dirs: tuple[int, ...], opp: int, empty: int, crown: int) -> int:

@@ -505,8 +505,8 @@ def _build(draft: _Draft, source: str, number: int, rules: Rules) -> PdnGame:
         text, line = draft.moves[index]
         game.error = error(index + 1, text, reason, line)
     elif draft.problem is not None:
-        index, text, reason, line = draft.problem
-        game.error = error(None if index is None else index + 1, text, reason, line)
+        at, problem_text, problem, problem_line = draft.problem
+        game.error = error(None if at is None else at + 1, problem_text, problem, problem_line)
     return game
 
 

@@ -99,10 +99,10 @@ def parse_square(text: str) -> Square:
         check_square(square)
         return square
     if len(token) == 2 and token[0] in "abcdefgh" and token[1] in "12345678":
-        square = square_at("abcdefgh".index(token[0]), int(token[1]))
-        if square is None:
+        dark = square_at("abcdefgh".index(token[0]), int(token[1]))
+        if dark is None:
             raise ValueError(f"{text!r} is a light square; pieces stand on dark squares only")
-        return square
+        return dark
     raise ValueError(f"{text!r} is not a square (1-32 or a dark square a1-h8)")
 
 
@@ -122,7 +122,7 @@ WHITE_FORWARD: tuple[int, ...] = (NORTH_WEST, NORTH_EAST)
 def _ray(square: Square, direction: int) -> tuple[Square, ...]:
     df, dr = DIRECTIONS[direction]
     f, r = file_of(square), rank_of(square)
-    out = []
+    out: list[Square] = []
     while True:
         f, r = f + df, r + dr
         target = square_at(f, r)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.cli.selftest import COLOURS, ConsoleOperator, Selftest, SimHand, parse_squares
+from firmware.diagnostics.selftest import COLOURS, ConsoleOperator, Selftest, SimHand, parse_squares
 from firmware.config import default_config
 from firmware.app.hardware import open_hardware
 from hal.clock import VirtualClock

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.cli.sensors import render_occupancy
+from firmware.diagnostics.sensors import render_occupancy
 from hal.sensors import mask_of
 
 

@@ -8,7 +8,7 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.cli.selftest import Selftest
+from firmware.diagnostics.selftest import Selftest
 from firmware.config import default_config
 from firmware.app.hardware import open_hardware
 from hal.clock import MonotonicClock, VirtualClock

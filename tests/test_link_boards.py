@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import serial
 
-from firmware.cli.relay import Relay
+from firmware.link.relay import Relay
 from firmware.link.transport import LineTransport
 from hal.clock import MonotonicClock
 from rules import BLACK, Move

@@ -18,7 +18,7 @@ import pytest
 
 from firmware.app.application import App, AppSettings
 from firmware.referee.clock import TimeControl
-from firmware.cli.replay import parse_script, replay
+from firmware.simulator.script import parse_script, replay
 from firmware.config import ConfigError, default_config, parse_config
 from firmware.events import Event, MoveMade
 from firmware.simulator.hands import Action, game_actions, spaced

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from firmware.cli import main
-from firmware.cli.replay import ScriptError, parse_script
+from firmware.simulator.script import ScriptError, parse_script
 
 START_AFTER_11_15 = "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from firmware.app.application import App, AppSettings
-from firmware.cli.replay import parse_script
+from firmware.simulator.script import parse_script
 from firmware.config import default_config
 from firmware.events import Event
 from firmware.app.hardware import open_hardware

@@ -1,7 +1,7 @@
 """Scenario tests of the move tracker: each behaviour of issue 4 with its exact events.
 
 Scripts run on the simulated board through the real debouncer, controller and tracker
-(``firmware.cli.replay``), with debounce 30 ms, settle 300 ms and patience 2500 ms,
+(``firmware.simulator.script``), with debounce 30 ms, settle 300 ms and patience 2500 ms,
 so every time below is reasoned out: a switch change is accepted 30 ms after it happens,
 a move 300 ms after its last accepted change (or at once when the reply starts).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.cli.replay import parse_script, replay
+from firmware.simulator.script import parse_script, replay
 from firmware.events import BoardWarning, MoveMade
 from firmware.tracking.tracker import (
     HINT_ROLES,
@@ -723,7 +723,7 @@ def test_every_move_event_is_legal_where_it_was_made():
         "firmware.tracking.table",
         "firmware.simulator.hands",
         "firmware.tracking.controller",
-        "firmware.cli.replay",
+        "firmware.simulator.script",
     ],
 )
 def test_examples_in_the_docstrings(name):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.cli.replay import replay
+from firmware.simulator.script import replay
 from firmware.events import BoardWarning, Crowned, Final, GameOver, MoveMade
 from firmware.simulator.hands import HumanStyle
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import pytest
 
-from firmware.cli.replay import parse_script, replay
+from firmware.simulator.script import parse_script, replay
 from firmware.events import BoardWarning, Event, Final, MoveMade
 from firmware.simulator.hands import Action, HumanStyle, human_actions
 from firmware.tracking.huffing import HUFF_ROLE

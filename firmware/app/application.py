@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 
 from firmware.config import FieldError, config_section
 from firmware.tracking.controller import Controller
+from firmware.tracking.follower import Follower
 from firmware.events import (
     BoardWarning,
     Crowned,
@@ -62,6 +63,7 @@ from firmware.storage.store import GameRecord, GameStore, StoreError
 from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
+from hal.lights import Frame, FrameKey
 from hal.debounce import Debouncer
 from hal.squares import square_to_cell
 from rules import BLACK, WHITE, Color, Game, Move, Position, Rules, WCDF
@@ -307,7 +309,7 @@ class BoardView:
     """Everything the terminal simulator shows, as plain values (see :func:`firmware.simulator.tui.render`)."""
 
     pieces: Mapping[int, str]
-    lit: Mapping[int, tuple[int, int, int]]
+    lit: Mapping[FrameKey, tuple[int, int, int]]
     blinking: frozenset[int]
     status: str
     mode_text: str
@@ -462,7 +464,7 @@ class App:
         self._started = False
         self._closed = False
         self._resuming = False
-        self._frame: dict[int, tuple[int, int, int]] | None = None
+        self._frame: Frame | None = None
         self._blinking: frozenset[int] = frozenset()
         self._pending: list[Event] = []
         self._game: Game | None = None
@@ -473,7 +475,7 @@ class App:
         self._jumpers_cache: tuple[int, ...] = ()
         self.record: GameRecord | None = None
         self._written: GameRecord | None = None
-        self.tracker: Tracker
+        self.tracker: Follower
         self.controller: Controller
 
     # -- life cycle -----------------------------------------------------------------------
@@ -530,11 +532,11 @@ class App:
                 )
             )
 
-    def _judged(self, tracker: Tracker, *, resumed: bool = False) -> Tracker:
+    def _judged(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
         """``tracker``, or in referee mode the referee judging it (it stands in for it)."""
         if self.referee is None:
             return tracker
-        return self.referee.attach(tracker, resumed=resumed)  # type: ignore[return-value]
+        return self.referee.attach(tracker, resumed=resumed)
 
     def _load(self, now: int) -> tuple[GameRecord, Game] | None:
         """The unfinished game in the state directory, if there is one to resume."""
@@ -1063,7 +1065,7 @@ class App:
         if name == self.mode.name:
             return
         now = self.clock.now_ms() if now is None else now
-        plain = self.tracker.tracker if isinstance(self.tracker, Referee) else self.tracker
+        plain = self.tracker.tracker
         self.mode = MODES[name]
         self._forget_hint()
         self.policy.referee = self.mode.referee_lights
@@ -1073,7 +1075,7 @@ class App:
             self._arbiter = self.referee
             # A game not yet begun is refereed from now; otherwise from the next new game.
             begins = not game.is_over and plain.setting_up is None
-            self.tracker = self.referee.attach(plain, now if begins else None)  # type: ignore[assignment]
+            self.tracker = self.referee.attach(plain, now if begins else None)
             self._name_players(now if begins else None)
         else:
             if self.referee is not None and plain.expected is not None and plain.expected == self.referee.ballot_move:

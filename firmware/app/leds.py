@@ -34,6 +34,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from hal.lights import Frame
 from rules import Color, Position, Result
 
 __all__ = [
@@ -242,7 +243,7 @@ class LedPolicy:
         warning_squares: Collection[int] = (),
         result: Result | None = None,
         position: Position | None = None,
-    ) -> dict[int, RGB]:
+    ) -> Frame:
         """The frame for ``roles`` at ``now_ms``: ``{square: (r, g, b)}``, off squares absent.
 
         ``warning_squares`` are the squares of the tracker's current warning: they blink
@@ -253,7 +254,7 @@ class LedPolicy:
         """
         s = self.settings
         pal = s.palette
-        out: dict[int, RGB] = {}
+        out: Frame = {}
         if result is not None and position is not None:
             out.update(self._result_frame(result, position))
         warned = frozenset(warning_squares) | {sq for sq, r in roles.items() if r in WARNING_ROLES}
@@ -277,7 +278,7 @@ class LedPolicy:
                 out[square] = _scale(pal.error, s.brightness)
         return out
 
-    def _result_frame(self, result: Result, position: Position) -> dict[int, RGB]:
+    def _result_frame(self, result: Result, position: Position) -> Frame:
         s = self.settings
         winner = result.winner
         if winner is None:

@@ -52,7 +52,8 @@ class EngineUnavailable(PlayerError):
 
 @runtime_checkable
 class Player(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     @property
     def is_human(self) -> bool: ...

@@ -16,103 +16,20 @@ and reported; nothing else is interpreted.
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
-from collections.abc import Callable
 from types import FrameType
-from typing import Any, TextIO
 
 from firmware.config import FieldError
 from firmware.link.host import LinkConfig
-from firmware.link.protocol import LinkError
+from firmware.link.relay import Relay, json_log, text_log
 from firmware.link.transport import LineTransport
-from hal.clock import Clock, MonotonicClock
+from hal.clock import MonotonicClock
 
-__all__ = ["Relay", "register", "run"]
+__all__ = ["register", "run"]
 
 PROG = "crownhead relay"
-HELLO = b"hello\n"
-
-
-class Relay:
-    """Copies lines between two :class:`~firmware.link.transport.LineTransport` ports.
-
-    ``log`` is called with (time ms, from, to, line text or a note) for everything seen.
-    Call :meth:`step` repeatedly (:meth:`run` does) after starting both transports.
-    """
-
-    def __init__(
-        self,
-        a: LineTransport,
-        b: LineTransport,
-        clock: Clock,
-        log: Callable[[int, str, str, str], None] | None = None,
-        lines_per_step: int = 64,
-    ) -> None:
-        self.sides = {"A": a, "B": b}
-        self.clock = clock
-        self.log = log or (lambda t, src, dst, text: None)
-        self.lines_per_step = lines_per_step
-        self.forwarded = {"A": 0, "B": 0}
-        self.dropped = 0
-
-    def step(self) -> int:
-        """Greet fresh links, then forward what has arrived; returns the lines handled."""
-        now = self.clock.now_ms()
-        fresh = {name: port.take_fresh() for name, port in self.sides.items()}
-        for name, why in fresh.items():
-            if why == "connect":
-                self.log(now, name, "-", f"connected ({self.sides[name].url})")
-            elif why == "overrun":
-                self.log(now, name, "-", "missed lines (it did not read in time); asking both boards for their state")
-        if any(fresh.values()):
-            # Each board's answer goes to the other: ask both, once, when both can hear.
-            both = all(port.connected for port in self.sides.values())
-            for name, port in self.sides.items():
-                if fresh[name]:
-                    port.resume(*([HELLO] if both else []))
-                elif both:
-                    port.send(HELLO)
-        handled = 0
-        for name, port in self.sides.items():
-            other_name = "B" if name == "A" else "A"
-            for item in port.receive(self.lines_per_step):
-                handled += 1
-                if isinstance(item, LinkError):
-                    self.dropped += 1
-                    self.log(now, name, other_name, f"(dropped: {item.message})")
-                    continue
-                line = item[:-1] if item.endswith(b"\r") else item
-                if self.sides[other_name].send(line + b"\n"):
-                    self.forwarded[name] += 1
-                self.log(now, name, other_name, line.decode("utf-8", "backslashreplace"))
-        return handled
-
-    def run(self, stop: threading.Event, idle_s: float = 0.005) -> None:
-        """Relay until ``stop`` is set."""
-        while not stop.is_set():
-            if not self.step():
-                stop.wait(idle_s)
-
-
-def text_log(out: TextIO) -> Callable[[int, str, str, str], None]:
-    def log(t: int, src: str, dst: str, text: str) -> None:
-        arrow = f"{src}>{dst}" if dst != "-" else f"{src}  "
-        out.write(f"{t / 1000:9.3f} {arrow} {text}\n")
-        out.flush()
-
-    return log
-
-
-def json_log(out: TextIO) -> Callable[[int, str, str, str], None]:
-    def log(t: int, src: str, dst: str, text: str) -> None:
-        record: dict[str, Any] = {"t": t, "from": src, "to": dst if dst != "-" else None, "line": text}
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
-        out.flush()
-
-    return log
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     actions = None
     if args.script:
-        from firmware.cli.replay import ScriptError, parse_script
+        from firmware.simulator.script import ScriptError, parse_script
 
         try:
             text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")

@@ -9,62 +9,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from typing import TextIO
 
+from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, open_from_args
 from firmware.config import ConfigError
-from firmware.app.hardware import Hardware, add_hardware_arguments, add_sim_arguments, open_from_args
+from firmware.diagnostics.sensors import live, show_once
 from hal.clock import MonotonicClock
 from hal.errors import HardwareError
-from hal.sensors import SensorEvent, squares_of
-from hal.squares import cell_to_square, square_name
 
-__all__ = ["register", "render_occupancy", "run"]
-
-OCCUPIED, EMPTY, LIGHT = "O", ".", " "
-LIT = (0, 255, 0)
-
-
-def render_occupancy(mask: int) -> str:
-    """The board with occupied squares marked, beside a key of square numbers."""
-    files = "a b c d e f g h"
-    lines = [f"    {files}        a  b  c  d  e  f  g  h"]
-    for row in range(8):
-        rank = 8 - row
-        marks, numbers = [], []
-        for col in range(8):
-            sq = cell_to_square(row, col)
-            if sq is None:
-                marks.append(LIGHT)
-                numbers.append("  ")
-            else:
-                marks.append(OCCUPIED if mask >> (sq - 1) & 1 else EMPTY)
-                numbers.append(f"{sq:2d}")
-        lines.append(f" {rank}  {' '.join(marks)}     {rank} {' '.join(numbers)}".rstrip())
-    occupied = squares_of(mask)
-    lines.append(f"occupied ({len(occupied)}): {' '.join(map(str, occupied)) or '-'}")
-    return "\n".join(lines)
-
-
-def _status(hw: Hardware) -> str:
-    parts = [f"backend: {hw.backend}"]
-    rate = getattr(hw.sensors, "scan_rate", None)
-    if rate is not None:
-        parts.append(f"scans/s: {rate:.0f}")
-    if hw.link is not None:
-        parts.append(
-            "link: " + ("connected" if hw.link.connected else f"DOWN ({hw.link.last_error})")
-        )
-        if hw.link.firmware:
-            parts.append(f"firmware: {hw.link.firmware}")
-    return "   ".join(parts)
-
-
-def _describe(event: SensorEvent) -> str:
-    what = "closed (occupied)" if event.occupied else "opened (empty)"
-    return (
-        f"{event.t_ms / 1000:9.3f}s  square {event.square:2d} ({square_name(event.square)}) {what}"
-    )
+__all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -78,63 +31,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         faults = hw.diagnose()
         if args.once:
-            # A scanning backend has taken its first scan when it started; a serial
-            # board answers OCC? within a moment after connecting.
-            if hw.link is not None:
-                _wait_for_link(hw, args.wait)
-            print(render_occupancy(hw.sensors.snapshot()), file=out)
-            print(_status(hw), file=out)
-            for fault in faults:
-                print(f"FAULT: {fault}", file=out)
-            return 1 if faults else 0
-        return _live(hw, args, out, faults)
+            return show_once(hw, out, faults, args.wait)
+        return live(hw, out, faults, seconds=args.seconds, interval_ms=args.interval, light=args.light)
     except KeyboardInterrupt:
         return 0
     finally:
         hw.close()
-
-
-def _wait_for_link(hw: Hardware, seconds: float) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end and not (hw.link.connected and hw.link.firmware):
-        time.sleep(0.02)
-    time.sleep(0.05)  # let the OCC answer that follows HELLO arrive
-
-
-def _live(hw: Hardware, args: argparse.Namespace, out: TextIO, faults: list[str]) -> int:
-    tty = out.isatty()
-    recent: list[str] = []
-    shown: int | None = None
-    shown_status = ""
-    end = None if args.seconds is None else time.monotonic() + args.seconds
-    last_status_at = 0.0
-    hw.sensors.poll()  # changes from before the first drawing are in it already
-    while end is None or time.monotonic() < end:
-        for event in hw.sensors.poll():
-            recent.append(_describe(event))
-            if not tty:
-                print(recent[-1], file=out)
-        del recent[:-8]
-        occ = hw.sensors.snapshot()
-        if args.light:
-            hw.lights.show({sq: LIT for sq in squares_of(occ)})
-        hw.lights.flush()
-        now = time.monotonic()
-        status = _status(hw)
-        if occ != shown or (tty and status != shown_status and now - last_status_at >= 1.0):
-            if tty:
-                out.write("\x1b[H\x1b[2J")
-            print(render_occupancy(occ), file=out)
-            print(status, file=out)
-            for fault in faults:
-                print(f"FAULT: {fault}", file=out)
-            if tty:
-                print("\n".join(recent), file=out)
-                print("Ctrl-C to stop", file=out)
-            out.flush()
-            shown, shown_status, last_status_at = occ, status, now
-        time.sleep(args.interval / 1000)
-    return 1 if faults else 0
 
 
 def _positive(kind: type) -> object:

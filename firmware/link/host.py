@@ -582,14 +582,14 @@ class Link(PeerFollower):
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
         assert self.app is not None
         app = self.app
-        from firmware.app.players import Human
+        from firmware.app.players import Computer, Human
 
         for color, name in ((BLACK, black), (WHITE, white)):
             player = app.players[color]
-            if isinstance(player, Human):
-                app.players[color] = Human(name)
-            else:
+            if isinstance(player, Computer):
                 player.name = name
+            else:
+                app.players[color] = Human(name)
         if app.referee is not None:
             app.referee.set_names(black, white)  # the tournament record, and the games after
         saved = False

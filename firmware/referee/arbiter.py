@@ -70,7 +70,8 @@ from firmware.referee.settings import (
     parse_ballot,
     referee_from_args,
 )
-from firmware.tracking.tracker import HINT_ROLES, Kind, ModePolicy, Reading, Tracker, TrackerSettings
+from firmware.tracking.follower import Overseer
+from firmware.tracking.tracker import HINT_ROLES, Kind, Tracker
 from firmware.tracking.table import TurnTable
 from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position
 from rules.ballots import Ballot, ballot as acf_ballot
@@ -130,7 +131,7 @@ def _color(side: str) -> Color:
     return BLACK if side == "black" else WHITE
 
 
-class Referee:
+class Referee(Overseer):
     """The arbiter of one board, game after game (see the module docstring).
 
     :meth:`attach` gives it the tracker to judge (the application attaches a new one
@@ -138,10 +139,14 @@ class Referee:
     when no ``new-game`` will announce it (a board already set up, as in a replay).
     Otherwise a game begins with each ``new-game`` the tracker reports.
 
-    The tracker's interface is passed through: ``update``, ``press``, ``tick``,
-    ``next_deadline``, ``restore``, ``new_game``, ``expect``, ``take_back``, ``game``,
-    ``roles`` (hints taken out), ``warning``, ... so a :class:`Referee` goes wherever a
-    :class:`~firmware.tracking.tracker.Tracker` goes.
+    It is a :class:`~firmware.tracking.follower.Follower`, so it goes wherever a
+    :class:`~firmware.tracking.tracker.Tracker` goes: what it does not rule on passes
+    through to the tracker (:class:`~firmware.tracking.follower.Overseer`); it overrides
+    ``update``, ``press``, ``tick``, ``restore``, ``new_game``, ``take_back``,
+    ``declare``, ``next_deadline`` (the flag), ``roles`` (hints taken out) and the
+    warnings (as the referee words them). A side held with ``hold`` is judged at the
+    other end of the link: nothing done here with its pieces while it is to move counts
+    as its offence.
 
     The host (``firmware.link.host``) calls :meth:`declare`, :meth:`agree_draw`,
     :meth:`offer_draw`, :meth:`claim`, :meth:`set_ballot` and :meth:`set_style`.
@@ -153,6 +158,7 @@ class Referee:
         *,
         wall: Callable[[], _dt.datetime] | None = None,
     ) -> None:
+        super().__init__()
         self.settings = settings
         self.style = settings.style
         self.box = BallotBox(settings.ballot, settings.deck, settings.seed)
@@ -165,7 +171,6 @@ class Referee:
         self.clock_deadline = True
         self.games = 0
         self.state: _GameState | None = None
-        self._tracker: Tracker | None = None
         self._pending: list[Event] = []
         self._record_trouble: str | None = None
         self._over_key: tuple[object, ...] | None = None
@@ -191,69 +196,11 @@ class Referee:
             self._pending += self._begin(now_ms, resumed=resumed)  # logged when handed out
         return self
 
-    @property
-    def tracker(self) -> Tracker:
-        if self._tracker is None:
-            raise RuntimeError("Referee.attach(tracker) first")
-        return self._tracker
-
     def begin(self, now_ms: int, *, resumed: bool = False) -> list[Event]:
         """A game begins on the attached tracker now: names, ballot, clock, record."""
         return self._log(self._begin(now_ms, resumed=resumed))
 
-    # -- the tracker's interface, passed through ------------------------------------------
-
-    @property
-    def game(self) -> Game:
-        return self.tracker.game
-
-    @property
-    def position(self) -> Position:
-        return self.tracker.position
-
-    @property
-    def board(self) -> int:
-        return self.tracker.board
-
-    @property
-    def board_matches(self) -> bool:
-        return self.tracker.board_matches
-
-    @property
-    def reading(self) -> Reading:
-        return self.tracker.reading
-
-    @property
-    def setting_up(self) -> Position | None:
-        return self.tracker.setting_up
-
-    @property
-    def expected(self) -> Move | None:
-        return self.tracker.expected
-
-    @property
-    def touched(self) -> int | None:
-        return self.tracker.touched
-
-    @property
-    def overdue(self) -> bool:
-        return self.tracker.overdue
-
-    @property
-    def mode(self) -> str:
-        return self.tracker.mode
-
-    @property
-    def policy(self) -> ModePolicy:
-        return self.tracker.policy
-
-    @policy.setter
-    def policy(self, policy: ModePolicy) -> None:
-        self.tracker.policy = policy
-
-    @property
-    def tracker_settings(self) -> TrackerSettings:
-        return self.tracker.settings
+    # -- what the referee rules on (the rest passes through: Overseer) -------------------
 
     @property
     def roles(self) -> dict[int, str]:
@@ -322,24 +269,8 @@ class Referee:
         now = now_ms if now_ms is not None else 0
         return self._log(self._process(self.tracker.new_game(position, now_ms), now))
 
-    def expect(self, move: Move | None) -> None:
-        self.tracker.expect(move)
-
     def take_back(self, now_ms: int) -> list[Event]:
         return self._log(self._process(self.tracker.take_back(now_ms), now_ms))
-
-    @property
-    def held(self) -> dict[Color, str]:
-        return self.tracker.held
-
-    def hold(self, side: Color, by: str = "elsewhere") -> None:
-        """The tracker's :meth:`~firmware.tracking.tracker.Tracker.hold`: ``side``'s moves are made
-        elsewhere (at the other end of the link). Its player is judged there: nothing done
-        here with its pieces while it is to move counts as its offence."""
-        self.tracker.hold(side, by)
-
-    def release(self, side: Color) -> None:
-        self.tracker.release(side)
 
     # -- the host's and the application's calls ---------------------------------------------
 

@@ -35,6 +35,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from rules import Game, Move, Position, Result, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
@@ -136,7 +137,7 @@ _RULE_FIELDS: dict[str, type] = {
 }
 
 
-def _rule_fields(rules: Rules) -> dict[str, object]:
+def _rule_fields(rules: Rules) -> dict[str, Any]:
     fields = {name: getattr(rules, name) for name in _RULE_FIELDS}
     fields["crowning"] = rules.crowning.value
     return fields

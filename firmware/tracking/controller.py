@@ -23,9 +23,10 @@ application adds the LEDs and the UI on top.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from firmware.events import Event, Lights
+from firmware.tracking.follower import Follower
 from firmware.tracking.tracker import Tracker, visible_roles
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
@@ -36,7 +37,7 @@ __all__ = ["Controller"]
 
 
 class _Polled(Protocol):
-    def poll(self) -> list: ...  # type: ignore[type-arg]
+    def poll(self) -> list[Any]: ...
 
 
 class Controller:
@@ -50,7 +51,7 @@ class Controller:
         self,
         sensors: _Polled,
         buttons: _Polled | None,
-        tracker: Tracker,
+        tracker: Follower,
         debouncer: Debouncer,
         clock: Clock,
         *,

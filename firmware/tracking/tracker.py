@@ -303,7 +303,10 @@ class Tracker:
         self.policy: ModePolicy = mode
         self.game = game
         self._version = 0
-        self._cache: dict[str, tuple[object, object]] = {}
+        # What the last board read gave, valid while _version stays the same.
+        self._roles_cache: tuple[int, dict[int, str]] | None = None
+        self._conditions_cache: tuple[int, list[_Condition]] | None = None
+        self._view_cache: tuple[tuple[int, int], ProgressView] | None = None
         self._active: dict[str, BoardWarning] = {}
         self._board = game.position.occupied if board is None else board
         self._changed_at = 0
@@ -325,6 +328,12 @@ class Tracker:
             self._ref = self._reading
 
     # -- public state -----------------------------------------------------------------
+
+    @property
+    def tracker(self) -> Tracker:
+        """The tracker itself (a :class:`~firmware.tracking.follower.Follower` over a
+        tracker gives the one underneath)."""
+        return self
 
     @property
     def mode(self) -> str:
@@ -389,11 +398,11 @@ class Tracker:
     @property
     def roles(self) -> dict[int, str]:
         """What each lit square shows now (see ``ROLES``); unlit squares are absent."""
-        cached = self._cache.get("roles")
+        cached = self._roles_cache
         if cached is not None and cached[0] == self._version:
-            return dict(cached[1])  # type: ignore[arg-type]
+            return dict(cached[1])
         roles = self._compute_roles()
-        self._cache["roles"] = (self._version, roles)
+        self._roles_cache = (self._version, roles)
         return dict(roles)
 
     def next_deadline(self) -> int | None:
@@ -503,14 +512,14 @@ class Tracker:
             if self._reading.kind in _COMMITTABLE:
                 events += self._accept(self._reading, now_ms)
             if not self.game.is_over:
-                result = self.game.resign(self._resigner())
-                events.append(GameOver(now_ms, result.score, result.reason))
+                resigned = self.game.resign(self._resigner())
+                events.append(GameOver(now_ms, resigned.score, resigned.reason))
                 self._over = True
                 self._reread()
         elif button == "claim" and not self.game.is_over:
-            result = self.game.claim_draw()
-            if result is not None:
-                events.append(GameOver(now_ms, result.score, result.reason))
+            claimed = self.game.claim_draw()
+            if claimed is not None:
+                events.append(GameOver(now_ms, claimed.score, claimed.reason))
                 self._over = True
                 self._reread()
         return events + self._refresh(now_ms)
@@ -695,7 +704,7 @@ class Tracker:
         self._escalated = False
         self._seen: list[int] = []
         # Every square a piece was put down on this turn: a move's evidence (_skip_ahead).
-        self._placed = 0
+        self._placed: int = 0
         self._correction_open = False
         self._expected = None
         self._ref = Reading(Kind.IDLE, self.game.position.occupied)
@@ -979,11 +988,11 @@ class Tracker:
         self._version += 1
 
     def _conditions(self) -> list[_Condition]:
-        cached = self._cache.get("conditions")
+        cached = self._conditions_cache
         if cached is not None and cached[0] == self._version:
-            return cached[1]  # type: ignore[return-value]
+            return cached[1]
         conds = self._compute_conditions()
-        self._cache["conditions"] = (self._version, conds)
+        self._conditions_cache = (self._version, conds)
         return conds
 
     def _compute_conditions(self) -> list[_Condition]:
@@ -1098,17 +1107,16 @@ class Tracker:
     # -- roles ------------------------------------------------------------------------
 
     def _view(self, reading: Reading) -> ProgressView:
-        key = "view"
-        cached = self._cache.get(key)
+        cached = self._view_cache
         token = (self._version, id(reading))
         if cached is not None and cached[0] == token:
-            return cached[1]  # type: ignore[return-value]
+            return cached[1]
         if reading.kind is Kind.CORRECT_PROGRESS and self._correction is not None:
             occupied = self._correction.occupied
         else:
             occupied = self._table.occupied
         view = view_progress(reading.plans, reading.board, occupied, self._seen)
-        self._cache[key] = (token, view)  # type: ignore[assignment]
+        self._view_cache = (token, view)
         return view
 
     def _compute_roles(self) -> dict[int, str]:

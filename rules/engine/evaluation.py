@@ -31,6 +31,8 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rules import movegen
 from rules.position import Color, Position
 from rules.squares import EVEN_ROWS, ODD_ROWS, bit, file_of, row_of
@@ -69,12 +71,12 @@ _ADVANCE = (
     (0, 5, 10, 15, 21, 28, 36, 0),
 )
 #: Back-rank guard for Black's men by square, per phase.
-_BACK_RANK = (
+_BACK_RANK: tuple[dict[int, int], ...] = (
     {1: 12, 2: 4, 3: 12, 4: 2},
     {1: 8, 2: 2, 3: 8},
     {},
 )
-_CENTRE = ({14: 6, 15: 6, 18: 6, 19: 6, 10: 2, 11: 2, 22: 2, 23: 2},
+_CENTRE: tuple[dict[int, int], ...] = ({14: 6, 15: 6, 18: 6, 19: 6, 10: 2, 11: 2, 22: 2, 23: 2},
            {14: 4, 15: 4, 18: 4, 19: 4},
            {})
 #: Kings: 4 per step away from the nearest edge; the single corners are worse still.
@@ -109,7 +111,7 @@ def _byte_tables(values: list[int]) -> tuple[tuple[int, ...], ...]:
     return tuple(tables)
 
 
-def _tables(valuer) -> tuple[tuple, tuple]:  # type: ignore[no-untyped-def]
+def _tables(valuer: Callable[[int, int], int]) -> tuple[tuple, tuple]:
     out_black, out_white = [], []
     for phase in (OPENING, MIDDLE_GAME, ENDGAME):
         black = [0] + [valuer(phase, s) for s in range(1, 33)]

@@ -1,0 +1,185 @@
+"""Replay scripts: hand actions (``lift``, ``place``, ``wait``, ``press``) run on the simulated board.
+
+A script drives the simulated board through the same debouncer, controller and tracker
+as the hardware, on a virtual clock, starting with the position already standing on the
+board, and yields every event; the last one is the ``final`` event. ``crownhead replay``
+prints them as JSON Lines; the format is documented in ``docs/replay.md``.
+
+>>> actions = parse_script("lift 11\\nwait 400\\nplace 15\\n")
+>>> [e.to_json()["event"] for e in replay(actions)]
+['move', 'final']
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+
+from firmware.tracking.controller import Controller
+from firmware.tracking.follower import Follower
+from firmware.events import Event, Final
+from firmware.simulator.hands import Action
+from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.tracking.tracker import Tracker, TrackerSettings
+from hal.buttons import BUTTON_NAMES
+from hal.clock import VirtualClock
+from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
+from rules import Game, Position, Rules, WCDF
+from sim.board import SimBoard, SimError
+
+__all__ = ["Action", "ScriptError", "parse_script", "replay", "iter_replay"]
+
+#: Virtual time a replay may run on after the script before it is taken to be stuck.
+_RUN_ON_LIMIT = 10_000
+
+
+class ScriptError(ValueError):
+    """A script line that cannot be run; ``line`` counts from 1."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+_BUTTON = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def parse_script(text: str | Iterable[str]) -> list[Action]:
+    """The actions of a script; raises :class:`ScriptError` naming the first bad line."""
+    lines = text.splitlines() if isinstance(text, str) else list(text)
+    actions: list[Action] = []
+    for number, raw in enumerate(lines, start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        words = line.split()
+        verb = words[0].lower()
+        if verb not in ("lift", "place", "wait", "press"):
+            raise ScriptError(number, f"unknown action {words[0]!r} (lift S, place S, wait MS, press NAME)")
+        if len(words) != 2:
+            raise ScriptError(number, f"{verb} takes exactly one argument, got {len(words) - 1}")
+        arg = words[1]
+        if verb in ("lift", "place"):
+            if not arg.isdigit() or not 1 <= int(arg) <= 32:
+                raise ScriptError(number, f"{verb} needs a square 1-32, got {arg!r}")
+            actions.append(Action(verb, int(arg), number))
+        elif verb == "wait":
+            if not arg.isdigit():
+                raise ScriptError(number, f"wait needs whole milliseconds >= 0, got {arg!r}")
+            actions.append(Action(verb, int(arg), number))
+        else:
+            name = arg.lower()
+            if not _BUTTON.match(name):
+                raise ScriptError(number, f"press needs a button name, got {arg!r}")
+            actions.append(Action(verb, name, number))
+    return actions
+
+
+def _tokens(position: Position) -> dict[int, str]:
+    return {square: piece.symbol for square, piece in position.pieces().items()}
+
+
+def iter_replay(
+    actions: Sequence[Action],
+    position: Position | None = None,
+    rules: Rules = WCDF,
+    mode: str = "play",
+    settings: TrackerSettings = TrackerSettings(),
+    *,
+    lights: bool = False,
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+    referee: RefereeSettings | None = None,
+) -> Iterator[Event]:
+    """Run ``actions`` and yield the events as they happen, ``final`` last.
+
+    With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.arbiter.Referee`
+    judges the game from the first instant: cautions, claims, the ballot, the clock, as
+    ``crownhead replay --mode referee`` does. Without them the tracker runs alone under
+    its ``referee`` policy (touch-move enforced, no takeback, no hints).
+
+    Raises :class:`ScriptError` for an action the board does not allow (lifting from an
+    empty square, placing on an occupied one), after the events before it.
+    """
+    start = position if position is not None else Position.start(rules)
+    clock = VirtualClock(0)
+    board = SimBoard(clock, pieces=_tokens(start), buttons=_button_names(actions))
+    plain = Tracker(Game(start, rules), settings, mode)
+    tracker: Follower = plain
+    judge = None
+    if referee is not None:
+        if mode != "referee":
+            raise ValueError(f"referee settings need the referee mode, not {mode!r}")
+        judge = Referee(referee).attach(plain)
+        tracker = judge
+    debouncer = Debouncer(debounce_ms, initial=board.sensors.snapshot())
+    controller = Controller(board.sensors, board.buttons, tracker, debouncer, clock, lights=lights)
+
+    def pending() -> int | None:
+        times = [t for t in (controller.next_deadline(), board.next_event_ms()) if t is not None]
+        return min(times) if times else None
+
+    def run_to(target: int) -> Iterator[Event]:
+        while True:
+            due = pending()
+            if due is None or due > target:
+                break
+            clock.set(max(due, clock.now_ms()))
+            yield from controller.step()
+        clock.set(max(target, clock.now_ms()))
+        yield from controller.step()
+
+    if judge is not None:
+        yield from judge.begin(0)  # the clock starts, the ballot is drawn
+    yield from controller.step()
+    for action in actions:
+        if action.verb == "wait":
+            yield from run_to(clock.now_ms() + int(action.arg))
+            continue
+        try:
+            if action.verb == "lift":
+                board.lift(int(action.arg))
+            elif action.verb == "place":
+                square = int(action.arg)
+                board.place(square, None if board.hand else "?")
+            else:
+                board.press(str(action.arg))
+        except SimError as exc:
+            raise ScriptError(action.line, f"{action}: {exc}") from None
+        yield from controller.step()
+    if judge is not None:
+        judge.clock_deadline = False  # run on for the board, not until a flag falls
+    limit = clock.now_ms() + _RUN_ON_LIMIT
+    while (due := pending()) is not None:
+        if due > limit:
+            raise RuntimeError(f"the replay is still busy {_RUN_ON_LIMIT} ms after the script ended")
+        yield from run_to(due)
+    yield Final(clock.now_ms(), tracker.position.fen(), tracker.game.ply)
+
+
+def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
+    """The board's buttons: the usual ones and any other the script presses."""
+    names = list(BUTTON_NAMES)
+    for a in actions:
+        if a.verb == "press" and a.arg not in names:
+            names.append(str(a.arg))
+    return tuple(names)
+
+
+def replay(
+    actions: Sequence[Action],
+    position: Position | None = None,
+    rules: Rules = WCDF,
+    mode: str = "play",
+    settings: TrackerSettings = TrackerSettings(),
+    *,
+    lights: bool = False,
+    debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+    referee: RefereeSettings | None = None,
+) -> list[Event]:
+    """Every event of :func:`iter_replay` as a list."""
+    return list(
+        iter_replay(
+            actions, position, rules, mode, settings, lights=lights, debounce_ms=debounce_ms, referee=referee
+        )
+    )
