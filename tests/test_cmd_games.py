@@ -88,3 +88,28 @@ def test_unreadable_game_in_progress_is_one_line(state: Path, capsys: pytest.Cap
     assert main(["games", "--state-dir", str(state)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "current.json" in err
+
+
+def test_sheet_of_a_kept_game(state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pypdf import PdfReader
+
+    out = tmp_path / "g1.pdf"
+    assert main(["games", "--state-dir", str(state), "sheet", "1", "-o", str(out)]) == 0
+    text = " ".join(page.extract_text() for page in PdfReader(out).pages)
+    assert "Ann" in text and "Bob" in text and "CHECKERS SCORE SHEET" in text
+    games = GameStore(state).list_games()
+    assert games[0].result in text
+    # By file name too, and the same PDF as `crownhead sheet` makes of the file.
+    again = tmp_path / "g1-by-name.pdf"
+    assert main(["games", "sheet", games[0].path.stem, "--state-dir", str(state), "-o", str(again)]) == 0
+    direct = tmp_path / "direct.pdf"
+    assert main(["sheet", str(games[0].path), "-o", str(direct)]) == 0
+    assert again.read_bytes() == out.read_bytes()
+    assert PdfReader(direct).pages[0].extract_text() == PdfReader(out).pages[0].extract_text()
+
+
+def test_sheet_of_a_game_that_is_not_kept(state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["games", "--state-dir", str(state), "sheet", "7", "-o", str(tmp_path / "x.pdf")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no kept game '7'" in err and "2 kept" in err

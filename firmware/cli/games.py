@@ -1,4 +1,5 @@
-"""``crownhead games``: the games the board has kept, listed or exported as one PDN file."""
+"""``crownhead games``: the games the board has kept, listed, exported as one PDN file, or
+printed as a score sheet."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
+from firmware.sheets.files import SheetError, sheets_from_pdn
 from firmware.storage.store import GameStore, StoreError, atomic_write, default_state_dir
 
 
@@ -33,6 +36,17 @@ def register(sub: argparse._SubParsersAction) -> None:
         action_parser.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS, help=state_help)
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     export.set_defaults(func=run)
+    sheet = actions.add_parser(
+        "sheet",
+        help="a kept game's score sheet as PDF (as crownhead sheet makes it)",
+        description="Write the score sheet of a kept game: ID is its number in the listing "
+        "(#) or its file name (with or without .pdn).",
+    )
+    sheet.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS, help=state_help)
+    sheet.add_argument("id", metavar="ID", help="the game's number in `crownhead games` or its file name")
+    add_paper_argument(sheet)
+    sheet.add_argument("-o", "--output", metavar="OUT.pdf", required=True, help="the PDF to write ('-': standard output)")
+    sheet.set_defaults(func=run)
     p.set_defaults(func=run)
 
 
@@ -45,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if getattr(args, "games_action", None) == "export":
             return _export(store, args.output)
+        if getattr(args, "games_action", None) == "sheet":
+            return _sheet(store, args.id, args.output, args.paper)
         return _list(store)
     except StoreError as exc:
         print(f"crownhead games: {exc}", file=sys.stderr)
@@ -97,3 +113,39 @@ def _export(store: GameStore, output: str | None) -> int:
         return 2
     print(f"{count} game{'s' if count != 1 else ''} written to {path}", file=sys.stderr)
     return 0
+
+
+def find_game(store: GameStore, game_id: str) -> Path | None:
+    """A kept game's file from its number in the listing or its file name."""
+    files = store.game_files()
+    if game_id.isdigit() and 1 <= int(game_id) <= len(files):
+        return files[int(game_id) - 1]
+    name = game_id.removesuffix(".pdn")
+    for path in files:
+        if path.stem == name:
+            return path
+    return None
+
+
+def _sheet(store: GameStore, game_id: str, output: str, paper: str) -> int:
+    prog = "crownhead games sheet"
+    path = find_game(store, game_id)
+    if path is None:
+        count = len(store.game_files())
+        print(f"{prog}: no kept game {game_id!r} in {store.directory} ({count} kept; see crownhead games)",
+              file=sys.stderr)
+        return 2
+    text = read_pdn(prog, str(path))
+    if text is None:
+        return 2
+    try:
+        pdf, problems = sheets_from_pdn(text, path.name, game=1, paper=paper)
+    except SheetError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    code = write_pdf(prog, output, pdf)
+    if code:
+        return code
+    for problem in problems:
+        print(f"{prog}: {problem}", file=sys.stderr)
+    return 1 if problems else 0

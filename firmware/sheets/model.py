@@ -1,0 +1,226 @@
+"""What a score sheet shows, taken from a game read from PDN (no drawing here).
+
+>>> from rules.pdn import read_game
+>>> game = read_game('''[Event "Club night"][Black "Ana"][White "Ben"]
+... 1. 9-13 {[%clk 0:04:58]} 22-18 {[%clk 0:04:55] caution to white, illegal move} 2. 6-9 1-0''')
+>>> sheet = SheetGame.from_pdn(game)
+>>> sheet.black, sheet.white, sheet.result, [m.text for m in sheet.moves]
+('Ana', 'Ben', '1-0', ['9-13', '22-18', '6-9'])
+>>> sheet.moves[1].clock, sheet.notes, sheet.cautions
+('0:04:55', [(2, 'caution to white, illegal move')], {'black': 0, 'white': 1})
+>>> sheet.opening
+'ACF ballot 5, Dreaded Edinburgh (9-13 22-18 6-9)'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from rules import BLACK, WHITE, Color, Position, Rules
+from rules.ballots import BALLOTS
+from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS
+from rules.match import Match, match_from_games
+from rules.pdn import PdnGame
+from rules.pdn import move_text as pdn_move_text
+from rules.variants import move_text as variant_move_text
+
+__all__ = ["SheetMove", "SheetGame", "result_words", "match_of", "printable"]
+
+_CLOCK = re.compile(r"\[%clk\s+([0-9:.]{1,12})\]")
+_CAUTION = re.compile(r"\bcaution to (black|white)\b", re.IGNORECASE)
+#: Longest note printed on a sheet (a book's long annotations are cut, with a mark).
+MAX_NOTE = 400
+
+
+def printable(text: str) -> str:
+    """``text`` in the characters the sheet's fonts have (Latin-1): accents kept where
+    Latin-1 has them, others reduced to their base letter, the rest shown as ``?``.
+
+    >>> printable("Łukasz Żółw ½ ✓")
+    'Lukasz Zólw ½ ?'
+    """
+    out = []
+    for ch in text:
+        if ch in "\t\n":
+            out.append(" ")
+        elif ord(ch) < 32 or 127 <= ord(ch) < 160:
+            continue  # control characters print as nothing
+        elif ord(ch) < 256:
+            out.append(ch)
+        else:
+            base = unicodedata.normalize("NFKD", ch).encode("latin-1", "ignore").decode("latin-1")
+            base = "".join(c for c in base if not unicodedata.combining(c))
+            out.append(base or _FOLD.get(ch, "?"))
+    return "".join(out)
+
+
+#: Letters without a decomposition that a reader still recognises.
+_FOLD = {"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "ı": "i", "–": "-", "—": "-",
+         "‘": "'", "’": "'", "“": '"', "”": '"', "…": "..."}
+
+
+def result_words(result: str, black: str, white: str) -> str:
+    """The result as a sentence: who won, with which colour.
+
+    >>> result_words("0-1", "Ana", "Ben")
+    'Ben (White) wins'
+    """
+    if result == BLACK_WINS:
+        return f"{black} (Black) wins"
+    if result == WHITE_WINS:
+        return f"{white} (White) wins"
+    if result == DRAW:
+        return "Drawn"
+    return "Not finished"
+
+
+@dataclass(frozen=True)
+class SheetMove:
+    """One ply as the sheet writes it, and the mover's time left after it (if recorded)."""
+
+    ply: int
+    text: str
+    clock: str | None = None
+
+
+@dataclass
+class SheetGame:
+    """A game as its score sheet shows it (see the module docstring).
+
+    ``error`` says why the moves stop early (the game did not replay); ``failed`` is
+    the move text that did not fit, printed after the moves that did.
+    """
+
+    tags: dict[str, str]
+    rules: Rules
+    start: Position
+    final: Position
+    moves: list[SheetMove]
+    result: str
+    notes: list[tuple[int, str]] = field(default_factory=list)
+    number: int = 1
+    source: str = ""
+    error: str | None = None
+    failed: str | None = None
+
+    @classmethod
+    def from_pdn(cls, game: PdnGame) -> SheetGame:
+        position = game.start
+        moves: list[SheetMove] = []
+        clocks: dict[int, str] = {}
+        notes: list[tuple[int, str]] = []
+        for ply, texts in sorted(game.comments.items()):
+            for text in texts:
+                match = _CLOCK.search(text)
+                if match:
+                    clocks[ply] = match.group(1)
+                rest = _CLOCK.sub("", text).strip()
+                if rest:
+                    notes.append((ply, rest if len(rest) <= MAX_NOTE else rest[: MAX_NOTE - 1] + "…"))
+        for ply, move in enumerate(game.moves, 1):
+            short = pdn_move_text(position, move, game.rules)
+            text = variant_move_text(move, game.rules, full=short != move.pdn())
+            moves.append(SheetMove(ply, text, clocks.get(ply)))
+            position = position.apply(move, game.rules)
+        failed = None
+        if game.error is not None and game.error.move is not None:
+            failed = game.error.move
+        return cls(
+            tags=dict(game.tags),
+            rules=game.rules,
+            start=game.start,
+            final=position,
+            moves=moves,
+            result=game.result if game.error is None else UNFINISHED,
+            notes=notes,
+            number=game.number,
+            source=game.source,
+            error=str(game.error) if game.error is not None else None,
+            failed=failed,
+        )
+
+    def tag(self, name: str, default: str = "") -> str:
+        lowered = name.lower()
+        for key, value in self.tags.items():
+            if key.lower() == lowered:
+                value = value.strip()
+                return default if value in ("", "?", "????.??.??") else value
+        return default
+
+    @property
+    def black(self) -> str:
+        return self.tag("Black", "?")
+
+    @property
+    def white(self) -> str:
+        return self.tag("White", "?")
+
+    @property
+    def first_mover(self) -> Color:
+        return WHITE if self.rules.first_mover == "white" else BLACK
+
+    @property
+    def opening(self) -> str:
+        """The ballot and opening: from the tags, else the ACF ballot of the first three moves."""
+        number = self.tag("Ballot")
+        name = self.tag("Opening")
+        moves = self.tag("BallotMoves")
+        if number:
+            label = f"ACF ballot {number}"
+            if name:
+                label += f", {name}"
+            return label + (f" ({moves})" if moves else "")
+        if name:
+            return name
+        if self.rules.variant != "english" or self.start != Position.start(self.rules) or len(self.moves) < 3:
+            return ""
+        first = tuple(m.text for m in self.moves[:3])
+        for ballot in BALLOTS:
+            if ballot.moves == first:
+                label = f"ACF ballot {ballot.number}" + (f", {ballot.name}" if ballot.name else "")
+                return f"{label} ({' '.join(ballot.moves)})"
+        return ""
+
+    @property
+    def cautions(self) -> dict[str, int]:
+        counts = {"black": 0, "white": 0}
+        for _, text in self.notes:
+            for side in _CAUTION.findall(text):
+                counts[side.lower()] += 1
+        return counts
+
+    @property
+    def clocked(self) -> bool:
+        return any(m.clock for m in self.moves)
+
+    @property
+    def match_label(self) -> str:
+        """The match the game belongs to (its ``Match`` tag) and its game number in it."""
+        name = self.tag("Match")
+        if not name:
+            return ""
+        number = self.tag("MatchGame") or self.tag("Round")
+        return f"{name}, game {number}" if number else name
+
+
+def match_of(games: list[SheetGame], *, focus: int = 0, count_draws: bool = False) -> tuple[Match, list[SheetGame]]:
+    """The match of ``games`` (a file's games): those between the two players of game
+    ``focus`` (an index), in file order, with the games they are. The match is over:
+    the file's games are all it has."""
+    if not games:
+        raise ValueError("no games")
+    a, b = games[focus].black, games[focus].white
+    chosen = [g for g in games if {g.black, g.white} == {a, b}]
+    # The first of the chosen games names the players in its colours: Black first.
+    players = (chosen[0].black, chosen[0].white)
+    if players[0] == players[1]:
+        raise ValueError(f"game {games[focus].number}: Black and White have the same name ({players[0]!r})")
+    match = match_from_games(
+        [(g.black, g.white, g.result, str(g.number)) for g in chosen],
+        players=players,
+        count_draws=count_draws,
+    )
+    # The file holds the match as played: its games are all there are.
+    return match.finished_now(), chosen
