@@ -11,6 +11,7 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.link`: the serial host link (an event sink and a command source).
 * :mod:`firmware.simulator`: scripted hands, replay scripts, the terminal simulator.
 * :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
+* :mod:`firmware.sheets`: printed score sheets (PDF), a pure library over :mod:`rules`.
 * :mod:`firmware.cli`: the ``crownhead`` command, the only package that imports them all.
 
 ``docs/architecture.md`` draws the picture and says where a new feature plugs in.

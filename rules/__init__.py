@@ -21,7 +21,8 @@ Games in PDN, and the other games played on this board::
 The modules behind these names: :mod:`rules.squares`, :mod:`rules.move`,
 :mod:`rules.position`, :mod:`rules.game`, :mod:`rules.settings`, :mod:`rules.variants`,
 :mod:`rules.pdn`, :mod:`rules.perft` (``perft`` and ``divide``; not re-exported here,
-where the name ``rules.perft`` stays the module) and :mod:`rules.ballots`.
+where the name ``rules.perft`` stays the module), :mod:`rules.ballots` and
+:mod:`rules.match` (a match's colours and score).
 """
 
 from rules.game import (

@@ -53,8 +53,8 @@ __all__ = [
 #: The longest match a board keeps (a bound on what a saved match file may hold).
 MAX_GAMES = 1000
 _RESULTS = (BLACK_WINS, WHITE_WINS, DRAW, UNFINISHED)
-#: Longest player name kept (PDN tags, screens and sheets stay readable).
-MAX_NAME = 60
+#: Longest player name kept, in characters (the host link's limit for names too).
+MAX_NAME = 40
 
 
 def points_text(halves: int) -> str:
@@ -150,8 +150,8 @@ class Match:
 
     ``games`` is the number of games agreed (None: open-ended, the match ends when the
     players say so); ``played`` lists the games so far in order; ``ballots`` the ACF
-    ballot of each pair of games drawn so far (pair 1 is games 1 and 2). A Match is a
-    value: each ``with_...`` method returns the next one.
+    ballot drawn for each pair of games, as ``(pair, ballot)`` (pair 1 is games 1 and
+    2). A Match is a value: each ``with_...`` method returns the next one.
     """
 
     first: str
@@ -159,7 +159,7 @@ class Match:
     games: int | None = None
     count_draws: bool = False
     played: tuple[MatchGame, ...] = ()
-    ballots: tuple[int, ...] = ()
+    ballots: tuple[tuple[int, int], ...] = ()
     id: str = ""
     started: str = ""
     ended: bool = False
@@ -227,21 +227,19 @@ class Match:
     def ballot(self, number: int | None = None) -> int | None:
         """The ballot drawn for game ``number``'s pair (default: the next game), if any."""
         pair, _ = self.pair(self.number if number is None else number)
-        return self.ballots[pair - 1] if pair <= len(self.ballots) else None
+        return dict(self.ballots).get(pair)
 
     def needs_ballot(self, number: int | None = None) -> bool:
         """Whether game ``number`` (default: the next) must draw a new ballot for its pair."""
-        pair, _ = self.pair(self.number if number is None else number)
-        return pair > len(self.ballots)
+        return self.ballot(number) is None
 
     def with_ballot(self, ballot: int, number: int | None = None) -> Match:
         """This match with ``ballot`` drawn for game ``number``'s pair (the next game's)."""
         pair, _ = self.pair(self.number if number is None else number)
-        if pair <= len(self.ballots):
-            raise ValueError(f"match: pair {pair} already has ballot {self.ballots[pair - 1]}")
-        if pair != len(self.ballots) + 1:
-            raise ValueError(f"match: pair {pair} is drawn before pair {len(self.ballots) + 1}")
-        return replace(self, ballots=self.ballots + (ballot,))
+        drawn = dict(self.ballots).get(pair)
+        if drawn is not None:
+            raise ValueError(f"match: pair {pair} already has ballot {drawn}")
+        return replace(self, ballots=self.ballots + ((pair, ballot),))
 
     # -- results -----------------------------------------------------------------------------
 
@@ -368,7 +366,7 @@ class Match:
             "games": self.games,
             "count_draws": self.count_draws,
             "ended": self.ended,
-            "ballots": list(self.ballots),
+            "ballots": [list(item) for item in self.ballots],
             "played": [
                 {"number": g.number, "black": g.black, "white": g.white, "result": g.result,
                  "id": g.id, "ballot": g.ballot}
@@ -424,8 +422,11 @@ class Match:
         if games is not None and (type(games) is not int or not 1 <= games <= MAX_GAMES):
             raise ValueError(f"{where}: 'games' must be a number of games from 1 to {MAX_GAMES}, or null")
         ballots = data.get("ballots", [])
-        if not isinstance(ballots, list) or not all(type(b) is int and 1 <= b <= 999 for b in ballots):
-            raise ValueError(f"{where}: 'ballots' must be a list of ballot numbers")
+        if not isinstance(ballots, list) or len(ballots) > MAX_GAMES or not all(
+            isinstance(b, list) and len(b) == 2 and all(type(n) is int and 1 <= n <= MAX_GAMES for n in b)
+            for b in ballots
+        ):
+            raise ValueError(f"{where}: 'ballots' must be a list of [pair, ballot number]")
         played_data = data.get("played", [])
         if not isinstance(played_data, list) or len(played_data) > MAX_GAMES:
             raise ValueError(f"{where}: 'played' must be a list of at most {MAX_GAMES} games")
@@ -452,7 +453,7 @@ class Match:
                 games,
                 flag("count_draws"),
                 tuple(played),
-                tuple(ballots),
+                tuple((b[0], b[1]) for b in ballots),
                 text("id", data.get("id", "")),
                 text("started", data.get("started", "")),
                 flag("ended"),

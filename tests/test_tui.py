@@ -354,3 +354,9 @@ def test_sigterm_in_the_simulator_saves_and_restores_the_terminal(tmp_path: Path
     finally:
         tmux.kill()
     assert '"9-14"' in (tmp_path / "state" / "current.json").read_text()
+
+
+def test_render_shows_the_match() -> None:
+    text = render(view(match="Match, game 2 of 4: Ana 1, Ben 0")).text()
+    assert "Match, game 2 of 4: Ana 1, Ben 0" in text
+    assert "Match" not in render(view()).text()

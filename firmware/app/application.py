@@ -57,8 +57,10 @@ from firmware.events import (
 from firmware.simulator.hands import Action, plain_actions
 from firmware.app.hardware import Hardware
 from firmware.app.leds import LedPolicy, LedSettings, Palette
+from firmware.app.matchplay import MatchConfig, MatchPlay, MatchScore
 from firmware.app.players import Computer, EngineUnavailable, Human, Player, PlayerError, Thinker, engine_player
 from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.storage.matches import MatchStore
 from firmware.storage.store import GameRecord, GameStore, StoreError
 from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
@@ -189,6 +191,8 @@ class AppSettings:
     sim_keep_game: bool = False
     #: How long the engine looks for the move the hint button shows (play and computer modes).
     hint_movetime_ms: int = 500
+    #: The ``[match]`` section: whether the board begins a match by itself.
+    match: MatchConfig = MatchConfig()
 
     @property
     def policy(self) -> ModePolicy:
@@ -321,6 +325,8 @@ class BoardView:
     prompt: str = ""
     hand: tuple[str, ...] = ()
     message: str = ""
+    #: The match under way and its score, one line (empty without a match).
+    match: str = ""
 
 
 # -- event sinks ---------------------------------------------------------------------------
@@ -477,6 +483,8 @@ class App:
         self._written: GameRecord | None = None
         self.tracker: Follower
         self.controller: Controller
+        #: The match under way in the state directory (see firmware.app.matchplay).
+        self.matches = MatchPlay(MatchStore(store.directory) if store is not None else None, settings.match, self.players)
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -493,6 +501,9 @@ class App:
         if self.store is not None:
             self.store.acquire()
         resume = self._load(now)
+        if self.store is not None:
+            store = self.store
+            self._pending += [Notice(now, m) for m in self.matches.load(store.list_games)]
         self._resume = resume
         self._resuming = resume is not None
         if resume is not None:
@@ -726,8 +737,10 @@ class App:
             self._save(now)
         elif isinstance(event, GameOver):
             saved = self._save(now)
-            if saved is not None:
+            if saved is not None and self.record is not None:
                 out.append(saved)
+                ballot = self.referee.ballot if self.referee is not None else None
+                out += self.matches.finished(self.record, now, ballot.number if ballot is not None else None)
         elif isinstance(event, NewGame):
             out += self._new_game(now)
         elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
@@ -758,6 +771,7 @@ class App:
             self._resuming = False
             self._resume = None
             self.record, self._game = record, game
+            self.players.update(self.matches.resumed(record, self.players))
             self.say("")
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
             return out
@@ -772,7 +786,13 @@ class App:
             for color, name in zip((BLACK, WHITE), self.referee.names):
                 if isinstance(self.players[color], Human):
                     self.players[color] = Human(name)
+        seating = self.matches.begin(now, self.players, self.referee)
+        self.players.update(seating.players)
+        out += seating.events
         self.record = self._new_record(self._game.start)
+        if seating.names is not None:
+            black, white = seating.names
+            self.record = replace(self.record, black=black, white=white, extra={**self.record.extra, **seating.tags})
         self._save(now)
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
         return out
@@ -1318,6 +1338,7 @@ class App:
             prompt=prompt,
             hand=hand,
             message=self.message,
+            match=self.matches.line(),
         )
 
 

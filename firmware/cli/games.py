@@ -9,6 +9,7 @@ from pathlib import Path
 
 from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
 from firmware.sheets.files import SheetError, sheets_from_pdn
+from firmware.storage.matches import MATCH_TAG, ROUND_TAG
 from firmware.storage.store import GameStore, StoreError, atomic_write, default_state_dir
 
 
@@ -77,14 +78,22 @@ def _list(store: GameStore) -> int:
     if not games and current is None and current_problem is None:
         print(f"No games kept yet in {store.directory}.")
         return 0
+    in_matches = any(MATCH_TAG in g.tags for g in games)
     if games:
-        print(f"{'#':>3}  {'date':<10}  {'result':<7}  {'plies':>5}  {'black':<18}  {'white':<18}  file")
+        header = f"{'#':>3}  {'date':<10}  {'result':<7}  {'plies':>5}  {'black':<18}  {'white':<18}  file"
+        if in_matches:
+            header += " " * max(2, len(games[0].path.name) - 2) + "match"
+        print(header)
     for n, g in enumerate(games, 1):
         t = g.tags
-        print(
+        line = (
             f"{n:>3}  {t.get('Date', '?'):<10}  {g.result:<7}  {g.plies:>5}  "
             f"{t.get('Black', '?')[:18]:<18}  {t.get('White', '?')[:18]:<18}  {g.path.name}"
         )
+        if MATCH_TAG in t:
+            # Which match the game belongs to, and its game number in it.
+            line += f"  {t[MATCH_TAG]}" + (f" game {t[ROUND_TAG]}" if t.get(ROUND_TAG) else "")
+        print(line)
     if current is not None:
         print(
             f"In progress: started {current.started}, {len(current.moves)} {'ply' if len(current.moves) == 1 else 'plies'}, "

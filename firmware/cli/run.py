@@ -20,6 +20,7 @@ from types import FrameType
 from firmware.app.application import MODES, App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
+from firmware.app.matchplay import MatchConfig
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.link.host import PLAYS, Link, LinkConfig, open_link
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
@@ -170,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
         hand_bounces=0 if headless else config.sim.hand_bounces,
         sim_keep_game=args.sim_keep_game,
         hint_movetime_ms=play.hint_movetime_ms,
+        match=config.get(MatchConfig),
     )
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
     # The referee's settings serve a host's `mode referee` too when the board starts in

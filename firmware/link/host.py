@@ -339,6 +339,7 @@ class Link(PeerFollower):
             "reason": result.reason if result is not None and setup is None else None,
             "setup": setup is not None or self.app.resuming,
             "waiting": expected.pdn(full=True) if expected is not None else None,
+            "match": self.app.matches.link_state(),
         }
         return state
 

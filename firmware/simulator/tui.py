@@ -305,6 +305,8 @@ def _render_panel(screen: Screen, view: BoardView) -> None:
     rows.append((view.status, Style(bold=True)))
     rows.append((f"Black: {view.black}", PLAIN))
     rows.append((f"White: {view.white}", PLAIN))
+    if view.match:
+        rows.extend((line, Style(bold=True)) for line in _wrap(view.match, PANEL_WIDTH))
     for line in _wrap(view.warning, PANEL_WIDTH) if view.warning else []:
         rows.append((line, Style((255, 255, 255), (170, 40, 0), bold=True)))
     for line in _wrap(view.prompt, PANEL_WIDTH) if view.prompt else []:

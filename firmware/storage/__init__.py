@@ -1,6 +1,7 @@
-"""Keeping games: the saved game in progress, finished records, atomic writes.
+"""Keeping games: the saved game in progress, finished records, the match, atomic writes.
 
 :mod:`~firmware.storage.store` saves the game after every move (temp file, fsync,
 rename), offers it for resume, and keeps finished games as PDN files, which only
-:mod:`rules.pdn` writes. It depends on :mod:`rules` alone.
+:mod:`rules.pdn` writes; :mod:`~firmware.storage.matches` keeps the match under way
+(``match.json``) and the finished ones. It depends on :mod:`rules` alone.
 """
