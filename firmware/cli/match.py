@@ -12,7 +12,7 @@ from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
 from firmware.config import Config, ConfigError, load_config
 from firmware.sheets.model import SheetGame
 from firmware.sheets.pdf import match_sheet
-from firmware.storage.matches import MATCH_TAG, MatchStore, new_match
+from firmware.storage.matches import MatchStore, new_match
 from firmware.storage.store import GameStore, StoreError, default_state_dir
 from rules.match import MAX_GAMES, Match
 from rules.pdn import read_game
@@ -150,13 +150,13 @@ def _status(store: MatchStore, games: GameStore, as_json: bool) -> int:
     print(f"Match {match.title} ({of}), counting {counting}; id {match.id}")
     for game in match.played:
         winner = game.winner or ("drawn" if game.drawn else "unfinished, not counted")
-        ballot = f"  ballot {game.ballot}" if game.ballot else ""
-        print(f"  game {game.number}: {game.black} (Black) v {game.white} (White)  {game.result:<7}  {winner}{ballot}")
+        opening = f"  ballot {game.ballot}" if game.ballot else ""
+        print(f"  game {game.number}: {game.black} (Black) v {game.white} (White)  {game.result:<7}  {winner}{opening}")
     print(f"Score: {match.score_text()}. {match.verdict()}.")
     if not match.over:
         black, white = match.colours()
-        ballot = match.ballot()
-        print(f"Next: game {match.number}, {black} Black, {white} White" + (f", ballot {ballot}" if ballot else "") + ".")
+        drawn = match.ballot()
+        print(f"Next: game {match.number}, {black} Black, {white} White" + (f", ballot {drawn}" if drawn else "") + ".")
     return 0
 
 
@@ -166,11 +166,11 @@ def _sheet(store: MatchStore, games: GameStore, output: str, paper: str) -> int:
         print(f"{PROG} sheet: no match kept in {store.directory}", file=sys.stderr)
         return 2
     sheets = []
-    for path in games.game_files():
-        text = read_pdn(f"{PROG} sheet", str(path))
+    for kept in MatchStore.games_of(match, games.list_games()):
+        text = read_pdn(f"{PROG} sheet", str(kept.path))
         if text is None:
             return 2
-        game = read_game(text, path.name)
-        if game is not None and game.tags.get(MATCH_TAG) == match.id:
+        game = read_game(text, kept.path.name)
+        if game is not None:
             sheets.append(SheetGame.from_pdn(game))
     return write_pdf(f"{PROG} sheet", output, match_sheet(match, sheets, paper))

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
-import tempfile
-from pathlib import Path
 
 from firmware.cli._common import add_rules_arguments, rules_from_args
-from firmware.sheets.files import SheetError, sheets_from_pdn
+from firmware.sheets.files import SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
 from firmware.sheets.pdf import PAPERS, blank_sheet
-from rules.pdn import decode
-
-#: Largest PDN file read (a sheet is for people: the biggest real collections are a few MB).
-MAX_PDN_BYTES = 64 * 1024 * 1024
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -56,35 +48,15 @@ def add_paper_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def write_pdf(prog: str, output: str, data: bytes) -> int:
-    """Write ``data`` to ``output`` atomically (``-``: standard output); 0, or 2 after one line."""
+    """Write the PDF to ``output`` (``-``: standard output); 0, or 2 after one line."""
     if output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return 0
-    path = Path(output)
-    if path.is_dir():
-        print(f"{prog}: {path} is a directory; give a file name", file=sys.stderr)
-        return 2
-    directory = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        print(f"{prog}: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    try:
-        # mkstemp makes the file private; a sheet is as readable as any file the user writes.
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        print(f"{prog}: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        write_pdf_file(output, data)
+    except SheetError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -92,18 +64,10 @@ def write_pdf(prog: str, output: str, data: bytes) -> int:
 def read_pdn(prog: str, name: str) -> str | None:
     """The text of a PDN file, or None after a one-line message."""
     try:
-        if os.path.isdir(name):
-            print(f"{prog}: cannot read {name}: it is a directory", file=sys.stderr)
-            return None
-        with open(name, "rb") as handle:
-            data = handle.read(MAX_PDN_BYTES + 1)
-    except OSError as exc:
-        print(f"{prog}: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+        return read_pdn_file(name)
+    except SheetError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
         return None
-    if len(data) > MAX_PDN_BYTES:
-        print(f"{prog}: {name} is larger than {MAX_PDN_BYTES // (1024 * 1024)} MB; split it", file=sys.stderr)
-        return None
-    return decode(data)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,12 +7,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
 from firmware.sheets.model import SheetGame, match_of
 from firmware.sheets.pdf import game_sheets, match_sheet
 from rules import WCDF, Rules
-from rules.pdn import read_games
+from rules.pdn import decode, read_games
 
-__all__ = ["SheetError", "sheets_from_pdn"]
+__all__ = ["SheetError", "sheets_from_pdn", "read_pdn_file", "write_pdf_file", "MAX_PDN_BYTES"]
+
+#: Largest PDN file read (a sheet is for people: the biggest real collections are a few MB).
+MAX_PDN_BYTES = 64 * 1024 * 1024
 
 
 class SheetError(ValueError):
@@ -54,3 +62,43 @@ def sheets_from_pdn(
         if g.error is not None
     ]
     return pdf, problems
+
+
+def read_pdn_file(name: str) -> str:
+    """The text of a PDN file (UTF-8, else the older files' Windows-1252); SheetError in one line."""
+    if os.path.isdir(name):
+        raise SheetError(f"cannot read {name}: it is a directory")
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read(MAX_PDN_BYTES + 1)
+    except OSError as exc:
+        raise SheetError(f"cannot read {name}: {exc.strerror or exc}") from None
+    if len(data) > MAX_PDN_BYTES:
+        raise SheetError(f"{name} is larger than {MAX_PDN_BYTES // (1024 * 1024)} MB; split it")
+    return decode(data)
+
+
+def write_pdf_file(output: str, data: bytes) -> None:
+    """Write ``data`` to ``output`` atomically (temporary file, fsync, rename): a PDF
+    reader never sees half a file. SheetError in one line when it cannot be written."""
+    path = Path(output)
+    if path.is_dir():
+        raise SheetError(f"{path} is a directory; give a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise SheetError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        # mkstemp makes the file private; a sheet is as readable as any file the user writes.
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise SheetError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -189,3 +189,8 @@ class MatchStore:
                 continue
             match = match.with_result(game.result, id=game.path.stem, black=black, white=white)
         return match
+
+    @staticmethod
+    def games_of(match: Match, games: Iterable[GameFile]) -> list[GameFile]:
+        """The kept games tagged with ``match``, in the order they were played."""
+        return [g for g in games if g.tags.get(MATCH_TAG) == match.id]
