@@ -161,7 +161,16 @@ def _fitted(message: dict[str, Any]) -> dict[str, Any]:
     while not fits(message) and (message.get("black") or message.get("white")):
         for side in ("black", "white"):
             message[side] = message[side][: max(len(message[side]) - 8, 0)]
+    _fit_match(message, message.get("state"))
     return message
+
+
+def _fit_match(message: dict[str, Any], state: Mapping[str, Any] | None) -> None:
+    """The match players' names in ``state`` shortened until ``message`` fits one line
+    (a long match id, four-byte characters and a position of 32 kings need it)."""
+    match = state.get("match") if state is not None else None
+    while match and not fits(message) and any(match["players"]):
+        match["players"] = [name[: max(len(name) - 8, 0)] for name in match["players"]]
 
 
 class Link(PeerFollower):
@@ -341,6 +350,8 @@ class Link(PeerFollower):
             "waiting": expected.pdn(full=True) if expected is not None else None,
             "match": self.app.matches.link_state(),
         }
+        # Sent on its own too (a state event): it must fit one line without the hello.
+        _fit_match({"t": 10**12, "event": "state", "cause": "new-game", **state}, state)
         return state
 
     def _identity(self) -> dict[str, Any]:
