@@ -391,11 +391,14 @@ class Game:
     def draw_claim(self) -> str | None:
         """``repetition`` or ``forty-moves`` when the side to move can claim a draw now.
 
-        Repetition: the current position stands for the third time, or one of the
-        claimant's moves would make it so. Forty moves: during each player's own previous
-        40 moves no man has moved and nothing has been captured (WCDF 1.32.2).
+        Repetition: one of the claimant's moves would make a position stand for the third
+        time (WCDF 1.32.1: the player shows that *their next move* would create it). A
+        position that already stands a third time is no claim by itself: the player who
+        made it could have claimed before moving, and the opponent may claim only with a
+        repeating move of their own. Forty moves: during each player's own previous 40
+        moves no man has moved and nothing has been captured (WCDF 1.32.2).
         """
-        if self.repetitions() >= 3 or self.repeating_moves():
+        if self.repeating_moves():
             return "repetition"
         if self.quiet_plies >= FORTY_MOVES_PLIES:
             return "forty-moves"

@@ -72,8 +72,11 @@ def test_condoned_moves_count_for_repetition() -> None:
         game.play_text("32-27")
         game.condone(Move((10, 1)))
         game.play_text("27-32")
-    assert game.repetitions() == 3 and game.draw_claim() == "repetition"
-    assert game.condoned == {1, 3, 5, 7}
+    assert game.repetitions() == 3 and game.condoned == {1, 3, 5, 7}
+    # Counted, but no claim: neither king's legal moves (1-5, 1-6) would repeat a position.
+    assert game.repeating_moves() == [] and game.draw_claim() is None
+    game.condone(Move((1, 10)))  # the hop again: 27-32 would now repeat a third time
+    assert game.repeating_moves() == [Move((32, 27))] and game.draw_claim() == "repetition"
 
 
 def test_condone_crowns_and_captures_what_the_board_shows() -> None:

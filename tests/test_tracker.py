@@ -549,16 +549,19 @@ def test_illegal_move_names_the_route_and_the_pieces_to_put_back(script, message
     ]
 
 
-def test_illegal_move_along_a_plain_move_with_a_piece_gone():
+def test_a_piece_the_opponent_holds_is_no_part_of_the_move():
+    # White lifts its man on 22 before Black begins: Black's 11-15 is Black's move, and
+    # the man from 22 is guided back before White's move is read (issue 13, item 1).
     assert run("lift 22\nwait 100\nlift 11\nplace 15") == [
-        warning(430, "illegal-move", [11, 15], "11-15 takes no piece; put the piece on 22 back"),
-        final(430, START, 0),
+        move(430, 1, "black", "11-15", [11, 15]),
+        final(430, AFTER_11_15, 1),
     ]
-    # A flying king's plain move along the diagonal, a piece beside it gone.
+    # A flying king's plain move along the diagonal, a piece beside it held.
     assert run("lift 10\nwait 100\nlift 29\nplace 15", "B:W10,32:BK29", rules=Rules(flying_kings=True)) == [
-        warning(430, "illegal-move", [29, 15], "29-15 takes no piece; put the piece on 10 back"),
-        final(430, "B:W10,32:BK29", 0),
+        move(430, 1, "black", "29-15", [29, 15]),
+        final(430, "W:W10,32:BK15", 1),
     ]
+
 
 
 def test_a_piece_in_hand_makes_no_move_when_the_opponent_reaches_in():

@@ -175,6 +175,10 @@ class Referee(Overseer):
         self._record_trouble: str | None = None
         self._over_key: tuple[object, ...] | None = None
         self._over = False
+        #: The board last judged, and (board, when) a board that changed under a warning
+        #: already up is to be judged: a ruling never depends on how long a hand held a piece.
+        self._judged_board: int | None = None
+        self._rejudge: tuple[int, int] | None = None
 
     # -- the tracker ---------------------------------------------------------------------
 
@@ -227,7 +231,7 @@ class Referee(Overseer):
         return tuple(self._judge(self._sanitize(w))[0] for w in self.tracker.warnings)
 
     def next_deadline(self) -> int | None:
-        times = [self.tracker.next_deadline()]
+        times = [self.tracker.next_deadline(), self._rejudge[1] if self._rejudge else None]
         if self.clock_deadline:
             times.append(self._flag_due())
         due = [t for t in times if t is not None]
@@ -237,7 +241,42 @@ class Referee(Overseer):
         out = self._advance(now_ms)
         out += self._process(self.tracker.update(occupancy, now_ms), now_ms)
         out += self._check(now_ms)
+        self._schedule_rejudge(now_ms)
         return self._log(out)
+
+    def _schedule_rejudge(self, now: int) -> None:
+        """A board changed under a standing warning is judged once it has settled.
+
+        The tracker raises a warning once, when its condition has stood for
+        ``settle_ms``; what the board shows later under the same warning (a piece lifted
+        first, then put on another square) is judged here just the same, so a ruling is
+        the same whether the hand held the piece 100 ms or 10 s.
+        """
+        tracker = self.tracker
+        board = tracker.board
+        standing = any(w.code in ("illegal-move", "out-of-sync") for w in tracker.warnings)
+        if standing and board != self._judged_board and self._judging():
+            self._rejudge = (board, now + tracker.settings.settle_ms)
+        else:
+            self._rejudge = None
+
+    def _run_rejudge(self, now: int) -> list[Event]:
+        pending = self._rejudge
+        if pending is None or pending[1] > now:
+            return []
+        self._rejudge = None
+        board, due = pending
+        tracker = self.tracker
+        if tracker.board != board or board == self._judged_board:
+            return []
+        for warning in tracker.warnings:
+            if warning.code in ("illegal-move", "out-of-sync"):
+                judged, offence = self._judge(replace(warning, t=due))
+                self._judged_board = board
+                if offence is None:
+                    return []
+                return [judged] + self._offence(offence, due)
+        return []
 
     def press(self, button: str, now_ms: int) -> list[Event]:
         out = self._advance(now_ms)
@@ -439,6 +478,7 @@ class Referee(Overseer):
                 out += self._flag(flag)
                 break
         out += self._process(self.tracker.tick(now), now)
+        out += self._run_rejudge(now)
         state = self.state
         game = self.game
         if state is not None and not state.over and game is state.game and self._game_over():
@@ -516,7 +556,8 @@ class Referee(Overseer):
         if warning.code not in ("illegal-move", "out-of-sync"):
             return warning, None
         board = tracker.board
-        mine = read_move(position, board, rules)
+        # The mover's move is read without what the other side upset before it began.
+        mine = read_move(position, tracker.tidy_board, rules)
         theirs = read_out_of_turn(position, board)
         if theirs is not None and (mine is None or (jump_shaped(theirs) and not jump_shaped(mine))):
             # A piece of the side that has just moved moved on: never a move of the game.
@@ -549,6 +590,8 @@ class Referee(Overseer):
         return warning, None
 
     def _on_warning(self, warning: BoardWarning) -> tuple[BoardWarning, list[Event]]:
+        if warning.code in ("illegal-move", "out-of-sync"):
+            self._judged_board = self.tracker.board
         warning, offence = self._judge(warning)
         if offence is None:
             return warning, []
@@ -723,6 +766,7 @@ class Referee(Overseer):
             return []
         tracker = self.tracker
         if tracker.board_matches and tracker.reading.kind is Kind.IDLE:
+            self._judged_board = None
             state.episode = None
             state.candidates.clear()
             state.objected = False

@@ -191,6 +191,10 @@ class Reading:
     plans: tuple[Plan, ...] = ()
     #: A COMPLETE board that is also part-way through another move: wait patience_ms.
     also_progress: bool = False
+    #: Squares read as they should be although they are not: pieces of the side not to
+    #: move that left their squares (or were put on others) before the side to move lifted
+    #: anything. The board was read without them; they are out-of-sync guidance only.
+    disorder: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +272,16 @@ def _wrong_move_message(start: int, end: int, name: str, same: list[Plan], taken
         one = len(wrong) == 1
         return f"{takes}, not {'the one' if one else 'those'} on {_list(wrong)}; put {'it' if one else 'them'} back"
     return f"{takes}; put the {name} back on {start} and make it again"
+
+
+def _sync_parts(fill: list[int], empty: list[int]) -> str:
+    """``put a piece on 22; take the piece off 17``: what makes the board match."""
+    parts = []
+    if fill:
+        parts.append(f"put {'a piece' if len(fill) == 1 else 'pieces'} on {_list(fill)}")
+    if empty:
+        parts.append(f"take the {'piece' if len(empty) == 1 else 'pieces'} off {_list(empty)}")
+    return "; ".join(parts)
 
 
 def _list(squares: Iterable[int]) -> str:
@@ -348,6 +362,15 @@ class Tracker:
     def board(self) -> int:
         """The last settled occupancy fed in."""
         return self._board
+
+    @property
+    def tidy_board(self) -> int:
+        """The board as the side to move left it: :attr:`board` with what the side not to
+        move upset before that side began (pieces held, knocked or moved) put right."""
+        reading = self._reading
+        if not reading.disorder:
+            return self._board
+        return (self._board | reading.disorder) & ~(reading.disorder & self._board)
 
     @property
     def board_matches(self) -> bool:
@@ -434,8 +457,12 @@ class Tracker:
             self._blocked = None
         if self._restoring and occupancy == self.game.position.occupied:
             self._restoring = False
+            # Pieces put back were no lift of the side to move: its turn begins now.
+            self._mover_began = False
+            self._own_lifted = 0
         lifted = before & ~occupancy
         placed = occupancy & ~before
+        self._note_disorder(lifted, placed, occupancy)
         old = self._reading
         reading = self._read(occupancy)
         if old.kind in _COMMITTABLE and not _continues(old.kind, reading.kind):
@@ -708,9 +735,45 @@ class Tracker:
         self._correction_open = False
         self._expected = None
         self._ref = Reading(Kind.IDLE, self.game.position.occupied)
+        # Whether a piece of the side to move has left its square this turn, which of them
+        # did, and the disorder the side not to move made before (see _note_disorder).
+        # (Pieces of the side to move already off the board were lifted by it: a reply
+        # begun before the move was accepted.)
+        self._own_lifted = self.game.position.pieces_of(self.game.turn) & ~self._board
+        self._mover_began = bool(self._own_lifted)
+        self._disorder_gone = 0
+        self._disorder_added = 0
         # Asked on every board read; the game's answer only changes with the position
         # or a declared result (resign, claim), after which this is set again.
         self._over = self.game.is_over
+
+    def _note_disorder(self, lifted: int, placed: int, occupancy: int) -> None:
+        """Keep apart what the side not to move did before the side to move began.
+
+        A piece of the side not to move lifted (held, knocked, moved out of turn), and
+        where it is put, while no piece of the side to move has left its square this turn,
+        is no part of the mover's move, whatever comes after. Squares put right again
+        stop counting.
+        """
+        table = self._table
+        own = lifted & table.own
+        if not self._mover_began and not own:
+            gone = lifted & table.opponent
+            if gone and self.game.rules.huffing:
+                # Under huffing the side to move may take a piece that missed a jump off
+                # before moving: that is its choice, never disorder.
+                for square in self.game.huffable():
+                    gone &= ~bit(square)
+            self._disorder_gone |= gone
+            # A piece put on an empty square is theirs only while one of theirs is in
+            # hand: otherwise it is the mover sliding a piece, touching down first.
+            if self._disorder_gone & ~occupancy:
+                self._disorder_added |= placed & ~table.occupied
+        if own:
+            self._mover_began = True
+            self._own_lifted |= own
+        self._disorder_gone &= ~occupancy
+        self._disorder_added &= occupancy
 
     def _waiting(self) -> str | None:
         """What to wait for, when the side to move is held and no move of it is shown."""
@@ -750,6 +813,27 @@ class Tracker:
         return self._correction
 
     def _read(self, board: int) -> Reading:
+        reading = self._read_board(board)
+        gone, added = self._disorder(board)
+        disorder = gone | added
+        if reading.kind is not Kind.NONE or not disorder or self._restoring:
+            return reading
+        # Read the board as if the side not to move had left everything alone.
+        tidy = (board | gone) & ~added
+        fair = self._read_board(tidy)
+        if fair.kind not in (Kind.IDLE, Kind.COMPLETE, Kind.PROGRESS):
+            return reading
+        return Reading(fair.kind, tidy, fair.plans, fair.also_progress, disorder)
+
+    def _disorder(self, board: int) -> tuple[int, int]:
+        """The disorder standing on ``board``: squares to fill, squares to empty."""
+        # Pieces the lifted pieces could jump may have been taken off first (any order):
+        # those are part of the move, never disorder.
+        movers = self._own_lifted
+        jumpable = sum_captured(p for p in self._table.plans if bit(p.move.start) & movers) if movers else 0
+        return self._disorder_gone & ~jumpable & ~board, self._disorder_added & board
+
+    def _read_board(self, board: int) -> Reading:
         game = self.game
         occupied = game.position.occupied
         if board == occupied:
@@ -766,7 +850,12 @@ class Tracker:
                 return Reading(Kind.CROWNING, board)
             table = self._table
             only = self._candidates()
-            done = table.complete(board, only)
+            # A capture ending on its own start square is not made until its piece has
+            # been lifted: the captured pieces off first already give its result.
+            done = tuple(
+                p for p in table.complete(board, only)
+                if p.move.start != p.move.end or self._own_lifted & bit(p.move.start)
+            )
             if done:
                 others = [p for p in table.in_progress(board, only) if p not in done]
                 return Reading(Kind.COMPLETE, board, done, also_progress=bool(others))
@@ -894,7 +983,13 @@ class Tracker:
 
     def _accept(self, reading: Reading, now: int) -> list[Event]:
         if reading.kind is Kind.COMPLETE:
-            return self._commit(reading.plans, now)
+            events = self._commit(reading.plans, now)
+            if reading.disorder and self._board != self.game.position.occupied:
+                # What the side not to move upset stays to be put right before its move
+                # can be read: its pieces are guided back first, nothing is guessed.
+                self._restoring = True
+                self._reread()
+            return events
         if reading.kind is Kind.TAKEBACK:
             return self._undo(now)
         if reading.kind is Kind.HUFF:
@@ -1007,6 +1102,13 @@ class Tracker:
             cond = self._none_condition(reading.board, fault)
             if cond is not None:
                 out.append(cond)
+        elif reading.disorder:
+            board = self._board
+            fill = squares_of(reading.disorder & ~board)
+            empty = squares_of(reading.disorder & board)
+            message = "the board does not match the game: " + _sync_parts(fill, empty)
+            due = self._since + self.settings.settle_ms
+            out.append(_Condition("out-of-sync", tuple(squares_of(reading.disorder)), message, due))
         progress_ref = reading if reading.kind is Kind.PROGRESS else None
         if reading.kind is Kind.NONE and self._escalated and self._ref.kind is Kind.PROGRESS:
             progress_ref = self._ref
@@ -1070,18 +1172,15 @@ class Tracker:
                 )
             else:
                 same = [p for p in self._table.plans if p.move.start == start and p.move.end == end]
-                message = _wrong_move_message(start, end, name, same, removed & self._table.opponent)
+                # A piece the side not to move lifted before this move began is not taken by it.
+                taken = removed & self._table.opponent & ~self._disorder(board)[0]
+                message = _wrong_move_message(start, end, name, same, taken)
             return _Condition("illegal-move", squares, message, due)
         diff = ref.board ^ board
         fill = squares_of(ref.board & ~board)
         empty = squares_of(board & ~ref.board)
-        parts = []
-        if fill:
-            parts.append(f"put {'a piece' if len(fill) == 1 else 'pieces'} on {_list(fill)}")
-        if empty:
-            parts.append(f"take the {'piece' if len(empty) == 1 else 'pieces'} off {_list(empty)}")
         head = f"{waiting}; " if waiting is not None else "the board does not match the game: "
-        message = head + "; ".join(parts)
+        message = head + _sync_parts(fill, empty)
         return _Condition("out-of-sync", tuple(squares_of(diff)), message, due)
 
     def _refresh(self, now: int) -> list[Event]:
@@ -1167,6 +1266,11 @@ class Tracker:
         elif kind is Kind.IDLE and self.policy.strict_touch_move and self._touched is not None:
             if self._table.movable & bit(self._touched):
                 roles[self._touched] = "touched"
+        if reading.disorder:
+            for s in iter_squares(reading.disorder & ~board):
+                roles[s] = "missing"
+            for s in iter_squares(reading.disorder & board):
+                roles[s] = "extra"
         if game.turn not in self._held:
             huffing.roles(self, roles)
         fault = self._fault_active()
