@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from firmware.cli.replay import parse_script, replay
+from firmware.simulator.script import parse_script, replay
 from firmware.referee.arbiter import RefereeSettings
 from firmware.simulator.hands import Action, plain_actions, script_text
 from firmware.tracking.tracker import TrackerSettings
@@ -101,6 +101,20 @@ def test_a_ring_capture_is_not_made_before_its_king_moves(mode: str) -> None:
     assert not of(events, "caution", "forfeit")
 
 
+# -- 4. the record names the offence committed ------------------------------------------------
+
+
+def test_a_condoned_move_is_recorded_with_its_own_offence_not_the_answers_lift() -> None:
+    # Black plays 10-15 although 14x23 was compulsory; White answers 18x9, lifting Black's
+    # man on 14 (the one that should have jumped). The move stands as a forced-capture
+    # offence, not as touch-move.
+    script = "lift 10\nwait 100\nplace 15\nwait 1000\nlift 18\nwait 200\nplace 9\nwait 100\nlift 14\nwait 1000"
+    events = run(script, "B:W18,30:B14,10", mode="referee", style="record")
+    (condoned,) = of(events, "condoned")
+    assert (condoned["move"], condoned["code"]) == ("10-15", "forced-capture")
+    assert [m["move"] for m in of(events, "move")] == ["10-15", "18x9"]
+
+
 # -- the properties ----------------------------------------------------------------------------
 
 
@@ -126,6 +140,10 @@ def _disorder(rng: random.Random, game: Game, move: Move, mode: str) -> tuple[li
     """
     position = game.position
     jumpable = {c for m in game.legal_moves() for c in m.captures}
+    if mode == "play" and game.moves:
+        # In casual play the piece that has just moved may be moved again: a correction
+        # or a takeback of that move, by design (docs/replay.md), not disorder.
+        jumpable.add(game.moves[-1].end)
     theirs = [
         s for s in range(1, 33)
         if (piece := position.piece_at(s)) is not None and piece.color is position.turn.opponent and s not in jumpable

@@ -98,6 +98,9 @@ class _Candidate:
     board: int
     move: Move
     t: int
+    #: The piece the mover had touched first when the move was read (touch-move). Taken
+    #: then: later lifts are the opponent's answer, never the mover's touches.
+    touched: int | None = None
 
 
 @dataclass
@@ -814,7 +817,7 @@ class Referee(Overseer):
         move = read_move(position, board, rules)
         if move is not None and tracker.reading.kind is not Kind.COMPLETE:
             if not state.candidates or state.candidates[-1].board != board:
-                state.candidates.append(_Candidate(board, move, now))
+                state.candidates.append(_Candidate(board, move, now, tracker.touched))
         return []
 
     def _objectable(self) -> bool:
@@ -831,7 +834,7 @@ class Referee(Overseer):
         position = game.position
         rules = game.rules
         side = position.turn
-        offence = classify(position, cand.move, rules, self.tracker.touched)
+        offence = classify(position, cand.move, rules, cand.touched)
         board = self.tracker.board
         if cand.move in position.legal_moves(rules):
             game.play(cand.move)  # legal, but with another piece than the one touched
@@ -872,7 +875,7 @@ class Referee(Overseer):
         if self._objectable():
             cand = state.candidates[-1]
             position = self.game.position
-            offence = classify(position, cand.move, self.game.rules, self.tracker.touched)
+            offence = classify(position, cand.move, self.game.rules, cand.touched)
             state.candidates.clear()
             state.objected = True
             return self._offence(offence, now, objection=True)
