@@ -391,9 +391,12 @@ class _TappedButtons:
     def __init__(self, buttons: Any, on_press: Callable[[ButtonEvent], None]) -> None:
         self.buttons = buttons
         self.on_press = on_press
+        self.injected: list[ButtonEvent] = []
 
     def poll(self) -> list[ButtonEvent]:
         presses = self.buttons.poll()
+        if self.injected:
+            presses, self.injected = list(presses) + self.injected, []
         for press in presses:
             self.on_press(press)
         return presses
@@ -481,6 +484,8 @@ class App:
         self._jumpers_cache: tuple[int, ...] = ()
         self.record: GameRecord | None = None
         self._written: GameRecord | None = None
+        #: The LED role of each lit square, as last shown (a screen draws them).
+        self.lit_roles: dict[int, str] = {}
         self.tracker: Follower
         self.controller: Controller
         #: The match under way in the state directory (see firmware.app.matchplay).
@@ -991,6 +996,7 @@ class App:
         lights = self.hardware.lights
         if frame != self._frame:
             self._frame = frame
+            self.lit_roles = {square: role for square, role in roles.items() if square in frame}
             lights.show(frame)
         else:
             lights.flush(now)
@@ -1147,6 +1153,16 @@ class App:
         if piece is None:
             piece = self.tracker.position.piece_at(square)
         return piece.symbol if piece is not None else "?"
+
+    def press(self, name: str, now: int | None = None, *, long: bool = False) -> None:
+        """Press button ``name`` as if on the board (a web page or a host link's ``press``).
+
+        The press reaches the tracker with the board's own buttons in the next step, on
+        every backend, whether or not the board has that button wired.
+        """
+        t = self.clock.now_ms() if now is None else now
+        fields = {"long": True} if long and "long" in getattr(ButtonEvent, "__dataclass_fields__", {}) else {}
+        self._buttons.injected.append(ButtonEvent(name, t, **fields))
 
     def say(self, message: str) -> None:
         """Show a message on the simulator's screen."""

@@ -23,6 +23,8 @@ from firmware.config import Config, ConfigError
 from firmware.app.matchplay import MatchConfig
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.link.host import PLAYS, Link, LinkConfig, open_link
+from firmware.web.server import WebServer
+from firmware.web.settings import WebConfig
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
 from firmware.app.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
 from firmware.storage.store import GameStore, StoreError, default_state_dir
@@ -93,6 +95,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="with a link: the side(s) the people at this board play; the other side's "
         "moves come over the link (default: link.plays, or both)",
     )
+    p.add_argument(
+        "--web",
+        metavar="[HOST:]PORT",
+        help="serve the board's web page on PORT (host 127.0.0.1 unless given; see "
+        "docs/web.md) (default: web.listen in the configuration, else no page)",
+    )
     add_sim_arguments(p)
     add_referee_arguments(p, names=False)
     add_rules_arguments(p)
@@ -118,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
     hints = (args.hints == "on") if args.hints else play.hints
     try:
         link_config = _link_config(config, args)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    try:
+        web_config = _web_config(config, args)
     except ConfigError as exc:
         return _fail(str(exc))
     if link_config.port and link_config.plays != "both" and mode == "computer":
@@ -206,6 +218,13 @@ def run(args: argparse.Namespace) -> int:
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     if link is not None:
         link.attach(app)
+    try:
+        web = _open_web(config, web_config, app, clock, store, state_dir, leds)
+    except ValueError as exc:
+        if link is not None:
+            link.close()
+        app.hardware.close()
+        return _fail(str(exc))
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -213,6 +232,8 @@ def run(args: argparse.Namespace) -> int:
             app.start()
         except StoreError as exc:
             return _fail(str(exc))
+        if web is not None:
+            app.say(f"The board's web page: {web.url}")
         if actions is not None:
             try:
                 app.run_script(actions)
@@ -238,6 +259,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if link is not None:
                 link.close()
+            if web is not None:
+                web.close()
             _restore_signals(previous)
 
 
@@ -254,6 +277,50 @@ def _link_config(config: Config, args: argparse.Namespace) -> LinkConfig:
     if args.link_plays and not link.port:
         raise ConfigError("--link-plays needs a link: --link PORT or link.port")
     return link
+
+
+def _web_config(config: Config, args: argparse.Namespace) -> WebConfig:
+    """The ``[web]`` section with ``--web`` applied; ConfigError if bad."""
+    if args.web is not None:
+        config = config.replace("web", listen=args.web)
+    return config.get(WebConfig)
+
+
+def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: GameStore,
+              state_dir: Path, leds: object) -> WebServer | None:
+    """The web page's server, listening, its link attached to ``app``; None when not asked
+    for. ValueError naming the problem (the address taken, ...)."""
+    if not web.listen:
+        return None
+    from firmware.web.auth import stored_pin
+    from firmware.web.bridge import PageHub, WebLink
+    from firmware.web.server import ServerError
+    from firmware.web.settings import is_loopback, parse_listen
+
+    host, port = parse_listen(web.listen)
+    pin = web.pin
+    if not pin and not is_loopback(host):
+        pin, made = stored_pin(state_dir)
+        logging.getLogger("firmware.web").warning(
+            "web: the PIN for commands on the page is %s (%s; set web.pin to choose one)",
+            pin, "made now and kept in the state directory" if made else "kept in the state directory")
+    palette = getattr(leds, "palette", None)
+    colours = None
+    if palette is not None:
+        from dataclasses import fields
+
+        colours = {f.name.replace("_", "-"): getattr(palette, f.name) for f in fields(palette)}
+    hub = PageHub(max_pages=web.max_pages)
+    web_link = WebLink(hub)
+    web_link.attach(app)
+    server = WebServer(web_link, host=host, port=port, pin=pin, public_view=web.public_view,
+                       store=store, config=config, clock=clock, colours=colours)
+    try:
+        server.start()
+    except ServerError as exc:
+        raise ValueError(str(exc)) from None
+    logging.getLogger("firmware.web").warning("web: the board's page is at %s", server.url)
+    return server
 
 
 def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Color, Player]:

@@ -208,6 +208,9 @@ class Link(PeerFollower):
         self._said: set[str] = set()
         self._pdn_cache: tuple[object, str] | None = None
         self._greeting: str | None = None
+        #: ``watch on``: a ``view`` event whenever what the board shows changes.
+        self.watching = False
+        self._view_sent: dict[str, Any] | None = None
         #: Counters, for status and tests.
         self.commands = 0
         self.errors = 0
@@ -277,6 +280,8 @@ class Link(PeerFollower):
                 break
             self._line(items[0], now)
             self._sync(now)
+        if self.watching and self.transport.connected:
+            self._send_view(now)
         events, self._events = self._events, []
         return events
 
@@ -375,6 +380,83 @@ class Link(PeerFollower):
 
     def _hello(self, now: int, cause: str) -> dict[str, Any]:
         return _fitted({"t": now, "event": "hello", "cause": cause, **self._identity(), "state": self._state()})
+
+    def view(self, now: int) -> dict[str, Any]:
+        """What the board shows now (the ``view`` event and reply, without ``t``/``event``).
+
+        ``board``: 32 characters, square 1 first, what stands on the board (``b``, ``w``,
+        ``B``, ``W``, ``.`` for empty; ``?`` a piece the simulated hands put down that
+        the game does not know); ``roles``: each lit LED role with its squares;
+        ``target``: the position to set up (a new game, a resumed one), else null;
+        ``clock``: each side's time left in ms and the side whose clock runs, or null.
+        """
+        assert self.app is not None
+        app = self.app
+        v = app.view()
+        board = "".join(v.pieces.get(square, ".")[:1] or "." for square in range(1, 33))
+        roles: dict[str, list[int]] = {}
+        for square, role in sorted(app.lit_roles.items()):
+            roles.setdefault(role, []).append(square)
+        tracker = app.tracker
+        target: str | None = None
+        if app.resuming:
+            target = app.game.position.fen()
+        elif tracker.setting_up is not None:
+            target = tracker.setting_up.fen()
+        clock: dict[str, Any] | None = None
+        referee = app.referee
+        if referee is not None:
+            times = referee.clock_times(now)
+            if times is not None:
+                running = referee.state.clock.running if referee.state is not None and referee.state.clock is not None else None
+                clock = {"black": times[BLACK], "white": times[WHITE],
+                         "running": _side(running) if running is not None else None}
+        cautions = None
+        if referee is not None:
+            cautions = {"black": referee.cautions(BLACK), "white": referee.cautions(WHITE)}
+        body: dict[str, Any] = {
+            "board": board,
+            "roles": roles,
+            "blink": sorted(v.blinking),
+            "hand": "".join(t[:1] for t in v.hand),
+            "ply": app.game.ply,
+            "target": target,
+            "status": v.status,
+            "prompt": v.prompt,
+            "warning": v.warning,
+            "message": v.message,
+            "mode": v.mode_text,
+            "names": [app.players[BLACK].name, app.players[WHITE].name],
+            "clock": clock,
+            "cautions": cautions,
+            "sim": app.sim is not None,
+            "hints": app.policy.settings.hints,
+            "brightness": round(app.policy.settings.brightness * 100),
+        }
+        # The texts give way first if an extreme case would not fit one line.
+        for key in ("message", "prompt", "warning", "status"):
+            if fits({"t": now, "event": "view", **body}):
+                break
+            body[key] = body[key][:60]
+        return body
+
+    def _send_view(self, now: int) -> None:
+        try:
+            body = self.view(now)
+        except Exception:  # a view that cannot be drawn must not stop the loop
+            log.exception("link: cannot describe the board")
+            return
+        # The clocks tick on the page from a start time; a change of the running side or
+        # a jump in time left resends, a mere tick does not.
+        key = dict(body)
+        clock = key.pop("clock")
+        if clock is not None:
+            key["clock"] = (clock["running"], clock["black"] // 1000 if clock["running"] != "black" else None,
+                            clock["white"] // 1000 if clock["running"] != "white" else None)
+        if key == self._view_sent:
+            return
+        self._view_sent = key
+        self._send({"t": now, "event": "view", **body})
 
     # -- received lines ----------------------------------------------------------------
 
@@ -489,6 +571,81 @@ class Link(PeerFollower):
         reply = body(lo)
         del reply["t"], reply["event"], reply["cmd"], reply["ok"]
         return reply
+
+    def _cmd_history(self, now: int, start: int) -> dict[str, Any]:
+        game = self._game()
+        if self._setting_up() is not None:
+            game = Game(self._setting_up(), game.rules)  # type: ignore[arg-type]
+        if start > game.ply:
+            raise LinkError("bad-argument", f"ply {start} is past the game's {game.ply} moves", "history")
+        body: dict[str, Any] = {"start": game.start.fen(), "from": start, "ply": game.ply, "moves": [], "next": None}
+        for index in range(start, game.ply):
+            body["moves"].append(move_text(game.positions[index], game.moves[index], game.rules))
+            if not fits({"t": now, "event": "reply", "cmd": "history", "ok": True, **body}):
+                body["moves"].pop()
+                body["next"] = index
+                break
+        return body
+
+    def _cmd_view(self, now: int) -> dict[str, Any]:
+        return self.view(now)
+
+    def _cmd_watch(self, now: int, state: str) -> dict[str, Any]:
+        self.watching = state == "on"
+        self._view_sent = None
+        return {"watching": self.watching}
+
+    # -- the board's buttons and the simulated hands -----------------------------------
+
+    def _cmd_press(self, now: int, button: str, long: bool) -> dict[str, Any]:
+        assert self.app is not None
+        self.app.press(button, now, long=long)
+        return {"button": button, "long": long}
+
+    def _cmd_brightness(self, now: int, percent: int) -> dict[str, Any]:
+        assert self.app is not None
+        policy = self.app.policy
+        policy.settings = replace(policy.settings, brightness=percent / 100)
+        return {"brightness": percent}
+
+    def _sim(self, name: str) -> Any:
+        assert self.app is not None
+        if self.app.sim is None:
+            raise LinkError("not-now", "this board is real hardware: there are no simulated hands", name)
+        return self.app.sim
+
+    def _cmd_touch(self, now: int, square: int) -> dict[str, Any]:
+        from sim.board import SimError
+
+        assert self.app is not None
+        sim = self._sim("touch")
+        try:
+            self.app._toggle(square)
+        except SimError as exc:
+            raise LinkError("not-now", str(exc), "touch") from None
+        return {"square": square, "piece": sim.pieces.get(square), "hand": "".join(t[:1] for t in sim.hand)}
+
+    def _cmd_hands(self, now: int, text: str) -> dict[str, Any]:
+        from sim.board import SimError
+
+        assert self.app is not None
+        self._sim("hands")
+        try:
+            self.app._hand_move(text)
+        except (SimError, ValueError) as exc:
+            raise LinkError("not-now", str(exc), "hands") from None
+        return {"move": text}
+
+    def _cmd_follow(self, now: int) -> dict[str, Any]:
+        from sim.board import SimError
+
+        assert self.app is not None
+        self._sim("follow")
+        try:
+            self.app.follow()
+        except (SimError, ValueError) as exc:
+            raise LinkError("not-now", str(exc), "follow") from None
+        return {"said": self.app.message}
 
     # -- commands that change the game -------------------------------------------------
 
@@ -771,7 +928,8 @@ class Link(PeerFollower):
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
 
 #: Commands that change something; refused on a read-only link.
-_CONTROL = frozenset({"new", "play", "hint", "mode", "names", "ballot", "result"})
+_CONTROL = frozenset({"new", "play", "hint", "mode", "names", "ballot", "result",
+                      "press", "brightness", "touch", "hands", "follow"})
 
 
 def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link:

@@ -73,6 +73,7 @@ ERROR_CODES: dict[str, str] = {
     "not-now": "the command does not fit the game's state (over, setting up, ...)",
     "read-only": "the link is configured read-only (link.control = false)",
     "internal": "the board failed to handle the line (a bug: please report it)",
+    "forbidden": "this end may watch but not change the game: log in with the board's PIN first",
 }
 
 
@@ -278,6 +279,37 @@ def _ballot(name: str, rest: str) -> tuple[Any, ...]:
     return (int(word),)
 
 
+def _square(name: str, rest: str) -> tuple[Any, ...]:
+    word = _one_word(name, rest, "a square 1-32")
+    if not word.isdigit() or not 1 <= int(word) <= 32 or len(word) > 2:
+        raise LinkError("bad-argument", f"{name} takes a square 1-32, got {_show(word)}", name)
+    return (int(word),)
+
+
+#: The buttons ``press`` may name: those a board may have (``hal.buttons``).
+def _button_names() -> tuple[str, ...]:
+    from hal.buttons import BUTTON_NAMES
+
+    return BUTTON_NAMES
+
+
+def _press(name: str, rest: str) -> tuple[Any, ...]:
+    words = rest.split()
+    if not 1 <= len(words) <= 2 or (len(words) == 2 and words[1].lower() != "long"):
+        raise LinkError("bad-argument", "press needs a button name and optionally long, e.g. press hint", name)
+    button = words[0].lower()
+    if button not in _button_names():
+        raise LinkError("bad-argument", f"no button {_show(button)} (buttons: {', '.join(_button_names())})", name)
+    return (button, len(words) == 2)
+
+
+def _brightness(name: str, rest: str) -> tuple[Any, ...]:
+    word = _one_word(name, rest, "a percentage 0-100")
+    if not word.isdigit() or int(word) > 100 or len(word) > 3:
+        raise LinkError("bad-argument", f"brightness takes a percentage 0-100, got {_show(word)}", name)
+    return (int(word),)
+
+
 def _result(name: str, rest: str) -> tuple[Any, ...]:
     words = rest.split()
     if len(words) != 2:
@@ -303,6 +335,14 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "names": (_names, "names BLACK;WHITE: the players' names for the record"),
     "ballot": (_ballot, "ballot N: play ACF 3-move ballot N from the start"),
     "result": (_result, "result RESULT REASON: an arbiter's decision, e.g. result 0-1 forfeit"),
+    "history": (_pdn, "history [PLY]: the moves from ply PLY on (0: all), as many as fit a line"),
+    "view": (_no_args, "view: what the board shows: pieces, lit squares, status line, clocks"),
+    "watch": (_choice("on", "off"), "watch on|off: a view event whenever what the board shows changes"),
+    "press": (_press, "press BUTTON [long]: press one of the board's buttons (new, hint, takeback, ...)"),
+    "brightness": (_brightness, "brightness PERCENT: the LEDs' brightness, 0-100"),
+    "touch": (_square, "touch SQUARE: simulated board only: lift the piece there, or put the one in hand down"),
+    "hands": (_play, "hands MOVE: simulated board only: the hands make MOVE on the board"),
+    "follow": (_no_args, "follow: simulated board only: the hands do what the lights ask"),
     "help": (_no_args, "help: the commands"),
 }
 

@@ -1,0 +1,563 @@
+"""The HTTP and WebSocket server, in a thread of its own beside the board's main loop.
+
+Starlette on uvicorn (pure Python: nothing to compile on a Pi), one asyncio loop in one
+daemon thread. It talks to the main loop only through the :class:`~firmware.web.bridge.PageHub`
+(bounded queues) and never touches the game: the page's commands are the host link's,
+answered by the main loop; ``/api/state`` and ``/api/status`` are questions the main loop
+answers in its next step. A page that does not read its socket is disconnected (it
+reconnects and is greeted afresh); nothing it does makes the board wait.
+
+Who may do what (see ``docs/web.md``): on a loopback address with no PIN configured,
+anyone on this machine may watch and command; otherwise commands need a session got
+with the PIN (``POST /api/login``), and watching does too unless ``public_view``. Every
+request must name this server as its ``Host`` (a loopback one when listening on
+loopback: no DNS rebinding), a WebSocket must come from a page of this server
+(``Origin``), and login tries are rate-limited (:class:`~firmware.web.auth.Gate`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import re
+import socket
+import threading
+from dataclasses import asdict, is_dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from firmware.diagram import ROLE_MARKS, board_svg, piece_svg, role_mark
+from firmware.web.auth import COOKIE, SESSION_MS, Gate
+from firmware.web.bridge import PageHub, WebLink
+from firmware.web.settings import is_loopback
+
+__all__ = ["WebServer", "ServerError", "page_html"]
+
+log = logging.getLogger(__name__)
+
+#: Messages a page may have waiting for it before it is disconnected as too slow.
+PAGE_QUEUE = 1024
+#: The largest WebSocket message a page may send (a command is a line of at most 1 KiB).
+WS_MAX_SIZE = 16 * 1024
+_GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,80}")
+
+_SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+
+class ServerError(RuntimeError):
+    """The server cannot start (the address is taken, not this machine's...)."""
+
+
+def _static(name: str) -> bytes:
+    return resources.files("firmware.web").joinpath("static", name).read_bytes()
+
+
+def page_html(colours: dict[str, tuple[int, int, int]] | None = None) -> str:
+    """The page: the HTML shell with the board drawn by :func:`~firmware.diagram.board_svg`
+    and, in ``<template>`` elements, every piece and role mark the script draws with."""
+    shell = _static("index.html").decode("utf-8")
+    board = board_svg(None, size=None, title="The board")
+    flipped = board_svg(None, size=None, flipped=True, title="The board, White's side at the top")
+    pieces = "".join(f'<svg data-template-piece="{s}">{piece_svg(s)}</svg>' for s in ("b", "w", "B", "W"))
+    roles = "".join(
+        f'<svg data-template-role="{html.escape(r)}">{role_mark(r, (colours or {}).get(r))}</svg>' for r in sorted(ROLE_MARKS)
+    )
+    return (
+        shell.replace("<!--BOARD-->", board)
+        .replace("<!--FLIPPED-->", flipped)
+        .replace("<!--TEMPLATES-->", pieces + roles)
+    )
+
+
+class WebServer:
+    """The page's server for ``link`` (a :class:`WebLink` attached to the app).
+
+    ``host``/``port``: where to listen (port 0: any free port; see :attr:`url`).
+    ``pin``: what commands need ("" : nothing, allowed only on loopback).
+    ``public_view``: watching needs no PIN. ``store``: the game store (games list).
+    ``config``: the configuration in force, shown read-only on the status page.
+    ``clock``: for sessions and the rate limit.
+    """
+
+    def __init__(
+        self,
+        link: WebLink,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        pin: str = "",
+        public_view: bool = False,
+        store: Any = None,
+        config: Any = None,
+        clock: Any = None,
+        colours: dict[str, tuple[int, int, int]] | None = None,
+    ) -> None:
+        from hal.clock import MonotonicClock
+
+        self.link = link
+        self.hub: PageHub = link.hub
+        self.host = host
+        self.port = port
+        self.loopback = is_loopback(host)
+        if not pin and not self.loopback:
+            raise ServerError("a PIN is needed on a network address (web.pin)")
+        self.pin = pin
+        self.open = self.loopback and not pin
+        self.public_view = public_view or self.loopback
+        self.store = store
+        self.config = config
+        self.gate = Gate(pin, clock or MonotonicClock()) if pin else None
+        self._page = page_html(colours).encode("utf-8")
+        self._queues: dict[int, asyncio.Queue[str | None]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._thread: threading.Thread | None = None
+        self._server: Any = None
+        self._socket: socket.socket | None = None
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+
+    # -- life cycle ------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> None:
+        """Bind the address now (an error is raised here) and serve in a daemon thread."""
+        import uvicorn
+
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError as exc:
+            sock.close()
+            raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+        sock.listen(128)
+        sock.setblocking(False)
+        self.port = sock.getsockname()[1]
+        self._socket = sock
+        config = uvicorn.Config(
+            self.asgi(),
+            ws="wsproto",
+            ws_max_size=WS_MAX_SIZE,
+            ws_per_message_deflate=False,
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            server_header=False,
+            proxy_headers=False,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, name="crownhead-web", daemon=True)
+        self._thread.start()
+        if not self._started.wait(10):
+            raise ServerError("the web server did not start in 10 s")
+        if self._error is not None:
+            raise ServerError(f"the web server failed: {self._error}")
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except BaseException as exc:  # noqa: BLE001 - reported to start() or logged
+            self._error = exc
+            self._started.set()
+            log.exception("web: the server stopped")
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        loop, wake = self._loop, self._wake
+        self.hub.wake = lambda: loop.call_soon_threadsafe(wake.set)
+        pump = asyncio.create_task(self._pump())
+        self._started.set()
+        try:
+            assert self._socket is not None
+            await self._server.serve(sockets=[self._socket])
+        finally:
+            pump.cancel()
+            self.hub.wake = lambda: None
+
+    def close(self) -> None:
+        """Stop serving: every page is disconnected (idempotent)."""
+        if self._server is not None:
+            self._server.should_exit = True
+            loop, wake = self._loop, self._wake
+            if loop is not None and wake is not None and not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(wake.set)
+                except RuntimeError:
+                    pass
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+        self.hub.close()
+
+    # -- lines to the pages ----------------------------------------------------------
+
+    async def _pump(self) -> None:
+        assert self._wake is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            lines, kick = self.hub.take()
+            for page_id in kick:
+                self._disconnect(page_id)
+            for targets, line in lines:
+                text = line.decode("utf-8").rstrip("\n")
+                for page_id in targets:
+                    queue = self._queues.get(page_id)
+                    if queue is None:
+                        continue
+                    try:
+                        queue.put_nowait(text)
+                    except asyncio.QueueFull:
+                        log.warning("web: page %d does not keep up: disconnected", page_id)
+                        self._disconnect(page_id)
+
+    def _disconnect(self, page_id: int) -> None:
+        queue = self._queues.pop(page_id, None)
+        if queue is None:
+            return
+        while not queue.empty():
+            queue.get_nowait()
+        queue.put_nowait(None)  # the sender closes the socket
+
+    # -- who may do what ------------------------------------------------------------
+
+    def _host_ok(self, headers: Any) -> bool:
+        """A request must be addressed to this server; on loopback by a loopback name."""
+        host = headers.get("host", "")
+        if not self.loopback:
+            return bool(host)
+        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        name = name.strip("[]")
+        return is_loopback(name)
+
+    def _origin_ok(self, headers: Any) -> bool:
+        """A browser's request from another site's page names that site: refused."""
+        origin = headers.get("origin")
+        if origin is None:
+            return True  # not a browser's page (a script or a command-line tool)
+        host = headers.get("host", "")
+        return origin in (f"http://{host}", f"https://{host}")
+
+    def _session(self, request: Any) -> bool:
+        return self.gate is not None and self.gate.session(request.cookies.get(COOKIE))
+
+    def may_view(self, request: Any) -> bool:
+        return self.open or self.public_view or self._session(request)
+
+    def may_control(self, request: Any) -> bool:
+        return self.open or self._session(request)
+
+    # -- the application -------------------------------------------------------------
+
+    def asgi(self) -> Any:
+        from starlette.applications import Starlette
+        from starlette.middleware import Middleware
+        from starlette.responses import JSONResponse, PlainTextResponse, Response
+        from starlette.routing import Route, WebSocketRoute
+        from starlette.websockets import WebSocket, WebSocketDisconnect
+
+        server = self
+
+        class Guard:
+            """Host check and security headers on every HTTP answer."""
+
+            def __init__(self, app: Any) -> None:
+                self.app = app
+
+            async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+                if scope["type"] not in ("http", "websocket"):
+                    await self.app(scope, receive, send)
+                    return
+                headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+                if not server._host_ok(headers):
+                    if scope["type"] == "http":
+                        await PlainTextResponse("unknown host", status_code=421)(scope, receive, send)
+                    else:
+                        await send({"type": "websocket.close", "code": 1008})
+                    return
+                if scope["type"] == "websocket":
+                    await self.app(scope, receive, send)
+                    return
+
+                async def send_with_headers(message: Any) -> None:
+                    if message["type"] == "http.response.start":
+                        extra = [(k.lower().encode(), v.encode()) for k, v in _SECURITY_HEADERS.items()]
+                        message = {**message, "headers": list(message.get("headers", [])) + extra}
+                    await send(message)
+
+                await self.app(scope, receive, send_with_headers)
+
+        def forbidden() -> Response:
+            return JSONResponse({"error": "forbidden", "message": "log in with the board's PIN first"}, status_code=403)
+
+        async def index(request: Any) -> Response:
+            return Response(server._page, media_type="text/html; charset=utf-8")
+
+        async def static(request: Any) -> Response:
+            name = request.path_params["name"]
+            types = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8", "board.js": "text/javascript; charset=utf-8"}
+            if name not in types:
+                return PlainTextResponse("not found", status_code=404)
+            return Response(_static(name), media_type=types[name])
+
+        async def me(request: Any) -> Response:
+            return JSONResponse({"view": server.may_view(request), "control": server.may_control(request),
+                                 "login": server.gate is not None})
+
+        async def login(request: Any) -> Response:
+            if server.gate is None:
+                return JSONResponse({"ok": True, "message": "no PIN is needed here"})
+            if not server._origin_ok(request.headers):
+                return JSONResponse({"error": "forbidden", "message": "a login from another site's page"}, status_code=403)
+            body = await request.body()
+            if len(body) > 1024:
+                return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
+            pin = ""
+            try:
+                data = json.loads(body.decode("utf-8")) if body else {}
+                if isinstance(data, dict) and isinstance(data.get("pin"), str):
+                    pin = data["pin"]
+            except (ValueError, UnicodeDecodeError):
+                return JSONResponse({"error": "bad-request", "message": 'send {"pin": "..."}'}, status_code=400)
+            client = request.client.host if request.client else "?"
+            verdict, value = server.gate.login(client, pin)
+            if verdict == "wait":
+                return JSONResponse({"error": "too-many-tries", "message": f"too many wrong PINs: try again in {value} s"},
+                                    status_code=429, headers={"Retry-After": str(value)})
+            if verdict == "wrong":
+                return JSONResponse({"error": "wrong-pin", "message": "wrong PIN"}, status_code=403)
+            response = JSONResponse({"ok": True})
+            response.set_cookie(COOKIE, str(value), max_age=SESSION_MS // 1000, httponly=True, samesite="strict", path="/")
+            return response
+
+        async def logout(request: Any) -> Response:
+            if server.gate is not None and server._origin_ok(request.headers):
+                server.gate.logout(request.cookies.get(COOKIE))
+            response = JSONResponse({"ok": True})
+            response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+            return response
+
+        async def ask(what: str) -> Response:
+            future = server.hub.ask(what)
+            if future is None:
+                return JSONResponse({"error": "busy", "message": "too many questions waiting"}, status_code=503)
+            try:
+                answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=3)
+            except TimeoutError:
+                return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+            except Exception:  # noqa: BLE001 - logged by the link
+                return JSONResponse({"error": "internal", "message": "the board could not answer"}, status_code=500)
+            return JSONResponse(answer)
+
+        async def state(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            return await ask("state")
+
+        async def status(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            response = await ask("status")
+            if response.status_code != 200:
+                return response
+            data = json.loads(bytes(response.body))
+            data["config"] = server.config_view()
+            data["web"] = {"listen": f"{server.host}:{server.port}", "public_view": server.public_view,
+                           "pin": "set" if server.pin else "none", "pages": server.hub.pages}
+            return JSONResponse(data)
+
+        def games(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            return JSONResponse({"games": server.games_list()})
+
+        def game(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            found = server.game_file(request.path_params["id"])
+            if found is None:
+                return JSONResponse({"error": "not-found", "message": "no such game"}, status_code=404)
+            return JSONResponse(server.game_json(found))
+
+        def game_pdn(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            found = server.game_file(request.path_params["id"])
+            if found is None:
+                return PlainTextResponse("no such game", status_code=404)
+            return Response(found.read_bytes(), media_type="application/x-chess-pdn",
+                            headers={"Content-Disposition": f'attachment; filename="{found.name}"'})
+
+        def all_pdn(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            text = server.store.export() if server.store is not None else ""
+            return Response(text.encode("utf-8"), media_type="application/x-chess-pdn",
+                            headers={"Content-Disposition": 'attachment; filename="crownhead-games.pdn"'})
+
+        def diagram(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            from rules import Position
+            from rules.variants import numeric_fen
+
+            fen = request.query_params.get("fen", "")
+            flip = request.query_params.get("flip", "") in ("1", "true")
+            try:
+                position = Position.from_fen(numeric_fen(fen)) if fen else Position.start()
+            except ValueError as exc:
+                return PlainTextResponse(f"bad FEN: {exc}", status_code=400)
+            return Response(board_svg(position, flipped=flip), media_type="image/svg+xml")
+
+        async def ws(websocket: WebSocket) -> None:
+            await server._socket_session(websocket, WebSocketDisconnect)
+
+        routes = [
+            Route("/", index),
+            Route("/static/{name}", static),
+            Route("/api/me", me),
+            Route("/api/login", login, methods=["POST"]),
+            Route("/api/logout", logout, methods=["POST"]),
+            Route("/api/state", state),
+            Route("/api/status", status),
+            Route("/api/games", games),
+            Route("/api/games.pdn", all_pdn),
+            Route("/api/games/{id}.pdn", game_pdn),
+            Route("/api/games/{id}", game),
+            Route("/api/diagram.svg", diagram),
+            WebSocketRoute("/ws", ws),
+        ]
+        return Starlette(routes=routes, middleware=[Middleware(Guard)])
+
+    async def _socket_session(self, websocket: Any, disconnected: type[Exception]) -> None:
+        headers = websocket.headers
+        if not self._origin_ok(headers):
+            log.warning("web: WebSocket from another site's page refused (Origin %r)", headers.get("origin"))
+            await websocket.close(code=1008)
+            return
+        if not self.may_view(websocket):
+            await websocket.close(code=1008)
+            return
+        page = self.hub.join(self.may_control(websocket))
+        if page is None:
+            await websocket.close(code=1013)
+            return
+        queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=PAGE_QUEUE)
+        self._queues[page.id] = queue
+        await websocket.accept()
+        # The link greets the page in its next step.
+        self.hub._wake_always()
+
+        async def sender() -> None:
+            while True:
+                text = await queue.get()
+                if text is None:
+                    await websocket.close(code=1013)
+                    return
+                await websocket.send_text(text)
+
+        task = asyncio.create_task(sender())
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("bytes")
+                if data is None:
+                    data = (message.get("text") or "").encode("utf-8")
+                # Hold this page back while the board's inbox is full.
+                while not self.hub.put(page, data):
+                    if task.done():
+                        break
+                    await asyncio.sleep(0.005)
+                if task.done():
+                    break
+        except disconnected:
+            pass
+        except RuntimeError:
+            pass  # the socket closed under us
+        finally:
+            self.hub.leave(page)
+            self._queues.pop(page.id, None)
+            task.cancel()
+
+    # -- games and configuration (read in the server's thread: files, not the game) ---
+
+    def games_list(self) -> list[dict[str, Any]]:
+        if self.store is None:
+            return []
+        out = []
+        for entry in self.store.list_games():
+            out.append({"id": entry.path.stem, "tags": entry.tags, "plies": entry.plies, "result": entry.result})
+        return out
+
+    def game_file(self, game_id: str) -> Path | None:
+        if self.store is None or not _GAME_ID.fullmatch(game_id):
+            return None
+        for path in self.store.game_files():
+            if path.stem == game_id:
+                return Path(path)
+        return None
+
+    def game_json(self, path: Path) -> dict[str, Any]:
+        """A game for the page's replay: its tags, its moves in PDN and the position
+        after each (the page draws those, it does not play checkers)."""
+        from rules.pdn import move_text, read_game
+
+        game = read_game(path.read_bytes(), path.name)
+        if game is None:
+            return {"id": path.stem, "tags": {}, "moves": [], "fens": [], "result": "*"}
+        position = game.start
+        fens = [position.fen()]
+        moves = []
+        for move in game.moves:
+            moves.append(move_text(position, move, game.rules))
+            position = position.play(move, game.rules)
+            fens.append(position.fen())
+        return {"id": path.stem, "tags": game.tags, "moves": moves, "fens": fens, "result": game.result,
+                "error": str(game.error) if game.error else None}
+
+    def config_view(self) -> dict[str, Any]:
+        """The configuration in force, for reading (the PIN is never shown)."""
+        if self.config is None:
+            return {}
+        out: dict[str, Any] = {}
+        for name, section in self.config.sections().items():
+            if is_dataclass(section):
+                values = asdict(section)  # type: ignore[arg-type]
+                if name == "web" and values.get("pin"):
+                    values["pin"] = "(set)"
+                out[name] = _plain(values)
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

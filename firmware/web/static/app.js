@@ -1,0 +1,468 @@
+// The board's page: speaks the host link's protocol (docs/protocol.md) over a WebSocket.
+// Every text from the board goes in with textContent: names and comments stay text.
+"use strict";
+
+(function () {
+  const $ = (sel) => document.querySelector(sel);
+  const $$ = (sel) => Array.from(document.querySelectorAll(sel));
+  const text = (el, value) => { if (el) el.textContent = value == null ? "" : String(value); };
+
+  const page = {
+    socket: null,
+    identity: {},
+    view: null,
+    moves: [],
+    start: null,
+    ply: 0,
+    sim: false,
+    control: false,
+    selected: null,
+    clock: null,
+    clockAt: 0,
+    retry: 500,
+    wanted: [],
+  };
+  window.crownhead = page;  // for people poking at it in the console, and for tests
+
+  const board = new CrownheadBoard($("#board"), { onSquare: clickSquare });
+
+  // -- the socket -------------------------------------------------------------------------
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    page.socket = socket;
+    setConnection("connecting");
+    socket.onopen = () => { page.retry = 500; setConnection("live"); };
+    socket.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg && typeof msg === "object") handle(msg);
+    };
+    socket.onclose = () => {
+      setConnection("offline");
+      page.socket = null;
+      setTimeout(connect, page.retry);
+      page.retry = Math.min(page.retry * 2, 5000);
+    };
+  }
+
+  function setConnection(state) {
+    const el = $("#connection");
+    el.setAttribute("data-state", state);
+    text(el, state === "live" ? "live" : state === "offline" ? "offline: reconnecting" : "connecting");
+  }
+
+  function send(command) {
+    if (page.socket && page.socket.readyState === WebSocket.OPEN) {
+      page.socket.send(command);
+      return true;
+    }
+    addLog("error", "not connected: " + command);
+    return false;
+  }
+  page.send = send;
+
+  // -- what the board says ----------------------------------------------------------------
+
+  function handle(msg) {
+    const kind = msg.event;
+    if (kind === "hello" || (kind === "reply" && msg.cmd === "hello")) {
+      page.identity = msg;
+      setState(msg.state);
+      showNames(msg.black, msg.white);
+      send("history");
+    } else if (kind === "state") {
+      setState(msg);
+      send("history");
+    } else if (kind === "view") {
+      showView(msg);
+    } else if (kind === "move") {
+      if (msg.ply === page.moves.length + 1) {
+        page.moves.push(msg.move);
+        showMoves();
+      } else {
+        send("history");
+      }
+      addLog("move", `${msg.ply}. ${msg.side} ${msg.move}`);
+    } else if (kind === "takeback" || kind === "new-game" || kind === "game-start") {
+      send("history");
+      if (kind === "takeback") addLog("takeback", "move taken back");
+      if (kind === "new-game") { addLog("new-game", "new game"); showResult(null); }
+    } else if (kind === "reply") {
+      onReply(msg);
+    } else if (kind === "error") {
+      addLog("error", `${msg.cmd ? msg.cmd + ": " : ""}${msg.message}`);
+    } else if (kind === "game-over") {
+      showResult(`${msg.result} (${msg.reason})`);
+      addLog("game-over", `game over: ${msg.result} (${msg.reason})`);
+    } else if (kind === "caution") {
+      addLog("caution", `caution for ${msg.side || ""}: ${msg.message || msg.offence || ""}`.trim());
+    } else if (kind === "warning" || kind === "notice") {
+      addLog(kind, msg.message);
+    } else if (kind === "computer-move") {
+      addLog("computer-move", `the computer plays ${msg.move}`);
+    } else if (kind === "game-saved") {
+      addLog("game-saved", `game saved: ${msg.result}`);
+    } else if (kind === "overrun") {
+      addLog("notice", msg.message);
+    } else if (kind) {
+      const detail = msg.message || msg.move || msg.result || "";
+      addLog(kind, `${kind}${detail ? ": " + detail : ""}`);
+    }
+  }
+
+  function onReply(msg) {
+    if (msg.cmd === "history") {
+      if (msg.from === 0) page.moves = [];
+      page.moves = page.moves.slice(0, msg.from).concat(msg.moves);
+      page.start = msg.start;
+      showMoves();
+      if (msg.next != null) send(`history ${msg.next}`);
+    } else if (msg.cmd === "play" || msg.cmd === "hands") {
+      addLog("reply", `${msg.cmd}: ${msg.move}`);
+    } else if (msg.cmd === "new") {
+      addLog("reply", msg.ready ? "new game" : "new game: set up the pieces");
+    } else if (msg.cmd === "press") {
+      addLog("reply", `pressed ${msg.button}`);
+    } else if (msg.cmd === "names") {
+      showNames(msg.black, msg.white);
+    }
+  }
+
+  function setState(state) {
+    if (!state) return;
+    page.ply = state.ply;
+    page.start = state.start;
+    showResult(state.result ? `${state.result} (${state.reason})` : null);
+    if (!page.view) board.show({ board: CrownheadBoard.boardFromFen(state.fen) });
+  }
+
+  function showNames(black, white) {
+    if (black != null) text($('.name[data-side="black"]'), black);
+    if (white != null) text($('.name[data-side="white"]'), white);
+  }
+
+  function showResult(result) {
+    const el = $("#result");
+    el.hidden = !result;
+    text(el, result ? `Result: ${result}` : "");
+  }
+
+  function showView(v) {
+    page.view = v;
+    page.sim = !!v.sim;
+    document.body.classList.toggle("sim", page.sim);
+    board.show({ board: v.board, roles: v.roles, target: v.target, blink: v.blink });
+    text($("#status"), v.status);
+    text($("#prompt"), v.prompt);
+    text($("#warning"), v.warning);
+    text($("#message"), v.message);
+    text($("#mode"), v.mode);
+    text($("#hand"), v.hand ? `in hand: ${v.hand.split("").map(pieceName).join(", ")}` : "");
+    if (v.names) showNames(v.names[0], v.names[1]);
+    const setup = $("#setup");
+    if (v.target) {
+      setup.hidden = false;
+      text(setup, setupText(v.board, v.target));
+    } else {
+      setup.hidden = true;
+      text(setup, "");
+    }
+    for (const side of ["black", "white"]) {
+      const n = v.cautions ? v.cautions[side] : 0;
+      text($(`[data-cautions="${side}"]`), n ? `${n} caution${n > 1 ? "s" : ""}` : "");
+    }
+    page.clock = v.clock;
+    page.clockAt = performance.now();
+    tickClocks();
+    $("#hints").checked = !!v.hints;
+    if (document.activeElement !== $("#brightness")) $("#brightness").value = v.brightness;
+    if (v.ply !== page.moves.length && !v.target) send("history");
+  }
+
+  function pieceName(ch) {
+    return { b: "black man", w: "white man", B: "black king", W: "white king", "?": "a piece" }[ch] || ch;
+  }
+
+  // Which colour and which king goes where, and what is still wrong.
+  function setupText(boardText, target) {
+    const want = CrownheadBoard.fenPieces(target);
+    const groups = { b: [], w: [], B: [], W: [] };
+    const wrong = [];
+    for (let s = 1; s <= 32; s++) {
+      const w = want[s] || ".";
+      if (w !== ".") groups[w].push(s);
+      const have = boardText[s - 1] || ".";
+      if (have !== w && !(w === "." && have === ".")) wrong.push(s);
+    }
+    const parts = [];
+    for (const [sym, label] of [["b", "Black men"], ["B", "Black kings"], ["w", "White men"], ["W", "White kings"]]) {
+      if (groups[sym].length) parts.push(`${label}: ${groups[sym].join(", ")}`);
+    }
+    return `Set up: ${parts.join("; ")}.` + (wrong.length ? ` Still wrong: ${wrong.join(", ")}.` : " The board is right.");
+  }
+
+  function showMoves() {
+    const list = $("#moves");
+    const items = list.children;
+    // One element per ply, in PDN.
+    for (let i = 0; i < page.moves.length; i++) {
+      let li = items[i];
+      if (!li) { li = document.createElement("li"); list.appendChild(li); }
+      if (li.textContent !== page.moves[i]) li.textContent = page.moves[i];
+      li.setAttribute("data-ply", String(i + 1));
+    }
+    while (list.children.length > page.moves.length) list.lastElementChild.remove();
+  }
+
+  function addLog(kind, message) {
+    const list = $("#log");
+    const li = document.createElement("li");
+    li.setAttribute("data-kind", kind);
+    li.textContent = message == null ? "" : String(message);
+    list.prepend(li);
+    while (list.children.length > 100) list.lastElementChild.remove();
+  }
+
+  function formatClock(ms) {
+    const neg = ms < 0;
+    let s = Math.floor(Math.abs(ms) / 1000);
+    const h = Math.floor(s / 3600); s -= h * 3600;
+    const m = Math.floor(s / 60); s -= m * 60;
+    const mm = h ? String(m).padStart(2, "0") : String(m);
+    return (neg ? "-" : "") + (h ? `${h}:` : "") + `${mm}:${String(s).padStart(2, "0")}`;
+  }
+
+  function tickClocks() {
+    for (const side of ["black", "white"]) {
+      const el = $(`[data-clock="${side}"]`);
+      if (!page.clock) { text(el, ""); el.classList.remove("running"); continue; }
+      let ms = page.clock[side];
+      const running = page.clock.running === side;
+      if (running) ms -= performance.now() - page.clockAt;
+      text(el, formatClock(ms));
+      el.classList.toggle("running", running);
+    }
+  }
+  setInterval(tickClocks, 200);
+
+  // -- the person at the page ----------------------------------------------------------
+
+  function clickSquare(square) {
+    if (page.sim) {
+      send(`touch ${square}`);
+      return;
+    }
+    // Real hardware: choose a piece, then where it goes; the move is lit for the board.
+    if (page.selected == null) {
+      page.selected = square;
+      addLog("select", `from ${square}: now click where it goes`);
+    } else {
+      const from = page.selected;
+      page.selected = null;
+      if (from !== square) send(`play ${from}-${square}`);
+    }
+  }
+
+  $("#move-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = $("#move-input");
+    const move = input.value.trim();
+    if (!move) return;
+    send(`${page.sim ? "hands" : "play"} ${move}`);
+    input.value = "";
+  });
+
+  for (const button of $$("[data-press]")) {
+    button.addEventListener("click", () => send(`press ${button.getAttribute("data-press")}`));
+  }
+  $("#follow").addEventListener("click", () => send("follow"));
+  for (const button of $$("[data-draw]")) {
+    button.addEventListener("click", () => send(sideCommand("draw", button.getAttribute("data-draw"))));
+  }
+  for (const button of $$("[data-resign]")) {
+    button.addEventListener("click", () => {
+      const side = button.getAttribute("data-resign");
+      if (window.confirm(`Resign for ${side}?`)) send(sideCommand("resign", side));
+    });
+  }
+  // Per-side buttons where the board knows them (a board with a pair per side), else the shared one.
+  function sideCommand(action, side) {
+    const known = (page.identity.buttons || []);
+    if (known.includes(`${side}_${action}`)) return `press ${side}_${action}${action === "resign" ? " long" : ""}`;
+    return `press ${action}`;
+  }
+  $("#hints").addEventListener("change", (ev) => send(`hint ${ev.target.checked ? "on" : "off"}`));
+  $("#brightness").addEventListener("change", (ev) => send(`brightness ${ev.target.value}`));
+  $("#flip").addEventListener("click", () => {
+    board.setFlipped(!board.flipped);
+    document.body.classList.toggle("flipped", board.flipped);
+  });
+
+  function syncNewForm() {
+    const mode = $("#new-mode").value;
+    for (const set of $$("#new-form fieldset[data-for]")) set.hidden = set.getAttribute("data-for") !== mode;
+  }
+  $("#new-mode").addEventListener("change", syncNewForm);
+  syncNewForm();
+
+  $("#new-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const mode = $("#new-mode").value;
+    const commands = [];
+    if (mode === "computer") {
+      commands.push(`mode computer ${$("#new-computer-side").value} ${$("#new-level").value || 3}`);
+    } else {
+      commands.push(`mode ${mode}`);
+    }
+    if (mode === "referee") {
+      const clock = $("#new-clock").value.trim();
+      const style = $("#new-style").value;
+      const event = $("#new-event").value.trim();
+      const round = $("#new-round").value.trim();
+      if (clock || style || event || round) {
+        const parts = [];
+        if (style) parts.push(`style=${style}`);
+        if (clock) parts.push(`clock=${clock.replace(/\s+/g, "")}`);
+        if (round) parts.push(`round=${round.replace(/\s+/g, "_")}`);
+        if (event) parts.push(`event=${event.replace(/\s+/g, "_")}`);
+        commands.push(`referee ${parts.join(" ")}`);
+      }
+    }
+    const black = $("#new-black").value.trim();
+    const white = $("#new-white").value.trim();
+    if (black || white) commands.push(`names ${black || "?"};${white || "?"}`);
+    const fen = $("#new-fen").value.trim();
+    commands.push(fen ? `new ${fen}` : "new");
+    const ballot = $("#new-ballot").value.trim();
+    if (mode === "referee" && ballot) commands.push(`ballot ${ballot}`);
+    for (const c of commands) send(c);
+    $("#new-game").open = false;
+  });
+
+  // -- logging in -----------------------------------------------------------------------
+
+  async function checkAccess() {
+    try {
+      const me = await (await fetch("/api/me", { credentials: "same-origin" })).json();
+      page.control = !!me.control;
+      document.body.classList.toggle("read-only", !me.control);
+      $("#login").hidden = me.control || !me.login;
+      return me;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  $("#login").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const pin = $("#pin").value;
+    const response = await fetch("/api/login", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ pin }),
+    });
+    let data = {};
+    try { data = await response.json(); } catch (e) { /* nothing */ }
+    text($("#login-message"), response.ok ? "logged in" : data.message || "refused");
+    $("#pin").value = "";
+    if (response.ok) {
+      await checkAccess();
+      if (page.socket) page.socket.close();  // reconnect with the session
+    }
+  });
+
+  // -- tabs, games and status ------------------------------------------------------------
+
+  function showTab() {
+    const name = (location.hash || "#board").slice(1);
+    const tab = ["board", "games", "status-page"].includes(name) ? name : "board";
+    for (const section of $$(".tab")) section.hidden = section.id !== `tab-${tab}`;
+    for (const link of $$("nav a")) link.classList.toggle("active", link.getAttribute("data-tab") === tab);
+    if (tab === "games") loadGames();
+    if (tab === "status-page") loadStatus();
+  }
+  window.addEventListener("hashchange", showTab);
+
+  async function loadGames() {
+    const body = $("#games-table tbody");
+    let data;
+    try { data = await (await fetch("/api/games")).json(); } catch (e) { return; }
+    body.replaceChildren();
+    for (const g of (data.games || []).slice().reverse()) {
+      const tr = document.createElement("tr");
+      tr.setAttribute("data-game", g.id);
+      for (const value of [g.tags.Date || "", g.tags.Black || "", g.tags.White || "", g.result, g.plies]) {
+        const td = document.createElement("td");
+        td.textContent = String(value);
+        tr.appendChild(td);
+      }
+      const td = document.createElement("td");
+      const replay = document.createElement("button");
+      replay.type = "button";
+      replay.textContent = "Replay";
+      replay.addEventListener("click", () => openReplay(g.id));
+      const link = document.createElement("a");
+      link.href = `/api/games/${encodeURIComponent(g.id)}.pdn`;
+      link.textContent = "PDN";
+      link.setAttribute("download", `${g.id}.pdn`);
+      td.append(replay, " ", link);
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+  }
+
+  const replay = { game: null, ply: 0, board: null };
+  async function openReplay(id) {
+    const data = await (await fetch(`/api/games/${encodeURIComponent(id)}`)).json();
+    replay.game = data;
+    replay.ply = data.moves.length;
+    $("#replay").hidden = false;
+    text($("#replay-title"), `${data.tags.Black || "?"} - ${data.tags.White || "?"}  ${data.result}`);
+    if (!replay.board) replay.board = new CrownheadBoard($("#replay-board"));
+    const list = $("#replay-moves");
+    list.replaceChildren();
+    data.moves.forEach((m, i) => {
+      const li = document.createElement("li");
+      li.textContent = m;
+      li.addEventListener("click", () => { replay.ply = i + 1; showReplay(); });
+      list.appendChild(li);
+    });
+    showReplay();
+  }
+  function showReplay() {
+    const g = replay.game;
+    if (!g) return;
+    replay.ply = Math.max(0, Math.min(replay.ply, g.moves.length));
+    replay.board.show({ board: CrownheadBoard.boardFromFen(g.fens[replay.ply]) });
+    text($("#replay-ply"), `${replay.ply} / ${g.moves.length}`);
+    $$("#replay-moves li").forEach((li, i) => li.classList.toggle("current", i + 1 === replay.ply));
+  }
+  $("#replay-first").addEventListener("click", () => { replay.ply = 0; showReplay(); });
+  $("#replay-prev").addEventListener("click", () => { replay.ply -= 1; showReplay(); });
+  $("#replay-next").addEventListener("click", () => { replay.ply += 1; showReplay(); });
+  $("#replay-last").addEventListener("click", () => { replay.ply = 1e9; showReplay(); });
+
+  async function loadStatus() {
+    let data;
+    try { data = await (await fetch("/api/status")).json(); } catch (e) { return; }
+    const list = $("#status-list");
+    list.replaceChildren();
+    const rows = [
+      ["Version", data.version], ["Backend", data.backend], ["Scan rate", data.scan_hz ? `${data.scan_hz} Hz` : "n/a"],
+      ["Main loop", data.steps_per_s != null ? `${data.steps_per_s} steps/s` : "measuring"],
+      ["Debounce", `${data.debounce_ms} ms`], ["Self-test", (data.faults || []).length ? data.faults.join("; ") : "no faults found"],
+      ["Pages connected", data.pages], ["Commands", data.commands], ["Errors", data.errors],
+    ];
+    for (const [k, v] of rows) {
+      const dt = document.createElement("dt"); dt.textContent = k;
+      const dd = document.createElement("dd"); dd.textContent = v == null ? "" : String(v);
+      list.append(dt, dd);
+    }
+    text($("#config"), JSON.stringify(data.config || {}, null, 2));
+  }
+
+  checkAccess().then(() => { connect(); showTab(); });
+})();
