@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from firmware.link.protocol import ERROR_CODES, MAX_LINE
+from firmware.link.protocol import COMMANDS, ERROR_CODES, MAX_LINE
 from rules import Game, Move, Position
 from rules.pdn import read_game
 from test_link_rig import Board, Host, NullModem
@@ -88,7 +88,10 @@ def test_every_command_gets_one_reply(rig: Rig) -> None:
     assert host.request("fen") == {"t": 0, "event": "reply", "cmd": "fen", "ok": True, "fen": START,
                                    "ply": 0, "turn": "black", "setup": None}
     assert host.request("moves")["moves"] == ["9-13", "10-14", "11-15", "12-16", "9-14", "10-15", "11-16"]
-    assert len(host.request("help")["commands"]) == 12
+    first = host.request("help")
+    rest = host.request(f"help {first['next']}") if first["next"] is not None else {"commands": [], "next": None}
+    assert rest["next"] is None
+    assert len(first["commands"]) + len(rest["commands"]) == len(COMMANDS)
 
     reply = host.request("names Zoë Brook;Łukasz")
     assert (reply["black"], reply["white"], reply["saved"]) == ("Zoë Brook", "Łukasz", True)

@@ -445,6 +445,8 @@ class App:
         self.mode = settings.policy
         self.store = store
         self.players: dict[Color, Player] = dict(players or {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)})
+        # A person's name on a side the machine took over (set_mode), for when it is given back.
+        self._human_names: dict[Color, str] = {BLACK: settings.black_name, WHITE: settings.white_name}
         self.thinker = thinker or Thinker(background=True)
         self.hint_player: Computer | None = hint_player
         self.hint_thinker = hint_thinker or Thinker(background=self.thinker.background)
@@ -1068,7 +1070,7 @@ class App:
         for color, by in wanted.items():
             tracker.hold(color, by)
 
-    def set_mode(self, name: str, now: int | None = None) -> None:
+    def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None:
         """Switch between ``play`` (two players) and ``referee`` before a game's first move,
         after the game, or while one is set up: the tracker's rules, the lights, the arbiter
         (a host does this over the link: ``mode play|referee``).
@@ -1077,20 +1079,35 @@ class App:
         record files), the same one each time referee mode comes back. It takes the
         players' names the board knows (``?`` ones from its settings).
 
-        Raises ``ValueError`` naming the problem (another mode, computer mode, a game under way).
+        ``computer``: for ``computer`` mode, the machine's side and player (the engine at
+        some level); the other side is a person's. Leaving computer mode gives the
+        machine's side back to a person.
+
+        Raises ``ValueError`` naming the problem (another mode, a game under way).
         """
         from firmware.tracking.tracker import MODES as TRACKER_MODES
 
-        if name not in ("play", "referee"):
-            raise ValueError(f"the mode is play or referee, got {name!r}")
-        if self.mode.computer:
-            raise ValueError("computer mode is chosen when the board starts")
+        if name not in ("play", "referee", "computer"):
+            raise ValueError(f"the mode is play, referee or computer, got {name!r}")
+        if name == "computer" and computer is None:
+            raise ValueError("computer mode needs the machine's side and player")
         game = self.tracker.game
         if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
             raise ValueError("the mode changes only before the first move or after the game")
-        if name == self.mode.name:
+        if name == self.mode.name and name != "computer":
             return
         now = self.clock.now_ms() if now is None else now
+        self.thinker.cancel()
+        if self.mode.computer and self.tracker.expected is not None:
+            self.tracker.expect(None)  # the machine's move is no longer asked for
+        # People on both sides again, under the names they had; then the machine's side.
+        for color, player in list(self.players.items()):
+            if not player.is_human:
+                self.players[color] = Human(self._human_names.get(color, "?"))
+        if computer is not None and name == "computer":
+            side, machine = computer
+            self._human_names[side] = self.players[side].name
+            self.players[side] = machine
         plain = self.tracker.tracker
         self.mode = MODES[name]
         self._forget_hint()

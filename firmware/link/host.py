@@ -41,6 +41,7 @@ from firmware.config import FieldError, config_section
 from firmware.events import Event, GameOver, MoveMade, NewGame, TakenBack
 from firmware.link.protocol import (
     COMMANDS,
+    _button_names,
     MAX_LINE,
     PROTOCOL_VERSION,
     Command,
@@ -376,6 +377,7 @@ class Link(PeerFollower):
             "black": app.players[BLACK].name,
             "white": app.players[WHITE].name,
             "max_line": MAX_LINE,
+            "buttons": list(_button_names()),
         }
 
     def _hello(self, now: int, cause: str) -> dict[str, Any]:
@@ -502,8 +504,18 @@ class Link(PeerFollower):
         body = _fitted({"t": now, "event": "reply", "cmd": "hello", "ok": True, **self._identity(), "state": self._state()})
         return {k: v for k, v in body.items() if k not in ("t", "event", "cmd", "ok")}
 
-    def _cmd_help(self, now: int) -> dict[str, Any]:
-        return {"commands": [text for _parser, text in COMMANDS.values()]}
+    def _cmd_help(self, now: int, start: int = 0) -> dict[str, Any]:
+        texts = [text for _parser, text in COMMANDS.values()]
+        if start > len(texts):
+            raise LinkError("bad-argument", f"there are {len(texts)} commands", "help")
+        body: dict[str, Any] = {"commands": [], "next": None}
+        for index in range(start, len(texts)):
+            body["commands"].append(texts[index])
+            if not fits({"t": now, "event": "reply", "cmd": "help", "ok": True, **body}):
+                body["commands"].pop()
+                body["next"] = index
+                break
+        return body
 
     def _cmd_fen(self, now: int) -> dict[str, Any]:
         game = self._game()
@@ -718,9 +730,19 @@ class Link(PeerFollower):
         self.app.policy.set_hints(state == "on")
         return {"hints": state == "on", "shown": self.app.policy.hints_shown}
 
-    def _cmd_mode(self, now: int, name: str) -> dict[str, Any]:
+    def _cmd_mode(self, now: int, name: str, side: str | None = None, level: int | None = None) -> dict[str, Any]:
         assert self.app is not None
         app = self.app
+        computer = None
+        if name == "computer":
+            from firmware.app.players import EngineUnavailable, engine_player
+
+            if self.remote is not None:
+                raise LinkError("not-now", f"the other side is played over the link (link.plays = {self.plays})", "mode")
+            try:
+                computer = (BLACK if side == "black" else WHITE, engine_player(level=level))
+            except EngineUnavailable as exc:
+                raise LinkError("not-now", str(exc), "mode") from None
         game = self._game()
         # A ballot chosen and not begun goes on under the new mode: in referee mode the
         # referee plays it (and alone asks for its moves), otherwise the link does.
@@ -733,7 +755,7 @@ class Link(PeerFollower):
                 ballot = app.referee.ballot
                 carried = ballot.number if ballot is not None else None
         try:
-            app.set_mode(name, now)
+            app.set_mode(name, now, computer)
         except ValueError as exc:
             raise LinkError("not-now", str(exc), "mode") from None
         if carried is not None:
@@ -746,7 +768,40 @@ class Link(PeerFollower):
             else:
                 self._ballot = (carried, tuple(acf_ballot(carried).play_moves(game.rules)))
             self._sync(now)
-        return {"mode": name}
+        body: dict[str, Any] = {"mode": name}
+        if computer is not None:
+            body.update({"computer": side, "level": level})
+        return body
+
+    def _cmd_referee(self, now: int, items: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+        assert self.app is not None
+        from firmware.referee.clock import ClockSpecError, TimeControl
+
+        app = self.app
+        game = self._game()
+        if app.resuming or (game.ply and not game.is_over and app.tracker.setting_up is None):
+            raise LinkError("not-now", "the referee's settings change only before the first move or after the game", "referee")
+        changes: dict[str, Any] = {}
+        for key, value in items:
+            if key == "clock":
+                try:
+                    changes["clock"] = TimeControl.parse(value) if value and value != "none" else None
+                except (ClockSpecError, ValueError) as exc:
+                    raise LinkError("bad-argument", f"clock: {exc}", "referee") from None
+            else:
+                changes[key] = value or "?"
+        try:
+            settings = replace(app.referee_settings, **changes)
+        except ValueError as exc:
+            raise LinkError("bad-argument", str(exc), "referee") from None
+        app.referee_settings = settings
+        arbiter = app.referee or app._arbiter
+        if arbiter is not None:
+            arbiter.settings = replace(arbiter.settings, **changes)
+            arbiter.style = arbiter.settings.style
+        clock = settings.clock
+        return {"style": settings.style, "clock": str(clock) if clock is not None else None,
+                "event": settings.event, "site": settings.site, "round": settings.round}
 
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
         assert self.app is not None
@@ -928,7 +983,7 @@ class Link(PeerFollower):
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
 
 #: Commands that change something; refused on a read-only link.
-_CONTROL = frozenset({"new", "play", "hint", "mode", "names", "ballot", "result",
+_CONTROL = frozenset({"new", "play", "hint", "mode", "referee", "names", "ballot", "result",
                       "press", "brightness", "touch", "hands", "follow"})
 
 

@@ -310,6 +310,46 @@ def _brightness(name: str, rest: str) -> tuple[Any, ...]:
     return (int(word),)
 
 
+def _mode(name: str, rest: str) -> tuple[Any, ...]:
+    words = rest.lower().split()
+    if not words or words[0] not in ("play", "referee", "computer"):
+        raise LinkError("bad-argument", "mode takes play, referee or computer SIDE [LEVEL]", name)
+    if words[0] != "computer":
+        if len(words) != 1:
+            raise LinkError("bad-argument", f"mode {words[0]} takes nothing more, got {_show(' '.join(words[1:]))}", name)
+        return (words[0],)
+    if len(words) not in (2, 3) or words[1] not in ("black", "white"):
+        raise LinkError("bad-argument", "mode computer needs the machine's side (black or white) and optionally a level 1-10", name)
+    level = None
+    if len(words) == 3:
+        if not words[2].isdigit() or not 1 <= int(words[2]) <= 10 or len(words[2]) > 2:
+            raise LinkError("bad-argument", f"the level is 1-10, got {_show(words[2])}", name)
+        level = int(words[2])
+    return ("computer", words[1], level)
+
+
+#: What ``referee`` may set, before a game.
+REFEREE_KEYS = ("style", "clock", "event", "site", "round")
+
+
+def _referee(name: str, rest: str) -> tuple[Any, ...]:
+    """``key=value;key=value``: values may hold spaces, not ``;``."""
+    if not rest:
+        raise LinkError("bad-argument", f"referee needs KEY=VALUE;... (keys: {', '.join(REFEREE_KEYS)})", name)
+    out: dict[str, str] = {}
+    for part in rest.split(";"):
+        key, eq, value = part.partition("=")
+        key, value = key.strip().lower(), " ".join(value.split())
+        if not eq or key not in REFEREE_KEYS:
+            raise LinkError("bad-argument", f"{_show(part.strip())} is not KEY=VALUE with a key of {', '.join(REFEREE_KEYS)}", name)
+        if key in out:
+            raise LinkError("bad-argument", f"{key} is given twice", name)
+        if len(value) > MAX_NAME or any(unicodedata.category(ch)[0] in "CZ" and ch != " " for ch in value):
+            raise LinkError("bad-argument", f"{key}: at most {MAX_NAME} printable characters", name)
+        out[key] = value
+    return (tuple(out.items()),)
+
+
 def _result(name: str, rest: str) -> tuple[Any, ...]:
     words = rest.split()
     if len(words) != 2:
@@ -331,7 +371,8 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "new": (_new, "new [FEN]: set up a new game (the start position by default)"),
     "play": (_play, "play MOVE: show MOVE on the board and wait for it to be made"),
     "hint": (_choice("on", "off"), "hint on|off: hint lights"),
-    "mode": (_choice("play", "referee"), "mode play|referee: the rules of the tracker, before a game"),
+    "mode": (_mode, "mode play|referee|computer SIDE [LEVEL]: two players, the referee, or the machine on SIDE; before a game"),
+    "referee": (_referee, "referee KEY=VALUE;...: the referee's style, clock, event, site, round for the next games"),
     "names": (_names, "names BLACK;WHITE: the players' names for the record"),
     "ballot": (_ballot, "ballot N: play ACF 3-move ballot N from the start"),
     "result": (_result, "result RESULT REASON: an arbiter's decision, e.g. result 0-1 forfeit"),
@@ -343,7 +384,7 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "touch": (_square, "touch SQUARE: simulated board only: lift the piece there, or put the one in hand down"),
     "hands": (_play, "hands MOVE: simulated board only: the hands make MOVE on the board"),
     "follow": (_no_args, "follow: simulated board only: the hands do what the lights ask"),
-    "help": (_no_args, "help: the commands"),
+    "help": (_pdn, "help [N]: the commands (from the N-th on, as many as fit a line)"),
 }
 
 

@@ -144,6 +144,7 @@
   }
 
   function showResult(result) {
+    page.over = !!result;
     const el = $("#result");
     el.hidden = !result;
     text(el, result ? `Result: ${result}` : "");
@@ -311,6 +312,8 @@
     ev.preventDefault();
     const mode = $("#new-mode").value;
     const commands = [];
+    // The mode changes only before the first move: a game under way is left first.
+    if (page.moves.length && !page.over) commands.push("new");
     if (mode === "computer") {
       commands.push(`mode computer ${$("#new-computer-side").value} ${$("#new-level").value || 3}`);
     } else {
@@ -325,9 +328,9 @@
         const parts = [];
         if (style) parts.push(`style=${style}`);
         if (clock) parts.push(`clock=${clock.replace(/\s+/g, "")}`);
-        if (round) parts.push(`round=${round.replace(/\s+/g, "_")}`);
-        if (event) parts.push(`event=${event.replace(/\s+/g, "_")}`);
-        commands.push(`referee ${parts.join(" ")}`);
+        if (round) parts.push(`round=${round.replace(/;/g, ",")}`);
+        if (event) parts.push(`event=${event.replace(/;/g, ",")}`);
+        commands.push(`referee ${parts.join(";")}`);
       }
     }
     const black = $("#new-black").value.trim();
