@@ -801,7 +801,7 @@ class Link(PeerFollower):
             arbiter.style = arbiter.settings.style
         clock = settings.clock
         return {"style": settings.style, "clock": str(clock) if clock is not None else None,
-                "event": settings.event, "site": settings.site, "round": settings.round}
+                "tournament": settings.event, "site": settings.site, "round": settings.round}
 
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
         assert self.app is not None

@@ -218,6 +218,13 @@ class WebServer:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            try:
+                self._deliver()
+            except Exception:  # keep serving whatever one round did
+                log.exception("web: delivering lines failed")
+
+    def _deliver(self) -> None:
+        if True:
             lines, kick = self.hub.take()
             for page_id in kick:
                 self._disconnect(page_id)

@@ -333,11 +333,12 @@
         commands.push(`referee ${parts.join(";")}`);
       }
     }
+    const fen = $("#new-fen").value.trim();
+    commands.push(fen ? `new ${fen}` : "new");
+    // The names after the new game: a referee swaps colours between games.
     const black = $("#new-black").value.trim();
     const white = $("#new-white").value.trim();
     if (black || white) commands.push(`names ${black || "?"};${white || "?"}`);
-    const fen = $("#new-fen").value.trim();
-    commands.push(fen ? `new ${fen}` : "new");
     const ballot = $("#new-ballot").value.trim();
     if (mode === "referee" && ballot) commands.push(`ballot ${ballot}`);
     for (const c of commands) send(c);

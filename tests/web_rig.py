@@ -1,0 +1,203 @@
+"""A live board for the web page's tests: the app on the simulated board in real time,
+its main loop in a thread, the web server in its own, and helpers to talk to it.
+
+Browser tests use Debian's chromium through Playwright (never a browser Playwright
+downloads); they are skipped, saying why, where there is none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.app.application import App, AppSettings
+from firmware.app.hardware import open_hardware
+from firmware.config import default_config
+from firmware.link.host import LinkConfig
+from firmware.referee.settings import RefereeSettings
+from firmware.storage.store import GameStore
+from firmware.web.bridge import PageHub, WebLink
+from firmware.web.server import WebServer
+from hal.clock import Clock, MonotonicClock
+from rules import Position
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def chromium_path() -> str | None:
+    for candidate in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+class LiveBoard:
+    """The app on the simulated board, served on 127.0.0.1 at a free port."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        pin: str = "",
+        host: str = "127.0.0.1",
+        public_view: bool = False,
+        settings: AppSettings | None = None,
+        board: Mapping[int, str] | None = None,
+        referee: RefereeSettings | None = None,
+        lines_per_step: int = 8,
+        clock: Clock | None = None,
+        server_clock: Clock | None = None,
+    ) -> None:
+        self.clock = clock or MonotonicClock()
+        config = default_config()
+        hardware = open_hardware(config, self.clock, hal="sim")
+        if board is not None:
+            assert hardware.sim is not None
+            hardware.sim.set_position(dict(board))
+        self.store = GameStore(state_dir)
+        self.app = App(
+            hardware,
+            clock=self.clock,
+            settings=settings or AppSettings(auto_crown=True),
+            store=self.store,
+            referee_settings=referee or RefereeSettings(record_dir=str(state_dir / "referee")),
+        )
+        self.hub = PageHub()
+        self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
+        self.link.attach(self.app)
+        self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
+                                store=self.store, config=config, clock=server_clock or self.clock)
+        self.server.start()
+        self.app.start()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self.app.run, args=(self._stop,), name="test-main-loop", daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def ws_url(self) -> str:
+        return self.server.url.replace("http://", "ws://") + "ws"
+
+    def get(self, path: str, headers: Mapping[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        return request(self.url + path.lstrip("/"), headers=headers)
+
+    def state(self) -> dict[str, Any]:
+        status, _headers, body = self.get("/api/state")
+        assert status == 200, body
+        return json.loads(body)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        self.app.close()
+        self.server.close()
+
+    def __enter__(self) -> LiveBoard:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def request(url: str, *, method: str = "GET", data: bytes | None = None,
+            headers: Mapping[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    req = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
+
+
+class Socket:
+    """A WebSocket to the board, reading the link's JSON lines (the websockets library)."""
+
+    def __init__(self, url: str, **kwargs: Any) -> None:
+        from websockets.sync.client import connect
+
+        self.ws = connect(url, open_timeout=10, **kwargs)
+        self.seen: list[dict[str, Any]] = []
+
+    def send(self, text: str | bytes) -> None:
+        self.ws.send(text)
+
+    def next(self, timeout: float = 10) -> dict[str, Any]:
+        message = json.loads(self.ws.recv(timeout=timeout))
+        self.seen.append(message)
+        return message
+
+    def until(self, predicate: Any, timeout: float = 10) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"nothing matched in {timeout} s; last seen: {self.seen[-3:]}")
+            message = self.next(left)
+            if predicate(message):
+                return message
+
+    def command(self, text: str, timeout: float = 10) -> dict[str, Any]:
+        """Send a command and return its reply or error (events meanwhile are skipped)."""
+        self.send(text)
+        return self.until(lambda m: m.get("event") in ("reply", "error"), timeout)
+
+    def close(self) -> None:
+        self.ws.close()
+
+    def __enter__(self) -> Socket:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- the browser ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless chromium for a whole test module (Debian's, through Playwright)."""
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no chromium browser installed (apt-get install chromium); the page's browser tests need one")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright Python package is not installed (pip install -e '.[dev]')")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="crownhead-chromium-") as profile:
+        with sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS,
+                viewport={"width": 1000, "height": 900},
+            )
+            try:
+                yield context
+            finally:
+                context.close()
+
+
+def start_position_board() -> dict[int, str]:
+    return {s: p.symbol for s, p in Position.start().pieces().items()}
