@@ -136,7 +136,8 @@ class Socket:
     def __init__(self, url: str, **kwargs: Any) -> None:
         from websockets.sync.client import connect
 
-        self.ws = connect(url, open_timeout=10, **kwargs)
+        self._connection = connect(url, open_timeout=10, **kwargs)
+        self.ws = self._connection.__enter__()
         self.seen: list[dict[str, Any]] = []
 
     def send(self, text: str | bytes) -> None:
@@ -163,7 +164,7 @@ class Socket:
         return self.until(lambda m: m.get("event") in ("reply", "error"), timeout)
 
     def close(self) -> None:
-        self.ws.close()
+        self._connection.__exit__(None, None, None)
 
     def __enter__(self) -> Socket:
         return self

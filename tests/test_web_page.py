@@ -1,0 +1,264 @@
+"""The board's web page in a real browser (Debian's chromium through Playwright).
+
+One browser for the module; each test starts a live board (the app on the simulated
+board in real time, served on 127.0.0.1) and opens pages on it. Skipped, saying why,
+when no chromium is installed.
+"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.app.application import AppSettings
+from web_rig import LiveBoard, Socket, browser  # noqa: F401 - the module's browser fixture
+
+pytest.importorskip("websockets")
+
+WAIT_MS = 15_000
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[LiveBoard]:
+    with LiveBoard(tmp_path) as board:
+        yield board
+
+
+def open_page(browser: Any, board: LiveBoard) -> Any:
+    page = browser.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.goto(board.url)
+    page.wait_for_selector('#connection[data-state="live"]')
+    page.wait_for_function("() => window.crownhead && window.crownhead.view !== null")
+    return page
+
+
+def click(page: Any, square: int) -> None:
+    page.click(f'#board [data-square="{square}"]')
+
+
+def wait_moves(page: Any, n: int) -> list[str]:
+    page.wait_for_function(f"() => document.querySelectorAll('#moves > li').length === {n}")
+    return page.locator("#moves > li").all_text_contents()
+
+
+def wait_hand(page: Any, text: str) -> None:
+    """The hand shows ``text`` (a piece just lifted is the last one: taken pieces stay in
+    the simulated hand, as in the terminal simulator)."""
+    page.wait_for_function(
+        "(t) => { const h = document.querySelector('#hand').textContent;"
+        " return t === '' ? h === '' : h === t || h.endsWith(', ' + t.replace('in hand: ', '')); }",
+        arg=text,
+    )
+
+
+def test_the_page_shows_24_pieces_at_the_start(browser: Any, live: LiveBoard) -> None:
+    page = open_page(browser, live)
+    board = page.locator("#board")
+    assert board.locator("[data-square]").count() == 32
+    assert board.locator('[data-piece="b"]').count() == 12
+    assert board.locator('[data-piece="w"]').count() == 12
+    assert page.locator("[data-piece]").count() == 24
+    assert page.locator("#status").text_content() == "Black to move, move 1"
+    assert page.locator("#moves > li").count() == 0
+    # Flipped: White's side at the top, the same pieces.
+    page.click("#flip")
+    page.wait_for_function("() => document.querySelector('#board svg').getAttribute('data-flipped') === 'true'")
+    assert page.locator("#board [data-piece]").count() == 24
+    # Square 32 (g1, bottom right for Black) is now at the top left: b8 seen from White.
+    assert page.locator('#board [data-square="32"]').get_attribute("transform") == "translate(100,0)"
+    page.close()
+
+
+def test_a_two_player_game_by_clicking_with_a_double_jump_and_a_crowning(browser: Any, tmp_path: Path) -> None:
+    from rules import Position
+
+    start = Position.from_fen("B:W18,27,30:B1,14")
+    pieces = {s: p.symbol for s, p in start.pieces().items()}
+    with LiveBoard(tmp_path, board=pieces, settings=AppSettings(auto_crown=True, start=start)) as live:
+        page = open_page(browser, live)
+        assert page.locator("#board [data-piece]").count() == 5
+        # Black: 14x23x32, jumping 18 and 27, and crowned on 32.
+        click(page, 14)
+        wait_hand(page, "in hand: black man")
+        page.wait_for_selector('#board [data-square="14"][data-role="touched"]')
+        click(page, 23)
+        wait_hand(page, "")
+        click(page, 23)
+        wait_hand(page, "in hand: black man")
+        click(page, 32)
+        wait_hand(page, "")
+        click(page, 18)
+        click(page, 27)
+        assert wait_moves(page, 1) == ["14x32"]
+        page.wait_for_selector('#board [data-square="32"] [data-piece="B"]')
+        assert page.locator('#board [data-square="18"] [data-piece]').count() == 0
+        assert page.locator('#board [data-square="27"] [data-piece]').count() == 0
+        page.wait_for_function("() => document.querySelector('#status').textContent.startsWith('White to move')")
+        # White: 30-26; Black's new king: 32-27.
+        click(page, 30)
+        wait_hand(page, "in hand: white man")
+        click(page, 26)
+        assert wait_moves(page, 2) == ["14x32", "30-26"]
+        click(page, 32)
+        wait_hand(page, "in hand: black king")
+        click(page, 27)
+        assert wait_moves(page, 3) == ["14x32", "30-26", "32-27"]
+        page.wait_for_selector('#board [data-square="27"] [data-piece="B"]')
+        assert live.state()["state"]["fen"] == "W:W26:B1,K27"
+        page.close()
+
+
+def test_a_computer_game_started_from_the_page(browser: Any, live: LiveBoard) -> None:
+    page = open_page(browser, live)
+    page.click("#new-game summary")
+    page.select_option("#new-mode", "computer")
+    page.select_option("#new-computer-side", "white")
+    page.fill("#new-level", "1")
+    page.click("#new-form button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Computer plays White')")
+    click(page, 11)
+    wait_hand(page, "in hand: black man")
+    click(page, 15)
+    wait_moves(page, 1)
+    # The machine's move is lit; the simulated hands make it.
+    page.wait_for_selector('#log [data-kind="computer-move"]')
+    page.wait_for_function("() => document.querySelector('#prompt').textContent.includes('make it on the board')")
+    page.click("#follow")
+    moves = wait_moves(page, 2)
+    assert moves[0] == "11-15"
+    assert live.state()["state"]["ply"] == 2
+    page.close()
+
+
+def test_a_referee_game_with_a_clock_started_from_the_page_shows_a_caution(browser: Any, live: LiveBoard) -> None:
+    page = open_page(browser, live)
+    page.click("#new-game summary")
+    page.select_option("#new-mode", "referee")
+    page.fill("#new-clock", "300+5")
+    page.fill("#new-event", "Club Open")
+    page.fill("#new-black", "Ann")
+    page.fill("#new-white", "Bo")
+    page.click("#new-form button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Referee')")
+    page.wait_for_function("() => /^[0-9]+:[0-9][0-9]$/.test(document.querySelector('[data-clock=\"black\"]').textContent)")
+    page.wait_for_selector('[data-clock="black"].running')
+    assert page.locator('[data-clock="white"]').text_content() == "5:00"
+    page.wait_for_function("() => document.querySelector('.name[data-side=\"black\"]').textContent === 'Ann'")
+    # 11-18 is no move: the referee cautions Black.
+    click(page, 11)
+    wait_hand(page, "in hand: black man")
+    click(page, 18)
+    page.wait_for_selector('#log [data-kind="caution"]')
+    page.wait_for_function("() => document.querySelector('[data-cautions=\"black\"]').textContent === '1 caution'")
+    assert "11" in page.locator("#warning").text_content()
+    page.close()
+
+
+def test_resume_shows_the_colours_to_set_up(browser: Any, tmp_path: Path) -> None:
+    with LiveBoard(tmp_path) as first:
+        with Socket(first.ws_url) as ws:
+            ws.next()
+            for move in ("11-15", "22-18"):
+                assert ws.command(f"hands {move}")["ok"]
+                ws.until(lambda m: m.get("event") == "move" and m["move"] == move)
+    # The board restarts with the pieces back at the start: the saved game must be set up.
+    with LiveBoard(tmp_path) as second:
+        page = open_page(browser, second)
+        page.wait_for_selector("#setup:not([hidden])")
+        setup = page.locator("#setup").text_content()
+        assert "Black men: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15" in setup
+        assert "White men: 18, 21, 23," in setup
+        assert "Still wrong: 11, 15, 18, 22." in setup
+        assert page.locator('#board [data-square="15"] .ghost[data-want="b"]').count() == 1
+        assert page.locator('#board [data-square="11"] .ghost[data-want="."]').count() == 1
+        assert page.locator('#board [data-role="missing"]').count() == 2
+        assert page.locator("#status").text_content().startswith("Resuming a game")
+        page.click("#follow")
+        page.wait_for_selector("#setup[hidden]", state="attached")
+        assert wait_moves(page, 2) == ["11-15", "22-18"]
+        page.close()
+
+
+def test_ten_pages_all_follow(browser: Any, live: LiveBoard) -> None:
+    pages = [open_page(browser, live) for _ in range(10)]
+    with Socket(live.ws_url) as ws:
+        ws.next()
+        assert ws.command("hands 11-15")["ok"]
+        for page in pages:
+            assert wait_moves(page, 1) == ["11-15"]
+            page.wait_for_selector('#board [data-square="15"] [data-piece="b"]')
+            assert page.locator('#board [data-square="11"] [data-piece]').count() == 0
+        assert live.server.hub.pages == 11
+    for page in pages:
+        page.close()
+
+
+def test_names_with_markup_are_shown_as_text(browser: Any, live: LiveBoard) -> None:
+    page = open_page(browser, live)
+    black, white = "<script>window.pwned=1</script>", "<img src=x onerror=window.pwned=2>"
+    with Socket(live.ws_url) as ws:
+        ws.next()
+        assert ws.command(f"names {black};{white}")["ok"]
+    page.wait_for_function("(n) => document.querySelector('.name[data-side=\"black\"]').textContent === n", arg=black)
+    assert page.locator('.name[data-side="white"]').text_content() == white
+    assert page.locator(".name img, .name script").count() == 0
+    assert page.evaluate("() => window.pwned === undefined")
+    page.close()
+
+
+def test_login_with_the_pin_in_the_page(browser: Any, tmp_path: Path) -> None:
+    with LiveBoard(tmp_path, pin="2468") as live:
+        page = open_page(browser, live)
+        assert page.locator("#login").is_visible()
+        assert page.evaluate("() => document.body.classList.contains('read-only')")
+        page.fill("#pin", "1111")
+        page.click("#login button")
+        page.wait_for_function("() => document.querySelector('#login-message').textContent === 'wrong PIN'")
+        page.fill("#pin", "2468")
+        page.click("#login button")
+        page.wait_for_function("() => !document.body.classList.contains('read-only')")
+        page.wait_for_selector('#connection[data-state="live"]')
+        click(page, 11)
+        wait_hand(page, "in hand: black man")
+        page.close()
+
+
+class _Other(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self) -> None:  # noqa: N802 - the library's name
+        body = b"<!doctype html><title>another site</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_page_of_another_site_cannot_open_the_socket(browser: Any, live: LiveBoard) -> None:
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Other)
+    thread = threading.Thread(target=other.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{other.server_address[1]}/")
+        outcome = page.evaluate(
+            """(url) => new Promise((done) => {
+                const ws = new WebSocket(url);
+                ws.onopen = () => done("opened");
+                ws.onerror = () => done("refused");
+            })""",
+            live.ws_url,
+        )
+        assert outcome == "refused"
+        page.close()
+    finally:
+        other.shutdown()
+        other.server_close()

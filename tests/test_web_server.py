@@ -1,0 +1,196 @@
+"""The web server without a browser: the state API, the PIN, origins, hostile input.
+
+A real server (uvicorn in its thread) beside a real app on the simulated board, spoken
+to over HTTP (urllib) and WebSockets (the websockets library).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from firmware.web.auth import COOKIE, FREE_TRIES
+from firmware.web.server import WebServer
+from firmware.web.settings import WebConfig, parse_listen
+from firmware.config import ConfigError, default_config
+from hal.clock import VirtualClock
+from web_rig import LiveBoard, Socket, request
+
+pytest.importorskip("websockets")
+
+START = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
+
+
+@pytest.fixture
+def board(tmp_path: Path):
+    with LiveBoard(tmp_path) as live:
+        yield live
+
+
+def test_state_is_the_links_state_json(board: LiveBoard) -> None:
+    state = board.state()
+    assert state["protocol"] == 1 and state["control"] is True
+    assert state["state"]["fen"] == START and state["state"]["ply"] == 0 and state["state"]["turn"] == "black"
+    assert set(state["state"]) == {"game", "start", "fen", "ply", "turn", "last", "result", "reason", "setup", "waiting"}
+    assert state["black"] == "?" and state["clock"] is None
+    with Socket(board.ws_url) as ws:
+        hello = ws.next()
+        assert hello["event"] == "hello" and hello["state"]["fen"] == START
+        assert ws.command("hands 11-15")["ok"]
+        move = ws.until(lambda m: m.get("event") == "move")
+        assert move["move"] == "11-15"
+    state = board.state()
+    assert state["state"]["ply"] == 1 and state["state"]["last"]["move"] == "11-15"
+
+
+def test_security_headers_and_the_page(board: LiveBoard) -> None:
+    status, headers, body = board.get("/")
+    assert status == 200
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff"
+    page = body.decode()
+    assert page.count("data-square=") == 64  # the board and its flipped twin (a template)
+    assert "<!--" not in page.split("<body>")[1].split("<template")[0] or "<!--BOARD-->" not in page
+    assert board.get("/static/app.js")[0] == 200 and board.get("/static/../settings.py")[0] == 404
+
+
+def test_loopback_server_refuses_other_host_names(board: LiveBoard) -> None:
+    # A DNS-rebinding page would reach 127.0.0.1 under its own name.
+    status, _headers, _body = board.get("/api/state", headers={"Host": "evil.example:80"})
+    assert status == 421
+    assert board.get("/api/state", headers={"Host": f"localhost:{board.server.port}"})[0] == 200
+
+
+def test_cross_origin_websocket_refused(board: LiveBoard) -> None:
+    from websockets.exceptions import InvalidStatus
+
+    with pytest.raises(InvalidStatus) as info:
+        Socket(board.ws_url, origin="http://evil.example")
+    assert info.value.response.status_code == 403
+    with Socket(board.ws_url, origin=f"http://127.0.0.1:{board.server.port}") as ws:
+        assert ws.next()["event"] == "hello"
+
+
+def test_wrong_pin_refused_and_rate_limited(tmp_path: Path) -> None:
+    clock = VirtualClock()
+    with LiveBoard(tmp_path, pin="2468", server_clock=clock) as board:
+        login = board.url + "api/login"
+
+        def attempt(pin: str) -> tuple[int, dict[str, str], dict[str, object]]:
+            status, headers, body = request(login, method="POST", data=json.dumps({"pin": pin}).encode(),
+                                            headers={"Content-Type": "application/json"})
+            return status, headers, json.loads(body)
+
+        # On this machine watching is open; commands need the PIN.
+        assert board.get("/api/state")[0] == 200
+        with Socket(board.ws_url) as ws:
+            ws.next()
+            assert ws.command("new")["code"] == "forbidden"
+        for _ in range(FREE_TRIES - 1):
+            assert attempt("0000")[0] == 403
+        status, _h, body = attempt("1357")
+        assert status == 403 and body["error"] == "wrong-pin"
+        # Now even the right PIN must wait.
+        status, headers, body = attempt("2468")
+        assert status == 429 and body["error"] == "too-many-tries" and int(headers["retry-after"]) >= 1
+        clock.advance(1500)
+        status, headers, body = attempt("2468")
+        assert status == 200 and body["ok"] is True
+        cookie = headers["set-cookie"]
+        assert f"{COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+        token = cookie.split(";")[0]
+        assert board.get("/api/me", headers={"Cookie": token})[2] == b'{"view":true,"control":true,"login":true}'
+        assert json.loads(board.get("/api/me", headers={"Cookie": f"{COOKIE}=forged"})[2])["control"] is False
+        with Socket(board.ws_url, additional_headers={"Cookie": f"{COOKIE}=forged"}) as ws:
+            ws.next()
+            assert ws.command("touch 11")["code"] == "forbidden"
+        with Socket(board.ws_url, additional_headers={"Cookie": token}) as ws:
+            ws.next()
+            assert ws.command("touch 11")["ok"]
+
+
+def test_commands_need_the_pin_off_loopback_rules(tmp_path: Path) -> None:
+    # public_view: anyone watches; commands need the session.
+    with LiveBoard(tmp_path, pin="2468", public_view=True) as board:
+        with Socket(board.ws_url) as ws:
+            assert ws.next()["event"] == "hello"
+            assert ws.command("fen")["ok"]
+            error = ws.command("new")
+            assert error["event"] == "error" and error["code"] == "forbidden"
+            assert ws.command("touch 11")["code"] == "forbidden"
+        status, headers, _ = request(board.url + "api/login", method="POST", data=b'{"pin":"2468"}')
+        assert status == 200
+        token = headers["set-cookie"].split(";")[0]
+        with Socket(board.ws_url, additional_headers={"Cookie": token}) as ws:
+            assert ws.next()["event"] == "hello"
+            assert ws.command("touch 11")["ok"]
+
+
+def test_a_network_address_needs_a_pin(board: LiveBoard) -> None:
+    from firmware.web.server import ServerError
+
+    with pytest.raises(ServerError, match="PIN"):
+        WebServer(board.link, host="0.0.0.0", port=0)
+
+
+def test_web_config_and_listen_errors() -> None:
+    assert parse_listen("9000") == ("127.0.0.1", 9000)
+    with pytest.raises(ConfigError, match=r"web.*listen"):
+        default_config().replace("web", listen="host:port")
+    with pytest.raises(ConfigError, match=r"pin"):
+        default_config().replace("web", pin="12")
+    assert default_config().get(WebConfig).listen == ""
+
+
+def _garbage(rng: random.Random) -> str | bytes:
+    kind = rng.randrange(8)
+    if kind == 0:
+        return b"\xff" + bytes(rng.choice([b for b in range(256) if b not in (10, 13)]) for _ in range(rng.randrange(0, 60)))
+    if kind == 1:
+        return "x" * rng.randrange(1000, 3000)
+    if kind == 2:
+        return json.dumps({"event": rng.choice(["move", "hello", "state", "x"]), "ply": rng.randrange(-5, 99)})
+    if kind == 3:
+        return "{" + "[" * rng.randrange(1, 2000)
+    if kind == 4:
+        word = rng.choice(["play", "touch", "press", "mode", "names", "referee", "hands", "brightness", "new", "ballot", "result"])
+        junk = "".join(rng.choice("0123456789x-;=<>&\"' abcZ\u00e9\u202e") for _ in range(rng.randrange(0, 30)))
+        return f"{word} {junk}x;y;z" if word == "names" else f"{word} {junk}!"
+    if kind == 5:
+        return "".join(chr(rng.randrange(0x20, 0x3000)) for _ in range(rng.randrange(1, 40))) + "\u0000"
+    if kind == 6:
+        return "play " + "-".join(str(rng.randrange(33, 99)) for _ in range(rng.randrange(2, 5)))
+    return rng.choice(["castle e1g1", "<script>alert(1)</script>", "DROP TABLE games", "touch 0", "press eject", "\t\tfly"])
+
+
+def test_ten_thousand_random_messages_change_nothing(tmp_path: Path) -> None:
+    rng = random.Random(15)
+    with LiveBoard(tmp_path, lines_per_step=256) as board:
+        before = board.state()
+        with Socket(board.ws_url, max_size=None) as ws:
+            ws.next()
+            sent = 0
+            for i in range(10_000):
+                message = _garbage(rng)
+                if isinstance(message, str) and ("\n" in message or "\r" in message or not message.strip()):
+                    continue
+                ws.send(message)
+                sent += 1
+            ws.send("fen")
+            errors = 0
+            while True:
+                m = ws.next(timeout=30)
+                if m.get("event") == "error":
+                    errors += 1
+                    assert m["code"] in ("too-long", "bad-encoding", "bad-json", "unknown-command", "bad-argument", "illegal-move", "not-now")
+                elif m.get("event") == "reply" and m.get("cmd") == "fen":
+                    break
+                else:
+                    assert m.get("event") == "view", m  # nothing else happened
+            assert errors == sent
+        after = board.state()
+        assert after["state"] == before["state"] and after["black"] == before["black"]
+        assert board.app.sim is not None and len(board.app.sim.pieces) == 24 and not board.app.sim.hand
