@@ -15,8 +15,17 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The board's web page opens beside the terminal simulator (on this machine only);
+# `make run WEB=` runs without it, `make run WEB=127.0.0.1:8090` elsewhere.
+WEB ?= 127.0.0.1:8080
+
 run: $(STAMP)
+ifneq ($(strip $(WEB)),)
+	@echo "The board's web page: http://$(WEB)/"
+	$(BIN)/crownhead run --web $(WEB)
+else
 	$(BIN)/crownhead run
+endif
 
 test: $(STAMP)
 	$(BIN)/python -m mypy
