@@ -586,8 +586,9 @@ class Link(PeerFollower):
 
     def _cmd_history(self, now: int, start: int) -> dict[str, Any]:
         game = self._game()
-        if self._setting_up() is not None:
-            game = Game(self._setting_up(), game.rules)  # type: ignore[arg-type]
+        setup = self._setting_up()
+        if setup is not None:
+            game = Game(setup, game.rules)
         if start > game.ply:
             raise LinkError("bad-argument", f"ply {start} is past the game's {game.ply} moves", "history")
         body: dict[str, Any] = {"start": game.start.fen(), "from": start, "ply": game.ply, "moves": [], "next": None}

@@ -183,7 +183,11 @@ class WebServer:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         loop, wake = self._loop, self._wake
-        self.hub.wake = lambda: loop.call_soon_threadsafe(wake.set)
+
+        def wake_up() -> None:
+            loop.call_soon_threadsafe(wake.set)
+
+        self.hub.wake = wake_up
         pump = asyncio.create_task(self._pump())
         self._started.set()
         try:
