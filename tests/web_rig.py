@@ -65,6 +65,7 @@ class LiveBoard:
         lines_per_step: int = 8,
         clock: Clock | None = None,
         server_clock: Clock | None = None,
+        page_rate: float = 1000.0,
     ) -> None:
         self.clock = clock or MonotonicClock()
         config = default_config()
@@ -84,7 +85,8 @@ class LiveBoard:
         self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
         self.link.attach(self.app)
         self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
-                                store=self.store, config=config, clock=server_clock or self.clock)
+                                store=self.store, config=config, clock=server_clock or self.clock,
+                                page_rate=page_rate, page_burst=max(20, int(page_rate)))
         self.server.start()
         self.app.start()
         self._stop = threading.Event()

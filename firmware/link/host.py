@@ -212,6 +212,7 @@ class Link(PeerFollower):
         #: ``watch on``: a ``view`` event whenever what the board shows changes.
         self.watching = False
         self._view_sent: dict[str, Any] | None = None
+        self._view_seen: tuple[Any, ...] | None = None
         #: Counters, for status and tests.
         self.commands = 0
         self.errors = 0
@@ -442,7 +443,28 @@ class Link(PeerFollower):
             body[key] = body[key][:60]
         return body
 
+    def _view_key(self, now: int) -> tuple[Any, ...]:
+        """Changes whenever what the board shows may have changed: the lights (a new frame
+        is a new ``lit_roles``), the simulated board and hand, the message, the game, a
+        warning, the machine thinking; and once a second (names, settings)."""
+        assert self.app is not None
+        app = self.app
+        sim = app.sim
+        tracker = app.tracker
+        game = tracker.game
+        return (
+            id(app.lit_roles), app.message, app.resuming, id(game), game.ply, tracker.warning,
+            tracker.setting_up is not None, tracker.expected,
+            (len(sim.pieces), len(sim.hand), sim.hand[-1] if sim.hand else None) if sim is not None else None,
+            app.thinker.busy, app.hint_thinker.busy, now // 1000,
+        )
+
     def _send_view(self, now: int) -> None:
+        # Cheap to tell, dear to draw: the view is described only when it may differ.
+        key = self._view_key(now)
+        if key == self._view_seen and self._view_sent is not None:
+            return
+        self._view_seen = key
         try:
             body = self.view(now)
         except Exception:  # a view that cannot be drawn must not stop the loop
@@ -899,6 +921,8 @@ class Link(PeerFollower):
         """Set or withdraw the move the board waits for, undo moves made out of turn."""
         app = self.app
         assert app is not None
+        if not (self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result):
+            return  # nothing asked for, nothing to withdraw: spare the loop the game's checks
         tracker = app.tracker
         if app.resuming or tracker.setting_up is not None:
             return

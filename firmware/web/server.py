@@ -40,6 +40,12 @@ log = logging.getLogger(__name__)
 
 #: Messages a page may have waiting for it before it is disconnected as too slow.
 PAGE_QUEUE = 1024
+#: How often the server looks for lines to send while pages are connected, and while none are.
+POLL_S = 0.005
+IDLE_POLL_S = 0.25
+#: Messages a page may send a second, and in a burst (more wait: see _socket_session).
+PAGE_RATE = 10.0
+PAGE_BURST = 20
 #: The largest WebSocket message a page may send (a command is a line of at most 1 KiB).
 WS_MAX_SIZE = 16 * 1024
 _GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,80}")
@@ -88,7 +94,8 @@ class WebServer:
     ``pin``: what commands need ("" : nothing, allowed only on loopback).
     ``public_view``: watching needs no PIN. ``store``: the game store (games list).
     ``config``: the configuration in force, shown read-only on the status page.
-    ``clock``: for sessions and the rate limit.
+    ``clock``: for sessions and the rate limit. ``page_rate``/``page_burst``: the
+    messages a page may send a second, and at once.
     """
 
     def __init__(
@@ -103,6 +110,8 @@ class WebServer:
         config: Any = None,
         clock: Any = None,
         colours: dict[str, tuple[int, int, int]] | None = None,
+        page_rate: float = PAGE_RATE,
+        page_burst: int = PAGE_BURST,
     ) -> None:
         from hal.clock import MonotonicClock
 
@@ -119,6 +128,8 @@ class WebServer:
         self.store = store
         self.config = config
         self.gate = Gate(pin, clock or MonotonicClock()) if pin else None
+        self.page_rate = page_rate
+        self.page_burst = page_burst
         self._page = page_html(colours).encode("utf-8")
         self._queues: dict[int, asyncio.Queue[str | None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -184,10 +195,10 @@ class WebServer:
         self._wake = asyncio.Event()
         loop, wake = self._loop, self._wake
 
-        def wake_up() -> None:
-            loop.call_soon_threadsafe(wake.set)
-
-        self.hub.wake = wake_up
+        # The main loop does not wake this thread (a write to the event loop's pipe from
+        # the main loop costs it a GIL hand-over per line): the pump looks for lines
+        # every POLL_S while pages are connected.
+        self.hub.wake = lambda: None
         pump = asyncio.create_task(self._pump())
         self._started.set()
         try:
@@ -220,7 +231,10 @@ class WebServer:
     async def _pump(self) -> None:
         assert self._wake is not None
         while True:
-            await self._wake.wait()
+            try:
+                await asyncio.wait_for(self._wake.wait(), POLL_S if self.hub.pages else IDLE_POLL_S)
+            except TimeoutError:
+                pass
             self._wake.clear()
             try:
                 self._deliver()
@@ -479,7 +493,6 @@ class WebServer:
         self._queues[page.id] = queue
         await websocket.accept()
         # The link greets the page in its next step.
-        self.hub._wake_always()
 
         async def sender() -> None:
             while True:
@@ -490,11 +503,22 @@ class WebServer:
                 await websocket.send_text(text)
 
         task = asyncio.create_task(sender())
+        # A token bucket: a page sends at most `page_rate` messages a second (bursts of
+        # `page_burst`); beyond that its socket is left unread, so a flooding page costs
+        # the main loop no more than a person clicking fast.
+        tokens, refilled = float(self.page_burst), self._loop_time()
         try:
             while True:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
+                now = self._loop_time()
+                tokens = min(float(self.page_burst), tokens + (now - refilled) * self.page_rate)
+                refilled = now
+                if tokens < 1:
+                    await asyncio.sleep((1 - tokens) / self.page_rate)
+                    tokens, refilled = 1.0, self._loop_time()
+                tokens -= 1
                 data = message.get("bytes")
                 if data is None:
                     data = (message.get("text") or "").encode("utf-8")
@@ -513,6 +537,10 @@ class WebServer:
             self.hub.leave(page)
             self._queues.pop(page.id, None)
             task.cancel()
+
+    def _loop_time(self) -> float:
+        assert self._loop is not None
+        return self._loop.time()
 
     # -- games and configuration (read in the server's thread: files, not the game) ---
 
