@@ -194,3 +194,40 @@ def test_ten_thousand_random_messages_change_nothing(tmp_path: Path) -> None:
         after = board.state()
         assert after["state"] == before["state"] and after["black"] == before["black"]
         assert board.app.sim is not None and len(board.app.sim.pieces) == 24 and not board.app.sim.hand
+
+
+def test_games_list_replay_download_and_sheet(board: LiveBoard) -> None:
+    with Socket(board.ws_url) as ws:
+        ws.next()
+        assert ws.command("names Ann <b>;Bo")["ok"]
+        for move in ("11-15", "23-19"):
+            assert ws.command(f"hands {move}")["ok"]
+            ws.until(lambda m: m.get("event") == "move" and m["move"] == move)
+        assert ws.command("result 0-1 resign")["ok"]
+        ws.until(lambda m: m.get("event") == "game-saved")
+    status, _h, body = board.get("/api/games")
+    games = json.loads(body)["games"]
+    assert status == 200 and len(games) == 1
+    game = games[0]
+    assert game["tags"]["Black"] == "Ann <b>" and game["result"] == "0-1" and game["plies"] == 2
+    replay = json.loads(board.get(f"/api/games/{game['id']}")[2])
+    assert replay["moves"] == ["11-15", "23-19"] and len(replay["fens"]) == 3
+    assert replay["fens"][0] == START and replay["fens"][2].startswith("B:W")
+    status, headers, pdn = board.get(f"/api/games/{game['id']}.pdn")
+    assert status == 200 and "attachment" in headers["content-disposition"]
+    assert b"1. 11-15 23-19" in pdn and b'[Result "0-1"]' in pdn
+    status, _h, everything = board.get("/api/games.pdn")
+    assert status == 200 and everything.strip() == pdn.strip()
+    status, headers, pdf = board.get(f"/api/games/{game['id']}.pdf?paper=a4")
+    assert status == 200 and headers["content-type"] == "application/pdf" and pdf.startswith(b"%PDF")
+    for bad in ("../../etc/passwd", "nope", "%2e%2e"):
+        assert board.get(f"/api/games/{bad}.pdn")[0] == 404
+
+
+def test_status_page_data(tmp_path: Path) -> None:
+    with LiveBoard(tmp_path, pin="secret-pin") as board:
+        status, _h, body = board.get("/api/status")
+        data = json.loads(body)
+        assert status == 200 and data["backend"] == "sim" and data["version"]
+        assert data["web"]["pin"] == "set" and data["config"]["board"]["backend"] == "sim"
+        assert b"secret-pin" not in body

@@ -472,14 +472,14 @@ class Link(PeerFollower):
             return
         # The clocks tick on the page from a start time; a change of the running side or
         # a jump in time left resends, a mere tick does not.
-        key = dict(body)
-        clock = key.pop("clock")
+        shown = dict(body)
+        clock = shown.pop("clock")
         if clock is not None:
-            key["clock"] = (clock["running"], clock["black"] // 1000 if clock["running"] != "black" else None,
-                            clock["white"] // 1000 if clock["running"] != "white" else None)
-        if key == self._view_sent:
+            shown["clock"] = (clock["running"], clock["black"] // 1000 if clock["running"] != "black" else None,
+                              clock["white"] // 1000 if clock["running"] != "white" else None)
+        if shown == self._view_sent:
             return
-        self._view_sent = key
+        self._view_sent = shown
         self._send({"t": now, "event": "view", **body})
 
     # -- received lines ----------------------------------------------------------------

@@ -24,7 +24,8 @@ import logging
 import re
 import socket
 import threading
-from dataclasses import asdict, is_dataclass
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -435,6 +436,24 @@ class WebServer:
             return Response(found.read_bytes(), media_type="application/x-chess-pdn",
                             headers={"Content-Disposition": f'attachment; filename="{found.name}"'})
 
+        def game_sheet(request: Any) -> Response:
+            if not server.may_view(request):
+                return forbidden()
+            found = server.game_file(request.path_params["id"])
+            if found is None:
+                return PlainTextResponse("no such game", status_code=404)
+            paper = request.query_params.get("paper", "letter")
+            if paper not in ("letter", "a4"):
+                return PlainTextResponse("paper is letter or a4", status_code=400)
+            from firmware.sheets.files import SheetError, sheets_from_pdn
+
+            try:
+                pdf, _problems = sheets_from_pdn(found.read_text(encoding="utf-8"), found.name, game=1, paper=paper)
+            except (SheetError, OSError, UnicodeDecodeError) as exc:
+                return PlainTextResponse(f"no sheet: {exc}", status_code=422)
+            return Response(pdf, media_type="application/pdf",
+                            headers={"Content-Disposition": f'attachment; filename="{found.stem}.pdf"'})
+
         def all_pdn(request: Any) -> Response:
             if not server.may_view(request):
                 return forbidden()
@@ -470,6 +489,7 @@ class WebServer:
             Route("/api/games", games),
             Route("/api/games.pdn", all_pdn),
             Route("/api/games/{id}.pdn", game_pdn),
+            Route("/api/games/{id}.pdf", game_sheet),
             Route("/api/games/{id}", game),
             Route("/api/diagram.svg", diagram),
             WebSocketRoute("/ws", ws),
@@ -583,17 +603,20 @@ class WebServer:
         if self.config is None:
             return {}
         out: dict[str, Any] = {}
-        for name, section in self.config.sections().items():
+        for name, section in self.config.sections.items():
             if is_dataclass(section):
-                values = asdict(section)  # type: ignore[arg-type]
+                values = _plain(section)
                 if name == "web" and values.get("pin"):
                     values["pin"] = "(set)"
-                out[name] = _plain(values)
+                out[name] = values
         return out
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
+    """``value`` as JSON values (dataclasses and mappings as objects, others as text)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]

@@ -412,7 +412,11 @@
       link.href = `/api/games/${encodeURIComponent(g.id)}.pdn`;
       link.textContent = "PDN";
       link.setAttribute("download", `${g.id}.pdn`);
-      td.append(replay, " ", link);
+      const sheet = document.createElement("a");
+      sheet.href = `/api/games/${encodeURIComponent(g.id)}.pdf`;
+      sheet.textContent = "Score sheet (PDF)";
+      sheet.setAttribute("download", `${g.id}.pdf`);
+      td.append(replay, " ", link, " ", sheet);
       tr.appendChild(td);
       body.appendChild(tr);
     }
