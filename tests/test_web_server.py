@@ -231,3 +231,51 @@ def test_status_page_data(tmp_path: Path) -> None:
         assert status == 200 and data["backend"] == "sim" and data["version"]
         assert data["web"]["pin"] == "set" and data["config"]["board"]["backend"] == "sim"
         assert b"secret-pin" not in body
+
+
+def test_run_web_refuses_a_taken_port_and_a_bad_address(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from firmware.cli import main
+
+    script = tmp_path / "script.txt"
+    script.write_text("wait 10\n")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        port = taken.getsockname()[1]
+        code = main(["run", "--headless", "--hal", "sim", "--script", str(script), "--state-dir", str(tmp_path / "s"),
+                     "--web", f"127.0.0.1:{port}"])
+        assert code == 2 and f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+    finally:
+        taken.close()
+    code = main(["run", "--headless", "--hal", "sim", "--script", str(script), "--web", "here:there"])
+    err = capsys.readouterr().err
+    assert code == 2 and "listen" in err and err.count("\n") == 1
+
+
+def test_run_web_serves_while_the_board_runs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from web_rig import request
+
+    proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", "127.0.0.1:0",
+                             "--state-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        url = None
+        deadline = time.monotonic() + 30
+        while url is None and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if "the board's page is at " in line:
+                url = line.split("the board's page is at ")[1].strip()
+        assert url is not None and url.startswith("http://127.0.0.1:")
+        status, _h, body = request(url + "api/state")
+        assert status == 200 and json.loads(body)["state"]["ply"] == 0
+    finally:
+        proc.terminate()
+        out, _err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "stopped" in out
