@@ -81,8 +81,6 @@ class PageHub:
         #: The page whose command the link is handling (its reply goes to it alone).
         self.current: int | None = None
         self.wake: Callable[[], None] = lambda: None
-        #: Pages to disconnect (overrun): taken by the server thread with the output.
-        self._kick: set[int] = set()
         self.overruns = 0
         self.lines_in = 0
         self.bytes_out = 0
@@ -101,7 +99,6 @@ class PageHub:
     def leave(self, page: Page) -> None:
         with self._lock:
             self._pages.pop(page.id, None)
-            self._kick.discard(page.id)
 
     def room(self) -> bool:
         """Whether the inbox takes another line now (else the page's socket waits)."""
@@ -137,17 +134,14 @@ class PageHub:
             self._asks.clear()
             return out
 
-    def take(self) -> tuple[list[tuple[tuple[int, ...], bytes]], list[int]]:
-        """The lines to send, each with the ids of the pages it goes to, and the pages to
-        disconnect."""
+    def take(self) -> list[tuple[tuple[int, ...], bytes]]:
+        """The lines to send, each with the ids of the pages it goes to."""
         with self._lock:
             out = list(self._outbox)
             self._outbox.clear()
             self._out_size = 0
-            kick = list(self._kick)
-            self._kick.clear()
             self._woken = False
-            return out, kick
+            return out
 
     @property
     def pages(self) -> int:
@@ -229,19 +223,6 @@ class PageHub:
     def may_control(self, page_id: int | None) -> bool:
         page = self._pages.get(page_id) if page_id is not None else None
         return page is not None and page.control
-
-    def kick(self, page_id: int) -> None:
-        with self._lock:
-            self._kick.add(page_id)
-        self._wake_always()
-
-    def _wake_always(self) -> None:
-        with self._lock:
-            self._woken = True
-        try:
-            self.wake()
-        except Exception:  # noqa: BLE001
-            pass
 
     def close(self) -> None:
         with self._lock:

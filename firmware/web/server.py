@@ -243,21 +243,19 @@ class WebServer:
                 log.exception("web: delivering lines failed")
 
     def _deliver(self) -> None:
-        if True:
-            lines, kick = self.hub.take()
-            for page_id in kick:
-                self._disconnect(page_id)
-            for targets, line in lines:
-                text = line.decode("utf-8").rstrip("\n")
-                for page_id in targets:
-                    queue = self._queues.get(page_id)
-                    if queue is None:
-                        continue
-                    try:
-                        queue.put_nowait(text)
-                    except asyncio.QueueFull:
-                        log.warning("web: page %d does not keep up: disconnected", page_id)
-                        self._disconnect(page_id)
+        """Hand the main loop's lines to the pages' queues; a page whose queue is full is
+        disconnected (it reconnects and is greeted afresh)."""
+        for targets, line in self.hub.take():
+            text = line.decode("utf-8").rstrip("\n")
+            for page_id in targets:
+                queue = self._queues.get(page_id)
+                if queue is None:
+                    continue
+                try:
+                    queue.put_nowait(text)
+                except asyncio.QueueFull:
+                    log.warning("web: page %d does not keep up: disconnected", page_id)
+                    self._disconnect(page_id)
 
     def _disconnect(self, page_id: int) -> None:
         queue = self._queues.pop(page_id, None)
