@@ -262,3 +262,16 @@ def test_a_page_of_another_site_cannot_open_the_socket(browser: Any, live: LiveB
     finally:
         other.shutdown()
         other.server_close()
+
+
+def test_resign_from_the_page_asks_first(browser: Any, live: LiveBoard) -> None:
+    page = open_page(browser, live)
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click('[data-resign="black"]')
+    page.wait_for_timeout(300)
+    assert live.state()["state"]["result"] is None  # not confirmed: nothing happened
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click('[data-resign="black"]')
+    page.wait_for_function("() => document.querySelector('#result').textContent.includes('0-1')")
+    assert live.state()["state"]["result"] == "0-1"
+    page.close()

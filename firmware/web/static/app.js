@@ -21,6 +21,7 @@
     clockAt: 0,
     retry: 500,
     wanted: [],
+    commands: new Set(),
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
 
@@ -72,6 +73,8 @@
       setState(msg.state);
       showNames(msg.black, msg.white);
       send("history");
+      page.commands = new Set();
+      send("help");
     } else if (kind === "state") {
       setState(msg);
       send("history");
@@ -113,7 +116,11 @@
   }
 
   function onReply(msg) {
-    if (msg.cmd === "history") {
+    if (msg.cmd === "help") {
+      // The commands this board knows: per-side draw and resign where it has them.
+      for (const line of msg.commands || []) page.commands.add(String(line).split(/[\s:]/)[0]);
+      if (msg.next != null) send(`help ${msg.next}`);
+    } else if (msg.cmd === "history") {
       if (msg.from === 0) page.moves = [];
       page.moves = page.moves.slice(0, msg.from).concat(msg.moves);
       page.start = msg.start;
@@ -288,8 +295,10 @@
       if (window.confirm(`Resign for ${side}?`)) send(sideCommand("resign", side));
     });
   }
-  // Per-side buttons where the board knows them (a board with a pair per side), else the shared one.
+  // The side's own request where the board knows it (the link's `draw SIDE`/`resign SIDE`,
+  // or a per-side button), else the shared button.
   function sideCommand(action, side) {
+    if (page.commands && page.commands.has(action)) return `${action} ${side}`;
     const known = (page.identity.buttons || []);
     if (known.includes(`${side}_${action}`)) return `press ${side}_${action}${action === "resign" ? " long" : ""}`;
     return `press ${action}`;
