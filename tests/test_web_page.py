@@ -275,3 +275,32 @@ def test_resign_from_the_page_asks_first(browser: Any, live: LiveBoard) -> None:
     page.wait_for_function("() => document.querySelector('#result').textContent.includes('0-1')")
     assert live.state()["state"]["result"] == "0-1"
     page.close()
+
+
+def test_games_tab_lists_and_replays(browser: Any, live: LiveBoard) -> None:
+    with Socket(live.ws_url) as ws:
+        ws.next()
+        assert ws.command("names <i>Ann</i>;Bo")["ok"]
+        for move in ("11-15", "23-19"):
+            assert ws.command(f"hands {move}")["ok"]
+            ws.until(lambda m: m.get("event") == "move" and m["move"] == move)
+        assert ws.command("result 1/2-1/2 agreement")["ok"]
+        ws.until(lambda m: m.get("event") == "game-saved")
+    page = open_page(browser, live)
+    page.click('nav a[data-tab="games"]')
+    row = page.locator("#games-table tbody tr").first
+    row.wait_for()
+    assert row.locator("td").nth(1).text_content() == "<i>Ann</i>"
+    assert page.locator("#games-table i").count() == 0
+    assert row.locator('a[href$=".pdn"]').count() == 1 and row.locator('a[href$=".pdf"]').count() == 1
+    row.locator("button").click()
+    page.wait_for_selector("#replay:not([hidden])")
+    assert page.locator("#replay-ply").text_content() == "2 / 2"
+    assert page.locator('#replay-board [data-square="19"] [data-piece="w"]').count() == 1
+    page.click("#replay-first")
+    assert page.locator("#replay-ply").text_content() == "0 / 2"
+    assert page.locator("#replay-board [data-piece]").count() == 24
+    assert page.locator('#replay-board [data-square="11"] [data-piece="b"]').count() == 1
+    page.click('nav a[data-tab="status-page"]')
+    page.wait_for_function("() => document.querySelector('#status-list').textContent.includes('sim')")
+    page.close()
