@@ -13,6 +13,8 @@ import json
 import sys
 
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.cli._hall import add_hall_arguments, hall_from_args, publish_replay
+from firmware.events import Event
 from firmware.referee.arbiter import add_referee_arguments, referee_from_args
 from firmware.simulator.script import ScriptError, iter_replay, parse_script
 from firmware.tracking.tracker import MODES
@@ -35,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fen", help="the position standing on the board at the start (default: the start position)")
     p.add_argument("--mode", choices=sorted(MODES), default="play", help="play (default) or referee")
     p.add_argument("--lights", action="store_true", help="also print the LED picture each time it changes")
+    add_hall_arguments(p)
     add_referee_arguments(p)
     add_rules_arguments(p)
     p.set_defaults(func=run)
@@ -65,12 +68,20 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"crownhead replay: {exc}", file=sys.stderr)
         return 2
+    try:
+        hall = hall_from_args(args)
+    except ValueError as exc:
+        print(f"crownhead replay: {exc}", file=sys.stderr)
+        return 2
     out = sys.stdout
+    played: list[Event] = []
     try:
         for event in iter_replay(
             actions, position, rules_from_args(args), args.mode, lights=args.lights, referee=referee
         ):
             out.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
+            if hall is not None and event.kind not in ("lights", "final"):
+                played.append(event)
     except ScriptError as exc:
         out.flush()
         print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
@@ -80,4 +91,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
         return 2
     out.flush()
+    if hall is not None:
+        return publish_replay(hall, played, args.fen, rules_from_args(args))
     return 0

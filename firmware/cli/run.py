@@ -25,6 +25,8 @@ from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, con
 from firmware.link.host import PLAYS, Link, LinkConfig, open_link
 from firmware.web.server import WebServer
 from firmware.web.settings import WebConfig
+from firmware.cli._hall import add_hall_arguments, hall_from_args
+from firmware.hall.board import BoardPublisher, app_state
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
 from firmware.app.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
 from firmware.storage.store import GameStore, StoreError, default_state_dir
@@ -102,6 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "docs/web.md) (default: web.listen in the configuration, else no page)",
     )
     add_sim_arguments(p)
+    add_hall_arguments(p)
     add_referee_arguments(p, names=False)
     add_rules_arguments(p)
     p.set_defaults(func=run)
@@ -225,6 +228,14 @@ def run(args: argparse.Namespace) -> int:
             link.close()
         app.hardware.close()
         return _fail(str(exc))
+    try:
+        hall_settings = hall_from_args(args)
+    except ValueError as exc:
+        return _fail(str(exc))
+    publisher = None
+    if hall_settings is not None:
+        publisher = BoardPublisher(hall_settings, lambda: app_state(app))
+        publisher.attach(app)
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -261,6 +272,8 @@ def run(args: argparse.Namespace) -> int:
                 link.close()
             if web is not None:
                 web.close()
+            if publisher is not None:
+                publisher.close()
             _restore_signals(previous)
 
 

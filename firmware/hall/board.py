@@ -1,0 +1,305 @@
+"""The board's side of a hall: every event and the retained state, published over MQTT.
+
+:class:`BoardPublisher` joins the application as an event sink (and a source, to refresh
+its state once per loop step). Nothing it does blocks the main loop: events go into a
+bounded queue that a background thread drains through the MQTT client, in order, each
+one acknowledged (QoS 1) before the next; while the broker is away the queue keeps them
+and they are sent when it is back. When the queue is full the oldest events that are no
+move are dropped first (the retained state supersedes them); a move is never dropped
+before ``max_queue`` moves are waiting. The state is one slot, always the newest.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import ssl
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import paho.mqtt.client as mqtt
+
+from firmware.events import Event, MoveMade
+from firmware.hall.topics import BrokerUrl, check_name, topic
+
+__all__ = ["HallSettings", "BoardPublisher"]
+
+log = logging.getLogger(__name__)
+
+#: Kinds of events kept over all others when the queue overflows.
+_KEEP = frozenset({"move", "takeback", "game-over", "new-game", "caution", "forfeit", "condoned", "crown"})
+
+
+class StateSource(Protocol):
+    """What the publisher asks the board for: its state as the link's ``state`` JSON."""
+
+    def __call__(self) -> Mapping[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class HallSettings:
+    """Where a board reports: ``url`` (``mqtt://`` or ``mqtts://``), its hall and its name."""
+
+    url: str
+    hall: str = "hall"
+    board: str = "board"
+    cafile: str | None = None
+    max_queue: int = 10_000
+
+    def validate(self) -> BrokerUrl:
+        check_name(self.hall, "hall")
+        check_name(self.board, "board")
+        if self.max_queue < 10:
+            raise ValueError("max_queue must be at least 10")
+        return BrokerUrl.parse(self.url)
+
+
+class BoardPublisher:
+    """Publish a board's events and state to ``crownhead/<hall>/<board>/...``.
+
+    ``state`` returns the board's state (called on the main loop's thread, only after
+    something happened). :meth:`close` publishes ``offline`` and stops the thread; an
+    unclean end leaves the last will, ``offline`` too.
+    """
+
+    def __init__(self, settings: HallSettings, state: StateSource, *, connect: bool = True) -> None:
+        self.settings = settings
+        self.url = settings.validate()
+        self._state_source = state
+        self._topic = {k: topic(settings.hall, settings.board, k) for k in ("event", "state", "status")}
+        self._lock = threading.Condition()
+        self._events: deque[tuple[str, bytes]] = deque()
+        self._state: bytes | None = None
+        self._dirty = True
+        self._closed = False
+        self._connected = False
+        self.dropped = 0
+        self.sent = 0
+        client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=f"crownhead-{settings.hall}-{settings.board}",
+            clean_session=True,
+        )
+        if self.url.username is not None:
+            client.username_pw_set(self.url.username, self.url.password)
+        if self.url.tls:
+            context = ssl.create_default_context(cafile=settings.cafile)
+            client.tls_set_context(context)
+        client.will_set(self._topic["status"], b"offline", qos=1, retain=True)
+        client.reconnect_delay_set(min_delay=1, max_delay=30)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        self._client = client
+        self._thread = threading.Thread(target=self._run, name="mqtt-board", daemon=True)
+        if connect:
+            self.start()
+
+    # -- the application's side -----------------------------------------------------------
+
+    def attach(self, app: Any) -> None:
+        """Join ``app`` (an :class:`~firmware.app.application.App`) as a sink and a source."""
+        app.sinks.append(self.sink)
+        app.sources.append(self.poll)
+
+    def sink(self, event: Event) -> None:
+        """Queue one event, exactly as the link prints it; never blocks."""
+        payload = json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False).encode()
+        with self._lock:
+            self._events.append((event.kind, payload))
+            if len(self._events) > self.settings.max_queue:
+                self._drop_one()
+            self._dirty = True
+            self._lock.notify()
+
+    def poll(self, now: int) -> list[Event]:
+        """Refresh the retained state after events (one loop step later, on the main thread)."""
+        if self._dirty:
+            self._dirty = False
+            try:
+                state = dict(self._state_source())
+            except Exception:  # the board must go on whatever the state costs
+                log.exception("mqtt: the board's state could not be read")
+                return []
+            payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
+            with self._lock:
+                self._state = payload
+                self._lock.notify()
+        return []
+
+    def _drop_one(self) -> None:
+        for i, (kind, _) in enumerate(self._events):
+            if kind not in _KEEP:
+                del self._events[i]
+                self.dropped += 1
+                return
+        if len(self._events) > 2 * self.settings.max_queue:
+            self._events.popleft()  # moves beyond twice the bound: the state still tells the game
+            self.dropped += 1
+
+    @property
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._events) + (self._state is not None)
+
+    @property
+    def connected(self) -> bool:
+        return self._connected
+
+    # -- the client's side ----------------------------------------------------------------
+
+    def start(self) -> None:
+        self._client.connect_async(self.url.host, self.url.port, keepalive=30)
+        self._client.loop_start()
+        self._thread.start()
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.warning("mqtt: %s refused the board: %s", self.url, reason)
+            return
+        client.publish(self._topic["status"], b"online", qos=1, retain=True)
+        with self._lock:
+            self._connected = True
+            if self._state is None:
+                self._dirty = True  # a broker that restarted lost the retained state: send it again
+            self._lock.notify()
+        log.info("mqtt: connected to %s", self.url)
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        with self._lock:
+            self._connected = False
+        if not self._closed:
+            log.warning("mqtt: lost %s (%s); events are kept until it is back", self.url, reason)
+
+    def _next(self) -> tuple[str, bytes, bool] | None:
+        """The next message to send (topic, payload, retained), waiting for one; None to stop."""
+        with self._lock:
+            while not self._closed and (not self._connected or (not self._events and self._state is None)):
+                self._lock.wait(0.5)
+            if self._closed and not (self._connected and (self._events or self._state is not None)):
+                return None
+            if self._events:
+                return self._topic["event"], self._events[0][1], False
+            assert self._state is not None
+            return self._topic["state"], self._state, True
+
+    def _run(self) -> None:
+        while True:
+            item = self._next()
+            if item is None:
+                return
+            name, payload, retain = item
+            info = self._client.publish(name, payload, qos=1, retain=retain)
+            try:
+                info.wait_for_publish(timeout=5)
+                ok = info.is_published()
+            except (RuntimeError, ValueError):
+                ok = False
+            with self._lock:
+                if not ok:
+                    # Not acknowledged: sent again, in order, once the broker answers.
+                    self._connected = self._client.is_connected()
+                    if self._closed:
+                        return
+                    continue
+                self.sent += 1
+                if retain:
+                    if self._state is payload:
+                        self._state = None
+                elif self._events and self._events[0][1] is payload:
+                    self._events.popleft()
+
+    def flush(self, timeout_s: float, clock: Callable[[], float] | None = None) -> bool:
+        """Wait up to ``timeout_s`` for everything queued to be sent (for a clean stop)."""
+        import time
+
+        now = clock or time.monotonic
+        end = now() + timeout_s
+        while now() < end:
+            if self.pending == 0:
+                return True
+            time.sleep(0.02)
+        return self.pending == 0
+
+    def close(self, flush_s: float = 2.0) -> None:
+        """Send what is queued (up to ``flush_s``), say ``offline`` and disconnect."""
+        if self._connected:
+            self.flush(flush_s)
+        with self._lock:
+            self._closed = True
+            self._lock.notify_all()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2)
+        if self._connected:
+            self._client.publish(self._topic["status"], b"offline", qos=1, retain=True).wait_for_publish(1)
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def __enter__(self) -> BoardPublisher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def app_state(app: Any) -> dict[str, Any]:
+    """The retained state of a board run by ``app``: position, names, clocks, match, PDN so far."""
+    from rules import BLACK, WHITE
+    from rules.pdn import write_game
+
+    game = app.game
+    referee = getattr(app, "referee", None)
+    if referee is not None:
+        black, white = referee.names
+        clocks = referee.clock_times(app.clock.now_ms())
+    else:
+        black, white = app.players[BLACK].name, app.players[WHITE].name
+        clocks = None
+    result = game.result
+    tags = {"Event": "Crownhead hall", "Black": black, "White": white}
+    return {
+        "fen": game.position.fen(),
+        "ply": game.ply,
+        "turn": "black" if game.turn is BLACK else "white",
+        "black": black,
+        "white": white,
+        "result": result.score if result is not None else None,
+        "reason": result.reason if result is not None else None,
+        "clocks": {"black": clocks[BLACK], "white": clocks[WHITE]} if clocks else None,
+        "match": app.matches.link_state() if getattr(app, "matches", None) is not None else None,
+        "status": app.view().status,
+        "pdn": write_game(game, tags, result=result.score if result is not None else "*"),
+    }
+
+
+def replay_state(events: list[Event], start_fen: str | None, rules: Any, black: str = "Black", white: str = "White") -> dict[str, Any]:
+    """The state after a replay's ``events`` (for ``crownhead replay --mqtt``)."""
+    from rules import Game, Move, Position
+    from rules.pdn import write_game
+
+    start = Position.from_fen(start_fen) if start_fen else Position.start(rules)
+    game = Game(start, rules)
+    result: tuple[str, str] | None = None
+    for event in events:
+        data = event.to_json()
+        if data["event"] == "move":
+            game.play(Move(tuple(data["path"]), tuple(data["captures"])))
+        elif data["event"] == "takeback" and game.moves:
+            game.undo()
+        elif data["event"] == "game-over":
+            result = (data["result"], data["reason"])
+    return {
+        "fen": game.position.fen(),
+        "ply": game.ply,
+        "turn": str(game.turn),
+        "black": black,
+        "white": white,
+        "result": result[0] if result else None,
+        "reason": result[1] if result else None,
+        "clocks": None,
+        "match": None,
+        "status": "replayed",
+        "pdn": write_game(game, {"Event": "Crownhead hall", "Black": black, "White": white}, result=result[0] if result else "*"),
+    }

@@ -1,0 +1,246 @@
+"""The hall's side: follow every board of a hall through the broker, serve the hall page.
+
+:class:`Hall` keeps what each board last said (its retained state, its status, the moves
+of its game in order, its alerts); it is fed by :class:`HallListener` (an MQTT client in
+its own thread) and read by :class:`HallServer`, a small HTTP server for the page,
+``/api/boards`` (JSON), ``/round.pdn`` (every board's game, one PDN file) and
+``/results.csv``. Names and comments from boards are data: the page sets them as text,
+never as markup, and the CSV quotes them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import threading
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from firmware.hall.topics import ROOT, BrokerUrl, check_name
+
+__all__ = ["Hall", "BoardRecord", "HallListener", "HallServer"]
+
+log = logging.getLogger(__name__)
+
+MAX_PAYLOAD = 256 * 1024  # a state carries the game's PDN: generous, but bounded
+MAX_BOARDS = 1000
+_ALERTS = frozenset({"caution", "forfeit", "claim", "flag"})
+
+
+@dataclass
+class BoardRecord:
+    """One board as the hall knows it."""
+
+    name: str
+    online: bool = False
+    state: dict[str, Any] = field(default_factory=dict)
+    moves: list[str] = field(default_factory=list)
+    events: int = 0
+    alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=20))
+
+    def summary(self) -> dict[str, Any]:
+        s = self.state
+        return {
+            "name": self.name,
+            "online": self.online,
+            "fen": s.get("fen"),
+            "ply": s.get("ply", len(self.moves)),
+            "black": s.get("black"),
+            "white": s.get("white"),
+            "clocks": s.get("clocks"),
+            "result": s.get("result"),
+            "reason": s.get("reason"),
+            "status": s.get("status"),
+            "match": s.get("match"),
+            "moves": list(self.moves),
+            "alerts": list(self.alerts),
+        }
+
+
+class Hall:
+    """What every board of one hall last said. Thread-safe: fed by the listener, read by the page."""
+
+    def __init__(self, name: str) -> None:
+        self.name = check_name(name, "hall")
+        self._boards: dict[str, BoardRecord] = {}
+        self._lock = threading.Lock()
+        self.version = 0
+        self.rejected = 0
+
+    def receive(self, topic_name: str, payload: bytes) -> None:
+        """One MQTT message; anything malformed is counted and ignored."""
+        parts = topic_name.split("/")
+        if len(parts) != 4 or parts[0] != ROOT or parts[1] != self.name or len(payload) > MAX_PAYLOAD:
+            self.rejected += 1
+            return
+        _, _, board, kind = parts
+        try:
+            check_name(board, "board")
+        except ValueError:
+            self.rejected += 1
+            return
+        with self._lock:
+            record = self._boards.get(board)
+            if record is None:
+                if len(self._boards) >= MAX_BOARDS:
+                    self.rejected += 1
+                    return
+                record = self._boards[board] = BoardRecord(board)
+            if kind == "status":
+                record.online = payload == b"online"
+            elif kind in ("state", "event"):
+                try:
+                    body = json.loads(payload)
+                except (ValueError, UnicodeDecodeError):
+                    self.rejected += 1
+                    return
+                if not isinstance(body, dict):
+                    self.rejected += 1
+                    return
+                if kind == "state":
+                    record.state = body
+                else:
+                    self._event(record, body)
+            else:
+                return
+            self.version += 1
+
+    @staticmethod
+    def _event(record: BoardRecord, event: Mapping[str, Any]) -> None:
+        record.events += 1
+        kind = event.get("event")
+        if kind == "move":
+            ply = event.get("ply")
+            if isinstance(ply, int) and 1 <= ply <= len(record.moves) + 1:
+                del record.moves[ply - 1:]
+                record.moves.append(str(event.get("move")))
+        elif kind == "takeback":
+            ply = event.get("ply")
+            if isinstance(ply, int) and ply >= 1:
+                del record.moves[ply - 1:]
+        elif kind == "new-game":
+            record.moves.clear()
+        if kind in _ALERTS:
+            record.alerts.append(dict(event))
+
+    def boards(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [self._boards[name].summary() for name in sorted(self._boards)]
+
+    def pdn(self) -> str:
+        """Every board's game as one PDN file (each board's own PDN, as its state carries it)."""
+        with self._lock:
+            texts = [r.state.get("pdn") for _, r in sorted(self._boards.items())]
+        return "\n".join(t.rstrip("\n") + "\n" for t in texts if isinstance(t, str) and t.strip())
+
+    def results_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["board", "black", "white", "result", "reason", "plies"])
+        for b in self.boards():
+            writer.writerow([b["name"], b["black"] or "", b["white"] or "", b["result"] or "", b["reason"] or "", b["ply"]])
+        return out.getvalue()
+
+
+class HallListener:
+    """Subscribes ``hall`` to its boards on the broker at ``url`` (in a background thread)."""
+
+    def __init__(self, hall: Hall, url: str, cafile: str | None = None) -> None:
+        self.hall = hall
+        self.url = BrokerUrl.parse(url)
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"crownhead-hall-{hall.name}")
+        if self.url.username is not None:
+            client.username_pw_set(self.url.username, self.url.password)
+        if self.url.tls:
+            import ssl
+
+            client.tls_set_context(ssl.create_default_context(cafile=cafile))
+        client.on_connect = self._on_connect
+        client.on_message = lambda c, u, m: hall.receive(m.topic, bytes(m.payload))
+        client.reconnect_delay_set(min_delay=1, max_delay=10)
+        self._client = client
+        self.connected = threading.Event()
+
+    def start(self) -> None:
+        self._client.connect_async(self.url.host, self.url.port, keepalive=30)
+        self._client.loop_start()
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            log.warning("hall: %s refused: %s", self.url, reason)
+            return
+        client.subscribe(f"{ROOT}/{self.hall.name}/+/+", qos=1)
+        self.connected.set()
+
+    def close(self) -> None:
+        self._client.disconnect()
+        self._client.loop_stop()
+
+
+def _page() -> bytes:
+    return resources.files("firmware.hall").joinpath("hall.html").read_bytes()
+
+
+class HallServer:
+    """The hall page and its API on ``host:port`` (loopback unless told otherwise)."""
+
+    def __init__(self, hall: Hall, host: str = "127.0.0.1", port: int = 8080) -> None:
+        self.hall = hall
+        page = _page()
+
+        class Handler(BaseHTTPRequestHandler):
+            server_version = "crownhead-hall"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                log.debug("hall http: " + format, *args)
+
+            def _send(self, status: int, body: bytes, kind: str, extra: Mapping[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("X-Content-Type-Options", "nosniff")
+                self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'")
+                for k, v in (extra or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                path = self.path.split("?", 1)[0]
+                if path in ("/", "/index.html"):
+                    self._send(200, page, "text/html; charset=utf-8")
+                elif path == "/api/boards":
+                    self._send(200, json.dumps(hall.boards()).encode(), "application/json")
+                elif path == "/round.pdn":
+                    self._send(200, hall.pdn().encode(), "application/x-chess-pdn; charset=utf-8",
+                               {"Content-Disposition": f'attachment; filename="{hall.name}-round.pdn"'})
+                elif path == "/results.csv":
+                    self._send(200, hall.results_csv().encode(), "text/csv; charset=utf-8",
+                               {"Content-Disposition": f'attachment; filename="{hall.name}-results.csv"'})
+                else:
+                    self._send(404, b"not found\n", "text/plain")
+
+        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="hall-http", daemon=True)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self._server.server_address[:2]
+        return str(host), int(port)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+

@@ -1,0 +1,140 @@
+"""A tournament hall through a real MQTT broker: the embedded one (amqtt), in-process.
+
+Boards are simulated: real Tinsley games made by scripted hands through ``crownhead
+replay --mqtt``'s own code, published by the real board publisher (paho-mqtt) to a real
+broker, followed by the real hall listener and read back through the hall's HTTP API.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+from firmware.cli._hall import publish_replay
+from firmware.events import MoveMade
+from firmware.hall.board import BoardPublisher, HallSettings
+from firmware.hall.broker import EmbeddedBroker
+from firmware.hall.hall import Hall, HallListener, HallServer
+from firmware.hall.topics import BrokerUrl
+from firmware.simulator.script import replay
+from rules import WCDF
+from rules.pdn import read_games
+
+from scriptgen import TINSLEY, game_script, sample
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(predicate, timeout_s: float = 20.0) -> bool:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+@pytest.fixture
+def broker() -> Iterator[str]:
+    port = free_port()
+    b = EmbeddedBroker("127.0.0.1", port)
+    b.start()
+    yield f"mqtt://127.0.0.1:{port}"
+    b.close()
+
+
+@pytest.fixture
+def hall(broker: str) -> Iterator[tuple[Hall, str]]:
+    h = Hall("club")
+    listener = HallListener(h, broker)
+    listener.start()
+    assert listener.connected.wait(10)
+    server = HallServer(h, "127.0.0.1", 0)
+    server.start()
+    host, port = server.address
+    yield h, f"http://{host}:{port}"
+    server.close()
+    listener.close()
+
+
+@pytest.mark.skipif(not TINSLEY.is_file(), reason="reference data not found beside the checkout")
+def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(broker: str, hall: tuple[Hall, str]) -> None:
+    h, web = hall
+    games = list(sample(6, 3))
+    texts = []
+    for i, game in enumerate(games):
+        events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
+        texts.append([e.move for e in events if isinstance(e, MoveMade)])
+        settings = HallSettings(broker, "club", f"board-{i}")
+        assert publish_replay(settings, events, None, WCDF) == 0
+    assert wait_for(lambda: all(len(b["moves"]) == len(g.moves) for b, g in zip(h.boards(), games)) and len(h.boards()) == len(games))
+    with urllib.request.urlopen(web + "/api/boards") as r:
+        boards = json.load(r)
+    for board, game, moves in zip(boards, games, texts):
+        assert board["moves"] == moves and len(moves) == len(game.moves)
+        assert board["fen"] == game.final.fen() and board["ply"] == len(game.moves)
+    # The round's PDN replays, game by game, to the same final positions.
+    with urllib.request.urlopen(web + "/round.pdn") as r:
+        text = r.read().decode()
+    read = list(read_games(text))
+    assert len(read) == len(games)
+    for pdn_game, game in zip(read, games):
+        assert pdn_game.error is None and pdn_game.moves == list(game.moves)
+    with urllib.request.urlopen(web + "/") as r:
+        page = r.read().decode()
+    assert "/api/boards" in page and "textContent" in page
+
+
+def test_a_board_keeps_its_events_while_the_broker_is_away_and_sends_them_later() -> None:
+    port = free_port()
+    url = f"mqtt://127.0.0.1:{port}"
+    state = {"fen": "B:W21:B1", "ply": 1}
+    publisher = BoardPublisher(HallSettings(url, "club", "late", max_queue=50), lambda: state)
+    started = time.perf_counter()
+    for ply in range(1, 41):
+        publisher.sink(MoveMade(ply * 1000, ply, "black", "11-15", (11, 15), ()))
+    publisher.poll(0)
+    # Nothing blocked: 40 events queued with no broker at all.
+    assert time.perf_counter() - started < 1.0
+    assert publisher.pending == 41 and not publisher.connected
+    broker = EmbeddedBroker("127.0.0.1", port)
+    broker.start()
+    try:
+        h = Hall("club")
+        listener = HallListener(h, url)
+        listener.start()
+        assert listener.connected.wait(10)
+        assert wait_for(lambda: publisher.pending == 0, 30)
+        assert wait_for(lambda: bool(h.boards()) and h.boards()[0]["fen"] == "B:W21:B1", 10)
+        listener.close()
+    finally:
+        publisher.close(flush_s=0)
+        broker.close()
+
+
+def test_bad_names_and_urls_are_refused_with_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="board name 'a/b'"):
+        HallSettings("mqtt://127.0.0.1", "club", "a/b").validate()
+    with pytest.raises(ValueError, match="use mqtt://"):
+        BrokerUrl.parse("http://x")
+    h = Hall("club")
+    h.receive("crownhead/club/x/state", b"\xff not json")
+    h.receive("crownhead/other/x/state", b"{}")
+    h.receive("crownhead/club/x/state", b"[1]")
+    assert h.rejected == 3 and h.boards()[0]["fen"] is None
+
+
+def test_names_with_markup_are_data_in_the_csv_and_the_api() -> None:
+    h = Hall("club")
+    h.receive("crownhead/club/b1/state", json.dumps({"black": "<script>x</script>", "white": 'a,"b"', "ply": 3}).encode())
+    assert h.boards()[0]["black"] == "<script>x</script>"
+    assert '"a,""b"""' in h.results_csv()
