@@ -135,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
         web_config = _web_config(config, args)
     except ConfigError as exc:
         return _fail(str(exc))
+    try:
+        hall_settings = hall_from_args(args)
+    except ValueError as exc:
+        return _fail(str(exc))
     if link_config.port and link_config.plays != "both" and mode == "computer":
         return _fail(f"link.plays = {link_config.plays} gives the other side to the link; computer mode gives it to the engine: choose one")
     backend = args.hal or config.board.backend
@@ -227,10 +231,6 @@ def run(args: argparse.Namespace) -> int:
         if link is not None:
             link.close()
         app.hardware.close()
-        return _fail(str(exc))
-    try:
-        hall_settings = hall_from_args(args)
-    except ValueError as exc:
         return _fail(str(exc))
     publisher = None
     if hall_settings is not None:
