@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, Union
 
+from firmware.files import CONFIG_LIMIT, MAX_DEPTH, FileRefused, check_toml_depth, printable, read_bytes
 from hal.buttons import BUTTON_NAMES
 from hal.debounce import DEFAULT_DEBOUNCE_MS
 from hal.lights import DEFAULT_BRIGHTNESS
@@ -70,6 +71,9 @@ __all__ = [
     "sections",
     "load_config",
     "parse_config",
+    "parse_config_text",
+    "MAX_STRING",
+    "MAX_INT",
     "default_config",
     "BoardConfig",
     "SensorsConfig",
@@ -91,6 +95,10 @@ CONFIG_ENV = "CROWNHEAD_CONFIG"
 # GPIO 0 and 1 are the HAT ID EEPROM bus; 28+ are not on the 40-pin header.
 PIN_MIN, PIN_MAX = 2, 27
 BACKENDS = ("sim", "gpio", "shift", "serial")
+#: The longest string any setting may be, in characters.
+MAX_STRING = 1024
+#: The largest integer any setting may be (far beyond every range a section allows).
+MAX_INT = 10**12
 
 T = TypeVar("T")
 
@@ -277,12 +285,23 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
             return value
     elif tp is int:
         if isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) > MAX_INT:
+                raise FieldError(key, f"{str(value)[:20]}... is beyond any setting (at most {MAX_INT})")
             return value
     elif tp is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(value, int) and abs(value) > MAX_INT:
+                raise FieldError(key, f"{str(value)[:20]}... is beyond any setting (at most {MAX_INT})")
             return float(value)
     elif tp is str:
         if isinstance(value, str):
+            # One rule for every string: a name, an event or a port with a newline or an
+            # ESC would break the PDN, the log or the terminal that shows it later.
+            if len(value) > MAX_STRING:
+                raise FieldError(key, f"is longer than {MAX_STRING} characters")
+            if not printable(value):
+                bad = next(ch for ch in value if not printable(ch))
+                raise FieldError(key, f"has a control character (U+{ord(bad):04X}); give one line of printable text")
             return value
     elif origin is Literal:
         if value in typing.get_args(tp) and type(value) in {type(a) for a in typing.get_args(tp)}:
@@ -496,25 +515,55 @@ def load_config(
             path = candidate
     name = os.fspath(path)
     try:
-        with open(name, "rb") as f:
-            raw = f.read()
+        # A regular file of at most CONFIG_LIMIT bytes: a FIFO or /dev/zero never ends.
+        raw = read_bytes(name, CONFIG_LIMIT)
     except FileNotFoundError:
         raise ConfigError("no such file", path=name) from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a configuration file", path=name) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read: {exc.strerror or exc}", path=name) from None
+    except FileRefused as exc:
+        if exc.problem.startswith("is a directory"):
+            raise ConfigError("is a directory, not a configuration file", path=name) from None
+        raise ConfigError(exc.problem, path=name) from None
+    return parse_config_text(raw, name)
+
+
+def parse_config_text(raw: bytes, name: str = "<config>") -> Config:
+    """Validate the bytes of a configuration file (what :func:`load_config` reads).
+
+    Raises :class:`ConfigError` naming the file and the line, never anything else.
+
+    >>> parse_config_text(b"[board]\\nbackend = 'sim'\\n").board.backend
+    'sim'
+    >>> parse_config_text(b"\\xef\\xbb\\xbf[board]\\n", "config.toml")
+    Traceback (most recent call last):
+    ...
+    firmware.config.ConfigError: config.toml:1: starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: save the file as UTF-8 without BOM
+    """
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise ConfigError(
+            "starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: "
+            "save the file as UTF-8 without BOM",
+            path=name,
+            line=1,
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"not UTF-8 text (byte {exc.start})", path=name) from None
     try:
+        check_toml_depth(text, MAX_DEPTH)
+    except ValueError as exc:
+        line_text, _, problem = str(exc).partition(": ")
+        raise ConfigError(problem, path=name, line=int(line_text.split()[1])) from None
+    try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        where = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        where = re.search(r"\(at line ([0-9]{1,9}), column [0-9]+\)", str(exc))
         raise ConfigError(
             f"not valid TOML: {exc}", path=name, line=int(where.group(1)) if where else None
         ) from None
+    except (ValueError, RecursionError) as exc:
+        # tomllib turns a number of thousands of digits into a ValueError of int().
+        raise ConfigError(f"not valid TOML: {str(exc)[:120]}", path=name) from None
     return parse_config(data, path=name, text=text)
 
 

@@ -101,7 +101,7 @@ class PdnError(ValueError):
         if self.ply is not None:
             what += f", ply {self.ply}"
         if self.move is not None:
-            what += f", {self.move}"
+            what += f", {self.move if len(self.move) <= 40 else self.move[:40] + '...'}"
         return f"{where}: {what}: {self.reason}"
 
     def __repr__(self) -> str:
@@ -196,15 +196,15 @@ class PdnGame:
 _TOKEN = re.compile(
     r"""
       (?P<space>\s+)
-    | (?P<tag>\[[ \t]*(?P<tag_name>[A-Za-z0-9_]+)[ \t]*"(?P<tag_value>(?:[^"\\\n]|\\.)*)"[ \t]*\])
+    | (?P<tag>\[[ \t]*(?P<tag_name>[A-Za-z0-9_]+)[ \t]*"(?P<tag_value>[^"\\\n]*+(?:\\.[^"\\\n]*+)*+)"[ \t]*\])
     | (?P<loose_tag>\[[ \t]*(?P<loose_name>[A-Za-z0-9_]+)[ \t]*"(?P<loose_value>[^\n]*)"[ \t]*\]
       (?=[ \t]*(?:\n|$)))
     | (?P<bad_tag>\[[^\]\n]*\]?)
     | (?P<result>(?:1/2-1/2|½-½|1-0|0-1|2-0|0-2|1-1)(?![\d/-])|\*)
-    | (?P<number>\d+(?:\.+|…))
-    | (?P<move>\d+(?:[-xX:]\d+)+|[a-hA-H][1-8](?:[-xX:][a-hA-H][1-8])+)(?P<mark>[!?]{1,2})?
-      (?P<glued>[^\s{}()\[\];*!?\d][^\s{}()\[\];]*)?
-    | (?P<nag>\$\d+|[!?]{1,2})
+    | (?P<number>[0-9]+(?:\.+|…))
+    | (?P<move>[0-9]+(?:[-xX:][0-9]+)+|[a-hA-H][1-8](?:[-xX:][a-hA-H][1-8])+)(?P<mark>[!?]{1,2})?
+      (?P<glued>[^\s{}()\[\];*!?0-9][^\s{}()\[\];]*)?
+    | (?P<nag>\$[0-9]+|[!?]{1,2})
     | (?P<open>\()
     | (?P<close>\))
     | ;(?P<line_comment>[^\n]*)
@@ -214,7 +214,7 @@ _TOKEN = re.compile(
 )
 # A line that starts a tag: where an unclosed comment is taken to end.
 _TAG_LINE = re.compile(r"\n[ \t]*\[[A-Za-z0-9_]+[ \t]*\"")
-_SQUARES = re.compile(r"[a-hA-H][1-8]|\d+")
+_SQUARES = re.compile(r"[a-hA-H][1-8]|[0-9]+")
 _TAG_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
@@ -555,8 +555,11 @@ def _parse(text: str) -> Squares | str:
     squares = []
     for token in _SQUARES.findall(text):
         if token.isdigit():
-            square = int(token)
+            # [0-9] only; thousands of digits would make int() raise, not name the square.
+            square = int(token) if len(token) <= 4 else 0
             if not 1 <= square <= 32:
+                if square == 0 and len(token) > 4:
+                    return f"square {token[:8]}... is not on the board (1-32)"
                 return f"square {square} is not on the board (1-32)"
         else:
             try:

@@ -335,18 +335,23 @@ class Position(NamedTuple):
         return self.diagram()
 
 
-_MOVE_RE = re.compile(r"^\s*(\d{1,2})(?:\s*[-x:]\s*(\d{1,2}))+\s*$", re.IGNORECASE)
+_MOVE_RE = re.compile(r"^\s*([0-9]{1,2})(?:\s*[-x:]\s*([0-9]{1,2}))+\s*$", re.IGNORECASE)
 
 
 def parse_move_squares(text: str) -> list[Square]:
     """The squares named in a PDN move: ``11-15`` -> [11, 15], ``9x18x27`` -> [9, 18, 27]."""
     if not _MOVE_RE.match(text):
         raise ValueError(f"{text!r} is not a move (write it like 11-15 or 15x24)")
-    squares = [int(t) for t in re.findall(r"\d+", text)]
+    squares = [int(t) for t in re.findall(r"[0-9]+", text)]
     for s in squares:
         if not 1 <= s <= 32:
             raise ValueError(f"{text!r} names square {s}, which is not on the board (1-32)")
     return squares
+
+
+def _digits(text: str) -> bool:
+    """1-4 ASCII digits (leading zeros allowed): a square number as a FEN may write it."""
+    return 0 < len(text) <= 4 and text.isascii() and text.isdigit()
 
 
 def _parse_fen_side(text: str, fen: str) -> Iterator[tuple[Square, bool]]:
@@ -361,7 +366,7 @@ def _parse_fen_side(text: str, fen: str) -> Iterator[tuple[Square, bool]]:
             lo_text, _, hi_text = (t.strip() for t in token.partition("-"))
             if king and hi_text[:1] in ("K", "k"):
                 hi_text = hi_text[1:].strip()  # ``K5-K7``: the K written on both ends
-            if not (lo_text.isdigit() and hi_text.isdigit()):
+            if not (_digits(lo_text) and _digits(hi_text)):
                 raise FenError(f"bad range {written.strip()!r} in FEN {fen!r}")
             # A range may be written high to low, like the unsorted squares around it.
             lo, hi = sorted((int(lo_text), int(hi_text)))
@@ -370,8 +375,8 @@ def _parse_fen_side(text: str, fen: str) -> Iterator[tuple[Square, bool]]:
             for s in range(lo, hi + 1):
                 yield s, king
         else:
-            if not token.isdigit():
-                raise FenError(f"bad square {written.strip()!r} in FEN {fen!r}")
+            if not _digits(token):
+                raise FenError(f"bad square {written.strip()[:24]!r} in FEN {fen[:80]!r}")
             s = int(token)
             if not 1 <= s <= 32:
                 raise FenError(f"square {s} is not on the board (1-32) in FEN {fen!r}")

@@ -95,6 +95,10 @@ def parse_square(text: str) -> Square:
     """A square from its number (``"22"``) or its teaching name (``"d4"``)."""
     token = text.strip().lower()
     if token.isdigit():
+        # ASCII digits only, and few: int() takes other scripts' digits and raises on
+        # thousands of them.
+        if not token.isascii() or len(token) > 4:
+            raise ValueError(f"{text[:24]!r} is not a square (1-32 or a dark square a1-h8)")
         square = int(token)
         check_square(square)
         return square

@@ -170,7 +170,7 @@ def variant_for_gametype(gametype: int | str, variant: str | None = None) -> Rul
     """
     text = str(gametype).strip().strip('"')
     head = text.split(",")[0].strip()
-    if not head.isdigit():
+    if not (head.isascii() and head.isdigit() and len(head) <= 4):
         raise ValueError(f"GameType {gametype!r} does not start with a game number")
     number = int(head)
     if number not in _BY_GAMETYPE:
@@ -230,7 +230,7 @@ def numeric_fen(fen: str) -> str:
             king = token[:1] in ("K", "k")
             body = token[1:].strip() if king else token
             end = body.rstrip(".")
-            if len(end) == 2 and end[0].lower() in "abcdefgh" and end[1].isdigit():
+            if len(end) == 2 and end[0].lower() in "abcdefgh" and end[1] in "12345678":
                 try:
                     number = parse_square(end)
                 except ValueError as exc:

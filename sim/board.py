@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import heapq
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple, TypeVar
 
@@ -350,11 +351,18 @@ class SimSensors:
 
 
 class SimLights:
-    """The simulated LEDs: records every frame, shows what is physically lit."""
+    """The simulated LEDs: records the last frames, shows what is physically lit.
+
+    ``frames`` keeps the newest :attr:`KEEP` frames (oldest first): a warning blinking
+    through hours of virtual time must not grow the simulator without end.
+    """
+
+    #: Frames kept: minutes of blinking at the usual frame rates.
+    KEEP = 10_000
 
     def __init__(self, board: SimBoard) -> None:
         self._board = board
-        self.frames: list[LitFrame] = []
+        self.frames: deque[LitFrame] = deque(maxlen=self.KEEP)
         self._sent: Frame = {}
         self.closed = False
 

@@ -56,3 +56,50 @@ def test_install_notes_configuration_is_valid() -> None:
     for block in blocks:
         config = parse_config(tomllib.loads(block))
         assert config.play.mode == "play" and config.palette.brightness == 1.0
+
+
+def unit_lines() -> dict[str, list[str]]:
+    """Every ``Key=value`` of the unit, a key given several times with all its values."""
+    values: dict[str, list[str]] = {}
+    for line in UNIT.read_text().splitlines():
+        if "=" in line and not line.lstrip().startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            values.setdefault(key.strip(), []).append(value.strip())
+    return values
+
+
+def test_unit_is_hardened_yet_keeps_gpio_spi_serial_and_the_network() -> None:
+    values = unit_lines()
+    for key in ("ProtectKernelTunables", "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups",
+                "ProtectClock", "RestrictNamespaces", "RestrictSUIDSGID", "LockPersonality", "NoNewPrivileges"):
+        assert values[key] == ["yes"], key
+    assert values["SystemCallArchitectures"] == ["native"]
+    assert "@system-service" in values["SystemCallFilter"]
+    assert values["CapabilityBoundingSet"] == [""]  # no capability at all
+    assert values["UMask"] == ["0027"]
+    assert values["DevicePolicy"] == ["closed"]
+    allowed = {entry.split()[0] for entry in values["DeviceAllow"]}
+    # GPIO (lgpio/gpiod chips, gpiomem), SPI NeoPixels, serial boards and the host link.
+    assert {"char-gpiochip", "char-spidev", "char-bcm2835-gpiomem", "char-rpi-gpiomem"} <= allowed
+    assert {"char-ttyAMA", "char-ttyS", "char-ttyACM", "char-ttyUSB", "char-ttyGS"} <= allowed
+    assert all(entry.split()[1] == "rw" for entry in values["DeviceAllow"])
+    # The web page and MQTT need IP; the journal needs Unix sockets.
+    assert set(values["RestrictAddressFamilies"][0].split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
+    assert values["SupplementaryGroups"] == ["gpio spi dialout"]
+    assert "PrivateDevices" not in values and "PrivateNetwork" not in values
+
+
+def _offline_security_score() -> float | None:
+    if shutil.which("systemd-analyze") is None:
+        return None
+    out = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(UNIT)],
+                         capture_output=True, text=True, timeout=60)
+    found = re.search(r"Overall exposure level for \S+: ([0-9]{1,2}\.[0-9])", out.stdout)
+    return float(found.group(1)) if found else None
+
+
+def test_unit_security_exposure_is_low() -> None:
+    score = _offline_security_score()
+    if score is None:
+        pytest.skip("systemd-analyze security --offline=yes is not available (systemd 250 or later)")
+    assert score <= 2.0, f"exposure {score} (it was 8.5 EXPOSED before the hardening)"

@@ -61,7 +61,7 @@ from firmware.app.matchplay import MatchConfig, MatchPlay, MatchScore
 from firmware.app.players import Computer, EngineUnavailable, Human, Player, PlayerError, Thinker, engine_player
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.matches import MatchStore
-from firmware.storage.store import GameRecord, GameStore, StoreError
+from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
 from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
@@ -488,6 +488,13 @@ class App:
         self._written: GameRecord | None = None
         #: The LED role of each lit square, as last shown (a screen draws them).
         self.lit_roles: dict[int, str] = {}
+        #: Why games are not being kept (the state directory failed), None while they are.
+        self.not_kept: str | None = None
+        # Finished games whose PDN is not written yet, oldest first: written before the
+        # game in progress is saved again, so that nothing is overwritten unwritten.
+        self._unwritten: list[GameRecord] = []
+        # An unreadable current.json that could not be moved aside: nothing overwrites it.
+        self._aside_pending = False
         self.tracker: Follower
         self.controller: Controller
         #: The match under way in the state directory (see firmware.app.matchplay).
@@ -506,7 +513,13 @@ class App:
             return
         now = self.clock.now_ms()
         if self.store is not None:
-            self.store.acquire()
+            try:
+                self.store.acquire()
+            except StoreLockedError:
+                raise  # another board application runs on this directory: never two
+            except StoreError as exc:
+                # Read-only, full, missing, not ours: the board plays all the same.
+                self._store_failed(now, exc)
         resume = self._load(now)
         if self.store is not None:
             store = self.store
@@ -562,14 +575,22 @@ class App:
             return None
         try:
             record = self.store.load_current()
+        except StoreLockedError:
+            raise
         except StoreError as exc:
-            aside = self.store.set_aside()
-            self._pending.append(Notice(now, f"{exc}; the file was kept as {aside} and a new game begins"))
+            try:
+                aside = self.store.set_aside()
+            except StoreError as why:
+                self._aside_pending = True
+                self._pending.append(Notice(now, f"{exc}; a new game begins ({why}: it is kept as it is, and moved aside when it can be)"))
+            else:
+                self._pending.append(Notice(now, f"{exc}; the file was kept as {aside} and a new game begins"))
             return None
         if record is not None and record.finished:
-            # A crash between writing the PDN and forgetting the game: finish again.
-            path = self.store.finish(record)
-            self._pending.append(GameSaved(now, record.result or "*", str(path)))
+            # A crash between writing the PDN and forgetting the game: finish again (or
+            # as soon as the disk takes it).
+            self._unwritten.append(record)
+            self._pending += self._flush(now)
             return None
         if record is None:
             return None
@@ -592,9 +613,10 @@ class App:
         if self._closed:
             return
         self._closed = True
+        saved: list[GameSaved] = []
         try:
             if self._started:
-                self._save(self.clock.now_ms())
+                saved = self._save(self.clock.now_ms())
         finally:
             self.thinker.cancel()
             self.hint_thinker.cancel()
@@ -607,7 +629,20 @@ class App:
             if self.store is not None:
                 self.store.release()
             if self._started:
-                self._emit(Notice(self.clock.now_ms(), "stopped: the game is saved and the LEDs are off"))
+                now = self.clock.now_ms()
+                for event in saved:
+                    self._emit(event)
+                self._emit(Notice(now, self._stopped_text()))
+
+    def _stopped_text(self) -> str:
+        """The last line: whether the game really is on disk."""
+        if self.store is None:
+            return "stopped: the LEDs are off (this board keeps no games)"
+        if self.not_kept is None and not self._unwritten and not self._aside_pending:
+            return "stopped: the game is saved and the LEDs are off"
+        unwritten = len(self._unwritten)
+        also = f"; {unwritten} finished game{'s' if unwritten != 1 else ''} not written" if unwritten else ""
+        return f"stopped: the LEDs are off, but the game is NOT saved ({self.not_kept or 'the state directory failed'}{also})"
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -732,22 +767,24 @@ class App:
             self.policy.turn_changed()
             self._forget_hint()
             if not tracker.game.is_over:
-                self._save(now)  # a last move is saved with the result, at game-over
+                out += self._save(now)  # a last move is saved with the result, at game-over
         elif isinstance(event, (TakenBack, ForcedJump)):
             self.policy.turn_changed()
             self._forget_hint()
             self.thinker.cancel()
-            self._save(now)
+            out += self._save(now)
         elif isinstance(event, (Huffed, HuffTakenBack)):
             self.thinker.cancel()  # the position changed under the side to move
             self._forget_hint()
-            self._save(now)
+            out += self._save(now)
         elif isinstance(event, GameOver):
-            saved = self._save(now)
-            if saved is not None and self.record is not None:
-                out.append(saved)
+            written = self._written
+            out += self._save(now)
+            record = self.record
+            if record is not None and record.finished and self._written is not written:
+                # The result counts in the match once, whether or not the disk took it.
                 ballot = self.referee.ballot if self.referee is not None else None
-                out += self.matches.finished(self.record, now, ballot.number if ballot is not None else None)
+                out += self.matches.finished(record, now, ballot.number if ballot is not None else None)
         elif isinstance(event, NewGame):
             out += self._new_game(now)
         elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
@@ -782,9 +819,7 @@ class App:
             self.say("")
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
             return out
-        saved = self._put_away(now)
-        if saved is not None:
-            out.append(saved)
+        out += self._put_away(now)
         self._resuming = False
         self._resume = None
         self._game = self.tracker.game
@@ -800,46 +835,116 @@ class App:
         if seating.names is not None:
             black, white = seating.names
             self.record = replace(self.record, black=black, white=white, extra={**self.record.extra, **seating.tags})
-        self._save(now)
+        out += self._save(now)
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
         return out
 
-    def _save(self, now: int) -> GameSaved | None:
-        """Save the game in progress, or write it as PDN when it is over."""
+    def _save(self, now: int) -> list[GameSaved]:
+        """Save the game in progress, or write it as PDN when it is over.
+
+        Never raises over the disk: when the state directory fails (full, read-only,
+        gone) the board says so once, plays on, and tries again at the next save; the
+        game stays whole in memory meanwhile, and finished games wait their turn.
+        """
         if self.store is None or self.record is None:
-            return None
+            return []
         game = self.tracker.game
         if game is not self._game:
-            return None  # a new game is being set up; the old one was handled
+            return []  # a new game is being set up; the old one was handled
         record = self.record.with_game(game)
         self.record = record
+        if record.finished:
+            if record == self._written:
+                return self._flush(now)  # already queued (closing after the game ended)
+            self._written = record
+            self._unwritten.append(record)
+            return self._flush(now)
+        saved = self._flush(now)
+        if self._unwritten or self._aside_pending or not self.store.locked:
+            return saved  # the disk failed just now: what is older goes first
         try:
-            if record.finished:
-                if record == self._written:
-                    return None  # already on disk as PDN (closing after the game ended)
-                path = self.store.finish(record)
-                self._written = record
-                return GameSaved(now, record.result or "*", str(path))
             self.store.save_current(record)
         except StoreError as exc:
-            # Never crash the board over a full SD card: say so, keep playing, retry next move.
-            self._pending.append(Notice(now, f"the game could not be saved: {exc}"))
-            log.error("%s", exc)
-        return None
+            self._store_failed(now, exc)
+        else:
+            self._store_ok(now)
+        return saved
 
-    def _put_away(self, now: int) -> GameSaved | None:
+    def save_now(self, now: int) -> bool:
+        """Save the game in progress at once (say, after its names changed); whether it is on disk."""
+        if self.resuming or self.tracker.setting_up is not None or self.tracker.game.is_over:
+            return False
+        self._pending += self._save(now)
+        return self.not_kept is None and not self._unwritten
+
+    #: Finished games kept in memory at most while the disk fails (the oldest go first).
+    UNWRITTEN_LIMIT = 64
+
+    def _flush(self, now: int) -> list[GameSaved]:
+        """Claim the directory, move a bad file aside, write the finished games waiting."""
+        store = self.store
+        if store is None:
+            return []
+        saved: list[GameSaved] = []
+        try:
+            if not store.locked:
+                store.acquire()
+            if self._aside_pending:
+                aside = store.set_aside()
+                self._aside_pending = False
+                if aside is not None:
+                    self._pending.append(Notice(now, f"the unreadable game file was kept as {aside}"))
+            while self._unwritten:
+                record = self._unwritten[0]
+                path = store.finish(record)
+                self._unwritten.pop(0)
+                saved.append(GameSaved(now, record.result or "*", str(path)))
+        except StoreError as exc:
+            self._store_failed(now, exc)
+            if len(self._unwritten) > self.UNWRITTEN_LIMIT:
+                lost = self._unwritten.pop(0)
+                log.error("game %s dropped: %d finished games wait for the disk", lost.id, len(self._unwritten))
+            return saved
+        if saved:
+            self._store_ok(now)  # something was written: the disk takes games again
+        return saved
+
+    def _store_failed(self, now: int, exc: StoreError) -> None:
+        """Say once that games are not being kept, and why."""
+        if self.not_kept is not None:
+            return
+        self.not_kept = str(exc)
+        message = (
+            f"games are not being kept: {exc}; the board plays on and tries again at every move "
+            "(see docs/install.md)"
+        )
+        log.error("%s", message)
+        self._pending.append(Notice(now, message))
+
+    def _store_ok(self, now: int) -> None:
+        if self.not_kept is None:
+            return
+        self.not_kept = None
+        assert self.store is not None
+        self._pending.append(Notice(now, f"games are kept again in {self.store.directory}"))
+
+    def _put_away(self, now: int) -> list[GameSaved]:
         """The game before a new one: kept as PDN if it had moves and had not ended."""
         record = self.record
         if self.store is None or record is None or self._game is None:
-            return None
+            return []
         record = record.with_game(self._game)
         if record.finished:
-            return None  # already written when it ended
+            return self._flush(now)  # already queued when it ended
         if not record.moves:
-            self.store.clear_current()
-            return None
-        path = self.store.finish(record.abandoned())
-        return GameSaved(now, "*", str(path))
+            if not self._unwritten and not self._aside_pending and self.store.locked:
+                try:
+                    self.store.clear_current()
+                except StoreError as exc:
+                    self._store_failed(now, exc)
+            return []
+        self._unwritten.append(record.abandoned())
+        return self._flush(now)
 
     def _on_press(self, press: ButtonEvent) -> None:
         if press.name == "hint":
@@ -1144,7 +1249,7 @@ class App:
                 self.players[color] = Human(name)
         if now is not None and self.record is not None and self._game is self.tracker.game:
             self.record = replace(self.record, black=names[0], white=names[1])
-            self._save(now)
+            self._pending += self._save(now)
 
 
     def _emit(self, event: Event) -> None:

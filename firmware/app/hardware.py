@@ -294,10 +294,9 @@ def add_hardware_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _square(text: str) -> int:
-    try:
-        sq = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a square number: {text!r}") from None
+    if not (text.isascii() and text.isdigit() and len(text) <= 2):
+        raise argparse.ArgumentTypeError(f"not a square number: {text[:24]!r}")
+    sq = int(text)
     if not 1 <= sq <= 32:
         raise argparse.ArgumentTypeError(f"square must be 1-32, got {sq}")
     return sq

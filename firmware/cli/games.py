@@ -68,14 +68,22 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
+def _skipped(skipped: list[StoreError], action: str) -> int:
+    """Name each file left out, one line each; the exit code (1 if any)."""
+    for problem in skipped:
+        print(f"crownhead games: {action} {problem}", file=sys.stderr)
+    return 1 if skipped else 0
+
+
 def _list(store: GameStore) -> int:
-    games = store.list_games()
+    skipped: list[StoreError] = []
+    games = store.list_games(skipped)
     try:
         current = store.load_current()
         current_problem = None
     except StoreError as exc:
         current, current_problem = None, str(exc)
-    if not games and current is None and current_problem is None:
+    if not games and current is None and current_problem is None and not skipped:
         print(f"No games kept yet in {store.directory}.")
         return 0
     in_matches = any(MATCH_TAG in g.tags for g in games)
@@ -99,18 +107,20 @@ def _list(store: GameStore) -> int:
             f"In progress: started {current.started}, {len(current.moves)} {'ply' if len(current.moves) == 1 else 'plies'}, "
             f"{current.black} (Black) v {current.white} (White); `crownhead run` resumes it."
         )
+    status = _skipped(skipped, "left out (cannot be read):")
     if current_problem is not None:
         print(f"crownhead games: the game in progress cannot be read: {current_problem}", file=sys.stderr)
         return 2
-    return 0
+    return status
 
 
 def _export(store: GameStore, output: str | None) -> int:
-    text = store.export()
-    count = len(store.game_files())
+    skipped: list[StoreError] = []
+    text = store.export(skipped)
+    count = len(store.game_files()) - len(skipped)
     if output is None:
         sys.stdout.write(text)
-        return 0
+        return _skipped(skipped, "not exported (cannot be read):")
     path = Path(output)
     if path.is_dir():
         print(f"crownhead games export: {path} is a directory; give a file name", file=sys.stderr)
@@ -121,13 +131,13 @@ def _export(store: GameStore, output: str | None) -> int:
         print(f"crownhead games export: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     print(f"{count} game{'s' if count != 1 else ''} written to {path}", file=sys.stderr)
-    return 0
+    return _skipped(skipped, "not exported (cannot be read):")
 
 
 def find_game(store: GameStore, game_id: str) -> Path | None:
     """A kept game's file from its number in the listing or its file name."""
     files = store.game_files()
-    if game_id.isdigit() and 1 <= int(game_id) <= len(files):
+    if game_id.isascii() and game_id.isdigit() and len(game_id) <= 6 and 1 <= int(game_id) <= len(files):
         return files[int(game_id) - 1]
     name = game_id.removesuffix(".pdn")
     for path in files:

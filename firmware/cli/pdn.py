@@ -7,6 +7,7 @@ import os
 import sys
 
 from firmware.cli._common import add_rules_arguments, rules_from_args
+from firmware.files import PDN_LIMIT, FileRefused, read_bytes
 from rules.pdn import decode, read_games
 
 
@@ -45,11 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _load(path: str) -> str | None:
     """The text of a file, or None after a one-line message when it cannot be read."""
     try:
-        with open(path, "rb") as handle:
-            return decode(handle.read())
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        print(f"crownhead pdn check: cannot read {path}: {reason}", file=sys.stderr)
+        # A regular file of at most PDN_LIMIT bytes: a FIFO or /dev/zero never ends.
+        return decode(read_bytes(path, PDN_LIMIT))
+    except FileNotFoundError as exc:
+        print(f"crownhead pdn check: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    except FileRefused as exc:
+        print(f"crownhead pdn check: cannot read {exc}", file=sys.stderr)
         return None
 
 

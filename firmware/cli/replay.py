@@ -16,7 +16,8 @@ from firmware.cli._common import add_rules_arguments, position_from_args, rules_
 from firmware.cli._hall import add_hall_arguments, hall_from_args, publish_replay
 from firmware.events import Event
 from firmware.referee.arbiter import add_referee_arguments, referee_from_args
-from firmware.simulator.script import ScriptError, iter_replay, parse_script
+from firmware.files import FileRefused
+from firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
 from firmware.tracking.tracker import MODES
 
 __all__ = ["register", "run"]
@@ -46,13 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     name = args.script
     try:
-        if name == "-":
-            text = sys.stdin.read()
-        else:
-            with open(name, encoding="utf-8") as handle:
-                text = handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"crownhead replay: cannot read {name}: {getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        text = read_script(name)
+    except FileRefused as exc:
+        print(f"crownhead replay: cannot read {exc}", file=sys.stderr)
         return 2
     where = "<stdin>" if name == "-" else name
     try:

@@ -158,13 +158,13 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     actions = None
     if args.script:
-        from firmware.simulator.script import ScriptError, parse_script
+        from firmware.files import FileRefused
+        from firmware.simulator.script import ScriptError, parse_script, read_script
 
         try:
-            text = sys.stdin.read() if args.script == "-" else Path(args.script).read_text(encoding="utf-8")
-            actions = parse_script(text)
-        except (OSError, UnicodeDecodeError) as exc:
-            return _fail(f"cannot read {args.script}: {getattr(exc, 'strerror', None) or exc}")
+            actions = parse_script(read_script(args.script))
+        except FileRefused as exc:
+            return _fail(f"cannot read {exc}")
         except ScriptError as exc:
             return _fail(f"{args.script}: {exc}")
     start = position_from_args(args)

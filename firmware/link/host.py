@@ -493,6 +493,11 @@ class Link(PeerFollower):
                 return
             if isinstance(message, PeerMessage):
                 self.peer_lines += 1
+                if not self.control:
+                    # Another board's lines change the game here (its moves, its result,
+                    # its new game): a read-only link changes nothing, by any line.
+                    self._notice(now, "peer-read-only", "the other end sends a board's events, which this read-only link ignores (link.control = false)")
+                    return
                 try:
                     self._peer(message.data, now)
                 except Exception:  # another board's odd line must never stop this one
@@ -844,13 +849,9 @@ class Link(PeerFollower):
             app.record = replace(app.record, black=black, white=white)
             game = self._game()
             if app.store is not None and not app.resuming and app.tracker.setting_up is None and not game.is_over:
-                from firmware.storage.store import StoreError
-
-                try:
-                    app.store.save_current(app.record.with_game(game))
-                    saved = True
-                except StoreError as exc:
-                    self._notice(now, f"save-names-{now}", f"the names could not be saved: {exc}")
+                # Through the app: it says once when games are not kept, and never
+                # overwrites a finished game that waits for the disk.
+                saved = app.save_now(now)
         return {"black": black, "white": white, "saved": saved}
 
     def _cmd_ballot(self, now: int, number: int) -> dict[str, Any]:

@@ -204,7 +204,12 @@ def decode_line(raw: bytes) -> str:
 # -- commands ------------------------------------------------------------------------
 
 _REASON = re.compile(r"[a-z][a-z0-9-]{0,31}")
-_MOVE = re.compile(r"\d{1,2}(?:[-x:]\d{1,2}){1,12}", re.IGNORECASE)
+_MOVE = re.compile(r"[0-9]{1,2}(?:[-x:][0-9]{1,2}){1,12}", re.IGNORECASE)
+
+
+def _ascii_digits(word: str, most: int) -> bool:
+    # isdigit() alone passes "²" and "٣", which int() then refuses or reads.
+    return 0 < len(word) <= most and word.isascii() and word.isdigit()
 
 
 def _show(text: str, limit: int = 24) -> str:
@@ -229,7 +234,7 @@ def _pdn(name: str, rest: str) -> tuple[Any, ...]:
     if not rest:
         return (0,)
     word = _one_word(name, rest, "an optional character offset")
-    if not word.isdigit() or len(word) > 7:
+    if not _ascii_digits(word, 7):
         raise LinkError("bad-argument", f"pdn takes a character offset (0, 1, ...), got {_show(word)}", name)
     return (int(word),)
 
@@ -274,7 +279,7 @@ def _names(name: str, rest: str) -> tuple[Any, ...]:
 
 def _ballot(name: str, rest: str) -> tuple[Any, ...]:
     word = _one_word(name, rest, "an ACF ballot number")
-    if not word.isdigit() or len(word) > 4:
+    if not _ascii_digits(word, 4):
         raise LinkError("bad-argument", f"ballot takes an ACF ballot number, got {_show(word)}", name)
     return (int(word),)
 

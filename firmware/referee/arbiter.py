@@ -1001,7 +1001,8 @@ class Referee(Overseer):
                 )
                 if running is not None:
                     state.clock.start(running, since)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            # Any shape of bad data (a list where a table belongs): the game goes on.
             self._trouble(f"{self.files.state_path}: cannot be used ({exc}); the game goes on without it")
 
     def _log(self, events: list[Event]) -> list[Event]:

@@ -59,7 +59,8 @@ class Period:
         return f"{text}+{self.increment}" if self.increment else text
 
 
-_PERIOD = re.compile(r"^(?:(\d+)/)?(\d+)(?:\+(\d+))?$")
+# ASCII digits, at most 7 (int() takes other scripts' digits, and raises on thousands).
+_PERIOD = re.compile(r"^(?:([0-9]{1,7})/)?([0-9]{1,7})(?:\+([0-9]{1,7}))?$")
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,6 +49,7 @@ from typing import Any
 
 from firmware.referee.clock import TimeControl, pdn_clock
 from firmware.events import Event
+from firmware.files import RECORD_LIMIT, FileRefused, check_json_depth, read_text
 from firmware.storage.store import atomic_write
 from rules import Game
 from rules.ballots import Ballot
@@ -166,15 +167,18 @@ class RecordFiles:
     def load_state(self) -> dict[str, Any] | None:
         """The saved referee state, None if there is none; RecordError if unreadable."""
         try:
-            text = self.state_path.read_text(encoding="utf-8")
+            text = read_text(self.state_path, RECORD_LIMIT)
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RecordError(f"cannot read {self.state_path}: {exc}") from exc
+        except FileRefused as exc:
+            raise RecordError(f"cannot read {exc}") from exc
         try:
+            check_json_depth(text)
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise RecordError(f"{self.state_path}: not valid JSON ({exc})") from exc
+        except (ValueError, RecursionError) as exc:
+            raise RecordError(f"{self.state_path}: not a referee state: {exc}") from exc
         if not isinstance(data, dict):
             raise RecordError(f"{self.state_path}: expected a JSON object")
         return data

@@ -46,7 +46,7 @@ def parse_ballot(text: str | int | None) -> tuple[int | None, bool]:
         return None, False
     if word == "deck":
         return None, True
-    if not word.isdigit():
+    if not (word.isascii() and word.isdigit() and len(word) <= 4):
         raise ValueError(f"ballot {text!r}: give an ACF ballot number (1-174) or deck")
     number = int(word)
     chosen = acf_ballot(number)  # ValueError names a number off the list

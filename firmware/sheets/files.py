@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -69,13 +70,20 @@ def read_pdn_file(name: str) -> str:
     if os.path.isdir(name):
         raise SheetError(f"cannot read {name}: it is a directory")
     try:
-        with open(name, "rb") as handle:
+        # A regular file only: a FIFO or /dev/zero would hang or never end.
+        with open(name, "rb", opener=_nonblocking) as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode) and name != os.devnull:
+                raise SheetError(f"cannot read {name}: it is not a regular file")
             data = handle.read(MAX_PDN_BYTES + 1)
     except OSError as exc:
         raise SheetError(f"cannot read {name}: {exc.strerror or exc}") from None
     if len(data) > MAX_PDN_BYTES:
         raise SheetError(f"{name} is larger than {MAX_PDN_BYTES // (1024 * 1024)} MB; split it")
     return decode(data)
+
+
+def _nonblocking(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NONBLOCK", 0))
 
 
 def write_pdf_file(output: str, data: bytes) -> None:

@@ -13,11 +13,13 @@ prints them as JSON Lines; the format is documented in ``docs/replay.md``.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
 from firmware.events import Event, Final
+from firmware.files import SCRIPT_LIMIT, FileRefused, is_ascii_digits, read_text
 from firmware.simulator.hands import Action
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.tracking.tracker import Tracker, TrackerSettings
@@ -27,7 +29,7 @@ from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from rules import Game, Position, Rules, WCDF
 from sim.board import SimBoard, SimError
 
-__all__ = ["Action", "ScriptError", "parse_script", "replay", "iter_replay"]
+__all__ = ["Action", "ScriptError", "parse_script", "read_script", "MAX_WAIT_MS", "replay", "iter_replay"]
 
 #: Virtual time a replay may run on after the script before it is taken to be stuck.
 _RUN_ON_LIMIT = 10_000
@@ -42,7 +44,31 @@ class ScriptError(ValueError):
         self.message = message
 
 
-_BUTTON = re.compile(r"^[a-z][a-z0-9-]*$")
+_BUTTON = re.compile(r"[a-z][a-z0-9-]{0,31}")
+#: The longest single wait a script may ask for: a day of virtual time.
+MAX_WAIT_MS = 86_400_000
+
+
+def read_script(name: str) -> str:
+    """The text of the script file ``name`` (``-``: standard input), at most
+    :data:`~firmware.files.SCRIPT_LIMIT` bytes of UTF-8; :class:`~firmware.files.FileRefused` if not.
+    """
+    if name != "-":
+        try:
+            return read_text(name, SCRIPT_LIMIT)
+        except FileNotFoundError:
+            raise FileRefused(name, "no such file") from None
+    data = sys.stdin.buffer.read(SCRIPT_LIMIT + 1)
+    if len(data) > SCRIPT_LIMIT:
+        raise FileRefused("<stdin>", f"is more than the {SCRIPT_LIMIT} bytes a script may have")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileRefused("<stdin>", f"is not UTF-8 text (byte {exc.start})") from None
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 24 else text[:24] + "...")
 
 
 def parse_script(text: str | Iterable[str]) -> list[Action]:
@@ -56,22 +82,26 @@ def parse_script(text: str | Iterable[str]) -> list[Action]:
         words = line.split()
         verb = words[0].lower()
         if verb not in ("lift", "place", "wait", "press"):
-            raise ScriptError(number, f"unknown action {words[0]!r} (lift S, place S, wait MS, press NAME)")
+            raise ScriptError(number, f"unknown action {_shown(words[0])} (lift S, place S, wait MS, press NAME)")
         if len(words) != 2:
             raise ScriptError(number, f"{verb} takes exactly one argument, got {len(words) - 1}")
         arg = words[1]
+        # ASCII digits only, and few of them: int() takes other scripts' digits ("²"
+        # passes isdigit() and then fails) and refuses thousands of digits.
         if verb in ("lift", "place"):
-            if not arg.isdigit() or not 1 <= int(arg) <= 32:
-                raise ScriptError(number, f"{verb} needs a square 1-32, got {arg!r}")
+            if not is_ascii_digits(arg, 2) or not 1 <= int(arg) <= 32:
+                raise ScriptError(number, f"{verb} needs a square 1-32, got {_shown(arg)}")
             actions.append(Action(verb, int(arg), number))
         elif verb == "wait":
-            if not arg.isdigit():
-                raise ScriptError(number, f"wait needs whole milliseconds >= 0, got {arg!r}")
+            if not (arg.isascii() and arg.isdigit()):
+                raise ScriptError(number, f"wait needs whole milliseconds >= 0, got {_shown(arg)}")
+            if not is_ascii_digits(arg, 9) or int(arg) > MAX_WAIT_MS:
+                raise ScriptError(number, f"wait may be at most {MAX_WAIT_MS} ms (a day), got {_shown(arg)}")
             actions.append(Action(verb, int(arg), number))
         else:
             name = arg.lower()
-            if not _BUTTON.match(name):
-                raise ScriptError(number, f"press needs a button name, got {arg!r}")
+            if not name.isascii() or not _BUTTON.fullmatch(name):
+                raise ScriptError(number, f"press needs a button name, got {_shown(arg)}")
             actions.append(Action(verb, name, number))
     return actions
 

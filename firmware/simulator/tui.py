@@ -174,7 +174,7 @@ class Quit:
 
 Action = Toggle | HandMove | Press | Quit
 
-_MOVE = re.compile(r"^\d{1,2}(\s*[-x:]\s*\d{1,2})+$", re.IGNORECASE)
+_MOVE = re.compile(r"^[0-9]{1,2}(\s*[-x:]\s*[0-9]{1,2})+$", re.IGNORECASE)
 
 
 def parse_input(text: str) -> Action | None:
@@ -189,12 +189,14 @@ def parse_input(text: str) -> Action | None:
     if not t:
         return None
     if t.isdigit():
+        if not t.isascii() or len(t) > 4:
+            raise InputError(f"{t[:8]!r} is not a square: squares are 1-32")
         square = int(t)
         if not 1 <= square <= 32:
             raise InputError(f"there is no square {square}: squares are 1-32")
         return Toggle(square)
     if _MOVE.match(t):
-        squares = [int(s) for s in re.findall(r"\d+", t)]
+        squares = [int(s) for s in re.findall(r"[0-9]+", t)]
         bad = [s for s in squares if not 1 <= s <= 32]
         if bad:
             raise InputError(f"there is no square {bad[0]}: squares are 1-32")

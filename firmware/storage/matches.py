@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from firmware.files import FileRefused, check_json_depth, read_bytes
 from firmware.storage.store import GameFile, StoreError, _fsync_dir, atomic_write
 from rules.match import Match
 
@@ -98,18 +99,20 @@ class MatchStore:
 
     def _read(self, path: Path) -> Match | None:
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_BYTES + 1)
+            # A regular file within the cap: a FIFO or /dev/zero in its place never ends.
+            data = read_bytes(path, MAX_BYTES)
         except FileNotFoundError:
             return None
-        except OSError as exc:
-            raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-        if len(data) > MAX_BYTES:
-            raise StoreError(f"{path}: larger than {MAX_BYTES // 1024} kB: not a match file")
+        except FileRefused as exc:
+            raise StoreError(str(exc)) from exc
         try:
-            obj = json.loads(data.decode("utf-8"))
+            text = data.decode("utf-8")
+            check_json_depth(text)
+            obj = json.loads(text)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise StoreError(f"{path}: not valid JSON ({exc})") from exc
+        except (ValueError, RecursionError) as exc:
+            raise StoreError(f"{path}: not a match file: {exc}") from exc
         if not isinstance(obj, dict):
             raise StoreError(f"{path}: expected a JSON object")
         version = obj.pop("format", None)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from firmware.files import RECORD_LIMIT, FileRefused, check_json_depth, printable, read_text
 from rules import Game, Move, Position, Result, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
 from rules.pdn import CONDONED_NOTE, fen_text
@@ -204,12 +205,36 @@ def _condoned_from_json(value: object, where: str) -> tuple[tuple[int, tuple[int
         if not isinstance(item, dict) or set(item) != {"ply", "captures"}:
             raise StoreError(problem)
         ply, captures = item["ply"], item["captures"]
-        if type(ply) is not int or ply < 1 or not isinstance(captures, list):
+        if type(ply) is not int or not 1 <= ply <= MAX_PLIES or not isinstance(captures, list):
             raise StoreError(problem)
-        if not all(type(s) is int and 1 <= s <= 32 for s in captures):
+        if len(out) >= MAX_PLIES or len(captures) > 12 or not all(type(s) is int and 1 <= s <= 32 for s in captures):
             raise StoreError(f"{where}: 'condoned' ply {ply}: captures must be squares 1-32")
         out.append((ply, tuple(captures)))
     return tuple(out)
+
+
+#: The most moves (or history entries) a record may hold: far beyond any real game.
+MAX_PLIES = 10_000
+#: The longest name, event, site or reason a record keeps, in characters.
+MAX_TAG = 200
+_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,63}")
+_MODE = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_HUFF = re.compile(r"huff ([1-9]|[12][0-9]|3[0-2])")
+_EXTRA_TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+_RECORD_RESULTS = ("1-0", "0-1", "1/2-1/2", UNFINISHED)
+#: The tags a record writes itself; ``extra`` may not replace them.
+_OWN_TAGS = frozenset(
+    t.lower() for t in ("Event", "Site", "Date", "Black", "White", "Result", "GameType", "Variant", "SetUp", "FEN", "Termination", "Rules")
+)
+
+
+def _tag_value(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= MAX_TAG and printable(value)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
 
 
 def _today() -> str:
@@ -367,38 +392,78 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str, where: str = "game record") -> GameRecord:
+        """A record from its JSON; :class:`StoreError` naming ``where`` and the key if not one.
+
+        Every field is checked for its type and its shape before anything uses it: an id
+        that could name a file outside ``games/``, a name that would break the PDN
+        written later, a result that is no result are all refused here.
+        """
         try:
+            check_json_depth(text, 8)
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise StoreError(f"{where}: not valid JSON ({exc})") from exc
+        except (ValueError, RecursionError) as exc:
+            raise StoreError(f"{where}: not a game record: {exc}") from exc
         if not isinstance(data, dict):
             raise StoreError(f"{where}: expected a JSON object")
         version = data.pop("format", None)
-        if version != FORMAT_VERSION:
-            raise StoreError(f"{where}: unknown format {version!r} (expected {FORMAT_VERSION})")
+        if version != FORMAT_VERSION or type(version) is not int:
+            raise StoreError(f"{where}: unknown format {_shown(version)} (expected {FORMAT_VERSION})")
         known = set(cls.__dataclass_fields__)
         unknown = set(data) - known
         if unknown:
-            raise StoreError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-        for key in ("id", "started"):
-            if not isinstance(data.get(key), str):
-                raise StoreError(f"{where}: {key!r} must be a string")
-        moves = data.get("moves", [])
-        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise StoreError(f"{where}: 'moves' must be a list of move texts")
-        data["moves"] = tuple(moves)
-        history = data.get("history", [])
-        if not isinstance(history, list) or not all(isinstance(m, str) for m in history):
-            raise StoreError(f"{where}: 'history' must be a list of move, huff and force texts")
-        data["history"] = tuple(history)
+            raise StoreError(f"{where}: unknown key {_shown(sorted(unknown)[0])}")
+        if not isinstance(data.get("id"), str) or not _ID.fullmatch(data["id"]):
+            raise StoreError(f"{where}: 'id' must be a string of letters, digits, - and _ (at most 64), got {_shown(data.get('id'))}")
+        started = data.get("started")
+        if not isinstance(started, str) or not 0 < len(started) <= 64 or not printable(started):
+            raise StoreError(f"{where}: 'started' must be a date and time (ISO 8601), got {_shown(started)}")
+        for key, what in (("moves", "move texts"), ("history", "move, huff and force texts")):
+            texts = data.get(key, [])
+            if (
+                not isinstance(texts, list)
+                or len(texts) > MAX_PLIES
+                or not all(isinstance(m, str) and 0 < len(m) <= 64 and printable(m) for m in texts)
+            ):
+                raise StoreError(f"{where}: {key!r} must be a list of at most {MAX_PLIES} {what}")
+            data[key] = tuple(texts)
+        for entry in data["history"]:
+            if entry.startswith("huff ") and not _HUFF.fullmatch(entry):
+                raise StoreError(f"{where}: 'history' entry {_shown(entry)} must be 'huff S' with a square 1-32")
         data["condoned"] = _condoned_from_json(data.get("condoned", []), where)
         for key, kind in _RULE_FIELDS.items():
             if key in data and type(data[key]) is not kind:
                 raise StoreError(f"{where}: {key!r} must be a {'boolean' if kind is bool else 'string'}")
+        fen = data.get("start_fen")
+        if fen is not None and (not isinstance(fen, str) or len(fen) > 400 or not printable(fen)):
+            raise StoreError(f"{where}: 'start_fen' must be a FEN string or null")
+        for key in ("black", "white", "event", "site"):
+            if key in data and not _tag_value(data[key]):
+                raise StoreError(f"{where}: {key!r} must be a string of at most {MAX_TAG} printable characters, got {_shown(data[key])}")
+        if "mode" in data and not (isinstance(data["mode"], str) and _MODE.fullmatch(data["mode"])):
+            raise StoreError(f"{where}: 'mode' must be a word like play or referee, got {_shown(data['mode'])}")
+        if data.get("result") is not None and data["result"] not in _RECORD_RESULTS:
+            raise StoreError(f"{where}: 'result' must be one of {', '.join(_RECORD_RESULTS)} or null, got {_shown(data['result'])}")
+        if data.get("reason") is not None and not _tag_value(data["reason"]):
+            raise StoreError(f"{where}: 'reason' must be a string of at most {MAX_TAG} printable characters or null")
+        extra = data.get("extra", {})
+        if not isinstance(extra, dict) or len(extra) > 32:
+            raise StoreError(f"{where}: 'extra' must be an object of at most 32 PDN tags")
+        for name, value in extra.items():
+            if not _EXTRA_TAG.fullmatch(name) or name.lower() in _OWN_TAGS:
+                raise StoreError(f"{where}: 'extra' tag {_shown(name)} is not a PDN tag name the record may add")
+            if not _tag_value(value):
+                raise StoreError(f"{where}: 'extra' tag {name!r} must be a string of at most {MAX_TAG} printable characters")
         try:
-            return cls(**data)
+            record = cls(**data)
         except TypeError as exc:
             raise StoreError(f"{where}: {exc}") from exc
+        try:
+            record.rules
+        except ValueError as exc:
+            raise StoreError(f"{where}: bad rules: {exc}") from exc
+        return record
 
     # -- PDN --------------------------------------------------------------------------
 
@@ -514,8 +579,9 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     return "\n".join(lines) + "\n"
 
 
-_TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]\s*$')
-_MOVE_TOKEN = re.compile(r"^(?:\d{1,2}(?:[-x:]\d{1,2})+|[a-h][1-8](?:[-x:][a-h][1-8])+)$")
+# Possessive loops: a tag value of megabytes is matched in constant memory.
+_TAG = re.compile(r'^\[([A-Za-z0-9_]+)\s+"([^"\\]*+(?:\\.[^"\\]*+)*+)"\]\s*$')
+_MOVE_TOKEN = re.compile(r"^(?:[0-9]{1,2}(?:[-x:][0-9]{1,2})+|[a-h][1-8](?:[-x:][a-h][1-8])+)$")
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 
@@ -536,9 +602,11 @@ class GameFile:
         tags: dict[str, str] = {}
         plies = 0
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{path}: cannot read ({exc})") from exc
+            text = read_text(path, RECORD_LIMIT)
+        except FileRefused as exc:
+            raise StoreError(str(exc)) from exc
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
         for line in text.splitlines():
             m = _TAG.match(line.strip())
             if m:
@@ -579,23 +647,42 @@ class GameStore:
         An advisory ``flock``: the kernel drops it when the process dies, even by
         SIGKILL, so a crash never leaves a stale lock behind.
         """
+        if self._lock_fd is not None:
+            return
         self._ensure()
         path = self.directory / "lock"
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            # O_NONBLOCK: a FIFO put where the lock belongs must not hang the start.
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            # A read-only filesystem, a directory the service may not write: the board
+            # plays on without keeping games (the caller says so), never refuses to start.
+            raise StoreError(f"cannot lock {path}: {exc.strerror or exc}") from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
-            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            try:
+                holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            except OSError:
+                holder = "?"
             os.close(fd)
             if exc.errno in (errno.EAGAIN, errno.EACCES):
                 raise StoreLockedError(
                     f"another crownhead (pid {holder}) is using the state directory {self.directory}"
                 ) from exc
             raise StoreError(f"cannot lock {path}: {exc.strerror}") from exc
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            pass  # the pid is for people reading the file; the flock is the lock
         self._lock_fd = fd
         self._remove_stale_temporaries()
+
+    @property
+    def locked(self) -> bool:
+        """Whether this store holds the directory's lock."""
+        return self._lock_fd is not None
 
     def _remove_stale_temporaries(self) -> None:
         # A write cut short by a crash leaves its temporary file; the real file is intact.
@@ -628,38 +715,54 @@ class GameStore:
         """
         path = self.current_path
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text(path, RECORD_LIMIT)
         except FileNotFoundError:
             return None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{path}: cannot read ({exc})") from exc
+        except FileRefused as exc:
+            raise StoreError(str(exc)) from exc
         record = GameRecord.from_json(text, str(path))
         record.to_game()  # a record that does not replay is refused here, with its ply
         return record
 
-    def set_aside(self) -> Path | None:
-        """Rename an unusable ``current.json`` to ``current-<time>.bad`` and return the new path."""
-        path = self.current_path
-        if not path.exists():
+    def set_aside(self, path: Path | None = None) -> Path | None:
+        """Rename an unusable file (default ``current.json``) to ``<name>-<time>.bad``.
+
+        The file is kept, never deleted: a person may want what it holds. Returns the new
+        path, None if there was no file; :class:`StoreError` if it cannot be renamed
+        (a read-only filesystem).
+        """
+        path = self.current_path if path is None else path
+        if not os.path.lexists(path):
             return None
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        target = self.directory / f"current-{stamp}.bad"
+        target = path.parent / f"{path.stem}-{stamp}.bad"
         n = 1
-        while target.exists():
+        while os.path.lexists(target):
             n += 1
-            target = self.directory / f"current-{stamp}-{n}.bad"
-        os.replace(path, target)
-        _fsync_dir(self.directory)
+            target = path.parent / f"{path.stem}-{stamp}-{n}.bad"
+        try:
+            os.replace(path, target)
+            _fsync_dir(path.parent)
+        except OSError as exc:
+            raise StoreError(f"cannot move {path} aside: {exc.strerror or exc}") from exc
         return target
 
     def clear_current(self) -> None:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(self.current_path)
             _fsync_dir(self.directory)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise StoreError(f"cannot remove {self.current_path}: {exc.strerror or exc}") from exc
 
     # -- finished games ---------------------------------------------------------------
 
     def game_path(self, record: GameRecord) -> Path:
+        # The id is checked when a record is read; a record built in code is checked
+        # here, so that no id can name a file outside games/.
+        if not _ID.fullmatch(record.id):
+            raise StoreError(f"game id {_shown(record.id)} cannot name a file")
         return self.games_dir / f"{record.id}.pdn"
 
     def finish(self, record: GameRecord) -> Path:
@@ -687,18 +790,33 @@ class GameStore:
             return []
         return sorted(self.games_dir.glob("*.pdn"))
 
-    def list_games(self) -> list[GameFile]:
-        """The finished games, oldest first (file names start with the start time)."""
-        return [GameFile.read(p) for p in self.game_files()]
+    def list_games(self, skipped: list[StoreError] | None = None) -> list[GameFile]:
+        """The finished games, oldest first (file names start with the start time).
 
-    def export(self) -> str:
-        """Every finished game as one PDN text, oldest first, a blank line between games."""
+        A file that cannot be read (not a regular file, too large, not UTF-8) is left
+        out, never the others: its :class:`StoreError` goes to ``skipped`` when given.
+        """
+        games = []
+        for path in self.game_files():
+            try:
+                games.append(GameFile.read(path))
+            except StoreError as exc:
+                if skipped is not None:
+                    skipped.append(exc)
+        return games
+
+    def export(self, skipped: list[StoreError] | None = None) -> str:
+        """Every finished game as one PDN text, oldest first, a blank line between games.
+
+        Files that cannot be read are left out as by :meth:`list_games`.
+        """
         texts = []
         for path in self.game_files():
             try:
-                texts.append(path.read_text(encoding="utf-8").strip() + "\n")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise StoreError(f"{path}: cannot read ({exc})") from exc
+                texts.append(read_text(path, RECORD_LIMIT).strip() + "\n")
+            except (FileRefused, OSError) as exc:
+                if skipped is not None:
+                    skipped.append(StoreError(str(exc) if isinstance(exc, FileRefused) else f"{path}: cannot read ({exc})"))
         return "\n".join(texts)
 
     def __iter__(self) -> Iterator[GameFile]:

@@ -1,0 +1,270 @@
+"""Reading the files the board is given, under one rule: nothing read can hang or exhaust it.
+
+Every file the board reads (the saved game, finished records, the configuration, PDN
+files, replay scripts) goes through :func:`read_bytes` or :func:`read_text`:
+
+* a regular file only (or ``/dev/null``, read as empty): a FIFO would block the start,
+  ``/dev/zero`` (or a symlink to it) would never end. The file is opened without blocking and checked on the open file
+  descriptor, so nothing can be swapped in between the check and the read;
+* at most ``limit`` bytes: one byte more and the file is refused, having read no more
+  than that;
+* nesting bounded: :func:`check_json_depth` and :func:`check_toml_depth` refuse a text
+  nested deeper than a real file ever is before a recursive parser sees it;
+* numbers are ASCII digits with a length limit (:func:`ascii_int`).
+
+Every refusal is one :class:`FileRefused` whose message names the file and the problem.
+
+>>> ascii_int("0042", 4, "a square")
+42
+>>> ascii_int("\\u00b2", 4, "a square")
+Traceback (most recent call last):
+...
+ValueError: a square must be 1-4 ASCII digits, got '²'
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+__all__ = [
+    "FileRefused",
+    "read_bytes",
+    "read_text",
+    "check_json_depth",
+    "check_toml_depth",
+    "ascii_int",
+    "is_ascii_digits",
+    "printable",
+    "CONFIG_LIMIT",
+    "RECORD_LIMIT",
+    "PDN_LIMIT",
+    "SCRIPT_LIMIT",
+    "MAX_DEPTH",
+]
+
+#: The size caps, in bytes. A configuration is a page of text; a saved game of the longest
+#: game played (a few hundred moves) is a few kilobytes; PDN databases run to megabytes.
+CONFIG_LIMIT = 256 * 1024
+RECORD_LIMIT = 1024 * 1024
+PDN_LIMIT = 64 * 1024 * 1024
+SCRIPT_LIMIT = 4 * 1024 * 1024
+#: The deepest nesting a JSON or TOML file the board reads may have (real ones: 4).
+MAX_DEPTH = 32
+
+
+class FileRefused(ValueError):
+    """A file that is not read: not a regular file, too large, nested too deeply, unreadable.
+
+    ``path`` names the file; ``str()`` is the whole message, the path first.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], problem: str) -> None:
+        self.path = os.fspath(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _is_devnull(info: os.stat_result) -> bool:
+    if not stat.S_ISCHR(info.st_mode):
+        return False
+    try:
+        null = os.stat(os.devnull)
+    except OSError:
+        return False
+    return stat.S_ISCHR(null.st_mode) and null.st_rdev == info.st_rdev
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The content of the regular file ``path``, at most ``limit`` bytes.
+
+    FileNotFoundError passes through (a missing file often just means "none yet");
+    every other problem is a :class:`FileRefused`.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise FileRefused(path, "is a directory, not a file") from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO nobody writes to on some systems
+            raise FileRefused(path, "is not a regular file") from None
+        raise FileRefused(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if _is_devnull(info):
+            return b""  # "no input", as a shell script passes it
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(path, f"is {_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise FileRefused(path, f"is {info.st_size} bytes, more than the {limit} a file of its kind may have")
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            # A file growing while it is read stops at the cap just the same.
+            chunk = os.read(fd, min(65536, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise FileRefused(path, f"is more than the {limit} bytes a file of its kind may have")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise FileRefused(path, f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | os.PathLike[str], limit: int) -> str:
+    """:func:`read_bytes` decoded as UTF-8 (:class:`FileRefused` naming the byte if not)."""
+    data = read_bytes(path, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileRefused(path, f"is not UTF-8 text (byte {exc.start})") from None
+
+
+def check_json_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
+    """ValueError if arrays and objects in the JSON ``text`` nest deeper than ``max_depth``.
+
+    One pass, no recursion; brackets inside strings do not count. The text need not be
+    valid JSON (the parser says what else is wrong).
+
+    >>> check_json_depth('{"a": [[1, "]]]"]]}', 3)
+    >>> check_json_depth("[" * 40, 32)
+    Traceback (most recent call last):
+    ...
+    ValueError: nested more than 32 deep (at character 32)
+    """
+    depth = 0
+    in_string = False
+    escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise ValueError(f"nested more than {max_depth} deep (at character {i})")
+        elif ch in "]}":
+            depth -= 1
+
+
+_DIGITS = frozenset("0123456789_")
+#: The most digits a number in a configuration may have.
+MAX_NUMBER = 64
+
+
+def check_toml_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
+    """ValueError naming the line if arrays and inline tables in ``text`` nest too deeply,
+    or a number outside a string has more than :data:`MAX_NUMBER` digits.
+
+    Strings (basic, literal, multi-line) and comments are skipped; a table header
+    (``[a.b]``, ``[[a]]``) counts as one level. The text need not be valid TOML.
+
+    >>> check_toml_depth('a = [[1], {b = "[[["}]  # [[[[', 2)
+    >>> check_toml_depth("a = " + "[" * 9, 8)
+    Traceback (most recent call last):
+    ...
+    ValueError: line 1: nested more than 8 deep
+    """
+    depth = 0
+    line = 1
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            line += 1
+        elif ch == "#":
+            end = text.find("\n", i)
+            i = n if end == -1 else end
+            continue
+        elif ch in "\"'":
+            triple = text.startswith(ch * 3, i)
+            quote = ch * 3 if triple else ch
+            j = i + len(quote)
+            while j < n:
+                if ch == '"' and text[j] == "\\":
+                    j += 2
+                    continue
+                if text.startswith(quote, j):
+                    break
+                if text[j] == "\n":
+                    if not triple:
+                        break  # an unclosed one-line string: the parser says so
+                    line += 1
+                j += 1
+            i = j + len(quote)
+            continue
+        elif ch in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise ValueError(f"line {line}: nested more than {max_depth} deep")
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+        elif ch in _DIGITS:
+            # A number of thousands of digits costs the parser megabytes, then int()
+            # refuses it: no setting has more than a handful.
+            j = i
+            while j < n and text[j] in _DIGITS:
+                j += 1
+            if j - i > MAX_NUMBER:
+                raise ValueError(f"line {line}: a number of more than {MAX_NUMBER} digits")
+            i = j
+            continue
+        i += 1
+
+
+def is_ascii_digits(text: str, max_digits: int) -> bool:
+    """Whether ``text`` is 1 to ``max_digits`` of the digits 0-9 (no sign, no other digits).
+
+    >>> is_ascii_digits("15", 2), is_ascii_digits("٣", 2), is_ascii_digits("123", 2)
+    (True, False, False)
+    """
+    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()
+
+
+def ascii_int(text: str, max_digits: int, what: str = "a number") -> int:
+    """``int(text)`` for 1 to ``max_digits`` ASCII digits; ValueError naming ``what`` if not."""
+    if not is_ascii_digits(text, max_digits):
+        shown = text if len(text) <= 24 else text[:24] + "..."
+        raise ValueError(f"{what} must be 1-{max_digits} ASCII digits, got {shown!r}")
+    return int(text)
+
+
+def printable(text: str) -> bool:
+    """Whether ``text`` has no control (a tab is one), surrogate or line-breaking character.
+
+    >>> printable("Ann Lee"), printable("Ann\\nLee"), printable("\\x1b[2J")
+    (True, False, False)
+    """
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code < 0xA0 or ch in "\u2028\u2029\ufeff" or 0xD800 <= code < 0xE000:
+            return False
+    return True
