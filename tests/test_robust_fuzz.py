@@ -31,7 +31,7 @@ import firmware.link.host  # noqa: F401 - registers [link]
 import firmware.referee.arbiter  # noqa: F401 - registers [referee]
 from firmware.cli.replay import ScriptError, parse_script
 from firmware.config import ConfigError, parse_config_text
-from firmware.link.protocol import MAX_LINE, LineReader, LinkError, parse_line
+from firmware.link.protocol import COMMANDS, MAX_LINE, LineReader, LinkError, parse_line
 from firmware.storage.store import GameRecord, StoreError, pdn_text
 from rules import Game
 from rules.pdn import read_games
@@ -205,8 +205,8 @@ def test_fuzz_script_parser_long(text: str) -> None:
 
 # -- the link's line parser ------------------------------------------------------------------------
 
-link_words = st.sampled_from(["play", "pdn", "ballot", "names", "result", "new", "mode", "hint", "{", "}", '"event"',
-                              ":", "11-15", "²", "٣", "1" * 30, "1-0", ";", "\r", "\t", "\x00", "\xff", "[" * 50])
+link_words = st.sampled_from(sorted(COMMANDS) + ["computer", "white", "{", "}", '"event"', ":", "11-15", "²", "٣",
+                                                "1" * 30, "5", "1-0", ";", "\r", "\t", "\x00", "\xff", "[" * 50])
 link_bytes = st.one_of(
     st.binary(max_size=2 * MAX_LINE),
     st.lists(link_words, max_size=8).map(lambda w: " ".join(w).encode("utf-8")),

@@ -73,7 +73,9 @@ def test_a_read_only_link_ignores_every_other_board_line(tmp_path: Path) -> None
         rig.close()
 
 
-@pytest.mark.parametrize("line", ["pdn ²", "pdn ٣", "ballot ²", "ballot ١٢", "pdn " + "9" * 4301, "ballot " + "1" * 4301])
+@pytest.mark.parametrize("line", ["pdn ²", "pdn ٣", "ballot ²", "ballot ١٢", "pdn " + "9" * 4301, "ballot " + "1" * 4301,
+                                  "touch ²", "touch " + "1" * 4301, "brightness ³", "brightness " + "9" * 4301,
+                                  "mode computer white ²", "mode computer white " + "1" * 4301])
 def test_link_numbers_are_ascii_digits_with_a_length_limit(line: str) -> None:
     with pytest.raises(LinkError) as info:
         parse_line(line.encode())

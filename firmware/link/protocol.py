@@ -286,7 +286,7 @@ def _ballot(name: str, rest: str) -> tuple[Any, ...]:
 
 def _square(name: str, rest: str) -> tuple[Any, ...]:
     word = _one_word(name, rest, "a square 1-32")
-    if not word.isdigit() or not 1 <= int(word) <= 32 or len(word) > 2:
+    if not _ascii_digits(word, 2) or not 1 <= int(word) <= 32:
         raise LinkError("bad-argument", f"{name} takes a square 1-32, got {_show(word)}", name)
     return (int(word),)
 
@@ -310,7 +310,7 @@ def _press(name: str, rest: str) -> tuple[Any, ...]:
 
 def _brightness(name: str, rest: str) -> tuple[Any, ...]:
     word = _one_word(name, rest, "a percentage 0-100")
-    if not word.isdigit() or int(word) > 100 or len(word) > 3:
+    if not _ascii_digits(word, 3) or int(word) > 100:
         raise LinkError("bad-argument", f"brightness takes a percentage 0-100, got {_show(word)}", name)
     return (int(word),)
 
@@ -327,7 +327,7 @@ def _mode(name: str, rest: str) -> tuple[Any, ...]:
         raise LinkError("bad-argument", "mode computer needs the machine's side (black or white) and optionally a level 1-10", name)
     level = None
     if len(words) == 3:
-        if not words[2].isdigit() or not 1 <= int(words[2]) <= 10 or len(words[2]) > 2:
+        if not _ascii_digits(words[2], 2) or not 1 <= int(words[2]) <= 10:
             raise LinkError("bad-argument", f"the level is 1-10, got {_show(words[2])}", name)
         level = int(words[2])
     return ("computer", words[1], level)

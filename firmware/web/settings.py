@@ -40,7 +40,7 @@ def parse_listen(text: str) -> tuple[str, int]:
         host, port_text = text.rsplit(":", 1)
         if not _HOST.fullmatch(host):
             raise ValueError(f"{host!r} is not a host name or address")
-    if not port_text.isdigit() or len(port_text) > 5:
+    if not (port_text.isascii() and port_text.isdigit()) or len(port_text) > 5:
         raise ValueError(f"{text!r} is not [HOST:]PORT (e.g. 8080 or 0.0.0.0:8080)")
     port = int(port_text)
     if not 0 <= port <= 65535:
