@@ -77,7 +77,8 @@ class PageHub:
         #: Set when pages were greeted: the link resends the view for them.
         self.greeted_new = False
         self._out_size = 0
-        self._woken = False
+        #: The server waits to be woken (nothing was sent for a while); see :meth:`doze`.
+        self.sleeping = False
         #: The page whose command the link is handling (its reply goes to it alone).
         self.current: int | None = None
         self.wake: Callable[[], None] = lambda: None
@@ -129,6 +130,8 @@ class PageHub:
         return future
 
     def asks(self) -> list[tuple[str, Future[Any]]]:
+        if not self._asks:
+            return []
         with self._lock:
             out = list(self._asks)
             self._asks.clear()
@@ -140,8 +143,13 @@ class PageHub:
             out = list(self._outbox)
             self._outbox.clear()
             self._out_size = 0
-            self._woken = False
             return out
+
+    def doze(self) -> bool:
+        """The server is going to wait to be woken: True unless lines are already waiting."""
+        with self._lock:
+            self.sleeping = not self._outbox
+            return self.sleeping
 
     @property
     def pages(self) -> int:
@@ -154,6 +162,8 @@ class PageHub:
         return bool(self._pages)
 
     def take_fresh(self) -> str | None:
+        if not self._pages:
+            return None
         with self._lock:
             return "connect" if any(not p.greeted for p in self._pages.values()) else None
 
@@ -198,10 +208,12 @@ class PageHub:
         return True
 
     def _wake(self) -> None:
+        # Only a server asleep is woken: a busy one looks for lines by itself (a wake-up
+        # from here costs the main loop a hand-over of the interpreter to the server).
         with self._lock:
-            if self._woken or not self._outbox:
+            if not self.sleeping or not self._outbox:
                 return
-            self._woken = True
+            self.sleeping = False
         try:
             self.wake()
         except Exception:  # noqa: BLE001 - the server's loop is gone: nothing to tell
@@ -211,6 +223,8 @@ class PageHub:
         """Up to ``limit`` received lines; the page of the last one becomes :attr:`current`
         (the link takes and handles one line at a time)."""
         out: list[bytes | LinkError] = []
+        if not self._inbox:
+            return out  # the usual case, without taking the lock
         with self._lock:
             while self._inbox and len(out) < limit:
                 page_id, item = self._inbox.popleft()

@@ -41,9 +41,11 @@ log = logging.getLogger(__name__)
 
 #: Messages a page may have waiting for it before it is disconnected as too slow.
 PAGE_QUEUE = 1024
-#: How often the server looks for lines to send while pages are connected, and while none are.
+#: How often the server looks for lines to send while lines flow; how long lines must
+#: have stopped before it sleeps until woken; its longest sleep.
 POLL_S = 0.005
-IDLE_POLL_S = 0.25
+BUSY_S = 1.0
+IDLE_POLL_S = 1.0
 #: Messages a page may send a second, and in a burst (more wait: see _socket_session).
 PAGE_RATE = 10.0
 PAGE_BURST = 20
@@ -196,10 +198,10 @@ class WebServer:
         self._wake = asyncio.Event()
         loop, wake = self._loop, self._wake
 
-        # The main loop does not wake this thread (a write to the event loop's pipe from
-        # the main loop costs it a GIL hand-over per line): the pump looks for lines
-        # every POLL_S while pages are connected.
-        self.hub.wake = lambda: None
+        def wake_up() -> None:
+            loop.call_soon_threadsafe(wake.set)
+
+        self.hub.wake = wake_up
         pump = asyncio.create_task(self._pump())
         self._started.set()
         try:
@@ -230,22 +232,33 @@ class WebServer:
     # -- lines to the pages ----------------------------------------------------------
 
     async def _pump(self) -> None:
-        assert self._wake is not None
+        """Look for lines every POLL_S while lines flow; after a quiet second, sleep until
+        the main loop wakes the server with the next line (at most once per quiet spell)."""
+        assert self._wake is not None and self._loop is not None
+        busy_until = 0.0
         while True:
+            now = self._loop.time()
+            if now < busy_until:
+                await asyncio.sleep(POLL_S)
+            else:
+                self._wake.clear()
+                if self.hub.doze():
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
+                    except TimeoutError:
+                        pass
+                self.hub.sleeping = False
             try:
-                await asyncio.wait_for(self._wake.wait(), POLL_S if self.hub.pages else IDLE_POLL_S)
-            except TimeoutError:
-                pass
-            self._wake.clear()
-            try:
-                self._deliver()
+                if self._deliver():
+                    busy_until = self._loop.time() + BUSY_S
             except Exception:  # keep serving whatever one round did
                 log.exception("web: delivering lines failed")
 
-    def _deliver(self) -> None:
+    def _deliver(self) -> bool:
         """Hand the main loop's lines to the pages' queues; a page whose queue is full is
-        disconnected (it reconnects and is greeted afresh)."""
-        for targets, line in self.hub.take():
+        disconnected (it reconnects and is greeted afresh). False if there were none."""
+        lines = self.hub.take()
+        for targets, line in lines:
             text = line.decode("utf-8").rstrip("\n")
             for page_id in targets:
                 queue = self._queues.get(page_id)
@@ -256,6 +269,7 @@ class WebServer:
                 except asyncio.QueueFull:
                     log.warning("web: page %d does not keep up: disconnected", page_id)
                     self._disconnect(page_id)
+        return bool(lines)
 
     def _disconnect(self, page_id: int) -> None:
         queue = self._queues.pop(page_id, None)
