@@ -279,3 +279,13 @@ def test_run_web_serves_while_the_board_runs(tmp_path: Path) -> None:
         proc.terminate()
         out, _err = proc.communicate(timeout=20)
     assert proc.returncode == 0 and "stopped" in out
+
+
+def test_a_huge_login_body_is_cut_short(tmp_path: Path) -> None:
+    with LiveBoard(tmp_path, pin="2468") as board:
+        status, _h, body = request(board.url + "api/login", method="POST", data=b'{"pin":"' + b"9" * 200_000 + b'"}')
+        assert status == 413
+        status, _h, _b = request(board.url + "api/diagram.svg?fen=" + "B" * 5000)
+        assert status == 400
+        status, headers, svg = request(board.url + "api/diagram.svg?fen=W:WK10:B5&flip=1")
+        assert status == 200 and headers["content-type"].startswith("image/svg+xml") and b'data-piece="W"' in svg

@@ -46,6 +46,8 @@ PAGE_QUEUE = 1024
 POLL_S = 0.005
 BUSY_S = 1.0
 IDLE_POLL_S = 1.0
+#: Connections served at once; more get HTTP 503.
+LIMIT_CONNECTIONS = 256
 #: Messages a page may send a second, and in a burst (more wait: see _socket_session).
 PAGE_RATE = 10.0
 PAGE_BURST = 20
@@ -176,6 +178,9 @@ class WebServer:
             access_log=False,
             server_header=False,
             proxy_headers=False,
+            # Connections at once (pages, and requests in flight): a bound on what a
+            # crowd of clients can make the board hold.
+            limit_concurrency=LIMIT_CONNECTIONS,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="crownhead-web", daemon=True)
@@ -369,9 +374,12 @@ class WebServer:
                 return JSONResponse({"ok": True, "message": "no PIN is needed here"})
             if not server._origin_ok(request.headers):
                 return JSONResponse({"error": "forbidden", "message": "a login from another site's page"}, status_code=403)
-            body = await request.body()
-            if len(body) > 1024:
-                return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
+            # Read at most a little more than a PIN needs, whatever the sender claims or sends.
+            body = b""
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > 1024:
+                    return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
             pin = ""
             try:
                 data = json.loads(body.decode("utf-8")) if body else {}
@@ -480,6 +488,8 @@ class WebServer:
             from rules.variants import numeric_fen
 
             fen = request.query_params.get("fen", "")
+            if len(fen) > 400:
+                return PlainTextResponse("bad FEN: too long", status_code=400)
             flip = request.query_params.get("flip", "") in ("1", "true")
             try:
                 position = Position.from_fen(numeric_fen(fen)) if fen else Position.start()
