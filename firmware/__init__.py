@@ -12,6 +12,10 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.simulator`: scripted hands, replay scripts, the terminal simulator.
 * :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
 * :mod:`firmware.sheets`: printed score sheets (PDF), a pure library over :mod:`rules`.
+* :mod:`firmware.diagram`: the board as SVG (the web page's drawing, ``crownhead
+  diagram``), a pure library.
+* :mod:`firmware.web`: the board's web page (an event sink and a command source: the
+  host link spoken over WebSockets by a server in its own thread).
 * :mod:`firmware.cli`: the ``crownhead`` command, the only package that imports them all.
 
 ``docs/architecture.md`` draws the picture and says where a new feature plugs in.
