@@ -289,3 +289,16 @@ def test_a_huge_login_body_is_cut_short(tmp_path: Path) -> None:
         assert status == 400
         status, headers, svg = request(board.url + "api/diagram.svg?fen=W:WK10:B5&flip=1")
         assert status == 200 and headers["content-type"].startswith("image/svg+xml") and b'data-piece="W"' in svg
+
+
+def test_the_view_carries_the_match_line(tmp_path: Path) -> None:
+    from firmware.app.application import AppSettings
+    from firmware.app.matchplay import MatchConfig
+
+    settings = AppSettings(auto_crown=True, black_name="Ana", white_name="Ben",
+                           match=MatchConfig(always=True, games=2, black_name="Ana", white_name="Ben"))
+    with LiveBoard(tmp_path, settings=settings) as board:
+        with Socket(board.ws_url) as ws:
+            ws.next()
+            view = ws.command("view")
+            assert view["match"].startswith("Match, game 1 of 2") and "Ana" in view["match"]

@@ -432,12 +432,13 @@ class Link(PeerFollower):
             "names": [app.players[BLACK].name, app.players[WHITE].name],
             "clock": clock,
             "cautions": cautions,
+            "match": app.matches.line() if getattr(app, "matches", None) is not None else "",
             "sim": app.sim is not None,
             "hints": app.policy.settings.hints,
             "brightness": round(app.policy.settings.brightness * 100),
         }
         # The texts give way first if an extreme case would not fit one line.
-        for key in ("message", "prompt", "warning", "status"):
+        for key in ("message", "prompt", "warning", "match", "status"):
             if fits({"t": now, "event": "view", **body}):
                 break
             body[key] = body[key][:60]

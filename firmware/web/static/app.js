@@ -167,6 +167,7 @@
     text($("#warning"), v.warning);
     text($("#message"), v.message);
     text($("#mode"), v.mode);
+    text($("#match"), v.match || "");
     text($("#hand"), v.hand ? `in hand: ${v.hand.split("").map(pieceName).join(", ")}` : "");
     if (v.names) showNames(v.names[0], v.names[1]);
     const setup = $("#setup");
