@@ -302,3 +302,15 @@ def test_the_view_carries_the_match_line(tmp_path: Path) -> None:
             ws.next()
             view = ws.command("view")
             assert view["match"].startswith("Match, game 1 of 2") and "Ana" in view["match"]
+
+
+def test_a_pin_is_made_once_and_kept(tmp_path: Path) -> None:
+    import stat
+
+    from firmware.web.auth import stored_pin
+
+    pin, made = stored_pin(tmp_path / "state")
+    assert made and len(pin) == 6 and pin.isdigit()
+    path = tmp_path / "state" / "web-pin"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stored_pin(tmp_path / "state") == (pin, False)
