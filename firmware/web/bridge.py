@@ -129,12 +129,14 @@ class PageHub:
             self._asks.append((what, future))
         return future
 
-    def asks(self) -> list[tuple[str, Future[Any]]]:
+    def asks(self, limit: int = 4) -> list[tuple[str, Future[Any]]]:
+        """Up to ``limit`` questions, oldest first (the rest wait for the next step)."""
         if not self._asks:
             return []
         with self._lock:
-            out = list(self._asks)
-            self._asks.clear()
+            out = []
+            while self._asks and len(out) < limit:
+                out.append(self._asks.popleft())
             return out
 
     def take(self) -> list[tuple[tuple[int, ...], bytes]]:
