@@ -54,10 +54,23 @@ class Page:
 class PageHub:
     """The link transport for many pages (duck-typed like :class:`~firmware.link.transport.LineTransport`).
 
-    The server thread calls :meth:`join`, :meth:`leave`, :meth:`put` and :meth:`take`;
-    the main loop (through the link) :meth:`take_fresh`, :meth:`resume`, :meth:`send`
-    and :meth:`receive`. ``wake`` is called (from the main loop) when output is waiting,
-    at most once until the server has taken it.
+    The server thread calls :meth:`join`, :meth:`leave`, :meth:`put`, :meth:`ask`,
+    :meth:`take` and :meth:`doze`; the main loop (through the link) :meth:`take_fresh`,
+    :meth:`resume`, :meth:`send`, :meth:`receive` and :meth:`asks`. ``wake`` is called
+    from the main loop only when output is queued while the server sleeps (it said so
+    with :meth:`doze`), so once per quiet spell at most.
+
+    >>> hub = PageHub()
+    >>> page = hub.join(control=True)
+    >>> hub.take_fresh()
+    'connect'
+    >>> hub.resume(b'{"event":"hello"}\\n')
+    >>> hub.put(page, b"fen"), hub.receive(8), hub.current == page.id
+    (True, [b'fen'], True)
+    >>> hub.send(b'{"event":"reply"}\\n')
+    True
+    >>> [(targets, line) for targets, line in hub.take()]
+    [((1,), b'{"event":"hello"}\\n'), ((1,), b'{"event":"reply"}\\n')]
     """
 
     def __init__(self, *, inbox_lines: int = 64, outbox_bytes: int = 256 * 1024, max_pages: int = 64) -> None:
