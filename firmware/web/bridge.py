@@ -147,7 +147,7 @@ class PageHub:
         if not self._asks:
             return []
         with self._lock:
-            out = []
+            out: list[tuple[str, Future[Any]]] = []
             while self._asks and len(out) < limit:
                 out.append(self._asks.popleft())
             return out
