@@ -163,7 +163,7 @@
     document.body.classList.toggle("sim", page.sim);
     board.show({ board: v.board, roles: v.roles, target: v.target, blink: v.blink });
     text($("#status"), v.status);
-    text($("#prompt"), v.prompt);
+    text($("#prompt"), pageWords(v.prompt));
     text($("#warning"), v.warning);
     text($("#message"), v.message);
     text($("#mode"), v.mode);
@@ -188,6 +188,13 @@
     $("#hints").checked = !!v.hints;
     if (document.activeElement !== $("#brightness")) $("#brightness").value = v.brightness;
     if (v.ply !== page.moves.length && !v.target) send("history");
+  }
+
+  // The simulator's words name its keys; here the same things are buttons.
+  function pageWords(prompt) {
+    return String(prompt || "")
+      .replace("(f does it)", "(Follow the lights does it)")
+      .replace(", or n for a new game instead", ", or start a New game instead");
   }
 
   function pieceName(ch) {
