@@ -119,6 +119,8 @@ GOOD = {
     "touch 32": Command("touch", (32,)),
     "hands 11-15": Command("hands", ("11-15",)),
     "follow": Command("follow"),
+    "rules Russian": Command("rules", ("russian", ())),
+    "rules english huffing captures-optional": Command("rules", ("english", ("huffing", "captures-optional"))),
 }
 
 
@@ -183,6 +185,10 @@ BAD = {
     "hands": "bad-argument",
     "hands e2e4": "bad-argument",
     "follow me": "bad-argument",
+    "rules": "bad-argument",
+    "rules chess": "bad-argument",
+    "rules english flying-men": "bad-argument",
+    "rules english huffing huffing": "bad-argument",
 }
 
 

@@ -314,3 +314,25 @@ def test_a_pin_is_made_once_and_kept(tmp_path: Path) -> None:
     path = tmp_path / "state" / "web-pin"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stored_pin(tmp_path / "state") == (pin, False)
+
+
+def test_rules_of_the_next_game_from_the_socket(board: LiveBoard) -> None:
+    with Socket(board.ws_url) as ws:
+        ws.next()
+        reply = ws.command("rules russian")
+        assert reply["ok"] and reply["variant"] == "russian"
+        # The pieces stand where Russian draughts starts too: the new game begins at once.
+        assert any(m.get("event") == "new-game" and m["fen"].startswith("W:") for m in ws.seen) or \
+            ws.until(lambda m: m.get("event") == "new-game")["fen"].startswith("W:")
+        state = board.state()
+        assert state["variant"] == "russian" and state["state"]["turn"] == "white"
+        ws.seen.clear()
+        assert ws.command("rules english captures-optional")["ok"]
+        assert any(m.get("event") == "new-game" for m in ws.seen) or ws.until(lambda m: m.get("event") == "new-game")
+        state = board.state()
+        assert state["rules"] != "WCDF" and "captures" in state["rules"] and state["state"]["turn"] == "black"
+        assert ws.command("hands 11-15")["ok"]
+        ws.until(lambda m: m.get("event") == "move")
+        error = ws.command("rules english")
+        assert error["event"] == "error" and error["code"] == "not-now"
+        assert ws.command("rules chess")["code"] == "bad-argument"

@@ -1175,6 +1175,30 @@ class App:
         for color, by in wanted.items():
             tracker.hold(color, by)
 
+    def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]:
+        """Play the next games under ``rules`` (a variant, house rules): before a game's
+        first move, after the game, or while one is set up. The board is then set up for
+        a new game from that variant's start position (a host: ``rules``, then ``new``).
+
+        Returns the events of the new game's set-up; raises ``ValueError`` when a game
+        is under way.
+        """
+        game = self.tracker.game
+        if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
+            raise ValueError("the rules change only before the first move or after the game")
+        if rules == game.rules:
+            return []
+        now = self.clock.now_ms() if now is None else now
+        self.thinker.cancel()
+        self._forget_hint()
+        self.settings = replace(self.settings, rules=rules, start=None)
+        occupancy = self.tracker.board
+        plain = Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy)
+        self.tracker = self._judged(plain)
+        self.controller.tracker = self.tracker
+        self._sync_holds()
+        return self.tracker.new_game(Position.start(rules), now)
+
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None:
         """Switch between ``play`` (two players) and ``referee`` before a game's first move,
         after the game, or while one is set up: the tracker's rules, the lights, the arbiter

@@ -802,6 +802,34 @@ class Link(PeerFollower):
             body.update({"computer": side, "level": level})
         return body
 
+    def _cmd_rules(self, now: int, variant: str, options: tuple[str, ...]) -> dict[str, Any]:
+        assert self.app is not None
+        from rules.settings import Crowning
+        from rules.variants import rules_for
+
+        if self.linked:
+            raise LinkError("not-now", "the rules of a game played over the link are the two boards' own", "rules")
+        changes: dict[str, Any] = {}
+        for option in options:
+            if option == "men-capture-backward":
+                changes["men_capture_backward"] = True
+            elif option == "captures-optional":
+                changes["captures_compulsory"] = False
+            elif option == "keep-jumping-after-crowning":
+                changes["crowning"] = Crowning.CONTINUES_AS_KING
+            elif option == "kings-capture-first":
+                changes["kings_capture_first"] = True
+            elif option == "huffing":
+                changes["huffing"] = True
+        try:
+            rules = rules_for(variant)
+            rules = rules.with_options(**changes) if changes else rules
+            self._events += self.app.set_rules(rules, now)
+        except ValueError as exc:
+            raise LinkError("not-now", str(exc), "rules") from None
+        self._following = None
+        return {"variant": rules.variant, "rules": rules.describe(), "fen": Position.start(rules).fen()}
+
     def _cmd_referee(self, now: int, items: tuple[tuple[str, str], ...]) -> dict[str, Any]:
         assert self.app is not None
         from firmware.referee.clock import ClockSpecError, TimeControl
@@ -1010,7 +1038,7 @@ class Link(PeerFollower):
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
 
 #: Commands that change something; refused on a read-only link.
-_CONTROL = frozenset({"new", "play", "hint", "mode", "referee", "names", "ballot", "result",
+_CONTROL = frozenset({"new", "play", "hint", "mode", "referee", "rules", "names", "ballot", "result",
                       "press", "brightness", "touch", "hands", "follow"})
 
 

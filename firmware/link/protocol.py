@@ -355,6 +355,25 @@ def _referee(name: str, rest: str) -> tuple[Any, ...]:
     return (tuple(out.items()),)
 
 
+#: ``rules`` options: the house rules of ``crownhead run`` (``--men-capture-backward``...).
+RULE_OPTIONS = ("men-capture-backward", "captures-optional", "keep-jumping-after-crowning", "kings-capture-first", "huffing")
+
+
+def _rules(name: str, rest: str) -> tuple[Any, ...]:
+    from rules.variants import names as variant_names
+
+    words = rest.lower().split()
+    if not words or words[0] not in variant_names():
+        raise LinkError("bad-argument", f"rules needs a variant ({', '.join(variant_names())}) and optionally house rules", name)
+    options = words[1:]
+    for option in options:
+        if option not in RULE_OPTIONS:
+            raise LinkError("bad-argument", f"no house rule {_show(option)} (known: {', '.join(RULE_OPTIONS)})", name)
+    if len(set(options)) != len(options):
+        raise LinkError("bad-argument", "a house rule is given twice", name)
+    return (words[0], tuple(options))
+
+
 def _result(name: str, rest: str) -> tuple[Any, ...]:
     words = rest.split()
     if len(words) != 2:
@@ -377,6 +396,7 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "play": (_play, "play MOVE: show MOVE on the board and wait for it to be made"),
     "hint": (_choice("on", "off"), "hint on|off: hint lights"),
     "mode": (_mode, "mode play|referee|computer SIDE [LEVEL]: two players, the referee, or the machine on SIDE; before a game"),
+    "rules": (_rules, "rules VARIANT [OPTION...]: the game and house rules of the next games; a new game is set up"),
     "referee": (_referee, "referee KEY=VALUE;...: the referee's style, clock, event, site, round for the next games"),
     "names": (_names, "names BLACK;WHITE: the players' names for the record"),
     "ballot": (_ballot, "ballot N: play ACF 3-move ballot N from the start"),

@@ -350,6 +350,9 @@
         commands.push(`referee ${parts.join(";")}`);
       }
     }
+    // The game and house rules (a no-op when they are the ones in force).
+    const houseRules = $$("#new-rules [data-rule]").filter((box) => box.checked).map((box) => box.getAttribute("data-rule"));
+    commands.push(`rules ${$("#new-variant").value}${houseRules.length ? " " + houseRules.join(" ") : ""}`);
     const fen = $("#new-fen").value.trim();
     commands.push(fen ? `new ${fen}` : "new");
     // The names after the new game: a referee swaps colours between games.
