@@ -1,0 +1,202 @@
+"""The hall through Mosquitto, a real broker run by the test on a free loopback port.
+
+Skipped with a reason where Debian's ``mosquitto`` is not installed (``.ci/run`` installs
+it). The broker runs with password authentication, the ACL of docs/hall.md and
+persistence, so that it can be killed and started again mid-game like a real one.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware.events import Event, MoveMade
+from firmware.hall.board import BoardPublisher, HallSettings
+from firmware.hall.hall import Hall, HallListener
+from firmware.simulator.script import replay
+
+from scriptgen import TINSLEY, game_script, sample
+
+MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
+PASSWD = shutil.which("mosquitto_passwd")
+
+pytestmark = [
+    pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason="mosquitto is not installed (Debian package mosquitto)"),
+    pytest.mark.skipif(not TINSLEY.is_file(), reason="reference data not found beside the checkout"),
+]
+
+BOARDS = [f"table-{i}" for i in range(1, 21)]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(predicate, timeout_s: float = 30.0) -> bool:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
+class Mosquitto:
+    """A Mosquitto broker with users ``hall`` and ``table-1``...``table-20`` (password = name + '-pw')."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        passwd = folder / "passwd"
+        for i, user in enumerate(["hall", *BOARDS]):
+            args = [PASSWD, "-b"] + (["-c"] if i == 0 else []) + [str(passwd), user, f"{user}-pw"]
+            subprocess.run(args, check=True, capture_output=True)
+        (folder / "acl").write_text(
+            "pattern write crownhead/club/%u/#\n"
+            "pattern read crownhead/club/%u/cmd\n"
+            "user hall\n"
+            "topic read crownhead/club/#\n"
+        )
+        (folder / "mosquitto.conf").write_text(
+            f"listener {self.port} 127.0.0.1\n"
+            "allow_anonymous false\n"
+            f"password_file {passwd}\n"
+            f"acl_file {folder / 'acl'}\n"
+            "persistence true\n"
+            f"persistence_location {folder}/\n"
+            "autosave_interval 1\n"
+            # Started as root it would drop to the mosquitto user, who cannot read the
+            # test's files: stay the user who runs the test.
+            + (f"user {pwd.getpwuid(os.geteuid()).pw_name}\n" if os.geteuid() == 0 else "")
+        )
+        passwd.chmod(0o600)
+        (folder / "acl").chmod(0o600)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def url(self, user: str) -> str:
+        return f"mqtt://{user}:{user}-pw@127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [MOSQUITTO, "-c", str(self.folder / "mosquitto.conf")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        def listening() -> bool:
+            with socket.socket() as s:
+                return s.connect_ex(("127.0.0.1", self.port)) == 0
+        assert wait_for(listening, 10), "mosquitto did not start"
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(10)
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    broker = Mosquitto(tmp_path)
+    broker.start()
+    yield broker
+    if broker.process is not None and broker.process.poll() is None:
+        broker.kill()
+
+
+@pytest.fixture
+def hall(mosquitto: Mosquitto) -> Iterator[Hall]:
+    h = Hall("club")
+    listener = HallListener(h, mosquitto.url("hall"))
+    listener.start()
+    assert listener.connected.wait(10)
+    yield h
+    listener.close()
+
+
+def played(index: int) -> tuple[list[Event], list[str]]:
+    game = list(sample(20, 5))[index]
+    events = [e for e in replay(game_script(game, index), game.start) if e.kind not in ("lights", "final")]
+    return events, [e.move for e in events if isinstance(e, MoveMade)]
+
+
+def test_twenty_boards_each_play_a_real_game_into_the_hall(mosquitto: Mosquitto, hall: Hall) -> None:
+    publishers = []
+    expected = {}
+    for i, name in enumerate(BOARDS):
+        events, moves = played(i)
+        expected[name] = moves
+        publisher = BoardPublisher(HallSettings(mosquitto.url(name), "club", name), lambda: {"fen": "x"})
+        for event in events:
+            publisher.sink(event)
+        publishers.append(publisher)
+    try:
+        assert wait_for(lambda: {b["name"]: b["moves"] for b in hall.boards()} == expected, 60)
+    finally:
+        for p in publishers:
+            p.close(flush_s=0)
+    assert all(b["online"] is False for b in hall.boards()) or True  # offline once closed (below)
+    assert wait_for(lambda: all(not b["online"] for b in hall.boards()), 10)
+
+
+def test_a_board_may_publish_only_under_its_own_name(mosquitto: Mosquitto, hall: Hall) -> None:
+    # table-1's credentials, claiming to be table-2: the broker's ACL drops it.
+    forger = BoardPublisher(HallSettings(mosquitto.url("table-1"), "club", "table-2"), lambda: {"fen": "forged"})
+    honest = BoardPublisher(HallSettings(mosquitto.url("table-3"), "club", "table-3"), lambda: {"fen": "B:W21:B1"})
+    try:
+        forger.sink(MoveMade(1, 1, "black", "11-15", (11, 15), ()))
+        forger.poll(0)
+        honest.sink(MoveMade(1, 1, "black", "9-13", (9, 13), ()))
+        honest.poll(0)
+        assert wait_for(lambda: any(b["name"] == "table-3" and b["moves"] == ["9-13"] for b in hall.boards()), 15)
+        time.sleep(0.5)  # the forged messages, had they passed, were sent before the honest ones
+        assert [b["name"] for b in hall.boards()] == ["table-3"]
+    finally:
+        forger.close(flush_s=0)
+        honest.close(flush_s=0)
+
+
+def test_the_broker_killed_and_restarted_mid_game_loses_nothing(mosquitto: Mosquitto, hall: Hall) -> None:
+    events, moves = played(7)
+    publisher = BoardPublisher(HallSettings(mosquitto.url("table-1"), "club", "table-1"), lambda: {"fen": "x"})
+    half = len(events) // 2
+    try:
+        for event in events[:half]:
+            publisher.sink(event)
+        first = [e.move for e in events[:half] if isinstance(e, MoveMade)]
+        assert wait_for(lambda: bool(hall.boards()) and hall.boards()[0]["moves"] == first, 30)
+        mosquitto.kill()
+        for event in events[half:]:  # the board plays on while the broker is down
+            publisher.sink(event)
+        time.sleep(1.0)
+        mosquitto.start()
+        assert wait_for(lambda: hall.boards()[0]["moves"] == moves, 60), hall.boards()[0]["moves"]
+    finally:
+        publisher.close(flush_s=0)
+
+
+@pytest.mark.slow
+def test_a_board_that_loses_the_network_for_30_s_catches_up(mosquitto: Mosquitto, hall: Hall) -> None:
+    events, moves = played(3)
+    publisher = BoardPublisher(HallSettings(mosquitto.url("table-2"), "club", "table-2"), lambda: {"fen": "x"})
+    try:
+        for event in events[:10]:
+            publisher.sink(event)
+        assert wait_for(lambda: bool(hall.boards()) and len(hall.boards()[0]["moves"]) >= 1, 30)
+        mosquitto.kill()
+        started = time.monotonic()
+        for event in events[10:]:
+            publisher.sink(event)  # never blocks, whatever the network does
+        assert time.monotonic() - started < 1.0
+        time.sleep(30)
+        mosquitto.start()
+        assert wait_for(lambda: hall.boards()[0]["moves"] == moves, 90)
+    finally:
+        publisher.close(flush_s=0)
