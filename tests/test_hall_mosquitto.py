@@ -66,6 +66,7 @@ class Mosquitto:
             "pattern read crownhead/club/%u/cmd\n"
             "user hall\n"
             "topic read crownhead/club/#\n"
+            "topic write crownhead/club/+/cmd\n"
         )
         (folder / "mosquitto.conf").write_text(
             f"listener {self.port} 127.0.0.1\n"
@@ -117,6 +118,7 @@ def hall(mosquitto: Mosquitto) -> Iterator[Hall]:
     listener = HallListener(h, mosquitto.url("hall"))
     listener.start()
     assert listener.connected.wait(10)
+    time.sleep(1.5)  # the broker saves the hall's session (autosave_interval 1)
     yield h
     listener.close()
 
@@ -200,3 +202,63 @@ def test_a_board_that_loses_the_network_for_30_s_catches_up(mosquitto: Mosquitto
         assert wait_for(lambda: hall.boards()[0]["moves"] == moves, 90)
     finally:
         publisher.close(flush_s=0)
+
+
+def test_the_arbiter_sends_a_board_commands_and_a_board_cannot_command_another(mosquitto: Mosquitto, hall: Hall, tmp_path: Path) -> None:
+    import json
+
+    import paho.mqtt.client as mqtt
+
+    from firmware.hall.commands import attach_commands
+    from firmware.hall.board import app_state
+    from firmware.link.host import LinkConfig
+    from test_app_rig import Rig
+
+    rig = Rig(tmp_path / "state")
+    settings = HallSettings(mosquitto.url("table-1"), "club", "table-1", commands=True)
+    publisher = BoardPublisher(settings, lambda: app_state(rig.app), connect=False)
+    publisher.attach(rig.app, events=False)
+    attach_commands(publisher, rig.app, LinkConfig())
+    publisher.start()
+    replies: list[dict] = []
+    arbiter = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    arbiter.username_pw_set("hall", "hall-pw")
+    arbiter.on_message = lambda c, u, m: replies.append(json.loads(m.payload)) if m.topic.endswith("/event") else None
+    arbiter.connect("127.0.0.1", mosquitto.port)
+    arbiter.subscribe("crownhead/club/table-1/event", qos=1)
+    arbiter.loop_start()
+    # Another board's account may not send table-1 a command: the ACL drops it.
+    other = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    other.username_pw_set("table-2", "table-2-pw")
+    other.connect("127.0.0.1", mosquitto.port)
+    other.loop_start()
+    try:
+        assert wait_for(lambda: publisher.connected, 10)
+        time.sleep(0.3)
+        other.publish("crownhead/club/table-1/cmd", b"names Mallory;Eve", qos=1).wait_for_publish(5)
+        arbiter.publish("crownhead/club/table-1/cmd", b"names Ann;Bob", qos=1).wait_for_publish(5)
+
+        def answered() -> bool:
+            rig.wait(20)
+            return any(r.get("event") == "reply" and r.get("cmd") == "names" for r in replies)
+
+        assert wait_for(answered, 20)
+        names = [r for r in replies if r.get("event") == "reply" and r.get("cmd") == "names"]
+        assert len(names) == 1 and names[0]["ok"] is True
+        assert wait_for(lambda: (rig.wait(20), any(b["black"] == "Ann" for b in hall.boards()))[1], 20), (hall.boards(), publisher.pending, publisher.sent)
+        assert not any(b["black"] == "Mallory" for b in hall.boards())
+        # A garbled line gets the link's error reply and changes nothing.
+        arbiter.publish("crownhead/club/table-1/cmd", b"frobnicate", qos=1).wait_for_publish(5)
+        assert wait_for(lambda: (rig.wait(20), any(r.get("event") == "error" and r.get("code") == "unknown-command" for r in replies))[1], 20)
+    finally:
+        arbiter.loop_stop()
+        other.loop_stop()
+        publisher.close(flush_s=0)
+        rig.app.close()
+
+
+def test_commands_need_a_broker_account() -> None:
+    from firmware.config import FieldError
+
+    with pytest.raises(FieldError, match="need the board's broker account"):
+        HallSettings("mqtt://127.0.0.1", "club", "table-1", commands=True).validate()

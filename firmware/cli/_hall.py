@@ -4,28 +4,51 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
+from firmware.config import FieldError
 from firmware.events import Event
 from firmware.hall.board import BoardPublisher, HallSettings, replay_state
 
 __all__ = ["add_hall_arguments", "hall_from_args", "publish_replay"]
 
 
-def add_hall_arguments(p: argparse.ArgumentParser) -> None:
+def add_hall_arguments(p: argparse.ArgumentParser, *, commands: bool = False) -> None:
     g = p.add_argument_group("tournament hall (MQTT)")
     g.add_argument("--mqtt", metavar="URL", help="report to the MQTT broker at URL (mqtt://[user:pass@]host[:port] or mqtts://...)")
-    g.add_argument("--hall", metavar="NAME", default="hall", help="the hall's name in the topics (default: hall)")
-    g.add_argument("--board", metavar="NAME", default="board", help="this board's name in the topics (default: board)")
+    g.add_argument("--hall", metavar="NAME", help="the hall's name in the topics (default: [mqtt] hall, else hall)")
+    g.add_argument("--board", metavar="NAME", help="this board's name in the topics (default: [mqtt] board, else board)")
     g.add_argument("--mqtt-ca", metavar="FILE", help="with mqtts://: the CA certificate file")
+    if commands:
+        g.add_argument("--mqtt-commands", action="store_true",
+                       help="take the host link's commands from the hall (needs a broker account; see docs/hall.md)")
 
 
-def hall_from_args(args: argparse.Namespace) -> HallSettings | None:
-    """The hall settings the options give (None without ``--mqtt``); ValueError if bad."""
-    if not args.mqtt:
+def hall_from_args(args: argparse.Namespace, config: Any = None) -> HallSettings | None:
+    """The ``[mqtt]`` section of ``config`` (a :class:`~firmware.config.Config`) with the
+    options applied; None when neither names a broker. ValueError naming the problem."""
+    settings = config.get(HallSettings) if config is not None else HallSettings()
+    changes: dict[str, Any] = {}
+    if args.mqtt:
+        changes["url"] = args.mqtt
+    if args.hall is not None:
+        changes["hall"] = args.hall
+    if args.board is not None:
+        changes["board"] = args.board
+    if args.mqtt_ca:
+        changes["cafile"] = args.mqtt_ca
+    if getattr(args, "mqtt_commands", False):
+        changes["commands"] = True
+    settings = replace(settings, **changes)
+    if not settings.url:
+        if changes:
+            raise ValueError("--hall, --board and --mqtt-ca need a broker: --mqtt URL or [mqtt] url")
         return None
-    settings = HallSettings(args.mqtt, args.hall, args.board, args.mqtt_ca)
-    settings.validate()
+    try:
+        settings.validate()
+    except FieldError as exc:
+        raise ValueError(f"mqtt.{exc.key}: {exc.message}") from None
     return settings
 
 

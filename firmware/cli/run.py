@@ -27,6 +27,7 @@ from firmware.web.server import WebServer
 from firmware.web.settings import WebConfig
 from firmware.cli._hall import add_hall_arguments, hall_from_args
 from firmware.hall.board import BoardPublisher, app_state
+from firmware.hall.commands import attach_commands
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
 from firmware.app.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
 from firmware.storage.store import GameStore, StoreError, default_state_dir
@@ -104,7 +105,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "docs/web.md) (default: web.listen in the configuration, else no page)",
     )
     add_sim_arguments(p)
-    add_hall_arguments(p)
+    add_hall_arguments(p, commands=True)
     add_referee_arguments(p, names=False)
     add_rules_arguments(p)
     p.set_defaults(func=run)
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
     try:
-        hall_settings = hall_from_args(args)
+        hall_settings = hall_from_args(args, config)
     except ValueError as exc:
         return _fail(str(exc))
     if link_config.port and link_config.plays != "both" and mode == "computer":
@@ -234,8 +235,13 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     publisher = None
     if hall_settings is not None:
-        publisher = BoardPublisher(hall_settings, lambda: app_state(app))
-        publisher.attach(app)
+        publisher = BoardPublisher(hall_settings, lambda: app_state(app), connect=False)
+        if hall_settings.commands:
+            publisher.attach(app, events=False)
+            attach_commands(publisher, app, link_config)
+        else:
+            publisher.attach(app)
+        publisher.start()  # connected once commands, if any, have somewhere to go
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:

@@ -12,17 +12,19 @@ before ``max_queue`` moves are waiting. The state is one slot, always the newest
 from __future__ import annotations
 
 import json
+import re
 import logging
 import ssl
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 
-from firmware.events import Event, MoveMade
+from firmware.config import FieldError, config_section
+from firmware.events import Event
 from firmware.hall.topics import BrokerUrl, check_name, topic
 
 __all__ = ["HallSettings", "BoardPublisher"]
@@ -30,6 +32,7 @@ __all__ = ["HallSettings", "BoardPublisher"]
 log = logging.getLogger(__name__)
 
 #: Kinds of events kept over all others when the queue overflows.
+_KIND = re.compile(rb'"event":"([a-z-]{1,32})"')
 _KEEP = frozenset({"move", "takeback", "game-over", "new-game", "caution", "forfeit", "condoned", "crown"})
 
 
@@ -39,22 +42,50 @@ class StateSource(Protocol):
     def __call__(self) -> Mapping[str, Any]: ...
 
 
+@config_section("mqtt")
 @dataclass(frozen=True, slots=True)
 class HallSettings:
-    """Where a board reports: ``url`` (``mqtt://`` or ``mqtts://``), its hall and its name."""
+    """Where a board reports (``crownhead run --mqtt URL``): the ``[mqtt]`` section.
 
-    url: str
+    ``url``: ``mqtt://[user[:password]@]host[:port]`` or ``mqtts://...`` (TLS); empty: no
+    hall. ``username``/``password``: the board's broker account, if not in the URL.
+    ``cafile``: with ``mqtts://``, the CA certificate. ``hall``, ``board``: the names in
+    the topics. ``commands``: take the host link's commands from the hall on the
+    board's ``cmd`` topic (needs a broker account). ``max_queue``: events kept while the
+    broker is away.
+    """
+
+    url: str = ""
     hall: str = "hall"
     board: str = "board"
     cafile: str | None = None
     max_queue: int = 10_000
+    username: str = ""
+    password: str = ""
+    commands: bool = False
 
-    def validate(self) -> BrokerUrl:
-        check_name(self.hall, "hall")
-        check_name(self.board, "board")
-        if self.max_queue < 10:
-            raise ValueError("max_queue must be at least 10")
-        return BrokerUrl.parse(self.url)
+    def validate(self) -> BrokerUrl | None:
+        """The broker's URL with the account applied (None: no hall); FieldError naming the key."""
+        for key in ("hall", "board"):
+            try:
+                check_name(getattr(self, key), key)
+            except ValueError as exc:
+                raise FieldError(key, str(exc)) from None
+        if not 10 <= self.max_queue <= 1_000_000:
+            raise FieldError("max_queue", f"must be within 10-1000000, got {self.max_queue}")
+        if not self.url:
+            if self.commands:
+                raise FieldError("commands", "commands from the hall need a broker: set url")
+            return None
+        try:
+            url = BrokerUrl.parse(self.url)
+        except ValueError as exc:
+            raise FieldError("url", str(exc)) from None
+        if self.username:
+            url = replace(url, username=self.username, password=self.password or None)
+        if self.commands and url.username is None:
+            raise FieldError("commands", "commands from the hall need the board's broker account (username and password)")
+        return url
 
 
 class BoardPublisher:
@@ -67,7 +98,10 @@ class BoardPublisher:
 
     def __init__(self, settings: HallSettings, state: StateSource, *, connect: bool = True) -> None:
         self.settings = settings
-        self.url = settings.validate()
+        url = settings.validate()
+        if url is None:
+            raise ValueError("no broker to report to: give the [mqtt] url")
+        self.url = url
         self._state_source = state
         self._topic = {k: topic(settings.hall, settings.board, k) for k in ("event", "state", "status")}
         self._lock = threading.Condition()
@@ -78,6 +112,10 @@ class BoardPublisher:
         self._connected = False
         self.dropped = 0
         self.sent = 0
+        #: Called (in the client's thread) with each message on the board's ``cmd``
+        #: topic; None: the board takes no commands and does not subscribe.
+        self.on_command: Callable[[bytes], None] | None = None
+        self._cmd_topic = topic(settings.hall, settings.board, "cmd")
         client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id=f"crownhead-{settings.hall}-{settings.board}",
@@ -92,6 +130,7 @@ class BoardPublisher:
         client.reconnect_delay_set(min_delay=1, max_delay=30)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
         self._client = client
         self._thread = threading.Thread(target=self._run, name="mqtt-board", daemon=True)
         if connect:
@@ -99,16 +138,27 @@ class BoardPublisher:
 
     # -- the application's side -----------------------------------------------------------
 
-    def attach(self, app: Any) -> None:
-        """Join ``app`` (an :class:`~firmware.app.application.App`) as a sink and a source."""
-        app.sinks.append(self.sink)
+    def attach(self, app: Any, *, events: bool = True) -> None:
+        """Join ``app`` (an :class:`~firmware.app.application.App`) as a source (the state)
+        and, with ``events``, a sink (without: a hall link sends the events, see
+        :mod:`firmware.hall.commands`)."""
+        if events:
+            app.sinks.append(self.sink)
         app.sources.append(self.poll)
 
     def sink(self, event: Event) -> None:
         """Queue one event, exactly as the link prints it; never blocks."""
         payload = json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False).encode()
+        self._queue(event.kind, payload)
+
+    def send_line(self, line: bytes) -> None:
+        """Queue one line of the link (an event or a reply) for the ``event`` topic."""
+        found = _KIND.search(line)
+        self._queue(found.group(1).decode() if found else "reply", line)
+
+    def _queue(self, kind: str, payload: bytes) -> None:
         with self._lock:
-            self._events.append((event.kind, payload))
+            self._events.append((kind, payload))
             if len(self._events) > self.settings.max_queue:
                 self._drop_one()
             self._dirty = True
@@ -160,12 +210,19 @@ class BoardPublisher:
             log.warning("mqtt: %s refused the board: %s", self.url, reason)
             return
         client.publish(self._topic["status"], b"online", qos=1, retain=True)
+        if self.on_command is not None:
+            client.subscribe(self._cmd_topic, qos=1)
         with self._lock:
             self._connected = True
             if self._state is None:
                 self._dirty = True  # a broker that restarted lost the retained state: send it again
             self._lock.notify()
         log.info("mqtt: connected to %s", self.url)
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        handler = self.on_command
+        if handler is not None and message.topic == self._cmd_topic:
+            handler(bytes(message.payload[:4096]))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         with self._lock:
@@ -270,6 +327,7 @@ def app_state(app: Any) -> dict[str, Any]:
         "clocks": {"black": clocks[BLACK], "white": clocks[WHITE]} if clocks else None,
         "match": app.matches.link_state() if getattr(app, "matches", None) is not None else None,
         "status": app.view().status,
+        "moves": _move_texts(game),
         "pdn": write_game(game, tags, result=result.score if result is not None else "*"),
     }
 
@@ -301,5 +359,15 @@ def replay_state(events: list[Event], start_fen: str | None, rules: Any, black: 
         "clocks": None,
         "match": None,
         "status": "replayed",
+        "moves": _move_texts(game),
         "pdn": write_game(game, {"Event": "Crownhead hall", "Black": black, "White": white}, result=result[0] if result else "*"),
     }
+
+
+def _move_texts(game: Any) -> list[str]:
+    """The game's moves as the ``move`` events name them (full routes where they differ)."""
+    out = []
+    for before, move in zip(game.positions, game.moves):
+        same = [m for m in before.legal_moves(game.rules) if m.start == move.start and m.end == move.end]
+        out.append(move.pdn(full=len(same) > 1))
+    return out

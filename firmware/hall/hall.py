@@ -107,6 +107,12 @@ class Hall:
                     return
                 if kind == "state":
                     record.state = body
+                    moves = body.get("moves")
+                    # The retained state carries the game's moves: a hall that missed events
+                    # (it was away while the board sent them) catches up from it.
+                    if isinstance(moves, list) and len(moves) <= 2000 and all(isinstance(m, str) for m in moves):
+                        if len(moves) >= len(record.moves) or record.moves[: len(moves)] != moves:
+                            record.moves = list(moves)
                 else:
                     self._event(record, body)
             else:
@@ -156,7 +162,11 @@ class HallListener:
     def __init__(self, hall: Hall, url: str, cafile: str | None = None) -> None:
         self.hall = hall
         self.url = BrokerUrl.parse(url)
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"crownhead-hall-{hall.name}")
+        # A persistent session: what boards publish while the hall is reconnecting (a
+        # broker restarted, the hall's network away) waits for it at the broker.
+        client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2, client_id=f"crownhead-hall-{hall.name}", clean_session=False
+        )
         if self.url.username is not None:
             client.username_pw_set(self.url.username, self.url.password)
         if self.url.tls:
