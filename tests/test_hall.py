@@ -12,6 +12,7 @@ import socket
 import time
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,7 @@ from rules import WCDF
 from rules.pdn import read_games
 
 from scriptgen import TINSLEY, game_script, sample
+from web_rig import browser  # noqa: F401  (the module's chromium, a fixture)
 
 
 def free_port() -> int:
@@ -138,3 +140,42 @@ def test_names_with_markup_are_data_in_the_csv_and_the_api() -> None:
     h.receive("crownhead/club/b1/state", json.dumps({"black": "<script>x</script>", "white": 'a,"b"', "ply": 3}).encode())
     assert h.boards()[0]["black"] == "<script>x</script>"
     assert '"a,""b"""' in h.results_csv()
+
+
+def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
+    h = Hall("club")
+    h.receive("crownhead/club/b1/event", json.dumps({"t": 1, "event": "move", "ply": 1, "move": "11-15"}).encode())
+    h.receive("crownhead/club/b1/state", json.dumps({"fen": "B:W:B", "ply": 3, "moves": ["11-15", "23-19", "8-11"]}).encode())
+    assert h.boards()[0]["moves"] == ["11-15", "23-19", "8-11"]
+    # A move event then goes on from there, a takeback cuts back.
+    h.receive("crownhead/club/b1/event", json.dumps({"t": 2, "event": "move", "ply": 4, "move": "22-17"}).encode())
+    h.receive("crownhead/club/b1/event", json.dumps({"t": 3, "event": "takeback", "ply": 4}).encode())
+    assert h.boards()[0]["moves"] == ["11-15", "23-19", "8-11"]
+
+
+def test_the_hall_page_in_a_real_browser_shows_every_board(broker: str, hall: tuple[Hall, str], browser: Any) -> None:
+    h, web = hall
+    for i in range(3):
+        state = {"fen": "B:W21,22:B1,K2", "ply": i, "black": f"<b>Ann {i}</b>", "white": "Bob", "moves": []}
+        publisher = BoardPublisher(HallSettings(broker, "club", f"table-{i}"), lambda s=state: s)
+        publisher.sink(MoveMade(1, 1, "black", "9-13", (9, 13), ()))
+        publisher.poll(0)
+        assert publisher.flush(10)
+        publisher.close(flush_s=0)
+    assert wait_for(lambda: len(h.boards()) == 3 and all(b["fen"] for b in h.boards()))
+    page = browser.new_page()
+    try:
+        page.goto(web + "/")
+        page.wait_for_selector("[data-board='table-2']")
+        assert page.locator(".board").count() == 3
+        # Pieces drawn from the FEN: 2 black (one a king), 2 white on each board.
+        assert page.locator("[data-board='table-0'] [data-piece]").count() == 4
+        assert page.locator("[data-board='table-0'] [data-piece='B']").count() == 1
+        # A name with markup is text on the page.
+        assert "<b>Ann 0</b>" in page.locator("[data-board='table-0'] .names").inner_text()
+        assert page.locator("[data-board='table-0'] .names b").count() == 0
+        page.locator("[data-board='table-1']").click()
+        page.wait_for_selector("#dmoves li")
+        assert page.locator("#dmoves li").all_inner_texts() == ["9-13"]
+    finally:
+        page.close()
