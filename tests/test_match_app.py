@@ -250,3 +250,18 @@ def test_the_link_state_and_event_carry_the_match(tmp_path: Path) -> None:
     for event in board.of("match"):
         assert len(encode_message(event)) <= 1024
     board.app.close()
+
+
+def test_the_text_log_says_what_the_match_did(tmp_path: Path) -> None:
+    from firmware.app.application import describe_event
+
+    state = tmp_path / "state"
+    MatchStore(state).save(new_match("Ana", "Ben", games=1, now="2026-11-30T20:15:00+00:00"))
+    board = Board(state)
+    board.do("11-15", "r")
+    board.app.close()
+    lines = [describe_event(e) for e in board.events if e.kind == "match"]
+    assert lines == [
+        "match 20261130-201500-Ana-Ben: game 1 of 1 begins, Ana has Black; Ana 0, Ben 0",
+        "match 20261130-201500-Ana-Ben: after game 1 of 1, Ana 1, Ben 0; Ana takes the match",
+    ]

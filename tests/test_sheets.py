@@ -293,3 +293,27 @@ def test_the_shared_games_all_make_sheets(shared_data: Path, tmp_path: Path, cap
     # Tinsley's game 541 stops at ply 123 (no piece on 32): its sheet says so.
     code, err = sheet(capsys, str(shared_data / "tinsley.pdn"), "--game", "541", "-o", str(out))
     assert code == 1 and "game 541, ply 123, 32-28: no piece on 32" in err
+
+
+def test_a_blank_match_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "blank-match.pdf"
+    assert sheet(capsys, "--blank", "--match", "-o", str(out)) == (0, "")
+    text = pdf_text(out)
+    assert "CHECKERS MATCH SCORE SHEET" in text and "Winner of the match:" in text
+    assert "a drawn game gives neither player a mark" in text and "Player 1" in text
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    assert "12" in lines and "13" not in lines
+
+
+def test_the_board_s_games_of_one_match_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Two matches between the same players in one export: --match takes the chosen game's.
+    tagged = []
+    for match_id, games in (("m1", ANA_BEN.split("\n\n")[:2]), ("m2", ANA_BEN.split("\n\n")[2:])):
+        tagged += [f'[Match "{match_id}"]\n{game.strip()}\n' for game in games]
+    path = tmp_path / "export.pdn"
+    path.write_text("\n".join(tagged))
+    out = tmp_path / "m2.pdf"
+    assert sheet(capsys, str(path), "--match", "--game", "3", "-o", str(out)) == (0, "")
+    text = pdf_text(out)
+    # Games 3 and 4 of the file: a draw (Ana Black), then Ana's win with White.
+    assert "Match score: Ana 1, Ben 0" in text

@@ -355,6 +355,13 @@ def describe_event(event: Event) -> str:
         return f"game saved ({event.result}) as {event.path}"
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, MatchScore):
+        of = f" of {event.games}" if event.games else ""
+        score = f"{event.first} {event.marks[0]}, {event.second} {event.marks[1]}"
+        if event.cause == "game-start":
+            return f"match {event.id}: game {event.number}{of} begins, {event.black} has Black; {score}"
+        end = f"; {event.winner} takes the match" if event.winner else ("; the match is drawn" if event.over else "")
+        return f"match {event.id}: after game {event.number}{of}, {score}{end}"
     data = event.to_json()
     return f"{data.pop('event')} " + " ".join(f"{k}={v}" for k, v in data.items() if k != "t")
 

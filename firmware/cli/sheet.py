@@ -7,7 +7,7 @@ import sys
 
 from firmware.cli._common import add_rules_arguments, rules_from_args
 from firmware.sheets.files import SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
-from firmware.sheets.pdf import PAPERS, blank_sheet
+from firmware.sheets.pdf import PAPERS, blank_sheet, match_sheet
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Write score sheets as a PDF: a game sheet for every game of PDN_FILE (or game "
             "N), the match sheet of its games between the same two players (--match), or a "
-            "blank sheet to fill in by hand (--blank). A game that does not replay gets a "
+            "blank sheet to fill in by hand (--blank; --blank --match: a blank match sheet). A game that does not replay gets a "
             "sheet of the moves read before the problem, and a message naming the game and "
             "ply (exit code 1). A file that cannot be read: exit code 2."
         ),
@@ -33,7 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="score the match with wins, draws and losses (a draw is half a point; the 1923 "
         "Standard Laws) instead of wins alone (a drawn game gives no mark)",
     )
-    p.add_argument("--blank", action="store_true", help="a blank game sheet, for a game played without the board")
+    p.add_argument(
+        "--blank", action="store_true",
+        help="a blank game sheet, for a game played without the board (with --match: a blank match sheet)",
+    )
     add_paper_argument(p)
     p.add_argument("-o", "--output", metavar="OUT.pdf", required=True, help="the PDF to write ('-': standard output)")
     add_rules_arguments(p)
@@ -73,9 +76,11 @@ def read_pdn(prog: str, name: str) -> str | None:
 def run(args: argparse.Namespace) -> int:
     prog = "crownhead sheet"
     if args.blank:
-        if args.pdn_file or args.game is not None or args.match:
-            print(f"{prog}: --blank takes no PDN file, --game or --match", file=sys.stderr)
+        if args.pdn_file or args.game is not None:
+            print(f"{prog}: --blank takes no PDN file or --game", file=sys.stderr)
             return 2
+        if args.match:
+            return write_pdf(prog, args.output, match_sheet(None, (), args.paper))
         return write_pdf(prog, args.output, blank_sheet(args.paper))
     if not args.pdn_file:
         print(f"{prog}: give a PDN file (or --blank for a blank sheet)", file=sys.stderr)

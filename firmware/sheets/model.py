@@ -207,12 +207,15 @@ class SheetGame:
 
 def match_of(games: list[SheetGame], *, focus: int = 0, count_draws: bool = False) -> tuple[Match, list[SheetGame]]:
     """The match of ``games`` (a file's games): those between the two players of game
-    ``focus`` (an index), in file order, with the games they are. The match is over:
+    ``focus`` (an index), in file order, with the games they are; when that game has a
+    ``Match`` tag (the board's games), only the games of that match. The match is over:
     the file's games are all it has."""
     if not games:
         raise ValueError("no games")
     a, b = games[focus].black, games[focus].white
-    chosen = [g for g in games if {g.black, g.white} == {a, b}]
+    tagged = games[focus].tag("Match")
+    # Games the board kept say which match they belong to; others are grouped by players.
+    chosen = [g for g in games if {g.black, g.white} == {a, b} and (not tagged or g.tag("Match") == tagged)]
     # The first of the chosen games names the players in its colours: Black first.
     players = (chosen[0].black, chosen[0].white)
     if players[0] == players[1]:

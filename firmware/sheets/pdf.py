@@ -474,12 +474,21 @@ def blank_sheet(paper: str = "letter") -> bytes:
 # -- match sheets ------------------------------------------------------------------------
 
 
-def match_sheet(match: Match, games: Sequence[SheetGame] = (), paper: str = "letter", *, title: str = "") -> bytes:
+def match_sheet(
+    match: Match | None,
+    games: Sequence[SheetGame] = (),
+    paper: str = "letter",
+    *,
+    title: str = "",
+    blank_games: int = 12,
+) -> bytes:
     """The match sheet: game by game who had Black, the result, each player's mark, the
     running score and the winner; ``games`` (the match's games, in order) give the
-    header's event, site and dates."""
-    pdf = _Doc(paper, f"Match {match.title}")
-    pdf.footer_text = f"Match {match.title}"
+    header's event, site and dates. ``match`` None: a blank match sheet of
+    ``blank_games`` rows, to mark by hand as seed 000's score sheet is."""
+    name = f"Match {match.title}" if match is not None else "Checkers match score sheet"
+    pdf = _Doc(paper, name)
+    pdf.footer_text = name
     pdf.add_page()
     y = pdf.title_line("CHECKERS MATCH SCORE SHEET", "Colours swap after every game")
     w = pdf.width
@@ -488,20 +497,25 @@ def match_sheet(match: Match, games: Sequence[SheetGame] = (), paper: str = "let
     pdf.field(MARGIN, y, w * 0.55, "Event", title or (first.tag("Event") if first else ""))
     pdf.field(MARGIN + w * 0.55, y, w * 0.45, "Site", first.tag("Site") if first else "")
     y += 9.5
-    pdf.field(MARGIN, y, w * 0.55, "Players (Black in game 1 first)", f"{match.first} v {match.second}")
+    pdf.field(MARGIN, y, w * 0.55, "Players (Black in game 1 first)",
+              f"{match.first} v {match.second}" if match is not None else "")
     pdf.field(MARGIN + w * 0.55, y, w * 0.45, "Dates",
               dates[0] if len(dates) == 1 else (f"{dates[0]} to {dates[-1]}" if dates else ""))
     y += 9.5
-    agreed = f"{match.games} agreed" if match.games else "open-ended"
-    scoring = (
-        "Wins, draws and losses: a win is 1 point, a draw 1/2 (1923 Standard Laws)"
-        if match.count_draws
-        else "Wins: a win is a mark; a drawn game gives neither player a mark"
-    )
-    pdf.field(MARGIN, y, w * 0.25, "Games", f"{len(match.counted)} played, {agreed}")
+    if match is None:
+        played, scoring = "", "A win is a mark for the winner; a drawn game gives neither player a mark"
+    else:
+        agreed = f"{match.games} agreed" if match.games else "open-ended"
+        played = f"{len(match.counted)} played, {agreed}"
+        scoring = (
+            "Wins, draws and losses: a win is 1 point, a draw 1/2 (1923 Standard Laws)"
+            if match.count_draws
+            else "Wins: a win is a mark; a drawn game gives neither player a mark"
+        )
+    pdf.field(MARGIN, y, w * 0.25, "Games", played)
     pdf.field(MARGIN + w * 0.25, y, w * 0.75, "Scoring", scoring)
     y += 13
-    names = (match.first, match.second)
+    names = (match.first, match.second) if match is not None else ("Player 1", "Player 2")
     cols = [("Game", 13.0), ("Black", 0.0), ("White", 0.0), ("Result", 18.0), ("Winner", 0.0),
             (names[0], 17.0), (names[1], 17.0), ("Score", 20.0)]
     fixed = sum(c for _, c in cols)
@@ -519,76 +533,92 @@ def match_sheet(match: Match, games: Sequence[SheetGame] = (), paper: str = "let
             x += cw
         return y + row
 
-    y = header(y)
-    a = b = 0  # running score in halves (draws count) or wins
-    for game in match.played:
-        if y + row > pdf.bottom:
-            pdf.add_page()
-            y = header(MARGIN)
-        mark_a = mark_b = ""
-        if game.finished:
-            if game.drawn:
-                if match.count_draws:
-                    a, b, mark_a, mark_b = a + 1, b + 1, "½", "½"
-                else:
-                    mark_a = mark_b = "-"
-            elif game.winner == names[0]:
-                a += 2 if match.count_draws else 1
-                mark_a, mark_b = "1", ("0" if match.count_draws else "")
-            else:
-                b += 2 if match.count_draws else 1
-                mark_a, mark_b = ("0" if match.count_draws else ""), "1"
-        score = (
-            f"{_pts(a, match)} - {_pts(b, match)}"
-            if game.finished
-            else "not counted"
-        )
-        winner = game.winner or ("Drawn" if game.drawn else "Unfinished")
-        cells = [f"{game.number}" + ("" if game.finished else "*"), game.black, game.white, game.result, winner,
-                 mark_a, mark_b, score]
+    def cells_row(y: float, cells: Sequence[str]) -> None:
         x = MARGIN
         for (label, cw), text in zip(cols, cells):
             pdf.rect(x, y, cw, row)
             pdf.put(x, y, cw, row, text, 9.5, "B" if label in names else "",
                     align="L" if label in ("Black", "White", "Winner") else "C")
             x += cw
+
+    y = header(y)
+    rows: list[list[str]] = []
+    if match is None:
+        rows = [[str(n)] + [""] * 7 for n in range(1, blank_games + 1)]
+    else:
+        a = b = 0  # running score in halves (draws count) or wins
+        for game in match.played:
+            mark_a = mark_b = ""
+            if game.finished:
+                if game.drawn:
+                    if match.count_draws:
+                        a, b, mark_a, mark_b = a + 1, b + 1, "½", "½"
+                    else:
+                        mark_a = mark_b = "-"
+                elif game.winner == names[0]:
+                    a += 2 if match.count_draws else 1
+                    mark_a, mark_b = "1", ("0" if match.count_draws else "")
+                else:
+                    b += 2 if match.count_draws else 1
+                    mark_a, mark_b = ("0" if match.count_draws else ""), "1"
+            score = f"{_pts(a, match)} - {_pts(b, match)}" if game.finished else "not counted"
+            winner = game.winner or ("Drawn" if game.drawn else "Unfinished")
+            rows.append([f"{game.number}" + ("" if game.finished else "*"), game.black, game.white, game.result,
+                         winner, mark_a, mark_b, score])
+    for cells in rows:
+        if y + row > pdf.bottom:
+            pdf.add_page()
+            y = header(MARGIN)
+        cells_row(y, cells)
         y += row
     # Totals.
-    sa, sb = match.standings
     x = MARGIN
     pdf.set_fill_color(235, 235, 235)
     total_w = sum(cw for _, cw in cols[:5])
     pdf.rect(x, y, total_w, row, style="DF")
     pdf.put(x, y, total_w, row, "Total", 9.5, "B", align="R")
     x += total_w
-    for standing, (_, cw) in zip((sa, sb), cols[5:7]):
+    for i, (_, cw) in enumerate(cols[5:7]):
         pdf.rect(x, y, cw, row, style="DF")
-        pdf.put(x, y, cw, row, match.marks(standing), 10, "B", align="C")
+        if match is not None:
+            pdf.put(x, y, cw, row, match.marks(match.standings[i]), 10, "B", align="C")
         x += cw
     pdf.rect(x, y, cols[7][1], row, style="DF")
     y += row + 6
     if y + 60 > pdf.bottom:
         pdf.add_page()
         y = MARGIN
-    pdf.put(MARGIN, y, w, 8, f"Match score: {match.score_text()}", 14, "B")
-    y += 8
-    pdf.put(MARGIN, y, w, 7, match.verdict(), 11)
-    y += 8
-    for standing in (sa, sb):
-        pdf.put(
-            MARGIN, y, w, 5,
-            f"{standing.name}: {_count(standing.wins, 'win')}, {_count(standing.draws, 'draw')}, "
-            f"{_count(standing.losses, 'loss')} ({standing.points} {'point' if standing.halves == 2 else 'points'}"
-            " with a draw worth 1/2)",
-            9, color=GREY,
-        )
+    if match is None:
+        pdf.put(MARGIN, y, w, 8, "Winner of the match:", 12, "B")
+        pdf.set_line_width(0.2)
+        pdf.line(MARGIN + 50, y + 6.5, MARGIN + w * 0.7, y + 6.5)
+        y += 10
+        pdf.put(MARGIN, y, w, 5, "Swap colours after each game. Count the marks at the end: most wins takes the match.",
+                8.5, color=GREY)
         y += 5
-    if any(not g.finished for g in match.played):
-        pdf.put(MARGIN, y, w, 5, "* an unfinished game: not counted, and played again with the same colours.", 8,
-                color=GREY)
-        y += 5
+        signatures = ["Player 1's signature", "Player 2's signature", "Referee"]
+    else:
+        sa, sb = match.standings
+        pdf.put(MARGIN, y, w, 8, f"Match score: {match.score_text()}", 14, "B")
+        y += 8
+        pdf.put(MARGIN, y, w, 7, match.verdict(), 11)
+        y += 8
+        for standing in (sa, sb):
+            pdf.put(
+                MARGIN, y, w, 5,
+                f"{standing.name}: {_count(standing.wins, 'win')}, {_count(standing.draws, 'draw')}, "
+                f"{_count(standing.losses, 'loss')} ({standing.points} "
+                f"{'point' if standing.halves == 2 else 'points'} with a draw worth 1/2)",
+                9, color=GREY,
+            )
+            y += 5
+        if any(not g.finished for g in match.played):
+            pdf.put(MARGIN, y, w, 5, "* an unfinished game: not counted, and played again with the same colours.", 8,
+                    color=GREY)
+            y += 5
+        signatures = [f"{match.first}'s signature", f"{match.second}'s signature", "Referee"]
     y += 4
-    for label in (f"{match.first}'s signature", f"{match.second}'s signature", "Referee"):
+    for label in signatures:
         y += 9
         pdf.set_line_width(0.2)
         pdf.line(MARGIN + 45, y, MARGIN + w * 0.7, y)
