@@ -265,3 +265,26 @@ def test_the_text_log_says_what_the_match_did(tmp_path: Path) -> None:
         "match 20261130-201500-Ana-Ben: game 1 of 1 begins, Ana has Black; Ana 0, Ben 0",
         "match 20261130-201500-Ana-Ben: after game 1 of 1, Ana 1, Ben 0; Ana takes the match",
     ]
+
+
+def test_crownhead_run_plays_the_match_of_the_match_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[match]\nalways = true\ngames = 2\nblack_name = "Ana"\nwhite_name = "Ben"\n')
+    script = tmp_path / "script.txt"
+    script.write_text("lift 11\nwait 300\nplace 15\nwait 800\npress resign\nwait 500\n")
+    state = tmp_path / "state"
+    args = ["run", "--script", str(script), "--state-dir", str(state), "--log", "json", "--config", str(config)]
+    assert main(args) == 0
+    import json
+
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    matches = [e for e in events if e["event"] == "match"]
+    assert [(e["cause"], e["number"], e["black"], e["marks"]) for e in matches] == [
+        ("game-start", 1, "Ana", ["0", "0"]), ("result", 1, "Ana", ["1", "0"])
+    ]
+    # The next run goes on with game 2, Ben with Black (a game without a move put away
+    # by `new` is no game: game 2 begins again).
+    script.write_text("wait 500\npress new\nwait 500\n")
+    assert main(args) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(e["number"], e["black"]) for e in events if e["event"] == "match"] == [(2, "Ben"), (2, "Ben")]
