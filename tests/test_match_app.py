@@ -200,7 +200,7 @@ def test_against_the_computer_the_machine_changes_colour_too(tmp_path: Path) -> 
 def test_in_referee_mode_each_ballot_is_played_twice_with_colours_reversed(tmp_path: Path) -> None:
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ann", "Bob", games=4))
-    referee = Referee(RefereeSettings(deck=True, seed=11))
+    referee = Referee(RefereeSettings(deck=True, seed=11, record_dir=str(tmp_path / "record")))
     board = Board(state, settings=AppSettings(mode="referee"), referee=referee)
     ballots = []
     for game in range(4):
@@ -217,6 +217,12 @@ def test_in_referee_mode_each_ballot_is_played_twice_with_colours_reversed(tmp_p
     assert [pair for pair, _ in match.ballots] == [1, 2]
     texts = [p.read_text() for p in GameStore(state).game_files()]
     assert [read_games(t).__next__().tags["Black"] for t in texts] == ["Ann", "Bob", "Ann", "Bob"]
+    # The referee's own records name the match too (their Round is the referee's).
+    records = sorted((tmp_path / "record").glob("game-*.pdn"))
+    tags = [next(read_games(p.read_text())).tags for p in records]
+    assert [(t["Match"], t["MatchGame"], t["Black"]) for t in tags] == [
+        (match.id, str(n), black) for n, black in zip(range(1, 5), ["Ann", "Bob", "Ann", "Bob"])
+    ]
 
 
 def test_the_match_section_begins_matches_by_itself(tmp_path: Path) -> None:

@@ -238,6 +238,8 @@ class MatchPlay:
             referee.set_names(black, white)
             match, ballot_events = self._ballot(match, referee, now)
             events += ballot_events
+            # The referee's own record (live.pdn, game-*.pdn) names the match too.
+            referee.tag({MATCH_TAG: match.id, "MatchGame": str(match.number)})
         notes += self._save(match)
         events.append(self._event(now, "game-start", match, match.number, black))
         return Seating(seated, (black, white), match_tags(match), self._notices(now, notes) + events)

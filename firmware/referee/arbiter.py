@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -382,6 +382,13 @@ class Referee(Overseer):
             self._save()
         else:
             self._pair_names(self.games + 1, black, white)
+
+    def tag(self, tags: Mapping[str, str]) -> None:
+        """More PDN tags for the game in progress's record (its match), kept through a restart."""
+        state = self.state
+        if state is not None and not state.over:
+            state.record.extra.update(tags)
+            self._save()
 
     def _pair_names(self, k: int, black: str, white: str) -> None:
         """Settings whose names give game ``k`` of the session ``black`` and ``white``."""
@@ -956,6 +963,7 @@ class Referee(Overseer):
             },
             "notes": {str(k): v for k, v in r.notes.items()},
             "clocks": {str(k): v for k, v in r.clocks.items()},
+            "extra": dict(r.extra),
             "over": state.over,
         }
 
@@ -979,6 +987,7 @@ class Referee(Overseer):
             r.date, r.round, r.black, r.white = str(data["date"]), str(data["round"]), state.black, state.white
             r.notes = {int(k): list(v) for k, v in data["notes"].items()}
             r.clocks = {int(k): int(v) for k, v in data["clocks"].items()}
+            r.extra = {str(k): str(v) for k, v in data.get("extra", {}).items()}
             state.cautions = {_color(k): int(v) for k, v in data["cautions"].items()}
             box = BallotBox(self.settings.ballot, self.settings.deck, self.settings.seed)
             for _ in data["drawn"]:

@@ -86,6 +86,8 @@ class TournamentRecord:
     #: The mover's time left after each ply, in milliseconds.
     clocks: dict[int, int] = field(default_factory=dict)
     reason: str | None = None
+    #: More tags, after the others (the match the game belongs to: ``Match``, ``MatchGame``).
+    extra: dict[str, str] = field(default_factory=dict)
 
     def note(self, ply: int, text: str) -> None:
         """Add a comment after ply ``ply`` (0: before the first move)."""
@@ -112,6 +114,8 @@ class TournamentRecord:
             tags["Refereeing"] = self.style
         if self.reason:
             tags["Termination"] = self.reason
+        for name, value in self.extra.items():
+            tags.setdefault(name, value)
         return tags
 
     def comments(self) -> dict[int, list[str]]:
