@@ -415,10 +415,12 @@ def _game_pages(pdf: _Doc, game: SheetGame | None) -> None:
     needed = grid.numbers()
     while done < needed:
         pdf.add_page()
-        y = pdf.title_line(f"Score sheet, continued: {game.black} v {game.white}" if game else "", "moves")
         left = needed - done
-        capacity_rows = int((pdf.bottom - y - 5) // ROW)
+        capacity_rows = int((pdf.bottom - MARGIN - 17) // ROW)
         rows_here = min(capacity_rows, -(-left // grid.groups))
+        last = done + rows_here * grid.groups
+        y = pdf.title_line(f"Score sheet, continued: {game.black} v {game.white}" if game else "",
+                           f"moves {done + 1} to {last}")
         y = grid.draw(y, done + 1, rows_here)
         done += rows_here * grid.groups
     block = 66.0
