@@ -83,6 +83,10 @@ __all__ = [
     "LightsConfig",
     "ButtonsConfig",
     "SimConfig",
+    "DisplayConfig",
+    "BuzzerConfig",
+    "DISPLAY_DRIVERS",
+    "I2C_PINS",
     "BACKENDS",
     "lights_backend",
     "buttons_backend",
@@ -736,10 +740,12 @@ class ButtonsConfig:
     backend: Literal["auto", "gpio", "serial", "none"] = "auto"
     pins: Mapping[str, int] = field(
         default_factory=lambda: MappingProxyType(
-            {"new": 16, "hint": 20, "takeback": 21, "claim": 26}
+            {"new": 16, "hint": 20, "takeback": 21, "claim": 26, "black": 14, "white": 15}
         )
     )
     bounce_ms: int = 50
+    #: A press of resign or of a side's own button held this long is a long press.
+    hold_ms: int = 1500
 
     def validate(self) -> None:
         for name, pin in self.pins.items():
@@ -750,6 +756,71 @@ class ButtonsConfig:
             _check_pin(f"pins.{name}", pin)
         _no_duplicates("buttons", {f"pins.{n}": p for n, p in self.pins.items()})
         _check_range("bounce_ms", self.bounce_ms, 0, 1000)
+        _check_range("hold_ms", self.hold_ms, 300, 10000)
+
+
+#: The display drivers: luma.oled device classes for 128x64 I2C OLEDs.
+DISPLAY_DRIVERS = ("none", "ssd1306", "sh1106")
+#: The addresses these controllers answer on (set by a jumper or solder bridge).
+DISPLAY_ADDRESSES = (0x3C, 0x3D)
+#: I2C bus -> its (SDA, SCL) GPIO pins on the 40-pin header.
+I2C_PINS = {1: (2, 3)}
+
+
+@config_section("display")
+@dataclass(frozen=True)
+class DisplayConfig:
+    """A small OLED beside the board (I2C): clocks, whose move, messages, the result."""
+
+    driver: str = "none"
+    port: int = 1
+    address: int = 0x3C
+    width: int = 128
+    height: int = 64
+    rotate: int = 0
+    #: Frames per second at most (redrawn only on change).
+    max_fps: float = 4.0
+    #: How often an absent display is looked for again.
+    retry_ms: int = 5000
+
+    def validate(self) -> None:
+        if self.driver not in DISPLAY_DRIVERS:
+            close = difflib.get_close_matches(self.driver, DISPLAY_DRIVERS, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise FieldError(
+                "driver", f'unknown display driver "{self.driver}"{hint}: one of {", ".join(DISPLAY_DRIVERS)}'
+            )
+        if self.port not in I2C_PINS:
+            raise FieldError("port", f"I2C bus {self.port} is not on the header pins; use 1 (GPIO2/3)")
+        if self.address not in DISPLAY_ADDRESSES:
+            raise FieldError(
+                "address",
+                f"0x{self.address:02X} is not an address an SSD1306 or SH1106 answers on "
+                "(0x3C, or 0x3D with its address jumper moved; `i2cdetect -y 1` shows it)",
+            )
+        if (self.width, self.height) != (128, 64):
+            raise FieldError("width", f"only 128x64 displays are supported, got {self.width}x{self.height}")
+        if self.rotate not in (0, 1, 2, 3):
+            raise FieldError("rotate", f"must be 0-3 (quarter turns), got {self.rotate}")
+        _check_range("max_fps", self.max_fps, 0.5, 30)
+        _check_range("retry_ms", self.retry_ms, 100, 600000)
+
+
+@config_section("buzzer")
+@dataclass(frozen=True)
+class BuzzerConfig:
+    """An optional buzzer: "passive" (a piezo driven with tones) or "active" (on/off)."""
+
+    kind: str = "none"
+    pin: int = 18
+    #: 0 (silent) - 1; an active buzzer is only on or off (any volume above 0 is on).
+    volume: float = 0.5
+
+    def validate(self) -> None:
+        if self.kind not in ("none", "passive", "active"):
+            raise FieldError("kind", f'must be "none", "passive" or "active", got "{self.kind}"')
+        _check_pin("pin", self.pin)
+        _check_range("volume", self.volume, 0.0, 1.0)
 
 
 @config_section("sim")
@@ -763,6 +834,8 @@ class SimConfig:
     swap: tuple[tuple[int, ...], ...] = ()
     dead_leds: tuple[int, ...] = ()
     hand_bounces: int = 2
+    #: The simulated buzzer rings the terminal's bell (it is silent unless asked).
+    sound: bool = False
 
     def validate(self) -> None:
         for key in ("stuck_closed", "stuck_open", "dead_leds"):
@@ -871,6 +944,12 @@ def used_pins(config: Config, backend: str | None = None) -> list[tuple[str, int
         pins.append(("lights.data_pin", config.lights.data_pin))
     if buttons_backend(config, board) == "gpio":
         pins += [(f"buttons.pins.{n}", p) for n, p in config.buttons.pins.items()]
+    if board != "sim":
+        if config.display.driver != "none":
+            sda, scl = I2C_PINS[config.display.port]
+            pins += [("display.port", sda), ("display.port", scl)]
+        if config.buzzer.kind != "none":
+            pins.append(("buzzer.pin", config.buzzer.pin))
     return pins
 
 

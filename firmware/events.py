@@ -38,6 +38,10 @@ __all__ = [
     "Huffed",
     "HuffTakenBack",
     "ForcedJump",
+    "DrawOffer",
+    "DrawDeclined",
+    "ResignAsked",
+    "Reopened",
     "Lights",
     "Final",
     "EVENT_KINDS",
@@ -195,6 +199,45 @@ class ForcedJump(Event):
     ply: int
     side: str
     move: str
+
+
+@dataclass(frozen=True, slots=True)
+class DrawOffer(Event):
+    """``side`` offered a draw at ply ``ply`` ("" when a shared button cannot tell who).
+
+    The offer stands until the next move; the other side's own offer agrees to it (a
+    ``game-over`` with reason ``agreement`` follows instead of a second offer).
+    """
+
+    kind: ClassVar[str] = "draw-offer"
+    ply: int
+    side: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDeclined(Event):
+    """``side`` (a computer, or the board for a side it cannot hear) declined a draw offer."""
+
+    kind: ClassVar[str] = "draw-declined"
+    side: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class ResignAsked(Event):
+    """``side`` pressed resign once: a second press before ``until`` (or a long press) resigns."""
+
+    kind: ClassVar[str] = "resign-confirm"
+    side: str
+    until: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reopened(Event):
+    """A resignation was taken back: the game goes on from the same position."""
+
+    kind: ClassVar[str] = "reopened"
+    ply: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hal.buttons import ButtonEvent, ButtonQueue, check_button_name
+from hal.buttons import DEFAULT_HOLD_MS, TIMED_BUTTONS, ButtonEvent, ButtonQueue, check_button_name
 from hal.clock import Clock
 from hal.errors import HardwareError, gpio_setup
 
@@ -18,6 +18,8 @@ class GpioButtons:
     Pins use the internal pull-up, so a button connects its pin to ground. gpiozero's
     ``bounce_time`` filters edges in the driver; :class:`ButtonQueue` adds a lockout on
     the injected clock so a bouncing contact yields one press on every pin factory.
+    The :data:`~hal.buttons.TIMED_BUTTONS` (resign, one button per side) are timed on
+    the injected clock too: a press held ``hold_ms`` is a long one.
     """
 
     def __init__(
@@ -27,11 +29,12 @@ class GpioButtons:
         *,
         bounce_ms: int = 50,
         pull_up: bool = True,
+        hold_ms: int = DEFAULT_HOLD_MS,
         pin_factory: Any = None,
     ) -> None:
         from gpiozero import Button
 
-        self._queue = ButtonQueue(clock, lockout_ms=bounce_ms)
+        self._queue = ButtonQueue(clock, lockout_ms=bounce_ms, hold_ms=hold_ms)
         self._buttons: dict[str, Any] = {}
         try:
             with gpio_setup("the button pins"):
@@ -47,7 +50,11 @@ class GpioButtons:
                         pin_factory=pin_factory,
                     )
                     # Bind the name now; gpiozero calls the handler from its own thread.
-                    button.when_pressed = self._handler(name)
+                    if name in TIMED_BUTTONS:
+                        button.when_pressed = self._edge(self._queue.down, name)
+                        button.when_released = self._edge(self._queue.up, name)
+                    else:
+                        button.when_pressed = self._handler(name)
                     self._buttons[name] = button
         except BaseException:
             self.close()
@@ -59,6 +66,17 @@ class GpioButtons:
             self._queue.press(name)
 
         return pressed
+
+    @staticmethod
+    def _edge(record: Callable[[str], object], name: str) -> Callable[..., None]:
+        def edge(*_args: object) -> None:
+            record(name)
+
+        return edge
+
+    def next_deadline(self) -> int | None:
+        """When a button held down now becomes a long press (the main loop polls then)."""
+        return self._queue.next_deadline()
 
     @property
     def names(self) -> list[str]:

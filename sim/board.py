@@ -276,13 +276,14 @@ class SimBoard:
 
     # -- buttons -----------------------------------------------------------------
     @_locked
-    def press(self, name: str) -> None:
+    def press(self, name: str, long: bool = False) -> None:
+        """Press button ``name`` (``long``: held down past the hold time)."""
         if name not in self.button_names:
             raise SimError(
                 f"this board has no button {name!r} (it has: {', '.join(self.button_names)})"
             )
         now = self._advance()
-        self.buttons._queue.press(name, now)
+        self.buttons._queue.press(name, now, long)
 
     # -- faults --------------------------------------------------------------------
     @_locked

@@ -209,6 +209,8 @@ def test_resign_and_claim_buttons(tmp_path: Path) -> None:
     rig = Rig(tmp_path)
     rig.do("11-15")
     rig.do("r", wait=100)
+    assert rig.of_kind("game-over") == [] and "press resign again" in rig.app.view().message
+    rig.do("r", wait=100)
     assert rig.of_kind("game-over") == [{"t": rig.of_kind("game-over")[0]["t"], "event": "game-over", "result": "1-0", "reason": "resign"}]
     assert rig.app.view().status == "Game over: Black wins (resignation)"
     # Black's pieces show the win.
@@ -281,7 +283,7 @@ def test_complete_two_player_games(tmp_path: Path, seed: int) -> None:
         saved = rig.of_kind("game-saved")
         assert saved and saved[-1]["result"] == reference.result.score
     else:
-        rig.do("r", wait=100)
+        rig.do("hold resign", wait=100)
         saved = rig.of_kind("game-saved")
     tags = GameFile.read(Path(saved[-1]["path"])).tags
     assert (tags["Black"], tags["White"]) == ("Ann", "Bob")

@@ -51,6 +51,7 @@ def test_resign_while_the_machine_is_to_move_resigns_the_person(tmp_path: Path) 
     rig.do("11-15")
     assert rig.of_kind("computer-move")[0]["side"] == "white"  # the machine is to move
     rig.do("r", wait=100)
+    rig.do("r", wait=100)
     over = rig.of_kind("game-over")
     assert [(e["result"], e["reason"]) for e in over] == [("0-1", "resign")]
     assert rig.app.view().status == "Game over: White wins (resignation)"

@@ -211,3 +211,37 @@ def test_console_operator_names_the_square_when_nothing_is_lit() -> None:
         "Place a piece on square 5 (a7).",
         "Square 5 (a7) is lit: place a piece on it.",
     ]
+
+
+def test_display_buzzer_and_every_button_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[display]\ndriver = "ssd1306"\n')
+    code, out, err = run(capsys, "--hal", "sim", "--config", str(config))
+    assert code == 0, out + err
+    assert "Display: checked" in out and "Buzzer: checked" in out
+    from hal.buttons import BUTTON_NAMES
+
+    pressed = out.split("Buttons pressed: ")[1].splitlines()[0].split(", ")
+    assert pressed == list(BUTTON_NAMES)  # listed in the order they were pressed
+    assert "Buttons never pressed" not in out
+
+
+def test_an_unplugged_display_is_a_fault() -> None:
+    clock = VirtualClock()
+    hw = open_hardware(default_config().replace("display", driver="sh1106"), clock)
+    assert hw.sim is not None and hw.display is not None
+    hw.display.unplug()
+    result = Selftest(hw, SimHand(hw.sim), idle=clock.advance, timeout_ms=2000).run()
+    hw.close()
+    assert result.faults == ["display: cannot be reached (simulated display: unplugged); check the wiring, I2C on and display.address"]
+
+
+def test_console_operator_lists_buttons_and_asks_about_the_display() -> None:
+    import io
+
+    out = io.StringIO()
+    answers = iter(["maybe", "n"])
+    operator = ConsoleOperator(out, interactive=True, ask=lambda _q: next(answers), idle=lambda ms: None)
+    assert operator.confirm("Does the display show SELF TEST?", lambda: True) is False
+    operator.request_buttons(["new", "black"])
+    assert "Answer y or n." in out.getvalue() and "Press every button in turn (new, black)" in out.getvalue()

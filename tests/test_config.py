@@ -39,7 +39,7 @@ def test_example_loads_and_matches_the_defaults() -> None:
     assert config == default_config()
 
 
-HARDWARE_SECTIONS = ("board", "sensors", "matrix", "shift", "serial", "lights", "buttons", "sim")
+HARDWARE_SECTIONS = ("board", "sensors", "matrix", "shift", "serial", "lights", "buttons", "display", "buzzer", "sim")
 
 
 def test_example_documents_every_hardware_key() -> None:

@@ -20,9 +20,34 @@ def press(factory: MockFactory, pin: int) -> None:
 
 
 def test_names() -> None:
-    assert {"new", "hint", "takeback", "claim", "resign", "adjust", "draw", "force"} == set(
+    assert {"new", "hint", "takeback", "claim", "resign", "adjust", "draw", "force",
+            "black_draw", "black_resign", "white_draw", "white_resign", "black", "white", "clock"} == set(
         BUTTON_NAMES
     )
+
+
+def test_per_side_buttons_tell_short_from_long_presses_on_the_injected_clock() -> None:
+    clock = VirtualClock(1000)
+    factory = MockFactory()
+    with_pins = GpioButtons({"black": 14, "white": 15, "black_draw": 7}, clock, bounce_ms=0,
+                            hold_ms=1500, pin_factory=factory)
+    try:
+        factory.pin(14).drive_low()
+        clock.advance(300)
+        factory.pin(14).drive_high()  # a short press of Black's button: a draw offer
+        assert with_pins.poll() == [ButtonEvent("black", 1000, False)]
+        factory.pin(15).drive_low()
+        assert with_pins.next_deadline() == 2800
+        clock.advance(1499)
+        assert with_pins.poll() == []
+        clock.advance(1)
+        assert with_pins.poll() == [ButtonEvent("white", 2800, True)]  # long: reported while held
+        factory.pin(15).drive_high()
+        assert with_pins.poll() == []  # its release says nothing more
+        press(factory, 7)  # an untimed button reports at once
+        assert with_pins.poll() == [ButtonEvent("black_draw", 2800, False)]
+    finally:
+        with_pins.close()
 
 
 def test_presses_are_named_and_timestamped() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.config import default_config
+from firmware.config import I2C_PINS, default_config
 from hal.buttons import BUTTON_NAMES
 from hal.lights import estimate_current_ma
 
@@ -49,6 +49,9 @@ def test_pin_plan_is_the_default_configuration() -> None:
         "shift CLK": config.shift.clock_pin,
         "shift QH (data)": config.shift.data_pin,
         "LED data (SPI MOSI)": config.lights.data_pin,
+        "display SDA (I2C)": I2C_PINS[config.display.port][0],
+        "display SCL (I2C)": I2C_PINS[config.display.port][1],
+        "buzzer": config.buzzer.pin,
     }
     assert {name: gpio for name, (gpio, _header) in plan.items()} == expected
 

@@ -111,5 +111,5 @@ def test_a_failure_releases_what_was_opened() -> None:
     squatter.close()
     # The matrix pins were released: the board opens now.
     hw = open_hardware(config, VirtualClock(), start=False, pin_factory=factory)
-    assert sorted(hw.buttons.names) == ["claim", "hint", "new", "takeback"]
+    assert sorted(hw.buttons.names) == ["black", "claim", "hint", "new", "takeback", "white"]
     hw.close()

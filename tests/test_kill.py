@@ -59,7 +59,7 @@ def script_from(moves: list[Move], ply: int, rng: random.Random, resign: bool) -
         game.play(move)
     text = script_text(game_actions(flagged, rng))
     if resign:
-        text += "\nwait 800\npress resign"
+        text += "\nwait 800\nhold resign"
     return text + "\nwait 800\n"
 
 

@@ -219,7 +219,7 @@ def test_a_resignation_on_one_board_ends_the_game_on_both(pair: Pair) -> None:
     moves = random_game(8)
     for move in moves[:3]:
         pair.play(move)
-    pair.b.sim.press("resign")  # White to move resigns
+    pair.b.sim.press("resign", long=True)  # White to move resigns (a long press)
     pair.b.run_for(100)
     pair.wait(lambda: pair.a.game.is_over, "A's game over")
     same_game(pair)

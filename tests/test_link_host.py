@@ -532,3 +532,35 @@ def test_the_link_cannot_take_the_serial_boards_own_port(tmp_path: Path) -> None
                       "--state-dir", str(tmp_path / "state"), cwd=tmp_path)
     assert done.returncode == 2 and "cannot share /dev/ttyACM0" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_per_side_draw_and_resign_commands(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    host, board = rig.host, rig.board
+    try:
+        assert host.request("draw black")["draw"] == "offered"
+        assert host.event("draw-offer")["side"] == "black"
+        assert host.request("draw black")["draw"] == "offered"  # the same side: no agreement
+        assert not board.game.is_over
+        assert host.request("draw white")["draw"] == "agreed"
+        over = host.event("game-over")
+        assert (over["result"], over["reason"]) == ("1/2-1/2", "agreement")
+        assert host.request("resign white")["code"] == "not-now"
+        assert host.request("draw grey")["code"] == "bad-argument"
+    finally:
+        rig.close()
+
+
+def test_a_linked_side_speaks_only_for_itself(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, plays="black")
+    host, board = rig.host, rig.board
+    try:
+        assert host.request("resign black")["code"] == "wrong-side"  # Black is played here
+        assert host.request("draw black")["code"] == "wrong-side"
+        assert not board.game.is_over
+        assert host.request("resign white") == {
+            "t": 0, "event": "reply", "cmd": "resign", "ok": True, "side": "white", "result": "1-0"
+        } | {"t": host.lines[-1]["t"]}
+        assert board.game.result is not None and board.game.result.reason == "resign"
+    finally:
+        rig.close()

@@ -121,6 +121,8 @@ GOOD = {
     "follow": Command("follow"),
     "rules Russian": Command("rules", ("russian", ())),
     "rules english huffing captures-optional": Command("rules", ("english", ("huffing", "captures-optional"))),
+    "draw White": Command("draw", ("white",)),
+    "resign black": Command("resign", ("black",)),
 }
 
 
@@ -149,6 +151,8 @@ BAD = {
     "play 111-15": "bad-argument",
     "hint": "bad-argument",
     "hint maybe": "bad-argument",
+    "draw": "bad-argument",
+    "resign both": "bad-argument",
     "mode casual": "bad-argument",
     "names Ann": "bad-argument",
     "names Ann;": "bad-argument",

@@ -90,17 +90,17 @@ def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixtu
     board = Board(state)
     assert board.names() == ("Ana", "Ben")
     assert board.app.view().match == "Match, game 1 of 4: Ana 0, Ben 0"
-    board.do("11-15", "r")  # White (Ben) resigns: Ana wins game 1 with Black
+    board.do("11-15", "hold resign")  # White (Ben) resigns: Ana wins game 1 with Black
     board.new_game()
     assert board.names() == ("Ben", "Ana")  # colours swap after every game
-    board.do("11-15", "r")  # White (Ana) resigns: Ben wins game 2 with Black
+    board.do("11-15", "hold resign")  # White (Ana) resigns: Ben wins game 2 with Black
     board.new_game()
     assert board.names() == ("Ana", "Ben")
     board.do("9-13")
     board.agree_draw()  # game 3 is drawn: no mark for either
     board.new_game()
     assert board.names() == ("Ben", "Ana")
-    board.do("r")  # Black (Ben) resigns at once: Ana wins game 4 with White
+    board.do("hold resign")  # Black (Ben) resigns at once: Ana wins game 4 with White
     results = [e for e in board.of("match") if e["cause"] == "result"]
     assert [(e["number"], e["black"], e["marks"]) for e in results] == [
         (1, "Ana", ["1", "0"]), (2, "Ben", ["1", "1"]), (3, "Ana", ["1", "1"]), (4, "Ben", ["2", "1"])
@@ -114,7 +114,7 @@ def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixtu
     # The next game is no game of the match.
     board.new_game()
     assert len([e for e in board.of("match") if e["cause"] == "game-start"]) == 4
-    board.do("11-15", "r")
+    board.do("11-15", "hold resign")
     board.app.close()
 
     files = GameStore(state).game_files()
@@ -145,7 +145,7 @@ def test_the_match_resumes_after_a_power_cut(tmp_path: Path) -> None:
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ana", "Ben", games=2))
     board = Board(state)
-    board.do("11-15", "r")
+    board.do("11-15", "hold resign")
     board.new_game()
     board.do("11-15")
     board.app.close()  # the power goes in game 2
@@ -154,7 +154,7 @@ def test_the_match_resumes_after_a_power_cut(tmp_path: Path) -> None:
     assert again.of("game-start")[-1]["resumed"] is True
     assert again.names() == ("Ben", "Ana")
     assert again.app.view().match == "Match, game 2 of 2: Ana 1, Ben 0"
-    again.do("22-18", "r")  # Black (Ben) resigns
+    again.do("22-18", "hold resign")  # Black (Ben) resigns
     (result,) = [e for e in again.of("match") if e["cause"] == "result"]
     assert result["number"] == 2 and result["marks"] == ["2", "0"] and result["winner"] == "Ana"
     again.app.close()
@@ -166,7 +166,7 @@ def test_a_result_written_just_before_a_power_cut_is_counted(tmp_path: Path) -> 
     store.save(new_match("Ana", "Ben", games=4))
     before = store.load()
     board = Board(state)
-    board.do("11-15", "r")
+    board.do("11-15", "hold resign")
     board.app.close()
     assert before is not None and len(store.load().played) == 1
     store.save(before)  # as if the power went after the PDN was written, before the match file
@@ -184,11 +184,11 @@ def test_against_the_computer_the_machine_changes_colour_too(tmp_path: Path) -> 
     players: dict[Color, Player] = {BLACK: Human("Ana"), WHITE: RandomMover(3)}
     board = Board(state, settings=AppSettings(mode="computer"), players=players)
     assert board.app.players[WHITE].is_human is False
-    board.do("r")  # Ana resigns for her own side
+    board.do("hold resign")  # Ana resigns for her own side
     board.new_game()
     assert board.app.players[BLACK].is_human is False and board.app.players[WHITE].name == "Ana"
     assert board.of("computer-move")  # the machine, now Black, moved first
-    board.do("f", "r")  # its move made on the board, Ana resigns again
+    board.do("f", "hold resign")  # its move made on the board, Ana resigns again
     board.app.close()
     games = [GameFile.read(p).tags for p in GameStore(state).game_files()]
     assert [(t["Black"], t["White"], t["Result"]) for t in games] == [
@@ -206,7 +206,7 @@ def test_in_referee_mode_each_ballot_is_played_twice_with_colours_reversed(tmp_p
     for game in range(4):
         ballots.append(referee.ballot.number if referee.ballot else None)
         assert board.names() [0].startswith(("Ann", "Bob"))
-        board.do("r")  # the side to move resigns before the ballot is played
+        board.do("hold resign")  # the side to move resigns before the ballot is played
         if game < 3:
             board.new_game()
     board.app.close()
@@ -229,9 +229,9 @@ def test_the_match_section_begins_matches_by_itself(tmp_path: Path) -> None:
     state = tmp_path / "state"
     settings = AppSettings(black_name="Ana", white_name="Ben", match=MatchConfig(always=True, games=2))
     board = Board(state, settings=settings, players={BLACK: Human("Ana"), WHITE: Human("Ben")})
-    board.do("11-15", "r")
+    board.do("11-15", "hold resign")
     board.new_game()
-    board.do("11-15", "r")  # Ben wins game 2: the match is over, level
+    board.do("11-15", "hold resign")  # Ben wins game 2: the match is over, level
     assert board.app.view().match == "Match over: The match is drawn, 1 game each"
     board.new_game()  # a new match begins with the next game
     starts = [e for e in board.of("match") if e["cause"] == "game-start"]
@@ -247,7 +247,7 @@ def test_the_link_state_and_event_carry_the_match(tmp_path: Path) -> None:
     long_a, long_b = "Á" * 40, "Ø" * 40
     MatchStore(state).save(new_match(long_a, long_b, games=3))
     board = Board(state)
-    board.do("11-15", "r")
+    board.do("11-15", "hold resign")
     link_state = board.app.matches.link_state()
     assert link_state is not None
     assert link_state["players"] == [long_a, long_b] and link_state["marks"] == ["1", "0"]

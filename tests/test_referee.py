@@ -335,11 +335,24 @@ def test_offences_are_counted_per_side() -> None:
 
 @pytest.mark.parametrize("style", STYLES)
 def test_draw_by_agreement(style: str) -> None:
-    events = run("lift 9\nwait 100\nplace 13\nwait 500\npress draw\nwait 2000\npress draw\nwait 100\n", style=style)
+    events = run("lift 9\nwait 100\nplace 13\nwait 500\npress black_draw\nwait 2000\npress white_draw\nwait 100\n", style=style)
     (offer,) = of(events, "draw-offer")
-    assert offer["ply"] == 1
+    assert offer["ply"] == 1 and offer["side"] == "black"
     (over,) = of(events, "game-over")
     assert over["result"] == "1/2-1/2" and over["reason"] == "agreement" and over["t"] == 2600
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_one_person_cannot_agree_a_draw(style: str) -> None:
+    # Before: the shared draw button pressed twice ended the game as agreed, even with a
+    # warning showing. The board cannot tell who pressed it: both presses are offers.
+    events = run("lift 9\nwait 100\nplace 13\nwait 500\npress draw\nwait 2000\npress draw\nwait 100\n", style=style)
+    assert [(o["ply"], o["side"]) for o in of(events, "draw-offer")] == [(1, ""), (1, "")]
+    assert not of(events, "game-over")
+    # The same side's own button twice is no agreement either; nor is a shared press.
+    events = run("lift 9\nwait 100\nplace 13\nwait 500\npress black_draw\nwait 100\npress black_draw\nwait 100\npress draw\nwait 100\n", style=style)
+    assert [o["side"] for o in of(events, "draw-offer")] == ["black", "black", ""]
+    assert not of(events, "game-over")
 
 
 @pytest.mark.parametrize("style", STYLES)
@@ -439,6 +452,8 @@ def test_no_legal_move_ends_the_game(style: str) -> None:
 @pytest.mark.parametrize("style", STYLES)
 def test_resign_resigns_for_the_side_to_move(style: str) -> None:
     events = run("lift 9\nwait 100\nplace 13\nwait 500\npress resign\nwait 100\n", style=style)
+    assert [e["side"] for e in of(events, "resign-confirm")] == ["white"] and not of(events, "game-over")
+    events = run("lift 9\nwait 100\nplace 13\nwait 500\npress resign\nwait 1000\npress resign\nwait 100\n", style=style)
     (over,) = of(events, "game-over")
     assert over["result"] == "1-0" and over["reason"] == "resign"
 
@@ -447,8 +462,10 @@ def test_resign_resigns_for_the_side_to_move(style: str) -> None:
 def test_flag_fall_loses_on_time(style: str) -> None:
     events = run("lift 9\nwait 1000\nplace 13\nwait 6000\n", style=style, clock=TimeControl.parse("5"))
     clocks = of(events, "clock")
-    assert clocks[0] == {"t": 0, "event": "clock", "black": 5000, "white": 5000, "running": "black"}
-    assert clocks[1] == {"t": 1330, "event": "clock", "black": 3670, "white": 5000, "running": "white"}
+    # Black's time starts with Black's first lift (seen at 30 ms, once debounced).
+    assert clocks[0] == {"t": 0, "event": "clock", "black": 5000, "white": 5000, "running": ""}
+    assert clocks[1] == {"t": 30, "event": "clock", "black": 5000, "white": 5000, "running": "black"}
+    assert clocks[2] == {"t": 1330, "event": "clock", "black": 3700, "white": 5000, "running": "white"}
     (flag,) = of(events, "flag")
     assert flag == {"t": 6330, "event": "flag", "side": "white"}
     (over,) = of(events, "game-over")
@@ -457,12 +474,13 @@ def test_flag_fall_loses_on_time(style: str) -> None:
 
 
 def test_the_clock_switches_when_the_board_accepts_the_move() -> None:
-    # The move settles at 4990 ms, 10 ms before Black's flag: in time.
-    ok = run("lift 9\nwait 4660\nplace 13\nwait 1000\n", clock=TimeControl.parse("5"))
-    assert not of(ok, "flag") and of(ok, "move")[0]["t"] == 4990
-    # Settling at 5000 ms is too late: the flag fell first, the move is not accepted.
-    late = run("lift 9\nwait 4670\nplace 13\nwait 1000\n", clock=TimeControl.parse("5"))
-    assert of(late, "flag") == [{"t": 5000, "event": "flag", "side": "black"}]
+    # Black's time starts at the lift (30 ms, debounced). The move settles at 5020 ms,
+    # 10 ms before Black's flag: in time.
+    ok = run("lift 9\nwait 4690\nplace 13\nwait 1000\n", clock=TimeControl.parse("5"))
+    assert not of(ok, "flag") and of(ok, "move")[0]["t"] == 5020
+    # Settling at 5030 ms is too late: the flag fell first, the move is not accepted.
+    late = run("lift 9\nwait 4700\nplace 13\nwait 1000\n", clock=TimeControl.parse("5"))
+    assert of(late, "flag") == [{"t": 5030, "event": "flag", "side": "black"}]
     assert not of(late, "move") and of(late, "game-over")[0]["result"] == "0-1"
 
 
@@ -470,7 +488,7 @@ def test_increment_and_moves_in_time_on_the_clock_events() -> None:
     events = run(moves_script(["9-13", "22-18", "13x22"][:2]), clock=TimeControl.parse("1/60+2:30"))
     clocks = of(events, "clock")
     # Black's first move ends its first period: 30 s more, and the 2 s increment.
-    assert clocks[1]["black"] == 60_000 - 430 + 2_000 + 30_000
+    assert clocks[2]["black"] == 60_000 - 400 + 2_000 + 30_000  # from the lift at 30 ms
 
 
 # -- ballots --------------------------------------------------------------------------------------
@@ -538,9 +556,9 @@ def test_replay_command_line() -> None:
     )
     assert done.returncode == 0, done.stderr
     out = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [o["event"] for o in out] == ["clock", "ballot", "move", "clock", "final"]
+    assert [o["event"] for o in out] == ["clock", "ballot", "clock", "move", "clock", "final"]
     # During the ballot a lifted piece is no offence: the board only wants 9-13.
-    assert out[2]["move"] == "9-13"
+    assert out[3]["move"] == "9-13"
 
 
 @pytest.mark.parametrize(
@@ -581,7 +599,7 @@ def test_host_sets_the_ballot_before_the_first_move_only() -> None:
     events = referee.declare("0-1", "forfeit", 2000)
     assert [e.to_json() for e in events] == [
         {"t": 2000, "event": "game-over", "result": "0-1", "reason": "forfeit"},
-        {"t": 2000, "event": "clock", "black": 59600, "white": 58400, "running": ""},
+        {"t": 2000, "event": "clock", "black": 59700, "white": 58400, "running": ""},  # from the lift at 100
     ]
     assert referee.expected is None and "[Termination \"forfeit\"]" in referee.pdn()
 
@@ -605,7 +623,7 @@ def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> N
 def test_a_draw_offered_right_after_ones_move_is_not_declined_by_it(style: str) -> None:
     # Black moves and offers 80 ms later (the move settles only at 430): the offer is
     # made after ply 1, and White's press accepts it.
-    events = run("lift 9\nwait 100\nplace 14\nwait 80\npress draw\nwait 600\npress draw\nwait 500\n", style=style)
+    events = run("lift 9\nwait 100\nplace 14\nwait 80\npress black_draw\nwait 600\npress white_draw\nwait 500\n", style=style)
     (offer,) = of(events, "draw-offer")
     assert offer["ply"] == 1
     assert kinds(events, "move", "draw-offer") == ["move", "draw-offer"]

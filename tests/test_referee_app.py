@@ -106,11 +106,11 @@ def _pair_hands(first: Any, second: Any) -> list[Action]:
     press = lambda name: Action("press", name)  # noqa: E731
     return (
         game_actions(crowning_flags(first.start, tuple(first.moves)), random.Random(1))
-        + [wait(1000), press("draw"), wait(500), press("draw"), wait(1000), press("new"), wait(200)]
+        + [wait(1000), press("black_draw"), wait(500), press("white_draw"), wait(1000), press("new"), wait(200)]
         + _reset_to_start(first.positions[-1])
         + [wait(1000)]
         + game_actions(crowning_flags(second.start, tuple(second.moves)), random.Random(2))
-        + [wait(1000), press("resign"), wait(1000)]
+        + [wait(1000), Action("hold", "resign"), wait(1000)]
     )
 
 
@@ -176,7 +176,7 @@ def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
 def test_run_command_in_referee_mode(tmp_path: Path) -> None:
     # crownhead run wires the options: ballot, names, clock, the record beside the state.
     script = tmp_path / "script.txt"
-    script.write_text("lift 9\nwait 100\nplace 13\nwait 1000\npress resign\nwait 100\n")
+    script.write_text("lift 9\nwait 100\nplace 13\nwait 1000\nhold resign\nwait 100\n")
     state = tmp_path / "state"
     done = crownhead(
         "run", "--headless", "--script", str(script), "--log", "json", "--state-dir", str(state),
@@ -247,7 +247,7 @@ def test_cautions_and_claims_are_comments_and_log_lines(tmp_path: Path) -> None:
     events = replay(
         parse_script(
             "lift 1\nwait 100\nplace 1\nwait 500\nlift 9\nwait 100\nplace 13\nwait 500\npress claim\nwait 100\n"
-            "press draw\nwait 100\npress draw\nwait 100\n"
+            "press black_draw\nwait 100\npress white_draw\nwait 100\n"
         ),
         mode="referee",
         referee=RefereeSettings(record_dir=str(record), black="Ann", white="Bob"),
@@ -305,9 +305,15 @@ def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> Non
 
     third = Board(tmp_path, settings, keep=True)
     assert third.referee is not None and third.referee.cautions(WHITE) == 1
-    # The time left as of the last move: White's 22-18 took 330 ms (the settle time);
-    # the time it then spent before the power went, and while it was off, is not charged.
-    assert third.referee.clock_times(third.clock.now_ms()) == {BLACK: left[BLACK], WHITE: 600_000 - 330}
+    # The time left as last saved (each move, each ruling, every 5 s of a running clock):
+    # White's 22-18 took 300 ms from its lift, then its clock ran until the caution was
+    # saved; the time while the power was off is not charged, and the clock resumes
+    # paused: no time passes until White lifts a piece (or the arbiter presses clock).
+    saved = third.referee.clock_times(third.clock.now_ms())
+    assert saved is not None and saved[BLACK] == left[BLACK] and left[WHITE] <= saved[WHITE] <= 600_000 - 300
+    third.app.run_for(10_000)
+    assert third.referee.clock_times(third.clock.now_ms()) == saved
+    assert third.app.clock_state(third.clock.now_ms())[2:4] == ("white", True)  # paused, White's turn
     third.script("lift 29\nwait 300\n")  # White's second offence forfeits the game
     (forfeit,) = third.of("forfeit")
     assert forfeit["side"] == "white" and third.of("game-over")[-1]["reason"] == "forfeit"
@@ -323,6 +329,9 @@ def test_view_shows_the_clock_and_cautions(tmp_path: Path) -> None:
     view = board.app.view()
     assert view.black == "Ann  0:04:59  1 caution" and view.white == "Bob  0:05:00"
     assert view.mode_text == "Referee, hints off"
+    board.app.act_text("resign")
+    board.app.run_for(100)
+    assert board.app.view().status == "Black to move, move 1"  # asked to confirm
     board.app.act_text("resign")
     board.app.run_for(100)
     assert board.app.view().status == "Game over: White wins (resignation)"
@@ -352,7 +361,9 @@ def test_referee_config_section() -> None:
 
 
 def test_run_command_line_errors(tmp_path: Path) -> None:
-    done = crownhead("run", "--headless", "--script", "-", "--clock", "300", "--state-dir", str(tmp_path))
-    assert done.returncode == 2 and done.stderr == "crownhead run: --clock needs --mode referee\n"
+    done = crownhead("run", "--headless", "--script", "-", "--ballot", "5", "--state-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stderr == "crownhead run: --ballot needs --mode referee\n"
+    done = crownhead("run", "--headless", "--script", "-", "--clock", "5m", "--state-dir", str(tmp_path))
+    assert done.returncode == 2 and done.stderr.startswith("crownhead run: --clock: clock spec '5m'")
     done = crownhead("run", "--headless", "--script", "-", "--mode", "referee", "--ballot", "deck", "--fen", "B:W30:B1", "--state-dir", str(tmp_path))
     assert done.returncode == 2 and "a ballot is played from the start position" in done.stderr

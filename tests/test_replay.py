@@ -74,7 +74,7 @@ def test_referee_mode_lights_show_no_hints():
 @pytest.mark.parametrize(
     ("script", "message"),
     [
-        ("lift 11\nwait 100\njump 15\n", "line 3: unknown action 'jump' (lift S, place S, wait MS, press NAME)"),
+        ("lift 11\nwait 100\njump 15\n", "line 3: unknown action 'jump' (lift S, place S, wait MS, press NAME, hold NAME)"),
         ("lift 11\nplace 33\n", "line 2: place needs a square 1-32, got '33'"),
         ("wait -5\n", "line 1: wait needs whole milliseconds >= 0, got '-5'"),
         ("lift\n", "line 1: lift takes exactly one argument, got 0"),

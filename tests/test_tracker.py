@@ -520,10 +520,77 @@ def test_game_over_when_the_side_to_move_has_no_move():
 
 
 def test_resign_and_an_invalid_claim():
-    assert run("press claim\nwait 100\npress resign") == [
-        {"t": 100, "event": "game-over", "result": "0-1", "reason": "resign"},
+    assert run("press claim\nwait 100\npress resign\nwait 2000\npress resign") == [
+        {"t": 100, "event": "resign-confirm", "side": "black", "until": 3100},
+        {"t": 2100, "event": "game-over", "result": "0-1", "reason": "resign"},
+        final(2100, START, 0),
+    ]
+
+
+def test_resign_needs_a_second_press_within_3_s_or_a_long_press():
+    # Before: one press of resign ended the game at once.
+    assert run("press resign\nwait 3100\npress resign") == [
+        {"t": 0, "event": "resign-confirm", "side": "black", "until": 3000},
+        {"t": 3100, "event": "resign-confirm", "side": "black", "until": 6100},
+        final(3100, START, 0),
+    ]
+    assert run("hold resign") == [
+        {"t": 0, "event": "game-over", "result": "0-1", "reason": "resign"},
+        final(0, START, 0),
+    ]
+    # One side's press does not confirm the other's.
+    assert run("press black_resign\nwait 100\npress white_resign\nwait 100\npress white_resign") == [
+        {"t": 0, "event": "resign-confirm", "side": "black", "until": 3000},
+        {"t": 100, "event": "resign-confirm", "side": "white", "until": 3100},
+        {"t": 200, "event": "game-over", "result": "1-0", "reason": "resign"},
+        final(200, START, 0),
+    ]
+    # One button per side: a long press resigns.
+    assert run("press black\nwait 100\nhold white") == [
+        {"t": 0, "event": "draw-offer", "ply": 0, "side": "black"},
+        {"t": 100, "event": "game-over", "result": "1-0", "reason": "resign"},
         final(100, START, 0),
     ]
+
+
+def test_draw_is_agreed_only_between_two_known_sides():
+    # Before: draw did nothing in play mode; the shared button twice must not agree.
+    assert run("press draw\nwait 100\npress draw") == [
+        {"t": 0, "event": "draw-offer", "ply": 0, "side": ""},
+        {"t": 100, "event": "draw-offer", "ply": 0, "side": ""},
+        final(100, START, 0),
+    ]
+    assert run("press black_draw\nwait 100\npress black_draw\nwait 100\npress draw") == [
+        {"t": 0, "event": "draw-offer", "ply": 0, "side": "black"},
+        {"t": 100, "event": "draw-offer", "ply": 0, "side": "black"},
+        {"t": 200, "event": "draw-offer", "ply": 0, "side": ""},
+        final(200, START, 0),
+    ]
+    assert run("press black_draw\nwait 100\npress white") == [
+        {"t": 0, "event": "draw-offer", "ply": 0, "side": "black"},
+        {"t": 100, "event": "game-over", "result": "1/2-1/2", "reason": "agreement"},
+        final(100, START, 0),
+    ]
+    # A move declines the offer: the answer after it is a new offer.
+    assert run("press white_draw\nwait 100\nlift 11\nplace 15\nwait 1000\npress black_draw") == [
+        {"t": 0, "event": "draw-offer", "ply": 0, "side": "white"},
+        move(430, 1, "black", "11-15", [11, 15]),
+        {"t": 1100, "event": "draw-offer", "ply": 1, "side": "black"},
+        final(1100, "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15", 1),
+    ]
+
+
+def test_takeback_after_a_resignation_reopens_the_game_and_takes_back_no_move():
+    tracker = Tracker(Game(), SETTINGS)
+    tracker.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
+    assert [e.kind for e in tracker.tick(300)] == ["move"]
+    assert [e.kind for e in tracker.press("resign", 400, long=True)] == ["game-over"]
+    events = tracker.press("takeback", 500)
+    assert [e.to_json() for e in events] == [{"t": 500, "event": "reopened", "ply": 1}]
+    assert tracker.game.ply == 1 and not tracker.game.is_over
+    # The game goes on: White's reply is read as usual.
+    tracker.update(tracker.position.occupied & ~bit(22) | bit(18), 600)
+    assert [e.kind for e in tracker.tick(1000)] == ["move"] and tracker.game.ply == 2
 
 
 # The king on 2 has two routes to 20: 2x11x20 (takes 7 and 16) and 2x9x18x11x20 (6, 14, 15, 16).
@@ -579,7 +646,7 @@ def test_resign_gives_up_the_side_played_at_the_board():
     tracker.hold(Color.WHITE, "the engine")
     tracker.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
     assert [e.kind for e in tracker.tick(300)] == ["move"] and tracker.game.turn == Color.WHITE
-    over = [e for e in tracker.press("resign", 400) if e.kind == "game-over"]
+    over = [e for e in tracker.press("resign", 400, long=True) if e.kind == "game-over"]
     assert [(e.result, e.reason) for e in over] == [("0-1", "resign")]
 
 
@@ -591,7 +658,8 @@ def test_resign_by_the_side_to_move_unless_only_it_is_held(held, score):
     tracker = Tracker(Game(), SETTINGS)
     for side in held:
         tracker.hold(side, "elsewhere")
-    over = [e for e in tracker.press("resign", 0) if e.kind == "game-over"]
+    assert [e.kind for e in tracker.press("resign", 0)] == ["resign-confirm"]
+    over = [e for e in tracker.press("resign", 100) if e.kind == "game-over"]
     assert [(e.result, e.reason) for e in over] == [(score, "resign")]
 
 

@@ -102,8 +102,13 @@ def test_every_board_button_has_a_key_shown_on_the_key_line() -> None:
 
     assert key_action("j") == Press("force") and key_action("d") == Press("draw")
     assert parse_input("force") == Press("force") and parse_input("draw") == Press("draw")
-    keyed = {action.name for key in "abcdefghijklmnopqrstuvwxyz" if isinstance(action := key_action(key), Press)}
-    assert set(BUTTON_NAMES) <= keyed
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    keyed = {action.name for key in letters + letters.upper() if isinstance(action := key_action(key), Press)}
+    # One button per side (black, white) is typed: "black" (short), "hold black" (long).
+    assert set(BUTTON_NAMES) - {"black", "white"} <= keyed
+    assert parse_input("black") == Press("black") and parse_input("hold white") == Press("white", long=True)
+    assert key_action("b") == Press("black_draw") and key_action("W") == Press("white_resign")
+    assert "b/w: Black/White draw  B/W: resign" in render(view()).line(HEIGHT - 2)
     bottom = render(view()).line(HEIGHT - 1)
     assert len(bottom) < WIDTH  # curses cannot write the last cell of the last row
     for key, help_text in (("n", "new"), ("d", "draw"), ("j", "jump"), ("a", "adjust"), ("q", "quit")):
@@ -129,9 +134,13 @@ def test_draw_key_offers_and_accepts_in_referee_mode(tmp_path: Path) -> None:
 
     rig = Rig(tmp_path, settings=AppSettings(mode="referee"))
     rig.do("11-15")
-    rig.do("d")  # Black offers with the move made
-    assert [e["ply"] for e in rig.of_kind("draw-offer")] == [1]
-    rig.do("d")  # White agrees before replying
+    rig.do("d")  # someone offers with the shared button: the board cannot tell who
+    rig.do("d")
+    assert [(e["ply"], e["side"]) for e in rig.of_kind("draw-offer")] == [(1, ""), (1, "")]
+    assert rig.of_kind("game-over") == [] and "shared button" in rig.app.view().message
+    rig.do("b")  # Black offers with the move made
+    assert "White accepts" in rig.app.view().message
+    rig.do("w")  # White agrees before replying
     assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]
     rig.close()
 

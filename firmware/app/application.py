@@ -45,6 +45,8 @@ from firmware.tracking.follower import Follower
 from firmware.events import (
     BoardWarning,
     Crowned,
+    DrawDeclined,
+    DrawOffer,
     Event,
     ForcedJump,
     GameOver,
@@ -52,14 +54,27 @@ from firmware.events import (
     HuffTakenBack,
     MoveMade,
     NewGame,
+    Reopened,
+    ResignAsked,
     TakenBack,
 )
 from firmware.simulator.hands import Action, plain_actions
 from firmware.app.hardware import Hardware
 from firmware.app.leds import LedPolicy, LedSettings, Palette
 from firmware.app.matchplay import MatchConfig, MatchPlay, MatchScore
-from firmware.app.players import Computer, EngineUnavailable, Human, Player, PlayerError, Thinker, engine_player
+from firmware.app.players import (
+    Computer,
+    EngineUnavailable,
+    Human,
+    Player,
+    PlayerError,
+    Thinker,
+    draw_answer,
+    engine_player,
+)
 from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.referee.clock import TimeControl
+from firmware.app.timing import BoardClock
 from firmware.storage.matches import MatchStore
 from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
 from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
@@ -69,6 +84,7 @@ from hal.lights import Frame, FrameKey
 from hal.debounce import Debouncer
 from hal.squares import square_to_cell
 from rules import BLACK, WHITE, Color, Game, Move, Position, Rules, WCDF
+from rules.game import win_for
 from rules.position import parse_move_squares
 from sim.board import SimError
 
@@ -191,6 +207,8 @@ class AppSettings:
     sim_keep_game: bool = False
     #: How long the engine looks for the move the hint button shows (play and computer modes).
     hint_movetime_ms: int = 500
+    #: A game clock for two-player and computer games (``--clock``; a referee keeps its own).
+    clock: TimeControl | None = None
     #: The ``[match]`` section: whether the board begins a match by itself.
     match: MatchConfig = MatchConfig()
 
@@ -395,7 +413,7 @@ class _TappedButtons:
     rest), without a second poll racing the controller's.
     """
 
-    def __init__(self, buttons: Any, on_press: Callable[[ButtonEvent], None]) -> None:
+    def __init__(self, buttons: Any, on_press: Callable[[ButtonEvent], bool | None]) -> None:
         self.buttons = buttons
         self.on_press = on_press
         self.injected: list[ButtonEvent] = []
@@ -404,9 +422,8 @@ class _TappedButtons:
         presses = self.buttons.poll()
         if self.injected:
             presses, self.injected = list(presses) + self.injected, []
-        for press in presses:
-            self.on_press(press)
-        return presses
+        # A press the app answers itself (returns False) does not reach the tracker.
+        return [press for press in presses if self.on_press(press) is not False]
 
 
 # -- the application -----------------------------------------------------------------------
@@ -464,6 +481,9 @@ class App:
         self._hint_failed = False
         self.sinks: list[Sink] = list(sinks)
         self.sources: list[Source] = list(sources)
+        #: When a source wants the next step, besides the board's own deadlines (a display
+        #: drawn in this thread, a buzzer pattern): functions returning a time or None.
+        self.deadlines: list[Callable[[], int | None]] = []
         self.policy = LedPolicy(leds, referee=self.mode.referee_lights)
         #: Referee mode's arbiter: it stands in for the tracker (see :meth:`_judged`).
         self.referee_settings = referee.settings if referee is not None else referee_settings or RefereeSettings()
@@ -476,6 +496,11 @@ class App:
         # Sides whose moves are made elsewhere (hold()), with who makes them.
         self._held: dict[Color, str] = {}
         self.tracker_settings = tracker_settings
+        #: The game clock of a two-player or computer game with a time control.
+        self.board_clock: BoardClock | None = None
+        if settings.clock is not None and self.mode.tracker_mode != "referee":
+            path = store.directory / "clock.json" if store is not None else None
+            self.board_clock = BoardClock(settings.clock, path)
         self.sim = hardware.sim
         self.message = ""
         self.steps = 0
@@ -554,6 +579,8 @@ class App:
         self.tracker = self._judged(Tracker(Game(start, rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy))
         self.controller = Controller(self.hardware.sensors, self._buttons, self.tracker, debouncer, self.clock)
         self._started = True
+        for fault in getattr(self.hardware, "faults", ()):
+            self._pending.append(Notice(now, fault))
         self._sync_holds()
         self._pending += self.tracker.new_game(start, now)
         self.step(now)
@@ -660,7 +687,8 @@ class App:
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
         self._sync_holds()  # before the board is read: players change, trackers are replaced
-        queue = self._pending + self.controller.step(now) + self._poll_sources(now)
+        flag = self._flag(now)  # a flag that fell before this step's moves
+        queue = self._pending + flag + self.controller.step(now) + self._clock_lift(now) + self._poll_sources(now)
         self._pending = []
         out: list[Event] = []
         i = 0
@@ -678,6 +706,28 @@ class App:
         self._light(now)
         return out
 
+    def _flag(self, now: int) -> list[Event]:
+        """The board clock's flag, if it fell by ``now``: the game ends on time."""
+        clock = self.board_clock
+        if clock is None or self._resuming or self.tracker.setting_up is not None or self.tracker.game.is_over:
+            return []
+        fell = clock.check(now)
+        if fell is None:
+            return []
+        t, side = fell
+        return clock.fell(t, side) + self.tracker.declare(win_for(side.opponent), "time", t)
+
+    def _clock_lift(self, now: int) -> list[Event]:
+        """A waiting board clock starts when the side to move lifts one of its pieces."""
+        clock = self.board_clock
+        if clock is None or not clock.waiting or self._resuming or self.tracker.setting_up is not None:
+            return []
+        game = self.tracker.game
+        own = game.position.pieces_of(game.turn)
+        if self.tracker.board & own == own:
+            return []
+        return clock.lifted(game, now)
+
     def next_deadline(self) -> int | None:
         """When :meth:`step` must run next (debounce, settle, blink, frame limit); None if idle."""
         now = self.clock.now_ms()
@@ -686,6 +736,12 @@ class App:
             self.policy.next_change(now),
             self.hardware.lights.next_deadline(),
         ]
+        held = getattr(self.hardware.buttons, "next_deadline", None)
+        if held is not None:
+            times.append(held())  # a button held down becomes a long press
+        times += [deadline() for deadline in self.deadlines]
+        if self.board_clock is not None:
+            times.append(self.board_clock.next_deadline())
         if self.sim is not None:
             times.append(self.sim.next_event_ms())
         if self.thinker.busy or self.hint_thinker.busy:
@@ -756,8 +812,8 @@ class App:
             elif action.verb == "place":
                 square = int(action.arg)
                 sim.place(square, None if sim.hand else self._token_for(square))
-            elif action.verb == "press":
-                sim.press(str(action.arg))
+            elif action.verb in ("press", "hold"):
+                sim.press(str(action.arg), long=action.verb == "hold")
             else:
                 raise ValueError(f"unknown action {action.verb!r}")
             events += self.step()
@@ -770,6 +826,8 @@ class App:
         """Keep the game for ``event``; return the events it causes (handled in turn)."""
         out: list[Event] = []
         tracker = self.tracker
+        if self.board_clock is not None and tracker.game is self._game:
+            out += self._clock_event(event, now)
         if isinstance(event, MoveMade):
             self.policy.turn_changed()
             self._forget_hint()
@@ -792,6 +850,19 @@ class App:
                 # The result counts in the match once, whether or not the disk took it.
                 ballot = self.referee.ballot if self.referee is not None else None
                 out += self.matches.finished(record, now, ballot.number if ballot is not None else None)
+            if tracker.expected is not None:
+                tracker.expect(None)  # the machine's move shown is moot now
+        elif isinstance(event, DrawOffer):
+            out += self._on_offer(event, now)
+        elif isinstance(event, ResignAsked):
+            self.say(
+                f"{event.side.title()}: press resign again within 3 s to resign (or hold it down)."
+            )
+        elif isinstance(event, Reopened):
+            self.say("The resignation is taken back: play on.")
+            self.policy.turn_changed()
+            self._written = None
+            out += self._save(now)
         elif isinstance(event, NewGame):
             out += self._new_game(now)
         elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
@@ -800,6 +871,69 @@ class App:
                 # Stacking a second piece keeps the switch closed: no sensor change.
                 self.sim.crown(event.square)
         return out
+
+    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
+        """The game clock for the display and the buzzer: (Black's ms, White's ms, the
+        running side or "", paused, the side whose flag fell or ""), or None without one."""
+        referee = self.referee
+        if referee is not None:
+            return referee.clock_state(now)
+        if self.board_clock is not None and not self._resuming:
+            return self.board_clock.state(now)
+        return None
+
+    def _clock_event(self, event: Event, now: int) -> list[Event]:
+        """The board clock follows the game: moves switch it, the end stops it."""
+        clock = self.board_clock
+        assert clock is not None
+        game = self.tracker.game
+        if isinstance(event, MoveMade):
+            return clock.moved(BLACK if event.side == "black" else WHITE, game, event.t)
+        if isinstance(event, GameOver):
+            return clock.over(event.t)
+        if isinstance(event, TakenBack):
+            return clock.taken_back(game, now)
+        if isinstance(event, Reopened):
+            return clock.reopened(game, now)
+        return []
+
+    def _on_offer(self, offer: DrawOffer, now: int) -> list[Event]:
+        """A draw offer: the machine answers one made to it; people are told how to accept."""
+        side = BLACK if offer.side == "black" else WHITE if offer.side == "white" else None
+        game = self.tracker.game
+        if side is None:
+            # The shared button cannot tell who pressed it (docs/hardware.md).
+            self.say("Draw offered (shared button: by whom?): accept with your own draw button.")
+            return []
+        machine = self.players[side.opponent]
+        if self.mode.computer and isinstance(machine, Computer) and not machine.is_human:
+            accept, score = draw_answer(game, side.opponent)
+            if accept:
+                self.say(f"{machine.name} accepts the draw (level or worse for it).")
+                return self.tracker.offer_draw(side.opponent, now)
+            message = f"{machine.name} declines the draw: {side.opponent} is better ({score / 100:+.2f})"
+            self.say(message + ".")
+            return [DrawDeclined(now, str(side.opponent), message)]
+        self.say(f"{side.name.title()} offers a draw: {side.opponent.name.title()} accepts with their draw button.")
+        return []
+
+    def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]:
+        """``side`` offers or accepts a draw (None: the shared button), as its button does.
+
+        For the host link and the web page (a :data:`Source`, which returns the events).
+        """
+        return self._command(lambda t: self.tracker.press("draw" if side is None else f"{side}_draw", t), now)
+
+    def resign(self, side: Color | None, now: int | None = None, *, confirmed: bool = False) -> list[Event]:
+        """``side`` resigns (None: the side played at the board); unless ``confirmed``, the
+        first request asks for a second one within 3 s, as the button does."""
+        name = "resign" if side is None else f"{side}_resign"
+        return self._command(lambda t: self.tracker.press(name, t, confirmed), now)
+
+    def _command(self, act: Callable[[int], list[Event]], now: int | None) -> list[Event]:
+        """Run a command on the game now and return its events: a :data:`Source` returns
+        them from its poll, so that this step handles and sends them like a press's."""
+        return act(self.clock.now_ms() if now is None else now)
 
     def _new_game(self, now: int) -> list[Event]:
         """The set-up position stands on the board: resume the saved game, or begin anew."""
@@ -825,6 +959,8 @@ class App:
             self.players.update(self.matches.resumed(record, self.players))
             self.say("")
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
+            if self.board_clock is not None:
+                out += self.board_clock.begin(record.id, game, now, resumed=True)
             return out
         out += self._put_away(now)
         self._resuming = False
@@ -844,6 +980,8 @@ class App:
             self.record = replace(self.record, black=black, white=white, extra={**self.record.extra, **seating.tags})
         out += self._save(now)
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
+        if self.board_clock is not None:
+            out += self.board_clock.begin(self.record.id, self._game, now)
         return out
 
     def _save(self, now: int) -> list[GameSaved]:
@@ -953,7 +1091,15 @@ class App:
         self._unwritten.append(record.abandoned())
         return self._flush(now)
 
-    def _on_press(self, press: ButtonEvent) -> None:
+    def _on_press(self, press: ButtonEvent) -> bool | None:
+        if press.name == "takeback" and self._resignation_counted():
+            # The match has the result on its sheet: a resignation in it stands.
+            self.say("The resignation stands: the game is counted in the match.")
+            return False
+        if press.name == "clock" and self.board_clock is not None and self.referee is None:
+            if not self._resuming and self.tracker.setting_up is None:
+                self._pending += self.board_clock.press(self.tracker.game, press.t_ms)
+            return None
         if press.name == "hint":
             self.policy.reveal_hints()
             # A referee allows no hints; the engine's move (for a person to move, the
@@ -961,6 +1107,21 @@ class App:
             self._hint_wanted = not self.mode.referee_lights
         elif press.name == "new" and self._resuming:
             self._resume_declined = True
+
+        return None
+
+    def _resignation_counted(self) -> bool:
+        """Whether the game ended by resignation and the match under way has counted it."""
+        declared = self.tracker.game.declared
+        match = getattr(self.matches, "match", None)
+        record = self.record
+        return (
+            declared is not None
+            and declared.reason == "resign"
+            and match is not None
+            and record is not None
+            and any(g.id == record.id for g in match.played)
+        )
 
     # -- the machine's moves --------------------------------------------------------------
 
@@ -1334,8 +1495,8 @@ class App:
                 if action.name == "follow":
                     self.follow()
                 else:
-                    self._require_sim().press(action.name)
-                    self.say(f"pressed {action.name}")
+                    self._require_sim().press(action.name, long=action.long)
+                    self.say(f"{'held' if action.long else 'pressed'} {action.name}")
             else:
                 raise ValueError(f"unknown action {action!r}")
         except (SimError, ValueError) as exc:

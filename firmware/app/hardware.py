@@ -68,6 +68,12 @@ class Hardware:
     debounce_ms: int
     sim: SimBoard | None = None
     link: Any = None  # the SerialBoard, for connection status
+    #: The display beside the board (a :class:`hal.display.Display`), None without one.
+    display: Any = None
+    #: The buzzer (a :class:`hal.buzzer.Buzzer`), None without one.
+    buzzer: Any = None
+    #: Optional parts configured but not working, said once when the board starts.
+    faults: list[str] = field(default_factory=list)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
     _closed: bool = field(default=False, repr=False)
 
@@ -145,6 +151,7 @@ def open_hardware(
         raise ConfigError(exc.message, path=config.path, key=exc.key) from None
 
     closers: list[Callable[[], None]] = []
+    faults: list[str] = []
 
     def release() -> None:
         """Close what was opened before the failure: nothing stays half-open."""
@@ -241,6 +248,7 @@ def open_hardware(
                 config.buttons.pins,
                 clock,
                 bounce_ms=config.buttons.bounce_ms,
+                hold_ms=config.buttons.hold_ms,
                 pin_factory=pin_factory,
             )
         elif buttons_kind == "serial":
@@ -248,6 +256,45 @@ def open_hardware(
         else:
             buttons = NullButtons()
         closers.append(buttons.close)
+
+        display: Any = None
+        dc = config.display
+        if dc.driver != "none":
+            if backend == "sim":
+                from sim.display import SimDisplay
+
+                display = SimDisplay(dc.width, dc.height)
+            else:
+                from hal.luma_display import LumaDisplay
+
+                # Opened at the first frame: a display absent now is reported by the
+                # painter, and used as soon as it answers.
+                display = LumaDisplay(
+                    dc.driver, port=dc.port, address=dc.address, width=dc.width,
+                    height=dc.height, rotate=dc.rotate,
+                )
+            closers.append(display.close)
+
+        buzzer: Any = None
+        if backend == "sim":
+            from sim.buzzer import SimBuzzer
+
+            buzzer = SimBuzzer(clock)  # silent: the terminal rings only with [sim] sound
+        elif config.buzzer.kind != "none":
+            from hal.buzzer import GpioBuzzer
+
+            try:
+                buzzer = GpioBuzzer(
+                    config.buzzer.pin, config.buzzer.kind, volume=config.buzzer.volume,
+                    pin_factory=pin_factory,
+                )
+            except HardwareError as exc:
+                # Optional: reported once, and the board goes on without sound.
+                faults.append(f"{exc}; the board goes on without sound")
+                log.error("%s", faults[-1])
+                buzzer = None
+        if buzzer is not None:
+            closers.append(buzzer.close)
     except HardwareError:
         release()
         raise
@@ -268,6 +315,9 @@ def open_hardware(
         debounce_ms=config.sensors.debounce_ms,
         sim=sim,
         link=link,
+        display=display,
+        buzzer=buzzer,
+        faults=faults,
         _closers=closers,
     )
 

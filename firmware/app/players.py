@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from rules import Game, Move, Position
+from rules import Color, Game, Move, Position
 from rules.game import Huff, JumpForced
 
 __all__ = [
@@ -36,6 +36,8 @@ __all__ = [
     "EngineUnavailable",
     "engine_player",
     "Thinker",
+    "LEVEL_MARGIN",
+    "draw_answer",
     "copy_game",
 ]
 
@@ -266,3 +268,28 @@ class Thinker:
 
     def close(self) -> None:
         self.cancel()
+
+
+#: Centi-men within which the engine calls a position level (a tenth of a man).
+LEVEL_MARGIN = 10
+
+
+def draw_answer(game: Game, side: Color, *, depth: int = 4, movetime_ms: int = 200) -> tuple[bool, int]:
+    """Whether the engine playing ``side`` accepts a draw offer now, and its score for ``side``.
+
+    It accepts when a short search (``depth`` plies, at most ``movetime_ms``) says the
+    game is level (within :data:`LEVEL_MARGIN`) or worse for it. Short enough to run in
+    the main loop (a few milliseconds on a PC at depth 4).
+
+    >>> from rules import BLACK, WHITE, Game, Position
+    >>> lost = Game(Position.from_fen("W:W31:B1,2,3"))
+    >>> draw_answer(lost, WHITE)[0], draw_answer(lost, BLACK)[0]   # White accepts, Black not
+    (True, False)
+    """
+    from rules.engine import Engine
+
+    result = Engine(game.rules).search(
+        game.position, depth=depth, movetime_ms=movetime_ms, history=game.positions[:-1]
+    )
+    score = result.score if game.turn == side else -result.score
+    return score <= LEVEL_MARGIN, score

@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "replay",
         help="run a script of lift/place/wait/press lines on the simulated board",
         description=(
-            "Run SCRIPT (lift S, place S, wait MS, press NAME; # comments) against the "
+            "Run SCRIPT (lift S, place S, wait MS, press NAME, hold NAME (a long press); # comments) against the "
             "simulated board through the same debouncer and tracker as the hardware, on a "
             "virtual clock, and print the events as JSON Lines; the last line is "
             '{"event":"final",...}. SCRIPT may be - for standard input.'

@@ -28,7 +28,9 @@ from firmware.web.settings import WebConfig
 from firmware.cli._hall import add_hall_arguments, hall_from_args
 from firmware.hall.board import BoardPublisher, app_state
 from firmware.hall.commands import attach_commands
+from firmware.display.panel import attach_board_parts
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
+from firmware.referee.clock import ClockSpecError, TimeControl
 from firmware.app.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
 from firmware.storage.store import GameStore, StoreError, default_state_dir
 from hal.clock import Clock, MonotonicClock, VirtualClock
@@ -172,7 +174,13 @@ def run(args: argparse.Namespace) -> int:
     if start is None:
         return 2
     try:
-        refereeing = referee_from_args(args, mode, start, rules_from_args(args), config.get(RefereeConfig))
+        refereeing = referee_from_args(
+            args, mode, start, rules_from_args(args), config.get(RefereeConfig), any_clock=True
+        )
+        # Two-player and computer games keep a clock on the board too (--clock).
+        control = TimeControl.parse(args.clock) if args.clock and mode != "referee" else None
+    except ClockSpecError as exc:
+        return _fail(f"--clock: {exc}")
     except ValueError as exc:
         return _fail(str(exc))
     try:
@@ -191,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
         hand_bounces=0 if headless else config.sim.hand_bounces,
         sim_keep_game=args.sim_keep_game,
         hint_movetime_ms=play.hint_movetime_ms,
+        clock=control,
         match=config.get(MatchConfig),
     )
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
@@ -242,6 +251,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             publisher.attach(app)
         publisher.start()  # connected once commands, if any, have somewhere to go
+    parts = attach_board_parts(app, config, background=actions is None)
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -274,6 +284,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             app.close()
         finally:
+            for part in parts:
+                part.close()
             if link is not None:
                 link.close()
             if web is not None:

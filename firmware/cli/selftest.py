@@ -91,6 +91,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             timeout_ms=int(timeout_s * 1000),
             squares=squares,
             leds=not args.no_leds,
+            buttons=not args.no_buttons and (simulated or sys.stdin.isatty()),
         )
         result = test.run()
     except KeyboardInterrupt:
@@ -139,6 +140,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="seconds to wait at each step (default 20; 2 with the simulator)",
     )
     parser.add_argument("--no-leds", action="store_true", help="skip the LED colour check")
+    parser.add_argument("--no-buttons", action="store_true", help="skip listing the buttons as they are pressed")
     parser.add_argument(
         "--verbose", action="store_true", help="with the simulator: show what the hand does"
     )

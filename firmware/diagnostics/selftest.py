@@ -8,6 +8,14 @@
    closed after the lift is reported.
 4. Every LED colour in turn (red, green, blue, white) on all squares; the person
    watching names the squares that stay dark.
+5. The display, when one is configured: a test pattern (a frame, a checkerboard and
+   the words SELF TEST) is drawn and the person confirms it; a display that cannot be
+   reached is a fault.
+6. The buzzer, when one is configured: every pattern is played and the person
+   confirms hearing them.
+7. The buttons: each is listed as it is pressed (with short or long for the timed
+   ones), until every button has been pressed or the time is up; the ones never
+   pressed are listed (not faults: a board wires any subset).
 
 An :class:`Operator` does what the prompts ask: a person at the console
 (:class:`ConsoleOperator`) or, on the simulator, a simulated hand (:class:`SimHand`)
@@ -25,6 +33,7 @@ from typing import Protocol, TextIO
 
 from firmware.app.hardware import Hardware
 from hal.clock import Clock
+from hal.errors import HardwareError
 from hal.lights import RGB, FrameKey, NullLights
 from hal.sensors import SensorEvent, squares_of
 from hal.squares import SQUARES, cell_to_square, square_name
@@ -73,6 +82,15 @@ class Operator(Protocol):
 
     def dark_squares(self, colour: str, rgb: RGB, squares: Iterable[int]) -> set[int] | None:
         """Squares not showing ``colour`` while all should; None if nobody can tell."""
+        ...
+
+    def confirm(self, question: str, check: Callable[[], bool]) -> bool | None:
+        """A yes/no answer about what the board shows or sounds; None if nobody can tell.
+        ``check`` is what a simulated operator looks at."""
+        ...
+
+    def request_buttons(self, names: list[str]) -> None:
+        """Ask for every button in ``names`` to be pressed, one after another."""
         ...
 
 
@@ -132,6 +150,26 @@ class ConsoleOperator:
                 continue
             return named & wanted
 
+    def confirm(self, question: str, check: Callable[[], bool]) -> bool | None:
+        if not self.interactive:
+            self.say(question.split("?")[0] + ": shown, not checked (nobody to ask).")
+            self.idle(self.hold_ms)
+            return None
+        while True:
+            try:
+                answer = self.ask(f"{question} [y/n]: ").strip().lower()
+            except EOFError:
+                return None
+            if answer in ("y", "yes", "n", "no"):
+                return answer.startswith("y")
+            self.say("  Answer y or n.")
+
+    def request_buttons(self, names: list[str]) -> None:
+        self.say(
+            "Press every button in turn (" + ", ".join(names) + "); each is listed as it is "
+            "pressed. Hold resign and the side buttons to try a long press."
+        )
+
 
 class SimHand:
     """The simulated person: does what it is asked on a :class:`SimBoard`.
@@ -185,6 +223,13 @@ class SimHand:
         current = self.board.lights.current
         return {sq for sq in squares if current.get(sq) != rgb}
 
+    def confirm(self, question: str, check: Callable[[], bool]) -> bool:
+        return check()
+
+    def request_buttons(self, names: list[str]) -> None:
+        for name in names:
+            self.board.press(name)
+
 
 def parse_squares(text: str) -> set[int]:
     """``"1-4, 12"`` -> {1, 2, 3, 4, 12}. Raises ValueError with a readable message."""
@@ -212,6 +257,13 @@ class SelftestResult:
     #: was nothing to light, so the colour check did not run.
     leds_skipped: bool = False
     stray: list[SensorEvent] = field(default_factory=list)
+    #: The display and the buzzer: "checked", "shown (not checked)", "absent" (none configured).
+    display: str = "absent"
+    sound: str = "absent"
+    #: Every button press seen, in order: (name, long).
+    pressed: list[tuple[str, bool]] = field(default_factory=list)
+    #: The buttons the board has that were never pressed (None: not asked).
+    unpressed: list[str] | None = None
 
 
 class Selftest:
@@ -226,9 +278,11 @@ class Selftest:
         timeout_ms: int = 20000,
         squares: Iterable[int] = SQUARES,
         leds: bool = True,
+        buttons: bool = True,
         step_ms: int = 5,
     ) -> None:
         self.hw = hw
+        self.buttons = buttons
         self.operator = operator
         self.idle = idle
         self.timeout_ms = timeout_ms
@@ -266,7 +320,78 @@ class Selftest:
         elif self.leds:
             faults.extend(self._check_leds())
         self._show({})
+        if self.hw.display is not None:
+            faults.extend(self._check_display())
+        if self.hw.buzzer is not None:
+            faults.extend(self._check_sound())
+        if self.buttons:
+            self._check_buttons()
         return self.result
+
+    def _check_display(self) -> list[str]:
+        from firmware.display.render import selftest_pattern
+
+        display = self.hw.display
+        image = selftest_pattern(display.width, display.height)
+        try:
+            display.show(image)
+        except (HardwareError, OSError) as exc:
+            self.result.display = "unreachable"
+            return [f"display: cannot be reached ({exc}); check the wiring, I2C on and display.address"]
+
+        def drawn() -> bool:
+            shown = getattr(display, "image", None)
+            return shown is not None and list(shown.getdata()) == list(image.getdata())
+
+        answer = self.operator.confirm(
+            "Does the display show a frame, a checkerboard and the words SELF TEST?", drawn
+        )
+        self.result.display = "checked" if answer is not None else "shown (not checked)"
+        from PIL import Image
+
+        try:
+            display.show(Image.new("1", (display.width, display.height)))
+        except (HardwareError, OSError):
+            pass
+        return [] if answer is not False else ["display: the test pattern was not seen (wiring, driver, rotate)"]
+
+    def _check_sound(self) -> list[str]:
+        from firmware.sound.player import PATTERNS, SoundPlayer
+
+        buzzer = self.hw.buzzer
+        player = SoundPlayer(buzzer, self.clock)
+        for name in PATTERNS:
+            self.operator.say(f"Buzzer: {name}")
+            player.play(name)
+            while (due := player.next_change()) is not None:
+                self.idle(max(1, due - self.clock.now_ms()))
+                player.update()
+            self.idle(300)
+        tones = getattr(buzzer, "tones", None)
+        answer = self.operator.confirm(
+            f"Did the buzzer sound {len(PATTERNS)} different patterns?",
+            lambda: tones is not None and sum(1 for _t, hz in tones if hz) >= len(PATTERNS),
+        )
+        self.result.sound = "checked" if answer is not None else "played (not checked)"
+        return [] if answer is not False else ["buzzer: the patterns were not heard (wiring, buzzer.kind, volume)"]
+
+    def _check_buttons(self) -> None:
+        names = _button_names(self.hw)
+        if not names:
+            return
+        self.hw.buttons.poll()  # presses before now are not the test's
+        self.operator.request_buttons(names)
+        left = list(names)
+        deadline = self.clock.now_ms() + self.timeout_ms
+        while left and self.clock.now_ms() < deadline:
+            for press in self.hw.buttons.poll():
+                self.result.pressed.append((press.name, press.long))
+                self.operator.say(f"  button {press.name}" + (" (long)" if press.long else ""))
+                if press.name in left:
+                    left.remove(press.name)
+            if left:
+                self.idle(self.step_ms)
+        self.result.unpressed = left
 
     # -- steps ---------------------------------------------------------------------
     def _walk(self, sq: int) -> list[str]:
@@ -348,9 +473,26 @@ class Selftest:
             self.idle(self.step_ms)
 
 
+def _button_names(hw: Hardware) -> list[str]:
+    """The buttons the board has, as far as its backend can say."""
+    names = getattr(hw.buttons, "names", None)
+    if names is None and hw.sim is not None:
+        names = hw.sim.button_names
+    return list(names or [])
+
+
 def report(result: SelftestResult, out: TextIO, leds: bool) -> None:
-    """Print what was walked and the faults found."""
+    """Print what was walked, what the display, buzzer and buttons did, and the faults found."""
     print(f"\nWalked {len(result.walked)} square(s).", file=out)
+    if result.display != "absent":
+        print(f"Display: {result.display}", file=out)
+    if result.sound != "absent":
+        print(f"Buzzer: {result.sound}", file=out)
+    if result.unpressed is not None:
+        seen = list(dict.fromkeys(name + (" (long)" if long else "") for name, long in result.pressed))
+        print("Buttons pressed: " + (", ".join(seen) if seen else "none"), file=out)
+        if result.unpressed:
+            print("Buttons never pressed: " + ", ".join(result.unpressed), file=out)
     if result.leds_skipped:
         print('LED colours: skipped (no LEDs configured: lights.backend = "none")', file=out)
     elif leds:

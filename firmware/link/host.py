@@ -921,6 +921,33 @@ class Link(PeerFollower):
             raise LinkError("not-now", f"the game had already ended{how}; {score} was not applied", "result")
         return {"result": score, "reason": reason}
 
+    def _speaks_for(self, side: str, name: str) -> Color:
+        """The side a ``draw``/``resign`` command speaks for: any, or only the link's own."""
+        color = BLACK if side == "black" else WHITE
+        if self.remote is not None and color is not self.remote:
+            raise LinkError("wrong-side", f"{side} is played at this board (link.plays = {self.plays})", name)
+        return color
+
+    def _cmd_draw(self, now: int, side: str) -> dict[str, Any]:
+        """``side`` offers a draw, or accepts the other side's standing offer (the same
+        request as that side's own draw button; the web page sends it too)."""
+        assert self.app is not None
+        self._require_playing("draw")
+        color = self._speaks_for(side, "draw")
+        events = self.app.offer_draw(color, now)
+        self._events += events
+        agreed = any(isinstance(e, GameOver) for e in events)
+        return {"side": side, "draw": "agreed" if agreed else "offered"}
+
+    def _cmd_resign(self, now: int, side: str) -> dict[str, Any]:
+        """``side`` resigns at once: a command is deliberate, it needs no second press."""
+        assert self.app is not None
+        self._require_playing("resign")
+        color = self._speaks_for(side, "resign")
+        self._events += self.app.resign(color, now, confirmed=True)
+        result = self._game().result
+        return {"side": side, "result": result.score if result is not None else "*"}
+
     def _declare(self, now: int, score: str, reason: str) -> list[Event]:
         """End the game with an arbiter's (or the other board's) result; the events it caused."""
         assert self.app is not None
@@ -1039,7 +1066,7 @@ class Link(PeerFollower):
 
 #: Commands that change something; refused on a read-only link.
 _CONTROL = frozenset({"new", "play", "hint", "mode", "referee", "rules", "names", "ballot", "result",
-                      "press", "brightness", "touch", "hands", "follow"})
+                      "press", "brightness", "touch", "hands", "follow", "draw", "resign"})
 
 
 def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link:

@@ -409,6 +409,8 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "touch": (_square, "touch SQUARE: simulated board only: lift the piece there, or put the one in hand down"),
     "hands": (_play, "hands MOVE: simulated board only: the hands make MOVE on the board"),
     "follow": (_no_args, "follow: simulated board only: the hands do what the lights ask"),
+    "draw": (_choice("black", "white"), "draw black|white: that side offers a draw, or accepts the other's offer"),
+    "resign": (_choice("black", "white"), "resign black|white: that side resigns"),
     "help": (_pdn, "help [N]: the commands (from the N-th on, as many as fit a line)"),
 }
 

@@ -71,6 +71,7 @@ from firmware.referee.settings import (
     referee_from_args,
 )
 from firmware.tracking.follower import Overseer
+from firmware.tracking.sides import side_request
 from firmware.tracking.tracker import HINT_ROLES, Kind, Tracker
 from firmware.tracking.table import TurnTable
 from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position
@@ -89,6 +90,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: How often a running clock is saved (a power cut loses at most this much of its time).
+CLOCK_SAVE_MS = 5000
 
 
 @dataclass
@@ -124,6 +128,11 @@ class _GameState:
     offer: int | None = None  #: the ply a draw was offered at, while the offer stands
     claimable: str | None = None
     over: bool = False
+    #: The clock waits for the side to move's first lift (or the arbiter's ``clock``
+    #: press): at the start of a game, and after a power cut (it resumes paused).
+    clock_waiting: bool = True
+    #: The side whose flag fell ("" if none).
+    flag: str = ""
 
 
 def _side(color: Color) -> str:
@@ -182,6 +191,8 @@ class Referee(Overseer):
         #: already up is to be judged: a ruling never depends on how long a hand held a piece.
         self._judged_board: int | None = None
         self._rejudge: tuple[int, int] | None = None
+        self._now = 0
+        self._clock_saved = 0
 
     # -- the tracker ---------------------------------------------------------------------
 
@@ -242,6 +253,11 @@ class Referee(Overseer):
 
     def update(self, occupancy: int, now_ms: int) -> list[Event]:
         out = self._advance(now_ms)
+        state = self.state
+        if state is not None and state.clock_waiting and state.clock is not None and self._playing():
+            lifted = self.tracker.board & ~occupancy
+            if lifted & self.game.position.pieces_of(self.game.turn):
+                out += self._clock_go(now_ms)  # the side to move's first lift starts its time
         out += self._process(self.tracker.update(occupancy, now_ms), now_ms)
         out += self._check(now_ms)
         self._schedule_rejudge(now_ms)
@@ -281,19 +297,23 @@ class Referee(Overseer):
                 return [judged] + self._offence(offence, due)
         return []
 
-    def press(self, button: str, now_ms: int) -> list[Event]:
+    def press(self, button: str, now_ms: int, long: bool = False) -> list[Event]:
         out = self._advance(now_ms)
-        if button in ("claim", "draw") and not self._objectable():
+        request = side_request(button, long)
+        drawing = request is not None and request.action == "draw"
+        if (button == "claim" or drawing) and not self._objectable():
             # Pressed right after a move, before it settled: the move comes first, so an
             # offer made after one's move is not declined by that very move, and a claim
             # is the claim of the player now to move (as ``resign`` does).
             out += self._process(self.tracker.accept_pending(now_ms), now_ms)
         if button == "claim":
             out += self._on_claim(now_ms)
-        elif button == "draw":
-            out += self._on_draw(now_ms)
+        elif button == "clock":
+            out += self._on_clock(now_ms)
+        elif drawing:
+            out += self._on_draw(now_ms, button, long)
         else:
-            out += self._process(self.tracker.press(button, now_ms), now_ms)
+            out += self._process(self.tracker.press(button, now_ms, long), now_ms)
         out += self._check(now_ms)
         return self._log(out)
 
@@ -325,10 +345,6 @@ class Referee(Overseer):
     def agree_draw(self, now_ms: int) -> list[Event]:
         """Both players agree to a draw (from the host)."""
         return self.declare(DRAW, "agreement", now_ms)
-
-    def offer_draw(self, now_ms: int) -> list[Event]:
-        """The same as a press of ``draw``: offer, or agree to the standing offer."""
-        return self.press("draw", now_ms)
 
     def claim(self, now_ms: int) -> list[Event]:
         """The same as a press of ``claim`` by the player to move."""
@@ -478,6 +494,15 @@ class Referee(Overseer):
     def _advance(self, now: int) -> list[Event]:
         """The tracker's timers up to ``now``, the flag falling in its place in time."""
         out, self._pending = self._pending, []
+        self._now = max(self._now, now)
+        state = self.state
+        if (
+            state is not None and state.clock is not None and state.clock.running is not None
+            and not state.clock.paused and not state.over and now - self._clock_saved >= CLOCK_SAVE_MS
+        ):
+            # The running clock is saved every few seconds: a power cut loses at most that.
+            self._clock_saved = now
+            self._save_state()
         for _ in range(4):
             flag = self._flag_due()
             if flag is None or flag > now:
@@ -504,6 +529,7 @@ class Referee(Overseer):
         side = state.clock.running
         assert side is not None
         state.record.note(self.game.ply, f"{_side(side)}'s flag fell: {_side(side.opponent)} wins on time")
+        state.flag = _side(side)
         return [Flag(t, _side(side))] + self._declare(win_for(side.opponent), "time", t)
 
     # -- events from the tracker -----------------------------------------------------------
@@ -619,6 +645,7 @@ class Referee(Overseer):
         state.objected = False
         state.offer = None  # a move declines a standing offer
         if state.clock is not None:
+            state.clock_waiting = False  # a move made: the opponent's time runs
             left = state.clock.move_made(side, clock_at if clock_at is not None else event.t)
             state.record.clocks[event.ply] = left
             if not game.is_over:
@@ -686,9 +713,8 @@ class Referee(Overseer):
         self.state = _GameState(k, game, black, white, record, f"{started:%Y%m%d-%H%M%S}-{k}")
         out: list[Event] = []
         if s.clock is not None:
+            # Black's time starts with Black's first lift (or the arbiter's clock press).
             self.state.clock = GameClock(s.clock)
-            if not game.is_over:
-                self.state.clock.start(game.turn, now)
             out.append(self._clock_report(now))
         if resumed:
             record.note(game.ply, "game resumed")
@@ -905,19 +931,73 @@ class Referee(Overseer):
         self._save()
         return [Claim(now, False, "none", _side(side), message)]
 
-    def _on_draw(self, now: int) -> list[Event]:
-        """``draw``: the first press offers a draw, the opponent's press agrees to it."""
+    def _on_draw(self, now: int, button: str, long: bool) -> list[Event]:
+        """A draw button: an offer, or the other side's acceptance (the tracker tells which).
+
+        A shared ``draw`` cannot say who pressed it: it offers, and never accepts.
+        """
         state = self.state
         if state is None or not self._playing():
             return []
         ply = self.game.ply
-        if state.offer is not None:
-            state.record.note(ply, "draw agreed (WCDF 1.32)")
-            return self._declare(DRAW, "agreement", now)
-        state.offer = ply
-        state.record.note(ply, "draw offered")
+        events = self.tracker.press(button, now, long)
+        for event in events:
+            if isinstance(event, GameOver) and event.reason == "agreement":
+                state.record.note(ply, "draw agreed (WCDF 1.32)")
+                state.offer = None
+            elif isinstance(event, DrawOffer):
+                state.offer = ply
+                who = f" by {event.side}" if event.side else " (shared button: the board cannot tell by whom)"
+                state.record.note(ply, f"draw offered{who}")
+        out = self._process(events, now)
         self._save()
-        return [DrawOffer(now, ply)]
+        return out
+
+    def _on_clock(self, now: int) -> list[Event]:
+        """The arbiter's ``clock`` press: start a waiting clock, pause a running one, resume."""
+        state = self.state
+        if state is None or state.clock is None or not self._playing():
+            return []
+        clock = state.clock
+        if state.clock_waiting or clock.paused:
+            note = "clock started" if clock.running is None else "clock resumed"
+            out = self._clock_go(now)
+            state.record.note(self.game.ply, f"{note} by the arbiter")
+            return out
+        clock.pause(now)
+        state.record.note(self.game.ply, "clock paused by the arbiter")
+        self._save()
+        return [self._clock_report(now)]
+
+    def clock_press(self, now_ms: int) -> list[Event]:
+        """The same as a press of the ``clock`` button (from the host)."""
+        return self.press("clock", now_ms)
+
+    def _clock_go(self, now: int) -> list[Event]:
+        """The clock runs from ``now`` for the side to move (started, or resumed)."""
+        state = self.state
+        assert state is not None and state.clock is not None
+        clock = state.clock
+        state.clock_waiting = False
+        if clock.running is None:
+            clock.start(self.game.turn, now)
+        else:
+            clock.unpause(now)
+        self._clock_saved = now
+        return [self._clock_report(now)]
+
+    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
+        """(Black's ms, White's ms, the running side or "", paused, the fallen flag's side
+        or ""), or None without a clock: what the display shows."""
+        state = self.state
+        if state is None or state.clock is None:
+            return None
+        clock = state.clock
+        times = clock.snapshot(now)
+        running = _side(clock.running) if clock.running is not None else ""
+        if state.clock_waiting and not state.over:
+            running = _side(self.game.turn)
+        return times[BLACK], times[WHITE], running, clock.paused or (state.clock_waiting and not state.over), state.flag
 
     def _playing(self) -> bool:
         return not self._game_over() and self.tracker.setting_up is None
@@ -935,6 +1015,16 @@ class Referee(Overseer):
             # being resumed must not overwrite the state it is about to read).
             if state is self.state and state.game.moves:
                 self.files.save_state(self._snapshot(state))
+        except (RecordError, ValueError) as exc:
+            self._trouble(str(exc))
+
+    def _save_state(self) -> None:
+        """Only the state file (the clock): the record is written on every move."""
+        state = self.state
+        if state is None or self.files is None or not state.game.moves:
+            return
+        try:
+            self.files.save_state(self._snapshot(state))
         except (RecordError, ValueError) as exc:
             self._trouble(str(exc))
 
@@ -958,7 +1048,7 @@ class Referee(Overseer):
             "clock": None
             if clock is None
             else {
-                "left": {_side(c): ms for c, ms in clock.saved()[0].items()},
+                "left": {_side(c): ms for c, ms in clock.snapshot(self._now).items()},
                 "moves": {_side(c): n for c, n in clock.saved()[1].items()},
             },
             "notes": {str(k): v for k, v in r.notes.items()},
@@ -1001,15 +1091,14 @@ class Referee(Overseer):
                 self._expect_ballot()
             saved = data["clock"]
             if saved is not None and self.settings.clock is not None and state.clock is not None:
-                running = state.clock.running
-                since = state.clock.since
+                # It resumes paused: the side to move's first lift, or the arbiter's
+                # press, starts it again (the time of the power cut is nobody's).
                 state.clock = GameClock.resume(
                     self.settings.clock,
                     {_color(k): int(v) for k, v in saved["left"].items()},
                     {_color(k): int(v) for k, v in saved["moves"].items()},
                 )
-                if running is not None:
-                    state.clock.start(running, since)
+                state.clock_waiting = True
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # Any shape of bad data (a list where a table belongs): the game goes on.
             self._trouble(f"{self.files.state_path}: cannot be used ({exc}); the game goes on without it")

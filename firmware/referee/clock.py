@@ -195,6 +195,9 @@ class GameClock:
         self.running: Color | None = None
         self._since = 0
         self.stopped = False
+        #: Held by the arbiter (:meth:`pause`): ``running`` keeps the side whose clock
+        #: goes on at :meth:`unpause`, and no time passes.
+        self.paused = False
 
     @classmethod
     def resume(cls, control: TimeControl, left: dict[Color, int], moves: dict[Color, int]) -> GameClock:
@@ -220,10 +223,35 @@ class GameClock:
         self.running = side
         self._since = now_ms
 
+    def pause(self, now_ms: int) -> None:
+        """Hold the clock (an arbiter's pause): the running side is charged up to ``now_ms``
+        and no time passes until :meth:`unpause`.
+
+        >>> clock = GameClock(TimeControl.parse("300"))
+        >>> clock.start(BLACK, 0); clock.pause(10_000)
+        >>> clock.remaining(BLACK, 50_000), clock.flag_due()
+        (290000, None)
+        >>> clock.unpause(60_000); clock.remaining(BLACK, 61_000)
+        289000
+        """
+        if self.paused or self.stopped:
+            return
+        if self.running is not None:
+            self._left[self.running] -= max(0, now_ms - self._since)
+            self._since = now_ms
+        self.paused = True
+
+    def unpause(self, now_ms: int) -> None:
+        """Go on after :meth:`pause`: the side that was running runs from ``now_ms``."""
+        if not self.paused:
+            return
+        self.paused = False
+        self._since = now_ms
+
     def remaining(self, side: Color, now_ms: int) -> int:
         """``side``'s time left at ``now_ms`` in milliseconds (negative once its flag fell)."""
         left = self._left[side]
-        if self.running is side:
+        if self.running is side and not self.paused:
             left -= max(0, now_ms - self._since)
         return left
 
@@ -233,7 +261,7 @@ class GameClock:
 
     def flag_due(self) -> int | None:
         """When the running side's time runs out, or None when no clock runs."""
-        if self.running is None:
+        if self.running is None or self.paused:
             return None
         return self._since + self._left[self.running]
 
@@ -242,7 +270,7 @@ class GameClock:
         opponent's clock runs. A move of a side whose clock is not running (the clock was
         stopped, or the board accepted a move for the other side) only counts the move.
         """
-        if self.running is side:
+        if self.running is side and not self.paused:
             self._left[side] -= max(0, now_ms - self._since)
         self._moves[side] += 1
         n = self._moves[side]
@@ -255,9 +283,10 @@ class GameClock:
 
     def stop(self, now_ms: int) -> None:
         """Stop for good (the game is over): the running side's time is charged up to ``now_ms``."""
-        if self.running is not None:
+        if self.running is not None and not self.paused:
             self._left[self.running] -= max(0, now_ms - self._since)
         self.running = None
+        self.paused = False
         self.stopped = True
 
     def snapshot(self, now_ms: int) -> dict[Color, int]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from firmware.events import Event
+from firmware.events import DrawOffer, Event
 
 __all__ = [
     "OFFENCE_CODES",
@@ -85,14 +85,6 @@ class Claim(Event):
     reason: str
     side: str
     message: str
-
-
-@dataclass(frozen=True, slots=True)
-class DrawOffer(Event):
-    """The ``draw`` button offered a draw: a second press before the next move agrees it."""
-
-    kind: ClassVar[str] = "draw-offer"
-    ply: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -152,7 +152,8 @@ def add_referee_arguments(parser: argparse.ArgumentParser, *, names: bool = True
         "--clock",
         metavar="SPEC",
         help="time control: 300+5 (5 min, 5 s a move), 600, 40/5400:1800 (40 moves in 90 min, "
-        "then 30 min), 30/3600 (repeating); see docs/referee.md",
+        "then 30 min), 30/3600 (repeating); see docs/referee.md. crownhead run keeps a clock in "
+        "every mode; the game's time starts with the side to move's first lift",
     )
     group.add_argument(
         "--ballot",
@@ -179,14 +180,19 @@ def referee_from_args(
     position: Position,
     rules: Rules,
     base: RefereeConfig | None = None,
+    *,
+    any_clock: bool = False,
 ) -> RefereeSettings | None:
     """The referee's settings from the options over ``base`` (the ``[referee]`` section).
 
-    None unless ``mode`` is ``referee``; ``ValueError`` with a one-line message for an
+    None unless ``mode`` is ``referee`` (``any_clock``: ``--clock`` is allowed in every
+    mode, for a caller that keeps the clock itself); ``ValueError`` with a one-line message for an
     option that does not fit (a referee option in another mode, a bad clock spec, a
     barred ballot, a ballot from a position other than the start).
     """
     given = [name for name in _OPTIONS if getattr(args, name, None) is not None]
+    if any_clock:
+        given = [name for name in given if name != "clock"]  # the board keeps it (firmware.app.timing)
     if mode != "referee":
         if given:
             raise ValueError(f"--{given[0].replace('_', '-')} needs --mode referee")

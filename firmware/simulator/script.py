@@ -1,4 +1,5 @@
-"""Replay scripts: hand actions (``lift``, ``place``, ``wait``, ``press``) run on the simulated board.
+"""Replay scripts: hand actions (``lift``, ``place``, ``wait``, ``press``, ``hold`` - a
+long press) run on the simulated board.
 
 A script drives the simulated board through the same debouncer, controller and tracker
 as the hardware, on a virtual clock, starting with the position already standing on the
@@ -44,7 +45,7 @@ class ScriptError(ValueError):
         self.message = message
 
 
-_BUTTON = re.compile(r"[a-z][a-z0-9-]{0,31}")
+_BUTTON = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 #: The longest single wait a script may ask for: a day of virtual time.
 MAX_WAIT_MS = 86_400_000
 
@@ -81,8 +82,10 @@ def parse_script(text: str | Iterable[str]) -> list[Action]:
             continue
         words = line.split()
         verb = words[0].lower()
-        if verb not in ("lift", "place", "wait", "press"):
-            raise ScriptError(number, f"unknown action {_shown(words[0])} (lift S, place S, wait MS, press NAME)")
+        if verb not in ("lift", "place", "wait", "press", "hold"):
+            raise ScriptError(
+                number, f"unknown action {_shown(words[0])} (lift S, place S, wait MS, press NAME, hold NAME)"
+            )
         if len(words) != 2:
             raise ScriptError(number, f"{verb} takes exactly one argument, got {len(words) - 1}")
         arg = words[1]
@@ -101,7 +104,7 @@ def parse_script(text: str | Iterable[str]) -> list[Action]:
         else:
             name = arg.lower()
             if not name.isascii() or not _BUTTON.fullmatch(name):
-                raise ScriptError(number, f"press needs a button name, got {_shown(arg)}")
+                raise ScriptError(number, f"{verb} needs a button name, got {_shown(arg)}")
             actions.append(Action(verb, name, number))
     return actions
 
@@ -173,7 +176,7 @@ def iter_replay(
                 square = int(action.arg)
                 board.place(square, None if board.hand else "?")
             else:
-                board.press(str(action.arg))
+                board.press(str(action.arg), long=action.verb == "hold")
         except SimError as exc:
             raise ScriptError(action.line, f"{action}: {exc}") from None
         yield from controller.step()
@@ -191,7 +194,7 @@ def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
     """The board's buttons: the usual ones and any other the script presses."""
     names = list(BUTTON_NAMES)
     for a in actions:
-        if a.verb == "press" and a.arg not in names:
+        if a.verb in ("press", "hold") and a.arg not in names:
             names.append(str(a.arg))
     return tuple(names)
 

@@ -63,6 +63,12 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("r", "resign", "resign"),
     ("a", "adjust", "adjust"),
     ("j", "force", "jump"),
+    # Per-side buttons (their help is on the line above the keys).
+    ("b", "black_draw", ""),
+    ("w", "white_draw", ""),
+    ("B", "black_resign", ""),
+    ("W", "white_resign", ""),
+    ("k", "clock", ""),
     ("f", "follow", "follow the lights"),
     ("q", "quit", "quit"),
 )
@@ -162,9 +168,11 @@ class HandMove:
 
 @dataclass(frozen=True)
 class Press:
-    """Press a board button (``new``, ``hint``...) or a simulator action (``follow``)."""
+    """Press a board button (``new``, ``hint``...) or a simulator action (``follow``);
+    ``long``: hold it down (``hold resign``, ``hold black``)."""
 
     name: str
+    long: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,12 +190,19 @@ def parse_input(text: str) -> Action | None:
 
     >>> parse_input("11"), parse_input("15x24x31")
     (Toggle(square=11), HandMove(text='15x24x31'))
-    >>> parse_input("resign")
-    Press(name='resign')
+    >>> parse_input("resign"), parse_input("hold white")
+    (Press(name='resign', long=False), Press(name='white', long=True))
     """
     t = text.strip().lower()
     if not t:
         return None
+    if t.startswith("hold "):
+        action = parse_input(t[5:])
+        if isinstance(action, Press) and action.name not in ("follow", "quit"):
+            return Press(action.name, long=True)
+        raise InputError(f"{text.strip()!r}: hold takes a button name (hold resign, hold black)")
+    if t in ("black", "white"):
+        return Press(t)  # one button per side: short = draw, long (hold) = resign
     if t.isdigit():
         if not t.isascii() or len(t) > 4:
             raise InputError(f"{t[:8]!r} is not a square: squares are 1-32")
@@ -202,7 +217,7 @@ def parse_input(text: str) -> Action | None:
             raise InputError(f"there is no square {bad[0]}: squares are 1-32")
         return HandMove(re.sub(r"\s+", "", t))
     for key, name, _ in KEYS:
-        if t in (key, name):
+        if t in (key.lower() if len(key) == 1 and key.islower() else "", name):
             return Quit() if name == "quit" else Press(name)
     raise InputError(f"{text.strip()!r}: type a square (1-32), a move (11-15, 15x24) or a key")
 
@@ -274,8 +289,8 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
     _render_panel(screen, view)
     screen.put(20, 1, view.message[: WIDTH - 2])
     screen.put(21, 1, "> " + typed[-(WIDTH - 6):] + "_", Style(bold=True))
-    keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow")
-    screen.put(22, 1, "Click or type a square: lift/place.  11-15, 15x24: move.  f: follow the lights")
+    keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow" and text)
+    screen.put(22, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
     screen.put(23, 1, keys)
     return screen
 
@@ -480,8 +495,8 @@ def _loop(stdscr: object, app: App, should_stop: Callable[[], bool]) -> int:
         elif key == curses.KEY_RESIZE:
             shown = None
         elif isinstance(key, str) and key.isprintable():
-            if not typed and key_action(key.lower()) is not None:
-                action = key_action(key.lower())
+            if not typed and (key_action(key) or key_action(key.lower())) is not None:
+                action = key_action(key) or key_action(key.lower())
             elif len(typed) < 40:
                 typed += key
         if isinstance(action, Quit):

@@ -105,7 +105,9 @@ class Controller:
                 self._occupancy = self._occupancy | b if item.occupied else self._occupancy & ~b
                 events += self._after(tracker.update(self._occupancy, t), t)
             else:
-                events += self._after(tracker.press(item.name, t), t)
+                # A long press says so; a plain one keeps the two-argument call.
+                pressed = tracker.press(item.name, t, True) if item.long else tracker.press(item.name, t)
+                events += self._after(pressed, t)
         events += self._after(tracker.tick(now), now)
         return events
 

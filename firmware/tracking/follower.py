@@ -76,10 +76,14 @@ class Follower(Protocol):
     def warning(self) -> BoardWarning | None: ...
     @property
     def warnings(self) -> tuple[BoardWarning, ...]: ...
+    @property
+    def draw_offer(self) -> tuple[Color | None, int] | None: ...
+    @property
+    def resign_asked(self) -> tuple[Color, int] | None: ...
 
     def next_deadline(self) -> int | None: ...
     def update(self, occupancy: int, now_ms: int) -> list[Event]: ...
-    def press(self, button: str, now_ms: int) -> list[Event]: ...
+    def press(self, button: str, now_ms: int, long: bool = False) -> list[Event]: ...
     def tick(self, now_ms: int) -> list[Event]: ...
     def restore(self, occupancy: int, now_ms: int) -> list[Event]: ...
     def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]: ...
@@ -89,6 +93,8 @@ class Follower(Protocol):
     def release(self, side: Color) -> None: ...
     def declare(self, score: str, reason: str, now_ms: int) -> list[Event]: ...
     def accept_pending(self, now_ms: int) -> list[Event]: ...
+    def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]: ...
+    def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]: ...
 
 
 class Overseer:
@@ -178,6 +184,14 @@ class Overseer:
     def warnings(self) -> tuple[BoardWarning, ...]:
         return self.tracker.warnings
 
+    @property
+    def draw_offer(self) -> tuple[Color | None, int] | None:
+        return self.tracker.draw_offer
+
+    @property
+    def resign_asked(self) -> tuple[Color, int] | None:
+        return self.tracker.resign_asked
+
     # -- inputs ----------------------------------------------------------------------------
 
     def next_deadline(self) -> int | None:
@@ -186,8 +200,8 @@ class Overseer:
     def update(self, occupancy: int, now_ms: int) -> list[Event]:
         return self.tracker.update(occupancy, now_ms)
 
-    def press(self, button: str, now_ms: int) -> list[Event]:
-        return self.tracker.press(button, now_ms)
+    def press(self, button: str, now_ms: int, long: bool = False) -> list[Event]:
+        return self.tracker.press(button, now_ms, long)
 
     def tick(self, now_ms: int) -> list[Event]:
         return self.tracker.tick(now_ms)
@@ -215,3 +229,11 @@ class Overseer:
 
     def accept_pending(self, now_ms: int) -> list[Event]:
         return self.tracker.accept_pending(now_ms)
+
+    def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
+        """Through :meth:`press`, so that an overseer rules on it as on the button."""
+        return self.press("draw" if side is None else f"{side}_draw", now_ms)
+
+    def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]:
+        """Through :meth:`press` (``confirmed``: a long press), as the button does."""
+        return self.press("resign" if side is None else f"{side}_resign", now_ms, confirmed)

@@ -43,14 +43,18 @@ from dataclasses import dataclass
 from firmware.events import (
     BoardWarning,
     Crowned,
+    DrawOffer,
     Event,
     GameOver,
     MoveMade,
     NewGame,
+    Reopened,
+    ResignAsked,
     TakenBack,
     WARNING_CODES,
 )
 from firmware.tracking import huffing
+from firmware.tracking.sides import RESIGN_CONFIRM_MS, side_request
 from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Color, Game, Move, Position
 from rules.squares import bit, iter_squares, squares_of
@@ -336,6 +340,10 @@ class Tracker:
         # Sides whose moves are made elsewhere (see hold()), with who makes them.
         self._held: dict[Color, str] = {}
         self._crown: int | None = None
+        #: The standing draw offer: (side, None for a shared button; the ply it was made at).
+        self._offer: tuple[Color | None, int] | None = None
+        #: A first resign press: (side, until when a second press confirms it).
+        self._resign: tuple[Color, int] | None = None
         self._new_turn()
         self._reading = self._read(self._board)
         if self._reading.kind is not Kind.NONE:
@@ -514,14 +522,21 @@ class Tracker:
         self._touch_state()
         return events + self._refresh(now_ms)
 
-    def press(self, button: str, now_ms: int) -> list[Event]:
-        """A button press. Handled here: ``adjust``, ``takeback``, ``new``, ``resign``, ``claim``.
+    def press(self, button: str, now_ms: int, long: bool = False) -> list[Event]:
+        """A button press (``long``: held down). Handled here: ``adjust``, ``takeback``,
+        ``new``, ``claim``, and the draw and resign buttons, shared or per side (see
+        :mod:`firmware.tracking.sides`, :meth:`offer_draw` and :meth:`resign`).
 
-        ``resign`` gives up the side played at the board: the side to move, or, while that
-        side is held (see :meth:`hold`), its opponent.
+        A shared ``resign`` gives up the side played at the board: the side to move, or,
+        while that side is held (see :meth:`hold`), its opponent.
 
-        Other buttons (``hint``, ``draw``...) belong to the application; they return no event.
+        Other buttons (``hint``...) belong to the application; they return no event.
         """
+        request = side_request(button, long)
+        if request is not None:
+            if request.action == "draw":
+                return self.offer_draw(request.side, now_ms)
+            return self.resign(request.side, now_ms, confirmed=request.confirmed)
         events = self._run_timers(now_ms)
         self._since = now_ms
         self._touch_state()
@@ -535,14 +550,6 @@ class Tracker:
             events += self.take_back(now_ms)
         elif button == "force":
             events += huffing.force(self, now_ms)
-        elif button == "resign" and not self.game.is_over:
-            if self._reading.kind in _COMMITTABLE:
-                events += self._accept(self._reading, now_ms)
-            if not self.game.is_over:
-                resigned = self.game.resign(self._resigner())
-                events.append(GameOver(now_ms, resigned.score, resigned.reason))
-                self._over = True
-                self._reread()
         elif button == "claim" and not self.game.is_over:
             claimed = self.game.claim_draw()
             if claimed is not None:
@@ -550,6 +557,102 @@ class Tracker:
                 self._over = True
                 self._reread()
         return events + self._refresh(now_ms)
+
+    def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
+        """``side`` offers a draw, or accepts the other side's standing offer.
+
+        ``side`` None is a shared button: the person's side when the other side is held
+        (a computer, a linked board), otherwise unknown. An offer stands until the next
+        move; a draw is agreed only when the offer and the acceptance come from known,
+        different sides, so one person pressing twice never ends a game. A move standing
+        complete on the board is accepted first: an offer made right after one's move is
+        about the position after it.
+
+        >>> from rules import Game, BLACK, WHITE
+        >>> tracker = Tracker(Game())
+        >>> [e.kind for e in tracker.offer_draw(None, 0) + tracker.offer_draw(None, 10)]
+        ['draw-offer', 'draw-offer']
+        >>> [e.kind for e in tracker.offer_draw(BLACK, 20) + tracker.offer_draw(WHITE, 30)]
+        ['draw-offer', 'game-over']
+        >>> tracker.game.result
+        Result(score='1/2-1/2', reason='agreement')
+        """
+        events = self.accept_pending(now_ms)
+        game = self.game
+        if game.is_over or self._setup is not None:
+            return events
+        if side is None:
+            side = self._person()
+        ply = game.ply
+        offer = self._offer if self._offer is not None and self._offer[1] == ply else None
+        if offer is not None and side is not None and offer[0] is not None and offer[0] != side:
+            self._offer = None
+            result = game.declare("1/2-1/2", "agreement")
+            self._over = True
+            self._reread()
+            return events + [GameOver(now_ms, result.score, result.reason)] + self._refresh(now_ms)
+        if offer is None or side is not None:
+            self._offer = (side, ply)
+        return events + [DrawOffer(now_ms, ply, str(side) if side is not None else "")]
+
+    @property
+    def draw_offer(self) -> tuple[Color | None, int] | None:
+        """The standing draw offer (side or None, ply), or None."""
+        offer = self._offer
+        return offer if offer is not None and offer[1] == self.game.ply and not self.game.is_over else None
+
+    def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]:
+        """``side`` (None: the side played at the board) resigns, once confirmed.
+
+        The first press asks for confirmation (a ``resign-confirm`` event); a second
+        press for the same side within :data:`~firmware.tracking.sides.RESIGN_CONFIRM_MS`,
+        or a ``confirmed`` request (a long press, the host), resigns. A move standing
+        complete on the board is accepted first, as it was made before the press.
+
+        >>> from rules import Game, BLACK
+        >>> tracker = Tracker(Game())
+        >>> [e.kind for e in tracker.resign(BLACK, 0)], tracker.game.is_over
+        (['resign-confirm'], False)
+        >>> [e.kind for e in tracker.resign(BLACK, 2500)], tracker.game.result
+        (['game-over'], Result(score='0-1', reason='resign'))
+        """
+        events = self._run_timers(now_ms)
+        self._since = now_ms
+        self._touch_state()
+        if self._setup is not None or self.game.is_over:
+            return events
+        if self._reading.kind in _COMMITTABLE:
+            events += self._accept(self._reading, now_ms)
+            if self.game.is_over:
+                return events + self._refresh(now_ms)
+        if side is None:
+            side = self._resigner()
+        pending = self._resign
+        if not confirmed and not (pending is not None and pending[0] == side and now_ms <= pending[1]):
+            until = now_ms + RESIGN_CONFIRM_MS
+            self._resign = (side, until)
+            return events + [ResignAsked(now_ms, str(side), until)] + self._refresh(now_ms)
+        self._resign = None
+        result = self.game.resign(side)
+        events.append(GameOver(now_ms, result.score, result.reason))
+        self._over = True
+        self._reread()
+        return events + self._refresh(now_ms)
+
+    @property
+    def resign_asked(self) -> tuple[Color, int] | None:
+        """A resignation waiting for its confirmation: (side, until), or None."""
+        pending = self._resign
+        if pending is None or self.game.is_over or pending[1] < self._now:
+            return None
+        return pending
+
+    def _person(self) -> Color | None:
+        """The side of the person at the board, when the other side is held; else None."""
+        if len(self._held) == 1:
+            (side,) = self._held
+            return side.opponent
+        return None
 
     def tick(self, now_ms: int) -> list[Event]:
         """Run the timers due by ``now_ms`` (accept settled moves, raise overdue warnings)."""
@@ -666,6 +769,15 @@ class Tracker:
         """Take back the last move (the ``takeback`` button); the board is then guided back."""
         if not self.policy.takeback or self._setup is not None:
             return []
+        declared = self.game.declared
+        if declared is not None and declared.reason == "resign":
+            # A resignation taken back: the game goes on, and no move with it.
+            self.game.declared = None
+            self._resign = None
+            self._over = self.game.is_over
+            self._since = max(self._since, now_ms)
+            self._reread()
+            return [Reopened(now_ms, self.game.ply)] + self._refresh(now_ms)
         events: list[Event] = []
         if self._reading.kind in _COMMITTABLE:
             events += self._accept(self._reading, now_ms)
@@ -1069,6 +1181,7 @@ class Tracker:
             return []
         self._setup = None
         self._since = max(self._since, now)
+        self._offer = self._resign = None
         self.game = Game(target, self.game.rules)
         self._new_turn()
         self._crown = None

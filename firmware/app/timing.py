@@ -1,0 +1,227 @@
+"""The game clock of two-player and computer games (``crownhead run --clock SPEC``).
+
+Referee games keep their clock in the referee (:mod:`firmware.referee.arbiter`); any
+other game given a time control keeps it here, with the same rules: the side to move's
+time starts with its first lift (or a ``clock`` press), the clock switches when the
+board accepts a move, the ``clock`` button pauses and resumes it, a flag falling ends
+the game on time, and the clock is saved (``clock.json`` in the state directory) with
+every move and every 5 s while it runs, so that after a power cut the game resumes with
+its clock, paused until the side to move lifts a piece.
+
+>>> from rules import Game
+>>> from firmware.referee.clock import TimeControl
+>>> clock = BoardClock(TimeControl.parse("60"))
+>>> _ = clock.begin("g1", Game(), 0)
+>>> clock.state(0)
+(60000, 60000, 'black', True, '')
+>>> _ = clock.lifted(Game(), 500)          # Black lifts a man: its time runs
+>>> clock.state(2500)
+(58000, 60000, 'black', False, '')
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+from firmware.events import Event
+from firmware.referee.clock import GameClock, TimeControl
+from firmware.referee.events import ClockReport, Flag
+from rules import BLACK, WHITE, Color, Game
+
+__all__ = ["BoardClock", "SAVE_MS"]
+
+log = logging.getLogger(__name__)
+
+#: How often a running clock is saved.
+SAVE_MS = 5000
+
+
+class BoardClock:
+    """A :class:`~firmware.referee.clock.GameClock` kept for the application's game.
+
+    ``path``: where the clock is saved (None: not saved).
+    """
+
+    def __init__(self, control: TimeControl, path: str | os.PathLike[str] | None = None) -> None:
+        self.control = control
+        self.path = Path(path) if path is not None else None
+        self.clock = GameClock(control)
+        self.game_id = ""
+        self.waiting = True
+        self.flag = ""
+        self._saved_at = 0
+        self._ply = 0
+        self._turn: Color = BLACK
+
+    # -- a game begins -----------------------------------------------------------------
+
+    def begin(self, game_id: str, game: Game, now: int, *, resumed: bool = False) -> list[Event]:
+        """A new game (or, ``resumed``, a saved one goes on: its clock as saved, paused)."""
+        self.game_id = game_id
+        self.clock = GameClock(self.control)
+        self.waiting = True
+        self.flag = ""
+        self._ply = game.ply
+        self._turn = game.turn
+        if resumed:
+            self._load(game)
+        if game.is_over:
+            self.clock.stop(now)
+        return [self._report(now)]
+
+    # -- inputs --------------------------------------------------------------------------
+
+    def lifted(self, game: Game, now: int) -> list[Event]:
+        """The side to move lifted one of its pieces: a waiting clock starts."""
+        if not self.waiting or game.is_over or self.clock.stopped:
+            return []
+        return self._go(game, now)
+
+    def press(self, game: Game, now: int) -> list[Event]:
+        """The ``clock`` button: start a waiting clock, pause a running one, resume it."""
+        if game.is_over or self.clock.stopped:
+            return []
+        if self.waiting or self.clock.paused:
+            return self._go(game, now)
+        self.clock.pause(now)
+        self._save(now)
+        return [self._report(now)]
+
+    def moved(self, side: Color, game: Game, now: int) -> list[Event]:
+        """The board accepted ``side``'s move at ``now``: the opponent's clock runs."""
+        self.waiting = False
+        self.clock.move_made(side, now)
+        self._ply, self._turn = game.ply, game.turn
+        if game.is_over:
+            return []
+        self._save(now)
+        return [self._report(now)]
+
+    def taken_back(self, game: Game, now: int) -> list[Event]:
+        """A move taken back: the side now to move runs again (time spent stays spent)."""
+        if self.clock.stopped:
+            return []
+        running = self.clock.running
+        if running is not None and running is not game.turn and not self.clock.paused:
+            self.clock.pause(now)
+            self.clock.running = game.turn
+            self.clock.unpause(now)
+        self._ply, self._turn = game.ply, game.turn
+        self._save(now)
+        return [self._report(now)]
+
+    def reopened(self, game: Game, now: int) -> list[Event]:
+        """A resignation taken back: the clock as it stood, waiting for the side to move."""
+        left, moves = self.clock.saved()
+        self.clock = GameClock.resume(self.control, left, moves)
+        self.waiting = True
+        self._ply, self._turn = game.ply, game.turn
+        self._save(now)
+        return [self._report(now)]
+
+    def over(self, now: int) -> list[Event]:
+        """The game ended: the clock stops for good."""
+        if self.clock.stopped:
+            return []
+        self.clock.stop(now)
+        self._save(now)
+        return [self._report(now)]
+
+    def check(self, now: int) -> tuple[int, Color] | None:
+        """``(when, side)`` if the running side's flag fell by ``now``, else None (and the
+        running clock is saved every :data:`SAVE_MS`)."""
+        due = self.clock.flag_due()
+        if due is not None and due <= now and not self.flag:
+            side = self.clock.running
+            assert side is not None
+            self.flag = str(side)
+            return due, side
+        if self.clock.running is not None and not self.clock.paused and now - self._saved_at >= SAVE_MS:
+            self._save(now)
+        return None
+
+    def fell(self, t: int, side: Color) -> list[Event]:
+        """The events of ``side``'s flag falling at ``t`` (the game ends on time separately)."""
+        return [Flag(t, str(side))]
+
+    def next_deadline(self) -> int | None:
+        return self.clock.flag_due()
+
+    # -- what is shown -------------------------------------------------------------------
+
+    def state(self, now: int) -> tuple[int, int, str, bool, str]:
+        """(Black's ms, White's ms, the running side or "", paused, the fallen flag's side or "")."""
+        times = self.clock.snapshot(now)
+        running = str(self.clock.running) if self.clock.running is not None else ""
+        if self.waiting and not self.clock.stopped:
+            running = running or str(self._turn)
+        return times[BLACK], times[WHITE], running, self.clock.paused or (self.waiting and not self.clock.stopped), self.flag
+
+    def _go(self, game: Game, now: int) -> list[Event]:
+        self.waiting = False
+        if self.clock.running is None:
+            self.clock.start(game.turn, now)
+        else:
+            self.clock.unpause(now)
+        self._save(now)
+        return [self._report(now)]
+
+    def _report(self, now: int) -> ClockReport:
+        times = self.clock.snapshot(now)
+        running = self.clock.running
+        live = running is not None and not self.clock.paused and not self.waiting
+        return ClockReport(now, times[BLACK], times[WHITE], str(running) if live else "")
+
+    # -- surviving a power cut -------------------------------------------------------------
+
+    def _save(self, now: int) -> None:
+        self._saved_at = now
+        if self.path is None or not self.game_id:
+            return
+        left = self.clock.snapshot(now)
+        moves = self.clock.saved()[1]
+        data = {
+            "game": self.game_id,
+            "ply": self._ply,
+            "control": str(self.control),
+            "left": {str(c): ms for c, ms in left.items()},
+            "moves": {str(c): n for c, n in moves.items()},
+            "flag": self.flag,
+        }
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:  # a full card must not stop the game: the clock goes on
+            log.error("cannot save the clock to %s: %s", self.path, exc)
+
+    def _load(self, game: Game) -> None:
+        if self.path is None:
+            return
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            log.error("cannot read %s: %s", self.path, exc)
+            return
+        if len(raw) > 4096:
+            log.error("%s is not a saved clock (too long); the clock starts afresh", self.path)
+            return
+        try:
+            data = json.loads(raw)
+            if data["game"] != self.game_id or data["ply"] != game.ply or data["control"] != str(self.control):
+                return  # another game's, or another time control's
+            left = {BLACK: int(data["left"]["black"]), WHITE: int(data["left"]["white"])}
+            moves = {BLACK: int(data["moves"]["black"]), WHITE: int(data["moves"]["white"])}
+        except (ValueError, KeyError, TypeError) as exc:
+            log.error("%s cannot be used (%s); the clock starts afresh", self.path, exc)
+            return
+        self.clock = GameClock.resume(self.control, left, moves)
+        self.flag = str(data.get("flag") or "")

@@ -1,0 +1,381 @@
+"""The board's display, kept up to date off the main loop's path.
+
+:class:`Painter` owns the display: the main loop hands it a :class:`Screen` (cheap: a
+frozen value, compared with the last), a thread of its own lays it out, draws it and
+sends it, at most ``max_fps`` times a second and only when the picture changed (a
+running clock's second, a scroll step, a new message). The hand-over is a queue of
+one: a newer screen replaces one not yet drawn, so nothing piles up behind a slow bus.
+
+A display that cannot be reached is reported once (:meth:`Painter.poll` hands the
+message to the main loop, which says it like any notice); the game goes on, the
+display is tried again every ``retry_ms``, and when it answers it is drawn again and
+that is said too.
+
+:class:`BoardPanel` reads the application (whose move, the board's message in short,
+the result, the clock) and gives the painter a new screen when something changed.
+``BoardPanel.score`` is the hook for match play: a function returning the match score
+line ("" for none).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from firmware.display.render import Screen, draw, layout, next_change
+from hal.clock import Clock
+from hal.errors import HardwareError
+
+if TYPE_CHECKING:
+    from firmware.app.application import App
+    from firmware.events import Event
+    from hal.display import Display
+
+__all__ = ["Painter", "BoardPanel", "short_message", "attach_board_parts"]
+
+log = logging.getLogger(__name__)
+
+#: "put the man back on 22", "put them back on 9 and 14": the squares to put back.
+_PUT_BACK = re.compile(r"put (?:the \w+|them|it) back on ([\d, and]+)")
+
+
+class Painter:
+    """Draws :class:`Screen` values on a :class:`~hal.display.Display` (see the module doc).
+
+    ``background=False`` draws in the caller's thread when :meth:`pump` is called
+    (tests, on a virtual clock); otherwise a daemon thread does it.
+    """
+
+    def __init__(
+        self,
+        display: Display,
+        clock: Clock,
+        *,
+        max_fps: float = 4.0,
+        retry_ms: int = 5000,
+        background: bool = True,
+    ) -> None:
+        self.display = display
+        self.clock = clock
+        self.min_interval = max(1, int(1000 / max_fps))
+        self.retry_ms = retry_ms
+        self.background = background
+        self._cond = threading.Condition()
+        self._wanted: Screen | None = None  # the queue of one
+        self._screen: Screen | None = None
+        self._shown: tuple[object, ...] | None = None
+        self._last_frame: int | None = None
+        self._fault: str | None = None
+        self._retry_at = 0
+        self._messages: list[str] = []
+        self._stop = False
+        self.frames = 0
+        self.faults = 0
+        self._thread: threading.Thread | None = None
+        if background:
+            self._thread = threading.Thread(target=self._run, name="crownhead-display", daemon=True)
+            self._thread.start()
+
+    # -- the main loop's side ----------------------------------------------------------
+
+    def set(self, screen: Screen) -> None:
+        """Show ``screen`` from now on (replacing one not yet drawn)."""
+        with self._cond:
+            self._wanted = screen
+            self._cond.notify()
+
+    def poll(self) -> list[str]:
+        """What to tell people about the display since the last poll (lost, back)."""
+        with self._cond:
+            out, self._messages = self._messages, []
+        return out
+
+    @property
+    def has_news(self) -> bool:
+        """Whether :meth:`poll` has something (read without the lock: a message found
+        one step late is no harm, and every step asks)."""
+        return bool(self._messages)
+
+    @property
+    def working(self) -> bool:
+        return self._fault is None
+
+    def close(self) -> None:
+        with self._cond:
+            self._stop = True
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        try:
+            self.display.close()
+        except Exception:  # noqa: BLE001 - closing the rest matters more
+            log.exception("could not close the display")
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def pump(self, now: int | None = None) -> int | None:
+        """Draw what is due at ``now``; returns when to come back (None: on the next screen)."""
+        now = self.clock.now_ms() if now is None else now
+        with self._cond:
+            if self._wanted is not None:
+                self._screen, self._wanted = self._wanted, None
+            screen = self._screen
+        if screen is None:
+            return None
+        if self._fault is not None and now < self._retry_at:
+            return self._retry_at
+        if self._last_frame is not None and now - self._last_frame < self.min_interval:
+            return self._last_frame + self.min_interval
+        items = layout(screen, now)
+        key = tuple(items)
+        if key != self._shown or self._fault is not None:
+            image = draw(items, (self.display.width, self.display.height))
+            try:
+                show: Callable[..., None] = self.display.show
+                if hasattr(self.display, "lines"):
+                    show(image, tuple(item.text for item in items))
+                else:
+                    show(image)
+            except (HardwareError, OSError) as exc:
+                self._lost(str(exc), now)
+                return self._retry_at
+            self._shown = key
+            self._last_frame = now
+            self.frames += 1
+            if self._fault is not None:
+                self._fault = None
+                self._say("the display answers again and shows the game")
+        return next_change(screen, now)
+
+    def _lost(self, reason: str, now: int) -> None:
+        self.faults += 1
+        self._retry_at = now + self.retry_ms
+        if self._fault is None:
+            self._fault = reason
+            self._shown = None
+            self._say(f"the display cannot be reached ({reason}); the game goes on without it")
+            log.error("display: %s", reason)
+
+    def _say(self, message: str) -> None:
+        with self._cond:
+            self._messages.append(message)
+
+    def _run(self) -> None:
+        due: int | None = None
+        while True:
+            with self._cond:
+                if self._stop:
+                    return
+                if self._wanted is None:
+                    timeout = None if due is None else max(0.0, (due - self.clock.now_ms()) / 1000)
+                    self._cond.wait(timeout)
+                if self._stop:
+                    return
+            try:
+                due = self.pump()
+            except Exception:  # a drawing bug must not take the board down
+                log.exception("display thread")
+                due = self.clock.now_ms() + self.retry_ms
+
+
+def short_message(app: App) -> str:
+    """The board's message in a few words ("crown 1", "put back 22", "caution: forced capture")."""
+    tracker = app.tracker
+    if app.resuming:
+        return "set up the saved game"
+    if tracker.setting_up is not None:
+        return "set up the pieces"
+    asked = getattr(tracker, "resign_asked", None)
+    if asked is not None:
+        return f"{asked[0]} resigns? again"
+    roles = tracker.roles
+    warning = tracker.warning
+    if warning is not None:
+        missing = sorted(s for s, r in roles.items() if r == "missing")
+        extra = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
+        if warning.code == "forced-capture":
+            return "caution: forced capture" if app.referee is not None else "a capture is compulsory"
+        if warning.code == "continue-capture":
+            return "jump on"
+        if warning.code == "remove-captured" and extra:
+            return "take off " + " ".join(map(str, extra))
+        if missing:
+            return "put back " + " ".join(map(str, missing))
+        found = _PUT_BACK.search(warning.message)
+        if found:
+            return "put back " + " ".join(re.findall(r"\d+", found.group(1)))
+        if extra:
+            return "take off " + " ".join(map(str, extra))
+        return warning.code.replace("-", " ")
+    crown = sorted(s for s, r in roles.items() if r == "crown")
+    if crown:
+        return "crown " + " ".join(map(str, crown))
+    offer = getattr(tracker, "draw_offer", None)
+    if offer is not None:
+        return f"{offer[0]} offers a draw" if offer[0] is not None else "draw offered (by ?)"
+    if tracker.expected is not None and not tracker.game.is_over:
+        return f"play {tracker.expected.pdn()}"
+    return ""
+
+
+_REASONS = {"no-moves": "no moves", "resign": "resigned", "agreement": "agreed", "time": "on time",
+            "forty-moves": "40 moves", "repetition": "repetition"}
+
+
+class BoardPanel:
+    """The application's state on a :class:`Painter`: a sink (every event) and a source
+    (every step; looks at the board at most every ``check_ms``, and at once after an
+    event) that hands over a new screen on change.
+
+    ``clock_times`` returns ``(black_ms, white_ms, running side or "", paused, flag side
+    or "")`` for the game clock, or None without one (default: the referee's clock).
+    """
+
+    def __init__(
+        self,
+        painter: Painter,
+        *,
+        check_ms: int = 250,
+        clock_times: Callable[[App, int], tuple[int, int, str, bool, str] | None] | None = None,
+    ) -> None:
+        self.painter = painter
+        self.check_ms = check_ms
+        self.clock_times = clock_times or referee_clock
+        #: Match play's hook: the match score line ("" for none).
+        self.score: Callable[[], str] = lambda: ""
+        self.app: App | None = None
+        self._next = 0
+        self._screen: Screen | None = None
+        self._caution = ""
+        self._caution_ply = -1
+        self._due: int | None = None
+
+    def attach(self, app: App) -> BoardPanel:
+        self.app = app
+        app.sinks.append(self.sink)
+        app.sources.append(self.source)
+        if not self.painter.background:
+            app.deadlines.append(lambda: self._due)
+        return self
+
+    def sink(self, event: Event) -> None:
+        if event.kind == "caution":
+            data = event.to_json()
+            self._caution = f"caution: {str(data.get('code', '')).replace('-', ' ')}"
+            self._caution_ply = self.app.tracker.game.ply if self.app is not None else -1
+        self._next = 0  # something happened: look now
+        self.refresh(event.t)
+
+    def source(self, now: int) -> list[Event]:
+        if now >= self._next:
+            self.refresh(now)
+        if not self.painter.background and self._due is not None and now >= self._due:
+            self._due = self.painter.pump(now)  # drawn in this thread: a second, a retry
+        if not self.painter.has_news:
+            return []
+        from firmware.app.application import Notice
+
+        return [Notice(now, message) for message in self.painter.poll()]
+
+    def refresh(self, now: int) -> None:
+        app = self.app
+        if app is None or not getattr(app, "_started", False):
+            return
+        self._next = now + self.check_ms
+        screen = self.screen(app, now)
+        previous = self._screen
+        if previous is not None and _same(previous, screen):
+            return
+        if previous is not None and previous.message == screen.message:
+            screen = _with_since(screen, previous.since)
+        self._screen = screen
+        self.painter.set(screen)
+        if not self.painter.background:
+            self._due = self.painter.pump(now)
+
+    def screen(self, app: App, now: int) -> Screen:
+        game = app.game
+        result = game.result if app.tracker.setting_up is None and not app.resuming else None
+        turn = "" if result is not None else f"{game.turn.name.title()} to move"
+        result_text = ""
+        if result is not None:
+            words = {"1-0": "Black wins", "0-1": "White wins"}.get(result.score, "Draw")
+            result_text = f"{words}, {_REASONS.get(result.reason, result.reason)}"
+        message = short_message(app)
+        if self._caution and game.ply == self._caution_ply and not message.startswith("caution"):
+            message = self._caution if not message else message
+        elif game.ply != self._caution_ply:
+            self._caution = ""
+        times = self.clock_times(app, now)
+        if times is None:
+            return Screen(turn=turn, message=message, result=result_text, score=self.score(), since=now)
+        black, white, running, paused, flag = times
+        return Screen(
+            turn=turn, message=message, result=result_text, score=self.score(), black_ms=black,
+            white_ms=white, running=running, clock_at=now, paused=paused, flag=flag, since=now,
+        )
+
+    def close(self) -> None:
+        self.painter.close()
+
+
+def referee_clock(app: App, now: int) -> tuple[int, int, str, bool, str] | None:
+    """The game clock of the application (referee mode or ``--clock``), or None."""
+    clock_state = getattr(app, "clock_state", None)
+    return clock_state(now) if clock_state is not None else None
+
+
+def _same(a: Screen, b: Screen) -> bool:
+    """Whether two screens show the same (clocks compared as they run, not when read)."""
+    if (a.turn, a.message, a.result, a.score, a.running, a.paused, a.flag) != (
+        b.turn, b.message, b.result, b.score, b.running, b.paused, b.flag
+    ):
+        return False
+    if not a.has_clock or not b.has_clock:
+        return a.has_clock == b.has_clock
+    return a.times(b.clock_at) == b.times(b.clock_at)
+
+
+def _with_since(screen: Screen, since: int) -> Screen:
+    from dataclasses import replace
+
+    return replace(screen, since=since)
+
+
+
+
+def attach_board_parts(app: App, config: Any, *, background: bool = True) -> list[Any]:
+    """The display and the buzzer of ``app``'s hardware, attached to it as configured;
+    returns what to close after the app. ``background=False`` draws in the main loop
+    (a script run in virtual time)."""
+    from firmware.sound.player import BoardSound, SoundPlayer
+
+    parts: list[Any] = []
+    hardware = app.hardware
+    if hardware.display is not None:
+        dc = config.display
+        painter = Painter(
+            hardware.display, app.clock, max_fps=dc.max_fps, retry_ms=dc.retry_ms, background=background
+        )
+        panel = BoardPanel(painter)
+        matches = getattr(app, "matches", None)
+        if matches is not None:
+            panel.score = matches.line  # the match score, once a match is under way
+        parts.append(panel.attach(app))
+    buzzer = hardware.buzzer
+    if buzzer is not None and (hardware.sim is None or config.sim.sound or config.buzzer.kind != "none"):
+        if hardware.sim is not None and config.sim.sound and hasattr(buzzer, "ring"):
+            buzzer.ring = _terminal_bell
+        parts.append(BoardSound(SoundPlayer(buzzer, app.clock)).attach(app))
+    return parts
+
+
+def _terminal_bell() -> None:
+    """The simulator's sound: the terminal's bell (what curses.beep sends)."""
+    import sys
+
+    sys.stdout.write("\a")
+    sys.stdout.flush()

@@ -1,0 +1,87 @@
+"""Draws by agreement and resignations in every mode (issue 13, items 6 and 7): who
+offered, who accepted, a confirmation for resigning, and a way back from a resignation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from firmware.app.application import AppSettings
+from firmware.app.players import Computer, Human
+from firmware.storage.store import GameStore
+from rules import BLACK, WHITE, Game, Position
+from rules.pdn import read_games
+from test_app_rig import Rig
+
+# White to move has one king against Black's three men near crowning: White is lost.
+LOST_FOR_WHITE = "W:WK26:B5,6,7"
+# The same with the colours the other way round: Black is lost.
+LOST_FOR_BLACK = "B:BK7:W26,27,28"
+
+
+def _first_mover(position: Position, game: Game) -> object:
+    return position.legal_moves(game.rules)[0]
+
+
+def computer_rig(tmp_path: Path, fen: str, machine=WHITE) -> Rig:
+    start = Position.from_fen(fen)
+    person = machine.opponent
+    players = {person: Human("Ann"), machine: Computer(_first_mover, "Engine")}  # type: ignore[arg-type]
+    return Rig(
+        tmp_path,
+        board=start,
+        settings=AppSettings(mode="computer", start=start, auto_crown=True),
+        players=players,
+    )
+
+
+def test_the_computer_accepts_a_draw_when_it_stands_worse(tmp_path: Path) -> None:
+    # Before: draw did nothing in computer mode, and the engine never answered.
+    rig = computer_rig(tmp_path, LOST_FOR_WHITE)
+    rig.wait(1000)
+    rig.do("d")  # the shared button: against the computer it is the person's
+    assert [(e["side"]) for e in rig.of_kind("draw-offer")] == ["black"]
+    assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]
+    assert "Engine accepts the draw" in rig.app.view().message
+    assert rig.app.view().status == "Game over: draw (agreement)"
+
+
+def test_the_computer_declines_a_draw_when_it_stands_better(tmp_path: Path) -> None:
+    rig = computer_rig(tmp_path, LOST_FOR_BLACK, machine=WHITE)
+    rig.wait(1000)
+    rig.do("b")  # Black's own draw button
+    declined = rig.of_kind("draw-declined")
+    assert [d["side"] for d in declined] == ["white"] and "white is better" in declined[0]["message"]
+    assert rig.of_kind("game-over") == [] and not rig.app.game.is_over
+    assert "Engine declines the draw" in rig.app.view().message
+
+
+def test_draw_agreed_between_two_players_needs_both_sides(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.do("d")
+    rig.do("d")  # the same shared button again: still an offer
+    assert rig.of_kind("game-over") == []
+    rig.do("w")  # White's own button: an offer only, the shared one's side is unknown
+    assert rig.of_kind("game-over") == []
+    rig.do("b")  # Black accepts White's offer
+    assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]
+    (game,) = [g for f in GameStore(tmp_path).games_dir.glob("*.pdn") for g in read_games(f.read_text(), f.name)]
+    assert game.tags["Result"] == "1/2-1/2"
+
+
+def test_takeback_after_a_resignation_reopens_the_game_without_taking_back_a_move(tmp_path: Path) -> None:
+    # Before: takeback after resign reopened the game and also took back a move.
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.do("22-18")
+    rig.do("hold resign")  # a long press resigns at once (Black, to move)
+    assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("0-1", "resign")]
+    rig.do("t")
+    assert rig.moves() == ["11-15", "22-18"] and not rig.app.game.is_over
+    assert [e["ply"] for e in rig.of_kind("reopened")] == [2] and rig.of_kind("takeback") == []
+    assert rig.app.view().status == "Black to move, move 2"
+    rig.do("15x22")  # play goes on
+    assert rig.moves() == ["11-15", "22-18", "15x22"]
+    # The game is unfinished again: it is the current game of the store.
+    current = GameStore(tmp_path).load_current()
+    assert current is not None and [m for m in current.moves] == ["11-15", "22-18", "15x22"]

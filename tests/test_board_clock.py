@@ -1,0 +1,92 @@
+"""The clock on the board in two-player and computer games (``--clock``): it starts with
+the first lift, switches on accepted moves, pauses for the arbiter, lets a flag fall,
+and survives a power cut, resuming paused."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from firmware.app.application import AppSettings
+from firmware.referee.clock import TimeControl
+from firmware.storage.store import GameStore
+from rules.pdn import read_games
+from test_app_rig import Rig
+
+
+def clocked(tmp_path: Path, spec: str = "60", **kwargs: object) -> Rig:
+    return Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse(spec), **kwargs))  # type: ignore[arg-type]
+
+
+def test_blacks_time_starts_with_its_first_lift_and_switches_on_the_move(tmp_path: Path) -> None:
+    rig = clocked(tmp_path)
+    rig.wait(5000)  # nobody has touched a piece: nobody's time
+    assert rig.app.clock_state(rig.clock.now_ms()) == (60_000, 60_000, "black", True, "")
+    rig.app.act_text("11")  # Black lifts its man
+    rig.wait(2000)
+    rig.app.act_text("15")
+    rig.wait(1000)
+    assert rig.moves() == ["11-15"]
+    black, white, running, paused, flag = rig.app.clock_state(rig.clock.now_ms())
+    # Black's time ran from the lift (seen at 30 ms) to the move accepted (2000 + 330 later).
+    assert (black, running, paused, flag) == (60_000 - 2_300, "white", False, "") and white == 60_000 - 670
+    reports = rig.of_kind("clock")
+    assert [r["running"] for r in reports] == ["", "black", "white"]
+
+
+def test_the_clock_button_pauses_and_resumes(tmp_path: Path) -> None:
+    rig = clocked(tmp_path)
+    rig.do("11-15")
+    rig.do("k", wait=10_000)  # the arbiter pauses: ten seconds are nobody's
+    state = rig.app.clock_state(rig.clock.now_ms())
+    assert state is not None and state[3] is True
+    before = state[1]
+    rig.do("k", wait=1000)
+    assert rig.app.clock_state(rig.clock.now_ms())[1] == before - 1000
+
+
+def test_a_flag_falls_ends_the_game_on_time_and_is_recorded(tmp_path: Path) -> None:
+    rig = clocked(tmp_path, "5")
+    rig.app.act_text("11")  # Black lifts and thinks too long
+    rig.wait(6000)
+    assert rig.of_kind("flag") == [{"t": 5030, "event": "flag", "side": "black"}]
+    over = rig.of_kind("game-over")
+    assert [(e["result"], e["reason"]) for e in over] == [("0-1", "time")]
+    assert rig.app.clock_state(rig.clock.now_ms())[4] == "black"
+    (game,) = [g for f in GameStore(tmp_path).games_dir.glob("*.pdn") for g in read_games(f.read_text(), f.name)]
+    assert game.tags["Result"] == "0-1"
+
+
+def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> None:
+    rig = clocked(tmp_path, "600")
+    rig.do("11-15")
+    rig.do("22-18", wait=7_000)  # Black's clock runs; saved every 5 s
+    saved = json.loads((tmp_path / "clock.json").read_text())
+    assert saved["ply"] == 2 and saved["left"]["black"] < 600_000
+    rig.app.close()
+
+    again = Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse("600"), sim_keep_game=True))
+    again.wait(1000)
+    assert [e["resumed"] for e in again.of_kind("game-start")] == [True]
+    black, white, running, paused, _flag = again.app.clock_state(again.clock.now_ms())
+    assert (black, running, paused) == (saved["left"]["black"], "black", True)
+    again.wait(30_000)  # paused: nothing is charged until Black lifts a piece
+    assert again.app.clock_state(again.clock.now_ms())[0] == black
+    again.app.act_text("15")
+    again.wait(1000)
+    assert again.app.clock_state(again.clock.now_ms())[2:4] == ("black", False)
+    assert again.app.clock_state(again.clock.now_ms())[0] < black
+
+
+def test_run_keeps_a_clock_in_a_two_player_game(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "run", "--headless", "--log", "json", "--script", "-",
+         "--clock", "300+5", "--state-dir", str(tmp_path)],
+        input="lift 11\nwait 1000\nplace 15\nwait 1000\n", capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    clocks = [e for e in map(json.loads, done.stdout.splitlines()) if e["event"] == "clock"]
+    assert [c["running"] for c in clocks] == ["", "black", "white"]
+    assert clocks[-1]["black"] == 300_000 - 1_300 + 5_000  # the move's time, then the increment
