@@ -147,12 +147,13 @@ def test_a_referee_game_with_a_clock_started_from_the_page_shows_a_caution(brows
     page.click("#new-form button[type=submit]")
     page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Referee')")
     page.wait_for_function("() => /^[0-9]+:[0-9][0-9]$/.test(document.querySelector('[data-clock=\"black\"]').textContent)")
-    page.wait_for_selector('[data-clock="black"].running')
     assert page.locator('[data-clock="white"]').text_content() == "5:00"
     page.wait_for_function("() => document.querySelector('.name[data-side=\"black\"]').textContent === 'Ann'")
-    # 11-18 is no move: the referee cautions Black.
+    # Black's time starts with Black's first lift. 11-18 is no move: the referee cautions Black.
+    assert page.locator('[data-clock="black"].running').count() == 0
     click(page, 11)
     wait_hand(page, "in hand: black man")
+    page.wait_for_selector('[data-clock="black"].running')
     click(page, 18)
     page.wait_for_selector('#log [data-kind="caution"]')
     page.wait_for_function("() => document.querySelector('[data-cautions=\"black\"]').textContent === '1 caution'")

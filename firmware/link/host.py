@@ -408,12 +408,13 @@ class Link(PeerFollower):
             target = tracker.setting_up.fen()
         clock: dict[str, Any] | None = None
         referee = app.referee
-        if referee is not None:
-            times = referee.clock_times(now)
-            if times is not None:
-                running = referee.state.clock.running if referee.state is not None and referee.state.clock is not None else None
-                clock = {"black": times[BLACK], "white": times[WHITE],
-                         "running": _side(running) if running is not None else None}
+        # The game clock, the referee's or the board's (--clock): "running" is None while
+        # it waits for the first lift or is paused ("paused" says which).
+        state = app.clock_state(now)
+        if state is not None:
+            black, white, running, paused, _flag = state
+            clock = {"black": black, "white": white, "running": running if running and not paused else None,
+                     "paused": paused}
         cautions = None
         if referee is not None:
             cautions = {"black": referee.cautions(BLACK), "white": referee.cautions(WHITE)}
