@@ -264,7 +264,7 @@ def test_the_text_log_says_what_the_match_did(tmp_path: Path) -> None:
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ana", "Ben", games=1, now="2026-11-30T20:15:00+00:00"))
     board = Board(state)
-    board.do("11-15", "r")
+    board.do("11-15", "hold resign")
     board.app.close()
     lines = [describe_event(e) for e in board.events if e.kind == "match"]
     assert lines == [
@@ -277,7 +277,7 @@ def test_crownhead_run_plays_the_match_of_the_match_section(tmp_path: Path, caps
     config = tmp_path / "config.toml"
     config.write_text('[match]\nalways = true\ngames = 2\nblack_name = "Ana"\nwhite_name = "Ben"\n')
     script = tmp_path / "script.txt"
-    script.write_text("lift 11\nwait 300\nplace 15\nwait 800\npress resign\nwait 500\n")
+    script.write_text("lift 11\nwait 300\nplace 15\nwait 800\nhold resign\nwait 500\n")
     state = tmp_path / "state"
     args = ["run", "--script", str(script), "--state-dir", str(state), "--log", "json", "--config", str(config)]
     assert main(args) == 0
