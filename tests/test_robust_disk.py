@@ -216,6 +216,18 @@ def test_a_corrupt_saved_game_on_a_read_only_disk_is_left_as_it_is(small_fs: Pat
     assert '"black": 5' in (state / "current.json").read_text()  # untouched, not overwritten
 
 
+def test_a_corrupt_match_file_on_a_read_only_disk_is_left_as_it_is(small_fs: Path) -> None:
+    state = small_fs / "state"
+    state.mkdir()
+    (state / "match.json").write_text("[" * 100_000)
+    remount(small_fs, "ro")
+    rig = Rig(state)  # used to stop at the start: the bad file could not be renamed
+    assert any("match.json" in n and "no match is under way" in n for n in notices(rig))
+    rig.do("11-15")
+    assert rig.moves() == ["11-15"]
+    rig.close()
+
+
 def test_run_headless_on_a_read_only_state_directory(small_fs: Path, tmp_path: Path) -> None:
     state = small_fs / "state"
     state.mkdir()

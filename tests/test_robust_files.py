@@ -178,6 +178,19 @@ def test_the_id_cannot_name_a_file_outside_games(tmp_path: Path) -> None:
     assert not (tmp_path / "escaped.pdn").exists()
 
 
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_bad_match_file_is_moved_aside_and_the_board_starts(tmp_path: Path, fault: str) -> None:
+    make_fault(tmp_path / "match.json", fault, RECORD_LIMIT, DEEP_JSON)
+    rig = within(lambda: Rig(tmp_path))
+    notices = [e["message"] for e in rig.of_kind("notice")]
+    kept = [n for n in notices if "match.json" in n and "was kept as" in n]
+    assert len(kept) == 1, notices
+    assert len(list(tmp_path.glob("match-*.bad"))) == 1
+    rig.do("11-15")
+    assert rig.store.load_current().moves == ("11-15",)
+    rig.close()
+
+
 # -- finished records: one bad file hides nothing ------------------------------------------------
 
 

@@ -149,8 +149,11 @@ class MatchPlay:
         try:
             match = self.store.load()
         except StoreError as exc:
-            aside = self.store.set_aside()
             self.match, self._stamp = None, None
+            try:
+                aside = self.store.set_aside()
+            except StoreError as why:
+                return [f"{exc}; no match is under way ({why})"]
             return [f"{exc}; the file was kept as {aside} and no match is under way"]
         if match is not None:
             try:

@@ -149,16 +149,19 @@ class MatchStore:
 
     def set_aside(self) -> Path | None:
         """Rename an unusable ``match.json`` to ``match-<time>.bad`` (nothing is deleted)."""
-        if not self.path.exists():
+        if not os.path.lexists(self.path):
             return None
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
         target = self.directory / f"match-{stamp}.bad"
         n = 1
-        while target.exists():
+        while os.path.lexists(target):
             n += 1
             target = self.directory / f"match-{stamp}-{n}.bad"
-        os.replace(self.path, target)
-        _fsync_dir(self.directory)
+        try:
+            os.replace(self.path, target)
+            _fsync_dir(self.directory)
+        except OSError as exc:  # a read-only filesystem: the file stays, the board plays
+            raise StoreError(f"cannot move {self.path} aside: {exc.strerror or exc}") from exc
         return target
 
     def archived(self) -> list[Match]:
