@@ -2,8 +2,9 @@
 
 Layers, lowest first; a package may import the ones before it, never one after it:
 
-* :mod:`firmware.events` and :mod:`firmware.config`: the events every part speaks and the
-  config-file loader (base modules, importable by all).
+* :mod:`firmware.events`, :mod:`firmware.config` and :mod:`firmware.files`: the events
+  every part speaks, the config-file loader, and the one bounded reader of every file the
+  board is given (base modules, importable by all).
 * :mod:`firmware.storage`: saved games and finished records.
 * :mod:`firmware.tracking`: the tracker, its turn table, huffing, the controller.
 * :mod:`firmware.referee`: tournament refereeing on top of the tracker.
