@@ -36,6 +36,7 @@ __all__ = [
     "check_toml_depth",
     "ascii_int",
     "is_ascii_digits",
+    "int_argument",
     "printable",
     "CONFIG_LIMIT",
     "RECORD_LIMIT",
@@ -254,6 +255,26 @@ def ascii_int(text: str, max_digits: int, what: str = "a number") -> int:
     if not is_ascii_digits(text, max_digits):
         shown = text if len(text) <= 24 else text[:24] + "..."
         raise ValueError(f"{what} must be 1-{max_digits} ASCII digits, got {shown!r}")
+    return int(text)
+
+
+def int_argument(text: str) -> int:
+    """An ``argparse`` type for whole numbers: ASCII digits with an optional ``-``, at most
+    18 of them (``type=int`` takes ``٣`` and raises on thousands of digits).
+
+    >>> int_argument("42"), int_argument("-1")
+    (42, -1)
+    >>> int_argument("²")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a whole number (ASCII digits), got '²'
+    """
+    import argparse
+
+    digits = text[1:] if text.startswith("-") else text
+    if not is_ascii_digits(digits, 18):
+        shown = text if len(text) <= 24 else text[:24] + "..."
+        raise argparse.ArgumentTypeError(f"expected a whole number (ASCII digits), got {shown!r}")
     return int(text)
 
 

@@ -23,6 +23,7 @@ import sys
 import time
 
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.files import int_argument
 from rules.engine import DEFAULT_MOVETIME_MS, Engine
 
 #: Kept back from the budget for printing the answer and leaving the interpreter.
@@ -46,11 +47,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     limit = p.add_mutually_exclusive_group()
     limit.add_argument(
         "--movetime",
-        type=int,
+        type=int_argument,
         metavar="MS",
         help=f"think for at most MS milliseconds (default {DEFAULT_MOVETIME_MS})",
     )
-    limit.add_argument("--depth", type=int, metavar="N", help="search N plies deep")
+    limit.add_argument("--depth", type=int_argument, metavar="N", help="search N plies deep")
     add_rules_arguments(p)
     p.set_defaults(func=run)
 

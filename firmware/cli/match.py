@@ -10,6 +10,7 @@ from pathlib import Path
 from firmware.app.matchplay import MatchConfig
 from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
 from firmware.config import Config, ConfigError, load_config
+from firmware.files import int_argument
 from firmware.sheets.model import SheetGame
 from firmware.sheets.pdf import match_sheet
 from firmware.storage.matches import MatchStore, new_match
@@ -52,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     new.add_argument("black", metavar="BLACK", help="Black's name in the first game")
     new.add_argument("white", metavar="WHITE", help="White's name in the first game")
-    new.add_argument("--games", type=int, metavar="N",
+    new.add_argument("--games", type=int_argument, metavar="N",
                      help=f"the number of games (1-{MAX_GAMES}; default: [match] games, else open-ended)")
     new.add_argument("--count-draws", action="store_true", default=None,
                      help="score wins, draws and losses, a draw worth half a point (the 1923 Standard Laws)")

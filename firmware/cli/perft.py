@@ -7,6 +7,7 @@ import sys
 import time
 
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.files import int_argument
 from rules.perft import divide, perft
 
 
@@ -17,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Count leaf nodes DEPTH plies below a position. The node count is the last line.",
     )
     p.add_argument("--fen", help="start from this position (PDN FEN); default: the start position")
-    p.add_argument("--depth", type=int, required=True, help="plies to search")
+    p.add_argument("--depth", type=int_argument, required=True, help="plies to search")
     p.add_argument(
         "--divide",
         action="store_true",

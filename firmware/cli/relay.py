@@ -22,6 +22,7 @@ import threading
 from types import FrameType
 
 from firmware.config import FieldError
+from firmware.files import int_argument
 from firmware.link.host import LinkConfig
 from firmware.link.relay import Relay, json_log, text_log
 from firmware.link.transport import LineTransport
@@ -45,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("port_a", metavar="PORT_A", help="the first board's port")
     p.add_argument("port_b", metavar="PORT_B", help="the second board's port")
-    p.add_argument("--baudrate", type=int, default=115200, help="for serial devices (default: 115200)")
-    p.add_argument("--reconnect-ms", type=int, default=1000, help="how often to retry a port that is gone (default: 1000)")
+    p.add_argument("--baudrate", type=int_argument, default=115200, help="for serial devices (default: 115200)")
+    p.add_argument("--reconnect-ms", type=int_argument, default=1000, help="how often to retry a port that is gone (default: 1000)")
     p.add_argument("--log", choices=("text", "json", "none"), default="text", help="what to print (default: text)")
     p.set_defaults(func=run)
 

@@ -22,6 +22,7 @@ from firmware.cli._common import add_rules_arguments, position_from_args, rules_
 from firmware.config import Config, ConfigError
 from firmware.app.matchplay import MatchConfig
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
+from firmware.files import int_argument
 from firmware.link.host import PLAYS, Link, LinkConfig, open_link
 from firmware.web.server import WebServer
 from firmware.web.settings import WebConfig
@@ -63,8 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("engine", "random"),
         help="the machine in computer mode: the engine (default) or a random-move test player",
     )
-    p.add_argument("--level", type=int, choices=range(1, 11), metavar="1-10", help="the engine's strength (default: full strength, or [play] level)")
-    p.add_argument("--seed", type=int, default=None, help="seed for the machine's choices (reproducible games)")
+    p.add_argument("--level", type=int_argument, choices=range(1, 11), metavar="1-10", help="the engine's strength (default: full strength, or [play] level)")
+    p.add_argument("--seed", type=int_argument, default=None, help="seed for the machine's choices (reproducible games)")
     p.add_argument("--black", metavar="NAME", help="Black's name for the game record")
     p.add_argument("--white", metavar="NAME", help="White's name for the game record")
     p.add_argument("--fen", help="start new games from this position instead of the start position")

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from firmware.cli._common import add_rules_arguments, rules_from_args
+from firmware.files import int_argument
 from firmware.sheets.files import SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
 from firmware.sheets.pdf import PAPERS, blank_sheet, match_sheet
 
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("pdn_file", nargs="?", metavar="PDN_FILE", help="the games (PDN)")
-    p.add_argument("--game", type=int, metavar="N", help="only game N of the file (from 1)")
+    p.add_argument("--game", type=int_argument, metavar="N", help="only game N of the file (from 1)")
     p.add_argument(
         "--match", action="store_true",
         help="a match sheet: the file's games between the players of the first game (or of game N)",

@@ -11,6 +11,7 @@ import argparse
 import random
 from dataclasses import dataclass
 
+from firmware.files import int_argument
 from firmware.referee.clock import ClockSpecError, TimeControl
 from firmware.config import FieldError, config_section
 from rules import Position, Rules
@@ -160,7 +161,7 @@ def add_referee_arguments(parser: argparse.ArgumentParser, *, names: bool = True
         metavar="N|deck",
         help="play ACF 3-move ballot N in every pair of games, or draw each pair's from the 156-card deck",
     )
-    group.add_argument("--ballot-seed", type=int, metavar="N", help="seed for drawing ballots from the deck")
+    group.add_argument("--ballot-seed", type=int_argument, metavar="N", help="seed for drawing ballots from the deck")
     group.add_argument("--event", help="the PDN Event tag")
     group.add_argument("--site", help="the PDN Site tag")
     group.add_argument("--round", help="the PDN Round tag (the games of a session are ROUND.1, ROUND.2, ...)")
