@@ -234,8 +234,8 @@ def check_toml_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
             j = i
             while j < n and text[j] in _DIGITS:
                 j += 1
-            if j - i > MAX_NUMBER:
-                raise ValueError(f"line {line}: a number of more than {MAX_NUMBER} digits")
+                if j - i > MAX_NUMBER:
+                    raise ValueError(f"line {line}: a number of more than {MAX_NUMBER} digits")
             i = j
             continue
         i += 1
