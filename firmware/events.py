@@ -34,6 +34,7 @@ __all__ = [
     "TakenBack",
     "GameOver",
     "NewGame",
+    "SetUp",
     "MissedJump",
     "Huffed",
     "HuffTakenBack",
@@ -150,6 +151,26 @@ class NewGame(Event):
 
     kind: ClassVar[str] = "new-game"
     fen: str
+
+
+@dataclass(frozen=True, slots=True)
+class SetUp(Event):
+    """The board must be set up as ``fen``: which colour and which kings go where.
+
+    ``cause``: ``new-game`` (a game from a position), ``resume`` (a saved game),
+    ``restore`` (a move taken back, or pieces to put right). The squares of each side's
+    men and kings are listed too, since the switches cannot tell them apart; ``wrong``
+    are the squares whose occupancy is not yet right.
+    """
+
+    kind: ClassVar[str] = "setup"
+    cause: str
+    fen: str
+    black: tuple[int, ...]
+    black_kings: tuple[int, ...]
+    white: tuple[int, ...]
+    white_kings: tuple[int, ...]
+    wrong: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)

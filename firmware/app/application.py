@@ -56,11 +56,13 @@ from firmware.events import (
     NewGame,
     Reopened,
     ResignAsked,
+    SetUp,
     TakenBack,
 )
 from firmware.simulator.hands import Action, plain_actions
 from firmware.app.hardware import Hardware
 from firmware.app.leds import LedPolicy, LedSettings, Palette
+from firmware.app.setup import setup_squares, setup_text
 from firmware.app.matchplay import MatchConfig, MatchPlay, MatchScore
 from firmware.app.players import (
     Computer,
@@ -504,6 +506,8 @@ class App:
         self.sim = hardware.sim
         self.message = ""
         self.steps = 0
+        #: The set-up last announced with a ``setup`` event (cause, fen), or None.
+        self._announced_setup: tuple[str, str] | None = None
         self._started = False
         self._closed = False
         self._resuming = False
@@ -565,7 +569,7 @@ class App:
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
             self.say(
-                f"Resuming the unfinished game ({game.ply} moves). Put the pieces where the "
+                f"Resuming the unfinished game ({game.ply} {'ply' if game.ply == 1 else 'plies'}). Put the pieces where the "
                 "lights ask, or press new for a new game."
             )
 
@@ -701,6 +705,7 @@ class App:
             queue += self._handle(event, now)
         self._play_computer(now, out)
         self._find_hint(now, out)
+        out += self._announce_setup(now)
         for event in out:
             self._emit(event)
         self._light(now)
@@ -1444,6 +1449,34 @@ class App:
             self._pending += self._save(now)
 
 
+    def setup_target(self) -> tuple[str, Position] | None:
+        """What the board must be set up as now, and why (``new-game``, ``resume``,
+        ``restore``), or None when it shows the game."""
+        tracker = self.tracker
+        if self._resuming and self._game is not None:
+            return "resume", self._game.position
+        if tracker.setting_up is not None:
+            return "new-game", tracker.setting_up
+        if tracker.reading.kind is Kind.RESTORE and not tracker.board_matches:
+            return "restore", tracker.game.position
+        return None
+
+    def _announce_setup(self, now: int) -> list[Event]:
+        """A ``setup`` event when a set-up begins (or its target changes): the whole position."""
+        target = self.setup_target()
+        key = (target[0], target[1].fen()) if target is not None else None
+        if key == self._announced_setup:
+            return []
+        self._announced_setup = key
+        if target is None:
+            return []
+        cause, position = target
+        black, black_kings = setup_squares(position, BLACK)
+        white, white_kings = setup_squares(position, WHITE)
+        board = self.tracker.board
+        wrong = tuple(s for s in range(1, 33) if bool(board >> (s - 1) & 1) != bool(position.occupied >> (s - 1) & 1))
+        return [SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)]
+
     def _emit(self, event: Event) -> None:
         for sink in self.sinks:
             try:
@@ -1632,10 +1665,17 @@ class App:
                 status += f"; hint: {self.hint.pdn()}"
         warning = tracker.warning
         prompt = ""
+        target = self.setup_target()
         if self._resuming:
-            prompt = "Put the pieces where the lights ask (f does it), or n for a new game instead."
+            assert target is not None
+            prompt = f"Set up {setup_text(target[1])}: where the lights ask (f does it), or n for a new game instead."
         elif tracker.setting_up is not None:
-            prompt = "Put pieces on the blue squares and take them off the orange ones (f does it)."
+            prompt = (
+                f"Set up {setup_text(tracker.setting_up)}: put pieces on the blue squares and take"
+                " them off the orange ones (f does it)."
+            )
+        elif target is not None and target[0] == "restore" and game.ply:
+            prompt = f"Put the board back to: {setup_text(target[1])} (f does it)."
         elif tracker.expected is not None:
             prompt = f"{self.players[game.turn].name} plays {tracker.expected.pdn()}: make it on the board (f does it)."
         elif self.thinker.busy:

@@ -319,7 +319,8 @@ def _render_board(screen: Screen, view: BoardView) -> None:
 
 def _render_panel(screen: Screen, view: BoardView) -> None:
     rows: list[tuple[str, Style]] = []
-    rows.append((view.status, Style(bold=True)))
+    # Wrapped, never cut: "Resuming a game: White to move, move 16" is wider than the panel.
+    rows.extend((line, Style(bold=True)) for line in _wrap(view.status, PANEL_WIDTH))
     rows.append((f"Black: {view.black}", PLAIN))
     rows.append((f"White: {view.white}", PLAIN))
     if view.match:

@@ -1,0 +1,67 @@
+"""Telling people how to set the board up: which colour and which kings go where.
+
+The switches sense only occupancy, so a black man where a white one belongs would be
+accepted and then treated by the record. Whenever the board must be set up (a new game
+from a position, a game resumed, a move taken back, pieces to put right) the people are
+told the whole position in words, and the ``setup`` event carries it for the link, the
+web page, the display and the hall.
+
+>>> from rules import Position
+>>> setup_text(Position.start())
+'Black men on 1-12; White men on 21-32'
+>>> setup_text(Position.from_fen("W:W18,K4,K5:B1,2,3,K26"))
+'Black men on 1-3, king on 26; White man on 18, kings on 4 and 5'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rules import BLACK, WHITE, Color, Position
+from rules.squares import iter_squares
+
+__all__ = ["setup_squares", "setup_text", "square_ranges"]
+
+
+def square_ranges(squares: Iterable[int]) -> str:
+    """``1-12``, ``1, 3 and 5-7``: squares in order, runs of three or more as ranges.
+
+    >>> square_ranges([1, 2, 3, 5, 7, 8]), square_ranges([4])
+    ('1-3, 5, 7 and 8', '4')
+    """
+    items = sorted(squares)
+    parts: list[str] = []
+    i = 0
+    while i < len(items):
+        j = i
+        while j + 1 < len(items) and items[j + 1] == items[j] + 1:
+            j += 1
+        if j - i >= 2:
+            parts.append(f"{items[i]}-{items[j]}")
+        else:
+            parts.extend(str(s) for s in items[i : j + 1])
+        i = j + 1
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def setup_squares(position: Position, color: Color) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The squares of ``color``'s men and of its kings in ``position``."""
+    pieces = position.pieces_of(color)
+    return tuple(iter_squares(pieces & ~position.kings)), tuple(iter_squares(pieces & position.kings))
+
+
+def setup_text(position: Position) -> str:
+    """The whole position in words, Black first (see the module's examples)."""
+    sides = []
+    for color, name in ((BLACK, "Black"), (WHITE, "White")):
+        men, kings = setup_squares(position, color)
+        parts = []
+        if men:
+            parts.append(f"{'man' if len(men) == 1 else 'men'} on {square_ranges(men)}")
+        if kings:
+            parts.append(f"{'king' if len(kings) == 1 else 'kings'} on {square_ranges(kings)}")
+        if parts:
+            sides.append(f"{name} " + ", ".join(parts))
+    return "; ".join(sides) if sides else "an empty board"

@@ -1,0 +1,57 @@
+"""Setting up tells which colour and which kings go where (issue 13, item 8).
+
+Whenever the board must be set up (a game from a position, a game resumed, a move taken
+back), the ``setup`` event carries the whole position for the link, the page, the display
+and the hall, and the simulator's prompt says it in words.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from firmware.app.application import AppSettings
+from rules import Position
+
+from test_app_rig import Rig
+
+KINGS = "W:WK10,22,23:B5,K27"
+
+
+def test_a_game_from_a_position_says_where_each_colour_and_king_goes(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, settings=AppSettings(start=Position.from_fen(KINGS)))
+    rig.wait(100)
+    (setup,) = rig.of_kind("setup")
+    assert setup["cause"] == "new-game" and setup["fen"] == Position.from_fen(KINGS).fen()
+    assert (setup["black"], setup["black_kings"], setup["white"], setup["white_kings"]) == ([5], [27], [22, 23], [10])
+    # Only occupancy can be sensed: 10 holds a black man where the white king goes.
+    assert 1 in setup["wrong"] and 21 in setup["wrong"] and 10 not in setup["wrong"]
+    prompt = rig.app.view().prompt
+    assert "Black man on 5, king on 27; White men on 22 and 23, king on 10" in prompt
+    rig.do("f")
+    assert rig.of_kind("new-game") and len(rig.of_kind("setup")) == 1  # announced once
+    assert "Set up" not in rig.app.view().prompt
+
+
+def test_a_resumed_game_tells_the_colours_to_set_up(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    for move in ("11-15", "23-19", "8-11"):
+        rig.do(move)
+    position = rig.app.tracker.game.position
+    rig.close()
+    rig = Rig(tmp_path)  # a fresh simulated board: the start position stands on it
+    rig.wait(100)
+    setups = rig.of_kind("setup")
+    assert [s["cause"] for s in setups] == ["resume"] and setups[0]["fen"] == position.fen()
+    assert setups[0]["black"] == [1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 15]
+    assert "Set up Black men on 1-7, 9-12 and 15; White men on 19, 21, 22 and 24-32" in rig.app.view().prompt
+
+
+def test_a_move_taken_back_asks_for_the_position_before_it_in_full(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.do("t")  # the takeback button: the man must go back from 15 to 11
+    setups = rig.of_kind("setup")
+    assert [s["cause"] for s in setups] == ["restore"]
+    assert setups[0]["fen"] == Position.start().fen() and setups[0]["wrong"] == [11, 15]
+    rig.do("f")
+    assert rig.app.tracker.board_matches
