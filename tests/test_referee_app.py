@@ -367,3 +367,20 @@ def test_run_command_line_errors(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr.startswith("crownhead run: --clock: clock spec '5m'")
     done = crownhead("run", "--headless", "--script", "-", "--mode", "referee", "--ballot", "deck", "--fen", "B:W30:B1", "--state-dir", str(tmp_path))
     assert done.returncode == 2 and "a ballot is played from the start position" in done.stderr
+
+
+def test_one_game_one_record_the_store_keeps_the_referees_with_everything(tmp_path: Path) -> None:
+    # A caution, a claim, then a second offence: the board's own game file (what
+    # `crownhead games export` exports) is the referee's record, with its notes.
+    board = Board(tmp_path, RefereeSettings(record_dir=str(tmp_path / "record"), black="Ann", white="Bob"))
+    board.script(
+        "lift 1\nwait 100\nplace 1\nwait 500\nlift 9\nwait 100\nplace 13\nwait 500\npress claim\nwait 100\n"
+        "lift 29\nwait 100\nplace 29\nwait 500\nlift 29\nwait 100\nplace 29\nwait 1000\n"
+    )
+    assert [e["reason"] for e in board.of("game-over")] == ["forfeit"]
+    store = GameStore(tmp_path / "state")
+    (kept,) = store.game_files()
+    (game,) = read_games(kept.read_text(), kept.name)
+    assert game.error is None and game.tags["Termination"] == "forfeit"
+    assert "caution to black" in " ".join(game.comments[0])
+    assert "white claims a draw: invalid" in " | ".join(game.comments[1])

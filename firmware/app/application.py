@@ -508,6 +508,8 @@ class App:
         self.steps = 0
         #: The set-up last announced with a ``setup`` event (cause, fen), or None.
         self._announced_setup: tuple[str, str] | None = None
+        #: Finished games' full PDN (a refereed game's record), by record id, until written.
+        self._full_pdn: dict[str, str] = {}
         self._started = False
         self._closed = False
         self._resuming = False
@@ -1008,6 +1010,10 @@ class App:
                 return self._flush(now)  # already queued (closing after the game ended)
             self._written = record
             self._unwritten.append(record)
+            referee = self.referee
+            if referee is not None and referee.state is not None and referee.state.game is game:
+                # One game, one record: the store keeps the referee's, with everything.
+                self._full_pdn[record.id] = referee.pdn()
             return self._flush(now)
         saved = self._flush(now)
         if self._unwritten or self._aside_pending or not self.store.locked:
@@ -1046,8 +1052,9 @@ class App:
                     self._pending.append(Notice(now, f"the unreadable game file was kept as {aside}"))
             while self._unwritten:
                 record = self._unwritten[0]
-                path = store.finish(record)
+                path = store.finish(record, self._full_pdn.get(record.id))
                 self._unwritten.pop(0)
+                self._full_pdn.pop(record.id, None)
                 saved.append(GameSaved(now, record.result or "*", str(path)))
         except StoreError as exc:
             self._store_failed(now, exc)

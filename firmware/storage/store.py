@@ -765,8 +765,11 @@ class GameStore:
             raise StoreError(f"game id {_shown(record.id)} cannot name a file")
         return self.games_dir / f"{record.id}.pdn"
 
-    def finish(self, record: GameRecord) -> Path:
+    def finish(self, record: GameRecord, text: str | None = None) -> Path:
         """Write the game as PDN and forget it as the game in progress.
+
+        ``text``: the game's PDN as a fuller record has it (a refereed game's, with its
+        ballot, clock times, cautions and claims), written instead of the plain one.
 
         Three atomic steps: the finished record replaces ``current.json``, the PDN file is
         written, ``current.json`` is removed. A crash anywhere leaves either the game in
@@ -779,7 +782,7 @@ class GameStore:
         path = self.game_path(record)
         self.save_current(record)
         try:
-            atomic_write(path, pdn_text(record))
+            atomic_write(path, text if text is not None else pdn_text(record))
         except OSError as exc:
             raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
         self.clear_current()
