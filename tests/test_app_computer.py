@@ -92,17 +92,20 @@ def test_complete_game_against_the_computer(tmp_path: Path) -> None:
     assert tags["Event"] == "Game against the computer"
 
 
-def test_takeback_in_computer_mode_asks_the_machine_again(tmp_path: Path) -> None:
+def test_takeback_in_computer_mode_takes_back_the_persons_move_too(tmp_path: Path) -> None:
     rig = machine_rig(tmp_path)
     rig.do("11-15")
     rig.do("f")
-    rig.do("t", wait=100)  # takes back the machine's move
-    assert rig.app.tracker.game.ply == 1
-    rig.do("f")  # the board back as it was
-    assert rig.app.tracker.game.ply == 1
-    # The machine chooses again and its move is shown again.
-    assert len(rig.of_kind("computer-move")) == 2
-    assert rig.app.tracker.expected is not None
+    rig.do("t", wait=100)  # the machine's answer and the person's move both go (issue 13)
+    assert rig.app.tracker.game.ply == 0 and [e["ply"] for e in rig.of_kind("takeback")] == [2, 1]
+    assert "Put the board back to: Black men on 1-12; White men on 21-32" in rig.app.view().prompt
+    rig.do("f")  # the board back as it was before the person's move
+    assert rig.app.tracker.board_matches and rig.app.tracker.game.ply == 0
+    # The person is to move again; the machine asks for nothing meanwhile.
+    assert len(rig.of_kind("computer-move")) == 1 and rig.app.tracker.expected is None
+    rig.do("9-13")
+    rig.do("f")
+    assert rig.app.tracker.game.ply == 2 and len(rig.of_kind("computer-move")) == 2
 
 
 def test_person_moving_for_a_thinking_machine_is_put_back(tmp_path: Path) -> None:

@@ -384,3 +384,21 @@ def test_one_game_one_record_the_store_keeps_the_referees_with_everything(tmp_pa
     assert game.error is None and game.tags["Termination"] == "forfeit"
     assert "caution to black" in " ".join(game.comments[0])
     assert "white claims a draw: invalid" in " | ".join(game.comments[1])
+
+
+def test_a_refused_claim_is_shown_on_the_simulators_screen(tmp_path: Path) -> None:
+    board = Board(tmp_path, RefereeSettings(black="Ann", white="Bob"))
+    board.script("press claim\nwait 100\n")
+    (claim,) = board.of("claim")
+    assert claim["valid"] is False
+    assert board.app.message == claim["message"] and "invalid" in board.app.message
+
+
+def test_follow_after_a_caution_puts_the_piece_back_where_it_came_from(tmp_path: Path) -> None:
+    position = Position.from_fen("B:W18,30:B14,10")
+    board = Board(tmp_path, RefereeSettings(), board=position)
+    board.script("lift 10\nwait 100\nplace 15\nwait 1000\n")  # 14x23 was compulsory
+    assert [c["code"] for c in board.of("caution")] == ["forced-capture"]
+    board.app.act_text("f")
+    board.app.run_for(1000)
+    assert board.app.tracker.board_matches and board.app.message == "filled 1 square and emptied 1 square as the lights asked"

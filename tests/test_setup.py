@@ -55,3 +55,20 @@ def test_a_move_taken_back_asks_for_the_position_before_it_in_full(tmp_path: Pat
     assert setups[0]["fen"] == Position.start().fen() and setups[0]["wrong"] == [11, 15]
     rig.do("f")
     assert rig.app.tracker.board_matches
+
+
+def test_the_simulators_buttons_say_what_they_do_or_why_not(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("c")
+    assert rig.app.message.startswith("claim refused: no move of black's repeats a position a third time, and 0 of the 80 plies")
+    rig.do("j")
+    assert rig.app.message == "force: only under huffing (--huffing), where it makes a missed jump be taken"
+    rig.do("a")
+    assert rig.app.message.startswith("adjust: straighten pieces now")
+
+
+def test_a_crowning_move_says_which_man_to_crown(tmp_path: Path) -> None:
+    position = Position.from_fen("B:W5,9:B27")
+    rig = Rig(tmp_path, board=position, settings=AppSettings(start=position))
+    rig.do("27-32")
+    assert rig.app.view().prompt == "Crown the man on 32: put a king on it (f does it)."

@@ -349,6 +349,11 @@ class BoardView:
     match: str = ""
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 square``, ``2 squares``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 # -- event sinks ---------------------------------------------------------------------------
 
 
@@ -508,6 +513,8 @@ class App:
         self.steps = 0
         #: The set-up last announced with a ``setup`` event (cause, fen), or None.
         self._announced_setup: tuple[str, str] | None = None
+        #: The takeback button was pressed (a computer game then takes back two plies).
+        self._takeback_pressed = False
         #: Finished games' full PDN (a refereed game's record), by record id, until written.
         self._full_pdn: dict[str, str] = {}
         self._started = False
@@ -708,6 +715,7 @@ class App:
         self._play_computer(now, out)
         self._find_hint(now, out)
         out += self._announce_setup(now)
+        self._takeback_pressed = False  # a press is handled in the step that polled it
         for event in out:
             self._emit(event)
         self._light(now)
@@ -844,6 +852,22 @@ class App:
             self.policy.turn_changed()
             self._forget_hint()
             self.thinker.cancel()
+            pressed, self._takeback_pressed = self._takeback_pressed, False
+            game = tracker.game
+            if (
+                pressed
+                and isinstance(event, TakenBack)
+                and self.mode.computer
+                and game.moves
+                and not self.players[game.turn].is_human
+                and tracker.setting_up is None
+            ):
+                # The person takes back their own move, not just the machine's answer
+                # (which the machine would only ask for again): a second ply goes, and the
+                # lights guide the board back to the position before the person's move.
+                out += tracker.take_back(now)
+                out += tracker.restore(tracker.board, now)
+                return out
             out += self._save(now)
         elif isinstance(event, (Huffed, HuffTakenBack)):
             self.thinker.cancel()  # the position changed under the side to move
@@ -872,6 +896,9 @@ class App:
             out += self._save(now)
         elif isinstance(event, NewGame):
             out += self._new_game(now)
+        elif event.kind == "claim":
+            # A refused claim changes nothing on the board: the screen says why.
+            self.say(str(getattr(event, "message", "")))
         elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
             token = self.sim.pieces.get(event.square)
             if token is not None and token.islower():
@@ -1119,6 +1146,8 @@ class App:
             self._hint_wanted = not self.mode.referee_lights
         elif press.name == "new" and self._resuming:
             self._resume_declined = True
+        elif press.name == "takeback":
+            self._takeback_pressed = True
 
         return None
 
@@ -1536,12 +1565,32 @@ class App:
                     self.follow()
                 else:
                     self._require_sim().press(action.name, long=action.long)
-                    self.say(f"{'held' if action.long else 'pressed'} {action.name}")
+                    self.say(f"held {action.name}" if action.long else self._press_words(action.name))
             else:
                 raise ValueError(f"unknown action {action!r}")
         except (SimError, ValueError) as exc:
             self.say(str(exc))
         self.step()
+
+    def _press_words(self, name: str) -> str:
+        """What a button pressed in the simulator will do, or why it does nothing now."""
+        game = self.tracker.game
+        if name == "claim" and self.referee is None:
+            if game.is_over:
+                return "claim: the game is over"
+            reason = game.draw_claim()
+            if reason is None:
+                return (
+                    f"claim refused: no move of {game.turn.name.lower()}'s repeats a position a third time, and"
+                    f" {game.quiet_plies} of the 80 plies the forty-move rule needs passed without a man"
+                    " moving or a capture"
+                )
+            return f"claim: a draw by {'repetition' if reason == 'repetition' else 'the forty-move rule'}"
+        if name == "force" and not game.rules.huffing:
+            return "force: only under huffing (--huffing), where it makes a missed jump be taken"
+        if name == "adjust":
+            return "adjust: straighten pieces now; touching one is no touch-move until the next move"
+        return f"pressed {name}"
 
     def act_text(self, text: str) -> None:
         """Type ``text`` into the simulator (a square, a move, or a key name)."""
@@ -1624,7 +1673,11 @@ class App:
         if tracker.expected is not None and tracker.board_matches:
             self._hand_move(tracker.expected.pdn(full=True))
             return
-        fill = sorted(s for s, r in roles.items() if r == "missing")
+        # After a caution the square to put the piece back on blinks as an error.
+        fill = sorted(
+            s for s, r in roles.items()
+            if r == "missing" or (r == "error" and s not in sim.pieces and tracker.position.piece_at(s) is not None)
+        )
         empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
         # A crowning prompt stays lit until the reply starts: crown only a man still uncrowned.
         crown = [s for s, r in roles.items() if r == "crown" and sim.pieces.get(s, "").islower()]
@@ -1637,7 +1690,7 @@ class App:
                 if s not in sim.pieces:
                     sim.place(s, self._token_for(s))
             self._bounce(fill + empty)
-            self.say(f"filled {len(fill)} and emptied {len(empty)} squares as the lights asked")
+            self.say(f"filled {_count(len(fill), 'square')} and emptied {_count(len(empty), 'square')} as the lights asked")
         elif crown:
             for s in crown:
                 sim.crown(s)
@@ -1681,8 +1734,10 @@ class App:
                 f"Set up {setup_text(tracker.setting_up)}: put pieces on the blue squares and take"
                 " them off the orange ones (f does it)."
             )
-        elif target is not None and target[0] == "restore" and game.ply:
+        elif target is not None and target[0] == "restore":
             prompt = f"Put the board back to: {setup_text(target[1])} (f does it)."
+        elif crown := [s for s, r in tracker.roles.items() if r == "crown"]:
+            prompt = f"Crown the man on {crown[0]}: put a king on it (f does it)."
         elif tracker.expected is not None:
             prompt = f"{self.players[game.turn].name} plays {tracker.expected.pdn()}: make it on the board (f does it)."
         elif self.thinker.busy:

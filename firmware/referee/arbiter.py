@@ -463,7 +463,7 @@ class Referee(Overseer):
             parts.append(clock_text(times[color]))
         n = self.cautions(color)
         if n:
-            parts.append(f"{n} caution")
+            parts.append(f"{n} caution{'s' if n > 1 else ''}")
         return "  ".join(parts)
 
     def pdn(self) -> str:
