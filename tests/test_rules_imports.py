@@ -119,3 +119,90 @@ def test_the_public_names_are_the_modules_own() -> None:
     for name in ("Crowning", "Huff", "JumpForced", "HistoryEntry", "read_games",
                  "write_game", "PdnGame", "PdnError", "PdnNote", "RUSSIAN", "POOL"):
         assert name in rules.__all__, name
+
+
+def _module_graph(texts: dict[str, tuple[str, bool]] | None = None) -> dict[str, set[str]]:
+    """Module -> the rules modules it imports anywhere: at the top, inside functions and
+    under ``if TYPE_CHECKING``. ``from package import name`` counts as importing the
+    submodule when ``name`` is one, else the package itself. ``texts`` (name -> source,
+    is a package) stands in for the package's files."""
+    if texts is None:
+        texts = {_module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py")
+                 for p in _sources()}
+    graph: dict[str, set[str]] = {}
+    for name, (text, is_package) in texts.items():
+        package = name if is_package else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(text, name)):
+            if isinstance(node, ast.Import):
+                targets |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    parts = parts[: len(parts) - node.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}"
+                    targets.add(sub if sub in texts else base)
+        graph[name] = {t for t in targets if t in texts and t != name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle as a list of modules (first == last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycle_between_modules_even_inside_functions() -> None:
+    # A package's __init__ gathers its modules; a module importing its own package back
+    # (``from rules import Position`` inside rules/) would close a loop through it.
+    graph = _module_graph()
+    assert graph["rules.engine.search"] >= {"rules.engine.general", "rules.engine.result"}
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_the_cycle_check_sees_imports_inside_functions_and_type_checking() -> None:
+    search = "from rules.engine import general\n"
+    hidden = {
+        "in a function": "def search():\n    from rules.engine.search import SearchResult\n",
+        "under TYPE_CHECKING": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from rules.engine.search import Engine\n"
+        ),
+        "relative": "from .search import Engine\n",
+    }
+    for how, general in hidden.items():
+        graph = _module_graph({
+            "rules.engine": ("", True),
+            "rules.engine.search": (search, False),
+            "rules.engine.general": (general, False),
+        })
+        assert _cycle(graph) == [
+            "rules.engine.general", "rules.engine.search", "rules.engine.general"
+        ], how
+    graph = _module_graph({"rules.engine.search": (search, False),
+                           "rules.engine.general": ("import math\n", False)})
+    assert _cycle(graph) is None

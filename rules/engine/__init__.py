@@ -10,7 +10,9 @@ an injectable clock (milliseconds), so tests can drive it.
 >>> result.move in Position.start().legal_moves()
 True
 
-Modules: :mod:`~rules.engine.search` (the engine), :mod:`~rules.engine.evaluation`,
+Modules: :mod:`~rules.engine.search` (the engine), :mod:`~rules.engine.general` (the
+search for the other rule sets), :mod:`~rules.engine.result` (what both share),
+:mod:`~rules.engine.evaluation`,
 :mod:`~rules.engine.zobrist`, :mod:`~rules.engine.tt`, :mod:`~rules.engine.levels`
 (beginner strengths) and :mod:`~rules.engine.book` (ACF ballot openings).
 """
@@ -18,14 +20,8 @@ Modules: :mod:`~rules.engine.search` (the engine), :mod:`~rules.engine.evaluatio
 from rules.engine.book import OpeningBook
 from rules.engine.evaluation import KING_VALUE, MAN_VALUE, evaluate
 from rules.engine.levels import LEVELS, MAX_LEVEL, MIN_LEVEL, Strength, strength
-from rules.engine.search import (
-    DEFAULT_MOVETIME_MS,
-    Engine,
-    SearchResult,
-    best_move,
-    hint,
-    monotonic_ms,
-)
+from rules.engine.result import SearchResult, monotonic_ms
+from rules.engine.search import DEFAULT_MOVETIME_MS, Engine, best_move, hint
 from rules.engine.tt import WIN, WIN_THRESHOLD, TranspositionTable
 from rules.engine.zobrist import key_of
 

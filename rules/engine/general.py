@@ -31,18 +31,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from rules import variants
 from rules.engine import zobrist
 from rules.engine.levels import Strength
+from rules.engine.result import EngineState, SearchResult, SearchTimeout
 from rules.engine.tt import EXACT, LOWER, UPPER, WIN, WIN_THRESHOLD, from_table, to_table
 from rules.move import Move
 from rules.position import Color, Position
 from rules.settings import Rules
-
-if TYPE_CHECKING:  # the search module imports this one
-    from rules.engine.search import Engine, SearchResult
 
 __all__ = ["plays_fast", "root_moves", "search", "evaluate_boards"]
 
@@ -64,10 +61,6 @@ INFINITY = WIN + 1
 ROWS = tuple(0xF << (4 * r) for r in range(8))
 
 Board = tuple[int, int, int]  # own, opp, kings after a move, still from the mover's side
-
-
-class _Timeout(Exception):
-    """The deadline passed inside the tree."""
 
 
 def plays_fast(rules: Rules) -> bool:
@@ -147,7 +140,7 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, rules: Rules) -
 
 
 def search(
-    engine: Engine,
+    engine: EngineState,
     position: Position,
     *,
     max_depth: int,
@@ -157,8 +150,6 @@ def search(
     started: float,
 ) -> SearchResult:
     """Search ``position`` under ``engine.rules`` (see :meth:`Engine.search` for the limits)."""
-    from rules.engine.search import SearchResult
-
     rules = engine.rules
     clock = engine.clock
     legal = root_moves(position, rules)
@@ -195,7 +186,7 @@ def search(
                 if score > it_score:
                     it_best, it_score = move, score
                     alpha = max(alpha, score)
-        except _Timeout:
+        except SearchTimeout:
             if it_best is not None:
                 best_move, best_score = it_best, it_score
             break
@@ -226,7 +217,7 @@ def search(
 class _Walk:
     """The tree walk of one search: negamax with alpha-beta and the transposition table."""
 
-    def __init__(self, engine: Engine, deadline: float | None,
+    def __init__(self, engine: EngineState, deadline: float | None,
                  history: Iterable[Position] | None) -> None:
         self.engine = engine
         self.rules = rules = engine.rules
@@ -253,7 +244,7 @@ class _Walk:
         self.nodes += 1
         if (not self.nodes % CHECK_EVERY and self.deadline is not None
                 and self.clock() >= self.deadline):
-            raise _Timeout
+            raise SearchTimeout
         rules = self.gen_rules
         key = self._key(own, opp, kings, black)
         if key in self.path:
@@ -296,7 +287,7 @@ class _Walk:
             order = (1 << 40) if mid == hash_mid else (1 << 30) + len(caps)
             moves.append((order, mid, path, caps))
         if not (routes and self.compulsory) and not stand_pat:
-            hist = self.engine._history
+            hist = self.engine.history_scores
             for frm, to in variants.quiet_moves(own, opp, kings, black, rules):
                 path = (frm, to)
                 mid = _move_id(path, ())
@@ -319,7 +310,7 @@ class _Walk:
                         alpha = score
                         if score >= beta:
                             if not caps:
-                                hist = self.engine._history
+                                hist = self.engine.history_scores
                                 hist[mid] = hist.get(mid, 0) + depth * depth + 1
                             break
         finally:

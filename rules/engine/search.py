@@ -38,15 +38,14 @@ True
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from rules import movegen
 from rules.engine import general, zobrist
 from rules.engine.book import OpeningBook
 from rules.engine.evaluation import evaluate_boards
 from rules.engine.levels import Strength, strength as strength_of
+from rules.engine.result import Clock, SearchResult, SearchTimeout, monotonic_ms
 from rules.engine.tt import (
     EXACT,
     LOWER,
@@ -73,54 +72,6 @@ CHECK_EVERY = 128
 LATE_MOVES = 3
 INFINITY = WIN + 1
 
-Clock = Callable[[], float]
-
-
-def monotonic_ms() -> float:
-    """Milliseconds from :func:`time.monotonic_ns`: the default clock."""
-    return time.monotonic_ns() / 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult:
-    """What a search found.
-
-    ``move`` is None only when the side to move has no legal move (it has lost).
-    ``score`` is from the side to move's view in centi-men, or ``WIN - n`` / ``-WIN + n``
-    for a game won or lost ``n`` plies from now. ``depth`` is the last iteration that
-    finished (0 for a book move or a position without moves), ``ms`` the time used and
-    ``pv`` the expected line, starting with ``move``.
-    """
-
-    move: Move | None
-    score: int
-    depth: int
-    nodes: int
-    ms: int
-    pv: tuple[Move, ...] = ()
-
-    @property
-    def is_win(self) -> bool:
-        return self.score > WIN_THRESHOLD
-
-    @property
-    def is_loss(self) -> bool:
-        return self.score < -WIN_THRESHOLD
-
-    @property
-    def plies_to_end(self) -> int | None:
-        """Plies until the game is decided with best play, when the search saw the end."""
-        if self.is_win:
-            return WIN - self.score
-        if self.is_loss:
-            return WIN + self.score
-        return None
-
-
-class _Timeout(Exception):
-    """The deadline passed inside the tree."""
-
-
 def move_id(move: Move) -> int:
     """The integer the search uses for a move: from, to and captured squares as bits."""
     return bit(move.start) | bit(move.end) << 32 | mask_of(move.captures) << 64
@@ -146,7 +97,7 @@ class Engine:
         self.tt = TranspositionTable(tt_size)
         self.clock: Clock = clock if clock is not None else monotonic_ms
         self.rng = random.Random(seed)
-        self._history: dict[int, int] = {}
+        self.history_scores: dict[int, int] = {}
         self._book: OpeningBook | None = None
         #: Tests set this to recompute every key in the tree from scratch and compare.
         self.verify_keys = False
@@ -156,7 +107,7 @@ class Engine:
     def new_game(self) -> None:
         """Forget everything learnt in earlier searches (table, history scores)."""
         self.tt.clear()
-        self._history.clear()
+        self.history_scores.clear()
 
     def reseed(self, seed: int | None) -> None:
         self.rng.seed(seed)
@@ -292,7 +243,7 @@ class _Run:
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
         engine.tt.new_search()
         # Old history scores still help ordering, but the new search should soon dominate.
-        hist = engine._history
+        hist = engine.history_scores
         for k in list(hist):
             hist[k] >>= 2
             if not hist[k]:
@@ -356,7 +307,7 @@ class _Run:
                         iteration_best = move
                         if score > alpha:
                             alpha = score
-            except _Timeout:
+            except SearchTimeout:
                 # The previous best is searched first: once it is done, the best of the
                 # moves done in the unfinished iteration is the better informed choice.
                 if iteration_best is not None:
@@ -415,7 +366,7 @@ class _Run:
         slots = tt.slots
         tt_mask = tt.mask
         generation = tt.generation
-        history = engine._history
+        history = engine.history_scores
         killers = self.killers
         path = self.path
         clock = engine.clock
@@ -440,7 +391,7 @@ class _Run:
             nonlocal nodes
             nodes += 1
             if not nodes & check_mask and deadline is not None and clock() >= deadline:
-                raise _Timeout
+                raise SearchTimeout
             if verify_keys:
                 expected = (key_from_boards(own, opp, kings, True) if black
                             else key_from_boards(opp, own, kings, False))

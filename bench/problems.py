@@ -1,0 +1,202 @@
+"""Problem benchmark: the engine plays both sides of the published problems.
+
+    python bench/problems.py                         # every problem at 100, 300, 1000 ms
+    python bench/problems.py --movetime 300 --sample 120 --jobs 2
+    python bench/problems.py --files goulds,gem --movetime 100
+    python bench/problems.py --egdb ~/.local/state/crownhead/egdb   # with endgame databases
+
+Each problem of ``../shared/data/problems/*.pdn`` is a position (its FEN) and a stated
+result: ``1-0`` Black wins, ``0-1`` White wins, ``1/2-1/2`` a draw (whoever is to move
+holds it). The engine plays both sides from the position at a fixed time per move, with
+the game's earlier positions as its repetition history. The game ends:
+
+* when the side to move has no legal move (it has lost);
+* in a draw by threefold repetition, or after 80 plies in a row without a man moving or
+  a capture (the 40-move rule), or after 200 plies.
+
+A problem is solved when the game ends with the stated result: the winning side
+converted, or the defending side held the draw. Two problems have no position (one FEN
+lost its pieces in the source, one is a whole game from the start) and are skipped, so
+the full set is 1,030 problems.
+
+``--sample N`` takes N problems spread evenly over every file (the same N each run), so
+a quick run says about the same as the full set. The figures are printed overall and per
+file with the wall time, then the failures (file, number, FEN, stated and reached
+result, how the game ended). On a Raspberry Pi 4, pure Python is 5-10 times slower per
+core: 300 ms here is about 1.5-3 s a move there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rules import Color, Game, Position  # noqa: E402
+from rules.engine import Engine  # noqa: E402
+from rules.game import FORTY_MOVES_PLIES  # noqa: E402
+from rules.pdn import read_games  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+PROBLEMS = REPO.parent / "shared" / "data" / "problems"
+MAX_PLIES = 200
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    number: int
+    fen: str
+    result: str  # the stated result
+
+
+@dataclass(frozen=True)
+class Outcome:
+    problem: Problem
+    movetime: int
+    result: str  # the result reached
+    reason: str
+    plies: int
+    seconds: float
+
+    @property
+    def solved(self) -> bool:
+        return self.result == self.problem.result
+
+
+def load(folder: Path, files: list[str] | None = None) -> list[Problem]:
+    """Every problem with a position and a stated result, file by file."""
+    problems = []
+    paths = sorted(folder.glob("*.pdn"))
+    if not paths:
+        raise SystemExit(f"no problem files in {folder}")
+    for path in paths:
+        if files and path.stem not in files:
+            continue
+        for game in read_games(path.read_bytes(), path.name):
+            fen = game.tag("FEN")
+            result = game.tag("Result") or game.result
+            if fen is None or result not in RESULTS:
+                continue
+            start = Position.from_fen(fen)
+            if not start.count(Color.BLACK) or not start.count(Color.WHITE):
+                continue  # the diagram was lost in the source
+            problems.append(Problem(path.stem, game.number, fen, result))
+    return problems
+
+
+def sample(problems: list[Problem], n: int) -> list[Problem]:
+    """``n`` problems spread evenly over the list (every file gets its share)."""
+    if n >= len(problems):
+        return problems
+    step = len(problems) / n
+    return [problems[int(i * step + step / 2)] for i in range(n)]
+
+
+_probe = None
+
+
+def _init_worker(egdb: str | None) -> None:
+    global _probe
+    if egdb:
+        from firmware.egdb import load_probe
+
+        _probe = load_probe(Path(egdb))
+
+
+def play(task: tuple[Problem, int]) -> Outcome:
+    problem, movetime = task
+    started = time.monotonic()
+    game = Game(Position.from_fen(problem.fen))
+    engine = Engine(seed=0, egdb=_probe) if _probe is not None else Engine(seed=0)
+    reason = ""
+    result = "1/2-1/2"
+    while True:
+        over = game.result
+        if over is not None:
+            result, reason = over.score, over.reason
+            break
+        if game.repetitions() >= 3:
+            reason = "repetition"
+            break
+        if game.quiet_plies >= FORTY_MOVES_PLIES:
+            reason = "forty-moves"
+            break
+        if game.ply >= MAX_PLIES:
+            reason = "200 plies"
+            break
+        found = engine.search(game.position, movetime_ms=movetime, history=game.positions[:-1])
+        assert found.move is not None
+        game.play(found.move)
+    return Outcome(problem, movetime, result, reason, game.ply, time.monotonic() - started)
+
+
+def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
+           failures: int) -> None:
+    solved = sum(o.solved for o in outcomes)
+    print(f"{movetime} ms a move: {solved}/{len(outcomes)} solved = "
+          f"{100 * solved / max(len(outcomes), 1):.1f}% in {elapsed:.0f} s "
+          f"({jobs} processes)")
+    files = sorted({o.problem.file for o in outcomes})
+    for name in files:
+        mine = [o for o in outcomes if o.problem.file == name]
+        ok = sum(o.solved for o in mine)
+        print(f"  {name:16} {ok:4}/{len(mine):<4} = {100 * ok / len(mine):5.1f}%")
+    by_stated: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        by_stated.setdefault(o.problem.result, []).append(o)
+    print("  by stated result: " + ", ".join(
+        f"{r} {sum(o.solved for o in v)}/{len(v)}" for r, v in sorted(by_stated.items())))
+    failed = [o for o in outcomes if not o.solved]
+    for o in failed[:failures]:
+        p = o.problem
+        print(f"  failed: {p.file} #{p.number} {p.fen} stated {p.result}, reached "
+              f"{o.result} ({o.reason}, {o.plies} plies)")
+    if len(failed) > failures:
+        print(f"  ... and {len(failed) - failures} more failures")
+    sys.stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--movetime", default="100,300,1000",
+                        help="engine ms per move, comma-separated (100,300,1000)")
+    parser.add_argument("--sample", type=int, help="play only N problems spread over the files")
+    parser.add_argument("--files", help="only these files (stems, comma-separated)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="problems played at once (default 2)")
+    parser.add_argument("--failures", type=int, default=1000,
+                        help="list at most this many failures per time (all)")
+    parser.add_argument("--egdb", help="a folder of endgame databases to probe "
+                        "(built by `crownhead egdb build`); default: none")
+    parser.add_argument("--problems", type=Path, default=PROBLEMS,
+                        help="the folder of problem files (../shared/data/problems)")
+    args = parser.parse_args(argv)
+    problems = load(args.problems, args.files.split(",") if args.files else None)
+    if args.sample:
+        problems = sample(problems, args.sample)
+    times = [int(t) for t in args.movetime.split(",")]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
+          f"{len(problems)} problems, endgame databases: {args.egdb or 'none'}")
+    for movetime in times:
+        tasks = [(p, movetime) for p in problems]
+        started = time.monotonic()
+        if args.jobs > 1:
+            with multiprocessing.Pool(args.jobs, _init_worker, (args.egdb,)) as pool:
+                outcomes = pool.map(play, tasks, chunksize=1)
+        else:
+            _init_worker(args.egdb)
+            outcomes = [play(t) for t in tasks]
+        report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
