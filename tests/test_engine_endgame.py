@@ -17,7 +17,8 @@ from functools import cache
 import pytest
 
 from rules import Color, Game, Position
-from rules.engine import WIN, Engine
+from rules.engine import WIN, Engine, egdb
+from rules.engine.egdb import EndgameTables
 from rules.squares import bit
 
 #: How the engine plays in these tests: a fixed depth, so the result is the same on
@@ -220,3 +221,87 @@ def test_two_kings_beat_one_from_every_winnable_position() -> None:
     failures = [(fen, plies) for fen, won, plies in results if not won]
     assert len(results) == 2 * 27_864
     assert not failures, f"{len(failures)} not converted, e.g. {failures[:10]}"
+
+
+# -- endgame databases against the same truth ---------------------------------------------
+
+@cache
+def three_piece_tables() -> EndgameTables:
+    return EndgameTables(egdb.build(3))
+
+
+def _db_value(position: Position) -> Value | None:
+    """The database's outcome in the solver's terms."""
+    found = three_piece_tables().probe_position(position)
+    assert found is not None, position.fen()
+    outcome, plies = found
+    return None if outcome == "draw" else ("W" if outcome == "win" else "L", plies)
+
+
+def test_the_database_agrees_with_the_solver_on_every_king_ending() -> None:
+    values = two_kings_against_one()
+    disagree = [(p.fen(), v, _db_value(p)) for p, v in values.items() if _db_value(p) != v]
+    assert len(values) > 30_000 and not disagree, disagree[:5]
+    # Colours swapped: White's two kings against Black's one, the same values.
+    swapped = [(p.fen(), v) for p, v in list(values.items())[::7]
+               if _db_value(swap_colours(p)) != v]
+    assert not swapped, swapped[:5]
+
+
+def test_the_database_agrees_with_the_solver_with_men_on_the_board() -> None:
+    rng = random.Random(11)
+    roots = []
+    while len(roots) < 400:
+        squares = rng.sample(range(1, 33), 3)
+        colours = [rng.random() < 0.5 for _ in squares]
+        if all(colours) or not any(colours):
+            continue
+        black = white = kings = 0
+        for square, is_black in zip(squares, colours):
+            crowned = rng.random() < 0.3 or square > 28 if is_black else (
+                rng.random() < 0.3 or square < 5)
+            if is_black:
+                black |= bit(square)
+            else:
+                white |= bit(square)
+            if crowned:
+                kings |= bit(square)
+        roots.append(Position(black, white, kings, rng.choice((Color.BLACK, Color.WHITE))))
+    values = solve(roots)
+    assert len(values) > 10_000  # the roots and everything reachable from them
+    disagree = [(p.fen(), v, _db_value(p)) for p, v in values.items() if _db_value(p) != v]
+    assert not disagree, disagree[:5]
+
+
+def test_the_search_plays_the_database_exactly() -> None:
+    """With the tables the engine's score is the exact value, and it converts in that."""
+    tables = three_piece_tables()
+    engine = Engine(tt_size=1 << 14, egdb=tables)
+    for position, plies in _sample(10, seed=5):
+        result = engine.search(position, depth=4)
+        black = position.turn == Color.BLACK
+        assert result.score == (WIN - plies if black else plies - WIN), position.fen()
+        game = Game(position)
+        while game.result is None and game.ply < plies + 1:
+            game.play(engine.search(game.position, depth=2, history=game.positions[:-1]).move)
+        assert game.result is not None and game.result.winner == Color.BLACK
+        assert game.ply == plies, position.fen()
+
+
+def test_a_lost_side_holds_out_longest_with_the_tables() -> None:
+    position = Position.from_fen("W:WK19:BK1,K10")  # see the double-corner test above
+    engine = Engine(egdb=three_piece_tables())
+    result = engine.search(position, depth=3)
+    assert str(result.move) in {"19-23", "19-24"} and result.score == -WIN + 30
+
+
+def test_the_tables_are_not_used_under_other_rules() -> None:
+    from rules.settings import Rules
+
+    optional = Rules(captures_compulsory=False)
+    # With optional captures White need not jump here; the tables assume it must.
+    position = Position.from_fen("B:WK18:BK14,K1")
+    with_tables = Engine(optional, egdb=three_piece_tables()).search(position, depth=5)
+    without = Engine(optional).search(position, depth=5)
+    assert (with_tables.score, with_tables.move) == (without.score, without.move)
+    assert Engine(egdb=three_piece_tables()).search(position, depth=5).score == WIN - 1

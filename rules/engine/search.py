@@ -44,6 +44,7 @@ from rules import movegen
 from rules.engine import general, zobrist
 from rules.engine.book import OpeningBook
 from rules.engine.evaluation import evaluate_boards
+from rules.engine.egdb import EndgameProbe
 from rules.engine.levels import Strength, strength as strength_of
 from rules.engine.result import Clock, SearchResult, SearchTimeout, monotonic_ms
 from rules.engine.tt import (
@@ -54,7 +55,7 @@ from rules.engine.tt import (
     WIN_THRESHOLD,
     TranspositionTable,
 )
-from rules.game import Game
+from rules.game import FORTY_MOVES_PLIES, Game
 from rules.move import Move
 from rules.position import Color, Position
 from rules.settings import WCDF, Rules
@@ -92,8 +93,13 @@ class Engine:
         tt_size: int = 1 << 18,
         clock: Clock | None = None,
         seed: int | None = 0,
+        egdb: EndgameProbe | None = None,
     ) -> None:
         self.rules = rules
+        #: Endgame databases to probe (see :mod:`rules.engine.egdb`); None: search only.
+        #: Probed only under rules they were built for (compulsory captures, men
+        #: capturing forward only).
+        self.egdb = egdb
         self.tt = TranspositionTable(tt_size)
         self.clock: Clock = clock if clock is not None else monotonic_ms
         self.rng = random.Random(seed)
@@ -130,6 +136,7 @@ class Engine:
         history: Iterable[Position] | None = None,
         book: bool | None = None,
         deadline_ms: float | None = None,
+        quiet_plies: int | None = None,
     ) -> SearchResult:
         """Search ``position`` and return the best move found.
 
@@ -138,8 +145,10 @@ class Engine:
         (1-10, see :mod:`rules.engine.levels`) the level's depth and time cap apply as
         well and the move may be a deliberate mistake. With none of these the search
         runs for :data:`DEFAULT_MOVETIME_MS`. ``history`` holds the positions that came
-        before in the game, oldest first, for telling repetitions. ``book`` plays a
-        ballot-deck opening move when there is one (default: only with a strength).
+        before in the game, oldest first, for telling repetitions and counting towards
+        the 40-move rule (``quiet_plies``, the plies since a man moved or a piece was
+        taken, overrides that count). ``book`` plays a ballot-deck opening move when
+        there is one (default: only with a strength).
         """
         started = self.clock()
         level = strength_of(strength) if strength is not None else None
@@ -173,7 +182,9 @@ class Engine:
             if choice is not None:
                 return SearchResult(choice, 0, 0, 0, self._since(started), (choice,))
 
-        run = _Run(self, position, legal, history, deadline, started)
+        if quiet_plies is None:
+            quiet_plies = quiet_plies_of(history, position)
+        run = _Run(self, position, legal, history, deadline, started, quiet_plies)
         want_scores = level is not None and level.mistake_rate > 0
         best, score, done = run.iterate(max_depth, all_scores=want_scores)
         chosen = best
@@ -219,6 +230,27 @@ class Engine:
         return self.rng.choice(others)
 
 
+def quiet_plies_of(history: Iterable[Position] | None, position: Position) -> int:
+    """Plies in a row, up to ``position``, in which no man moved and nothing was taken.
+
+    >>> a, b, c = (Position.from_fen(f) for f in ("B:WK30:BK5,9", "W:WK30:BK1,9", "B:WK26:BK1,9"))
+    >>> quiet_plies_of([a, b], c)
+    2
+    >>> quiet_plies_of([Position.from_fen("W:WK30:BK1,5"), b], c)  # the man moved 5-9
+    1
+    """
+    positions = [*(history or ()), position]
+    count = 0
+    for before, after in zip(reversed(positions[:-1]), reversed(positions[1:])):
+        same_men = (before.black & ~before.kings == after.black & ~after.kings
+                    and before.white & ~before.kings == after.white & ~after.kings)
+        taken = (before.black | before.white).bit_count() != (after.black | after.white).bit_count()
+        if not same_men or taken:
+            break
+        count += 1
+    return count
+
+
 class _Run:
     """One search: the root moves, the counters and the recursive tree walk."""
 
@@ -230,6 +262,7 @@ class _Run:
         history: Iterable[Position] | None,
         deadline: float | None,
         started: float,
+        quiet: int = 0,
     ) -> None:
         self.engine = engine
         self.position = position
@@ -241,6 +274,7 @@ class _Run:
         self.root_key = zobrist.key_of(position)
         self.path: set[int] = {zobrist.key_of(p) for p in history or ()}
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
+        self.quiet = quiet
         engine.tt.new_search()
         # Old history scores still help ordering, but the new search should soon dominate.
         hist = engine.history_scores
@@ -258,11 +292,13 @@ class _Run:
         if entry is not None:
             self._bring_first(entry[4])
 
-    def _child(self, move: Move) -> tuple[Move, int, int, int, int, int]:
+    def _child(self, move: Move) -> tuple[Move, int, int, int, int, int, int]:
         after = self.position.apply(move)
         black = after.turn == Color.BLACK
         own, opp = (after.black, after.white) if black else (after.white, after.black)
-        return (move, move_id(move), own, opp, after.kings, zobrist.key_of(after))
+        # The 40-move count after the move: a king's plain move adds one.
+        quiet = self.quiet + 1 if bit(move.start) & self.position.kings and not move.captures else 0
+        return (move, move_id(move), own, opp, after.kings, zobrist.key_of(after), quiet)
 
     def _bring_first(self, mid: int) -> None:
         for i, entry in enumerate(self.root):
@@ -291,16 +327,16 @@ class _Run:
             iteration_score = -INFINITY
             scores: dict[Move, int] = {}
             try:
-                for i, (move, mid, own, opp, kings, key) in enumerate(self.root):
+                for i, (move, mid, own, opp, kings, key, quiet) in enumerate(self.root):
                     if i == 0 or all_scores:
                         score = -negamax(own, opp, kings, black_child, key, depth - 1,
-                                         -INFINITY, INFINITY if all_scores else -alpha, 1)
+                                         -INFINITY, INFINITY if all_scores else -alpha, 1, quiet)
                     else:
                         score = -negamax(own, opp, kings, black_child, key, depth - 1,
-                                         -alpha - 1, -alpha, 1)
+                                         -alpha - 1, -alpha, 1, quiet)
                         if score > alpha:
                             score = -negamax(own, opp, kings, black_child, key, depth - 1,
-                                             -INFINITY, -alpha, 1)
+                                             -INFINITY, -alpha, 1, quiet)
                     scores[move] = score
                     if score > iteration_score:
                         iteration_score = score
@@ -383,10 +419,13 @@ class _Run:
         reductions = engine.reductions
         killer_order = 1 << 29
         key_from_boards = zobrist.key_from_boards
+        egdb = engine.egdb if compulsory and not men_backward else None
+        egdb_pieces = egdb.pieces if egdb is not None else 0
+        egdb_value = egdb.value if egdb is not None else None
 
         def negamax(
             own: int, opp: int, kings: int, black: bool, key: int,
-            depth: int, alpha: int, beta: int, ply: int,
+            depth: int, alpha: int, beta: int, ply: int, quiet: int = 0,
         ) -> int:
             nonlocal nodes
             nodes += 1
@@ -399,6 +438,15 @@ class _Run:
                     raise AssertionError(f"key {key:#x} should be {expected:#x}")
             if key in path:
                 return 0
+            if quiet >= FORTY_MOVES_PLIES:
+                return 0  # the 40-move rule: a draw whatever the material
+            if egdb_pieces and (own | opp).bit_count() <= egdb_pieces:
+                known = egdb_value(own, opp, kings, black)  # type: ignore[misc]
+                if known is not None:
+                    # Exact: drawn, or decided ``known - 1`` plies from here (odd: won).
+                    if not known:
+                        return 0
+                    return ply + known - 1 - WIN if known & 1 else WIN - ply - known + 1
             routes = capture_routes(own, opp, kings, black, men_backward)
             stand_pat = False
             static = 0
@@ -509,13 +557,16 @@ class _Run:
                     for c in caps:
                         cb = 1 << (c - 1)
                         child_key ^= opp_kings[cb] if cb & kings else opp_men[cb]
+                    child_quiet = 0
                 else:
                     moved = frm | to
                     new_own = own ^ moved
                     new_opp = opp
+                    child_quiet = 0
                     if frm & kings:
                         new_kings = kings ^ moved
                         child_key = key ^ own_kings[frm] ^ own_kings[to]
+                        child_quiet = quiet + 1
                     elif to & crown:
                         new_kings = kings | to
                         child_key = key ^ own_men[frm] ^ own_kings[to]
@@ -525,23 +576,23 @@ class _Run:
                 child_key ^= side_key
                 if first:
                     score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                     child_depth, -beta, -alpha, ply + 1)
+                                     child_depth, -beta, -alpha, ply + 1, child_quiet)
                     first = False
                 else:
                     if late and index >= LATE_MOVES and order < killer_order and not taken:
                         # A late quiet move is first searched a ply shallower; only if it
                         # then looks better than the best so far is it searched in full.
                         score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                         child_depth - 1, -alpha - 1, -alpha, ply + 1)
+                                         child_depth - 1, -alpha - 1, -alpha, ply + 1, child_quiet)
                         if score > alpha:
                             score = -negamax(new_opp, new_own, new_kings, child_black,
-                                             child_key, child_depth, -alpha - 1, -alpha, ply + 1)
+                                             child_key, child_depth, -alpha - 1, -alpha, ply + 1, child_quiet)
                     else:
                         score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                         child_depth, -alpha - 1, -alpha, ply + 1)
+                                         child_depth, -alpha - 1, -alpha, ply + 1, child_quiet)
                     if alpha < score < beta:
                         score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                         child_depth, -beta, -alpha, ply + 1)
+                                         child_depth, -beta, -alpha, ply + 1, child_quiet)
                 index += 1
                 if score > best:
                     best = score
@@ -615,4 +666,5 @@ __all__ = [
     "hint",
     "monotonic_ms",
     "move_id",
+    "quiet_plies_of",
 ]

@@ -1,0 +1,108 @@
+"""``crownhead egdb``: build and list the endgame databases the engine probes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from firmware.egdb import MAX_PIECES, EgdbError, build, default_dir, load_tables
+from rules.engine.egdb import Material, longest, materials
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "egdb",
+        help="build or list the endgame databases (every position of few pieces solved)",
+        description="Endgame databases by retrograde analysis, kept in the state directory "
+        "(egdb/). `build` is resumable: an interrupted build goes on where it stopped.",
+    )
+    actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    b = actions.add_parser("build", help="compute the tables (4 pieces: minutes here, "
+                           "up to an hour on a Raspberry Pi)")
+    b.add_argument("--pieces", type=int, default=MAX_PIECES,
+                   help=f"largest number of pieces on the board, 2-{MAX_PIECES} "
+                   f"(default {MAX_PIECES})")
+    b.add_argument("--dir", type=Path, help="where the tables go (default: egdb/ in the "
+                   "state directory)")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.set_defaults(func=run_build)
+    i = actions.add_parser("info", help="list the tables there are, with their sizes")
+    i.add_argument("--dir", type=Path, help="where the tables are (default: egdb/ in the "
+                   "state directory)")
+    i.set_defaults(func=run_info)
+
+
+class Bar:
+    """A one-line progress bar on a terminal (plain lines now and then elsewhere)."""
+
+    def __init__(self, out: TextIO, width: int = 30) -> None:
+        self.out = out
+        self.width = width
+        self.started = time.monotonic()
+        self.tty = out.isatty()
+        self.last = -1
+
+    def __call__(self, done: int, total: int, material: Material) -> None:
+        share = done / total if total else 1.0
+        percent = int(share * 100)
+        if not self.tty and percent == self.last:
+            return
+        self.last = percent
+        filled = int(share * self.width)
+        elapsed = time.monotonic() - self.started
+        line = (f"[{'#' * filled}{'.' * (self.width - filled)}] {percent:3d}%  "
+                f"material {''.join(map(str, material))}  {elapsed:5.0f} s")
+        self.out.write(("\r" + line) if self.tty else line + "\n")
+        self.out.flush()
+
+    def close(self) -> None:
+        if self.tty:
+            self.out.write("\n")
+
+
+def run_build(args: argparse.Namespace) -> int:
+    if not 2 <= args.pieces <= MAX_PIECES:
+        print(f"crownhead egdb build: --pieces must be 2-{MAX_PIECES}, not {args.pieces}",
+              file=sys.stderr)
+        return 2
+    folder = args.dir if args.dir is not None else default_dir()
+    bar = None if args.quiet else Bar(sys.stderr)
+    started = time.monotonic()
+    try:
+        tables = build(folder, args.pieces, bar)
+    except EgdbError as error:
+        print(f"crownhead egdb build: {error}", file=sys.stderr)
+        return 1
+    finally:
+        if bar is not None:
+            bar.close()
+    print(f"{len(tables)} tables of up to {args.pieces} pieces in {folder} "
+          f"({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+def run_info(args: argparse.Namespace) -> int:
+    folder = args.dir if args.dir is not None else default_dir()
+    try:
+        tables = load_tables(folder)
+    except EgdbError as error:
+        print(f"crownhead egdb info: {error}", file=sys.stderr)
+        return 1
+    if not tables:
+        print(f"no endgame tables in {folder} (crownhead egdb build makes them)")
+        return 0
+    print(f"{folder}:")
+    for material in materials(max(sum(m) for m in tables)):
+        table = tables.get(material)
+        name = "".join(map(str, material))
+        if table is None:
+            print(f"  {name}  missing")
+            continue
+        wins = sum(1 for v in table if v and (v - 1) & 1)
+        losses = sum(1 for v in table if v and not (v - 1) & 1)
+        print(f"  {name}  {len(table):>9,} indices  {wins:>9,} won  {losses:>9,} lost  "
+              f"longest {longest(table)} plies")
+    return 0

@@ -1,0 +1,347 @@
+"""Endgame databases: every position with few pieces solved by retrograde analysis.
+
+For each *material* (how many men and kings each side has), every position is labelled
+with its exact value under the WCDF rules: won or lost in so many plies with best play
+(the winner hurrying, the loser holding out longest), or drawn. The values count plies
+to the end of the game, through captures and crownings into smaller materials, so the
+search can play a won ending straight to the end and a lost one as long as it lasts.
+Repetitions and the 40-move rule are not part of the value: a database win is a win
+with best play, and the plies it takes are given so a player can see it fits in the
+forty moves (every four-piece win here takes fewer than 80 plies from its last man move
+or capture; :func:`longest` says how long the longest is).
+
+Positions are kept from the side to move's view: the board is turned round when White
+is to move (square ``s`` becomes ``33 - s`` and the colours swap), so one table serves
+both colours. A table is a ``bytes``-like object, one byte per index: 0 for a draw (or
+an index that is no position: two pieces on one square), else ``n + 1`` for a game
+decided in ``n`` plies, won by the side to move when ``n`` is odd and lost when even.
+
+This module is pure: :func:`build` computes tables in memory and :class:`EndgameTables`
+probes them; reading and writing files is the business of the firmware
+(``crownhead egdb build``), which hands the loaded tables to the engine.
+
+>>> tables = EndgameTables(build(3))
+>>> from rules.position import Position
+>>> tables.probe_position(Position.from_fen("B:WK32:BK28"))  # one king each
+('draw', 0)
+>>> tables.probe_position(Position.from_fen("B:W18:B14"))    # 14x23 takes the last piece
+('win', 1)
+>>> tables.probe_position(Position.from_fen("W:WK1:BK14,K19"))  # the lone king lasts 20 plies
+('loss', 20)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Mapping
+from math import comb
+from typing import Protocol
+
+from rules.movegen import children, jumpers, step_ne, step_nw, step_se, step_sw
+from rules.position import Color, Position
+
+#: (own men, own kings, opponent's men, opponent's kings), the side to move first.
+Material = tuple[int, int, int, int]
+Tables = Mapping[Material, bytes | bytearray]
+
+#: Black's men never stand on 29-32 (they are crowned there), White's never on 1-4.
+_BLACK_MAN_SQUARES = 28
+_WHITE_MAN_OFFSET = 4
+
+
+def _reverse_byte(b: int) -> int:
+    return int(f"{b:08b}"[::-1], 2)
+
+
+_REV = tuple(_reverse_byte(b) for b in range(256))
+
+
+def flip(board: int) -> int:
+    """The bitboard with the board turned round: square ``s`` to ``33 - s``.
+
+    >>> flip(1) == 1 << 31 and flip(flip(0x1234_5678)) == 0x1234_5678
+    True
+    """
+    return (_REV[board & 255] << 24 | _REV[board >> 8 & 255] << 16
+            | _REV[board >> 16 & 255] << 8 | _REV[board >> 24])
+
+
+def material_of(own: int, opp: int, kings: int) -> Material:
+    return ((own & ~kings).bit_count(), (own & kings).bit_count(),
+            (opp & ~kings).bit_count(), (opp & kings).bit_count())
+
+
+def mirror(material: Material) -> Material:
+    """The material seen from the other side."""
+    a, b, c, d = material
+    return (c, d, a, b)
+
+
+def materials(pieces: int) -> list[Material]:
+    """Every material of 2 to ``pieces`` pieces with a piece on each side, in the order
+    they are built: fewer pieces first, then fewer men (a capture or a crowning only ever
+    leads to a material built earlier).
+
+    >>> materials(2)
+    [(0, 1, 0, 1), (0, 1, 1, 0), (1, 0, 0, 1), (1, 0, 1, 0)]
+    """
+    out = []
+    for total in range(2, pieces + 1):
+        for own in range(1, total):
+            opp = total - own
+            for own_men in range(own + 1):
+                for opp_men in range(opp + 1):
+                    out.append((own_men, own - own_men, opp_men, opp - opp_men))
+    return sorted(out, key=lambda m: (m[0] + m[1] + m[2] + m[3], m[0] + m[2], m))
+
+
+def size_of(material: Material) -> int:
+    """The number of indices of ``material`` (some are no position: pieces overlap)."""
+    a, b, c, d = material
+    return comb(_BLACK_MAN_SQUARES, a) * comb(32, b) * comb(32 - _WHITE_MAN_OFFSET, c) * comb(32, d)
+
+
+_C = tuple(tuple(comb(p, i) for i in range(6)) for p in range(33))
+
+
+def _rank(mask: int) -> int:
+    """The combinatorial number of a set of bit positions (0 for the empty set)."""
+    r = 0
+    i = 1
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        r += _C[low.bit_length() - 1][i]
+        i += 1
+    return r
+
+
+def index_of(own: int, opp: int, kings: int, material: Material) -> int:
+    """The index of a position (own to move, own men moving towards 29-32) in its material."""
+    _a, b, c, d = material
+    return (((_rank(own & ~kings) * _C[32][b] + _rank(own & kings)) * _C[28][c]
+             + _rank((opp & ~kings) >> _WHITE_MAN_OFFSET)) * _C[32][d] + _rank(opp & kings))
+
+
+def _boards(material: Material) -> Iterator[tuple[int, int, int]]:
+    """Every position of ``material``: (own, opp, kings), own to move (Black's side)."""
+    a, b, c, d = material
+    men_b = [sum(1 << p for p in combo) for combo in itertools.combinations(range(28), a)]
+    kings_b = [sum(1 << p for p in combo) for combo in itertools.combinations(range(32), b)]
+    men_w = [sum(1 << (p + 4) for p in combo) for combo in itertools.combinations(range(28), c)]
+    kings_w = [sum(1 << p for p in combo) for combo in itertools.combinations(range(32), d)]
+    for bm in men_b:
+        for bk in kings_b:
+            if bm & bk:
+                continue
+            own = bm | bk
+            for wm in men_w:
+                if wm & own:
+                    continue
+                for wk in kings_w:
+                    if wk & (own | wm):
+                        continue
+                    yield own, wm | wk, bk | wk
+
+
+def _from_white(own: int, opp: int, kings: int) -> tuple[int, int, int]:
+    """A position with White (``own``) to move, turned round so that it is Black's."""
+    return flip(own), flip(opp), flip(kings)
+
+
+Progress = Callable[[int], None]
+
+
+def solve(material: Material, known: Tables, progress: Progress | None = None) -> dict[Material, bytearray]:
+    """The tables of ``material`` and of its mirror (they lead into each other by quiet
+    moves), given ``known`` tables of every material a capture or crowning leads to.
+
+    ``progress`` is called with a count of positions done, now and then.
+    """
+    group = sorted({material, mirror(material)})
+    values = {m: bytearray(size_of(m)) for m in group}
+    unresolved = {m: bytearray(size_of(m)) for m in group}
+    longest_win = {m: bytearray(size_of(m)) for m in group}  # 1 + longest child win
+    holds = {m: bytearray(size_of(m)) for m in group}  # 1: a drawn or winning way out
+    buckets: list[list[int]] = [[] for _ in range(257)]
+    done = 0
+
+    def value_of(own: int, opp: int, kings: int) -> int:
+        if not own:
+            return 1  # no piece left: lost, no move to make
+        if not opp:
+            raise AssertionError("a side to move whose opponent has no piece")
+        m = material_of(own, opp, kings)
+        return known[m][index_of(own, opp, kings, m)]
+
+    # Each position: what its captures and crownings lead to (known), and how many of
+    # its moves stay in the group (decided below, by retrograde waves).
+    for m in group:
+        val, unres, lw, hold = values[m], unresolved[m], longest_win[m], holds[m]
+        for own, opp, kings in _boards(m):
+            i = index_of(own, opp, kings, m)
+            kids = children(own, opp, kings, True)
+            pieces = (own | opp).bit_count()
+            men = (own | opp) & ~kings
+            men = men.bit_count()
+            done += 1
+            if progress is not None and not done & 0xFFF:
+                progress(done)
+            if not kids:
+                buckets[0].append(own | opp << 32 | kings << 64)
+                continue
+            inside = 0
+            best_win = 0  # 1 + fastest loss among children
+            longest = 0
+            draw = False
+            for c_own, c_opp, c_kings in kids:
+                if (c_own | c_opp).bit_count() == pieces and ((c_own | c_opp) & ~c_kings).bit_count() == men:
+                    inside += 1  # a quiet move that crowned nothing: in the group
+                    continue
+                n_own, n_opp, n_kings = flip(c_own), flip(c_opp), flip(c_kings)
+                v = value_of(n_own, n_opp, n_kings)
+                if v == 0:
+                    draw = True
+                elif v & 1:  # child lost in v - 1 (even): a win in v
+                    if not best_win or v < best_win:
+                        best_win = v
+                elif v > longest:
+                    longest = v
+            if best_win:
+                hold[i] = 1
+                buckets[best_win].append(own | opp << 32 | kings << 64)
+            elif draw:
+                hold[i] = 1
+            elif not inside:
+                buckets[longest].append(own | opp << 32 | kings << 64)
+            lw[i] = longest
+            unres[i] = inside
+
+    mask32 = 0xFFFF_FFFF
+    for n, bucket in enumerate(buckets):
+        if not bucket:
+            continue
+        if n >= 255:
+            raise ValueError(f"material {material}: a game {n} plies long does not fit a byte")
+        # Positions decided at n plies; their predecessors in the group follow.
+        while bucket:
+            packed = bucket.pop()
+            own, opp, kings = packed & mask32, packed >> 32 & mask32, packed >> 64
+            m = material_of(own, opp, kings)
+            i = index_of(own, opp, kings, m)
+            val = values[m]
+            if val[i]:
+                continue
+            val[i] = n + 1
+            lost = not n & 1
+            # Un-moves: White (opp here) just made a quiet move that crowned nothing.
+            empty = ~(own | opp) & mask32
+            movers = opp
+            while movers:
+                t = movers & -movers
+                movers ^= t
+                if t & kings:
+                    froms = (step_nw(t) | step_ne(t) | step_sw(t) | step_se(t)) & empty
+                else:
+                    froms = (step_sw(t) | step_se(t)) & empty
+                while froms:
+                    f = froms & -froms
+                    froms ^= f
+                    p_opp = opp ^ t ^ f
+                    p_kings = kings ^ t ^ f if t & kings else kings
+                    if jumpers(p_opp, own, p_kings, False):
+                        continue  # a jump was on: the quiet move was not legal
+                    q_own, q_opp, q_kings = flip(p_opp), flip(own), flip(p_kings)
+                    qm = material_of(q_own, q_opp, q_kings)
+                    q = index_of(q_own, q_opp, q_kings, qm)
+                    if values[qm][q]:
+                        continue
+                    if lost:
+                        buckets[n + 1].append(q_own | q_opp << 32 | q_kings << 64)
+                        continue
+                    lw = longest_win[qm]
+                    if n + 1 > lw[q]:
+                        lw[q] = n + 1
+                    unres = unresolved[qm]
+                    unres[q] -= 1
+                    if not unres[q] and not holds[qm][q]:
+                        buckets[lw[q]].append(q_own | q_opp << 32 | q_kings << 64)
+    return values
+
+
+def build(pieces: int, progress: Callable[[Material, int], None] | None = None,
+          known: Tables | None = None) -> dict[Material, bytes | bytearray]:
+    """Every table of up to ``pieces`` pieces; ``known`` ones are taken as they are
+    (a resumed build), and ``progress(material, positions_done)`` is called now and then.
+    """
+    tables: dict[Material, bytes | bytearray] = dict(known or {})
+    for m in materials(pieces):
+        if m in tables:
+            continue
+        report = (lambda done, m=m: progress(m, done)) if progress is not None else None
+        tables.update(solve(m, tables, report))
+    return tables
+
+
+def longest(table: bytes | bytearray) -> int:
+    """The most plies any decided position of a table takes to the end."""
+    return max(table) - 1
+
+
+class EndgameProbe(Protocol):
+    """What the search asks of endgame databases (:class:`EndgameTables` is one)."""
+
+    #: Every position of up to this many pieces is covered.
+    pieces: int
+
+    def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
+        """0 drawn, ``n + 1`` decided in n plies (odd n: the side to move wins), or None."""
+        ...
+
+
+class EndgameTables:
+    """The probe the search uses: exact values of every position the tables cover.
+
+    ``tables`` maps each material to its table; positions with more pieces than
+    :attr:`pieces`, or of a material that is missing, are not covered (None).
+    """
+
+    def __init__(self, tables: Tables) -> None:
+        self.tables = dict(tables)
+        self.pieces = max((sum(m) for m in self.tables), default=0)
+        # Every material up to the largest present, or the search would stop trusting
+        # a count half-covered.
+        for m in materials(self.pieces):
+            if m not in self.tables:
+                self.pieces = min(self.pieces, sum(m) - 1)
+
+    def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
+        """The raw value (0 draw, ``n + 1`` decided in n plies) of the side to move,
+        or None when the tables do not cover the position."""
+        if (own | opp).bit_count() > self.pieces:
+            return None
+        if not own:
+            return 1
+        if not black:
+            own, opp, kings = flip(own), flip(opp), flip(kings)
+        m = material_of(own, opp, kings)
+        table = self.tables.get(m)
+        if table is None:
+            return None
+        return table[index_of(own, opp, kings, m)]
+
+    def probe_position(self, position: Position) -> tuple[str, int] | None:
+        """``("win", n)``, ``("loss", n)`` (in n plies with best play) or ``("draw", 0)``
+        for the side to move; None when not covered."""
+        black = position.turn is Color.BLACK
+        own, opp = (position.black, position.white) if black else (position.white, position.black)
+        v = self.value(own, opp, position.kings, black)
+        if v is None:
+            return None
+        if v == 0:
+            return ("draw", 0)
+        return ("win" if v & 1 == 0 else "loss", v - 1)
+
+
+__all__ = ["EndgameProbe", "EndgameTables", "Material", "build", "flip", "index_of", "longest",
+           "material_of", "materials", "mirror", "size_of", "solve"]
