@@ -80,11 +80,20 @@ def material_after(position: Position, move, color: Color) -> int:  # type: igno
     return worth(own) - worth(opp)
 
 
+#: Set by --cpu: time the engine by its process's CPU time instead of the wall clock.
+CPU_CLOCK = False
+
+
+def cpu_ms() -> float:
+    return time.process_time() * 1000
+
+
 class Player:
     def __init__(self, spec: PlayerSpec, seed: int) -> None:
         self.spec = spec
         self.rng = random.Random(seed)
-        self.engine = Engine(seed=seed) if spec.kind == "engine" else None
+        clock = cpu_ms if CPU_CLOCK else None
+        self.engine = Engine(seed=seed, clock=clock) if spec.kind == "engine" else None
         self.moves = self.nodes = self.ms = 0
         self.depths: list[int] = []
 
@@ -110,8 +119,9 @@ class Player:
         return result.move
 
 
-def play_game(task: tuple[PlayerSpec, PlayerSpec, int, bool, int]) -> GameRecord:
-    first, second, ballot_number, first_black, seed = task
+def play_game(task: tuple[PlayerSpec, PlayerSpec, int, bool, int, bool]) -> GameRecord:
+    global CPU_CLOCK
+    first, second, ballot_number, first_black, seed, CPU_CLOCK = task
     ballot = next(b for b in deck() if b.number == ballot_number)
     game = Game()
     for text in ballot.moves:
@@ -147,13 +157,14 @@ def play_game(task: tuple[PlayerSpec, PlayerSpec, int, bool, int]) -> GameRecord
     return record
 
 
-def run_match(first: PlayerSpec, second: PlayerSpec, games: int, jobs: int, seed: int) -> None:
+def run_match(first: PlayerSpec, second: PlayerSpec, games: int, jobs: int, seed: int,
+              cpu: bool = False) -> None:
     ballots = [b.number for b in deck()]
     tasks = []
     for i in range((games + 1) // 2):
         number = ballots[i % len(ballots)]
         for first_black in (True, False):
-            tasks.append((first, second, number, first_black, seed + 2 * len(tasks)))
+            tasks.append((first, second, number, first_black, seed + 2 * len(tasks), cpu))
     tasks = tasks[:games]
     started = time.monotonic()
     if jobs > 1:
@@ -243,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="run one part")
     parser.add_argument("--quick", action="store_true", help="8 games per match")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cpu", action="store_true",
+                        help="time the engine by its process's CPU time, not the wall clock "
+                        "(fair figures on a machine busy with other work)")
     args = parser.parse_args(argv)
     games = 8 if args.quick else args.games
     engine = PlayerSpec("engine", movetime_ms=args.movetime)
@@ -251,12 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "speed"):
         speed()
     if args.only in (None, "random"):
-        run_match(engine, PlayerSpec("random"), games, args.jobs, args.seed)
+        run_match(engine, PlayerSpec("random"), games, args.jobs, args.seed, args.cpu)
     if args.only in (None, "greedy"):
-        run_match(engine, PlayerSpec("greedy"), games, args.jobs, args.seed)
+        run_match(engine, PlayerSpec("greedy"), games, args.jobs, args.seed, args.cpu)
     if args.only in (None, "self"):
         run_match(PlayerSpec("engine", depth=deep), PlayerSpec("engine", depth=shallow),
-                  games, args.jobs, args.seed)
+                  games, args.jobs, args.seed, args.cpu)
     return 0
 
 

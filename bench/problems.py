@@ -3,7 +3,7 @@
     python bench/problems.py                         # every problem at 100, 300, 1000 ms
     python bench/problems.py --movetime 300 --sample 120 --jobs 2
     python bench/problems.py --files goulds,gem --movetime 100
-    python bench/problems.py --egdb ~/.local/state/crownhead/egdb   # with endgame databases
+    python bench/problems.py --egdb shipped          # with the shipped endgame databases
 
 Each problem of ``../shared/data/problems/*.pdn`` is a position (its FEN) and a stated
 result: ``1-0`` Black wins, ``0-1`` White wins, ``1/2-1/2`` a draw (whoever is to move
@@ -18,6 +18,9 @@ A problem is solved when the game ends with the stated result: the winning side
 converted, or the defending side held the draw. Two problems have no position (one FEN
 lost its pieces in the source, one is a whole game from the start) and are skipped, so
 the full set is 1,030 problems.
+
+The engine's time is its process's CPU time (``--wall`` for the wall clock), so a
+machine busy with other work gives the same figures, only later.
 
 ``--sample N`` takes N problems spread evenly over every file (the same N each run), so
 a quick run says about the same as the full set. The figures are printed overall and per
@@ -101,21 +104,29 @@ def sample(problems: list[Problem], n: int) -> list[Problem]:
 
 
 _probe = None
+_cpu_clock = True
 
 
-def _init_worker(egdb: str | None) -> None:
-    global _probe
+def cpu_ms() -> float:
+    """This process's CPU time in milliseconds: the engine's time on a shared machine."""
+    return time.process_time() * 1000
+
+
+def _init_worker(egdb: str | None, cpu: bool) -> None:
+    global _probe, _cpu_clock
+    _cpu_clock = cpu
     if egdb:
-        from firmware.egdb import load_probe
+        from firmware.egdb import SHIPPED, load_probe
 
-        _probe = load_probe(Path(egdb))
+        _probe = load_probe(SHIPPED if egdb == "shipped" else Path(egdb))
 
 
 def play(task: tuple[Problem, int]) -> Outcome:
     problem, movetime = task
     started = time.monotonic()
     game = Game(Position.from_fen(problem.fen))
-    engine = Engine(seed=0, egdb=_probe) if _probe is not None else Engine(seed=0)
+    clock = cpu_ms if _cpu_clock else None
+    engine = Engine(seed=0, egdb=_probe, clock=clock)
     reason = ""
     result = "1/2-1/2"
     while True:
@@ -174,8 +185,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="problems played at once (default 2)")
     parser.add_argument("--failures", type=int, default=1000,
                         help="list at most this many failures per time (all)")
-    parser.add_argument("--egdb", help="a folder of endgame databases to probe "
-                        "(built by `crownhead egdb build`); default: none")
+    parser.add_argument("--egdb", help="endgame databases to probe: 'shipped' (the "
+                        "tables in firmware/egdb/tables) or a folder built by `crownhead "
+                        "egdb build`; default: none")
+    parser.add_argument("--wall", action="store_true",
+                        help="time the engine by the wall clock (default: by its process's "
+                        "CPU time, so other work on the machine does not change the figures)")
     parser.add_argument("--problems", type=Path, default=PROBLEMS,
                         help="the folder of problem files (../shared/data/problems)")
     args = parser.parse_args(argv)
@@ -184,15 +199,16 @@ def main(argv: list[str] | None = None) -> int:
         problems = sample(problems, args.sample)
     times = [int(t) for t in args.movetime.split(",")]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
-          f"{len(problems)} problems, endgame databases: {args.egdb or 'none'}")
+          f"{len(problems)} problems, endgame databases: {args.egdb or 'none'}, "
+          f"engine timed by {'wall clock' if args.wall else 'CPU time'}")
     for movetime in times:
         tasks = [(p, movetime) for p in problems]
         started = time.monotonic()
         if args.jobs > 1:
-            with multiprocessing.Pool(args.jobs, _init_worker, (args.egdb,)) as pool:
+            with multiprocessing.Pool(args.jobs, _init_worker, (args.egdb, not args.wall)) as pool:
                 outcomes = pool.map(play, tasks, chunksize=1)
         else:
-            _init_worker(args.egdb)
+            _init_worker(args.egdb, not args.wall)
             outcomes = [play(t) for t in tasks]
         report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures)
     return 0

@@ -6,6 +6,8 @@ Layers, lowest first; a package may import the ones before it, never one after i
   every part speaks, the config-file loader, and the one bounded reader of every file the
   board is given (base modules, importable by all).
 * :mod:`firmware.storage`: saved games and finished records.
+* :mod:`firmware.egdb`: the engine's endgame databases as files (shipped, or built by
+  ``crownhead egdb build`` into the state directory) and the probe loaded from them.
 * :mod:`firmware.tracking`: the tracker, its turn table, huffing, the controller.
 * :mod:`firmware.referee`: tournament refereeing on top of the tracker.
 * :mod:`firmware.app`: the main loop, modes, LED policy, players, opening the hardware.

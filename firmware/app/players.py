@@ -129,6 +129,7 @@ def engine_player(
     level: int | None = None,
     movetime_ms: int | None = None,
     seed: int | None = None,
+    egdb: object | None = None,
 ) -> Computer:
     """The engine as a player.
 
@@ -136,7 +137,9 @@ def engine_player(
     does) an ``Engine(rules, seed=...)`` class whose ``search(position, history=...,
     strength=..., movetime_ms=...)`` returns a result with a ``move``. ``level`` (1-10)
     is the engine's playing strength, ``movetime_ms`` its time per move. One engine is
-    kept for the whole game, so what it learnt in one search helps the next. Raises
+    kept for the whole game, so what it learnt in one search helps the next. ``egdb``
+    (endgame databases, see :func:`firmware.egdb.load_probe`) is handed to the engine
+    class as ``egdb=`` when given. Raises
     :class:`EngineUnavailable`, with a message saying what to do, when there is no engine.
     """
     try:
@@ -175,7 +178,8 @@ def engine_player(
         with lock:
             found = engines.get(game.rules)
             if found is None:
-                found = engines[game.rules] = engine_class(game.rules, seed=seed)
+                extra = {"egdb": egdb} if egdb is not None else {}
+                found = engines[game.rules] = engine_class(game.rules, seed=seed, **extra)
             result = found.search(position, history=game.positions[:-1], **limits)  # type: ignore[attr-defined]
             return result.move
 

@@ -21,6 +21,7 @@ from firmware.app.application import MODES, App, AppSettings, PaletteConfig, Pla
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
 from firmware.app.matchplay import MatchConfig
+from firmware.egdb import EgdbError, load_probe
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.files import int_argument
 from firmware.link.host import PLAYS, Link, LinkConfig, open_link
@@ -365,8 +366,18 @@ def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Colo
             players[side] = RandomMover(args.seed)
         else:
             level = args.level or play.level or None
-            players[side] = engine_player(level=level, seed=args.seed)
+            players[side] = engine_player(level=level, seed=args.seed, egdb=_endgame_tables())
     return players
+
+
+def _endgame_tables() -> object | None:
+    """The endgame databases for the computer opponent; it plays on without them when the
+    files are damaged (the log says which)."""
+    try:
+        return load_probe()
+    except EgdbError as error:
+        logging.getLogger(__name__).warning("endgame tables not used: %s", error)
+        return None
 
 
 def _configure_logging(headless: bool, state_dir: Path) -> None:

@@ -8,6 +8,11 @@ A build writes each table as soon as it is done (to a temporary name, then renam
 an interrupted build goes on where it stopped; a loader checks every file's length and
 names the file that is wrong. :func:`load_probe` gives the engine its probe
 (``Engine(egdb=...)``); without the files the engine plays on without one.
+
+Every table of up to four pieces is shipped with the package (``tables/``, 41 files,
+1.3 MB; ``crownhead egdb build --dir firmware/egdb/tables`` makes the same bytes), so a
+board needs no build: :func:`load_probe` reads a build in the state directory when there
+is one, else the shipped tables.
 """
 
 from __future__ import annotations
@@ -80,10 +85,20 @@ def load_tables(folder: Path) -> dict[Material, bytes]:
     return tables
 
 
+#: The tables shipped with the package.
+SHIPPED = Path(__file__).resolve().parent / "tables"
+
+
 def load_probe(folder: Path | None = None) -> EndgameTables | None:
-    """The engine's probe over the tables in ``folder`` (default :func:`default_dir`),
-    or None when there are none."""
-    tables = load_tables(folder if folder is not None else default_dir())
+    """The engine's probe over the tables in ``folder``, or None when there are none.
+
+    Without a folder: a build in :func:`default_dir` if there is one, else the tables
+    shipped in :data:`SHIPPED`.
+    """
+    if folder is None:
+        tables = load_tables(default_dir()) or load_tables(SHIPPED)
+    else:
+        tables = load_tables(folder)
     if not tables:
         return None
     probe = EndgameTables(tables)
@@ -123,5 +138,5 @@ def build(folder: Path, pieces: int, progress: Progress | None = None) -> dict[M
     return {m: bytes(t) for m, t in tables.items() if sum(m) <= pieces}
 
 
-__all__ = ["EgdbError", "MAX_PIECES", "build", "default_dir", "file_name", "load_probe",
+__all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "build", "default_dir", "file_name", "load_probe",
            "load_table", "load_tables", "save_table"]

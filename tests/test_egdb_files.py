@@ -1,0 +1,139 @@
+"""Endgame databases on disk: the shipped tables, the build command, damaged files."""
+
+from __future__ import annotations
+
+import lzma
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from firmware.egdb import (
+    SHIPPED,
+    EgdbError,
+    build,
+    file_name,
+    load_probe,
+    load_table,
+    load_tables,
+    save_table,
+)
+from rules import Position
+from rules.engine import WIN, Engine
+from rules.engine.egdb import EndgameTables, build as build_tables, materials, size_of
+
+
+def test_the_shipped_tables_cover_four_pieces_and_match_a_fresh_build_of_three() -> None:
+    shipped = load_tables(SHIPPED)
+    assert sorted(shipped) == sorted(materials(4)) and len(shipped) == 41
+    fresh = build_tables(3)
+    for material, table in fresh.items():
+        assert shipped[material] == bytes(table), material
+    assert sum(p.stat().st_size for p in SHIPPED.glob("*.xz")) < 2_000_000
+
+
+@pytest.mark.parametrize(
+    ("fen", "outcome"),
+    [
+        # First position (two kings against a king and a man, the strong side with the
+        # move): White crowns 20 and wins (the ACF's "winning 1st position").
+        ("W:W20,K15:BK28,12", "win"),
+        # A "first position without": the strong side wins without the move.
+        ("B:W22,K5:BK15,K6", "win"),
+        # One king against one: drawn, wherever they stand, unless one is caught at once.
+        ("B:WK32:BK1", "draw"),
+        # Two kings against one in the double corner: still lost for the lone king.
+        ("W:WK32:BK1,K5", "loss"),
+    ],
+)
+def test_known_endings(fen: str, outcome: str) -> None:
+    probe = load_probe(SHIPPED)
+    assert probe is not None and probe.pieces == 4
+    found = probe.probe_position(Position.from_fen(fen))
+    assert found is not None and found[0] == outcome, (fen, found)
+
+
+def test_the_engine_plays_first_position_to_a_win() -> None:
+    from rules import Game
+
+    probe = load_probe(SHIPPED)
+    game = Game(Position.from_fen("W:W20,K15:BK28,12"))
+    engine = Engine(tt_size=1 << 14, egdb=probe)
+    first = engine.search(game.position, depth=2)
+    assert first.score > WIN - 1000
+    while game.result is None and game.ply < 120:
+        game.play(engine.search(game.position, depth=2, history=game.positions[:-1]).move)
+    assert game.result is not None and game.result.score == "0-1"
+    assert game.ply == WIN - first.score
+
+
+def test_a_build_is_resumed_and_writes_what_it_reads(tmp_path: Path) -> None:
+    calls: list[tuple[int, int]] = []
+    tables = build(tmp_path, 3, lambda done, total, material: calls.append((done, total)))
+    assert sorted(tables) == sorted(materials(3))
+    assert calls[-1][0] == calls[-1][1] == sum(size_of(m) for m in materials(3))
+    assert load_tables(tmp_path) == tables
+    # Interrupted: one table lost. The build only makes that one again.
+    (tmp_path / file_name((0, 2, 1, 0))).unlink()
+    again: list[tuple[int, int]] = []
+    assert build(tmp_path, 3, lambda d, t, m: again.append((d, t))) == tables
+    assert again[0][0] > 0.9 * again[0][1]
+
+
+def test_damaged_files_are_named(tmp_path: Path) -> None:
+    save_table(tmp_path, (0, 1, 0, 1), bytes(size_of((0, 1, 0, 1))))
+    (tmp_path / file_name((0, 1, 1, 0))).write_bytes(lzma.compress(b"short"))
+    with pytest.raises(EgdbError, match=r"egdb-0110\.xz: 5 bytes, material \(0, 1, 1, 0\) needs 896"):
+        load_tables(tmp_path)
+    bad = tmp_path / "egdb-0201.xz"
+    bad.write_bytes(b"not lzma at all")
+    with pytest.raises(EgdbError, match="egdb-0201.xz: not a readable table"):
+        load_table(bad)
+    with pytest.raises(EgdbError, match="no table for material"):
+        load_table(tmp_path / "egdb-0005.xz")
+    # Far too long: read no further than a table can hold.
+    big = tmp_path / "egdb-0101.xz"
+    big.write_bytes(lzma.compress(bytes(10_000_000)))
+    with pytest.raises(EgdbError, match="needs 1024"):
+        load_table(big)
+
+
+def test_no_tables_no_probe(tmp_path: Path) -> None:
+    assert load_probe(tmp_path / "nothing") is None
+    assert EndgameTables({}).pieces == 0
+
+
+def _crownhead(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "firmware.cli", *args],
+                          capture_output=True, text=True, check=False, timeout=300)
+
+
+def test_the_command_builds_and_lists(tmp_path: Path) -> None:
+    done = _crownhead("egdb", "build", "--pieces", "2", "--dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "4 tables of up to 2 pieces" in done.stdout
+    assert "100%" in done.stderr  # the progress bar
+    info = _crownhead("egdb", "info", "--dir", str(tmp_path))
+    assert info.returncode == 0
+    assert "0101      1,024 indices        230 won        108 lost  longest 11 plies" in info.stdout
+    bad = _crownhead("egdb", "build", "--pieces", "6", "--dir", str(tmp_path))
+    assert bad.returncode == 2 and "--pieces must be 2-4, not 6" in bad.stderr
+
+
+@pytest.mark.parametrize("fen", ["W:WK22,K23,K24:BK31,K32", "B:WK22,K23,K24:BK31,K32"])
+def test_three_kings_beat_two_in_the_double_corners(fen: str) -> None:
+    """Five pieces, beyond the tables: the search forces the exchange into them.
+
+    White to move wins at once with the shot 22-25!, 32-28 25-30! 28x26 30x23; Black to
+    move, White brings its kings round and forces an exchange (a published study).
+    """
+    from rules import Game
+
+    game = Game(Position.from_fen(fen))
+    engine = Engine(tt_size=1 << 16, egdb=load_probe(SHIPPED))
+    while game.result is None and game.ply < 80 and game.repetitions() < 3:
+        game.play(engine.search(game.position, depth=6, history=game.positions[:-1]).move)
+    assert game.result is not None and game.result.score == "0-1", [str(m) for m in game.moves]
+    if fen.startswith("W"):
+        assert str(game.moves[0]) == "22-25" and game.ply <= 20
