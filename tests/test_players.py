@@ -129,6 +129,18 @@ def test_the_real_engine_plays_legal_moves() -> None:
     assert player.name.startswith("Crownhead engine")
 
 
+def test_the_real_engine_plays_an_ending_from_its_tables() -> None:
+    from firmware.egdb import SHIPPED, load_probe
+
+    # Two kings against one in the double corner: the tables know the fastest win, 31
+    # plies, far beyond what a search sees, and the engine plays it move by move.
+    player = engine_player(seed=1, egdb=load_probe(SHIPPED))
+    game = Game(Position.from_fen("B:WK32:BK1,K5"))
+    while game.result is None and game.ply < 40:
+        game.play(player.choose(game.position, game))
+    assert game.result is not None and game.result.score == "1-0" and game.ply == 31
+
+
 def test_engine_player_without_choose(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "empty_engine_for_tests", types.ModuleType("empty_engine_for_tests"))
     with pytest.raises(EngineUnavailable, match="neither a choose"):

@@ -22,6 +22,7 @@ from firmware.cli._common import add_rules_arguments, position_from_args, rules_
 from firmware.config import Config, ConfigError
 from firmware.app.matchplay import MatchConfig
 from firmware.egdb import EgdbError, load_probe
+from firmware.egdb import default_dir as default_egdb_dir
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.files import int_argument
 from firmware.link.host import PLAYS, Link, LinkConfig, open_link
@@ -366,14 +367,19 @@ def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Colo
             players[side] = RandomMover(args.seed)
         else:
             level = args.level or play.level or None
-            players[side] = engine_player(level=level, seed=args.seed, egdb=_endgame_tables())
+            players[side] = engine_player(level=level, seed=args.seed, egdb=_endgame_tables(args.state_dir))
     return players
 
 
-def _endgame_tables() -> object | None:
-    """The endgame databases for the computer opponent; it plays on without them when the
+def _endgame_tables(state_dir: str | None) -> object | None:
+    """The endgame databases for the computer opponent: a build in ``--state-dir`` (or the
+    default state directory), else the shipped tables. It plays on without them when the
     files are damaged (the log says which)."""
     try:
+        if state_dir:
+            built = load_probe(default_egdb_dir(Path(state_dir)))
+            if built is not None:
+                return built
         return load_probe()
     except EgdbError as error:
         logging.getLogger(__name__).warning("endgame tables not used: %s", error)
