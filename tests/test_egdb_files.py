@@ -39,6 +39,10 @@ def test_the_shipped_tables_cover_four_pieces_and_match_a_fresh_build_of_three()
         # First position (two kings against a king and a man, the strong side with the
         # move): White crowns 20 and wins (the ACF's "winning 1st position").
         ("W:W20,K15:BK28,12", "win"),
+        # First Position itself (Lasker, diagram 93): the two kings win with the move
+        # and only draw without it: the opposition decides.
+        ("W:WK19,K23:BK28,12", "win"),
+        ("B:WK19,K23:BK28,12", "draw"),
         # A "first position without": the strong side wins without the move.
         ("B:W22,K5:BK15,K6", "win"),
         # One king against one: drawn, wherever they stand, unless one is caught at once.
