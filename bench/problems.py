@@ -149,6 +149,18 @@ def play(task: tuple[Problem, int]) -> Outcome:
     return Outcome(problem, movetime, result, reason, game.ply, time.monotonic() - started)
 
 
+def _progress(outcome: Outcome, done: int, total: int, show: bool) -> Outcome:
+    """One line per finished problem on stderr (with --progress), so a long run that is
+    stopped still says what it measured."""
+    if show:
+        p = outcome.problem
+        mark = "solved" if outcome.solved else "FAILED"
+        print(f"[{done + 1}/{total}] {outcome.movetime} ms {p.file} #{p.number} {mark}: stated "
+              f"{p.result}, reached {outcome.result} ({outcome.reason}, {outcome.plies} plies, "
+              f"{outcome.seconds:.0f} s)", file=sys.stderr, flush=True)
+    return outcome
+
+
 def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
            failures: int) -> None:
     solved = sum(o.solved for o in outcomes)
@@ -165,6 +177,15 @@ def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
         by_stated.setdefault(o.problem.result, []).append(o)
     print("  by stated result: " + ", ".join(
         f"{r} {sum(o.solved for o in v)}/{len(v)}" for r, v in sorted(by_stated.items())))
+    by_pieces: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        start = Position.from_fen(o.problem.fen)
+        n = (start.black | start.white).bit_count()
+        by_pieces.setdefault("<=4" if n <= 4 else str(n) if n <= 8 else "9+", []).append(o)
+    order = ["<=4", "5", "6", "7", "8", "9+"]
+    print("  by pieces on the board: " + ", ".join(
+        f"{k} {sum(o.solved for o in by_pieces[k])}/{len(by_pieces[k])}"
+        for k in order if k in by_pieces))
     failed = [o for o in outcomes if not o.solved]
     for o in failed[:failures]:
         p = o.problem
@@ -191,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wall", action="store_true",
                         help="time the engine by the wall clock (default: by its process's "
                         "CPU time, so other work on the machine does not change the figures)")
+    parser.add_argument("--progress", action="store_true",
+                        help="a line on stderr as each problem finishes")
     parser.add_argument("--problems", type=Path, default=PROBLEMS,
                         help="the folder of problem files (../shared/data/problems)")
     args = parser.parse_args(argv)
@@ -204,12 +227,17 @@ def main(argv: list[str] | None = None) -> int:
     for movetime in times:
         tasks = [(p, movetime) for p in problems]
         started = time.monotonic()
+        outcomes = []
         if args.jobs > 1:
             with multiprocessing.Pool(args.jobs, _init_worker, (args.egdb, not args.wall)) as pool:
-                outcomes = pool.map(play, tasks, chunksize=1)
+                for outcome in pool.imap_unordered(play, tasks, chunksize=1):
+                    outcomes.append(_progress(outcome, len(outcomes), len(tasks), args.progress))
         else:
             _init_worker(args.egdb, not args.wall)
-            outcomes = [play(t) for t in tasks]
+            for task in tasks:
+                outcomes.append(_progress(play(task), len(outcomes), len(tasks), args.progress))
+        order = {p: i for i, p in enumerate(problems)}
+        outcomes.sort(key=lambda o: order[o.problem])
         report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures)
     return 0
 
