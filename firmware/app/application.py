@@ -79,6 +79,8 @@ from firmware.referee.clock import TimeControl
 from firmware.app.timing import BoardClock
 from firmware.storage.matches import MatchStore
 from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
+from firmware.tracking.policy import MODES, ModePolicy
+from firmware.tracking.roles import Role
 from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
@@ -162,30 +164,6 @@ class Notice(Event):
 
 
 # -- modes and settings --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ModePolicy:
-    """What a mode of the application changes.
-
-    ``tracker_mode`` is the tracker's rule set (touch-move strictness, takebacks);
-    ``referee_lights`` hides hints for good; ``computer`` gives one side to a machine.
-    Referee mode (its own issue) is one more entry in :data:`MODES`.
-    """
-
-    name: str
-    title: str
-    tracker_mode: str = "play"
-    referee_lights: bool = False
-    computer: bool = False
-    event: str = "Casual game"
-
-
-MODES: dict[str, ModePolicy] = {
-    "play": ModePolicy("play", "Two players"),
-    "computer": ModePolicy("computer", "Against the computer", computer=True, event="Game against the computer"),
-    "referee": ModePolicy("referee", "Referee", tracker_mode="referee", referee_lights=True, event="Tournament game"),
-}
 
 
 @dataclass(frozen=True)
@@ -589,7 +567,7 @@ class App:
         occupancy = self.hardware.sensors.snapshot()
         debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
         rules = resume[1].rules if resume is not None else self.settings.rules
-        self.tracker = self._judged(Tracker(Game(start, rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy))
+        self.tracker = self._judged(Tracker(Game(start, rules), self.tracker_settings, self.mode, board=occupancy))
         self.controller = Controller(self.hardware.sensors, self._buttons, self.tracker, debouncer, self.clock)
         self._started = True
         for fault in getattr(self.hardware, "faults", ()):
@@ -981,7 +959,7 @@ class App:
             # The set-up tracker knew only the position; the game's own tracker knows its
             # history (repetitions, takeback, the last move lit dimly).
             self.tracker = self._judged(
-                Tracker(game, self.tracker_settings, self.mode.tracker_mode, board=self.controller.occupancy), resumed=True
+                Tracker(game, self.tracker_settings, self.mode, board=self.controller.occupancy), resumed=True
             )
             self.controller = Controller(
                 self.hardware.sensors, self._buttons, self.tracker, self.controller.debouncer, self.clock
@@ -1274,13 +1252,13 @@ class App:
         move = self.hint
         if move is None:
             return
-        wanted = {move.start: "hint-from", move.end: "hint-to"}
+        wanted = {move.start: Role.HINT_FROM, move.end: Role.HINT_TO}
         for square in move.path[1:-1]:
-            wanted.setdefault(square, "hint-path")
+            wanted.setdefault(square, Role.HINT_PATH)
         for square in move.captures:
-            wanted.setdefault(square, "hint-capture")
+            wanted.setdefault(square, Role.HINT_CAPTURE)
         for square, role in wanted.items():
-            if roles.get(square) in (None, "king", "last-from", "last-to", "must-capture"):
+            if roles.get(square) in (None, Role.KING, Role.LAST_FROM, Role.LAST_TO, Role.MUST_CAPTURE):
                 roles[square] = role
 
     # -- the lights -----------------------------------------------------------------------
@@ -1301,8 +1279,8 @@ class App:
         ):
             # The start of a turn with a compulsory capture: the pieces that must capture.
             for square in self._jumpers(game):
-                if roles.get(square) in (None, "king", "last-from", "last-to"):
-                    roles[square] = "must-capture"
+                if roles.get(square) in (None, Role.KING, Role.LAST_FROM, Role.LAST_TO):
+                    roles[square] = Role.MUST_CAPTURE
         if result is None and tracker.setting_up is None:
             self._hint_roles(roles)
         frame = self.policy.frame(
@@ -1423,7 +1401,6 @@ class App:
 
         Raises ``ValueError`` naming the problem (another mode, a game under way).
         """
-        from firmware.tracking.tracker import MODES as TRACKER_MODES
 
         if name not in ("play", "referee", "computer"):
             raise ValueError(f"the mode is play, referee or computer, got {name!r}")
@@ -1450,7 +1427,7 @@ class App:
         self.mode = MODES[name]
         self._forget_hint()
         self.policy.referee = self.mode.referee_lights
-        plain.policy = TRACKER_MODES[self.mode.tracker_mode]
+        plain.policy = self.mode
         if self.mode.tracker_mode == "referee":
             self.referee = self.referee or self._arbiter or Referee(self.referee_settings)
             self._arbiter = self.referee

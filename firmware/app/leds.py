@@ -34,6 +34,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from firmware.tracking.roles import ACTION_ROLES, BACKGROUND_ROLES, ENGINE_HINT_ROLES, HINT_ROLES, WARNING_ROLES, Role
 from hal.lights import Frame
 from rules import Color, Position, Result
 
@@ -53,32 +54,8 @@ __all__ = [
 
 RGB = tuple[int, int, int]
 
-#: Hints: switchable, never shown by a referee.
-HINT_ROLES = frozenset({"target", "capture", "must-capture", "huff"})
-#: What the player must do or should know now; shown whatever the hint setting.
-ACTION_ROLES = frozenset(
-    {
-        "touched",
-        "next-jump",
-        "remove",
-        "missing",
-        "extra",
-        "crown",
-        "move-from",
-        "move-path",
-        "move-to",
-    }
-)
-#: Shown dimly underneath everything else.
-BACKGROUND_ROLES = frozenset({"king", "last-from", "last-to"})
-#: Always blink.
-WARNING_ROLES = frozenset({"error"})
-#: The tracker's roles, all of them.
+#: The tracker's roles, all of them (the engine's hint roles are the application's).
 ROLES = HINT_ROLES | ACTION_ROLES | BACKGROUND_ROLES | WARNING_ROLES
-#: The engine's best move after the hint button (the application sets these, not the
-#: tracker): the piece to move, the landings on the way, the end, the pieces it jumps.
-#: Hints like the others: never shown by a referee.
-ENGINE_HINT_ROLES = frozenset({"hint-from", "hint-path", "hint-to", "hint-capture"})
 
 _HEX = re.compile(r"^#?([0-9a-fA-F]{6})$")
 

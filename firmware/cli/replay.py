@@ -18,7 +18,7 @@ from firmware.events import Event
 from firmware.referee.arbiter import add_referee_arguments, referee_from_args
 from firmware.files import FileRefused
 from firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
-from firmware.tracking.tracker import MODES
+from firmware.tracking.policy import TRACKER_MODES
 
 __all__ = ["register", "run"]
 
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("script", metavar="SCRIPT", help="the script file, or - for standard input")
     p.add_argument("--fen", help="the position standing on the board at the start (default: the start position)")
-    p.add_argument("--mode", choices=sorted(MODES), default="play", help="play (default) or referee")
+    p.add_argument("--mode", choices=sorted(TRACKER_MODES), default="play", help="play (default) or referee")
     p.add_argument("--lights", action="store_true", help="also print the LED picture each time it changes")
     add_hall_arguments(p)
     add_referee_arguments(p)

@@ -71,8 +71,9 @@ from firmware.referee.settings import (
     referee_from_args,
 )
 from firmware.tracking.follower import Overseer
+from firmware.tracking.roles import HINT_ROLES, Role
 from firmware.tracking.sides import side_request
-from firmware.tracking.tracker import HINT_ROLES, Kind, Tracker
+from firmware.tracking.tracker import Kind, Tracker
 from firmware.tracking.table import TurnTable
 from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position
 from rules.ballots import Ballot, ballot as acf_ballot
@@ -231,7 +232,7 @@ class Referee(Overseer):
         return {
             s: r
             for s, r in self.tracker.roles.items()
-            if r not in HINT_ROLES and (r != "next-jump" or overdue_chain)
+            if r not in HINT_ROLES and (r != Role.NEXT_JUMP or overdue_chain)
         }
 
     @property

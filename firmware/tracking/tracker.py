@@ -36,7 +36,6 @@ It is pure and deterministic: time comes in as arguments, nothing reads a clock.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -53,7 +52,11 @@ from firmware.events import (
     TakenBack,
     WARNING_CODES,
 )
-from firmware.tracking import huffing
+from firmware.tracking.huffing import HuffingRule
+from firmware.tracking.policy import MODES, ModePolicy, TrackerSettings
+from firmware.tracking.reading import COMMITTABLE, Kind, Reading
+from firmware.tracking.roles import HINT_ROLES, ROLES, Role
+from firmware.tracking.rule import TurnRule
 from firmware.tracking.sides import RESIGN_CONFIRM_MS, side_request
 from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Color, Game, Move, Position
@@ -71,30 +74,6 @@ __all__ = [
     "Kind",
 ]
 
-#: Every role a square can have, in the order they are documented in docs/replay.md.
-ROLES: tuple[str, ...] = (
-    "touched",
-    "target",
-    "capture",
-    "must-capture",
-    "next-jump",
-    "remove",
-    "missing",
-    "extra",
-    "crown",
-    "move-from",
-    "move-path",
-    "move-to",
-    "error",
-    "king",
-    "last-from",
-    "last-to",
-    "huff",
-)
-#: Roles that are advice rather than a requirement: hidden when hints are off and by a referee.
-HINT_ROLES = frozenset({"target", "capture", "must-capture", "huff"})
-
-
 def visible_roles(roles: Mapping[int, str], hints: bool) -> dict[int, str]:
     """``roles`` without the hint roles when ``hints`` is off."""
     if hints:
@@ -102,71 +81,6 @@ def visible_roles(roles: Mapping[int, str], hints: bool) -> dict[int, str]:
     return {s: r for s, r in roles.items() if r not in HINT_ROLES}
 
 
-@dataclass(frozen=True, slots=True)
-class TrackerSettings:
-    """Timing of the tracker, in milliseconds.
-
-    ``settle_ms``: how long a board must stay the result of a legal move before it is
-    accepted (also how long a wrong board must stand before it is reported).
-    ``patience_ms``: how long a jumper may stand still part-way through a capture, or
-    with captured pieces still on the board, before the board says so.
-    """
-
-    settle_ms: int = 300
-    patience_ms: int = 2500
-
-    def __post_init__(self) -> None:
-        for name in ("settle_ms", "patience_ms"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an int >= 0 (milliseconds), got {value!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class ModePolicy:
-    """What a play mode allows. Referee mode (a later issue) extends this.
-
-    ``strict_touch_move``: after touching a playable piece, only a move of that piece is
-    accepted (otherwise a move with another piece is accepted with a warning).
-    ``hints``: hint roles are meant to be shown. ``takeback``: restoring the previous
-    position, or the ``takeback`` button, undoes the last move. ``correction``: the last
-    move may be redone differently until the opponent touches a piece. ``skip_ahead``: a
-    move whose result stands on the board except for the opponent's reply already begun
-    is accepted (the mover forgot to take a captured piece off, and someone did later).
-    """
-
-    name: str
-    strict_touch_move: bool = False
-    hints: bool = True
-    takeback: bool = True
-    correction: bool = True
-    skip_ahead: bool = True
-
-
-MODES: dict[str, ModePolicy] = {
-    "play": ModePolicy("play"),
-    "referee": ModePolicy(
-        "referee", strict_touch_move=True, hints=False, takeback=False, correction=False
-    ),
-}
-
-
-class Kind(enum.Enum):
-    """How a settled board reads against the game."""
-
-    IDLE = "idle"  #: the position itself
-    COMPLETE = "complete"  #: the result of a legal move (pending settle)
-    PROGRESS = "progress"  #: part-way through legal moves
-    CROWNING = "crowning"  #: the man just crowned is off its square (being swapped for a king)
-    TAKEBACK = "takeback"  #: the position before the last move (pending settle)
-    CORRECT_COMPLETE = "correct-complete"  #: the last move redone differently (pending settle)
-    CORRECT_PROGRESS = "correct-progress"  #: the last move being redone
-    RESTORE = "restore"  #: to be put back: a move taken back by button, or a game resumed
-    HUFF = "huff"  #: under huffing: a piece that missed a jump taken off (pending settle)
-    NONE = "none"  #: no legal reading: an illegal move or a board out of sync
-
-
-_COMMITTABLE = (Kind.COMPLETE, Kind.TAKEBACK, Kind.CORRECT_COMPLETE, Kind.HUFF)
 #: Readings about the move of the side to move, and about redoing the move before.
 _THIS_MOVE = frozenset({Kind.IDLE, Kind.COMPLETE, Kind.PROGRESS, Kind.CROWNING})
 _LAST_MOVE = frozenset({Kind.TAKEBACK, Kind.CORRECT_COMPLETE, Kind.CORRECT_PROGRESS})
@@ -184,21 +98,6 @@ def _continues(pending: Kind, new: Kind) -> bool:
         return new in (Kind.IDLE, Kind.PROGRESS, Kind.CORRECT_PROGRESS, Kind.CORRECT_COMPLETE)
     return new in _LAST_MOVE or new is Kind.IDLE
 _PRIORITY = {code: i for i, code in enumerate(WARNING_CODES)}
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """A board read against the game: its :class:`Kind` and the moves it fits."""
-
-    kind: Kind
-    board: int
-    plans: tuple[Plan, ...] = ()
-    #: A COMPLETE board that is also part-way through another move: wait patience_ms.
-    also_progress: bool = False
-    #: Squares read as they should be although they are not: pieces of the side not to
-    #: move that left their squares (or were put on others) before the side to move lifted
-    #: anything. The board was read without them; they are out-of-sync guidance only.
-    disorder: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +243,8 @@ class Tracker:
         self._offer: tuple[Color | None, int] | None = None
         #: A first resign press: (side, until when a second press confirms it).
         self._resign: tuple[Color, int] | None = None
+        # The game's own turn rules (huffing), plugged in at the hooks marked below.
+        self._rule: TurnRule = HuffingRule(self) if game.rules.huffing else TurnRule(self)
         self._new_turn()
         self._reading = self._read(self._board)
         if self._reading.kind is not Kind.NONE:
@@ -359,7 +260,7 @@ class Tracker:
 
     @property
     def mode(self) -> str:
-        return self.policy.name
+        return self.policy.tracker_mode
 
     @property
     def position(self) -> Position:
@@ -473,7 +374,7 @@ class Tracker:
         self._note_disorder(lifted, placed, occupancy)
         old = self._reading
         reading = self._read(occupancy)
-        if old.kind in _COMMITTABLE and not _continues(old.kind, reading.kind):
+        if old.kind in COMMITTABLE and not _continues(old.kind, reading.kind):
             # The board left a finished move for something that is no part of it: the
             # move was made (released), and what comes now belongs to the next one.
             events += self._accept(old, now_ms)
@@ -481,7 +382,7 @@ class Tracker:
         elif reading.kind is Kind.NONE:
             moved_on = False
             # A huff, then a move begun (not by a held side: it makes no choice here).
-            huffed = [] if self.game.turn in self._held else huffing.ahead(self, occupancy, now_ms)
+            huffed = [] if self.game.turn in self._held else self._rule.ahead(occupancy, now_ms)
             if huffed:
                 events += huffed
                 moved_on = True
@@ -496,9 +397,9 @@ class Tracker:
                 reading = self._read(occupancy)
             elif old.kind is Kind.PROGRESS and self._opponent_started(lifted, old):
                 self._escalated = True
-        if self.game.rules.huffing and self.game.turn not in self._held:
+        if self._rule.watches_updates and self.game.turn not in self._held:
             # A huff and then a whole move, read as a capture of the huffed piece under way.
-            huffed = huffing.after_update(self, old, reading, now_ms)
+            huffed = self._rule.after_update(old, reading, now_ms)
             if huffed:
                 events += huffed
                 reading = self._read(occupancy)
@@ -549,7 +450,9 @@ class Tracker:
         elif button == "takeback":
             events += self.take_back(now_ms)
         elif button == "force":
-            events += huffing.force(self, now_ms)
+            if self._reading.kind in COMMITTABLE:
+                events += self._accept(self._reading, now_ms)
+            events += self._rule.force(now_ms)
         elif button == "claim" and not self.game.is_over:
             claimed = self.game.claim_draw()
             if claimed is not None:
@@ -621,7 +524,7 @@ class Tracker:
         self._touch_state()
         if self._setup is not None or self.game.is_over:
             return events
-        if self._reading.kind in _COMMITTABLE:
+        if self._reading.kind in COMMITTABLE:
             events += self._accept(self._reading, now_ms)
             if self.game.is_over:
                 return events + self._refresh(now_ms)
@@ -779,11 +682,11 @@ class Tracker:
             self._reread()
             return [Reopened(now_ms, self.game.ply)] + self._refresh(now_ms)
         events: list[Event] = []
-        if self._reading.kind in _COMMITTABLE:
+        if self._reading.kind in COMMITTABLE:
             events += self._accept(self._reading, now_ms)
         if not self.game.moves:
             return events
-        special = huffing.take_back(self, now_ms)  # a huff, or a missed jump to force
+        special = self._rule.take_back(now_ms)  # a huff, or a missed jump to force
         if special is not None:
             return events + special
         undone = self.game.moves[-1]
@@ -801,15 +704,40 @@ class Tracker:
         ``resign``, the move comes first. Returns its events (none if nothing is pending).
         """
         events = self._run_timers(now_ms)
-        if self._setup is None and not self.game.is_over and self._reading.kind in _COMMITTABLE:
+        if self._setup is None and not self.game.is_over and self._reading.kind in COMMITTABLE:
             events += self._accept(self._reading, now_ms)
             events += self._refresh(now_ms)
         return events
 
+    # -- for the turn rules (firmware.tracking.rule.RuleHost) ----------------------------
+
+    @property
+    def crowned(self) -> int | None:
+        """The square of the man just crowned while the crowning prompt is up, or None."""
+        return self._crown
+
+    @property
+    def table(self) -> TurnTable:
+        """The moves of the turn in progress, as occupancy patterns."""
+        return self._table
+
+    def restart_turn(self, now: int) -> None:
+        """The game changed other than by a move: begin the turn afresh and read again."""
+        self._since = max(self._since, now)
+        self._new_turn()
+        self._crown = None
+        self._blocked = None
+        self._reread()
+
+    def guide_back(self, shown: int) -> None:
+        """The board still shows ``shown``, just taken back: guide it, do not read it."""
+        self._blocked = shown
+        self._reread()
+
     # -- timers -----------------------------------------------------------------------
 
     def _commit_due(self) -> int | None:
-        if self._reading.kind not in _COMMITTABLE or self._setup is not None:
+        if self._reading.kind not in COMMITTABLE or self._setup is not None:
             return None
         wait = self.settings.patience_ms if self._reading.also_progress else self.settings.settle_ms
         return self._changed_at + wait
@@ -835,7 +763,7 @@ class Tracker:
 
     def _new_turn(self) -> None:
         """Forget everything about the turn in progress (after a move, takeback or new game)."""
-        self._table = TurnTable(self.game.position, self.game.rules, huffing.turn_moves(self.game))
+        self._table = TurnTable(self.game.position, self.game.rules, self._rule.turn_moves(self.game))
         self._correction: TurnTable | None = None
         self._touched: int | None = None
         self._fault: _Fault | None = None
@@ -912,7 +840,8 @@ class Tracker:
             return tuple(p for p in self._table.plans if p.move.start == self._touched)
         return None
 
-    def _correction_table(self) -> TurnTable | None:
+    def correction_table(self) -> TurnTable | None:
+        """The last move's piece redoing it (casual play, until the opponent touches a piece), or None."""
         if not (self.policy.correction and self._correction_open and self.game.moves):
             return None
         if self.game.positions[-2].turn in self._held:
@@ -955,7 +884,7 @@ class Tracker:
         over = self._over
         if not over:
             # Under huffing: a piece that missed a jump off (the side to move's choice).
-            huff = None if game.turn in self._held else huffing.read(self, board)
+            huff = None if game.turn in self._held else self._rule.read(board)
             if huff is not None:
                 return huff
             if self._crown is not None and board == occupied & ~bit(self._crown):
@@ -974,9 +903,9 @@ class Tracker:
             going = table.in_progress(board, only)
             if going:
                 return Reading(Kind.PROGRESS, board, tuple(going))
-        if self.policy.takeback and board == huffing.takeback_board(game):
+        if self.policy.takeback and board == self._rule.takeback_board(game):
             return Reading(Kind.TAKEBACK, board)
-        correction = None if over else self._correction_table()
+        correction = None if over else self.correction_table()
         if correction is not None:
             last = game.moves[-1]
             done = tuple(p for p in correction.complete(board) if p.move != last)
@@ -1058,7 +987,7 @@ class Tracker:
                             f"a capture is compulsory: the {name} on {square} cannot capture;"
                             f" capture with the piece on {_list(jumpers)}",
                             now,
-                            tuple((s, "must-capture") for s in jumpers) + ((square, "error"),),
+                            tuple((s, Role.MUST_CAPTURE) for s in jumpers) + ((square, Role.ERROR),),
                         )
                     else:
                         fault = _Fault(
@@ -1067,13 +996,13 @@ class Tracker:
                             (square,),
                             f"the {name} on {square} has no legal move; put it back",
                             now,
-                            ((square, "error"),),
+                            ((square, Role.ERROR),),
                         )
             elif square != touched:
                 name = _piece_name(position, touched)
-                roles: tuple[tuple[int, str], ...] = ((touched, "touched"),)
+                roles: tuple[tuple[int, str], ...] = ((touched, Role.TOUCHED),)
                 if self.policy.strict_touch_move:
-                    roles += ((square, "error"),)
+                    roles += ((square, Role.ERROR),)
                 fault = _Fault(
                     "touch-move",
                     square,
@@ -1105,7 +1034,7 @@ class Tracker:
         if reading.kind is Kind.TAKEBACK:
             return self._undo(now)
         if reading.kind is Kind.HUFF:
-            return huffing.commit(self, reading.board, now)
+            return self._rule.commit(reading.board, now)
         if reading.kind is Kind.CORRECT_COMPLETE:
             seen = list(self._seen)
             events = self._undo(now)
@@ -1150,7 +1079,7 @@ class Tracker:
         if plan.crowns:
             self._crown = move.end
             events.append(Crowned(now, move.end))
-        events += huffing.offer(self, now)
+        events += self._rule.offer(now)
         self._blocked = None
         result = self.game.result
         if result is not None:
@@ -1161,7 +1090,7 @@ class Tracker:
     def _undo(self, now: int) -> list[Event]:
         if not self.game.moves:
             return []
-        special = huffing.undo(self, now)  # a huff, or a missed jump to force
+        special = self._rule.undo(now)  # a huff, or a missed jump to force
         if special is not None:
             return special
         ply = self.game.ply
@@ -1337,23 +1266,23 @@ class Tracker:
         if self._setup is not None:
             target = self._setup.occupied
             for s in iter_squares(target & ~board):
-                roles[s] = "missing"
+                roles[s] = Role.MISSING
             for s in iter_squares(board & ~target):
-                roles[s] = "extra"
+                roles[s] = Role.EXTRA
             return roles
         game = self.game
         position = game.position
         reading = self._reading
         if game.moves and reading.kind in (Kind.IDLE, Kind.CROWNING):
             last = game.moves[-1]
-            roles[last.start] = "last-from"
-            roles[last.end] = "last-to"
+            roles[last.start] = Role.LAST_FROM
+            roles[last.end] = Role.LAST_TO
         for s in iter_squares(position.kings & board):
-            roles[s] = "king"
+            roles[s] = Role.KING
         if self._expected is not None:
             self._expected_roles(roles, self._expected, board)
         if self._crown is not None:
-            roles[self._crown] = "crown"
+            roles[self._crown] = Role.CROWN
         kind = reading.kind
         if kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
             self._progress_roles(roles, self._view(reading))
@@ -1361,31 +1290,31 @@ class Tracker:
                 # Pieces the last move took off that the corrected move leaves standing.
                 jumped = sum_captured(reading.plans)
                 for s in iter_squares(game.moves[-1].captured_mask & ~board & ~jumped):
-                    roles[s] = "missing"
+                    roles[s] = Role.MISSING
         elif kind is Kind.RESTORE:
             occupied = position.occupied
             for s in iter_squares(occupied & ~board):
-                roles[s] = "missing"
+                roles[s] = Role.MISSING
             for s in iter_squares(board & ~occupied):
-                roles[s] = "extra"
+                roles[s] = Role.EXTRA
         elif kind is Kind.NONE and not self._over:
             ref = self._ref
             if ref.kind in (Kind.PROGRESS, Kind.CORRECT_PROGRESS):
                 self._progress_roles(roles, self._view(ref))
             for s in iter_squares(ref.board & ~board):
-                roles[s] = "missing"
+                roles[s] = Role.MISSING
             for s in iter_squares(board & ~ref.board):
-                roles[s] = "extra"
+                roles[s] = Role.EXTRA
         elif kind is Kind.IDLE and self.policy.strict_touch_move and self._touched is not None:
             if self._table.movable & bit(self._touched):
-                roles[self._touched] = "touched"
+                roles[self._touched] = Role.TOUCHED
         if reading.disorder:
             for s in iter_squares(reading.disorder & ~board):
-                roles[s] = "missing"
+                roles[s] = Role.MISSING
             for s in iter_squares(reading.disorder & board):
-                roles[s] = "extra"
+                roles[s] = Role.EXTRA
         if game.turn not in self._held:
-            huffing.roles(self, roles)
+            self._rule.roles(roles)
         fault = self._fault_active()
         if fault is not None:
             for s, role in fault.roles:
@@ -1395,22 +1324,22 @@ class Tracker:
     @staticmethod
     def _progress_roles(roles: dict[int, str], view: ProgressView) -> None:
         if view.lifted is not None:
-            roles[view.lifted] = "touched"
+            roles[view.lifted] = Role.TOUCHED
         for s in view.first:
-            roles[s] = "target"
+            roles[s] = Role.TARGET
         for s in view.next_jumps:
-            roles[s] = "next-jump"
+            roles[s] = Role.NEXT_JUMP
         for s in view.ahead:
-            roles[s] = "capture"
+            roles[s] = Role.CAPTURE
         for s in view.to_remove:
-            roles[s] = "remove"
+            roles[s] = Role.REMOVE
 
     @staticmethod
     def _expected_roles(roles: dict[int, str], move: Move, board: int) -> None:
         for s in move.path[1:-1]:
-            roles[s] = "move-path"
-        roles[move.end] = "move-to"
-        roles[move.start] = "move-from"
+            roles[s] = Role.MOVE_PATH
+        roles[move.end] = Role.MOVE_TO
+        roles[move.start] = Role.MOVE_FROM
         for s in move.captures:
             if board & bit(s):
-                roles[s] = "capture"
+                roles[s] = Role.CAPTURE
