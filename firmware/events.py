@@ -45,6 +45,7 @@ __all__ = [
     "Reopened",
     "Lights",
     "Final",
+    "Notice",
     "EVENT_KINDS",
     "WARNING_CODES",
     "event_from_json",
@@ -277,6 +278,14 @@ class Lights(Event):
 
     def to_json(self) -> dict[str, Any]:
         return {"t": self.t, "event": self.kind, "roles": {str(s): r for s, r in self.roles}}
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Event):
+    """Something a person should know that is not a board warning (a file put aside...)."""
+
+    kind: ClassVar[str] = "notice"
+    message: str
 
 
 @dataclass(frozen=True, slots=True)

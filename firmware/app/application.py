@@ -54,6 +54,7 @@ from firmware.events import (
     HuffTakenBack,
     MoveMade,
     NewGame,
+    Notice,
     Reopened,
     ResignAsked,
     SetUp,
@@ -153,14 +154,6 @@ class GameSaved(Event):
     kind: ClassVar[str] = "game-saved"
     result: str
     path: str
-
-
-@dataclass(frozen=True, slots=True)
-class Notice(Event):
-    """Something a person should know that is not a board warning (a file put aside...)."""
-
-    kind: ClassVar[str] = "notice"
-    message: str
 
 
 # -- modes and settings --------------------------------------------------------------------
@@ -1329,6 +1322,28 @@ class App:
     def resuming(self) -> bool:
         """Whether a saved game's pieces are being set up before it goes on."""
         return self._resuming
+
+    def set_player_names(self, black: str, white: str, now: int) -> bool:
+        """Name the players: the people's seats take the names, a machine is renamed, the
+        referee's games (the record, the games after) and the unfinished game's record
+        follow. True when the game is on disk with the new names (a failure to save is
+        said once, as every save's, and never overwrites a finished game waiting for the
+        disk)."""
+        for color, name in ((BLACK, black), (WHITE, white)):
+            player = self.players[color]
+            if isinstance(player, Computer):
+                player.name = name
+            else:
+                self.players[color] = Human(name)
+        if self.referee is not None:
+            self.referee.set_names(black, white)  # the tournament record, and the games after
+        if self.record is None or (self.record.black, self.record.white) == (black, white):
+            return False
+        self.record = replace(self.record, black=black, white=white)
+        game = self.game
+        if self.store is None or self._resuming or self.tracker.setting_up is not None or game.is_over:
+            return False
+        return self.save_now(now)
 
     def hold(self, side: Color, by: str) -> None:
         """``side``'s moves are made elsewhere (``by`` names where: ``the other end of the

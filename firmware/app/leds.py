@@ -34,7 +34,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from firmware.tracking.roles import ACTION_ROLES, BACKGROUND_ROLES, ENGINE_HINT_ROLES, HINT_ROLES, WARNING_ROLES, Role
+from firmware.tracking.roles import ACTION_ROLES, BACKGROUND_ROLES, ENGINE_HINT_ROLES, HINT_ROLES, WARNING_ROLES
 from hal.lights import Frame
 from rules import Color, Position, Result
 

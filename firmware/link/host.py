@@ -33,12 +33,13 @@ import logging
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from firmware.config import FieldError, config_section
-from firmware.events import Event, GameOver, MoveMade, NewGame, TakenBack
+from firmware.events import Event, GameOver, MoveMade, NewGame, Notice, TakenBack
+from firmware.link.board import LinkedBoard
 from firmware.link.protocol import (
     COMMANDS,
     _button_names,
@@ -52,7 +53,8 @@ from firmware.link.protocol import (
     parse_line,
 )
 from firmware.link.peer import GameId, PeerFollower
-from firmware.link.transport import LineTransport
+from firmware.link.transport import LineTransport, Transport
+from firmware.storage.store import StoreError
 from hal.clock import Clock
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.ballots import ballot as acf_ballot
@@ -60,8 +62,6 @@ from rules.pdn import explain_illegal, move_text, write_game
 from rules.position import parse_move_squares
 from rules.variants import numeric_fen
 
-if TYPE_CHECKING:
-    from firmware.app.application import App
 
 __all__ = ["LinkConfig", "Link", "GameId", "open_link", "PLAYS"]
 
@@ -181,13 +181,13 @@ class Link(PeerFollower):
     ``app.close()``.
     """
 
-    def __init__(self, transport: LineTransport, settings: LinkConfig = LinkConfig()) -> None:
+    def __init__(self, transport: Transport, settings: LinkConfig = LinkConfig()) -> None:
         self.transport = transport
         self.settings = settings
         self.plays = settings.plays
         self.control = settings.control
         self.lines_per_step = settings.lines_per_step
-        self.app: App | None = None
+        self.app: LinkedBoard | None = None
         self.game_id = GameId.new(0)
         self._serial_seen = 0
         self._following: tuple[GameId, str] | None = None
@@ -233,7 +233,7 @@ class Link(PeerFollower):
     def linked(self) -> bool:
         return self.remote is not None
 
-    def attach(self, app: App) -> None:
+    def attach(self, app: LinkedBoard) -> None:
         """Join ``app``: become one of its sources and one of its sinks."""
         self.app = app
         app.sources.append(self.poll)
@@ -320,8 +320,6 @@ class Link(PeerFollower):
         if key in self._said:
             return
         self._said.add(key)
-        from firmware.app.application import Notice
-
         log.warning("link: %s", message)
         self._events.append(Notice(now, message))
 
@@ -863,25 +861,7 @@ class Link(PeerFollower):
 
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
         assert self.app is not None
-        app = self.app
-        from firmware.app.players import Computer, Human
-
-        for color, name in ((BLACK, black), (WHITE, white)):
-            player = app.players[color]
-            if isinstance(player, Computer):
-                player.name = name
-            else:
-                app.players[color] = Human(name)
-        if app.referee is not None:
-            app.referee.set_names(black, white)  # the tournament record, and the games after
-        saved = False
-        if app.record is not None and (app.record.black, app.record.white) != (black, white):
-            app.record = replace(app.record, black=black, white=white)
-            game = self._game()
-            if app.store is not None and not app.resuming and app.tracker.setting_up is None and not game.is_over:
-                # Through the app: it says once when games are not kept, and never
-                # overwrites a finished game that waits for the disk.
-                saved = app.save_now(now)
+        saved = self.app.set_player_names(black, white, now)
         return {"black": black, "white": white, "saved": saved}
 
     def _cmd_ballot(self, now: int, number: int) -> dict[str, Any]:

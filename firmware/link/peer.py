@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from rules import Color, Game, Move, Position
 
 if TYPE_CHECKING:
-    from firmware.app.application import App
     from firmware.events import Event
+    from firmware.link.board import LinkedBoard
 
 __all__ = ["GameId", "PeerFollower"]
 
@@ -93,7 +93,7 @@ class PeerFollower:
     ``Link`` are named below for the type checker.
     """
 
-    app: App | None
+    app: LinkedBoard | None
     plays: str
     game_id: GameId
     _serial_seen: int

@@ -31,12 +31,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from firmware.link.protocol import MAX_LINE, LineReader, LinkError
 from hal.clock import Clock
 
-__all__ = ["LineTransport", "open_port", "Opener"]
+__all__ = ["LineTransport", "Transport", "open_port", "Opener"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,31 @@ READ_WAIT_S = 0.01
 #: A write that has not gone through in this many seconds means the other end is not
 #: reading; the output is then treated as overrun.
 WRITE_TIMEOUT_S = 1.0
+
+
+class Transport(Protocol):
+    """What the link's ends (:class:`~firmware.link.host.Link`, the relay) need of a
+    line transport; :class:`LineTransport` over serial is the one there is. Nothing here
+    may block: lines wait in bounded queues on both sides."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def connected(self) -> bool: ...
+
+    def take_fresh(self) -> str | None:
+        """``"connect"`` or ``"overrun"`` once after a (re)connect or lost output, else None."""
+
+    def resume(self, *first: bytes) -> None:
+        """Send ``first`` (the greeting) ahead of everything else after :meth:`take_fresh`."""
+
+    def send(self, line: bytes) -> bool:
+        """Queue one line (with its newline); False when it was not queued."""
+
+    def receive(self, limit: int) -> list[bytes | LinkError]:
+        """Up to ``limit`` received lines (without newline), or the errors in their place."""
+
+    def close(self) -> None: ...
 
 
 def open_port(url: str, baudrate: int = 115200) -> Any:
