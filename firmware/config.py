@@ -33,14 +33,15 @@ of None that the file can only replace with an X), ``tuple[T, ...]``, ``tuple[A,
 converts them, and names the offending key and element in its error. Checks that
 span sections are functions registered with :func:`register_check`; they raise
 :class:`FieldError` with a ``section.key`` key. The module defining a section must be
-imported before :func:`load_config` runs (a command module importing it at its top is
-enough). Read a section as ``config.tracker`` or, typed, ``config.get(TrackerConfig)``.
+named in :data:`BUILTIN_SECTIONS` (a plug-in's own section is registered when its module
+is imported). Read a section as ``config.tracker`` or, typed, ``config.get(TrackerConfig)``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import importlib
 import os
 import re
 import tomllib
@@ -69,6 +70,7 @@ __all__ = [
     "config_section",
     "register_check",
     "sections",
+    "BUILTIN_SECTIONS",
     "load_config",
     "parse_config",
     "parse_config_text",
@@ -142,8 +144,42 @@ class FieldError(ValueError):
 
 # -- registry ----------------------------------------------------------------------
 
+#: Every built-in section, by TOML table name: where its dataclass is defined. This is the
+#: one list of sections. Loading a file imports what it names first, so a valid file never
+#: depends on which modules happen to have been imported. (Most sections belong to the
+#: packages that read them, above this module: they are named here, not imported.)
+BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "board": "firmware.config:BoardConfig",
+        "sensors": "firmware.config:SensorsConfig",
+        "matrix": "firmware.config:MatrixConfig",
+        "shift": "firmware.config:ShiftConfig",
+        "serial": "firmware.config:SerialConfig",
+        "lights": "firmware.config:LightsConfig",
+        "buttons": "firmware.config:ButtonsConfig",
+        "sim": "firmware.config:SimConfig",
+        "play": "firmware.app.application:PlayConfig",
+        "palette": "firmware.app.application:PaletteConfig",
+        "store": "firmware.app.application:StoreConfig",
+        "referee": "firmware.referee.settings:RefereeConfig",
+        "link": "firmware.link.host:LinkConfig",
+    }
+)
+# Sections registered with config_section: the built-in ones as their modules load, and
+# any a plug-in adds.
 _SECTIONS: dict[str, type] = {}
 _CHECKS: list[Callable[[Config], None]] = []
+
+
+def _known_sections() -> dict[str, type]:
+    """Every section: the built-in ones (their modules imported now) and the registered."""
+    known: dict[str, type] = {}
+    for name, where in BUILTIN_SECTIONS.items():
+        module, _, attr = where.partition(":")
+        known[name] = getattr(importlib.import_module(module), attr)
+    for name, cls in _SECTIONS.items():
+        known.setdefault(name, cls)
+    return known
 
 
 def config_section(name: str) -> Callable[[type[T]], type[T]]:
@@ -170,8 +206,8 @@ def register_check(func: Callable[[Config], None]) -> Callable[[Config], None]:
 
 
 def sections() -> dict[str, type]:
-    """The registered sections, name -> dataclass."""
-    return dict(_SECTIONS)
+    """Every section, name -> dataclass (see :data:`BUILTIN_SECTIONS`)."""
+    return _known_sections()
 
 
 # -- the configuration object ---------------------------------------------------------
@@ -458,25 +494,26 @@ def parse_config(
     data: Mapping[str, Any], *, path: str | None = None, text: str | None = None
 ) -> Config:
     """Validate parsed TOML (a dict) into a :class:`Config`. Raises :class:`ConfigError`."""
+    known = _known_sections()
     for name, table in data.items():
-        if name not in _SECTIONS:
+        if name not in known:
             if not isinstance(table, dict):
                 raise ConfigError(
                     f"top-level key {name!r}: settings belong in a section such as [board]",
                     path=path,
                     line=_locate_top(text, name),
                 )
-            close = difflib.get_close_matches(name, list(_SECTIONS), n=1)
+            close = difflib.get_close_matches(name, list(known), n=1)
             hint = (
                 f" (did you mean [{close[0]}]?)"
                 if close
-                else f" (known sections: {', '.join(sorted(_SECTIONS))})"
+                else f" (known sections: {', '.join(sorted(known))})"
             )
             raise ConfigError(
                 f"unknown section [{name}]{hint}", path=path, line=_locate(text, name, None)
             )
     built = {}
-    for name, cls in _SECTIONS.items():
+    for name, cls in known.items():
         built[name] = _build_section(name, cls, data.get(name, {}), path, text)
     config = Config(built, path)
     _run_checks(config, text)
