@@ -30,6 +30,7 @@ from firmware.config import default_config  # noqa: E402
 from firmware.app.hardware import open_hardware  # noqa: E402
 from firmware.app.players import Thinker  # noqa: E402
 from firmware.storage.store import GameStore  # noqa: E402
+from firmware.simulator.hands import Hands  # noqa: E402
 from hal.clock import VirtualClock  # noqa: E402
 from rules import Position  # noqa: E402
 
@@ -75,7 +76,7 @@ def cost_per_move(state: Path, moves: int, seed: int) -> tuple[float, int]:
         if game.is_over:
             break
         move = rng.choice(game.legal_moves())
-        app.act_text(move.pdn(full=True))
+        Hands(app).act_text(move.pdn(full=True))
         app.run_for(600)
         made += 1
     elapsed = time.process_time() - started
@@ -96,14 +97,14 @@ def main() -> int:
         app, clock = make_app(root / "idle")
         idle = cpu_per_call(app.step, clock, args.steps)
         controller = cpu_per_call(app.controller.step, clock, args.steps)
-        app.act_text("11")
+        Hands(app).act_text("11")
         app.run_for(100)
         lifted = cpu_per_call(app.step, clock, args.steps)
 
         # Black lifts a man that cannot capture while a capture is compulsory: a warning blinks.
         forced = Position.from_fen("B:W14,15,22,23,30:B5,10,11")
         app2, clock2 = make_app(root / "warning", forced)
-        app2.act_text("5")
+        Hands(app2).act_text("5")
         app2.run_for(100)
         if app2.tracker.warning is None:
             raise SystemExit("expected a forced-capture warning; the benchmark set-up is wrong")

@@ -23,3 +23,18 @@ Layers, lowest first; a package may import the ones before it, never one after i
 
 ``docs/architecture.md`` draws the picture and says where a new feature plugs in.
 """
+
+#: The layers, lowest first: a package (or base module) may import those in earlier tiers
+#: and its own modules, never a later tier nor another package of its own tier
+#: (``tests/test_architecture.py`` checks every import).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("events", "config"),
+    ("storage",),
+    ("tracking",),
+    ("referee",),
+    ("app",),
+    ("link",),
+    ("simulator",),
+    ("diagnostics",),
+    ("cli",),
+)

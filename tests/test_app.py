@@ -14,6 +14,7 @@ import pytest
 from firmware.app.application import AppSettings
 from firmware.app.leds import LedSettings
 from firmware.storage.store import GameFile
+from firmware.simulator.hands import Hands
 from rules import Game, Position
 from test_app_rig import PAL, Rig, dim
 
@@ -51,7 +52,7 @@ def test_forced_capture_steady_hint_then_blinking_warning(tmp_path: Path) -> Non
     rig.wait(300)
     assert rig.lit == steady
     # Lifting a man that cannot capture: warned at once, blinking fast.
-    rig.app.act_text("5")
+    Hands(rig.app).act_text("5")
     rig.wait(40)
     assert rig.of_kind("warning")[0]["code"] == "forced-capture"
     on = {5: PAL.error, 10: PAL.must_capture, 11: PAL.must_capture}
@@ -75,7 +76,7 @@ def test_forced_capture_steady_hint_then_blinking_warning(tmp_path: Path) -> Non
 def test_forced_capture_hint_follows_hint_switch(tmp_path: Path) -> None:
     rig = Rig(tmp_path, board=FORCED, settings=AppSettings(start=FORCED), leds=LedSettings(hints=False))
     assert rig.lit == {}
-    rig.app.act_text("5")
+    Hands(rig.app).act_text("5")
     rig.wait(70)
     # Hints off, but a warning is shown whatever the setting.
     assert rig.lit == {5: PAL.error, 10: PAL.must_capture, 11: PAL.must_capture}
@@ -101,7 +102,7 @@ def test_multi_jump_guidance_and_capture_removal(tmp_path: Path) -> None:
     assert PAL.next_jump in lit_now and None in lit_now
     # Jump on and take both pieces off: one move, every landing named (the ends are ambiguous).
     for square in ("19", "26", "15", "23"):
-        rig.app.act_text(square)
+        Hands(rig.app).act_text(square)
     rig.wait(1000)
     assert rig.moves() == ["10x19x26"]
     assert rig.of_kind("move")[0]["captures"] == [15, 23]

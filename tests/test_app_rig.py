@@ -17,6 +17,7 @@ from firmware.app.hardware import open_hardware
 from firmware.app.leds import LedSettings, Palette
 from firmware.app.players import Player, Thinker
 from firmware.storage.store import GameStore
+from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock
 from rules import Position
 
@@ -72,7 +73,7 @@ class Rig:
 
     def do(self, text: str, wait: int = 1000) -> list[Event]:
         """Type ``text`` into the simulator, then let ``wait`` ms of virtual time pass."""
-        self.app.act_text(text)
+        Hands(self.app).act_text(text)
         return self.app.run_for(wait)
 
     def wait(self, ms: int) -> list[Event]:

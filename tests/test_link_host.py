@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from firmware.link.protocol import COMMANDS, ERROR_CODES, MAX_LINE
+from firmware.simulator.hands import Hands
 from rules import Game, Move, Position
 from rules.pdn import read_game
 from test_link_rig import Board, Host, NullModem
@@ -417,7 +418,7 @@ def test_a_flood_of_lines_does_not_stall_the_board(rig: Rig) -> None:
     flood = b"".join(b"fen\n" if i % 3 else b"garbage %d\n" % i for i in range(3000))
     host.write(flood)
     # The board keeps playing with its timing while the flood is being answered.
-    board.app.act_text("11-15")
+    Hands(board.app).act_text("11-15")
     handled_per_step = []
     last = board.link.commands + board.link.errors
     while board.link.commands + board.link.errors < 3000:

@@ -37,6 +37,7 @@ from firmware.link.host import Link, LinkConfig
 from firmware.link.transport import LineTransport
 from firmware.app.players import Thinker
 from firmware.storage.store import GameStore
+from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock
 from rules import Position
 
@@ -207,12 +208,12 @@ class Board:
 
     def move(self, text: str, wait: int = 1000) -> list[Event]:
         """The simulator's hands make ``text`` on the board, then ``wait`` virtual ms pass."""
-        self.app.act_text(text)
+        Hands(self.app).act_text(text)
         return self.app.run_for(wait)
 
     def follow(self, wait: int = 1000) -> list[Event]:
         """The hands do what the lights ask (the move shown, a set-up), then time passes."""
-        self.app.follow()
+        Hands(self.app).follow()
         return self.app.run_for(wait)
 
     def moves(self) -> list[str]:

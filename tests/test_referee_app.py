@@ -21,7 +21,7 @@ from firmware.referee.clock import TimeControl
 from firmware.simulator.script import parse_script, replay
 from firmware.config import ConfigError, default_config, parse_config
 from firmware.events import Event, MoveMade
-from firmware.simulator.hands import Action, game_actions, spaced
+from firmware.simulator.hands import Action, Hands, game_actions, spaced
 from firmware.app.hardware import open_hardware
 from firmware.app.leds import LedSettings, Palette
 from firmware.app.players import Thinker
@@ -74,7 +74,7 @@ class Board:
         self.app.start()
 
     def script(self, text: str) -> None:
-        self.app.run_script(parse_script(text))
+        Hands(self.app).run_script(parse_script(text))
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [e.to_json() for e in self.events if e.kind == kind]
@@ -139,7 +139,7 @@ def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
         clock=TimeControl.parse("40/5400:1800"), record_dir=str(record),
     )
     board = Board(tmp_path, settings, leds=LedSettings(palette=_hint_palette()))
-    board.app.run_script(_pair_hands(first, second))
+    Hands(board.app).run_script(_pair_hands(first, second))
     frames = [f.frame for f in board.sim.lights.frames]
     board.app.close()
     # Referee mode lit no hint in either game.
@@ -231,7 +231,7 @@ def test_live_pdn_is_rewritten_after_every_move(tmp_path: Path) -> None:
 
     board.app.sinks.append(check)
     for move in ("9-13", "22-18", "10-14"):
-        board.app.act_text(move)
+        Hands(board.app).act_text(move)
         board.app.run_for(1000)
     assert len(seen) == 3
     for i, text in enumerate(seen):
@@ -287,7 +287,7 @@ def test_an_illegal_move_that_stood_is_marked_and_flagged_by_pdn_check(tmp_path:
 def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> None:
     settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("600"), ballot=5)
     board = Board(tmp_path, settings)
-    board.app.act_text("9-13")
+    Hands(board.app).act_text("9-13")
     board.app.run_for(5_000)
     board.app.close()  # the power goes in the middle of the ballot
 
@@ -295,7 +295,7 @@ def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> Non
     assert again.referee is not None and again.of("game-start")[-1]["resumed"] is True
     assert str(again.app.tracker.expected) == "22-18"  # the ballot goes on
     for move in ("22-18", "6-9"):
-        again.app.act_text(move)
+        Hands(again.app).act_text(move)
         again.app.run_for(1000)
     again.script("lift 30\nwait 300\nplace 30\nwait 700\n")  # 30 cannot move: a caution to White
     assert [c["side"] for c in again.of("caution")] == ["white"]
@@ -329,7 +329,7 @@ def test_view_shows_the_clock_and_cautions(tmp_path: Path) -> None:
     view = board.app.view()
     assert view.black == "Ann  0:04:59  1 caution" and view.white == "Bob  0:05:00"
     assert view.mode_text == "Referee, hints off"
-    board.app.act_text("resign")
+    Hands(board.app).act_text("resign")
     board.app.run_for(100)
     assert board.app.view().status == "Black to move, move 1"  # asked to confirm
     board.app.act_text("resign")

@@ -22,6 +22,7 @@ from firmware.app.players import Computer, Human, Thinker
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text
 from firmware.tracking.tracker import Tracker
+from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.game import GameOverError
@@ -214,7 +215,7 @@ class RefereeBoard:
 
 def test_a_game_with_an_illegal_move_that_stood_survives_a_power_cut(tmp_path: Path) -> None:
     board = RefereeBoard(tmp_path)
-    board.app.run_script(parse_script(STOOD_SCRIPT))
+    Hands(board.app).run_script(parse_script(STOOD_SCRIPT))
     assert [c["move"] for c in board.of("condoned")] == ["14-10"]
     assert board.app.game.condoned == {1} and board.app.game.ply == 2
     board.app.close()  # the power goes
@@ -229,7 +230,7 @@ def test_a_game_with_an_illegal_move_that_stood_survives_a_power_cut(tmp_path: P
     # The referee goes on with the same game, and the record says both things.
     pdn = " ".join(again.referee.pdn().split())
     assert "it stands, white answered without objection (WCDF 1.26)" in pdn and "game resumed" in pdn
-    again.app.act_text("10-15")
+    Hands(again.app).act_text("10-15")
     again.app.run_for(1000)
     assert [m.pdn() for m in again.app.game.moves] == ["14-10", "30-26", "10-15"]
     again.app.close()

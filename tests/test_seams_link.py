@@ -27,6 +27,7 @@ from firmware.link.protocol import LinkError
 from firmware.app.players import Thinker
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameStore
+from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Move, Position
 from rules.squares import bit
@@ -111,11 +112,11 @@ class Board:
         return answers[0]
 
     def do(self, text: str, wait: int = 1000) -> None:
-        self.app.act_text(text)
+        Hands(self.app).act_text(text)
         self.app.run_for(wait)
 
     def follow(self, wait: int = 1000) -> None:
-        self.app.follow()
+        Hands(self.app).follow()
         self.app.run_for(wait)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
@@ -136,9 +137,9 @@ def test_in_referee_mode_a_move_for_the_linked_side_is_refused_and_no_offence(tm
     assert "the other end of the link: wait" in warning["message"]
     # Nothing done here with White's pieces is White's offence: its player is not here.
     board.follow()  # the hands put the man back
-    board.app.act_text("30")  # lift a White piece that cannot move, then put it back
+    Hands(board.app).act_text("30")  # lift a White piece that cannot move, then put it back
     board.app.run_for(500)
-    board.app.act_text("30")
+    Hands(board.app).act_text("30")
     board.app.run_for(500)
     assert not board.of("caution") and board.app.referee is not None and board.app.referee.cautions(WHITE) == 0
     # White's move from the host is shown, and made.
@@ -230,7 +231,7 @@ def test_crownhead_run_hands_the_referee_section_to_a_board_started_in_play_mode
 def test_a_result_that_comes_after_the_game_ended_is_reported_as_refused(tmp_path: Path) -> None:
     start = Position.from_fen("B:W18:B14")  # 14x23 takes White's last piece
     board = Board(tmp_path, mode="referee", start=start, referee=RefereeSettings())
-    board.app.act_text("14x23")
+    Hands(board.app).act_text("14x23")
     board.app.run_for(100)  # the capture stands on the board, not yet settled
     assert board.game.ply == 0
     # The arbiter's decision arrives once the capture is due, before the board's next step:
@@ -301,7 +302,7 @@ def test_a_host_move_cannot_override_the_referees_ballot(tmp_path: Path) -> None
 
 def test_lifting_a_linked_sides_piece_lights_it_to_be_put_back(tmp_path: Path) -> None:
     board = Board(tmp_path, plays="white")
-    board.app.act_text("9")  # Black is played over the link: a hand lifts Black's man
+    Hands(board.app).act_text("9")  # Black is played over the link: a hand lifts Black's man
     board.app.run_for(100)
     tracker = board.app.tracker
     assert tracker.touched is None and tracker.roles == {9: "missing"}

@@ -11,10 +11,10 @@ Data flows one way, once per :meth:`App.step`::
 
 A step never sleeps and takes its time from the injected clock, so tests drive the whole
 application on a :class:`~hal.clock.VirtualClock` through complete games.
-:meth:`App.run` is the real-time loop of the Pi; :meth:`App.run_script` plays a script of
-hand actions on the simulated board in virtual time (``crownhead run --headless
---script``); the terminal simulator (:mod:`firmware.simulator.tui`) calls :meth:`App.step`,
-:meth:`App.view` and :meth:`App.act`.
+:meth:`App.run` is the real-time loop of the Pi; the terminal simulator
+(:mod:`firmware.simulator.tui`) calls :meth:`App.step` and :meth:`App.view`, and its
+hands (:class:`firmware.simulator.hands.Hands`) move the pieces of the simulated board,
+which the application reads like any other board.
 
 >>> from hal.clock import VirtualClock
 >>> from firmware.config import default_config
@@ -22,7 +22,7 @@ hand actions on the simulated board in virtual time (``crownhead run --headless
 >>> clock = VirtualClock()
 >>> app = App(open_hardware(default_config(), clock), clock=clock)
 >>> app.start()
->>> app.act_text("11-15")
+>>> _ = app.sim.lift(11), app.sim.place(15)     # a hand moves Black's man 11-15
 >>> [e.to_json()["move"] for e in app.run_for(1000) if e.kind == "move"]
 ['11-15']
 >>> app.view().status
@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -60,7 +60,6 @@ from firmware.events import (
     SetUp,
     TakenBack,
 )
-from firmware.simulator.hands import Action, plain_actions
 from firmware.app.hardware import Hardware
 from firmware.app.leds import LedPolicy, LedSettings, Palette
 from firmware.app.setup import setup_squares, setup_text
@@ -87,11 +86,8 @@ from hal.buttons import ButtonEvent
 from hal.clock import Clock
 from hal.lights import Frame, FrameKey
 from hal.debounce import Debouncer
-from hal.squares import square_to_cell
 from rules import BLACK, WHITE, Color, Game, Move, Position, Rules, WCDF
 from rules.game import win_for
-from rules.position import parse_move_squares
-from sim.board import SimError
 
 __all__ = [
     "App",
@@ -318,11 +314,6 @@ class BoardView:
     message: str = ""
     #: The match under way and its score, one line (empty without a match).
     match: str = ""
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 square``, ``2 squares``."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 # -- event sinks ---------------------------------------------------------------------------
@@ -783,27 +774,6 @@ class App:
             if not due or min(due) > end:
                 break
             events += self.run_until(min(due))
-        return events
-
-    def run_script(self, actions: Sequence[Action]) -> list[Event]:
-        """Virtual time: perform script ``actions`` (lift/place/wait/press) on the simulated board."""
-        sim = self._require_sim()
-        events: list[Event] = []
-        for action in actions:
-            if action.verb == "wait":
-                events += self.run_for(int(action.arg))
-                continue
-            if action.verb == "lift":
-                sim.lift(int(action.arg))
-            elif action.verb == "place":
-                square = int(action.arg)
-                sim.place(square, None if sim.hand else self._token_for(square))
-            elif action.verb in ("press", "hold"):
-                sim.press(str(action.arg), long=action.verb == "hold")
-            else:
-                raise ValueError(f"unknown action {action.verb!r}")
-            events += self.step()
-        events += self.settle()
         return events
 
     # -- reacting to events ---------------------------------------------------------------
@@ -1514,20 +1484,7 @@ class App:
             except Exception:  # a broken log or link must not stop the board
                 log.exception("event sink failed")
 
-    # -- the simulator's hands ------------------------------------------------------------
-
-    def _require_sim(self) -> Any:
-        if self.sim is None:
-            raise SimError("there is no simulated board (this is real hardware: use your hands)")
-        return self.sim
-
-    def _token_for(self, square: int) -> str:
-        """The piece a hand puts on an empty ``square``: what the game wants there."""
-        target = self.tracker.setting_up or self.tracker.position
-        piece = target.piece_at(square)
-        if piece is None:
-            piece = self.tracker.position.piece_at(square)
-        return piece.symbol if piece is not None else "?"
+    # -- the screen -------------------------------------------------------------------------
 
     def press(self, name: str, now: int | None = None, *, long: bool = False) -> None:
         """Press button ``name`` as if on the board (a web page or a host link's ``press``).
@@ -1542,153 +1499,6 @@ class App:
     def say(self, message: str) -> None:
         """Show a message on the simulator's screen."""
         self.message = message
-
-    def act(self, action: Any) -> None:
-        """Perform a simulator action from :mod:`firmware.simulator.tui` (toggle, whole move, button)."""
-        from firmware.simulator.tui import HandMove, Press, Toggle
-
-        try:
-            if isinstance(action, Toggle):
-                self._toggle(action.square)
-            elif isinstance(action, HandMove):
-                self._hand_move(action.text)
-            elif isinstance(action, Press):
-                if action.name == "follow":
-                    self.follow()
-                else:
-                    self._require_sim().press(action.name, long=action.long)
-                    self.say(f"held {action.name}" if action.long else self._press_words(action.name))
-            else:
-                raise ValueError(f"unknown action {action!r}")
-        except (SimError, ValueError) as exc:
-            self.say(str(exc))
-        self.step()
-
-    def _press_words(self, name: str) -> str:
-        """What a button pressed in the simulator will do, or why it does nothing now."""
-        game = self.tracker.game
-        if name == "claim" and self.referee is None:
-            if game.is_over:
-                return "claim: the game is over"
-            reason = game.draw_claim()
-            if reason is None:
-                return (
-                    f"claim refused: no move of {game.turn.name.lower()}'s repeats a position a third time, and"
-                    f" {game.quiet_plies} of the 80 plies the forty-move rule needs passed without a man"
-                    " moving or a capture"
-                )
-            return f"claim: a draw by {'repetition' if reason == 'repetition' else 'the forty-move rule'}"
-        if name == "force" and not game.rules.huffing:
-            return "force: only under huffing (--huffing), where it makes a missed jump be taken"
-        if name == "adjust":
-            return "adjust: straighten pieces now; touching one is no touch-move until the next move"
-        return f"pressed {name}"
-
-    def act_text(self, text: str) -> None:
-        """Type ``text`` into the simulator (a square, a move, or a key name)."""
-        from firmware.simulator.tui import parse_input
-
-        action = parse_input(text)
-        if action is not None:
-            self.act(action)
-
-    def _bounce(self, squares: Iterable[int]) -> None:
-        if self.settings.hand_bounces and self.sim is not None:
-            for square in dict.fromkeys(squares):
-                self.sim.bounce(square, times=self.settings.hand_bounces)
-
-    def _toggle(self, square: int) -> None:
-        sim = self._require_sim()
-        if square in sim.pieces:
-            token = sim.lift(square)
-            self.say(f"lifted {token} from {square}")
-        else:
-            token = sim.place(square, sim.hand[-1] if sim.hand else self._token_for(square))
-            self.say(f"put {token} on {square}")
-        self._bounce([square])
-
-    def _hand_move(self, text: str) -> None:
-        sim = self._require_sim()
-        move = self._resolve(text)
-        start = move.start
-        if start not in sim.pieces:
-            raise SimError(f"there is no piece on {start} to move")
-        for s in move.path[1:]:
-            if s in sim.pieces and s != start:
-                raise SimError(f"square {s} is occupied; {text} cannot be made")
-        touched: list[int] = []
-        for action in plain_actions(move):
-            square = int(action.arg)
-            if action.verb == "lift":
-                if square in sim.pieces:
-                    sim.lift(square)
-            else:
-                sim.place(square)
-            touched.append(square)
-        # Captured pieces leave the hand: they are off the board for good.
-        for _ in move.captures:
-            if len(sim.hand) > 0:
-                sim.hand.pop()
-        self._bounce(touched)
-        self.say(f"made {move.pdn(full=True)}")
-
-    def _resolve(self, text: str) -> Move:
-        """The move ``text`` means here: a legal move if one fits, else the hands' literal path."""
-        position = self.tracker.position
-        rules = self.tracker.game.rules
-        try:
-            matches = position.moves_matching(text, rules)
-        except ValueError as exc:
-            raise ValueError(str(exc)) from None
-        if len(matches) == 1:
-            return matches[0]
-        if len(matches) > 1:
-            routes = ", ".join(m.pdn(full=True) for m in matches)
-            raise ValueError(f"{text} fits several capture routes ({routes}): type every landing square")
-        # Not legal: the hands still do what was typed (the board will say what is wrong).
-        squares = parse_move_squares(text)
-        captures = []
-        if "x" in text.lower():
-            for a, b in zip(squares, squares[1:]):
-                (ra, ca), (rb, cb) = square_to_cell(a), square_to_cell(b)
-                if abs(ra - rb) == 2 and abs(ca - cb) == 2:
-                    mid = (ra + rb) // 2 * 4 + (ca + cb) // 2 // 2 + 1
-                    if self.sim is not None and mid in self.sim.pieces:
-                        captures.append(mid)
-        return Move(tuple(squares), tuple(captures))
-
-    def follow(self) -> None:
-        """The simulator's hands do what the lights ask: the machine's move, a setup, removals."""
-        sim = self._require_sim()
-        tracker = self.tracker
-        roles = tracker.roles
-        if tracker.expected is not None and tracker.board_matches:
-            self._hand_move(tracker.expected.pdn(full=True))
-            return
-        # After a caution the square to put the piece back on blinks as an error.
-        fill = sorted(
-            s for s, r in roles.items()
-            if r == "missing" or (r == "error" and s not in sim.pieces and tracker.position.piece_at(s) is not None)
-        )
-        empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
-        # A crowning prompt stays lit until the reply starts: crown only a man still uncrowned.
-        crown = [s for s, r in roles.items() if r == "crown" and sim.pieces.get(s, "").islower()]
-        if fill or empty:
-            for s in empty:
-                if s in sim.pieces:
-                    sim.lift(s)
-                    sim.hand.pop()
-            for s in fill:
-                if s not in sim.pieces:
-                    sim.place(s, self._token_for(s))
-            self._bounce(fill + empty)
-            self.say(f"filled {_count(len(fill), 'square')} and emptied {_count(len(empty), 'square')} as the lights asked")
-        elif crown:
-            for s in crown:
-                sim.crown(s)
-            self.say("crowned")
-        else:
-            self.say("the lights ask for nothing the simulator's hands can do")
 
     # -- the view -------------------------------------------------------------------------
 

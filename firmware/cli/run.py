@@ -36,6 +36,7 @@ from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_argumen
 from firmware.referee.clock import ClockSpecError, TimeControl
 from firmware.app.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
 from firmware.storage.store import GameStore, StoreError, default_state_dir
+from firmware.simulator.hands import Hands
 from hal.clock import Clock, MonotonicClock, VirtualClock
 from hal.errors import HardwareError
 from rules import BLACK, WHITE, Color
@@ -266,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
             app.say(f"The board's web page: {web.url}")
         if actions is not None:
             try:
-                app.run_script(actions)
+                Hands(app).run_script(actions)
             except SimError as exc:
                 return _fail(f"{args.script}: {exc}")
         elif headless:

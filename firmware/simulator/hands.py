@@ -18,11 +18,21 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from hal.squares import square_to_cell
 from rules import Move
+from rules.position import parse_move_squares
+from firmware.simulator.keys import HandMove, Press, Toggle, Typed, parse_input
+from sim.board import SimBoard, SimError
+
+if TYPE_CHECKING:
+    from firmware.app.application import App
+    from firmware.events import Event
 
 __all__ = [
     "Action",
+    "Hands",
     "HumanStyle",
     "plain_actions",
     "spaced",
@@ -204,3 +214,213 @@ def game_actions(
 ) -> list[Action]:
     """:func:`game_action_chunks` as one script."""
     return [a for chunk in game_action_chunks(moves, rng, style, **options) for a in chunk]  # type: ignore[arg-type]
+
+
+# -- the simulator's hands at an application -------------------------------------------------
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 square``, ``2 squares``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+class Hands:
+    """The simulator's hands at the board of ``app``: they lift, place, make whole moves
+    and do what the lights ask, on the simulated board (``app.sim``), then step the app.
+
+    What a person types in the terminal simulator (:mod:`firmware.simulator.tui`) and a
+    ``crownhead run --script`` comes here; the application itself only reads the board.
+    Raises :class:`~sim.board.SimError` on real hardware.
+
+    >>> from hal.clock import VirtualClock
+    >>> from firmware.config import default_config
+    >>> from firmware.app.application import App
+    >>> from firmware.app.hardware import open_hardware
+    >>> clock = VirtualClock()
+    >>> app = App(open_hardware(default_config(), clock), clock=clock)
+    >>> app.start()
+    >>> Hands(app).act_text("11-15")
+    >>> [e.to_json()["move"] for e in app.run_for(1000) if e.kind == "move"]
+    ['11-15']
+    >>> app.close()
+    """
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def run_script(self, actions: Sequence[Action]) -> list[Event]:
+        """Virtual time: perform script ``actions`` (lift/place/wait/press) on the simulated board."""
+        sim = self._board()
+        events: list[Event] = []
+        for action in actions:
+            if action.verb == "wait":
+                events += self.app.run_for(int(action.arg))
+                continue
+            if action.verb == "lift":
+                sim.lift(int(action.arg))
+            elif action.verb == "place":
+                square = int(action.arg)
+                sim.place(square, None if sim.hand else self.token_for(square))
+            elif action.verb in ("press", "hold"):
+                sim.press(str(action.arg), long=action.verb == "hold")
+            else:
+                raise ValueError(f"unknown action {action.verb!r}")
+            events += self.app.step()
+        events += self.app.settle()
+        return events
+
+    def _board(self) -> SimBoard:
+        if self.app.sim is None:
+            raise SimError("there is no simulated board (this is real hardware: use your hands)")
+        return self.app.sim
+
+    def token_for(self, square: int) -> str:
+        """The piece a hand puts on an empty ``square``: what the game wants there."""
+        target = self.app.tracker.setting_up or self.app.tracker.position
+        piece = target.piece_at(square)
+        if piece is None:
+            piece = self.app.tracker.position.piece_at(square)
+        return piece.symbol if piece is not None else "?"
+
+    def act(self, action: Typed) -> None:
+        """Perform a simulator action (toggle, whole move, button) and step the application."""
+        try:
+            if isinstance(action, Toggle):
+                self.toggle(action.square)
+            elif isinstance(action, HandMove):
+                self.hand_move(action.text)
+            elif isinstance(action, Press):
+                if action.name == "follow":
+                    self.follow()
+                else:
+                    self._board().press(action.name, long=action.long)
+                    self.app.say(f"held {action.name}" if action.long else self._press_words(action.name))
+            else:
+                raise ValueError(f"unknown action {action!r}")
+        except (SimError, ValueError) as exc:
+            self.app.say(str(exc))
+        self.app.step()
+
+    def _press_words(self, name: str) -> str:
+        """What a button pressed in the simulator will do, or why it does nothing now."""
+        game = self.app.tracker.game
+        if name == "claim" and self.app.referee is None:
+            if game.is_over:
+                return "claim: the game is over"
+            reason = game.draw_claim()
+            if reason is None:
+                return (
+                    f"claim refused: no move of {game.turn.name.lower()}'s repeats a position a third time, and"
+                    f" {game.quiet_plies} of the 80 plies the forty-move rule needs passed without a man"
+                    " moving or a capture"
+                )
+            return f"claim: a draw by {'repetition' if reason == 'repetition' else 'the forty-move rule'}"
+        if name == "force" and not game.rules.huffing:
+            return "force: only under huffing (--huffing), where it makes a missed jump be taken"
+        if name == "adjust":
+            return "adjust: straighten pieces now; touching one is no touch-move until the next move"
+        return f"pressed {name}"
+
+    def act_text(self, text: str) -> None:
+        """Type ``text`` into the simulator (a square, a move, or a key name)."""
+        action = parse_input(text)
+        if action is not None:
+            self.act(action)
+
+    def _bounce(self, squares: Iterable[int]) -> None:
+        if self.app.settings.hand_bounces and self.app.sim is not None:
+            for square in dict.fromkeys(squares):
+                self.app.sim.bounce(square, times=self.app.settings.hand_bounces)
+
+    def toggle(self, square: int) -> None:
+        sim = self._board()
+        if square in sim.pieces:
+            token = sim.lift(square)
+            self.app.say(f"lifted {token} from {square}")
+        else:
+            token = sim.place(square, sim.hand[-1] if sim.hand else self.token_for(square))
+            self.app.say(f"put {token} on {square}")
+        self._bounce([square])
+
+    def hand_move(self, text: str) -> None:
+        sim = self._board()
+        move = self.resolve(text)
+        start = move.start
+        if start not in sim.pieces:
+            raise SimError(f"there is no piece on {start} to move")
+        for s in move.path[1:]:
+            if s in sim.pieces and s != start:
+                raise SimError(f"square {s} is occupied; {text} cannot be made")
+        touched: list[int] = []
+        for action in plain_actions(move):
+            square = int(action.arg)
+            if action.verb == "lift":
+                if square in sim.pieces:
+                    sim.lift(square)
+            else:
+                sim.place(square)
+            touched.append(square)
+        # Captured pieces leave the hand: they are off the board for good.
+        for _ in move.captures:
+            if len(sim.hand) > 0:
+                sim.hand.pop()
+        self._bounce(touched)
+        self.app.say(f"made {move.pdn(full=True)}")
+
+    def resolve(self, text: str) -> Move:
+        """The move ``text`` means here: a legal move if one fits, else the hands' literal path."""
+        position = self.app.tracker.position
+        rules = self.app.tracker.game.rules
+        try:
+            matches = position.moves_matching(text, rules)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
+        if len(matches) == 1:
+            return matches[0]
+        if len(matches) > 1:
+            routes = ", ".join(m.pdn(full=True) for m in matches)
+            raise ValueError(f"{text} fits several capture routes ({routes}): type every landing square")
+        # Not legal: the hands still do what was typed (the board will say what is wrong).
+        squares = parse_move_squares(text)
+        captures = []
+        if "x" in text.lower():
+            for a, b in zip(squares, squares[1:]):
+                (ra, ca), (rb, cb) = square_to_cell(a), square_to_cell(b)
+                if abs(ra - rb) == 2 and abs(ca - cb) == 2:
+                    mid = (ra + rb) // 2 * 4 + (ca + cb) // 2 // 2 + 1
+                    if self.app.sim is not None and mid in self.app.sim.pieces:
+                        captures.append(mid)
+        return Move(tuple(squares), tuple(captures))
+
+    def follow(self) -> None:
+        """The simulator's hands do what the lights ask: the machine's move, a setup, removals."""
+        sim = self._board()
+        tracker = self.app.tracker
+        roles = tracker.roles
+        if tracker.expected is not None and tracker.board_matches:
+            self.hand_move(tracker.expected.pdn(full=True))
+            return
+        # After a caution the square to put the piece back on blinks as an error.
+        fill = sorted(
+            s for s, r in roles.items()
+            if r == "missing" or (r == "error" and s not in sim.pieces and tracker.position.piece_at(s) is not None)
+        )
+        empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
+        # A crowning prompt stays lit until the reply starts: crown only a man still uncrowned.
+        crown = [s for s, r in roles.items() if r == "crown" and sim.pieces.get(s, "").islower()]
+        if fill or empty:
+            for s in empty:
+                if s in sim.pieces:
+                    sim.lift(s)
+                    sim.hand.pop()
+            for s in fill:
+                if s not in sim.pieces:
+                    sim.place(s, self.token_for(s))
+            self._bounce(fill + empty)
+            self.app.say(f"filled {_count(len(fill), 'square')} and emptied {_count(len(empty), 'square')} as the lights asked")
+        elif crown:
+            for s in crown:
+                sim.crown(s)
+            self.app.say("crowned")
+        else:
+            self.app.say("the lights ask for nothing the simulator's hands can do")

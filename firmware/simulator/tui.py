@@ -16,11 +16,12 @@ and the keys at the bottom.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
+
+from firmware.simulator.hands import Hands
+from firmware.simulator.keys import KEYS, HandMove, InputError, Press, Quit, Toggle, Typed, key_action, parse_input
 
 if TYPE_CHECKING:
     from firmware.app.application import App, BoardView
@@ -52,26 +53,6 @@ PANEL_LEFT = BOARD_LEFT + 8 * CELL_W + 2
 PANEL_WIDTH = WIDTH - PANEL_LEFT - 1
 
 RGB = tuple[int, int, int]
-
-#: Keys acting at once when nothing is typed yet: (key, button or action, help text).
-KEYS: tuple[tuple[str, str, str], ...] = (
-    ("n", "new", "new"),
-    ("h", "hint", "hint"),
-    ("t", "takeback", "takeback"),
-    ("c", "claim", "claim"),
-    ("d", "draw", "draw"),
-    ("r", "resign", "resign"),
-    ("a", "adjust", "adjust"),
-    ("j", "force", "jump"),
-    # Per-side buttons (their help is on the line above the keys).
-    ("b", "black_draw", ""),
-    ("w", "white_draw", ""),
-    ("B", "black_resign", ""),
-    ("W", "white_resign", ""),
-    ("k", "clock", ""),
-    ("f", "follow", "follow the lights"),
-    ("q", "quit", "quit"),
-)
 
 WOOD: RGB = (110, 70, 35)  # a dark square whose LED is off
 LIGHT: RGB = (200, 190, 160)  # a light square (no LED on a 32-LED board)
@@ -143,91 +124,6 @@ def square_at(row: int, col: int) -> int | None:
     if (r + c) % 2 == 0:
         return None
     return r * 4 + c // 2 + 1
-
-
-# -- input ---------------------------------------------------------------------------------
-
-
-class InputError(ValueError):
-    """Typed text that is not a square, a move or a key."""
-
-
-@dataclass(frozen=True)
-class Toggle:
-    """Lift the piece on ``square``, or put one down there if it is empty."""
-
-    square: int
-
-
-@dataclass(frozen=True)
-class HandMove:
-    """Make a whole move by hand: ``text`` such as ``11-15``, ``15x31`` or ``15x24x31``."""
-
-    text: str
-
-
-@dataclass(frozen=True)
-class Press:
-    """Press a board button (``new``, ``hint``...) or a simulator action (``follow``);
-    ``long``: hold it down (``hold resign``, ``hold black``)."""
-
-    name: str
-    long: bool = False
-
-
-@dataclass(frozen=True)
-class Quit:
-    pass
-
-
-Action = Toggle | HandMove | Press | Quit
-
-_MOVE = re.compile(r"^[0-9]{1,2}(\s*[-x:]\s*[0-9]{1,2})+$", re.IGNORECASE)
-
-
-def parse_input(text: str) -> Action | None:
-    """What a typed line means: a square number, a move, or a key's name.
-
-    >>> parse_input("11"), parse_input("15x24x31")
-    (Toggle(square=11), HandMove(text='15x24x31'))
-    >>> parse_input("resign"), parse_input("hold white")
-    (Press(name='resign', long=False), Press(name='white', long=True))
-    """
-    t = text.strip().lower()
-    if not t:
-        return None
-    if t.startswith("hold "):
-        action = parse_input(t[5:])
-        if isinstance(action, Press) and action.name not in ("follow", "quit"):
-            return Press(action.name, long=True)
-        raise InputError(f"{text.strip()!r}: hold takes a button name (hold resign, hold black)")
-    if t in ("black", "white"):
-        return Press(t)  # one button per side: short = draw, long (hold) = resign
-    if t.isdigit():
-        if not t.isascii() or len(t) > 4:
-            raise InputError(f"{t[:8]!r} is not a square: squares are 1-32")
-        square = int(t)
-        if not 1 <= square <= 32:
-            raise InputError(f"there is no square {square}: squares are 1-32")
-        return Toggle(square)
-    if _MOVE.match(t):
-        squares = [int(s) for s in re.findall(r"[0-9]+", t)]
-        bad = [s for s in squares if not 1 <= s <= 32]
-        if bad:
-            raise InputError(f"there is no square {bad[0]}: squares are 1-32")
-        return HandMove(re.sub(r"\s+", "", t))
-    for key, name, _ in KEYS:
-        if t in (key.lower() if len(key) == 1 and key.islower() else "", name):
-            return Quit() if name == "quit" else Press(name)
-    raise InputError(f"{text.strip()!r}: type a square (1-32), a move (11-15, 15x24) or a key")
-
-
-def key_action(key: str) -> Action | None:
-    """The action of a single key pressed with an empty input line, if any."""
-    for k, name, _ in KEYS:
-        if key == k:
-            return Quit() if name == "quit" else Press(name)
-    return None
 
 
 # -- rendering -----------------------------------------------------------------------------
@@ -456,6 +352,7 @@ def _loop(stdscr: object, app: App, should_stop: Callable[[], bool]) -> int:
     colours = _Colours(curses)
     typed = ""
     shown: str | None = None
+    hands = Hands(app)
     while not should_stop():
         now = app.clock.now_ms()
         app.step(now)
@@ -474,7 +371,7 @@ def _loop(stdscr: object, app: App, should_stop: Callable[[], bool]) -> int:
             key = stdscr.get_wch()  # type: ignore[attr-defined]
         except curses.error:
             continue  # timeout: nothing typed
-        action: Action | None = None
+        action: Typed | None = None
         if key == curses.KEY_MOUSE:
             try:
                 _, mx, my, _, _ = curses.getmouse()
@@ -503,5 +400,5 @@ def _loop(stdscr: object, app: App, should_stop: Callable[[], bool]) -> int:
         if isinstance(action, Quit):
             return 0
         if action is not None:
-            app.act(action)
+            hands.act(action)
     return 0
