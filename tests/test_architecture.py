@@ -1,0 +1,302 @@
+"""The shape of the code: no import cycles, no reaching into another module's privates,
+and ``firmware``'s packages importing only the layers below them (``firmware.LAYERS``).
+
+Every import counts, wherever it is written: at the top, inside a function, under
+``if TYPE_CHECKING:``, relative or absolute, and a literal ``importlib.import_module(...)``.
+Nothing is exempt; a new package goes into ``firmware.LAYERS`` (see
+``docs/architecture.md``) before anything may import it.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import firmware
+from firmware import config
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("rules", "hal", "sim", "firmware")
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    line: int
+    module: str  #: the module imported (a submodule when ``from pkg import sub`` names one)
+    names: tuple[str, ...] = ()  #: the names taken from it (``from module import a, b``)
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(p): p for pkg in PACKAGES for p in sorted((REPO / pkg).rglob("*.py"))}
+
+
+def imports_of(name: str, source: str, known: set[str], is_package: bool = False) -> Iterator[Import]:
+    """Every import of the project's own modules in ``source`` (the module ``name``)."""
+    package = name if is_package else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    yield Import(name, node.lineno, alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] not in PACKAGES:
+                continue
+            plain = []
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                if sub in known:
+                    yield Import(name, node.lineno, sub)
+                else:
+                    plain.append(alias.name)
+            if plain or not node.names:
+                yield Import(name, node.lineno, target, tuple(plain))
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and node.args[0].value.split(".")[0] in PACKAGES
+        ):
+            yield Import(name, node.lineno, node.args[0].value)
+
+
+def all_imports() -> list[Import]:
+    found = modules()
+    known = set(found)
+    out: list[Import] = []
+    for name, path in found.items():
+        out += imports_of(name, path.read_text(encoding="utf-8"), known, path.name == "__init__.py")
+    return out
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def visit(v: str) -> None:
+        nonlocal counter
+        index[v] = low[v] = counter
+        counter += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def graph(found: list[Import]) -> dict[str, set[str]]:
+    known = set(modules())
+    edges: dict[str, set[str]] = {name: set() for name in known}
+    for imp in found:
+        target = imp.module
+        while target not in known and "." in target:
+            target = target.rpartition(".")[0]  # ``import a.b.c`` of a name, not a module
+        if target in known and target != imp.importer:
+            edges[imp.importer].add(target)
+    return edges
+
+
+def layer_of(module: str) -> int | None:
+    """The tier of a ``firmware`` module (``firmware`` itself: None, it only documents)."""
+    parts = module.split(".")
+    if parts[0] != "firmware" or len(parts) < 2:
+        return None
+    for tier, names in enumerate(firmware.LAYERS):
+        if parts[1] in names:
+            return tier
+    raise AssertionError(f"{module}: firmware.{parts[1]} is in no layer: add it to firmware.LAYERS")
+
+
+# -- the checker itself ------------------------------------------------------------------
+
+
+def test_the_checker_sees_every_kind_of_import() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "import rules.game\n"
+        "from . import table\n"
+        "from .huffing import HuffingRule\n"
+        "from firmware.events import _private\n"
+        "if TYPE_CHECKING:\n"
+        "    from firmware.app.application import App\n"
+        "def f():\n"
+        "    from firmware.link import host\n"
+        "    importlib.import_module('firmware.simulator.tui')\n"
+    )
+    known = {"firmware.tracking.table", "firmware.tracking.huffing", "firmware.link.host"}
+    found = {(i.module, i.names) for i in imports_of("firmware.tracking.tracker", source, known)}
+    assert found == {
+        ("rules.game", ()),
+        ("firmware.tracking.table", ()),
+        ("firmware.tracking.huffing", ("HuffingRule",)),
+        ("firmware.events", ("_private",)),
+        ("firmware.app.application", ("App",)),
+        ("firmware.link.host", ()),
+        ("firmware.simulator.tui", ()),
+    }
+
+
+def test_the_checker_finds_a_cycle() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(edges) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_firmware_package_has_a_layer_and_a_map() -> None:
+    children = {p.stem if p.is_file() else p.name for p in (REPO / "firmware").iterdir()
+                if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+    placed = {name for tier in firmware.LAYERS for name in tier}
+    assert children - placed == set(), "add these to firmware.LAYERS"
+    for tier in firmware.LAYERS:
+        for name in tier:
+            init = REPO / "firmware" / name / "__init__.py"
+            if init.exists():
+                assert (ast.get_docstring(ast.parse(init.read_text())) or "").strip(), f"firmware/{name}: no map"
+
+
+# -- the rules ---------------------------------------------------------------------------
+
+
+def test_no_private_names_across_modules() -> None:
+    bad = []
+    for imp in all_imports():
+        private = [n for n in imp.names if n.startswith("_") and not n.startswith("__")]
+        if private:
+            bad.append(f"{imp.importer}:{imp.line}: from {imp.module} import {', '.join(private)}")
+        # A private module (cli/_common.py) is for its own package only.
+        owner = imp.module.split(".")
+        for i, part in enumerate(owner):
+            if part.startswith("_") and not part.startswith("__"):
+                package = ".".join(owner[:i])
+                if not (imp.importer == package or imp.importer.startswith(package + ".")):
+                    bad.append(f"{imp.importer}:{imp.line}: imports {imp.module}")
+    assert bad == []
+
+
+def test_no_private_attributes_of_other_modules() -> None:
+    """``module._name`` through an imported module is reaching in, like ``from m import _name``."""
+    bad = []
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                aliases |= {a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] in PACKAGES}
+            elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in PACKAGES):
+                aliases |= {a.asname or a.name for a in node.names}
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.value.id[:1].islower()  # a module, not a class of this project
+            ):
+                bad.append(f"{name}:{node.lineno}: {node.value.id}.{node.attr}")
+    assert bad == []
+
+
+def test_firmware_packages_import_only_the_layers_below() -> None:
+    bad = []
+    for imp in all_imports():
+        mine = layer_of(imp.importer)
+        theirs = layer_of(imp.module)
+        if mine is None or theirs is None:
+            continue
+        same_package = imp.importer.split(".")[1] == imp.module.split(".")[1]
+        if theirs > mine or (theirs == mine and not same_package):
+            bad.append(f"{imp.importer}:{imp.line}: imports {imp.module}")
+    assert bad == []
+
+
+def test_rules_hal_and_sim_import_no_firmware() -> None:
+    bad = [
+        f"{imp.importer}:{imp.line}: imports {imp.module}"
+        for imp in all_imports()
+        if imp.importer.split(".")[0] != "firmware" and imp.module.split(".")[0] == "firmware"
+    ]
+    assert bad == []
+
+
+def test_the_tracking_package_knows_nothing_above_it() -> None:
+    above = {"app", "link", "simulator", "diagnostics", "cli", "referee"}
+    bad = [
+        f"{imp.importer}: {imp.module}"
+        for imp in all_imports()
+        if imp.importer.startswith("firmware.tracking") and imp.module.split(".")[1:2] and imp.module.split(".")[1] in above
+    ]
+    assert bad == []
+
+
+# -- configuration sections --------------------------------------------------------------
+
+
+def test_every_section_is_listed_in_one_place() -> None:
+    """Each ``@config_section("name")`` in the code is the class the list names."""
+    declared = {}
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                for deco in node.decorator_list:
+                    if (
+                        isinstance(deco, ast.Call)
+                        and getattr(deco.func, "id", None) == "config_section"
+                        and isinstance(deco.args[0], ast.Constant)
+                    ):
+                        declared[deco.args[0].value] = f"{name}:{node.name}"
+    assert declared == dict(config.BUILTIN_SECTIONS)
+
+
+def test_a_valid_file_loads_whatever_was_imported() -> None:
+    """In a fresh interpreter that imported only the config loader, every section loads."""
+    tables = ", ".join(f"{name!r}: {{}}" for name in config.BUILTIN_SECTIONS)
+    code = (
+        "import sys\n"
+        "from firmware.config import parse_config\n"
+        f"print(sorted(parse_config({{{tables}}}).sections))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == str(sorted(config.BUILTIN_SECTIONS))
