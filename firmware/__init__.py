@@ -2,10 +2,11 @@
 
 Layers, lowest first; a package may import the ones before it, never one after it:
 
-* :mod:`firmware.events`, :mod:`firmware.config` and :mod:`firmware.files`: the events
-  every part speaks, the config-file loader, and the one bounded reader of every file the
-  board is given (base modules, importable by all).
-* :mod:`firmware.storage`: saved games and finished records.
+* :mod:`firmware.files` (the one bounded reader of every file the board is given), then
+  :mod:`firmware.events` and :mod:`firmware.config`: the events every part speaks and the
+  config-file loader (base modules, importable by all).
+* :mod:`firmware.storage`: saved games and finished records; :mod:`firmware.sheets`:
+  printed score sheets (a pure library over :mod:`rules`).
 * :mod:`firmware.egdb`: the engine's endgame databases as files (shipped, or built by
   ``crownhead egdb build`` into the state directory) and the probe loaded from them.
 * :mod:`firmware.tracking`: the tracker, its turn table, huffing, the controller.
@@ -29,7 +30,7 @@ Layers, lowest first; a package may import the ones before it, never one after i
 #: (``tests/test_architecture.py`` checks every import).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("events", "config"),
-    ("storage",),
+    ("storage", "sheets"),
     ("tracking",),
     ("referee",),
     ("app",),

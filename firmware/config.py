@@ -163,6 +163,7 @@ BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
         "store": "firmware.app.application:StoreConfig",
         "referee": "firmware.referee.settings:RefereeConfig",
         "link": "firmware.link.host:LinkConfig",
+        "match": "firmware.app.matchplay:MatchConfig",
     }
 )
 # Sections registered with config_section: the built-in ones as their modules load, and

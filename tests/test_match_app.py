@@ -17,6 +17,7 @@ from firmware.events import Event
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.matches import MatchStore, new_match
 from firmware.storage.store import GameFile, GameStore
+from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Color
 from rules.pdn import read_games
@@ -65,7 +66,7 @@ class Board:
 
     def do(self, *texts: str) -> None:
         for text in texts:
-            self.app.act_text(text)
+            Hands(self.app).act_text(text)
             self.app.run_for(1000)
 
     def agree_draw(self) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from firmware.config import FieldError, config_section
-from firmware.events import Event
+from firmware.events import Event, Notice
 from firmware.app.players import Human, Player
 from firmware.referee.arbiter import Referee
 from firmware.storage.matches import MATCH_TAG, MatchStore, match_tags, new_match
@@ -330,8 +330,6 @@ class MatchPlay:
         )
 
     def _notices(self, now: int, messages: list[str]) -> list[Event]:
-        from firmware.app.application import Notice
-
         return [Notice(now, m) for m in messages]
 
     def status(self) -> dict[str, Any] | None:

@@ -9,7 +9,7 @@ it, reads the game and asks for what a host may ask (a mode, the hints, names).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from firmware.events import Event
 from firmware.referee.arbiter import Referee
@@ -17,7 +17,7 @@ from firmware.storage.store import GameRecord
 from firmware.tracking.follower import Follower
 from rules import Color, Game
 
-__all__ = ["HintLights", "LinkedBoard", "Named", "Seat"]
+__all__ = ["HintLights", "LinkedBoard", "MatchState", "Named", "Seat"]
 
 
 class Named(Protocol):
@@ -50,6 +50,11 @@ class HintLights(Protocol):
     def set_hints(self, on: bool) -> None: ...
 
 
+class MatchState(Protocol):
+    def link_state(self) -> dict[str, Any] | None:
+        """The match under way as the host link's state gives it, or None."""
+
+
 class LinkedBoard(Protocol):
     """The board application as the link sees it."""
 
@@ -72,6 +77,8 @@ class LinkedBoard(Protocol):
     def mode(self) -> Named: ...
     @property
     def policy(self) -> HintLights: ...
+    @property
+    def matches(self) -> MatchState: ...
 
     def hold(self, side: Color, by: str) -> None: ...
     def set_mode(self, name: str, now: int | None = None) -> None: ...

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from firmware.files import FileRefused, check_json_depth, read_bytes
-from firmware.storage.store import GameFile, StoreError, _fsync_dir, atomic_write
+from firmware.storage.store import GameFile, StoreError, fsync_dir, atomic_write
 from rules.match import Match
 
 __all__ = ["MATCH_FILE", "MATCHES", "MATCH_TAG", "ROUND_TAG", "MatchStore", "new_match", "match_tags"]
@@ -144,7 +144,7 @@ class MatchStore:
             n += 1
             target = self.archive_dir / f"{_slug(match.id)}-{n}.json"
         os.replace(self.path, target)
-        _fsync_dir(self.directory)
+        fsync_dir(self.directory)
         return target
 
     def set_aside(self) -> Path | None:
@@ -159,7 +159,7 @@ class MatchStore:
             target = self.directory / f"match-{stamp}-{n}.bad"
         try:
             os.replace(self.path, target)
-            _fsync_dir(self.directory)
+            fsync_dir(self.directory)
         except OSError as exc:  # a read-only filesystem: the file stays, the board plays
             raise StoreError(f"cannot move {self.path} aside: {exc.strerror or exc}") from exc
         return target

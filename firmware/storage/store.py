@@ -48,6 +48,7 @@ from rules.variants import move_text as variant_move_text
 
 __all__ = [
     "SYSTEM_STATE_DIR",
+    "fsync_dir",
     "StoreError",
     "StoreLockedError",
     "GameRecord",
@@ -91,7 +92,7 @@ def default_state_dir(env: dict[str, str] | os._Environ[str] | None = None) -> P
     return Path(home) / ".local" / "state" / "crownhead"
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
@@ -113,7 +114,7 @@ def atomic_write(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(directory)
+    fsync_dir(directory)
 
 
 def move_text(position: Position, move: Move, rules: Rules) -> str:
@@ -742,7 +743,7 @@ class GameStore:
             target = path.parent / f"{path.stem}-{stamp}-{n}.bad"
         try:
             os.replace(path, target)
-            _fsync_dir(path.parent)
+            fsync_dir(path.parent)
         except OSError as exc:
             raise StoreError(f"cannot move {path} aside: {exc.strerror or exc}") from exc
         return target
@@ -750,7 +751,7 @@ class GameStore:
     def clear_current(self) -> None:
         try:
             os.unlink(self.current_path)
-            _fsync_dir(self.directory)
+            fsync_dir(self.directory)
         except FileNotFoundError:
             pass
         except OSError as exc:
