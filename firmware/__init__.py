@@ -5,8 +5,9 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.files` (the one bounded reader of every file the board is given), then
   :mod:`firmware.events` and :mod:`firmware.config`: the events every part speaks and the
   config-file loader (base modules, importable by all).
-* :mod:`firmware.storage`: saved games and finished records; :mod:`firmware.sheets`:
-  printed score sheets (a pure library over :mod:`rules`).
+* :mod:`firmware.storage`: saved games and finished records; :mod:`firmware.sheets`
+  (printed score sheets) and :mod:`firmware.diagram` (the board as SVG): pure libraries
+  over :mod:`rules`.
 * :mod:`firmware.egdb`: the engine's endgame databases as files (shipped, or built by
   ``crownhead egdb build`` into the state directory) and the probe loaded from them.
 * :mod:`firmware.tracking`: the tracker, its turn table, huffing, the controller.
@@ -14,7 +15,8 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.app`: the main loop, modes, LED policy, players, opening the hardware.
 * :mod:`firmware.link`: the serial host link (an event sink and a command source).
 * :mod:`firmware.simulator`: scripted hands, replay scripts, the terminal simulator.
-* :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
+* :mod:`firmware.web`: the board's web page (the host link spoken by every page), and
+  :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
 * :mod:`firmware.sheets`: printed score sheets (PDF), a pure library over :mod:`rules`.
 * :mod:`firmware.diagram`: the board as SVG (the web page's drawing, ``crownhead
   diagram``), a pure library.
@@ -30,12 +32,12 @@ Layers, lowest first; a package may import the ones before it, never one after i
 #: (``tests/test_architecture.py`` checks every import).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("events", "config"),
-    ("storage", "sheets"),
+    ("storage", "sheets", "diagram"),
     ("tracking",),
     ("referee",),
     ("app",),
     ("link",),
     ("simulator",),
-    ("diagnostics",),
+    ("web", "diagnostics"),
     ("cli",),
 )

@@ -164,6 +164,7 @@ BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
         "referee": "firmware.referee.settings:RefereeConfig",
         "link": "firmware.link.host:LinkConfig",
         "match": "firmware.app.matchplay:MatchConfig",
+        "web": "firmware.web.settings:WebConfig",
     }
 )
 # Sections registered with config_section: the built-in ones as their modules load, and

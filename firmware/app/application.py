@@ -1365,11 +1365,35 @@ class App:
         self._forget_hint()
         self.settings = replace(self.settings, rules=rules, start=None)
         occupancy = self.tracker.board
-        plain = Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode.tracker_mode, board=occupancy)
+        plain = Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode, board=occupancy)
         self.tracker = self._judged(plain)
         self.controller.tracker = self.tracker
         self._sync_holds()
         return self.tracker.new_game(Position.start(rules), now)
+
+    def computer_player(self, level: int | None = None) -> Player:
+        """The engine as a player at ``level`` (None: full strength), for ``computer`` mode.
+        Raises ``ValueError`` when the engine is not installed in this checkout."""
+        try:
+            return engine_player(level=level)
+        except EngineUnavailable as exc:
+            raise ValueError(str(exc)) from None
+
+    def set_brightness(self, fraction: float) -> None:
+        """The LEDs' brightness from now on, 0-1 of the configured maximum."""
+        self.policy.settings = replace(self.policy.settings, brightness=fraction)
+
+    def change_referee(self, **changes: Any) -> RefereeSettings:
+        """Change the referee's settings (style, clock, event, site, round) for the games
+        to come: the configured ones and the arbiter's, in referee mode or kept for it.
+        Raises ``ValueError`` for a value the referee does not take."""
+        settings = replace(self.referee_settings, **changes)
+        self.referee_settings = settings
+        arbiter = self.referee or self._arbiter
+        if arbiter is not None:
+            arbiter.settings = replace(arbiter.settings, **changes)
+            arbiter.style = arbiter.settings.style
+        return settings
 
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None:
         """Switch between ``play`` (two players) and ``referee`` before a game's first move,

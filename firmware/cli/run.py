@@ -239,6 +239,8 @@ def run(args: argparse.Namespace) -> int:
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     if link is not None:
         link.attach(app)
+        if app.sim is not None:
+            link.hands = Hands(app)  # a host may move the simulated pieces (touch, hands, follow)
     try:
         web = _open_web(config, web_config, app, clock, store, state_dir, leds)
     except ValueError as exc:

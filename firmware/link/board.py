@@ -8,16 +8,17 @@ it, reads the game and asks for what a host may ask (a mode, the hints, names).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from firmware.events import Event
-from firmware.referee.arbiter import Referee
+from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord
 from firmware.tracking.follower import Follower
 from rules import Color, Game
+from sim.board import SimBoard
 
-__all__ = ["HintLights", "LinkedBoard", "MatchState", "Named", "Seat"]
+__all__ = ["Busy", "HintLights", "LinkedBoard", "MatchState", "Named", "Seat", "Shown", "SimHands"]
 
 
 class Named(Protocol):
@@ -37,6 +38,43 @@ class Seat(Protocol):
 class _HintSetting(Protocol):
     @property
     def hints(self) -> bool: ...
+    @property
+    def brightness(self) -> float: ...
+
+
+class Busy(Protocol):
+    @property
+    def busy(self) -> bool: ...
+
+
+class Shown(Protocol):
+    """What the board shows (the application's ``BoardView``), as far as the link tells it."""
+
+    @property
+    def pieces(self) -> Mapping[int, str]: ...
+    @property
+    def blinking(self) -> Collection[int]: ...
+    @property
+    def hand(self) -> Sequence[str]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def warning(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def mode_text(self) -> str: ...
+
+
+class SimHands(Protocol):
+    """The simulator's hands (:class:`firmware.simulator.hands.Hands`), given to the link
+    by whoever opens it on a simulated board."""
+
+    def toggle(self, square: int) -> None: ...
+    def hand_move(self, text: str) -> None: ...
+    def follow(self) -> None: ...
 
 
 class HintLights(Protocol):
@@ -79,9 +117,31 @@ class LinkedBoard(Protocol):
     def policy(self) -> HintLights: ...
     @property
     def matches(self) -> MatchState: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def sim(self) -> SimBoard | None: ...
+    @property
+    def lit_roles(self) -> Mapping[int, str]: ...
+    @property
+    def thinker(self) -> Busy: ...
+    @property
+    def hint_thinker(self) -> Busy: ...
+    @property
+    def referee_settings(self) -> RefereeSettings: ...
+
+    def view(self) -> Shown: ...
+    def press(self, name: str, now: int | None = None, *, long: bool = False) -> None: ...
+    def computer_player(self, level: int | None = None) -> Seat:
+        """The engine as a player; ``ValueError`` when it is not installed."""
+
+    def set_brightness(self, fraction: float) -> None: ...
+
+    def change_referee(self, **changes: Any) -> RefereeSettings:
+        """The referee's settings for the games to come; ``ValueError`` for a bad value."""
 
     def hold(self, side: Color, by: str) -> None: ...
-    def set_mode(self, name: str, now: int | None = None) -> None: ...
+    def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Seat] | None = None) -> None: ...
 
     def set_player_names(self, black: str, white: str, now: int) -> bool:
         """Name the players (the record, the referee's games); True when the unfinished

@@ -39,10 +39,10 @@ from typing import Any
 
 from firmware.config import FieldError, config_section
 from firmware.events import Event, GameOver, MoveMade, NewGame, Notice, TakenBack
-from firmware.link.board import LinkedBoard
+from firmware.link.board import LinkedBoard, SimHands
 from firmware.link.protocol import (
     COMMANDS,
-    _button_names,
+    button_names,
     MAX_LINE,
     PROTOCOL_VERSION,
     Command,
@@ -56,6 +56,7 @@ from firmware.link.peer import GameId, PeerFollower
 from firmware.link.transport import LineTransport, Transport
 from firmware.storage.store import StoreError
 from hal.clock import Clock
+from sim.board import SimBoard
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.ballots import ballot as acf_ballot
 from rules.pdn import explain_illegal, move_text, write_game
@@ -63,7 +64,7 @@ from rules.position import parse_move_squares
 from rules.variants import numeric_fen
 
 
-__all__ = ["LinkConfig", "Link", "GameId", "open_link", "PLAYS"]
+__all__ = ["CONTROL_COMMANDS", "LinkConfig", "Link", "GameId", "open_link", "PLAYS"]
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +189,9 @@ class Link(PeerFollower):
         self.control = settings.control
         self.lines_per_step = settings.lines_per_step
         self.app: LinkedBoard | None = None
+        #: The simulator's hands at the board, for ``touch``, ``hands`` and ``follow``
+        #: (given by whoever opens the link on a simulated board; None: no hands).
+        self.hands: SimHands | None = None
         self.game_id = GameId.new(0)
         self._serial_seen = 0
         self._following: tuple[GameId, str] | None = None
@@ -376,7 +380,7 @@ class Link(PeerFollower):
             "black": app.players[BLACK].name,
             "white": app.players[WHITE].name,
             "max_line": MAX_LINE,
-            "buttons": list(_button_names()),
+            "buttons": list(button_names()),
         }
 
     def _hello(self, now: int, cause: str) -> dict[str, Any]:
@@ -519,7 +523,7 @@ class Link(PeerFollower):
 
     def _command(self, command: Command, now: int) -> dict[str, Any]:
         name = command.name
-        if name in _CONTROL and not self.control:
+        if name in CONTROL_COMMANDS and not self.control:
             raise LinkError("read-only", f"{name} is not allowed: this link is read-only (link.control = false)", name)
         handler = getattr(self, f"_cmd_{name}")
         body: dict[str, Any] = handler(now, *command.args)
@@ -644,15 +648,20 @@ class Link(PeerFollower):
 
     def _cmd_brightness(self, now: int, percent: int) -> dict[str, Any]:
         assert self.app is not None
-        policy = self.app.policy
-        policy.settings = replace(policy.settings, brightness=percent / 100)
+        self.app.set_brightness(percent / 100)
         return {"brightness": percent}
 
-    def _sim(self, name: str) -> Any:
+    def _sim(self, name: str) -> SimBoard:
         assert self.app is not None
         if self.app.sim is None:
             raise LinkError("not-now", "this board is real hardware: there are no simulated hands", name)
         return self.app.sim
+
+    def _hands(self, name: str) -> SimHands:
+        self._sim(name)
+        if self.hands is None:
+            raise LinkError("not-now", "no simulated hands are given to this link", name)
+        return self.hands
 
     def _cmd_touch(self, now: int, square: int) -> dict[str, Any]:
         from sim.board import SimError
@@ -660,7 +669,7 @@ class Link(PeerFollower):
         assert self.app is not None
         sim = self._sim("touch")
         try:
-            self.app._toggle(square)
+            self._hands("touch").toggle(square)
         except SimError as exc:
             raise LinkError("not-now", str(exc), "touch") from None
         return {"square": square, "piece": sim.pieces.get(square), "hand": "".join(t[:1] for t in sim.hand)}
@@ -669,9 +678,9 @@ class Link(PeerFollower):
         from sim.board import SimError
 
         assert self.app is not None
-        self._sim("hands")
+        hands = self._hands("hands")
         try:
-            self.app._hand_move(text)
+            hands.hand_move(text)
         except (SimError, ValueError) as exc:
             raise LinkError("not-now", str(exc), "hands") from None
         return {"move": text}
@@ -680,9 +689,9 @@ class Link(PeerFollower):
         from sim.board import SimError
 
         assert self.app is not None
-        self._sim("follow")
+        hands = self._hands("follow")
         try:
-            self.app.follow()
+            hands.follow()
         except (SimError, ValueError) as exc:
             raise LinkError("not-now", str(exc), "follow") from None
         return {"said": self.app.message}
@@ -763,13 +772,11 @@ class Link(PeerFollower):
         app = self.app
         computer = None
         if name == "computer":
-            from firmware.app.players import EngineUnavailable, engine_player
-
             if self.remote is not None:
                 raise LinkError("not-now", f"the other side is played over the link (link.plays = {self.plays})", "mode")
             try:
-                computer = (BLACK if side == "black" else WHITE, engine_player(level=level))
-            except EngineUnavailable as exc:
+                computer = (BLACK if side == "black" else WHITE, app.computer_player(level))
+            except ValueError as exc:
                 raise LinkError("not-now", str(exc), "mode") from None
         game = self._game()
         # A ballot chosen and not begun goes on under the new mode: in referee mode the
@@ -847,14 +854,9 @@ class Link(PeerFollower):
             else:
                 changes[key] = value or "?"
         try:
-            settings = replace(app.referee_settings, **changes)
+            settings = app.change_referee(**changes)
         except ValueError as exc:
             raise LinkError("bad-argument", str(exc), "referee") from None
-        app.referee_settings = settings
-        arbiter = app.referee or app._arbiter
-        if arbiter is not None:
-            arbiter.settings = replace(arbiter.settings, **changes)
-            arbiter.style = arbiter.settings.style
         clock = settings.clock
         return {"style": settings.style, "clock": str(clock) if clock is not None else None,
                 "tournament": settings.event, "site": settings.site, "round": settings.round}
@@ -1046,8 +1048,8 @@ class Link(PeerFollower):
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
 
 #: Commands that change something; refused on a read-only link.
-_CONTROL = frozenset({"new", "play", "hint", "mode", "referee", "rules", "names", "ballot", "result",
-                      "press", "brightness", "touch", "hands", "follow", "draw", "resign"})
+CONTROL_COMMANDS = frozenset({"new", "play", "hint", "mode", "referee", "rules", "names", "ballot", "result",
+                              "press", "brightness", "touch", "hands", "follow", "draw", "resign"})
 
 
 def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link:

@@ -35,6 +35,7 @@ from typing import Any
 
 __all__ = [
     "PROTOCOL_VERSION",
+    "button_names",
     "MAX_LINE",
     "ERROR_CODES",
     "COMMANDS",
@@ -292,7 +293,7 @@ def _square(name: str, rest: str) -> tuple[Any, ...]:
 
 
 #: The buttons ``press`` may name: those a board may have (``hal.buttons``).
-def _button_names() -> tuple[str, ...]:
+def button_names() -> tuple[str, ...]:
     from hal.buttons import BUTTON_NAMES
 
     return BUTTON_NAMES
@@ -303,8 +304,8 @@ def _press(name: str, rest: str) -> tuple[Any, ...]:
     if not 1 <= len(words) <= 2 or (len(words) == 2 and words[1].lower() != "long"):
         raise LinkError("bad-argument", "press needs a button name and optionally long, e.g. press hint", name)
     button = words[0].lower()
-    if button not in _button_names():
-        raise LinkError("bad-argument", f"no button {_show(button)} (buttons: {', '.join(_button_names())})", name)
+    if button not in button_names():
+        raise LinkError("bad-argument", f"no button {_show(button)} (buttons: {', '.join(button_names())})", name)
     return (button, len(words) == 2)
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from firmware.link.protocol import LinkError
-from firmware.link.transport import Transport
+from firmware.link.transport import LineTransport
 from hal.clock import Clock
 
 __all__ = ["HELLO", "Relay", "json_log", "text_log"]
@@ -37,8 +37,8 @@ class Relay:
 
     def __init__(
         self,
-        a: Transport,
-        b: Transport,
+        a: LineTransport,
+        b: LineTransport,
         clock: Clock,
         log: Callable[[int, str, str, str], None] | None = None,
         lines_per_step: int = 64,

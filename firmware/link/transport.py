@@ -51,12 +51,10 @@ WRITE_TIMEOUT_S = 1.0
 
 
 class Transport(Protocol):
-    """What the link's ends (:class:`~firmware.link.host.Link`, the relay) need of a
-    line transport; :class:`LineTransport` over serial is the one there is. Nothing here
-    may block: lines wait in bounded queues on both sides."""
+    """What the board's end of a link (:class:`~firmware.link.host.Link`) needs of a line
+    transport: :class:`LineTransport` over serial, or the web page hub. Nothing here may
+    block: lines wait in bounded queues on both sides."""
 
-    @property
-    def url(self) -> str: ...
     @property
     def connected(self) -> bool: ...
 

@@ -29,9 +29,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.link.host import Link, LinkConfig
+from firmware.app.application import App
+from firmware.link.board import LinkedBoard
+from firmware.link.host import CONTROL_COMMANDS, Link, LinkConfig
 from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError, PeerMessage, parse_line
-from firmware.link.host import _CONTROL
+from firmware.simulator.hands import Hands
 
 __all__ = ["PageHub", "WebLink", "Page"]
 
@@ -270,12 +272,22 @@ class WebLink(Link):
     """
 
     def __init__(self, hub: PageHub, settings: LinkConfig = LinkConfig()) -> None:
-        super().__init__(hub, settings)  # type: ignore[arg-type]
+        super().__init__(hub, settings)
         self.hub = hub
         self.watching = True
         self._rate_at: tuple[int, int] | None = None
         #: Main-loop steps per second, measured over the last second.
         self.steps_per_s: float | None = None
+        #: The application itself (the link sees only its LinkedBoard side).
+        self.board: App | None = None
+
+    def attach(self, app: LinkedBoard) -> None:
+        """Join the application; on a simulated board the pages get the simulator's hands."""
+        super().attach(app)
+        if isinstance(app, App):
+            self.board = app
+            if app.sim is not None:
+                self.hands = Hands(app)
 
     def _line(self, item: bytes | LinkError, now: int) -> None:
         try:
@@ -300,11 +312,11 @@ class WebLink(Link):
 
     def poll(self, now: int) -> list[Any]:
         events = super().poll(now)
-        if self.app is not None:
+        if self.board is not None:
             if self._rate_at is None or now - self._rate_at[0] >= 1000:
                 if self._rate_at is not None:
-                    self.steps_per_s = (self.app.steps - self._rate_at[1]) * 1000 / (now - self._rate_at[0])
-                self._rate_at = (now, self.app.steps)
+                    self.steps_per_s = (self.board.steps - self._rate_at[1]) * 1000 / (now - self._rate_at[0])
+                self._rate_at = (now, self.board.steps)
         for what, future in self.hub.asks():
             if future.set_running_or_notify_cancel():
                 try:
@@ -328,9 +340,8 @@ class WebLink(Link):
         raise ValueError(f"unknown question {what!r}")
 
     def status(self, now: int) -> dict[str, Any]:
-        assert self.app is not None
-        app = self.app
-        hardware = app.hardware
+        assert self.board is not None
+        hardware = self.board.hardware
         sensors = hardware.sensors
         scan_hz = getattr(sensors, "scan_hz", None)
         steps_s = self.steps_per_s
@@ -357,4 +368,4 @@ class WebLink(Link):
             self.hub.current = current
 
 
-assert QUERIES.isdisjoint(_CONTROL)
+assert QUERIES.isdisjoint(CONTROL_COMMANDS)
