@@ -15,13 +15,10 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.app`: the main loop, modes, LED policy, players, opening the hardware.
 * :mod:`firmware.link`: the serial host link (an event sink and a command source).
 * :mod:`firmware.simulator`: scripted hands, replay scripts, the terminal simulator.
-* :mod:`firmware.web`: the board's web page (the host link spoken by every page), and
-  :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
-* :mod:`firmware.sheets`: printed score sheets (PDF), a pure library over :mod:`rules`.
-* :mod:`firmware.diagram`: the board as SVG (the web page's drawing, ``crownhead
-  diagram``), a pure library.
 * :mod:`firmware.web`: the board's web page (an event sink and a command source: the
-  host link spoken over WebSockets by a server in its own thread).
+  host link spoken over WebSockets by a server in its own thread);
+  :mod:`firmware.hall`: the tournament hall over MQTT (boards publish, the hall shows);
+  :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
 * :mod:`firmware.cli`: the ``crownhead`` command, the only package that imports them all.
 
 ``docs/architecture.md`` draws the picture and says where a new feature plugs in.
@@ -31,6 +28,7 @@ Layers, lowest first; a package may import the ones before it, never one after i
 #: and its own modules, never a later tier nor another package of its own tier
 #: (``tests/test_architecture.py`` checks every import).
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("files",),
     ("events", "config"),
     ("storage", "sheets", "diagram"),
     ("tracking",),
@@ -38,6 +36,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app",),
     ("link",),
     ("simulator",),
-    ("web", "diagnostics"),
+    ("web", "hall", "diagnostics"),
     ("cli",),
 )

@@ -35,6 +35,7 @@ from firmware.events import Event, MoveMade, TakenBack
 from firmware.link.host import Link, LinkConfig
 from firmware.link.transport import LineTransport
 from firmware.storage.store import GameStore
+from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock
 from rules import Move
 from rules.pdn import read_game
@@ -159,18 +160,18 @@ class Run:
             asks = any(role in ("missing", "extra", "remove") or (role == "crown" and pieces.get(s, "").islower())
                        for s, role in tracker.roles.items())
             if app.resuming or tracker.setting_up is not None or asks:
-                app.follow()  # the hands do what the lights ask: set up, put back, remove
+                Hands(app).follow()  # the hands do what the lights ask: set up, put back, remove
                 app.settle(2_000)
                 app.run_for(rng.randint(0, 150))
             elif app.game.is_over or app.game.ply >= self.cap:
-                app.act_text("new")
+                Hands(app).act_text("new")
                 app.settle(2_000)
             elif app.game.ply and rng.random() < 0.06:
-                app.act_text("takeback")
+                Hands(app).act_text("takeback")
                 app.settle(2_000)
             else:
                 move = rng.choice(app.game.legal_moves())
-                app.act_text(move.pdn(full=True))
+                Hands(app).act_text(move.pdn(full=True))
                 app.settle(2_000)  # the move is read (debounce, settle) before the next hand
                 app.run_for(rng.randint(0, 150))
             if rng.random() < 0.05:

@@ -15,7 +15,7 @@ from firmware.events import Event
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord
 from firmware.tracking.follower import Follower
-from rules import Color, Game
+from rules import Color, Game, Rules
 from sim.board import SimBoard
 
 __all__ = ["Busy", "HintLights", "LinkedBoard", "MatchState", "Named", "Seat", "Shown", "SimHands"]
@@ -92,6 +92,9 @@ class MatchState(Protocol):
     def link_state(self) -> dict[str, Any] | None:
         """The match under way as the host link's state gives it, or None."""
 
+    def line(self) -> str:
+        """The match and its score in one line for a screen (empty without a match)."""
+
 
 class LinkedBoard(Protocol):
     """The board application as the link sees it."""
@@ -136,6 +139,9 @@ class LinkedBoard(Protocol):
         """The engine as a player; ``ValueError`` when it is not installed."""
 
     def set_brightness(self, fraction: float) -> None: ...
+
+    def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]:
+        """Play the next games under ``rules``; ``ValueError`` while a game is under way."""
 
     def change_referee(self, **changes: Any) -> RefereeSettings:
         """The referee's settings for the games to come; ``ValueError`` for a bad value."""

@@ -54,7 +54,6 @@ from firmware.link.protocol import (
 )
 from firmware.link.peer import GameId, PeerFollower
 from firmware.link.transport import LineTransport, Transport
-from firmware.storage.store import StoreError
 from hal.clock import Clock
 from sim.board import SimBoard
 from rules import BLACK, WHITE, Color, Game, Move, Position
