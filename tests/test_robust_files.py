@@ -288,7 +288,7 @@ def test_a_bad_script_file_is_one_clear_error(tmp_path: Path, fault: str, comman
 
 @pytest.mark.parametrize("line", ["lift ²", "place ٣", "wait ³", "wait " + "9" * 4301, "lift " + "1" * 4301, "wait 86400001", "press " + "a" * 40])
 def test_script_numbers_are_ascii_digits_with_a_length_limit(line: str) -> None:
-    from firmware.cli.replay import ScriptError, parse_script
+    from firmware.simulator.script import ScriptError, parse_script
 
     with pytest.raises(ScriptError) as info:
         parse_script(line)

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 import firmware.app.application  # noqa: F401 - registers the [play], [store], ... sections
 import firmware.link.host  # noqa: F401 - registers [link]
 import firmware.referee.arbiter  # noqa: F401 - registers [referee]
-from firmware.cli.replay import ScriptError, parse_script
+from firmware.simulator.script import ScriptError, parse_script
 from firmware.config import ConfigError, parse_config_text
 from firmware.link.protocol import COMMANDS, MAX_LINE, LineReader, LinkError, parse_line
 from firmware.storage.store import GameRecord, StoreError, pdn_text
