@@ -29,6 +29,7 @@ from firmware.app.hardware import open_hardware  # noqa: E402
 from firmware.app.players import Thinker  # noqa: E402
 from firmware.config import default_config  # noqa: E402
 from firmware.display.panel import BoardPanel, Painter  # noqa: E402
+from firmware.simulator.hands import Hands  # noqa: E402
 from firmware.display.render import Screen, draw, layout  # noqa: E402
 from firmware.referee.arbiter import Referee, RefereeSettings  # noqa: E402
 from firmware.referee.clock import TimeControl  # noqa: E402
@@ -77,7 +78,7 @@ def make_app(state: Path, *, refereed: bool) -> tuple[App, VirtualClock]:
     )
     app.start()
     if refereed:
-        app.act_text("11-15")  # a move made: White's clock runs
+        Hands(app).act_text("11-15")  # a move made: White's clock runs
         app.run_for(1000)
     return app, clock
 

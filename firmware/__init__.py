@@ -18,6 +18,8 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.web`: the board's web page (an event sink and a command source: the
   host link spoken over WebSockets by a server in its own thread);
   :mod:`firmware.hall`: the tournament hall over MQTT (boards publish, the hall shows);
+  :mod:`firmware.sound` (the buzzer) and :mod:`firmware.display` (a small screen):
+  event sinks beside the LEDs;
   :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
 * :mod:`firmware.cli`: the ``crownhead`` command, the only package that imports them all.
 
@@ -35,7 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("referee",),
     ("app",),
     ("link",),
-    ("simulator",),
-    ("web", "hall", "diagnostics"),
+    ("simulator", "sound"),
+    ("web", "hall", "display"),
+    ("diagnostics",),
     ("cli",),
 )

@@ -157,6 +157,8 @@ BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
         "serial": "firmware.config:SerialConfig",
         "lights": "firmware.config:LightsConfig",
         "buttons": "firmware.config:ButtonsConfig",
+        "display": "firmware.config:DisplayConfig",
+        "buzzer": "firmware.config:BuzzerConfig",
         "sim": "firmware.config:SimConfig",
         "play": "firmware.app.application:PlayConfig",
         "palette": "firmware.app.application:PaletteConfig",
@@ -165,6 +167,7 @@ BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
         "link": "firmware.link.host:LinkConfig",
         "match": "firmware.app.matchplay:MatchConfig",
         "web": "firmware.web.settings:WebConfig",
+        "mqtt": "firmware.hall.board:HallSettings",
     }
 )
 # Sections registered with config_section: the built-in ones as their modules load, and

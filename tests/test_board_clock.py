@@ -12,6 +12,7 @@ from pathlib import Path
 from firmware.app.application import AppSettings
 from firmware.referee.clock import TimeControl
 from firmware.storage.store import GameStore
+from firmware.simulator.hands import Hands
 from rules.pdn import read_games
 from test_app_rig import Rig
 
@@ -24,9 +25,9 @@ def test_blacks_time_starts_with_its_first_lift_and_switches_on_the_move(tmp_pat
     rig = clocked(tmp_path)
     rig.wait(5000)  # nobody has touched a piece: nobody's time
     assert rig.app.clock_state(rig.clock.now_ms()) == (60_000, 60_000, "black", True, "")
-    rig.app.act_text("11")  # Black lifts its man
+    Hands(rig.app).act_text("11")  # Black lifts its man
     rig.wait(2000)
-    rig.app.act_text("15")
+    Hands(rig.app).act_text("15")
     rig.wait(1000)
     assert rig.moves() == ["11-15"]
     black, white, running, paused, flag = rig.app.clock_state(rig.clock.now_ms())
@@ -49,7 +50,7 @@ def test_the_clock_button_pauses_and_resumes(tmp_path: Path) -> None:
 
 def test_a_flag_falls_ends_the_game_on_time_and_is_recorded(tmp_path: Path) -> None:
     rig = clocked(tmp_path, "5")
-    rig.app.act_text("11")  # Black lifts and thinks too long
+    Hands(rig.app).act_text("11")  # Black lifts and thinks too long
     rig.wait(6000)
     assert rig.of_kind("flag") == [{"t": 5030, "event": "flag", "side": "black"}]
     over = rig.of_kind("game-over")
@@ -74,7 +75,7 @@ def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> No
     assert (black, running, paused) == (saved["left"]["black"], "black", True)
     again.wait(30_000)  # paused: nothing is charged until Black lifts a piece
     assert again.app.clock_state(again.clock.now_ms())[0] == black
-    again.app.act_text("15")
+    Hands(again.app).act_text("15")
     again.wait(1000)
     assert again.app.clock_state(again.clock.now_ms())[2:4] == ("black", False)
     assert again.app.clock_state(again.clock.now_ms())[0] < black

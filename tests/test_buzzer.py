@@ -13,6 +13,7 @@ from firmware.display.panel import attach_board_parts
 from firmware.referee.arbiter import RefereeSettings
 from firmware.referee.clock import TimeControl
 from firmware.sound.player import PATTERNS, BoardSound, SoundPlayer
+from firmware.simulator.hands import Hands
 from hal.buzzer import GpioBuzzer
 from hal.clock import VirtualClock
 from sim.buzzer import SimBuzzer
@@ -79,8 +80,8 @@ def test_a_wrong_move_and_the_machines_move_sound(tmp_path: Path) -> None:
     sound, buzzer = _sound(rig.app)
     rig.do("11-15")
     assert sound.player.played == ["machine"]
-    rig.app.act_text("22")  # a White man moved where the machine did not say
-    rig.app.act_text("13")
+    Hands(rig.app).act_text("22")  # a White man moved where the machine did not say
+    Hands(rig.app).act_text("13")
     rig.wait(1500)
     assert sound.player.played[-1] == "illegal"
     # The tones follow the pattern on the buzzer, each at its time.

@@ -16,6 +16,7 @@ from firmware.display.panel import BoardPanel, Painter
 from firmware.display.render import HEIGHT, WIDTH, Item, Screen, clock_face, draw, fit, layout, shorten, text_width
 from firmware.referee.arbiter import RefereeSettings
 from firmware.referee.clock import TimeControl
+from firmware.simulator.hands import Hands
 from hal.clock import MonotonicClock, VirtualClock
 from hal.luma_display import LumaDisplay
 from sim.display import SimDisplay
@@ -65,8 +66,8 @@ def test_whose_move_and_the_short_message_on_luma_dummy_device(tmp_path: Path) -
     assert screen is not None and screen.turn == "Black to move" and not screen.has_clock
     assert_holds(shown(display), items_of(screen, rig.clock.now_ms()), "Black to move")
     rig.do("11-15")
-    rig.app.act_text("22")  # White lifts a man and puts it down on 13: put it back
-    rig.app.act_text("13")
+    Hands(rig.app).act_text("22")  # White lifts a man and puts it down on 13: put it back
+    Hands(rig.app).act_text("13")
     rig.wait(1500)
     screen = panel._screen
     assert screen is not None and screen.message == "put back 22"
@@ -114,7 +115,7 @@ def test_both_clocks_large_the_running_one_lit_and_the_result(tmp_path: Path) ->
     frames = panel.painter.frames
     board.app.run_for(5000)
     assert 4 <= panel.painter.frames - frames <= 6
-    board.app.act_text("hold white_resign")
+    Hands(board.app).act_text("hold white_resign")
     board.app.run_for(500)
     screen = panel._screen
     assert screen is not None and screen.result == "Black wins, resigned" and screen.running == ""

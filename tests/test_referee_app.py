@@ -332,7 +332,7 @@ def test_view_shows_the_clock_and_cautions(tmp_path: Path) -> None:
     Hands(board.app).act_text("resign")
     board.app.run_for(100)
     assert board.app.view().status == "Black to move, move 1"  # asked to confirm
-    board.app.act_text("resign")
+    Hands(board.app).act_text("resign")
     board.app.run_for(100)
     assert board.app.view().status == "Game over: White wins (resignation)"
     board.app.close()

@@ -84,7 +84,7 @@ class HallLink(Link):
     """The host link spoken with the hall over MQTT (see the module's description)."""
 
     def __init__(self, channel: CommandChannel, settings: LinkConfig = LinkConfig()) -> None:
-        super().__init__(channel, settings)  # type: ignore[arg-type]
+        super().__init__(channel, settings)
         self.channel = channel
 
     def _line(self, item: bytes | LinkError, now: int) -> None:

@@ -140,6 +140,13 @@ class LinkedBoard(Protocol):
 
     def set_brightness(self, fraction: float) -> None: ...
 
+    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
+        """The game clock: (Black's ms, White's ms, the running side or "", paused, the
+        side whose flag fell or ""), or None without one."""
+
+    def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]: ...
+    def resign(self, side: Color | None, now: int | None = None, *, confirmed: bool = False) -> list[Event]: ...
+
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]:
         """Play the next games under ``rules``; ``ValueError`` while a game is under way."""
 
