@@ -399,6 +399,6 @@ def test_follow_after_a_caution_puts_the_piece_back_where_it_came_from(tmp_path:
     board = Board(tmp_path, RefereeSettings(), board=position)
     board.script("lift 10\nwait 100\nplace 15\nwait 1000\n")  # 14x23 was compulsory
     assert [c["code"] for c in board.of("caution")] == ["forced-capture"]
-    board.app.act_text("f")
+    Hands(board.app).act_text("f")
     board.app.run_for(1000)
     assert board.app.tracker.board_matches and board.app.message == "filled 1 square and emptied 1 square as the lights asked"

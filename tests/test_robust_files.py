@@ -24,6 +24,7 @@ from firmware.cli import main
 from firmware.config import ConfigError, load_config
 from firmware.files import CONFIG_LIMIT, PDN_LIMIT, RECORD_LIMIT, SCRIPT_LIMIT, FileRefused, read_bytes
 from firmware.storage.store import GameRecord, GameStore
+from firmware.simulator.hands import Hands
 from rules import Game
 from test_app_rig import Rig
 
@@ -304,9 +305,9 @@ def test_a_script_waiting_while_a_warning_blinks_keeps_the_frames_bounded(monkey
     assert SimLights.KEEP == 10_000
     monkeypatch.setattr(SimLights, "KEEP", 300)
     rig = Rig(None)
-    rig.app.run_script(parse_script("lift 11\nwait 400\nplace 20\nwait 1000\n"))  # 11-20: a warning blinks
+    Hands(rig.app).run_script(parse_script("lift 11\nwait 400\nplace 20\nwait 1000\n"))  # 11-20: a warning blinks
     assert rig.of_kind("warning")
-    rig.app.run_script(parse_script("wait 600000\n"))  # ten minutes: thousands of frames shown
+    Hands(rig.app).run_script(parse_script("wait 600000\n"))  # ten minutes: thousands of frames shown
     frames = rig.sim.lights.frames
     assert len(frames) == 300 and frames[-1].t_ms >= 600_000 and frames[0].t_ms > 500_000
     rig.close()
