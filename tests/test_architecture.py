@@ -199,6 +199,11 @@ def test_every_firmware_package_has_a_layer_and_a_map() -> None:
 # -- the rules ---------------------------------------------------------------------------
 
 
+def test_no_import_cycles() -> None:
+    found = cycles(graph(all_imports()))
+    assert found == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
 def test_no_private_names_across_modules() -> None:
     bad = []
     for imp in all_imports():
