@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("files",),
     ("events", "config"),
     ("storage", "sheets", "diagram"),
+    ("egdb",),
     ("tracking",),
     ("referee",),
     ("app",),
