@@ -72,3 +72,12 @@ def test_a_crowning_move_says_which_man_to_crown(tmp_path: Path) -> None:
     rig = Rig(tmp_path, board=position, settings=AppSettings(start=position))
     rig.do("27-32")
     assert rig.app.view().prompt == "Crown the man on 32: put a king on it (f does it)."
+
+
+def test_a_resumed_game_keeps_the_names_of_its_players(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, settings=AppSettings(black_name="Ann", white_name="Bob"))
+    rig.do("11-15")
+    rig.close()
+    rig = Rig(tmp_path)  # started without names
+    view = rig.app.view()
+    assert (view.black, view.white) == ("Ann", "Bob")

@@ -536,6 +536,11 @@ class App:
         if resume is not None:
             record, game = resume
             self.record, self._game = record, game
+            # The people of a resumed game are those who were playing it.
+            for color, name in ((BLACK, record.black), (WHITE, record.white)):
+                player = self.players[color]
+                if name not in ("", "?") and isinstance(player, Human) and player.name in ("", "?"):
+                    self.players[color] = Human(name)
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
