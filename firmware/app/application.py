@@ -1032,7 +1032,9 @@ class App:
         except StoreError as exc:
             self._store_failed(now, exc)
             if len(self._unwritten) > self.UNWRITTEN_LIMIT:
-                lost = self._unwritten.pop(0)
+                # Not the oldest: it may be the one current.json still holds from before
+                # the disk failed, which nothing may lose. The others were never on disk.
+                lost = self._unwritten.pop(1)
                 log.error("game %s dropped: %d finished games wait for the disk", lost.id, len(self._unwritten))
             return saved
         if saved:
