@@ -295,3 +295,22 @@ def test_crownhead_run_plays_the_match_of_the_match_section(tmp_path: Path, caps
     assert main(args) == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(e["number"], e["black"]) for e in events if e["event"] == "match"] == [(2, "Ben"), (2, "Ben")]
+
+
+def test_a_refereed_game_of_the_match_keeps_its_tags_through_a_power_cut(tmp_path: Path) -> None:
+    state, record = tmp_path / "state", tmp_path / "record"
+    match = new_match("Ann", "Bob", games=2)
+    MatchStore(state).save(match)
+    board = Board(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))))
+    board.do("11-15")
+    board.app.close()  # the power goes during game 1
+
+    again = Board(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))),
+                  keep=True)
+    assert again.of("game-start")[-1]["resumed"] is True and again.names()[0].startswith("Ann")
+    again.do("22-18", "r")  # Black (Ann) resigns
+    again.app.close()
+    (path,) = record.glob("game-*.pdn")
+    tags = next(read_games(path.read_text())).tags
+    assert (tags["Match"], tags["MatchGame"], tags["Black"], tags["Result"]) == (match.id, "1", "Ann", "0-1")
+    assert MatchStore(state).load().score_text() == "Ann 0, Bob 1"
