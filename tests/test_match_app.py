@@ -308,7 +308,7 @@ def test_a_refereed_game_of_the_match_keeps_its_tags_through_a_power_cut(tmp_pat
     again = Board(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))),
                   keep=True)
     assert again.of("game-start")[-1]["resumed"] is True and again.names()[0].startswith("Ann")
-    again.do("22-18", "r")  # Black (Ann) resigns
+    again.do("22-18", "hold resign")  # Black (Ann) resigns (a long press: a single one asks first)
     again.app.close()
     (path,) = record.glob("game-*.pdn")
     tags = next(read_games(path.read_text())).tags
