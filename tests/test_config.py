@@ -33,6 +33,9 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_example_loads_and_matches_the_defaults() -> None:
+    from firmware.cli import build_parser
+
+    build_parser()  # every section the example documents is registered, run alone too
     config = load_config(EXAMPLE)
     assert config.path == str(EXAMPLE)
     # The example documents the defaults: loading it changes nothing.
