@@ -5,9 +5,10 @@
    bytes), for a screen with both clocks running and a message, and for one without a
    clock. The frames are drawn in the painter's own thread, off the main loop.
 2. The main loop's step, in its own thread's CPU time (``time.thread_time``), for the
-   plain two-player board (the baseline, as ``bench/app.py`` measures it) and for a
-   referee game with its clock running and the display attached (the painter thread
-   drawing as it would on a board): the ratio is what the clock and display add.
+   plain two-player board (the baseline, as ``bench/app.py`` measures it), the same game
+   with the board's clock running (``--clock``) and the display attached (the painter
+   thread drawing as it would on a board), and a referee game with its clock, without
+   and with the display: the ratios are what the clock and display add.
 
     .venv/bin/python bench/board.py            # about 20 s
     .venv/bin/python bench/board.py --steps 20000
@@ -64,22 +65,26 @@ def frame_cost(screen: Screen, frames: int) -> tuple[float, float]:
     return statistics.median(draw_runs), statistics.median(send_runs)
 
 
-def make_app(state: Path, *, refereed: bool) -> tuple[App, VirtualClock]:
+def make_app(state: Path, *, refereed: bool, clocked: bool = False) -> tuple[App, VirtualClock]:
+    """A board at rest after a move; ``refereed``: a referee game with its clock,
+    ``clocked``: a two-player game with the board's clock (``--clock``)."""
     clock = VirtualClock()
     hardware = open_hardware(default_config(), clock)
     referee = Referee(RefereeSettings(clock=TimeControl.parse("3600"))) if refereed else None
     app = App(
         hardware,
         clock=clock,
-        settings=AppSettings(mode="referee" if refereed else "play"),
+        settings=AppSettings(
+            mode="referee" if refereed else "play",
+            clock=TimeControl.parse("3600") if clocked else None,
+        ),
         store=GameStore(state),
         thinker=Thinker(background=False),
         referee=referee,
     )
     app.start()
-    if refereed:
-        Hands(app).act_text("11-15")  # a move made: White's clock runs
-        app.run_for(1000)
+    Hands(app).act_text("11-15")  # a move made: White's clock runs (when there is one)
+    app.run_for(1000)
     return app, clock
 
 
@@ -104,9 +109,20 @@ def main() -> int:
     plain = Screen(turn="Black to move", message="crown 1")
     clocked_draw, clocked_send = frame_cost(clocked, args.frames)
     plain_draw, plain_send = frame_cost(plain, args.frames)
-    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b, tempfile.TemporaryDirectory() as c:
+    with (
+        tempfile.TemporaryDirectory() as a,
+        tempfile.TemporaryDirectory() as b,
+        tempfile.TemporaryDirectory() as c,
+        tempfile.TemporaryDirectory() as d,
+    ):
         base_app, base_clock = make_app(Path(a), refereed=False)
         base = step_cost(base_app, base_clock, args.steps)
+        play_app, play_clock = make_app(Path(d), refereed=False, clocked=True)
+        play_painter = Painter(LumaDisplay("ssd1306", bus=Bus()), play_clock, background=True)
+        play_panel = BoardPanel(play_painter).attach(play_app)
+        play_with_parts = step_cost(play_app, play_clock, args.steps)
+        play_panel.close()
+        play_app.close()
         ref_app, ref_clock = make_app(Path(c), refereed=True)
         refereed = step_cost(ref_app, ref_clock, args.steps)
         ref_app.close()
@@ -122,6 +138,8 @@ def main() -> int:
     print(f"display frame, clocks running:  {clocked_draw:7.0f} us CPU to draw, {clocked_send:7.0f} us with luma's SSD1306 send")
     print(f"display frame, no clock:        {plain_draw:7.0f} us CPU to draw, {plain_send:7.0f} us with the send")
     print(f"main-loop step, today's board (baseline): {base:7.1f} us CPU")
+    print(f"main-loop step, two players, board clock running + display: {play_with_parts:7.1f} us CPU "
+          f"({play_with_parts / base:.2f}x the baseline)")
     print(f"main-loop step, referee clock running:            {refereed:7.1f} us CPU ({refereed / base:.2f}x)")
     print(f"main-loop step, referee clock running + display: {with_parts:7.1f} us CPU "
           f"({with_parts / base:.2f}x the baseline, {with_parts / refereed:.2f}x the refereed game without "

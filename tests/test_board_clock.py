@@ -64,6 +64,8 @@ def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> No
     rig = clocked(tmp_path, "600")
     rig.do("11-15")
     rig.do("22-18", wait=7_000)  # Black's clock runs; saved every 5 s
+    assert rig.app.board_clock is not None
+    rig.app.board_clock.flush()  # written in a thread of its own
     saved = json.loads((tmp_path / "clock.json").read_text())
     assert saved["ply"] == 2 and saved["left"]["black"] < 600_000
     rig.app.close()

@@ -634,6 +634,8 @@ class App:
         finally:
             self.thinker.cancel()
             self.hint_thinker.cancel()
+            if self.board_clock is not None:
+                self.board_clock.close()  # its last state written
             try:
                 self.hardware.lights.off()
                 self.hardware.lights.flush(None)
@@ -691,10 +693,10 @@ class App:
     def _flag(self, now: int) -> list[Event]:
         """The board clock's flag, if it fell by ``now``: the game ends on time."""
         clock = self.board_clock
-        if clock is None or self._resuming or self.tracker.setting_up is not None or self.tracker.game.is_over:
+        if clock is None or self._resuming or self.tracker.setting_up is not None:
             return []
-        fell = clock.check(now)
-        if fell is None:
+        fell = clock.check(now)  # cheap: the clock stops when the game ends
+        if fell is None or self.tracker.game.is_over:
             return []
         t, side = fell
         return clock.fell(t, side) + self.tracker.declare(win_for(side.opponent), "time", t)

@@ -24,7 +24,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from pathlib import Path
+from typing import Any
 
 from firmware.events import Event
 from firmware.referee.clock import GameClock, TimeControl
@@ -55,6 +57,7 @@ class BoardClock:
         self._saved_at = 0
         self._ply = 0
         self._turn: Color = BLACK
+        self._writer: _Writer | None = None
 
     # -- a game begins -----------------------------------------------------------------
 
@@ -191,15 +194,20 @@ class BoardClock:
             "moves": {str(c): n for c, n in moves.items()},
             "flag": self.flag,
         }
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(data, f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except OSError as exc:  # a full card must not stop the game: the clock goes on
-            log.error("cannot save the clock to %s: %s", self.path, exc)
+        if self._writer is None:
+            self._writer = _Writer(self.path)
+        self._writer.put(data)
+
+    def flush(self) -> None:
+        """Wait until the last state handed to the writer is on disk."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def close(self) -> None:
+        """Write the last state and stop the writer thread."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
 
     def _load(self, game: Game) -> None:
         if self.path is None:
@@ -225,3 +233,57 @@ class BoardClock:
             return
         self.clock = GameClock.resume(self.control, left, moves)
         self.flag = str(data.get("flag") or "")
+
+
+class _Writer:
+    """Writes the clock's state in a thread of its own (an fsync can take tens of
+    milliseconds on an SD card; the main loop only hands over the latest state)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._cond = threading.Condition()
+        self._data: dict[str, Any] | None = None  # a queue of one: the latest state
+        self._busy = False
+        self._stop = False
+        self._thread = threading.Thread(target=self._run, name="crownhead-clock-save", daemon=True)
+        self._thread.start()
+
+    def put(self, data: dict[str, Any]) -> None:
+        with self._cond:
+            self._data = data
+            self._cond.notify_all()
+
+    def flush(self, timeout_s: float = 5.0) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._data is None and not self._busy, timeout=timeout_s)
+
+    def close(self) -> None:
+        self.flush()
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._data is not None or self._stop)
+                if self._data is None:
+                    return
+                data, self._data = self._data, None
+                self._busy = True
+            self._write(data)
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+    def _write(self, data: dict[str, Any]) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self.path)
+        except OSError as exc:  # a full card must not stop the game: the clock goes on
+            log.error("cannot save the clock to %s: %s", self.path, exc)
