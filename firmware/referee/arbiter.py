@@ -970,10 +970,6 @@ class Referee(Overseer):
         self._save()
         return [self._clock_report(now)]
 
-    def clock_press(self, now_ms: int) -> list[Event]:
-        """The same as a press of the ``clock`` button (from the host)."""
-        return self.press("clock", now_ms)
-
     def _clock_go(self, now: int) -> list[Event]:
         """The clock runs from ``now`` for the side to move (started, or resumed)."""
         state = self.state
