@@ -369,3 +369,10 @@ def test_render_shows_the_match() -> None:
     text = render(view(match="Match, game 2 of 4: Ana 1, Ben 0")).text()
     assert "Match, game 2 of 4: Ana 1, Ben 0" in text
     assert "Match" not in render(view()).text()
+
+
+def test_the_simulated_display_is_shown_beside_the_board(tmp_path: Path) -> None:
+    screen = render(view(display=("4:57", "4:59", "White to move", "put back 22")))
+    text = screen.text()
+    assert "[4:57 | 4:59 | White to move | put" in text and "back 22]" in text  # wrapped in the panel
+    assert "[" not in render(view()).text().split("Moves:")[0].split("Bob")[1]  # none without one

@@ -314,6 +314,8 @@ class BoardView:
     message: str = ""
     #: The match under way and its score, one line (empty without a match).
     match: str = ""
+    #: What the simulated display beside the board shows, line by line ("" without one).
+    display: tuple[str, ...] = ()
 
 
 # -- event sinks ---------------------------------------------------------------------------
@@ -1606,6 +1608,7 @@ class App:
             hand=hand,
             message=self.message,
             match=self.matches.line(),
+            display=tuple(getattr(self.hardware.display, "lines", ()) or ()),
         )
 
 

@@ -221,6 +221,9 @@ def _render_panel(screen: Screen, view: BoardView) -> None:
     rows.append((f"White: {view.white}", PLAIN))
     if view.match:
         rows.extend((line, Style(bold=True)) for line in _wrap(view.match, PANEL_WIDTH))
+    if view.display:
+        # The simulated display beside the board ([display] driver set): its lines.
+        rows.extend((line, Style((255, 255, 255), (20, 20, 60))) for line in _wrap("[" + " | ".join(view.display) + "]", PANEL_WIDTH))
     for line in _wrap(view.warning, PANEL_WIDTH) if view.warning else []:
         rows.append((line, Style((255, 255, 255), (170, 40, 0), bold=True)))
     for line in _wrap(view.prompt, PANEL_WIDTH) if view.prompt else []:
