@@ -535,17 +535,7 @@ class Link(PeerFollower):
         return {k: v for k, v in body.items() if k not in ("t", "event", "cmd", "ok")}
 
     def _cmd_help(self, now: int, start: int = 0) -> dict[str, Any]:
-        texts = [text for _parser, text in COMMANDS.values()]
-        if start > len(texts):
-            raise LinkError("bad-argument", f"there are {len(texts)} commands", "help")
-        body: dict[str, Any] = {"commands": [], "next": None}
-        for index in range(start, len(texts)):
-            body["commands"].append(texts[index])
-            if not fits({"t": now, "event": "reply", "cmd": "help", "ok": True, **body}):
-                body["commands"].pop()
-                body["next"] = index
-                break
-        return body
+        return dict(_help_page(start))
 
     def _cmd_fen(self, now: int) -> dict[str, Any]:
         game = self._game()
@@ -1045,6 +1035,24 @@ class Link(PeerFollower):
         self._expect = None
         self._said.clear()
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
+
+@cache
+def _help_page(start: int) -> tuple[tuple[str, Any], ...]:
+    """The ``help`` reply from command ``start`` on: as many lines as fit (the commands
+    never change, so each page is worked out once)."""
+    texts = [text for _parser, text in COMMANDS.values()]
+    if start > len(texts):
+        raise LinkError("bad-argument", f"there are {len(texts)} commands", "help")
+    body: dict[str, Any] = {"commands": [], "next": None}
+    for index in range(start, len(texts)):
+        body["commands"].append(texts[index])
+        # The longest reply time a board sends, so that a page fits at any time.
+        if not fits({"t": 10**12, "event": "reply", "cmd": "help", "ok": True, **body}):
+            body["commands"].pop()
+            body["next"] = index
+            break
+    return tuple((key, list(value) if isinstance(value, list) else value) for key, value in body.items())
+
 
 #: Commands that change something; refused on a read-only link.
 CONTROL_COMMANDS = frozenset({"new", "play", "hint", "mode", "referee", "rules", "names", "ballot", "result",

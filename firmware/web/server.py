@@ -49,7 +49,7 @@ IDLE_POLL_S = 1.0
 #: Connections served at once; more get HTTP 503.
 LIMIT_CONNECTIONS = 256
 #: Messages a page may send a second, and in a burst (more wait: see _socket_session).
-PAGE_RATE = 10.0
+PAGE_RATE = 8.0
 PAGE_BURST = 20
 #: The largest WebSocket message a page may send (a command is a line of at most 1 KiB).
 WS_MAX_SIZE = 16 * 1024
