@@ -72,6 +72,11 @@ def test_the_page_shows_24_pieces_at_the_start(browser: Any, live: LiveBoard) ->
     assert page.locator("#board [data-piece]").count() == 24
     # Square 32 (g1, bottom right for Black) is now at the top left: b8 seen from White.
     assert page.locator('#board [data-square="32"]').get_attribute("transform") == "translate(100,0)"
+    # A 360 px wide phone: the board fills the width, nothing runs off the side.
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.wait_for_function("() => document.documentElement.scrollWidth <= 360")
+    width = page.evaluate("() => document.querySelector('#board svg').getBoundingClientRect().width")
+    assert 300 <= width <= 360
     page.close()
 
 
