@@ -336,3 +336,12 @@ def test_rules_of_the_next_game_from_the_socket(board: LiveBoard) -> None:
         error = ws.command("rules english")
         assert error["event"] == "error" and error["code"] == "not-now"
         assert ws.command("rules chess")["code"] == "bad-argument"
+
+
+def test_one_page_cannot_blind_the_others(board: LiveBoard) -> None:
+    with Socket(board.ws_url) as quiet, Socket(board.ws_url) as other:
+        quiet.next()
+        other.next()
+        assert quiet.command("watch off")["watching"] is True
+        assert quiet.command("hands 11-15")["ok"]
+        other.until(lambda m: m.get("event") == "view" and m["board"][14] == "b")

@@ -305,6 +305,10 @@ class WebLink(Link):
         finally:
             self.hub.current = None
 
+    def _cmd_watch(self, now: int, state: str) -> dict[str, Any]:
+        # One page's `watch off` must not blind the others: pages always watch.
+        return {"watching": True}
+
     def _command(self, command: Command, now: int) -> dict[str, Any]:
         if command.name not in QUERIES and not self.hub.may_control(self.hub.current):
             raise LinkError("forbidden", f"{command.name} changes the game: log in with the board's PIN first", command.name)
