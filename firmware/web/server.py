@@ -40,7 +40,7 @@ __all__ = ["WebServer", "ServerError", "page_html"]
 log = logging.getLogger(__name__)
 
 #: Messages a page may have waiting for it before it is disconnected as too slow.
-PAGE_QUEUE = 1024
+PAGE_QUEUE = 256
 #: How often the server looks for lines to send while lines flow; how long lines must
 #: have stopped before it sleeps until woken; its longest sleep.
 POLL_S = 0.005
