@@ -345,3 +345,54 @@ def test_one_page_cannot_blind_the_others(board: LiveBoard) -> None:
         assert quiet.command("watch off")["watching"] is True
         assert quiet.command("hands 11-15")["ok"]
         other.until(lambda m: m.get("event") == "view" and m["board"][14] == "b")
+
+
+@pytest.mark.slow
+def test_a_page_that_does_not_read_is_dropped_and_the_board_goes_on(board: LiveBoard) -> None:
+    """Slow: the kernel's socket buffers on loopback take megabytes before the page's
+    queue fills (about a minute)."""
+    import time
+
+    with Socket(board.ws_url, max_queue=4) as stuck, Socket(board.ws_url) as other:
+        other.next()
+        # Ask for megabytes of replies and read none of them.
+        for _ in range(12_000):
+            stuck.send("help")
+        deadline = time.monotonic() + 120
+        while board.server.hub.pages > 1 and time.monotonic() < deadline:
+            assert other.command("fen", timeout=10)["ok"]  # the board answers meanwhile
+            time.sleep(0.2)
+        assert board.server.hub.pages == 1
+        assert other.command("hands 11-15")["ok"]
+        other.until(lambda m: m.get("event") == "move")
+
+
+def test_a_full_page_queue_disconnects_that_page_only(board: LiveBoard) -> None:
+    import asyncio
+
+    from firmware.web.server import PAGE_QUEUE
+
+    server = board.server
+    with Socket(board.ws_url) as slow, Socket(board.ws_url) as fine:
+        slow.next()
+        fine.next()
+        ids = sorted(server._queues)
+        slow_id = ids[0]
+
+        async def flood() -> None:
+            # As if the slow page's sender were stuck: its queue is full when the next
+            # line for every page comes; that page is dropped, the other gets the line.
+            queue = server._queues[slow_id]
+            while not queue.full():
+                queue.put_nowait('{"event":"filler"}')
+            with server.hub._lock:
+                server.hub._outbox.append((tuple(ids), b'{"event":"notice","message":"to all"}\n'))
+            server._deliver()
+
+        assert server._loop is not None
+        asyncio.run_coroutine_threadsafe(flood(), server._loop).result(5)
+        assert slow_id not in server._queues and len(server._queues) == 1
+        fine.until(lambda m: m.get("event") == "notice" and m["message"] == "to all")
+        assert fine.command("hands 11-15")["ok"]
+        fine.until(lambda m: m.get("event") == "move")
+        assert PAGE_QUEUE >= 64
