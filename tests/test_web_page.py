@@ -153,14 +153,19 @@ def test_a_referee_game_with_a_clock_started_from_the_page_shows_a_caution(brows
     page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Referee')")
     page.wait_for_function("() => /^[0-9]+:[0-9][0-9]$/.test(document.querySelector('[data-clock=\"black\"]').textContent)")
     assert page.locator('[data-clock="white"]').text_content() == "5:00"
-    # Black's clock ticks on the page.
-    first = page.locator('[data-clock="black"]').text_content()
-    page.wait_for_function("(t) => document.querySelector('[data-clock=\"black\"]').textContent !== t", arg=first)
     page.wait_for_function("() => document.querySelector('.name[data-side=\"black\"]').textContent === 'Ann'")
     # Black's time starts with Black's first lift. 11-18 is no move: the referee cautions Black.
     assert page.locator('[data-clock="black"].running').count() == 0
     click(page, 11)
     wait_hand(page, "in hand: black man")
+    page.wait_for_selector('[data-clock="black"].running')
+    # Black's clock ticks on the page.
+    first = page.locator('[data-clock="black"]').text_content()
+    page.wait_for_function("(t) => document.querySelector('[data-clock=\"black\"]').textContent !== t", arg=first)
+    # The arbiter's clock button pauses it, and again resumes it.
+    page.click('[data-press="clock"]')
+    page.wait_for_selector('[data-clock="black"].paused')
+    page.click('[data-press="clock"]')
     page.wait_for_selector('[data-clock="black"].running')
     click(page, 18)
     page.wait_for_selector('#log [data-kind="caution"]')

@@ -415,7 +415,7 @@ class Link(PeerFollower):
         if state is not None:
             black, white, running, paused, _flag = state
             clock = {"black": black, "white": white, "running": running if running and not paused else None,
-                     "paused": paused}
+                     "paused": paused, "side": running or None}
         cautions = None
         if referee is not None:
             cautions = {"black": referee.cautions(BLACK), "white": referee.cautions(WHITE)}

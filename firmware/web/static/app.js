@@ -259,6 +259,8 @@
       if (running) ms -= performance.now() - page.clockAt;
       text(el, formatClock(ms));
       el.classList.toggle("running", running);
+      // Paused: the side whose clock stands still until the arbiter resumes it.
+      el.classList.toggle("paused", !!page.clock.paused && page.clock.side === side);
     }
   }
   setInterval(tickClocks, 200);
