@@ -318,3 +318,15 @@ def test_games_tab_lists_and_replays(browser: Any, live: LiveBoard) -> None:
     page.click('nav a[data-tab="status-page"]')
     page.wait_for_function("() => document.querySelector('#status-list').textContent.includes('sim')")
     page.close()
+
+
+def test_a_draw_offered_by_one_side_and_accepted_by_the_other(browser: Any, live: LiveBoard) -> None:
+    page = open_page(browser, live)
+    page.wait_for_function("() => window.crownhead.commands.size > 0")  # the board's commands known
+    page.click('[data-draw="black"]')
+    page.wait_for_selector('#log [data-kind="draw-offer"]')
+    assert live.state()["state"]["result"] is None
+    page.click('[data-draw="white"]')
+    page.wait_for_function("() => document.querySelector('#result').textContent.includes('1/2-1/2')")
+    assert live.state()["state"]["result"] == "1/2-1/2"
+    page.close()
