@@ -19,6 +19,12 @@ ply deep, finishes almost at once. Within an iteration:
 * **Repetition**: a position that already stood on the board in the game (``history``)
   or earlier on the line being searched scores as a draw, so a winning side looks for
   progress and a losing side for a repetition.
+* **The 40-move rule**: the plies since a man moved or a piece was taken are counted
+  from the game's history on down the tree; a line reaching 80 of them is a draw, so a
+  winning side makes progress in time.
+* **Endgame databases** (``Engine(egdb=...)``, see :mod:`rules.engine.egdb`): a position
+  with few enough pieces gets its exact value, won or lost in so many plies or drawn,
+  without searching below it (English rules with compulsory captures only).
 * **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
   at once and the best move so far is returned. No new iteration starts once more than
   half the time is used, since it would rarely finish.
