@@ -191,7 +191,7 @@ def config_section(name: str) -> Callable[[type[T]], type[T]]:
     """Register a frozen dataclass as the ``[name]`` section."""
 
     def register(cls: type[T]) -> type[T]:
-        if not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
+        if not dataclasses.is_dataclass(cls) or not getattr(cls, "__dataclass_params__").frozen:
             raise TypeError(f"config section {name!r} must be a frozen dataclass")
         for f in dataclasses.fields(cls):
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:

@@ -22,7 +22,7 @@ import heapq
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar, cast
 
 from hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
 from hal.clock import Clock
@@ -44,7 +44,7 @@ def _locked(method: F) -> F:
         with self._lock:
             return method(self, *args, **kwargs)
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)
 
 
 class SimError(Exception):

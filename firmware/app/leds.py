@@ -168,7 +168,8 @@ def _scale(rgb: RGB, factor: float) -> RGB:
     if factor >= 1:
         return rgb
     # Round up so a dim but non-zero colour never vanishes entirely.
-    return tuple(0 if c == 0 else max(1, int(c * factor + 0.5)) for c in rgb)  # type: ignore[return-value]
+    r, g, b = (0 if c == 0 else max(1, int(c * factor + 0.5)) for c in rgb)
+    return (r, g, b)
 
 
 class LedPolicy:

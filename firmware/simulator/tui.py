@@ -18,12 +18,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
 from firmware.simulator.hands import Hands
 from firmware.simulator.keys import KEYS, HandMove, InputError, Press, Quit, Toggle, Typed, key_action, parse_input
 
 if TYPE_CHECKING:
+    import curses
+
     from firmware.app.application import App, BoardView
 
 __all__ = [
@@ -281,20 +284,20 @@ def check_terminal() -> None:
 class _Colours:
     """Maps RGB styles to curses colour pairs, using 256 colours when the terminal has them."""
 
-    def __init__(self, curses_mod: object) -> None:
+    def __init__(self, curses_mod: ModuleType) -> None:
         self.curses = curses_mod
         c = self.curses
-        self.enabled = c.has_colors()  # type: ignore[attr-defined]
+        self.enabled = c.has_colors()
         self.pairs: dict[tuple[int, int], int] = {}
         if self.enabled:
-            c.start_color()  # type: ignore[attr-defined]
+            c.start_color()
             try:
-                c.use_default_colors()  # type: ignore[attr-defined]
+                c.use_default_colors()
                 self.default = -1
-            except c.error:  # type: ignore[attr-defined]
+            except c.error:
                 self.default = 0
-            self.count = c.COLORS  # type: ignore[attr-defined]
-            self.max_pairs = c.COLOR_PAIRS  # type: ignore[attr-defined]
+            self.count = c.COLORS
+            self.max_pairs = c.COLOR_PAIRS
 
     def _index(self, rgb: RGB | None, background: bool) -> int:
         if rgb is None:
@@ -308,28 +311,28 @@ class _Colours:
 
     def attr(self, style: Style) -> int:
         c = self.curses
-        attr = c.A_BOLD if style.bold else 0  # type: ignore[attr-defined]
+        attr = c.A_BOLD if style.bold else 0
         if not self.enabled:
-            return attr | (c.A_REVERSE if style.bg not in (None, WOOD, LIGHT) else 0)  # type: ignore[attr-defined]
+            return attr | (c.A_REVERSE if style.bg not in (None, WOOD, LIGHT) else 0)
         key = (self._index(style.fg, False), self._index(style.bg, True))
         pair = self.pairs.get(key)
         if pair is None:
             if len(self.pairs) + 1 >= self.max_pairs:
                 return attr
             pair = len(self.pairs) + 1
-            c.init_pair(pair, key[0], key[1])  # type: ignore[attr-defined]
+            c.init_pair(pair, key[0], key[1])
             self.pairs[key] = pair
-        return attr | c.color_pair(pair)  # type: ignore[attr-defined]
+        return attr | c.color_pair(pair)
 
 
-def _draw(stdscr: object, screen: Screen, colours: _Colours) -> None:
+def _draw(stdscr: curses.window, screen: Screen, colours: _Colours) -> None:
     for row in range(screen.height):
         for col, text, style in screen.runs(row):
             if row == screen.height - 1 and col + len(text) >= screen.width:
                 text = text[: screen.width - col - 1]  # curses cannot write the last cell
             if text:
                 try:
-                    stdscr.addstr(row, col, text, colours.attr(style))  # type: ignore[attr-defined]
+                    stdscr.addstr(row, col, text, colours.attr(style))
                 except Exception:  # noqa: BLE001 - a resize in the middle of a draw
                     pass
 
@@ -345,13 +348,13 @@ def main(app: App, should_stop: Callable[[], bool] = lambda: False) -> int:
         raise NoTerminalError(f"the terminal cannot run the simulator ({exc}); use --headless") from exc
 
 
-def _loop(stdscr: object, app: App, should_stop: Callable[[], bool]) -> int:
+def _loop(stdscr: curses.window, app: App, should_stop: Callable[[], bool]) -> int:
     import curses
 
     curses.curs_set(0)
     curses.mousemask(curses.BUTTON1_CLICKED | curses.BUTTON1_PRESSED)
     curses.mouseinterval(0)
-    stdscr.keypad(True)  # type: ignore[attr-defined]
+    stdscr.keypad(True)
     colours = _Colours(curses)
     typed = ""
     shown: str | None = None
@@ -359,19 +362,19 @@ def _loop(stdscr: object, app: App, should_stop: Callable[[], bool]) -> int:
     while not should_stop():
         now = app.clock.now_ms()
         app.step(now)
-        height, width = stdscr.getmaxyx()  # type: ignore[attr-defined]
+        height, width = stdscr.getmaxyx()
         screen = render(app.view(), typed, width, height)
         key_frame = screen.text() + repr([screen.runs(r) for r in range(screen.height)])
         if key_frame != shown:
-            stdscr.erase()  # type: ignore[attr-defined]
+            stdscr.erase()
             _draw(stdscr, screen, colours)
-            stdscr.refresh()  # type: ignore[attr-defined]
+            stdscr.refresh()
             shown = key_frame
         deadline = app.next_deadline()
         wait = 50 if deadline is None else max(1, min(50, deadline - app.clock.now_ms()))
-        stdscr.timeout(wait)  # type: ignore[attr-defined]
+        stdscr.timeout(wait)
         try:
-            key = stdscr.get_wch()  # type: ignore[attr-defined]
+            key = stdscr.get_wch()
         except curses.error:
             continue  # timeout: nothing typed
         action: Typed | None = None
