@@ -1,0 +1,178 @@
+"""The board firmware on the real MicroPython interpreter (the unix port), for
+tests/test_mcu_micropython.py. Run as ``micropython tests/mcu_upy_bench.py PICO_DIR``.
+
+Written for MicroPython: no annotations, no f-strings, no CPython-only modules. The
+stand-ins here (a matrix, a stream, a NeoPixel) allocate nothing when the firmware
+calls them, so that ``micropython.heap_lock()`` around the firmware's scan and report
+tests the firmware's own code. Each result is printed as one line for the test to
+check: ``OCC <line>``, ``RX <line>``, ``LED <hex>``, ``STEPS <n>``, ``OK``.
+"""
+
+import sys
+
+
+class Matrix:
+    """The 8 x 4 diode matrix: a column reads low when a closed switch joins it to a
+    row driven low. Occupancy in 4 bytes, byte i bit k = square 8 i + k + 1."""
+
+    def __init__(self, rows, cols):
+        self.rows = rows
+        self.cols = cols
+        self.occ = bytearray(4)
+        self.row_low = bytearray(8)
+
+    def column_low(self, c):
+        for r in range(8):
+            if self.row_low[r]:
+                sq = 4 * r + c
+                if self.occ[sq >> 3] & (1 << (sq & 7)):
+                    return True
+        return False
+
+
+def make_pin_class(matrix):
+    rows = matrix.rows
+    cols = matrix.cols
+
+    class Pin:
+        IN = 0
+        OUT = 1
+        PULL_UP = 1
+        PULL_DOWN = 2
+
+        def __init__(self, id, mode=-1, pull=-1, value=None):
+            self.id = id
+            self.row = -1
+            self.col = -1
+            for i in range(len(rows)):
+                if rows[i] == id:
+                    self.row = i
+            for i in range(len(cols)):
+                if cols[i] == id:
+                    self.col = i
+            self.level = 1
+            self.init(mode, pull, value=value)
+
+        def init(self, mode=-1, pull=-1, value=None):
+            if value is not None:
+                self.value(value)
+
+        def value(self, x=None):
+            if x is None:
+                if self.col >= 0:
+                    return 0 if matrix.column_low(self.col) else 1
+                return self.level
+            self.level = 1 if x else 0
+            if self.row >= 0:
+                matrix.row_low[self.row] = 0 if x else 1
+            return None
+
+    return Pin
+
+
+class Stream:
+    """Bytes in from a queue; bytes out into a preallocated buffer (no allocation)."""
+
+    def __init__(self):
+        self.incoming = bytearray()
+        self.out = bytearray(8192)
+        self.n = 0
+
+    def readinto(self, buf):
+        n = min(len(buf), len(self.incoming))
+        for i in range(n):
+            buf[i] = self.incoming[i]
+        self.incoming = self.incoming[n:]
+        return n
+
+    def write(self, data):
+        for i in range(len(data)):
+            self.out[self.n + i] = data[i]
+        self.n += len(data)
+        return len(data)
+
+    def lines(self):
+        text = bytes(self.out[: self.n])
+        self.n = 0
+        return [x for x in text.split(b"\n") if x]
+
+
+class NeoPixel:
+    ORDER = (1, 0, 2, 3)
+    sent = []
+
+    def __init__(self, pin, n, bpp=3, timing=1):
+        self.pin = pin
+        self.n = n
+        self.bpp = bpp
+        self.buf = bytearray(n * bpp)
+
+    def fill(self, v):
+        for i in range(self.n):
+            for k in range(self.bpp):
+                self.buf[i * self.bpp + self.ORDER[k]] = v[k]
+
+    def write(self):
+        NeoPixel.sent.append(bytes(self.buf))
+
+
+class Ticks:
+    def __init__(self):
+        self.now = 0
+
+    def __call__(self):
+        return self.now
+
+
+def hexs(data):
+    return "".join("%02X" % b for b in data)
+
+
+def main(pico_dir, script):
+    import micropython
+
+    sys.path.insert(0, pico_dir)
+    import crownhead_board as fw
+
+    matrix = Matrix(fw.ROW_PINS, fw.COL_PINS)
+    stream = Stream()
+    ticks = Ticks()
+    board = fw.Board(
+        make_pin_class(matrix),
+        NeoPixel,
+        stream,
+        ticks,
+        heap_lock=micropython.heap_lock,
+        heap_unlock=micropython.heap_unlock,
+    )
+    board.boot()
+    steps = 0
+    # The script: lines of "occ <8 hex>", "send <text>", "wait <ms>", "step <n>".
+    for command in script.split("\n"):
+        if not command:
+            continue
+        verb, _, arg = command.partition(" ")
+        if verb == "occ":
+            value = int(arg, 16)
+            for i in range(4):
+                matrix.occ[i] = (value >> (8 * i)) & 0xFF
+        elif verb == "send":
+            stream.incoming += arg.encode() + b"\n"
+        elif verb == "raw":
+            stream.incoming += bytes(int(arg[i : i + 2], 16) for i in range(0, len(arg), 2))
+        elif verb == "wait":
+            ticks.now = (ticks.now + int(arg)) & ((1 << 30) - 1)
+        elif verb == "step":
+            for _ in range(int(arg)):
+                board.step()
+                steps += 1
+        for line in stream.lines():
+            print("RX " + line.decode())
+    for frame in NeoPixel.sent:
+        print("LED " + hexs(frame))
+    print("STEPS %d" % steps)
+    print("OK")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.stdin.read())

