@@ -431,3 +431,30 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
     assert [m.mask for m in got if hasattr(m, "mask")] == [0, 0x80000001, 0x80000001, 0x80000001, 0xF00F]
     leds = [x[4:] for x in out if x.startswith("LED ")]
     assert bytes.fromhex(leds[-1]) == bytes.fromhex("0201030000FF" * 16)  # GRB on the wire
+
+
+# -- the documentation of the pin plan --------------------------------------------------------
+
+
+def test_docs_pin_table_is_the_firmware_table() -> None:
+    from firmware.mcu import PICO_GROUND_PINS, PICO_HEADER
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
+    section = doc.split("### The Pico firmware", 1)[1].split("\n\n", 2)[2]
+    table = section.split("\n\n", 1)[0]
+    cells: dict[str, tuple[str, str]] = {}
+    for line in table.splitlines()[2:]:
+        parts = [c.strip() for c in line.strip("|").split("|")]
+        for name, gp, pin in (parts[0:3], parts[4:7]):
+            cells[name] = (gp, pin)
+    expected: dict[str, int] = {}
+    for r, gp in enumerate(FW.ROW_PINS):
+        expected[f"matrix row {r} (rank {8 - r})"] = gp
+    for c, gp in enumerate(FW.COL_PINS):
+        expected[f"matrix col {c}"] = gp
+    expected["LED data (to the 74AHCT125)"] = FW.LED_PIN
+    for name, gp in FW.BUTTON_PINS:
+        expected[f"button `{name}`"] = gp
+    for name, gp in expected.items():
+        assert cells.get(name) == (str(gp), str(PICO_HEADER[gp])), name
+    assert cells["ground"][1] == ", ".join(map(str, PICO_GROUND_PINS))

@@ -18,7 +18,14 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-__all__ = ["FIRMWARE_DIR", "FIRMWARE_FILES", "MICROPYTHON_VERSION", "load_firmware"]
+__all__ = [
+    "FIRMWARE_DIR",
+    "FIRMWARE_FILES",
+    "MICROPYTHON_VERSION",
+    "PICO_HEADER",
+    "PICO_GROUND_PINS",
+    "load_firmware",
+]
 
 #: Where the files for the Pico live (inside the installed package too).
 FIRMWARE_DIR = Path(__file__).resolve().parent / "pico"
@@ -27,6 +34,23 @@ FIRMWARE_DIR = Path(__file__).resolve().parent / "pico"
 FIRMWARE_FILES = ("crownhead_board.py", "main.py")
 #: The MicroPython release the firmware is written and checked against.
 MICROPYTHON_VERSION = "1.29"
+
+
+#: Raspberry Pi Pico / Pico 2 header: GP number -> physical pin (1-40). GP23-25 and 29
+#: are used on the module itself and are not on the header.
+PICO_HEADER: dict[int, int] = {
+    **{gp: pin for gp, pin in zip(range(0, 2), (1, 2))},
+    **{gp: pin for gp, pin in zip(range(2, 6), (4, 5, 6, 7))},
+    **{gp: pin for gp, pin in zip(range(6, 10), (9, 10, 11, 12))},
+    **{gp: pin for gp, pin in zip(range(10, 14), (14, 15, 16, 17))},
+    **{gp: pin for gp, pin in zip(range(14, 18), (19, 20, 21, 22))},
+    **{gp: pin for gp, pin in zip(range(18, 22), (24, 25, 26, 27))},
+    22: 29,
+    26: 31,
+    27: 32,
+    28: 34,
+}
+PICO_GROUND_PINS = (3, 8, 13, 18, 23, 28, 33, 38)
 
 
 def load_firmware() -> ModuleType:
