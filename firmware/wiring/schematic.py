@@ -1,0 +1,410 @@
+"""SVG schematics of the three wiring options, drawn with schemdraw from the pin plans.
+
+Every connection to the controller is a net label of the form
+``GPIO17 (pin 11) · matrix row 1 (rank 7)`` (``GP3 (pin 5) · ...`` on a Pico): the pin
+as the code has it, the header pin it is on, and what it is for. :func:`pin_plan` gives
+the same labels straight from the code, and :func:`labels_in_svg` reads them back
+from a drawing, so a test can compare the two.
+
+>>> plan = pin_plan("gpio")
+>>> plan["GPIO4"]
+'GPIO4 (pin 7) · matrix row 0 (rank 8)'
+>>> pin_plan("pico")["GP16"]
+'GP16 (pin 21) · LED data'
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = ["OPTIONS", "TITLES", "pin_plan", "draw", "labels_in_svg", "write_all", "check_all"]
+
+OPTIONS = ("gpio", "shift", "pico")
+TITLES = {
+    "gpio": "Crownhead: 8 x 4 diode matrix on the Raspberry Pi's GPIO (board.backend = gpio)",
+    "shift": "Crownhead: four 74HC165 shift registers on the Raspberry Pi (board.backend = shift)",
+    "pico": "Crownhead: a Raspberry Pi Pico scans the board, USB to the Pi (board.backend = serial)",
+}
+SEP = " · "
+_RANKS = "87654321"
+
+
+def _pi_header(gpio: int) -> int:
+    """The 40-pin header pin of BCM ``gpio`` (gpiozero's board data; all 40-pin Pis agree)."""
+    return _pi_headers()[gpio]
+
+
+@functools.cache
+def _pi_headers() -> dict[int, int]:
+    from gpiozero.pins.mock import MockFactory
+
+    factory = MockFactory()
+    try:
+        out = {}
+        for gpio in range(28):
+            for header, info in factory.board_info.find_pin(f"GPIO{gpio}"):
+                if header.name == "J8":
+                    out[gpio] = int(info.number)
+        return out
+    finally:
+        factory.close()
+
+
+def _role(key: str) -> str:
+    """What a configuration key's pin is for, in words."""
+    m = re.fullmatch(r"matrix\.rows\[(\d)\]", key)
+    if m:
+        r = int(m.group(1))
+        return f"matrix row {r} (rank {_RANKS[r]})"
+    m = re.fullmatch(r"matrix\.cols\[(\d)\]", key)
+    if m:
+        return f"matrix col {m.group(1)}"
+    m = re.fullmatch(r"buttons\.pins\.(\w+)", key)
+    if m:
+        return f"button {m.group(1)}"
+    fixed = {
+        "shift.load_pin": "74HC165 SH/LD",
+        "shift.clock_pin": "74HC165 CLK",
+        "shift.data_pin": "74HC165 QH (data)",
+        "lights.data_pin": "LED data",
+    }
+    # A pin another part of the board claims (a display, a buzzer...): its key says it.
+    return fixed.get(key, key)
+
+
+def pin_plan(option: str) -> dict[str, str]:
+    """Pin name -> net label, for every pin ``option`` uses, straight from the code."""
+    if option == "pico":
+        from firmware.mcu import PICO_HEADER, load_firmware
+
+        fw = load_firmware()
+        pins: list[tuple[str, int]] = []
+        pins += [(f"matrix.rows[{r}]", gp) for r, gp in enumerate(fw.ROW_PINS)]
+        pins += [(f"matrix.cols[{c}]", gp) for c, gp in enumerate(fw.COL_PINS)]
+        pins.append(("lights.data_pin", fw.LED_PIN))
+        pins += [(f"buttons.pins.{name}", gp) for name, gp in fw.BUTTON_PINS]
+        return {f"GP{gp}": f"GP{gp} (pin {PICO_HEADER[gp]}){SEP}{_role(key)}" for key, gp in pins}
+    if option not in ("gpio", "shift"):
+        raise ValueError(f"unknown wiring option {option!r} (choose from {', '.join(OPTIONS)})")
+    from firmware.config import default_config, used_pins
+
+    config = default_config()
+    out = {}
+    for key, gpio in used_pins(config, option):
+        out[f"GPIO{gpio}"] = f"GPIO{gpio} (pin {_pi_header(gpio)}){SEP}{_role(key)}"
+    return out
+
+
+def _by_role(plan: dict[str, str], prefix: str) -> list[str]:
+    return [label for label in plan.values() if label.split(SEP, 1)[1].startswith(prefix)]
+
+
+# -- drawing ---------------------------------------------------------------------------------
+
+
+@contextmanager
+def _drawing() -> Iterator[Any]:
+    import schemdraw
+
+    from schemdraw.backends import svg
+
+    schemdraw.use("svg")
+    # Text as <text> elements, not glyph paths (with ziamath installed schemdraw would
+    # draw paths): the labels stay readable, searchable and checkable in the file.
+    svg.config.text = "text"
+    drawing = schemdraw.Drawing(show=False, canvas="svg")
+    drawing.config(unit=2, fontsize=11, lw=1.2, font="sans-serif")
+    yield drawing
+
+
+def _tag(d: Any, xy: tuple[float, float], text: str, *, left: bool = True) -> None:
+    """A net label ending at ``xy``: the wire goes off to the controller pin it names."""
+    import schemdraw.elements as elm
+
+    d.add(elm.Tag(width=len(text) * 0.19 + 0.6).at(xy).theta(180 if left else 0).label(text, fontsize=10))
+
+
+def _text(d: Any, xy: tuple[float, float], text: str, size: float = 10, halign: str = "left") -> None:
+    import schemdraw.elements as elm
+
+    d.add(elm.Label().at(xy).label(text, fontsize=size, halign=halign))
+
+
+def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> None:
+    """The 8 x 4 matrix: column -> reed switch -> diode (band towards the row) -> row."""
+    import schemdraw.elements as elm
+
+    from hal.squares import square_name
+
+    w, h = 5.0, 2.4
+    right = x0 + 4 * w + 0.5
+    for r in range(8):
+        y = y0 - r * h
+        d.add(elm.Line().at((x0, y)).to((right, y)))
+        _tag(d, (x0, y), rows[r])
+    top = y0 + 1.6
+    for c in range(4):
+        x = x0 + 1.0 + c * w
+        d.add(elm.Line().at((x, top)).to((x, y0 - 7 * h + 1.2)))
+        # Column c's label sits higher than every column left of it: no label crosses a wire.
+        d.add(elm.Line().at((x, top)).to((x, top + 0.6 + 0.9 * c)))
+        _tag(d, (x, top + 0.6 + 0.9 * c), cols[c])
+        for r in range(8):
+            y = y0 - r * h
+            sq = 4 * r + c + 1
+            start = (x, y + 1.2)
+            d.add(elm.Dot(radius=0.08).at(start))
+            d.add(elm.SwitchReed().at(start).right().length(1.9).scale(0.7))
+            d.add(elm.Diode().right().length(1.6).scale(0.7))
+            end = d.here
+            d.add(elm.Line().down().to((end[0], y)))
+            d.add(elm.Dot(radius=0.08))
+            _text(d, (start[0] + 0.2, y + 1.75), f"{sq} {square_name(sq)}", size=8)
+
+
+def _leds(d: Any, data_label: str, x0: float, y0: float, supply: str) -> None:
+    """Data pin -> 74AHCT125 gate 1 -> 330 ohm -> DIN of pixel 0; 1000 uF at the strip."""
+    import schemdraw.elements as elm
+
+    ic = d.add(
+        elm.Ic(
+            pins=[
+                elm.IcPin(name="1A", pin="2", side="L"),
+                elm.IcPin(name="1OE", pin="1", side="B", pos=0.25),
+                elm.IcPin(name="GND", pin="7", side="B", pos=0.75),
+                elm.IcPin(name="1Y", pin="3", side="R"),
+                elm.IcPin(name="VCC", pin="14", side="R"),
+            ],
+            size=(3.6, 3.4),
+            pinspacing=0.8,
+            edgepadH=0.6,
+        )
+        .right()
+        .at((x0, y0))
+        .anchor("1A")
+        .label("74AHCT125", loc="top", fontsize=10)
+    )
+    a = ic.absanchors
+    _tag(d, a["1A"], data_label)
+    d.add(elm.Line().at(a["1OE"]).down().length(0.4))
+    d.add(elm.Ground())
+    d.add(elm.Line().at(a["GND"]).down().length(0.4))
+    d.add(elm.Ground())
+    d.add(elm.Line().at(a["VCC"]).right().length(0.8))
+    d.add(elm.Vdd().label(supply, fontsize=10))
+    d.add(elm.Resistor().at(a["1Y"]).right().length(3).label("330 Ω", fontsize=10))
+    din = d.here
+    strip = d.add(
+        elm.Ic(
+            pins=[
+                elm.IcPin(name="DIN", side="L"),
+                elm.IcPin(name="+5V", side="T"),
+                elm.IcPin(name="GND", side="B"),
+            ],
+            size=(4.2, 2.2),
+        )
+        .right()
+        .at(din)
+        .anchor("DIN")
+        .label("WS2812B x 32\n(square 1 first)", fontsize=10)
+    )
+    s = strip.absanchors
+    d.add(elm.Line().at(s["+5V"]).up().length(0.6))
+    plus = d.here
+    d.add(elm.Vdd().label(supply, fontsize=10))
+    d.add(elm.Line().at(s["GND"]).down().length(0.6))
+    minus = d.here
+    d.add(elm.Ground())
+    cx = s["+5V"][0] + 3.0
+    d.add(elm.Line().at(plus).to((cx, plus[1])))
+    d.add(elm.Capacitor(polar=True).down().to((cx, minus[1])).label("1000 µF", loc="bottom", fontsize=10))
+    d.add(elm.Line().to(minus))
+
+
+def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
+    """Each button from its pin to ground; the internal pull-up holds the pin high."""
+    import schemdraw.elements as elm
+
+    for i, label in enumerate(labels):
+        y = y0 - i * 1.6
+        d.add(elm.Button().at((x0, y)).right().length(1.8).scale(0.8))
+        d.add(elm.Line().down().length(0.4))
+        d.add(elm.Ground())
+        _tag(d, (x0, y), label)
+
+
+def _others(d: Any, labels: list[str], x0: float, y0: float) -> None:
+    """Pins that other parts of the board claim (display, buzzer...), as named wires."""
+    import schemdraw.elements as elm
+
+    for i, label in enumerate(labels):
+        y = y0 - i * 1.2
+        d.add(elm.Line().at((x0, y)).right().length(2))
+        _tag(d, (x0, y), label)
+        _text(d, (x0 + 2.2, y), "to " + label.split(SEP, 1)[1], size=9)
+
+
+def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
+    """Chip 4 on the left shifts into chip 3 ... chip 1, whose QH goes to the Pi."""
+    import schemdraw.elements as elm
+
+    load = _by_role(plan, "74HC165 SH/LD")[0]
+    clock = _by_role(plan, "74HC165 CLK")[0]
+    data = _by_role(plan, "74HC165 QH")[0]
+    letters = "HGFEDCBA"
+    previous_qh: tuple[float, float] | None = None
+    for k, chip in enumerate((4, 3, 2, 1)):
+        x = x0 + k * 10.0
+        first = 8 * (chip - 1) + 1
+        pins = [elm.IcPin(name=letters[i], side="T", pin=str(first + i)) for i in range(8)]
+        pins += [  # left side, listed bottom to top
+            elm.IcPin(name="CLK INH", side="L", pin="15"),
+            elm.IcPin(name="CLK", side="L", pin="2"),
+            elm.IcPin(name="SH/LD", side="L", pin="1"),
+            elm.IcPin(name="SER", side="L", pin="10"),
+            elm.IcPin(name="QH", side="R", pin="9"),
+        ]
+        ic = d.add(
+            elm.Ic(pins=pins, size=(7.0, 3.6), pinspacing=0.8, edgepadW=0.4)
+            .right()
+            .at((x, y0))
+            .label(f"74HC165 #{chip}: squares {first}-{first + 7}", loc="bottom", fontsize=10)
+        )
+        a = ic.absanchors
+        if previous_qh is None:
+            d.add(elm.Line().at(a["SER"]).left().length(0.8))
+            d.add(elm.Vdd().label("3.3 V", fontsize=10))
+        else:
+            d.add(elm.Wire("z", k=0.8).at(previous_qh).to(a["SER"]))
+        for name in ("SH/LD", "CLK"):
+            d.add(elm.Line().at(a[name]).left().length(0.8))
+            _text(d, d.here, name, size=8, halign="right")
+        d.add(elm.Line().at(a["CLK INH"]).left().length(0.5))
+        d.add(elm.Line().down().length(0.3))
+        d.add(elm.Ground())
+        previous_qh = a["QH"]
+    assert previous_qh is not None
+    d.add(elm.Line().at(previous_qh).right().length(1.0))
+    _tag(d, d.here, data, left=False)
+    # SH/LD and CLK: one net each, to every chip.
+    _tag(d, (x0, y0 - 4.6), load)
+    d.add(elm.Line().at((x0, y0 - 4.6)).right().length(2))
+    _text(d, d.here, "SH/LD of all four chips (pin 1)", size=9)
+    _tag(d, (x0, y0 - 5.6), clock)
+    d.add(elm.Line().at((x0, y0 - 5.6)).right().length(2))
+    _text(d, d.here, "CLK of all four chips (pin 2)", size=9)
+    # One input in detail; the other 31 are the same.
+    detail_x, detail_y = x0, y0 + 6.0
+    _text(d, (detail_x, detail_y + 3.4), "every input A-H of every chip (32 in all; the number above an input is its square):", size=10)
+    d.add(elm.Vdd().at((detail_x + 1, detail_y + 2.4)).label("3.3 V", fontsize=10))
+    d.add(elm.Resistor().at((detail_x + 1, detail_y + 2.4)).down().length(1.8).label("10 kΩ", fontsize=10))
+    node = d.here
+    d.add(elm.Dot())
+    d.add(elm.Line().right().length(1.2))
+    _text(d, d.here, "to the input (closed = low = occupied)", size=9)
+    d.add(elm.SwitchReed().at(node).down().length(1.8).label("reed", loc="bottom", fontsize=9))
+    d.add(elm.Ground())
+    _text(d, (detail_x + 14, detail_y + 2.2), "100 nF from VCC (pin 16, 3.3 V) to GND (pin 8) at each chip.", size=9)
+    _text(d, (detail_x + 14, detail_y + 1.4), "The Pi reads H of chip 1 first: the n-th bit (from 0) is square n + 1.", size=9)
+    _text(d, (detail_x + 14, detail_y + 0.6), "8 more bits follow, shifted in from SER of chip 4: ones, or the chain is broken.", size=9)
+
+
+def draw(option: str) -> bytes:
+    """The schematic of ``option`` as SVG bytes (deterministic for a given pin plan)."""
+    return _draw(option, tuple(pin_plan(option).items()))
+
+
+@functools.lru_cache(maxsize=16)
+def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
+    import schemdraw.elements as elm
+
+    plan = dict(plan_items)
+    with _drawing() as d:
+        _text(d, (-9.0, 5.5), TITLES[option], size=14)
+        note = {
+            "gpio": "Net labels name the Pi's BCM GPIO and its header pin. Columns have the Pi's internal pull-ups; one row is driven low at a time.",
+            "shift": "Net labels name the Pi's BCM GPIO and its header pin. Power the 74HC165s from 3.3 V so that QH is safe for the Pi.",
+            "pico": "Net labels name the Pico's GP pin and its header pin. USB to the Pi carries protocol v1 and powers the Pico (VBUS, pin 40).",
+        }[option]
+        _text(d, (-9.0, 4.5), note, size=10)
+        if option in ("gpio", "pico"):
+            _matrix(d, _by_role(plan, "matrix row"), _by_role(plan, "matrix col"), 0.0, -2.0)
+            bottom = -2.0 - 7 * 2.4 - 3.0
+        else:
+            _shift_chain(d, plan, 0.0, -6.0)
+            bottom = -6.0 - 8.0
+        supply = "5 V (VBUS)" if option == "pico" else "5 V"
+        _text(d, (-9.0, bottom + 1.2), "LEDs (one under each dark square, daisy-chained):", size=10)
+        _leds(d, _by_role(plan, "LED data")[0], 0.0, bottom - 1.0, supply)
+        buttons = _by_role(plan, "button")
+        _text(d, (-9.0, bottom - 5.5), "Buttons (each to ground; internal pull-up):", size=10)
+        _buttons(d, buttons, 0.0, bottom - 6.5)
+        known = ("matrix", "74HC165", "LED data", "button")
+        others = [v for v in plan.values() if not v.split(SEP, 1)[1].startswith(known)]
+        y = bottom - 6.5 - len(buttons) * 1.6 - 0.8
+        if others:
+            _text(d, (-9.0, y), "Other parts on the controller's pins:", size=10)
+            _others(d, others, 0.0, y - 1.0)
+            y -= 1.0 + len(others) * 1.2
+        if option == "pico":
+            _text(d, (-9.0, y - 0.6), "USB (micro-USB on a Pico, USB-C on some clones) to the Raspberry Pi: serial protocol v1, 5 V for the Pico and the LEDs (see the power budget).", size=10)
+        d.add(elm.Gap().at((-9.5, y - 1.4)).right().length(0.1))
+        svg = d.get_imagedata("svg")
+    return bytes(svg)
+
+
+_LABEL = re.compile(r"((?:GPIO|GP)\d+) \(pin \d+\) · [^<]*")
+
+
+def labels_in_svg(svg: bytes) -> dict[str, str]:
+    """The net labels of a drawing, pin name -> label (each pin must appear once).
+
+    >>> labels_in_svg('<text>GP3 (pin 5) · matrix row 1 (rank 7)</text>'.encode())
+    {'GP3': 'GP3 (pin 5) · matrix row 1 (rank 7)'}
+    """
+    import html
+
+    text = html.unescape(svg.decode("utf-8"))
+    out: dict[str, str] = {}
+    for m in _LABEL.finditer(text):
+        label = m.group(0).strip()
+        if m.group(1) in out and out[m.group(1)] != label:
+            raise ValueError(f"pin {m.group(1)} is labelled twice: {out[m.group(1)]!r} and {label!r}")
+        out[m.group(1)] = label
+    return out
+
+
+def svg_path(directory: Path, option: str) -> Path:
+    return directory / f"{option}.svg"
+
+
+def write_all(directory: Path) -> list[Path]:
+    """Draw every option into ``directory`` (``docs/schematics``); returns the files."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for option in OPTIONS:
+        path = svg_path(directory, option)
+        path.write_bytes(draw(option))
+        paths.append(path)
+    return paths
+
+
+def check_all(directory: Path) -> list[str]:
+    """What is out of date in ``directory``: one line per drawing that differs or is missing."""
+    problems = []
+    for option in OPTIONS:
+        path = svg_path(directory, option)
+        if not path.is_file():
+            problems.append(f"{path}: missing")
+            continue
+        on_disk = path.read_bytes()
+        if labels_in_svg(on_disk) != pin_plan(option):
+            problems.append(f"{path}: its pins are not the pin plan in the code")
+        elif on_disk != draw(option):
+            problems.append(f"{path}: differs from a fresh drawing")
+    return problems

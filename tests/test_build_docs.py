@@ -1,0 +1,55 @@
+"""docs/build.md: its figures come from the code, its commands and links exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from firmware.cli import build_parser
+from hal.lights import estimate_current_ma
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+BUILD = (DOCS / "build.md").read_text()
+
+
+def _white(pixels: int) -> dict:
+    if pixels == 32:
+        return {s: (255, 255, 255) for s in range(1, 33)}
+    return {(r, c): (255, 255, 255) for r in range(8) for c in range(8)}
+
+
+def test_power_table_is_the_code_estimate() -> None:
+    rows = re.findall(r"^\| (32|64) \| ([\d.]+)(?: \(default\))? \| (\d+) mA \|", BUILD, re.M)
+    assert len(rows) == 5
+    for pixels, cap, ma in rows:
+        assert round(estimate_current_ma(_white(int(pixels)), float(cap), int(pixels))) == int(ma)
+
+
+def test_relative_links_exist() -> None:
+    for doc in ("build.md", "hardware.md"):
+        text = (DOCS / doc).read_text()
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", text):
+            assert (DOCS / target).exists(), f"{doc}: link to missing {target}"
+
+
+def test_anchors_exist() -> None:
+    hardware = (DOCS / "hardware.md").read_text()
+    headings = {
+        re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
+        for h in re.findall(r"^#+ (.+)$", hardware, re.M)
+    }
+    for anchor in re.findall(r"\(hardware\.md#([^)]+)\)", BUILD):
+        assert anchor in headings, anchor
+
+
+def test_every_crownhead_command_named_exists() -> None:
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    named = set(re.findall(r"`crownhead ([a-z]+)", BUILD))
+    assert named and named <= commands, named - commands
+
+
+def test_estimates_are_marked_and_measurable() -> None:
+    assert "*estimate*" in BUILD
+    section = BUILD.split("## Figures to measure on a real board", 1)[1]
+    assert section.count("\n| ") >= 5 and "crownhead" in section
