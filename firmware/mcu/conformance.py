@@ -189,7 +189,7 @@ class EmulatorTarget(_PtyRigTarget):
 
     def leds(self) -> list[RGB] | None:
         current = self.sim.lights.current
-        return [current.get(s, (0, 0, 0)) for s in range(1, 33)]  # type: ignore[misc]
+        return [current.get(s, (0, 0, 0)) for s in range(1, 33)]
 
 
 class FirmwareTarget(_PtyRigTarget):

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["OPTIONS", "TITLES", "pin_plan", "draw", "labels_in_svg", "write_all", "check_all"]
 
@@ -129,7 +129,13 @@ def _tag(d: Any, xy: tuple[float, float], text: str, *, left: bool = True) -> No
     d.add(elm.Tag(width=len(text) * 0.19 + 0.6).at(xy).theta(180 if left else 0).label(text, fontsize=10))
 
 
-def _text(d: Any, xy: tuple[float, float], text: str, size: float = 10, halign: str = "left") -> None:
+def _text(
+    d: Any,
+    xy: tuple[float, float],
+    text: str,
+    size: float = 10,
+    halign: Literal["left", "center", "right"] = "left",
+) -> None:
     import schemdraw.elements as elm
 
     d.add(elm.Label().at(xy).label(text, fontsize=size, halign=halign))
