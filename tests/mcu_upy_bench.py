@@ -174,5 +174,72 @@ def main(pico_dir, script):
     print("OK")
 
 
+class _Module:
+    pass
+
+
+class _Mem32:
+    def __init__(self):
+        self.words = {}
+
+    def __getitem__(self, address):
+        return self.words.get(address, 0)
+
+    def __setitem__(self, address, value):
+        self.words[address] = value
+
+
+def install_standins(occupancy):
+    """``machine`` and ``neopixel`` for the firmware's own ``main()``: the matrix holds
+    ``occupancy``; LED frames go to stderr as ``LED <hex>`` lines."""
+    rows = (2, 3, 4, 5, 6, 7, 8, 9)  # checked against the firmware's table below
+    cols = (10, 11, 12, 13)
+    matrix = Matrix(rows, cols)
+    for i in range(4):
+        matrix.occ[i] = (occupancy >> (8 * i)) & 0xFF
+
+    class WDT:
+        def __init__(self, id=0, timeout=5000):
+            if not 1 <= timeout <= 8388:
+                raise ValueError("timeout")
+            self.timeout = timeout
+
+        def feed(self):
+            pass
+
+    def bitstream(pin, encoding, timing, buf):
+        sys.stderr.write("LED " + hexs(buf) + "\n")
+
+    machine = _Module()
+    machine.Pin = make_pin_class(matrix)
+    machine.WDT = WDT
+    machine.mem32 = _Mem32()
+    machine.bitstream = bitstream
+
+    class Pixels(NeoPixel):
+        def write(self):
+            bitstream(self.pin, 0, (400, 850, 800, 450), self.buf)
+
+    neopixel = _Module()
+    neopixel.NeoPixel = Pixels
+    sys.modules["machine"] = machine
+    sys.modules["neopixel"] = neopixel
+    return rows, cols
+
+
+def run_main(pico_dir, occupancy):
+    """The firmware's own main(): USB is this process's stdin and stdout."""
+    rows, cols = install_standins(occupancy)
+    sys.path.insert(0, pico_dir)
+    import crownhead_board
+
+    if crownhead_board.ROW_PINS != rows or crownhead_board.COL_PINS != cols:
+        raise SystemExit("the bench's matrix pins are not the firmware's")
+    crownhead_board.main()
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.stdin.read())
+    if len(sys.argv) > 3 and sys.argv[2] == "--main":
+        run_main(sys.argv[1], int(sys.argv[3], 16))
+    else:
+        main(sys.argv[1], sys.stdin.read())

@@ -458,3 +458,56 @@ def test_docs_pin_table_is_the_firmware_table() -> None:
     for name, gp in expected.items():
         assert cells.get(name) == (str(gp), str(PICO_HEADER[gp])), name
     assert cells["ground"][1] == ", ".join(map(str, PICO_GROUND_PINS))
+
+
+def test_main_on_micropython_over_a_pty() -> None:
+    """The firmware's own ``main()`` on the MicroPython interpreter, its USB stream
+    being the interpreter's stdin and stdout on a pty: the real serial backend talks to
+    it, then the conformance check does."""
+    import os
+    import tty
+
+    from firmware.mcu.conformance import PortTarget, run_checks
+    from hal.clock import MonotonicClock
+    from hal.serial_board import SerialBoard
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    path = os.ttyname(slave)
+    bench = Path(__file__).with_name("mcu_upy_bench.py")
+    proc = subprocess.Popen(
+        [_micropython(), str(bench), str(FIRMWARE_DIR), "--main", "80000011"],
+        stdin=master, stdout=master, stderr=subprocess.PIPE,
+    )
+    try:
+        pi = SerialBoard(path, MonotonicClock(), brightness=1.0)
+        pi.start()
+        try:
+            end = time.monotonic() + 10
+            while time.monotonic() < end and not (
+                pi.firmware and pi.sensors.snapshot() == mask_of([1, 5, 32])
+            ):
+                time.sleep(0.01)
+            assert (pi.firmware or "").startswith("crownhead-pico 1.0 scan_hz=")
+            assert pi.sensors.snapshot() == mask_of([1, 5, 32])
+            pi.lights.show({1: (255, 0, 0), 32: (0, 0, 9)})
+            time.sleep(0.3)
+            assert pi.connected and pi.garbled == 0 and pi.board_errors == 0
+        finally:
+            pi.close()
+        target = PortTarget(path)
+        try:
+            time.sleep(1.2)  # past the first one-second window: scan_hz is measured
+            report = run_checks(target, answer_ms=150, only=["hello", "occ", "bad", "256", "split"])
+        finally:
+            target.close()
+        assert report.ok, report.text()
+        rate = int((report.firmware or "").rsplit("scan_hz=", 1)[1])
+        assert rate > 0, report.firmware
+    finally:
+        proc.terminate()
+        stderr = proc.communicate(timeout=10)[1].decode()
+        os.close(master)
+        os.close(slave)
+    frames = [line[4:] for line in stderr.splitlines() if line.startswith("LED ")]
+    assert any(f.startswith("00FF00") and f.endswith("000009") for f in frames), frames[-3:]

@@ -35,7 +35,7 @@ def test_plans_cover_every_pin_the_software_uses() -> None:
     from firmware.config import default_config, used_pins
 
     for option in ("gpio", "shift"):
-        assert set(pin_plan(option)) == {f"GPIO{p}" for _, p in used_pins(default_config(), option)}
+        assert set(pin_plan(option)) == {f"GPIO{p}" for _, p in used_pins(schematic._pi_config(), option)}
     fw = load_firmware()
     pico = set(fw.ROW_PINS) | set(fw.COL_PINS) | {fw.LED_PIN} | {p for _, p in fw.BUTTON_PINS}
     assert set(pin_plan("pico")) == {f"GP{p}" for p in pico}

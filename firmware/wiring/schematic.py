@@ -91,13 +91,34 @@ def pin_plan(option: str) -> dict[str, str]:
         return {f"GP{gp}": f"GP{gp} (pin {PICO_HEADER[gp]}){SEP}{_role(key)}" for key, gp in pins}
     if option not in ("gpio", "shift"):
         raise ValueError(f"unknown wiring option {option!r} (choose from {', '.join(OPTIONS)})")
-    from firmware.config import default_config, used_pins
+    from firmware.config import used_pins
+
+    out = {}
+    seen: dict[str, int] = {}
+    for key, gpio in used_pins(_pi_config(), option):
+        role = _role(key)
+        if key == "display.port":  # the I2C bus: SDA first, then SCL
+            role = ("OLED SDA", "OLED SCL")[seen.get(key, 0)] + " (optional display, I2C)"
+        elif key == "buzzer.pin":
+            role = "buzzer (optional)"
+        seen[key] = seen.get(key, 0) + 1
+        out[f"GPIO{gpio}"] = f"GPIO{gpio} (pin {_pi_header(gpio)}){SEP}{role}"
+    return out
+
+
+def _pi_config() -> Any:
+    """The default configuration, with the optional parts it knows switched on so that
+    the drawing shows where they go."""
+    from firmware.config import ConfigError, default_config
 
     config = default_config()
-    out = {}
-    for key, gpio in used_pins(config, option):
-        out[f"GPIO{gpio}"] = f"GPIO{gpio} (pin {_pi_header(gpio)}){SEP}{_role(key)}"
-    return out
+    for section, changes in (("display", {"driver": "ssd1306"}), ("buzzer", {"kind": "passive"})):
+        if section in config.sections:
+            try:
+                config = config.replace(section, **changes)
+            except ConfigError:
+                pass  # the part does not fit beside the defaults: left out of the drawing
+    return config
 
 
 def _by_role(plan: dict[str, str], prefix: str) -> list[str]:
@@ -244,15 +265,60 @@ def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
         _tag(d, (x0, y), label)
 
 
-def _others(d: Any, labels: list[str], x0: float, y0: float) -> None:
-    """Pins that other parts of the board claim (display, buzzer...), as named wires."""
+def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
+    """Pins other parts of the board claim: the optional OLED on I2C and the buzzer are
+    drawn; anything else is a named wire. Returns the lowest y used."""
     import schemdraw.elements as elm
 
-    for i, label in enumerate(labels):
-        y = y0 - i * 1.2
+    y = y0
+    sda = [v for v in labels if "OLED SDA" in v]
+    scl = [v for v in labels if "OLED SCL" in v]
+    if sda and scl:
+        oled = d.add(
+            elm.Ic(
+                pins=[
+                    elm.IcPin(name="SCL", side="L"),
+                    elm.IcPin(name="SDA", side="L"),
+                    elm.IcPin(name="VCC", side="R"),
+                    elm.IcPin(name="GND", side="R"),
+                ],
+                size=(3.6, 2.0),
+                pinspacing=0.8,
+            )
+            .right()
+            .at((x0 + 1.0, y))
+            .anchor("SDA")
+            .label("SSD1306 / SH1106\n128 x 64 OLED, I2C", loc="bottom", fontsize=9)
+        )
+        a = oled.absanchors
+        d.add(elm.Line().at(a["SDA"]).left().length(1.0))
+        _tag(d, d.here, sda[0])
+        d.add(elm.Line().at(a["SCL"]).left().length(1.0))
+        _tag(d, d.here, scl[0])
+        d.add(elm.Line().at(a["VCC"]).right().length(0.6))
+        d.add(elm.Vdd().label("3.3 V", fontsize=10))
+        d.add(elm.Line().at(a["GND"]).right().length(0.6))
+        d.add(elm.Line().down().length(0.3))
+        d.add(elm.Ground())
+        _text(d, (x0 + 9.0, y), "the module's own pull-ups serve the I2C bus", size=9)
+        y -= 3.6
+    for label in labels:
+        if label in sda or label in scl:
+            continue
+        if "buzzer" in label:
+            d.add(elm.Resistor().at((x0, y)).right().length(2.2).scale(0.8).label("100 Ω", fontsize=9))
+            d.add(elm.Speaker().right().label("piezo", loc="top", fontsize=9))
+            d.add(elm.Line().down().length(0.5))
+            d.add(elm.Ground())
+            _tag(d, (x0, y), label)
+            _text(d, (x0 + 7.0, y - 0.8), "a passive piezo; an active 5 V buzzer needs an NPN transistor", size=9)
+            y -= 2.4
+            continue
         d.add(elm.Line().at((x0, y)).right().length(2))
         _tag(d, (x0, y), label)
         _text(d, (x0 + 2.2, y), "to " + label.split(SEP, 1)[1], size=9)
+        y -= 1.2
+    return y
 
 
 def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
@@ -355,8 +421,7 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
         y = bottom - 6.5 - len(buttons) * 1.6 - 0.8
         if others:
             _text(d, (-9.0, y), "Other parts on the controller's pins:", size=10)
-            _others(d, others, 0.0, y - 1.0)
-            y -= 1.0 + len(others) * 1.2
+            y = _others(d, others, 0.0, y - 1.4)
         if option == "pico":
             _text(d, (-9.0, y - 0.6), "USB (micro-USB on a Pico, USB-C on some clones) to the Raspberry Pi: serial protocol v1, 5 V for the Pico and the LEDs (see the power budget).", size=10)
         d.add(elm.Gap().at((-9.5, y - 1.4)).right().length(0.1))
