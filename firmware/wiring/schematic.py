@@ -201,9 +201,9 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, supply: str) -> None:
     ic = d.add(
         elm.Ic(
             pins=[
+                elm.IcPin(name="1OE", pin="1", side="L"),
                 elm.IcPin(name="1A", pin="2", side="L"),
-                elm.IcPin(name="1OE", pin="1", side="B", pos=0.25),
-                elm.IcPin(name="GND", pin="7", side="B", pos=0.75),
+                elm.IcPin(name="GND", pin="7", side="B"),
                 elm.IcPin(name="1Y", pin="3", side="R"),
                 elm.IcPin(name="VCC", pin="14", side="R"),
             ],
@@ -218,7 +218,8 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, supply: str) -> None:
     )
     a = ic.absanchors
     _tag(d, a["1A"], data_label)
-    d.add(elm.Line().at(a["1OE"]).down().length(0.4))
+    d.add(elm.Line().at(a["1OE"]).left().length(0.5))
+    d.add(elm.Line().down().length(0.3))
     d.add(elm.Ground())
     d.add(elm.Line().at(a["GND"]).down().length(0.4))
     d.add(elm.Ground())
@@ -279,8 +280,8 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
                 pins=[
                     elm.IcPin(name="SCL", side="L"),
                     elm.IcPin(name="SDA", side="L"),
-                    elm.IcPin(name="VCC", side="R"),
                     elm.IcPin(name="GND", side="R"),
+                    elm.IcPin(name="VCC", side="R"),
                 ],
                 size=(3.6, 2.0),
                 pinspacing=0.8,
