@@ -3,37 +3,40 @@ reference emulator: the two must not disagree, and both must follow docs/hardwar
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from firmware.mcu.conformance import CHECKS, EmulatorTarget, FirmwareTarget, Target, run_checks
+from firmware.mcu.conformance import CHECKS, EmulatorTarget, FirmwareTarget, Report, Target, run_checks
+
+MAKERS = {"emulator": EmulatorTarget, "firmware": FirmwareTarget}
 
 
-@pytest.fixture(params=["emulator", "firmware"])
-def target(request: pytest.FixtureRequest) -> Iterator[Target]:
-    t: Target = EmulatorTarget() if request.param == "emulator" else FirmwareTarget()
-    yield t
-    t.close()
+@pytest.fixture(scope="module")
+def reports() -> dict[str, Report]:
+    out = {}
+    for name, make in MAKERS.items():
+        target: Target = make()
+        try:
+            out[name] = run_checks(target)
+        finally:
+            target.close()
+    return out
 
 
-def test_every_check_passes(target: Target) -> None:
-    report = run_checks(target)
+@pytest.mark.parametrize("name", MAKERS)
+def test_every_check_passes(reports: dict[str, Report], name: str) -> None:
+    report = reports[name]
     assert report.ok, report.text()
     assert [r.status for r in report.results] == ["pass"] * len(CHECKS), report.text()
     assert report.firmware
 
 
-def test_firmware_and_emulator_answer_alike() -> None:
+def test_firmware_and_emulator_answer_alike(reports: dict[str, Report]) -> None:
     """Beyond pass/fail: the same detail for every check that does not name the board."""
-    details = []
-    for make in (EmulatorTarget, FirmwareTarget):
-        t = make()
-        try:
-            details.append([(r.name, r.status, r.detail) for r in run_checks(t).results if r.name != "hello"])
-        finally:
-            t.close()
-    assert details[0] == details[1]
+    emulator, firmware = (
+        [(r.name, r.status, r.detail) for r in reports[n].results if r.name != "hello"]
+        for n in ("emulator", "firmware")
+    )
+    assert emulator == firmware
 
 
 def test_a_broken_board_fails_the_checks() -> None:
