@@ -233,10 +233,11 @@ class GameRig:
         self.wiring = MatrixWiring(FW.ROW_PINS, FW.COL_PINS)
         self.bench = Bench(self.wiring, self.clock)
         self.wdt = self.bench.machine.WDT(timeout=FW.WATCHDOG_MS)
+        self.usb = PtyStream(self.endpoint)
         self.board = FW.Board(
             self.bench.machine.Pin,
             self.bench.neopixel.NeoPixel,
-            PtyStream(self.endpoint),
+            self.usb,
             self.clock.now_ms,
             wdt=self.wdt,
         )
@@ -260,15 +261,26 @@ class GameRig:
         self.occupied = set(range(1, 13)) | set(range(21, 33))
         self.wiring.set_occupancy(mask_of(self.occupied))
 
+    def _round(self) -> bool:
+        time.sleep(0.0001)  # the pty hands bytes over asynchronously
+        before = self.usb.received
+        self.board.step()
+        handled = self.hw.link.service()
+        if self.app._started:
+            self.app.step()
+        return bool(handled) or self.usb.received != before
+
     def run(self, ms: int) -> None:
         end = self.clock.now_ms() + ms
         while self.clock.now_ms() < end:
-            time.sleep(0.0001)  # the pty hands bytes over asynchronously
-            self.board.step()
-            self.hw.link.service()
-            if self.app._started:
-                self.app.step()
+            self._round()
             self.clock.advance(5)
+        # On a busy machine a line may still be in the kernel's pty queue: let both ends
+        # run, clock stopped, until the line has been quiet for 20 ms of real time.
+        quiet = time.monotonic()
+        while time.monotonic() - quiet < 0.02:
+            if self._round():
+                quiet = time.monotonic()
 
     def lift(self, square: int) -> None:
         self.occupied.discard(square)

@@ -137,26 +137,41 @@ class _PtyRigTarget(_LineTarget):
         self.endpoint = PtyEndpoint()
         self.port = open_serial_port(self.endpoint.path, timeout=0)
 
-    def step(self) -> None:
+    def step(self) -> bool:
+        """One round of the board; True if it read anything."""
         raise NotImplementedError
 
     def write(self, data: bytes) -> None:
         self.port.write(data)
+        self.port.flush()  # tcdrain: the bytes have left for the board's end
 
     def collect(self, ms: int) -> list[bytes]:
         out: list[bytes] = []
         end = self.clock.now_ms() + ms
         while True:
-            # The pseudo-terminal hands bytes over asynchronously: give it a moment so
-            # that what was written reaches the board in this round.
-            time.sleep(0.0002)
-            self.step()
-            waiting = self.port.in_waiting
-            if waiting:
-                self._feed(self.port.read(waiting), out)
+            self._round(out)
             if self.clock.now_ms() >= end:
-                return out
+                break
             self.clock.advance(min(self.step_ms, end - self.clock.now_ms()))
+        # A pseudo-terminal hands bytes over asynchronously (the kernel queues them):
+        # on a busy machine a line may still be on its way when virtual time is up.
+        # Keep the board running, clock stopped, until the line has been quiet for a
+        # while in real time.
+        quiet_since = time.monotonic()
+        give_up = quiet_since + 2.0
+        while time.monotonic() - quiet_since < 0.02 and time.monotonic() < give_up:
+            if self._round(out):
+                quiet_since = time.monotonic()
+        return out
+
+    def _round(self, out: list[bytes]) -> bool:
+        """One step of the board and one read; True if anything moved."""
+        time.sleep(0.0002)
+        moved = self.step()
+        waiting = self.port.in_waiting
+        if waiting:
+            self._feed(self.port.read(waiting), out)
+        return bool(waiting) or moved
 
     def close(self) -> None:
         self.port.close()
@@ -176,8 +191,10 @@ class EmulatorTarget(_PtyRigTarget):
         self.sim = SimBoard(self.clock)
         self.emulator = BoardEmulator(self.sim, self.endpoint)
 
-    def step(self) -> None:
+    def step(self) -> bool:
+        before = len(self.emulator.received) + len(self.emulator.errors_sent)
         self.emulator.service()
+        return len(self.emulator.received) + len(self.emulator.errors_sent) != before
 
     def set_occupancy(self, mask: int) -> bool:
         self.sim.set_position({s: "w" for s in range(1, 33) if mask >> (s - 1) & 1})
@@ -225,13 +242,15 @@ class FirmwareTarget(_PtyRigTarget):
         self._buttons = {name: pin for name, pin in self.fw.BUTTON_PINS}
         self._release_at: dict[int, int] = {}
 
-    def step(self) -> None:
+    def step(self) -> bool:
         now = self.clock.now_ms()
         for pin, at in list(self._release_at.items()):
             if now >= at:
                 self.bench.release(pin)
                 del self._release_at[pin]
+        before = self.usb.received
         self.board.step()
+        return self.usb.received != before
 
     def set_occupancy(self, mask: int) -> bool:
         self.wiring.set_occupancy(mask)

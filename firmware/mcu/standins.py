@@ -347,10 +347,13 @@ class PtyStream:
     def __init__(self, endpoint: Any) -> None:
         self.endpoint = endpoint
         self._pending = bytearray()
+        self.received = 0  # bytes from the Pi so far
 
     def readinto(self, buf: bytearray) -> int:
         if len(self._pending) < len(buf):
-            self._pending += self.endpoint.read()
+            data = self.endpoint.read()
+            self.received += len(data)
+            self._pending += data
         n = min(len(buf), len(self._pending))
         buf[:n] = self._pending[:n]
         del self._pending[:n]
