@@ -21,6 +21,11 @@ Layers, lowest first; a package may import the ones before it, never one after i
   :mod:`firmware.sound` (the buzzer) and :mod:`firmware.display` (a small screen):
   event sinks beside the LEDs;
   :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
+* :mod:`firmware.mcu`: the MicroPython firmware for a board with its own Raspberry Pi
+  Pico (``mcu/pico/``, not imported by the rest), its CPython stand-ins, the protocol
+  conformance check and the installer (over :mod:`hal` and :mod:`sim`); then
+  :mod:`firmware.wiring`: schematics drawn from the pin plans (configuration defaults,
+  the Pico firmware's table).
 * :mod:`firmware.cli`: the ``crownhead`` command, the only package that imports them all.
 
 ``docs/architecture.md`` draws the picture and says where a new feature plugs in.
@@ -39,7 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("app",),
     ("link",),
     ("simulator", "sound"),
-    ("web", "hall", "display"),
-    ("diagnostics",),
+    ("web", "hall", "display", "mcu"),
+    ("diagnostics", "wiring"),
     ("cli",),
 )
