@@ -213,12 +213,24 @@ def test_interrupt_stops_the_watchdog(machine_text: str, chip: str, address: int
     assert FW.chip_name("linux [GCC 14.2.1] version") is None
 
 
-def test_overlong_input_uses_bounded_memory() -> None:
-    board, _, _, usb = make_board()
+def test_a_flood_of_input_uses_bounded_memory_and_time() -> None:
+    clock = VirtualClock()
+    board, wiring, bench, usb = make_board(clock)
     usb.incoming += b"x" * 100_000 + b"\n" + encode_line("OCC?")
-    board.step()
+    steps = 0
+    while usb.incoming:
+        before = len(usb.incoming)
+        clock.advance(1)
+        board.step()
+        steps += 1
+        assert before - len(usb.incoming) <= FW.READ_CHUNKS * 64  # one round reads a bounded amount
+        if steps == 100:
+            wiring.set_occupancy(mask_of([7]))  # the board keeps scanning meanwhile
     assert len(board._line) == 256
-    assert [type(m).__name__ for m in lines_of(usb)] == ["BoardError", "Occupancy"]
+    got = lines_of(usb)
+    assert [type(m).__name__ for m in got][-2:] == ["BoardError", "Occupancy"]
+    assert got[-2].code == "too-long" and mask_of([7]) in [m.mask for m in got if hasattr(m, "mask")]
+    assert bench.watchdog is not None and not bench.watchdog.starved
 
 
 # -- a game through the real serial backend over a pty ---------------------------------------

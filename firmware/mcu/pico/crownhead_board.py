@@ -46,6 +46,7 @@ SETTLE_US = 10  # after selecting a row, before reading the columns
 BUTTON_STABLE_MS = 20  # a button level must hold this long to count
 WATCHDOG_MS = 2000  # the chip resets when the loop stalls this long (rp2: at most 8388)
 RATE_WINDOW_MS = 1000  # the scan rate in HELLO is counted over windows this long
+READ_CHUNKS = 8  # at most 8 x 64 bytes from the Pi per round (two whole LED frames)
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 256  # bytes before the newline
@@ -301,14 +302,15 @@ class Board:
     # -- lines from the Pi -------------------------------------------------------------------
 
     def read_host(self):
+        """Handle what the Pi has sent, at most READ_CHUNKS x 64 bytes a round: a flood of
+        input must not keep the loop from scanning and feeding the watchdog."""
         rx = self._rx
-        n = self.usb.readinto(rx)
-        while n:
+        for _ in range(READ_CHUNKS):
+            n = self.usb.readinto(rx)
             for i in range(n):
                 self._byte(rx[i])
             if n < len(rx):
                 break
-            n = self.usb.readinto(rx)
 
     def _byte(self, b):
         if b == _NL:
