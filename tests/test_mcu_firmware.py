@@ -236,6 +236,27 @@ def test_a_flood_of_input_uses_bounded_memory_and_time() -> None:
 # -- a game through the real serial backend over a pty ---------------------------------------
 
 
+class CountingPort:
+    """A pyserial port that counts the bytes it moves (to wait for the pty to drain)."""
+
+    def __init__(self, port: Any) -> None:
+        self.port = port
+        self.read_bytes = 0
+        self.written_bytes = 0
+
+    def read(self, n: int = 1) -> bytes:
+        data = self.port.read(n)
+        self.read_bytes += len(data)
+        return data
+
+    def write(self, data: bytes) -> int:
+        self.written_bytes += len(data)
+        return self.port.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.port, name)
+
+
 class GameRig:
     """The firmware on one end of a pty, Crownhead's whole application on the other."""
 
@@ -259,13 +280,17 @@ class GameRig:
             .replace("serial", port=self.endpoint.path)
             .replace("lights", brightness=1.0)
         )
-        self.hw = open_hardware(
-            config,
-            self.clock,
-            hal="serial",
-            start=False,
-            serial_opener=lambda: open_serial_port(self.endpoint.path, timeout=0),
-        )
+        self.ports: list[CountingPort] = []
+        self.board_written_at_open = 0
+
+        def opener() -> CountingPort:
+            port = CountingPort(open_serial_port(self.endpoint.path, timeout=0))
+            # Opening flushes what the board said before (its greeting at boot).
+            self.board_written_at_open = self.usb.written
+            self.ports.append(port)
+            return port
+
+        self.hw = open_hardware(config, self.clock, hal="serial", start=False, serial_opener=opener)
         self.events: list[Event] = []
         self.app = App(
             self.hw, clock=self.clock, thinker=Thinker(background=False), sinks=[self.events.append]
@@ -273,26 +298,26 @@ class GameRig:
         self.occupied = set(range(1, 13)) | set(range(21, 33))
         self.wiring.set_occupancy(mask_of(self.occupied))
 
-    def _round(self) -> bool:
+    def _round(self) -> None:
         time.sleep(0.0001)  # the pty hands bytes over asynchronously
-        before = self.usb.received
         self.board.step()
-        handled = self.hw.link.service()
+        self.hw.link.service()
         if self.app._started:
             self.app.step()
-        return bool(handled) or self.usb.received != before
 
     def run(self, ms: int) -> None:
         end = self.clock.now_ms() + ms
         while self.clock.now_ms() < end:
             self._round()
             self.clock.advance(5)
-        # On a busy machine a line may still be in the kernel's pty queue: let both ends
-        # run, clock stopped, until the line has been quiet for 20 ms of real time.
-        quiet = time.monotonic()
-        while time.monotonic() - quiet < 0.02:
-            if self._round():
-                quiet = time.monotonic()
+        # On a busy machine bytes may still be in the kernel's pty queue: let both ends
+        # run, clock stopped, until everything either end wrote has been read.
+        give_up = time.monotonic() + 10
+        while time.monotonic() < give_up and self.ports and (
+            self.usb.received < sum(p.written_bytes for p in self.ports)
+            or self.ports[-1].read_bytes < self.usb.written - self.board_written_at_open
+        ):
+            self._round()
 
     def lift(self, square: int) -> None:
         self.occupied.discard(square)

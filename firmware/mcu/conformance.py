@@ -136,14 +136,32 @@ class _PtyRigTarget(_LineTarget):
         self.clock = VirtualClock()
         self.endpoint = PtyEndpoint()
         self.port = open_serial_port(self.endpoint.path, timeout=0)
+        # Bytes in flight, counted at both ends: the pseudo-terminal hands them over
+        # asynchronously (the kernel queues them), so on a busy machine a line may still
+        # be on its way when the virtual time is up. collect() waits for them.
+        self.sent = self.delivered = self.emitted = self.received = 0
+        read, write = self.endpoint.read, self.endpoint.write
 
-    def step(self) -> bool:
-        """One round of the board; True if it read anything."""
+        def counted_read() -> bytes:
+            data = read()
+            self.delivered += len(data)
+            return data
+
+        def counted_write(data: bytes) -> None:
+            self.emitted += len(data)
+            write(data)
+
+        self.endpoint.read = counted_read  # type: ignore[method-assign]
+        self.endpoint.write = counted_write  # type: ignore[method-assign]
+
+    def step(self) -> None:
+        """One round of the board."""
         raise NotImplementedError
 
     def write(self, data: bytes) -> None:
         self.port.write(data)
-        self.port.flush()  # tcdrain: the bytes have left for the board's end
+        self.port.flush()
+        self.sent += len(data)
 
     def collect(self, ms: int) -> list[bytes]:
         out: list[bytes] = []
@@ -153,25 +171,23 @@ class _PtyRigTarget(_LineTarget):
             if self.clock.now_ms() >= end:
                 break
             self.clock.advance(min(self.step_ms, end - self.clock.now_ms()))
-        # A pseudo-terminal hands bytes over asynchronously (the kernel queues them):
-        # on a busy machine a line may still be on its way when virtual time is up.
-        # Keep the board running, clock stopped, until the line has been quiet for a
-        # while in real time.
-        quiet_since = time.monotonic()
-        give_up = quiet_since + 2.0
-        while time.monotonic() - quiet_since < 0.02 and time.monotonic() < give_up:
-            if self._round(out):
-                quiet_since = time.monotonic()
+        # Keep the board running, clock stopped, until every byte sent either way has
+        # arrived (10 s at most: a board that lost bytes is not waited for forever).
+        give_up = time.monotonic() + 10.0
+        while (self.delivered < self.sent or self.received < self.emitted) and (
+            time.monotonic() < give_up
+        ):
+            self._round(out)
         return out
 
-    def _round(self, out: list[bytes]) -> bool:
-        """One step of the board and one read; True if anything moved."""
+    def _round(self, out: list[bytes]) -> None:
         time.sleep(0.0002)
-        moved = self.step()
+        self.step()
         waiting = self.port.in_waiting
         if waiting:
-            self._feed(self.port.read(waiting), out)
-        return bool(waiting) or moved
+            data = self.port.read(waiting)
+            self.received += len(data)
+            self._feed(data, out)
 
     def close(self) -> None:
         self.port.close()
@@ -191,10 +207,8 @@ class EmulatorTarget(_PtyRigTarget):
         self.sim = SimBoard(self.clock)
         self.emulator = BoardEmulator(self.sim, self.endpoint)
 
-    def step(self) -> bool:
-        before = len(self.emulator.received) + len(self.emulator.errors_sent)
+    def step(self) -> None:
         self.emulator.service()
-        return len(self.emulator.received) + len(self.emulator.errors_sent) != before
 
     def set_occupancy(self, mask: int) -> bool:
         self.sim.set_position({s: "w" for s in range(1, 33) if mask >> (s - 1) & 1})
@@ -242,15 +256,13 @@ class FirmwareTarget(_PtyRigTarget):
         self._buttons = {name: pin for name, pin in self.fw.BUTTON_PINS}
         self._release_at: dict[int, int] = {}
 
-    def step(self) -> bool:
+    def step(self) -> None:
         now = self.clock.now_ms()
         for pin, at in list(self._release_at.items()):
             if now >= at:
                 self.bench.release(pin)
                 del self._release_at[pin]
-        before = self.usb.received
         self.board.step()
-        return self.usb.received != before
 
     def set_occupancy(self, mask: int) -> bool:
         self.wiring.set_occupancy(mask)

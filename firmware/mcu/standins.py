@@ -230,9 +230,14 @@ class Bench:
         if wiring is not None:
             from gpiozero.pins.mock import MockFactory
 
-            factory = MockFactory(pin_class=wiring.pin_class())
+            factory = MockFactory()
+            pin_class = wiring.pin_class()
             for number in list(wiring.rows) + list(wiring.cols):
-                self._mock[number] = factory.pin(number)
+                # Made directly, not through factory.pin(): gpiozero's local factories
+                # share one class-wide table of pins, and a pin left there by another
+                # bench would still be wired to that bench's model.
+                (_, info), = factory.board_info.find_pin(f"GPIO{number}")
+                self._mock[number] = pin_class(factory, info)
         self.levels: dict[int, int] = {}  # driven or externally set levels, other pins
         self.pins: dict[int, _Pin] = {}
         self.watchdog: _WDT | None = None
@@ -348,6 +353,7 @@ class PtyStream:
         self.endpoint = endpoint
         self._pending = bytearray()
         self.received = 0  # bytes from the Pi so far
+        self.written = 0  # bytes to the Pi so far
 
     def readinto(self, buf: bytearray) -> int:
         if len(self._pending) < len(buf):
@@ -361,4 +367,5 @@ class PtyStream:
 
     def write(self, data: bytes | bytearray) -> int:
         self.endpoint.write(bytes(data))
+        self.written += len(data)
         return len(data)
