@@ -46,7 +46,7 @@ def test_plans_cover_every_pin_the_software_uses() -> None:
 def test_a_drawing_with_other_pins_fails(tmp_path: Path) -> None:
     for option in OPTIONS:
         shutil.copy(SCHEMATICS / f"{option}.svg", tmp_path)
-    edited = (tmp_path / "gpio.svg").read_text().replace("GPIO17 (pin 11)", "GPIO18 (pin 12)")
+    edited = (tmp_path / "gpio.svg").read_text().replace("GPIO17 (pin 11)", "GPIO9 (pin 21)")
     (tmp_path / "gpio.svg").write_text(edited)
     assert check_all(tmp_path) == [f"{tmp_path / 'gpio.svg'}: its pins are not the pin plan in the code"]
 
@@ -61,9 +61,14 @@ def test_firmware_pins_changed_without_redrawing_fails(monkeypatch: pytest.Monke
     assert redrawn["GP3"] == "GP3 (pin 5) · matrix row 0 (rank 8)"
 
 
-def test_labels_must_be_unambiguous() -> None:
+def test_labels_must_be_unambiguous(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="labelled twice"):
         labels_in_svg(b"<text>GP3 (pin 5) \xc2\xb7 a</text><text>GP3 (pin 5) \xc2\xb7 b</text>")
+    for option in OPTIONS:
+        shutil.copy(SCHEMATICS / f"{option}.svg", tmp_path)
+    text = (tmp_path / "pico.svg").read_text().replace("GP3 (pin 5)", "GP2 (pin 4)")
+    (tmp_path / "pico.svg").write_text(text)
+    assert "is labelled twice" in check_all(tmp_path)[0]
 
 
 def test_command_writes_and_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -475,7 +475,12 @@ def check_all(directory: Path) -> list[str]:
             problems.append(f"{path}: missing")
             continue
         on_disk = path.read_bytes()
-        if labels_in_svg(on_disk) != pin_plan(option):
+        try:
+            labels = labels_in_svg(on_disk)
+        except ValueError as exc:
+            problems.append(f"{path}: {exc}")
+            continue
+        if labels != pin_plan(option):
             problems.append(f"{path}: its pins are not the pin plan in the code")
         elif on_disk != draw(option):
             problems.append(f"{path}: differs from a fresh drawing")

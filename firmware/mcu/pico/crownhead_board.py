@@ -37,6 +37,10 @@ BUTTON_PINS = (
     ("adjust", 26),
     ("draw", 27),
     ("force", 28),
+    # One button per side: a press offers (or accepts) a draw for that side. The Pi
+    # learns presses only, not their length, so these never resign.
+    ("black", 14),
+    ("white", 15),
 )
 
 # -- timing -------------------------------------------------------------------------------
