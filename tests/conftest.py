@@ -1,15 +1,46 @@
-"""Shared test fixtures."""
+"""Shared test set-up: the Blinka environment, the Hypothesis profile and the fixtures.
+
+The helpers themselves (the application rig, random games, serial cables) live in the
+``helpers`` package beside this file.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+# Blinka picks its board when it is first imported, and these must be set by then: its
+# OS-agnostic generic board makes ``board``, ``digitalio`` and ``neopixel`` the real modules
+# on a machine that is not a Raspberry Pi, and the dependency check must not offer to
+# pip-install platform packages mid-test. Set here, once, before any test module loads.
+os.environ.setdefault("BLINKA_OS_AGNOSTIC", "1")
+os.environ.setdefault("BLINKA_SKIP_DEPENDENCY_CHECK", "1")
 
-REPO = Path(__file__).resolve().parents[1]
-#: The read-only reference material lives in a `shared` folder beside the checkout.
-SHARED = REPO.parent / "shared"
-DATA = SHARED / "data"
+import pytest  # noqa: E402
+from hypothesis import HealthCheck, settings  # noqa: E402
+
+from helpers import DATA  # noqa: E402
+
+# One Hypothesis profile for every property test. The checks are CPU-bound and the suite
+# shares a small machine, so no per-example deadline and no "too slow" health check (both
+# are about the machine's load, not the code). Derandomized: each run draws the same
+# examples, so a red run is red again on rerun; HYPOTHESIS_PROFILE=explore draws fresh
+# examples (and keeps the failures it finds) when hunting for bugs.
+settings.register_profile(
+    "crownhead",
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "explore",
+    parent=settings.get_profile("crownhead"),
+    derandomize=False,
+    database=settings.get_profile("default").database,
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "crownhead"))
 
 
 @pytest.fixture
@@ -18,3 +49,22 @@ def shared_data() -> Path:
     if not DATA.is_dir():
         pytest.skip(f"reference data not found beside the checkout ({DATA.name} in ../shared)")
     return DATA
+
+
+@pytest.fixture
+def neopixel_wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bytes]]:
+    """The bytes each NeoPixel transmit puts on the data line.
+
+    Everything above the wire is the real ``neopixel.NeoPixel`` and ``adafruit_pixelbuf``
+    code on Blinka's generic board; only its final byte transmit is replaced by this
+    recorder. GPIO18 and GPIO10 (PWM and SPI data pins) map to the generic board's pixel pin.
+    """
+    import board
+    from adafruit_blinka.microcontroller.generic_agnostic_board import neopixel as generic
+
+    assert board.board_id == "OS_AGNOSTIC_BOARD", "Blinka was imported before BLINKA_OS_AGNOSTIC was set"
+    sent: list[bytes] = []
+    monkeypatch.setattr(generic, "neopixel_write", lambda pin, buf: sent.append(bytes(buf)))
+    monkeypatch.setattr(board, "D18", board.NEOPIXEL, raising=False)
+    monkeypatch.setattr(board, "D10", board.NEOPIXEL, raising=False)
+    yield sent

@@ -6,7 +6,6 @@ frames the simulated strip received at the moments that matter.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from firmware.app.leds import LedSettings
 from firmware.storage.store import GameFile
 from firmware.simulator.hands import Hands
 from rules import Game, Position
+from helpers.games import random_game
 from test_app_rig import PAL, Rig, dim
 
 FORCED = Position.from_fen("B:W14,15,22,23,30:B5,10,11")  # Black must capture with 10 or 11
@@ -250,21 +250,10 @@ def test_every_move_is_saved_before_it_is_announced(tmp_path: Path) -> None:
     assert seen == [("11-15",), ("11-15", "23-19"), ("11-15", "23-19", "8-11"), ("11-15", "23-19", "8-11", "22-17")]
 
 
-def random_two_player_game(seed: int) -> list[str]:
-    rng = random.Random(seed)
-    game = Game()
-    texts = []
-    while not game.is_over and game.ply < 120:
-        move = rng.choice(game.legal_moves())
-        texts.append(move.pdn(full=True))
-        game.play(move)
-    return texts
-
-
 @pytest.mark.parametrize("seed", [1, 2])
 def test_complete_two_player_games(tmp_path: Path, seed: int) -> None:
     rig = Rig(tmp_path, settings=AppSettings(auto_crown=True, black_name="Ann", white_name="Bob"))
-    texts = random_two_player_game(seed)
+    texts = [move.pdn(full=True) for move in random_game(seed, 120).moves]
     reference = Game()
     for text in texts:
         before = len(rig.moves())

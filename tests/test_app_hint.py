@@ -15,7 +15,7 @@ from firmware.app.players import Computer, Human, Thinker
 from firmware.referee.arbiter import RefereeSettings
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.engine import Engine
-from colour_vision import MATRICES, MIN_DISTANCE, distance
+from helpers.colour_vision import MATRICES, MIN_DISTANCE, distance
 from test_app_rig import PAL, Rig, dim
 from test_referee_app import Board
 

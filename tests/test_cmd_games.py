@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -11,13 +10,7 @@ from firmware.cli import main
 from firmware.storage.store import GameRecord, GameStore
 from rules import Game
 
-
-def finished_game(seed: int) -> Game:
-    rng = random.Random(seed)
-    game = Game()
-    while not game.is_over:
-        game.play(rng.choice(game.legal_moves()))
-    return game
+from helpers.games import random_game
 
 
 @pytest.fixture
@@ -25,7 +18,7 @@ def state(tmp_path: Path) -> Path:
     store = GameStore(tmp_path / "state")
     for day, seed in ((1, 31), (2, 32)):
         record = GameRecord.new(black="Ann", white="Bob", now=f"2026-02-0{day}T18:00:00+00:00")
-        store.finish(record.with_game(finished_game(seed)))
+        store.finish(record.with_game(random_game(seed)))
     return tmp_path / "state"
 
 

@@ -176,7 +176,7 @@ def build(initial: int, history: list[tuple[int, int]]) -> list[SensorEvent]:
     return events
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     initial=st.integers(0, 15),
     history=steps,
@@ -204,7 +204,7 @@ def test_matches_the_specification_whenever_update_is_called(
     assert all(a.t_ms <= b.t_ms for a, b in itertools.pairwise(got))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(initial=st.integers(0, 15), history=steps, debounce=st.integers(1, 50))
 def test_jumping_to_next_deadline_gives_the_same_events(
     initial: int, history: list[tuple[int, int]], debounce: int
@@ -226,7 +226,7 @@ def test_jumping_to_next_deadline_gives_the_same_events(
     assert got == reference(initial, events, debounce)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(history=steps, debounce=st.integers(1, 50))
 def test_chatter_shorter_than_debounce_never_shows(
     history: list[tuple[int, int]], debounce: int

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from gpiozero import OutputDevice
 from gpiozero.pins.mock import MockFactory
@@ -20,27 +18,6 @@ from hal.shift import ShiftRegisterSensors
 from sim.gpio_models import MatrixWiring, ShiftChainWiring
 
 
-class Strip:
-    """Stands in for neopixel.NeoPixel: records what would be transmitted."""
-
-    def __init__(self, n: int) -> None:
-        self.buf: list[Any] = [(0, 0, 0)] * n
-        self.shown: list[list[Any]] = []
-        self.deinited = False
-
-    def __setitem__(self, index: slice, value: list[Any]) -> None:
-        self.buf[index] = value
-
-    def fill(self, colour: Any) -> None:
-        self.buf = [colour] * len(self.buf)
-
-    def show(self) -> None:
-        self.shown.append(list(self.buf))
-
-    def deinit(self) -> None:
-        self.deinited = True
-
-
 def test_default_is_the_simulator_in_the_start_position() -> None:
     clock = VirtualClock()
     with open_hardware(default_config(), clock) as hw:
@@ -53,26 +30,31 @@ def test_default_is_the_simulator_in_the_start_position() -> None:
     assert hw.sim.lights.closed
 
 
-def test_gpio_board_with_neopixels_and_buttons() -> None:
+def test_gpio_board_with_neopixels_and_buttons(neopixel_wire: list[bytes]) -> None:
     config = parse_config({"board": {"backend": "gpio"}, "lights": {"brightness": 1.0}})
     m = config.matrix
     wiring = MatrixWiring(m.rows, m.cols)
     factory = MockFactory(pin_class=wiring.pin_class())
-    strip = Strip(32)
     clock = VirtualClock()
-    hw = open_hardware(config, clock, start=False, pin_factory=factory, neopixel=strip)
+    # The real neopixel.NeoPixel on the configured data pin; only the transmit is recorded.
+    hw = open_hardware(config, clock, start=False, pin_factory=factory)
+    assert neopixel_wire == [bytes(96)]  # opening blanks the strip
     assert isinstance(hw.sensors, MatrixSensors)
     wiring.set_occupancy(mask_of([7]))
     assert hw.sensors.scan_once() == mask_of([7])
     hw.lights.show({7: (1, 2, 3)})
-    assert strip.shown[-1][6] == (1, 2, 3)
+    # Square 7 is pixel 6 on the row-major map from a8; GRB order on the wire.
+    assert neopixel_wire[-1] == bytes(18) + bytes([2, 1, 3]) + bytes(96 - 21)
     pin = factory.pin(config.buttons.pins["hint"])
     pin.drive_low()
     pin.drive_high()
     assert [e.name for e in hw.buttons.poll()] == ["hint"]
+    pixels = hw.lights.inner._pixels  # type: ignore[attr-defined]
     hw.close()
-    assert strip.deinited and strip.shown[-1] == [(0, 0, 0)] * 32
+    assert neopixel_wire[-1] == bytes(96) and pixels.pin._pin is None  # blanked, pin released
+    sent = len(neopixel_wire)
     hw.close()  # idempotent
+    assert len(neopixel_wire) == sent
 
 
 def test_shift_board_started_scans_in_its_thread() -> None:

@@ -2,18 +2,14 @@
 
 Blinka runs as its OS-agnostic generic board (``BLINKA_OS_AGNOSTIC``), so ``board``,
 ``digitalio``, ``neopixel`` and ``neopixel_write`` are the real modules; only the
-generic board's final byte transmit is replaced by a recorder. The assertions are on
+generic board's final byte transmit is replaced by a recorder (the ``neopixel_wire``
+fixture of ``conftest.py``, which also sets the Blinka environment). The assertions are on
 the exact bytes that would go down the data line.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-
-# Must be set before Blinka is imported anywhere in this process.
-os.environ.setdefault("BLINKA_OS_AGNOSTIC", "1")
-os.environ.setdefault("BLINKA_SKIP_DEPENDENCY_CHECK", "1")
 
 import pytest
 
@@ -22,112 +18,96 @@ from hal.neopixel_lights import NeoPixelLights, check_data_pin, open_neopixel, p
 from hal.pixelmap import build_pixel_map
 
 
-@pytest.fixture
-def wire(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
-    """The bytes each transmit puts on the wire; GPIO18 mapped to the generic board's pixel pin."""
-    import board
-    from adafruit_blinka.microcontroller.generic_agnostic_board import neopixel as generic
-
-    assert board.board_id == "OS_AGNOSTIC_BOARD", (
-        "Blinka was imported before BLINKA_OS_AGNOSTIC was set"
-    )
-    sent: list[bytes] = []
-    monkeypatch.setattr(generic, "neopixel_write", lambda pin, buf: sent.append(bytes(buf)))
-    monkeypatch.setattr(board, "D18", board.NEOPIXEL, raising=False)
-    monkeypatch.setattr(board, "D10", board.NEOPIXEL, raising=False)
-    return sent
-
-
 def px(sent: list[bytes], i: int) -> bytes:
     return sent[-1][3 * i : 3 * i + 3]
 
 
-def test_really_uses_the_neopixel_library(wire: list[bytes]) -> None:
+def test_really_uses_the_neopixel_library(neopixel_wire: list[bytes]) -> None:
     lights = NeoPixelLights(build_pixel_map(32), data_pin=18, brightness=1.0)
     import neopixel
 
     assert isinstance(lights._pixels, neopixel.NeoPixel)
-    assert wire == [bytes(96)]  # opening blanks the strip
+    assert neopixel_wire == [bytes(96)]  # opening blanks the strip
 
 
-def test_grb_order_full_brightness(wire: list[bytes]) -> None:
+def test_grb_order_full_brightness(neopixel_wire: list[bytes]) -> None:
     lights = NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="GRB", brightness=1.0)
     lights.show({1: (255, 128, 10), 32: (1, 2, 3)})
-    assert len(wire[-1]) == 96
-    assert px(wire, 0) == bytes([128, 255, 10])
-    assert px(wire, 31) == bytes([2, 1, 3])
-    assert wire[-1][3:93] == bytes(90)
+    assert len(neopixel_wire[-1]) == 96
+    assert px(neopixel_wire, 0) == bytes([128, 255, 10])
+    assert px(neopixel_wire, 31) == bytes([2, 1, 3])
+    assert neopixel_wire[-1][3:93] == bytes(90)
 
 
-def test_rgb_and_bgr_orders(wire: list[bytes]) -> None:
+def test_rgb_and_bgr_orders(neopixel_wire: list[bytes]) -> None:
     NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="RGB", brightness=1.0).show(
         {2: (10, 20, 30)}
     )
-    assert px(wire, 1) == bytes([10, 20, 30])
+    assert px(neopixel_wire, 1) == bytes([10, 20, 30])
     NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="BGR", brightness=1.0).show(
         {2: (10, 20, 30)}
     )
-    assert px(wire, 1) == bytes([30, 20, 10])
+    assert px(neopixel_wire, 1) == bytes([30, 20, 10])
 
 
-def test_brightness_cap_scales_every_channel(wire: list[bytes]) -> None:
+def test_brightness_cap_scales_every_channel(neopixel_wire: list[bytes]) -> None:
     lights = NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="GRB", brightness=0.1)
     lights.show({5: (255, 128, 10)})
     # int(128 * 0.1) = 12, int(255 * 0.1) = 25, int(10 * 0.1) = 1
-    assert px(wire, 4) == bytes([12, 25, 1])
+    assert px(neopixel_wire, 4) == bytes([12, 25, 1])
     lights.show({5: (255, 255, 255)})
-    assert px(wire, 4) == bytes([25, 25, 25])
+    assert px(neopixel_wire, 4) == bytes([25, 25, 25])
 
 
-def test_serpentine_map_32(wire: list[bytes]) -> None:
+def test_serpentine_map_32(neopixel_wire: list[bytes]) -> None:
     lights = NeoPixelLights(
         build_pixel_map(32, "serpentine", "a8"), data_pin=18, pixel_order="RGB", brightness=1.0
     )
     lights.show({5: (1, 1, 1), 8: (2, 2, 2)})
     # Rank 7 runs right to left: square 8 (g7) is pixel 4, square 5 (a7) pixel 7.
-    assert px(wire, 4) == bytes([2, 2, 2])
-    assert px(wire, 7) == bytes([1, 1, 1])
+    assert px(neopixel_wire, 4) == bytes([2, 2, 2])
+    assert px(neopixel_wire, 7) == bytes([1, 1, 1])
 
 
-def test_explicit_map(wire: list[bytes]) -> None:
+def test_explicit_map(neopixel_wire: list[bytes]) -> None:
     order = list(range(32, 0, -1))
     lights = NeoPixelLights(
         build_pixel_map(32, order), data_pin=18, pixel_order="RGB", brightness=1.0
     )
     lights.show({32: (7, 8, 9), 1: (4, 5, 6)})
-    assert px(wire, 0) == bytes([7, 8, 9])
-    assert px(wire, 31) == bytes([4, 5, 6])
+    assert px(neopixel_wire, 0) == bytes([7, 8, 9])
+    assert px(neopixel_wire, 31) == bytes([4, 5, 6])
 
 
-def test_64_pixels_light_squares_and_dark(wire: list[bytes]) -> None:
+def test_64_pixels_light_squares_and_dark(neopixel_wire: list[bytes]) -> None:
     lights = NeoPixelLights(
         build_pixel_map(64, "serpentine", "a1"), data_pin=10, pixel_order="RGB", brightness=1.0
     )
     lights.show({29: (1, 0, 0), (7, 1): (0, 2, 0), (6, 0): (0, 0, 3), 4: (9, 9, 9)})
-    assert len(wire[-1]) == 192
-    assert px(wire, 0) == bytes([1, 0, 0])  # a1
-    assert px(wire, 1) == bytes([0, 2, 0])  # b1
-    assert px(wire, 15) == bytes([0, 0, 3])  # a2 ends the second (reversed) rank
-    assert px(wire, 56) == bytes([9, 9, 9])  # h8 starts the last, reversed, rank
+    assert len(neopixel_wire[-1]) == 192
+    assert px(neopixel_wire, 0) == bytes([1, 0, 0])  # a1
+    assert px(neopixel_wire, 1) == bytes([0, 2, 0])  # b1
+    assert px(neopixel_wire, 15) == bytes([0, 0, 3])  # a2 ends the second (reversed) rank
+    assert px(neopixel_wire, 56) == bytes([9, 9, 9])  # h8 starts the last, reversed, rank
 
 
-def test_light_squares_are_ignored_on_32_pixels(wire: list[bytes]) -> None:
+def test_light_squares_are_ignored_on_32_pixels(neopixel_wire: list[bytes]) -> None:
     lights = NeoPixelLights(build_pixel_map(32), data_pin=18, brightness=1.0)
     lights.show({(0, 0): (255, 255, 255)})
-    assert wire[-1] == bytes(96)
+    assert neopixel_wire[-1] == bytes(96)
 
 
-def test_one_transmit_per_frame_and_off_on_close(wire: list[bytes]) -> None:
+def test_one_transmit_per_frame_and_off_on_close(neopixel_wire: list[bytes]) -> None:
     lights = NeoPixelLights(build_pixel_map(32), data_pin=18, brightness=1.0)
-    before = len(wire)
+    before = len(neopixel_wire)
     lights.show({n: (255, 0, 0) for n in range(1, 33)})
-    assert len(wire) == before + 1
+    assert len(neopixel_wire) == before + 1
     lights.close()
-    assert wire[-1] == bytes(96)
+    assert neopixel_wire[-1] == bytes(96)
     lights.close()  # idempotent
 
 
-def test_missing_pin_is_a_clear_error(wire: list[bytes]) -> None:
+def test_missing_pin_is_a_clear_error(neopixel_wire: list[bytes]) -> None:
     with pytest.raises(HardwareError, match="no pin D5"):
         open_neopixel(5, 32, "GRB", 0.1)
 

@@ -232,28 +232,60 @@ def test_led_frames_are_scaled_and_resent_after_reconnect() -> None:
 # -- Pi side against the microcontroller emulator over a real pty --------------------------
 
 
+class CountingEndpoint(PtyEndpoint):
+    """The emulator's end of the cable, counting the lines it has written towards the Pi."""
+
+    def __init__(self) -> None:
+        self.lines_out = 0
+        super().__init__()
+
+    def write(self, data: bytes) -> None:
+        super().write(data)
+        self.lines_out += data.count(b"\n")
+
+
 class PtyRig:
     def __init__(self, clock: VirtualClock | None = None) -> None:
         self.clock = clock or VirtualClock()
         self.sim = SimBoard(self.clock)
-        self.endpoint = PtyEndpoint()
-        self.mcu = BoardEmulator(self.sim, self.endpoint)
+        self.endpoint = CountingEndpoint()
         self.pi = SerialBoard(
             self.endpoint.path,
             self.clock,
             opener=lambda: open_serial_port(self.endpoint.path, timeout=0),
             reconnect_ms=500,
         )
+        # The Pi's port opens before the board boots: pyserial flushes a port's input as
+        # it opens it, so a greeting sent earlier might or might not be lost, and
+        # ``endpoint.lines_out`` would no longer count what reaches the Pi.
+        assert self.pi.service() == 0 and self.pi.connected
+        self.mcu = BoardEmulator(self.sim, self.endpoint)
+        self.lines_in = 0  # lines the Pi has handled in pump() and drain()
 
-    def pump(self, until: Callable[[], bool], seconds: float = 2.0) -> None:
+    def pump(self, until: Callable[[], bool], seconds: float = 10.0) -> None:
+        """Service both ends until ``until()``; ``seconds`` of real time only bound a failure."""
         end = time.monotonic() + seconds
         while True:
             self.mcu.service()
-            self.pi.service()
+            self.lines_in += self.pi.service()
             if until():
                 return
             if time.monotonic() > end:
                 raise AssertionError("condition not reached")
+            time.sleep(0.0005)
+
+    def drain(self) -> None:
+        """Service the Pi alone until it has handled every line the emulator wrote.
+
+        A pty hands bytes over in the kernel's own time: a line written is not yet a line
+        readable. Before virtual time jumps, nothing may still be on its way, or it would
+        reach the Pi stamped with the later time.
+        """
+        end = time.monotonic() + 10.0
+        while self.lines_in < self.endpoint.lines_out:
+            if time.monotonic() > end:
+                raise AssertionError(f"the Pi handled {self.lines_in} of {self.endpoint.lines_out} lines")
+            self.lines_in += self.pi.service()
             time.sleep(0.0005)
 
     def close(self) -> None:
@@ -320,12 +352,15 @@ def test_pty_unplug_with_half_line_then_replug(rig: PtyRig) -> None:
 
 
 def test_pty_silent_board_is_dropped_and_found_again(rig: PtyRig) -> None:
-    rig.pump(lambda: rig.pi.firmware is not None)
+    # The greeting both ways: the board's HELLO and OCC, the Pi's HELLO and OCC? answered.
+    rig.pump(lambda: rig.pi.firmware is not None and len(rig.mcu.received) == 2)
+    rig.drain()  # every answer taken in: from here on the board says nothing
     rig.clock.advance(3001)  # the microcontroller hangs: no heartbeat
-    rig.pi.service()
-    assert not rig.pi.connected
+    assert rig.pi.service() == 0
+    assert not rig.pi.connected and "no data from the board for 3001 ms" in (rig.pi.last_error or "")
     rig.clock.advance(500)
     rig.pump(lambda: rig.pi.connected and rig.pi.firmware is not None)
+    assert rig.pi.connects == 2
 
 
 def test_open_hardware_serial_backend_over_pty() -> None:

@@ -36,15 +36,14 @@ from firmware.simulator.hands import game_actions, script_text
 from firmware.storage.store import GameStore
 from rules import Game, Move
 
+from helpers.games import random_game
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def scripted_game(seed: int, max_plies: int = 100) -> tuple[list[Move], bool]:
     """A random game's moves, and whether it must be ended by resigning (not over by then)."""
-    rng = random.Random(seed)
-    game = Game()
-    while not game.is_over and game.ply < max_plies:
-        game.play(rng.choice(game.legal_moves()))
+    game = random_game(seed, max_plies)
     return list(game.moves), not game.is_over
 
 

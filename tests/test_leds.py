@@ -14,7 +14,7 @@ from firmware.app.leds import (
     Palette,
     parse_colour,
 )
-from colour_vision import MATRICES, MIN_DISTANCE, distance
+from helpers.colour_vision import MATRICES, MIN_DISTANCE, distance
 from rules import Position, Result
 
 PAL = Palette()
@@ -186,7 +186,7 @@ def test_default_palette_is_colour_blind_safe() -> None:
     """Roles a player must tell apart stay apart for colour-blind players.
 
     The pairs that share a moment on the board must stay apart in every simulation of
-    colour blindness (tests/colour_vision.py).
+    colour blindness (tests/helpers/colour_vision.py).
     """
 
     pairs = [

@@ -23,7 +23,7 @@ from firmware.link.relay import Relay
 from firmware.link.transport import LineTransport
 from hal.clock import MonotonicClock
 from rules import BLACK, Move
-from test_link_host import random_game
+from helpers.games import random_game
 from test_link_rig import TIMEOUT_S, Board, NullModem, settle, wait_until
 
 
@@ -80,7 +80,7 @@ def same_game(pair: Pair) -> None:
 
 def test_two_boards_play_a_whole_game(pair: Pair) -> None:
     assert pair.a.link.game_id == pair.b.link.game_id  # the first exchange agreed on the game
-    moves = random_game(8)
+    moves = random_game(8).moves
     for move in moves:
         pair.play(move)
     pair.wait(lambda: pair.b.game.is_over and pair.a.game.is_over, "both games over")
@@ -95,7 +95,7 @@ def test_two_boards_play_a_whole_game(pair: Pair) -> None:
 
 
 def test_a_move_made_while_the_cable_is_out_reaches_the_other_board_when_it_is_back(pair: Pair, cable: NullModem) -> None:
-    moves = random_game(11)
+    moves = random_game(11).moves
     for move in moves[:6]:
         pair.play(move)
     cable.unplug()
@@ -114,7 +114,7 @@ def test_a_move_made_while_the_cable_is_out_reaches_the_other_board_when_it_is_b
 
 
 def test_a_drop_in_the_middle_of_the_other_boards_echo_loses_nothing(pair: Pair, cable: NullModem) -> None:
-    moves = random_game(11)
+    moves = random_game(11).moves
     for move in moves[:3]:
         pair.play(move)
     # White moves on B and the cable goes before A has heard; A's people wait for it.
@@ -132,7 +132,7 @@ def test_a_drop_in_the_middle_of_the_other_boards_echo_loses_nothing(pair: Pair,
 
 
 def test_a_new_game_on_one_board_is_followed_by_the_other(pair: Pair) -> None:
-    moves = random_game(8)
+    moves = random_game(8).moves
     for move in moves[:4]:
         pair.play(move)
     old = pair.a.link.game_id
@@ -153,7 +153,7 @@ def test_a_new_game_on_one_board_is_followed_by_the_other(pair: Pair) -> None:
 
 
 def test_new_games_started_on_both_boards_at_once_converge(pair: Pair) -> None:
-    pair.play(random_game(8)[0])
+    pair.play(random_game(8).moves[0])
     for board in pair.boards:
         board.sim.press("new")
         board.run_for(100)
@@ -167,12 +167,12 @@ def test_new_games_started_on_both_boards_at_once_converge(pair: Pair) -> None:
     assert pair.a.link.game_id == pair.b.link.game_id
     assert pair.a.game.ply == pair.b.game.ply == 0
     assert pair.a.app.tracker.setting_up is None and pair.b.app.tracker.setting_up is None
-    pair.play(random_game(8)[0])
+    pair.play(random_game(8).moves[0])
     same_game(pair)
 
 
 def test_a_takeback_before_and_after_the_other_board_replied(pair: Pair) -> None:
-    moves = random_game(8)
+    moves = random_game(8).moves
     pair.play(moves[0])
     # A takes back its move (the button): B had made it too, so B takes it back as well.
     pair.a.sim.press("takeback")
@@ -202,7 +202,7 @@ def test_a_takeback_before_and_after_the_other_board_replied(pair: Pair) -> None
 
 
 def test_a_move_for_the_other_boards_side_is_refused(pair: Pair) -> None:
-    moves = random_game(8)
+    moves = random_game(8).moves
     pair.play(moves[0])
     pair.a.move(moves[1].pdn(full=True))  # White's move, made at Black's board
     pair.a.run_for(100)
@@ -216,7 +216,7 @@ def test_a_move_for_the_other_boards_side_is_refused(pair: Pair) -> None:
 
 
 def test_a_resignation_on_one_board_ends_the_game_on_both(pair: Pair) -> None:
-    moves = random_game(8)
+    moves = random_game(8).moves
     for move in moves[:3]:
         pair.play(move)
     pair.b.sim.press("resign", long=True)  # White to move resigns (a long press)
@@ -252,7 +252,7 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
     thread.start()
     pair = Pair(tmp_path, left.a, right.b)
     try:
-        moves = random_game(11)
+        moves = random_game(11).moves
         for move in moves[:20]:
             pair.play(move)
         # One side's cable is pulled and put back: the relay asks both boards for their state.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,18 +20,10 @@ from firmware.link.protocol import COMMANDS, ERROR_CODES, MAX_LINE
 from firmware.simulator.hands import Hands
 from rules import Game, Move, Position
 from rules.pdn import read_game
+from helpers.games import random_game
 from test_link_rig import Board, Host, NullModem
 
 START = Position.start().fen()
-
-
-def random_game(seed: int) -> list[Move]:
-    """A complete game of random legal moves (seed 2: 97 plies, crownings, multi-jumps)."""
-    rng = random.Random(seed)
-    game = Game()
-    while not game.is_over:
-        game.play(rng.choice(game.legal_moves()))
-    return list(game.moves)
 
 
 class Rig:
@@ -158,7 +149,7 @@ def test_every_command_gets_one_reply(rig: Rig) -> None:
 
 def test_pdn_of_a_long_game_comes_in_pieces_that_fit_a_line(rig: Rig) -> None:
     host, board = rig.host, rig.board
-    moves = random_game(2)
+    moves = random_game(2).moves
     for move in moves[:90]:
         board.move(move.pdn(full=True), wait=400)
     host.request("names " + "é" * 40 + ";" + "ß" * 40)
@@ -314,7 +305,7 @@ def test_a_resuming_board_reports_the_saved_game_and_waits_for_its_pieces(tmp_pa
 
 def test_a_whole_game_is_relayed_move_by_move(rig: Rig) -> None:
     host, board = rig.host, rig.board
-    moves = random_game(2)
+    moves = random_game(2).moves
     replica = Game()
     for move in moves:
         board.move(move.pdn(full=True), wait=600)
@@ -343,7 +334,7 @@ def test_the_host_plays_white_and_the_board_shows_each_move(tmp_path: Path) -> N
     host, board = rig.host, rig.board
     try:
         assert rig.hello["plays"] == "black"
-        moves = random_game(8)
+        moves = random_game(8).moves
         for move in moves:
             if board.game.turn.name == "BLACK":
                 before = snapshot(board)

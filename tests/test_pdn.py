@@ -518,7 +518,7 @@ PIECES_OF_PDN = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.sampled_from(PIECES_OF_PDN), max_size=40), st.text(max_size=20))
 def test_any_text_is_read_without_raising(pieces: list[str], noise: str) -> None:
     text = " ".join(pieces) + noise

@@ -9,6 +9,8 @@ import pytest
 from rules import BLACK, WHITE, Game, Position
 from rules.pdn import LINE_WIDTH, move_text, read_game, read_games, write_game, write_games
 
+from helpers.games import random_game
+
 
 def play(*moves: str, start: Position | None = None) -> Game:
     game = Game(start)
@@ -164,13 +166,6 @@ def test_write_games_separates_games_by_a_blank_line() -> None:
     assert [g.moves for g in read_games(text)] == [g.moves for g in games]
 
 
-def random_game(rng: random.Random, start: Position, plies: int) -> Game:
-    game = Game(start)
-    while not game.is_over and game.ply < plies:
-        game.play(rng.choice(game.legal_moves()))
-    return game
-
-
 def test_random_games_round_trip_even_with_rival_capture_routes() -> None:
     rng = random.Random(2024)
     full_paths = 0
@@ -182,7 +177,7 @@ def test_random_games_round_trip_even_with_rival_capture_routes() -> None:
             start = Position.from_pieces(
                 {s: rng.choice("bwBW") for s in squares}, rng.choice([BLACK, WHITE])
             )
-        game = random_game(rng, start, 60)
+        game = random_game(rng, 60, start=start)
         text = write_game(game)
         back = read_game(text)
         assert back is not None and back.error is None, text

@@ -30,10 +30,11 @@ from firmware.storage.store import GameStore
 from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Position
 from rules.pdn import read_games
-from scriptgen import crowning_flags
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-TINSLEY = SHARED / "data" / "tinsley.pdn"
+from helpers import DATA
+from helpers.scriptgen import crowning_flags
+
+TINSLEY = DATA / "tinsley.pdn"
 
 
 def crownhead(*args: str) -> subprocess.CompletedProcess[str]:

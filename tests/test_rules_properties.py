@@ -50,7 +50,7 @@ def played_positions(draw: st.DrawFn) -> Position:
 ANY_POSITION = st.one_of(positions(), played_positions())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(ANY_POSITION, RULES)
 def test_apply_keeps_the_piece_counts_right(pos: Position, rules: Rules) -> None:
     mover = pos.turn
@@ -74,7 +74,7 @@ def test_apply_keeps_the_piece_counts_right(pos: Position, rules: Rules) -> None
         assert after.kings & ~(after.black | after.white) == 0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(ANY_POSITION, RULES)
 def test_capture_routes_are_well_formed(pos: Position, rules: Rules) -> None:
     for move in pos.legal_moves(rules):
@@ -96,7 +96,7 @@ def test_capture_routes_are_well_formed(pos: Position, rules: Rules) -> None:
         assert all(pos.piece_at(s) is None for s in move.path[1:] if s != move.start)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(ANY_POSITION)
 def test_fen_round_trip(pos: Position) -> None:
     fen = pos.fen()
@@ -108,7 +108,7 @@ def test_fen_round_trip(pos: Position) -> None:
     assert Position.from_fen(shuffled) == pos
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(ANY_POSITION)
 def test_equal_positions_hash_equal(pos: Position) -> None:
     twins = [

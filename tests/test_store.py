@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -23,13 +22,7 @@ from firmware.storage.store import (
 )
 from rules import Game, Position, Rules
 
-
-def random_game(seed: int, plies: int = 200, start: Position | None = None) -> Game:
-    rng = random.Random(seed)
-    game = Game(start)
-    while not game.is_over and game.ply < plies:
-        game.play(rng.choice(game.legal_moves()))
-    return game
+from helpers.games import random_game
 
 
 def replay_pdn_moves(text: str, start: Position | None = None) -> Game:
@@ -177,7 +170,7 @@ def test_finished_record_with_declared_result_replays(tmp_path: Path) -> None:
 
 def test_finish_writes_pdn_with_the_required_tags(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
-    game = random_game(11)
+    game = random_game(11, plies=200)
     assert game.is_over
     record = GameRecord.new(black="Ann", white="Crownhead engine", event="Home game",
                             site="Kitchen table", now="2026-05-04T20:00:00+00:00").with_game(game)
@@ -200,7 +193,7 @@ def test_finish_writes_pdn_with_the_required_tags(tmp_path: Path) -> None:
 
 def test_crash_while_finishing_leaves_the_finished_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = GameStore(tmp_path)
-    game = random_game(5)
+    game = random_game(5, plies=200)
     store.save_current(GameRecord.new().with_game(Game()))  # the game in progress, as saved
     record = GameRecord.new().with_game(game)
     real = store_mod.atomic_write
@@ -227,7 +220,7 @@ def test_finish_needs_a_result(tmp_path: Path) -> None:
 
 def test_finish_is_idempotent(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
-    record = GameRecord.new().with_game(random_game(5))
+    record = GameRecord.new().with_game(random_game(5, plies=200))
     first = store.finish(record)
     second = store.finish(record)
     assert first == second and len(store.game_files()) == 1
@@ -268,7 +261,7 @@ def test_list_and_export(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     games = []
     for i, seed in enumerate((21, 22, 23)):
-        game = random_game(seed)
+        game = random_game(seed, plies=200)
         games.append(game)
         store.finish(GameRecord.new(now=f"2026-01-0{i + 1}T09:00:00+00:00").with_game(game))
     listed = store.list_games()

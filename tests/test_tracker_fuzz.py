@@ -9,7 +9,7 @@ made, every ``takeback`` undoes the last move, every ``new-game`` starts over.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from firmware.events import WARNING_CODES, BoardWarning, Crowned, GameOver, MoveMade, NewGame, TakenBack
@@ -126,7 +126,7 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
     feed(tracker.tick(now))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @example("B:W18:B9", False, "play", [("toggle", 9, 0), ("toggle", 18, 100), ("wait", 1000, 0)])
 @given(
     st.sampled_from(START_FENS),
@@ -140,7 +140,7 @@ def test_random_hands_never_break_the_tracker(fen, backward, mode, steps):
 
 
 @pytest.mark.slow
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3000)
 @given(
     st.sampled_from(START_FENS),
     st.booleans(),

@@ -1,6 +1,6 @@
 """Real games made by messy hands: every Tinsley game read back exactly, with no warning.
 
-The scripts come from :mod:`tests.scriptgen` (captured pieces off before, between or
+The scripts come from :mod:`helpers.scriptgen` (captured pieces off before, between or
 after the landings, touch-downs, slides, bounces under the debounce time, pauses of
 100-2000 ms, a few replies started under 150 ms after the move before). Each runs on the
 simulated board through the real debouncer, controller and tracker, at the default
@@ -15,7 +15,7 @@ from firmware.simulator.script import replay
 from firmware.events import BoardWarning, Crowned, Final, GameOver, MoveMade
 from firmware.simulator.hands import HumanStyle
 
-from scriptgen import TINSLEY, ScriptedGame, crowning_flags, game_script, sample, tinsley_games
+from helpers.scriptgen import TINSLEY, ScriptedGame, crowning_flags, game_script, sample, tinsley_games
 
 pytestmark = pytest.mark.skipif(
     not TINSLEY.is_file(), reason="reference data not found beside the checkout (../shared/data/tinsley.pdn)"

@@ -51,7 +51,7 @@ def sq(name: str) -> int:
 # -- random games ---------------------------------------------------------------------------
 
 
-def random_game(rules: Rules, seed: int, plies: int = 70) -> Game:
+def random_variant_game(rules: Rules, seed: int, plies: int = 70) -> Game:
     """A random game; under huffing each missed jump is huffed, forced or let stand.
 
     Captures and king moves are preferred a little, so that games reach kings, long
@@ -162,7 +162,7 @@ def summary(event: Event) -> tuple[object, ...]:
 
 def check_random_game(name: str, seed: int) -> Game:
     rules = VARIANT_RULES[name]
-    game = random_game(rules, seed)
+    game = random_variant_game(rules, seed)
     actions = script_for(game, seed)
     events = replay(actions, game.start, rules, lights=True)
     where = f"{name}, seed {seed}"
@@ -217,7 +217,7 @@ def test_the_random_games_cover_what_they_should() -> None:
     long_king_moves = 0
     for name in ("russian", "pool"):
         for seed in (1, 2):
-            game = random_game(VARIANT_RULES[name], seed)
+            game = random_variant_game(VARIANT_RULES[name], seed)
             for before, move in zip(game.positions, game.moves):
                 king = before.kings & bit(move.start)
                 far = any(abs(a - b) > 5 for a, b in zip(move.path, move.path[1:]))
@@ -226,7 +226,7 @@ def test_the_random_games_cover_what_they_should() -> None:
     huffs = forces = stands = 0
     for name in ("huffing", "pool-huffing"):
         for seed in (1, 2):
-            game = random_game(VARIANT_RULES[name], seed)
+            game = random_variant_game(VARIANT_RULES[name], seed)
             history = game.history
             for i, entry in enumerate(history):
                 if isinstance(entry, Huff):
@@ -264,7 +264,7 @@ def test_lifting_any_piece_lights_exactly_its_legal_moves(name: str) -> None:
     rules = VARIANT_RULES[name]
     checked = 0
     for seed in (1, 2):
-        game = random_game(rules, seed)
+        game = random_variant_game(rules, seed)
         for position in game.positions[::3]:
             legal = position.legal_moves(rules)
             if not legal:

@@ -13,14 +13,14 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from firmware.simulator.hands import Action, HumanStyle, game_actions
 from rules import Move, Position
 from rules.pdn import read_games
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-TINSLEY = SHARED / "data" / "tinsley.pdn"
+from helpers import DATA
+
+TINSLEY = DATA / "tinsley.pdn"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,55 @@
+"""Wall time of ``crownhead analyse --movetime MS`` from a new process, against its budget.
+
+The time budget of ``analyse`` counts from the start of the process, so Python's start-up
+is spent out of it, not added on top. This prints, for each movetime, the median wall time
+of a whole run (start to exit) beside the same process at ``--depth 1`` (start-up and exit
+with almost no search, measured in the same run), and the ratio of the run to its budget.
+
+    .venv/bin/python bench/analyse.py                  # about 20 s
+    .venv/bin/python bench/analyse.py --movetime 200 1000 --repeat 9
+
+The test suite checks the same claim in CPU time (``tests/test_engine_analyse.py``),
+which a busy machine cannot make fail; wall times need a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def timed(*argv: str) -> tuple[float, dict]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "analyse", *argv],
+        capture_output=True, text=True, timeout=120, check=True, cwd=REPO,
+    )
+    return (time.monotonic() - started) * 1000, json.loads(done.stdout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--movetime", type=int, nargs="+", default=[100, 400, 1000], metavar="MS")
+    parser.add_argument("--repeat", type=int, default=5, help="runs per figure (median)")
+    args = parser.parse_args(argv)
+    baseline = statistics.median(timed("--depth", "1")[0] for _ in range(args.repeat))
+    print(f"start-up and exit (--depth 1): {baseline:.0f} ms wall (median of {args.repeat})")
+    print(f"{'movetime':>9} {'wall ms':>8} {'search ms':>9} {'depth':>5} {'wall/budget':>11}")
+    for movetime in args.movetime:
+        runs = [timed("--movetime", str(movetime)) for _ in range(args.repeat)]
+        wall = statistics.median(r[0] for r in runs)
+        search = statistics.median(r[1]["ms"] for r in runs)
+        depth = statistics.median(r[1]["depth"] for r in runs)
+        print(f"{movetime:>9} {wall:>8.0f} {search:>9.0f} {depth:>5.0f} {wall / max(movetime, baseline):>11.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
