@@ -7,8 +7,9 @@ The helpers themselves (the application rig, random games, serial cables) live i
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 # Blinka picks its board when it is first imported, and these must be set by then: its
 # OS-agnostic generic board makes ``board``, ``digitalio`` and ``neopixel`` the real modules
@@ -21,6 +22,8 @@ import pytest  # noqa: E402
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 from helpers import DATA  # noqa: E402
+from helpers.cable import NullModem  # noqa: E402
+from helpers.rig import Rig  # noqa: E402
 
 # One Hypothesis profile for every property test. The checks are CPU-bound and the suite
 # shares a small machine, so no per-example deadline and no "too slow" health check (both
@@ -68,3 +71,30 @@ def neopixel_wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bytes]]:
     monkeypatch.setattr(board, "D18", board.NEOPIXEL, raising=False)
     monkeypatch.setattr(board, "D10", board.NEOPIXEL, raising=False)
     yield sent
+
+
+@pytest.fixture
+def make_rig(tmp_path: Path) -> Iterator[Callable[..., Rig]]:
+    """Builds application rigs (:class:`helpers.rig.Rig`) and closes them after the test.
+
+    ``make_rig(**options)`` keeps the store in ``tmp_path``; ``make_rig(state, **options)``
+    puts it elsewhere (None: no store).
+    """
+    rigs: list[Rig] = []
+
+    def make(state: Path | None = tmp_path, **options: Any) -> Rig:
+        rig = Rig(state, **options)
+        rigs.append(rig)
+        return rig
+
+    yield make
+    for rig in rigs:
+        rig.close()
+
+
+@pytest.fixture
+def cable(tmp_path: Path) -> Iterator[NullModem]:
+    """A null-modem cable between two serial device files in ``tmp_path``."""
+    modem = NullModem(tmp_path)
+    yield modem
+    modem.close()

@@ -16,13 +16,13 @@ from firmware.storage.store import GameFile
 from firmware.simulator.hands import Hands
 from rules import Game, Position
 from helpers.games import random_game
-from test_app_rig import PAL, Rig, dim
+from helpers.rig import PAL, MakeRig, dim
 
 FORCED = Position.from_fen("B:W14,15,22,23,30:B5,10,11")  # Black must capture with 10 or 11
 
 
-def test_lift_lights_the_piece_and_its_targets(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_lift_lights_the_piece_and_its_targets(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("11", wait=100)
     assert rig.lit == {11: PAL.touched, 15: PAL.target, 16: PAL.target}
     # The strip got that picture as soon as the lift was debounced (30 ms), not later.
@@ -33,19 +33,18 @@ def test_lift_lights_the_piece_and_its_targets(tmp_path: Path) -> None:
     assert rig.moves() == ["11-15"]
     # After the move: the last move dimly, nothing else.
     assert rig.lit == {11: dim(PAL.last_from), 15: dim(PAL.last_to)}
-    rig.close()
 
 
-def test_piece_put_back_clears_the_hint(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_piece_put_back_clears_the_hint(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("9", wait=100)
     assert set(rig.lit) == {9, 13, 14}
     rig.do("9", wait=500)
     assert rig.lit == {} and rig.moves() == []
 
 
-def test_forced_capture_steady_hint_then_blinking_warning(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, board=FORCED, settings=AppSettings(start=FORCED))
+def test_forced_capture_steady_hint_then_blinking_warning(make_rig: MakeRig) -> None:
+    rig = make_rig(board=FORCED, settings=AppSettings(start=FORCED))
     # Start of the turn: the pieces that must capture glow steadily.
     steady = {10: PAL.must_capture, 11: PAL.must_capture}
     assert rig.lit == steady
@@ -73,8 +72,8 @@ def test_forced_capture_steady_hint_then_blinking_warning(tmp_path: Path) -> Non
     assert rig.app.next_deadline() is None
 
 
-def test_forced_capture_hint_follows_hint_switch(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, board=FORCED, settings=AppSettings(start=FORCED), leds=LedSettings(hints=False))
+def test_forced_capture_hint_follows_hint_switch(make_rig: MakeRig) -> None:
+    rig = make_rig(board=FORCED, settings=AppSettings(start=FORCED), leds=LedSettings(hints=False))
     assert rig.lit == {}
     Hands(rig.app).act_text("5")
     rig.wait(70)
@@ -82,8 +81,8 @@ def test_forced_capture_hint_follows_hint_switch(tmp_path: Path) -> None:
     assert rig.lit == {5: PAL.error, 10: PAL.must_capture, 11: PAL.must_capture}
 
 
-def test_multi_jump_guidance_and_capture_removal(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, board=FORCED, settings=AppSettings(start=FORCED))
+def test_multi_jump_guidance_and_capture_removal(make_rig: MakeRig) -> None:
+    rig = make_rig(board=FORCED, settings=AppSettings(start=FORCED))
     rig.do("10", wait=100)
     # Both routes from 10: first landings 17 and 19 as targets, the pieces they would take.
     assert rig.lit[10] == PAL.touched
@@ -110,9 +109,9 @@ def test_multi_jump_guidance_and_capture_removal(tmp_path: Path) -> None:
     assert rig.lit == {10: dim(PAL.last_from), 26: dim(PAL.last_to), 30: PAL.must_capture}
 
 
-def test_crowning_prompt_then_king_marked_dimly(tmp_path: Path) -> None:
+def test_crowning_prompt_then_king_marked_dimly(make_rig: MakeRig) -> None:
     start = Position.from_fen("B:W5:B26")
-    rig = Rig(tmp_path, board=start, settings=AppSettings(start=start, auto_crown=True))
+    rig = make_rig(board=start, settings=AppSettings(start=start, auto_crown=True))
     rig.do("26-31")
     assert rig.of_kind("crown") == [{"t": rig.of_kind("move")[0]["t"], "event": "crown", "square": 31}]
     assert rig.lit == {26: dim(PAL.last_from), 31: PAL.crown}
@@ -126,8 +125,8 @@ def test_crowning_prompt_then_king_marked_dimly(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("auto_crown", [True, False])
-def test_the_simulators_hands_crown_through_the_board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      auto_crown: bool) -> None:
+def test_the_simulators_hands_crown_through_the_board(monkeypatch: pytest.MonkeyPatch,
+                                                      auto_crown: bool, make_rig: MakeRig) -> None:
     # Crowning goes through SimBoard.crown (which checks the square), never around it;
     # without auto_crown the person asks the hands to follow the lights (`f`).
     from sim.board import SimBoard
@@ -141,7 +140,7 @@ def test_the_simulators_hands_crown_through_the_board(tmp_path: Path, monkeypatc
 
     monkeypatch.setattr(SimBoard, "crown", spy)
     start = Position.from_fen("B:W5:B26")
-    rig = Rig(tmp_path, board=start, settings=AppSettings(start=start, auto_crown=auto_crown))
+    rig = make_rig(board=start, settings=AppSettings(start=start, auto_crown=auto_crown))
     rig.do("26-31")
     if not auto_crown:
         assert rig.sim.pieces[31] == "b" and rig.lit[31] == PAL.crown
@@ -152,9 +151,9 @@ def test_the_simulators_hands_crown_through_the_board(tmp_path: Path, monkeypatc
     assert crowned == [31] and rig.sim.pieces[31] == "B"
 
 
-def test_game_over_shows_the_result_and_writes_pdn(tmp_path: Path) -> None:
+def test_game_over_shows_the_result_and_writes_pdn(make_rig: MakeRig) -> None:
     start = Position.from_fen("B:W18:B14,1")
-    rig = Rig(tmp_path, board=start, settings=AppSettings(start=start, black_name="Ann"))
+    rig = make_rig(board=start, settings=AppSettings(start=start, black_name="Ann"))
     assert rig.lit == {14: PAL.must_capture}
     rig.do("14x23")
     assert rig.of_kind("game-over") == [
@@ -171,8 +170,8 @@ def test_game_over_shows_the_result_and_writes_pdn(tmp_path: Path) -> None:
     assert not rig.store.current_path.exists()
 
 
-def test_hint_button_with_hints_off(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, leds=LedSettings(hints=False))
+def test_hint_button_with_hints_off(make_rig: MakeRig) -> None:
+    rig = make_rig(leds=LedSettings(hints=False))
     rig.do("11", wait=100)
     assert rig.lit == {11: PAL.touched}
     rig.do("h", wait=100)
@@ -183,8 +182,8 @@ def test_hint_button_with_hints_off(tmp_path: Path) -> None:
     assert rig.lit == {22: PAL.touched}
 
 
-def test_takeback_button_guides_the_board_back(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_takeback_button_guides_the_board_back(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("11-15")
     rig.do("t", wait=100)
     assert rig.of_kind("takeback") == [{"t": rig.of_kind("takeback")[0]["t"], "event": "takeback", "ply": 1}]
@@ -195,8 +194,8 @@ def test_takeback_button_guides_the_board_back(tmp_path: Path) -> None:
     assert rig.sim.pieces[11] == "b" and 15 not in rig.sim.pieces
 
 
-def test_illegal_move_is_explained_and_nothing_committed(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_illegal_move_is_explained_and_nothing_committed(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("11-18", wait=1500)
     assert rig.moves() == []
     warning = rig.of_kind("warning")[-1]
@@ -206,8 +205,8 @@ def test_illegal_move_is_explained_and_nothing_committed(tmp_path: Path) -> None
     assert rig.app.view().warning == "" and rig.lit == {}
 
 
-def test_resign_and_claim_buttons(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_resign_and_claim_buttons(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("11-15")
     rig.do("r", wait=100)
     assert rig.of_kind("game-over") == [] and "press resign again" in rig.app.view().message
@@ -218,8 +217,8 @@ def test_resign_and_claim_buttons(tmp_path: Path) -> None:
     assert all(rig.lit[s] == PAL.win for s in range(1, 11))
 
 
-def test_new_game_button_puts_the_old_game_away(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_new_game_button_puts_the_old_game_away(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("11-15")
     rig.do("22-18")
     rig.do("n", wait=100)
@@ -235,9 +234,9 @@ def test_new_game_button_puts_the_old_game_away(tmp_path: Path) -> None:
     assert rig.store.load_current().moves == ("9-14",)
 
 
-def test_every_move_is_saved_before_it_is_announced(tmp_path: Path) -> None:
+def test_every_move_is_saved_before_it_is_announced(make_rig: MakeRig) -> None:
     seen: list[tuple[str, ...]] = []
-    rig = Rig(tmp_path, start=False)
+    rig = make_rig(start=False)
 
     def check(event: object) -> None:
         if getattr(event, "kind", "") == "move":
@@ -251,8 +250,8 @@ def test_every_move_is_saved_before_it_is_announced(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_complete_two_player_games(tmp_path: Path, seed: int) -> None:
-    rig = Rig(tmp_path, settings=AppSettings(auto_crown=True, black_name="Ann", white_name="Bob"))
+def test_complete_two_player_games(seed: int, make_rig: MakeRig) -> None:
+    rig = make_rig(settings=AppSettings(auto_crown=True, black_name="Ann", white_name="Bob"))
     texts = [move.pdn(full=True) for move in random_game(seed, 120).moves]
     reference = Game()
     for text in texts:
@@ -280,8 +279,8 @@ def test_complete_two_player_games(tmp_path: Path, seed: int) -> None:
     assert GameFile.read(Path(saved[-1]["path"])).plies == len(texts)
 
 
-def test_close_turns_the_leds_off_and_keeps_the_game(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_close_turns_the_leds_off_and_keeps_the_game(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("11", wait=100)
     assert rig.lit
     rig.close()
@@ -290,8 +289,8 @@ def test_close_turns_the_leds_off_and_keeps_the_game(tmp_path: Path) -> None:
     rig.close()  # idempotent
 
 
-def test_view_describes_the_board(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, settings=AppSettings(black_name="Ann"))
+def test_view_describes_the_board(make_rig: MakeRig) -> None:
+    rig = make_rig(settings=AppSettings(black_name="Ann"))
     rig.do("11-15")
     rig.do("24", wait=100)
     view = rig.app.view()

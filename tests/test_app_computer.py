@@ -11,7 +11,7 @@ from firmware.app.application import AppSettings
 from firmware.app.players import Computer, Human, RandomMover, Thinker
 from firmware.storage.store import GameFile
 from rules import BLACK, WHITE, Game, Move, Position
-from test_app_rig import PAL, Rig, dim
+from helpers.rig import PAL, MakeRig, Rig, dim
 
 COMPUTER = AppSettings(mode="computer", auto_crown=True)
 
@@ -57,9 +57,9 @@ def test_resign_while_the_machine_is_to_move_resigns_the_person(tmp_path: Path) 
     assert rig.app.view().status == "Game over: White wins (resignation)"
 
 
-def test_machine_plays_black_moves_first(tmp_path: Path) -> None:
+def test_machine_plays_black_moves_first(make_rig: MakeRig) -> None:
     settings = AppSettings(mode="computer")
-    rig = Rig(tmp_path, settings=settings, players={BLACK: RandomMover(1), WHITE: Human()})
+    rig = make_rig(settings=settings, players={BLACK: RandomMover(1), WHITE: Human()})
     chosen = rig.of_kind("computer-move")
     assert len(chosen) == 1 and chosen[0]["side"] == "black"
     assert rig.app.view().mode_text == "Computer plays Black, hints on"
@@ -108,7 +108,7 @@ def test_takeback_in_computer_mode_takes_back_the_persons_move_too(tmp_path: Pat
     assert rig.app.tracker.game.ply == 2 and len(rig.of_kind("computer-move")) == 2
 
 
-def test_person_moving_for_a_thinking_machine_is_put_back(tmp_path: Path) -> None:
+def test_person_moving_for_a_thinking_machine_is_put_back(make_rig: MakeRig) -> None:
     release = threading.Event()
 
     def slow(position: Position, game: Game) -> Move:
@@ -116,7 +116,7 @@ def test_person_moving_for_a_thinking_machine_is_put_back(tmp_path: Path) -> Non
         return position.legal_moves()[0]
 
     players = {BLACK: Human(), WHITE: Computer(slow, "Slow engine")}
-    rig = Rig(tmp_path, settings=COMPUTER, players=players, thinker=Thinker(background=True))
+    rig = make_rig(settings=COMPUTER, players=players, thinker=Thinker(background=True))
     rig.do("11-15")
     assert "thinking" in rig.app.view().prompt
     rig.do("22-18")  # a person moves White before the machine has chosen
@@ -138,15 +138,14 @@ def test_person_moving_for_a_thinking_machine_is_put_back(tmp_path: Path) -> Non
     first = Position.start().play(Move((11, 15))).legal_moves()[0]
     assert rig.of_kind("computer-move")[0]["move"] == first.pdn()
     assert rig.app.tracker.expected == first
-    rig.close()
 
 
-def test_failing_engine_hands_the_side_to_a_person(tmp_path: Path) -> None:
+def test_failing_engine_hands_the_side_to_a_person(make_rig: MakeRig) -> None:
     def broken(position: Position, game: Game) -> Move:
         raise RuntimeError("search exploded")
 
     players = {BLACK: Human(), WHITE: Computer(broken, "Broken engine")}
-    rig = Rig(tmp_path, settings=COMPUTER, players=players)
+    rig = make_rig(settings=COMPUTER, players=players)
     rig.do("11-15")
     notice = rig.of_kind("notice")[-1]["message"]
     assert "Broken engine failed: RuntimeError: search exploded" in notice

@@ -16,8 +16,7 @@ from firmware.referee.arbiter import RefereeSettings
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.engine import Engine
 from helpers.colour_vision import MATRICES, MIN_DISTANCE, distance
-from test_app_rig import PAL, Rig, dim
-from test_referee_app import Board
+from helpers.rig import PAL, MakeRig, Rig, dim, referee_rig
 
 DEPTH = 3
 
@@ -141,7 +140,7 @@ def test_referee_mode_lights_nothing_for_hint(tmp_path: Path) -> None:
     # Hint colours that nothing else in the palette uses, so any hint light would show.
     unique = {"hint_from": "#010203", "hint_path": "#040506", "hint_to": "#070809", "hint_capture": "#0a0b0c"}
     palette = Palette.from_mapping(unique)
-    board = Board(tmp_path, RefereeSettings(record_dir=str(tmp_path / "record")), leds=LedSettings(palette=palette))
+    board = referee_rig(tmp_path, RefereeSettings(record_dir=str(tmp_path / "record")), leds=LedSettings(palette=palette))
     engine = CountingEngine()
     board.app.hint_player = engine
     board.script("press hint\nwait 200\n")
@@ -173,7 +172,7 @@ def test_computer_mode_hint_only_for_the_person_to_move(tmp_path: Path) -> None:
     rig.close()
 
 
-def test_hint_is_found_in_the_background_without_stalling_the_loop(tmp_path: Path) -> None:
+def test_hint_is_found_in_the_background_without_stalling_the_loop(make_rig: MakeRig) -> None:
     release, done = threading.Event(), threading.Event()
     move = best(Position.start())
 
@@ -182,7 +181,7 @@ def test_hint_is_found_in_the_background_without_stalling_the_loop(tmp_path: Pat
         done.set()
         return move
 
-    rig = Rig(tmp_path, start=False)
+    rig = make_rig(start=False)
     rig.app.hint_player = Computer(slow, "slow engine")
     rig.app.hint_thinker = Thinker(background=True)
     rig.app.start()
@@ -198,7 +197,6 @@ def test_hint_is_found_in_the_background_without_stalling_the_loop(tmp_path: Pat
         time.sleep(0.002)  # the worker thread hands its answer over
     assert rig.app.hint == move
     assert rig.lit == {move.start: PAL.hint_from, move.end: PAL.hint_to}
-    rig.close()
 
 
 def test_hint_movetime_is_validated() -> None:
@@ -209,12 +207,11 @@ def test_hint_movetime_is_validated() -> None:
         assert caught.value.key == "hint_movetime_ms"
 
 
-def test_default_hint_player_uses_the_configured_movetime(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, settings=AppSettings(hint_movetime_ms=50))
+def test_default_hint_player_uses_the_configured_movetime(make_rig: MakeRig) -> None:
+    rig = make_rig(settings=AppSettings(hint_movetime_ms=50))
     rig.do("h", wait=100)
     assert rig.app.hint_player is not None and not rig.app.hint_player.is_human
     assert rig.app.hint in Position.start().legal_moves()
-    rig.close()
 
 
 def test_hint_colours_stay_apart_from_what_shares_the_board_with_them() -> None:

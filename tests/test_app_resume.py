@@ -10,7 +10,7 @@ import pytest
 from firmware.app.application import AppSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
 from rules import Game, Position
-from test_app_rig import PAL, Rig, dim, tokens
+from helpers.rig import PAL, MakeRig, Rig, dim, tokens
 
 OPENING = ("11-15", "23-19", "8-11", "22-17")
 
@@ -25,9 +25,9 @@ def played(tmp_path: Path, moves: tuple[str, ...] = OPENING) -> Game:
     return game
 
 
-def test_resume_guides_the_pieces_then_continues(tmp_path: Path) -> None:
+def test_resume_guides_the_pieces_then_continues(tmp_path: Path, make_rig: MakeRig) -> None:
     game = played(tmp_path)
-    rig = Rig(tmp_path)  # a fresh simulated board: the start position stands on it
+    rig = make_rig()  # a fresh simulated board: the start position stands on it
     view = rig.app.view()
     assert view.status.startswith("Resuming a game: Black to move")
     assert view.moves == OPENING
@@ -55,11 +55,11 @@ def test_resume_guides_the_pieces_then_continues(tmp_path: Path) -> None:
     assert rig.store.load_current().moves == OPENING + ("9-14",)
 
 
-def test_resume_one_move_in_is_not_read_as_a_takeback(tmp_path: Path) -> None:
+def test_resume_one_move_in_is_not_read_as_a_takeback(tmp_path: Path, make_rig: MakeRig) -> None:
     # The start position on a fresh board is the position before the saved game's only
     # move: it must be guidance to set up, never a takeback of that move.
     played(tmp_path, ("11-15",))
-    rig = Rig(tmp_path)
+    rig = make_rig()
     rig.wait(3000)
     assert rig.of_kind("takeback") == []
     assert rig.lit == {11: PAL.extra, 15: PAL.missing}
@@ -69,9 +69,9 @@ def test_resume_one_move_in_is_not_read_as_a_takeback(tmp_path: Path) -> None:
     assert rig.app.tracker.game.ply == 1 and rig.moves() == []
 
 
-def test_resume_with_the_pieces_still_standing(tmp_path: Path) -> None:
+def test_resume_with_the_pieces_still_standing(tmp_path: Path, make_rig: MakeRig) -> None:
     played(tmp_path)
-    rig = Rig(tmp_path, settings=AppSettings(sim_keep_game=True))
+    rig = make_rig(settings=AppSettings(sim_keep_game=True))
     assert rig.of_kind("game-start")[-1] == {
         "t": 0, "event": "game-start", "resumed": True, "ply": 4,
         "fen": rig.app.tracker.game.position.fen(), "id": rig.store.load_current().id,
@@ -82,9 +82,9 @@ def test_resume_with_the_pieces_still_standing(tmp_path: Path) -> None:
     assert rig.moves() == ["9-14"] and rig.app.tracker.game.ply == 5
 
 
-def test_new_instead_of_resume_keeps_the_old_game(tmp_path: Path) -> None:
+def test_new_instead_of_resume_keeps_the_old_game(tmp_path: Path, make_rig: MakeRig) -> None:
     played(tmp_path)
-    rig = Rig(tmp_path)
+    rig = make_rig()
     rig.do("n", wait=100)
     # Now the lights ask for the start position, which already stands: a new game at once.
     saved = rig.of_kind("game-saved")
@@ -95,22 +95,22 @@ def test_new_instead_of_resume_keeps_the_old_game(tmp_path: Path) -> None:
     assert rig.store.load_current().moves == ()
 
 
-def test_finished_game_left_in_current_is_written_at_start(tmp_path: Path) -> None:
+def test_finished_game_left_in_current_is_written_at_start(tmp_path: Path, make_rig: MakeRig) -> None:
     store = GameStore(tmp_path)
     game = Game()
     game.play_text("11-15")
     game.resign()
     record = GameRecord.new().with_game(game)
     store.save_current(record)  # as if the power went between "game over" and the PDN
-    rig = Rig(tmp_path)
+    rig = make_rig()
     saved = rig.of_kind("game-saved")
     assert saved and Path(saved[0]["path"]) == store.game_path(record)
     assert rig.of_kind("game-start")[-1]["resumed"] is False
 
 
-def test_unreadable_state_file_is_kept_aside(tmp_path: Path) -> None:
+def test_unreadable_state_file_is_kept_aside(tmp_path: Path, make_rig: MakeRig) -> None:
     (tmp_path / "current.json").write_text('{"format": 1, "id": "x", "started": "y", "moves": ["11-15", "11-15"]}')
-    rig = Rig(tmp_path)
+    rig = make_rig()
     notice = rig.of_kind("notice")[0]["message"]
     assert "move 2 (11-15) does not replay" in notice and "was kept as" in notice
     kept = list(tmp_path.glob("current-*.bad"))
@@ -119,8 +119,8 @@ def test_unreadable_state_file_is_kept_aside(tmp_path: Path) -> None:
     assert rig.store.load_current().moves == ("11-15",)
 
 
-def test_save_failure_is_reported_and_play_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    rig = Rig(tmp_path)
+def test_save_failure_is_reported_and_play_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_rig: MakeRig) -> None:
+    rig = make_rig()
 
     def full(record: GameRecord) -> None:
         raise StoreError(f"cannot save the game to {tmp_path}/current.json: No space left on device")
@@ -134,12 +134,12 @@ def test_save_failure_is_reported_and_play_goes_on(tmp_path: Path, monkeypatch: 
     assert rig.store.load_current().moves == ("11-15", "23-19")
 
 
-def test_second_app_on_the_same_state_dir_is_refused(tmp_path: Path) -> None:
-    first = Rig(tmp_path)
+def test_second_app_on_the_same_state_dir_is_refused(make_rig: MakeRig) -> None:
+    first = make_rig()
     with pytest.raises(StoreLockedError):
-        Rig(tmp_path)
+        make_rig()
     first.close()
-    Rig(tmp_path).close()
+    make_rig().close()
 
 
 def test_saved_record_is_plain_json(tmp_path: Path) -> None:

@@ -24,19 +24,20 @@ from firmware.link.transport import LineTransport
 from hal.clock import MonotonicClock
 from rules import BLACK, Move
 from helpers.games import random_game
-from test_link_rig import TIMEOUT_S, Board, NullModem, settle, wait_until
+from helpers.cable import TIMEOUT_S, NullModem, linked_board, settle, wait_until
+from helpers.rig import Rig
 
 
 class Pair:
     """Board A (Black) and board B (White) on the two ends of ``a_port``/``b_port``."""
 
     def __init__(self, tmp_path: Path, a_port: str, b_port: str) -> None:
-        self.a = Board(a_port, tmp_path / "a", plays="black")
-        self.b = Board(b_port, tmp_path / "b", plays="white")
+        self.a = linked_board(a_port, tmp_path / "a", plays="black")
+        self.b = linked_board(b_port, tmp_path / "b", plays="white")
         self.boards = (self.a, self.b)
         settle(self.boards)
 
-    def board_of(self, side: object) -> Board:
+    def board_of(self, side: object) -> Rig:
         return self.a if side is BLACK else self.b
 
     def wait(self, pred, what: str) -> None:  # noqa: ANN001
@@ -47,7 +48,7 @@ class Pair:
         game = self.a.game
         mover, other = (self.a, self.b) if game.turn is BLACK else (self.b, self.a)
         ply = mover.game.ply + 1
-        mover.move(move.pdn(full=True), wait=600)
+        mover.do(move.pdn(full=True), wait=600)
         assert mover.game.ply == ply, f"{move} was not accepted on the mover's board"
         self.wait(lambda: other.app.tracker.expected == move, f"board {other is self.a and 'A' or 'B'} shows {move}")
         other.follow(wait=600)
@@ -99,11 +100,11 @@ def test_a_move_made_while_the_cable_is_out_reaches_the_other_board_when_it_is_b
     for move in moves[:6]:
         pair.play(move)
     cable.unplug()
-    pair.a.move(moves[6].pdn(full=True), wait=600)  # Black moves; nobody hears it
+    pair.a.do(moves[6].pdn(full=True), wait=600)  # Black moves; nobody hears it
     assert pair.a.game.ply == 7 and pair.b.game.ply == 6
     cable.replug()
     for board in pair.boards:
-        board.run_for(600)  # each retries its port after reconnect_ms
+        board.wait(600)  # each retries its port after reconnect_ms
     pair.wait(lambda: pair.b.app.tracker.expected == moves[6], "B asks for the missed move")
     assert all(board.transport.connects == 2 for board in pair.boards)
     pair.b.follow(wait=600)
@@ -119,12 +120,12 @@ def test_a_drop_in_the_middle_of_the_other_boards_echo_loses_nothing(pair: Pair,
         pair.play(move)
     # White moves on B and the cable goes before A has heard; A's people wait for it.
     cable.unplug()
-    pair.b.move(moves[3].pdn(full=True), wait=600)
-    pair.a.run_for(5000)
+    pair.b.do(moves[3].pdn(full=True), wait=600)
+    pair.a.wait(5000)
     assert pair.a.app.tracker.expected is None and pair.a.game.ply == 3
     cable.replug()
     for board in pair.boards:
-        board.run_for(600)
+        board.wait(600)
     pair.wait(lambda: pair.a.app.tracker.expected == moves[3], "A asks for White's move")
     pair.a.follow()
     pair.play(moves[4])
@@ -137,7 +138,7 @@ def test_a_new_game_on_one_board_is_followed_by_the_other(pair: Pair) -> None:
         pair.play(move)
     old = pair.a.link.game_id
     pair.b.sim.press("new")
-    pair.b.run_for(100)
+    pair.b.wait(100)
     pair.b.follow()  # B's hands set up the start position
     pair.wait(lambda: pair.a.app.tracker.setting_up is not None, "A sets up the new game")
     pair.a.follow()
@@ -156,7 +157,7 @@ def test_new_games_started_on_both_boards_at_once_converge(pair: Pair) -> None:
     pair.play(random_game(8).moves[0])
     for board in pair.boards:
         board.sim.press("new")
-        board.run_for(100)
+        board.wait(100)
         board.follow()
     for _ in range(3):
         settle(pair.boards)
@@ -176,7 +177,7 @@ def test_a_takeback_before_and_after_the_other_board_replied(pair: Pair) -> None
     pair.play(moves[0])
     # A takes back its move (the button): B had made it too, so B takes it back as well.
     pair.a.sim.press("takeback")
-    pair.a.run_for(100)
+    pair.a.wait(100)
     pair.a.follow()  # A's hands put the piece back
     pair.wait(lambda: pair.b.game.ply == 0, "B takes the move back")
     pair.b.follow()
@@ -186,10 +187,10 @@ def test_a_takeback_before_and_after_the_other_board_replied(pair: Pair) -> None
     pair.play(moves[1])
     pair.play(moves[2])
     # Black's move 3 has been answered... not yet; White replies on B, then A takes back.
-    pair.b.move(moves[3].pdn(full=True), wait=600)
+    pair.b.do(moves[3].pdn(full=True), wait=600)
     pair.wait(lambda: pair.a.app.tracker.expected == moves[3], "A shows White's reply")
     pair.a.sim.press("takeback")  # Black tries to take back move 3 after White replied
-    pair.a.run_for(100)
+    pair.a.wait(100)
     pair.wait(lambda: pair.a.app.tracker.expected == moves[2], "A asks for Black's move 3 again")
     pair.a.follow()  # the piece put back...
     pair.a.follow()  # ...and the move made again, as the lights ask
@@ -204,8 +205,8 @@ def test_a_takeback_before_and_after_the_other_board_replied(pair: Pair) -> None
 def test_a_move_for_the_other_boards_side_is_refused(pair: Pair) -> None:
     moves = random_game(8).moves
     pair.play(moves[0])
-    pair.a.move(moves[1].pdn(full=True))  # White's move, made at Black's board
-    pair.a.run_for(100)
+    pair.a.do(moves[1].pdn(full=True))  # White's move, made at Black's board
+    pair.a.wait(100)
     assert pair.a.game.ply == 1 and not any(e.kind in ("move", "takeback") and e.to_json().get("ply") == 2 for e in pair.a.events)
     assert any(e.kind == "warning" and "the other end of the link" in e.to_json()["message"] for e in pair.a.events)
     pair.a.follow()  # the hands put the piece back
@@ -220,15 +221,15 @@ def test_a_resignation_on_one_board_ends_the_game_on_both(pair: Pair) -> None:
     for move in moves[:3]:
         pair.play(move)
     pair.b.sim.press("resign", long=True)  # White to move resigns (a long press)
-    pair.b.run_for(100)
+    pair.b.wait(100)
     pair.wait(lambda: pair.a.game.is_over, "A's game over")
     same_game(pair)
     assert pair.a.game.result.score == "1-0" and pair.a.game.result.reason == "resign"
 
 
 def test_boards_that_both_play_black_are_told_so(tmp_path: Path, cable: NullModem) -> None:
-    a = Board(cable.a, tmp_path / "a", plays="black")
-    b = Board(cable.b, tmp_path / "b", plays="black")
+    a = linked_board(cable.a, tmp_path / "a", plays="black")
+    b = linked_board(cable.b, tmp_path / "b", plays="black")
     try:
         settle((a, b))
         for board in (a, b):
@@ -257,9 +258,9 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
             pair.play(move)
         # One side's cable is pulled and put back: the relay asks both boards for their state.
         right.unplug()
-        pair.a.move(moves[20].pdn(full=True), wait=600)
+        pair.a.do(moves[20].pdn(full=True), wait=600)
         right.replug()
-        pair.b.run_for(600)
+        pair.b.wait(600)
         pair.wait(lambda: pair.b.app.tracker.expected == moves[20], "B asks for the missed move")
         pair.b.follow()
         for move in moves[21:]:

@@ -20,7 +20,7 @@ import pytest
 
 from firmware.link.protocol import COMMANDS, MAX_LINE
 from rules import Position
-from test_link_host import Rig, snapshot
+from helpers.cable import HostedBoard, snapshot
 
 SEED = 20240611
 QUERIES = {"hello", "fen", "pdn", "moves", "help"}
@@ -121,7 +121,7 @@ def errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[list[logging.Log
     yield caplog.records
 
 
-def run_fuzz(rig: Rig, rng: random.Random, iterations: int, makers: list, errors_logged: list) -> dict[str, int]:
+def run_fuzz(rig: HostedBoard, rng: random.Random, iterations: int, makers: list, errors_logged: list) -> dict[str, int]:
     host, board = rig.host, rig.board
     host.settle()
     host.since()
@@ -164,7 +164,7 @@ def run_fuzz(rig: Rig, rng: random.Random, iterations: int, makers: list, errors
 def test_random_commands_and_bytes_get_exactly_their_answers_and_rejects_change_nothing(
     tmp_path: Path, errors_logged: list
 ) -> None:
-    rig = Rig(tmp_path)
+    rig = HostedBoard(tmp_path)
     try:
         counts = run_fuzz(rig, random.Random(SEED), 300, [random_command, random_command, random_bytes], errors_logged)
         assert counts["rejected"] > 150 and counts["accepted"] > 20  # both kinds were exercised
@@ -175,7 +175,7 @@ def test_random_commands_and_bytes_get_exactly_their_answers_and_rejects_change_
 def test_random_lines_from_a_second_board_are_never_answered_and_never_break_it(
     tmp_path: Path, errors_logged: list
 ) -> None:
-    rig = Rig(tmp_path, plays="black")
+    rig = HostedBoard(tmp_path, plays="black")
     try:
         counts = run_fuzz(rig, random.Random(SEED + 1), 250, [random_peer_line, random_peer_line, random_command],
                           errors_logged)
@@ -194,7 +194,7 @@ def test_random_lines_from_a_second_board_are_never_answered_and_never_break_it(
 def test_long_fuzz(tmp_path: Path, errors_logged: list) -> None:
     for seed in range(5):
         (tmp_path / str(seed)).mkdir()
-        rig = Rig(tmp_path / str(seed), plays="black" if seed % 2 else "both")
+        rig = HostedBoard(tmp_path / str(seed), plays="black" if seed % 2 else "both")
         try:
             run_fuzz(rig, random.Random(seed), 2000, [random_command, random_bytes, random_peer_line], errors_logged)
         finally:

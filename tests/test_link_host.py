@@ -21,48 +21,22 @@ from firmware.simulator.hands import Hands
 from rules import Game, Move, Position
 from rules.pdn import read_game
 from helpers.games import random_game
-from test_link_rig import Board, Host, NullModem
+from helpers.cable import Host, HostedBoard, NullModem, snapshot
 
 START = Position.start().fen()
 
 
-class Rig:
-    def __init__(self, tmp_path: Path, **board: Any) -> None:
-        self.cable = NullModem(tmp_path)
-        self.host = Host(self.cable.b)  # the host's port is open before the board speaks
-        self.board = Board(self.cable.a, tmp_path / "state", **board)
-        self.host.boards.append(self.board)
-        self.hello = self.host.event("hello")
-
-    def close(self) -> None:
-        self.board.close()
-        self.host.close()
-        self.cable.close()
-
-
 @pytest.fixture
-def rig(tmp_path: Path) -> Iterator[Rig]:
-    r = Rig(tmp_path)
+def rig(tmp_path: Path) -> Iterator[HostedBoard]:
+    r = HostedBoard(tmp_path)
     yield r
     r.close()
-
-
-def snapshot(board: Board) -> tuple[Any, ...]:
-    """Everything a command could change."""
-    app = board.app
-    game = app.game
-    return (
-        game.position.fen(), game.ply, tuple(game.moves), game.result, game.start.fen(),
-        app.tracker.expected, app.tracker.setting_up, app.tracker.mode, app.policy.settings.hints,
-        app.players[game.turn].name, app.record.black if app.record else None, board.link.game_id,
-        dict(board.link._host_moves), board.link._ballot,
-    )
 
 
 # -- greeting and commands -------------------------------------------------------------------
 
 
-def test_the_board_greets_with_its_version_configuration_and_state(rig: Rig) -> None:
+def test_the_board_greets_with_its_version_configuration_and_state(rig: HostedBoard) -> None:
     hello = rig.hello
     assert hello["cause"] == "connect" and hello["protocol"] == 1 and hello["version"]
     assert {k: hello[k] for k in ("plays", "mode", "hints", "control", "variant", "max_line")} == {
@@ -73,7 +47,7 @@ def test_the_board_greets_with_its_version_configuration_and_state(rig: Rig) -> 
     assert state["game"] == str(rig.board.link.game_id) and rig.board.link.game_id.serial == 1
 
 
-def test_every_command_gets_one_reply(rig: Rig) -> None:
+def test_every_command_gets_one_reply(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     reply = host.request("hello")
     assert reply["cmd"] == "hello" and reply["ok"] and reply["state"]["ply"] == 0
@@ -147,11 +121,11 @@ def test_every_command_gets_one_reply(rig: Rig) -> None:
     assert reply["fen"] == START
 
 
-def test_pdn_of_a_long_game_comes_in_pieces_that_fit_a_line(rig: Rig) -> None:
+def test_pdn_of_a_long_game_comes_in_pieces_that_fit_a_line(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     moves = random_game(2).moves
     for move in moves[:90]:
-        board.move(move.pdn(full=True), wait=400)
+        board.do(move.pdn(full=True), wait=400)
     host.request("names " + "é" * 40 + ";" + "ß" * 40)
     text, offset, pieces = "", 0, 0
     while offset is not None:
@@ -191,7 +165,7 @@ ERRORS: list[tuple[bytes, str]] = [
 ]
 
 
-def test_every_error_gets_one_error_reply_and_changes_nothing(rig: Rig) -> None:
+def test_every_error_gets_one_error_reply_and_changes_nothing(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     host.settle()
     for raw, code in ERRORS:
@@ -208,7 +182,7 @@ def test_every_error_gets_one_error_reply_and_changes_nothing(rig: Rig) -> None:
     assert host.since("reply") == [] and host.since("error") == []  # one answer each, no more
 
 
-def test_errors_that_depend_on_the_game(rig: Rig) -> None:
+def test_errors_that_depend_on_the_game(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     # Two capture routes with the same ends: the move must name its landing squares.
     host.request("new B:W6,7,14,15:B2")
@@ -235,7 +209,7 @@ def test_errors_that_depend_on_the_game(rig: Rig) -> None:
         assert snapshot(board) == before
 
 
-def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: Rig) -> None:
+def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     assert host.request("mode referee")["ok"]
     reply = host.request("ballot 5")
@@ -253,7 +227,7 @@ def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: Rig) -> N
     assert host.request("mode play")["ok"]  # after the game
 
 
-def test_a_failing_command_costs_one_internal_error_reply(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_command_costs_one_internal_error_reply(rig: HostedBoard, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(now: int) -> dict[str, Any]:
         raise RuntimeError("bug")
 
@@ -263,7 +237,7 @@ def test_a_failing_command_costs_one_internal_error_reply(rig: Rig, monkeypatch:
 
 
 def test_a_read_only_link_answers_questions_and_refuses_changes(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, control=False)
+    rig = HostedBoard(tmp_path, control=False)
     try:
         assert rig.hello["control"] is False
         for line in ("hello", "fen", "moves", "pdn", "help"):
@@ -278,11 +252,11 @@ def test_a_read_only_link_answers_questions_and_refuses_changes(tmp_path: Path) 
 
 
 def test_a_resuming_board_reports_the_saved_game_and_waits_for_its_pieces(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = HostedBoard(tmp_path)
     for text in ("11-15", "23-19", "8-11"):
-        rig.board.move(text)
+        rig.board.do(text)
     rig.close()
-    rig = Rig(tmp_path)  # the same state directory: the saved game is offered
+    rig = HostedBoard(tmp_path)  # the same state directory: the saved game is offered
     try:
         assert rig.board.app.resuming
         state = rig.hello["state"]
@@ -303,12 +277,12 @@ def test_a_resuming_board_reports_the_saved_game_and_waits_for_its_pieces(tmp_pa
 # -- whole games -----------------------------------------------------------------------------
 
 
-def test_a_whole_game_is_relayed_move_by_move(rig: Rig) -> None:
+def test_a_whole_game_is_relayed_move_by_move(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     moves = random_game(2).moves
     replica = Game()
     for move in moves:
-        board.move(move.pdn(full=True), wait=600)
+        board.do(move.pdn(full=True), wait=600)
         event = host.event("move")
         # The host rebuilds the game from the events alone.
         assert event["ply"] == replica.ply + 1 and event["side"] == str(replica.turn)
@@ -330,7 +304,7 @@ def test_a_whole_game_is_relayed_move_by_move(rig: Rig) -> None:
 
 
 def test_the_host_plays_white_and_the_board_shows_each_move(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, plays="black")
+    rig = HostedBoard(tmp_path, plays="black")
     host, board = rig.host, rig.board
     try:
         assert rig.hello["plays"] == "black"
@@ -341,7 +315,7 @@ def test_the_host_plays_white_and_the_board_shows_each_move(tmp_path: Path) -> N
                 reply = host.request(f"play {move.pdn(full=True)}")
                 assert reply["code"] == "wrong-side"  # Black is played at the board
                 assert snapshot(board) == before
-                board.move(move.pdn(full=True), wait=600)
+                board.do(move.pdn(full=True), wait=600)
             else:
                 assert board.app.tracker.expected is None
                 reply = host.request(f"play {move.pdn(full=True)}")
@@ -356,12 +330,12 @@ def test_the_host_plays_white_and_the_board_shows_each_move(tmp_path: Path) -> N
 
 
 def test_a_move_made_at_the_board_for_the_hosts_side_is_refused(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, plays="black")
+    rig = HostedBoard(tmp_path, plays="black")
     host, board = rig.host, rig.board
     try:
-        board.move("11-15")
+        board.do("11-15")
         host.event("move")
-        board.move("23-19")  # White's move, but White is played by the host
+        board.do("23-19")  # White's move, but White is played by the host
         warning = host.event("warning")  # never a move: the board holds White for the host
         assert warning["squares"] == [23, 19] and "the other end of the link: wait" in warning["message"]
         assert board.game.ply == 1 and not [d for d in host.lines if d["event"] in ("takeback", "notice")]
@@ -378,19 +352,19 @@ def test_a_move_made_at_the_board_for_the_hosts_side_is_refused(tmp_path: Path) 
 # -- the cable -------------------------------------------------------------------------------
 
 
-def test_the_link_drops_and_comes_back_mid_game(rig: Rig) -> None:
+def test_the_link_drops_and_comes_back_mid_game(rig: HostedBoard) -> None:
     host, board, cable = rig.host, rig.board, rig.cable
     for text in ("11-15", "23-19"):
-        board.move(text)
+        board.do(text)
         host.event("move")
     host.write(b"fe")  # half a line when the cable goes
     cable.unplug()
-    board.move("8-11")  # made while nobody hears it
-    board.move("22-17")
+    board.do("8-11")  # made while nobody hears it
+    board.do("22-17")
     assert board.transport.drops == 1 and not board.transport.connected
     cable.replug()
     host.reopen()
-    board.run_for(600)  # the board retries every reconnect_ms (500) of its clock
+    board.wait(600)  # the board retries every reconnect_ms (500) of its clock
     hello = host.event("hello")
     assert hello["cause"] == "connect" and board.transport.connects == 2
     state = hello["state"]
@@ -399,11 +373,11 @@ def test_the_link_drops_and_comes_back_mid_game(rig: Rig) -> None:
     host.write(b"n\n")
     assert host.wait_for(lambda d: d["event"] == "error", "error")["code"] == "unknown-command"
     assert host.request("fen")["ply"] == 4
-    board.move("9-13")
+    board.do("9-13")
     assert host.event("move")["ply"] == 5
 
 
-def test_a_flood_of_lines_does_not_stall_the_board(rig: Rig) -> None:
+def test_a_flood_of_lines_does_not_stall_the_board(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     host.settle()
     flood = b"".join(b"fen\n" if i % 3 else b"garbage %d\n" % i for i in range(3000))
@@ -421,7 +395,7 @@ def test_a_flood_of_lines_does_not_stall_the_board(rig: Rig) -> None:
         if board.clock.now_ms() < 2000:
             board.clock.advance(10)
     assert max(handled_per_step) <= board.link.lines_per_step
-    board.run_for(1000)
+    board.wait(1000)
     host.settle()
     moves = [e for e in host.lines if e["event"] == "move"]
     # Accepted settle_ms (300) after the hands stopped, exactly as without a flood.
@@ -431,7 +405,7 @@ def test_a_flood_of_lines_does_not_stall_the_board(rig: Rig) -> None:
     assert sum(e["event"] == "error" for e in answers) == 1000
 
 
-def test_a_host_that_stops_reading_gets_the_state_again_after_an_overrun(rig: Rig) -> None:
+def test_a_host_that_stops_reading_gets_the_state_again_after_an_overrun(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     host.settle()
     # Replies pile up in the cable, then in the board's queue, while the host reads nothing.
@@ -451,7 +425,7 @@ def test_a_host_that_stops_reading_gets_the_state_again_after_an_overrun(rig: Ri
 
 
 def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = HostedBoard(tmp_path)
     try:
         host, board = rig.host, rig.board
         host.request("names " + "😀" * 40 + ";" + "😀" * 40)
@@ -464,7 +438,7 @@ def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: P
         host.event("new-game")
         for line in ("hello", "fen", "moves", "help", "pdn"):
             assert host.request(line)["ok"]
-        board.move("12-16")
+        board.do("12-16")
         host.settle()
         assert max(len(raw) + 1 for raw in host.raw) <= MAX_LINE
         assert all(json.loads(raw) for raw in host.raw)

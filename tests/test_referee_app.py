@@ -16,22 +16,19 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import App, AppSettings
 from firmware.referee.clock import TimeControl
 from firmware.simulator.script import parse_script, replay
-from firmware.config import ConfigError, default_config, parse_config
+from firmware.config import ConfigError, parse_config
 from firmware.events import Event, MoveMade
 from firmware.simulator.hands import Action, Hands, game_actions, spaced
-from firmware.app.hardware import open_hardware
 from firmware.app.leds import LedSettings, Palette
-from firmware.app.players import Thinker
-from firmware.referee.arbiter import Referee, RefereeConfig, RefereeSettings
+from firmware.referee.arbiter import RefereeConfig, RefereeSettings
 from firmware.storage.store import GameStore
-from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Position
 from rules.pdn import read_games
 
 from helpers import DATA
+from helpers.rig import referee_rig
 from helpers.scriptgen import crowning_flags
 
 TINSLEY = DATA / "tinsley.pdn"
@@ -39,46 +36,6 @@ TINSLEY = DATA / "tinsley.pdn"
 
 def crownhead(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, timeout=120)
-
-
-class Board:
-    """An :class:`App` in referee mode on the simulated board and a virtual clock."""
-
-    def __init__(
-        self,
-        tmp: Path,
-        settings: RefereeSettings,
-        *,
-        leds: LedSettings | None = None,
-        mode: str = "referee",
-        board: Position | None = None,
-        keep: bool = False,
-    ) -> None:
-        self.clock = VirtualClock()
-        self.hw = open_hardware(default_config(), self.clock)
-        self.sim = self.hw.sim
-        assert self.sim is not None
-        if board is not None:
-            self.sim.set_position({s: p.symbol for s, p in board.pieces().items()})
-        self.events: list[Event] = []
-        self.referee = Referee(settings) if mode == "referee" else None
-        self.app = App(
-            self.hw,
-            clock=self.clock,
-            settings=AppSettings(mode=mode, start=board, sim_keep_game=keep),
-            leds=leds,
-            store=GameStore(tmp / "state"),
-            thinker=Thinker(background=False),
-            sinks=[self.events.append],
-            referee=self.referee,
-        )
-        self.app.start()
-
-    def script(self, text: str) -> None:
-        Hands(self.app).run_script(parse_script(text))
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [e.to_json() for e in self.events if e.kind == kind]
 
 
 # -- the balloted game pair ----------------------------------------------------------------------
@@ -139,15 +96,15 @@ def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
         ballot=46, black="Ann", white="Bob", event="Club final", site="Leeds", round="3",
         clock=TimeControl.parse("40/5400:1800"), record_dir=str(record),
     )
-    board = Board(tmp_path, settings, leds=LedSettings(palette=_hint_palette()))
+    board = referee_rig(tmp_path, settings, leds=LedSettings(palette=_hint_palette()))
     Hands(board.app).run_script(_pair_hands(first, second))
     frames = [f.frame for f in board.sim.lights.frames]
     board.app.close()
     # Referee mode lit no hint in either game.
     assert frames and not {rgb for frame in frames for rgb in frame.values()} & _hint_rgbs()
-    assert [e["number"] for e in board.of("ballot")] == [46, 46]
+    assert [e["number"] for e in board.of_kind("ballot")] == [46, 46]
     assert not [e for e in board.events if e.kind in ("caution", "forfeit", "warning", "flag")]
-    assert [(e["result"], e["reason"]) for e in board.of("game-over")] == [("1/2-1/2", "agreement"), ("1-0", "resign")]
+    assert [(e["result"], e["reason"]) for e in board.of_kind("game-over")] == [("1/2-1/2", "agreement"), ("1-0", "resign")]
     files = sorted(record.glob("game-*.pdn"))
     assert len(files) == 2
     check = crownhead("pdn", "check", "--verbose", *map(str, files))
@@ -198,7 +155,7 @@ def test_run_command_in_referee_mode(tmp_path: Path) -> None:
 def _hints_scenario(tmp: Path, mode: str) -> set[tuple[int, int, int]]:
     """A game with every situation where play mode shows hints; the colours the strip got."""
     fen = Position.from_fen("B:W15,18,23,32:B10,14,9,1")
-    board = Board(tmp, RefereeSettings(), leds=LedSettings(palette=_hint_palette()), mode=mode, board=fen)
+    board = referee_rig(tmp, RefereeSettings(), leds=LedSettings(palette=_hint_palette()), mode=mode, board=fen)
     # A man that cannot capture lifted, put back; a chain in progress; a wrong landing; then 14x23.
     board.script(
         "lift 9\nwait 300\nplace 9\nwait 500\nlift 10\nwait 300\nplace 19\nwait 300\nlift 15\nwait 3000\n"
@@ -224,7 +181,7 @@ def test_live_pdn_is_rewritten_after_every_move(tmp_path: Path) -> None:
     record = tmp_path / "record"
     seen: list[str] = []
 
-    board = Board(tmp_path, RefereeSettings(record_dir=str(record), clock=TimeControl.parse("300+5")))
+    board = referee_rig(tmp_path, RefereeSettings(record_dir=str(record), clock=TimeControl.parse("300+5")))
 
     def check(event: Event) -> None:
         if isinstance(event, MoveMade):
@@ -287,24 +244,24 @@ def test_an_illegal_move_that_stood_is_marked_and_flagged_by_pdn_check(tmp_path:
 
 def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> None:
     settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("600"), ballot=5)
-    board = Board(tmp_path, settings)
+    board = referee_rig(tmp_path, settings)
     Hands(board.app).act_text("9-13")
     board.app.run_for(5_000)
     board.app.close()  # the power goes in the middle of the ballot
 
-    again = Board(tmp_path, settings, keep=True)
-    assert again.referee is not None and again.of("game-start")[-1]["resumed"] is True
+    again = referee_rig(tmp_path, settings, keep=True)
+    assert again.referee is not None and again.of_kind("game-start")[-1]["resumed"] is True
     assert str(again.app.tracker.expected) == "22-18"  # the ballot goes on
     for move in ("22-18", "6-9"):
         Hands(again.app).act_text(move)
         again.app.run_for(1000)
     again.script("lift 30\nwait 300\nplace 30\nwait 700\n")  # 30 cannot move: a caution to White
-    assert [c["side"] for c in again.of("caution")] == ["white"]
+    assert [c["side"] for c in again.of_kind("caution")] == ["white"]
     left = again.referee.clock_times(again.clock.now_ms())
     assert left is not None and left[BLACK] < 600_000 and left[WHITE] < 600_000
     again.app.close()  # and again
 
-    third = Board(tmp_path, settings, keep=True)
+    third = referee_rig(tmp_path, settings, keep=True)
     assert third.referee is not None and third.referee.cautions(WHITE) == 1
     # The time left as last saved (each move, each ruling, every 5 s of a running clock):
     # White's 22-18 took 300 ms from its lift, then its clock ran until the caution was
@@ -316,8 +273,8 @@ def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> Non
     assert third.referee.clock_times(third.clock.now_ms()) == saved
     assert third.app.clock_state(third.clock.now_ms())[2:4] == ("white", True)  # paused, White's turn
     third.script("lift 29\nwait 300\n")  # White's second offence forfeits the game
-    (forfeit,) = third.of("forfeit")
-    assert forfeit["side"] == "white" and third.of("game-over")[-1]["reason"] == "forfeit"
+    (forfeit,) = third.of_kind("forfeit")
+    assert forfeit["side"] == "white" and third.of_kind("game-over")[-1]["reason"] == "forfeit"
     text = " ".join((tmp_path / "record" / "live.pdn").read_text().split())
     assert text.count("game resumed") == 2 and "caution to white" in text and "white forfeits" in text
     assert '[Ballot "5"]' in text
@@ -325,7 +282,7 @@ def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> Non
 
 
 def test_view_shows_the_clock_and_cautions(tmp_path: Path) -> None:
-    board = Board(tmp_path, RefereeSettings(black="Ann", white="Bob", clock=TimeControl.parse("300+5")))
+    board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", clock=TimeControl.parse("300+5")))
     board.script("lift 1\nwait 100\nplace 1\nwait 900\n")
     view = board.app.view()
     assert view.black == "Ann  0:04:59  1 caution" and view.white == "Bob  0:05:00"
@@ -373,12 +330,12 @@ def test_run_command_line_errors(tmp_path: Path) -> None:
 def test_one_game_one_record_the_store_keeps_the_referees_with_everything(tmp_path: Path) -> None:
     # A caution, a claim, then a second offence: the board's own game file (what
     # `crownhead games export` exports) is the referee's record, with its notes.
-    board = Board(tmp_path, RefereeSettings(record_dir=str(tmp_path / "record"), black="Ann", white="Bob"))
+    board = referee_rig(tmp_path, RefereeSettings(record_dir=str(tmp_path / "record"), black="Ann", white="Bob"))
     board.script(
         "lift 1\nwait 100\nplace 1\nwait 500\nlift 9\nwait 100\nplace 13\nwait 500\npress claim\nwait 100\n"
         "lift 29\nwait 100\nplace 29\nwait 500\nlift 29\nwait 100\nplace 29\nwait 1000\n"
     )
-    assert [e["reason"] for e in board.of("game-over")] == ["forfeit"]
+    assert [e["reason"] for e in board.of_kind("game-over")] == ["forfeit"]
     store = GameStore(tmp_path / "state")
     (kept,) = store.game_files()
     (game,) = read_games(kept.read_text(), kept.name)
@@ -388,18 +345,18 @@ def test_one_game_one_record_the_store_keeps_the_referees_with_everything(tmp_pa
 
 
 def test_a_refused_claim_is_shown_on_the_simulators_screen(tmp_path: Path) -> None:
-    board = Board(tmp_path, RefereeSettings(black="Ann", white="Bob"))
+    board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob"))
     board.script("press claim\nwait 100\n")
-    (claim,) = board.of("claim")
+    (claim,) = board.of_kind("claim")
     assert claim["valid"] is False
     assert board.app.message == claim["message"] and "invalid" in board.app.message
 
 
 def test_follow_after_a_caution_puts_the_piece_back_where_it_came_from(tmp_path: Path) -> None:
     position = Position.from_fen("B:W18,30:B14,10")
-    board = Board(tmp_path, RefereeSettings(), board=position)
+    board = referee_rig(tmp_path, RefereeSettings(), board=position)
     board.script("lift 10\nwait 100\nplace 15\nwait 1000\n")  # 14x23 was compulsory
-    assert [c["code"] for c in board.of("caution")] == ["forced-capture"]
+    assert [c["code"] for c in board.of_kind("caution")] == ["forced-capture"]
     Hands(board.app).act_text("f")
     board.app.run_for(1000)
     assert board.app.tracker.board_matches and board.app.message == "filled 1 square and emptied 1 square as the lights asked"

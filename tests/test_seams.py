@@ -13,22 +13,16 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import App, AppSettings
-from firmware.simulator.script import parse_script
-from firmware.config import default_config
-from firmware.events import Event
-from firmware.app.hardware import open_hardware
+from firmware.app.application import AppSettings
 from firmware.app.players import Computer, Human, Thinker
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text
 from firmware.tracking.tracker import Tracker
-from firmware.simulator.hands import Hands
-from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.game import GameOverError
 from rules.pdn import CONDONED_NOTE, read_game, write_game
 from rules.squares import bit
-from test_app_rig import PAL, Rig
+from helpers.rig import PAL, Rig
 
 # Black's man on 14 moves backward to 10 (illegal); White answers 30-26.
 STOOD = Position.from_fen("B:W30:B14,9")
@@ -185,53 +179,35 @@ def test_a_bad_condoned_entry_names_the_problem(tmp_path: Path, condoned: Any, w
         store.load_current()
 
 
-class RefereeBoard:
-    """The application in referee mode (record style) on the simulated board."""
-
-    def __init__(self, tmp: Path, *, keep: bool = False) -> None:
-        self.clock = VirtualClock()
-        self.hw = open_hardware(default_config(), self.clock)
-        self.sim = self.hw.sim
-        assert self.sim is not None
-        if not keep:
-            self.sim.set_position({s: p.symbol for s, p in STOOD.pieces().items()})
-        self.events: list[Event] = []
-        self.referee = Referee(RefereeSettings(style="record", record_dir=str(tmp / "record")))
-        self.store = GameStore(tmp / "state")
-        self.app = App(
-            self.hw,
-            clock=self.clock,
-            settings=AppSettings(mode="referee", start=STOOD, sim_keep_game=keep),
-            store=self.store,
-            thinker=Thinker(background=False),
-            sinks=[self.events.append],
-            referee=self.referee,
-        )
-        self.app.start()
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [e.to_json() for e in self.events if e.kind == kind]
+def stood_board(tmp: Path, *, keep: bool = False) -> Rig:
+    """The application in referee mode (record style) from ``STOOD``; ``keep``: after a power cut."""
+    return Rig(
+        tmp / "state",
+        board=None if keep else STOOD,
+        settings=AppSettings(mode="referee", start=STOOD, sim_keep_game=keep),
+        referee=RefereeSettings(style="record", record_dir=str(tmp / "record")),
+    )
 
 
 def test_a_game_with_an_illegal_move_that_stood_survives_a_power_cut(tmp_path: Path) -> None:
-    board = RefereeBoard(tmp_path)
-    Hands(board.app).run_script(parse_script(STOOD_SCRIPT))
-    assert [c["move"] for c in board.of("condoned")] == ["14-10"]
+    board = stood_board(tmp_path)
+    board.script(STOOD_SCRIPT)
+    assert [c["move"] for c in board.of_kind("condoned")] == ["14-10"]
     assert board.app.game.condoned == {1} and board.app.game.ply == 2
     board.app.close()  # the power goes
 
-    again = RefereeBoard(tmp_path, keep=True)
-    start = again.of("game-start")[-1]
+    again = stood_board(tmp_path, keep=True)
+    start = again.of_kind("game-start")[-1]
     assert start["resumed"] is True and start["ply"] == 2  # not set aside as unreadable
     assert not list((tmp_path / "state").glob("current-*.bad"))
     game = again.app.game
     assert [m.pdn() for m in game.moves] == ["14-10", "30-26"] and game.condoned == {1}
     assert game.position == Position.from_fen("B:W26:B9,10")
     # The referee goes on with the same game, and the record says both things.
+    assert again.referee is not None
     pdn = " ".join(again.referee.pdn().split())
     assert "it stands, white answered without objection (WCDF 1.26)" in pdn and "game resumed" in pdn
-    Hands(again.app).act_text("10-15")
-    again.app.run_for(1000)
+    again.do("10-15")
     assert [m.pdn() for m in again.app.game.moves] == ["14-10", "30-26", "10-15"]
     again.app.close()
     saved = GameStore(tmp_path / "state").load_current()

@@ -19,18 +19,14 @@ from firmware.app.application import App, AppSettings
 from firmware.referee.clock import TimeControl
 from firmware.cli import main
 from firmware.cli import run as run_command
-from firmware.config import default_config
-from firmware.events import Event
-from firmware.app.hardware import open_hardware
-from firmware.link.host import Link, LinkConfig
+from firmware.link.host import LinkConfig
 from firmware.link.protocol import LinkError
-from firmware.app.players import Thinker
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.storage.store import GameStore
+from firmware.referee.arbiter import RefereeSettings
 from firmware.simulator.hands import Hands
-from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Move, Position
 from rules.squares import bit
+
+from helpers.rig import Rig
 
 
 class Wire:
@@ -63,77 +59,50 @@ class Wire:
         pass
 
 
-class Board:
-    """The application on the simulated board with a link to the test (the host)."""
+def wired_board(
+    tmp: Path,
+    *,
+    mode: str = "play",
+    plays: str = "both",
+    start: Position | None = None,
+    referee: RefereeSettings | None = None,
+    configured: RefereeSettings | None = None,
+) -> Rig:
+    """The application on the simulated board with a link to the test (the host) on a :class:`Wire`."""
+    rig = Rig(
+        tmp / "state",
+        board=start,
+        settings=AppSettings(mode=mode, start=start),
+        referee=referee,
+        referee_settings=configured,
+        start=False,
+    )
+    rig.connect(Wire(), LinkConfig(plays=plays))
+    rig.app.start()
+    return rig
 
-    def __init__(
-        self,
-        tmp: Path,
-        *,
-        mode: str = "play",
-        plays: str = "both",
-        start: Position | None = None,
-        referee: RefereeSettings | None = None,
-        configured: RefereeSettings | None = None,
-    ) -> None:
-        self.clock = VirtualClock()
-        self.hw = open_hardware(default_config(), self.clock)
-        self.sim = self.hw.sim
-        assert self.sim is not None
-        if start is not None:
-            self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
-        self.events: list[Event] = []
-        self.app = App(
-            self.hw,
-            clock=self.clock,
-            settings=AppSettings(mode=mode, start=start),
-            store=GameStore(tmp / "state"),
-            thinker=Thinker(background=False),
-            sinks=[self.events.append],
-            referee=Referee(referee) if referee is not None else None,
-            referee_settings=configured,
-        )
-        self.wire = Wire()
-        self.link = Link(self.wire, LinkConfig(plays=plays))  # type: ignore[arg-type]
-        self.link.attach(self.app)
-        self.app.start()
 
-    @property
-    def game(self):  # noqa: ANN201 - rules.Game
-        return self.app.game
-
-    def ask(self, line: str) -> dict[str, Any]:
-        """Send a command and return its one answer (a reply or an error)."""
-        self.wire.inbox.append(line.encode())
-        before = len(self.wire.sent)
-        self.app.step()
-        answers = [d for d in self.wire.sent[before:] if d["event"] in ("reply", "error")]
-        assert len(answers) == 1, answers
-        return answers[0]
-
-    def do(self, text: str, wait: int = 1000) -> None:
-        Hands(self.app).act_text(text)
-        self.app.run_for(wait)
-
-    def follow(self, wait: int = 1000) -> None:
-        Hands(self.app).follow()
-        self.app.run_for(wait)
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [e.to_json() for e in self.events if e.kind == kind]
+def ask(board: Rig, line: str) -> dict[str, Any]:
+    """Send a command and return its one answer (a reply or an error)."""
+    board.transport.inbox.append(line.encode())
+    before = len(board.transport.sent)
+    board.step()
+    answers = [d for d in board.transport.sent[before:] if d["event"] in ("reply", "error")]
+    assert len(answers) == 1, answers
+    return answers[0]
 
 
 # -- (a) a side played over the link, in referee mode too --------------------------------------
 
 
 def test_in_referee_mode_a_move_for_the_linked_side_is_refused_and_no_offence(tmp_path: Path) -> None:
-    board = Board(tmp_path, mode="referee", plays="black", referee=RefereeSettings())
+    board = wired_board(tmp_path, mode="referee", plays="black", referee=RefereeSettings())
     board.do("11-15")
     assert board.game.ply == 1
     # A hand at Black's board moves White's man: refused, not accepted and left standing.
     board.do("22-18")
-    assert board.game.ply == 1 and [m["move"] for m in board.of("move")] == ["11-15"]
-    warning = board.of("warning")[-1]
+    assert board.game.ply == 1 and [m["move"] for m in board.of_kind("move")] == ["11-15"]
+    warning = board.of_kind("warning")[-1]
     assert "the other end of the link: wait" in warning["message"]
     # Nothing done here with White's pieces is White's offence: its player is not here.
     board.follow()  # the hands put the man back
@@ -141,9 +110,9 @@ def test_in_referee_mode_a_move_for_the_linked_side_is_refused_and_no_offence(tm
     board.app.run_for(500)
     Hands(board.app).act_text("30")
     board.app.run_for(500)
-    assert not board.of("caution") and board.app.referee is not None and board.app.referee.cautions(WHITE) == 0
+    assert not board.of_kind("caution") and board.app.referee is not None and board.app.referee.cautions(WHITE) == 0
     # White's move from the host is shown, and made.
-    assert board.ask("play 22-18")["ok"]
+    assert ask(board, "play 22-18")["ok"]
     assert board.app.tracker.expected == Move((22, 18))
     board.follow()
     assert [m.pdn() for m in board.game.moves] == ["11-15", "22-18"]
@@ -154,18 +123,18 @@ def test_in_referee_mode_a_move_for_the_linked_side_is_refused_and_no_offence(tm
 
 def test_names_from_the_host_reach_the_referees_record_and_the_next_games(tmp_path: Path) -> None:
     record = tmp_path / "record"
-    board = Board(tmp_path, mode="referee", referee=RefereeSettings(record_dir=str(record)))
+    board = wired_board(tmp_path, mode="referee", referee=RefereeSettings(record_dir=str(record)))
     referee = board.app.referee
     assert referee is not None and referee.names == ("?", "?")
-    assert board.ask("names Ann;Bob")["ok"]
+    assert ask(board, "names Ann;Bob")["ok"]
     assert referee.names == ("Ann", "Bob")
     assert '[Black "Ann"]' in referee.pdn() and '[White "Bob"]' in referee.pdn()
     board.do("11-15")
     live = (record / "live.pdn").read_text()
     assert '[Black "Ann"]' in live and '[White "Bob"]' in live
     # The next game of the pair: colours reversed, on the board and in the record.
-    assert board.ask("result 1/2-1/2 agreement")["ok"]
-    assert board.ask("new")["ok"]
+    assert ask(board, "result 1/2-1/2 agreement")["ok"]
+    assert ask(board, "new")["ok"]
     board.follow()
     assert referee.names == ("Bob", "Ann")
     assert (board.app.players[BLACK].name, board.app.players[WHITE].name) == ("Bob", "Ann")
@@ -180,23 +149,23 @@ def test_mode_referee_from_the_host_uses_the_configured_referee(tmp_path: Path) 
         style="record", clock=TimeControl.parse("300+5"), event="Club final", black="Ann", white="Bob",
         record_dir=str(record),
     )
-    board = Board(tmp_path, configured=configured)
+    board = wired_board(tmp_path, configured=configured)
     assert board.app.referee is None
-    assert board.ask("mode referee")["ok"]
+    assert ask(board, "mode referee")["ok"]
     referee = board.app.referee
     assert referee is not None and referee.settings.style == "record" and referee.style == "record"
     assert referee.clock_times(board.clock.now_ms()) == {BLACK: 300_000, WHITE: 300_000}
     assert referee.names == ("Ann", "Bob") and board.app.players[BLACK].name == "Ann"
     assert '[Event "Club final"]' in (record / "live.pdn").read_text()
     # Back and forth before the first move: the same arbiter, its session going on.
-    assert board.ask("mode play")["ok"] and board.app.referee is None
-    assert board.ask("mode referee")["ok"] and board.app.referee is referee and referee.games == 2
+    assert ask(board, "mode play")["ok"] and board.app.referee is None
+    assert ask(board, "mode referee")["ok"] and board.app.referee is referee and referee.games == 2
 
 
 def test_mode_referee_takes_the_boards_own_names_over_the_configured_ones(tmp_path: Path) -> None:
-    board = Board(tmp_path, configured=RefereeSettings(black="Ann", white="Bob"))
-    assert board.ask("names Cy;?")["ok"]
-    assert board.ask("mode referee")["ok"]
+    board = wired_board(tmp_path, configured=RefereeSettings(black="Ann", white="Bob"))
+    assert ask(board, "names Cy;?")["ok"]
+    assert ask(board, "mode referee")["ok"]
     assert board.app.referee is not None and board.app.referee.names == ("Cy", "Bob")
     assert board.app.record is not None and (board.app.record.black, board.app.record.white) == ("Cy", "Bob")
 
@@ -230,17 +199,17 @@ def test_crownhead_run_hands_the_referee_section_to_a_board_started_in_play_mode
 
 def test_a_result_that_comes_after_the_game_ended_is_reported_as_refused(tmp_path: Path) -> None:
     start = Position.from_fen("B:W18:B14")  # 14x23 takes White's last piece
-    board = Board(tmp_path, mode="referee", start=start, referee=RefereeSettings())
+    board = wired_board(tmp_path, mode="referee", start=start, referee=RefereeSettings())
     Hands(board.app).act_text("14x23")
     board.app.run_for(100)  # the capture stands on the board, not yet settled
     assert board.game.ply == 0
     # The arbiter's decision arrives once the capture is due, before the board's next step:
     # the referee accepts the capture first, and it ends the game.
     now = board.clock.now_ms() + 400
-    board.wire.inbox.append(b"result 0-1 forfeit")
-    before = len(board.wire.sent)
+    board.transport.inbox.append(b"result 0-1 forfeit")
+    before = len(board.transport.sent)
     events = board.link.poll(now)
-    (answer,) = [d for d in board.wire.sent[before:] if d["event"] in ("reply", "error")]
+    (answer,) = [d for d in board.transport.sent[before:] if d["event"] in ("reply", "error")]
     assert answer["event"] == "error" and answer["code"] == "not-now"
     assert answer["message"] == "the game had already ended: 1-0 (no-moves); 0-1 was not applied"
     result = board.game.result
@@ -249,27 +218,27 @@ def test_a_result_that_comes_after_the_game_ended_is_reported_as_refused(tmp_pat
 
 
 def test_a_result_is_applied_while_the_game_goes_on(tmp_path: Path) -> None:
-    board = Board(tmp_path, mode="referee", referee=RefereeSettings())
+    board = wired_board(tmp_path, mode="referee", referee=RefereeSettings())
     board.do("11-15")
-    reply = board.ask("result 0-1 forfeit")
+    reply = ask(board, "result 0-1 forfeit")
     assert reply["ok"] and (reply["result"], reply["reason"]) == ("0-1", "forfeit")
     result = board.game.result
     assert result is not None and (result.score, result.reason) == ("0-1", "forfeit")
-    assert board.ask("result 1-0 time")["code"] == "not-now"
+    assert ask(board, "result 1-0 time")["code"] == "not-now"
 
 
 # -- (e) in referee mode only the referee asks for the balloted moves ------------------------
 
 
 def test_a_ballot_chosen_in_play_mode_is_handed_to_the_referee(tmp_path: Path) -> None:
-    board = Board(tmp_path, configured=RefereeSettings())
-    assert board.ask("ballot 5")["ok"]
+    board = wired_board(tmp_path, configured=RefereeSettings())
+    assert ask(board, "ballot 5")["ok"]
     assert board.app.tracker.expected == Move((9, 13))
-    assert board.ask("mode referee")["ok"]
+    assert ask(board, "mode referee")["ok"]
     referee = board.app.referee
     assert referee is not None and referee.ballot is not None and referee.ballot.number == 5
     assert board.link._ballot is None  # the link no longer plays it
-    assert [b["number"] for b in board.of("ballot")] == [5]
+    assert [b["number"] for b in board.of_kind("ballot")] == [5]
     for move in ("9-13", "22-18", "6-9"):
         assert str(board.app.tracker.expected) == move
         assert referee.ballot_move is not None and str(referee.ballot_move) == move
@@ -280,9 +249,9 @@ def test_a_ballot_chosen_in_play_mode_is_handed_to_the_referee(tmp_path: Path) -
 
 
 def test_a_referees_ballot_goes_on_under_the_link_in_play_mode(tmp_path: Path) -> None:
-    board = Board(tmp_path, mode="referee", referee=RefereeSettings(ballot=5))
+    board = wired_board(tmp_path, mode="referee", referee=RefereeSettings(ballot=5))
     assert board.app.tracker.expected == Move((9, 13))
-    assert board.ask("mode play")["ok"] and board.app.referee is None
+    assert ask(board, "mode play")["ok"] and board.app.referee is None
     assert board.link._ballot is not None and board.link._ballot[0] == 5
     for move in ("9-13", "22-18", "6-9"):
         assert str(board.app.tracker.expected) == move
@@ -291,17 +260,17 @@ def test_a_referees_ballot_goes_on_under_the_link_in_play_mode(tmp_path: Path) -
 
 
 def test_a_host_move_cannot_override_the_referees_ballot(tmp_path: Path) -> None:
-    board = Board(tmp_path, mode="referee", referee=RefereeSettings(ballot=5))
-    error = board.ask("play 11-15")
+    board = wired_board(tmp_path, mode="referee", referee=RefereeSettings(ballot=5))
+    error = ask(board, "play 11-15")
     assert error["code"] == "illegal-move" and error["message"] == "the ballot's move 1 is 9-13"
     assert board.app.tracker.expected == Move((9, 13))
-    assert board.ask("play 9-13")["ok"]
+    assert ask(board, "play 9-13")["ok"]
     board.follow()
     assert str(board.app.tracker.expected) == "22-18"
 
 
 def test_lifting_a_linked_sides_piece_lights_it_to_be_put_back(tmp_path: Path) -> None:
-    board = Board(tmp_path, plays="white")
+    board = wired_board(tmp_path, plays="white")
     Hands(board.app).act_text("9")  # Black is played over the link: a hand lifts Black's man
     board.app.run_for(100)
     tracker = board.app.tracker

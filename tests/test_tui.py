@@ -28,7 +28,7 @@ from firmware.simulator.tui import (
     render,
     square_at,
 )
-from test_app_rig import PAL, Rig
+from helpers.rig import PAL, MakeRig
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -115,24 +115,23 @@ def test_every_board_button_has_a_key_shown_on_the_key_line() -> None:
         assert f"{key} {help_text}" in bottom
 
 
-def test_force_key_makes_the_huffing_player_take_the_jump(tmp_path: Path) -> None:
+def test_force_key_makes_the_huffing_player_take_the_jump(make_rig: MakeRig) -> None:
     from firmware.app.application import AppSettings
     from rules import Rules
 
-    rig = Rig(tmp_path, settings=AppSettings(rules=Rules(huffing=True)))
+    rig = make_rig(settings=AppSettings(rules=Rules(huffing=True)))
     for move in ("11-15", "22-18", "9-13"):  # Black skips the jump 15x22
         rig.do(move)
     assert rig.of_kind("missed-jump")[-1]["squares"] == [15]
     rig.do("j")
     assert rig.of_kind("force-jump") == [{"t": rig.of_kind("force-jump")[0]["t"], "event": "force-jump",
                                           "ply": 3, "side": "black", "move": "9-13"}]
-    rig.close()
 
 
-def test_draw_key_offers_and_accepts_in_referee_mode(tmp_path: Path) -> None:
+def test_draw_key_offers_and_accepts_in_referee_mode(make_rig: MakeRig) -> None:
     from firmware.app.application import AppSettings
 
-    rig = Rig(tmp_path, settings=AppSettings(mode="referee"))
+    rig = make_rig(settings=AppSettings(mode="referee"))
     rig.do("11-15")
     rig.do("d")  # someone offers with the shared button: the board cannot tell who
     rig.do("d")
@@ -223,8 +222,8 @@ def test_runs_group_equal_styles() -> None:
     assert any(style.bg == PAL.target and text.startswith("1 ") for _, text, style in runs)
 
 
-def test_render_from_a_running_app(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_render_from_a_running_app(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("11-15")
     rig.do("22", wait=100)
     screen = render(rig.app.view())
@@ -235,8 +234,8 @@ def test_render_from_a_running_app(tmp_path: Path) -> None:
     assert "  1. 11-15" in screen.text() and "In hand: w" in screen.text()
 
 
-def test_act_reports_problems_on_the_screen(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+def test_act_reports_problems_on_the_screen(make_rig: MakeRig) -> None:
+    rig = make_rig()
     rig.do("13-17")
     assert rig.app.view().message == "there is no piece on 13 to move"
     rig.do("10x19")

@@ -1,4 +1,4 @@
-"""Serial cables, hosts and boards for the link tests; the tests at the end check the rig.
+"""Serial cables and host computers for the link tests.
 
 :class:`NullModem` is a null-modem cable between two serial ports that exist as device
 files: two pseudo-terminal pairs whose master ends a pump thread joins byte for byte.
@@ -7,10 +7,11 @@ and :meth:`NullModem.replug` can pull the cable and put in a new one: the ports 
 (reads and writes fail) and come back under the same names. Both ends open their port
 with pyserial, as a board and a host computer would.
 
-:class:`Board` is a whole application on the simulated board and a virtual clock with
-a :class:`~firmware.link.host.Link` on one side of a cable; :class:`Host` is a pyserial port
+:func:`linked_board` is the application rig (:class:`helpers.rig.Rig`) with a
+:class:`~firmware.link.host.Link` on one side of a cable; :class:`Host` is a pyserial port
 on the other side that sends commands and collects the board's lines, stepping the
 boards while it waits (they run in the test's thread; only the serial I/O has threads).
+:class:`HostedBoard` is the three together: cable, host and board.
 """
 
 from __future__ import annotations
@@ -26,20 +27,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import pytest
 import serial
 
-from firmware.app.application import App, AppSettings
-from firmware.config import default_config
-from firmware.events import Event
-from firmware.app.hardware import open_hardware
-from firmware.link.host import Link, LinkConfig
+from firmware.app.application import AppSettings
+from firmware.link.host import LinkConfig
 from firmware.link.transport import LineTransport
-from firmware.app.players import Thinker
-from firmware.storage.store import GameStore
-from firmware.simulator.hands import Hands
-from hal.clock import VirtualClock
-from rules import Position
+
+from helpers.rig import Rig
 
 #: Real seconds a test waits for an answer over a pty before it fails.
 TIMEOUT_S = 5.0
@@ -154,82 +148,33 @@ def _drain(fd: int) -> None:
         pass
 
 
-def tokens(position: Position) -> dict[int, str]:
-    return {s: p.symbol for s, p in position.pieces().items()}
-
-
-class Board:
+def linked_board(
+    port: str,
+    state: Path,
+    *,
+    plays: str = "both",
+    control: bool = True,
+    settings: AppSettings = AppSettings(),
+    lines_per_step: int = 8,
+    reconnect_ms: int = 500,
+    start: bool = True,
+) -> Rig:
     """A board application with a link on ``port``: simulated board, virtual clock, state dir."""
-
-    def __init__(
-        self,
-        port: str,
-        state: Path,
-        *,
-        plays: str = "both",
-        control: bool = True,
-        settings: AppSettings = AppSettings(),
-        lines_per_step: int = 8,
-        reconnect_ms: int = 500,
-        start: bool = True,
-    ) -> None:
-        self.clock = VirtualClock()
-        self.hw = open_hardware(default_config(), self.clock)
-        self.sim = self.hw.sim
-        assert self.sim is not None
-        self.events: list[Event] = []
-        self.store = GameStore(state)
-        self.app = App(
-            self.hw,
-            clock=self.clock,
-            settings=settings,
-            store=self.store,
-            thinker=Thinker(background=False),
-            sinks=[self.events.append],
-        )
-        config = LinkConfig(port=port, plays=plays, control=control, lines_per_step=lines_per_step,
-                            reconnect_ms=reconnect_ms)
-        self.transport = LineTransport(port, self.clock, reconnect_ms=reconnect_ms, name=f"link {Path(port).name}")
-        self.link = Link(self.transport, config)
-        self.link.attach(self.app)
-        self.transport.start()
-        if start:
-            self.app.start()
-
-    @property
-    def game(self):  # noqa: ANN201 - rules.Game
-        return self.app.game
-
-    def step(self) -> list[Event]:
-        return self.app.step()
-
-    def run_for(self, ms: int) -> list[Event]:
-        return self.app.run_for(ms)
-
-    def move(self, text: str, wait: int = 1000) -> list[Event]:
-        """The simulator's hands make ``text`` on the board, then ``wait`` virtual ms pass."""
-        Hands(self.app).act_text(text)
-        return self.app.run_for(wait)
-
-    def follow(self, wait: int = 1000) -> list[Event]:
-        """The hands do what the lights ask (the move shown, a set-up), then time passes."""
-        Hands(self.app).follow()
-        return self.app.run_for(wait)
-
-    def moves(self) -> list[str]:
-        return [e.to_json()["move"] for e in self.events if e.kind == "move"]
-
-    def close(self) -> None:
-        try:
-            self.app.close()
-        finally:
-            self.link.close()
+    rig = Rig(state, settings=settings, start=False)
+    config = LinkConfig(port=port, plays=plays, control=control, lines_per_step=lines_per_step,
+                        reconnect_ms=reconnect_ms)
+    transport = LineTransport(port, rig.clock, reconnect_ms=reconnect_ms, name=f"link {Path(port).name}")
+    rig.connect(transport, config)
+    transport.start()
+    if start:
+        rig.app.start()
+    return rig
 
 
 class Host:
     """A host computer on ``port`` (pyserial): sends commands, reads the board's lines."""
 
-    def __init__(self, port: str, boards: Iterable[Board] = ()) -> None:
+    def __init__(self, port: str, boards: Iterable[Rig] = ()) -> None:
         self.port_name = port
         self.port = serial.serial_for_url(port, timeout=0.002, write_timeout=2)
         self.boards = list(boards)
@@ -309,7 +254,7 @@ class Host:
         self.port.close()
 
 
-def wait_until(boards: Iterable[Board], pred: Callable[[], bool], what: str) -> None:
+def wait_until(boards: Iterable[Rig], pred: Callable[[], bool], what: str) -> None:
     """Step ``boards`` (their links answer each other meanwhile) until ``pred()`` holds."""
     boards = list(boards)
     deadline = time.monotonic() + TIMEOUT_S
@@ -323,7 +268,7 @@ def wait_until(boards: Iterable[Board], pred: Callable[[], bool], what: str) -> 
         time.sleep(0.0005)  # the serial threads carry the lines meanwhile
 
 
-def settle(boards: Iterable[Board], rounds: int = 30) -> None:
+def settle(boards: Iterable[Rig], rounds: int = 30) -> None:
     """Step ``boards`` until their links have been quiet (nothing sent or taken) a while."""
     boards = list(boards)
 
@@ -341,37 +286,30 @@ def settle(boards: Iterable[Board], rounds: int = 30) -> None:
         last = now
 
 
-@pytest.fixture
-def cable(tmp_path: Path):  # noqa: ANN201
-    modem = NullModem(tmp_path)
-    yield modem
-    modem.close()
+class HostedBoard:
+    """A board (``linked_board``) and a :class:`Host` at the two ends of a :class:`NullModem`."""
+
+    def __init__(self, tmp_path: Path, **board: Any) -> None:
+        self.cable = NullModem(tmp_path)
+        self.host = Host(self.cable.b)  # the host's port is open before the board speaks
+        self.board = linked_board(self.cable.a, tmp_path / "state", **board)
+        self.host.boards.append(self.board)
+        self.hello = self.host.event("hello")
+
+    def close(self) -> None:
+        self.board.close()
+        self.host.close()
+        self.cable.close()
 
 
-# -- the rig itself -----------------------------------------------------------------------
-
-
-def test_null_modem_carries_bytes_both_ways(cable: NullModem) -> None:
-    a = serial.serial_for_url(cable.a, timeout=1)
-    b = serial.serial_for_url(cable.b, timeout=1)
-    a.write(b"to b\n")
-    assert b.readline() == b"to b\n"
-    b.write(bytes(range(256)) + b"\n")
-    assert a.read(257) == bytes(range(256)) + b"\n"
-    a.close()
-    b.close()
-
-
-def test_unplugging_makes_reads_fail_and_replug_reopens(cable: NullModem) -> None:
-    a = serial.serial_for_url(cable.a, timeout=0.05)
-    cable.unplug()
-    with pytest.raises(serial.SerialException):
-        a.read(1)
-    cable.replug()
-    a.close()
-    a = serial.serial_for_url(cable.a, timeout=1)
-    b = serial.serial_for_url(cable.b, timeout=1)
-    b.write(b"again\n")
-    assert a.readline() == b"again\n"
-    a.close()
-    b.close()
+def snapshot(board: Rig) -> tuple[Any, ...]:
+    """Everything a command could change."""
+    app = board.app
+    game = app.game
+    assert board.link is not None
+    return (
+        game.position.fen(), game.ply, tuple(game.moves), game.result, game.start.fen(),
+        app.tracker.expected, app.tracker.setting_up, app.tracker.mode, app.policy.settings.hints,
+        app.players[game.turn].name, app.record.black if app.record else None, board.link.game_id,
+        dict(board.link._host_moves), board.link._ballot,
+    )
