@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from pathlib import Path
 
 from firmware.app.application import AppSettings
@@ -130,11 +129,7 @@ def test_person_moving_for_a_thinking_machine_is_put_back(make_rig: MakeRig) -> 
     rig.do("18-22")
     assert rig.app.tracker.warning is None and rig.lit == {11: dim(PAL.last_from), 15: dim(PAL.last_to)}
     release.set()
-    for _ in range(200):
-        rig.wait(20)
-        if rig.of_kind("computer-move"):
-            break
-        time.sleep(0.005)
+    rig.wait_for(lambda: bool(rig.of_kind("computer-move")), "the engine's move")
     first = Position.start().play(Move((11, 15))).legal_moves()[0]
     assert rig.of_kind("computer-move")[0]["move"] == first.pdn()
     assert rig.app.tracker.expected == first

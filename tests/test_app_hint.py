@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -190,11 +189,7 @@ def test_hint_is_found_in_the_background_without_stalling_the_loop(make_rig: Mak
     assert rig.app.view().prompt == "Looking for a hint..."
     release.set()
     assert done.wait(10)
-    for _ in range(500):
-        rig.wait(20)
-        if rig.app.hint is not None:
-            break
-        time.sleep(0.002)  # the worker thread hands its answer over
+    rig.wait_for(lambda: rig.app.hint is not None, "the hint")  # the worker thread hands it over
     assert rig.app.hint == move
     assert rig.lit == {move.start: PAL.hint_from, move.end: PAL.hint_to}
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -298,11 +297,7 @@ def test_the_machine_side_is_held_while_it_thinks(tmp_path: Path) -> None:
         assert rig.moves() == [] and rig.app.tracker.game.ply == 0
         assert "Slow engine: wait" in rig.of_kind("warning")[-1]["message"]
         release.set()
-        for _ in range(200):
-            rig.wait(20)
-            if rig.of_kind("computer-move"):
-                break
-            time.sleep(0.005)
+        rig.wait_for(lambda: bool(rig.of_kind("computer-move")), "the engine's move")
         assert rig.of_kind("computer-move")[0]["move"] == "22x15"
         # The machine chose the move the board already shows: now it is its move.
         rig.wait(400)

@@ -35,8 +35,11 @@ from firmware.link.transport import LineTransport
 
 from helpers.rig import Rig
 
-#: Real seconds a test waits for an answer over a pty before it fails.
-TIMEOUT_S = 5.0
+#: Real seconds a test waits for an answer over a pty before it fails: a bound on a
+#: failure only, so generous enough for a busy machine.
+TIMEOUT_S = 30.0
+#: Real seconds at most that settling waits for the lines to stop (a flood never does).
+SETTLE_S = 5.0
 
 
 class NullModem:
@@ -246,7 +249,7 @@ class Host:
     def settle(self, rounds: int = 20) -> None:
         """Pump until nothing new arrives for a few rounds (a few ms of real time)."""
         quiet = 0
-        deadline = time.monotonic() + TIMEOUT_S
+        deadline = time.monotonic() + SETTLE_S
         while quiet < rounds and time.monotonic() < deadline:
             quiet = 0 if self.pump() else quiet + 1
 
@@ -276,7 +279,7 @@ def settle(boards: Iterable[Rig], rounds: int = 30) -> None:
         return tuple(x for b in boards for x in (b.transport.lines_in, b.transport.bytes_out, b.link.peer_lines))
 
     quiet, last = 0, activity()
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + SETTLE_S
     while quiet < rounds and time.monotonic() < deadline:
         for board in boards:
             board.step()

@@ -7,6 +7,7 @@ them after the test). Nothing here sleeps: virtual time passes only when a test 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,23 @@ class Rig:
     def wait(self, ms: int) -> list[Event]:
         """Let ``ms`` of virtual time pass, the main loop stepping as it does on the board."""
         return self.app.run_for(ms)
+
+    def wait_for(self, done: Callable[[], bool], what: str, step_ms: int = 20, timeout_s: float = 60.0) -> None:
+        """Let virtual time pass ``step_ms`` at a time until ``done()``.
+
+        For answers that come from a worker thread (a computer player thinking in the
+        background): the thread runs in real time, so the loop yields the processor
+        between steps, and ``timeout_s`` seconds of real time bound only a failure, however
+        busy the machine.
+        """
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self.app.run_for(step_ms)
+            if done():
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what}: not within {timeout_s} s of real time")
+            time.sleep(0.002)
 
     def step(self) -> list[Event]:
         """One turn of the main loop, without moving the clock on."""
