@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +36,11 @@ class Pair:
         self.a = linked_board(a_port, tmp_path / "a", plays="black")
         self.b = linked_board(b_port, tmp_path / "b", plays="white")
         self.boards = (self.a, self.b)
+        # Ready when each board has heard the other once: then every port on the way is
+        # open (a port opened later would have dropped what was waiting for it). A
+        # greeting lost that way is made up for: a board answers the other's greeting.
+        self.wait(lambda: all(board.link is not None and board.link.peer_lines > 0 for board in self.boards),
+                  "each board hears the other")
         settle(self.boards)
 
     def board_of(self, side: object) -> Rig:
@@ -251,6 +257,11 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
         side.start()
     thread = threading.Thread(target=relay.run, args=(stop,), daemon=True)
     thread.start()
+    # The relay's ports open first, so that nothing the boards say is lost to a late open.
+    deadline = time.monotonic() + TIMEOUT_S
+    while not all(side.connected for side in sides):
+        assert time.monotonic() < deadline, "the relay did not open both ports"
+        time.sleep(0.005)
     pair = Pair(tmp_path, left.a, right.b)
     try:
         moves = random_game(11).moves

@@ -280,7 +280,7 @@ class Tmux:
             capture_output=True, text=True, timeout=30,
         ).stdout
 
-    def wait_for(self, predicate: object, timeout: float = 20.0) -> str:
+    def wait_for(self, predicate: object, timeout: float = 60.0) -> str:
         end = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < end:
