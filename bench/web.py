@@ -42,7 +42,7 @@ from firmware.events import Event, MoveMade  # noqa: E402
 from firmware.storage.store import GameStore  # noqa: E402
 from hal.clock import MonotonicClock  # noqa: E402
 from firmware.web.server import PAGE_RATE  # noqa: E402
-from web_rig import CHROMIUM_FLAGS, LiveBoard, Socket, chromium_path  # noqa: E402
+from helpers.web import CHROMIUM_FLAGS, LiveBoard, Socket, chromium_path  # noqa: E402
 
 
 def percentile(values: list[float], p: float) -> float:

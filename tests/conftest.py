@@ -98,3 +98,29 @@ def cable(tmp_path: Path) -> Iterator[NullModem]:
     modem = NullModem(tmp_path)
     yield modem
     modem.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless chromium for a whole test module (Debian's, through Playwright)."""
+    from helpers.web import CHROMIUM_FLAGS, chromium_path
+
+    path = chromium_path()
+    if path is None:
+        pytest.skip("no chromium browser installed (apt-get install chromium); the page's browser tests need one")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("the playwright Python package is not installed (pip install -e '.[dev]')")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="crownhead-chromium-") as profile:
+        with sync_playwright() as p:
+            context = p.chromium.launch_persistent_context(
+                profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS,
+                viewport={"width": 1000, "height": 900},
+            )
+            try:
+                yield context
+            finally:
+                context.close()

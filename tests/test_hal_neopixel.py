@@ -118,18 +118,13 @@ def test_missing_driver_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> Non
         open_neopixel(18, 32, "GRB", 0.1)
 
 
-def test_bad_settings_are_refused() -> None:
-    class Strip:
-        def fill(self, c):
-            pass
-
-        def show(self):
-            pass
-
+def test_bad_settings_are_refused(neopixel_wire: list[bytes]) -> None:
+    # Refused before the strip is opened: nothing goes down the data line.
     with pytest.raises(ValueError):
-        NeoPixelLights(build_pixel_map(32), pixel_order="RGBW", pixels=Strip())
+        NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="RGBW")
     with pytest.raises(ValueError):
-        NeoPixelLights(build_pixel_map(32), brightness=1.5, pixels=Strip())
+        NeoPixelLights(build_pixel_map(32), data_pin=18, brightness=1.5)
+    assert neopixel_wire == []
 
 
 PI4 = "Raspberry Pi 4 Model B Rev 1.4"

@@ -26,8 +26,7 @@ from firmware.simulator.script import replay
 from rules import WCDF
 from rules.pdn import read_games
 
-from scriptgen import TINSLEY, game_script, sample
-from web_rig import browser  # noqa: F401  (the module's chromium, a fixture)
+from helpers.scriptgen import TINSLEY, game_script, sample
 
 
 def free_port() -> int:

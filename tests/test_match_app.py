@@ -2,29 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from firmware.app.application import App, AppSettings
-from firmware.app.hardware import open_hardware
+from firmware.app.application import AppSettings
 from firmware.app.matchplay import MatchConfig
-from firmware.app.players import Human, Player, RandomMover, Thinker
+from firmware.app.players import Human, Player, RandomMover
 from firmware.cli import main
-from firmware.config import default_config
 from firmware.events import Event
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.matches import MatchStore, new_match
 from firmware.storage.store import GameFile, GameStore
-from firmware.simulator.hands import Hands
-from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Color
 from rules.pdn import read_games
 
+from helpers.rig import Rig
 
-class Board:
-    """An :class:`App` on the simulated board with a state directory, and a way to agree a draw."""
+
+class MatchBoard(Rig):
+    """The application rig with a state directory, and a way to agree a draw."""
 
     def __init__(
         self,
@@ -35,26 +33,11 @@ class Board:
         referee: Referee | None = None,
         keep: bool = False,
     ) -> None:
-        self.clock = VirtualClock()
-        self.hw = open_hardware(default_config(), self.clock)
-        self.events: list[Event] = []
         self._declare: str | None = None
         if keep:
-            from dataclasses import replace
-
             settings = replace(settings, sim_keep_game=True)
-        self.store = GameStore(state)
-        self.app = App(
-            self.hw,
-            clock=self.clock,
-            settings=settings,
-            store=self.store,
-            players=players,
-            thinker=Thinker(background=False),
-            sinks=[self.events.append],
-            sources=[self._source],
-            referee=referee,
-        )
+        super().__init__(state, settings=settings, players=players, referee=referee, start=False)
+        self.app.sources.append(self._source)
         self.app.start()
         self.app.run_for(1000)
 
@@ -64,20 +47,17 @@ class Board:
         score, self._declare = self._declare, None
         return self.app.tracker.declare(score, "agreement", now)
 
-    def do(self, *texts: str) -> None:
+    def play(self, *texts: str) -> None:
+        """The hands make each of ``texts`` (moves, buttons), a second apart."""
         for text in texts:
-            Hands(self.app).act_text(text)
-            self.app.run_for(1000)
+            self.do(text)
 
     def agree_draw(self) -> None:
         self._declare = "1/2-1/2"
         self.app.run_for(100)
 
     def new_game(self) -> None:
-        self.do("n", "f")
-
-    def of(self, kind: str) -> list[dict[str, Any]]:
-        return [e.to_json() for e in self.events if e.kind == kind]
+        self.play("n", "f")
 
     def names(self) -> tuple[str, str]:
         view = self.app.view()
@@ -88,34 +68,34 @@ def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixtu
     state = tmp_path / "state"
     match = new_match("Ana", "Ben", games=4)
     MatchStore(state).save(match)
-    board = Board(state)
+    board = MatchBoard(state)
     assert board.names() == ("Ana", "Ben")
     assert board.app.view().match == "Match, game 1 of 4: Ana 0, Ben 0"
-    board.do("11-15", "hold resign")  # White (Ben) resigns: Ana wins game 1 with Black
+    board.play("11-15", "hold resign")  # White (Ben) resigns: Ana wins game 1 with Black
     board.new_game()
     assert board.names() == ("Ben", "Ana")  # colours swap after every game
-    board.do("11-15", "hold resign")  # White (Ana) resigns: Ben wins game 2 with Black
+    board.play("11-15", "hold resign")  # White (Ana) resigns: Ben wins game 2 with Black
     board.new_game()
     assert board.names() == ("Ana", "Ben")
-    board.do("9-13")
+    board.play("9-13")
     board.agree_draw()  # game 3 is drawn: no mark for either
     board.new_game()
     assert board.names() == ("Ben", "Ana")
-    board.do("hold resign")  # Black (Ben) resigns at once: Ana wins game 4 with White
-    results = [e for e in board.of("match") if e["cause"] == "result"]
+    board.play("hold resign")  # Black (Ben) resigns at once: Ana wins game 4 with White
+    results = [e for e in board.of_kind("match") if e["cause"] == "result"]
     assert [(e["number"], e["black"], e["marks"]) for e in results] == [
         (1, "Ana", ["1", "0"]), (2, "Ben", ["1", "1"]), (3, "Ana", ["1", "1"]), (4, "Ben", ["2", "1"])
     ]
     assert results[-1]["over"] is True and results[-1]["winner"] == "Ana"
-    starts = [e for e in board.of("match") if e["cause"] == "game-start"]
+    starts = [e for e in board.of_kind("match") if e["cause"] == "game-start"]
     assert [(e["number"], e["black"]) for e in starts] == [(1, "Ana"), (2, "Ben"), (3, "Ana"), (4, "Ben")]
     assert board.app.view().match == "Match over: Ana takes the match, 2 games to 1"
     status = board.app.matches.status()
     assert status is not None and status["text"] == "Ana 2, Ben 1" and status["winner"] == "Ana"
     # The next game is no game of the match.
     board.new_game()
-    assert len([e for e in board.of("match") if e["cause"] == "game-start"]) == 4
-    board.do("11-15", "hold resign")
+    assert len([e for e in board.of_kind("match") if e["cause"] == "game-start"]) == 4
+    board.play("11-15", "hold resign")
     board.app.close()
 
     files = GameStore(state).game_files()
@@ -145,18 +125,18 @@ def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_the_match_resumes_after_a_power_cut(tmp_path: Path) -> None:
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ana", "Ben", games=2))
-    board = Board(state)
-    board.do("11-15", "hold resign")
+    board = MatchBoard(state)
+    board.play("11-15", "hold resign")
     board.new_game()
-    board.do("11-15")
+    board.play("11-15")
     board.app.close()  # the power goes in game 2
 
-    again = Board(state, keep=True)
-    assert again.of("game-start")[-1]["resumed"] is True
+    again = MatchBoard(state, keep=True)
+    assert again.of_kind("game-start")[-1]["resumed"] is True
     assert again.names() == ("Ben", "Ana")
     assert again.app.view().match == "Match, game 2 of 2: Ana 1, Ben 0"
-    again.do("22-18", "hold resign")  # Black (Ben) resigns
-    (result,) = [e for e in again.of("match") if e["cause"] == "result"]
+    again.play("22-18", "hold resign")  # Black (Ben) resigns
+    (result,) = [e for e in again.of_kind("match") if e["cause"] == "result"]
     assert result["number"] == 2 and result["marks"] == ["2", "0"] and result["winner"] == "Ana"
     again.app.close()
 
@@ -166,14 +146,14 @@ def test_a_result_written_just_before_a_power_cut_is_counted(tmp_path: Path) -> 
     store = MatchStore(state)
     store.save(new_match("Ana", "Ben", games=4))
     before = store.load()
-    board = Board(state)
-    board.do("11-15", "hold resign")
+    board = MatchBoard(state)
+    board.play("11-15", "hold resign")
     board.app.close()
     assert before is not None and len(store.load().played) == 1
     store.save(before)  # as if the power went after the PDN was written, before the match file
 
-    again = Board(state)
-    assert any("taken into the score after a restart" in e["message"] for e in again.of("notice"))
+    again = MatchBoard(state)
+    assert any("taken into the score after a restart" in e["message"] for e in again.of_kind("notice"))
     assert again.app.matches.status()["text"] == "Ana 1, Ben 0"
     assert again.names() == ("Ben", "Ana")
     again.app.close()
@@ -183,13 +163,13 @@ def test_against_the_computer_the_machine_changes_colour_too(tmp_path: Path) -> 
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ana", "Computer", games=2))
     players: dict[Color, Player] = {BLACK: Human("Ana"), WHITE: RandomMover(3)}
-    board = Board(state, settings=AppSettings(mode="computer"), players=players)
+    board = MatchBoard(state, settings=AppSettings(mode="computer"), players=players)
     assert board.app.players[WHITE].is_human is False
-    board.do("hold resign")  # Ana resigns for her own side
+    board.play("hold resign")  # Ana resigns for her own side
     board.new_game()
     assert board.app.players[BLACK].is_human is False and board.app.players[WHITE].name == "Ana"
-    assert board.of("computer-move")  # the machine, now Black, moved first
-    board.do("f", "hold resign")  # its move made on the board, Ana resigns again
+    assert board.of_kind("computer-move")  # the machine, now Black, moved first
+    board.play("f", "hold resign")  # its move made on the board, Ana resigns again
     board.app.close()
     games = [GameFile.read(p).tags for p in GameStore(state).game_files()]
     assert [(t["Black"], t["White"], t["Result"]) for t in games] == [
@@ -202,12 +182,12 @@ def test_in_referee_mode_each_ballot_is_played_twice_with_colours_reversed(tmp_p
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ann", "Bob", games=4))
     referee = Referee(RefereeSettings(deck=True, seed=11, record_dir=str(tmp_path / "record")))
-    board = Board(state, settings=AppSettings(mode="referee"), referee=referee)
+    board = MatchBoard(state, settings=AppSettings(mode="referee"), referee=referee)
     ballots = []
     for game in range(4):
         ballots.append(referee.ballot.number if referee.ballot else None)
         assert board.names() [0].startswith(("Ann", "Bob"))
-        board.do("hold resign")  # the side to move resigns before the ballot is played
+        board.play("hold resign")  # the side to move resigns before the ballot is played
         if game < 3:
             board.new_game()
     board.app.close()
@@ -229,13 +209,13 @@ def test_in_referee_mode_each_ballot_is_played_twice_with_colours_reversed(tmp_p
 def test_the_match_section_begins_matches_by_itself(tmp_path: Path) -> None:
     state = tmp_path / "state"
     settings = AppSettings(black_name="Ana", white_name="Ben", match=MatchConfig(always=True, games=2))
-    board = Board(state, settings=settings, players={BLACK: Human("Ana"), WHITE: Human("Ben")})
-    board.do("11-15", "hold resign")
+    board = MatchBoard(state, settings=settings, players={BLACK: Human("Ana"), WHITE: Human("Ben")})
+    board.play("11-15", "hold resign")
     board.new_game()
-    board.do("11-15", "hold resign")  # Ben wins game 2: the match is over, level
+    board.play("11-15", "hold resign")  # Ben wins game 2: the match is over, level
     assert board.app.view().match == "Match over: The match is drawn, 1 game each"
     board.new_game()  # a new match begins with the next game
-    starts = [e for e in board.of("match") if e["cause"] == "game-start"]
+    starts = [e for e in board.of_kind("match") if e["cause"] == "game-start"]
     assert len({e["id"] for e in starts}) == 2 and starts[-1]["number"] == 1
     board.app.close()
     assert len(MatchStore(state).archived()) == 1
@@ -247,14 +227,14 @@ def test_the_link_state_and_event_carry_the_match(tmp_path: Path) -> None:
     state = tmp_path / "state"
     long_a, long_b = "Á" * 40, "Ø" * 40
     MatchStore(state).save(new_match(long_a, long_b, games=3))
-    board = Board(state)
-    board.do("11-15", "hold resign")
+    board = MatchBoard(state)
+    board.play("11-15", "hold resign")
     link_state = board.app.matches.link_state()
     assert link_state is not None
     assert link_state["players"] == [long_a, long_b] and link_state["marks"] == ["1", "0"]
     assert link_state["next"] == {"number": 2, "black": 1} and link_state["winner"] is None
     # Even with the longest names, the match event is one line of the link.
-    for event in board.of("match"):
+    for event in board.of_kind("match"):
         assert len(encode_message(event)) <= 1024
     board.app.close()
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from firmware.link.protocol import MAX_LINE
 from firmware.storage.matches import MatchStore, new_match
-from test_link_host import Rig
+from helpers.cable import HostedBoard
 
 
 def test_the_host_sees_the_match_in_the_state_and_as_events(tmp_path: Path) -> None:
     MatchStore(tmp_path / "state").save(new_match("Ana", "Ben", games=4, now="2026-11-30T20:15:00+00:00"))
-    rig = Rig(tmp_path)
+    rig = HostedBoard(tmp_path)
     try:
         host, board = rig.host, rig.board
         match = rig.hello["state"]["match"]
@@ -21,7 +21,7 @@ def test_the_host_sees_the_match_in_the_state_and_as_events(tmp_path: Path) -> N
             "marks": ["0", "0"], "count_draws": False, "over": False, "winner": None,
             "next": {"number": 1, "black": 0},
         }
-        board.move("11-15")
+        board.do("11-15")
         assert host.request("result 1-0 forfeit")["ok"]
         host.settle()
         event = host.event("match")
@@ -35,7 +35,7 @@ def test_the_host_sees_the_match_in_the_state_and_as_events(tmp_path: Path) -> N
 
 def test_no_line_is_too_long_with_the_longest_names_and_position(tmp_path: Path) -> None:
     MatchStore(tmp_path / "state").save(new_match("😀" * 40, "🙂" * 40, games=1000, count_draws=True))
-    rig = Rig(tmp_path)
+    rig = HostedBoard(tmp_path)
     try:
         host, board = rig.host, rig.board
         host.request("names " + "😀" * 40 + ";" + "🙂" * 40)

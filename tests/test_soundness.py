@@ -176,7 +176,7 @@ def _spaced(actions: list[Action], ms: int) -> list[Action]:
     return out
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 10_000), mode=st.sampled_from(["play", "referee"]))
 def test_disorder_by_the_side_not_to_move_never_blames_the_mover(seed: int, mode: str) -> None:
     rng = random.Random(seed)
@@ -251,7 +251,7 @@ def _timed(steps: list[tuple[str, int]], pauses: list[int]) -> str:
     return "\n".join(lines) + "\nwait 3000"
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 100_000), style=st.sampled_from(["strict", "record"]), mode=st.sampled_from(["play", "referee"]))
 def test_rulings_do_not_depend_on_the_speed_of_the_hands(seed: int, style: str, mode: str) -> None:
     rng = random.Random(seed)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from firmware.app.application import AppSettings
-from web_rig import LiveBoard, Socket, browser  # noqa: F401 - the module's browser fixture
+from helpers.web import LiveBoard, Socket
 
 pytest.importorskip("websockets")
 

@@ -17,7 +17,7 @@ from firmware.web.server import WebServer
 from firmware.web.settings import WebConfig, parse_listen
 from firmware.config import ConfigError, default_config
 from hal.clock import VirtualClock
-from web_rig import LiveBoard, Socket, request
+from helpers.web import LiveBoard, Socket, request
 
 pytest.importorskip("websockets")
 
@@ -260,7 +260,7 @@ def test_run_web_serves_while_the_board_runs(tmp_path: Path) -> None:
     import sys
     import time
 
-    from web_rig import request
+    from helpers.web import request
 
     proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", "127.0.0.1:0",
                              "--state-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -23,7 +23,7 @@ from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.simulator.hands import Hands
 from firmware.simulator.script import parse_script
 from firmware.storage.store import GameStore
-from hal.clock import VirtualClock
+from hal.clock import Clock, VirtualClock
 from rules import Game, Position
 
 PAL = Palette()
@@ -45,9 +45,10 @@ class Rig:
 
     ``state`` is the store's directory (None: no store). ``board`` sets the pieces on the
     simulated board (it does not tell the application: ``settings.start`` does that).
-    ``referee`` puts a :class:`Referee` with those settings in charge (``settings.mode``
+    ``referee`` puts a :class:`Referee` (or one with those settings) in charge (``settings.mode``
     should then be ``"referee"``); ``referee_settings`` are the configured ones the
-    application uses when a referee is asked for later. With ``start=False`` the
+    application uses when a referee is asked for later. ``clock`` replaces the virtual
+    clock (a live board runs on the real one). With ``start=False`` the
     application is built but not started, so that a test (or :meth:`connect`) can change
     it first.
     """
@@ -61,11 +62,12 @@ class Rig:
         leds: LedSettings | None = None,
         players: Mapping[Any, Player] | None = None,
         thinker: Thinker | None = None,
-        referee: RefereeSettings | None = None,
+        referee: RefereeSettings | Referee | None = None,
         referee_settings: RefereeSettings | None = None,
+        clock: Clock | None = None,
         start: bool = True,
     ) -> None:
-        self.clock = VirtualClock()
+        self.clock: Any = clock if clock is not None else VirtualClock()
         self.hw = open_hardware(default_config(), self.clock)
         sim = self.hw.sim
         assert sim is not None
@@ -74,7 +76,7 @@ class Rig:
             self.sim.set_position(tokens(board) if isinstance(board, Position) else dict(board))
         self.events: list[Event] = []
         self.store = GameStore(state) if state is not None else None
-        self.referee = Referee(referee) if referee is not None else None
+        self.referee = Referee(referee) if isinstance(referee, RefereeSettings) else referee
         self.link: Link | None = None
         self.transport: Any = None
         self.app = App(

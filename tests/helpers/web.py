@@ -1,8 +1,10 @@
-"""A live board for the web page's tests: the app on the simulated board in real time,
-its main loop in a thread, the web server in its own, and helpers to talk to it.
+"""A live board for the web page's tests: the application rig (:class:`helpers.rig.Rig`)
+on a real-time clock, its main loop in a thread, the web server in its own, and helpers
+to talk to it.
 
 Browser tests use Debian's chromium through Playwright (never a browser Playwright
-downloads); they are skipped, saying why, where there is none.
+downloads), through the ``browser`` fixture of ``conftest.py``; they are skipped, saying
+why, where there is none.
 """
 
 from __future__ import annotations
@@ -14,22 +16,21 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from firmware.app.application import App, AppSettings
-from firmware.app.hardware import open_hardware
+from firmware.app.application import AppSettings
+from firmware.app.players import Thinker
 from firmware.config import default_config
 from firmware.link.host import LinkConfig
 from firmware.referee.settings import RefereeSettings
-from firmware.storage.store import GameStore
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.server import WebServer
 from hal.clock import Clock, MonotonicClock
 from rules import Position
+
+from helpers.rig import Rig
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -67,20 +68,20 @@ class LiveBoard:
         server_clock: Clock | None = None,
         page_rate: float = 1000.0,
     ) -> None:
-        self.clock = clock or MonotonicClock()
-        config = default_config()
-        hardware = open_hardware(config, self.clock, hal="sim")
-        if board is not None:
-            assert hardware.sim is not None
-            hardware.sim.set_position(dict(board))
-        self.store = GameStore(state_dir)
-        self.app = App(
-            hardware,
-            clock=self.clock,
+        self.rig = Rig(
+            state_dir,
+            board=board,
             settings=settings or AppSettings(auto_crown=True),
-            store=self.store,
+            thinker=Thinker(background=True),  # the machine thinks beside the live main loop
             referee_settings=referee or RefereeSettings(record_dir=str(state_dir / "referee")),
+            clock=clock or MonotonicClock(),
+            start=False,
         )
+        self.clock = self.rig.clock
+        self.app = self.rig.app
+        assert self.rig.store is not None
+        self.store = self.rig.store
+        config = default_config()
         self.hub = PageHub()
         self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
         self.link.attach(self.app)
@@ -112,7 +113,7 @@ class LiveBoard:
     def close(self) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
-        self.app.close()
+        self.rig.close()
         self.server.close()
 
     def __enter__(self) -> LiveBoard:
@@ -173,33 +174,6 @@ class Socket:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-# -- the browser ---------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless chromium for a whole test module (Debian's, through Playwright)."""
-    path = chromium_path()
-    if path is None:
-        pytest.skip("no chromium browser installed (apt-get install chromium); the page's browser tests need one")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("the playwright Python package is not installed (pip install -e '.[dev]')")
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="crownhead-chromium-") as profile:
-        with sync_playwright() as p:
-            context = p.chromium.launch_persistent_context(
-                profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS,
-                viewport={"width": 1000, "height": 900},
-            )
-            try:
-                yield context
-            finally:
-                context.close()
 
 
 def start_position_board() -> dict[int, str]:
