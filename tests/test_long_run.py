@@ -28,18 +28,15 @@ from pathlib import Path
 import pytest
 
 from firmware.app.application import App, AppSettings, text_sink
-from firmware.app.hardware import open_hardware
-from firmware.app.players import Thinker
-from firmware.config import default_config
 from firmware.events import Event, MoveMade, TakenBack
 from firmware.link.host import Link, LinkConfig
 from firmware.link.transport import LineTransport
-from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock
 from rules import Move
 from rules.pdn import read_game
-from test_link_rig import Host, NullModem
+from helpers.cable import Host, NullModem
+from helpers.rig import Rig
 
 SEED = 20261201
 QUERIES = ("hello", "fen", "moves", "pdn", "pdn 200", "hint on", "names Ann;Bo", "help")
@@ -78,18 +75,17 @@ class Run:
         self.power_on()
 
     def power_on(self) -> None:
-        hw = open_hardware(default_config(), self.clock)
-        self.app = App(
-            hw,
-            clock=self.clock,
+        # The rig keeps no event log here: hours of play must not grow the test's memory.
+        rig = Rig(
+            self.state,
             settings=AppSettings(sim_keep_game=True, auto_crown=False),
-            store=GameStore(self.state),
-            thinker=Thinker(background=False),
+            clock=self.clock,
             sinks=[self._event, text_sink(self._write)],
+            record=False,
+            start=False,
         )
         transport = LineTransport(self.cable.a, self.clock, reconnect_ms=500, name="long-run link")
-        self.link = Link(transport, LinkConfig(port=self.cable.a))
-        self.link.attach(self.app)
+        self.app, self.link = rig.app, rig.connect(transport, LinkConfig(port=self.cable.a))
         transport.start()
         self.app.start()
 

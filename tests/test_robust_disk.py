@@ -20,7 +20,7 @@ import pytest
 
 from firmware.storage.store import GameRecord, GameStore
 from rules import Game
-from test_app_rig import Rig
+from helpers.rig import Rig
 
 ROOT = Path(__file__).resolve().parent.parent
 

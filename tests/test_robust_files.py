@@ -26,7 +26,7 @@ from firmware.files import CONFIG_LIMIT, PDN_LIMIT, RECORD_LIMIT, SCRIPT_LIMIT, 
 from firmware.storage.store import GameRecord, GameStore
 from firmware.simulator.hands import Hands
 from rules import Game
-from test_app_rig import Rig
+from helpers.rig import Rig
 
 FAULTS = ("fifo", "dev-zero", "too-large", "deep", "not-utf8", "directory")
 DEADLINE_S = 20.0

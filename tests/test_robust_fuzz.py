@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import firmware.app.application  # noqa: F401 - registers the [play], [store], ... sections
@@ -41,8 +41,8 @@ BYTES_PER_BYTE = 64
 #: Eight times the input may take at most this many times eight as long.
 LINEAR_SLACK = 3
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-SLOW = settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=150)
+SLOW = settings(max_examples=3000)
 
 
 def _game_json(**changes: Any) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from firmware.link.protocol import LinkError, parse_line
-from test_link_host import Rig, snapshot
+from helpers.cable import HostedBoard, snapshot
 
 
-def _forged(rig: Rig, serial_step: int) -> list[str]:
+def _forged(rig: HostedBoard, serial_step: int) -> list[str]:
     """A hello from "another board" playing black on this game, then its game-over; and a
     state line of a newer game (higher serial) hardly begun."""
     board = rig.board
@@ -32,18 +32,18 @@ def _forged(rig: Rig, serial_step: int) -> list[str]:
     ]
 
 
-def _play_forged(rig: Rig) -> None:
-    rig.board.move("11-15")
+def _play_forged(rig: HostedBoard) -> None:
+    rig.board.do("11-15")
     rig.host.settle()
     for line in _forged(rig, 5):
         rig.host.send(line)
         rig.host.settle()
-    rig.board.run_for(2000)
+    rig.board.wait(2000)
     rig.host.settle()
 
 
 def test_forged_peer_lines_do_change_a_controlling_link(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, plays="black")
+    rig = HostedBoard(tmp_path, plays="black")
     try:
         before = snapshot(rig.board)
         _play_forged(rig)
@@ -53,16 +53,16 @@ def test_forged_peer_lines_do_change_a_controlling_link(tmp_path: Path) -> None:
 
 
 def test_a_read_only_link_ignores_every_other_board_line(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, plays="black", control=False)
+    rig = HostedBoard(tmp_path, plays="black", control=False)
     try:
-        rig.board.move("11-15")
+        rig.board.do("11-15")
         rig.host.settle()
         before = snapshot(rig.board)
         games = sorted((tmp_path / "state" / "games").glob("*.pdn"))
         for line in _forged(rig, 5):
             rig.host.send(line)
             rig.host.settle()
-        rig.board.run_for(2000)
+        rig.board.wait(2000)
         rig.host.settle()
         assert snapshot(rig.board) == before
         assert rig.board.app.game.result is None and rig.board.app.game.ply == 1
@@ -83,7 +83,7 @@ def test_link_numbers_are_ascii_digits_with_a_length_limit(line: str) -> None:
 
 
 def test_a_non_ascii_digit_gets_bad_argument_not_internal(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = HostedBoard(tmp_path)
     try:
         for line in ("pdn ²", "ballot ²", "play ١١-١٥"):
             reply: dict[str, Any] = rig.host.request(line)

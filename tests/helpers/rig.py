@@ -8,7 +8,7 @@ them after the test). Nothing here sleeps: virtual time passes only when a test 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,9 @@ class Rig:
     ``referee`` puts a :class:`Referee` (or one with those settings) in charge (``settings.mode``
     should then be ``"referee"``); ``referee_settings`` are the configured ones the
     application uses when a referee is asked for later. ``clock`` replaces the virtual
-    clock (a live board runs on the real one). With ``start=False`` the
+    clock (a live board runs on the real one). ``sinks`` receive every event besides
+    :attr:`events`, which ``record=False`` leaves empty (a run of hours must not keep
+    them). With ``start=False`` the
     application is built but not started, so that a test (or :meth:`connect`) can change
     it first.
     """
@@ -65,6 +67,8 @@ class Rig:
         referee: RefereeSettings | Referee | None = None,
         referee_settings: RefereeSettings | None = None,
         clock: Clock | None = None,
+        sinks: Iterable[Callable[[Event], None]] = (),
+        record: bool = True,
         start: bool = True,
     ) -> None:
         self.clock: Any = clock if clock is not None else VirtualClock()
@@ -87,7 +91,7 @@ class Rig:
             store=self.store,
             players=players,
             thinker=thinker or Thinker(background=False),
-            sinks=[self.events.append],
+            sinks=([self.events.append] if record else []) + list(sinks),
             referee=self.referee,
             referee_settings=referee_settings,
         )
