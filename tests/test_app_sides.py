@@ -10,7 +10,7 @@ from firmware.app.players import Computer, Human
 from firmware.storage.store import GameStore
 from rules import BLACK, WHITE, Game, Position
 from rules.pdn import read_games
-from test_app_rig import Rig
+from helpers.rig import Rig
 
 # White to move has one king against Black's three men near crowning: White is lost.
 LOST_FOR_WHITE = "W:WK26:B5,6,7"

@@ -14,7 +14,7 @@ from firmware.referee.clock import TimeControl
 from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands
 from rules.pdn import read_games
-from test_app_rig import Rig
+from helpers.rig import Rig
 
 
 def clocked(tmp_path: Path, spec: str = "60", **kwargs: object) -> Rig:

@@ -20,7 +20,7 @@ from firmware.simulator.hands import Hands
 from hal.clock import MonotonicClock, VirtualClock
 from hal.luma_display import LumaDisplay
 from sim.display import SimDisplay
-from test_app_rig import Rig
+from helpers.rig import Rig
 
 
 def dummy_display() -> LumaDisplay:

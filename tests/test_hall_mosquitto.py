@@ -23,7 +23,7 @@ from firmware.hall.board import BoardPublisher, HallSettings
 from firmware.hall.hall import Hall, HallListener
 from firmware.simulator.script import replay
 
-from scriptgen import TINSLEY, game_script, sample
+from helpers.scriptgen import TINSLEY, game_script, sample
 
 MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
 PASSWD = shutil.which("mosquitto_passwd")

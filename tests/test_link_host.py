@@ -501,7 +501,7 @@ def test_the_link_cannot_take_the_serial_boards_own_port(tmp_path: Path) -> None
 
 
 def test_per_side_draw_and_resign_commands(tmp_path: Path) -> None:
-    rig = Rig(tmp_path)
+    rig = HostedBoard(tmp_path)
     host, board = rig.host, rig.board
     try:
         assert host.request("draw black")["draw"] == "offered"
@@ -518,7 +518,7 @@ def test_per_side_draw_and_resign_commands(tmp_path: Path) -> None:
 
 
 def test_a_linked_side_speaks_only_for_itself(tmp_path: Path) -> None:
-    rig = Rig(tmp_path, plays="black")
+    rig = HostedBoard(tmp_path, plays="black")
     host, board = rig.host, rig.board
     try:
         assert host.request("resign black")["code"] == "wrong-side"  # Black is played here

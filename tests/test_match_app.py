@@ -244,8 +244,8 @@ def test_the_text_log_says_what_the_match_did(tmp_path: Path) -> None:
 
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ana", "Ben", games=1, now="2026-11-30T20:15:00+00:00"))
-    board = Board(state)
-    board.do("11-15", "hold resign")
+    board = MatchBoard(state)
+    board.play("11-15", "hold resign")
     board.app.close()
     lines = [describe_event(e) for e in board.events if e.kind == "match"]
     assert lines == [

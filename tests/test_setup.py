@@ -12,7 +12,7 @@ from pathlib import Path
 from firmware.app.application import AppSettings
 from rules import Position
 
-from test_app_rig import Rig
+from helpers.rig import Rig
 
 KINGS = "W:WK10,22,23:B5,K27"
 
