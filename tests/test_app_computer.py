@@ -10,15 +10,7 @@ from firmware.app.application import AppSettings
 from firmware.app.players import Computer, Human, RandomMover, Thinker
 from firmware.storage.store import GameFile
 from rules import BLACK, WHITE, Game, Move, Position
-from helpers.rig import PAL, MakeRig, Rig, dim
-
-COMPUTER = AppSettings(mode="computer", auto_crown=True)
-
-
-def machine_rig(tmp_path: Path, seed: int = 3, **kwargs: object) -> Rig:
-    players = {BLACK: Human("Ann"), WHITE: RandomMover(seed)}
-    return Rig(tmp_path, settings=kwargs.pop("settings", COMPUTER), players=players, **kwargs)  # type: ignore[arg-type]
-
+from helpers.rig import COMPUTER, PAL, MakeRig, dim, machine_rig
 
 def test_machine_move_is_shown_and_only_it_is_accepted(tmp_path: Path) -> None:
     rig = machine_rig(tmp_path)

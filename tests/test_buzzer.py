@@ -18,6 +18,8 @@ from hal.buzzer import GpioBuzzer
 from hal.clock import VirtualClock
 from sim.buzzer import SimBuzzer
 
+from helpers.rig import Rig, machine_rig, referee_rig
+
 
 def pin_states(pattern: str, kind: str = "passive", volume: float = 0.5) -> list[tuple[int, object, object]]:
     """(time, pin state, frequency) at every millisecond the pin changes, over the pattern."""
@@ -59,8 +61,6 @@ def test_the_patterns_are_distinct() -> None:
 
 
 def test_silent_by_default_in_the_simulator(tmp_path: Path) -> None:
-    from test_app_rig import Rig
-
     rig = Rig(tmp_path)
     assert attach_board_parts(rig.app, default_config()) == []
     sounding = default_config().replace("sim", sound=True)
@@ -74,8 +74,6 @@ def _sound(app) -> tuple[BoardSound, SimBuzzer]:  # type: ignore[no-untyped-def]
 
 
 def test_a_wrong_move_and_the_machines_move_sound(tmp_path: Path) -> None:
-    from test_app_computer import machine_rig
-
     rig = machine_rig(tmp_path)
     sound, buzzer = _sound(rig.app)
     rig.do("11-15")
@@ -90,9 +88,7 @@ def test_a_wrong_move_and_the_machines_move_sound(tmp_path: Path) -> None:
 
 
 def test_the_last_ten_seconds_tick_and_the_fallen_flag_sounds(tmp_path: Path) -> None:
-    from test_referee_app import Board
-
-    board = Board(tmp_path, RefereeSettings(clock=TimeControl.parse("15")))
+    board = referee_rig(tmp_path, RefereeSettings(clock=TimeControl.parse("15")))
     sound, buzzer = _sound(board.app)
     board.script("lift 11\nwait 100\nplace 15\nwait 1000\n")  # White's clock runs
     assert "flag-near" not in sound.player.played

@@ -20,7 +20,7 @@ from firmware.simulator.hands import Hands
 from hal.clock import MonotonicClock, VirtualClock
 from hal.luma_display import LumaDisplay
 from sim.display import SimDisplay
-from helpers.rig import Rig
+from helpers.rig import Rig, referee_rig
 
 
 def dummy_display() -> LumaDisplay:
@@ -89,9 +89,7 @@ def test_crowning_is_asked_in_short(tmp_path: Path) -> None:
 
 
 def test_both_clocks_large_the_running_one_lit_and_the_result(tmp_path: Path) -> None:
-    from test_referee_app import Board
-
-    board = Board(tmp_path, RefereeSettings(clock=TimeControl.parse("300")))
+    board = referee_rig(tmp_path, RefereeSettings(clock=TimeControl.parse("300")))
     display = dummy_display()
     panel = BoardPanel(Painter(display, board.clock, background=False)).attach(board.app)
     board.app.run_for(500)

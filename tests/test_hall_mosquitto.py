@@ -24,6 +24,7 @@ from firmware.hall.hall import Hall, HallListener
 from firmware.simulator.script import replay
 
 from helpers.scriptgen import TINSLEY, game_script, sample
+from helpers.rig import Rig
 
 MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
 PASSWD = shutil.which("mosquitto_passwd")
@@ -212,7 +213,6 @@ def test_the_arbiter_sends_a_board_commands_and_a_board_cannot_command_another(m
     from firmware.hall.commands import attach_commands
     from firmware.hall.board import app_state
     from firmware.link.host import LinkConfig
-    from test_app_rig import Rig
 
     rig = Rig(tmp_path / "state")
     settings = HallSettings(mosquitto.url("table-1"), "club", "table-1", commands=True)

@@ -25,7 +25,7 @@ from firmware.link.transport import LineTransport
 from hal.clock import MonotonicClock
 from rules import BLACK, Move
 from helpers.games import random_game
-from helpers.cable import TIMEOUT_S, NullModem, linked_board, settle, wait_until
+from helpers.cable import TIMEOUT_S, NullModem, linked_board, plugged_in, settle, unplugged, wait_until
 from helpers.rig import Rig
 
 
@@ -106,11 +106,11 @@ def test_a_move_made_while_the_cable_is_out_reaches_the_other_board_when_it_is_b
     for move in moves[:6]:
         pair.play(move)
     cable.unplug()
+    unplugged(pair.boards)
     pair.a.do(moves[6].pdn(full=True), wait=600)  # Black moves; nobody hears it
     assert pair.a.game.ply == 7 and pair.b.game.ply == 6
     cable.replug()
-    for board in pair.boards:
-        board.wait(600)  # each retries its port after reconnect_ms
+    plugged_in(pair.boards, 2)  # each retries its port after reconnect_ms
     pair.wait(lambda: pair.b.app.tracker.expected == moves[6], "B asks for the missed move")
     assert all(board.transport.connects == 2 for board in pair.boards)
     pair.b.follow(wait=600)
@@ -126,12 +126,12 @@ def test_a_drop_in_the_middle_of_the_other_boards_echo_loses_nothing(pair: Pair,
         pair.play(move)
     # White moves on B and the cable goes before A has heard; A's people wait for it.
     cable.unplug()
+    unplugged(pair.boards)
     pair.b.do(moves[3].pdn(full=True), wait=600)
     pair.a.wait(5000)
     assert pair.a.app.tracker.expected is None and pair.a.game.ply == 3
     cable.replug()
-    for board in pair.boards:
-        board.wait(600)
+    plugged_in(pair.boards, 2)
     pair.wait(lambda: pair.a.app.tracker.expected == moves[3], "A asks for White's move")
     pair.a.follow()
     pair.play(moves[4])
@@ -269,9 +269,10 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
             pair.play(move)
         # One side's cable is pulled and put back: the relay asks both boards for their state.
         right.unplug()
+        unplugged([pair.b])
         pair.a.do(moves[20].pdn(full=True), wait=600)
         right.replug()
-        pair.b.wait(600)
+        plugged_in([pair.b], 2)
         pair.wait(lambda: pair.b.app.tracker.expected == moves[20], "B asks for the missed move")
         pair.b.follow()
         for move in moves[21:]:

@@ -21,7 +21,7 @@ from firmware.simulator.hands import Hands
 from rules import Game, Move, Position
 from rules.pdn import read_game
 from helpers.games import random_game
-from helpers.cable import Host, HostedBoard, NullModem, snapshot
+from helpers.cable import Host, HostedBoard, NullModem, plugged_in, snapshot, unplugged
 
 START = Position.start().fen()
 
@@ -359,12 +359,13 @@ def test_the_link_drops_and_comes_back_mid_game(rig: HostedBoard) -> None:
         host.event("move")
     host.write(b"fe")  # half a line when the cable goes
     cable.unplug()
+    unplugged([board])
     board.do("8-11")  # made while nobody hears it
     board.do("22-17")
     assert board.transport.drops == 1 and not board.transport.connected
     cable.replug()
     host.reopen()
-    board.wait(600)  # the board retries every reconnect_ms (500) of its clock
+    plugged_in([board], 2)  # the board retries every reconnect_ms (500) of its clock
     hello = host.event("hello")
     assert hello["cause"] == "connect" and board.transport.connects == 2
     state = hello["state"]

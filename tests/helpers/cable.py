@@ -316,3 +316,37 @@ def snapshot(board: Rig) -> tuple[Any, ...]:
         app.players[game.turn].name, app.record.black if app.record else None, board.link.game_id,
         dict(board.link._host_moves), board.link._ballot,
     )
+
+
+def unplugged(boards: Iterable[Rig]) -> None:
+    """Wait until each board's link has noticed that its cable is gone.
+
+    The link notices in its own thread, in real time; only then does its clock for the
+    next attempt start (``reconnect_ms`` of the board's virtual clock from that moment).
+    """
+    boards = list(boards)
+    deadline = time.monotonic() + TIMEOUT_S
+    while any(board.transport.connected for board in boards):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"a link did not notice its cable go within {TIMEOUT_S} s")
+        time.sleep(0.001)
+
+
+def plugged_in(boards: Iterable[Rig], connects: int, step_ms: int = 100) -> None:
+    """Let each board's virtual time run until its link has opened its port ``connects`` times.
+
+    A link retries ``reconnect_ms`` after it noticed the cable go, and opens the port in
+    its own thread: virtual time goes on in steps until the port is open again, rather
+    than by a fixed amount that a busy machine might outrun.
+    """
+    boards = list(boards)
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        behind = [board for board in boards if board.transport.connects < connects]
+        if not behind:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"a link did not reopen its port within {TIMEOUT_S} s")
+        for board in behind:
+            board.wait(step_ms)
+        time.sleep(0.001)

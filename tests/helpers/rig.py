@@ -15,7 +15,7 @@ from typing import Any
 from firmware.app.application import App, AppSettings
 from firmware.app.hardware import open_hardware
 from firmware.app.leds import LedSettings, Palette
-from firmware.app.players import Player, Thinker
+from firmware.app.players import Human, Player, RandomMover, Thinker
 from firmware.config import default_config
 from firmware.events import Event
 from firmware.link.host import Link, LinkConfig
@@ -24,7 +24,7 @@ from firmware.simulator.hands import Hands
 from firmware.simulator.script import parse_script
 from firmware.storage.store import GameStore
 from hal.clock import Clock, VirtualClock
-from rules import Game, Position
+from rules import BLACK, WHITE, Game, Position
 
 PAL = Palette()
 BACKGROUND = LedSettings().background
@@ -197,6 +197,16 @@ def referee_rig(
         leds=leds,
         referee=settings if mode == "referee" else None,
     )
+
+
+#: The computer mode the machine tests play in: Ann (a person) has Black.
+COMPUTER = AppSettings(mode="computer", auto_crown=True)
+
+
+def machine_rig(tmp_path: Path, seed: int = 3, **kwargs: Any) -> Rig:
+    """The application in computer mode: Ann plays Black, a seeded random mover White."""
+    players = {BLACK: Human("Ann"), WHITE: RandomMover(seed)}
+    return Rig(tmp_path, settings=kwargs.pop("settings", COMPUTER), players=players, **kwargs)
 
 
 #: The type of the ``make_rig`` fixture: ``make_rig(**options)`` or ``make_rig(state, **options)``.
