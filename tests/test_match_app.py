@@ -281,14 +281,14 @@ def test_a_refereed_game_of_the_match_keeps_its_tags_through_a_power_cut(tmp_pat
     state, record = tmp_path / "state", tmp_path / "record"
     match = new_match("Ann", "Bob", games=2)
     MatchStore(state).save(match)
-    board = Board(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))))
-    board.do("11-15")
+    board = MatchBoard(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))))
+    board.play("11-15")
     board.app.close()  # the power goes during game 1
 
-    again = Board(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))),
+    again = MatchBoard(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))),
                   keep=True)
-    assert again.of("game-start")[-1]["resumed"] is True and again.names()[0].startswith("Ann")
-    again.do("22-18", "hold resign")  # Black (Ann) resigns (a long press: a single one asks first)
+    assert again.of_kind("game-start")[-1]["resumed"] is True and again.names()[0].startswith("Ann")
+    again.play("22-18", "hold resign")  # Black (Ann) resigns (a long press: a single one asks first)
     again.app.close()
     (path,) = record.glob("game-*.pdn")
     tags = next(read_games(path.read_text())).tags
