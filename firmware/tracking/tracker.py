@@ -806,14 +806,24 @@ class Tracker:
                     gone &= ~bit(square)
             self._disorder_gone |= gone
             # A piece put on an empty square is theirs only while one of theirs is in
-            # hand: otherwise it is the mover sliding a piece, touching down first.
+            # hand: otherwise it is the mover sliding a piece, touching down first, and a
+            # touch-down on one of the mover's landing squares is the mover beginning.
             if self._disorder_gone & ~occupancy:
                 self._disorder_added |= placed & ~table.occupied
+            elif placed & self._landings():
+                self._mover_began = True
         if own:
             self._mover_began = True
             self._own_lifted |= own
         self._disorder_gone &= ~occupancy
         self._disorder_added &= occupancy
+
+    def _landings(self) -> int:
+        """Every square a legal move of the side to move lands on."""
+        mask = 0
+        for plan in self._table.plans:
+            mask |= plan.landings
+        return mask
 
     def _waiting(self) -> str | None:
         """What to wait for, when the side to move is held and no move of it is shown."""
