@@ -8,7 +8,6 @@ broker, followed by the real hall listener and read back through the hall's HTTP
 from __future__ import annotations
 
 import json
-import socket
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -26,22 +25,11 @@ from firmware.simulator.script import replay
 from rules import WCDF
 from rules.pdn import read_games
 
+from helpers.net import free_port, wait_for
 from helpers.scriptgen import TINSLEY, game_script, sample
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
-
-def wait_for(predicate, timeout_s: float = 20.0) -> bool:
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 @pytest.fixture

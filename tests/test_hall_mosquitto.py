@@ -23,6 +23,7 @@ from firmware.hall.board import BoardPublisher, HallSettings
 from firmware.hall.hall import Hall, HallListener
 from firmware.simulator.script import replay
 
+from helpers.net import free_port, wait_for
 from helpers.scriptgen import TINSLEY, game_script, sample
 from helpers.rig import Rig
 
@@ -37,19 +38,7 @@ pytestmark = [
 BOARDS = [f"table-{i}" for i in range(1, 21)]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
-
-def wait_for(predicate, timeout_s: float = 30.0) -> bool:
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 class Mosquitto:
