@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 __all__ = [
     "board_svg",
+    "component_templates",
     "piece_svg",
     "role_mark",
     "ROLE_MARKS",
@@ -284,6 +285,22 @@ def board_svg(
         out.append("</g>")
     out.append("</svg>")
     return "".join(out)
+
+
+def component_templates(colours: Mapping[str, RGB] | None = None) -> str:
+    """Every piece and role mark as the board component of a page clones them
+    (``firmware/web/static/board.js``): one ``<svg data-template-piece="X">`` per piece, one
+    ``<svg data-template-role="ROLE">`` per role, for a page's ``<template id="templates">``.
+
+    >>> t = component_templates()
+    >>> t.count("data-template-piece="), t.count("data-template-role=") == len(ROLE_MARKS)
+    (4, True)
+    """
+    pieces = "".join(f'<svg data-template-piece="{s}">{piece_svg(s)}</svg>' for s in ("b", "w", "B", "W"))
+    roles = "".join(
+        f'<svg data-template-role="{_escape(r)}">{role_mark(r, (colours or {}).get(r))}</svg>' for r in sorted(ROLE_MARKS)
+    )
+    return pieces + roles
 
 
 def _escape(text: str) -> str:

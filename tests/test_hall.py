@@ -7,26 +7,32 @@ broker, followed by the real hall listener and read back through the hall's HTTP
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import logging
 import time
 import urllib.request
+import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from firmware.cli._hall import publish_replay
-from firmware.events import MoveMade
+from firmware.events import GameOver, MoveMade
 from firmware.hall.board import BoardPublisher, HallSettings
 from firmware.hall.broker import EmbeddedBroker
 from firmware.hall.hall import Hall, HallListener, HallServer
 from firmware.hall.topics import BrokerUrl
+from firmware.referee.settings import RefereeSettings
 from firmware.simulator.script import replay
 from rules import WCDF
 from rules.pdn import read_games
 
 from helpers.net import free_port, wait_for
-from helpers.scriptgen import TINSLEY, game_script, sample
+from helpers.scriptgen import TINSLEY, game_script, sample, tinsley_games
 
 
 
@@ -41,18 +47,33 @@ def broker() -> Iterator[str]:
     b.close()
 
 
+class RunningHall:
+    """A hall following ``broker``, its page served on a free port, its state in ``state_dir``."""
+
+    def __init__(self, broker: str, state_dir: Path | None = None) -> None:
+        self.hall = Hall("club", str(state_dir) if state_dir is not None else None)
+        self.listener = HallListener(self.hall, broker)
+        self.listener.start()
+        assert self.listener.connected.wait(10)
+        self.server = HallServer(self.hall, "127.0.0.1", 0)
+        self.server.start()
+        host, port = self.server.address
+        self.web = f"http://{host}:{port}"
+
+    def get(self, path: str) -> bytes:
+        with urllib.request.urlopen(self.web + path, timeout=10) as r:
+            return bytes(r.read())
+
+    def close(self) -> None:
+        self.server.close()
+        self.listener.close()
+
+
 @pytest.fixture
-def hall(broker: str) -> Iterator[tuple[Hall, str]]:
-    h = Hall("club")
-    listener = HallListener(h, broker)
-    listener.start()
-    assert listener.connected.wait(10)
-    server = HallServer(h, "127.0.0.1", 0)
-    server.start()
-    host, port = server.address
-    yield h, f"http://{host}:{port}"
-    server.close()
-    listener.close()
+def hall(broker: str, tmp_path: Path) -> Iterator[tuple[Hall, str]]:
+    running = RunningHall(broker, tmp_path / "hall")
+    yield running.hall, running.web
+    running.close()
 
 
 @pytest.mark.skipif(not TINSLEY.is_file(), reason="reference data not found beside the checkout")
@@ -80,7 +101,10 @@ def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(br
         assert pdn_game.error is None and pdn_game.moves == list(game.moves)
     with urllib.request.urlopen(web + "/") as r:
         page = r.read().decode()
-    assert "/api/boards" in page and "textContent" in page
+    assert '<script src="/static/hall.js"' in page and '<script src="/static/board.js"' in page
+    with urllib.request.urlopen(web + "/static/hall.js") as r:
+        script = r.read().decode()
+    assert "/api/boards" in script and "textContent" in script and "innerHTML" not in script
 
 
 def test_a_board_keeps_its_events_while_the_broker_is_away_and_sends_them_later() -> None:
@@ -162,7 +186,293 @@ def test_the_hall_page_in_a_real_browser_shows_every_board(broker: str, hall: tu
         assert "<b>Ann 0</b>" in page.locator("[data-board='table-0'] .names").inner_text()
         assert page.locator("[data-board='table-0'] .names b").count() == 0
         page.locator("[data-board='table-1']").click()
-        page.wait_for_selector("#dmoves li")
-        assert page.locator("#dmoves li").all_inner_texts() == ["9-13"]
+        page.wait_for_selector("#moves li")
+        assert page.locator("#moves li").all_inner_texts() == ["9-13"]
     finally:
         page.close()
+
+
+# -- the full view: the board's own page component ------------------------------------------
+
+
+def test_the_full_view_is_the_board_pages_component_read_only(broker: str, hall: tuple[Hall, str], browser: Any) -> None:
+    from firmware.diagram import component_templates
+    from firmware.web.server import page_html
+
+    h, web = hall
+    # One drawing and one script for both pages: the hall serves the board page's own
+    # component and the same piece and role templates.
+    with urllib.request.urlopen(web + "/static/board.js") as r:
+        served = r.read()
+    assert served == (Path(__file__).resolve().parents[1] / "firmware" / "web" / "static" / "board.js").read_bytes()
+    with urllib.request.urlopen(web + "/") as r:
+        hall_page = r.read().decode()
+    assert component_templates() in hall_page and component_templates() in page_html()
+    state = {
+        "fen": "W:W18,K30:B10,14,K3", "ply": 3, "black": "<i>Ann</i>", "white": "Bob", "round": "2",
+        "moves": ["11-15", "23-19", "9-14"], "status": "White to move, move 2",
+        "clocks": {"black": 61_000, "white": 3_599_000},
+    }
+    publisher = BoardPublisher(HallSettings(broker, "club", "table-9"), lambda: state)
+    publisher.poll(0)
+    assert publisher.flush(10)
+    publisher.close(flush_s=0)
+    assert wait_for(lambda: any(b["fen"] == state["fen"] for b in h.boards()))
+    page = browser.new_page()
+    asked: list[str] = []
+    try:
+        page.goto(web + "/")
+        page.wait_for_selector("[data-board='table-9'] [data-piece]")
+        page.locator("[data-board='table-9']").click()
+        page.wait_for_selector("#moves li")
+        full = page.locator("#board")
+        assert full.locator("[data-square]").count() == 32
+        pieces = {int(g.get_attribute("data-square") or 0): g.locator(":scope > [data-piece]").get_attribute("data-piece")
+                  for g in full.locator("[data-square]:has(> [data-piece])").all()}
+        assert pieces == {18: "w", 30: "W", 10: "b", 14: "b", 3: "B"}
+        # The last move lit as the board's LEDs show it.
+        assert full.locator("[data-square='9']").get_attribute("data-role") == "last-from"
+        assert full.locator("[data-square='14']").get_attribute("data-role") == "last-to"
+        assert page.locator("#moves li").all_inner_texts() == ["11-15", "23-19", "9-14"]
+        assert page.locator("#status").inner_text() == "White to move, move 2"
+        assert page.locator('.name[data-side="black"]').inner_text() == "<i>Ann</i>"
+        assert page.locator("#detail i").count() == 0
+        assert page.locator('[data-clock="black"]').inner_text() == "1:01"
+        assert page.locator('[data-clock="white"]').inner_text() == "59:59"
+        # Read-only: a click on a square asks nothing of anyone, the board stays as it is.
+        page.on("request", lambda req: asked.append(f"{req.method} {req.url}"))
+        full.locator("[data-square='14']").click()
+        full.locator("[data-square='18']").click()
+        page.wait_for_timeout(1500)
+        assert asked and all(a.startswith(f"GET {web}/api/") for a in asked), asked
+        assert full.locator("[data-piece]").count() == 5
+        # Flipped: the board component's own flipped drawing.
+        page.locator("#flip").click()
+        assert full.locator("svg").get_attribute("data-flipped") == "true"
+        assert full.locator("[data-square='14'] > [data-piece='b']").count() == 1
+    finally:
+        page.close()
+
+
+# -- standings and crosstable across rounds ---------------------------------------------------
+
+#: Three rounds of four players on two boards; in round 3 board t1 plays a ballot's pair
+#: of games (the colours reversed). (round, board, black, white, result)
+SCHEDULE = [
+    ("1", "t1", "Ann", "Bob", "1-0"),
+    ("1", "t2", "Cid", "<b>Dee</b>", "1/2-1/2"),
+    ("2", "t1", "<b>Dee</b>", "Ann", "0-1"),
+    ("2", "t2", "Bob", "Cid", "1-0"),
+    ("3", "t1", "Ann", "Cid", "1/2-1/2"),
+    ("3", "t1", "Cid", "Ann", "1-0"),
+    ("3", "t2", "<b>Dee</b>", "Bob", "1-0"),
+]
+
+
+def expected_standings(schedule: list[tuple[str, str, str, str, str]]) -> dict[str, tuple[int, str, int]]:
+    """Half-points, W-D-L and quarter-point Sonneborn-Berger, worked out game by game."""
+    halves: dict[str, int] = {}
+    record: dict[str, list[int]] = {}
+    got: list[tuple[str, str, int]] = []
+    for _, _, black, white, result in schedule:
+        b = {"1-0": 2, "0-1": 0, "1/2-1/2": 1}[result]
+        for name, other, score in ((black, white, b), (white, black, 2 - b)):
+            halves[name] = halves.get(name, 0) + score
+            record.setdefault(name, [0, 0, 0])[{2: 0, 1: 1, 0: 2}[score]] += 1
+            got.append((name, other, score))
+    sb = {name: sum(score * halves[other] for n, other, score in got if n == name) for name in halves}
+    return {name: (halves[name], "-".join(map(str, record[name])), sb[name]) for name in halves}
+
+
+@pytest.mark.skipif(not TINSLEY.is_file(), reason="reference data not found beside the checkout")
+def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: str, tmp_path: Path) -> None:
+    games = sorted(tinsley_games(), key=lambda g: len(g.moves))[: len(SCHEDULE)]
+    state_dir = tmp_path / "hall"
+    running = RunningHall(broker, state_dir)
+    try:
+        for i, ((rnd, board, black, white, result), game) in enumerate(zip(SCHEDULE, games)):
+            events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
+            events.append(GameOver(events[-1].t + 1000, result, "adjudicated"))  # the arbiter's result
+            referee = RefereeSettings(event="Club night", round=rnd, black=black, white=white)
+            assert publish_replay(HallSettings(broker, "club", board), events, None, WCDF, referee=referee) == 0
+            # Each board's state is retained: the next game of a board replaces it.
+            assert wait_for(lambda: len(running.hall.standings.games()) == i + 1, 30)
+        table = json.loads(running.get("/api/standings"))
+        standings_csv = running.get("/standings.csv").decode()
+    finally:
+        running.close()
+    want = expected_standings(SCHEDULE)
+    assert {p["name"]: (round(p["points"] * 2), p["wdl"], round(p["sonneborn_berger"] * 4)) for p in table["players"]} == want
+    assert [(p["rank"], p["name"], p["points_text"]) for p in table["players"]] == [
+        (1, "Ann", "2½"), (2, "Cid", "2"), (3, "<b>Dee</b>", "1½"), (4, "Bob", "1")]
+    assert table["rounds"] == ["1", "2", "3"] and table["tie_break"][0] == "points"
+    names = [p["name"] for p in table["players"]]
+    ann, cid = names.index("Ann"), names.index("Cid")
+    # Round 3's pair on t1: both colours in one cell, each from the row player's side.
+    assert table["crosstable"][ann][cid] == [
+        {"round": "3", "board": "t1", "colour": "black", "score": "½", "result": "1/2-1/2"},
+        {"round": "3", "board": "t1", "colour": "white", "score": "0", "result": "1-0"},
+    ]
+    assert [c["score"] for c in table["crosstable"][cid][ann]] == ["½", "1"]
+    assert table["crosstable"][ann][ann] == []
+    csv_rows = list(csv.reader(io.StringIO(standings_csv)))
+    assert csv_rows[0][:8] == ["rank", "player", "points", "games", "wins", "draws", "losses", "sonneborn_berger"]
+    assert csv_rows[1][:3] == ["1", "Ann", "2½"] and csv_rows[1][2 + 6 + cid] == "R3 B ½ R3 W 0"
+    # The hall restarts on the same broker: the retained states come again, nothing counts twice.
+    again = RunningHall(broker, state_dir)
+    try:
+        assert wait_for(lambda: len(again.hall.boards()) == 2, 10)
+        time.sleep(0.5)
+        assert json.loads(again.get("/api/standings"))["players"] == table["players"]
+        assert len(again.hall.standings.games()) == len(SCHEDULE)
+    finally:
+        again.close()
+    # And with no broker at all: everything came back from the hall's state directory.
+    alone = Hall("club", str(state_dir))
+    assert alone.standings.table()["players"] == table["players"]
+    assert alone.standings.table()["crosstable"] == table["crosstable"]
+
+
+def test_ties_are_broken_by_sonneborn_berger_then_wins_and_equal_players_share_a_rank() -> None:
+    h = Hall("club")
+    for n, (black, white, result) in enumerate([
+        ("A", "B", "1-0"), ("A", "D", "1/2-1/2"), ("B", "E", "1-0"), ("C", "D", "1-0"), ("F", "G", "1/2-1/2"),
+    ]):
+        h.receive(f"crownhead/club/t{n}/state", json.dumps(
+            {"round": "1", "black": black, "white": white, "result": result, "moves": []}).encode())
+    players = h.standings.table()["players"]
+    assert [(p["rank"], p["name"], p["points_text"], p["sonneborn_berger"]) for p in players] == [
+        (1, "A", "1½", 1.25), (2, "C", "1", 0.5), (3, "B", "1", 0.0), (4, "D", "½", 0.75),
+        (5, "F", "½", 0.25), (5, "G", "½", 0.25), (7, "E", "0", 0.0)]
+
+
+def test_what_counts_as_a_game_and_a_player() -> None:
+    h = Hall("club")
+
+    def state(board: str, **kw: Any) -> None:
+        body = {"round": "1", "black": "Ann", "white": "Bob", "result": "1-0", "moves": ["11-15"], **kw}
+        h.receive(f"crownhead/club/{board}/state", json.dumps(body).encode())
+
+    state("t1", result=None)          # not over
+    state("t1", result="*")           # unfinished
+    state("t2", black="?")            # no name
+    state("t3", white="Ann")          # one player twice
+    state("t4", black="x" * 41)       # longer than a name may be
+    assert h.standings.games() == []
+    state("t1")
+    state("t1")                        # the same state again: one game
+    state("t1", black="  Ann ")        # the same name, spaces aside
+    assert len(h.standings.games()) == 1
+    state("t1", result="1/2-1/2")     # the arbiter corrects the result: replaced
+    assert [g.result for g in h.standings.games()] == ["1/2-1/2"]
+    state("t1", game_id="g-2")        # a board that names its games: another game
+    state("t2", black="ann")          # the case counts: another player
+    assert [(p["name"], p["points_text"]) for p in h.standings.table()["players"]] == [("Ann", "1½"), ("ann", "1"), ("Bob", "½")]
+
+
+def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_starts(tmp_path: Path, caplog: Any) -> None:
+    from firmware.hall.standings import standings_file
+
+    path = standings_file(tmp_path, "club")
+    h = Hall("club", str(tmp_path))
+    h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "0-1"}).encode())
+    assert path.is_file() and len(Hall("club", str(tmp_path)).standings.games()) == 1
+    for bad in (b'{"format": 1, "hall": "club", "games": [', b"\xff\xfe",
+                b'{"format": 1, "hall": "club", "games": [{"board": "t1"}]}',
+                b"[" * 100_000, b'{"format": 7, "games": []}'):
+        path.write_bytes(bad)
+        caplog.clear()
+        with caplog.at_level(logging.ERROR, logger="firmware.hall.standings"):
+            h = Hall("club", str(tmp_path))
+        errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(errors) == 1 and str(path) in errors[0].getMessage() and "set aside" in errors[0].getMessage()
+        assert h.standings.games() == [] and not path.exists()
+        # The hall goes on and keeps the next games.
+        h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "1-0"}).encode())
+        assert len(Hall("club", str(tmp_path)).standings.games()) == 1
+    aside = sorted(p.name for p in tmp_path.glob("*.bad"))
+    assert len(aside) == 5 and all(n.startswith("hall-club-standings-") for n in aside)
+
+
+def test_standings_in_a_real_browser_show_names_as_text(broker: str, hall: tuple[Hall, str], browser: Any) -> None:
+    h, web = hall
+    evil = '<img src=x onerror="document.title=1">'
+    for n, (black, white, result) in enumerate([("<b>Ann</b>", evil, "1-0"), (evil, "Cid", "1/2-1/2")]):
+        state = {"round": str(n + 1), "black": black, "white": white, "result": result, "moves": [], "fen": "B:W21:B1"}
+        publisher = BoardPublisher(HallSettings(broker, "club", f"t{n}"), lambda s=state: s)
+        publisher.poll(0)
+        assert publisher.flush(10)
+        publisher.close(flush_s=0)
+    assert wait_for(lambda: len(h.standings.games()) == 2)
+    page = browser.new_page()
+    try:
+        page.goto(web + "/")
+        page.wait_for_selector("#crosstable tbody tr:nth-child(3)")
+        assert page.locator("#standings tbody td:nth-child(2)").all_inner_texts() == ["<b>Ann</b>", evil, "Cid"]
+        assert page.locator("#standings b, #crosstable b, #standings img, #crosstable img, #boards img").count() == 0
+        row = page.locator("#crosstable tbody tr").nth(1)
+        assert row.locator("td").nth(1).inner_text() == evil
+        assert row.locator("td.cell").all_inner_texts() == ["R1 W 0", "R2 B ½"]
+        assert page.title() == "Crownhead hall"
+        with urllib.request.urlopen(web + "/standings.csv") as r:
+            rows = list(csv.reader(io.StringIO(r.read().decode())))
+        assert [r[1] for r in rows[1:]] == ["<b>Ann</b>", evil, "Cid"]
+    finally:
+        page.close()
+
+
+# -- the embedded broker ------------------------------------------------------------------------
+
+
+def test_the_embedded_broker_is_configured_without_deprecated_keys() -> None:
+    # Recorded here rather than left to a warnings filter: amqtt warns from its broker's
+    # own thread when a configuration uses 'auth' or 'topic-check' or loads plugins by
+    # entry point.
+    port = free_port()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        b = EmbeddedBroker("127.0.0.1", port)
+        b.start()
+        try:
+            # Anyone may connect and publish anywhere, as before: an anonymous board's
+            # state reaches an anonymous hall.
+            h = Hall("club")
+            listener = HallListener(h, f"mqtt://127.0.0.1:{port}")
+            listener.start()
+            assert listener.connected.wait(10)
+            publisher = BoardPublisher(HallSettings(f"mqtt://127.0.0.1:{port}", "club", "t1"), lambda: {"fen": "B:W21:B1"})
+            publisher.poll(0)
+            assert publisher.flush(10)
+            publisher.close(flush_s=0)
+            assert wait_for(lambda: bool(h.boards()) and h.boards()[0]["fen"] == "B:W21:B1", 10)
+            listener.close()
+        finally:
+            b.close()
+    deprecated = [f"{w.filename}:{w.lineno}: {w.message}" for w in seen if issubclass(w.category, DeprecationWarning)]
+    assert deprecated == []
+
+
+def test_a_referee_boards_state_carries_event_round_and_game_and_counts_once(tmp_path: Path) -> None:
+    from firmware.hall.board import app_state
+    from firmware.simulator.hands import Hands
+    from helpers.rig import referee_rig
+
+    board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", event="Club night", round="3"))
+    try:
+        board.script("lift 11\nwait 100\nplace 15\nwait 1000\n")
+        state = app_state(board.app)
+        assert (state["event"], state["round"], state["black"], state["white"]) == ("Club night", "3", "Ann", "Bob")
+        assert isinstance(state["game_id"], str) and state["game_id"]
+        assert '[Event "Club night"]' in state["pdn"] and '[Round "3"]' in state["pdn"]
+        for _ in range(2):  # resign, and confirm
+            Hands(board.app).act_text("resign")
+            board.app.run_for(100)
+        over = app_state(board.app)
+        assert over["result"] == "1-0" and over["game_id"] == state["game_id"]  # White, to move, resigned
+        h = Hall("club")
+        h.receive("crownhead/club/t1/state", json.dumps(over).encode())
+        h.receive("crownhead/club/t1/state", json.dumps(over).encode())
+        (game,) = h.standings.games()
+        assert (game.event, game.round, game.black, game.white, game.result) == ("Club night", "3", "Ann", "Bob", "1-0")
+    finally:
+        board.app.close()

@@ -10,6 +10,7 @@ from typing import Any
 from firmware.config import FieldError
 from firmware.events import Event
 from firmware.hall.board import BoardPublisher, HallSettings, replay_state
+from firmware.referee.settings import RefereeSettings
 
 __all__ = ["add_hall_arguments", "hall_from_args", "publish_replay"]
 
@@ -52,9 +53,22 @@ def hall_from_args(args: argparse.Namespace, config: Any = None) -> HallSettings
     return settings
 
 
-def publish_replay(settings: HallSettings, events: list[Event], fen: str | None, rules: Any, timeout_s: float = 30.0) -> int:
-    """Publish a replay's events and its final state; 0 when the broker took them all."""
-    state = replay_state(events, fen, rules)
+def publish_replay(
+    settings: HallSettings,
+    events: list[Event],
+    fen: str | None,
+    rules: Any,
+    timeout_s: float = 30.0,
+    referee: RefereeSettings | None = None,
+) -> int:
+    """Publish a replay's events and its final state; 0 when the broker took them all.
+    ``referee``: the replay's referee settings, whose names, event and round the state reports."""
+    named: dict[str, Any] = {}
+    if referee is not None:
+        for key, value in (("black", referee.black), ("white", referee.white), ("event", referee.event), ("round", referee.round)):
+            if value not in ("", "?"):
+                named[key] = value
+    state = replay_state(events, fen, rules, **named)
     publisher = BoardPublisher(settings, lambda: state)
     for event in events:
         publisher.sink(event)

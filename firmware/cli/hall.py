@@ -10,6 +10,7 @@ import threading
 from firmware.hall.broker import EmbeddedBroker
 from firmware.hall.hall import Hall, HallListener, HallServer
 from firmware.hall.topics import BrokerUrl, check_name
+from firmware.storage.store import default_state_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +19,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a tournament hall: follow many boards through an MQTT broker, serve the hall page",
         description=(
             "Subscribe to every board of a hall on an MQTT broker and serve the hall page: "
-            "each board live, results, alerts, the round as PDN and CSV, /api/boards. "
+            "each board live, results, standings and crosstable across rounds, alerts, the round as PDN and "
+            "CSV, /api/boards, /api/standings. "
             "Without --broker an MQTT broker is started in this process (on --listen)."
         ),
     )
@@ -28,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hall", metavar="NAME", default="hall", help="the hall's name in the topics (default: hall)")
     p.add_argument("--web", metavar="[HOST:]PORT", default="127.0.0.1:8080", help="the hall page (default 127.0.0.1:8080)")
     p.add_argument("--ca", metavar="FILE", help="with mqtts://: the CA certificate file")
+    p.add_argument("--state-dir", metavar="DIR",
+                   help="where the hall keeps the games of its standings (hall-NAME-standings.json); "
+                        "default: the board's state directory (/var/lib/crownhead, else ~/.local/state/crownhead)")
     p.set_defaults(func=run)
 
 
@@ -52,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"crownhead hall: {exc}", file=sys.stderr)
         return 2
-    hall = Hall(args.hall)
+    hall = Hall(args.hall, str(args.state_dir or default_state_dir()))
     try:
         if broker is not None:
             broker.start()

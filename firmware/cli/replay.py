@@ -89,5 +89,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out.flush()
     if hall is not None:
-        return publish_replay(hall, played, args.fen, rules_from_args(args))
+        return publish_replay(hall, played, args.fen, rules_from_args(args), referee=referee)
     return 0

@@ -315,8 +315,14 @@ def app_state(app: Any) -> dict[str, Any]:
         black, white = app.players[BLACK].name, app.players[WHITE].name
         clocks = None
     result = game.result
-    tags = {"Event": "Crownhead hall", "Black": black, "White": white}
+    event, round_, game_id = _tournament(app, referee)
+    tags = {"Event": event or "Crownhead hall", "Black": black, "White": white}
+    if round_ is not None:
+        tags["Round"] = round_
     return {
+        "event": event,
+        "round": round_,
+        "game_id": game_id,
         "fen": game.position.fen(),
         "ply": game.ply,
         "turn": "black" if game.turn is BLACK else "white",
@@ -332,23 +338,56 @@ def app_state(app: Any) -> dict[str, Any]:
     }
 
 
-def replay_state(events: list[Event], start_fen: str | None, rules: Any, black: str = "Black", white: str = "White") -> dict[str, Any]:
-    """The state after a replay's ``events`` (for ``crownhead replay --mqtt``)."""
+def _tournament(app: Any, referee: Any) -> tuple[str | None, str | None, str | None]:
+    """The event and round of the game in progress, as the referee tags it (None: none
+    given), and the game's id on this board (the hall tells one game from the next by it)."""
+    event = round_ = None
+    state = getattr(referee, "state", None) if referee is not None else None
+    if state is not None:
+        record = state.record
+        event = record.event if record.event not in ("", "?") else None
+        if record.round not in ("", "?"):
+            # The referee tags the games of a session ROUND.K: the round is ROUND.
+            round_ = record.round.rpartition(".")[0] or record.round
+    stored = getattr(app, "record", None)
+    game_id = getattr(stored, "id", None) or (getattr(state, "name", None) if state is not None else None)
+    return event, round_, str(game_id) if game_id else None
+
+
+def replay_state(
+    events: list[Event],
+    start_fen: str | None,
+    rules: Any,
+    black: str = "Black",
+    white: str = "White",
+    *,
+    event: str | None = None,
+    round: str | None = None,
+    game_id: str | None = None,
+) -> dict[str, Any]:
+    """The state after a replay's ``events`` (for ``crownhead replay --mqtt``): ``event``
+    and ``round`` as the referee's options gave them, ``game_id`` naming the game."""
     from rules import Game, Move, Position
     from rules.pdn import write_game
 
     start = Position.from_fen(start_fen) if start_fen else Position.start(rules)
     game = Game(start, rules)
     result: tuple[str, str] | None = None
-    for event in events:
-        data = event.to_json()
+    for happened in events:
+        data = happened.to_json()
         if data["event"] == "move":
             game.play(Move(tuple(data["path"]), tuple(data["captures"])))
         elif data["event"] == "takeback" and game.moves:
             game.undo()
         elif data["event"] == "game-over":
             result = (data["result"], data["reason"])
+    tags = {"Event": event or "Crownhead hall", "Black": black, "White": white}
+    if round is not None:
+        tags["Round"] = round
     return {
+        "event": event,
+        "round": round,
+        "game_id": game_id,
         "fen": game.position.fen(),
         "ply": game.ply,
         "turn": str(game.turn),
@@ -360,7 +399,7 @@ def replay_state(events: list[Event], start_fen: str | None, rules: Any, black: 
         "match": None,
         "status": "replayed",
         "moves": _move_texts(game),
-        "pdn": write_game(game, {"Event": "Crownhead hall", "Black": black, "White": white}, result=result[0] if result else "*"),
+        "pdn": write_game(game, tags, result=result[0] if result else "*"),
     }
 
 

@@ -29,10 +29,13 @@ class EmbeddedBroker:
         from amqtt.broker import Broker
 
         asyncio.set_event_loop(self._loop)
+        # amqtt's plugin style of configuration: only the plugins named here are loaded.
+        # Anyone may connect (anonymous authentication) and no topic plugin filters what
+        # a client publishes or subscribes to; amqtt's event and packet loggers and its
+        # $SYS topics are left out.
         config = {
             "listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}},
-            "auth": {"allow-anonymous": True, "plugins": ["auth_anonymous"]},
-            "topic-check": {"enabled": False},
+            "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
         }
         for name in ("amqtt", "transitions"):
             logging.getLogger(name).setLevel(logging.WARNING)

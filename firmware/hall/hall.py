@@ -1,11 +1,16 @@
 """The hall's side: follow every board of a hall through the broker, serve the hall page.
 
 :class:`Hall` keeps what each board last said (its retained state, its status, the moves
-of its game in order, its alerts); it is fed by :class:`HallListener` (an MQTT client in
+of its game in order, its alerts) and, in its :class:`~firmware.hall.standings.Standings`,
+every finished game across rounds; it is fed by :class:`HallListener` (an MQTT client in
 its own thread) and read by :class:`HallServer`, a small HTTP server for the page,
-``/api/boards`` (JSON), ``/round.pdn`` (every board's game, one PDN file) and
-``/results.csv``. Names and comments from boards are data: the page sets them as text,
-never as markup, and the CSV quotes them.
+``/api/boards`` (JSON), ``/api/standings`` (JSON), ``/round.pdn`` (every board's game,
+one PDN file), ``/results.csv`` and ``/standings.csv``. Names and comments from boards
+are data: the page sets them as text, never as markup, and the CSV quotes them.
+
+The page's full view of one board is drawn by the board's own web page component
+(``firmware/web/static/board.js``, served here as it is) over the board drawn by
+:mod:`firmware.diagram`, so the hall and the board's page draw a board one way.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from firmware.diagram import board_svg, component_templates
+from firmware.hall.standings import Standings, standings_file
 from firmware.hall.topics import ROOT, BrokerUrl, check_name
 
 __all__ = ["Hall", "BoardRecord", "HallListener", "HallServer"]
@@ -51,6 +58,8 @@ class BoardRecord:
         return {
             "name": self.name,
             "online": self.online,
+            "event": s.get("event"),
+            "round": s.get("round"),
             "fen": s.get("fen"),
             "ply": s.get("ply", len(self.moves)),
             "black": s.get("black"),
@@ -68,8 +77,10 @@ class BoardRecord:
 class Hall:
     """What every board of one hall last said. Thread-safe: fed by the listener, read by the page."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, state_dir: str | None = None) -> None:
+        """``state_dir``: where the standings are kept (None: in memory only)."""
         self.name = check_name(name, "hall")
+        self.standings = Standings(self.name, standings_file(state_dir, self.name) if state_dir is not None else None)
         self._boards: dict[str, BoardRecord] = {}
         self._lock = threading.Lock()
         self.version = 0
@@ -87,26 +98,34 @@ class Hall:
         except ValueError:
             self.rejected += 1
             return
+        state = self._receive(board, kind, payload)
+        if state is not None:
+            # Outside the lock: a finished game is written to the standings file.
+            self.standings.record(board, state)
+
+    def _receive(self, board: str, kind: str, payload: bytes) -> dict[str, Any] | None:
+        """Take one message of ``board``; the state it carried, if it was one."""
+        state = None
         with self._lock:
             record = self._boards.get(board)
             if record is None:
                 if len(self._boards) >= MAX_BOARDS:
                     self.rejected += 1
-                    return
+                    return None
                 record = self._boards[board] = BoardRecord(board)
             if kind == "status":
                 record.online = payload == b"online"
             elif kind in ("state", "event"):
                 try:
                     body = json.loads(payload)
-                except (ValueError, UnicodeDecodeError):
+                except (ValueError, UnicodeDecodeError, RecursionError):
                     self.rejected += 1
-                    return
+                    return None
                 if not isinstance(body, dict):
                     self.rejected += 1
-                    return
+                    return None
                 if kind == "state":
-                    record.state = body
+                    record.state = state = body
                     moves = body.get("moves")
                     # The retained state carries the game's moves: a hall that missed events
                     # (it was away while the board sent them) catches up from it.
@@ -116,8 +135,9 @@ class Hall:
                 else:
                     self._event(record, body)
             else:
-                return
+                return None
             self.version += 1
+        return state
 
     @staticmethod
     def _event(record: BoardRecord, event: Mapping[str, Any]) -> None:
@@ -195,8 +215,33 @@ class HallListener:
         self._client.loop_stop()
 
 
-def _page() -> bytes:
-    return resources.files("firmware.hall").joinpath("hall.html").read_bytes()
+def _asset(*path: str) -> bytes:
+    return resources.files("firmware").joinpath(*path).read_bytes()
+
+
+def page_html() -> str:
+    """The hall page: its shell with the board drawn by :func:`~firmware.diagram.board_svg`
+    for the full view and the pieces and role marks the board component draws with (the
+    same as the board's own page, ``firmware.web.server.page_html``)."""
+    shell = _asset("hall", "hall.html").decode("utf-8")
+    board = board_svg(None, size=None, title="The board")
+    flipped = board_svg(None, size=None, flipped=True, title="The board, White's side at the top")
+    return (
+        shell.replace("<!--BOARD-->", board)
+        .replace("<!--FLIPPED-->", flipped)
+        .replace("<!--TEMPLATES-->", component_templates())
+    )
+
+
+#: What the page loads besides itself: its script and the board's page component.
+_SCRIPTS = {
+    "/static/hall.js": ("hall", "hall.js"),
+    "/static/board.js": ("web", "static", "board.js"),
+}
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
 
 
 class HallServer:
@@ -204,7 +249,8 @@ class HallServer:
 
     def __init__(self, hall: Hall, host: str = "127.0.0.1", port: int = 8080) -> None:
         self.hall = hall
-        page = _page()
+        page = page_html().encode("utf-8")
+        scripts = {path: _asset(*where) for path, where in _SCRIPTS.items()}
 
         class Handler(BaseHTTPRequestHandler):
             server_version = "crownhead-hall"
@@ -217,7 +263,10 @@ class HallServer:
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("X-Content-Type-Options", "nosniff")
-                self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'")
+                self.send_header("Content-Security-Policy", _CSP)
+                self.send_header("X-Frame-Options", "DENY")
+                self.send_header("Referrer-Policy", "no-referrer")
+                self.send_header("Cache-Control", "no-store")
                 for k, v in (extra or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
@@ -227,8 +276,15 @@ class HallServer:
                 path = self.path.split("?", 1)[0]
                 if path in ("/", "/index.html"):
                     self._send(200, page, "text/html; charset=utf-8")
+                elif path in scripts:
+                    self._send(200, scripts[path], "text/javascript; charset=utf-8")
                 elif path == "/api/boards":
                     self._send(200, json.dumps(hall.boards()).encode(), "application/json")
+                elif path == "/api/standings":
+                    self._send(200, json.dumps(hall.standings.table(), ensure_ascii=False).encode(), "application/json")
+                elif path == "/standings.csv":
+                    self._send(200, hall.standings.csv().encode(), "text/csv; charset=utf-8",
+                               {"Content-Disposition": f'attachment; filename="{hall.name}-standings.csv"'})
                 elif path == "/round.pdn":
                     self._send(200, hall.pdn().encode(), "application/x-chess-pdn; charset=utf-8",
                                {"Content-Disposition": f'attachment; filename="{hall.name}-round.pdn"'})

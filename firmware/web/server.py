@@ -18,7 +18,6 @@ loopback: no DNS rebinding), a WebSocket must come from a page of this server
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 import logging
 import re
@@ -30,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from firmware.diagram import ROLE_MARKS, board_svg, piece_svg, role_mark
+from firmware.diagram import board_svg, component_templates
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import is_loopback
@@ -81,14 +80,10 @@ def page_html(colours: dict[str, tuple[int, int, int]] | None = None) -> str:
     shell = _static("index.html").decode("utf-8")
     board = board_svg(None, size=None, title="The board")
     flipped = board_svg(None, size=None, flipped=True, title="The board, White's side at the top")
-    pieces = "".join(f'<svg data-template-piece="{s}">{piece_svg(s)}</svg>' for s in ("b", "w", "B", "W"))
-    roles = "".join(
-        f'<svg data-template-role="{html.escape(r)}">{role_mark(r, (colours or {}).get(r))}</svg>' for r in sorted(ROLE_MARKS)
-    )
     return (
         shell.replace("<!--BOARD-->", board)
         .replace("<!--FLIPPED-->", flipped)
-        .replace("<!--TEMPLATES-->", pieces + roles)
+        .replace("<!--TEMPLATES-->", component_templates(colours))
     )
 
 

@@ -1,0 +1,173 @@
+// The hall page: every board small and live, one board's full view, the round's results,
+// the standings and the crosstable. Boards are drawn by the board's own page component
+// (CrownheadBoard, /static/board.js) over the server's drawing, read-only: a spectator
+// sends nothing. Every text from a board goes in with textContent: names stay text.
+"use strict";
+
+(function () {
+  const $ = (sel) => document.querySelector(sel);
+  const text = (el, value) => { if (el) el.textContent = value == null ? "" : String(value); };
+  function make(tag, value, cls) {
+    const el = document.createElement(tag);
+    text(el, value);
+    if (cls) el.className = cls;
+    return el;
+  }
+
+  const cards = new Map();  // board name -> {el, board, fields}
+  let chosen = null;
+  let boards = [];
+  let standingsVersion = null;
+  const full = new CrownheadBoard($("#board"));  // no onSquare: clicks do nothing
+
+  // The last move's squares, lit as the board's own LEDs show it (last-from, last-to).
+  function lastMoveRoles(moves) {
+    if (!moves || !moves.length) return {};
+    const squares = String(moves[moves.length - 1]).split(/[-x]/).map(Number).filter((s) => s >= 1 && s <= 32);
+    if (squares.length < 2) return {};
+    return { "last-from": [squares[0]], "last-to": [squares[squares.length - 1]] };
+  }
+
+  function formatClock(ms) {
+    if (typeof ms !== "number") return "";
+    const neg = ms < 0;
+    let s = Math.floor(Math.abs(ms) / 1000);
+    const h = Math.floor(s / 3600); s -= h * 3600;
+    const m = Math.floor(s / 60); s -= m * 60;
+    const mm = h ? String(m).padStart(2, "0") : String(m);
+    return (neg ? "-" : "") + (h ? `${h}:` : "") + `${mm}:${String(s).padStart(2, "0")}`;
+  }
+
+  function alertText(a) {
+    return `${a.event}: ${a.message || a.reason || a.offence || a.side || ""}`;
+  }
+
+  function card(b) {
+    let c = cards.get(b.name);
+    if (!c) {
+      const el = document.createElement("div");
+      el.className = "board";
+      el.dataset.board = b.name;
+      const title = make("div");
+      const mini = make("div", null, "mini");
+      const names = make("div", null, "names");
+      const line = make("div");
+      const alerts = make("div");
+      el.append(title, mini, names, line, alerts);
+      el.addEventListener("click", () => choose(b.name));
+      c = { el, board: new CrownheadBoard(mini), title, names, line, alerts, fen: null };
+      cards.set(b.name, c);
+    }
+    c.el.classList.toggle("offline", !b.online);
+    c.el.classList.toggle("chosen", b.name === chosen);
+    text(c.title, b.name + (b.online ? "" : " (offline)"));
+    if (b.fen !== c.fen) {
+      c.board.show({ board: CrownheadBoard.boardFromFen(b.fen || "") });
+      c.fen = b.fen;
+    }
+    text(c.names, (b.black || "?") + " – " + (b.white || "?"));
+    c.line.className = b.result ? "result" : "";
+    text(c.line, b.result ? `${b.result} (${b.reason || ""})` : `ply ${b.ply}`);
+    c.alerts.replaceChildren(...b.alerts.slice(-2).map((a) => make("div", alertText(a), "alert")));
+    return c.el;
+  }
+
+  function showDetail(b) {
+    const box = $("#detail");
+    if (!b) { box.hidden = true; return; }
+    box.hidden = false;
+    box.dataset.shown = b.name;
+    text($("#dname"), `${b.name}${b.round ? ", round " + b.round : ""}${b.online ? "" : " (offline)"}`);
+    full.show({ board: CrownheadBoard.boardFromFen(b.fen || ""), roles: lastMoveRoles(b.moves) });
+    text($('.name[data-side="black"]'), b.black || "?");
+    text($('.name[data-side="white"]'), b.white || "?");
+    text($('[data-clock="black"]'), b.clocks ? formatClock(b.clocks.black) : "");
+    text($('[data-clock="white"]'), b.clocks ? formatClock(b.clocks.white) : "");
+    text($("#status"), b.status || "");
+    const result = $("#result");
+    result.hidden = !b.result;
+    text(result, b.result ? `Result: ${b.result} (${b.reason || ""})` : "");
+    const m = b.match;
+    text($("#match"), m && m.players ? `Match: ${m.players[0]} ${m.marks[0]}, ${m.players[1]} ${m.marks[1]}` : "");
+    $("#alerts").replaceChildren(...b.alerts.map((a) => make("li", alertText(a))));
+    // One element per ply, in PDN, as on the board's own page.
+    const list = $("#moves");
+    for (let i = 0; i < b.moves.length; i++) {
+      let li = list.children[i];
+      if (!li) { li = document.createElement("li"); list.appendChild(li); }
+      if (li.textContent !== b.moves[i]) li.textContent = b.moves[i];
+      li.setAttribute("data-ply", String(i + 1));
+    }
+    while (list.children.length > b.moves.length) list.lastElementChild.remove();
+  }
+
+  function choose(name) {
+    chosen = name;
+    render();
+  }
+
+  function render() {
+    const box = $("#boards");
+    const seen = new Set();
+    const rows = [];
+    for (const b of boards) {
+      seen.add(b.name);
+      box.appendChild(card(b));  // moves it into sorted order; nothing is redrawn
+      const tr = document.createElement("tr");
+      for (const v of [b.name, b.round, b.black, b.white, b.result, b.ply]) tr.appendChild(make("td", v));
+      rows.push(tr);
+    }
+    for (const [name, c] of cards) {
+      if (!seen.has(name)) { c.el.remove(); cards.delete(name); }
+    }
+    $("#results tbody").replaceChildren(...rows);
+    showDetail(boards.find((b) => b.name === chosen) || null);
+  }
+
+  function renderStandings(t) {
+    const body = $("#standings tbody");
+    body.replaceChildren(...t.players.map((p) => {
+      const tr = document.createElement("tr");
+      tr.dataset.player = p.name;
+      for (const v of [p.rank, p.name, p.points_text, p.games, p.wdl, p.sonneborn_berger]) tr.appendChild(make("td", v));
+      return tr;
+    }));
+    const head = document.createElement("tr");
+    for (const v of ["#", "Player", "Points"]) head.appendChild(make("th", v));
+    t.players.forEach((p, i) => head.appendChild(make("th", i + 1)));
+    $("#crosstable thead").replaceChildren(head);
+    $("#crosstable tbody").replaceChildren(...t.players.map((p, i) => {
+      const tr = document.createElement("tr");
+      tr.dataset.player = p.name;
+      tr.append(make("td", p.rank), make("td", p.name), make("td", p.points_text));
+      t.crosstable[i].forEach((games, j) => {
+        const td = make("td", games.map((g) => `R${g.round} ${g.colour[0].toUpperCase()} ${g.score}`).join("\n"),
+          i === j ? "self" : "cell");
+        td.dataset.opponent = t.players[j].name;
+        tr.appendChild(td);
+      });
+      return tr;
+    }));
+  }
+
+  $("#flip").addEventListener("click", () => {
+    full.setFlipped(!full.flipped);
+    $("#detail").classList.toggle("flipped", full.flipped);
+  });
+  $("#close").addEventListener("click", () => choose(null));
+
+  async function refresh() {
+    try {
+      const r = await fetch("/api/boards", { cache: "no-store" });
+      if (r.ok) { boards = await r.json(); render(); }
+      const s = await fetch("/api/standings", { cache: "no-store" });
+      if (s.ok) {
+        const t = await s.json();
+        if (t.version !== standingsVersion) { standingsVersion = t.version; renderStandings(t); }
+        text($("#hallname"), t.hall);
+      }
+    } catch (e) { /* the hall server restarting: try again */ }
+    setTimeout(refresh, 1000);
+  }
+  refresh();
+})();

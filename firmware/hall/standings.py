@@ -1,0 +1,391 @@
+"""Standings and crosstable across rounds: every finished game the hall has seen, kept.
+
+The hall records a game when a board's retained state reports it finished (a result of
+``1-0``, ``0-1`` or ``1/2-1/2`` with both players named). A game is identified on its
+board by the ``game_id`` the board reports (the referee's name of the game), else by
+what it is: event, round, names and moves, so that a state sent again (a reconnect, a
+retained message) never counts twice and a result the arbiter corrects replaces the old
+one. Players are identified by their names as the boards report them, with runs of
+spaces made one and the ends trimmed; the case counts (``Ann`` and ``ann`` are two
+players); ``?`` and empty names are no player, and such games are not counted.
+
+The score is the project's counted match score (:mod:`rules.match` with draws counted,
+the 1923 Standard Laws): a win 1 point, a draw ½, a loss 0, kept in half-points (a win
+2, a draw 1) so that they stay whole numbers. Ties are broken by the Sonneborn-Berger
+score (the points of every opponent beaten, and half the points of every opponent drawn
+with), then by more wins; players equal on all three share the rank and are listed by
+name.
+
+>>> s = Standings("club")
+>>> for board, rnd, black, white, result in [("t1", "1", "Ann", "Bob", "1-0"), ("t2", "1", "Cid", "Dee", "1/2-1/2"),
+...                                          ("t1", "2", "Cid", "Ann", "0-1"), ("t2", "2", "Bob", "Dee", "0-1")]:
+...     _ = s.record(board, {"round": rnd, "black": black, "white": white, "result": result, "moves": [rnd]})
+>>> [(p["rank"], p["name"], p["points_text"], p["wdl"]) for p in s.table()["players"]]
+[(1, 'Ann', '2', '2-0-0'), (2, 'Dee', '1½', '1-1-0'), (3, 'Cid', '½', '0-1-1'), (4, 'Bob', '0', '0-0-2')]
+>>> s.table()["crosstable"][0][3]  # Ann against Bob
+[{'round': '1', 'board': 't1', 'colour': 'black', 'score': '1', 'result': '1-0'}]
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import hashlib
+import io
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware.files import FileRefused, check_json_depth, printable, read_bytes
+from firmware.storage.store import atomic_write, fsync_dir
+from rules.game import BLACK_WINS, DRAW, WHITE_WINS
+from rules.match import MAX_NAME, points_text
+
+__all__ = ["HallGame", "Standings", "MAX_GAMES", "FORMAT_VERSION", "standings_file"]
+
+log = logging.getLogger(__name__)
+
+#: The most games one hall keeps (200 boards, 25 rounds, a pair of games a round): a
+#: bound on memory and on the file; more are refused with a logged error.
+MAX_GAMES = 10_000
+#: The file's cap when it is read back (a game is about 200 bytes).
+MAX_BYTES = 16 * 1024 * 1024
+FORMAT_VERSION = 1
+_RESULTS = (BLACK_WINS, WHITE_WINS, DRAW)
+_UNNAMED = frozenset({"", "?", "-"})
+_NUMBERED = re.compile(r"\d{1,9}(?:\.\d{1,9}){0,3}")
+
+
+def standings_file(state_dir: str | os.PathLike[str], hall: str) -> Path:
+    """Where the hall called ``hall`` keeps its games in ``state_dir``."""
+    return Path(state_dir) / f"hall-{hall}-standings.json"
+
+
+@dataclass(frozen=True, slots=True)
+class HallGame:
+    """One finished game as the hall counts it."""
+
+    board: str
+    key: str
+    event: str
+    round: str
+    black: str
+    white: str
+    result: str
+    reason: str = ""
+    plies: int = 0
+
+    def score_of(self, name: str) -> int:
+        """Half-points ``name`` took from this game (2 a win, 1 a draw, 0 a loss)."""
+        if self.result == DRAW:
+            return 1
+        winner = self.black if self.result == BLACK_WINS else self.white
+        return 2 if name == winner else 0
+
+
+def player_name(value: object) -> str | None:
+    """The name as the hall counts a player, or None (no name, a placeholder, too long).
+
+    >>> player_name("  Ann   Lee "), player_name("?"), player_name(""), player_name(7)
+    ('Ann Lee', None, None, None)
+    """
+    if not isinstance(value, str):
+        return None
+    name = " ".join(value.split())
+    if name in _UNNAMED or len(name) > MAX_NAME or not printable(name):
+        return None
+    return name
+
+
+def _label(value: object, limit: int) -> str:
+    """An event or round as reported, ``?`` when there is none."""
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        return "?"
+    text = " ".join(str(value).split())
+    if not text or len(text) > limit or not printable(text):
+        return "?"
+    return text
+
+
+def round_order(label: str) -> tuple[int, tuple[int, ...], str]:
+    """Rounds in playing order: numbered ones by number (``2`` before ``10``), then the others.
+
+    >>> sorted(["10", "2", "?", "1.2", "final"], key=round_order)
+    ['1.2', '2', '10', '?', 'final']
+    """
+    if _NUMBERED.fullmatch(label):
+        return (0, tuple(int(p) for p in label.split(".")), label)
+    return (1, (), label)
+
+
+def _score_text(halves: int) -> str:
+    return {2: "1", 1: "½", 0: "0"}[halves]
+
+
+class Standings:
+    """The finished games of one hall, their standings and crosstable; kept in ``path``.
+
+    Thread-safe: fed by the hall's listener, read by its page. ``path`` None keeps them in
+    memory only. A file that cannot be read is set aside (renamed ``*.bad``) with one
+    logged error, and the hall starts with no games.
+    """
+
+    def __init__(self, hall: str, path: str | os.PathLike[str] | None = None) -> None:
+        self.hall = hall
+        self.path = Path(path) if path is not None else None
+        self._games: dict[tuple[str, str], HallGame] = {}
+        self._lock = threading.Lock()
+        self._save_lock = threading.Lock()
+        self.version = 0
+        self.refused = 0
+        self._cache: tuple[int, dict[str, Any]] | None = None
+        self._full_logged = False
+        self._save_error: str | None = None
+        if self.path is not None:
+            self._load(self.path)
+
+    # -- recording -------------------------------------------------------------------------
+
+    def record(self, board: str, state: Mapping[str, Any]) -> bool:
+        """Count the game of ``board``'s ``state`` if it is finished; True when that changed
+        the standings (a new game, or a result corrected). Saved before it returns."""
+        game = self._game_of(board, state)
+        if game is None:
+            return False
+        with self._lock:
+            where = (board, game.key)
+            if self._games.get(where) == game:
+                return False
+            if where not in self._games and len(self._games) >= MAX_GAMES:
+                self.refused += 1
+                if not self._full_logged:
+                    self._full_logged = True
+                    log.error("hall %s: %d games kept already; later games are not counted in the standings",
+                              self.hall, MAX_GAMES)
+                return False
+            self._games[where] = game
+            self.version += 1
+            snapshot = list(self._games.values())
+            version = self.version
+        self._save(snapshot, version)
+        return True
+
+    @staticmethod
+    def _game_of(board: str, state: Mapping[str, Any]) -> HallGame | None:
+        result = state.get("result")
+        if result not in _RESULTS:
+            return None
+        black, white = player_name(state.get("black")), player_name(state.get("white"))
+        if black is None or white is None or black == white:
+            return None
+        event = _label(state.get("event"), 80)
+        rnd = _label(state.get("round"), 20)
+        moves = state.get("moves")
+        moves = [m for m in moves if isinstance(m, str)] if isinstance(moves, list) else []
+        ply = state.get("ply")
+        plies = ply if isinstance(ply, int) and not isinstance(ply, bool) and 0 <= ply <= 10_000 else len(moves)
+        game_id = state.get("game_id")
+        if isinstance(game_id, str) and 0 < len(game_id) <= 100 and printable(game_id):
+            key = "id:" + game_id
+        else:
+            # No name for the game: what it is names it (a state sent again is the same game).
+            what = json.dumps([event, rnd, black, white, moves[:2000]], ensure_ascii=False)
+            key = "sha1:" + hashlib.sha1(what.encode()).hexdigest()
+        reason = state.get("reason")
+        reason = reason[:80] if isinstance(reason, str) and printable(reason) else ""
+        return HallGame(board, key, event, rnd, black, white, str(result), reason, plies)
+
+    def games(self) -> list[HallGame]:
+        """Every game counted, in the order first seen."""
+        with self._lock:
+            return list(self._games.values())
+
+    # -- the table -------------------------------------------------------------------------
+
+    def table(self) -> dict[str, Any]:
+        """The standings and the crosstable (what ``/api/standings`` returns)."""
+        with self._lock:
+            if self._cache is not None and self._cache[0] == self.version:
+                return self._cache[1]
+            version, games = self.version, list(self._games.values())
+        table = self._table(games, version)
+        with self._lock:
+            self._cache = (version, table)
+        return table
+
+    def _table(self, games: list[HallGame], version: int) -> dict[str, Any]:
+        halves: dict[str, int] = {}
+        wdl: dict[str, list[int]] = {}
+        for g in games:
+            for name in (g.black, g.white):
+                got = g.score_of(name)
+                halves[name] = halves.get(name, 0) + got
+                counts = wdl.setdefault(name, [0, 0, 0])
+                counts[{2: 0, 1: 1, 0: 2}[got]] += 1
+        # Sonneborn-Berger in quarter points: a win adds the opponent's half-points
+        # twice, a draw once.
+        sb: dict[str, int] = {name: 0 for name in halves}
+        for g in games:
+            for name, other in ((g.black, g.white), (g.white, g.black)):
+                sb[name] += g.score_of(name) * halves[other]
+        order = sorted(halves, key=lambda n: (-halves[n], -sb[n], -wdl[n][0], n.casefold(), n))
+        index = {name: i for i, name in enumerate(order)}
+        players = []
+        rank = 0
+        previous: tuple[int, int, int] | None = None
+        for i, name in enumerate(order):
+            standing = (halves[name], sb[name], wdl[name][0])
+            if standing != previous:
+                rank, previous = i + 1, standing
+            w, d, l = wdl[name]
+            players.append({
+                "rank": rank,
+                "name": name,
+                "points": halves[name] / 2,
+                "points_text": points_text(halves[name]),
+                "games": w + d + l,
+                "wins": w,
+                "draws": d,
+                "losses": l,
+                "wdl": f"{w}-{d}-{l}",
+                "sonneborn_berger": sb[name] / 4,
+            })
+        rounds = sorted({g.round for g in games}, key=round_order)
+        place = {r: i for i, r in enumerate(rounds)}
+        cells: list[list[list[dict[str, str]]]] = [[[] for _ in order] for _ in order]
+        for seen, g in sorted(enumerate(games), key=lambda ig: (place[ig[1].round], ig[0])):
+            for name, other, colour in ((g.black, g.white, "black"), (g.white, g.black, "white")):
+                cells[index[name]][index[other]].append({
+                    "round": g.round,
+                    "board": g.board,
+                    "colour": colour,
+                    "score": _score_text(g.score_of(name)),
+                    "result": g.result,
+                })
+        return {
+            "hall": self.hall,
+            "version": version,
+            "scoring": {"win": 1, "draw": 0.5, "loss": 0},
+            "tie_break": ["points", "sonneborn_berger", "wins", "name"],
+            "rounds": rounds,
+            "players": players,
+            "crosstable": cells,
+            "games": [
+                {"board": g.board, "event": g.event, "round": g.round, "black": g.black, "white": g.white,
+                 "result": g.result, "reason": g.reason, "plies": g.plies}
+                for g in sorted(games, key=lambda g: round_order(g.round))
+            ],
+        }
+
+    def csv(self) -> str:
+        """The standings with the crosstable: one row a player, one column an opponent (by rank
+        order), each game ``R<round> <B|W> <score>``."""
+        table = self.table()
+        out = io.StringIO()
+        writer = csv.writer(out)
+        players = table["players"]
+        writer.writerow(["rank", "player", "points", "games", "wins", "draws", "losses", "sonneborn_berger"]
+                        + [str(i + 1) for i in range(len(players))])
+        for p, row in zip(players, table["crosstable"]):
+            games = [" ".join(f"R{c['round']} {c['colour'][0].upper()} {c['score']}" for c in cell) for cell in row]
+            writer.writerow([p["rank"], _cell(p["name"]), p["points_text"], p["games"], p["wins"], p["draws"],
+                             p["losses"], f"{p['sonneborn_berger']:g}"] + [_cell(g) for g in games])
+        return out.getvalue()
+
+    # -- the file --------------------------------------------------------------------------
+
+    def _save(self, games: Iterable[HallGame], version: int) -> None:
+        if self.path is None:
+            return
+        with self._save_lock:
+            if version != self.version:
+                return  # a later change is being written with everything in it
+            text = json.dumps({"format": FORMAT_VERSION, "hall": self.hall, "games": [asdict(g) for g in games]},
+                              ensure_ascii=False, separators=(",", ":"))
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(self.path, text + "\n")
+            except OSError as exc:
+                problem = f"cannot save the standings to {self.path}: {exc.strerror or exc}"
+                if problem != self._save_error:
+                    log.error("hall %s: %s (they are kept in memory)", self.hall, problem)
+                self._save_error = problem
+            else:
+                self._save_error = None
+
+    def _load(self, path: Path) -> None:
+        try:
+            data = read_bytes(path, MAX_BYTES)
+        except FileNotFoundError:
+            return
+        except (FileRefused, OSError) as exc:
+            self._set_aside(path, str(exc))
+            return
+        try:
+            games = self._parse(data)
+        except ValueError as exc:
+            self._set_aside(path, str(exc))
+            return
+        self._games = {(g.board, g.key): g for g in games}
+        self.version = 1 if games else 0
+
+    def _parse(self, data: bytes) -> list[HallGame]:
+        try:
+            text = data.decode("utf-8")
+            check_json_depth(text)
+            obj = json.loads(text)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not valid JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError("nested too deeply") from None
+        if not isinstance(obj, dict) or obj.get("format") != FORMAT_VERSION:
+            raise ValueError(f"not a standings file of format {FORMAT_VERSION}")
+        items = obj.get("games")
+        if not isinstance(items, list):
+            raise ValueError('no "games" list')
+        if len(items) > MAX_GAMES:
+            raise ValueError(f"{len(items)} games, more than {MAX_GAMES}")
+        games = []
+        fields = HallGame.__dataclass_fields__
+        for n, item in enumerate(items, 1):
+            if not isinstance(item, dict) or set(item) != set(fields):
+                raise ValueError(f"game {n}: expected the keys {', '.join(fields)}")
+            for key, value in item.items():
+                want = int if key == "plies" else str
+                if not isinstance(value, want) or isinstance(value, bool):
+                    raise ValueError(f"game {n}: {key} must be a {want.__name__}")
+            game = HallGame(**item)
+            if game.result not in _RESULTS:
+                raise ValueError(f"game {n}: result {game.result!r} is not 1-0, 0-1 or 1/2-1/2")
+            if player_name(game.black) != game.black or player_name(game.white) != game.white or game.black == game.white:
+                raise ValueError(f"game {n}: the players' names {game.black!r} and {game.white!r} are not two names")
+            games.append(game)
+        return games
+
+    def _set_aside(self, path: Path, problem: str) -> None:
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = path.with_name(f"{path.stem}-{stamp}.bad")
+        n = 1
+        while os.path.lexists(target):
+            n += 1
+            target = path.with_name(f"{path.stem}-{stamp}-{n}.bad")
+        try:
+            os.replace(path, target)
+            fsync_dir(path.parent)
+        except OSError as exc:
+            log.error("hall %s: %s: %s; it cannot be moved aside (%s): the standings start empty and are not saved",
+                      self.hall, path, problem, exc.strerror or exc)
+            self.path = None  # never overwrite what could not be read nor moved
+            return
+        log.error("hall %s: %s: %s; set aside as %s, the standings start empty", self.hall, path, problem, target.name)
+
+
+def _cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text (a leading ``=``, ``+``, ``-`` or ``@`` is not a formula)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
