@@ -5,5 +5,9 @@
 and the board's retained state through a background client (a slow or absent broker never
 stalls the main loop); :mod:`~firmware.hall.hall` is the hall's side, which subscribes to
 every board of a hall and serves the live hall page, ``/api/boards`` and the downloads;
-:mod:`~firmware.hall.broker` runs an embedded broker when the hall has none.
+:mod:`~firmware.hall.standings` keeps every finished game the hall has seen, across
+rounds, in the hall's state directory, and makes the standings and the crosstable;
+:mod:`~firmware.hall.broker` runs an embedded broker when the hall has none. The page's
+full view of a board is the board page's own component (``web/static/board.js``, served
+as a file) over :mod:`firmware.diagram`'s drawing.
 """
