@@ -67,6 +67,7 @@ class RunningHall:
     def close(self) -> None:
         self.server.close()
         self.listener.close()
+        self.hall.close()
 
 
 @pytest.fixture
@@ -376,6 +377,7 @@ def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_start
     path = standings_file(tmp_path, "club")
     h = Hall("club", str(tmp_path))
     h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "0-1"}).encode())
+    h.close()
     assert path.is_file() and len(Hall("club", str(tmp_path)).standings.games()) == 1
     for bad in (b'{"format": 1, "hall": "club", "games": [', b"\xff\xfe",
                 b'{"format": 1, "hall": "club", "games": [{"board": "t1"}]}',
@@ -389,7 +391,9 @@ def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_start
         assert h.standings.games() == [] and not path.exists()
         # The hall goes on and keeps the next games.
         h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "1-0"}).encode())
+        assert h.standings.flush()
         assert len(Hall("club", str(tmp_path)).standings.games()) == 1
+        h.close()
     aside = sorted(p.name for p in tmp_path.glob("*.bad"))
     assert len(aside) == 5 and all(n.startswith("hall-club-standings-") for n in aside)
 

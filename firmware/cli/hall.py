@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         server.close()
         listener.close()
+        hall.close()
         if broker is not None:
             broker.close()
     return 0

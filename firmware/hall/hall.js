@@ -17,7 +17,7 @@
   const cards = new Map();  // board name -> {el, board, fields}
   let chosen = null;
   let boards = [];
-  let standingsVersion = null;
+  let standingsSeen = null;
   const full = new CrownheadBoard($("#board"));  // no onSquare: clicks do nothing
 
   // The last move's squares, lit as the board's own LEDs show it (last-from, last-to).
@@ -110,13 +110,15 @@
     const box = $("#boards");
     const seen = new Set();
     const rows = [];
-    for (const b of boards) {
+    boards.forEach((b, i) => {
       seen.add(b.name);
-      box.appendChild(card(b));  // moves it into sorted order; nothing is redrawn
+      const el = card(b);
+      // In the API's order (by name); a card already in place is not touched.
+      if (box.children[i] !== el) box.insertBefore(el, box.children[i] || null);
       const tr = document.createElement("tr");
       for (const v of [b.name, b.round, b.black, b.white, b.result, b.ply]) tr.appendChild(make("td", v));
       rows.push(tr);
-    }
+    });
     for (const [name, c] of cards) {
       if (!seen.has(name)) { c.el.remove(); cards.delete(name); }
     }
@@ -162,9 +164,13 @@
       if (r.ok) { boards = await r.json(); render(); }
       const s = await fetch("/api/standings", { cache: "no-store" });
       if (s.ok) {
-        const t = await s.json();
-        if (t.version !== standingsVersion) { standingsVersion = t.version; renderStandings(t); }
-        text($("#hallname"), t.hall);
+        const raw = await s.text();
+        if (raw !== standingsSeen) {  // redrawn only when they changed
+          standingsSeen = raw;
+          const t = JSON.parse(raw);
+          renderStandings(t);
+          text($("#hallname"), t.hall);
+        }
       }
     } catch (e) { /* the hall server restarting: try again */ }
     setTimeout(refresh, 1000);

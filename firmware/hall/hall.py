@@ -157,6 +157,10 @@ class Hall:
         if kind in _ALERTS:
             record.alerts.append(dict(event))
 
+    def close(self) -> None:
+        """Write the standings' last games to the state directory."""
+        self.standings.close()
+
     def boards(self) -> list[dict[str, Any]]:
         with self._lock:
             return [self._boards[name].summary() for name in sorted(self._boards)]
@@ -281,7 +285,7 @@ class HallServer:
                 elif path == "/api/boards":
                     self._send(200, json.dumps(hall.boards()).encode(), "application/json")
                 elif path == "/api/standings":
-                    self._send(200, json.dumps(hall.standings.table(), ensure_ascii=False).encode(), "application/json")
+                    self._send(200, hall.standings.table_json(), "application/json; charset=utf-8")
                 elif path == "/standings.csv":
                     self._send(200, hall.standings.csv().encode(), "text/csv; charset=utf-8",
                                {"Content-Disposition": f'attachment; filename="{hall.name}-standings.csv"'})

@@ -132,8 +132,10 @@ class Standings:
     """The finished games of one hall, their standings and crosstable; kept in ``path``.
 
     Thread-safe: fed by the hall's listener, read by its page. ``path`` None keeps them in
-    memory only. A file that cannot be read is set aside (renamed ``*.bad``) with one
-    logged error, and the hall starts with no games.
+    memory only. The file is written by a thread of its own (atomically, the newest games
+    each time), so the listener never waits for the disk; :meth:`flush` waits for it and
+    :meth:`close` writes what is left. A file that cannot be read is set aside (renamed
+    ``*.bad``) with one logged error, and the hall starts with no games.
     """
 
     def __init__(self, hall: str, path: str | os.PathLike[str] | None = None) -> None:
@@ -141,20 +143,24 @@ class Standings:
         self.path = Path(path) if path is not None else None
         self._games: dict[tuple[str, str], HallGame] = {}
         self._lock = threading.Lock()
-        self._save_lock = threading.Lock()
         self.version = 0
         self.refused = 0
-        self._cache: tuple[int, dict[str, Any]] | None = None
+        self._cache: tuple[int, dict[str, Any], bytes] | None = None
         self._full_logged = False
         self._save_error: str | None = None
+        self._written = threading.Condition()
+        self._written_version = 0
+        self._writer: threading.Thread | None = None
+        self._closed = False
         if self.path is not None:
             self._load(self.path)
+        self._written_version = self.version
 
     # -- recording -------------------------------------------------------------------------
 
     def record(self, board: str, state: Mapping[str, Any]) -> bool:
         """Count the game of ``board``'s ``state`` if it is finished; True when that changed
-        the standings (a new game, or a result corrected). Saved before it returns."""
+        the standings (a new game, or a result corrected). The writer saves it next."""
         game = self._game_of(board, state)
         if game is None:
             return False
@@ -171,9 +177,7 @@ class Standings:
                 return False
             self._games[where] = game
             self.version += 1
-            snapshot = list(self._games.values())
-            version = self.version
-        self._save(snapshot, version)
+        self._wake()
         return True
 
     @staticmethod
@@ -210,14 +214,22 @@ class Standings:
 
     def table(self) -> dict[str, Any]:
         """The standings and the crosstable (what ``/api/standings`` returns)."""
+        return self._cached()[0]
+
+    def table_json(self) -> bytes:
+        """:meth:`table` as JSON, made once for each change however many pages ask."""
+        return self._cached()[1]
+
+    def _cached(self) -> tuple[dict[str, Any], bytes]:
         with self._lock:
             if self._cache is not None and self._cache[0] == self.version:
-                return self._cache[1]
+                return self._cache[1], self._cache[2]
             version, games = self.version, list(self._games.values())
         table = self._table(games, version)
+        encoded = json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
         with self._lock:
-            self._cache = (version, table)
-        return table
+            self._cache = (version, table, encoded)
+        return table, encoded
 
     def _table(self, games: list[HallGame], version: int) -> dict[str, Any]:
         halves: dict[str, int] = {}
@@ -300,24 +312,61 @@ class Standings:
 
     # -- the file --------------------------------------------------------------------------
 
-    def _save(self, games: Iterable[HallGame], version: int) -> None:
+    def _wake(self) -> None:
         if self.path is None:
             return
-        with self._save_lock:
-            if version != self.version:
-                return  # a later change is being written with everything in it
-            text = json.dumps({"format": FORMAT_VERSION, "hall": self.hall, "games": [asdict(g) for g in games]},
-                              ensure_ascii=False, separators=(",", ":"))
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(self.path, text + "\n")
-            except OSError as exc:
-                problem = f"cannot save the standings to {self.path}: {exc.strerror or exc}"
-                if problem != self._save_error:
-                    log.error("hall %s: %s (they are kept in memory)", self.hall, problem)
-                self._save_error = problem
-            else:
-                self._save_error = None
+        with self._written:
+            if self._writer is None and not self._closed:
+                self._writer = threading.Thread(target=self._write_loop, name="hall-standings", daemon=True)
+                self._writer.start()
+            self._written.notify_all()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._written:
+                while not self._closed and self._written_version == self.version:
+                    self._written.wait()
+                if self._written_version == self.version:
+                    return  # closed, and everything written
+            with self._lock:
+                version, games = self.version, list(self._games.values())
+            # Only the newest games are written: changes that came meanwhile go in together.
+            self._save(games)
+            with self._written:
+                self._written_version = version
+                self._written.notify_all()
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every game counted so far is in the file (True), at most ``timeout_s``."""
+        if self.path is None:
+            return True
+        with self._written:
+            return self._written.wait_for(lambda: self._written_version == self.version, timeout_s)
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Write what is not written yet and stop the writer."""
+        with self._written:
+            self._closed = True
+            self._written.notify_all()
+            writer = self._writer
+        if writer is not None:
+            writer.join(timeout_s)
+
+    def _save(self, games: Iterable[HallGame]) -> None:
+        if self.path is None:
+            return
+        text = json.dumps({"format": FORMAT_VERSION, "hall": self.hall, "games": [asdict(g) for g in games]},
+                          ensure_ascii=False, separators=(",", ":"))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, text + "\n")
+        except OSError as exc:
+            problem = f"cannot save the standings to {self.path}: {exc.strerror or exc}"
+            if problem != self._save_error:
+                log.error("hall %s: %s (they are kept in memory; the next game tries again)", self.hall, problem)
+            self._save_error = problem
+        else:
+            self._save_error = None
 
     def _load(self, path: Path) -> None:
         try:
