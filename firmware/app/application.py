@@ -68,13 +68,16 @@ from firmware.app.players import (
     Computer,
     EngineUnavailable,
     Human,
+    MachineSpec,
     Player,
     PlayerError,
     Thinker,
     draw_answer,
     engine_player,
+    machine_player,
 )
-from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.app.resume import REFEREE_KEYS, StoredMode, mode_settings, read_settings
+from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings
 from firmware.referee.clock import TimeControl
 from firmware.app.timing import BoardClock
 from firmware.storage.matches import MatchStore
@@ -180,6 +183,14 @@ class AppSettings:
     clock: TimeControl | None = None
     #: The ``[match]`` section: whether the board begins a match by itself.
     match: MatchConfig = MatchConfig()
+    #: What was chosen for this start (``crownhead run``'s options, named as in
+    #: :data:`firmware.app.resume.RESUMABLE`): these win over a resumed game's own
+    #: settings; everything else comes back as the game was played (docs/simulator.md).
+    given: frozenset[str] = frozenset()
+    #: The machine and its side computer mode makes for this start: a resumed computer
+    #: game takes from them what ``given`` names (``level``, ``computer_plays``...).
+    machine: MachineSpec = MachineSpec()
+    machine_side: Color = WHITE
 
     @property
     def policy(self) -> ModePolicy:
@@ -433,8 +444,14 @@ class App:
         referee_settings: RefereeSettings | None = None,
         hint_player: Computer | None = None,
         hint_thinker: Thinker | None = None,
+        make_machine: Callable[[MachineSpec], Player] | None = None,
     ) -> None:
         self.hardware = hardware
+        #: Makes the machine a resumed computer game was played against (default: the
+        #: engine at the record's level, or the random test player).
+        self.make_machine: Callable[[MachineSpec], Player] = make_machine or machine_player
+        #: The referee's state of the game being resumed, as its record kept it.
+        self._referee_game: dict[str, Any] | None = None
         self.clock: Clock = clock or hardware.clock
         self.settings = settings
         self.mode = settings.policy
@@ -538,10 +555,13 @@ class App:
         if resume is not None:
             record, game = resume
             self.record, self._game = record, game
-            # The people of a resumed game are those who were playing it.
+            self._come_back(record, now)
+            # The people of a resumed game are those who were playing it (unless names
+            # were given for this start).
+            named = "names" in self.settings.given
             for color, name in ((BLACK, record.black), (WHITE, record.white)):
                 player = self.players[color]
-                if name not in ("", "?") and isinstance(player, Human) and player.name in ("", "?"):
+                if name not in ("", "?") and isinstance(player, Human) and (player.name in ("", "?") or not named):
                     self.players[color] = Human(name)
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
@@ -583,7 +603,138 @@ class App:
         """``tracker``, or in referee mode the referee judging it (it stands in for it)."""
         if self.referee is None:
             return tracker
-        return self.referee.attach(tracker, resumed=resumed)
+        saved, self._referee_game = (self._referee_game, None) if resumed else (None, self._referee_game)
+        return self.referee.attach(tracker, resumed=resumed, saved=saved)
+
+    # -- a game resumes as it was played ------------------------------------------------------
+
+    def _come_back(self, record: GameRecord, now: int) -> None:
+        """The saved game's mode and its settings, as its record keeps them, before its
+        set-up: the machine's side and level, the referee's settings (its state of the
+        game goes to the referee when the game resumes), hints, the board clock, the
+        rules of the games after it. What ``settings.given`` names stays as given.
+
+        A record written before modes were kept resumes as configured; one whose mode
+        or settings are not ones is said once (file and key) and resumes with two players.
+        """
+        assert self.store is not None
+        problem = record.damaged
+        stored: StoredMode | None = None
+        if problem is None and record.settings:
+            stored, problem = read_settings(record.mode, record.settings, str(self.store.current_path))
+        if problem is not None:
+            log.error("%s", problem)
+            self._pending.append(Notice(now, problem))
+            stored = StoredMode()
+        if stored is None:
+            return  # an older record: the game resumes as configured
+        given = self.settings.given
+        mode = self.mode.name if "mode" in given else stored.mode
+        if mode != stored.mode:
+            message = f"the game resumes in {mode} mode, as asked (--mode); it was saved in {stored.mode} mode"
+            log.warning("%s", message)
+            self._pending.append(Notice(now, message))
+        if stored.hints is not None and "hints" not in given:
+            self.policy.set_hints(stored.hints)
+        if "rules" not in given and "fen" not in given and record.rules != self.settings.rules:
+            # The games after it are played under its rules too, as before the restart.
+            self.settings = replace(self.settings, rules=record.rules, start=None)
+        control = self.settings.clock if "clock" in given or stored.mode == "referee" else stored.clock
+        if control != self.settings.clock:
+            self.settings = replace(self.settings, clock=control)
+        if mode == "referee" and stored.mode == "referee":
+            changes = {key: value for key, value in stored.referee.items() if REFEREE_KEYS[key] not in given}
+            try:
+                self.change_referee(**changes)
+            except ValueError as exc:
+                self._pending.append(Notice(now, f"the referee's saved settings are not used: {exc}"))
+            arbiter = self.referee or self._arbiter
+            if arbiter is not None:
+                s = arbiter.settings
+                arbiter.box = BallotBox(s.ballot, s.deck, s.seed)
+            self._referee_game = stored.referee_game
+        machine: tuple[Color, Player] | None = None
+        if mode == "computer":
+            machine = self._resumed_machine(stored, now)
+            if machine is None:
+                mode = "play"
+        self._enter_mode(mode, machine)
+
+    def _resumed_machine(self, stored: StoredMode, now: int) -> tuple[Color, Player] | None:
+        """The machine of a resumed computer game: the record's, but for what was given
+        for this start; the configured one when it is that machine. None (said) when it
+        cannot be made: the game goes on with two people."""
+        s = self.settings
+        given = s.given
+        side = s.machine_side
+        spec = s.machine
+        name = None
+        if stored.mode == "computer" and stored.side is not None and stored.machine is not None:
+            if "computer_plays" not in given:
+                side = stored.side
+            spec = MachineSpec(
+                s.machine.opponent if "opponent" in given else stored.machine.opponent,
+                s.machine.level if "level" in given else stored.machine.level,
+                s.machine.seed if "seed" in given else stored.machine.seed,
+            )
+            if spec == stored.machine and "names" not in given:
+                name = stored.machine_name
+        player = self.players[side]
+        if not (isinstance(player, Computer) and (player.spec is None or player.spec == spec)):
+            try:
+                player = self.make_machine(spec)
+            except (PlayerError, ValueError) as exc:
+                self._pending.append(Notice(now, f"{exc}; the game resumes with two people at the board"))
+                return None
+        if name is not None and isinstance(player, Computer):
+            player.name = name
+        return side, player
+
+    def _enter_mode(self, name: str, machine: tuple[Color, Player] | None = None) -> None:
+        """Be in mode ``name`` before the first tracker is made (a resumed game's mode):
+        the lights, the referee, the board clock, and the machine's side."""
+        self.mode = MODES[name]
+        self.policy.referee = self.mode.referee_lights
+        if self.mode.tracker_mode == "referee":
+            self.referee = self.referee or self._arbiter or Referee(self.referee_settings)
+            self._arbiter = self.referee
+        else:
+            self.referee = None
+        for color, player in list(self.players.items()):
+            if not player.is_human and (machine is None or color is not machine[0]):
+                self.players[color] = Human(self._human_names.get(color, "?"))
+        if machine is not None:
+            side, player = machine
+            if self.players[side].is_human:
+                self._human_names[side] = self.players[side].name
+            self.players[side] = player
+        control = self.settings.clock if self.mode.tracker_mode != "referee" else None
+        if control is None:
+            if self.board_clock is not None:
+                self.board_clock.close()
+            self.board_clock = None
+        elif self.board_clock is None or self.board_clock.control != control:
+            if self.board_clock is not None:
+                self.board_clock.close()
+            self.board_clock = BoardClock(control, self.store.directory / "clock.json" if self.store is not None else None)
+
+    def _mode_settings(self, game: Game) -> dict[str, Any]:
+        """What the record keeps of how ``game`` is played (see :mod:`firmware.app.resume`)."""
+        machine = None
+        if self.mode.computer:
+            for color, player in self.players.items():
+                if isinstance(player, Computer) and not player.is_human:
+                    machine = (color, player.spec or MachineSpec(), player.name)
+                    break
+        referee = self.referee
+        return mode_settings(
+            self.mode.name,
+            hints=self.policy.settings.hints,
+            machine=machine,
+            referee=referee.settings if referee is not None else None,
+            referee_game=referee.snapshot(game) if referee is not None else None,
+            clock=self.board_clock.control if self.board_clock is not None else None,
+        )
 
     def _load(self, now: int) -> tuple[GameRecord, Game] | None:
         """The unfinished game in the state directory, if there is one to resume."""
@@ -849,6 +1000,10 @@ class App:
         elif event.kind == "claim":
             # A refused claim changes nothing on the board: the screen says why.
             self.say(str(getattr(event, "message", "")))
+            if not tracker.game.is_over:
+                out += self._save(now)  # the referee's note, kept with the game
+        elif event.kind == "caution" and not tracker.game.is_over:
+            out += self._save(now)  # a second caution after a restart still forfeits
         elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
             token = self.sim.pieces.get(event.square)
             if token is not None and token.islower():
@@ -949,6 +1104,7 @@ class App:
         out += self._put_away(now)
         self._resuming = False
         self._resume = None
+        self._referee_game = None  # the saved game was put away: its referee state with it
         self._game = self.tracker.game
         if self.referee is not None:
             # The referee's names for this game (colours are reversed every game).
@@ -981,6 +1137,8 @@ class App:
         if game is not self._game:
             return []  # a new game is being set up; the old one was handled
         record = self.record.with_game(game)
+        if not record.finished:
+            record = replace(record, mode=self.mode.name, settings=self._mode_settings(game))
         self.record = record
         if record.finished:
             if record == self._written:

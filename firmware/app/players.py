@@ -31,7 +31,9 @@ __all__ = [
     "Player",
     "Human",
     "Computer",
+    "MachineSpec",
     "RandomMover",
+    "machine_player",
     "PlayerError",
     "EngineUnavailable",
     "engine_player",
@@ -72,17 +74,39 @@ class Human:
         return True
 
 
+@dataclass(frozen=True)
+class MachineSpec:
+    """Which machine plays, as a game record keeps it to make the same one again after a
+    restart: the engine at ``level`` (None: full strength), or the random test player.
+
+    >>> machine_player(MachineSpec("random", seed=4)).spec
+    MachineSpec(opponent='random', level=None, seed=4)
+    """
+
+    opponent: str = "engine"
+    level: int | None = None
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.opponent not in ("engine", "random"):
+            raise ValueError(f"the machine is the engine or random, got {self.opponent!r}")
+        if self.level is not None and not 1 <= self.level <= 10:
+            raise ValueError(f"the engine's level is 1-10, got {self.level}")
+
+
 class Computer:
     """A machine player around a ``choose(position, game) -> Move`` function.
 
     :meth:`choose` checks the answer: a move that is not legal in the position is a
     :class:`PlayerError` naming the player, never something the board would ask a
-    person to make.
+    person to make. ``spec`` says which machine it is (None: one made in code, which
+    a restart cannot make again).
     """
 
-    def __init__(self, choose: ChooseFn, name: str) -> None:
+    def __init__(self, choose: ChooseFn, name: str, spec: MachineSpec | None = None) -> None:
         self._choose = choose
         self.name = name
+        self.spec = spec
 
     @property
     def is_human(self) -> bool:
@@ -117,7 +141,7 @@ class RandomMover(Computer):
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
-        super().__init__(self._pick, self.NAME)
+        super().__init__(self._pick, self.NAME, MachineSpec("random", seed=seed))
 
     def _pick(self, position: Position, game: Game) -> Move:
         return self._rng.choice(_legal(position, game))
@@ -165,7 +189,7 @@ def engine_player(
         def call(position: Position, game: Game) -> Move:
             return choose(position, game, **limits) if limits else choose(position, game)
 
-        return Computer(call, name)
+        return Computer(call, name, MachineSpec("engine", level, seed))
     engine_class = getattr(engine, "Engine", None)
     if engine_class is None:
         raise EngineUnavailable(f"{module} has neither a choose(position, game) function nor an Engine class")
@@ -183,7 +207,15 @@ def engine_player(
             result = found.search(position, history=game.positions[:-1], **limits)  # type: ignore[attr-defined]
             return result.move
 
-    return Computer(search, name)
+    return Computer(search, name, MachineSpec("engine", level, seed))
+
+
+def machine_player(spec: MachineSpec, egdb: object | None = None) -> Computer:
+    """The machine ``spec`` names: the engine (with the endgame databases ``egdb``) or the
+    random mover. Raises :class:`EngineUnavailable` when the engine is not installed."""
+    if spec.opponent == "random":
+        return RandomMover(spec.seed)
+    return engine_player(level=spec.level, seed=spec.seed, egdb=egdb)
 
 
 def _legal(position: Position, game: Game) -> list[Move]:

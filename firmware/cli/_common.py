@@ -16,7 +16,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         "--variant",
         type=str.lower,
         choices=names(),
-        default="english",
+        default=None,  # english; None tells a variant given from none (crownhead run resuming)
         metavar="NAME",
         help=f"the game played on the board ({listing}). The house-rule options below "
         "change it further",

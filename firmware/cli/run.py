@@ -34,7 +34,16 @@ from firmware.hall.commands import attach_commands
 from firmware.display.panel import attach_board_parts
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
 from firmware.referee.clock import ClockSpecError, TimeControl
-from firmware.app.players import EngineUnavailable, Human, Player, RandomMover, Thinker, engine_player
+from firmware.app.players import (
+    EngineUnavailable,
+    Human,
+    MachineSpec,
+    Player,
+    RandomMover,
+    Thinker,
+    engine_player,
+    machine_player,
+)
 from firmware.storage.store import GameStore, StoreError, default_state_dir
 from firmware.simulator.hands import Hands
 from hal.clock import Clock, MonotonicClock, VirtualClock
@@ -205,6 +214,9 @@ def run(args: argparse.Namespace) -> int:
         hint_movetime_ms=play.hint_movetime_ms,
         clock=control,
         match=config.get(MatchConfig),
+        given=_given(args),
+        machine=MachineSpec(args.opponent or play.opponent, args.level or play.level or None, args.seed),
+        machine_side=BLACK if (args.computer_plays or play.computer_plays) == "black" else WHITE,
     )
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
     # The referee's settings serve a host's `mode referee` too when the board starts in
@@ -235,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
         sinks=sinks,
         referee=Referee(arbiter) if refereeing is not None else None,
         referee_settings=arbiter,
+        make_machine=lambda spec: machine_player(spec, egdb=_endgame_tables(args.state_dir) if spec.opponent == "engine" else None),
     )
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     if link is not None:
@@ -358,6 +371,21 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
         raise ValueError(str(exc)) from None
     logging.getLogger("firmware.web").warning("web: the board's page is at %s", server.url)
     return server
+
+
+def _given(args: argparse.Namespace) -> frozenset[str]:
+    """The settings given on the command line (``AppSettings.given``): they win over a
+    resumed game's own; the others come back as the game was played."""
+    options = (
+        "mode", "hints", "computer_plays", "opponent", "level", "seed", "fen", "clock",
+        "referee_style", "ballot", "ballot_seed", "event", "site", "round",
+    )
+    given = {name for name in options if getattr(args, name, None) is not None}
+    if args.black or args.white:
+        given.add("names")
+    if args.variant is not None or rules_from_args(args) != rules_from_args(argparse.Namespace()):
+        given.add("rules")
+    return frozenset(given)
 
 
 def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Color, Player]:

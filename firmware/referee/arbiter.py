@@ -61,6 +61,7 @@ from firmware.referee.offences import (
     stand,
 )
 from firmware.referee.record import RecordError, RecordFiles, TournamentRecord
+from firmware.referee.snapshot import SnapshotError, check_snapshot, same_game
 from firmware.referee.settings import (
     STYLES,
     BallotBox,
@@ -197,18 +198,28 @@ class Referee(Overseer):
 
     # -- the tracker ---------------------------------------------------------------------
 
-    def attach(self, tracker: Tracker, now_ms: int | None = None, *, resumed: bool = False) -> Referee:
+    def attach(
+        self,
+        tracker: Tracker,
+        now_ms: int | None = None,
+        *,
+        resumed: bool = False,
+        saved: Mapping[str, Any] | None = None,
+    ) -> Referee:
         """Judge ``tracker`` from now on and return the referee, which stands in for it.
 
         With ``now_ms`` a game begins on it at once (:meth:`begin`); otherwise the next
         ``new-game`` begins one. ``resumed``: the tracker follows the game now under way
-        (a saved game, whose position has just been set up): the referee goes on with it.
+        (a saved game, whose position has just been set up): the referee goes on with it,
+        with its state as saved in the record directory or, failing that, ``saved`` (a
+        :meth:`snapshot` the game record kept, checked by
+        :func:`~firmware.referee.snapshot.check_snapshot`).
         """
         self._tracker = tracker
         state = self.state
         if resumed and state is not None and not state.over:
             state.game = tracker.game
-            self._restore(state)
+            self._restore(state, saved)
             state.record.note(tracker.game.ply, "game resumed")
             self._save()
         elif now_ms is not None:
@@ -466,6 +477,14 @@ class Referee(Overseer):
         if n:
             parts.append(f"{n} caution{'s' if n > 1 else ''}")
         return "  ".join(parts)
+
+    def snapshot(self, game: Game) -> dict[str, Any] | None:
+        """What the referee needs to go on with ``game`` after a restart (its number, names,
+        ballot, cautions, clock, notes), None when it is not refereeing that game."""
+        state = self.state
+        if state is None or state.game is not game:
+            return None
+        return self._snapshot(state)
 
     def pdn(self) -> str:
         """The game in progress as PDN, with the referee's notes."""
@@ -1054,19 +1073,34 @@ class Referee(Overseer):
             "over": state.over,
         }
 
-    def _restore(self, state: _GameState) -> None:
-        """Go on with the saved referee state of ``state``'s game, if it is that game."""
-        if self.files is None:
-            return
-        try:
-            data = self.files.load_state()
-        except RecordError as exc:
-            self._trouble(str(exc))
+    def _restore(self, state: _GameState, saved: Mapping[str, Any] | None = None) -> None:
+        """Go on with the saved referee state of ``state``'s game, if it is that game: the
+        record directory's (saved every few seconds while the clock runs), else ``saved``."""
+        moves = [m.pdn(full=True) for m in state.game.moves]
+        if saved is not None:
+            try:
+                check_snapshot(saved)
+            except SnapshotError as exc:
+                self._trouble(f"the game record's referee state cannot be used ({exc}); the game goes on without it")
+                saved = None
+        data: Mapping[str, Any] | None = None
+        if self.files is not None:
+            try:
+                found = self.files.load_state()
+                if found is not None:
+                    check_snapshot(found)
+                    if same_game(found, moves) and (saved is None or found["name"] == saved["name"]):
+                        data = found
+            except RecordError as exc:
+                self._trouble(str(exc))
+            except SnapshotError as exc:
+                self._trouble(f"{self.files.state_path}: cannot be used ({exc}); the game goes on without it")
+        if data is None and saved is not None and same_game(saved, moves):
+            data = saved
+        if data is None:
             return
         game = state.game
         try:
-            if data is None or data.get("over") or data["moves"] != [m.pdn(full=True) for m in game.moves]:
-                return
             state.number = self.games = int(data["number"])
             state.name, state.black, state.white = str(data["name"]), str(data["black"]), str(data["white"])
             self._pair_names(state.number, state.black, state.white)  # a host may have named them
@@ -1086,19 +1120,20 @@ class Referee(Overseer):
                 state.ballot, state.ballot_moves = chosen, tuple(chosen.play_moves(game.rules))
                 r.ballot = chosen
                 self._expect_ballot()
-            saved = data["clock"]
-            if saved is not None and self.settings.clock is not None and state.clock is not None:
+            clock = data["clock"]
+            if clock is not None and self.settings.clock is not None and state.clock is not None:
                 # It resumes paused: the side to move's first lift, or the arbiter's
                 # press, starts it again (the time of the power cut is nobody's).
                 state.clock = GameClock.resume(
                     self.settings.clock,
-                    {_color(k): int(v) for k, v in saved["left"].items()},
-                    {_color(k): int(v) for k, v in saved["moves"].items()},
+                    {_color(k): int(v) for k, v in clock["left"].items()},
+                    {_color(k): int(v) for k, v in clock["moves"].items()},
                 )
                 state.clock_waiting = True
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            # Any shape of bad data (a list where a table belongs): the game goes on.
-            self._trouble(f"{self.files.state_path}: cannot be used ({exc}); the game goes on without it")
+            # Checked, but a ballot that does not fit these rules: the game goes on.
+            where = self.files.state_path if data is not saved and self.files is not None else "the game record's referee state"
+            self._trouble(f"{where}: cannot be used ({exc}); the game goes on without it")
 
     def _log(self, events: list[Event]) -> list[Event]:
         if self.files is not None and events:

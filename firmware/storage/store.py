@@ -255,6 +255,14 @@ class GameRecord:
     repeat ``moves``. ``condoned`` lists the illegal moves that stood (WCDF 1.26, see
     :meth:`rules.game.Game.condone`) as ``(ply, captured squares)``: the move text gives
     the path, and the game replays them as they were played.
+
+    ``mode`` (``play``, ``computer``, ``referee``) and ``settings`` say how the game was
+    being played, so that a restart resumes it the same way: the machine's side and
+    level, the referee's settings with its clock and cautions, hints on or off (written
+    and read by :mod:`firmware.app.resume`; a JSON object to this module). A record
+    without them (an older one) is a two-player game. A ``mode`` or ``settings`` that is
+    not one does not lose the game: it is read as a two-player game and ``damaged``
+    says why, naming the file and the key, for the application to log.
     """
 
     id: str
@@ -277,9 +285,12 @@ class GameRecord:
     event: str = "Casual game"
     site: str = "?"
     mode: str = "play"
+    settings: dict[str, Any] = field(default_factory=dict)
     result: str | None = None
     reason: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    #: Why the record's ``mode`` or ``settings`` were not used (set by :meth:`from_json`).
+    damaged: str | None = field(default=None, compare=False)
 
     @classmethod
     def new(
@@ -385,7 +396,7 @@ class GameRecord:
     # -- JSON -------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        data = {"format": FORMAT_VERSION, **{k: v for k, v in self.__dict__.items()}}
+        data = {"format": FORMAT_VERSION, **{k: v for k, v in self.__dict__.items() if k != "damaged"}}
         data["moves"] = list(self.moves)
         data["history"] = list(self.history)
         data["condoned"] = [{"ply": ply, "captures": list(captures)} for ply, captures in self.condoned]
@@ -411,7 +422,7 @@ class GameRecord:
         version = data.pop("format", None)
         if version != FORMAT_VERSION or type(version) is not int:
             raise StoreError(f"{where}: unknown format {_shown(version)} (expected {FORMAT_VERSION})")
-        known = set(cls.__dataclass_fields__)
+        known = set(cls.__dataclass_fields__) - {"damaged"}
         unknown = set(data) - known
         if unknown:
             raise StoreError(f"{where}: unknown key {_shown(sorted(unknown)[0])}")
@@ -442,8 +453,15 @@ class GameRecord:
         for key in ("black", "white", "event", "site"):
             if key in data and not _tag_value(data[key]):
                 raise StoreError(f"{where}: {key!r} must be a string of at most {MAX_TAG} printable characters, got {_shown(data[key])}")
+        damaged = None
         if "mode" in data and not (isinstance(data["mode"], str) and _MODE.fullmatch(data["mode"])):
-            raise StoreError(f"{where}: 'mode' must be a word like play or referee, got {_shown(data['mode'])}")
+            damaged = f"{where}: 'mode' must be a word like play or referee, got {_shown(data['mode'])}"
+        elif not isinstance(data.get("settings", {}), dict):
+            damaged = f"{where}: 'settings' must be a JSON object, got {_shown(data['settings'])}"
+        if damaged is not None:
+            # How the game was played is lost, never the game: it resumes as a two-player game.
+            data["mode"], data["settings"] = "play", {}
+            data["damaged"] = f"{damaged}; the game resumes as a two-player game"
         if data.get("result") is not None and data["result"] not in _RECORD_RESULTS:
             raise StoreError(f"{where}: 'result' must be one of {', '.join(_RECORD_RESULTS)} or null, got {_shown(data['result'])}")
         if data.get("reason") is not None and not _tag_value(data["reason"]):
