@@ -112,6 +112,18 @@ def test_options_given_for_the_start_win_over_the_record(tmp_path: Path, make_ri
     assert _current(tmp_path)["mode"] == "play"
 
 
+def test_a_machine_side_now_played_over_a_link_resumes_without_the_machine(tmp_path: Path, make_rig: MakeRig) -> None:
+    first = make_rig(settings=AppSettings(mode="computer"), players={BLACK: Human("Ann"), WHITE: RandomMover(3)})
+    first.do("11-15")
+    first.close()
+    again = make_rig(settings=KEEP, start=False)
+    again.app.hold(WHITE, "the other end of the link")
+    again.app.start()
+    assert again.app.mode.name == "play" and all(p.is_human for p in again.app.players.values())
+    assert again.of_kind("computer-move") == []
+    assert any("but white's moves come from the other end of the link" in e["message"] for e in again.of_kind("notice"))
+
+
 # -- the referee ------------------------------------------------------------------------------
 
 

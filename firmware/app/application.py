@@ -679,6 +679,12 @@ class App:
             )
             if spec == stored.machine and "names" not in given:
                 name = stored.machine_name
+        if side in self._held:
+            self._pending.append(
+                Notice(now, f"the machine played {side} in the saved game, but {side}'s moves come from"
+                       f" {self._held[side]}: the game resumes without the machine")
+            )
+            return None
         player = self.players[side]
         if not (isinstance(player, Computer) and (player.spec is None or player.spec == spec)):
             try:
