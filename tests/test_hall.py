@@ -12,6 +12,7 @@ import io
 import json
 import logging
 import time
+import urllib.error
 import urllib.request
 import warnings
 from collections.abc import Iterator
@@ -310,12 +311,15 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: st
     names = [p["name"] for p in table["players"]]
     ann, cid = names.index("Ann"), names.index("Cid")
     # Round 3's pair on t1: both colours in one cell, each from the row player's side.
-    assert table["crosstable"][ann][cid] == [
+    assert cell(table, ann, cid) == [
         {"round": "3", "board": "t1", "colour": "black", "score": "½", "result": "1/2-1/2"},
         {"round": "3", "board": "t1", "colour": "white", "score": "0", "result": "1-0"},
     ]
-    assert [c["score"] for c in table["crosstable"][cid][ann]] == ["½", "1"]
-    assert table["crosstable"][ann][ann] == []
+    assert [c["score"] for c in cell(table, cid, ann)] == ["½", "1"]
+    assert cell(table, ann, ann) == [] and cell(table, names.index("Bob"), cid) == [
+        {"round": "2", "board": "t2", "colour": "black", "score": "1", "result": "1-0"}]
+    # Every game twice in the crosstable, once from each side, and nothing else.
+    assert sum(len(met["games"]) for row in table["crosstable"] for met in row) == 2 * len(SCHEDULE)
     csv_rows = list(csv.reader(io.StringIO(standings_csv)))
     assert csv_rows[0][:8] == ["rank", "player", "points", "games", "wins", "draws", "losses", "sonneborn_berger"]
     assert csv_rows[1][:3] == ["1", "Ann", "2½"] and csv_rows[1][2 + 6 + cid] == "R3 B ½ R3 W 0"
@@ -332,6 +336,32 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: st
     alone = Hall("club", str(state_dir))
     assert alone.standings.table()["players"] == table["players"]
     assert alone.standings.table()["crosstable"] == table["crosstable"]
+
+
+def cell(table: dict[str, Any], row: int, column: int) -> list[dict[str, str]]:
+    """The games of the player in place ``row`` against the one in place ``column``."""
+    return next((met["games"] for met in table["crosstable"][row] if met["opponent"] == column), [])
+
+
+def test_a_page_asks_whether_the_standings_changed_and_is_told_304_until_they_do() -> None:
+    h = Hall("club")
+    server = HallServer(h, "127.0.0.1", 0)
+    server.start()
+    host, port = server.address
+    url = f"http://{host}:{port}/api/standings"
+    try:
+        with urllib.request.urlopen(url) as r:
+            tag, first = r.headers["ETag"], json.load(r)
+        assert first["players"] == [] and r.headers["Cache-Control"] == "no-cache"
+        with pytest.raises(urllib.error.HTTPError) as unchanged:
+            urllib.request.urlopen(urllib.request.Request(url, headers={"If-None-Match": tag}))
+        assert unchanged.value.code == 304
+        h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "1-0"}).encode())
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"If-None-Match": tag})) as r:
+            assert r.status == 200 and r.headers["ETag"] != tag
+            assert [p["name"] for p in json.load(r)["players"]] == ["Ann", "Bob"]
+    finally:
+        server.close()
 
 
 def test_ties_are_broken_by_sonneborn_berger_then_wins_and_equal_players_share_a_rank() -> None:
@@ -421,6 +451,10 @@ def test_standings_in_a_real_browser_show_names_as_text(broker: str, hall: tuple
         with urllib.request.urlopen(web + "/standings.csv") as r:
             rows = list(csv.reader(io.StringIO(r.read().decode())))
         assert [r[1] for r in rows[1:]] == ["<b>Ann</b>", evil, "Cid"]
+        # The page asks whether they changed (304 while not); a new game shows.
+        h.receive("crownhead/club/t2/state", json.dumps({"round": "2", "black": "Dee", "white": "Cid", "result": "0-1"}).encode())
+        page.wait_for_selector("#standings tbody tr:nth-child(4)")
+        assert page.locator("#standings tbody td:nth-child(2)").all_inner_texts() == ["Cid", "<b>Ann</b>", evil, "Dee"]
     finally:
         page.close()
 

@@ -17,7 +17,7 @@
   const cards = new Map();  // board name -> {el, board, fields}
   let chosen = null;
   let boards = [];
-  let standingsSeen = null;
+  let standingsTag = null;
   const full = new CrownheadBoard($("#board"));  // no onSquare: clicks do nothing
 
   // The last move's squares, lit as the board's own LEDs show it (last-from, last-to).
@@ -142,10 +142,13 @@
       const tr = document.createElement("tr");
       tr.dataset.player = p.name;
       tr.append(make("td", p.rank), make("td", p.name), make("td", p.points_text));
-      t.crosstable[i].forEach((games, j) => {
+      // The row lists only the opponents met; the others are empty cells.
+      const met = new Map(t.crosstable[i].map((m) => [m.opponent, m.games]));
+      t.players.forEach((q, j) => {
+        const games = met.get(j) || [];
         const td = make("td", games.map((g) => `R${g.round} ${g.colour[0].toUpperCase()} ${g.score}`).join("\n"),
           i === j ? "self" : "cell");
-        td.dataset.opponent = t.players[j].name;
+        td.dataset.opponent = q.name;
         tr.appendChild(td);
       });
       return tr;
@@ -162,15 +165,15 @@
     try {
       const r = await fetch("/api/boards", { cache: "no-store" });
       if (r.ok) { boards = await r.json(); render(); }
-      const s = await fetch("/api/standings", { cache: "no-store" });
-      if (s.ok) {
-        const raw = await s.text();
-        if (raw !== standingsSeen) {  // redrawn only when they changed
-          standingsSeen = raw;
-          const t = JSON.parse(raw);
-          renderStandings(t);
-          text($("#hallname"), t.hall);
-        }
+      // The hall answers 304 while the standings are those of standingsTag.
+      const s = await fetch("/api/standings", {
+        cache: "no-store", headers: standingsTag ? { "If-None-Match": standingsTag } : {},
+      });
+      if (s.status === 200) {
+        standingsTag = s.headers.get("ETag");
+        const t = await s.json();
+        renderStandings(t);
+        text($("#hallname"), t.hall);
       }
     } catch (e) { /* the hall server restarting: try again */ }
     setTimeout(refresh, 1000);

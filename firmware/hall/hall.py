@@ -19,6 +19,7 @@ import csv
 import io
 import json
 import logging
+import secrets
 import threading
 from collections import deque
 from collections.abc import Mapping
@@ -100,7 +101,7 @@ class Hall:
             return
         state = self._receive(board, kind, payload)
         if state is not None:
-            # Outside the lock: a finished game is written to the standings file.
+            # Outside the hall's lock: the standings have their own.
             self.standings.record(board, state)
 
     def _receive(self, board: str, kind: str, payload: bytes) -> dict[str, Any] | None:
@@ -255,6 +256,7 @@ class HallServer:
         self.hall = hall
         page = page_html().encode("utf-8")
         scripts = {path: _asset(*where) for path, where in _SCRIPTS.items()}
+        token = secrets.token_hex(4)  # a hall started again is another hall to a page's cache
 
         class Handler(BaseHTTPRequestHandler):
             server_version = "crownhead-hall"
@@ -270,7 +272,8 @@ class HallServer:
                 self.send_header("Content-Security-Policy", _CSP)
                 self.send_header("X-Frame-Options", "DENY")
                 self.send_header("Referrer-Policy", "no-referrer")
-                self.send_header("Cache-Control", "no-store")
+                if "Cache-Control" not in (extra or {}):
+                    self.send_header("Cache-Control", "no-store")
                 for k, v in (extra or {}).items():
                     self.send_header(k, v)
                 self.end_headers()
@@ -285,7 +288,14 @@ class HallServer:
                 elif path == "/api/boards":
                     self._send(200, json.dumps(hall.boards()).encode(), "application/json")
                 elif path == "/api/standings":
-                    self._send(200, hall.standings.table_json(), "application/json; charset=utf-8")
+                    # The standings change a game at a time: a page asks whether they did.
+                    version, body = hall.standings.json_snapshot()
+                    tag = f'"{token}-{version}"'
+                    cache = {"ETag": tag, "Cache-Control": "no-cache"}
+                    if tag in (self.headers.get("If-None-Match") or ""):
+                        self._send(304, b"", "application/json; charset=utf-8", cache)
+                    else:
+                        self._send(200, body, "application/json; charset=utf-8", cache)
                 elif path == "/standings.csv":
                     self._send(200, hall.standings.csv().encode(), "text/csv; charset=utf-8",
                                {"Content-Disposition": f'attachment; filename="{hall.name}-standings.csv"'})

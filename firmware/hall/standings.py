@@ -22,8 +22,9 @@ name.
 ...     _ = s.record(board, {"round": rnd, "black": black, "white": white, "result": result, "moves": [rnd]})
 >>> [(p["rank"], p["name"], p["points_text"], p["wdl"]) for p in s.table()["players"]]
 [(1, 'Ann', '2', '2-0-0'), (2, 'Dee', '1½', '1-1-0'), (3, 'Cid', '½', '0-1-1'), (4, 'Bob', '0', '0-0-2')]
->>> s.table()["crosstable"][0][3]  # Ann against Bob
-[{'round': '1', 'board': 't1', 'colour': 'black', 'score': '1', 'result': '1-0'}]
+>>> row = s.table()["crosstable"][0]  # Ann's: each opponent met, by place (Cid 2, Bob 3)
+>>> [(met["opponent"], [(g["round"], g["colour"], g["score"]) for g in met["games"]]) for met in row]
+[(2, [('2', 'white', '1')]), (3, [('1', 'black', '1')])]
 """
 
 from __future__ import annotations
@@ -216,9 +217,11 @@ class Standings:
         """The standings and the crosstable (what ``/api/standings`` returns)."""
         return self._cached()[0]
 
-    def table_json(self) -> bytes:
-        """:meth:`table` as JSON, made once for each change however many pages ask."""
-        return self._cached()[1]
+    def json_snapshot(self) -> tuple[int, bytes]:
+        """The version of the standings and :meth:`table` of that version as JSON, made once
+        for each change however many pages ask."""
+        table, encoded = self._cached()
+        return int(table["version"]), encoded
 
     def _cached(self) -> tuple[dict[str, Any], bytes]:
         with self._lock:
@@ -228,7 +231,8 @@ class Standings:
         table = self._table(games, version)
         encoded = json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
         with self._lock:
-            self._cache = (version, table, encoded)
+            if self._cache is None or self._cache[0] < version:
+                self._cache = (version, table, encoded)
         return table, encoded
 
     def _table(self, games: list[HallGame], version: int) -> dict[str, Any]:
@@ -270,10 +274,12 @@ class Standings:
             })
         rounds = sorted({g.round for g in games}, key=round_order)
         place = {r: i for i, r in enumerate(rounds)}
-        cells: list[list[list[dict[str, str]]]] = [[[] for _ in order] for _ in order]
+        # Sparse: a row lists only the opponents met (a Swiss event of 400 players would
+        # otherwise send 160,000 cells, almost all empty).
+        cells: list[dict[int, list[dict[str, str]]]] = [{} for _ in order]
         for seen, g in sorted(enumerate(games), key=lambda ig: (place[ig[1].round], ig[0])):
             for name, other, colour in ((g.black, g.white, "black"), (g.white, g.black, "white")):
-                cells[index[name]][index[other]].append({
+                cells[index[name]].setdefault(index[other], []).append({
                     "round": g.round,
                     "board": g.board,
                     "colour": colour,
@@ -287,7 +293,7 @@ class Standings:
             "tie_break": ["points", "sonneborn_berger", "wins", "name"],
             "rounds": rounds,
             "players": players,
-            "crosstable": cells,
+            "crosstable": [[{"opponent": j, "games": row[j]} for j in sorted(row)] for row in cells],
             "games": [
                 {"board": g.board, "event": g.event, "round": g.round, "black": g.black, "white": g.white,
                  "result": g.result, "reason": g.reason, "plies": g.plies}
@@ -296,8 +302,8 @@ class Standings:
         }
 
     def csv(self) -> str:
-        """The standings with the crosstable: one row a player, one column an opponent (by rank
-        order), each game ``R<round> <B|W> <score>``."""
+        """The standings with the crosstable: one row a player, one column an opponent (by their
+        place in the standings), each game ``R<round> <B|W> <score>``."""
         table = self.table()
         out = io.StringIO()
         writer = csv.writer(out)
@@ -305,7 +311,9 @@ class Standings:
         writer.writerow(["rank", "player", "points", "games", "wins", "draws", "losses", "sonneborn_berger"]
                         + [str(i + 1) for i in range(len(players))])
         for p, row in zip(players, table["crosstable"]):
-            games = [" ".join(f"R{c['round']} {c['colour'][0].upper()} {c['score']}" for c in cell) for cell in row]
+            games = [""] * len(players)
+            for met in row:
+                games[met["opponent"]] = " ".join(f"R{c['round']} {c['colour'][0].upper()} {c['score']}" for c in met["games"])
             writer.writerow([p["rank"], _cell(p["name"]), p["points_text"], p["games"], p["wins"], p["draws"],
                              p["losses"], f"{p['sonneborn_berger']:g}"] + [_cell(g) for g in games])
         return out.getvalue()
