@@ -514,3 +514,24 @@ def test_a_referee_boards_state_carries_event_round_and_game_and_counts_once(tmp
         assert (game.event, game.round, game.black, game.white, game.result) == ("Club night", "3", "Ann", "Bob", "1-0")
     finally:
         board.app.close()
+
+
+def test_the_standings_are_bounded_and_a_disk_that_refuses_loses_nothing_in_memory(
+    tmp_path: Path, caplog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from firmware.hall import standings
+
+    monkeypatch.setattr(standings, "MAX_GAMES", 3)
+    h = Hall("club", str(tmp_path))
+    standings.standings_file(tmp_path, "club").mkdir()  # where the file goes, nothing can be written
+    with caplog.at_level(logging.ERROR, logger="firmware.hall.standings"):
+        for n in range(5):
+            h.receive(f"crownhead/club/t{n}/state", json.dumps({"black": f"P{n}", "white": "Q", "result": "1-0"}).encode())
+            h.standings.flush()
+        h.close()
+    # Three games kept (the bound), two refused; the disk's refusal logged once, not per game.
+    assert len(h.standings.games()) == 3 and h.standings.refused == 2
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("cannot save the standings" in m for m in messages) == 1
+    assert sum("later games are not counted" in m for m in messages) == 1
+    assert [(p["rank"], p["name"]) for p in h.standings.table()["players"]] == [(1, "P0"), (1, "P1"), (1, "P2"), (4, "Q")]

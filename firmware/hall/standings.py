@@ -382,7 +382,7 @@ class Standings:
         except FileNotFoundError:
             return
         except (FileRefused, OSError) as exc:
-            self._set_aside(path, str(exc))
+            self._set_aside(path, str(exc).removeprefix(f"{path}: "))
             return
         try:
             games = self._parse(data)
