@@ -535,3 +535,47 @@ def test_the_standings_are_bounded_and_a_disk_that_refuses_loses_nothing_in_memo
     assert sum("cannot save the standings" in m for m in messages) == 1
     assert sum("later games are not counted" in m for m in messages) == 1
     assert [(p["rank"], p["name"]) for p in h.standings.table()["players"]] == [(1, "P0"), (1, "P1"), (1, "P2"), (4, "Q")]
+
+
+def test_the_hall_command_keeps_its_standings_through_a_restart(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    state_dir = tmp_path / "hall-state"
+
+    def start() -> tuple[subprocess.Popen[str], str, str]:
+        broker_port, web_port = free_port(), free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "firmware.cli", "hall", "--hall", "club", "--listen", f"127.0.0.1:{broker_port}",
+             "--web", f"127.0.0.1:{web_port}", "--state-dir", str(state_dir)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        assert process.stdout is not None
+        line = process.stdout.readline()  # printed once the broker and the page are up
+        assert "the hall page is" in line, (line, process.stderr.read() if process.poll() is not None else "")
+        return process, f"mqtt://127.0.0.1:{broker_port}", f"http://127.0.0.1:{web_port}"
+
+    def standings(web: str) -> list[tuple[str, str]]:
+        with urllib.request.urlopen(web + "/api/standings", timeout=10) as r:
+            return [(p["name"], p["points_text"]) for p in json.load(r)["players"]]
+
+    process, broker, web = start()
+    try:
+        for n, (black, white, result) in enumerate([("Ann", "Bob", "1-0"), ("Cid", "Ann", "1/2-1/2")]):
+            state = {"round": "1", "black": black, "white": white, "result": result, "moves": [], "fen": "B:W21:B1"}
+            publisher = BoardPublisher(HallSettings(broker, "club", f"t{n}"), lambda s=state: s)
+            publisher.poll(0)
+            assert publisher.flush(10)
+            publisher.close(flush_s=0)
+        assert wait_for(lambda: len(standings(web)) == 3, 20)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(20) == 0
+    # Started again on a broker of its own (nothing retained): the standings are the file's.
+    process, broker, web = start()
+    try:
+        assert standings(web) == [("Ann", "1½"), ("Cid", "½"), ("Bob", "0")]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(20) == 0
