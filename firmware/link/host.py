@@ -63,7 +63,7 @@ from rules.position import parse_move_squares
 from rules.variants import numeric_fen
 
 
-__all__ = ["CONTROL_COMMANDS", "LinkConfig", "Link", "GameId", "open_link", "PLAYS"]
+__all__ = ["CONTROL_COMMANDS", "LinkConfig", "Link", "GameId", "open_link", "PLAYS", "help_page"]
 
 log = logging.getLogger(__name__)
 
@@ -535,7 +535,7 @@ class Link(PeerFollower):
         return {k: v for k, v in body.items() if k not in ("t", "event", "cmd", "ok")}
 
     def _cmd_help(self, now: int, start: int = 0) -> dict[str, Any]:
-        return dict(_help_page(start))
+        return help_page(start)
 
     def _cmd_fen(self, now: int) -> dict[str, Any]:
         game = self._game()
@@ -1035,6 +1035,16 @@ class Link(PeerFollower):
         self._expect = None
         self._said.clear()
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
+
+def help_page(start: int = 0) -> dict[str, Any]:
+    """The ``help`` reply's body from command ``start`` on (LinkError past the last one).
+
+    >>> page = help_page()
+    >>> page["commands"][0].split(":")[0], page["next"] is None or page["next"] > 0
+    ('hello', True)
+    """
+    return dict(_help_page(start))
+
 
 @cache
 def _help_page(start: int) -> tuple[tuple[str, Any], ...]:

@@ -6,13 +6,22 @@ serial line. :class:`WebLink` *is* a link (the same dispatcher, the same replies
 errors, the same events), with a :class:`PageHub` for a transport that carries many
 pages at once:
 
-* commands from all pages wait in one bounded inbox (the server thread stops reading a
-  page's socket while it is full, so a flood holds back the flooder only); the link
-  takes a few per loop iteration, like the serial link's lines;
+* what needs no game is answered in the server's thread, never reaching the main loop:
+  lines that do not parse, commands a page may not send, ``help``, ``watch``, and a
+  question (``fen``, ``moves``, ``hello``, ``view``, ``history``, ``pdn``) the main loop
+  has answered since the board last changed (its answer is kept until then: a flood of
+  questions costs the board one answer per change, not one per question);
+* the rest waits in one bounded inbox; the main loop takes a few lines per step and at
+  most :attr:`PageHub.rate` a second (bursts of :attr:`PageHub.burst`); while the inbox
+  is full the server stops reading the page that sends (its socket waits: a flood holds
+  back the flooder only, and nothing is dropped);
 * a reply goes to the page that asked; every other line to every page;
-* lines out wait in one bounded outbox for the server thread; a page that does not read
-  is disconnected by the server (it reconnects and is greeted afresh), the board never
-  waits for one.
+* lines out wait in one bounded outbox; the main loop wakes the server thread once per
+  batch (not per line, never by polling); a page that does not read is disconnected by
+  the server (it reconnects and is greeted afresh), the board never waits for one.
+
+A page's lines are answered in the order it sent them: while one of its lines waits
+for the main loop, its next lines go there too.
 
 Nothing here blocks: the main loop only takes and puts under a lock held for
 microseconds.
@@ -21,6 +30,7 @@ microseconds.
 from __future__ import annotations
 
 import itertools
+import json  # noqa: F401 - the doctests read answers with it
 import logging
 import threading
 from collections import deque
@@ -31,16 +41,21 @@ from typing import Any
 
 from firmware.app.application import App
 from firmware.link.board import LinkedBoard
-from firmware.link.host import CONTROL_COMMANDS, Link, LinkConfig
-from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError, PeerMessage, parse_line
+from firmware.link.host import CONTROL_COMMANDS, Link, LinkConfig, help_page
+from firmware.link.protocol import (MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message,
+                                    parse_line)
 from firmware.simulator.hands import Hands
 
-__all__ = ["PageHub", "WebLink", "Page"]
+__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT"]
 
 log = logging.getLogger(__name__)
 
 #: Commands a page may send without having logged in (they change nothing).
 QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch"})
+#: Questions whose answers the hub keeps until the board changes (see :meth:`PageHub.keep`).
+KEPT = frozenset({"hello", "fen", "pdn", "moves", "view", "history"})
+#: Why a page's event line is refused (pages are not boards).
+NOT_A_BOARD = "a page sends commands, not event lines (those are for a second board on the serial link)"
 
 
 @dataclass
@@ -51,16 +66,22 @@ class Page:
     control: bool
     greeted: bool = False
     reader: LineReader = field(default_factory=lambda: LineReader(MAX_LINE))
+    #: Its lines received but not yet answered or queued for the main loop, in order.
+    unsorted: deque[bytes | LinkError] = field(default_factory=deque)
+    #: Its lines the main loop has taken or will take and not yet finished with.
+    waiting: int = 0
 
 
 class PageHub:
     """The link transport for many pages (duck-typed like :class:`~firmware.link.transport.LineTransport`).
 
     The server thread calls :meth:`join`, :meth:`leave`, :meth:`put`, :meth:`ask`,
-    :meth:`take` and :meth:`doze`; the main loop (through the link) :meth:`take_fresh`,
-    :meth:`resume`, :meth:`send`, :meth:`receive` and :meth:`asks`. ``wake`` is called
-    from the main loop only when output is queued while the server sleeps (it said so
-    with :meth:`doze`), so once per quiet spell at most.
+    :meth:`take` and :meth:`woken`; the main loop (through the link) :meth:`take_fresh`,
+    :meth:`resume`, :meth:`send`, :meth:`receive`, :meth:`done`, :meth:`keep`,
+    :meth:`changed` and :meth:`asks`. ``wake`` is called from the main loop when the
+    first line of a batch is queued (the server thread then takes all that came
+    meanwhile); ``make_room`` when lines were taken while a page waited for room.
+    ``now`` is the board's clock (``t`` of the answers given in the server's thread).
 
     >>> hub = PageHub()
     >>> page = hub.join(control=True)
@@ -68,38 +89,66 @@ class PageHub:
     'connect'
     >>> hub.resume(b'{"event":"hello"}\\n')
     >>> hub.put(page, b"fen"), hub.receive(8), hub.current == page.id
-    (True, [b'fen'], True)
+    ((True, []), [b'fen'], True)
     >>> hub.send(b'{"event":"reply"}\\n')
     True
+    >>> hub.done()
     >>> [(targets, line) for targets, line in hub.take()]
-    [((1,), b'{"event":"hello"}\\n'), ((1,), b'{"event":"reply"}\\n')]
+    [((1,), b'{"event":"hello"}\\n'), ((1,), b'{"event":"reply"}\\n'), ((1,), b'')]
+
+    The server hands the reply to the page and, at the empty line, calls :meth:`settle`.
+    The page's next lines that need no board are answered here (in order):
+
+    >>> hub.settle(page.id)
+    >>> done, answers = hub.put(page, b"castle\\nwatch off")
+    >>> done, [json.loads(answer)["event"] for answer in answers]
+    (True, ['error', 'reply'])
+    >>> answers[1]
+    '{"t":0,"event":"reply","cmd":"watch","ok":true,"watching":true}'
     """
 
-    def __init__(self, *, inbox_lines: int = 64, outbox_bytes: int = 256 * 1024, max_pages: int = 64) -> None:
+    def __init__(self, *, inbox_lines: int = 64, outbox_bytes: int = 256 * 1024, max_pages: int = 64,
+                 rate: float = 20.0, burst: int = 20) -> None:
         self.inbox_lines = inbox_lines
         self.outbox_bytes = outbox_bytes
         self.max_pages = max_pages
+        #: Lines a second the main loop takes from all pages together (and at once).
+        self.rate = rate
+        self.burst = burst
+        self._tokens = float(burst)
+        self._refilled: int | None = None
         self._lock = threading.Lock()
         self._pages: dict[int, Page] = {}
         self._ids = itertools.count(1)
         self._inbox: deque[tuple[int, bytes | LinkError]] = deque()
         # Each line with the pages it goes to (fixed when queued: a page greeted later
-        # does not get lines from before its greeting).
+        # does not get lines from before its greeting). An empty line to one page says
+        # the main loop is done with one of its lines.
         self._outbox: deque[tuple[tuple[int, ...], bytes]] = deque()
         # Questions from the server thread for the main loop: (what, future).
         self._asks: deque[tuple[str, Future[Any]]] = deque()
         self.max_asks = 32
+        # The main loop's answers to questions since the board last changed, by
+        # (command, arguments): (the reply without "t", the board's time it was given).
+        self._kept: dict[tuple[str, tuple[Any, ...]], tuple[dict[str, Any], int]] = {}
         #: Set when pages were greeted: the link resends the view for them.
         self.greeted_new = False
         self._out_size = 0
-        #: The server waits to be woken (nothing was sent for a while); see :meth:`doze`.
-        self.sleeping = False
+        # A wake-up is on its way to the server thread (it will take every queued line).
+        self._signalled = False
+        #: A page waits for room in the inbox (the server wants to hear when there is).
+        self.wants_room = False
         #: The page whose command the link is handling (its reply goes to it alone).
         self.current: int | None = None
         self.wake: Callable[[], None] = lambda: None
+        self.make_room: Callable[[], None] = lambda: None
+        self.now: Callable[[], int] = lambda: 0
         self.overruns = 0
         self.lines_in = 0
         self.bytes_out = 0
+        #: Lines answered in the server's thread: commands, and errors among them.
+        self.answered = 0
+        self.refused = 0
 
     # -- the server thread's side ------------------------------------------------------
 
@@ -120,19 +169,76 @@ class PageHub:
         """Whether the inbox takes another line now (else the page's socket waits)."""
         return len(self._inbox) < self.inbox_lines
 
-    def put(self, page: Page, data: bytes) -> bool:
-        """A WebSocket message from ``page``, as one or more lines; False when full.
+    def put(self, page: Page, data: bytes | None = None) -> tuple[bool, list[str]]:
+        """A WebSocket message from ``page`` (None: only go on with what waits): whether
+        all of it was dealt with (False: the inbox is full, call again when there is room),
+        and the answers given here, to send to the page now.
 
         A message is a line; one with newlines is several. Each line is cut at
         :data:`MAX_LINE` bytes exactly as on the serial link (``too-long``).
         """
+        answers: list[str] = []
         with self._lock:
-            if len(self._inbox) >= self.inbox_lines:
-                return False
-            for item in page.reader.feed(data + b"\n"):
+            if data is not None:
+                page.unsorted.extend(page.reader.feed(data + b"\n"))
+            while page.unsorted:
+                item = page.unsorted[0]
+                if not page.waiting:
+                    answer = self._answer_locked(page, item)
+                    if answer is not None:
+                        page.unsorted.popleft()
+                        if answer:
+                            answers.append(answer)
+                        continue
+                if len(self._inbox) >= self.inbox_lines:
+                    self.wants_room = True
+                    return False, answers
+                page.unsorted.popleft()
+                page.waiting += 1
                 self._inbox.append((page.id, item))
                 self.lines_in += 1
-            return True
+            return True, answers
+
+    def _answer_locked(self, page: Page, item: bytes | LinkError) -> str | None:
+        """The answer to ``item`` given without the board ("" : none is due), or None when
+        the main loop must answer it. Exactly the link's answer (see WebLink)."""
+        now = self.now()
+        try:
+            if isinstance(item, LinkError):
+                raise item
+            message = parse_line(item)
+            if message is None:
+                return ""  # a blank line: no command, no reply
+            if isinstance(message, PeerMessage):
+                raise LinkError("unknown-command", NOT_A_BOARD)
+        except LinkError as exc:
+            self.refused += 1
+            return encode_message(exc.reply(now)).decode("utf-8").rstrip("\n")
+        name = message.name
+        body: dict[str, Any] | None = None
+        try:
+            if name not in QUERIES and not page.control:
+                self.answered += 1
+                raise LinkError("forbidden", f"{name} changes the game: log in with the board's PIN first", name)
+            if name == "watch":
+                body = {"watching": True}
+            elif name == "help":
+                body = help_page(*message.args)
+            else:
+                kept = self._kept.get((name, message.args))
+                if kept is None:
+                    return None
+                reply, at = kept
+                body = _aged(reply, now - at) if name == "view" else reply
+        except LinkError as exc:
+            self.refused += 1
+            return encode_message(exc.reply(now)).decode("utf-8").rstrip("\n")
+        try:
+            line = encode_message({"t": now, "event": "reply", "cmd": name, "ok": True, **body})
+        except ValueError:
+            return None  # the main loop shortens what does not fit (it never should here)
+        self.answered += 1
+        return line.decode("utf-8").rstrip("\n")
 
     def ask(self, what: str) -> Future[Any] | None:
         """A question for the main loop (``state``, ``status``), answered in its next step;
@@ -154,19 +260,26 @@ class PageHub:
                 out.append(self._asks.popleft())
             return out
 
+    def woken(self) -> None:
+        """The server thread is about to :meth:`take`: lines queued after this wake it again."""
+        with self._lock:
+            self._signalled = False
+
     def take(self) -> list[tuple[tuple[int, ...], bytes]]:
-        """The lines to send, each with the ids of the pages it goes to."""
+        """The lines to send, each with the ids of the pages it goes to (an empty line:
+        the main loop is done with one line of that page, see :meth:`settle`)."""
         with self._lock:
             out = list(self._outbox)
             self._outbox.clear()
             self._out_size = 0
             return out
 
-    def doze(self) -> bool:
-        """The server is going to wait to be woken: True unless lines are already waiting."""
+    def settle(self, page_id: int) -> None:
+        """The main loop's answer to one of ``page_id``'s lines has been handed to the page."""
         with self._lock:
-            self.sleeping = not self._outbox
-            return self.sleeping
+            page = self._pages.get(page_id)
+            if page is not None and page.waiting:
+                page.waiting -= 1
 
     @property
     def pages(self) -> int:
@@ -194,20 +307,60 @@ class PageHub:
                 self.greeted_new = True
                 for line in first:
                     self._queue_locked(tuple(page.id for page in fresh), line)
-        self._wake()
+            wake = self._signal_locked()
+        if wake:
+            self._wake()
 
     def send(self, line: bytes) -> bool:
-        """Queue a line: to the page being answered (a reply), else to every page."""
+        """Queue a line: to the page being answered (a reply), else to every page (an
+        event: the board changed, so the answers kept are forgotten)."""
         with self._lock:
             if not self._pages:
+                self._kept.clear()
                 return False
             if self.current is not None:
                 target: tuple[int, ...] = (self.current,)
             else:
+                self._kept.clear()
                 target = tuple(page.id for page in self._pages.values() if page.greeted)
             ok = self._queue_locked(target, line) if target else False
-        self._wake()
+            wake = self._signal_locked()
+        if wake:
+            self._wake()
         return ok
+
+    def done(self) -> None:
+        """The link is done with the current page's line (its answer, if any, is queued)."""
+        if self.current is None:
+            return
+        with self._lock:
+            if self.current in self._pages:
+                self._outbox.append(((self.current,), b""))
+            wake = self._signal_locked()
+        if wake:
+            self._wake()
+
+    def keep(self, command: Command, reply: dict[str, Any], now: int) -> None:
+        """Keep the main loop's answer to a question (``reply``, without ``t``) until the
+        board changes: the same question is then answered in the server's thread."""
+        if command.name not in KEPT:
+            return
+        with self._lock:
+            if len(self._kept) >= 64:
+                self._kept.clear()  # bounded whatever the pages ask (history 0, 1, 2...)
+            self._kept[(command.name, command.args)] = (reply, now)
+
+    def changed(self) -> None:
+        """The board may have changed (a command was handled): forget the answers kept."""
+        if self._kept:
+            with self._lock:
+                self._kept.clear()
+
+    def _signal_locked(self) -> bool:
+        if self._signalled or not self._outbox:
+            return False
+        self._signalled = True
+        return True
 
     def _queue_locked(self, target: tuple[int, ...], line: bytes) -> bool:
         if self._out_size + len(line) > self.outbox_bytes:
@@ -217,6 +370,7 @@ class PageHub:
             self._out_size = 0
             for page in self._pages.values():
                 page.greeted = False
+                page.waiting = 0  # the "done" marks went with the lines
             log.warning("web: output overrun; every page is greeted afresh")
             return False
         self._outbox.append((target, line))
@@ -225,30 +379,38 @@ class PageHub:
         return True
 
     def _wake(self) -> None:
-        # Only a server asleep is woken: a busy one looks for lines by itself (a wake-up
-        # from here costs the main loop a hand-over of the interpreter to the server).
-        with self._lock:
-            if not self.sleeping or not self._outbox:
-                return
-            self.sleeping = False
         try:
             self.wake()
         except Exception:  # noqa: BLE001 - the server's loop is gone: nothing to tell
             pass
 
     def receive(self, limit: int) -> list[bytes | LinkError]:
-        """Up to ``limit`` received lines; the page of the last one becomes :attr:`current`
-        (the link takes and handles one line at a time)."""
+        """Up to ``limit`` received lines, within the rate; the page of the last one
+        becomes :attr:`current` (the link takes and handles one line at a time)."""
         out: list[bytes | LinkError] = []
         if not self._inbox:
             return out  # the usual case, without taking the lock
+        now = self.now()
+        if self._refilled is not None:
+            self._tokens = min(float(self.burst), self._tokens + (now - self._refilled) * self.rate / 1000)
+        self._refilled = now
+        room = False
         with self._lock:
-            while self._inbox and len(out) < limit:
+            while self._inbox and len(out) < limit and self._tokens >= 1:
                 page_id, item = self._inbox.popleft()
                 if page_id not in self._pages:
                     continue  # the page left: nobody to answer
+                self._tokens -= 1
                 self.current = page_id
                 out.append(item)
+            if self.wants_room and len(self._inbox) < self.inbox_lines:
+                self.wants_room = False
+                room = True
+        if room:
+            try:
+                self.make_room()
+            except Exception:  # noqa: BLE001 - the server's loop is gone
+                pass
         return out
 
     def may_control(self, page_id: int | None) -> bool:
@@ -259,7 +421,18 @@ class PageHub:
         with self._lock:
             self._inbox.clear()
             self._outbox.clear()
+            self._kept.clear()
             self._out_size = 0
+
+
+def _aged(view: dict[str, Any], ms: int) -> dict[str, Any]:
+    """A ``view`` answer ``ms`` later: only the running clock has moved."""
+    clock = view.get("clock")
+    if not clock or not clock.get("running") or ms <= 0:
+        return view
+    side = clock["running"]
+    left = clock[side]
+    return {**view, "clock": {**clock, side: min(left, max(0, left - ms))}}
 
 
 class WebLink(Link):
@@ -268,7 +441,8 @@ class WebLink(Link):
     The differences from a serial link: replies go to the asking page; a page that has
     not logged in gets ``forbidden`` for anything that changes the game; pages are not
     boards, so another board's event lines are refused; a page watches the view
-    (``watch on``) from the start.
+    (``watch on``) from the start. The questions it answers are kept in the hub until the
+    board changes (:meth:`PageHub.keep`), so that the server answers them again itself.
     """
 
     def __init__(self, hub: PageHub, settings: LinkConfig = LinkConfig()) -> None:
@@ -284,6 +458,9 @@ class WebLink(Link):
     def attach(self, app: LinkedBoard) -> None:
         """Join the application; on a simulated board the pages get the simulator's hands."""
         super().attach(app)
+        clock = getattr(app, "clock", None)
+        if clock is not None:
+            self.hub.now = clock.now_ms
         if isinstance(app, App):
             self.board = app
             if app.sim is not None:
@@ -294,15 +471,17 @@ class WebLink(Link):
             if not isinstance(item, LinkError):
                 message = parse_line(item)
                 if isinstance(message, PeerMessage):
-                    raise LinkError("unknown-command", "a page sends commands, not event lines (those are for a second board on the serial link)")
+                    raise LinkError("unknown-command", NOT_A_BOARD)
         except LinkError as exc:
             self.errors += 1
             self._send(exc.reply(now))
+            self.hub.done()
             self.hub.current = None
             return
         try:
             super()._line(item, now)
         finally:
+            self.hub.done()
             self.hub.current = None
 
     def _cmd_watch(self, now: int, state: str) -> dict[str, Any]:
@@ -312,7 +491,20 @@ class WebLink(Link):
     def _command(self, command: Command, now: int) -> dict[str, Any]:
         if command.name not in QUERIES and not self.hub.may_control(self.hub.current):
             raise LinkError("forbidden", f"{command.name} changes the game: log in with the board's PIN first", command.name)
-        return super()._command(command, now)
+        if command.name not in KEPT:
+            if command.name not in QUERIES:
+                self.hub.changed()  # whatever it does, even half-way: nothing kept is trusted
+            return super()._command(command, now)
+        reply = super()._command(command, now)
+        self.hub.keep(command, {k: v for k, v in reply.items() if k != "t"}, now)
+        return reply
+
+    def _send(self, obj: Any) -> None:
+        super()._send(obj)
+        if obj.get("event") == "view" and self.hub.current is None:
+            # The view every page was just sent is the answer to `view` until it changes.
+            self.hub.keep(Command("view"), {"event": "reply", "cmd": "view", "ok": True,
+                                            **{k: v for k, v in obj.items() if k not in ("t", "event")}}, obj["t"])
 
     def poll(self, now: int) -> list[Any]:
         events = super().poll(now)
@@ -334,7 +526,6 @@ class WebLink(Link):
         """What the server asked the main loop: ``state`` (``GET /api/state``: the link's
         ``state`` with the names, mode and clocks) or ``status`` (the status page)."""
         assert self.app is not None
-        app = self.app
         if what == "state":
             view = self.view(now)
             return {**self._identity(), "state": self._state(), "clock": view["clock"],
@@ -357,8 +548,8 @@ class WebLink(Link):
             "debounce_ms": hardware.debounce_ms,
             "faults": hardware.diagnose() if hasattr(hardware, "diagnose") else [],
             "pages": self.hub.pages,
-            "commands": self.commands,
-            "errors": self.errors,
+            "commands": self.commands + self.hub.answered,
+            "errors": self.errors + self.hub.refused,
         }
 
     def _send_view(self, now: int) -> None:
@@ -373,3 +564,4 @@ class WebLink(Link):
 
 
 assert QUERIES.isdisjoint(CONTROL_COMMANDS)
+assert KEPT - {"history"} <= QUERIES

@@ -40,11 +40,9 @@ log = logging.getLogger(__name__)
 
 #: Messages a page may have waiting for it before it is disconnected as too slow.
 PAGE_QUEUE = 256
-#: How often the server looks for lines to send while lines flow; how long lines must
-#: have stopped before it sleeps until woken; its longest sleep.
-POLL_S = 0.005
-BUSY_S = 1.0
-IDLE_POLL_S = 1.0
+#: How often the idle server wakes by itself (uvicorn's own loop: 10 times a second) to
+#: renew the Date header and look whether it must stop (close() wakes it at once).
+TICK_S = 1.0
 #: Connections served at once; more get HTTP 503.
 LIMIT_CONNECTIONS = 256
 #: Messages a page may send a second, and in a burst (more wait: see _socket_session).
@@ -134,6 +132,7 @@ class WebServer:
         self._queues: dict[int, asyncio.Queue[str | None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
+        self._room: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
         self._server: Any = None
         self._socket: socket.socket | None = None
@@ -177,7 +176,7 @@ class WebServer:
             # crowd of clients can make the board hold.
             limit_concurrency=LIMIT_CONNECTIONS,
         )
-        self._server = uvicorn.Server(config)
+        self._server = _quiet_server(config)
         self._thread = threading.Thread(target=self._run, name="crownhead-web", daemon=True)
         self._thread.start()
         if not self._started.wait(10):
@@ -196,12 +195,17 @@ class WebServer:
     async def _serve(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
-        loop, wake = self._loop, self._wake
+        self._room = asyncio.Event()
+        loop, wake, room = self._loop, self._wake, self._room
 
         def wake_up() -> None:
             loop.call_soon_threadsafe(wake.set)
 
+        def make_room() -> None:
+            loop.call_soon_threadsafe(room.set)
+
         self.hub.wake = wake_up
+        self.hub.make_room = make_room
         pump = asyncio.create_task(self._pump())
         self._started.set()
         try:
@@ -210,15 +214,16 @@ class WebServer:
         finally:
             pump.cancel()
             self.hub.wake = lambda: None
+            self.hub.make_room = lambda: None
 
     def close(self) -> None:
         """Stop serving: every page is disconnected (idempotent)."""
         if self._server is not None:
             self._server.should_exit = True
-            loop, wake = self._loop, self._wake
-            if loop is not None and wake is not None and not loop.is_closed():
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
                 try:
-                    loop.call_soon_threadsafe(wake.set)
+                    loop.call_soon_threadsafe(self._server.stop)
                 except RuntimeError:
                     pass
         if self._thread is not None:
@@ -232,44 +237,42 @@ class WebServer:
     # -- lines to the pages ----------------------------------------------------------
 
     async def _pump(self) -> None:
-        """Look for lines every POLL_S while lines flow; after a quiet second, sleep until
-        the main loop wakes the server with the next line (at most once per quiet spell)."""
-        assert self._wake is not None and self._loop is not None
-        busy_until = 0.0
+        """Hand the main loop's lines to the pages whenever it says there are some (it
+        wakes the server once per batch: no polling, so an idle board costs nothing here)."""
+        assert self._wake is not None
         while True:
-            now = self._loop.time()
-            if now < busy_until:
-                await asyncio.sleep(POLL_S)
-            else:
-                self._wake.clear()
-                if self.hub.doze():
-                    try:
-                        await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
-                    except TimeoutError:
-                        pass
-                self.hub.sleeping = False
+            await self._wake.wait()
+            self._wake.clear()
             try:
-                if self._deliver():
-                    busy_until = self._loop.time() + BUSY_S
+                self._deliver()
             except Exception:  # keep serving whatever one round did
                 log.exception("web: delivering lines failed")
 
     def _deliver(self) -> bool:
         """Hand the main loop's lines to the pages' queues; a page whose queue is full is
-        disconnected (it reconnects and is greeted afresh). False if there were none."""
+        disconnected (it reconnects and is greeted afresh). False if there were none.
+
+        Each line is decoded once, whatever the number of pages it goes to."""
+        self.hub.woken()
         lines = self.hub.take()
         for targets, line in lines:
+            if not line:
+                self.hub.settle(targets[0])  # the main loop is done with one of its lines
+                continue
             text = line.decode("utf-8").rstrip("\n")
             for page_id in targets:
-                queue = self._queues.get(page_id)
-                if queue is None:
-                    continue
-                try:
-                    queue.put_nowait(text)
-                except asyncio.QueueFull:
-                    log.warning("web: page %d does not keep up: disconnected", page_id)
-                    self._disconnect(page_id)
+                self._to_page(page_id, text)
         return bool(lines)
+
+    def _to_page(self, page_id: int, text: str) -> None:
+        queue = self._queues.get(page_id)
+        if queue is None:
+            return
+        try:
+            queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.warning("web: page %d does not keep up: disconnected", page_id)
+            self._disconnect(page_id)
 
     def _disconnect(self, page_id: int) -> None:
         queue = self._queues.pop(page_id, None)
@@ -559,11 +562,19 @@ class WebServer:
                 data = message.get("bytes")
                 if data is None:
                     data = (message.get("text") or "").encode("utf-8")
-                # Hold this page back while the board's inbox is full.
-                while not self.hub.put(page, data):
-                    if task.done():
+                done, answers = self.hub.put(page, data)
+                # Hold this page back while the board's inbox is full (nothing is dropped:
+                # its socket is not read meanwhile); the main loop says when there is room.
+                while True:
+                    for answer in answers:
+                        self._to_page(page.id, answer)
+                    if done or task.done():
                         break
-                    await asyncio.sleep(0.005)
+                    assert self._room is not None
+                    self._room.clear()
+                    if not self.hub.room():
+                        await self._room.wait()
+                    done, answers = self.hub.put(page)
                 if task.done():
                     break
         except disconnected:
@@ -627,6 +638,35 @@ class WebServer:
                     values["pin"] = "(set)"
                 out[name] = values
         return out
+
+
+def _quiet_server(config: Any) -> Any:
+    """A uvicorn server whose own loop wakes once a second, not ten times (on a board left
+    alone that is most of what the server costs); :meth:`stop` ends it at once."""
+    import uvicorn
+
+    class QuietServer(uvicorn.Server):
+        _stopping: asyncio.Event | None = None
+
+        async def main_loop(self) -> None:
+            self._stopping = asyncio.Event()
+            counter = 0
+            # on_tick renews the Date header when the counter is a multiple of 10 (one of
+            # uvicorn's ticks is 0.1 s) and says whether to stop.
+            while not await self.on_tick(counter):
+                counter = (counter + 10) % 864000
+                try:
+                    await asyncio.wait_for(self._stopping.wait(), TICK_S)
+                except TimeoutError:
+                    pass
+
+        def stop(self) -> None:
+            """Stop serving (in the server's loop)."""
+            self.should_exit = True
+            if self._stopping is not None:
+                self._stopping.set()
+
+    return QuietServer(config)
 
 
 def _plain(value: Any) -> Any:

@@ -67,6 +67,7 @@ class LiveBoard:
         clock: Clock | None = None,
         server_clock: Clock | None = None,
         page_rate: float = 1000.0,
+        main_rate: float = 1000.0,
     ) -> None:
         self.rig = Rig(
             state_dir,
@@ -82,7 +83,9 @@ class LiveBoard:
         assert self.rig.store is not None
         self.store = self.rig.store
         config = default_config()
-        self.hub = PageHub()
+        # Tests send faster than a person: the rates are the product's only where a
+        # test (or bench/web.py) says so.
+        self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)))
         self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
         self.link.attach(self.app)
         self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
