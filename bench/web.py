@@ -41,7 +41,8 @@ from firmware.config import default_config  # noqa: E402
 from firmware.events import Event, MoveMade  # noqa: E402
 from firmware.storage.store import GameStore  # noqa: E402
 from hal.clock import MonotonicClock  # noqa: E402
-from firmware.web.server import PAGE_RATE  # noqa: E402
+from firmware.web.bridge import PageHub, WebLink  # noqa: E402
+from firmware.web.server import PAGE_RATE, WebServer  # noqa: E402
 from helpers.web import CHROMIUM_FLAGS, LiveBoard, Socket, chromium_path  # noqa: E402
 
 
@@ -116,7 +117,8 @@ def latency(moves: int) -> None:
 
 
 def step_costs(app: App, seconds: float) -> list[float]:
-    """This thread's CPU microseconds per step, stepping every 10 ms for ``seconds``."""
+    """This thread's CPU microseconds per step, stepping every 10 ms for ``seconds`` (the
+    real loop's pace: ``App.run`` steps at least every 10 ms)."""
     costs = []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -130,7 +132,7 @@ def step_costs(app: App, seconds: float) -> list[float]:
 PAGES = """
 import sys, threading
 from websockets.sync.client import connect
-url = sys.argv[1]
+url, flood = sys.argv[1], sys.argv[2]
 sockets = [connect(url) for _ in range(10)]
 def read(ws):
     try:
@@ -141,9 +143,15 @@ def read(ws):
 for ws in sockets:
     threading.Thread(target=read, args=(ws,), daemon=True).start()
 print("connected", flush=True)
-junk = ["fen", "moves", "view", "castle", "play 99-1", "touch 40", "hello"]
-if len(sys.argv) > 2 and sys.argv[2] == "quiet":
+floods = {
+    # questions and garbage: what a page may send without changing anything
+    "questions": ["fen", "moves", "view", "castle", "play 99-1", "touch 40", "hello"],
+    # and commands that change what the board shows (each a view to every page)
+    "commands": ["fen", "brightness 40", "moves", "view", "brightness 60", "castle", "hello", "brightness 50"],
+}
+if flood == "none":
     threading.Event().wait()
+junk = floods[flood]
 n = 0
 while True:
     sockets[0].send(junk[n % len(junk)])
@@ -151,48 +159,109 @@ while True:
 """
 
 
-def step(seconds: float) -> None:
-    with tempfile.TemporaryDirectory() as state:
-        clock = MonotonicClock()
-        app = App(open_hardware(default_config(), clock, hal="sim"), clock=clock,
-                  settings=AppSettings(), store=GameStore(Path(state) / "bare"))
-        app.start()
-        base = step_costs(app, seconds)
-        app.close()
+def _bare_app(state: Path) -> App:
+    clock = MonotonicClock()
+    app = App(open_hardware(default_config(), clock, hal="sim"), clock=clock,
+              settings=AppSettings(), store=GameStore(state))
+    return app
 
-        live = LiveBoard(Path(state) / "web", page_rate=PAGE_RATE)
-        live._stop.set()  # this thread runs the loop: its steps are the ones measured
-        live._thread.join()
-        # The pages are another process, as browsers are: 10 sockets reading every line,
-        # one of them sending commands as fast as the server takes them.
-        pages = subprocess.Popen([sys.executable, "-c", PAGES, live.ws_url], stdout=subprocess.PIPE, text=True)
+
+def _web_phase(state: Path, seconds: float, flood: str) -> tuple[list[float], int, float]:
+    """Step costs of an app like the bare one with the web server, 10 pages and ``flood``;
+    the commands the link handled; the server thread's CPU share of a core meanwhile."""
+    app = _bare_app(state)
+    hub = PageHub()  # the product's rates and bounds
+    link = WebLink(hub)
+    link.attach(app)
+    server = WebServer(link, port=0, page_rate=PAGE_RATE)
+    server.start()
+    app.start()
+    try:
+        url = server.url.replace("http://", "ws://") + "ws"
+        pages = subprocess.Popen([sys.executable, "-c", PAGES, url, flood], stdout=subprocess.PIPE, text=True)
         assert pages.stdout is not None
         assert pages.stdout.readline().strip() == "connected"
-        time.sleep(0.5)
-        handled_before = live.link.commands + live.link.errors
-        with_web = step_costs(live.app, seconds)
-        handled = live.link.commands + live.link.errors - handled_before
+        # Greet the pages, then let the flood reach its pace.
+        step_costs(app, 1.0)
+        handled = link.commands + link.errors + hub.answered + hub.refused
+        assert server._thread is not None and server._thread.native_id is not None
+        tid = server._thread.native_id
+        web_before = _task_seconds(os.getpid(), tid)
+        started = time.monotonic()
+        costs = step_costs(app, seconds)
+        web_share = 100 * (_task_seconds(os.getpid(), tid) - web_before) / (time.monotonic() - started)
+        handled = link.commands + link.errors + hub.answered + hub.refused - handled
         pages.terminate()
         pages.wait(timeout=10)
-        live.close()
-    b, w = statistics.mean(base), statistics.mean(with_web)
-    print(f"step: CPU per main-loop step, mean {b:.1f} us without the web server, {w:.1f} us with it "
-          f"(10 pages, one flooding: {handled} commands handled in {seconds:.0f} s) -> {w / b:.2f}x "
-          f"(median {statistics.median(base):.1f} -> {statistics.median(with_web):.1f} us; budget 1.2x)")
+    finally:
+        app.close()
+        server.close()
+    return costs, handled, web_share
+
+
+def step(seconds: float, rounds: int) -> None:
+    """``rounds`` rounds of: the bare app, then with the server and a flood of questions,
+    then a flood with commands; each phase's mean step against the bare one of its round."""
+    rows: list[tuple[float, float, float, float, float, int, int, float, float]] = []
+    with tempfile.TemporaryDirectory() as state:
+        for n in range(rounds):
+            app = _bare_app(Path(state) / f"bare{n}")
+            app.start()
+            base = step_costs(app, seconds)
+            app.close()
+            questions, asked, web_q = _web_phase(Path(state) / f"q{n}", seconds, "questions")
+            commands, commanded, web_c = _web_phase(Path(state) / f"c{n}", seconds, "commands")
+            b = statistics.mean(base)
+            rows.append((b, statistics.mean(questions), statistics.mean(commands), statistics.median(base),
+                         statistics.median(questions), asked, commanded, web_q, web_c))
+    for b, q, c, mb, mq, asked, commanded, web_q, web_c in rows:
+        print(f"step: mean CPU per main-loop step {b:.2f} us without the web server; with it, 10 pages, one "
+              f"flooding questions and garbage ({asked} in {seconds:.0f} s): {q:.2f} us -> {q / b:.2f}x "
+              f"(medians {mb:.2f} -> {mq:.2f} us; the server thread {web_q:.2f} % of a core); one flooding "
+              f"with commands that change the board ({commanded}): {c:.2f} us -> {c / b:.2f}x "
+              f"(the server thread {web_c:.2f} %)")
+    q_ratios = [q / b for b, q, *_rest in rows]
+    c_ratios = [c / b for b, _q, c, *_rest in rows]
+    print(f"step: {rounds} rounds of {seconds:.0f} s: with a flood of questions {min(q_ratios):.2f}-{max(q_ratios):.2f}x "
+          f"(median {statistics.median(q_ratios):.2f}x), with commands {min(c_ratios):.2f}-{max(c_ratios):.2f}x "
+          f"(median {statistics.median(c_ratios):.2f}x) the step without the server (budget 1.2x)")
+
+
+def _task_seconds(pid: int, tid: int) -> float:
+    fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # -- idle CPU and memory -----------------------------------------------------------------
 
 
-def idle(seconds: float) -> None:
-    base_cpu, base_rss = _idle_run(seconds, web=False)
-    cpu, rss, page_note = _idle_run(seconds, web=True)
-    print(f"idle: crownhead run --headless --hal sim: {base_cpu:.2f} % of a core, RSS {base_rss:.1f} MB; "
-          f"with --web and {page_note}: {cpu:.2f} % of a core, RSS {rss:.1f} MB "
-          f"(the page's share {cpu - base_cpu:.2f} % and {rss - base_rss:.1f} MB; budget 2 %, goal RSS < 80 MB)")
+def idle(seconds: float, rounds: int) -> None:
+    """``rounds`` times: the board without the page, then with it; each measured alone."""
+    runs: dict[bool, list[tuple[float, float, list[tuple[int, float]]]]] = {False: [], True: []}
+    page_note = ""
+    for _ in range(rounds):
+        for web in (False, True):
+            cpu, rss, threads, page_note_run = _idle_run(seconds, web)
+            runs[web].append((cpu, rss, threads))
+            if web:
+                page_note = page_note_run
+    for web in (False, True):
+        label = f"with --web and {page_note}" if web else "without --web"
+        for cpu, rss, threads in runs[web]:
+            busiest = ", ".join(f"{share:.2f}" for _tid, share in threads[:4])
+            print(f"idle: crownhead run --headless --hal sim {label}: {cpu:.2f} % of a core, RSS {rss:.1f} MB "
+                  f"(its busiest threads: {busiest} %)")
+    base = [cpu for cpu, _rss, _t in runs[False]]
+    with_web = [cpu for cpu, _rss, _t in runs[True]]
+    rss_web = [rss for _cpu, rss, _t in runs[True]]
+    rss_base = [rss for _cpu, rss, _t in runs[False]]
+    print(f"idle: {rounds} runs of {seconds:.0f} s: {min(base):.2f}-{max(base):.2f} % of a core without the page, "
+          f"{min(with_web):.2f}-{max(with_web):.2f} % with it (median {statistics.median(with_web):.2f} %); "
+          f"RSS {min(rss_base):.0f}-{max(rss_base):.0f} MB without, {min(rss_web):.0f}-{max(rss_web):.0f} MB with "
+          f"(budget 2 % of a core, goal RSS < 80 MB)")
 
 
-def _idle_run(seconds: float, web: bool) -> Any:
+def _idle_run(seconds: float, web: bool) -> tuple[float, float, list[tuple[int, float]], str]:
     path = chromium_path() if web else None
     with tempfile.TemporaryDirectory() as state, tempfile.TemporaryDirectory() as profile:
         port = 18000 + os.getpid() % 1000
@@ -224,11 +293,13 @@ def _idle_run(seconds: float, web: bool) -> Any:
                 page = context.new_page()
                 page.goto(url)
                 page.wait_for_selector('#connection[data-state="live"]')
-            time.sleep(2)
+            time.sleep(3)  # past start-up: imports, the first views
             before = _cpu_seconds(proc.pid)
+            threads_before = _thread_seconds(proc.pid)
             started = time.monotonic()
             time.sleep(seconds)
             used = _cpu_seconds(proc.pid) - before
+            threads_after = _thread_seconds(proc.pid)
             elapsed = time.monotonic() - started
             rss = _rss_mb(proc.pid)
             if context is not None:
@@ -238,10 +309,23 @@ def _idle_run(seconds: float, web: bool) -> Any:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
-    if not web:
-        return 100 * used / elapsed, rss
+    shares = sorted(((tid, 100 * (t - threads_before.get(tid, 0.0)) / elapsed) for tid, t in threads_after.items()),
+                    key=lambda item: -item[1])
     page_note = "one page connected" if path is not None else "no page (no chromium)"
-    return 100 * used / elapsed, rss, page_note
+    return 100 * used / elapsed, rss, shares, page_note
+
+
+def _thread_seconds(pid: int) -> dict[int, float]:
+    """CPU seconds of each thread of ``pid``, by thread id."""
+    out = {}
+    ticks = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[int(task.name)] = (int(fields[11]) + int(fields[12])) / ticks
+    return out
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -261,14 +345,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=("latency", "step", "idle"))
     parser.add_argument("--moves", type=int, default=40, help="moves for the latency run (default 40)")
-    parser.add_argument("--seconds", type=float, default=10, help="length of the step and idle runs (default 10)")
+    parser.add_argument("--seconds", type=float, default=10, help="length of each step phase (default 10)")
+    parser.add_argument("--idle-seconds", type=float, default=20, help="length of each idle run (default 20)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the step and idle runs (default 3)")
     args = parser.parse_args()
     if args.only in (None, "latency"):
         latency(args.moves)
     if args.only in (None, "step"):
-        step(args.seconds)
+        step(args.seconds, args.rounds)
     if args.only in (None, "idle"):
-        idle(args.seconds)
+        idle(args.idle_seconds, args.rounds)
 
 
 if __name__ == "__main__":
