@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -130,10 +131,14 @@ def step_costs(app: App, seconds: float) -> list[float]:
 
 
 PAGES = """
-import sys, threading
+import logging, sys, threading
 from websockets.sync.client import connect
+logging.getLogger("websockets").setLevel(logging.CRITICAL)  # the flooder's drops, expected
 url, flood = sys.argv[1], sys.argv[2]
-sockets = [connect(url) for _ in range(10)]
+# No keep-alive pings from these clients (browsers send none): the flooding page's
+# socket is left unread by design while it is over its rate, and a ping queued behind
+# its flood would time out and close it.
+sockets = [connect(url, ping_interval=None) for _ in range(10)]
 def read(ws):
     try:
         while True:
@@ -153,8 +158,15 @@ if flood == "none":
     threading.Event().wait()
 junk = floods[flood]
 n = 0
+flooder = sockets[0]
 while True:
-    sockets[0].send(junk[n % len(junk)])
+    try:
+        flooder.send(junk[n % len(junk)])
+    except Exception:
+        # The server's keep-alive ping waits behind the flood it does not read, so after a
+        # while it drops the flooder, which comes back (as a browser's page would).
+        flooder = connect(url, ping_interval=None)
+        threading.Thread(target=read, args=(flooder,), daemon=True).start()
     n += 1
 """
 
@@ -166,65 +178,74 @@ def _bare_app(state: Path) -> App:
     return app
 
 
-def _web_phase(state: Path, seconds: float, flood: str) -> tuple[list[float], int, float]:
-    """Step costs of an app like the bare one with the web server, 10 pages and ``flood``;
-    the commands the link handled; the server thread's CPU share of a core meanwhile."""
-    app = _bare_app(state)
-    hub = PageHub()  # the product's rates and bounds
-    link = WebLink(hub)
-    link.attach(app)
-    server = WebServer(link, port=0, page_rate=PAGE_RATE)
-    server.start()
-    app.start()
-    try:
+def step(seconds: float, rounds: int) -> None:
+    """The main loop's step without the web server and with it (10 pages, one flooding),
+    for each kind of flood. See :func:`_step_rounds`."""
+    for flood, what in (("questions", "questions and garbage"), ("commands", "commands that change the board, questions and garbage")):
+        ratios = []
+        for n, (base, web, handled, web_share) in enumerate(_step_rounds(seconds, rounds, flood)):
+            b, w = statistics.mean(base), statistics.mean(web)
+            ratios.append(w / b)
+            print(f"step ({flood}) round {n + 1}: mean CPU per main-loop step {b:.1f} us without the web server, "
+                  f"{w:.1f} us with it -> {w / b:.2f}x (medians {statistics.median(base):.1f} -> "
+                  f"{statistics.median(web):.1f} us; {handled} lines from the flooding page; the server thread "
+                  f"{web_share:.2f} % of a core)")
+        print(f"step: with 10 pages, one flooding {what}: {min(ratios):.2f}-{max(ratios):.2f}x "
+              f"(median {statistics.median(ratios):.2f}x over {rounds} rounds of {seconds:.0f} s each way) "
+              f"the step without the web server (budget 1.2x)")
+
+
+def _step_rounds(seconds: float, rounds: int, flood: str) -> list[tuple[list[float], list[float], int, float]]:
+    """Rounds of alternating one-second blocks: the bare app, then the same app with the
+    web server, 10 pages (another process) and ``flood``, so that both see the same
+    machine (it is shared: its load drifts). The pages are stopped (SIGSTOP) while the
+    bare app steps: the server then sleeps in its event loop, waking for nothing.
+    Each round's step costs (bare, web), the flooding page's lines handled, and the
+    server thread's CPU share while the web app stepped."""
+    out = []
+    with tempfile.TemporaryDirectory() as state:
+        bare = _bare_app(Path(state) / "bare")
+        bare.start()
+        app = _bare_app(Path(state) / "web")
+        hub = PageHub()  # the product's rates and bounds
+        link = WebLink(hub)
+        link.attach(app)
+        server = WebServer(link, port=0, page_rate=PAGE_RATE)
+        server.start()
+        app.start()
         url = server.url.replace("http://", "ws://") + "ws"
         pages = subprocess.Popen([sys.executable, "-c", PAGES, url, flood], stdout=subprocess.PIPE, text=True)
-        assert pages.stdout is not None
-        assert pages.stdout.readline().strip() == "connected"
-        # Greet the pages, then let the flood reach its pace.
-        step_costs(app, 1.0)
-        handled = link.commands + link.errors + hub.answered + hub.refused
-        assert server._thread is not None and server._thread.native_id is not None
-        tid = server._thread.native_id
-        web_before = _task_seconds(os.getpid(), tid)
-        started = time.monotonic()
-        costs = step_costs(app, seconds)
-        web_share = 100 * (_task_seconds(os.getpid(), tid) - web_before) / (time.monotonic() - started)
-        handled = link.commands + link.errors + hub.answered + hub.refused - handled
-        pages.terminate()
-        pages.wait(timeout=10)
-    finally:
-        app.close()
-        server.close()
-    return costs, handled, web_share
-
-
-def step(seconds: float, rounds: int) -> None:
-    """``rounds`` rounds of: the bare app, then with the server and a flood of questions,
-    then a flood with commands; each phase's mean step against the bare one of its round."""
-    rows: list[tuple[float, float, float, float, float, int, int, float, float]] = []
-    with tempfile.TemporaryDirectory() as state:
-        for n in range(rounds):
-            app = _bare_app(Path(state) / f"bare{n}")
-            app.start()
-            base = step_costs(app, seconds)
+        try:
+            assert pages.stdout is not None
+            assert pages.stdout.readline().strip() == "connected"
+            step_costs(app, 1.0)  # the pages greeted, the flood under way
+            step_costs(bare, 1.0)
+            assert server._thread is not None and server._thread.native_id is not None
+            tid = server._thread.native_id
+            for _ in range(rounds):
+                base: list[float] = []
+                web: list[float] = []
+                handled = -(link.commands + link.errors + hub.answered + hub.refused)
+                web_cpu = 0.0
+                web_time = 0.0
+                for _block in range(max(1, round(seconds))):
+                    os.kill(pages.pid, signal.SIGSTOP)
+                    base += step_costs(bare, 1.0)
+                    os.kill(pages.pid, signal.SIGCONT)
+                    cpu, started = _task_seconds(os.getpid(), tid), time.monotonic()
+                    web += step_costs(app, 1.0)
+                    web_cpu += _task_seconds(os.getpid(), tid) - cpu
+                    web_time += time.monotonic() - started
+                handled += link.commands + link.errors + hub.answered + hub.refused
+                out.append((base, web, handled, 100 * web_cpu / web_time))
+        finally:
+            os.kill(pages.pid, signal.SIGCONT)
+            pages.terminate()
+            pages.wait(timeout=10)
             app.close()
-            questions, asked, web_q = _web_phase(Path(state) / f"q{n}", seconds, "questions")
-            commands, commanded, web_c = _web_phase(Path(state) / f"c{n}", seconds, "commands")
-            b = statistics.mean(base)
-            rows.append((b, statistics.mean(questions), statistics.mean(commands), statistics.median(base),
-                         statistics.median(questions), asked, commanded, web_q, web_c))
-    for b, q, c, mb, mq, asked, commanded, web_q, web_c in rows:
-        print(f"step: mean CPU per main-loop step {b:.2f} us without the web server; with it, 10 pages, one "
-              f"flooding questions and garbage ({asked} in {seconds:.0f} s): {q:.2f} us -> {q / b:.2f}x "
-              f"(medians {mb:.2f} -> {mq:.2f} us; the server thread {web_q:.2f} % of a core); one flooding "
-              f"with commands that change the board ({commanded}): {c:.2f} us -> {c / b:.2f}x "
-              f"(the server thread {web_c:.2f} %)")
-    q_ratios = [q / b for b, q, *_rest in rows]
-    c_ratios = [c / b for b, _q, c, *_rest in rows]
-    print(f"step: {rounds} rounds of {seconds:.0f} s: with a flood of questions {min(q_ratios):.2f}-{max(q_ratios):.2f}x "
-          f"(median {statistics.median(q_ratios):.2f}x), with commands {min(c_ratios):.2f}-{max(c_ratios):.2f}x "
-          f"(median {statistics.median(c_ratios):.2f}x) the step without the server (budget 1.2x)")
+            server.close()
+            bare.close()
+    return out
 
 
 def _task_seconds(pid: int, tid: int) -> float:

@@ -9,8 +9,10 @@ pages at once:
 * what needs no game is answered in the server's thread, never reaching the main loop:
   lines that do not parse, commands a page may not send, ``help``, ``watch``, and a
   question (``fen``, ``moves``, ``hello``, ``view``, ``history``, ``pdn``) the main loop
-  has answered since the board last changed (its answer is kept until then: a flood of
-  questions costs the board one answer per change, not one per question);
+  has answered since the board last changed, and a command it refused since then (a
+  refused command changes nothing, so the same line is refused alike): the answers are
+  kept until the board changes, so a flood of questions or of refused commands costs
+  the board one answer per change, not one per line;
 * the rest waits in one bounded inbox; the main loop takes a few lines per step and at
   most :attr:`PageHub.rate` a second (bursts of :attr:`PageHub.burst`); while the inbox
   is full the server stops reading the page that sends (its socket waits: a flood holds
@@ -130,7 +132,7 @@ class PageHub:
         self.max_asks = 32
         # The main loop's answers to questions since the board last changed, by
         # (command, arguments): (the reply without "t", the board's time it was given).
-        self._kept: dict[tuple[str, tuple[Any, ...]], tuple[dict[str, Any], int]] = {}
+        self._kept: dict[tuple[str, tuple[Any, ...]], tuple[dict[str, Any] | LinkError, int]] = {}
         #: Set when pages were greeted: the link resends the view for them.
         self.greeted_new = False
         # A page joined and is not greeted yet (looked at by the main loop every step).
@@ -232,6 +234,9 @@ class PageHub:
                 if kept is None:
                     return None
                 reply, at = kept
+                if isinstance(reply, LinkError):
+                    self.answered += 1
+                    raise reply
                 body = _aged(reply, now - at) if name == "view" else reply
         except LinkError as exc:
             self.refused += 1
@@ -350,14 +355,16 @@ class PageHub:
         if wake:
             self._wake()
 
-    def keep(self, command: Command, reply: dict[str, Any], now: int) -> None:
-        """Keep the main loop's answer to a question (``reply``, without ``t``) until the
-        board changes: the same question is then answered in the server's thread."""
-        if command.name not in KEPT:
+    def keep(self, command: Command, reply: dict[str, Any] | LinkError, now: int) -> None:
+        """Keep the main loop's answer to ``command`` until the board changes: a question's
+        reply (without ``t``), or the error that refused a command (a refused command
+        changes nothing, so the same line is refused alike until then). The same line is
+        then answered in the server's thread."""
+        if isinstance(reply, dict) and command.name not in KEPT:
             return
         with self._lock:
             if len(self._kept) >= 64:
-                self._kept.clear()  # bounded whatever the pages ask (history 0, 1, 2...)
+                self._kept.clear()  # bounded whatever the pages send (history 0, 1, 2...)
             self._kept[(command.name, command.args)] = (reply, now)
 
     def changed(self) -> None:
@@ -506,20 +513,20 @@ class WebLink(Link):
     def _command(self, command: Command, now: int) -> dict[str, Any]:
         if command.name not in QUERIES and not self.hub.may_control(self.hub.current):
             raise LinkError("forbidden", f"{command.name} changes the game: log in with the board's PIN first", command.name)
-        if command.name not in KEPT:
-            if command.name in QUERIES:
-                return super()._command(command, now)
-            try:
-                reply = super()._command(command, now)
-            except LinkError:
-                raise  # refused, so it changed nothing (the link's rule): what is kept stands
-            except Exception:
-                self.hub.changed()  # failed half-way: nothing kept is trusted any more
-                raise
+        try:
+            reply = super()._command(command, now)
+        except LinkError as exc:
+            # Refused, so it changed nothing (the link's rule): what is kept stands, and the
+            # same line gets the same refusal until the board changes.
+            self.hub.keep(command, exc, now)
+            raise
+        except Exception:
+            self.hub.changed()  # failed half-way: nothing kept is trusted any more
+            raise
+        if command.name in KEPT:
+            self.hub.keep(command, {k: v for k, v in reply.items() if k != "t"}, now)
+        elif command.name not in QUERIES:
             self.hub.changed()
-            return reply
-        reply = super()._command(command, now)
-        self.hub.keep(command, {k: v for k, v in reply.items() if k != "t"}, now)
         return reply
 
     def _send(self, obj: Any) -> None:
