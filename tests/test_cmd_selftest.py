@@ -13,6 +13,16 @@ from firmware.app.hardware import open_hardware
 from hal.clock import VirtualClock
 
 
+@pytest.fixture(autouse=True)
+def _state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where ``crownhead selftest`` keeps its result by default: this test's own directory,
+    never the user's or the system's."""
+    import firmware.storage.store as store
+
+    monkeypatch.setattr(store, "SYSTEM_STATE_DIR", tmp_path / "no-system-state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(["selftest", *argv])
     out, err = capsys.readouterr()

@@ -330,3 +330,27 @@ def test_a_draw_offered_by_one_side_and_accepted_by_the_other(browser: Any, live
     page.wait_for_function("() => document.querySelector('#result').textContent.includes('1/2-1/2')")
     assert live.state()["state"]["result"] == "1/2-1/2"
     page.close()
+
+
+def test_the_status_page_shows_the_last_selftest(browser: Any, live: LiveBoard, tmp_path: Path) -> None:
+    from firmware.cli import main
+    from firmware.storage.selftest import SELFTEST_FILE
+
+    page = open_page(browser, live)
+    page.click('nav a[data-tab="status-page"]')
+    page.wait_for_function("() => document.querySelector('#selftest').textContent === 'never run'")
+    assert main(["selftest", "--hal", "sim", "--sim-stuck", "12", "--no-leds", "--state-dir", str(tmp_path)]) == 1
+    page.click('nav a[data-tab="board"]')
+    page.click('nav a[data-tab="status-page"]')
+    page.wait_for_function("() => document.querySelector('#selftest').getAttribute('data-state') === 'failed'")
+    summary = page.locator("#selftest").text_content()
+    assert summary.startswith("failed, 20") and summary.endswith("UTC (sim): 1 fault")
+    lines = page.locator("#selftest-lines > li").all_text_contents()
+    assert "FAULTS (1):" in lines and any("square 12" in line for line in lines)
+    (tmp_path / SELFTEST_FILE).write_bytes(b"\x00garbage")
+    page.click('nav a[data-tab="board"]')
+    page.click('nav a[data-tab="status-page"]')
+    page.wait_for_function("() => document.querySelector('#selftest').getAttribute('data-state') === 'unreadable'")
+    assert page.locator("#selftest-lines > li").count() == 0
+    assert "sim" in page.locator("#status-list").text_content()  # the rest of the status still shows
+    page.close()

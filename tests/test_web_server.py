@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -396,3 +397,31 @@ def test_a_full_page_queue_disconnects_that_page_only(board: LiveBoard) -> None:
         assert fine.command("hands 11-15")["ok"]
         fine.until(lambda m: m.get("event") == "move")
         assert PAGE_QUEUE >= 64
+
+
+def test_status_shows_the_last_selftest(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from firmware.cli import main
+    from firmware.storage.selftest import SELFTEST_FILE
+
+    with LiveBoard(tmp_path) as board:
+        def selftest() -> dict[str, Any]:
+            status, _h, body = board.get("/api/status")
+            assert status == 200
+            return json.loads(body)["selftest"]
+
+        assert selftest() == {"state": "never run"}
+        assert main(["selftest", "--hal", "sim", "--sim-stuck", "7", "--no-leds", "--state-dir", str(tmp_path)]) == 1
+        failed = selftest()
+        assert failed["state"] == "failed" and failed["backend"] == "sim" and failed["time"].endswith("Z")
+        assert len(failed["faults"]) == 1 and "square 7" in failed["faults"][0] and "FAULTS (1):" in failed["lines"]
+        (tmp_path / SELFTEST_FILE).write_text('{"format": "crownhead-selftest", "version": 1, "time": ')
+        with caplog.at_level(logging.WARNING, logger="firmware.web.server"):
+            assert selftest() == {"state": "unreadable"}
+            assert selftest() == {"state": "unreadable"}
+        logged = [r.getMessage() for r in caplog.records if "self-test" in r.getMessage()]
+        assert len(logged) == 1 and f"{SELFTEST_FILE}: not JSON" in logged[0]  # once, naming the file
+        assert board.state()["state"]["ply"] == 0  # the rest goes on
+        assert main(["selftest", "--hal", "sim", "--squares", "1-4", "--no-leds", "--state-dir", str(tmp_path)]) == 0
+        assert selftest()["state"] == "passed"

@@ -14,19 +14,29 @@ simulated hand follows the prompts (it puts the piece on the square it sees lit)
 reports the LEDs it sees dark. ``--sim-stuck 12``, ``--sim-swap 5,6``,
 ``--sim-dead-led 7`` etc. inject faults for it to find. The exit code is 1 when faults
 were found, 0 when none, 2 when the board could not be opened.
+
+The result (its time, pass or fail, the report's lines) is kept in the state directory
+(``selftest.json``, :mod:`firmware.storage.selftest`) for the web page's status; a
+board that could not be opened is kept as a failed test too.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import time
 from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import TextIO
 
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.config import ConfigError
 from firmware.diagnostics.selftest import ConsoleOperator, Operator, Selftest, SimHand, parse_squares, report
+from firmware.storage.selftest import SelftestRecord, save_selftest
+from firmware.app.application import StoreConfig
+from firmware.storage.store import default_state_dir
 from hal.clock import Clock, MonotonicClock, VirtualClock
 from hal.errors import HardwareError
 from hal.lights import NullLights
@@ -59,10 +69,13 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         idle = _sleep_ms
 
     timeout_s = args.timeout if args.timeout is not None else (2.0 if simulated else 20.0)
+    state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
     try:
         hw = open_hardware(config, clock, hal=args.hal)
     except (ConfigError, HardwareError) as exc:
         print(f"crownhead selftest: {exc}", file=sys.stderr)
+        if isinstance(exc, HardwareError):
+            _keep(state_dir, backend, [f"the board could not be opened: {exc}"], [f"the board could not be opened: {exc}"])
         return 2
     try:
         operator: Operator
@@ -100,7 +113,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     finally:
         hw.close()
     report(result, out, not args.no_leds)
+    lines = io.StringIO()
+    report(result, lines, not args.no_leds)
+    _keep(state_dir, backend, [line for line in lines.getvalue().splitlines() if line.strip()], result.faults)
     return 1 if result.faults else 0
+
+
+def _keep(state_dir: Path, backend: str, lines: list[str], faults: list[str]) -> None:
+    """Keep the result for the status page; a state directory that cannot be written costs
+    a line on stderr, not the test's verdict."""
+    record = SelftestRecord.of(datetime.now(timezone.utc), backend, lines, faults)
+    try:
+        save_selftest(state_dir, record)
+    except OSError as exc:
+        print(f"crownhead selftest: the result was not kept in {state_dir}: {exc.strerror or exc}", file=sys.stderr)
 
 
 def _sleep_ms(ms: int) -> None:
@@ -143,6 +169,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-buttons", action="store_true", help="skip listing the buttons as they are pressed")
     parser.add_argument(
         "--verbose", action="store_true", help="with the simulator: show what the hand does"
+    )
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        default=None,
+        help="where the result is kept for the web page's status (default: store.state_dir, "
+        "else /var/lib/crownhead or ~/.local/state/crownhead)",
     )
     add_hardware_arguments(parser)
     add_sim_arguments(parser)

@@ -93,7 +93,8 @@ class WebServer:
     ``public_view``: watching needs no PIN. ``store``: the game store (games list).
     ``config``: the configuration in force, shown read-only on the status page.
     ``clock``: for sessions and the rate limit. ``page_rate``/``page_burst``: the
-    messages a page may send a second, and at once.
+    messages a page may send a second, and at once. ``state_dir``: where the last
+    self-test's result is kept (shown by the status page).
     """
 
     def __init__(
@@ -110,6 +111,7 @@ class WebServer:
         colours: dict[str, tuple[int, int, int]] | None = None,
         page_rate: float = PAGE_RATE,
         page_burst: int = PAGE_BURST,
+        state_dir: Path | None = None,
     ) -> None:
         from hal.clock import MonotonicClock
 
@@ -128,6 +130,8 @@ class WebServer:
         self.gate = Gate(pin, clock or MonotonicClock()) if pin else None
         self.page_rate = page_rate
         self.page_burst = page_burst
+        self.state_dir = state_dir
+        self._selftest_problem: str | None = None
         self._page = page_html(colours).encode("utf-8")
         self._queues: dict[int, asyncio.Queue[str | None]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -428,6 +432,7 @@ class WebServer:
                 return response
             data = json.loads(bytes(response.body))
             data["config"] = server.config_view()
+            data["selftest"] = server.selftest_view()
             data["web"] = {"listen": f"{server.host}:{server.port}", "public_view": server.public_view,
                            "pin": "set" if server.pin else "none", "pages": server.hub.pages}
             return JSONResponse(data)
@@ -625,6 +630,27 @@ class WebServer:
             fens.append(position.fen())
         return {"id": path.stem, "tags": game.tags, "moves": moves, "fens": fens, "result": game.result,
                 "error": str(game.error) if game.error else None}
+
+    def selftest_view(self) -> dict[str, Any]:
+        """The last self-test for the status page: ``state`` "passed" or "failed" (with its
+        time, backend, lines and faults), "never run", or "unreadable" (the problem is
+        logged, once per problem: the page goes on)."""
+        from firmware.storage.selftest import SelftestFileError, load_selftest
+
+        if self.state_dir is None:
+            return {"state": "never run"}
+        try:
+            record = load_selftest(self.state_dir)
+        except SelftestFileError as exc:
+            if str(exc) != self._selftest_problem:
+                self._selftest_problem = str(exc)
+                log.warning("web: the last self-test's result is unreadable: %s", exc)
+            return {"state": "unreadable"}
+        self._selftest_problem = None
+        if record is None:
+            return {"state": "never run"}
+        return {"state": "passed" if record.passed else "failed", "time": record.time, "backend": record.backend,
+                "lines": list(record.lines), "faults": list(record.faults)}
 
     def config_view(self) -> dict[str, Any]:
         """The configuration in force, for reading (the PIN is never shown)."""

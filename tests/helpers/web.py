@@ -90,7 +90,7 @@ class LiveBoard:
         self.link.attach(self.app)
         self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
                                 store=self.store, config=config, clock=server_clock or self.clock,
-                                page_rate=page_rate, page_burst=max(20, int(page_rate)))
+                                page_rate=page_rate, page_burst=max(20, int(page_rate)), state_dir=state_dir)
         self.server.start()
         self.app.start()
         self._stop = threading.Event()

@@ -483,7 +483,8 @@
     const rows = [
       ["Version", data.version], ["Backend", data.backend], ["Scan rate", data.scan_hz ? `${data.scan_hz} Hz` : "n/a"],
       ["Main loop", data.steps_per_s != null ? `${data.steps_per_s} steps/s` : "measuring"],
-      ["Debounce", `${data.debounce_ms} ms`], ["Self-test", (data.faults || []).length ? data.faults.join("; ") : "no faults found"],
+      ["Debounce", `${data.debounce_ms} ms`],
+      ["Sensor faults", (data.faults || []).length ? data.faults.join("; ") : "none detected"],
       ["Pages connected", data.pages], ["Commands", data.commands], ["Errors", data.errors],
     ];
     for (const [k, v] of rows) {
@@ -491,7 +492,30 @@
       const dd = document.createElement("dd"); dd.textContent = v == null ? "" : String(v);
       list.append(dt, dd);
     }
+    showSelftest(data.selftest || { state: "never run" });
     text($("#config"), JSON.stringify(data.config || {}, null, 2));
+  }
+
+  // The last `crownhead selftest`: when, passed or failed, and what each check said.
+  function showSelftest(st) {
+    const el = $("#selftest");
+    el.setAttribute("data-state", st.state);
+    let summary = st.state;
+    if (st.state === "passed" || st.state === "failed") {
+      const when = String(st.time || "").replace("T", " ").replace("Z", " UTC");
+      summary = `${st.state}, ${when} (${st.backend})`;
+      if (st.state === "failed") summary += `: ${(st.faults || []).length} fault${(st.faults || []).length === 1 ? "" : "s"}`;
+    } else if (st.state === "unreadable") {
+      summary = "unreadable (the board's log says why)";
+    }
+    text(el, summary);
+    const list = $("#selftest-lines");
+    list.replaceChildren();
+    for (const line of st.lines || []) {
+      const li = document.createElement("li");
+      li.textContent = line;
+      list.appendChild(li);
+    }
   }
 
   checkAccess().then(() => { connect(); showTab(); });
