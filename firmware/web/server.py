@@ -3,9 +3,12 @@
 Starlette on uvicorn (pure Python: nothing to compile on a Pi), one asyncio loop in one
 daemon thread. It talks to the main loop only through the :class:`~firmware.web.bridge.PageHub`
 (bounded queues) and never touches the game: the page's commands are the host link's,
-answered by the main loop; ``/api/state`` and ``/api/status`` are questions the main loop
-answers in its next step. A page that does not read its socket is disconnected (it
-reconnects and is greeted afresh); nothing it does makes the board wait.
+answered by the main loop, or here when they need no board (garbage, ``help``, and the
+main loop's own answers kept until the board changes: see the hub); ``/api/state`` and
+``/api/status`` are questions the main loop answers in its next step. Nothing here
+polls: the thread sleeps until a page sends something or the main loop has lines. A
+page that does not read its socket is disconnected (it reconnects and is greeted
+afresh); nothing it does makes the board wait.
 
 Who may do what (see ``docs/web.md``): on a loopback address with no PIN configured,
 anyone on this machine may watch and command; otherwise commands need a session got

@@ -19,6 +19,7 @@
     selected: null,
     clock: null,
     clockAt: 0,
+    ticker: null,
     retry: 500,
     wanted: [],
     commands: new Set(),
@@ -185,6 +186,11 @@
     page.clock = v.clock;
     page.clockAt = performance.now();
     tickClocks();
+    // The page counts a running clock down by itself from the time it was sent with;
+    // with no clock running nothing ticks (a phone left on the page sleeps).
+    const running = !!(v.clock && v.clock.running);
+    if (running && !page.ticker) page.ticker = setInterval(tickClocks, 200);
+    if (!running && page.ticker) { clearInterval(page.ticker); page.ticker = null; }
     $("#hints").checked = !!v.hints;
     if (document.activeElement !== $("#brightness")) $("#brightness").value = v.brightness;
     if (v.ply !== page.moves.length && !v.target) send("history");
@@ -263,7 +269,6 @@
       el.classList.toggle("paused", !!page.clock.paused && page.clock.side === side);
     }
   }
-  setInterval(tickClocks, 200);
 
   // -- the person at the page ----------------------------------------------------------
 
