@@ -183,25 +183,27 @@ def step(seconds: float, rounds: int) -> None:
     for each kind of flood. See :func:`_step_rounds`."""
     for flood, what in (("questions", "questions and garbage"), ("commands", "commands that change the board, questions and garbage")):
         ratios = []
-        for n, (base, web, handled, web_share) in enumerate(_step_rounds(seconds, rounds, flood)):
+        for n, (base, web, handled, mained, web_share) in enumerate(_step_rounds(seconds, rounds, flood)):
             b, w = statistics.mean(base), statistics.mean(web)
             ratios.append(w / b)
             print(f"step ({flood}) round {n + 1}: mean CPU per main-loop step {b:.1f} us without the web server, "
                   f"{w:.1f} us with it -> {w / b:.2f}x (medians {statistics.median(base):.1f} -> "
-                  f"{statistics.median(web):.1f} us; {handled} lines from the flooding page; the server thread "
+                  f"{statistics.median(web):.1f} us; {handled} lines from the flooding page, {mained} of them "
+                  f"handled by the main loop; the server thread "
                   f"{web_share:.2f} % of a core)")
         print(f"step: with 10 pages, one flooding {what}: {min(ratios):.2f}-{max(ratios):.2f}x "
               f"(median {statistics.median(ratios):.2f}x over {rounds} rounds of {seconds:.0f} s each way) "
               f"the step without the web server (budget 1.2x)")
 
 
-def _step_rounds(seconds: float, rounds: int, flood: str) -> list[tuple[list[float], list[float], int, float]]:
+def _step_rounds(seconds: float, rounds: int, flood: str) -> list[tuple[list[float], list[float], int, int, float]]:
     """Rounds of alternating one-second blocks: the bare app, then the same app with the
     web server, 10 pages (another process) and ``flood``, so that both see the same
     machine (it is shared: its load drifts). The pages are stopped (SIGSTOP) while the
     bare app steps: the server then sleeps in its event loop, waking for nothing.
-    Each round's step costs (bare, web), the flooding page's lines handled, and the
-    server thread's CPU share while the web app stepped."""
+    Each round's step costs (bare, web), the flooding page's lines handled, how many of
+    them the main loop handled, and the server thread's CPU share while the web app
+    stepped."""
     out = []
     with tempfile.TemporaryDirectory() as state:
         bare = _bare_app(Path(state) / "bare")
@@ -226,6 +228,7 @@ def _step_rounds(seconds: float, rounds: int, flood: str) -> list[tuple[list[flo
                 base: list[float] = []
                 web: list[float] = []
                 handled = -(link.commands + link.errors + hub.answered + hub.refused)
+                mained = -(link.commands + link.errors)
                 web_cpu = 0.0
                 web_time = 0.0
                 for _block in range(max(1, round(seconds))):
@@ -237,7 +240,8 @@ def _step_rounds(seconds: float, rounds: int, flood: str) -> list[tuple[list[flo
                     web_cpu += _task_seconds(os.getpid(), tid) - cpu
                     web_time += time.monotonic() - started
                 handled += link.commands + link.errors + hub.answered + hub.refused
-                out.append((base, web, handled, 100 * web_cpu / web_time))
+                mained += link.commands + link.errors
+                out.append((base, web, handled, mained, 100 * web_cpu / web_time))
         finally:
             os.kill(pages.pid, signal.SIGCONT)
             pages.terminate()
@@ -269,9 +273,10 @@ def idle(seconds: float, rounds: int) -> None:
     for web in (False, True):
         label = f"with --web and {page_note}" if web else "without --web"
         for cpu, rss, threads in runs[web]:
-            busiest = ", ".join(f"{share:.2f}" for _tid, share in threads[:4])
-            print(f"idle: crownhead run --headless --hal sim {label}: {cpu:.2f} % of a core, RSS {rss:.1f} MB "
-                  f"(its busiest threads: {busiest} %)")
+            main_share = threads[0][1]  # the process's first thread: the main loop
+            others = ", ".join(f"{share:.2f}" for _tid, share in sorted(threads[1:], key=lambda t: -t[1])[:3])
+            print(f"idle: crownhead run --headless --hal sim {label}: {cpu:.2f} % of a core (the main loop's "
+                  f"thread {main_share:.2f} %, the busiest others {others} %), RSS {rss:.1f} MB")
     base = [cpu for cpu, _rss, _t in runs[False]]
     with_web = [cpu for cpu, _rss, _t in runs[True]]
     rss_web = [rss for _cpu, rss, _t in runs[True]]
@@ -330,8 +335,9 @@ def _idle_run(seconds: float, web: bool) -> tuple[float, float, list[tuple[int, 
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+    # The main thread first (its id is the process's), then the others.
     shares = sorted(((tid, 100 * (t - threads_before.get(tid, 0.0)) / elapsed) for tid, t in threads_after.items()),
-                    key=lambda item: -item[1])
+                    key=lambda item: (item[0] != proc.pid, -item[1]))
     page_note = "one page connected" if path is not None else "no page (no chromium)"
     return 100 * used / elapsed, rss, shares, page_note
 
