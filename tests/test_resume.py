@@ -103,11 +103,13 @@ def test_options_given_for_the_start_win_over_the_record(tmp_path: Path, make_ri
     assert isinstance(white, Computer) and white.spec == MachineSpec("engine", 1, 3)
     levelled.close()
     # A mode given: that mode, and the log and the screen say so.
-    played = make_rig(settings=AppSettings(sim_keep_game=True, given=frozenset({"mode"})))
+    played = make_rig(settings=AppSettings(given=frozenset({"mode"})))  # the pieces to set up again
     assert played.app.mode.name == "play" and all(p.is_human for p in played.app.players.values())
     assert "the game resumes in play mode, as asked (--mode); it was saved in computer mode" in [
         e["message"] for e in played.of_kind("notice")
     ]
+    assert played.app.message.startswith("Resuming the unfinished game (2 plies) in play mode, as asked (--mode).")
+    played.do("f")
     played.do("9-14")
     assert _current(tmp_path)["mode"] == "play"
 

@@ -566,8 +566,9 @@ class App:
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
+            how = f" in {self.mode.name} mode, as asked (--mode)" if self.mode.name != record.mode and "mode" in self.settings.given else ""
             self.say(
-                f"Resuming the unfinished game ({game.ply} {'ply' if game.ply == 1 else 'plies'}). Put the pieces where the "
+                f"Resuming the unfinished game ({game.ply} {'ply' if game.ply == 1 else 'plies'}){how}. Put the pieces where the "
                 "lights ask, or press new for a new game."
             )
 
