@@ -122,7 +122,7 @@ def test_the_command_builds_and_lists(tmp_path: Path) -> None:
     assert info.returncode == 0
     assert "0101      1,024 indices        230 won        108 lost  longest 11 plies" in info.stdout
     bad = _crownhead("egdb", "build", "--pieces", "6", "--dir", str(tmp_path))
-    assert bad.returncode == 2 and "--pieces must be 2-4, not 6" in bad.stderr
+    assert bad.returncode == 2 and "--pieces must be 2-5, not 6" in bad.stderr
 
 
 @pytest.mark.parametrize("fen", ["W:WK22,K23,K24:BK31,K32", "B:WK22,K23,K24:BK31,K32"])

@@ -5,11 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
-from firmware.egdb import MAX_PIECES, EgdbError, build, default_dir, load_tables
-from rules.engine.egdb import Material, longest, materials
+from firmware.egdb import (
+    MAX_PIECES,
+    WHOLE_PIECES,
+    EgdbError,
+    build,
+    default_dir,
+    file_name,
+    load_table,
+)
+from rules.engine.egdb import Material, materials
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,23 +95,25 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_info(args: argparse.Namespace) -> int:
     folder = args.dir if args.dir is not None else default_dir()
-    try:
-        tables = load_tables(folder)
-    except EgdbError as error:
-        print(f"crownhead egdb info: {error}", file=sys.stderr)
-        return 1
-    if not tables:
+    names = {file_name(m): m for m in materials(MAX_PIECES)}
+    present = [m for name, m in names.items() if (folder / name).is_file()]
+    if not present:
         print(f"no endgame tables in {folder} (crownhead egdb build makes them)")
         return 0
     print(f"{folder}:")
-    for material in materials(max(sum(m) for m in tables)):
-        table = tables.get(material)
+    for material in materials(max(sum(m) for m in present)):
         name = "".join(map(str, material))
-        if table is None:
+        if material not in present:
             print(f"  {name}  missing")
             continue
-        wins = sum(1 for v in table if v and (v - 1) & 1)
-        losses = sum(1 for v in table if v and not (v - 1) & 1)
+        try:  # one table at a time: the five-piece ones are large
+            _, table = load_table(folder / file_name(material))
+        except EgdbError as error:
+            print(f"crownhead egdb info: {error}", file=sys.stderr)
+            return 1
+        counts = Counter(table)
+        wins = sum(n for v, n in counts.items() if v and (v - 1) & 1)
+        losses = sum(n for v, n in counts.items() if v and not (v - 1) & 1)
         print(f"  {name}  {len(table):>9,} indices  {wins:>9,} won  {losses:>9,} lost  "
-              f"longest {longest(table)} plies")
+              f"longest {max(counts) - 1} plies")
     return 0

@@ -404,14 +404,14 @@ def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Colo
 
 def _endgame_tables(state_dir: str | None) -> object | None:
     """The endgame databases for the computer opponent: a build in ``--state-dir`` (or the
-    default state directory), else the shipped tables. It plays on without them when the
-    files are damaged (the log says which)."""
+    default state directory), else the shipped tables. A damaged file is logged and left
+    out; it plays on without the tables when none is left."""
     try:
         if state_dir:
-            built = load_probe(default_egdb_dir(Path(state_dir)))
+            built = load_probe(default_egdb_dir(Path(state_dir)), skip_damaged=True)
             if built is not None:
                 return built
-        return load_probe()
+        return load_probe(skip_damaged=True)
     except EgdbError as error:
         logging.getLogger(__name__).warning("endgame tables not used: %s", error)
         return None

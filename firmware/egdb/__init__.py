@@ -1,22 +1,29 @@
 """Endgame databases on disk: build them once, load them for the engine.
 
-The retrograde analysis itself is pure and lives in :mod:`rules.engine.egdb`; this
-package keeps its tables as files, one per material, in ``<state dir>/egdb/`` (see
-:func:`firmware.storage.default_state_dir`): ``egdb-1011.xz`` holds the positions with
-one man and one king for the side to move against one opponent's king, LZMA-compressed.
-A build writes each table as soon as it is done (to a temporary name, then renamed), so
-an interrupted build goes on where it stopped; a loader checks every file's length and
-names the file that is wrong. :func:`load_probe` gives the engine its probe
-(``Engine(egdb=...)``); without the files the engine plays on without one.
+The retrograde analysis itself is pure and lives in :mod:`rules.engine.egdb` (with a
+NumPy version of it, :mod:`firmware.egdb.retro`, that builds the same tables some
+hundred times faster); this package keeps the tables as files, one per material, in
+``<state dir>/egdb/`` (see :func:`firmware.storage.default_state_dir`):
+``egdb-1011.xz`` holds the positions with one man and one king for the side to move
+against one opponent's king, LZMA-compressed; the five-piece tables are
+``egdb-ABCD.blk`` files, compressed in blocks that the probe reads one at a time
+(:mod:`firmware.egdb.blocks`). A build writes each table as soon as it is done (to a
+temporary name, then renamed), so an interrupted build goes on where it stopped; a
+loader checks every file and names the file that is wrong. :func:`load_probe` gives the
+engine its probe (``Engine(egdb=...)``); without the files the engine plays on without
+one.
 
 Every table of up to four pieces is shipped with the package (``tables/``, 41 files,
-1.3 MB; ``crownhead egdb build --dir firmware/egdb/tables`` makes the same bytes), so a
-board needs no build: :func:`load_probe` reads a build in the state directory when there
-is one, else the shipped tables.
+1.3 MB; ``crownhead egdb build --pieces 4 --dir firmware/egdb/tables`` makes the same
+bytes), so a board needs no build; the five-piece tables (44 files, see docs/engine.md
+for their size) are built by ``crownhead egdb build --pieces 5``. :func:`load_probe`
+reads a build in the state directory when there is one, and the shipped tables for
+whatever it lacks.
 """
 
 from __future__ import annotations
 
+import logging
 import lzma
 import os
 import re
@@ -24,11 +31,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from firmware.storage.store import default_state_dir
-from rules.engine.egdb import EndgameTables, Material, materials, size_of, solve
+from rules.engine.egdb import EndgameTables, Material, Table, materials, size_of, solve
 
-#: Piece counts a build may ask for: 5 pieces would take hours in pure Python.
-MAX_PIECES = 4
-_NAME = re.compile(r"egdb-(\d)(\d)(\d)(\d)\.xz")
+from . import blocks, retro
+
+#: Piece counts a build may ask for (5 needs NumPy: see :mod:`firmware.egdb.retro`).
+MAX_PIECES = 5
+#: Tables of up to this many pieces are one LZMA file each, read whole; larger ones
+#: are blocked files read a block at a time.
+WHOLE_PIECES = 4
+_NAME = re.compile(r"egdb-(\d)(\d)(\d)(\d)\.(xz|blk)")
+_log = logging.getLogger(__name__)
 
 
 class EgdbError(ValueError):
@@ -41,28 +54,62 @@ def default_dir(state_dir: Path | None = None) -> Path:
 
 
 def file_name(material: Material) -> str:
-    return "egdb-" + "".join(str(n) for n in material) + ".xz"
+    suffix = ".xz" if sum(material) <= WHOLE_PIECES else ".blk"
+    return "egdb-" + "".join(str(n) for n in material) + suffix
 
 
 def save_table(folder: Path, material: Material, table: bytes | bytearray) -> Path:
     """Write one table (atomically: a half-written file never has the real name)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / file_name(material)
+    if path.suffix == ".blk":
+        blocks.write(path, material, table)
+        return path
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(lzma.compress(bytes(table), preset=6))
     os.replace(tmp, path)
     return path
 
 
-def load_table(path: Path) -> tuple[Material, bytes]:
-    """One table file, checked: its name gives the material, its length must fit."""
+def _material(path: Path) -> Material:
     found = _NAME.fullmatch(path.name)
-    if found is None:
-        raise EgdbError(f"{path}: not an endgame table name (egdb-ABCD.xz)")
-    material: Material = tuple(int(g) for g in found.groups())  # type: ignore[assignment]
+    if found is None or found.group(5) != file_name(
+            tuple(int(g) for g in found.groups()[:4])).rsplit(".", 1)[1]:  # type: ignore[arg-type]
+        raise EgdbError(f"{path}: not an endgame table name (egdb-ABCD.xz up to "
+                        f"{WHOLE_PIECES} pieces, egdb-ABCD.blk above)")
+    material: Material = tuple(int(g) for g in found.groups()[:4])  # type: ignore[assignment]
     if sum(material) > MAX_PIECES or not (material[0] + material[1]) or not (
             material[2] + material[3]):
         raise EgdbError(f"{path}: no table for material {material}")
+    return material
+
+
+def open_table(path: Path, cache: blocks.BlockCache) -> tuple[Material, Table]:
+    """One table file for probing: a blocked file opened (its header checked), an LZMA
+    file read whole."""
+    if path.suffix != ".blk":
+        return load_table(path)
+    material = _material(path)
+    try:
+        return material, blocks.BlockTable(path, material, cache)
+    except (OSError, blocks.BlockError) as error:
+        raise EgdbError(str(error) if isinstance(error, blocks.BlockError)
+                        else f"{path}: {error}") from None
+
+
+def load_table(path: Path) -> tuple[Material, bytes]:
+    """One table file, checked, read whole: its name gives the material, its length must
+    fit."""
+    material = _material(path)
+    if path.suffix == ".blk":
+        try:
+            table = blocks.BlockTable(path, material, blocks.BlockCache(0))
+            try:
+                return material, table.read_all()
+            finally:
+                table.close()
+        except (OSError, blocks.BlockError, blocks.DamagedTable) as error:
+            raise EgdbError(str(error)) from None
     size = size_of(material)
     try:
         with lzma.open(path) as f:
@@ -79,9 +126,32 @@ def load_tables(folder: Path) -> dict[Material, bytes]:
     tables: dict[Material, bytes] = {}
     if not folder.is_dir():
         return tables
-    for path in sorted(folder.glob("egdb-*.xz")):
+    for path in _table_files(folder):
         material, data = load_table(path)
         tables[material] = data
+    return tables
+
+
+def _table_files(folder: Path) -> list[Path]:
+    return sorted([*folder.glob("egdb-*.xz"), *folder.glob("egdb-*.blk")])
+
+
+def open_tables(folder: Path, cache: blocks.BlockCache,
+                skip: Callable[[EgdbError], None] | None = None) -> dict[Material, Table]:
+    """Every table in ``folder`` for probing (none when it does not exist). A damaged
+    file raises, or with ``skip`` is handed to it and left out."""
+    tables: dict[Material, Table] = {}
+    if not folder.is_dir():
+        return tables
+    for path in _table_files(folder):
+        try:
+            material, table = open_table(path, cache)
+        except EgdbError as error:
+            if skip is None:
+                raise
+            skip(error)
+            continue
+        tables[material] = table
     return tables
 
 
@@ -89,19 +159,36 @@ def load_tables(folder: Path) -> dict[Material, bytes]:
 SHIPPED = Path(__file__).resolve().parent / "tables"
 
 
-def load_probe(folder: Path | None = None) -> EndgameTables | None:
+def _damaged(error: EgdbError) -> None:
+    _log.warning("endgame table left out: %s", error)
+
+
+def _damaged_block(material: Material, error: LookupError) -> None:
+    _log.warning("endgame table %s left out: %s", "".join(map(str, material)), error)
+
+
+def load_probe(folder: Path | None = None, cache_bytes: int = blocks.CACHE_BYTES,
+               skip_damaged: bool = False) -> EndgameTables | None:
     """The engine's probe over the tables in ``folder``, or None when there are none.
 
-    Without a folder: a build in :func:`default_dir` if there is one, else the tables
-    shipped in :data:`SHIPPED`.
+    Without a folder: a build in :func:`default_dir` if there is one, with the tables
+    shipped in :data:`SHIPPED` for any material it lacks. Tables of up to four pieces
+    are read whole (7.2 MB for all of them); five-piece ones are opened and read a block
+    at a time, keeping at most ``cache_bytes`` of blocks in memory. A damaged file
+    raises :class:`EgdbError`, or with ``skip_damaged`` is logged and left out (and a
+    block found damaged while probing always is).
     """
+    cache = blocks.BlockCache(cache_bytes)
+    skip = _damaged if skip_damaged else None
     if folder is None:
-        tables = load_tables(default_dir()) or load_tables(SHIPPED)
+        tables = open_tables(default_dir(), cache, skip)
+        for material, table in open_tables(SHIPPED, cache, skip).items():
+            tables.setdefault(material, table)
     else:
-        tables = load_tables(folder)
+        tables = open_tables(folder, cache, skip)
     if not tables:
         return None
-    probe = EndgameTables(tables)
+    probe = EndgameTables(tables, on_damage=_damaged_block)
     return probe if probe.pieces >= 2 else None
 
 
@@ -113,6 +200,10 @@ def build(folder: Path, pieces: int, progress: Progress | None = None) -> dict[M
     already there. ``progress(done, total, material)`` counts index slots."""
     if not 2 <= pieces <= MAX_PIECES:
         raise ValueError(f"pieces must be 2-{MAX_PIECES}, not {pieces}")
+    if pieces > WHOLE_PIECES and not retro.available():
+        raise EgdbError(f"a build of {pieces} pieces needs NumPy 2 (pip install "
+                        "'numpy>=2', or the package's egdb extra); up to "
+                        f"{WHOLE_PIECES} pieces builds without it")
     tables: dict[Material, bytes | bytearray] = dict(load_tables(folder))
     wanted = materials(pieces)
     total = sum(size_of(m) for m in wanted)
@@ -129,7 +220,8 @@ def build(folder: Path, pieces: int, progress: Progress | None = None) -> dict[M
             if progress is not None:
                 progress(min(base + positions, base + group_size - 1), total, material)
 
-        for m, table in solve(material, tables, report).items():
+        solver = retro.solve if retro.available() else solve
+        for m, table in solver(material, tables, report).items():
             save_table(folder, m, table)
             tables[m] = table
             done += size_of(m)
@@ -138,5 +230,6 @@ def build(folder: Path, pieces: int, progress: Progress | None = None) -> dict[M
     return {m: bytes(t) for m, t in tables.items() if sum(m) <= pieces}
 
 
-__all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "build", "default_dir", "file_name", "load_probe",
-           "load_table", "load_tables", "save_table"]
+__all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "WHOLE_PIECES", "build", "default_dir",
+           "file_name", "load_probe", "load_table", "load_tables", "open_table", "open_tables",
+           "save_table"]

@@ -42,7 +42,19 @@ from rules.position import Color, Position
 
 #: (own men, own kings, opponent's men, opponent's kings), the side to move first.
 Material = tuple[int, int, int, int]
-Tables = Mapping[Material, bytes | bytearray]
+
+
+class Table(Protocol):
+    """A table as the probe reads it: ``bytes``, or a file read block by block (which
+    raises a ``LookupError`` when a block of it turns out damaged)."""
+
+    def __getitem__(self, index: int, /) -> int: ...
+
+    def __len__(self) -> int: ...
+
+
+Tables = Mapping[Material, Table]
+BuiltTables = Mapping[Material, bytes | bytearray]
 
 #: Black's men never stand on 29-32 (they are crowned there), White's never on 1-4.
 _BLACK_MAN_SQUARES = 28
@@ -152,7 +164,7 @@ def _from_white(own: int, opp: int, kings: int) -> tuple[int, int, int]:
 Progress = Callable[[int], None]
 
 
-def solve(material: Material, known: Tables, progress: Progress | None = None) -> dict[Material, bytearray]:
+def solve(material: Material, known: BuiltTables, progress: Progress | None = None) -> dict[Material, bytearray]:
     """The tables of ``material`` and of its mirror (they lead into each other by quiet
     moves), given ``known`` tables of every material a capture or crowning leads to.
 
@@ -270,7 +282,7 @@ def solve(material: Material, known: Tables, progress: Progress | None = None) -
 
 
 def build(pieces: int, progress: Callable[[Material, int], None] | None = None,
-          known: Tables | None = None) -> dict[Material, bytes | bytearray]:
+          known: BuiltTables | None = None) -> dict[Material, bytes | bytearray]:
     """Every table of up to ``pieces`` pieces; ``known`` ones are taken as they are
     (a resumed build), and ``progress(material, positions_done)`` is called now and then.
     """
@@ -281,6 +293,84 @@ def build(pieces: int, progress: Callable[[Material, int], None] | None = None,
         report = (lambda done, m=m: progress(m, done)) if progress is not None else None
         tables.update(solve(m, tables, report))
     return tables
+
+
+def expected_value(own: int, opp: int, kings: int, probe: EndgameProbe) -> int:
+    """The value a position (own to move, as Black) must have given its children's
+    values: one ply more than its fastest win, else a draw if it has a drawing move,
+    else one ply more than its longest loss (no move: lost at once). A table is right
+    when every position agrees with it: :func:`check` (the children are probed too).
+
+    >>> tables = EndgameTables(build(2))
+    >>> expected_value(1 << 17, 1 << 22, 0, tables) == tables.value(1 << 17, 1 << 22, 0, True)
+    True
+    """
+    best_win = 0
+    longest_loss = 0
+    draw = False
+    for c_own, c_opp, c_kings in children(own, opp, kings, True):
+        v = probe.value(flip(c_own), flip(c_opp), flip(c_kings), True)
+        if v is None:
+            raise ValueError("a child the tables do not cover")
+        if v == 0:
+            draw = True
+        elif v & 1:
+            best_win = v if not best_win else min(best_win, v)
+        else:
+            longest_loss = max(longest_loss, v)
+    if best_win:
+        return best_win + 1
+    if draw:
+        return 0
+    return longest_loss + 1
+
+
+def check(material: Material, probe: EndgameProbe, indices: Iterator[int] | list[int]) -> list[int]:
+    """The indices of ``material`` (among ``indices``) whose value in ``probe`` is not
+    the one its children's values give (:func:`expected_value`): none when the tables
+    are consistent, across captures and crownings into smaller tables too. Indices that
+    are no position are skipped."""
+    wrong = []
+    for i in indices:
+        boards = boards_of(i, material)
+        if boards is None:
+            continue
+        own, opp, kings = boards
+        if probe.value(own, opp, kings, True) != expected_value(own, opp, kings, probe):
+            wrong.append(i)
+    return wrong
+
+
+def boards_of(index: int, material: Material) -> tuple[int, int, int] | None:
+    """The position (own, opp, kings; own to move as Black) at ``index`` of ``material``,
+    or None when the index is no position (two pieces on one square).
+
+    >>> m = (1, 1, 0, 1)
+    >>> index_of(*boards_of(12345, m), m)
+    12345
+    """
+    a, b, c, d = material
+    rest, rd = divmod(index, comb(32, d))
+    rest, rc = divmod(rest, comb(28, c))
+    ra, rb = divmod(rest, comb(32, b))
+    own_men, own_kings = _unrank(ra, a, 0), _unrank(rb, b, 0)
+    opp_men, opp_kings = _unrank(rc, c, _WHITE_MAN_OFFSET), _unrank(rd, d, 0)
+    own, opp = own_men | own_kings, opp_men | opp_kings
+    if (own | opp).bit_count() != a + b + c + d:
+        return None
+    return own, opp, own_kings | opp_kings
+
+
+def _unrank(r: int, k: int, shift: int) -> int:
+    """The set of ``k`` bit positions whose :func:`_rank` is ``r``, shifted up."""
+    mask = 0
+    for i in range(k, 0, -1):
+        p = i - 1
+        while comb(p + 1, i) <= r:
+            p += 1
+        r -= comb(p, i)
+        mask |= 1 << (p + shift)
+    return mask
 
 
 def longest(table: bytes | bytearray) -> int:
@@ -303,16 +393,21 @@ class EndgameTables:
     """The probe the search uses: exact values of every position the tables cover.
 
     ``tables`` maps each material to its table; positions with more pieces than
-    :attr:`pieces`, or of a material that is missing, are not covered (None).
+    :attr:`pieces`, or of a material that is missing, are not covered (None). A table
+    that raises ``LookupError`` (a damaged block of a file read in blocks) is dropped
+    and reported once to ``on_damage``; its positions are not covered from then on.
     """
 
-    def __init__(self, tables: Tables) -> None:
+    def __init__(self, tables: Tables, on_damage: Callable[[Material, LookupError], None]
+                 | None = None) -> None:
         self.tables = dict(tables)
+        self.on_damage = on_damage
+        # The largest count with a table; a missing material of it (a damaged file left
+        # out, a build still going on) is only not covered.
         self.pieces = max((sum(m) for m in self.tables), default=0)
-        # Every material up to the largest present, or the search would stop trusting
-        # a count half-covered.
+        # Every smaller count complete, though: a capture from the largest leads there.
         for m in materials(self.pieces):
-            if m not in self.tables:
+            if sum(m) < self.pieces and m not in self.tables:
                 self.pieces = min(self.pieces, sum(m) - 1)
 
     def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
@@ -328,7 +423,13 @@ class EndgameTables:
         table = self.tables.get(m)
         if table is None:
             return None
-        return table[index_of(own, opp, kings, m)]
+        try:
+            return table[index_of(own, opp, kings, m)]
+        except LookupError as error:
+            del self.tables[m]
+            if self.on_damage is not None:
+                self.on_damage(m, error)
+            return None
 
     def probe_position(self, position: Position) -> tuple[str, int] | None:
         """``("win", n)``, ``("loss", n)`` (in n plies with best play) or ``("draw", 0)``
@@ -343,5 +444,6 @@ class EndgameTables:
         return ("win" if v & 1 == 0 else "loss", v - 1)
 
 
-__all__ = ["EndgameProbe", "EndgameTables", "Material", "build", "flip", "index_of", "longest",
+__all__ = ["BuiltTables", "EndgameProbe", "EndgameTables", "Material", "Table", "Tables", "build",
+           "boards_of", "check", "expected_value", "flip", "index_of", "longest",
            "material_of", "materials", "mirror", "size_of", "solve"]

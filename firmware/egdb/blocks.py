@@ -1,0 +1,182 @@
+"""Tables in blocks: read one block of a table when the search needs it.
+
+A five-piece table is up to 12 million bytes; all 44 of them, 180 million. Loading them
+whole would take a Raspberry Pi's memory and, worse, seconds of decompression in the
+middle of a search. So they are kept as ``egdb-ABCD.blk`` files: the table cut into
+blocks of 4,096 indices, each compressed on its own with zlib, after a header that
+says where each block starts. A probe reads and inflates the one block it needs (tens
+of microseconds) and keeps the blocks it read in a cache of bounded size, shared by
+every table (:class:`BlockCache`); the least recently used block goes first.
+
+The file: ``CHEGDB1\\n``, the material (4 bytes), the table's length (8 bytes), the
+block size and the number of blocks (4 bytes each), one 8-byte file offset per block
+and one for the end, then the blocks. Everything is checked when the file is opened (a
+table's length must be its material's, the offsets must run in order to the end of the
+file); a block that does not inflate to its length makes the table unusable from then
+on (:class:`DamagedTable`, which the probe logs and treats as a missing table).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+from collections import OrderedDict
+from pathlib import Path
+
+from rules.engine.egdb import Material, size_of
+
+MAGIC = b"CHEGDB1\n"
+_HEAD = struct.Struct("<8s4BQII")
+BLOCK = 4096
+#: Default cache: 4,096 blocks, about 17 MB with Python's overhead.
+CACHE_BYTES = 16 << 20
+
+
+class DamagedTable(LookupError):
+    """A block that cannot be read or inflated to its length."""
+
+
+class BlockError(ValueError):
+    """A blocked table file whose header does not hold together."""
+
+
+def write(path: Path, material: Material, table: bytes | bytearray, block: int = BLOCK) -> None:
+    """Write ``table`` as a blocked file (atomically: a temporary name, then renamed)."""
+    data = bytes(table)
+    blocks = [zlib.compress(data[i:i + block], 9) for i in range(0, len(data), block)]
+    start = _HEAD.size + 8 * (len(blocks) + 1)
+    offsets = [start]
+    for b in blocks:
+        offsets.append(offsets[-1] + len(b))
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as f:
+        f.write(_HEAD.pack(MAGIC, *material, len(data), block, len(blocks)))
+        f.write(struct.pack(f"<{len(offsets)}Q", *offsets))
+        for b in blocks:
+            f.write(b)
+    os.replace(tmp, path)
+
+
+class BlockCache:
+    """Inflated blocks of every table, the least recently used dropped past ``limit``
+    bytes."""
+
+    def __init__(self, limit: int = CACHE_BYTES) -> None:
+        self.limit = limit
+        self.used = 0
+        self.blocks: OrderedDict[int, bytes] = OrderedDict()
+        self.misses = 0
+
+    def put(self, key: int, data: bytes) -> None:
+        self.blocks[key] = data
+        self.used += len(data)
+        while self.used > self.limit and len(self.blocks) > 1:
+            _, old = self.blocks.popitem(last=False)
+            self.used -= len(old)
+
+    def clear(self) -> None:
+        self.blocks.clear()
+        self.used = 0
+
+
+class BlockTable:
+    """One table read block by block: ``table[index]`` is its byte at ``index``.
+
+    The header is checked at once; the file stays open (``close()``) and blocks are read
+    with ``os.pread``, so two threads may probe at the same time.
+    """
+
+    _numbers = 0
+
+    def __init__(self, path: Path, material: Material, cache: BlockCache) -> None:
+        self.path = path
+        self.material = material
+        self.cache = cache
+        BlockTable._numbers += 1
+        self._key = BlockTable._numbers << 32
+        self._fd = os.open(path, os.O_RDONLY)
+        try:
+            self._read_header()
+        except BaseException:
+            os.close(self._fd)
+            raise
+
+    def _read_header(self) -> None:
+        path, material = self.path, self.material
+        head = os.pread(self._fd, _HEAD.size, 0)
+        if len(head) != _HEAD.size:
+            raise BlockError(f"{path}: too short for a table header")
+        magic, a, b, c, d, size, block, count = _HEAD.unpack(head)
+        if magic != MAGIC:
+            raise BlockError(f"{path}: not a blocked endgame table (no {MAGIC!r} header)")
+        if (a, b, c, d) != material:
+            raise BlockError(f"{path}: holds material {(a, b, c, d)}, its name says {material}")
+        if size != size_of(material):
+            raise BlockError(f"{path}: {size} indices, material {material} needs "
+                             f"{size_of(material)}")
+        if not 256 <= block <= 1 << 20 or block & (block - 1):
+            raise BlockError(f"{path}: block size {block} is not a power of two of 256-1M")
+        if count != -(-size // block):
+            raise BlockError(f"{path}: {count} blocks, {size} indices need {-(-size // block)}")
+        raw = os.pread(self._fd, 8 * (count + 1), _HEAD.size)
+        if len(raw) != 8 * (count + 1):
+            raise BlockError(f"{path}: the block offsets are cut short")
+        offsets = struct.unpack(f"<{count + 1}Q", raw)
+        end = os.fstat(self._fd).st_size
+        if offsets[0] != _HEAD.size + len(raw) or offsets[-1] != end or any(
+                offsets[i] > offsets[i + 1] for i in range(count)):
+            raise BlockError(f"{path}: the block offsets do not run in order to the end "
+                             f"of the file ({end} bytes)")
+        self.size = size
+        self.block = block
+        self.shift = block.bit_length() - 1
+        self.offsets = offsets
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: int) -> int:
+        n = index >> self.shift
+        key = self._key | n
+        blocks = self.cache.blocks
+        data = blocks.get(key)
+        if data is None:
+            data = self._inflate(n)
+            self.cache.put(key, data)
+        else:
+            blocks.move_to_end(key)
+        return data[index & (self.block - 1)]
+
+    def _inflate(self, n: int) -> bytes:
+        self.cache.misses += 1
+        start, end = self.offsets[n], self.offsets[n + 1]
+        want = min(self.block, self.size - n * self.block)
+        try:
+            raw = os.pread(self._fd, end - start, start)
+            inflater = zlib.decompressobj()
+            data = inflater.decompress(raw, want + 1)  # bounded: a block at most
+        except (OSError, zlib.error) as error:
+            raise DamagedTable(f"{self.path}: block {n} unreadable ({error})") from None
+        if len(data) != want:
+            raise DamagedTable(f"{self.path}: block {n} holds {len(data)} bytes, not {want}")
+        return data
+
+    def read_all(self) -> bytes:
+        """The whole table (for a build that goes on from it)."""
+        return b"".join(self._inflate(n) for n in range(len(self.offsets) - 1))
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to tell
+            pass
+
+
+__all__ = ["BLOCK", "BlockCache", "BlockError", "BlockTable", "CACHE_BYTES", "DamagedTable",
+           "MAGIC", "write"]
