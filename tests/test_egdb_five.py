@@ -221,8 +221,9 @@ def test_every_five_piece_table_agrees_with_its_children(five: Path) -> None:
 
 @pytest.mark.slow
 def test_five_piece_tables_agree_with_the_search(five: Path) -> None:
-    """Where a search that knows only four pieces finds a forced result, the tables
-    say the same (and the forced win is no faster than the tables' fastest)."""
+    """Where a search that knows only four pieces finds a forced result, the tables say
+    the same, and no faster: the tables have both sides play best, a search may find a
+    slower win than there is (so a longer loss too), never a faster one."""
     probe = load_probe(five)
     four = load_probe(SHIPPED)
     assert probe is not None and four is not None
@@ -245,5 +246,5 @@ def test_five_piece_tables_agree_with_the_search(five: Path) -> None:
                 assert value[0] == "win" and value[1] <= WIN - found.score, (position.fen(), value)
             elif found.score < -(WIN - 1000):
                 decided += 1
-                assert value[0] == "loss" and value[1] >= WIN + found.score, (position.fen(), value)
+                assert value[0] == "loss" and value[1] <= WIN + found.score, (position.fen(), value)
     assert decided > 10
