@@ -58,12 +58,20 @@ def kings_41(shipped: dict[Material, bytes]) -> dict[Material, bytearray]:
     return retro.solve(KINGS_41, shipped)
 
 
-def test_the_numpy_builder_gives_the_reference_bytes_up_to_three_pieces() -> None:
+def test_the_numpy_builder_gives_the_reference_bytes_up_to_three_pieces(
+        shipped: dict[Material, bytes]) -> None:
+    # The shipped tables are the reference's bytes (tests/test_egdb_files.py builds the
+    # three-piece ones again with it; slow: all of them, with both builders).
     fast = retro.build(3)
-    slow = reference_build(3)
-    assert sorted(fast) == sorted(slow)
-    for material in slow:
-        assert bytes(fast[material]) == bytes(slow[material]), material
+    assert sorted(fast) == sorted(materials(3))
+    for material, table in fast.items():
+        assert bytes(table) == shipped[material], material
+
+
+@pytest.mark.slow
+def test_both_builders_give_the_same_four_piece_bytes() -> None:
+    assert {m: bytes(t) for m, t in retro.build(4).items()} == {
+        m: bytes(t) for m, t in reference_build(4).items()}
 
 
 @pytest.mark.parametrize("material", [(1, 1, 1, 1), (2, 0, 1, 1), (2, 0, 2, 0), (0, 2, 1, 1)])
@@ -121,8 +129,8 @@ def test_four_kings_against_one_win_and_the_engine_converts(
 
 def test_blocked_files_round_trip_and_are_read_lazily(
         tmp_path: Path, kings_41: dict[Material, bytearray], shipped: dict[Material, bytes]) -> None:
-    both: dict[Material, bytes | bytearray] = {**shipped, **kings_41}
-    for m, table in both.items():
+    _copy_shipped(tmp_path)
+    for m, table in kings_41.items():
         save_table(tmp_path, m, table)
     assert file_name(KINGS_41) == "egdb-0401.blk"
     path = tmp_path / "egdb-0401.blk"
@@ -143,8 +151,8 @@ def test_blocked_files_round_trip_and_are_read_lazily(
 def test_damaged_blocked_files_are_named_and_skipped(
         tmp_path: Path, kings_41: dict[Material, bytearray], shipped: dict[Material, bytes],
         caplog: pytest.LogCaptureFixture) -> None:
-    both: dict[Material, bytes | bytearray] = {**shipped, **kings_41}
-    for m, table in both.items():
+    _copy_shipped(tmp_path)
+    for m, table in kings_41.items():
         save_table(tmp_path, m, table)
     path = tmp_path / "egdb-0401.blk"
     data = bytearray(path.read_bytes())
@@ -196,12 +204,16 @@ def test_the_probe_needs_no_numpy(tmp_path: Path) -> None:
     assert done.stdout.strip() in {"4", "5"}
 
 
+def _copy_shipped(folder: Path) -> None:
+    for path in SHIPPED.glob("*.xz"):
+        shutil.copy(path, folder / path.name)
+
+
 @pytest.fixture(scope="module")
 def five(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every table of up to five pieces, built (minutes: slow tests only)."""
     folder = tmp_path_factory.mktemp("egdb5")
-    for path in SHIPPED.glob("*.xz"):
-        shutil.copy(path, folder / path.name)
+    _copy_shipped(folder)
     build(folder, 5)
     return folder
 

@@ -73,14 +73,15 @@ def save_table(folder: Path, material: Material, table: bytes | bytearray) -> Pa
 
 def _material(path: Path) -> Material:
     found = _NAME.fullmatch(path.name)
-    if found is None or found.group(5) != file_name(
-            tuple(int(g) for g in found.groups()[:4])).rsplit(".", 1)[1]:  # type: ignore[arg-type]
+    if found is None:
         raise EgdbError(f"{path}: not an endgame table name (egdb-ABCD.xz up to "
                         f"{WHOLE_PIECES} pieces, egdb-ABCD.blk above)")
     material: Material = tuple(int(g) for g in found.groups()[:4])  # type: ignore[assignment]
     if sum(material) > MAX_PIECES or not (material[0] + material[1]) or not (
             material[2] + material[3]):
         raise EgdbError(f"{path}: no table for material {material}")
+    if path.name != file_name(material):
+        raise EgdbError(f"{path}: a table of {sum(material)} pieces is {file_name(material)}")
     return material
 
 
