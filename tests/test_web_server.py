@@ -425,3 +425,104 @@ def test_status_shows_the_last_selftest(tmp_path: Path, caplog: pytest.LogCaptur
         assert board.state()["state"]["ply"] == 0  # the rest goes on
         assert main(["selftest", "--hal", "sim", "--squares", "1-4", "--no-leds", "--state-dir", str(tmp_path)]) == 0
         assert selftest()["state"] == "passed"
+
+
+# -- what the server answers without the main loop, and what it costs the main loop ------
+
+
+def test_a_question_answered_once_is_answered_again_without_the_main_loop(board: LiveBoard) -> None:
+    with Socket(board.ws_url) as ws:
+        ws.next()
+        first = ws.command("fen")
+        handled = board.link.commands
+        answered = board.hub.answered
+        again = ws.command("fen")
+        assert board.link.commands == handled and board.hub.answered == answered + 1
+        assert {k: v for k, v in again.items() if k != "t"} == {k: v for k, v in first.items() if k != "t"}
+        for question in ("moves", "hello", "history 0", "pdn"):
+            one, two = ws.command(question), ws.command(question)
+            assert {k: v for k, v in one.items() if k != "t"} == {k: v for k, v in two.items() if k != "t"}, question
+        assert board.link.commands == handled + 4  # each asked of the main loop once
+        # The board changes: what was kept is forgotten, the answer is the new one.
+        assert ws.command("hands 11-15")["ok"]
+        ws.until(lambda m: m.get("event") == "move")
+        after = ws.command("fen")
+        assert after["ply"] == 1 and after["fen"] != first["fen"]
+        assert ws.command("moves")["turn"] == "white"
+
+
+def test_a_refused_command_is_refused_alike_until_the_board_changes(board: LiveBoard) -> None:
+    with Socket(board.ws_url) as ws:
+        ws.next()
+        first = ws.command("play 22-18")  # White's man, Black to move
+        assert first["event"] == "error" and first["code"] == "illegal-move"
+        handled, refused = board.link.commands, board.hub.refused
+        again = ws.command("play 22-18")
+        assert {k: v for k, v in again.items() if k != "t"} == {k: v for k, v in first.items() if k != "t"}
+        assert board.link.commands == handled and board.hub.refused == refused + 1
+        assert ws.command("hands 11-15")["ok"]  # a change: the same line is looked at afresh
+        ws.until(lambda m: m.get("event") == "move")
+        third = ws.command("play 22-18")  # White to move now: the move is lit for White
+        assert third["event"] == "reply" and third["ok"] and board.link.commands == handled + 2
+
+
+def test_a_pages_lines_are_answered_in_the_order_it_sent_them(board: LiveBoard) -> None:
+    with Socket(board.ws_url) as ws:
+        ws.next()
+        ws.command("fen")  # kept: the next `fen` could be answered by the server at once
+        # Sent together: the command waits for the main loop, so the questions after it
+        # do too, and come back after its reply, in order.
+        ws.send("hands 11-15\nfen\ncastle\nhelp")
+        answers = [ws.until(lambda m: m.get("event") in ("reply", "error")) for _ in range(4)]
+        assert [a.get("cmd", a.get("code")) for a in answers] == ["hands", "fen", "unknown-command", "help"]
+        # The same line answered by the server alone gets the same error.
+        local = ws.command("castle")
+        assert {k: v for k, v in local.items() if k != "t"} == {k: v for k, v in answers[2].items() if k != "t"}
+
+
+def test_an_idle_board_wakes_the_server_for_nothing(board: LiveBoard) -> None:
+    import time
+
+    with Socket(board.ws_url) as ws:
+        ws.next()
+        ws.until(lambda m: m.get("event") == "view")
+        rounds = board.server.rounds
+        steps = board.app.steps
+        time.sleep(1.5)  # the main loop steps 100 times a second meanwhile
+        assert board.app.steps > steps + 20
+        assert board.server.rounds == rounds  # not one wake-up: nothing was sent
+        ws.send("hands 11-15")
+        ws.until(lambda m: m.get("event") == "move")
+        assert board.server.rounds > rounds
+
+
+def test_the_main_loop_takes_page_lines_at_its_rate() -> None:
+    from firmware.web.bridge import PageHub
+
+    now = [0]
+    hub = PageHub(rate=10, burst=3)
+    hub.now = lambda: now[0]
+    page = hub.join(control=True)
+    assert page is not None
+    for n in range(6):
+        assert hub.put(page, f"hands 11-{15 + n}".encode()) == (True, [])
+    taken = [hub.receive(8) for _ in range(3)]
+    assert [len(t) for t in taken] == [3, 0, 0]  # the burst, then nothing at the same time
+    now[0] = 250  # a quarter of a second: 2.5 more
+    assert len(hub.receive(8)) == 2
+    now[0] = 10_000  # a long quiet: never more than the burst at once
+    assert len(hub.receive(8)) == 1  # what was left
+
+
+def test_a_full_inbox_holds_the_page_back_and_drops_nothing() -> None:
+    from firmware.web.bridge import PageHub
+
+    hub = PageHub(inbox_lines=2)
+    woken = []
+    hub.make_room = lambda: woken.append(True)
+    page = hub.join(control=True)
+    assert page is not None
+    assert hub.put(page, b"hands 11-15\nhands 9-14\nhands 10-15") == (False, [])
+    assert hub.receive(1) == [b"hands 11-15"] and woken == [True]
+    assert hub.put(page) == (True, [])  # the one that waited goes in now
+    assert hub.receive(8) == [b"hands 9-14", b"hands 10-15"]

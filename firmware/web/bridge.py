@@ -11,8 +11,8 @@ pages at once:
   question (``fen``, ``moves``, ``hello``, ``view``, ``history``, ``pdn``) the main loop
   has answered since the board last changed, and a command it refused since then (a
   refused command changes nothing, so the same line is refused alike): the answers are
-  kept until the board changes, so a flood of questions or of refused commands costs
-  the board one answer per change, not one per line;
+  kept until the board changes (:data:`KEEP_MS` at most), so a flood of questions or of
+  refused commands costs the board one answer per change, not one per line;
 * the rest waits in one bounded inbox; the main loop takes a few lines per step and at
   most :attr:`PageHub.rate` a second (bursts of :attr:`PageHub.burst`); while the inbox
   is full the server stops reading the page that sends (its socket waits: a flood holds
@@ -48,7 +48,7 @@ from firmware.link.protocol import (MAX_LINE, Command, LineReader, LinkError, Pe
                                     parse_line)
 from firmware.simulator.hands import Hands
 
-__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT"]
+__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT", "KEEP_MS"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,10 @@ log = logging.getLogger(__name__)
 QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch"})
 #: Questions whose answers the hub keeps until the board changes (see :meth:`PageHub.keep`).
 KEPT = frozenset({"hello", "fen", "pdn", "moves", "view", "history"})
+#: How long an answer is kept at most, even if the board seems not to have changed: a
+#: change no event and no view tells of (a serial link's command that only the other
+#: link hears of, say) is seen by the pages' questions within this time.
+KEEP_MS = 5000
 #: Why a page's event line is refused (pages are not boards).
 NOT_A_BOARD = "a page sends commands, not event lines (those are for a second board on the serial link)"
 
@@ -231,7 +235,7 @@ class PageHub:
                 body = help_page(*message.args)
             else:
                 kept = self._kept.get((name, message.args))
-                if kept is None:
+                if kept is None or not 0 <= now - kept[1] <= KEEP_MS:
                     return None
                 reply, at = kept
                 if isinstance(reply, LinkError):

@@ -140,6 +140,8 @@ class WebServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._room: asyncio.Event | None = None
+        #: Times the main loop woke the server with lines (for tests and the bench).
+        self.rounds = 0
         self._thread: threading.Thread | None = None
         self._server: Any = None
         self._socket: socket.socket | None = None
@@ -250,6 +252,7 @@ class WebServer:
         while True:
             await self._wake.wait()
             self._wake.clear()
+            self.rounds += 1
             try:
                 self._deliver()
             except Exception:  # keep serving whatever one round did
