@@ -526,3 +526,20 @@ def test_a_full_inbox_holds_the_page_back_and_drops_nothing() -> None:
     assert hub.receive(1) == [b"hands 11-15"] and woken == [True]
     assert hub.put(page) == (True, [])  # the one that waited goes in now
     assert hub.receive(8) == [b"hands 9-14", b"hands 10-15"]
+
+
+def test_a_change_of_the_lights_alone_forgets_only_the_view(board: LiveBoard) -> None:
+    with Socket(board.ws_url) as ws:
+        ws.next()
+        fen = ws.command("fen")
+        assert ws.command("view")["brightness"] != 40
+        assert ws.command("brightness 40")["ok"]
+        ws.until(lambda m: m.get("event") == "view" and m["brightness"] == 40)
+        handled = board.link.commands
+        assert {k: v for k, v in ws.command("fen").items() if k != "t"} == {k: v for k, v in fen.items() if k != "t"}
+        assert ws.command("view")["brightness"] == 40
+        assert board.link.commands == handled  # both answered by the server from what it kept
+        # A change of the game forgets everything.
+        assert ws.command("hands 11-15")["ok"]
+        ws.until(lambda m: m.get("event") == "move")
+        assert ws.command("fen")["ply"] == 1

@@ -11,8 +11,9 @@ pages at once:
   question (``fen``, ``moves``, ``hello``, ``view``, ``history``, ``pdn``) the main loop
   has answered since the board last changed, and a command it refused since then (a
   refused command changes nothing, so the same line is refused alike): the answers are
-  kept until the board changes (:data:`KEEP_MS` at most), so a flood of questions or of
-  refused commands costs the board one answer per change, not one per line;
+  kept until the board changes (:data:`KEEP_MS` at most; a change of its lights alone
+  forgets only the ``view``), so a flood of questions or of refused commands costs the
+  board one answer per change, not one per line;
 * the rest waits in one bounded inbox; the main loop takes a few lines per step and at
   most :attr:`PageHub.rate` a second (bursts of :attr:`PageHub.burst`); while the inbox
   is full the server stops reading the page that sends (its socket waits: a flood holds
@@ -48,7 +49,7 @@ from firmware.link.protocol import (MAX_LINE, Command, LineReader, LinkError, Pe
                                     parse_line)
 from firmware.simulator.hands import Hands
 
-__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT", "KEEP_MS"]
+__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT", "KEEP_MS", "DISPLAY_COMMANDS", "VIEW_GAME_FIELDS"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,13 @@ log = logging.getLogger(__name__)
 QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch"})
 #: Questions whose answers the hub keeps until the board changes (see :meth:`PageHub.keep`).
 KEPT = frozenset({"hello", "fen", "pdn", "moves", "view", "history"})
+#: Commands that change only what the board shows (its lights), never the game or who
+#: plays it: after them only the kept ``view`` is forgotten.
+DISPLAY_COMMANDS = frozenset({"brightness"})
+#: The fields of a ``view`` that tell of the game or of who plays it: a view in which
+#: none of them changed forgets only the kept ``view`` (the game's changes come as their
+#: own events, which forget everything).
+VIEW_GAME_FIELDS = ("ply", "status", "target", "mode", "names", "hints", "cautions", "match", "sim")
 #: How long an answer is kept at most, even if the board seems not to have changed: a
 #: change no event and no view tells of (a serial link's command that only the other
 #: link hears of, say) is seen by the pages' questions within this time.
@@ -330,17 +338,22 @@ class PageHub:
         if wake:
             self._wake()
 
-    def send(self, line: bytes) -> bool:
+    def send(self, line: bytes, *, display_only: bool = False) -> bool:
         """Queue a line: to the page being answered (a reply), else to every page (an
-        event: the board changed, so the answers kept are forgotten)."""
+        event: the board changed, so the answers kept are forgotten; ``display_only``: a
+        view in which only what the board shows changed, not the game nor who plays it,
+        so only the kept ``view`` is)."""
         with self._lock:
+            if self.current is None:
+                if display_only:
+                    self._kept.pop(("view", ()), None)
+                else:
+                    self._kept.clear()
             if not self._pages:
-                self._kept.clear()
                 return False
             if self.current is not None:
                 target: tuple[int, ...] = (self.current,)
             else:
-                self._kept.clear()
                 target = tuple(page.id for page in self._pages.values() if page.greeted)
             ok = self._queue_locked(target, line) if target else False
             wake = self._signal_locked()
@@ -371,11 +384,15 @@ class PageHub:
                 self._kept.clear()  # bounded whatever the pages send (history 0, 1, 2...)
             self._kept[(command.name, command.args)] = (reply, now)
 
-    def changed(self) -> None:
-        """The board may have changed (a command was handled): forget the answers kept."""
+    def changed(self, *, display_only: bool = False) -> None:
+        """The board may have changed (a command was handled): forget the answers kept
+        (``display_only``: only what it shows changed, so only the kept ``view``)."""
         if self._kept:
             with self._lock:
-                self._kept.clear()
+                if display_only:
+                    self._kept.pop(("view", ()), None)
+                else:
+                    self._kept.clear()
 
     def _signal_locked(self) -> bool:
         if self._signalled or not self._outbox:
@@ -479,6 +496,8 @@ class WebLink(Link):
         # Bumped by every event and every line handled: the view may have changed.
         self._stir = 0
         self._gate: tuple[Any, ...] | None = None
+        # The game's fields of the last view sent (see VIEW_GAME_FIELDS).
+        self._view_marks: tuple[Any, ...] | None = None
 
     def attach(self, app: LinkedBoard) -> None:
         """Join the application; on a simulated board the pages get the simulator's hands."""
@@ -530,15 +549,24 @@ class WebLink(Link):
         if command.name in KEPT:
             self.hub.keep(command, {k: v for k, v in reply.items() if k != "t"}, now)
         elif command.name not in QUERIES:
-            self.hub.changed()
+            self.hub.changed(display_only=command.name in DISPLAY_COMMANDS)
         return reply
 
     def _send(self, obj: Any) -> None:
-        super()._send(obj)
-        if obj.get("event") == "view" and self.hub.current is None:
-            # The view every page was just sent is the answer to `view` until it changes.
-            self.hub.keep(Command("view"), {"event": "reply", "cmd": "view", "ok": True,
-                                            **{k: v for k, v in obj.items() if k not in ("t", "event")}}, obj["t"])
+        if obj.get("event") != "view" or self.hub.current is not None:
+            super()._send(obj)
+            return
+        try:
+            line = encode_message(obj)
+        except (TypeError, ValueError) as exc:
+            log.error("web: cannot send the view: %s", exc)
+            return
+        marks = tuple(obj.get(key) for key in VIEW_GAME_FIELDS)
+        self.hub.send(line, display_only=marks == self._view_marks)
+        self._view_marks = marks
+        # The view every page was just sent is the answer to `view` until it changes.
+        self.hub.keep(Command("view"), {"event": "reply", "cmd": "view", "ok": True,
+                                        **{k: v for k, v in obj.items() if k not in ("t", "event")}}, obj["t"])
 
     def poll(self, now: int) -> list[Any]:
         # Most steps nothing at all is asked of the pages' link: say so at the least cost
