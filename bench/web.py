@@ -274,7 +274,7 @@ def idle(seconds: float, rounds: int) -> None:
         label = f"with --web and {page_note}" if web else "without --web"
         for cpu, rss, threads in runs[web]:
             main_share = threads[0][1]  # the process's first thread: the main loop
-            others = ", ".join(f"{share:.2f}" for _tid, share in sorted(threads[1:], key=lambda t: -t[1])[:3])
+            others = ", ".join(f"{share:.2f}" for _tid, share in sorted(threads[1:], key=lambda t: -t[1])[:3]) or "none:"
             print(f"idle: crownhead run --headless --hal sim {label}: {cpu:.2f} % of a core (the main loop's "
                   f"thread {main_share:.2f} %, the busiest others {others} %), RSS {rss:.1f} MB")
     base = [cpu for cpu, _rss, _t in runs[False]]
