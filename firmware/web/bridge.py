@@ -194,19 +194,23 @@ class PageHub:
         A message is a line; one with newlines is several. Each line is cut at
         :data:`MAX_LINE` bytes exactly as on the serial link (``too-long``).
         """
+        # A page's own state (its reader, its unsorted lines, what it has waiting) is the
+        # server thread's alone; the lock guards only what the main loop shares: the
+        # inbox and the kept answers (so the main loop never waits while a line is parsed
+        # or an answer encoded here).
         answers: list[str] = []
-        with self._lock:
-            if data is not None:
-                page.unsorted.extend(page.reader.feed(data + b"\n"))
-            while page.unsorted:
-                item = page.unsorted[0]
-                if not page.waiting:
-                    answer = self._answer_locked(page, item)
-                    if answer is not None:
-                        page.unsorted.popleft()
-                        if answer:
-                            answers.append(answer)
-                        continue
+        if data is not None:
+            page.unsorted.extend(page.reader.feed(data + b"\n"))
+        while page.unsorted:
+            item = page.unsorted[0]
+            if not page.waiting:
+                answer = self._answer(page, item)
+                if answer is not None:
+                    page.unsorted.popleft()
+                    if answer:
+                        answers.append(answer)
+                    continue
+            with self._lock:
                 if len(self._inbox) >= self.inbox_lines:
                     self.wants_room = True
                     return False, answers
@@ -214,9 +218,9 @@ class PageHub:
                 page.waiting += 1
                 self._inbox.append((page.id, item))
                 self.lines_in += 1
-            return True, answers
+        return True, answers
 
-    def _answer_locked(self, page: Page, item: bytes | LinkError) -> str | None:
+    def _answer(self, page: Page, item: bytes | LinkError) -> str | None:
         """The answer to ``item`` given without the board ("" : none is due), or None when
         the main loop must answer it. Exactly the link's answer (see WebLink)."""
         now = self.now()
@@ -242,7 +246,8 @@ class PageHub:
             elif name == "help":
                 body = help_page(*message.args)
             else:
-                kept = self._kept.get((name, message.args))
+                with self._lock:
+                    kept = self._kept.get((name, message.args))
                 if kept is None or not 0 <= now - kept[1] <= KEEP_MS:
                     return None
                 reply, at = kept
