@@ -268,7 +268,11 @@ ProgressCount = Callable[[int], None]
 
 def solve(material: Material, known: Mapping[Material, bytes | bytearray],
           progress: ProgressCount | None = None) -> dict[Material, bytearray]:
-    """The tables of ``material`` and its mirror, as :func:`rules.engine.egdb.solve`."""
+    """The tables of ``material`` and its mirror, as :func:`rules.engine.egdb.solve`.
+
+    ``progress`` is called now and then with a count that rises to the number of
+    indices of the pair: half for the first pass, half for the waves.
+    """
     if not available():
         raise RuntimeError("building endgame tables this way needs NumPy 2 "
                            "(pip install 'numpy>=2')")
@@ -356,9 +360,10 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
             unresolved[gidx] = inside_all
             done += hi - lo
             if progress is not None:
-                progress(done)
+                progress(done // 2)  # the waves are the other half of the work
 
     n = 0
+    decided = 0
     while buckets:
         parts = buckets.pop(n, None)
         if parts is None:
@@ -369,6 +374,9 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
         cand = np.unique(np.concatenate(parts))
         cand = cand[value[cand] == 0]
         value[cand] = n + 1
+        decided += len(cand)
+        if progress is not None:  # most positions are decided: a fair measure of the waves
+            progress(total // 2 + min(decided // 2, total // 2 - 1))
         lost = not n & 1
         for m in group:
             base = offsets[m]
