@@ -2,7 +2,7 @@
 
 The retrograde analysis itself is pure and lives in :mod:`rules.engine.egdb` (with a
 NumPy version of it, :mod:`firmware.egdb.retro`, that builds the same tables some
-hundred times faster); this package keeps the tables as files, one per material, in
+twenty times faster); this package keeps the tables as files, one per material, in
 ``<state dir>/egdb/`` (see :func:`firmware.storage.default_state_dir`):
 ``egdb-1011.xz`` holds the positions with one man and one king for the side to move
 against one opponent's king, LZMA-compressed; the five-piece tables are
