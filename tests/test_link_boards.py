@@ -32,16 +32,20 @@ from helpers.rig import Rig
 class Pair:
     """Board A (Black) and board B (White) on the two ends of ``a_port``/``b_port``."""
 
-    def __init__(self, tmp_path: Path, a_port: str, b_port: str) -> None:
-        self.a = linked_board(a_port, tmp_path / "a", plays="black")
-        self.b = linked_board(b_port, tmp_path / "b", plays="white")
+    def __init__(self, tmp_path: Path, a_port: str, b_port: str, *, relay: bool = False) -> None:
+        # Both ports open before either board starts, so that nothing either says is lost.
+        self.a = linked_board(a_port, tmp_path / "a", plays="black", start=False)
+        self.b = linked_board(b_port, tmp_path / "b", plays="white", start=False)
         self.boards = (self.a, self.b)
-        # Ready when each board has heard the other once: then every port on the way is
-        # open (a port opened later would have dropped what was waiting for it). A
-        # greeting lost that way is made up for: a board answers the other's greeting.
-        self.wait(lambda: all(board.link is not None and board.link.peer_lines > 0 for board in self.boards),
-                  "each board hears the other")
-        settle(self.boards)
+        for board in self.boards:
+            board.app.start()
+        # Ready when each board has heard the other and they agree on the game. Through a
+        # relay (whose own ports opened first) a greeting lost to a late open is made up
+        # for: a board answers the other's greeting.
+        self.wait(lambda: all(board.link is not None and board.link.peer_lines > 0 for board in self.boards)
+                  and self.a.link.game_id == self.b.link.game_id, "each board hears the other")
+        if not relay:
+            settle(self.boards)
 
     def board_of(self, side: object) -> Rig:
         return self.a if side is BLACK else self.b
@@ -234,8 +238,10 @@ def test_a_resignation_on_one_board_ends_the_game_on_both(pair: Pair) -> None:
 
 
 def test_boards_that_both_play_black_are_told_so(tmp_path: Path, cable: NullModem) -> None:
-    a = linked_board(cable.a, tmp_path / "a", plays="black")
-    b = linked_board(cable.b, tmp_path / "b", plays="black")
+    a = linked_board(cable.a, tmp_path / "a", plays="black", start=False)
+    b = linked_board(cable.b, tmp_path / "b", plays="black", start=False)
+    a.app.start()
+    b.app.start()
     try:
         settle((a, b))
         for board in (a, b):
@@ -262,7 +268,7 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
     while not all(side.connected for side in sides):
         assert time.monotonic() < deadline, "the relay did not open both ports"
         time.sleep(0.005)
-    pair = Pair(tmp_path, left.a, right.b)
+    pair = Pair(tmp_path, left.a, right.b, relay=True)
     try:
         moves = random_game(11).moves
         for move in moves[:20]:

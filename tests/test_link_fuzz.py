@@ -123,7 +123,7 @@ def errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[list[logging.Log
 
 def run_fuzz(rig: HostedBoard, rng: random.Random, iterations: int, makers: list, errors_logged: list) -> dict[str, int]:
     host, board = rig.host, rig.board
-    host.settle()
+    host.sync()
     host.since()
     counts = {"lines": 0, "answers": 0, "rejected": 0, "accepted": 0}
     for i in range(iterations):
@@ -131,7 +131,7 @@ def run_fuzz(rig: HostedBoard, rng: random.Random, iterations: int, makers: list
             if board.game.is_over and not board.app.resuming and board.app.tracker.setting_up is None:
                 host.request("new")  # keep a game going, so that moves can be asked for
             board.follow(wait=400)  # now and then the hands do what the lights ask
-            host.settle(5)
+            host.sync()
             host.since()
         line = rng.choice(makers)(rng)
         want, what = expected_answers(line)

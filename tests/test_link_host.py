@@ -22,7 +22,7 @@ from firmware.simulator.hands import Hands
 from rules import Game, Move, Position
 from rules.pdn import read_game
 from helpers.games import random_game
-from helpers.cable import Host, HostedBoard, NullModem, plugged_in, snapshot, unplugged
+from helpers.cable import TIMEOUT_S, Host, HostedBoard, NullModem, plugged_in, snapshot, unplugged
 
 START = Position.start().fen()
 
@@ -168,7 +168,7 @@ ERRORS: list[tuple[bytes, str]] = [
 
 def test_every_error_gets_one_error_reply_and_changes_nothing(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
-    host.settle()
+    host.sync()
     for raw, code in ERRORS:
         before = snapshot(board)
         host.write(raw)
@@ -179,7 +179,7 @@ def test_every_error_gets_one_error_reply_and_changes_nothing(rig: HostedBoard) 
         assert answer["event"] == "error" and answer["code"] == code, (raw[:40], answer)
         assert answer["message"] and code in ERROR_CODES
         assert snapshot(board) == before, raw[:40]
-    host.settle()
+    host.sync()
     assert host.since("reply") == [] and host.since("error") == []  # one answer each, no more
 
 
@@ -381,14 +381,16 @@ def test_the_link_drops_and_comes_back_mid_game(rig: HostedBoard) -> None:
 
 def test_a_flood_of_lines_does_not_stall_the_board(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
-    host.settle()
+    host.sync()
     flood = b"".join(b"fen\n" if i % 3 else b"garbage %d\n" % i for i in range(3000))
     host.write(flood)
     # The board keeps playing with its timing while the flood is being answered.
     Hands(board.app).act_text("11-15")
     handled_per_step = []
-    last = board.link.commands + board.link.errors
-    while board.link.commands + board.link.errors < 3000:
+    first = last = board.link.commands + board.link.errors
+    deadline = time.monotonic() + TIMEOUT_S  # a bound on a failure only
+    while board.link.commands + board.link.errors < first + 3000:
+        assert time.monotonic() < deadline, f"{last - first} of 3000 lines handled"
         board.step()
         host.pump(step=False)
         now = board.link.commands + board.link.errors
@@ -398,7 +400,7 @@ def test_a_flood_of_lines_does_not_stall_the_board(rig: HostedBoard) -> None:
             board.clock.advance(10)
     assert max(handled_per_step) <= board.link.lines_per_step
     board.wait(1000)
-    host.settle()
+    host.sync()  # every answer in: the sentinel's comes after them
     moves = [e for e in host.lines if e["event"] == "move"]
     # Accepted settle_ms (300) after the hands stopped, exactly as without a flood.
     assert [(e["t"], e["move"]) for e in moves] == [(330, "11-15")]
@@ -409,21 +411,19 @@ def test_a_flood_of_lines_does_not_stall_the_board(rig: HostedBoard) -> None:
 
 def test_a_host_that_stops_reading_gets_the_state_again_after_an_overrun(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
-    host.settle()
+    host.sync()
     # Replies pile up in the cable, then in the board's queue, while the host reads nothing.
     host.write(b"help\n" * 300)
     # The board's reader thread takes the lines from the pty as fast as the machine lets
     # it: step until the outbox overflows, bounded in real time only should it never.
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + TIMEOUT_S
     while not board.transport.overruns and time.monotonic() < deadline:
         board.step()
     assert board.transport.overruns >= 1
-    for _ in range(3):
-        host.settle()
-    kinds = [e["event"] for e in host.lines]
-    assert "overrun" in kinds
-    hello = host.lines[kinds.index("overrun") + 1]
+    host.event("overrun")
+    hello = host.wait_for(lambda d: True, "the line after the overrun")
     assert hello["event"] == "hello" and hello["cause"] == "overrun"
+    host.sync()  # the answers to the lines still waiting (or another overrun)
     assert host.request("fen")["ok"]  # and the link goes on
 
 
@@ -442,7 +442,7 @@ def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: P
         for line in ("hello", "fen", "moves", "help", "pdn"):
             assert host.request(line)["ok"]
         board.do("12-16")
-        host.settle()
+        host.sync()
         assert max(len(raw) + 1 for raw in host.raw) <= MAX_LINE
         assert all(json.loads(raw) for raw in host.raw)
     finally:
@@ -467,7 +467,8 @@ def test_crownhead_run_with_a_link_sends_the_game_to_the_host(tmp_path: Path) ->
         done = _crownhead("run", "--headless", "--hal", "sim", "--link", cable.a, "--script", str(script),
                           "--state-dir", str(tmp_path / "state"), "--log", "json", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
-        host.settle()
+        # The board has gone: its last line says so, and everything before it is in.
+        host.wait_for(lambda d: d["event"] == "notice" and d["message"].startswith("stopped"), "the board's last line")
         kinds = [d["event"] for d in host.lines]
         assert kinds[0] == "hello" and host.lines[0]["state"]["ply"] == 0
         assert [d["move"] for d in host.lines if d["event"] == "move"] == ["11-15", "22-18"]

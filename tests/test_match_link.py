@@ -23,7 +23,7 @@ def test_the_host_sees_the_match_in_the_state_and_as_events(tmp_path: Path) -> N
         }
         board.do("11-15")
         assert host.request("result 1-0 forfeit")["ok"]
-        host.settle()
+        host.sync()
         event = host.event("match")
         while event["cause"] != "result":
             event = host.event("match")
@@ -44,7 +44,7 @@ def test_no_line_is_too_long_with_the_longest_names_and_position(tmp_path: Path)
         for line in ("hello", "fen", "moves", "pdn"):
             assert host.request(line)["ok"]
         board.follow()
-        host.settle()
+        host.sync()
         assert host.request("hello")["state"]["match"]["marks"] == ["0", "0"]
         assert max(len(raw) + 1 for raw in host.raw) <= MAX_LINE
         assert all(json.loads(raw) for raw in host.raw)

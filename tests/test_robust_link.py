@@ -34,12 +34,12 @@ def _forged(rig: HostedBoard, serial_step: int) -> list[str]:
 
 def _play_forged(rig: HostedBoard) -> None:
     rig.board.do("11-15")
-    rig.host.settle()
+    rig.host.sync()
     for line in _forged(rig, 5):
         rig.host.send(line)
-        rig.host.settle()
+        rig.host.sync()
     rig.board.wait(2000)
-    rig.host.settle()
+    rig.host.sync()
 
 
 def test_forged_peer_lines_do_change_a_controlling_link(tmp_path: Path) -> None:
@@ -56,14 +56,14 @@ def test_a_read_only_link_ignores_every_other_board_line(tmp_path: Path) -> None
     rig = HostedBoard(tmp_path, plays="black", control=False)
     try:
         rig.board.do("11-15")
-        rig.host.settle()
+        rig.host.sync()
         before = snapshot(rig.board)
         games = sorted((tmp_path / "state" / "games").glob("*.pdn"))
         for line in _forged(rig, 5):
             rig.host.send(line)
-            rig.host.settle()
+            rig.host.sync()
         rig.board.wait(2000)
-        rig.host.settle()
+        rig.host.sync()
         assert snapshot(rig.board) == before
         assert rig.board.app.game.result is None and rig.board.app.game.ply == 1
         assert sorted((tmp_path / "state" / "games").glob("*.pdn")) == games  # no PDN written

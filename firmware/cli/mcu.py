@@ -65,7 +65,7 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"crownhead mcu check: cannot open the board: {exc}", file=sys.stderr)
         return 2
     try:
-        report = run_checks(target, answer_ms=args.answer_ms, only=args.only or None)
+        report = run_checks(target, answer_ms=args.answer_ms, quiet_ms=args.quiet_ms, only=args.only or None)
     finally:
         target.close()
     print(report.text(), file=out)
@@ -117,7 +117,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     check.add_argument(
         "--answer-ms", type=_positive_int, default=300, metavar="MS",
-        help="how long to wait for each answer (default 300)",
+        help="how long to wait for each answer at most (default 300); an answer that comes "
+        "sooner ends the wait",
+    )
+    check.add_argument(
+        "--quiet-ms", type=_positive_int, default=None, metavar="MS",
+        help="how long to listen for lines that must not come, such as an ERR for a good "
+        "line (default: --answer-ms)",
     )
     check.add_argument("--only", action="append", metavar="WORD", help="run only the checks whose name contains WORD")
     check.set_defaults(func=run_check)

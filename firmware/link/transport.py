@@ -141,7 +141,9 @@ class LineTransport:
         self.drops = 0
         self.overruns = 0
         self.lines_in = 0
+        self.bytes_in = 0
         self.bytes_out = 0
+        self._bytes_taken = 0  # taken from the outbox by the writer (written, or being written)
         self.last_error: str | None = None
 
     # -- the owner's side (the board's main loop) -----------------------------------------
@@ -201,6 +203,16 @@ class LineTransport:
         """Bytes queued for sending."""
         return self._out_size
 
+    def flow(self) -> tuple[int, int, int, int, bool]:
+        """Where the bytes are, all read at one instant: queued, taken by the writer,
+        read from the port, lines received but not yet taken, and whether output is held.
+
+        Two boards on one cable have nothing on its way when each board's queue is empty,
+        the other has read every byte its writer took, and no line waits to be taken.
+        """
+        with self._lock:
+            return self._out_size, self._bytes_taken, self.bytes_in, len(self._inbox), self._hold
+
     def _overrun_locked(self, why: str) -> None:
         self.overruns += 1
         self._outbox.clear()
@@ -237,10 +249,10 @@ class LineTransport:
             return
         if data and self._port is port:
             items = self._reader.feed(data)
-            if items:
-                with self._lock:
-                    self._inbox.extend(items)
-                    self.lines_in += len(items)
+            with self._lock:
+                self._inbox.extend(items)
+                self.lines_in += len(items)
+                self.bytes_in += len(data)
 
     def _write_pending(self, port: Any) -> bool:
         """Write the queued lines; False if the port was dropped."""
@@ -255,6 +267,7 @@ class LineTransport:
                     # other end sees one bad line, not a good one spoiled.
                     line = b"\n" + line
                     self._broken_line = False
+                self._bytes_taken += len(line)
             try:
                 port.write(line)
                 self.bytes_out += len(line)

@@ -12,6 +12,12 @@ with pyserial, as a board and a host computer would.
 on the other side that sends commands and collects the board's lines, stepping the
 boards while it waits (they run in the test's thread; only the serial I/O has threads).
 :class:`HostedBoard` is the three together: cable, host and board.
+
+Nothing here decides by how long it has waited: a host knows the board has said all
+it had to when the answer to a command sent last has come (:meth:`Host.sync`: the board
+answers commands in order, behind the events before them), and two boards on one cable
+are settled when every byte either wrote has been read and taken (:func:`settle`).
+Real-time bounds (:data:`TIMEOUT_S`) only turn a hang into a failure.
 """
 
 from __future__ import annotations
@@ -31,15 +37,17 @@ import serial
 
 from firmware.app.application import AppSettings
 from firmware.link.host import LinkConfig
+from firmware.link.protocol import COMMANDS
 from firmware.link.transport import LineTransport
 
 from helpers.rig import Rig
 
 #: Real seconds a test waits for an answer over a pty before it fails: a bound on a
-#: failure only, so generous enough for a busy machine.
-TIMEOUT_S = 30.0
-#: Real seconds at most that settling waits for the lines to stop (a flood never does).
-SETTLE_S = 5.0
+#: failure only, so generous enough for a very busy machine.
+TIMEOUT_S = 120.0
+#: The sentinel of :meth:`Host.sync`: ``help`` from just past the last command, an empty
+#: page that no test asks for.
+SYNC = f"help {len(COMMANDS)}"
 
 
 class NullModem:
@@ -168,6 +176,9 @@ def linked_board(
                         reconnect_ms=reconnect_ms)
     transport = LineTransport(port, rig.clock, reconnect_ms=reconnect_ms, name=f"link {Path(port).name}")
     rig.connect(transport, config)
+    # Open the port here rather than in the reader thread: opening flushes what is waiting,
+    # so the other end must not have been told anything before (see :func:`settle`).
+    transport.connect_now()
     transport.start()
     if start:
         rig.app.start()
@@ -185,6 +196,8 @@ class Host:
         self.raw: list[bytes] = []
         self._buf = b""
         self._seen = 0
+        self._synced = 0  # answers to sentinels taken in
+        self._overruns = 0  # overrun lines taken in
 
     def reopen(self) -> None:
         try:
@@ -212,7 +225,12 @@ class Host:
             for raw in complete:
                 self.raw.append(raw)
                 assert len(raw) + 1 <= 1024, f"the board sent a line of {len(raw) + 1} bytes"
-                new.append(json.loads(raw.decode("utf-8")))
+                line = json.loads(raw.decode("utf-8"))
+                if line["event"] == "reply" and line.get("cmd") == "help" and line.get("commands") == []:
+                    self._synced += 1  # the answer to a sentinel is no line of the test's
+                    continue
+                self._overruns += line["event"] == "overrun"
+                new.append(line)
         self.lines += new
         return new
 
@@ -246,12 +264,25 @@ class Host:
         self._seen = len(self.lines)
         return [d for d in out if kind is None or d["event"] == kind]
 
-    def settle(self, rounds: int = 20) -> None:
-        """Pump until nothing new arrives for a few rounds (a few ms of real time)."""
-        quiet = 0
-        deadline = time.monotonic() + SETTLE_S
-        while quiet < rounds and time.monotonic() < deadline:
-            quiet = 0 if self.pump() else quiet + 1
+    def sync(self) -> None:
+        """Pump until the board has answered everything sent before and every line it
+        sent until then has been taken in.
+
+        A sentinel command goes last; the board answers commands in order, each after the
+        events that came before it, so its answer (kept out of :attr:`lines`) closes
+        everything before. After an overrun the sentinel may have been dropped: it is
+        sent again.
+        """
+        deadline = time.monotonic() + TIMEOUT_S
+        self.send(SYNC)
+        want, overruns = self._synced + 1, self._overruns
+        while self._synced < want:
+            self.pump()
+            if self._overruns != overruns:
+                self.send(SYNC)
+                want, overruns = self._synced + 1, self._overruns
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the board did not answer {SYNC!r} within {TIMEOUT_S} s; got {self.lines[-5:]}")
 
     def close(self) -> None:
         self.port.close()
@@ -271,22 +302,26 @@ def wait_until(boards: Iterable[Rig], pred: Callable[[], bool], what: str) -> No
         time.sleep(0.0005)  # the serial threads carry the lines meanwhile
 
 
-def settle(boards: Iterable[Rig], rounds: int = 30) -> None:
-    """Step ``boards`` until their links have been quiet (nothing sent or taken) a while."""
-    boards = list(boards)
+def settle(boards: Iterable[Rig]) -> None:
+    """Step two boards on one cable until nothing is on its way between them.
 
-    def activity() -> tuple[int, ...]:
-        return tuple(x for b in boards for x in (b.transport.lines_in, b.transport.bytes_out, b.link.peer_lines))
+    Settled: both ports open and greeted, each board's queue empty, every byte one
+    board's writer took read by the other, and every line read taken by its board, all
+    at once. Stepping does not move the virtual clocks, so nothing more is said after
+    that. Exact only for a cable that was never pulled and ports that were open before
+    either board spoke (:func:`linked_board` opens its port at once): a byte lost on the
+    way would leave the count short for ever, and the wait would fail.
+    """
+    a, b = boards
 
-    quiet, last = 0, activity()
-    deadline = time.monotonic() + SETTLE_S
-    while quiet < rounds and time.monotonic() < deadline:
-        for board in boards:
-            board.step()
-        time.sleep(0.0005)
-        now = activity()
-        quiet = quiet + 1 if now == last else 0
-        last = now
+    def settled() -> bool:
+        # Read in the order the bytes go (a, then b, then a again), so that a line
+        # moving between two readings is seen somewhere.
+        a1, b1, a2 = a.transport.flow(), b.transport.flow(), a.transport.flow()
+        return (not a1[4] and not b1[4] and a1[0] == 0 and b1[0] == 0
+                and a1[1] == b1[2] and b1[3] == 0 and b1[1] == a2[2] and a2[3] == 0)
+
+    wait_until((a, b), settled, "the boards' lines settle")
 
 
 class HostedBoard:
