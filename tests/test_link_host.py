@@ -382,12 +382,13 @@ def test_the_link_drops_and_comes_back_mid_game(rig: HostedBoard) -> None:
 def test_a_flood_of_lines_does_not_stall_the_board(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     host.sync()
+    first = board.link.commands + board.link.errors  # the sentinel's among them
     flood = b"".join(b"fen\n" if i % 3 else b"garbage %d\n" % i for i in range(3000))
     host.write(flood)
     # The board keeps playing with its timing while the flood is being answered.
     Hands(board.app).act_text("11-15")
     handled_per_step = []
-    first = last = board.link.commands + board.link.errors
+    last = board.link.commands + board.link.errors
     deadline = time.monotonic() + TIMEOUT_S  # a bound on a failure only
     while board.link.commands + board.link.errors < first + 3000:
         assert time.monotonic() < deadline, f"{last - first} of 3000 lines handled"
