@@ -116,6 +116,9 @@ class BoardPublisher:
         #: topic; None: the board takes no commands and does not subscribe.
         self.on_command: Callable[[bytes], None] | None = None
         self._cmd_topic = topic(settings.hall, settings.board, "cmd")
+        #: Set when the broker has confirmed the ``cmd`` subscription (commands sent
+        #: before that are not delivered); cleared when the connection goes.
+        self.subscribed = threading.Event()
         client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id=f"crownhead-{settings.hall}-{settings.board}",
@@ -131,6 +134,7 @@ class BoardPublisher:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_subscribe = lambda c, u, mid, codes, props: self.subscribed.set()
         self._client = client
         self._thread = threading.Thread(target=self._run, name="mqtt-board", daemon=True)
         if connect:
@@ -225,6 +229,7 @@ class BoardPublisher:
             handler(bytes(message.payload[:4096]))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self.subscribed.clear()
         with self._lock:
             self._connected = False
         if not self._closed:

@@ -200,6 +200,10 @@ class HallListener:
             client.tls_set_context(ssl.create_default_context(cafile=cafile))
         client.on_connect = self._on_connect
         client.on_message = lambda c, u, m: hall.receive(m.topic, bytes(m.payload))
+        #: Set when the broker has confirmed the subscription: from then on every
+        #: board's message reaches the hall.
+        self.subscribed = threading.Event()
+        client.on_subscribe = lambda c, u, mid, codes, props: self.subscribed.set()
         client.reconnect_delay_set(min_delay=1, max_delay=10)
         self._client = client
         self.connected = threading.Event()

@@ -14,7 +14,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_for(predicate: Callable[[], object], timeout_s: float = 30.0) -> bool:
+#: Real seconds a test waits for something over the network before it fails: a bound on
+#: a failure only, generous enough for a very busy machine.
+WAIT_S = 120.0
+
+
+def wait_for(predicate: Callable[[], object], timeout_s: float = WAIT_S) -> bool:
     """Poll ``predicate`` until it holds; the bound is in real time, and only fails a test."""
     end = time.monotonic() + timeout_s
     while time.monotonic() < end:
