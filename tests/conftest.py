@@ -119,7 +119,10 @@ def browser() -> Iterator[Any]:
             context = p.chromium.launch_persistent_context(
                 profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS,
                 viewport={"width": 1000, "height": 900},
+                timeout=120_000,  # starting chromium on a very busy machine
             )
+            # Every wait of every page: a bound on a failure only.
+            context.set_default_timeout(120_000)
             try:
                 yield context
             finally:

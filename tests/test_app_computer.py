@@ -103,7 +103,7 @@ def test_person_moving_for_a_thinking_machine_is_put_back(make_rig: MakeRig) -> 
     release = threading.Event()
 
     def slow(position: Position, game: Game) -> Move:
-        release.wait(10)
+        release.wait(120)  # the test releases it; a bound on a failure only
         return position.legal_moves()[0]
 
     players = {BLACK: Human(), WHITE: Computer(slow, "Slow engine")}

@@ -176,7 +176,7 @@ def test_hint_is_found_in_the_background_without_stalling_the_loop(make_rig: Mak
     move = best(Position.start())
 
     def slow(position: Position, game: Game) -> Move:
-        release.wait(10)
+        release.wait(120)  # the test releases it; a bound on a failure only
         done.set()
         return move
 
@@ -188,7 +188,7 @@ def test_hint_is_found_in_the_background_without_stalling_the_loop(make_rig: Mak
     assert rig.app.hint_thinker.busy and rig.app.hint is None
     assert rig.app.view().prompt == "Looking for a hint..."
     release.set()
-    assert done.wait(10)
+    assert done.wait(120)
     rig.wait_for(lambda: rig.app.hint is not None, "the hint")  # the worker thread hands it over
     assert rig.app.hint == move
     assert rig.lit == {move.start: PAL.hint_from, move.end: PAL.hint_to}

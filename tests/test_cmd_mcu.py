@@ -78,7 +78,7 @@ class _Running:
 
     def close(self) -> None:
         self.stop.set()
-        self.thread.join(2)
+        self.thread.join(60)
         self.endpoint.close()
 
 

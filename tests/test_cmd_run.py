@@ -144,7 +144,7 @@ def test_signals_stop_cleanly(tmp_path: Path, sig: int) -> None:
         assert json.loads(proc.stdout.readline())["event"] == "game-start"
         time.sleep(0.1)
         proc.send_signal(sig)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -170,7 +170,7 @@ def test_main_loop_is_idle_when_nothing_happens(tmp_path: Path) -> None:
         with open(f"/proc/{proc.pid}/stat") as f:
             after = f.read().split()
         proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=20)
+        proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -159,7 +159,7 @@ def test_background_thread_smoke() -> None:
     try:
         assert sensors.running and sensors.snapshot() == mask_of([1])
         wiring.set_occupancy(mask_of([1, 32]))
-        deadline = time.monotonic() + 2
+        deadline = time.monotonic() + 60  # a bound on a failure only
         while sensors.snapshot() != mask_of([1, 32]) and time.monotonic() < deadline:
             time.sleep(0.002)
         assert sensors.snapshot() == mask_of([1, 32])

@@ -244,6 +244,10 @@ class CountingEndpoint(PtyEndpoint):
         self.lines_out += data.count(b"\n")
 
 
+#: Real seconds a pty exchange may take before a test fails: a bound on a failure only.
+WAIT_S = 60.0
+
+
 class PtyRig:
     def __init__(self, clock: VirtualClock | None = None) -> None:
         self.clock = clock or VirtualClock()
@@ -262,7 +266,7 @@ class PtyRig:
         self.mcu = BoardEmulator(self.sim, self.endpoint)
         self.lines_in = 0  # lines the Pi has handled in pump() and drain()
 
-    def pump(self, until: Callable[[], bool], seconds: float = 10.0) -> None:
+    def pump(self, until: Callable[[], bool], seconds: float = WAIT_S) -> None:
         """Service both ends until ``until()``; ``seconds`` of real time only bound a failure."""
         end = time.monotonic() + seconds
         while True:
@@ -281,7 +285,7 @@ class PtyRig:
         readable. Before virtual time jumps, nothing may still be on its way, or it would
         reach the Pi stamped with the later time.
         """
-        end = time.monotonic() + 10.0
+        end = time.monotonic() + WAIT_S
         while self.lines_in < self.endpoint.lines_out:
             if time.monotonic() > end:
                 raise AssertionError(f"the Pi handled {self.lines_in} of {self.endpoint.lines_out} lines")
@@ -379,7 +383,7 @@ def test_open_hardware_serial_backend_over_pty() -> None:
         serial_opener=lambda: open_serial_port(endpoint.path, timeout=0),
     )
     try:
-        end = time.monotonic() + 2
+        end = time.monotonic() + WAIT_S
         while hw.sensors.snapshot() != mask_of([3]) and time.monotonic() < end:
             mcu.service()
             hw.link.service()
@@ -404,7 +408,7 @@ def test_threads_smoke_real_time() -> None:
     mcu.start()
     pi.start()
     try:
-        end = time.monotonic() + 3
+        end = time.monotonic() + WAIT_S
         while pi.sensors.snapshot() != mask_of([20]) and time.monotonic() < end:
             time.sleep(0.005)
         assert pi.sensors.snapshot() == mask_of([20])

@@ -87,7 +87,7 @@ def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(br
         events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
         texts.append([e.move for e in events if isinstance(e, MoveMade)])
         settings = HallSettings(broker, "club", f"board-{i}")
-        assert publish_replay(settings, events, None, WCDF) == 0
+        assert publish_replay(settings, events, None, WCDF, timeout_s=WAIT_S) == 0
     assert wait_for(lambda: all(len(b["moves"]) == len(g.moves) for b, g in zip(h.boards(), games)) and len(h.boards()) == len(games))
     with urllib.request.urlopen(web + "/api/boards") as r:
         boards = json.load(r)

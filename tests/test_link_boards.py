@@ -290,7 +290,7 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
         assert sum(1 for _src, dst, text in lines if dst == "-" and text.startswith("connected")) >= 3
     finally:
         stop.set()
-        thread.join(timeout=2)
+        thread.join(timeout=60)
         pair.close()
         for side in sides:
             side.close()
@@ -315,7 +315,7 @@ def test_crownhead_relay_copies_whole_lines_and_asks_both_ends_for_their_state(t
         assert a.readline() == b"fen\n"
     finally:
         relay.send_signal(signal.SIGTERM)
-        out, err = relay.communicate(timeout=10)
+        out, err = relay.communicate(timeout=60)
         a.close()
         b.close()
         left.close()

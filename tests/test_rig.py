@@ -28,8 +28,8 @@ def test_rig_dim_matches_policy() -> None:
 
 
 def test_null_modem_carries_bytes_both_ways(cable: NullModem) -> None:
-    a = serial.serial_for_url(cable.a, timeout=1)
-    b = serial.serial_for_url(cable.b, timeout=1)
+    a = serial.serial_for_url(cable.a, timeout=60)
+    b = serial.serial_for_url(cable.b, timeout=60)
     a.write(b"to b\n")
     assert b.readline() == b"to b\n"
     b.write(bytes(range(256)) + b"\n")
@@ -45,8 +45,8 @@ def test_unplugging_makes_reads_fail_and_replug_reopens(cable: NullModem) -> Non
         a.read(1)
     cable.replug()
     a.close()
-    a = serial.serial_for_url(cable.a, timeout=1)
-    b = serial.serial_for_url(cable.b, timeout=1)
+    a = serial.serial_for_url(cable.a, timeout=60)
+    b = serial.serial_for_url(cable.b, timeout=60)
     b.write(b"again\n")
     assert a.readline() == b"again\n"
     a.close()

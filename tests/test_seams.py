@@ -277,7 +277,7 @@ def test_the_machine_side_is_held_while_it_thinks(tmp_path: Path) -> None:
     release = threading.Event()
 
     def slow(position: Position, game: Game) -> Move:
-        release.wait(10)
+        release.wait(120)  # the test releases it; a bound on a failure only
         return position.legal_moves()[0]
 
     start = Position.from_fen("W:W22,31:B18,1")  # White (the machine) must capture 22x15

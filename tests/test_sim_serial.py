@@ -18,7 +18,7 @@ from sim.serial_board import BoardEmulator, PtyEndpoint
 def read_lines(port: serial.Serial, emulator: BoardEmulator, count: int) -> list[bytes]:
     lines: list[bytes] = []
     buf = b""
-    end = time.monotonic() + 2
+    end = time.monotonic() + 60  # a bound on a failure only
     while len(lines) < count and time.monotonic() < end:
         emulator.service()
         buf += port.read(port.in_waiting or 1)

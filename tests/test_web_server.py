@@ -18,7 +18,7 @@ from firmware.web.server import WebServer
 from firmware.web.settings import WebConfig, parse_listen
 from firmware.config import ConfigError, default_config
 from hal.clock import VirtualClock
-from helpers.web import LiveBoard, Socket, request
+from helpers.web import WAIT_S, LiveBoard, Socket, request
 
 pytest.importorskip("websockets")
 
@@ -183,7 +183,7 @@ def test_ten_thousand_random_messages_change_nothing(tmp_path: Path) -> None:
             ws.send("fen")
             errors = 0
             while True:
-                m = ws.next(timeout=30)
+                m = ws.next()
                 if m.get("event") == "error":
                     errors += 1
                     assert m["code"] in ("too-long", "bad-encoding", "bad-json", "unknown-command", "bad-argument", "illegal-move", "not-now")
@@ -268,7 +268,7 @@ def test_run_web_serves_while_the_board_runs(tmp_path: Path) -> None:
     try:
         assert proc.stderr is not None
         url = None
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + WAIT_S
         while url is None and time.monotonic() < deadline:
             line = proc.stderr.readline()
             if "the board's page is at " in line:
@@ -278,7 +278,7 @@ def test_run_web_serves_while_the_board_runs(tmp_path: Path) -> None:
         assert status == 200 and json.loads(body)["state"]["ply"] == 0
     finally:
         proc.terminate()
-        out, _err = proc.communicate(timeout=20)
+        out, _err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 0 and "stopped" in out
 
 
@@ -391,7 +391,7 @@ def test_a_full_page_queue_disconnects_that_page_only(board: LiveBoard) -> None:
             server._deliver()
 
         assert server._loop is not None
-        asyncio.run_coroutine_threadsafe(flood(), server._loop).result(5)
+        asyncio.run_coroutine_threadsafe(flood(), server._loop).result(WAIT_S)
         assert slow_id not in server._queues and len(server._queues) == 1
         fine.until(lambda m: m.get("event") == "notice" and m["message"] == "to all")
         assert fine.command("hands 11-15")["ok"]

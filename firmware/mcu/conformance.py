@@ -188,8 +188,8 @@ class _PtyRigTarget(_LineTarget):
                 break
             self.clock.advance(min(self.step_ms, end - self.clock.now_ms()))
         # Keep the board running, clock stopped, until every byte sent either way has
-        # arrived (10 s at most: a board that lost bytes is not waited for forever).
-        give_up = time.monotonic() + 10.0
+        # arrived (60 s at most: a board that lost bytes is not waited for forever).
+        give_up = time.monotonic() + 60.0
         while (self.delivered < self.sent or self.received < self.emitted) and (
             time.monotonic() < give_up
         ):

@@ -32,6 +32,10 @@ from rules import Position
 
 from helpers.rig import Rig
 
+#: Real seconds a test waits for the board's server (a request, a socket's next line)
+#: before it fails: a bound on a failure only, generous enough for a very busy machine.
+WAIT_S = 60.0
+
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -115,7 +119,7 @@ class LiveBoard:
 
     def close(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=10)
+        self._thread.join(timeout=WAIT_S)
         self.rig.close()
         self.server.close()
 
@@ -130,7 +134,7 @@ def request(url: str, *, method: str = "GET", data: bytes | None = None,
             headers: Mapping[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
     req = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
     try:
-        with urllib.request.urlopen(req, timeout=10) as response:
+        with urllib.request.urlopen(req, timeout=WAIT_S) as response:
             return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
     except urllib.error.HTTPError as exc:
         return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
@@ -142,19 +146,19 @@ class Socket:
     def __init__(self, url: str, **kwargs: Any) -> None:
         from websockets.sync.client import connect
 
-        self._connection = connect(url, open_timeout=10, **kwargs)
+        self._connection = connect(url, open_timeout=WAIT_S, **kwargs)
         self.ws = self._connection.__enter__()
         self.seen: list[dict[str, Any]] = []
 
     def send(self, text: str | bytes) -> None:
         self.ws.send(text)
 
-    def next(self, timeout: float = 10) -> dict[str, Any]:
+    def next(self, timeout: float = WAIT_S) -> dict[str, Any]:
         message = json.loads(self.ws.recv(timeout=timeout))
         self.seen.append(message)
         return message
 
-    def until(self, predicate: Any, timeout: float = 10) -> dict[str, Any]:
+    def until(self, predicate: Any, timeout: float = WAIT_S) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -164,7 +168,7 @@ class Socket:
             if predicate(message):
                 return message
 
-    def command(self, text: str, timeout: float = 10) -> dict[str, Any]:
+    def command(self, text: str, timeout: float = WAIT_S) -> dict[str, Any]:
         """Send a command and return its reply or error (events meanwhile are skipped)."""
         self.send(text)
         return self.until(lambda m: m.get("event") in ("reply", "error"), timeout)
