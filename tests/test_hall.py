@@ -243,7 +243,10 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: str, hall:
         page.on("request", lambda req: asked.append(f"{req.method} {req.url}"))
         full.locator("[data-square='14']").click()
         full.locator("[data-square='18']").click()
-        page.wait_for_timeout(1500)
+        # The page goes on asking the hall for the boards: one more of its requests after
+        # the clicks, and anything the clicks had asked for would be in ``asked`` too.
+        with page.expect_request(lambda req: req.url.startswith(f"{web}/api/")):
+            pass
         assert asked and all(a.startswith(f"GET {web}/api/") for a in asked), asked
         assert full.locator("[data-piece]").count() == 5
         # Flipped: the board component's own flipped drawing.
