@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, fields, replace
+from typing import TypedDict, Unpack
 
 
 class Crowning(enum.Enum):
@@ -40,6 +41,20 @@ class Crowning(enum.Enum):
 
 
 _COLORS = ("black", "white")
+
+
+class RuleOptions(TypedDict, total=False):
+    """The options of :class:`Rules`, for :meth:`Rules.with_options`."""
+
+    men_capture_backward: bool
+    captures_compulsory: bool
+    flying_kings: bool
+    crowning: Crowning
+    kings_capture_first: bool
+    huffing: bool
+    first_mover: str
+    giveaway: bool
+    variant: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +118,9 @@ class Rules:
             and not self.kings_capture_first,
         )
 
-    def with_options(self, **changes: object) -> Rules:
+    def with_options(self, **changes: Unpack[RuleOptions]) -> Rules:
         """A copy with some options changed."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)
 
     @property
     def is_standard(self) -> bool:

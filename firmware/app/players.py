@@ -21,7 +21,7 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from rules import Color, Game, Move, Position
 from rules.game import Huff, JumpForced
@@ -147,6 +147,14 @@ class RandomMover(Computer):
         return self._rng.choice(_legal(position, game))
 
 
+class _EngineObject(Protocol):
+    """What :func:`engine_player` needs of an engine module's ``Engine`` instance: a search
+    whose result has a ``move`` (the module is found at run time, so its result's type is
+    not known here)."""
+
+    def search(self, position: Position, **limits: Any) -> Any: ...
+
+
 def engine_player(
     module: str = "rules.engine",
     *,
@@ -193,7 +201,7 @@ def engine_player(
     engine_class = getattr(engine, "Engine", None)
     if engine_class is None:
         raise EngineUnavailable(f"{module} has neither a choose(position, game) function nor an Engine class")
-    engines: dict[object, object] = {}
+    engines: dict[object, _EngineObject] = {}
     # A cancelled search cannot be interrupted: the next one waits for it rather than
     # sharing the engine's tables with it.
     lock = threading.Lock()
@@ -204,7 +212,7 @@ def engine_player(
             if found is None:
                 extra = {"egdb": egdb} if egdb is not None else {}
                 found = engines[game.rules] = engine_class(game.rules, seed=seed, **extra)
-            result = found.search(position, history=game.positions[:-1], **limits)  # type: ignore[attr-defined]
+            result = found.search(position, history=game.positions[:-1], **limits)
             return result.move
 
     return Computer(search, name, MachineSpec("engine", level, seed))

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from rules import FenError, Position, Rules
-from rules.settings import Crowning
+from rules.settings import Crowning, RuleOptions
 from rules.variants import SUMMARIES, names, numeric_fen, rules_for
 
 
@@ -53,7 +53,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 def rules_from_args(args: argparse.Namespace) -> Rules:
     """The ``--variant`` rules with the house-rule options applied on top."""
     rules = rules_for(getattr(args, "variant", None) or "english")
-    changes: dict[str, object] = {}
+    changes: RuleOptions = {}
     if getattr(args, "men_capture_backward", False):
         changes["men_capture_backward"] = True
     if getattr(args, "captures_optional", False):

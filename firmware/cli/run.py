@@ -13,9 +13,11 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from firmware.app.application import MODES, App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
@@ -437,14 +439,18 @@ def _configure_logging(headless: bool, state_dir: Path) -> None:
 
 _SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
+#: What ``signal.signal`` returns: a handler, ``SIG_DFL``/``SIG_IGN``, or None for one
+#: that was not set from Python.
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
-def _install_signals(stop: threading.Event, raise_stop: bool) -> dict[int, object]:
+
+def _install_signals(stop: threading.Event, raise_stop: bool) -> dict[int, _Handler]:
     def handler(signum: int, frame: FrameType | None) -> None:
         stop.set()
         if raise_stop:
             raise _Stop()
 
-    previous: dict[int, object] = {}
+    previous: dict[int, _Handler] = {}
     if threading.current_thread() is not threading.main_thread():
         return previous  # signals can only be handled in the main thread (tests call run())
     for sig in _SIGNALS:
@@ -452,6 +458,7 @@ def _install_signals(stop: threading.Event, raise_stop: bool) -> dict[int, objec
     return previous
 
 
-def _restore_signals(previous: dict[int, object]) -> None:
+def _restore_signals(previous: dict[int, _Handler]) -> None:
     for sig, old in previous.items():
-        signal.signal(sig, old)  # type: ignore[arg-type]
+        # None: the handler before was not Python's to give back; the default is.
+        signal.signal(sig, signal.SIG_DFL if old is None else old)

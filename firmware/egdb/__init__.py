@@ -76,7 +76,8 @@ def _material(path: Path) -> Material:
     if found is None:
         raise EgdbError(f"{path}: not an endgame table name (egdb-ABCD.xz up to "
                         f"{WHOLE_PIECES} pieces, egdb-ABCD.blk above)")
-    material: Material = tuple(int(g) for g in found.groups()[:4])  # type: ignore[assignment]
+    own_men, own_kings, their_men, their_kings = (int(g) for g in found.groups()[:4])
+    material: Material = (own_men, own_kings, their_men, their_kings)
     if sum(material) > MAX_PIECES or not (material[0] + material[1]) or not (
             material[2] + material[3]):
         raise EgdbError(f"{path}: no table for material {material}")

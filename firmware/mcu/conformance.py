@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hal.clock import VirtualClock
+from sim.serial_board import PtyEndpoint
 from hal.serial_protocol import (
     MAX_LINE,
     BoardError,
@@ -139,6 +140,24 @@ class PortTarget(_LineTarget):
         self.port.close()
 
 
+class _CountingEndpoint(PtyEndpoint):
+    """The board's end of a pty, counting the bytes it delivered to the board and the
+    bytes the board wrote."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.delivered = self.emitted = 0
+
+    def read(self) -> bytes:
+        data = super().read()
+        self.delivered += len(data)
+        return data
+
+    def write(self, data: bytes) -> None:
+        self.emitted += len(data)
+        super().write(data)
+
+
 class _PtyRigTarget(_LineTarget):
     """A simulated board behind a pseudo-terminal, stepped on a virtual clock."""
 
@@ -146,29 +165,15 @@ class _PtyRigTarget(_LineTarget):
 
     def __init__(self) -> None:
         from hal.serial_board import open_serial_port
-        from sim.serial_board import PtyEndpoint
 
         super().__init__()
         self.clock = VirtualClock()
-        self.endpoint = PtyEndpoint()
+        self.endpoint = _CountingEndpoint()
         self.port = open_serial_port(self.endpoint.path, timeout=0)
         # Bytes in flight, counted at both ends: the pseudo-terminal hands them over
         # asynchronously (the kernel queues them), so on a busy machine a line may still
         # be on its way when the virtual time is up. collect() waits for them.
-        self.sent = self.delivered = self.emitted = self.received = 0
-        read, write = self.endpoint.read, self.endpoint.write
-
-        def counted_read() -> bytes:
-            data = read()
-            self.delivered += len(data)
-            return data
-
-        def counted_write(data: bytes) -> None:
-            self.emitted += len(data)
-            write(data)
-
-        self.endpoint.read = counted_read  # type: ignore[method-assign]
-        self.endpoint.write = counted_write  # type: ignore[method-assign]
+        self.sent = self.received = 0
 
     def step(self) -> None:
         """One round of the board."""
@@ -190,7 +195,7 @@ class _PtyRigTarget(_LineTarget):
         # Keep the board running, clock stopped, until every byte sent either way has
         # arrived (60 s at most: a board that lost bytes is not waited for forever).
         give_up = time.monotonic() + 60.0
-        while (self.delivered < self.sent or self.received < self.emitted) and (
+        while (self.endpoint.delivered < self.sent or self.received < self.endpoint.emitted) and (
             time.monotonic() < give_up
         ):
             self._round(out)

@@ -210,6 +210,21 @@ def decode_grb(data: bytes, count: int = 32) -> list[tuple[int, int, int]]:
     return [(data[3 * i + 1], data[3 * i], data[3 * i + 2]) for i in range(count)]
 
 
+class _MachineModule(types.ModuleType):
+    """The ``machine`` module a :class:`Bench` gives the firmware."""
+
+    Pin: type[_Pin]
+    WDT: type[_WDT]
+    bitstream: Callable[[Any, int, Any, Any], None]
+    mem32: _Mem32
+
+
+class _NeoPixelModule(types.ModuleType):
+    """The ``neopixel`` module a :class:`Bench` gives the firmware."""
+
+    NeoPixel: type[NeoPixel]
+
+
 class Bench:
     """The Pico's surroundings on a test bench: pins, the LED chain, the watchdog.
 
@@ -244,8 +259,14 @@ class Bench:
         self.transmitted: dict[int, list[bytes]] = {}
         self.mem32 = _Mem32()
         bench = self
-        pin_class = type("Pin", (_Pin,), {"bench": bench})
-        wdt_class = type("WDT", (_WDT,), {"bench": bench})
+
+        class Pin(_Pin):
+            pass
+
+        class WDT(_WDT):
+            pass
+
+        Pin.bench = WDT.bench = bench
 
         def bitstream(pin: Any, encoding: int, timing: Any, buf: Any) -> None:
             if encoding != 0:
@@ -256,15 +277,14 @@ class Bench:
                 raise ValueError("bitstream needs an output Pin")
             bench.transmitted.setdefault(pin.id, []).append(bytes(buf))
 
-        machine = types.ModuleType("machine")
-        machine.Pin = pin_class  # type: ignore[attr-defined]
-        machine.WDT = wdt_class  # type: ignore[attr-defined]
-        machine.bitstream = bitstream  # type: ignore[attr-defined]
-        machine.mem32 = self.mem32  # type: ignore[attr-defined]
-        self.machine = machine
-        neopixel = types.ModuleType("neopixel")
-        neopixel.NeoPixel = type("NeoPixel", (NeoPixel,), {"_bitstream": staticmethod(bitstream)})  # type: ignore[attr-defined]
-        self.neopixel = neopixel
+        class BenchNeoPixel(NeoPixel):
+            _bitstream = staticmethod(bitstream)
+
+        self.machine = _MachineModule("machine")
+        self.machine.Pin, self.machine.WDT = Pin, WDT
+        self.machine.bitstream, self.machine.mem32 = bitstream, self.mem32
+        self.neopixel = _NeoPixelModule("neopixel")
+        self.neopixel.NeoPixel = BenchNeoPixel
 
     def now_ms(self) -> int:
         return self.clock.now_ms() if self.clock is not None else 0

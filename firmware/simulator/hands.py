@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from hal.squares import square_to_cell
 from rules import Move
@@ -206,14 +206,22 @@ def game_action_chunks(
     return chunks
 
 
+class Pace(TypedDict, total=False):
+    """The pace options of :func:`game_action_chunks`."""
+
+    fast_reply_chance: float
+    fast_reply_ms: tuple[int, int]
+    think_ms: tuple[int, int]
+
+
 def game_actions(
     moves: Sequence[tuple[Move, bool]],
     rng: random.Random,
     style: HumanStyle = HumanStyle(),
-    **options: object,
+    **options: Unpack[Pace],
 ) -> list[Action]:
     """:func:`game_action_chunks` as one script."""
-    return [a for chunk in game_action_chunks(moves, rng, style, **options) for a in chunk]  # type: ignore[arg-type]
+    return [a for chunk in game_action_chunks(moves, rng, style, **options) for a in chunk]
 
 
 # -- the simulator's hands at an application -------------------------------------------------

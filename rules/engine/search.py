@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from typing import TypedDict, Unpack
 
 from rules import movegen
 from rules.engine import general, zobrist
@@ -78,6 +79,29 @@ CHECK_EVERY = 128
 #: Quiet moves after this many in a node are searched a ply shallower first.
 LATE_MOVES = 3
 INFINITY = WIN + 1
+
+
+class GameLimits(TypedDict, total=False):
+    """The limits of :meth:`Engine.search` for a search whose history is the game's."""
+
+    movetime_ms: float | None
+    depth: int | None
+    strength: int | Strength | None
+    book: bool | None
+    deadline_ms: float | None
+    quiet_plies: int | None
+
+
+class SearchLimits(GameLimits, total=False):
+    """The limits of :meth:`Engine.search`, for the functions that pass them on."""
+
+    history: Iterable[Position] | None
+
+
+def _no_table(own: int, opp: int, kings: int, black: bool) -> int | None:
+    """No endgame table: nothing is known."""
+    return None
+
 
 def move_id(move: Move) -> int:
     """The integer the search uses for a move: from, to and captured squares as bits."""
@@ -202,11 +226,11 @@ class Engine:
         chosen_score = score if chosen == best else run.root_scores.get(chosen, score)
         return SearchResult(chosen, chosen_score, done, run.nodes, self._since(started), pv)
 
-    def best_move(self, position: Position, **limits: object) -> Move | None:
+    def best_move(self, position: Position, **limits: Unpack[SearchLimits]) -> Move | None:
         """Just the move of :meth:`search` (None when there is no legal move)."""
-        return self.search(position, **limits).move  # type: ignore[arg-type]
+        return self.search(position, **limits).move
 
-    def hint(self, game: Game, **limits: object) -> Move | None:
+    def hint(self, game: Game, **limits: Unpack[GameLimits]) -> Move | None:
         """The best move for the side to move in ``game``, repetitions taken into account.
 
         Without limits a hint searches for :data:`DEFAULT_MOVETIME_MS`.
@@ -215,9 +239,7 @@ class Engine:
             raise ValueError(
                 f"this engine plays {self.rules.describe()}, the game {game.rules.describe()}"
             )
-        return self.search(
-            game.position, history=game.positions[:-1], **limits  # type: ignore[arg-type]
-        ).move
+        return self.search(game.position, history=game.positions[:-1], **limits).move
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -355,7 +377,8 @@ class _Run:
                 if iteration_best is not None:
                     best_move, best_score = iteration_best, iteration_score
                 break
-            best_move, best_score, done = iteration_best, iteration_score, depth  # type: ignore[assignment]
+            assert iteration_best is not None  # the root has moves, and each got a score
+            best_move, best_score, done = iteration_best, iteration_score, depth
             self.root_scores = scores
             # Next iteration: best first, the others in the order of this one's scores.
             self.root.sort(key=lambda entry: -scores[entry[0]])
@@ -427,7 +450,7 @@ class _Run:
         key_from_boards = zobrist.key_from_boards
         egdb = engine.egdb if compulsory and not men_backward else None
         egdb_pieces = egdb.pieces if egdb is not None else 0
-        egdb_value = egdb.value if egdb is not None else None
+        egdb_value = egdb.value if egdb is not None else _no_table
 
         def negamax(
             own: int, opp: int, kings: int, black: bool, key: int,
@@ -447,7 +470,7 @@ class _Run:
             if quiet >= FORTY_MOVES_PLIES:
                 return 0  # the 40-move rule: a draw whatever the material
             if egdb_pieces and (own | opp).bit_count() <= egdb_pieces:
-                known = egdb_value(own, opp, kings, black)  # type: ignore[misc]
+                known = egdb_value(own, opp, kings, black)
                 if known is not None:
                     # Exact: drawn, or decided ``known - 1`` plies from here (odd: won).
                     if not known:
@@ -647,7 +670,7 @@ def _engine_for(rules: Rules) -> Engine:
     return engine
 
 
-def best_move(position: Position, rules: Rules = WCDF, **limits: object) -> Move | None:
+def best_move(position: Position, rules: Rules = WCDF, **limits: Unpack[SearchLimits]) -> Move | None:
     """The engine's move in ``position`` (None when the side to move has none).
 
     >>> str(best_move(Position.from_fen("B:W18:B14"), depth=2))
@@ -656,7 +679,7 @@ def best_move(position: Position, rules: Rules = WCDF, **limits: object) -> Move
     return _engine_for(rules).best_move(position, **limits)
 
 
-def hint(game: Game, **limits: object) -> Move | None:
+def hint(game: Game, **limits: Unpack[GameLimits]) -> Move | None:
     """The side to move's best move in ``game``, for the hint LEDs (None: no legal move).
 
     Limits as for :meth:`Engine.search`; by default one second of search.

@@ -38,13 +38,13 @@ KING_SQUARE: tuple[tuple[int, ...], tuple[int, ...]] = (_keys(), _keys())
 #: XOR-ed in when White is to move.
 SIDE: int = _rng.getrandbits(64)
 
+def _by_bit(table: tuple[int, ...]) -> dict[int, int]:
+    return {bit(s): table[s] for s in range(1, 33)}
+
+
 #: The same keys indexed by the single-bit bitboard of the square (what the search holds).
-MAN: tuple[dict[int, int], dict[int, int]] = tuple(  # type: ignore[assignment]
-    {bit(s): table[s] for s in range(1, 33)} for table in MAN_SQUARE
-)
-KING: tuple[dict[int, int], dict[int, int]] = tuple(  # type: ignore[assignment]
-    {bit(s): table[s] for s in range(1, 33)} for table in KING_SQUARE
-)
+MAN: tuple[dict[int, int], dict[int, int]] = (_by_bit(MAN_SQUARE[0]), _by_bit(MAN_SQUARE[1]))
+KING: tuple[dict[int, int], dict[int, int]] = (_by_bit(KING_SQUARE[0]), _by_bit(KING_SQUARE[1]))
 
 
 def _byte_tables(table: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
