@@ -45,9 +45,6 @@ Opener = Callable[[], Any]
 #: How long the thread waits for input in one round, in seconds: the latency of output
 #: queued while it waits, and of noticing ``close()``.
 READ_WAIT_S = 0.01
-#: A write that has not gone through in this many seconds means the other end is not
-#: reading; the output is then treated as overrun.
-WRITE_TIMEOUT_S = 1.0
 
 
 class Transport(Protocol):
@@ -74,10 +71,16 @@ class Transport(Protocol):
 
 
 def open_port(url: str, baudrate: int = 115200) -> Any:
-    """Open a serial device or pyserial URL for the link (short read timeout, timed writes)."""
+    """Open a serial device or pyserial URL for the link (short read timeout).
+
+    Writes wait as long as the other end takes: they happen in the writer thread, and an
+    other end that stops reading fills the bounded outbox, which is the overrun. (A timed
+    write is no better: pyserial reports a write as timed out when its thread merely got
+    no processor for the timeout, even though every byte went out.)
+    """
     import serial
 
-    return serial.serial_for_url(url, baudrate=baudrate, timeout=READ_WAIT_S, write_timeout=WRITE_TIMEOUT_S)
+    return serial.serial_for_url(url, baudrate=baudrate, timeout=READ_WAIT_S, write_timeout=None)
 
 
 def _port_errors() -> tuple[type[BaseException], ...]:
@@ -275,7 +278,7 @@ class LineTransport:
                 if isinstance(exc, self._timeout):
                     with self._lock:
                         self._broken_line = True
-                        self._overrun_locked(f"a write took longer than {WRITE_TIMEOUT_S} s")
+                        self._overrun_locked("a write timed out")
                     return True
                 if self._port is port:
                     self._drop(f"write failed: {exc}")
@@ -316,7 +319,11 @@ class LineTransport:
         partial = self._reader.reset()
         if partial:
             log.info("%s: dropping half a line at disconnect: %r", self.name, partial[:60])
+        # A write waiting for the other end ends now, not with the port it was given.
+        cancel = getattr(port, "cancel_write", None)
         with contextlib.suppress(*self._errors):
+            if callable(cancel):
+                cancel()
             port.close()
         self.last_error = reason
         self._retry_at = self.clock.now_ms() + self.reconnect_ms

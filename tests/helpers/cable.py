@@ -190,7 +190,7 @@ class Host:
 
     def __init__(self, port: str, boards: Iterable[Rig] = ()) -> None:
         self.port_name = port
-        self.port = serial.serial_for_url(port, timeout=0.002, write_timeout=2)
+        self.port = serial.serial_for_url(port, timeout=0.002, write_timeout=TIMEOUT_S)
         self.boards = list(boards)
         self.lines: list[dict[str, Any]] = []
         self.raw: list[bytes] = []
@@ -204,7 +204,7 @@ class Host:
             self.port.close()
         except Exception:  # noqa: BLE001
             pass
-        self.port = serial.serial_for_url(self.port_name, timeout=0.002, write_timeout=2)
+        self.port = serial.serial_for_url(self.port_name, timeout=0.002, write_timeout=TIMEOUT_S)
         self._buf = b""
 
     def write(self, data: bytes) -> None:
