@@ -541,6 +541,9 @@ def test_main_on_micropython_over_a_pty() -> None:
             assert pi.sensors.snapshot() == mask_of([1, 5, 32])
             pi.lights.show({1: (255, 0, 0), 32: (0, 0, 9)})
             time.sleep(0.3)
+            # Connected, or (kept off the processor for seconds) reconnecting: a bound only.
+            while not pi.connected and time.monotonic() < end:
+                time.sleep(0.01)
             assert pi.connected and pi.garbled == 0 and pi.board_errors == 0
         finally:
             pi.close()
