@@ -87,7 +87,7 @@ def test_run_keeps_a_clock_in_a_two_player_game(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "firmware.cli", "run", "--headless", "--log", "json", "--script", "-",
          "--clock", "300+5", "--state-dir", str(tmp_path)],
-        input="lift 11\nwait 1000\nplace 15\nwait 1000\n", capture_output=True, text=True, timeout=60,
+        input="lift 11\nwait 1000\nplace 15\nwait 1000\n", capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr
     clocks = [e for e in map(json.loads, done.stdout.splitlines()) if e["event"] == "clock"]

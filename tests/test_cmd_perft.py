@@ -101,13 +101,13 @@ def test_installed_command() -> None:
     if exe is None:
         pytest.skip("the crownhead script is not installed beside this Python")
     done = subprocess.run(
-        [exe, "perft", "--depth", "5"], capture_output=True, text=True, timeout=60
+        [exe, "perft", "--depth", "5"], capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "7361"
     bad = subprocess.run(
         [exe, "perft", "--fen", "nonsense", "--depth", "1"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True, text=True, timeout=300,
     )
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

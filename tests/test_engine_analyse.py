@@ -105,7 +105,7 @@ def _cpu_run(*argv: str) -> tuple[float, dict]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "firmware.cli", "analyse", *argv],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True, text=True, timeout=300, check=True,
     )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -458,7 +458,7 @@ def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: P
 # -- the command line ------------------------------------------------------------------------
 
 
-def _crownhead(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def _crownhead(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "firmware.cli", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env={**os.environ, "CROWNHEAD_CONFIG": str(cwd / "none.toml")})
 

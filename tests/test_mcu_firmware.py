@@ -467,7 +467,7 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
     bench = Path(__file__).with_name("mcu_upy_bench.py")
     proc = subprocess.run(
         [_micropython(), str(bench), str(FIRMWARE_DIR)],
-        input=script, capture_output=True, text=True, timeout=120,
+        input=script, capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode == 0, proc.stderr + proc.stdout
     out = proc.stdout.splitlines()

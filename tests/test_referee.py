@@ -545,7 +545,7 @@ def test_parse_ballot() -> None:
 
 def crownhead(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", *args], input=stdin, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "firmware.cli", *args], input=stdin, capture_output=True, text=True, timeout=300
     )
 
 

@@ -35,7 +35,7 @@ TINSLEY = DATA / "tinsley.pdn"
 
 
 def crownhead(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, timeout=300)
 
 
 # -- the balloted game pair ----------------------------------------------------------------------

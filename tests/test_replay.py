@@ -21,7 +21,7 @@ def crownhead(*args: str, stdin: str | None = None) -> subprocess.CompletedProce
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,
     )
 
 

@@ -237,7 +237,7 @@ def test_run_headless_on_a_read_only_state_directory(small_fs: Path, tmp_path: P
     done = subprocess.run(
         [sys.executable, "-m", "firmware.cli", "run", "--hal", "sim", "--headless", "--state-dir", str(state),
          "--script", str(script)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
     lines = [line.split(None, 1)[1] for line in done.stdout.splitlines()]  # without the time

@@ -248,7 +248,7 @@ def test_act_reports_problems_on_the_screen(make_rig: MakeRig) -> None:
 def test_no_terminal_is_one_clear_line(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "firmware.cli", "run", "--state-dir", str(tmp_path)],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=REPO, timeout=60,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=REPO, timeout=300,
     )
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1
@@ -267,17 +267,17 @@ class Tmux:
         subprocess.run(
             [TMUX, "-L", name, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "-c", str(cwd),
              *command],
-            check=True, env=env, timeout=30,
+            check=True, env=env, timeout=120,
         )
 
     def send(self, *keys: str, literal: bool = False) -> None:
         args = [TMUX, "-L", self.name, "send-keys", "-t", self.name] + (["-l"] if literal else []) + list(keys)
-        subprocess.run(args, check=True, timeout=30)
+        subprocess.run(args, check=True, timeout=120)
 
     def capture(self) -> str:
         return subprocess.run(
             [TMUX, "-L", self.name, "capture-pane", "-p", "-t", self.name],
-            capture_output=True, text=True, timeout=30,
+            capture_output=True, text=True, timeout=120,
         ).stdout
 
     def wait_for(self, predicate: object, timeout: float = 120.0) -> str:
@@ -291,11 +291,11 @@ class Tmux:
         raise AssertionError("the screen never showed what was expected:\n" + screen)
 
     def alive(self) -> bool:
-        out = subprocess.run([TMUX, "-L", self.name, "has-session", "-t", self.name], capture_output=True, timeout=30)
+        out = subprocess.run([TMUX, "-L", self.name, "has-session", "-t", self.name], capture_output=True, timeout=120)
         return out.returncode == 0
 
     def kill(self) -> None:
-        subprocess.run([TMUX, "-L", self.name, "kill-server"], capture_output=True, timeout=30)
+        subprocess.run([TMUX, "-L", self.name, "kill-server"], capture_output=True, timeout=120)
 
 
 def cell_text(screen: str, square: int, line: int) -> str:
@@ -352,7 +352,7 @@ def test_sigterm_in_the_simulator_saves_and_restores_the_terminal(tmp_path: Path
         tmux.wait_for(lambda s: "1. 9-14" in s)
         pid = int(subprocess.run(
             [TMUX, "-L", name, "display", "-p", "-t", name, "#{pane_pid}"],
-            capture_output=True, text=True, timeout=30, check=True,
+            capture_output=True, text=True, timeout=120, check=True,
         ).stdout)
         os.kill(pid, 15)
         end = time.monotonic() + 120  # a bound on a failure only
