@@ -105,6 +105,7 @@ def sample(problems: list[Problem], n: int) -> list[Problem]:
 
 _probe = None
 _cpu_clock = True
+_nodes = False
 
 
 def cpu_ms() -> float:
@@ -112,9 +113,10 @@ def cpu_ms() -> float:
     return time.process_time() * 1000
 
 
-def _init_worker(egdb: str | None, cpu: bool) -> None:
-    global _probe, _cpu_clock
+def _init_worker(egdb: str | None, cpu: bool, nodes: bool = False) -> None:
+    global _probe, _cpu_clock, _nodes
     _cpu_clock = cpu
+    _nodes = nodes
     if egdb:
         from firmware.egdb import SHIPPED, load_probe
 
@@ -123,6 +125,7 @@ def _init_worker(egdb: str | None, cpu: bool) -> None:
 
 def play(task: tuple[Problem, int]) -> Outcome:
     problem, movetime = task
+    limits = {"nodes": movetime} if _nodes else {"movetime_ms": movetime}
     started = time.monotonic()
     game = Game(Position.from_fen(problem.fen))
     clock = cpu_ms if _cpu_clock else None
@@ -143,28 +146,29 @@ def play(task: tuple[Problem, int]) -> Outcome:
         if game.ply >= MAX_PLIES:
             reason = "200 plies"
             break
-        found = engine.search(game.position, movetime_ms=movetime, history=game.positions[:-1])
+        found = engine.search(game.position, history=game.positions[:-1],
+                              **limits)  # type: ignore[arg-type]
         assert found.move is not None
         game.play(found.move)
     return Outcome(problem, movetime, result, reason, game.ply, time.monotonic() - started)
 
 
-def _progress(outcome: Outcome, done: int, total: int, show: bool) -> Outcome:
+def _progress(outcome: Outcome, done: int, total: int, show: bool, unit: str = "ms") -> Outcome:
     """One line per finished problem on stderr (with --progress), so a long run that is
     stopped still says what it measured."""
     if show:
         p = outcome.problem
         mark = "solved" if outcome.solved else "FAILED"
-        print(f"[{done + 1}/{total}] {outcome.movetime} ms {p.file} #{p.number} {mark}: stated "
+        print(f"[{done + 1}/{total}] {outcome.movetime} {unit} {p.file} #{p.number} {mark}: stated "
               f"{p.result}, reached {outcome.result} ({outcome.reason}, {outcome.plies} plies, "
               f"{outcome.seconds:.0f} s)", file=sys.stderr, flush=True)
     return outcome
 
 
 def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
-           failures: int) -> None:
+           failures: int, unit: str = "ms") -> None:
     solved = sum(o.solved for o in outcomes)
-    print(f"{movetime} ms a move: {solved}/{len(outcomes)} solved = "
+    print(f"{movetime} {unit} a move: {solved}/{len(outcomes)} solved = "
           f"{100 * solved / max(len(outcomes), 1):.1f}% in {elapsed:.0f} s "
           f"({jobs} processes)")
     files = sorted({o.problem.file for o in outcomes})
@@ -209,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--egdb", help="endgame databases to probe: 'shipped' (the "
                         "tables in firmware/egdb/tables) or a folder built by `crownhead "
                         "egdb build`; default: none")
+    parser.add_argument("--nodes", help="instead of a time, this many positions searched a "
+                        "move, comma-separated: the same moves on any machine and load, for "
+                        "comparing two versions of the engine")
     parser.add_argument("--wall", action="store_true",
                         help="time the engine by the wall clock (default: by its process's "
                         "CPU time, so other work on the machine does not change the figures)")
@@ -220,25 +227,31 @@ def main(argv: list[str] | None = None) -> int:
     problems = load(args.problems, args.files.split(",") if args.files else None)
     if args.sample:
         problems = sample(problems, args.sample)
-    times = [int(t) for t in args.movetime.split(",")]
+    by_nodes = args.nodes is not None
+    times = [int(t) for t in (args.nodes if by_nodes else args.movetime).split(",")]
+    unit = "nodes" if by_nodes else "ms"
+    limit = "a node budget" if by_nodes else "wall clock" if args.wall else "CPU time"
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
           f"{len(problems)} problems, endgame databases: {args.egdb or 'none'}, "
-          f"engine timed by {'wall clock' if args.wall else 'CPU time'}")
+          f"engine {'limited by' if by_nodes else 'timed by'} {limit}")
     for movetime in times:
         tasks = [(p, movetime) for p in problems]
         started = time.monotonic()
         outcomes = []
         if args.jobs > 1:
-            with multiprocessing.Pool(args.jobs, _init_worker, (args.egdb, not args.wall)) as pool:
+            with multiprocessing.Pool(args.jobs, _init_worker,
+                                      (args.egdb, not args.wall, by_nodes)) as pool:
                 for outcome in pool.imap_unordered(play, tasks, chunksize=1):
-                    outcomes.append(_progress(outcome, len(outcomes), len(tasks), args.progress))
+                    outcomes.append(_progress(outcome, len(outcomes), len(tasks), args.progress,
+                                              unit))
         else:
-            _init_worker(args.egdb, not args.wall)
+            _init_worker(args.egdb, not args.wall, by_nodes)
             for task in tasks:
-                outcomes.append(_progress(play(task), len(outcomes), len(tasks), args.progress))
+                outcomes.append(_progress(play(task), len(outcomes), len(tasks), args.progress,
+                                          unit))
         order = {p: i for i, p in enumerate(problems)}
         outcomes.sort(key=lambda o: order[o.problem])
-        report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures)
+        report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures, unit)
     return 0
 
 

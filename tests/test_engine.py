@@ -257,13 +257,21 @@ def test_win_scores_count_plies() -> None:
 
 
 def test_repetition_counts_as_a_draw() -> None:
-    # Black's king on 29 has one move, 29-25; the position after it stood before.
-    position = Position.from_fen("B:WK1:BK29")
-    (only,) = position.legal_moves()
+    # One king each: White's king on 1 has two moves, 1-5 and 1-6.
+    position = Position.from_fen("W:WK1:BK25")
+    mine = [position.apply(m) for m in position.legal_moves()]
+    replies = [p.apply(m) for p in mine for m in p.legal_moves()]
+    assert len(mine) == 2
     assert Engine().search(position, depth=3).score != 0
-    assert Engine().search(position, depth=3, history=[position.apply(only)]).score == 0
+    # Going back to a position of the game is a draw for the side that searches: it
+    # would rather make progress (or, when worse off, take the draw).
+    assert Engine().search(position, depth=3, history=mine).score == 0
+    # The opponent's way back to a position that stood once is no draw yet ...
+    assert Engine().search(position, depth=3, history=replies).score != 0
+    # ... but a position that would stand for the third time is (WCDF 1.32.1).
+    assert Engine().search(position, depth=3, history=replies * 2).score == 0
     # In a game, the engine reads the history from the game.
-    game = Game(position)
+    game = Game(Position.from_fen("B:WK1:BK29"))
     for text in ("29-25", "1-5", "25-29", "5-1"):
         game.play_text(text)
     assert Engine().search(game.position, depth=3, history=game.positions[:-1]).score == 0
@@ -424,3 +432,32 @@ def test_the_move_in_equal_endgames() -> None:
     assert both("B:W18:B10") == -16
     # On neighbouring files the side to move has it.
     assert both("B:W22:B10") == 16
+
+
+def test_a_threat_at_the_horizon_is_searched_a_ply_further() -> None:
+    # Black's 22-25 opens 22 behind White's man on 17: 13x22 follows whatever White
+    # does (6-2 crowns, and the man is lost all the same). One ply deep, the position
+    # after 22-25 is White's to move with no capture: without the threat test it would
+    # be scored as it stands, level; with it, the search sees the man fall, as a
+    # search of eight plies does.
+    position = Position.from_fen("B:W17,24,6:B13,22,10")
+    deep = Engine().search(position, depth=8)
+    assert deep.score > 150
+    shallow = Engine().search(position, depth=1)
+    assert shallow.score > 150 and shallow.pv[:3] == (
+        Move((22, 25)), Move((6, 2)), Move((13, 22), (17,)))
+    blind = Engine()
+    blind.threats = False
+    assert blind.search(position, depth=1).score < 50
+
+
+def test_node_budget_stops_the_search_and_is_repeatable() -> None:
+    position = Position.from_fen("B:W23,22,20,19,16:B13,7,3,2,1")
+    a = Engine().search(position, nodes=3000)
+    b = Engine().search(position, nodes=3000)
+    assert a.move in position.legal_moves()
+    assert a.nodes <= 3000 + 128  # the budget is read with the clock, every 128 nodes
+    assert (a.move, a.score, a.depth, a.nodes) == (b.move, b.score, b.depth, b.nodes)
+    assert Engine().search(position, nodes=30_000).depth > a.depth
+    with pytest.raises(ValueError, match="nodes"):
+        Engine().search(position, nodes=0)

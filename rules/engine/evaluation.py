@@ -35,7 +35,8 @@ from collections.abc import Callable
 
 from rules import movegen
 from rules.position import Color, Position
-from rules.squares import EVEN_ROWS, ODD_ROWS, bit, file_of, row_of
+from rules.movegen import EVEN_NOT_H as _EVEN_NOT_H, ODD_NOT_A as _ODD_NOT_A
+from rules.squares import EVEN_ROWS, FULL, ODD_ROWS, bit, file_of, row_of
 
 MAN_VALUE = 100
 KING_VALUE = 135
@@ -243,7 +244,19 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
     if not bk and wm:
         score -= _runaways_white(wm, bm)
 
-    opp_mobility = movegen.count_quiet(opp, own, kings, not black)
+    # movegen.count_quiet(opp, own, kings, not black), inlined: this runs at every leaf.
+    empty = ~(b | w) & FULL
+    if black:
+        south, north = w & kings, w
+    else:
+        south, north = b, b & kings
+    opp_mobility = 0
+    if south:
+        opp_mobility = (((south & EVEN_ROWS) << 4 | (south & _ODD_NOT_A) << 3) & empty).bit_count() + (
+            ((south & _EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty).bit_count()
+    if north:
+        opp_mobility += (((north & EVEN_ROWS) >> 4 | (north & _ODD_NOT_A) >> 5) & empty).bit_count() + (
+            ((north & _EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty).bit_count()
     mobility = MOBILITY * (own_mobility - opp_mobility)
     score += mobility if black else -mobility
 

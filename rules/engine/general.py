@@ -148,6 +148,7 @@ def search(
     history: Iterable[Position] | None,
     level: Strength | None,
     started: float,
+    max_nodes: int | None = None,
 ) -> SearchResult:
     """Search ``position`` under ``engine.rules`` (see :meth:`Engine.search` for the limits)."""
     rules = engine.rules
@@ -157,7 +158,7 @@ def search(
         # No move: the side to move has lost, or in giveaway checkers won.
         score = WIN if rules.giveaway else -WIN
         return SearchResult(None, score, 0, 0, max(0, round(clock() - started)), ())
-    walk = _Walk(engine, deadline, history)
+    walk = _Walk(engine, deadline, history, max_nodes)
     black = position.turn is Color.BLACK
     own, opp = (position.black, position.white) if black else (position.white, position.black)
     root: list[tuple[Move, int, Board]] = [
@@ -198,6 +199,8 @@ def search(
             break
         if deadline is not None and clock() - started >= (deadline - started) / 2:
             break
+        if max_nodes is not None and walk.nodes >= max_nodes // 2:
+            break
     walk.path.discard(root_key)
     if best_score == -INFINITY:
         best_score = 0
@@ -218,8 +221,9 @@ class _Walk:
     """The tree walk of one search: negamax with alpha-beta and the transposition table."""
 
     def __init__(self, engine: EngineState, deadline: float | None,
-                 history: Iterable[Position] | None) -> None:
+                 history: Iterable[Position] | None, max_nodes: int | None = None) -> None:
         self.engine = engine
+        self.max_nodes = max_nodes
         self.rules = rules = engine.rules
         # Under huffing the tree is read as if jumps were compulsory (see the module text).
         self.gen_rules = rules.with_options(huffing=False) if rules.huffing else rules
@@ -242,8 +246,10 @@ class _Walk:
     def negamax(self, own: int, opp: int, kings: int, black: bool, depth: int,
                 alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
-        if (not self.nodes % CHECK_EVERY and self.deadline is not None
-                and self.clock() >= self.deadline):
+        if not self.nodes % CHECK_EVERY and (
+            (self.deadline is not None and self.clock() >= self.deadline)
+            or (self.max_nodes is not None and self.nodes >= self.max_nodes)
+        ):
             raise SearchTimeout
         rules = self.gen_rules
         key = self._key(own, opp, kings, black)

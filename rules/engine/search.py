@@ -7,7 +7,13 @@ ply deep, finishes almost at once. Within an iteration:
 * **Forced captures are searched through**: at the horizon, a side that must capture
   keeps capturing before the position is evaluated (with optional captures, a
   quiescence search looks at the captures but may also stand pat). A move that is the
-  only legal one does not use up depth.
+  only legal one does not use up depth. A side at the horizon with a piece under
+  attack gets one more ply of every move (``Engine.threats``): whether it can save
+  the piece decides the score more than anything the evaluation sees.
+* **The table's move first, before generating**: it is this position's move, so it is
+  played at once; when it cuts off, as it usually does, the other moves are never
+  generated. Whether a capture is on, and how many moves there are, are read from
+  whole-board shifts first.
 * **Transposition table** keyed by Zobrist keys, updated incrementally move by move;
   its best move is tried first.
 * **Move ordering**: the table's move, then captures (more pieces first), then the two
@@ -16,9 +22,15 @@ ply deep, finishes almost at once. Within an iteration:
   the first few, so the later quiet moves are first searched a ply shallower (with a
   null window) and searched in full only when that suggests they are better. Captures,
   killers and the first moves are never reduced.
-* **Repetition**: a position that already stood on the board in the game (``history``)
-  or earlier on the line being searched scores as a draw, so a winning side looks for
-  progress and a losing side for a repetition.
+* **Repetition**: a position that would stand on the board for the third time
+  (twice in the game's ``history``), or that comes back on the line being searched,
+  scores as a draw. A position that stood once in the game scores as a draw when the
+  searching side goes back to it (a side ahead makes progress rather than mark time),
+  but not when its opponent does: that is no draw yet, and counting it as one made
+  every winning plan that lets the defender revisit a square look drawn.
+* **Mate distance**: a win in ``n`` plies bounds what any longer line can be worth, so
+  once a win is found the rest of the tree is cut down to shorter ones: the winning
+  side takes the shortest win, and the losing side the longest loss.
 * **The 40-move rule**: the plies since a man moved or a piece was taken are counted
   from the game's history on down the tree; a line reaching 80 of them is a draw, so a
   winning side makes progress in time.
@@ -27,7 +39,8 @@ ply deep, finishes almost at once. Within an iteration:
   without searching below it (English rules with compulsory captures only).
 * **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
   at once and the best move so far is returned. No new iteration starts once more than
-  half the time is used, since it would rarely finish.
+  half the time is used, since it would rarely finish. A node budget (``nodes=``)
+  stops the search the same way, for runs that must not depend on the machine.
 
 Scores are from the side to move's view in centi-men; a won position scores
 ``WIN - plies`` (a loss ``-WIN + plies``), counting plies to the end of the game.
@@ -66,7 +79,16 @@ from rules.game import FORTY_MOVES_PLIES, Game
 from rules.move import Move
 from rules.position import Color, Position
 from rules.settings import WCDF, Rules
-from rules.squares import BLACK_CROWN_ROW, WHITE_CROWN_ROW, bit, mask_of
+from rules.movegen import EVEN_NOT_H, ODD_NOT_A
+from rules.squares import (
+    BLACK_CROWN_ROW,
+    EVEN_ROWS,
+    FULL,
+    ODD_ROWS,
+    WHITE_CROWN_ROW,
+    bit,
+    mask_of,
+)
 
 #: Used when neither a time, a depth nor a strength is given.
 DEFAULT_MOVETIME_MS = 1000
@@ -135,10 +157,13 @@ class Engine:
         self.rng = random.Random(seed)
         self.history_scores: dict[int, int] = {}
         self._book: OpeningBook | None = None
-        #: Tests set this to recompute every key in the tree from scratch and compare.
+        #: Tests set this to recompute every key in the tree from scratch and compare,
+        #: and to check the search's inlined capture and mobility tests against movegen.
         self.verify_keys = False
         #: Late move reductions (see the search's docstring).
         self.reductions = True
+        #: One more ply at the horizon when a piece of the side to move is attacked.
+        self.threats = True
 
     def new_game(self) -> None:
         """Forget everything learnt in earlier searches (table, history scores)."""
@@ -167,6 +192,7 @@ class Engine:
         book: bool | None = None,
         deadline_ms: float | None = None,
         quiet_plies: int | None = None,
+        nodes: int | None = None,
     ) -> SearchResult:
         """Search ``position`` and return the best move found.
 
@@ -178,7 +204,9 @@ class Engine:
         before in the game, oldest first, for telling repetitions and counting towards
         the 40-move rule (``quiet_plies``, the plies since a man moved or a piece was
         taken, overrides that count). ``book`` plays a ballot-deck opening move when
-        there is one (default: only with a strength).
+        there is one (default: only with a strength). ``nodes`` caps the positions
+        searched: a limit that does not depend on the machine or its load, for
+        comparing versions of the engine move for move.
         """
         started = self.clock()
         level = strength_of(strength) if strength is not None else None
@@ -186,13 +214,15 @@ class Engine:
             raise ValueError(f"depth must be 1 or more, not {depth}")
         if movetime_ms is not None and movetime_ms <= 0:
             raise ValueError(f"movetime_ms must be positive, not {movetime_ms}")
+        if nodes is not None and nodes < 1:
+            raise ValueError(f"nodes must be 1 or more, not {nodes}")
         max_depth = depth if depth is not None else MAX_DEPTH
         budget = movetime_ms
         if level is not None:
             if level.depth is not None:
                 max_depth = min(max_depth, level.depth)
             budget = level.movetime_ms if budget is None else min(budget, level.movetime_ms)
-        if budget is None and depth is None and deadline_ms is None:
+        if budget is None and depth is None and deadline_ms is None and nodes is None:
             budget = DEFAULT_MOVETIME_MS
         deadline = deadline_ms
         if budget is not None:
@@ -202,7 +232,8 @@ class Engine:
         if not general.plays_fast(self.rules):
             # Flying kings, giveaway, huffing...: the general search (no English book).
             return general.search(self, position, max_depth=max_depth, deadline=deadline,
-                                  history=history, level=level, started=started)
+                                  history=history, level=level, started=started,
+                                  max_nodes=nodes)
         legal = position.legal_moves(self.rules)
         if not legal:
             return SearchResult(None, -WIN, 0, 0, self._since(started), ())
@@ -214,7 +245,7 @@ class Engine:
 
         if quiet_plies is None:
             quiet_plies = quiet_plies_of(history, position)
-        run = _Run(self, position, legal, history, deadline, started, quiet_plies)
+        run = _Run(self, position, legal, history, deadline, started, quiet_plies, nodes)
         want_scores = level is not None and level.mistake_rate > 0
         best, score, done = run.iterate(max_depth, all_scores=want_scores)
         chosen = best
@@ -291,16 +322,29 @@ class _Run:
         deadline: float | None,
         started: float,
         quiet: int = 0,
+        max_nodes: int | None = None,
     ) -> None:
         self.engine = engine
         self.position = position
         self.deadline = deadline
         self.started = started
+        self.max_nodes = max_nodes
         self.nodes = 0
         self._count: Callable[[], int] = lambda: 0
         self.root_scores: dict[Move, int] = {}
         self.root_key = zobrist.key_of(position)
-        self.path: set[int] = {zobrist.key_of(p) for p in history or ()}
+        # A position that stood twice before in the game would stand a third time: a draw
+        # (WCDF 1.32.1), and so is a return within the line searched. One that stood only
+        # once before counts as a draw only when the side searching goes back to it: a
+        # side that is ahead then makes progress instead of marking time, but it does not
+        # take every way its opponent has back to an earlier position for a draw (it is
+        # not one yet, and would make every winning plan look drawn).
+        seen: dict[int, int] = {}
+        for p in history or ():
+            k = zobrist.key_of(p)
+            seen[k] = seen.get(k, 0) + 1
+        self.path: set[int] = {k for k, n in seen.items() if n >= 2}
+        self.once: set[int] = {k for k, n in seen.items() if n == 1}
         self.killers = [[0, 0] for _ in range(MAX_PLY + 2)]
         self.quiet = quiet
         engine.tt.new_search()
@@ -348,6 +392,7 @@ class _Run:
         negamax = self._make_negamax()
         black_child = not self.black
         path = self.path
+        root_banned = self.root_key in path
         path.add(self.root_key)
         for depth in range(1, limit + 1):
             alpha = -INFINITY
@@ -390,7 +435,10 @@ class _Run:
                 now = clock()
                 if now - self.started >= (self.deadline - self.started) / 2:
                     break
-        path.discard(self.root_key)
+            if self.max_nodes is not None and self._count() >= self.max_nodes // 2:
+                break
+        if not root_banned:
+            path.discard(self.root_key)
         self.nodes = self._count()
         if best_score == -INFINITY:
             # Not even one move finished: score the ready move statically.
@@ -434,8 +482,10 @@ class _Run:
         history = engine.history_scores
         killers = self.killers
         path = self.path
+        once = self.once
         clock = engine.clock
         deadline = self.deadline
+        max_nodes = self.max_nodes
         capture_routes = movegen.capture_routes
         quiet_moves = movegen.quiet_moves
         count_quiet = movegen.count_quiet
@@ -446,6 +496,7 @@ class _Run:
         check_mask = CHECK_EVERY - 1
         verify_keys = engine.verify_keys
         reductions = engine.reductions
+        threats = engine.threats
         killer_order = 1 << 29
         key_from_boards = zobrist.key_from_boards
         egdb = engine.egdb if compulsory and not men_backward else None
@@ -458,14 +509,17 @@ class _Run:
         ) -> int:
             nonlocal nodes
             nodes += 1
-            if not nodes & check_mask and deadline is not None and clock() >= deadline:
+            if not nodes & check_mask and (
+                (deadline is not None and clock() >= deadline)
+                or (max_nodes is not None and nodes >= max_nodes)
+            ):
                 raise SearchTimeout
             if verify_keys:
                 expected = (key_from_boards(own, opp, kings, True) if black
                             else key_from_boards(opp, own, kings, False))
                 if key != expected:
                     raise AssertionError(f"key {key:#x} should be {expected:#x}")
-            if key in path:
+            if key in path or (ply & 1 and key in once):
                 return 0
             if quiet >= FORTY_MOVES_PLIES:
                 return 0  # the 40-move rule: a draw whatever the material
@@ -476,16 +530,75 @@ class _Run:
                     if not known:
                         return 0
                     return ply + known - 1 - WIN if known & 1 else WIN - ply - known + 1
-            routes = capture_routes(own, opp, kings, black, men_backward)
+            # Whether any piece can jump, from whole-board shifts (movegen.jumpers inlined:
+            # most nodes have no capture, and this is the hottest test of the search).
+            empty = ~(own | opp) & FULL
+            # The pieces that move (and jump) towards the higher squares and the lower.
+            if black:
+                south = own
+                north = own & kings
+            else:
+                south = own & kings
+                north = own
+            if men_backward:
+                south = north = own
+            can_jump = 0
+            if south:
+                t = opp & ((empty & EVEN_NOT_H) >> 3 | (empty & ODD_ROWS) >> 4)
+                can_jump = south & ((t & EVEN_NOT_H) >> 3 | (t & ODD_ROWS) >> 4)
+                t = opp & ((empty & EVEN_ROWS) >> 4 | (empty & ODD_NOT_A) >> 5)
+                can_jump |= south & ((t & EVEN_ROWS) >> 4 | (t & ODD_NOT_A) >> 5)
+            if north and not can_jump:
+                t = opp & ((empty & EVEN_NOT_H) << 5 | (empty & ODD_ROWS) << 4)
+                can_jump = north & ((t & EVEN_NOT_H) << 5 | (t & ODD_ROWS) << 4)
+                t = opp & ((empty & EVEN_ROWS) << 4 | (empty & ODD_NOT_A) << 3)
+                can_jump |= north & ((t & EVEN_ROWS) << 4 | (t & ODD_NOT_A) << 3)
+            routes = capture_routes(own, opp, kings, black, men_backward) if can_jump else ()
+            if verify_keys and bool(can_jump) != bool(
+                    movegen.jumpers(own, opp, kings, black, men_backward)):
+                raise AssertionError(f"capture test wrong: {own:#x} {opp:#x} {kings:#x} {black}")
             stand_pat = False
             static = 0
             if depth <= 0:
                 if not routes:
-                    mobility = count_quiet(own, opp, kings, black)
+                    # movegen.count_quiet inlined.
+                    if men_backward:  # men still step forward only
+                        south, north = (own, own & kings) if black else (own & kings, own)
+                    mobility = 0
+                    if south:
+                        mobility = (((south & EVEN_ROWS) << 4 | (south & ODD_NOT_A) << 3) & empty).bit_count() + (
+                            ((south & EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty).bit_count()
+                    if north:
+                        mobility += (((north & EVEN_ROWS) >> 4 | (north & ODD_NOT_A) >> 5) & empty).bit_count() + (
+                            ((north & EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty).bit_count()
+                    if verify_keys and mobility != count_quiet(own, opp, kings, black):
+                        raise AssertionError(f"mobility wrong: {own:#x} {opp:#x} {kings:#x}")
                     if not mobility:
                         return ply - WIN
-                    return evaluate(own, opp, kings, black, mobility)
-                if not compulsory:
+                    if depth < 0 or not compulsory or not threats:
+                        return evaluate(own, opp, kings, black, mobility)
+                    # At the horizon, but is a piece of ours under attack? Then the
+                    # static score is a guess: one more ply of every move settles it.
+                    if black:
+                        o_south = opp if men_backward else opp & kings
+                        o_north = opp
+                    else:
+                        o_south = opp
+                        o_north = opp if men_backward else opp & kings
+                    threat = 0
+                    if o_south:
+                        t = own & ((empty & EVEN_NOT_H) >> 3 | (empty & ODD_ROWS) >> 4)
+                        threat = o_south & ((t & EVEN_NOT_H) >> 3 | (t & ODD_ROWS) >> 4)
+                        t = own & ((empty & EVEN_ROWS) >> 4 | (empty & ODD_NOT_A) >> 5)
+                        threat |= o_south & ((t & EVEN_ROWS) >> 4 | (t & ODD_NOT_A) >> 5)
+                    if o_north and not threat:
+                        t = own & ((empty & EVEN_NOT_H) << 5 | (empty & ODD_ROWS) << 4)
+                        threat = o_north & ((t & EVEN_NOT_H) << 5 | (t & ODD_ROWS) << 4)
+                        t = own & ((empty & EVEN_ROWS) << 4 | (empty & ODD_NOT_A) << 3)
+                        threat |= o_north & ((t & EVEN_ROWS) << 4 | (t & ODD_NOT_A) << 3)
+                    if not threat:
+                        return evaluate(own, opp, kings, black, mobility)
+                elif not compulsory:
                     mobility = count_quiet(own, opp, kings, black)
                     if mobility:
                         # Captures are optional and the side has other moves: it may
@@ -499,6 +612,16 @@ class _Run:
             if ply >= MAX_PLY:
                 mobility = count_quiet(own, opp, kings, black)
                 return evaluate(own, opp, kings, black, mobility)
+            # Mate distance: no line from here can end sooner than a loss at this ply or
+            # a win at the next, so a shorter win found elsewhere already settles it.
+            if alpha < ply - WIN:
+                alpha = ply - WIN
+                if alpha >= beta:
+                    return alpha
+            if beta > WIN - ply - 1:
+                beta = WIN - ply - 1
+                if alpha >= beta:
+                    return beta
 
             alpha_orig = alpha
             hash_mid = 0
@@ -527,41 +650,33 @@ class _Run:
             opp_kings = king_keys[1 - side]
             crown = BLACK_CROWN_ROW if black else WHITE_CROWN_ROW
 
-            moves: list[tuple[int, int, int, int, int, tuple[int, ...]]] = []
-            append = moves.append
-            for route_path, caps in routes:
-                frm = 1 << (route_path[0] - 1)
-                to = 1 << (route_path[-1] - 1)
-                taken = 0
-                for c in caps:
-                    taken |= 1 << (c - 1)
-                mid = frm | to << 32 | taken << 64
-                order = (
-                    1 << 40 if mid == hash_mid
-                    else (1 << 30) + (len(caps) << 8) + (taken & kings).bit_count()
-                )
-                append((order, mid, frm, to, taken, caps))
-            if not (routes and compulsory) and not stand_pat:
-                k1, k2 = killers[ply]
-                hget = history.get
-                for frm, to in quiet_moves(own, opp, kings, black):
-                    mid = frm | to << 32
-                    if mid == hash_mid:
-                        order = 1 << 40
-                    elif mid == k1:
-                        order = 1 << 29
-                    elif mid == k2:
-                        order = (1 << 29) - 1
-                    else:
-                        order = hget(mid, 0)
-                    append((order, mid, frm, to, 0, ()))
-            if not moves:
-                return ply - WIN if not stand_pat else alpha
-            if len(moves) > 1:
-                moves.sort(reverse=True)
-                child_depth = depth - 1
+            # How many moves there are, before generating them: a forced move costs no
+            # depth, and a side without a move has lost.
+            only_captures = bool(routes) and compulsory or stand_pat
+            if only_captures:
+                n_moves = len(routes)
             else:
-                child_depth = depth  # a forced move costs no depth
+                if men_backward:  # men still step forward only
+                    south, north = (own, own & kings) if black else (own & kings, own)
+                n_moves = len(routes)
+                if south:
+                    n_moves += (((south & EVEN_ROWS) << 4 | (south & ODD_NOT_A) << 3) & empty).bit_count() + (
+                        ((south & EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty).bit_count()
+                if north:
+                    n_moves += (((north & EVEN_ROWS) >> 4 | (north & ODD_NOT_A) >> 5) & empty).bit_count() + (
+                        ((north & EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty).bit_count()
+            if not n_moves:
+                return ply - WIN if not stand_pat else alpha
+            child_depth = depth - 1 if n_moves > 1 else depth
+
+            # The table's move is played before any other move is generated: when it
+            # cuts off (the usual case), generating the rest is saved. It is this
+            # position's move (the whole key matched), so it is legal here.
+            moves: list[tuple[int, int, int, int, int]] = []
+            if hash_mid and (not only_captures or hash_mid >> 64):
+                moves.append((1 << 40, hash_mid, hash_mid & FULL, hash_mid >> 32 & FULL,
+                              hash_mid >> 64))
+            generated = False
 
             path.add(key)
             best = static if stand_pat else -INFINITY
@@ -570,7 +685,42 @@ class _Run:
             child_black = not black
             late = reductions and child_depth >= 2
             index = 0
-            for order, mid, frm, to, taken, caps in moves:
+            while True:
+                if index == len(moves):
+                    if generated:
+                        break
+                    generated = True
+                    rest: list[tuple[int, int, int, int, int]] = []
+                    append = rest.append
+                    for route_path, caps in routes:
+                        frm = 1 << (route_path[0] - 1)
+                        to = 1 << (route_path[-1] - 1)
+                        taken = 0
+                        for c in caps:
+                            taken |= 1 << (c - 1)
+                        mid = frm | to << 32 | taken << 64
+                        if mid != hash_mid:
+                            append(((1 << 30) + (len(caps) << 8) + (taken & kings).bit_count(),
+                                    mid, frm, to, taken))
+                    if not only_captures:
+                        k1, k2 = killers[ply]
+                        hget = history.get
+                        for frm, to in quiet_moves(own, opp, kings, black):
+                            mid = frm | to << 32
+                            if mid == hash_mid:
+                                continue
+                            if mid == k1:
+                                order = 1 << 29
+                            elif mid == k2:
+                                order = (1 << 29) - 1
+                            else:
+                                order = hget(mid, 0)
+                            append((order, mid, frm, to, 0))
+                    if not rest:
+                        break
+                    rest.sort(reverse=True)
+                    moves += rest
+                order, mid, frm, to, taken = moves[index]
                 if taken:
                     new_own = (own & ~frm) | to
                     new_opp = opp & ~taken
@@ -583,8 +733,10 @@ class _Run:
                     else:
                         new_kings = kings & ~taken
                         child_key = key ^ own_men[frm] ^ own_men[to]
-                    for c in caps:
-                        cb = 1 << (c - 1)
+                    t = taken
+                    while t:
+                        cb = t & -t
+                        t ^= cb
                         child_key ^= opp_kings[cb] if cb & kings else opp_men[cb]
                     child_quiet = 0
                 else:
