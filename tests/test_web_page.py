@@ -234,9 +234,15 @@ def test_login_with_the_pin_in_the_page(browser: Any, tmp_path: Path) -> None:
         page.fill("#pin", "1111")
         page.click("#login button")
         page.wait_for_function("() => document.querySelector('#login-message').textContent === 'wrong PIN'")
+        page.evaluate("() => { window.socketBeforeLogin = window.crownhead.socket; }")
         page.fill("#pin", "2468")
         page.click("#login button")
         page.wait_for_function("() => !document.body.classList.contains('read-only')")
+        # The page reconnects with its session: a click goes over the new socket only.
+        page.wait_for_function(
+            "() => { const s = window.crownhead.socket;"
+            " return s !== null && s !== window.socketBeforeLogin && s.readyState === WebSocket.OPEN; }"
+        )
         page.wait_for_selector('#connection[data-state="live"]')
         click(page, 11)
         wait_hand(page, "in hand: black man")

@@ -401,7 +401,12 @@
     $("#pin").value = "";
     if (response.ok) {
       await checkAccess();
-      if (page.socket) page.socket.close();  // reconnect with the session
+      if (page.socket) {
+        // Reconnect with the session; until the new socket is open the page is not live
+        // (the old one is closing: what is sent on it now is lost).
+        setConnection("connecting");
+        page.socket.close();
+      }
     }
   });
 
