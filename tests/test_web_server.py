@@ -430,9 +430,16 @@ def test_status_shows_the_last_selftest(tmp_path: Path, caplog: pytest.LogCaptur
 # -- what the server answers without the main loop, and what it costs the main loop ------
 
 
+def greeted(ws: Socket) -> None:
+    """Wait for the greeting and the first view sent to every page: that view forgets
+    what was kept (the board's first view, with nothing to compare it to), so a count of
+    what reached the main loop starts after it."""
+    ws.until(lambda m: m.get("event") == "view")
+
+
 def test_a_question_answered_once_is_answered_again_without_the_main_loop(board: LiveBoard) -> None:
     with Socket(board.ws_url) as ws:
-        ws.next()
+        greeted(ws)
         first = ws.command("fen")
         handled = board.link.commands
         answered = board.hub.answered
@@ -453,7 +460,7 @@ def test_a_question_answered_once_is_answered_again_without_the_main_loop(board:
 
 def test_a_refused_command_is_refused_alike_until_the_board_changes(board: LiveBoard) -> None:
     with Socket(board.ws_url) as ws:
-        ws.next()
+        greeted(ws)
         first = ws.command("play 22-18")  # White's man, Black to move
         assert first["event"] == "error" and first["code"] == "illegal-move"
         handled, refused = board.link.commands, board.hub.refused
@@ -530,7 +537,7 @@ def test_a_full_inbox_holds_the_page_back_and_drops_nothing() -> None:
 
 def test_a_change_of_the_lights_alone_forgets_only_the_view(board: LiveBoard) -> None:
     with Socket(board.ws_url) as ws:
-        ws.next()
+        greeted(ws)
         fen = ws.command("fen")
         assert ws.command("view")["brightness"] != 40
         assert ws.command("brightness 40")["ok"]

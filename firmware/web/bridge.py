@@ -361,7 +361,11 @@ class PageHub:
             else:
                 target = tuple(page.id for page in self._pages.values() if page.greeted)
             ok = self._queue_locked(target, line) if target else False
-            wake = self._signal_locked()
+            # A reply waits for :meth:`done`, which follows it in the same step: woken
+            # between the two, the server would hand the page its answer while still
+            # counting the line as the main loop's, and send the page's next question
+            # there instead of answering it from what is kept.
+            wake = self._signal_locked() if self.current is None else False
         if wake:
             self._wake()
         return ok
