@@ -3,6 +3,7 @@
     .venv/bin/python bench/stress.py --runs 50 tests/test_link_host.py tests/test_cmd_mcu.py
     .venv/bin/python bench/stress.py --runs 3 --make            # the whole `make test`
     .venv/bin/python bench/stress.py --runs 10 --hogs 0 tests/  # no hog: the machine as it is
+    .venv/bin/python bench/stress.py --runs 5 -- tests/ --deselect tests/test_x.py::test_y  # pytest options after --
 
 While it runs, ``--hogs`` child processes (one per core by default) each spin a pure-Python
 busy loop, so every test competes for the CPU with at least as many busy processes as
