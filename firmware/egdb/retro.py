@@ -28,7 +28,8 @@ from collections.abc import Callable, Mapping
 from math import comb
 from typing import Any
 
-from rules.engine.egdb import Material, materials, mirror, size_of
+from rules.engine import egdb
+from rules.engine.egdb import Material, mirror, size_of
 
 try:
     import numpy as np
@@ -436,13 +437,7 @@ def build(pieces: int, known: Mapping[Material, bytes | bytearray] | None = None
           progress: Callable[[Material, int], None] | None = None
           ) -> dict[Material, bytes | bytearray]:
     """Every table of up to ``pieces`` pieces (``known`` ones taken as they are)."""
-    tables: dict[Material, bytes | bytearray] = dict(known or {})
-    for m in materials(pieces):
-        if m in tables:
-            continue
-        report = (lambda done, m=m: progress(m, done)) if progress is not None else None
-        tables.update(solve(m, tables, report))
-    return tables
+    return egdb.build(pieces, progress, known, solver=solve)
 
 
 __all__ = ["CHUNK", "available", "build", "flip", "jumpers", "solve"]

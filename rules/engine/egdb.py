@@ -281,17 +281,24 @@ def solve(material: Material, known: BuiltTables, progress: Progress | None = No
     return values
 
 
+#: What builds one material's tables (and its mirror's) from the tables it leads into:
+#: :func:`solve` here, or a faster builder giving the same bytes.
+Solver = Callable[[Material, BuiltTables, Progress | None], dict[Material, bytearray]]
+
+
 def build(pieces: int, progress: Callable[[Material, int], None] | None = None,
-          known: BuiltTables | None = None) -> dict[Material, bytes | bytearray]:
+          known: BuiltTables | None = None, solver: Solver | None = None) -> dict[Material, bytes | bytearray]:
     """Every table of up to ``pieces`` pieces; ``known`` ones are taken as they are
     (a resumed build), and ``progress(material, positions_done)`` is called now and then.
+    ``solver`` builds each material (:func:`solve` when not given).
     """
+    solve_one = solver or solve
     tables: dict[Material, bytes | bytearray] = dict(known or {})
     for m in materials(pieces):
         if m in tables:
             continue
         report = (lambda done, m=m: progress(m, done)) if progress is not None else None
-        tables.update(solve(m, tables, report))
+        tables.update(solve_one(m, tables, report))
     return tables
 
 
