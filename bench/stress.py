@@ -19,6 +19,7 @@ figure depends on the machine and its other load; the hog only makes sure there 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import statistics
@@ -30,7 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 #: A pure-Python busy loop: integer arithmetic that never blocks and never allocates much.
-HOG = "x = 1\nwhile True:\n    x = (x * 1103515245 + 12345) % 2147483648\n"
+#: It ends by itself once its parent is gone, however the parent ended (even SIGKILL).
+HOG = (
+    "import os\n"
+    "parent, x = os.getppid(), 1\n"
+    "while os.getppid() == parent:\n"
+    "    for _ in range(100_000):\n"
+    "        x = (x * 1103515245 + 12345) % 2147483648\n"
+)
 
 
 def start_hogs(count: int) -> list[subprocess.Popen[bytes]]:
@@ -52,6 +60,25 @@ def stop_hogs(hogs: list[subprocess.Popen[bytes]]) -> None:
             hog.wait()
 
 
+def run_once(cmd: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run ``cmd`` in its own process group, so that an interruption stops all of it
+    (``make test`` runs pytest, which runs the board and browsers)."""
+    with subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate()
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def command(args: argparse.Namespace) -> list[str]:
     if args.make:
         return ["make", "test", *args.pytest]
@@ -71,13 +98,15 @@ def main() -> int:
     cmd = command(args)
     print(f"{' '.join(cmd)}: {args.runs} runs, {args.hogs} busy processes beside it "
           f"({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})", flush=True)
+    # SIGTERM (a `kill`, a CI timeout) ends the runs like Ctrl-C: the hogs are stopped.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     hogs = start_hogs(args.hogs)
     times: list[float] = []
     failed = 0
     try:
         for run in range(1, args.runs + 1):
             started = time.monotonic()
-            done = subprocess.run(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+            done = run_once(cmd)
             took = time.monotonic() - started
             times.append(took)
             last = (done.stdout.strip().splitlines() or [""])[-1]

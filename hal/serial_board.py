@@ -13,6 +13,14 @@ from before a disconnect is discarded, never glued to the next one.
 
 Garbled input is logged and counted, and answered with ``OCC?``: the garbled line may
 have been an occupancy report, so the Pi asks for a fresh one.
+
+Nothing the main loop calls waits on the wire. Lines to send are queued and written by a
+writer thread (started with :meth:`SerialBoard.start`; without it, by the caller at
+once, as tests driving :meth:`SerialBoard.service` by hand want). An LED frame replaces
+one not yet written, so a board that reads slowly gets the newest frame, never a
+backlog; a write the board has not taken for ``silence_ms`` counts as a dead link. Writes
+are not timed by pyserial: a timed write is reported as timed out when its thread merely
+got no processor for the timeout, even though every byte went out.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -51,7 +61,7 @@ def open_serial_port(url: str, baudrate: int = 115200, timeout: float = 0.05) ->
     """Open a port or pyserial URL (``/dev/ttyACM0``, ``loop://``, ``socket://...``)."""
     import serial
 
-    return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout, write_timeout=1.0)
+    return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout, write_timeout=None)
 
 
 def _serial_errors() -> tuple[type[BaseException], ...]:
@@ -102,6 +112,15 @@ class SerialBoard:
         self._events = EventQueue()
         self._buttons = ButtonQueue(clock, lockout_ms=button_lockout_ms)
         self._last_led: bytes | None = None
+        # Output: control lines in order, then the newest LED frame not yet written.
+        self.outbox_bytes = 4096
+        self._out = threading.Condition()
+        self._outbox: deque[bytes] = deque()
+        self._out_size = 0
+        self._frame: bytes | None = None
+        self._write_lock = threading.Lock()  # one writer at a time: thread or caller
+        self._writing_since: int | None = None  # clock ms when the write under way began
+        self._writer: threading.Thread | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._closed = False
@@ -138,6 +157,10 @@ class SerialBoard:
             if now >= self._retry_at:
                 self._connect(now)
             return 0
+        since = self._writing_since
+        if since is not None and now - since > self.silence_ms:
+            self._drop(f"the board took no output for {now - since} ms", now)
+            return 0
         try:
             waiting = port.in_waiting
             data = port.read(waiting if waiting > 0 else 1)
@@ -164,6 +187,7 @@ class SerialBoard:
                 log.warning("%s; retrying every %d ms", message, self.reconnect_ms)
             self.last_error = message
             return
+        self._forget_output()
         with self._port_lock:
             self._port = port
         self._lines.reset()
@@ -182,10 +206,15 @@ class SerialBoard:
             port, self._port = self._port, None
         if port is None:
             return
+        self._forget_output()
         partial = self._lines.reset()
         if partial:
             log.info("discarding half a line at disconnect: %r", partial[:60])
         with contextlib.suppress(*self._errors):
+            # A write waiting for the board ends now, not with the port it was given.
+            cancel = getattr(port, "cancel_write", None)
+            if callable(cancel):
+                cancel()
             port.close()
         self.last_error = reason
         self._retry_at = now + self.reconnect_ms
@@ -193,17 +222,73 @@ class SerialBoard:
             "serial board disconnected (%s); reconnecting every %d ms", reason, self.reconnect_ms
         )
 
-    def _write(self, line: bytes) -> bool:
-        with self._port_lock:
-            port = self._port
-            if port is None:
-                return False
-            try:
-                port.write(line)
-                return True
-            except self._errors as exc:
-                self._drop(f"write failed: {exc}", self.clock.now_ms())
-                return False
+    def _write(self, line: bytes, *, frame: bool = False) -> bool:
+        """Queue ``line`` for the board (an LED ``frame`` replaces one not yet written).
+
+        False when there is no link, or the board has stopped taking control lines (the
+        link is then dropped and rebuilt). Written at once when no writer thread runs.
+        """
+        if self._port is None:
+            return False
+        with self._out:
+            if frame:
+                self._frame = line
+            elif self._out_size + len(line) > self.outbox_bytes:
+                overrun = True
+            else:
+                overrun = False
+                self._outbox.append(line)
+                self._out_size += len(line)
+            if frame or not overrun:
+                self._out.notify_all()
+        if not frame and overrun:
+            self._drop("the board stopped reading (output queue full)", self.clock.now_ms())
+            return False
+        if self._writer is None:
+            self._flush()
+        return True
+
+    def _next_out(self) -> bytes | None:
+        with self._out:
+            if self._outbox:
+                line = self._outbox.popleft()
+                self._out_size -= len(line)
+                return line
+            frame, self._frame = self._frame, None
+            return frame
+
+    def _forget_output(self) -> None:
+        with self._out:
+            self._outbox.clear()
+            self._out_size = 0
+            self._frame = None
+            self._out.notify_all()
+
+    @property
+    def pending_output(self) -> bool:
+        """True while lines or a frame wait to be written, or a write is under way."""
+        with self._out:
+            return bool(self._outbox) or self._frame is not None or self._writing_since is not None
+
+    def _flush(self) -> None:
+        """Write everything queued, oldest first; a write error drops the link."""
+        with self._write_lock:
+            while not self._stop.is_set():
+                port = self._port
+                if port is None:
+                    return
+                line = self._next_out()
+                if line is None:
+                    return
+                self._writing_since = self.clock.now_ms()
+                try:
+                    port.write(line)
+                except self._errors as exc:
+                    self._writing_since = None
+                    if self._port is port:
+                        self._drop(f"write failed: {exc}", self.clock.now_ms())
+                    return
+                self._writing_since = None
 
     def _handle(self, line: bytes | None) -> None:
         if line is None:
@@ -262,16 +347,31 @@ class SerialBoard:
     def send_frame(self, colours: list[RGB]) -> None:
         line = encode_led(colours)
         self._last_led = line
-        self._write(line)
+        self._write(line, frame=True)
 
     # -- thread ------------------------------------------------------------------
     def start(self) -> None:
-        """Connect now if possible and keep servicing the link in a daemon thread."""
+        """Connect now if possible and keep servicing the link in daemon threads: one
+        reads and reconnects, one writes, so output never waits for a read to end."""
         if self._thread is not None or self._closed:
             return
         self.service()
+        self._writer = threading.Thread(target=self._run_writer, name="crownhead-serial-out", daemon=True)
+        self._writer.start()
+        self._flush()  # what the first connect queued before the writer ran
         self._thread = threading.Thread(target=self._run, name="crownhead-serial", daemon=True)
         self._thread.start()
+
+    def _run_writer(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with self._out:
+                    if not self._outbox and self._frame is None:
+                        self._out.wait(0.1)
+                self._flush()
+            except Exception:  # keep the link alive whatever one write did
+                log.exception("serial board write failed")
+                self._stop.wait(0.1)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -285,13 +385,31 @@ class SerialBoard:
                 log.exception("serial board service failed")
                 self._stop.wait(0.1)
 
-    def close(self) -> None:
+    def close(self, flush_s: float = 0.5) -> None:
+        """Stop the threads and close the port (idempotent).
+
+        Output still queued (the lights turned off as their facet closes) gets up to
+        ``flush_s`` seconds of real time to reach the board first.
+        """
         if self._closed:
             return
+        if self._writer is not None:
+            deadline = time.monotonic() + flush_s
+            while self.pending_output and self._port is not None and time.monotonic() < deadline:
+                self._stop.wait(0.002)
         self._closed = True
         self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout=2.0)
+        port = self._port
+        if port is not None:
+            cancel = getattr(port, "cancel_write", None)
+            if callable(cancel):
+                with contextlib.suppress(*self._errors):
+                    cancel()
+        with self._out:
+            self._out.notify_all()
+        for thread in (self._thread, self._writer):
+            if thread is not None and thread is not threading.current_thread():
+                thread.join(timeout=2.0)
         with self._port_lock:
             port, self._port = self._port, None
         if port is not None:

@@ -3,6 +3,7 @@ against the microcontroller emulator, with garbage, half lines, unplugging and r
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -415,4 +416,46 @@ def test_threads_smoke_real_time() -> None:
     finally:
         pi.close()
         mcu.stop()
+        endpoint.close()
+
+
+def test_a_board_that_stops_reading_never_holds_up_the_main_loop() -> None:
+    """The main loop's LED frames are queued, the newest replacing one not yet written;
+    a write the board does not take for ``silence_ms`` drops the link, which is rebuilt."""
+    clock = VirtualClock()
+    endpoint = PtyEndpoint()  # the board's end: it talks, but never reads
+    pi = SerialBoard(endpoint.path, clock, silence_ms=3000, reconnect_ms=500)  # real threads
+    seen: list[str] = []
+
+    def main_loop() -> None:
+        # Each round: a frame of some 200 bytes (the pseudo-terminal holds a few dozen),
+        # a report from the board, taken in by the Pi before virtual time moves on, so
+        # the board is never silent; only the Pi's output stops.
+        for n in range(10_000):
+            pi.lights.show({1 + n % 32: (n % 256, 0, 0)})
+            mask = n % 2
+            endpoint.write(encode_line(f"OCC {mask:08X}"))
+            end = time.monotonic() + WAIT_S
+            while pi.connected and pi.sensors.snapshot() != mask and time.monotonic() < end:
+                time.sleep(0.0005)
+            if not pi.connected:
+                seen.append(pi.last_error or "")
+                return
+            clock.advance(500)
+
+    try:
+        pi.start()
+        assert pi.connected
+        loop = threading.Thread(target=main_loop, daemon=True)
+        loop.start()
+        loop.join(WAIT_S)
+        assert not loop.is_alive(), "showing a frame waited for the board"
+        assert seen and "took no output" in seen[0]
+        clock.advance(500)
+        end = time.monotonic() + WAIT_S
+        while pi.connects < 2 and time.monotonic() < end:
+            time.sleep(0.001)
+        assert pi.connects == 2
+    finally:
+        pi.close()
         endpoint.close()
