@@ -30,7 +30,6 @@ name.
 from __future__ import annotations
 
 import csv
-import datetime as _dt
 import hashlib
 import io
 import json
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.files import FileRefused, check_json_depth, printable, read_bytes
-from firmware.storage.store import atomic_write, fsync_dir
+from firmware.storage.store import atomic_write, move_aside
 from rules.game import BLACK_WINS, DRAW, WHITE_WINS
 from rules.match import MAX_NAME, points_text
 
@@ -426,15 +425,8 @@ class Standings:
         return games
 
     def _set_aside(self, path: Path, problem: str) -> None:
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        target = path.with_name(f"{path.stem}-{stamp}.bad")
-        n = 1
-        while os.path.lexists(target):
-            n += 1
-            target = path.with_name(f"{path.stem}-{stamp}-{n}.bad")
         try:
-            os.replace(path, target)
-            fsync_dir(path.parent)
+            target = move_aside(path)
         except OSError as exc:
             log.error("hall %s: %s: %s; it cannot be moved aside (%s): the standings start empty and are not saved",
                       self.hall, path, problem, exc.strerror or exc)

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from firmware.files import FileRefused, check_json_depth, read_bytes
-from firmware.storage.store import GameFile, StoreError, fsync_dir, atomic_write
+from firmware.storage.store import GameFile, StoreError, atomic_write, fsync_dir, move_aside
 from rules.match import Match
 
 __all__ = ["MATCH_FILE", "MATCHES", "MATCH_TAG", "ROUND_TAG", "MatchStore", "new_match", "match_tags"]
@@ -151,18 +151,10 @@ class MatchStore:
         """Rename an unusable ``match.json`` to ``match-<time>.bad`` (nothing is deleted)."""
         if not os.path.lexists(self.path):
             return None
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        target = self.directory / f"match-{stamp}.bad"
-        n = 1
-        while os.path.lexists(target):
-            n += 1
-            target = self.directory / f"match-{stamp}-{n}.bad"
         try:
-            os.replace(self.path, target)
-            fsync_dir(self.directory)
+            return move_aside(self.path)
         except OSError as exc:  # a read-only filesystem: the file stays, the board plays
             raise StoreError(f"cannot move {self.path} aside: {exc.strerror or exc}") from exc
-        return target
 
     def archived(self) -> list[Match]:
         """The matches put away, oldest first (unreadable files are left out)."""

@@ -49,6 +49,7 @@ from rules.variants import move_text as variant_move_text
 __all__ = [
     "SYSTEM_STATE_DIR",
     "fsync_dir",
+    "move_aside",
     "StoreError",
     "StoreLockedError",
     "GameRecord",
@@ -98,6 +99,22 @@ def fsync_dir(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def move_aside(path: Path) -> Path:
+    """Rename ``path`` to ``<stem>-<date>-<time>.bad`` beside it (``-2``, ``-3``... when
+    taken) and return the new path: a file that cannot be used is kept, never deleted,
+    as a person may want what it holds. Raises :class:`OSError` when it cannot be renamed.
+    """
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}-{stamp}.bad")
+    n = 1
+    while os.path.lexists(target):
+        n += 1
+        target = path.with_name(f"{path.stem}-{stamp}-{n}.bad")
+    os.replace(path, target)
+    fsync_dir(path.parent)
+    return target
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -753,18 +770,10 @@ class GameStore:
         path = self.current_path if path is None else path
         if not os.path.lexists(path):
             return None
-        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        target = path.parent / f"{path.stem}-{stamp}.bad"
-        n = 1
-        while os.path.lexists(target):
-            n += 1
-            target = path.parent / f"{path.stem}-{stamp}-{n}.bad"
         try:
-            os.replace(path, target)
-            fsync_dir(path.parent)
+            return move_aside(path)
         except OSError as exc:
             raise StoreError(f"cannot move {path} aside: {exc.strerror or exc}") from exc
-        return target
 
     def clear_current(self) -> None:
         try:
