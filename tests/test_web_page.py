@@ -80,6 +80,16 @@ def test_the_page_shows_24_pieces_at_the_start(browser: Any, live: LiveBoard) ->
     page.close()
 
 
+def test_the_clocks_are_written_by_the_shared_board_script(browser: Any, live: LiveBoard) -> None:
+    # board.js writes the clocks for the board's page and the hall's alike.
+    page = open_page(browser, live)
+    cases = {0: "0:00", 61_000: "1:01", 3_599_999: "59:59", 3_600_000: "1:00:00", 3_723_000: "1:02:03",
+             -7_500: "-0:07", None: ""}
+    shown = page.evaluate("(ms) => ms.map((m) => CrownheadBoard.formatClock(m))", list(cases))
+    assert shown == list(cases.values())
+    page.close()
+
+
 def test_a_two_player_game_by_clicking_with_a_double_jump_and_a_crowning(browser: Any, tmp_path: Path) -> None:
     from rules import Position
 

@@ -28,16 +28,6 @@
     return { "last-from": [squares[0]], "last-to": [squares[squares.length - 1]] };
   }
 
-  function formatClock(ms) {
-    if (typeof ms !== "number") return "";
-    const neg = ms < 0;
-    let s = Math.floor(Math.abs(ms) / 1000);
-    const h = Math.floor(s / 3600); s -= h * 3600;
-    const m = Math.floor(s / 60); s -= m * 60;
-    const mm = h ? String(m).padStart(2, "0") : String(m);
-    return (neg ? "-" : "") + (h ? `${h}:` : "") + `${mm}:${String(s).padStart(2, "0")}`;
-  }
-
   function alertText(a) {
     return `${a.event}: ${a.message || a.reason || a.offence || a.side || ""}`;
   }
@@ -81,8 +71,8 @@
     full.show({ board: CrownheadBoard.boardFromFen(b.fen || ""), roles: lastMoveRoles(b.moves) });
     text($('.name[data-side="black"]'), b.black || "?");
     text($('.name[data-side="white"]'), b.white || "?");
-    text($('[data-clock="black"]'), b.clocks ? formatClock(b.clocks.black) : "");
-    text($('[data-clock="white"]'), b.clocks ? formatClock(b.clocks.white) : "");
+    text($('[data-clock="black"]'), b.clocks ? CrownheadBoard.formatClock(b.clocks.black) : "");
+    text($('[data-clock="white"]'), b.clocks ? CrownheadBoard.formatClock(b.clocks.white) : "");
     text($("#status"), b.status || "");
     const result = $("#result");
     result.hidden = !b.result;

@@ -247,15 +247,6 @@
     while (list.children.length > 100) list.lastElementChild.remove();
   }
 
-  function formatClock(ms) {
-    const neg = ms < 0;
-    let s = Math.floor(Math.abs(ms) / 1000);
-    const h = Math.floor(s / 3600); s -= h * 3600;
-    const m = Math.floor(s / 60); s -= m * 60;
-    const mm = h ? String(m).padStart(2, "0") : String(m);
-    return (neg ? "-" : "") + (h ? `${h}:` : "") + `${mm}:${String(s).padStart(2, "0")}`;
-  }
-
   function tickClocks() {
     for (const side of ["black", "white"]) {
       const el = $(`[data-clock="${side}"]`);
@@ -263,7 +254,7 @@
       let ms = page.clock[side];
       const running = page.clock.running === side;
       if (running) ms -= performance.now() - page.clockAt;
-      text(el, formatClock(ms));
+      text(el, CrownheadBoard.formatClock(ms));
       el.classList.toggle("running", running);
       // Paused: the side whose clock stands still until the arbiter resumes it.
       el.classList.toggle("paused", !!page.clock.paused && page.clock.side === side);

@@ -145,6 +145,18 @@ class CrownheadBoard {
     return out;
   }
 
+  // A clock's time left as the board's pages show it: "4:05", "1:02:03", "-0:07" past the
+  // flag; "" for no time at all (a board that sent none).
+  static formatClock(ms) {
+    if (typeof ms !== "number" || !Number.isFinite(ms)) return "";
+    const neg = ms < 0;
+    let s = Math.floor(Math.abs(ms) / 1000);
+    const h = Math.floor(s / 3600); s -= h * 3600;
+    const m = Math.floor(s / 60); s -= m * 60;
+    const mm = h ? String(m).padStart(2, "0") : String(m);
+    return (neg ? "-" : "") + (h ? `${h}:` : "") + `${mm}:${String(s).padStart(2, "0")}`;
+  }
+
   static boardFromFen(fen) {
     const pieces = CrownheadBoard.fenPieces(fen);
     let out = "";
