@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from firmware.link.protocol import Command
 from firmware.web.auth import COOKIE, FREE_TRIES
 from firmware.web.server import WebServer
 from firmware.web.settings import WebConfig, parse_listen
@@ -430,6 +431,15 @@ def test_status_shows_the_last_selftest(tmp_path: Path, caplog: pytest.LogCaptur
 # -- what the server answers without the main loop, and what it costs the main loop ------
 
 
+@pytest.fixture
+def kept(tmp_path: Path):
+    """A live board whose pages' answers are kept until the board changes, however long
+    the test takes on a busy machine: how long they are kept at most (KEEP_MS, on the
+    board's clock) is tested on its own, below, without a real clock."""
+    with LiveBoard(tmp_path, keep_ms=3_600_000) as live:
+        yield live
+
+
 def greeted(ws: Socket) -> None:
     """Wait for the greeting and the first view sent to every page: that view forgets
     what was kept (the board's first view, with nothing to compare it to), so a count of
@@ -437,7 +447,8 @@ def greeted(ws: Socket) -> None:
     ws.until(lambda m: m.get("event") == "view")
 
 
-def test_a_question_answered_once_is_answered_again_without_the_main_loop(board: LiveBoard) -> None:
+def test_a_question_answered_once_is_answered_again_without_the_main_loop(kept: LiveBoard) -> None:
+    board = kept
     with Socket(board.ws_url) as ws:
         greeted(ws)
         first = ws.command("fen")
@@ -458,7 +469,8 @@ def test_a_question_answered_once_is_answered_again_without_the_main_loop(board:
         assert ws.command("moves")["turn"] == "white"
 
 
-def test_a_refused_command_is_refused_alike_until_the_board_changes(board: LiveBoard) -> None:
+def test_a_refused_command_is_refused_alike_until_the_board_changes(kept: LiveBoard) -> None:
+    board = kept
     with Socket(board.ws_url) as ws:
         greeted(ws)
         first = ws.command("play 22-18")  # White's man, Black to move
@@ -509,9 +521,10 @@ def test_the_main_loop_takes_page_lines_at_its_rate() -> None:
     now = [0]
     hub = PageHub(rate=10, burst=3)
     hub.now = lambda: now[0]
-    page = hub.join(control=True)
-    assert page is not None
-    for n in range(6):
+    # Six pages, a command each (one page's next line waits for its first: see below).
+    pages = [hub.join(control=True) for _ in range(6)]
+    for n, page in enumerate(pages):
+        assert page is not None
         assert hub.put(page, f"hands 11-{15 + n}".encode()) == (True, [])
     taken = [hub.receive(8) for _ in range(3)]
     assert [len(t) for t in taken] == [3, 0, 0]  # the burst, then nothing at the same time
@@ -527,15 +540,93 @@ def test_a_full_inbox_holds_the_page_back_and_drops_nothing() -> None:
     hub = PageHub(inbox_lines=2)
     woken = []
     hub.make_room = lambda: woken.append(True)
+    first, second, third = (hub.join(control=True) for _ in range(3))
+    assert first is not None and second is not None and third is not None
+    assert hub.put(first, b"hands 11-15") == (True, [])
+    assert hub.put(second, b"hands 9-14") == (True, [])
+    assert hub.put(third, b"hands 10-15") == (False, []) and hub.held(third)
+    assert hub.receive(1) == [Command("hands", ("11-15",))] and woken == [True]
+    assert not hub.held(third)
+    assert hub.put(third) == (True, [])  # the one that waited goes in now
+    assert hub.receive(8) == [Command("hands", ("9-14",)), Command("hands", ("10-15",))]
+
+
+def test_an_answer_is_kept_for_keep_ms_at_most() -> None:
+    # A change that no event tells of (a serial link's command) is seen within KEEP_MS.
+    from firmware.web.bridge import KEEP_MS, PageHub
+
+    now = [1000]
+    hub = PageHub()
+    hub.now = lambda: now[0]
     page = hub.join(control=True)
     assert page is not None
-    assert hub.put(page, b"hands 11-15\nhands 9-14\nhands 10-15") == (False, [])
-    assert hub.receive(1) == [b"hands 11-15"] and woken == [True]
-    assert hub.put(page) == (True, [])  # the one that waited goes in now
-    assert hub.receive(8) == [b"hands 9-14", b"hands 10-15"]
+    hub.take_fresh()
+    hub.resume()
+    hub.keep(Command("fen"), {"event": "reply", "cmd": "fen", "ok": True, "fen": "B:W21:B1", "ply": 0}, 1000)
+    now[0] = 1000 + KEEP_MS
+    done, answers = hub.put(page, b"fen")
+    assert done and len(answers) == 1 and json.loads(answers[0])["t"] == 1000 + KEEP_MS
+    now[0] += 1
+    assert hub.put(page, b"fen") == (True, []) and hub.receive(8) == [Command("fen")]
 
 
-def test_a_change_of_the_lights_alone_forgets_only_the_view(board: LiveBoard) -> None:
+def test_the_view_is_kept_as_it_is_sent() -> None:
+    # A page that has the view may ask for it at once: the view is kept before the server
+    # can be woken with it (it was kept after, and a quick page's `view` reached the main
+    # loop in between).
+    from firmware.web.bridge import VIEW, PageHub
+
+    hub = PageHub()
+    hub.now = lambda: 5
+    page = hub.join(control=True)
+    assert page is not None
+    hub.take_fresh()
+    asked: list[bool] = []
+
+    def wake() -> None:
+        for targets, line in hub.take():
+            if line and b'"view"' in line:
+                asked.append(hub.put(page, b"view")[1] != [])
+
+    hub.wake = wake
+    hub.resume()
+    hub.send(b'{"t":5,"event":"view","brightness":40}\n', display_only=True,
+             keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, "brightness": 40}, 5))
+    assert asked == [True]
+
+
+def test_a_pages_lines_after_its_command_wait_for_it_and_then_for_nothing() -> None:
+    # A page's command goes to the main loop; its next lines wait in the server until it
+    # is answered, then those the server can answer from what is kept are answered there.
+    from firmware.web.bridge import PageHub
+
+    hub = PageHub()
+    page = hub.join(control=True)
+    assert page is not None
+    hub.take_fresh()
+    hub.resume()
+    hub.keep(Command("fen"), {"event": "reply", "cmd": "fen", "ok": True, "fen": "B:W21:B1", "ply": 0}, 0)
+    assert hub.put(page, b"brightness 40\nfen\ncastle\nhands 11-15") == (False, [])
+    assert hub.held(page)
+    assert hub.receive(8) == [Command("brightness", (40,))]
+    assert hub.receive(8) == []  # the rest waits in the server, not in the main loop's inbox
+    hub.send(b'{"event":"reply","cmd":"brightness","ok":true}\n')
+    hub.changed(display_only=True)  # the lights alone: the kept fen stands
+    hub.done()
+    hub.current = None
+    for targets, line in hub.take():
+        if not line:
+            hub.settle(targets[0])
+    assert not hub.held(page)
+    done, answers = hub.put(page)
+    assert done  # every line dealt with: two answered here, the last queued for the main loop
+    assert [json.loads(a).get("cmd", json.loads(a).get("code")) for a in answers] == ["fen", "unknown-command"]
+    assert json.loads(answers[0])["fen"] == "B:W21:B1"
+    assert hub.receive(8) == [Command("hands", ("11-15",))]
+
+
+def test_a_change_of_the_lights_alone_forgets_only_the_view(kept: LiveBoard) -> None:
+    board = kept
     with Socket(board.ws_url) as ws:
         greeted(ws)
         fen = ws.command("fen")

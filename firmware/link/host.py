@@ -216,6 +216,9 @@ class Link(PeerFollower):
         self.watching = False
         self._view_sent: dict[str, Any] | None = None
         self._view_seen: tuple[Any, ...] | None = None
+        # Bumped by every event and every command that may change the board: what it
+        # shows may have changed (see _view_key).
+        self._stir = 0
         #: Counters, for status and tests.
         self.commands = 0
         self.errors = 0
@@ -294,6 +297,7 @@ class Link(PeerFollower):
         """Every event of the board: sent to the other end, and followed for the game's sake."""
         if self.app is None:
             return
+        self._stir += 1
         if isinstance(event, MoveMade):
             self._on_move(event)
         elif isinstance(event, TakenBack):
@@ -394,6 +398,10 @@ class Link(PeerFollower):
         ``target``: the position to set up (a new game, a resumed one), else null;
         ``clock``: each side's time left in ms and the side whose clock runs, or null.
         """
+        return self._fit_view(now, self._view_body(now))[0]
+
+    def _view_body(self, now: int) -> dict[str, Any]:
+        """The view's fields, before they are fitted to one line."""
         assert self.app is not None
         app = self.app
         v = app.view()
@@ -434,29 +442,39 @@ class Link(PeerFollower):
             "names": [app.players[BLACK].name, app.players[WHITE].name],
             "clock": clock,
             "cautions": cautions,
-            "match": app.matches.line() if getattr(app, "matches", None) is not None else "",
+            "match": v.match,
             "sim": app.sim is not None,
             "hints": app.policy.settings.hints,
             "brightness": round(app.policy.settings.brightness * 100),
         }
-        # The texts give way first if an extreme case would not fit one line.
-        for key in ("message", "prompt", "warning", "match", "status"):
-            if fits({"t": now, "event": "view", **body}):
-                break
-            body[key] = body[key][:60]
         return body
 
+    def _fit_view(self, now: int, body: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
+        """``body`` with its texts shortened until the ``view`` event fits one line (they
+        give way first in an extreme case), and that event's line, encoded once (None if
+        it does not fit even so)."""
+        for key in ("message", "prompt", "warning", "match", "status", None):
+            try:
+                return body, encode_message({"t": now, "event": "view", **body})
+            except ValueError:
+                if key is None:
+                    return body, None
+                body[key] = body[key][:60]
+        return body, None
+
     def _view_key(self, now: int) -> tuple[Any, ...]:
-        """Changes whenever what the board shows may have changed: the lights (a new frame
-        is a new ``lit_roles``), the simulated board and hand, the message, the game, a
-        warning, the machine thinking; and once a second (names, settings)."""
+        """Changes whenever what the board shows may have changed: the roles lit (compared
+        by content: a frame that only changes the colours, as a new brightness does, lights
+        the same roles), an event or a command that may change the board, the simulated
+        board and hand, the message, the game, a warning, the machine thinking; and once a
+        second (what others change: names, settings)."""
         assert self.app is not None
         app = self.app
         sim = app.sim
         tracker = app.tracker
         game = tracker.game
         return (
-            id(app.lit_roles), app.message, app.resuming, id(game), game.ply, tracker.warning,
+            app.lit_roles, self._stir, app.message, app.resuming, id(game), game.ply, tracker.warning,
             tracker.setting_up is not None, tracker.expected,
             (len(sim.pieces), len(sim.hand), sim.hand[-1] if sim.hand else None) if sim is not None else None,
             app.thinker.busy, app.hint_thinker.busy, now // 1000,
@@ -469,7 +487,7 @@ class Link(PeerFollower):
             return
         self._view_seen = key
         try:
-            body = self.view(now)
+            body, line = self._fit_view(now, self._view_body(now))
         except Exception:  # a view that cannot be drawn must not stop the loop
             log.exception("link: cannot describe the board")
             return
@@ -483,15 +501,23 @@ class Link(PeerFollower):
         if shown == self._view_sent:
             return
         self._view_sent = shown
-        self._send({"t": now, "event": "view", **body})
+        if line is None:
+            log.error("link: cannot send the view: longer than a line may be")
+            return
+        self._send_view_line(now, body, line)
+
+    def _send_view_line(self, now: int, body: dict[str, Any], line: bytes) -> None:
+        """Send the ``view`` event ``line`` (``body`` is what it says, without ``t``)."""
+        self.transport.send(line)
 
     # -- received lines ----------------------------------------------------------------
 
-    def _line(self, item: bytes | LinkError, now: int) -> None:
+    def _line(self, item: bytes | LinkError | Command, now: int) -> None:
         try:
             if isinstance(item, LinkError):
                 raise item
-            message = parse_line(item)
+            # A transport may hand over a line already parsed (the web's, in its own thread).
+            message = item if isinstance(item, Command) else parse_line(item)
             if message is None:
                 return
             if isinstance(message, PeerMessage):
@@ -507,6 +533,8 @@ class Link(PeerFollower):
                     log.exception("link: could not follow the other board's %s", message.kind)
                 return
             self.commands += 1
+            if message.name in CONTROL_COMMANDS:
+                self._stir += 1  # refused or not, looked at again (cheap: see _send_view)
             reply = self._command(message, now)
             line = encode_message(reply)
         except LinkError as exc:

@@ -30,10 +30,10 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from firmware.link.protocol import MAX_LINE, LineReader, LinkError
+from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError
 from hal.clock import Clock
 
 __all__ = ["LineTransport", "Transport", "open_port", "Opener"]
@@ -64,8 +64,9 @@ class Transport(Protocol):
     def send(self, line: bytes) -> bool:
         """Queue one line (with its newline); False when it was not queued."""
 
-    def receive(self, limit: int) -> list[bytes | LinkError]:
-        """Up to ``limit`` received lines (without newline), or the errors in their place."""
+    def receive(self, limit: int) -> Sequence[bytes | LinkError | Command]:
+        """Up to ``limit`` received lines (without newline), or the errors in their place;
+        a transport that parses its lines in its own thread hands over the commands."""
 
     def close(self) -> None: ...
 

@@ -14,17 +14,20 @@ pages at once:
   kept until the board changes (:data:`KEEP_MS` at most; a change of its lights alone
   forgets only the ``view``), so a flood of questions or of refused commands costs the
   board one answer per change, not one per line;
-* the rest waits in one bounded inbox; the main loop takes a few lines per step and at
-  most :attr:`PageHub.rate` a second (bursts of :attr:`PageHub.burst`); while the inbox
-  is full the server stops reading the page that sends (its socket waits: a flood holds
-  back the flooder only, and nothing is dropped);
+* the rest waits in one bounded inbox, parsed (the main loop never parses a page's
+  line); the main loop takes a few lines per step and at most :attr:`PageHub.rate` a
+  second (bursts of :attr:`PageHub.burst`); while the inbox is full the server stops
+  reading the page that sends (its socket waits: a flood holds back the flooder only,
+  and nothing is dropped);
 * a reply goes to the page that asked; every other line to every page;
 * lines out wait in one bounded outbox; the main loop wakes the server thread once per
   batch (not per line, never by polling); a page that does not read is disconnected by
   the server (it reconnects and is greeted afresh), the board never waits for one.
 
 A page's lines are answered in the order it sent them: while one of its lines waits
-for the main loop, its next lines go there too.
+for the main loop, its next lines wait in the server (its socket unread meanwhile), and
+are then answered there from what is kept when they can be (a page that sends a
+command and questions after it costs the main loop the command alone).
 
 Nothing here blocks: the main loop only takes and puts under a lock held for
 microseconds.
@@ -68,6 +71,7 @@ VIEW_GAME_FIELDS = ("ply", "status", "target", "mode", "names", "hints", "cautio
 #: change no event and no view tells of (a serial link's command that only the other
 #: link hears of, say) is seen by the pages' questions within this time.
 KEEP_MS = 5000
+VIEW = Command("view")
 #: Why a page's event line is refused (pages are not boards).
 NOT_A_BOARD = "a page sends commands, not event lines (those are for a second board on the serial link)"
 
@@ -82,7 +86,8 @@ class Page:
     reader: LineReader = field(default_factory=lambda: LineReader(MAX_LINE))
     #: Its lines received but not yet answered or queued for the main loop, in order.
     unsorted: deque[bytes | LinkError] = field(default_factory=deque)
-    #: Its lines the main loop has taken or will take and not yet finished with.
+    #: Its lines the main loop has taken or will take and not yet finished with (while
+    #: there are any, its next lines wait in ``unsorted``).
     waiting: int = 0
 
 
@@ -103,18 +108,21 @@ class PageHub:
     'connect'
     >>> hub.resume(b'{"event":"hello"}\\n')
     >>> hub.put(page, b"fen"), hub.receive(8), hub.current == page.id
-    ((True, []), [b'fen'], True)
+    ((True, []), [Command(name='fen', args=())], True)
     >>> hub.send(b'{"event":"reply"}\\n')
     True
     >>> hub.done()
     >>> [(targets, line) for targets, line in hub.take()]
     [((1,), b'{"event":"hello"}\\n'), ((1,), b'{"event":"reply"}\\n'), ((1,), b'')]
 
-    The server hands the reply to the page and, at the empty line, calls :meth:`settle`.
-    The page's next lines that need no board are answered here (in order):
+    The page's next lines wait meanwhile (``False``: not all dealt with yet). The server
+    hands the reply to the page and, at the empty line, calls :meth:`settle`; then they
+    are answered, here when they need no board (in order):
 
+    >>> hub.put(page, b"castle\\nwatch off")
+    (False, [])
     >>> hub.settle(page.id)
-    >>> done, answers = hub.put(page, b"castle\\nwatch off")
+    >>> done, answers = hub.put(page)
     >>> done, [json.loads(answer)["event"] for answer in answers]
     (True, ['error', 'reply'])
     >>> answers[1]
@@ -122,8 +130,10 @@ class PageHub:
     """
 
     def __init__(self, *, inbox_lines: int = 64, outbox_bytes: int = 256 * 1024, max_pages: int = 64,
-                 rate: float = 20.0, burst: int = 20) -> None:
+                 rate: float = 20.0, burst: int = 20, keep_ms: int = KEEP_MS) -> None:
         self.inbox_lines = inbox_lines
+        #: How long (the board's ms) an answer is kept at most (see :data:`KEEP_MS`).
+        self.keep_ms = keep_ms
         self.outbox_bytes = outbox_bytes
         self.max_pages = max_pages
         #: Lines a second the main loop takes from all pages together (and at once).
@@ -134,7 +144,7 @@ class PageHub:
         self._lock = threading.Lock()
         self._pages: dict[int, Page] = {}
         self._ids = itertools.count(1)
-        self._inbox: deque[tuple[int, bytes | LinkError]] = deque()
+        self._inbox: deque[tuple[int, Command]] = deque()
         # Each line with the pages it goes to (fixed when queued: a page greeted later
         # does not get lines from before its greeting). An empty line to one page says
         # the main loop is done with one of its lines.
@@ -186,10 +196,16 @@ class PageHub:
         """Whether the inbox takes another line now (else the page's socket waits)."""
         return len(self._inbox) < self.inbox_lines
 
+    def held(self, page: Page) -> bool:
+        """Whether ``page``'s next line must wait: for its line with the main loop
+        (:meth:`settle` ends that) or for room in the inbox (``make_room``)."""
+        return bool(page.unsorted) and (page.waiting > 0 or not self.room())
+
     def put(self, page: Page, data: bytes | None = None) -> tuple[bool, list[str]]:
         """A WebSocket message from ``page`` (None: only go on with what waits): whether
-        all of it was dealt with (False: the inbox is full, call again when there is room),
-        and the answers given here, to send to the page now.
+        all of it was dealt with (False: some waits, for the page's line with the main
+        loop or for room in the inbox: call again once :meth:`held` is False), and the
+        answers given here, to send to the page now.
 
         A message is a line; one with newlines is several. Each line is cut at
         :data:`MAX_LINE` bytes exactly as on the serial link (``too-long``).
@@ -202,39 +218,41 @@ class PageHub:
         if data is not None:
             page.unsorted.extend(page.reader.feed(data + b"\n"))
         while page.unsorted:
-            item = page.unsorted[0]
-            if not page.waiting:
-                answer = self._answer(page, item)
-                if answer is not None:
-                    page.unsorted.popleft()
-                    if answer:
-                        answers.append(answer)
-                    continue
+            if page.waiting:
+                # Its line with the main loop is answered first; what follows may then be
+                # answered from what is kept (the server calls again after settle).
+                return False, answers
+            answer, command = self._answer(page, page.unsorted[0])
+            if command is None:
+                page.unsorted.popleft()
+                if answer:
+                    answers.append(answer)
+                continue
             with self._lock:
                 if len(self._inbox) >= self.inbox_lines:
                     self.wants_room = True
                     return False, answers
                 page.unsorted.popleft()
                 page.waiting += 1
-                self._inbox.append((page.id, item))
+                self._inbox.append((page.id, command))
                 self.lines_in += 1
         return True, answers
 
-    def _answer(self, page: Page, item: bytes | LinkError) -> str | None:
-        """The answer to ``item`` given without the board ("" : none is due), or None when
-        the main loop must answer it. Exactly the link's answer (see WebLink)."""
+    def _answer(self, page: Page, item: bytes | LinkError) -> tuple[str, Command | None]:
+        """The answer to ``item`` given without the board ("": none is due), or the
+        command (parsed) the main loop must answer. Exactly the link's answer (see WebLink)."""
         now = self.now()
         try:
             if isinstance(item, LinkError):
                 raise item
             message = parse_line(item)
             if message is None:
-                return ""  # a blank line: no command, no reply
+                return "", None  # a blank line: no command, no reply
             if isinstance(message, PeerMessage):
                 raise LinkError("unknown-command", NOT_A_BOARD)
         except LinkError as exc:
             self.refused += 1
-            return encode_message(exc.reply(now)).decode("utf-8").rstrip("\n")
+            return encode_message(exc.reply(now)).decode("utf-8").rstrip("\n"), None
         name = message.name
         body: dict[str, Any] | None = None
         try:
@@ -248,8 +266,8 @@ class PageHub:
             else:
                 with self._lock:
                     kept = self._kept.get((name, message.args))
-                if kept is None or not 0 <= now - kept[1] <= KEEP_MS:
-                    return None
+                if kept is None or not 0 <= now - kept[1] <= self.keep_ms:
+                    return "", message
                 reply, at = kept
                 if isinstance(reply, LinkError):
                     self.answered += 1
@@ -257,13 +275,13 @@ class PageHub:
                 body = _aged(reply, now - at) if name == "view" else reply
         except LinkError as exc:
             self.refused += 1
-            return encode_message(exc.reply(now)).decode("utf-8").rstrip("\n")
+            return encode_message(exc.reply(now)).decode("utf-8").rstrip("\n"), None
         try:
             line = encode_message({"t": now, "event": "reply", "cmd": name, "ok": True, **body})
         except ValueError:
-            return None  # the main loop shortens what does not fit (it never should here)
+            return "", message  # the main loop shortens what does not fit (it never should here)
         self.answered += 1
-        return line.decode("utf-8").rstrip("\n")
+        return line.decode("utf-8").rstrip("\n"), None
 
     def ask(self, what: str) -> Future[Any] | None:
         """A question for the main loop (``state``, ``status``), answered in its next step;
@@ -343,17 +361,22 @@ class PageHub:
         if wake:
             self._wake()
 
-    def send(self, line: bytes, *, display_only: bool = False) -> bool:
+    def send(self, line: bytes, *, display_only: bool = False,
+             keep: tuple[Command, dict[str, Any], int] | None = None) -> bool:
         """Queue a line: to the page being answered (a reply), else to every page (an
         event: the board changed, so the answers kept are forgotten; ``display_only``: a
         view in which only what the board shows changed, not the game nor who plays it,
-        so only the kept ``view`` is)."""
+        so only the kept ``view`` is). ``keep``: an answer to keep from now on (see
+        :meth:`keep`), kept before the server can be woken by the line (a page that has
+        it may ask at once)."""
         with self._lock:
             if self.current is None:
                 if display_only:
                     self._kept.pop(("view", ()), None)
                 else:
                     self._kept.clear()
+            if keep is not None:
+                self._keep_locked(*keep)
             if not self._pages:
                 return False
             if self.current is not None:
@@ -389,9 +412,12 @@ class PageHub:
         if isinstance(reply, dict) and command.name not in KEPT:
             return
         with self._lock:
-            if len(self._kept) >= 64:
-                self._kept.clear()  # bounded whatever the pages send (history 0, 1, 2...)
-            self._kept[(command.name, command.args)] = (reply, now)
+            self._keep_locked(command, reply, now)
+
+    def _keep_locked(self, command: Command, reply: dict[str, Any] | LinkError, now: int) -> None:
+        if len(self._kept) >= 64:
+            self._kept.clear()  # bounded whatever the pages send (history 0, 1, 2...)
+        self._kept[(command.name, command.args)] = (reply, now)
 
     def changed(self, *, display_only: bool = False) -> None:
         """The board may have changed (a command was handled): forget the answers kept
@@ -432,10 +458,11 @@ class PageHub:
         except Exception:  # noqa: BLE001 - the server's loop is gone: nothing to tell
             pass
 
-    def receive(self, limit: int) -> list[bytes | LinkError]:
-        """Up to ``limit`` received lines, within the rate; the page of the last one
-        becomes :attr:`current` (the link takes and handles one line at a time)."""
-        out: list[bytes | LinkError] = []
+    def receive(self, limit: int) -> list[Command]:
+        """Up to ``limit`` received lines (parsed in the server's thread), within the rate;
+        the page of the last one becomes :attr:`current` (the link takes and handles one
+        line at a time)."""
+        out: list[Command] = []
         if not self._inbox:
             return out  # the usual case, without taking the lock
         now = self.now()
@@ -502,8 +529,6 @@ class WebLink(Link):
         self.steps_per_s: float | None = None
         #: The application itself (the link sees only its LinkedBoard side).
         self.board: App | None = None
-        # Bumped by every event and every line handled: the view may have changed.
-        self._stir = 0
         self._gate: tuple[Any, ...] | None = None
         # The game's fields of the last view sent (see VIEW_GAME_FIELDS).
         self._view_marks: tuple[Any, ...] | None = None
@@ -519,10 +544,12 @@ class WebLink(Link):
             if app.sim is not None:
                 self.hands = Hands(app)
 
-    def _line(self, item: bytes | LinkError, now: int) -> None:
+    def _line(self, item: bytes | LinkError | Command, now: int) -> None:
+        # The hub hands over commands parsed in the server's thread; a line in any other
+        # form is checked here alike (pages are not boards).
         try:
-            if not isinstance(item, LinkError):
-                message = parse_line(item)
+            if not isinstance(item, Command):
+                message = item if isinstance(item, LinkError) else parse_line(item)
                 if isinstance(message, PeerMessage):
                     raise LinkError("unknown-command", NOT_A_BOARD)
         except LinkError as exc:
@@ -531,7 +558,6 @@ class WebLink(Link):
             self.hub.done()
             self.hub.current = None
             return
-        self._stir += 1
         try:
             super()._line(item, now)
         finally:
@@ -561,21 +587,13 @@ class WebLink(Link):
             self.hub.changed(display_only=command.name in DISPLAY_COMMANDS)
         return reply
 
-    def _send(self, obj: Any) -> None:
-        if obj.get("event") != "view" or self.hub.current is not None:
-            super()._send(obj)
-            return
-        try:
-            line = encode_message(obj)
-        except (TypeError, ValueError) as exc:
-            log.error("web: cannot send the view: %s", exc)
-            return
-        marks = tuple(obj.get(key) for key in VIEW_GAME_FIELDS)
-        self.hub.send(line, display_only=marks == self._view_marks)
+    def _send_view_line(self, now: int, body: dict[str, Any], line: bytes) -> None:
+        marks = tuple(body.get(key) for key in VIEW_GAME_FIELDS)
+        # The view every page is sent is the answer to `view` until it changes: kept as the
+        # line is queued, before the server is woken with it (a page may ask at once).
+        self.hub.send(line, display_only=marks == self._view_marks,
+                      keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, **body}, now))
         self._view_marks = marks
-        # The view every page was just sent is the answer to `view` until it changes.
-        self.hub.keep(Command("view"), {"event": "reply", "cmd": "view", "ok": True,
-                                        **{k: v for k, v in obj.items() if k not in ("t", "event")}}, obj["t"])
 
     def poll(self, now: int) -> list[Any]:
         # Most steps nothing at all is asked of the pages' link: say so at the least cost
@@ -602,24 +620,20 @@ class WebLink(Link):
         return bool(self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result)
 
     def _view_may_differ(self, now: int) -> bool:
-        """Whether the view may have changed since it was last looked at: a new frame of
-        lights, an event or a line handled, the simulated hand, a message, a new second
-        (the rest: names, settings, the machine thinking). Cheaper than the link's own
-        test (``_view_key``), which follows when this says yes."""
+        """Whether the view may have changed since it was last looked at: other roles lit,
+        an event or a command that may change the board, the simulated hand, a message, a
+        new second (the rest: names, settings, the machine thinking). Cheaper than the
+        link's own test (``_view_key``), which follows when this says yes."""
         app = self.board
         if app is None:
             return True
         sim = app.sim
-        gate = (id(app.lit_roles), now // 1000, self._stir, app.message,
+        gate = (app.lit_roles, now // 1000, self._stir, app.message,
                 (len(sim.hand), len(sim.pieces)) if sim is not None else None)
         if gate == self._gate:
             return False
         self._gate = gate
         return True
-
-    def sink(self, event: Any) -> None:
-        self._stir += 1
-        super().sink(event)
 
     def answer(self, what: str, now: int) -> dict[str, Any]:
         """What the server asked the main loop: ``state`` (``GET /api/state``: the link's

@@ -272,6 +272,10 @@ class WebServer:
             text = line.decode("utf-8").rstrip("\n")
             for page_id in targets:
                 self._to_page(page_id, text)
+        if lines and self._room is not None:
+            # A page whose lines waited for one of them (settled now), or for a greeting
+            # after an overrun, goes on.
+            self._room.set()
         return bool(lines)
 
     def _to_page(self, page_id: int, text: str) -> None:
@@ -574,8 +578,9 @@ class WebServer:
                 if data is None:
                     data = (message.get("text") or "").encode("utf-8")
                 done, answers = self.hub.put(page, data)
-                # Hold this page back while the board's inbox is full (nothing is dropped:
-                # its socket is not read meanwhile); the main loop says when there is room.
+                # Hold this page back while one of its lines is with the main loop, or the
+                # board's inbox is full (nothing is dropped: its socket is not read
+                # meanwhile); the main loop's answer, or its taking lines, ends the wait.
                 while True:
                     for answer in answers:
                         self._to_page(page.id, answer)
@@ -583,7 +588,7 @@ class WebServer:
                         break
                     assert self._room is not None
                     self._room.clear()
-                    if not self.hub.room():
+                    if self.hub.held(page):
                         await self._room.wait()
                     done, answers = self.hub.put(page)
                 if task.done():

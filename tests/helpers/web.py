@@ -25,7 +25,7 @@ from firmware.app.players import Thinker
 from firmware.config import default_config
 from firmware.link.host import LinkConfig
 from firmware.referee.settings import RefereeSettings
-from firmware.web.bridge import PageHub, WebLink
+from firmware.web.bridge import KEEP_MS, PageHub, WebLink
 from firmware.web.server import WebServer
 from hal.clock import Clock, MonotonicClock
 from rules import Position
@@ -72,6 +72,7 @@ class LiveBoard:
         server_clock: Clock | None = None,
         page_rate: float = 1000.0,
         main_rate: float = 1000.0,
+        keep_ms: int = KEEP_MS,
     ) -> None:
         self.rig = Rig(
             state_dir,
@@ -89,7 +90,7 @@ class LiveBoard:
         config = default_config()
         # Tests send faster than a person: the rates are the product's only where a
         # test (or bench/web.py) says so.
-        self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)))
+        self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)), keep_ms=keep_ms)
         self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
         self.link.attach(self.app)
         self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
