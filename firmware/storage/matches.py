@@ -77,6 +77,8 @@ class MatchStore:
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
+        # The match file's name, made once: stamp() is asked whenever a screen is drawn.
+        self._file = os.fspath(self.directory / MATCH_FILE)
 
     @property
     def path(self) -> Path:
@@ -89,7 +91,7 @@ class MatchStore:
     def stamp(self) -> int | None:
         """The match file's modification time (ns), None without one: a cheap "has it changed"."""
         try:
-            return self.path.stat().st_mtime_ns
+            return os.stat(self._file).st_mtime_ns
         except OSError:
             return None
 

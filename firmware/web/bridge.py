@@ -162,6 +162,10 @@ class PageHub:
         self._out_size = 0
         # A wake-up is on its way to the server thread (it will take every queued line).
         self._signalled = False
+        # The main loop's: the link is handling lines (a wake-up waits for the end, see
+        # hold_wake), and one is due then.
+        self._holding = False
+        self._wake_due = False
         #: A page waits for room in the inbox (the server wants to hear when there is).
         self.wants_room = False
         #: The page whose command the link is handling (its reply goes to it alone).
@@ -452,7 +456,24 @@ class PageHub:
         self.bytes_out += len(line)
         return True
 
+    def hold_wake(self) -> None:
+        """Until :meth:`release_wake`, the server thread is not woken (the link handles
+        the pages' lines of a step, then sends the view they changed)."""
+        self._holding = True
+
+    def release_wake(self) -> None:
+        """Wake the server thread if lines were queued since :meth:`hold_wake`: once for
+        the step's replies and the view after them, so that a page's next question finds
+        that view kept (woken at a reply, the server would ask the main loop again)."""
+        self._holding = False
+        if self._wake_due:
+            self._wake_due = False
+            self._wake()
+
     def _wake(self) -> None:
+        if self._holding:
+            self._wake_due = True
+            return
         try:
             self.wake()
         except Exception:  # noqa: BLE001 - the server's loop is gone: nothing to tell
@@ -530,6 +551,9 @@ class WebLink(Link):
         #: The application itself (the link sees only its LinkedBoard side).
         self.board: App | None = None
         self._gate: tuple[Any, ...] | None = None
+        # Nothing was left for the link by its last poll (no greeting, event or game to
+        # keep in step): see poll.
+        self._settled = False
         # The game's fields of the last view sent (see VIEW_GAME_FIELDS).
         self._view_marks: tuple[Any, ...] | None = None
 
@@ -597,11 +621,18 @@ class WebLink(Link):
 
     def poll(self, now: int) -> list[Any]:
         # Most steps nothing at all is asked of the pages' link: say so at the least cost
-        # (this runs every 10 ms; see bench/web.py).
-        if (self.hub.quiet and not self._events and self._greeting is None and not self._wants_sync()
-                and not self._view_may_differ(now)):
-            return []
-        events = super().poll(now)
+        # (this runs every 10 ms; see bench/web.py): nothing from the pages, nothing left
+        # for the link (as its last poll left it: what changes that meanwhile is an event,
+        # which stirs the gate), and the same gate.
+        if self._settled and self.hub.quiet:
+            gate = self._gate_now(now)
+            if gate is not None and gate == self._gate:
+                return []
+        self.hub.hold_wake()
+        try:
+            events = super().poll(now)
+        finally:
+            self.hub.release_wake()
         if self.board is not None:
             if self._rate_at is None or now - self._rate_at[0] >= 1000:
                 if self._rate_at is not None:
@@ -614,26 +645,26 @@ class WebLink(Link):
                 except Exception as exc:  # noqa: BLE001 - the asker gets the failure
                     log.exception("web: cannot answer %s", what)
                     future.set_exception(exc)
+        # What this poll saw and sent: the next one looks again only when it differs.
+        self._gate = self._gate_now(now)
+        self._settled = not self._events and self._greeting is None and not self._wants_sync()
         return events
 
     def _wants_sync(self) -> bool:
         return bool(self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result)
 
-    def _view_may_differ(self, now: int) -> bool:
-        """Whether the view may have changed since it was last looked at: other roles lit,
-        an event or a command that may change the board, the simulated hand, a message, a
-        new second (the rest: names, settings, the machine thinking). Cheaper than the
-        link's own test (``_view_key``), which follows when this says yes."""
+    def _gate_now(self, now: int) -> tuple[Any, ...] | None:
+        """What tells whether the view may have changed since the last poll: other roles
+        lit, an event or a command that may change the board, the simulated hand, a
+        message, a new second (the rest: names, settings, the machine thinking). Cheaper
+        than the link's own test (``_view_key``), which follows when this differs; None
+        (never the same) without the application itself."""
         app = self.board
         if app is None:
-            return True
+            return None
         sim = app.sim
-        gate = (app.lit_roles, now // 1000, self._stir, app.message,
+        return (app.lit_roles, now // 1000, self._stir, app.message,
                 (len(sim.hand), len(sim.pieces)) if sim is not None else None)
-        if gate == self._gate:
-            return False
-        self._gate = gate
-        return True
 
     def answer(self, what: str, now: int) -> dict[str, Any]:
         """What the server asked the main loop: ``state`` (``GET /api/state``: the link's
