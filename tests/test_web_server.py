@@ -641,3 +641,54 @@ def test_a_change_of_the_lights_alone_forgets_only_the_view(kept: LiveBoard) -> 
         assert ws.command("hands 11-15")["ok"]
         ws.until(lambda m: m.get("event") == "move")
         assert ws.command("fen")["ply"] == 1
+
+
+def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) -> None:
+    # After a display command alone, the link sends the last view with what the command
+    # set (and the clock as it is then) instead of drawing it all again: it must be the
+    # same as the view drawn afresh, a running clock included. Virtual time, no server.
+    from firmware.app.application import AppSettings
+    from firmware.referee.clock import TimeControl
+    from firmware.simulator.hands import Hands
+    from firmware.web.bridge import PageHub, WebLink
+    from helpers.rig import Rig
+
+    rig = Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse("60")), start=False)
+    hub = PageHub()
+    link = WebLink(hub)
+    link.attach(rig.app)
+    rig.app.start()
+    page = hub.join(control=True)
+    assert page is not None
+    rig.wait(100)
+    Hands(rig.app).act_text("11")  # Black lifts: Black's time runs
+    rig.wait(1500)
+
+    def views() -> list[dict[str, Any]]:
+        out = []
+        for targets, line in hub.take():
+            if not line:
+                hub.settle(targets[0])
+            elif b'"event":"view"' in line:
+                out.append(json.loads(line))
+        return out
+
+    views()
+    drawn: list[int] = []
+    draw = link._view_body
+    link._view_body = lambda now: drawn.append(now) or draw(now)  # type: ignore[method-assign]
+    for percent in (40, 60, 50):
+        rig.wait(230)  # within the same second as the last view, or not
+        assert hub.put(page, f"brightness {percent}".encode()) == (True, [])
+        rig.app.step()
+        sent = views()
+        assert sent, percent
+        view = sent[-1]
+        now = view.pop("t")
+        view.pop("event")
+        assert view["brightness"] == percent and view["clock"]["running"] == "black"
+        assert view == draw(now)
+        assert hub.put(page) == (True, [])
+    # Drawn afresh only at a new second (the view's safety net), not for a brightness.
+    assert len(drawn) == 1
+    rig.close()

@@ -63,7 +63,7 @@ from rules.position import parse_move_squares
 from rules.variants import numeric_fen
 
 
-__all__ = ["CONTROL_COMMANDS", "LinkConfig", "Link", "GameId", "open_link", "PLAYS", "help_page"]
+__all__ = ["CONTROL_COMMANDS", "DISPLAY_COMMANDS", "LinkConfig", "Link", "GameId", "open_link", "PLAYS", "help_page"]
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +217,11 @@ class Link(PeerFollower):
         self._view_sent: dict[str, Any] | None = None
         self._view_seen: tuple[Any, ...] | None = None
         # Bumped by every event and every command that may change the board: what it
-        # shows may have changed (see _view_key).
+        # shows may have changed (see _view_key); by every display command (only the
+        # fields they set may have changed: see _send_view).
         self._stir = 0
+        self._display_stir = 0
+        self._view_body_sent: dict[str, Any] | None = None
         #: Counters, for status and tests.
         self.commands = 0
         self.errors = 0
@@ -415,15 +418,7 @@ class Link(PeerFollower):
             target = app.game.position.fen()
         elif tracker.setting_up is not None:
             target = tracker.setting_up.fen()
-        clock: dict[str, Any] | None = None
         referee = app.referee
-        # The game clock, the referee's or the board's (--clock): "running" is None while
-        # it waits for the first lift or is paused ("paused" says which).
-        state = app.clock_state(now)
-        if state is not None:
-            black, white, running, paused, _flag = state
-            clock = {"black": black, "white": white, "running": running if running and not paused else None,
-                     "paused": paused, "side": running or None}
         cautions = None
         if referee is not None:
             cautions = {"black": referee.cautions(BLACK), "white": referee.cautions(WHITE)}
@@ -440,14 +435,30 @@ class Link(PeerFollower):
             "message": v.message,
             "mode": v.mode_text,
             "names": [app.players[BLACK].name, app.players[WHITE].name],
-            "clock": clock,
+            "clock": self._clock_view(now),
             "cautions": cautions,
             "match": v.match,
             "sim": app.sim is not None,
             "hints": app.policy.settings.hints,
-            "brightness": round(app.policy.settings.brightness * 100),
+            **self._display_fields(),
         }
         return body
+
+    def _display_fields(self) -> dict[str, Any]:
+        """The view's fields that the :data:`DISPLAY_COMMANDS` set."""
+        assert self.app is not None
+        return {"brightness": round(self.app.policy.settings.brightness * 100)}
+
+    def _clock_view(self, now: int) -> dict[str, Any] | None:
+        """The game clock, the referee's or the board's (``--clock``): "running" is None
+        while it waits for the first lift or is paused ("paused" says which)."""
+        assert self.app is not None
+        state = self.app.clock_state(now)
+        if state is None:
+            return None
+        black, white, running, paused, _flag = state
+        return {"black": black, "white": white, "running": running if running and not paused else None,
+                "paused": paused, "side": running or None}
 
     def _fit_view(self, now: int, body: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         """``body`` with its texts shortened until the ``view`` event fits one line (they
@@ -474,7 +485,7 @@ class Link(PeerFollower):
         tracker = app.tracker
         game = tracker.game
         return (
-            app.lit_roles, self._stir, app.message, app.resuming, id(game), game.ply, tracker.warning,
+            self._display_stir, app.lit_roles, self._stir, app.message, app.resuming, id(game), game.ply, tracker.warning,
             tracker.setting_up is not None, tracker.expected,
             (len(sim.pieces), len(sim.hand), sim.hand[-1] if sim.hand else None) if sim is not None else None,
             app.thinker.busy, app.hint_thinker.busy, now // 1000,
@@ -483,14 +494,23 @@ class Link(PeerFollower):
     def _send_view(self, now: int) -> None:
         # Cheap to tell, dear to draw: the view is described only when it may differ.
         key = self._view_key(now)
-        if key == self._view_seen and self._view_sent is not None:
+        seen, self._view_seen = self._view_seen, key
+        if key == seen and self._view_sent is not None:
             return
-        self._view_seen = key
         try:
-            body, line = self._fit_view(now, self._view_body(now))
+            last = self._view_body_sent
+            if last is not None and seen is not None and key[1:] == seen[1:]:
+                # Only display commands since the last view (in the same second): it
+                # stands but for what they set (and the clock, as it is now).
+                body = {**last, **self._display_fields(), "clock": self._clock_view(now)}
+            else:
+                body = self._view_body(now)
+            body, line = self._fit_view(now, body)
         except Exception:  # a view that cannot be drawn must not stop the loop
             log.exception("link: cannot describe the board")
+            self._view_body_sent = None
             return
+        self._view_body_sent = body
         # The clocks tick on the page from a start time; a change of the running side or
         # a jump in time left resends, a mere tick does not.
         shown = dict(body)
@@ -533,8 +553,11 @@ class Link(PeerFollower):
                     log.exception("link: could not follow the other board's %s", message.kind)
                 return
             self.commands += 1
-            if message.name in CONTROL_COMMANDS:
-                self._stir += 1  # refused or not, looked at again (cheap: see _send_view)
+            # Refused or not, the view is looked at again (cheap: see _send_view).
+            if message.name in DISPLAY_COMMANDS:
+                self._display_stir += 1
+            elif message.name in CONTROL_COMMANDS:
+                self._stir += 1
             reply = self._command(message, now)
             line = encode_message(reply)
         except LinkError as exc:
@@ -1095,6 +1118,10 @@ def _help_page(start: int) -> tuple[tuple[str, Any], ...]:
 #: Commands that change something; refused on a read-only link.
 CONTROL_COMMANDS = frozenset({"new", "play", "hint", "mode", "referee", "rules", "names", "ballot", "result",
                               "press", "brightness", "touch", "hands", "follow", "draw", "resign"})
+#: Commands that change only what the board shows (its lights), never the game or who
+#: plays it: a view after them is the last one with the fields they set
+#: (``Link._display_fields``).
+DISPLAY_COMMANDS = frozenset({"brightness"})
 
 
 def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link:

@@ -47,7 +47,7 @@ from typing import Any
 
 from firmware.app.application import App
 from firmware.link.board import LinkedBoard
-from firmware.link.host import CONTROL_COMMANDS, Link, LinkConfig, help_page
+from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, LinkConfig, help_page
 from firmware.link.protocol import (MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message,
                                     parse_line)
 from firmware.simulator.hands import Hands
@@ -60,9 +60,6 @@ log = logging.getLogger(__name__)
 QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch"})
 #: Questions whose answers the hub keeps until the board changes (see :meth:`PageHub.keep`).
 KEPT = frozenset({"hello", "fen", "pdn", "moves", "view", "history"})
-#: Commands that change only what the board shows (its lights), never the game or who
-#: plays it: after them only the kept ``view`` is forgotten.
-DISPLAY_COMMANDS = frozenset({"brightness"})
 #: The fields of a ``view`` that tell of the game or of who plays it: a view in which
 #: none of them changed forgets only the kept ``view`` (the game's changes come as their
 #: own events, which forget everything).
