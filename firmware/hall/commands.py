@@ -17,7 +17,7 @@ from typing import Any
 
 from firmware.hall.board import BoardPublisher
 from firmware.link.host import Link, LinkConfig
-from firmware.link.protocol import MAX_LINE, LinkError, PeerMessage, parse_line
+from firmware.link.protocol import MAX_LINE, Command, LinkError, PeerMessage, parse_line
 
 __all__ = ["CommandChannel", "HallLink"]
 
@@ -87,8 +87,8 @@ class HallLink(Link):
         super().__init__(channel, settings)
         self.channel = channel
 
-    def _line(self, item: bytes | LinkError, now: int) -> None:
-        if not isinstance(item, LinkError):
+    def _line(self, item: bytes | LinkError | Command, now: int) -> None:
+        if isinstance(item, bytes):
             try:
                 if isinstance(parse_line(item), PeerMessage):
                     raise LinkError("unknown-command", "the hall sends commands, not event lines")
