@@ -22,7 +22,7 @@ import serial
 
 from firmware.link.relay import Relay
 from firmware.link.transport import LineTransport
-from hal.clock import MonotonicClock
+from hal.clock import MonotonicClock, VirtualClock
 from rules import BLACK, Move
 from helpers.games import random_game
 from helpers.cable import TIMEOUT_S, NullModem, linked_board, plugged_in, settle, unplugged, wait_until
@@ -296,6 +296,41 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
             side.close()
         left.close()
         right.close()
+
+
+class _LateSide(LineTransport):
+    """A side whose port opens in its reader thread just after the relay has read its
+    fresh mark, before the relay has looked at who is connected."""
+
+    late = True
+
+    def take_fresh(self) -> str | None:
+        fresh = super().take_fresh()
+        if self.late:
+            self.late = False
+            assert self.connect_now()
+        return fresh
+
+
+def test_the_relay_greets_each_side_once_when_one_connects_in_the_middle_of_a_step() -> None:
+    clock = VirtualClock()
+
+    def loop() -> serial.Serial:  # what a side is sent comes back to be read here
+        return serial.serial_for_url("loop://", timeout=0)
+
+    a = LineTransport("loop://", clock, opener=loop, name="A")
+    b = _LateSide("loop://", clock, opener=loop, name="B")
+    assert a.connect_now()
+    relay = Relay(a, b, clock)
+    relay.step()  # A is fresh; B opens in the middle of the step
+    relay.step()  # B is fresh
+    relay.step()
+    heard = {}
+    for name, side in (("A", a), ("B", b)):
+        for _ in range(3):
+            side.service()
+        heard[name] = side.receive(64)
+    assert heard == {"A": [b"hello"], "B": [b"hello"]}
 
 
 def test_crownhead_relay_copies_whole_lines_and_asks_both_ends_for_their_state(tmp_path: Path) -> None:

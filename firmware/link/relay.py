@@ -61,7 +61,13 @@ class Relay:
                 self.log(now, name, "-", "missed lines (it did not read in time); asking both boards for their state")
         if any(fresh.values()):
             # Each board's answer goes to the other: ask both, once, when both can hear.
-            both = all(port.connected for port in self.sides.values())
+            # A side that connected after its fresh mark was taken above still holds its
+            # output: it is not ready, and is greeted with the other at the next step
+            # (counted ready now, the other side would be greeted twice).
+            both = all(
+                port.connected and (fresh[name] is not None or not port.holding)
+                for name, port in self.sides.items()
+            )
             for name, port in self.sides.items():
                 if fresh[name]:
                     port.resume(*([HELLO] if both else []))

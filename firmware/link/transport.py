@@ -198,6 +198,11 @@ class LineTransport:
         return out
 
     @property
+    def holding(self) -> bool:
+        """True while output is held: before the greeting after a (re)connect or overrun."""
+        return self._hold
+
+    @property
     def waiting(self) -> int:
         """Received lines not yet taken."""
         return len(self._inbox)
