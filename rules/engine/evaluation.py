@@ -14,6 +14,13 @@ A man is worth 100 and a king 135. On top of material the evaluation knows:
 * **The move** (opposition) in endgames with equal material: with Black to move, an odd
   number of pieces in Black's "system" (the columns of squares 1-4) means Black has it;
   with White to move, the same holds for White's system (the columns of squares 5-8).
+* **Endgame knowledge** (eight pieces or fewer, :func:`endgame_knowledge`): safe moves
+  (a move to a square the opponent cannot jump at once counts once more), kings with no
+  safe move (trapped: the first- and second-position technique squeezes the defending
+  king until every move loses it), men that cannot move at all (blocked, in a dog-hole)
+  and men whose every move is taken, and the move (opposition) whatever the material.
+  The weights were fitted on positions of the endgame databases (won ranked above drawn
+  and drawn above lost within each material: ``bench/evaluation.py``).
 * **Driving the lone king**: in won endgames the stronger side's kings walk towards the
   weaker side's pieces, and the weaker side's kings are better off in a double corner
   (1 and 5, or 28 and 32), where they are hardest to trap; the search then finds the
@@ -49,6 +56,13 @@ THE_MOVE = 8
 DRIVE = 4
 #: A weak king in a double corner (from the weak side's view).
 DOUBLE_CORNER_BONUS = 20
+#: Endgame knowledge (see :func:`endgame_knowledge`): per king with no safe move (every
+#: move it has puts it where it is jumped at once, or none: trapped).
+TRAPPED_KING = 16
+#: Per man with no safe move (blocked, or every step forward is jumped at once).
+STUCK_MAN = 26
+#: The move (opposition) in any ending, on top of THE_MOVE for equal material.
+ENDING_MOVE = 10
 
 OPENING, MIDDLE_GAME, ENDGAME = 0, 1, 2
 
@@ -149,6 +163,8 @@ _BLACK_FAR_HALF = 0xFFFFF000
 _WHITE_FAR_HALF = 0x000FFFFF
 
 _DOUBLE_CORNERS = bit(1) | bit(5) | bit(28) | bit(32)
+#: The 32 squares on the board with ghost squares (see _knowledge).
+_PADDED_SQUARES = sum(1 << (i + i // 8) for i in range(32))
 
 _DIST = tuple(
     tuple(
@@ -199,6 +215,65 @@ def _drive(strong_kings: int, weak: int, weak_kings: int) -> int:
         row = _DIST[low.bit_length()]
         distance += min(row[s] for s in weak_squares)
     return -DRIVE * distance - DOUBLE_CORNER_BONUS * (weak_kings & _DOUBLE_CORNERS).bit_count()
+
+
+def _knowledge(b: int, w: int, kings: int, black: bool) -> int:
+    """The endgame knowledge from Black's view (see :func:`endgame_knowledge`)."""
+    # The move: with Black to move, an odd count in Black's system (see evaluate_boards).
+    if black:
+        score = ENDING_MOVE if ((b | w) & EVEN_ROWS).bit_count() & 1 else -ENDING_MOVE
+    else:
+        score = -ENDING_MOVE if ((b | w) & ODD_ROWS).bit_count() & 1 else ENDING_MOVE
+    # On a board with a ghost square after every eight (bit i + i // 8 for square i + 1)
+    # every diagonal step is a plain shift: +4 and +5 towards 32 (Black's forward), -4
+    # and -5 back, and a step off the board lands on a ghost bit or outside, never on a
+    # square. Shifted sets are only ever intersected with real squares.
+    b = (b & 0xFF) | (b & 0xFF00) << 1 | (b & 0xFF0000) << 2 | (b & 0xFF000000) << 3
+    w = (w & 0xFF) | (w & 0xFF00) << 1 | (w & 0xFF0000) << 2 | (w & 0xFF000000) << 3
+    kings = (kings & 0xFF) | (kings & 0xFF00) << 1 | (kings & 0xFF0000) << 2 | (kings & 0xFF000000) << 3
+    empty = _PADDED_SQUARES & ~(b | w)
+    bk = b & kings
+    wk = w & kings
+    e_fwd4, e_fwd5, e_back4, e_back5 = empty >> 4, empty >> 5, empty << 4, empty << 5
+    # Squares where a piece would be jumped at once: an enemy piece beside it and the
+    # square beyond empty. White jumps towards 1 with every piece, towards 32 with its
+    # kings; Black the other way round.
+    hit_by_white = w >> 4 & e_back4 | w >> 5 & e_back5
+    if wk:
+        hit_by_white |= wk << 4 & e_fwd4 | wk << 5 & e_fwd5
+    hit_by_black = b << 4 & e_fwd4 | b << 5 & e_fwd5
+    if bk:
+        hit_by_black |= bk >> 4 & e_back4 | bk >> 5 & e_back5
+    # Men with no safe step forward, kings with no safe step either way.
+    safe = empty & ~hit_by_white
+    forward = safe >> 4 | safe >> 5
+    stuck = (b & ~kings & ~forward).bit_count() * STUCK_MAN
+    if bk:
+        stuck += (bk & ~forward & ~(safe << 4 | safe << 5)).bit_count() * TRAPPED_KING
+    safe = empty & ~hit_by_black
+    forward = safe << 4 | safe << 5
+    stuck -= (w & ~kings & ~forward).bit_count() * STUCK_MAN
+    if wk:
+        stuck -= (wk & ~forward & ~(safe >> 4 | safe >> 5)).bit_count() * TRAPPED_KING
+    return score - stuck
+
+
+def endgame_knowledge(own: int, opp: int, kings: int, black: bool) -> int:
+    """What :func:`evaluate_boards` adds in an ending (eight pieces or fewer) beyond
+    material, squares, mobility, runaways, the move with equal material and the drive,
+    from the side to move's view: so ``evaluate_boards(...) - endgame_knowledge(...)`` is
+    the evaluation without it.
+
+    >>> from rules.position import Position
+    >>> p = Position.from_fen("W:WK19,K23:BK28,12")  # first position, White to move
+    >>> endgame_knowledge(p.white, p.black, p.kings, False) > 0
+    True
+    """
+    if (own | opp).bit_count() > 8:
+        return 0
+    b, w = (own, opp) if black else (opp, own)
+    score = _knowledge(b, w, kings, black)
+    return score if black else -score
 
 
 def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: int) -> int:
@@ -261,6 +336,7 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
     score += mobility if black else -mobility
 
     if phase == 2:
+        score += _knowledge(b, w, kings, black)
         if mat_b == mat_w:
             if black:
                 has_move = ((b | w) & EVEN_ROWS).bit_count() & 1
