@@ -3,7 +3,7 @@ depths, and the search speed from the start position.
 
     python bench/engine.py                   # everything, 100 ms per move, all cores
     python bench/engine.py --quick           # a few games per match, for a smoke test
-    python bench/engine.py --only speed      # just nodes per second and depth in 1 s
+    python bench/engine.py --only speed      # just nodes per second and depth in 1 s (and in endings)
 
 Every match plays each opening of the ACF 156-ballot deck twice, colours swapped
 (312 games). How a game ends:
@@ -37,9 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rules import Color, Game, Position  # noqa: E402
 from rules.ballots import deck  # noqa: E402
 from rules.engine import KING_VALUE, MAN_VALUE, Engine  # noqa: E402
-from rules.game import FORTY_MOVES_PLIES  # noqa: E402
-
-MAX_PLIES = 200
+from bench.games import MAX_PLIES, game_end  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -128,27 +126,16 @@ def play_game(task: tuple[PlayerSpec, PlayerSpec, int, bool, int, bool]) -> Game
         game.play_text(text)
     a, b = Player(first, seed), Player(second, seed + 1)
     black, white = (a, b) if first_black else (b, a)
-    reason = ""
-    score = 0.5
     while True:
-        result = game.result
+        result = game_end(game, MAX_PLIES)
         if result is not None:
-            winner = result.winner
-            first_color = Color.BLACK if first_black else Color.WHITE
-            score = 1.0 if winner == first_color else 0.0
-            reason = result.reason
-            break
-        if game.repetitions() >= 3:
-            reason = "repetition"
-            break
-        if game.quiet_plies >= FORTY_MOVES_PLIES:
-            reason = "forty-moves"
-            break
-        if game.ply >= MAX_PLIES:
-            reason = "200 plies"
             break
         player = black if game.turn == Color.BLACK else white
         game.play(player.choose(game))
+    winner = result.winner
+    first_color = Color.BLACK if first_black else Color.WHITE
+    score = 0.5 if winner is None else 1.0 if winner == first_color else 0.0
+    reason = result.reason
     record = GameRecord(ballot_number, first_black, score, game.ply, reason)
     for p in (a, b):
         if p.engine is not None and p is a:
@@ -230,6 +217,7 @@ def speed() -> None:
     print(f"Raspberry Pi 4 estimate ({fast}-{slow}x slower per core): "
           f"{rate / slow:,.0f}-{rate / fast:,.0f} nodes/s; in 1 s about the depth reached "
           f"here in 100-200 ms: {reached[100]}-{reached[200]}")
+    endings()
     for depth in range(6, 12):
         engine = Engine()
         started = time.monotonic()
@@ -240,6 +228,23 @@ def speed() -> None:
         if took > 5:
             break
     sys.stdout.flush()
+
+
+#: Endings of 4-10 pieces (first position, a negative second position, three published
+#: problems): where the evaluation's endgame knowledge runs.
+ENDINGS = ("W:WK19,K23:BK28,12", "B:WK28,13,12:BK15,5,3", "W:W21,22,30,K2:B9,13,14,K10",
+           "B:W18,22,23,27,31:B6,9,10,12,K26", "W:W17,19,26,27,29:B1,3,5,10,15")
+
+
+def endings(nodes: int = 60_000) -> None:
+    """Nodes per CPU second searching endings (no tables), the same budget each."""
+    total_nodes = 0
+    cpu = time.process_time()
+    for fen in ENDINGS:
+        total_nodes += Engine(seed=0).search(Position.from_fen(fen), nodes=nodes).nodes
+    cpu = time.process_time() - cpu
+    print(f"{len(ENDINGS)} endings, {nodes:,} nodes each: {total_nodes:,} nodes in "
+          f"{cpu * 1000:,.0f} ms of CPU = {total_nodes / max(cpu, 1e-3):,.0f} per CPU second")
 
 
 def main(argv: list[str] | None = None) -> int:

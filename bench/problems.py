@@ -43,12 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules import Color, Game, Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
-from rules.game import FORTY_MOVES_PLIES  # noqa: E402
+from bench.games import MAX_PLIES, game_end  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO.parent / "shared" / "data" / "problems"
-MAX_PLIES = 200
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 
 
@@ -130,26 +129,15 @@ def play(task: tuple[Problem, int]) -> Outcome:
     game = Game(Position.from_fen(problem.fen))
     clock = cpu_ms if _cpu_clock else None
     engine = Engine(seed=0, egdb=_probe, clock=clock)
-    reason = ""
-    result = "1/2-1/2"
     while True:
-        over = game.result
+        over = game_end(game, MAX_PLIES)
         if over is not None:
-            result, reason = over.score, over.reason
-            break
-        if game.repetitions() >= 3:
-            reason = "repetition"
-            break
-        if game.quiet_plies >= FORTY_MOVES_PLIES:
-            reason = "forty-moves"
-            break
-        if game.ply >= MAX_PLIES:
-            reason = "200 plies"
             break
         found = engine.search(game.position, history=game.positions[:-1],
                               **limits)  # type: ignore[arg-type]
         assert found.move is not None
         game.play(found.move)
+    result, reason = over.score, over.reason
     return Outcome(problem, movetime, result, reason, game.ply, time.monotonic() - started)
 
 

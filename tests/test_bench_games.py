@@ -1,0 +1,44 @@
+"""bench/games.py: the one rule by which the benchmarks end a game."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import sys
+from pathlib import Path
+
+from rules import Game, Position
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _games():  # type: ignore[no-untyped-def]
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    return importlib.import_module("bench.games")
+
+
+def test_the_doctests_run() -> None:
+    failed, attempted = doctest.testmod(_games())
+    assert attempted >= 4 and failed == 0
+
+
+def test_forty_moves_and_the_ply_limit() -> None:
+    games = _games()
+    # Kings only, each move safe and to the position seen least often: 80 plies with no
+    # man moved and nothing taken, and no position three times.
+    game = Game(Position.from_fen("B:WK29,K32:BK1,K4"))
+    while games.game_end(game) is None:
+        game.play(min(game.legal_moves(),
+                      key=lambda m: (bool(game.position.apply(m).captures()),
+                                     game.repetitions(game.position.apply(m)))))
+    end = games.game_end(game)
+    assert (game.ply, end.score, end.reason) == (80, "1/2-1/2", "forty-moves")
+    assert games.game_end(Game(Position.from_fen("B:WK32:BK1")), max_plies=0).reason == "0 plies"
+
+
+def test_both_benchmarks_use_it() -> None:
+    for name in ("engine.py", "problems.py"):
+        text = (REPO / "bench" / name).read_text()
+        assert "from bench.games import MAX_PLIES, game_end" in text
+        assert "repetitions()" not in text and "FORTY_MOVES_PLIES" not in text
