@@ -38,9 +38,12 @@ ply deep, finishes almost at once. Within an iteration:
   with few enough pieces gets its exact value, won or lost in so many plies or drawn,
   without searching below it (English rules with compulsory captures only).
 * **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
-  at once and the best move so far is returned. No new iteration starts once more than
-  half the time is used, since it would rarely finish. A node budget (``nodes=``)
-  stops the search the same way, for runs that must not depend on the machine.
+  at once and the best move so far is returned (the best of the moves the unfinished
+  iteration got through, the previous best among them, searched first). A new
+  iteration starts while the time left is at least half of what it is expected to
+  take (the last one's time, times how much it grew over the one before). A node
+  budget (``nodes=``) stops the search the same way, for runs that must not depend on
+  the machine.
 
 Scores are from the side to move's view in centi-men; a won position scores
 ``WIN - plies`` (a loss ``-WIN + plies``), counting plies to the end of the game.
@@ -289,6 +292,31 @@ class Engine:
         return self.rng.choice(others)
 
 
+#: How much longer each iteration is expected to take than the one before, when the
+#: last two do not say (and the bounds put on what they say).
+GROWTH, MIN_GROWTH, MAX_GROWTH = 2.0, 1.0, 4.0
+
+
+def _worth_another(marks: list[float] | list[int], budget: float) -> bool:
+    """Whether a new iteration should start, given when each finished one ended
+    (``marks``, time or nodes since the start) and the whole ``budget``.
+
+    It starts when what is left is at least half of the next iteration's expected cost
+    (the last one's, times how much it grew over the one before). Searching the previous
+    best move first takes most of an iteration, so that part then usually finishes.
+
+    >>> _worth_another([10, 30, 70], 100)   # the next would take 80: 30 left of 100
+    False
+    >>> _worth_another([10, 30, 55], 100)   # the next would take about 31: 45 left
+    True
+    """
+    done = marks[-1]
+    last = done - (marks[-2] if len(marks) > 1 else 0)
+    before = (marks[-2] - marks[-3] if len(marks) > 2 else marks[-2]) if len(marks) > 1 else 0
+    growth = GROWTH if before <= 0 else min(max(last / before, MIN_GROWTH), MAX_GROWTH)
+    return budget - done >= last * growth / 2
+
+
 def quiet_plies_of(history: Iterable[Position] | None, position: Position) -> int:
     """Plies in a row, up to ``position``, in which no man moved and nothing was taken.
 
@@ -394,6 +422,8 @@ class _Run:
         path = self.path
         root_banned = self.root_key in path
         path.add(self.root_key)
+        spent: list[float] = []  # time (or nodes) used when each iteration finished
+        used: list[int] = []
         for depth in range(1, limit + 1):
             alpha = -INFINITY
             iteration_best: Move | None = None
@@ -431,12 +461,19 @@ class _Run:
             engine.tt.store(self.root_key, depth, EXACT, best_score, move_id(best_move))
             if abs(best_score) > WIN_THRESHOLD and WIN - abs(best_score) <= depth:
                 break  # the end of the game is in sight: deeper search cannot change it
+            # Another iteration only when the time (or node budget) left is at least half
+            # of what it is expected to take: the previous best, searched first, takes
+            # most of an iteration, so it then usually finishes, and whatever is searched
+            # stays in the table for the next move.
             if self.deadline is not None:
                 now = clock()
-                if now - self.started >= (self.deadline - self.started) / 2:
+                spent.append(now - self.started)
+                if not _worth_another(spent, self.deadline - self.started):
                     break
-            if self.max_nodes is not None and self._count() >= self.max_nodes // 2:
-                break
+            if self.max_nodes is not None:
+                used.append(self._count())
+                if not _worth_another(used, self.max_nodes):
+                    break
         if not root_banned:
             path.discard(self.root_key)
         self.nodes = self._count()
