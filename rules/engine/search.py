@@ -123,6 +123,72 @@ class SearchLimits(GameLimits, total=False):
     history: Iterable[Position] | None
 
 
+def _jump_lists(directions: tuple[int, ...]) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+    """Per square (1-32; 0 unused), the jumps along ``directions``: (jumped bit,
+    landing bit, landing square)."""
+    out: list[tuple[tuple[int, int, int], ...]] = [()]
+    for square in range(1, 33):
+        jumps = []
+        for d in directions:
+            jump = movegen.JUMPS[d][square]
+            if jump is not None:
+                jumps.append((jump[0], jump[1], jump[3]))
+        out.append(tuple(jumps))
+    return tuple(out)
+
+
+_KING_JUMPS = _jump_lists(movegen.ALL_DIRECTIONS)
+_BLACK_MAN_JUMPS = _jump_lists(movegen.BLACK_MAN_DIRECTIONS)
+_WHITE_MAN_JUMPS = _jump_lists(movegen.WHITE_MAN_DIRECTIONS)
+
+
+def capture_moves(own: int, opp: int, kings: int, black: bool,
+                  men_backward: bool = False) -> list[tuple[int, int, int]]:
+    """Every capture of the side to move as (from bit, to bit, jumped bits), one per
+    route (:func:`rules.movegen.capture_routes` without the squares in between, which
+    the search does not need).
+
+    >>> from rules.squares import squares_of
+    >>> [(f.bit_length(), t.bit_length(), squares_of(c)) for f, t, c in capture_moves(
+    ...     bit(14), bit(18) | bit(27), 0, True)]  # 14x23x32: crowned, the move ends
+    [(14, 32, [18, 27])]
+    """
+    out: list[tuple[int, int, int]] = []
+    pieces = movegen.jumpers(own, opp, kings, black, men_backward)
+    if not pieces:
+        return out
+    empty = ~(own | opp) & FULL
+    crown_row = BLACK_CROWN_ROW if black else WHITE_CROWN_ROW
+    man_jumps = _KING_JUMPS if men_backward else (_BLACK_MAN_JUMPS if black else _WHITE_MAN_JUMPS)
+    append = out.append
+    while pieces:
+        start = pieces & -pieces
+        pieces ^= start
+        if start & kings:
+            table = _KING_JUMPS
+            crown = 0
+        else:
+            table = man_jumps
+            crown = crown_row
+        # The jumper's square is empty while it jumps (a king may come back to it);
+        # the pieces it jumps stay on the board until the move ends (WCDF 1.19).
+        free = empty | start
+        stack = [(start.bit_length(), 0)]
+        while stack:
+            square, taken = stack.pop()
+            extended = False
+            for over, land, land_square in table[square]:
+                if over & opp and not over & taken and land & free:
+                    extended = True
+                    if land & crown:
+                        append((start, land, taken | over))  # crowned: the move ends
+                    else:
+                        stack.append((land_square, taken | over))
+            if not extended and taken:
+                append((start, 1 << (square - 1), taken))
+    return out
+
+
 def _no_table(own: int, opp: int, kings: int, black: bool) -> int | None:
     """No endgame table: nothing is known."""
     return None
@@ -523,8 +589,6 @@ class _Run:
         clock = engine.clock
         deadline = self.deadline
         max_nodes = self.max_nodes
-        capture_routes = movegen.capture_routes
-        quiet_moves = movegen.quiet_moves
         count_quiet = movegen.count_quiet
         evaluate = evaluate_boards
         man_keys = zobrist.MAN
@@ -590,10 +654,15 @@ class _Run:
                 can_jump = north & ((t & EVEN_NOT_H) << 5 | (t & ODD_ROWS) << 4)
                 t = opp & ((empty & EVEN_ROWS) << 4 | (empty & ODD_NOT_A) << 3)
                 can_jump |= north & ((t & EVEN_ROWS) << 4 | (t & ODD_NOT_A) << 3)
-            routes = capture_routes(own, opp, kings, black, men_backward) if can_jump else ()
-            if verify_keys and bool(can_jump) != bool(
-                    movegen.jumpers(own, opp, kings, black, men_backward)):
-                raise AssertionError(f"capture test wrong: {own:#x} {opp:#x} {kings:#x} {black}")
+            routes = capture_moves(own, opp, kings, black, men_backward) if can_jump else ()
+            if verify_keys:
+                if bool(can_jump) != bool(movegen.jumpers(own, opp, kings, black, men_backward)):
+                    raise AssertionError(f"capture test wrong: {own:#x} {opp:#x} {kings:#x} {black}")
+                expected_routes = sorted(
+                    (bit(r[0][0]), bit(r[0][-1]), mask_of(r[1]))
+                    for r in movegen.capture_routes(own, opp, kings, black, men_backward))
+                if sorted(routes) != expected_routes:
+                    raise AssertionError(f"captures wrong: {own:#x} {opp:#x} {kings:#x} {black}")
             stand_pat = False
             static = 0
             if depth <= 0:
@@ -729,30 +798,41 @@ class _Run:
                     generated = True
                     rest: list[tuple[int, int, int, int, int]] = []
                     append = rest.append
-                    for route_path, caps in routes:
-                        frm = 1 << (route_path[0] - 1)
-                        to = 1 << (route_path[-1] - 1)
-                        taken = 0
-                        for c in caps:
-                            taken |= 1 << (c - 1)
+                    for frm, to, taken in routes:
                         mid = frm | to << 32 | taken << 64
                         if mid != hash_mid:
-                            append(((1 << 30) + (len(caps) << 8) + (taken & kings).bit_count(),
-                                    mid, frm, to, taken))
+                            append(((1 << 30) + (taken.bit_count() << 8)
+                                    + (taken & kings).bit_count(), mid, frm, to, taken))
                     if not only_captures:
                         k1, k2 = killers[ply]
                         hget = history.get
-                        for frm, to in quiet_moves(own, opp, kings, black):
-                            mid = frm | to << 32
-                            if mid == hash_mid:
-                                continue
-                            if mid == k1:
-                                order = 1 << 29
-                            elif mid == k2:
-                                order = (1 << 29) - 1
-                            else:
-                                order = hget(mid, 0)
-                            append((order, mid, frm, to, 0))
+                        # movegen.quiet_moves inlined: (from, to) of every step, by
+                        # direction, each target square's origin found by shifting back.
+                        if black:
+                            south, north = own, own & kings
+                        else:
+                            south, north = own & kings, own
+                        for targets, back_odd, back_even in (
+                            ((((south & EVEN_ROWS) << 4 | (south & ODD_NOT_A) << 3) & empty), 4, 3),
+                            ((((south & EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty), 5, 4),
+                            ((((north & EVEN_ROWS) >> 4 | (north & ODD_NOT_A) >> 5) & empty), -4, -5),
+                            ((((north & EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty), -3, -4),
+                        ):
+                            while targets:
+                                to = targets & -targets
+                                targets ^= to
+                                shift = back_odd if to & ODD_ROWS else back_even
+                                frm = to >> shift if shift > 0 else to << -shift
+                                mid = frm | to << 32
+                                if mid == hash_mid:
+                                    continue
+                                if mid == k1:
+                                    order = 1 << 29
+                                elif mid == k2:
+                                    order = (1 << 29) - 1
+                                else:
+                                    order = hget(mid, 0)
+                                append((order, mid, frm, to, 0))
                     if not rest:
                         break
                     rest.sort(reverse=True)
