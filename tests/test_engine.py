@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rules import WCDF, Color, Game, Move, Position, Rules
+from rules import WCDF, Color, Game, Move, Position, Rules, movegen
 from rules.engine import (
     LEVELS,
     WIN,
@@ -21,10 +21,10 @@ from rules.engine import (
     strength,
 )
 from rules.engine.evaluation import ENDING_MOVE, THE_MOVE
-from rules.engine.search import move_id
+from rules.engine.search import capture_moves, move_id
 from rules.engine.tt import EXACT, LOWER, TranspositionTable, from_table, to_table
 from rules.engine.zobrist import key_from_boards
-from rules.squares import bit
+from rules.squares import bit, mask_of
 
 HOUSE_RULES = (
     WCDF,
@@ -218,6 +218,22 @@ class JumpClock:
         return 3_600_000.0 if self.reads >= self.jump_at else 0.0
 
 
+def test_iterations_go_on_while_the_next_can_half_finish() -> None:
+    # A new iteration starts while the time left is at least half of what it is
+    # expected to take (the previous best, searched first, is most of it); it used to
+    # stop at half the time, leaving a third of it unused on average. On a clock that
+    # moves as the search works, the searches of the middle game use most of their time
+    # and none runs over.
+    positions = [p for p in random_positions(12, seed=31) if len(p.legal_moves()) > 1]
+    used = []
+    for position in positions:
+        result = Engine(clock=StepClock(1.0)).search(position, movetime_ms=200)
+        assert result.ms <= 201 and result.move in position.legal_moves()
+        used.append(result.ms)
+    assert len(positions) >= 8
+    assert sum(ms > 150 for ms in used) >= len(used) - 2, used
+
+
 def test_search_stops_inside_an_iteration_when_the_deadline_passes() -> None:
     # Iterations never see time pass, so only the check inside the tree can stop this.
     clock = JumpClock(reads=40)
@@ -379,6 +395,26 @@ def test_table_keeps_deep_results_and_adjusts_win_scores() -> None:
     assert to_table(55, 9) == 55
     with pytest.raises(ValueError):
         TranspositionTable(0)
+
+
+@pytest.mark.parametrize("backward", [False, True], ids=["forward", "backward"])
+def test_search_captures_are_the_routes_of_movegen(backward: bool) -> None:
+    # The search's own capture generator (bitboards, no squares between) against every
+    # route of movegen, in positions full of captures: kings and men mixed at random,
+    # and chains in every direction.
+    rules = Rules(men_capture_backward=backward)
+    positions = random_kings_and_men(400, seed=21) + random_positions(100, seed=22, rules=rules)
+    positions.append(Position.from_fen("B:W6,7,14,15,22,23:BK10"))  # a king's ring of jumps
+    with_captures = 0
+    for position in positions:
+        for black in (True, False):
+            own, opp = (position.black, position.white) if black else (position.white,
+                                                                        position.black)
+            expected = sorted((bit(path[0]), bit(path[-1]), mask_of(caps)) for path, caps in
+                              movegen.capture_routes(own, opp, position.kings, black, backward))
+            assert sorted(capture_moves(own, opp, position.kings, black, backward)) == expected
+            with_captures += bool(expected)
+    assert with_captures > 100
 
 
 def test_move_ids_tell_capture_routes_apart() -> None:

@@ -41,7 +41,7 @@ ply deep, finishes almost at once. Within an iteration:
   at once and the best move so far is returned (the best of the moves the unfinished
   iteration got through, the previous best among them, searched first). A new
   iteration starts while the time left is at least half of what it is expected to
-  take (the last one's time, times how much it grew over the one before). A node
+  take (the last one's time, times how much iterations grew over the last two). A node
   budget (``nodes=``) stops the search the same way, for runs that must not depend on
   the machine.
 
@@ -359,7 +359,7 @@ class Engine:
 
 
 #: How much longer each iteration is expected to take than the one before, when the
-#: last two do not say (and the bounds put on what they say).
+#: earlier ones do not say, and the bounds put on what they say.
 GROWTH, MIN_GROWTH, MAX_GROWTH = 2.0, 1.0, 4.0
 
 
@@ -367,20 +367,24 @@ def _worth_another(marks: list[float] | list[int], budget: float) -> bool:
     """Whether a new iteration should start, given when each finished one ended
     (``marks``, time or nodes since the start) and the whole ``budget``.
 
-    It starts when what is left is at least half of the next iteration's expected cost
-    (the last one's, times how much it grew over the one before). Searching the previous
-    best move first takes most of an iteration, so that part then usually finishes.
+    It starts when what is left is at least half of the next iteration's expected cost:
+    the last one's, times how much iterations grew over the last two (odd and even
+    depths grow by different factors in checkers, so one step alone misleads).
+    Searching the previous best move first takes most of an iteration, so that part
+    then usually finishes.
 
-    >>> _worth_another([10, 30, 70], 100)   # the next would take 80: 30 left of 100
+    >>> _worth_another([10, 20, 40, 80], 100)    # the next would take 80: 20 left
     False
-    >>> _worth_another([10, 30, 55], 100)   # the next would take about 31: 45 left
+    >>> _worth_another([10, 20, 40, 60], 100)    # the next would take about 28: 40 left
     True
     """
-    done = marks[-1]
-    last = done - (marks[-2] if len(marks) > 1 else 0)
-    before = (marks[-2] - marks[-3] if len(marks) > 2 else marks[-2]) if len(marks) > 1 else 0
-    growth = GROWTH if before <= 0 else min(max(last / before, MIN_GROWTH), MAX_GROWTH)
-    return budget - done >= last * growth / 2
+    durations = [b - a for a, b in zip([0, *marks[:-1]], marks)]
+    last = durations[-1]
+    if len(durations) >= 3 and durations[-3] > 0:
+        growth = min(max((last / durations[-3]) ** 0.5, MIN_GROWTH), MAX_GROWTH)
+    else:
+        growth = GROWTH
+    return budget - marks[-1] >= last * growth / 2
 
 
 def quiet_plies_of(history: Iterable[Position] | None, position: Position) -> int:
