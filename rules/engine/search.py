@@ -154,10 +154,26 @@ def capture_moves(own: int, opp: int, kings: int, black: bool,
     [(14, 32, [18, 27])]
     """
     out: list[tuple[int, int, int]] = []
-    pieces = movegen.jumpers(own, opp, kings, black, men_backward)
-    if not pieces:
-        return out
     empty = ~(own | opp) & FULL
+    # movegen.jumpers inlined: the pieces moving towards the higher squares and the
+    # lower that have an opponent next to them with an empty square behind.
+    if men_backward:
+        south = north = own
+    elif black:
+        south, north = own, own & kings
+    else:
+        south, north = own & kings, own
+    pieces = 0
+    if south:
+        t = opp & ((empty & EVEN_NOT_H) >> 3 | (empty & ODD_ROWS) >> 4)
+        pieces = south & ((t & EVEN_NOT_H) >> 3 | (t & ODD_ROWS) >> 4)
+        t = opp & ((empty & EVEN_ROWS) >> 4 | (empty & ODD_NOT_A) >> 5)
+        pieces |= south & ((t & EVEN_ROWS) >> 4 | (t & ODD_NOT_A) >> 5)
+    if north:
+        t = opp & ((empty & EVEN_NOT_H) << 5 | (empty & ODD_ROWS) << 4)
+        pieces |= north & ((t & EVEN_NOT_H) << 5 | (t & ODD_ROWS) << 4)
+        t = opp & ((empty & EVEN_ROWS) << 4 | (empty & ODD_NOT_A) << 3)
+        pieces |= north & ((t & EVEN_ROWS) << 4 | (t & ODD_NOT_A) << 3)
     crown_row = BLACK_CROWN_ROW if black else WHITE_CROWN_ROW
     man_jumps = _KING_JUMPS if men_backward else (_BLACK_MAN_JUMPS if black else _WHITE_MAN_JUMPS)
     append = out.append
