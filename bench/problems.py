@@ -4,6 +4,7 @@
     python bench/problems.py --movetime 300 --sample 120 --jobs 2
     python bench/problems.py --files goulds,gem --movetime 100
     python bench/problems.py --egdb shipped          # with the shipped endgame databases
+    python bench/problems.py --sample 60 --speed 30000 --egdb shipped   # nodes a second
 
 Each problem of ``../shared/data/problems/*.pdn`` is a position (its FEN) and a stated
 result: ``1-0`` Black wins, ``0-1`` White wins, ``1/2-1/2`` a draw (whoever is to move
@@ -188,6 +189,29 @@ def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
     sys.stdout.flush()
 
 
+def speed(problems: list[Problem], nodes: int, egdb: str | None) -> None:
+    """Search each problem's position once at a budget of ``nodes`` (a fresh engine each,
+    in this process) and print the nodes per second of CPU time and the mean depth:
+    the engine's speed in endings, where the games of this benchmark are decided."""
+    _init_worker(egdb, True, True)
+    total = 0
+    cpu = 0.0
+    depths = []
+    for problem in problems:
+        engine = Engine(seed=0, egdb=_probe)
+        position = Position.from_fen(problem.fen)
+        engine.search(position, depth=1)  # any table a first probe reads, read outside the clock
+        started = time.process_time()
+        result = engine.search(position, nodes=nodes)
+        cpu += time.process_time() - started
+        total += result.nodes
+        depths.append(result.depth)
+    print(f"speed: {len(problems)} positions at {nodes:,} nodes: {total:,} nodes in "
+          f"{cpu:.2f} s of CPU = {total / max(cpu, 1e-9):,.0f} nodes/s, mean depth "
+          f"{sum(depths) / max(len(depths), 1):.2f}")
+    sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--movetime", default="100,300,1000",
@@ -204,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", help="instead of a time, this many positions searched a "
                         "move, comma-separated: the same moves on any machine and load, for "
                         "comparing two versions of the engine")
+    parser.add_argument("--speed", type=int, metavar="NODES",
+                        help="only measure the search's speed: each position searched once "
+                        "at this node budget, nodes per CPU second and mean depth printed")
     parser.add_argument("--wall", action="store_true",
                         help="time the engine by the wall clock (default: by its process's "
                         "CPU time, so other work on the machine does not change the figures)")
@@ -215,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     problems = load(args.problems, args.files.split(",") if args.files else None)
     if args.sample:
         problems = sample(problems, args.sample)
+    if args.speed:
+        speed(problems, args.speed, args.egdb)
+        return 0
     by_nodes = args.nodes is not None
     times = [int(t) for t in (args.nodes if by_nodes else args.movetime).split(",")]
     unit = "nodes" if by_nodes else "ms"
