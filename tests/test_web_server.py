@@ -507,8 +507,8 @@ def test_an_idle_board_wakes_the_server_for_nothing(board: LiveBoard) -> None:
         ws.until(lambda m: m.get("event") == "view")
         rounds = board.server.rounds
         steps = board.app.steps
-        time.sleep(1.5)  # the main loop steps 100 times a second meanwhile
-        assert board.app.steps > steps + 20
+        time.sleep(1.5)  # the main loop steps meanwhile (at least every App.run's idle_ms)
+        assert board.app.steps > steps + 5
         assert board.server.rounds == rounds  # not one wake-up: nothing was sent
         ws.send("hands 11-15")
         ws.until(lambda m: m.get("event") == "move")
@@ -692,3 +692,47 @@ def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) ->
     # Drawn afresh only at a new second (the view's safety net), not for a brightness.
     assert len(drawn) == 1
     rig.close()
+
+
+def test_an_idle_board_with_its_pages_sleeps_until_something_is_due(board: LiveBoard) -> None:
+    # On the simulated board, with only the pages' link (which the server wakes), the main
+    # loop sleeps until its next deadline (at most App.run's idle_ms) instead of stepping
+    # every 10 ms; a page's command still wakes it at once.
+    import time
+
+    from firmware.app.application import IDLE_MS
+
+    assert board.app.sleeps_until_due()
+    with Socket(board.ws_url) as ws:
+        greeted(ws)
+        steps = board.app.steps
+        time.sleep(1.0)
+        # An upper bound: a busy machine steps less, never more.
+        assert board.app.steps - steps <= 1000 // IDLE_MS + 5
+        assert ws.command("hands 11-15")["ok"]
+        ws.until(lambda m: m.get("event") == "move")
+    # A source that does not wake the loop makes it look every poll_ms again.
+    board.app.sources.append(lambda now: [])
+    assert not board.app.sleeps_until_due()
+
+
+def test_the_hub_says_when_the_main_loop_must_step() -> None:
+    from firmware.web.bridge import PageHub
+
+    now = [0]
+    hub = PageHub(rate=10, burst=1)
+    hub.now = lambda: now[0]
+    woken: list[str] = []
+    hub.wake_board = lambda: woken.append("board")
+    assert hub.next_deadline(0) is None
+    page, other = hub.join(control=True), hub.join(control=True)
+    assert page is not None and other is not None and woken == ["board", "board"]
+    assert hub.next_deadline(0) == 0  # pages to greet
+    hub.take_fresh()
+    hub.resume()
+    assert hub.next_deadline(0) is None
+    hub.put(page, b"hands 11-15")
+    hub.put(other, b"hands 22-18")
+    assert woken == ["board"] * 4 and hub.next_deadline(0) == 0
+    assert len(hub.receive(8)) == 1  # the burst spent: the next line in 100 ms
+    assert hub.next_deadline(0) == 100

@@ -114,6 +114,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: The longest the real-time loop sleeps when it sleeps until the next deadline (see
+#: App.run): a bound on a wake-up missed, and on an unwoken stop.
+IDLE_MS = 100
+
 Sink = Callable[[Event], None]
 #: Polled once per step after the board was read, with the step's time: something outside
 #: the board (a host link) that may act on the game; returns the events its actions caused.
@@ -469,6 +473,12 @@ class App:
         self._hint_failed = False
         self.sinks: list[Sink] = list(sinks)
         self.sources: list[Source] = list(sources)
+        #: Sources that wake the real-time loop themselves (:meth:`wake`) when another
+        #: thread gives them something, and say in :attr:`deadlines` when they want a
+        #: step: with no other source, :meth:`run` on the simulated board sleeps until
+        #: the next thing due.
+        self.waking_sources: list[Source] = []
+        self._woken = threading.Event()
         #: When a source wants the next step, besides the board's own deadlines (a display
         #: drawn in this thread, a buzzer pattern): functions returning a time or None.
         self.deadlines: list[Callable[[], int | None]] = []
@@ -893,19 +903,38 @@ class App:
         due = [t for t in times if t is not None]
         return min(due) if due else None
 
-    def run(self, stop: threading.Event, poll_ms: int = 10) -> None:
+    def wake(self) -> None:
+        """Ask the real-time loop (:meth:`run`) for a step now; from any thread."""
+        self._woken.set()
+
+    def sleeps_until_due(self) -> bool:
+        """Whether :meth:`run` may sleep until the next deadline: on the simulated board,
+        whose switches change only when this loop moves its pieces or at the times its
+        timeline holds (:meth:`next_deadline`, exactly what virtual time steps through),
+        with no source but those that wake the loop. Elsewhere a scanner's or a serial
+        board's change, or a link's line, is only seen at the next poll."""
+        return self.hardware.backend == "sim" and all(source in self.waking_sources for source in self.sources)
+
+    def run(self, stop: threading.Event, poll_ms: int = 10, idle_ms: int = IDLE_MS) -> None:
         """The real-time main loop: step, then sleep until the next deadline or ``poll_ms``.
 
         ``poll_ms`` bounds how long a switch change waits in the backend's queue before the
-        debouncer sees it (the scanners run in their own threads).
+        debouncer sees it (the scanners run in their own threads). When nothing else can
+        change the board meanwhile (:meth:`sleeps_until_due`) it sleeps until the next
+        deadline, at most ``idle_ms``, or until woken (:meth:`wake`): the same steps at the
+        same deadlines, without a hundred wake-ups a second of an idle board. It sees
+        ``stop`` within ``idle_ms`` (at once if whoever sets it wakes the loop too; a
+        signal handler must not: the loop may hold the wake-up's lock when it runs).
         """
         while not stop.is_set():
+            self._woken.clear()  # a wake-up during the step makes the next one at once
             self.step()
             now = self.clock.now_ms()
             due = self.next_deadline()
-            wait = poll_ms if due is None else max(0, min(poll_ms, due - now))
+            limit = idle_ms if self.sleeps_until_due() else poll_ms
+            wait = limit if due is None else max(0, min(limit, due - now))
             if wait:
-                stop.wait(wait / 1000)
+                self._woken.wait(wait / 1000)
 
     def run_for(self, ms: int) -> list[Event]:
         """Virtual time only: step through every deadline for the next ``ms`` milliseconds."""

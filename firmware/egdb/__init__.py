@@ -33,7 +33,9 @@ from pathlib import Path
 from firmware.storage.store import default_state_dir
 from rules.engine.egdb import EndgameTables, Material, Table, materials, size_of, solve
 
-from . import blocks, retro
+# The NumPy builder (:mod:`firmware.egdb.retro`) is imported by a build alone: a board
+# that only probes the tables (``crownhead run``) does not carry NumPy in memory.
+from . import blocks
 
 #: Piece counts a build may ask for (5 needs NumPy: see :mod:`firmware.egdb.retro`).
 MAX_PIECES = 5
@@ -200,6 +202,8 @@ Progress = Callable[[int, int, Material], None]
 def build(folder: Path, pieces: int, progress: Progress | None = None) -> dict[Material, bytes]:
     """Build every table of up to ``pieces`` pieces into ``folder``, keeping the ones
     already there. ``progress(done, total, material)`` counts index slots."""
+    from . import retro
+
     if not 2 <= pieces <= MAX_PIECES:
         raise ValueError(f"pieces must be 2-{MAX_PIECES}, not {pieces}")
     if pieces > WHOLE_PIECES and not retro.available():

@@ -112,6 +112,9 @@ class BoardSound:
         app.sinks.append(self.sink)
         app.sources.append(self.source)
         app.deadlines.append(self.next_deadline)
+        # Driven by this loop's events and its own deadlines alone: nothing from another
+        # thread, so the loop may sleep until the next thing due (App.run).
+        app.waking_sources.append(self.source)
         return self
 
     def next_deadline(self) -> int | None:

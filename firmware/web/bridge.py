@@ -36,6 +36,7 @@ microseconds.
 from __future__ import annotations
 
 import itertools
+import math
 import json  # noqa: F401 - the doctests read answers with it
 import logging
 import threading
@@ -169,6 +170,9 @@ class PageHub:
         self.current: int | None = None
         self.wake: Callable[[], None] = lambda: None
         self.make_room: Callable[[], None] = lambda: None
+        #: Called from the server thread when something waits for the main loop (a page
+        #: to greet, a line, a question): the loop may be asleep until its next deadline.
+        self.wake_board: Callable[[], None] = lambda: None
         self.now: Callable[[], int] = lambda: 0
         self.overruns = 0
         self.lines_in = 0
@@ -187,7 +191,8 @@ class PageHub:
             page = Page(next(self._ids), control)
             self._pages[page.id] = page
             self._fresh = True
-            return page
+        self.wake_board()
+        return page
 
     def leave(self, page: Page) -> None:
         with self._lock:
@@ -237,6 +242,7 @@ class PageHub:
                 page.waiting += 1
                 self._inbox.append((page.id, command))
                 self.lines_in += 1
+            self.wake_board()
         return True, answers
 
     def _answer(self, page: Page, item: bytes | LinkError) -> tuple[str, Command | None]:
@@ -292,6 +298,7 @@ class PageHub:
             if len(self._asks) >= self.max_asks:
                 return None
             self._asks.append((what, future))
+        self.wake_board()
         return future
 
     def asks(self, limit: int = 4) -> list[tuple[str, Future[Any]]]:
@@ -346,6 +353,18 @@ class PageHub:
         """Nothing for the main loop: no page to greet, no line, no question (read without
         the lock, every step: a line put meanwhile is seen in the next step)."""
         return not (self._fresh or self._inbox or self._asks)
+
+    def next_deadline(self, now: int) -> int | None:
+        """When the main loop must step for the pages (read without the lock, like
+        :attr:`quiet`): now while a page waits to be greeted, a question, or a line the
+        rate lets in; when the rate lets the next line in; None with nothing waiting."""
+        if self._fresh or self._asks:
+            return now
+        if not self._inbox:
+            return None
+        if self._refilled is None or self._tokens >= 1:
+            return now
+        return self._refilled + math.ceil((1 - self._tokens) * 1000 / self.rate)
 
     def resume(self, *first: bytes) -> None:
         """Greet the pages not yet greeted with ``first``; from now on they get every line."""
@@ -564,6 +583,11 @@ class WebLink(Link):
             self.board = app
             if app.sim is not None:
                 self.hands = Hands(app)
+            # The server wakes the main loop for what the pages send, and the link says
+            # when it wants a step: an idle board need not look every 10 ms.
+            self.hub.wake_board = app.wake
+            app.deadlines.append(self.next_deadline)
+            app.waking_sources.append(self.poll)
 
     def _line(self, item: bytes | LinkError | Command, now: int) -> None:
         # The hub hands over commands parsed in the server's thread; a line in any other
@@ -649,6 +673,16 @@ class WebLink(Link):
 
     def _wants_sync(self) -> bool:
         return bool(self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result)
+
+    def next_deadline(self) -> int | None:
+        """When the main loop must step for the pages' link (see :meth:`App.run`): now
+        when its last poll left it a greeting or events, or what it saw then has changed
+        (an event, other roles lit, a new second...); else when the hub wants a step."""
+        assert self.board is not None
+        now = self.board.clock.now_ms()
+        if self._greeting is not None or self._events or self._gate_now(now) != self._gate:
+            return now
+        return self.hub.next_deadline(now)
 
     def _gate_now(self, now: int) -> tuple[Any, ...] | None:
         """What tells whether the view may have changed since the last poll: other roles

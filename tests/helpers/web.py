@@ -120,6 +120,7 @@ class LiveBoard:
 
     def close(self) -> None:
         self._stop.set()
+        self.app.wake()
         self._thread.join(timeout=WAIT_S)
         self.rig.close()
         self.server.close()
