@@ -178,3 +178,20 @@ def test_main_loop_is_idle_when_nothing_happens(tmp_path: Path) -> None:
     hz = os.sysconf("SC_CLK_TCK")
     # Not a timing assertion on speed: an idle loop must not spin (a busy loop takes ~100%).
     assert ticks / hz < 0.5
+
+
+def test_the_commands_load_no_library_they_do_not_use() -> None:
+    # Every command's module is imported to build the parser, `crownhead run` too: the
+    # score sheets' fpdf2 (with the NumPy and fontTools it loads) and the endgame
+    # builder's NumPy are loaded by the commands that draw or build, not by the board
+    # (its memory: see bench/web.py's idle figure).
+    code = (
+        "import sys\n"
+        "from firmware.cli import build_parser\n"
+        "build_parser()\n"
+        "import firmware.cli.run, firmware.web.server\n"
+        "print(sorted(m for m in ('numpy', 'fpdf', 'fontTools') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

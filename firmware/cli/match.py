@@ -12,7 +12,6 @@ from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
 from firmware.config import Config, ConfigError, load_config
 from firmware.files import int_argument
 from firmware.sheets.model import SheetGame
-from firmware.sheets.pdf import match_sheet
 from firmware.storage.matches import MatchStore, new_match
 from firmware.storage.store import GameStore, StoreError, default_state_dir
 from rules.match import MAX_GAMES, Match
@@ -174,4 +173,6 @@ def _sheet(store: MatchStore, games: GameStore, output: str, paper: str) -> int:
         game = read_game(text, kept.path.name)
         if game is not None:
             sheets.append(SheetGame.from_pdn(game))
+    from firmware.sheets.pdf import match_sheet  # fpdf2 only for a sheet
+
     return write_pdf(f"{PROG} sheet", output, match_sheet(match, sheets, paper))

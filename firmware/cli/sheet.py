@@ -8,7 +8,7 @@ import sys
 from firmware.cli._common import add_rules_arguments, rules_from_args
 from firmware.files import int_argument
 from firmware.sheets.files import SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
-from firmware.sheets.pdf import PAPERS, blank_sheet, match_sheet
+from firmware.sheets.model import PAPERS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -75,6 +75,8 @@ def read_pdn(prog: str, name: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from firmware.sheets.pdf import blank_sheet, match_sheet  # fpdf2 only for a sheet
+
     prog = "crownhead sheet"
     if args.blank:
         if args.pdn_file or args.game is not None:

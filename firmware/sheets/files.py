@@ -14,7 +14,6 @@ import tempfile
 from pathlib import Path
 
 from firmware.sheets.model import SheetGame, match_of
-from firmware.sheets.pdf import game_sheets, match_sheet
 from rules import WCDF, Rules
 from rules.pdn import decode, read_games
 
@@ -41,6 +40,10 @@ def sheets_from_pdn(
     """The PDF for the games of ``text`` (all, or game number ``game``; with ``match``,
     the match sheet of the games between the players of the first game, or of game
     ``game``), and one message for each game that did not replay."""
+    # fpdf2 (and the NumPy and fontTools it loads) only when a sheet is drawn: every
+    # crownhead command imports this module, the board's `run` included.
+    from firmware.sheets.pdf import game_sheets, match_sheet
+
     games = [SheetGame.from_pdn(g) for g in read_games(text, source, rules=rules)]
     if not games:
         raise SheetError(f"{source}: no games in the file")

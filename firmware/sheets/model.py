@@ -26,7 +26,11 @@ from rules.pdn import PdnGame
 from rules.pdn import move_text as pdn_move_text
 from rules.variants import move_text as variant_move_text
 
-__all__ = ["SheetMove", "SheetGame", "result_words", "match_of", "printable"]
+#: Paper names as the commands take them -> fpdf2's page formats (here, where a
+#: command finds them without loading fpdf2).
+PAPERS = {"letter": "Letter", "a4": "A4"}
+
+__all__ = ["PAPERS", "SheetMove", "SheetGame", "result_words", "match_of", "printable"]
 
 _CLOCK = re.compile(r"\[%clk\s+([0-9:.]{1,12})\]")
 _CAUTION = re.compile(r"\bcaution to (black|white)\b", re.IGNORECASE)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from fpdf import FPDF
 
-from firmware.sheets.model import SheetGame, printable, result_words
+from firmware.sheets.model import PAPERS, SheetGame, printable, result_words
 from rules import BLACK, WHITE, Color, Position
 from rules.match import Match, points_text
 from rules.squares import file_of, row_of
@@ -32,8 +32,6 @@ from rules.variants import SUMMARIES, rules_for
 
 __all__ = ["PAPERS", "game_sheets", "match_sheet", "blank_sheet"]
 
-#: Paper names as the command takes them -> fpdf2's page formats.
-PAPERS = {"letter": "Letter", "a4": "A4"}
 MARGIN = 12.0
 ROW = 5.2  # height of a move row, mm
 FIRST_PAGE_ROWS = 25
