@@ -14,13 +14,13 @@ A man is worth 100 and a king 135. On top of material the evaluation knows:
 * **The move** (opposition) in endgames with equal material: with Black to move, an odd
   number of pieces in Black's "system" (the columns of squares 1-4) means Black has it;
   with White to move, the same holds for White's system (the columns of squares 5-8).
-* **Endgame knowledge** (eight pieces or fewer, :func:`endgame_knowledge`): safe moves
-  (a move to a square the opponent cannot jump at once counts once more), kings with no
-  safe move (trapped: the first- and second-position technique squeezes the defending
-  king until every move loses it), men that cannot move at all (blocked, in a dog-hole)
-  and men whose every move is taken, and the move (opposition) whatever the material.
-  The weights were fitted on positions of the endgame databases (won ranked above drawn
-  and drawn above lost within each material: ``bench/evaluation.py``).
+* **Endgame knowledge** (eight pieces or fewer, :func:`endgame_knowledge`): the move
+  (opposition) whatever the material, and kings with no safe move (trapped: every move
+  puts the king where it is jumped at once; the first- and second-position technique
+  squeezes the defending king until it is). The weights were fitted on positions of the
+  endgame databases (won ranked above drawn, drawn above lost, within each material:
+  ``bench/evaluation.py``); a penalty for men with no safe step ranked the tables'
+  positions better still but lost drawn problems, and was left out (docs/engine.md).
 * **Driving the lone king**: in won endgames the stronger side's kings walk towards the
   weaker side's pieces, and the weaker side's kings are better off in a double corner
   (1 and 5, or 28 and 32), where they are hardest to trap; the search then finds the
@@ -59,8 +59,6 @@ DOUBLE_CORNER_BONUS = 20
 #: Endgame knowledge (see :func:`endgame_knowledge`): per king with no safe move (every
 #: move it has puts it where it is jumped at once, or none: trapped).
 TRAPPED_KING = 16
-#: Per man with no safe move (blocked, or every step forward is jumped at once).
-STUCK_MAN = 26
 #: The move (opposition) in any ending, on top of THE_MOVE for equal material.
 ENDING_MOVE = 10
 
@@ -224,38 +222,33 @@ def _knowledge(b: int, w: int, kings: int, black: bool) -> int:
         score = ENDING_MOVE if ((b | w) & EVEN_ROWS).bit_count() & 1 else -ENDING_MOVE
     else:
         score = -ENDING_MOVE if ((b | w) & ODD_ROWS).bit_count() & 1 else ENDING_MOVE
-    # On a board with a ghost square after every eight (bit i + i // 8 for square i + 1)
-    # every diagonal step is a plain shift: +4 and +5 towards 32 (Black's forward), -4
+    if not kings:
+        return score
+    # Trapped kings. On a board with a ghost square after every eight (bit i + i // 8
+    # for square i + 1) every diagonal step is a plain shift: +4 and +5 towards 32, -4
     # and -5 back, and a step off the board lands on a ghost bit or outside, never on a
-    # square. Shifted sets are only ever intersected with real squares.
+    # square (shifted sets are only ever intersected with real squares).
     b = (b & 0xFF) | (b & 0xFF00) << 1 | (b & 0xFF0000) << 2 | (b & 0xFF000000) << 3
     w = (w & 0xFF) | (w & 0xFF00) << 1 | (w & 0xFF0000) << 2 | (w & 0xFF000000) << 3
     kings = (kings & 0xFF) | (kings & 0xFF00) << 1 | (kings & 0xFF0000) << 2 | (kings & 0xFF000000) << 3
     empty = _PADDED_SQUARES & ~(b | w)
     bk = b & kings
     wk = w & kings
-    e_fwd4, e_fwd5, e_back4, e_back5 = empty >> 4, empty >> 5, empty << 4, empty << 5
-    # Squares where a piece would be jumped at once: an enemy piece beside it and the
-    # square beyond empty. White jumps towards 1 with every piece, towards 32 with its
-    # kings; Black the other way round.
-    hit_by_white = w >> 4 & e_back4 | w >> 5 & e_back5
-    if wk:
-        hit_by_white |= wk << 4 & e_fwd4 | wk << 5 & e_fwd5
-    hit_by_black = b << 4 & e_fwd4 | b << 5 & e_fwd5
     if bk:
-        hit_by_black |= bk >> 4 & e_back4 | bk >> 5 & e_back5
-    # Men with no safe step forward, kings with no safe step either way.
-    safe = empty & ~hit_by_white
-    forward = safe >> 4 | safe >> 5
-    stuck = (b & ~kings & ~forward).bit_count() * STUCK_MAN
-    if bk:
-        stuck += (bk & ~forward & ~(safe << 4 | safe << 5)).bit_count() * TRAPPED_KING
-    safe = empty & ~hit_by_black
-    forward = safe << 4 | safe << 5
-    stuck -= (w & ~kings & ~forward).bit_count() * STUCK_MAN
+        # Squares where a Black piece would be jumped at once: a White piece beside it
+        # (jumping towards 1, or either way for a king) and the square beyond empty.
+        hit = w >> 4 & empty << 4 | w >> 5 & empty << 5
+        if wk:
+            hit |= wk << 4 & empty >> 4 | wk << 5 & empty >> 5
+        safe = empty & ~hit
+        score -= TRAPPED_KING * (bk & ~(safe >> 4 | safe >> 5 | safe << 4 | safe << 5)).bit_count()
     if wk:
-        stuck -= (wk & ~forward & ~(safe >> 4 | safe >> 5)).bit_count() * TRAPPED_KING
-    return score - stuck
+        hit = b << 4 & empty >> 4 | b << 5 & empty >> 5
+        if bk:
+            hit |= bk >> 4 & empty << 4 | bk >> 5 & empty << 5
+        safe = empty & ~hit
+        score += TRAPPED_KING * (wk & ~(safe >> 4 | safe >> 5 | safe << 4 | safe << 5)).bit_count()
+    return score
 
 
 def endgame_knowledge(own: int, opp: int, kings: int, black: bool) -> int:
