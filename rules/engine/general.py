@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from rules import variants
 from rules.engine import zobrist
 from rules.engine.levels import Strength
-from rules.engine.result import EngineState, SearchResult, SearchTimeout
+from rules.engine.result import EngineState, SearchResult, SearchTimeout, worth_another
 from rules.engine.tt import EXACT, LOWER, UPPER, WIN, WIN_THRESHOLD, from_table, to_table
 from rules.move import Move
 from rules.position import Color, Position
@@ -174,6 +174,8 @@ def search(
     best_move, best_score, done = root[0][0], -INFINITY, 0
     scores: dict[Move, int] = {}
     walk.path.add(root_key)
+    spent: list[float] = []  # time (or nodes) used when each iteration finished
+    used: list[int] = []
     for depth in range(1, limit + 1):
         alpha = -INFINITY
         it_best: Move | None = None
@@ -197,10 +199,15 @@ def search(
         engine.tt.store(root_key, depth, EXACT, best_score, _move_id(best_move.path, best_move.captures))
         if abs(best_score) > WIN_THRESHOLD and WIN - abs(best_score) <= depth:
             break
-        if deadline is not None and clock() - started >= (deadline - started) / 2:
-            break
-        if max_nodes is not None and walk.nodes >= max_nodes // 2:
-            break
+        # The same rule as the English search: another iteration while it can half-finish.
+        if deadline is not None:
+            spent.append(clock() - started)
+            if not worth_another(spent, deadline - started):
+                break
+        if max_nodes is not None:
+            used.append(walk.nodes)
+            if not worth_another(used, max_nodes):
+                break
     walk.path.discard(root_key)
     if best_score == -INFINITY:
         best_score = 0

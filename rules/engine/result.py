@@ -3,7 +3,8 @@
 :mod:`rules.engine.search` (English checkers on the fast generator) and
 :mod:`rules.engine.general` (every other rule set) both return a :class:`SearchResult`
 and read the same :class:`EngineState`: the rules, the transposition table, the clock,
-the random generator of the strength levels and the history scores of quiet moves. The
+the random generator of the strength levels and the history scores of quiet moves, and
+when to start another iteration (:func:`worth_another`). The
 types live here, below both, so that neither search module imports the other's types
 (the English one hands other rules to the general one; nothing points back).
 
@@ -32,6 +33,35 @@ Clock = Callable[[], float]
 def monotonic_ms() -> float:
     """Milliseconds from :func:`time.monotonic_ns`: the default clock."""
     return time.monotonic_ns() / 1_000_000
+
+
+#: How much longer each iteration is expected to take than the one before, when the
+#: earlier ones do not say, and the bounds put on what they say.
+GROWTH, MIN_GROWTH, MAX_GROWTH = 2.0, 1.0, 4.0
+
+
+def worth_another(marks: list[float] | list[int], budget: float) -> bool:
+    """Whether a new iteration should start, given when each finished one ended
+    (``marks``, time or nodes since the start) and the whole ``budget``.
+
+    It starts when what is left is at least half of the next iteration's expected cost:
+    the last one's, times how much iterations grew over the last two (odd and even
+    depths grow by different factors in checkers, so one step alone misleads).
+    Searching the previous best move first takes most of an iteration, so that part
+    then usually finishes.
+
+    >>> worth_another([10, 20, 40, 80], 100)    # the next would take 80: 20 left
+    False
+    >>> worth_another([10, 20, 40, 60], 100)    # the next would take about 28: 40 left
+    True
+    """
+    durations = [b - a for a, b in zip([0, *marks[:-1]], marks)]
+    last = durations[-1]
+    if len(durations) >= 3 and durations[-3] > 0:
+        growth = min(max((last / durations[-3]) ** 0.5, MIN_GROWTH), MAX_GROWTH)
+    else:
+        growth = GROWTH
+    return budget - marks[-1] >= last * growth / 2
 
 
 class SearchTimeout(Exception):
@@ -85,4 +115,4 @@ class EngineState(Protocol):
     history_scores: dict[int, int]
 
 
-__all__ = ["Clock", "EngineState", "SearchResult", "SearchTimeout", "monotonic_ms"]
+__all__ = ["Clock", "EngineState", "SearchResult", "SearchTimeout", "monotonic_ms", "worth_another"]

@@ -69,7 +69,13 @@ from rules.engine.book import OpeningBook
 from rules.engine.evaluation import evaluate_boards
 from rules.engine.egdb import EndgameProbe
 from rules.engine.levels import Strength, strength as strength_of
-from rules.engine.result import Clock, SearchResult, SearchTimeout, monotonic_ms
+from rules.engine.result import (
+    Clock,
+    SearchResult,
+    SearchTimeout,
+    monotonic_ms,
+    worth_another,
+)
 from rules.engine.tt import (
     EXACT,
     LOWER,
@@ -374,35 +380,6 @@ class Engine:
         return self.rng.choice(others)
 
 
-#: How much longer each iteration is expected to take than the one before, when the
-#: earlier ones do not say, and the bounds put on what they say.
-GROWTH, MIN_GROWTH, MAX_GROWTH = 2.0, 1.0, 4.0
-
-
-def _worth_another(marks: list[float] | list[int], budget: float) -> bool:
-    """Whether a new iteration should start, given when each finished one ended
-    (``marks``, time or nodes since the start) and the whole ``budget``.
-
-    It starts when what is left is at least half of the next iteration's expected cost:
-    the last one's, times how much iterations grew over the last two (odd and even
-    depths grow by different factors in checkers, so one step alone misleads).
-    Searching the previous best move first takes most of an iteration, so that part
-    then usually finishes.
-
-    >>> _worth_another([10, 20, 40, 80], 100)    # the next would take 80: 20 left
-    False
-    >>> _worth_another([10, 20, 40, 60], 100)    # the next would take about 28: 40 left
-    True
-    """
-    durations = [b - a for a, b in zip([0, *marks[:-1]], marks)]
-    last = durations[-1]
-    if len(durations) >= 3 and durations[-3] > 0:
-        growth = min(max((last / durations[-3]) ** 0.5, MIN_GROWTH), MAX_GROWTH)
-    else:
-        growth = GROWTH
-    return budget - marks[-1] >= last * growth / 2
-
-
 def quiet_plies_of(history: Iterable[Position] | None, position: Position) -> int:
     """Plies in a row, up to ``position``, in which no man moved and nothing was taken.
 
@@ -554,11 +531,11 @@ class _Run:
             if self.deadline is not None:
                 now = clock()
                 spent.append(now - self.started)
-                if not _worth_another(spent, self.deadline - self.started):
+                if not worth_another(spent, self.deadline - self.started):
                     break
             if self.max_nodes is not None:
                 used.append(self._count())
-                if not _worth_another(used, self.max_nodes):
+                if not worth_another(used, self.max_nodes):
                     break
         if not root_banned:
             path.discard(self.root_key)
