@@ -25,6 +25,7 @@ from rules.engine.search import capture_moves, move_id
 from rules.engine.tt import EXACT, LOWER, TranspositionTable, from_table, to_table
 from rules.engine.zobrist import key_from_boards
 from rules.squares import bit, mask_of
+from helpers.games import scattered_pieces
 
 HOUSE_RULES = (
     WCDF,
@@ -52,18 +53,7 @@ def random_positions(count: int, seed: int, rules: Rules = WCDF) -> list[Positio
 
 def random_kings_and_men(count: int, seed: int) -> list[Position]:
     """Scattered pieces, kings and men mixed, either side to move."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < count:
-        squares = rng.sample(range(1, 33), rng.randrange(2, 10))
-        pieces = {}
-        for s in squares:
-            color = rng.choice("bw")
-            # Men never stand on their own crowning row.
-            crowned = (color == "b" and s >= 29) or (color == "w" and s <= 4)
-            pieces[s] = color.upper() if crowned or rng.random() < 0.4 else color
-        out.append(Position.from_pieces(pieces, rng.choice([Color.BLACK, Color.WHITE])))
-    return out
+    return scattered_pieces(count, seed, most=9, kings=0.4)
 
 
 def mirror(position: Position) -> Position:

@@ -26,6 +26,7 @@ from rules.engine.evaluation import (
 )
 from rules.game import FORTY_MOVES_PLIES
 from rules.squares import bit
+from helpers.games import scattered_pieces
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -57,19 +58,7 @@ def _mirror(position: Position) -> Position:
 
 def _endings(n: int, seed: int) -> list[Position]:
     """Random positions of 2-8 pieces, men and kings of both colours, either to move."""
-    rng = random.Random(seed)
-    out = []
-    while len(out) < n:
-        squares = rng.sample(range(1, 33), rng.randint(2, 8))
-        pieces = {}
-        for s in squares:
-            color = rng.choice("bw")
-            crowned = (color == "b" and s >= 29) or (color == "w" and s <= 4)
-            pieces[s] = color.upper() if crowned or rng.random() < 0.5 else color
-        if "b" not in "".join(pieces.values()).lower() or "w" not in "".join(pieces.values()).lower():
-            continue
-        out.append(Position.from_pieces(pieces, rng.choice([Color.BLACK, Color.WHITE])))
-    return out
+    return scattered_pieces(n, seed, most=8, kings=0.5, both=True)
 
 
 def test_endgame_knowledge_is_the_same_for_both_colours() -> None:
