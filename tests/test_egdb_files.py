@@ -58,6 +58,18 @@ def test_known_endings(fen: str, outcome: str) -> None:
     assert found is not None and found[0] == outcome, (fen, found)
 
 
+@pytest.mark.parametrize("fen", ["B:W20:B30,K1", "W:W3:BK10,K14", "B:WK20:B29,K1", "W:W2,K8:BK10", "B:W2:BK10,K14", "W:WK20:B31,K1"])
+def test_a_man_on_its_crowning_row_is_not_in_the_tables_and_costs_no_table(fen: str) -> None:
+    """Set up by hand (problems do that), such a position is outside every table: not
+    covered, and no reason to give up a table as damaged."""
+    probe = load_probe(SHIPPED)
+    assert probe is not None
+    tables = len(probe.tables)
+    assert probe.probe_position(Position.from_fen(fen)) is None
+    assert len(probe.tables) == tables
+    assert probe.probe_position(Position.from_fen("W:WK19,K23:BK28,12")) == ("win", 61)
+
+
 def test_the_engine_plays_first_position_to_a_win() -> None:
     from rules import Game
 

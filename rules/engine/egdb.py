@@ -396,6 +396,12 @@ class EndgameProbe(Protocol):
         ...
 
 
+#: The rows where the side to move's men (moving towards 29-32) and the other side's men
+#: are crowned, as bit masks.
+_OWN_CROWNING_ROW = 0xF << 28
+_OPP_CROWNING_ROW = 0xF
+
+
 class EndgameTables:
     """The probe the search uses: exact values of every position the tables cover.
 
@@ -426,6 +432,11 @@ class EndgameTables:
             return 1
         if not black:
             own, opp, kings = flip(own), flip(opp), flip(kings)
+        if (own & ~kings & _OWN_CROWNING_ROW) or (opp & ~kings & _OPP_CROWNING_ROW):
+            # A man on the row where it is crowned (a position set up so, never one
+            # played to): outside every table. Its index would name another position,
+            # or none at all, which is not damage.
+            return None
         m = material_of(own, opp, kings)
         table = self.tables.get(m)
         if table is None:
