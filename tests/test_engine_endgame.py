@@ -305,3 +305,47 @@ def test_the_tables_are_not_used_under_other_rules() -> None:
     without = Engine(optional).search(position, depth=5)
     assert (with_tables.score, with_tables.move) == (without.score, without.move)
     assert Engine(egdb=three_piece_tables()).search(position, depth=5).score == WIN - 1
+
+
+class _CountingProbe:
+    """The three-piece tables, counting the look-ups the search makes."""
+
+    def __init__(self) -> None:
+        self.tables = three_piece_tables()
+        self.pieces = self.tables.pieces
+        self.calls = 0
+
+    def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
+        self.calls += 1
+        return self.tables.value(own, opp, kings, black)
+
+
+def test_the_search_keeps_the_values_the_tables_gave() -> None:
+    position = Position.from_fen("W:WK19:BK1,K10")
+    probe = _CountingProbe()
+    engine = Engine(egdb=probe)
+    engine.verify_keys = True  # every kept value is compared with a fresh look-up
+    first = engine.search(position, depth=6)
+    looked_up = probe.calls
+    probe.calls = 0
+    engine.verify_keys = False
+    again = engine.search(position, depth=6)
+    assert (again.move, again.score) == (first.move, first.score)
+    # A second search of the same position asks the tables nothing new.
+    assert probe.calls == 0 < looked_up
+    # Another probe (tables rebuilt or replaced) starts afresh.
+    other = _CountingProbe()
+    engine.egdb = other
+    assert engine.search(position, depth=6).score == first.score
+    assert other.calls > 0
+    engine.new_game()
+    assert engine.table_values(other) == {}
+
+
+def test_the_kept_table_values_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from rules.engine import search
+
+    monkeypatch.setattr(search, "TABLE_VALUES", 50)
+    engine = Engine(egdb=three_piece_tables())
+    engine.search(Position.from_fen("W:WK19:BK1,K10"), depth=8)
+    assert 0 < len(engine.table_values(engine.egdb)) <= 50

@@ -110,6 +110,9 @@ CHECK_EVERY = 128
 #: Quiet moves after this many in a node are searched a ply shallower first.
 LATE_MOVES = 3
 INFINITY = WIN + 1
+#: The table values an engine keeps (see Engine.table_values); about 8 MB when full.
+TABLE_VALUES = 1 << 16
+_UNPROBED = -1
 
 
 class GameLimits(TypedDict, total=False):
@@ -247,6 +250,8 @@ class Engine:
         self.clock: Clock = clock if clock is not None else monotonic_ms
         self.rng = random.Random(seed)
         self.history_scores: dict[int, int] = {}
+        self._table_values: dict[int, int | None] = {}
+        self._table_values_of: EndgameProbe | None = None
         self._book: OpeningBook | None = None
         #: Tests set this to recompute every key in the tree from scratch and compare,
         #: and to check the search's inlined capture and mobility tests against movegen.
@@ -260,6 +265,15 @@ class Engine:
         """Forget everything learnt in earlier searches (table, history scores)."""
         self.tt.clear()
         self.history_scores.clear()
+        self._table_values.clear()
+
+    def table_values(self, probe: EndgameProbe | None) -> dict[int, int | None]:
+        """The values ``probe`` gave for positions met so far, by Zobrist key (kept
+        across searches; forgotten when the probe changes)."""
+        if probe is not self._table_values_of:
+            self._table_values = {}
+            self._table_values_of = probe
+        return self._table_values
 
     def reseed(self, seed: int | None) -> None:
         self.rng.seed(seed)
@@ -600,6 +614,7 @@ class _Run:
         egdb = engine.egdb if compulsory and not men_backward else None
         egdb_pieces = egdb.pieces if egdb is not None else 0
         egdb_value = egdb.value if egdb is not None else _no_table
+        known_values = engine.table_values(egdb)
 
         def negamax(
             own: int, opp: int, kings: int, black: bool, key: int,
@@ -622,7 +637,16 @@ class _Run:
             if quiet >= FORTY_MOVES_PLIES:
                 return 0  # the 40-move rule: a draw whatever the material
             if egdb_pieces and (own | opp).bit_count() <= egdb_pieces:
-                known = egdb_value(own, opp, kings, black)
+                # The same positions come back in every iteration: a dictionary look-up
+                # instead of an index computed and a block read each time.
+                known = known_values.get(key, _UNPROBED)
+                if known == _UNPROBED:
+                    known = egdb_value(own, opp, kings, black)
+                    if len(known_values) >= TABLE_VALUES:
+                        known_values.clear()
+                    known_values[key] = known
+                elif verify_keys and known != egdb_value(own, opp, kings, black):
+                    raise AssertionError(f"kept table value wrong: {own:#x} {opp:#x} {kings:#x}")
                 if known is not None:
                     # Exact: drawn, or decided ``known - 1`` plies from here (odd: won).
                     if not known:
