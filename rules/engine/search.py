@@ -110,7 +110,7 @@ CHECK_EVERY = 128
 #: Quiet moves after this many in a node are searched a ply shallower first.
 LATE_MOVES = 3
 INFINITY = WIN + 1
-#: The table values an engine keeps (see Engine.table_values); about 7 MB when full.
+#: The table values an engine keeps (see Engine.table_values); about 5 MB when full.
 TABLE_VALUES = 1 << 16
 _UNPROBED = -1
 
