@@ -18,7 +18,8 @@ the game's earlier positions as its repetition history. The game ends:
 A problem is solved when the game ends with the stated result: the winning side
 converted, or the defending side held the draw. Two problems have no position (one FEN
 lost its pieces in the source, one is a whole game from the start) and are skipped, so
-the full set is 1,030 problems.
+the full set is 1,030 problems. A man given on the row where it would be crowned (six
+problems) is taken as a king: the rules crown a man there, so none can stand on it.
 
 The engine's time is its process's CPU time (``--wall`` for the wall clock), so a
 machine busy with other work gives the same figures, only later.
@@ -46,6 +47,7 @@ from rules import Color, Game, Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
+from rules.squares import BLACK_CROWN_ROW, WHITE_CROWN_ROW  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO.parent / "shared" / "data" / "problems"
@@ -91,8 +93,20 @@ def load(folder: Path, files: list[str] | None = None) -> list[Problem]:
             start = Position.from_fen(fen)
             if not start.count(Color.BLACK) or not start.count(Color.WHITE):
                 continue  # the diagram was lost in the source
-            problems.append(Problem(path.stem, game.number, fen, result))
+            problems.append(Problem(path.stem, game.number, crowned(start).fen(), result))
     return problems
+
+
+def crowned(position: Position) -> Position:
+    """``position`` with any man on its crowning row made a king.
+
+    A man that reaches the far row is crowned (WCDF 1.16), so none can stand there; six
+    problems are given so all the same (beginner #10 has a White man on 1, for a White
+    win that needs a king there). Taken as given, such a man could never move again.
+    """
+    stuck = (position.black & ~position.kings & BLACK_CROWN_ROW) | (
+        position.white & ~position.kings & WHITE_CROWN_ROW)
+    return position._replace(kings=position.kings | stuck) if stuck else position
 
 
 def sample(problems: list[Problem], n: int) -> list[Problem]:

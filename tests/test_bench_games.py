@@ -42,3 +42,18 @@ def test_both_benchmarks_use_it() -> None:
         text = (REPO / "bench" / name).read_text()
         assert "from bench.games import MAX_PLIES, game_end" in text
         assert "repetitions()" not in text and "FORTY_MOVES_PLIES" not in text
+
+
+def test_the_problems_crown_a_man_given_on_its_crowning_row(shared_data: Path) -> None:
+    _games()  # the repository on the path
+    problems = importlib.import_module("bench.problems")
+    # beginner #10 as given: White's man on 1 and Black's man on 2 (Black's own back row).
+    given = Position.from_fen("W:W18,K15,1:BK30,K26,2")
+    assert problems.crowned(given) == Position.from_fen("W:W18,K15,K1:BK30,K26,2")
+    black = Position.from_fen("B:W5:B30")
+    assert problems.crowned(black) == Position.from_fen("B:W5:BK30")
+    start = Position.start()
+    assert problems.crowned(start) is start
+    loaded = {(p.file, p.number): p for p in problems.load(shared_data / "problems")}
+    assert len(loaded) == 1030
+    assert loaded["beginner", 10].fen == given._replace(kings=given.kings | 1).fen()
