@@ -678,8 +678,9 @@ def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) ->
     draw = link._view_body
     link._view_body = lambda now: drawn.append(now) or draw(now)  # type: ignore[method-assign]
     for percent in (40, 60, 50):
-        rig.wait(230)  # within the same second as the last view, or not
-        assert hub.put(page, f"brightness {percent}".encode()) == (True, [])
+        rig.wait(260)  # within the same second as the last view, or not
+        done, answers = hub.put(page, f"brightness {percent}".encode())
+        assert done and json.loads(answers[0])["brightness"] == percent  # answered at once
         rig.app.step()
         sent = views()
         assert sent, percent
@@ -691,6 +692,86 @@ def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) ->
         assert hub.put(page) == (True, [])
     # Drawn afresh only at a new second (the view's safety net), not for a brightness.
     assert len(drawn) == 1
+    rig.close()
+
+
+def test_a_flood_of_display_commands_costs_the_main_loop_a_few_frames(tmp_path: Path) -> None:
+    # A slider dragged, or a hostile page: every line is answered at once, in order, by
+    # the server's thread; the main loop applies the last value at most every DISPLAY_MS,
+    # and every page ends with the last value asked. Virtual time, no server.
+    from firmware.web.bridge import DISPLAY_MS, PageHub, WebLink
+    from helpers.rig import Rig
+
+    rig = Rig(tmp_path, start=False)
+    hub = PageHub(rate=1000, burst=1000)
+    link = WebLink(hub)
+    link.attach(rig.app)
+    rig.app.start()
+    pages = [hub.join(control=True) for _ in range(10)]
+    assert all(page is not None for page in pages)
+    sender = pages[0]
+    assert sender is not None
+    applied: list[float] = []
+    set_brightness = rig.app.set_brightness
+    rig.app.set_brightness = lambda fraction: applied.append(fraction) or set_brightness(fraction)  # type: ignore[method-assign]
+    views: dict[int, list[int]] = {}
+
+    def drain() -> None:
+        for targets, line in hub.take():
+            if not line:
+                hub.settle(targets[0])
+            elif b'"event":"view"' in line:
+                for target in targets:
+                    views.setdefault(target, []).append(json.loads(line)["brightness"])
+
+    rig.wait(100)
+    drain()
+    # A burst in one message: 30 replies at once, in order; the page's view says the last.
+    done, answers = hub.put(sender, "\n".join(f"brightness {n}" for n in range(1, 31)).encode())
+    assert done and [json.loads(a)["brightness"] for a in answers] == list(range(1, 31))
+    done, answers = hub.put(sender, b"view")
+    if answers:  # kept from the last view: what the page set shows in it already
+        assert json.loads(answers[0])["brightness"] == 30
+    rig.app.step()
+    drain()
+    assert applied == [0.30]
+    # Then a line every 10 ms for two seconds, the board stepping between: the last value
+    # asked is applied a quarter of a second later at most, once per quarter at most.
+    start = rig.clock.now_ms()
+    for n in range(200):
+        assert hub.put(sender, f"brightness {n % 100}".encode())[0]
+        rig.wait(10)
+    drain()
+    elapsed = rig.clock.now_ms() - start
+    assert len(applied) <= 1 + elapsed // DISPLAY_MS + 1
+    rig.wait(DISPLAY_MS + 20)
+    drain()
+    assert applied[-1] == 0.99 and rig.app.policy.settings.brightness == 0.99
+    assert {page.id: views[page.id][-1] for page in pages if page is not None} == {page.id: 99 for page in pages if page is not None}
+    assert link.commands == 0 and hub.answered == 231  # none of them reached the main loop as a line
+    rig.close()
+
+
+def test_display_commands_from_a_page_that_may_not_change_the_board(tmp_path: Path) -> None:
+    from firmware.link.host import LinkConfig
+    from firmware.web.bridge import PageHub, WebLink
+    from helpers.rig import Rig
+
+    rig = Rig(tmp_path, start=False)
+    hub = PageHub()
+    WebLink(hub).attach(rig.app)
+    watcher = hub.join(control=False)
+    assert watcher is not None
+    done, answers = hub.put(watcher, b"brightness 10")
+    assert done and json.loads(answers[0])["code"] == "forbidden"
+    assert hub.take_display(10**6) == []
+    # A read-only link (link.control = false) leaves them to the main loop, which refuses them.
+    read_only = PageHub()
+    WebLink(read_only, LinkConfig(control=False))
+    page = read_only.join(control=True)
+    assert page is not None
+    assert read_only.put(page, b"brightness 10") == (True, [])
+    assert read_only.receive(8) == [Command("brightness", (10,))]
     rig.close()
 
 

@@ -63,7 +63,8 @@ from rules.position import parse_move_squares
 from rules.variants import numeric_fen
 
 
-__all__ = ["CONTROL_COMMANDS", "DISPLAY_COMMANDS", "LinkConfig", "Link", "GameId", "open_link", "PLAYS", "help_page"]
+__all__ = ["CONTROL_COMMANDS", "DISPLAY_COMMANDS", "LinkConfig", "Link", "GameId", "open_link", "PLAYS", "help_page",
+           "display_reply"]
 
 log = logging.getLogger(__name__)
 
@@ -689,7 +690,7 @@ class Link(PeerFollower):
     def _cmd_brightness(self, now: int, percent: int) -> dict[str, Any]:
         assert self.app is not None
         self.app.set_brightness(percent / 100)
-        return {"brightness": percent}
+        return display_reply("brightness", (percent,))
 
     def _sim(self, name: str) -> SimBoard:
         assert self.app is not None
@@ -1122,6 +1123,19 @@ CONTROL_COMMANDS = frozenset({"new", "play", "hint", "mode", "referee", "rules",
 #: plays it: a view after them is the last one with the fields they set
 #: (``Link._display_fields``).
 DISPLAY_COMMANDS = frozenset({"brightness"})
+
+
+def display_reply(name: str, args: tuple[Any, ...]) -> dict[str, Any]:
+    """The reply's body to the :data:`DISPLAY_COMMANDS` command ``name`` (its arguments
+    parsed), which is also what the ``view`` says of it from then on: known before the
+    command is carried out, as it cannot fail once parsed.
+
+    >>> display_reply("brightness", (40,))
+    {'brightness': 40}
+    """
+    if name == "brightness":
+        return {"brightness": args[0]}
+    raise ValueError(f"{name} is not a display command")
 
 
 def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link:

@@ -14,6 +14,10 @@ pages at once:
   kept until the board changes (:data:`KEEP_MS` at most; a change of its lights alone
   forgets only the ``view``), so a flood of questions or of refused commands costs the
   board one answer per change, not one per line;
+* a display command (``brightness``) is answered in the server's thread too, and the
+  last value asked is left for the main loop, which applies it at most every
+  :data:`DISPLAY_MS` (a slider dragged, or a flood of them, costs the board a few new
+  frames of lights a second, and the last value is always the one shown);
 * the rest waits in one bounded inbox, parsed (the main loop never parses a page's
   line); the main loop takes a few lines per step and at most :attr:`PageHub.rate` a
   second (bursts of :attr:`PageHub.burst`); while the inbox is full the server stops
@@ -48,12 +52,13 @@ from typing import Any
 
 from firmware.app.application import App
 from firmware.link.board import LinkedBoard
-from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, LinkConfig, help_page
+from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, LinkConfig, display_reply, help_page
 from firmware.link.protocol import (MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message,
                                     parse_line)
 from firmware.simulator.hands import Hands
 
-__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT", "KEEP_MS", "DISPLAY_COMMANDS", "VIEW_GAME_FIELDS"]
+__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT", "KEEP_MS", "DISPLAY_COMMANDS", "DISPLAY_MS",
+           "VIEW_GAME_FIELDS"]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +74,11 @@ VIEW_GAME_FIELDS = ("ply", "status", "target", "mode", "names", "hints", "cautio
 #: change no event and no view tells of (a serial link's command that only the other
 #: link hears of, say) is seen by the pages' questions within this time.
 KEEP_MS = 5000
+#: How often (the board's ms) the main loop applies the pages' display commands at most:
+#: the first at once, then the last one asked every quarter of a second while more come.
+#: A new brightness is a new frame of lights and a view to every page; four a second is
+#: as quick as a hand on a slider follows the board's LEDs.
+DISPLAY_MS = 250
 VIEW = Command("view")
 #: Why a page's event line is refused (pages are not boards).
 NOT_A_BOARD = "a page sends commands, not event lines (those are for a second board on the serial link)"
@@ -95,9 +105,9 @@ class PageHub:
     The server thread calls :meth:`join`, :meth:`leave`, :meth:`put`, :meth:`ask`,
     :meth:`take` and :meth:`woken`; the main loop (through the link) :meth:`take_fresh`,
     :meth:`resume`, :meth:`send`, :meth:`receive`, :meth:`done`, :meth:`keep`,
-    :meth:`changed` and :meth:`asks`. ``wake`` is called from the main loop when the
-    first line of a batch is queued (the server thread then takes all that came
-    meanwhile); ``make_room`` when lines were taken while a page waited for room.
+    :meth:`changed`, :meth:`asks` and :meth:`take_display`. ``wake`` is called from
+    the main loop when the first line of a batch is queued (the server thread then takes
+    all that came meanwhile); ``make_room`` when lines were taken while a page waited for room.
     ``now`` is the board's clock (``t`` of the answers given in the server's thread).
 
     >>> hub = PageHub()
@@ -128,8 +138,18 @@ class PageHub:
     """
 
     def __init__(self, *, inbox_lines: int = 64, outbox_bytes: int = 256 * 1024, max_pages: int = 64,
-                 rate: float = 20.0, burst: int = 20, keep_ms: int = KEEP_MS) -> None:
+                 rate: float = 20.0, burst: int = 20, keep_ms: int = KEEP_MS, display_ms: int = DISPLAY_MS) -> None:
         self.inbox_lines = inbox_lines
+        #: How often (the board's ms) display commands are applied at most (see :data:`DISPLAY_MS`).
+        self.display_ms = display_ms
+        #: Whether display commands are answered here and applied by :meth:`take_display`
+        #: (set by a :class:`WebLink` that may change the board); else they go to the main
+        #: loop as other commands do.
+        self.answers_display = False
+        # The last display command of each kind a page sent since the main loop last took
+        # them, and when (the board's ms) it last did.
+        self._display: dict[str, Command] = {}
+        self._display_at: int | None = None
         #: How long (the board's ms) an answer is kept at most (see :data:`KEEP_MS`).
         self.keep_ms = keep_ms
         self.outbox_bytes = outbox_bytes
@@ -270,16 +290,31 @@ class PageHub:
                 body = {"watching": True}
             elif name == "help":
                 body = help_page(*message.args)
+            elif name in DISPLAY_COMMANDS and self.answers_display:
+                # It cannot fail once parsed: answered now, applied by the main loop soon
+                # (the last one of a burst; see take_display).
+                body = display_reply(name, message.args)
+                with self._lock:
+                    self._display[name] = message
+                self.wake_board()
             else:
                 with self._lock:
                     kept = self._kept.get((name, message.args))
+                    pending = list(self._display.values()) if name == "view" else []
                 if kept is None or not 0 <= now - kept[1] <= self.keep_ms:
                     return "", message
                 reply, at = kept
                 if isinstance(reply, LinkError):
                     self.answered += 1
                     raise reply
-                body = _aged(reply, now - at) if name == "view" else reply
+                if name == "view":
+                    # What the page was told it set, though the main loop may not have
+                    # applied it yet: a page's view follows its own commands.
+                    body = _aged(reply, now - at)
+                    for command in pending:
+                        body = {**body, **display_reply(command.name, command.args)}
+                else:
+                    body = reply
         except LinkError as exc:
             self.refused += 1
             return encode_message(exc.reply(now)).decode("utf-8").rstrip("\n"), None
@@ -348,6 +383,21 @@ class PageHub:
         with self._lock:
             return "connect" if any(not p.greeted for p in self._pages.values()) else None
 
+    def take_display(self, now: int) -> list[Command]:
+        """The display commands to apply now (the last of each kind the pages sent), when
+        the last were taken :attr:`display_ms` ago or more; else none (they wait)."""
+        if not self._display:
+            return []  # the usual case, without taking the lock
+        if self._display_at is not None and 0 <= now - self._display_at < self.display_ms:
+            return []
+        with self._lock:
+            out = list(self._display.values())
+            self._display.clear()
+            # Until the view they change is sent, a page's `view` is the main loop's.
+            self._kept.pop(("view", ()), None)
+        self._display_at = now
+        return out
+
     @property
     def quiet(self) -> bool:
         """Nothing for the main loop: no page to greet, no line, no question (read without
@@ -360,11 +410,16 @@ class PageHub:
         rate lets in; when the rate lets the next line in; None with nothing waiting."""
         if self._fresh or self._asks:
             return now
+        display: int | None = None
+        if self._display:
+            at = self._display_at
+            display = now if at is None or not 0 <= now - at < self.display_ms else at + self.display_ms
         if not self._inbox:
-            return None
+            return display
         if self._refilled is None or self._tokens >= 1:
             return now
-        return self._refilled + math.ceil((1 - self._tokens) * 1000 / self.rate)
+        line = self._refilled + math.ceil((1 - self._tokens) * 1000 / self.rate)
+        return line if display is None else min(line, display)
 
     def resume(self, *first: bytes) -> None:
         """Greet the pages not yet greeted with ``first``; from now on they get every line."""
@@ -534,6 +589,7 @@ class PageHub:
             self._inbox.clear()
             self._outbox.clear()
             self._kept.clear()
+            self._display.clear()
             self._out_size = 0
 
 
@@ -560,6 +616,7 @@ class WebLink(Link):
     def __init__(self, hub: PageHub, settings: LinkConfig = LinkConfig()) -> None:
         super().__init__(hub, settings)
         self.hub = hub
+        hub.answers_display = self.control
         self.watching = True
         self._rate_at: tuple[int, int] | None = None
         #: Main-loop steps per second, measured over the last second.
@@ -641,11 +698,16 @@ class WebLink(Link):
         self._view_marks = marks
 
     def poll(self, now: int) -> list[Any]:
+        display = self.hub.take_display(now)
+        for command in display:
+            # Answered already (the server's thread): carried out as the link would.
+            self._display_stir += 1
+            getattr(self, f"_cmd_{command.name}")(now, *command.args)
         # Most steps nothing at all is asked of the pages' link: say so at the least cost
         # (this runs every 10 ms; see bench/web.py): nothing from the pages, nothing left
         # for the link (as its last poll left it: what changes that meanwhile is an event,
         # which stirs the gate), and the same gate.
-        if self._settled and self.hub.quiet:
+        if self._settled and self.hub.quiet and not display:
             gate = self._gate_now(now)
             if gate is not None and gate == self._gate:
                 return []
