@@ -29,7 +29,7 @@ endif
 
 test: $(STAMP)
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
