@@ -4,6 +4,7 @@
     python bench/problems.py --movetime 300 --sample 120 --jobs 2
     python bench/problems.py --files goulds,gem --movetime 100
     python bench/problems.py --egdb shipped          # with the shipped endgame databases
+    python bench/problems.py --pieces 6 --movetime 300 --egdb DIR   # six pieces only
     python bench/problems.py --sample 60 --speed 30000 --egdb shipped   # nodes a second
 
 Each problem of ``../shared/data/problems/*.pdn`` is a position (its FEN) and a stated
@@ -109,6 +110,23 @@ def crowned(position: Position) -> Position:
     return position._replace(kings=position.kings | stuck) if stuck else position
 
 
+def pieces_of(problem: Problem) -> int:
+    start = Position.from_fen(problem.fen)
+    return (start.black | start.white).bit_count()
+
+
+def pieces_range(text: str) -> tuple[int, int]:
+    """``--pieces``: ``6`` or ``2-6``."""
+    low, _, high = text.partition("-")
+    try:
+        bounds = int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of pieces or a range: {text!r}") from None
+    if not 2 <= bounds[0] <= bounds[1] <= 24:
+        raise argparse.ArgumentTypeError(f"pieces must run from 2 up to 24: {text!r}")
+    return bounds
+
+
 def sample(problems: list[Problem], n: int) -> list[Problem]:
     """``n`` problems spread evenly over the list (every file gets its share)."""
     if n >= len(problems):
@@ -186,8 +204,7 @@ def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
         f"{r} {sum(o.solved for o in v)}/{len(v)}" for r, v in sorted(by_stated.items())))
     by_pieces: dict[str, list[Outcome]] = {}
     for o in outcomes:
-        start = Position.from_fen(o.problem.fen)
-        n = (start.black | start.white).bit_count()
+        n = pieces_of(o.problem)
         by_pieces.setdefault("<=4" if n <= 4 else str(n) if n <= 8 else "9+", []).append(o)
     order = ["<=4", "5", "6", "7", "8", "9+"]
     print("  by pieces on the board: " + ", ".join(
@@ -232,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="engine ms per move, comma-separated (100,300,1000)")
     parser.add_argument("--sample", type=int, help="play only N problems spread over the files")
     parser.add_argument("--files", help="only these files (stems, comma-separated)")
+    parser.add_argument("--pieces", type=pieces_range, metavar="N or LO-HI",
+                        help="only the problems with this many pieces on the board (6, or 2-6)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="problems played at once (default 2)")
     parser.add_argument("--failures", type=int, default=1000,
@@ -254,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the folder of problem files (../shared/data/problems)")
     args = parser.parse_args(argv)
     problems = load(args.problems, args.files.split(",") if args.files else None)
+    if args.pieces:
+        low, high = args.pieces
+        problems = [p for p in problems if low <= pieces_of(p) <= high]
     if args.sample:
         problems = sample(problems, args.sample)
     if args.speed:

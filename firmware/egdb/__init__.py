@@ -23,22 +23,33 @@ whatever it lacks.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import lzma
+import multiprocessing
 import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from firmware.storage.store import default_state_dir
-from rules.engine.egdb import EndgameTables, Material, Table, materials, size_of, solve
+from rules.engine.egdb import (
+    EndgameTables,
+    Material,
+    Table,
+    materials,
+    mirror,
+    size_of,
+    solve,
+)
 
 # The NumPy builder (:mod:`firmware.egdb.retro`) is imported by a build alone: a board
 # that only probes the tables (``crownhead run``) does not carry NumPy in memory.
 from . import blocks
 
 #: Piece counts a build may ask for (5 needs NumPy: see :mod:`firmware.egdb.retro`).
-MAX_PIECES = 5
+MAX_PIECES = 6
 #: Tables of up to this many pieces are one LZMA file each, read whole; larger ones
 #: are blocked files read a block at a time.
 WHOLE_PIECES = 4
@@ -199,9 +210,101 @@ def load_probe(folder: Path | None = None, cache_bytes: int = blocks.CACHE_BYTES
 Progress = Callable[[int, int, Material], None]
 
 
-def build(folder: Path, pieces: int, progress: Progress | None = None) -> dict[Material, bytes]:
+def needs(material: Material) -> list[Material]:
+    """The materials a capture or a crowning leads to from ``material`` or its mirror:
+    every one of fewer pieces, and the two a crowning gives (seen from the side that
+    moves next), which must be built before ``material`` is.
+
+    Two men against a king need every table of two pieces, and a man and a king
+    against a man (White to move, after a man is crowned):
+
+    >>> needs((2, 0, 0, 1))
+    [(0, 1, 0, 1), (0, 1, 1, 0), (1, 0, 0, 1), (1, 0, 1, 0), (0, 1, 1, 1)]
+    """
+    a, b, c, d = material
+    out = materials(sum(material) - 1) if sum(material) > 2 else []
+    for crowned in ((c, d, a - 1, b + 1) if a else None, (a, b, c - 1, d + 1) if c else None):
+        if crowned is not None and crowned not in out:
+            out.append(crowned)
+    return out
+
+
+def _stages(wanted: list[Material]) -> list[list[Material]]:
+    """The materials to build, a pair (a material and its mirror) once, in stages: every
+    pair in a stage needs only what earlier stages built, so a stage's pairs may be
+    built at the same time."""
+    stages: dict[tuple[int, int], list[Material]] = {}
+    for m in wanted:
+        if mirror(m) not in stages.get((sum(m), m[0] + m[2]), []):
+            stages.setdefault((sum(m), m[0] + m[2]), []).append(m)
+    return [stages[key] for key in sorted(stages)]
+
+
+def _built(folder: Path, material: Material) -> bool:
+    """Whether ``folder`` holds a whole table of ``material`` (its header checked; a
+    file cut short by an interrupted build fails that and is built again)."""
+    path = folder / file_name(material)
+    if not path.is_file():
+        return False
+    if path.suffix == ".blk":
+        try:
+            blocks.BlockTable(path, material, blocks.BlockCache(0)).close()
+        except (OSError, blocks.BlockError):
+            return False
+        return True
+    try:
+        load_table(path)
+    except EgdbError:
+        return False
+    return True
+
+
+#: Tables a build process holds whole (those of fewer pieces are needed by every pair).
+_held: dict[Material, bytes] = {}
+
+
+def _solve_pair(folder: Path, material: Material,
+                report: Callable[[int], None] | None) -> list[Material]:
+    """Build ``material`` and its mirror into ``folder``, reading the tables they need
+    from there (kept in :data:`_held` for the next pair, but for the ones of as many
+    pieces, which are large and needed by a pair or two)."""
+    from . import retro
+
+    wanted = needs(material)
+    for m in [m for m in _held if m not in wanted]:
+        del _held[m]
+    for m in wanted:
+        if m not in _held:
+            _held[m] = load_table(folder / file_name(m))[1]
+    solver = retro.solve if retro.available() else solve
+    made = []
+    for m, table in solver(material, _held, report).items():
+        save_table(folder, m, table)
+        made.append(m)
+    return made
+
+
+_reports: Any = None
+
+
+def _start_worker(queue: Any) -> None:
+    global _reports
+    _reports = queue
+
+
+def _solve_in_worker(folder: Path, material: Material) -> list[Material]:
+    def report(positions: int) -> None:
+        _reports.put((material, positions))
+
+    return _solve_pair(folder, material, report)
+
+
+def build(folder: Path, pieces: int, progress: Progress | None = None,
+          jobs: int = 1) -> list[Material]:
     """Build every table of up to ``pieces`` pieces into ``folder``, keeping the ones
-    already there. ``progress(done, total, material)`` counts index slots."""
+    already there, and give the materials it holds. ``progress(done, total, material)``
+    counts index slots. With ``jobs`` above 1, that many processes build the pairs of
+    each stage side by side (each holds the smaller tables: 190 MB at six pieces)."""
     from . import retro
 
     if not 2 <= pieces <= MAX_PIECES:
@@ -210,32 +313,61 @@ def build(folder: Path, pieces: int, progress: Progress | None = None) -> dict[M
         raise EgdbError(f"a build of {pieces} pieces needs NumPy 2 (pip install "
                         "'numpy>=2', or the package's egdb extra); up to "
                         f"{WHOLE_PIECES} pieces builds without it")
-    tables: dict[Material, bytes | bytearray] = dict(load_tables(folder))
+    if jobs < 1:
+        raise ValueError(f"jobs must be 1 or more, not {jobs}")
+    folder.mkdir(parents=True, exist_ok=True)
     wanted = materials(pieces)
+    have = {m for m in wanted if _built(folder, m)}
     total = sum(size_of(m) for m in wanted)
-    done = sum(size_of(m) for m in wanted if m in tables)
-    for material in wanted:
-        if material in tables:
-            continue
-        base = done
-        group_size = size_of(material) + (
-            size_of((material[2], material[3], material[0], material[1]))
-            if material != (material[2], material[3], material[0], material[1]) else 0)
+    done = sum(size_of(m) for m in have)
+    todo = [[m for m in stage if m not in have] for stage in _stages(wanted)]
+    todo = [stage for stage in todo if stage]
+    if progress is not None:
+        progress(done, total, todo[0][0] if todo else wanted[-1])
 
-        def report(positions: int, base: int = base, material: Material = material) -> None:
-            if progress is not None:
-                progress(min(base + positions, base + group_size - 1), total, material)
+    def pair_size(m: Material) -> int:
+        return size_of(m) + (size_of(mirror(m)) if mirror(m) != m else 0)
 
-        solver = retro.solve if retro.available() else solve
-        for m, table in solver(material, tables, report).items():
-            save_table(folder, m, table)
-            tables[m] = table
-            done += size_of(m)
-        if progress is not None:
-            progress(done, total, material)
-    return {m: bytes(t) for m, t in tables.items() if sum(m) <= pieces}
+    if jobs == 1:
+        for stage in todo:
+            for material in stage:
+                base = done
+
+                def report(positions: int, base: int = base, material: Material = material) -> None:
+                    if progress is not None:
+                        progress(min(base + positions, base + pair_size(material) - 1),
+                                 total, material)
+
+                done += sum(size_of(m) for m in _solve_pair(folder, material, report))
+                if progress is not None:
+                    progress(done, total, material)
+        _held.clear()
+        return [m for m in wanted if _built(folder, m)]
+    with multiprocessing.Manager() as manager:
+        queue = manager.Queue()
+        with concurrent.futures.ProcessPoolExecutor(
+                jobs, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker, initargs=(queue,)) as pool:
+            for stage in todo:
+                running = {pool.submit(_solve_in_worker, folder, m): m for m in stage}
+                partial: dict[Material, int] = {}
+                while running:
+                    finished, _ = concurrent.futures.wait(
+                        running, timeout=0.5, return_when=concurrent.futures.FIRST_COMPLETED)
+                    while not queue.empty():
+                        m, positions = queue.get()
+                        partial[m] = min(positions, pair_size(m) - 1)
+                    for future in finished:
+                        m = running.pop(future)
+                        made = future.result()
+                        partial.pop(m, None)
+                        done += sum(size_of(x) for x in made)
+                    if progress is not None:
+                        current = next(iter(running.values()), stage[-1])
+                        progress(done + sum(partial.values()), total, current)
+    return [m for m in wanted if _built(folder, m)]
 
 
 __all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "WHOLE_PIECES", "build", "default_dir",
-           "file_name", "load_probe", "load_table", "load_tables", "open_table", "open_tables",
+           "file_name", "load_probe", "needs", "load_table", "load_tables", "open_table", "open_tables",
            "save_table"]

@@ -18,8 +18,10 @@ on (:class:`DamagedTable`, which the probe logs and treats as a missing table).
 
 from __future__ import annotations
 
+import array
 import os
 import struct
+import sys
 import zlib
 from collections import OrderedDict
 from pathlib import Path
@@ -122,7 +124,11 @@ class BlockTable:
         raw = os.pread(self._fd, 8 * (count + 1), _HEAD.size)
         if len(raw) != 8 * (count + 1):
             raise BlockError(f"{path}: the block offsets are cut short")
-        offsets = struct.unpack(f"<{count + 1}Q", raw)
+        # An array, not a tuple of ints: a six-piece build has 870,000 blocks, whose
+        # offsets are 7 MB this way and 35 MB as Python ints.
+        offsets = array.array("Q", raw)
+        if sys.byteorder == "big":
+            offsets.byteswap()
         end = os.fstat(self._fd).st_size
         if offsets[0] != _HEAD.size + len(raw) or offsets[-1] != end or any(
                 offsets[i] > offsets[i + 1] for i in range(count)):

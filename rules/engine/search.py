@@ -477,6 +477,29 @@ class _Run:
         quiet = self.quiet + 1 if bit(move.start) & self.position.kings and not move.captures else 0
         return (move, move_id(move), own, opp, after.kings, zobrist.key_of(after), quiet)
 
+    def _decided_at_once(self) -> bool:
+        """Whether every root move leads to a position the search scores before looking
+        at its moves: a repetition, the 40-move rule, or a value in the endgame tables
+        (the order of the tests at the top of the search)."""
+        engine = self.engine
+        rules = engine.rules
+        egdb = engine.egdb if rules.captures_compulsory and not rules.men_capture_backward else None
+        if egdb is None:
+            return False
+        black = not self.black
+        known = engine.table_values(egdb)  # the search keeps what it looks up here
+        for _move, _mid, own, opp, kings, key, quiet in self.root:
+            if key in self.path or key in self.once or quiet >= FORTY_MOVES_PLIES:
+                continue
+            if (own | opp).bit_count() > egdb.pieces:
+                return False
+            value = known.get(key, _UNPROBED)
+            if value == _UNPROBED:
+                value = known[key] = egdb.value(own, opp, kings, black)
+            if value is None:
+                return False
+        return True
+
     def _bring_first(self, mid: int) -> None:
         for i, entry in enumerate(self.root):
             if entry[1] == mid:
@@ -492,8 +515,10 @@ class _Run:
         best_move = self.root[0][0]
         best_score = -INFINITY
         done = 0
-        # A forced move needs no thought beyond a score.
-        limit = 1 if len(self.root) == 1 else max_depth
+        # A forced move needs no thought beyond a score; nor do moves that all lead to
+        # positions scored before any search below them, which every iteration would
+        # score the same.
+        limit = 1 if len(self.root) == 1 or self._decided_at_once() else max_depth
         negamax = self._make_negamax()
         black_child = not self.black
         path = self.path
