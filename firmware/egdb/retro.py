@@ -91,6 +91,19 @@ def _popcount(x: Array) -> Array:
     return np.bitwise_count(x).astype(np.int64)
 
 
+def _unique(x: Array) -> Array:
+    """The distinct values of ``x``, sorted (as ``np.unique``). By sorting: NumPy 2.3's
+    hash-based ``np.unique`` took 4.3 s for 4 million indices here, a sort 0.1 s, and it
+    was 40% of a build's time."""
+    s = np.sort(x)
+    if len(s) < 2:
+        return s
+    keep = np.empty(len(s), dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
 def _low(x: Array) -> Array:
     return x & (~x + _u32(1))
 
@@ -175,7 +188,7 @@ class _Children:
         out = np.ones(own.shape, dtype=np.uint8)  # no piece left: lost at once
         codes = _material_codes(own, opp, kings)
         alive = own != 0
-        for code in np.unique(codes[alive]):
+        for code in _unique(codes[alive]):
             m: Material = (int(code) // 1000, int(code) // 100 % 10, int(code) // 10 % 10,
                            int(code) % 10)
             sel = np.nonzero(alive & (codes == code))[0]
@@ -299,7 +312,7 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
         if isinstance(n, int):
             buckets.setdefault(n, []).append(where)
             return
-        for v in np.unique(n):
+        for v in _unique(n):
             buckets.setdefault(int(v), []).append(where[n == v])
 
     done = 0
@@ -372,7 +385,7 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
             continue
         if n >= 255:
             raise ValueError(f"material {material}: a game {n} plies long does not fit a byte")
-        cand = np.unique(np.concatenate(parts))
+        cand = _unique(np.concatenate(parts))
         cand = cand[value[cand] == 0]
         value[cand] = n + 1
         decided += len(cand)
@@ -391,7 +404,7 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
                 continue
             longest_win[preds] = np.maximum(longest_win[preds], n + 1)
             np.subtract.at(unresolved, preds, 1)
-            ready = np.unique(preds)
+            ready = _unique(preds)
             ready = ready[(unresolved[ready] == 0) & ~holds[ready]]
             put(longest_win[ready].astype(np.int64), ready)
         n += 1
