@@ -91,12 +91,13 @@ def test_a_build_is_resumed_and_writes_what_it_reads(tmp_path: Path) -> None:
     assert calls[-1][0] == calls[-1][1] == sum(size_of(m) for m in materials(3))
     tables = load_tables(tmp_path)
     assert tables == {m: bytes(t) for m, t in build_tables(3).items()}
-    # Interrupted: one table lost, another cut short. The build makes those again.
-    (tmp_path / file_name((0, 2, 1, 0))).unlink()
+    # Interrupted: one table of a pair lost (the one written second), another cut short.
+    # The build makes those pairs again.
+    (tmp_path / file_name((1, 0, 0, 2))).unlink()
     (tmp_path / file_name((0, 1, 0, 2))).write_bytes(b"")
     again: list[tuple[int, int]] = []
     assert build(tmp_path, 3, lambda d, t, m: again.append((d, t))) == made
-    assert again[0][0] > 0.8 * again[0][1]
+    assert again[0][0] > 0.6 * again[0][1]  # two pairs of 16 tables to build again
     assert load_tables(tmp_path) == tables
 
 

@@ -25,6 +25,10 @@ from rules.engine.egdb import Material, boards_of, check, materials, size_of
 from rules.position import Color, Position
 
 
+#: What a plain ``crownhead egdb build`` makes: five pieces fit a Raspberry Pi with 2 GB.
+DEFAULT_PIECES = 5
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "egdb",
@@ -33,11 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(egdb/). `build` is resumable: an interrupted build goes on where it stopped.",
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    b = actions.add_parser("build", help="compute the tables (4 pieces: minutes here, "
-                           "up to an hour on a Raspberry Pi)")
-    b.add_argument("--pieces", type=int, default=MAX_PIECES,
-                   help=f"largest number of pieces on the board, 2-{MAX_PIECES} "
-                   f"(default {MAX_PIECES})")
+    b = actions.add_parser("build", help="compute the tables (five pieces: minutes on a "
+                           "desktop, under an hour on a Raspberry Pi 4)")
+    b.add_argument("--pieces", type=int, default=DEFAULT_PIECES,
+                   help=f"largest number of pieces on the board, 2-{MAX_PIECES} (default "
+                   f"{DEFAULT_PIECES}; six pieces take hours and gigabytes of memory, see "
+                   "docs/engine.md)")
     b.add_argument("--dir", type=Path, help="where the tables go (default: egdb/ in the "
                    "state directory)")
     b.add_argument("--jobs", type=int, default=1,

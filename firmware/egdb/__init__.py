@@ -319,8 +319,11 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
     wanted = materials(pieces)
     have = {m for m in wanted if _built(folder, m)}
     total = sum(size_of(m) for m in wanted)
-    done = sum(size_of(m) for m in have)
-    todo = [[m for m in stage if m not in have] for stage in _stages(wanted)]
+    done = sum(size_of(m) for m in have if mirror(m) in have)
+    # A pair is written one table after the other: an interrupted build may have left
+    # one of them, and the pair is built again.
+    todo = [[m for m in stage if m not in have or mirror(m) not in have]
+            for stage in _stages(wanted)]
     todo = [stage for stage in todo if stage]
     if progress is not None:
         progress(done, total, todo[0][0] if todo else wanted[-1])
