@@ -57,3 +57,20 @@ def test_the_problems_crown_a_man_given_on_its_crowning_row(shared_data: Path) -
     loaded = {(p.file, p.number): p for p in problems.load(shared_data / "problems")}
     assert len(loaded) == 1030
     assert loaded["beginner", 10].fen == given._replace(kings=given.kings | 1).fen()
+
+
+def test_the_problems_can_be_chosen_by_pieces(shared_data: Path) -> None:
+    import argparse
+
+    import pytest
+
+    _games()
+    problems = importlib.import_module("bench.problems")
+    assert problems.pieces_range("6") == (6, 6) and problems.pieces_range("2-5") == (2, 5)
+    for bad in ("six", "5-2", "1-4", "2-30"):
+        with pytest.raises(argparse.ArgumentTypeError, match=bad):
+            problems.pieces_range(bad)
+    loaded = problems.load(shared_data / "problems")
+    counts = [problems.pieces_of(p) for p in loaded]
+    # The figures of the whole-set runs: 105 of up to four pieces, 89 of five, 305 of six.
+    assert (sum(n <= 4 for n in counts), counts.count(5), counts.count(6)) == (105, 89, 305)

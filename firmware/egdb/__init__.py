@@ -5,7 +5,7 @@ NumPy version of it, :mod:`firmware.egdb.retro`, that builds the same tables som
 twenty times faster); this package keeps the tables as files, one per material, in
 ``<state dir>/egdb/`` (see :func:`firmware.storage.default_state_dir`):
 ``egdb-1011.xz`` holds the positions with one man and one king for the side to move
-against one opponent's king, LZMA-compressed; the five-piece tables are
+against one opponent's king, LZMA-compressed; the five- and six-piece tables are
 ``egdb-ABCD.blk`` files, compressed in blocks that the probe reads one at a time
 (:mod:`firmware.egdb.blocks`). A build writes each table as soon as it is done (to a
 temporary name, then renamed), so an interrupted build goes on where it stopped; a
@@ -16,9 +16,10 @@ one.
 Every table of up to four pieces is shipped with the package (``tables/``, 41 files,
 1.3 MB; ``crownhead egdb build --pieces 4 --dir firmware/egdb/tables`` makes the same
 bytes), so a board needs no build; the five-piece tables (44 files, see docs/engine.md
-for their size) are built by ``crownhead egdb build --pieces 5``. :func:`load_probe`
-reads a build in the state directory when there is one, and the shipped tables for
-whatever it lacks.
+for their size) are built by ``crownhead egdb build``, and the six-piece ones (a
+desktop's hour, gigabytes of memory) by ``crownhead egdb build --pieces 6 --jobs N``.
+:func:`load_probe` reads a build in the state directory when there is one, and the
+shipped tables for whatever it lacks.
 """
 
 from __future__ import annotations

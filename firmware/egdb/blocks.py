@@ -1,7 +1,7 @@
 """Tables in blocks: read one block of a table when the search needs it.
 
-A five-piece table is up to 12 million bytes; all 44 of them, 180 million. Loading them
-whole would take a Raspberry Pi's memory and, worse, seconds of decompression in the
+A five-piece table is up to 12 million bytes; all 44 of them, 180 million; the six-piece
+ones, 3.6 billion. Loading them whole would take a Raspberry Pi's memory and, worse, seconds of decompression in the
 middle of a search. So they are kept as ``egdb-ABCD.blk`` files: the table cut into
 blocks of 4,096 indices, each compressed on its own with zlib, after a header that
 says where each block starts. A probe reads and inflates the one block it needs (tens
