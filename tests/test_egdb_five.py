@@ -166,8 +166,17 @@ def test_damaged_blocked_files_are_named_and_skipped(
     assert "egdb-0401.blk" in caplog.text
     # Cut short: the offsets no longer reach the end of the file.
     path.write_bytes(data[:-10])
-    with pytest.raises(EgdbError, match="do not run in order to the end"):
+    with pytest.raises(EgdbError, match="do not run from the header to the end"):
         open_tables(tmp_path, blocks.BlockCache())
+    # Offsets that run backwards: the block is damage, found when it is read.
+    backwards = bytearray(data)
+    head = blocks._HEAD.size
+    backwards[head + 8:head + 16] = (len(data) - 1).to_bytes(8, "little")  # block 0 ends late
+    path.write_bytes(backwards)
+    table = blocks.BlockTable(path, KINGS_41, blocks.BlockCache())
+    with pytest.raises(blocks.DamagedTable, match="block 1 ends before it starts"):
+        table[blocks.BLOCK]
+    table.close()
     # A block that does not inflate: found while probing, logged, the table left out.
     path.write_bytes(data)
     good = blocks.BlockTable(path, KINGS_41, blocks.BlockCache())

@@ -10,10 +10,11 @@ every table (:class:`BlockCache`); the least recently used block goes first.
 
 The file: ``CHEGDB1\\n``, the material (4 bytes), the table's length (8 bytes), the
 block size and the number of blocks (4 bytes each), one 8-byte file offset per block
-and one for the end, then the blocks. Everything is checked when the file is opened (a
-table's length must be its material's, the offsets must run in order to the end of the
-file); a block that does not inflate to its length makes the table unusable from then
-on (:class:`DamagedTable`, which the probe logs and treats as a missing table).
+and one for the end, then the blocks. The header is checked when the file is opened (a
+table's length must be its material's, the offsets must run from the header to the end
+of the file); a block whose offsets run backwards, or that does not inflate to its
+length, makes the table unusable from then on (:class:`DamagedTable`, which the probe
+logs and treats as a missing table).
 """
 
 from __future__ import annotations
@@ -130,10 +131,11 @@ class BlockTable:
         if sys.byteorder == "big":
             offsets.byteswap()
         end = os.fstat(self._fd).st_size
-        if offsets[0] != _HEAD.size + len(raw) or offsets[-1] != end or any(
-                offsets[i] > offsets[i + 1] for i in range(count)):
-            raise BlockError(f"{path}: the block offsets do not run in order to the end "
-                             f"of the file ({end} bytes)")
+        # The ends only: walking 870,000 offsets of a six-piece build took a second at
+        # every start; a block whose offsets run backwards is found when it is read.
+        if offsets[0] != _HEAD.size + len(raw) or offsets[-1] != end:
+            raise BlockError(f"{path}: the block offsets do not run from the header to the "
+                             f"end of the file ({end} bytes)")
         self.size = size
         self.block = block
         self.shift = block.bit_length() - 1
@@ -158,6 +160,8 @@ class BlockTable:
         self.cache.misses += 1
         start, end = self.offsets[n], self.offsets[n + 1]
         want = min(self.block, self.size - n * self.block)
+        if end < start:
+            raise DamagedTable(f"{self.path}: block {n} ends before it starts")
         try:
             raw = os.pread(self._fd, end - start, start)
             inflater = zlib.decompressobj()
