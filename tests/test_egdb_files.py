@@ -220,3 +220,4 @@ def _own_opp(position: Position) -> tuple[int, int, int, bool]:
     black = position.turn.name == "BLACK"
     own, opp = (position.black, position.white) if black else (position.white, position.black)
     return own, opp, position.kings, black
+

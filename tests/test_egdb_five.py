@@ -269,3 +269,31 @@ def test_five_piece_tables_agree_with_the_search(five: Path) -> None:
                 decided += 1
                 assert value[0] == "loss" and value[1] <= WIN + found.score, (position.fen(), value)
     assert decided > 10
+
+
+def test_verify_names_a_damaged_block(tmp_path: Path, kings_41: dict[Material, bytearray]) -> None:
+    import argparse
+    import io
+
+    from firmware.cli.egdb import run_verify
+
+    _copy_shipped(tmp_path)
+    for m, table in kings_41.items():
+        save_table(tmp_path, m, table)
+    args = argparse.Namespace(dir=tmp_path, sample=300, seed=1)
+    out = io.StringIO()
+    assert run_verify(args, out) == 1  # the other five-piece materials are missing
+    assert "  0401  " not in out.getvalue() and "  0104  " not in out.getvalue()
+    path = tmp_path / "egdb-0401.blk"
+    good = blocks.BlockTable(path, KINGS_41, blocks.BlockCache())
+    start = good.offsets[0]
+    good.close()
+    data = bytearray(path.read_bytes())
+    data[start:] = bytes(len(data) - start)  # every block zeroed: none inflates
+    path.write_bytes(data)
+    out = io.StringIO()
+    assert run_verify(args, out) == 1
+    lines = out.getvalue().splitlines()
+    assert "  0104  cannot be checked: a child the tables do not cover" in lines
+    assert "  0401  damaged: a block does not read" in lines
+    assert "  0302  missing" in lines

@@ -143,16 +143,20 @@ def run_verify(args: argparse.Namespace, out: TextIO | None = None) -> int:
     started = time.monotonic()
     checked = 0
     bad = 0
+    opened = set(probe.tables)  # the probe leaves out a table with a damaged block
     for material in materials(probe.pieces):
         if material not in probe.tables:
-            print(f"  {''.join(map(str, material))}  missing", file=out)
+            print(f"  {''.join(map(str, material))}  "
+                  f"{'damaged: a block does not read' if material in opened else 'missing'}",
+                  file=out)
             bad += 1
             continue
         sample = [rng.randrange(size_of(material)) for _ in range(args.sample)]
         try:
             wrong = check(material, probe, sample)
-        except LookupError as error:  # a damaged block
-            print(f"  {''.join(map(str, material))}  unreadable: {error}", file=out)
+        except (LookupError, ValueError) as error:  # a damaged block, here or in a table
+            # its moves lead to (which the probe then leaves out)
+            print(f"  {''.join(map(str, material))}  cannot be checked: {error}", file=out)
             bad += 1
             continue
         checked += len(sample)

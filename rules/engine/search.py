@@ -36,7 +36,9 @@ ply deep, finishes almost at once. Within an iteration:
   winning side makes progress in time.
 * **Endgame databases** (``Engine(egdb=...)``, see :mod:`rules.engine.egdb`): a position
   with few enough pieces gets its exact value, won or lost in so many plies or drawn,
-  without searching below it (English rules with compulsory captures only).
+  without searching below it (English rules with compulsory captures only). When
+  every root move leads to such a value (or to a repetition, or the 40-move rule),
+  one iteration gives the exact scores and the search answers at once.
 * **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
   at once and the best move so far is returned (the best of the moves the unfinished
   iteration got through, the previous best among them, searched first). A new
