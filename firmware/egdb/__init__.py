@@ -342,11 +342,13 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
                         progress(min(base + positions, base + pair_size(material) - 1),
                                  total, material)
 
-                done += sum(size_of(m) for m in _solve_pair(folder, material, report))
+                made = _solve_pair(folder, material, report)
+                have.update(made)
+                done += sum(size_of(m) for m in made)
                 if progress is not None:
                     progress(done, total, material)
         _held.clear()
-        return [m for m in wanted if _built(folder, m)]
+        return [m for m in wanted if m in have]
     with multiprocessing.Manager() as manager:
         queue = manager.Queue()
         with concurrent.futures.ProcessPoolExecutor(
@@ -364,12 +366,13 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
                     for future in finished:
                         m = running.pop(future)
                         made = future.result()
+                        have.update(made)
                         partial.pop(m, None)
                         done += sum(size_of(x) for x in made)
                     if progress is not None:
                         current = next(iter(running.values()), stage[-1])
                         progress(done + sum(partial.values()), total, current)
-    return [m for m in wanted if _built(folder, m)]
+    return [m for m in wanted if m in have]
 
 
 __all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "WHOLE_PIECES", "build", "default_dir",
