@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import random
 import time
+import types
 
 import pytest
 
@@ -24,6 +26,7 @@ from rules.engine.evaluation import ENDING_MOVE, THE_MOVE
 from rules.engine.search import capture_moves, move_id
 from rules.engine.tt import EXACT, LOWER, TranspositionTable, from_table, to_table
 from rules.engine.zobrist import key_from_boards
+from rules.variants import RUSSIAN
 from rules.squares import bit, mask_of
 from helpers.games import scattered_pieces
 
@@ -222,6 +225,33 @@ def test_iterations_go_on_while_the_next_can_half_finish() -> None:
         used.append(result.ms)
     assert len(positions) >= 8
     assert sum(ms > 150 for ms in used) >= len(used) - 2, used
+
+
+@pytest.mark.parametrize("rules", [WCDF, RUSSIAN], ids=["english", "general"])
+def test_a_search_leaves_no_reference_cycle(rules: Rules) -> None:
+    # One left behind kept what it held (a dropped engine's transposition table) until
+    # Python's cycle collector came round, inside a later search, and freeing it there
+    # took up to 90 ms: past that search's deadline.
+    positions = random_positions(3, seed=7, rules=rules)
+    Engine(rules).search(positions[0], depth=2)  # imports and tables made on first use
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds is kept to be looked at
+    try:
+        for position in positions:
+            engine = Engine(rules, clock=StepClock(1.0))
+            finished = engine.search(position, depth=3)
+            cut_short = engine.search(position, movetime_ms=300)  # ends on SearchTimeout
+            assert finished.move is not None and cut_short.move is not None
+        gc.collect()
+        # Other tests' threads may leave garbage of their own; none may be the rules'.
+        left = [f.__qualname__ for f in gc.garbage
+                if isinstance(f, types.FunctionType) and f.__module__.startswith("rules.")]
+        assert left == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
 
 
 def test_search_stops_inside_an_iteration_when_the_deadline_passes() -> None:
