@@ -203,9 +203,12 @@ class SerialBoard:
 
     def _drop(self, reason: str, now: int) -> None:
         with self._port_lock:
-            port, self._port = self._port, None
-        if port is None:
-            return
+            port = self._port
+            if port is None:
+                return
+            # The reason first: whoever sees the link down must be able to read why.
+            self.last_error = reason
+            self._port = None
         self._forget_output()
         partial = self._lines.reset()
         if partial:
@@ -216,7 +219,6 @@ class SerialBoard:
             if callable(cancel):
                 cancel()
             port.close()
-        self.last_error = reason
         self._retry_at = now + self.reconnect_ms
         log.warning(
             "serial board disconnected (%s); reconnecting every %d ms", reason, self.reconnect_ms
