@@ -6,6 +6,8 @@
     python bench/problems.py --egdb shipped          # with the shipped endgame databases
     python bench/problems.py --pieces 6 --movetime 300 --egdb DIR   # six pieces only
     python bench/problems.py --sample 60 --speed 30000 --egdb shipped   # nodes a second
+    python bench/problems.py --movetime 1000 --progress 2> run.log  # stopped part way...
+    python bench/problems.py --movetime 1000 --resume run.log       # ...and finished
 
 Each problem of ``../shared/data/problems/*.pdn`` is a position (its FEN) and a stated
 result: ``1-0`` Black wins, ``0-1`` White wins, ``1/2-1/2`` a draw (whoever is to move
@@ -22,6 +24,11 @@ lost its pieces in the source, one is a whole game from the start) and are skipp
 the full set is 1,030 problems. A man given on the row where it would be crowned (six
 problems) is taken as a king: the rules crown a man there, so none can stand on it.
 
+A whole-set run at 1 s a move takes hours. ``--progress`` writes a line per finished
+problem, and ``--resume LOG`` (which may be given more than once) takes the outcomes such
+a log reports for the times being run instead of playing those problems again: the
+figures printed are of the whole set, the time only of what this run played.
+
 The engine's time is its process's CPU time (``--wall`` for the wall clock), so a
 machine busy with other work gives the same figures, only later.
 
@@ -37,6 +44,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -127,6 +135,60 @@ def pieces_range(text: str) -> tuple[int, int]:
     return bounds
 
 
+#: A line of ``--progress``: ``[12/1030] 1000 ms lpc #3 solved: stated 0-1, reached 0-1
+#: (no-moves, 67 plies, 5 s)``.
+_PROGRESS = re.compile(
+    r"\[\d+/\d+\] (?P<limit>\d+) (?P<unit>ms|nodes) (?P<file>\S+) #(?P<number>\d+) "
+    r"(?:solved|FAILED): stated (?P<stated>\S+), reached (?P<reached>\S+) "
+    r"\((?P<reason>[\w-]+), (?P<plies>\d+) plies, (?P<seconds>\d+) s\)")
+#: Longer than any line ``--progress`` writes: a log is read a bounded line at a time.
+_LINE_LIMIT = 1024
+
+
+class LogError(ValueError):
+    """A ``--resume`` log that cannot be taken as it is."""
+
+
+def read_log(path: Path, problems: list[Problem],
+             unit: str) -> dict[tuple[Problem, int], Outcome]:
+    """The outcomes a ``--progress`` log reports for ``problems``, by (problem, time).
+
+    Lines that are no report (a warning, a traceback of a stopped run) are passed over,
+    and so are reports in another unit (nodes instead of ms) or of problems this run does
+    not play (``--files``, ``--sample``). A report whose stated result differs from the
+    problem files' is an error naming the line: the log is of another problem set.
+    """
+    by_name = {(p.file, p.number): p for p in problems}
+    found: dict[tuple[Problem, int], Outcome] = {}
+    try:
+        log = path.open(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise LogError(f"{path}: cannot be read ({error.strerror})") from None
+    with log:
+        number = 0
+        while True:
+            line = log.readline(_LINE_LIMIT)
+            if not line:
+                break
+            number += 1
+            if len(line) >= _LINE_LIMIT - 1 and not line.endswith("\n"):
+                raise LogError(f"{path}:{number}: a line longer than {_LINE_LIMIT} characters; "
+                               "not a --progress log")
+            match = _PROGRESS.fullmatch(line.strip())
+            if match is None or match["unit"] != unit:
+                continue
+            problem = by_name.get((match["file"], int(match["number"])))
+            if problem is None:
+                continue  # a file or a number this run does not play (--files, --sample)
+            if problem.result != match["stated"]:
+                raise LogError(f"{path}:{number}: {problem.file} #{problem.number} is stated "
+                               f"{match['stated']} there, {problem.result} in the problem files")
+            limit = int(match["limit"])
+            found[problem, limit] = Outcome(problem, limit, match["reached"], match["reason"],
+                                            int(match["plies"]), float(match["seconds"]))
+    return found
+
+
 def sample(problems: list[Problem], n: int) -> list[Problem]:
     """``n`` problems spread evenly over the list (every file gets its share)."""
     if n >= len(problems):
@@ -187,11 +249,12 @@ def _progress(outcome: Outcome, done: int, total: int, show: bool, unit: str = "
 
 
 def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
-           failures: int, unit: str = "ms") -> None:
+           failures: int, unit: str = "ms", resumed: int = 0) -> None:
     solved = sum(o.solved for o in outcomes)
+    earlier = f"; {resumed} of them from earlier runs" if resumed else ""
     print(f"{movetime} {unit} a move: {solved}/{len(outcomes)} solved = "
           f"{100 * solved / max(len(outcomes), 1):.1f}% in {elapsed:.0f} s "
-          f"({jobs} processes)")
+          f"({jobs} processes{earlier})")
     files = sorted({o.problem.file for o in outcomes})
     for name in files:
         mine = [o for o in outcomes if o.problem.file == name]
@@ -269,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
                         "CPU time, so other work on the machine does not change the figures)")
     parser.add_argument("--progress", action="store_true",
                         help="a line on stderr as each problem finishes")
+    parser.add_argument("--resume", type=Path, action="append", default=[], metavar="LOG",
+                        help="take the outcomes a --progress log of an earlier run reports "
+                        "instead of playing those problems again (may be repeated)")
     parser.add_argument("--problems", type=Path, default=PROBLEMS,
                         help="the folder of problem files (../shared/data/problems)")
     args = parser.parse_args(argv)
@@ -288,24 +354,32 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
           f"{len(problems)} problems, endgame databases: {args.egdb or 'none'}, "
           f"engine {'limited by' if by_nodes else 'timed by'} {limit}")
+    earlier: dict[tuple[Problem, int], Outcome] = {}
+    for log in args.resume:
+        try:
+            earlier.update(read_log(log, problems, unit))
+        except LogError as error:
+            parser.error(str(error))
     for movetime in times:
-        tasks = [(p, movetime) for p in problems]
+        outcomes = [earlier[p, movetime] for p in problems if (p, movetime) in earlier]
+        resumed = len(outcomes)
+        tasks = [(p, movetime) for p in problems if (p, movetime) not in earlier]
         started = time.monotonic()
-        outcomes = []
         if args.jobs > 1:
             with multiprocessing.Pool(args.jobs, _init_worker,
                                       (args.egdb, not args.wall, by_nodes)) as pool:
                 for outcome in pool.imap_unordered(play, tasks, chunksize=1):
-                    outcomes.append(_progress(outcome, len(outcomes), len(tasks), args.progress,
-                                              unit))
+                    outcomes.append(_progress(outcome, len(outcomes), len(problems),
+                                              args.progress, unit))
         else:
             _init_worker(args.egdb, not args.wall, by_nodes)
             for task in tasks:
-                outcomes.append(_progress(play(task), len(outcomes), len(tasks), args.progress,
-                                          unit))
+                outcomes.append(_progress(play(task), len(outcomes), len(problems),
+                                          args.progress, unit))
         order = {p: i for i, p in enumerate(problems)}
         outcomes.sort(key=lambda o: order[o.problem])
-        report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures, unit)
+        report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures, unit,
+               resumed)
     return 0
 
 

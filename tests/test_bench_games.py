@@ -7,6 +7,8 @@ import importlib
 import sys
 from pathlib import Path
 
+import pytest
+
 from rules import Game, Position
 
 REPO = Path(__file__).resolve().parents[1]
@@ -62,8 +64,6 @@ def test_the_problems_crown_a_man_given_on_its_crowning_row(shared_data: Path) -
 def test_the_problems_can_be_chosen_by_pieces(shared_data: Path) -> None:
     import argparse
 
-    import pytest
-
     _games()
     problems = importlib.import_module("bench.problems")
     assert problems.pieces_range("6") == (6, 6) and problems.pieces_range("2-5") == (2, 5)
@@ -74,3 +74,45 @@ def test_the_problems_can_be_chosen_by_pieces(shared_data: Path) -> None:
     counts = [problems.pieces_of(p) for p in loaded]
     # The figures of the whole-set runs: 105 of up to four pieces, 89 of five, 305 of six.
     assert (sum(n <= 4 for n in counts), counts.count(5), counts.count(6)) == (105, 89, 305)
+
+
+def test_a_stopped_run_is_finished_from_its_progress_log(
+        shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _games()
+    problems = importlib.import_module("bench.problems")
+    beginner = problems.load(shared_data / "problems", ["beginner"])
+    # A log of every beginner problem but the first, as --progress writes it, among lines
+    # a stopped run leaves too (a warning, a report of another time and unit).
+    lines = ["Traceback (most recent call last):", "KeyboardInterrupt",
+             "[1/58] 16000 nodes beginner #13 FAILED: stated 0-1, reached 1/2-1/2 "
+             "(repetition, 9 plies, 0 s)"]
+    for i, p in enumerate(beginner[1:]):
+        reached = "1/2-1/2" if p.number == 13 else p.result
+        mark = "solved" if reached == p.result else "FAILED"
+        lines.append(f"[{i + 1}/58] 50 ms {p.file} #{p.number} {mark}: stated {p.result}, "
+                     f"reached {reached} (repetition, 40 plies, 2 s)")
+    log = tmp_path / "run.log"
+    log.write_text("\n".join(lines) + "\n")
+    found = problems.read_log(log, beginner, "ms")
+    assert len(found) == 57 and (beginner[0], 50) not in found
+    assert found[beginner[2], 50].plies == 40
+
+    first = beginner[0]
+    assert problems.main(["--files", "beginner", "--movetime", "50", "--jobs", "1",
+                          "--progress", "--resume", str(log),
+                          "--problems", str(shared_data / "problems")]) == 0
+    out, err = capsys.readouterr()
+    # Only the problem the log lacks was played; the figures are of all 58.
+    assert err.count("\n") == 1 and f"[58/58] 50 ms beginner #{first.number}" in err
+    assert "57/58 solved" in out and "57 of them from earlier runs" in out
+    assert "failed: beginner #13 " in out
+
+    # A log of another problem set is refused, naming the line.
+    log.write_text(lines[-1].replace(f"stated {beginner[-1].result}", "stated 9-9") + "\n")
+    with pytest.raises(problems.LogError, match=r"run.log:1: beginner #\d+ is stated 9-9"):
+        problems.read_log(log, beginner, "ms")
+    log.write_text("x" * 5000)
+    with pytest.raises(problems.LogError, match="run.log:1: a line longer than"):
+        problems.read_log(log, beginner, "ms")
+    with pytest.raises(problems.LogError, match="missing.log: cannot be read"):
+        problems.read_log(tmp_path / "missing.log", beginner, "ms")
