@@ -18,6 +18,7 @@ from firmware.egdb import SHIPPED, load_probe
 from rules import Color, Game, Position
 from rules.engine import Engine
 from rules.engine.evaluation import (
+    BRIDGE,
     ENDING_MOVE,
     TRAPPED_KING,
     endgame_knowledge,
@@ -102,6 +103,43 @@ def test_the_move_counts_in_unequal_endings_too() -> None:
     for_white_black_to_move = -endgame_knowledge(black.black, black.white, black.kings, True)
     # Only the move depends on who is to move; White has it only when it is to move.
     assert for_white_to_move - for_white_black_to_move == 2 * ENDING_MOVE
+
+
+#: Black to move, men on 1 and 3 and a king against three men, and the same with the man
+#: on 3 moved to 7 or 8: the first won in so many plies, the second drawn (the six-piece
+#: tables of `crownhead egdb build --pieces 6`, too large to ship). Without the bridge the
+#: evaluation ranked each drawn one above the won one.
+BRIDGES = [
+    ("B:W13,20,26:B1,3,K5", 89, "B:W13,20,26:B1,K5,7"),
+    ("B:W10,20,25:B1,3,K9", 17, "B:W10,20,25:B1,8,K9"),
+    ("B:W5,16,17:B1,3,K28", 37, "B:W5,16,17:B1,8,K28"),
+]
+
+
+@pytest.mark.parametrize(("won", "plies", "drawn"), BRIDGES)
+def test_the_bridge_ranks_the_won_position_above_the_drawn_one(
+        won: str, plies: int, drawn: str) -> None:
+    bridge, broken = Position.from_fen(won), Position.from_fen(drawn)
+    assert evaluate(bridge) > evaluate(broken)
+    assert evaluate(bridge) - BRIDGE < evaluate(broken)
+    # Seen from White, the bridge is White's on 30 and 32: the same for both colours.
+    assert evaluate(_mirror(bridge)) > evaluate(_mirror(broken))
+
+
+def test_the_bridge_needs_kings_behind_it_and_men_in_front() -> None:
+    def knowledge(fen: str) -> int:
+        p = Position.from_fen(fen)
+        return endgame_knowledge(p.black, p.white, p.kings, True)
+
+    # Men on 1 and 2 instead: no bridge, and the same count for the move.
+    with_king = knowledge("B:W13,20,26:B1,3,K5") - knowledge("B:W13,20,26:B1,2,K5")
+    assert with_king == BRIDGE
+    # No king: the men on 1 and 3 must move in the end. No White men: nothing to stop.
+    assert knowledge("B:W13,20,26:B1,3,5") == knowledge("B:W13,20,26:B1,2,5")
+    assert knowledge("B:WK13,K20:B1,3,K5") == knowledge("B:WK13,K20:B1,2,K5")
+    # Against more kings than its own it is worth far less, and is not counted.
+    assert knowledge("B:WK13,K20,26:B1,3,K5") == knowledge("B:WK13,K20,26:B1,2,K5")
+    assert knowledge("B:WK13,K20,26:B1,3,K5,K9") - knowledge("B:WK13,K20,26:B1,2,K5,K9") == BRIDGE
 
 
 def test_first_position_value_in_the_tables(probe) -> None:  # type: ignore[no-untyped-def]

@@ -15,9 +15,11 @@ A man is worth 100 and a king 135. On top of material the evaluation knows:
   number of pieces in Black's "system" (the columns of squares 1-4) means Black has it;
   with White to move, the same holds for White's system (the columns of squares 5-8).
 * **Endgame knowledge** (eight pieces or fewer, :func:`endgame_knowledge`): the move
-  (opposition) whatever the material, and kings with no safe move (trapped: every move
+  (opposition) whatever the material, kings with no safe move (trapped: every move
   puts the king where it is jumped at once; the first- and second-position technique
-  squeezes the defending king until it is). The weights were fitted on positions of the
+  squeezes the defending king until it is), and the bridge held with a king against
+  men (Black's men on 1 and 3, White's on 30 and 32: the other side's men cannot crown
+  past it). The weights were fitted on positions of the
   endgame databases (won ranked above drawn, drawn above lost, within each material:
   ``bench/evaluation.py``); a penalty for men with no safe step ranked the tables'
   positions better still but lost drawn problems, and was left out (docs/engine.md).
@@ -61,6 +63,12 @@ DOUBLE_CORNER_BONUS = 20
 TRAPPED_KING = 16
 #: The move (opposition) in any ending, on top of THE_MOVE for equal material.
 ENDING_MOVE = 10
+#: The bridge in an ending: men on 1 and 3 (Black's) or 30 and 32 (White's), held by a
+#: side with a king (and no fewer kings than the other side) against a side with men,
+#: which cannot crown past it.
+BRIDGE = 100
+_BLACK_BRIDGE = bit(1) | bit(3)
+_WHITE_BRIDGE = bit(30) | bit(32)
 
 OPENING, MIDDLE_GAME, ENDGAME = 0, 1, 2
 
@@ -224,6 +232,18 @@ def _knowledge(b: int, w: int, kings: int, black: bool) -> int:
         score = -ENDING_MOVE if ((b | w) & ODD_ROWS).bit_count() & 1 else ENDING_MOVE
     if not kings:
         return score
+    # The bridge: the other side's men cannot crown past it while the king keeps the
+    # tempo moves, so the men on it never have to leave. The square tables pay for
+    # advanced men, and so scored the bridge below an advanced pair.
+    # Against more kings than its own the bridge is worth far less (the tables agree).
+    if b & ~kings & _BLACK_BRIDGE == _BLACK_BRIDGE and w & ~kings:
+        bk = (b & kings).bit_count()
+        if bk and bk >= (w & kings).bit_count():
+            score += BRIDGE
+    if w & ~kings & _WHITE_BRIDGE == _WHITE_BRIDGE and b & ~kings:
+        wk = (w & kings).bit_count()
+        if wk and wk >= (b & kings).bit_count():
+            score -= BRIDGE
     # Trapped kings. On a board with a ghost square after every eight (bit i + i // 8
     # for square i + 1) every diagonal step is a plain shift: +4 and +5 towards 32, -4
     # and -5 back, and a step off the board lands on a ghost bit or outside, never on a
