@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules import movegen  # noqa: E402
 from rules.engine.egdb import Material, boards_of, index_of, size_of  # noqa: E402
-from rules.engine.evaluation import BRIDGE, endgame_knowledge, evaluate_boards  # noqa: E402
+from rules.engine.evaluation import bridge_term, endgame_knowledge, evaluate_boards  # noqa: E402
 from rules.squares import bit  # noqa: E402
 
 #: The bridge squares from the tables' side (the side to move plays Black's way).
@@ -160,18 +160,6 @@ def bridge_samples(table, material: Material, per: int, rng: random.Random,
     return out
 
 
-def bridge_term(s: Sample) -> int:
-    """The bridge term of the evaluation in ``s``, from the side to move's view."""
-    men = ~s.kings
-    own_kings, opp_kings = (s.own & s.kings).bit_count(), (s.opp & s.kings).bit_count()
-    term = 0
-    if s.own & men & OWN_BRIDGE == OWN_BRIDGE and s.opp & men and own_kings >= max(opp_kings, 1):
-        term += BRIDGE
-    if s.opp & men & OPP_BRIDGE == OPP_BRIDGE and s.own & men and opp_kings >= max(own_kings, 1):
-        term -= BRIDGE
-    return term
-
-
 def measure_bridge(tables: dict[Material, object], per: int,
                    seed: int = 1) -> dict[Material, tuple[float, float, int]]:
     """Per material where the bridge counts: (with, without the bridge term, pairs) over
@@ -187,7 +175,8 @@ def measure_bridge(tables: dict[Material, object], per: int,
         samples = held + quiet_samples(table, material, per, rng)
         with_ = [(s.value, evaluate_boards(s.own, s.opp, s.kings, True, s.mobility))
                  for s in samples]
-        without = [(value, score - bridge_term(s)) for (value, score), s in zip(with_, samples)]
+        without = [(value, score - bridge_term(s.own, s.opp, s.kings, True))
+                   for (value, score), s in zip(with_, samples)]
         right, pairs = concordance(with_)
         if pairs:
             out[material] = (right / pairs, concordance(without)[0] / pairs, pairs)

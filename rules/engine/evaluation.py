@@ -19,10 +19,10 @@ A man is worth 100 and a king 135. On top of material the evaluation knows:
   puts the king where it is jumped at once; the first- and second-position technique
   squeezes the defending king until it is), and the bridge held with a king against
   men (Black's men on 1 and 3, White's on 30 and 32: the other side's men cannot crown
-  past it). The weights were fitted on positions of the
-  endgame databases (won ranked above drawn, drawn above lost, within each material:
-  ``bench/evaluation.py``); a penalty for men with no safe step ranked the tables'
-  positions better still but lost drawn problems, and was left out (docs/engine.md).
+  past it). The weights were fitted on positions of the endgame databases (won ranked
+  above drawn, drawn above lost, within each material: ``bench/evaluation.py``); a
+  penalty for men with no safe step ranked the tables' positions better still but lost
+  drawn problems, and was left out (docs/engine.md).
 * **Driving the lone king**: in won endgames the stronger side's kings walk towards the
   weaker side's pieces, and the weaker side's kings are better off in a double corner
   (1 and 5, or 28 and 32), where they are hardest to trap; the search then finds the
@@ -223,6 +223,42 @@ def _drive(strong_kings: int, weak: int, weak_kings: int) -> int:
     return -DRIVE * distance - DOUBLE_CORNER_BONUS * (weak_kings & _DOUBLE_CORNERS).bit_count()
 
 
+def _bridge(b: int, w: int, kings: int) -> int:
+    """The bridge term from Black's view (see :func:`bridge_term`)."""
+    # The other side's men cannot crown past the bridge while a king keeps the tempo
+    # moves, so the men on it never have to leave. The square tables pay for advanced
+    # men, and so scored the bridge below an advanced pair. Against more kings than its
+    # own it is worth far less (the six-piece tables agree).
+    score = 0
+    if b & ~kings & _BLACK_BRIDGE == _BLACK_BRIDGE and w & ~kings:
+        bk = (b & kings).bit_count()
+        if bk and bk >= (w & kings).bit_count():
+            score += BRIDGE
+    if w & ~kings & _WHITE_BRIDGE == _WHITE_BRIDGE and b & ~kings:
+        wk = (w & kings).bit_count()
+        if wk and wk >= (b & kings).bit_count():
+            score -= BRIDGE
+    return score
+
+
+def bridge_term(own: int, opp: int, kings: int, black: bool) -> int:
+    """The part of :func:`endgame_knowledge` the bridge gives, from the side to move's
+    view: ``BRIDGE`` for men on its bridge squares (1 and 3 for Black, 30 and 32 for
+    White) with a king and no fewer kings than the other side, which has men; minus the
+    same for the other side's bridge.
+
+    >>> from rules.position import Position
+    >>> p = Position.from_fen("B:W13,20,26:B1,3,K5")  # won; with 3 on 7 instead, drawn
+    >>> bridge_term(p.black, p.white, p.kings, True) == BRIDGE
+    True
+    """
+    if (own | opp).bit_count() > 8:
+        return 0
+    b, w = (own, opp) if black else (opp, own)
+    score = _bridge(b, w, kings)
+    return score if black else -score
+
+
 def _knowledge(b: int, w: int, kings: int, black: bool) -> int:
     """The endgame knowledge from Black's view (see :func:`endgame_knowledge`)."""
     # The move: with Black to move, an odd count in Black's system (see evaluate_boards).
@@ -232,18 +268,7 @@ def _knowledge(b: int, w: int, kings: int, black: bool) -> int:
         score = -ENDING_MOVE if ((b | w) & ODD_ROWS).bit_count() & 1 else ENDING_MOVE
     if not kings:
         return score
-    # The bridge: the other side's men cannot crown past it while the king keeps the
-    # tempo moves, so the men on it never have to leave. The square tables pay for
-    # advanced men, and so scored the bridge below an advanced pair.
-    # Against more kings than its own the bridge is worth far less (the tables agree).
-    if b & ~kings & _BLACK_BRIDGE == _BLACK_BRIDGE and w & ~kings:
-        bk = (b & kings).bit_count()
-        if bk and bk >= (w & kings).bit_count():
-            score += BRIDGE
-    if w & ~kings & _WHITE_BRIDGE == _WHITE_BRIDGE and b & ~kings:
-        wk = (w & kings).bit_count()
-        if wk and wk >= (b & kings).bit_count():
-            score -= BRIDGE
+    score += _bridge(b, w, kings)
     # Trapped kings. On a board with a ghost square after every eight (bit i + i // 8
     # for square i + 1) every diagonal step is a plain shift: +4 and +5 towards 32, -4
     # and -5 back, and a step off the board lands on a ghost bit or outside, never on a
@@ -373,4 +398,5 @@ def evaluate(position: Position) -> int:
     return evaluate_boards(own, opp, position.kings, black, mobility)
 
 
-__all__ = ["KING_VALUE", "MAN_VALUE", "evaluate", "evaluate_boards", "phase_of"]
+__all__ = ["BRIDGE", "KING_VALUE", "MAN_VALUE", "bridge_term", "endgame_knowledge", "evaluate",
+           "evaluate_boards", "phase_of"]
