@@ -136,11 +136,12 @@ def pieces_range(text: str) -> tuple[int, int]:
 
 
 #: A line of ``--progress``: ``[12/1030] 1000 ms lpc #3 solved: stated 0-1, reached 0-1
-#: (no-moves, 67 plies, 5 s)``.
+#: (no-moves, 67 plies, 5 s)``; a game cut off by the ply limit ends ``(200 plies, 200
+#: plies, 150 s)``.
 _PROGRESS = re.compile(
     r"\[\d+/\d+\] (?P<limit>\d+) (?P<unit>ms|nodes) (?P<file>\S+) #(?P<number>\d+) "
     r"(?:solved|FAILED): stated (?P<stated>\S+), reached (?P<reached>\S+) "
-    r"\((?P<reason>[\w-]+), (?P<plies>\d+) plies, (?P<seconds>\d+) s\)")
+    r"\((?P<reason>[^,()]+), (?P<plies>\d+) plies, (?P<seconds>\d+) s\)")
 #: Longer than any line ``--progress`` writes: a log is read a bounded line at a time.
 _LINE_LIMIT = 1024
 

@@ -89,13 +89,16 @@ def test_a_stopped_run_is_finished_from_its_progress_log(
     for i, p in enumerate(beginner[1:]):
         reached = "1/2-1/2" if p.number == 13 else p.result
         mark = "solved" if reached == p.result else "FAILED"
+        # A game stopped by the ply limit says so in place of the ending's name.
+        ending = "200 plies, 200" if p.number == 13 else "repetition, 40"
         lines.append(f"[{i + 1}/58] 50 ms {p.file} #{p.number} {mark}: stated {p.result}, "
-                     f"reached {reached} (repetition, 40 plies, 2 s)")
+                     f"reached {reached} ({ending} plies, 2 s)")
     log = tmp_path / "run.log"
     log.write_text("\n".join(lines) + "\n")
     found = problems.read_log(log, beginner, "ms")
     assert len(found) == 57 and (beginner[0], 50) not in found
     assert found[beginner[2], 50].plies == 40
+    assert next(o for o in found.values() if o.problem.number == 13).reason == "200 plies"
 
     first = beginner[0]
     assert problems.main(["--files", "beginner", "--movetime", "50", "--jobs", "1",
