@@ -82,7 +82,7 @@ def test_a_stopped_run_is_finished_from_its_progress_log(
     problems = importlib.import_module("bench.problems")
     beginner = problems.load(shared_data / "problems", ["beginner"])
     # A log of every beginner problem but the first, as --progress writes it, among lines
-    # a stopped run leaves too (a warning, a report of another time and unit).
+    # a stopped run leaves too (a traceback, a report in another unit).
     lines = ["Traceback (most recent call last):", "KeyboardInterrupt",
              "[1/58] 16000 nodes beginner #13 FAILED: stated 0-1, reached 1/2-1/2 "
              "(repetition, 9 plies, 0 s)"]
