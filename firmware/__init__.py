@@ -9,7 +9,9 @@ Layers, lowest first; a package may import the ones before it, never one after i
   (printed score sheets) and :mod:`firmware.diagram` (the board as SVG): pure libraries
   over :mod:`rules`.
 * :mod:`firmware.egdb`: the engine's endgame databases as files (shipped, or built by
-  ``crownhead egdb build`` into the state directory) and the probe loaded from them.
+  ``crownhead egdb build`` into the state directory) and the probe loaded from them;
+  :mod:`firmware.pages`: what the board's page and the hall's page share (the page
+  shell and the security headers of every answer).
 * :mod:`firmware.tracking`: the tracker, its turn table, huffing, the controller.
 * :mod:`firmware.referee`: tournament refereeing on top of the tracker.
 * :mod:`firmware.app`: the main loop, modes, LED policy, players, opening the hardware.
@@ -38,7 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("files",),
     ("events", "config"),
     ("storage", "sheets", "diagram"),
-    ("egdb",),
+    ("egdb", "pages"),
     ("tracking",),
     ("referee",),
     ("app",),

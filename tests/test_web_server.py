@@ -817,3 +817,47 @@ def test_the_hub_says_when_the_main_loop_must_step() -> None:
     assert woken == ["board"] * 4 and hub.next_deadline(0) == 0
     assert len(hub.receive(8)) == 1  # the burst spent: the next line in 100 ms
     assert hub.next_deadline(0) == 100
+
+
+# -- one page shell and one policy for the board's page and the hall ----------------------
+
+
+def test_the_handlers_live_at_module_level() -> None:
+    # A handler nested in WebServer.asgi is rebuilt at each call and cannot be read,
+    # tested or reused on its own; the routes are the module's.
+    import ast
+    import inspect
+    import textwrap
+
+    from firmware.web import server
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(server.WebServer.asgi)))
+    nested = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    assert nested == ["asgi"]
+    assert {route.path for route in server._ROUTES} >= {"/", "/ws", "/api/status", "/api/login"}
+
+
+def test_the_board_page_and_the_hall_share_one_shell_and_one_policy(board: LiveBoard) -> None:
+    from firmware.hall.hall import Hall, HallServer
+    from firmware.hall.hall import page_html as hall_page
+    from firmware.pages import SECURITY_HEADERS, fill_shell
+    from firmware.web.server import page_html
+
+    hall = HallServer(Hall("club"), "127.0.0.1", 0)
+    hall.start()
+    try:
+        host, port = hall.address
+        _s, hall_headers, _b = request(f"http://{host}:{port}/")
+    finally:
+        hall.close()
+    _s, board_headers, _b = board.get("/")
+    for name, value in SECURITY_HEADERS.items():
+        assert board_headers[name.lower()] == value and hall_headers[name.lower()] == value, name
+    # Both shells are filled by the one function: the same board and templates.
+    filled = fill_shell("<!--BOARD-->|<!--FLIPPED-->|<!--TEMPLATES-->").split("|")
+    for page in (hall_page(), page_html()):
+        assert all(part in page for part in filled)
+    # Nothing else in the code spells out a policy of its own.
+    repo = Path(__file__).resolve().parents[1] / "firmware"
+    spelled = [str(p.relative_to(repo)) for p in repo.rglob("*.py") if "default-src" in p.read_text(encoding="utf-8")]
+    assert spelled == ["pages/__init__.py"]

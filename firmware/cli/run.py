@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.app.application import MODES, App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
@@ -28,7 +28,6 @@ from firmware.egdb import default_dir as default_egdb_dir
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.files import int_argument
 from firmware.link.host import PLAYS, Link, LinkConfig, open_link
-from firmware.web.server import WebServer
 from firmware.web.settings import WebConfig
 from firmware.cli._hall import add_hall_arguments, hall_from_args
 from firmware.hall.board import BoardPublisher, app_state
@@ -52,6 +51,9 @@ from hal.clock import Clock, MonotonicClock, VirtualClock
 from hal.errors import HardwareError
 from rules import BLACK, WHITE, Color
 from sim.board import SimError
+
+if TYPE_CHECKING:  # the server (Starlette) is loaded only when the page is asked for
+    from firmware.web.server import WebServer
 
 __all__ = ["register", "run"]
 
@@ -346,7 +348,7 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
         return None
     from firmware.web.auth import stored_pin
     from firmware.web.bridge import PageHub, WebLink
-    from firmware.web.server import ServerError
+    from firmware.web.server import ServerError, WebServer
     from firmware.web.settings import is_loopback, parse_listen
 
     host, port = parse_listen(web.listen)

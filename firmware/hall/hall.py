@@ -30,7 +30,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from firmware.diagram import board_svg, component_templates
+from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.hall.standings import Standings, standings_file
 from firmware.hall.topics import ROOT, BrokerUrl, check_name
 
@@ -229,17 +229,10 @@ def _asset(*path: str) -> bytes:
 
 
 def page_html() -> str:
-    """The hall page: its shell with the board drawn by :func:`~firmware.diagram.board_svg`
-    for the full view and the pieces and role marks the board component draws with (the
-    same as the board's own page, ``firmware.web.server.page_html``)."""
-    shell = _asset("hall", "hall.html").decode("utf-8")
-    board = board_svg(None, size=None, title="The board")
-    flipped = board_svg(None, size=None, flipped=True, title="The board, White's side at the top")
-    return (
-        shell.replace("<!--BOARD-->", board)
-        .replace("<!--FLIPPED-->", flipped)
-        .replace("<!--TEMPLATES-->", component_templates())
-    )
+    """The hall page: its shell with the board drawn for the full view and the pieces and
+    role marks the board component draws with (the same shell filling as the board's own
+    page: :func:`firmware.pages.fill_shell`)."""
+    return fill_shell(_asset("hall", "hall.html").decode("utf-8"))
 
 
 #: What the page loads besides itself: its script and the board's page component.
@@ -247,10 +240,6 @@ _SCRIPTS = {
     "/static/hall.js": ("hall", "hall.js"),
     "/static/board.js": ("web", "static", "board.js"),
 }
-_CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-)
 
 
 class HallServer:
@@ -272,12 +261,9 @@ class HallServer:
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
-                self.send_header("X-Content-Type-Options", "nosniff")
-                self.send_header("Content-Security-Policy", _CSP)
-                self.send_header("X-Frame-Options", "DENY")
-                self.send_header("Referrer-Policy", "no-referrer")
-                if "Cache-Control" not in (extra or {}):
-                    self.send_header("Cache-Control", "no-store")
+                for k, v in SECURITY_HEADERS.items():
+                    if k not in (extra or {}):
+                        self.send_header(k, v)
                 for k, v in (extra or {}).items():
                     self.send_header(k, v)
                 self.end_headers()

@@ -32,7 +32,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from firmware.diagram import board_svg, component_templates
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from firmware.diagram import board_svg
+from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import is_loopback
@@ -55,18 +64,6 @@ PAGE_BURST = 20
 WS_MAX_SIZE = 16 * 1024
 _GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,80}")
 
-_SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-    "Cache-Control": "no-store",
-}
-
-
 class ServerError(RuntimeError):
     """The server cannot start (the address is taken, not this machine's...)."""
 
@@ -78,14 +75,7 @@ def _static(name: str) -> bytes:
 def page_html(colours: dict[str, tuple[int, int, int]] | None = None) -> str:
     """The page: the HTML shell with the board drawn by :func:`~firmware.diagram.board_svg`
     and, in ``<template>`` elements, every piece and role mark the script draws with."""
-    shell = _static("index.html").decode("utf-8")
-    board = board_svg(None, size=None, title="The board")
-    flipped = board_svg(None, size=None, flipped=True, title="The board, White's side at the top")
-    return (
-        shell.replace("<!--BOARD-->", board)
-        .replace("<!--FLIPPED-->", flipped)
-        .replace("<!--TEMPLATES-->", component_templates(colours))
-    )
+    return fill_shell(_static("index.html").decode("utf-8"), colours)
 
 
 class WebServer:
@@ -326,210 +316,12 @@ class WebServer:
 
     # -- the application -------------------------------------------------------------
 
-    def asgi(self) -> Any:
-        from starlette.applications import Starlette
-        from starlette.middleware import Middleware
-        from starlette.responses import JSONResponse, PlainTextResponse, Response
-        from starlette.routing import Route, WebSocketRoute
-        from starlette.websockets import WebSocket, WebSocketDisconnect
-
-        server = self
-
-        class Guard:
-            """Host check and security headers on every HTTP answer."""
-
-            def __init__(self, app: Any) -> None:
-                self.app = app
-
-            async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-                if scope["type"] not in ("http", "websocket"):
-                    await self.app(scope, receive, send)
-                    return
-                headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-                if not server._host_ok(headers):
-                    if scope["type"] == "http":
-                        await PlainTextResponse("unknown host", status_code=421)(scope, receive, send)
-                    else:
-                        await send({"type": "websocket.close", "code": 1008})
-                    return
-                if scope["type"] == "websocket":
-                    await self.app(scope, receive, send)
-                    return
-
-                async def send_with_headers(message: Any) -> None:
-                    if message["type"] == "http.response.start":
-                        extra = [(k.lower().encode(), v.encode()) for k, v in _SECURITY_HEADERS.items()]
-                        message = {**message, "headers": list(message.get("headers", [])) + extra}
-                    await send(message)
-
-                await self.app(scope, receive, send_with_headers)
-
-        def forbidden() -> Response:
-            return JSONResponse({"error": "forbidden", "message": "log in with the board's PIN first"}, status_code=403)
-
-        async def index(request: Any) -> Response:
-            return Response(server._page, media_type="text/html; charset=utf-8")
-
-        async def static(request: Any) -> Response:
-            name = request.path_params["name"]
-            types = {"app.js": "text/javascript; charset=utf-8", "style.css": "text/css; charset=utf-8", "board.js": "text/javascript; charset=utf-8"}
-            if name not in types:
-                return PlainTextResponse("not found", status_code=404)
-            return Response(_static(name), media_type=types[name])
-
-        async def me(request: Any) -> Response:
-            return JSONResponse({"view": server.may_view(request), "control": server.may_control(request),
-                                 "login": server.gate is not None})
-
-        async def login(request: Any) -> Response:
-            if server.gate is None:
-                return JSONResponse({"ok": True, "message": "no PIN is needed here"})
-            if not server._origin_ok(request.headers):
-                return JSONResponse({"error": "forbidden", "message": "a login from another site's page"}, status_code=403)
-            # Read at most a little more than a PIN needs, whatever the sender claims or sends.
-            body = b""
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > 1024:
-                    return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
-            pin = ""
-            try:
-                data = json.loads(body.decode("utf-8")) if body else {}
-                if isinstance(data, dict) and isinstance(data.get("pin"), str):
-                    pin = data["pin"]
-            except (ValueError, UnicodeDecodeError):
-                return JSONResponse({"error": "bad-request", "message": 'send {"pin": "..."}'}, status_code=400)
-            client = request.client.host if request.client else "?"
-            verdict, value = server.gate.login(client, pin)
-            if verdict == "wait":
-                return JSONResponse({"error": "too-many-tries", "message": f"too many wrong PINs: try again in {value} s"},
-                                    status_code=429, headers={"Retry-After": str(value)})
-            if verdict == "wrong":
-                return JSONResponse({"error": "wrong-pin", "message": "wrong PIN"}, status_code=403)
-            response = JSONResponse({"ok": True})
-            response.set_cookie(COOKIE, str(value), max_age=SESSION_MS // 1000, httponly=True, samesite="strict", path="/")
-            return response
-
-        async def logout(request: Any) -> Response:
-            if server.gate is not None and server._origin_ok(request.headers):
-                server.gate.logout(request.cookies.get(COOKIE))
-            response = JSONResponse({"ok": True})
-            response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
-            return response
-
-        async def ask(what: str) -> Response:
-            future = server.hub.ask(what)
-            if future is None:
-                return JSONResponse({"error": "busy", "message": "too many questions waiting"}, status_code=503)
-            try:
-                answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=3)
-            except TimeoutError:
-                return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
-            except Exception:  # noqa: BLE001 - logged by the link
-                return JSONResponse({"error": "internal", "message": "the board could not answer"}, status_code=500)
-            return JSONResponse(answer)
-
-        async def state(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            return await ask("state")
-
-        async def status(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            response = await ask("status")
-            if response.status_code != 200:
-                return response
-            data = json.loads(bytes(response.body))
-            data["config"] = server.config_view()
-            data["selftest"] = server.selftest_view()
-            data["web"] = {"listen": f"{server.host}:{server.port}", "public_view": server.public_view,
-                           "pin": "set" if server.pin else "none", "pages": server.hub.pages}
-            return JSONResponse(data)
-
-        def games(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            return JSONResponse({"games": server.games_list()})
-
-        def game(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            found = server.game_file(request.path_params["id"])
-            if found is None:
-                return JSONResponse({"error": "not-found", "message": "no such game"}, status_code=404)
-            return JSONResponse(server.game_json(found))
-
-        def game_pdn(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            found = server.game_file(request.path_params["id"])
-            if found is None:
-                return PlainTextResponse("no such game", status_code=404)
-            return Response(found.read_bytes(), media_type="application/x-chess-pdn",
-                            headers={"Content-Disposition": f'attachment; filename="{found.name}"'})
-
-        def game_sheet(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            found = server.game_file(request.path_params["id"])
-            if found is None:
-                return PlainTextResponse("no such game", status_code=404)
-            paper = request.query_params.get("paper", "letter")
-            if paper not in ("letter", "a4"):
-                return PlainTextResponse("paper is letter or a4", status_code=400)
-            from firmware.sheets.files import SheetError, sheets_from_pdn
-
-            try:
-                pdf, _problems = sheets_from_pdn(found.read_text(encoding="utf-8"), found.name, game=1, paper=paper)
-            except (SheetError, OSError, UnicodeDecodeError) as exc:
-                return PlainTextResponse(f"no sheet: {exc}", status_code=422)
-            return Response(pdf, media_type="application/pdf",
-                            headers={"Content-Disposition": f'attachment; filename="{found.stem}.pdf"'})
-
-        def all_pdn(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            text = server.store.export() if server.store is not None else ""
-            return Response(text.encode("utf-8"), media_type="application/x-chess-pdn",
-                            headers={"Content-Disposition": 'attachment; filename="crownhead-games.pdn"'})
-
-        def diagram(request: Any) -> Response:
-            if not server.may_view(request):
-                return forbidden()
-            from rules import Position
-            from rules.variants import numeric_fen
-
-            fen = request.query_params.get("fen", "")
-            if len(fen) > 400:
-                return PlainTextResponse("bad FEN: too long", status_code=400)
-            flip = request.query_params.get("flip", "") in ("1", "true")
-            try:
-                position = Position.from_fen(numeric_fen(fen)) if fen else Position.start()
-            except ValueError as exc:
-                return PlainTextResponse(f"bad FEN: {exc}", status_code=400)
-            return Response(board_svg(position, flipped=flip), media_type="image/svg+xml")
-
-        async def ws(websocket: WebSocket) -> None:
-            await server._socket_session(websocket, WebSocketDisconnect)
-
-        routes = [
-            Route("/", index),
-            Route("/static/{name}", static),
-            Route("/api/me", me),
-            Route("/api/login", login, methods=["POST"]),
-            Route("/api/logout", logout, methods=["POST"]),
-            Route("/api/state", state),
-            Route("/api/status", status),
-            Route("/api/games", games),
-            Route("/api/games.pdn", all_pdn),
-            Route("/api/games/{id}.pdn", game_pdn),
-            Route("/api/games/{id}.pdf", game_sheet),
-            Route("/api/games/{id}", game),
-            Route("/api/diagram.svg", diagram),
-            WebSocketRoute("/ws", ws),
-        ]
-        return Starlette(routes=routes, middleware=[Middleware(Guard)])
+    def asgi(self) -> Starlette:
+        """The ASGI application: the routes below, behind :class:`_Guard`; every handler
+        finds this server as ``request.app.state.server``."""
+        app = Starlette(routes=_ROUTES, middleware=[Middleware(_Guard, server=self)])
+        app.state.server = self
+        return app
 
     async def _socket_session(self, websocket: Any, disconnected: type[Exception]) -> None:
         headers = websocket.headers
@@ -675,6 +467,246 @@ class WebServer:
                     values["pin"] = "(set)"
                 out[name] = values
         return out
+
+
+# -- the application: every route's handler (the server is ``request.app.state.server``) --
+
+
+def _server(request: HTTPConnection) -> WebServer:
+    server: WebServer = request.app.state.server
+    return server
+
+
+class _Guard:
+    """Host check and security headers on every HTTP answer."""
+
+    def __init__(self, app: ASGIApp, server: WebServer) -> None:
+        self.app = app
+        self.server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if not self.server._host_ok(headers):
+            if scope["type"] == "http":
+                await PlainTextResponse("unknown host", status_code=421)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] == "websocket":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message = {**message, "headers": list(message.get("headers", [])) + extra}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _forbidden() -> Response:
+    return JSONResponse({"error": "forbidden", "message": "log in with the board's PIN first"}, status_code=403)
+
+
+async def _index(request: Request) -> Response:
+    return Response(_server(request)._page, media_type="text/html; charset=utf-8")
+
+
+_STATIC_TYPES = {
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+    "board.js": "text/javascript; charset=utf-8",
+}
+
+
+async def _static_file(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in _STATIC_TYPES:
+        return PlainTextResponse("not found", status_code=404)
+    return Response(_static(name), media_type=_STATIC_TYPES[name])
+
+
+async def _me(request: Request) -> Response:
+    server = _server(request)
+    return JSONResponse({"view": server.may_view(request), "control": server.may_control(request),
+                         "login": server.gate is not None})
+
+
+async def _login(request: Request) -> Response:
+    server = _server(request)
+    if server.gate is None:
+        return JSONResponse({"ok": True, "message": "no PIN is needed here"})
+    if not server._origin_ok(request.headers):
+        return JSONResponse({"error": "forbidden", "message": "a login from another site's page"}, status_code=403)
+    # Read at most a little more than a PIN needs, whatever the sender claims or sends.
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > 1024:
+            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
+    pin = ""
+    try:
+        data = json.loads(body.decode("utf-8")) if body else {}
+        if isinstance(data, dict) and isinstance(data.get("pin"), str):
+            pin = data["pin"]
+    except (ValueError, UnicodeDecodeError):
+        return JSONResponse({"error": "bad-request", "message": 'send {"pin": "..."}'}, status_code=400)
+    client = request.client.host if request.client else "?"
+    verdict, value = server.gate.login(client, pin)
+    if verdict == "wait":
+        return JSONResponse({"error": "too-many-tries", "message": f"too many wrong PINs: try again in {value} s"},
+                            status_code=429, headers={"Retry-After": str(value)})
+    if verdict == "wrong":
+        return JSONResponse({"error": "wrong-pin", "message": "wrong PIN"}, status_code=403)
+    response = JSONResponse({"ok": True})
+    response.set_cookie(COOKIE, str(value), max_age=SESSION_MS // 1000, httponly=True, samesite="strict", path="/")
+    return response
+
+
+async def _logout(request: Request) -> Response:
+    server = _server(request)
+    if server.gate is not None and server._origin_ok(request.headers):
+        server.gate.logout(request.cookies.get(COOKIE))
+    response = JSONResponse({"ok": True})
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    return response
+
+
+async def _ask(server: WebServer, what: str) -> Response:
+    """The main loop's answer to ``what`` (in its next step: 3 s at most, else 503)."""
+    future = server.hub.ask(what)
+    if future is None:
+        return JSONResponse({"error": "busy", "message": "too many questions waiting"}, status_code=503)
+    try:
+        answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=3)
+    except TimeoutError:
+        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+    except Exception:  # noqa: BLE001 - logged by the link
+        return JSONResponse({"error": "internal", "message": "the board could not answer"}, status_code=500)
+    return JSONResponse(answer)
+
+
+async def _state(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    return await _ask(server, "state")
+
+
+async def _status(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    response = await _ask(server, "status")
+    if response.status_code != 200:
+        return response
+    data = json.loads(bytes(response.body))
+    data["config"] = server.config_view()
+    data["selftest"] = server.selftest_view()
+    data["web"] = {"listen": f"{server.host}:{server.port}", "public_view": server.public_view,
+                   "pin": "set" if server.pin else "none", "pages": server.hub.pages}
+    return JSONResponse(data)
+
+
+def _games(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    return JSONResponse({"games": server.games_list()})
+
+
+def _game(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    found = server.game_file(request.path_params["id"])
+    if found is None:
+        return JSONResponse({"error": "not-found", "message": "no such game"}, status_code=404)
+    return JSONResponse(server.game_json(found))
+
+
+def _game_pdn(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    found = server.game_file(request.path_params["id"])
+    if found is None:
+        return PlainTextResponse("no such game", status_code=404)
+    return Response(found.read_bytes(), media_type="application/x-chess-pdn",
+                    headers={"Content-Disposition": f'attachment; filename="{found.name}"'})
+
+
+def _game_sheet(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    found = server.game_file(request.path_params["id"])
+    if found is None:
+        return PlainTextResponse("no such game", status_code=404)
+    paper = request.query_params.get("paper", "letter")
+    if paper not in ("letter", "a4"):
+        return PlainTextResponse("paper is letter or a4", status_code=400)
+    from firmware.sheets.files import SheetError, sheets_from_pdn
+
+    try:
+        pdf, _problems = sheets_from_pdn(found.read_text(encoding="utf-8"), found.name, game=1, paper=paper)
+    except (SheetError, OSError, UnicodeDecodeError) as exc:
+        return PlainTextResponse(f"no sheet: {exc}", status_code=422)
+    return Response(pdf, media_type="application/pdf",
+                    headers={"Content-Disposition": f'attachment; filename="{found.stem}.pdf"'})
+
+
+def _all_pdn(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    text = server.store.export() if server.store is not None else ""
+    return Response(text.encode("utf-8"), media_type="application/x-chess-pdn",
+                    headers={"Content-Disposition": 'attachment; filename="crownhead-games.pdn"'})
+
+
+def _diagram(request: Request) -> Response:
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    from rules import Position
+    from rules.variants import numeric_fen
+
+    fen = request.query_params.get("fen", "")
+    if len(fen) > 400:
+        return PlainTextResponse("bad FEN: too long", status_code=400)
+    flip = request.query_params.get("flip", "") in ("1", "true")
+    try:
+        position = Position.from_fen(numeric_fen(fen)) if fen else Position.start()
+    except ValueError as exc:
+        return PlainTextResponse(f"bad FEN: {exc}", status_code=400)
+    return Response(board_svg(position, flipped=flip), media_type="image/svg+xml")
+
+
+async def _ws(websocket: WebSocket) -> None:
+    await _server(websocket)._socket_session(websocket, WebSocketDisconnect)
+
+
+_ROUTES = [
+    Route("/", _index),
+    Route("/static/{name}", _static_file),
+    Route("/api/me", _me),
+    Route("/api/login", _login, methods=["POST"]),
+    Route("/api/logout", _logout, methods=["POST"]),
+    Route("/api/state", _state),
+    Route("/api/status", _status),
+    Route("/api/games", _games),
+    Route("/api/games.pdn", _all_pdn),
+    Route("/api/games/{id}.pdn", _game_pdn),
+    Route("/api/games/{id}.pdf", _game_sheet),
+    Route("/api/games/{id}", _game),
+    Route("/api/diagram.svg", _diagram),
+    WebSocketRoute("/ws", _ws),
+]
 
 
 def _quiet_server(config: Any) -> Any:
