@@ -85,8 +85,24 @@ def test_unit_is_hardened_yet_keeps_gpio_spi_serial_and_the_network() -> None:
     assert all(entry.split()[1] == "rw" for entry in values["DeviceAllow"])
     # The web page and MQTT need IP; the journal needs Unix sockets.
     assert set(values["RestrictAddressFamilies"][0].split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
-    assert values["SupplementaryGroups"] == ["gpio spi dialout"]
+    assert values["SupplementaryGroups"] == ["gpio spi i2c dialout"]
     assert "PrivateDevices" not in values and "PrivateNetwork" not in values
+
+
+def test_the_display_is_reachable_under_the_service() -> None:
+    """The OLED is /dev/i2c-1: group i2c, device group "i2c" in /proc/devices. Without
+    both the display is dead under the unit however it is wired."""
+    values = unit_lines()
+    assert "i2c" in values["SupplementaryGroups"][0].split()
+    assert "char-i2c rw" in values["DeviceAllow"]
+    groups = set(values["SupplementaryGroups"][0].split())
+    # Every usermod the docs give puts the user in exactly the unit's groups: someone who
+    # runs `crownhead sensors` as the service user must see what the service sees.
+    for doc in ("install.md", "hardware.md"):
+        lines = re.findall(r"usermod -aG (\S+) crownhead", (REPO / "docs" / doc).read_text())
+        assert lines, doc
+        for line in lines:
+            assert set(line.split(",")) == groups, (doc, line)
 
 
 def _offline_security_score() -> float | None:
