@@ -13,6 +13,7 @@ from firmware.app.application import AppSettings
 from firmware.referee.clock import TimeControl
 from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands
+from rules import BLACK
 from rules.pdn import read_games
 from helpers.rig import Rig
 
@@ -93,3 +94,39 @@ def test_run_keeps_a_clock_in_a_two_player_game(tmp_path: Path) -> None:
     clocks = [e for e in map(json.loads, done.stdout.splitlines()) if e["event"] == "clock"]
     assert [c["running"] for c in clocks] == ["", "black", "white"]
     assert clocks[-1]["black"] == 300_000 - 1_300 + 5_000  # the move's time, then the increment
+
+
+def test_a_taken_back_move_gives_back_its_increment_but_not_the_time_spent(tmp_path: Path) -> None:
+    rig = clocked(tmp_path, "10+2")
+    rig.do("11-15")  # Black's 330 ms, then 2 s added
+    assert rig.app.clock_state(rig.clock.now_ms())[0] == 10_000 - 300 + 2_000
+    rig.do("t", wait=0)  # taken back: Black to move again, White's second stays spent
+    rig.follow()  # the man goes back to 11
+    black, white, running, _paused, _flag = rig.app.clock_state(rig.clock.now_ms())
+    assert running == "black" and white == 10_000 - 670 and black < 10_000 - 300
+    rig.do("9-13")
+    assert [m.pdn() for m in rig.app.game.moves] == ["9-13"]
+    assert rig.app.board_clock is not None
+    assert rig.app.board_clock.clock.moves(BLACK) == 1
+    # Every millisecond Black's clock ran counts; the one increment is the move that stands.
+    black = rig.app.clock_state(rig.clock.now_ms())[0]
+    reports = [r for r in rig.of_kind("clock") if r["running"] in ("", "white")]
+    assert black == reports[-1]["black"] and 8_000 < black - 2_000 < 10_000 - 300
+    rig.do("t", wait=0)
+    rig.follow()
+    assert rig.app.board_clock.clock.moves(BLACK) == 0
+
+
+def test_a_taken_back_move_does_not_count_towards_the_time_control(tmp_path: Path) -> None:
+    # Two moves in 10 s, then 60 s more: the minute comes with Black's second move only.
+    rig = clocked(tmp_path, "2/10:60")
+    for _ in range(3):
+        rig.do("11-15")
+        rig.do("t", wait=0)
+        rig.follow()
+    rig.do("11-15")
+    rig.do("22-18")
+    black = rig.app.clock_state(rig.clock.now_ms())[0]
+    assert black < 10_000  # Black has made one move: no minute added yet
+    rig.do("15x22")
+    assert rig.app.clock_state(rig.clock.now_ms())[0] > 60_000

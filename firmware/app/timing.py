@@ -104,14 +104,11 @@ class BoardClock:
         return [self._report(now)]
 
     def taken_back(self, game: Game, now: int) -> list[Event]:
-        """A move taken back: the side now to move runs again (time spent stays spent)."""
+        """A move taken back: the clock as it was before the move (the increment and the
+        move's count go), but time spent stays spent; the side now to move runs again."""
         if self.clock.stopped:
             return []
-        running = self.clock.running
-        if running is not None and running is not game.turn and not self.clock.paused:
-            self.clock.pause(now)
-            self.clock.running = game.turn
-            self.clock.unpause(now)
+        self.clock.move_taken_back(game.turn, now)
         self._ply, self._turn = game.ply, game.turn
         self._save(now)
         return [self._report(now)]

@@ -281,6 +281,29 @@ class GameClock:
             self._since = now_ms
         return self._left[side]
 
+    def move_taken_back(self, side: Color, now_ms: int) -> None:
+        """``side``'s last move was taken back at ``now_ms``: the time that move added (its
+        increment, a new period's time) and its count go, the time spent stays spent (the
+        running side is charged up to ``now_ms``), and ``side``'s clock runs again.
+
+        >>> clock = GameClock(TimeControl.parse("10+2"))
+        >>> clock.start(BLACK, 0); _ = clock.move_made(BLACK, 500)
+        >>> clock.move_taken_back(BLACK, 1200)
+        >>> clock.snapshot(1200)[BLACK], clock.snapshot(1200)[WHITE], clock.moves(BLACK), str(clock.running)
+        (9500, 9300, 0, 'black')
+        """
+        running = self.running
+        if running is not None and not self.paused and not self.stopped:
+            self._left[running] -= max(0, now_ms - self._since)
+        n = self._moves[side]
+        if n > 0:
+            period = self.control.periods[self.control.period_index(n)]
+            self._left[side] -= period.increment * 1000 + self.control.added_after(n)
+            self._moves[side] = n - 1
+        if running is not None and not self.stopped:  # a clock not yet started stays so
+            self.running = side
+            self._since = now_ms
+
     def stop(self, now_ms: int) -> None:
         """Stop for good (the game is over): the running side's time is charged up to ``now_ms``."""
         if self.running is not None and not self.paused:
