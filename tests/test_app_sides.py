@@ -85,3 +85,25 @@ def test_takeback_after_a_resignation_reopens_the_game_without_taking_back_a_mov
     # The game is unfinished again: it is the current game of the store.
     current = GameStore(tmp_path).load_current()
     assert current is not None and [m for m in current.moves] == ["11-15", "22-18", "15x22"]
+
+
+def test_a_declined_draw_offer_stays_declined_after_a_takeback(tmp_path: Path) -> None:
+    # Black offers after its move; White declines by moving, then takes that move back.
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.do("b")
+    rig.do("22-18")
+    rig.do("t", wait=0)
+    rig.follow()
+    assert rig.app.game.ply == 1 and rig.app.tracker.draw_offer is None
+    rig.do("w")  # White's draw press is an offer of its own now, not an acceptance
+    assert rig.of_kind("game-over") == [] and not rig.app.game.is_over
+    assert [(e["ply"], e["side"]) for e in rig.of_kind("draw-offer")] == [(1, "black"), (1, "white")]
+    # An offer taken back with the move it followed does not come back with the move.
+    rig.do("t", wait=0)
+    rig.follow()
+    rig.do("11-15")
+    rig.do("b")
+    assert rig.of_kind("game-over") == [] and rig.app.tracker.draw_offer == (BLACK, 1)
+    rig.do("w")  # a standing offer is still accepted
+    assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]

@@ -469,7 +469,8 @@ class Tracker:
         move; a draw is agreed only when the offer and the acceptance come from known,
         different sides, so one person pressing twice never ends a game. A move standing
         complete on the board is accepted first: an offer made right after one's move is
-        about the position after it.
+        about the position after it. The next move declines it; a takeback does not bring
+        it back.
 
         >>> from rules import Game, BLACK, WHITE
         >>> tracker = Tracker(Game())
@@ -763,6 +764,9 @@ class Tracker:
 
     def _new_turn(self) -> None:
         """Forget everything about the turn in progress (after a move, takeback or new game)."""
+        # A draw offer lapses for good when the game moves on: a move declines it, and a
+        # takeback (or the last move corrected) does not bring it back with the position.
+        self._offer = None
         self._table = TurnTable(self.game.position, self.game.rules, self._rule.turn_moves(self.game))
         self._correction: TurnTable | None = None
         self._touched: int | None = None
