@@ -177,3 +177,20 @@ def test_a_capture_resets_the_count() -> None:
     game.play_text("19x28")  # a king captures: progress all the same
     assert game.quiet_plies == 0
     assert game.result == Result("1-0", "no-moves")
+
+
+def test_a_position_standing_a_third_time_is_no_claim_by_itself_as_both_docs_say() -> None:
+    from pathlib import Path
+
+    # White's 31-27 makes the position stand a third time without claiming; Black, to
+    # move, has no move of its own that repeats a position a third time (WCDF 1.32.1).
+    game = Game(Position.from_fen("B:WK32,K28:BK1"))
+    for text in ("1-5 32-27 5-1 28-32 1-6 27-31 6-1 31-26 1-5 26-31 5-1 31-27 1-5 27-31 5-1 31-27").split():
+        game.play_text(text)
+    assert game.repetitions() == 3 and game.repeating_moves() == []
+    assert game.draw_claim() is None and game.claim_draw() is None
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    for name in ("rules.md", "referee.md"):
+        text = " ".join((docs / name).read_text().split())
+        assert "A position that already stands a third time is no claim by itself" in text, name
+        assert "(or it already has)" not in text, name
