@@ -5,7 +5,8 @@ of its game in order, its alerts) and, in its :class:`~firmware.hall.standings.S
 every finished game across rounds; it is fed by :class:`HallListener` (an MQTT client in
 its own thread) and read by :class:`HallServer`, a small HTTP server for the page,
 ``/api/boards`` (JSON), ``/api/standings`` (JSON), ``/round.pdn`` (every board's game,
-one PDN file), ``/results.csv`` and ``/standings.csv``. Names and comments from boards
+one PDN file), ``/results.csv`` and ``/standings.csv``, served by Starlette on uvicorn as
+the board's own page is. Names and comments from boards
 are data: the page sets them as text, never as markup, and the CSV quotes them.
 
 The page's full view of one board is drawn by the board's own web page component
@@ -15,16 +16,17 @@ The page's full view of one board is drawn by the board's own web page component
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
 import logging
 import secrets
+import socket
 import threading
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
 
@@ -243,74 +245,200 @@ _SCRIPTS = {
 
 
 class HallServer:
-    """The hall page and its API on ``host:port`` (loopback unless told otherwise)."""
+    """The hall page and its API on ``host:port`` (loopback unless told otherwise).
+
+    Served as the board's own page is: Starlette on uvicorn, in a thread of its own with
+    its own event loop, every answer with the pages' headers (:mod:`firmware.pages`).
+    Answers that take a lock or build text (the boards, the CSV and PDN downloads) run in
+    the server's worker threads, so a slow one never holds up the others.
+    """
 
     def __init__(self, hall: Hall, host: str = "127.0.0.1", port: int = 8080) -> None:
         self.hall = hall
-        page = page_html().encode("utf-8")
-        scripts = {path: _asset(*where) for path, where in _SCRIPTS.items()}
-        token = secrets.token_hex(4)  # a hall started again is another hall to a page's cache
+        self.host, self.port = host, port
+        self.page = page_html().encode("utf-8")
+        self.scripts = {path: _asset(*where) for path, where in _SCRIPTS.items()}
+        self.token = secrets.token_hex(4)  # a hall started again is another hall to a page's cache
+        self._socket: socket.socket | None = None
+        self._server: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+        self._bind()
 
-        class Handler(BaseHTTPRequestHandler):
-            server_version = "crownhead-hall"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                log.debug("hall http: " + format, *args)
-
-            def _send(self, status: int, body: bytes, kind: str, extra: Mapping[str, str] | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                for k, v in SECURITY_HEADERS.items():
-                    if k not in (extra or {}):
-                        self.send_header(k, v)
-                for k, v in (extra or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self) -> None:
-                path = self.path.split("?", 1)[0]
-                if path in ("/", "/index.html"):
-                    self._send(200, page, "text/html; charset=utf-8")
-                elif path in scripts:
-                    self._send(200, scripts[path], "text/javascript; charset=utf-8")
-                elif path == "/api/boards":
-                    self._send(200, json.dumps(hall.boards()).encode(), "application/json")
-                elif path == "/api/standings":
-                    # The standings change a game at a time: a page asks whether they did.
-                    version, body = hall.standings.json_snapshot()
-                    tag = f'"{token}-{version}"'
-                    cache = {"ETag": tag, "Cache-Control": "no-cache"}
-                    if tag in (self.headers.get("If-None-Match") or ""):
-                        self._send(304, b"", "application/json; charset=utf-8", cache)
-                    else:
-                        self._send(200, body, "application/json; charset=utf-8", cache)
-                elif path == "/standings.csv":
-                    self._send(200, hall.standings.csv().encode(), "text/csv; charset=utf-8",
-                               {"Content-Disposition": f'attachment; filename="{hall.name}-standings.csv"'})
-                elif path == "/round.pdn":
-                    self._send(200, hall.pdn().encode(), "application/x-chess-pdn; charset=utf-8",
-                               {"Content-Disposition": f'attachment; filename="{hall.name}-round.pdn"'})
-                elif path == "/results.csv":
-                    self._send(200, hall.results_csv().encode(), "text/csv; charset=utf-8",
-                               {"Content-Disposition": f'attachment; filename="{hall.name}-results.csv"'})
-                else:
-                    self._send(404, b"not found\n", "text/plain")
-
-        self._server = ThreadingHTTPServer((host, port), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="hall-http", daemon=True)
+    def _bind(self) -> None:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError as exc:
+            sock.close()
+            raise RuntimeError(f"cannot serve the hall page on {self.host}:{self.port}: {exc.strerror or exc}") from None
+        sock.listen(128)
+        sock.setblocking(False)
+        self.port = sock.getsockname()[1]
+        self._socket = sock
 
     @property
     def address(self) -> tuple[str, int]:
-        host, port = self._server.server_address[:2]
-        return str(host), int(port)
+        return self.host, self.port
+
+    def asgi(self) -> Any:
+        """The ASGI application: the routes of :data:`_ROUTES`, the pages' headers on every
+        answer; each handler finds this server as ``request.app.state.server``."""
+        from starlette.applications import Starlette
+        from starlette.middleware import Middleware
+
+        app = Starlette(routes=_routes(), middleware=[Middleware(_Headers)])
+        app.state.server = self
+        return app
 
     def start(self) -> None:
+        """Serve in a daemon thread (the address is bound already: see the constructor)."""
+        import uvicorn
+
+        config = uvicorn.Config(
+            self.asgi(),
+            lifespan="off",
+            log_level="warning",
+            access_log=False,
+            server_header=False,
+            proxy_headers=False,
+            limit_concurrency=LIMIT_CONNECTIONS,
+            timeout_keep_alive=5,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, name="hall-http", daemon=True)
         self._thread.start()
+        if not self._started.wait(10):
+            raise RuntimeError("the hall page's server did not start in 10 s")
+        if self._error is not None:
+            raise RuntimeError(f"the hall page's server failed: {self._error}")
+
+    def _run(self) -> None:
+        async def serve() -> None:
+            self._loop = asyncio.get_running_loop()
+            self._started.set()
+            assert self._socket is not None
+            await self._server.serve(sockets=[self._socket])
+
+        try:
+            asyncio.run(serve())
+        except BaseException as exc:  # noqa: BLE001 - reported to start() or logged
+            self._error = exc
+            self._started.set()
+            log.exception("hall: the page's server stopped")
 
     def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        """Stop serving (idempotent)."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
 
+
+#: Connections served at once; more are answered 503.
+LIMIT_CONNECTIONS = 256
+
+
+class _Headers:
+    """The pages' headers (:data:`firmware.pages.SECURITY_HEADERS`) on every answer; an
+    answer's own ``Cache-Control`` stands."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()
+                            if k.lower().encode() not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _server(request: Any) -> HallServer:
+    server: HallServer = request.app.state.server
+    return server
+
+
+def _attachment(body: str, kind: str, name: str) -> Any:
+    from starlette.responses import Response
+
+    return Response(body.encode("utf-8"), media_type=kind,
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+async def _index(request: Any) -> Any:
+    from starlette.responses import Response
+
+    return Response(_server(request).page, media_type="text/html; charset=utf-8")
+
+
+async def _script(request: Any) -> Any:
+    from starlette.responses import Response
+
+    return Response(_server(request).scripts[request.url.path], media_type="text/javascript; charset=utf-8")
+
+
+def _boards(request: Any) -> Any:
+    from starlette.responses import Response
+
+    return Response(json.dumps(_server(request).hall.boards()).encode(), media_type="application/json")
+
+
+def _standings(request: Any) -> Any:
+    from starlette.responses import Response
+
+    # The standings change a game at a time: a page asks whether they did.
+    server = _server(request)
+    version, body = server.hall.standings.json_snapshot()
+    tag = f'"{server.token}-{version}"'
+    cache = {"ETag": tag, "Cache-Control": "no-cache"}
+    if tag in (request.headers.get("if-none-match") or ""):
+        return Response(status_code=304, headers=cache)
+    return Response(body, media_type="application/json; charset=utf-8", headers=cache)
+
+
+def _standings_csv(request: Any) -> Any:
+    hall = _server(request).hall
+    return _attachment(hall.standings.csv(), "text/csv; charset=utf-8", f"{hall.name}-standings.csv")
+
+
+def _round_pdn(request: Any) -> Any:
+    hall = _server(request).hall
+    return _attachment(hall.pdn(), "application/x-chess-pdn; charset=utf-8", f"{hall.name}-round.pdn")
+
+
+def _results_csv(request: Any) -> Any:
+    hall = _server(request).hall
+    return _attachment(hall.results_csv(), "text/csv; charset=utf-8", f"{hall.name}-results.csv")
+
+
+def _routes() -> list[Any]:
+    from starlette.routing import Route
+
+    return [
+        Route("/", _index),
+        Route("/index.html", _index),
+        *(Route(path, _script) for path in _SCRIPTS),
+        Route("/api/boards", _boards),
+        Route("/api/standings", _standings),
+        Route("/standings.csv", _standings_csv),
+        Route("/round.pdn", _round_pdn),
+        Route("/results.csv", _results_csv),
+    ]
