@@ -153,6 +153,17 @@ def test_names_with_markup_are_data_in_the_csv_and_the_api() -> None:
     assert '"a,""b"""' in h.results_csv()
 
 
+
+def test_results_csv_escapes_spreadsheet_formulas_as_standings_csv_does() -> None:
+    h = Hall("club")
+    h.receive("crownhead/club/-3-1/state", json.dumps({
+        "black": '=HYPERLINK("http://evil.example","x")', "white": "@SUM(A1:A9)", "result": "+1", "reason": "-2",
+        "ply": "=1+1"}).encode())
+    rows = list(csv.reader(io.StringIO(h.results_csv())))
+    assert rows[1] == ["'-3-1", "'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(A1:A9)", "'+1", "'-2", "'=1+1"]
+    assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+
+
 def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
     h = Hall("club")
     h.receive("crownhead/club/b1/event", json.dumps({"t": 1, "event": "move", "ply": 1, "move": "11-15"}).encode())
@@ -608,3 +619,35 @@ def test_the_hall_command_keeps_its_standings_through_a_restart(tmp_path: Path) 
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(20) == 0
+
+
+def test_the_hall_never_prints_logs_or_serves_a_broker_password(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    secret = "s3cret-Pw"
+    web_port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "hall", "--hall", "club", "--web", f"127.0.0.1:{web_port}",
+         "--broker", f"mqtt://hall:{secret}@127.0.0.1:{free_port()}", "--state-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert "boards report to mqtt://hall:***@127.0.0.1:" in line and secret not in line, line
+        served = b"".join(urllib.request.urlopen(f"http://127.0.0.1:{web_port}{path}", timeout=WAIT_S).read()
+                          for path in ("/", "/api/boards", "/api/standings", "/results.csv", "/round.pdn"))
+        assert secret.encode() not in served
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=20)
+    assert secret not in out + err
+    # A URL the hall cannot use is named in the error, without its password.
+    bad = subprocess.run([sys.executable, "-m", "firmware.cli", "hall", "--broker", f"mqtp://hall:{secret}@x"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "mqtp://hall:***@x" in bad.stderr and secret not in bad.stderr + bad.stdout
+    with pytest.raises(ValueError) as refused:
+        HallSettings(f"mqtt://t1:{secret}@h:99999").validate()
+    assert secret not in str(refused.value)

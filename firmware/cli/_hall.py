@@ -10,6 +10,7 @@ from typing import Any
 from firmware.config import FieldError
 from firmware.events import Event
 from firmware.hall.board import BoardPublisher, HallSettings, replay_state
+from firmware.hall.topics import redact_url
 from firmware.referee.settings import RefereeSettings
 
 __all__ = ["add_hall_arguments", "hall_from_args", "publish_replay"]
@@ -76,7 +77,7 @@ def publish_replay(
     sent = publisher.flush(timeout_s)
     publisher.close(flush_s=0)
     if not sent:
-        print(f"crownhead replay: {settings.url}: the broker did not take every event within {timeout_s:.0f} s",
+        print(f"crownhead replay: {redact_url(settings.url)}: the broker did not take every event within {timeout_s:.0f} s",
               file=sys.stderr)
         return 1
     return 0

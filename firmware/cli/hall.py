@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
             host, port = _address(args.listen, "--listen")
             broker = EmbeddedBroker(host, port)
             url = f"mqtt://{host}:{port}"
-        BrokerUrl.parse(url)
+        shown = str(BrokerUrl.parse(url))  # printed without the password
     except ValueError as exc:
         print(f"crownhead hall: {exc}", file=sys.stderr)
         return 2
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     listener.start()
     server.start()
     host, port = server.address
-    print(f"crownhead hall {args.hall}: boards report to {url}; the hall page is http://{host}:{port}/", flush=True)
+    print(f"crownhead hall {args.hall}: boards report to {shown}; the hall page is http://{host}:{port}/", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:

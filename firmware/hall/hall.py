@@ -33,7 +33,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from firmware.pages import SECURITY_HEADERS, fill_shell
-from firmware.hall.standings import Standings, standings_file
+from firmware.hall.standings import Standings, spreadsheet_cell, standings_file
 from firmware.hall.topics import ROOT, BrokerUrl, check_name
 
 __all__ = ["Hall", "BoardRecord", "HallListener", "HallServer"]
@@ -179,7 +179,8 @@ class Hall:
         writer = csv.writer(out)
         writer.writerow(["board", "black", "white", "result", "reason", "plies"])
         for b in self.boards():
-            writer.writerow([b["name"], b["black"] or "", b["white"] or "", b["result"] or "", b["reason"] or "", b["ply"]])
+            # Every cell as the standings' CSV writes it: no text a spreadsheet runs as a formula.
+            writer.writerow([spreadsheet_cell(b[key]) for key in ("name", "black", "white", "result", "reason", "ply")])
         return out.getvalue()
 
 

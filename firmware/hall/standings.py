@@ -47,7 +47,7 @@ from firmware.storage.store import atomic_write, move_aside
 from rules.game import BLACK_WINS, DRAW, WHITE_WINS
 from rules.match import MAX_NAME, points_text
 
-__all__ = ["HallGame", "Standings", "MAX_GAMES", "FORMAT_VERSION", "standings_file"]
+__all__ = ["HallGame", "Standings", "MAX_GAMES", "FORMAT_VERSION", "standings_file", "spreadsheet_cell"]
 
 log = logging.getLogger(__name__)
 
@@ -435,6 +435,20 @@ class Standings:
         log.error("hall %s: %s: %s; set aside as %s, the standings start empty", self.hall, path, problem, target.name)
 
 
-def _cell(text: str) -> str:
-    """A CSV cell a spreadsheet shows as text (a leading ``=``, ``+``, ``-`` or ``@`` is not a formula)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+#: What a spreadsheet takes for the start of a formula (or of a cell to split).
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: object) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting as a formula would (``=``,
+    ``+``, ``-``, ``@``, a tab or a carriage return) gets a ``'`` before it. Every cell of
+    the hall's CSV files goes through this.
+
+    >>> [spreadsheet_cell(v) for v in ("Ann", "=HYPERLINK(1)", "@SUM(A1)", 41, None)]
+    ['Ann', "'=HYPERLINK(1)", "'@SUM(A1)", '41', '']
+    """
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
+_cell = spreadsheet_cell
