@@ -41,6 +41,7 @@ __all__ = [
     "ForcedJump",
     "DrawOffer",
     "DrawDeclined",
+    "Claim",
     "ResignAsked",
     "Reopened",
     "Lights",
@@ -241,6 +242,20 @@ class DrawDeclined(Event):
     """``side`` (a computer, or the board for a side it cannot hear) declined a draw offer."""
 
     kind: ClassVar[str] = "draw-declined"
+    side: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Claim(Event):
+    """``side`` claimed a draw. A valid claim ends the game (a ``game-over`` follows);
+    an invalid one is reported, saying why, and play goes on. ``reason`` is
+    ``repetition`` or ``forty-moves`` for a valid claim, ``none`` for an invalid one.
+    """
+
+    kind: ClassVar[str] = "claim"
+    valid: bool
+    reason: str
     side: str
     message: str
 

@@ -107,3 +107,92 @@ def test_a_declined_draw_offer_stays_declined_after_a_takeback(tmp_path: Path) -
     assert rig.of_kind("game-over") == [] and rig.app.tracker.draw_offer == (BLACK, 1)
     rig.do("w")  # a standing offer is still accepted
     assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]
+
+
+def test_a_refused_claim_in_play_mode_says_why_and_a_valid_one_ends_the_game(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.app.press("claim")  # the page's Claim, a host's `press claim`
+    rig.wait(100)
+    (claim,) = rig.of_kind("claim")
+    assert (claim["valid"], claim["reason"], claim["side"]) == (False, "none", "white")
+    why = rig.app.view().message
+    assert why.startswith("No draw to claim: no move of White's") and "0 of the 80 plies" in why
+    assert not rig.app.game.is_over
+    rig.do("22-18")  # the game moves on: what was said about the last turn goes
+    assert rig.app.view().message == ""
+
+
+def test_a_valid_claim_in_play_mode_is_reported_before_the_game_ends(tmp_path: Path) -> None:
+    start = Position.from_fen("B:WK32:BK1")
+    rig = Rig(tmp_path, board=start, settings=AppSettings(start=start))
+    for move in ["1-6", "32-27", "6-1", "27-32"] + ["1-6", "32-27", "6-1"]:
+        rig.do(move)
+    rig.do("c")  # White's 27-32 would make the start position stand a third time
+    (claim,) = rig.of_kind("claim")
+    assert (claim["valid"], claim["reason"], claim["side"]) == (True, "repetition", "white")
+    assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "repetition")]
+    assert rig.app.view().message == "White claims a draw by repetition"
+
+
+def test_the_shared_draw_buttons_words_say_what_it_does(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.do("d")
+    said = rig.app.view().message
+    # It cannot accept, so it must not tell anyone to accept it: each side offers with its own.
+    assert "shared button" in said and "own draw button" in said and "accept with your own" not in said
+    rig.do("w")
+    assert rig.app.view().message == "White offers a draw: Black accepts with their draw button."
+    assert rig.of_kind("game-over") == []
+    rig.do("b")
+    assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]
+
+
+def test_a_draw_offer_line_goes_when_the_game_ends_and_a_new_one_is_set_up(tmp_path: Path) -> None:
+    rig = Rig(tmp_path)
+    rig.do("11-15")
+    rig.do("b")
+    assert "Black offers a draw" in rig.app.view().message
+    rig.app.press("white_resign", long=True)  # White resigns instead (held down)
+    rig.wait(100)
+    assert rig.app.game.is_over and "offers a draw" not in rig.app.view().message
+    rig.do("b")  # pressed after the game: it changes nothing, and says so
+    rig.app.press("new")  # the next game's set-up (a page's New game)
+    rig.wait(100)
+    assert "Black's draw button" not in rig.app.view().message
+    rig.follow()
+    rig.do("11-15")
+    rig.do("b")
+    rig.do("22-18")  # ... and in the next game the move declines it: the line goes
+    assert "offers a draw" not in rig.app.view().message
+
+
+def test_the_resign_prompt_goes_when_its_three_seconds_lapse(tmp_path: Path) -> None:
+    from firmware.simulator.hands import Hands
+    from firmware.simulator.keys import key_action
+
+    rig = Rig(tmp_path)
+    action = key_action("B")
+    assert action is not None
+    Hands(rig.app).act(action)  # Black's resign button, once
+    rig.wait(100)
+    assert rig.app.view().message == "Black: press resign again within 3 s to resign (or hold it down)."
+    rig.wait(3000)
+    assert rig.app.view().message == ""
+    assert not rig.app.game.is_over
+
+
+def test_buttons_are_named_in_words_in_the_simulators_messages(tmp_path: Path) -> None:
+    from firmware.simulator.hands import Hands
+    from firmware.simulator.keys import KEYS, Press
+
+    rig = Rig(tmp_path)
+    rig.do("hold black")  # over: most buttons have nothing left to do, the words stay
+    for _key, name, _help in KEYS:
+        if name in ("follow", "quit", "new"):
+            continue
+        for long in (False, True):
+            Hands(rig.app).act(Press(name, long=long))
+            said = rig.app.view().message
+            assert "_" not in said, (name, said)

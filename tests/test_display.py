@@ -149,7 +149,7 @@ def test_at_most_max_fps_frames_however_often_the_screen_changes() -> None:
 
 @pytest.mark.parametrize(
     "message",
-    ["caution: forced capture", "put back 22", "crown 1", "white offers a draw", "black resigns? again"],
+    ["caution: forced capture", "put back 22", "crown 1", "white offers a draw", "black resigns? again", "no draw to claim"],
 )
 def test_the_usual_messages_fit_whole(message: str) -> None:
     text, size, scrolls = fit(message, WIDTH, (13, 12, 11, 10))
@@ -244,3 +244,17 @@ def test_the_match_score_is_on_the_display(tmp_path: Path) -> None:
     assert any(line.startswith("Match") for line in hardware.display.lines)  # whole, or scrolling
     panel.close()
     hardware.close()
+
+
+def test_a_claim_refused_in_play_mode_is_said_on_the_display_until_the_next_move(tmp_path: Path) -> None:
+    rig, display, panel = rig_with_display(tmp_path)
+    rig.do("11-15")
+    rig.app.press("claim")  # as a page or a host does: no simulator words to help
+    rig.wait(300)
+    screen = panel._screen
+    assert screen is not None and screen.message == "no draw to claim"
+    assert_holds(shown(display), items_of(screen, rig.clock.now_ms()), "no draw to claim")
+    rig.do("22-18")
+    screen = panel._screen
+    assert screen is not None and screen.message == ""
+    panel.close()

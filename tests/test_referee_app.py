@@ -360,3 +360,15 @@ def test_follow_after_a_caution_puts_the_piece_back_where_it_came_from(tmp_path:
     Hands(board.app).act_text("f")
     board.app.run_for(1000)
     assert board.app.tracker.board_matches and board.app.message == "filled 1 square and emptied 1 square as the lights asked"
+
+
+def test_a_forfeit_says_why_on_the_screen(tmp_path: Path) -> None:
+    board = referee_rig(tmp_path, RefereeSettings(record_dir=str(tmp_path / "record")))
+    board.script(
+        "lift 1\nwait 100\nplace 1\nwait 500\nlift 9\nwait 100\nplace 13\nwait 500\npress claim\nwait 100\n"
+        "lift 29\nwait 100\nplace 29\nwait 500\nlift 29\nwait 100\nplace 29\nwait 1000\n"
+    )
+    view = board.app.view()
+    assert view.status == "Game over: Black wins (forfeit)"
+    # The reason, not White's refused claim of two moves before.
+    assert view.message == "White forfeits the game: a second illegal move (the man on 29 has no legal move), WCDF 1.25."

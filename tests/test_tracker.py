@@ -521,6 +521,9 @@ def test_game_over_when_the_side_to_move_has_no_move():
 
 def test_resign_and_an_invalid_claim():
     assert run("press claim\nwait 100\npress resign\nwait 2000\npress resign") == [
+        {"t": 0, "event": "claim", "valid": False, "reason": "none", "side": "black",
+         "message": "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the"
+                    " 80 plies of the forty-move rule have passed without a man moving or a capture"},
         {"t": 100, "event": "resign-confirm", "side": "black", "until": 3100},
         {"t": 2100, "event": "game-over", "result": "0-1", "reason": "resign"},
         final(2100, START, 0),

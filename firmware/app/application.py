@@ -501,6 +501,9 @@ class App:
             self.board_clock = BoardClock(settings.clock, path)
         self.sim = hardware.sim
         self.message = ""
+        # The step the message was said in, and when it lapses by itself (a resign prompt).
+        self._said_step = 0
+        self._message_until: int | None = None
         self.steps = 0
         #: The set-up last announced with a ``setup`` event (cause, fen), or None.
         self._announced_setup: tuple[str, str] | None = None
@@ -838,6 +841,8 @@ class App:
             raise RuntimeError("App.start() first")
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
+        if self._message_until is not None and now >= self._message_until:
+            self.message, self._message_until = "", None
         self._sync_holds()  # before the board is read: players change, trackers are replaced
         flag = self._flag(now)  # a flag that fell before this step's moves
         queue = self._pending + flag + self.controller.step(now) + self._clock_lift(now) + self._poll_sources(now)
@@ -896,6 +901,7 @@ class App:
         times += [deadline() for deadline in self.deadlines]
         if self.board_clock is not None:
             times.append(self.board_clock.next_deadline())
+        times.append(self._message_until)
         if self.sim is not None:
             times.append(self.sim.next_event_ms())
         if self.thinker.busy or self.hint_thinker.busy:
@@ -980,6 +986,8 @@ class App:
         tracker = self.tracker
         if self.board_clock is not None and tracker.game is self._game:
             out += self._clock_event(event, now)
+        if isinstance(event, (MoveMade, TakenBack, GameOver, NewGame)):
+            self._forget_said()
         if isinstance(event, MoveMade):
             self.policy.turn_changed()
             self._forget_hint()
@@ -1024,7 +1032,8 @@ class App:
             out += self._on_offer(event, now)
         elif isinstance(event, ResignAsked):
             self.say(
-                f"{event.side.title()}: press resign again within 3 s to resign (or hold it down)."
+                f"{event.side.title()}: press resign again within 3 s to resign (or hold it down).",
+                until=event.until,
             )
         elif isinstance(event, Reopened):
             self.say("The resignation is taken back: play on.")
@@ -1036,8 +1045,13 @@ class App:
         elif event.kind == "claim":
             # A refused claim changes nothing on the board: the screen says why.
             self.say(str(getattr(event, "message", "")))
-            if not tracker.game.is_over:
+            if not tracker.game.is_over and self.referee is not None:
                 out += self._save(now)  # the referee's note, kept with the game
+        elif event.kind == "forfeit":
+            data = event.to_json()
+            side = str(data.get("side", "")).title()
+            what = str(data.get("message", "")).split("; ")[0]  # what to put back is moot now
+            self.say(f"{side} forfeits the game: a second illegal move ({what}), WCDF 1.25.")
         elif event.kind == "caution" and not tracker.game.is_over:
             out += self._save(now)  # a second caution after a restart still forfeits
         elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
@@ -1078,7 +1092,10 @@ class App:
         game = self.tracker.game
         if side is None:
             # The shared button cannot tell who pressed it (docs/hardware.md).
-            self.say("Draw offered (shared button: by whom?): accept with your own draw button.")
+            self.say(
+                "Draw offered with the shared button, which cannot tell who pressed it: offer with"
+                " your side's own draw button, and the other side accepts with theirs."
+            )
             return []
         machine = self.players[side.opponent]
         if self.mode.computer and isinstance(machine, Computer) and not machine.is_human:
@@ -1698,6 +1715,8 @@ class App:
         if target is None:
             return []
         cause, position = target
+        if cause == "new-game":
+            self._forget_said()  # the game before is put away
         black, black_kings = setup_squares(position, BLACK)
         white, white_kings = setup_squares(position, WHITE)
         board = self.tracker.board
@@ -1725,9 +1744,19 @@ class App:
         fields = {"long": True} if long and "long" in getattr(ButtonEvent, "__dataclass_fields__", {}) else {}
         self._buttons.injected.append(ButtonEvent(name, t, **fields))
 
-    def say(self, message: str) -> None:
-        """Show a message on the simulator's screen."""
+    def say(self, message: str, *, until: int | None = None) -> None:
+        """Show a message on the simulator's screen and the pages (``until``: it goes by
+        itself then, the board's ms). A message is about the moment it was said: when the
+        game moves on (a move, a takeback), ends or a new one is set up, it goes."""
         self.message = message
+        self._said_step = self.steps
+        self._message_until = until
+
+    def _forget_said(self) -> None:
+        """What was said before this step is old news: the game has moved on."""
+        if self._said_step < self.steps:
+            self.message = ""
+            self._message_until = None
 
     # -- the view -------------------------------------------------------------------------
 

@@ -249,8 +249,8 @@ class BoardPanel:
         self.app: App | None = None
         self._next = 0
         self._screen: Screen | None = None
-        self._caution = ""
-        self._caution_ply = -1
+        self._note = ""
+        self._note_ply = -1
         self._due: int | None = None
 
     def attach(self, app: App) -> BoardPanel:
@@ -262,10 +262,14 @@ class BoardPanel:
         return self
 
     def sink(self, event: Event) -> None:
+        # A caution, or a claim refused: said until the game moves on.
+        data = event.to_json() if event.kind in ("caution", "claim") else {}
         if event.kind == "caution":
-            data = event.to_json()
-            self._caution = f"caution: {str(data.get('code', '')).replace('-', ' ')}"
-            self._caution_ply = self.app.tracker.game.ply if self.app is not None else -1
+            self._note = f"caution: {str(data.get('code', '')).replace('-', ' ')}"
+            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
+        elif event.kind == "claim" and not data.get("valid"):
+            self._note = "no draw to claim"
+            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
         self._next = 0  # something happened: look now
         self.refresh(event.t)
 
@@ -305,10 +309,10 @@ class BoardPanel:
             words = {"1-0": "Black wins", "0-1": "White wins"}.get(result.score, "Draw")
             result_text = f"{words}, {_REASONS.get(result.reason, result.reason)}"
         message = short_message(app)
-        if self._caution and game.ply == self._caution_ply and not message.startswith("caution"):
-            message = self._caution if not message else message
-        elif game.ply != self._caution_ply:
-            self._caution = ""
+        if self._note and game.ply == self._note_ply and not message.startswith("caution"):
+            message = self._note if not message else message
+        elif game.ply != self._note_ply:
+            self._note = ""
         times = self.clock_times(app, now)
         if times is None:
             return Screen(turn=turn, message=message, result=result_text, score=self.score(), since=now)

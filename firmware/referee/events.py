@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from firmware.events import DrawOffer, Event
+from firmware.events import Claim, DrawOffer, Event
 
 __all__ = [
     "OFFENCE_CODES",
@@ -71,20 +71,6 @@ class DrawClaimable(Event):
     kind: ClassVar[str] = "draw-claimable"
     reason: str
     side: str
-
-
-@dataclass(frozen=True, slots=True)
-class Claim(Event):
-    """``side`` claimed a draw. A valid claim ends the game (a ``game-over`` follows);
-    an invalid one is reported and play goes on. ``reason`` is ``repetition`` or
-    ``forty-moves`` for a valid claim, ``none`` for an invalid one.
-    """
-
-    kind: ClassVar[str] = "claim"
-    valid: bool
-    reason: str
-    side: str
-    message: str
 
 
 @dataclass(frozen=True, slots=True)

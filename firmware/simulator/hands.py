@@ -40,6 +40,7 @@ __all__ = [
     "game_action_chunks",
     "game_actions",
     "script_text",
+    "button_words",
 ]
 
 
@@ -232,6 +233,18 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def button_words(name: str) -> str:
+    """A board button's name as people say it.
+
+    >>> button_words("black_draw"), button_words("takeback"), button_words("white")
+    ("Black's draw button", 'the takeback button', "White's button")
+    """
+    side, _, action = name.partition("_")
+    if side in ("black", "white"):
+        return f"{side.title()}'s {action + ' ' if action else ''}button"
+    return f"the {name} button"
+
+
 class Hands:
     """The simulator's hands at the board of ``app``: they lift, place, make whole moves
     and do what the lights ask, on the simulated board (``app.sim``), then step the app.
@@ -302,7 +315,7 @@ class Hands:
                     self.follow()
                 else:
                     self._board().press(action.name, long=action.long)
-                    self.app.say(f"held {action.name}" if action.long else self._press_words(action.name))
+                    self.app.say(f"held {button_words(action.name)}" if action.long else self._press_words(action.name))
             else:
                 raise ValueError(f"unknown action {action!r}")
         except (SimError, ValueError) as exc:
@@ -310,24 +323,14 @@ class Hands:
         self.app.step()
 
     def _press_words(self, name: str) -> str:
-        """What a button pressed in the simulator will do, or why it does nothing now."""
+        """What a button pressed in the simulator will do, or why it does nothing now (a
+        refused claim is said by the board itself, as for every press of the button)."""
         game = self.app.tracker.game
-        if name == "claim" and self.app.referee is None:
-            if game.is_over:
-                return "claim: the game is over"
-            reason = game.draw_claim()
-            if reason is None:
-                return (
-                    f"claim refused: no move of {game.turn.name.lower()}'s repeats a position a third time, and"
-                    f" {game.quiet_plies} of the 80 plies the forty-move rule needs passed without a man"
-                    " moving or a capture"
-                )
-            return f"claim: a draw by {'repetition' if reason == 'repetition' else 'the forty-move rule'}"
         if name == "force" and not game.rules.huffing:
             return "force: only under huffing (--huffing), where it makes a missed jump be taken"
         if name == "adjust":
             return "adjust: straighten pieces now; touching one is no touch-move until the next move"
-        return f"pressed {name}"
+        return f"pressed {button_words(name)}"
 
     def act_text(self, text: str) -> None:
         """Type ``text`` into the simulator (a square, a move, or a key name)."""

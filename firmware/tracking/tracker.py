@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 from firmware.events import (
     BoardWarning,
+    Claim,
     Crowned,
     DrawOffer,
     Event,
@@ -60,6 +61,7 @@ from firmware.tracking.rule import TurnRule
 from firmware.tracking.sides import RESIGN_CONFIRM_MS, side_request
 from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Color, Game, Move, Position
+from rules.game import FORTY_MOVES_PLIES
 from rules.squares import bit, iter_squares, squares_of
 
 __all__ = [
@@ -193,6 +195,20 @@ def _list(squares: Iterable[int]) -> str:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
+
+
+def refused_claim_text(game: Game) -> str:
+    """Why the side to move may not claim a draw now (WCDF 1.32), in a sentence.
+
+    >>> refused_claim_text(Game())
+    "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture"
+    """
+    side = game.turn.name.title()
+    return (
+        f"No draw to claim: no move of {side}'s makes a position stand a third time, and"
+        f" {game.quiet_plies} of the {FORTY_MOVES_PLIES} plies of the forty-move rule have passed"
+        " without a man moving or a capture"
+    )
 
 class Tracker:
     """Follows a game on the board from settled occupancy readings and button presses.
@@ -454,12 +470,23 @@ class Tracker:
                 events += self._accept(self._reading, now_ms)
             events += self._rule.force(now_ms)
         elif button == "claim" and not self.game.is_over:
-            claimed = self.game.claim_draw()
-            if claimed is not None:
-                events.append(GameOver(now_ms, claimed.score, claimed.reason))
-                self._over = True
-                self._reread()
+            events += self._claim(now_ms)
         return events + self._refresh(now_ms)
+
+    def _claim(self, now_ms: int) -> list[Event]:
+        """The side to move claims a draw: a valid claim ends the game, a refused one says why."""
+        game = self.game
+        side = str(game.turn)
+        claimed = game.claim_draw()
+        if claimed is None:
+            return [Claim(now_ms, False, "none", side, refused_claim_text(game))]
+        words = "repetition" if claimed.reason == "repetition" else "the forty-move rule"
+        self._over = True
+        self._reread()
+        return [
+            Claim(now_ms, True, claimed.reason, side, f"{side.title()} claims a draw by {words}"),
+            GameOver(now_ms, claimed.score, claimed.reason),
+        ]
 
     def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
         """``side`` offers a draw, or accepts the other side's standing offer.
