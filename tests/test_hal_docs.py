@@ -100,7 +100,7 @@ def test_every_button_is_documented(name: str) -> None:
         ("level shifter on the LED data line", r"74AHCT125"),
         ("power budget for 32 and 64 LEDs", r"32 LEDs, all white .* 64 LEDs, all white"),
         ("running without root", r"## Running without root"),
-        ("service user groups", r"usermod -aG gpio,spi,dialout"),
+        ("service user groups", r"usermod -aG gpio,spi,i2c,dialout"),
         ("systemd unit", r"deploy/crownhead\.service"),
         ("Pi 5 LED route", r"crownhead\[pi5\]"),
         ("Pi 1-4 LED route", r"crownhead\[pi4\].*rpi_ws281x"),
