@@ -375,3 +375,86 @@ def test_the_simulated_display_is_shown_beside_the_board(tmp_path: Path) -> None
     text = screen.text()
     assert "[4:57 | 4:59 | White to move | put" in text and "back 22]" in text  # wrapped in the panel
     assert "[" not in render(view()).text().split("Moves:")[0].split("Bob")[1]  # none without one
+
+
+# -- a newcomer's walkthrough: width, contrast, empty hands -----------------------------------------
+
+LONG_MESSAGE = (
+    "No draw to claim: no move of White's makes a position stand a third time, and 12 of the 80 plies"
+    " of the forty-move rule have passed without a man moving or a capture"
+)
+
+
+def screen_words(text: str) -> list[str]:
+    return " ".join(text.split()).split()
+
+
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (120, 40)])
+def test_a_long_message_uses_the_width_and_wraps_never_cut(width: int, height: int) -> None:
+    screen = render(view(message=LONG_MESSAGE, moves=("11-15", "23-19") * 20), width=width, height=height)
+    lines = [screen.line(r) for r in range(height)]
+    # The message ends on the line above the input line, wrapped at the terminal's width.
+    input_row = next(r for r, line in enumerate(lines) if line.startswith(" > "))
+    # At 80x24 the line of help above the keys gives way to a third line of message.
+    assert input_row == (height - 2 if height == 24 else height - 3)
+    rows = []
+    r = input_row - 1
+    while r >= 0 and lines[r].startswith(" ") and not lines[r].startswith("  ") and lines[r].strip():
+        rows.insert(0, lines[r].strip())
+        if " ".join(rows) == LONG_MESSAGE:
+            break
+        r -= 1
+    assert " ".join(rows) == LONG_MESSAGE
+    assert max(len(row) for row in rows) > 79 or width == 80
+    assert all(len(row) <= width - 2 for row in rows)
+    # The panel (status, moves) stands above the message, on the same columns as before.
+    assert "Black to move, move 1" in screen.text() and " 20. 11-15" in screen.text()
+
+
+def test_a_wide_terminal_shows_more_of_the_move_list() -> None:
+    moves = tuple(f"{i}-{i + 4}" for i in range(1, 29)) * 2
+    narrow = render(view(moves=moves)).text()
+    tall = render(view(moves=moves), width=120, height=40).text()
+    assert "  1. " not in narrow and "  1. 1-5" in tall
+
+
+def test_every_piece_stands_out_from_every_led_colour_in_every_terminal() -> None:
+    from firmware.app.leds import Palette
+    from firmware.simulator.tui import MIN_CONTRAST, contrast, terminal_rgb
+    from helpers.rig import dim
+
+    palette = Palette()
+    colours = {(role, level): rgb if level == "full" else dim(rgb)
+               for role in Palette.__dataclass_fields__ for level in ("full", "dim")
+               for rgb in [palette.colour(role.replace("_", "-"))]}
+    problems = []
+    for (role, level), rgb in colours.items():
+        for token in ("b", "w", "B", "W", None):
+            pieces = {15: token} if token else {}
+            screen = render(view(pieces=pieces, lit={15: rgb}))
+            top, left = cell_origin(15)
+            for row, col in ((top, left), (top + 1, left + 2)):  # the number, the piece
+                style = screen.styles[row][col]
+                if row == top + 1 and token is None:
+                    continue
+                assert style.fg is not None and style.bg is not None
+                for count in (None, 256, 8):
+                    ratio = contrast(terminal_rgb(style.fg, count), terminal_rgb(style.bg, count))
+                    if ratio < MIN_CONTRAST:
+                        problems.append((role, level, token, row - top, count, round(ratio, 2)))
+            # The piece's own colour is kept: white pieces white, black ones black.
+            if token:
+                assert screen.styles[top + 1][left + 2].fg == ((0, 0, 0) if token.lower() == "b" else (255, 255, 255))
+    assert problems == []
+
+
+def test_an_empty_square_clicked_with_an_empty_hand_gets_no_phantom_piece(make_rig: MakeRig) -> None:
+    rig = make_rig()
+    rig.do("15")  # nothing in the hand, nothing wanted there
+    assert 15 not in rig.sim.pieces and rig.sim.hand == []
+    assert rig.app.view().message == "there is no piece in the hand to put on 15: lift one first"
+    rig.do("11-15")
+    rig.do("22")
+    assert rig.app.view().hand == ("w",)  # the next click still lifts
+    rig.do("18")
+    assert [m.pdn() for m in rig.app.game.moves] == ["11-15", "22-18"]

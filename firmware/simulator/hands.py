@@ -296,11 +296,14 @@ class Hands:
         return self.app.sim
 
     def token_for(self, square: int) -> str:
-        """The piece a hand puts on an empty ``square``: what the game wants there."""
-        target = self.app.tracker.setting_up or self.app.tracker.position
-        piece = target.piece_at(square)
-        if piece is None:
-            piece = self.app.tracker.position.piece_at(square)
+        """The piece a hand puts on an empty ``square``: what the game wants there, or
+        what stood there before the last move (a move taken back by hand); ``?`` for none."""
+        tracker = self.app.tracker
+        target = tracker.setting_up or tracker.position
+        piece = target.piece_at(square) or tracker.position.piece_at(square)
+        positions = tracker.game.positions
+        if piece is None and len(positions) > 1:
+            piece = positions[-2].piece_at(square)
         return piece.symbol if piece is not None else "?"
 
     def act(self, action: Typed) -> None:
@@ -349,7 +352,11 @@ class Hands:
             token = sim.lift(square)
             self.app.say(f"lifted {token} from {square}")
         else:
-            token = sim.place(square, sim.hand[-1] if sim.hand else self.token_for(square))
+            token = sim.hand[-1] if sim.hand else self.token_for(square)
+            if token == "?":
+                # A person puts down only a piece they hold (or one the board asks for).
+                raise SimError(f"there is no piece in the hand to put on {square}: lift one first")
+            sim.place(square, token)
             self.app.say(f"put {token} on {square}")
         self._bounce([square])
 

@@ -6,11 +6,14 @@ needs no terminal: :func:`render` turns a :class:`~firmware.app.application.Boar
 click to a square, :func:`parse_input` reads what the person typed. Only :func:`main`
 touches curses.
 
-Layout (80x24): the board on the left, from Black's side (square 1 top left) as on a
-diagram, each dark square showing its number, its piece and its LED colour as the
-cell's background (``*`` marks a lit LED and ``!`` a blinking warning, for terminals
-without colour); game status, warning and the move list on the right; the input line
-and the keys at the bottom.
+Layout (80x24 or larger): the board on the left, from Black's side (square 1 top left)
+as on a diagram, each dark square showing its number, its piece and its LED colour as
+the cell's background (``*`` marks a lit LED and ``!`` a blinking warning, for terminals
+without colour); game status, warning and the move list on the right, as wide and as
+tall as the terminal; the message wrapped across the whole width above the input line,
+and the keys at the bottom. A piece and a square's number always stand out from the
+LED colour under them (:data:`MIN_CONTRAST`, in the colours the terminal really draws:
+:func:`terminal_rgb`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ __all__ = [
     "cell_origin",
     "main",
     "NoTerminalError",
+    "MIN_CONTRAST",
+    "contrast",
+    "terminal_rgb",
 ]
 
 WIDTH, HEIGHT = 80, 24
@@ -60,6 +66,85 @@ RGB = tuple[int, int, int]
 WOOD: RGB = (110, 70, 35)  # a dark square whose LED is off
 LIGHT: RGB = (200, 190, 160)  # a light square (no LED on a 32-LED board)
 PANEL: RGB | None = None  # the terminal's own background
+
+
+#: The least contrast ratio (WCAG's, 3:1 for bold text) between a piece or a square's
+#: number and the square's colour, in true colour, 256 colours and 8 colours alike.
+MIN_CONTRAST = 3.0
+
+#: What an 8-colour terminal draws for colour 0-7 (xterm's defaults).
+BASIC_COLOURS: tuple[RGB, ...] = (
+    (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
+)
+
+
+def colour_index(rgb: RGB, count: int) -> int:
+    """The terminal colour drawn for ``rgb`` with ``count`` colours (256: xterm's 6x6x6
+    cube; fewer: the nearest basic colour by channel thresholds)."""
+    if count >= 256:
+        r, g, b = (min(5, (v + 25) // 51) for v in rgb)
+        return 16 + 36 * r + 6 * g + b
+    r, g, b = (1 if v >= 100 else 0 for v in rgb)
+    return r + 2 * g + 4 * b
+
+
+def terminal_rgb(rgb: RGB, count: int | None) -> RGB:
+    """The colour a terminal of ``count`` colours shows for ``rgb`` (None: true colour).
+
+    >>> terminal_rgb((250, 250, 240), 256), terminal_rgb((255, 120, 0), 8)
+    ((255, 255, 255), (205, 205, 0))
+    """
+    if count is None:
+        return rgb
+    index = colour_index(rgb, count)
+    if count >= 256:
+        levels = (0, 95, 135, 175, 215, 255)
+        cube = index - 16
+        return levels[cube // 36], levels[cube // 6 % 6], levels[cube % 6]
+    return BASIC_COLOURS[index]
+
+
+def _luminance(rgb: RGB) -> float:
+    def channel(v: int) -> float:
+        c = v / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(v) for v in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: RGB, b: RGB) -> float:
+    """WCAG's contrast ratio of two colours, 1 (none) to 21 (black on white).
+
+    >>> round(contrast((255, 255, 255), (0, 0, 0)), 1), contrast((9, 9, 9), (9, 9, 9))
+    (21.0, 1.0)
+    """
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def _stands_out(fg: RGB, bg: RGB) -> bool:
+    """Whether ``fg`` on ``bg`` is readable in true colour, 256 and 8 colours."""
+    return all(contrast(terminal_rgb(fg, n), terminal_rgb(bg, n)) >= MIN_CONTRAST for n in (None, 256, 8))
+
+
+def _behind(fg: RGB, bg: RGB) -> RGB:
+    """``bg`` (an LED's colour), or as little darker or lighter as makes ``fg`` stand out
+    on it: the hue stays, so the square still shows its role."""
+    away: RGB = (0, 0, 0) if _luminance(fg) > 0.2 else (255, 255, 255)
+    for step in range(11):
+        f = step / 10
+        shade: RGB = tuple(round(c + (a - c) * f) for c, a in zip(bg, away))  # type: ignore[assignment]
+        if _stands_out(fg, shade):
+            return shade
+    return away
+
+
+def _number_fg(bg: RGB) -> RGB:
+    """Black or light grey for a square's number, whichever reads better on ``bg``."""
+    dark, light = (0, 0, 0), (230, 230, 230)
+    worst = {fg: min(contrast(terminal_rgb(fg, n), terminal_rgb(bg, n)) for n in (None, 256, 8)) for fg in (dark, light)}
+    return dark if worst[dark] >= worst[light] else light
 
 
 class Style(NamedTuple):
@@ -173,6 +258,10 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+#: The last screen row the board uses (its file letters); the message may go below it.
+BOARD_BOTTOM = BOARD_TOP + 8 * CELL_H
+
+
 def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = HEIGHT) -> Screen:
     """The whole screen for ``view`` with ``typed`` on the input line."""
     screen = Screen(width, height)
@@ -181,17 +270,35 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
         for i, line in enumerate(_wrap(msg, max(10, width - 1))):
             screen.put(i, 0, line)
         return screen
+    panel_width = width - PANEL_LEFT - 1
     title = "Crownhead - simulated board"
     screen.put(0, 1, title, Style(bold=True))
-    screen.put(0, PANEL_LEFT, view.mode_text[:PANEL_WIDTH])
+    screen.put(0, PANEL_LEFT, view.mode_text[:panel_width])
     _render_board(screen, view)
-    _render_panel(screen, view)
-    screen.put(20, 1, view.message[: WIDTH - 2])
-    screen.put(21, 1, "> " + typed[-(WIDTH - 6):] + "_", Style(bold=True))
+    # The message across the whole width, wrapped, ending above the input line; it may
+    # take the rows below the board (the panel giving way to it), and on a small terminal
+    # the line of help above the keys.
+    message = _wrap(view.message, width - 2)
+    help_line = len(message) <= height - 3 - (BOARD_BOTTOM + 1)
+    input_row = height - 3 if help_line else height - 2
+    room = input_row - (BOARD_BOTTOM + 1)
+    if len(message) > room:
+        message = message[: room - 1] + [_last_line(" ".join(message[room - 1 :]), width - 2)]
+    top = input_row - len(message)
+    for i, line in enumerate(message):
+        screen.put(top + i, 1, line)
+    _render_panel(screen, view, panel_width, min(top, input_row - 1) - 1)
+    screen.put(input_row, 1, "> " + typed[-(width - 6):] + "_", Style(bold=True))
     keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow" and text)
-    screen.put(22, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
-    screen.put(23, 1, keys)
+    if help_line:
+        screen.put(height - 2, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
+    screen.put(height - 1, 1, keys)
     return screen
+
+
+def _last_line(text: str, width: int) -> str:
+    """``text`` on one line of ``width``, ending in an ellipsis when it does not fit."""
+    return text if len(text) <= width else text[: width - 1].rstrip() + "\u2026"
 
 
 def _render_board(screen: Screen, view: BoardView) -> None:
@@ -209,38 +316,41 @@ def _render_board(screen: Screen, view: BoardView) -> None:
             token = view.pieces.get(square)
             # For terminals without colour: ! blinks (a warning), * is lit, . is lit dimly.
             mark = "!" if square in view.blinking else ("*" if lit and max(lit) >= 100 else "." if lit else " ")
-            num_fg = (0, 0, 0) if lit and sum(lit) > 300 else (230, 230, 230)
-            screen.put(top, left, f"{square:<2}  {mark}", Style(num_fg, bg))
+            screen.put(top, left, f"{square:<2}  {mark}", Style(_number_fg(bg), bg))
             label = _piece_label(token)
-            screen.put(top + 1, left, f"{label:^{CELL_W}}", Style(_piece_fg(token), bg, bold=True))
+            fg = _piece_fg(token)
+            # The piece keeps its colour; the LED's colour under it gives way if it must.
+            screen.put(top + 1, left, f"{label:^{CELL_W}}", Style(fg, _behind(fg, bg) if token else bg, bold=True))
     screen.put(BOARD_TOP + 8 * CELL_H, BOARD_LEFT, "".join(f"{f:^{CELL_W}}" for f in "abcdefgh"))
 
 
-def _render_panel(screen: Screen, view: BoardView) -> None:
+def _render_panel(screen: Screen, view: BoardView, panel_width: int = PANEL_WIDTH, bottom: int = 19) -> None:
+    """The status, players, warning, prompt, hand and moves beside the board, rows
+    ``BOARD_TOP`` to ``bottom``."""
     rows: list[tuple[str, Style]] = []
     # Wrapped, never cut: "Resuming a game: White to move, move 16" is wider than the panel.
-    rows.extend((line, Style(bold=True)) for line in _wrap(view.status, PANEL_WIDTH))
+    rows.extend((line, Style(bold=True)) for line in _wrap(view.status, panel_width))
     rows.append((f"Black: {view.black}", PLAIN))
     rows.append((f"White: {view.white}", PLAIN))
     if view.match:
-        rows.extend((line, Style(bold=True)) for line in _wrap(view.match, PANEL_WIDTH))
+        rows.extend((line, Style(bold=True)) for line in _wrap(view.match, panel_width))
     if view.display:
         # The simulated display beside the board ([display] driver set): its lines.
-        rows.extend((line, Style((255, 255, 255), (20, 20, 60))) for line in _wrap("[" + " | ".join(view.display) + "]", PANEL_WIDTH))
-    for line in _wrap(view.warning, PANEL_WIDTH) if view.warning else []:
+        rows.extend((line, Style((255, 255, 255), (20, 20, 60))) for line in _wrap("[" + " | ".join(view.display) + "]", panel_width))
+    for line in _wrap(view.warning, panel_width) if view.warning else []:
         rows.append((line, Style((255, 255, 255), (170, 40, 0), bold=True)))
-    for line in _wrap(view.prompt, PANEL_WIDTH) if view.prompt else []:
+    for line in _wrap(view.prompt, panel_width) if view.prompt else []:
         rows.append((line, Style(bold=True)))
     if view.hand:
         rows.append((f"In hand: {' '.join(view.hand)}", PLAIN))
     rows.append(("Moves:", Style(bold=True)))
     move_lines = _move_lines(view)
-    room = 19 - BOARD_TOP + 1 - len(rows)
+    room = max(0, bottom - BOARD_TOP + 1 - len(rows))
     if len(move_lines) > room:
-        move_lines = move_lines[-room:]
+        move_lines = move_lines[len(move_lines) - room:]
     rows.extend((line, PLAIN) for line in move_lines)
-    for i, (text, style) in enumerate(rows[: 19 - BOARD_TOP + 1]):
-        screen.put(BOARD_TOP + i, PANEL_LEFT, text[:PANEL_WIDTH].ljust(len(text[:PANEL_WIDTH])), style)
+    for i, (text, style) in enumerate(rows[: bottom - BOARD_TOP + 1]):
+        screen.put(BOARD_TOP + i, PANEL_LEFT, text[:panel_width], style)
 
 
 def _move_lines(view: BoardView) -> list[str]:
@@ -302,12 +412,7 @@ class _Colours:
     def _index(self, rgb: RGB | None, background: bool) -> int:
         if rgb is None:
             return self.default
-        if self.count >= 256:
-            r, g, b = (min(5, (v + 25) // 51) for v in rgb)
-            return 16 + 36 * r + 6 * g + b
-        # 8 colours: nearest of the basic ones by channel thresholds.
-        r, g, b = (1 if v >= 100 else 0 for v in rgb)
-        return r + 2 * g + 4 * b
+        return colour_index(rgb, self.count)
 
     def attr(self, style: Style) -> int:
         c = self.curses
