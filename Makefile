@@ -27,7 +27,21 @@ else
 	$(BIN)/crownhead run
 endif
 
-test: $(STAMP)
+# A 32-bit MicroPython for the Pico firmware's tests (tests/test_mcu_pico.py): MicroPython's
+# WebAssembly port from npm, run by Node.js. Without npm the tests that need it are skipped
+# and say why.
+MP32 := tests/micropython32
+MP32_STAMP := $(MP32)/node_modules/.installed
+
+$(MP32_STAMP): $(MP32)/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix $(MP32) --no-audit --no-fund --loglevel=error && touch $@ \
+			|| echo "npm ci failed: the 32-bit MicroPython tests will be skipped"; \
+	else \
+		echo "npm is not installed: the 32-bit MicroPython tests will be skipped"; \
+	fi
+
+test: $(STAMP) $(MP32_STAMP)
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q -n 2
 
@@ -35,4 +49,4 @@ test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(MP32)/node_modules

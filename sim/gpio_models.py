@@ -29,21 +29,37 @@ def _gpio_number(pin: MockPin) -> int:
 
 
 class _WiredPin(MockPin):
-    """A mock pin that tells its wiring model whenever its driven level changes."""
+    """A mock pin that tells its wiring model whenever its driven level changes.
+
+    Like a real GPIO (and unlike a bare MockPin, whose one state is both what it reads
+    and what it drives) it keeps its output latch apart from the level it reads as an
+    input: a pin switched back to output drives what it last drove as an output, low
+    if it never did (as lgpio's ``gpio_claim_output`` does), not what its pull-up made
+    it read meanwhile.
+    """
 
     model: _Model
 
     def __init__(self, factory: Any, info: Any) -> None:
+        self._latch = False
         super().__init__(factory, info)
         self.model.attach(_gpio_number(self), self)
 
     def _change_state(self, value: bool) -> bool:
+        if self._function == "output":
+            self._latch = bool(value)
         changed = super()._change_state(value)
         if changed and self._function == "output":
             self.model.output_changed(_gpio_number(self), bool(value))
         return changed
 
     def _set_function(self, value: str) -> None:
+        if value == "output" and self.function != "output":
+            self._function: str = "output"
+            with self.model.lock:
+                self._state = self._latch
+                self.model.update()
+            return
         super()._set_function(value)
         self.model.update()
 
@@ -98,7 +114,13 @@ class MatrixWiring(_Model):
 
     ``diodes=False`` models the same matrix without diodes (current can then flow
     backwards through closed switches, which is what causes ghosting). Faults:
-    :meth:`stick` (a reed welded shut or never closing) and :attr:`shorted_columns`.
+    :meth:`stick` (a reed welded shut or never closing), :attr:`shorted_columns`,
+    :attr:`grounded_rows` (a row wire touching ground) and :meth:`reverse_diode` (a
+    diode soldered in backwards).
+
+    A row *driven high* that reaches a row driven low through closed switches and
+    their diodes is a short between two pin drivers, limited by nothing else: every
+    one is recorded in :attr:`shorts` as ``(high row, low row)``.
     """
 
     def __init__(self, rows: Sequence[int], cols: Sequence[int], *, diodes: bool = True) -> None:
@@ -109,6 +131,9 @@ class MatrixWiring(_Model):
         self.closed: set[tuple[int, int]] = set()
         self.stuck: dict[tuple[int, int], bool] = {}
         self.shorted_columns: set[int] = set()
+        self.grounded_rows: set[int] = set()
+        self.reversed: set[tuple[int, int]] = set()
+        self.shorts: set[tuple[int, int]] = set()
 
     @staticmethod
     def switch_of(square: int) -> tuple[int, int]:
@@ -133,6 +158,18 @@ class MatrixWiring(_Model):
             self.shorted_columns.add(c)
             self.update()
 
+    def ground_row(self, r: int) -> None:
+        """Row ``r``'s wire touches ground: it is low whatever its pin does."""
+        with self.lock:
+            self.grounded_rows.add(r)
+            self.update()
+
+    def reverse_diode(self, square: int) -> None:
+        """The diode of ``square``'s switch is in backwards (band towards the column)."""
+        with self.lock:
+            self.reversed.add(self.switch_of(square))
+            self.update()
+
     def _effective(self) -> set[tuple[int, int]]:
         out = set(self.closed)
         for key, closed in self.stuck.items():
@@ -140,8 +177,14 @@ class MatrixWiring(_Model):
         return out
 
     def _row_low(self, r: int) -> bool:
+        if r in self.grounded_rows:
+            return True
         pin = self.pins.get(self.rows[r])
         return pin is not None and pin.function == "output" and not pin.state
+
+    def row_driven_high(self, r: int) -> bool:
+        pin = self.pins.get(self.rows[r])
+        return pin is not None and pin.function == "output" and bool(pin.state)
 
     def update(self) -> None:
         with self.lock:
@@ -151,9 +194,7 @@ class MatrixWiring(_Model):
         closed = self._effective()
         low_cols: set[int]
         if self.diodes:
-            # A column is pulled low only straight through a closed switch and its
-            # forward-biased diode into a row driven low.
-            low_cols = {c for (r, c) in closed if self._row_low(r)}
+            low_cols = self._diode_paths(closed)
         else:
             # Without diodes current also flows column -> switch -> row -> other
             # switch -> other column: any column connected to a low row through
@@ -172,6 +213,50 @@ class MatrixWiring(_Model):
             self._drive_input(
                 number, True if (c in low_cols or c in self.shorted_columns) else None
             )
+
+    def _diode_paths(self, closed: set[tuple[int, int]]) -> set[int]:
+        """The columns pulled low, following current through the diodes; records shorts.
+
+        A closed switch with its diode the right way round conducts from its column into
+        its row; one with a reversed diode from its row into its column. Current flows
+        from a column (held up by its pull-up) or a row driven high, through released
+        rows and other columns, into a row that is low. A column that reaches a low row
+        reads low; a row driven high that reaches one is a short.
+        """
+        n_rows = len(self.rows)
+        low_rows = {r for r in range(n_rows) if self._row_low(r)}
+        high_rows = {r for r in range(n_rows) if r not in low_rows and self.row_driven_high(r)}
+        into_row: dict[int, set[int]] = {}  # column -> rows it conducts into
+        into_col: dict[int, set[int]] = {}  # row -> columns it conducts into
+        for r, c in closed:
+            if (r, c) in self.reversed:
+                into_col.setdefault(r, set()).add(c)
+            else:
+                into_row.setdefault(c, set()).add(r)
+
+        def reaches_low(start_cols: set[int]) -> set[int]:
+            """The low rows reachable from these columns (through released rows only)."""
+            found: set[int] = set()
+            seen_cols = set(start_cols)
+            frontier = list(start_cols)
+            seen_rows: set[int] = set()
+            while frontier:
+                c = frontier.pop()
+                for r in into_row.get(c, ()):
+                    if r in low_rows:
+                        found.add(r)
+                    elif r not in high_rows and r not in seen_rows:
+                        seen_rows.add(r)
+                        for c2 in into_col.get(r, ()):
+                            if c2 not in seen_cols:
+                                seen_cols.add(c2)
+                                frontier.append(c2)
+            return found
+
+        for r in high_rows:
+            for low in reaches_low(set(into_col.get(r, ()))):
+                self.shorts.add((r, low))
+        return {c for c in range(len(self.cols)) if reaches_low({c})}
 
 
 class ShiftChainWiring(_Model):

@@ -5,7 +5,12 @@ Written for MicroPython: no annotations, no f-strings, no CPython-only modules. 
 stand-ins here (a matrix, a stream, a NeoPixel) allocate nothing when the firmware
 calls them, so that ``micropython.heap_lock()`` around the firmware's scan and report
 tests the firmware's own code. Each result is printed as one line for the test to
-check: ``OCC <line>``, ``RX <line>``, ``LED <hex>``, ``STEPS <n>``, ``OK``.
+check: ``OCC <line>``, ``RX <line>``, ``LED <hex>``, ``STEPS <n>``, ``SCANS <n>``,
+``DRIVEN-HIGH <n>``, ``OK``.
+
+It runs on any MicroPython: the 64-bit unix port, and the 32-bit builds the Pico's
+integer width needs (a unix port built with ``-m32``, or the WebAssembly port through
+``tests/micropython32/run.mjs``).
 """
 
 import sys
@@ -20,6 +25,9 @@ class Matrix:
         self.cols = cols
         self.occ = bytearray(4)
         self.row_low = bytearray(8)
+        # Times a row pin was driven high as a push-pull output: a reversed diode would
+        # then join that row's driver to the low row's through two diodes.
+        self.driven_high = 0
 
     def column_low(self, c):
         for r in range(8):
@@ -37,6 +45,7 @@ def make_pin_class(matrix):
     class Pin:
         IN = 0
         OUT = 1
+        OPEN_DRAIN = 2
         PULL_UP = 1
         PULL_DOWN = 2
 
@@ -51,9 +60,12 @@ def make_pin_class(matrix):
                 if cols[i] == id:
                     self.col = i
             self.level = 1
+            self.mode = Pin.IN
             self.init(mode, pull, value=value)
 
         def init(self, mode=-1, pull=-1, value=None):
+            if mode != -1:
+                self.mode = mode
             if value is not None:
                 self.value(value)
 
@@ -64,7 +76,10 @@ def make_pin_class(matrix):
                 return self.level
             self.level = 1 if x else 0
             if self.row >= 0:
+                # Open-drain: 1 releases the row (an input). A push-pull output drives it.
                 matrix.row_low[self.row] = 0 if x else 1
+                if x and self.mode == Pin.OUT:
+                    matrix.driven_high += 1
             return None
 
     return Pin
@@ -137,6 +152,9 @@ def main(pico_dir, script):
     matrix = Matrix(fw.ROW_PINS, fw.COL_PINS)
     stream = Stream()
     ticks = Ticks()
+    commands = [c for c in script.split("\n") if c]
+    if commands and commands[0].startswith("ticks "):
+        ticks.now = int(commands.pop(0)[6:])  # where the clock starts, before the board
     board = fw.Board(
         make_pin_class(matrix),
         NeoPixel,
@@ -147,10 +165,9 @@ def main(pico_dir, script):
     )
     board.boot()
     steps = 0
-    # The script: lines of "occ <8 hex>", "send <text>", "wait <ms>", "step <n>".
-    for command in script.split("\n"):
-        if not command:
-            continue
+    # The script: lines of "occ <8 hex>", "send <text>", "wait <ms>", "step <n>",
+    # "scans <n>" (set the firmware's scan count), "ticks <n>" (set the clock).
+    for command in commands:
         verb, _, arg = command.partition(" ")
         if verb == "occ":
             value = int(arg, 16)
@@ -162,6 +179,10 @@ def main(pico_dir, script):
             stream.incoming += bytes(int(arg[i : i + 2], 16) for i in range(0, len(arg), 2))
         elif verb == "wait":
             ticks.now = (ticks.now + int(arg)) & ((1 << 30) - 1)
+        elif verb == "ticks":
+            ticks.now = int(arg)
+        elif verb == "scans":
+            board.scans = int(arg)
         elif verb == "step":
             for _ in range(int(arg)):
                 board.step()
@@ -171,6 +192,9 @@ def main(pico_dir, script):
     for frame in NeoPixel.sent:
         print("LED " + hexs(frame))
     print("STEPS %d" % steps)
+    print("SCANS %d" % board.scans)
+    print("DRIVEN-HIGH %d" % matrix.driven_high)
+    print("MAXSIZE %d" % sys.maxsize)
     print("OK")
 
 

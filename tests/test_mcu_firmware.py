@@ -100,28 +100,59 @@ def test_no_ghost_with_diodes_but_one_without() -> None:
     assert squares_of(scan_mask(bare)) == [1, 2, 5, 6]  # the model is honest: the check means something
 
 
-def test_only_one_row_is_low_at_a_time_and_all_idle_high() -> None:
+def watch_rows(wiring: MatrixWiring) -> list[tuple[int, bool]]:
+    """(rows low, any row driven high) at every change the wiring sees from now on."""
+    seen: list[tuple[int, bool]] = []
+    original = wiring._update
+
+    def watch() -> None:
+        seen.append(
+            (sum(1 for r in range(8) if wiring._row_low(r)), any(wiring.row_driven_high(r) for r in range(8)))
+        )
+        original()
+
+    wiring._update = watch  # type: ignore[method-assign]
+    return seen
+
+
+def test_one_row_low_at_a_time_and_idle_rows_released_never_driven_high() -> None:
     board, wiring, _, _ = make_board()
-    lows: list[int] = []
-    original = wiring.output_changed
-
-    def watch(number: int, level: bool) -> None:
-        lows.append(sum(1 for r in range(8) if wiring._row_low(r)))
-        original(number, level)
-
-    wiring.output_changed = watch  # type: ignore[method-assign]
+    seen = watch_rows(wiring)
+    wiring.set_occupancy(mask_of([1, 6, 32]))
     scan_mask(board)
-    assert max(lows) == 1
+    assert max(low for low, _ in seen) == 1
+    assert not any(high for _, high in seen)
     assert not any(wiring._row_low(r) for r in range(8))
+    assert {wiring.pins[n].function for n in FW.ROW_PINS} == {"input"}
+    assert {wiring.pins[n].pull for n in FW.ROW_PINS} == {"up"}
 
 
-def test_stuck_switch_and_shorted_column() -> None:
+def test_a_reversed_diode_never_joins_two_row_pins() -> None:
+    """Square 5's diode in backwards and a piece on square 1, the same column: a row
+    idling high would feed row 0 (low) through both diodes, limited only by the pins."""
+    board, wiring, _, _ = make_board()
+    wiring.reverse_diode(5)
+    wiring.set_occupancy(mask_of([1, 5]))
+    for _ in range(3):
+        scan_mask(board)
+    assert wiring.shorts == set()
+    assert squares_of(scan_mask(board)) == [1]  # square 5's own diode blocks it
+
+
+def test_stuck_switch_shorted_column_and_grounded_row() -> None:
     board, wiring, _, _ = make_board()
     wiring.stick(12, True)
     assert squares_of(scan_mask(board)) == [12]
     assert board.matrix.columns_idle_low() == []
     wiring.short_column(2)
     assert board.matrix.columns_idle_low() == [2]
+    other, other_wiring, _, _ = make_board()
+    other_wiring.set_occupancy(mask_of([10]))  # row 2, column 1
+    other_wiring.ground_row(2)
+    assert other.matrix.columns_idle_low() == [1]
+    other_wiring.reverse_diode(5)
+    other_wiring.set_occupancy(mask_of([5]))
+    assert other.matrix.columns_idle_low() == []  # a reversed diode alone pulls nothing low
 
 
 # -- the firmware's loop ------------------------------------------------------------------
@@ -173,11 +204,12 @@ def test_buttons_are_debounced_and_reported_once() -> None:
 
 def test_led_frame_reaches_the_strip_in_grb_order() -> None:
     board, _, bench, usb = make_board()
-    colours = [(i, 100 + i, 200 - i) for i in range(32)]
+    # As bright as the Pi's default cap (0.1) makes anything: shown exactly.
+    colours = [(i % 26, 25 - i % 26, (3 * i) % 26) for i in range(32)]
     usb.incoming += encode_led(colours)
     board.step()
     sent = bench.frames(FW.LED_PIN)[-1]
-    assert sent[:3] == bytes([100, 0, 200])  # G, R, B on the wire
+    assert sent[:6] == bytes([25, 0, 0, 24, 1, 3])  # G, R, B on the wire
     assert decode_grb(sent) == colours
     assert lines_of(usb) == []  # a good frame is not answered
 
@@ -447,7 +479,7 @@ def _micropython() -> str:
 def test_on_micropython_itself_with_a_locked_heap() -> None:
     """The firmware file on the real MicroPython interpreter: every scan and report runs
     under ``micropython.heap_lock()``, so one allocation there would fail the run."""
-    frame = "0102030000FF" * 16
+    frame = "01020300000F" * 16
     script = "\n".join(
         [
             "step 3",
@@ -472,6 +504,7 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
     assert proc.returncode == 0, proc.stderr + proc.stdout
     out = proc.stdout.splitlines()
     assert out[-1] == "OK" and "STEPS 606" in out
+    assert "DRIVEN-HIGH 0" in out  # idle rows are released, never driven high
     got = [parse_board_line(x[3:].encode()) for x in out if x.startswith("RX ")]
     assert [type(m).__name__ for m in got] == [
         "Hello", "Occupancy", "Occupancy", "Hello", "Occupancy", "BoardError",
@@ -479,7 +512,7 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
     ]
     assert [m.mask for m in got if hasattr(m, "mask")] == [0, 0x80000001, 0x80000001, 0x80000001, 0xF00F]
     leds = [x[4:] for x in out if x.startswith("LED ")]
-    assert bytes.fromhex(leds[-1]) == bytes.fromhex("0201030000FF" * 16)  # GRB on the wire
+    assert bytes.fromhex(leds[-1]) == bytes.fromhex("02010300000F" * 16)  # GRB on the wire
 
 
 # -- the documentation of the pin plan --------------------------------------------------------

@@ -33,10 +33,22 @@ import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["Bench", "NeoPixel", "PtyStream", "BytesStream", "WDT_MAX_MS", "decode_grb"]
+__all__ = [
+    "Bench",
+    "NeoPixel",
+    "PtyStream",
+    "BytesStream",
+    "WDT_MAX_MS",
+    "WATCHDOG_CTRL",
+    "WATCHDOG_ENABLE",
+    "decode_grb",
+]
 
 #: The rp2 port's longest watchdog timeout: 0x7FFFFF microseconds (RP2040 datasheet).
 WDT_MAX_MS = 8388
+#: The watchdog's CTRL register and its ENABLE bit (RP2040 and RP2350 datasheets).
+WATCHDOG_CTRL = {"RP2040": 0x40058000, "RP2350": 0x400D8000}
+WATCHDOG_ENABLE = 1 << 30
 
 
 class _Pin:
@@ -104,7 +116,8 @@ class _Pin:
 
 
 class _WDT:
-    """``machine.WDT`` (rp2): started on creation, fed with :meth:`feed`, never stopped."""
+    """``machine.WDT`` (rp2): started on creation, fed with :meth:`feed`; only clearing
+    the ENABLE bit of the chip's watchdog CTRL register (in ``machine.mem32``) stops it."""
 
     bench: Bench
 
@@ -115,6 +128,7 @@ class _WDT:
             raise ValueError("timeout %r ms is outside 1-%d" % (timeout, WDT_MAX_MS))
         self.timeout = timeout
         self.bench.watchdog = self
+        self.bench.mem32[WATCHDOG_CTRL[self.bench.chip]] |= WATCHDOG_ENABLE
         self.fed_at = self.bench.now_ms()
         self.feeds = 0
         self.longest_gap = 0
@@ -124,6 +138,11 @@ class _WDT:
         self.longest_gap = max(self.longest_gap, now - self.fed_at)
         self.fed_at = now
         self.feeds += 1
+
+    @property
+    def running(self) -> bool:
+        """Is the watchdog counting (its ENABLE bit set)?"""
+        return bool(self.bench.mem32[WATCHDOG_CTRL[self.bench.chip]] & WATCHDOG_ENABLE)
 
     @property
     def starved(self) -> bool:
@@ -299,10 +318,12 @@ class Bench:
         if mock is None:
             return
         with self.wiring.lock:
-            if pin.mode == _Pin.OUT:
+            level = self.levels.get(pin.id, 0)
+            # Open-drain (rp2 emulates it): 0 drives the pin low, 1 lets it go (an input).
+            if pin.mode == _Pin.OUT or (pin.mode == _Pin.OPEN_DRAIN and not level):
                 mock.function = "output"
-                mock.state = bool(self.levels.get(pin.id, 0))
-            elif pin.mode == _Pin.IN:
+                mock.state = bool(level)
+            elif pin.mode in (_Pin.IN, _Pin.OPEN_DRAIN):
                 mock.function = "input"
                 mock.pull = {_Pin.PULL_UP: "up", _Pin.PULL_DOWN: "down"}.get(pin.pull or -1, "floating")
 
@@ -310,8 +331,12 @@ class Bench:
         self.levels[number] = level
         pin = self.pins.get(number)
         mock = self._mock.get(number)
-        if mock is not None and pin is not None and pin.mode == _Pin.OUT:
+        if mock is None or pin is None:
+            return
+        if pin.mode == _Pin.OUT:
             mock.state = bool(level)
+        elif pin.mode == _Pin.OPEN_DRAIN:
+            self.configure(pin)
 
     def read(self, number: int) -> int:
         mock = self._mock.get(number)

@@ -10,16 +10,19 @@
 # The same file runs on CPython in the project's tests, with stand-ins for machine.Pin,
 # neopixel and the USB stream only: so it uses nothing MicroPython lacks (no f-strings,
 # no typing, no dataclasses, no stdlib beyond sys/select/time/machine/micropython) and
-# keeps 32-bit masks out of plain ints (MicroPython's small ints stop at 2**30; a
-# bigger one is a heap allocation).
+# keeps every number it changes in the loop below 2**30: on the Pico (a 32-bit
+# MicroPython) a bigger int is a heap allocation, which the locked heap turns into a
+# MemoryError. So 32-bit masks live in bytes, and counters wrap before 2**30.
 #
 # Copy it to the Pico with `crownhead mcu install`, together with main.py.
 
 # -- the pin plan: the one table to change for a different wiring (GP numbers) -----------
 
 FIRMWARE = "crownhead-pico 1.0"
-# Matrix rows 0-7 = ranks 8-1 (row 0 holds squares 1-4). Outputs, one driven low at a
-# time; the diode's band (cathode) faces the row line.
+# Matrix rows 0-7 = ranks 8-1 (row 0 holds squares 1-4). Open-drain: one row at a time
+# is pulled low, the others are released (inputs with the pull-up), never driven high:
+# a reversed diode then cannot join a high row to the low one through two diodes with
+# nothing but the pin drivers to limit the current. The diode's band faces the row line.
 ROW_PINS = (2, 3, 4, 5, 6, 7, 8, 9)
 # Matrix columns 0-3 = the dark squares of a rank from the a-file side. Inputs with the
 # RP2040's internal pull-up; a closed switch on the selected row pulls its column low.
@@ -27,6 +30,19 @@ COL_PINS = (10, 11, 12, 13)
 # WS2812B data line, through a 74AHCT125 level shifter and a 330 ohm resistor.
 LED_PIN = 16
 LED_COUNT = 32
+# How the LED chain runs under the 32 dark squares, as lights.map and lights.origin on
+# the Pi: pixel 0 under the dark square nearest LED_ORIGIN (a8, h8, a1 or h1), then
+# along that rank; "row-major" starts every rank from the same side (a wire runs back
+# across the board after each rank), "serpentine" runs every second rank back the
+# other way (the short way to lay one chain).
+LED_MAP = "row-major"
+LED_ORIGIN = "a8"
+# What the LEDs may draw from the Pico's VBUS (the Pi's USB port), in mA at the
+# WS2812B data sheet's 20 mA per channel at full duty and 1 mA per dark LED: a frame
+# that asks for more is dimmed to fit, whatever the Pi sends. The Pi's default
+# brightness cap (0.1) needs at most 220 mA. Raise it only with the LEDs on a 5 V
+# supply of their own (docs/build.md, "Power").
+LED_BUDGET_MA = 250
 # Push buttons, each from its pin to ground (internal pull-up); names as the Pi knows them.
 BUTTON_PINS = (
     ("new", 18),
@@ -62,6 +78,10 @@ _CR = 13
 _NL = 10
 _TICKS_HALF = 1 << 29  # MicroPython's ticks wrap at 2**30
 _TICKS_MASK = (1 << 30) - 1
+# The largest small int of a 32-bit MicroPython: one more would be allocated.
+SMALL_INT_MAX = (1 << 30) - 1
+_MA_PER_CHANNEL = 20
+_MA_IDLE = 1
 
 # The watchdog's CTRL register and its ENABLE bit (RP2040 and RP2350 datasheets,
 # "Watchdog"): cleared when someone interrupts the firmware for the REPL (mpremote
@@ -71,8 +91,49 @@ _WATCHDOG_ENABLE = 1 << 30
 
 
 def ticks_diff(a, b):
-    """``a - b`` for tick counts that wrap at 2**30, as ``time.ticks_diff`` computes it."""
-    return ((a - b + _TICKS_HALF) & _TICKS_MASK) - _TICKS_HALF
+    """``a - b`` for tick counts that wrap at 2**30, as ``time.ticks_diff`` computes it.
+
+    Every step stays inside the small ints (``a - b + 2**29`` would not, for ticks
+    more than six days apart): it runs under the locked heap."""
+    d = a - b
+    if d >= _TICKS_HALF:
+        return d - _TICKS_HALF - _TICKS_HALF
+    if d < -_TICKS_HALF:
+        return d + _TICKS_HALF + _TICKS_HALF
+    return d
+
+
+def count_up(n):
+    """``n + 1``, or 0 after :data:`SMALL_INT_MAX`: a count that never leaves the small
+    ints (``(n + 1) & SMALL_INT_MAX`` would allocate ``n + 1`` first)."""
+    if n >= SMALL_INT_MAX:
+        return 0
+    return n + 1
+
+
+def pixel_map(layout, origin):
+    """Pixel of each dark square: entry ``s - 1`` is the pixel under square ``s``, for a
+    32-LED chain laid as :data:`LED_MAP`/:data:`LED_ORIGIN` say (the same orders as
+    ``hal.pixelmap`` on the Pi)."""
+    if layout not in ("row-major", "serpentine"):
+        raise ValueError("LED_MAP must be row-major or serpentine")
+    if origin not in ("a8", "h8", "a1", "h1"):
+        raise ValueError("LED_ORIGIN must be a8, h8, a1 or h1")
+    out = bytearray(32)
+    rows = range(8) if origin[1] == "8" else range(7, -1, -1)
+    pixel = 0
+    i = 0
+    for row in rows:
+        left_to_right = origin[0] == "a"
+        if layout == "serpentine" and i % 2:
+            left_to_right = not left_to_right
+        for k in range(8):
+            col = k if left_to_right else 7 - k
+            if (row + col) % 2:  # a dark square (b8 is square 1)
+                out[row * 4 + col // 2] = pixel
+                pixel += 1
+        i += 1
+    return out
 
 
 def checksum(data, end):
@@ -105,7 +166,8 @@ class Matrix:
     byte ``i`` bit ``k`` is square ``8 i + k + 1``."""
 
     def __init__(self, pin_class, rows=ROW_PINS, cols=COL_PINS, settle_us=SETTLE_US, sleep_us=None):
-        self.rows = [pin_class(n, pin_class.OUT, value=1) for n in rows]
+        # Released (value 1) = an input held up by the pull-up; value 0 pulls the row low.
+        self.rows = [pin_class(n, pin_class.OPEN_DRAIN, pin_class.PULL_UP, value=1) for n in rows]
         self.cols = [pin_class(n, pin_class.IN, pin_class.PULL_UP) for n in cols]
         self.settle_us = settle_us
         self._sleep_us = sleep_us
@@ -132,7 +194,10 @@ class Matrix:
                 occ[i] = (occ[i] & 0xF0) | bits
 
     def columns_idle_low(self):
-        """Columns reading low with every row idle (high): shorted or a diode reversed."""
+        """Columns reading low with every row released: no switch can pull a column low
+        then, so the column is shorted to ground, or a row is stuck low (shorted to
+        ground) under a closed switch. (A reversed diode cannot: with no row low it has
+        nothing to conduct into.)"""
         for row in self.rows:
             row.value(1)
         return [c for c in range(4) if not self.cols[c].value()]
@@ -199,6 +264,9 @@ class Board:
         self.buttons = Buttons(pin_class, buttons)
         self.pixels = neopixel_class(pin_class(LED_PIN, pin_class.OUT), LED_COUNT)
         self._order = self.pixels.ORDER
+        self._pixel_of = pixel_map(LED_MAP, LED_ORIGIN)
+        # The most channel units (0-255 each) a frame may add up to within the budget.
+        self._budget = (LED_BUDGET_MA - _MA_IDLE * LED_COUNT) * 255 // _MA_PER_CHANNEL
         self.pixels.fill((0, 0, 0))
         self.pixels.write()
         # Everything the scan loop touches exists before it runs.
@@ -271,7 +339,7 @@ class Board:
         """
         scan = self._scan
         self.matrix.scan(scan)
-        self.scans += 1
+        self.scans = count_up(self.scans)  # 2**30 scans is 5 days at 2,400 a second
         self._window_scans += 1
         now = self.ticks_ms()
         elapsed = ticks_diff(now, self._window_start)
@@ -337,7 +405,7 @@ class Board:
         self._len += 1
 
     def _error(self, key):
-        self.errors += 1
+        self.errors = count_up(self.errors)
         self.usb.write(self._errors[key])
 
     def handle_line(self, buf, n):
@@ -423,16 +491,25 @@ class Board:
             self._error("bad-command")
 
     def _show(self, buf, s):
-        """Decode 32 x RRGGBB into the NeoPixel buffer (square s = pixel s - 1) and send."""
+        """Decode 32 x RRGGBB (squares 1-32) into the NeoPixel buffer, each square at its
+        pixel, dimmed to :data:`LED_BUDGET_MA` if it asks for more, and send it."""
         pixels = self.pixels
         out = pixels.buf
         order = self._order
         bpp = pixels.bpp
-        for p in range(LED_COUNT):
-            base = s + 6 * p
+        pixel_of = self._pixel_of
+        total = 0
+        for sq in range(LED_COUNT):
+            base = s + 6 * sq
+            at = pixel_of[sq] * bpp
             for k in range(3):
                 value = _hex_value(buf[base + 2 * k]) << 4 | _hex_value(buf[base + 2 * k + 1])
-                out[p * bpp + order[k]] = value
+                out[at + order[k]] = value
+                total += value
+        budget = self._budget
+        if total > budget:
+            for i in range(LED_COUNT * bpp):
+                out[i] = out[i] * budget // total
         pixels.write()
 
     # -- leaving the loop -------------------------------------------------------------------
@@ -500,7 +577,13 @@ def stop_watchdog(mem32, chip):
 
 
 def main():
-    """Run the board until interrupted (Ctrl-C from the REPL or mpremote)."""
+    """Run the board until interrupted (Ctrl-C from the REPL or mpremote).
+
+    The watchdog starts inside the ``try``: a Ctrl-C at any moment after it started
+    (even while the board is being set up) stops it again, so the REPL that is left is
+    usable and not reset two seconds later under mpremote's feet. The Pi recognises
+    that REPL on the line and restarts the firmware (``hal.serial_board``).
+    """
     import machine
     import micropython
     import neopixel
@@ -508,23 +591,25 @@ def main():
     import sys
     import time
 
-    usb = UsbStream(sys, select)
-    wdt = machine.WDT(timeout=WATCHDOG_MS)
-    board = Board(
-        machine.Pin,
-        neopixel.NeoPixel,
-        usb,
-        time.ticks_ms,
-        time.sleep_us,
-        wdt,
-        heap_lock=micropython.heap_lock,
-        heap_unlock=micropython.heap_unlock,
-    )
-    board.boot()
     chip = chip_name(sys.implementation._machine)
+    board = None
     try:
+        usb = UsbStream(sys, select)
+        wdt = machine.WDT(timeout=WATCHDOG_MS)
+        board = Board(
+            machine.Pin,
+            neopixel.NeoPixel,
+            usb,
+            time.ticks_ms,
+            time.sleep_us,
+            wdt,
+            heap_lock=micropython.heap_lock,
+            heap_unlock=micropython.heap_unlock,
+        )
+        board.boot()
         while True:
             board.step()
     except KeyboardInterrupt:
         stop_watchdog(machine.mem32, chip)
-        board.all_dark()
+        if board is not None:
+            board.all_dark()
