@@ -14,6 +14,17 @@ from before a disconnect is discarded, never glued to the next one.
 Garbled input is logged and counted, and answered with ``OCC?``: the garbled line may
 have been an occupancy report, so the Pi asks for a fresh one.
 
+A board running MicroPython (the Pico firmware) that has been interrupted (a Ctrl-C
+byte on the line, a person at its REPL who left) shows the REPL's prompt, ``>>> `` (or
+``>`` in the raw REPL), instead of protocol lines: the Pi recognises it and restarts
+the firmware with Ctrl-C, Ctrl-B, Ctrl-D (clear the line, leave the raw REPL, soft
+reset, which runs ``main.py`` again), at most once every ``restart_ms``; when the
+firmware greets again, the last LED frame is sent again.
+
+The port is opened exclusively (``exclusive=True``): a second program on the same
+port (``mpremote``, a terminal, ``crownhead mcu check``) is refused with an error
+instead of stealing half of the board's lines.
+
 Nothing the main loop calls waits on the wire. Lines to send are queued and written by a
 writer thread (started with :meth:`SerialBoard.start`; without it, by the caller at
 once, as tests driving :meth:`SerialBoard.service` by hand want). An LED frame replaces
@@ -57,11 +68,26 @@ log = logging.getLogger(__name__)
 Opener = Callable[[], Any]
 
 
+#: What a MicroPython board shows when its program has stopped: the REPL's prompt (the
+#: bytes after the last newline), friendly or raw.
+REPL_PROMPTS = (b">>> ", b">")
+#: Ctrl-C (clear the line), Ctrl-B (leave the raw REPL), Ctrl-D (soft reset: main.py runs).
+RESTART_FIRMWARE = b"\x03\x02\x04"
+
+
 def open_serial_port(url: str, baudrate: int = 115200, timeout: float = 0.05) -> Any:
-    """Open a port or pyserial URL (``/dev/ttyACM0``, ``loop://``, ``socket://...``)."""
+    """Open a port or pyserial URL (``/dev/ttyACM0``, ``loop://``, ``socket://...``),
+    exclusively: a port another program holds open is refused (``SerialException``)."""
     import serial
 
-    return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout, write_timeout=None)
+    return serial.serial_for_url(
+        url, baudrate=baudrate, timeout=timeout, write_timeout=None, exclusive=True
+    )
+
+
+def port_in_use(exc: BaseException) -> bool:
+    """Did opening a port fail because another program holds it (the exclusive lock)?"""
+    return "exclusively lock" in str(exc) or "Resource temporarily unavailable" in str(exc)
 
 
 def _serial_errors() -> tuple[type[BaseException], ...]:
@@ -88,6 +114,7 @@ class SerialBoard:
         baudrate: int = 115200,
         reconnect_ms: int = 1000,
         silence_ms: int = 3000,
+        restart_ms: int = 3000,
         brightness: float = DEFAULT_BRIGHTNESS,
         button_lockout_ms: int = 0,
         opener: Opener | None = None,
@@ -96,6 +123,9 @@ class SerialBoard:
         self.clock = clock
         self.reconnect_ms = reconnect_ms
         self.silence_ms = silence_ms
+        self.restart_ms = restart_ms
+        self._restarted_at: int | None = None
+        self._resend_after_hello = False
         # At most one resync request (OCC?) per this many ms: a board that echoes our
         # own lines back must not turn every garbled line into another request.
         self.resync_ms = 500
@@ -132,6 +162,7 @@ class SerialBoard:
         self.garbled = 0
         self.board_errors = 0
         self.unknown_buttons = 0
+        self.restarts = 0  # times the board's firmware was found stopped and restarted
         self.last_error: str | None = None
         self.sensors = _SerialSensors(self)
         self.lights = _SerialLights(self)
@@ -173,6 +204,8 @@ class SerialBoard:
             for line in self._lines.feed(data):
                 handled += 1
                 self._handle(line)
+            if self._lines.partial.endswith(REPL_PROMPTS[0]) or self._lines.partial == REPL_PROMPTS[1]:
+                self._restart_firmware(now)
         elif now - self._last_rx > self.silence_ms:
             self._drop(f"no data from the board for {now - self._last_rx} ms", now)
         return handled
@@ -200,6 +233,21 @@ class SerialBoard:
         self._write(encode_line("OCC?"))
         if self._last_led is not None:
             self._write(self._last_led)
+
+    def _restart_firmware(self, now: int) -> None:
+        """The board sits at MicroPython's prompt: its firmware has stopped. Restart it."""
+        if self._restarted_at is not None and now - self._restarted_at < self.restart_ms:
+            return
+        self._restarted_at = now
+        self.restarts += 1
+        self.last_error = (
+            "the board's firmware had stopped (MicroPython's prompt on the line): "
+            "restarting it (Ctrl-D)"
+        )
+        log.warning("%s", self.last_error)
+        self._lines.reset()
+        self._resend_after_hello = True
+        self._write(RESTART_FIRMWARE)
 
     def _drop(self, reason: str, now: int) -> None:
         with self._port_lock:
@@ -320,6 +368,11 @@ class SerialBoard:
         elif isinstance(msg, Hello):
             self.firmware = msg.firmware or "?"
             self.board_version = msg.version
+            if self._resend_after_hello:
+                # A restarted firmware starts dark: show it what the Pi shows.
+                self._resend_after_hello = False
+                if self._last_led is not None:
+                    self._write(self._last_led, frame=True)
             if msg.version != PROTOCOL_VERSION:
                 self.last_error = (
                     f"board speaks protocol {msg.version}, this Pi speaks {PROTOCOL_VERSION}"

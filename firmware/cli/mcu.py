@@ -21,12 +21,13 @@ __all__ = ["register", "run_install", "run_check"]
 
 
 def run_install(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from firmware.mcu.install import InstallError, describe, install, mpremote_command
+    from firmware.mcu.install import STOP_SERVICE, InstallError, describe, install, mpremote_command
 
     out = out or sys.stdout
     if args.dry_run:
         print(describe(mpremote_command(args.port)), file=out)
         return 0
+    print(f"Nothing else may use the port meanwhile: {STOP_SERVICE}.", file=out)
     print(
         f"Installing {', '.join(FIRMWARE_FILES)} (MicroPython {MICROPYTHON_VERSION}) "
         f"from {FIRMWARE_DIR} on {args.port or 'the first USB serial device'}...",
@@ -48,13 +49,13 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
     out = out or sys.stdout
     target: Target
+    port = args.port
     try:
         if args.against == "emulator":
             target = EmulatorTarget()
         elif args.against == "firmware":
             target = FirmwareTarget()
         else:
-            port = args.port
             if port is None:
                 port = load_config(args.config).serial.port
             target = PortTarget(port)
@@ -62,7 +63,13 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"crownhead mcu check: {exc}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as exc:  # pyserial's SerialException is an OSError
-        print(f"crownhead mcu check: cannot open the board: {exc}", file=sys.stderr)
+        from firmware.mcu.install import STOP_SERVICE
+        from hal.serial_board import port_in_use
+
+        if port_in_use(exc):
+            print(f"crownhead mcu check: {port} is in use by another program: {STOP_SERVICE}", file=sys.stderr)
+        else:
+            print(f"crownhead mcu check: cannot open the board: {exc}", file=sys.stderr)
         return 2
     try:
         report = run_checks(target, answer_ms=args.answer_ms, quiet_ms=args.quiet_ms, only=args.only or None)
@@ -95,7 +102,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "install",
         help="copy the firmware onto a Pico with mpremote",
         description="Copy crownhead_board.py and main.py onto a Pico that runs MicroPython "
-        f"{MICROPYTHON_VERSION}, then reset it. Needs mpremote (pip install 'crownhead[mcu]').",
+        f"{MICROPYTHON_VERSION}, then reset it. Needs mpremote (pip install 'crownhead[mcu]'). "
+        "Stop the board's service first (sudo systemctl stop crownhead): it holds the port.",
     )
     inst.add_argument("--port", default=None, help="serial port of the Pico (default: the first USB serial device)")
     inst.add_argument("--dry-run", action="store_true", help="print the mpremote command instead of running it")
@@ -104,7 +112,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "check",
         help="run the protocol conformance check against a board",
         description="Send the board every kind of line the protocol has (and many it must "
-        "refuse) and check each answer. Exit code 1 when a check fails.",
+        "refuse) and check each answer. Exit code 1 when a check fails. Stop the board's "
+        "service first (sudo systemctl stop crownhead): it holds the port.",
     )
     check.add_argument("--port", default=None, help="serial port (default: serial.port from the configuration)")
     check.add_argument("--config", default=None, metavar="PATH", help="configuration file (for serial.port)")

@@ -5,6 +5,10 @@ RPI_PICO2 from micropython.org onto the drive that appears while BOOTSEL is held
 mpremote interrupts whatever runs (the firmware stops its watchdog when interrupted),
 copies ``crownhead_board.py`` and then ``main.py`` to the Pico's filesystem, and resets
 it so that the firmware starts.
+
+Nothing else may hold the port meanwhile: the board's service opens it exclusively, and
+mpremote cannot connect while it runs. :func:`check_port_free` finds that out first and
+says to stop the service (``sudo systemctl stop crownhead``).
 """
 
 from __future__ import annotations
@@ -16,11 +20,32 @@ from collections.abc import Sequence
 
 from firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES
 
-__all__ = ["InstallError", "mpremote_command", "install"]
+__all__ = ["InstallError", "mpremote_command", "install", "check_port_free", "STOP_SERVICE"]
+
+#: What to do when the board's service holds the port.
+STOP_SERVICE = (
+    "stop the board's service first (sudo systemctl stop crownhead; "
+    "sudo systemctl start crownhead afterwards)"
+)
 
 
 class InstallError(Exception):
     """The firmware could not be copied; the message says why and what to do."""
+
+
+def check_port_free(port: str) -> None:
+    """Raise :class:`InstallError` if another program (the service) holds ``port``.
+
+    A port that does not exist or cannot be opened for another reason is left for the
+    tool that opens it next to report.
+    """
+    from hal.serial_board import open_serial_port, port_in_use
+
+    try:
+        open_serial_port(port, timeout=0).close()
+    except (OSError, ValueError) as exc:  # pyserial's SerialException is an OSError
+        if port_in_use(exc):
+            raise InstallError(f"{port} is in use by another program: {STOP_SERVICE}") from None
 
 
 def mpremote_command(port: str | None = None, python: str | None = None) -> list[str]:
@@ -59,9 +84,13 @@ def install(port: str | None = None, *, run: bool = True) -> list[str]:
             raise InstallError(f"firmware file missing from this installation: {name}")
     command = mpremote_command(port)
     if run:
+        if port is not None:
+            check_port_free(port)
         proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
             reason = _last_line(proc.stderr) or _last_line(proc.stdout) or f"exit code {proc.returncode}"
+            if "in use" in reason or "failed to access" in reason:
+                reason += f"; {STOP_SERVICE}"
             raise InstallError(f"mpremote could not install the firmware on {port or 'the first USB serial device'}: {reason}")
     return command
 
