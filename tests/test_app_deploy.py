@@ -119,3 +119,21 @@ def test_unit_security_exposure_is_low() -> None:
     if score is None:
         pytest.skip("systemd-analyze security --offline=yes is not available (systemd 250 or later)")
     assert score <= 2.0, f"exposure {score} (it was 8.5 EXPOSED before the hardening)"
+
+
+def test_unit_bounds_descriptors_memory_and_tasks() -> None:
+    # A crowd of network clients or a leak cannot take what the machine needs, and the
+    # web page's connections leave descriptors for the board under the unit's limit.
+    from firmware.pages.serving import Limits
+
+    values = unit_lines()
+    nofile = int(values["LimitNOFILE"][0])
+    limits = Limits()
+    assert nofile >= limits.total + limits.reserve_fds + 64
+    memory = values["MemoryMax"][0]
+    assert memory.endswith("M") and 600 <= int(memory[:-1]) <= 1024  # a table build's 512 MB fits
+    assert 32 <= int(values["TasksMax"][0]) <= 256
+    # The hardening's rating stays where it was (1.5 with systemd 252).
+    score = _offline_security_score()
+    if score is not None:
+        assert score <= 1.5

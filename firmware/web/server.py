@@ -42,6 +42,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from firmware.diagram import board_svg
 from firmware.pages import SECURITY_HEADERS, fill_shell
+from firmware.pages.serving import Connections, Limits, bounded_server
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import is_loopback
@@ -55,8 +56,6 @@ PAGE_QUEUE = 256
 #: How often the idle server wakes by itself (uvicorn's own loop: 10 times a second) to
 #: renew the Date header and look whether it must stop (close() wakes it at once).
 TICK_S = 1.0
-#: Connections served at once; more get HTTP 503.
-LIMIT_CONNECTIONS = 256
 #: Messages a page may send a second, and in a burst (more wait: see _socket_session).
 PAGE_RATE = 8.0
 PAGE_BURST = 20
@@ -87,7 +86,9 @@ class WebServer:
     ``config``: the configuration in force, shown read-only on the status page.
     ``clock``: for sessions and the rate limit. ``page_rate``/``page_burst``: the
     messages a page may send a second, and at once. ``state_dir``: where the last
-    self-test's result is kept (shown by the status page).
+    self-test's result is kept (shown by the status page). ``limits``: the connections
+    held at once, in all and from one client, and how long one may take to send a
+    request (:class:`~firmware.pages.serving.Limits`).
     """
 
     def __init__(
@@ -105,6 +106,7 @@ class WebServer:
         page_rate: float = PAGE_RATE,
         page_burst: int = PAGE_BURST,
         state_dir: Path | None = None,
+        limits: Limits = Limits(),
     ) -> None:
         from hal.clock import MonotonicClock
 
@@ -124,6 +126,9 @@ class WebServer:
         self.page_rate = page_rate
         self.page_burst = page_burst
         self.state_dir = state_dir
+        self.limits = limits
+        #: The connections held (set by :meth:`start`).
+        self.connections: Connections | None = None
         self._selftest_problem: str | None = None
         self._page = page_html(colours).encode("utf-8")
         self._queues: dict[int, asyncio.Queue[str | None]] = {}
@@ -147,8 +152,6 @@ class WebServer:
 
     def start(self) -> None:
         """Bind the address now (an error is raised here) and serve in a daemon thread."""
-        import uvicorn
-
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -161,9 +164,11 @@ class WebServer:
         sock.setblocking(False)
         self.port = sock.getsockname()[1]
         self._socket = sock
-        config = uvicorn.Config(
+        self._server = bounded_server(
             self.asgi(),
-            ws="wsproto",
+            sock,
+            self.limits,
+            tick_s=TICK_S,
             ws_max_size=WS_MAX_SIZE,
             ws_per_message_deflate=False,
             lifespan="off",
@@ -171,11 +176,8 @@ class WebServer:
             access_log=False,
             server_header=False,
             proxy_headers=False,
-            # Connections at once (pages, and requests in flight): a bound on what a
-            # crowd of clients can make the board hold.
-            limit_concurrency=LIMIT_CONNECTIONS,
         )
-        self._server = _quiet_server(config)
+        self.connections = self._server.connections
         self._thread = threading.Thread(target=self._run, name="crownhead-web", daemon=True)
         self._thread.start()
         if not self._started.wait(10):
@@ -209,7 +211,7 @@ class WebServer:
         self._started.set()
         try:
             assert self._socket is not None
-            await self._server.serve(sockets=[self._socket])
+            await self._server.serve(sockets=[])  # it accepts on self._socket itself
         finally:
             pump.cancel()
             self.hub.wake = lambda: None
@@ -707,35 +709,6 @@ _ROUTES = [
     Route("/api/diagram.svg", _diagram),
     WebSocketRoute("/ws", _ws),
 ]
-
-
-def _quiet_server(config: Any) -> Any:
-    """A uvicorn server whose own loop wakes once a second, not ten times (on a board left
-    alone that is most of what the server costs); :meth:`stop` ends it at once."""
-    import uvicorn
-
-    class QuietServer(uvicorn.Server):
-        _stopping: asyncio.Event | None = None
-
-        async def main_loop(self) -> None:
-            self._stopping = asyncio.Event()
-            counter = 0
-            # on_tick renews the Date header when the counter is a multiple of 10 (one of
-            # uvicorn's ticks is 0.1 s) and says whether to stop.
-            while not await self.on_tick(counter):
-                counter = (counter + 10) % 864000
-                try:
-                    await asyncio.wait_for(self._stopping.wait(), TICK_S)
-                except TimeoutError:
-                    pass
-
-        def stop(self) -> None:
-            """Stop serving (in the server's loop)."""
-            self.should_exit = True
-            if self._stopping is not None:
-                self._stopping.set()
-
-    return QuietServer(config)
 
 
 def _plain(value: Any) -> Any:

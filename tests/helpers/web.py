@@ -25,6 +25,7 @@ from firmware.app.players import Thinker
 from firmware.config import default_config
 from firmware.link.host import LinkConfig
 from firmware.referee.settings import RefereeSettings
+from firmware.pages.serving import Limits
 from firmware.web.bridge import KEEP_MS, PageHub, WebLink
 from firmware.web.server import WebServer
 from hal.clock import Clock, MonotonicClock
@@ -73,6 +74,7 @@ class LiveBoard:
         page_rate: float = 1000.0,
         main_rate: float = 1000.0,
         keep_ms: int = KEEP_MS,
+        limits: Limits | None = None,
     ) -> None:
         self.rig = Rig(
             state_dir,
@@ -95,7 +97,8 @@ class LiveBoard:
         self.link.attach(self.app)
         self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
                                 store=self.store, config=config, clock=server_clock or self.clock,
-                                page_rate=page_rate, page_burst=max(20, int(page_rate)), state_dir=state_dir)
+                                page_rate=page_rate, page_burst=max(20, int(page_rate)), state_dir=state_dir,
+                                **({"limits": limits} if limits is not None else {}))
         self.server.start()
         self.app.start()
         self._stop = threading.Event()
@@ -148,7 +151,7 @@ class Socket:
     def __init__(self, url: str, **kwargs: Any) -> None:
         from websockets.sync.client import connect
 
-        self._connection = connect(url, open_timeout=WAIT_S, **kwargs)
+        self._connection = connect(url, **{"open_timeout": WAIT_S, **kwargs})
         self.ws = self._connection.__enter__()
         self.seen: list[dict[str, Any]] = []
 

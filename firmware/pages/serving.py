@@ -1,0 +1,325 @@
+"""Serving a page with uvicorn within bounds that no network client can push.
+
+Every TCP connection a server holds is a file descriptor, and the board needs
+descriptors of its own: to save the game after every move, for its log, its serial
+ports and its broker. uvicorn alone accepts every connection it is offered and waits
+for ever for a client that never speaks, so a thousand idle connections exhaust the
+process's descriptors ("Too many open files") and the board stops keeping games. Here
+the server accepts connections itself, within :class:`Limits`:
+
+- at most ``total`` connections at once, and never more than the descriptors left
+  after keeping ``reserve_fds`` free (see :func:`connection_budget`); when all are taken,
+  the connection that has waited longest for a request is closed to make room for a
+  new one (a page's WebSocket and a request being answered are never closed for this);
+  when none waits, no connection is accepted until one ends (the kernel holds the rest,
+  costing the process nothing);
+- at most ``per_client`` connections from one address (an IPv6 client by its /64
+  network, what one home or one attacker gets), more are closed at once;
+- a connection that has not sent a whole request (headers and body) within
+  ``request_s`` seconds of opening, or of its last answer, is closed (slowloris).
+
+It also wakes once a second, not ten times, when idle (what a board left alone pays for
+its page). The hall's page can be served the same way (:func:`bounded_server`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import ipaddress
+import logging
+import os
+import resource
+import socket
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Limits", "Connections", "client_key", "connection_budget", "bounded_server"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How many connections a server holds (in all and from one client), how long a
+    connection may take to send a request, and how many descriptors stay free for the
+    rest of the board."""
+
+    total: int = 256
+    per_client: int = 32
+    request_s: float = 5.0
+    reserve_fds: int = 128
+
+
+def client_key(host: str) -> str:
+    """Whose connection this is, for the cap per client: an IPv4 address, or an IPv6
+    address's /64 network (one subscriber's, who may use any address in it).
+
+    >>> client_key("192.0.2.7"), client_key("::ffff:192.0.2.7")
+    ('192.0.2.7', '192.0.2.7')
+    >>> client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:bbbb::9")
+    True
+    """
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def connection_budget(limits: Limits) -> int:
+    """The connections this process may hold: ``limits.total``, fewer when the open-files
+    limit leaves less than that beside the descriptors open now and ``reserve_fds``."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return limits.total
+    try:
+        open_now = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        open_now = 64  # no /proc: a generous guess
+    return max(1, min(limits.total, soft - open_now - limits.reserve_fds))
+
+
+class Connections:
+    """The connections a server holds: how many in all and from each client, and which
+    wait for a request (oldest first: the first to close when room is needed).
+
+    Transports are any hashable objects with ``close()`` (tests use plain ones):
+
+    >>> class T:
+    ...     def close(self): print("closed", id(self) == id(t1))
+    >>> conns = Connections(total=2, per_client=1)
+    >>> t1, t2 = T(), T()
+    >>> conns.admits("a"), conns.made(t1, "a"), conns.admits("a"), conns.admits("b")
+    (True, None, False, True)
+    >>> conns.made(t2, "b"); conns.full, conns.room()
+    (True, True)
+    >>> conns.make_room()  # t1 has waited longest for a request
+    closed True
+    >>> len(conns), conns.room()
+    (1, True)
+    >>> t3 = T(); conns.made(t3, "c"); conns.busy(t2); conns.busy(t3); conns.room()
+    False
+    """
+
+    def __init__(self, total: int, per_client: int) -> None:
+        self.total = total
+        self.per_client = per_client
+        self._client: dict[Any, str] = {}
+        self._per_client: Counter[str] = Counter()
+        # Connections waiting for a request, the longest-waiting first.
+        self._waiting: OrderedDict[Any, None] = OrderedDict()
+        #: Connections closed at once because their client had too many, closed to make
+        #: room, and closed for taking too long to send a request.
+        self.refused = 0
+        self.evicted = 0
+        self.timed_out = 0
+        #: Called when a connection ends or starts waiting (room may have come).
+        self.on_room: Callable[[], None] = lambda: None
+
+    def __len__(self) -> int:
+        return len(self._client)
+
+    @property
+    def full(self) -> bool:
+        return len(self._client) >= self.total
+
+    def room(self) -> bool:
+        """Whether a new connection may be accepted now (closing a waiting one if full)."""
+        return not self.full or bool(self._waiting)
+
+    def admits(self, key: str) -> bool:
+        return self._per_client[key] < self.per_client
+
+    def made(self, transport: Any, key: str) -> None:
+        """A new connection; it waits for its request."""
+        if transport in self._client:
+            return
+        self._client[transport] = key
+        self._per_client[key] += 1
+        self._waiting[transport] = None
+
+    def waiting(self, transport: Any) -> None:
+        """``transport`` waits for its next request (its answer is sent)."""
+        if transport in self._client:
+            self._waiting.pop(transport, None)
+            self._waiting[transport] = None
+            self.on_room()
+
+    def is_waiting(self, transport: Any) -> bool:
+        return transport in self._waiting
+
+    def busy(self, transport: Any) -> None:
+        """``transport`` sent a whole request (or became a WebSocket): not to be closed
+        for room while it is answered."""
+        self._waiting.pop(transport, None)
+
+    def lost(self, transport: Any) -> None:
+        key = self._client.pop(transport, None)
+        if key is None:
+            return
+        self._waiting.pop(transport, None)
+        self._per_client[key] -= 1
+        if self._per_client[key] <= 0:
+            del self._per_client[key]
+        self.on_room()
+
+    def make_room(self) -> None:
+        """Close the connection that has waited longest for a request, when all are taken."""
+        while self.full and self._waiting:
+            transport = next(iter(self._waiting))
+            self.lost(transport)
+            self.evicted += 1
+            transport.close()
+
+
+def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: float = 1.0, **options: Any) -> Any:
+    """A uvicorn server for ``app`` on the listening socket ``sock`` (non-blocking), holding connections within ``limits``; ``options`` go to
+    :class:`uvicorn.Config` (``ws`` is this module's). Serve with ``await
+    server.serve(sockets=[])`` (this server accepts on ``sock`` itself); :meth:`stop`
+    ends it at once from its loop. ``server.connections`` is the :class:`Connections`."""
+    import h11
+    import uvicorn
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
+
+    conns = Connections(connection_budget(limits), limits.per_client)
+
+    class WebSocketConnection(WSProtocol):
+        def connection_lost(self, exc: Exception | None) -> None:
+            conns.lost(self.transport)
+            super().connection_lost(exc)
+
+    class HttpConnection(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+        client_key = ""
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            conns.made(transport, self.client_key)
+            self._expect_request()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_deadline()
+            conns.lost(self.transport)
+            super().connection_lost(exc)
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.transport.get_protocol() is not self:  # now a WebSocket's
+                self._cancel_deadline()
+                conns.busy(self.transport)
+            elif self.conn.their_state not in (h11.IDLE, h11.SEND_BODY):
+                # The whole request is in: it is answered however long that takes.
+                self._cancel_deadline()
+                conns.busy(self.transport)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.transport.get_protocol() is self:
+                if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
+                    self._expect_request()
+
+        def _expect_request(self) -> None:
+            self._cancel_deadline()
+            conns.waiting(self.transport)
+            self._deadline = self.loop.call_later(limits.request_s, self._too_slow)
+
+        def _cancel_deadline(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if conns.is_waiting(self.transport) and not self.transport.is_closing():
+                conns.timed_out += 1
+                conns.lost(self.transport)
+                self.transport.close()
+
+    config = uvicorn.Config(app, ws=WebSocketConnection, **options)
+
+    class BoundedServer(uvicorn.Server):
+        _stopping: asyncio.Event | None = None
+
+        async def main_loop(self) -> None:
+            self._stopping = asyncio.Event()
+            accepting = asyncio.create_task(self._accept())
+            counter = 0
+            try:
+                # on_tick renews the Date header when the counter is a multiple of 10 (one
+                # of uvicorn's ticks is 0.1 s) and says whether to stop.
+                while not await self.on_tick(counter):
+                    counter = (counter + 10) % 864000
+                    try:
+                        await asyncio.wait_for(self._stopping.wait(), tick_s)
+                    except TimeoutError:
+                        pass
+            finally:
+                accepting.cancel()
+                try:
+                    await accepting
+                except asyncio.CancelledError:
+                    pass
+
+        def stop(self) -> None:
+            """Stop serving (in the server's loop)."""
+            self.should_exit = True
+            if self._stopping is not None:
+                self._stopping.set()
+
+        async def _accept(self) -> None:
+            loop = asyncio.get_running_loop()
+            room = asyncio.Event()
+            conns.on_room = room.set
+            app_state = self.lifespan.state
+            starved_logged = False
+
+            def protocol_for(key: str) -> Callable[[], asyncio.Protocol]:
+                def protocol() -> asyncio.Protocol:
+                    made = HttpConnection(config=config, server_state=self.server_state, app_state=app_state, _loop=loop)
+                    made.client_key = key
+                    return made
+
+                return protocol
+
+            while True:
+                if not conns.room():
+                    room.clear()
+                    await room.wait()
+                    continue
+                try:
+                    client, address = await loop.sock_accept(sock)
+                except OSError as exc:
+                    if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                        # Out of descriptors (something else took them): wait, do not spin.
+                        if not starved_logged:
+                            log.warning("web: no connection accepted for now: %s", exc.strerror or exc)
+                            starved_logged = True
+                        await asyncio.sleep(0.5)
+                        continue
+                    if exc.errno in (errno.ECONNABORTED, errno.EPROTO, errno.EPERM):
+                        continue
+                    raise
+                starved_logged = False
+                key = client_key(str(address[0]))
+                if not conns.admits(key):
+                    conns.refused += 1
+                    client.close()
+                    continue
+                conns.make_room()
+                client.setblocking(False)
+                try:
+                    await loop.connect_accepted_socket(protocol_for(key), client)
+                except OSError:
+                    client.close()
+
+    server = BoundedServer(config)
+    server.connections = conns  # type: ignore[attr-defined]
+    return server

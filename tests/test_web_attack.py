@@ -1,0 +1,75 @@
+"""The board's web page under attack from its network: idle connections, slowloris,
+foreign Host names, PIN guessing from many addresses, secrets, pages all taken.
+
+Each probe is what an attacker on the club's network would run (``helpers.attack``),
+against a real server: ``crownhead run --web 0.0.0.0:PORT`` in a process with a
+service's open-files limit where descriptors matter, else the server in this process.
+The probe runs with a service's default limit (1,024 descriptors) and 1,100 connections,
+and with a smaller limit, where the server holds fewer than its usual 256 connections.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from firmware.pages.serving import Limits
+from helpers.attack import RunningBoard, addresses, fd_count, idle_connections, slowloris
+from helpers.web import LiveBoard, request
+
+pytest.importorskip("websockets")
+
+
+# -- descriptors: idle connections must not stop the board saving games -----------------
+
+
+def _idle_connections_then_two_moves(tmp_path: Path, nofile: int, count: int, sources: int) -> None:
+    with RunningBoard(tmp_path / "board", nofile=nofile) as board:
+        with idle_connections(board.port, count, addresses(sources)), board.told_on_failure():
+            time.sleep(1.0)  # the board takes what it takes
+            board.play(["11-15", "23-19"], timeout=15)
+            assert board.saved_moves() == ["11-15", "23-19"]
+            # A fresh page is answered meanwhile.
+            status, _h, _b = request(board.url)
+            assert status == 200
+            # The connections held leave the descriptors the board keeps in reserve.
+            held = fd_count(board.proc.pid)
+            print(f"{held} descriptors open of {nofile} with {count} connections")
+            assert held < nofile - 64, f"{held} descriptors open of {nofile}"
+        output = board.close()
+    assert "not being kept" not in output and "Too many open files" not in output, output
+
+
+def test_idle_connections_leave_descriptors_for_the_games(tmp_path: Path) -> None:
+    # A service's limit scaled down (256 descriptors) and 300 connections from 30 addresses.
+    _idle_connections_then_two_moves(tmp_path, nofile=256, count=300, sources=30)
+
+
+def test_1100_idle_connections_leave_descriptors_for_the_games(tmp_path: Path) -> None:
+    # The finding as reported: the service's default limit and 1,100 idle connections.
+    _idle_connections_then_two_moves(tmp_path, nofile=1024, count=1100, sources=110)
+
+
+# -- idle connections and slowloris from one address ---------------------------------
+
+
+def test_idle_and_slowloris_connections_from_one_address_leave_the_others_served(tmp_path: Path) -> None:
+    limits = Limits(request_s=1.0)
+    with LiveBoard(tmp_path, limits=limits) as board:
+        attacker = ["127.0.0.2"]
+        with idle_connections(board.server.port, 300, attacker) as idle, \
+                slowloris(board.server.port, 400, attacker, every_s=0.3) as slow:
+            # Served at once, whatever the attacker holds.
+            started = time.monotonic()
+            assert board.get("/api/state")[0] == 200
+            assert time.monotonic() - started < 3
+            conns = board.server.connections
+            assert conns is not None and conns.refused > 0
+            assert len(conns) <= limits.per_client + 1
+            # The attacker's connections that were taken are closed for saying nothing
+            # (or too little) in time.
+            time.sleep(limits.request_s + 1.0)
+            assert conns.timed_out > 0 and len(conns) <= 1
+            assert len(idle) == 300 and len(slow) == 400
