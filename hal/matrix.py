@@ -1,19 +1,23 @@
 """Reed switches in an 8 x 4 diode matrix, scanned on 12 GPIO pins with gpiozero.
 
-Wiring (see docs/hardware.md): each of the 8 *row* pins (outputs) serves one rank of
-the board, each of the 4 *column* pins (inputs, internal pull-up) serves one of the
-four dark squares of every rank, counted from the left. The switch for row ``r`` and
-column ``c`` is square ``4 r + c + 1``, and is wired column pin -> reed switch -> diode
--> row pin, with the diode's cathode (the band) towards the row pin.
+Wiring (see docs/hardware.md): each of the 8 *row* pins serves one rank of the board,
+each of the 4 *column* pins (inputs, internal pull-up) serves one of the four dark
+squares of every rank, counted from the left. The switch for row ``r`` and column ``c``
+is square ``4 r + c + 1``, and is wired column pin -> reed switch -> diode -> row pin,
+with the diode's cathode (the band) towards the row pin.
 
-Scanning drives one row low at a time; every closed switch on that row pulls its column
-low through its diode. Idle rows are driven high, where their diodes block, so a closed
-switch on another row can never feed a column: no ghosting, and no short between rows
-however many switches are closed.
+Scanning pulls one row low at a time (the pin an output driving low); every closed
+switch on that row pulls its column low through its diode. The other rows are
+*released*: inputs held up by their pull-ups, as an open-drain line would be. A row is
+never driven high: with one diode soldered in backwards and a piece on another square
+of its column, a high row would feed the low one through two diodes with nothing but
+the two pin drivers to limit the current. Released rows and the diodes keep a closed
+switch on another row from feeding a column: no ghosting.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,7 +57,7 @@ class MatrixSensors(ScanningSensors):
         if len(set(rows) | set(cols)) != MATRIX_ROWS + MATRIX_COLS:
             raise ValueError("matrix pins must all be different")
         super().__init__(clock, scan_hz=scan_hz)
-        from gpiozero import InputDevice, OutputDevice
+        from gpiozero import InputDevice
 
         self.row_numbers = list(rows)
         self.col_numbers = list(cols)
@@ -62,12 +66,9 @@ class MatrixSensors(ScanningSensors):
         try:
             with gpio_setup("the switch matrix pins"):
                 for pin in rows:
-                    # active_high=False: "on" drives the row low; start off (high = idle).
-                    self._devices.append(
-                        OutputDevice(
-                            pin, active_high=False, initial_value=False, pin_factory=pin_factory
-                        )
-                    )
+                    # Released: an input with its pull-up; the scan makes it an output
+                    # driving low while the row is selected, then releases it again.
+                    self._devices.append(InputDevice(pin, pull_up=True, pin_factory=pin_factory))
                 for pin in cols:
                     self._devices.append(InputDevice(pin, pull_up=True, pin_factory=pin_factory))
         except BaseException:
@@ -82,33 +83,51 @@ class MatrixSensors(ScanningSensors):
         occ = 0
         settle = self.settle_us
         cols = self._col_pins
-        for r, row in enumerate(self._row_pins):
-            row.state = False
-            busy_wait_us(settle)
-            base = r * MATRIX_COLS
-            for c, col in enumerate(cols):
-                if not col.state:  # pulled low through switch and diode: closed
-                    occ |= 1 << (base + c)
-            row.state = True
+        try:
+            for r, row in enumerate(self._row_pins):
+                # lgpio claims an output driving low; the explicit low is for pin
+                # libraries that keep the last level driven (this scan only drives low).
+                row.function = "output"
+                row.state = False
+                busy_wait_us(settle)
+                base = r * MATRIX_COLS
+                for c, col in enumerate(cols):
+                    if not col.state:  # pulled low through switch and diode: closed
+                        occ |= 1 << (base + c)
+                self._let_go(row)
+        except BaseException:
+            # A pin error half way through a pass must not leave a row pulled low.
+            for row in self._row_pins:
+                with contextlib.suppress(Exception):
+                    self._let_go(row)
+            raise
         return occ
 
-    def diagnose(self) -> list[str]:
-        """Check the columns with every row idle: each must read high.
+    @staticmethod
+    def _let_go(row: Any) -> None:
+        """Release a row: an input again, held up by its pull-up."""
+        row.function = "input"
+        row.pull = "up"
 
-        A column that reads low with no row selected cannot be explained by any switch
-        (the diodes block towards idle rows): the line is shorted to ground, a diode is
-        in backwards on a row that idles low, or the pull-up is missing.
+    def diagnose(self) -> list[str]:
+        """Check the columns with every row released: each must read high.
+
+        With no row low no switch can pull a column low, whatever stands on the board
+        (and a reversed diode would rather pull it up): a column that reads low is
+        shorted to ground, or a row wire touches ground under a closed switch.
         """
         faults = []
         with self._lock:
             for row in self._row_pins:
-                row.state = True
+                if row.function != "input":
+                    self._let_go(row)
             busy_wait_us(self.settle_us)
             for c, col in enumerate(self._col_pins):
                 if not col.state:
                     faults.append(
                         f"matrix column {c} (GPIO{self.col_numbers[c]}) reads low with no row "
-                        "selected: shorted to ground or a diode reversed"
+                        "selected: the column wire is shorted to ground, or a row wire "
+                        "touches ground where a piece stands"
                     )
         return faults
 

@@ -73,20 +73,43 @@ def test_no_ghost_with_diodes_but_a_ghost_without() -> None:
     bare_sensors.close()
 
 
-def test_only_one_row_is_ever_driven_low() -> None:
+def watch_rows(wiring: MatrixWiring) -> list[tuple[int, bool]]:
+    """(rows low, any row driven high) at every change the wiring sees from now on."""
+    seen: list[tuple[int, bool]] = []
+    original = wiring._update
+
+    def watch() -> None:
+        lows = sum(1 for r in range(8) if wiring._row_low(r))
+        seen.append((lows, any(wiring.row_driven_high(r) for r in range(8))))
+        original()
+
+    wiring._update = watch  # type: ignore[method-assign]
+    return seen
+
+
+def test_one_row_low_at_a_time_the_others_released_never_driven_high() -> None:
     wiring, sensors = make()
-    lows: list[int] = []
-    original = wiring.output_changed
-
-    def watch(number: int, level: bool) -> None:
-        lows.append(sum(1 for p in ROWS if not wiring.pins[p].state))
-        original(number, level)
-
-    wiring.output_changed = watch  # type: ignore[method-assign]
+    seen = watch_rows(wiring)
     wiring.set_occupancy(mask_of(range(1, 33)))
     sensors.scan_once()
-    assert len(lows) == 16 and max(lows) == 1
-    assert all(wiring.pins[p].state for p in ROWS)  # all rows idle high after a scan
+    assert max(low for low, _ in seen) == 1 and sum(1 for low, _ in seen if low) >= 8
+    assert not any(high for _, high in seen)
+    # After a scan every row is released: an input held up by its pull-up.
+    assert {wiring.pins[p].function for p in ROWS} == {"input"}
+    assert {wiring.pins[p].pull for p in ROWS} == {"up"}
+    sensors.close()
+
+
+def test_a_reversed_diode_never_joins_two_row_pins() -> None:
+    """Square 5's diode in backwards and a piece on square 1 of the same column: a row
+    idling high (row 1) would feed row 0, pulled low, through both diodes, with only the
+    two pin drivers to limit the current."""
+    wiring, sensors = make()
+    wiring.reverse_diode(5)
+    wiring.set_occupancy(mask_of([1, 5]))
+    for _ in range(3):
+        assert squares_of(sensors.scan_once()) == [1]  # square 5's own diode blocks it
+    assert wiring.shorts == set()
     sensors.close()
 
 
@@ -125,6 +148,22 @@ def test_diagnose_finds_a_shorted_column() -> None:
     wiring.short_column(1)
     faults = sensors.diagnose()
     assert len(faults) == 1 and "column 1 (GPIO24)" in faults[0]
+    assert "shorted to ground" in faults[0] and "diode" not in faults[0]
+    sensors.close()
+
+
+def test_diagnose_names_a_grounded_row_not_a_diode() -> None:
+    """A reversed diode cannot pull a column low with no row selected (it would rather
+    pull it up); a row wire touching ground under a piece can, and the message says so."""
+    wiring, sensors = make()
+    wiring.reverse_diode(6)
+    wiring.set_occupancy(mask_of([6]))
+    assert sensors.diagnose() == []
+    wiring.ground_row(2)
+    wiring.set_occupancy(mask_of([6, 11]))  # square 11: row 2, column 2
+    (fault,) = sensors.diagnose()
+    assert fault.startswith("matrix column 2 (GPIO25) reads low with no row selected")
+    assert "row wire touches ground" in fault
     sensors.close()
 
 
