@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from firmware.pages.serving import Limits
+from firmware.web.settings import WebConfig
 from helpers.attack import RunningBoard, addresses, fd_count, idle_connections, slowloris
 from helpers.web import LiveBoard, request
 
@@ -73,3 +74,49 @@ def test_idle_and_slowloris_connections_from_one_address_leave_the_others_served
             time.sleep(limits.request_s + 1.0)
             assert conns.timed_out > 0 and len(conns) <= 1
             assert len(idle) == 300 and len(slow) == 400
+
+
+# -- DNS rebinding: a foreign Host is refused on every route and the socket ----------------
+
+
+def test_a_foreign_host_is_refused_on_every_route_and_the_socket(tmp_path: Path) -> None:
+    import socket
+
+    from websockets.exceptions import InvalidStatus
+
+    from firmware.web.server import _ROUTES
+    from helpers.web import Socket
+
+    with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468", public_view=True, hosts=("board.club.example",)) as board:
+        port = board.server.port
+        paths = {route.path.replace("{name}", "app.js").replace("{id}", "x") for route in _ROUTES} - {"/ws"}
+        assert len(paths) >= 12
+        for path in sorted(paths):
+            method = "POST" if path in ("/api/login", "/api/logout") else "GET"
+            status, _h, _b = request(board.url + path.lstrip("/"), method=method, data=b"{}" if method == "POST" else None,
+                                     headers={"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"})
+            assert status == 421, (path, status)
+        # The rebinding page's socket: Origin and Host both its own.
+        # (The URL names the host; the socket is connected to the board.)
+        with pytest.raises(InvalidStatus) as refused:
+            Socket(f"ws://evil.example:{port}/ws", origin=f"http://evil.example:{port}",
+                   sock=socket.create_connection(("127.0.0.1", port)))
+        assert refused.value.response.status_code == 403
+        # The board's own names and addresses, and the configured ones, are served.
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "board.club.example", f"BOARD.club.example.:{port}",
+                     socket.gethostname(), f"{socket.gethostname().split('.')[0]}.local:{port}"):
+            assert board.get("/api/state", headers={"Host": host})[0] == 200, host
+        with Socket(f"ws://board.club.example:{port}/ws", origin=f"http://board.club.example:{port}",
+                    sock=socket.create_connection(("127.0.0.1", port))) as ws:
+            assert ws.next()["event"] == "hello"
+        assert board.get("/api/state", headers={"Host": "127.0.0.1:x"})[0] == 421
+
+
+def test_the_hosts_setting_takes_names_and_addresses_only() -> None:
+    from firmware.config import ConfigError, default_config
+
+    config = default_config().replace("web", hosts=("board.club.example", "192.0.2.7", "fe80::1", "[2001:db8::1]"))
+    assert len(config.get(WebConfig).hosts) == 4
+    for bad in ("board:8080", "a b", "http://board", ""):
+        with pytest.raises(ConfigError, match=r"hosts\[0\]"):
+            default_config().replace("web", hosts=(bad,))

@@ -368,7 +368,8 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
     web_link = WebLink(hub)
     web_link.attach(app)
     server = WebServer(web_link, host=host, port=port, pin=pin, public_view=web.public_view,
-                       store=store, config=config, clock=clock, colours=colours, state_dir=state_dir)
+                       store=store, config=config, clock=clock, colours=colours, state_dir=state_dir,
+                       hosts=web.hosts)
     try:
         server.start()
     except ServerError as exc:

@@ -45,7 +45,7 @@ from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Connections, Limits, bounded_server
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
-from firmware.web.settings import is_loopback
+from firmware.web.settings import host_name, is_loopback, same_address
 
 __all__ = ["WebServer", "ServerError", "page_html"]
 
@@ -62,6 +62,16 @@ PAGE_BURST = 20
 #: The largest WebSocket message a page may send (a command is a line of at most 1 KiB).
 WS_MAX_SIZE = 16 * 1024
 _GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,80}")
+
+def _own_names() -> frozenset[str]:
+    """The names this machine is known by without asking a name server: its host name
+    (and its first label), and the mDNS name ``NAME.local``."""
+    name = socket.gethostname().lower().rstrip(".")
+    if not name:
+        return frozenset()
+    first = name.split(".", 1)[0]
+    return frozenset({name, first, f"{first}.local"})
+
 
 class ServerError(RuntimeError):
     """The server cannot start (the address is taken, not this machine's...)."""
@@ -107,6 +117,7 @@ class WebServer:
         page_burst: int = PAGE_BURST,
         state_dir: Path | None = None,
         limits: Limits = Limits(),
+        hosts: tuple[str, ...] = (),
     ) -> None:
         from hal.clock import MonotonicClock
 
@@ -127,6 +138,8 @@ class WebServer:
         self.page_burst = page_burst
         self.state_dir = state_dir
         self.limits = limits
+        #: The names this server answers to besides its addresses (see :meth:`_host_ok`).
+        self.names = _own_names() | {n for n in (host_name(f"[{h.strip('[]')}]" if ":" in h else h) for h in hosts) if n}
         #: The connections held (set by :meth:`start`).
         self.connections: Connections | None = None
         self._selftest_problem: str | None = None
@@ -290,14 +303,19 @@ class WebServer:
 
     # -- who may do what ------------------------------------------------------------
 
-    def _host_ok(self, headers: Any) -> bool:
-        """A request must be addressed to this server; on loopback by a loopback name."""
-        host = headers.get("host", "")
-        if not self.loopback:
-            return bool(host)
-        name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-        name = name.strip("[]")
-        return is_loopback(name)
+    def _host_ok(self, headers: Any, local: str | None) -> bool:
+        """A request must name this server as its ``Host`` (no DNS rebinding): a name it is
+        known by (``web.hosts``, its host name, that name with ``.local``), the address
+        the client connected to (``local``), or on loopback a loopback name. Listening
+        on loopback, a client can only connect to a loopback address."""
+        name = host_name(headers.get("host", ""))
+        if name is None:
+            return False
+        if name in self.names:
+            return True
+        if is_loopback(name):
+            return self.loopback or (local is not None and is_loopback(local))
+        return local is not None and same_address(name, local)
 
     def _origin_ok(self, headers: Any) -> bool:
         """A browser's request from another site's page names that site: refused."""
@@ -491,7 +509,8 @@ class _Guard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        if not self.server._host_ok(headers):
+        local = scope.get("server")
+        if not self.server._host_ok(headers, str(local[0]) if local else None):
             if scope["type"] == "http":
                 await PlainTextResponse("unknown host", status_code=421)(scope, receive, send)
             else:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from firmware.config import FieldError, config_section
 
-__all__ = ["WebConfig", "parse_listen", "is_loopback", "DEFAULT_HOST"]
+__all__ = ["WebConfig", "parse_listen", "is_loopback", "host_name", "same_address", "DEFAULT_HOST"]
 
 DEFAULT_HOST = "127.0.0.1"
 _HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}")
@@ -48,6 +48,64 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, port
 
 
+def host_name(header: str) -> str | None:
+    """The name or address a ``Host`` header names, lower case, without its port (an IPv6
+    address without its brackets, a name without a final dot); None if it is no host.
+
+    >>> host_name("Board.local:8080"), host_name("[::1]:80"), host_name("192.0.2.7")
+    ('board.local', '::1', '192.0.2.7')
+    >>> host_name(""), host_name("evil.example:x"), host_name("a b")
+    (None, None, None)
+    """
+    text = header.strip().lower()
+    port = ""
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            return None
+        name, port = text[1:end], text[end + 1 :]
+        if port and not port.startswith(":"):
+            return None
+        port = port[1:]
+        try:
+            ipaddress.IPv6Address(name)
+        except ValueError:
+            return None
+    else:
+        name, _, port = text.partition(":")
+        name = name.rstrip(".")
+        if not _HOST.fullmatch(name):
+            return None
+    if port and not (port.isascii() and port.isdigit() and len(port) <= 5):
+        return None
+    return name
+
+
+def same_address(a: str, b: str) -> bool:
+    """Whether two addresses are one (an IPv4 address and its IPv6-mapped form are).
+
+    >>> same_address("::ffff:192.0.2.7", "192.0.2.7"), same_address("2001:db8::1", "2001:DB8:0::1")
+    (True, True)
+    """
+    try:
+        x, y = ipaddress.ip_address(a), ipaddress.ip_address(b)
+    except ValueError:
+        return False
+    if isinstance(x, ipaddress.IPv6Address) and x.ipv4_mapped is not None:
+        x = x.ipv4_mapped
+    if isinstance(y, ipaddress.IPv6Address) and y.ipv4_mapped is not None:
+        y = y.ipv4_mapped
+    return x == y
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def is_loopback(host: str) -> bool:
     """Whether ``host`` is reachable from this machine only.
 
@@ -73,12 +131,17 @@ class WebConfig:
     when none is set; on 127.0.0.1 none is asked unless one is set).
     ``public_view``: on a network, anyone may watch without the PIN.
     ``max_pages``: pages connected at once.
+    ``hosts``: the names (or addresses) the board is reached by, besides those it knows
+    by itself: its host name, that name with ``.local``, and the address a client
+    connected to (on 127.0.0.1, ``localhost``). A request naming another host is
+    refused (DNS rebinding).
     """
 
     listen: str = ""
     pin: str = ""
     public_view: bool = False
     max_pages: int = 32
+    hosts: tuple[str, ...] = ()
 
     def validate(self) -> None:
         if self.listen:
@@ -90,5 +153,8 @@ class WebConfig:
             raise FieldError("pin", "must be 4-64 characters")
         if any(ord(ch) < 32 for ch in self.pin):
             raise FieldError("pin", "must be printable")
+        for i, name in enumerate(self.hosts):
+            if not (_HOST.fullmatch(name.rstrip(".")) or _is_address(name.strip("[]"))):
+                raise FieldError(f"hosts[{i}]", f"{name!r} is not a host name or address (without a port)")
         if not 1 <= self.max_pages <= 256:
             raise FieldError("max_pages", f"must be within 1-256, got {self.max_pages}")

@@ -75,6 +75,7 @@ class LiveBoard:
         main_rate: float = 1000.0,
         keep_ms: int = KEEP_MS,
         limits: Limits | None = None,
+        hosts: tuple[str, ...] = (),
     ) -> None:
         self.rig = Rig(
             state_dir,
@@ -98,7 +99,7 @@ class LiveBoard:
         self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
                                 store=self.store, config=config, clock=server_clock or self.clock,
                                 page_rate=page_rate, page_burst=max(20, int(page_rate)), state_dir=state_dir,
-                                **({"limits": limits} if limits is not None else {}))
+                                hosts=hosts, **({"limits": limits} if limits is not None else {}))
         self.server.start()
         self.app.start()
         self._stop = threading.Event()
