@@ -14,13 +14,12 @@ import firmware.config as cfg
 from firmware.config import (
     ConfigError,
     FieldError,
-    LightsConfig,
     config_section,
     default_config,
     load_config,
     parse_config,
-    used_pins,
 )
+from firmware.config.hardware import LightsConfig, check_pins, used_pins
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "config.example.toml"
@@ -226,7 +225,7 @@ def test_pin_clash_depends_on_the_backend_in_use() -> None:
     )
     assert config.lights.data_pin == 4
     with pytest.raises(FieldError):
-        cfg.check_pins(config, "gpio")
+        check_pins(config, "gpio")
 
 
 def test_replace_validates() -> None:

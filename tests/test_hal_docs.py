@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.config import I2C_PINS, default_config
+from firmware.config import default_config
+from firmware.config.hardware import I2C_PINS
 from hal.buttons import BUTTON_NAMES
 from hal.lights import estimate_current_ma
 

@@ -13,17 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.config import (
-    BACKENDS,
-    Config,
-    ConfigError,
-    FieldError,
-    SimConfig,
-    buttons_backend,
-    check_pins,
-    lights_backend,
-    load_config,
-)
+from firmware.config import Config, ConfigError, FieldError, load_config
+from firmware.config.hardware import BACKENDS, SimConfig, buttons_backend, check_pins, lights_backend
 from hal.buttons import Buttons, NullButtons
 from hal.clock import Clock
 from hal.debounce import DebouncedSensors

@@ -91,7 +91,7 @@ def pin_plan(option: str) -> dict[str, str]:
         return {f"GP{gp}": f"GP{gp} (pin {PICO_HEADER[gp]}){SEP}{_role(key)}" for key, gp in pins}
     if option not in ("gpio", "shift"):
         raise ValueError(f"unknown wiring option {option!r} (choose from {', '.join(OPTIONS)})")
-    from firmware.config import used_pins
+    from firmware.config.hardware import used_pins
 
     out = {}
     seen: dict[str, int] = {}
