@@ -32,7 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from firmware.events import MoveMade  # noqa: E402
-from firmware.hall.board import BoardPublisher, HallSettings  # noqa: E402
+from firmware.hall.board import BoardPublisher  # noqa: E402
+from firmware.hall.settings import HallSettings  # noqa: E402
 
 
 def free_port() -> int:

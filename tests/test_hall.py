@@ -23,7 +23,8 @@ import pytest
 
 from firmware.cli._hall import publish_replay
 from firmware.events import GameOver, MoveMade
-from firmware.hall.board import BoardPublisher, HallSettings
+from firmware.hall.board import BoardPublisher
+from firmware.hall.settings import HallSettings
 from firmware.hall.broker import EmbeddedBroker
 from firmware.hall.hall import Hall, HallListener, HallServer
 from firmware.hall.topics import BrokerUrl

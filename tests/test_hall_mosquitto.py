@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from firmware.events import Event, MoveMade
-from firmware.hall.board import BoardPublisher, HallSettings
+from firmware.hall.board import BoardPublisher
+from firmware.hall.settings import HallSettings
 from firmware.hall.hall import Hall, HallListener
 from firmware.simulator.script import replay
 
@@ -222,7 +223,7 @@ def test_the_arbiter_sends_a_board_commands_and_a_board_cannot_command_another(m
 
     from firmware.hall.commands import attach_commands
     from firmware.hall.board import app_state
-    from firmware.link.host import LinkConfig
+    from firmware.link.settings import LinkConfig
 
     rig = Rig(tmp_path / "state")
     settings = HallSettings(mosquitto.url("table-1"), "club", "table-1", commands=True)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from firmware.config import ConfigError, load_config
-from firmware.link.host import GameId, LinkConfig
+from firmware.link.host import GameId
+from firmware.link.settings import LinkConfig
 from firmware.link.protocol import (
     COMMANDS,
     ERROR_CODES,

@@ -29,7 +29,8 @@ import pytest
 
 from firmware.app.application import App, AppSettings, text_sink
 from firmware.events import Event, MoveMade, TakenBack
-from firmware.link.host import Link, LinkConfig
+from firmware.link.host import Link
+from firmware.link.settings import LinkConfig
 from firmware.link.transport import LineTransport
 from firmware.simulator.hands import Hands
 from hal.clock import VirtualClock

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from firmware.app.application import AppSettings
-from firmware.app.matchplay import MatchConfig
+from firmware.app.settings import MatchConfig
 from firmware.app.players import Human, Player, RandomMover
 from firmware.cli import main
 from firmware.events import Event

@@ -19,7 +19,7 @@ from firmware.app.application import App, AppSettings
 from firmware.referee.clock import TimeControl
 from firmware.cli import main
 from firmware.cli import run as run_command
-from firmware.link.host import LinkConfig
+from firmware.link.settings import LinkConfig
 from firmware.link.protocol import LinkError
 from firmware.referee.arbiter import RefereeSettings
 from firmware.simulator.hands import Hands

@@ -295,7 +295,7 @@ def test_a_huge_login_body_is_cut_short(tmp_path: Path) -> None:
 
 def test_the_view_carries_the_match_line(tmp_path: Path) -> None:
     from firmware.app.application import AppSettings
-    from firmware.app.matchplay import MatchConfig
+    from firmware.app.settings import MatchConfig
 
     settings = AppSettings(auto_crown=True, black_name="Ana", white_name="Ben",
                            match=MatchConfig(always=True, games=2, black_name="Ana", white_name="Ben"))
@@ -753,7 +753,7 @@ def test_a_flood_of_display_commands_costs_the_main_loop_a_few_frames(tmp_path: 
 
 
 def test_display_commands_from_a_page_that_may_not_change_the_board(tmp_path: Path) -> None:
-    from firmware.link.host import LinkConfig
+    from firmware.link.settings import LinkConfig
     from firmware.web.bridge import PageHub, WebLink
     from helpers.rig import Rig
 

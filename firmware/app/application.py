@@ -39,7 +39,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from firmware.config import FieldError, config_section
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
 from firmware.events import (
@@ -61,9 +60,10 @@ from firmware.events import (
     TakenBack,
 )
 from firmware.app.hardware import Hardware
-from firmware.app.leds import LedPolicy, LedSettings, Palette
+from firmware.app.leds import LedPolicy, LedSettings
 from firmware.app.setup import setup_squares, setup_text
-from firmware.app.matchplay import MatchConfig, MatchPlay, MatchScore
+from firmware.app.matchplay import MatchPlay, MatchScore
+from firmware.app.settings import MatchConfig
 from firmware.app.players import (
     Computer,
     EngineUnavailable,
@@ -102,9 +102,6 @@ __all__ = [
     "ComputerMove",
     "GameSaved",
     "Notice",
-    "PlayConfig",
-    "PaletteConfig",
-    "StoreConfig",
     "Sink",
     "Source",
     "json_sink",
@@ -202,109 +199,6 @@ class AppSettings:
             return MODES[self.mode]
         except KeyError:
             raise ValueError(f"unknown mode {self.mode!r} (known: {', '.join(MODES)})") from None
-
-
-# -- configuration sections ----------------------------------------------------------------
-
-
-@config_section("play")
-@dataclass(frozen=True)
-class PlayConfig:
-    """How games are played and recorded (``crownhead run`` options override these)."""
-
-    mode: str = "play"
-    hints: bool = True
-    computer_plays: str = "white"
-    opponent: str = "engine"
-    level: int = 0
-    #: The engine's time for the best move the hint button shows.
-    hint_movetime_ms: int = 500
-    black_name: str = "?"
-    white_name: str = "?"
-    event: str = ""
-    site: str = "?"
-
-    def validate(self) -> None:
-        if self.mode not in MODES:
-            raise FieldError("mode", f"must be one of {', '.join(MODES)}, got \"{self.mode}\"")
-        if self.computer_plays not in ("black", "white"):
-            raise FieldError("computer_plays", f'must be "black" or "white", got "{self.computer_plays}"')
-        if self.opponent not in ("engine", "random"):
-            raise FieldError("opponent", f'must be "engine" or "random", got "{self.opponent}"')
-        if not 0 <= self.level <= 10:
-            raise FieldError("level", f"must be 1-10 (or 0 for full strength), got {self.level}")
-        if not 50 <= self.hint_movetime_ms <= 10_000:
-            raise FieldError("hint_movetime_ms", f"must be 50-10000 (milliseconds), got {self.hint_movetime_ms}")
-
-
-@config_section("palette")
-@dataclass(frozen=True)
-class PaletteConfig:
-    """LED colours per role (``"#rrggbb"`` or ``[r, g, b]``; empty keeps the default)."""
-
-    brightness: float = 1.0
-    background: float = 0.15
-    blink_ms: int = 250
-    touched: str | tuple[int, ...] = ""
-    target: str | tuple[int, ...] = ""
-    capture: str | tuple[int, ...] = ""
-    must_capture: str | tuple[int, ...] = ""
-    huff: str | tuple[int, ...] = ""
-    next_jump: str | tuple[int, ...] = ""
-    remove: str | tuple[int, ...] = ""
-    missing: str | tuple[int, ...] = ""
-    extra: str | tuple[int, ...] = ""
-    crown: str | tuple[int, ...] = ""
-    move_from: str | tuple[int, ...] = ""
-    move_path: str | tuple[int, ...] = ""
-    move_to: str | tuple[int, ...] = ""
-    error: str | tuple[int, ...] = ""
-    king: str | tuple[int, ...] = ""
-    last_from: str | tuple[int, ...] = ""
-    last_to: str | tuple[int, ...] = ""
-    win: str | tuple[int, ...] = ""
-    draw: str | tuple[int, ...] = ""
-    hint_from: str | tuple[int, ...] = ""
-    hint_path: str | tuple[int, ...] = ""
-    hint_to: str | tuple[int, ...] = ""
-    hint_capture: str | tuple[int, ...] = ""
-
-    def led_settings(self, hints: bool = True) -> LedSettings:
-        colours = {
-            name: list(value) if isinstance(value, tuple) else value
-            for name in Palette.__dataclass_fields__
-            if (value := getattr(self, name)) not in ("", ())
-        }
-        return LedSettings(
-            hints=hints,
-            brightness=self.brightness,
-            background=self.background,
-            blink_ms=self.blink_ms,
-            palette=Palette.from_mapping(colours),
-        )
-
-    def validate(self) -> None:
-        for name in Palette.__dataclass_fields__:
-            value = getattr(self, name)
-            if value in ("", ()):
-                continue
-            try:
-                Palette.from_mapping({name: list(value) if isinstance(value, tuple) else value})
-            except ValueError as exc:
-                raise FieldError(name, str(exc).split(": ", 1)[-1]) from None
-        try:
-            LedSettings(brightness=self.brightness, background=self.background, blink_ms=self.blink_ms)
-        except ValueError as exc:
-            key = str(exc).split(" ", 1)[0]
-            raise FieldError(key, str(exc).split(" ", 1)[1]) from None
-
-
-@config_section("store")
-@dataclass(frozen=True)
-class StoreConfig:
-    """Where games are kept ("" = /var/lib/crownhead when writable, else the user's state dir)."""
-
-    state_dir: str = ""
 
 
 # -- what a screen shows -------------------------------------------------------------------

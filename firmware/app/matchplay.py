@@ -23,44 +23,18 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from firmware.config import FieldError, config_section
 from firmware.events import Event, Notice
 from firmware.app.players import Human, Player
+from firmware.app.settings import MatchConfig
 from firmware.referee.arbiter import Referee
 from firmware.storage.matches import MATCH_TAG, MatchStore, match_tags, new_match
 from firmware.storage.store import GameFile, GameRecord, StoreError
 from rules import BLACK, WHITE, Color
-from rules.match import MAX_GAMES, MAX_NAME, Match
+from rules.match import Match
 
-__all__ = ["MatchConfig", "MatchScore", "MatchPlay", "Seating", "seat"]
+__all__ = ["MatchScore", "MatchPlay", "Seating", "seat"]
 
 log = logging.getLogger(__name__)
-
-
-@config_section("match")
-@dataclass(frozen=True)
-class MatchConfig:
-    """Boards that always play matches (``crownhead match new`` starts one by hand).
-
-    With ``always`` the board begins a match by itself whenever a game begins and no
-    match is under way: ``games`` games (0: open-ended), between ``black_name`` (Black in
-    its first game) and ``white_name`` (default: the players' names).
-    """
-
-    always: bool = False
-    games: int = 0
-    count_draws: bool = False
-    black_name: str = ""
-    white_name: str = ""
-
-    def validate(self) -> None:
-        if not 0 <= self.games <= MAX_GAMES:
-            raise FieldError("games", f"must be 1-{MAX_GAMES}, or 0 for an open-ended match, got {self.games}")
-        for key in ("black_name", "white_name"):
-            if len(getattr(self, key)) > MAX_NAME:
-                raise FieldError(key, f"is longer than {MAX_NAME} characters")
-        if self.black_name and self.black_name == self.white_name:
-            raise FieldError("white_name", "the two players need different names")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ from typing import Any
 
 from firmware.config import FieldError
 from firmware.events import Event
-from firmware.hall.board import BoardPublisher, HallSettings, replay_state
+from firmware.hall.board import BoardPublisher, replay_state
+from firmware.hall.settings import HallSettings
 from firmware.hall.topics import redact_url
 from firmware.referee.settings import RefereeSettings
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from firmware.app.matchplay import MatchConfig
+from firmware.app.settings import MatchConfig
 from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
 from firmware.config import Config, ConfigError, load_config
 from firmware.files import int_argument
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    from firmware.app.application import StoreConfig
+    from firmware.app.settings import StoreConfig
 
     state_dir = Path(getattr(args, "state_dir", None) or config.get(StoreConfig).state_dir or default_state_dir())
     store = MatchStore(state_dir)

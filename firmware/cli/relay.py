@@ -23,7 +23,7 @@ from types import FrameType
 
 from firmware.config import FieldError
 from firmware.files import int_argument
-from firmware.link.host import LinkConfig
+from firmware.link.settings import LinkConfig
 from firmware.link.relay import Relay, json_log, text_log
 from firmware.link.transport import LineTransport
 from hal.clock import MonotonicClock

@@ -19,15 +19,16 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from firmware.app.application import MODES, App, AppSettings, PaletteConfig, PlayConfig, StoreConfig, json_sink, text_sink
+from firmware.app.application import MODES, App, AppSettings, json_sink, text_sink
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
-from firmware.app.matchplay import MatchConfig
+from firmware.app.settings import MatchConfig, PaletteConfig, PlayConfig, StoreConfig
 from firmware.egdb import EgdbError, load_probe
 from firmware.egdb import default_dir as default_egdb_dir
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.files import int_argument
-from firmware.link.host import PLAYS, Link, LinkConfig, open_link
+from firmware.link.host import Link, open_link
+from firmware.link.settings import PLAYS, LinkConfig
 from firmware.web.settings import WebConfig
 from firmware.cli._hall import add_hall_arguments, hall_from_args
 from firmware.hall.board import BoardPublisher, app_state

@@ -136,14 +136,14 @@ BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
         "display": "firmware.config.hardware:DisplayConfig",
         "buzzer": "firmware.config.hardware:BuzzerConfig",
         "sim": "firmware.config.hardware:SimConfig",
-        "play": "firmware.app.application:PlayConfig",
-        "palette": "firmware.app.application:PaletteConfig",
-        "store": "firmware.app.application:StoreConfig",
+        "play": "firmware.app.settings:PlayConfig",
+        "palette": "firmware.app.settings:PaletteConfig",
+        "store": "firmware.app.settings:StoreConfig",
         "referee": "firmware.referee.settings:RefereeConfig",
-        "link": "firmware.link.host:LinkConfig",
-        "match": "firmware.app.matchplay:MatchConfig",
+        "link": "firmware.link.settings:LinkConfig",
+        "match": "firmware.app.settings:MatchConfig",
         "web": "firmware.web.settings:WebConfig",
-        "mqtt": "firmware.hall.board:HallSettings",
+        "mqtt": "firmware.hall.settings:HallSettings",
     }
 )
 # Sections registered with config_section: the built-in ones as their modules load, and

@@ -16,7 +16,8 @@ from collections import deque
 from typing import Any
 
 from firmware.hall.board import BoardPublisher
-from firmware.link.host import Link, LinkConfig
+from firmware.link.host import Link
+from firmware.link.settings import LinkConfig
 from firmware.link.protocol import MAX_LINE, Command, LinkError, PeerMessage, parse_line
 
 __all__ = ["CommandChannel", "HallLink"]

@@ -52,7 +52,8 @@ from typing import Any
 
 from firmware.app.application import App
 from firmware.link.board import LinkedBoard
-from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, LinkConfig, display_reply, help_page
+from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
+from firmware.link.settings import LinkConfig
 from firmware.link.protocol import (MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message,
                                     parse_line)
 from firmware.simulator.hands import Hands

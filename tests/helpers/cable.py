@@ -36,7 +36,7 @@ from typing import Any
 import serial
 
 from firmware.app.application import AppSettings
-from firmware.link.host import LinkConfig
+from firmware.link.settings import LinkConfig
 from firmware.link.protocol import COMMANDS
 from firmware.link.transport import LineTransport
 

@@ -18,7 +18,8 @@ from firmware.app.leds import LedSettings, Palette
 from firmware.app.players import Human, Player, RandomMover, Thinker
 from firmware.config import default_config
 from firmware.events import Event
-from firmware.link.host import Link, LinkConfig
+from firmware.link.host import Link
+from firmware.link.settings import LinkConfig
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.simulator.hands import Hands
 from firmware.simulator.script import parse_script

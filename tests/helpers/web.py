@@ -23,7 +23,7 @@ from typing import Any
 from firmware.app.application import AppSettings
 from firmware.app.players import Thinker
 from firmware.config import default_config
-from firmware.link.host import LinkConfig
+from firmware.link.settings import LinkConfig
 from firmware.referee.settings import RefereeSettings
 from firmware.pages.serving import Limits
 from firmware.web.bridge import KEEP_MS, PageHub, WebLink

@@ -1,0 +1,148 @@
+"""The application's configuration sections: ``[play]``, ``[palette]``, ``[store]`` and ``[match]``.
+
+Light on purpose: the configuration loader names this module (see
+:data:`firmware.config.BUILTIN_SECTIONS`), so it imports the values its checks need and
+nothing of the application itself.
+
+>>> PlayConfig(mode="computer", level=3).computer_plays
+'white'
+>>> PaletteConfig(target="#00ff00").led_settings().palette.target
+(0, 255, 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from firmware.app.leds import LedSettings, Palette
+from firmware.config import FieldError, config_section
+from firmware.tracking.policy import MODES
+from rules.match import MAX_GAMES, MAX_NAME
+
+__all__ = ["PlayConfig", "PaletteConfig", "StoreConfig", "MatchConfig"]
+
+
+@config_section("play")
+@dataclass(frozen=True)
+class PlayConfig:
+    """How games are played and recorded (``crownhead run`` options override these)."""
+
+    mode: str = "play"
+    hints: bool = True
+    computer_plays: str = "white"
+    opponent: str = "engine"
+    level: int = 0
+    #: The engine's time for the best move the hint button shows.
+    hint_movetime_ms: int = 500
+    black_name: str = "?"
+    white_name: str = "?"
+    event: str = ""
+    site: str = "?"
+
+    def validate(self) -> None:
+        if self.mode not in MODES:
+            raise FieldError("mode", f"must be one of {', '.join(MODES)}, got \"{self.mode}\"")
+        if self.computer_plays not in ("black", "white"):
+            raise FieldError("computer_plays", f'must be "black" or "white", got "{self.computer_plays}"')
+        if self.opponent not in ("engine", "random"):
+            raise FieldError("opponent", f'must be "engine" or "random", got "{self.opponent}"')
+        if not 0 <= self.level <= 10:
+            raise FieldError("level", f"must be 1-10 (or 0 for full strength), got {self.level}")
+        if not 50 <= self.hint_movetime_ms <= 10_000:
+            raise FieldError("hint_movetime_ms", f"must be 50-10000 (milliseconds), got {self.hint_movetime_ms}")
+
+
+@config_section("palette")
+@dataclass(frozen=True)
+class PaletteConfig:
+    """LED colours per role (``"#rrggbb"`` or ``[r, g, b]``; empty keeps the default)."""
+
+    brightness: float = 1.0
+    background: float = 0.15
+    blink_ms: int = 250
+    touched: str | tuple[int, ...] = ""
+    target: str | tuple[int, ...] = ""
+    capture: str | tuple[int, ...] = ""
+    must_capture: str | tuple[int, ...] = ""
+    huff: str | tuple[int, ...] = ""
+    next_jump: str | tuple[int, ...] = ""
+    remove: str | tuple[int, ...] = ""
+    missing: str | tuple[int, ...] = ""
+    extra: str | tuple[int, ...] = ""
+    crown: str | tuple[int, ...] = ""
+    move_from: str | tuple[int, ...] = ""
+    move_path: str | tuple[int, ...] = ""
+    move_to: str | tuple[int, ...] = ""
+    error: str | tuple[int, ...] = ""
+    king: str | tuple[int, ...] = ""
+    last_from: str | tuple[int, ...] = ""
+    last_to: str | tuple[int, ...] = ""
+    win: str | tuple[int, ...] = ""
+    draw: str | tuple[int, ...] = ""
+    hint_from: str | tuple[int, ...] = ""
+    hint_path: str | tuple[int, ...] = ""
+    hint_to: str | tuple[int, ...] = ""
+    hint_capture: str | tuple[int, ...] = ""
+
+    def led_settings(self, hints: bool = True) -> LedSettings:
+        colours = {
+            name: list(value) if isinstance(value, tuple) else value
+            for name in Palette.__dataclass_fields__
+            if (value := getattr(self, name)) not in ("", ())
+        }
+        return LedSettings(
+            hints=hints,
+            brightness=self.brightness,
+            background=self.background,
+            blink_ms=self.blink_ms,
+            palette=Palette.from_mapping(colours),
+        )
+
+    def validate(self) -> None:
+        for name in Palette.__dataclass_fields__:
+            value = getattr(self, name)
+            if value in ("", ()):
+                continue
+            try:
+                Palette.from_mapping({name: list(value) if isinstance(value, tuple) else value})
+            except ValueError as exc:
+                raise FieldError(name, str(exc).split(": ", 1)[-1]) from None
+        try:
+            LedSettings(brightness=self.brightness, background=self.background, blink_ms=self.blink_ms)
+        except ValueError as exc:
+            key = str(exc).split(" ", 1)[0]
+            raise FieldError(key, str(exc).split(" ", 1)[1]) from None
+
+
+@config_section("store")
+@dataclass(frozen=True)
+class StoreConfig:
+    """Where games are kept ("" = /var/lib/crownhead when writable, else the user's state dir)."""
+
+    state_dir: str = ""
+
+
+@config_section("match")
+@dataclass(frozen=True)
+class MatchConfig:
+    """Boards that always play matches (``crownhead match new`` starts one by hand).
+
+    With ``always`` the board begins a match by itself whenever a game begins and no
+    match is under way: ``games`` games (0: open-ended), between ``black_name`` (Black in
+    its first game) and ``white_name`` (default: the players' names).
+    """
+
+    always: bool = False
+    games: int = 0
+    count_draws: bool = False
+    black_name: str = ""
+    white_name: str = ""
+
+    def validate(self) -> None:
+        if not 0 <= self.games <= MAX_GAMES:
+            raise FieldError("games", f"must be 1-{MAX_GAMES}, or 0 for an open-ended match, got {self.games}")
+        for key in ("black_name", "white_name"):
+            if len(getattr(self, key)) > MAX_NAME:
+                raise FieldError(key, f"is longer than {MAX_NAME} characters")
+        if self.black_name and self.black_name == self.white_name:
+            raise FieldError("white_name", "the two players need different names")
