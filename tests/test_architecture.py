@@ -10,6 +10,7 @@ Nothing is exempt; a new package goes into ``firmware.LAYERS`` (see
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -305,3 +306,83 @@ def test_a_valid_file_loads_whatever_was_imported() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == str(sorted(config.BUILTIN_SECTIONS))
+
+
+def loaded_by(code: str) -> list[str]:
+    """The modules a fresh interpreter loads for ``code`` after ``import firmware.config as c``."""
+    script = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import firmware.config as c\n"
+        f"{code}\n"
+        "print(' '.join(sorted(set(sys.modules) - before)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    return out.stdout.split()
+
+
+def libraries(modules: list[str]) -> set[str]:
+    """The libraries among ``modules`` that are neither Python's own nor this project's."""
+    names = {m.split(".")[0] for m in modules}
+    return {n for n in names if n not in sys.stdlib_module_names and n not in PACKAGES}
+
+
+def test_the_defaults_import_nothing_above_the_configuration() -> None:
+    """``default_config()`` (and reading the board's hardware sections) loads no module of a
+    tier above the loader's own: not the application, the link, the page or an MQTT client."""
+    loaded = loaded_by("config = c.default_config()\nconfig.board, config.lights, config.sim")
+    top = layer_of("firmware.config")
+    assert [m for m in loaded if (layer_of(m) or 0) > top] == []
+    assert libraries(loaded) == set()
+
+
+#: The modules a section's module must never load: the packages' working parts.
+HEAVY = ("firmware.app.application", "firmware.link.host", "firmware.hall.board", "firmware.web.server",
+         "firmware.referee.arbiter", "firmware.tracking.tracker")
+
+
+def test_every_section_lives_in_a_light_module() -> None:
+    """Loading every section (as a configuration file does) imports no library beyond
+    Python's own and none of the packages' working parts, only their settings."""
+    loaded = loaded_by("c.sections()")
+    assert libraries(loaded) == set()
+    assert [m for m in loaded if m in HEAVY] == []
+    for name, where in config.BUILTIN_SECTIONS.items():
+        module = where.partition(":")[0]
+        assert module.endswith(".settings") or module == "firmware.config.hardware", f"[{name}] lives in {module}"
+
+
+def documented_imports() -> dict[str, set[str]]:
+    """docs/architecture.md's table: package -> the packages it imports (``firmware.`` dropped)."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text[text.index("| package | imports |"):].split("\n\n", 1)[0].splitlines()[2:]
+    documented: dict[str, set[str]] = {}
+    for row in table:
+        packages, imports = (cell.strip() for cell in row.strip("|").split("|"))
+        if imports == "everything":
+            continue
+        named = re.sub(r"\([^)]*\)", "", imports.split(";")[0])
+        for package in re.findall(r"`([^`]+)`", packages):
+            documented[package.removeprefix("firmware.")] = set(re.findall(r"`([^`]+)`", named))
+    return documented
+
+
+def test_the_documented_imports_are_the_imports() -> None:
+    def package(module: str) -> str | None:
+        parts = module.split(".")
+        return parts[0] if parts[0] != "firmware" else (parts[1] if len(parts) > 1 else None)
+
+    actual: dict[str, set[str]] = {}
+    for imp in all_imports():
+        importer, imported = package(imp.importer), package(imp.module)
+        if importer is not None and imported is not None and importer != imported:
+            actual.setdefault(importer, set()).add(imported)
+    documented = documented_imports()
+    every = {name for tier in firmware.LAYERS for name in tier} | set(PACKAGES) - {"firmware"}
+    assert every - set(documented) == {"cli"}, "docs/architecture.md: packages missing from the table"
+    wrong = {
+        name: {"documented": sorted(documented[name]), "imports": sorted(actual.get(name, set()))}
+        for name in documented
+        if documented[name] != actual.get(name, set())
+    }
+    assert wrong == {}

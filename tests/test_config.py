@@ -41,6 +41,14 @@ def test_example_loads_and_matches_the_defaults() -> None:
     assert config == default_config()
 
 
+def test_the_defaults_made_at_once_pass_every_check() -> None:
+    """default_config() makes each section when first read: made together, with every
+    cross-section check run, they are the same."""
+    config = parse_config({})
+    assert config == default_config()
+    assert config.sections.keys() == default_config().sections.keys() == cfg.sections().keys()
+
+
 HARDWARE_SECTIONS = ("board", "sensors", "matrix", "shift", "serial", "lights", "buttons", "display", "buzzer", "sim")
 
 

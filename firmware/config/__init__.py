@@ -47,7 +47,7 @@ import re
 import tomllib
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, Union
 
@@ -123,7 +123,9 @@ class FieldError(ValueError):
 #: Every built-in section, by TOML table name: where its dataclass is defined. This is the
 #: one list of sections. Loading a file imports what it names first, so a valid file never
 #: depends on which modules happen to have been imported. (Most sections belong to the
-#: packages that read them, above this module: they are named here, not imported.)
+#: packages that read them, above this module, each in the package's light ``settings``
+#: module: they are named here, not imported, and :func:`default_config` imports each only
+#: when its section is first read.)
 BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
     {
         "board": "firmware.config.hardware:BoardConfig",
@@ -154,13 +156,22 @@ _CHECKS: list[Callable[[Config], None]] = []
 
 def _known_sections() -> dict[str, type]:
     """Every section: the built-in ones (their modules imported now) and the registered."""
-    known: dict[str, type] = {}
-    for name, where in BUILTIN_SECTIONS.items():
-        module, _, attr = where.partition(":")
-        known[name] = getattr(importlib.import_module(module), attr)
-    for name, cls in _SECTIONS.items():
-        known.setdefault(name, cls)
-    return known
+    return {name: _section_class(name) for name in _section_names()}
+
+
+def _section_names() -> list[str]:
+    """The name of every section, importing nothing."""
+    return [*BUILTIN_SECTIONS, *(name for name in _SECTIONS if name not in BUILTIN_SECTIONS)]
+
+
+def _section_class(name: str) -> type:
+    """The dataclass of section ``name`` (a built-in one's module imported now)."""
+    where = BUILTIN_SECTIONS.get(name)
+    if where is None:
+        return _SECTIONS[name]
+    module, _, attr = where.partition(":")
+    cls: type = getattr(importlib.import_module(module), attr)
+    return cls
 
 
 def config_section(name: str) -> Callable[[type[T]], type[T]]:
@@ -194,6 +205,35 @@ def sections() -> dict[str, type]:
 # -- the configuration object ---------------------------------------------------------
 
 
+class _Defaults(Mapping[str, Any]):
+    """Every section at its defaults, each made (and its module imported) when first read.
+
+    The defaults are valid by construction (``tests/test_config.py`` loads them eagerly,
+    every check run), so nothing is lost by not making them all at once; what is won is
+    that reading the board's sections never imports the application, the link or an
+    MQTT client only because their sections exist.
+    """
+
+    def __init__(self) -> None:
+        self._names = _section_names()
+        self._made: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return self._made[name]
+        except KeyError:
+            if name not in self._names:
+                raise
+        section = self._made[name] = _build_section(name, _section_class(name), {}, None, None)
+        return section
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 class Config:
     """The validated configuration: one frozen dataclass per section, by name."""
 
@@ -201,7 +241,9 @@ class Config:
 
     def __init__(self, sections_: Mapping[str, Any], path: str | None = None) -> None:
         object.__setattr__(self, "path", path)
-        object.__setattr__(self, "_sections", MappingProxyType(dict(sections_)))
+        if not isinstance(sections_, _Defaults):
+            sections_ = MappingProxyType(dict(sections_))
+        object.__setattr__(self, "_sections", sections_)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -214,6 +256,11 @@ class Config:
 
     def get(self, cls: type[T]) -> T:
         """The section whose dataclass is ``cls``."""
+        for name, registered in _SECTIONS.items():  # its module is imported: it is registered
+            if registered is cls and name in self._sections:
+                section = self._sections[name]
+                if type(section) is cls:
+                    return section
         for value in self._sections.values():
             if type(value) is cls:
                 return value
@@ -513,8 +560,13 @@ def _locate_top(text: str | None, key: str) -> int | None:
 
 
 def default_config() -> Config:
-    """The built-in configuration: the simulated board."""
-    return parse_config({})
+    """The built-in configuration: the simulated board.
+
+    Each section is made when first read, so that a command reading only the board's
+    sections imports nothing of the packages above the configuration (see
+    :class:`_Defaults`); it equals ``parse_config({})``.
+    """
+    return Config(_Defaults())
 
 
 def load_config(
