@@ -147,3 +147,19 @@ def test_saved_record_is_plain_json(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "current.json").read_text())
     assert data["moves"] == ["11-15", "22-18", "15x22"]
     assert data["format"] == 1 and data["result"] is None
+
+
+def test_names_given_while_a_new_game_is_set_up_are_the_new_games(tmp_path: Path) -> None:
+    # A page's New game: `new`, then `names`. The game left behind keeps its players.
+    rig = Rig(tmp_path, settings=AppSettings(black_name="Ann", white_name="Bob"))
+    rig.do("11-15")
+    rig.do("22-18")
+    rig.app.press("new")
+    rig.wait(100)
+    assert rig.app.tracker.setting_up is not None or rig.app.game.ply == 0
+    assert rig.app.set_player_names("Ana", "Ben", rig.clock.now_ms()) is False
+    rig.follow()
+    (kept,) = GameStore(tmp_path).game_files()
+    text = kept.read_text()
+    assert '[Black "Ann"]' in text and '[White "Bob"]' in text and "22-18" in text
+    assert (rig.app.record.black, rig.app.record.white) == ("Ana", "Ben")

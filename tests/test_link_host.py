@@ -264,13 +264,34 @@ def test_a_resuming_board_reports_the_saved_game_and_waits_for_its_pieces(tmp_pa
         assert state["ply"] == 3 and state["last"]["move"] == "8-11" and state["setup"] is True
         assert rig.host.request("fen")["ply"] == 3
         assert read_game(rig.host.request("pdn")["pdn"]).game().ply == 3
-        for line in ("new", "play 22-18", "mode referee", "ballot 5"):
+        for line in ("play 22-18", "mode referee", "ballot 5"):
             before = snapshot(rig.board)
             assert rig.host.request(line)["code"] == "not-now"
             assert snapshot(rig.board) == before
         rig.board.follow()
         assert rig.host.event("game-start")["resumed"] is True
         assert rig.host.request("play 22-18")["ok"]
+    finally:
+        rig.close()
+
+
+def test_new_from_the_host_gives_up_a_saved_game_as_the_boards_button_does(tmp_path: Path) -> None:
+    from firmware.storage.store import GameStore
+
+    rig = HostedBoard(tmp_path)
+    for text in ("11-15", "23-19", "8-11"):
+        rig.board.do(text)
+    rig.close()
+    rig = HostedBoard(tmp_path)
+    try:
+        assert rig.board.app.resuming
+        reply = rig.host.request("new")  # the pieces stand at the start: the new game is on
+        assert reply["ok"] and reply["ready"] is True
+        assert rig.host.event("game-start")["resumed"] is False
+        assert not rig.board.app.resuming and rig.board.app.game.ply == 0
+        assert rig.host.request("mode referee")["ok"]  # the first move is not made yet
+        (kept,) = GameStore(tmp_path / "state").game_files()
+        assert "8-11" in kept.read_text() and '[Result "*"]' in kept.read_text()
     finally:
         rig.close()
 

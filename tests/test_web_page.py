@@ -43,18 +43,14 @@ def click(page: Any, square: int) -> None:
 
 
 def wait_moves(page: Any, n: int) -> list[str]:
-    page.wait_for_function(f"() => document.querySelectorAll('#moves > li').length === {n}")
-    return page.locator("#moves > li").all_text_contents()
+    """The move list once it holds ``n`` plies: each ply's PDN, in order."""
+    page.wait_for_function(f"() => document.querySelectorAll('#moves [data-ply]').length === {n}")
+    return page.locator("#moves [data-ply]").all_text_contents()
 
 
 def wait_hand(page: Any, text: str) -> None:
-    """The hand shows ``text`` (a piece just lifted is the last one: taken pieces stay in
-    the simulated hand, as in the terminal simulator)."""
-    page.wait_for_function(
-        "(t) => { const h = document.querySelector('#hand').textContent;"
-        " return t === '' ? h === '' : h === t || h.endsWith(', ' + t.replace('in hand: ', '')); }",
-        arg=text,
-    )
+    """The hand shows ``text`` (taken pieces go beside the board, not into the hand)."""
+    page.wait_for_function("(t) => document.querySelector('#hand').textContent === t", arg=text)
 
 
 def test_the_page_shows_24_pieces_at_the_start(browser: Any, live: LiveBoard) -> None:
@@ -65,7 +61,7 @@ def test_the_page_shows_24_pieces_at_the_start(browser: Any, live: LiveBoard) ->
     assert board.locator('[data-piece="w"]').count() == 12
     assert page.locator("[data-piece]").count() == 24
     assert page.locator("#status").text_content() == "Black to move, move 1"
-    assert page.locator("#moves > li").count() == 0
+    assert page.locator("#moves [data-ply]").count() == 0
     # Flipped: White's side at the top, the same pieces.
     page.click("#flip")
     page.wait_for_function("() => document.querySelector('#board svg').getAttribute('data-flipped') === 'true'")

@@ -882,6 +882,8 @@ class App:
             out += self._clock_event(event, now)
         if isinstance(event, (MoveMade, TakenBack, GameOver, NewGame)):
             self._forget_said()
+        if isinstance(event, (MoveMade, NewGame)) and self.sim is not None:
+            self._tidy_hand(event)
         if isinstance(event, MoveMade):
             self.policy.turn_changed()
             self._forget_hint()
@@ -954,6 +956,21 @@ class App:
                 # Stacking a second piece keeps the switch closed: no sensor change.
                 self.sim.crown(event.square)
         return out
+
+    def _tidy_hand(self, event: MoveMade | NewGame) -> None:
+        """The simulator's hands put taken pieces beside the board, not in the hand: the
+        pieces a move captured leave it, and a new game begins with the hand empty."""
+        sim = self.sim
+        assert sim is not None
+        if isinstance(event, NewGame):
+            sim.hand.clear()
+            return
+        positions = self.tracker.game.positions
+        before = positions[-2] if len(positions) > 1 else None
+        for square in event.captures:
+            piece = before.piece_at(square) if before is not None else None
+            if piece is not None and square not in sim.pieces and piece.symbol in sim.hand:
+                sim.hand.remove(piece.symbol)  # the first such: the jumper, if held, is the last
 
     def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
         """The game clock for the display and the buzzer: (Black's ms, White's ms, the
@@ -1050,6 +1067,7 @@ class App:
             return out
         out += self._put_away(now)
         self._resuming = False
+        self._resume_declined = False
         self._resume = None
         self._referee_game = None  # the saved game was put away: its referee state with it
         self._game = self.tracker.game
@@ -1202,11 +1220,19 @@ class App:
             # board at rest) is found in this step's _find_hint, after the press's events.
             self._hint_wanted = not self.mode.referee_lights
         elif press.name == "new" and self._resuming:
-            self._resume_declined = True
+            self.give_up_resume()
         elif press.name == "takeback":
             self._takeback_pressed = True
 
         return None
+
+    def give_up_resume(self) -> None:
+        """The saved game being set up to resume is given up for a new game (the board's
+        ``new`` button then, or a page's New game): it is kept as an unfinished game's PDN
+        when the new game begins, and until then the board sets up the new one."""
+        if self._resuming:
+            self._resuming = False
+            self._resume_declined = True
 
     def _resignation_counted(self) -> bool:
         """Whether the game ended by resignation and the match under way has counted it."""
@@ -1423,11 +1449,20 @@ class App:
                 self.players[color] = Human(name)
         if self.referee is not None:
             self.referee.set_names(black, white)  # the tournament record, and the games after
-        if self.record is None or (self.record.black, self.record.white) == (black, white):
+        game = self.tracker.game
+        if (
+            self.record is None
+            or (self.record.black, self.record.white) == (black, white)
+            or self._resuming
+            or game is not self._game
+            or self.tracker.setting_up is not None
+            or game.is_over
+        ):
+            # No game under way is the record's: a saved game waiting to be set up, one
+            # put away for a new game being set up, one over. The names are the next game's.
             return False
         self.record = replace(self.record, black=black, white=white)
-        game = self.game
-        if self.store is None or self._resuming or self.tracker.setting_up is not None or game.is_over:
+        if self.store is None:
             return False
         return self.save_now(now)
 

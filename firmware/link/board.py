@@ -18,12 +18,23 @@ from firmware.tracking.follower import Follower
 from rules import Color, Game, Rules
 from sim.board import SimBoard
 
-__all__ = ["Busy", "HintLights", "LinkedBoard", "MatchState", "Named", "Seat", "Shown", "SimHands"]
+__all__ = ["Busy", "HintLights", "LinkedBoard", "MatchState", "Mode", "Named", "Seat", "Shown", "SimHands"]
 
 
 class Named(Protocol):
     @property
     def name(self) -> str: ...
+
+
+class Mode(Protocol):
+    """The mode a game is played in, as far as the link tells it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def referee_lights(self) -> bool: ...
+    @property
+    def takeback(self) -> bool: ...
 
 
 class Seat(Protocol):
@@ -117,7 +128,7 @@ class LinkedBoard(Protocol):
     @property
     def record(self) -> GameRecord | None: ...
     @property
-    def mode(self) -> Named: ...
+    def mode(self) -> Mode: ...
     @property
     def policy(self) -> HintLights: ...
     @property
@@ -137,6 +148,9 @@ class LinkedBoard(Protocol):
 
     def view(self) -> Shown: ...
     def press(self, name: str, now: int | None = None, *, long: bool = False) -> None: ...
+    def give_up_resume(self) -> None:
+        """The saved game being resumed is given up for a new game (kept as unfinished)."""
+
     def computer_player(self, level: int | None = None) -> Seat:
         """The engine as a player; ``ValueError`` when it is not installed."""
 

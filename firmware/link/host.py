@@ -387,9 +387,27 @@ class Link(PeerFollower):
             "match": v.match,
             "sim": app.sim is not None,
             "hints": app.policy.settings.hints,
+            "resuming": app.resuming,
             **self._display_fields(),
         }
+        body["controls"] = self._controls(body["clock"] is not None)
         return body
+
+    def _controls(self, clock: bool) -> list[str]:
+        """The board's buttons that do something in this game (a page shows those only):
+        no hint or takeback under a referee, ``force`` only under huffing, ``clock`` only
+        with a game clock."""
+        assert self.app is not None
+        app = self.app
+        wanted = {
+            "hint": not app.mode.referee_lights,
+            "takeback": app.mode.takeback,
+            "adjust": True,
+            "claim": True,
+            "force": app.game.rules.huffing,
+            "clock": clock,
+        }
+        return [name for name, useful in wanted.items() if useful]
 
     def _display_fields(self) -> dict[str, Any]:
         """The view's fields that the :data:`DISPLAY_COMMANDS` set."""
@@ -699,8 +717,6 @@ class Link(PeerFollower):
 
     def _cmd_new(self, now: int, fen: str | None) -> dict[str, Any]:
         assert self.app is not None
-        if self.app.resuming:
-            raise LinkError("not-now", "a saved game is being resumed: press new on the board to give it up", "new")
         rules = self._game().rules
         if fen is None:
             position = Position.start(rules)
@@ -712,6 +728,9 @@ class Link(PeerFollower):
             except ValueError as exc:
                 raise LinkError("bad-argument", f"bad FEN: {exc}", "new") from None
         self._following = None
+        # A saved game being resumed is given up, as the board's new button does: it is
+        # kept (as an unfinished game) when the new game begins.
+        self.app.give_up_resume()
         self._events += self.app.tracker.new_game(position, now)
         return {"fen": position.fen(), "ready": self.app.tracker.setting_up is None}
 

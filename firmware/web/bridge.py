@@ -64,7 +64,7 @@ __all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT", "KEEP_MS", "DISPLAY_
 log = logging.getLogger(__name__)
 
 #: Commands a page may send without having logged in (they change nothing).
-QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch"})
+QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch", "history"})
 #: Questions whose answers the hub keeps until the board changes (see :meth:`PageHub.keep`).
 KEPT = frozenset({"hello", "fen", "pdn", "moves", "view", "history"})
 #: The fields of a ``view`` that tell of the game or of who plays it: a view in which
@@ -802,4 +802,4 @@ class WebLink(Link):
 
 
 assert QUERIES.isdisjoint(CONTROL_COMMANDS)
-assert KEPT - {"history"} <= QUERIES
+assert KEPT <= QUERIES

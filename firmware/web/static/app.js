@@ -23,6 +23,8 @@
     retry: 500,
     wanted: [],
     commands: new Set(),
+    // Commands sent with request(), by name, oldest first: each waits for its reply.
+    asked: new Map(),
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
 
@@ -65,6 +67,30 @@
   }
   page.send = send;
 
+  // Send a command and wait for its answer: the reply, or the error that refused it
+  // (the board answers a page's lines in order; replies and errors name their command).
+  function request(command) {
+    return new Promise((resolve) => {
+      const name = command.split(" ")[0];
+      if (!send(command)) { resolve({ event: "error", cmd: name, message: "not connected" }); return; }
+      if (!page.asked.has(name)) page.asked.set(name, []);
+      const entry = { resolve };
+      page.asked.get(name).push(entry);
+      // A socket that closes meanwhile never answers: the page goes on after a while.
+      entry.timer = setTimeout(() => settle({ event: "error", cmd: name, message: "no answer from the board" }, entry), 15000);
+    });
+  }
+  function settle(msg, only) {
+    const waiting = page.asked.get(msg.cmd);
+    if (!waiting || !waiting.length) return;
+    const entry = only || waiting[0];
+    const i = waiting.indexOf(entry);
+    if (i < 0) return;
+    waiting.splice(i, 1);
+    clearTimeout(entry.timer);
+    entry.resolve(msg);
+  }
+
   // -- what the board says ----------------------------------------------------------------
 
   function handle(msg) {
@@ -88,15 +114,19 @@
       } else {
         send("history");
       }
-      addLog("move", `${msg.ply}. ${msg.side} ${msg.move}`);
+      addLog("move", `${moveNumber(msg.ply)} ${sideName(msg.side)} ${msg.move}`);
     } else if (kind === "takeback" || kind === "new-game" || kind === "game-start") {
       send("history");
-      if (kind === "takeback") addLog("takeback", "move taken back");
+      if (kind === "takeback") addLog("takeback", `${moveNumber(msg.ply)} ${sideName(plySide(msg.ply))}'s move taken back`);
       if (kind === "new-game") { addLog("new-game", "new game"); showResult(null); }
     } else if (kind === "reply") {
       onReply(msg);
+      settle(msg);
     } else if (kind === "error") {
       addLog("error", `${msg.cmd ? msg.cmd + ": " : ""}${msg.message}`);
+      settle(msg);
+    } else if (kind === "clock") {
+      // The clocks above and below the board show it; the log would fill with it.
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
       addLog("game-over", `game over: ${msg.result} (${msg.reason})`);
@@ -132,10 +162,25 @@
     } else if (msg.cmd === "new") {
       addLog("reply", msg.ready ? "new game" : "new game: set up the pieces");
     } else if (msg.cmd === "press") {
-      addLog("reply", `pressed ${msg.button}`);
+      addLog("reply", `pressed ${buttonWords(msg.button)}${msg.long ? " (held)" : ""}`);
     } else if (msg.cmd === "names") {
       showNames(msg.black, msg.white);
     }
+  }
+
+  // Move numbers as on a score sheet: "1." for Black's move, "1..." for White's reply.
+  function whiteFirst() { return /^W/i.test(String(page.start || "")); }
+  function plySide(ply) { return (ply % 2 === 1) !== whiteFirst() ? "black" : "white"; }
+  function moveNumber(ply) {
+    const n = Math.floor((ply - 1 + (whiteFirst() ? 1 : 0)) / 2) + 1;
+    return plySide(ply) === "black" ? `${n}.` : `${n}...`;
+  }
+  function sideName(side) { return side === "black" ? "Black" : side === "white" ? "White" : String(side || ""); }
+  // The board's button names as people say them ("black_draw": Black's draw button).
+  function buttonWords(name) {
+    const [side, action] = String(name).split("_");
+    if (side === "black" || side === "white") return `${sideName(side)}'s ${action ? action + " " : ""}button`;
+    return `the ${name} button`;
   }
 
   function setState(state) {
@@ -169,6 +214,10 @@
     text($("#message"), v.message);
     text($("#mode"), v.mode);
     text($("#match"), v.match || "");
+    // The board's buttons that do something in this game (no hint under a referee...).
+    const controls = new Set(v.controls || ["hint", "takeback", "adjust", "claim", "force", "clock"]);
+    for (const button of $$("[data-press]")) button.hidden = !controls.has(button.getAttribute("data-press"));
+    $("#hints-control").hidden = !controls.has("hint");
     text($("#hand"), v.hand ? `in hand: ${v.hand.split("").map(pieceName).join(", ")}` : "");
     if (v.names) showNames(v.names[0], v.names[1]);
     const setup = $("#setup");
@@ -226,16 +275,43 @@
   }
 
   function showMoves() {
-    const list = $("#moves");
+    fillMoves($("#moves"), page.moves, whiteFirst());
+  }
+
+  // One line per move, as PDN and the score sheets number them ("1. 11-15 23-19"; a game
+  // White begins: "1. ... 22-18"), each ply a <span data-ply> of its own.
+  function fillMoves(list, moves, whiteStarts, onPly) {
+    const rows = [];
+    let ply = 1;
+    let number = 1;
+    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = 2; }
+    for (; ply <= moves.length; ply += 2, number += 1) rows.push([number, ply + 1 <= moves.length ? [ply, ply + 1] : [ply]]);
+    const key = rows.map(([n, plies]) => `${n}:${plies.map((p) => (p == null ? "..." : moves[p - 1])).join(" ")}`);
     const items = list.children;
-    // One element per ply, in PDN.
-    for (let i = 0; i < page.moves.length; i++) {
+    for (let i = 0; i < rows.length; i++) {
       let li = items[i];
-      if (!li) { li = document.createElement("li"); list.appendChild(li); }
-      if (li.textContent !== page.moves[i]) li.textContent = page.moves[i];
-      li.setAttribute("data-ply", String(i + 1));
+      if (li && li.getAttribute("data-key") === key[i]) continue;
+      const fresh = document.createElement("li");
+      const [n, plies] = rows[i];
+      fresh.setAttribute("data-move", String(n));
+      fresh.setAttribute("data-key", key[i]);
+      const label = document.createElement("span");
+      label.className = "n";
+      label.textContent = `${n}.`;
+      fresh.append(label);
+      for (const p of plies) {
+        fresh.append(" ");
+        const span = document.createElement("span");
+        if (p == null) { span.textContent = "..."; } else {
+          span.setAttribute("data-ply", String(p));
+          span.textContent = moves[p - 1];
+          if (onPly) span.addEventListener("click", () => onPly(p));
+        }
+        fresh.append(span);
+      }
+      if (li) li.replaceWith(fresh); else list.appendChild(fresh);
     }
-    while (list.children.length > page.moves.length) list.lastElementChild.remove();
+    while (list.children.length > rows.length) list.lastElementChild.remove();
   }
 
   function addLog(kind, message) {
@@ -264,7 +340,16 @@
   // -- the person at the page ----------------------------------------------------------
 
   function clickSquare(square) {
+    if (!page.control) {
+      // Nothing is chosen or sent: the next click after logging in starts afresh.
+      page.selected = null;
+      say(document.querySelector("#login").hidden
+        ? "This page may only watch the board."
+        : "Log in with the board's PIN (at the top) to play from this page.");
+      return;
+    }
     if (page.sim) {
+      page.selected = null;
       send(`touch ${square}`);
       return;
     }
@@ -287,6 +372,9 @@
     send(`${page.sim ? "hands" : "play"} ${move}`);
     input.value = "";
   });
+
+  // What the page itself has to say (not the board): shown until the next thing.
+  function say(message) { text($("#page-message"), message); }
 
   for (const button of $$("[data-press]")) {
     button.addEventListener("click", () => send(`press ${button.getAttribute("data-press")}`));
@@ -323,12 +411,22 @@
   $("#new-mode").addEventListener("change", syncNewForm);
   syncNewForm();
 
-  $("#new-form").addEventListener("submit", (ev) => {
+  $("#new-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const mode = $("#new-mode").value;
     const commands = [];
-    // The mode changes only before the first move: a game under way is left first.
-    if (page.moves.length && !page.over) commands.push("new");
+    const view = page.view || {};
+    if (view.resuming) {
+      // The board asks the same at the board: a saved game is waiting to be set up.
+      const n = page.moves.length;
+      const asked = `A saved game (${n} ${n === 1 ? "ply" : "plies"}) is waiting to be set up on the board. ` +
+        "Put it away (it is kept under Games) and start this new game instead?";
+      if (!window.confirm(asked)) return;
+      commands.push("new");
+    } else if (page.moves.length && !page.over) {
+      // The mode changes only before the first move: a game under way is left first.
+      commands.push("new");
+    }
     if (mode === "computer") {
       commands.push(`mode computer ${$("#new-computer-side").value} ${$("#new-level").value || 3}`);
     } else {
@@ -359,8 +457,23 @@
     if (black || white) commands.push(`names ${black || "?"};${white || "?"}`);
     const ballot = $("#new-ballot").value.trim();
     if (mode === "referee" && ballot) commands.push(`ballot ${ballot}`);
-    for (const c of commands) send(c);
-    $("#new-game").open = false;
+    // One at a time: the first the board refuses stops the rest (nothing after it is
+    // done, and the form says why), so a refused game never renames the one on the board.
+    text($("#new-message"), "");
+    const submit = $("#new-form button[type=submit]");
+    submit.disabled = true;
+    try {
+      for (const c of commands) {
+        const answer = await request(c);
+        if (answer.event === "error") {
+          text($("#new-message"), `Not started: ${answer.message}`);
+          return;
+        }
+      }
+      $("#new-game").open = false;
+    } finally {
+      submit.disabled = false;
+    }
   });
 
   // -- logging in -----------------------------------------------------------------------
@@ -369,6 +482,8 @@
     try {
       const me = await (await fetch("/api/me", { credentials: "same-origin" })).json();
       page.control = !!me.control;
+      page.selected = null;
+      if (me.control) say("");
       document.body.classList.toggle("read-only", !me.control);
       $("#login").hidden = me.control || !me.login;
       return me;
@@ -421,8 +536,12 @@
     for (const g of (data.games || []).slice().reverse()) {
       const tr = document.createElement("tr");
       tr.setAttribute("data-game", g.id);
-      for (const value of [g.tags.Date || "", g.tags.Black || "", g.tags.White || "", g.result, g.plies]) {
+      const moves = Math.ceil((Number(g.plies) || 0) / 2);
+      const cells = [["date", g.tags.Date || ""], ["black", g.tags.Black || ""], ["white", g.tags.White || ""],
+        ["result", g.result], ["moves", moves]];
+      for (const [col, value] of cells) {
         const td = document.createElement("td");
+        td.setAttribute("data-col", col);
         td.textContent = String(value);
         tr.appendChild(td);
       }
@@ -455,12 +574,8 @@
     if (!replay.board) replay.board = new CrownheadBoard($("#replay-board"));
     const list = $("#replay-moves");
     list.replaceChildren();
-    data.moves.forEach((m, i) => {
-      const li = document.createElement("li");
-      li.textContent = m;
-      li.addEventListener("click", () => { replay.ply = i + 1; showReplay(); });
-      list.appendChild(li);
-    });
+    const whiteStarts = /^W/i.test(String((data.fens || [""])[0]));
+    fillMoves(list, data.moves, whiteStarts, (ply) => { replay.ply = ply; showReplay(); });
     showReplay();
   }
   function showReplay() {
@@ -469,7 +584,7 @@
     replay.ply = Math.max(0, Math.min(replay.ply, g.moves.length));
     replay.board.show({ board: CrownheadBoard.boardFromFen(g.fens[replay.ply]) });
     text($("#replay-ply"), `${replay.ply} / ${g.moves.length}`);
-    $$("#replay-moves li").forEach((li, i) => li.classList.toggle("current", i + 1 === replay.ply));
+    $$("#replay-moves [data-ply]").forEach((el) => el.classList.toggle("current", Number(el.getAttribute("data-ply")) === replay.ply));
   }
   $("#replay-first").addEventListener("click", () => { replay.ply = 0; showReplay(); });
   $("#replay-prev").addEventListener("click", () => { replay.ply -= 1; showReplay(); });
@@ -486,7 +601,10 @@
       ["Main loop", data.steps_per_s != null ? `${data.steps_per_s} steps/s` : "measuring"],
       ["Debounce", `${data.debounce_ms} ms`],
       ["Sensor faults", (data.faults || []).length ? data.faults.join("; ") : "none detected"],
-      ["Pages connected", data.pages], ["Commands", data.commands], ["Errors", data.errors],
+      ["Pages connected", data.pages],
+      ["Commands from pages and the link", `${data.commands} since the board started`],
+      ["Commands refused", `${data.errors}: lines the board turned down (not logged in, not now, ` +
+        "a mistyped command); each was answered with the reason, shown in that page's Events"],
     ];
     for (const [k, v] of rows) {
       const dt = document.createElement("dt"); dt.textContent = k;
@@ -494,7 +612,6 @@
       list.append(dt, dd);
     }
     showSelftest(data.selftest || { state: "never run" });
-    text($("#config"), JSON.stringify(data.config || {}, null, 2));
   }
 
   // The last `crownhead selftest`: when, passed or failed, and what each check said.
