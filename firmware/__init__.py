@@ -2,7 +2,8 @@
 
 Layers, lowest first; a package may import the ones before it, never one after it:
 
-* :mod:`firmware.files` (the one bounded reader of every file the board is given), then
+* :mod:`firmware.files` (the one bounded reader of every file the board is given) and
+  :mod:`firmware.redact` (the secrets no answer, page or log line shows), then
   :mod:`firmware.events` and :mod:`firmware.config`: the events every part speaks and the
   config-file loader (base modules, importable by all).
 * :mod:`firmware.storage`: saved games and finished records; :mod:`firmware.sheets`
@@ -37,7 +38,7 @@ Layers, lowest first; a package may import the ones before it, never one after i
 #: and its own modules, never a later tier nor another package of its own tier
 #: (``tests/test_architecture.py`` checks every import).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("files",),
+    ("files", "redact"),
     ("events", "config"),
     ("storage", "sheets", "diagram"),
     ("egdb", "pages"),

@@ -120,3 +120,80 @@ def test_the_hosts_setting_takes_names_and_addresses_only() -> None:
     for bad in ("board:8080", "a b", "http://board", ""):
         with pytest.raises(ConfigError, match=r"hosts\[0\]"):
             default_config().replace("web", hosts=(bad,))
+
+
+# -- secrets: no answer, page or log line shows one ----------------------------------------
+
+
+def test_the_public_status_shows_no_secret(tmp_path: Path) -> None:
+    import json
+
+    from firmware.config import default_config
+
+    config = (default_config()
+              .replace("mqtt", url="mqtt://board:url-pw@hall.local:1883", username="board", password="mqtt-pw")
+              .replace("web", listen="0.0.0.0:8080", pin="24682468", public_view=True))
+    with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468", public_view=True, config=config) as board:
+        status, _h, body = request(f"http://127.0.0.1:{board.server.port}/api/status")  # no PIN: a spectator
+    assert status == 200
+    for secret in (b"url-pw", b"mqtt-pw", b"24682468"):
+        assert secret not in body
+    shown = json.loads(body)["config"]
+    assert shown["mqtt"]["url"] == "mqtt://board:***@hall.local:1883" and shown["mqtt"]["password"] == "(set)"
+    assert shown["mqtt"]["username"] == "board" and shown["web"]["pin"] == "(set)" and shown["web"]["public_view"] is True
+
+
+def test_a_run_logs_no_pin_and_no_broker_password(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from helpers.web import WAIT_S
+
+    state = tmp_path / "state"
+    config = tmp_path / "config.toml"
+    config.write_text('[web]\npublic_view = true\n[mqtt]\nurl = "mqtt://board:url-pw@127.0.0.1:9"\npassword = "mqtt-pw"\n'
+                      'username = "board"\n', encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", "0.0.0.0:0",
+                             "--state-dir", str(state), "--config", str(config)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        lines: list[str] = []
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline and not any("the board's page is at " in line for line in lines):
+            lines.append(proc.stderr.readline())
+        port = int(lines[-1].rsplit(":", 1)[1].strip(" /\n"))
+        status, _h, body = request(f"http://127.0.0.1:{port}/api/status")
+        assert status == 200
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=WAIT_S)
+    pin = (state / "web-pin").read_text(encoding="utf-8").strip()
+    said = "".join(lines) + out + err
+    assert f"the PIN for commands on the page is in {state / 'web-pin'}" in said
+    for secret in (pin, "url-pw", "mqtt-pw"):
+        assert secret not in said and secret.encode() not in body, secret
+
+
+def test_the_boards_log_never_names_a_urls_password(tmp_path: Path) -> None:
+    # Whoever writes the line (a library, an error with a URL in it).
+    import logging
+    import io
+
+    from firmware.redact import RedactingFilter
+
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.addFilter(RedactingFilter())
+    log = logging.getLogger("test.redact")
+    log.addHandler(handler)
+    try:
+        log.warning("cannot reach %s", "mqtts://arbiter:arb-pw@hall:8883")
+        try:
+            raise OSError("refused: mqtt://board:b-pw@hall:1883")
+        except OSError:
+            log.exception("lost the broker")
+    finally:
+        log.removeHandler(handler)
+    text = out.getvalue()
+    assert "arbiter:***@hall" in text and "board:***@hall" in text and "pw@" not in text

@@ -29,6 +29,7 @@ from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, con
 from firmware.files import int_argument
 from firmware.link.host import Link, open_link
 from firmware.link.settings import PLAYS, LinkConfig
+from firmware.redact import RedactingFilter
 from firmware.web.settings import WebConfig
 from firmware.cli._hall import add_hall_arguments, hall_from_args
 from firmware.hall.board import BoardPublisher, app_state
@@ -355,10 +356,12 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
     host, port = parse_listen(web.listen)
     pin = web.pin
     if not pin and not is_loopback(host):
+        # The PIN itself is never logged (a journal is readable by more than the board's
+        # owner): the line says where it is kept, readable by the board's user alone.
         pin, made = stored_pin(state_dir)
         logging.getLogger("firmware.web").warning(
-            "web: the PIN for commands on the page is %s (%s; set web.pin to choose one)",
-            pin, "made now and kept in the state directory" if made else "kept in the state directory")
+            "web: the PIN for commands on the page is in %s (%s; set web.pin to choose one)",
+            state_dir / "web-pin", "made now" if made else "kept from before")
     palette = getattr(leds, "palette", None)
     colours = None
     if palette is not None:
@@ -435,6 +438,7 @@ def _configure_logging(headless: bool, state_dir: Path) -> None:
         except OSError:
             handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())  # no line names a URL's password
     root = logging.getLogger()
     root.addHandler(handler)
     if root.level == logging.NOTSET or root.level > logging.WARNING:

@@ -43,6 +43,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from firmware.diagram import board_svg
 from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Connections, Limits, bounded_server
+from firmware.redact import redacted
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import host_name, is_loopback, same_address
@@ -476,16 +477,14 @@ class WebServer:
                 "lines": list(record.lines), "faults": list(record.faults)}
 
     def config_view(self) -> dict[str, Any]:
-        """The configuration in force, for reading (the PIN is never shown)."""
+        """The configuration in force, for reading: no secret shown (the PIN, passwords,
+        a URL's password: :func:`firmware.redact.redacted`)."""
         if self.config is None:
             return {}
         out: dict[str, Any] = {}
         for name, section in self.config.sections.items():
             if is_dataclass(section):
-                values = _plain(section)
-                if name == "web" and values.get("pin"):
-                    values["pin"] = "(set)"
-                out[name] = values
+                out[name] = redacted(_plain(section))
         return out
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from firmware.app.application import AppSettings
 from firmware.app.players import Thinker
-from firmware.config import default_config
+from firmware.config import Config, default_config
 from firmware.link.settings import LinkConfig
 from firmware.referee.settings import RefereeSettings
 from firmware.pages.serving import Limits
@@ -76,6 +76,7 @@ class LiveBoard:
         keep_ms: int = KEEP_MS,
         limits: Limits | None = None,
         hosts: tuple[str, ...] = (),
+        config: Config | None = None,
     ) -> None:
         self.rig = Rig(
             state_dir,
@@ -90,7 +91,7 @@ class LiveBoard:
         self.app = self.rig.app
         assert self.rig.store is not None
         self.store = self.rig.store
-        config = default_config()
+        config = config or default_config()
         # Tests send faster than a person: the rates are the product's only where a
         # test (or bench/web.py) says so.
         self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)), keep_ms=keep_ms)
