@@ -47,6 +47,7 @@ __all__ = [
     "Lights",
     "Final",
     "Notice",
+    "Alert",
     "EVENT_KINDS",
     "WARNING_CODES",
     "event_from_json",
@@ -300,6 +301,16 @@ class Notice(Event):
     """Something a person should know that is not a board warning (a file put aside...)."""
 
     kind: ClassVar[str] = "notice"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Alert(Event):
+    """Something the people at the board must see now that is not about the game (someone
+    on the network is guessing the page's PIN): said like a notice, and on the board's
+    message line and its display until the game moves on."""
+
+    kind: ClassVar[str] = "alert"
     message: str
 
 

@@ -258,3 +258,29 @@ def test_a_claim_refused_in_play_mode_is_said_on_the_display_until_the_next_move
     screen = panel._screen
     assert screen is not None and screen.message == ""
     panel.close()
+
+
+def test_a_pin_lockout_is_said_on_the_display_the_terminal_and_the_pages(tmp_path: Path) -> None:
+    # Someone on the network guesses the page's PIN: the gate locks logins out and tells
+    # the board (through the pages' link, in the main loop's next step).
+    from firmware.app.application import text_sink
+    from firmware.web.auth import GLOBAL_TRIES, Gate
+    from firmware.web.bridge import PageHub, WebLink
+
+    rig, display, panel = rig_with_display(tmp_path, start=False)
+    said: list[str] = []
+    rig.app.sinks.append(text_sink(said.append))
+    hub = PageHub()
+    WebLink(hub).attach(rig.app)
+    rig.app.start()
+    gate = Gate("24682468", rig.clock, on_lockout=hub.alert)
+    for i in range(GLOBAL_TRIES):
+        assert gate.login(f"192.0.2.{i}", "0000")[0] == "wrong"
+    assert gate.login("192.0.2.200", "24682468")[0] == "locked"
+    rig.wait(300)
+    screen = panel._screen
+    assert screen is not None and screen.message == "someone is guessing the page's PIN"
+    assert_holds(shown(display), items_of(screen, rig.clock.now_ms()), "someone is guessing the page's PIN")
+    assert any("logins are refused for 5 minutes" in line for line in said)  # the terminal, the journal
+    assert "someone is guessing" in rig.app.message  # the terminal simulator's and the pages' message line
+    panel.close()

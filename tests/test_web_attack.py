@@ -197,3 +197,74 @@ def test_the_boards_log_never_names_a_urls_password(tmp_path: Path) -> None:
         log.removeHandler(handler)
     text = out.getvalue()
     assert "arbiter:***@hall" in text and "board:***@hall" in text and "pw@" not in text
+
+
+# -- PIN guessing from many addresses --------------------------------------------------------
+
+
+def _login_from(source: str, port: int, pin: str) -> tuple[int, dict[str, str], bytes]:
+    import http.client
+    import json
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    try:
+        conn.request("POST", "/api/login", body=json.dumps({"pin": pin}), headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def test_pin_guesses_from_many_addresses_lock_every_login_out_and_the_board_says_so(tmp_path: Path) -> None:
+    import json
+
+    from hal.clock import VirtualClock
+    from firmware.web.auth import GLOBAL_TRIES, LOCKOUT_MS
+    from helpers.web import Socket
+
+    clock = VirtualClock()
+    with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468", public_view=True, server_clock=clock) as board:
+        port = board.server.port
+        with Socket(f"ws://127.0.0.1:{port}/ws") as spectator:
+            spectator.next()
+            # Each address tries fewer times than its own limit allows.
+            for i, source in enumerate(addresses(GLOBAL_TRIES)):
+                assert _login_from(source, port, f"{i:06d}")[0] == 403
+            status, headers, body = _login_from("127.0.0.200", port, "24682468")
+            assert status == 429 and json.loads(body)["error"] == "locked-out"
+            assert int(headers["retry-after"]) == LOCKOUT_MS // 1000
+            alert = spectator.until(lambda m: m.get("event") == "alert")
+            assert "guessing the page's PIN" in alert["message"]
+        clock.advance(LOCKOUT_MS)
+        status, _h, _b = _login_from("127.0.0.200", port, "24682468")
+        assert status == 200
+
+
+def test_wrong_pins_are_logged_in_bounded_form(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from hal.clock import VirtualClock
+    from firmware.web.auth import Gate
+
+    clock = VirtualClock()
+    gate = Gate("24682468", clock)
+    with caplog.at_level(logging.WARNING, logger="firmware.web.auth"):
+        for i in range(3000):  # 3,000 tries from 3,000 addresses over 10 minutes
+            gate.login(f"10.{i // 250}.{i % 250}.1", "000000")
+            clock.advance(200)
+    lines = [r.getMessage() for r in caplog.records]
+    assert gate.wrong <= 30 and gate.refused > 2900  # 10 guesses, then locked out, again and again
+    assert len(lines) <= 12, lines
+    assert any("wrong PINs from" in line for line in lines) and any("logins are refused" in line for line in lines)
+
+
+def test_a_longer_pin_option(tmp_path: Path) -> None:
+    from firmware.config import ConfigError, default_config
+    from firmware.web.auth import stored_pin
+
+    assert len(stored_pin(tmp_path)[0]) == 6
+    pin, made = stored_pin(tmp_path, 12)  # asked for longer: the short one is replaced
+    assert made and len(pin) == 12 and pin.isdigit() and stored_pin(tmp_path, 12) == (pin, False)
+    assert default_config().replace("web", pin_length=20).get(WebConfig).pin_length == 20
+    with pytest.raises(ConfigError, match="pin_length"):
+        default_config().replace("web", pin_length=4)

@@ -42,6 +42,7 @@ from typing import Any, ClassVar
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
 from firmware.events import (
+    Alert,
     BoardWarning,
     Crowned,
     DrawDeclined,
@@ -251,7 +252,7 @@ def describe_event(event: Event) -> str:
         return f"{event.player} ({event.side}) plays {event.move}: make it on the board"
     if isinstance(event, GameSaved):
         return f"game saved ({event.result}) as {event.path}"
-    if isinstance(event, Notice):
+    if isinstance(event, (Notice, Alert)):
         return event.message
     if isinstance(event, MatchScore):
         of = f" of {event.games}" if event.games else ""
@@ -1653,6 +1654,8 @@ class App:
         return [SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)]
 
     def _emit(self, event: Event) -> None:
+        if isinstance(event, Alert):
+            self.say(event.message)  # on the terminal's message line and every page, too
         for sink in self.sinks:
             try:
                 sink(event)

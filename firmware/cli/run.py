@@ -358,7 +358,7 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
     if not pin and not is_loopback(host):
         # The PIN itself is never logged (a journal is readable by more than the board's
         # owner): the line says where it is kept, readable by the board's user alone.
-        pin, made = stored_pin(state_dir)
+        pin, made = stored_pin(state_dir, web.pin_length)
         logging.getLogger("firmware.web").warning(
             "web: the PIN for commands on the page is in %s (%s; set web.pin to choose one)",
             state_dir / "web-pin", "made now" if made else "kept from before")

@@ -262,13 +262,17 @@ class BoardPanel:
         return self
 
     def sink(self, event: Event) -> None:
-        # A caution, or a claim refused: said until the game moves on.
-        data = event.to_json() if event.kind in ("caution", "claim") else {}
+        # A caution, a claim refused, an alert: said until the game moves on.
+        data = event.to_json() if event.kind in ("caution", "claim", "alert") else {}
         if event.kind == "caution":
             self._note = f"caution: {str(data.get('code', '')).replace('-', ' ')}"
             self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
         elif event.kind == "claim" and not data.get("valid"):
             self._note = "no draw to claim"
+            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
+        elif event.kind == "alert":
+            # What it is, in a few words ("someone is guessing the page's PIN").
+            self._note = str(data.get("message", "")).split(":", 1)[0]
             self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
         self._next = 0  # something happened: look now
         self.refresh(event.t)

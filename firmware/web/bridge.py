@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.app.application import App
+from firmware.events import Alert
 from firmware.link.board import LinkedBoard
 from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
 from firmware.link.settings import LinkConfig
@@ -150,6 +151,8 @@ class PageHub:
         # The last display command of each kind a page sent since the main loop last took
         # them, and when (the board's ms) it last did.
         self._display: dict[str, Command] = {}
+        # What the server must tell the people at the board (a PIN lockout), a few at most.
+        self._alerts: deque[str] = deque(maxlen=4)
         self._display_at: int | None = None
         #: How long (the board's ms) an answer is kept at most (see :data:`KEEP_MS`).
         self.keep_ms = keep_ms
@@ -384,6 +387,21 @@ class PageHub:
         with self._lock:
             return "connect" if any(not p.greeted for p in self._pages.values()) else None
 
+    def alert(self, message: str) -> None:
+        """(The server's thread) Tell the people at the board ``message`` (the link says it
+        in its next step, as an ``alert`` event: terminal, pages, display)."""
+        with self._lock:
+            self._alerts.append(message)
+        self.wake_board()
+
+    def take_alerts(self) -> list[str]:
+        if not self._alerts:
+            return []  # the usual case, without taking the lock
+        with self._lock:
+            out = list(self._alerts)
+            self._alerts.clear()
+        return out
+
     def take_display(self, now: int) -> list[Command]:
         """The display commands to apply now (the last of each kind the pages sent), when
         the last were taken :attr:`display_ms` ago or more; else none (they wait)."""
@@ -403,13 +421,13 @@ class PageHub:
     def quiet(self) -> bool:
         """Nothing for the main loop: no page to greet, no line, no question (read without
         the lock, every step: a line put meanwhile is seen in the next step)."""
-        return not (self._fresh or self._inbox or self._asks)
+        return not (self._fresh or self._inbox or self._asks or self._alerts)
 
     def next_deadline(self, now: int) -> int | None:
         """When the main loop must step for the pages (read without the lock, like
-        :attr:`quiet`): now while a page waits to be greeted, a question, or a line the
-        rate lets in; when the rate lets the next line in; None with nothing waiting."""
-        if self._fresh or self._asks:
+        :attr:`quiet`): now while a page waits to be greeted, a question, an alert, or a
+        line the rate lets in; when the rate lets the next line in; None with nothing waiting."""
+        if self._fresh or self._asks or self._alerts:
             return now
         display: int | None = None
         if self._display:
@@ -699,6 +717,7 @@ class WebLink(Link):
         self._view_marks = marks
 
     def poll(self, now: int) -> list[Any]:
+        alerts: list[Any] = [Alert(now, message) for message in self.hub.take_alerts()]
         display = self.hub.take_display(now)
         for command in display:
             # Answered already (the server's thread): carried out as the link would.
@@ -708,7 +727,7 @@ class WebLink(Link):
         # (this runs every 10 ms; see bench/web.py): nothing from the pages, nothing left
         # for the link (as its last poll left it: what changes that meanwhile is an event,
         # which stirs the gate), and the same gate.
-        if self._settled and self.hub.quiet and not display:
+        if self._settled and self.hub.quiet and not display and not alerts:
             gate = self._gate_now(now)
             if gate is not None and gate == self._gate:
                 return []
@@ -732,7 +751,7 @@ class WebLink(Link):
         # What this poll saw and sent: the next one looks again only when it differs.
         self._gate = self._gate_now(now)
         self._settled = not self._events and self._greeting is None and not self._wants_sync()
-        return events
+        return alerts + events
 
     def _wants_sync(self) -> bool:
         return bool(self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result)

@@ -134,7 +134,7 @@ class WebServer:
         self.public_view = public_view or self.loopback
         self.store = store
         self.config = config
-        self.gate = Gate(pin, clock or MonotonicClock()) if pin else None
+        self.gate = Gate(pin, clock or MonotonicClock(), on_lockout=self.hub.alert) if pin else None
         self.page_rate = page_rate
         self.page_burst = page_burst
         self.state_dir = state_dir
@@ -579,6 +579,10 @@ async def _login(request: Request) -> Response:
     verdict, value = server.gate.login(client, pin)
     if verdict == "wait":
         return JSONResponse({"error": "too-many-tries", "message": f"too many wrong PINs: try again in {value} s"},
+                            status_code=429, headers={"Retry-After": str(value)})
+    if verdict == "locked":
+        return JSONResponse({"error": "locked-out", "message": f"too many wrong PINs on this board: logins are refused "
+                                                               f"for {value} s more"},
                             status_code=429, headers={"Retry-After": str(value)})
     if verdict == "wrong":
         return JSONResponse({"error": "wrong-pin", "message": "wrong PIN"}, status_code=403)

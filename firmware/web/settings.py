@@ -131,6 +131,8 @@ class WebConfig:
     when none is set; on 127.0.0.1 none is asked unless one is set).
     ``public_view``: on a network, anyone may watch without the PIN.
     ``max_pages``: pages connected at once.
+    ``pin_length``: the digits of a PIN the board makes (6-32; a longer one is harder to
+    guess, see ``docs/web.md``).
     ``hosts``: the names (or addresses) the board is reached by, besides those it knows
     by itself: its host name, that name with ``.local``, and the address a client
     connected to (on 127.0.0.1, ``localhost``). A request naming another host is
@@ -142,6 +144,7 @@ class WebConfig:
     public_view: bool = False
     max_pages: int = 32
     hosts: tuple[str, ...] = ()
+    pin_length: int = 6
 
     def validate(self) -> None:
         if self.listen:
@@ -156,5 +159,7 @@ class WebConfig:
         for i, name in enumerate(self.hosts):
             if not (_HOST.fullmatch(name.rstrip(".")) or _is_address(name.strip("[]"))):
                 raise FieldError(f"hosts[{i}]", f"{name!r} is not a host name or address (without a port)")
+        if not 6 <= self.pin_length <= 32:
+            raise FieldError("pin_length", f"must be within 6-32, got {self.pin_length}")
         if not 1 <= self.max_pages <= 256:
             raise FieldError("max_pages", f"must be within 1-256, got {self.max_pages}")
