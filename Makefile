@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 WEB ?= 127.0.0.1:8080
 
 run: $(STAMP)
+	@echo "The crownhead command is $(BIN)/crownhead (or: source $(BIN)/activate); see the README's Commands."
 ifneq ($(strip $(WEB)),)
 	@echo "The board's web page: http://$(WEB)/"
 	$(BIN)/crownhead run --web $(WEB)

@@ -161,8 +161,17 @@ def test_results_csv_escapes_spreadsheet_formulas_as_standings_csv_does() -> Non
         "black": '=HYPERLINK("http://evil.example","x")', "white": "@SUM(A1:A9)", "result": "+1", "reason": "-2",
         "ply": "=1+1"}).encode())
     rows = list(csv.reader(io.StringIO(h.results_csv())))
-    assert rows[1] == ["'-3-1", "'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(A1:A9)", "'+1", "'-2", "'=1+1"]
+    assert rows[1] == ["'-3-1", "", "'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(A1:A9)", "'+1", "'-2", "'=1+1"]
     assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+
+
+def test_results_csv_has_each_games_round() -> None:
+    h = Hall("club")
+    h.receive("crownhead/club/t1/state", json.dumps({
+        "black": "Ann", "white": "Bob", "round": "3", "result": "1-0", "reason": "resign", "ply": 41}).encode())
+    rows = list(csv.reader(io.StringIO(h.results_csv())))
+    assert rows == [["board", "round", "black", "white", "result", "reason", "plies"],
+                    ["t1", "3", "Ann", "Bob", "1-0", "resign", "41"]]
 
 
 def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
@@ -363,7 +372,9 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: st
     assert sum(len(met["games"]) for row in table["crosstable"] for met in row) == 2 * len(SCHEDULE)
     csv_rows = list(csv.reader(io.StringIO(standings_csv)))
     assert csv_rows[0][:8] == ["rank", "player", "points", "games", "wins", "draws", "losses", "sonneborn_berger"]
-    assert csv_rows[1][:3] == ["1", "Ann", "2½"] and csv_rows[1][2 + 6 + cid] == "R3 B ½ R3 W 0"
+    # Numbers a spreadsheet adds up, not the page's half signs.
+    assert csv_rows[1][:3] == ["1", "Ann", "2.5"] and csv_rows[1][2 + 6 + cid] == "R3 B 0.5 R3 W 0"
+    assert "½" not in standings_csv
     # The hall restarts on the same broker: the retained states come again, nothing counts twice.
     again = RunningHall(broker, state_dir)
     try:

@@ -64,7 +64,7 @@ class MatchBoard(Rig):
         return view.black, view.white
 
 
-def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     state = tmp_path / "state"
     match = new_match("Ana", "Ben", games=4)
     MatchStore(state).save(match)
@@ -120,6 +120,12 @@ def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixtu
 
     text = "\n".join(page.extract_text() for page in PdfReader(out).pages)
     assert "Match score: Ana 2, Ben 1" in text and "Ana takes the match, 2 games to 1" in text
+    capsys.readouterr()
+    # Without -o the sheet is written here, named after the match, and the command says where.
+    monkeypatch.chdir(tmp_path)
+    assert main(["match", "sheet", "--state-dir", str(state)]) == 0
+    assert capsys.readouterr().out == f"the match sheet is in {match.id}.pdf\n"
+    assert PdfReader(tmp_path / f"{match.id}.pdf").pages
 
 
 def test_the_match_resumes_after_a_power_cut(tmp_path: Path) -> None:

@@ -22,3 +22,19 @@ def test_install_guide_has_no_placeholder_url_and_says_how_to_turn_spi_on() -> N
 def test_the_relay_example_says_where_its_port_names_come_from() -> None:
     text = (REPO / "docs" / "protocol.md").read_text()
     assert "link=board-a" in text and "link=relay-a" in text
+
+
+def test_the_readme_says_how_to_run_crownhead_which_make_does_not_put_on_the_path() -> None:
+    import re
+    import sys
+
+    readme = (REPO / "README.md").read_text()
+    commands = readme.split("## Commands", 1)[1]
+    # Before the first command of the table, a newcomer is told how to run it.
+    told = commands.split("| Command |", 1)[0]
+    assert ".venv/bin/crownhead" in told and "source .venv/bin/activate" in told
+    # It is where the README says: the environment's own bin directory.
+    assert (Path(sys.executable).parent / "crownhead").exists()
+    makefile = (REPO / "Makefile").read_text()
+    run = re.search(r"^run:.*?(?=^\S)", makefile, re.M | re.S)
+    assert run is not None and "$(BIN)/crownhead" in run.group(0) and "activate" in run.group(0)

@@ -81,3 +81,17 @@ def test_a_resumed_game_keeps_the_names_of_its_players(tmp_path: Path) -> None:
     rig = Rig(tmp_path)  # started without names
     view = rig.app.view()
     assert (view.black, view.white) == ("Ann", "Bob")
+
+
+def test_lifting_the_man_just_crowned_and_putting_it_back_crowns_it(tmp_path: Path) -> None:
+    position = Position.from_fen("B:W5,9:B27")
+    rig = Rig(tmp_path, board=position, settings=AppSettings(start=position))
+    rig.do("27-32")
+    assert rig.app.view().prompt.startswith("Crown the man on 32")
+    rig.do("32", wait=200)  # the man comes off...
+    rig.do("32")  # ... and a king goes on: the swap the prompt asked for
+    assert rig.app.view().prompt == "" and "crown" not in rig.app.lit_roles.values()
+    assert rig.sim.pieces[32] == "B" and rig.sim.hand == []
+    rig.do("9-6")
+    rig.do("32-27")  # a king's move backward
+    assert [m.pdn() for m in rig.app.game.moves] == ["27-32", "9-6", "32-27"]

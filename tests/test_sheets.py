@@ -147,7 +147,8 @@ def test_a_game_sheet_has_the_names_every_move_in_order_and_the_result(
         assert needed in text
     assert played(table(text)) == expected_rows(["9-14", "22-17", "11-15", "25-22"])
     assert played(table(pdftotext(out))) == expected_rows(["9-14", "22-17", "11-15", "25-22"])
-    assert "ACF ballot" in text  # 9-14 22-17 11-15 is a ballot: the sheet names it
+    # 9-14 22-17 11-15 are ballot 38's moves, but no ballot was drawn for this game.
+    assert "ACF ballot" not in text
 
 
 def test_every_game_of_a_file_gets_its_own_sheet(ana_ben: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -317,3 +318,15 @@ def test_the_board_s_games_of_one_match_only(tmp_path: Path, capsys: pytest.Capt
     text = pdf_text(out)
     # Games 3 and 4 of the file: a draw (Ana Black), then Ana's win with White.
     assert "Match score: Ana 1, Ben 0" in text
+
+
+def test_a_ballot_is_named_only_when_one_was_drawn_or_set() -> None:
+    from rules.pdn import read_game
+    from firmware.sheets.model import SheetGame
+
+    casual = SheetGame.from_pdn(read_game('[Event "Casual game"]\n1. 11-15 23-19 2. 8-11 22-17 *'))
+    assert casual.opening == "" and "ballot" not in casual.opening.lower()  # ballot 126's moves, no ballot
+    named = SheetGame.from_pdn(read_game("1. 9-13 22-18 2. 6-9 *"))
+    assert named.opening == "Dreaded Edinburgh (9-13 22-18 6-9)"  # an opening's name, not a ballot
+    refereed = SheetGame.from_pdn(read_game('[Ballot "120"]\n[BallotMoves "11-15 22-18 15x22"]\n1. 11-15 22-18 2. 15x22 *'))
+    assert refereed.opening == "ACF ballot 120 (11-15 22-18 15x22)"

@@ -60,7 +60,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     sheet = actions.add_parser("sheet", parents=[common],
                                help="the match sheet (PDF) of the match under way or just ended")
     add_paper_argument(sheet)
-    sheet.add_argument("-o", "--output", metavar="OUT.pdf", required=True, help="the PDF to write ('-': standard output)")
+    sheet.add_argument("-o", "--output", metavar="OUT.pdf",
+                       help="the PDF to write ('-': standard output; default: MATCH-ID.pdf here)")
     p.set_defaults(func=run)
 
 
@@ -160,7 +161,7 @@ def _status(store: MatchStore, games: GameStore, as_json: bool) -> int:
     return 0
 
 
-def _sheet(store: MatchStore, games: GameStore, output: str, paper: str) -> int:
+def _sheet(store: MatchStore, games: GameStore, output: str | None, paper: str) -> int:
     match = _last(store)
     if match is None:
         print(f"{PROG} sheet: no match kept in {store.directory}", file=sys.stderr)
@@ -175,4 +176,8 @@ def _sheet(store: MatchStore, games: GameStore, output: str, paper: str) -> int:
             sheets.append(SheetGame.from_pdn(game))
     from firmware.sheets.pdf import match_sheet  # fpdf2 only for a sheet
 
-    return write_pdf(f"{PROG} sheet", output, match_sheet(match, sheets, paper))
+    chosen = output or f"{match.id}.pdf"
+    done = write_pdf(f"{PROG} sheet", chosen, match_sheet(match, sheets, paper))
+    if done == 0 and chosen != "-":
+        print(f"the match sheet is in {chosen}")
+    return done

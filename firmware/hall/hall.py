@@ -177,10 +177,11 @@ class Hall:
     def results_csv(self) -> str:
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["board", "black", "white", "result", "reason", "plies"])
+        writer.writerow(["board", "round", "black", "white", "result", "reason", "plies"])
         for b in self.boards():
             # Every cell as the standings' CSV writes it: no text a spreadsheet runs as a formula.
-            writer.writerow([spreadsheet_cell(b[key]) for key in ("name", "black", "white", "result", "reason", "ply")])
+            writer.writerow([spreadsheet_cell(b[key] if b[key] is not None else "")
+                             for key in ("name", "round", "black", "white", "result", "reason", "ply")])
         return out.getvalue()
 
 

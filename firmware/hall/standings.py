@@ -128,6 +128,10 @@ def _score_text(halves: int) -> str:
     return {2: "1", 1: "½", 0: "0"}[halves]
 
 
+#: A game's score as the CSV writes it: a number, not the page's ``½``.
+_CSV_SCORES = {"1": "1", "½": "0.5", "0": "0"}
+
+
 class Standings:
     """The finished games of one hall, their standings and crosstable; kept in ``path``.
 
@@ -302,7 +306,8 @@ class Standings:
 
     def csv(self) -> str:
         """The standings with the crosstable: one row a player, one column an opponent (by their
-        place in the standings), each game ``R<round> <B|W> <score>``."""
+        place in the standings), each game ``R<round> <B|W> <score>``. Points and scores are
+        numbers a spreadsheet adds up: ``2.5``, ``0.5`` (the page writes ``2½``, ``½``)."""
         table = self.table()
         out = io.StringIO()
         writer = csv.writer(out)
@@ -312,8 +317,9 @@ class Standings:
         for p, row in zip(players, table["crosstable"]):
             games = [""] * len(players)
             for met in row:
-                games[met["opponent"]] = " ".join(f"R{c['round']} {c['colour'][0].upper()} {c['score']}" for c in met["games"])
-            writer.writerow([p["rank"], _cell(p["name"]), p["points_text"], p["games"], p["wins"], p["draws"],
+                games[met["opponent"]] = " ".join(
+                    f"R{c['round']} {c['colour'][0].upper()} {_CSV_SCORES[c['score']]}" for c in met["games"])
+            writer.writerow([p["rank"], _cell(p["name"]), f"{p['points']:g}", p["games"], p["wins"], p["draws"],
                              p["losses"], f"{p['sonneborn_berger']:g}"] + [_cell(g) for g in games])
         return out.getvalue()
 

@@ -9,7 +9,7 @@
 >>> sheet.moves[1].clock, sheet.notes, sheet.cautions
 ('0:04:55', [(2, 'caution to white, illegal move')], {'black': 0, 'white': 1})
 >>> sheet.opening
-'ACF ballot 5, Dreaded Edinburgh (9-13 22-18 6-9)'
+'Dreaded Edinburgh (9-13 22-18 6-9)'
 """
 
 from __future__ import annotations
@@ -167,7 +167,9 @@ class SheetGame:
 
     @property
     def opening(self) -> str:
-        """The ballot and opening: from the tags, else the ACF ballot of the first three moves."""
+        """The ballot and opening: the ballot only when one was drawn or set (the
+        ``Ballot`` tag a referee writes); else the opening's name when the first three
+        moves are a named ACF opening (a casual game plays openings, not ballots)."""
         number = self.tag("Ballot")
         name = self.tag("Opening")
         moves = self.tag("BallotMoves")
@@ -182,9 +184,8 @@ class SheetGame:
             return ""
         first = tuple(m.text for m in self.moves[:3])
         for ballot in BALLOTS:
-            if ballot.moves == first:
-                label = f"ACF ballot {ballot.number}" + (f", {ballot.name}" if ballot.name else "")
-                return f"{label} ({' '.join(ballot.moves)})"
+            if ballot.moves == first and ballot.name:
+                return f"{ballot.name} ({' '.join(ballot.moves)})"
         return ""
 
     @property

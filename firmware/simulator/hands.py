@@ -353,6 +353,10 @@ class Hands:
             self.app.say(f"lifted {token} from {square}")
         else:
             token = sim.hand[-1] if sim.hand else self.token_for(square)
+            if self.app.tracker.roles.get(square) == "crown" and token == token.lower() and token in sim.hand:
+                # The man just crowned, lifted and put back: the hands put a king there.
+                sim.hand.remove(token)
+                token = token.upper()
             if token == "?":
                 # A person puts down only a piece they hold (or one the board asks for).
                 raise SimError(f"there is no piece in the hand to put on {square}: lift one first")

@@ -419,6 +419,8 @@ class Tracker:
             if huffed:
                 events += huffed
                 reading = self._read(occupancy)
+        if old.kind is Kind.CROWNING and reading.kind is Kind.IDLE:
+            self._crown = None  # the man was lifted and a king put in its place: crowned
         self._reading = reading
         if lifted & self._table.own:
             # A piece lifted from where it stands in the position starts its move afresh.
