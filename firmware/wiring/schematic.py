@@ -194,76 +194,140 @@ def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> N
             _text(d, (start[0] + 0.2, y + 1.75), f"{sq} {square_name(sq)}", size=8)
 
 
-def _leds(d: Any, data_label: str, x0: float, y0: float, supply: str) -> None:
-    """Data pin -> 74AHCT125 gate 1 -> 330 ohm -> DIN of pixel 0; 1000 uF at the strip."""
+def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
+    """Data pin -> 74AHCT125 gate 1 -> 330 ohm -> DIN of pixel 0; the chip's other three
+    gates tied off and its 100 nF; the strip fed at both ends through a fuse."""
     import schemdraw.elements as elm
 
+    pico = option == "pico"
+    supply = "5 V (VBUS)" if pico else "5 V"
     ic = d.add(
         elm.Ic(
             pins=[
                 elm.IcPin(name="1OE", pin="1", side="L"),
                 elm.IcPin(name="1A", pin="2", side="L"),
+                elm.IcPin(name="2OE", pin="4", side="L"),
+                elm.IcPin(name="2A", pin="5", side="L"),
+                elm.IcPin(name="3OE", pin="10", side="L"),
+                elm.IcPin(name="3A", pin="9", side="L"),
+                elm.IcPin(name="4OE", pin="13", side="L"),
+                elm.IcPin(name="4A", pin="12", side="L"),
                 elm.IcPin(name="GND", pin="7", side="B"),
                 elm.IcPin(name="1Y", pin="3", side="R"),
-                elm.IcPin(name="VCC", pin="14", side="R"),
+                elm.IcPin(name="2Y", pin="6", side="R"),
+                elm.IcPin(name="3Y", pin="8", side="R"),
+                elm.IcPin(name="4Y", pin="11", side="R"),
+                elm.IcPin(name="VCC", pin="14", side="T"),
             ],
-            size=(3.6, 3.4),
+            size=(3.6, 6.8),
             pinspacing=0.8,
-            edgepadH=0.6,
+            edgepadH=0.4,
         )
         .right()
         .at((x0, y0))
         .anchor("1A")
-        .label("74AHCT125", loc="top", fontsize=10)
+        .label("74AHCT125", loc="bottom", fontsize=10)
     )
     a = ic.absanchors
     _tag(d, a["1A"], data_label)
-    d.add(elm.Line().at(a["1OE"]).left().length(0.5))
-    d.add(elm.Line().down().length(0.3))
+    # Enable gate 1 (OE low); every unused input and OE to ground, so none floats.
+    tie_x = a["1A"][0] - 0.9
+    for name in ("1OE", "2OE", "2A", "3OE", "3A", "4OE", "4A"):
+        d.add(elm.Line().at(a[name]).to((tie_x, a[name][1])))
+        d.add(elm.Dot(radius=0.06))
+    ys = [a[name][1] for name in ("1OE", "2OE", "2A", "3OE", "3A", "4OE", "4A")]
+    d.add(elm.Line().at((tie_x, max(ys))).to((tie_x, min(ys) - 0.5)))
     d.add(elm.Ground())
+    _text(d, (tie_x - 0.3, max(ys) - 0.4), "unused gates: inputs and OE to ground", size=8, halign="right")
+    for name in ("2Y", "3Y", "4Y"):
+        d.add(elm.Line().at(a[name]).right().length(0.4))
+        _text(d, d.here, "n.c.", size=8)
     d.add(elm.Line().at(a["GND"]).down().length(0.4))
     d.add(elm.Ground())
-    d.add(elm.Line().at(a["VCC"]).right().length(0.8))
-    d.add(elm.Vdd().label(supply, fontsize=10))
-    d.add(elm.Resistor().at(a["1Y"]).right().length(3).label("330 Ω", fontsize=10))
-    din = d.here
-    strip = d.add(
-        elm.Ic(
-            pins=[
-                elm.IcPin(name="DIN", side="L"),
-                elm.IcPin(name="+5V", side="T"),
-                elm.IcPin(name="GND", side="B"),
-            ],
-            size=(4.2, 2.2),
-        )
-        .right()
-        .at(din)
-        .anchor("DIN")
-        .label("WS2812B x 32\n(square 1 first)", fontsize=10)
-    )
-    s = strip.absanchors
-    d.add(elm.Line().at(s["+5V"]).up().length(0.6))
-    plus = d.here
-    d.add(elm.Vdd().label(supply, fontsize=10))
-    d.add(elm.Line().at(s["GND"]).down().length(0.6))
-    minus = d.here
+    d.add(elm.Line().at(a["VCC"]).up().length(0.6))
+    vcc = d.here
+    d.add(elm.Vdd().label("5 V", fontsize=10))
+    d.add(elm.Line().at(vcc).right().length(1.6))
+    d.add(elm.Capacitor().down().length(1.6).label("100 nF", loc="bottom", fontsize=9))
     d.add(elm.Ground())
-    cx = s["+5V"][0] + 3.0
-    d.add(elm.Line().at(plus).to((cx, plus[1])))
-    d.add(elm.Capacitor(polar=True).down().to((cx, minus[1])).label("1000 µF", loc="bottom", fontsize=10))
-    d.add(elm.Line().to(minus))
+    d.add(elm.Resistor().at(a["1Y"]).right().length(3).label("330 Ω", fontsize=10))
+    _text(d, (a["1Y"][0] + 0.4, a["1Y"][1] - 0.7), "at pixel 0's DIN", size=8)
+    din = d.here
+    first = d.add(
+        elm.Ic(
+            pins=[elm.IcPin(name="DIN", side="L"), elm.IcPin(name="DOUT", side="R"),
+                  elm.IcPin(name="", anchorname="+5V", side="T"), elm.IcPin(name="", anchorname="GND", side="B")],
+            size=(3.4, 1.6),
+        ).right().at(din).anchor("DIN").label("pixel 0 (first)", loc="bottom", fontsize=9)
+    )
+    f = first.absanchors
+    d.add(elm.Line().at(f["DOUT"]).right().length(1.0))
+    _text(d, (f["DOUT"][0] + 1.1, f["DOUT"][1] + 0.35), "... 30 more ...", size=9)
+    last = d.add(
+        elm.Ic(
+            pins=[elm.IcPin(name="DIN", side="L"), elm.IcPin(name="DOUT", side="R"),
+                  elm.IcPin(name="", anchorname="+5V", side="T"), elm.IcPin(name="", anchorname="GND", side="B")],
+            size=(3.4, 1.6),
+        ).right().at((f["DOUT"][0] + 5.0, f["DOUT"][1])).anchor("DIN").label("pixel 31 (last)", loc="bottom", fontsize=9)
+    )
+    l = last.absanchors
+    d.add(elm.Line().at((f["DOUT"][0] + 4.0, f["DOUT"][1])).to(l["DIN"]))
+    # The +5 V feed: a fuse at the supply, then to both ends of the chain (power injection).
+    rail = f["+5V"][1] + 1.6
+    src = (f["+5V"][0] - 4.5, rail)
+    d.add(elm.Vdd().at(src).label(supply, fontsize=10))
+    fuse = "F1 polyfuse 0.5 A hold" if pico else "F1 polyfuse 0.75 A hold"
+    d.add(elm.Fuse().at(src).right().length(2.5).label(fuse, fontsize=9))
+    d.add(elm.Line().to((f["+5V"][0], rail)))
+    d.add(elm.Dot())
+    d.add(elm.Line().down().to(f["+5V"]))
+    d.add(elm.Line().at((f["+5V"][0], rail)).to((l["+5V"][0], rail)))
+    d.add(elm.Line().down().to(l["+5V"]))
+    _text(d, ((f["+5V"][0] + l["+5V"][0]) / 2, rail + 0.45), "+5 V and ground to BOTH ends of the chain", size=9, halign="center")
+    gnd = f["GND"][1] - 1.2
+    for anchor in (f["GND"], l["GND"]):
+        d.add(elm.Line().at(anchor).to((anchor[0], gnd)))
+    d.add(elm.Line().at((f["GND"][0], gnd)).to((l["GND"][0], gnd)))
+    d.add(elm.Ground().at((f["GND"][0], gnd)))
+    # The bulk capacitor at pixel 0: sized for what may charge it.
+    cx = f["+5V"][0] + 2.6
+    d.add(elm.Line().at((cx, rail)).to((cx, rail - 0.01)))
+    d.add(elm.Dot().at((cx, rail)))
+    if pico:
+        d.add(elm.Capacitor().at((cx, rail)).down().to((cx, gnd)).label("10 µF", loc="bottom", fontsize=9))
+        note = ("VBUS: 10 µF at most (USB allows 10 µF at plug-in; 1000 µF there can brown out the Pi's port). "
+                "F1: 0.5 A hold (e.g. Bourns MF-R050). The firmware holds the LEDs to 250 mA (LED_BUDGET_MA); brighter needs a 5 V supply of its own.")
+    else:
+        d.add(elm.Capacitor(polar=True).at((cx, rail)).down().to((cx, gnd)).label("1000 µF", loc="bottom", fontsize=9))
+        note = ("1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins; "
+                "for a separate LED supply, a fuse above its worst case (power budget in hardware.md).")
+    d.add(elm.Line().at((cx, gnd)).to((f["GND"][0], gnd)))
+    _text(d, (x0 - 9.0, gnd - 1.6), note, size=9)
 
 
 def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
-    """Each button from its pin to ground; the internal pull-up holds the pin high."""
+    """Each button from its pin to ground; the internal pull-up holds the pin high. A
+    button on the serial console's pins (GPIO14/15) gets 1 kOhm in series."""
     import schemdraw.elements as elm
 
     for i, label in enumerate(labels):
         y = y0 - i * 1.6
-        d.add(elm.Button().at((x0, y)).right().length(1.8).scale(0.8))
-        d.add(elm.Line().down().length(0.4))
-        d.add(elm.Ground())
+        pin = label.split(" ", 1)[0]
+        if pin in CONSOLE_PINS:
+            d.add(elm.Resistor().at((x0, y)).right().length(1.8).scale(0.8).label("1 kΩ", fontsize=9))
+            d.add(elm.Button().right().length(1.8).scale(0.8))
+            d.add(elm.Line().down().length(0.4))
+            d.add(elm.Ground())
+            _text(d, (x0 + 5.0, y - 0.2), "1 kΩ: the UART's pin; with the serial console on, a press would short its driven output", size=8)
+        else:
+            d.add(elm.Button().at((x0, y)).right().length(1.8).scale(0.8))
+            d.add(elm.Line().down().length(0.4))
+            d.add(elm.Ground())
         _tag(d, (x0, y), label)
+
+
+#: The Pi's UART pins (TX, RX): the serial console's, when it is on.
+CONSOLE_PINS = ("GPIO14", "GPIO15")
 
 
 def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
@@ -307,13 +371,29 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
         if label in sda or label in scl:
             continue
         if "buzzer" in label:
-            d.add(elm.Resistor().at((x0, y)).right().length(2.2).scale(0.8).label("100 Ω", fontsize=9))
-            d.add(elm.Speaker().right().label("piezo", loc="top", fontsize=9))
-            d.add(elm.Line().down().length(0.5))
+            y -= 3.6  # room above for the buzzer and its diode
+            # An NPN switch: one pin cannot drive a magnetic buzzer's 16-42 ohm coil, and
+            # the coil's kick when it switches off goes into the flyback diode.
+            d.add(elm.Resistor().at((x0, y)).right().length(2.2).scale(0.8).label("1 kΩ", fontsize=9))
+            q = d.add(elm.BjtNpn(circle=True).right().anchor("base").label("Q1 NPN\nBC337 / 2N4401", loc="right", fontsize=8))
+            qa = q.absanchors
+            d.add(elm.Line().at(qa["emitter"]).down().length(0.4))
             d.add(elm.Ground())
+            d.add(elm.Line().at(qa["collector"]).up().length(0.4))
+            node = d.here
+            d.add(elm.RBox().up().length(2.0).label("buzzer", loc="top", fontsize=9))
+            top = d.here
+            d.add(elm.Line().up().length(0.4))
+            d.add(elm.Vdd().label("5 V", fontsize=9))
+            d.add(elm.Line().at(node).right().length(1.8))
+            d.add(elm.Diode().up().length(2.0).label("1N4148", loc="bottom", fontsize=8))  # band up, at 5 V
+            d.add(elm.Line().to(top))
+            d.add(elm.Dot(radius=0.06).at(node))
+            d.add(elm.Dot(radius=0.06).at(top))
             _tag(d, (x0, y), label)
-            _text(d, (x0 + 7.0, y - 0.8), "a passive piezo; an active 5 V buzzer needs an NPN transistor", size=9)
-            y -= 2.4
+            _text(d, (x0 + 9.0, y - 0.6), "magnetic buzzer (5 V, coil 40 Ω or more) or 5 V active buzzer; "
+                  "flyback diode across it, band to 5 V. A piezo disc (e.g. TDK PS1240P02BT) may go on the pin through 100 Ω instead.", size=8)
+            y -= 4.0
             continue
         d.add(elm.Line().at((x0, y)).right().length(2))
         _tag(d, (x0, y), label)
@@ -332,7 +412,7 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
     letters = "HGFEDCBA"
     previous_qh: tuple[float, float] | None = None
     for k, chip in enumerate((4, 3, 2, 1)):
-        x = x0 + k * 10.0
+        x = x0 + k * 13.0
         first = 8 * (chip - 1) + 1
         pins = [elm.IcPin(name=letters[i], side="T", pin=str(first + i)) for i in range(8)]
         pins += [  # left side, listed bottom to top
@@ -341,6 +421,8 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
             elm.IcPin(name="SH/LD", side="L", pin="1"),
             elm.IcPin(name="SER", side="L", pin="10"),
             elm.IcPin(name="QH", side="R", pin="9"),
+            elm.IcPin(name="GND", side="B", pin="8"),
+            elm.IcPin(name="VCC", side="R", pin="16"),
         ]
         ic = d.add(
             elm.Ic(pins=pins, size=(7.0, 3.6), pinspacing=0.8, edgepadW=0.4)
@@ -353,12 +435,22 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
             d.add(elm.Line().at(a["SER"]).left().length(0.8))
             d.add(elm.Vdd().label("3.3 V", fontsize=10))
         else:
-            d.add(elm.Wire("z", k=0.8).at(previous_qh).to(a["SER"]))
+            d.add(elm.Wire("z", k=2.2).at(previous_qh).to(a["SER"]))
         for name in ("SH/LD", "CLK"):
             d.add(elm.Line().at(a[name]).left().length(0.8))
             _text(d, d.here, name, size=8, halign="right")
         d.add(elm.Line().at(a["CLK INH"]).left().length(0.5))
         d.add(elm.Line().down().length(0.3))
+        d.add(elm.Ground())
+        d.add(elm.Line().at(a["GND"]).down().length(0.4))
+        d.add(elm.Ground())
+        # VCC to 3.3 V with its 100 nF right at the chip.
+        d.add(elm.Line().at(a["VCC"]).right().length(0.5))
+        d.add(elm.Line().up().length(1.2))
+        vcc = d.here
+        d.add(elm.Vdd().label("3.3 V", fontsize=9))
+        d.add(elm.Line().at(vcc).right().length(0.9))
+        d.add(elm.Capacitor().down().length(1.1).label("100 nF", loc="bottom", fontsize=8))
         d.add(elm.Ground())
         previous_qh = a["QH"]
     assert previous_qh is not None
@@ -382,7 +474,7 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
     _text(d, d.here, "to the input (closed = low = occupied)", size=9)
     d.add(elm.SwitchReed().at(node).down().length(1.8).label("reed", loc="bottom", fontsize=9))
     d.add(elm.Ground())
-    _text(d, (detail_x + 14, detail_y + 2.2), "100 nF from VCC (pin 16, 3.3 V) to GND (pin 8) at each chip.", size=9)
+    _text(d, (detail_x + 14, detail_y + 2.2), "VCC (pin 16) to 3.3 V, GND (pin 8) to ground, 100 nF between them at each chip.", size=9)
     _text(d, (detail_x + 14, detail_y + 1.4), "The Pi reads H of chip 1 first: the n-th bit (from 0) is square n + 1.", size=9)
     _text(d, (detail_x + 14, detail_y + 0.6), "8 more bits follow, shifted in from SER of chip 4: ones, or the chain is broken.", size=9)
 
@@ -400,9 +492,9 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
     with _drawing() as d:
         _text(d, (-9.0, 5.5), TITLES[option], size=14)
         note = {
-            "gpio": "Net labels name the Pi's BCM GPIO and its header pin. Columns have the Pi's internal pull-ups; one row is driven low at a time.",
+            "gpio": "Net labels name the Pi's BCM GPIO and its header pin. Columns and rows have the Pi's internal pull-ups; one row is pulled low at a time, the others released (never driven high).",
             "shift": "Net labels name the Pi's BCM GPIO and its header pin. Power the 74HC165s from 3.3 V so that QH is safe for the Pi.",
-            "pico": "Net labels name the Pico's GP pin and its header pin. USB to the Pi carries protocol v1 and powers the Pico (VBUS, pin 40).",
+            "pico": "Net labels name the Pico's GP pin and its header pin. USB to the Pi carries protocol v1 and powers the Pico (VBUS, pin 40). Rows are open-drain: pulled low one at a time, never driven high.",
         }[option]
         _text(d, (-9.0, 4.5), note, size=10)
         if option in ("gpio", "pico"):
@@ -411,15 +503,15 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
         else:
             _shift_chain(d, plan, 0.0, -6.0)
             bottom = -6.0 - 8.0
-        supply = "5 V (VBUS)" if option == "pico" else "5 V"
         _text(d, (-9.0, bottom + 1.2), "LEDs (one under each dark square, daisy-chained):", size=10)
-        _leds(d, _by_role(plan, "LED data")[0], 0.0, bottom - 1.0, supply)
+        _leds(d, _by_role(plan, "LED data")[0], 0.0, bottom - 7.0, option)
         buttons = _by_role(plan, "button")
-        _text(d, (-9.0, bottom - 5.5), "Buttons (each to ground; internal pull-up):", size=10)
-        _buttons(d, buttons, 0.0, bottom - 6.5)
+        top = bottom - 14.5
+        _text(d, (-9.0, top + 1.0), "Buttons (each to ground; internal pull-up):", size=10)
+        _buttons(d, buttons, 0.0, top)
         known = ("matrix", "74HC165", "LED data", "button")
         others = [v for v in plan.values() if not v.split(SEP, 1)[1].startswith(known)]
-        y = bottom - 6.5 - len(buttons) * 1.6 - 0.8
+        y = top - len(buttons) * 1.6 - 0.8
         if others:
             _text(d, (-9.0, y), "Other parts on the controller's pins:", size=10)
             y = _others(d, others, 0.0, y - 1.4)

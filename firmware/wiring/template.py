@@ -1,0 +1,182 @@
+"""The drill template: the 32 dark squares' centres with their reed and LED holes, at 1:1.
+
+:func:`template_svg` draws it in millimetres (an SVG whose width and height are given in
+``mm``, so it prints at its true size); :func:`template_pdf` tiles the same drawing on
+A4 or Letter sheets for a home printer, each sheet with its place in the grid, an
+overlap to glue along and a 50 mm bar to check the print scale.
+
+Square labels are centred on their squares, half a square below the centre in the PDF
+and the SVG alike, so that a test (or a builder with a ruler) can measure the spacing
+from the text.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+
+from firmware.wiring.geometry import BoardGeometry
+from hal.squares import square_name
+
+__all__ = ["PAPERS", "template_svg", "template_pdf", "tiles"]
+
+#: Paper sizes, portrait, in mm.
+PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+MARGIN_MM = 10.0  # most printers cannot print nearer the edge
+HEADER_MM = 16.0  # the sheet's title, its place and the scale bar
+OVERLAP_MM = 12.0  # each sheet repeats this much of its neighbours: glue along it
+LABEL_BELOW = 0.5  # square labels: this fraction of a square below the centre, less a little
+_FIXED_DATE = datetime(2025, 1, 1, tzinfo=timezone.utc)  # the same bytes on every run
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def _label_y(g: BoardGeometry, cy: float) -> float:
+    return cy + g.square_mm * LABEL_BELOW - 4.0
+
+
+def template_svg(g: BoardGeometry) -> bytes:
+    """The template as SVG, 1 unit = 1 mm, sized in mm."""
+    size = g.size_mm
+    top = 18.0  # room for the title above the board
+    height = size + top + 14.0
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(size)}mm" height="{_fmt(height)}mm" '
+        f'viewBox="0 {_fmt(-top)} {_fmt(size)} {_fmt(height)}" font-family="sans-serif">',
+        f'<title>Crownhead drill template, {_fmt(g.square_mm)} mm squares</title>',
+        f'<text x="2" y="{_fmt(-10)}" font-size="5">Crownhead drill template: {_fmt(g.square_mm)} mm squares, '
+        f"seen from above (rank 8 at the top). Print at 100 % (actual size).</text>",
+        f'<text x="2" y="{_fmt(-4)}" font-size="3.5">+ reed switch, upright: {_fmt(g.reed_hole_mm)} mm hole at the centre. '
+        f"o LED: {_fmt(g.led_hole_mm)} mm hole, {_fmt(g.led_offset_mm)} mm towards White.</text>",
+        f'<rect x="0" y="0" width="{_fmt(size)}" height="{_fmt(size)}" fill="none" stroke="#000" stroke-width="0.3"/>',
+    ]
+    b, s = g.border_mm, g.square_mm
+    for row in range(8):
+        for col in range(8):
+            dark = (row + col) % 2 == 1
+            out.append(
+                f'<rect x="{_fmt(b + col * s)}" y="{_fmt(b + row * s)}" width="{_fmt(s)}" height="{_fmt(s)}" '
+                f'fill="{"#e4e4e4" if dark else "none"}" stroke="#888" stroke-width="0.2"/>'
+            )
+    arm = min(6.0, s / 8)
+    for sq in range(1, 33):
+        cx, cy = g.centre(sq)
+        lx, ly = g.led_centre(sq)
+        out.append(f'<g id="square-{sq}">')
+        out.append(
+            f'<path d="M{_fmt(cx - arm)} {_fmt(cy)}H{_fmt(cx + arm)}M{_fmt(cx)} {_fmt(cy - arm)}V{_fmt(cy + arm)}" '
+            'stroke="#000" stroke-width="0.2"/>'
+        )
+        out.append(
+            f'<circle class="reed" cx="{_fmt(cx)}" cy="{_fmt(cy)}" r="{_fmt(g.reed_hole_mm / 2)}" '
+            'fill="none" stroke="#000" stroke-width="0.3"/>'
+        )
+        out.append(
+            f'<circle class="led" cx="{_fmt(lx)}" cy="{_fmt(ly)}" r="{_fmt(g.led_hole_mm / 2)}" '
+            'fill="none" stroke="#c00" stroke-width="0.3"/>'
+        )
+        out.append(
+            f'<text class="label" x="{_fmt(cx)}" y="{_fmt(_label_y(g, cy))}" font-size="3.5" '
+            f'text-anchor="middle">{sq} {square_name(sq)}</text>'
+        )
+        out.append("</g>")
+    # A 100 mm bar under the board: measure it to check the print.
+    y = size + 8.0
+    out.append(f'<path d="M0 {_fmt(y)}H100M0 {_fmt(y - 2)}V{_fmt(y + 2)}M100 {_fmt(y - 2)}V{_fmt(y + 2)}" stroke="#000" stroke-width="0.4"/>')
+    out.append(f'<text x="104" y="{_fmt(y + 1.2)}" font-size="3.5">100 mm: measure it, it must be 100 mm</text>')
+    out.append("</svg>")
+    return ("\n".join(out) + "\n").encode()
+
+
+def tiles(g: BoardGeometry, paper: str) -> tuple[int, int, float, float]:
+    """(columns, rows, window width, window height) of the sheets for ``paper``."""
+    width, height = PAPERS[paper]
+    win_w = width - 2 * MARGIN_MM
+    win_h = height - 2 * MARGIN_MM - HEADER_MM
+    cols = max(1, math.ceil((g.size_mm - OVERLAP_MM) / (win_w - OVERLAP_MM)))
+    rows = max(1, math.ceil((g.size_mm - OVERLAP_MM) / (win_h - OVERLAP_MM)))
+    return cols, rows, win_w, win_h
+
+
+def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
+    """The template tiled over sheets of ``paper`` (``a4`` or ``letter``), 1:1."""
+    from fpdf import FPDF
+
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {', '.join(PAPERS)}, got {paper!r}")
+    width, height = PAPERS[paper]
+    cols, rows, win_w, win_h = tiles(g, paper)
+    pdf = FPDF(unit="mm", format=(width, height))
+    pdf.set_creation_date(_FIXED_DATE)
+    pdf.set_auto_page_break(False)
+    pdf.set_title(f"Crownhead drill template, {_fmt(g.square_mm)} mm squares ({paper})")
+    s, b = g.square_mm, g.border_mm
+    for r in range(rows):
+        for c in range(cols):
+            ox = c * (win_w - OVERLAP_MM)  # the window's top-left, in template mm
+            oy = r * (win_h - OVERLAP_MM)
+            x0, y0 = MARGIN_MM, MARGIN_MM + HEADER_MM  # where the window is on the sheet
+            pdf.add_page()
+            sheet = f"{'ABCDEFGH'[r]}{c + 1}"
+            pdf.set_font("helvetica", size=9)
+            pdf.set_xy(MARGIN_MM, MARGIN_MM)
+            pdf.cell(
+                0, 4,
+                f"Crownhead drill template, {_fmt(s)} mm squares - sheet {sheet} "
+                f"(rows A-{'ABCDEFGH'[rows - 1]}, columns 1-{cols}), {paper.upper()}",
+            )
+            pdf.set_xy(MARGIN_MM, MARGIN_MM + 4.5)
+            pdf.cell(0, 4, "Print at 100 % / actual size, never 'fit to page'. The bar must measure 50 mm.")
+            pdf.set_line_width(0.4)
+            bar_y = MARGIN_MM + 12
+            pdf.line(MARGIN_MM, bar_y, MARGIN_MM + 50, bar_y)
+            pdf.line(MARGIN_MM, bar_y - 1.5, MARGIN_MM, bar_y + 1.5)
+            pdf.line(MARGIN_MM + 50, bar_y - 1.5, MARGIN_MM + 50, bar_y + 1.5)
+            pdf.set_xy(MARGIN_MM + 53, bar_y - 2)
+            pdf.cell(0, 4, "50 mm")
+            pdf.set_line_width(0.2)
+            pdf.set_dash_pattern(dash=1.5, gap=1.5)
+            pdf.rect(x0, y0, win_w, win_h)
+            if c + 1 < cols:  # where the next sheet to the right starts
+                pdf.line(x0 + win_w - OVERLAP_MM, y0, x0 + win_w - OVERLAP_MM, y0 + win_h)
+            if r + 1 < rows:
+                pdf.line(x0, y0 + win_h - OVERLAP_MM, x0 + win_w, y0 + win_h - OVERLAP_MM)
+            pdf.set_dash_pattern()
+
+            def at(x: float, y: float) -> tuple[float, float]:
+                return x0 + x - ox, y0 + y - oy
+
+            with pdf.rect_clip(x=x0, y=y0, w=win_w, h=win_h):
+                pdf.set_draw_color(0)
+                pdf.set_line_width(0.3)
+                pdf.rect(*at(0, 0), g.size_mm, g.size_mm)
+                pdf.set_line_width(0.2)
+                for row in range(8):
+                    for col in range(8):
+                        px, py = at(b + col * s, b + row * s)
+                        if (row + col) % 2:
+                            pdf.set_fill_color(228)
+                            pdf.rect(px, py, s, s, style="DF")
+                        else:
+                            pdf.rect(px, py, s, s)
+                arm = min(6.0, s / 8)
+                pdf.set_font("helvetica", size=10)
+                for sq in range(1, 33):
+                    cx, cy = at(*g.centre(sq))
+                    lx, ly = at(*g.led_centre(sq))
+                    pdf.set_draw_color(0)
+                    pdf.line(cx - arm, cy, cx + arm, cy)
+                    pdf.line(cx, cy - arm, cx, cy + arm)
+                    pdf.set_line_width(0.3)
+                    pdf.circle(x=cx, y=cy, radius=g.reed_hole_mm / 2)
+                    pdf.set_draw_color(200, 0, 0)
+                    pdf.circle(x=lx, y=ly, radius=g.led_hole_mm / 2)
+                    pdf.set_draw_color(0)
+                    pdf.set_line_width(0.2)
+                    label = f"{sq} {square_name(sq)}"
+                    w = pdf.get_string_width(label)
+                    pdf.text(cx - w / 2, _label_y(g, cy - y0 + oy) + y0 - oy, label)
+    return bytes(pdf.output())

@@ -1,0 +1,181 @@
+"""The build files `crownhead schematic` writes beside the schematics: the drill template
+(SVG, and PDF tiled on A4 and Letter at 1:1, read back), the stripboard cell and the
+cable plans, measured against the board's geometry and the pin plans in the code."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("schemdraw", reason="schemdraw is not installed (pip install schemdraw)")
+
+from firmware.cli import main  # noqa: E402
+from firmware.wiring.geometry import BoardGeometry  # noqa: E402
+from firmware.wiring.kit import build_files, check_all  # noqa: E402
+from firmware.wiring.plans import PITCH_MM, STRIPS, cable_plan, stripboard_svg  # noqa: E402
+from firmware.wiring.schematic import OPTIONS, SEP, pin_plan  # noqa: E402
+from firmware.wiring.template import PAPERS, template_pdf, template_svg, tiles  # noqa: E402
+from hal.squares import square_name  # noqa: E402
+
+SCHEMATICS = Path(__file__).resolve().parents[1] / "docs" / "schematics"
+SVG = "{http://www.w3.org/2000/svg}"
+PT_MM = 25.4 / 72
+
+
+def reed_holes(svg: bytes) -> dict[int, tuple[float, float, float]]:
+    """Square -> (x, y, diameter) of its reed hole, in the drawing's mm."""
+    root = ET.fromstring(svg)
+    out = {}
+    for group in root.iter(f"{SVG}g"):
+        sq = int(group.get("id", "square-0").split("-")[1])
+        (circle,) = [c for c in group.iter(f"{SVG}circle") if c.get("class") == "reed"]
+        out[sq] = (float(circle.get("cx", "")), float(circle.get("cy", "")), 2 * float(circle.get("r", "")))
+    return out
+
+
+@pytest.mark.parametrize("square_mm", [50.0, 57.0, 35.0])
+def test_template_hole_spacing_is_the_square_size(square_mm: float) -> None:
+    g = BoardGeometry.for_square(square_mm)
+    svg = template_svg(g)
+    root = ET.fromstring(svg)
+    # Printed at its true size: the width is in mm and the view box is 1 unit per mm.
+    assert root.get("width") == f"{g.size_mm:g}mm"
+    assert float(root.get("viewBox", "").split()[2]) == g.size_mm
+    holes = reed_holes(svg)
+    assert sorted(holes) == list(range(1, 33))
+    for a, b in itertools.combinations(range(1, 33), 2):
+        (ax, ay, _), (bx, by, _) = holes[a], holes[b]
+        ga, gb = g.centre(a), g.centre(b)
+        assert (bx - ax, by - ay) == pytest.approx((gb[0] - ga[0], gb[1] - ga[1]), abs=0.01)
+    # Neighbours on a diagonal are one square apart each way; along a rank, two.
+    assert (holes[5][0] - holes[1][0], holes[5][1] - holes[1][1]) == pytest.approx((-square_mm, square_mm))
+    assert holes[2][0] - holes[1][0] == pytest.approx(2 * square_mm) and holes[2][1] == holes[1][1]
+    assert {d for _, _, d in holes.values()} == {g.reed_hole_mm}
+
+
+def pdftotext_words(pdf: Path) -> list[list[tuple[str, float, float, float]]]:
+    """Per page: (word, xMin, xMax, yMin) in points, from poppler's pdftotext -bbox."""
+    tool = shutil.which("pdftotext")
+    if tool is None:
+        pytest.skip("pdftotext (Debian poppler-utils) is not installed")
+    html = subprocess.run([tool, "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = []
+    for page in html.split("<page ")[1:]:
+        words = re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', page)
+        pages.append([(w, float(x0), float(x1), float(y0)) for x0, y0, x1, w in words])
+    return pages
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_template_pdf_is_tiled_at_one_to_one(paper: str, tmp_path: Path) -> None:
+    from pypdf import PdfReader
+
+    g = BoardGeometry()
+    path = tmp_path / f"template-{paper}.pdf"
+    path.write_bytes(template_pdf(g, paper))
+    cols, rows, win_w, win_h = tiles(g, paper)
+    reader = PdfReader(path)
+    assert len(reader.pages) == cols * rows >= 4  # a 440 mm board needs several sheets
+    width, height = PAPERS[paper]
+    for page in reader.pages:
+        assert float(page.mediabox.width) * PT_MM == pytest.approx(width, abs=0.1)
+        assert float(page.mediabox.height) * PT_MM == pytest.approx(height, abs=0.1)
+    # The windows overlap and together cover the whole board.
+    assert cols * (win_w - 12) + 12 >= g.size_mm and rows * (win_h - 12) + 12 >= g.size_mm
+    seen: set[str] = set()
+    names = {square_name(sq): sq for sq in range(1, 33)}
+    pairs = 0
+    for number, words in enumerate(pdftotext_words(path)):
+        text = " ".join(w for w, *_ in words)
+        sheet = f"{'AB'[number // cols]}{number % cols + 1}"
+        assert f"sheet {sheet} " in text and "Print at 100 %" in text and "50 mm" in text
+        # Each label "N name" is centred under its square's centre: measured back from
+        # the PDF, two labels on a sheet are exactly as far apart as their squares.
+        centres = {}
+        for (prev, px0, _, py), (word, _, x1, y) in zip(words, words[1:]):
+            if word in names and prev == str(names[word]) and abs(py - y) < 0.5:
+                centres[word] = ((px0 + x1) / 2 * PT_MM, y * PT_MM)
+        seen |= set(centres)
+        for a, b in itertools.combinations(sorted(centres), 2):
+            ga, gb = g.centre(names[a]), g.centre(names[b])
+            (ax, ay), (bx, by) = centres[a], centres[b]
+            assert (bx - ax, by - ay) == pytest.approx((gb[0] - ga[0], gb[1] - ga[1]), abs=0.3), (paper, sheet, a, b)
+            pairs += 1
+    assert seen == set(names) and pairs > 30  # every square is on some sheet
+
+
+def test_stripboard_cell_on_a_tenth_inch_grid_with_each_lead_on_its_net() -> None:
+    root = ET.fromstring(stripboard_svg(BoardGeometry()))
+    holes = sorted({(float(c.get("cx", "")), float(c.get("cy", ""))) for c in root.iter(f"{SVG}circle") if c.get("class") == "hole"})
+    xs = sorted({x for x, _ in holes})
+    ys = sorted({y for _, y in holes})
+    assert len(ys) == len(STRIPS)
+    assert {round(b - a, 2) for a, b in zip(xs, xs[1:])} == {PITCH_MM}
+    assert {round(b - a, 2) for a, b in zip(ys, ys[1:])} == {PITCH_MM}
+    strip_of = {round(y, 2): name for y, name in zip(ys, STRIPS)}
+    leads = {}
+    for c in root.iter(f"{SVG}circle"):
+        if c.get("class") == "lead":
+            net = strip_of[round(float(c.get("cy", "")), 2)]
+            assert net == c.get("data-net")
+            leads[(c.get("data-part"), c.get("data-lead"))] = net
+    # Column -> reed -> diode -> row, the band towards the row; the LED on its four strips.
+    assert leads[("reed", "lower (glass end)")] == "COL" and leads[("reed", "upper, bent down")] == "MID"
+    assert leads[("diode", "anode")] == "MID" and leads[("diode", "cathode (band)")] == "ROW"
+    assert {k[1]: v for k, v in leads.items() if k[0] == "led"} == {"+5V": "+5V", "DIN": "DIN", "DOUT": "DOUT", "GND": "GND"}
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_cable_plan_has_every_pin_once_with_a_length(option: str) -> None:
+    plan = cable_plan(option, BoardGeometry())
+    table = [line.split(" | ") for line in plan.splitlines() if line.startswith("| ") and "---" not in line]
+    starts = [row[1] for row in table[1:]]
+    for label in pin_plan(option).values():
+        pin, role = label.split(SEP, 1)
+        assert starts.count(pin) == 1, (option, pin)
+        (row,) = [r for r in table if r[1] == pin]
+        assert row[0] == "| " + role
+    lengths = [int(row[-1].rstrip(" |")) for row in table[1:] if row[-1].rstrip(" |").isdigit()]
+    assert lengths and min(lengths) > 0
+    assert "estimate" in plan and "--square-mm" in plan
+    # Both ends of the LED chain are fed (power injection).
+    assert "+5 V to the first LED" in plan and "+5 V to the last LED" in plan
+
+
+def test_cable_lengths_grow_with_the_squares() -> None:
+    def row_wire(plan: str) -> int:
+        line = next(x for x in plan.splitlines() if x.startswith("| matrix row 0"))
+        return int(line.rsplit("|", 2)[1])
+
+    small, big = (row_wire(cable_plan("gpio", BoardGeometry.for_square(s))) for s in (40.0, 60.0))
+    assert big > small
+
+
+def test_committed_build_files_are_what_the_code_draws() -> None:
+    problems = check_all(SCHEMATICS)
+    assert problems == [], "run `crownhead schematic` and commit docs/schematics: " + "; ".join(problems)
+    assert sorted(p.name for p in SCHEMATICS.iterdir()) == sorted(build_files(BoardGeometry()))
+
+
+def test_check_finds_a_stale_template(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schematic", "--out", str(tmp_path), "--square-mm", "57"]) == 0
+    assert main(["schematic", "--check", "--out", str(tmp_path), "--square-mm", "57"]) == 0
+    capsys.readouterr()
+    assert main(["schematic", "--check", "--out", str(tmp_path)]) == 1  # drawn for 57 mm, not 50
+    out = capsys.readouterr().out
+    assert "drill-template.svg: differs" in out and "gpio.svg" not in out
+    holes = reed_holes((tmp_path / "drill-template.svg").read_bytes())
+    assert math.dist(holes[1][:2], holes[5][:2]) == pytest.approx(57 * math.sqrt(2), abs=0.01)
+
+
+def test_a_square_size_out_of_range_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schematic", "--out", str(tmp_path), "--square-mm", "500"]) == 2
+    assert capsys.readouterr().err.strip() == "crownhead schematic: --square-mm: square size must be 30-80 mm, got 500"
+    assert list(tmp_path.iterdir()) == []
