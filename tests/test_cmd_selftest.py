@@ -169,7 +169,7 @@ def test_hal_sim_on_a_pi_configuration_uses_the_simulators_leds(
     # whole board, not pair simulated switches with no LEDs (every LED "dead") or with
     # a strip this machine does not have.
     path = tmp_path / "pi.toml"
-    path.write_text(f"[board]\nbackend = 'gpio'\n[lights]\nbackend = '{lights}'\n")
+    path.write_text(f"[board]\nbackend = 'gpio'\nserial_console = 'off'\n[lights]\nbackend = '{lights}'\n")
     code, out, err = run(capsys, "--hal", "sim", "--config", str(path))
     assert code == 0, out + err
     assert "LED colours: checked" in out and "No faults found." in out

@@ -55,12 +55,14 @@ def test_errors_are_messages_not_tracebacks(
 
 
 def test_gpio_that_cannot_be_opened_is_a_clear_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # A pin library that does not exist: what a machine without GPIO looks like.
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-pin-library")
     monkeypatch.delenv("CROWNHEAD_CONFIG", raising=False)
-    assert main(["sensors", "--once", "--hal", "gpio", "--config", "/dev/null"]) == 2
+    config = tmp_path / "config.toml"
+    config.write_text('[board]\nserial_console = "off"\n')  # the default buttons use GPIO14/15
+    assert main(["sensors", "--once", "--hal", "gpio", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("crownhead sensors: cannot set up the switch matrix pins:")
     assert "Traceback" not in err and err.count("\n") == 1

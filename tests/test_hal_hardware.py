@@ -31,7 +31,7 @@ def test_default_is_the_simulator_in_the_start_position() -> None:
 
 
 def test_gpio_board_with_neopixels_and_buttons(neopixel_wire: list[bytes]) -> None:
-    config = parse_config({"board": {"backend": "gpio"}, "lights": {"brightness": 1.0}})
+    config = parse_config({"board": {"backend": "gpio", "serial_console": "off"}, "lights": {"brightness": 1.0}})
     m = config.matrix
     wiring = MatrixWiring(m.rows, m.cols)
     factory = MockFactory(pin_class=wiring.pin_class())
@@ -58,7 +58,7 @@ def test_gpio_board_with_neopixels_and_buttons(neopixel_wire: list[bytes]) -> No
 
 
 def test_shift_board_started_scans_in_its_thread() -> None:
-    config = parse_config({"board": {"backend": "shift"}, "lights": {"backend": "none"}})
+    config = parse_config({"board": {"backend": "shift", "serial_console": "off"}, "lights": {"backend": "none"}})
     s = config.shift
     wiring = ShiftChainWiring(s.load_pin, s.clock_pin, s.data_pin)
     wiring.set_occupancy(mask_of([1, 2]))
@@ -83,7 +83,7 @@ def test_hal_override_is_checked_like_the_file() -> None:
 
 
 def test_a_failure_releases_what_was_opened() -> None:
-    config = parse_config({"board": {"backend": "gpio"}, "lights": {"backend": "none"}})
+    config = parse_config({"board": {"backend": "gpio", "serial_console": "off"}, "lights": {"backend": "none"}})
     factory = MockFactory()
     # Something else holds a button pin: opening the buttons fails after the matrix
     # was set up.

@@ -6,7 +6,7 @@ They describe parts of :mod:`hal` and :mod:`sim` by pin and square number only, 
 sit in the configuration's own tier; :mod:`firmware.app.hardware` opens what they name.
 
 >>> from firmware.config import parse_config
->>> config = parse_config({"board": {"backend": "gpio"}})
+>>> config = parse_config({"board": {"backend": "gpio", "serial_console": "off"}})
 >>> lights_backend(config), buttons_backend(config), used_pins(config)[0]
 ('neopixel', 'gpio', ('matrix.rows[0]', 4))
 """
@@ -40,6 +40,7 @@ __all__ = [
     "DISPLAY_DRIVERS",
     "I2C_PINS",
     "BACKENDS",
+    "CONSOLE_PINS",
     "lights_backend",
     "buttons_backend",
     "used_pins",
@@ -47,6 +48,8 @@ __all__ = [
 ]
 
 BACKENDS = ("sim", "gpio", "shift", "serial")
+#: The UART's pins on the 40-pin header, where the serial console runs when it is on.
+CONSOLE_PINS = {14: "TX", 15: "RX"}
 
 
 def _check_pin(key: str, pin: int) -> None:
@@ -69,6 +72,9 @@ class BoardConfig:
     """Which switch hardware the board has."""
 
     backend: Literal["sim", "gpio", "shift", "serial"] = "sim"
+    #: Is the Linux serial console on the UART's pins, GPIO14 (TX) and GPIO15 (RX)?
+    #: "on" unless you turned it off: buttons may use those pins only with "off".
+    serial_console: Literal["on", "off"] = "on"
 
 
 @config_section("sensors")
@@ -429,14 +435,35 @@ def used_pins(config: Config, backend: str | None = None) -> list[tuple[str, int
 
 
 def check_pins(config: Config, backend: str | None = None) -> None:
-    """Raise :class:`FieldError` if two parts of the board would claim one GPIO."""
+    """Raise :class:`FieldError` if two parts of the board would claim one GPIO, or a
+    button would sit on the serial console's pins while the console is not declared off
+    (its TX pin is a driven output: a press would short it to ground)."""
     owner: dict[int, str] = {}
     for key, pin in used_pins(config, backend):
         if pin in owner:
             raise FieldError(key.split("[")[0], f"GPIO{pin} is also used by {owner[pin]}")
         owner[pin] = key
+        if key.startswith("buttons.pins.") and pin in CONSOLE_PINS and config.board.serial_console != "off":
+            raise FieldError(
+                key,
+                f"GPIO{pin} is the serial console's {CONSOLE_PINS[pin]} pin: while the console is "
+                "on, a press shorts the UART's output to ground. Turn the console off "
+                "(sudo raspi-config nonint do_serial_cons 1), wire the button through 1 kOhm "
+                'and set board.serial_console = "off"; or move the button to a free pin',
+            )
 
 
 @register_check
 def _check_board(config: Config) -> None:
     check_pins(config)
+    lights = config.lights
+    if config.board.backend != "sim" and lights_backend(config) == "serial" and (
+        lights.map != "row-major" or lights.origin != "a8"
+    ):
+        # The Pi sends a serial board its frames square by square; the board maps them.
+        raise FieldError(
+            "lights.map",
+            "a serial board lays out its own LED chain: set LED_MAP and LED_ORIGIN beside "
+            "the pin table in crownhead_board.py (crownhead mcu install copies it), not "
+            "lights.map and lights.origin",
+        )
