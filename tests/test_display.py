@@ -284,3 +284,16 @@ def test_a_pin_lockout_is_said_on_the_display_the_terminal_and_the_pages(tmp_pat
     assert any("logins are refused for 5 minutes" in line for line in said)  # the terminal, the journal
     assert "someone is guessing" in rig.app.message  # the terminal simulator's and the pages' message line
     panel.close()
+
+
+def test_before_the_first_move_the_display_says_where_the_page_is_and_its_pin(tmp_path: Path) -> None:
+    rig, display, panel = rig_with_display(tmp_path)
+    rig.app.page_urls = ("http://192.168.1.20:8080/", "http://board.local:8080/")
+    rig.app.page_pin = "482913"
+    rig.wait(300)
+    screen = panel._screen
+    assert screen is not None and screen.message == "192.168.1.20:8080 PIN 482913"
+    rig.do("11-15")
+    screen = panel._screen
+    assert screen is not None and screen.message == ""
+    panel.close()

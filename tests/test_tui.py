@@ -458,3 +458,28 @@ def test_an_empty_square_clicked_with_an_empty_hand_gets_no_phantom_piece(make_r
     assert rig.app.view().hand == ("w",)  # the next click still lifts
     rig.do("18")
     assert [m.pdn() for m in rig.app.game.moves] == ["11-15", "22-18"]
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (see docs/simulator.md for the manual check)")
+def test_on_a_network_address_the_terminal_shows_where_the_page_is_and_its_pin(tmp_path: Path) -> None:
+    name = f"crownhead-web-{os.getpid()}"
+    crownhead = str(Path(sys.executable).with_name("crownhead"))
+    state = tmp_path / "state"
+    tmux = Tmux(name, [crownhead, "run", "--web", "0.0.0.0:0", "--state-dir", str(state)], REPO)
+    try:
+        screen = tmux.wait_for(lambda s: "Black to move, move 1" in s and "Web page:" in s)
+        line = screen.splitlines()[1]
+        pin = (state / "web-pin").read_text().strip()
+        assert line.startswith(" Web page: http://") and line.endswith(f"PIN {pin}"), line
+        assert "0.0.0.0" not in screen  # an address a phone can use, never the wildcard
+        tmux.send("q")
+    finally:
+        tmux.kill()
+
+
+def test_the_page_line_keeps_the_first_address_and_the_pin_in_the_width() -> None:
+    urls = ("http://192.168.178.120:8080/", "http://10.11.12.13:8080/", "http://crownhead-club-board.local:8080/")
+    line = render(view(page_urls=urls, page_pin="482913")).line(1)
+    assert line == " Web page: http://192.168.178.120:8080/ or http://10.11.12.13:8080/  PIN 482913"
+    wide = render(view(page_urls=urls, page_pin="482913"), width=140, height=30).line(1)
+    assert "crownhead-club-board.local" in wide and wide.endswith("PIN 482913")

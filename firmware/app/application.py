@@ -226,6 +226,10 @@ class BoardView:
     match: str = ""
     #: What the simulated display beside the board shows, line by line ("" without one).
     display: tuple[str, ...] = ()
+    #: Where a browser reaches the board's web page, and the PIN its commands need (a PIN
+    #: made by the board; words for one set in the configuration; "" for none needed).
+    page_urls: tuple[str, ...] = ()
+    page_pin: str = ""
 
 
 # -- event sinks ---------------------------------------------------------------------------
@@ -396,6 +400,10 @@ class App:
             self.board_clock = BoardClock(settings.clock, path)
         self.sim = hardware.sim
         self.message = ""
+        #: Where the board's web page is reached and its PIN (see BoardView): set by whoever
+        #: serves the page, shown on the screen and the display.
+        self.page_urls: tuple[str, ...] = ()
+        self.page_pin = ""
         # The step the message was said in, and when it lapses by itself (a resign prompt).
         self._said_step = 0
         self._message_until: int | None = None
@@ -1764,6 +1772,8 @@ class App:
             message=self.message,
             match=self.matches.line(),
             display=tuple(getattr(self.hardware.display, "lines", ()) or ()),
+            page_urls=self.page_urls,
+            page_pin=self.page_pin,
         )
 
 

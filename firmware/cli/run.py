@@ -284,8 +284,6 @@ def run(args: argparse.Namespace) -> int:
             app.start()
         except StoreError as exc:
             return _fail(str(exc))
-        if web is not None:
-            app.say(f"The board's web page: {web.url}")
         if actions is not None:
             try:
                 Hands(app).run_script(actions)
@@ -351,14 +349,18 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
     from firmware.web.auth import stored_pin
     from firmware.web.bridge import PageHub, WebLink
     from firmware.web.server import ServerError, WebServer
-    from firmware.web.settings import is_loopback, parse_listen
+    from firmware.web.settings import is_loopback, page_urls, parse_listen
 
     host, port = parse_listen(web.listen)
     pin = web.pin
+    # Shown on the board's own screen and display (never logged): a PIN the board made;
+    # one set in the configuration is its owner's to know.
+    app.page_pin = "as set in web.pin" if pin else ""
     if not pin and not is_loopback(host):
         # The PIN itself is never logged (a journal is readable by more than the board's
         # owner): the line says where it is kept, readable by the board's user alone.
         pin, made = stored_pin(state_dir, web.pin_length)
+        app.page_pin = pin
         logging.getLogger("firmware.web").warning(
             "web: the PIN for commands on the page is in %s (%s; set web.pin to choose one)",
             state_dir / "web-pin", "made now" if made else "kept from before")
@@ -378,7 +380,8 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
         server.start()
     except ServerError as exc:
         raise ValueError(str(exc)) from None
-    logging.getLogger("firmware.web").warning("web: the board's page is at %s", server.url)
+    app.page_urls = tuple(page_urls(server.host, server.port))
+    logging.getLogger("firmware.web").warning("web: the board's page is at %s", " or ".join(app.page_urls))
     return server
 
 

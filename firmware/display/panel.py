@@ -218,6 +218,12 @@ def short_message(app: App) -> str:
         return f"{offer[0]} offers a draw" if offer[0] is not None else "draw offered (by ?)"
     if tracker.expected is not None and not tracker.game.is_over:
         return f"play {tracker.expected.pdn()}"
+    urls = getattr(app, "page_urls", ())
+    if urls and app.game.ply == 0 and not app.game.is_over:
+        # Before the first move, nothing else to say: how to reach the board's page.
+        address = urls[0].removeprefix("http://").rstrip("/")
+        pin = getattr(app, "page_pin", "")
+        return f"{address} PIN {pin}" if pin and " " not in pin else address
     return ""
 
 

@@ -274,6 +274,8 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
     title = "Crownhead - simulated board"
     screen.put(0, 1, title, Style(bold=True))
     screen.put(0, PANEL_LEFT, view.mode_text[:panel_width])
+    if view.page_urls:
+        screen.put(1, 1, _page_line(view, width - 2))
     _render_board(screen, view)
     # The message across the whole width, wrapped, ending above the input line; it may
     # take the rows below the board (the panel giving way to it), and on a small terminal
@@ -294,6 +296,16 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
         screen.put(height - 2, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
     screen.put(height - 1, 1, keys)
     return screen
+
+
+def _page_line(view: BoardView, width: int) -> str:
+    """Where the web page is and its PIN, in ``width``: the addresses that fit (the first
+    always), then the PIN."""
+    pin = f"  PIN {view.page_pin}" if view.page_pin else ""
+    urls = list(view.page_urls)
+    while len(urls) > 1 and len("Web page: " + " or ".join(urls) + pin) > width:
+        urls.pop()
+    return _last_line("Web page: " + " or ".join(urls) + pin, width)
 
 
 def _last_line(text: str, width: int) -> str:

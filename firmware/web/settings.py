@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import socket
 from dataclasses import dataclass
 
 from firmware.config import FieldError, config_section
 
-__all__ = ["WebConfig", "parse_listen", "is_loopback", "host_name", "same_address", "DEFAULT_HOST"]
+__all__ = ["WebConfig", "parse_listen", "is_loopback", "host_name", "same_address", "page_urls", "DEFAULT_HOST"]
 
 DEFAULT_HOST = "127.0.0.1"
 _HOST = re.compile(r"[A-Za-z0-9.\-]{1,253}")
@@ -118,6 +119,41 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def page_urls(host: str, port: int) -> list[str]:
+    """Where a browser reaches a page served on ``host:port``: that address, or for a
+    wildcard one (``0.0.0.0``, ``::``), this machine's network addresses (the one its
+    traffic leaves by first) and its mDNS name (``NAME.local``), never the wildcard.
+
+    >>> page_urls("127.0.0.1", 8080), page_urls("::1", 80)
+    (['http://127.0.0.1:8080/'], ['http://[::1]:80/'])
+    >>> any("0.0.0.0" in url for url in page_urls("0.0.0.0", 8080))
+    False
+    """
+    def url(address: str) -> str:
+        return f"http://[{address}]:{port}/" if ":" in address else f"http://{address}:{port}/"
+
+    if host not in ("0.0.0.0", "::", ""):
+        return [url(host)]
+    found: list[str] = []
+    try:
+        # Connecting a datagram socket sends nothing: it only picks the outgoing address.
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))
+            found.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    name = socket.gethostname().split(".", 1)[0].lower()
+    try:
+        found += [str(info[4][0]) for info in socket.getaddrinfo(name, None, socket.AF_INET)]
+    except OSError:
+        pass
+    addresses = [a for a in dict.fromkeys(found) if not ipaddress.ip_address(a).is_loopback]
+    urls = [url(a) for a in addresses]
+    if name:
+        urls.append(url(f"{name}.local"))
+    return urls or [url("127.0.0.1")]
 
 
 @config_section("web")
