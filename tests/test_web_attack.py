@@ -268,3 +268,63 @@ def test_a_longer_pin_option(tmp_path: Path) -> None:
     assert default_config().replace("web", pin_length=20).get(WebConfig).pin_length == 20
     with pytest.raises(ConfigError, match="pin_length"):
         default_config().replace("web", pin_length=4)
+
+
+# -- pages: the PIN holder always has room; a session's pages end with it ------------------
+
+
+def test_anonymous_pages_cannot_keep_the_pin_holder_out(tmp_path: Path) -> None:
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+    from helpers.web import Socket
+
+    pages = WebConfig().max_pages
+    # (Every page from this machine's one address here: the cap per address is not what
+    # this is about.)
+    with LiveBoard(tmp_path, pin="24682468", public_view=True, max_pages=pages, limits=Limits(per_client=64)) as board:
+        # A spectator's script takes every page (its sockets read nothing; max_queue: so that
+        # they still take the board's close frames when closed).
+        viewers = [Socket(board.ws_url, max_queue=None) for _ in range(pages)]
+        try:
+            for each in viewers:
+                each.next()
+            with pytest.raises(InvalidStatus):
+                Socket(board.ws_url)  # one more viewer: no room
+            status, headers, _b = request(board.url + "api/login", method="POST", data=b'{"pin":"24682468"}')
+            assert status == 200
+            cookie = headers["set-cookie"].split(";")[0]
+            with Socket(board.ws_url, additional_headers={"Cookie": cookie}) as player:
+                assert player.next()["event"] == "hello"
+                assert player.command("touch 11")["ok"]
+            # The viewer that came first made room.
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    viewers[0].next(timeout=10)
+            assert board.hub.pages <= pages
+        finally:
+            for each in viewers:
+                each.close()
+
+
+def test_a_page_loses_control_when_its_session_logs_out(tmp_path: Path) -> None:
+    from websockets.exceptions import ConnectionClosed
+
+    from helpers.web import Socket
+
+    with LiveBoard(tmp_path, pin="24682468", public_view=True) as board:
+        status, headers, _b = request(board.url + "api/login", method="POST", data=b'{"pin":"24682468"}')
+        cookie = headers["set-cookie"].split(";")[0]
+        with Socket(board.ws_url, additional_headers={"Cookie": cookie}) as page:
+            page.next()
+            assert page.command("touch 11")["ok"]
+            status, _h, _b = request(board.url + "api/logout", method="POST", headers={"Cookie": cookie})
+            assert status == 200
+            # Its socket is closed; sent anything meanwhile, that is refused.
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    reply = page.command("touch 22", timeout=10)
+                    assert reply.get("code") == "forbidden", reply
+        # Back with the same cookie: a viewer.
+        with Socket(board.ws_url, additional_headers={"Cookie": cookie}) as page:
+            page.next()
+            assert page.command("touch 22")["code"] == "forbidden"

@@ -194,6 +194,9 @@ class PageHub:
         self.current: int | None = None
         self.wake: Callable[[], None] = lambda: None
         self.make_room: Callable[[], None] = lambda: None
+        #: Called (in the server's thread) with a page dropped to make room for one that
+        #: may change the game: the server disconnects it.
+        self.drop: Callable[[int], None] = lambda page_id: None
         #: Called from the server thread when something waits for the main loop (a page
         #: to greet, a line, a question): the loop may be asleep until its next deadline.
         self.wake_board: Callable[[], None] = lambda: None
@@ -208,19 +211,47 @@ class PageHub:
     # -- the server thread's side ------------------------------------------------------
 
     def join(self, control: bool) -> Page | None:
-        """A new page, to be greeted by the link's next step; None when there are too many."""
+        """A new page, to be greeted by the link's next step; None when there are too many.
+
+        Pages that may change the game always have room: when all are taken, the viewer
+        that came first of those that may not is dropped for one (``drop``: the server
+        disconnects it). A viewer finds no room then, and waits to come back.
+
+        >>> hub = PageHub(max_pages=2)
+        >>> dropped = []
+        >>> hub.drop = dropped.append
+        >>> first, second = hub.join(control=False), hub.join(control=False)
+        >>> hub.join(control=False) is None
+        True
+        >>> player = hub.join(control=True)
+        >>> dropped == [first.id], hub.pages
+        (True, 2)
+        """
+        dropped: Page | None = None
         with self._lock:
             if len(self._pages) >= self.max_pages:
-                return None
+                viewers = [p for p in self._pages.values() if not p.control]
+                if not control or not viewers:
+                    return None
+                dropped = min(viewers, key=lambda p: p.id)
+                del self._pages[dropped.id]
             page = Page(next(self._ids), control)
             self._pages[page.id] = page
             self._fresh = True
+        if dropped is not None:
+            self.drop(dropped.id)
         self.wake_board()
         return page
 
     def leave(self, page: Page) -> None:
         with self._lock:
             self._pages.pop(page.id, None)
+
+    def revoke(self, page_id: int) -> None:
+        """``page_id`` may no longer change the game (its session ended)."""
+        page = self._pages.get(page_id)
+        if page is not None:
+            page.control = False
 
     def room(self) -> bool:
         """Whether the inbox takes another line now (else the page's socket waits)."""

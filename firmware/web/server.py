@@ -21,6 +21,7 @@ loopback: no DNS rebinding), a WebSocket must come from a page of this server
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import logging
 import re
@@ -146,6 +147,8 @@ class WebServer:
         self._selftest_problem: str | None = None
         self._page = page_html(colours).encode("utf-8")
         self._queues: dict[int, asyncio.Queue[str | None]] = {}
+        # The session each page that may command got that from (page id -> token).
+        self._page_sessions: dict[int, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._room: asyncio.Event | None = None
@@ -221,6 +224,7 @@ class WebServer:
 
         self.hub.wake = wake_up
         self.hub.make_room = make_room
+        self.hub.drop = self._disconnect
         pump = asyncio.create_task(self._pump())
         self._started.set()
         try:
@@ -230,6 +234,7 @@ class WebServer:
             pump.cancel()
             self.hub.wake = lambda: None
             self.hub.make_room = lambda: None
+            self.hub.drop = lambda page_id: None
 
     def close(self) -> None:
         """Stop serving: every page is disconnected (idempotent)."""
@@ -353,10 +358,15 @@ class WebServer:
         if not self.may_view(websocket):
             await websocket.close(code=1008)
             return
-        page = self.hub.join(self.may_control(websocket))
+        control = self.may_control(websocket)
+        page = self.hub.join(control)
         if page is None:
             await websocket.close(code=1013)
             return
+        # A page that may command by its session loses that when the session ends.
+        token = websocket.cookies.get(COOKIE) if control and not self.open else None
+        if token:
+            self._page_sessions[page.id] = token
         queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=PAGE_QUEUE)
         self._queues[page.id] = queue
         await websocket.accept()
@@ -380,6 +390,8 @@ class WebServer:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
+                if token and page.control and not (self.gate is not None and self.gate.session(token)):
+                    self.hub.revoke(page.id)  # the session expired meanwhile
                 now = self._loop_time()
                 tokens = min(float(self.page_burst), tokens + (now - refilled) * self.page_rate)
                 refilled = now
@@ -413,7 +425,21 @@ class WebServer:
         finally:
             self.hub.leave(page)
             self._queues.pop(page.id, None)
+            self._page_sessions.pop(page.id, None)
             task.cancel()
+
+    def end_session(self, token: str | None) -> None:
+        """Log ``token``'s session out: the pages it opened may no longer change the game
+        (at once) and are disconnected (they come back as what they are now: viewers, or
+        asked to log in)."""
+        if self.gate is None or not token:
+            return
+        self.gate.logout(token)
+        for page_id, held in list(self._page_sessions.items()):
+            if hmac.compare_digest(held.encode("utf-8", "replace"), token.encode("utf-8", "replace")):
+                self.hub.revoke(page_id)
+                del self._page_sessions[page_id]
+                self._disconnect(page_id)
 
     def _loop_time(self) -> float:
         assert self._loop is not None
@@ -594,7 +620,7 @@ async def _login(request: Request) -> Response:
 async def _logout(request: Request) -> Response:
     server = _server(request)
     if server.gate is not None and server._origin_ok(request.headers):
-        server.gate.logout(request.cookies.get(COOKIE))
+        server.end_session(request.cookies.get(COOKIE))
     response = JSONResponse({"ok": True})
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return response

@@ -77,6 +77,7 @@ class LiveBoard:
         limits: Limits | None = None,
         hosts: tuple[str, ...] = (),
         config: Config | None = None,
+        max_pages: int = 64,
     ) -> None:
         self.rig = Rig(
             state_dir,
@@ -94,7 +95,7 @@ class LiveBoard:
         config = config or default_config()
         # Tests send faster than a person: the rates are the product's only where a
         # test (or bench/web.py) says so.
-        self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)), keep_ms=keep_ms)
+        self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)), keep_ms=keep_ms, max_pages=max_pages)
         self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
         self.link.attach(self.app)
         self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
