@@ -274,11 +274,11 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     l = last.absanchors
     d.add(elm.Line().at((f["DOUT"][0] + 4.0, f["DOUT"][1])).to(l["DIN"]))
     # The +5 V feed: a fuse at the supply, then to both ends of the chain (power injection).
-    rail = f["+5V"][1] + 1.6
-    src = (f["+5V"][0] - 4.5, rail)
+    rail = f["+5V"][1] + 3.0
+    src = (f["+5V"][0] - 2.9, rail)
     d.add(elm.Vdd().at(src).label(supply, fontsize=10))
     fuse = "F1 polyfuse 0.5 A hold" if pico else "F1 polyfuse 0.75 A hold"
-    d.add(elm.Fuse().at(src).right().length(2.5).label(fuse, fontsize=9))
+    d.add(elm.Fuse().at(src).right().length(1.8).label(fuse, loc="bottom", fontsize=9))
     d.add(elm.Line().to((f["+5V"][0], rail)))
     d.add(elm.Dot())
     d.add(elm.Line().down().to(f["+5V"]))
@@ -290,19 +290,20 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
         d.add(elm.Line().at(anchor).to((anchor[0], gnd)))
     d.add(elm.Line().at((f["GND"][0], gnd)).to((l["GND"][0], gnd)))
     d.add(elm.Ground().at((f["GND"][0], gnd)))
-    # The bulk capacitor at pixel 0: sized for what may charge it.
+    # The bulk capacitor at pixel 0 (to its own ground, clear of the data line): sized
+    # for what may charge it.
     cx = f["+5V"][0] + 2.6
-    d.add(elm.Line().at((cx, rail)).to((cx, rail - 0.01)))
     d.add(elm.Dot().at((cx, rail)))
     if pico:
-        d.add(elm.Capacitor().at((cx, rail)).down().to((cx, gnd)).label("10 µF", loc="bottom", fontsize=9))
+        d.add(elm.Capacitor().at((cx, rail)).down().length(1.0).label("10 µF", loc="bottom", fontsize=9))
+        d.add(elm.Ground())
         note = ("VBUS: 10 µF at most (USB allows 10 µF at plug-in; 1000 µF there can brown out the Pi's port). "
                 "F1: 0.5 A hold (e.g. Bourns MF-R050). The firmware holds the LEDs to 250 mA (LED_BUDGET_MA); brighter needs a 5 V supply of its own.")
     else:
-        d.add(elm.Capacitor(polar=True).at((cx, rail)).down().to((cx, gnd)).label("1000 µF", loc="bottom", fontsize=9))
+        d.add(elm.Capacitor(polar=True).at((cx, rail)).down().length(1.0).label("1000 µF", loc="bottom", fontsize=9))
+        d.add(elm.Ground())
         note = ("1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins; "
                 "for a separate LED supply, a fuse above its worst case (power budget in hardware.md).")
-    d.add(elm.Line().at((cx, gnd)).to((f["GND"][0], gnd)))
     _text(d, (x0 - 9.0, gnd - 1.6), note, size=9)
 
 
