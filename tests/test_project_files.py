@@ -38,3 +38,16 @@ def test_the_readme_says_how_to_run_crownhead_which_make_does_not_put_on_the_pat
     makefile = (REPO / "Makefile").read_text()
     run = re.search(r"^run:.*?(?=^\S)", makefile, re.M | re.S)
     assert run is not None and "$(BIN)/crownhead" in run.group(0) and "activate" in run.group(0)
+
+
+def test_the_pages_screenshots_are_in_the_docs_at_a_phones_and_a_laptops_size() -> None:
+    import struct
+
+    text = (REPO / "docs" / "web.md").read_text()
+    for tab in ("board", "games", "status"):
+        for width, height in ((390, 844), (1280, 800)):
+            name = f"screenshots/{tab}-{width}x{height}.png"
+            assert f"]({name})" in text, name
+            data = (REPO / "docs" / name).read_bytes()
+            assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (width, height), name
+            assert len(data) < 100_000, name  # small: they live in the repository

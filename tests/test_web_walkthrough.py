@@ -60,6 +60,10 @@ def test_on_a_phone_games_and_status_are_tabs_of_their_own(browser: Any, tmp_pat
             ws.until(lambda m: m.get("event") == "game-saved")
         page = open_page(browser, live)
         page.set_viewport_size({"width": 390, "height": 844})
+        # "#board" is the board's own id too: tapping Board keeps the header and tabs in view.
+        page.click('nav a[data-tab="board"]')
+        page.wait_for_timeout(100)
+        assert page.evaluate("() => window.scrollY") == 0
         page.click('nav a[data-tab="games"]')
         row = page.locator("#games-table tbody tr").first
         row.wait_for()
@@ -82,6 +86,7 @@ def test_on_a_phone_games_and_status_are_tabs_of_their_own(browser: Any, tmp_pat
         assert "Errors" not in status and "Commands refused" in status and "not logged in" in status
         page.click('nav a[data-tab="board"]')
         assert page.locator("#tab-board").is_visible() and not page.locator("#tab-games").is_visible()
+
         page.close()
 
 

@@ -522,6 +522,8 @@
     const name = (location.hash || "#board").slice(1);
     const tab = ["board", "games", "status-page"].includes(name) ? name : "board";
     for (const section of $$(".tab")) section.hidden = section.id !== `tab-${tab}`;
+    // "#board" also names the board itself: the browser would scroll the header away.
+    window.scrollTo(0, 0);
     for (const link of $$("nav a")) link.classList.toggle("active", link.getAttribute("data-tab") === tab);
     if (tab === "games") loadGames();
     if (tab === "status-page") loadStatus();
