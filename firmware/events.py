@@ -48,6 +48,9 @@ __all__ = [
     "Final",
     "Notice",
     "Alert",
+    "GameStarted",
+    "ComputerMove",
+    "GameSaved",
     "EVENT_KINDS",
     "WARNING_CODES",
     "event_from_json",
@@ -312,6 +315,38 @@ class Alert(Event):
 
     kind: ClassVar[str] = "alert"
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    """A game is on: ``resumed`` from the state directory, or new. ``ply`` moves so far."""
+
+    kind: ClassVar[str] = "game-start"
+    resumed: bool
+    ply: int
+    fen: str
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ComputerMove(Event):
+    """The machine's move, shown on the LEDs; the board now waits for a person to make it."""
+
+    kind: ClassVar[str] = "computer-move"
+    side: str
+    player: str
+    move: str
+    path: tuple[int, ...]
+    captures: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSaved(Event):
+    """A finished (or abandoned) game was written as a PDN file."""
+
+    kind: ClassVar[str] = "game-saved"
+    result: str
+    path: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,7 +263,7 @@ def test_a_claim_refused_in_play_mode_is_said_on_the_display_until_the_next_move
 def test_a_pin_lockout_is_said_on_the_display_the_terminal_and_the_pages(tmp_path: Path) -> None:
     # Someone on the network guesses the page's PIN: the gate locks logins out and tells
     # the board (through the pages' link, in the main loop's next step).
-    from firmware.app.application import text_sink
+    from firmware.app.sinks import text_sink
     from firmware.web.auth import GLOBAL_TRIES, Gate
     from firmware.web.bridge import PageHub, WebLink
 

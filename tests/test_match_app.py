@@ -246,7 +246,7 @@ def test_the_link_state_and_event_carry_the_match(tmp_path: Path) -> None:
 
 
 def test_the_text_log_says_what_the_match_did(tmp_path: Path) -> None:
-    from firmware.app.application import describe_event
+    from firmware.app.sinks import describe_event
 
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ana", "Ben", games=1, now="2026-11-30T20:15:00+00:00"))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.application import BoardView
+from firmware.app.view import BoardView
 from firmware.simulator.tui import (
     BOARD_LEFT,
     BOARD_TOP,

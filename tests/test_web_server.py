@@ -781,7 +781,7 @@ def test_an_idle_board_with_its_pages_sleeps_until_something_is_due(board: LiveB
     # every 10 ms; a page's command still wakes it at once.
     import time
 
-    from firmware.app.application import IDLE_MS
+    from firmware.app.loop import IDLE_MS
 
     assert board.app.sleeps_until_due()
     with Socket(board.ws_url) as ws:

@@ -1,12 +1,26 @@
 """The board application: main loop, modes, LED policy, players, opening the hardware.
 
-:mod:`~firmware.app.application` is the main loop that pumps the controller, turns events
-into LED frames through :mod:`~firmware.app.leds`, asks the
-:mod:`~firmware.app.players` for the machine's moves and saves through
-:mod:`firmware.storage`; :mod:`~firmware.app.hardware` opens the configured sensors,
-lights and buttons (or the simulated board); :mod:`~firmware.app.matchplay` seats the
-players of each game of a match and keeps its score (``App.matches``); :mod:`~firmware.app.resume`
-keeps in the game record the mode a game is played in, so that it resumes that way. Outputs beyond the LEDs (the link, a
-terminal view) are event sinks and inputs are commands: they plug in from above and
-this package imports none of them.
+:mod:`~firmware.app.application` is :class:`~firmware.app.application.App`, the main loop
+that pumps the controller, reacts to the game's events and lights the LEDs through
+:mod:`~firmware.app.leds` (the picture is :mod:`firmware.tracking.picture`'s). Around it,
+one module per concept:
+
+* :mod:`~firmware.app.loop` drives it in real time or virtual time, and
+  :mod:`~firmware.app.commands` is what a host, a page or the hall may ask of it;
+* :mod:`~firmware.app.modes`: the mode, who plays each side, referee mode's arbiter;
+* :mod:`~firmware.app.players`: people, the machine, the thinker that runs it, and the
+  engine's move the hint button shows;
+* :mod:`~firmware.app.keeper` keeps the games on disk (:mod:`firmware.storage`) whatever
+  the disk does, and :mod:`~firmware.app.resume` keeps in the record how a game is
+  played, so that it resumes that way;
+* :mod:`~firmware.app.timing`: the board clock of two-player and computer games;
+* :mod:`~firmware.app.matchplay` seats the players of each game of a match and keeps its
+  score (``App.matches``);
+* :mod:`~firmware.app.view` and :mod:`~firmware.app.setup`: what a screen shows, the
+  prompts, the set-up in words; :mod:`~firmware.app.sinks`: the log lines;
+* :mod:`~firmware.app.hardware` opens the configured sensors, lights and buttons (or the
+  simulated board); :mod:`~firmware.app.settings`: the application's config sections.
+
+Outputs beyond the LEDs (the link, a terminal view) are event sinks and inputs are
+commands: they plug in from above and this package imports none of them.
 """

@@ -14,18 +14,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.config import Config, ConfigError, FieldError, load_config
+from firmware.events import MoveMade, NewGame
 from firmware.config.hardware import BACKENDS, SimConfig, buttons_backend, check_pins, lights_backend
-from hal.buttons import Buttons, NullButtons
+from hal.buttons import ButtonEvent, Buttons, NullButtons
 from hal.clock import Clock
 from hal.debounce import DebouncedSensors
 from hal.errors import HardwareError
 from hal.lights import FrameLimiter, Lights, NullLights
 from hal.pixelmap import build_pixel_map
 from hal.sensors import Sensors
+from rules import Game
 from sim.board import SimBoard
 
 __all__ = [
     "Hardware",
+    "TappedButtons",
+    "tidy_hand",
     "open_hardware",
     "make_sim",
     "START_POSITION",
@@ -93,6 +97,40 @@ class Hardware:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class TappedButtons:
+    """The board's buttons as the controller sees them, with the app listening in.
+
+    The tracker handles the game's buttons; the app needs ``hint`` (and to know of the
+    rest), without a second poll racing the controller's.
+    """
+
+    def __init__(self, buttons: Buttons, on_press: Callable[[ButtonEvent], bool | None]) -> None:
+        self.buttons = buttons
+        self.on_press = on_press
+        self.injected: list[ButtonEvent] = []
+
+    def poll(self) -> list[ButtonEvent]:
+        presses = self.buttons.poll()
+        if self.injected:
+            presses, self.injected = list(presses) + self.injected, []
+        # A press the app answers itself (returns False) does not reach the tracker.
+        return [press for press in presses if self.on_press(press) is not False]
+
+
+def tidy_hand(sim: SimBoard, event: MoveMade | NewGame, game: Game) -> None:
+    """The simulator's hands put taken pieces beside the board, not in the hand: the
+    pieces a move captured leave it, and a new game begins with the hand empty."""
+    if isinstance(event, NewGame):
+        sim.hand.clear()
+        return
+    positions = game.positions
+    before = positions[-2] if len(positions) > 1 else None
+    for square in event.captures:
+        piece = before.piece_at(square) if before is not None else None
+        if piece is not None and square not in sim.pieces and piece.symbol in sim.hand:
+            sim.hand.remove(piece.symbol)  # the first such: the jumper, if held, is the last
 
 
 def make_sim(settings: SimConfig, clock: Clock) -> SimBoard:

@@ -306,6 +306,12 @@ class MatchPlay:
     def _notices(self, now: int, messages: list[str]) -> list[Event]:
         return [Notice(now, m) for m in messages]
 
+    def counted(self, record: GameRecord | None) -> bool:
+        """Whether the match under way has counted the game of ``record`` (its result is
+        on the match's sheet: a resignation in it stands)."""
+        match = self.match
+        return match is not None and record is not None and any(g.id == record.id for g in match.played)
+
     def status(self) -> dict[str, Any] | None:
         """The match under way (or just over) in full, for a page or a display
         (:meth:`rules.match.Match.status`); None without one."""

@@ -1,4 +1,5 @@
-"""Who plays each side: a person at the board, or a computer that chooses moves.
+"""Who plays each side: a person at the board, or a computer that chooses moves; and the
+engine's move the hint button shows (:class:`Hints`).
 
 A computer player is any ``choose(position, game) -> Move`` function with a name. The
 board shows the chosen move on its LEDs and waits for a person to make it by hand, so a
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from firmware.events import Event, Notice
 from rules import Color, Game, Move, Position
 from rules.game import Huff, JumpForced
 
@@ -38,6 +40,7 @@ __all__ = [
     "EngineUnavailable",
     "engine_player",
     "Thinker",
+    "Hints",
     "LEVEL_MARGIN",
     "draw_answer",
     "copy_game",
@@ -337,3 +340,75 @@ def draw_answer(game: Game, side: Color, *, depth: int = 4, movetime_ms: int = 2
     )
     score = result.score if game.turn == side else -result.score
     return score <= LEVEL_MARGIN, score
+
+
+class Hints:
+    """The engine's move the hint button asks for, found for the person to move.
+
+    ``player`` finds it (default: the engine at ``movetime_ms``, made at the first hint);
+    ``thinker`` runs it, apart from the machine's own so that a hint never disturbs the
+    machine's thinking. The move found is kept with the (ply, position) it is for, and
+    shown while that is the game's.
+    """
+
+    def __init__(self, player: Computer | None, thinker: Thinker, movetime_ms: int) -> None:
+        self.player = player
+        self.thinker = thinker
+        self.movetime_ms = movetime_ms
+        #: The hint button asked for the engine's move this turn.
+        self.wanted = False
+        self._found: tuple[tuple[int, Position], Move] | None = None
+        self._failed = False
+
+    def move(self, game: Game) -> Move | None:
+        """The move found, while it is still ``game``'s turn's."""
+        if self._found is None:
+            return None
+        key, move = self._found
+        return move if key == (game.ply, game.position) else None
+
+    def forget(self) -> None:
+        """The turn changed or a game began: the hint is moot, and so is its search."""
+        self.wanted = False
+        self._found = None
+        self.thinker.cancel()
+
+    def find(self, game: Game, allowed: bool, at_rest: bool, now: int, out: list[Event]) -> None:
+        """Start, poll or drop the search for the hinted move. ``allowed``: a person is to
+        move in a game under way; ``at_rest``: no piece is in hand (a piece in hand is
+        the player's choice, and the revealed hints show where it can go)."""
+        if not self.wanted and not self.thinker.busy:
+            return
+        if not allowed:
+            self.forget()
+            return
+        if self.wanted and self.move(game) is not None:
+            self.wanted = False  # pressed again: the move found stands
+        if self.wanted and not self.thinker.thinking_about(game):
+            self.wanted = False
+            if not at_rest:
+                return
+            if not game.legal_moves():
+                return
+            player = self._engine(now, out)
+            if player is None:
+                return
+            self._found = None
+            self.thinker.start(player, game)
+        try:
+            move = self.thinker.poll()
+        except PlayerError as exc:
+            out.append(Notice(now, f"no hint: {exc}"))
+            return
+        if move is not None:
+            self._found = ((game.ply, game.position), move)
+
+    def _engine(self, now: int, out: list[Event]) -> Computer | None:
+        """The hint's player, made at the first hint; None (said once) without an engine."""
+        if self.player is None and not self._failed:
+            try:
+                self.player = engine_player(movetime_ms=self.movetime_ms)
+            except EngineUnavailable as exc:
+                self._failed = True
+                out.append(Notice(now, f"the hint button shows the legal moves only: {exc}"))
+        return self.player

@@ -34,19 +34,22 @@ with its moves, never refused.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from firmware.app.players import MachineSpec
+from firmware.app.settings import AppSettings
 from firmware.files import printable
 from firmware.referee.clock import ClockSpecError, TimeControl
 from firmware.referee.settings import STYLES, RefereeSettings, parse_ballot
 from firmware.referee.snapshot import SnapshotError, check_snapshot
 from firmware.tracking.policy import MODES
-from rules import BLACK, WHITE, Color
+from firmware.storage.store import GameRecord
+from rules import BLACK, WHITE, Color, Rules
 
-__all__ = ["StoredMode", "mode_settings", "read_settings", "RESUMABLE"]
+__all__ = ["StoredMode", "mode_settings", "read_settings", "RESUMABLE", "Comeback", "comeback"]
 
 #: What ``AppSettings.given`` may name: settings chosen for this start (command-line
 #: options) that win over the resumed game's own.
@@ -263,3 +266,72 @@ def mode_settings(
     if mode != "referee" and clock is not None:
         out["clock"] = str(clock)
     return out
+
+
+@dataclass(frozen=True)
+class Comeback:
+    """How a resumed game goes on: as its record says, but for what was given for this
+    start (:attr:`AppSettings.given <firmware.app.settings.AppSettings.given>`)."""
+
+    mode: str
+    #: What is said of it, with the log level: a record that cannot be used, a mode asked for.
+    said: tuple[tuple[int, str], ...] = ()
+    #: Hint lights on or off; None: as they are.
+    hints: bool | None = None
+    #: The record's rules, when the games after it follow them; None: as they are.
+    rules: Rules | None = None
+    #: The board clock's time control from now on.
+    clock: TimeControl | None = None
+    #: Referee mode resumed as referee mode: the referee's settings to take, and its game.
+    referee: dict[str, Any] | None = None
+    referee_game: dict[str, Any] | None = None
+    #: Computer mode: the machine's side, which machine, and its name (None: its own).
+    machine: tuple[Color, MachineSpec, str | None] | None = None
+
+
+def comeback(record: GameRecord, settings: AppSettings, mode: str, where: str) -> Comeback | None:
+    """How the game of ``record`` (read from ``where``) resumes, the board being in ``mode``;
+    None for a record written before modes were kept (it resumes as configured). A
+    record whose mode or settings are not ones resumes as a two-player game, said once."""
+    problem = record.damaged
+    stored: StoredMode | None = None
+    said: list[tuple[int, str]] = []
+    if problem is None and record.settings:
+        stored, problem = read_settings(record.mode, record.settings, where)
+    if problem is not None:
+        said.append((logging.ERROR, problem))
+        stored = StoredMode()
+    if stored is None:
+        return None
+    given = settings.given
+    chosen = mode if "mode" in given else stored.mode
+    if chosen != stored.mode:
+        said.append((logging.WARNING, f"the game resumes in {chosen} mode, as asked (--mode); it was saved in {stored.mode} mode"))
+    referee = None
+    if chosen == "referee" and stored.mode == "referee":
+        referee = {key: value for key, value in stored.referee.items() if REFEREE_KEYS[key] not in given}
+    machine: tuple[Color, MachineSpec, str | None] | None = None
+    if chosen == "computer":
+        side, spec, name = settings.machine_side, settings.machine, None
+        if stored.mode == "computer" and stored.side is not None and stored.machine is not None:
+            if "computer_plays" not in given:
+                side = stored.side
+            spec = MachineSpec(
+                settings.machine.opponent if "opponent" in given else stored.machine.opponent,
+                settings.machine.level if "level" in given else stored.machine.level,
+                settings.machine.seed if "seed" in given else stored.machine.seed,
+            )
+            if spec == stored.machine and "names" not in given:
+                name = stored.machine_name
+        machine = side, spec, name
+    return Comeback(
+        chosen,
+        tuple(said),
+        hints=stored.hints if "hints" not in given else None,
+        # The games after it are played under its rules too, as before the restart.
+        rules=record.rules if "rules" not in given and "fen" not in given and record.rules != settings.rules else None,
+        clock=settings.clock if "clock" in given or stored.mode == "referee" else stored.clock,
+        referee=referee,
+        referee_game=stored.referee_game if referee is not None else None,
+        machine=machine,
+    )

@@ -1,4 +1,5 @@
-"""The application's configuration sections: ``[play]``, ``[palette]``, ``[store]`` and ``[match]``.
+"""The application's settings: its configuration sections (``[play]``, ``[palette]``,
+``[store]``, ``[match]``) and :class:`AppSettings`, how one run plays.
 
 Light on purpose: the configuration loader names this module (see
 :data:`firmware.config.BUILTIN_SECTIONS`), so it imports the values its checks need and
@@ -15,11 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from firmware.app.leds import LedSettings, Palette
+from firmware.app.players import MachineSpec
 from firmware.config import FieldError, config_section
-from firmware.tracking.policy import MODES
+from firmware.referee.clock import TimeControl
+from firmware.tracking.policy import MODES, ModePolicy
+from rules import WCDF, WHITE, Color, Position, Rules
 from rules.match import MAX_GAMES, MAX_NAME
 
-__all__ = ["PlayConfig", "PaletteConfig", "StoreConfig", "MatchConfig"]
+__all__ = ["PlayConfig", "PaletteConfig", "StoreConfig", "MatchConfig", "AppSettings"]
 
 
 @config_section("play")
@@ -146,3 +150,45 @@ class MatchConfig:
                 raise FieldError(key, f"is longer than {MAX_NAME} characters")
         if self.black_name and self.black_name == self.white_name:
             raise FieldError("white_name", "the two players need different names")
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    """How the application plays. ``event`` None means the mode's own PDN Event name."""
+
+    mode: str = "play"
+    black_name: str = "?"
+    white_name: str = "?"
+    site: str = "?"
+    event: str | None = None
+    start: Position | None = None
+    rules: Rules = WCDF
+    #: The simulator's hands crown a man when the board asks (the terminal UI).
+    auto_crown: bool = False
+    #: Contact chatter the simulator's hands make when they put a piece down or lift it.
+    hand_bounces: int = 0
+    #: A resumed game's pieces stand on the simulated board at start, as a real board
+    #: keeps them through a power cut (otherwise the simulator starts as configured and
+    #: the lights guide the pieces into place).
+    sim_keep_game: bool = False
+    #: How long the engine looks for the move the hint button shows (play and computer modes).
+    hint_movetime_ms: int = 500
+    #: A game clock for two-player and computer games (``--clock``; a referee keeps its own).
+    clock: TimeControl | None = None
+    #: The ``[match]`` section: whether the board begins a match by itself.
+    match: MatchConfig = MatchConfig()
+    #: What was chosen for this start (``crownhead run``'s options, named as in
+    #: :data:`firmware.app.resume.RESUMABLE`): these win over a resumed game's own
+    #: settings; everything else comes back as the game was played (docs/simulator.md).
+    given: frozenset[str] = frozenset()
+    #: The machine and its side computer mode makes for this start: a resumed computer
+    #: game takes from them what ``given`` names (``level``, ``computer_plays``...).
+    machine: MachineSpec = MachineSpec()
+    machine_side: Color = WHITE
+
+    @property
+    def policy(self) -> ModePolicy:
+        try:
+            return MODES[self.mode]
+        except KeyError:
+            raise ValueError(f"unknown mode {self.mode!r} (known: {', '.join(MODES)})") from None

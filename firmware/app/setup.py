@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from firmware.events import SetUp
 from rules import BLACK, WHITE, Color, Position
 from rules.squares import iter_squares
 
-__all__ = ["setup_squares", "setup_text", "square_ranges"]
+__all__ = ["setup_squares", "setup_text", "square_ranges", "setup_event"]
 
 
 def square_ranges(squares: Iterable[int]) -> str:
@@ -65,3 +66,12 @@ def setup_text(position: Position) -> str:
         if parts:
             sides.append(f"{name} " + ", ".join(parts))
     return "; ".join(sides) if sides else "an empty board"
+
+
+def setup_event(now: int, cause: str, position: Position, board: int) -> SetUp:
+    """The ``setup`` event of a set-up of ``position`` (``cause``: ``new-game``, ``resume``,
+    ``restore``): the whole position, and the squares whose occupancy ``board`` has wrong."""
+    black, black_kings = setup_squares(position, BLACK)
+    white, white_kings = setup_squares(position, WHITE)
+    wrong = tuple(s for s in range(1, 33) if bool(board >> (s - 1) & 1) != bool(position.occupied >> (s - 1) & 1))
+    return SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)

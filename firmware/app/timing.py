@@ -28,12 +28,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.events import Event
+from firmware.events import Event, GameOver, MoveMade, Reopened, TakenBack
 from firmware.referee.clock import GameClock, TimeControl
 from firmware.referee.events import ClockReport, Flag
 from rules import BLACK, WHITE, Color, Game
 
-__all__ = ["BoardClock", "SAVE_MS"]
+__all__ = ["BoardClock", "SAVE_MS", "clock_for"]
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,29 @@ class BoardClock:
         self.clock.stop(now)
         self._save(now)
         return [self._report(now)]
+
+    def follow(self, event: Event, game: Game, now: int) -> list[Event]:
+        """Follow the game's ``event``: moves switch the clock, the end stops it, a takeback
+        or a reopened game gives the time back as the rules say."""
+        if isinstance(event, MoveMade):
+            return self.moved(BLACK if event.side == "black" else WHITE, game, event.t)
+        if isinstance(event, GameOver):
+            return self.over(event.t)
+        if isinstance(event, TakenBack):
+            return self.taken_back(game, now)
+        if isinstance(event, Reopened):
+            return self.reopened(game, now)
+        return []
+
+    def watch(self, game: Game, board: int, now: int) -> list[Event]:
+        """A waiting clock starts when the side to move lifts one of its pieces (``board``:
+        the occupancy read)."""
+        if not self.waiting:
+            return []
+        own = game.position.pieces_of(game.turn)
+        if board & own == own:
+            return []
+        return self.lifted(game, now)
 
     def check(self, now: int) -> tuple[int, Color] | None:
         """``(when, side)`` if the running side's flag fell by ``now``, else None (and the
@@ -284,3 +307,13 @@ class _Writer:
             os.replace(tmp, self.path)
         except OSError as exc:  # a full card must not stop the game: the clock goes on
             log.error("cannot save the clock to %s: %s", self.path, exc)
+
+
+def clock_for(current: BoardClock | None, control: TimeControl | None, path: Path | None) -> BoardClock | None:
+    """The board clock for ``control`` (None: no clock): ``current`` while it keeps that
+    control, else a new one saved at ``path`` (``current`` closed, its last state written)."""
+    if current is not None and control is not None and current.control == control:
+        return current
+    if current is not None:
+        current.close()
+    return BoardClock(control, path) if control is not None else None

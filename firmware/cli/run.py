@@ -19,7 +19,9 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from firmware.app.application import MODES, App, AppSettings, json_sink, text_sink
+from firmware.app.application import App, AppSettings
+from firmware.app.sinks import json_sink, text_sink
+from firmware.tracking.policy import MODES
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
 from firmware.app.settings import MatchConfig, PaletteConfig, PlayConfig, StoreConfig

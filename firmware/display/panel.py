@@ -290,7 +290,7 @@ class BoardPanel:
             self._due = self.painter.pump(now)  # drawn in this thread: a second, a retry
         if not self.painter.has_news:
             return []
-        from firmware.app.application import Notice
+        from firmware.events import Notice
 
         return [Notice(now, message) for message in self.painter.poll()]
 

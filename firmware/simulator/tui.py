@@ -1,7 +1,7 @@
 """The interactive simulator: the simulated board in a terminal, played with mouse or keys.
 
 A thin view over :class:`~firmware.app.application.App`. Everything a test needs to check is pure and
-needs no terminal: :func:`render` turns a :class:`~firmware.app.application.BoardView` into a
+needs no terminal: :func:`render` turns a :class:`~firmware.app.view.BoardView` into a
 :class:`Screen` (characters plus a colour style per cell), :func:`square_at` maps a mouse
 click to a square, :func:`parse_input` reads what the person typed. Only :func:`main`
 touches curses.
@@ -30,7 +30,8 @@ from firmware.simulator.keys import KEYS, HandMove, InputError, Press, Quit, Tog
 if TYPE_CHECKING:
     import curses
 
-    from firmware.app.application import App, BoardView
+    from firmware.app.application import App
+    from firmware.app.view import BoardView
 
 __all__ = [
     "WIDTH",

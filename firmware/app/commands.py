@@ -1,0 +1,308 @@
+"""What a host, a page or the hall may ask of the board, and what it reads of the game.
+
+:class:`Commands` is a mixin of :class:`~firmware.app.application.App` (as gpiozero's
+devices mix in ``EventsMixin``): the application's public methods that act on the game
+from outside the board (a draw offer, a resignation, a button pressed, the players'
+names, a side held by a link, the rules, the mode, the referee's settings, the
+brightness), and the state they read. A command is run in the main loop's thread: a
+:data:`~firmware.app.application.Source` calls it from its poll and returns its events,
+so that the step handles and sends them like a press's. The link
+(:class:`firmware.link.board.LinkedBoard`), the web page and the hall use these and
+nothing else of the application.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from firmware.app.hardware import TappedButtons
+from firmware.app.keeper import GameKeeper
+from firmware.app.leds import LedPolicy
+from firmware.app.modes import Modes
+from firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
+from firmware.app.settings import AppSettings
+from firmware.events import Event, GameSaved
+from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.storage.store import GameRecord, GameStore
+from firmware.tracking.controller import Controller
+from firmware.tracking.follower import Follower
+from firmware.tracking.policy import ModePolicy
+from firmware.tracking.tracker import Tracker, TrackerSettings
+from hal.buttons import ButtonEvent
+from hal.clock import Clock
+from rules import BLACK, WHITE, Color, Game, Position, Rules
+
+__all__ = ["Commands"]
+
+
+class Commands:
+    """The board's commands (a mixin: see the module)."""
+
+    # What the commands use of the application, which sets them up.
+    clock: Clock
+    tracker: Follower
+    controller: Controller
+    modes: Modes
+    hints: Hints
+    thinker: Thinker
+    policy: LedPolicy
+    keeper: GameKeeper
+    settings: AppSettings
+    tracker_settings: TrackerSettings
+    store: GameStore | None
+    record: GameRecord | None
+    steps: int
+    message: str
+    _buttons: TappedButtons
+    _pending: list[Event]
+    _started: bool
+    _resuming: bool
+    _resume_declined: bool
+    _game: Game | None
+    _said_step: int
+    _message_until: int | None
+
+    def _save(self, now: int) -> list[GameSaved]:
+        """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
+        raise NotImplementedError
+
+    @property
+    def mode(self) -> ModePolicy:
+        """The mode the board is in (see :data:`firmware.tracking.policy.MODES`)."""
+        return self.modes.mode
+
+    @property
+    def referee(self) -> Referee | None:
+        """Referee mode's arbiter (it stands in for the tracker); None in other modes."""
+        return self.modes.referee
+
+    @property
+    def referee_settings(self) -> RefereeSettings:
+        return self.modes.referee_settings
+
+    @property
+    def players(self) -> dict[Color, Player]:
+        """Who plays each side (a :class:`~firmware.app.players.Player`)."""
+        return self.modes.seats.players
+
+    @property
+    def game(self) -> Game:
+        """The game on the board; while a saved game is being set up to resume, that game."""
+        if self._resuming and self._game is not None:
+            return self._game
+        return self.tracker.game
+
+    @property
+    def resuming(self) -> bool:
+        """Whether a saved game's pieces are being set up before it goes on."""
+        return self._resuming
+
+    def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]:
+        """``side`` offers or accepts a draw (None: the shared button), as its button does.
+
+        For the host link and the web page (a :data:`Source`, which returns the events).
+        """
+        return self._command(lambda t: self.tracker.press("draw" if side is None else f"{side}_draw", t), now)
+
+    def resign(self, side: Color | None, now: int | None = None, *, confirmed: bool = False) -> list[Event]:
+        """``side`` resigns (None: the side played at the board); unless ``confirmed``, the
+        first request asks for a second one within 3 s, as the button does."""
+        name = "resign" if side is None else f"{side}_resign"
+        return self._command(lambda t: self.tracker.press(name, t, confirmed), now)
+
+    def _command(self, act: Callable[[int], list[Event]], now: int | None) -> list[Event]:
+        """Run a command on the game now and return its events: a :data:`Source` returns
+        them from its poll, so that this step handles and sends them like a press's."""
+        return act(self.clock.now_ms() if now is None else now)
+
+    def press(self, name: str, now: int | None = None, *, long: bool = False) -> None:
+        """Press button ``name`` as if on the board (a web page or a host link's ``press``).
+
+        The press reaches the tracker with the board's own buttons in the next step, on
+        every backend, whether or not the board has that button wired.
+        """
+        t = self.clock.now_ms() if now is None else now
+        fields = {"long": True} if long and "long" in getattr(ButtonEvent, "__dataclass_fields__", {}) else {}
+        self._buttons.injected.append(ButtonEvent(name, t, **fields))
+
+    def say(self, message: str, *, until: int | None = None) -> None:
+        """Show a message on the simulator's screen and the pages (``until``: it goes by
+        itself then, the board's ms). A message is about the moment it was said: when the
+        game moves on (a move, a takeback), ends or a new one is set up, it goes."""
+        self.message = message
+        self._said_step = self.steps
+        self._message_until = until
+
+    def give_up_resume(self) -> None:
+        """The saved game being set up to resume is given up for a new game (the board's
+        ``new`` button then, or a page's New game): it is kept as an unfinished game's PDN
+        when the new game begins, and until then the board sets up the new one."""
+        if self._resuming:
+            self._resuming = False
+            self._resume_declined = True
+
+    def _forget_said(self) -> None:
+        """What was said before this step is old news: the game has moved on."""
+        if self._said_step < self.steps:
+            self.message = ""
+            self._message_until = None
+
+    def set_player_names(self, black: str, white: str, now: int) -> bool:
+        """Name the players: the people's seats take the names, a machine is renamed, the
+        referee's games (the record, the games after) and the unfinished game's record
+        follow. True when the game is on disk with the new names (a failure to save is
+        said once, as every save's, and never overwrites a finished game waiting for the
+        disk)."""
+        for color, name in ((BLACK, black), (WHITE, white)):
+            self.modes.seats.name(color, name)
+        if self.referee is not None:
+            self.referee.set_names(black, white)  # the tournament record, and the games after
+        game = self.tracker.game
+        if (
+            self.record is None
+            or (self.record.black, self.record.white) == (black, white)
+            or self._resuming
+            or game is not self._game
+            or self.tracker.setting_up is not None
+            or game.is_over
+        ):
+            # No game under way is the record's: a saved game waiting to be set up, one
+            # put away for a new game being set up, one over. The names are the next game's.
+            return False
+        self.record = replace(self.record, black=black, white=white)
+        if self.store is None:
+            return False
+        return self.save_now(now)
+
+    def hold(self, side: Color, by: str) -> None:
+        """``side``'s moves are made elsewhere (``by`` names where: ``the other end of the
+        link``): the board accepts none but the one its lights show, in every game from
+        now on (see :meth:`firmware.tracking.tracker.Tracker.hold`). A computer's side is held
+        this way while it plays.
+        """
+        self.modes.seats.held[side] = by
+        if self._started:
+            self._sync_holds()
+
+    def release(self, side: Color) -> None:
+        """Moves for ``side`` are made at the board again (undoes :meth:`hold`)."""
+        self.modes.seats.held.pop(side, None)
+        if self._started:
+            self._sync_holds()
+
+    def _sync_holds(self) -> None:
+        """Hold on the tracker the sides held here and the computers' sides."""
+        wanted = self.modes.seats.holds(self.mode.computer)
+        tracker = self.tracker
+        have = tracker.held
+        if have == wanted:
+            return
+        for color in have.keys() - wanted.keys():
+            tracker.release(color)
+        for color, by in wanted.items():
+            tracker.hold(color, by)
+
+    def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]:
+        """Play the next games under ``rules`` (a variant, house rules): before a game's
+        first move, after the game, or while one is set up. The board is then set up for
+        a new game from that variant's start position (a host: ``rules``, then ``new``).
+
+        Returns the events of the new game's set-up; raises ``ValueError`` when a game
+        is under way.
+        """
+        game = self.tracker.game
+        if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
+            raise ValueError("the rules change only before the first move or after the game")
+        if rules == game.rules:
+            return []
+        now = self.clock.now_ms() if now is None else now
+        self.thinker.cancel()
+        self.hints.forget()
+        self.settings = replace(self.settings, rules=rules, start=None)
+        occupancy = self.tracker.board
+        plain = Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode, board=occupancy)
+        self.tracker = self.modes.judge(plain)
+        self.controller.tracker = self.tracker
+        self._sync_holds()
+        return self.tracker.new_game(Position.start(rules), now)
+
+    def computer_player(self, level: int | None = None) -> Player:
+        """The engine as a player at ``level`` (None: full strength), for ``computer`` mode.
+        Raises ``ValueError`` when the engine is not installed in this checkout."""
+        try:
+            return engine_player(level=level)
+        except EngineUnavailable as exc:
+            raise ValueError(str(exc)) from None
+
+    def set_brightness(self, fraction: float) -> None:
+        """The LEDs' brightness from now on, 0-1 of the configured maximum."""
+        self.policy.settings = replace(self.policy.settings, brightness=fraction)
+
+    def change_referee(self, **changes: Any) -> RefereeSettings:
+        """Change the referee's settings for the games to come (see :meth:`Modes.change_referee
+        <firmware.app.modes.Modes.change_referee>`); ``ValueError`` for a value it does not take."""
+        return self.modes.change_referee(**changes)
+
+    def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None:
+        """Switch between ``play`` (two players) and ``referee`` before a game's first move,
+        after the game, or while one is set up: the tracker's rules, the lights, the arbiter
+        (a host does this over the link: ``mode play|referee``).
+
+        The referee is the configured one (:attr:`referee_settings`: style, clock, ballot,
+        record files), the same one each time referee mode comes back. It takes the
+        players' names the board knows (``?`` ones from its settings).
+
+        ``computer``: for ``computer`` mode, the machine's side and player (the engine at
+        some level); the other side is a person's. Leaving computer mode gives the
+        machine's side back to a person.
+
+        Raises ``ValueError`` naming the problem (another mode, a game under way).
+        """
+
+        if name not in ("play", "referee", "computer"):
+            raise ValueError(f"the mode is play, referee or computer, got {name!r}")
+        if name == "computer" and computer is None:
+            raise ValueError("computer mode needs the machine's side and player")
+        game = self.tracker.game
+        if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
+            raise ValueError("the mode changes only before the first move or after the game")
+        if name == self.mode.name and name != "computer":
+            return
+        now = self.clock.now_ms() if now is None else now
+        self.thinker.cancel()
+        if self.mode.computer and self.tracker.expected is not None:
+            self.tracker.expect(None)  # the machine's move is no longer asked for
+        plain = self.tracker.tracker
+        # A game not yet begun is refereed from now; otherwise from the next new game.
+        begins = not game.is_over and plain.setting_up is None
+        self.tracker = self.modes.switch(name, plain, now, computer if name == "computer" else None)
+        self.hints.forget()
+        if self.referee is not None:
+            self._name_players(now if begins else None)
+        self.controller.tracker = self.tracker
+        self.tracker.expect(self.tracker.expected)  # the board read again under the new rules
+
+    def _name_players(self, now: int | None) -> None:
+        """Referee mode has begun: the referee and the board agree on the players' names.
+
+        A name the board knows wins over the referee's configured one (``?`` is none).
+        ``now``: the game begins now, so its record takes the names too.
+        """
+        referee = self.referee
+        assert referee is not None
+        known = (self.players[BLACK].name, self.players[WHITE].name)
+        names = tuple(mine if mine != "?" else theirs for mine, theirs in zip(known, referee.names))
+        referee.set_names(*names)
+        self.modes.seats.name_people(names)
+        if now is not None and self.record is not None and self._game is self.tracker.game:
+            self.record = replace(self.record, black=names[0], white=names[1])
+            self._pending += self._save(now)
+
+    def save_now(self, now: int) -> bool:
+        """Save the game in progress at once (say, after its names changed); whether it is on disk."""
+        if self.resuming or self.tracker.setting_up is not None or self.tracker.game.is_over:
+            return False
+        self._pending += self._save(now)
+        return self.keeper.kept

@@ -1,0 +1,233 @@
+"""The board's mode and who plays: people, the machine, the referee of referee mode.
+
+:class:`Seats` says who plays each side: a person (by name), the machine, or someone at
+the other end of a link (a *held* side, whose moves the board only shows). :class:`Modes`
+is the mode the board is in (``play``, ``computer``, ``referee``: the table is
+:data:`firmware.tracking.policy.MODES`) and what goes with it: the seats, the LED
+policy's referee setting, and the referee of referee mode, kept while another mode is on
+so that its session (games, ballot deck, record files) goes on when referee mode is back.
+The application switches modes through it (:meth:`firmware.app.application.App.set_mode`)
+and re-judges its tracker; nothing here touches the board.
+
+>>> from firmware.app.leds import LedPolicy
+>>> from firmware.app.players import RandomMover
+>>> from firmware.app.settings import AppSettings
+>>> from rules import WHITE
+>>> modes = Modes(AppSettings(black_name="Ann"), LedPolicy())
+>>> modes.enter("computer", (WHITE, RandomMover(seed=1)))
+>>> modes.mode.name, [p.name for p in modes.seats.players.values()]
+('computer', ['Ann', 'Random mover (test player)'])
+>>> modes.enter("play")
+>>> [p.name for p in modes.seats.players.values()], modes.referee
+(['Ann', '?'], None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from firmware.app.leds import LedPolicy
+from firmware.app.players import Computer, Human, MachineSpec, Player, PlayerError, machine_player
+from firmware.app.resume import Comeback, mode_settings
+from firmware.app.settings import AppSettings
+from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings
+from firmware.referee.clock import TimeControl
+from firmware.tracking.follower import Follower
+from firmware.tracking.policy import MODES
+from firmware.tracking.tracker import Tracker
+from rules import BLACK, WHITE, Color, Game
+
+__all__ = ["Seats", "Modes"]
+
+
+class Seats:
+    """Who plays each side. ``players`` is the live mapping (default: people named
+    ``black_name`` and ``white_name``); a person's name is kept for a side the machine
+    takes over, for when it is given back."""
+
+    def __init__(self, players: Mapping[Color, Player] | None, black_name: str = "?", white_name: str = "?") -> None:
+        self.players: dict[Color, Player] = dict(players or {BLACK: Human(black_name), WHITE: Human(white_name)})
+        # A person's name on a side the machine took over, for when it is given back.
+        self.human_names: dict[Color, str] = {BLACK: black_name, WHITE: white_name}
+        #: Sides whose moves are made elsewhere (:meth:`firmware.app.application.App.hold`),
+        #: with who makes them.
+        self.held: dict[Color, str] = {}
+
+    def people_back(self, keep: Color | None = None) -> None:
+        """People on both sides again (but ``keep``'s), under the names they had."""
+        for color, player in list(self.players.items()):
+            if not player.is_human and color is not keep:
+                self.players[color] = Human(self.human_names.get(color, "?"))
+
+    def seat_machine(self, side: Color, player: Player) -> None:
+        """The machine plays ``side``; the person's name there is kept for later."""
+        if self.players[side].is_human:
+            self.human_names[side] = self.players[side].name
+        self.players[side] = player
+
+    def name(self, color: Color, name: str) -> None:
+        """Name ``color``'s player: a person's seat takes the name, a machine is renamed."""
+        player = self.players[color]
+        if isinstance(player, Computer):
+            player.name = name
+        else:
+            self.players[color] = Human(name)
+
+    def name_people(self, names: Iterable[str]) -> None:
+        """The people's seats (Black's, then White's) take ``names``; a machine keeps its own."""
+        for color, name in zip((BLACK, WHITE), names):
+            if isinstance(self.players[color], Human):
+                self.players[color] = Human(name)
+
+    def holds(self, computer: bool) -> dict[Color, str]:
+        """The sides the tracker holds: those held here and, in ``computer`` mode, the
+        machine's (its moves are shown, then expected)."""
+        wanted = dict(self.held)
+        if computer:
+            for color, player in self.players.items():
+                if isinstance(player, Computer) and not player.is_human:
+                    wanted.setdefault(color, player.name)
+        return wanted
+
+
+class Modes:
+    """The mode the board is in, its seats and its referee (see the module).
+
+    ``referee`` judges the games in referee mode (default: one with ``referee_settings``,
+    the configured ``[referee]`` section, which also serves a later :meth:`enter`).
+    """
+
+    def __init__(
+        self,
+        settings: AppSettings,
+        policy: LedPolicy,
+        players: Mapping[Color, Player] | None = None,
+        referee: Referee | None = None,
+        referee_settings: RefereeSettings | None = None,
+        make_machine: Callable[[MachineSpec], Player] = machine_player,
+    ) -> None:
+        self.mode = settings.policy
+        self.policy = policy
+        self.seats = Seats(players, settings.black_name, settings.white_name)
+        self.referee_settings = referee.settings if referee is not None else referee_settings or RefereeSettings()
+        if referee is None and self.mode.tracker_mode == "referee":
+            referee = Referee(self.referee_settings)
+        #: Referee mode's arbiter: it stands in for the tracker. None in other modes.
+        self.referee = referee
+        #: Referee mode's arbiter, kept while another mode is on.
+        self.arbiter = referee
+        #: The referee's state of the game being resumed, as its record kept it.
+        self.referee_game: dict[str, Any] | None = None
+        #: Makes the machine a resumed computer game was played against (default: the
+        #: engine at the record's level, or the random test player).
+        self.make_machine = make_machine
+
+    def enter(self, name: str, machine: tuple[Color, Player] | None = None) -> None:
+        """Be in mode ``name``: the lights, the referee, and in computer mode the machine's
+        side (``machine``); a machine on another side gives it back to a person."""
+        self.mode = MODES[name]
+        self.policy.referee = self.mode.referee_lights
+        if self.mode.tracker_mode == "referee":
+            self.referee = self.referee or self.arbiter or Referee(self.referee_settings)
+            self.arbiter = self.referee
+        else:
+            self.referee = None
+        self.seats.people_back(keep=machine[0] if machine is not None else None)
+        if machine is not None:
+            self.seats.seat_machine(*machine)
+
+    def switch(self, name: str, tracker: Tracker, now: int, machine: tuple[Color, Player] | None = None) -> Follower:
+        """Enter mode ``name`` with a game on ``tracker``: the follower that now drives the
+        board, the referee over the tracker in referee mode (a game not yet begun is
+        refereed from ``now``; otherwise from the next new game), else the tracker."""
+        was = self.referee
+        self.enter(name, machine)
+        tracker.policy = self.mode
+        if self.referee is not None:
+            begins = not tracker.game.is_over and tracker.setting_up is None
+            return self.referee.attach(tracker, now if begins else None)
+        if was is not None and tracker.expected is not None and tracker.expected == was.ballot_move:
+            tracker.expect(None)  # the referee's ballot is no longer asked for
+        return tracker
+
+    def judge(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
+        """``tracker``, or in referee mode the referee judging it (it stands in for it);
+        ``resumed``: the game of the record resumes, with the referee's state of it."""
+        if self.referee is None:
+            return tracker
+        saved, self.referee_game = (self.referee_game, None) if resumed else (None, self.referee_game)
+        return self.referee.attach(tracker, resumed=resumed, saved=saved)
+
+    def resume(self, plan: Comeback) -> list[str]:
+        """Be in the mode of a game resumed as ``plan`` says, before its first tracker is
+        made: the hints, the referee's settings (its state of the game goes to the referee
+        when the game resumes), the machine. Returns what is said of settings not taken."""
+        said = []
+        if plan.hints is not None:
+            self.policy.set_hints(plan.hints)
+        if plan.referee is not None:
+            try:
+                self.change_referee(**plan.referee)
+            except ValueError as exc:
+                said.append(f"the referee's saved settings are not used: {exc}")
+            arbiter = self.arbiter
+            if arbiter is not None:
+                s = arbiter.settings
+                arbiter.box = BallotBox(s.ballot, s.deck, s.seed)
+            self.referee_game = plan.referee_game
+        mode, machine = plan.mode, self.resumed_machine(*plan.machine) if plan.machine is not None else None
+        if isinstance(machine, str):
+            said.append(machine)
+            mode, machine = "play", None
+        self.enter(mode, machine)
+        return said
+
+    def resumed_machine(self, side: Color, spec: MachineSpec, name: str | None) -> tuple[Color, Player] | str:
+        """The machine of a resumed computer game (:func:`firmware.app.resume.comeback`),
+        the one seated when it is that machine; else what stops it (said, and the game goes
+        on with two people)."""
+        held = self.seats.held
+        if side in held:
+            return (f"the machine played {side} in the saved game, but {side}'s moves come from"
+                    f" {held[side]}: the game resumes without the machine")
+        player = self.seats.players[side]
+        if not (isinstance(player, Computer) and (player.spec is None or player.spec == spec)):
+            try:
+                player = self.make_machine(spec)
+            except (PlayerError, ValueError) as exc:
+                return f"{exc}; the game resumes with two people at the board"
+        if name is not None and isinstance(player, Computer):
+            player.name = name
+        return side, player
+
+    def kept(self, game: Game, hints: bool, clock: TimeControl | None) -> dict[str, Any]:
+        """What the record keeps of how ``game`` is played (see :mod:`firmware.app.resume`)."""
+        machine = None
+        if self.mode.computer:
+            for color, player in self.seats.players.items():
+                if isinstance(player, Computer) and not player.is_human:
+                    machine = (color, player.spec or MachineSpec(), player.name)
+                    break
+        referee = self.referee
+        return mode_settings(
+            self.mode.name,
+            hints=hints,
+            machine=machine,
+            referee=referee.settings if referee is not None else None,
+            referee_game=referee.snapshot(game) if referee is not None else None,
+            clock=clock,
+        )
+
+    def change_referee(self, **changes: Any) -> RefereeSettings:
+        """Change the referee's settings (style, clock, event, site, round) for the games
+        to come: the configured ones and the arbiter's, in referee mode or kept for it.
+        Raises ``ValueError`` for a value the referee does not take."""
+        settings = replace(self.referee_settings, **changes)
+        self.referee_settings = settings
+        arbiter = self.referee or self.arbiter
+        if arbiter is not None:
+            arbiter.settings = replace(arbiter.settings, **changes)
+            arbiter.style = arbiter.settings.style
+        return settings

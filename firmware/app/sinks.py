@@ -1,0 +1,93 @@
+"""Event sinks: the log lines every event becomes (``crownhead run --log json|text``).
+
+A sink is any ``Callable[[Event], None]``; the application gives it every event, the
+tracker's and its own, after the game has been saved.
+
+>>> from firmware.events import MoveMade
+>>> lines = []
+>>> text_sink(lines.append)(MoveMade(1500, 1, "black", "11-15", (11, 15), ()))
+>>> lines
+['     1.500  move 1: black 11-15\\n']
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from firmware.app.matchplay import MatchScore
+from firmware.events import (
+    Alert,
+    BoardWarning,
+    ComputerMove,
+    Crowned,
+    Event,
+    GameOver,
+    GameSaved,
+    GameStarted,
+    MoveMade,
+    NewGame,
+    Notice,
+    TakenBack,
+)
+
+__all__ = ["Sink", "describe_event", "json_sink", "text_sink"]
+
+Sink = Callable[[Event], None]
+
+
+def describe_event(event: Event) -> str:
+    """One readable line for an event (the ``--log text`` format)."""
+    if isinstance(event, MoveMade):
+        return f"move {event.ply}: {event.side} {event.move}"
+    if isinstance(event, BoardWarning):
+        return f"warning {event.code}: {event.message}"
+    if isinstance(event, Crowned):
+        return f"crown the man on {event.square}"
+    if isinstance(event, TakenBack):
+        return f"move {event.ply} taken back"
+    if isinstance(event, GameOver):
+        return f"game over: {event.result} ({event.reason})"
+    if isinstance(event, NewGame):
+        return f"new game from {event.fen}"
+    if isinstance(event, GameStarted):
+        how = "resumed" if event.resumed else "new"
+        return f"game {event.id} {how} at ply {event.ply}"
+    if isinstance(event, ComputerMove):
+        return f"{event.player} ({event.side}) plays {event.move}: make it on the board"
+    if isinstance(event, GameSaved):
+        return f"game saved ({event.result}) as {event.path}"
+    if isinstance(event, (Notice, Alert)):
+        return event.message
+    if isinstance(event, MatchScore):
+        of = f" of {event.games}" if event.games else ""
+        score = f"{event.first} {event.marks[0]}, {event.second} {event.marks[1]}"
+        if event.cause == "game-start":
+            return f"match {event.id}: game {event.number}{of} begins, {event.black} has Black; {score}"
+        end = f"; {event.winner} takes the match" if event.winner else ("; the match is drawn" if event.over else "")
+        return f"match {event.id}: after game {event.number}{of}, {score}{end}"
+    data = event.to_json()
+    return f"{data.pop('event')} " + " ".join(f"{k}={v}" for k, v in data.items() if k != "t")
+
+
+def json_sink(write: Callable[[str], Any], flush: Callable[[], Any] | None = None) -> Sink:
+    """A sink writing each event as one JSON line (flushed, so a crash loses nothing said)."""
+
+    def sink(event: Event) -> None:
+        write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
+        if flush is not None:
+            flush()
+
+    return sink
+
+
+def text_sink(write: Callable[[str], Any], flush: Callable[[], Any] | None = None) -> Sink:
+    """A sink writing each event as a readable line with its time in seconds."""
+
+    def sink(event: Event) -> None:
+        write(f"{event.t / 1000:10.3f}  {describe_event(event)}\n")
+        if flush is not None:
+            flush()
+
+    return sink

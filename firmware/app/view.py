@@ -1,0 +1,191 @@
+"""What a screen shows of the board: one :class:`BoardView` of plain values.
+
+The terminal simulator draws it (:func:`firmware.simulator.tui.render`), the host link
+sends its status and prompt in its ``state``, the hall shows its status. The prompts
+say what the board waits for, in words for the person at it ("(f does it)" is the
+terminal's key that does it for them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from firmware.app.hardware import Hardware
+from firmware.app.leds import LedPolicy
+from firmware.app.matchplay import MatchPlay
+from firmware.app.players import Player, Thinker
+from firmware.app.setup import setup_text
+from firmware.referee.arbiter import Referee
+from firmware.tracking.follower import Follower
+from firmware.tracking.policy import ModePolicy
+from hal.clock import Clock
+from hal.lights import FrameKey
+from rules import BLACK, WHITE, Color, Game, Move, Position
+from sim.board import SimBoard
+
+__all__ = ["BoardView", "ShownBoard", "board_view"]
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """Everything the terminal simulator shows, as plain values (see :func:`firmware.simulator.tui.render`)."""
+
+    pieces: Mapping[int, str]
+    lit: Mapping[FrameKey, tuple[int, int, int]]
+    blinking: frozenset[int]
+    status: str
+    mode_text: str
+    black: str
+    white: str
+    moves: tuple[str, ...]
+    first_mover_white: bool = False
+    warning: str = ""
+    prompt: str = ""
+    hand: tuple[str, ...] = ()
+    message: str = ""
+    #: The match under way and its score, one line (empty without a match).
+    match: str = ""
+    #: What the simulated display beside the board shows, line by line ("" without one).
+    display: tuple[str, ...] = ()
+    #: Where a browser reaches the board's web page, and the PIN its commands need (a PIN
+    #: made by the board; words for one set in the configuration; "" for none needed).
+    page_urls: tuple[str, ...] = ()
+    page_pin: str = ""
+
+
+class ShownBoard(Protocol):
+    """What :func:`board_view` reads of the application (:class:`~firmware.app.application.App`)."""
+
+    @property
+    def tracker(self) -> Follower: ...
+    @property
+    def game(self) -> Game: ...
+    @property
+    def resuming(self) -> bool: ...
+    @property
+    def hardware(self) -> Hardware: ...
+    @property
+    def sim(self) -> SimBoard | None: ...
+    @property
+    def hint(self) -> Move | None: ...
+    @property
+    def thinker(self) -> Thinker: ...
+    @property
+    def hint_thinker(self) -> Thinker: ...
+    @property
+    def policy(self) -> LedPolicy: ...
+    @property
+    def mode(self) -> ModePolicy: ...
+    @property
+    def players(self) -> Mapping[Color, Player]: ...
+    @property
+    def referee(self) -> Referee | None: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def blinking(self) -> frozenset[int]: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def matches(self) -> MatchPlay: ...
+    @property
+    def page_urls(self) -> tuple[str, ...]: ...
+    @property
+    def page_pin(self) -> str: ...
+
+    def setup_target(self) -> tuple[str, Position] | None: ...
+
+
+def board_view(board: ShownBoard) -> BoardView:
+    """What the terminal simulator shows now."""
+    tracker = board.tracker
+    game = board.game
+    if board.sim is not None:
+        pieces: Mapping[int, str] = dict(board.sim.pieces)
+        lit = board.sim.lights.current
+        hand = tuple(board.sim.hand)
+    else:
+        pieces = {s: p.symbol for s, p in tracker.position.pieces().items()}
+        lit = board.hardware.lights.current
+        hand = ()
+    result = game.result
+    if board.resuming:
+        status = f"Resuming a game: {game.turn.name.title()} to move, move {game.ply // 2 + 1}"
+    elif tracker.setting_up is not None:
+        status = "New game: set up the pieces"
+    elif result is not None:
+        status = f"Game over: {_result_words(result.score, result.reason)}"
+    else:
+        status = f"{game.turn.name.title()} to move, move {game.ply // 2 + 1}"
+        if board.hint is not None:
+            status += f"; hint: {board.hint.pdn()}"
+    warning = tracker.warning
+    prompt = ""
+    target = board.setup_target()
+    if board.resuming:
+        assert target is not None
+        prompt = f"Set up {setup_text(target[1])}: where the lights ask (f does it), or n for a new game instead."
+    elif tracker.setting_up is not None:
+        prompt = (
+            f"Set up {setup_text(tracker.setting_up)}: put pieces on the blue squares and take"
+            " them off the orange ones (f does it)."
+        )
+    elif target is not None and target[0] == "restore":
+        prompt = f"Put the board back to: {setup_text(target[1])} (f does it)."
+    elif crown := [s for s, r in tracker.roles.items() if r == "crown"]:
+        prompt = f"Crown the man on {crown[0]}: put a king on it (f does it)."
+    elif tracker.expected is not None:
+        prompt = f"{board.players[game.turn].name} plays {tracker.expected.pdn()}: make it on the board (f does it)."
+    elif board.thinker.busy:
+        prompt = f"{board.players[game.turn].name} is thinking..."
+    elif board.hint_thinker.busy:
+        prompt = "Looking for a hint..."
+    elif game.turn in tracker.held and tracker.setting_up is None and result is None:
+        prompt = f"{game.turn.name.title()}'s moves come from {tracker.held[game.turn]}: wait until the board shows one."
+    warning_text = ""
+    if warning is not None:
+        warning_text = warning.message[:1].upper() + warning.message[1:]
+    hints = "hints on" if board.policy.hints_shown else "hints off"
+    mode = board.mode.title
+    if board.mode.computer:
+        machine = [c.name.title() for c, p in board.players.items() if not p.is_human]
+        if machine:
+            mode = f"Computer plays {machine[0]}"
+    moves = tuple(m.pdn() for m in game.moves)
+    return BoardView(
+        pieces=pieces,
+        lit=dict(lit),
+        blinking=board.blinking,
+        status=status,
+        mode_text=f"{mode}, {hints}",
+        black=board.players[BLACK].name if board.referee is None else board.referee.side_text(BLACK, board.clock.now_ms()),
+        white=board.players[WHITE].name if board.referee is None else board.referee.side_text(WHITE, board.clock.now_ms()),
+        moves=moves,
+        first_mover_white=game.start.turn is WHITE,
+        warning=warning_text,
+        prompt=prompt,
+        hand=hand,
+        message=board.message,
+        match=board.matches.line(),
+        display=tuple(getattr(board.hardware.display, "lines", ()) or ()),
+        page_urls=board.page_urls,
+        page_pin=board.page_pin,
+    )
+
+
+def _result_words(score: str, reason: str) -> str:
+    reasons = {
+        "no-moves": "the other side cannot move",
+        "resign": "resignation",
+        "repetition": "repetition",
+        "forty-moves": "forty-move rule",
+        "agreement": "agreement",
+    }
+    why = reasons.get(reason, reason)
+    if score == "1-0":
+        return f"Black wins ({why})"
+    if score == "0-1":
+        return f"White wins ({why})"
+    return f"draw ({why})"
