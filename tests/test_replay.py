@@ -45,7 +45,8 @@ def test_script_from_stdin_with_fen_and_lights():
     done = crownhead("replay", "-", "--fen", "B:W18,30:B15,1", "--lights", stdin="lift 15\nwait 300\nplace 22\nlift 18\n")
     assert done.returncode == 0, done.stderr
     out = lines(done.stdout)
-    assert out[0] == {"t": 30, "event": "lights", "roles": {"15": "touched", "18": "capture", "22": "target"}}
+    assert out[0] == {"t": 0, "event": "lights", "roles": {"15": "must-capture"}}  # as the board lights it
+    assert out[1] == {"t": 30, "event": "lights", "roles": {"15": "touched", "18": "capture", "22": "target"}}
     assert out[-1] == {"t": 630, "event": "final", "fen": "W:W30:B1,22", "plies": 1}
     assert {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "15x22", "path": [15, 22], "captures": [18]} in out
     assert all(list(o)[:2] == ["t", "event"] for o in out)

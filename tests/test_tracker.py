@@ -222,6 +222,7 @@ def test_jumper_stopping_midway_gets_guidance_at_once_and_a_warning_after_patien
     script = "lift 10\nwait 300\nplace 19\nwait 3000\nlift 19\nwait 300\nplace 26\nwait 400\nlift 23\nwait 500\nlift 15"
     events = run(script, DOUBLE, lights=True)
     assert events == [
+        {"t": 0, "event": "lights", "roles": {"10": "must-capture"}},
         {"t": 30, "event": "lights", "roles": {"10": "touched", "15": "capture", "19": "target", "23": "capture"}},
         {"t": 330, "event": "lights", "roles": {"15": "remove", "23": "capture", "26": "next-jump"}},
         warning(2830, "continue-capture", [26], "the capture is not finished: jump on to 26"),
@@ -297,18 +298,20 @@ def test_forced_capture_warned_at_once_and_the_quiet_move_refused():
     )
     events = run(script, fen, lights=True)
     assert events == [
+        {"t": 0, "event": "lights", "roles": {"15": "must-capture"}},
         warning(30, "forced-capture", [15],
                 "a capture is compulsory: the man on 9 cannot capture; capture with the piece on 15"),
         {"t": 30, "event": "lights", "roles": {"9": "error", "15": "must-capture"}},
         {"t": 530, "event": "lights", "roles": {"9": "error", "14": "extra", "15": "must-capture"}},
         warning(830, "illegal-move", [9, 14], "a capture is compulsory: 9-14 is not allowed; put the man back on 9"),
         {"t": 1530, "event": "lights", "roles": {"9": "error", "15": "must-capture"}},
-        {"t": 1630, "event": "lights", "roles": {}},
+        {"t": 1630, "event": "lights", "roles": {"15": "must-capture"}},
         {"t": 2130, "event": "lights", "roles": {"15": "touched", "18": "capture", "22": "target"}},
         {"t": 2330, "event": "lights", "roles": {"18": "remove"}},
         {"t": 2530, "event": "lights", "roles": {}},
         move(2830, 1, "black", "15x22", [15, 22], [18]),
-        {"t": 2830, "event": "lights", "roles": {"15": "last-from", "22": "last-to"}},
+        {"t": 2830, "event": "lights",
+         "roles": {"15": "last-from", "22": "last-to", "25": "must-capture", "26": "must-capture"}},
         final(2830, "W:W21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,22", 1),
     ]
 

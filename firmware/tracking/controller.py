@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from firmware.events import Event, Lights
 from firmware.tracking.follower import Follower
+from firmware.tracking.picture import picture
 from firmware.tracking.tracker import Tracker, visible_roles
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
@@ -43,8 +44,9 @@ class _Polled(Protocol):
 class Controller:
     """Hardware-agnostic pump: sensors -> debouncer -> tracker, buttons -> tracker.
 
-    ``lights=True`` adds a :class:`~firmware.events.Lights` event each time the tracker's
-    LED picture changes (hint roles left out when the mode shows no hints).
+    ``lights=True`` adds a :class:`~firmware.events.Lights` event each time the LED
+    picture changes (:func:`~firmware.tracking.picture.picture`, the board's own; hint
+    roles left out when the mode shows no hints).
     """
 
     def __init__(
@@ -144,7 +146,7 @@ class Controller:
         """Append a Lights event when the picture changed (events keep their own times)."""
         if not self.lights:
             return events
-        shown = visible_roles(self.tracker.roles, self.tracker.policy.hints)
+        shown = visible_roles(picture(self.tracker), self.tracker.policy.hints)
         if shown != self._shown:
             self._shown = shown
             # The picture changed with the latest event (a move accepted at its settle
