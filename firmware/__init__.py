@@ -2,7 +2,8 @@
 
 Layers, lowest first; a package may import the ones before it, never one after it:
 
-* :mod:`firmware.files` (the one bounded reader of every file the board is given) and
+* :mod:`firmware.files` (the one bounded reader of every file the board is given, and its
+  one atomic writer) and
   :mod:`firmware.redact` (the secrets no answer, page or log line shows), then
   :mod:`firmware.events` and :mod:`firmware.config`: the events every part speaks and the
   config-file loader (base modules, importable by all).

@@ -1,4 +1,5 @@
-"""Reading the files the board is given, under one rule: nothing read can hang or exhaust it.
+"""The board's files: read under one rule (nothing read can hang or exhaust it), and
+written under another (a file is replaced whole or not at all).
 
 Every file the board reads (the saved game, finished records, the configuration, PDN
 files, replay scripts) goes through :func:`read_bytes` or :func:`read_text`:
@@ -14,6 +15,14 @@ files, replay scripts) goes through :func:`read_bytes` or :func:`read_text`:
 
 Every refusal is one :class:`FileRefused` whose message names the file and the problem.
 
+Every file the board writes (the game in progress and finished games, the match, the
+clock, the referee's records, score sheets, endgame tables, the hall's standings) goes
+through :func:`atomic_file` or :func:`atomic_write`: a temporary file of its own beside
+the real one, flushed to the disk, renamed over it and the directory flushed, so that a
+power cut leaves the old file or the new one, never half of one. A file that cannot be
+used is kept, renamed aside (:func:`move_aside`), never deleted; the games live in
+:func:`default_state_dir`.
+
 >>> ascii_int("0042", 4, "a square")
 42
 >>> ascii_int("\\u00b2", 4, "a square")
@@ -24,9 +33,15 @@ ValueError: a square must be 1-4 ASCII digits, got '²'
 
 from __future__ import annotations
 
+import contextlib
+import datetime as _dt
 import errno
 import os
 import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
 
 __all__ = [
     "FileRefused",
@@ -43,7 +58,16 @@ __all__ = [
     "PDN_LIMIT",
     "SCRIPT_LIMIT",
     "MAX_DEPTH",
+    "SYSTEM_STATE_DIR",
+    "default_state_dir",
+    "atomic_file",
+    "atomic_write",
+    "fsync_dir",
+    "move_aside",
 ]
+
+#: Where a Pi keeps its games (systemd's ``StateDirectory=crownhead`` creates it).
+SYSTEM_STATE_DIR = Path("/var/lib/crownhead")
 
 #: The size caps, in bytes. A configuration is a page of text; a saved game of the longest
 #: game played (a few hundred moves) is a few kilobytes; PDN databases run to megabytes.
@@ -289,3 +313,89 @@ def printable(text: str) -> bool:
         if code < 0x20 or 0x7F <= code < 0xA0 or ch in "\u2028\u2029\ufeff" or 0xD800 <= code < 0xE000:
             return False
     return True
+
+
+# -- writing -------------------------------------------------------------------------------
+
+
+def default_state_dir(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
+    """``/var/lib/crownhead`` when it exists and is writable, else the user's state dir.
+
+    The user's state directory is ``$XDG_STATE_HOME/crownhead`` or
+    ``~/.local/state/crownhead`` (the XDG base directory default).
+    """
+    env = os.environ if env is None else env
+    if SYSTEM_STATE_DIR.is_dir() and os.access(SYSTEM_STATE_DIR, os.W_OK | os.X_OK):
+        return SYSTEM_STATE_DIR
+    xdg = env.get("XDG_STATE_HOME", "")
+    # The spec says relative values are invalid and must be ignored.
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "crownhead"
+    home = env.get("HOME") or os.path.expanduser("~")
+    return Path(home) / ".local" / "state" / "crownhead"
+
+
+def fsync_dir(directory: Path) -> None:
+    """Flush ``directory`` itself to the disk: the names in it (a rename, a new file)."""
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def move_aside(path: Path) -> Path:
+    """Rename ``path`` to ``<stem>-<date>-<time>.bad`` beside it (``-2``, ``-3``... when
+    taken) and return the new path: a file that cannot be used is kept, never deleted,
+    as a person may want what it holds. Raises :class:`OSError` when it cannot be renamed.
+    """
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.stem}-{stamp}.bad")
+    n = 1
+    while os.path.lexists(target):
+        n += 1
+        target = path.with_name(f"{path.stem}-{stamp}-{n}.bad")
+    os.replace(path, target)
+    fsync_dir(path.parent)
+    return target
+
+
+@contextlib.contextmanager
+def atomic_file(path: Path, *, private: bool = True) -> Iterator[BinaryIO]:
+    """A file to write in place of ``path``, put there whole or not at all (see the module):
+    when the block ends it is flushed, renamed over ``path`` and the directory flushed; on
+    an error it goes and ``path`` is as it was. ``private``: readable by its owner only,
+    as a temporary file is made; else as any file the user writes (0666 less the umask).
+    """
+    directory = path.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        if not private:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(directory)
+
+
+def atomic_write(path: Path, data: str | bytes, *, private: bool = True) -> None:
+    """Replace ``path`` with ``data`` (text is written as UTF-8, its newlines as they are):
+    :func:`atomic_file` for a whole file at once.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = Path(folder) / "note.txt"
+    ...     atomic_write(path, "one"); atomic_write(path, "two")
+    ...     path.read_text(), [p.name for p in path.parent.iterdir()]
+    ('two', ['note.txt'])
+    """
+    with atomic_file(path, private=private) as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)

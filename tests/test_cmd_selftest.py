@@ -17,7 +17,7 @@ from hal.clock import VirtualClock
 def _state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where ``crownhead selftest`` keeps its result by default: this test's own directory,
     never the user's or the system's."""
-    import firmware.storage.store as store
+    import firmware.files as store
 
     monkeypatch.setattr(store, "SYSTEM_STATE_DIR", tmp_path / "no-system-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+import firmware.files as files_mod
+from firmware.files import atomic_write, default_state_dir
 from firmware.storage import store as store_mod
 from firmware.storage.store import (
     GameFile,
@@ -16,8 +18,6 @@ from firmware.storage.store import (
     GameStore,
     StoreError,
     StoreLockedError,
-    atomic_write,
-    default_state_dir,
     pdn_text,
 )
 from rules import Game, Position, Rules
@@ -40,7 +40,7 @@ def replay_pdn_moves(text: str, start: Position | None = None) -> Game:
 
 def test_state_dir_prefers_writable_system_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     system = tmp_path / "var-lib-crownhead"
-    monkeypatch.setattr(store_mod, "SYSTEM_STATE_DIR", system)
+    monkeypatch.setattr(files_mod, "SYSTEM_STATE_DIR", system)
     env = {"HOME": str(tmp_path / "home")}
     assert default_state_dir(env) == tmp_path / "home" / ".local" / "state" / "crownhead"
     system.mkdir()
@@ -48,7 +48,7 @@ def test_state_dir_prefers_writable_system_dir(tmp_path: Path, monkeypatch: pyte
 
 
 def test_state_dir_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_mod, "SYSTEM_STATE_DIR", tmp_path / "absent")
+    monkeypatch.setattr(files_mod, "SYSTEM_STATE_DIR", tmp_path / "absent")
     assert default_state_dir({"XDG_STATE_HOME": "/x/state", "HOME": "/h"}) == Path("/x/state/crownhead")
     # A relative XDG value is invalid by the spec and ignored.
     assert default_state_dir({"XDG_STATE_HOME": "rel", "HOME": "/h"}) == Path("/h/.local/state/crownhead")
@@ -57,7 +57,7 @@ def test_state_dir_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_state_dir_skips_unwritable_system_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     system = tmp_path / "ro"
     system.mkdir()
-    monkeypatch.setattr(store_mod, "SYSTEM_STATE_DIR", system)
+    monkeypatch.setattr(files_mod, "SYSTEM_STATE_DIR", system)
     # Simulated rather than chmod: root (as in CI containers) may write anywhere.
     monkeypatch.setattr(store_mod.os, "access", lambda path, mode: Path(path) != system)
     assert default_state_dir({"HOME": "/h"}) == Path("/h/.local/state/crownhead")

@@ -11,13 +11,14 @@ of how a game is played, so that it resumes that way, is :mod:`firmware.app.resu
 >>> import tempfile
 >>> from firmware.storage.store import GameRecord, GameStore
 >>> said = []
->>> keeper = GameKeeper(GameStore(tempfile.mkdtemp()), said.append)
->>> keeper.acquire(0)
->>> keeper.save(GameRecord.new(black="Ann", white="Bob"), 0), keeper.load(0).black
+>>> with tempfile.TemporaryDirectory() as folder:
+...     keeper = GameKeeper(GameStore(folder), said.append)
+...     keeper.acquire(0)
+...     keeper.save(GameRecord.new(black="Ann", white="Bob"), 0), keeper.load(0).black
+...     keeper.release()
 ([], 'Ann')
 >>> keeper.stopped_text(), said
 ('stopped: the game is saved and the LEDs are off', [])
->>> keeper.release()
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.events import Event, GameOver, MoveMade, Reopened, TakenBack
+from firmware.files import atomic_write
 from firmware.referee.clock import GameClock, TimeControl
 from firmware.referee.events import ClockReport, Flag
 from rules import BLACK, WHITE, Color, Game
@@ -298,13 +299,8 @@ class _Writer:
                 self._cond.notify_all()
 
     def _write(self, data: dict[str, Any]) -> None:
-        tmp = self.path.with_name(self.path.name + ".tmp")
         try:
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(data, f)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
+            atomic_write(self.path, json.dumps(data))
         except OSError as exc:  # a full card must not stop the game: the clock goes on
             log.error("cannot save the clock to %s: %s", self.path, exc)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
 from firmware.sheets.files import SheetError, sheets_from_pdn
 from firmware.storage.matches import MATCH_TAG, ROUND_TAG
-from firmware.storage.store import GameStore, StoreError, atomic_write, default_state_dir
+from firmware.files import atomic_write, default_state_dir
+from firmware.storage.store import GameStore, StoreError
 
 
 def register(sub: argparse._SubParsersAction) -> None:

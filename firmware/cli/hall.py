@@ -10,7 +10,7 @@ import threading
 from firmware.hall.broker import EmbeddedBroker
 from firmware.hall.hall import Hall, HallListener, HallServer
 from firmware.hall.topics import BrokerUrl, check_name
-from firmware.storage.store import default_state_dir
+from firmware.files import default_state_dir
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -13,7 +13,8 @@ from firmware.config import Config, ConfigError, load_config
 from firmware.files import int_argument
 from firmware.sheets.model import SheetGame
 from firmware.storage.matches import MatchStore, new_match
-from firmware.storage.store import GameStore, StoreError, default_state_dir
+from firmware.files import default_state_dir
+from firmware.storage.store import GameStore, StoreError
 from rules.match import MAX_GAMES, Match
 from rules.pdn import read_game
 

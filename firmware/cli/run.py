@@ -49,7 +49,8 @@ from firmware.app.players import (
     engine_player,
     machine_player,
 )
-from firmware.storage.store import GameStore, StoreError, default_state_dir
+from firmware.files import default_state_dir
+from firmware.storage.store import GameStore, StoreError
 from firmware.simulator.hands import Hands
 from hal.clock import Clock, MonotonicClock, VirtualClock
 from hal.errors import HardwareError

@@ -36,7 +36,7 @@ from firmware.config import ConfigError
 from firmware.diagnostics.selftest import ConsoleOperator, Operator, Selftest, SimHand, parse_squares, report
 from firmware.storage.selftest import SelftestRecord, save_selftest
 from firmware.app.settings import StoreConfig
-from firmware.storage.store import default_state_dir
+from firmware.files import default_state_dir
 from hal.clock import Clock, MonotonicClock, VirtualClock
 from hal.errors import HardwareError
 from hal.lights import NullLights

@@ -3,7 +3,7 @@
 The retrograde analysis itself is pure and lives in :mod:`rules.engine.egdb` (with a
 NumPy version of it, :mod:`firmware.egdb.retro`, that builds the same tables some
 twenty times faster); this package keeps the tables as files, one per material, in
-``<state dir>/egdb/`` (see :func:`firmware.storage.default_state_dir`):
+``<state dir>/egdb/`` (see :func:`firmware.files.default_state_dir`):
 ``egdb-1011.xz`` holds the positions with one man and one king for the side to move
 against one opponent's king, LZMA-compressed; the five- and six-piece tables are
 ``egdb-ABCD.blk`` files, compressed in blocks that the probe reads one at a time
@@ -28,13 +28,12 @@ import concurrent.futures
 import logging
 import lzma
 import multiprocessing
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from firmware.storage.store import default_state_dir
+from firmware.files import atomic_write, default_state_dir
 from rules.engine.egdb import (
     EndgameTables,
     Material,
@@ -79,9 +78,7 @@ def save_table(folder: Path, material: Material, table: bytes | bytearray) -> Pa
     if path.suffix == ".blk":
         blocks.write(path, material, table)
         return path
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(lzma.compress(bytes(table), preset=6))
-    os.replace(tmp, path)
+    atomic_write(path, lzma.compress(bytes(table), preset=6), private=False)
     return path
 
 

@@ -27,6 +27,7 @@ import zlib
 from collections import OrderedDict
 from pathlib import Path
 
+from firmware.files import atomic_file
 from rules.engine.egdb import Material, size_of
 
 MAGIC = b"CHEGDB1\n"
@@ -52,13 +53,11 @@ def write(path: Path, material: Material, table: bytes | bytearray, block: int =
     offsets = [start]
     for b in blocks:
         offsets.append(offsets[-1] + len(b))
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "wb") as f:
+    with atomic_file(path, private=False) as f:
         f.write(_HEAD.pack(MAGIC, *material, len(data), block, len(blocks)))
         f.write(struct.pack(f"<{len(offsets)}Q", *offsets))
         for b in blocks:
             f.write(b)
-    os.replace(tmp, path)
 
 
 class BlockCache:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.files import FileRefused, check_json_depth, printable, read_bytes
-from firmware.storage.store import atomic_write, move_aside
+from firmware.files import atomic_write, move_aside
 from rules.game import BLACK_WINS, DRAW, WHITE_WINS
 from rules.match import MAX_NAME, points_text
 

@@ -50,7 +50,7 @@ from typing import Any
 from firmware.referee.clock import TimeControl, pdn_clock
 from firmware.events import Event
 from firmware.files import RECORD_LIMIT, FileRefused, check_json_depth, read_text
-from firmware.storage.store import atomic_write
+from firmware.files import atomic_write
 from rules import Game
 from rules.ballots import Ballot
 from rules.pdn import write_game

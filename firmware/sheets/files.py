@@ -7,12 +7,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
+from firmware.files import atomic_write
 from firmware.sheets.model import SheetGame, match_of
 from rules import WCDF, Rules
 from rules.pdn import decode, read_games
@@ -96,20 +95,7 @@ def write_pdf_file(output: str, data: bytes) -> None:
     if path.is_dir():
         raise SheetError(f"{path} is a directory; give a file name")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        # A sheet is as readable as any file the user writes.
+        atomic_write(path, data, private=False)
     except OSError as exc:
-        raise SheetError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        # mkstemp makes the file private; a sheet is as readable as any file the user writes.
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
         raise SheetError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from firmware.files import FileRefused, check_json_depth, read_bytes
-from firmware.storage.store import GameFile, StoreError, atomic_write, fsync_dir, move_aside
+from firmware.files import FileRefused, atomic_write, check_json_depth, fsync_dir, move_aside, read_bytes
+from firmware.storage.store import GameFile, StoreError
 from rules.match import Match
 
 __all__ = ["MATCH_FILE", "MATCHES", "MATCH_TAG", "ROUND_TAG", "MatchStore", "new_match", "match_tags"]

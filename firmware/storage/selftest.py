@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from firmware.storage.store import atomic_write
+from firmware.files import atomic_write
 
 __all__ = ["SELFTEST_FILE", "FORMAT", "VERSION", "MAX_LINES", "MAX_TEXT", "MAX_BYTES", "SelftestRecord",
            "SelftestFileError", "save_selftest", "load_selftest"]

@@ -30,14 +30,22 @@ import json
 import os
 import re
 import secrets
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from firmware.files import RECORD_LIMIT, FileRefused, check_json_depth, printable, read_text
+from firmware.files import (
+    RECORD_LIMIT,
+    FileRefused,
+    atomic_write,
+    check_json_depth,
+    fsync_dir,
+    move_aside,
+    printable,
+    read_text,
+)
 from rules import Game, Move, Position, Result, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
 from rules.pdn import CONDONED_NOTE, fen_text
@@ -47,22 +55,15 @@ from rules.variants import describe as describe_rules
 from rules.variants import move_text as variant_move_text
 
 __all__ = [
-    "SYSTEM_STATE_DIR",
-    "fsync_dir",
-    "move_aside",
     "StoreError",
     "StoreLockedError",
     "GameRecord",
     "GameFile",
     "GameStore",
-    "default_state_dir",
-    "atomic_write",
     "pdn_text",
     "move_text",
 ]
 
-#: Where a Pi keeps its games (systemd's ``StateDirectory=crownhead`` creates it).
-SYSTEM_STATE_DIR = Path("/var/lib/crownhead")
 FORMAT_VERSION = 1
 CURRENT = "current.json"
 GAMES = "games"
@@ -74,64 +75,6 @@ class StoreError(RuntimeError):
 
 class StoreLockedError(StoreError):
     """Another board application is already using the state directory."""
-
-
-def default_state_dir(env: dict[str, str] | os._Environ[str] | None = None) -> Path:
-    """``/var/lib/crownhead`` when it exists and is writable, else the user's state dir.
-
-    The user's state directory is ``$XDG_STATE_HOME/crownhead`` or
-    ``~/.local/state/crownhead`` (the XDG base directory default).
-    """
-    env = os.environ if env is None else env
-    if SYSTEM_STATE_DIR.is_dir() and os.access(SYSTEM_STATE_DIR, os.W_OK | os.X_OK):
-        return SYSTEM_STATE_DIR
-    xdg = env.get("XDG_STATE_HOME", "")
-    # The spec says relative values are invalid and must be ignored.
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg) / "crownhead"
-    home = env.get("HOME") or os.path.expanduser("~")
-    return Path(home) / ".local" / "state" / "crownhead"
-
-
-def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def move_aside(path: Path) -> Path:
-    """Rename ``path`` to ``<stem>-<date>-<time>.bad`` beside it (``-2``, ``-3``... when
-    taken) and return the new path: a file that cannot be used is kept, never deleted,
-    as a person may want what it holds. Raises :class:`OSError` when it cannot be renamed.
-    """
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.stem}-{stamp}.bad")
-    n = 1
-    while os.path.lexists(target):
-        n += 1
-        target = path.with_name(f"{path.stem}-{stamp}-{n}.bad")
-    os.replace(path, target)
-    fsync_dir(path.parent)
-    return target
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text``: temp file, fsync, rename, fsync the directory."""
-    directory = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    fsync_dir(directory)
 
 
 def move_text(position: Position, move: Move, rules: Rules) -> str:
