@@ -9,8 +9,10 @@
   Budget: p95 <= 50 ms here.
 * **step**: the CPU time (this thread's) of one main-loop step, the real loop's pace
   (a step every 10 ms), without the web server, then with it, 10 pages connected (plain
-  WebSocket clients reading every line) and one of them flooding commands; printed as
-  a ratio to the baseline of the same run. Budget: <= 1.2x.
+  WebSocket clients reading every line) and one of them flooding commands, or (the
+  third flood) a network attacker holding 1,100 idle and slowloris connections from
+  110 addresses and opening each again as soon as the board closes it; printed as a
+  ratio to the baseline of the same run. Budget: <= 1.2x.
 * **idle**: ``crownhead run --headless --hal sim --web`` with one page (chromium)
   connected, left alone for 10 s: its CPU share of one core and its resident memory.
   Budget: <= 2 % of a core; RSS stated (goal: under 80 MB).
@@ -117,15 +119,19 @@ def latency(moves: int) -> None:
 # -- main-loop step ----------------------------------------------------------------------
 
 
-def step_costs(app: App, seconds: float) -> list[float]:
+def step_costs(app: App, seconds: float, walls: list[float] | None = None) -> list[float]:
     """This thread's CPU microseconds per step, stepping every 10 ms for ``seconds`` (the
-    real loop's pace: ``App.run`` steps at least every 10 ms)."""
+    real loop's pace: ``App.run`` steps at least every 10 ms); ``walls`` gets each step's
+    wall-clock microseconds too (with the time it waited for the interpreter's lock
+    while the server's thread held it)."""
     costs = []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        started = time.thread_time_ns()
+        started, wall = time.thread_time_ns(), time.perf_counter_ns()
         app.step()
         costs.append((time.thread_time_ns() - started) / 1000)
+        if walls is not None:
+            walls.append((time.perf_counter_ns() - wall) / 1000)
         time.sleep(0.01)
     return costs
 
@@ -156,6 +162,46 @@ floods = {
 }
 if flood == "none":
     threading.Event().wait()
+if flood == "connections":
+    # A network attacker's connections instead of a page's lines: 1,100 at once from 110
+    # addresses, every fourth a slowloris (a request's headers a line at a time), each
+    # opened again as soon as the board closes it.
+    import selectors, socket, time
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    sources = [f"127.0.{1 + i // 250}.{2 + i % 250}" for i in range(110)]
+    selector = selectors.DefaultSelector()
+    def opened(i):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.bind((sources[i % len(sources)], 0))
+        s.connect_ex(("127.0.0.1", port))
+        selector.register(s, selectors.EVENT_READ, i)
+        return s
+    held = {i: opened(i) for i in range(1100)}
+    begun = set()  # the slowloris connections that have sent their request line
+    dripped = 0.0
+    while True:
+        for key, _ in selector.select(timeout=0.1):
+            s, i = key.fileobj, key.data
+            try:
+                data = s.recv(65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                selector.unregister(s)
+                s.close()
+                begun.discard(i)
+                held[i] = opened(i)
+        if time.monotonic() - dripped > 0.5:
+            dripped = time.monotonic()
+            for i in range(0, 1100, 4):
+                try:
+                    held[i].send(b"X-Slow: 1\\r\\n" if i in begun else b"GET / HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n")
+                    begun.add(i)
+                except OSError:
+                    pass
 junk = floods[flood]
 n = 0
 flooder = sockets[0]
@@ -181,29 +227,33 @@ def _bare_app(state: Path) -> App:
 def step(seconds: float, rounds: int) -> None:
     """The main loop's step without the web server and with it (10 pages, one flooding),
     for each kind of flood. See :func:`_step_rounds`."""
-    for flood, what in (("questions", "questions and garbage"), ("commands", "commands that change the board, questions and garbage")):
+    for flood, what in (("questions", "questions and garbage"), ("commands", "commands that change the board, questions and garbage"),
+                        ("connections", "1,100 idle and slowloris connections from 110 addresses, reopened when closed")):
         ratios = []
-        for n, (base, web, handled, mained, web_share) in enumerate(_step_rounds(seconds, rounds, flood)):
+        for n, (base, web, handled, mained, web_share, walls) in enumerate(_step_rounds(seconds, rounds, flood)):
             b, w = statistics.mean(base), statistics.mean(web)
             ratios.append(w / b)
             print(f"step ({flood}) round {n + 1}: mean CPU per main-loop step {b:.1f} us without the web server, "
                   f"{w:.1f} us with it -> {w / b:.2f}x (medians {statistics.median(base):.1f} -> "
                   f"{statistics.median(web):.1f} us; {handled} lines from the flooding page, {mained} of them "
                   f"handled by the main loop; the server thread "
-                  f"{web_share:.2f} % of a core)")
+                  f"{web_share:.2f} % of a core; a step's wall time without -> with: p99 "
+                  f"{percentile(walls[0], 99) / 1000:.1f} -> {percentile(walls[1], 99) / 1000:.1f} ms, max "
+                  f"{max(walls[0]) / 1000:.1f} -> {max(walls[1]) / 1000:.1f} ms)")
         print(f"step: with 10 pages, one flooding {what}: {min(ratios):.2f}-{max(ratios):.2f}x "
               f"(median {statistics.median(ratios):.2f}x over {rounds} rounds of {seconds:.0f} s each way) "
               f"the step without the web server (budget 1.2x)")
 
 
-def _step_rounds(seconds: float, rounds: int, flood: str) -> list[tuple[list[float], list[float], int, int, float]]:
+def _step_rounds(seconds: float, rounds: int, flood: str
+                 ) -> list[tuple[list[float], list[float], int, int, float, tuple[list[float], list[float]]]]:
     """Rounds of alternating one-second blocks: the bare app, then the same app with the
     web server, 10 pages (another process) and ``flood``, so that both see the same
     machine (it is shared: its load drifts). The pages are stopped (SIGSTOP) while the
     bare app steps: the server then sleeps in its event loop, waking for nothing.
     Each round's step costs (bare, web), the flooding page's lines handled, how many of
-    them the main loop handled, and the server thread's CPU share while the web app
-    stepped."""
+    them the main loop handled, the server thread's CPU share while the web app
+    stepped, and the steps' wall times (bare, web)."""
     out = []
     with tempfile.TemporaryDirectory() as state:
         bare = _bare_app(Path(state) / "bare")
@@ -231,17 +281,18 @@ def _step_rounds(seconds: float, rounds: int, flood: str) -> list[tuple[list[flo
                 mained = -(link.commands + link.errors)
                 web_cpu = 0.0
                 web_time = 0.0
+                walls: tuple[list[float], list[float]] = ([], [])
                 for _block in range(max(1, round(seconds))):
                     os.kill(pages.pid, signal.SIGSTOP)
-                    base += step_costs(bare, 1.0)
+                    base += step_costs(bare, 1.0, walls[0])
                     os.kill(pages.pid, signal.SIGCONT)
                     cpu, started = _task_seconds(os.getpid(), tid), time.monotonic()
-                    web += step_costs(app, 1.0)
+                    web += step_costs(app, 1.0, walls[1])
                     web_cpu += _task_seconds(os.getpid(), tid) - cpu
                     web_time += time.monotonic() - started
                 handled += link.commands + link.errors + hub.answered + hub.refused
                 mained += link.commands + link.errors
-                out.append((base, web, handled, mained, 100 * web_cpu / web_time))
+                out.append((base, web, handled, mained, 100 * web_cpu / web_time, walls))
         finally:
             os.kill(pages.pid, signal.SIGCONT)
             pages.terminate()

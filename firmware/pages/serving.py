@@ -9,10 +9,12 @@ the server accepts connections itself, within :class:`Limits`:
 
 - at most ``total`` connections at once, and never more than the descriptors left
   after keeping ``reserve_fds`` free (see :func:`connection_budget`); when all are taken,
-  the connection that has waited longest for a request is closed to make room for a
-  new one (a page's WebSocket and a request being answered are never closed for this);
-  when none waits, no connection is accepted until one ends (the kernel holds the rest,
-  costing the process nothing);
+  a connection that has waited ``evict_after_s`` for a request is closed to make room
+  for a new one: the longest-waiting of the client with the most waiting, so that an
+  attacker's crowd goes before a browser's connection (a page's WebSocket and a request
+  being answered are never closed for this); when none may be closed, no connection is
+  accepted until one may or one ends (the kernel holds the rest, costing the process
+  nothing);
 - at most ``per_client`` connections from one address (an IPv6 client by its /64
   network, what one home or one attacker gets), more are closed at once;
 - a connection that has not sent a whole request (headers and body) within
@@ -51,6 +53,9 @@ class Limits:
     per_client: int = 32
     request_s: float = 5.0
     reserve_fds: int = 128
+    #: How long a connection has waited for a request at least before it is closed to
+    #: make room for a new one (see :class:`Connections`).
+    evict_after_s: float = 1.0
 
 
 def client_key(host: str) -> str:
@@ -88,39 +93,56 @@ def connection_budget(limits: Limits) -> int:
 
 class Connections:
     """The connections a server holds: how many in all and from each client, and which
-    wait for a request (oldest first: the first to close when room is needed).
+    wait for a request. When room is needed, the one closed is the longest-waiting of
+    the client with the most connections waiting: a crowd of idle connections from a few
+    addresses goes before a browser's one. A connection is closed for room only once it
+    has waited ``min_wait_s``: an attacker who opens again each connection closed cannot
+    turn the server into a loop of accepting and closing (it is held to ``total``
+    closed every ``min_wait_s`` at most; the rest wait in the kernel's queue).
 
-    Transports are any hashable objects with ``close()`` (tests use plain ones):
+    ``now`` gives the time in seconds (the server's loop's clock). Transports are any
+    hashable objects with ``close()`` (tests use plain ones):
 
     >>> class T:
-    ...     def close(self): print("closed", id(self) == id(t1))
-    >>> conns = Connections(total=2, per_client=1)
-    >>> t1, t2 = T(), T()
-    >>> conns.admits("a"), conns.made(t1, "a"), conns.admits("a"), conns.admits("b")
-    (True, None, False, True)
-    >>> conns.made(t2, "b"); conns.full, conns.room()
-    (True, True)
-    >>> conns.make_room()  # t1 has waited longest for a request
-    closed True
+    ...     def __init__(self, name): self.name = name
+    ...     def close(self): print("closed", self.name)
+    >>> t = [0.0]
+    >>> conns = Connections(total=3, per_client=2, min_wait_s=1.0, now=lambda: t[0])
+    >>> a1, a2, b1 = T("a1"), T("a2"), T("b1")
+    >>> conns.made(b1, "b"); conns.made(a1, "a"); conns.admits("a")
+    True
+    >>> conns.made(a2, "a"); conns.admits("a"), conns.full, conns.room()
+    (False, True, False)
+    >>> conns.wait_s()  # until one of them has waited long enough to go
+    1.0
+    >>> t[0] = 1.5; conns.room()
+    True
+    >>> conns.make_room()  # "a" has two waiting: its older goes, not b's older one
+    closed a1
     >>> len(conns), conns.room()
-    (1, True)
-    >>> t3 = T(); conns.made(t3, "c"); conns.busy(t2); conns.busy(t3); conns.room()
-    False
+    (2, True)
+    >>> c1 = T("c1"); conns.made(c1, "c"); conns.busy(a2); conns.busy(b1); conns.busy(c1); conns.room(), conns.wait_s()
+    (False, None)
     """
 
-    def __init__(self, total: int, per_client: int) -> None:
+    def __init__(self, total: int, per_client: int, min_wait_s: float = 1.0,
+                 now: Callable[[], float] = lambda: 0.0) -> None:
         self.total = total
         self.per_client = per_client
+        self.min_wait_s = min_wait_s
+        self.now = now
         self._client: dict[Any, str] = {}
         self._per_client: Counter[str] = Counter()
-        # Connections waiting for a request, the longest-waiting first.
-        self._waiting: OrderedDict[Any, None] = OrderedDict()
+        # Each client's connections waiting for a request (with when they began to),
+        # the longest-waiting first.
+        self._waiting: dict[str, OrderedDict[Any, float]] = {}
+        self._waiting_count = 0
         #: Connections closed at once because their client had too many, closed to make
         #: room, and closed for taking too long to send a request.
         self.refused = 0
         self.evicted = 0
         self.timed_out = 0
-        #: Called when a connection ends or starts waiting (room may have come).
+        #: Called when a connection ends or starts waiting for a request (room may come).
         self.on_room: Callable[[], None] = lambda: None
 
     def __len__(self) -> int:
@@ -132,7 +154,15 @@ class Connections:
 
     def room(self) -> bool:
         """Whether a new connection may be accepted now (closing a waiting one if full)."""
-        return not self.full or bool(self._waiting)
+        return not self.full or self._victim() is not None
+
+    def wait_s(self) -> float | None:
+        """When all are taken and none may be closed yet: the seconds until one may (None:
+        none waits for a request, room comes only when one ends)."""
+        if not self._waiting_count:
+            return None
+        oldest = min(next(iter(waiting.values())) for waiting in self._waiting.values())
+        return max(0.0, oldest + self.min_wait_s - self.now())
 
     def admits(self, key: str) -> bool:
         return self._per_client[key] < self.per_client
@@ -143,37 +173,67 @@ class Connections:
             return
         self._client[transport] = key
         self._per_client[key] += 1
-        self._waiting[transport] = None
+        self.waiting(transport)
 
     def waiting(self, transport: Any) -> None:
-        """``transport`` waits for its next request (its answer is sent)."""
-        if transport in self._client:
-            self._waiting.pop(transport, None)
-            self._waiting[transport] = None
-            self.on_room()
+        """``transport`` waits for its (next) request."""
+        key = self._client.get(transport)
+        if key is None:
+            return
+        self._unwait(transport, key)
+        self._waiting.setdefault(key, OrderedDict())[transport] = self.now()
+        self._waiting_count += 1
+        self.on_room()  # one may be closed for room in min_wait_s
 
     def is_waiting(self, transport: Any) -> bool:
-        return transport in self._waiting
+        key = self._client.get(transport)
+        return key is not None and transport in self._waiting.get(key, ())
 
     def busy(self, transport: Any) -> None:
         """``transport`` sent a whole request (or became a WebSocket): not to be closed
         for room while it is answered."""
-        self._waiting.pop(transport, None)
+        key = self._client.get(transport)
+        if key is not None:
+            self._unwait(transport, key)
 
     def lost(self, transport: Any) -> None:
         key = self._client.pop(transport, None)
         if key is None:
             return
-        self._waiting.pop(transport, None)
+        self._unwait(transport, key)
         self._per_client[key] -= 1
         if self._per_client[key] <= 0:
             del self._per_client[key]
         self.on_room()
 
+    def _unwait(self, transport: Any, key: str) -> None:
+        waiting = self._waiting.get(key)
+        if waiting is not None and transport in waiting:
+            del waiting[transport]
+            self._waiting_count -= 1
+            if not waiting:
+                del self._waiting[key]
+
+    def _victim(self) -> Any:
+        """The connection to close for room: the longest-waiting of the client with the
+        most waiting, of those that have waited ``min_wait_s``; None if none has."""
+        if not self._waiting_count:
+            return None
+        ripe = self.now() - self.min_wait_s
+        best = None
+        most = 0
+        for waiting in self._waiting.values():
+            first, since = next(iter(waiting.items()))
+            if since <= ripe and len(waiting) > most:
+                best, most = first, len(waiting)
+        return best
+
     def make_room(self) -> None:
-        """Close the connection that has waited longest for a request, when all are taken."""
-        while self.full and self._waiting:
-            transport = next(iter(self._waiting))
+        """When all are taken, close a connection that waits for a request (see above)."""
+        while self.full:
+            transport = self._victim()
+            if transport is None:
+                return
             self.lost(transport)
             self.evicted += 1
             transport.close()
@@ -189,7 +249,8 @@ def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: flo
     from uvicorn.protocols.http.h11_impl import H11Protocol
     from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
-    conns = Connections(connection_budget(limits), limits.per_client)
+    conns = Connections(connection_budget(limits), limits.per_client, limits.evict_after_s,
+                        lambda: asyncio.get_running_loop().time())
 
     class WebSocketConnection(WSProtocol):
         def connection_lost(self, exc: Exception | None) -> None:
@@ -291,8 +352,13 @@ def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: flo
 
             while True:
                 if not conns.room():
+                    # All taken: wait for one to end, or for one that waits for a request
+                    # to have waited long enough to be closed for room.
                     room.clear()
-                    await room.wait()
+                    try:
+                        await asyncio.wait_for(room.wait(), conns.wait_s())
+                    except TimeoutError:
+                        pass
                     continue
                 try:
                     client, address = await loop.sock_accept(sock)

@@ -13,9 +13,11 @@ afresh); nothing it does makes the board wait.
 Who may do what (see ``docs/web.md``): on a loopback address with no PIN configured,
 anyone on this machine may watch and command; otherwise commands need a session got
 with the PIN (``POST /api/login``), and watching does too unless ``public_view``. Every
-request must name this server as its ``Host`` (a loopback one when listening on
-loopback: no DNS rebinding), a WebSocket must come from a page of this server
-(``Origin``), and login tries are rate-limited (:class:`~firmware.web.auth.Gate`).
+request must name this server as its ``Host`` (its address, its names, ``web.hosts``:
+no DNS rebinding), a WebSocket must come from a page of this server (``Origin``), and
+wrong PINs are limited per address and in all (:class:`~firmware.web.auth.Gate`). The
+connections held are bounded (:mod:`firmware.pages.serving`): no client can take the
+descriptors the board needs to save its games.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from firmware.diagram import board_svg
 from firmware.pages import SECURITY_HEADERS, fill_shell
-from firmware.pages.serving import Connections, Limits, bounded_server
+from firmware.pages.serving import Connections, Limits, bounded_server, client_key
 from firmware.redact import redacted
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
@@ -601,7 +603,7 @@ async def _login(request: Request) -> Response:
             pin = data["pin"]
     except (ValueError, UnicodeDecodeError):
         return JSONResponse({"error": "bad-request", "message": 'send {"pin": "..."}'}, status_code=400)
-    client = request.client.host if request.client else "?"
+    client = client_key(request.client.host) if request.client else "?"  # an IPv6 client by its /64
     verdict, value = server.gate.login(client, pin)
     if verdict == "wait":
         return JSONResponse({"error": "too-many-tries", "message": f"too many wrong PINs: try again in {value} s"},
