@@ -33,7 +33,7 @@ from firmware.display.panel import BoardPanel, Painter  # noqa: E402
 from firmware.simulator.hands import Hands  # noqa: E402
 from firmware.display.render import Screen, draw, layout  # noqa: E402
 from firmware.referee.arbiter import Referee, RefereeSettings  # noqa: E402
-from firmware.referee.clock import TimeControl  # noqa: E402
+from firmware.gameclock import TimeControl  # noqa: E402
 from firmware.storage.store import GameStore  # noqa: E402
 from hal.clock import VirtualClock  # noqa: E402
 from hal.luma_display import LumaDisplay  # noqa: E402

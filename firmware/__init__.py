@@ -5,8 +5,9 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.files` (the one bounded reader of every file the board is given, and its
   one atomic writer) and
   :mod:`firmware.redact` (the secrets no answer, page or log line shows), then
-  :mod:`firmware.events` and :mod:`firmware.config`: the events every part speaks and the
-  config-file loader (base modules, importable by all).
+  :mod:`firmware.events`, :mod:`firmware.config` and :mod:`firmware.gameclock`: the
+  events every part speaks, the config-file loader and the game clock (base modules,
+  importable by all).
 * :mod:`firmware.storage`: saved games and finished records; :mod:`firmware.sheets`
   (printed score sheets) and :mod:`firmware.diagram` (the board as SVG): pure libraries
   over :mod:`rules`.
@@ -40,7 +41,7 @@ Layers, lowest first; a package may import the ones before it, never one after i
 #: (``tests/test_architecture.py`` checks every import).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("files", "redact"),
-    ("events", "config"),
+    ("events", "config", "gameclock"),
     ("storage", "sheets", "diagram"),
     ("egdb", "pages"),
     ("tracking",),

@@ -386,3 +386,35 @@ def test_the_documented_imports_are_the_imports() -> None:
         if documented[name] != actual.get(name, set())
     }
     assert wrong == {}
+
+
+# -- events ------------------------------------------------------------------------------
+
+
+def test_every_event_is_defined_in_the_events_package() -> None:
+    """Each kind of event lives in ``firmware.events``, so that a reader of the events
+    (``event_from_json``) knows them all, whatever else was imported."""
+    elsewhere = []
+    for name, path in modules().items():
+        if name == "firmware.events" or name.startswith("firmware.events."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(getattr(b, "id", None) == "Event" for b in node.bases):
+                elsewhere.append(f"{name}:{node.lineno}: {node.name}")
+    assert elsewhere == []
+
+
+def test_every_event_is_read_with_nothing_else_imported() -> None:
+    code = (
+        "from firmware.events import EVENT_KINDS, event_from_json\n"
+        "print(event_from_json({'t': 0, 'event': 'flag', 'side': 'white'}))\n"
+        "print(' '.join(sorted(EVENT_KINDS)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    first, kinds = out.stdout.splitlines()
+    assert first == "Flag(t=0, side='white')"
+    import firmware.cli  # noqa: F401 - every module the board has, as a running board
+
+    from firmware.events import EVENT_KINDS
+
+    assert kinds.split() == sorted(EVENT_KINDS)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from firmware.app.application import AppSettings
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands
 from rules import BLACK

@@ -11,7 +11,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from firmware.config import default_config
 from firmware.display.panel import attach_board_parts
 from firmware.referee.arbiter import RefereeSettings
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.sound.player import PATTERNS, BoardSound, SoundPlayer
 from firmware.simulator.hands import Hands
 from hal.buzzer import GpioBuzzer

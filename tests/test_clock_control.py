@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.referee.clock import ClockSpecError, GameClock, Period, TimeControl, clock_text, pdn_clock
+from firmware.gameclock import ClockSpecError, GameClock, Period, TimeControl, clock_text, pdn_clock
 from rules import BLACK, WHITE
 
 
@@ -113,6 +113,6 @@ def test_texts() -> None:
 def test_doctests() -> None:
     import doctest
 
-    import firmware.referee.clock as module
+    import firmware.gameclock as module
 
     assert doctest.testmod(module).failed == 0

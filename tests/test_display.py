@@ -15,7 +15,7 @@ from firmware.app.application import AppSettings
 from firmware.display.panel import BoardPanel, Painter
 from firmware.display.render import HEIGHT, WIDTH, Item, Screen, clock_face, draw, fit, layout, shorten, text_width
 from firmware.referee.arbiter import RefereeSettings
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.simulator.hands import Hands
 from hal.clock import MonotonicClock, VirtualClock
 from hal.luma_display import LumaDisplay

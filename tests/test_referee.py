@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.simulator.script import parse_script, replay
 from firmware.simulator.hands import plain_actions, spaced
 from firmware.app.leds import HINT_ROLES as LED_HINT_ROLES

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.simulator.script import parse_script, replay
 from firmware.config import ConfigError, parse_config
 from firmware.events import Event, MoveMade

@@ -21,7 +21,7 @@ from firmware.app.leds import LedSettings
 from firmware.app.players import Computer, Human, MachineSpec, RandomMover, engine_player
 from firmware.cli import main
 from firmware.referee.arbiter import RefereeSettings
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.storage.store import GameRecord, GameStore
 from rules import BLACK, WHITE, Game
 from rules.variants import VARIANTS
@@ -167,7 +167,7 @@ def test_a_referee_game_resumes_with_its_clock_and_caution(tmp_path: Path, make_
 
 
 def _clock(ms: int) -> str:
-    from firmware.referee.clock import clock_text
+    from firmware.gameclock import clock_text
 
     return clock_text(ms)
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from firmware.app.application import App, AppSettings
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.cli import main
 from firmware.cli import run as run_command
 from firmware.link.settings import LinkConfig

@@ -648,7 +648,7 @@ def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) ->
     # set (and the clock as it is then) instead of drawing it all again: it must be the
     # same as the view drawn afresh, a running clock included. Virtual time, no server.
     from firmware.app.application import AppSettings
-    from firmware.referee.clock import TimeControl
+    from firmware.gameclock import TimeControl
     from firmware.simulator.hands import Hands
     from firmware.web.bridge import PageHub, WebLink
     from helpers.rig import Rig

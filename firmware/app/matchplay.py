@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
-from firmware.events import Event, Notice
+from firmware.events import Event, MatchScore, Notice
 from firmware.app.players import Human, Player
 from firmware.app.settings import MatchConfig
 from firmware.referee.arbiter import Referee
@@ -32,36 +31,9 @@ from firmware.storage.store import GameFile, GameRecord, StoreError
 from rules import BLACK, WHITE, Color
 from rules.match import Match
 
-__all__ = ["MatchScore", "MatchPlay", "Seating", "seat"]
+__all__ = ["MatchPlay", "Seating", "seat"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class MatchScore(Event):
-    """A game of a match begins (``cause`` ``game-start``: game ``number``, whose Black is
-    ``black``) or has ended (``result``: the game just played), and the score after the
-    ``played`` games counted so far: ``marks`` are ``first``'s and ``second``'s (wins, or
-    points with ``count_draws``). ``games`` 0 is an open-ended match; ``winner`` is empty
-    until a player has taken the match (``over`` and level: a drawn match).
-
-    Names appear once each but for ``black`` and ``winner``, so the event fits one line
-    of the host link (names are at most 40 characters).
-    """
-
-    kind: ClassVar[str] = "match"
-    cause: str
-    id: str
-    first: str
-    second: str
-    games: int
-    played: int
-    number: int
-    black: str
-    marks: tuple[str, str]
-    over: bool
-    winner: str
-    count_draws: bool
 
 
 class Seating(NamedTuple):

@@ -33,7 +33,7 @@ from firmware.app.players import Computer, Human, MachineSpec, Player, PlayerErr
 from firmware.app.resume import Comeback, mode_settings
 from firmware.app.settings import AppSettings
 from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.tracking.follower import Follower
 from firmware.tracking.policy import MODES
 from firmware.tracking.tracker import Tracker

@@ -42,7 +42,7 @@ from typing import Any
 from firmware.app.players import MachineSpec
 from firmware.app.settings import AppSettings
 from firmware.files import printable
-from firmware.referee.clock import ClockSpecError, TimeControl
+from firmware.gameclock import ClockSpecError, TimeControl
 from firmware.referee.settings import STYLES, RefereeSettings, parse_ballot
 from firmware.referee.snapshot import SnapshotError, check_snapshot
 from firmware.tracking.policy import MODES

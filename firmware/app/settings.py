@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from firmware.app.leds import LedSettings, Palette
 from firmware.app.players import MachineSpec
 from firmware.config import FieldError, config_section
-from firmware.referee.clock import TimeControl
+from firmware.gameclock import TimeControl
 from firmware.tracking.policy import MODES, ModePolicy
 from rules import WCDF, WHITE, Color, Position, Rules
 from rules.match import MAX_GAMES, MAX_NAME

@@ -16,7 +16,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from firmware.app.matchplay import MatchScore
 from firmware.events import (
     Alert,
     BoardWarning,
@@ -26,6 +25,7 @@ from firmware.events import (
     GameOver,
     GameSaved,
     GameStarted,
+    MatchScore,
     MoveMade,
     NewGame,
     Notice,

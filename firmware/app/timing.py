@@ -9,7 +9,7 @@ every move and every 5 s while it runs, so that after a power cut the game resum
 its clock, paused until the side to move lifts a piece.
 
 >>> from rules import Game
->>> from firmware.referee.clock import TimeControl
+>>> from firmware.gameclock import TimeControl
 >>> clock = BoardClock(TimeControl.parse("60"))
 >>> _ = clock.begin("g1", Game(), 0)
 >>> clock.state(0)
@@ -28,10 +28,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.events import Event, GameOver, MoveMade, Reopened, TakenBack
+from firmware.events import ClockReport, Event, Flag, GameOver, MoveMade, Reopened, TakenBack
 from firmware.files import atomic_write
-from firmware.referee.clock import GameClock, TimeControl
-from firmware.referee.events import ClockReport, Flag
+from firmware.gameclock import GameClock, TimeControl
 from rules import BLACK, WHITE, Color, Game
 
 __all__ = ["BoardClock", "SAVE_MS", "clock_for"]
@@ -43,7 +42,7 @@ SAVE_MS = 5000
 
 
 class BoardClock:
-    """A :class:`~firmware.referee.clock.GameClock` kept for the application's game.
+    """A :class:`~firmware.gameclock.GameClock` kept for the application's game.
 
     ``path``: where the clock is saved (None: not saved).
     """

@@ -38,7 +38,7 @@ from firmware.hall.board import BoardPublisher, app_state
 from firmware.hall.commands import attach_commands
 from firmware.display.panel import attach_board_parts
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
-from firmware.referee.clock import ClockSpecError, TimeControl
+from firmware.gameclock import ClockSpecError, TimeControl
 from firmware.app.players import (
     EngineUnavailable,
     Human,

@@ -844,7 +844,7 @@ class Link(PeerFollower):
 
     def _cmd_referee(self, now: int, items: tuple[tuple[str, str], ...]) -> dict[str, Any]:
         assert self.app is not None
-        from firmware.referee.clock import ClockSpecError, TimeControl
+        from firmware.gameclock import ClockSpecError, TimeControl
 
         app = self.app
         game = self._game()

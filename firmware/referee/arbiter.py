@@ -38,18 +38,23 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from firmware.referee.clock import GameClock, clock_text
-from firmware.events import BoardWarning, Crowned, Event, GameOver, MoveMade, NewGame
-from firmware.referee.events import (
+from firmware.gameclock import GameClock, clock_text
+from firmware.events import (
     BallotDrawn,
+    BoardWarning,
     Caution,
     Claim,
     ClockReport,
     Condoned,
+    Crowned,
     DrawClaimable,
     DrawOffer,
+    Event,
     Flag,
     Forfeit,
+    GameOver,
+    MoveMade,
+    NewGame,
 )
 from firmware.referee.offences import (
     Offence,

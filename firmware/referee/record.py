@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.referee.clock import TimeControl, pdn_clock
+from firmware.gameclock import TimeControl, pdn_clock
 from firmware.events import Event
 from firmware.files import RECORD_LIMIT, FileRefused, check_json_depth, read_text
 from firmware.files import atomic_write

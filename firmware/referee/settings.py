@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 
 from firmware.files import int_argument
-from firmware.referee.clock import ClockSpecError, TimeControl
+from firmware.gameclock import ClockSpecError, TimeControl
 from firmware.config import FieldError, config_section
 from rules import Position, Rules
 from rules.ballots import Ballot, ballot as acf_ballot, deck

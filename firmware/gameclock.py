@@ -1,4 +1,8 @@
-"""The game clock of referee mode: time per side, moves-in-time controls, increments, flags.
+"""The game clock: time per side, moves-in-time controls, increments, flags.
+
+Every timed game has one: a referee's (:mod:`firmware.referee.arbiter`) and the board
+clock of a two-player or computer game (:mod:`firmware.app.timing`); their events are
+:mod:`firmware.events.clock`'s.
 
 A time control is written as a spec, the way PGN writes ``TimeControl``: periods joined
 by ``:``, each ``[MOVES/]SECONDS[+INCREMENT]``:

@@ -1,33 +1,18 @@
 """What the board tells the world: moves, warnings, crownings, takebacks, lights.
 
-Every event is an immutable value with the virtual or real time ``t`` (milliseconds on
-the injected clock) at which it happened, and ``to_json()`` gives exactly the object
-printed by ``crownhead replay`` (see ``docs/replay.md``):
-
 >>> MoveMade(1000, ply=1, side="black", move="11-15", path=(11, 15), captures=()).to_json()
 {'t': 1000, 'event': 'move', 'ply': 1, 'side': 'black', 'move': '11-15', 'path': [11, 15], 'captures': []}
->>> event_from_json({"t": 5, "event": "crown", "square": 30})
-Crowned(t=5, square=30)
-
-A new kind of event is one more subclass with a ``kind`` and its fields; it is found by
-:func:`event_from_json` without further registration::
-
-    @dataclass(frozen=True, slots=True)
-    class Caution(Event):
-        kind: ClassVar[str] = "caution"
-        side: str
-        count: int
-        code: str
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from firmware.events.base import Event
+
 __all__ = [
-    "Event",
     "MoveMade",
     "BoardWarning",
     "Crowned",
@@ -48,12 +33,7 @@ __all__ = [
     "Final",
     "Notice",
     "Alert",
-    "GameStarted",
-    "ComputerMove",
-    "GameSaved",
-    "EVENT_KINDS",
     "WARNING_CODES",
-    "event_from_json",
 ]
 
 #: Every warning code, most urgent first (see ``docs/replay.md`` for what each means).
@@ -66,43 +46,6 @@ WARNING_CODES: tuple[str, ...] = (
     "continue-capture",
     "remove-captured",
 )
-
-#: ``kind`` -> event class, filled in as subclasses are defined.
-EVENT_KINDS: dict[str, type[Event]] = {}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something the board reports, at time ``t`` in milliseconds."""
-
-    kind: ClassVar[str] = ""
-    t: int
-
-    def __init_subclass__(cls) -> None:
-        # No zero-argument super() here: dataclass(slots=True) rebuilds the class, which
-        # breaks its __class__ cell; object.__init_subclass__ takes nothing anyway.
-        kind = cls.__dict__.get("kind")
-        if kind:
-            if kind in EVENT_KINDS and EVENT_KINDS[kind] is not cls:
-                # Dataclass(slots=True) re-creates the class: the new one replaces the old.
-                if EVENT_KINDS[kind].__qualname__ != cls.__qualname__:
-                    raise TypeError(f"two event classes for kind {kind!r}")
-            EVENT_KINDS[kind] = cls
-
-    def to_json(self) -> dict[str, Any]:
-        """The replay output object: ``t``, ``event``, then the fields in order."""
-        out: dict[str, Any] = {"t": self.t, "event": self.kind}
-        for f in fields(self):
-            if f.name != "t":
-                out[f.name] = _jsonable(getattr(self, f.name))
-        return out
-
 
 @dataclass(frozen=True, slots=True)
 class MoveMade(Event):
@@ -318,63 +261,9 @@ class Alert(Event):
 
 
 @dataclass(frozen=True, slots=True)
-class GameStarted(Event):
-    """A game is on: ``resumed`` from the state directory, or new. ``ply`` moves so far."""
-
-    kind: ClassVar[str] = "game-start"
-    resumed: bool
-    ply: int
-    fen: str
-    id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ComputerMove(Event):
-    """The machine's move, shown on the LEDs; the board now waits for a person to make it."""
-
-    kind: ClassVar[str] = "computer-move"
-    side: str
-    player: str
-    move: str
-    path: tuple[int, ...]
-    captures: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class GameSaved(Event):
-    """A finished (or abandoned) game was written as a PDN file."""
-
-    kind: ClassVar[str] = "game-saved"
-    result: str
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
 class Final(Event):
     """The last line of a replay: the position reached and the plies played."""
 
     kind: ClassVar[str] = "final"
     fen: str
     plies: int
-
-
-def event_from_json(obj: Mapping[str, Any]) -> Event:
-    """The event a replay output object describes (the inverse of ``to_json``).
-
-    Raises ``ValueError`` naming the problem for an unknown kind or missing field.
-    """
-    kind = obj.get("event")
-    cls = EVENT_KINDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise ValueError(f"unknown event {kind!r}")
-    values: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in obj:
-            raise ValueError(f"{kind} event without {f.name!r}")
-        value = obj[f.name]
-        if f.name == "roles" and isinstance(value, Mapping):
-            value = tuple(sorted((int(s), r) for s, r in value.items()))
-        elif isinstance(value, list):
-            value = tuple(value)
-        values[f.name] = value
-    return cls(**values)

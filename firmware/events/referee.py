@@ -1,13 +1,15 @@
 """What the referee reports, besides the tracker's moves and warnings (see ``docs/referee.md``).
 
 Each kind is one more :class:`~firmware.events.Event` subclass, so ``crownhead replay``,
-the host link and the arbiter log print them like every other event:
+the host link and the arbiter log print them like every other event (the game clock's,
+:class:`~firmware.events.clock.Flag` and :class:`~firmware.events.clock.ClockReport`,
+are every timed game's):
 
 >>> Caution(1330, "black", 1, "touch-move", "the man on 9 was touched first").to_json()
 {'t': 1330, 'event': 'caution', 'side': 'black', 'count': 1, 'code': 'touch-move', 'message': 'the man on 9 was touched first'}
 >>> from firmware.events import event_from_json
->>> event_from_json({"t": 0, "event": "flag", "side": "white"})
-Flag(t=0, side='white')
+>>> event_from_json({"t": 0, "event": "condoned", "side": "white", "move": "27-31", "code": "wrong-move", "message": "", "fen": "B:W31:B5"}).move
+'27-31'
 """
 
 from __future__ import annotations
@@ -15,18 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from firmware.events import Claim, DrawOffer, Event
+from firmware.events.base import Event
 
 __all__ = [
     "OFFENCE_CODES",
     "Caution",
     "Forfeit",
     "DrawClaimable",
-    "Claim",
-    "DrawOffer",
     "BallotDrawn",
-    "Flag",
-    "ClockReport",
     "Condoned",
 ]
 
@@ -81,24 +79,6 @@ class BallotDrawn(Event):
     number: int
     moves: tuple[str, ...]
     name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Flag(Event):
-    """``side``'s time ran out (a ``game-over`` with reason ``time`` follows)."""
-
-    kind: ClassVar[str] = "flag"
-    side: str
-
-
-@dataclass(frozen=True, slots=True)
-class ClockReport(Event):
-    """Both sides' time left in milliseconds; ``running`` is the side whose clock runs ("" if none)."""
-
-    kind: ClassVar[str] = "clock"
-    black: int
-    white: int
-    running: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,88 @@
+"""Everything the board tells the world, each kind one :class:`Event` subclass.
+
+Every event is an immutable value with the virtual or real time ``t`` (milliseconds on
+the injected clock) at which it happened, and ``to_json()`` gives exactly the object
+printed by ``crownhead replay`` (see ``docs/replay.md``); :func:`event_from_json` reads
+any of them back, whatever else was imported:
+
+>>> MoveMade(1000, ply=1, side="black", move="11-15", path=(11, 15), captures=()).to_json()
+{'t': 1000, 'event': 'move', 'ply': 1, 'side': 'black', 'move': '11-15', 'path': [11, 15], 'captures': []}
+>>> event_from_json({"t": 5, "event": "crown", "square": 30})
+Crowned(t=5, square=30)
+
+The kinds, one module each: :mod:`~firmware.events.board` (the tracker's: moves,
+warnings, crownings, takebacks, the lights), :mod:`~firmware.events.referee` (cautions,
+forfeits, ballots...), :mod:`~firmware.events.clock` (a flag, the clocks' times) and
+:mod:`~firmware.events.app` (a game begun or saved, the machine's move, a match's
+score); :mod:`~firmware.events.base` is the base class and the reader. A new kind goes
+into one of them (see :mod:`~firmware.events.base`).
+"""
+
+from __future__ import annotations
+
+from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore
+from firmware.events.base import EVENT_KINDS, Event, event_from_json
+from firmware.events.board import (
+    WARNING_CODES,
+    Alert,
+    BoardWarning,
+    Claim,
+    Crowned,
+    DrawDeclined,
+    DrawOffer,
+    Final,
+    ForcedJump,
+    GameOver,
+    HuffTakenBack,
+    Huffed,
+    Lights,
+    MissedJump,
+    MoveMade,
+    NewGame,
+    Notice,
+    Reopened,
+    ResignAsked,
+    SetUp,
+    TakenBack,
+)
+from firmware.events.clock import ClockReport, Flag
+from firmware.events.referee import OFFENCE_CODES, BallotDrawn, Caution, Condoned, DrawClaimable, Forfeit
+
+__all__ = [
+    "Event",
+    "EVENT_KINDS",
+    "event_from_json",
+    "WARNING_CODES",
+    "MoveMade",
+    "BoardWarning",
+    "Crowned",
+    "TakenBack",
+    "GameOver",
+    "NewGame",
+    "SetUp",
+    "MissedJump",
+    "Huffed",
+    "HuffTakenBack",
+    "ForcedJump",
+    "DrawOffer",
+    "DrawDeclined",
+    "Claim",
+    "ResignAsked",
+    "Reopened",
+    "Lights",
+    "Final",
+    "Notice",
+    "Alert",
+    "OFFENCE_CODES",
+    "Caution",
+    "Forfeit",
+    "DrawClaimable",
+    "BallotDrawn",
+    "Condoned",
+    "Flag",
+    "ClockReport",
+    "GameStarted",
+    "ComputerMove",
+    "GameSaved",
+    "MatchScore",
+]
