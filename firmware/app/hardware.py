@@ -1,8 +1,11 @@
 """Opening the board's hardware as configured: the one place backends are chosen.
 
 ``open_hardware(config, clock)`` returns a :class:`Hardware` bundle whose sensors,
-lights and buttons implement the interfaces in :mod:`hal`, whatever the board is made
-of. ``--hal`` on the command line overrides ``board.backend`` for one run.
+lights, buttons, display and buzzer implement the interfaces in :mod:`hal`, whatever the
+board is made of. ``--hal`` on the command line overrides ``board.backend`` for one run.
+Each backend is an entry of a table of openers (:data:`SENSORS`, :data:`LIGHTS`,
+:data:`BUTTONS`, :data:`DISPLAYS`, :data:`BUZZERS`), as gpiozero chooses pin factories,
+and everything opened is closed by one :class:`~contextlib.ExitStack`, in reverse.
 """
 
 from __future__ import annotations
@@ -10,15 +13,18 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.config import Config, ConfigError, FieldError, load_config
 from firmware.events import MoveMade, NewGame
 from firmware.config.hardware import BACKENDS, SimConfig, buttons_backend, check_pins, lights_backend
 from hal.buttons import ButtonEvent, Buttons, NullButtons
+from hal.buzzer import Buzzer
 from hal.clock import Clock
 from hal.debounce import DebouncedSensors
+from hal.display import Display
 from hal.errors import HardwareError
 from hal.lights import FrameLimiter, Lights, NullLights
 from hal.pixelmap import build_pixel_map
@@ -26,11 +32,20 @@ from hal.sensors import Sensors
 from rules import Game
 from sim.board import SimBoard
 
+if TYPE_CHECKING:
+    from hal.serial_board import SerialBoard
+
 __all__ = [
     "Hardware",
     "TappedButtons",
     "tidy_hand",
     "open_hardware",
+    "Opening",
+    "SENSORS",
+    "LIGHTS",
+    "BUTTONS",
+    "DISPLAYS",
+    "BUZZERS",
     "make_sim",
     "START_POSITION",
     "add_hardware_arguments",
@@ -62,15 +77,16 @@ class Hardware:
     backend: str
     debounce_ms: int
     sim: SimBoard | None = None
-    link: Any = None  # the SerialBoard, for connection status
-    #: The display beside the board (a :class:`hal.display.Display`), None without one.
-    display: Any = None
-    #: The buzzer (a :class:`hal.buzzer.Buzzer`), None without one.
-    buzzer: Any = None
+    #: A board with its own microcontroller: its serial link, for connection status.
+    link: SerialBoard | None = None
+    #: The display beside the board, None without one.
+    display: Display | None = None
+    #: The buzzer, None without one.
+    buzzer: Buzzer | None = None
     #: Optional parts configured but not working, said once when the board starts.
     faults: list[str] = field(default_factory=list)
-    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
-    _closed: bool = field(default=False, repr=False)
+    #: Closes every part opened, the last first.
+    _closers: ExitStack = field(default_factory=ExitStack, repr=False)
 
     def debounced(self) -> DebouncedSensors:
         """The sensors through a debouncer with the configured ``debounce_ms``."""
@@ -83,14 +99,7 @@ class Hardware:
 
     def close(self) -> None:
         """LEDs off, threads stopped, pins and ports released. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        for close in reversed(self._closers):
-            try:
-                close()
-            except Exception:  # closing the rest matters more than one failure
-                log.exception("error while closing the hardware")
+        self._closers.close()
 
     def __enter__(self) -> Hardware:
         return self
@@ -149,6 +158,166 @@ def make_sim(settings: SimConfig, clock: Clock) -> SimBoard:
     return board
 
 
+@dataclass
+class Opening:
+    """What the openers of :func:`open_hardware` are given: the configuration, the clock,
+    the injected parts, and the parts opened before theirs (the simulated board, a
+    serial board's link, whose lights and buttons come with it)."""
+
+    config: Config
+    clock: Clock
+    backend: str
+    start: bool = True
+    pin_factory: Any = None
+    serial_opener: Callable[[], Any] | None = None
+    neopixel: Any = None
+    sim: SimBoard | None = None
+    link: SerialBoard | None = None
+
+
+def _sim_sensors(o: Opening) -> Sensors:
+    o.sim = make_sim(o.config.sim, o.clock)
+    return o.sim.sensors
+
+
+def _matrix_sensors(o: Opening) -> Sensors:
+    from hal.matrix import MatrixSensors
+
+    m = o.config.matrix
+    return MatrixSensors(m.rows, m.cols, o.clock, scan_hz=m.scan_hz, settle_us=m.settle_us, pin_factory=o.pin_factory)
+
+
+def _shift_sensors(o: Opening) -> Sensors:
+    from hal.shift import ShiftRegisterSensors
+
+    s = o.config.shift
+    return ShiftRegisterSensors(
+        s.load_pin,
+        s.clock_pin,
+        s.data_pin,
+        o.clock,
+        squares=s.squares or None,
+        active_low=s.active_low,
+        check_bits=s.check_bits,
+        scan_hz=s.scan_hz,
+        settle_us=s.settle_us,
+        pin_factory=o.pin_factory,
+    )
+
+
+def _serial_sensors(o: Opening) -> Sensors:
+    from hal.serial_board import SerialBoard
+
+    c = o.config.serial
+    o.link = SerialBoard(
+        c.port,
+        o.clock,
+        baudrate=c.baudrate,
+        reconnect_ms=c.reconnect_ms,
+        silence_ms=c.silence_ms,
+        brightness=o.config.lights.brightness,
+        button_lockout_ms=o.config.buttons.bounce_ms,
+        opener=o.serial_opener,
+    )
+    return o.link.sensors
+
+
+def _neopixel_lights(o: Opening) -> Lights:
+    from hal.neopixel_lights import NeoPixelLights
+
+    lc = o.config.lights
+    return NeoPixelLights(
+        build_pixel_map(lc.pixels, lc.map, lc.origin),
+        data_pin=lc.data_pin,
+        pixel_order=lc.pixel_order,
+        brightness=lc.brightness,
+        pixels=o.neopixel,
+    )
+
+
+def _gpio_buttons(o: Opening) -> Buttons:
+    from hal.gpio_buttons import GpioButtons
+
+    b = o.config.buttons
+    return GpioButtons(b.pins, o.clock, bounce_ms=b.bounce_ms, hold_ms=b.hold_ms, pin_factory=o.pin_factory)
+
+
+def _sim_display(o: Opening) -> Display:
+    from sim.display import SimDisplay
+
+    return SimDisplay(o.config.display.width, o.config.display.height)
+
+
+def _luma_display(o: Opening) -> Display:
+    from hal.luma_display import LumaDisplay
+
+    dc = o.config.display
+    # Opened at the first frame: a display absent now is reported by the painter, and
+    # used as soon as it answers.
+    return LumaDisplay(dc.driver, port=dc.port, address=dc.address, width=dc.width, height=dc.height, rotate=dc.rotate)
+
+
+def _sim_buzzer(o: Opening) -> Buzzer:
+    from sim.buzzer import SimBuzzer
+
+    return SimBuzzer(o.clock)  # silent: the terminal rings only with [sim] sound
+
+
+def _gpio_buzzer(o: Opening) -> Buzzer:
+    from hal.buzzer import GpioBuzzer
+
+    b = o.config.buzzer
+    return GpioBuzzer(b.pin, b.kind, volume=b.volume, pin_factory=o.pin_factory)
+
+
+def _link(o: Opening) -> SerialBoard:
+    assert o.link is not None, "a serial board's parts come with its link"
+    return o.link
+
+
+def _sim(o: Opening) -> SimBoard:
+    assert o.sim is not None, "the simulator's parts come with the simulated board"
+    return o.sim
+
+
+#: The openers, as gpiozero's pin factories: the backend's name -> a function of the
+#: :class:`Opening` returning the part (heavy libraries are imported by the opener, so
+#: that a board loads only its own). A new backend is one more entry.
+SENSORS: dict[str, Callable[[Opening], Sensors]] = {
+    "sim": _sim_sensors,
+    "gpio": _matrix_sensors,
+    "shift": _shift_sensors,
+    "serial": _serial_sensors,
+}
+LIGHTS: dict[str, Callable[[Opening], Lights]] = {
+    "sim": lambda o: _sim(o).lights,
+    "neopixel": _neopixel_lights,
+    "serial": lambda o: _link(o).lights,
+    "none": lambda o: NullLights(),
+}
+BUTTONS: dict[str, Callable[[Opening], Buttons]] = {
+    "sim": lambda o: _sim(o).buttons,
+    "gpio": _gpio_buttons,
+    "serial": lambda o: _link(o).buttons,
+    "none": lambda o: NullButtons(),
+}
+#: The display by where it is: on the simulated board, or a driver on the Pi's I2C.
+DISPLAYS: dict[str, Callable[[Opening], Display]] = {"sim": _sim_display, "i2c": _luma_display}
+BUZZERS: dict[str, Callable[[Opening], Buzzer]] = {"sim": _sim_buzzer, "gpio": _gpio_buzzer}
+
+
+def _closing(stack: ExitStack, part: Any) -> None:
+    """Close ``part`` with the rest, its failure logged: closing the rest matters more."""
+
+    def close() -> None:
+        try:
+            part.close()
+        except Exception:
+            log.exception("error while closing %s", type(part).__name__)
+
+    stack.callback(close)
+
+
 def open_hardware(
     config: Config,
     clock: Clock,
@@ -159,7 +328,9 @@ def open_hardware(
     serial_opener: Callable[[], Any] | None = None,
     neopixel: Any = None,
 ) -> Hardware:
-    """Open the backends ``config`` selects (``hal`` overrides ``board.backend``).
+    """Open the backends ``config`` selects (``hal`` overrides ``board.backend``), each by
+    its opener in :data:`SENSORS`, :data:`LIGHTS`, :data:`BUTTONS`, :data:`DISPLAYS` and
+    :data:`BUZZERS`; what was opened before a failure is closed again.
 
     ``start=False`` leaves scanning threads stopped (tests drive them by hand).
     ``pin_factory``, ``serial_opener`` and ``neopixel`` inject a gpiozero pin factory,
@@ -178,177 +349,53 @@ def open_hardware(
         buttons_kind = buttons_backend(config, backend)
     except FieldError as exc:
         raise ConfigError(exc.message, path=config.path, key=exc.key) from None
-
-    closers: list[Callable[[], None]] = []
+    o = Opening(config, clock, backend, start, pin_factory, serial_opener, neopixel)
     faults: list[str] = []
-
-    def release() -> None:
-        """Close what was opened before the failure: nothing stays half-open."""
-        for close in reversed(closers):
-            try:
-                close()
-            except Exception:
-                log.exception("error while cleaning up after a failed open")
-
-    sim: SimBoard | None = None
-    link: Any = None
-    sensors: Any
-    try:
-        if backend == "sim":
-            sim = make_sim(config.sim, clock)
-            sensors = sim.sensors
-        elif backend == "gpio":
-            from hal.matrix import MatrixSensors
-
-            m = config.matrix
-            sensors = MatrixSensors(
-                m.rows,
-                m.cols,
-                clock,
-                scan_hz=m.scan_hz,
-                settle_us=m.settle_us,
-                pin_factory=pin_factory,
-            )
-        elif backend == "shift":
-            from hal.shift import ShiftRegisterSensors
-
-            s = config.shift
-            sensors = ShiftRegisterSensors(
-                s.load_pin,
-                s.clock_pin,
-                s.data_pin,
-                clock,
-                squares=s.squares or None,
-                active_low=s.active_low,
-                check_bits=s.check_bits,
-                scan_hz=s.scan_hz,
-                settle_us=s.settle_us,
-                pin_factory=pin_factory,
-            )
-        else:
-            from hal.serial_board import SerialBoard
-
-            c = config.serial
-            link = SerialBoard(
-                c.port,
-                clock,
-                baudrate=c.baudrate,
-                reconnect_ms=c.reconnect_ms,
-                silence_ms=c.silence_ms,
-                brightness=config.lights.brightness,
-                button_lockout_ms=config.buttons.bounce_ms,
-                opener=serial_opener,
-            )
-            sensors = link.sensors
-        closers.append(sensors.close)
-        if start and hasattr(sensors, "start"):
-            sensors.start()
-        if start and link is not None:
-            link.start()
-
-        lights: Lights
-        if lights_kind == "sim":
-            lights = sim.lights if sim is not None else NullLights()
-        elif lights_kind == "neopixel":
-            from hal.neopixel_lights import NeoPixelLights
-
-            lc = config.lights
-            lights = NeoPixelLights(
-                build_pixel_map(lc.pixels, lc.map, lc.origin),
-                data_pin=lc.data_pin,
-                pixel_order=lc.pixel_order,
-                brightness=lc.brightness,
-                pixels=neopixel,
-            )
-        elif lights_kind == "serial":
-            lights = link.lights
-        else:
-            lights = NullLights()
-        closers.append(lights.close)
-        limited = FrameLimiter(lights, clock, max_fps=config.lights.max_fps)
-
-        buttons: Buttons
-        if buttons_kind == "sim":
-            buttons = sim.buttons if sim is not None else NullButtons()
-        elif buttons_kind == "gpio":
-            from hal.gpio_buttons import GpioButtons
-
-            buttons = GpioButtons(
-                config.buttons.pins,
-                clock,
-                bounce_ms=config.buttons.bounce_ms,
-                hold_ms=config.buttons.hold_ms,
-                pin_factory=pin_factory,
-            )
-        elif buttons_kind == "serial":
-            buttons = link.buttons
-        else:
-            buttons = NullButtons()
-        closers.append(buttons.close)
-
-        display: Any = None
-        dc = config.display
-        if dc.driver != "none":
-            if backend == "sim":
-                from sim.display import SimDisplay
-
-                display = SimDisplay(dc.width, dc.height)
-            else:
-                from hal.luma_display import LumaDisplay
-
-                # Opened at the first frame: a display absent now is reported by the
-                # painter, and used as soon as it answers.
-                display = LumaDisplay(
-                    dc.driver, port=dc.port, address=dc.address, width=dc.width,
-                    height=dc.height, rotate=dc.rotate,
-                )
-            closers.append(display.close)
-
-        buzzer: Any = None
-        if backend == "sim":
-            from sim.buzzer import SimBuzzer
-
-            buzzer = SimBuzzer(clock)  # silent: the terminal rings only with [sim] sound
-        elif config.buzzer.kind != "none":
-            from hal.buzzer import GpioBuzzer
-
-            try:
-                buzzer = GpioBuzzer(
-                    config.buzzer.pin, config.buzzer.kind, volume=config.buzzer.volume,
-                    pin_factory=pin_factory,
-                )
-            except HardwareError as exc:
-                # Optional: reported once, and the board goes on without sound.
-                faults.append(f"{exc}; the board goes on without sound")
-                log.error("%s", faults[-1])
-                buzzer = None
-        if buzzer is not None:
-            closers.append(buzzer.close)
-    except HardwareError:
-        release()
-        raise
-    except Exception as exc:  # a driver's own exception: keep its text, add context
-        release()
-        raise HardwareError(
-            f"cannot open the {backend} hardware: {type(exc).__name__}: {exc}"
-        ) from exc
-    except BaseException:  # KeyboardInterrupt while opening
-        release()
-        raise
-    return Hardware(
-        sensors=sensors,
-        lights=limited,
-        buttons=buttons,
-        clock=clock,
-        backend=backend,
-        debounce_ms=config.sensors.debounce_ms,
-        sim=sim,
-        link=link,
-        display=display,
-        buzzer=buzzer,
-        faults=faults,
-        _closers=closers,
-    )
+    with ExitStack() as stack:
+        try:
+            sensors = SENSORS[backend](o)
+            _closing(stack, sensors)
+            if start and hasattr(sensors, "start"):
+                sensors.start()
+            if start and o.link is not None:
+                o.link.start()
+            lights = LIGHTS[lights_kind](o)
+            _closing(stack, lights)
+            buttons = BUTTONS[buttons_kind](o)
+            _closing(stack, buttons)
+            display: Display | None = None
+            if config.display.driver != "none":
+                display = DISPLAYS["sim" if backend == "sim" else "i2c"](o)
+                _closing(stack, display)
+            buzzer: Buzzer | None = None
+            if backend == "sim" or config.buzzer.kind != "none":
+                try:
+                    buzzer = BUZZERS["sim" if backend == "sim" else "gpio"](o)
+                    _closing(stack, buzzer)
+                except HardwareError as exc:
+                    # Optional: reported once, and the board goes on without sound.
+                    faults.append(f"{exc}; the board goes on without sound")
+                    log.error("%s", faults[-1])
+        except HardwareError:
+            raise
+        except Exception as exc:  # a driver's own exception: keep its text, add context
+            raise HardwareError(
+                f"cannot open the {backend} hardware: {type(exc).__name__}: {exc}"
+            ) from exc
+        return Hardware(
+            sensors=sensors,
+            lights=FrameLimiter(lights, clock, max_fps=config.lights.max_fps),
+            buttons=buttons,
+            clock=clock,
+            backend=backend,
+            debounce_ms=config.sensors.debounce_ms,
+            sim=o.sim,
+            link=o.link,
+            display=display,
+            buzzer=buzzer,
+            faults=faults,
+            _closers=stack.pop_all(),
+        )
 
 
 # -- command-line plumbing ----------------------------------------------------------------

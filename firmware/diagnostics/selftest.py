@@ -332,6 +332,7 @@ class Selftest:
         from firmware.display.render import selftest_pattern
 
         display = self.hw.display
+        assert display is not None
         image = selftest_pattern(display.width, display.height)
         try:
             display.show(image)
@@ -359,6 +360,7 @@ class Selftest:
         from firmware.sound.player import PATTERNS, SoundPlayer
 
         buzzer = self.hw.buzzer
+        assert buzzer is not None
         player = SoundPlayer(buzzer, self.clock)
         for name in PATTERNS:
             self.operator.say(f"Buzzer: {name}")

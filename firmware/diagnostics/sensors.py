@@ -68,8 +68,10 @@ def describe(event: SensorEvent) -> str:
 
 def wait_for_link(hw: Hardware, seconds: float) -> None:
     """Wait up to ``seconds`` for a serial board to connect and answer."""
+    link = hw.link
+    assert link is not None, "a serial board"
     end = time.monotonic() + seconds
-    while time.monotonic() < end and not (hw.link.connected and hw.link.firmware):
+    while time.monotonic() < end and not (link.connected and link.firmware):
         time.sleep(0.02)
     time.sleep(0.05)  # let the OCC answer that follows HELLO arrive
 
