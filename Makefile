@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-slow bench clean
+.PHONY: run test test-slow clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,7 @@ $(MP32_STAMP): $(MP32)/package-lock.json
 	fi
 
 test: $(STAMP) $(MP32_STAMP)
+	$(BIN)/ruff check
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q -n 2
 

@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import signal
@@ -29,10 +28,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

@@ -97,7 +97,6 @@ def test_both_clocks_large_the_running_one_lit_and_the_result(tmp_path: Path) ->
     # Before Black's first lift the clock waits: shown, not running.
     assert screen is not None and screen.has_clock and screen.paused and (screen.black_ms, screen.white_ms) == (300_000, 300_000)
     board.script("lift 11\nwait 2000\nplace 15\nwait 1000\n")
-    now = board.clock.now_ms()
     screen = panel._screen
     assert screen is not None and screen.running == "white" and not screen.paused
     drawn = panel.painter._last_frame  # as last drawn

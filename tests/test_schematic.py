@@ -32,7 +32,6 @@ def test_committed_drawings_are_what_the_generator_draws_today() -> None:
 
 
 def test_plans_cover_every_pin_the_software_uses() -> None:
-    from firmware.config import default_config
     from firmware.config.hardware import used_pins
 
     for option in ("gpio", "shift"):

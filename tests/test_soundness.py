@@ -18,7 +18,6 @@ from hypothesis import given, settings, strategies as st
 from firmware.simulator.script import parse_script, replay
 from firmware.referee.arbiter import RefereeSettings
 from firmware.simulator.hands import Action, plain_actions, script_text
-from firmware.tracking.tracker import TrackerSettings
 from rules import Game, Move, Position
 
 RING = "B:W6,7,14,15:BK2"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.simulator.script import parse_script, replay
-from firmware.events import BoardWarning, MoveMade
+from firmware.events import MoveMade
 from firmware.tracking.tracker import (
     HINT_ROLES,
     ROLES,

@@ -13,7 +13,6 @@ from typing import TextIO
 
 from firmware.egdb import (
     MAX_PIECES,
-    WHOLE_PIECES,
     EgdbError,
     build,
     default_dir,

@@ -46,7 +46,7 @@ from firmware.files import (
     printable,
     read_text,
 )
-from rules import Game, Move, Position, Result, Rules
+from rules import Game, Move, Position, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
 from rules.pdn import CONDONED_NOTE, fen_text
 from rules.position import parse_move_squares

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from firmware.events import Event, Lights
 from firmware.tracking.follower import Follower
 from firmware.tracking.picture import picture
-from firmware.tracking.tracker import Tracker, visible_roles
+from firmware.tracking.tracker import Tracker, visible_roles  # noqa: F401 - Tracker: the doctest
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
 from hal.debounce import Debouncer

@@ -146,7 +146,7 @@ def cable_plan(option: str, g: BoardGeometry, *, led_map: str = "row-major", ori
         "",
         "## On the board, cell to cell",
         "",
-        f"| bus | from | to | length (mm, *estimate*) |",
+        "| bus | from | to | length (mm, *estimate*) |",
         "|---|---|---|---:|",
         f"| ROW, +5V, GND | one cell | the next cell of the rank (two squares on) | {wire_length_mm((0, 0), (jump, 0))} |",
         f"| COL | one cell | the cell of the same column in the next rank | {wire_length_mm((0, 0), (s, s))} |",
@@ -196,8 +196,8 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
         "<title>Crownhead: one square's cell on stripboard</title>",
         f'<text x="2" y="6" font-size="4">One square\'s cell on 0.1" stripboard ({holes} holes x {strips} strips, '
         f"{fmt(holes * p)} x {fmt(strips * p)} mm): make 32.</text>",
-        f'<text x="2" y="11" font-size="3">Component side up, strips run along the rank. No track cuts: '
-        f"each strip is one net. The reed stands at the square's centre.</text>",
+        '<text x="2" y="11" font-size="3">Component side up, strips run along the rank. No track cuts: '
+        "each strip is one net. The reed stands at the square's centre.</text>",
     ]
     for k, name in enumerate(STRIPS):
         out.append(
