@@ -1,5 +1,6 @@
 # `make run` and `make test` work on a fresh machine: each creates .venv when missing and
-# installs the project with its dev extras, re-installing only when pyproject.toml changed.
+# installs the project with the web page, the hall and the dev extras (everything `make run`
+# uses), re-installing only when pyproject.toml changed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[web,hall,dev]'
 	touch $(STAMP)
 
 # The board's web page opens beside the terminal simulator (on this machine only);

@@ -14,6 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from firmware.cli._common import missing_extra
+
 
 
 class _Parser(argparse.ArgumentParser):
@@ -50,6 +52,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(func(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except ModuleNotFoundError as exc:
+        # A part whose library is an optional extra this installation has not.
+        message = missing_extra(exc)
+        if message is None:
+            raise
+        print(f"crownhead: {message}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # `crownhead moves | head` closes the pipe early; that is not an error.
         sys.stderr.close()

@@ -84,3 +84,25 @@ def position_from_args(args: argparse.Namespace) -> Position | None:
         prog = f"crownhead {command}" if command else "crownhead"
         print(f"{prog}: --fen: {exc}", file=sys.stderr)
         return None
+
+
+#: The optional libraries, by the extra that installs them (``pip install 'crownhead[web]'``).
+EXTRAS = {"starlette": "web", "uvicorn": "web", "wsproto": "web", "h11": "web", "paho": "hall", "amqtt": "hall"}
+_NEEDED_BY = {"web": "the web page", "hall": "the tournament hall (MQTT)"}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """What to install for a library of an optional extra that is missing; None for any
+    other module.
+
+    >>> missing_extra(ModuleNotFoundError("No module named 'paho'", name="paho"))
+    "the tournament hall (MQTT) needs paho, which is not installed: pip install 'crownhead[hall]' (in a checkout: pip install -e '.[hall]')"
+    """
+    name = (exc.name or "").split(".")[0]
+    extra = EXTRAS.get(name)
+    if extra is None:
+        return None
+    return (
+        f"{_NEEDED_BY[extra]} needs {name}, which is not installed: pip install 'crownhead[{extra}]'"
+        f" (in a checkout: pip install -e '.[{extra}]')"
+    )

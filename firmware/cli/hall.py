@@ -7,8 +7,6 @@ import signal
 import sys
 import threading
 
-from firmware.hall.broker import EmbeddedBroker
-from firmware.hall.hall import Hall, HallListener, HallServer
 from firmware.hall.topics import BrokerUrl, check_name
 from firmware.files import default_state_dir
 
@@ -44,6 +42,10 @@ def _address(text: str, what: str) -> tuple[str, int]:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The hall's libraries (the hall extra), imported when a hall is run.
+    from firmware.hall.broker import EmbeddedBroker
+    from firmware.hall.hall import Hall, HallListener, HallServer
+
     try:
         check_name(args.hall, "hall")
         web_host, web_port = _address(args.web, "--web")

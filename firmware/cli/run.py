@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from firmware.app.application import App, AppSettings
 from firmware.app.sinks import json_sink, text_sink
 from firmware.tracking.policy import MODES
-from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from firmware.cli._common import add_rules_arguments, missing_extra, position_from_args, rules_from_args
 from firmware.config import Config, ConfigError
 from firmware.app.settings import MatchConfig, PaletteConfig, PlayConfig, StoreConfig
 from firmware.egdb import EgdbError, load_probe
@@ -272,7 +272,13 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     publisher = None
     if hall_settings is not None:
-        publisher = BoardPublisher(hall_settings, lambda: app_state(app), connect=False)
+        try:
+            publisher = BoardPublisher(hall_settings, lambda: app_state(app), connect=False)
+        except ModuleNotFoundError as exc:
+            for part in (web, link, app.hardware):
+                if part is not None:
+                    part.close()
+            return _fail(missing_extra(exc) or str(exc))
         if hall_settings.commands:
             publisher.attach(app, events=False)
             attach_commands(publisher, app, link_config)
@@ -349,10 +355,13 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
     for. ValueError naming the problem (the address taken, ...)."""
     if not web.listen:
         return None
-    from firmware.web.auth import stored_pin
-    from firmware.web.bridge import PageHub, WebLink
-    from firmware.web.server import ServerError, WebServer
-    from firmware.web.settings import is_loopback, page_urls, parse_listen
+    try:
+        from firmware.web.auth import stored_pin
+        from firmware.web.bridge import PageHub, WebLink
+        from firmware.web.server import ServerError, WebServer
+        from firmware.web.settings import is_loopback, page_urls, parse_listen
+    except ModuleNotFoundError as exc:
+        raise ValueError(missing_extra(exc) or str(exc)) from None
 
     host, port = parse_listen(web.listen)
     pin = web.pin

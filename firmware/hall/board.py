@@ -18,13 +18,14 @@ import ssl
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
-
-import paho.mqtt.client as mqtt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware.events import Event
 from firmware.hall.settings import HallSettings
 from firmware.hall.topics import topic
+
+if TYPE_CHECKING:
+    import paho.mqtt.client as mqtt
 
 __all__ = ["BoardPublisher"]
 
@@ -72,6 +73,8 @@ class BoardPublisher:
         #: Set when the broker has confirmed the ``cmd`` subscription (commands sent
         #: before that are not delivered); cleared when the connection goes.
         self.subscribed = threading.Event()
+        import paho.mqtt.client as mqtt  # the hall extra: loaded by a board that reports
+
         client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id=f"crownhead-{settings.hall}-{settings.board}",
