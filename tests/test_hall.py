@@ -23,9 +23,9 @@ import pytest
 
 from firmware.cli._hall import publish_replay
 from firmware.events import GameOver, MoveMade
+from firmware.hall.accounts import Accounts
 from firmware.hall.board import BoardPublisher
 from firmware.hall.settings import HallSettings
-from firmware.hall.broker import EmbeddedBroker
 from firmware.hall.hall import Hall, HallListener, HallServer
 from firmware.hall.topics import BrokerUrl
 from firmware.referee.settings import RefereeSettings
@@ -33,6 +33,7 @@ from firmware.simulator.script import replay
 from rules import WCDF
 from rules.pdn import read_games
 
+from helpers.hallnet import Embedded
 from helpers.net import WAIT_S, free_port, wait_for
 from helpers.scriptgen import TINSLEY, game_script, sample, tinsley_games
 
@@ -41,20 +42,19 @@ from helpers.scriptgen import TINSLEY, game_script, sample, tinsley_games
 
 
 @pytest.fixture
-def broker() -> Iterator[str]:
-    port = free_port()
-    b = EmbeddedBroker("127.0.0.1", port)
-    b.start(timeout_s=WAIT_S)
-    yield f"mqtt://127.0.0.1:{port}"
+def broker() -> Iterator[Embedded]:
+    b = Embedded()
+    b.start()
+    yield b
     b.close()
 
 
 class RunningHall:
     """A hall following ``broker``, its page served on a free port, its state in ``state_dir``."""
 
-    def __init__(self, broker: str, state_dir: Path | None = None) -> None:
+    def __init__(self, broker: Embedded, state_dir: Path | None = None) -> None:
         self.hall = Hall("club", str(state_dir) if state_dir is not None else None)
-        self.listener = HallListener(self.hall, broker)
+        self.listener = HallListener(self.hall, broker.url("hall"))
         self.listener.start()
         assert self.listener.subscribed.wait(WAIT_S)
         self.server = HallServer(self.hall, "127.0.0.1", 0)
@@ -73,21 +73,21 @@ class RunningHall:
 
 
 @pytest.fixture
-def hall(broker: str, tmp_path: Path) -> Iterator[tuple[Hall, str]]:
+def hall(broker: Embedded, tmp_path: Path) -> Iterator[tuple[Hall, str]]:
     running = RunningHall(broker, tmp_path / "hall")
     yield running.hall, running.web
     running.close()
 
 
 @pytest.mark.skipif(not TINSLEY.is_file(), reason="reference data not found beside the checkout")
-def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(broker: str, hall: tuple[Hall, str]) -> None:
+def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(broker: Embedded, hall: tuple[Hall, str]) -> None:
     h, web = hall
     games = list(sample(6, 3))
     texts = []
     for i, game in enumerate(games):
         events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
         texts.append([e.move for e in events if isinstance(e, MoveMade)])
-        settings = HallSettings(broker, "club", f"board-{i}")
+        settings = HallSettings(broker.url(f"board-{i}"), "club", f"board-{i}")
         assert publish_replay(settings, events, None, WCDF, timeout_s=WAIT_S) == 0
     assert wait_for(lambda: all(len(b["moves"]) == len(g.moves) for b, g in zip(h.boards(), games)) and len(h.boards()) == len(games))
     with urllib.request.urlopen(web + "/api/boards") as r:
@@ -111,20 +111,18 @@ def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(br
 
 
 def test_a_board_keeps_its_events_while_the_broker_is_away_and_sends_them_later() -> None:
-    port = free_port()
-    url = f"mqtt://127.0.0.1:{port}"
+    broker = Embedded()
     state = {"fen": "B:W21:B1", "ply": 1}
-    publisher = BoardPublisher(HallSettings(url, "club", "late", max_queue=50), lambda: state)
+    publisher = BoardPublisher(HallSettings(broker.url("table-1"), "club", "table-1", max_queue=50), lambda: state)
     for ply in range(1, 41):
         publisher.sink(MoveMade(ply * 1000, ply, "black", "11-15", (11, 15), ()))
     publisher.poll(0)
     # Nothing waited for a broker: 40 events (and the state) queued with none at all.
     assert publisher.pending == 41 and not publisher.connected
-    broker = EmbeddedBroker("127.0.0.1", port)
-    broker.start(timeout_s=WAIT_S)
+    broker.start()
     try:
         h = Hall("club")
-        listener = HallListener(h, url)
+        listener = HallListener(h, broker.url("hall"))
         listener.start()
         assert listener.subscribed.wait(WAIT_S)
         assert wait_for(lambda: publisher.pending == 0)
@@ -185,11 +183,11 @@ def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
     assert h.boards()[0]["moves"] == ["11-15", "23-19", "8-11"]
 
 
-def test_the_hall_page_in_a_real_browser_shows_every_board(broker: str, hall: tuple[Hall, str], browser: Any) -> None:
+def test_the_hall_page_in_a_real_browser_shows_every_board(broker: Embedded, hall: tuple[Hall, str], browser: Any) -> None:
     h, web = hall
     for i in range(3):
         state = {"fen": "B:W21,22:B1,K2", "ply": i, "black": f"<b>Ann {i}</b>", "white": "Bob", "moves": []}
-        publisher = BoardPublisher(HallSettings(broker, "club", f"table-{i}"), lambda s=state: s)
+        publisher = BoardPublisher(HallSettings(broker.url(f"table-{i}"), "club", f"table-{i}"), lambda s=state: s)
         publisher.sink(MoveMade(1, 1, "black", "9-13", (9, 13), ()))
         publisher.poll(0)
         assert publisher.flush(WAIT_S)
@@ -244,7 +242,7 @@ def test_the_hall_page_is_served_by_starlette_and_idle_clients_hold_no_thread(ha
     assert answer.value.code == 304 and answer.value.headers["Cache-Control"] == "no-cache"
 
 
-def test_the_full_view_is_the_board_pages_component_read_only(broker: str, hall: tuple[Hall, str], browser: Any) -> None:
+def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, hall: tuple[Hall, str], browser: Any) -> None:
     from firmware.diagram import component_templates
     from firmware.web.server import page_html
 
@@ -262,7 +260,7 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: str, hall:
         "moves": ["11-15", "23-19", "9-14"], "status": "White to move, move 2",
         "clocks": {"black": 61_000, "white": 3_599_000},
     }
-    publisher = BoardPublisher(HallSettings(broker, "club", "table-9"), lambda: state)
+    publisher = BoardPublisher(HallSettings(broker.url("table-9"), "club", "table-9"), lambda: state)
     publisher.poll(0)
     assert publisher.flush(WAIT_S)
     publisher.close(flush_s=0)
@@ -337,7 +335,7 @@ def expected_standings(schedule: list[tuple[str, str, str, str, str]]) -> dict[s
 
 
 @pytest.mark.skipif(not TINSLEY.is_file(), reason="reference data not found beside the checkout")
-def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: str, tmp_path: Path) -> None:
+def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Embedded, tmp_path: Path) -> None:
     games = sorted(tinsley_games(), key=lambda g: len(g.moves))[: len(SCHEDULE)]
     state_dir = tmp_path / "hall"
     running = RunningHall(broker, state_dir)
@@ -346,7 +344,7 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: st
             events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
             events.append(GameOver(events[-1].t + 1000, result, "adjudicated"))  # the arbiter's result
             referee = RefereeSettings(event="Club night", round=rnd, black=black, white=white)
-            assert publish_replay(HallSettings(broker, "club", board), events, None, WCDF, referee=referee) == 0
+            assert publish_replay(HallSettings(broker.url(board), "club", board), events, None, WCDF, referee=referee) == 0
             # Each board's state is retained: the next game of a board replaces it.
             assert wait_for(lambda: len(running.hall.standings.games()) == i + 1)
         table = json.loads(running.get("/api/standings"))
@@ -480,12 +478,12 @@ def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_start
     assert len(aside) == 5 and all(n.startswith("hall-club-standings-") for n in aside)
 
 
-def test_standings_in_a_real_browser_show_names_as_text(broker: str, hall: tuple[Hall, str], browser: Any) -> None:
+def test_standings_in_a_real_browser_show_names_as_text(broker: Embedded, hall: tuple[Hall, str], browser: Any) -> None:
     h, web = hall
     evil = '<img src=x onerror="document.title=1">'
     for n, (black, white, result) in enumerate([("<b>Ann</b>", evil, "1-0"), (evil, "Cid", "1/2-1/2")]):
         state = {"round": str(n + 1), "black": black, "white": white, "result": result, "moves": [], "fen": "B:W21:B1"}
-        publisher = BoardPublisher(HallSettings(broker, "club", f"t{n}"), lambda s=state: s)
+        publisher = BoardPublisher(HallSettings(broker.url(f"t{n}"), "club", f"t{n}"), lambda s=state: s)
         publisher.poll(0)
         assert publisher.flush(WAIT_S)
         publisher.close(flush_s=0)
@@ -518,19 +516,16 @@ def test_the_embedded_broker_is_configured_without_deprecated_keys() -> None:
     # Recorded here rather than left to a warnings filter: amqtt warns from its broker's
     # own thread when a configuration uses 'auth' or 'topic-check' or loads plugins by
     # entry point.
-    port = free_port()
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        b = EmbeddedBroker("127.0.0.1", port)
-        b.start(timeout_s=WAIT_S)
+        b = Embedded()
+        b.start()
         try:
-            # Anyone may connect and publish anywhere, as before: an anonymous board's
-            # state reaches an anonymous hall.
             h = Hall("club")
-            listener = HallListener(h, f"mqtt://127.0.0.1:{port}")
+            listener = HallListener(h, b.url("hall"))
             listener.start()
             assert listener.subscribed.wait(WAIT_S)
-            publisher = BoardPublisher(HallSettings(f"mqtt://127.0.0.1:{port}", "club", "t1"), lambda: {"fen": "B:W21:B1"})
+            publisher = BoardPublisher(HallSettings(b.url("t1"), "club", "t1"), lambda: {"fen": "B:W21:B1"})
             publisher.poll(0)
             assert publisher.flush(WAIT_S)
             publisher.close(flush_s=0)
@@ -542,95 +537,70 @@ def test_the_embedded_broker_is_configured_without_deprecated_keys() -> None:
     assert deprecated == []
 
 
-def test_a_referee_boards_state_carries_event_round_and_game_and_counts_once(tmp_path: Path) -> None:
-    from firmware.hall.board import app_state
-    from firmware.simulator.hands import Hands
-    from helpers.rig import referee_rig
-
-    board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", event="Club night", round="3"))
-    try:
-        board.script("lift 11\nwait 100\nplace 15\nwait 1000\n")
-        state = app_state(board.app)
-        assert (state["event"], state["round"], state["black"], state["white"]) == ("Club night", "3", "Ann", "Bob")
-        assert isinstance(state["game_id"], str) and state["game_id"]
-        assert '[Event "Club night"]' in state["pdn"] and '[Round "3"]' in state["pdn"]
-        for _ in range(2):  # resign, and confirm
-            Hands(board.app).act_text("resign")
-            board.app.run_for(100)
-        over = app_state(board.app)
-        assert over["result"] == "1-0" and over["game_id"] == state["game_id"]  # White, to move, resigned
-        h = Hall("club")
-        h.receive("crownhead/club/t1/state", json.dumps(over).encode())
-        h.receive("crownhead/club/t1/state", json.dumps(over).encode())
-        (game,) = h.standings.games()
-        assert (game.event, game.round, game.black, game.white, game.result) == ("Club night", "3", "Ann", "Bob", "1-0")
-    finally:
-        board.app.close()
-
-
-def test_the_standings_are_bounded_and_a_disk_that_refuses_loses_nothing_in_memory(
-    tmp_path: Path, caplog: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from firmware.hall import standings
-
-    monkeypatch.setattr(standings, "MAX_GAMES", 3)
-    h = Hall("club", str(tmp_path))
-    standings.standings_file(tmp_path, "club").mkdir()  # where the file goes, nothing can be written
-    with caplog.at_level(logging.ERROR, logger="firmware.hall.standings"):
-        for n in range(5):
-            h.receive(f"crownhead/club/t{n}/state", json.dumps({"black": f"P{n}", "white": "Q", "result": "1-0"}).encode())
-            h.standings.flush()
-        h.close()
-    # Three games kept (the bound), two refused; the disk's refusal logged once, not per game.
-    assert len(h.standings.games()) == 3 and h.standings.refused == 2
-    messages = [r.getMessage() for r in caplog.records]
-    assert sum("cannot save the standings" in m for m in messages) == 1
-    assert sum("later games are not counted" in m for m in messages) == 1
-    assert [(p["rank"], p["name"]) for p in h.standings.table()["players"]] == [(1, "P0"), (1, "P1"), (1, "P2"), (4, "Q")]
-
-
-def test_the_hall_command_keeps_its_standings_through_a_restart(tmp_path: Path) -> None:
+def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_restart(tmp_path: Path) -> None:
     import signal
+    import stat
     import subprocess
     import sys
 
     state_dir = tmp_path / "hall-state"
 
-    def start() -> tuple[subprocess.Popen[str], str, str]:
+    def start() -> tuple[subprocess.Popen[str], int, str]:
         broker_port, web_port = free_port(), free_port()
         process = subprocess.Popen(
             [sys.executable, "-m", "firmware.cli", "hall", "--hall", "club", "--listen", f"127.0.0.1:{broker_port}",
-             "--web", f"127.0.0.1:{web_port}", "--state-dir", str(state_dir)],
+             "--web", f"127.0.0.1:{web_port}", "--state-dir", str(state_dir), "--boards", "t0,t1"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         assert process.stdout is not None
         line = process.stdout.readline()  # printed once the broker and the page are up
         assert "the hall page is" in line, (line, process.stderr.read() if process.poll() is not None else "")
-        return process, f"mqtt://127.0.0.1:{broker_port}", f"http://127.0.0.1:{web_port}"
+        return process, broker_port, f"http://127.0.0.1:{web_port}"
+
+    def stop(process: subprocess.Popen[str]) -> str:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(20) == 0
+        assert process.stdout is not None
+        return process.stdout.read()  # what readline() read ahead included
 
     def standings(web: str) -> list[tuple[str, str]]:
         with urllib.request.urlopen(web + "/api/standings", timeout=10) as r:
             return [(p["name"], p["points_text"]) for p in json.load(r)["players"]]
 
-    process, broker, web = start()
+    process, port, web = start()
+    accounts = Accounts.open(state_dir / "hall-club-accounts.txt")[0].passwords
     try:
+        # Made at the first start, kept owner-only (and printed: below).
+        assert sorted(accounts) == ["arbiter", "hall", "t0", "t1"]
+        assert stat.S_IMODE((state_dir / "hall-club-accounts.txt").stat().st_mode) == 0o600
+        # No account, no way in: an anonymous board's state is refused.
+        anonymous = BoardPublisher(HallSettings(f"mqtt://127.0.0.1:{port}", "club", "t0"),
+                                   lambda: {"black": "Eve", "white": "Mallory", "result": "1-0"})
+        anonymous.poll(0)
+        assert not anonymous.flush(1.0)
+        anonymous.close(flush_s=0)
         for n, (black, white, result) in enumerate([("Ann", "Bob", "1-0"), ("Cid", "Ann", "1/2-1/2")]):
             state = {"round": "1", "black": black, "white": white, "result": result, "moves": [], "fen": "B:W21:B1"}
-            publisher = BoardPublisher(HallSettings(broker, "club", f"t{n}"), lambda s=state: s)
+            url = f"mqtt://t{n}:{accounts[f't{n}']}@127.0.0.1:{port}"
+            publisher = BoardPublisher(HallSettings(url, "club", f"t{n}"), lambda s=state: s)
             publisher.poll(0)
             assert publisher.flush(10)
             publisher.close(flush_s=0)
         assert wait_for(lambda: len(standings(web)) == 3, 20)
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(20) == 0
-    # Started again on a broker of its own (nothing retained): the standings are the file's.
-    process, broker, web = start()
+        told = stop(process)
+    # Printed where the arbiter sees them, each with how to use it.
+    assert f"new account t0 {accounts['t0']}: crownhead run --mqtt mqtt://t0:{accounts['t0']}@127.0.0.1:{port}" in told
+    assert f"-u arbiter -P {accounts['arbiter']}" in told
+    # Started again on a broker of its own (nothing retained): the standings are the file's,
+    # the accounts the same, and no password printed again.
+    process, port, web = start()
     try:
         assert standings(web) == [("Ann", "1½"), ("Cid", "½"), ("Bob", "0")]
+        assert Accounts.open(state_dir / "hall-club-accounts.txt")[0].passwords == accounts
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(20) == 0
+        told = stop(process)
+    assert "hall-club-accounts.txt" in told and not any(password in told for password in accounts.values())
 
 
 def test_the_hall_never_prints_logs_or_serves_a_broker_password(tmp_path: Path) -> None:
@@ -654,8 +624,9 @@ def test_the_hall_never_prints_logs_or_serves_a_broker_password(tmp_path: Path) 
         assert secret.encode() not in served
     finally:
         process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=20)
-    assert secret not in out + err
+        process.wait(20)
+    assert process.stdout is not None and process.stderr is not None
+    assert secret not in line + process.stdout.read() + process.stderr.read()
     # A URL the hall cannot use is named in the error, without its password.
     bad = subprocess.run([sys.executable, "-m", "firmware.cli", "hall", "--broker", f"mqtp://hall:{secret}@x"],
                          capture_output=True, text=True, timeout=60)

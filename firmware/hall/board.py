@@ -66,6 +66,8 @@ class BoardPublisher:
         self._connected = False
         self.dropped = 0
         self.sent = 0
+        #: Times the broker's connection went while the board meant to report.
+        self.disconnects = 0
         #: Called (in the client's thread) with each message on the board's ``cmd``
         #: topic; None: the board takes no commands and does not subscribe.
         self.on_command: Callable[[bytes], None] | None = None
@@ -75,9 +77,11 @@ class BoardPublisher:
         self.subscribed = threading.Event()
         import paho.mqtt.client as mqtt  # the hall extra: loaded by a board that reports
 
+        # The client id is the account where there is one: brokers set up as docs/hall.md
+        # says bind ids to accounts anyway (a board cannot take another's id).
         client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
-            client_id=f"crownhead-{settings.hall}-{settings.board}",
+            client_id=self.url.username or f"crownhead-{settings.hall}-{settings.board}",
             clean_session=True,
         )
         if self.url.username is not None:
@@ -188,6 +192,8 @@ class BoardPublisher:
         self.subscribed.clear()
         with self._lock:
             self._connected = False
+            if not self._closed:
+                self.disconnects += 1
         if not self._closed:
             log.warning("mqtt: lost %s (%s); events are kept until it is back", self.url, reason)
 

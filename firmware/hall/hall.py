@@ -193,8 +193,12 @@ class HallListener:
         self.url = BrokerUrl.parse(url)
         # A persistent session: what boards publish while the hall is reconnecting (a
         # broker restarted, the hall's network away) waits for it at the broker.
+        # Its id is its account where there is one (the brokers of docs/hall.md bind ids
+        # to accounts, so no board can take the hall's session by naming its id).
         client = mqtt.Client(
-            mqtt.CallbackAPIVersion.VERSION2, client_id=f"crownhead-hall-{hall.name}", clean_session=False
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=self.url.username or f"crownhead-hall-{hall.name}",
+            clean_session=False,
         )
         if self.url.username is not None:
             client.username_pw_set(self.url.username, self.url.password)
@@ -203,7 +207,11 @@ class HallListener:
 
             client.tls_set_context(ssl.create_default_context(cafile=cafile))
         client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
         client.on_message = lambda c, u, m: hall.receive(m.topic, bytes(m.payload))
+        #: Times the broker's connection went (the broker restarted, or put the hall off).
+        self.disconnects = 0
+        self._closing = False
         #: Set when the broker has confirmed the subscription: from then on every
         #: board's message reaches the hall.
         self.subscribed = threading.Event()
@@ -223,7 +231,14 @@ class HallListener:
         client.subscribe(f"{ROOT}/{self.hall.name}/+/+", qos=1)
         self.connected.set()
 
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self.connected.clear()
+        if not self._closing:
+            self.disconnects += 1
+            log.warning("hall: lost %s (%s); trying again", self.url, reason)
+
     def close(self) -> None:
+        self._closing = True
         self._client.disconnect()
         self._client.loop_stop()
 
