@@ -8,7 +8,6 @@ mid-game like a real one.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
