@@ -240,10 +240,11 @@ class Connections:
 
 
 def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: float = 1.0, **options: Any) -> Any:
-    """A uvicorn server for ``app`` on the listening socket ``sock`` (non-blocking), holding connections within ``limits``; ``options`` go to
-    :class:`uvicorn.Config` (``ws`` is this module's). Serve with ``await
-    server.serve(sockets=[])`` (this server accepts on ``sock`` itself); :meth:`stop`
-    ends it at once from its loop. ``server.connections`` is the :class:`Connections`."""
+    """A uvicorn server for ``app`` on the listening socket ``sock`` (non-blocking),
+    holding connections within ``limits``; ``options`` go to :class:`uvicorn.Config`
+    (``ws`` is this module's). Serve with ``await server.serve(sockets=[])`` (this server
+    accepts on ``sock`` itself); :meth:`stop` ends it at once from its loop.
+    ``server.connections`` is the :class:`Connections`."""
     import h11
     import uvicorn
     from uvicorn.protocols.http.h11_impl import H11Protocol
