@@ -214,32 +214,39 @@ def test_the_hall_page_in_a_real_browser_shows_every_board(broker: Embedded, hal
 # -- the full view: the board's own page component ------------------------------------------
 
 
-def test_the_hall_page_is_served_by_starlette_and_idle_clients_hold_no_thread(hall: tuple[Hall, str]) -> None:
+def test_the_hall_page_is_served_by_starlette_and_idle_clients_hold_no_thread() -> None:
     import socket
     import threading
 
-    h, web = hall
-    host, port = web.removeprefix("http://").rsplit(":", 1)
+    from firmware.pages.serving import Limits
+
+    server = HallServer(Hall("club"), "127.0.0.1", 0, Limits(request_s=1.0))
+    server.start()
+    host, port = server.address
+    web = f"http://{host}:{port}"
     before = threading.active_count()
     idle = []
     try:
-        for _ in range(40):  # clients that connect, start a request and never finish it
-            s = socket.create_connection((host, int(port)), timeout=WAIT_S)
+        for _ in range(20):  # clients that connect, start a request and never finish it
+            s = socket.create_connection((host, port), timeout=WAIT_S)
             s.sendall(b"GET /api/boards HTTP/1.1\r\nHost: x\r\n")
             idle.append(s)
         with urllib.request.urlopen(web + "/api/boards", timeout=WAIT_S) as r:
             assert r.status == 200 and r.headers["Server"] is None  # no version told
-        # One event loop serves them all (http.server held a thread for each).
+        # One event loop serves them all (http.server held a thread for each), and closes
+        # those that have not sent a request within the limit (slowloris).
         assert threading.active_count() - before < 5
+        assert all(s.recv(100) == b"" for s in idle)
+        with urllib.request.urlopen(web + "/api/standings", timeout=WAIT_S) as r:
+            tag = r.headers["ETag"]
+        request = urllib.request.Request(web + "/api/standings", headers={"If-None-Match": tag})
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=WAIT_S)
+        assert answer.value.code == 304 and answer.value.headers["Cache-Control"] == "no-cache"
     finally:
         for s in idle:
             s.close()
-    with urllib.request.urlopen(web + "/api/standings", timeout=WAIT_S) as r:
-        tag = r.headers["ETag"]
-    request = urllib.request.Request(web + "/api/standings", headers={"If-None-Match": tag})
-    with pytest.raises(urllib.error.HTTPError) as answer:
-        urllib.request.urlopen(request, timeout=WAIT_S)
-    assert answer.value.code == 304 and answer.value.headers["Cache-Control"] == "no-cache"
+        server.close()
 
 
 def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, hall: tuple[Hall, str], browser: Any) -> None:

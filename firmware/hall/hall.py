@@ -33,6 +33,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from firmware.pages import SECURITY_HEADERS, fill_shell
+from firmware.pages.serving import Limits
 from firmware.hall.standings import Standings, spreadsheet_cell, standings_file
 from firmware.hall.topics import ROOT, BrokerUrl, check_name
 
@@ -265,14 +266,17 @@ class HallServer:
     """The hall page and its API on ``host:port`` (loopback unless told otherwise).
 
     Served as the board's own page is: Starlette on uvicorn, in a thread of its own with
-    its own event loop, every answer with the pages' headers (:mod:`firmware.pages`).
+    its own event loop, every answer with the pages' headers (:mod:`firmware.pages`), the
+    connections held within ``limits`` (:mod:`firmware.pages.serving`: 256 at once, 32 from
+    one address, 5 s to send a request).
     Answers that take a lock or build text (the boards, the CSV and PDN downloads) run in
     the server's worker threads, so a slow one never holds up the others.
     """
 
-    def __init__(self, hall: Hall, host: str = "127.0.0.1", port: int = 8080) -> None:
+    def __init__(self, hall: Hall, host: str = "127.0.0.1", port: int = 8080, limits: Limits | None = None) -> None:
         self.hall = hall
         self.host, self.port = host, port
+        self.limits = limits if limits is not None else Limits()
         self.page = page_html().encode("utf-8")
         self.scripts = {path: _asset(*where) for path, where in _SCRIPTS.items()}
         self.token = secrets.token_hex(4)  # a hall started again is another hall to a page's cache
@@ -314,19 +318,19 @@ class HallServer:
 
     def start(self) -> None:
         """Serve in a daemon thread (the address is bound already: see the constructor)."""
-        import uvicorn
+        from firmware.pages.serving import bounded_server
 
-        config = uvicorn.Config(
+        assert self._socket is not None
+        self._server = bounded_server(
             self.asgi(),
+            self._socket,
+            self.limits,
             lifespan="off",
             log_level="warning",
             access_log=False,
             server_header=False,
             proxy_headers=False,
-            limit_concurrency=LIMIT_CONNECTIONS,
-            timeout_keep_alive=5,
         )
-        self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="hall-http", daemon=True)
         self._thread.start()
         if not self._started.wait(10):
@@ -338,8 +342,7 @@ class HallServer:
         async def serve() -> None:
             self._loop = asyncio.get_running_loop()
             self._started.set()
-            assert self._socket is not None
-            await self._server.serve(sockets=[self._socket])
+            await self._server.serve(sockets=[])  # it accepts on the bound socket itself
 
         try:
             asyncio.run(serve())
@@ -352,16 +355,18 @@ class HallServer:
         """Stop serving (idempotent)."""
         if self._server is not None:
             self._server.should_exit = True
+            loop = self._loop
+            if loop is not None and not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(self._server.stop)
+                except RuntimeError:
+                    pass
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
         if self._socket is not None:
             self._socket.close()
             self._socket = None
-
-
-#: Connections served at once; more are answered 503.
-LIMIT_CONNECTIONS = 256
 
 
 class _Headers:
