@@ -17,13 +17,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from firmware.app.hardware import TappedButtons
+from firmware.app.hardware import Hardware, TappedButtons
 from firmware.app.keeper import GameKeeper
 from firmware.app.leds import LedPolicy
 from firmware.app.modes import Modes
 from firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
 from firmware.app.settings import AppSettings
-from firmware.events import Event, GameSaved
+from firmware.events import BoardWarning, Event, GameSaved
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord, GameStore
 from firmware.tracking.controller import Controller
@@ -32,7 +32,8 @@ from firmware.tracking.policy import ModePolicy
 from firmware.tracking.tracker import Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
-from rules import BLACK, WHITE, Color, Game, Position, Rules
+from rules import BLACK, WHITE, Color, Game, Move, Position, Rules
+from rules.ballots import Ballot
 
 __all__ = ["Commands"]
 
@@ -63,6 +64,7 @@ class Commands:
     _game: Game | None
     _said_step: int
     _message_until: int | None
+    hardware: Hardware
 
     def _save(self, now: int) -> list[GameSaved]:
         """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
@@ -98,6 +100,95 @@ class Commands:
     def resuming(self) -> bool:
         """Whether a saved game's pieces are being set up before it goes on."""
         return self._resuming
+
+    # -- the game as a host, a page or the hall sees it --------------------------------
+
+    @property
+    def started(self) -> bool:
+        """Whether the board has started (:meth:`App.start <firmware.app.application.App.start>`)."""
+        return self._started
+
+    @property
+    def referee_mode(self) -> bool:
+        """Whether a referee is in charge of the games (referee mode)."""
+        return self.referee is not None
+
+    @property
+    def setting_up(self) -> Position | None:
+        """The position a new game is being set up in, or None (a saved game being set up
+        to resume is :attr:`resuming`)."""
+        return None if self._resuming else self.tracker.setting_up
+
+    @property
+    def expected(self) -> Move | None:
+        """The move the board shows and waits for (the machine's, a ballot's, a host's)."""
+        return self.tracker.expected
+
+    @property
+    def warning(self) -> BoardWarning | None:
+        """The board's warning now (the most urgent), or None."""
+        return self.tracker.warning
+
+    @property
+    def thinking(self) -> bool:
+        """Whether the machine is choosing its move, or the hint's search runs."""
+        return self.thinker.busy or self.hints.thinker.busy
+
+    def simulated(self) -> tuple[dict[int, str], tuple[str, ...]] | None:
+        """The simulated board's pieces (square -> token) and what its hands hold; None on
+        real hardware."""
+        sim = self.hardware.sim
+        return (dict(sim.pieces), tuple(sim.hand)) if sim is not None else None
+
+    def record_tags(self) -> dict[str, str]:
+        """The game's PDN tags as its record keeps them (the players' names without one)."""
+        if self.record is not None:
+            return self.record.tags()
+        return {"Black": self.players[BLACK].name, "White": self.players[WHITE].name}
+
+    def cautions(self) -> dict[str, int] | None:
+        """Each side's cautions in referee mode, else None."""
+        referee = self.referee
+        if referee is None:
+            return None
+        return {"black": referee.cautions(BLACK), "white": referee.cautions(WHITE)}
+
+    @property
+    def ballot(self) -> Ballot | None:
+        """Referee mode's ACF ballot of the game in progress, or None."""
+        return self.referee.ballot if self.referee is not None else None
+
+    @property
+    def ballot_move(self) -> Move | None:
+        """The referee's balloted move the board asks for next, or None."""
+        return self.referee.ballot_move if self.referee is not None else None
+
+    # -- what a host or the other board asks of the game --------------------------------
+
+    def show_move(self, move: Move | None) -> None:
+        """Ask for ``move`` (None: no longer): the lights show it and the board accepts no
+        other for that side. ``ValueError`` when it is not legal now."""
+        self.tracker.expect(move)
+
+    def new_game(self, position: Position, now: int) -> list[Event]:
+        """A new game from ``position``: the board is set up for it; the events."""
+        return self.tracker.new_game(position, now)
+
+    def take_back(self, now: int) -> list[Event]:
+        """Take the last move back (the board is guided back to the position before it)."""
+        return self.tracker.take_back(now)
+
+    def declare(self, score: str, reason: str, now: int) -> list[Event]:
+        """End the game with a result from outside (an arbiter, the other board); the
+        referee's own in referee mode."""
+        return self.tracker.declare(score, reason, now)
+
+    def set_ballot(self, number: int | None, now: int) -> list[Event]:
+        """Referee mode: play ACF ballot ``number`` (see the referee's own); ``ValueError``
+        when it cannot be played now or no referee is in charge."""
+        if self.referee is None:
+            raise ValueError("a ballot is the referee's to play (referee mode)")
+        return self.referee.set_ballot(number, now)
 
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]:
         """``side`` offers or accepts a draw (None: the shared button), as its button does.

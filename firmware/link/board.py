@@ -12,13 +12,11 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from firmware.events import Event
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.storage.store import GameRecord
-from firmware.tracking.follower import Follower
-from rules import Color, Game, Rules
-from sim.board import SimBoard
+from firmware.referee.settings import RefereeSettings
+from rules import Color, Game, Move, Position, Rules
+from rules.ballots import Ballot
 
-__all__ = ["Busy", "HintLights", "LinkedBoard", "MatchState", "Mode", "Named", "Seat", "Shown", "SimHands"]
+__all__ = ["HintLights", "LinkedBoard", "MatchState", "Mode", "Named", "Seat", "Shown", "SimHands"]
 
 
 class Named(Protocol):
@@ -35,6 +33,8 @@ class Mode(Protocol):
     def referee_lights(self) -> bool: ...
     @property
     def takeback(self) -> bool: ...
+    @property
+    def tracker_mode(self) -> str: ...
 
 
 class Seat(Protocol):
@@ -51,11 +51,6 @@ class _HintSetting(Protocol):
     def hints(self) -> bool: ...
     @property
     def brightness(self) -> float: ...
-
-
-class Busy(Protocol):
-    @property
-    def busy(self) -> bool: ...
 
 
 class Shown(Protocol):
@@ -110,25 +105,37 @@ class MatchState(Protocol):
 
 
 class LinkedBoard(Protocol):
-    """The board application as the link sees it."""
+    """The board application as the link sees it: the game's state to read and the
+    application's commands (:class:`firmware.app.commands.Commands`), never its tracker,
+    referee, simulated board, record or thinkers."""
 
     sources: list[Callable[[int], list[Event]]]
     sinks: list[Callable[[Event], None]]
 
     @property
-    def tracker(self) -> Follower: ...
+    def started(self) -> bool: ...
     @property
     def game(self) -> Game: ...
     @property
     def resuming(self) -> bool: ...
     @property
+    def setting_up(self) -> Position | None: ...
+    @property
+    def expected(self) -> Move | None: ...
+    @property
+    def warning(self) -> object: ...
+    @property
+    def thinking(self) -> bool: ...
+    @property
     def players(self) -> Mapping[Color, Seat]: ...
     @property
-    def referee(self) -> Referee | None: ...
-    @property
-    def record(self) -> GameRecord | None: ...
-    @property
     def mode(self) -> Mode: ...
+    @property
+    def referee_mode(self) -> bool: ...
+    @property
+    def ballot(self) -> Ballot | None: ...
+    @property
+    def ballot_move(self) -> Move | None: ...
     @property
     def policy(self) -> HintLights: ...
     @property
@@ -136,30 +143,39 @@ class LinkedBoard(Protocol):
     @property
     def message(self) -> str: ...
     @property
-    def sim(self) -> SimBoard | None: ...
-    @property
     def lit_roles(self) -> Mapping[int, str]: ...
-    @property
-    def thinker(self) -> Busy: ...
-    @property
-    def hint_thinker(self) -> Busy: ...
     @property
     def referee_settings(self) -> RefereeSettings: ...
 
     def view(self) -> Shown: ...
+    def simulated(self) -> tuple[Mapping[int, str], Sequence[str]] | None:
+        """The simulated board's pieces and hand; None on real hardware."""
+
+    def record_tags(self) -> Mapping[str, str]:
+        """The game's PDN tags (the players' names without a record)."""
+
+    def cautions(self) -> dict[str, int] | None: ...
+    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
+        """The game clock: (Black's ms, White's ms, the running side or "", paused, the
+        side whose flag fell or ""), or None without one."""
+
     def press(self, name: str, now: int | None = None, *, long: bool = False) -> None: ...
     def give_up_resume(self) -> None:
         """The saved game being resumed is given up for a new game (kept as unfinished)."""
+
+    def new_game(self, position: Position, now: int) -> list[Event]: ...
+    def show_move(self, move: Move | None) -> None:
+        """Ask for ``move`` on the board (None: no longer); ``ValueError`` when not legal."""
+
+    def take_back(self, now: int) -> list[Event]: ...
+    def declare(self, score: str, reason: str, now: int) -> list[Event]: ...
+    def set_ballot(self, number: int | None, now: int) -> list[Event]:
+        """Referee mode: play ACF ballot ``number``; ``ValueError`` when it cannot be."""
 
     def computer_player(self, level: int | None = None) -> Seat:
         """The engine as a player; ``ValueError`` when it is not installed."""
 
     def set_brightness(self, fraction: float) -> None: ...
-
-    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
-        """The game clock: (Black's ms, White's ms, the running side or "", paused, the
-        side whose flag fell or ""), or None without one."""
-
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]: ...
     def resign(self, side: Color | None, now: int | None = None, *, confirmed: bool = False) -> list[Event]: ...
 

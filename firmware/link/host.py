@@ -32,7 +32,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -54,7 +54,6 @@ from firmware.link.peer import GameId, PeerFollower
 from firmware.link.settings import LinkConfig
 from firmware.link.transport import LineTransport, Transport
 from hal.clock import Clock
-from sim.board import SimBoard
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.ballots import ballot as acf_ballot
 from rules.pdn import explain_illegal, move_text, write_game
@@ -198,9 +197,8 @@ class Link(PeerFollower):
             # The other side's moves are made there: only those the link shows are
             # accepted here, whatever the mode (a referee takes no move back).
             app.hold(self.remote, LINK_END)
-        tracker = getattr(app, "tracker", None)  # there once the app has started
-        if tracker is not None and not app.resuming:
-            self._seen_game = tracker.game
+        if app.started and not app.resuming:
+            self._seen_game = app.game
 
     def close(self) -> None:
         self.transport.close()
@@ -214,7 +212,7 @@ class Link(PeerFollower):
         app = self.app
         fresh = self.transport.take_fresh() or self._greeting
         if (fresh is not None and self._greeting is None and self._seen_game is None
-                and not app.resuming and app.tracker.setting_up is None):
+                and not app.resuming and app.setting_up is None):
             # The first game begins in this very iteration: greet with it, one iteration on.
             self._greeting, fresh = fresh, None
         else:
@@ -257,7 +255,7 @@ class Link(PeerFollower):
         if isinstance(event, NewGame):
             self._on_new_game(event)
         elif event.kind == "game-start":
-            self._seen_game = self.app.tracker.game  # a resumed game is the same game
+            self._seen_game = self.app.game  # a resumed game is the same game
 
     # -- sending -----------------------------------------------------------------------
 
@@ -289,16 +287,14 @@ class Link(PeerFollower):
     def _setting_up(self) -> Position | None:
         """The position of a new game being set up (not a resumed one), or None."""
         assert self.app is not None
-        if self.app.resuming:
-            return None
-        return self.app.tracker.setting_up
+        return self.app.setting_up
 
     def _state(self) -> dict[str, Any]:
         assert self.app is not None
         game = self._game()
         setup = self._setting_up()
         result = game.result
-        expected = self.app.tracker.expected
+        expected = self.app.expected
         state: dict[str, Any] = {
             "game": str(self.game_id),
             "start": (setup or game.start).fen(),
@@ -324,7 +320,7 @@ class Link(PeerFollower):
             "protocol": PROTOCOL_VERSION,
             "version": _version(),
             "plays": self.plays,
-            "mode": app.tracker.mode,
+            "mode": app.mode.tracker_mode,
             "app": app.mode.name,
             "hints": app.policy.settings.hints,
             "control": self.control,
@@ -359,16 +355,11 @@ class Link(PeerFollower):
         roles: dict[str, list[int]] = {}
         for square, role in sorted(app.lit_roles.items()):
             roles.setdefault(role, []).append(square)
-        tracker = app.tracker
         target: str | None = None
         if app.resuming:
             target = app.game.position.fen()
-        elif tracker.setting_up is not None:
-            target = tracker.setting_up.fen()
-        referee = app.referee
-        cautions = None
-        if referee is not None:
-            cautions = {"black": referee.cautions(BLACK), "white": referee.cautions(WHITE)}
+        elif app.setting_up is not None:
+            target = app.setting_up.fen()
         body: dict[str, Any] = {
             "board": board,
             "roles": roles,
@@ -383,9 +374,9 @@ class Link(PeerFollower):
             "mode": v.mode_text,
             "names": [app.players[BLACK].name, app.players[WHITE].name],
             "clock": self._clock_view(now),
-            "cautions": cautions,
+            "cautions": app.cautions(),
             "match": v.match,
-            "sim": app.sim is not None,
+            "sim": app.simulated() is not None,
             "hints": app.policy.settings.hints,
             "resuming": app.resuming,
             **self._display_fields(),
@@ -446,14 +437,13 @@ class Link(PeerFollower):
         second (what others change: names, settings)."""
         assert self.app is not None
         app = self.app
-        sim = app.sim
-        tracker = app.tracker
-        game = tracker.game
+        sim = app.simulated()
+        game = app.game
         return (
-            self._display_stir, app.lit_roles, self._stir, app.message, app.resuming, id(game), game.ply, tracker.warning,
-            tracker.setting_up is not None, tracker.expected,
-            (len(sim.pieces), len(sim.hand), sim.hand[-1] if sim.hand else None) if sim is not None else None,
-            app.thinker.busy, app.hint_thinker.busy, now // 1000,
+            self._display_stir, app.lit_roles, self._stir, app.message, app.resuming, id(game), game.ply, app.warning,
+            app.setting_up is not None, app.expected,
+            (len(sim[0]), len(sim[1]), sim[1][-1] if sim[1] else None) if sim is not None else None,
+            app.thinking, now // 1000,
         )
 
     def _send_view(self, now: int) -> None:
@@ -580,11 +570,7 @@ class Link(PeerFollower):
         a long game in several pieces)."""
         assert self.app is not None
         game = self._game()
-        record = self.app.record
-        if record is not None:
-            tags = {k: v for k, v in record.tags().items() if k not in ("Result", "SetUp", "FEN")}
-        else:
-            tags = {"Black": self.app.players[BLACK].name, "White": self.app.players[WHITE].name}
+        tags = {k: v for k, v in self.app.record_tags().items() if k not in ("Result", "SetUp", "FEN")}
         key = (id(game), game.ply, game.moves[-1] if game.moves else None, game.result, tuple(tags.items()))
         if self._pdn_cache is None or self._pdn_cache[0] != key:
             self._pdn_cache = (key, write_game(game, tags))
@@ -656,11 +642,13 @@ class Link(PeerFollower):
         self.app.set_brightness(percent / 100)
         return display_reply("brightness", (percent,))
 
-    def _sim(self, name: str) -> SimBoard:
+    def _sim(self, name: str) -> tuple[Mapping[int, str], Sequence[str]]:
+        """The simulated board's pieces and hand; LinkError on real hardware."""
         assert self.app is not None
-        if self.app.sim is None:
+        sim = self.app.simulated()
+        if sim is None:
             raise LinkError("not-now", "this board is real hardware: there are no simulated hands", name)
-        return self.app.sim
+        return sim
 
     def _hands(self, name: str) -> SimHands:
         self._sim(name)
@@ -672,12 +660,13 @@ class Link(PeerFollower):
         from sim.board import SimError
 
         assert self.app is not None
-        sim = self._sim("touch")
+        self._sim("touch")
         try:
             self._hands("touch").toggle(square)
         except SimError as exc:
             raise LinkError("not-now", str(exc), "touch") from None
-        return {"square": square, "piece": sim.pieces.get(square), "hand": "".join(t[:1] for t in sim.hand)}
+        pieces, hand = self._sim("touch")
+        return {"square": square, "piece": pieces.get(square), "hand": "".join(t[:1] for t in hand)}
 
     def _cmd_hands(self, now: int, text: str) -> dict[str, Any]:
         from sim.board import SimError
@@ -708,7 +697,7 @@ class Link(PeerFollower):
         assert self.app is not None
         if self.app.resuming:
             raise LinkError("not-now", "a saved game is being resumed: its pieces must be set up first", name)
-        if self.app.tracker.setting_up is not None:
+        if self.app.setting_up is not None:
             raise LinkError("not-now", "a new game is being set up on the board", name)
         game = self._game()
         if game.is_over:
@@ -731,8 +720,8 @@ class Link(PeerFollower):
         # A saved game being resumed is given up, as the board's new button does: it is
         # kept (as an unfinished game) when the new game begins.
         self.app.give_up_resume()
-        self._events += self.app.tracker.new_game(position, now)
-        return {"fen": position.fen(), "ready": self.app.tracker.setting_up is None}
+        self._events += self.app.new_game(position, now)
+        return {"fen": position.fen(), "ready": self.app.setting_up is None}
 
     def _cmd_play(self, now: int, text: str) -> dict[str, Any]:
         assert self.app is not None
@@ -759,8 +748,7 @@ class Link(PeerFollower):
         other = self._peer_moves.get(ply) if self.linked else None
         if other is not None and other != move:
             raise LinkError("not-now", f"the other board has already played {other.pdn(full=True)}", "play")
-        referee = self.app.referee
-        ballot = referee.ballot_move if referee is not None else self._ballot_move(game)
+        ballot = self.app.ballot_move if self.app.referee_mode else self._ballot_move(game)
         if ballot is not None and ballot != move:
             raise LinkError("illegal-move", f"the ballot's move {ply} is {ballot.pdn()}", "play")
         self._host_moves[ply] = move
@@ -788,12 +776,12 @@ class Link(PeerFollower):
         # A ballot chosen and not begun goes on under the new mode: in referee mode the
         # referee plays it (and alone asks for its moves), otherwise the link does.
         carried: int | None = None
-        if game.ply == 0 and app.tracker.setting_up is None:
-            if name == "referee" and app.referee is None and self._ballot_move(game) is not None:
+        if game.ply == 0 and app.setting_up is None:
+            if name == "referee" and not app.referee_mode and self._ballot_move(game) is not None:
                 assert self._ballot is not None
                 carried = self._ballot[0]
-            elif name == "play" and app.referee is not None and app.referee.ballot_move is not None:
-                ballot = app.referee.ballot
+            elif name == "play" and app.referee_mode and app.ballot_move is not None:
+                ballot = app.ballot
                 carried = ballot.number if ballot is not None else None
         try:
             app.set_mode(name, now, computer)
@@ -801,9 +789,9 @@ class Link(PeerFollower):
             raise LinkError("not-now", str(exc), "mode") from None
         if carried is not None:
             self._ballot = None
-            if app.referee is not None:
+            if app.referee_mode:
                 try:
-                    self._events += app.referee.set_ballot(carried, now)
+                    self._events += app.set_ballot(carried, now)
                 except ValueError as exc:  # the mode has changed; say why the ballot did not follow
                     self._notice(now, f"ballot-{carried}-{now}", f"ballot {carried} is not played under the referee: {exc}")
             else:
@@ -848,7 +836,7 @@ class Link(PeerFollower):
 
         app = self.app
         game = self._game()
-        if app.resuming or (game.ply and not game.is_over and app.tracker.setting_up is None):
+        if app.resuming or (game.ply and not game.is_over and app.setting_up is None):
             raise LinkError("not-now", "the referee's settings change only before the first move or after the game", "referee")
         changes: dict[str, Any] = {}
         for key, value in items:
@@ -886,11 +874,10 @@ class Link(PeerFollower):
             moves = tuple(chosen.play_moves(game.rules))
         except ValueError as exc:
             raise LinkError("not-now", f"ballot {number} does not fit these rules: {exc}", "ballot") from None
-        referee = self.app.referee if self.app is not None else None
-        if referee is not None:
+        if self.app is not None and self.app.referee_mode:
             # The referee plays the ballot (and its pair's second game) and records it.
             try:
-                self._events += referee.set_ballot(number, now)
+                self._events += self.app.set_ballot(number, now)
             except ValueError as exc:
                 raise LinkError("not-now", str(exc), "ballot") from None
         else:
@@ -940,11 +927,11 @@ class Link(PeerFollower):
     def _declare(self, now: int, score: str, reason: str) -> list[Event]:
         """End the game with an arbiter's (or the other board's) result; the events it caused."""
         assert self.app is not None
-        tracker = self.app.tracker
-        if self._expect is not None and tracker.expected == self._expect[1]:
-            tracker.expect(None)
+        app = self.app
+        if self._expect is not None and app.expected == self._expect[1]:
+            app.show_move(None)
         self._expect = None
-        events = tracker.declare(score, reason, now)  # the referee's, in referee mode
+        events = app.declare(score, reason, now)  # the referee's, in referee mode
         self._events += events
         return events
 
@@ -955,7 +942,7 @@ class Link(PeerFollower):
 
         Always None in referee mode: the referee plays the ballot and asks for its moves.
         """
-        if self._ballot is None or (self.app is not None and self.app.referee is not None):
+        if self._ballot is None or (self.app is not None and self.app.referee_mode):
             return None
         number, moves = self._ballot
         if game.ply >= len(moves) or list(game.moves) != list(moves[: game.ply]):
@@ -969,10 +956,9 @@ class Link(PeerFollower):
         assert app is not None
         if not (self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result):
             return  # nothing asked for, nothing to withdraw: spare the loop the game's checks
-        tracker = app.tracker
-        if app.resuming or tracker.setting_up is not None:
+        if app.resuming or app.setting_up is not None:
             return
-        game = tracker.game
+        game = app.game
         if game is not self._seen_game:
             return  # a game begun this very step: wait until its start has been followed
         if game.is_over:
@@ -999,9 +985,9 @@ class Link(PeerFollower):
                 want = (ballot, "ballot")
         if want is not None:
             move, source = want
-            if tracker.expected != move:
+            if app.expected != move:
                 try:
-                    tracker.expect(move)
+                    app.show_move(move)
                 except ValueError:
                     self._drop_wanted(n, source)
                     self._notice(now, f"unplayable-{n}-{move.pdn(full=True)}",
@@ -1009,10 +995,9 @@ class Link(PeerFollower):
                     return
             self._expect = (n, move, source)
         elif self._expect is not None:
-            referee = app.referee
             # The same move may be the referee's balloted move: that request is the referee's.
-            if tracker.expected == self._expect[1] and (referee is None or referee.ballot_move != tracker.expected):
-                tracker.expect(None)
+            if app.expected == self._expect[1] and (not app.referee_mode or app.ballot_move != app.expected):
+                app.show_move(None)
             self._expect = None
 
     def _drop_wanted(self, ply: int, source: str) -> None:
@@ -1036,7 +1021,7 @@ class Link(PeerFollower):
 
     def _on_new_game(self, event: NewGame) -> None:
         assert self.app is not None
-        self._seen_game = self.app.tracker.game
+        self._seen_game = self.app.game
         following, self._following = self._following, None
         if following is not None and following[1] == event.fen:
             self.game_id = following[0]

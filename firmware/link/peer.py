@@ -175,7 +175,7 @@ class PeerFollower:
             return
         if game.positions[-2].turn is self.remote:
             # The other board took back its own move, which was made here too: undo it here.
-            self._events += self.app.tracker.take_back(now)
+            self._events += self.app.take_back(now)
 
     def _own_view(self) -> tuple[str, int, list[Position]]:
         """This board's game for comparison: start FEN, ply, positions (a set-up: its start)."""
@@ -270,4 +270,4 @@ class PeerFollower:
         self._host_moves.clear()
         self._ballot = None
         self._expect = None
-        self._events += self.app.tracker.new_game(Position.from_fen(start), now)
+        self._events += self.app.new_game(Position.from_fen(start), now)
