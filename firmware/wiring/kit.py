@@ -14,6 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from firmware.files import atomic_write
 from firmware.wiring.geometry import BoardGeometry
 
 __all__ = ["build_files", "write_all", "check_all"]
@@ -62,7 +63,7 @@ def write_all(directory: Path, g: BoardGeometry | None = None) -> list[Path]:
     paths = []
     for name, make in build_files(g or BoardGeometry()).items():
         path = directory / name
-        path.write_bytes(make())
+        atomic_write(path, make(), private=False)
         paths.append(path)
     return paths
 

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+from firmware.files import atomic_write
+
 __all__ = ["OPTIONS", "TITLES", "pin_plan", "draw", "labels_in_svg", "write_all", "check_all"]
 
 OPTIONS = ("gpio", "shift", "pico")
@@ -555,7 +557,7 @@ def write_all(directory: Path) -> list[Path]:
     paths = []
     for option in OPTIONS:
         path = svg_path(directory, option)
-        path.write_bytes(draw(option))
+        atomic_write(path, draw(option), private=False)
         paths.append(path)
     return paths
 
