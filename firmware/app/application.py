@@ -160,7 +160,7 @@ class App(Loop, Commands):
         #: drawn in this thread, a buzzer pattern): functions returning a time or None.
         self.deadlines: list[Callable[[], int | None]] = []
         self.policy = LedPolicy(leds, referee=settings.policy.referee_lights)
-        #: The mode, who plays each side, and referee mode's arbiter (see :meth:`_judged`).
+        #: The mode, who plays each side, and referee mode's arbiter (it judges the tracker).
         self.modes = Modes(settings, self.policy, players, referee, referee_settings, make_machine or machine_player)
         self.tracker_settings = tracker_settings
         #: The game clock of a two-player or computer game with a time control.
@@ -635,7 +635,7 @@ class App(Loop, Commands):
         if press.name == "hint":
             self.policy.reveal_hints()
             # A referee allows no hints; the engine's move (for a person to move, the
-            # board at rest) is found in this step's _find_hint, after the press's events.
+            # board at rest) is found in this step's hints.find, after the press's events.
             self.hints.wanted = not self.mode.referee_lights
         elif press.name == "new" and self._resuming:
             self.give_up_resume()
