@@ -64,7 +64,8 @@ def run(boards: int, seconds: float, speed: float, mosquitto: str) -> dict[str, 
     broker = subprocess.Popen([mosquitto, "-c", str(folder / "m.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     hall = subprocess.Popen(
         [sys.executable, "-m", "firmware.cli", "hall", "--broker", f"mqtt://127.0.0.1:{port}", "--hall", "bench",
-         "--web", f"127.0.0.1:{web}", "--state-dir", str(folder / "hall")],
+         "--web", f"127.0.0.1:{web}", "--state-dir", str(folder / "hall"),
+         "--boards", ",".join(f"b{i}" for i in range(boards))],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     publishers: list[BoardPublisher] = []

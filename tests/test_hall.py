@@ -27,13 +27,14 @@ from firmware.hall.accounts import Accounts
 from firmware.hall.board import BoardPublisher
 from firmware.hall.settings import HallSettings
 from firmware.hall.hall import Hall, HallListener, HallServer
+from firmware.hall.pairings import Pairing, Pairings, read_pairings
 from firmware.hall.topics import BrokerUrl
 from firmware.referee.settings import RefereeSettings
 from firmware.simulator.script import replay
 from rules import WCDF
 from rules.pdn import read_games
 
-from helpers.hallnet import Embedded
+from helpers.hallnet import Embedded, game_states
 from helpers.net import WAIT_S, free_port, wait_for
 from helpers.scriptgen import TINSLEY, game_script, sample, tinsley_games
 
@@ -49,11 +50,16 @@ def broker() -> Iterator[Embedded]:
     b.close()
 
 
+#: The boards of the ``hall`` fixture.
+BOARDS = ["table-1", "table-2", "table-3"]
+
+
 class RunningHall:
     """A hall following ``broker``, its page served on a free port, its state in ``state_dir``."""
 
-    def __init__(self, broker: Embedded, state_dir: Path | None = None) -> None:
-        self.hall = Hall("club", str(state_dir) if state_dir is not None else None)
+    def __init__(self, broker: Embedded, state_dir: Path | None = None, *, boards: list[str] = BOARDS,
+                 pairings: Pairings | None = None) -> None:
+        self.hall = Hall("club", str(state_dir) if state_dir is not None else None, boards=boards, pairings=pairings)
         self.listener = HallListener(self.hall, broker.url("hall"))
         self.listener.start()
         assert self.listener.subscribed.wait(WAIT_S)
@@ -80,14 +86,21 @@ def hall(broker: Embedded, tmp_path: Path) -> Iterator[tuple[Hall, str]]:
 
 
 @pytest.mark.skipif(not TINSLEY.is_file(), reason="reference data not found beside the checkout")
-def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(broker: Embedded, hall: tuple[Hall, str]) -> None:
-    h, web = hall
+def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(broker: Embedded, tmp_path: Path) -> None:
     games = list(sample(6, 3))
+    running = RunningHall(broker, tmp_path, boards=[f"table-{i + 1}" for i in range(len(games))])
+    try:
+        _boards_play_real_games(running.hall, running.web, broker, games)
+    finally:
+        running.close()
+
+
+def _boards_play_real_games(h: Hall, web: str, broker: Embedded, games: list[Any]) -> None:
     texts = []
     for i, game in enumerate(games):
         events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
         texts.append([e.move for e in events if isinstance(e, MoveMade)])
-        settings = HallSettings(broker.url(f"board-{i}"), "club", f"board-{i}")
+        settings = HallSettings(broker.url(f"table-{i + 1}"), "club", f"table-{i + 1}")
         assert publish_replay(settings, events, None, WCDF, timeout_s=WAIT_S) == 0
     assert wait_for(lambda: all(len(b["moves"]) == len(g.moves) for b, g in zip(h.boards(), games)) and len(h.boards()) == len(games))
     with urllib.request.urlopen(web + "/api/boards") as r:
@@ -121,7 +134,7 @@ def test_a_board_keeps_its_events_while_the_broker_is_away_and_sends_them_later(
     assert publisher.pending == 41 and not publisher.connected
     broker.start()
     try:
-        h = Hall("club")
+        h = Hall("club", boards=["table-1"])
         listener = HallListener(h, broker.url("hall"))
         listener.start()
         assert listener.subscribed.wait(WAIT_S)
@@ -138,7 +151,7 @@ def test_bad_names_and_urls_are_refused_with_one_clear_error() -> None:
         HallSettings("mqtt://127.0.0.1", "club", "a/b").validate()
     with pytest.raises(ValueError, match="use mqtt://"):
         BrokerUrl.parse("http://x")
-    h = Hall("club")
+    h = Hall("club", boards=["x"])
     h.receive("crownhead/club/x/state", b"\xff not json")
     h.receive("crownhead/other/x/state", b"{}")
     h.receive("crownhead/club/x/state", b"[1]")
@@ -146,7 +159,7 @@ def test_bad_names_and_urls_are_refused_with_one_clear_error() -> None:
 
 
 def test_names_with_markup_are_data_in_the_csv_and_the_api() -> None:
-    h = Hall("club")
+    h = Hall("club", boards=["b1"])
     h.receive("crownhead/club/b1/state", json.dumps({"black": "<script>x</script>", "white": 'a,"b"', "ply": 3}).encode())
     assert h.boards()[0]["black"] == "<script>x</script>"
     assert '"a,""b"""' in h.results_csv()
@@ -154,26 +167,27 @@ def test_names_with_markup_are_data_in_the_csv_and_the_api() -> None:
 
 
 def test_results_csv_escapes_spreadsheet_formulas_as_standings_csv_does() -> None:
-    h = Hall("club")
+    h = Hall("club", boards=["-3-1"])
     h.receive("crownhead/club/-3-1/state", json.dumps({
         "black": '=HYPERLINK("http://evil.example","x")', "white": "@SUM(A1:A9)", "result": "+1", "reason": "-2",
         "ply": "=1+1"}).encode())
     rows = list(csv.reader(io.StringIO(h.results_csv())))
-    assert rows[1] == ["'-3-1", "", "'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(A1:A9)", "'+1", "'-2", "'=1+1"]
+    # (A result or a ply that is none is not kept at all.)
+    assert rows[1] == ["'-3-1", "", "'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(A1:A9)", "", "'-2", "0", ""]
     assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
 
 
 def test_results_csv_has_each_games_round() -> None:
-    h = Hall("club")
+    h = Hall("club", boards=["t1"])
     h.receive("crownhead/club/t1/state", json.dumps({
         "black": "Ann", "white": "Bob", "round": "3", "result": "1-0", "reason": "resign", "ply": 41}).encode())
     rows = list(csv.reader(io.StringIO(h.results_csv())))
-    assert rows == [["board", "round", "black", "white", "result", "reason", "plies"],
-                    ["t1", "3", "Ann", "Bob", "1-0", "resign", "41"]]
+    assert rows == [["board", "round", "black", "white", "result", "reason", "plies", "counted"],
+                    ["t1", "3", "Ann", "Bob", "1-0", "resign", "41", "disputed"]]  # a game not seen to begin
 
 
 def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
-    h = Hall("club")
+    h = Hall("club", boards=["b1"])
     h.receive("crownhead/club/b1/event", json.dumps({"t": 1, "event": "move", "ply": 1, "move": "11-15"}).encode())
     h.receive("crownhead/club/b1/state", json.dumps({"fen": "B:W:B", "ply": 3, "moves": ["11-15", "23-19", "8-11"]}).encode())
     assert h.boards()[0]["moves"] == ["11-15", "23-19", "8-11"]
@@ -185,7 +199,7 @@ def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
 
 def test_the_hall_page_in_a_real_browser_shows_every_board(broker: Embedded, hall: tuple[Hall, str], browser: Any) -> None:
     h, web = hall
-    for i in range(3):
+    for i in range(1, 4):
         state = {"fen": "B:W21,22:B1,K2", "ply": i, "black": f"<b>Ann {i}</b>", "white": "Bob", "moves": []}
         publisher = BoardPublisher(HallSettings(broker.url(f"table-{i}"), "club", f"table-{i}"), lambda s=state: s)
         publisher.sink(MoveMade(1, 1, "black", "9-13", (9, 13), ()))
@@ -196,15 +210,15 @@ def test_the_hall_page_in_a_real_browser_shows_every_board(broker: Embedded, hal
     page = browser.new_page()
     try:
         page.goto(web + "/")
-        page.wait_for_selector("[data-board='table-2']")
+        page.wait_for_selector("[data-board='table-3']")
         assert page.locator(".board").count() == 3
         # Pieces drawn from the FEN: 2 black (one a king), 2 white on each board.
-        assert page.locator("[data-board='table-0'] [data-piece]").count() == 4
-        assert page.locator("[data-board='table-0'] [data-piece='B']").count() == 1
+        assert page.locator("[data-board='table-1'] [data-piece]").count() == 4
+        assert page.locator("[data-board='table-1'] [data-piece='B']").count() == 1
         # A name with markup is text on the page.
-        assert "<b>Ann 0</b>" in page.locator("[data-board='table-0'] .names").inner_text()
-        assert page.locator("[data-board='table-0'] .names b").count() == 0
-        page.locator("[data-board='table-1']").click()
+        assert "<b>Ann 1</b>" in page.locator("[data-board='table-1'] .names").inner_text()
+        assert page.locator("[data-board='table-1'] .names b").count() == 0
+        page.locator("[data-board='table-2']").click()
         page.wait_for_selector("#moves li")
         assert page.locator("#moves li").all_inner_texts() == ["9-13"]
     finally:
@@ -267,7 +281,7 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, 
         "moves": ["11-15", "23-19", "9-14"], "status": "White to move, move 2",
         "clocks": {"black": 61_000, "white": 3_599_000},
     }
-    publisher = BoardPublisher(HallSettings(broker.url("table-9"), "club", "table-9"), lambda: state)
+    publisher = BoardPublisher(HallSettings(broker.url("table-3"), "club", "table-3"), lambda: state)
     publisher.poll(0)
     assert publisher.flush(WAIT_S)
     publisher.close(flush_s=0)
@@ -276,8 +290,8 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, 
     asked: list[str] = []
     try:
         page.goto(web + "/")
-        page.wait_for_selector("[data-board='table-9'] [data-piece]")
-        page.locator("[data-board='table-9']").click()
+        page.wait_for_selector("[data-board='table-3'] [data-piece]")
+        page.locator("[data-board='table-3']").click()
         page.wait_for_selector("#moves li")
         full = page.locator("#board")
         assert full.locator("[data-square]").count() == 32
@@ -345,9 +359,13 @@ def expected_standings(schedule: list[tuple[str, str, str, str, str]]) -> dict[s
 def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Embedded, tmp_path: Path) -> None:
     games = sorted(tinsley_games(), key=lambda g: len(g.moves))[: len(SCHEDULE)]
     state_dir = tmp_path / "hall"
-    running = RunningHall(broker, state_dir)
+    # The arbiter pairs each round as it begins: a game counts in the round it began in.
+    pairings = Pairings()
+    running = RunningHall(broker, state_dir, boards=["t1", "t2"], pairings=pairings)
     try:
         for i, ((rnd, board, black, white, result), game) in enumerate(zip(SCHEDULE, games)):
+            if rnd not in pairings.by_round:
+                pairings.by_round[rnd] = {b: Pairing(rnd, b, p[0], p[1]) for r, b, *p, _ in SCHEDULE if r == rnd}
             events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
             events.append(GameOver(events[-1].t + 1000, result, "adjudicated"))  # the arbiter's result
             referee = RefereeSettings(event="Club night", round=rnd, black=black, white=white)
@@ -381,7 +399,7 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Em
     assert csv_rows[1][:3] == ["1", "Ann", "2.5"] and csv_rows[1][2 + 6 + cid] == "R3 B 0.5 R3 W 0"
     assert "½" not in standings_csv
     # The hall restarts on the same broker: the retained states come again, nothing counts twice.
-    again = RunningHall(broker, state_dir)
+    again = RunningHall(broker, state_dir, boards=["t1", "t2"], pairings=pairings)
     try:
         assert wait_for(lambda: len(again.hall.boards()) == 2)
         time.sleep(0.5)
@@ -390,7 +408,7 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Em
     finally:
         again.close()
     # And with no broker at all: everything came back from the hall's state directory.
-    alone = Hall("club", str(state_dir))
+    alone = Hall("club", str(state_dir), boards=["t1", "t2"], pairings=pairings)
     assert alone.standings.table()["players"] == table["players"]
     assert alone.standings.table()["crosstable"] == table["crosstable"]
 
@@ -413,7 +431,7 @@ def test_a_page_asks_whether_the_standings_changed_and_is_told_304_until_they_do
         with pytest.raises(urllib.error.HTTPError) as unchanged:
             urllib.request.urlopen(urllib.request.Request(url, headers={"If-None-Match": tag}))
         assert unchanged.value.code == 304
-        h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "1-0"}).encode())
+        h.standings.record("t1", {"black": "Ann", "white": "Bob", "result": "1-0"})
         with urllib.request.urlopen(urllib.request.Request(url, headers={"If-None-Match": tag})) as r:
             assert r.status == 200 and r.headers["ETag"] != tag
             assert [p["name"] for p in json.load(r)["players"]] == ["Ann", "Bob"]
@@ -426,8 +444,7 @@ def test_ties_are_broken_by_sonneborn_berger_then_wins_and_equal_players_share_a
     for n, (black, white, result) in enumerate([
         ("A", "B", "1-0"), ("A", "D", "1/2-1/2"), ("B", "E", "1-0"), ("C", "D", "1-0"), ("F", "G", "1/2-1/2"),
     ]):
-        h.receive(f"crownhead/club/t{n}/state", json.dumps(
-            {"round": "1", "black": black, "white": white, "result": result, "moves": []}).encode())
+        h.standings.record(f"t{n}", {"round": "1", "black": black, "white": white, "result": result, "moves": []})
     players = h.standings.table()["players"]
     assert [(p["rank"], p["name"], p["points_text"], p["sonneborn_berger"]) for p in players] == [
         (1, "A", "1½", 1.25), (2, "C", "1", 0.5), (3, "B", "1", 0.0), (4, "D", "½", 0.75),
@@ -439,7 +456,7 @@ def test_what_counts_as_a_game_and_a_player() -> None:
 
     def state(board: str, **kw: Any) -> None:
         body = {"round": "1", "black": "Ann", "white": "Bob", "result": "1-0", "moves": ["11-15"], **kw}
-        h.receive(f"crownhead/club/{board}/state", json.dumps(body).encode())
+        h.standings.record(board, body)
 
     state("t1", result=None)          # not over
     state("t1", result="*")           # unfinished
@@ -463,7 +480,7 @@ def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_start
 
     path = standings_file(tmp_path, "club")
     h = Hall("club", str(tmp_path))
-    h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "0-1"}).encode())
+    h.standings.record("t1", {"black": "Ann", "white": "Bob", "result": "0-1"})
     h.close()
     assert path.is_file() and len(Hall("club", str(tmp_path)).standings.games()) == 1
     for bad in (b'{"format": 1, "hall": "club", "games": [', b"\xff\xfe",
@@ -477,7 +494,7 @@ def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_start
         assert len(errors) == 1 and str(path) in errors[0].getMessage() and "set aside" in errors[0].getMessage()
         assert h.standings.games() == [] and not path.exists()
         # The hall goes on and keeps the next games.
-        h.receive("crownhead/club/t1/state", json.dumps({"black": "Ann", "white": "Bob", "result": "1-0"}).encode())
+        h.standings.record("t1", {"black": "Ann", "white": "Bob", "result": "1-0"})
         assert h.standings.flush()
         assert len(Hall("club", str(tmp_path)).standings.games()) == 1
         h.close()
@@ -489,11 +506,7 @@ def test_standings_in_a_real_browser_show_names_as_text(broker: Embedded, hall: 
     h, web = hall
     evil = '<img src=x onerror="document.title=1">'
     for n, (black, white, result) in enumerate([("<b>Ann</b>", evil, "1-0"), (evil, "Cid", "1/2-1/2")]):
-        state = {"round": str(n + 1), "black": black, "white": white, "result": result, "moves": [], "fen": "B:W21:B1"}
-        publisher = BoardPublisher(HallSettings(broker.url(f"t{n}"), "club", f"t{n}"), lambda s=state: s)
-        publisher.poll(0)
-        assert publisher.flush(WAIT_S)
-        publisher.close(flush_s=0)
+        h.standings.record(f"t{n}", {"round": str(n + 1), "black": black, "white": white, "result": result, "moves": []})
     assert wait_for(lambda: len(h.standings.games()) == 2)
     page = browser.new_page()
     try:
@@ -509,7 +522,7 @@ def test_standings_in_a_real_browser_show_names_as_text(broker: Embedded, hall: 
             rows = list(csv.reader(io.StringIO(r.read().decode())))
         assert [r[1] for r in rows[1:]] == ["<b>Ann</b>", evil, "Cid"]
         # The page asks whether they changed (304 while not); a new game shows.
-        h.receive("crownhead/club/t2/state", json.dumps({"round": "2", "black": "Dee", "white": "Cid", "result": "0-1"}).encode())
+        h.standings.record("t2", {"round": "2", "black": "Dee", "white": "Cid", "result": "0-1"})
         page.wait_for_selector("#standings tbody tr:nth-child(4)")
         assert page.locator("#standings tbody td:nth-child(2)").all_inner_texts() == ["Cid", "<b>Ann</b>", evil, "Dee"]
     finally:
@@ -528,7 +541,7 @@ def test_the_embedded_broker_is_configured_without_deprecated_keys() -> None:
         b = Embedded()
         b.start()
         try:
-            h = Hall("club")
+            h = Hall("club", boards=["t1"])
             listener = HallListener(h, b.url("hall"))
             listener.start()
             assert listener.subscribed.wait(WAIT_S)
@@ -544,23 +557,80 @@ def test_the_embedded_broker_is_configured_without_deprecated_keys() -> None:
     assert deprecated == []
 
 
+def test_a_referee_boards_state_carries_event_round_and_game_and_counts_once(tmp_path: Path) -> None:
+    from firmware.hall.board import app_state
+    from firmware.simulator.hands import Hands
+    from helpers.rig import referee_rig
+
+    board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", event="Club night", round="3"))
+    try:
+        begun = app_state(board.app)
+        assert begun["ply"] == 0 and begun["start"] == begun["fen"] and begun["condoned"] == []
+        board.script("lift 11\nwait 100\nplace 15\nwait 1000\n")
+        state = app_state(board.app)
+        assert (state["event"], state["round"], state["black"], state["white"]) == ("Club night", "3", "Ann", "Bob")
+        assert isinstance(state["game_id"], str) and state["game_id"] == begun["game_id"]
+        assert '[Event "Club night"]' in state["pdn"] and '[Round "3"]' in state["pdn"]
+        for _ in range(2):  # resign, and confirm
+            Hands(board.app).act_text("resign")
+            board.app.run_for(100)
+        over = app_state(board.app)
+        assert over["result"] == "1-0" and over["game_id"] == state["game_id"]  # White, to move, resigned
+        # The hall sees the game begin in round 3, paired so, and its result follow from the moves.
+        h = Hall("club", pairings=read_pairings("round,board,black,white\n3,t1,Ann,Bob\n"))
+        for s in (begun, state, over, over):
+            h.receive("crownhead/club/t1/state", json.dumps(s).encode())
+        (game,) = h.standings.games()
+        assert (game.event, game.round, game.black, game.white, game.result) == ("Club night", "3", "Ann", "Bob", "1-0")
+    finally:
+        board.app.close()
+
+
+def test_the_standings_are_bounded_and_a_disk_that_refuses_loses_nothing_in_memory(
+    tmp_path: Path, caplog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from firmware.hall import standings
+
+    monkeypatch.setattr(standings, "MAX_GAMES", 3)
+    h = Hall("club", str(tmp_path))
+    standings.standings_file(tmp_path, "club").mkdir()  # where the file goes, nothing can be written
+    with caplog.at_level(logging.ERROR, logger="firmware.hall.standings"):
+        for n in range(5):
+            h.standings.record(f"t{n}", {"black": f"P{n}", "white": "Q", "result": "1-0"})
+            h.standings.flush()
+        h.close()
+    # Three games kept (the bound), two refused; the disk's refusal logged once, not per game.
+    assert len(h.standings.games()) == 3 and h.standings.refused == 2
+    messages = [r.getMessage() for r in caplog.records]
+    assert sum("cannot save the standings" in m for m in messages) == 1
+    assert sum("later games are not counted" in m for m in messages) == 1
+    assert [(p["rank"], p["name"]) for p in h.standings.table()["players"]] == [(1, "P0"), (1, "P1"), (1, "P2"), (4, "Q")]
+
+
 def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_restart(tmp_path: Path) -> None:
     import signal
     import stat
     import subprocess
     import sys
 
+    import paho.mqtt.client as mqtt
+
     state_dir = tmp_path / "hall-state"
+    pairings = tmp_path / "pairings.csv"  # t1 is the hall's by its pairings, t0 by --boards
+    pairings.write_text("round,board,black,white\n1,t0,Ann,Bob\n1,t1,Cid,Dee\n")
 
     def start() -> tuple[subprocess.Popen[str], int, str]:
         broker_port, web_port = free_port(), free_port()
         process = subprocess.Popen(
             [sys.executable, "-m", "firmware.cli", "hall", "--hall", "club", "--listen", f"127.0.0.1:{broker_port}",
-             "--web", f"127.0.0.1:{web_port}", "--state-dir", str(state_dir), "--boards", "t0,t1"],
+             "--web", f"127.0.0.1:{web_port}", "--state-dir", str(state_dir), "--boards", "t0",
+             "--pairings", str(pairings)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         assert process.stdout is not None
         line = process.stdout.readline()  # printed once the broker and the page are up
+        if not line:
+            process.wait(WAIT_S)
         assert "the hall page is" in line, (line, process.stderr.read() if process.poll() is not None else "")
         return process, broker_port, f"http://127.0.0.1:{web_port}"
 
@@ -586,14 +656,17 @@ def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_
         anonymous.poll(0)
         assert not anonymous.flush(1.0)
         anonymous.close(flush_s=0)
-        for n, (black, white, result) in enumerate([("Ann", "Bob", "1-0"), ("Cid", "Ann", "1/2-1/2")]):
-            state = {"round": "1", "black": black, "white": white, "result": result, "moves": [], "fen": "B:W21:B1"}
-            url = f"mqtt://t{n}:{accounts[f't{n}']}@127.0.0.1:{port}"
-            publisher = BoardPublisher(HallSettings(url, "club", f"t{n}"), lambda s=state: s)
-            publisher.poll(0)
-            assert publisher.flush(10)
-            publisher.close(flush_s=0)
-        assert wait_for(lambda: len(standings(web)) == 3, 20)
+        for n, (black, white, result, reason) in enumerate([("Ann", "Bob", "1-0", "resign"),
+                                                            ("Cid", "Dee", "1/2-1/2", "agreement")]):
+            board = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"t{n}")
+            board.username_pw_set(f"t{n}", accounts[f"t{n}"])
+            board.connect("127.0.0.1", port)
+            board.loop_start()
+            for s in game_states(black, white, ["11-15"], result, reason):  # seen from its start
+                board.publish(f"crownhead/club/t{n}/state", json.dumps(s), qos=1, retain=True).wait_for_publish(10)
+            board.disconnect()
+            board.loop_stop()
+        assert wait_for(lambda: len(standings(web)) == 4, 20)
     finally:
         told = stop(process)
     # Printed where the arbiter sees them, each with how to use it.
@@ -603,7 +676,7 @@ def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_
     # the accounts the same, and no password printed again.
     process, port, web = start()
     try:
-        assert standings(web) == [("Ann", "1½"), ("Cid", "½"), ("Bob", "0")]
+        assert standings(web) == [("Ann", "1"), ("Cid", "½"), ("Dee", "½"), ("Bob", "0")]
         assert Accounts.open(state_dir / "hall-club-accounts.txt")[0].passwords == accounts
     finally:
         told = stop(process)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,7 +42,7 @@ def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
 
 @pytest.fixture
 def hall(mosquitto: Mosquitto) -> Iterator[Hall]:
-    h = Hall("club")
+    h = Hall("club", boards=BOARDS)
     listener = HallListener(h, mosquitto.url("hall"))
     listener.start()
     assert listener.subscribed.wait(WAIT_S)
@@ -53,6 +54,10 @@ def hall(mosquitto: Mosquitto) -> Iterator[Hall]:
     assert wait_for(lambda: database.is_file() and database.stat().st_mtime > confirmed), "mosquitto saved nothing"
     yield h
     listener.close()
+
+
+def board_named(h: Hall, name: str) -> dict[str, Any]:
+    return next(b for b in h.boards() if b["name"] == name)
 
 
 class Board:
@@ -104,13 +109,13 @@ def test_the_broker_killed_and_restarted_mid_game_loses_nothing(mosquitto: Mosqu
         for event in events[:half]:
             board.play(event)
         first = [e.move for e in events[:half] if isinstance(e, MoveMade)]
-        assert wait_for(lambda: bool(hall.boards()) and hall.boards()[0]["moves"] == first)
+        assert wait_for(lambda: board_named(hall, "table-1")["moves"] == first)
         mosquitto.kill()
         for event in events[half:]:  # the board plays on while the broker is down
             board.play(event)
         time.sleep(1.0)
         mosquitto.start()
-        assert wait_for(lambda: hall.boards()[0]["moves"] == moves), hall.boards()[0]["moves"]
+        assert wait_for(lambda: board_named(hall, "table-1")["moves"] == moves), board_named(hall, "table-1")["moves"]
     finally:
         publisher.close(flush_s=0)
 
@@ -123,13 +128,13 @@ def test_a_board_that_loses_the_network_for_30_s_catches_up(mosquitto: Mosquitto
     try:
         for event in events[:10]:
             board.play(event)
-        assert wait_for(lambda: bool(hall.boards()) and len(hall.boards()[0]["moves"]) >= 1)
+        assert wait_for(lambda: len(board_named(hall, "table-2")["moves"]) >= 1)
         mosquitto.kill()
         for event in events[10:]:
             board.play(event)  # queued, whatever the network does
         time.sleep(30)
         mosquitto.start()
-        assert wait_for(lambda: hall.boards()[0]["moves"] == moves, 90)
+        assert wait_for(lambda: board_named(hall, "table-2")["moves"] == moves, 90)
     finally:
         publisher.close(flush_s=0)
 

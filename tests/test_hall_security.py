@@ -24,7 +24,7 @@ from firmware.hall.board import BoardPublisher
 from firmware.hall.settings import HallSettings
 from firmware.hall.hall import Hall, HallListener
 
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Broker, Embedded, Mosquitto, password
+from helpers.hallnet import BOARDS, MOSQUITTO, NO_MOSQUITTO, PASSWD, Broker, Embedded, Mosquitto, password
 from helpers.net import WAIT_S, wait_for
 from helpers.rig import Rig
 
@@ -44,12 +44,21 @@ def broker(request: Any, tmp_path: Path) -> Iterator[Broker]:
 
 @pytest.fixture
 def hall(broker: Broker) -> Iterator[tuple[Hall, HallListener]]:
-    h = Hall("club")
+    h = Hall("club", boards=BOARDS)
     listener = HallListener(h, broker.url("hall"))
     listener.start()
     assert listener.subscribed.wait(WAIT_S)
     yield h, listener
     listener.close()
+
+
+def heard(h: Hall) -> list[str]:
+    """The boards the hall has heard from."""
+    return [b["name"] for b in h.boards() if b["fen"] is not None or b["moves"]]
+
+
+def board(h: Hall, name: str) -> dict[str, Any]:
+    return next(b for b in h.boards() if b["name"] == name)
 
 
 class Client:
@@ -111,7 +120,7 @@ def test_no_account_or_a_wrong_password_gets_nothing_in(broker: Broker, hall: tu
     honest = Client(broker, "table-2")
     assert honest.refused is False
     honest.publish("crownhead/club/table-2/state", json.dumps({"fen": "B:W21:B1"}).encode())
-    assert wait_for(lambda: [b["name"] for b in h.boards()] == ["table-2"])
+    assert wait_for(lambda: heard(h) == ["table-2"])
     honest.close()
     assert h.standings.games() == []
 
@@ -164,7 +173,7 @@ def test_a_board_naming_anothers_client_id_disconnects_nobody(broker: Broker, ha
     table1 = BoardPublisher(HallSettings(broker.url("table-1"), "club", "table-1"), lambda: {"fen": "B:W21:B1"})
     table1.poll(0)
     assert table1.flush(WAIT_S)
-    assert wait_for(lambda: [b["name"] for b in h.boards()] == ["table-1"])
+    assert wait_for(lambda: heard(h) == ["table-1"])
     ids = ["hall", "table-1", "crownhead-hall-club", "crownhead-club-table-1"]
     # table-2's own account, and the hall's name with a wrong password, under every id
     # the hall and table-1 have or had.
@@ -178,7 +187,7 @@ def test_a_board_naming_anothers_client_id_disconnects_nobody(broker: Broker, ha
         table1._dirty = True
         table1.poll(0)
         assert table1.flush(WAIT_S)
-        assert wait_for(lambda: h.boards()[0]["fen"] == "B:W22:B1")
+        assert wait_for(lambda: board(h, "table-1")["fen"] == "B:W22:B1")
         assert listener.disconnects == 0 and table1.disconnects == 0
     finally:
         for a in attackers:
@@ -195,7 +204,7 @@ def test_a_message_larger_than_a_board_ever_sends_is_refused(broker: Broker, hal
     attacker.close()
     honest = Client(broker, "table-1")
     honest.publish("crownhead/club/table-1/event", json.dumps({"t": 2, "event": "move", "ply": 1, "move": "11-15"}).encode())
-    assert wait_for(lambda: bool(h.boards()) and h.boards()[0]["moves"] == ["11-15"])
+    assert wait_for(lambda: board(h, "table-1")["moves"] == ["11-15"])
     honest.close()
 
 
@@ -263,7 +272,7 @@ def test_a_board_may_publish_only_under_its_own_name(broker: Broker, hall: tuple
         honest.poll(0)
         assert wait_for(lambda: any(b["name"] == "table-3" and b["moves"] == ["9-13"] for b in h.boards()))
         time.sleep(0.5)  # the forged messages, had they passed, were sent before the honest ones
-        assert [b["name"] for b in h.boards()] == ["table-3"]
+        assert heard(h) == ["table-3"]
     finally:
         forger.close(flush_s=0)
         honest.close(flush_s=0)

@@ -26,6 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Without --broker an MQTT broker is started in this process (on --listen)."
         ),
     )
+    p.add_argument("--pairings", metavar="FILE",
+                   help="the arbiter's pairings, a CSV file with the columns round, board, black, white (read again "
+                        "when it changes); a result counts only for a paired game the hall saw begin in the "
+                        "current round (the file's last)")
     p.add_argument("--broker", metavar="URL",
                    help="the hall's broker (mqtts://hall:PASSWORD@host[:port]); default: an embedded one, with an "
                         "account for the hall, the arbiter and each board, made at its first start and printed")
@@ -81,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_name(args.hall, "hall")
         boards = known_boards(args.boards)
+        pairings = None
+        if args.pairings is not None:
+            from firmware.hall.pairings import PairingsFile
+
+            pairings = PairingsFile(args.pairings)
+            boards += sorted(pairings.pairings.boards() - set(boards))
         web_host, web_port = _address(args.web, "--web")
         url = args.broker
         if url is None:
@@ -94,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"crownhead hall: cannot keep the broker's accounts in {state_dir}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    hall = Hall(args.hall, state_dir)
+    hall = Hall(args.hall, state_dir, boards=boards, pairings=pairings)
     broker = None
     try:
         if args.broker is None:
@@ -115,6 +125,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"crownhead hall {args.hall}: boards report to {shown}; the hall page is http://{web[0]}:{web[1]}/", flush=True)
     if args.broker is None:
         _tell_accounts(args.hall, accounts, made, host, port)
+    if not boards:
+        print(f"crownhead hall {args.hall}: no boards are the hall's yet (--boards, --pairings): "
+              "every board that reports is listed apart and nothing is counted", flush=True)
+    elif pairings is None:
+        print(f"crownhead hall {args.hall}: no pairings (--pairings): the boards are shown, no result is counted",
+              flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:

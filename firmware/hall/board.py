@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 
 #: Kinds of events kept over all others when the queue overflows.
 _KIND = re.compile(rb'"event":"([a-z-]{1,32})"')
+#: The largest state sent (the brokers of docs/hall.md take packets of up to 64 KiB; a
+#: long game's state is a few KiB).
+MAX_STATE = 60 * 1024
 _KEEP = frozenset({"move", "takeback", "game-over", "new-game", "caution", "forfeit", "condoned", "crown"})
 
 
@@ -68,6 +71,7 @@ class BoardPublisher:
         self.sent = 0
         #: Times the broker's connection went while the board meant to report.
         self.disconnects = 0
+        self._state_cut = False
         #: Called (in the client's thread) with each message on the board's ``cmd``
         #: topic; None: the board takes no commands and does not subscribe.
         self.on_command: Callable[[bytes], None] | None = None
@@ -138,6 +142,17 @@ class BoardPublisher:
                 log.exception("mqtt: the board's state could not be read")
                 return []
             payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
+            if len(payload) > MAX_STATE:
+                # Brokers set up as docs/hall.md says refuse a larger packet (and would put
+                # the board off for it): the game's text goes first, the position stays.
+                for key in ("pdn", "moves"):
+                    state.pop(key, None)
+                    payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
+                    if len(payload) <= MAX_STATE:
+                        break
+                if not self._state_cut:
+                    self._state_cut = True
+                    log.warning("mqtt: the board's state is over %d bytes: sent without the game's moves", MAX_STATE)
             with self._lock:
                 self._state = payload
                 self._lock.notify()
@@ -301,6 +316,8 @@ def app_state(app: Any) -> dict[str, Any]:
         "match": app.matches.link_state() if getattr(app, "matches", None) is not None else None,
         "status": app.view().status,
         "moves": _move_texts(game),
+        "start": game.start.fen(),
+        "condoned": sorted(game.condoned),
         "pdn": write_game(game, tags, result=result.score if result is not None else "*"),
     }
 
@@ -366,6 +383,8 @@ def replay_state(
         "match": None,
         "status": "replayed",
         "moves": _move_texts(game),
+        "start": game.start.fen(),
+        "condoned": sorted(game.condoned),
         "pdn": write_game(game, tags, result=result[0] if result else "*"),
     }
 

@@ -106,7 +106,9 @@
       // In the API's order (by name); a card already in place is not touched.
       if (box.children[i] !== el) box.insertBefore(el, box.children[i] || null);
       const tr = document.createElement("tr");
-      for (const v of [b.name, b.round, b.black, b.white, b.result, b.ply]) tr.appendChild(make("td", v));
+      const verdict = b.verdict === "disputed" ? `disputed: ${b.why || ""}` : (b.verdict || "");
+      for (const v of [b.name, b.round, b.black, b.white, b.result, b.ply, verdict]) tr.appendChild(make("td", v));
+      if (b.verdict === "disputed") tr.className = "disputed";
       rows.push(tr);
     });
     for (const [name, c] of cards) {
@@ -116,7 +118,23 @@
     showDetail(boards.find((b) => b.name === chosen) || null);
   }
 
+  // Results the hall did not count, for the arbiter; boards it does not know, apart.
+  function renderDisputed(list) {
+    $("#disputed-box").hidden = !list.length;
+    $("#disputed tbody").replaceChildren(...list.map((d) => {
+      const tr = document.createElement("tr");
+      for (const v of [d.board, d.round, d.black, d.white, d.result, d.reason, d.why]) tr.appendChild(make("td", v));
+      return tr;
+    }));
+  }
+
+  function renderOthers(list) {
+    $("#others-box").hidden = !list.length;
+    $("#others").replaceChildren(...list.map((o) => make("li", `${o.name} (${o.messages} messages)`)));
+  }
+
   function renderStandings(t) {
+    renderDisputed(t.disputed || []);
     const body = $("#standings tbody");
     body.replaceChildren(...t.players.map((p) => {
       const tr = document.createElement("tr");
@@ -155,6 +173,8 @@
     try {
       const r = await fetch("/api/boards", { cache: "no-store" });
       if (r.ok) { boards = await r.json(); render(); }
+      const o = await fetch("/api/others", { cache: "no-store" });
+      if (o.ok) renderOthers(await o.json());
       // The hall answers 304 while the standings are those of standingsTag.
       const s = await fetch("/api/standings", {
         cache: "no-store", headers: standingsTag ? { "If-None-Match": standingsTag } : {},

@@ -24,9 +24,8 @@ import logging
 import secrets
 import socket
 import threading
-from collections import deque
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -34,61 +33,81 @@ import paho.mqtt.client as mqtt
 
 from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Limits
-from firmware.hall.standings import Standings, spreadsheet_cell, standings_file
+from firmware.hall.judge import MAX_PLIES, replay
+from firmware.hall.pairings import Pairings, PairingsFile
+from firmware.hall.record import PENDING, BoardRecord, Witness, alert, clean_state, move_text
+from firmware.hall.standings import HallGame, Standings, spreadsheet_cell, standings_file
 from firmware.hall.topics import ROOT, BrokerUrl, check_name
 
 __all__ = ["Hall", "BoardRecord", "HallListener", "HallServer"]
 
 log = logging.getLogger(__name__)
 
-MAX_PAYLOAD = 256 * 1024  # a state carries the game's PDN: generous, but bounded
-MAX_BOARDS = 1000
+#: The largest message the hall reads: the brokers' packet bound (a board's largest
+#: message, its state, is a few KiB).
+MAX_PAYLOAD = 64 * 1024
+#: Boards not known to the hall that it lists apart at most (the most recent).
+MAX_OTHERS = 100
 _ALERTS = frozenset({"caution", "forfeit", "claim", "flag"})
 
 
-@dataclass
-class BoardRecord:
-    """One board as the hall knows it."""
-
-    name: str
-    online: bool = False
-    state: dict[str, Any] = field(default_factory=dict)
-    moves: list[str] = field(default_factory=list)
-    events: int = 0
-    alerts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=20))
-
-    def summary(self) -> dict[str, Any]:
-        s = self.state
-        return {
-            "name": self.name,
-            "online": self.online,
-            "event": s.get("event"),
-            "round": s.get("round"),
-            "fen": s.get("fen"),
-            "ply": s.get("ply", len(self.moves)),
-            "black": s.get("black"),
-            "white": s.get("white"),
-            "clocks": s.get("clocks"),
-            "result": s.get("result"),
-            "reason": s.get("reason"),
-            "status": s.get("status"),
-            "match": s.get("match"),
-            "moves": list(self.moves),
-            "alerts": list(self.alerts),
-        }
-
-
 class Hall:
-    """What every board of one hall last said. Thread-safe: fed by the listener, read by the page."""
+    """What every board of one hall last said, and the games it counts. Thread-safe: fed
+    by the listener, read by the page.
 
-    def __init__(self, name: str, state_dir: str | None = None) -> None:
+    ``boards``: the boards the hall knows (the arbiter's list); with the boards of the
+    ``pairings`` they are the hall's, every one shown and followed. A message from any
+    other board is not followed: the board is listed apart (:meth:`others`, the most
+    recent :data:`MAX_OTHERS`) and nothing it says is counted, so made-up boards can
+    neither fill the hall nor hide a real one.
+
+    A result is counted only for a game the hall saw begin on that board (its first
+    move, a new game, or the board's state at ply 0) while a round of the ``pairings``
+    was the current one, between the players that round pairs on that board, and when it
+    follows from the moves the board reported (:func:`firmware.hall.judge.replay`). Any
+    other result is shown to the arbiter as disputed (:meth:`Standings.disputed
+    <firmware.hall.standings.Standings.disputed>`, the page's *Disputed* table) and not
+    counted.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        state_dir: str | None = None,
+        *,
+        boards: Iterable[str] = (),
+        pairings: PairingsFile | Pairings | None = None,
+    ) -> None:
         """``state_dir``: where the standings are kept (None: in memory only)."""
         self.name = check_name(name, "hall")
         self.standings = Standings(self.name, standings_file(state_dir, self.name) if state_dir is not None else None)
+        self._known = frozenset(check_name(b, "board") for b in boards)
+        self._pairings = pairings
         self._boards: dict[str, BoardRecord] = {}
+        self._others: OrderedDict[str, int] = OrderedDict()
         self._lock = threading.Lock()
         self.version = 0
         self.rejected = 0
+
+    # -- who is who ------------------------------------------------------------------
+
+    def pairings(self) -> Pairings:
+        """The arbiter's pairings now (the file read again if it changed)."""
+        if isinstance(self._pairings, PairingsFile):
+            return self._pairings.current()
+        return self._pairings if self._pairings is not None else Pairings()
+
+    def known(self) -> frozenset[str]:
+        """The hall's boards: the arbiter's list and every board of the pairings."""
+        return self._known | self.pairings().boards()
+
+    def others(self) -> list[dict[str, Any]]:
+        """Boards not known to the hall that sent messages (the most recent first): shown
+        apart, never counted."""
+        with self._lock:
+            return [{"name": n, "messages": c} for n, c in reversed(self._others.items())]
+
+    # -- messages --------------------------------------------------------------------
 
     def receive(self, topic_name: str, payload: bytes) -> None:
         """One MQTT message; anything malformed is counted and ignored."""
@@ -102,87 +121,177 @@ class Hall:
         except ValueError:
             self.rejected += 1
             return
-        state = self._receive(board, kind, payload)
-        if state is not None:
-            # Outside the hall's lock: the standings have their own.
-            self.standings.record(board, state)
+        pairings = self.pairings()
+        if board not in self._known and board not in pairings.boards():
+            with self._lock:
+                self._others[board] = self._others.pop(board, 0) + 1
+                while len(self._others) > MAX_OTHERS:
+                    self._others.popitem(last=False)
+                self.version += 1
+            return
+        taken = self._receive(board, kind, payload, pairings.current_round)
+        if taken is not None:
+            # Outside the hall's lock: judging replays the game, and the standings have their own.
+            self._judge(board, *taken, pairings)
 
-    def _receive(self, board: str, kind: str, payload: bytes) -> dict[str, Any] | None:
-        """Take one message of ``board``; the state it carried, if it was one."""
-        state = None
+    def _receive(
+        self, board: str, kind: str, payload: bytes, round_now: str | None
+    ) -> tuple[dict[str, Any], Witness] | None:
+        """Take one message of ``board``; a finished game's state and what the hall saw of
+        the game, when it was one."""
         with self._lock:
             record = self._boards.get(board)
             if record is None:
-                if len(self._boards) >= MAX_BOARDS:
-                    self.rejected += 1
-                    return None
                 record = self._boards[board] = BoardRecord(board)
             if kind == "status":
                 record.online = payload == b"online"
-            elif kind in ("state", "event"):
-                try:
-                    body = json.loads(payload)
-                except (ValueError, UnicodeDecodeError, RecursionError):
-                    self.rejected += 1
-                    return None
-                if not isinstance(body, dict):
-                    self.rejected += 1
-                    return None
-                if kind == "state":
-                    record.state = state = body
-                    moves = body.get("moves")
-                    # The retained state carries the game's moves: a hall that missed events
-                    # (it was away while the board sent them) catches up from it.
-                    if isinstance(moves, list) and len(moves) <= 2000 and all(isinstance(m, str) for m in moves):
-                        if len(moves) >= len(record.moves) or record.moves[: len(moves)] != moves:
-                            record.moves = list(moves)
-                else:
-                    self._event(record, body)
-            else:
+                self.version += 1
+                return None
+            if kind not in ("state", "event"):
+                return None
+            try:
+                body = json.loads(payload)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                self.rejected += 1
+                return None
+            if not isinstance(body, dict):
+                self.rejected += 1
                 return None
             self.version += 1
-        return state
+            if kind == "event":
+                self._event(record, body, round_now)
+                return None
+            state = record.state = clean_state(body)
+            moves = state["moves"]
+            # The retained state carries the game's moves: a hall that missed events
+            # (it was away while the board sent them) catches up from it.
+            if moves is not None and (len(moves) >= len(record.moves) or record.moves[: len(moves)] != moves):
+                record.moves = list(moves)
+            self._witness_state(record, state, round_now)
+            if state["result"] is None:
+                record.verdict = record.why = None
+                return None
+            return state, Witness(**vars(record.witness))
 
-    @staticmethod
-    def _event(record: BoardRecord, event: Mapping[str, Any]) -> None:
+    def _event(self, record: BoardRecord, event: Mapping[str, Any], round_now: str | None) -> None:
         record.events += 1
         kind = event.get("event")
+        witness = record.witness
         if kind == "move":
-            ply = event.get("ply")
-            if isinstance(ply, int) and 1 <= ply <= len(record.moves) + 1:
+            ply, move = event.get("ply"), move_text(event.get("move"))
+            if isinstance(ply, int) and move is not None and 1 <= ply <= min(len(record.moves) + 1, MAX_PLIES):
                 del record.moves[ply - 1:]
-                record.moves.append(str(event.get("move")))
+                record.moves.append(move)
+                if ply == 1 and not (witness.started and witness.ply == 0):
+                    # A game's first move: the hall sees it begin.
+                    record.witness = witness = Witness(True, PENDING, round_now)
+                witness.ply = ply
         elif kind == "takeback":
             ply = event.get("ply")
             if isinstance(ply, int) and ply >= 1:
                 del record.moves[ply - 1:]
+                witness.ply = min(witness.ply, ply - 1)
         elif kind == "new-game":
             record.moves.clear()
+            record.witness = Witness(True, PENDING, round_now)
         if kind in _ALERTS:
-            record.alerts.append(dict(event))
+            record.alerts.append(alert(dict(event)))
+
+    def _witness_state(self, record: BoardRecord, state: dict[str, Any], round_now: str | None) -> None:
+        """What the hall saw of the game ``state`` tells, kept in ``record.witness``."""
+        witness = record.witness
+        game_id, ply = state["game_id"], state["ply"] or 0
+        if ply == 0 and state["result"] is None and not (witness.started and witness.game_id == game_id
+                                                         and witness.ply == 0):
+            record.witness = witness = Witness(True, game_id, round_now, state["start"] or state["fen"])
+        elif witness.started and witness.game_id == PENDING:
+            witness.game_id = game_id
+        elif witness.game_id != game_id or not witness.started:
+            # Not the game the hall saw begin; unless the hall, started again, kept it.
+            kept = self.standings.started(record.name) if game_id is not None else None
+            if kept is not None and kept["game_id"] == game_id:
+                witness = Witness(True, game_id, kept["round"], kept["start"])
+            else:
+                witness = Witness(False, game_id)
+            record.witness = witness
+        witness.ply = ply
+        if witness.started and witness.game_id is not None and witness.game_id != PENDING:
+            self.standings.note_start(record.name, witness.game_id, witness.round, witness.start)
+
+    def _judge(self, board: str, state: dict[str, Any], witness: Witness, pairings: Pairings) -> None:
+        """Count ``board``'s finished game, or show it to the arbiter as disputed."""
+        game = self.standings.game_of(board, {**state, "round": witness.round or state["round"]})
+        # A game counted already, as it is, was judged when it was counted (its state sent
+        # again, or seen again by a hall started again that never saw it begin).
+        known = game is not None and self.standings.counted(game)
+        why = None if known else self._dispute(board, state, witness, pairings, game)
+        if why is None:
+            if not known:
+                self.standings.record(board, {**state, "round": witness.round})
+            verdict = "counted"
+        else:
+            key = game.key if game is not None else f"state:{state['game_id'] or ''}:{state['black']}:{state['white']}"
+            entry = {"board": board, "round": witness.round or state["round"], "black": state["black"],
+                     "white": state["white"], "result": state["result"], "reason": state["reason"],
+                     "plies": state["ply"], "why": why}
+            if self.standings.dispute(board, key, entry):
+                log.warning("hall %s: %s's result %s not counted: %s", self.name, board, state["result"], why)
+            verdict = "disputed"
+        with self._lock:
+            record = self._boards[board]
+            if record.state is state or record.state == state:
+                record.verdict, record.why = verdict, why
+                self.version += 1
+
+    def _dispute(
+        self, board: str, state: dict[str, Any], witness: Witness, pairings: Pairings, game: HallGame | None
+    ) -> str | None:
+        """Why ``board``'s finished game is not counted (None: it is)."""
+        if not witness.started:
+            return f"the hall did not see this game begin on {board}"
+        if witness.round is None:
+            return "no round was paired when it began (the arbiter's pairings list none)"
+        pairing = pairings.of(witness.round, board)
+        if pairing is None:
+            return f"{board} is not paired in round {witness.round}"
+        if game is None or frozenset((game.black, game.white)) != pairing.players():
+            names = f"{state['black'] or '?'} - {state['white'] or '?'}"
+            return f"{names} is not the pairing of {board} in round {witness.round}: {pairing.black} - {pairing.white}"
+        if state["round"] is not None and state["round"] != witness.round:
+            return f"the board says round {state['round']}; the game began in round {witness.round}"
+        why = replay(state, witness.start)
+        if why is not None:
+            return why
+        counted = self.standings.same_pairing(game)
+        if counted is not None:
+            return f"{game.black} (Black) - {game.white} played on {board} in round {game.round} already"
+        return None
 
     def close(self) -> None:
         """Write the standings' last games to the state directory."""
         self.standings.close()
 
     def boards(self) -> list[dict[str, Any]]:
+        """Every board of the hall, by name (one not heard from yet: offline, nothing)."""
+        known = sorted(self.known())
         with self._lock:
-            return [self._boards[name].summary() for name in sorted(self._boards)]
+            return [(self._boards.get(name) or BoardRecord(name)).summary() for name in known]
 
     def pdn(self) -> str:
         """Every board's game as one PDN file (each board's own PDN, as its state carries it)."""
+        known = self.known()
         with self._lock:
-            texts = [r.state.get("pdn") for _, r in sorted(self._boards.items())]
+            texts = [r.state.get("pdn") for name, r in sorted(self._boards.items()) if name in known]
         return "\n".join(t.rstrip("\n") + "\n" for t in texts if isinstance(t, str) and t.strip())
 
     def results_csv(self) -> str:
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["board", "round", "black", "white", "result", "reason", "plies"])
+        writer.writerow(["board", "round", "black", "white", "result", "reason", "plies", "counted"])
         for b in self.boards():
             # Every cell as the standings' CSV writes it: no text a spreadsheet runs as a formula.
             writer.writerow([spreadsheet_cell(b[key] if b[key] is not None else "")
-                             for key in ("name", "round", "black", "white", "result", "reason", "ply")])
+                             for key in ("name", "round", "black", "white", "result", "reason", "ply", "verdict")])
         return out.getvalue()
 
 
@@ -423,6 +532,12 @@ def _boards(request: Any) -> Any:
     return Response(json.dumps(_server(request).hall.boards()).encode(), media_type="application/json")
 
 
+def _others(request: Any) -> Any:
+    from starlette.responses import Response
+
+    return Response(json.dumps(_server(request).hall.others()).encode(), media_type="application/json")
+
+
 def _standings(request: Any) -> Any:
     from starlette.responses import Response
 
@@ -459,6 +574,7 @@ def _routes() -> list[Any]:
         Route("/index.html", _index),
         *(Route(path, _script) for path in _SCRIPTS),
         Route("/api/boards", _boards),
+        Route("/api/others", _others),
         Route("/api/standings", _standings),
         Route("/standings.csv", _standings_csv),
         Route("/round.pdn", _round_pdn),

@@ -56,6 +56,8 @@ log = logging.getLogger(__name__)
 MAX_GAMES = 10_000
 #: The file's cap when it is read back (a game is about 200 bytes).
 MAX_BYTES = 16 * 1024 * 1024
+#: Results not counted that the hall shows at most (the oldest go first).
+MAX_DISPUTED = 200
 FORMAT_VERSION = 1
 _RESULTS = (BLACK_WINS, WHITE_WINS, DRAW)
 _UNNAMED = frozenset({"", "?", "-"})
@@ -146,6 +148,11 @@ class Standings:
         self.hall = hall
         self.path = Path(path) if path is not None else None
         self._games: dict[tuple[str, str], HallGame] = {}
+        #: The games the hall saw begin, by board: their id, round and start (kept in the
+        #: file, so that a hall started again knows the games in progress it saw begin).
+        self._started: dict[str, dict[str, str | None]] = {}
+        #: Results the hall did not count, for the arbiter: by (board, game), the newest last.
+        self._disputed: dict[tuple[str, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
         self.version = 0
         self.refused = 0
@@ -180,9 +187,71 @@ class Standings:
                               self.hall, MAX_GAMES)
                 return False
             self._games[where] = game
+            self._disputed.pop(where, None)
             self.version += 1
         self._wake()
         return True
+
+    def game_of(self, board: str, state: Mapping[str, Any]) -> HallGame | None:
+        """The game ``state`` reports finished on ``board``, as it would be counted (None:
+        unfinished, or a player without a name)."""
+        return self._game_of(board, state)
+
+    def counted(self, game: HallGame) -> bool:
+        """Whether ``game`` is counted already, as it is (a state sent again, a hall started again)."""
+        with self._lock:
+            return self._games.get((game.board, game.key)) == game
+
+    def same_pairing(self, game: HallGame) -> HallGame | None:
+        """Another game counted on ``game``'s board in its round with the same players in
+        the same colours (a pairing plays each colour once a round)."""
+        with self._lock:
+            for other in self._games.values():
+                if (other.board, other.round, other.black, other.white) == (game.board, game.round, game.black, game.white) \
+                        and other.key != game.key:
+                    return other
+        return None
+
+    def dispute(self, board: str, key: str, entry: Mapping[str, Any]) -> bool:
+        """Show a result not counted (``entry``: what the board reported and why it is not
+        counted); a game counted before under that key is taken out. True when that
+        changed anything."""
+        where = (board, key)
+        entry = dict(entry)
+        with self._lock:
+            withdrawn = self._games.pop(where, None) is not None
+            if self._disputed.get(where) == entry and not withdrawn:
+                return False
+            self._disputed.pop(where, None)
+            self._disputed[where] = entry
+            while len(self._disputed) > MAX_DISPUTED:
+                del self._disputed[next(iter(self._disputed))]
+            self.version += 1
+        if withdrawn:
+            self._wake()
+        return True
+
+    def disputed(self) -> list[dict[str, Any]]:
+        """The results not counted, the oldest first (at most :data:`MAX_DISPUTED`)."""
+        with self._lock:
+            return [dict(e) for e in self._disputed.values()]
+
+    def note_start(self, board: str, game_id: str, round_: str | None, start: str | None) -> None:
+        """Keep that the hall saw ``board``'s game ``game_id`` begin in ``round_`` (from
+        ``start``, a FEN), so that a hall started again still knows it."""
+        mark = {"game_id": game_id, "round": round_, "start": start}
+        with self._lock:
+            if self._started.get(board) == mark:
+                return
+            self._started[board] = mark
+            self.version += 1
+        self._wake()
+
+    def started(self, board: str) -> dict[str, str | None] | None:
+        """What :meth:`note_start` kept for ``board`` (None: nothing)."""
+        with self._lock:
+            mark = self._started.get(board)
+            return dict(mark) if mark is not None else None
 
     @staticmethod
     def _game_of(board: str, state: Mapping[str, Any]) -> HallGame | None:
@@ -231,7 +300,9 @@ class Standings:
             if self._cache is not None and self._cache[0] == self.version:
                 return self._cache[1], self._cache[2]
             version, games = self.version, list(self._games.values())
+            disputed = [dict(e) for e in self._disputed.values()]
         table = self._table(games, version)
+        table["disputed"] = disputed
         encoded = json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode()
         with self._lock:
             if self._cache is None or self._cache[0] < version:
@@ -343,8 +414,9 @@ class Standings:
                     return  # closed, and everything written
             with self._lock:
                 version, games = self.version, list(self._games.values())
+                started = {board: dict(mark) for board, mark in self._started.items()}
             # Only the newest games are written: changes that came meanwhile go in together.
-            self._save(games)
+            self._save(games, started)
             with self._written:
                 self._written_version = version
                 self._written.notify_all()
@@ -365,10 +437,11 @@ class Standings:
         if writer is not None:
             writer.join(timeout_s)
 
-    def _save(self, games: Iterable[HallGame]) -> None:
+    def _save(self, games: Iterable[HallGame], started: Mapping[str, Mapping[str, str | None]] | None = None) -> None:
         if self.path is None:
             return
-        text = json.dumps({"format": FORMAT_VERSION, "hall": self.hall, "games": [asdict(g) for g in games]},
+        text = json.dumps({"format": FORMAT_VERSION, "hall": self.hall, "games": [asdict(g) for g in games],
+                           "started": dict(started or {})},
                           ensure_ascii=False, separators=(",", ":"))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -390,14 +463,15 @@ class Standings:
             self._set_aside(path, str(exc).removeprefix(f"{path}: "))
             return
         try:
-            games = self._parse(data)
+            games, started = self._parse(data)
         except ValueError as exc:
             self._set_aside(path, str(exc))
             return
         self._games = {(g.board, g.key): g for g in games}
-        self.version = 1 if games else 0
+        self._started = started
+        self.version = 1 if games or started else 0
 
-    def _parse(self, data: bytes) -> list[HallGame]:
+    def _parse(self, data: bytes) -> tuple[list[HallGame], dict[str, dict[str, str | None]]]:
         try:
             text = data.decode("utf-8")
             check_json_depth(text)
@@ -428,7 +502,17 @@ class Standings:
             if player_name(game.black) != game.black or player_name(game.white) != game.white or game.black == game.white:
                 raise ValueError(f"game {n}: the players' names {game.black!r} and {game.white!r} are not two names")
             games.append(game)
-        return games
+        marks = obj.get("started", {})
+        if not isinstance(marks, dict) or len(marks) > MAX_GAMES:
+            raise ValueError('"started" is not a table of at most 10000 boards')
+        started: dict[str, dict[str, str | None]] = {}
+        for board, mark in marks.items():
+            if not (isinstance(mark, dict) and set(mark) == {"game_id", "round", "start"}
+                    and isinstance(mark["game_id"], str) and all(v is None or (isinstance(v, str) and len(v) <= 200)
+                                                               for v in mark.values())):
+                raise ValueError(f"started game of {board!r}: expected game_id, round and start")
+            started[str(board)] = dict(mark)
+        return games, started
 
     def _set_aside(self, path: Path, problem: str) -> None:
         try:

@@ -138,3 +138,46 @@ class Mosquitto(Broker):
     def close(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.kill()
+
+
+def game_states(
+    black: str,
+    white: str,
+    moves: list[str],
+    result: str | None = None,
+    reason: str | None = None,
+    *,
+    round_: str | None = "1",
+    game_id: str | None = None,
+    start: str | None = None,
+) -> list[dict[str, object]]:
+    """A board's retained states through one game, as ``app_state`` writes them: at its
+    start, after each move, and (with ``result``) over."""
+    from rules import BLACK, Game, Position
+
+    game = Game(Position.from_fen(start) if start else None)
+    states = []
+
+    def state(over: bool) -> dict[str, object]:
+        return {
+            "event": None, "round": round_, "game_id": game_id, "fen": game.position.fen(), "ply": game.ply,
+            "turn": "black" if game.turn is BLACK else "white", "black": black, "white": white,
+            "result": result if over else None, "reason": reason if over else None, "clocks": None, "match": None,
+            "status": "", "moves": list(moves[: game.ply]), "start": game.start.fen(), "condoned": [],
+        }
+
+    states.append(state(False))
+    for text in moves:
+        game.play_text(text)
+        states.append(state(False))
+    if result is not None:
+        states.append(state(True))
+    return states
+
+
+def feed(hall: object, board: str, states: list[dict[str, object]]) -> None:
+    """Give ``hall`` (a :class:`~firmware.hall.hall.Hall`) the states as its listener would."""
+    import json
+
+    for s in states:
+        hall.receive(f"crownhead/{hall.name}/{board}/state", json.dumps(s).encode())  # type: ignore[attr-defined]
