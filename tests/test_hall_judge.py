@@ -191,3 +191,35 @@ def test_what_a_board_sends_is_bounded_in_the_hall_and_in_api_boards() -> None:
     board1, board2 = h.boards()
     assert board1["moves"] == [] and len(board1["alerts"]) == 20 and all(len(a["message"]) <= 200 for a in board1["alerts"])
     assert len(board2["moves"]) == 600
+
+
+def test_the_page_shows_disputed_results_and_other_boards_apart_as_text(browser: Any) -> None:
+    from firmware.hall.hall import HallServer
+
+    h = hall()
+    feed(h, "table-1", game_states("Ann", "Bob", OPENING, "0-1", "resign"))
+    evil = "<b>Mallory</b>"
+    h.receive("crownhead/club/table-2/state", json.dumps(
+        {"round": "1", "black": evil, "white": "Eve", "result": "1-0", "reason": "resign", "ply": 0, "moves": []}).encode())
+    h.receive("crownhead/club/<i>x</i>/state", b"{}")  # not a board name: refused
+    h.receive("crownhead/club/intruder/state", json.dumps({"fen": "B:W21:B1"}).encode())
+    server = HallServer(h, "127.0.0.1", 0)
+    server.start()
+    page = browser.new_page()
+    try:
+        host, port = server.address
+        page.goto(f"http://{host}:{port}/")
+        page.wait_for_selector("#disputed tbody tr")
+        cells = page.locator("#disputed tbody tr").first.locator("td").all_inner_texts()
+        assert cells[:5] == ["table-2", "1", evil, "Eve", "1-0"] and "did not see this game begin" in cells[-1]
+        assert page.locator("#disputed b").count() == 0
+        results = {r.locator("td").first.inner_text(): r.locator("td").last.inner_text()
+                   for r in page.locator("#results tbody tr").all()}
+        assert results["table-1"] == "counted" and results["table-2"].startswith("disputed: ")
+        page.wait_for_selector("#others li")
+        assert page.locator("#others li").all_inner_texts() == ["intruder (1 message)"]
+        assert page.locator(".board").count() == 2  # the hall's boards only
+        assert page.locator("#standings tbody tr").count() == 2  # Ann and Bob
+    finally:
+        page.close()
+        server.close()

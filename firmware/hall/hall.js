@@ -130,7 +130,7 @@
 
   function renderOthers(list) {
     $("#others-box").hidden = !list.length;
-    $("#others").replaceChildren(...list.map((o) => make("li", `${o.name} (${o.messages} messages)`)));
+    $("#others").replaceChildren(...list.map((o) => make("li", `${o.name} (${o.messages} message${o.messages === 1 ? "" : "s"})`)));
   }
 
   function renderStandings(t) {
