@@ -22,6 +22,7 @@ from typing import Any
 from hal.errors import HardwareError
 from hal.lgpio_import import import_lgpio
 from hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame
+from hal.pi import pi_model
 from hal.pixelmap import PixelMap
 
 __all__ = [
@@ -45,16 +46,6 @@ _INSTALL_HINT = (
 
 # rpi_ws281x (Pi 1-4) can only drive these: SPI MOSI, PWM0 (two pins), PCM DOUT.
 PI4_DATA_PINS = (10, 12, 18, 21)
-
-
-def pi_model(path: str = "/proc/device-tree/model") -> str | None:
-    """The Raspberry Pi model string, or None when not on a Pi."""
-    try:
-        with open(path, "rb") as f:
-            model = f.read().rstrip(b"\0").decode("ascii", "replace").strip()
-    except OSError:
-        return None
-    return model if model.startswith("Raspberry Pi") else None
 
 
 SPI_DEVICE = "/dev/spidev0.0"

@@ -61,7 +61,7 @@ def test_gpio_that_cannot_be_opened_is_a_clear_error(
     monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-pin-library")
     monkeypatch.delenv("CROWNHEAD_CONFIG", raising=False)
     config = tmp_path / "config.toml"
-    config.write_text('[board]\nserial_console = "off"\n')  # the default buttons use GPIO14/15
+    config.write_text('[board]\nserial_console = "off"\n')  # not this machine's console: nothing to look at
     assert main(["sensors", "--once", "--hal", "gpio", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("crownhead sensors: cannot set up the switch matrix pins:")

@@ -75,7 +75,7 @@ def test_defaults_are_the_simulator(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 def test_default_path_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write(tmp_path, '[board]\nbackend = "gpio"\nserial_console = "off"\n')
+    path = write(tmp_path, '[board]\nbackend = "gpio"\n')
     monkeypatch.delenv(cfg.CONFIG_ENV, raising=False)
     assert load_config(default_path=str(path)).board.backend == "gpio"
     monkeypatch.setenv(cfg.CONFIG_ENV, str(path))
@@ -89,7 +89,6 @@ def test_a_full_hardware_file(tmp_path: Path) -> None:
         """
 [board]
 backend = "gpio"
-serial_console = "off"
 [lights]
 data_pin = 10
 pixels = 64
@@ -230,7 +229,7 @@ def test_unreadable_files(tmp_path: Path) -> None:
 def test_pin_clash_depends_on_the_backend_in_use() -> None:
     # A [matrix] left in the file does not matter for a shift-register board.
     config = parse_config(
-        {"board": {"backend": "shift", "serial_console": "off"}, "lights": {"data_pin": 4}, "shift": {"load_pin": 5}}
+        {"board": {"backend": "shift"}, "lights": {"data_pin": 4}, "shift": {"load_pin": 5}}
     )
     assert config.lights.data_pin == 4
     with pytest.raises(FieldError):

@@ -25,8 +25,8 @@ def load(tmp_path: Path, text: str):
         ('[buzzer]\nkind = "loud"\n', "buzzer.kind", '"none", "passive" or "active"'),
         ('[buttons]\nhold_ms = 100\n', "buttons.hold_ms", "between 300 and 10000"),
         # Pins used twice across parts: the buzzer on a button's pin, a button on I2C.
-        ('[board]\nbackend = "gpio"\nserial_console = "off"\n[buzzer]\nkind = "active"\npin = 14\n', "buzzer.pin", "GPIO14 is also used by buttons.pins.black"),
-        ('[board]\nbackend = "gpio"\nserial_console = "off"\n[display]\ndriver = "ssd1306"\n[buttons.pins]\nnew = 2\n', "display.port", "GPIO2 is also used by buttons.pins.new"),
+        ('[board]\nbackend = "gpio"\n[buzzer]\nkind = "active"\npin = 14\n', "buzzer.pin", "GPIO14 is also used by buttons.pins.black"),
+        ('[board]\nbackend = "gpio"\n[display]\ndriver = "ssd1306"\n[buttons.pins]\nnew = 2\n', "display.port", "GPIO2 is also used by buttons.pins.new"),
         ('[buttons.pins]\nblack_draw = 7\nblack_resign = 7\n', "buttons.pins.black_resign", "GPIO7 is also used by buttons.pins.black_draw"),
         ('[buttons.pins]\nblack_drwa = 7\n', "buttons.pins.black_drwa", "did you mean black_draw?"),
     ],
@@ -39,6 +39,6 @@ def test_one_error_naming_the_key(tmp_path: Path, text: str, key: str, words: st
 
 
 def test_the_default_pins_do_not_conflict_with_every_part_on(tmp_path: Path) -> None:
-    config = load(tmp_path, '[board]\nbackend = "gpio"\nserial_console = "off"\n[display]\ndriver = "sh1106"\n[buzzer]\nkind = "passive"\n')
+    config = load(tmp_path, '[board]\nbackend = "gpio"\n[display]\ndriver = "sh1106"\n[buzzer]\nkind = "passive"\n')
     assert config.display.address == 0x3C and config.buzzer.pin == 18
     assert dict(config.buttons.pins)["black"] == 14 and dict(config.buttons.pins)["white"] == 15

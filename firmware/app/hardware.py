@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from hal.debounce import DebouncedSensors
 from hal.display import Display
 from hal.errors import HardwareError
 from hal.lights import FrameLimiter, Lights, NullLights
+from hal.pi import header_console
 from hal.pixelmap import build_pixel_map
 from hal.sensors import Sensors
 from rules import Game
@@ -327,6 +329,7 @@ def open_hardware(
     pin_factory: Any = None,
     serial_opener: Callable[[], Any] | None = None,
     neopixel: Any = None,
+    system: str | os.PathLike[str] = "/",
 ) -> Hardware:
     """Open the backends ``config`` selects (``hal`` overrides ``board.backend``), each by
     its opener in :data:`SENSORS`, :data:`LIGHTS`, :data:`BUTTONS`, :data:`DISPLAYS` and
@@ -334,7 +337,8 @@ def open_hardware(
 
     ``start=False`` leaves scanning threads stopped (tests drive them by hand).
     ``pin_factory``, ``serial_opener`` and ``neopixel`` inject a gpiozero pin factory,
-    a serial port opener and a NeoPixel object instead of the real ones.
+    a serial port opener and a NeoPixel object instead of the real ones; ``system`` is
+    where the running Pi's /proc and /sys are read (``board.serial_console = "auto"``).
     Raises :class:`ConfigError` for a configuration that does not fit the chosen
     backend, :class:`HardwareError` when a device cannot be opened.
     """
@@ -344,7 +348,8 @@ def open_hardware(
             f"unknown hardware backend {backend!r} (choose from {', '.join(BACKENDS)})"
         )
     try:
-        check_pins(config, backend)
+        console = header_console(system) if config.board.serial_console == "auto" and backend != "sim" else None
+        check_pins(config, backend, console=console)
         lights_kind = lights_backend(config, backend)
         buttons_kind = buttons_backend(config, backend)
     except FieldError as exc:

@@ -6,7 +6,7 @@ They describe parts of :mod:`hal` and :mod:`sim` by pin and square number only, 
 sit in the configuration's own tier; :mod:`firmware.app.hardware` opens what they name.
 
 >>> from firmware.config import parse_config
->>> config = parse_config({"board": {"backend": "gpio", "serial_console": "off"}})
+>>> config = parse_config({"board": {"backend": "gpio"}})
 >>> lights_backend(config), buttons_backend(config), used_pins(config)[0]
 ('neopixel', 'gpio', ('matrix.rows[0]', 4))
 """
@@ -73,8 +73,9 @@ class BoardConfig:
 
     backend: Literal["sim", "gpio", "shift", "serial"] = "sim"
     #: Is the Linux serial console on the UART's pins, GPIO14 (TX) and GPIO15 (RX)?
-    #: "on" unless you turned it off: buttons may use those pins only with "off".
-    serial_console: Literal["on", "off"] = "on"
+    #: "auto": the running Pi says, when the hardware is opened (:func:`hal.pi.header_console`);
+    #: "on" or "off" to say so instead. Buttons may use those pins only while it is off.
+    serial_console: Literal["auto", "on", "off"] = "auto"
 
 
 @config_section("sensors")
@@ -434,22 +435,33 @@ def used_pins(config: Config, backend: str | None = None) -> list[tuple[str, int
     return pins
 
 
-def check_pins(config: Config, backend: str | None = None) -> None:
+def check_pins(config: Config, backend: str | None = None, *, console: str | None = None) -> None:
     """Raise :class:`FieldError` if two parts of the board would claim one GPIO, or a
-    button would sit on the serial console's pins while the console is not declared off
-    (its TX pin is a driven output: a press would short it to ground)."""
+    button would sit on the serial console's pins while the console is on.
+
+    The console is on when ``board.serial_console`` says "on", or says "auto" and
+    ``console`` names the UART it was found on (:func:`hal.pi.header_console`, read when
+    the hardware is opened: a file checked elsewhere cannot tell).
+    """
+    declared = config.board.serial_console
+    console_on = declared == "on" or (declared == "auto" and console is not None)
     owner: dict[int, str] = {}
     for key, pin in used_pins(config, backend):
         if pin in owner:
             raise FieldError(key.split("[")[0], f"GPIO{pin} is also used by {owner[pin]}")
         owner[pin] = key
-        if key.startswith("buttons.pins.") and pin in CONSOLE_PINS and config.board.serial_console != "off":
+        if console_on and key.startswith("buttons.pins.") and pin in CONSOLE_PINS:
+            # The console's TX is a driven output from power-on, and what is pressed on
+            # RX is typed into its login prompt.
+            found = f"this Pi's serial console runs on it ({console})" if declared == "auto" else (
+                'the configuration says the serial console is on it (board.serial_console = "on")'
+            )
+            undo = "" if declared == "auto" else ', then set board.serial_console = "auto"'
             raise FieldError(
                 key,
-                f"GPIO{pin} is the serial console's {CONSOLE_PINS[pin]} pin: while the console is "
-                "on, a press shorts the UART's output to ground. Turn the console off "
-                "(sudo raspi-config nonint do_serial_cons 1), wire the button through 1 kOhm "
-                'and set board.serial_console = "off"; or move the button to a free pin',
+                f"GPIO{pin} is the UART's {CONSOLE_PINS[pin]} pin and {found}: a press would pull "
+                "the console's line to ground. Turn the console off: "
+                f"sudo raspi-config nonint do_serial_cons 1 and reboot{undo}; or move the button to a free pin",
             )
 
 

@@ -113,8 +113,7 @@ def _pi_config() -> Any:
     the drawing shows where they go."""
     from firmware.config import ConfigError, default_config
 
-    # The per-side buttons sit on the serial console's pins: drawn for a console turned off.
-    config = default_config().replace("board", serial_console="off")
+    config = default_config()
     for section, changes in (("display", {"driver": "ssd1306"}), ("buzzer", {"kind": "passive"})):
         if section in config.sections:
             try:
