@@ -21,7 +21,7 @@ from firmware.wiring.geometry import BoardGeometry  # noqa: E402
 from firmware.wiring.kit import build_files, check_all  # noqa: E402
 from firmware.wiring.plans import PITCH_MM, STRIPS, cable_plan, stripboard_svg  # noqa: E402
 from firmware.wiring.schematic import OPTIONS, SEP, pin_plan  # noqa: E402
-from firmware.wiring.template import PAPERS, template_pdf, template_svg, tiles  # noqa: E402
+from firmware.wiring.template import MARGIN_MM, OVERLAP_MM, PAPERS, seam_marks, template_pdf, template_svg, tiles  # noqa: E402
 from hal.squares import square_name  # noqa: E402
 
 SCHEMATICS = Path(__file__).resolve().parents[1] / "docs" / "schematics"
@@ -132,6 +132,31 @@ def test_stripboard_cell_on_a_tenth_inch_grid_with_each_lead_on_its_net() -> Non
     assert {k[1]: v for k, v in leads.items() if k[0] == "led"} == {"+5V": "+5V", "DIN": "DIN", "DOUT": "DOUT", "GND": "GND"}
 
 
+def test_neighbouring_sheets_print_each_alignment_mark_at_one_place_of_the_board(tmp_path: Path) -> None:
+    g = BoardGeometry()
+    path = tmp_path / "template.pdf"
+    path.write_bytes(template_pdf(g, "a4"))
+    cols, rows, win_w, win_h = tiles(g, "a4")
+    top = MARGIN_MM + 16.0  # the window's top on the sheet, below the header
+    found: dict[str, list[tuple[str, float, float]]] = {}
+    for number, words in enumerate(pdftotext_words(path)):
+        r, c = divmod(number, cols)
+        sheet = f"{'AB'[r]}{c + 1}"
+        for word, x0, x1, y in words:
+            if re.fullmatch(r"[A-H]\d\|[A-H]\d", word):
+                # Back from the sheet to the board: where the sheet's window starts.
+                x = (x0 + x1) / 2 * PT_MM - MARGIN_MM + c * (win_w - OVERLAP_MM)
+                found.setdefault(word, []).append((sheet, x, y * PT_MM - top + r * (win_h - OVERLAP_MM)))
+    marks = seam_marks(g, "a4")
+    assert sorted(found) == sorted({m.name for m in marks})
+    for name, seen in found.items():
+        # Each mark on both of the sheets it names, and at one place of the board.
+        assert sorted({sheet for sheet, *_ in seen}) == name.split("|")
+        assert len(seen) == 2 * sum(m.name == name for m in marks)
+        for sheet_a, xa, ya in seen:
+            assert any(b != sheet_a and abs(xb - xa) < 0.3 and abs(yb - ya) < 0.3 for b, xb, yb in seen), (name, sheet_a)
+
+
 @pytest.mark.parametrize("option", OPTIONS)
 def test_cable_plan_has_every_pin_once_with_a_length(option: str) -> None:
     plan = cable_plan(option, BoardGeometry())
@@ -147,6 +172,10 @@ def test_cable_plan_has_every_pin_once_with_a_length(option: str) -> None:
     assert "estimate" in plan and "--square-mm" in plan
     # Both ends of the LED chain are fed (power injection).
     assert "+5 V to the first LED" in plan and "+5 V to the last LED" in plan
+    # The buttons on the UART's pins go through 1 kOhm, as the schematic draws them.
+    for row in table[1:]:
+        if row[1].split(" ", 1)[0] in ("GPIO14", "GPIO15"):
+            assert row[2].startswith("1 kΩ in series"), row
 
 
 def test_cable_lengths_grow_with_the_squares() -> None:

@@ -41,7 +41,7 @@ class BoardGeometry:
     led_hole_mm: float = 5.0
     #: The LED's centre from the square's centre, towards White (down the board).
     led_offset_mm: float = 14.0
-    #: The controller bay beside the board, at the h-file edge: the Pi or the Pico, the
+    #: The controller bay beside the board, at the a-file edge: the Pi or the Pico, the
     #: level shifter, the buttons' cable ends.
     bay_mm: float = 80.0
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from firmware.wiring.geometry import BoardGeometry
-from firmware.wiring.schematic import SEP, pin_plan
+from firmware.wiring.schematic import CONSOLE_PINS, SEP, pin_plan
 from hal.squares import square_name
 
 __all__ = ["cable_plan", "wire_length_mm", "stripboard_svg", "PITCH_MM", "STRIPS", "CELL_HOLES"]
@@ -98,7 +98,8 @@ def cable_plan(option: str, g: BoardGeometry, *, led_map: str = "row-major", ori
             rows.append(("LED data, to the board", "74AHCT125 1Y (330 Ω at the far end)", f"DIN strip of square {sq} ({pixel0}), pixel 0",
                          "white, in the 3-core LED cable", wire_length_mm(bay, _cell_edge(g, sq))))
         elif role.startswith("button"):
-            rows.append((role, pin, "its push button on the bay's top panel (the other contact to ground)",
+            series = "1 kΩ in series (the UART's pin), then " if pin.split(" ", 1)[0] in CONSOLE_PINS else ""
+            rows.append((role, pin, f"{series}its push button on the bay's top panel (the other contact to ground)",
                          "white (ground: black)", wire_length_mm(head, bay)))
         elif "OLED" in role:
             colour = "blue" if "SDA" in role else "yellow"

@@ -3,7 +3,8 @@
 :func:`template_svg` draws it in millimetres (an SVG whose width and height are given in
 ``mm``, so it prints at its true size); :func:`template_pdf` tiles the same drawing on
 A4 or Letter sheets for a home printer, each sheet with its place in the grid, an
-overlap to glue along and a 50 mm bar to check the print scale.
+overlap to glue along with alignment marks in it, and a 50 mm bar to check the print
+scale.
 
 Square labels are centred on their squares, half a square below the centre in the PDF
 and the SVG alike, so that a test (or a builder with a ruler) can measure the spacing
@@ -13,18 +14,20 @@ from the text.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 from datetime import datetime, timezone
 
 from firmware.wiring.geometry import BoardGeometry
 from hal.squares import square_name
 
-__all__ = ["PAPERS", "template_svg", "template_pdf", "tiles"]
+__all__ = ["PAPERS", "template_svg", "template_pdf", "tiles", "seam_marks", "Mark"]
 
 #: Paper sizes, portrait, in mm.
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 MARGIN_MM = 10.0  # most printers cannot print nearer the edge
 HEADER_MM = 16.0  # the sheet's title, its place and the scale bar
 OVERLAP_MM = 12.0  # each sheet repeats this much of its neighbours: glue along it
+MARK_MM = 4.0  # the alignment marks in the overlaps: a circle with a cross
 LABEL_BELOW = 0.5  # square labels: this fraction of a square below the centre, less a little
 _FIXED_DATE = datetime(2025, 1, 1, tzinfo=timezone.utc)  # the same bytes on every run
 
@@ -101,6 +104,39 @@ def tiles(g: BoardGeometry, paper: str) -> tuple[int, int, float, float]:
     return cols, rows, win_w, win_h
 
 
+def sheet_name(row: int, col: int) -> str:
+    return f"{'ABCDEFGH'[row]}{col + 1}"
+
+
+class Mark(NamedTuple):
+    """An alignment mark at (x, y) in template mm, named by the two sheets it joins; in
+    a strip running ``down`` the sheets (between two columns) or across them."""
+
+    x: float
+    y: float
+    name: str
+    down: bool
+
+
+def seam_marks(g: BoardGeometry, paper: str) -> list[Mark]:
+    """Two alignment marks in the middle of every overlap strip, so that both sheets
+    print each at the same place of the board (where a strip is blank paper, they are
+    all there is to align by)."""
+    cols, rows, win_w, win_h = tiles(g, paper)
+    step_x, step_y = win_w - OVERLAP_MM, win_h - OVERLAP_MM
+    marks = []
+    for r in range(rows):
+        for c in range(cols):
+            for f in (0.25, 0.75):
+                if c + 1 < cols:  # the strip shared with the sheet to the right
+                    x = (c + 1) * step_x + OVERLAP_MM / 2
+                    marks.append(Mark(x, r * step_y + f * win_h, f"{sheet_name(r, c)}|{sheet_name(r, c + 1)}", True))
+                if r + 1 < rows:  # the strip shared with the sheet below
+                    y = (r + 1) * step_y + OVERLAP_MM / 2
+                    marks.append(Mark(c * step_x + f * win_w, y, f"{sheet_name(r, c)}|{sheet_name(r + 1, c)}", False))
+    return marks
+
+
 def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
     """The template tiled over sheets of ``paper`` (``a4`` or ``letter``), 1:1."""
     from fpdf import FPDF
@@ -120,7 +156,7 @@ def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
             oy = r * (win_h - OVERLAP_MM)
             x0, y0 = MARGIN_MM, MARGIN_MM + HEADER_MM  # where the window is on the sheet
             pdf.add_page()
-            sheet = f"{'ABCDEFGH'[r]}{c + 1}"
+            sheet = sheet_name(r, c)
             pdf.set_font("helvetica", size=9)
             pdf.set_xy(MARGIN_MM, MARGIN_MM)
             pdf.cell(
@@ -137,6 +173,9 @@ def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
             pdf.line(MARGIN_MM + 50, bar_y - 1.5, MARGIN_MM + 50, bar_y + 1.5)
             pdf.set_xy(MARGIN_MM + 53, bar_y - 2)
             pdf.cell(0, 4, "50 mm")
+            if cols * rows > 1:
+                pdf.set_xy(MARGIN_MM + 68, bar_y - 2)
+                pdf.cell(0, 4, "Lay the next sheet's edge on the dashed line, its marks on these; tape.")
             pdf.set_line_width(0.2)
             pdf.set_dash_pattern(dash=1.5, gap=1.5)
             pdf.rect(x0, y0, win_w, win_h)
@@ -179,4 +218,15 @@ def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
                     label = f"{sq} {square_name(sq)}"
                     w = pdf.get_string_width(label)
                     pdf.text(cx - w / 2, _label_y(g, cy - y0 + oy) + y0 - oy, label)
+                pdf.set_font("helvetica", size=7)
+                for mark in seam_marks(g, paper):
+                    px, py = at(mark.x, mark.y)
+                    pdf.circle(x=px, y=py, radius=MARK_MM / 2)
+                    pdf.line(px - MARK_MM, py, px + MARK_MM, py)
+                    pdf.line(px, py - MARK_MM, px, py + MARK_MM)
+                    # The name where the 12 mm strip has room for it on both sheets.
+                    if mark.down:
+                        pdf.text(px - pdf.get_string_width(mark.name) / 2, py + MARK_MM + 2.5, mark.name)
+                    else:
+                        pdf.text(px + MARK_MM + 0.5, py + 1.0, mark.name)
     return bytes(pdf.output())
