@@ -31,13 +31,15 @@ endif
 
 # A 32-bit MicroPython for the Pico firmware's tests (tests/test_mcu_pico.py): MicroPython's
 # WebAssembly port from npm, run by Node.js. Without npm the tests that need it are skipped
-# and say why.
+# and say why. One retry, soon: where the registry cannot be reached, make test goes on
+# after about 3 s instead of npm's minute of retries.
 MP32 := tests/micropython32
 MP32_STAMP := $(MP32)/node_modules/.installed
 
 $(MP32_STAMP): $(MP32)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix $(MP32) --no-audit --no-fund --loglevel=error && touch $@ \
+		npm ci --prefix $(MP32) --no-audit --no-fund --loglevel=error --prefer-offline \
+			--fetch-retries=1 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=5000 && touch $@ \
 			|| echo "npm ci failed: the 32-bit MicroPython tests will be skipped"; \
 	else \
 		echo "npm is not installed: the 32-bit MicroPython tests will be skipped"; \
