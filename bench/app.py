@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware.app.application import App, AppSettings  # noqa: E402
+from firmware.app.application import App  # noqa: E402
+from firmware.app.settings import AppSettings  # noqa: E402
 from firmware.config import default_config  # noqa: E402
 from firmware.app.hardware import open_hardware  # noqa: E402
 from firmware.app.players import Thinker  # noqa: E402

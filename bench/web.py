@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from firmware.app.application import App, AppSettings  # noqa: E402
+from firmware.app.application import App  # noqa: E402
+from firmware.app.settings import AppSettings  # noqa: E402
 from firmware.app.hardware import open_hardware  # noqa: E402
 from firmware.config import default_config  # noqa: E402
 from firmware.events import Event, MoveMade  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.leds import LedSettings
 from firmware.storage.store import GameFile
 from firmware.simulator.hands import Hands

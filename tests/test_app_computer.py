@@ -6,7 +6,7 @@ import random
 import threading
 from pathlib import Path
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.players import Computer, Human, RandomMover, Thinker
 from firmware.storage.store import GameFile
 from rules import BLACK, WHITE, Game, Move, Position

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.settings import PlayConfig
 from firmware.config import FieldError
 from firmware.app.leds import ENGINE_HINT_ROLES, LedSettings, Palette

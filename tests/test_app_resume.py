@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
 from rules import Game, Position
 from helpers.rig import PAL, MakeRig, Rig, dim, tokens

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.players import Computer, Human
 from firmware.storage.store import GameStore
 from rules import BLACK, WHITE, Game, Position

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.gameclock import TimeControl
 from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands

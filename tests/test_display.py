@@ -11,7 +11,7 @@ import pytest
 from luma.core.device import dummy
 from PIL import Image, ImageChops
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.display.panel import BoardPanel, Painter
 from firmware.display.render import HEIGHT, WIDTH, Item, Screen, clock_face, draw, fit, layout, shorten, text_width
 from firmware.referee.arbiter import RefereeSettings

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.application import App, AppSettings
+from firmware.app.application import App
+from firmware.app.settings import AppSettings
 from firmware.app.sinks import text_sink
 from firmware.events import Event, MoveMade, TakenBack
 from firmware.link.host import Link

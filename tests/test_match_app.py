@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.settings import MatchConfig
 from firmware.app.players import Human, Player, RandomMover
 from firmware.cli import main

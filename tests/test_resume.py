@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.leds import LedSettings
 from firmware.app.players import Computer, Human, MachineSpec, RandomMover, engine_player
 from firmware.cli import main

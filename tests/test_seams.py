@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.players import Computer, Human, Thinker
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text

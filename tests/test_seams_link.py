@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import App, AppSettings
+from firmware.app.application import App
+from firmware.app.settings import AppSettings
 from firmware.gameclock import TimeControl
 from firmware.cli import main
 from firmware.cli import run as run_command

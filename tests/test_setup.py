@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from rules import Position
 
 from helpers.rig import Rig

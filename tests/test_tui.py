@@ -116,7 +116,7 @@ def test_every_board_button_has_a_key_shown_on_the_key_line() -> None:
 
 
 def test_force_key_makes_the_huffing_player_take_the_jump(make_rig: MakeRig) -> None:
-    from firmware.app.application import AppSettings
+    from firmware.app.settings import AppSettings
     from rules import Rules
 
     rig = make_rig(settings=AppSettings(rules=Rules(huffing=True)))
@@ -129,7 +129,7 @@ def test_force_key_makes_the_huffing_player_take_the_jump(make_rig: MakeRig) -> 
 
 
 def test_draw_key_offers_and_accepts_in_referee_mode(make_rig: MakeRig) -> None:
-    from firmware.app.application import AppSettings
+    from firmware.app.settings import AppSettings
 
     rig = make_rig(settings=AppSettings(mode="referee"))
     rig.do("11-15")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from helpers.web import LiveBoard, Socket
 
 pytest.importorskip("websockets")

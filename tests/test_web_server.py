@@ -294,7 +294,7 @@ def test_a_huge_login_body_is_cut_short(tmp_path: Path) -> None:
 
 
 def test_the_view_carries_the_match_line(tmp_path: Path) -> None:
-    from firmware.app.application import AppSettings
+    from firmware.app.settings import AppSettings
     from firmware.app.settings import MatchConfig
 
     settings = AppSettings(auto_crown=True, black_name="Ana", white_name="Ben",
@@ -647,7 +647,7 @@ def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) ->
     # After a display command alone, the link sends the last view with what the command
     # set (and the clock as it is then) instead of drawing it all again: it must be the
     # same as the view drawn afresh, a running clock included. Virtual time, no server.
-    from firmware.app.application import AppSettings
+    from firmware.app.settings import AppSettings
     from firmware.gameclock import TimeControl
     from firmware.simulator.hands import Hands
     from firmware.web.bridge import PageHub, WebLink

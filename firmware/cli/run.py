@@ -19,7 +19,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from firmware.app.application import App, AppSettings
+from firmware.app.application import App
+from firmware.app.settings import AppSettings
 from firmware.app.sinks import json_sink, text_sink
 from firmware.tracking.policy import MODES
 from firmware.cli._common import add_rules_arguments, missing_extra, position_from_args, rules_from_args

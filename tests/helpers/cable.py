@@ -35,7 +35,7 @@ from typing import Any
 
 import serial
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.link.settings import LinkConfig
 from firmware.link.protocol import COMMANDS
 from firmware.link.transport import LineTransport

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware.app.application import App, AppSettings
+from firmware.app.application import App
+from firmware.app.settings import AppSettings
 from firmware.app.hardware import open_hardware
 from firmware.app.leds import LedSettings, Palette
 from firmware.app.players import Human, Player, RandomMover, Thinker

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware.app.application import AppSettings
+from firmware.app.settings import AppSettings
 from firmware.app.players import Thinker
 from firmware.config import Config, default_config
 from firmware.link.settings import LinkConfig
