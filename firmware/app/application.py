@@ -66,7 +66,7 @@ from firmware.app.setup import setup_event
 from firmware.app.matchplay import MatchPlay
 from firmware.app.settings import AppSettings
 from firmware.app.sinks import Sink
-from firmware.app.view import BoardView, board_view
+from firmware.app.view import BoardView, MessageLine, board_view
 from firmware.app.players import (
     Computer,
     Hints,
@@ -167,15 +167,14 @@ class App(Loop, Commands):
         self.board_clock: BoardClock | None = None
         self._set_clock()
         self.sim = hardware.sim
-        self.message = ""
+        #: What the board says on the screens and pages (:meth:`say`).
+        self.message_line = MessageLine()
+        #: Steps run so far (the web page reports the loop's rate from it).
+        self.steps = 0
         #: Where the board's web page is reached and its PIN (see BoardView): set by whoever
         #: serves the page, shown on the screen and the display.
         self.page_urls: tuple[str, ...] = ()
         self.page_pin = ""
-        # The step the message was said in, and when it lapses by itself (a resign prompt).
-        self._said_step = 0
-        self._message_until: int | None = None
-        self.steps = 0
         #: The set-up last announced with a ``setup`` event (cause, fen), or None.
         self._announced_setup: tuple[str, str] | None = None
         #: The takeback button was pressed (a computer game then takes back two plies).
@@ -343,8 +342,7 @@ class App(Loop, Commands):
             raise RuntimeError("App.start() first")
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
-        if self._message_until is not None and now >= self._message_until:
-            self.message, self._message_until = "", None
+        self.message_line.step(now)
         self._sync_holds()  # before the board is read: players change, trackers are replaced
         flag = self._flag(now)  # a flag that fell before this step's moves
         queue = self._pending + flag + self.controller.step(now)
@@ -397,7 +395,7 @@ class App(Loop, Commands):
         times += [deadline() for deadline in self.deadlines]
         if self.board_clock is not None:
             times.append(self.board_clock.next_deadline())
-        times.append(self._message_until)
+        times.append(self.message_line.until)
         if self.sim is not None:
             times.append(self.sim.next_event_ms())
         if self.thinker.busy or self.hints.thinker.busy:
@@ -438,7 +436,7 @@ class App(Loop, Commands):
         if self.board_clock is not None and tracker.game is self._game:
             out += self.board_clock.follow(event, tracker.game, now)
         if isinstance(event, (MoveMade, TakenBack, GameOver, NewGame)):
-            self._forget_said()
+            self.message_line.forget()
         if isinstance(event, (MoveMade, NewGame)) and self.sim is not None:
             tidy_hand(self.sim, event, self.tracker.game)
         if isinstance(event, MoveMade):
@@ -768,7 +766,7 @@ class App(Loop, Commands):
             return []
         cause, position = target
         if cause == "new-game":
-            self._forget_said()  # the game before is put away
+            self.message_line.forget()  # the game before is put away
         return [setup_event(now, cause, position, self.tracker.board)]
 
     def _emit(self, event: Event) -> None:

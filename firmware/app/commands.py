@@ -23,6 +23,7 @@ from firmware.app.leds import LedPolicy
 from firmware.app.modes import Modes
 from firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
 from firmware.app.settings import AppSettings
+from firmware.app.view import MessageLine
 from firmware.events import BoardWarning, Event, GameSaved
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord, GameStore
@@ -54,16 +55,13 @@ class Commands:
     tracker_settings: TrackerSettings
     store: GameStore | None
     record: GameRecord | None
-    steps: int
-    message: str
+    message_line: MessageLine
     _buttons: TappedButtons
     _pending: list[Event]
     _started: bool
     _resuming: bool
     _resume_declined: bool
     _game: Game | None
-    _said_step: int
-    _message_until: int | None
     hardware: Hardware
 
     def _save(self, now: int) -> list[GameSaved]:
@@ -95,6 +93,11 @@ class Commands:
         if self._resuming and self._game is not None:
             return self._game
         return self.tracker.game
+
+    @property
+    def message(self) -> str:
+        """What the board says now on the terminal's message line and every page."""
+        return self.message_line.text
 
     @property
     def resuming(self) -> bool:
@@ -222,9 +225,7 @@ class Commands:
         """Show a message on the simulator's screen and the pages (``until``: it goes by
         itself then, the board's ms). A message is about the moment it was said: when the
         game moves on (a move, a takeback), ends or a new one is set up, it goes."""
-        self.message = message
-        self._said_step = self.steps
-        self._message_until = until
+        self.message_line.say(message, until=until)
 
     def give_up_resume(self) -> None:
         """The saved game being set up to resume is given up for a new game (the board's
@@ -233,12 +234,6 @@ class Commands:
         if self._resuming:
             self._resuming = False
             self._resume_declined = True
-
-    def _forget_said(self) -> None:
-        """What was said before this step is old news: the game has moved on."""
-        if self._said_step < self.steps:
-            self.message = ""
-            self._message_until = None
 
     def set_player_names(self, black: str, white: str, now: int) -> bool:
         """Name the players: the people's seats take the names, a machine is renamed, the

@@ -25,7 +25,7 @@ from hal.lights import FrameKey
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from sim.board import SimBoard
 
-__all__ = ["BoardView", "ShownBoard", "board_view"]
+__all__ = ["BoardView", "MessageLine", "ShownBoard", "board_view"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,44 @@ class BoardView:
     #: made by the board; words for one set in the configuration; "" for none needed).
     page_urls: tuple[str, ...] = ()
     page_pin: str = ""
+
+
+class MessageLine:
+    """What the board says on the terminal's message line and every page.
+
+    A message is about the moment it was said: when the game moves on (a move, a
+    takeback), ends or a new one is set up, :meth:`forget` drops it, unless it was said
+    in that same step (the step's own news: "the resignation is taken back"). One said
+    ``until`` a time goes by itself then (a resign prompt), so the loop steps at that
+    time.
+
+    >>> line = MessageLine()
+    >>> line.step(0); line.say("Black: press resign again within 3 s", until=3000); line.forget()
+    >>> line.text
+    'Black: press resign again within 3 s'
+    >>> line.step(3000); line.text
+    ''
+    """
+
+    def __init__(self) -> None:
+        self.text = ""
+        #: When :attr:`text` goes by itself (the board's ms), or None.
+        self.until: int | None = None
+        self._said_now = False  # said in the step under way
+
+    def step(self, now: int) -> None:
+        """A step of the application begins at ``now``."""
+        self._said_now = False
+        if self.until is not None and now >= self.until:
+            self.text, self.until = "", None
+
+    def say(self, text: str, *, until: int | None = None) -> None:
+        self.text, self.until, self._said_now = text, until, True
+
+    def forget(self) -> None:
+        """The game has moved on: what was said before this step is old news."""
+        if not self._said_now:
+            self.text, self.until = "", None
 
 
 class ShownBoard(Protocol):
