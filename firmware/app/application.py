@@ -181,6 +181,8 @@ class App(Loop, Commands):
         self._takeback_pressed = False
         self._started = False
         self._closed = False
+        #: The saved game (:attr:`record`, :attr:`_game`) is being set up to resume: it
+        #: goes on when its position stands on the board, unless given up for a new game.
         self._resuming = False
         self._frame: Frame | None = None
         #: The squares blinking, as last shown.
@@ -188,11 +190,11 @@ class App(Loop, Commands):
         self._pending: list[Event] = []
         #: The games on disk.
         self.keeper = GameKeeper(store, lambda event: self._pending.append(event))
+        #: The game on disk and its record: the game played, or the saved one set up to
+        #: resume, until the next game begins.
         self._game: Game | None = None
-        self._resume: tuple[GameRecord, Game] | None = None
-        self._resume_declined = False
-        self._buttons = TappedButtons(hardware.buttons, self._on_press)
         self.record: GameRecord | None = None
+        self._buttons = TappedButtons(hardware.buttons, self._on_press)
         #: The LED role of each lit square, as last shown (a screen draws them).
         self.lit_roles: dict[int, str] = {}
         self.tracker: Follower
@@ -218,7 +220,6 @@ class App(Loop, Commands):
         if self.store is not None:
             store = self.store
             self._pending += [Notice(now, m) for m in self.matches.load(store.list_games)]
-        self._resume = resume
         self._resuming = resume is not None
         if resume is not None:
             record, game = resume
@@ -356,7 +357,7 @@ class App(Loop, Commands):
             event = queue[i]
             i += 1
             # The set-up of a resumed game is no new game: game-start (resumed) says it.
-            if not (isinstance(event, NewGame) and self._resuming and not self._resume_declined):
+            if not (isinstance(event, NewGame) and self._resuming):
                 out.append(event)
             queue += self._handle(event, now)
         self._play_computer(now, out)
@@ -551,9 +552,9 @@ class App(Loop, Commands):
         self.policy.turn_changed()
         self.hints.forget()
         self.thinker.cancel()
-        if self._resuming and not self._resume_declined:
-            assert self._resume is not None
-            record, game = self._resume
+        if self._resuming:
+            record, game = self.record, self._game
+            assert record is not None and game is not None
             # The set-up tracker knew only the position; the game's own tracker knows its
             # history (repetitions, takeback, the last move lit dimly).
             self.tracker = self.modes.judge(
@@ -564,8 +565,6 @@ class App(Loop, Commands):
             )
             self._sync_holds()
             self._resuming = False
-            self._resume = None
-            self.record, self._game = record, game
             self.players.update(self.matches.resumed(record, self.players))
             self.say("")
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
@@ -574,8 +573,6 @@ class App(Loop, Commands):
             return out
         out += self._put_away(now)
         self._resuming = False
-        self._resume_declined = False
-        self._resume = None
         self.modes.referee_game = None  # the saved game was put away: its referee state with it
         self._game = self.tracker.game
         if self.referee is not None:

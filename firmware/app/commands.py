@@ -60,7 +60,6 @@ class Commands:
     _pending: list[Event]
     _started: bool
     _resuming: bool
-    _resume_declined: bool
     _game: Game | None
     hardware: Hardware
 
@@ -231,9 +230,7 @@ class Commands:
         """The saved game being set up to resume is given up for a new game (the board's
         ``new`` button then, or a page's New game): it is kept as an unfinished game's PDN
         when the new game begins, and until then the board sets up the new one."""
-        if self._resuming:
-            self._resuming = False
-            self._resume_declined = True
+        self._resuming = False
 
     def set_player_names(self, black: str, white: str, now: int) -> bool:
         """Name the players: the people's seats take the names, a machine is renamed, the
