@@ -241,7 +241,7 @@ def board_svg(
 ) -> str:
     """The SVG text of a checkers board with ``position``'s pieces.
 
-    ``flipped``: White's side at the top (as White sees the board). ``size``: the width
+    ``flipped``: White's side at the top (as Black sees the board). ``size``: the width
     and height in pixels (None: no size, the drawing fills its box). ``roles``: the LED
     role lit on each square (``{11: "move-from", 15: "move-to"}``), drawn in ``colours``
     (role -> RGB, default the LED palette's) with a mark per role family

@@ -307,6 +307,9 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, 
         assert page.locator("#detail i").count() == 0
         assert page.locator('[data-clock="black"]').inner_text() == "1:01"
         assert page.locator('[data-clock="white"]').inner_text() == "59:59"
+        # Black's name and clock above the board, beside Black's side (1-12 at the top).
+        top = page.locator("#detail .player.top").inner_text()
+        assert "Ann" in top and "1:01" in top and "Bob" not in top
         # Read-only: a click on a square asks nothing of anyone, the board stays as it is.
         page.on("request", lambda req: asked.append(f"{req.method} {req.url}"))
         full.locator("[data-square='14']").click()
@@ -321,6 +324,7 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, 
         page.locator("#flip").click()
         assert full.locator("svg").get_attribute("data-flipped") == "true"
         assert full.locator("[data-square='14'] > [data-piece='b']").count() == 1
+        assert page.locator(".player:has([data-side='white'])").bounding_box()["y"] < full.bounding_box()["y"]
     finally:
         page.close()
 

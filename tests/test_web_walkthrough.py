@@ -186,6 +186,9 @@ def test_new_game_while_a_saved_game_waits_asks_first_and_then_starts_it(browser
     with LiveBoard(tmp_path) as live:  # restarted: the saved game waits to be set up
         page = open_page(browser, live)
         page.wait_for_selector("#setup:not([hidden])")
+        # Players the board does not know are named by their side, not by a "?".
+        assert [" ".join(page.locator(f"#player-{p}").text_content().split()) for p in ("top", "bottom")] == [
+            "Black", "White"]
         page.click("#new-game summary")
         page.fill("#new-black", "Ana")
         page.fill("#new-white", "Ben")
@@ -210,6 +213,17 @@ def test_new_game_while_a_saved_game_waits_asks_first_and_then_starts_it(browser
         state = live.state()
         assert state["state"]["ply"] == 0 and (state["black"], state["white"]) == ("Ana", "Ben")
         assert not live.app.resuming and page.locator("#new-message").text_content() == ""
+        # Each name (and clock, and cautions) beside its own side's men: Black's start on
+        # 1-12 at the top, White's at the bottom; flipped, the other way round.
+        for flipped in (False, True):
+            board_box = page.locator("#board").bounding_box()
+            top_row = page.locator('#board [data-square="1"]').bounding_box()["y"] < board_box["y"] + board_box["height"] / 2
+            ana = page.locator('.player:has(.name[data-side="black"])').bounding_box()
+            ben = page.locator('.player:has(.name[data-side="white"])').bounding_box()
+            assert top_row is not flipped
+            assert (ana["y"] < board_box["y"] < ben["y"]) is not flipped, (flipped, ana, ben, board_box)
+            assert (ben["y"] < board_box["y"] < ana["y"]) is flipped, (flipped, ana, ben, board_box)
+            page.click("#flip")
         # The saved game was put away under its own players, with its moves.
         page.click('nav a[data-tab="games"]')
         row = page.locator("#games-table tbody tr").first

@@ -191,9 +191,12 @@
     if (!page.view) board.show({ board: CrownheadBoard.boardFromFen(state.fen) });
   }
 
+  // Beside the side's word ("Black", "White"): a name the board does not know ("?" in PDN)
+  // is left out rather than shown as a question mark.
   function showNames(black, white) {
-    if (black != null) text($('.name[data-side="black"]'), black);
-    if (white != null) text($('.name[data-side="white"]'), white);
+    const known = (name) => (name === "?" ? "" : name);
+    if (black != null) text($('.name[data-side="black"]'), known(black));
+    if (white != null) text($('.name[data-side="white"]'), known(white));
   }
 
   function showResult(result) {
