@@ -387,6 +387,25 @@ def test_the_documented_imports_are_the_imports() -> None:
     assert wrong == {}
 
 
+def drawn_tiers() -> list[tuple[str, ...]]:
+    """docs/architecture.md's drawing: the packages of each tier, top first (a tier's line
+    names them joined by `` · ``, then two spaces and what they are)."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    drawing = text.split("```text\n", 1)[1].split("```", 1)[0]
+    tiers = []
+    for line in drawing.splitlines():
+        if line[:1] == " " and line[1:2].isalpha():
+            tiers.append(tuple(line.strip().split("  ", 1)[0].split(" · ")))
+    return tiers
+
+
+def test_the_drawing_is_the_layers() -> None:
+    """The tiers drawn, top to bottom, are ``firmware.LAYERS`` (then rules, hal and sim)."""
+    *firmware_tiers, bottom = drawn_tiers()
+    assert firmware_tiers[::-1] == list(firmware.LAYERS)
+    assert bottom[0].startswith("rules")
+
+
 # -- events ------------------------------------------------------------------------------
 
 
