@@ -253,7 +253,7 @@ class App(Loop, Commands):
         self._started = True
         for fault in getattr(self.hardware, "faults", ()):
             self._pending.append(Notice(now, fault))
-        self._sync_holds()
+        self.modes.apply_holds(self.tracker)
         self._pending += self.tracker.new_game(start, now)
         self.step(now)
         if resume is not None and self._resuming:
@@ -344,7 +344,7 @@ class App(Loop, Commands):
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
         self.message_line.step(now)
-        self._sync_holds()  # before the board is read: players change, trackers are replaced
+        self.modes.apply_holds(self.tracker)  # before the board is read: players change, trackers are replaced
         flag = self._flag(now)  # a flag that fell before this step's moves
         queue = self._pending + flag + self.controller.step(now)
         clock = self._running_clock()  # a waiting clock starts with a lift of the side to move
@@ -563,7 +563,7 @@ class App(Loop, Commands):
             self.controller = Controller(
                 self.hardware.sensors, self._buttons, self.tracker, self.controller.debouncer, self.clock
             )
-            self._sync_holds()
+            self.modes.apply_holds(self.tracker)
             self._resuming = False
             self.players.update(self.matches.resumed(record, self.players))
             self.say("")

@@ -267,25 +267,13 @@ class Commands:
         """
         self.modes.seats.held[side] = by
         if self._started:
-            self._sync_holds()
+            self.modes.apply_holds(self.tracker)
 
     def release(self, side: Color) -> None:
         """Moves for ``side`` are made at the board again (undoes :meth:`hold`)."""
         self.modes.seats.held.pop(side, None)
         if self._started:
-            self._sync_holds()
-
-    def _sync_holds(self) -> None:
-        """Hold on the tracker the sides held here and the computers' sides."""
-        wanted = self.modes.seats.holds(self.mode.computer)
-        tracker = self.tracker
-        have = tracker.held
-        if have == wanted:
-            return
-        for color in have.keys() - wanted.keys():
-            tracker.release(color)
-        for color, by in wanted.items():
-            tracker.hold(color, by)
+            self.modes.apply_holds(self.tracker)
 
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]:
         """Play the next games under ``rules`` (a variant, house rules): before a game's
@@ -308,7 +296,7 @@ class Commands:
         plain = Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode, board=occupancy)
         self.tracker = self.modes.judge(plain)
         self.controller.tracker = self.tracker
-        self._sync_holds()
+        self.modes.apply_holds(self.tracker)
         return self.tracker.new_game(Position.start(rules), now)
 
     def computer_player(self, level: int | None = None) -> Player:

@@ -152,6 +152,18 @@ class Modes:
             tracker.expect(None)  # the referee's ballot is no longer asked for
         return tracker
 
+    def apply_holds(self, follower: Follower) -> None:
+        """Hold on ``follower`` the sides held here and, in computer mode, the machine's
+        (see :meth:`Seats.holds`); release the others."""
+        wanted = self.seats.holds(self.mode.computer)
+        have = follower.held
+        if have == wanted:
+            return
+        for color in have.keys() - wanted.keys():
+            follower.release(color)
+        for color, by in wanted.items():
+            follower.hold(color, by)
+
     def judge(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
         """``tracker``, or in referee mode the referee judging it (it stands in for it);
         ``resumed``: the game of the record resumes, with the referee's state of it."""
