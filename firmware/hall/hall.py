@@ -32,7 +32,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from firmware.pages import SECURITY_HEADERS, fill_shell
-from firmware.pages.serving import Limits
+from firmware.pages.serving import Limits, listening_socket, stop_server
 from firmware.hall.judge import MAX_PLIES, replay
 from firmware.hall.pairings import Pairings, PairingsFile
 from firmware.hall.record import PENDING, BoardRecord, Witness, alert, clean_state, move_text
@@ -398,16 +398,10 @@ class HallServer:
         self._bind()
 
     def _bind(self) -> None:
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind((self.host, self.port))
+            sock = listening_socket(self.host, self.port)
         except OSError as exc:
-            sock.close()
             raise RuntimeError(f"cannot serve the hall page on {self.host}:{self.port}: {exc.strerror or exc}") from None
-        sock.listen(128)
-        sock.setblocking(False)
         self.port = sock.getsockname()[1]
         self._socket = sock
 
@@ -463,13 +457,7 @@ class HallServer:
     def close(self) -> None:
         """Stop serving (idempotent)."""
         if self._server is not None:
-            self._server.should_exit = True
-            loop = self._loop
-            if loop is not None and not loop.is_closed():
-                try:
-                    loop.call_soon_threadsafe(self._server.stop)
-                except RuntimeError:
-                    pass
+            stop_server(self._server, self._loop)
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None

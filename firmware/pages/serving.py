@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Limits", "Connections", "client_key", "connection_budget", "bounded_server"]
+__all__ = ["Limits", "Connections", "client_key", "connection_budget", "bounded_server", "listening_socket", "stop_server"]
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +237,34 @@ class Connections:
             self.lost(transport)
             self.evicted += 1
             transport.close()
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A non-blocking TCP socket listening on ``host:port`` for :func:`bounded_server` (an
+    address with a colon is IPv6; port 0 takes a free one). Bound here, before a server
+    starts, so that an address in use is an error its caller can name. Raises
+    :class:`OSError` when it cannot be bound (the socket is closed again)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def stop_server(server: Any, loop: asyncio.AbstractEventLoop | None) -> None:
+    """Ask a :func:`bounded_server` serving on ``loop`` (in another thread) to end at once."""
+    server.should_exit = True
+    if loop is not None and not loop.is_closed():
+        try:
+            loop.call_soon_threadsafe(server.stop)
+        except RuntimeError:  # the loop closed meanwhile: the server has ended
+            pass
 
 
 def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: float = 1.0, **options: Any) -> Any:

@@ -45,7 +45,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from firmware.diagram import board_svg
 from firmware.pages import SECURITY_HEADERS, fill_shell
-from firmware.pages.serving import Connections, Limits, bounded_server, client_key
+from firmware.pages.serving import Connections, Limits, bounded_server, client_key, listening_socket, stop_server
 from firmware.redact import redacted
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
@@ -171,16 +171,10 @@ class WebServer:
 
     def start(self) -> None:
         """Bind the address now (an error is raised here) and serve in a daemon thread."""
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            sock.bind((self.host, self.port))
+            sock = listening_socket(self.host, self.port)
         except OSError as exc:
-            sock.close()
             raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
-        sock.listen(128)
-        sock.setblocking(False)
         self.port = sock.getsockname()[1]
         self._socket = sock
         self._server = bounded_server(
@@ -241,13 +235,7 @@ class WebServer:
     def close(self) -> None:
         """Stop serving: every page is disconnected (idempotent)."""
         if self._server is not None:
-            self._server.should_exit = True
-            loop = self._loop
-            if loop is not None and not loop.is_closed():
-                try:
-                    loop.call_soon_threadsafe(self._server.stop)
-                except RuntimeError:
-                    pass
+            stop_server(self._server, self._loop)
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
