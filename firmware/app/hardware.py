@@ -308,7 +308,7 @@ DISPLAYS: dict[str, Callable[[Opening], Display]] = {"sim": _sim_display, "i2c":
 BUZZERS: dict[str, Callable[[Opening], Buzzer]] = {"sim": _sim_buzzer, "gpio": _gpio_buzzer}
 
 
-def _closing(stack: ExitStack, part: Any) -> None:
+def _closing(stack: ExitStack, part: Sensors | Lights | Buttons | Display | Buzzer) -> None:
     """Close ``part`` with the rest, its failure logged: closing the rest matters more."""
 
     def close() -> None:
