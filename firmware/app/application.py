@@ -185,8 +185,6 @@ class App(Loop, Commands):
         #: goes on when its position stands on the board, unless given up for a new game.
         self._resuming = False
         self._frame: Frame | None = None
-        #: The squares blinking, as last shown.
-        self.blinking: frozenset[int] = frozenset()
         self._pending: list[Event] = []
         #: The games on disk.
         self.keeper = GameKeeper(store, lambda event: self._pending.append(event))
@@ -709,6 +707,11 @@ class App(Loop, Commands):
             or not player.is_human
         )
 
+    @property
+    def blinking(self) -> frozenset[int]:
+        """The squares blinking, as last shown (the LED policy keeps them)."""
+        return self.policy.blinking
+
     def _light(self, now: int) -> None:
         tracker = self.tracker
         warning = tracker.warning
@@ -719,7 +722,6 @@ class App(Loop, Commands):
         frame = self.policy.frame(
             roles, now_ms=now, warning_squares=squares, result=result, position=game.position
         )
-        self.blinking = self.policy.blinking
         lights = self.hardware.lights
         if frame != self._frame:
             self._frame = frame
