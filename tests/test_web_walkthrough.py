@@ -153,6 +153,29 @@ def test_a_click_before_logging_in_is_no_selection_and_says_how_to_log_in(browse
         page.close()
 
 
+def test_a_page_that_may_not_watch_says_to_log_in_not_offline(browser: Any, tmp_path: Path) -> None:
+    # On a network address without public_view, watching needs the PIN too: the socket is
+    # refused until then, which the page said as "offline: reconnecting", knocking forever.
+    with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468") as live:
+        page = browser.new_page()
+        page.set_default_timeout(WAIT_MS)
+        sockets: list[str] = []
+        page.on("websocket", lambda ws: sockets.append(ws.url))
+        page.goto(f"http://127.0.0.1:{live.server.port}/")
+        page.wait_for_selector('#connection[data-state="login"]')
+        assert page.locator("#connection").text_content() == "log in to watch"
+        assert page.locator("#login").is_visible()
+        assert page.locator("#pin-help").text_content().startswith("To watch the board and play from here")
+        page.wait_for_timeout(1500)  # the page knocked every 0.5-1 s
+        assert sockets == [] and page.locator("#connection").get_attribute("data-state") == "login"
+        page.fill("#pin", "24682468")
+        page.click("#login button")
+        page.wait_for_selector('#connection[data-state="live"]')
+        page.wait_for_function("() => document.querySelector('#status').textContent === 'Black to move, move 1'")
+        assert len(sockets) == 1
+        page.close()
+
+
 def test_a_referee_game_shows_only_the_buttons_that_act(browser: Any, tmp_path: Path) -> None:
     with LiveBoard(tmp_path) as live:
         page = open_page(browser, live)

@@ -21,6 +21,7 @@
     clockAt: 0,
     ticker: null,
     retry: 500,
+    mayWatch: true,
     wanted: [],
     commands: new Set(),
     // Commands sent with request(), by name, oldest first: each waits for its reply.
@@ -33,6 +34,10 @@
   // -- the socket -------------------------------------------------------------------------
 
   function connect() {
+    // A board on a network that lets only the logged-in watch refuses the socket: the page
+    // says so and waits for the PIN instead of knocking again and again as if offline.
+    if (!page.mayWatch) { setConnection("login"); return; }
+    if (page.socket && page.socket.readyState <= WebSocket.OPEN) return;  // one socket at a time
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     const socket = new WebSocket(`${scheme}//${location.host}/ws`);
     page.socket = socket;
@@ -45,8 +50,9 @@
     };
     socket.onclose = () => {
       setConnection("offline");
-      page.socket = null;
-      setTimeout(connect, page.retry);
+      if (page.socket === socket) page.socket = null;
+      // Asked again first: a session that ended leaves the page to log in again.
+      setTimeout(() => checkAccess().then(connect), page.retry);
       page.retry = Math.min(page.retry * 2, 5000);
     };
   }
@@ -54,7 +60,8 @@
   function setConnection(state) {
     const el = $("#connection");
     el.setAttribute("data-state", state);
-    text(el, state === "live" ? "live" : state === "offline" ? "offline: reconnecting" : "connecting");
+    const words = { live: "live", offline: "offline: reconnecting", login: "log in to watch" };
+    text(el, words[state] || "connecting");
   }
 
   function send(command) {
@@ -485,6 +492,8 @@
     try {
       const me = await (await fetch("/api/me", { credentials: "same-origin" })).json();
       page.control = !!me.control;
+      page.mayWatch = me.view !== false;
+      text($("#pin-why"), page.mayWatch ? "To play from here" : "To watch the board and play from here");
       page.selected = null;
       if (me.control) say("");
       document.body.classList.toggle("read-only", !me.control);
@@ -510,7 +519,9 @@
     $("#pin").value = "";
     if (response.ok) {
       await checkAccess();
-      if (page.socket) {
+      if (!page.socket) {
+        connect();  // the page could not watch before
+      } else {
         // Reconnect with the session; until the new socket is open the page is not live
         // (the old one is closing: what is sent on it now is lost).
         setConnection("connecting");
