@@ -276,3 +276,87 @@ def test_a_board_may_publish_only_under_its_own_name(broker: Broker, hall: tuple
     finally:
         forger.close(flush_s=0)
         honest.close(flush_s=0)
+
+
+def test_a_board_reads_no_other_boards_messages_not_even_retained_ones(broker: Broker, hall: tuple[Hall, HallListener]) -> None:
+    # What the broker keeps for table-2: its state and status, and a command the arbiter
+    # left retained. The hall's subscription names them all (crownhead/club/+/+).
+    table2 = Client(broker, "table-2")
+    for kind, payload in (("state", b'{"fen": "B:W21:B1"}'), ("status", b"online")):
+        table2.client.publish(f"crownhead/club/table-2/{kind}", payload, qos=1, retain=True).wait_for_publish(WAIT_S)
+    arbiter = Client(broker, "arbiter")
+    arbiter.client.publish("crownhead/club/table-2/cmd", b"names Cid;Dee", qos=1, retain=True).wait_for_publish(WAIT_S)
+    # table-1 logs in and listens to its commands; the arbiter's next line to it comes
+    # after anything the broker sent it on logging in.
+    table1 = Client(broker, "table-1")
+    table1.client.subscribe("crownhead/club/table-1/cmd", qos=1)
+    try:
+        assert table1.subscribed.wait(WAIT_S)
+        arbiter.publish("crownhead/club/table-1/cmd", b"names Ann;Bob")
+        assert wait_for(lambda: any(t.endswith("table-1/cmd") for t, _ in table1.received))
+        assert table1.received == [("crownhead/club/table-1/cmd", b"names Ann;Bob")]
+    finally:
+        for c in (table1, arbiter, table2):
+            c.close()
+
+
+def test_a_boards_new_connection_ends_its_old_one_and_the_hall_sees_it_online(broker: Broker, hall: tuple[Hall, HallListener]) -> None:
+    import socket
+
+    h, _ = hall
+    # table-1's connection as its Wi-Fi went: open at the broker, silent at the board.
+    gone = Client(broker, "table-1", will=("crownhead/club/table-1/status", b"offline"))
+    gone.client.publish("crownhead/club/table-1/status", b"online", qos=1, retain=True).wait_for_publish(WAIT_S)
+    gone.client.loop_stop()
+    old = gone.client.socket()
+    assert isinstance(old, socket.socket)
+    # The board is back, on a new connection with its own account (clean session).
+    back = BoardPublisher(HallSettings(broker.url("table-1"), "club", "table-1"), lambda: {"fen": "B:W21:B1"})
+
+    def closed_by_broker() -> bool:
+        try:
+            return old.recv(1 << 16, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    try:
+        back.poll(0)
+        assert back.flush(WAIT_S)
+        # The old connection is closed at once (MQTT 3.1.4-2), its will said before the
+        # new connection's "online": the hall sees the board online, and it stays so.
+        assert wait_for(closed_by_broker, 10)
+        assert wait_for(lambda: board(h, "table-1")["fen"] == "B:W21:B1")
+        time.sleep(0.3)
+        assert board(h, "table-1")["online"] is True
+    finally:
+        back.close(flush_s=0)
+        old.close()
+
+
+def test_a_crowd_that_connects_and_says_nothing_keeps_no_board_out(broker: Broker, hall: tuple[Hall, HallListener]) -> None:
+    from firmware.hall.broker import MAX_WAITING, MAX_WAITING_PER_ADDRESS
+    from helpers.attack import addresses, idle_connections
+
+    if not isinstance(broker, Embedded) or broker._broker is None:
+        pytest.skip("Mosquitto's own bounds (its max_connections, the machine's descriptors) are the operator's")
+    door = broker._broker.door
+    assert door is not None
+    h, _ = hall
+    # No account needed to open a connection: 20 from each of 15 addresses, never a byte
+    # sent; past the bound of one address, and together past the bound of all.
+    crowd, sources = 300, addresses(15)
+    assert crowd // len(sources) > MAX_WAITING_PER_ADDRESS and crowd > MAX_WAITING
+    with idle_connections(broker.port, crowd, sources):
+        assert wait_for(lambda: door.refused >= crowd - MAX_WAITING)
+        assert len(door.waiting) == MAX_WAITING
+        time.sleep(1.1)  # the crowd has waited long enough to make room for a newcomer
+        board_ = BoardPublisher(HallSettings(broker.url("table-1"), "club", "table-1"), lambda: {"fen": "B:W21:B1"})
+        try:
+            board_.poll(0)
+            assert board_.flush(WAIT_S)
+            assert wait_for(lambda: board(h, "table-1")["fen"] == "B:W21:B1", 10)
+            assert door.waiting.evicted >= 1
+        finally:
+            board_.close(flush_s=0)

@@ -7,17 +7,26 @@ It is as closed as the shipped Mosquitto configuration (``deploy/mosquitto``):
   refused before the broker looks at anything else it sent;
 - a client's id is its account (Mosquitto's ``use_username_as_clientid``): a board that
   names another's id, or the hall's, gets its own, so it can neither disconnect them
-  nor take their session;
+  nor take their session; an account's new connection ends its old one first (MQTT
+  3.1.4-2), as Mosquitto does;
 - what each account may publish, subscribe to and receive is the shipped ACL's
-  (:mod:`firmware.hall.acl`), its last will included;
+  (:mod:`firmware.hall.acl`), its last will and retained messages included;
 - a packet is at most :data:`MAX_PACKET` bytes (Mosquitto's ``max_packet_size``): a
   client sending a larger one is disconnected before the broker reads it; a client that
   does not log in within :data:`CONNECT_TIMEOUT_S` is disconnected; at most
-  :data:`MAX_CONNECTIONS` are served at once.
+  :data:`MAX_WAITING` wait to log in (:data:`MAX_WAITING_PER_ADDRESS` from one address)
+  and :data:`MAX_CONNECTIONS` are served at once.
 
-amqtt has no option for the first two, so :class:`_HallBroker` reads the CONNECT packet
-itself (the one method of amqtt's broker it replaces; amqtt is pinned to the version
-whose method it follows, and ``tests/test_hall_security.py`` probes both brokers alike).
+amqtt by itself does none of the first three (it drops a session named by a newcomer before it
+checks the newcomer's password, keeps an account's old connection open beside its new
+one, and sends a client that logs in the retained messages of everyone's subscriptions),
+so clients do not reach it directly: the hall accepts every connection at its own
+:class:`Door`, which reads the CONNECT, checks the account, gives the client its
+account's id and hands the connection to amqtt through amqtt's public API for
+connections made outside it (an ``external`` listener and ``Broker.external_connected``),
+reading and writing through adapters of its own. amqtt's authentication and topic
+plugins (its public plugin API) apply the same accounts and ACL inside.
+``tests/test_hall_security.py`` probes both brokers alike.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # The plugins below are amqtt's classes: this module is imported only by a hall that runs
@@ -34,8 +43,9 @@ from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
 
 from firmware.hall.accounts import Accounts
 from firmware.hall.acl import Acl, shipped_acl
+from firmware.pages.serving import Connections, client_key
 
-__all__ = ["EmbeddedBroker", "MAX_PACKET", "Guard"]
+__all__ = ["EmbeddedBroker", "MAX_PACKET", "Guard", "Door", "Connect", "ProtocolError"]
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +55,14 @@ MAX_PACKET = 64 * 1024
 CONNECT_TIMEOUT_S = 10.0
 #: Clients served at once (200 boards, the hall, the arbiter, and room to spare).
 MAX_CONNECTIONS = 1024
+#: Connections not logged in yet, at most, in all and from one address (an IPv6 client
+#: by its /64): a crowd that connects and says nothing cannot keep a board out.
+MAX_WAITING = 128
+MAX_WAITING_PER_ADDRESS = 16
+#: Seconds an account's new connection waits for amqtt to be done with its old one.
+HANDOVER_S = 5.0
+#: The broker's one listener, the door's (amqtt wants one called so).
+LISTENER = "default"
 
 
 @dataclass(frozen=True)
@@ -82,6 +100,9 @@ class EmbeddedBroker:
         self.guard = Guard(accounts, acl if acl is not None else shipped_acl(), max_packet)
         self._loop = asyncio.new_event_loop()
         self._broker: Any = None
+        self._server: asyncio.Server | None = None
+        #: Where clients come in (set once the broker runs).
+        self.door: Door | None = None
         self._ready = threading.Event()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="mqtt-broker", daemon=True)
@@ -90,10 +111,9 @@ class EmbeddedBroker:
         asyncio.set_event_loop(self._loop)
         # amqtt's plugin style of configuration: only the plugins named here are loaded.
         # Ours decide who is in and what each may do; amqtt's event and packet loggers and
-        # its $SYS topics are left out.
+        # its $SYS topics are left out. Its one listener is the door's.
         config = {
-            "listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}",
-                                      "max_connections": MAX_CONNECTIONS}},
+            "listeners": {LISTENER: {"type": "external"}},
             "plugins": {
                 f"{__name__}._AccountPlugin": {"guard": self.guard},
                 f"{__name__}._AclPlugin": {"guard": self.guard},
@@ -102,15 +122,23 @@ class EmbeddedBroker:
         for name in ("amqtt", "transitions"):
             logging.getLogger(name).setLevel(logging.WARNING)
         try:
-            self._broker = _broker_class()(config, loop=self._loop)
-            self._broker.guard = self.guard
+            from amqtt.broker import Broker
+
+            self._broker = Broker(config, loop=self._loop)
             self._loop.run_until_complete(self._broker.start())
+            self._loop.run_until_complete(self._listen())
         except BaseException as exc:  # reported by start() in the caller's thread
             self._error = exc
             self._ready.set()
             return
         self._ready.set()
         self._loop.run_forever()
+
+    async def _listen(self) -> None:
+        self.door = Door(self._broker, self.guard, LISTENER)
+        self._server = await asyncio.start_server(self.door, self.host, self.port, reuse_address=True, backlog=256)
+        if self.port == 0:
+            self.port = int(self._server.sockets[0].getsockname()[1])
 
     def start(self, timeout_s: float = 10.0) -> None:
         self._thread.start()
@@ -121,7 +149,7 @@ class EmbeddedBroker:
 
     def close(self) -> None:
         if self._broker is not None and self._loop.is_running():
-            fut = asyncio.run_coroutine_threadsafe(self._broker.shutdown(), self._loop)
+            fut = asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop)
             try:
                 fut.result(timeout=5)
             except Exception:
@@ -129,9 +157,369 @@ class EmbeddedBroker:
             self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
 
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self.door is not None:
+            self.door.close_all()
+        await self._broker.shutdown()
 
-class PacketTooLarge(Exception):
-    """A client sent a packet larger than the broker takes: its connection ends."""
+
+# -- the door: every client passes it before amqtt sees a byte of it ---------------------
+
+#: CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
+_UNACCEPTABLE_PROTOCOL = 1
+_UNAVAILABLE = 3
+_NOT_AUTHORIZED = 5
+#: Packet types (the high four bits of a packet's first byte).
+_CONNECT, _PUBLISH = 1, 3
+
+
+class ProtocolError(ValueError):
+    """A client's bytes are not the MQTT the broker speaks."""
+
+
+def _length_bytes(n: int) -> bytes:
+    """MQTT's remaining length: seven bits a byte, the high bit saying that more follow.
+
+    >>> [_length_bytes(n).hex() for n in (0, 127, 128, 16_383)]
+    ['00', '7f', '8001', 'ff7f']
+    """
+    out = bytearray()
+    while True:
+        n, digit = divmod(n, 128)
+        out.append(digit | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(data: bytes, at: int) -> tuple[bytes, int]:
+    """The length-prefixed field at ``at``, and where the next one begins."""
+    if at + 2 > len(data):
+        raise ProtocolError("a field runs past the packet's end")
+    size = int.from_bytes(data[at:at + 2], "big")
+    if at + 2 + size > len(data):
+        raise ProtocolError("a field runs past the packet's end")
+    return data[at + 2:at + 2 + size], at + 2 + size
+
+
+def _text(data: bytes, at: int) -> tuple[str, int]:
+    raw, at = _field(data, at)
+    try:
+        return raw.decode("utf-8"), at
+    except UnicodeDecodeError:
+        raise ProtocolError("a name that is not UTF-8") from None
+
+
+@dataclass(frozen=True)
+class Connect:
+    """What a client's CONNECT packet says (MQTT 3.1.1), and the same packet with another
+    client id.
+
+    >>> asked = Connect(4, 0xC2, 30, "hall", None, None, "table-2", b"pw")
+    >>> given = Connect.parse(asked.packet("table-2")[2:])
+    >>> given.client_id, given.username, given.password, given.clean_session
+    ('table-2', 'table-2', b'pw', True)
+    """
+
+    level: int
+    flags: int
+    keep_alive: int
+    client_id: str
+    will_topic: str | None
+    will_message: bytes | None
+    username: str | None
+    password: bytes | None
+
+    @property
+    def clean_session(self) -> bool:
+        return bool(self.flags & 0x02)
+
+    @classmethod
+    def parse(cls, body: bytes) -> Connect:
+        """The CONNECT whose variable header and payload are ``body``; ProtocolError if
+        they are none."""
+        name, at = _text(body, 0)
+        if at + 4 > len(body):
+            raise ProtocolError("a CONNECT cut short")
+        level, flags, keep_alive = body[at], body[at + 1], int.from_bytes(body[at + 2:at + 4], "big")
+        if name not in ("MQTT", "MQIsdp") or flags & 0x01:
+            raise ProtocolError(f"not an MQTT CONNECT (protocol {name!r}, flags {flags:#04x})")
+        client_id, at = _text(body, at + 4)
+        will_topic = username = None
+        will_message = password = None
+        if flags & 0x04:
+            will_topic, at = _text(body, at)
+            will_message, at = _field(body, at)
+        if flags & 0x80:
+            username, at = _text(body, at)
+        if flags & 0x40:
+            password, at = _field(body, at)
+        if at != len(body):
+            raise ProtocolError("bytes after the CONNECT's last field")
+        return cls(level, flags, keep_alive, client_id, will_topic, will_message, username, password)
+
+    def packet(self, client_id: str) -> bytes:
+        """This CONNECT as a packet, with ``client_id`` for its own."""
+
+        def field(data: bytes) -> bytes:
+            return len(data).to_bytes(2, "big") + data
+
+        body = field(b"MQTT") + bytes([self.level, self.flags]) + self.keep_alive.to_bytes(2, "big")
+        body += field(client_id.encode("utf-8"))
+        if self.will_topic is not None and self.will_message is not None:
+            body += field(self.will_topic.encode("utf-8")) + field(self.will_message)
+        if self.username is not None:
+            body += field(self.username.encode("utf-8"))
+        if self.password is not None:
+            body += field(self.password)
+        return bytes([_CONNECT << 4]) + _length_bytes(len(body)) + body
+
+
+async def read_connect(reader: asyncio.StreamReader, limit: int) -> Connect:
+    """A client's first packet, which must be a CONNECT of at most ``limit`` bytes
+    (ProtocolError otherwise; IncompleteReadError if the client leaves first)."""
+    first = await reader.readexactly(1)
+    if first[0] != _CONNECT << 4:
+        raise ProtocolError("the first packet is not a CONNECT")
+    length = shift = 0
+    while True:
+        byte = (await reader.readexactly(1))[0]
+        length |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+        if shift >= 28:
+            raise ProtocolError("a packet length of more than four bytes")
+    if length > limit:
+        raise ProtocolError(f"a CONNECT of {length} bytes, more than {limit}")
+    return Connect.parse(await reader.readexactly(length))
+
+
+class PacketLengths:
+    """Where a client's stream stands among its packets, fed its bytes in order: the
+    length of the first packet declared larger than ``limit``, as soon as its header says so.
+
+    >>> lengths = PacketLengths(100)
+    >>> lengths.feed(bytes([0x30, 3]) + b"abc" + bytes([0xC0, 0])), lengths.feed(bytes([0x30, 0x80]))
+    (None, None)
+    >>> lengths.feed(bytes([0x01]))  # 128 bytes follow: too many
+    128
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._left = 0
+        self._length: int | None = None  # None: a packet's first byte comes next
+        self._shift = 0
+
+    def feed(self, data: bytes) -> int | None:
+        i = 0
+        while i < len(data):
+            if self._left:
+                step = min(self._left, len(data) - i)
+                self._left -= step
+                i += step
+                continue
+            if self._length is None:
+                self._length, self._shift = 0, 0
+                i += 1
+                continue
+            byte = data[i]
+            i += 1
+            self._length |= (byte & 0x7F) << self._shift
+            self._shift += 7
+            if byte & 0x80:
+                if self._shift >= 28:
+                    return 1 << 28
+                continue
+            if self._length > self.limit:
+                return self._length
+            self._left, self._length = self._length, None
+        return None
+
+
+def take_packet(buffer: bytearray) -> bytes | None:
+    """The first whole packet in ``buffer``, taken out of it; None while it is incomplete.
+
+    >>> buffer = bytearray(bytes([0x30, 2]) + b"ab" + bytes([0xD0]))
+    >>> take_packet(buffer), take_packet(buffer), bytes(buffer)
+    (b'0\\x02ab', None, b'\\xd0')
+    """
+    length = shift = 0
+    for i in range(1, min(len(buffer), 5)):
+        byte = buffer[i]
+        length |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            end = i + 1 + length
+            if len(buffer) < end:
+                return None
+            packet = bytes(buffer[:end])
+            del buffer[:end]
+            return packet
+    return None
+
+
+def publish_topic(packet: bytes) -> str | None:
+    """The topic of a whole PUBLISH packet (None if it cannot be read).
+
+    >>> publish_topic(bytes([0x30, 7, 0, 3]) + b"a/b" + b"hi")
+    'a/b'
+    """
+    at = 1
+    while at < len(packet) and packet[at] & 0x80:
+        at += 1
+    try:
+        topic, _ = _text(packet, at + 1)
+    except ProtocolError:
+        return None
+    return topic
+
+
+def _connack(code: int) -> bytes:
+    return bytes([0x20, 2, 0, code])
+
+
+@dataclass
+class _Live:
+    """An account's connection, served by amqtt until ``ended``."""
+
+    writer: asyncio.StreamWriter
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Door:
+    """Where every client of the embedded broker comes in, before amqtt reads a byte of it:
+
+    - a client has :data:`CONNECT_TIMEOUT_S` to log in; at most :data:`MAX_WAITING` do at
+      once, :data:`MAX_WAITING_PER_ADDRESS` from one address (when all are taken, the
+      longest-waiting of the address with the most waiting is closed for a newcomer);
+    - its CONNECT must name an account with its password (and a last will its account
+      may write), else it is answered *not authorized* and closed;
+    - its id becomes its account, and the account's earlier connection, if any, is
+      closed and done with (its last will said) before amqtt sees the new one: a board
+      back after its network went away replaces its stale connection (MQTT 3.1.4-2);
+    - a packet over the guard's ``max_packet`` ends the connection before it is read;
+    - amqtt sends it only messages its account may read;
+    - at most :data:`MAX_CONNECTIONS` connections are served at once.
+
+    amqtt serves each connection through its public API for connections made outside it
+    (``Broker.external_connected`` on an ``external`` listener, with reader and writer
+    adapters): nothing of amqtt's own is replaced.
+    """
+
+    def __init__(self, broker: Any, guard: Guard, listener: str) -> None:
+        self.broker = broker
+        self.guard = guard
+        self.listener = listener
+        self.waiting = Connections(MAX_WAITING, MAX_WAITING_PER_ADDRESS, 1.0, asyncio.get_running_loop().time)
+        self.live: dict[str, _Live] = {}
+        self._open: set[asyncio.WriteTransport] = set()  # every connection, logged in or not
+        self._handover: dict[str, asyncio.Lock] = {}
+        #: Connections turned away at the door (no account, a wrong password, no CONNECT
+        #: in time, too many), and messages withheld from accounts that may not read them.
+        self.refused = 0
+        self.withheld = 0
+
+    async def __call__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._open.add(writer.transport)
+        try:
+            await self._serve(reader, writer)
+        finally:
+            self._open.discard(writer.transport)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername") or ("?", 0)
+        who = f"{peer[0]}:{peer[1]}"
+        transport = writer.transport
+        key = client_key(str(peer[0]))
+        if not self.waiting.admits(key):
+            self.refused += 1
+            transport.abort()
+            return
+        self.waiting.make_room()
+        if self.waiting.full:
+            self.refused += 1
+            transport.abort()
+            return
+        self.waiting.made(transport, key)
+        try:
+            connect = await asyncio.wait_for(read_connect(reader, self.guard.max_packet), CONNECT_TIMEOUT_S)
+        except (TimeoutError, ProtocolError, asyncio.IncompleteReadError, OSError) as exc:
+            self.refused += 1
+            log.info("mqtt broker: %s sent no CONNECT (%s)", who, exc or type(exc).__name__)
+            transport.abort()
+            return
+        finally:
+            self.waiting.lost(transport)
+        if connect.level != 4:
+            await self._refuse(writer, _UNACCEPTABLE_PROTOCOL, who, f"MQTT protocol level {connect.level}, not 4 (3.1.1)")
+            return
+        refused = self.guard.admits(connect.username, connect.password, connect.client_id, connect.will_topic)
+        if refused is not None:
+            await self._refuse(writer, _NOT_AUTHORIZED, who, f"(user {connect.username!r}) {refused}")
+            return
+        account = connect.username
+        assert account is not None
+        if len(self.live) >= MAX_CONNECTIONS and account not in self.live:
+            await self._refuse(writer, _UNAVAILABLE, who, f"{MAX_CONNECTIONS} clients are served already")
+            return
+        me = _Live(writer)
+        async with self._handover.setdefault(account, asyncio.Lock()):
+            old = self.live.get(account)
+            if old is not None:
+                # Its network went away, or it is a second client with the same account:
+                # the old connection ends, and amqtt is done with it (its last will said),
+                # before the new one begins.
+                log.info("mqtt broker: %s logs in as %r again: its earlier connection is closed", who, account)
+                old.writer.transport.abort()
+                try:
+                    await asyncio.wait_for(old.ended.wait(), HANDOVER_S)
+                except TimeoutError:
+                    log.warning("mqtt broker: %r's earlier connection did not end in %.0f s", account, HANDOVER_S)
+            self.live[account] = me
+        reader_class, writer_class = _adapters()
+        may_read = self._reader_of(account)
+        out = writer_class(writer, may_read, f"{who} ({account})")
+        try:
+            await self.broker.external_connected(
+                reader_class(connect.packet(account), reader, writer, self.guard.max_packet, f"{who} ({account})"),
+                out,
+                self.listener,
+            )
+        except Exception:  # noqa: BLE001 - one client's end is no reason to stop the broker
+            log.exception("mqtt broker: %s (%s) ended with an error", who, account)
+        finally:
+            self.withheld += out.withheld
+            if self.live.get(account) is me:
+                del self.live[account]
+            me.ended.set()
+            if not transport.is_closing():
+                transport.abort()
+
+    def _reader_of(self, account: str) -> Any:
+        acl = self.guard.acl
+
+        def may_read(topic: str) -> bool:
+            return acl.allows(account, account, "read", topic)
+
+        return may_read
+
+    async def _refuse(self, writer: asyncio.StreamWriter, code: int, who: str, why: str) -> None:
+        self.refused += 1
+        log.info("mqtt broker: %s refused: %s", who, why)
+        try:
+            writer.write(_connack(code))
+            await asyncio.wait_for(writer.drain(), 1.0)
+        except (OSError, TimeoutError):
+            pass
+        writer.transport.abort()
+
+    def close_all(self) -> None:
+        """End every connection (the broker stops), those still logging in too."""
+        for transport in list(self._open):
+            transport.abort()
 
 
 # -- amqtt's side --------------------------------------------------------------------------
@@ -139,74 +527,111 @@ class PacketTooLarge(Exception):
 _CLASSES: dict[str, Any] = {}
 
 
-def _broker_class() -> Any:
-    if "broker" in _CLASSES:
-        return _CLASSES["broker"]
-    from amqtt.broker import Broker
-    from amqtt.errors import AMQTTError, MQTTError, NoDataError
-    from amqtt.mqtt.connack import NOT_AUTHORIZED, ConnackPacket
-    from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
+def _adapters() -> tuple[Any, Any]:
+    """The door's reader and writer for amqtt (subclasses of amqtt's adapter classes, its
+    public API for a connection made outside it), made the first time they are needed."""
+    if "adapters" not in _CLASSES:
+        from amqtt.adapters import ReaderAdapter, WriterAdapter
 
-    class BoundedReader:
-        """A client's stream that refuses to read a packet larger than ``limit`` bytes:
-        the connection ends before anything is allocated for it."""
+        class DoorReader(ReaderAdapter):
+            """The client's stream as amqtt reads it: the CONNECT the door passes on first,
+            then the client's bytes; a packet over ``limit`` ends the connection before
+            anything is read for it."""
 
-        def __init__(self, reader: Any, limit: int) -> None:
-            self._reader = reader
-            self._limit = limit
+            def __init__(self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                         limit: int, who: str) -> None:
+                self._first = first
+                self._reader = reader
+                self._writer = writer
+                self._limit = limit
+                self._lengths = PacketLengths(limit)
+                self._lengths.feed(first)
+                self._who = who
+                self._ended = False
 
-        async def read(self, n: int = -1) -> bytes:
-            if n < 0 or n > self._limit:
-                # Not an error amqtt reads past (it would take the rest for packets):
-                # it ends the client's connection.
-                raise PacketTooLarge(f"a packet of {n} bytes, more than {self._limit}")
-            data: bytes = await self._reader.read(n)
-            return data
+            async def read(self, n: int = -1) -> bytes:
+                if self._first:
+                    data, self._first = (self._first, b"") if n < 0 else (self._first[:n], self._first[n:])
+                    return data if n < 0 or len(data) == n else data + await self.read(n - len(data))
+                if self._ended:
+                    return b""
+                if n < 0 or n > self._limit + 5:
+                    return self._end(f"a read of {n} bytes")
+                try:
+                    data = await self._reader.readexactly(n)
+                except asyncio.IncompleteReadError as exc:
+                    return exc.partial
+                too_large = self._lengths.feed(data)
+                if too_large is not None:
+                    return self._end(f"a packet of {too_large} bytes, more than {self._limit}")
+                return data
 
-        def feed_eof(self) -> None:
-            self._reader.feed_eof()
+            def _end(self, why: str) -> bytes:
+                log.info("mqtt broker: %s disconnected: %s", self._who, why)
+                self._ended = True
+                self._writer.transport.abort()
+                return b""  # amqtt takes it for the end of the stream
 
-    class HallBroker(Broker):
-        guard: Guard
+            def feed_eof(self) -> None:
+                self._reader.feed_eof()
 
-        async def _client_connected(self, listener_name: str, reader: Any, writer: Any) -> None:
-            await super()._client_connected(listener_name, BoundedReader(reader, self.guard.max_packet), writer)
+        class DoorWriter(WriterAdapter):
+            """What amqtt sends the client: every message one its account may read (amqtt
+            sends a client that logs in the retained messages of everyone's subscriptions;
+            those its account may not read are withheld here)."""
 
-        async def _initialize_client_session(
-            self, reader: Any, writer: Any, remote_address: str, remote_port: int
-        ) -> tuple[Any, Any]:
-            # As amqtt 0.12's own, but the client logs in first and its id becomes its
-            # account's, before any session is looked up, deleted or taken over.
-            try:
-                handler, session = await asyncio.wait_for(
-                    BrokerProtocolHandler.init_from_connect(reader, writer, self.plugins_manager), CONNECT_TIMEOUT_S
-                )
-            except (AMQTTError, MQTTError, NoDataError, TimeoutError, PacketTooLarge) as exc:
-                await writer.close()
-                raise AMQTTError(f"{remote_address}:{remote_port}: no CONNECT ({exc or type(exc).__name__})") from None
-            will = session.will_topic if session.will_flag else None
-            refused = self.guard.admits(session.username, session.password, session.client_id, will)
-            if refused is not None:
-                log.info("mqtt broker: %s:%s (user %r) refused: %s", remote_address, remote_port, session.username, refused)
-                await ConnackPacket.build(0, NOT_AUTHORIZED).to_stream(writer)
-                await writer.close()
-                raise MQTTError(f"{remote_address}:{remote_port} refused: {refused}")
-            session.client_id = session.username
-            if session.clean_session:
-                await self._delete_session(session.client_id)
-                session.parent = 0
-            elif session.client_id in self._sessions:
-                existing, _ = self._sessions[session.client_id]
-                for name in ("will_flag", "will_message", "will_topic", "will_qos", "keep_alive", "username", "password"):
-                    setattr(existing, name, getattr(session, name))
-                session = existing
-                session.parent = 1
-            else:
-                session.parent = 0
-            return handler, session
+            def __init__(self, writer: asyncio.StreamWriter, may_read: Any, who: str) -> None:
+                self._writer = writer
+                self._may_read = may_read
+                self._who = who
+                self._out = bytearray()
+                self.closed = False
+                self.withheld = 0
 
-    _CLASSES["broker"] = HallBroker
-    return HallBroker
+            def write(self, data: bytes) -> None:
+                if self.closed:
+                    return
+                self._out += data
+                while (packet := take_packet(self._out)) is not None:
+                    if packet[0] >> 4 == _PUBLISH:
+                        topic = publish_topic(packet)
+                        if topic is None or not self._may_read(topic):
+                            if not (packet[0] >> 1) & 0x03:
+                                self.withheld += 1
+                                continue
+                            # One amqtt would wait for the client to acknowledge: it is
+                            # not sent either, and the connection ends.
+                            log.error("mqtt broker: a message on %r for %s, who may not read it: disconnected",
+                                      topic, self._who)
+                            self.closed = True
+                            self._writer.transport.abort()
+                            return
+                    self._writer.write(packet)
+
+            async def drain(self) -> None:
+                if not self.closed:
+                    await self._writer.drain()
+
+            def get_peer_info(self) -> tuple[str, int] | None:
+                peer = self._writer.get_extra_info("peername")
+                return (str(peer[0]), int(peer[1])) if peer and len(peer) >= 2 else None
+
+            def get_ssl_info(self) -> Any:
+                return None
+
+            async def close(self) -> None:
+                if self.closed:
+                    return
+                self.closed = True
+                try:
+                    await asyncio.wait_for(self._writer.drain(), 1.0)
+                    self._writer.close()
+                except (OSError, TimeoutError):
+                    self._writer.transport.abort()  # a client that reads nothing holds nothing
+
+        _CLASSES["adapters"] = (DoorReader, DoorWriter)
+    adapters: tuple[Any, Any] = _CLASSES["adapters"]
+    return adapters
 
 
 @dataclass
