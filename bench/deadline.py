@@ -3,8 +3,10 @@ the passes of Python's cycle collector that ran inside searches.
 
     .venv/bin/python bench/deadline.py                        # 40 problems, 300 ms, ~1 min
     .venv/bin/python bench/deadline.py --egdb DIR --movetime 300 --problems 40 --moves 4
+    .venv/bin/python bench/deadline.py --egdb firmware/egdb/tables --pieces 6-7   # probes
 
-The positions are the published problems of eight pieces or more (an even sample), each
+The positions are the published problems of eight pieces or more (an even sample; or
+``--pieces``: six and seven, where the tables are probed at every other node), each
 played on for ``--moves`` moves by a new engine, as in a game. A search reads its clock
 every 128 nodes, so it passes its deadline only by what those nodes take, unless the
 collector runs in between: a pass that has a dropped engine's transposition table to
@@ -26,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.problems import PROBLEMS, cpu_ms, load, pieces_of, sample  # noqa: E402
+from bench.problems import PROBLEMS, cpu_ms, load, pieces_of, pieces_range, sample  # noqa: E402
 from rules import Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
 from rules.engine.egdb import EndgameProbe  # noqa: E402
@@ -76,20 +78,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--problems", type=int, default=40, help="problems played (40)")
     parser.add_argument("--moves", type=int, default=4, help="moves played from each (4)")
     parser.add_argument("--egdb", type=Path, help="a folder of endgame tables to probe")
+    parser.add_argument("--pieces", type=pieces_range, default=(8, 24), metavar="N or LO-HI",
+                        help="the problems of this many pieces (default 8 or more)")
     args = parser.parse_args(argv)
     probe = None
     if args.egdb is not None:
         from firmware.egdb import load_probe
 
         probe = load_probe(args.egdb)
-    chosen = sample([p for p in load(PROBLEMS) if pieces_of(p) >= 8], args.problems)
+    low, high = args.pieces
+    chosen = sample([p for p in load(PROBLEMS) if low <= pieces_of(p) <= high], args.problems)
     log = CollectorLog()
     gc.callbacks.append(log)
     spent: list[float] = []
     for problem in chosen:
         spent += play(problem.fen, args.moves, args.movetime, probe, log)
     late = sum(ms > args.movetime + LATE_MS for ms in spent)
-    print(f"python {sys.version.split()[0]}, {len(chosen)} problems of 8+ pieces, "
+    print(f"python {sys.version.split()[0]}, {len(chosen)} problems of {low}-{high} pieces, "
           f"{args.moves} moves each at {args.movetime} ms of CPU, tables: {args.egdb or 'none'}")
     print(f"{len(spent)} searches: median {statistics.median(spent):.1f} ms, longest "
           f"{max(spent):.1f} ms = {max(spent) / args.movetime:.3f}x the budget; "

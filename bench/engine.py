@@ -4,6 +4,7 @@ depths, and the search speed from the start position.
     python bench/engine.py                   # everything, 100 ms per move, all cores
     python bench/engine.py --quick           # a few games per match, for a smoke test
     python bench/engine.py --only speed      # just nodes per second and depth in 1 s (and in endings)
+    python bench/engine.py --only greedy --games 40 --as-installed --cpu   # with the shipped tables
 
 Every match plays each opening of the ACF 156-ballot deck twice, colours swapped
 (312 games). How a game ends:
@@ -23,6 +24,7 @@ that one ply (man 100, king 135), ties broken at random; both are seeded per gam
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
 import os
 import random
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rules import Color, Game, Position  # noqa: E402
 from rules.ballots import deck  # noqa: E402
 from rules.engine import KING_VALUE, MAN_VALUE, Engine  # noqa: E402
+from rules.engine.egdb import EndgameProbe  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 
 
@@ -47,11 +50,14 @@ class PlayerSpec:
     kind: str
     movetime_ms: int | None = None
     depth: int | None = None
+    #: Probe the endgame tables a fresh install has (those shipped with the package).
+    tables: bool = False
 
     def label(self) -> str:
         if self.kind != "engine":
             return self.kind
-        return f"engine {self.movetime_ms} ms" if self.depth is None else f"engine depth {self.depth}"
+        name = f"engine {self.movetime_ms} ms" if self.depth is None else f"engine depth {self.depth}"
+        return name + (" with the shipped tables" if self.tables else "")
 
 
 @dataclass
@@ -86,12 +92,21 @@ def cpu_ms() -> float:
     return time.process_time() * 1000
 
 
+@functools.cache
+def shipped_tables() -> EndgameProbe | None:
+    """The probe of the tables shipped with the package, opened once a process."""
+    from firmware.egdb import SHIPPED, load_probe
+
+    return load_probe(SHIPPED)
+
+
 class Player:
     def __init__(self, spec: PlayerSpec, seed: int) -> None:
         self.spec = spec
         self.rng = random.Random(seed)
         clock = cpu_ms if CPU_CLOCK else None
-        self.engine = Engine(seed=seed, clock=clock) if spec.kind == "engine" else None
+        egdb = shipped_tables() if spec.tables else None
+        self.engine = Engine(seed=seed, clock=clock, egdb=egdb) if spec.kind == "engine" else None
         self.moves = self.nodes = self.ms = 0
         self.depths: list[int] = []
 
@@ -262,9 +277,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu", action="store_true",
                         help="time the engine by its process's CPU time, not the wall clock "
                         "(fair figures on a machine busy with other work)")
+    parser.add_argument("--as-installed", action="store_true",
+                        help="the engine probes the endgame tables shipped with the package, "
+                        "as a fresh install's computer player does")
     args = parser.parse_args(argv)
     games = 8 if args.quick else args.games
-    engine = PlayerSpec("engine", movetime_ms=args.movetime)
+    engine = PlayerSpec("engine", movetime_ms=args.movetime, tables=args.as_installed)
     deep, shallow = (int(d) for d in args.depths.split(","))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} jobs")
     if args.only in (None, "speed"):

@@ -4,6 +4,8 @@
     python bench/problems.py --movetime 300 --sample 120 --jobs 2
     python bench/problems.py --files goulds,gem --movetime 100
     python bench/problems.py --egdb shipped          # with the shipped endgame databases
+    python bench/problems.py --as-installed --random 200 --movetime 300   # what a user gets
+    python bench/problems.py --analyse --random 200 --movetime 300 --jobs 1 # the command
     python bench/problems.py --pieces 6 --movetime 300 --egdb DIR   # six pieces only
     python bench/problems.py --sample 60 --speed 30000 --egdb shipped   # nodes a second
     python bench/problems.py --movetime 1000 --progress 2> run.log  # stopped part way...
@@ -33,7 +35,15 @@ The engine's time is its process's CPU time (``--wall`` for the wall clock), so 
 machine busy with other work gives the same figures, only later.
 
 ``--sample N`` takes N problems spread evenly over every file (the same N each run), so
-a quick run says about the same as the full set. The figures are printed overall and per
+a quick run says about the same as the full set; ``--random N`` takes N at random
+(``--seed``), so that no sample is tuned for. ``--as-installed`` gives the engine the
+tables a fresh install has (those shipped with the package: nothing is built at the
+first start), which is the figure the README gives. ``--analyse`` plays every move by
+running ``crownhead analyse --movetime T --fen FEN --moves ...`` in a new process, as a
+script driving the installed command would: the same engine and tables, timed by the
+wall clock from the start of each process (so Python's start-up, the tables opened and
+every block read again come out of each move's time), which needs a quiet machine
+(``--jobs 1``). The figures are printed overall and per
 file with the wall time, then the failures (file, number, FEN, stated and reached
 result, how the game ended). On a Raspberry Pi 4, pure Python is 5-10 times slower per
 core: 300 ms here is about 1.5-3 s a move there.
@@ -42,17 +52,21 @@ core: 300 ms here is about 1.5-3 s a move there.
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
+import random
 import re
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import Color, Game, Position  # noqa: E402
+from rules import Color, Game, Move, Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
@@ -198,9 +212,16 @@ def sample(problems: list[Problem], n: int) -> list[Problem]:
     return [problems[int(i * step + step / 2)] for i in range(n)]
 
 
+def drawn(problems: list[Problem], n: int, seed: int) -> list[Problem]:
+    """``n`` problems drawn at random (the same for the same seed), in the files' order."""
+    chosen = set(random.Random(seed).sample(range(len(problems)), min(n, len(problems))))
+    return [p for i, p in enumerate(problems) if i in chosen]
+
+
 _probe = None
 _cpu_clock = True
 _nodes = False
+_analyse = False
 
 
 def cpu_ms() -> float:
@@ -208,14 +229,16 @@ def cpu_ms() -> float:
     return time.process_time() * 1000
 
 
-def _init_worker(egdb: str | None, cpu: bool, nodes: bool = False) -> None:
-    global _probe, _cpu_clock, _nodes
+def _init_worker(egdb: str | None, cpu: bool, nodes: bool = False,
+                 analyse: bool = False) -> None:
+    global _probe, _cpu_clock, _nodes, _analyse
     _cpu_clock = cpu
     _nodes = nodes
+    _analyse = analyse
     if egdb:
         from firmware.egdb import SHIPPED, load_probe
 
-        _probe = load_probe(SHIPPED if egdb == "shipped" else Path(egdb))
+        _probe = load_probe(SHIPPED if egdb in ("shipped", "as-installed") else Path(egdb))
 
 
 def play(task: tuple[Problem, int]) -> Outcome:
@@ -229,12 +252,40 @@ def play(task: tuple[Problem, int]) -> Outcome:
         over = game_end(game, MAX_PLIES)
         if over is not None:
             break
+        if _analyse:
+            game.play(analysed(problem.fen, game, movetime))
+            continue
         found = engine.search(game.position, history=game.positions[:-1],
                               **limits)  # type: ignore[arg-type]
         assert found.move is not None
         game.play(found.move)
     result, reason = over.score, over.reason
     return Outcome(problem, movetime, result, reason, game.ply, time.monotonic() - started)
+
+
+#: The state directory ``crownhead analyse`` is given: one that does not exist, as on a
+#: fresh install (a board's own, /var/lib/crownhead, would be preferred to it).
+_FRESH_STATE = str(Path(tempfile.gettempdir()) / f"crownhead-fresh-{os.getpid()}")
+
+
+def crownhead() -> list[str]:
+    """The installed command beside this Python (``python -m firmware.cli`` without it)."""
+    script = Path(sys.executable).with_name("crownhead")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "firmware.cli"]
+
+
+def analysed(fen: str, game: Game, movetime: int) -> Move:
+    """The move ``crownhead analyse`` gives in a new process for the game so far."""
+    command = [*crownhead(), "analyse", "--fen", fen, "--movetime", str(movetime)]
+    if game.moves:
+        command += ["--moves", " ".join(m.pdn(full=True) for m in game.moves)]
+    env = {**os.environ, "XDG_STATE_HOME": _FRESH_STATE}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
+                          env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.strip()}")
+    line = json.loads(done.stdout)
+    return Move(tuple(line["path"]), tuple(line["captures"]))
 
 
 def _progress(outcome: Outcome, done: int, total: int, show: bool, unit: str = "ms") -> Outcome:
@@ -312,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--movetime", default="100,300,1000",
                         help="engine ms per move, comma-separated (100,300,1000)")
     parser.add_argument("--sample", type=int, help="play only N problems spread over the files")
+    parser.add_argument("--random", type=int, metavar="N", help="play only N problems drawn at "
+                        "random (--seed)")
+    parser.add_argument("--seed", type=int, default=1, help="which --random problems (default 1)")
     parser.add_argument("--files", help="only these files (stems, comma-separated)")
     parser.add_argument("--pieces", type=pieces_range, metavar="N or LO-HI",
                         help="only the problems with this many pieces on the board (6, or 2-6)")
@@ -319,15 +373,21 @@ def main(argv: list[str] | None = None) -> int:
                         help="problems played at once (default 2)")
     parser.add_argument("--failures", type=int, default=1000,
                         help="list at most this many failures per time (all)")
-    parser.add_argument("--egdb", help="endgame databases to probe: 'shipped' (the "
+    tables = parser.add_mutually_exclusive_group()
+    tables.add_argument("--egdb", help="endgame databases to probe: 'shipped' (the "
                         "tables in firmware/egdb/tables) or a folder built by `crownhead "
                         "egdb build`; default: none")
+    tables.add_argument("--as-installed", action="store_true",
+                        help="the tables a fresh install probes (the shipped ones)")
     parser.add_argument("--nodes", help="instead of a time, this many positions searched a "
                         "move, comma-separated: the same moves on any machine and load, for "
                         "comparing two versions of the engine")
     parser.add_argument("--speed", type=int, metavar="NODES",
                         help="only measure the search's speed: each position searched once "
                         "at this node budget, nodes per CPU second and mean depth printed")
+    parser.add_argument("--analyse", action="store_true",
+                        help="play each move by running `crownhead analyse` in a new process "
+                        "(the tables a fresh install has; the wall clock)")
     parser.add_argument("--wall", action="store_true",
                         help="time the engine by the wall clock (default: by its process's "
                         "CPU time, so other work on the machine does not change the figures)")
@@ -345,15 +405,30 @@ def main(argv: list[str] | None = None) -> int:
         problems = [p for p in problems if low <= pieces_of(p) <= high]
     if args.sample:
         problems = sample(problems, args.sample)
+    if args.random:
+        problems = drawn(problems, args.random, args.seed)
+    if args.as_installed or args.analyse:
+        args.egdb = "as-installed"
+    if args.analyse:
+        if args.nodes is not None or args.speed:
+            parser.error("--analyse plays by time: not with --nodes or --speed")
+        args.wall = True
     if args.speed:
         speed(problems, args.speed, args.egdb)
         return 0
     by_nodes = args.nodes is not None
     times = [int(t) for t in (args.nodes if by_nodes else args.movetime).split(",")]
     unit = "nodes" if by_nodes else "ms"
-    limit = "a node budget" if by_nodes else "wall clock" if args.wall else "CPU time"
+    limit = ("a node budget" if by_nodes else "crownhead analyse, a new process a move, by "
+             "the wall clock" if args.analyse else "wall clock" if args.wall else "CPU time")
+    tables = "none"
+    if args.egdb:
+        from firmware.egdb import describe
+
+        _init_worker(args.egdb, True)
+        tables = f"{args.egdb} ({describe(_probe)})"
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
-          f"{len(problems)} problems, endgame databases: {args.egdb or 'none'}, "
+          f"{len(problems)} problems, endgame databases: {tables}, "
           f"engine {'limited by' if by_nodes else 'timed by'} {limit}")
     earlier: dict[tuple[Problem, int], Outcome] = {}
     for log in args.resume:
@@ -368,12 +443,12 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         if args.jobs > 1:
             with multiprocessing.Pool(args.jobs, _init_worker,
-                                      (args.egdb, not args.wall, by_nodes)) as pool:
+                                      (args.egdb, not args.wall, by_nodes, args.analyse)) as pool:
                 for outcome in pool.imap_unordered(play, tasks, chunksize=1):
                     outcomes.append(_progress(outcome, len(outcomes), len(problems),
                                               args.progress, unit))
         else:
-            _init_worker(args.egdb, not args.wall, by_nodes)
+            _init_worker(args.egdb, not args.wall, by_nodes, args.analyse)
             for task in tasks:
                 outcomes.append(_progress(play(task), len(outcomes), len(problems),
                                           args.progress, unit))

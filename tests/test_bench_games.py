@@ -119,3 +119,35 @@ def test_a_stopped_run_is_finished_from_its_progress_log(
         problems.read_log(log, beginner, "ms")
     with pytest.raises(problems.LogError, match="missing.log: cannot be read"):
         problems.read_log(tmp_path / "missing.log", beginner, "ms")
+
+
+def test_a_random_sample_as_installed(shared_data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _games()
+    problems = importlib.import_module("bench.problems")
+    every = problems.load(shared_data / "problems")
+    first = problems.drawn(every, 200, 1)
+    assert first == problems.drawn(every, 200, 1) != problems.drawn(every, 200, 2)
+    assert len(first) == 200 and first == sorted(first, key=every.index)
+    assert {p.file for p in first} == {p.file for p in every}
+    assert problems.main(["--files", "beginner", "--random", "2", "--as-installed",
+                          "--movetime", "20", "--jobs", "1",
+                          "--problems", str(shared_data / "problems")]) == 0
+    out = capsys.readouterr().out
+    assert "2 problems, endgame databases: as-installed (every position of up to 6 pieces" in out
+    assert "20 ms a move:" in out
+    with pytest.raises(SystemExit):
+        problems.main(["--analyse", "--nodes", "100"])
+
+
+def test_won_endings_are_converted_and_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    _games()
+    convert = importlib.import_module("bench.convert")
+    from firmware.egdb import SHIPPED
+
+    assert convert.main(["--tables", "shipped", "--defender", str(SHIPPED), "--pieces", "3",
+                         "--per", "1", "--nodes", "2000", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    # Three-piece wins: one of each material with a win, all converted in the fewest plies
+    # (the winner has the distances of the shipped three-piece tables).
+    assert "won positions of 3 pieces, the winner with tables shipped" in out
+    assert "converted 6/6 = 100.0%" in out and "(1.00x)" in out

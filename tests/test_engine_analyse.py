@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from firmware.cli import main
-from rules import Move, Position, Rules
+from rules import Game, Move, Position, Rules
 
 KEYS = ["move", "path", "captures", "score", "depth", "nodes", "ms"]
 
@@ -74,9 +74,40 @@ def test_rule_options_are_honoured(capsys: pytest.CaptureFixture[str]) -> None:
     assert not move.is_capture
 
 
+def test_the_board_s_endgame_tables_are_probed(capsys: pytest.CaptureFixture[str]) -> None:
+    # First position, White to move: won in 61 plies, which only the tables can say at
+    # depth 1 (docs/engine.md).
+    line = analyse(capsys, "--fen", "W:WK19,K23:BK28,12", "--depth", "1")
+    assert line["score"] == 10000 - 61
+    line = analyse(capsys, "--fen", "W:WK19,K23:BK28,12", "--depth", "1", "--no-tables")
+    assert abs(line["score"]) < 1000
+    # Other rules than the tables were solved under: none.
+    line = analyse(capsys, "--fen", "W:WK19,K23:BK28,12", "--depth", "1",
+                   "--men-capture-backward")
+    assert abs(line["score"]) < 1000
+
+
+def test_the_moves_played_count_for_repetitions(capsys: pytest.CaptureFixture[str]) -> None:
+    game = Game()
+    game.play_text("11-15")
+    game.play_text("23-19")
+    after = analyse(capsys, "--moves", "11-15 23-19", "--depth", "3")
+    assert after == {**analyse(capsys, "--fen", game.position.fen(), "--depth", "3"),
+                     "ms": after["ms"]}
+    # Two kings against one: 23-18 is the engine's move, but after 23-18 10-6 18-23 6-10 it
+    # would go back to a position that stood before: a side that is ahead does not mark
+    # time (rules.engine.search), so it plays another move.
+    fen = "B:WK10:BK32,K23"
+    assert analyse(capsys, "--fen", fen, "--depth", "4", "--no-tables")["move"] == "23-18"
+    line = analyse(capsys, "--fen", fen, "--depth", "4", "--no-tables",
+                   "--moves", "23-18 10-6 18-23 6-10")
+    assert line["move"] != "23-18" and line["score"] > 0
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
+        (["--moves", "11-15 23-20"], "--moves: 23-20: 23-20 is not legal"),
         (["--fen", "X:W1:B2"], "must start with the side to move"),
         (["--fen", "B:W1,1:B2"], "two pieces on square 1"),
         (["--fen", "B:W33:B2"], "square 33"),

@@ -12,19 +12,28 @@ empty and the score is -10000 (+10000 with ``--variant giveaway``, where it has 
 
 The time budget counts from the start of the process where the operating system tells
 when that was (Linux), so Python's start-up is not added on top of ``--movetime``.
+
+``--moves`` gives the moves played since ``--fen`` (or the start), in PDN: the engine then
+knows the game as the board does (a position that would stand a third time is a draw,
+the 40-move count runs). The engine probes the same endgame tables as the board's
+computer player (English rules): a build in the state directory, and the tables shipped
+with the package for whatever it lacks; ``--no-tables`` searches without them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
 
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.files import int_argument
+from rules import Game, IllegalMoveError, Rules
 from rules.engine import DEFAULT_MOVETIME_MS, Engine
+from rules.engine.egdb import EndgameProbe
 
 #: Kept back from the budget for printing the answer and leaving the interpreter.
 EXIT_MARGIN_MS = 5
@@ -52,6 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"think for at most MS milliseconds (default {DEFAULT_MOVETIME_MS})",
     )
     limit.add_argument("--depth", type=int_argument, metavar="N", help="search N plies deep")
+    p.add_argument("--moves", metavar="MOVES", help="the moves played since the position, in "
+                   "PDN, space-separated ('11-15 23-19'): repetitions and the 40-move rule "
+                   "count them")
+    p.add_argument("--no-tables", action="store_true",
+                   help="search without the endgame tables")
     add_rules_arguments(p)
     p.set_defaults(func=run)
 
@@ -70,6 +84,21 @@ def _process_age_ms() -> float:
     return age if 0 <= age < 60_000 else 0.0
 
 
+def _tables(rules: Rules) -> EndgameProbe | None:
+    """The board's endgame tables (English rules only: they are solved under them)."""
+    from rules.settings import WCDF
+
+    if rules != WCDF:
+        return None
+    from firmware.egdb import EgdbError, load_probe
+
+    try:
+        return load_probe(skip_damaged=True)
+    except EgdbError as error:
+        logging.getLogger(__name__).warning("endgame tables not used: %s", error)
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.movetime is not None and args.movetime <= 0:
         print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}",
@@ -82,14 +111,23 @@ def run(args: argparse.Namespace) -> int:
     if position is None:
         return 2
     rules = rules_from_args(args)
-    engine = Engine(rules)
+    game = Game(position, rules)
+    for text in (args.moves or "").split():
+        try:
+            game.play_text(text)
+        except (IllegalMoveError, ValueError) as error:
+            print(f"crownhead analyse: --moves: {text}: {error}", file=sys.stderr)
+            return 2
+    position = game.position
+    history = game.positions[:-1]
+    engine = Engine(rules, egdb=None if args.no_tables else _tables(rules))
     if args.depth is not None:
-        result = engine.search(position, depth=args.depth)
+        result = engine.search(position, depth=args.depth, history=history)
     else:
         budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
         spent = _process_age_ms()
         left = max(MIN_SEARCH_MS, budget - spent - EXIT_MARGIN_MS)
-        result = engine.search(position, movetime_ms=left)
+        result = engine.search(position, movetime_ms=left, history=history)
     move = result.move
     line = {
         "move": move.pdn() if move is not None else None,

@@ -13,12 +13,15 @@ from typing import TextIO
 
 from firmware.egdb import (
     MAX_PIECES,
+    SHIPPED,
     EgdbError,
     build,
     default_dir,
+    describe,
     file_name,
     load_probe,
     load_table,
+    wdl_name,
 )
 from rules.engine.egdb import Material, boards_of, check, materials, size_of
 from rules.position import Color, Position
@@ -57,6 +60,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="positions checked in each table (default 400)")
     v.add_argument("--seed", type=int, default=1, help="which random positions (default 1)")
     v.set_defaults(func=run_verify)
+    k = actions.add_parser("pack", help="write win/draw/loss tables (2 bits a position, "
+                           "what ships with the package) from tables built with distances")
+    k.add_argument("--dir", type=Path, help="the built tables (default: egdb/ in the state "
+                   "directory)")
+    k.add_argument("--to", type=Path, required=True, help="where the .wdl files go")
+    k.add_argument("--pieces", default="5-6", help="which tables: a number of pieces or a "
+                   "range (default 5-6)")
+    k.add_argument("--quiet", action="store_true", help="no progress bar")
+    k.set_defaults(func=run_pack)
     i = actions.add_parser("info", help="list the tables there are, with their sizes")
     i.add_argument("--dir", type=Path, help="where the tables are (default: egdb/ in the "
                    "state directory)")
@@ -119,6 +131,35 @@ def run_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_pack(args: argparse.Namespace) -> int:
+    low, _, high = args.pieces.partition("-")
+    try:
+        pieces = int(low), int(high or low)
+    except ValueError:
+        pieces = (0, 0)
+    if not 2 <= pieces[0] <= pieces[1] <= MAX_PIECES:
+        print(f"crownhead egdb pack: --pieces must be a number of pieces or a range within "
+              f"2-{MAX_PIECES}, not {args.pieces!r}", file=sys.stderr)
+        return 2
+    from firmware.egdb import wdl
+
+    folder = args.dir if args.dir is not None else default_dir()
+    bar = None if args.quiet else Bar(sys.stderr)
+    started = time.monotonic()
+    try:
+        packed = wdl.pack_folder(folder, args.to, pieces, bar)
+    except EgdbError as error:
+        print(f"crownhead egdb pack: {error}", file=sys.stderr)
+        return 1
+    finally:
+        if bar is not None:
+            bar.close()
+    size = sum((args.to / wdl_name(m)).stat().st_size for m in packed)
+    print(f"{len(packed)} win/draw/loss tables in {args.to}: {size / 1e6:.1f} MB "
+          f"({time.monotonic() - started:.0f} s)")
+    return 0
+
+
 def run_verify(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Each table's values must follow from its positions' moves: one ply more than the
     fastest win among them, else a draw, else one more than the longest loss. A check
@@ -177,17 +218,51 @@ def _fen(own: int, opp: int, kings: int) -> str:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    folder = args.dir if args.dir is not None else default_dir()
+    if args.dir is not None:
+        return _list(args.dir)
+    # What the engine probes (a build in the state directory, the shipped tables for
+    # whatever it lacks), then each folder.
+    try:
+        probe = load_probe(skip_damaged=True)
+    except EgdbError as error:  # pragma: no cover - skip_damaged logs instead
+        print(f"crownhead egdb info: {error}", file=sys.stderr)
+        return 1
+    print(f"The engine probes {describe(probe)}.")
+    folder = default_dir()
+    if not any(folder.glob("egdb-*")):
+        print(f"{folder}: none built (the shipped tables serve; `crownhead egdb build` "
+              "adds distances to five pieces, `--pieces 6` on a desktop to six: "
+              "docs/engine.md)")
+    elif (code := _list(folder)) != 0:
+        return code
+    shipped = sorted(SHIPPED.glob("egdb-*"))
+    for suffix, words in ((".xz", "with distances"), (".wdl", "won, drawn or lost only")):
+        files = [f for f in shipped if f.suffix == suffix]
+        if files:
+            counts = sorted({sum(int(c) for c in f.stem[5:9]) for f in files})
+            print(f"{SHIPPED} (shipped): {len(files)} tables of {counts[0]}-{counts[-1]} "
+                  f"pieces {words}, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB")
+    return 0
+
+
+def _list(folder: Path) -> int:
     names = {file_name(m): m for m in materials(MAX_PIECES)}
+    packed = {wdl_name(m): m for m in materials(MAX_PIECES)}
     present = [m for name, m in names.items() if (folder / name).is_file()]
-    if not present:
+    present_wdl = [m for name, m in packed.items() if (folder / name).is_file()]
+    if not present and not present_wdl:
         print(f"no endgame tables in {folder} (crownhead egdb build makes them)")
         return 0
     print(f"{folder}:")
-    for material in materials(max(sum(m) for m in present)):
+    for material in materials(max(sum(m) for m in present + present_wdl)):
         name = "".join(map(str, material))
         if material not in present:
-            print(f"  {name}  missing")
+            if material in present_wdl:
+                size = (folder / wdl_name(material)).stat().st_size
+                print(f"  {name}  {size_of(material):>9,} indices  won, drawn or lost only "
+                      f"({size:,} bytes)")
+            else:
+                print(f"  {name}  missing")
             continue
         try:  # one table at a time: the five-piece ones are large
             _, table = load_table(folder / file_name(material))

@@ -27,7 +27,6 @@ from firmware.cli._common import add_rules_arguments, missing_extra, position_fr
 from firmware.config import Config, ConfigError
 from firmware.app.settings import MatchConfig, PaletteConfig, PlayConfig, StoreConfig
 from firmware.egdb import EgdbError, load_probe
-from firmware.egdb import default_dir as default_egdb_dir
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.files import int_argument
 from firmware.link.host import Link, open_link
@@ -429,14 +428,10 @@ def _players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Colo
 
 def _endgame_tables(state_dir: str | None) -> object | None:
     """The endgame databases for the computer opponent: a build in ``--state-dir`` (or the
-    default state directory), else the shipped tables. A damaged file is logged and left
-    out; it plays on without the tables when none is left."""
+    default state directory), with the shipped tables for whatever it lacks. A damaged
+    file is logged and left out; it plays on without the tables when none is left."""
     try:
-        if state_dir:
-            built = load_probe(default_egdb_dir(Path(state_dir)), skip_damaged=True)
-            if built is not None:
-                return built
-        return load_probe(skip_damaged=True)
+        return load_probe(skip_damaged=True, state_dir=Path(state_dir) if state_dir else None)
     except EgdbError as error:
         logging.getLogger(__name__).warning("endgame tables not used: %s", error)
         return None

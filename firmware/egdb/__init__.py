@@ -24,10 +24,8 @@ shipped tables for whatever it lacks.
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
 import lzma
-import multiprocessing
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -53,7 +51,7 @@ MAX_PIECES = 6
 #: Tables of up to this many pieces are one LZMA file each, read whole; larger ones
 #: are blocked files read a block at a time.
 WHOLE_PIECES = 4
-_NAME = re.compile(r"egdb-(\d)(\d)(\d)(\d)\.(xz|blk)")
+_NAME = re.compile(r"egdb-(\d)(\d)(\d)(\d)\.(xz|blk|wdl)")
 _log = logging.getLogger(__name__)
 
 
@@ -69,6 +67,11 @@ def default_dir(state_dir: Path | None = None) -> Path:
 def file_name(material: Material) -> str:
     suffix = ".xz" if sum(material) <= WHOLE_PIECES else ".blk"
     return "egdb-" + "".join(str(n) for n in material) + suffix
+
+
+def wdl_name(material: Material) -> str:
+    """The file of a material's win/draw/loss table (:mod:`firmware.egdb.wdl`)."""
+    return "egdb-" + "".join(str(n) for n in material) + ".wdl"
 
 
 def save_table(folder: Path, material: Material, table: bytes | bytearray) -> Path:
@@ -92,19 +95,49 @@ def _material(path: Path) -> Material:
     if sum(material) > MAX_PIECES or not (material[0] + material[1]) or not (
             material[2] + material[3]):
         raise EgdbError(f"{path}: no table for material {material}")
-    if path.name != file_name(material):
-        raise EgdbError(f"{path}: a table of {sum(material)} pieces is {file_name(material)}")
+    if path.name not in (file_name(material), wdl_name(material)):
+        raise EgdbError(f"{path}: a table of {sum(material)} pieces is {file_name(material)} "
+                        f"(or {wdl_name(material)} without distances)")
     return material
+
+
+class _Whole:
+    """A table of up to four pieces, read whole from its LZMA file at the first probe
+    (all 41 take about 0.1 s to inflate: a ``crownhead analyse`` that needs none of them
+    does not wait for them). A file found damaged then is a damaged table
+    (``LookupError``), as a block of a larger table is."""
+
+    wdl = False
+
+    def __init__(self, path: Path, material: Material) -> None:
+        self.path = path
+        self.material = material
+        self.data: bytes | None = None
+
+    def __len__(self) -> int:
+        return size_of(self.material)
+
+    def __getitem__(self, index: int) -> int:
+        data = self.data
+        if data is None:
+            try:
+                data = self.data = load_table(self.path)[1]
+            except (EgdbError, OSError) as error:
+                raise blocks.DamagedTable(str(error)) from None
+        return data[index]
 
 
 def open_table(path: Path, cache: blocks.BlockCache) -> tuple[Material, Table]:
     """One table file for probing: a blocked file opened (its header checked), an LZMA
-    file read whole."""
-    if path.suffix != ".blk":
-        return load_table(path)
+    file named (read whole at its first probe)."""
     material = _material(path)
+    if path.suffix not in (".blk", ".wdl"):
+        if not path.is_file():
+            raise EgdbError(f"{path}: no such file")
+        return material, _Whole(path, material)
+    kind = blocks.WdlTable if path.suffix == ".wdl" else blocks.BlockTable
     try:
-        return material, blocks.BlockTable(path, material, cache)
+        return material, kind(path, material, cache)
     except (OSError, blocks.BlockError) as error:
         raise EgdbError(str(error) if isinstance(error, blocks.BlockError)
                         else f"{path}: {error}") from None
@@ -112,8 +145,10 @@ def open_table(path: Path, cache: blocks.BlockCache) -> tuple[Material, Table]:
 
 def load_table(path: Path) -> tuple[Material, bytes]:
     """One table file, checked, read whole: its name gives the material, its length must
-    fit."""
+    fit. Only tables with distances: a win/draw/loss one is only probed."""
     material = _material(path)
+    if path.suffix == ".wdl":
+        raise EgdbError(f"{path}: a win/draw/loss table, not one with distances")
     if path.suffix == ".blk":
         try:
             table = blocks.BlockTable(path, material, blocks.BlockCache(0))
@@ -140,13 +175,17 @@ def load_tables(folder: Path) -> dict[Material, bytes]:
     if not folder.is_dir():
         return tables
     for path in _table_files(folder):
-        material, data = load_table(path)
-        tables[material] = data
+        if path.suffix != ".wdl":
+            material, data = load_table(path)
+            tables[material] = data
     return tables
 
 
 def _table_files(folder: Path) -> list[Path]:
-    return sorted([*folder.glob("egdb-*.xz"), *folder.glob("egdb-*.blk")])
+    """The table files of ``folder``: those with distances first, then the win/draw/loss
+    ones (a material with both is probed with distances)."""
+    return sorted([*folder.glob("egdb-*.xz"), *folder.glob("egdb-*.blk")]) + sorted(
+        folder.glob("egdb-*.wdl"))
 
 
 def open_tables(folder: Path, cache: blocks.BlockCache,
@@ -157,6 +196,9 @@ def open_tables(folder: Path, cache: blocks.BlockCache,
     if not folder.is_dir():
         return tables
     for path in _table_files(folder):
+        if path.suffix == ".wdl" and _NAME.fullmatch(path.name) and _material_or_none(
+                path) in tables:
+            continue  # the same material with distances is there
         try:
             material, table = open_table(path, cache)
         except EgdbError as error:
@@ -166,6 +208,13 @@ def open_tables(folder: Path, cache: blocks.BlockCache,
             continue
         tables[material] = table
     return tables
+
+
+def _material_or_none(path: Path) -> Material | None:
+    try:
+        return _material(path)
+    except EgdbError:
+        return None
 
 
 #: The tables shipped with the package.
@@ -181,11 +230,11 @@ def _damaged_block(material: Material, error: LookupError) -> None:
 
 
 def load_probe(folder: Path | None = None, cache_bytes: int = blocks.CACHE_BYTES,
-               skip_damaged: bool = False) -> EndgameTables | None:
+               skip_damaged: bool = False, state_dir: Path | None = None) -> EndgameTables | None:
     """The engine's probe over the tables in ``folder``, or None when there are none.
 
-    Without a folder: a build in :func:`default_dir` if there is one, with the tables
-    shipped in :data:`SHIPPED` for any material it lacks. Tables of up to four pieces
+    Without a folder: a build in :func:`default_dir` (of ``state_dir`` when given) if
+    there is one, with the tables shipped in :data:`SHIPPED` for any material it lacks. Tables of up to four pieces
     are read whole (7.2 MB for all of them); five-piece ones are opened and read a block
     at a time, keeping at most ``cache_bytes`` of blocks in memory. A damaged file
     raises :class:`EgdbError`, or with ``skip_damaged`` is logged and left out (and a
@@ -194,7 +243,7 @@ def load_probe(folder: Path | None = None, cache_bytes: int = blocks.CACHE_BYTES
     cache = blocks.BlockCache(cache_bytes)
     skip = _damaged if skip_damaged else None
     if folder is None:
-        tables = open_tables(default_dir(), cache, skip)
+        tables = open_tables(default_dir(state_dir), cache, skip)
         for material, table in open_tables(SHIPPED, cache, skip).items():
             tables.setdefault(material, table)
     else:
@@ -203,6 +252,26 @@ def load_probe(folder: Path | None = None, cache_bytes: int = blocks.CACHE_BYTES
         return None
     probe = EndgameTables(tables, on_damage=_damaged_block)
     return probe if probe.pieces >= 2 else None
+
+
+def describe(probe: EndgameTables | None) -> str:
+    """What a probe covers, in words.
+
+    >>> describe(load_probe(SHIPPED))
+    'every position of up to 6 pieces: 2-4 with distances, 5-6 won, drawn or lost only'
+    """
+    if probe is None:
+        return "no endgame tables"
+    with_distances = sorted({sum(m) for m in probe.tables if m not in probe.wdl})
+    without = sorted({sum(m) for m in probe.wdl})
+    parts = []
+    for counts, words in ((with_distances, "with distances"), (without, "won, drawn or lost only")):
+        if counts:
+            span = str(counts[0]) if counts[0] == counts[-1] else f"{counts[0]}-{counts[-1]}"
+            parts.append(f"{span} {words}")
+    mixed = set(with_distances) & set(without)
+    note = f" ({', '.join(map(str, sorted(mixed)))} partly each)" if mixed else ""
+    return f"every position of up to {probe.pieces} pieces: {', '.join(parts)}{note}"
 
 
 Progress = Callable[[int, int, Material], None]
@@ -346,6 +415,9 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
                     progress(done, total, material)
         _held.clear()
         return [m for m in wanted if m in have]
+    import concurrent.futures
+    import multiprocessing
+
     with multiprocessing.Manager() as manager:
         queue = manager.Queue()
         with concurrent.futures.ProcessPoolExecutor(
@@ -372,6 +444,6 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
     return [m for m in wanted if m in have]
 
 
-__all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "WHOLE_PIECES", "build", "default_dir",
+__all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "WHOLE_PIECES", "build", "default_dir", "describe",
            "file_name", "load_probe", "needs", "load_table", "load_tables", "open_table", "open_tables",
-           "save_table"]
+           "save_table", "wdl_name"]

@@ -15,6 +15,14 @@ table's length must be its material's, the offsets must run from the header to t
 of the file); a block whose offsets run backwards, or that does not inflate to its
 length, makes the table unusable from then on (:class:`DamagedTable`, which the probe
 logs and treats as a missing table).
+
+A *win/draw/loss* table (``egdb-ABCD.wdl``, :class:`WdlTable`) has the same layout
+under the magic ``CHWDL01\n``: each index holds two bits (0 drawn, 1 won, 2 lost for
+the side to move), four to a byte, 65,536 indices to a block. Positions where the side
+to move has a capture (and indices that are no position) are not kept: they hold
+whatever value makes the block compress best (the one before them), and the probe works
+them out from the captures (:class:`rules.engine.egdb.EndgameTables`). That is what
+makes them small: the six-piece tables take 46 MB, 1/26 of their blocked files (docs/engine.md).
 """
 
 from __future__ import annotations
@@ -28,9 +36,12 @@ from collections import OrderedDict
 from pathlib import Path
 
 from firmware.files import atomic_file
-from rules.engine.egdb import Material, size_of
+from rules.engine.egdb import LOST, WON, Material, size_of
 
 MAGIC = b"CHEGDB1\n"
+WDL_MAGIC = b"CHWDL01\n"
+#: Indices in a block of a win/draw/loss table: 16 KB when inflated.
+WDL_BLOCK = 1 << 16
 _HEAD = struct.Struct("<8s4BQII")
 BLOCK = 4096
 #: Default cache: 4,096 blocks, about 17 MB with Python's overhead.
@@ -49,12 +60,31 @@ def write(path: Path, material: Material, table: bytes | bytearray, block: int =
     """Write ``table`` as a blocked file (atomically: a temporary name, then renamed)."""
     data = bytes(table)
     blocks = [zlib.compress(data[i:i + block], 9) for i in range(0, len(data), block)]
+    _write_blocks(path, MAGIC, material, len(data), block, blocks)
+
+
+def write_wdl(path: Path, material: Material, packed: bytes | bytearray,
+              block: int = WDL_BLOCK) -> None:
+    """Write a win/draw/loss table, given as two bits an index, four to a byte (the
+    first index in the low bits), as a blocked file."""
+    size = size_of(material)
+    if len(packed) != -(-size // 4):
+        raise ValueError(f"material {material}: {len(packed)} bytes, {size} indices need "
+                         f"{-(-size // 4)}")
+    step = block // 4
+    data = bytes(packed)
+    blocks = [zlib.compress(data[i:i + step], 9) for i in range(0, len(data), step)]
+    _write_blocks(path, WDL_MAGIC, material, size, block, blocks)
+
+
+def _write_blocks(path: Path, magic: bytes, material: Material, size: int, block: int,
+                  blocks: list[bytes]) -> None:
     start = _HEAD.size + 8 * (len(blocks) + 1)
     offsets = [start]
     for b in blocks:
         offsets.append(offsets[-1] + len(b))
     with atomic_file(path, private=False) as f:
-        f.write(_HEAD.pack(MAGIC, *material, len(data), block, len(blocks)))
+        f.write(_HEAD.pack(magic, *material, size, block, len(blocks)))
         f.write(struct.pack(f"<{len(offsets)}Q", *offsets))
         for b in blocks:
             f.write(b)
@@ -90,6 +120,11 @@ class BlockTable:
     """
 
     _numbers = 0
+    kind = "blocked"
+    #: What the file must start with.
+    magic = MAGIC
+    #: Whether the table holds only who wins (see :class:`WdlTable`).
+    wdl = False
 
     def __init__(self, path: Path, material: Material, cache: BlockCache) -> None:
         self.path = path
@@ -110,8 +145,9 @@ class BlockTable:
         if len(head) != _HEAD.size:
             raise BlockError(f"{path}: too short for a table header")
         magic, a, b, c, d, size, block, count = _HEAD.unpack(head)
-        if magic != MAGIC:
-            raise BlockError(f"{path}: not a blocked endgame table (no {MAGIC!r} header)")
+        if magic != self.magic:
+            raise BlockError(f"{path}: not a {self.kind} endgame table (no {self.magic!r} "
+                             "header)")
         if (a, b, c, d) != material:
             raise BlockError(f"{path}: holds material {(a, b, c, d)}, its name says {material}")
         if size != size_of(material):
@@ -158,7 +194,7 @@ class BlockTable:
     def _inflate(self, n: int) -> bytes:
         self.cache.misses += 1
         start, end = self.offsets[n], self.offsets[n + 1]
-        want = min(self.block, self.size - n * self.block)
+        want = self._length(n)
         if end < start:
             raise DamagedTable(f"{self.path}: block {n} ends before it starts")
         try:
@@ -170,6 +206,10 @@ class BlockTable:
         if len(data) != want:
             raise DamagedTable(f"{self.path}: block {n} holds {len(data)} bytes, not {want}")
         return data
+
+    def _length(self, n: int) -> int:
+        """The bytes block ``n`` inflates to."""
+        return min(self.block, self.size - n * self.block)
 
     def read_all(self) -> bytes:
         """The whole table (for a build that goes on from it)."""
@@ -187,5 +227,37 @@ class BlockTable:
             pass
 
 
+_WDL_VALUES = (0, WON, LOST, 0)
+
+
+class WdlTable(BlockTable):
+    """A win/draw/loss table read block by block: ``table[index]`` is 0 (drawn),
+    :data:`~rules.engine.egdb.WON` or :data:`~rules.engine.egdb.LOST`, and means
+    nothing where the side to move has a capture (the probe works those out).
+
+    ``read_all`` gives the packed bytes, two bits an index.
+    """
+
+    kind = "win/draw/loss"
+    magic = WDL_MAGIC
+    wdl = True
+
+    def __getitem__(self, index: int) -> int:
+        n = index >> self.shift
+        key = self._key | n
+        blocks = self.cache.blocks
+        data = blocks.get(key)
+        if data is None:
+            data = self._inflate(n)
+            self.cache.put(key, data)
+        else:
+            blocks.move_to_end(key)
+        i = index & (self.block - 1)
+        return _WDL_VALUES[data[i >> 2] >> ((i & 3) << 1) & 3]
+
+    def _length(self, n: int) -> int:
+        return -(-min(self.block, self.size - n * self.block) // 4)
+
+
 __all__ = ["BLOCK", "BlockCache", "BlockError", "BlockTable", "CACHE_BYTES", "DamagedTable",
-           "MAGIC", "write"]
+           "MAGIC", "WDL_BLOCK", "WDL_MAGIC", "WdlTable", "write", "write_wdl"]

@@ -119,7 +119,7 @@ def jumpers(own: Array, opp: Array, kings: Array, black: bool) -> Array:
     return own & (forward | (backward & kings))
 
 
-class _Indexer:
+class Indexer:
     """Ranks and unranks the positions of materials, as :func:`rules.engine.egdb.index_of`."""
 
     def __init__(self) -> None:
@@ -179,7 +179,7 @@ def _material_codes(own: Array, opp: Array, kings: Array) -> Array:
 class _Children:
     """What a batch of children is worth, from the tables already built."""
 
-    def __init__(self, indexer: _Indexer, known: Mapping[Material, Array]) -> None:
+    def __init__(self, indexer: Indexer, known: Mapping[Material, Array]) -> None:
         self.indexer = indexer
         self.known = known
 
@@ -291,7 +291,7 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
         raise RuntimeError("building endgame tables this way needs NumPy 2 "
                            "(pip install 'numpy>=2')")
     group = sorted({material, mirror(material)})
-    indexer = _Indexer()
+    indexer = Indexer()
     arrays = {m: np.frombuffer(t, dtype=np.uint8) for m, t in known.items()
               if m not in group}
     children = _Children(indexer, arrays)
@@ -411,7 +411,7 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
     return {m: bytearray(value[offsets[m]:offsets[m] + size_of(m)].tobytes()) for m in group}
 
 
-def _unmoves(indexer: _Indexer, index: Array, material: Material) -> Array:
+def _unmoves(indexer: Indexer, index: Array, material: Material) -> Array:
     """The indices (in the mirror material) of every position from which the opponent's
     quiet move without a crowning, made with no capture on the board, leads to each
     position of ``index``."""
@@ -453,4 +453,4 @@ def build(pieces: int, known: Mapping[Material, bytes | bytearray] | None = None
     return egdb.build(pieces, progress, known, solver=solve)
 
 
-__all__ = ["CHUNK", "available", "build", "flip", "jumpers", "solve"]
+__all__ = ["CHUNK", "Indexer", "available", "build", "flip", "jumpers", "solve"]

@@ -16,6 +16,12 @@ both colours. A table is a ``bytes``-like object, one byte per index: 0 for a dr
 an index that is no position: two pieces on one square), else ``n + 1`` for a game
 decided in ``n`` plies, won by the side to move when ``n`` is odd and lost when even.
 
+A *win/draw/loss* table (what ships for five and six pieces: a few bits a position
+instead of a byte, see :mod:`firmware.egdb.blocks`) knows only who wins: its positions
+are :data:`WON` or :data:`LOST` without a number of plies, or drawn, and a position where
+the side to move has a capture is not kept in it at all: the probe works it out from
+the captures, whose positions have fewer pieces (:meth:`EndgameTables.value`).
+
 This module is pure: :func:`build` computes tables in memory and :class:`EndgameTables`
 probes them; reading and writing files is the business of the firmware
 (``crownhead egdb build``), which hands the loaded tables to the engine.
@@ -33,7 +39,7 @@ probes them; reading and writing files is the business of the firmware
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from math import comb
 from typing import Protocol
 
@@ -54,6 +60,12 @@ class Table(Protocol):
 
 
 Tables = Mapping[Material, Table]
+
+#: Decided, in an unknown number of plies (a win/draw/loss table): won, or lost, by the
+#: side to move. Larger than any distance a byte holds, and of the parity every value
+#: has (even: the side to move wins), so ``value & 1`` still tells a loss.
+WON = 256
+LOST = 257
 BuiltTables = Mapping[Material, bytes | bytearray]
 
 #: Black's men never stand on 29-32 (they are crowned there), White's never on 1-4.
@@ -302,48 +314,84 @@ def build(pieces: int, progress: Callable[[Material, int], None] | None = None,
     return tables
 
 
+def combine(values: Iterable[int]) -> int:
+    """The value of a position given its children's (each for the side that moves there):
+    one ply more than its fastest win, else a draw if it has a drawing move, else one
+    ply more than its longest loss (no move: lost at once). A win or loss through a child
+    whose distance is unknown (:data:`WON`, :data:`LOST`) has none either.
+
+    >>> combine([0, 6]), combine([6, 3]), combine([6, LOST]), combine([WON, 8]), combine([])
+    (0, 4, 256, 257, 1)
+    """
+    best_win = 0
+    untimed_win = False
+    longest_loss = 0
+    untimed_loss = False
+    draw = False
+    for v in values:
+        if v == 0:
+            draw = True
+        elif v & 1:
+            if v >= WON:
+                untimed_win = True
+            elif not best_win or v < best_win:
+                best_win = v
+        elif v >= WON:
+            untimed_loss = True
+        elif v > longest_loss:
+            longest_loss = v
+    if best_win or untimed_win:
+        # A win in a known number of plies, when some other winning move's count is
+        # unknown, is still a win but no longer the fastest: its distance is unknown.
+        return WON if untimed_win else best_win + 1
+    if draw:
+        return 0
+    return LOST if untimed_loss else longest_loss + 1
+
+
+def outcome(value: int) -> int:
+    """1 won, 0 drawn, -1 lost (by the side to move), whatever the distance.
+
+    >>> outcome(0), outcome(6), outcome(LOST)
+    (0, 1, -1)
+    """
+    return 0 if not value else -1 if value & 1 else 1
+
+
 def expected_value(own: int, opp: int, kings: int, probe: EndgameProbe) -> int:
     """The value a position (own to move, as Black) must have given its children's
-    values: one ply more than its fastest win, else a draw if it has a drawing move,
-    else one ply more than its longest loss (no move: lost at once). A table is right
-    when every position agrees with it: :func:`check` (the children are probed too).
+    values (:func:`combine`). A table is right when every position agrees with it:
+    :func:`check` (the children are probed too).
 
     >>> tables = EndgameTables(build(2))
     >>> expected_value(1 << 17, 1 << 22, 0, tables) == tables.value(1 << 17, 1 << 22, 0, True)
     True
     """
-    best_win = 0
-    longest_loss = 0
-    draw = False
+    values = []
     for c_own, c_opp, c_kings in children(own, opp, kings, True):
         v = probe.value(flip(c_own), flip(c_opp), flip(c_kings), True)
         if v is None:
             raise ValueError("a child the tables do not cover")
-        if v == 0:
-            draw = True
-        elif v & 1:
-            best_win = v if not best_win else min(best_win, v)
-        else:
-            longest_loss = max(longest_loss, v)
-    if best_win:
-        return best_win + 1
-    if draw:
-        return 0
-    return longest_loss + 1
+        values.append(v)
+    return combine(values)
 
 
 def check(material: Material, probe: EndgameProbe, indices: Iterator[int] | list[int]) -> list[int]:
     """The indices of ``material`` (among ``indices``) whose value in ``probe`` is not
     the one its children's values give (:func:`expected_value`): none when the tables
-    are consistent, across captures and crownings into smaller tables too. Indices that
-    are no position are skipped."""
+    are consistent, across captures and crownings into smaller tables too. Where either
+    value has no distance (a win/draw/loss table), only the outcome is compared. Indices
+    that are no position are skipped."""
     wrong = []
     for i in indices:
         boards = boards_of(i, material)
         if boards is None:
             continue
         own, opp, kings = boards
-        if probe.value(own, opp, kings, True) != expected_value(own, opp, kings, probe):
+        got = probe.value(own, opp, kings, True)
+        want = expected_value(own, opp, kings, probe)
+        if got is None or (got != want if got < WON and want < WON
+                           else outcome(got) != outcome(want)):
             wrong.append(i)
     return wrong
 
@@ -392,7 +440,8 @@ class EndgameProbe(Protocol):
     pieces: int
 
     def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
-        """0 drawn, ``n + 1`` decided in n plies (odd n: the side to move wins), or None."""
+        """0 drawn, ``n + 1`` decided in n plies (odd n: the side to move wins), :data:`WON`
+        or :data:`LOST` decided in a number of plies the tables do not know, or None."""
         ...
 
 
@@ -409,12 +458,17 @@ class EndgameTables:
     :attr:`pieces`, or of a material that is missing, are not covered (None). A table
     that raises ``LookupError`` (a damaged block of a file read in blocks) is dropped
     and reported once to ``on_damage``; its positions are not covered from then on.
+
+    A table with a true ``wdl`` attribute holds only who wins (:data:`WON`, :data:`LOST`,
+    0), and nothing for positions where the side to move has a capture: those are valued
+    from their captures, probed in turn (fewer pieces, so the recursion ends).
     """
 
     def __init__(self, tables: Tables, on_damage: Callable[[Material, LookupError], None]
                  | None = None) -> None:
         self.tables = dict(tables)
         self.on_damage = on_damage
+        self.wdl = {m for m, t in self.tables.items() if getattr(t, "wdl", False)}
         # The largest count with a table; a missing material of it (a damaged file left
         # out, a build still going on) is only not covered.
         self.pieces = max((sum(m) for m in self.tables), default=0)
@@ -441,17 +495,28 @@ class EndgameTables:
         table = self.tables.get(m)
         if table is None:
             return None
+        if m in self.wdl and jumpers(own, opp, kings, True):
+            # Not kept: the captures say (each leads to fewer pieces).
+            values = []
+            for c_own, c_opp, c_kings in children(own, opp, kings, True):
+                v = self.value(flip(c_own), flip(c_opp), flip(c_kings), True)
+                if v is None:
+                    return None
+                values.append(v)
+            return combine(values)
         try:
             return table[index_of(own, opp, kings, m)]
         except LookupError as error:
             del self.tables[m]
+            self.wdl.discard(m)
             if self.on_damage is not None:
                 self.on_damage(m, error)
             return None
 
     def probe_position(self, position: Position) -> tuple[str, int] | None:
-        """``("win", n)``, ``("loss", n)`` (in n plies with best play) or ``("draw", 0)``
-        for the side to move; None when not covered."""
+        """``("win", n)``, ``("loss", n)`` (in n plies with best play; -1 when a
+        win/draw/loss table does not know how many) or ``("draw", 0)`` for the side to
+        move; None when not covered."""
         black = position.turn is Color.BLACK
         own, opp = (position.black, position.white) if black else (position.white, position.black)
         v = self.value(own, opp, position.kings, black)
@@ -459,9 +524,11 @@ class EndgameTables:
             return None
         if v == 0:
             return ("draw", 0)
+        if v >= WON:
+            return ("win" if v == WON else "loss", -1)
         return ("win" if v & 1 == 0 else "loss", v - 1)
 
 
-__all__ = ["BuiltTables", "EndgameProbe", "EndgameTables", "Material", "Table", "Tables", "build",
-           "boards_of", "check", "expected_value", "flip", "index_of", "longest",
-           "material_of", "materials", "mirror", "size_of", "solve"]
+__all__ = ["BuiltTables", "EndgameProbe", "EndgameTables", "LOST", "Material", "Table", "Tables",
+           "WON", "build", "boards_of", "check", "combine", "expected_value", "flip", "index_of",
+           "longest", "material_of", "materials", "mirror", "outcome", "size_of", "solve"]

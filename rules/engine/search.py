@@ -39,6 +39,15 @@ ply deep, finishes almost at once. Within an iteration:
   without searching below it (English rules with compulsory captures only). When
   every root move leads to such a value (or to a repetition, or the 40-move rule),
   one iteration gives the exact scores and the search answers at once.
+* **Tables without distances** (win/draw/loss tables, what ships for five and six
+  pieces): a won position scores :data:`TABLE_WIN` plus the evaluation (within
+  :data:`PROGRESS_CAP`), below any win in a known number of plies and above any
+  evaluation, so a winning side goes for the wins it can count and otherwise for the
+  won position the evaluation likes best: more material against less, fewer pieces,
+  men crowned, the defending kings driven. When the root itself is in the tables, only
+  the moves that keep its result are searched, and a won (or lost) position below it is
+  searched on to the horizon instead of being scored at once: one that does no more
+  than stay won would mark time until a repetition or the 40-move rule drew it.
 * **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
   at once and the best move so far is returned (the best of the moves the unfinished
   iteration got through, the previous best among them, searched first). A new
@@ -71,7 +80,7 @@ from rules import movegen
 from rules.engine import general, zobrist
 from rules.engine.book import OpeningBook
 from rules.engine.evaluation import evaluate_boards
-from rules.engine.egdb import EndgameProbe
+from rules.engine.egdb import WON, EndgameProbe, outcome
 from rules.engine.levels import Strength, strength as strength_of
 from rules.engine.result import (
     Clock,
@@ -117,6 +126,11 @@ INFINITY = WIN + 1
 #: The table values an engine keeps (see Engine.table_values); about 5 MB when full.
 TABLE_VALUES = 1 << 16
 _UNPROBED = -1
+#: A position a win/draw/loss table calls won scores this plus its evaluation: below
+#: any win counted in plies (``WIN_THRESHOLD`` and up), above any evaluation.
+TABLE_WIN = 8_000
+#: The evaluation added to :data:`TABLE_WIN` is kept within this.
+PROGRESS_CAP = 900
 
 
 class GameLimits(TypedDict, total=False):
@@ -470,6 +484,18 @@ class _Run:
             (position.black, position.white) if black else (position.white, position.black)
         )
         self.root = [self._child(m) for m in legal]
+        # The root is in the endgame tables (English rules): what is won is searched on
+        # below it, not scored at once (see the module's "tables without distances").
+        egdb = engine.egdb
+        rules = engine.rules
+        self.inside_tables = (egdb is not None and rules.captures_compulsory
+                              and not rules.men_capture_backward
+                              and (self.own | self.opp).bit_count() <= egdb.pieces)
+        self._keep_the_result()
+        if self.inside_tables:
+            # Scores kept from searches outside the tables, or from lines with other
+            # repetitions, cut off won lines as drawn (bench/convert.py measures it).
+            engine.tt.clear()
         entry = engine.tt.probe(self.root_key)
         if entry is not None:
             self._bring_first(entry[4])
@@ -501,9 +527,29 @@ class _Run:
             value = known.get(key, _UNPROBED)
             if value == _UNPROBED:
                 value = known[key] = egdb.value(own, opp, kings, black)
-            if value is None:
-                return False
+            if value is None or (value >= WON and self.inside_tables):
+                return False  # a won position without a distance is searched on
         return True
+
+    def _keep_the_result(self) -> None:
+        """In a position the tables cover, drop the root moves that would give away its
+        result (a win for a draw, a draw for a loss): whatever the search below then
+        makes of the rest, the result stands."""
+        if not self.inside_tables or len(self.root) < 2:
+            return
+        egdb = self.engine.egdb
+        assert egdb is not None
+        known = self.engine.table_values(egdb)
+        results = []
+        for _move, _mid, own, opp, kings, key, _quiet in self.root:
+            value = known.get(key, _UNPROBED)
+            if value == _UNPROBED:
+                value = known[key] = egdb.value(own, opp, kings, not self.black)
+            if value is None:
+                return  # a man set on its crowning row: outside the tables
+            results.append(-outcome(value))
+        best = max(results)
+        self.root = [entry for entry, r in zip(self.root, results) if r == best]
 
     def _bring_first(self, mid: int) -> None:
         for i, entry in enumerate(self.root):
@@ -646,6 +692,13 @@ class _Run:
         egdb_pieces = egdb.pieces if egdb is not None else 0
         egdb_value = egdb.value if egdb is not None else _no_table
         known_values = engine.table_values(egdb)
+        search_won = self.inside_tables
+        if search_won:
+            # Inside a won ending a position that stood once before is no draw yet, and
+            # the winner may need to pass it again on the way; the search's own path and
+            # positions that stood twice still catch marking time.
+            once = set()
+        cap = PROGRESS_CAP
 
         def negamax(
             own: int, opp: int, kings: int, black: bool, key: int,
@@ -667,6 +720,7 @@ class _Run:
                 return 0
             if quiet >= FORTY_MOVES_PLIES:
                 return 0  # the 40-move rule: a draw whatever the material
+            band = False  # a won (or lost) position of the tables, searched on
             if egdb_pieces and (own | opp).bit_count() <= egdb_pieces:
                 # The same positions come back in every iteration: a dictionary look-up
                 # instead of an index computed and a block read each time.
@@ -682,7 +736,16 @@ class _Run:
                     # Exact: drawn, or decided ``known - 1`` plies from here (odd: won).
                     if not known:
                         return 0
-                    return ply + known - 1 - WIN if known & 1 else WIN - ply - known + 1
+                    if known < WON:
+                        return ply + known - 1 - WIN if known & 1 else WIN - ply - known + 1
+                    # Won or lost, in how many plies unknown: scored by how far the
+                    # winning side has got, at the horizon, at a repetition, or without
+                    # the root in the tables; searched on otherwise.
+                    if depth <= 0 or not search_won:
+                        score = evaluate(own, opp, kings, black, count_quiet(own, opp, kings, black))
+                        score = -cap if score < -cap else cap if score > cap else score
+                        return score + TABLE_WIN if known == WON else score - TABLE_WIN
+                    band = True
             # Whether any piece can jump, from whole-board shifts (movegen.jumpers inlined:
             # most nodes have no capture, and this is the hottest test of the search).
             empty = ~(own | opp) & FULL
@@ -968,6 +1031,11 @@ class _Run:
             stored = best + ply if best > WIN_THRESHOLD else (
                 best - ply if best < -WIN_THRESHOLD else best
             )
+            if band and not best:
+                # Won or lost, yet a draw: a repetition or the 40-move rule below, which
+                # depends on the line that led here. Kept, it made later searches, from
+                # other lines, see won positions as drawn and mark time.
+                return best
             index = key & tt_mask
             old = slots[index]
             if old is None or old[1] <= depth or old[5] != generation or old[0] == key:
