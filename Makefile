@@ -47,6 +47,7 @@ $(MP32_STAMP): $(MP32)/package-lock.json
 
 test: $(STAMP) $(MP32_STAMP)
 	$(BIN)/ruff check
+	$(BIN)/ruff format --check
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q -n 2
 

@@ -32,11 +32,11 @@ def main() -> int:
     from draughts.boards._core import CORE_AMERICAN
 
     if args.rules == "wcdf":
+
         def moves(board):  # type: ignore[no-untyped-def]
-            return board._legal_moves_from_core(
-                CORE_AMERICAN, max_capture=False, captures_optional=False
-            )
+            return board._legal_moves_from_core(CORE_AMERICAN, max_capture=False, captures_optional=False)
     else:
+
         def moves(board):  # type: ignore[no-untyped-def]
             return board.legal_moves
 
@@ -56,8 +56,7 @@ def main() -> int:
         board = AmericanBoard()
         started = time.perf_counter()
         leaves = perft(board, args.depth)
-        runs.append({"depth": args.depth, "leaves": leaves,
-                     "seconds": time.perf_counter() - started})
+        runs.append({"depth": args.depth, "leaves": leaves, "seconds": time.perf_counter() - started})
     json.dump({"version": version("py-draughts"), "runs": runs}, sys.stdout)
     print()
     return 0

@@ -29,7 +29,11 @@ def timed(*argv: str) -> tuple[float, dict]:
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "firmware.cli", "analyse", *argv],
-        capture_output=True, text=True, timeout=120, check=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=REPO,
     )
     return (time.monotonic() - started) * 1000, json.loads(done.stdout)
 

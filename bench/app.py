@@ -118,8 +118,10 @@ def main() -> int:
     print(f"app step, idle:                {idle:7.1f} us CPU  ({idle / controller:.1f}x the controller)")
     print(f"app step, piece in hand:       {lifted:7.1f} us CPU  ({lifted / controller:.1f}x)")
     print(f"app step, warning blinking:    {blinking:7.1f} us CPU  ({blinking / controller:.1f}x)")
-    print(f"one whole move (hands, steps until accepted, fsynced save): {per_move:.2f} ms CPU"
-          f" (mean of {made} random moves)")
+    print(
+        f"one whole move (hands, steps until accepted, fsynced save): {per_move:.2f} ms CPU"
+        f" (mean of {made} random moves)"
+    )
     print(f"idle loop at {1000 // STEP_MS} steps/s: {idle * (1000 / STEP_MS) / 1e4:.2f} % of one core")
     return 0
 

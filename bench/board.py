@@ -105,8 +105,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=5000)
     parser.add_argument("--frames", type=int, default=200)
     args = parser.parse_args()
-    clocked = Screen(turn="White to move", message="caution: forced capture", black_ms=297_700,
-                     white_ms=300_000, running="white")
+    clocked = Screen(
+        turn="White to move", message="caution: forced capture", black_ms=297_700, white_ms=300_000, running="white"
+    )
     plain = Screen(turn="Black to move", message="crown 1")
     clocked_draw, clocked_send = frame_cost(clocked, args.frames)
     plain_draw, plain_send = frame_cost(plain, args.frames)
@@ -136,15 +137,21 @@ def main() -> int:
         app.close()
         base_app.close()
     print(f"python {sys.version.split()[0]}, one step every {STEP_MS} ms of virtual time")
-    print(f"display frame, clocks running:  {clocked_draw:7.0f} us CPU to draw, {clocked_send:7.0f} us with luma's SSD1306 send")
+    print(
+        f"display frame, clocks running:  {clocked_draw:7.0f} us CPU to draw, {clocked_send:7.0f} us with luma's SSD1306 send"
+    )
     print(f"display frame, no clock:        {plain_draw:7.0f} us CPU to draw, {plain_send:7.0f} us with the send")
     print(f"main-loop step, today's board (baseline): {base:7.1f} us CPU")
-    print(f"main-loop step, two players, board clock running + display: {play_with_parts:7.1f} us CPU "
-          f"({play_with_parts / base:.2f}x the baseline)")
+    print(
+        f"main-loop step, two players, board clock running + display: {play_with_parts:7.1f} us CPU "
+        f"({play_with_parts / base:.2f}x the baseline)"
+    )
     print(f"main-loop step, referee clock running:            {refereed:7.1f} us CPU ({refereed / base:.2f}x)")
-    print(f"main-loop step, referee clock running + display: {with_parts:7.1f} us CPU "
-          f"({with_parts / base:.2f}x the baseline, {with_parts / refereed:.2f}x the refereed game without "
-          f"the display; {frames} frames drawn by the painter thread)")
+    print(
+        f"main-loop step, referee clock running + display: {with_parts:7.1f} us CPU "
+        f"({with_parts / base:.2f}x the baseline, {with_parts / refereed:.2f}x the refereed game without "
+        f"the display; {frames} frames drawn by the painter thread)"
+    )
     return 0
 
 

@@ -69,8 +69,7 @@ def won_positions(probe: EndgameTables, pieces: int, per: int, seed: int) -> lis
                 continue  # not won by the side to move
             position = Position(black=own, white=opp, kings=kings, turn=Color.BLACK)
             if found % 2:  # every other one turned round: White to move
-                position = Position(black=flip(opp), white=flip(own), kings=flip(kings),
-                                    turn=Color.WHITE)
+                position = Position(black=flip(opp), white=flip(own), kings=flip(kings), turn=Color.WHITE)
             out.append(position.fen())
             found += 1
     return out
@@ -104,8 +103,7 @@ def play(fen: str) -> tuple[str, str, str, int, int]:
             break
         engine = winner if game.position.turn == winner_color else defender
         limits = _limits if engine is winner else {"depth": 2}
-        found = engine.search(game.position, history=game.positions[:-1],
-                              **limits)  # type: ignore[arg-type]
+        found = engine.search(game.position, history=game.positions[:-1], **limits)  # type: ignore[arg-type]
         assert found.move is not None
         game.play(found.move)
     won = "1-0" if winner_color == Color.BLACK else "0-1"
@@ -114,10 +112,12 @@ def play(fen: str) -> tuple[str, str, str, int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", default="shipped",
-                        help="the winning engine's tables: shipped (default), none, or a folder")
-    parser.add_argument("--defender", required=True, type=Path,
-                        help="a folder of tables with distances covering --pieces")
+    parser.add_argument(
+        "--tables", default="shipped", help="the winning engine's tables: shipped (default), none, or a folder"
+    )
+    parser.add_argument(
+        "--defender", required=True, type=Path, help="a folder of tables with distances covering --pieces"
+    )
     parser.add_argument("--pieces", type=int, default=6, help="pieces on the board (default 6)")
     parser.add_argument("--per", type=int, default=10, help="positions a material (default 10)")
     parser.add_argument("--seed", type=int, default=1)
@@ -126,15 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     limit.add_argument("--movetime", type=int, help="the winner's CPU ms a move (default 300)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     args = parser.parse_args(argv)
-    limits: dict[str, float] = ({"nodes": args.nodes} if args.nodes
-                                else {"movetime_ms": args.movetime or 300})
+    limits: dict[str, float] = {"nodes": args.nodes} if args.nodes else {"movetime_ms": args.movetime or 300}
     defender = load_probe(args.defender)
     if defender is None or defender.pieces < args.pieces:
         parser.error(f"{args.defender}: no tables of {args.pieces} pieces with distances")
     fens = won_positions(defender, args.pieces, args.per, args.seed)
     started = time.monotonic()
-    print(f"{len(fens)} won positions of {args.pieces} pieces, the winner with tables "
-          f"{args.tables}, {limits}")
+    print(f"{len(fens)} won positions of {args.pieces} pieces, the winner with tables {args.tables}, {limits}")
     sys.stdout.flush()
     init = (args.tables, str(args.defender), limits)
     if args.jobs > 1:
@@ -147,16 +145,19 @@ def main(argv: list[str] | None = None) -> int:
     for fen, result, _reason, _plies, _needed in outcomes:
         p = Position.from_fen(fen)
         own, opp = (p.black, p.white) if p.turn == Color.BLACK else (p.white, p.black)
-        key = (f"{(own & ~p.kings).bit_count()}{(own & p.kings).bit_count()}"
-               f"{(opp & ~p.kings).bit_count()}{(opp & p.kings).bit_count()}")
+        key = (
+            f"{(own & ~p.kings).bit_count()}{(own & p.kings).bit_count()}"
+            f"{(opp & ~p.kings).bit_count()}{(opp & p.kings).bit_count()}"
+        )
         by_material.setdefault(key, []).append(result == "won")
     won = [o for o in outcomes if o[1] == "won"]
-    print(f"converted {len(won)}/{len(outcomes)} = {100 * len(won) / max(len(outcomes), 1):.1f}% "
-          f"in {time.monotonic() - started:.0f} s")
+    print(
+        f"converted {len(won)}/{len(outcomes)} = {100 * len(won) / max(len(outcomes), 1):.1f}% "
+        f"in {time.monotonic() - started:.0f} s"
+    )
     if won:
         ratio = sum(o[3] for o in won) / max(sum(o[4] for o in won), 1)
-        print(f"  plies taken {sum(o[3] for o in won)} against {sum(o[4] for o in won)} with "
-              f"best play ({ratio:.2f}x)")
+        print(f"  plies taken {sum(o[3] for o in won)} against {sum(o[4] for o in won)} with best play ({ratio:.2f}x)")
     print("  by material: " + ", ".join(f"{k} {sum(v)}/{len(v)}" for k, v in sorted(by_material.items())))
     for fen, result, reason, plies, needed in outcomes:
         if result != "won":

@@ -53,8 +53,7 @@ class CollectorLog:
             self.passes.append((info["generation"], (time.process_time() - self._started) * 1000))
 
 
-def play(fen: str, moves: int, movetime: int, probe: EndgameProbe | None,
-         log: CollectorLog) -> list[float]:
+def play(fen: str, moves: int, movetime: int, probe: EndgameProbe | None, log: CollectorLog) -> list[float]:
     """The CPU ms of each search of ``moves`` moves played on from ``fen``."""
     engine = Engine(seed=0, egdb=probe, clock=cpu_ms)
     position = Position.from_fen(fen)
@@ -78,8 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--problems", type=int, default=40, help="problems played (40)")
     parser.add_argument("--moves", type=int, default=4, help="moves played from each (4)")
     parser.add_argument("--egdb", type=Path, help="a folder of endgame tables to probe")
-    parser.add_argument("--pieces", type=pieces_range, default=(8, 24), metavar="N or LO-HI",
-                        help="the problems of this many pieces (default 8 or more)")
+    parser.add_argument(
+        "--pieces",
+        type=pieces_range,
+        default=(8, 24),
+        metavar="N or LO-HI",
+        help="the problems of this many pieces (default 8 or more)",
+    )
     args = parser.parse_args(argv)
     probe = None
     if args.egdb is not None:
@@ -94,11 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     for problem in chosen:
         spent += play(problem.fen, args.moves, args.movetime, probe, log)
     late = sum(ms > args.movetime + LATE_MS for ms in spent)
-    print(f"python {sys.version.split()[0]}, {len(chosen)} problems of {low}-{high} pieces, "
-          f"{args.moves} moves each at {args.movetime} ms of CPU, tables: {args.egdb or 'none'}")
-    print(f"{len(spent)} searches: median {statistics.median(spent):.1f} ms, longest "
-          f"{max(spent):.1f} ms = {max(spent) / args.movetime:.3f}x the budget; "
-          f"{late} more than {LATE_MS} ms late")
+    print(
+        f"python {sys.version.split()[0]}, {len(chosen)} problems of {low}-{high} pieces, "
+        f"{args.moves} moves each at {args.movetime} ms of CPU, tables: {args.egdb or 'none'}"
+    )
+    print(
+        f"{len(spent)} searches: median {statistics.median(spent):.1f} ms, longest "
+        f"{max(spent):.1f} ms = {max(spent) / args.movetime:.3f}x the budget; "
+        f"{late} more than {LATE_MS} ms late"
+    )
     for generation in range(3):
         passes = [ms for g, ms in log.passes if g == generation]
         longest = f", longest {max(passes):.1f} ms" if passes else ""

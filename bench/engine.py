@@ -159,8 +159,7 @@ def play_game(task: tuple[PlayerSpec, PlayerSpec, int, bool, int, bool]) -> Game
     return record
 
 
-def run_match(first: PlayerSpec, second: PlayerSpec, games: int, jobs: int, seed: int,
-              cpu: bool = False) -> None:
+def run_match(first: PlayerSpec, second: PlayerSpec, games: int, jobs: int, seed: int, cpu: bool = False) -> None:
     ballots = [b.number for b in deck()]
     tasks = []
     for i in range((games + 1) // 2):
@@ -182,19 +181,24 @@ def run_match(first: PlayerSpec, second: PlayerSpec, games: int, jobs: int, seed
     reasons: dict[str, int] = {}
     for r in records:
         reasons[r.reason] = reasons.get(r.reason, 0) + 1
-    print(f"{first.label()} vs {second.label()}: {len(records)} games, "
-          f"+{wins} ={draws} -{losses}, {points:g} points = {100 * points / len(records):.1f}%")
-    print(f"  game length: mean {statistics.mean(r.plies for r in records):.0f} plies, "
-          f"max {max(r.plies for r in records)}; endings: "
-          + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
+    print(
+        f"{first.label()} vs {second.label()}: {len(records)} games, "
+        f"+{wins} ={draws} -{losses}, {points:g} points = {100 * points / len(records):.1f}%"
+    )
+    print(
+        f"  game length: mean {statistics.mean(r.plies for r in records):.0f} plies, "
+        f"max {max(r.plies for r in records)}; endings: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+    )
     moves = sum(r.engine_moves for r in records)
     if moves:
         nodes = sum(r.engine_nodes for r in records)
         ms = sum(r.engine_ms for r in records)
         depths = [d for r in records for d in r.engine_depths]
-        print(f"  {first.label()}: {moves} moves, mean {ms / moves:.0f} ms and depth "
-              f"{statistics.mean(depths):.1f} (median {statistics.median(depths):g}) per move, "
-              f"{nodes / max(ms, 1) * 1000:,.0f} nodes/s (with {jobs} games at once)")
+        print(
+            f"  {first.label()}: {moves} moves, mean {ms / moves:.0f} ms and depth "
+            f"{statistics.mean(depths):.1f} (median {statistics.median(depths):g}) per move, "
+            f"{nodes / max(ms, 1) * 1000:,.0f} nodes/s (with {jobs} games at once)"
+        )
     lost = [r for r in records if r.score == 0.0]
     for r in lost[:10]:
         colour = "Black" if r.first_black else "White"
@@ -224,22 +228,28 @@ def speed() -> None:
         reached[movetime] = result.depth
         if movetime == 1000:
             rate = result.nodes / max(cpu, 1e-3)
-        print(f"start position, {movetime} ms: depth {result.depth} completed, "
-              f"{result.nodes:,} nodes in {result.ms} ms = "
-              f"{result.nodes / max(result.ms, 1) * 1000:,.0f} nodes/s "
-              f"({result.nodes / max(cpu, 1e-3):,.0f} per CPU second), move {result.move}")
+        print(
+            f"start position, {movetime} ms: depth {result.depth} completed, "
+            f"{result.nodes:,} nodes in {result.ms} ms = "
+            f"{result.nodes / max(result.ms, 1) * 1000:,.0f} nodes/s "
+            f"({result.nodes / max(cpu, 1e-3):,.0f} per CPU second), move {result.move}"
+        )
     fast, slow = PI4_SLOWDOWN
-    print(f"Raspberry Pi 4 estimate ({fast}-{slow}x slower per core): "
-          f"{rate / slow:,.0f}-{rate / fast:,.0f} nodes/s; in 1 s about the depth reached "
-          f"here in 100-200 ms: {reached[100]}-{reached[200]}")
+    print(
+        f"Raspberry Pi 4 estimate ({fast}-{slow}x slower per core): "
+        f"{rate / slow:,.0f}-{rate / fast:,.0f} nodes/s; in 1 s about the depth reached "
+        f"here in 100-200 ms: {reached[100]}-{reached[200]}"
+    )
     endings()
     for depth in range(6, 12):
         engine = Engine()
         started = time.monotonic()
         result = engine.search(position, depth=depth)
         took = time.monotonic() - started
-        print(f"start position, depth {depth}: {took * 1000:,.0f} ms, {result.nodes:,} nodes, "
-              f"{result.nodes / took:,.0f} nodes/s")
+        print(
+            f"start position, depth {depth}: {took * 1000:,.0f} ms, {result.nodes:,} nodes, "
+            f"{result.nodes / took:,.0f} nodes/s"
+        )
         if took > 5:
             break
     sys.stdout.flush()
@@ -247,8 +257,13 @@ def speed() -> None:
 
 #: Endings of 4-10 pieces (first position, a negative second position, three published
 #: problems): where the evaluation's endgame knowledge runs.
-ENDINGS = ("W:WK19,K23:BK28,12", "B:WK28,13,12:BK15,5,3", "W:W21,22,30,K2:B9,13,14,K10",
-           "B:W18,22,23,27,31:B6,9,10,12,K26", "W:W17,19,26,27,29:B1,3,5,10,15")
+ENDINGS = (
+    "W:WK19,K23:BK28,12",
+    "B:WK28,13,12:BK15,5,3",
+    "W:W21,22,30,K2:B9,13,14,K10",
+    "B:W18,22,23,27,31:B6,9,10,12,K26",
+    "W:W17,19,26,27,29:B1,3,5,10,15",
+)
 
 
 def endings(nodes: int = 60_000) -> None:
@@ -258,28 +273,36 @@ def endings(nodes: int = 60_000) -> None:
     for fen in ENDINGS:
         total_nodes += Engine(seed=0).search(Position.from_fen(fen), nodes=nodes).nodes
     cpu = time.process_time() - cpu
-    print(f"{len(ENDINGS)} endings, {nodes:,} nodes each: {total_nodes:,} nodes in "
-          f"{cpu * 1000:,.0f} ms of CPU = {total_nodes / max(cpu, 1e-3):,.0f} per CPU second")
+    print(
+        f"{len(ENDINGS)} endings, {nodes:,} nodes each: {total_nodes:,} nodes in "
+        f"{cpu * 1000:,.0f} ms of CPU = {total_nodes / max(cpu, 1e-3):,.0f} per CPU second"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--movetime", type=int, default=100, help="engine ms per move (100)")
-    parser.add_argument("--games", type=int, default=2 * len(deck()),
-                        help="games per match (default: the deck twice, 312)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="games played at once (default: the number of cores)")
+    parser.add_argument(
+        "--games", type=int, default=2 * len(deck()), help="games per match (default: the deck twice, 312)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="games played at once (default: the number of cores)"
+    )
     parser.add_argument("--depths", default="8,4", help="self-play depths, deeper first (8,4)")
-    parser.add_argument("--only", choices=("speed", "random", "greedy", "self"),
-                        help="run one part")
+    parser.add_argument("--only", choices=("speed", "random", "greedy", "self"), help="run one part")
     parser.add_argument("--quick", action="store_true", help="8 games per match")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--cpu", action="store_true",
-                        help="time the engine by its process's CPU time, not the wall clock "
-                        "(fair figures on a machine busy with other work)")
-    parser.add_argument("--as-installed", action="store_true",
-                        help="the engine probes the endgame tables shipped with the package, "
-                        "as a fresh install's computer player does")
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time the engine by its process's CPU time, not the wall clock "
+        "(fair figures on a machine busy with other work)",
+    )
+    parser.add_argument(
+        "--as-installed",
+        action="store_true",
+        help="the engine probes the endgame tables shipped with the package, as a fresh install's computer player does",
+    )
     args = parser.parse_args(argv)
     games = 8 if args.quick else args.games
     engine = PlayerSpec("engine", movetime_ms=args.movetime, tables=args.as_installed)
@@ -292,8 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "greedy"):
         run_match(engine, PlayerSpec("greedy"), games, args.jobs, args.seed, args.cpu)
     if args.only in (None, "self"):
-        run_match(PlayerSpec("engine", depth=deep), PlayerSpec("engine", depth=shallow),
-                  games, args.jobs, args.seed, args.cpu)
+        run_match(
+            PlayerSpec("engine", depth=deep), PlayerSpec("engine", depth=shallow), games, args.jobs, args.seed, args.cpu
+        )
     return 0
 
 

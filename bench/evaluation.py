@@ -96,8 +96,9 @@ def concordance(scored: list[tuple[int, int]]) -> tuple[float, int]:
     return right, pairs
 
 
-def measure(tables: dict[Material, object], per: int, seed: int = 1,
-            min_pieces: int = 3) -> dict[Material, tuple[float, float, int]]:
+def measure(
+    tables: dict[Material, object], per: int, seed: int = 1, min_pieces: int = 3
+) -> dict[Material, tuple[float, float, int]]:
     """Per material with positions of two values or more: (with, without, pairs)."""
     rng = random.Random(seed)
     out = {}
@@ -119,8 +120,7 @@ def measure(tables: dict[Material, object], per: int, seed: int = 1,
     return out
 
 
-def bridge_samples(table, material: Material, per: int, rng: random.Random,
-                   own_bridge: bool) -> list[Sample]:
+def bridge_samples(table, material: Material, per: int, rng: random.Random, own_bridge: bool) -> list[Sample]:
     """Up to ``per`` random quiet positions of ``material`` with the bridge held by the
     side to move (``own_bridge``) or by the other side: its men on the bridge squares,
     the other pieces anywhere a man or king of theirs may stand."""
@@ -141,12 +141,10 @@ def bridge_samples(table, material: Material, per: int, rng: random.Random,
         men = rng.sample([s for s in squares if s <= 28], own_men - (2 if own_bridge else 0))
         own |= sum(bit(s) for s in men)
         taken |= own
-        men = rng.sample([s for s in range(5, 33) if not taken & bit(s)],
-                         opp_men - (0 if own_bridge else 2))
+        men = rng.sample([s for s in range(5, 33) if not taken & bit(s)], opp_men - (0 if own_bridge else 2))
         opp |= sum(bit(s) for s in men)
         taken |= opp
-        placed = rng.sample([s for s in range(1, 33) if not taken & bit(s)],
-                            own_kings + opp_kings)
+        placed = rng.sample([s for s in range(1, 33) if not taken & bit(s)], own_kings + opp_kings)
         kings = sum(bit(s) for s in placed)
         own |= sum(bit(s) for s in placed[:own_kings])
         opp |= sum(bit(s) for s in placed[own_kings:])
@@ -160,23 +158,21 @@ def bridge_samples(table, material: Material, per: int, rng: random.Random,
     return out
 
 
-def measure_bridge(tables: dict[Material, object], per: int,
-                   seed: int = 1) -> dict[Material, tuple[float, float, int]]:
+def measure_bridge(tables: dict[Material, object], per: int, seed: int = 1) -> dict[Material, tuple[float, float, int]]:
     """Per material where the bridge counts: (with, without the bridge term, pairs) over
     positions with the bridge held by either side and random ones."""
     rng = random.Random(seed)
     out = {}
     for material in sorted(tables):
         table = tables[material]
-        held = (bridge_samples(table, material, per, rng, True)
-                + bridge_samples(table, material, per, rng, False))
+        held = bridge_samples(table, material, per, rng, True) + bridge_samples(table, material, per, rng, False)
         if not held:
             continue
         samples = held + quiet_samples(table, material, per, rng)
-        with_ = [(s.value, evaluate_boards(s.own, s.opp, s.kings, True, s.mobility))
-                 for s in samples]
-        without = [(value, score - bridge_term(s.own, s.opp, s.kings, True))
-                   for (value, score), s in zip(with_, samples)]
+        with_ = [(s.value, evaluate_boards(s.own, s.opp, s.kings, True, s.mobility)) for s in samples]
+        without = [
+            (value, score - bridge_term(s.own, s.opp, s.kings, True)) for (value, score), s in zip(with_, samples)
+        ]
         right, pairs = concordance(with_)
         if pairs:
             out[material] = (right / pairs, concordance(without)[0] / pairs, pairs)
@@ -185,8 +181,7 @@ def measure_bridge(tables: dict[Material, object], per: int,
 
 def pooled(results: dict[Material, tuple[float, float, int]]) -> tuple[float, float]:
     pairs = sum(p for _, _, p in results.values())
-    return (sum(w * p for w, _, p in results.values()) / pairs,
-            sum(wo * p for _, wo, p in results.values()) / pairs)
+    return (sum(w * p for w, _, p in results.values()) / pairs, sum(wo * p for _, wo, p in results.values()) / pairs)
 
 
 def speed(samples: list[Sample], rounds: int = 5) -> tuple[float, float]:
@@ -207,13 +202,15 @@ def speed(samples: list[Sample], rounds: int = 5) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--egdb", default="shipped", help="'shipped' (the tables in "
-                        "firmware/egdb/tables) or a folder built by `crownhead egdb build`")
+    parser.add_argument(
+        "--egdb",
+        default="shipped",
+        help="'shipped' (the tables in firmware/egdb/tables) or a folder built by `crownhead egdb build`",
+    )
     parser.add_argument("--per", type=int, default=1000, help="positions per material (1000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--speed", action="store_true", help="also time the evaluation")
-    parser.add_argument("--bridge", action="store_true",
-                        help="only the bridge term, on positions with the bridge held")
+    parser.add_argument("--bridge", action="store_true", help="only the bridge term, on positions with the bridge held")
     args = parser.parse_args(argv)
     from firmware.egdb import SHIPPED, load_probe
 
@@ -225,34 +222,45 @@ def main(argv: list[str] | None = None) -> int:
     if args.bridge:
         results = measure_bridge(tables, args.per, args.seed)
         if not results:
-            print(f"no material of the tables in {args.egdb} has bridge positions of two "
-                  "values: the bridge needs five or six pieces (`crownhead egdb build "
-                  "--pieces 6`)")
+            print(
+                f"no material of the tables in {args.egdb} has bridge positions of two "
+                "values: the bridge needs five or six pieces (`crownhead egdb build "
+                "--pieces 6`)"
+            )
             return 1
         with_, without = pooled(results)
-        print(f"{len(results)} materials where the bridge counts, {args.per} positions with "
-              f"it held by each side and {args.per} at random each (seed {args.seed}), "
-              f"tables: {args.egdb}")
-        print(f"pairs ranked right: {with_:.4f} with the bridge term, {without:.4f} without "
-              f"({time.monotonic() - started:.0f} s)")
+        print(
+            f"{len(results)} materials where the bridge counts, {args.per} positions with "
+            f"it held by each side and {args.per} at random each (seed {args.seed}), "
+            f"tables: {args.egdb}"
+        )
+        print(
+            f"pairs ranked right: {with_:.4f} with the bridge term, {without:.4f} without "
+            f"({time.monotonic() - started:.0f} s)"
+        )
         for material, (w, wo, pairs) in results.items():
             print(f"  {''.join(map(str, material))}: {w:.3f} (without {wo:.3f}), {pairs} pairs")
         return 0
     results = measure(tables, args.per, args.seed)
     with_, without = pooled(results)
-    print(f"{len(results)} materials with positions of different values, {args.per} quiet "
-          f"positions each (seed {args.seed}), tables: {args.egdb}")
-    print(f"pairs ranked right: {with_:.4f} with the endgame knowledge, {without:.4f} "
-          f"without ({time.monotonic() - started:.0f} s)")
+    print(
+        f"{len(results)} materials with positions of different values, {args.per} quiet "
+        f"positions each (seed {args.seed}), tables: {args.egdb}"
+    )
+    print(
+        f"pairs ranked right: {with_:.4f} with the endgame knowledge, {without:.4f} "
+        f"without ({time.monotonic() - started:.0f} s)"
+    )
     for material, (w, wo, pairs) in results.items():
         print(f"  {''.join(map(str, material))}: {w:.3f} (without {wo:.3f}), {pairs} pairs")
     if args.speed:
         rng = random.Random(args.seed)
-        samples = [s for m in sorted(tables) if sum(m) >= 4
-                   for s in quiet_samples(tables[m], m, 200, rng)]
+        samples = [s for m in sorted(tables) if sum(m) >= 4 for s in quiet_samples(tables[m], m, 200, rng)]
         full, knowledge = speed(samples)
-        print(f"evaluate_boards: {full:.2f} us a call on {len(samples)} ending positions, "
-              f"of which endgame_knowledge {knowledge:.2f} us")
+        print(
+            f"evaluate_boards: {full:.2f} us a call on {len(samples)} ending positions, "
+            f"of which endgame_knowledge {knowledge:.2f} us"
+        )
     return 0
 
 

@@ -61,12 +61,28 @@ def run(boards: int, seconds: float, speed: float, mosquitto: str) -> dict[str, 
     folder = Path(tempfile.mkdtemp(prefix="crownhead-bench-"))
     port, web = free_port(), free_port()
     (folder / "m.conf").write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\n")
-    broker = subprocess.Popen([mosquitto, "-c", str(folder / "m.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    broker = subprocess.Popen(
+        [mosquitto, "-c", str(folder / "m.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     hall = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "hall", "--broker", f"mqtt://127.0.0.1:{port}", "--hall", "bench",
-         "--web", f"127.0.0.1:{web}", "--state-dir", str(folder / "hall"),
-         "--boards", ",".join(f"b{i}" for i in range(boards))],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "hall",
+            "--broker",
+            f"mqtt://127.0.0.1:{port}",
+            "--hall",
+            "bench",
+            "--web",
+            f"127.0.0.1:{web}",
+            "--state-dir",
+            str(folder / "hall"),
+            "--boards",
+            ",".join(f"b{i}" for i in range(boards)),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     publishers: list[BoardPublisher] = []
     try:
@@ -140,23 +156,32 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--boards", type=int, nargs="+", default=[10, 50, 200])
     parser.add_argument("--seconds", type=float, default=10.0, help="publishing time per row (default 10)")
-    parser.add_argument("--speed", type=float, nargs="+", default=[1.0, 100.0],
-                        help="multiples of tournament pace, one move per 30 s a board (default: 1 and 100)")
+    parser.add_argument(
+        "--speed",
+        type=float,
+        nargs="+",
+        default=[1.0, 100.0],
+        help="multiples of tournament pace, one move per 30 s a board (default: 1 and 100)",
+    )
     args = parser.parse_args()
     mosquitto = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
     if mosquitto is None:
         print("bench/hall.py needs Debian's mosquitto (apt-get install mosquitto)", file=sys.stderr)
         return 2
-    print(f"{'boards':>6} {'pace':>5} {'sent':>6} {'arrived':>7} {'msg/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'hall CPU ms/msg':>15}")
+    print(
+        f"{'boards':>6} {'pace':>5} {'sent':>6} {'arrived':>7} {'msg/s':>8} {'p50 ms':>7} {'p95 ms':>7} {'hall CPU ms/msg':>15}"
+    )
     for speed in args.speed:
         base: dict[str, float] | None = None
         for boards in args.boards:
             row = run(boards, args.seconds, speed, mosquitto)
             base = base or row
-            print(f"{boards:>6} {speed:>4.0f}x {row['messages']:>6} {row['arrived']:>7} {row['msg_s']:>8.1f}"
-                  f" {row['p50_ms']:>7.1f} {row['p95_ms']:>7.1f} {row['cpu_ms_per_msg']:>15.3f}"
-                  f"   (CPU/msg {row['cpu_ms_per_msg'] / base['cpu_ms_per_msg']:.2f}x of {base['boards']:.0f} boards)",
-                  flush=True)
+            print(
+                f"{boards:>6} {speed:>4.0f}x {row['messages']:>6} {row['arrived']:>7} {row['msg_s']:>8.1f}"
+                f" {row['p50_ms']:>7.1f} {row['p95_ms']:>7.1f} {row['cpu_ms_per_msg']:>15.3f}"
+                f"   (CPU/msg {row['cpu_ms_per_msg'] / base['cpu_ms_per_msg']:.2f}x of {base['boards']:.0f} boards)",
+                flush=True,
+            )
     return 0
 
 

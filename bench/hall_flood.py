@@ -49,9 +49,24 @@ def main() -> int:
     (folder / "pairings.csv").write_text("round,board,black,white\n1,table-1,Ann,Bob\n1,table-2,Cid,Dee\n")
     port, web = free_port(), free_port()
     hall = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "hall", "--hall", "club", "--listen", f"127.0.0.1:{port}",
-         "--web", f"127.0.0.1:{web}", "--state-dir", str(folder), "--pairings", str(folder / "pairings.csv")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "hall",
+            "--hall",
+            "club",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--web",
+            f"127.0.0.1:{web}",
+            "--state-dir",
+            str(folder),
+            "--pairings",
+            str(folder / "pairings.csv"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         wait_port(web)
@@ -96,10 +111,14 @@ def main() -> int:
         except (RuntimeError, ValueError):
             refused = True
         big.loop_stop()
-        print(f"{2 * args.events} events of {args.size} bytes from one board's account in {sent_s:.1f} s, "
-              f"and messages for 1,000 made-up boards (the ACL drops them: /api/others lists {others})")
-        print(f"hall process (with its embedded broker): {before:.0f} MB before, {after:.0f} MB after "
-              f"({after / before:.2f}x)")
+        print(
+            f"{2 * args.events} events of {args.size} bytes from one board's account in {sent_s:.1f} s, "
+            f"and messages for 1,000 made-up boards (the ACL drops them: /api/others lists {others})"
+        )
+        print(
+            f"hall process (with its embedded broker): {before:.0f} MB before, {after:.0f} MB after "
+            f"({after / before:.2f}x)"
+        )
         print(f"one /api/boards answer: {answer:,} bytes")
         print(f"a 120 KB message: {'refused, the client put off' if refused else 'TAKEN'}")
         return 0

@@ -27,8 +27,13 @@ def run(games: int, players: int) -> dict[str, float]:
     started = time.perf_counter()
     for i in range(games):
         black, white = rng.sample(names, 2)
-        state = {"round": str(i // 400 + 1), "black": black, "white": white,
-                 "result": rng.choice(["1-0", "0-1", "1/2-1/2"]), "moves": [f"{i}"]}
+        state = {
+            "round": str(i // 400 + 1),
+            "black": black,
+            "white": white,
+            "result": rng.choice(["1-0", "0-1", "1/2-1/2"]),
+            "moves": [f"{i}"],
+        }
         standings.record(f"t{i % 200}", state)
     counted = time.perf_counter()
     _, body = standings.json_snapshot()
@@ -53,8 +58,10 @@ def main() -> int:
     for games in args.games:
         row = run(games, args.players)
         base = base or row
-        print(f"{games:>6} {args.players:>7} {row['record_us']:>14.1f} {row['table_ms']:>13.1f} {row['json_kb']:>9.0f} "
-              f"{row['csv_ms']:>7.1f}   (table {row['table_ms'] / base['table_ms']:.1f}x of {args.games[0]} games)")
+        print(
+            f"{games:>6} {args.players:>7} {row['record_us']:>14.1f} {row['table_ms']:>13.1f} {row['json_kb']:>9.0f} "
+            f"{row['csv_ms']:>7.1f}   (table {row['table_ms'] / base['table_ms']:.1f}x of {args.games[0]} games)"
+        )
     return 0
 
 

@@ -99,8 +99,15 @@ def pydraughts(depth: int, repeat: int) -> Timing:
         return count(draughts.Board("english"), depth)
 
     leaves, seconds = median_time(run, repeat)
-    return Timing("pydraughts", _version("pydraughts"), "WCDF (variant english)", depth,
-                  leaves, seconds, note=f"very slow: timed at depth {depth}")
+    return Timing(
+        "pydraughts",
+        _version("pydraughts"),
+        "WCDF (variant english)",
+        depth,
+        leaves,
+        seconds,
+        note=f"very slow: timed at depth {depth}",
+    )
 
 
 def fast_python() -> Path | None:
@@ -121,9 +128,10 @@ def fast_python() -> Path | None:
 
 def py_draughts(python: Path, rules: str, depth: int, repeat: int, label: str) -> Timing:
     done = subprocess.run(
-        [str(python), str(WORKER), "--rules", rules, "--depth", str(depth),
-         "--repeat", str(repeat)],
-        capture_output=True, text=True, check=False,
+        [str(python), str(WORKER), "--rules", rules, "--depth", str(depth), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise SystemExit(f"bench: py-draughts worker failed:\n{done.stderr.strip()}")
@@ -149,9 +157,7 @@ def table(rows: list[Timing], reference: Timing) -> str:
     ]
     for row in rows:
         times = reference.rate / row.rate
-        ratio = "" if row is reference else (
-            f"{times:,.0f}x faster" if times >= 100 else f"{times:.1f}x faster"
-        )
+        ratio = "" if row is reference else (f"{times:,.0f}x faster" if times >= 100 else f"{times:.1f}x faster")
         lines.append(
             f"{row.program:<12} {row.version:<8} {row.rules:<38} {row.depth:>5} "
             f"{row.leaves:>10,} {row.seconds:>8.3f} {row.rate:>11,.0f}  {ratio}"
@@ -163,20 +169,22 @@ def table(rows: list[Timing], reference: Timing) -> str:
 def check_same(a: Timing, b: Timing) -> bool:
     if a.leaves == b.leaves:
         return True
-    print(f"bench: {b.program} counts {b.leaves:,} leaves at depth {b.depth} where "
-          f"{a.program} counts {a.leaves:,}: not the same work", file=sys.stderr)
+    print(
+        f"bench: {b.program} counts {b.leaves:,} leaves at depth {b.depth} where "
+        f"{a.program} counts {a.leaves:,}: not the same work",
+        file=sys.stderr,
+    )
     return False
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="Perft leaves per second against peers.")
     parser.add_argument("--depth", type=int, default=9, help="our perft depth (default 9)")
-    parser.add_argument("--fast-depth", type=int, default=8,
-                        help="py-draughts's WCDF perft depth (default 8)")
-    parser.add_argument("--fast-rules-depth", type=int, default=7,
-                        help="depth of the same-tree run on py-draughts's rules (default 7)")
-    parser.add_argument("--slow-depth", type=int, default=4,
-                        help="pydraughts's perft depth (default 4; it is slow)")
+    parser.add_argument("--fast-depth", type=int, default=8, help="py-draughts's WCDF perft depth (default 8)")
+    parser.add_argument(
+        "--fast-rules-depth", type=int, default=7, help="depth of the same-tree run on py-draughts's rules (default 7)"
+    )
+    parser.add_argument("--slow-depth", type=int, default=4, help="pydraughts's perft depth (default 4; it is slow)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing (median)")
     args = parser.parse_args()
     repeat = max(1, args.repeat)
@@ -184,8 +192,10 @@ def main() -> int:
     wcdf, optional = Rules(), Rules(captures_compulsory=False)
     ok = True
 
-    print(f"Perft from the start position on {sys.implementation.name} "
-          f"{sys.version.split()[0]}; medians of {repeat} runs (peers: {peer_repeat}).")
+    print(
+        f"Perft from the start position on {sys.implementation.name} "
+        f"{sys.version.split()[0]}; medians of {repeat} runs (peers: {peer_repeat})."
+    )
     print("Leaves are counted in bulk at the last ply by every program.\n")
 
     head = ours(args.depth, wcdf, "WCDF", repeat)
@@ -197,8 +207,7 @@ def main() -> int:
     if python is None:
         ok = False
     else:
-        fast = py_draughts(python, "wcdf", args.fast_depth, peer_repeat,
-                           "WCDF (its core, captures compulsory)")
+        fast = py_draughts(python, "wcdf", args.fast_depth, peer_repeat, "WCDF (its core, captures compulsory)")
         rows.append(fast)
         checks.append((ours(args.fast_depth, wcdf, "WCDF", 1), fast))
 
@@ -211,8 +220,9 @@ def main() -> int:
 
     if python is not None:
         same_ours = ours(args.fast_rules_depth, optional, "captures optional", repeat)
-        same_fast = py_draughts(python, "american", args.fast_rules_depth, peer_repeat,
-                                "its AmericanBoard (captures optional)")
+        same_fast = py_draughts(
+            python, "american", args.fast_rules_depth, peer_repeat, "its AmericanBoard (captures optional)"
+        )
         checks.append((same_ours, same_fast))
         print("\nThe same tree on py-draughts's own American rules (captures optional):")
         print(table([same_ours, same_fast], same_ours))
@@ -220,16 +230,22 @@ def main() -> int:
     for reference, peer in checks:
         ok = check_same(reference, peer) and ok
 
-    print(f"\nTargets: crownhead perft {args.depth} at {head.rate:,.0f} leaves/s "
-          f"(target {TARGET_RATE:,}): {'met' if head.rate >= TARGET_RATE else 'MISSED'}")
+    print(
+        f"\nTargets: crownhead perft {args.depth} at {head.rate:,.0f} leaves/s "
+        f"(target {TARGET_RATE:,}): {'met' if head.rate >= TARGET_RATE else 'MISSED'}"
+    )
     if fast is not None:
         ratio = head.rate / fast.rate
-        print(f"  {ratio:,.1f}x py-draughts (target {TARGET_VS_FAST:g}x): "
-              f"{'met' if ratio >= TARGET_VS_FAST else 'MISSED'}")
+        print(
+            f"  {ratio:,.1f}x py-draughts (target {TARGET_VS_FAST:g}x): "
+            f"{'met' if ratio >= TARGET_VS_FAST else 'MISSED'}"
+        )
     ratio = head.rate / slow.rate
-    print(f"  {ratio:,.0f}x pydraughts (target {TARGET_VS_SLOW:,.0f}x; pydraughts timed at "
-          f"depth {slow.depth} because it is very slow): "
-          f"{'met' if ratio >= TARGET_VS_SLOW else 'MISSED'}")
+    print(
+        f"  {ratio:,.0f}x pydraughts (target {TARGET_VS_SLOW:,.0f}x; pydraughts timed at "
+        f"depth {slow.depth} because it is very slow): "
+        f"{'met' if ratio >= TARGET_VS_SLOW else 'MISSED'}"
+    )
     return 0 if ok else 1
 
 

@@ -127,8 +127,7 @@ def crowned(position: Position) -> Position:
     problems are given so all the same (beginner #10 has a White man on 1, for a White
     win that needs a king there). Taken as given, such a man could never move again.
     """
-    stuck = (position.black & ~position.kings & BLACK_CROWN_ROW) | (
-        position.white & ~position.kings & WHITE_CROWN_ROW)
+    stuck = (position.black & ~position.kings & BLACK_CROWN_ROW) | (position.white & ~position.kings & WHITE_CROWN_ROW)
     return position._replace(kings=position.kings | stuck) if stuck else position
 
 
@@ -155,7 +154,8 @@ def pieces_range(text: str) -> tuple[int, int]:
 _PROGRESS = re.compile(
     r"\[\d+/\d+\] (?P<limit>\d+) (?P<unit>ms|nodes) (?P<file>\S+) #(?P<number>\d+) "
     r"(?:solved|FAILED): stated (?P<stated>\S+), reached (?P<reached>\S+) "
-    r"\((?P<reason>[^,()]+), (?P<plies>\d+) plies, (?P<seconds>\d+) s\)")
+    r"\((?P<reason>[^,()]+), (?P<plies>\d+) plies, (?P<seconds>\d+) s\)"
+)
 #: Longer than any line ``--progress`` writes: a log is read a bounded line at a time.
 _LINE_LIMIT = 1024
 
@@ -164,8 +164,7 @@ class LogError(ValueError):
     """A ``--resume`` log that cannot be taken as it is."""
 
 
-def read_log(path: Path, problems: list[Problem],
-             unit: str) -> dict[tuple[Problem, int], Outcome]:
+def read_log(path: Path, problems: list[Problem], unit: str) -> dict[tuple[Problem, int], Outcome]:
     """The outcomes a ``--progress`` log reports for ``problems``, by (problem, time).
 
     Lines that are no report (a warning, a traceback of a stopped run) are passed over,
@@ -187,8 +186,7 @@ def read_log(path: Path, problems: list[Problem],
                 break
             number += 1
             if len(line) >= _LINE_LIMIT - 1 and not line.endswith("\n"):
-                raise LogError(f"{path}:{number}: a line longer than {_LINE_LIMIT} characters; "
-                               "not a --progress log")
+                raise LogError(f"{path}:{number}: a line longer than {_LINE_LIMIT} characters; not a --progress log")
             match = _PROGRESS.fullmatch(line.strip())
             if match is None or match["unit"] != unit:
                 continue
@@ -196,11 +194,14 @@ def read_log(path: Path, problems: list[Problem],
             if problem is None:
                 continue  # a file or a number this run does not play (--files, --sample)
             if problem.result != match["stated"]:
-                raise LogError(f"{path}:{number}: {problem.file} #{problem.number} is stated "
-                               f"{match['stated']} there, {problem.result} in the problem files")
+                raise LogError(
+                    f"{path}:{number}: {problem.file} #{problem.number} is stated "
+                    f"{match['stated']} there, {problem.result} in the problem files"
+                )
             limit = int(match["limit"])
-            found[problem, limit] = Outcome(problem, limit, match["reached"], match["reason"],
-                                            int(match["plies"]), float(match["seconds"]))
+            found[problem, limit] = Outcome(
+                problem, limit, match["reached"], match["reason"], int(match["plies"]), float(match["seconds"])
+            )
     return found
 
 
@@ -229,8 +230,7 @@ def cpu_ms() -> float:
     return time.process_time() * 1000
 
 
-def _init_worker(egdb: str | None, cpu: bool, nodes: bool = False,
-                 analyse: bool = False) -> None:
+def _init_worker(egdb: str | None, cpu: bool, nodes: bool = False, analyse: bool = False) -> None:
     global _probe, _cpu_clock, _nodes, _analyse
     _cpu_clock = cpu
     _nodes = nodes
@@ -255,8 +255,7 @@ def play(task: tuple[Problem, int]) -> Outcome:
         if _analyse:
             game.play(analysed(problem.fen, game, movetime))
             continue
-        found = engine.search(game.position, history=game.positions[:-1],
-                              **limits)  # type: ignore[arg-type]
+        found = engine.search(game.position, history=game.positions[:-1], **limits)  # type: ignore[arg-type]
         assert found.move is not None
         game.play(found.move)
     result, reason = over.score, over.reason
@@ -280,8 +279,7 @@ def analysed(fen: str, game: Game, movetime: int) -> Move:
     if game.moves:
         command += ["--moves", " ".join(m.pdn(full=True) for m in game.moves)]
     env = {**os.environ, "XDG_STATE_HOME": _FRESH_STATE}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
-                          env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.strip()}")
     line = json.loads(done.stdout)
@@ -294,19 +292,26 @@ def _progress(outcome: Outcome, done: int, total: int, show: bool, unit: str = "
     if show:
         p = outcome.problem
         mark = "solved" if outcome.solved else "FAILED"
-        print(f"[{done + 1}/{total}] {outcome.movetime} {unit} {p.file} #{p.number} {mark}: stated "
-              f"{p.result}, reached {outcome.result} ({outcome.reason}, {outcome.plies} plies, "
-              f"{outcome.seconds:.0f} s)", file=sys.stderr, flush=True)
+        print(
+            f"[{done + 1}/{total}] {outcome.movetime} {unit} {p.file} #{p.number} {mark}: stated "
+            f"{p.result}, reached {outcome.result} ({outcome.reason}, {outcome.plies} plies, "
+            f"{outcome.seconds:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
     return outcome
 
 
-def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
-           failures: int, unit: str = "ms", resumed: int = 0) -> None:
+def report(
+    outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int, failures: int, unit: str = "ms", resumed: int = 0
+) -> None:
     solved = sum(o.solved for o in outcomes)
     earlier = f"; {resumed} of them from earlier runs" if resumed else ""
-    print(f"{movetime} {unit} a move: {solved}/{len(outcomes)} solved = "
-          f"{100 * solved / max(len(outcomes), 1):.1f}% in {elapsed:.0f} s "
-          f"({jobs} processes{earlier})")
+    print(
+        f"{movetime} {unit} a move: {solved}/{len(outcomes)} solved = "
+        f"{100 * solved / max(len(outcomes), 1):.1f}% in {elapsed:.0f} s "
+        f"({jobs} processes{earlier})"
+    )
     files = sorted({o.problem.file for o in outcomes})
     for name in files:
         mine = [o for o in outcomes if o.problem.file == name]
@@ -315,21 +320,26 @@ def report(outcomes: list[Outcome], movetime: int, elapsed: float, jobs: int,
     by_stated: dict[str, list[Outcome]] = {}
     for o in outcomes:
         by_stated.setdefault(o.problem.result, []).append(o)
-    print("  by stated result: " + ", ".join(
-        f"{r} {sum(o.solved for o in v)}/{len(v)}" for r, v in sorted(by_stated.items())))
+    print(
+        "  by stated result: "
+        + ", ".join(f"{r} {sum(o.solved for o in v)}/{len(v)}" for r, v in sorted(by_stated.items()))
+    )
     by_pieces: dict[str, list[Outcome]] = {}
     for o in outcomes:
         n = pieces_of(o.problem)
         by_pieces.setdefault("<=4" if n <= 4 else str(n) if n <= 8 else "9+", []).append(o)
     order = ["<=4", "5", "6", "7", "8", "9+"]
-    print("  by pieces on the board: " + ", ".join(
-        f"{k} {sum(o.solved for o in by_pieces[k])}/{len(by_pieces[k])}"
-        for k in order if k in by_pieces))
+    print(
+        "  by pieces on the board: "
+        + ", ".join(f"{k} {sum(o.solved for o in by_pieces[k])}/{len(by_pieces[k])}" for k in order if k in by_pieces)
+    )
     failed = [o for o in outcomes if not o.solved]
     for o in failed[:failures]:
         p = o.problem
-        print(f"  failed: {p.file} #{p.number} {p.fen} stated {p.result}, reached "
-              f"{o.result} ({o.reason}, {o.plies} plies)")
+        print(
+            f"  failed: {p.file} #{p.number} {p.fen} stated {p.result}, reached "
+            f"{o.result} ({o.reason}, {o.plies} plies)"
+        )
     if len(failed) > failures:
         print(f"  ... and {len(failed) - failures} more failures")
     sys.stdout.flush()
@@ -352,52 +362,79 @@ def speed(problems: list[Problem], nodes: int, egdb: str | None) -> None:
         cpu += time.process_time() - started
         total += result.nodes
         depths.append(result.depth)
-    print(f"speed: {len(problems)} positions at {nodes:,} nodes: {total:,} nodes in "
-          f"{cpu:.2f} s of CPU = {total / max(cpu, 1e-9):,.0f} nodes/s, mean depth "
-          f"{sum(depths) / max(len(depths), 1):.2f}")
+    print(
+        f"speed: {len(problems)} positions at {nodes:,} nodes: {total:,} nodes in "
+        f"{cpu:.2f} s of CPU = {total / max(cpu, 1e-9):,.0f} nodes/s, mean depth "
+        f"{sum(depths) / max(len(depths), 1):.2f}"
+    )
     sys.stdout.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--movetime", default="100,300,1000",
-                        help="engine ms per move, comma-separated (100,300,1000)")
+    parser.add_argument("--movetime", default="100,300,1000", help="engine ms per move, comma-separated (100,300,1000)")
     parser.add_argument("--sample", type=int, help="play only N problems spread over the files")
-    parser.add_argument("--random", type=int, metavar="N", help="play only N problems drawn at "
-                        "random (--seed)")
+    parser.add_argument("--random", type=int, metavar="N", help="play only N problems drawn at random (--seed)")
     parser.add_argument("--seed", type=int, default=1, help="which --random problems (default 1)")
     parser.add_argument("--files", help="only these files (stems, comma-separated)")
-    parser.add_argument("--pieces", type=pieces_range, metavar="N or LO-HI",
-                        help="only the problems with this many pieces on the board (6, or 2-6)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                        help="problems played at once (default 2)")
-    parser.add_argument("--failures", type=int, default=1000,
-                        help="list at most this many failures per time (all)")
+    parser.add_argument(
+        "--pieces",
+        type=pieces_range,
+        metavar="N or LO-HI",
+        help="only the problems with this many pieces on the board (6, or 2-6)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="problems played at once (default 2)"
+    )
+    parser.add_argument("--failures", type=int, default=1000, help="list at most this many failures per time (all)")
     tables = parser.add_mutually_exclusive_group()
-    tables.add_argument("--egdb", help="endgame databases to probe: 'shipped' (the "
-                        "tables in firmware/egdb/tables) or a folder built by `crownhead "
-                        "egdb build`; default: none")
-    tables.add_argument("--as-installed", action="store_true",
-                        help="the tables a fresh install probes (the shipped ones)")
-    parser.add_argument("--nodes", help="instead of a time, this many positions searched a "
-                        "move, comma-separated: the same moves on any machine and load, for "
-                        "comparing two versions of the engine")
-    parser.add_argument("--speed", type=int, metavar="NODES",
-                        help="only measure the search's speed: each position searched once "
-                        "at this node budget, nodes per CPU second and mean depth printed")
-    parser.add_argument("--analyse", action="store_true",
-                        help="play each move by running `crownhead analyse` in a new process "
-                        "(the tables a fresh install has; the wall clock)")
-    parser.add_argument("--wall", action="store_true",
-                        help="time the engine by the wall clock (default: by its process's "
-                        "CPU time, so other work on the machine does not change the figures)")
-    parser.add_argument("--progress", action="store_true",
-                        help="a line on stderr as each problem finishes")
-    parser.add_argument("--resume", type=Path, action="append", default=[], metavar="LOG",
-                        help="take the outcomes a --progress log of an earlier run reports "
-                        "instead of playing those problems again (may be repeated)")
-    parser.add_argument("--problems", type=Path, default=PROBLEMS,
-                        help="the folder of problem files (../shared/data/problems)")
+    tables.add_argument(
+        "--egdb",
+        help="endgame databases to probe: 'shipped' (the "
+        "tables in firmware/egdb/tables) or a folder built by `crownhead "
+        "egdb build`; default: none",
+    )
+    tables.add_argument(
+        "--as-installed", action="store_true", help="the tables a fresh install probes (the shipped ones)"
+    )
+    parser.add_argument(
+        "--nodes",
+        help="instead of a time, this many positions searched a "
+        "move, comma-separated: the same moves on any machine and load, for "
+        "comparing two versions of the engine",
+    )
+    parser.add_argument(
+        "--speed",
+        type=int,
+        metavar="NODES",
+        help="only measure the search's speed: each position searched once "
+        "at this node budget, nodes per CPU second and mean depth printed",
+    )
+    parser.add_argument(
+        "--analyse",
+        action="store_true",
+        help="play each move by running `crownhead analyse` in a new process "
+        "(the tables a fresh install has; the wall clock)",
+    )
+    parser.add_argument(
+        "--wall",
+        action="store_true",
+        help="time the engine by the wall clock (default: by its process's "
+        "CPU time, so other work on the machine does not change the figures)",
+    )
+    parser.add_argument("--progress", action="store_true", help="a line on stderr as each problem finishes")
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="LOG",
+        help="take the outcomes a --progress log of an earlier run reports "
+        "instead of playing those problems again (may be repeated)",
+    )
+    parser.add_argument(
+        "--problems", type=Path, default=PROBLEMS, help="the folder of problem files (../shared/data/problems)"
+    )
     args = parser.parse_args(argv)
     problems = load(args.problems, args.files.split(",") if args.files else None)
     if args.pieces:
@@ -419,17 +456,26 @@ def main(argv: list[str] | None = None) -> int:
     by_nodes = args.nodes is not None
     times = [int(t) for t in (args.nodes if by_nodes else args.movetime).split(",")]
     unit = "nodes" if by_nodes else "ms"
-    limit = ("a node budget" if by_nodes else "crownhead analyse, a new process a move, by "
-             "the wall clock" if args.analyse else "wall clock" if args.wall else "CPU time")
+    limit = (
+        "a node budget"
+        if by_nodes
+        else "crownhead analyse, a new process a move, by the wall clock"
+        if args.analyse
+        else "wall clock"
+        if args.wall
+        else "CPU time"
+    )
     tables = "none"
     if args.egdb:
         from firmware.egdb import describe
 
         _init_worker(args.egdb, True)
         tables = f"{args.egdb} ({describe(_probe)})"
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
-          f"{len(problems)} problems, endgame databases: {tables}, "
-          f"engine {'limited by' if by_nodes else 'timed by'} {limit}")
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
+        f"{len(problems)} problems, endgame databases: {tables}, "
+        f"engine {'limited by' if by_nodes else 'timed by'} {limit}"
+    )
     earlier: dict[tuple[Problem, int], Outcome] = {}
     for log in args.resume:
         try:
@@ -442,20 +488,18 @@ def main(argv: list[str] | None = None) -> int:
         tasks = [(p, movetime) for p in problems if (p, movetime) not in earlier]
         started = time.monotonic()
         if args.jobs > 1:
-            with multiprocessing.Pool(args.jobs, _init_worker,
-                                      (args.egdb, not args.wall, by_nodes, args.analyse)) as pool:
+            with multiprocessing.Pool(
+                args.jobs, _init_worker, (args.egdb, not args.wall, by_nodes, args.analyse)
+            ) as pool:
                 for outcome in pool.imap_unordered(play, tasks, chunksize=1):
-                    outcomes.append(_progress(outcome, len(outcomes), len(problems),
-                                              args.progress, unit))
+                    outcomes.append(_progress(outcome, len(outcomes), len(problems), args.progress, unit))
         else:
             _init_worker(args.egdb, not args.wall, by_nodes, args.analyse)
             for task in tasks:
-                outcomes.append(_progress(play(task), len(outcomes), len(problems),
-                                          args.progress, unit))
+                outcomes.append(_progress(play(task), len(outcomes), len(problems), args.progress, unit))
         order = {p: i for i, p in enumerate(problems)}
         outcomes.sort(key=lambda o: order[o.problem])
-        report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures, unit,
-               resumed)
+        report(outcomes, movetime, time.monotonic() - started, args.jobs, args.failures, unit, resumed)
     return 0
 
 

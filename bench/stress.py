@@ -63,8 +63,15 @@ def stop_hogs(hogs: list[subprocess.Popen[bytes]]) -> None:
 def run_once(cmd: list[str]) -> subprocess.CompletedProcess[str]:
     """Run ``cmd`` in its own process group, so that an interruption stops all of it
     (``make test`` runs pytest, which runs the board and browsers)."""
-    with subprocess.Popen(cmd, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, start_new_session=True) as proc:
+    with subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as proc:
         try:
             out, err = proc.communicate()
         except BaseException:
@@ -88,16 +95,23 @@ def command(args: argparse.Namespace) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=50, help="runs in a row (default 50)")
-    parser.add_argument("--hogs", type=int, default=os.cpu_count() or 1,
-                        help="busy child processes beside the tests (default: one per core)")
+    parser.add_argument(
+        "--hogs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="busy child processes beside the tests (default: one per core)",
+    )
     parser.add_argument("--make", action="store_true", help="run `make test` (mypy and the whole suite)")
     parser.add_argument("pytest", nargs="*", help="pytest arguments: the files or tests to run")
     args = parser.parse_args()
     if not args.make and not args.pytest:
         parser.error("name the tests to run (pytest arguments), or --make for the whole `make test`")
     cmd = command(args)
-    print(f"{' '.join(cmd)}: {args.runs} runs, {args.hogs} busy processes beside it "
-          f"({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})", flush=True)
+    print(
+        f"{' '.join(cmd)}: {args.runs} runs, {args.hogs} busy processes beside it "
+        f"({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})",
+        flush=True,
+    )
     # SIGTERM (a `kill`, a CI timeout) ends the runs like Ctrl-C: the hogs are stopped.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     hogs = start_hogs(args.hogs)
@@ -110,8 +124,11 @@ def main() -> int:
             took = time.monotonic() - started
             times.append(took)
             last = (done.stdout.strip().splitlines() or [""])[-1]
-            print(f"run {run:3d}: {'pass' if done.returncode == 0 else 'FAIL'} in {took:6.1f} s "
-                  f"(load {os.getloadavg()[0]:.1f}) {last}", flush=True)
+            print(
+                f"run {run:3d}: {'pass' if done.returncode == 0 else 'FAIL'} in {took:6.1f} s "
+                f"(load {os.getloadavg()[0]:.1f}) {last}",
+                flush=True,
+            )
             if done.returncode != 0:
                 failed = 1
                 print(done.stdout[-20000:], done.stderr[-5000:], sep="\n", flush=True)
@@ -122,8 +139,10 @@ def main() -> int:
         stop_hogs(hogs)
     passed = len(times) - failed
     if times:
-        print(f"{passed} passed in a row, {failed} failed, of {args.runs} asked; seconds per run: "
-              f"min {min(times):.1f}, median {statistics.median(times):.1f}, max {max(times):.1f}")
+        print(
+            f"{passed} passed in a row, {failed} failed, of {args.runs} asked; seconds per run: "
+            f"min {min(times):.1f}, median {statistics.median(times):.1f}, max {max(times):.1f}"
+        )
     return 1 if failed else 0
 
 

@@ -73,7 +73,9 @@ class Recorder(Tracker):
 class Run:
     """One game's script on the simulated board, recorded."""
 
-    def __init__(self, number: int, start: Position, moves: Sequence[Move], seed: int, settings: TrackerSettings) -> None:
+    def __init__(
+        self, number: int, start: Position, moves: Sequence[Move], seed: int, settings: TrackerSettings
+    ) -> None:
         self.number = number
         self.start = start
         self.moves = list(moves)
@@ -137,7 +139,9 @@ class Run:
             run_to(min(due))
         made = [Move(e.path, e.captures) for e in self.events if isinstance(e, MoveMade)]
         if made != self.moves:
-            raise SystemExit(f"game {self.number}: the tracker read {len(made)} moves, not the game's {len(self.moves)}")
+            raise SystemExit(
+                f"game {self.number}: the tracker read {len(made)} moves, not the game's {len(self.moves)}"
+            )
         return tracker
 
 
@@ -177,11 +181,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     raw_events = sum(len(r.raw) for r, _ in runs)
     updates = sum(1 for _, calls in runs for c in calls if c[0] == "update")
     plies = sum(len(r.moves) for r, _ in runs)
-    print(f"{len(runs)} games, {plies} moves, {raw_events} raw switch events, {updates} settled changes "
-          f"(seed {args.seed}, settle {settings.settle_ms} ms, patience {settings.patience_ms} ms, "
-          f"debounce {DEFAULT_DEBOUNCE_MS} ms)")
-    print(f"record pass (simulator + debouncer + controller + tracker): {record_s:.1f} s, "
-          f"{record_s / raw_events * 1e3:.3f} ms per raw event overall")
+    print(
+        f"{len(runs)} games, {plies} moves, {raw_events} raw switch events, {updates} settled changes "
+        f"(seed {args.seed}, settle {settings.settle_ms} ms, patience {settings.patience_ms} ms, "
+        f"debounce {DEFAULT_DEBOUNCE_MS} ms)"
+    )
+    print(
+        f"record pass (simulator + debouncer + controller + tracker): {record_s:.1f} s, "
+        f"{record_s / raw_events * 1e3:.3f} ms per raw event overall"
+    )
 
     # 2. time the tracker on the recorded calls, and its peers
     update_ms: list[float] = []
@@ -241,8 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     row("Position.legal_moves (peer)", legal_ms, legal_med)
     row("TurnTable (per-turn precompute)", table_ms, legal_med)
     med = statistics.median(update_roles_ms)
-    print(f"  target: {TARGET_MS} ms per sensor event -> median {med:.4f} ms is {med / TARGET_MS:.1%} of it; "
-          f"{'met' if med < TARGET_MS else 'NOT met'}")
+    print(
+        f"  target: {TARGET_MS} ms per sensor event -> median {med:.4f} ms is {med / TARGET_MS:.1%} of it; "
+        f"{'met' if med < TARGET_MS else 'NOT met'}"
+    )
 
     # 3. latency
     virtual_move: list[float] = []

@@ -82,7 +82,9 @@ def latency(moves: int) -> None:
         live.app.sinks.insert(0, note)
         try:
             with sync_playwright() as p:
-                context = p.chromium.launch_persistent_context(profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS)
+                context = p.chromium.launch_persistent_context(
+                    profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS
+                )
                 pages = []
                 for _ in range(10):
                     page = context.new_page()
@@ -109,9 +111,11 @@ def latency(moves: int) -> None:
                 context.close()
         finally:
             live.close()
-    print(f"latency: {len(samples)} samples ({len(emitted)} moves x 10 pages): event to page DOM "
-          f"median {statistics.median(samples):.1f} ms, p95 {percentile(samples, 95):.1f} ms, "
-          f"max {max(samples):.1f} ms (budget p95 <= 50 ms)")
+    print(
+        f"latency: {len(samples)} samples ({len(emitted)} moves x 10 pages): event to page DOM "
+        f"median {statistics.median(samples):.1f} ms, p95 {percentile(samples, 95):.1f} ms, "
+        f"max {max(samples):.1f} ms (budget p95 <= 50 ms)"
+    )
 
 
 # -- main-loop step ----------------------------------------------------------------------
@@ -217,34 +221,43 @@ while True:
 
 def _bare_app(state: Path) -> App:
     clock = MonotonicClock()
-    app = App(open_hardware(default_config(), clock, hal="sim"), clock=clock,
-              settings=AppSettings(), store=GameStore(state))
+    app = App(
+        open_hardware(default_config(), clock, hal="sim"), clock=clock, settings=AppSettings(), store=GameStore(state)
+    )
     return app
 
 
 def step(seconds: float, rounds: int) -> None:
     """The main loop's step without the web server and with it (10 pages, one flooding),
     for each kind of flood. See :func:`_step_rounds`."""
-    for flood, what in (("questions", "questions and garbage"), ("commands", "commands that change the board, questions and garbage"),
-                        ("connections", "1,100 idle and slowloris connections from 110 addresses, reopened when closed")):
+    for flood, what in (
+        ("questions", "questions and garbage"),
+        ("commands", "commands that change the board, questions and garbage"),
+        ("connections", "1,100 idle and slowloris connections from 110 addresses, reopened when closed"),
+    ):
         ratios = []
         for n, (base, web, handled, mained, web_share, walls) in enumerate(_step_rounds(seconds, rounds, flood)):
             b, w = statistics.mean(base), statistics.mean(web)
             ratios.append(w / b)
-            print(f"step ({flood}) round {n + 1}: mean CPU per main-loop step {b:.1f} us without the web server, "
-                  f"{w:.1f} us with it -> {w / b:.2f}x (medians {statistics.median(base):.1f} -> "
-                  f"{statistics.median(web):.1f} us; {handled} lines from the flooding page, {mained} of them "
-                  f"handled by the main loop; the server thread "
-                  f"{web_share:.2f} % of a core; a step's wall time without -> with: p99 "
-                  f"{percentile(walls[0], 99) / 1000:.1f} -> {percentile(walls[1], 99) / 1000:.1f} ms, max "
-                  f"{max(walls[0]) / 1000:.1f} -> {max(walls[1]) / 1000:.1f} ms)")
-        print(f"step: with 10 pages, one flooding {what}: {min(ratios):.2f}-{max(ratios):.2f}x "
-              f"(median {statistics.median(ratios):.2f}x over {rounds} rounds of {seconds:.0f} s each way) "
-              f"the step without the web server (budget 1.2x)")
+            print(
+                f"step ({flood}) round {n + 1}: mean CPU per main-loop step {b:.1f} us without the web server, "
+                f"{w:.1f} us with it -> {w / b:.2f}x (medians {statistics.median(base):.1f} -> "
+                f"{statistics.median(web):.1f} us; {handled} lines from the flooding page, {mained} of them "
+                f"handled by the main loop; the server thread "
+                f"{web_share:.2f} % of a core; a step's wall time without -> with: p99 "
+                f"{percentile(walls[0], 99) / 1000:.1f} -> {percentile(walls[1], 99) / 1000:.1f} ms, max "
+                f"{max(walls[0]) / 1000:.1f} -> {max(walls[1]) / 1000:.1f} ms)"
+            )
+        print(
+            f"step: with 10 pages, one flooding {what}: {min(ratios):.2f}-{max(ratios):.2f}x "
+            f"(median {statistics.median(ratios):.2f}x over {rounds} rounds of {seconds:.0f} s each way) "
+            f"the step without the web server (budget 1.2x)"
+        )
 
 
-def _step_rounds(seconds: float, rounds: int, flood: str
-                 ) -> list[tuple[list[float], list[float], int, int, float, tuple[list[float], list[float]]]]:
+def _step_rounds(
+    seconds: float, rounds: int, flood: str
+) -> list[tuple[list[float], list[float], int, int, float, tuple[list[float], list[float]]]]:
     """Rounds of alternating one-second blocks: the bare app, then the same app with the
     web server, 10 pages (another process) and ``flood``, so that both see the same
     machine (it is shared: its load drifts). The pages are stopped (SIGSTOP) while the
@@ -323,17 +336,23 @@ def idle(seconds: float, rounds: int) -> None:
         label = f"with --web and {page_note}" if web else "without --web"
         for cpu, rss, threads in runs[web]:
             main_share = threads[0][1]  # the process's first thread: the main loop
-            others = ", ".join(f"{share:.2f}" for _tid, share in sorted(threads[1:], key=lambda t: -t[1])[:3]) or "none:"
-            print(f"idle: crownhead run --headless --hal sim {label}: {cpu:.2f} % of a core (the main loop's "
-                  f"thread {main_share:.2f} %, the busiest others {others} %), RSS {rss:.1f} MB")
+            others = (
+                ", ".join(f"{share:.2f}" for _tid, share in sorted(threads[1:], key=lambda t: -t[1])[:3]) or "none:"
+            )
+            print(
+                f"idle: crownhead run --headless --hal sim {label}: {cpu:.2f} % of a core (the main loop's "
+                f"thread {main_share:.2f} %, the busiest others {others} %), RSS {rss:.1f} MB"
+            )
     base = [cpu for cpu, _rss, _t in runs[False]]
     with_web = [cpu for cpu, _rss, _t in runs[True]]
     rss_web = [rss for _cpu, rss, _t in runs[True]]
     rss_base = [rss for _cpu, rss, _t in runs[False]]
-    print(f"idle: {rounds} runs of {seconds:.0f} s: {min(base):.2f}-{max(base):.2f} % of a core without the page, "
-          f"{min(with_web):.2f}-{max(with_web):.2f} % with it (median {statistics.median(with_web):.2f} %); "
-          f"RSS {min(rss_base):.0f}-{max(rss_base):.0f} MB without, {min(rss_web):.0f}-{max(rss_web):.0f} MB with "
-          f"(budget 2 % of a core, goal RSS < 80 MB)")
+    print(
+        f"idle: {rounds} runs of {seconds:.0f} s: {min(base):.2f}-{max(base):.2f} % of a core without the page, "
+        f"{min(with_web):.2f}-{max(with_web):.2f} % with it (median {statistics.median(with_web):.2f} %); "
+        f"RSS {min(rss_base):.0f}-{max(rss_base):.0f} MB without, {min(rss_web):.0f}-{max(rss_web):.0f} MB with "
+        f"(budget 2 % of a core, goal RSS < 80 MB)"
+    )
 
 
 def _idle_run(seconds: float, web: bool) -> tuple[float, float, list[tuple[int, float]], str]:
@@ -343,7 +362,9 @@ def _idle_run(seconds: float, web: bool) -> tuple[float, float, list[tuple[int, 
         proc = subprocess.Popen(
             [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--state-dir", state]
             + (["--web", f"127.0.0.1:{port}"] if web else []),
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         try:
             url = f"http://127.0.0.1:{port}/"
@@ -364,7 +385,9 @@ def _idle_run(seconds: float, web: bool) -> tuple[float, float, list[tuple[int, 
                 from playwright.sync_api import sync_playwright
 
                 playwright = sync_playwright().start()
-                context = playwright.chromium.launch_persistent_context(profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS)
+                context = playwright.chromium.launch_persistent_context(
+                    profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS
+                )
                 page = context.new_page()
                 page.goto(url)
                 page.wait_for_selector('#connection[data-state="live"]')
@@ -385,8 +408,10 @@ def _idle_run(seconds: float, web: bool) -> tuple[float, float, list[tuple[int, 
             proc.terminate()
             proc.wait(timeout=10)
     # The main thread first (its id is the process's), then the others.
-    shares = sorted(((tid, 100 * (t - threads_before.get(tid, 0.0)) / elapsed) for tid, t in threads_after.items()),
-                    key=lambda item: (item[0] != proc.pid, -item[1]))
+    shares = sorted(
+        ((tid, 100 * (t - threads_before.get(tid, 0.0)) / elapsed) for tid, t in threads_after.items()),
+        key=lambda item: (item[0] != proc.pid, -item[1]),
+    )
     page_note = "one page connected" if path is not None else "no page (no chromium)"
     return 100 * used / elapsed, rss, shares, page_note
 

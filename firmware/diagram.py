@@ -203,7 +203,9 @@ def role_mark(role: str, colour: RGB | None = None) -> str:
     fill = _hex(rgb)
     out = [f'<g class="role" data-mark="{mark}">']
     if mark == "frame":
-        out.append(f'<rect x="4" y="4" width="{CELL - 8}" height="{CELL - 8}" fill="none" stroke="{fill}" stroke-width="8" stroke-dasharray="14 8"/>')
+        out.append(
+            f'<rect x="4" y="4" width="{CELL - 8}" height="{CELL - 8}" fill="none" stroke="{fill}" stroke-width="8" stroke-dasharray="14 8"/>'
+        )
     elif mark != "none":
         out.append(f'<rect x="0" y="0" width="{CELL}" height="{CELL}" fill="{fill}" fill-opacity="0.45"/>')
     if mark == "ring":
@@ -216,15 +218,21 @@ def role_mark(role: str, colour: RGB | None = None) -> str:
     elif mark == "cross":
         a, b = CELL * 0.2, CELL * 0.8
         for x1, y1, x2, y2 in ((a, a, b, b), (a, b, b, a)):
-            out.append(f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="#111" stroke-width="9" stroke-linecap="round"/>')
+            out.append(
+                f'<line x1="{x1:g}" y1="{y1:g}" x2="{x2:g}" y2="{y2:g}" stroke="#111" stroke-width="9" stroke-linecap="round"/>'
+            )
     elif mark == "crown":
         s = CELL / 100
         points = [(-30, 22), (-30, -18), (-15, 2), (0, -28), (15, 2), (30, -18), (30, 22)]
         path = " ".join(f"{c + x * s:g},{c + y * s:g}" for x, y in points)
         out.append(f'<polygon points="{path}" fill="none" stroke="#111" stroke-width="6"/>')
     elif mark == "alert":
-        out.append(f'<rect x="6" y="6" width="{CELL - 12}" height="{CELL - 12}" fill="none" stroke="#111" stroke-width="8"/>')
-        out.append(f'<text x="{c}" y="{c + 14}" text-anchor="middle" font="bold 40px sans-serif" font-size="44" font-weight="bold" fill="#111">!</text>')
+        out.append(
+            f'<rect x="6" y="6" width="{CELL - 12}" height="{CELL - 12}" fill="none" stroke="#111" stroke-width="8"/>'
+        )
+        out.append(
+            f'<text x="{c}" y="{c + 14}" text-anchor="middle" font="bold 40px sans-serif" font-size="44" font-weight="bold" fill="#111">!</text>'
+        )
     out.append("</g>")
     return "".join(out)
 
@@ -298,12 +306,17 @@ def component_templates(colours: Mapping[str, RGB] | None = None) -> str:
     """
     pieces = "".join(f'<svg data-template-piece="{s}">{piece_svg(s)}</svg>' for s in ("b", "w", "B", "W"))
     roles = "".join(
-        f'<svg data-template-role="{_escape(r)}">{role_mark(r, (colours or {}).get(r))}</svg>' for r in sorted(ROLE_MARKS)
+        f'<svg data-template-role="{_escape(r)}">{role_mark(r, (colours or {}).get(r))}</svg>'
+        for r in sorted(ROLE_MARKS)
     )
     return pieces + roles
 
 
 def _escape(text: str) -> str:
     return (
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#39;")
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
     )

@@ -45,9 +45,7 @@ BUTTON_NAMES: tuple[str, ...] = (
 
 #: Buttons whose press is told apart by its length: reported when released (short) or
 #: once held for ``hold_ms`` (long, reported while still held; its release says nothing).
-TIMED_BUTTONS: frozenset[str] = frozenset(
-    {"resign", "black_resign", "white_resign", "black", "white"}
-)
+TIMED_BUTTONS: frozenset[str] = frozenset({"resign", "black_resign", "white_resign", "black", "white"})
 
 #: How long a press must last to count as long.
 DEFAULT_HOLD_MS = 1500
@@ -107,9 +105,7 @@ class ButtonQueue:
     [ButtonEvent(name='black', t_ms=1700, long=True)]
     """
 
-    def __init__(
-        self, clock: Clock, lockout_ms: int = 0, maxlen: int = 256, hold_ms: int = DEFAULT_HOLD_MS
-    ) -> None:
+    def __init__(self, clock: Clock, lockout_ms: int = 0, maxlen: int = 256, hold_ms: int = DEFAULT_HOLD_MS) -> None:
         self.clock = clock
         self.lockout_ms = lockout_ms
         self.hold_ms = hold_ms

@@ -116,19 +116,13 @@ class Debouncer:
         in the order their raw changes were fed (arrival order), so a slide whose two
         switches changed in the same millisecond keeps its "arrive, then leave" order.
         """
-        due = [
-            (square, t, order)
-            for square, (t, order) in self._since.items()
-            if t + self.debounce_ms <= now_ms
-        ]
+        due = [(square, t, order) for square, (t, order) in self._since.items() if t + self.debounce_ms <= now_ms]
         accepted, self._decided = self._decided, []
         for square, t, order in due:
             del self._since[square]
             bit = 1 << (square - 1)
             self._state ^= bit
-            accepted.append(
-                (SensorEvent(square, bool(self._state & bit), t + self.debounce_ms), order)
-            )
+            accepted.append((SensorEvent(square, bool(self._state & bit), t + self.debounce_ms), order))
         accepted.sort(key=lambda item: (item[0].t_ms, item[1]))
         return [event for event, _order in accepted]
 
@@ -148,9 +142,7 @@ class DebouncedSensors:
     return the accepted changes. The stable state starts from the backend's snapshot.
     """
 
-    def __init__(
-        self, sensors: Sensors, clock: Clock, debounce_ms: int = DEFAULT_DEBOUNCE_MS
-    ) -> None:
+    def __init__(self, sensors: Sensors, clock: Clock, debounce_ms: int = DEFAULT_DEBOUNCE_MS) -> None:
         self.sensors = sensors
         self.clock = clock
         # Drain first so events from before we started are not replayed on top of the

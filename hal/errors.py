@@ -44,9 +44,7 @@ def gpio_setup(what: str) -> Iterator[None]:
             message = f"cannot set up {what}: {exc}"
             if reasons:
                 message += (
-                    " ("
-                    + "; ".join(reasons)
-                    + "). Is this a Raspberry Pi with the 'pi' extra installed (lgpio)?"
+                    " (" + "; ".join(reasons) + "). Is this a Raspberry Pi with the 'pi' extra installed (lgpio)?"
                 )
             raise HardwareError(message) from exc
     for w in caught:

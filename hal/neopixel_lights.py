@@ -99,16 +99,12 @@ def open_neopixel(data_pin: int, pixels: int, pixel_order: str, brightness: floa
         import board
         import neopixel
     except Exception as exc:  # Blinka raises NotImplementedError, RuntimeError, ImportError...
-        raise HardwareError(
-            f"cannot load the NeoPixel driver ({type(exc).__name__}: {exc}); {_INSTALL_HINT}"
-        ) from exc
+        raise HardwareError(f"cannot load the NeoPixel driver ({type(exc).__name__}: {exc}); {_INSTALL_HINT}") from exc
     pin = getattr(board, f"D{data_pin}", None)
     if pin is None:
         raise HardwareError(f"this board has no pin D{data_pin} for the LED data line")
     try:
-        return neopixel.NeoPixel(
-            pin, pixels, brightness=brightness, auto_write=False, pixel_order=pixel_order
-        )
+        return neopixel.NeoPixel(pin, pixels, brightness=brightness, auto_write=False, pixel_order=pixel_order)
     except Exception as exc:
         raise HardwareError(f"cannot open the LED strip on GPIO{data_pin}: {exc}") from exc
 
@@ -132,18 +128,14 @@ class NeoPixelLights:
         pixels: Any = None,
     ) -> None:
         if pixel_order not in PIXEL_ORDERS:
-            raise ValueError(
-                f"pixel_order must be one of {', '.join(PIXEL_ORDERS)}, got {pixel_order!r}"
-            )
+            raise ValueError(f"pixel_order must be one of {', '.join(PIXEL_ORDERS)}, got {pixel_order!r}")
         if not 0.0 <= brightness <= 1.0:
             raise ValueError(f"brightness must be 0.0-1.0, got {brightness}")
         self.map = pixel_map
         self.data_pin = data_pin
         self.brightness = brightness
         self._pixels = (
-            pixels
-            if pixels is not None
-            else open_neopixel(data_pin, pixel_map.pixels, pixel_order, brightness)
+            pixels if pixels is not None else open_neopixel(data_pin, pixel_map.pixels, pixel_order, brightness)
         )
         self._closed = False
         try:
@@ -156,9 +148,7 @@ class NeoPixelLights:
                 # The strip is unusable either way; the error below reports the cause.
                 with contextlib.suppress(Exception):
                     deinit()
-            raise HardwareError(
-                f"cannot drive the LED strip on GPIO{data_pin}: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise HardwareError(f"cannot drive the LED strip on GPIO{data_pin}: {type(exc).__name__}: {exc}") from exc
 
     def show(self, frame: Mapping[FrameKey, RGB]) -> None:
         norm = normalize_frame(frame)

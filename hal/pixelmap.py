@@ -78,22 +78,17 @@ def _parse_entry(i: int, entry: int | str, pixels: int) -> FrameKey:
         try:
             cell = parse_cell(entry)
         except ValueError:
-            raise ValueError(
-                f"entry {i}: {entry!r} is not a square number or name like 'b8'"
-            ) from None
+            raise ValueError(f"entry {i}: {entry!r} is not a square number or name like 'b8'") from None
         key = _key_of_cell(cell)
         if pixels == 32 and not isinstance(key, int):
             raise ValueError(
-                f"entry {i}: {entry!r} is a light square; "
-                "a 32-LED board has LEDs under the dark squares only"
+                f"entry {i}: {entry!r} is a light square; a 32-LED board has LEDs under the dark squares only"
             )
         return key
     raise ValueError(f"entry {i}: expected a square number or name, got {entry!r}")
 
 
-def build_pixel_map(
-    pixels: int, layout: str | Sequence[int | str] = "row-major", origin: str = "a8"
-) -> PixelMap:
+def build_pixel_map(pixels: int, layout: str | Sequence[int | str] = "row-major", origin: str = "a8") -> PixelMap:
     """Build the map for a 32- or 64-pixel strip. Raises ValueError with the reason."""
     if pixels not in (32, 64):
         raise ValueError(f"pixel count must be 32 or 64, got {pixels!r}")
@@ -105,9 +100,7 @@ def build_pixel_map(
         return PixelMap(pixels, {k: i for i, k in enumerate(keys)})
     entries = list(layout)
     if len(entries) != pixels:
-        raise ValueError(
-            f"an explicit map needs exactly {pixels} entries (one per pixel), got {len(entries)}"
-        )
+        raise ValueError(f"an explicit map needs exactly {pixels} entries (one per pixel), got {len(entries)}")
     index: dict[FrameKey, int] = {}
     for i, entry in enumerate(entries):
         key = _parse_entry(i, entry, pixels)

@@ -125,9 +125,7 @@ class ScanningSensors:
         if self._thread is not None:
             return
         self.scan_once()
-        self._thread = threading.Thread(
-            target=self._run, name=f"crownhead-{self.kind}", daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, name=f"crownhead-{self.kind}", daemon=True)
         self._thread.start()
 
     @property

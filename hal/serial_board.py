@@ -80,9 +80,7 @@ def open_serial_port(url: str, baudrate: int = 115200, timeout: float = 0.05) ->
     exclusively: a port another program holds open is refused (``SerialException``)."""
     import serial
 
-    return serial.serial_for_url(
-        url, baudrate=baudrate, timeout=timeout, write_timeout=None, exclusive=True
-    )
+    return serial.serial_for_url(url, baudrate=baudrate, timeout=timeout, write_timeout=None, exclusive=True)
 
 
 def port_in_use(exc: BaseException) -> bool:
@@ -240,10 +238,7 @@ class SerialBoard:
             return
         self._restarted_at = now
         self.restarts += 1
-        self.last_error = (
-            "the board's firmware had stopped (MicroPython's prompt on the line): "
-            "restarting it (Ctrl-D)"
-        )
+        self.last_error = "the board's firmware had stopped (MicroPython's prompt on the line): restarting it (Ctrl-D)"
         log.warning("%s", self.last_error)
         self._lines.reset()
         self._resend_after_hello = True
@@ -268,9 +263,7 @@ class SerialBoard:
                 cancel()
             port.close()
         self._retry_at = now + self.reconnect_ms
-        log.warning(
-            "serial board disconnected (%s); reconnecting every %d ms", reason, self.reconnect_ms
-        )
+        log.warning("serial board disconnected (%s); reconnecting every %d ms", reason, self.reconnect_ms)
 
     def _write(self, line: bytes, *, frame: bool = False) -> bool:
         """Queue ``line`` for the board (an LED ``frame`` replaces one not yet written).
@@ -361,8 +354,7 @@ class SerialBoard:
                 # for; a typo in the board's firmware is worth a line in the log.
                 self.unknown_buttons += 1
                 self.last_error = (
-                    f"board pressed unknown button {msg.name!r} "
-                    f"(known: {', '.join(BUTTON_NAMES)}); ignored"
+                    f"board pressed unknown button {msg.name!r} (known: {', '.join(BUTTON_NAMES)}); ignored"
                 )
                 log.warning("%s", self.last_error)
         elif isinstance(msg, Hello):
@@ -374,9 +366,7 @@ class SerialBoard:
                 if self._last_led is not None:
                     self._write(self._last_led, frame=True)
             if msg.version != PROTOCOL_VERSION:
-                self.last_error = (
-                    f"board speaks protocol {msg.version}, this Pi speaks {PROTOCOL_VERSION}"
-                )
+                self.last_error = f"board speaks protocol {msg.version}, this Pi speaks {PROTOCOL_VERSION}"
                 log.error("%s", self.last_error)
             else:
                 log.info("board firmware: %s", self.firmware)
@@ -495,13 +485,9 @@ class _SerialSensors:
         b = self._board
         faults = []
         if not b.connected:
-            faults.append(
-                f"serial board not connected on {b.port_name}: {b.last_error or 'no answer'}"
-            )
+            faults.append(f"serial board not connected on {b.port_name}: {b.last_error or 'no answer'}")
         elif b.board_version is not None and b.board_version != PROTOCOL_VERSION:
-            faults.append(
-                f"serial board speaks protocol {b.board_version}, expected {PROTOCOL_VERSION}"
-            )
+            faults.append(f"serial board speaks protocol {b.board_version}, expected {PROTOCOL_VERSION}")
         return faults
 
     def close(self) -> None:

@@ -135,9 +135,7 @@ def split_line(raw: bytes) -> list[str]:
     if star >= 0:
         body, given = text[:star], text[star + 1 :]
         if len(given) != 2 or given.upper() != checksum(body):
-            raise ProtocolError(
-                "bad-checksum", f"checksum {given!r} does not match line {body[:40]!r}"
-            )
+            raise ProtocolError("bad-checksum", f"checksum {given!r} does not match line {body[:40]!r}")
         text = body
     # Senders use single spaces; a receiver tolerating runs of them costs nothing.
     fields = text.split()
@@ -148,9 +146,7 @@ def split_line(raw: bytes) -> list[str]:
 
 def _expect(fields: list[str], count: int) -> None:
     if len(fields) != count:
-        raise ProtocolError(
-            "bad-line", f"{fields[0]} takes {count - 1} field(s), got {len(fields) - 1}"
-        )
+        raise ProtocolError("bad-line", f"{fields[0]} takes {count - 1} field(s), got {len(fields) - 1}")
 
 
 def _hello(fields: list[str], board: bool) -> Hello:

@@ -65,12 +65,8 @@ class ShiftRegisterSensors(ScanningSensors):
         self._devices: list[Any] = []
         try:
             with gpio_setup("the shift register pins"):
-                self._devices.append(
-                    OutputDevice(load_pin, initial_value=True, pin_factory=pin_factory)
-                )
-                self._devices.append(
-                    OutputDevice(clock_pin, initial_value=False, pin_factory=pin_factory)
-                )
+                self._devices.append(OutputDevice(load_pin, initial_value=True, pin_factory=pin_factory))
+                self._devices.append(OutputDevice(clock_pin, initial_value=False, pin_factory=pin_factory))
                 # Pull-down: a disconnected data line then reads as zeros, which the
                 # check bits catch, instead of ones, which would look like an empty board.
                 self._devices.append(InputDevice(data_pin, pull_up=False, pin_factory=pin_factory))

@@ -170,9 +170,7 @@ class Game:
             raise GameOverError(f"the game is over ({self.result}); no more moves")
         before = self.position
         if self.jump_required and not move.is_capture:
-            raise IllegalMoveError(
-                f"{move} is not a jump: the missed jump was taken back and a jump is required"
-            )
+            raise IllegalMoveError(f"{move} is not a jump: the missed jump was taken back and a jump is required")
         after = before.play(move, self.rules)
         self._push(move, after)
         self.history.append(move)

@@ -368,8 +368,14 @@ class Match:
             "ended": self.ended,
             "ballots": [list(item) for item in self.ballots],
             "played": [
-                {"number": g.number, "black": g.black, "white": g.white, "result": g.result,
-                 "id": g.id, "ballot": g.ballot}
+                {
+                    "number": g.number,
+                    "black": g.black,
+                    "white": g.white,
+                    "result": g.result,
+                    "id": g.id,
+                    "ballot": g.ballot,
+                }
                 for g in self.played
             ],
         }
@@ -393,8 +399,9 @@ class Match:
             "verdict": self.verdict(),
             "over": self.over,
             "winner": self.winner,
-            "next": None if self.over else {"number": self.number, "black": black, "white": white,
-                                            "ballot": self.ballot()},
+            "next": None
+            if self.over
+            else {"number": self.number, "black": black, "white": white, "ballot": self.ballot()},
         }
 
     @classmethod
@@ -422,9 +429,13 @@ class Match:
         if games is not None and (type(games) is not int or not 1 <= games <= MAX_GAMES):
             raise ValueError(f"{where}: 'games' must be a number of games from 1 to {MAX_GAMES}, or null")
         ballots = data.get("ballots", [])
-        if not isinstance(ballots, list) or len(ballots) > MAX_GAMES or not all(
-            isinstance(b, list) and len(b) == 2 and all(type(n) is int and 1 <= n <= MAX_GAMES for n in b)
-            for b in ballots
+        if (
+            not isinstance(ballots, list)
+            or len(ballots) > MAX_GAMES
+            or not all(
+                isinstance(b, list) and len(b) == 2 and all(type(n) is int and 1 <= n <= MAX_GAMES for n in b)
+                for b in ballots
+            )
         ):
             raise ValueError(f"{where}: 'ballots' must be a list of [pair, ballot number]")
         played_data = data.get("played", [])
@@ -444,8 +455,16 @@ class Match:
             ballot = item.get("ballot")
             if ballot is not None and type(ballot) is not int:
                 raise ValueError(f"{at}: 'ballot' must be a ballot number or null")
-            played.append(MatchGame(number, text("black", item.get("black")), text("white", item.get("white")),
-                                    result, text("id", item.get("id", "")), ballot))
+            played.append(
+                MatchGame(
+                    number,
+                    text("black", item.get("black")),
+                    text("white", item.get("white")),
+                    result,
+                    text("id", item.get("id", "")),
+                    ballot,
+                )
+            )
         try:
             match = cls(
                 text("first", data.get("first")),
@@ -462,7 +481,9 @@ class Match:
             raise ValueError(f"{where}: {str(exc).removeprefix('match: ')}") from None
         for game in match.played:
             if {game.black, game.white} != {match.first, match.second}:
-                raise ValueError(f"{where}: game {game.number}: {game.black} v {game.white} are not the match's players")
+                raise ValueError(
+                    f"{where}: game {game.number}: {game.black} v {game.white} are not the match's players"
+                )
         return match
 
 

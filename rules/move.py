@@ -64,8 +64,4 @@ class Move:
 
     def same_route(self, other: Move) -> bool:
         """Equal start, end and captured set: the ``--unique`` notion of sameness."""
-        return (
-            self.start == other.start
-            and self.end == other.end
-            and set(self.captures) == set(other.captures)
-        )
+        return self.start == other.start and self.end == other.end and set(self.captures) == set(other.captures)

@@ -89,18 +89,14 @@ def jumpers(own: int, opp: int, kings: int, black: bool, men_backward: bool = Fa
     return own & (forward | (backward & kings))
 
 
-def capture_routes(
-    own: int, opp: int, kings: int, black: bool, men_backward: bool = False
-) -> list[Route]:
+def capture_routes(own: int, opp: int, kings: int, black: bool, men_backward: bool = False) -> list[Route]:
     """Every capture route of the side to move (routes, not merged)."""
     routes: list[Route] = []
     pieces = jumpers(own, opp, kings, black, men_backward)
     if not pieces:
         return routes
     crown_row = BLACK_CROWN_ROW if black else WHITE_CROWN_ROW
-    man_dirs = ALL_DIRECTIONS if men_backward else (
-        BLACK_MAN_DIRECTIONS if black else WHITE_MAN_DIRECTIONS
-    )
+    man_dirs = ALL_DIRECTIONS if men_backward else (BLACK_MAN_DIRECTIONS if black else WHITE_MAN_DIRECTIONS)
     while pieces:
         low = pieces & -pieces
         pieces ^= low
@@ -136,15 +132,14 @@ def _follow(
                 # A man crowned by a jump ends the move there (WCDF 1.16, 1.19).
                 routes.append((path + (land_sq,), caps + (over_sq,)))
             else:
-                _follow(land_sq, dirs, crown_row, opp, empty, taken | over,
-                        path + (land_sq,), caps + (over_sq,), routes)
+                _follow(
+                    land_sq, dirs, crown_row, opp, empty, taken | over, path + (land_sq,), caps + (over_sq,), routes
+                )
     if not extended and caps:
         routes.append((path, caps))
 
 
-def _count_routes(
-    square: int, dirs: tuple[int, ...], crown_row: int, opp: int, empty: int, taken: int
-) -> int:
+def _count_routes(square: int, dirs: tuple[int, ...], crown_row: int, opp: int, empty: int, taken: int) -> int:
     total = 0
     for d in dirs:
         jump = JUMPS[d][square]
@@ -219,9 +214,7 @@ def count_moves(
     total = 0
     if pieces:
         crown_row = BLACK_CROWN_ROW if black else WHITE_CROWN_ROW
-        man_dirs = ALL_DIRECTIONS if men_backward else (
-            BLACK_MAN_DIRECTIONS if black else WHITE_MAN_DIRECTIONS
-        )
+        man_dirs = ALL_DIRECTIONS if men_backward else (BLACK_MAN_DIRECTIONS if black else WHITE_MAN_DIRECTIONS)
         occupied = own | opp
         while pieces:
             low = pieces & -pieces
@@ -295,9 +288,7 @@ def perft(
     """
     if depth <= 0:
         return 1
-    return _g_perft(
-        _ghost(own), _ghost(opp), _ghost(kings), black, depth, men_backward, compulsory, unique
-    )
+    return _g_perft(_ghost(own), _ghost(opp), _ghost(kings), black, depth, men_backward, compulsory, unique)
 
 
 # -- the ghost layout, for counting -----------------------------------------------------
@@ -603,8 +594,7 @@ def _g_perft2(own: int, opp: int, kings: int, black: bool, unique: bool) -> int:
         if black:
             b, w = own, opp
             if not (
-                b & (w >> 4 & empty >> 8 | w >> 5 & empty >> 10)
-                or w & (b << 4 & empty << 8 | b << 5 & empty << 10)
+                b & (w >> 4 & empty >> 8 | w >> 5 & empty >> 10) or w & (b << 4 & empty << 8 | b << 5 & empty << 10)
             ):
                 # White's men step to w - 4 and w - 5.
                 w4 = w >> 4
@@ -621,8 +611,10 @@ def _g_perft2(own: int, opp: int, kings: int, black: bool, unique: bool) -> int:
                     f = q >> 4
                     n += (
                         q.bit_count() * base
-                        + (f & w4).bit_count() + (f & w5).bit_count()
-                        - (q & w4).bit_count() - (q & w5).bit_count()
+                        + (f & w4).bit_count()
+                        + (f & w5).bit_count()
+                        - (q & w4).bit_count()
+                        - (q & w5).bit_count()
                     )
                     while c:
                         to = c & -c
@@ -637,8 +629,10 @@ def _g_perft2(own: int, opp: int, kings: int, black: bool, unique: bool) -> int:
                     f = q >> 5
                     n += (
                         q.bit_count() * base
-                        + (f & w4).bit_count() + (f & w5).bit_count()
-                        - (q & w4).bit_count() - (q & w5).bit_count()
+                        + (f & w4).bit_count()
+                        + (f & w5).bit_count()
+                        - (q & w4).bit_count()
+                        - (q & w5).bit_count()
                     )
                     while c:
                         to = c & -c
@@ -648,8 +642,7 @@ def _g_perft2(own: int, opp: int, kings: int, black: bool, unique: bool) -> int:
         else:
             w, b = own, opp
             if not (
-                w & (b << 4 & empty << 8 | b << 5 & empty << 10)
-                or b & (w >> 4 & empty >> 8 | w >> 5 & empty >> 10)
+                w & (b << 4 & empty << 8 | b << 5 & empty << 10) or b & (w >> 4 & empty >> 8 | w >> 5 & empty >> 10)
             ):
                 # Black's men step to b + 4 and b + 5; the mirror image of the above.
                 b4 = b << 4
@@ -663,8 +656,10 @@ def _g_perft2(own: int, opp: int, kings: int, black: bool, unique: bool) -> int:
                     f = q << 4
                     n += (
                         q.bit_count() * base
-                        + (f & b4).bit_count() + (f & b5).bit_count()
-                        - (q & b4).bit_count() - (q & b5).bit_count()
+                        + (f & b4).bit_count()
+                        + (f & b5).bit_count()
+                        - (q & b4).bit_count()
+                        - (q & b5).bit_count()
                     )
                     while c:
                         to = c & -c
@@ -677,8 +672,10 @@ def _g_perft2(own: int, opp: int, kings: int, black: bool, unique: bool) -> int:
                     f = q << 5
                     n += (
                         q.bit_count() * base
-                        + (f & b4).bit_count() + (f & b5).bit_count()
-                        - (q & b4).bit_count() - (q & b5).bit_count()
+                        + (f & b4).bit_count()
+                        + (f & b5).bit_count()
+                        - (q & b4).bit_count()
+                        - (q & b5).bit_count()
                     )
                     while c:
                         to = c & -c

@@ -342,15 +342,15 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
                 # A game run into the next one on the same line: reading it as two games
                 # loses nothing, but whoever checks the file should see the split.
                 ends = (
-                    "ends with its result and"
-                    if draft.result is not None
-                    else "has no result and after its last move"
+                    "ends with its result and" if draft.result is not None else "has no result and after its last move"
                 )
-                draft.notes.append((
-                    line,
-                    f"game {number} {ends} a new game's {follows} on the same line; "
-                    f"read as games {number} and {number + 1}",
-                ))
+                draft.notes.append(
+                    (
+                        line,
+                        f"game {number} {ends} a new game's {follows} on the same line; "
+                        f"read as games {number} and {number + 1}",
+                    )
+                )
             if draft.depth:
                 index, line = draft.variation_at
                 draft.fail("(", "a variation opened with ( is never closed", line, index)
@@ -408,7 +408,7 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
                 draft.tags[match["loose_name"]] = match["loose_value"]
                 draft.tag_lines[match["loose_name"].lower()] = line
             else:
-                reason = f"bad tag {match.group().strip()!r}: a tag is written [Name \"value\"]"
+                reason = f'bad tag {match.group().strip()!r}: a tag is written [Name "value"]'
                 draft.fail(None, reason, line, None)
             continue
         if kind == "line_comment":
@@ -596,9 +596,7 @@ def candidates(position: Position, squares: Sequence[Square], rules: Rules = WCD
     return found
 
 
-def replay(
-    start: Position, texts: Sequence[str], rules: Rules = WCDF
-) -> tuple[list[Move], tuple[int, str] | None]:
+def replay(start: Position, texts: Sequence[str], rules: Rules = WCDF) -> tuple[list[Move], tuple[int, str] | None]:
     """Replay written moves: the moves, and ``(index, reason)`` of the first that fails.
 
     A short capture that fits routes leading to different positions is resolved by
@@ -649,9 +647,7 @@ def replay(
     return moves, None
 
 
-def _reach(
-    position: Position, parsed: Sequence[Squares | str], index: int, rules: Rules, budget: list[int]
-) -> int:
+def _reach(position: Position, parsed: Sequence[Squares | str], index: int, rules: Rules, budget: list[int]) -> int:
     """How many of the written moves from ``index`` on replay (the best branch counts)."""
     count = 0
     while index + count < len(parsed) and budget[0] > 0:
@@ -664,9 +660,7 @@ def _reach(
             break
         if len(found) > 1:
             after = index + count + 1
-            return count + 1 + max(
-                _reach(position.apply(m, rules), parsed, after, rules, budget) for m in found
-            )
+            return count + 1 + max(_reach(position.apply(m, rules), parsed, after, rules, budget) for m in found)
         position = position.apply(found[0], rules)
         count += 1
     return count

@@ -47,8 +47,14 @@ def perft(position: Position, depth: int, rules: Rules = WCDF, unique: bool = Fa
         return variants.perft(own, opp, position.kings, black, depth, rules, unique)
     own, opp, black = _sides(position)
     return movegen.perft(
-        own, opp, position.kings, black, depth,
-        rules.men_capture_backward, rules.must_capture, unique=unique,
+        own,
+        opp,
+        position.kings,
+        black,
+        depth,
+        rules.men_capture_backward,
+        rules.must_capture,
+        unique=unique,
     )
 
 
@@ -58,9 +64,7 @@ def _sides(position: Position) -> tuple[int, int, bool]:
     return position.white, position.black, False
 
 
-def divide(
-    position: Position, depth: int, rules: Rules = WCDF, unique: bool = False
-) -> list[tuple[Move, int]]:
+def divide(position: Position, depth: int, rules: Rules = WCDF, unique: bool = False) -> list[tuple[Move, int]]:
     """The perft count below each legal move (for finding where two generators differ)."""
     if depth < 1:
         return []

@@ -109,9 +109,7 @@ class Position(NamedTuple):
         return cls(0, 0, 0, turn)
 
     @classmethod
-    def from_pieces(
-        cls, pieces: dict[Square, Piece | str], turn: Color = Color.BLACK
-    ) -> Position:
+    def from_pieces(cls, pieces: dict[Square, Piece | str], turn: Color = Color.BLACK) -> Position:
         """A position from ``{square: piece}``; pieces may be given by symbol."""
         black = white = kings = 0
         for square, piece in pieces.items():
@@ -185,10 +183,7 @@ class Position(NamedTuple):
         """
         own, opp, black = self._sides()
         if not rules.fast_path:
-            return [
-                Move(path, caps)
-                for path, caps in variants.legal_routes(own, opp, self.kings, black, rules)
-            ]
+            return [Move(path, caps) for path, caps in variants.legal_routes(own, opp, self.kings, black, rules)]
         routes = movegen.capture_routes(own, opp, self.kings, black, rules.men_capture_backward)
         moves = [Move(path, caps) for path, caps in routes]
         if moves and rules.must_capture:
@@ -201,15 +196,10 @@ class Position(NamedTuple):
         """The capture routes available to the side to move."""
         own, opp, black = self._sides()
         if not rules.fast_path:
-            return [
-                Move(path, caps)
-                for path, caps in variants.capture_routes(own, opp, self.kings, black, rules)
-            ]
+            return [Move(path, caps) for path, caps in variants.capture_routes(own, opp, self.kings, black, rules)]
         return [
             Move(path, caps)
-            for path, caps in movegen.capture_routes(
-                own, opp, self.kings, black, rules.men_capture_backward
-            )
+            for path, caps in movegen.capture_routes(own, opp, self.kings, black, rules.men_capture_backward)
         ]
 
     def capture_available(self, rules: Rules = WCDF) -> bool:
@@ -269,9 +259,7 @@ class Position(NamedTuple):
     def crowns(self, move: Move, rules: Rules = WCDF) -> bool:
         """Whether ``move`` crowns a man (under ``rules``: see :func:`rules.variants.crowns`)."""
         if not rules.fast_path:
-            return variants.crowns(
-                move.path, bool(self.kings & bit(move.start)), self.turn is Color.BLACK, rules
-            )
+            return variants.crowns(move.path, bool(self.kings & bit(move.start)), self.turn is Color.BLACK, rules)
         return not self.kings & bit(move.start) and bool(bit(move.end) & self.turn.crown_row)
 
     def parse_move(self, text: str, rules: Rules = WCDF) -> Move:
@@ -306,9 +294,7 @@ class Position(NamedTuple):
         """The PDN FEN, White's pieces first as in ``B:W21,...,32:B1,...,12``."""
 
         def side(mask: int) -> str:
-            return ",".join(
-                ("K" if self.kings & bit(s) else "") + str(s) for s in iter_squares(mask)
-            )
+            return ",".join(("K" if self.kings & bit(s) else "") + str(s) for s in iter_squares(mask))
 
         return f"{self.turn.letter}:W{side(self.white)}:B{side(self.black)}"
 

@@ -102,9 +102,7 @@ class Rules:
                 object.__setattr__(self, "crowning", Crowning(self.crowning))
             except ValueError:
                 choices = ", ".join(c.value for c in Crowning)
-                raise ValueError(
-                    f"crowning {self.crowning!r} is not one of: {choices}"
-                ) from None
+                raise ValueError(f"crowning {self.crowning!r} is not one of: {choices}") from None
         if self.first_mover not in _COLORS:
             raise ValueError(f"first_mover {self.first_mover!r} must be 'black' or 'white'")
         if not isinstance(self.variant, str) or not self.variant:
@@ -113,9 +111,7 @@ class Rules:
         object.__setattr__(
             self,
             "fast_path",
-            not self.flying_kings
-            and self.crowning is Crowning.ENDS_MOVE
-            and not self.kings_capture_first,
+            not self.flying_kings and self.crowning is Crowning.ENDS_MOVE and not self.kings_capture_first,
         )
 
     def with_options(self, **changes: Unpack[RuleOptions]) -> Rules:
@@ -146,12 +142,8 @@ class Rules:
         >>> Rules(huffing=True).describe()
         'WCDF with huffing=True'
         """
-        changed = [
-            name for name in self.option_names() if getattr(self, name) != getattr(WCDF, name)
-        ]
-        return "WCDF" if not changed else "WCDF with " + ", ".join(
-            f"{name}={getattr(self, name)}" for name in changed
-        )
+        changed = [name for name in self.option_names() if getattr(self, name) != getattr(WCDF, name)]
+        return "WCDF" if not changed else "WCDF with " + ", ".join(f"{name}={getattr(self, name)}" for name in changed)
 
 
 WCDF = Rules()

@@ -235,7 +235,7 @@ def numeric_fen(fen: str) -> str:
                     number = parse_square(end)
                 except ValueError as exc:
                     raise ValueError(f"FEN {fen!r}: {exc}") from None
-                body = str(number) + body[len(end):]
+                body = str(number) + body[len(end) :]
             tokens.append(("K" if king else "") + body)
         out.append(stripped[0] + ",".join(tokens))
     return ":".join(out)
@@ -251,8 +251,7 @@ WHITE_FORWARD = (NORTH_WEST, NORTH_EAST)
 
 #: RAY[d][s]: ((square, bit), ...) along direction d from square s, nearest first.
 RAY: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = tuple(
-    tuple(tuple((t, 1 << (t - 1)) for t in RAYS[d][s]) for s in range(33))
-    for d in range(len(DIRECTIONS))
+    tuple(tuple((t, 1 << (t - 1)) for t in RAYS[d][s]) for s in range(33)) for d in range(len(DIRECTIONS))
 )
 
 
@@ -270,9 +269,7 @@ def capture_routes(own: int, opp: int, kings: int, black: bool, rules: Rules) ->
     """
     routes: list[Route] = []
     crown_row = BLACK_CROWN_ROW if black else WHITE_CROWN_ROW
-    man_dirs = ALL_DIRECTIONS if rules.men_capture_backward else (
-        BLACK_FORWARD if black else WHITE_FORWARD
-    )
+    man_dirs = ALL_DIRECTIONS if rules.men_capture_backward else (BLACK_FORWARD if black else WHITE_FORWARD)
     flying = rules.flying_kings
     crowning = rules.crowning
     occupied = own | opp
@@ -366,9 +363,7 @@ def capture_routes(own: int, opp: int, kings: int, black: bool, rules: Rules) ->
 def capture_available(own: int, opp: int, kings: int, black: bool, rules: Rules) -> bool:
     """Whether the side to move has a capture (the first jump decides it)."""
     empty_all = ~(own | opp) & FULL
-    man_dirs = ALL_DIRECTIONS if rules.men_capture_backward else (
-        BLACK_FORWARD if black else WHITE_FORWARD
-    )
+    man_dirs = ALL_DIRECTIONS if rules.men_capture_backward else (BLACK_FORWARD if black else WHITE_FORWARD)
     for square, b in _bits(own):
         empty = empty_all | b
         king = b & kings
@@ -434,8 +429,7 @@ def crowns(path: tuple[int, ...], start_is_king: bool, black: bool, rules: Rules
     return bool((1 << (path[-1] - 1)) & crown_row)
 
 
-def _child(own: int, opp: int, kings: int, black: bool, rules: Rules, route: Route
-           ) -> tuple[int, int, int, int]:
+def _child(own: int, opp: int, kings: int, black: bool, rules: Rules, route: Route) -> tuple[int, int, int, int]:
     """(own, opp, kings, captured mask) after ``route``, still from the mover's side."""
     path, caps = route
     frm = 1 << (path[0] - 1)
@@ -470,16 +464,13 @@ def children(
     return out
 
 
-def count_moves(own: int, opp: int, kings: int, black: bool, rules: Rules, unique: bool = False
-                ) -> int:
+def count_moves(own: int, opp: int, kings: int, black: bool, rules: Rules, unique: bool = False) -> int:
     if not unique:
         return len(legal_routes(own, opp, kings, black, rules))
     return len(children(own, opp, kings, black, rules, unique=True))
 
 
-def perft(
-    own: int, opp: int, kings: int, black: bool, depth: int, rules: Rules, unique: bool = False
-) -> int:
+def perft(own: int, opp: int, kings: int, black: bool, depth: int, rules: Rules, unique: bool = False) -> int:
     """Leaf count ``depth`` plies below this node under any rules.
 
     Every capture route counts unless ``unique`` merges routes with the same start, end,

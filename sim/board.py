@@ -234,9 +234,7 @@ class SimBoard:
         if not new:
             raise SimError("a token must be a non-empty label")
         if new == current:
-            raise SimError(
-                f"the piece on square {square} ({square_name(square)}) is already {current!r}"
-            )
+            raise SimError(f"the piece on square {square} ({square_name(square)}) is already {current!r}")
         self.pieces[square] = new
         return new
 
@@ -279,9 +277,7 @@ class SimBoard:
     def press(self, name: str, long: bool = False) -> None:
         """Press button ``name`` (``long``: held down past the hold time)."""
         if name not in self.button_names:
-            raise SimError(
-                f"this board has no button {name!r} (it has: {', '.join(self.button_names)})"
-            )
+            raise SimError(f"this board has no button {name!r} (it has: {', '.join(self.button_names)})")
         now = self._advance()
         self.buttons._queue.press(name, now, long)
 

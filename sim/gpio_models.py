@@ -210,9 +210,7 @@ class MatrixWiring(_Model):
                 seen_rows |= new_rows
                 frontier_rows = new_rows
         for c, number in enumerate(self.cols):
-            self._drive_input(
-                number, True if (c in low_cols or c in self.shorted_columns) else None
-            )
+            self._drive_input(number, True if (c in low_cols or c in self.shorted_columns) else None)
 
     def _diode_paths(self, closed: set[tuple[int, int]]) -> set[int]:
         """The columns pulled low, following current through the diodes; records shorts.

@@ -219,16 +219,12 @@ class BoardEmulator:
         elif isinstance(msg, OccupancyQuery):
             self._report()
         elif isinstance(msg, LedFrame):
-            self.board.lights.show(
-                {sq: rgb for sq, rgb in enumerate(msg.colours, start=1) if rgb != (0, 0, 0)}
-            )
+            self.board.lights.show({sq: rgb for sq, rgb in enumerate(msg.colours, start=1) if rgb != (0, 0, 0)})
 
     def start(self, interval_s: float = 0.002) -> None:
         if self._thread is not None:
             return
-        self._thread = threading.Thread(
-            target=self._run, args=(interval_s,), name="crownhead-emulator", daemon=True
-        )
+        self._thread = threading.Thread(target=self._run, args=(interval_s,), name="crownhead-emulator", daemon=True)
         self._thread.start()
 
     def _run(self, interval_s: float) -> None:

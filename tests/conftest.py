@@ -117,7 +117,10 @@ def browser() -> Iterator[Any]:
     with tempfile.TemporaryDirectory(prefix="crownhead-chromium-") as profile:
         with sync_playwright() as p:
             context = p.chromium.launch_persistent_context(
-                profile, executable_path=path, headless=True, args=CHROMIUM_FLAGS,
+                profile,
+                executable_path=path,
+                headless=True,
+                args=CHROMIUM_FLAGS,
                 viewport={"width": 1000, "height": 900},
                 timeout=120_000,  # starting chromium on a very busy machine
             )

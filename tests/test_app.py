@@ -125,8 +125,9 @@ def test_crowning_prompt_then_king_marked_dimly(make_rig: MakeRig) -> None:
 
 
 @pytest.mark.parametrize("auto_crown", [True, False])
-def test_the_simulators_hands_crown_through_the_board(monkeypatch: pytest.MonkeyPatch,
-                                                      auto_crown: bool, make_rig: MakeRig) -> None:
+def test_the_simulators_hands_crown_through_the_board(
+    monkeypatch: pytest.MonkeyPatch, auto_crown: bool, make_rig: MakeRig
+) -> None:
     # Crowning goes through SimBoard.crown (which checks the square), never around it;
     # without auto_crown the person asks the hands to follow the lights (`f`).
     from sim.board import SimBoard
@@ -211,7 +212,9 @@ def test_resign_and_claim_buttons(make_rig: MakeRig) -> None:
     rig.do("r", wait=100)
     assert rig.of_kind("game-over") == [] and "press resign again" in rig.app.view().message
     rig.do("r", wait=100)
-    assert rig.of_kind("game-over") == [{"t": rig.of_kind("game-over")[0]["t"], "event": "game-over", "result": "1-0", "reason": "resign"}]
+    assert rig.of_kind("game-over") == [
+        {"t": rig.of_kind("game-over")[0]["t"], "event": "game-over", "result": "1-0", "reason": "resign"}
+    ]
     assert rig.app.view().status == "Game over: Black wins (resignation)"
     # Black's pieces show the win.
     assert all(rig.lit[s] == PAL.win for s in range(1, 11))

@@ -12,6 +12,7 @@ from firmware.storage.store import GameFile
 from rules import BLACK, WHITE, Game, Move, Position
 from helpers.rig import COMPUTER, PAL, MakeRig, dim, machine_rig
 
+
 def test_machine_move_is_shown_and_only_it_is_accepted(tmp_path: Path) -> None:
     rig = machine_rig(tmp_path)
     rig.do("11-15")
@@ -115,7 +116,10 @@ def test_person_moving_for_a_thinking_machine_is_put_back(make_rig: MakeRig) -> 
     assert not rig.of_kind("takeback") and rig.moves() == ["11-15"] and rig.app.tracker.game.ply == 1
     warning = rig.of_kind("warning")[-1]
     assert warning["squares"] == [22, 18]
-    assert warning["message"] == "white's moves come from Slow engine: wait until the board shows one; put the man back on 22"
+    assert (
+        warning["message"]
+        == "white's moves come from Slow engine: wait until the board shows one; put the man back on 22"
+    )
     assert rig.app.tracker.roles == {22: "missing", 18: "extra"}
     assert set(rig.lit) <= {22, 18} and set(rig.lit.values()) <= {PAL.missing, PAL.extra}  # blinking
     rig.do("18-22")

@@ -41,7 +41,8 @@ def test_unit_passes_systemd_analyze(tmp_path: Path) -> None:
     out = subprocess.run(["systemd-analyze", "verify", str(UNIT)], capture_output=True, text=True, timeout=300)
     # The only complaint allowed: the program is not installed on this machine.
     problems = [
-        line for line in (out.stdout + out.stderr).splitlines()
+        line
+        for line in (out.stdout + out.stderr).splitlines()
         if line.strip() and "is not executable" not in line and "No such file" not in line
     ]
     assert problems == []
@@ -70,8 +71,17 @@ def unit_lines() -> dict[str, list[str]]:
 
 def test_unit_is_hardened_yet_keeps_gpio_spi_serial_and_the_network() -> None:
     values = unit_lines()
-    for key in ("ProtectKernelTunables", "ProtectKernelModules", "ProtectKernelLogs", "ProtectControlGroups",
-                "ProtectClock", "RestrictNamespaces", "RestrictSUIDSGID", "LockPersonality", "NoNewPrivileges"):
+    for key in (
+        "ProtectKernelTunables",
+        "ProtectKernelModules",
+        "ProtectKernelLogs",
+        "ProtectControlGroups",
+        "ProtectClock",
+        "RestrictNamespaces",
+        "RestrictSUIDSGID",
+        "LockPersonality",
+        "NoNewPrivileges",
+    ):
         assert values[key] == ["yes"], key
     assert values["SystemCallArchitectures"] == ["native"]
     assert "@system-service" in values["SystemCallFilter"]
@@ -108,8 +118,9 @@ def test_the_display_is_reachable_under_the_service() -> None:
 def _offline_security_score() -> float | None:
     if shutil.which("systemd-analyze") is None:
         return None
-    out = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(UNIT)],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", str(UNIT)], capture_output=True, text=True, timeout=300
+    )
     found = re.search(r"Overall exposure level for \S+: ([0-9]{1,2}\.[0-9])", out.stdout)
     return float(found.group(1)) if found else None
 

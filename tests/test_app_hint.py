@@ -105,7 +105,10 @@ def test_hint_with_hints_off_and_for_white(tmp_path: Path) -> None:
     move = best(game.position, tuple(game.positions[:-1]))
     rig.do("h", wait=100)
     assert rig.lit == {
-        11: dim(PAL.last_from), 15: dim(PAL.last_to), move.start: PAL.hint_from, move.end: PAL.hint_to,
+        11: dim(PAL.last_from),
+        15: dim(PAL.last_to),
+        move.start: PAL.hint_from,
+        move.end: PAL.hint_to,
     }
     rig.close()
 
@@ -140,7 +143,9 @@ def test_referee_mode_lights_nothing_for_hint(tmp_path: Path) -> None:
     # Hint colours that nothing else in the palette uses, so any hint light would show.
     unique = {"hint_from": "#010203", "hint_path": "#040506", "hint_to": "#070809", "hint_capture": "#0a0b0c"}
     palette = Palette.from_mapping(unique)
-    board = referee_rig(tmp_path, RefereeSettings(record_dir=str(tmp_path / "record")), leds=LedSettings(palette=palette))
+    board = referee_rig(
+        tmp_path, RefereeSettings(record_dir=str(tmp_path / "record")), leds=LedSettings(palette=palette)
+    )
     engine = CountingEngine()
     board.app.hint_player = engine
     board.script("press hint\nwait 200\n")
@@ -216,8 +221,12 @@ def test_hint_colours_stay_apart_from_what_shares_the_board_with_them() -> None:
     simulation as tests/test_leds.py)."""
 
     pairs = [
-        ("hint-from", "must-capture"), ("hint-from", "hint-to"), ("hint-from", "hint-capture"),
-        ("hint-to", "hint-capture"), ("hint-capture", "must-capture"), ("hint-from", "target"),
+        ("hint-from", "must-capture"),
+        ("hint-from", "hint-to"),
+        ("hint-from", "hint-capture"),
+        ("hint-to", "hint-capture"),
+        ("hint-capture", "must-capture"),
+        ("hint-from", "target"),
     ]
     for vision in MATRICES:
         for a, b in pairs:

@@ -73,8 +73,12 @@ def test_resume_with_the_pieces_still_standing(tmp_path: Path, make_rig: MakeRig
     played(tmp_path)
     rig = make_rig(settings=AppSettings(sim_keep_game=True))
     assert rig.of_kind("game-start")[-1] == {
-        "t": 0, "event": "game-start", "resumed": True, "ply": 4,
-        "fen": rig.app.tracker.game.position.fen(), "id": rig.store.load_current().id,
+        "t": 0,
+        "event": "game-start",
+        "resumed": True,
+        "ply": 4,
+        "fen": rig.app.tracker.game.position.fen(),
+        "id": rig.store.load_current().id,
     }
     assert rig.lit[17] == dim(PAL.last_to)  # the last move, dimly, as before the restart
     assert rig.of_kind("notice") == []  # nothing to set up, nothing to say
@@ -119,7 +123,9 @@ def test_unreadable_state_file_is_kept_aside(tmp_path: Path, make_rig: MakeRig) 
     assert rig.store.load_current().moves == ("11-15",)
 
 
-def test_save_failure_is_reported_and_play_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_rig: MakeRig) -> None:
+def test_save_failure_is_reported_and_play_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_rig: MakeRig
+) -> None:
     rig = make_rig()
 
     def full(record: GameRecord) -> None:

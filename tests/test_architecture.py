@@ -185,8 +185,11 @@ def test_the_checker_finds_a_cycle() -> None:
 
 
 def test_every_firmware_package_has_a_layer_and_a_map() -> None:
-    children = {p.stem if p.is_file() else p.name for p in (REPO / "firmware").iterdir()
-                if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+    children = {
+        p.stem if p.is_file() else p.name
+        for p in (REPO / "firmware").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()
+    }
     placed = {name for tier in firmware.LAYERS for name in tier}
     assert children - placed == set(), "add these to firmware.LAYERS"
     for tier in firmware.LAYERS:
@@ -271,7 +274,9 @@ def test_the_tracking_package_knows_nothing_above_it() -> None:
     bad = [
         f"{imp.importer}: {imp.module}"
         for imp in all_imports()
-        if imp.importer.startswith("firmware.tracking") and imp.module.split(".")[1:2] and imp.module.split(".")[1] in above
+        if imp.importer.startswith("firmware.tracking")
+        and imp.module.split(".")[1:2]
+        and imp.module.split(".")[1] in above
     ]
     assert bad == []
 
@@ -298,11 +303,7 @@ def test_every_section_is_listed_in_one_place() -> None:
 def test_a_valid_file_loads_whatever_was_imported() -> None:
     """In a fresh interpreter that imported only the config loader, every section loads."""
     tables = ", ".join(f"{name!r}: {{}}" for name in config.BUILTIN_SECTIONS)
-    code = (
-        "import sys\n"
-        "from firmware.config import parse_config\n"
-        f"print(sorted(parse_config({{{tables}}}).sections))\n"
-    )
+    code = f"import sys\nfrom firmware.config import parse_config\nprint(sorted(parse_config({{{tables}}}).sections))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == str(sorted(config.BUILTIN_SECTIONS))
 
@@ -336,8 +337,14 @@ def test_the_defaults_import_nothing_above_the_configuration() -> None:
 
 
 #: The modules a section's module must never load: the packages' working parts.
-HEAVY = ("firmware.app.application", "firmware.link.host", "firmware.hall.board", "firmware.web.server",
-         "firmware.referee.arbiter", "firmware.tracking.tracker")
+HEAVY = (
+    "firmware.app.application",
+    "firmware.link.host",
+    "firmware.hall.board",
+    "firmware.web.server",
+    "firmware.referee.arbiter",
+    "firmware.tracking.tracker",
+)
 
 
 def test_every_section_lives_in_a_light_module() -> None:
@@ -354,7 +361,7 @@ def test_every_section_lives_in_a_light_module() -> None:
 def documented_imports() -> dict[str, set[str]]:
     """docs/architecture.md's table: package -> the packages it imports (``firmware.`` dropped)."""
     text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
-    table = text[text.index("| package | imports |"):].split("\n\n", 1)[0].splitlines()[2:]
+    table = text[text.index("| package | imports |") :].split("\n\n", 1)[0].splitlines()[2:]
     documented: dict[str, set[str]] = {}
     for row in table:
         packages, imports = (cell.strip() for cell in row.strip("|").split("|"))

@@ -31,9 +31,12 @@ def test_forty_moves_and_the_ply_limit() -> None:
     # man moved and nothing taken, and no position three times.
     game = Game(Position.from_fen("B:WK29,K32:BK1,K4"))
     while games.game_end(game) is None:
-        game.play(min(game.legal_moves(),
-                      key=lambda m: (bool(game.position.apply(m).captures()),
-                                     game.repetitions(game.position.apply(m)))))
+        game.play(
+            min(
+                game.legal_moves(),
+                key=lambda m: (bool(game.position.apply(m).captures()), game.repetitions(game.position.apply(m))),
+            )
+        )
     end = games.game_end(game)
     assert (game.ply, end.score, end.reason) == (80, "1/2-1/2", "forty-moves")
     assert games.game_end(Game(Position.from_fen("B:WK32:BK1")), max_plies=0).reason == "0 plies"
@@ -77,22 +80,27 @@ def test_the_problems_can_be_chosen_by_pieces(shared_data: Path) -> None:
 
 
 def test_a_stopped_run_is_finished_from_its_progress_log(
-        shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _games()
     problems = importlib.import_module("bench.problems")
     beginner = problems.load(shared_data / "problems", ["beginner"])
     # A log of every beginner problem but the first, as --progress writes it, among lines
     # a stopped run leaves too (a traceback, a report in another unit).
-    lines = ["Traceback (most recent call last):", "KeyboardInterrupt",
-             "[1/58] 16000 nodes beginner #13 FAILED: stated 0-1, reached 1/2-1/2 "
-             "(repetition, 9 plies, 0 s)"]
+    lines = [
+        "Traceback (most recent call last):",
+        "KeyboardInterrupt",
+        "[1/58] 16000 nodes beginner #13 FAILED: stated 0-1, reached 1/2-1/2 (repetition, 9 plies, 0 s)",
+    ]
     for i, p in enumerate(beginner[1:]):
         reached = "1/2-1/2" if p.number == 13 else p.result
         mark = "solved" if reached == p.result else "FAILED"
         # A game stopped by the ply limit says so in place of the ending's name.
         ending = "200 plies, 200" if p.number == 13 else "repetition, 40"
-        lines.append(f"[{i + 1}/58] 50 ms {p.file} #{p.number} {mark}: stated {p.result}, "
-                     f"reached {reached} ({ending} plies, 2 s)")
+        lines.append(
+            f"[{i + 1}/58] 50 ms {p.file} #{p.number} {mark}: stated {p.result}, "
+            f"reached {reached} ({ending} plies, 2 s)"
+        )
     log = tmp_path / "run.log"
     log.write_text("\n".join(lines) + "\n")
     found = problems.read_log(log, beginner, "ms")
@@ -101,9 +109,24 @@ def test_a_stopped_run_is_finished_from_its_progress_log(
     assert next(o for o in found.values() if o.problem.number == 13).reason == "200 plies"
 
     first = beginner[0]
-    assert problems.main(["--files", "beginner", "--movetime", "50", "--jobs", "1",
-                          "--progress", "--resume", str(log),
-                          "--problems", str(shared_data / "problems")]) == 0
+    assert (
+        problems.main(
+            [
+                "--files",
+                "beginner",
+                "--movetime",
+                "50",
+                "--jobs",
+                "1",
+                "--progress",
+                "--resume",
+                str(log),
+                "--problems",
+                str(shared_data / "problems"),
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     # Only the problem the log lacks was played; the figures are of all 58.
     assert err.count("\n") == 1 and f"[58/58] 50 ms beginner #{first.number}" in err
@@ -129,9 +152,24 @@ def test_a_random_sample_as_installed(shared_data: Path, capsys: pytest.CaptureF
     assert first == problems.drawn(every, 200, 1) != problems.drawn(every, 200, 2)
     assert len(first) == 200 and first == sorted(first, key=every.index)
     assert {p.file for p in first} == {p.file for p in every}
-    assert problems.main(["--files", "beginner", "--random", "2", "--as-installed",
-                          "--movetime", "20", "--jobs", "1",
-                          "--problems", str(shared_data / "problems")]) == 0
+    assert (
+        problems.main(
+            [
+                "--files",
+                "beginner",
+                "--random",
+                "2",
+                "--as-installed",
+                "--movetime",
+                "20",
+                "--jobs",
+                "1",
+                "--problems",
+                str(shared_data / "problems"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "2 problems, endgame databases: as-installed (every position of up to 6 pieces" in out
     assert "20 ms a move:" in out
@@ -144,8 +182,25 @@ def test_won_endings_are_converted_and_counted(capsys: pytest.CaptureFixture[str
     convert = importlib.import_module("bench.convert")
     from firmware.egdb import SHIPPED
 
-    assert convert.main(["--tables", "shipped", "--defender", str(SHIPPED), "--pieces", "3",
-                         "--per", "1", "--nodes", "2000", "--jobs", "1"]) == 0
+    assert (
+        convert.main(
+            [
+                "--tables",
+                "shipped",
+                "--defender",
+                str(SHIPPED),
+                "--pieces",
+                "3",
+                "--per",
+                "1",
+                "--nodes",
+                "2000",
+                "--jobs",
+                "1",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     # Three-piece wins: one of each material with a win, all converted in the fewest plies
     # (the winner has the distances of the shipped three-piece tables).

@@ -86,9 +86,25 @@ def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> No
 
 def test_run_keeps_a_clock_in_a_two_player_game(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "run", "--headless", "--log", "json", "--script", "-",
-         "--clock", "300+5", "--state-dir", str(tmp_path)],
-        input="lift 11\nwait 1000\nplace 15\nwait 1000\n", capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "run",
+            "--headless",
+            "--log",
+            "json",
+            "--script",
+            "-",
+            "--clock",
+            "300+5",
+            "--state-dir",
+            str(tmp_path),
+        ],
+        input="lift 11\nwait 1000\nplace 15\nwait 1000\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     clocks = [e for e in map(json.loads, done.stdout.splitlines()) if e["event"] == "clock"]

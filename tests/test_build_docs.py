@@ -35,8 +35,7 @@ def test_relative_links_exist() -> None:
 def test_anchors_exist() -> None:
     hardware = (DOCS / "hardware.md").read_text()
     headings = {
-        re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
-        for h in re.findall(r"^#+ (.+)$", hardware, re.M)
+        re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-") for h in re.findall(r"^#+ (.+)$", hardware, re.M)
     }
     for anchor in re.findall(r"\(hardware\.md#([^)]+)\)", BUILD):
         assert anchor in headings, anchor

@@ -113,7 +113,13 @@ def test_template_pdf_is_tiled_at_one_to_one(paper: str, tmp_path: Path) -> None
 
 def test_stripboard_cell_on_a_tenth_inch_grid_with_each_lead_on_its_net() -> None:
     root = ET.fromstring(stripboard_svg(BoardGeometry()))
-    holes = sorted({(float(c.get("cx", "")), float(c.get("cy", ""))) for c in root.iter(f"{SVG}circle") if c.get("class") == "hole"})
+    holes = sorted(
+        {
+            (float(c.get("cx", "")), float(c.get("cy", "")))
+            for c in root.iter(f"{SVG}circle")
+            if c.get("class") == "hole"
+        }
+    )
     xs = sorted({x for x, _ in holes})
     ys = sorted({y for _, y in holes})
     assert len(ys) == len(STRIPS)
@@ -129,7 +135,12 @@ def test_stripboard_cell_on_a_tenth_inch_grid_with_each_lead_on_its_net() -> Non
     # Column -> reed -> diode -> row, the band towards the row; the LED on its four strips.
     assert leads[("reed", "lower (glass end)")] == "COL" and leads[("reed", "upper, bent down")] == "MID"
     assert leads[("diode", "anode")] == "MID" and leads[("diode", "cathode (band)")] == "ROW"
-    assert {k[1]: v for k, v in leads.items() if k[0] == "led"} == {"+5V": "+5V", "DIN": "DIN", "DOUT": "DOUT", "GND": "GND"}
+    assert {k[1]: v for k, v in leads.items() if k[0] == "led"} == {
+        "+5V": "+5V",
+        "DIN": "DIN",
+        "DOUT": "DOUT",
+        "GND": "GND",
+    }
 
 
 def test_neighbouring_sheets_print_each_alignment_mark_at_one_place_of_the_board(tmp_path: Path) -> None:
@@ -154,7 +165,10 @@ def test_neighbouring_sheets_print_each_alignment_mark_at_one_place_of_the_board
         assert sorted({sheet for sheet, *_ in seen}) == name.split("|")
         assert len(seen) == 2 * sum(m.name == name for m in marks)
         for sheet_a, xa, ya in seen:
-            assert any(b != sheet_a and abs(xb - xa) < 0.3 and abs(yb - ya) < 0.3 for b, xb, yb in seen), (name, sheet_a)
+            assert any(b != sheet_a and abs(xb - xa) < 0.3 and abs(yb - ya) < 0.3 for b, xb, yb in seen), (
+                name,
+                sheet_a,
+            )
 
 
 @pytest.mark.parametrize("option", OPTIONS)

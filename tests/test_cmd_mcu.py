@@ -64,7 +64,10 @@ class _Running:
             wiring.set_occupancy(1 << 4)
             bench = Bench(wiring, clock)
             board = fw.Board(
-                bench.machine.Pin, bench.neopixel.NeoPixel, PtyStream(self.endpoint), clock.now_ms,
+                bench.machine.Pin,
+                bench.neopixel.NeoPixel,
+                PtyStream(self.endpoint),
+                clock.now_ms,
                 wdt=bench.machine.WDT(timeout=fw.WATCHDOG_MS),
             )
             board.boot()

@@ -44,9 +44,7 @@ def test_every_line_reads_back_as_exactly_one_legal_move(capsys: pytest.CaptureF
 def test_rule_options(capsys: pytest.CaptureFixture[str]) -> None:
     fen = "B:W18:B15,9"
     assert run(capsys, "--fen", fen)[1] == ["15x22"]
-    assert run(capsys, "--fen", fen, "--captures-optional")[1] == [
-        "9-13", "9-14", "15-19", "15x22"
-    ]
+    assert run(capsys, "--fen", fen, "--captures-optional")[1] == ["9-13", "9-14", "15-19", "15x22"]
     # a man on 18 with a white man behind it on 14 and 10 empty
     assert run(capsys, "--fen", "B:W14,27:B18")[1] == ["18-22", "18-23"]
     assert run(capsys, "--fen", "B:W14,27:B18", "--men-capture-backward")[1] == ["18x9"]

@@ -29,8 +29,7 @@ def test_the_shared_data(shared_data: Path, capsys: pytest.CaptureFixture[str]) 
 # Game 66 ends "14-9 0-1[Event ...]": the next game's tags follow its result on the same
 # line. Read as two games (nothing lost), and said so, though not as a failure.
 TTS_NOTE = (
-    "{}:763: note: game 66 ends with its result and a new game's tags follow on the "
-    "same line; read as games 66 and 67"
+    "{}:763: note: game 66 ends with its result and a new game's tags follow on the same line; read as games 66 and 67"
 )
 
 
@@ -51,8 +50,7 @@ def test_one_file_quiet_and_verbose(shared_data: Path, capsys: pytest.CaptureFix
     ]
     assert lines[92] == f"{tts}: 91 games, 91 replayed, 0 failed"
     assert f"{tinsley}:5588: game 541, ply 123, 32-28: no piece on 32" in lines
-    assert lines[-2:] == [f"{tinsley}: 724 games, 723 replayed, 1 failed",
-                          "815 games, 814 replayed, 1 failed"]
+    assert lines[-2:] == [f"{tinsley}: 724 games, 723 replayed, 1 failed", "815 games, 814 replayed, 1 failed"]
 
 
 MALFORMED = """\
@@ -85,9 +83,7 @@ MALFORMED = """\
 """
 
 
-def test_a_malformed_file_is_reported_game_by_game(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_malformed_file_is_reported_game_by_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.pdn"
     path.write_text(MALFORMED)
     code, lines, err = run(capsys, str(path))
@@ -95,8 +91,7 @@ def test_a_malformed_file_is_reported_game_by_game(
     assert lines == [
         f"{path}:5: game 2, ply 3, @@@: unexpected text '@@@' among the moves",
         f"{path}:8: game 3: bad tag '[White Bob]': a tag is written [Name \"value\"]",
-        f"{path}:12: game 4, ply 3, 15-22: "
-        "the black man on 15 cannot go to 22; it can play 15-19",
+        f"{path}:12: game 4, ply 3, 15-22: the black man on 15 cannot go to 22; it can play 15-19",
         f"{path}:16: game 5, ply 1, 2x18: ambiguous: 2x18 fits 2x9x18, 2x11x18; "
         "the rest of the game replays after each route",
         f"{path}:19: game 6: range '1-40' is not within 1-32 in FEN 'B:W1-40:B5'",
@@ -105,9 +100,7 @@ def test_a_malformed_file_is_reported_game_by_game(
     ]
 
 
-def test_games_sharing_a_line_are_noted_not_failed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_games_sharing_a_line_are_noted_not_failed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "runin.pdn"
     path.write_text(
         '[Event "one"]\n1. 11-15 23-18 1-0[Event "two"]\n1. 9-14 22-17 *\n'
@@ -149,9 +142,7 @@ def test_rule_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert run(capsys, "--captures-optional", str(path))[1] == ["1 games, 1 replayed, 0 failed"]
 
 
-def test_a_missing_file_is_one_line_and_exit_code_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_missing_file_is_one_line_and_exit_code_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = tmp_path / "good.pdn"
     good.write_text("1. 11-15 *\n")
     missing = tmp_path / "missing.pdn"

@@ -33,8 +33,7 @@ def test_divide_lists_every_move_and_sums_to_the_total(capsys: pytest.CaptureFix
     assert code == 0
     rows = [line.split(": ") for line in lines[:-1]]
     # In square order, the order of `crownhead moves`.
-    assert [move for move, _ in rows] == ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16",
-                                          "12-16"]
+    assert [move for move, _ in rows] == ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
     assert sum(int(n) for _, n in rows) == int(lines[-1]) == 7361
 
 
@@ -76,9 +75,7 @@ def test_time_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
         (["--fen", "", "--depth", "1"], "FEN ''"),  # not silently the start position
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(
-    capsys: pytest.CaptureFixture[str], args: list[str], named: str
-) -> None:
+def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str], args: list[str], named: str) -> None:
     code, lines, err = run(capsys, *args)
     assert code == 2
     assert lines == []
@@ -100,14 +97,14 @@ def test_installed_command() -> None:
     exe = shutil.which("crownhead", path=str(Path(sys.executable).parent))
     if exe is None:
         pytest.skip("the crownhead script is not installed beside this Python")
-    done = subprocess.run(
-        [exe, "perft", "--depth", "5"], capture_output=True, text=True, timeout=300
-    )
+    done = subprocess.run([exe, "perft", "--depth", "5"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "7361"
     bad = subprocess.run(
         [exe, "perft", "--fen", "nonsense", "--depth", "1"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

@@ -62,8 +62,21 @@ def test_script_resumes_with_sim_keep_game(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_computer_mode_with_the_random_test_player(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["run", "--script", script(tmp_path, "lift 11\nplace 15\nwait 800\n"), "--state-dir", str(tmp_path / "s"),
-            "--log", "json", "--mode", "computer", "--opponent", "random", "--seed", "5"]
+    args = [
+        "run",
+        "--script",
+        script(tmp_path, "lift 11\nplace 15\nwait 800\n"),
+        "--state-dir",
+        str(tmp_path / "s"),
+        "--log",
+        "json",
+        "--mode",
+        "computer",
+        "--opponent",
+        "random",
+        "--seed",
+        "5",
+    ]
     assert main(args) == 0
     events = json_events(capsys.readouterr().out)
     chosen = [e for e in events if e["event"] == "computer-move"]
@@ -71,8 +84,21 @@ def test_computer_mode_with_the_random_test_player(tmp_path: Path, capsys: pytes
 
 
 def test_computer_mode_with_the_engine(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["run", "--script", script(tmp_path, "lift 11\nplace 15\nwait 800\n"), "--state-dir", str(tmp_path / "s"),
-            "--log", "json", "--mode", "computer", "--level", "1", "--seed", "2"]
+    args = [
+        "run",
+        "--script",
+        script(tmp_path, "lift 11\nplace 15\nwait 800\n"),
+        "--state-dir",
+        str(tmp_path / "s"),
+        "--log",
+        "json",
+        "--mode",
+        "computer",
+        "--level",
+        "1",
+        "--seed",
+        "2",
+    ]
     assert main(args) == 0
     chosen = [e for e in json_events(capsys.readouterr().out) if e["event"] == "computer-move"]
     assert len(chosen) == 1 and chosen[0]["player"] == "Crownhead engine (level 1)"
@@ -95,8 +121,11 @@ def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     (tmp_path / "c.toml").write_text('[play]\nmode = "chess"\n')
     (tmp_path / "p.toml").write_text('[palette]\ntarget = "blue"\n')
     values = {
-        "script": script(tmp_path), "missing": str(tmp_path / "nope.txt"), "bad": str(tmp_path / "bad.txt"),
-        "config": str(tmp_path / "c.toml"), "palette": str(tmp_path / "p.toml"),
+        "script": script(tmp_path),
+        "missing": str(tmp_path / "nope.txt"),
+        "bad": str(tmp_path / "bad.txt"),
+        "config": str(tmp_path / "c.toml"),
+        "palette": str(tmp_path / "p.toml"),
     }
     argv = ["run", "--state-dir", str(tmp_path / "s")] + [a.format(**values) for a in args]
     assert main(argv) == 2
@@ -129,8 +158,23 @@ def test_state_dir_in_use_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def _start(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "run", "--headless", "--log", "json", "--state-dir", str(tmp_path / "s"), *extra],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "run",
+            "--headless",
+            "--log",
+            "json",
+            "--state-dir",
+            str(tmp_path / "s"),
+            *extra,
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
     )
 
 

@@ -32,11 +32,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_clean_simulated_board_passes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "--hal", "sim")
     assert code == 0, out + err
-    assert (
-        "Walked 32 square(s)." in out
-        and "LED colours: checked" in out
-        and "No faults found." in out
-    )
+    assert "Walked 32 square(s)." in out and "LED colours: checked" in out and "No faults found." in out
 
 
 def test_stuck_switch_is_found(capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,8 +63,7 @@ def test_several_faults_are_each_reported_once(capsys: pytest.CaptureFixture[str
         "(or a piece left on it); not walked",
         "  - square 5 (a7): answered as square 6 (c7) (wires swapped or miswired)",
         "  - square 6 (c7): answered as square 5 (a7) (wires swapped or miswired)",
-        "  - square 30 (c1): switch never closed when a piece was placed "
-        "(open switch, weak magnet or broken wire)",
+        "  - square 30 (c1): switch never closed when a piece was placed (open switch, weak magnet or broken wire)",
         "  - square 7 (e7): LED does not light red, green, blue, white",
         "  - square 9 (b6): LED does not light red, green, blue, white",
     ]
@@ -95,16 +90,12 @@ def test_verbose_shows_the_hand(capsys: pytest.CaptureFixture[str]) -> None:
         (["--hal", "gpio", "--sim-stuck", "3"], "need the simulator"),
     ],
 )
-def test_bad_input_is_a_clear_error(
-    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
-) -> None:
+def test_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, _out, err = run(capsys, *argv)
     assert code == 2 and message in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize(
-    "argv", [["--sim-stuck", "33"], ["--sim-swap", "5"], ["--timeout", "-1"], ["--hal", "wires"]]
-)
+@pytest.mark.parametrize("argv", [["--sim-stuck", "33"], ["--sim-swap", "5"], ["--timeout", "-1"], ["--hal", "wires"]])
 def test_bad_options_are_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as info:
         main(["selftest", *argv])
@@ -124,9 +115,7 @@ def test_the_hand_follows_the_light_so_a_wrong_led_is_caught() -> None:
             self.board.lights.show({square % 32 + 1: (255, 255, 255)})  # the LED map is off by one
             super().request_place(square)
 
-    result = Selftest(
-        hw, Miswired(hw.sim), idle=clock.advance, timeout_ms=500, squares=[4], leds=False
-    ).run()
+    result = Selftest(hw, Miswired(hw.sim), idle=clock.advance, timeout_ms=500, squares=[4], leds=False).run()
     assert result.faults == ["square 4 (h8): answered as square 5 (a7) (wires swapped or miswired)"]
 
 
@@ -243,7 +232,9 @@ def test_an_unplugged_display_is_a_fault() -> None:
     hw.display.unplug()
     result = Selftest(hw, SimHand(hw.sim), idle=clock.advance, timeout_ms=2000).run()
     hw.close()
-    assert result.faults == ["display: cannot be reached (simulated display: unplugged); check the wiring, I2C on and display.address"]
+    assert result.faults == [
+        "display: cannot be reached (simulated display: unplugged); check the wiring, I2C on and display.address"
+    ]
 
 
 def test_console_operator_lists_buttons_and_asks_about_the_display() -> None:

@@ -40,17 +40,13 @@ def test_live_until_seconds(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.count("occupied (24)") == 1  # drawn once: nothing changed
 
 
-def test_errors_are_messages_not_tracebacks(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_errors_are_messages_not_tracebacks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "c.toml"
     bad.write_text("[lights]\nbrightnes = 1\n")
     assert main(["sensors", "--once", "--config", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "lights.brightnes: unknown key" in err and "Traceback" not in err
-    assert (
-        main(["sensors", "--once", "--hal", "serial", "--config", str(tmp_path / "none.toml")]) == 2
-    )
+    assert main(["sensors", "--once", "--hal", "serial", "--config", str(tmp_path / "none.toml")]) == 2
     assert "none.toml: no such file" in capsys.readouterr().err
 
 

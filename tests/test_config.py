@@ -228,9 +228,7 @@ def test_unreadable_files(tmp_path: Path) -> None:
 
 def test_pin_clash_depends_on_the_backend_in_use() -> None:
     # A [matrix] left in the file does not matter for a shift-register board.
-    config = parse_config(
-        {"board": {"backend": "shift"}, "lights": {"data_pin": 4}, "shift": {"load_pin": 5}}
-    )
+    config = parse_config({"board": {"backend": "shift"}, "lights": {"data_pin": 4}, "shift": {"load_pin": 5}})
     assert config.lights.data_pin == 4
     with pytest.raises(FieldError):
         check_pins(config, "gpio")
@@ -263,9 +261,7 @@ def test_a_new_section_is_one_dataclass(monkeypatch: pytest.MonkeyPatch, tmp_pat
     config = load_config(write(tmp_path, "[tracker]\nmode = 'relaxed'\n"))
     assert config.tracker == TrackerConfig(400, "relaxed")
     assert config.get(TrackerConfig).mode == "relaxed"
-    with pytest.raises(
-        ConfigError, match=r"config\.toml:2: tracker\.settle_ms: must be at most 5000"
-    ):
+    with pytest.raises(ConfigError, match=r"config\.toml:2: tracker\.settle_ms: must be at most 5000"):
         load_config(write(tmp_path, "[tracker]\nsettle_ms = 9000\n"))
     with pytest.raises(TypeError):
         config_section("bad")(type("NotADataclass", (), {}))

@@ -31,7 +31,9 @@ def test_the_default_buttons_are_refused_only_where_the_console_is_on(backend: s
         "sudo raspi-config nonint do_serial_cons 1 and reboot; or move the button to a free pin",
     )
     # Said in the file, either way, instead of looked at.
-    with pytest.raises(ConfigError, match=r'buttons\.pins\.black: .*board\.serial_console = "on".*set board\.serial_console = "auto"'):
+    with pytest.raises(
+        ConfigError, match=r'buttons\.pins\.black: .*board\.serial_console = "on".*set board\.serial_console = "auto"'
+    ):
         parse_config({"board": {"backend": backend, "serial_console": "on"}})
     check_pins(parse_config({"board": {"backend": backend, "serial_console": "off"}}), console="ttyS0")
 

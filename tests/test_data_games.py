@@ -96,8 +96,7 @@ def test_text_run_into_a_move_in_tinsley_is_a_comment(shared_data: Path) -> None
 
 
 def test_the_other_game_files_replay_completely(shared_data: Path) -> None:
-    for name in ("oca-2.0.pdn", "inferno.pdn", "principles-of-strategy.pdn",
-                 "tricks-traps-and-shots.pdn"):
+    for name in ("oca-2.0.pdn", "inferno.pdn", "principles-of-strategy.pdn", "tricks-traps-and-shots.pdn"):
         errors = [str(g.error) for g in games_of(shared_data / name) if g.error]
         assert errors == [], name
 
@@ -106,9 +105,7 @@ def test_ambiguous_captures_in_tricks_traps_and_shots_are_resolved(shared_data: 
     games = games_of(shared_data / "tricks-traps-and-shots.pdn")
     resolved = {}
     for game in games:
-        for ply, (text, move, pos) in enumerate(
-            zip(game.move_texts, game.moves, game.positions), start=1
-        ):
+        for ply, (text, move, pos) in enumerate(zip(game.move_texts, game.moves, game.positions), start=1):
             rivals = [m for m in pos.legal_moves() if (m.start, m.end) == (move.start, move.end)]
             if len(rivals) > 1:
                 resolved[game.number] = (game.tags["Event"], ply, text, move.pdn(full=True))
@@ -129,14 +126,15 @@ def test_the_result_glued_to_the_next_games_tags(shared_data: Path) -> None:
     assert christie.tags["Event"] == "TTS Game 48 Christie's Shot"
     assert christie.error is None and christie.move_texts[0] == "11-15"
     # The split is made visible: a note on game 66, at the line both games share.
-    assert [(n.game, n.line, n.text) for n in flashback.notes] == [(
-        66, 763,
-        "game 66 ends with its result and a new game's tags follow on the same line; "
-        "read as games 66 and 67",
-    )]
+    assert [(n.game, n.line, n.text) for n in flashback.notes] == [
+        (
+            66,
+            763,
+            "game 66 ends with its result and a new game's tags follow on the same line; read as games 66 and 67",
+        )
+    ]
     assert str(flashback.notes[0]).startswith(f"{flashback.source}:763: note: game 66 ")
-    assert '0-1[Event "TTS Game 48' in (shared_data / "tricks-traps-and-shots.pdn").read_text(
-    ).splitlines()[762]
+    assert '0-1[Event "TTS Game 48' in (shared_data / "tricks-traps-and-shots.pdn").read_text().splitlines()[762]
     # No other game of the shared data needed such a decision.
     noted = [(Path(g.source).name, g.number) for g in all_games(shared_data) if g.notes]
     assert noted == [("tricks-traps-and-shots.pdn", 66)]
@@ -201,8 +199,7 @@ def test_captured_pieces_agree_with_the_board_geometry_and_the_counts(shared_dat
                 middles = []
                 for a, b in zip(move.path, move.path[1:]):
                     assert abs(file_of(a) - file_of(b)) == 2 == abs(rank_of(a) - rank_of(b))
-                    middles.append(square_at((file_of(a) + file_of(b)) // 2,
-                                             (rank_of(a) + rank_of(b)) // 2))
+                    middles.append(square_at((file_of(a) + file_of(b)) // 2, (rank_of(a) + rank_of(b)) // 2))
                 assert tuple(middles) == move.captures
                 assert len(set(move.captures)) == len(move.captures)
                 for square in move.captures:
@@ -288,5 +285,6 @@ def test_final_positions_agree_with_pydraughts_on_every_game(shared_data: Path) 
         if (Path(game.source).name, game.number) in skip:
             continue
         assert _canonical(_pydraughts_final_fen(game)) == _canonical(game.positions[-1].fen()), (
-            game.source, game.number
+            game.source,
+            game.number,
         )

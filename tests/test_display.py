@@ -95,7 +95,12 @@ def test_both_clocks_large_the_running_one_lit_and_the_result(tmp_path: Path) ->
     board.app.run_for(500)
     screen = panel._screen
     # Before Black's first lift the clock waits: shown, not running.
-    assert screen is not None and screen.has_clock and screen.paused and (screen.black_ms, screen.white_ms) == (300_000, 300_000)
+    assert (
+        screen is not None
+        and screen.has_clock
+        and screen.paused
+        and (screen.black_ms, screen.white_ms) == (300_000, 300_000)
+    )
     board.script("lift 11\nwait 2000\nplace 15\nwait 1000\n")
     screen = panel._screen
     assert screen is not None and screen.running == "white" and not screen.paused
@@ -148,7 +153,14 @@ def test_at_most_max_fps_frames_however_often_the_screen_changes() -> None:
 
 @pytest.mark.parametrize(
     "message",
-    ["caution: forced capture", "put back 22", "crown 1", "white offers a draw", "black resigns? again", "no draw to claim"],
+    [
+        "caution: forced capture",
+        "put back 22",
+        "crown 1",
+        "white offers a draw",
+        "black resigns? again",
+        "no draw to claim",
+    ],
 )
 def test_the_usual_messages_fit_whole(message: str) -> None:
     text, size, scrolls = fit(message, WIDTH, (13, 12, 11, 10))

@@ -58,7 +58,9 @@ def test_known_endings(fen: str, outcome: str) -> None:
     assert found is not None and found[0] == outcome, (fen, found)
 
 
-@pytest.mark.parametrize("fen", ["B:W20:B30,K1", "W:W3:BK10,K14", "B:WK20:B29,K1", "W:W2,K8:BK10", "B:W2:BK10,K14", "W:WK20:B31,K1"])
+@pytest.mark.parametrize(
+    "fen", ["B:W20:B30,K1", "W:W3:BK10,K14", "B:WK20:B29,K1", "W:W2,K8:BK10", "B:W2:BK10,K14", "W:WK20:B31,K1"]
+)
 def test_a_man_on_its_crowning_row_is_not_in_the_tables_and_costs_no_table(fen: str) -> None:
     """Set up by hand (problems do that), such a position is outside every table: not
     covered, and no reason to give up a table as damaged."""
@@ -145,8 +147,9 @@ def test_no_tables_no_probe(tmp_path: Path) -> None:
 
 
 def _crownhead(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware.cli", *args],
-                          capture_output=True, text=True, check=False, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, check=False, timeout=300
+    )
 
 
 def test_the_command_builds_and_lists(tmp_path: Path) -> None:
@@ -220,4 +223,3 @@ def _own_opp(position: Position) -> tuple[int, int, int, bool]:
     black = position.turn.name == "BLACK"
     own, opp = (position.black, position.white) if black else (position.white, position.black)
     return own, opp, position.kings, black
-

@@ -58,8 +58,7 @@ def kings_41(shipped: dict[Material, bytes]) -> dict[Material, bytearray]:
     return retro.solve(KINGS_41, shipped)
 
 
-def test_the_numpy_builder_gives_the_reference_bytes_up_to_three_pieces(
-        shipped: dict[Material, bytes]) -> None:
+def test_the_numpy_builder_gives_the_reference_bytes_up_to_three_pieces(shipped: dict[Material, bytes]) -> None:
     # The shipped tables are the reference's bytes (tests/test_egdb_files.py builds the
     # three-piece ones again with it; slow: all of them, with both builders).
     fast = retro.build(3)
@@ -70,13 +69,13 @@ def test_the_numpy_builder_gives_the_reference_bytes_up_to_three_pieces(
 
 @pytest.mark.slow
 def test_both_builders_give_the_same_four_piece_bytes() -> None:
-    assert {m: bytes(t) for m, t in retro.build(4).items()} == {
-        m: bytes(t) for m, t in reference_build(4).items()}
+    assert {m: bytes(t) for m, t in retro.build(4).items()} == {m: bytes(t) for m, t in reference_build(4).items()}
 
 
 @pytest.mark.parametrize("material", [(1, 1, 1, 1), (2, 0, 1, 1), (2, 0, 2, 0), (0, 2, 1, 1)])
 def test_the_numpy_builder_gives_the_shipped_four_piece_bytes(
-        material: Material, shipped: dict[Material, bytes]) -> None:
+    material: Material, shipped: dict[Material, bytes]
+) -> None:
     known = {m: t for m, t in shipped.items() if m not in (material, mirror(material))}
     for m, table in retro.solve(material, known).items():
         assert bytes(table) == shipped[m], m
@@ -88,8 +87,9 @@ def test_the_numpy_builder_gives_every_shipped_table(shipped: dict[Material, byt
     assert {m: bytes(t) for m, t in fast.items()} == shipped
 
 
-def test_a_five_piece_slice_agrees_with_its_children(kings_41: dict[Material, bytearray],
-                                                      shipped: dict[Material, bytes]) -> None:
+def test_a_five_piece_slice_agrees_with_its_children(
+    kings_41: dict[Material, bytearray], shipped: dict[Material, bytes]
+) -> None:
     probe = EndgameTables({**shipped, **kings_41})
     assert probe.pieces == 5
     rng = random.Random(5)
@@ -105,7 +105,8 @@ def test_a_five_piece_slice_agrees_with_its_children(kings_41: dict[Material, by
 
 
 def test_four_kings_against_one_win_and_the_engine_converts(
-        kings_41: dict[Material, bytearray], shipped: dict[Material, bytes]) -> None:
+    kings_41: dict[Material, bytearray], shipped: dict[Material, bytes]
+) -> None:
     probe = EndgameTables({**shipped, **kings_41})
     start = Position.from_fen("B:WK32:BK1,K2,K3,K4")
     found = probe.probe_position(start)
@@ -128,7 +129,8 @@ def test_four_kings_against_one_win_and_the_engine_converts(
 
 
 def test_blocked_files_round_trip_and_are_read_lazily(
-        tmp_path: Path, kings_41: dict[Material, bytearray], shipped: dict[Material, bytes]) -> None:
+    tmp_path: Path, kings_41: dict[Material, bytearray], shipped: dict[Material, bytes]
+) -> None:
     _copy_shipped(tmp_path)
     for m, table in kings_41.items():
         save_table(tmp_path, m, table)
@@ -149,8 +151,11 @@ def test_blocked_files_round_trip_and_are_read_lazily(
 
 
 def test_damaged_blocked_files_are_named_and_skipped(
-        tmp_path: Path, kings_41: dict[Material, bytearray], shipped: dict[Material, bytes],
-        caplog: pytest.LogCaptureFixture) -> None:
+    tmp_path: Path,
+    kings_41: dict[Material, bytearray],
+    shipped: dict[Material, bytes],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     _copy_shipped(tmp_path)
     for m, table in kings_41.items():
         save_table(tmp_path, m, table)
@@ -171,7 +176,7 @@ def test_damaged_blocked_files_are_named_and_skipped(
     # Offsets that run backwards: the block is damage, found when it is read.
     backwards = bytearray(data)
     head = blocks._HEAD.size
-    backwards[head + 8:head + 16] = (len(data) - 1).to_bytes(8, "little")  # block 0 ends late
+    backwards[head + 8 : head + 16] = (len(data) - 1).to_bytes(8, "little")  # block 0 ends late
     path.write_bytes(backwards)
     table = blocks.BlockTable(path, KINGS_41, blocks.BlockCache())
     with pytest.raises(blocks.DamagedTable, match="block 1 ends before it starts"):
@@ -188,8 +193,7 @@ def test_damaged_blocked_files_are_named_and_skipped(
     path.write_bytes(broken)
     probe = load_probe(tmp_path)
     assert probe is not None
-    index = next(i for i in range(n * blocks.BLOCK, (n + 1) * blocks.BLOCK)
-                 if boards_of(i, KINGS_41) is not None)
+    index = next(i for i in range(n * blocks.BLOCK, (n + 1) * blocks.BLOCK) if boards_of(i, KINGS_41) is not None)
     own, opp, kings = boards_of(index, KINGS_41)  # type: ignore[misc]
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="firmware.egdb"):
@@ -203,12 +207,13 @@ def test_the_probe_needs_no_numpy(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['numpy'] = None\n"
-            "from firmware.egdb import retro, load_probe\n"
-            "assert not retro.available()\n"
-            "print(load_probe().pieces)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False, timeout=120)
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from firmware.egdb import retro, load_probe\n"
+        "assert not retro.available()\n"
+        "print(load_probe().pieces)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() in {"4", "5", "6"}  # whatever the state directory holds
 

@@ -95,11 +95,13 @@ def test_pack_writes_what_is_missing_and_keeps_the_rest(tmp_path: Path) -> None:
     stamp = first.stat().st_mtime_ns
     assert pack_folder(source, tmp_path / "out", (3, 3)) == packed
     assert first.stat().st_mtime_ns == stamp
-    assert main(["egdb", "pack", "--dir", str(source), "--to", str(tmp_path / "cli"),
-                 "--pieces", "2-3", "--quiet"]) == 0
+    assert (
+        main(["egdb", "pack", "--dir", str(source), "--to", str(tmp_path / "cli"), "--pieces", "2-3", "--quiet"]) == 0
+    )
     assert len(list((tmp_path / "cli").glob("*.wdl"))) == len(materials(3))
-    assert main(["egdb", "pack", "--dir", str(source), "--to", str(tmp_path / "x"),
-                 "--pieces", "4", "--quiet"]) == 1  # no four-piece tables there
+    assert (
+        main(["egdb", "pack", "--dir", str(source), "--to", str(tmp_path / "x"), "--pieces", "4", "--quiet"]) == 1
+    )  # no four-piece tables there
     assert main(["egdb", "pack", "--to", str(tmp_path), "--pieces", "7"]) == 2
 
 
@@ -120,12 +122,15 @@ def test_a_won_ending_is_kept_won_and_scored_above_any_evaluation(mixed: Path) -
         assert probe.probe_position(after)[0] == "draw"  # type: ignore[index]
 
 
-@pytest.mark.parametrize("fen", [
-    "B:WK2,12:BK14,K18",  # two kings against a king and a man, won in 33 plies
-    "B:WK19,K26:B1,K18",  # a king and a man against two kings, in 31
-    "B:WK5,19:B11,28",  # two men against a king and a man, in 47
-    "B:W22,30:BK19,24",  # a king and a man against two men, in 41
-])
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "B:WK2,12:BK14,K18",  # two kings against a king and a man, won in 33 plies
+        "B:WK19,K26:B1,K18",  # a king and a man against two kings, in 31
+        "B:WK5,19:B11,28",  # two men against a king and a man, in 47
+        "B:W22,30:BK19,24",  # a king and a man against two men, in 41
+    ],
+)
 def test_the_engine_converts_won_endings_knowing_only_that_they_are_won(mixed: Path, fen: str) -> None:
     probe = load_probe(mixed)
     exact = load_probe(SHIPPED)

@@ -65,9 +65,7 @@ def mirror(position: Position) -> Position:
     def turn(mask: int) -> int:
         return sum(bit(33 - s) for s in range(1, 33) if mask & bit(s))
 
-    return Position(
-        turn(position.white), turn(position.black), turn(position.kings), position.turn.opponent
-    )
+    return Position(turn(position.white), turn(position.black), turn(position.kings), position.turn.opponent)
 
 
 # -- legality -------------------------------------------------------------------------
@@ -245,8 +243,11 @@ def test_a_search_leaves_no_reference_cycle(rules: Rules) -> None:
             assert finished.move is not None and cut_short.move is not None
         gc.collect()
         # Other tests' threads may leave garbage of their own; none may be the rules'.
-        left = [f.__qualname__ for f in gc.garbage
-                if isinstance(f, types.FunctionType) and f.__module__.startswith("rules.")]
+        left = [
+            f.__qualname__
+            for f in gc.garbage
+            if isinstance(f, types.FunctionType) and f.__module__.startswith("rules.")
+        ]
         assert left == []
     finally:
         gc.set_debug(0)
@@ -428,10 +429,11 @@ def test_search_captures_are_the_routes_of_movegen(backward: bool) -> None:
     with_captures = 0
     for position in positions:
         for black in (True, False):
-            own, opp = (position.black, position.white) if black else (position.white,
-                                                                        position.black)
-            expected = sorted((bit(path[0]), bit(path[-1]), mask_of(caps)) for path, caps in
-                              movegen.capture_routes(own, opp, position.kings, black, backward))
+            own, opp = (position.black, position.white) if black else (position.white, position.black)
+            expected = sorted(
+                (bit(path[0]), bit(path[-1]), mask_of(caps))
+                for path, caps in movegen.capture_routes(own, opp, position.kings, black, backward)
+            )
             assert sorted(capture_moves(own, opp, position.kings, black, backward)) == expected
             with_captures += bool(expected)
     assert with_captures > 100
@@ -504,8 +506,7 @@ def test_a_threat_at_the_horizon_is_searched_a_ply_further() -> None:
     deep = Engine().search(position, depth=8)
     assert deep.score > 150
     shallow = Engine().search(position, depth=1)
-    assert shallow.score > 150 and shallow.pv[:3] == (
-        Move((22, 25)), Move((6, 2)), Move((13, 22), (17,)))
+    assert shallow.score > 150 and shallow.pv[:3] == (Move((22, 25)), Move((6, 2)), Move((13, 22), (17,)))
     blind = Engine()
     blind.threats = False
     assert blind.search(position, depth=1).score < 50

@@ -66,8 +66,7 @@ def test_rule_options_are_honoured(capsys: pytest.CaptureFixture[str]) -> None:
     assert analyse(capsys, "--fen", fen, "--depth", "3")["captures"] == []
     line = analyse(capsys, "--fen", fen, "--depth", "3", "--men-capture-backward")
     assert line["move"] == "18x9" and line["captures"] == [14]
-    optional = analyse(capsys, "--fen", "B:W20,22,23:B7,16,17", "--depth", "6",
-                       "--captures-optional")
+    optional = analyse(capsys, "--fen", "B:W20,22,23:B7,16,17", "--depth", "6", "--captures-optional")
     position = Position.from_fen("B:W20,22,23:B7,16,17")
     move = Move(tuple(optional["path"]), tuple(optional["captures"]))
     assert move in position.legal_moves(Rules(captures_compulsory=False))
@@ -82,8 +81,7 @@ def test_the_board_s_endgame_tables_are_probed(capsys: pytest.CaptureFixture[str
     line = analyse(capsys, "--fen", "W:WK19,K23:BK28,12", "--depth", "1", "--no-tables")
     assert abs(line["score"]) < 1000
     # Other rules than the tables were solved under: none.
-    line = analyse(capsys, "--fen", "W:WK19,K23:BK28,12", "--depth", "1",
-                   "--men-capture-backward")
+    line = analyse(capsys, "--fen", "W:WK19,K23:BK28,12", "--depth", "1", "--men-capture-backward")
     assert abs(line["score"]) < 1000
 
 
@@ -92,15 +90,13 @@ def test_the_moves_played_count_for_repetitions(capsys: pytest.CaptureFixture[st
     game.play_text("11-15")
     game.play_text("23-19")
     after = analyse(capsys, "--moves", "11-15 23-19", "--depth", "3")
-    assert after == {**analyse(capsys, "--fen", game.position.fen(), "--depth", "3"),
-                     "ms": after["ms"]}
+    assert after == {**analyse(capsys, "--fen", game.position.fen(), "--depth", "3"), "ms": after["ms"]}
     # Two kings against one: 23-18 is the engine's move, but after 23-18 10-6 18-23 6-10 it
     # would go back to a position that stood before: a side that is ahead does not mark
     # time (rules.engine.search), so it plays another move.
     fen = "B:WK10:BK32,K23"
     assert analyse(capsys, "--fen", fen, "--depth", "4", "--no-tables")["move"] == "23-18"
-    line = analyse(capsys, "--fen", fen, "--depth", "4", "--no-tables",
-                   "--moves", "23-18 10-6 18-23 6-10")
+    line = analyse(capsys, "--fen", fen, "--depth", "4", "--no-tables", "--moves", "23-18 10-6 18-23 6-10")
     assert line["move"] != "23-18" and line["score"] > 0
 
 
@@ -115,9 +111,7 @@ def test_the_moves_played_count_for_repetitions(capsys: pytest.CaptureFixture[st
         (["--depth", "0"], "--depth must be 1 or more"),
     ],
 )
-def test_bad_input_exits_2_with_one_line(
-    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
-) -> None:
+def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     assert main(["analyse", *argv]) == 2
     out, err = capsys.readouterr()
     assert out == ""
@@ -136,7 +130,10 @@ def _cpu_run(*argv: str) -> tuple[float, dict]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "firmware.cli", "analyse", *argv],
-        capture_output=True, text=True, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

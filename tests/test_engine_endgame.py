@@ -113,9 +113,11 @@ def winnable() -> list[tuple[Position, int]]:
     """Every position where the two kings win, with the plies it takes with best play."""
     values = two_kings_against_one()
     return sorted(
-        ((p, v[1]) for p, v in values.items()
-         if p.count(Color.BLACK) == 2 and p.count(Color.WHITE) == 1
-         and strong_side_wins(p, v)),
+        (
+            (p, v[1])
+            for p, v in values.items()
+            if p.count(Color.BLACK) == 2 and p.count(Color.WHITE) == 1 and strong_side_wins(p, v)
+        ),
         key=lambda item: (item[0].black, item[0].white, item[0].turn),
     )
 
@@ -174,8 +176,9 @@ def test_engine_scores_match_the_truth() -> None:
     engine = Engine(tt_size=1 << 14)
     rng = random.Random(3)
     checked = 0
-    for position, value in rng.sample(sorted(values.items(), key=lambda kv: (
-            kv[0].black, kv[0].white, kv[0].kings, kv[0].turn)), 250):
+    for position, value in rng.sample(
+        sorted(values.items(), key=lambda kv: (kv[0].black, kv[0].white, kv[0].kings, kv[0].turn)), 250
+    ):
         if len(position.legal_moves()) < 2:
             continue  # a forced move is played after a one-ply look only
         result = engine.search(position, depth=10)
@@ -225,6 +228,7 @@ def test_two_kings_beat_one_from_every_winnable_position() -> None:
 
 # -- endgame databases against the same truth ---------------------------------------------
 
+
 @cache
 def three_piece_tables() -> EndgameTables:
     return EndgameTables(egdb.build(3))
@@ -243,8 +247,7 @@ def test_the_database_agrees_with_the_solver_on_every_king_ending() -> None:
     disagree = [(p.fen(), v, _db_value(p)) for p, v in values.items() if _db_value(p) != v]
     assert len(values) > 30_000 and not disagree, disagree[:5]
     # Colours swapped: White's two kings against Black's one, the same values.
-    swapped = [(p.fen(), v) for p, v in list(values.items())[::7]
-               if _db_value(swap_colours(p)) != v]
+    swapped = [(p.fen(), v) for p, v in list(values.items())[::7] if _db_value(swap_colours(p)) != v]
     assert not swapped, swapped[:5]
 
 
@@ -258,8 +261,7 @@ def test_the_database_agrees_with_the_solver_with_men_on_the_board() -> None:
             continue
         black = white = kings = 0
         for square, is_black in zip(squares, colours):
-            crowned = rng.random() < 0.3 or square > 28 if is_black else (
-                rng.random() < 0.3 or square < 5)
+            crowned = rng.random() < 0.3 or square > 28 if is_black else (rng.random() < 0.3 or square < 5)
             if is_black:
                 black |= bit(square)
             else:

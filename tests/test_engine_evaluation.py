@@ -57,8 +57,7 @@ def _mirror(position: Position) -> Position:
     def turn(mask: int) -> int:
         return sum(bit(33 - s) for s in range(1, 33) if mask & bit(s))
 
-    return Position(turn(position.white), turn(position.black), turn(position.kings),
-                    position.turn.opponent)
+    return Position(turn(position.white), turn(position.black), turn(position.kings), position.turn.opponent)
 
 
 def _endings(n: int, seed: int) -> list[Position]:
@@ -72,10 +71,10 @@ def test_endgame_knowledge_is_the_same_for_both_colours() -> None:
         assert evaluate(position) == evaluate(mirrored), position.fen()
         black = position.turn is Color.BLACK
         own, opp = (position.black, position.white) if black else (position.white, position.black)
-        m_own, m_opp = ((mirrored.black, mirrored.white) if not black
-                        else (mirrored.white, mirrored.black))
-        assert (endgame_knowledge(own, opp, position.kings, black)
-                == endgame_knowledge(m_own, m_opp, mirrored.kings, not black)), position.fen()
+        m_own, m_opp = (mirrored.black, mirrored.white) if not black else (mirrored.white, mirrored.black)
+        assert endgame_knowledge(own, opp, position.kings, black) == endgame_knowledge(
+            m_own, m_opp, mirrored.kings, not black
+        ), position.fen()
 
 
 def test_endgame_knowledge_is_only_for_endings() -> None:
@@ -121,8 +120,7 @@ BRIDGES = [
 
 
 @pytest.mark.parametrize(("won", "plies", "drawn"), BRIDGES)
-def test_the_bridge_ranks_the_won_position_above_the_drawn_one(
-        won: str, plies: int, drawn: str) -> None:
+def test_the_bridge_ranks_the_won_position_above_the_drawn_one(won: str, plies: int, drawn: str) -> None:
     bridge, broken = Position.from_fen(won), Position.from_fen(drawn)
     assert evaluate(bridge) > evaluate(broken)
     assert evaluate(bridge) - BRIDGE < evaluate(broken)

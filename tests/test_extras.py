@@ -27,9 +27,7 @@ WITHOUT = (
 
 
 def crownhead_without_extras(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", WITHOUT, *argv], capture_output=True, text=True, cwd=REPO, timeout=120
-    )
+    return subprocess.run([sys.executable, "-c", WITHOUT, *argv], capture_output=True, text=True, cwd=REPO, timeout=120)
 
 
 def requirement_names(requirements: list[str]) -> set[str]:

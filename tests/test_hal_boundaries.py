@@ -28,8 +28,7 @@ def imported_modules(source: str) -> set[str]:
             found.add(node.module)
         elif (
             isinstance(node, ast.Call)
-            and getattr(node.func, "attr", getattr(node.func, "id", None))
-            in ("import_module", "__import__")
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module", "__import__")
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
@@ -63,9 +62,7 @@ def test_the_checker_sees_every_kind_of_import() -> None:
 
 @pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(REPO)))
 def test_hal_and_sim_import_nothing_of_rules_or_firmware(path: Path) -> None:
-    bad = sorted(
-        m for m in imported_modules(path.read_text()) if m.split(".")[0] in FORBIDDEN
-    )
+    bad = sorted(m for m in imported_modules(path.read_text()) if m.split(".")[0] in FORBIDDEN)
     assert not bad, f"{path.relative_to(REPO)} imports {', '.join(bad)}"
 
 
@@ -75,17 +72,12 @@ def _loaded_after_importing(modules: list[str]) -> set[str]:
         f"for m in {modules!r}: importlib.import_module(m)\n"
         "print('\\n'.join(sorted({n.split('.')[0] for n in sys.modules})))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
-    ).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     return set(out.split())
 
 
 def test_importing_every_hal_and_sim_module_loads_no_game_and_no_hardware_library() -> None:
-    modules = [
-        ".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-        for p in sources()
-    ]
+    modules = [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in sources()]
     # The gpiozero mock-pin models exist to run the GPIO backends without a Pi; they
     # are the one module that needs gpiozero itself.
     plain = [m for m in modules if m != "sim.gpio_models"]

@@ -20,17 +20,31 @@ def press(factory: MockFactory, pin: int) -> None:
 
 
 def test_names() -> None:
-    assert {"new", "hint", "takeback", "claim", "resign", "adjust", "draw", "force",
-            "black_draw", "black_resign", "white_draw", "white_resign", "black", "white", "clock"} == set(
-        BUTTON_NAMES
-    )
+    assert {
+        "new",
+        "hint",
+        "takeback",
+        "claim",
+        "resign",
+        "adjust",
+        "draw",
+        "force",
+        "black_draw",
+        "black_resign",
+        "white_draw",
+        "white_resign",
+        "black",
+        "white",
+        "clock",
+    } == set(BUTTON_NAMES)
 
 
 def test_per_side_buttons_tell_short_from_long_presses_on_the_injected_clock() -> None:
     clock = VirtualClock(1000)
     factory = MockFactory()
-    with_pins = GpioButtons({"black": 14, "white": 15, "black_draw": 7}, clock, bounce_ms=0,
-                            hold_ms=1500, pin_factory=factory)
+    with_pins = GpioButtons(
+        {"black": 14, "white": 15, "black_draw": 7}, clock, bounce_ms=0, hold_ms=1500, pin_factory=factory
+    )
     try:
         factory.pin(14).drive_low()
         clock.advance(300)
@@ -88,8 +102,6 @@ def test_unknown_button_or_pin_is_refused() -> None:
 
 def test_queue_and_null() -> None:
     q = ButtonQueue(VirtualClock(), lockout_ms=10)
-    assert (
-        q.press("new", 0) and not q.press("new", 9) and q.press("new", 10) and q.press("hint", 10)
-    )
+    assert q.press("new", 0) and not q.press("new", 9) and q.press("new", 10) and q.press("hint", 10)
     assert [e.name for e in q.poll()] == ["new", "new", "hint"]
     assert NullButtons().poll() == []

@@ -216,9 +216,7 @@ def test_jumping_to_next_deadline_gives_the_same_events(
         d.feed(e)
         horizon = events[i + 1].t_ms if i + 1 < len(events) else None
         # Decide everything due before the next raw event, jumping deadline to deadline.
-        while (deadline := d.next_deadline()) is not None and (
-            horizon is None or deadline < horizon
-        ):
+        while (deadline := d.next_deadline()) is not None and (horizon is None or deadline < horizon):
             out = d.update(deadline)
             assert out and all(x.t_ms == deadline for x in out)
             got += out
@@ -228,9 +226,7 @@ def test_jumping_to_next_deadline_gives_the_same_events(
 
 @settings(max_examples=200)
 @given(history=steps, debounce=st.integers(1, 50))
-def test_chatter_shorter_than_debounce_never_shows(
-    history: list[tuple[int, int]], debounce: int
-) -> None:
+def test_chatter_shorter_than_debounce_never_shows(history: list[tuple[int, int]], debounce: int) -> None:
     # Every flip is followed by a flip back on the same square sooner than debounce.
     d = Debouncer(debounce)
     t = 0

@@ -62,9 +62,7 @@ def test_shift_board_started_scans_in_its_thread() -> None:
     s = config.shift
     wiring = ShiftChainWiring(s.load_pin, s.clock_pin, s.data_pin)
     wiring.set_occupancy(mask_of([1, 2]))
-    hw = open_hardware(
-        config, VirtualClock(), pin_factory=MockFactory(pin_class=wiring.pin_class())
-    )
+    hw = open_hardware(config, VirtualClock(), pin_factory=MockFactory(pin_class=wiring.pin_class()))
     try:
         assert isinstance(hw.sensors, ShiftRegisterSensors) and hw.sensors.running
         assert hw.sensors.snapshot() == mask_of([1, 2])  # the first scan happened on start

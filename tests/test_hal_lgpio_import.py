@@ -14,11 +14,11 @@ from hal.lgpio_import import import_lgpio, writable_directory
 
 # A stand-in for lgpio with its troublesome habit: at import it creates its FIFO in the
 # current directory, and fails where it cannot.
-FAKE = '''
+FAKE = """
 import os
 CREATED_IN = os.getcwd()
 open(".lgd-nfy0", "x").close()
-'''
+"""
 
 
 @pytest.fixture
@@ -64,9 +64,7 @@ def test_not_installed_or_already_imported_is_left_alone() -> None:
     assert import_lgpio(module="os", writable=lambda p: False) is None
 
 
-def test_a_failing_import_is_not_raised(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_lgpio: str
-) -> None:
+def test_a_failing_import_is_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fake_lgpio: str) -> None:
     target = tmp_path / "t"
     target.mkdir()
     (target / ".lgd-nfy0").touch()  # the fake then fails with FileExistsError

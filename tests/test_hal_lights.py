@@ -109,9 +109,7 @@ def test_scale_and_current() -> None:
     assert scale_rgb((255, 128, 10), 0.1) == (25, 12, 1)
     assert scale_rgb((255, 255, 255), 1.0) == (255, 255, 255)
     white64 = {sq: (255, 255, 255) for sq in range(1, 33)}
-    white64.update(
-        {(r, c): (255, 255, 255) for r in range(8) for c in range(8) if (r + c) % 2 == 0}
-    )
+    white64.update({(r, c): (255, 255, 255) for r in range(8) for c in range(8) if (r + c) % 2 == 0})
     # The default cap keeps a full-white 64-LED board within a Pi's spare 5 V budget.
     assert estimate_current_ma(white64, DEFAULT_BRIGHTNESS, 64) < 500
     assert estimate_current_ma({}, 1.0, 32) == 32

@@ -21,9 +21,7 @@ ROWS = [4, 17, 27, 22, 5, 6, 13, 19]
 COLS = [23, 24, 25, 12]
 
 
-def make(
-    diodes: bool = True, clock: VirtualClock | None = None
-) -> tuple[MatrixWiring, MatrixSensors]:
+def make(diodes: bool = True, clock: VirtualClock | None = None) -> tuple[MatrixWiring, MatrixSensors]:
     wiring = MatrixWiring(ROWS, COLS, diodes=diodes)
     factory = MockFactory(pin_class=wiring.pin_class())
     sensors = MatrixSensors(ROWS, COLS, clock or VirtualClock(), settle_us=0, pin_factory=factory)

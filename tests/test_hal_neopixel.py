@@ -40,13 +40,9 @@ def test_grb_order_full_brightness(neopixel_wire: list[bytes]) -> None:
 
 
 def test_rgb_and_bgr_orders(neopixel_wire: list[bytes]) -> None:
-    NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="RGB", brightness=1.0).show(
-        {2: (10, 20, 30)}
-    )
+    NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="RGB", brightness=1.0).show({2: (10, 20, 30)})
     assert px(neopixel_wire, 1) == bytes([10, 20, 30])
-    NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="BGR", brightness=1.0).show(
-        {2: (10, 20, 30)}
-    )
+    NeoPixelLights(build_pixel_map(32), data_pin=18, pixel_order="BGR", brightness=1.0).show({2: (10, 20, 30)})
     assert px(neopixel_wire, 1) == bytes([30, 20, 10])
 
 
@@ -60,9 +56,7 @@ def test_brightness_cap_scales_every_channel(neopixel_wire: list[bytes]) -> None
 
 
 def test_serpentine_map_32(neopixel_wire: list[bytes]) -> None:
-    lights = NeoPixelLights(
-        build_pixel_map(32, "serpentine", "a8"), data_pin=18, pixel_order="RGB", brightness=1.0
-    )
+    lights = NeoPixelLights(build_pixel_map(32, "serpentine", "a8"), data_pin=18, pixel_order="RGB", brightness=1.0)
     lights.show({5: (1, 1, 1), 8: (2, 2, 2)})
     # Rank 7 runs right to left: square 8 (g7) is pixel 4, square 5 (a7) pixel 7.
     assert px(neopixel_wire, 4) == bytes([2, 2, 2])
@@ -71,18 +65,14 @@ def test_serpentine_map_32(neopixel_wire: list[bytes]) -> None:
 
 def test_explicit_map(neopixel_wire: list[bytes]) -> None:
     order = list(range(32, 0, -1))
-    lights = NeoPixelLights(
-        build_pixel_map(32, order), data_pin=18, pixel_order="RGB", brightness=1.0
-    )
+    lights = NeoPixelLights(build_pixel_map(32, order), data_pin=18, pixel_order="RGB", brightness=1.0)
     lights.show({32: (7, 8, 9), 1: (4, 5, 6)})
     assert px(neopixel_wire, 0) == bytes([7, 8, 9])
     assert px(neopixel_wire, 31) == bytes([4, 5, 6])
 
 
 def test_64_pixels_light_squares_and_dark(neopixel_wire: list[bytes]) -> None:
-    lights = NeoPixelLights(
-        build_pixel_map(64, "serpentine", "a1"), data_pin=10, pixel_order="RGB", brightness=1.0
-    )
+    lights = NeoPixelLights(build_pixel_map(64, "serpentine", "a1"), data_pin=10, pixel_order="RGB", brightness=1.0)
     lights.show({29: (1, 0, 0), (7, 1): (0, 2, 0), (6, 0): (0, 0, 3), 4: (9, 9, 9)})
     assert len(neopixel_wire[-1]) == 192
     assert px(neopixel_wire, 0) == bytes([1, 0, 0])  # a1

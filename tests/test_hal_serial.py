@@ -42,9 +42,7 @@ from sim.serial_board import BoardEmulator, PtyEndpoint
 def test_checksum_is_nmea_style_xor() -> None:
     # O ^ C ^ C ^ ' ' ^ '0' (seven times: once) ^ '1' = 0x4F ^ 0x20 ^ 0x30 ^ 0x31
     assert checksum("OCC 00000001") == "6E"
-    assert (
-        encode_occupancy(0x80000001) == b"OCC 80000001*" + checksum("OCC 80000001").encode() + b"\n"
-    )
+    assert encode_occupancy(0x80000001) == b"OCC 80000001*" + checksum("OCC 80000001").encode() + b"\n"
 
 
 def test_board_messages_parse() -> None:
@@ -53,9 +51,7 @@ def test_board_messages_parse() -> None:
     assert parse_board_line(b"OCC 0000000f\r") == Occupancy(15)
     assert parse_board_line(b"HELLO 1 board-fw 2.3") == Hello(1, "board-fw 2.3")
     assert parse_board_line(b"BTN hint") == ButtonPress("hint")
-    assert parse_board_line(b"ERR bad-line what was that") == BoardError(
-        "bad-line", "what was that"
-    )
+    assert parse_board_line(b"ERR bad-line what was that") == BoardError("bad-line", "what was that")
 
 
 def test_host_messages_parse() -> None:
@@ -110,9 +106,7 @@ class LoopRig:
         self.clock = VirtualClock()
         self.ports: list[Any] = []
         self.fail_open = False
-        self.board = SerialBoard(
-            "loop://", self.clock, opener=self.open, reconnect_ms=1000, silence_ms=3000
-        )
+        self.board = SerialBoard("loop://", self.clock, opener=self.open, reconnect_ms=1000, silence_ms=3000)
 
     def open(self) -> Any:
         if self.fail_open:
@@ -373,9 +367,7 @@ def test_open_hardware_serial_backend_over_pty() -> None:
     sim = SimBoard(clock, pieces={3: "w"})
     endpoint = PtyEndpoint()
     mcu = BoardEmulator(sim, endpoint)
-    config = (
-        default_config().replace("serial", port=endpoint.path).replace("lights", brightness=1.0)
-    )
+    config = default_config().replace("serial", port=endpoint.path).replace("lights", brightness=1.0)
     hw = open_hardware(
         config,
         clock,

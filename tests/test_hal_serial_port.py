@@ -74,9 +74,7 @@ def test_mcu_check_and_install_say_to_stop_the_service(
     assert "is in use by another program" in captured.err and len(captured.err.strip().splitlines()) == 1
 
 
-def test_a_board_at_the_micropython_prompt_is_restarted(
-    rig: tuple[PtyEndpoint, SerialBoard, VirtualClock]
-) -> None:
+def test_a_board_at_the_micropython_prompt_is_restarted(rig: tuple[PtyEndpoint, SerialBoard, VirtualClock]) -> None:
     endpoint, pi, clock = rig
     greeting = received(endpoint, pi, lambda d: d.count(b"\n") >= 2)  # HELLO 1, OCC?
     assert greeting.startswith(b"HELLO 1*")

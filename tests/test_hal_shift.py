@@ -16,14 +16,10 @@ from sim.gpio_models import ShiftChainWiring
 LOAD, CLK, DATA = 4, 17, 27
 
 
-def make(
-    clock: VirtualClock | None = None, **kwargs
-) -> tuple[ShiftChainWiring, ShiftRegisterSensors]:
+def make(clock: VirtualClock | None = None, **kwargs) -> tuple[ShiftChainWiring, ShiftRegisterSensors]:
     wiring = ShiftChainWiring(LOAD, CLK, DATA)
     factory = MockFactory(pin_class=wiring.pin_class())
-    sensors = ShiftRegisterSensors(
-        LOAD, CLK, DATA, clock or VirtualClock(), settle_us=0, pin_factory=factory, **kwargs
-    )
+    sensors = ShiftRegisterSensors(LOAD, CLK, DATA, clock or VirtualClock(), settle_us=0, pin_factory=factory, **kwargs)
     return wiring, sensors
 
 

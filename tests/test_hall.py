@@ -39,9 +39,6 @@ from helpers.net import WAIT_S, free_port, wait_for
 from helpers.scriptgen import TINSLEY, game_script, sample, tinsley_games
 
 
-
-
-
 @pytest.fixture
 def broker() -> Iterator[Embedded]:
     b = Embedded()
@@ -57,8 +54,14 @@ BOARDS = ["table-1", "table-2", "table-3"]
 class RunningHall:
     """A hall following ``broker``, its page served on a free port, its state in ``state_dir``."""
 
-    def __init__(self, broker: Embedded, state_dir: Path | None = None, *, boards: list[str] = BOARDS,
-                 pairings: Pairings | None = None) -> None:
+    def __init__(
+        self,
+        broker: Embedded,
+        state_dir: Path | None = None,
+        *,
+        boards: list[str] = BOARDS,
+        pairings: Pairings | None = None,
+    ) -> None:
         self.hall = Hall("club", str(state_dir) if state_dir is not None else None, boards=boards, pairings=pairings)
         self.listener = HallListener(self.hall, broker.url("hall"))
         self.listener.start()
@@ -102,7 +105,11 @@ def _boards_play_real_games(h: Hall, web: str, broker: Embedded, games: list[Any
         texts.append([e.move for e in events if isinstance(e, MoveMade)])
         settings = HallSettings(broker.url(f"table-{i + 1}"), "club", f"table-{i + 1}")
         assert publish_replay(settings, events, None, WCDF, timeout_s=WAIT_S) == 0
-    assert wait_for(lambda: all(len(b["moves"]) == len(g.moves) for b, g in zip(h.boards(), games)) and len(h.boards()) == len(games))
+    assert wait_for(
+        lambda: (
+            all(len(b["moves"]) == len(g.moves) for b, g in zip(h.boards(), games)) and len(h.boards()) == len(games)
+        )
+    )
     with urllib.request.urlopen(web + "/api/boards") as r:
         boards = json.load(r)
     for board, game, moves in zip(boards, games, texts):
@@ -160,36 +167,54 @@ def test_bad_names_and_urls_are_refused_with_one_clear_error() -> None:
 
 def test_names_with_markup_are_data_in_the_csv_and_the_api() -> None:
     h = Hall("club", boards=["b1"])
-    h.receive("crownhead/club/b1/state", json.dumps({"black": "<script>x</script>", "white": 'a,"b"', "ply": 3}).encode())
+    h.receive(
+        "crownhead/club/b1/state", json.dumps({"black": "<script>x</script>", "white": 'a,"b"', "ply": 3}).encode()
+    )
     assert h.boards()[0]["black"] == "<script>x</script>"
     assert '"a,""b"""' in h.results_csv()
 
 
-
 def test_results_csv_escapes_spreadsheet_formulas_as_standings_csv_does() -> None:
     h = Hall("club", boards=["-3-1"])
-    h.receive("crownhead/club/-3-1/state", json.dumps({
-        "black": '=HYPERLINK("http://evil.example","x")', "white": "@SUM(A1:A9)", "result": "+1", "reason": "-2",
-        "ply": "=1+1"}).encode())
+    h.receive(
+        "crownhead/club/-3-1/state",
+        json.dumps(
+            {
+                "black": '=HYPERLINK("http://evil.example","x")',
+                "white": "@SUM(A1:A9)",
+                "result": "+1",
+                "reason": "-2",
+                "ply": "=1+1",
+            }
+        ).encode(),
+    )
     rows = list(csv.reader(io.StringIO(h.results_csv())))
     # (A result or a ply that is none is not kept at all.)
-    assert rows[1] == ["'-3-1", "", "'=HYPERLINK(\"http://evil.example\",\"x\")", "'@SUM(A1:A9)", "", "'-2", "0", ""]
+    assert rows[1] == ["'-3-1", "", '\'=HYPERLINK("http://evil.example","x")', "'@SUM(A1:A9)", "", "'-2", "0", ""]
     assert all(not cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
 
 
 def test_results_csv_has_each_games_round() -> None:
     h = Hall("club", boards=["t1"])
-    h.receive("crownhead/club/t1/state", json.dumps({
-        "black": "Ann", "white": "Bob", "round": "3", "result": "1-0", "reason": "resign", "ply": 41}).encode())
+    h.receive(
+        "crownhead/club/t1/state",
+        json.dumps(
+            {"black": "Ann", "white": "Bob", "round": "3", "result": "1-0", "reason": "resign", "ply": 41}
+        ).encode(),
+    )
     rows = list(csv.reader(io.StringIO(h.results_csv())))
-    assert rows == [["board", "round", "black", "white", "result", "reason", "plies", "counted"],
-                    ["t1", "3", "Ann", "Bob", "1-0", "resign", "41", "disputed"]]  # a game not seen to begin
+    assert rows == [
+        ["board", "round", "black", "white", "result", "reason", "plies", "counted"],
+        ["t1", "3", "Ann", "Bob", "1-0", "resign", "41", "disputed"],
+    ]  # a game not seen to begin
 
 
 def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
     h = Hall("club", boards=["b1"])
     h.receive("crownhead/club/b1/event", json.dumps({"t": 1, "event": "move", "ply": 1, "move": "11-15"}).encode())
-    h.receive("crownhead/club/b1/state", json.dumps({"fen": "B:W:B", "ply": 3, "moves": ["11-15", "23-19", "8-11"]}).encode())
+    h.receive(
+        "crownhead/club/b1/state", json.dumps({"fen": "B:W:B", "ply": 3, "moves": ["11-15", "23-19", "8-11"]}).encode()
+    )
     assert h.boards()[0]["moves"] == ["11-15", "23-19", "8-11"]
     # A move event then goes on from there, a takeback cuts back.
     h.receive("crownhead/club/b1/event", json.dumps({"t": 2, "event": "move", "ply": 4, "move": "22-17"}).encode())
@@ -197,7 +222,9 @@ def test_a_hall_that_missed_events_catches_up_from_the_retained_state() -> None:
     assert h.boards()[0]["moves"] == ["11-15", "23-19", "8-11"]
 
 
-def test_the_hall_page_in_a_real_browser_shows_every_board(broker: Embedded, hall: tuple[Hall, str], browser: Any) -> None:
+def test_the_hall_page_in_a_real_browser_shows_every_board(
+    broker: Embedded, hall: tuple[Hall, str], browser: Any
+) -> None:
     h, web = hall
     for i in range(1, 4):
         state = {"fen": "B:W21,22:B1,K2", "ply": i, "black": f"<b>Ann {i}</b>", "white": "Bob", "moves": []}
@@ -263,7 +290,9 @@ def test_the_hall_page_is_served_by_starlette_and_idle_clients_hold_no_thread() 
         server.close()
 
 
-def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, hall: tuple[Hall, str], browser: Any) -> None:
+def test_the_full_view_is_the_board_pages_component_read_only(
+    broker: Embedded, hall: tuple[Hall, str], browser: Any
+) -> None:
     from firmware.diagram import component_templates
     from firmware.web.server import page_html
 
@@ -277,8 +306,13 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, 
         hall_page = r.read().decode()
     assert component_templates() in hall_page and component_templates() in page_html()
     state = {
-        "fen": "W:W18,K30:B10,14,K3", "ply": 3, "black": "<i>Ann</i>", "white": "Bob", "round": "2",
-        "moves": ["11-15", "23-19", "9-14"], "status": "White to move, move 2",
+        "fen": "W:W18,K30:B10,14,K3",
+        "ply": 3,
+        "black": "<i>Ann</i>",
+        "white": "Bob",
+        "round": "2",
+        "moves": ["11-15", "23-19", "9-14"],
+        "status": "White to move, move 2",
         "clocks": {"black": 61_000, "white": 3_599_000},
     }
     publisher = BoardPublisher(HallSettings(broker.url("table-3"), "club", "table-3"), lambda: state)
@@ -295,8 +329,10 @@ def test_the_full_view_is_the_board_pages_component_read_only(broker: Embedded, 
         page.wait_for_selector("#moves li")
         full = page.locator("#board")
         assert full.locator("[data-square]").count() == 32
-        pieces = {int(g.get_attribute("data-square") or 0): g.locator(":scope > [data-piece]").get_attribute("data-piece")
-                  for g in full.locator("[data-square]:has(> [data-piece])").all()}
+        pieces = {
+            int(g.get_attribute("data-square") or 0): g.locator(":scope > [data-piece]").get_attribute("data-piece")
+            for g in full.locator("[data-square]:has(> [data-piece])").all()
+        }
         assert pieces == {18: "w", 30: "W", 10: "b", 14: "b", 3: "B"}
         # The last move lit as the board's LEDs show it.
         assert full.locator("[data-square='9']").get_attribute("data-role") == "last-from"
@@ -373,7 +409,9 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Em
             events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
             events.append(GameOver(events[-1].t + 1000, result, "adjudicated"))  # the arbiter's result
             referee = RefereeSettings(event="Club night", round=rnd, black=black, white=white)
-            assert publish_replay(HallSettings(broker.url(board), "club", board), events, None, WCDF, referee=referee) == 0
+            assert (
+                publish_replay(HallSettings(broker.url(board), "club", board), events, None, WCDF, referee=referee) == 0
+            )
             # Each board's state is retained: the next game of a board replaces it.
             assert wait_for(lambda: len(running.hall.standings.games()) == i + 1)
         table = json.loads(running.get("/api/standings"))
@@ -381,9 +419,15 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Em
     finally:
         running.close()
     want = expected_standings(SCHEDULE)
-    assert {p["name"]: (round(p["points"] * 2), p["wdl"], round(p["sonneborn_berger"] * 4)) for p in table["players"]} == want
+    assert {
+        p["name"]: (round(p["points"] * 2), p["wdl"], round(p["sonneborn_berger"] * 4)) for p in table["players"]
+    } == want
     assert [(p["rank"], p["name"], p["points_text"]) for p in table["players"]] == [
-        (1, "Ann", "2½"), (2, "Cid", "2"), (3, "<b>Dee</b>", "1½"), (4, "Bob", "1")]
+        (1, "Ann", "2½"),
+        (2, "Cid", "2"),
+        (3, "<b>Dee</b>", "1½"),
+        (4, "Bob", "1"),
+    ]
     assert table["rounds"] == ["1", "2", "3"] and table["tie_break"][0] == "points"
     names = [p["name"] for p in table["players"]]
     ann, cid = names.index("Ann"), names.index("Cid")
@@ -394,7 +438,8 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Em
     ]
     assert [c["score"] for c in cell(table, cid, ann)] == ["½", "1"]
     assert cell(table, ann, ann) == [] and cell(table, names.index("Bob"), cid) == [
-        {"round": "2", "board": "t2", "colour": "black", "score": "1", "result": "1-0"}]
+        {"round": "2", "board": "t2", "colour": "black", "score": "1", "result": "1-0"}
+    ]
     # Every game twice in the crosstable, once from each side, and nothing else.
     assert sum(len(met["games"]) for row in table["crosstable"] for met in row) == 2 * len(SCHEDULE)
     csv_rows = list(csv.reader(io.StringIO(standings_csv)))
@@ -445,14 +490,26 @@ def test_a_page_asks_whether_the_standings_changed_and_is_told_304_until_they_do
 
 def test_ties_are_broken_by_sonneborn_berger_then_wins_and_equal_players_share_a_rank() -> None:
     h = Hall("club")
-    for n, (black, white, result) in enumerate([
-        ("A", "B", "1-0"), ("A", "D", "1/2-1/2"), ("B", "E", "1-0"), ("C", "D", "1-0"), ("F", "G", "1/2-1/2"),
-    ]):
+    for n, (black, white, result) in enumerate(
+        [
+            ("A", "B", "1-0"),
+            ("A", "D", "1/2-1/2"),
+            ("B", "E", "1-0"),
+            ("C", "D", "1-0"),
+            ("F", "G", "1/2-1/2"),
+        ]
+    ):
         h.standings.record(f"t{n}", {"round": "1", "black": black, "white": white, "result": result, "moves": []})
     players = h.standings.table()["players"]
     assert [(p["rank"], p["name"], p["points_text"], p["sonneborn_berger"]) for p in players] == [
-        (1, "A", "1½", 1.25), (2, "C", "1", 0.5), (3, "B", "1", 0.0), (4, "D", "½", 0.75),
-        (5, "F", "½", 0.25), (5, "G", "½", 0.25), (7, "E", "0", 0.0)]
+        (1, "A", "1½", 1.25),
+        (2, "C", "1", 0.5),
+        (3, "B", "1", 0.0),
+        (4, "D", "½", 0.75),
+        (5, "F", "½", 0.25),
+        (5, "G", "½", 0.25),
+        (7, "E", "0", 0.0),
+    ]
 
 
 def test_what_counts_as_a_game_and_a_player() -> None:
@@ -462,21 +519,25 @@ def test_what_counts_as_a_game_and_a_player() -> None:
         body = {"round": "1", "black": "Ann", "white": "Bob", "result": "1-0", "moves": ["11-15"], **kw}
         h.standings.record(board, body)
 
-    state("t1", result=None)          # not over
-    state("t1", result="*")           # unfinished
-    state("t2", black="?")            # no name
-    state("t3", white="Ann")          # one player twice
-    state("t4", black="x" * 41)       # longer than a name may be
+    state("t1", result=None)  # not over
+    state("t1", result="*")  # unfinished
+    state("t2", black="?")  # no name
+    state("t3", white="Ann")  # one player twice
+    state("t4", black="x" * 41)  # longer than a name may be
     assert h.standings.games() == []
     state("t1")
-    state("t1")                        # the same state again: one game
-    state("t1", black="  Ann ")        # the same name, spaces aside
+    state("t1")  # the same state again: one game
+    state("t1", black="  Ann ")  # the same name, spaces aside
     assert len(h.standings.games()) == 1
-    state("t1", result="1/2-1/2")     # the arbiter corrects the result: replaced
+    state("t1", result="1/2-1/2")  # the arbiter corrects the result: replaced
     assert [g.result for g in h.standings.games()] == ["1/2-1/2"]
-    state("t1", game_id="g-2")        # a board that names its games: another game
-    state("t2", black="ann")          # the case counts: another player
-    assert [(p["name"], p["points_text"]) for p in h.standings.table()["players"]] == [("Ann", "1½"), ("ann", "1"), ("Bob", "½")]
+    state("t1", game_id="g-2")  # a board that names its games: another game
+    state("t2", black="ann")  # the case counts: another player
+    assert [(p["name"], p["points_text"]) for p in h.standings.table()["players"]] == [
+        ("Ann", "1½"),
+        ("ann", "1"),
+        ("Bob", "½"),
+    ]
 
 
 def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_starts(tmp_path: Path, caplog: Any) -> None:
@@ -487,9 +548,13 @@ def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_start
     h.standings.record("t1", {"black": "Ann", "white": "Bob", "result": "0-1"})
     h.close()
     assert path.is_file() and len(Hall("club", str(tmp_path)).standings.games()) == 1
-    for bad in (b'{"format": 1, "hall": "club", "games": [', b"\xff\xfe",
-                b'{"format": 1, "hall": "club", "games": [{"board": "t1"}]}',
-                b"[" * 100_000, b'{"format": 7, "games": []}'):
+    for bad in (
+        b'{"format": 1, "hall": "club", "games": [',
+        b"\xff\xfe",
+        b'{"format": 1, "hall": "club", "games": [{"board": "t1"}]}',
+        b"[" * 100_000,
+        b'{"format": 7, "games": []}',
+    ):
         path.write_bytes(bad)
         caplog.clear()
         with caplog.at_level(logging.ERROR, logger="firmware.hall.standings"):
@@ -510,7 +575,9 @@ def test_standings_in_a_real_browser_show_names_as_text(broker: Embedded, hall: 
     h, web = hall
     evil = '<img src=x onerror="document.title=1">'
     for n, (black, white, result) in enumerate([("<b>Ann</b>", evil, "1-0"), (evil, "Cid", "1/2-1/2")]):
-        h.standings.record(f"t{n}", {"round": str(n + 1), "black": black, "white": white, "result": result, "moves": []})
+        h.standings.record(
+            f"t{n}", {"round": str(n + 1), "black": black, "white": white, "result": result, "moves": []}
+        )
     assert wait_for(lambda: len(h.standings.games()) == 2)
     page = browser.new_page()
     try:
@@ -608,7 +675,12 @@ def test_the_standings_are_bounded_and_a_disk_that_refuses_loses_nothing_in_memo
     messages = [r.getMessage() for r in caplog.records]
     assert sum("cannot save the standings" in m for m in messages) == 1
     assert sum("later games are not counted" in m for m in messages) == 1
-    assert [(p["rank"], p["name"]) for p in h.standings.table()["players"]] == [(1, "P0"), (1, "P1"), (1, "P2"), (4, "Q")]
+    assert [(p["rank"], p["name"]) for p in h.standings.table()["players"]] == [
+        (1, "P0"),
+        (1, "P1"),
+        (1, "P2"),
+        (4, "Q"),
+    ]
 
 
 def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_restart(tmp_path: Path) -> None:
@@ -626,10 +698,27 @@ def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_
     def start() -> tuple[subprocess.Popen[str], int, str]:
         broker_port, web_port = free_port(), free_port()
         process = subprocess.Popen(
-            [sys.executable, "-m", "firmware.cli", "hall", "--hall", "club", "--listen", f"127.0.0.1:{broker_port}",
-             "--web", f"127.0.0.1:{web_port}", "--state-dir", str(state_dir), "--boards", "t0",
-             "--pairings", str(pairings)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-m",
+                "firmware.cli",
+                "hall",
+                "--hall",
+                "club",
+                "--listen",
+                f"127.0.0.1:{broker_port}",
+                "--web",
+                f"127.0.0.1:{web_port}",
+                "--state-dir",
+                str(state_dir),
+                "--boards",
+                "t0",
+                "--pairings",
+                str(pairings),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         assert process.stdout is not None
         line = process.stdout.readline()  # printed once the broker and the page are up
@@ -655,13 +744,16 @@ def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_
         assert sorted(accounts) == ["arbiter", "hall", "t0", "t1"]
         assert stat.S_IMODE((state_dir / "hall-club-accounts.txt").stat().st_mode) == 0o600
         # No account, no way in: an anonymous board's state is refused.
-        anonymous = BoardPublisher(HallSettings(f"mqtt://127.0.0.1:{port}", "club", "t0"),
-                                   lambda: {"black": "Eve", "white": "Mallory", "result": "1-0"})
+        anonymous = BoardPublisher(
+            HallSettings(f"mqtt://127.0.0.1:{port}", "club", "t0"),
+            lambda: {"black": "Eve", "white": "Mallory", "result": "1-0"},
+        )
         anonymous.poll(0)
         assert not anonymous.flush(1.0)
         anonymous.close(flush_s=0)
-        for n, (black, white, result, reason) in enumerate([("Ann", "Bob", "1-0", "resign"),
-                                                            ("Cid", "Dee", "1/2-1/2", "agreement")]):
+        for n, (black, white, result, reason) in enumerate(
+            [("Ann", "Bob", "1-0", "resign"), ("Cid", "Dee", "1/2-1/2", "agreement")]
+        ):
             board = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"t{n}")
             board.username_pw_set(f"t{n}", accounts[f"t{n}"])
             board.connect("127.0.0.1", port)
@@ -695,16 +787,32 @@ def test_the_hall_never_prints_logs_or_serves_a_broker_password(tmp_path: Path) 
     secret = "s3cret-Pw"
     web_port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "hall", "--hall", "club", "--web", f"127.0.0.1:{web_port}",
-         "--broker", f"mqtt://hall:{secret}@127.0.0.1:{free_port()}", "--state-dir", str(tmp_path)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "hall",
+            "--hall",
+            "club",
+            "--web",
+            f"127.0.0.1:{web_port}",
+            "--broker",
+            f"mqtt://hall:{secret}@127.0.0.1:{free_port()}",
+            "--state-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "boards report to mqtt://hall:***@127.0.0.1:" in line and secret not in line, line
-        served = b"".join(urllib.request.urlopen(f"http://127.0.0.1:{web_port}{path}", timeout=WAIT_S).read()
-                          for path in ("/", "/api/boards", "/api/standings", "/results.csv", "/round.pdn"))
+        served = b"".join(
+            urllib.request.urlopen(f"http://127.0.0.1:{web_port}{path}", timeout=WAIT_S).read()
+            for path in ("/", "/api/boards", "/api/standings", "/results.csv", "/round.pdn")
+        )
         assert secret.encode() not in served
     finally:
         process.send_signal(signal.SIGTERM)
@@ -712,8 +820,12 @@ def test_the_hall_never_prints_logs_or_serves_a_broker_password(tmp_path: Path) 
     assert process.stdout is not None and process.stderr is not None
     assert secret not in line + process.stdout.read() + process.stderr.read()
     # A URL the hall cannot use is named in the error, without its password.
-    bad = subprocess.run([sys.executable, "-m", "firmware.cli", "hall", "--broker", f"mqtp://hall:{secret}@x"],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "firmware.cli", "hall", "--broker", f"mqtp://hall:{secret}@x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "mqtp://hall:***@x" in bad.stderr and secret not in bad.stderr + bad.stdout
     with pytest.raises(ValueError) as refused:
         HallSettings(f"mqtt://t1:{secret}@h:99999").validate()

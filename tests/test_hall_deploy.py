@@ -45,11 +45,15 @@ def test_the_hall_unit_runs_the_hall_as_a_user_within_bounds() -> None:
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
 def test_the_hall_unit_passes_systemd_analyze_and_is_hardened() -> None:
     out = subprocess.run(["systemd-analyze", "verify", str(UNIT)], capture_output=True, text=True, timeout=300)
-    problems = [line for line in (out.stdout + out.stderr).splitlines()
-                if line.strip() and "is not executable" not in line and "No such file" not in line]
+    problems = [
+        line
+        for line in (out.stdout + out.stderr).splitlines()
+        if line.strip() and "is not executable" not in line and "No such file" not in line
+    ]
     assert problems == []
-    out = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(UNIT)],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", str(UNIT)], capture_output=True, text=True, timeout=300
+    )
     found = re.search(r"Overall exposure level for \S+: ([0-9]{1,2}\.[0-9])", out.stdout)
     if found is None:
         pytest.skip("systemd-analyze security --offline=yes is not available (systemd 250 or later)")
@@ -60,8 +64,11 @@ def test_mosquitto_gets_the_acl_the_embedded_broker_enforces_and_the_same_bounds
     shipped = (MOSQUITTO / "crownhead.acl").read_text()
     assert shipped == (REPO / "firmware" / "hall" / SHIPPED_ACL).read_text()  # one file
     assert read_acl(shipped) == shipped_acl()
-    conf = [line.split() for line in (MOSQUITTO / "crownhead.conf").read_text().splitlines()
-            if line.strip() and not line.startswith("#")]
+    conf = [
+        line.split()
+        for line in (MOSQUITTO / "crownhead.conf").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     settings = {words[0]: words[1:] for words in conf}
     assert settings["allow_anonymous"] == ["false"]
     assert settings["max_packet_size"] == [str(MAX_PACKET)]

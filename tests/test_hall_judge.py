@@ -33,13 +33,34 @@ def test_invented_finished_games_are_not_counted_but_shown_as_disputed() -> None
     h = hall()
     for n in range(21):  # table-2's account, as the probe ran it
         black, white = f"Player {n}", f"Other {n}"
-        state = {"round": "1", "game_id": f"fake-{n}", "black": black, "white": white, "result": "1-0",
-                 "reason": "resign", "ply": 40, "moves": [], "fen": "B:W21:B1"}
+        state = {
+            "round": "1",
+            "game_id": f"fake-{n}",
+            "black": black,
+            "white": white,
+            "result": "1-0",
+            "reason": "resign",
+            "ply": 40,
+            "moves": [],
+            "fen": "B:W21:B1",
+        }
         h.receive("crownhead/club/table-2/state", json.dumps(state).encode())
     # Even with the pairing's own names: the hall never saw such a game begin.
-    h.receive("crownhead/club/table-2/state", json.dumps(
-        {"round": "1", "game_id": "fake-x", "black": "Cid", "white": "Dee", "result": "1-0", "reason": "resign",
-         "ply": 0, "moves": []}).encode())
+    h.receive(
+        "crownhead/club/table-2/state",
+        json.dumps(
+            {
+                "round": "1",
+                "game_id": "fake-x",
+                "black": "Cid",
+                "white": "Dee",
+                "result": "1-0",
+                "reason": "resign",
+                "ply": 0,
+                "moves": [],
+            }
+        ).encode(),
+    )
     assert h.standings.games() == [] and h.standings.table()["players"] == []
     disputed = h.standings.table()["disputed"]
     assert len(disputed) == 22 and all("did not see this game begin" in d["why"] for d in disputed)
@@ -51,24 +72,38 @@ def test_a_game_seen_from_its_start_with_the_pairing_and_legal_moves_counts() ->
     feed(h, "table-1", game_states("Ann", "Bob", OPENING, "0-1", "resign"))
     (game,) = h.standings.games()
     assert (game.board, game.round, game.black, game.white, game.result, game.plies) == (
-        "table-1", "1", "Ann", "Bob", "0-1", 4)
+        "table-1",
+        "1",
+        "Ann",
+        "Bob",
+        "0-1",
+        4,
+    )
     assert h.boards()[0]["verdict"] == "counted" and h.standings.disputed() == []
     # The same state again counts once.
     feed(h, "table-1", game_states("Ann", "Bob", OPENING, "0-1", "resign")[-1:])
     assert len(h.standings.games()) == 1
 
 
-@pytest.mark.parametrize("states, why", [
-    (game_states("Mallory", "Eve", OPENING, "1-0", "resign"), "is not the pairing of table-1 in round 1: Ann - Bob"),
-    (game_states("Ann", "Cid", OPENING, "1-0", "resign"), "is not the pairing"),
-    (game_states("Ann", "Bob", OPENING[:3], "1-0", "resign")[:-1]
-     + [{**game_states("Ann", "Bob", OPENING, "1-0", "resign")[-1], "moves": OPENING[:3] + ["9-13"]}],
-     "ply 4, 9-13, is not a legal move"),
-    (game_states("Ann", "Bob", OPENING, "1-0", "no-moves"), "has moves"),
-    (game_states("Ann", "Bob", OPENING, "1-0", "agreement"), "agreement is a draw"),
-    (game_states("Ann", "Bob", OPENING, "1/2-1/2", "repetition"), "no position stands"),
-    (game_states("Ann", "Bob", OPENING, "1-0", "resign", round_="2"), "the board says round 2"),
-])
+@pytest.mark.parametrize(
+    "states, why",
+    [
+        (
+            game_states("Mallory", "Eve", OPENING, "1-0", "resign"),
+            "is not the pairing of table-1 in round 1: Ann - Bob",
+        ),
+        (game_states("Ann", "Cid", OPENING, "1-0", "resign"), "is not the pairing"),
+        (
+            game_states("Ann", "Bob", OPENING[:3], "1-0", "resign")[:-1]
+            + [{**game_states("Ann", "Bob", OPENING, "1-0", "resign")[-1], "moves": OPENING[:3] + ["9-13"]}],
+            "ply 4, 9-13, is not a legal move",
+        ),
+        (game_states("Ann", "Bob", OPENING, "1-0", "no-moves"), "has moves"),
+        (game_states("Ann", "Bob", OPENING, "1-0", "agreement"), "agreement is a draw"),
+        (game_states("Ann", "Bob", OPENING, "1/2-1/2", "repetition"), "no position stands"),
+        (game_states("Ann", "Bob", OPENING, "1-0", "resign", round_="2"), "the board says round 2"),
+    ],
+)
 def test_a_result_that_is_not_the_pairings_or_does_not_follow_from_the_moves_is_disputed(
     states: list[dict[str, Any]], why: str
 ) -> None:
@@ -95,7 +130,10 @@ def test_a_pairing_plays_each_colour_once_a_round_and_the_end_position_decides()
     feed(h, "table-1", game_states("Ann", "Bob", OPENING, "1-0", "resign", game_id="g1"))
     feed(h, "table-1", game_states("Bob", "Ann", OPENING, "1/2-1/2", "agreement", game_id="g2"))  # the return game
     feed(h, "table-1", game_states("Ann", "Bob", OPENING, "0-1", "resign", game_id="g3"))  # the first colours again
-    assert [(g.black, g.white, g.result) for g in h.standings.games()] == [("Ann", "Bob", "1-0"), ("Bob", "Ann", "1/2-1/2")]
+    assert [(g.black, g.white, g.result) for g in h.standings.games()] == [
+        ("Ann", "Bob", "1-0"),
+        ("Bob", "Ann", "1/2-1/2"),
+    ]
     assert "played on table-1 in round 1 already" in h.standings.disputed()[0]["why"]
     # A position with no move for the side to move decides the result: White (to move) has none here.
     end = game_states("Cid", "Dee", [], "1-0", "no-moves", start="W:W:B1")
@@ -155,7 +193,10 @@ def test_pairings_files_that_cannot_be_read_are_named_with_the_line() -> None:
         ("round,board,black,white\n1,a b,Ann,Bob\n", "pairings:2: board name 'a b'"),
         ("round,board,black,white\n1,hall,Ann,Bob\n", "an account of its own"),
         ("round,board,black,white\n1,t1,Ann,?\n", "white '?' is no player's name"),
-        ("round,board,black,white\n1,t1,Ann,Bob\n1,t2,Bob,Cid\n", "pairings:3: Bob is paired twice in round 1 (line 2 too)"),
+        (
+            "round,board,black,white\n1,t1,Ann,Bob\n1,t2,Bob,Cid\n",
+            "pairings:3: Bob is paired twice in round 1 (line 2 too)",
+        ),
         ("round,board,black,white\n1,t1,Ann,Bob\n1,t1,Cid,Dee\n", "t1 is paired twice in round 1"),
     ]:
         with pytest.raises(ValueError, match=problem.replace("(", r"\(").replace(")", r"\)").replace("?", r"\?")):
@@ -165,8 +206,10 @@ def test_pairings_files_that_cannot_be_read_are_named_with_the_line() -> None:
 def test_boards_not_the_halls_are_shown_apart_and_cannot_hide_a_real_one() -> None:
     h = hall()
     for n in range(1000):  # the probe: invented board names
-        h.receive(f"crownhead/club/fake-{n}/state", json.dumps({"fen": "B:W21:B1", "black": "X", "white": "Y",
-                                                                "result": "1-0", "ply": 0}).encode())
+        h.receive(
+            f"crownhead/club/fake-{n}/state",
+            json.dumps({"fen": "B:W21:B1", "black": "X", "white": "Y", "result": "1-0", "ply": 0}).encode(),
+        )
     feed(h, "table-1", game_states("Ann", "Bob", OPENING, "0-1", "resign"))
     assert [b["name"] for b in h.boards()] == ["table-1", "table-2"]  # the pairings' boards, even silent ones
     assert h.boards()[0]["moves"] == OPENING and len(h.standings.games()) == 1
@@ -179,17 +222,30 @@ def test_what_a_board_sends_is_bounded_in_the_hall_and_in_api_boards() -> None:
     h = hall()
     huge = "1" * 30_000  # each message under the 64 KiB the hall reads
     for ply in range(1, 1001):
-        h.receive("crownhead/club/table-1/event", json.dumps({"t": ply, "event": "move", "ply": ply, "move": huge}).encode())
-        h.receive("crownhead/club/table-1/event", json.dumps(
-            {"t": ply, "event": "caution", "side": "black", "message": huge, "junk": huge}).encode())
-    h.receive("crownhead/club/table-1/state", json.dumps(
-        {"fen": huge, "black": huge, "status": huge, "moves": [huge] * 3, "pdn": "x" * 30_000}).encode())
+        h.receive(
+            "crownhead/club/table-1/event", json.dumps({"t": ply, "event": "move", "ply": ply, "move": huge}).encode()
+        )
+        h.receive(
+            "crownhead/club/table-1/event",
+            json.dumps({"t": ply, "event": "caution", "side": "black", "message": huge, "junk": huge}).encode(),
+        )
+    h.receive(
+        "crownhead/club/table-1/state",
+        json.dumps({"fen": huge, "black": huge, "status": huge, "moves": [huge] * 3, "pdn": "x" * 30_000}).encode(),
+    )
     for ply in range(1, 1001):  # well-formed moves: at most MAX_PLIES kept
-        h.receive("crownhead/club/table-2/event", json.dumps({"t": ply, "event": "move", "ply": ply, "move": "11-15"}).encode())
+        h.receive(
+            "crownhead/club/table-2/event",
+            json.dumps({"t": ply, "event": "move", "ply": ply, "move": "11-15"}).encode(),
+        )
     answer = json.dumps(h.boards())
     assert len(answer) < 40_000, len(answer)
     board1, board2 = h.boards()
-    assert board1["moves"] == [] and len(board1["alerts"]) == 20 and all(len(a["message"]) <= 200 for a in board1["alerts"])
+    assert (
+        board1["moves"] == []
+        and len(board1["alerts"]) == 20
+        and all(len(a["message"]) <= 200 for a in board1["alerts"])
+    )
     assert len(board2["moves"]) == 600
 
 
@@ -199,8 +255,12 @@ def test_the_page_shows_disputed_results_and_other_boards_apart_as_text(browser:
     h = hall()
     feed(h, "table-1", game_states("Ann", "Bob", OPENING, "0-1", "resign"))
     evil = "<b>Mallory</b>"
-    h.receive("crownhead/club/table-2/state", json.dumps(
-        {"round": "1", "black": evil, "white": "Eve", "result": "1-0", "reason": "resign", "ply": 0, "moves": []}).encode())
+    h.receive(
+        "crownhead/club/table-2/state",
+        json.dumps(
+            {"round": "1", "black": evil, "white": "Eve", "result": "1-0", "reason": "resign", "ply": 0, "moves": []}
+        ).encode(),
+    )
     h.receive("crownhead/club/<i>x</i>/state", b"{}")  # not a board name: refused
     h.receive("crownhead/club/intruder/state", json.dumps({"fen": "B:W21:B1"}).encode())
     server = HallServer(h, "127.0.0.1", 0)
@@ -213,8 +273,10 @@ def test_the_page_shows_disputed_results_and_other_boards_apart_as_text(browser:
         cells = page.locator("#disputed tbody tr").first.locator("td").all_inner_texts()
         assert cells[:5] == ["table-2", "1", evil, "Eve", "1-0"] and "did not see this game begin" in cells[-1]
         assert page.locator("#disputed b").count() == 0
-        results = {r.locator("td").first.inner_text(): r.locator("td").last.inner_text()
-                   for r in page.locator("#results tbody tr").all()}
+        results = {
+            r.locator("td").first.inner_text(): r.locator("td").last.inner_text()
+            for r in page.locator("#results tbody tr").all()
+        }
         assert results["table-1"] == "counted" and results["table-2"].startswith("disputed: ")
         page.wait_for_selector("#others li")
         assert page.locator("#others li").all_inner_texts() == ["intruder (1 message)"]

@@ -66,7 +66,9 @@ class Board:
 
     def __init__(self, settings: HallSettings) -> None:
         self.moves: list[str] = []
-        self.publisher = BoardPublisher(settings, lambda: {"fen": "x", "ply": len(self.moves), "moves": list(self.moves)})
+        self.publisher = BoardPublisher(
+            settings, lambda: {"fen": "x", "ply": len(self.moves), "moves": list(self.moves)}
+        )
 
     def play(self, event: Event) -> None:
         if isinstance(event, MoveMade):

@@ -64,8 +64,14 @@ def board(h: Hall, name: str) -> dict[str, Any]:
 class Client:
     """A plain MQTT client: what an attacker runs."""
 
-    def __init__(self, broker: Broker, user: str | None, secret: str | None = None, client_id: str = "",
-                 will: tuple[str, bytes] | None = None) -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        user: str | None,
+        secret: str | None = None,
+        client_id: str = "",
+        will: tuple[str, bytes] | None = None,
+    ) -> None:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
         if user is not None:
             self.client.username_pw_set(user, secret if secret is not None else password(user))
@@ -203,12 +209,16 @@ def test_a_message_larger_than_a_board_ever_sends_is_refused(broker: Broker, hal
     assert wait_for(lambda: attacker.disconnects >= 1)  # put off for it
     attacker.close()
     honest = Client(broker, "table-1")
-    honest.publish("crownhead/club/table-1/event", json.dumps({"t": 2, "event": "move", "ply": 1, "move": "11-15"}).encode())
+    honest.publish(
+        "crownhead/club/table-1/event", json.dumps({"t": 2, "event": "move", "ply": 1, "move": "11-15"}).encode()
+    )
     assert wait_for(lambda: board(h, "table-1")["moves"] == ["11-15"])
     honest.close()
 
 
-def test_a_board_run_with_commands_obeys_the_arbiter_only(broker: Broker, hall: tuple[Hall, HallListener], tmp_path: Path) -> None:
+def test_a_board_run_with_commands_obeys_the_arbiter_only(
+    broker: Broker, hall: tuple[Hall, HallListener], tmp_path: Path
+) -> None:
     from firmware.hall.board import app_state
     from firmware.hall.commands import attach_commands
     from firmware.link.settings import LinkConfig
@@ -248,11 +258,20 @@ def test_a_board_run_with_commands_obeys_the_arbiter_only(broker: Broker, hall: 
         assert wait_for(answered)
         names = [r for r in replies if r.get("event") == "reply" and r.get("cmd") == "names"]
         assert len(names) == 1 and names[0]["ok"] is True
-        assert wait_for(lambda: (rig.wait(20), any(b["black"] == "Ann" for b in h.boards()))[1]), (h.boards(), publisher.pending, publisher.sent)
+        assert wait_for(lambda: (rig.wait(20), any(b["black"] == "Ann" for b in h.boards()))[1]), (
+            h.boards(),
+            publisher.pending,
+            publisher.sent,
+        )
         assert not any(b["black"] == "Mallory" for b in h.boards())
         # A garbled line gets the link's error reply and changes nothing.
         arbiter.publish("crownhead/club/table-1/cmd", b"frobnicate", qos=1).wait_for_publish(WAIT_S)
-        assert wait_for(lambda: (rig.wait(20), any(r.get("event") == "error" and r.get("code") == "unknown-command" for r in replies))[1])
+        assert wait_for(
+            lambda: (
+                rig.wait(20),
+                any(r.get("event") == "error" and r.get("code") == "unknown-command" for r in replies),
+            )[1]
+        )
     finally:
         arbiter.loop_stop()
         other.loop_stop()
@@ -278,7 +297,9 @@ def test_a_board_may_publish_only_under_its_own_name(broker: Broker, hall: tuple
         honest.close(flush_s=0)
 
 
-def test_a_board_reads_no_other_boards_messages_not_even_retained_ones(broker: Broker, hall: tuple[Hall, HallListener]) -> None:
+def test_a_board_reads_no_other_boards_messages_not_even_retained_ones(
+    broker: Broker, hall: tuple[Hall, HallListener]
+) -> None:
     # What the broker keeps for table-2: its state and status, and a command the arbiter
     # left retained. The hall's subscription names them all (crownhead/club/+/+).
     table2 = Client(broker, "table-2")
@@ -300,7 +321,9 @@ def test_a_board_reads_no_other_boards_messages_not_even_retained_ones(broker: B
             c.close()
 
 
-def test_a_boards_new_connection_ends_its_old_one_and_the_hall_sees_it_online(broker: Broker, hall: tuple[Hall, HallListener]) -> None:
+def test_a_boards_new_connection_ends_its_old_one_and_the_hall_sees_it_online(
+    broker: Broker, hall: tuple[Hall, HallListener]
+) -> None:
     import socket
 
     h, _ = hall
@@ -335,7 +358,9 @@ def test_a_boards_new_connection_ends_its_old_one_and_the_hall_sees_it_online(br
         old.close()
 
 
-def test_a_crowd_that_connects_and_says_nothing_keeps_no_board_out(broker: Broker, hall: tuple[Hall, HallListener]) -> None:
+def test_a_crowd_that_connects_and_says_nothing_keeps_no_board_out(
+    broker: Broker, hall: tuple[Hall, HallListener]
+) -> None:
     from firmware.hall.broker import MAX_WAITING, MAX_WAITING_PER_ADDRESS
     from helpers.attack import addresses, idle_connections
 

@@ -103,7 +103,10 @@ class Launcher:
             with open(self.out, "wb") as out, open(self.err, "wb") as err:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "firmware.cli", *argv],
-                    cwd=REPO, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                    cwd=REPO,
+                    stdout=out,
+                    stderr=err,
+                    stdin=subprocess.DEVNULL,
                 )
             return proc.pid
         sys.stdout.flush()

@@ -22,9 +22,23 @@ PAL = Palette()
 
 def test_every_tracker_role_is_classified_once() -> None:
     tracker_roles = {
-        "touched", "target", "capture", "must-capture", "next-jump", "remove", "missing",
-        "extra", "crown", "move-from", "move-path", "move-to", "error", "king",
-        "last-from", "last-to", "huff",
+        "touched",
+        "target",
+        "capture",
+        "must-capture",
+        "next-jump",
+        "remove",
+        "missing",
+        "extra",
+        "crown",
+        "move-from",
+        "move-path",
+        "move-to",
+        "error",
+        "king",
+        "last-from",
+        "last-to",
+        "huff",
     }
     assert tracker_roles == ROLES
     groups = [HINT_ROLES, ACTION_ROLES, BACKGROUND_ROLES]
@@ -41,7 +55,9 @@ def test_hints_are_steady_full_colour() -> None:
     roles = {11: "touched", 15: "target", 16: "target"}
     for t in (0, 60, 130, 400, 10_000):
         assert policy.frame(roles, now_ms=t) == {
-            11: PAL.touched, 15: PAL.target, 16: PAL.target,
+            11: PAL.touched,
+            15: PAL.target,
+            16: PAL.target,
         }
     assert policy.next_change(400) is None
 
@@ -49,8 +65,13 @@ def test_hints_are_steady_full_colour() -> None:
 def test_hints_off_keeps_actions_and_drops_hints() -> None:
     policy = LedPolicy(LedSettings(hints=False))
     roles = {
-        22: "touched", 15: "target", 18: "capture", 9: "must-capture",
-        26: "remove", 24: "next-jump", 1: "crown",
+        22: "touched",
+        15: "target",
+        18: "capture",
+        9: "must-capture",
+        26: "remove",
+        24: "next-jump",
+        1: "crown",
     }
     frame = policy.frame(roles, now_ms=0)
     assert frame == {22: PAL.touched, 26: PAL.remove, 24: PAL.next_jump, 1: PAL.crown}
@@ -137,8 +158,9 @@ def test_game_over_lights_winner_pieces() -> None:
 def test_game_over_draw_lights_every_piece_and_roles_stay_on_top() -> None:
     policy = LedPolicy()
     pos = Position.from_fen("W:WK28:BK1")
-    frame = policy.frame({1: "king", 28: "king", 5: "missing"}, now_ms=0,
-                         result=Result("1/2-1/2", "agreement"), position=pos)
+    frame = policy.frame(
+        {1: "king", 28: "king", 5: "missing"}, now_ms=0, result=Result("1/2-1/2", "agreement"), position=pos
+    )
     assert frame == {1: PAL.draw, 28: PAL.draw, 5: PAL.missing}
 
 
@@ -174,9 +196,7 @@ def test_palette_from_mapping() -> None:
         Palette.from_mapping({"sparkle": "#000000"})
 
 
-@pytest.mark.parametrize(
-    "kwargs", [{"brightness": 1.5}, {"brightness": -0.1}, {"background": "x"}, {"blink_ms": 5}]
-)
+@pytest.mark.parametrize("kwargs", [{"brightness": 1.5}, {"brightness": -0.1}, {"background": "x"}, {"blink_ms": 5}])
 def test_bad_settings_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         LedSettings(**kwargs)  # type: ignore[arg-type]
@@ -190,10 +210,18 @@ def test_default_palette_is_colour_blind_safe() -> None:
     """
 
     pairs = [
-        ("target", "capture"), ("target", "must-capture"), ("touched", "target"),
-        ("missing", "extra"), ("next-jump", "remove"), ("move-from", "move-to"),
-        ("crown", "target"), ("crown", "capture"), ("crown", "must-capture"),
-        ("touched", "capture"), ("capture", "must-capture"), ("crown", "touched"),
+        ("target", "capture"),
+        ("target", "must-capture"),
+        ("touched", "target"),
+        ("missing", "extra"),
+        ("next-jump", "remove"),
+        ("move-from", "move-to"),
+        ("crown", "target"),
+        ("crown", "capture"),
+        ("crown", "must-capture"),
+        ("touched", "capture"),
+        ("capture", "must-capture"),
+        ("crown", "touched"),
     ]
     for vision in MATRICES:
         for a, b in pairs:

@@ -42,8 +42,13 @@ class Pair:
         # Ready when each board has heard the other and they agree on the game. Through a
         # relay (whose own ports opened first) a greeting lost to a late open is made up
         # for: a board answers the other's greeting.
-        self.wait(lambda: all(board.link is not None and board.link.peer_lines > 0 for board in self.boards)
-                  and self.a.link.game_id == self.b.link.game_id, "each board hears the other")
+        self.wait(
+            lambda: (
+                all(board.link is not None and board.link.peer_lines > 0 for board in self.boards)
+                and self.a.link.game_id == self.b.link.game_id
+            ),
+            "each board hears the other",
+        )
         if not relay:
             settle(self.boards)
 
@@ -105,7 +110,9 @@ def test_two_boards_play_a_whole_game(pair: Pair) -> None:
     assert files[0].split("\n\n", 1)[1] == files[1].split("\n\n", 1)[1]  # the same moves and result
 
 
-def test_a_move_made_while_the_cable_is_out_reaches_the_other_board_when_it_is_back(pair: Pair, cable: NullModem) -> None:
+def test_a_move_made_while_the_cable_is_out_reaches_the_other_board_when_it_is_back(
+    pair: Pair, cable: NullModem
+) -> None:
     moves = random_game(11).moves
     for move in moves[:6]:
         pair.play(move)
@@ -217,7 +224,9 @@ def test_a_move_for_the_other_boards_side_is_refused(pair: Pair) -> None:
     pair.play(moves[0])
     pair.a.do(moves[1].pdn(full=True))  # White's move, made at Black's board
     pair.a.wait(100)
-    assert pair.a.game.ply == 1 and not any(e.kind in ("move", "takeback") and e.to_json().get("ply") == 2 for e in pair.a.events)
+    assert pair.a.game.ply == 1 and not any(
+        e.kind in ("move", "takeback") and e.to_json().get("ply") == 2 for e in pair.a.events
+    )
     assert any(e.kind == "warning" and "the other end of the link" in e.to_json()["message"] for e in pair.a.events)
     pair.a.follow()  # the hands put the piece back
     settle(pair.boards)
@@ -256,7 +265,9 @@ def test_two_boards_play_through_the_relay(tmp_path: Path) -> None:
     right = NullModem(tmp_path, ("relay-b.tty", "b.tty"))
     clock = MonotonicClock()
     lines: list[tuple[str, str, str]] = []
-    sides = [LineTransport(port, clock, reconnect_ms=50, name=f"relay {n}") for port, n in ((left.b, "A"), (right.a, "B"))]
+    sides = [
+        LineTransport(port, clock, reconnect_ms=50, name=f"relay {n}") for port, n in ((left.b, "A"), (right.a, "B"))
+    ]
     relay = Relay(sides[0], sides[1], clock, lambda t, src, dst, text: lines.append((src, dst, text)))
     stop = threading.Event()
     for side in sides:
@@ -338,8 +349,12 @@ def test_crownhead_relay_copies_whole_lines_and_asks_both_ends_for_their_state(t
     right = NullModem(tmp_path, ("relay-b.tty", "b.tty"))
     a = serial.serial_for_url(left.a, timeout=TIMEOUT_S)
     b = serial.serial_for_url(right.b, timeout=TIMEOUT_S)
-    relay = subprocess.Popen([sys.executable, "-m", "firmware.cli", "relay", left.b, right.a, "--log", "json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    relay = subprocess.Popen(
+        [sys.executable, "-m", "firmware.cli", "relay", left.b, right.a, "--log", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         # Each side hears "hello" when the relay has it open: the boards would answer with their state.
         assert a.readline() == b"hello\n"

@@ -27,11 +27,60 @@ QUERIES = {"hello", "fen", "pdn", "moves", "help"}
 
 WORDS = list(COMMANDS) + ["PLAY", "Fen", "quit", "exit", "rm", "sh", "load", "save", "open", "", "x" * 30]
 ARGS = [
-    "11-15", "9-13", "22-18", "15x24", "15x24x31", "2x11x18", "32-28", "1-5", "11", "-", "x", "11--15", "33-1",
-    "on", "off", "ON", "maybe", "play", "referee", "casual", "0", "1", "5", "3", "174", "175", "99999999", "-1",
-    "1-0", "0-1", "1/2-1/2", "2-0", "*", "forfeit", "time", "agreement", "Resign", "x" * 40,
-    "B:W21-32:B1-12", "W:WK10,22:B5,6", "B:W18,22:B14", "B:W99:B1", "W:B:W", "B:WK1:BK32", "../../etc/passwd",
-    "/dev/ttyS0", "$(reboot)", "`id`", ";", "Ann;Bo", "Zoë;Łukasz", "a;b;c", " ; ", "😀" * 10 + ";x",
+    "11-15",
+    "9-13",
+    "22-18",
+    "15x24",
+    "15x24x31",
+    "2x11x18",
+    "32-28",
+    "1-5",
+    "11",
+    "-",
+    "x",
+    "11--15",
+    "33-1",
+    "on",
+    "off",
+    "ON",
+    "maybe",
+    "play",
+    "referee",
+    "casual",
+    "0",
+    "1",
+    "5",
+    "3",
+    "174",
+    "175",
+    "99999999",
+    "-1",
+    "1-0",
+    "0-1",
+    "1/2-1/2",
+    "2-0",
+    "*",
+    "forfeit",
+    "time",
+    "agreement",
+    "Resign",
+    "x" * 40,
+    "B:W21-32:B1-12",
+    "W:WK10,22:B5,6",
+    "B:W18,22:B14",
+    "B:W99:B1",
+    "W:B:W",
+    "B:WK1:BK32",
+    "../../etc/passwd",
+    "/dev/ttyS0",
+    "$(reboot)",
+    "`id`",
+    ";",
+    "Ann;Bo",
+    "Zoë;Łukasz",
+    "a;b;c",
+    " ; ",
+    "😀" * 10 + ";x",
 ]
 
 
@@ -68,31 +117,85 @@ def random_command(rng: random.Random) -> bytes:
 
 def random_bytes(rng: random.Random) -> bytes:
     size = rng.choice((0, 1, 3, 20, 200, 1000, 1022, 1023, 1024, 1500, 4000))
-    alphabet = rng.choice((bytes(range(256)), b"fen play 11-15\r\t {}\"", b"\x00\xff\xfe\x80\xc3"))
+    alphabet = rng.choice((bytes(range(256)), b'fen play 11-15\r\t {}"', b"\x00\xff\xfe\x80\xc3"))
     data = bytes(rng.choice(alphabet) for _ in range(size)).replace(b"\n", b" ")
     return data + b"\n"
 
 
 def random_peer_line(rng: random.Random) -> bytes:
-    kind = rng.choice(("move", "takeback", "game-over", "hello", "state", "reply", "warning", "crown", "new-game", "zzz"))
+    kind = rng.choice(
+        ("move", "takeback", "game-over", "hello", "state", "reply", "warning", "crown", "new-game", "zzz")
+    )
     obj: dict[str, Any] = {"t": rng.randrange(10**6), "event": kind}
-    values = [None, True, -1, 0, 1, 2, 7, 10**9, 2.5, "x", "black", "white", "1-0", "resign", [], [11, 15], [9, 14],
-              [22, 18], [11, 15, 19], [0, 40], ["11"], {"a": 1}, "1-abc", "B:W21-32:B1-12", "W:W18:B1"]
-    for key in rng.sample(["ply", "side", "move", "path", "captures", "result", "reason", "state", "game", "start",
-                           "fen", "last", "cause", "plays", "cmd"], rng.randrange(0, 8)):
+    values = [
+        None,
+        True,
+        -1,
+        0,
+        1,
+        2,
+        7,
+        10**9,
+        2.5,
+        "x",
+        "black",
+        "white",
+        "1-0",
+        "resign",
+        [],
+        [11, 15],
+        [9, 14],
+        [22, 18],
+        [11, 15, 19],
+        [0, 40],
+        ["11"],
+        {"a": 1},
+        "1-abc",
+        "B:W21-32:B1-12",
+        "W:W18:B1",
+    ]
+    for key in rng.sample(
+        [
+            "ply",
+            "side",
+            "move",
+            "path",
+            "captures",
+            "result",
+            "reason",
+            "state",
+            "game",
+            "start",
+            "fen",
+            "last",
+            "cause",
+            "plays",
+            "cmd",
+        ],
+        rng.randrange(0, 8),
+    ):
         obj[key] = rng.choice(values)
     if kind in ("hello", "state") and rng.random() < 0.5:
-        state = {"game": f"{rng.randrange(5)}-{rng.randrange(16**4):x}", "start": Position.start().fen(),
-                 "fen": rng.choice((Position.start().fen(), "W:W18,21-32:B1-12", "B:W9:B1")),
-                 "ply": rng.choice((0, 1, 2, 50)), "last": rng.choice((None, {"ply": 1, "side": "black", "move": "11-15",
-                                                                      "path": [11, 15], "captures": []}))}
+        state = {
+            "game": f"{rng.randrange(5)}-{rng.randrange(16**4):x}",
+            "start": Position.start().fen(),
+            "fen": rng.choice((Position.start().fen(), "W:W18,21-32:B1-12", "B:W9:B1")),
+            "ply": rng.choice((0, 1, 2, 50)),
+            "last": rng.choice((None, {"ply": 1, "side": "black", "move": "11-15", "path": [11, 15], "captures": []})),
+        }
         if kind == "hello":
             obj["state"] = state
         else:
             obj.update(state)
     if kind == "move" and rng.random() < 0.5:
-        obj.update({"ply": rng.choice((1, 2)), "side": rng.choice(("black", "white")),
-                    "path": rng.choice(([11, 15], [22, 18], [9, 14], [24, 20])), "captures": []})
+        obj.update(
+            {
+                "ply": rng.choice((1, 2)),
+                "side": rng.choice(("black", "white")),
+                "path": rng.choice(([11, 15], [22, 18], [9, 14], [24, 20])),
+                "captures": [],
+            }
+        )
     return json.dumps(obj, ensure_ascii=rng.random() < 0.5).encode("utf-8") + b"\n"
 
 
@@ -121,7 +224,9 @@ def errors_logged(caplog: pytest.LogCaptureFixture) -> Iterator[list[logging.Log
     yield caplog.records
 
 
-def run_fuzz(rig: HostedBoard, rng: random.Random, iterations: int, makers: list, errors_logged: list) -> dict[str, int]:
+def run_fuzz(
+    rig: HostedBoard, rng: random.Random, iterations: int, makers: list, errors_logged: list
+) -> dict[str, int]:
     host, board = rig.host, rig.board
     host.sync()
     host.since()
@@ -139,8 +244,10 @@ def run_fuzz(rig: HostedBoard, rng: random.Random, iterations: int, makers: list
         host.write(line)
         # A sentinel behind every line: whatever came before it is that line's answer.
         host.send("fen")
-        answers = [host.wait_for(lambda d: d["event"] in ("reply", "error"), f"answer to {line[:40]!r}")
-                   for _ in range(want + 1)]
+        answers = [
+            host.wait_for(lambda d: d["event"] in ("reply", "error"), f"answer to {line[:40]!r}")
+            for _ in range(want + 1)
+        ]
         assert answers[-1].get("cmd") == "fen" and answers[-1]["ok"], (line[:60], answers)
         mine = answers[:-1]
         counts["lines"] += 1
@@ -177,8 +284,9 @@ def test_random_lines_from_a_second_board_are_never_answered_and_never_break_it(
 ) -> None:
     rig = HostedBoard(tmp_path, plays="black")
     try:
-        counts = run_fuzz(rig, random.Random(SEED + 1), 250, [random_peer_line, random_peer_line, random_command],
-                          errors_logged)
+        counts = run_fuzz(
+            rig, random.Random(SEED + 1), 250, [random_peer_line, random_peer_line, random_command], errors_logged
+        )
         assert counts["lines"] == 250 and counts["answers"] < 250
         # Whatever the make-believe board said, this one still plays: Black moves here.
         board = rig.board

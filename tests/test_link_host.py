@@ -41,10 +41,21 @@ def test_the_board_greets_with_its_version_configuration_and_state(rig: HostedBo
     hello = rig.hello
     assert hello["cause"] == "connect" and hello["protocol"] == 1 and hello["version"]
     assert {k: hello[k] for k in ("plays", "mode", "hints", "control", "variant", "max_line")} == {
-        "plays": "both", "mode": "play", "hints": True, "control": True, "variant": "english", "max_line": MAX_LINE,
+        "plays": "both",
+        "mode": "play",
+        "hints": True,
+        "control": True,
+        "variant": "english",
+        "max_line": MAX_LINE,
     }
     state = hello["state"]
-    assert (state["fen"], state["start"], state["ply"], state["turn"], state["last"]) == (START, START, 0, "black", None)
+    assert (state["fen"], state["start"], state["ply"], state["turn"], state["last"]) == (
+        START,
+        START,
+        0,
+        "black",
+        None,
+    )
     assert state["game"] == str(rig.board.link.game_id) and rig.board.link.game_id.serial == 1
 
 
@@ -52,8 +63,16 @@ def test_every_command_gets_one_reply(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     reply = host.request("hello")
     assert reply["cmd"] == "hello" and reply["ok"] and reply["state"]["ply"] == 0
-    assert host.request("fen") == {"t": 0, "event": "reply", "cmd": "fen", "ok": True, "fen": START,
-                                   "ply": 0, "turn": "black", "setup": None}
+    assert host.request("fen") == {
+        "t": 0,
+        "event": "reply",
+        "cmd": "fen",
+        "ok": True,
+        "fen": START,
+        "ply": 0,
+        "turn": "black",
+        "setup": None,
+    }
     assert host.request("moves")["moves"] == ["9-13", "10-14", "11-15", "12-16", "9-14", "10-15", "11-16"]
     first = host.request("help")
     rest = host.request(f"help {first['next']}") if first["next"] is not None else {"commands": [], "next": None}
@@ -65,7 +84,14 @@ def test_every_command_gets_one_reply(rig: HostedBoard) -> None:
     assert board.app.players[board.game.turn].name == "Zoë Brook"
     assert json.loads(board.store.current_path.read_text(encoding="utf-8"))["black"] == "Zoë Brook"
 
-    assert host.request("hint off") == {"t": 0, "event": "reply", "cmd": "hint", "ok": True, "hints": False, "shown": False}
+    assert host.request("hint off") == {
+        "t": 0,
+        "event": "reply",
+        "cmd": "hint",
+        "ok": True,
+        "hints": False,
+        "shown": False,
+    }
     assert not board.app.policy.hints_shown
     host.request("hint on")
     assert host.request("mode referee")["mode"] == "referee"
@@ -87,13 +113,29 @@ def test_every_command_gets_one_reply(rig: HostedBoard) -> None:
 
     # play: shown on the LEDs, made by the board's hands, reported as a move.
     reply = host.request("play 24-19")
-    assert reply == {"t": reply["t"], "event": "reply", "cmd": "play", "ok": True, "ply": 4, "side": "white",
-                     "move": "24-19", "path": [24, 19], "captures": []}
+    assert reply == {
+        "t": reply["t"],
+        "event": "reply",
+        "cmd": "play",
+        "ok": True,
+        "ply": 4,
+        "side": "white",
+        "move": "24-19",
+        "path": [24, 19],
+        "captures": [],
+    }
     roles = board.app.tracker.roles
     assert (roles[24], roles[19]) == ("move-from", "move-to")
     board.follow()
-    assert host.event("move") | {"t": 0} == {"t": 0, "event": "move", "ply": 4, "side": "white", "move": "24-19",
-                                            "path": [24, 19], "captures": []}
+    assert host.event("move") | {"t": 0} == {
+        "t": 0,
+        "event": "move",
+        "ply": 4,
+        "side": "white",
+        "move": "24-19",
+        "path": [24, 19],
+        "captures": [],
+    }
 
     # pdn: the record so far, tags from the game record.
     reply = host.request("pdn")
@@ -105,7 +147,12 @@ def test_every_command_gets_one_reply(rig: HostedBoard) -> None:
     # result: an arbiter's decision ends the game; the record is written.
     reply = host.request("result 1/2-1/2 agreement")
     assert (reply["result"], reply["reason"]) == ("1/2-1/2", "agreement")
-    assert host.event("game-over") | {"t": 0} == {"t": 0, "event": "game-over", "result": "1/2-1/2", "reason": "agreement"}
+    assert host.event("game-over") | {"t": 0} == {
+        "t": 0,
+        "event": "game-over",
+        "result": "1/2-1/2",
+        "reason": "agreement",
+    }
     saved = host.event("game-saved")
     assert Path(saved["path"]).is_file() and board.game.result.score == "1/2-1/2"
 
@@ -480,8 +527,14 @@ def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: P
 
 
 def _crownhead(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "CROWNHEAD_CONFIG": str(cwd / "none.toml")})
+    return subprocess.run(
+        [sys.executable, "-m", "firmware.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "CROWNHEAD_CONFIG": str(cwd / "none.toml")},
+    )
 
 
 def test_crownhead_run_with_a_link_sends_the_game_to_the_host(tmp_path: Path) -> None:
@@ -491,8 +544,21 @@ def test_crownhead_run_with_a_link_sends_the_game_to_the_host(tmp_path: Path) ->
     try:
         script = tmp_path / "game.script"
         script.write_text("lift 11\nwait 200\nplace 15\nwait 1000\nlift 22\nwait 200\nplace 18\nwait 1000\n")
-        done = _crownhead("run", "--headless", "--hal", "sim", "--link", cable.a, "--script", str(script),
-                          "--state-dir", str(tmp_path / "state"), "--log", "json", cwd=tmp_path)
+        done = _crownhead(
+            "run",
+            "--headless",
+            "--hal",
+            "sim",
+            "--link",
+            cable.a,
+            "--script",
+            str(script),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--log",
+            "json",
+            cwd=tmp_path,
+        )
         assert done.returncode == 0, done.stderr
         # The board has gone: its last line says so, and everything before it is in.
         host.wait_for(lambda d: d["event"] == "notice" and d["message"].startswith("stopped"), "the board's last line")
@@ -515,7 +581,9 @@ def test_crownhead_run_with_a_link_sends_the_game_to_the_host(tmp_path: Path) ->
         (["--link", "loop://", "--link-plays", "white", "--mode", "computer", "--opponent", "random"], "choose one"),
     ],
 )
-def test_crownhead_run_link_mistakes_are_one_line_and_exit_code_2(tmp_path: Path, args: list[str], message: str) -> None:
+def test_crownhead_run_link_mistakes_are_one_line_and_exit_code_2(
+    tmp_path: Path, args: list[str], message: str
+) -> None:
     (tmp_path / "none.toml").write_text("")
     done = _crownhead("run", "--headless", "--hal", "sim", "--state-dir", str(tmp_path / "state"), *args, cwd=tmp_path)
     assert done.returncode == 2
@@ -525,8 +593,17 @@ def test_crownhead_run_link_mistakes_are_one_line_and_exit_code_2(tmp_path: Path
 def test_the_link_cannot_take_the_serial_boards_own_port(tmp_path: Path) -> None:
     (tmp_path / "none.toml").write_text("")
     (tmp_path / "board.toml").write_text('[board]\nbackend = "serial"\n[serial]\nport = "/dev/ttyACM0"\n')
-    done = _crownhead("run", "--headless", "--config", str(tmp_path / "board.toml"), "--link", "/dev/ttyACM0",
-                      "--state-dir", str(tmp_path / "state"), cwd=tmp_path)
+    done = _crownhead(
+        "run",
+        "--headless",
+        "--config",
+        str(tmp_path / "board.toml"),
+        "--link",
+        "/dev/ttyACM0",
+        "--state-dir",
+        str(tmp_path / "state"),
+        cwd=tmp_path,
+    )
     assert done.returncode == 2 and "cannot share /dev/ttyACM0" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
@@ -556,7 +633,12 @@ def test_a_linked_side_speaks_only_for_itself(tmp_path: Path) -> None:
         assert host.request("draw black")["code"] == "wrong-side"
         assert not board.game.is_over
         assert host.request("resign white") == {
-            "t": 0, "event": "reply", "cmd": "resign", "ok": True, "side": "white", "result": "1-0"
+            "t": 0,
+            "event": "reply",
+            "cmd": "resign",
+            "ok": True,
+            "side": "white",
+            "result": "1-0",
         } | {"t": host.lines[-1]["t"]}
         assert board.game.result is not None and board.game.result.reason == "resign"
     finally:

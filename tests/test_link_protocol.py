@@ -109,7 +109,9 @@ GOOD = {
     "help 12": Command("help", (12,)),
     "mode computer white": Command("mode", ("computer", "white", None)),
     "mode Computer BLACK 7": Command("mode", ("computer", "black", 7)),
-    "referee clock=300+5; event = Club  Open ;round=3": Command("referee", ((("clock", "300+5"), ("event", "Club Open"), ("round", "3")),)),
+    "referee clock=300+5; event = Club  Open ;round=3": Command(
+        "referee", ((("clock", "300+5"), ("event", "Club Open"), ("round", "3")),)
+    ),
     "history": Command("history", (0,)),
     "history 20": Command("history", (20,)),
     "view": Command("view"),
@@ -235,7 +237,11 @@ def test_messages_are_one_compact_utf8_line_within_the_limit() -> None:
 
 def test_error_replies_carry_a_known_code() -> None:
     assert LinkError("not-now", "the game is over", "play").reply(7) == {
-        "t": 7, "event": "error", "code": "not-now", "message": "the game is over", "cmd": "play"
+        "t": 7,
+        "event": "error",
+        "code": "not-now",
+        "message": "the game is over",
+        "cmd": "play",
     }
     with pytest.raises(ValueError):
         LinkError("oops", "no such code")

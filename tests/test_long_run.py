@@ -109,7 +109,9 @@ class Run:
                 # (A sink's exception is only logged by the app: the problem is kept.)
                 resumed = [m.pdn(full=True) for m in self.app.game.moves]
                 if resumed != self.accepted.get(self.game_id):
-                    self.problems.append(f"game {self.game_id} resumed with {resumed}, accepted {self.accepted.get(self.game_id)}")
+                    self.problems.append(
+                        f"game {self.game_id} resumed with {resumed}, accepted {self.accepted.get(self.game_id)}"
+                    )
             else:
                 self.games += 1
                 # Only the game in progress is remembered (a finished one is checked and dropped).
@@ -156,8 +158,10 @@ class Run:
             tracker = app.tracker
             pieces = app.sim.pieces if app.sim is not None else {}
             # A crowning prompt stays lit until the reply starts: only an uncrowned man asks.
-            asks = any(role in ("missing", "extra", "remove") or (role == "crown" and pieces.get(s, "").islower())
-                       for s, role in tracker.roles.items())
+            asks = any(
+                role in ("missing", "extra", "remove") or (role == "crown" and pieces.get(s, "").islower())
+                for s, role in tracker.roles.items()
+            )
             if app.resuming or tracker.setting_up is not None or asks:
                 Hands(app).follow()  # the hands do what the lights ask: set up, put back, remove
                 app.settle(2_000)
@@ -209,10 +213,16 @@ def _run(tmp_path: Path, hours: float, cut_every_ms: int) -> dict[str, float]:
         run.close()
     assert run.resumes > 0 or run.cuts == 0
     return {
-        "games": run.games, "moves": run.moves, "takebacks": run.takebacks, "cuts": run.cuts,
-        "resumes": run.resumes, "finished files": run.finished, "link lines": run.link_lines,
+        "games": run.games,
+        "moves": run.moves,
+        "takebacks": run.takebacks,
+        "cuts": run.cuts,
+        "resumes": run.resumes,
+        "finished files": run.finished,
+        "link lines": run.link_lines,
         "real seconds": round(time.perf_counter() - started, 1),
-        "rss first hour kB": rss.get(1, 0), "rss last hour kB": rss.get(max(rss) if rss else 0, 0),
+        "rss first hour kB": rss.get(1, 0),
+        "rss last hour kB": rss.get(max(rss) if rss else 0, 0),
         "frames kept": len(run.app.sim.lights.frames) if run.app.sim else 0,
     }
 

@@ -115,8 +115,12 @@ def test_round_trip_and_bad_data() -> None:
 
 
 def test_a_match_from_a_list_of_games() -> None:
-    games = [("Ana", "Ben", "1-0", "1"), ("Ben", "Ana", "1-0", "2"), ("Ana", "Ben", "1/2-1/2", "3"),
-             ("Ben", "Ana", "0-1", "4")]
+    games = [
+        ("Ana", "Ben", "1-0", "1"),
+        ("Ben", "Ana", "1-0", "2"),
+        ("Ana", "Ben", "1/2-1/2", "3"),
+        ("Ben", "Ana", "0-1", "4"),
+    ]
     assert match_from_games(games).score_text() == "Ana 2, Ben 1"
     # Colours as played, even when they were not swapped.
     odd = match_from_games([("Ana", "Ben", "1-0", "1"), ("Ana", "Ben", "0-1", "2")])
@@ -181,7 +185,9 @@ def test_match_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     code, out, _ = cli(capsys, state)
     assert code == 0 and "No match under way" in out
     code, out, _ = cli(capsys, state, "new", "Ana", "Ben", "--games", "4")
-    assert code == 0 and out == "Match Ana v Ben (4 games, wins counted): the next game is game 1, Ana Black, Ben White.\n"
+    assert (
+        code == 0 and out == "Match Ana v Ben (4 games, wins counted): the next game is game 1, Ana Black, Ben White.\n"
+    )
     code, _, err = cli(capsys, state, "new", "Cy", "Di")
     assert code == 2 and "the match Ana v Ben is under way" in err and err.count("\n") == 1
     store = MatchStore(state)
@@ -210,8 +216,9 @@ def test_match_new_refuses_bad_names(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert code == 2 and "number of games must be 1 to 1000" in err
 
 
-def test_the_match_section_gives_the_defaults(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_match_section_gives_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text("[match]\ngames = 6\ncount_draws = true\n")
     monkeypatch.setenv("CROWNHEAD_CONFIG", str(config))

@@ -64,7 +64,9 @@ class MatchBoard(Rig):
         return view.black, view.white
 
 
-def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_seed_match_on_the_board(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     state = tmp_path / "state"
     match = new_match("Ana", "Ben", games=4)
     MatchStore(state).save(match)
@@ -84,7 +86,10 @@ def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixtu
     board.play("hold resign")  # Black (Ben) resigns at once: Ana wins game 4 with White
     results = [e for e in board.of_kind("match") if e["cause"] == "result"]
     assert [(e["number"], e["black"], e["marks"]) for e in results] == [
-        (1, "Ana", ["1", "0"]), (2, "Ben", ["1", "1"]), (3, "Ana", ["1", "1"]), (4, "Ben", ["2", "1"])
+        (1, "Ana", ["1", "0"]),
+        (2, "Ben", ["1", "1"]),
+        (3, "Ana", ["1", "1"]),
+        (4, "Ben", ["2", "1"]),
     ]
     assert results[-1]["over"] is True and results[-1]["winner"] == "Ana"
     starts = [e for e in board.of_kind("match") if e["cause"] == "game-start"]
@@ -101,8 +106,11 @@ def test_the_seed_match_on_the_board(tmp_path: Path, capsys: pytest.CaptureFixtu
     files = GameStore(state).game_files()
     tagged = [GameFile.read(p).tags for p in files]
     assert [(t.get("Match"), t.get("Round"), t["Black"], t["Result"]) for t in tagged] == [
-        (match.id, "1", "Ana", "1-0"), (match.id, "2", "Ben", "1-0"), (match.id, "3", "Ana", "1/2-1/2"),
-        (match.id, "4", "Ben", "0-1"), (None, None, "Ben", "1-0"),
+        (match.id, "1", "Ana", "1-0"),
+        (match.id, "2", "Ben", "1-0"),
+        (match.id, "3", "Ana", "1/2-1/2"),
+        (match.id, "4", "Ben", "0-1"),
+        (None, None, "Ben", "1-0"),
     ]
     # The tags are plain PDN: pdn check replays every game.
     assert main(["pdn", "check", *map(str, files)]) == 0
@@ -179,7 +187,8 @@ def test_against_the_computer_the_machine_changes_colour_too(tmp_path: Path) -> 
     board.app.close()
     games = [GameFile.read(p).tags for p in GameStore(state).game_files()]
     assert [(t["Black"], t["White"], t["Result"]) for t in games] == [
-        ("Ana", "Computer", "0-1"), ("Computer", "Ana", "1-0")
+        ("Ana", "Computer", "0-1"),
+        ("Computer", "Ana", "1-0"),
     ]
     assert MatchStore(state).load().score_text() == "Ana 0, Computer 2"
 
@@ -192,7 +201,7 @@ def test_in_referee_mode_each_ballot_is_played_twice_with_colours_reversed(tmp_p
     ballots = []
     for game in range(4):
         ballots.append(referee.ballot.number if referee.ballot else None)
-        assert board.names() [0].startswith(("Ann", "Bob"))
+        assert board.names()[0].startswith(("Ann", "Bob"))
         board.play("hold resign")  # the side to move resigns before the ballot is played
         if game < 3:
             board.new_game()
@@ -273,7 +282,8 @@ def test_crownhead_run_plays_the_match_of_the_match_section(tmp_path: Path, caps
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     matches = [e for e in events if e["event"] == "match"]
     assert [(e["cause"], e["number"], e["black"], e["marks"]) for e in matches] == [
-        ("game-start", 1, "Ana", ["0", "0"]), ("result", 1, "Ana", ["1", "0"])
+        ("game-start", 1, "Ana", ["0", "0"]),
+        ("result", 1, "Ana", ["1", "0"]),
     ]
     # The next run goes on with game 2, Ben with Black (a game without a move put away
     # by `new` is no game: game 2 begins again).
@@ -287,12 +297,15 @@ def test_a_refereed_game_of_the_match_keeps_its_tags_through_a_power_cut(tmp_pat
     state, record = tmp_path / "state", tmp_path / "record"
     match = new_match("Ann", "Bob", games=2)
     MatchStore(state).save(match)
-    board = MatchBoard(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))))
+    board = MatchBoard(
+        state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record)))
+    )
     board.play("11-15")
     board.app.close()  # the power goes during game 1
 
-    again = MatchBoard(state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))),
-                  keep=True)
+    again = MatchBoard(
+        state, settings=AppSettings(mode="referee"), referee=Referee(RefereeSettings(record_dir=str(record))), keep=True
+    )
     assert again.of_kind("game-start")[-1]["resumed"] is True and again.names()[0].startswith("Ann")
     again.play("22-18", "hold resign")  # Black (Ann) resigns (a long press: a single one asks first)
     again.app.close()

@@ -17,8 +17,14 @@ def test_the_host_sees_the_match_in_the_state_and_as_events(tmp_path: Path) -> N
         host, board = rig.host, rig.board
         match = rig.hello["state"]["match"]
         assert match == {
-            "id": "20261130-201500-Ana-Ben", "players": ["Ana", "Ben"], "games": 4, "played": 0,
-            "marks": ["0", "0"], "count_draws": False, "over": False, "winner": None,
+            "id": "20261130-201500-Ana-Ben",
+            "players": ["Ana", "Ben"],
+            "games": 4,
+            "played": 0,
+            "marks": ["0", "0"],
+            "count_draws": False,
+            "over": False,
+            "winner": None,
             "next": {"number": 1, "black": 0},
         }
         board.do("11-15")

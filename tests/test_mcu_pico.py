@@ -58,7 +58,9 @@ def test_count_up_wraps_before_a_32_bit_micropython_would_allocate() -> None:
     assert FW.count_up(SMALL_INT_MAX) == 0
 
 
-@pytest.mark.parametrize("a, b", [(5, 3), (3, 5), (2, 2**30 - 3), (2**30 - 3, 2), (2**29, 0), (0, 2**29), (2**30 - 1, 0)])
+@pytest.mark.parametrize(
+    "a, b", [(5, 3), (3, 5), (2, 2**30 - 3), (2**30 - 3, 2), (2**29, 0), (0, 2**29), (2**30 - 1, 0)]
+)
 def test_ticks_diff_is_micropythons(a: int, b: int) -> None:
     # time.ticks_diff: the signed difference, modulo 2**30, in [-2**29, 2**29).
     expected = ((a - b + 2**29) % 2**30) - 2**29
@@ -91,7 +93,9 @@ def micropython32(kind: str) -> list[str]:
         return [path, str(BENCH), str(FIRMWARE_DIR)]
     node = shutil.which("node")
     if node is None:
-        pytest.skip("Node.js is not installed (apt-get install nodejs npm): it runs MicroPython's 32-bit WebAssembly port")
+        pytest.skip(
+            "Node.js is not installed (apt-get install nodejs npm): it runs MicroPython's 32-bit WebAssembly port"
+        )
     if not WASM_PACKAGE.is_dir():
         pytest.skip(
             "MicroPython's WebAssembly port is not installed: npm ci --prefix tests/micropython32 "

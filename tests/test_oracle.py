@@ -77,10 +77,7 @@ def our_moves(position: Position, rules: Rules = Rules()) -> Counter[MoveKey]:
 
 
 def _board(position: Position) -> dict[tuple[int, int], tuple[Color, bool]]:
-    return {
-        (file_of(s), rank_of(s)): (piece.color, piece.king)
-        for s, piece in position.pieces().items()
-    }
+    return {(file_of(s), rank_of(s)): (piece.color, piece.king) for s, piece in position.pieces().items()}
 
 
 def _sq(f: int, r: int) -> int:
@@ -105,10 +102,7 @@ def naive_moves(position: Position, rules: Rules = Rules()) -> Counter[MoveKey]:
             continue
         step_dirs = [(df, dr) for df in (-1, 1) for dr in (-1, 1) if king or dr == forward]
         jump_dirs = [
-            (df, dr)
-            for df in (-1, 1)
-            for dr in (-1, 1)
-            if king or dr == forward or rules.men_capture_backward
+            (df, dr) for df in (-1, 1) for dr in (-1, 1) if king or dr == forward or rules.men_capture_backward
         ]
         for df, dr in step_dirs:
             if on_board(f + df, r + dr) and (f + df, r + dr) not in board:
@@ -202,14 +196,12 @@ def test_pydraughts_numbering() -> None:
     """pydraughts's ``english`` variant speaks our PDN numbers: proven on known positions."""
     start = pydraughts_moves(Position.start())
     assert start == Counter(
-        {((s, e), ()): 1 for s, e in
-         [(9, 13), (9, 14), (10, 14), (10, 15), (11, 15), (11, 16), (12, 16)]}
+        {((s, e), ()): 1 for s, e in [(9, 13), (9, 14), (10, 14), (10, 15), (11, 15), (11, 16), (12, 16)]}
     )
     # White to move after 11-15: White's men on 21-24 step towards 17-20.
     after = Position.start().apply(Move((11, 15)))
     assert pydraughts_moves(after) == Counter(
-        {((s, e), ()): 1 for s, e in
-         [(21, 17), (22, 17), (22, 18), (23, 18), (23, 19), (24, 19), (24, 20)]}
+        {((s, e), ()): 1 for s, e in [(21, 17), (22, 17), (22, 18), (23, 18), (23, 19), (24, 19), (24, 20)]}
     )
     # Asymmetric corners: a Black man on a7 (5) has only b6 (9); a White man on h2 (28)
     # has only g3 (24). A wrong rotation or mirror would move them elsewhere.
@@ -217,13 +209,10 @@ def test_pydraughts_numbering() -> None:
     assert pydraughts_moves(Position.from_fen("W:W28:B5")) == Counter({((28, 24), ()): 1})
     # A Black man on c5 (14) jumps the White man on d4 (18) to e3 (23), then on over
     # f2 (27) to g1 (32), where it is crowned.
-    assert pydraughts_moves(Position.from_fen("B:W18,27:B14")) == Counter(
-        {((14, 23, 32), (18, 27)): 1}
-    )
+    assert pydraughts_moves(Position.from_fen("B:W18,27:B14")) == Counter({((14, 23, 32), (18, 27)): 1})
     # A Black king on 15 round four White pieces either way: two routes, same captures.
     assert pydraughts_moves(Position.from_fen("B:WK18,K19,26,27:BK15")) == Counter(
-        {((15, 24, 31, 22, 15), (19, 27, 26, 18)): 1,
-         ((15, 22, 31, 24, 15), (18, 26, 27, 19)): 1}
+        {((15, 24, 31, 22, 15), (19, 27, 26, 18)): 1, ((15, 22, 31, 24, 15), (18, 26, 27, 19)): 1}
     )
 
 

@@ -28,10 +28,7 @@ def texts(game: object) -> list[str]:
 
 
 def test_tags_are_kept_in_file_order_with_escapes_undone() -> None:
-    game = only(
-        '[Event "Club \\"open\\" 2024"]\n[White "B\\\\C"]\n[Black "Ann"]\n'
-        '[Result "1-0"]\n1. 11-15 *'
-    )
+    game = only('[Event "Club \\"open\\" 2024"]\n[White "B\\\\C"]\n[Black "Ann"]\n[Result "1-0"]\n1. 11-15 *')
     assert list(game.tags) == ["Event", "White", "Black", "Result"]
     assert game.tags["Event"] == 'Club "open" 2024'
     assert game.tags["White"] == "B\\C"
@@ -100,7 +97,7 @@ def test_comments_are_kept_with_the_move_they_follow() -> None:
 
 
 def test_comments_after_the_result_stay_with_the_game() -> None:
-    games = list(read_games("1. 11-15 23-18 1-0 {Black wins later}\n[Event \"B\"]\n1. 9-14 *"))
+    games = list(read_games('1. 11-15 23-18 1-0 {Black wins later}\n[Event "B"]\n1. 9-14 *'))
     assert [g.comments for g in games] == [{2: ["Black wins later"]}, {}]
 
 
@@ -122,8 +119,7 @@ def test_percent_escape_lines_are_ignored() -> None:
 
 def test_variations_are_skipped_even_nested_and_with_comments_holding_parens() -> None:
     game = only(
-        "1. 11-15 23-18 (22-18 {a comment with ) in it} 15x22 (9-14 32x1) 25x18) "
-        "2. 8-11 (9-14 (10-14)) 27-23 *"
+        "1. 11-15 23-18 (22-18 {a comment with ) in it} 15x22 (9-14 32x1) 25x18) 2. 8-11 (9-14 (10-14)) 27-23 *"
     )
     assert texts(game) == ["11-15", "23-18", "8-11", "27-23"]
     assert game.comments == {} and game.error is None
@@ -151,8 +147,15 @@ def test_a_stray_closing_paren_is_reported() -> None:
 
 @pytest.mark.parametrize(
     ("written", "result"),
-    [("1-0", "1-0"), ("0-1", "0-1"), ("1/2-1/2", "1/2-1/2"), ("*", "*"), ("2-0", "1-0"),
-     ("0-2", "0-1"), ("1-1", "1/2-1/2")],
+    [
+        ("1-0", "1-0"),
+        ("0-1", "0-1"),
+        ("1/2-1/2", "1/2-1/2"),
+        ("*", "*"),
+        ("2-0", "1-0"),
+        ("0-2", "0-1"),
+        ("1-1", "1/2-1/2"),
+    ],
 )
 def test_results(written: str, result: str) -> None:
     game = only(f"1. 11-15 23-18 {written}")
@@ -183,10 +186,14 @@ def test_several_games_in_a_file_with_and_without_tags() -> None:
     assert {g.source for g in games} == {"many.pdn"}
     # Only the game whose end shares a line with the next game's start gets a note.
     assert [[str(n) for n in g.notes] for g in games] == [
-        [], [],
-        ["many.pdn:7: note: game 3 ends with its result and a new game's tags follow on "
-         "the same line; read as games 3 and 4"],
-        [], [],
+        [],
+        [],
+        [
+            "many.pdn:7: note: game 3 ends with its result and a new game's tags follow on "
+            "the same line; read as games 3 and 4"
+        ],
+        [],
+        [],
     ]
 
 
@@ -194,18 +201,24 @@ def test_several_games_in_a_file_with_and_without_tags() -> None:
     ("text", "note"),
     [
         # after a result: the next game's tags, or its moves without tags
-        ('1. 11-15 1-0 [Event "b"] 1. 9-14 *',
-         "game 1 ends with its result and a new game's tags follow on the same line"),
-        ("1. 11-15 * 1. 9-14 *",
-         "game 1 ends with its result and a new game's moves follow, without tags, on the "
-         "same line"),
+        (
+            '1. 11-15 1-0 [Event "b"] 1. 9-14 *',
+            "game 1 ends with its result and a new game's tags follow on the same line",
+        ),
+        (
+            "1. 11-15 * 1. 9-14 *",
+            "game 1 ends with its result and a new game's moves follow, without tags, on the same line",
+        ),
         # no result: the tags after the last move
-        ('1. 11-15 23-18 [Event "b"]\n1. 9-14 *',
-         "game 1 has no result and after its last move a new game's tags follow on the "
-         "same line"),
+        (
+            '1. 11-15 23-18 [Event "b"]\n1. 9-14 *',
+            "game 1 has no result and after its last move a new game's tags follow on the same line",
+        ),
         # a comment after the result still counts as the end of the game
-        ('1. 11-15 1-0 {won on time} [Event "b"]\n1. 9-14 *',
-         "game 1 ends with its result and a new game's tags follow on the same line"),
+        (
+            '1. 11-15 1-0 {won on time} [Event "b"]\n1. 9-14 *',
+            "game 1 ends with its result and a new game's tags follow on the same line",
+        ),
     ],
 )
 def test_a_game_run_into_the_next_on_one_line_is_noted(text: str, note: str) -> None:
@@ -304,9 +317,7 @@ def test_an_ambiguous_capture_at_the_end_of_a_game_is_reported() -> None:
     game = only(DIAMOND + "1. 2x18 1-0")
     assert game.error is not None
     assert (game.error.ply, game.error.move) == (1, "2x18")
-    assert game.error.reason == (
-        "ambiguous: 2x18 fits 2x9x18, 2x11x18; the rest of the game replays after each route"
-    )
+    assert game.error.reason == ("ambiguous: 2x18 fits 2x9x18, 2x11x18; the rest of the game replays after each route")
     assert game.moves == []
 
 
@@ -398,9 +409,7 @@ def test_error_names_file_line_game_ply_and_move() -> None:
     assert games[0].error is None
     error = games[1].error
     assert isinstance(error, PdnError) and isinstance(error, ValueError)
-    assert (error.file, error.game, error.ply, error.move, error.line) == (
-        "games.pdn", 2, 4, "32-28", 6
-    )
+    assert (error.file, error.game, error.ply, error.move, error.line) == ("games.pdn", 2, 4, "32-28", 6)
     assert error.reason == "the white man on 32 cannot move"
     assert str(error) == "games.pdn:6: game 2, ply 4, 32-28: the white man on 32 cannot move"
     assert texts(games[1]) == ["11-15", "23-18", "8-11"]
@@ -426,9 +435,7 @@ def test_a_bad_tag_is_reported_but_the_moves_are_kept() -> None:
     assert len(games) == 2
     error = games[0].error
     assert error is not None and error.ply is None and error.line == 2
-    assert str(error) == (
-        "b.pdn:2: game 1: bad tag '[Black Ann]': a tag is written [Name \"value\"]"
-    )
+    assert str(error) == ("b.pdn:2: game 1: bad tag '[Black Ann]': a tag is written [Name \"value\"]")
     assert texts(games[0]) == ["11-15"]
     assert games[1].error is None
 
@@ -451,13 +458,15 @@ def test_a_truncated_file_reports_its_last_game() -> None:
 
 
 def test_bad_fen_setup_without_fen_and_other_game_types() -> None:
-    games = list(read_games(
-        '[FEN "B:W21-32:B1-12:X"]\n1. 11-15 *\n'
-        '[Event "2"]\n[SetUp "1"]\n1. 11-15 *\n'
-        '[Event "3"]\n[GameType "20"]\n1. 32-28 *\n'
-        '[GameType "21"]\n1. 11-15 *\n',
-        "f.pdn",
-    ))
+    games = list(
+        read_games(
+            '[FEN "B:W21-32:B1-12:X"]\n1. 11-15 *\n'
+            '[Event "2"]\n[SetUp "1"]\n1. 11-15 *\n'
+            '[Event "3"]\n[GameType "20"]\n1. 32-28 *\n'
+            '[GameType "21"]\n1. 11-15 *\n',
+            "f.pdn",
+        )
+    )
     assert [g.error.reason if g.error else None for g in games] == [
         "FEN 'B:W21-32:B1-12:X': 'X' should start with B or W",
         "SetUp is 1 but there is no FEN tag",
@@ -506,15 +515,41 @@ def test_the_look_ahead_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rules.pdn, "LOOKAHEAD_BUDGET", 0)  # no look-ahead: undecided
     game = only(DIAMOND + "1. 2x18 14-9 *")
     assert game.error is not None
-    assert game.error.reason == (
-        "ambiguous: 2x18 fits 2x9x18, 2x11x18; the look-ahead stopped after 0 plies"
-    )
+    assert game.error.reason == ("ambiguous: 2x18 fits 2x9x18, 2x11x18; the look-ahead stopped after 0 plies")
 
 
 PIECES_OF_PDN = [
-    '[Event "e"]', '[FEN "B:W21-32:B1-12"]', '[FEN "W:W1"]', "[Bad tag", "{", "}", "(", ")",
-    "1.", "2...", "11-15", "23x18", "15x22", "9:14", "1-0", "0-1", "1/2-1/2", "*", "$3", "!?",
-    "\n", " ", "\r\n", ";c\n", "%x\n", "x", "0-1[Event", "33-1", "\ufeff", "ü", '"',
+    '[Event "e"]',
+    '[FEN "B:W21-32:B1-12"]',
+    '[FEN "W:W1"]',
+    "[Bad tag",
+    "{",
+    "}",
+    "(",
+    ")",
+    "1.",
+    "2...",
+    "11-15",
+    "23x18",
+    "15x22",
+    "9:14",
+    "1-0",
+    "0-1",
+    "1/2-1/2",
+    "*",
+    "$3",
+    "!?",
+    "\n",
+    " ",
+    "\r\n",
+    ";c\n",
+    "%x\n",
+    "x",
+    "0-1[Event",
+    "33-1",
+    "\ufeff",
+    "ü",
+    '"',
 ]
 
 

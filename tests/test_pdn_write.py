@@ -43,8 +43,15 @@ def test_tags_in_standard_order_with_defaults_and_setup_last() -> None:
     game = play("27-23", "20x27", start=start)
     pdn = write_game(
         game,
-        tags={"Annotator": "X", "White": "Bob", "FEN": "stale", "Event": "Club", "Setup": "1",
-              "Black": "Ann", "GameType": "21"},
+        tags={
+            "Annotator": "X",
+            "White": "Bob",
+            "FEN": "stale",
+            "Event": "Club",
+            "Setup": "1",
+            "Black": "Ann",
+            "GameType": "21",
+        },
     )
     head = pdn.split("\n\n")[0].splitlines()
     assert head == [
@@ -79,9 +86,7 @@ def test_comments_and_continuation_numbers() -> None:
         game,
         comments={0: "Old 14th?", 1: ["best", "by  test"], 2: "", 4: "a {b} c"},
     )
-    assert movetext(pdn) == (
-        "{Old 14th?} 1. 11-15 {best} {by test} 1... 23-18 2. 8-11 27-23 {a (b) c} *\n"
-    )
+    assert movetext(pdn) == ("{Old 14th?} 1. 11-15 {best} {by test} 1... 23-18 2. 8-11 27-23 {a (b) c} *\n")
     again = read_game(pdn)
     assert again is not None
     assert again.comments == {0: ["Old 14th?"], 1: ["best", "by test"], 4: ["a (b) c"]}
@@ -174,15 +179,11 @@ def test_random_games_round_trip_even_with_rival_capture_routes() -> None:
             start = Position.start()
         else:  # crowded boards with kings, where rival routes with the same ends are common
             squares = rng.sample(range(1, 33), rng.randint(8, 20))
-            start = Position.from_pieces(
-                {s: rng.choice("bwBW") for s in squares}, rng.choice([BLACK, WHITE])
-            )
+            start = Position.from_pieces({s: rng.choice("bwBW") for s in squares}, rng.choice([BLACK, WHITE]))
         game = random_game(rng, 60, start=start)
         text = write_game(game)
         back = read_game(text)
         assert back is not None and back.error is None, text
         assert back.start == game.start and back.moves == game.moves
-        full_paths += sum(
-            len(t.split("x")) > 2 for t in back.move_texts
-        )
+        full_paths += sum(len(t.split("x")) > 2 for t in back.move_texts)
     assert full_paths > 0  # some captures had to be written with their full path

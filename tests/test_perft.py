@@ -212,17 +212,16 @@ def test_fast_children_are_the_positions_after_each_move(rules: Rules) -> None:
     # The boards the fast count walks through, square for square (a stale king bit
     # left on an emptied square would only show up plies later in a count).
     for pos in _random_positions(seed=5, count=300):
-        own, opp, black = (
-            (pos.black, pos.white, True) if pos.turn is Color.BLACK
-            else (pos.white, pos.black, False)
-        )
+        own, opp, black = (pos.black, pos.white, True) if pos.turn is Color.BLACK else (pos.white, pos.black, False)
         kids = movegen._g_children(
-            movegen._ghost(own), movegen._ghost(opp), movegen._ghost(pos.kings), black,
-            rules.men_capture_backward, rules.captures_compulsory,
+            movegen._ghost(own),
+            movegen._ghost(opp),
+            movegen._ghost(pos.kings),
+            black,
+            rules.men_capture_backward,
+            rules.captures_compulsory,
         )
-        seen = sorted(
-            (movegen._unghost(o), movegen._unghost(p), movegen._unghost(k)) for o, p, k in kids
-        )
+        seen = sorted((movegen._unghost(o), movegen._unghost(p), movegen._unghost(k)) for o, p, k in kids)
         expected = sorted(
             (after.pieces_of(after.turn), after.pieces_of(pos.turn), after.kings)
             for after in (pos.apply(m, rules) for m in pos.legal_moves(rules))

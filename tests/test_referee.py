@@ -247,7 +247,11 @@ def test_lifting_a_piece_with_no_legal_move(style: str) -> None:
 
 @pytest.mark.parametrize("style", STYLES)
 def test_lifting_a_piece_that_cannot_capture_names_no_other_piece(style: str) -> None:
-    events = run("lift 9\nwait 200\nplace 9\nwait 500\nlift 14\nwait 100\nplace 23\nlift 18\nwait 1000\n", "B:W18,30:B14,9", style)
+    events = run(
+        "lift 9\nwait 200\nplace 9\nwait 500\nlift 14\nwait 100\nplace 23\nlift 18\nwait 1000\n",
+        "B:W18,30:B14,9",
+        style,
+    )
     (warning,) = of(events, "warning")
     # The pieces that can capture stay unnamed and unlit: a referee gives no hint.
     assert warning == {
@@ -265,7 +269,10 @@ def test_lifting_a_piece_that_cannot_capture_names_no_other_piece(style: str) ->
 @pytest.mark.parametrize("style", STYLES)
 def test_a_touched_piece_must_be_played(style: str) -> None:
     # 9 touched and put back; 10 lifted and put back: warned, not an offence; 9 is played.
-    events = run("lift 9\nwait 200\nplace 9\nwait 500\nlift 10\nwait 300\nplace 10\nwait 500\nlift 9\nwait 100\nplace 14\nwait 1000\n", style=style)
+    events = run(
+        "lift 9\nwait 200\nplace 9\nwait 500\nlift 10\nwait 300\nplace 10\nwait 500\nlift 9\nwait 100\nplace 14\nwait 1000\n",
+        style=style,
+    )
     assert [w["code"] for w in of(events, "warning")] == ["touch-move"]
     assert lit_roles(events, 600) == {"9": "touched"}
     assert not of(events, "caution")
@@ -335,7 +342,9 @@ def test_offences_are_counted_per_side() -> None:
 
 @pytest.mark.parametrize("style", STYLES)
 def test_draw_by_agreement(style: str) -> None:
-    events = run("lift 9\nwait 100\nplace 13\nwait 500\npress black_draw\nwait 2000\npress white_draw\nwait 100\n", style=style)
+    events = run(
+        "lift 9\nwait 100\nplace 13\nwait 500\npress black_draw\nwait 2000\npress white_draw\nwait 100\n", style=style
+    )
     (offer,) = of(events, "draw-offer")
     assert offer["ply"] == 1 and offer["side"] == "black"
     (over,) = of(events, "game-over")
@@ -350,7 +359,10 @@ def test_one_person_cannot_agree_a_draw(style: str) -> None:
     assert [(o["ply"], o["side"]) for o in of(events, "draw-offer")] == [(1, ""), (1, "")]
     assert not of(events, "game-over")
     # The same side's own button twice is no agreement either; nor is a shared press.
-    events = run("lift 9\nwait 100\nplace 13\nwait 500\npress black_draw\nwait 100\npress black_draw\nwait 100\npress draw\nwait 100\n", style=style)
+    events = run(
+        "lift 9\nwait 100\nplace 13\nwait 500\npress black_draw\nwait 100\npress black_draw\nwait 100\npress draw\nwait 100\n",
+        style=style,
+    )
     assert [o["side"] for o in of(events, "draw-offer")] == ["black", "black", ""]
     assert not of(events, "game-over")
 
@@ -551,7 +563,16 @@ def crownhead(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 
 def test_replay_command_line() -> None:
     done = crownhead(
-        "replay", "-", "--mode", "referee", "--referee-style", "strict", "--ballot", "5", "--clock", "300+5",
+        "replay",
+        "-",
+        "--mode",
+        "referee",
+        "--referee-style",
+        "strict",
+        "--ballot",
+        "5",
+        "--clock",
+        "300+5",
         stdin="lift 1\nwait 100\nplace 1\nwait 500\nlift 9\nwait 100\nplace 13\nwait 1000\n",
     )
     assert done.returncode == 0, done.stderr
@@ -567,7 +588,10 @@ def test_replay_command_line() -> None:
         (["--clock", "300"], "crownhead replay: --clock needs --mode referee"),
         (["--mode", "referee", "--clock", "5m"], "crownhead replay: --clock: clock spec '5m': '5m' is not a period"),
         (["--mode", "referee", "--ballot", "3"], "crownhead replay: --ballot: ballot 3 is barred"),
-        (["--mode", "referee", "--ballot", "9", "--fen", "B:W30:B1"], "crownhead replay: --ballot: a ballot is played from the start position"),
+        (
+            ["--mode", "referee", "--ballot", "9", "--fen", "B:W30:B1"],
+            "crownhead replay: --ballot: a ballot is played from the start position",
+        ),
     ],
 )
 def test_replay_option_errors(args: list[str], message: str) -> None:
@@ -601,7 +625,7 @@ def test_host_sets_the_ballot_before_the_first_move_only() -> None:
         {"t": 2000, "event": "game-over", "result": "0-1", "reason": "forfeit"},
         {"t": 2000, "event": "clock", "black": 59700, "white": 58400, "running": ""},  # from the lift at 100
     ]
-    assert referee.expected is None and "[Termination \"forfeit\"]" in referee.pdn()
+    assert referee.expected is None and '[Termination "forfeit"]' in referee.pdn()
 
 
 def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> None:
@@ -623,7 +647,9 @@ def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> N
 def test_a_draw_offered_right_after_ones_move_is_not_declined_by_it(style: str) -> None:
     # Black moves and offers 80 ms later (the move settles only at 430): the offer is
     # made after ply 1, and White's press accepts it.
-    events = run("lift 9\nwait 100\nplace 14\nwait 80\npress black_draw\nwait 600\npress white_draw\nwait 500\n", style=style)
+    events = run(
+        "lift 9\nwait 100\nplace 14\nwait 80\npress black_draw\nwait 600\npress white_draw\nwait 500\n", style=style
+    )
     (offer,) = of(events, "draw-offer")
     assert offer["ply"] == 1
     assert kinds(events, "move", "draw-offer") == ["move", "draw-offer"]

@@ -93,8 +93,14 @@ def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
     assert [m.pdn() for m in first.moves[:3]] == [m.pdn() for m in second.moves[:3]] == ["9-14", "23-18", "14x23"]
     record = tmp_path / "record"
     settings = RefereeSettings(
-        ballot=46, black="Ann", white="Bob", event="Club final", site="Leeds", round="3",
-        clock=TimeControl.parse("40/5400:1800"), record_dir=str(record),
+        ballot=46,
+        black="Ann",
+        white="Bob",
+        event="Club final",
+        site="Leeds",
+        round="3",
+        clock=TimeControl.parse("40/5400:1800"),
+        record_dir=str(record),
     )
     board = referee_rig(tmp_path, settings, leds=LedSettings(palette=_hint_palette()))
     Hands(board.app).run_script(_pair_hands(first, second))
@@ -104,7 +110,10 @@ def test_balloted_game_pair_through_the_simulator(tmp_path: Path) -> None:
     assert frames and not {rgb for frame in frames for rgb in frame.values()} & _hint_rgbs()
     assert [e["number"] for e in board.of_kind("ballot")] == [46, 46]
     assert not [e for e in board.events if e.kind in ("caution", "forfeit", "warning", "flag")]
-    assert [(e["result"], e["reason"]) for e in board.of_kind("game-over")] == [("1/2-1/2", "agreement"), ("1-0", "resign")]
+    assert [(e["result"], e["reason"]) for e in board.of_kind("game-over")] == [
+        ("1/2-1/2", "agreement"),
+        ("1-0", "resign"),
+    ]
     files = sorted(record.glob("game-*.pdn"))
     assert len(files) == 2
     check = crownhead("pdn", "check", "--verbose", *map(str, files))
@@ -137,20 +146,48 @@ def test_run_command_in_referee_mode(tmp_path: Path) -> None:
     script.write_text("lift 9\nwait 100\nplace 13\nwait 1000\nhold resign\nwait 100\n")
     state = tmp_path / "state"
     done = crownhead(
-        "run", "--headless", "--script", str(script), "--log", "json", "--state-dir", str(state),
-        "--mode", "referee", "--ballot", "5", "--black", "Ann", "--white", "Bob", "--round", "2", "--clock", "300+5",
+        "run",
+        "--headless",
+        "--script",
+        str(script),
+        "--log",
+        "json",
+        "--state-dir",
+        str(state),
+        "--mode",
+        "referee",
+        "--ballot",
+        "5",
+        "--black",
+        "Ann",
+        "--white",
+        "Bob",
+        "--round",
+        "2",
+        "--clock",
+        "300+5",
     )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [e["event"] for e in events if e["event"] in ("ballot", "move", "game-over")] == ["ballot", "move", "game-over"]
+    assert [e["event"] for e in events if e["event"] in ("ballot", "move", "game-over")] == [
+        "ballot",
+        "move",
+        "game-over",
+    ]
     (pdn,) = (state / "referee").glob("game-*.pdn")
     (game,) = read_games(pdn.read_text(), pdn.name)
     assert game.error is None and game.result == "1-0"  # White, to move, resigned
-    assert (game.tags["Black"], game.tags["White"], game.tags["Round"], game.tags["Ballot"]) == ("Ann", "Bob", "2.1", "5")
+    assert (game.tags["Black"], game.tags["White"], game.tags["Round"], game.tags["Ballot"]) == (
+        "Ann",
+        "Bob",
+        "2.1",
+        "5",
+    )
     assert game.tags["TimeControl"] == "300+5"
 
 
 # -- the lights -----------------------------------------------------------------------------------
+
 
 def _hints_scenario(tmp: Path, mode: str) -> set[tuple[int, int, int]]:
     """A game with every situation where play mode shows hints; the colours the strip got."""
@@ -211,7 +248,10 @@ def test_cautions_and_claims_are_comments_and_log_lines(tmp_path: Path) -> None:
         referee=RefereeSettings(record_dir=str(record), black="Ann", white="Bob"),
     )
     assert [e.kind for e in events if e.kind in ("caution", "claim", "draw-offer", "game-over")] == [
-        "caution", "claim", "draw-offer", "game-over"
+        "caution",
+        "claim",
+        "draw-offer",
+        "game-over",
     ]
     (game,) = read_games((record / "live.pdn").read_text(), "live.pdn")
     assert game.error is None and game.result == "1/2-1/2" and game.tags["Termination"] == "agreement"
@@ -301,7 +341,16 @@ def test_view_shows_the_clock_and_cautions(tmp_path: Path) -> None:
 
 def test_referee_config_section() -> None:
     config = parse_config(
-        {"referee": {"style": "record", "clock": "40/5400:1800", "ballot": "deck", "seed": 4, "round": "2", "black_name": "Ann"}}
+        {
+            "referee": {
+                "style": "record",
+                "clock": "40/5400:1800",
+                "ballot": "deck",
+                "seed": 4,
+                "round": "2",
+                "black_name": "Ann",
+            }
+        }
     )
     settings = config.get(RefereeConfig).settings()
     assert settings.style == "record" and str(settings.clock) == "40/5400:1800"
@@ -323,7 +372,20 @@ def test_run_command_line_errors(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stderr == "crownhead run: --ballot needs --mode referee\n"
     done = crownhead("run", "--headless", "--script", "-", "--clock", "5m", "--state-dir", str(tmp_path))
     assert done.returncode == 2 and done.stderr.startswith("crownhead run: --clock: clock spec '5m'")
-    done = crownhead("run", "--headless", "--script", "-", "--mode", "referee", "--ballot", "deck", "--fen", "B:W30:B1", "--state-dir", str(tmp_path))
+    done = crownhead(
+        "run",
+        "--headless",
+        "--script",
+        "-",
+        "--mode",
+        "referee",
+        "--ballot",
+        "deck",
+        "--fen",
+        "B:W30:B1",
+        "--state-dir",
+        str(tmp_path),
+    )
     assert done.returncode == 2 and "a ballot is played from the start position" in done.stderr
 
 
@@ -359,7 +421,10 @@ def test_follow_after_a_caution_puts_the_piece_back_where_it_came_from(tmp_path:
     assert [c["code"] for c in board.of_kind("caution")] == ["forced-capture"]
     Hands(board.app).act_text("f")
     board.app.run_for(1000)
-    assert board.app.tracker.board_matches and board.app.message == "filled 1 square and emptied 1 square as the lights asked"
+    assert (
+        board.app.tracker.board_matches
+        and board.app.message == "filled 1 square and emptied 1 square as the lights asked"
+    )
 
 
 def test_a_forfeit_says_why_on_the_screen(tmp_path: Path) -> None:
@@ -371,4 +436,6 @@ def test_a_forfeit_says_why_on_the_screen(tmp_path: Path) -> None:
     view = board.app.view()
     assert view.status == "Game over: Black wins (forfeit)"
     # The reason, not White's refused claim of two moves before.
-    assert view.message == "White forfeits the game: a second illegal move (the man on 29 has no legal move), WCDF 1.25."
+    assert (
+        view.message == "White forfeits the game: a second illegal move (the man on 29 has no legal move), WCDF 1.25."
+    )

@@ -101,7 +101,13 @@ def test_stand_refuses_a_legal_move() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["firmware.referee.arbiter", "firmware.referee.offences", "firmware.referee.record", "firmware.events.referee", "firmware.referee.settings"],
+    [
+        "firmware.referee.arbiter",
+        "firmware.referee.offences",
+        "firmware.referee.record",
+        "firmware.events.referee",
+        "firmware.referee.settings",
+    ],
 )
 def test_doctests(name: str) -> None:
     import doctest

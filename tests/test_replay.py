@@ -42,19 +42,31 @@ def test_script_from_a_file(tmp_path: Path):
 
 
 def test_script_from_stdin_with_fen_and_lights():
-    done = crownhead("replay", "-", "--fen", "B:W18,30:B15,1", "--lights", stdin="lift 15\nwait 300\nplace 22\nlift 18\n")
+    done = crownhead(
+        "replay", "-", "--fen", "B:W18,30:B15,1", "--lights", stdin="lift 15\nwait 300\nplace 22\nlift 18\n"
+    )
     assert done.returncode == 0, done.stderr
     out = lines(done.stdout)
     assert out[0] == {"t": 0, "event": "lights", "roles": {"15": "must-capture"}}  # as the board lights it
     assert out[1] == {"t": 30, "event": "lights", "roles": {"15": "touched", "18": "capture", "22": "target"}}
     assert out[-1] == {"t": 630, "event": "final", "fen": "W:W30:B1,22", "plies": 1}
-    assert {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "15x22", "path": [15, 22], "captures": [18]} in out
+    assert {
+        "t": 630,
+        "event": "move",
+        "ply": 1,
+        "side": "black",
+        "move": "15x22",
+        "path": [15, 22],
+        "captures": [18],
+    } in out
     assert all(list(o)[:2] == ["t", "event"] for o in out)
 
 
 def test_rule_options():
     # Men capturing backward: 15x8 over 11.
-    done = crownhead("replay", "-", "--fen", "B:W11,30:B15,1", "--men-capture-backward", stdin="lift 15\nplace 8\nlift 11\n")
+    done = crownhead(
+        "replay", "-", "--fen", "B:W11,30:B15,1", "--men-capture-backward", stdin="lift 15\nplace 8\nlift 11\n"
+    )
     assert lines(done.stdout)[0]["move"] == "15x8"
     # Captures optional: the quiet 15-19 is accepted although 15x22 is on.
     done = crownhead("replay", "-", "--fen", "B:W18,30:B15,1", "--captures-optional", stdin="lift 15\nplace 19\n")
@@ -75,7 +87,10 @@ def test_referee_mode_lights_show_no_hints():
 @pytest.mark.parametrize(
     ("script", "message"),
     [
-        ("lift 11\nwait 100\njump 15\n", "line 3: unknown action 'jump' (lift S, place S, wait MS, press NAME, hold NAME)"),
+        (
+            "lift 11\nwait 100\njump 15\n",
+            "line 3: unknown action 'jump' (lift S, place S, wait MS, press NAME, hold NAME)",
+        ),
         ("lift 11\nplace 33\n", "line 2: place needs a square 1-32, got '33'"),
         ("wait -5\n", "line 1: wait needs whole milliseconds >= 0, got '-5'"),
         ("lift\n", "line 1: lift takes exactly one argument, got 0"),
@@ -109,7 +124,14 @@ def test_bad_fen_and_missing_file(tmp_path: Path):
 def test_empty_script_prints_the_final_position(capsys):
     assert main(["replay", "/dev/null"]) == 0
     out = lines(capsys.readouterr().out)
-    assert out == [{"t": 0, "event": "final", "fen": "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", "plies": 0}]
+    assert out == [
+        {
+            "t": 0,
+            "event": "final",
+            "fen": "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12",
+            "plies": 0,
+        }
+    ]
 
 
 def test_press_any_button_name_and_clock_runs_on_after_the_script():

@@ -51,7 +51,9 @@ def _current(state: Path) -> dict[str, Any]:
 
 def test_a_computer_game_resumes_against_the_same_machine(tmp_path: Path, make_rig: MakeRig) -> None:
     machine = engine_player(level=2, seed=1)
-    first = make_rig(settings=AppSettings(mode="computer", auto_crown=True), players={BLACK: Human("Ann"), WHITE: machine})
+    first = make_rig(
+        settings=AppSettings(mode="computer", auto_crown=True), players={BLACK: Human("Ann"), WHITE: machine}
+    )
     _person_moves(first, 4)
     game = first.app.tracker.game
     first.do(game.legal_moves()[0].pdn(full=True))  # Ann's fifth ply: the machine is to move
@@ -59,7 +61,11 @@ def test_a_computer_game_resumes_against_the_same_machine(tmp_path: Path, make_r
     first.close()  # the power goes while the machine's move is on the lights
     saved = _current(tmp_path)
     assert saved["mode"] == "computer" and saved["settings"]["machine"] == {
-        "side": "white", "opponent": "engine", "level": 2, "seed": 1, "name": "Crownhead engine (level 2)",
+        "side": "white",
+        "opponent": "engine",
+        "level": 2,
+        "seed": 1,
+        "name": "Crownhead engine (level 2)",
     }
 
     again = make_rig(settings=KEEP)  # configured for two people: the record says otherwise
@@ -97,8 +103,11 @@ def test_options_given_for_the_start_win_over_the_record(tmp_path: Path, make_ri
     first.close()
     # A level given: the machine of the record, at that level (the engine: the record's
     # machine was the random player, so only its side and seed are the record's).
-    levelled = make_rig(settings=AppSettings(sim_keep_game=True, given=frozenset({"level", "opponent"}),
-                                             machine=MachineSpec("engine", 1)))
+    levelled = make_rig(
+        settings=AppSettings(
+            sim_keep_game=True, given=frozenset({"level", "opponent"}), machine=MachineSpec("engine", 1)
+        )
+    )
     white = levelled.app.players[WHITE]
     assert isinstance(white, Computer) and white.spec == MachineSpec("engine", 1, 3)
     levelled.close()
@@ -131,8 +140,15 @@ def test_a_machine_side_now_played_over_a_link_resumes_without_the_machine(tmp_p
 
 def test_a_referee_game_resumes_with_its_clock_and_caution(tmp_path: Path, make_rig: MakeRig) -> None:
     # No record directory: only the game record can bring the referee's state back.
-    settings = RefereeSettings(clock=TimeControl.parse("600"), style="strict", ballot=None,
-                               event="Club night", round="3", black="Ann", white="Bob")
+    settings = RefereeSettings(
+        clock=TimeControl.parse("600"),
+        style="strict",
+        ballot=None,
+        event="Club night",
+        round="3",
+        black="Ann",
+        white="Bob",
+    )
     board = referee_rig(tmp_path, settings)
     board.do("11-15")
     board.do("22-18")
@@ -183,7 +199,9 @@ def test_the_record_directory_and_the_game_record_agree(tmp_path: Path, make_rig
     board.script("lift 30\nwait 300\nplace 30\nwait 700\n")  # 30 cannot move: White's caution
     assert [c["side"] for c in board.of_kind("caution")] == ["white"]
     board.close()
-    again = make_rig(tmp_path / "state", settings=KEEP, referee_settings=RefereeSettings(record_dir=str(tmp_path / "record")))
+    again = make_rig(
+        tmp_path / "state", settings=KEEP, referee_settings=RefereeSettings(record_dir=str(tmp_path / "record"))
+    )
     referee = again.app.referee
     assert referee is not None and referee.cautions(WHITE) == 1 and referee.ballot is not None
     assert referee.ballot.number == 5 and referee.settings.clock == TimeControl.parse("300+5")
@@ -207,8 +225,9 @@ def _write_record(state: Path, **fields: Any) -> GameRecord:
     return record
 
 
-def test_a_record_of_the_previous_version_resumes_as_before(tmp_path: Path, make_rig: MakeRig,
-                                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_a_record_of_the_previous_version_resumes_as_before(
+    tmp_path: Path, make_rig: MakeRig, caplog: pytest.LogCaptureFixture
+) -> None:
     # Written before modes were kept: no settings; its mode says computer, but with no
     # machine kept it resumes as configured (two players), quietly.
     _write_record(tmp_path, mode="computer")
@@ -233,18 +252,49 @@ HUGE = "x" * 400_000
         ({"mode": "chess", "settings": {"hints": True}}, "'mode'"),
         ({"mode": "computer", "settings": ["white"]}, "'settings'"),
         ({"mode": "computer", "settings": {"hints": True}}, "'settings.machine'"),
-        ({"mode": "computer", "settings": {"machine": {"side": "white", "opponent": "engine", "level": "high",
-                                                       "seed": None, "name": "x"}}}, "'settings.machine.level'"),
+        (
+            {
+                "mode": "computer",
+                "settings": {
+                    "machine": {"side": "white", "opponent": "engine", "level": "high", "seed": None, "name": "x"}
+                },
+            },
+            "'settings.machine.level'",
+        ),
         ({"mode": "play", "settings": {"hints": True, "colour": "red"}}, "'settings.colour'"),
         ({"mode": "play", "settings": {"clock": HUGE}}, "'settings.clock'"),
-        ({"mode": "referee", "settings": {"referee": {"style": "strict", "clock": None, "ballot": None, "deck": False,
-                                                      "seed": None, "event": "?", "site": "?", "round": "?",
-                                                      "black": "?", "white": "?",
-                                                      "game": {"number": 1, "notes": {str(n): [] for n in range(20_000)}}}}},
-         "'settings.referee.game'"),
+        (
+            {
+                "mode": "referee",
+                "settings": {
+                    "referee": {
+                        "style": "strict",
+                        "clock": None,
+                        "ballot": None,
+                        "deck": False,
+                        "seed": None,
+                        "event": "?",
+                        "site": "?",
+                        "round": "?",
+                        "black": "?",
+                        "white": "?",
+                        "game": {"number": 1, "notes": {str(n): [] for n in range(20_000)}},
+                    }
+                },
+            },
+            "'settings.referee.game'",
+        ),
     ],
-    ids=["mode-not-a-word", "unknown-mode", "settings-not-an-object", "no-machine", "bad-level", "unknown-key",
-         "huge-clock", "hostile-referee-state"],
+    ids=[
+        "mode-not-a-word",
+        "unknown-mode",
+        "settings-not-an-object",
+        "no-machine",
+        "bad-level",
+        "unknown-key",
+        "huge-clock",
+        "hostile-referee-state",
+    ],
 )
 def test_a_damaged_mode_is_said_once_and_the_game_resumes_with_two_players(
     tmp_path: Path, make_rig: MakeRig, caplog: pytest.LogCaptureFixture, fields: dict[str, Any], key: str
@@ -269,7 +319,9 @@ def test_a_damaged_mode_is_said_once_and_the_game_resumes_with_two_players(
 
 def test_hints_rules_and_the_board_clock_come_back(tmp_path: Path, make_rig: MakeRig) -> None:
     russian = VARIANTS["russian"]  # White moves first
-    first = make_rig(settings=AppSettings(rules=russian, clock=TimeControl.parse("300+5")), leds=LedSettings(hints=False))
+    first = make_rig(
+        settings=AppSettings(rules=russian, clock=TimeControl.parse("300+5")), leds=LedSettings(hints=False)
+    )
     first.do(first.app.tracker.game.legal_moves()[0].pdn(full=True))
     first.close()
     again = make_rig(settings=KEEP)

@@ -27,8 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _mount(point: Path, size_kb: int) -> None:
     point.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k,mode=0755", "tmpfs", str(point)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_kb}k,mode=0755", "tmpfs", str(point)],
+        check=True,
+        capture_output=True,
+    )
 
 
 def _can_mount() -> str | None:
@@ -235,9 +238,23 @@ def test_run_headless_on_a_read_only_state_directory(small_fs: Path, tmp_path: P
     script = tmp_path / "script.txt"
     script.write_text("lift 11\nwait 400\nplace 15\nwait 1000\n")
     done = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "run", "--hal", "sim", "--headless", "--state-dir", str(state),
-         "--script", str(script)],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "run",
+            "--hal",
+            "sim",
+            "--headless",
+            "--state-dir",
+            str(state),
+            "--script",
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
     lines = [line.split(None, 1)[1] for line in done.stdout.splitlines()]  # without the time

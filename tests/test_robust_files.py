@@ -140,7 +140,7 @@ BAD_FIELDS = {
     "id is absolute": {"id": "/tmp/x"},
     "extra holds a list (finished)": {"result": "1-0", "reason": "resign", "extra": {"Annotator": ["a"]}},
     "extra replaces Result": {"extra": {"Result": "banana"}},
-    "name with a newline": {"black": "Ann\n[Result \"banana\"]"},
+    "name with a newline": {"black": 'Ann\n[Result "banana"]'},
     "name with ESC": {"white": "\x1b[2Jbob"},
     "event is null": {"event": None},
     "reason is a table": {"result": "1-0", "reason": {"a": 1}},
@@ -265,12 +265,21 @@ def test_a_bad_pdn_file_is_one_clear_error(tmp_path: Path, fault: str, capsys: p
     assert err.startswith(f"crownhead pdn check: cannot read {path}") and len(err.splitlines()) == 1
 
 
-def test_a_pdn_file_of_deep_nesting_and_huge_values_reads_in_bounded_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_pdn_file_of_deep_nesting_and_huge_values_reads_in_bounded_memory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Variations nested 100,000 deep, a tag value of 4 MB, a square of 4,301 digits.
     path = tmp_path / "games.pdn"
     path.write_text(
-        '[Event "' + "e" * 4_000_000 + '"]\n1. 11-15 ' + "(" * 100_000 + "22-18" + ")" * 100_000
-        + " 23-19 2. " + "1" * 4301 + "-22 *\n",
+        '[Event "'
+        + "e" * 4_000_000
+        + '"]\n1. 11-15 '
+        + "(" * 100_000
+        + "22-18"
+        + ")" * 100_000
+        + " 23-19 2. "
+        + "1" * 4301
+        + "-22 *\n",
         encoding="utf-8",
     )
     assert within(lambda: main(["pdn", "check", str(path)])) == 0
@@ -280,17 +289,25 @@ def test_a_pdn_file_of_deep_nesting_and_huge_values_reads_in_bounded_memory(tmp_
 
 @pytest.mark.parametrize("fault", ["fifo", "dev-zero", "too-large", "not-utf8", "directory"])
 @pytest.mark.parametrize("command", ["replay", "run"])
-def test_a_bad_script_file_is_one_clear_error(tmp_path: Path, fault: str, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_script_file_is_one_clear_error(
+    tmp_path: Path, fault: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "script.txt"
     make_fault(path, fault, SCRIPT_LIMIT, "")
-    argv = ["replay", str(path)] if command == "replay" else [
-        "run", "--hal", "sim", "--headless", "--state-dir", str(tmp_path / "state"), "--script", str(path)]
+    argv = (
+        ["replay", str(path)]
+        if command == "replay"
+        else ["run", "--hal", "sim", "--headless", "--state-dir", str(tmp_path / "state"), "--script", str(path)]
+    )
     assert within(lambda: main(argv)) == 2
     err = capsys.readouterr().err
     assert f"cannot read {path}" in err and len(err.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("line", ["lift ²", "place ٣", "wait ³", "wait " + "9" * 4301, "lift " + "1" * 4301, "wait 86400001", "press " + "a" * 40])
+@pytest.mark.parametrize(
+    "line",
+    ["lift ²", "place ٣", "wait ³", "wait " + "9" * 4301, "lift " + "1" * 4301, "wait 86400001", "press " + "a" * 40],
+)
 def test_script_numbers_are_ascii_digits_with_a_length_limit(line: str) -> None:
     from firmware.simulator.script import ScriptError, parse_script
 

@@ -62,12 +62,29 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
-move_texts = st.sampled_from(["11-15", "23-19", "8-11", "22-17", "15x22", "huff 9", "huff 99", "force", "9-14",
-                              "11-15x", "٣-٤", "1" * 30 + "-2", ""])
+move_texts = st.sampled_from(
+    [
+        "11-15",
+        "23-19",
+        "8-11",
+        "22-17",
+        "15x22",
+        "huff 9",
+        "huff 99",
+        "force",
+        "9-14",
+        "11-15x",
+        "٣-٤",
+        "1" * 30 + "-2",
+        "",
+    ]
+)
 records = st.one_of(
     st.text(max_size=200),
     json_values.map(json.dumps),
-    st.dictionaries(st.sampled_from(KEYS + ["colour"]), json_values, max_size=6).map(lambda d: json.dumps({**VALID, **d})),
+    st.dictionaries(st.sampled_from(KEYS + ["colour"]), json_values, max_size=6).map(
+        lambda d: json.dumps({**VALID, **d})
+    ),
     st.lists(move_texts, max_size=8).map(lambda m: json.dumps({**VALID, "moves": m})),
     st.lists(move_texts, max_size=8).map(lambda m: json.dumps({**VALID, "history": m})),
     st.tuples(st.sampled_from(KEYS), st.text(max_size=30)).map(lambda kv: json.dumps({**VALID, kv[0]: kv[1]})),
@@ -103,19 +120,53 @@ def test_fuzz_saved_game_reader_long(text: str) -> None:
 
 # -- the configuration loader -------------------------------------------------------------------
 
-SECTIONS = ["board", "sensors", "matrix", "shift", "serial", "lights", "buttons", "sim", "play", "store", "link",
-            "referee", "palette", "nope"]
+SECTIONS = [
+    "board",
+    "sensors",
+    "matrix",
+    "shift",
+    "serial",
+    "lights",
+    "buttons",
+    "sim",
+    "play",
+    "store",
+    "link",
+    "referee",
+    "palette",
+    "nope",
+]
 toml_values = st.one_of(
     st.integers().map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.text(max_size=20).map(json.dumps),
-    st.sampled_from(["true", "false", "[]", "[1, 2]", '["a"]', "{a = 1}", "inf", "nan", "'lit'", '"""multi\nline"""',
-                     "1979-05-27", "0x1F", "1_000", "9" * 30, "[[[[[[1]]]]]]", '"\\u001b"', '"a\\nb"']),
+    st.sampled_from(
+        [
+            "true",
+            "false",
+            "[]",
+            "[1, 2]",
+            '["a"]',
+            "{a = 1}",
+            "inf",
+            "nan",
+            "'lit'",
+            '"""multi\nline"""',
+            "1979-05-27",
+            "0x1F",
+            "1_000",
+            "9" * 30,
+            "[[[[[[1]]]]]]",
+            '"\\u001b"',
+            '"a\\nb"',
+        ]
+    ),
 )
 toml_lines = st.one_of(
     st.sampled_from(SECTIONS).map(lambda s: f"[{s}]"),
     st.tuples(st.text(alphabet="abcdefghijklmnopqrstuvwxyz_.", min_size=1, max_size=14), toml_values).map(
-        lambda kv: f"{kv[0]} = {kv[1]}"),
+        lambda kv: f"{kv[0]} = {kv[1]}"
+    ),
     st.text(max_size=30),
 )
 configs = st.one_of(
@@ -146,12 +197,56 @@ def test_fuzz_config_loader_long(raw: bytes) -> None:
 
 # -- the PDN reader ------------------------------------------------------------------------------
 
-pdn_tokens = st.sampled_from([
-    "1.", "2.", "1...", "11-15", "23-19", "8-11", "22-17", "15x22", "22x15", "9-14", "1-0", "0-1", "1/2-1/2", "*",
-    "{", "}", "{a comment}", "(", ")", "[Event \"x\"]", "[FEN \"W:W18:B14\"]", "[SetUp \"1\"]", "[GameType \"25\"]",
-    "[Result \"banana\"]", '[Event "a\\"b"]', "[", "]", "$1", "!", "?!", ";", "%", "\n", " ", "\r", "\ufeff", "½-½",
-    "c3-d4", "a1xh8", "٣-٤", "1" * 40 + "-2", "33-1", "0-0", "[Black \"" + "x" * 200 + "\"]", "\\", "\"",
-])
+pdn_tokens = st.sampled_from(
+    [
+        "1.",
+        "2.",
+        "1...",
+        "11-15",
+        "23-19",
+        "8-11",
+        "22-17",
+        "15x22",
+        "22x15",
+        "9-14",
+        "1-0",
+        "0-1",
+        "1/2-1/2",
+        "*",
+        "{",
+        "}",
+        "{a comment}",
+        "(",
+        ")",
+        '[Event "x"]',
+        '[FEN "W:W18:B14"]',
+        '[SetUp "1"]',
+        '[GameType "25"]',
+        '[Result "banana"]',
+        '[Event "a\\"b"]',
+        "[",
+        "]",
+        "$1",
+        "!",
+        "?!",
+        ";",
+        "%",
+        "\n",
+        " ",
+        "\r",
+        "\ufeff",
+        "½-½",
+        "c3-d4",
+        "a1xh8",
+        "٣-٤",
+        "1" * 40 + "-2",
+        "33-1",
+        "0-0",
+        '[Black "' + "x" * 200 + '"]',
+        "\\",
+        '"',
+    ]
+)
 pdns = st.one_of(st.text(max_size=300), st.lists(pdn_tokens, max_size=40).map(" ".join))
 
 
@@ -177,10 +272,34 @@ def test_fuzz_pdn_reader_long(text: str) -> None:
 
 # -- the replay script parser --------------------------------------------------------------------
 
-script_words = st.sampled_from(["lift", "place", "wait", "press", "LIFT", "hop", "#", "11", "32", "33", "0", "-5",
-                                "²", "٣", "1" * 30, "new", "a" * 40, "", "\t", "\u2028", "9" * 10])
-scripts = st.one_of(st.text(max_size=200), st.lists(st.lists(script_words, max_size=4).map(" ".join), max_size=10)
-                    .map("\n".join))
+script_words = st.sampled_from(
+    [
+        "lift",
+        "place",
+        "wait",
+        "press",
+        "LIFT",
+        "hop",
+        "#",
+        "11",
+        "32",
+        "33",
+        "0",
+        "-5",
+        "²",
+        "٣",
+        "1" * 30,
+        "new",
+        "a" * 40,
+        "",
+        "\t",
+        "\u2028",
+        "9" * 10,
+    ]
+)
+scripts = st.one_of(
+    st.text(max_size=200), st.lists(st.lists(script_words, max_size=4).map(" ".join), max_size=10).map("\n".join)
+)
 
 
 def check_script(text: str) -> None:
@@ -205,8 +324,29 @@ def test_fuzz_script_parser_long(text: str) -> None:
 
 # -- the link's line parser ------------------------------------------------------------------------
 
-link_words = st.sampled_from(sorted(COMMANDS) + ["computer", "white", "{", "}", '"event"', ":", "11-15", "²", "٣",
-                                                "1" * 30, "5", "1-0", ";", "\r", "\t", "\x00", "\xff", "[" * 50])
+link_words = st.sampled_from(
+    sorted(COMMANDS)
+    + [
+        "computer",
+        "white",
+        "{",
+        "}",
+        '"event"',
+        ":",
+        "11-15",
+        "²",
+        "٣",
+        "1" * 30,
+        "5",
+        "1-0",
+        ";",
+        "\r",
+        "\t",
+        "\x00",
+        "\xff",
+        "[" * 50,
+    ]
+)
 link_bytes = st.one_of(
     st.binary(max_size=2 * MAX_LINE),
     st.lists(link_words, max_size=8).map(lambda w: " ".join(w).encode("utf-8")),
@@ -248,10 +388,12 @@ WORST: dict[str, tuple[Callable[[Any], None], Callable[[int], Any]]] = {
     "saved game, many moves": (check_record, lambda n: json.dumps({**VALID, "moves": ["11-15"] * (n // 9)})),
     "saved game, long name": (check_record, lambda n: json.dumps({**VALID, "black": "\\" * n})),
     "config, deep": (check_config, lambda n: ("a = " + "[" * (n // 2) + "]" * (n // 2)).encode()),
-    "config, many keys": (check_config, lambda n: "[play]\n".encode() + b"".join(
-        f"k{i} = 1\n".encode() for i in range(n // 8))),
+    "config, many keys": (
+        check_config,
+        lambda n: "[play]\n".encode() + b"".join(f"k{i} = 1\n".encode() for i in range(n // 8)),
+    ),
     "config, long number": (check_config, lambda n: b"[sensors]\ndebounce_ms = " + b"9" * n),
-    "pdn, long tag": (check_pdn, lambda n: '[Event "' + "\\\"" * (n // 2) + '"]\n1. 11-15 *'),
+    "pdn, long tag": (check_pdn, lambda n: '[Event "' + '\\"' * (n // 2) + '"]\n1. 11-15 *'),
     "pdn, deep variations": (check_pdn, lambda n: "1. 11-15 " + "(" * (n // 2) + ")" * (n // 2) + " *"),
     "pdn, many games": (check_pdn, lambda n: "1. 11-15 23-19 * " * (n // 17)),
     "pdn, unclosed comments": (check_pdn, lambda n: "{ " * (n // 2)),

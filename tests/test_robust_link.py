@@ -22,8 +22,18 @@ def _forged(rig: HostedBoard, serial_step: int) -> list[str]:
     board = rig.board
     game_id = board.link.game_id
     start = board.app.game.start.fen()
-    state = {"game": str(game_id), "start": start, "fen": board.app.game.position.fen(), "ply": board.app.game.ply,
-             "turn": "white", "last": None, "result": None, "reason": None, "setup": False, "waiting": None}
+    state = {
+        "game": str(game_id),
+        "start": start,
+        "fen": board.app.game.position.fen(),
+        "ply": board.app.game.ply,
+        "turn": "white",
+        "last": None,
+        "result": None,
+        "reason": None,
+        "setup": False,
+        "waiting": None,
+    }
     newer = dict(state, game=f"{game_id.serial + serial_step}-abcdef", ply=0, fen=start)
     return [
         json.dumps({"t": 1, "event": "hello", "cause": "connect", "plays": "white", "state": state}),
@@ -73,9 +83,23 @@ def test_a_read_only_link_ignores_every_other_board_line(tmp_path: Path) -> None
         rig.close()
 
 
-@pytest.mark.parametrize("line", ["pdn ²", "pdn ٣", "ballot ²", "ballot ١٢", "pdn " + "9" * 4301, "ballot " + "1" * 4301,
-                                  "touch ²", "touch " + "1" * 4301, "brightness ³", "brightness " + "9" * 4301,
-                                  "mode computer white ²", "mode computer white " + "1" * 4301])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "pdn ²",
+        "pdn ٣",
+        "ballot ²",
+        "ballot ١٢",
+        "pdn " + "9" * 4301,
+        "ballot " + "1" * 4301,
+        "touch ²",
+        "touch " + "1" * 4301,
+        "brightness ³",
+        "brightness " + "9" * 4301,
+        "mode computer white ²",
+        "mode computer white " + "1" * 4301,
+    ],
+)
 def test_link_numbers_are_ascii_digits_with_a_length_limit(line: str) -> None:
     with pytest.raises(LinkError) as info:
         parse_line(line.encode())

@@ -167,7 +167,10 @@ def test_captures_optional_offers_both_kinds() -> None:
     #   4   . w . .     to b4 (17); the man on b8 (1) may step too.
     assert moves("B:W18:B1,14", OPTIONAL) == {"14x23", "14-17", "1-5", "1-6"}
     assert moves("B:W18:B1,14", Rules(men_capture_backward=True, captures_compulsory=False)) == {
-        "14x23", "14-17", "1-5", "1-6"
+        "14x23",
+        "14-17",
+        "1-5",
+        "1-6",
     }
     # Without a capture on the board nothing changes.
     assert moves(Position.start().fen(), OPTIONAL) == moves(Position.start().fen())

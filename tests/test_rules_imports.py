@@ -22,8 +22,23 @@ PACKAGE = Path(rules.__file__).resolve().parent
 OTHER_LAYERS = {"hal", "sim", "firmware"}
 # Modules that read or write files, the console, processes or the network.
 IO_MODULES = {
-    "builtins", "fileinput", "glob", "io", "logging", "os", "pathlib", "select", "shutil",
-    "socket", "sqlite3", "subprocess", "sys", "tempfile", "serial", "urllib", "http",
+    "builtins",
+    "fileinput",
+    "glob",
+    "io",
+    "logging",
+    "os",
+    "pathlib",
+    "select",
+    "shutil",
+    "socket",
+    "sqlite3",
+    "subprocess",
+    "sys",
+    "tempfile",
+    "serial",
+    "urllib",
+    "http",
 }
 IO_CALLS = {"open", "print", "input", "breakpoint", "exec", "eval", "__import__"}
 
@@ -50,8 +65,15 @@ def _imports(tree: ast.AST) -> list[tuple[int, str]]:
 
 def test_the_package_has_the_modules_the_checks_look_at() -> None:
     names = {_module_name(p) for p in _sources()}
-    assert {"rules", "rules.movegen", "rules.position", "rules.game", "rules.pdn",
-            "rules.variants", "rules.perft"} <= names
+    assert {
+        "rules",
+        "rules.movegen",
+        "rules.position",
+        "rules.game",
+        "rules.pdn",
+        "rules.variants",
+        "rules.perft",
+    } <= names
 
 
 @pytest.mark.parametrize("path", _sources(), ids=_module_name)
@@ -71,9 +93,7 @@ def test_calls_nothing_that_does_io(path: Path) -> None:
     calls = [
         (node.lineno, node.func.id)
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id in IO_CALLS
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in IO_CALLS
     ]
     assert calls == [], f"{path.relative_to(PACKAGE.parent)}: {calls}"
 
@@ -96,7 +116,10 @@ def test_every_module_imports_alone_and_pulls_in_no_other_layer() -> None:
     names = sorted({_module_name(p) for p in _sources()})
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(names)],
-        capture_output=True, text=True, check=False, cwd=PACKAGE.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=PACKAGE.parent,
     )
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
@@ -116,8 +139,19 @@ def test_the_public_names_are_the_modules_own() -> None:
     perft_module = importlib.import_module("rules.perft")
     assert rules.perft is perft_module and callable(perft_module.divide)
     # The names users need most are there.
-    for name in ("Crowning", "Huff", "JumpForced", "HistoryEntry", "read_games",
-                 "write_game", "PdnGame", "PdnError", "PdnNote", "RUSSIAN", "POOL"):
+    for name in (
+        "Crowning",
+        "Huff",
+        "JumpForced",
+        "HistoryEntry",
+        "read_games",
+        "write_game",
+        "PdnGame",
+        "PdnError",
+        "PdnNote",
+        "RUSSIAN",
+        "POOL",
+    ):
         assert name in rules.__all__, name
 
 
@@ -127,8 +161,7 @@ def _module_graph(texts: dict[str, tuple[str, bool]] | None = None) -> dict[str,
     submodule when ``name`` is one, else the package itself. ``texts`` (name -> source,
     is a package) stands in for the package's files."""
     if texts is None:
-        texts = {_module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py")
-                 for p in _sources()}
+        texts = {_module_name(p): (p.read_text(encoding="utf-8"), p.name == "__init__.py") for p in _sources()}
     graph: dict[str, set[str]] = {}
     for name, (text, is_package) in texts.items():
         package = name if is_package else name.rpartition(".")[0]
@@ -159,7 +192,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -189,20 +222,18 @@ def test_the_cycle_check_sees_imports_inside_functions_and_type_checking() -> No
     hidden = {
         "in a function": "def search():\n    from rules.engine.search import SearchResult\n",
         "under TYPE_CHECKING": (
-            "from typing import TYPE_CHECKING\n"
-            "if TYPE_CHECKING:\n    from rules.engine.search import Engine\n"
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rules.engine.search import Engine\n"
         ),
         "relative": "from .search import Engine\n",
     }
     for how, general in hidden.items():
-        graph = _module_graph({
-            "rules.engine": ("", True),
-            "rules.engine.search": (search, False),
-            "rules.engine.general": (general, False),
-        })
-        assert _cycle(graph) == [
-            "rules.engine.general", "rules.engine.search", "rules.engine.general"
-        ], how
-    graph = _module_graph({"rules.engine.search": (search, False),
-                           "rules.engine.general": ("import math\n", False)})
+        graph = _module_graph(
+            {
+                "rules.engine": ("", True),
+                "rules.engine.search": (search, False),
+                "rules.engine.general": (general, False),
+            }
+        )
+        assert _cycle(graph) == ["rules.engine.general", "rules.engine.search", "rules.engine.general"], how
+    graph = _module_graph({"rules.engine.search": (search, False), "rules.engine.general": ("import math\n", False)})
     assert _cycle(graph) is None

@@ -51,9 +51,7 @@ def test_kings_step_both_ways_men_forward_only() -> None:
     #   5  . . b .      A Black man on e5 (15) steps to d4 (18) or f4 (19); a Black king
     #   4   . . . .     there also to d6 (10) and f6 (11).
     assert {str(m) for m in Position.from_fen("B:W32:B15").legal_moves()} == {"15-18", "15-19"}
-    assert {str(m) for m in Position.from_fen("B:W32:BK15").legal_moves()} == {
-        "15-10", "15-11", "15-18", "15-19"
-    }
+    assert {str(m) for m in Position.from_fen("B:W32:BK15").legal_moves()} == {"15-10", "15-11", "15-18", "15-19"}
     # A White man on e5 steps up the board instead.
     assert {str(m) for m in Position.from_fen("W:W15:B1").legal_moves()} == {"15-10", "15-11"}
 

@@ -87,7 +87,8 @@ def test_capture_routes_are_well_formed(pos: Position, rules: Rules) -> None:
             assert abs(file_of(frm) - file_of(to)) == 2
             assert abs(rank_of(frm) - rank_of(to)) == 2
             assert (file_of(over), rank_of(over)) == (
-                (file_of(frm) + file_of(to)) // 2, (rank_of(frm) + rank_of(to)) // 2
+                (file_of(frm) + file_of(to)) // 2,
+                (rank_of(frm) + rank_of(to)) // 2,
             )
         # Short pieces never land on a square they jumped: jumped pieces blocking their
         # squares until the chain ends (WCDF 1.19) never changes a route on this board.
@@ -138,15 +139,10 @@ def test_transpositions_are_the_same_position() -> None:
 def test_hash_is_stable_from_run_to_run() -> None:
     # Positions are stored by hash (repetition counts, the engine's tables): the hash
     # must not depend on Python's per-process string hashing.
-    code = (
-        "from rules import Position; p = Position.from_fen('W:W18,K22,30:B3,K14'); "
-        "print(hash(p))"
-    )
+    code = "from rules import Position; p = Position.from_fen('W:W18,K22,30:B3,K14'); print(hash(p))"
     seen = set()
     for seed in ("1", "2", "random"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
-        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
         seen.add(out.stdout.strip())
     assert len(seen) == 1

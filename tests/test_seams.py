@@ -164,7 +164,10 @@ def test_a_record_without_condoned_moves_reads_as_before(tmp_path: Path) -> None
         ([{"ply": 0, "captures": []}], "'condoned' must be a list"),
         ([{"ply": 1, "captures": [33]}], "captures must be squares 1-32"),
         ([{"ply": 1, "captures": []}, {"ply": 5, "captures": []}], "'condoned' names ply 5, but the game has 2 moves"),
-        ([{"ply": 1, "captures": []}, {"ply": 2, "captures": []}], "move 2 \\(30-26\\) does not replay: 30-26 is a legal move"),
+        (
+            [{"ply": 1, "captures": []}, {"ply": 2, "captures": []}],
+            "move 2 \\(30-26\\) does not replay: 30-26 is a legal move",
+        ),
         ([], "move 1 \\(14-10\\) does not replay"),
     ],
 )

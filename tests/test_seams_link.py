@@ -147,7 +147,11 @@ def test_names_from_the_host_reach_the_referees_record_and_the_next_games(tmp_pa
 def test_mode_referee_from_the_host_uses_the_configured_referee(tmp_path: Path) -> None:
     record = tmp_path / "record"
     configured = RefereeSettings(
-        style="record", clock=TimeControl.parse("300+5"), event="Club final", black="Ann", white="Bob",
+        style="record",
+        clock=TimeControl.parse("300+5"),
+        event="Club final",
+        black="Ann",
+        white="Bob",
         record_dir=str(record),
     )
     board = wired_board(tmp_path, configured=configured)
@@ -277,4 +281,6 @@ def test_lifting_a_linked_sides_piece_lights_it_to_be_put_back(tmp_path: Path) -
     tracker = board.app.tracker
     assert tracker.touched is None and tracker.roles == {9: "missing"}
     assert tracker.board == Position.start().occupied & ~bit(9)
-    assert board.app.view().prompt == "Black's moves come from the other end of the link: wait until the board shows one."
+    assert (
+        board.app.view().prompt == "Black's moves come from the other end of the link: wait until the board shows one."
+    )

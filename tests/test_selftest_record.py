@@ -12,8 +12,16 @@ import pytest
 
 from firmware.cli import main
 from firmware.storage import selftest as record_file
-from firmware.storage.selftest import (MAX_BYTES, MAX_LINES, MAX_TEXT, SELFTEST_FILE, SelftestFileError,
-                                       SelftestRecord, load_selftest, save_selftest)
+from firmware.storage.selftest import (
+    MAX_BYTES,
+    MAX_LINES,
+    MAX_TEXT,
+    SELFTEST_FILE,
+    SelftestFileError,
+    SelftestRecord,
+    load_selftest,
+    save_selftest,
+)
 
 WHEN = datetime(2026, 12, 1, 2, 55, 7, tzinfo=timezone.utc)
 
@@ -49,24 +57,34 @@ def _write(tmp_path: Path, obj: object) -> None:
     (tmp_path / SELFTEST_FILE).write_text(obj if isinstance(obj, str) else json.dumps(obj), encoding="utf-8")
 
 
-GOOD = {"format": "crownhead-selftest", "version": 1, "time": "2026-12-01T02:55:07Z", "passed": True,
-        "backend": "sim", "lines": ["No faults found."], "faults": []}
+GOOD = {
+    "format": "crownhead-selftest",
+    "version": 1,
+    "time": "2026-12-01T02:55:07Z",
+    "passed": True,
+    "backend": "sim",
+    "lines": ["No faults found."],
+    "faults": [],
+}
 
 
-@pytest.mark.parametrize("obj, problem", [
-    ("{not json", "not JSON"),
-    ("[1, 2]", "not a JSON object"),
-    ({**GOOD, "format": "something-else"}, 'format: not "crownhead-selftest"'),
-    ({**GOOD, "version": 2}, "version 2: written by a newer crownhead"),
-    ({**GOOD, "version": "1"}, "version: expected a number"),
-    ({**GOOD, "time": "yesterday"}, "time: 'yesterday' is not an ISO 8601"),
-    ({**GOOD, "passed": "yes"}, "passed: expected true or false"),
-    ({**GOOD, "lines": "No faults found."}, "lines: expected a list"),
-    ({**GOOD, "lines": [3]}, "lines[0]: expected a line"),
-    ({**GOOD, "faults": ["x" * (MAX_TEXT + 1)]}, "faults[0]: expected a line"),
-    ({**GOOD, "faults": ["square 5"]}, "passed: true but 1 faults listed"),
-    ({k: v for k, v in GOOD.items() if k != "backend"}, "backend: expected a name"),
-])
+@pytest.mark.parametrize(
+    "obj, problem",
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ({**GOOD, "format": "something-else"}, 'format: not "crownhead-selftest"'),
+        ({**GOOD, "version": 2}, "version 2: written by a newer crownhead"),
+        ({**GOOD, "version": "1"}, "version: expected a number"),
+        ({**GOOD, "time": "yesterday"}, "time: 'yesterday' is not an ISO 8601"),
+        ({**GOOD, "passed": "yes"}, "passed: expected true or false"),
+        ({**GOOD, "lines": "No faults found."}, "lines: expected a list"),
+        ({**GOOD, "lines": [3]}, "lines[0]: expected a line"),
+        ({**GOOD, "faults": ["x" * (MAX_TEXT + 1)]}, "faults[0]: expected a line"),
+        ({**GOOD, "faults": ["square 5"]}, "passed: true but 1 faults listed"),
+        ({k: v for k, v in GOOD.items() if k != "backend"}, "backend: expected a name"),
+    ],
+)
 def test_a_bad_file_is_named_with_its_problem(tmp_path: Path, obj: object, problem: str) -> None:
     _write(tmp_path, obj)
     with pytest.raises(SelftestFileError) as info:
@@ -113,8 +131,12 @@ def test_a_state_dir_that_is_a_file_costs_a_line_not_the_verdict(
 ) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("not a directory")
-    assert main(["selftest", "--hal", "sim", "--squares", "1", "--no-leds", "--sim-stuck", "1",
-                 "--state-dir", str(blocked)]) == 1
+    assert (
+        main(
+            ["selftest", "--hal", "sim", "--squares", "1", "--no-leds", "--sim-stuck", "1", "--state-dir", str(blocked)]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert err.startswith(f"crownhead selftest: the result was not kept in {blocked}: ") and err.count("\n") == 1
     assert blocked.read_text() == "not a directory"

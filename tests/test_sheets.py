@@ -102,7 +102,9 @@ def ana_ben(tmp_path: Path) -> Path:
     return path
 
 
-def test_the_seed_match_sheet_says_ana_2_ben_1(ana_ben: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_seed_match_sheet_says_ana_2_ben_1(
+    ana_ben: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "match.pdf"
     assert sheet(capsys, str(ana_ben), "--match", "-o", str(out)) == (0, "")
     text = pdf_text(out)
@@ -151,7 +153,9 @@ def test_a_game_sheet_has_the_names_every_move_in_order_and_the_result(
     assert "ACF ballot" not in text
 
 
-def test_every_game_of_a_file_gets_its_own_sheet(ana_ben: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_game_of_a_file_gets_its_own_sheet(
+    ana_ben: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "all.pdf"
     assert sheet(capsys, str(ana_ben), "-o", str(out)) == (0, "")
     reader = PdfReader(out)
@@ -260,12 +264,20 @@ def test_bad_requests_are_one_line(
 def test_an_empty_file_and_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "empty.pdn"
     empty.write_text("")
-    assert sheet(capsys, str(empty), "-o", str(tmp_path / "x.pdf")) == (2, f"crownhead sheet: {empty}: no games in the file\n")
+    assert sheet(capsys, str(empty), "-o", str(tmp_path / "x.pdf")) == (
+        2,
+        f"crownhead sheet: {empty}: no games in the file\n",
+    )
     assert sheet(capsys, str(tmp_path), "-o", str(tmp_path / "x.pdf")) == (
-        2, f"crownhead sheet: cannot read {tmp_path}: it is a directory\n")
+        2,
+        f"crownhead sheet: cannot read {tmp_path}: it is a directory\n",
+    )
     ok = tmp_path / "ok.pdn"
     ok.write_text("1. 11-15 *")
-    assert sheet(capsys, str(ok), "-o", str(tmp_path)) == (2, f"crownhead sheet: {tmp_path} is a directory; give a file name\n")
+    assert sheet(capsys, str(ok), "-o", str(tmp_path)) == (
+        2,
+        f"crownhead sheet: {tmp_path} is a directory; give a file name\n",
+    )
 
 
 def test_a_blank_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -287,7 +299,9 @@ def test_names_out_of_the_fonts_range_are_printed_readably(tmp_path: Path, capsy
     assert "Lukasz Zólw" in text and 'Zoë "the wall"' in text
 
 
-def test_the_shared_games_all_make_sheets(shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_shared_games_all_make_sheets(
+    shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "oca.pdf"
     assert sheet(capsys, str(shared_data / "oca-2.0.pdn"), "-o", str(out)) == (0, "")
     assert len(PdfReader(out).pages) >= 43
@@ -328,5 +342,7 @@ def test_a_ballot_is_named_only_when_one_was_drawn_or_set() -> None:
     assert casual.opening == "" and "ballot" not in casual.opening.lower()  # ballot 126's moves, no ballot
     named = SheetGame.from_pdn(read_game("1. 9-13 22-18 2. 6-9 *"))
     assert named.opening == "Dreaded Edinburgh (9-13 22-18 6-9)"  # an opening's name, not a ballot
-    refereed = SheetGame.from_pdn(read_game('[Ballot "120"]\n[BallotMoves "11-15 22-18 15x22"]\n1. 11-15 22-18 2. 15x22 *'))
+    refereed = SheetGame.from_pdn(
+        read_game('[Ballot "120"]\n[BallotMoves "11-15 22-18 15x22"]\n1. 11-15 22-18 2. 15x22 *')
+    )
     assert refereed.opening == "ACF ballot 120 (11-15 22-18 15x22)"

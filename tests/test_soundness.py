@@ -144,7 +144,8 @@ def _disorder(rng: random.Random, game: Game, move: Move, mode: str) -> tuple[li
         # or a takeback of that move, by design (docs/replay.md), not disorder.
         jumpable.add(game.moves[-1].end)
     theirs = [
-        s for s in range(1, 33)
+        s
+        for s in range(1, 33)
         if (piece := position.piece_at(s)) is not None and piece.color is position.turn.opponent and s not in jumpable
     ]
     if not theirs:
@@ -199,7 +200,9 @@ def test_disorder_by_the_side_not_to_move_never_blames_the_mover(seed: int, mode
         # The side to move at the time (Black when an even number of moves was made).
         done = sum(1 for m in of(events, "move") if m["t"] <= e["t"])
         assert e["side"] != ("black" if done % 2 == 0 else "white"), (e, script)
-    assert not [w for w in of(events, "warning") if w["code"] == "illegal-move" and "moved the" not in w["message"]], script
+    assert not [w for w in of(events, "warning") if w["code"] == "illegal-move" and "moved the" not in w["message"]], (
+        script
+    )
 
 
 def _rulings(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
@@ -251,7 +254,9 @@ def _timed(steps: list[tuple[str, int]], pauses: list[int]) -> str:
 
 
 @settings(max_examples=30)
-@given(seed=st.integers(0, 100_000), style=st.sampled_from(["strict", "record"]), mode=st.sampled_from(["play", "referee"]))
+@given(
+    seed=st.integers(0, 100_000), style=st.sampled_from(["strict", "record"]), mode=st.sampled_from(["play", "referee"])
+)
 def test_rulings_do_not_depend_on_the_speed_of_the_hands(seed: int, style: str, mode: str) -> None:
     rng = random.Random(seed)
     steps = _hands(rng)

@@ -172,8 +172,9 @@ def test_finish_writes_pdn_with_the_required_tags(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     game = random_game(11, plies=200)
     assert game.is_over
-    record = GameRecord.new(black="Ann", white="Crownhead engine", event="Home game",
-                            site="Kitchen table", now="2026-05-04T20:00:00+00:00").with_game(game)
+    record = GameRecord.new(
+        black="Ann", white="Crownhead engine", event="Home game", site="Kitchen table", now="2026-05-04T20:00:00+00:00"
+    ).with_game(game)
     store.save_current(record)
     path = store.finish(record)
     assert not store.current_path.exists()

@@ -27,16 +27,16 @@ from rules.squares import bit
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
 
 
-def run(script: str, fen: str | None = None, *, mode: str = "play", lights: bool = False,
-        rules: Rules = Rules()) -> list[dict]:
+def run(
+    script: str, fen: str | None = None, *, mode: str = "play", lights: bool = False, rules: Rules = Rules()
+) -> list[dict]:
     position = Position.from_fen(fen) if fen else None
     events = replay(parse_script(script), position, rules, mode, SETTINGS, lights=lights, debounce_ms=30)
     return [e.to_json() for e in events]
 
 
 def move(t: int, ply: int, side: str, text: str, path: list[int], captures: list[int] | None = None) -> dict:
-    return {"t": t, "event": "move", "ply": ply, "side": side, "move": text, "path": path,
-            "captures": captures or []}
+    return {"t": t, "event": "move", "ply": ply, "side": side, "move": text, "path": path, "captures": captures or []}
 
 
 def warning(t: int, code: str, squares: list[int], message: str) -> dict:
@@ -204,10 +204,7 @@ def test_fast_exchange_starting_with_the_piece_just_moved():
     # Black 15x22; 80 ms later White takes the man on 22 off (it is captured by 25x18)
     # and then lifts 25: the board never showed Black's result alone.
     fen = "B:W18,26,31:B15,1"
-    script = (
-        "lift 15\nwait 300\nplace 22\nwait 300\nlift 18\n"
-        "wait 80\nlift 22\nwait 200\nlift 26\nwait 300\nplace 17"
-    )
+    script = "lift 15\nwait 300\nplace 22\nwait 300\nlift 18\nwait 80\nlift 22\nwait 200\nlift 26\nwait 300\nplace 17"
     assert run(script, fen) == [
         move(910, 1, "black", "15x22", [15, 22], [18]),
         move(1510, 2, "white", "26x17", [26, 17], [22]),
@@ -278,8 +275,12 @@ def test_touch_move_in_referee_mode_refuses_another_piece():
     )
     assert run(script, mode="referee") == [
         warning(1330, "touch-move", [11], "touch-move: the man on 11 was touched first and must be played"),
-        warning(1930, "illegal-move", [9, 13],
-                "touch-move: the piece on 11 was touched and must be played; put the man back on 9"),
+        warning(
+            1930,
+            "illegal-move",
+            [9, 13],
+            "touch-move: the piece on 11 was touched and must be played; put the man back on 9",
+        ),
         move(3830, 1, "black", "11-16", [11, 16]),
         final(3830, "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,16", 1),
     ]
@@ -299,8 +300,12 @@ def test_forced_capture_warned_at_once_and_the_quiet_move_refused():
     events = run(script, fen, lights=True)
     assert events == [
         {"t": 0, "event": "lights", "roles": {"15": "must-capture"}},
-        warning(30, "forced-capture", [15],
-                "a capture is compulsory: the man on 9 cannot capture; capture with the piece on 15"),
+        warning(
+            30,
+            "forced-capture",
+            [15],
+            "a capture is compulsory: the man on 9 cannot capture; capture with the piece on 15",
+        ),
         {"t": 30, "event": "lights", "roles": {"9": "error", "15": "must-capture"}},
         {"t": 530, "event": "lights", "roles": {"9": "error", "14": "extra", "15": "must-capture"}},
         warning(830, "illegal-move", [9, 14], "a capture is compulsory: 9-14 is not allowed; put the man back on 9"),
@@ -310,8 +315,11 @@ def test_forced_capture_warned_at_once_and_the_quiet_move_refused():
         {"t": 2330, "event": "lights", "roles": {"18": "remove"}},
         {"t": 2530, "event": "lights", "roles": {}},
         move(2830, 1, "black", "15x22", [15, 22], [18]),
-        {"t": 2830, "event": "lights",
-         "roles": {"15": "last-from", "22": "last-to", "25": "must-capture", "26": "must-capture"}},
+        {
+            "t": 2830,
+            "event": "lights",
+            "roles": {"15": "last-from", "22": "last-to", "25": "must-capture", "26": "must-capture"},
+        },
         final(2830, "W:W21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,22", 1),
     ]
 
@@ -375,7 +383,9 @@ def test_crowned_man_swapped_for_a_king_raises_nothing():
 
 
 def test_illegal_move_is_explained_and_nothing_is_committed():
-    script = "lift 11\nwait 300\nplace 14\nwait 5000\nlift 14\nwait 300\nplace 11\nwait 1000\nlift 11\nwait 300\nplace 15"
+    script = (
+        "lift 11\nwait 300\nplace 14\nwait 5000\nlift 14\nwait 300\nplace 11\nwait 1000\nlift 11\nwait 300\nplace 15"
+    )
     events = run(script, lights=True)
     assert [e for e in events if e["event"] != "lights"] == [
         warning(630, "illegal-move", [11, 14], "11-14 is not a legal move; put the man back on 11"),
@@ -393,7 +403,9 @@ def test_board_out_of_sync_shows_missing_and_extra_until_it_matches_again():
     )
     events = run(script, "B:W21,22,23,24,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", lights=True)
     assert [e for e in events if e["event"] != "lights"] == [
-        warning(350, "out-of-sync", [25, 29], "the board does not match the game: put a piece on 29; take the piece off 25"),
+        warning(
+            350, "out-of-sync", [25, 29], "the board does not match the game: put a piece on 29; take the piece off 25"
+        ),
         move(61750, 1, "black", "11-15", [11, 15]),
         final(61750, "W:W21,22,23,24,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15", 1),
     ]
@@ -440,7 +452,9 @@ def test_capture_corrected_into_another_capture():
 
 def test_no_correction_once_the_opponent_has_touched_a_piece():
     # White touches 22 and puts it back; Black's man moved from 15 to 16 is now just wrong.
-    script = "lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 22\nwait 1000\nlift 15\nwait 500\nplace 16"
+    script = (
+        "lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 22\nwait 1000\nlift 15\nwait 500\nplace 16"
+    )
     events = run(script, lights=True)
     assert [e for e in events if e["event"] != "lights"] == [
         move(630, 1, "black", "11-15", [11, 15]),
@@ -491,7 +505,9 @@ def test_referee_mode_has_no_takeback():
     script = "lift 11\nwait 300\nplace 15\nwait 1000\nlift 15\nwait 200\nplace 11\nwait 1000\npress takeback"
     assert run(script, mode="referee") == [
         move(630, 1, "black", "11-15", [11, 15]),
-        warning(1830, "out-of-sync", [11, 15], "the board does not match the game: put a piece on 15; take the piece off 11"),
+        warning(
+            1830, "out-of-sync", [11, 15], "the board does not match the game: put a piece on 15; take the piece off 11"
+        ),
         final(2500, AFTER_11_15, 1),
     ]
 
@@ -524,9 +540,15 @@ def test_game_over_when_the_side_to_move_has_no_move():
 
 def test_resign_and_an_invalid_claim():
     assert run("press claim\nwait 100\npress resign\nwait 2000\npress resign") == [
-        {"t": 0, "event": "claim", "valid": False, "reason": "none", "side": "black",
-         "message": "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the"
-                    " 80 plies of the forty-move rule have passed without a man moving or a capture"},
+        {
+            "t": 0,
+            "event": "claim",
+            "valid": False,
+            "reason": "none",
+            "side": "black",
+            "message": "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the"
+            " 80 plies of the forty-move rule have passed without a man moving or a capture",
+        },
         {"t": 100, "event": "resign-confirm", "side": "black", "until": 3100},
         {"t": 2100, "event": "game-over", "result": "0-1", "reason": "resign"},
         final(2100, START, 0),
@@ -607,12 +629,18 @@ TWO_ROUTES = "B:W6,7,14,15,16,30:BK2"
     ("script", "message"),
     [
         # One piece of each route taken: the route explaining most is named, with what it spares.
-        ("lift 7\nlift 6\nwait 200\nlift 2\nplace 20",
-         "2x11x20 takes the pieces on 7 and 16, not the one on 6; put it back"),
-        ("lift 2\nwait 100\nlift 7\nlift 30\nwait 100\nplace 20",
-         "2x11x20 takes the pieces on 7 and 16, not the one on 30; put it back"),
-        ("lift 2\nwait 100\nlift 7\nlift 30\nlift 6\nwait 100\nplace 20",
-         "2x11x20 takes the pieces on 7 and 16, not those on 6 and 30; put them back"),
+        (
+            "lift 7\nlift 6\nwait 200\nlift 2\nplace 20",
+            "2x11x20 takes the pieces on 7 and 16, not the one on 6; put it back",
+        ),
+        (
+            "lift 2\nwait 100\nlift 7\nlift 30\nwait 100\nplace 20",
+            "2x11x20 takes the pieces on 7 and 16, not the one on 30; put it back",
+        ),
+        (
+            "lift 2\nwait 100\nlift 7\nlift 30\nlift 6\nwait 100\nplace 20",
+            "2x11x20 takes the pieces on 7 and 16, not those on 6 and 30; put them back",
+        ),
     ],
 )
 def test_illegal_move_names_the_route_and_the_pieces_to_put_back(script, message):
@@ -636,7 +664,6 @@ def test_a_piece_the_opponent_holds_is_no_part_of_the_move():
     ]
 
 
-
 def test_a_piece_in_hand_makes_no_move_when_the_opponent_reaches_in():
     # White's 18 could jump a man on 14: lifting it while Black holds the man from 9 must
     # not be read as 9-14 made and the reply begun; the man goes to 13.
@@ -656,8 +683,7 @@ def test_resign_gives_up_the_side_played_at_the_board():
     assert [(e.result, e.reason) for e in over] == [("0-1", "resign")]
 
 
-@pytest.mark.parametrize(("held", "score"), [((), "0-1"), ((Color.BLACK, Color.WHITE), "0-1"),
-                                             ((Color.BLACK,), "1-0")])
+@pytest.mark.parametrize(("held", "score"), [((), "0-1"), ((Color.BLACK, Color.WHITE), "0-1"), ((Color.BLACK,), "1-0")])
 def test_resign_by_the_side_to_move_unless_only_it_is_held(held, score):
     # Black to move: both sides at the board, or both elsewhere -> the side to move resigns;
     # Black played elsewhere -> the person at the board plays White and resigns for White.
@@ -689,8 +715,13 @@ def test_expected_move_is_shown_and_is_the_only_one_accepted():
     other = start & ~bit(11) | bit(15)
     assert tracker.update(other, 1000) == []
     assert [e.to_json() for e in tracker.tick(1300)] == [
-        {"t": 1300, "event": "warning", "code": "illegal-move", "squares": [11, 15],
-         "message": "the board wants 11-16 played; put the man back on 11"}
+        {
+            "t": 1300,
+            "event": "warning",
+            "code": "illegal-move",
+            "squares": [11, 15],
+            "message": "the board wants 11-16 played; put the man back on 11",
+        }
     ]
     assert tracker.game.ply == 0
     assert tracker.update(start, 2000) == []
@@ -784,7 +815,9 @@ def test_clean_moves_give_no_warning_with_captures_optional_and_backward_men():
 
 
 def test_every_move_event_is_legal_where_it_was_made():
-    script = "lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 18\nwait 1000\nlift 15\nplace 22\nlift 18"
+    script = (
+        "lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 18\nwait 1000\nlift 15\nplace 22\nlift 18"
+    )
     game = Game()
     for e in replay(parse_script(script), settings=SETTINGS, debounce_ms=30):
         if isinstance(e, MoveMade):

@@ -86,7 +86,9 @@ def test_parse_input(text: str, action: object) -> None:
     assert parse_input(text) == action
 
 
-@pytest.mark.parametrize(("text", "message"), [("33", "no square 33"), ("11-40", "no square 40"), ("hello", "type a square")])
+@pytest.mark.parametrize(
+    ("text", "message"), [("33", "no square 33"), ("11-40", "no square 40"), ("hello", "type a square")]
+)
 def test_parse_input_errors(text: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
         parse_input(text)
@@ -124,8 +126,9 @@ def test_force_key_makes_the_huffing_player_take_the_jump(make_rig: MakeRig) -> 
         rig.do(move)
     assert rig.of_kind("missed-jump")[-1]["squares"] == [15]
     rig.do("j")
-    assert rig.of_kind("force-jump") == [{"t": rig.of_kind("force-jump")[0]["t"], "event": "force-jump",
-                                          "ply": 3, "side": "black", "move": "9-13"}]
+    assert rig.of_kind("force-jump") == [
+        {"t": rig.of_kind("force-jump")[0]["t"], "event": "force-jump", "ply": 3, "side": "black", "move": "9-13"}
+    ]
 
 
 def test_draw_key_offers_and_accepts_in_referee_mode(make_rig: MakeRig) -> None:
@@ -248,7 +251,11 @@ def test_act_reports_problems_on_the_screen(make_rig: MakeRig) -> None:
 def test_no_terminal_is_one_clear_line(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "firmware.cli", "run", "--state-dir", str(tmp_path)],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=REPO, timeout=300,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
     )
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1
@@ -265,9 +272,10 @@ class Tmux:
         self.name = name
         env = {**os.environ, "TERM": "xterm-256color"}
         subprocess.run(
-            [TMUX, "-L", name, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "-c", str(cwd),
-             *command],
-            check=True, env=env, timeout=120,
+            [TMUX, "-L", name, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", "-c", str(cwd), *command],
+            check=True,
+            env=env,
+            timeout=120,
         )
 
     def send(self, *keys: str, literal: bool = False) -> None:
@@ -277,7 +285,9 @@ class Tmux:
     def capture(self) -> str:
         return subprocess.run(
             [TMUX, "-L", self.name, "capture-pane", "-p", "-t", self.name],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         ).stdout
 
     def wait_for(self, predicate: object, timeout: float = 120.0) -> str:
@@ -350,10 +360,15 @@ def test_sigterm_in_the_simulator_saves_and_restores_the_terminal(tmp_path: Path
         tmux.send("9-14")
         tmux.send("Enter")
         tmux.wait_for(lambda s: "1. 9-14" in s)
-        pid = int(subprocess.run(
-            [TMUX, "-L", name, "display", "-p", "-t", name, "#{pane_pid}"],
-            capture_output=True, text=True, timeout=120, check=True,
-        ).stdout)
+        pid = int(
+            subprocess.run(
+                [TMUX, "-L", name, "display", "-p", "-t", name, "#{pane_pid}"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            ).stdout
+        )
         os.kill(pid, 15)
         end = time.monotonic() + 120  # a bound on a failure only
         while tmux.alive() and time.monotonic() < end:
@@ -424,9 +439,12 @@ def test_every_piece_stands_out_from_every_led_colour_in_every_terminal() -> Non
     from helpers.rig import dim
 
     palette = Palette()
-    colours = {(role, level): rgb if level == "full" else dim(rgb)
-               for role in Palette.__dataclass_fields__ for level in ("full", "dim")
-               for rgb in [palette.colour(role.replace("_", "-"))]}
+    colours = {
+        (role, level): rgb if level == "full" else dim(rgb)
+        for role in Palette.__dataclass_fields__
+        for level in ("full", "dim")
+        for rgb in [palette.colour(role.replace("_", "-"))]
+    }
     problems = []
     for (role, level), rgb in colours.items():
         for token in ("b", "w", "B", "W", None):

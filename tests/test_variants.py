@@ -50,8 +50,13 @@ def test_derived_fields_follow_changes() -> None:
     assert not Rules(huffing=True).must_capture
     assert not Rules(captures_compulsory=False).must_capture
     assert Rules(huffing=True).fast_path and Rules(giveaway=True).fast_path
-    for rules in (Rules(flying_kings=True), Rules(kings_capture_first=True),
-                  Rules(crowning=Crowning.CONTINUES_AS_KING), RUSSIAN, POOL):
+    for rules in (
+        Rules(flying_kings=True),
+        Rules(kings_capture_first=True),
+        Rules(crowning=Crowning.CONTINUES_AS_KING),
+        RUSSIAN,
+        POOL,
+    ):
         assert not rules.fast_path
     changed = RUSSIAN.with_options(huffing=True)
     assert not changed.must_capture and changed.flying_kings
@@ -155,8 +160,16 @@ def test_english_fast_path_is_used_for_english_rules(monkeypatch: pytest.MonkeyP
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the general generator was called for English rules")
 
-    for name in ("legal_routes", "capture_routes", "capture_available", "has_legal_move",
-                 "crowns", "perft", "children", "quiet_moves"):
+    for name in (
+        "legal_routes",
+        "capture_routes",
+        "capture_available",
+        "has_legal_move",
+        "crowns",
+        "perft",
+        "children",
+        "quiet_moves",
+    ):
         monkeypatch.setattr(variants, name, refuse)
     calls = []
     real_perft = movegen.perft
@@ -211,16 +224,20 @@ def parse(*argv: str) -> argparse.Namespace:
 def test_rules_from_args() -> None:
     assert rules_from_args(parse()) == WCDF
     assert rules_from_args(parse("--variant", "RUSSIAN")) == RUSSIAN
-    assert rules_from_args(parse("--variant", "pool", "--huffing")) == POOL.with_options(
-        huffing=True
+    assert rules_from_args(parse("--variant", "pool", "--huffing")) == POOL.with_options(huffing=True)
+    house = rules_from_args(
+        parse(
+            "--keep-jumping-after-crowning",
+            "--kings-capture-first",
+            "--captures-optional",
+            "--men-capture-backward",
+        )
     )
-    house = rules_from_args(parse(
-        "--keep-jumping-after-crowning", "--kings-capture-first", "--captures-optional",
-        "--men-capture-backward",
-    ))
     assert house == Rules(
-        crowning=Crowning.CONTINUES_AS_KING, kings_capture_first=True,
-        captures_compulsory=False, men_capture_backward=True,
+        crowning=Crowning.CONTINUES_AS_KING,
+        kings_capture_first=True,
+        captures_compulsory=False,
+        men_capture_backward=True,
     )
     assert rules_from_args(parse("--variant", "giveaway")) == GIVEAWAY
     # The start position has the variant's first mover to move.
@@ -243,9 +260,7 @@ def test_cli_perft_and_moves(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["moves", "--variant", "russian", "--fen", "W:WK29:B18"]) == 0
     assert set(capsys.readouterr().out.split()) == {"29x15", "29x11", "29x8", "29x4"}
     assert cli.main(["moves", "--variant", "russian"]) == 0
-    assert set(capsys.readouterr().out.split()) == {
-        "21-17", "22-17", "22-18", "23-18", "23-19", "24-19", "24-20"
-    }
+    assert set(capsys.readouterr().out.split()) == {"21-17", "22-17", "22-18", "23-18", "23-19", "24-19", "24-20"}
     assert cli.main(["moves", "--fen", "B:W14,30:B9,11", "--huffing"]) == 0
     assert set(capsys.readouterr().out.split()) == {"9x18", "9-13", "11-15", "11-16"}
 

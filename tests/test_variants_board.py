@@ -104,9 +104,13 @@ def script_for(game: Game, seed: int, style: HumanStyle = HumanStyle()) -> list[
         elif isinstance(entry, JumpForced):
             missed = entry.missed
             # The button, then the piece goes back faster than settle_ms (no warning).
-            actions += [Action("press", "force"), wait(rng.randint(50, 250)),
-                        Action("lift", missed.end), wait(rng.randint(40, 200)),
-                        Action("place", missed.start)]
+            actions += [
+                Action("press", "force"),
+                wait(rng.randint(50, 250)),
+                Action("lift", missed.end),
+                wait(rng.randint(40, 200)),
+                Action("place", missed.start),
+            ]
             board.force_jump()
         else:
             crowns = board.position.crowns(entry, rules)
@@ -327,17 +331,14 @@ def test_capture_at_a_distance_lights_the_piece_and_every_landing_square() -> No
     tracker = Tracker(Game(position, RUSSIAN))
     roles = lifted(tracker, 29)
     assert roles[15] == "capture"
-    assert sorted(s for s, r in roles.items() if r == "target") == sorted(
-        sq(n) for n in ("f6", "g7", "h8")
-    )
+    assert sorted(s for s, r in roles.items() if r == "target") == sorted(sq(n) for n in ("f6", "g7", "h8"))
     # Landing far away, then taking the man off: one move, the king crossed six squares.
     board = tracker.board | bit(sq("h8"))
     assert tracker.update(board, 1500) == []
     assert tracker.roles[15] == "remove"
     events = tracker.update(board & ~bit(15), 2000) + tracker.tick(2300)
     assert [e.to_json() for e in events] == [
-        {"t": 2300, "event": "move", "ply": 1, "side": "white", "move": "29x4", "path": [29, 4],
-         "captures": [15]},
+        {"t": 2300, "event": "move", "ply": 1, "side": "white", "move": "29x4", "path": [29, 4], "captures": [15]},
         {"t": 2300, "event": "game-over", "result": "0-1", "reason": "no-moves"},
     ]
 
@@ -359,8 +360,17 @@ def test_the_landing_square_that_lets_the_king_jump_on_is_the_only_target() -> N
     events += tracker.update(tracker.board | bit(sq("b8")), 2200)
     events += tracker.update(tracker.board & ~bit(22) & ~bit(10), 2500) + tracker.tick(2800)
     moves = [e.to_json() for e in events if isinstance(e, MoveMade)]
-    assert moves == [{"t": 2800, "event": "move", "ply": 1, "side": "white", "move": "29x1",
-                      "path": [29, 15, 1], "captures": [22, 10]}]
+    assert moves == [
+        {
+            "t": 2800,
+            "event": "move",
+            "ply": 1,
+            "side": "white",
+            "move": "29x1",
+            "path": [29, 15, 1],
+            "captures": [22, 10],
+        }
+    ]
 
 
 def test_must_capture_lights_the_king_that_can_capture_from_afar() -> None:
@@ -426,10 +436,8 @@ MISS = "lift 11\nwait 300\nplace 15\nwait 1000\n"
 def test_a_missed_jump_is_offered_with_the_huff_role() -> None:
     events = run_script(MISS, lights=True)
     assert events[2:] == [
-        {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15],
-         "captures": []},
-        {"t": 630, "event": "missed-jump", "ply": 1, "side": "black", "squares": [9],
-         "message": MISSED},
+        {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15], "captures": []},
+        {"t": 630, "event": "missed-jump", "ply": 1, "side": "black", "squares": [9], "message": MISSED},
         {"t": 630, "event": "lights", "roles": {"9": "huff", "11": "last-from", "15": "last-to"}},
         {"t": 1300, "event": "final", "fen": "W:W14,22,30:B1,5,9,15", "plies": 1},
     ]
@@ -452,8 +460,7 @@ def test_huff_by_taking_the_piece_off() -> None:
 def test_huff_then_moving_at_once_is_both() -> None:
     # The opponent lifts its own piece 100 ms after taking the huffed piece off.
     events = run_script(MISS + "lift 9\nwait 100\nlift 22\nwait 300\nplace 17\n")
-    assert told(events) == [
-        ("move", 630), ("missed-jump", 630), ("huff", 1430), ("move", 2030), ("final", 2030)]
+    assert told(events) == [("move", 630), ("missed-jump", 630), ("huff", 1430), ("move", 2030), ("final", 2030)]
 
 
 def test_huff_of_a_piece_the_huffer_could_capture_waits_for_patience() -> None:
@@ -465,7 +472,11 @@ def test_huff_of_a_piece_the_huffer_could_capture_waits_for_patience() -> None:
     # ...and when White then does jump 14x5, it is that capture, not a huff.
     events = run_script(MISS + "lift 9\nwait 500\nlift 14\nwait 300\nplace 5\n", fen)
     assert [(e["event"], e.get("move")) for e in events] == [
-        ("move", "11-15"), ("missed-jump", None), ("move", "14x5"), ("final", None)]
+        ("move", "11-15"),
+        ("missed-jump", None),
+        ("move", "14x5"),
+        ("final", None),
+    ]
 
 
 def test_moving_lets_the_missed_jump_stand() -> None:
@@ -481,23 +492,41 @@ def test_moving_lets_the_missed_jump_stand() -> None:
 
 
 def test_force_button_takes_the_move_back_and_only_a_jump_is_accepted() -> None:
-    script = (MISS + "press force\nwait 100\nlift 15\nwait 100\nplace 11\nwait 500\n"
-              # a plain move is refused now...
-              "lift 11\nwait 200\nplace 16\nwait 1000\nlift 16\nwait 100\nplace 11\nwait 500\n"
-              # ...the jump is accepted.
-              "lift 9\nwait 300\nplace 18\nwait 200\nlift 18\nwait 200\nplace 25\nlift 14\nlift 22\n")
+    script = (
+        MISS + "press force\nwait 100\nlift 15\nwait 100\nplace 11\nwait 500\n"
+        # a plain move is refused now...
+        "lift 11\nwait 200\nplace 16\nwait 1000\nlift 16\nwait 100\nplace 11\nwait 500\n"
+        # ...the jump is accepted.
+        "lift 9\nwait 300\nplace 18\nwait 200\nlift 18\nwait 200\nplace 25\nlift 14\nlift 22\n"
+    )
     events = run_script(script, lights=True)
     assert [e for e in events if e["event"] != "lights"] == [
-        {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15],
-         "captures": []},
+        {"t": 630, "event": "move", "ply": 1, "side": "black", "move": "11-15", "path": [11, 15], "captures": []},
         {"t": 630, "event": "missed-jump", "ply": 1, "side": "black", "squares": [9], "message": MISSED},
         {"t": 1300, "event": "force-jump", "ply": 1, "side": "black", "move": "11-15"},
-        {"t": 2030, "event": "warning", "code": "forced-capture", "squares": [9],
-         "message": "a capture is compulsory: the man on 11 cannot capture; capture with the piece on 9"},
-        {"t": 2530, "event": "warning", "code": "illegal-move", "squares": [11, 16],
-         "message": "a capture is compulsory: 11-16 is not allowed; put the man back on 11"},
-        {"t": 4830, "event": "move", "ply": 1, "side": "black", "move": "9x25", "path": [9, 18, 25],
-         "captures": [14, 22]},
+        {
+            "t": 2030,
+            "event": "warning",
+            "code": "forced-capture",
+            "squares": [9],
+            "message": "a capture is compulsory: the man on 11 cannot capture; capture with the piece on 9",
+        },
+        {
+            "t": 2530,
+            "event": "warning",
+            "code": "illegal-move",
+            "squares": [11, 16],
+            "message": "a capture is compulsory: 11-16 is not allowed; put the man back on 11",
+        },
+        {
+            "t": 4830,
+            "event": "move",
+            "ply": 1,
+            "side": "black",
+            "move": "9x25",
+            "path": [9, 18, 25],
+            "captures": [14, 22],
+        },
         {"t": 4830, "event": "final", "fen": "W:W30:B1,5,11,25", "plies": 1},
     ]
     lights = {e["t"]: e["roles"] for e in events if e["event"] == "lights"}
@@ -519,14 +548,24 @@ def test_the_mover_may_still_correct_a_move_that_skipped_a_jump() -> None:
     # Casual play: Black picks the man up again and plays 11-16 instead (still no jump).
     events = run_script(MISS + "lift 15\nwait 300\nplace 16\nwait 1000\n")
     assert [(e["event"], e.get("move"), e["t"]) for e in events] == [
-        ("move", "11-15", 630), ("missed-jump", None, 630), ("takeback", None, 1930),
-        ("move", "11-16", 1930), ("missed-jump", None, 1930), ("final", None, 2600)]
+        ("move", "11-15", 630),
+        ("missed-jump", None, 630),
+        ("takeback", None, 1930),
+        ("move", "11-16", 1930),
+        ("missed-jump", None, 1930),
+        ("final", None, 2600),
+    ]
 
 
 def test_a_huff_is_taken_back_with_the_takeback_button() -> None:
     events = run_script(MISS + "lift 9\nwait 1000\npress takeback\nwait 500\nplace 9\n", lights=True)
-    assert told(events) == [("move", 630), ("missed-jump", 630), ("huff", 1630),
-                            ("huff-takeback", 2300), ("final", 2830)]
+    assert told(events) == [
+        ("move", 630),
+        ("missed-jump", 630),
+        ("huff", 1630),
+        ("huff-takeback", 2300),
+        ("final", 2830),
+    ]
     assert events[-4:-1] == [
         {"t": 2300, "event": "huff-takeback", "square": 9},
         {"t": 2300, "event": "lights", "roles": {"9": "missing"}},  # put it back
@@ -545,10 +584,10 @@ def test_a_huff_is_taken_back_by_putting_the_piece_back() -> None:
     board = tracker.board
     tracker.update(board & ~bit(1), 1000)
     assert [e.to_json() for e in tracker.tick(1300)] == [
-        {"t": 1300, "event": "huff", "ply": 1, "side": "white", "square": 1}]
+        {"t": 1300, "event": "huff", "ply": 1, "side": "white", "square": 1}
+    ]
     tracker.update(board, 2000)
-    assert [e.to_json() for e in tracker.tick(2300)] == [
-        {"t": 2300, "event": "huff-takeback", "square": 1}]
+    assert [e.to_json() for e in tracker.tick(2300)] == [{"t": 2300, "event": "huff-takeback", "square": 1}]
     assert tracker.game.huffable() == [1] and tracker.board_matches
 
 
@@ -577,10 +616,13 @@ def test_pool_with_huffing_a_flying_king_that_missed_a_jump() -> None:
     # Pool with huffing: Black's king on b8 (1) could take d6 (10) from afar, but Black
     # moves the man 5-9 instead; White huffs the king.
     rules = POOL.with_options(huffing=True)
-    events = run_script("lift 5\nwait 300\nplace 9\nwait 1000\nlift 1\nwait 3000\n",
-                        "B:W10,30:BK1,5", rules)
+    events = run_script("lift 5\nwait 300\nplace 9\nwait 1000\nlift 1\nwait 3000\n", "B:W10,30:BK1,5", rules)
     assert [(e["event"], e.get("squares"), e.get("square")) for e in events] == [
-        ("move", None, None), ("missed-jump", [1], None), ("huff", None, 1), ("final", None, None)]
+        ("move", None, None),
+        ("missed-jump", [1], None),
+        ("huff", None, 1),
+        ("final", None, None),
+    ]
     assert events[-1]["fen"] == "W:W10,30:B9"
 
 

@@ -17,8 +17,13 @@ from rules.pdn import read_games, write_game
 from rules.settings import Crowning
 from rules.variants import GIVEAWAY, POOL, RUSSIAN
 
-HOUSE_RULE_FLAGS = ("--men-capture-backward", "--captures-optional", "--keep-jumping-after-crowning",
-                    "--kings-capture-first", "--huffing")
+HOUSE_RULE_FLAGS = (
+    "--men-capture-backward",
+    "--captures-optional",
+    "--keep-jumping-after-crowning",
+    "--kings-capture-first",
+    "--huffing",
+)
 
 
 def output(capsys: pytest.CaptureFixture[str]) -> tuple[list[str], str]:
@@ -28,8 +33,14 @@ def output(capsys: pytest.CaptureFixture[str]) -> tuple[list[str], str]:
 
 @pytest.mark.parametrize(
     "argv",
-    [["perft", "--depth", "1"], ["moves"], ["pdn", "check", "F"], ["replay", "S"], ["run"],
-     ["analyse", "--depth", "1"]],
+    [
+        ["perft", "--depth", "1"],
+        ["moves"],
+        ["pdn", "check", "F"],
+        ["replay", "S"],
+        ["run"],
+        ["analyse", "--depth", "1"],
+    ],
 )
 def test_every_command_that_plays_takes_the_variant_and_every_rule_option(argv: list[str]) -> None:
     from firmware.cli import build_parser
@@ -39,7 +50,9 @@ def test_every_command_that_plays_takes_the_variant_and_every_rule_option(argv: 
 
     rules = rules_from_args(args)
     assert rules == POOL.with_options(
-        captures_compulsory=False, crowning=Crowning.CONTINUES_AS_KING, kings_capture_first=True,
+        captures_compulsory=False,
+        crowning=Crowning.CONTINUES_AS_KING,
+        kings_capture_first=True,
         huffing=True,
     )
 
@@ -102,8 +115,7 @@ def test_pdn_check_refuses_a_game_the_board_does_not_play(tmp_path: Path, capsys
     assert main(["pdn", "check", path]) == 0
     lines, _ = output(capsys)
     assert lines == [
-        f"{path}:2: game 1: GameType 20 is not a game this board plays; it plays 21 (english), "
-        "23 (pool), 25 (russian)",
+        f"{path}:2: game 1: GameType 20 is not a game this board plays; it plays 21 (english), 23 (pool), 25 (russian)",
         "1 games, 0 replayed, 1 failed",
     ]
 
@@ -132,7 +144,10 @@ def test_written_variant_games_read_back(rules: Rules) -> None:
             break
         game.play(moves[-1])
     text = write_game(game)
-    assert f'[GameType "{ {"russian": "25,W,8,8,A0,0", "pool": "23,B,8,8,N1,0"}.get(rules.variant, "21,B,8,8,N1,0")}"]' in text
+    assert (
+        f'[GameType "{ {"russian": "25,W,8,8,A0,0", "pool": "23,B,8,8,N1,0"}.get(rules.variant, "21,B,8,8,N1,0") }"]'
+        in text
+    )
     if rules is GIVEAWAY:
         assert '[Variant "giveaway"]' in text
     if rules is RUSSIAN:
@@ -157,15 +172,22 @@ def test_a_set_up_russian_game_writes_its_fen_a1_h8(tmp_path: Path) -> None:
 
 
 def test_replay_russian_white_moves_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = write(tmp_path, "s.txt", "lift 22\nwait 300\nplace 18\nwait 1000\nlift 11\nwait 300\nplace 15\n"
-                                      "wait 1000\nlift 18\nwait 300\nplace 11\nlift 15\n")
+    script = write(
+        tmp_path,
+        "s.txt",
+        "lift 22\nwait 300\nplace 18\nwait 1000\nlift 11\nwait 300\nplace 15\n"
+        "wait 1000\nlift 18\nwait 300\nplace 11\nlift 15\n",
+    )
     assert main(["replay", script, "--variant", "russian"]) == 0
     lines, err = output(capsys)
     assert err == ""
     events = [json.loads(line) for line in lines]
     assert [(e["event"], e.get("side"), e.get("move")) for e in events] == [
-        ("move", "white", "22-18"), ("move", "black", "11-15"), ("move", "white", "18x11"),
-        ("final", None, None)]
+        ("move", "white", "22-18"),
+        ("move", "black", "11-15"),
+        ("move", "white", "18x11"),
+        ("final", None, None),
+    ]
     assert events[-1]["fen"] == "B:W11,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12"
     # The same hands under English rules: Black is to move, 22-18 is White's piece.
     assert main(["replay", script]) == 0
@@ -176,12 +198,16 @@ def test_replay_russian_white_moves_first(tmp_path: Path, capsys: pytest.Capture
 def test_replay_flying_king_and_men_capturing_backward(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # Pool: the king on a1 crosses the board taking e5 and lands on h8; then Black's man
     # on b4 (17) takes c5 (14) backward, landing on d6 (10).
-    script = write(tmp_path, "p.txt", "lift 29\nwait 300\nplace 4\nlift 15\nwait 1000\n"
-                                      "lift 17\nwait 300\nplace 10\nlift 14\n")
+    script = write(
+        tmp_path, "p.txt", "lift 29\nwait 300\nplace 4\nlift 15\nwait 1000\nlift 17\nwait 300\nplace 10\nlift 14\n"
+    )
     assert main(["replay", script, "--variant", "pool", "--fen", "W:WK29,14:B15,17"]) == 0
     events = [json.loads(line) for line in output(capsys)[0]]
     assert [(e["event"], e.get("path"), e.get("captures")) for e in events] == [
-        ("move", [29, 4], [15]), ("move", [17, 10], [14]), ("final", None, None)]
+        ("move", [29, 4], [15]),
+        ("move", [17, 10], [14]),
+        ("final", None, None),
+    ]
 
 
 # -- analyse --------------------------------------------------------------------------------
@@ -196,8 +222,14 @@ def analyse(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]
 
 @pytest.mark.parametrize(
     ("variant", "extra"),
-    [("russian", []), ("pool", []), ("giveaway", []), ("english", ["--kings-capture-first"]),
-     ("english", ["--keep-jumping-after-crowning"]), ("english", ["--huffing"])],
+    [
+        ("russian", []),
+        ("pool", []),
+        ("giveaway", []),
+        ("english", ["--kings-capture-first"]),
+        ("english", ["--keep-jumping-after-crowning"]),
+        ("english", ["--huffing"]),
+    ],
 )
 def test_analyse_returns_a_legal_move_of_the_variant(
     capsys: pytest.CaptureFixture[str], variant: str, extra: list[str]
@@ -252,8 +284,12 @@ def test_run_plays_russian_and_the_game_resumes_russian(tmp_path: Path, capsys: 
     assert record is not None and record.rules == RUSSIAN and record.start_fen is None
     # Resumed without --variant: the saved rules go on (Black's capture backward is legal
     # only in Russian... here simply Black's reply, then White's capture).
-    events = run_script(tmp_path, capsys, "lift 11\nwait 300\nplace 15\nwait 800\n"
-                                          "lift 18\nwait 300\nplace 11\nlift 15\nwait 800\n", "--sim-keep-game")
+    events = run_script(
+        tmp_path,
+        capsys,
+        "lift 11\nwait 300\nplace 15\nwait 800\nlift 18\nwait 300\nplace 11\nlift 15\nwait 800\n",
+        "--sim-keep-game",
+    )
     assert [e["move"] for e in events if e["event"] == "move"] == ["11-15", "18x11"]
     record = GameStore(tmp_path / "state").load_current()
     assert record is not None and record.moves == ("22-18", "11-15", "18x11") and record.rules == RUSSIAN
@@ -262,8 +298,10 @@ def test_run_plays_russian_and_the_game_resumes_russian(tmp_path: Path, capsys: 
 def test_run_with_huffing_saves_the_huff_and_resumes_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # 1. 11-15 22-18 and Black plays 12-16 instead of 15x22: White huffs the man on 15
     # (which White could also capture, so the huff is told after patience_ms).
-    script = ("lift 11\nwait 300\nplace 15\nwait 800\nlift 22\nwait 300\nplace 18\nwait 800\n"
-              "lift 12\nwait 300\nplace 16\nwait 1000\nlift 15\nwait 3000\n")
+    script = (
+        "lift 11\nwait 300\nplace 15\nwait 800\nlift 22\nwait 300\nplace 18\nwait 800\n"
+        "lift 12\nwait 300\nplace 16\nwait 1000\nlift 15\nwait 3000\n"
+    )
     events = run_script(tmp_path, capsys, script, "--huffing")
     told = [e["event"] for e in events if e["event"] in ("move", "missed-jump", "huff")]
     assert told == ["move", "move", "move", "missed-jump", "huff"]
@@ -286,9 +324,16 @@ def test_record_keeps_every_rule_option(tmp_path: Path) -> None:
     store.save_current(GameRecord.new(rules=rules).with_game(game))
     data = json.loads(store.current_path.read_text())
     assert {k: data[k] for k in Rules().option_names()} == {
-        "men_capture_backward": True, "captures_compulsory": False, "flying_kings": True,
-        "crowning": "continues-as-man", "kings_capture_first": True, "huffing": True,
-        "first_mover": "black", "giveaway": False, "variant": "pool"}
+        "men_capture_backward": True,
+        "captures_compulsory": False,
+        "flying_kings": True,
+        "crowning": "continues-as-man",
+        "kings_capture_first": True,
+        "huffing": True,
+        "first_mover": "black",
+        "giveaway": False,
+        "variant": "pool",
+    }
     loaded = store.load_current()
     assert loaded is not None and loaded.rules == rules and loaded.to_game().position == game.position
 
@@ -310,12 +355,14 @@ def test_record_of_a_forced_jump_replays(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("change", "message"),
-    [({"crowning": "sideways"}, "bad rules: crowning 'sideways' is not one of"),
-     ({"huffing": "yes"}, "'huffing' must be a boolean"),
-     ({"variant": 3}, "'variant' must be a string"),
-     ({"history": ["11-15", "huff 5"]}, r"history entry 2 \(huff 5\) does not replay"),
-     ({"history": ["11-16"]}, "'history' does not give the moves in 'moves'"),
-     ({"history": "11-15"}, "'history' must be a list")],
+    [
+        ({"crowning": "sideways"}, "bad rules: crowning 'sideways' is not one of"),
+        ({"huffing": "yes"}, "'huffing' must be a boolean"),
+        ({"variant": 3}, "'variant' must be a string"),
+        ({"history": ["11-15", "huff 5"]}, r"history entry 2 \(huff 5\) does not replay"),
+        ({"history": ["11-16"]}, "'history' does not give the moves in 'moves'"),
+        ({"history": "11-15"}, "'history' must be a list"),
+    ],
 )
 def test_bad_rule_options_and_history_are_named(tmp_path: Path, change: dict, message: str) -> None:
     game = Game(Position.from_fen("B:W14,22,30:B1,5,9,11"), Rules(huffing=True))

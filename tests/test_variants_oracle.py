@@ -59,9 +59,7 @@ def _their_square(number: int) -> int:
 def algebraic_fen(position: Position) -> str:
     def side(color: Color) -> str:
         return ",".join(
-            ("K" if p.king else "") + square_name(s)
-            for s, p in position.pieces().items()
-            if p.color is color
+            ("K" if p.king else "") + square_name(s) for s, p in position.pieces().items() if p.color is color
         )
 
     return f"{position.turn.letter}:W{side(Color.WHITE)}:B{side(Color.BLACK)}"
@@ -72,11 +70,13 @@ def pydraughts_russian(position: Position) -> set[Key]:
     out = set()
     for move in board.legal_moves():
         steps = move.board_move
-        out.add((
-            _their_square(steps[0][0]),
-            _their_square(steps[-1][1]),
-            frozenset(_their_square(c) for c in (move.captures or ())),
-        ))
+        out.add(
+            (
+                _their_square(steps[0][0]),
+                _their_square(steps[-1][1]),
+                frozenset(_their_square(c) for c in (move.captures or ())),
+            )
+        )
     return out
 
 
@@ -118,8 +118,9 @@ def naive_moves(position: Position, rules: Rules) -> Counter[Route]:
             # The mover has left its start square; jumped pieces stay until the end.
             return on_board(at) and (at not in board or at == origin)
 
-        def jumps(at: tuple[int, int], is_king: bool, taken: list[tuple[int, int]]
-                  ) -> list[tuple[tuple[int, int], list[tuple[int, int]]]]:
+        def jumps(
+            at: tuple[int, int], is_king: bool, taken: list[tuple[int, int]]
+        ) -> list[tuple[tuple[int, int], list[tuple[int, int]]]]:
             """(jumped square, landing squares) for every jump from ``at``."""
             out = []
             for df, dr in DIAGONALS:
@@ -145,8 +146,9 @@ def naive_moves(position: Position, rules: Rules) -> Counter[Route]:
                     out.append(((x, y), lands))
             return out
 
-        def chain(at: tuple[int, int], is_king: bool, path: list[int],
-                  taken: list[tuple[int, int]], origin_king: bool = king) -> None:
+        def chain(
+            at: tuple[int, int], is_king: bool, path: list[int], taken: list[tuple[int, int]], origin_king: bool = king
+        ) -> None:
             found = jumps(at, is_king, taken)
             if not found:
                 if taken:
@@ -154,11 +156,17 @@ def naive_moves(position: Position, rules: Rules) -> Counter[Route]:
                 return
             for victim, lands in found:
                 now_taken = taken + [victim]
+
                 # A chain may not stop where it could go on: among the landing squares,
                 # those that allow a further jump are the only choice when there are any.
                 def goes_on(land: tuple[int, int]) -> bool:
-                    return bool(jumps(land, is_king or (land[1] == crown_rank and
-                                rules.crowning is Crowning.CONTINUES_AS_KING), now_taken))
+                    return bool(
+                        jumps(
+                            land,
+                            is_king or (land[1] == crown_rank and rules.crowning is Crowning.CONTINUES_AS_KING),
+                            now_taken,
+                        )
+                    )
 
                 if len(lands) > 1 and any(goes_on(land) for land in lands):
                     lands = [land for land in lands if goes_on(land)]
@@ -166,12 +174,9 @@ def naive_moves(position: Position, rules: Rules) -> Counter[Route]:
                     new_path = path + [sq(land)]
                     if not is_king and land[1] == crown_rank:
                         if rules.crowning is Crowning.ENDS_MOVE:
-                            captures.append(
-                                ((tuple(new_path), tuple(sq(t) for t in now_taken)), origin_king)
-                            )
+                            captures.append(((tuple(new_path), tuple(sq(t) for t in now_taken)), origin_king))
                             continue
-                        chain(land, rules.crowning is Crowning.CONTINUES_AS_KING,
-                              new_path, now_taken)
+                        chain(land, rules.crowning is Crowning.CONTINUES_AS_KING, new_path, now_taken)
                     else:
                         chain(land, is_king, new_path, now_taken)
 
@@ -252,8 +257,7 @@ def crowning_setup(rng: random.Random) -> Position:
         pieces[free[-1]] = king
     # Men of the side not to move never stand on their own king row.
     for square, symbol in pieces.items():
-        if symbol == foe_man and ((turn is Color.WHITE and square >= 29)
-                                  or (turn is Color.BLACK and square <= 4)):
+        if symbol == foe_man and ((turn is Color.WHITE and square >= 29) or (turn is Color.BLACK and square <= 4)):
             pieces[square] = foe_king
     return Position.from_pieces(pieces, turn)
 
@@ -278,16 +282,14 @@ def test_pydraughts_russian_reading() -> None:
     """Our reading of pydraughts's Russian board, proven on hand-checked positions."""
     start = Position.start(RUSSIAN)
     assert pydraughts_russian(start) == {
-        (s, e, frozenset()) for s, e in
-        [(21, 17), (22, 17), (22, 18), (23, 18), (23, 19), (24, 19), (24, 20)]
+        (s, e, frozenset()) for s, e in [(21, 17), (22, 17), (22, 18), (23, 18), (23, 19), (24, 19), (24, 20)]
     }
     # The flying king on a1 jumping d4 from afar, landing e5-h8 (see test_variants_rules).
-    assert pydraughts_russian(Position.from_fen("W:WK29:B18")) == {
-        (29, s, frozenset({18})) for s in (15, 11, 8, 4)
-    }
+    assert pydraughts_russian(Position.from_fen("W:WK29:B18")) == {(29, s, frozenset({18})) for s in (15, 11, 8, 4)}
     # A man crowned on d8 goes on as a king over f6 to g5 or h4.
     assert pydraughts_russian(Position.from_fen("W:W9:B6,11")) == {
-        (9, 16, frozenset({6, 11})), (9, 20, frozenset({6, 11}))
+        (9, 16, frozenset({6, 11})),
+        (9, 20, frozenset({6, 11})),
     }
     # Black men (moving towards a1) are read the right way round too.
     assert pydraughts_russian(Position.from_fen("B:W25,26:B21")) == {
@@ -339,17 +341,14 @@ def test_general_generator_against_the_naive_one(rules: Rules) -> None:
 
 @pytest.mark.parametrize(
     "rules",
-    [WCDF, Rules(men_capture_backward=True), Rules(captures_compulsory=False),
-     Rules(huffing=True)],
+    [WCDF, Rules(men_capture_backward=True), Rules(captures_compulsory=False), Rules(huffing=True)],
     ids=lambda r: r.describe(),
 )
 def test_general_generator_agrees_with_the_fast_english_one(rules: Rules) -> None:
     for position in sample(5, rules, games=300, setups=300):
         own, opp = (
-            (position.black, position.white) if position.turn is Color.BLACK
-            else (position.white, position.black)
+            (position.black, position.white) if position.turn is Color.BLACK else (position.white, position.black)
         )
-        general = Counter(legal_routes(own, opp, position.kings,
-                                       position.turn is Color.BLACK, rules))
+        general = Counter(legal_routes(own, opp, position.kings, position.turn is Color.BLACK, rules))
         fast = ours(position, rules)
         assert general == fast, _report(position, general, fast)

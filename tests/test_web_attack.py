@@ -60,8 +60,10 @@ def test_idle_and_slowloris_connections_from_one_address_leave_the_others_served
     limits = Limits(request_s=1.0)
     with LiveBoard(tmp_path, limits=limits) as board:
         attacker = ["127.0.0.2"]
-        with idle_connections(board.server.port, 300, attacker) as idle, \
-                slowloris(board.server.port, 400, attacker, every_s=0.3) as slow:
+        with (
+            idle_connections(board.server.port, 300, attacker) as idle,
+            slowloris(board.server.port, 400, attacker, every_s=0.3) as slow,
+        ):
             # Served at once, whatever the attacker holds.
             started = time.monotonic()
             assert board.get("/api/state")[0] == 200
@@ -93,21 +95,37 @@ def test_a_foreign_host_is_refused_on_every_route_and_the_socket(tmp_path: Path)
         assert len(paths) >= 12
         for path in sorted(paths):
             method = "POST" if path in ("/api/login", "/api/logout") else "GET"
-            status, _h, _b = request(board.url + path.lstrip("/"), method=method, data=b"{}" if method == "POST" else None,
-                                     headers={"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"})
+            status, _h, _b = request(
+                board.url + path.lstrip("/"),
+                method=method,
+                data=b"{}" if method == "POST" else None,
+                headers={"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"},
+            )
             assert status == 421, (path, status)
         # The rebinding page's socket: Origin and Host both its own.
         # (The URL names the host; the socket is connected to the board.)
         with pytest.raises(InvalidStatus) as refused:
-            Socket(f"ws://evil.example:{port}/ws", origin=f"http://evil.example:{port}",
-                   sock=socket.create_connection(("127.0.0.1", port)))
+            Socket(
+                f"ws://evil.example:{port}/ws",
+                origin=f"http://evil.example:{port}",
+                sock=socket.create_connection(("127.0.0.1", port)),
+            )
         assert refused.value.response.status_code == 403
         # The board's own names and addresses, and the configured ones, are served.
-        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "board.club.example", f"BOARD.club.example.:{port}",
-                     socket.gethostname(), f"{socket.gethostname().split('.')[0]}.local:{port}"):
+        for host in (
+            f"127.0.0.1:{port}",
+            f"localhost:{port}",
+            "board.club.example",
+            f"BOARD.club.example.:{port}",
+            socket.gethostname(),
+            f"{socket.gethostname().split('.')[0]}.local:{port}",
+        ):
             assert board.get("/api/state", headers={"Host": host})[0] == 200, host
-        with Socket(f"ws://board.club.example:{port}/ws", origin=f"http://board.club.example:{port}",
-                    sock=socket.create_connection(("127.0.0.1", port))) as ws:
+        with Socket(
+            f"ws://board.club.example:{port}/ws",
+            origin=f"http://board.club.example:{port}",
+            sock=socket.create_connection(("127.0.0.1", port)),
+        ) as ws:
             assert ws.next()["event"] == "hello"
         assert board.get("/api/state", headers={"Host": "127.0.0.1:x"})[0] == 421
 
@@ -130,9 +148,11 @@ def test_the_public_status_shows_no_secret(tmp_path: Path) -> None:
 
     from firmware.config import default_config
 
-    config = (default_config()
-              .replace("mqtt", url="mqtt://board:url-pw@hall.local:1883", username="board", password="mqtt-pw")
-              .replace("web", listen="0.0.0.0:8080", pin="24682468", public_view=True))
+    config = (
+        default_config()
+        .replace("mqtt", url="mqtt://board:url-pw@hall.local:1883", username="board", password="mqtt-pw")
+        .replace("web", listen="0.0.0.0:8080", pin="24682468", public_view=True)
+    )
     with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468", public_view=True, config=config) as board:
         status, _h, body = request(f"http://127.0.0.1:{board.server.port}/api/status")  # no PIN: a spectator
     assert status == 200
@@ -140,7 +160,9 @@ def test_the_public_status_shows_no_secret(tmp_path: Path) -> None:
         assert secret not in body
     shown = json.loads(body)["config"]
     assert shown["mqtt"]["url"] == "mqtt://board:***@hall.local:1883" and shown["mqtt"]["password"] == "(set)"
-    assert shown["mqtt"]["username"] == "board" and shown["web"]["pin"] == "(set)" and shown["web"]["public_view"] is True
+    assert (
+        shown["mqtt"]["username"] == "board" and shown["web"]["pin"] == "(set)" and shown["web"]["public_view"] is True
+    )
 
 
 def test_a_run_logs_no_pin_and_no_broker_password(tmp_path: Path) -> None:
@@ -151,11 +173,31 @@ def test_a_run_logs_no_pin_and_no_broker_password(tmp_path: Path) -> None:
 
     state = tmp_path / "state"
     config = tmp_path / "config.toml"
-    config.write_text('[web]\npublic_view = true\n[mqtt]\nurl = "mqtt://board:url-pw@127.0.0.1:9"\npassword = "mqtt-pw"\n'
-                      'username = "board"\n', encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", "0.0.0.0:0",
-                             "--state-dir", str(state), "--config", str(config)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    config.write_text(
+        '[web]\npublic_view = true\n[mqtt]\nurl = "mqtt://board:url-pw@127.0.0.1:9"\npassword = "mqtt-pw"\n'
+        'username = "board"\n',
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "run",
+            "--headless",
+            "--hal",
+            "sim",
+            "--web",
+            "0.0.0.0:0",
+            "--state-dir",
+            str(state),
+            "--config",
+            str(config),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         lines: list[str] = []

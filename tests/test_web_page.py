@@ -79,8 +79,15 @@ def test_the_page_shows_24_pieces_at_the_start(browser: Any, live: LiveBoard) ->
 def test_the_clocks_are_written_by_the_shared_board_script(browser: Any, live: LiveBoard) -> None:
     # board.js writes the clocks for the board's page and the hall's alike.
     page = open_page(browser, live)
-    cases = {0: "0:00", 61_000: "1:01", 3_599_999: "59:59", 3_600_000: "1:00:00", 3_723_000: "1:02:03",
-             -7_500: "-0:07", None: ""}
+    cases = {
+        0: "0:00",
+        61_000: "1:01",
+        3_599_999: "59:59",
+        3_600_000: "1:00:00",
+        3_723_000: "1:02:03",
+        -7_500: "-0:07",
+        None: "",
+    }
     shown = page.evaluate("(ms) => ms.map((m) => CrownheadBoard.formatClock(m))", list(cases))
     assert shown == list(cases.values())
     page.close()
@@ -157,7 +164,9 @@ def test_a_referee_game_with_a_clock_started_from_the_page_shows_a_caution(brows
     page.fill("#new-white", "Bo")
     page.click("#new-form button[type=submit]")
     page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Referee')")
-    page.wait_for_function("() => /^[0-9]+:[0-9][0-9]$/.test(document.querySelector('[data-clock=\"black\"]').textContent)")
+    page.wait_for_function(
+        "() => /^[0-9]+:[0-9][0-9]$/.test(document.querySelector('[data-clock=\"black\"]').textContent)"
+    )
     assert page.locator('[data-clock="white"]').text_content() == "5:00"
     page.wait_for_function("() => document.querySelector('.name[data-side=\"black\"]').textContent === 'Ann'")
     # Black's time starts with Black's first lift. 11-18 is no move: the referee cautions Black.

@@ -36,7 +36,18 @@ def test_state_is_the_links_state_json(board: LiveBoard) -> None:
     state = board.state()
     assert state["protocol"] == 1 and state["control"] is True
     assert state["state"]["fen"] == START and state["state"]["ply"] == 0 and state["state"]["turn"] == "black"
-    assert set(state["state"]) >= {"game", "start", "fen", "ply", "turn", "last", "result", "reason", "setup", "waiting"}
+    assert set(state["state"]) >= {
+        "game",
+        "start",
+        "fen",
+        "ply",
+        "turn",
+        "last",
+        "result",
+        "reason",
+        "setup",
+        "waiting",
+    }
     assert state["black"] == "?" and state["clock"] is None
     with Socket(board.ws_url) as ws:
         hello = ws.next()
@@ -82,8 +93,12 @@ def test_wrong_pin_refused_and_rate_limited(tmp_path: Path) -> None:
         login = board.url + "api/login"
 
         def attempt(pin: str) -> tuple[int, dict[str, str], dict[str, object]]:
-            status, headers, body = request(login, method="POST", data=json.dumps({"pin": pin}).encode(),
-                                            headers={"Content-Type": "application/json"})
+            status, headers, body = request(
+                login,
+                method="POST",
+                data=json.dumps({"pin": pin}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
             return status, headers, json.loads(body)
 
         # On this machine watching is open; commands need the PIN.
@@ -102,7 +117,9 @@ def test_wrong_pin_refused_and_rate_limited(tmp_path: Path) -> None:
         status, headers, body = attempt("2468")
         assert status == 200 and body["ok"] is True
         cookie = headers["set-cookie"]
-        assert f"{COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+        assert (
+            f"{COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict")
+        )
         token = cookie.split(";")[0]
         assert board.get("/api/me", headers={"Cookie": token})[2] == b'{"view":true,"control":true,"login":true}'
         assert json.loads(board.get("/api/me", headers={"Cookie": f"{COOKIE}=forged"})[2])["control"] is False
@@ -150,7 +167,9 @@ def test_web_config_and_listen_errors() -> None:
 def _garbage(rng: random.Random) -> str | bytes:
     kind = rng.randrange(8)
     if kind == 0:
-        return b"\xff" + bytes(rng.choice([b for b in range(256) if b not in (10, 13)]) for _ in range(rng.randrange(0, 60)))
+        return b"\xff" + bytes(
+            rng.choice([b for b in range(256) if b not in (10, 13)]) for _ in range(rng.randrange(0, 60))
+        )
     if kind == 1:
         return "x" * rng.randrange(1000, 3000)
     if kind == 2:
@@ -158,14 +177,18 @@ def _garbage(rng: random.Random) -> str | bytes:
     if kind == 3:
         return "{" + "[" * rng.randrange(1, 2000)
     if kind == 4:
-        word = rng.choice(["play", "touch", "press", "mode", "names", "referee", "hands", "brightness", "new", "ballot", "result"])
+        word = rng.choice(
+            ["play", "touch", "press", "mode", "names", "referee", "hands", "brightness", "new", "ballot", "result"]
+        )
         junk = "".join(rng.choice("0123456789x-;=<>&\"' abcZ\u00e9\u202e") for _ in range(rng.randrange(0, 30)))
         return f"{word} {junk}x;y;z" if word == "names" else f"{word} {junk}!"
     if kind == 5:
         return "".join(chr(rng.randrange(0x20, 0x3000)) for _ in range(rng.randrange(1, 40))) + "\u0000"
     if kind == 6:
         return "play " + "-".join(str(rng.randrange(33, 99)) for _ in range(rng.randrange(2, 5)))
-    return rng.choice(["castle e1g1", "<script>alert(1)</script>", "DROP TABLE games", "touch 0", "press eject", "\t\tfly"])
+    return rng.choice(
+        ["castle e1g1", "<script>alert(1)</script>", "DROP TABLE games", "touch 0", "press eject", "\t\tfly"]
+    )
 
 
 def test_ten_thousand_random_messages_change_nothing(tmp_path: Path) -> None:
@@ -187,7 +210,15 @@ def test_ten_thousand_random_messages_change_nothing(tmp_path: Path) -> None:
                 m = ws.next()
                 if m.get("event") == "error":
                     errors += 1
-                    assert m["code"] in ("too-long", "bad-encoding", "bad-json", "unknown-command", "bad-argument", "illegal-move", "not-now")
+                    assert m["code"] in (
+                        "too-long",
+                        "bad-encoding",
+                        "bad-json",
+                        "unknown-command",
+                        "bad-argument",
+                        "illegal-move",
+                        "not-now",
+                    )
                 elif m.get("event") == "reply" and m.get("cmd") == "fen":
                     break
                 else:
@@ -247,8 +278,20 @@ def test_run_web_refuses_a_taken_port_and_a_bad_address(tmp_path: Path, capsys: 
     taken.listen(1)
     try:
         port = taken.getsockname()[1]
-        code = main(["run", "--headless", "--hal", "sim", "--script", str(script), "--state-dir", str(tmp_path / "s"),
-                     "--web", f"127.0.0.1:{port}"])
+        code = main(
+            [
+                "run",
+                "--headless",
+                "--hal",
+                "sim",
+                "--script",
+                str(script),
+                "--state-dir",
+                str(tmp_path / "s"),
+                "--web",
+                f"127.0.0.1:{port}",
+            ]
+        )
         assert code == 2 and f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
     finally:
         taken.close()
@@ -264,8 +307,24 @@ def test_run_web_serves_while_the_board_runs(tmp_path: Path) -> None:
 
     from helpers.web import request
 
-    proc = subprocess.Popen([sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", "127.0.0.1:0",
-                             "--state-dir", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "run",
+            "--headless",
+            "--hal",
+            "sim",
+            "--web",
+            "127.0.0.1:0",
+            "--state-dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         url = None
@@ -297,8 +356,12 @@ def test_the_view_carries_the_match_line(tmp_path: Path) -> None:
     from firmware.app.settings import AppSettings
     from firmware.app.settings import MatchConfig
 
-    settings = AppSettings(auto_crown=True, black_name="Ana", white_name="Ben",
-                           match=MatchConfig(always=True, games=2, black_name="Ana", white_name="Ben"))
+    settings = AppSettings(
+        auto_crown=True,
+        black_name="Ana",
+        white_name="Ben",
+        match=MatchConfig(always=True, games=2, black_name="Ana", white_name="Ben"),
+    )
     with LiveBoard(tmp_path, settings=settings) as board:
         with Socket(board.ws_url) as ws:
             ws.next()
@@ -324,8 +387,9 @@ def test_rules_of_the_next_game_from_the_socket(board: LiveBoard) -> None:
         reply = ws.command("rules russian")
         assert reply["ok"] and reply["variant"] == "russian"
         # The pieces stand where Russian draughts starts too: the new game begins at once.
-        assert any(m.get("event") == "new-game" and m["fen"].startswith("W:") for m in ws.seen) or \
-            ws.until(lambda m: m.get("event") == "new-game")["fen"].startswith("W:")
+        assert any(m.get("event") == "new-game" and m["fen"].startswith("W:") for m in ws.seen) or ws.until(
+            lambda m: m.get("event") == "new-game"
+        )["fen"].startswith("W:")
         state = board.state()
         assert state["variant"] == "russian" and state["state"]["turn"] == "white"
         ws.seen.clear()
@@ -407,6 +471,7 @@ def test_status_shows_the_last_selftest(tmp_path: Path, caplog: pytest.LogCaptur
     from firmware.storage.selftest import SELFTEST_FILE
 
     with LiveBoard(tmp_path) as board:
+
         def selftest() -> dict[str, Any]:
             status, _h, body = board.get("/api/status")
             assert status == 200
@@ -590,8 +655,11 @@ def test_the_view_is_kept_as_it_is_sent() -> None:
 
     hub.wake = wake
     hub.resume()
-    hub.send(b'{"t":5,"event":"view","brightness":40}\n', display_only=True,
-             keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, "brightness": 40}, 5))
+    hub.send(
+        b'{"t":5,"event":"view","brightness":40}\n',
+        display_only=True,
+        keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, "brightness": 40}, 5),
+    )
     assert asked == [True]
 
 
@@ -747,7 +815,9 @@ def test_a_flood_of_display_commands_costs_the_main_loop_a_few_frames(tmp_path: 
     rig.wait(DISPLAY_MS + 20)
     drain()
     assert applied[-1] == 0.99 and rig.app.policy.settings.brightness == 0.99
-    assert {page.id: views[page.id][-1] for page in pages if page is not None} == {page.id: 99 for page in pages if page is not None}
+    assert {page.id: views[page.id][-1] for page in pages if page is not None} == {
+        page.id: 99 for page in pages if page is not None
+    }
     assert link.commands == 0 and hub.answered == 231  # none of them reached the main loop as a line
     rig.close()
 

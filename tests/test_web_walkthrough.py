@@ -38,8 +38,12 @@ def hands(board: LiveBoard, *moves: str, pin: str = "") -> None:
     """The simulated hands make ``moves`` (a page of its own, logged in with ``pin``)."""
     headers = {}
     if pin:
-        _status, answer, _body = request(board.url + "api/login", method="POST", data=json.dumps({"pin": pin}).encode(),
-                                         headers={"Content-Type": "application/json"})
+        _status, answer, _body = request(
+            board.url + "api/login",
+            method="POST",
+            data=json.dumps({"pin": pin}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         headers["Cookie"] = answer["set-cookie"].split(";")[0]
     with Socket(board.ws_url, additional_headers=headers) as ws:
         ws.next()
@@ -110,8 +114,9 @@ def test_a_game_by_clicks_numbered_per_move_with_nothing_left_in_hand(browser: A
         log = page.locator('#log [data-kind="move"]').all_text_contents()
         assert log[::-1][:4] == ["1. Black 11-15", "1... White 22-18", "2. Black 15x22", "2... White 25x18"]
         assert log[0] == "3. Black 8-11"
-        markers = page.evaluate("() => [...document.querySelectorAll('#log li, #moves li')]"
-                                ".map((li) => getComputedStyle(li).listStyleType)")
+        markers = page.evaluate(
+            "() => [...document.querySelectorAll('#log li, #moves li')].map((li) => getComputedStyle(li).listStyleType)"
+        )
         assert set(markers) == {"none"}
         # A claim that does not hold says why, on the page (the board's own words).
         page.click('[data-press="claim"]')
@@ -137,14 +142,18 @@ def test_a_click_before_logging_in_is_no_selection_and_says_how_to_log_in(browse
         page.fill("#pin", "2468")
         page.click("#login button")
         page.wait_for_function("() => !document.body.classList.contains('read-only')")
-        page.wait_for_function("() => { const s = window.crownhead.socket; return s && s.readyState === WebSocket.OPEN; }")
+        page.wait_for_function(
+            "() => { const s = window.crownhead.socket; return s && s.readyState === WebSocket.OPEN; }"
+        )
         page.wait_for_selector('#connection[data-state="live"]')
         assert page.locator("#page-message").text_content() == ""
         # An empty square clicked with an empty hand: nothing is put down there.
         click(page, 17)
         page.wait_for_selector('#log [data-kind="error"]')
         assert "no piece in the hand" in page.locator('#log [data-kind="error"]').first.text_content()
-        assert live.state()["state"]["fen"].count("17") == 0 and live.app.sim is not None and 17 not in live.app.sim.pieces
+        assert (
+            live.state()["state"]["fen"].count("17") == 0 and live.app.sim is not None and 17 not in live.app.sim.pieces
+        )
         # The first click after logging in lifts, the next puts down: a move.
         click(page, 22)
         page.wait_for_function("() => document.querySelector('#hand').textContent === 'in hand: white man'")
@@ -211,7 +220,9 @@ def test_new_game_while_a_saved_game_waits_asks_first_and_then_starts_it(browser
         page.wait_for_selector("#setup:not([hidden])")
         # Players the board does not know are named by their side, not by a "?".
         assert [" ".join(page.locator(f"#player-{p}").text_content().split()) for p in ("top", "bottom")] == [
-            "Black", "White"]
+            "Black",
+            "White",
+        ]
         page.click("#new-game summary")
         page.fill("#new-black", "Ana")
         page.fill("#new-white", "Ben")
@@ -240,7 +251,9 @@ def test_new_game_while_a_saved_game_waits_asks_first_and_then_starts_it(browser
         # 1-12 at the top, White's at the bottom; flipped, the other way round.
         for flipped in (False, True):
             board_box = page.locator("#board").bounding_box()
-            top_row = page.locator('#board [data-square="1"]').bounding_box()["y"] < board_box["y"] + board_box["height"] / 2
+            top_row = (
+                page.locator('#board [data-square="1"]').bounding_box()["y"] < board_box["y"] + board_box["height"] / 2
+            )
             ana = page.locator('.player:has(.name[data-side="black"])').bounding_box()
             ben = page.locator('.player:has(.name[data-side="white"])').bounding_box()
             assert top_row is not flipped
@@ -252,5 +265,9 @@ def test_new_game_while_a_saved_game_waits_asks_first_and_then_starts_it(browser
         row = page.locator("#games-table tbody tr").first
         row.wait_for()
         assert [row.locator(f'[data-col="{c}"]').text_content() for c in ("black", "white", "result", "moves")] == [
-            "?", "?", "*", "1"]
+            "?",
+            "?",
+            "*",
+            "1",
+        ]
         page.close()

@@ -148,7 +148,9 @@ class App(Loop, Commands):
         self.store = store
         self.thinker = thinker or Thinker(background=True)
         #: The engine's move the hint button shows.
-        self.hints = Hints(hint_player, hint_thinker or Thinker(background=self.thinker.background), settings.hint_movetime_ms)
+        self.hints = Hints(
+            hint_player, hint_thinker or Thinker(background=self.thinker.background), settings.hint_movetime_ms
+        )
         self.sinks: list[Sink] = list(sinks)
         self.sources: list[Source] = list(sources)
         #: Sources that wake the real-time loop themselves (:meth:`wake`) when another
@@ -198,7 +200,9 @@ class App(Loop, Commands):
         self.tracker: Follower
         self.controller: Controller
         #: The match under way in the state directory (see firmware.app.matchplay).
-        self.matches = MatchPlay(MatchStore(store.directory) if store is not None else None, settings.match, self.players)
+        self.matches = MatchPlay(
+            MatchStore(store.directory) if store is not None else None, settings.match, self.players
+        )
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -233,7 +237,11 @@ class App(Loop, Commands):
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
-            how = f" in {self.mode.name} mode, as asked (--mode)" if self.mode.name != record.mode and "mode" in self.settings.given else ""
+            how = (
+                f" in {self.mode.name} mode, as asked (--mode)"
+                if self.mode.name != record.mode and "mode" in self.settings.given
+                else ""
+            )
             self.say(
                 f"Resuming the unfinished game ({game.ply} {'ply' if game.ply == 1 else 'plies'}){how}. Put the pieces where the "
                 "lights ask, or press new for a new game."
@@ -617,7 +625,12 @@ class App(Loop, Commands):
 
     def _on_press(self, press: ButtonEvent) -> bool | None:
         declared = self.tracker.game.declared
-        if press.name == "takeback" and declared is not None and declared.reason == "resign" and self.matches.counted(self.record):
+        if (
+            press.name == "takeback"
+            and declared is not None
+            and declared.reason == "resign"
+            and self.matches.counted(self.record)
+        ):
             # The match has the result on its sheet: a resignation in it stands.
             self.say("The resignation stands: the game is counted in the match.")
             return False
@@ -665,9 +678,7 @@ class App(Loop, Commands):
         if move is None:
             return
         tracker.expect(move)
-        out.append(
-            ComputerMove(now, str(game.turn), player.name, move.pdn(), tuple(move.path), tuple(move.captures))
-        )
+        out.append(ComputerMove(now, str(game.turn), player.name, move.pdn(), tuple(move.path), tuple(move.captures)))
 
     # -- the engine's hint and the lights ------------------------------------------------
 
@@ -719,9 +730,7 @@ class App(Loop, Commands):
         game = tracker.game
         result = game.result if tracker.setting_up is None else None
         roles = picture(tracker, self.hint)
-        frame = self.policy.frame(
-            roles, now_ms=now, warning_squares=squares, result=result, position=game.position
-        )
+        frame = self.policy.frame(roles, now_ms=now, warning_squares=squares, result=result, position=game.position)
         lights = self.hardware.lights
         if frame != self._frame:
             self._frame = frame
@@ -740,7 +749,6 @@ class App(Loop, Commands):
             except Exception:  # a broken link must not stop the board
                 log.exception("event source failed")
         return events
-
 
     def setup_target(self) -> tuple[str, Position] | None:
         """What the board must be set up as now, and why (``new-game``, ``resume``,

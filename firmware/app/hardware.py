@@ -344,9 +344,7 @@ def open_hardware(
     """
     backend = hal or config.board.backend
     if backend not in BACKENDS:
-        raise ConfigError(
-            f"unknown hardware backend {backend!r} (choose from {', '.join(BACKENDS)})"
-        )
+        raise ConfigError(f"unknown hardware backend {backend!r} (choose from {', '.join(BACKENDS)})")
     try:
         console = header_console(system) if config.board.serial_console == "auto" and backend != "sim" else None
         check_pins(config, backend, console=console)
@@ -384,9 +382,7 @@ def open_hardware(
         except HardwareError:
             raise
         except Exception as exc:  # a driver's own exception: keep its text, add context
-            raise HardwareError(
-                f"cannot open the {backend} hardware: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise HardwareError(f"cannot open the {backend} hardware: {type(exc).__name__}: {exc}") from exc
         return Hardware(
             sensors=sensors,
             lights=FrameLimiter(lights, clock, max_fps=config.lights.max_fps),
@@ -503,9 +499,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
     if changes:
         backend = getattr(args, "hal", None) or config.board.backend
         if backend != "sim":
-            raise ConfigError(
-                f"the --sim-* options need the simulator (--hal sim); the backend is {backend!r}"
-            )
+            raise ConfigError(f"the --sim-* options need the simulator (--hal sim); the backend is {backend!r}")
         config = config.replace("sim", **changes)
     return config
 

@@ -89,7 +89,11 @@ class GameKeeper:
                 aside = self.store.set_aside()
             except StoreError as why:
                 self.aside_pending = True
-                self.notify(Notice(now, f"{exc}; a new game begins ({why}: it is kept as it is, and moved aside when it can be)"))
+                self.notify(
+                    Notice(
+                        now, f"{exc}; a new game begins ({why}: it is kept as it is, and moved aside when it can be)"
+                    )
+                )
             else:
                 self.notify(Notice(now, f"{exc}; the file was kept as {aside} and a new game begins"))
             return None
@@ -184,8 +188,7 @@ class GameKeeper:
             return
         self.not_kept = str(exc)
         message = (
-            f"games are not being kept: {exc}; the board plays on and tries again at every move "
-            "(see docs/install.md)"
+            f"games are not being kept: {exc}; the board plays on and tries again at every move (see docs/install.md)"
         )
         log.error("%s", message)
         self.notify(Notice(now, message))

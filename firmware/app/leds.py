@@ -69,7 +69,7 @@ def parse_colour(value: object, where: str = "colour") -> RGB:
     if isinstance(value, str):
         m = _HEX.match(value.strip())
         if not m:
-            raise ValueError(f"{where}: {value!r} is not a colour (write it as \"#rrggbb\")")
+            raise ValueError(f'{where}: {value!r} is not a colour (write it as "#rrggbb")')
         h = m.group(1)
         return (int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16))
     if (
@@ -78,7 +78,7 @@ def parse_colour(value: object, where: str = "colour") -> RGB:
         and all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in value)
     ):
         return (value[0], value[1], value[2])
-    raise ValueError(f"{where}: {value!r} is not a colour (\"#rrggbb\" or [r, g, b] with 0-255)")
+    raise ValueError(f'{where}: {value!r} is not a colour ("#rrggbb" or [r, g, b] with 0-255)')
 
 
 @dataclass(frozen=True)
@@ -293,4 +293,3 @@ class LedPolicy:
         half = self.settings.blink_ms // 2
         elapsed = max(0, now_ms - self._blink_since)
         return self._blink_since + (elapsed // half + 1) * half
-

@@ -47,9 +47,7 @@ class Seating(NamedTuple):
     events: list[Event]
 
 
-def seat(
-    players: Mapping[Color, Player], black: str, white: str, machine_name: str | None
-) -> dict[Color, Player]:
+def seat(players: Mapping[Color, Player], black: str, white: str, machine_name: str | None) -> dict[Color, Player]:
     """The players of a game whose Black is ``black`` and White ``white``: the machine
     (if any) at the colour of ``machine_name``, people renamed to their seat's name.
 
@@ -71,8 +69,12 @@ class MatchPlay:
     """The application's match keeper (see the module docstring). ``store`` None: no
     state directory, no matches."""
 
-    def __init__(self, store: MatchStore | None, config: MatchConfig = MatchConfig(),
-                 players: Mapping[Color, Player] | None = None) -> None:
+    def __init__(
+        self,
+        store: MatchStore | None,
+        config: MatchConfig = MatchConfig(),
+        players: Mapping[Color, Player] | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.match: Match | None = None
@@ -197,9 +199,11 @@ class MatchPlay:
         """The players of a game of the match resumed after a power cut, as its record
         has them (the machine where the match put it); other games keep ``players``."""
         match = self.match
-        if match is not None and record.extra.get(MATCH_TAG) == match.id and {record.black, record.white} == {
-            match.first, match.second
-        }:
+        if (
+            match is not None
+            and record.extra.get(MATCH_TAG) == match.id
+            and {record.black, record.white} == {match.first, match.second}
+        ):
             return seat(players, record.black, record.white, self._machine_name(match, players))
         return dict(players)
 
@@ -209,8 +213,10 @@ class MatchPlay:
         black = config.black_name or players[BLACK].name
         white = config.white_name or players[WHITE].name
         if black in ("", "?") or white in ("", "?") or black == white:
-            black, white = (black if black not in ("", "?") else "Player A",
-                            white if white not in ("", "?", black) else "Player B")
+            black, white = (
+                black if black not in ("", "?") else "Player A",
+                white if white not in ("", "?", black) else "Player B",
+            )
         try:
             match = new_match(black, white, games=config.games or None, count_draws=config.count_draws)
         except ValueError as exc:
@@ -258,8 +264,9 @@ class MatchPlay:
         if any(g.id == record.id for g in match.played):
             return []  # already counted (written again after a restart)
         try:
-            match = match.with_result(record.result or "*", id=record.id, black=record.black,
-                                      white=record.white, ballot=ballot)
+            match = match.with_result(
+                record.result or "*", id=record.id, black=record.black, white=record.white, ballot=ballot
+            )
         except ValueError as exc:
             return self._notices(now, [f"the game is not counted in the match: {exc}"])
         notes = self._save(match)
@@ -271,8 +278,19 @@ class MatchPlay:
     def _event(self, now: int, cause: str, match: Match, number: int, black: str) -> MatchScore:
         a, b = match.standings
         return MatchScore(
-            now, cause, match.id, match.first, match.second, match.games or 0, len(match.counted), number,
-            black, (match.marks(a), match.marks(b)), match.over, match.winner or "", match.count_draws,
+            now,
+            cause,
+            match.id,
+            match.first,
+            match.second,
+            match.games or 0,
+            len(match.counted),
+            number,
+            black,
+            (match.marks(a), match.marks(b)),
+            match.over,
+            match.winner or "",
+            match.count_draws,
         )
 
     def _notices(self, now: int, messages: list[str]) -> list[Event]:

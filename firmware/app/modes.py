@@ -202,8 +202,10 @@ class Modes:
         on with two people)."""
         held = self.seats.held
         if side in held:
-            return (f"the machine played {side} in the saved game, but {side}'s moves come from"
-                    f" {held[side]}: the game resumes without the machine")
+            return (
+                f"the machine played {side} in the saved game, but {side}'s moves come from"
+                f" {held[side]}: the game resumes without the machine"
+            )
         player = self.seats.players[side]
         if not (isinstance(player, Computer) and (player.spec is None or player.spec == spec)):
             try:

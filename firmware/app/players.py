@@ -335,9 +335,7 @@ def draw_answer(game: Game, side: Color, *, depth: int = 4, movetime_ms: int = 2
     """
     from rules.engine import Engine
 
-    result = Engine(game.rules).search(
-        game.position, depth=depth, movetime_ms=movetime_ms, history=game.positions[:-1]
-    )
+    result = Engine(game.rules).search(game.position, depth=depth, movetime_ms=movetime_ms, history=game.positions[:-1])
     score = result.score if game.turn == side else -result.score
     return score <= LEVEL_MARGIN, score
 

@@ -55,9 +55,21 @@ __all__ = ["StoredMode", "mode_settings", "read_settings", "RESUMABLE", "Comebac
 #: options) that win over the resumed game's own.
 RESUMABLE = frozenset(
     {
-        "mode", "hints", "names", "rules", "clock",
-        "computer_plays", "opponent", "level", "seed",
-        "referee_style", "ballot", "ballot_seed", "event", "site", "round",
+        "mode",
+        "hints",
+        "names",
+        "rules",
+        "clock",
+        "computer_plays",
+        "opponent",
+        "level",
+        "seed",
+        "referee_style",
+        "ballot",
+        "ballot_seed",
+        "event",
+        "site",
+        "round",
     }
 )
 
@@ -251,7 +263,11 @@ def mode_settings(
     if mode == "computer" and machine is not None:
         side, spec, name = machine
         out["machine"] = {
-            "side": str(side), "opponent": spec.opponent, "level": spec.level, "seed": spec.seed, "name": name,
+            "side": str(side),
+            "opponent": spec.opponent,
+            "level": spec.level,
+            "seed": spec.seed,
+            "name": name,
         }
     if mode == "referee" and referee is not None:
         out["referee"] = {
@@ -306,7 +322,12 @@ def comeback(record: GameRecord, settings: AppSettings, mode: str, where: str) -
     given = settings.given
     chosen = mode if "mode" in given else stored.mode
     if chosen != stored.mode:
-        said.append((logging.WARNING, f"the game resumes in {chosen} mode, as asked (--mode); it was saved in {stored.mode} mode"))
+        said.append(
+            (
+                logging.WARNING,
+                f"the game resumes in {chosen} mode, as asked (--mode); it was saved in {stored.mode} mode",
+            )
+        )
     referee = None
     if chosen == "referee" and stored.mode == "referee":
         referee = {key: value for key, value in stored.referee.items() if REFEREE_KEYS[key] not in given}

@@ -45,7 +45,7 @@ class PlayConfig:
 
     def validate(self) -> None:
         if self.mode not in MODES:
-            raise FieldError("mode", f"must be one of {', '.join(MODES)}, got \"{self.mode}\"")
+            raise FieldError("mode", f'must be one of {", ".join(MODES)}, got "{self.mode}"')
         if self.computer_plays not in ("black", "white"):
             raise FieldError("computer_plays", f'must be "black" or "white", got "{self.computer_plays}"')
         if self.opponent not in ("engine", "random"):

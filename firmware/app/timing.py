@@ -181,7 +181,13 @@ class BoardClock:
         running = str(self.clock.running) if self.clock.running is not None else ""
         if self.waiting and not self.clock.stopped:
             running = running or str(self._turn)
-        return times[BLACK], times[WHITE], running, self.clock.paused or (self.waiting and not self.clock.stopped), self.flag
+        return (
+            times[BLACK],
+            times[WHITE],
+            running,
+            self.clock.paused or (self.waiting and not self.clock.stopped),
+            self.flag,
+        )
 
     def _go(self, game: Game, now: int) -> list[Event]:
         self.waiting = False

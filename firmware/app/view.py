@@ -181,7 +181,9 @@ def board_view(board: ShownBoard) -> BoardView:
     elif board.hint_thinker.busy:
         prompt = "Looking for a hint..."
     elif game.turn in tracker.held and tracker.setting_up is None and result is None:
-        prompt = f"{game.turn.name.title()}'s moves come from {tracker.held[game.turn]}: wait until the board shows one."
+        prompt = (
+            f"{game.turn.name.title()}'s moves come from {tracker.held[game.turn]}: wait until the board shows one."
+        )
     warning_text = ""
     if warning is not None:
         warning_text = warning.message[:1].upper() + warning.message[1:]
@@ -198,8 +200,12 @@ def board_view(board: ShownBoard) -> BoardView:
         blinking=board.blinking,
         status=status,
         mode_text=f"{mode}, {hints}",
-        black=board.players[BLACK].name if board.referee is None else board.referee.side_text(BLACK, board.clock.now_ms()),
-        white=board.players[WHITE].name if board.referee is None else board.referee.side_text(WHITE, board.clock.now_ms()),
+        black=board.players[BLACK].name
+        if board.referee is None
+        else board.referee.side_text(BLACK, board.clock.now_ms()),
+        white=board.players[WHITE].name
+        if board.referee is None
+        else board.referee.side_text(WHITE, board.clock.now_ms()),
         moves=moves,
         first_mover_white=game.start.turn is WHITE,
         warning=warning_text,

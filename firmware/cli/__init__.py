@@ -17,7 +17,6 @@ from typing import NoReturn
 from firmware.cli._common import missing_extra
 
 
-
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr, exit code 2."""
 
@@ -38,8 +37,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         description="The software inside an electronic checkers board.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = [only] if only is not None else sorted(
-        info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    names = (
+        [only]
+        if only is not None
+        else sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    )
     for name in names:
         module = importlib.import_module(f"{__name__}.{name}")
         register = getattr(module, "register", None)
@@ -71,4 +73,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         # `crownhead moves | head` closes the pipe early; that is not an error.
         sys.stderr.close()
         return 0
-

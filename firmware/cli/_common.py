@@ -18,8 +18,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         choices=names(),
         default=None,  # english; None tells a variant given from none (crownhead run resuming)
         metavar="NAME",
-        help=f"the game played on the board ({listing}). The house-rule options below "
-        "change it further",
+        help=f"the game played on the board ({listing}). The house-rule options below change it further",
     )
     parser.add_argument(
         "--men-capture-backward",

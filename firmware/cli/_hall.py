@@ -19,13 +19,20 @@ __all__ = ["add_hall_arguments", "hall_from_args", "publish_replay"]
 
 def add_hall_arguments(p: argparse.ArgumentParser, *, commands: bool = False) -> None:
     g = p.add_argument_group("tournament hall (MQTT)")
-    g.add_argument("--mqtt", metavar="URL", help="report to the MQTT broker at URL (mqtt://[user:pass@]host[:port] or mqtts://...)")
+    g.add_argument(
+        "--mqtt", metavar="URL", help="report to the MQTT broker at URL (mqtt://[user:pass@]host[:port] or mqtts://...)"
+    )
     g.add_argument("--hall", metavar="NAME", help="the hall's name in the topics (default: [mqtt] hall, else hall)")
-    g.add_argument("--board", metavar="NAME", help="this board's name in the topics (default: [mqtt] board, else board)")
+    g.add_argument(
+        "--board", metavar="NAME", help="this board's name in the topics (default: [mqtt] board, else board)"
+    )
     g.add_argument("--mqtt-ca", metavar="FILE", help="with mqtts://: the CA certificate file")
     if commands:
-        g.add_argument("--mqtt-commands", action="store_true",
-                       help="take the host link's commands from the hall (needs a broker account; see docs/hall.md)")
+        g.add_argument(
+            "--mqtt-commands",
+            action="store_true",
+            help="take the host link's commands from the hall (needs a broker account; see docs/hall.md)",
+        )
 
 
 def hall_from_args(args: argparse.Namespace, config: Any = None) -> HallSettings | None:
@@ -67,7 +74,12 @@ def publish_replay(
     ``referee``: the replay's referee settings, whose names, event and round the state reports."""
     named: dict[str, Any] = {}
     if referee is not None:
-        for key, value in (("black", referee.black), ("white", referee.white), ("event", referee.event), ("round", referee.round)):
+        for key, value in (
+            ("black", referee.black),
+            ("white", referee.white),
+            ("event", referee.event),
+            ("round", referee.round),
+        ):
             if value not in ("", "?"):
                 named[key] = value
     state = replay_state(events, fen, rules, **named)
@@ -78,7 +90,9 @@ def publish_replay(
     sent = publisher.flush(timeout_s)
     publisher.close(flush_s=0)
     if not sent:
-        print(f"crownhead replay: {redact_url(settings.url)}: the broker did not take every event within {timeout_s:.0f} s",
-              file=sys.stderr)
+        print(
+            f"crownhead replay: {redact_url(settings.url)}: the broker did not take every event within {timeout_s:.0f} s",
+            file=sys.stderr,
+        )
         return 1
     return 0

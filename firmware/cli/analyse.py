@@ -61,11 +61,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"think for at most MS milliseconds (default {DEFAULT_MOVETIME_MS})",
     )
     limit.add_argument("--depth", type=int_argument, metavar="N", help="search N plies deep")
-    p.add_argument("--moves", metavar="MOVES", help="the moves played since the position, in "
-                   "PDN, space-separated ('11-15 23-19'): repetitions and the 40-move rule "
-                   "count them")
-    p.add_argument("--no-tables", action="store_true",
-                   help="search without the endgame tables")
+    p.add_argument(
+        "--moves",
+        metavar="MOVES",
+        help="the moves played since the position, in "
+        "PDN, space-separated ('11-15 23-19'): repetitions and the 40-move rule "
+        "count them",
+    )
+    p.add_argument("--no-tables", action="store_true", help="search without the endgame tables")
     add_rules_arguments(p)
     p.set_defaults(func=run)
 
@@ -101,8 +104,7 @@ def _tables(rules: Rules) -> EndgameProbe | None:
 
 def run(args: argparse.Namespace) -> int:
     if args.movetime is not None and args.movetime <= 0:
-        print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}",
-              file=sys.stderr)
+        print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}", file=sys.stderr)
         return 2
     if args.depth is not None and args.depth < 1:
         print(f"crownhead analyse: --depth must be 1 or more, not {args.depth}", file=sys.stderr)

@@ -22,7 +22,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--fen", help="the position (PDN FEN); default: the start position")
     p.add_argument("--flip", action="store_true", help="White's side at the top")
-    p.add_argument("--size", type=int_argument, default=400, metavar="PX", help="width and height in pixels (16-10000, default 400)")
+    p.add_argument(
+        "--size",
+        type=int_argument,
+        default=400,
+        metavar="PX",
+        help="width and height in pixels (16-10000, default 400)",
+    )
     p.add_argument("--no-numbers", action="store_true", help="leave the square numbers out")
     p.set_defaults(func=run)
 

@@ -39,39 +39,46 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(egdb/). `build` is resumable: an interrupted build goes on where it stopped.",
     )
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
-    b = actions.add_parser("build", help="compute the tables (five pieces: minutes on a "
-                           "desktop, under an hour on a Raspberry Pi 4)")
-    b.add_argument("--pieces", type=int, default=DEFAULT_PIECES,
-                   help=f"largest number of pieces on the board, 2-{MAX_PIECES} (default "
-                   f"{DEFAULT_PIECES}; six pieces take hours and gigabytes of memory, see "
-                   "docs/engine.md)")
-    b.add_argument("--dir", type=Path, help="where the tables go (default: egdb/ in the "
-                   "state directory)")
-    b.add_argument("--jobs", type=int, default=1,
-                   help="processes building side by side (default 1; each needs the memory "
-                   "of the largest table being built, see docs/engine.md)")
+    b = actions.add_parser(
+        "build", help="compute the tables (five pieces: minutes on a desktop, under an hour on a Raspberry Pi 4)"
+    )
+    b.add_argument(
+        "--pieces",
+        type=int,
+        default=DEFAULT_PIECES,
+        help=f"largest number of pieces on the board, 2-{MAX_PIECES} (default "
+        f"{DEFAULT_PIECES}; six pieces take hours and gigabytes of memory, see "
+        "docs/engine.md)",
+    )
+    b.add_argument("--dir", type=Path, help="where the tables go (default: egdb/ in the state directory)")
+    b.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="processes building side by side (default 1; each needs the memory "
+        "of the largest table being built, see docs/engine.md)",
+    )
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     b.set_defaults(func=run_build)
-    v = actions.add_parser("verify", help="check random positions of every table against "
-                           "the positions their moves lead to")
-    v.add_argument("--dir", type=Path, help="where the tables are (default: egdb/ in the "
-                   "state directory)")
-    v.add_argument("--sample", type=int, default=400,
-                   help="positions checked in each table (default 400)")
+    v = actions.add_parser(
+        "verify", help="check random positions of every table against the positions their moves lead to"
+    )
+    v.add_argument("--dir", type=Path, help="where the tables are (default: egdb/ in the state directory)")
+    v.add_argument("--sample", type=int, default=400, help="positions checked in each table (default 400)")
     v.add_argument("--seed", type=int, default=1, help="which random positions (default 1)")
     v.set_defaults(func=run_verify)
-    k = actions.add_parser("pack", help="write win/draw/loss tables (2 bits a position, "
-                           "what ships with the package) from tables built with distances")
-    k.add_argument("--dir", type=Path, help="the built tables (default: egdb/ in the state "
-                   "directory)")
+    k = actions.add_parser(
+        "pack",
+        help="write win/draw/loss tables (2 bits a position, "
+        "what ships with the package) from tables built with distances",
+    )
+    k.add_argument("--dir", type=Path, help="the built tables (default: egdb/ in the state directory)")
     k.add_argument("--to", type=Path, required=True, help="where the .wdl files go")
-    k.add_argument("--pieces", default="5-6", help="which tables: a number of pieces or a "
-                   "range (default 5-6)")
+    k.add_argument("--pieces", default="5-6", help="which tables: a number of pieces or a range (default 5-6)")
     k.add_argument("--quiet", action="store_true", help="no progress bar")
     k.set_defaults(func=run_pack)
     i = actions.add_parser("info", help="list the tables there are, with their sizes")
-    i.add_argument("--dir", type=Path, help="where the tables are (default: egdb/ in the "
-                   "state directory)")
+    i.add_argument("--dir", type=Path, help="where the tables are (default: egdb/ in the state directory)")
     i.set_defaults(func=run_info)
 
 
@@ -93,8 +100,10 @@ class Bar:
         self.last = percent
         filled = int(share * self.width)
         elapsed = time.monotonic() - self.started
-        line = (f"[{'#' * filled}{'.' * (self.width - filled)}] {percent:3d}%  "
-                f"material {''.join(map(str, material))}  {elapsed:5.0f} s")
+        line = (
+            f"[{'#' * filled}{'.' * (self.width - filled)}] {percent:3d}%  "
+            f"material {''.join(map(str, material))}  {elapsed:5.0f} s"
+        )
         self.out.write(("\r" + line) if self.tty else line + "\n")
         self.out.flush()
 
@@ -105,12 +114,10 @@ class Bar:
 
 def run_build(args: argparse.Namespace) -> int:
     if not 2 <= args.pieces <= MAX_PIECES:
-        print(f"crownhead egdb build: --pieces must be 2-{MAX_PIECES}, not {args.pieces}",
-              file=sys.stderr)
+        print(f"crownhead egdb build: --pieces must be 2-{MAX_PIECES}, not {args.pieces}", file=sys.stderr)
         return 2
     if args.jobs < 1:
-        print(f"crownhead egdb build: --jobs must be 1 or more, not {args.jobs}",
-              file=sys.stderr)
+        print(f"crownhead egdb build: --jobs must be 1 or more, not {args.jobs}", file=sys.stderr)
         return 2
     folder = args.dir if args.dir is not None else default_dir()
     bar = None if args.quiet else Bar(sys.stderr)
@@ -124,10 +131,11 @@ def run_build(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     # ru_maxrss is in kB on Linux; the children are the build processes of --jobs.
-    peak = max(resource.getrusage(who).ru_maxrss
-               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) // 1024
-    print(f"{len(tables)} tables of up to {args.pieces} pieces in {folder} "
-          f"({time.monotonic() - started:.0f} s, at most {peak} MB of memory a process)")
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) // 1024
+    print(
+        f"{len(tables)} tables of up to {args.pieces} pieces in {folder} "
+        f"({time.monotonic() - started:.0f} s, at most {peak} MB of memory a process)"
+    )
     return 0
 
 
@@ -138,8 +146,11 @@ def run_pack(args: argparse.Namespace) -> int:
     except ValueError:
         pieces = (0, 0)
     if not 2 <= pieces[0] <= pieces[1] <= MAX_PIECES:
-        print(f"crownhead egdb pack: --pieces must be a number of pieces or a range within "
-              f"2-{MAX_PIECES}, not {args.pieces!r}", file=sys.stderr)
+        print(
+            f"crownhead egdb pack: --pieces must be a number of pieces or a range within "
+            f"2-{MAX_PIECES}, not {args.pieces!r}",
+            file=sys.stderr,
+        )
         return 2
     from firmware.egdb import wdl
 
@@ -155,8 +166,7 @@ def run_pack(args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     size = sum((args.to / wdl_name(m)).stat().st_size for m in packed)
-    print(f"{len(packed)} win/draw/loss tables in {args.to}: {size / 1e6:.1f} MB "
-          f"({time.monotonic() - started:.0f} s)")
+    print(f"{len(packed)} win/draw/loss tables in {args.to}: {size / 1e6:.1f} MB ({time.monotonic() - started:.0f} s)")
     return 0
 
 
@@ -168,8 +178,7 @@ def run_verify(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     folder = args.dir if args.dir is not None else default_dir()
     if args.sample < 1:
-        print(f"crownhead egdb verify: --sample must be 1 or more, not {args.sample}",
-              file=sys.stderr)
+        print(f"crownhead egdb verify: --sample must be 1 or more, not {args.sample}", file=sys.stderr)
         return 2
     try:
         probe = load_probe(folder)
@@ -186,9 +195,11 @@ def run_verify(args: argparse.Namespace, out: TextIO | None = None) -> int:
     opened = set(probe.tables)  # the probe leaves out a table with a damaged block
     for material in materials(probe.pieces):
         if material not in probe.tables:
-            print(f"  {''.join(map(str, material))}  "
-                  f"{'damaged: a block does not read' if material in opened else 'missing'}",
-                  file=out)
+            print(
+                f"  {''.join(map(str, material))}  "
+                f"{'damaged: a block does not read' if material in opened else 'missing'}",
+                file=out,
+            )
             bad += 1
             continue
         sample = [rng.randrange(size_of(material)) for _ in range(args.sample)]
@@ -203,12 +214,18 @@ def run_verify(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if wrong:
             bad += 1
             own, opp, kings = boards_of(wrong[0], material) or (0, 0, 0)
-            print(f"  {''.join(map(str, material))}  {len(wrong)} of {len(sample)} wrong, the "
-                  f"first index {wrong[0]} ({_fen(own, opp, kings)})", file=out)
-    print(f"{len(probe.tables)} tables of up to {probe.pieces} pieces in {folder}: "
-          f"{checked:,} positions checked, "
-          f"{'no table wrong' if not bad else f'{bad} wrong or missing'} "
-          f"({time.monotonic() - started:.0f} s)", file=out)
+            print(
+                f"  {''.join(map(str, material))}  {len(wrong)} of {len(sample)} wrong, the "
+                f"first index {wrong[0]} ({_fen(own, opp, kings)})",
+                file=out,
+            )
+    print(
+        f"{len(probe.tables)} tables of up to {probe.pieces} pieces in {folder}: "
+        f"{checked:,} positions checked, "
+        f"{'no table wrong' if not bad else f'{bad} wrong or missing'} "
+        f"({time.monotonic() - started:.0f} s)",
+        file=out,
+    )
     return 1 if bad else 0
 
 
@@ -230,9 +247,11 @@ def run_info(args: argparse.Namespace) -> int:
     print(f"The engine probes {describe(probe)}.")
     folder = default_dir()
     if not any(folder.glob("egdb-*")):
-        print(f"{folder}: none built (the shipped tables serve; `crownhead egdb build` "
-              "adds distances to five pieces, `--pieces 6` on a desktop to six: "
-              "docs/engine.md)")
+        print(
+            f"{folder}: none built (the shipped tables serve; `crownhead egdb build` "
+            "adds distances to five pieces, `--pieces 6` on a desktop to six: "
+            "docs/engine.md)"
+        )
     elif (code := _list(folder)) != 0:
         return code
     shipped = sorted(SHIPPED.glob("egdb-*"))
@@ -240,8 +259,10 @@ def run_info(args: argparse.Namespace) -> int:
         files = [f for f in shipped if f.suffix == suffix]
         if files:
             counts = sorted({sum(int(c) for c in f.stem[5:9]) for f in files})
-            print(f"{SHIPPED} (shipped): {len(files)} tables of {counts[0]}-{counts[-1]} "
-                  f"pieces {words}, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB")
+            print(
+                f"{SHIPPED} (shipped): {len(files)} tables of {counts[0]}-{counts[-1]} "
+                f"pieces {words}, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB"
+            )
     return 0
 
 
@@ -259,8 +280,7 @@ def _list(folder: Path) -> int:
         if material not in present:
             if material in present_wdl:
                 size = (folder / wdl_name(material)).stat().st_size
-                print(f"  {name}  {size_of(material):>9,} indices  won, drawn or lost only "
-                      f"({size:,} bytes)")
+                print(f"  {name}  {size_of(material):>9,} indices  won, drawn or lost only ({size:,} bytes)")
             else:
                 print(f"  {name}  missing")
             continue
@@ -272,6 +292,5 @@ def _list(folder: Path) -> int:
         counts = Counter(table)
         wins = sum(n for v, n in counts.items() if v and (v - 1) & 1)
         losses = sum(n for v, n in counts.items() if v and not (v - 1) & 1)
-        print(f"  {name}  {len(table):>9,} indices  {wins:>9,} won  {losses:>9,} lost  "
-              f"longest {max(counts) - 1} plies")
+        print(f"  {name}  {len(table):>9,} indices  {wins:>9,} won  {losses:>9,} lost  longest {max(counts) - 1} plies")
     return 0

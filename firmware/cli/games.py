@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     sheet.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS, help=state_help)
     sheet.add_argument("id", metavar="ID", help="the game's number in `crownhead games` or its file name")
     add_paper_argument(sheet)
-    sheet.add_argument("-o", "--output", metavar="OUT.pdf", required=True, help="the PDF to write ('-': standard output)")
+    sheet.add_argument(
+        "-o", "--output", metavar="OUT.pdf", required=True, help="the PDF to write ('-': standard output)"
+    )
     sheet.set_defaults(func=run)
     p.set_defaults(func=run)
 
@@ -152,8 +154,10 @@ def _sheet(store: GameStore, game_id: str, output: str, paper: str) -> int:
     path = find_game(store, game_id)
     if path is None:
         count = len(store.game_files())
-        print(f"{prog}: no kept game {game_id!r} in {store.directory} ({count} kept; see crownhead games)",
-              file=sys.stderr)
+        print(
+            f"{prog}: no kept game {game_id!r} in {store.directory} ({count} kept; see crownhead games)",
+            file=sys.stderr,
+        )
         return 2
     text = read_pdn(prog, str(path))
     if text is None:

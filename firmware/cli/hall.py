@@ -26,25 +26,43 @@ def register(sub: argparse._SubParsersAction) -> None:
             "Without --broker an MQTT broker is started in this process (on --listen)."
         ),
     )
-    p.add_argument("--pairings", metavar="FILE",
-                   help="the arbiter's pairings, a CSV file with the columns round, board, black, white (read again "
-                        "when it changes); a result counts only for a paired game the hall saw begin in the "
-                        "current round (the file's last)")
-    p.add_argument("--broker", metavar="URL",
-                   help="the hall's broker (mqtts://hall:PASSWORD@host[:port]); default: an embedded one, with an "
-                        "account for the hall, the arbiter and each board, made at its first start and printed")
-    p.add_argument("--listen", metavar="[HOST:]PORT", default="127.0.0.1:1883",
-                   help="where the embedded broker listens (default 127.0.0.1:1883)")
+    p.add_argument(
+        "--pairings",
+        metavar="FILE",
+        help="the arbiter's pairings, a CSV file with the columns round, board, black, white (read again "
+        "when it changes); a result counts only for a paired game the hall saw begin in the "
+        "current round (the file's last)",
+    )
+    p.add_argument(
+        "--broker",
+        metavar="URL",
+        help="the hall's broker (mqtts://hall:PASSWORD@host[:port]); default: an embedded one, with an "
+        "account for the hall, the arbiter and each board, made at its first start and printed",
+    )
+    p.add_argument(
+        "--listen",
+        metavar="[HOST:]PORT",
+        default="127.0.0.1:1883",
+        help="where the embedded broker listens (default 127.0.0.1:1883)",
+    )
     p.add_argument("--hall", metavar="NAME", default="hall", help="the hall's name in the topics (default: hall)")
-    p.add_argument("--boards", metavar="NAMES",
-                   help="the hall's boards: names separated by commas (table-1,table-2), or a number N for "
-                        "table-1 ... table-N; the embedded broker gives each an account. Boards not known are "
-                        "shown apart and not counted")
-    p.add_argument("--web", metavar="[HOST:]PORT", default="127.0.0.1:8080", help="the hall page (default 127.0.0.1:8080)")
+    p.add_argument(
+        "--boards",
+        metavar="NAMES",
+        help="the hall's boards: names separated by commas (table-1,table-2), or a number N for "
+        "table-1 ... table-N; the embedded broker gives each an account. Boards not known are "
+        "shown apart and not counted",
+    )
+    p.add_argument(
+        "--web", metavar="[HOST:]PORT", default="127.0.0.1:8080", help="the hall page (default 127.0.0.1:8080)"
+    )
     p.add_argument("--ca", metavar="FILE", help="with mqtts://: the CA certificate file")
-    p.add_argument("--state-dir", metavar="DIR",
-                   help="where the hall keeps the games of its standings (hall-NAME-standings.json); "
-                        "default: the board's state directory (/var/lib/crownhead, else ~/.local/state/crownhead)")
+    p.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="where the hall keeps the games of its standings (hall-NAME-standings.json); "
+        "default: the board's state directory (/var/lib/crownhead, else ~/.local/state/crownhead)",
+    )
     p.set_defaults(func=run)
 
 
@@ -102,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"crownhead hall: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"crownhead hall: cannot keep the broker's accounts in {state_dir}: {exc.strerror or exc}", file=sys.stderr)
+        print(
+            f"crownhead hall: cannot keep the broker's accounts in {state_dir}: {exc.strerror or exc}", file=sys.stderr
+        )
         return 1
     hall = Hall(args.hall, state_dir, boards=boards, pairings=pairings)
     broker = None
@@ -122,15 +142,22 @@ def run(args: argparse.Namespace) -> int:
     listener.start()
     server.start()
     web = server.address
-    print(f"crownhead hall {args.hall}: boards report to {shown}; the hall page is http://{web[0]}:{web[1]}/", flush=True)
+    print(
+        f"crownhead hall {args.hall}: boards report to {shown}; the hall page is http://{web[0]}:{web[1]}/", flush=True
+    )
     if args.broker is None:
         _tell_accounts(args.hall, accounts, made, host, port)
     if not boards:
-        print(f"crownhead hall {args.hall}: no boards are the hall's yet (--boards, --pairings): "
-              "every board that reports is listed apart and nothing is counted", flush=True)
+        print(
+            f"crownhead hall {args.hall}: no boards are the hall's yet (--boards, --pairings): "
+            "every board that reports is listed apart and nothing is counted",
+            flush=True,
+        )
     elif pairings is None:
-        print(f"crownhead hall {args.hall}: no pairings (--pairings): the boards are shown, no result is counted",
-              flush=True)
+        print(
+            f"crownhead hall {args.hall}: no pairings (--pairings): the boards are shown, no result is counted",
+            flush=True,
+        )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -150,7 +177,9 @@ def _tell_accounts(hall: str, accounts: Accounts, made: list[str], host: str, po
     """Where the arbiter finds the broker's accounts; the new ones, in full, the one time
     they are made (they are kept in the file, readable by its owner only)."""
     where = "HOST" if host in ("0.0.0.0", "::", "") else (f"[{host}]" if ":" in host else host)
-    print(f"crownhead hall {hall}: the broker's accounts are in {accounts.path} (readable by its owner only)", flush=True)
+    print(
+        f"crownhead hall {hall}: the broker's accounts are in {accounts.path} (readable by its owner only)", flush=True
+    )
     for name in made:
         password = accounts.passwords[name]
         if name == HALL:

@@ -38,8 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS, help=state_help)
-    common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
-                        help="the configuration file (for [store] and [match]; default /etc/crownhead/config.toml)")
+    common.add_argument(
+        "--config",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="the configuration file (for [store] and [match]; default /etc/crownhead/config.toml)",
+    )
     p.add_argument("--state-dir", metavar="DIR", help=state_help)
     p.add_argument("--config", metavar="PATH", help="the configuration file (default /etc/crownhead/config.toml)")
     p.add_argument("--json", action="store_true", default=False, help="the status as one JSON object")
@@ -47,22 +51,34 @@ def register(sub: argparse._SubParsersAction) -> None:
     status = actions.add_parser("status", parents=[common], help="the match under way and its score (the default)")
     status.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="as one JSON object")
     new = actions.add_parser(
-        "new", parents=[common], help="begin a match: BLACK has Black in the first game",
+        "new",
+        parents=[common],
+        help="begin a match: BLACK has Black in the first game",
         description="Begin a match from the next game on: BLACK plays Black in game 1, WHITE White; "
         "the colours swap every game. The game in progress, if any, is not part of it.",
     )
     new.add_argument("black", metavar="BLACK", help="Black's name in the first game")
     new.add_argument("white", metavar="WHITE", help="White's name in the first game")
-    new.add_argument("--games", type=int_argument, metavar="N",
-                     help=f"the number of games (1-{MAX_GAMES}; default: [match] games, else open-ended)")
-    new.add_argument("--count-draws", action="store_true", default=None,
-                     help="score wins, draws and losses, a draw worth half a point (the 1923 Standard Laws)")
+    new.add_argument(
+        "--games",
+        type=int_argument,
+        metavar="N",
+        help=f"the number of games (1-{MAX_GAMES}; default: [match] games, else open-ended)",
+    )
+    new.add_argument(
+        "--count-draws",
+        action="store_true",
+        default=None,
+        help="score wins, draws and losses, a draw worth half a point (the 1923 Standard Laws)",
+    )
     actions.add_parser("end", parents=[common], help="end the match under way (it is kept)")
-    sheet = actions.add_parser("sheet", parents=[common],
-                               help="the match sheet (PDF) of the match under way or just ended")
+    sheet = actions.add_parser(
+        "sheet", parents=[common], help="the match sheet (PDF) of the match under way or just ended"
+    )
     add_paper_argument(sheet)
-    sheet.add_argument("-o", "--output", metavar="OUT.pdf",
-                       help="the PDF to write ('-': standard output; default: MATCH-ID.pdf here)")
+    sheet.add_argument(
+        "-o", "--output", metavar="OUT.pdf", help="the PDF to write ('-': standard output; default: MATCH-ID.pdf here)"
+    )
     p.set_defaults(func=run)
 
 
@@ -104,16 +120,21 @@ def _new(store: MatchStore, args: argparse.Namespace, defaults: MatchConfig) -> 
         return 2
     current = store.load()
     if current is not None and not current.over:
-        print(f"{PROG} new: the match {current.title} is under way ({current.verdict()}); "
-              "end it first with crownhead match end", file=sys.stderr)
+        print(
+            f"{PROG} new: the match {current.title} is under way ({current.verdict()}); "
+            "end it first with crownhead match end",
+            file=sys.stderr,
+        )
         return 2
     if current is not None:
         store.put_away()
     store.save(match)
     black, white = match.colours()
     of = f"{match.games} games" if match.games else "open-ended"
-    print(f"Match {match.title} ({of}, {'wins, draws and losses' if count_draws else 'wins'} counted): "
-          f"the next game is game 1, {black} Black, {white} White.")
+    print(
+        f"Match {match.title} ({of}, {'wins, draws and losses' if count_draws else 'wins'} counted): "
+        f"the next game is game 1, {black} Black, {white} White."
+    )
     return 0
 
 

@@ -125,14 +125,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "firmware running on this computer",
     )
     check.add_argument(
-        "--answer-ms", type=_positive_int, default=300, metavar="MS",
-        help="how long to wait for each answer at most (default 300); an answer that comes "
-        "sooner ends the wait",
+        "--answer-ms",
+        type=_positive_int,
+        default=300,
+        metavar="MS",
+        help="how long to wait for each answer at most (default 300); an answer that comes sooner ends the wait",
     )
     check.add_argument(
-        "--quiet-ms", type=_positive_int, default=None, metavar="MS",
-        help="how long to listen for lines that must not come, such as an ERR for a good "
-        "line (default: --answer-ms)",
+        "--quiet-ms",
+        type=_positive_int,
+        default=None,
+        metavar="MS",
+        help="how long to listen for lines that must not come, such as an ERR for a good line (default: --answer-ms)",
     )
     check.add_argument("--only", action="append", metavar="WORD", help="run only the checks whose name contains WORD")
     check.set_defaults(func=run_check)

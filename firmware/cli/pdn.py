@@ -32,11 +32,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.add_argument("files", nargs="+", metavar="FILE", help="PDN files to check")
     volume = check.add_mutually_exclusive_group()
     volume.add_argument(
-        "--quiet", "-q", action="store_true",
+        "--quiet",
+        "-q",
+        action="store_true",
         help="print only the summary line (no failures, no notes)",
     )
     volume.add_argument(
-        "--verbose", "-v", action="store_true",
+        "--verbose",
+        "-v",
+        action="store_true",
         help="also print a line for every game that replays, and a summary per file",
     )
     add_rules_arguments(check)
@@ -75,8 +79,7 @@ def run_check(args: argparse.Namespace) -> int:
             if game.error is None:
                 file_replayed += 1
                 if args.verbose:
-                    print(f"{path}:{game.line}: game {game.number}: {len(game.moves)} plies, "
-                          f"{game.result}")
+                    print(f"{path}:{game.line}: game {game.number}: {len(game.moves)} plies, {game.result}")
             elif not args.quiet:
                 print(game.error)
             if not args.quiet:

@@ -47,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("port_a", metavar="PORT_A", help="the first board's port")
     p.add_argument("port_b", metavar="PORT_B", help="the second board's port")
     p.add_argument("--baudrate", type=int_argument, default=115200, help="for serial devices (default: 115200)")
-    p.add_argument("--reconnect-ms", type=int_argument, default=1000, help="how often to retry a port that is gone (default: 1000)")
+    p.add_argument(
+        "--reconnect-ms", type=int_argument, default=1000, help="how often to retry a port that is gone (default: 1000)"
+    )
     p.add_argument("--log", choices=("text", "json", "none"), default="text", help="what to print (default: text)")
     p.set_defaults(func=run)
 
@@ -66,8 +68,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{PROG}: PORT_A and PORT_B are the same port ({ports[0]})", file=sys.stderr)
         return 2
     clock = MonotonicClock()
-    a, b = (LineTransport(p, clock, baudrate=args.baudrate, reconnect_ms=args.reconnect_ms, name=f"relay {n}")
-            for p, n in zip(ports, "AB"))
+    a, b = (
+        LineTransport(p, clock, baudrate=args.baudrate, reconnect_ms=args.reconnect_ms, name=f"relay {n}")
+        for p, n in zip(ports, "AB")
+    )
     log = {"text": text_log, "json": json_log}.get(args.log)
     relay = Relay(a, b, clock, log(sys.stdout) if log else None)
     stop = threading.Event()

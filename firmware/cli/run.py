@@ -77,16 +77,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_hardware_arguments(p)
     p.add_argument("--headless", action="store_true", help="no terminal screen; log events to stdout")
-    p.add_argument("--mode", choices=list(MODES), help="play: two people (default); computer: against the machine; referee: tournament games (see docs/referee.md)")
+    p.add_argument(
+        "--mode",
+        choices=list(MODES),
+        help="play: two people (default); computer: against the machine; referee: tournament games (see docs/referee.md)",
+    )
     p.add_argument("--hints", choices=("on", "off"), help="hint lights (default: on, or [play] hints)")
-    p.add_argument("--computer-plays", choices=("black", "white"), help="the machine's side in computer mode (default: white)")
+    p.add_argument(
+        "--computer-plays", choices=("black", "white"), help="the machine's side in computer mode (default: white)"
+    )
     p.add_argument(
         "--opponent",
         choices=("engine", "random"),
         help="the machine in computer mode: the engine (default) or a random-move test player",
     )
-    p.add_argument("--level", type=int_argument, choices=range(1, 11), metavar="1-10", help="the engine's strength (default: full strength, or [play] level)")
-    p.add_argument("--seed", type=int_argument, default=None, help="seed for the machine's choices (reproducible games)")
+    p.add_argument(
+        "--level",
+        type=int_argument,
+        choices=range(1, 11),
+        metavar="1-10",
+        help="the engine's strength (default: full strength, or [play] level)",
+    )
+    p.add_argument(
+        "--seed", type=int_argument, default=None, help="seed for the machine's choices (reproducible games)"
+    )
     p.add_argument("--black", metavar="NAME", help="Black's name for the game record")
     p.add_argument("--white", metavar="NAME", help="White's name for the game record")
     p.add_argument("--fen", help="start new games from this position instead of the start position")
@@ -165,7 +179,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     if link_config.port and link_config.plays != "both" and mode == "computer":
-        return _fail(f"link.plays = {link_config.plays} gives the other side to the link; computer mode gives it to the engine: choose one")
+        return _fail(
+            f"link.plays = {link_config.plays} gives the other side to the link; computer mode gives it to the engine: choose one"
+        )
     backend = args.hal or config.board.backend
     if link_config.port and backend == "serial" and link_config.port == config.serial.port:
         return _fail(f"the link and the serial board cannot share {link_config.port}: give the link a port of its own")
@@ -256,7 +272,9 @@ def run(args: argparse.Namespace) -> int:
         sinks=sinks,
         referee=Referee(arbiter) if refereeing is not None else None,
         referee_settings=arbiter,
-        make_machine=lambda spec: machine_player(spec, egdb=_endgame_tables(args.state_dir) if spec.opponent == "engine" else None),
+        make_machine=lambda spec: machine_player(
+            spec, egdb=_endgame_tables(args.state_dir) if spec.opponent == "engine" else None
+        ),
     )
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     if link is not None:
@@ -349,8 +367,9 @@ def _web_config(config: Config, args: argparse.Namespace) -> WebConfig:
     return config.get(WebConfig)
 
 
-def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: GameStore,
-              state_dir: Path, leds: object) -> WebServer | None:
+def _open_web(
+    config: Config, web: WebConfig, app: App, clock: Clock, store: GameStore, state_dir: Path, leds: object
+) -> WebServer | None:
     """The web page's server, listening, its link attached to ``app``; None when not asked
     for. ValueError naming the problem (the address taken, ...)."""
     if not web.listen:
@@ -375,7 +394,9 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
         app.page_pin = pin
         logging.getLogger("firmware.web").warning(
             "web: the PIN for commands on the page is in %s (%s; set web.pin to choose one)",
-            state_dir / "web-pin", "made now" if made else "kept from before")
+            state_dir / "web-pin",
+            "made now" if made else "kept from before",
+        )
     palette = getattr(leds, "palette", None)
     colours = None
     if palette is not None:
@@ -385,9 +406,19 @@ def _open_web(config: Config, web: WebConfig, app: App, clock: Clock, store: Gam
     hub = PageHub(max_pages=web.max_pages)
     web_link = WebLink(hub)
     web_link.attach(app)
-    server = WebServer(web_link, host=host, port=port, pin=pin, public_view=web.public_view,
-                       store=store, config=config, clock=clock, colours=colours, state_dir=state_dir,
-                       hosts=web.hosts)
+    server = WebServer(
+        web_link,
+        host=host,
+        port=port,
+        pin=pin,
+        public_view=web.public_view,
+        store=store,
+        config=config,
+        clock=clock,
+        colours=colours,
+        state_dir=state_dir,
+        hosts=web.hosts,
+    )
     try:
         server.start()
     except ServerError as exc:
@@ -401,8 +432,20 @@ def _given(args: argparse.Namespace) -> frozenset[str]:
     """The settings given on the command line (``AppSettings.given``): they win over a
     resumed game's own; the others come back as the game was played."""
     options = (
-        "mode", "hints", "computer_plays", "opponent", "level", "seed", "fen", "clock",
-        "referee_style", "ballot", "ballot_seed", "event", "site", "round",
+        "mode",
+        "hints",
+        "computer_plays",
+        "opponent",
+        "level",
+        "seed",
+        "fen",
+        "clock",
+        "referee_style",
+        "ballot",
+        "ballot_seed",
+        "event",
+        "site",
+        "round",
     )
     given = {name for name in options if getattr(args, name, None) is not None}
     if args.black or args.white:

@@ -60,11 +60,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "one square's cell on stripboard, and a cable plan per wiring option.",
     )
     parser.add_argument(
-        "--square-mm", type=float, default=50.0, metavar="MM",
+        "--square-mm",
+        type=float,
+        default=50.0,
+        metavar="MM",
         help="the board's square size in mm (default 50): the template's hole spacing and the wire lengths",
     )
     parser.add_argument(
-        "--out", default=str(DEFAULT_DIR), metavar="DIR", help="where to write (default: docs/schematics under the current directory)"
+        "--out",
+        default=str(DEFAULT_DIR),
+        metavar="DIR",
+        help="where to write (default: docs/schematics under the current directory)",
     )
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if the drawings in DIR are out of date"

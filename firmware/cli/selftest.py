@@ -75,15 +75,15 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (ConfigError, HardwareError) as exc:
         print(f"crownhead selftest: {exc}", file=sys.stderr)
         if isinstance(exc, HardwareError):
-            _keep(state_dir, backend, [f"the board could not be opened: {exc}"], [f"the board could not be opened: {exc}"])
+            _keep(
+                state_dir, backend, [f"the board could not be opened: {exc}"], [f"the board could not be opened: {exc}"]
+            )
         return 2
     try:
         operator: Operator
         if simulated:
             assert hw.sim is not None
-            operator = SimHand(
-                hw.sim, bounces=config.sim.hand_bounces, out=out if args.verbose else None
-            )
+            operator = SimHand(hw.sim, bounces=config.sim.hand_bounces, out=out if args.verbose else None)
             print("Self-test on the simulated board (unattended).", file=out)
         else:
             operator = ConsoleOperator(
@@ -93,8 +93,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 lit=not isinstance(hw.lights.inner, NullLights),
             )
             print(
-                f"Self-test on the {backend} board. Follow the prompts; each step waits "
-                f"{timeout_s:g} s.",
+                f"Self-test on the {backend} board. Follow the prompts; each step waits {timeout_s:g} s.",
                 file=out,
             )
         test = Selftest(
@@ -167,9 +166,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-leds", action="store_true", help="skip the LED colour check")
     parser.add_argument("--no-buttons", action="store_true", help="skip listing the buttons as they are pressed")
-    parser.add_argument(
-        "--verbose", action="store_true", help="with the simulator: show what the hand does"
-    )
+    parser.add_argument("--verbose", action="store_true", help="with the simulator: show what the hand does")
     parser.add_argument(
         "--state-dir",
         metavar="DIR",

@@ -62,9 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "shift-register chain, a serial board that does not answer).",
     )
     parser.add_argument("--once", action="store_true", help="print one snapshot and exit")
-    parser.add_argument(
-        "--seconds", type=_positive(float), default=None, metavar="S", help="stop after S seconds"
-    )
+    parser.add_argument("--seconds", type=_positive(float), default=None, metavar="S", help="stop after S seconds")
     parser.add_argument(
         "--interval",
         type=_positive(int),
@@ -72,9 +70,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MS",
         help="refresh period (default 20 ms)",
     )
-    parser.add_argument(
-        "--light", action="store_true", help="light the LED under every occupied square"
-    )
+    parser.add_argument("--light", action="store_true", help="light the LED under every occupied square")
     parser.add_argument(
         "--wait",
         type=_positive(float),

@@ -26,16 +26,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("pdn_file", nargs="?", metavar="PDN_FILE", help="the games (PDN)")
     p.add_argument("--game", type=int_argument, metavar="N", help="only game N of the file (from 1)")
     p.add_argument(
-        "--match", action="store_true",
+        "--match",
+        action="store_true",
         help="a match sheet: the file's games between the players of the first game (or of game N)",
     )
     p.add_argument(
-        "--count-draws", action="store_true",
+        "--count-draws",
+        action="store_true",
         help="score the match with wins, draws and losses (a draw is half a point; the 1923 "
         "Standard Laws) instead of wins alone (a drawn game gives no mark)",
     )
     p.add_argument(
-        "--blank", action="store_true",
+        "--blank",
+        action="store_true",
         help="a blank game sheet, for a game played without the board (with --match: a blank match sheet)",
     )
     add_paper_argument(p)
@@ -46,7 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_paper_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--paper", type=str.lower, choices=sorted(PAPERS), default="letter",
+        "--paper",
+        type=str.lower,
+        choices=sorted(PAPERS),
+        default="letter",
         help="paper size (default: letter)",
     )
 

@@ -287,9 +287,7 @@ class Config:
                 converted[key] = _coerce(value, hints[key], key)
             except FieldError as exc:
                 raise ConfigError(exc.message, key=f"{section}.{exc.key}", path=self.path) from None
-        new[section] = _validated(
-            dataclasses.replace(current, **converted), section, self.path, None
-        )
+        new[section] = _validated(dataclasses.replace(current, **converted), section, self.path, None)
         config = Config(new, self.path)
         _run_checks(config, None)
         return config
@@ -318,9 +316,7 @@ def _describe(tp: Any) -> str:
     if tp is str:
         return "a string"
     if origin is Literal:
-        return "one of " + ", ".join(
-            f'"{a}"' if isinstance(a, str) else str(a) for a in typing.get_args(tp)
-        )
+        return "one of " + ", ".join(f'"{a}"' if isinstance(a, str) else str(a) for a in typing.get_args(tp))
     if origin in (Union, types.UnionType):
         return " or ".join(_describe(a) for a in typing.get_args(tp))
     if tp is type(None):
@@ -388,10 +384,7 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
             if len(args) == 2 and args[1] is Ellipsis:
                 return tuple(_coerce(v, args[0], f"{key}[{i}]") for i, v in enumerate(value))
             if len(value) == len(args):
-                return tuple(
-                    _coerce(v, t, f"{key}[{i}]")
-                    for i, (v, t) in enumerate(zip(value, args, strict=True))
-                )
+                return tuple(_coerce(v, t, f"{key}[{i}]") for i, (v, t) in enumerate(zip(value, args, strict=True)))
             raise FieldError(key, f"expected a list of {len(args)} values, got {len(value)}")
     elif origin is list:
         (item,) = typing.get_args(tp)
@@ -400,9 +393,7 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
     elif origin in (Mapping, dict, typing.Mapping):
         _kt, vt = typing.get_args(tp)
         if isinstance(value, dict):
-            return MappingProxyType(
-                {str(k): _coerce(v, vt, f"{key}.{k}") for k, v in value.items()}
-            )
+            return MappingProxyType({str(k): _coerce(v, vt, f"{key}.{k}") for k, v in value.items()})
     else:  # pragma: no cover - a section declared a type this loader does not know
         raise TypeError(f"unsupported config field type {tp!r} for {key}")
     raise FieldError(key, f"expected {_describe(tp)}, got {_show(value)}")
@@ -452,11 +443,7 @@ def _locate_one(text: str, section: str, first: str | None) -> int | None:
             if first is None and current == section:
                 return number
             continue
-        if (
-            current == section
-            and first is not None
-            and re.match(rf"^\s*\"?{re.escape(first)}\"?\s*=", line)
-        ):
+        if current == section and first is not None and re.match(rf"^\s*\"?{re.escape(first)}\"?\s*=", line):
             return number
     return None
 
@@ -471,9 +458,7 @@ def _validated(obj: Any, name: str, path: str | None, text: str | None) -> Any:
             validate()
         except FieldError as exc:
             key = f"{name}.{exc.key}"
-            raise ConfigError(
-                exc.message, path=path, key=key, line=_locate(text, name, exc.key)
-            ) from None
+            raise ConfigError(exc.message, path=path, key=key, line=_locate(text, name, exc.key)) from None
     return obj
 
 
@@ -506,9 +491,7 @@ def _build_section(name: str, cls: type, table: Any, path: str | None, text: str
         if key not in names:
             close = difflib.get_close_matches(key, names, n=1)
             hint = f" (did you mean {close[0]}?)" if close else f" (known keys: {', '.join(names)})"
-            raise ConfigError(
-                f"unknown key{hint}", path=path, key=f"{name}.{key}", line=_locate(text, name, key)
-            )
+            raise ConfigError(f"unknown key{hint}", path=path, key=f"{name}.{key}", line=_locate(text, name, key))
         try:
             values[key] = _coerce(value, hints[key], key)
         except FieldError as exc:
@@ -518,9 +501,7 @@ def _build_section(name: str, cls: type, table: Any, path: str | None, text: str
     return _validated(cls(**values), name, path, text)
 
 
-def parse_config(
-    data: Mapping[str, Any], *, path: str | None = None, text: str | None = None
-) -> Config:
+def parse_config(data: Mapping[str, Any], *, path: str | None = None, text: str | None = None) -> Config:
     """Validate parsed TOML (a dict) into a :class:`Config`. Raises :class:`ConfigError`."""
     known = _known_sections()
     for name, table in data.items():
@@ -532,14 +513,8 @@ def parse_config(
                     line=_locate_top(text, name),
                 )
             close = difflib.get_close_matches(name, list(known), n=1)
-            hint = (
-                f" (did you mean [{close[0]}]?)"
-                if close
-                else f" (known sections: {', '.join(sorted(known))})"
-            )
-            raise ConfigError(
-                f"unknown section [{name}]{hint}", path=path, line=_locate(text, name, None)
-            )
+            hint = f" (did you mean [{close[0]}]?)" if close else f" (known sections: {', '.join(sorted(known))})"
+            raise ConfigError(f"unknown section [{name}]{hint}", path=path, line=_locate(text, name, None))
     built = {}
     for name, cls in known.items():
         built[name] = _build_section(name, cls, data.get(name, {}), path, text)
@@ -569,9 +544,7 @@ def default_config() -> Config:
     return Config(_Defaults())
 
 
-def load_config(
-    path: str | os.PathLike[str] | None = None, *, default_path: str | None = None
-) -> Config:
+def load_config(path: str | os.PathLike[str] | None = None, *, default_path: str | None = None) -> Config:
     """Load and validate the configuration.
 
     ``path`` given: that file, which must exist. Otherwise ``$CROWNHEAD_CONFIG`` or
@@ -614,8 +587,7 @@ def parse_config_text(raw: bytes, name: str = "<config>") -> Config:
     """
     if raw.startswith(b"\xef\xbb\xbf"):
         raise ConfigError(
-            "starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: "
-            "save the file as UTF-8 without BOM",
+            "starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: save the file as UTF-8 without BOM",
             path=name,
             line=1,
         )
@@ -632,9 +604,7 @@ def parse_config_text(raw: bytes, name: str = "<config>") -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         where = re.search(r"\(at line ([0-9]{1,9}), column [0-9]+\)", str(exc))
-        raise ConfigError(
-            f"not valid TOML: {exc}", path=name, line=int(where.group(1)) if where else None
-        ) from None
+        raise ConfigError(f"not valid TOML: {exc}", path=name, line=int(where.group(1)) if where else None) from None
     except (ValueError, RecursionError) as exc:
         # tomllib turns a number of thousands of digits into a ValueError of int().
         raise ConfigError(f"not valid TOML: {str(exc)[:120]}", path=name) from None

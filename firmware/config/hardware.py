@@ -56,8 +56,7 @@ def _check_pin(key: str, pin: int) -> None:
     if not PIN_MIN <= pin <= PIN_MAX:
         raise FieldError(
             key,
-            f"GPIO{pin} is not on the Raspberry Pi 40-pin header "
-            f"(use BCM numbers {PIN_MIN}-{PIN_MAX})",
+            f"GPIO{pin} is not on the Raspberry Pi 40-pin header (use BCM numbers {PIN_MIN}-{PIN_MAX})",
         )
 
 
@@ -103,9 +102,7 @@ class MatrixConfig:
         if len(self.rows) != 8:
             raise FieldError("rows", f"needs 8 pins (one per rank), got {len(self.rows)}")
         if len(self.cols) != 4:
-            raise FieldError(
-                "cols", f"needs 4 pins (one per dark square of a rank), got {len(self.cols)}"
-            )
+            raise FieldError("cols", f"needs 4 pins (one per dark square of a rank), got {len(self.cols)}")
         for key, pins in (("rows", self.rows), ("cols", self.cols)):
             for i, pin in enumerate(pins):
                 _check_pin(f"{key}[{i}]", pin)
@@ -135,9 +132,7 @@ class ShiftConfig:
         _no_duplicates("shift", pins)
         if self.squares:
             if len(self.squares) != 32:
-                raise FieldError(
-                    "squares", f"needs 32 entries (one per register input), got {len(self.squares)}"
-                )
+                raise FieldError("squares", f"needs 32 entries (one per register input), got {len(self.squares)}")
             if sorted(self.squares) != list(range(1, 33)):
                 raise FieldError("squares", "must list every square 1-32 exactly once")
         _check_range("check_bits", self.check_bits, 0, 64)
@@ -192,25 +187,17 @@ class LightsConfig:
     def validate(self) -> None:
         _check_pin("data_pin", self.data_pin)
         if self.pixels not in (32, 64):
-            raise FieldError(
-                "pixels", f"must be 32 (dark squares) or 64 (every square), got {self.pixels}"
-            )
+            raise FieldError("pixels", f"must be 32 (dark squares) or 64 (every square), got {self.pixels}")
         if isinstance(self.map, str) and self.map not in ("row-major", "serpentine"):
-            raise FieldError(
-                "map", f'must be "row-major", "serpentine" or a list of squares, got "{self.map}"'
-            )
+            raise FieldError("map", f'must be "row-major", "serpentine" or a list of squares, got "{self.map}"')
         try:
             build_pixel_map(self.pixels, self.map, self.origin)
         except ValueError as exc:
             raise FieldError("map", str(exc)) from None
         if self.pixel_order not in PIXEL_ORDERS:
-            raise FieldError(
-                "pixel_order", f'must be one of {", ".join(PIXEL_ORDERS)}, got "{self.pixel_order}"'
-            )
+            raise FieldError("pixel_order", f'must be one of {", ".join(PIXEL_ORDERS)}, got "{self.pixel_order}"')
         if not 0.0 < self.brightness <= 1.0:
-            raise FieldError(
-                "brightness", f"must be greater than 0 and at most 1.0, got {self.brightness}"
-            )
+            raise FieldError("brightness", f"must be greater than 0 and at most 1.0, got {self.brightness}")
         _check_range("max_fps", self.max_fps, 1, 120)
 
 
@@ -326,9 +313,7 @@ class SimConfig:
                     raise FieldError(key, f"square must be 1-32, got {sq}")
         both = set(self.stuck_closed) & set(self.stuck_open)
         if both:
-            raise FieldError(
-                "stuck_open", f"square {min(both)} cannot be stuck both closed and open"
-            )
+            raise FieldError("stuck_open", f"square {min(both)} cannot be stuck both closed and open")
         seen: set[int] = set()
         for pair in self.swap:
             if len(pair) != 2 or pair[0] == pair[1]:
@@ -349,17 +334,11 @@ def _no_duplicates(section: str, groups: Mapping[str, int | tuple[int, ...]]) ->
     """Refuse a GPIO claimed twice within ``[section]``; a list's entries by index."""
     owner: dict[int, str] = {}
     for key, value in groups.items():
-        entries = (
-            [(f"{key}[{i}]", pin) for i, pin in enumerate(value)]
-            if isinstance(value, tuple)
-            else [(key, value)]
-        )
+        entries = [(f"{key}[{i}]", pin) for i, pin in enumerate(value)] if isinstance(value, tuple) else [(key, value)]
         for name, pin in entries:
             if pin in owner:
                 if owner[pin].split("[")[0] == key:
-                    raise FieldError(
-                        name, f"GPIO{pin} is listed twice (also {section}.{owner[pin]})"
-                    )
+                    raise FieldError(name, f"GPIO{pin} is listed twice (also {section}.{owner[pin]})")
                 raise FieldError(name, f"GPIO{pin} is also used by {section}.{owner[pin]}")
             owner[pin] = name
 
@@ -382,9 +361,7 @@ def lights_backend(config: Config, backend: str | None = None) -> str:
     if chosen == "auto":
         return {"gpio": "neopixel", "shift": "neopixel", "serial": "serial"}[board]
     if chosen == "serial" and board != "serial":
-        raise FieldError(
-            "lights.backend", f'"serial" needs board.backend = "serial" (it is "{board}")'
-        )
+        raise FieldError("lights.backend", f'"serial" needs board.backend = "serial" (it is "{board}")')
     return chosen
 
 
@@ -402,9 +379,7 @@ def buttons_backend(config: Config, backend: str | None = None) -> str:
             return "serial"
         return "gpio" if config.buttons.pins else "none"
     if chosen == "serial" and board != "serial":
-        raise FieldError(
-            "buttons.backend", f'"serial" needs board.backend = "serial" (it is "{board}")'
-        )
+        raise FieldError("buttons.backend", f'"serial" needs board.backend = "serial" (it is "{board}")')
     return chosen
 
 
@@ -453,8 +428,10 @@ def check_pins(config: Config, backend: str | None = None, *, console: str | Non
         if console_on and key.startswith("buttons.pins.") and pin in CONSOLE_PINS:
             # The console's TX is a driven output from power-on, and what is pressed on
             # RX is typed into its login prompt.
-            found = f"this Pi's serial console runs on it ({console})" if declared == "auto" else (
-                'the configuration says the serial console is on it (board.serial_console = "on")'
+            found = (
+                f"this Pi's serial console runs on it ({console})"
+                if declared == "auto"
+                else ('the configuration says the serial console is on it (board.serial_console = "on")')
             )
             undo = "" if declared == "auto" else ', then set board.serial_console = "auto"'
             raise FieldError(
@@ -469,8 +446,10 @@ def check_pins(config: Config, backend: str | None = None, *, console: str | Non
 def _check_board(config: Config) -> None:
     check_pins(config)
     lights = config.lights
-    if config.board.backend != "sim" and lights_backend(config) == "serial" and (
-        lights.map != "row-major" or lights.origin != "a8"
+    if (
+        config.board.backend != "sim"
+        and lights_backend(config) == "serial"
+        and (lights.map != "row-major" or lights.origin != "a8")
     ):
         # The Pi sends a serial board its frames square by square; the board maps them.
         raise FieldError(

@@ -58,11 +58,7 @@ COLOURS: tuple[tuple[str, RGB], ...] = (
     ("white", (255, 255, 255)),
 )
 # Every square, so 64-LED boards light their light squares too (32-LED boards ignore them).
-ALL_KEYS: tuple[FrameKey, ...] = tuple(
-    cell_to_square(r, c) or (r, c)
-    for r in range(8)
-    for c in range(8)
-)
+ALL_KEYS: tuple[FrameKey, ...] = tuple(cell_to_square(r, c) or (r, c) for r in range(8) for c in range(8))
 
 
 def _name(square: int) -> str:
@@ -137,10 +133,7 @@ class ConsoleOperator:
             return None
         while True:
             try:
-                answer = self.ask(
-                    f"All LEDs should be {colour}. "
-                    "Numbers of squares that are not (Enter if all are): "
-                )
+                answer = self.ask(f"All LEDs should be {colour}. Numbers of squares that are not (Enter if all are): ")
             except EOFError:
                 return None
             try:
@@ -179,9 +172,7 @@ class SimHand:
     switch chatter a little as a hand would.
     """
 
-    def __init__(
-        self, board: SimBoard, *, bounces: int = 2, token: str = "w", out: TextIO | None = None
-    ) -> None:
+    def __init__(self, board: SimBoard, *, bounces: int = 2, token: str = "w", out: TextIO | None = None) -> None:
         self.board = board
         self.bounces = bounces
         self.token = token
@@ -344,9 +335,7 @@ class Selftest:
             shown = getattr(display, "image", None)
             return shown is not None and list(shown.getdata()) == list(image.getdata())
 
-        answer = self.operator.confirm(
-            "Does the display show a frame, a checkerboard and the words SELF TEST?", drawn
-        )
+        answer = self.operator.confirm("Does the display show a frame, a checkerboard and the words SELF TEST?", drawn)
         self.result.display = "checked" if answer is not None else "shown (not checked)"
         from PIL import Image
 
@@ -408,16 +397,12 @@ class Selftest:
             ]
         found = []
         if closed.square != sq:
-            found.append(
-                f"square {_name(sq)}: answered as square {_name(closed.square)} "
-                "(wires swapped or miswired)"
-            )
+            found.append(f"square {_name(sq)}: answered as square {_name(closed.square)} (wires swapped or miswired)")
         self.operator.request_lift(sq)
         opened = self._wait_event(lambda e: not e.occupied and e.square == closed.square)
         if opened is None:
             found.append(
-                f"square {_name(closed.square)}: switch stayed closed after the piece was lifted "
-                "(stuck closed)"
+                f"square {_name(closed.square)}: switch stayed closed after the piece was lifted (stuck closed)"
             )
         self._show({})
         return found
@@ -434,10 +419,7 @@ class Selftest:
             for sq in dark:
                 dark_in.setdefault(sq, []).append(name)
         self.result.leds_verified = verified
-        return [
-            f"square {_name(sq)}: LED does not light {', '.join(cols)}"
-            for sq, cols in sorted(dark_in.items())
-        ]
+        return [f"square {_name(sq)}: LED does not light {', '.join(cols)}" for sq, cols in sorted(dark_in.items())]
 
     # -- waiting -------------------------------------------------------------------
     def _show(self, frame: dict[FrameKey, RGB]) -> None:
@@ -499,8 +481,7 @@ def report(result: SelftestResult, out: TextIO, leds: bool) -> None:
         print('LED colours: skipped (no LEDs configured: lights.backend = "none")', file=out)
     elif leds:
         print(
-            "LED colours: "
-            + ("checked" if result.leds_verified else "shown (not checked: nobody to ask)"),
+            "LED colours: " + ("checked" if result.leds_verified else "shown (not checked: nobody to ask)"),
             file=out,
         )
     if result.faults:

@@ -51,9 +51,7 @@ def status_line(hw: Hardware) -> str:
     if rate is not None:
         parts.append(f"scans/s: {rate:.0f}")
     if hw.link is not None:
-        parts.append(
-            "link: " + ("connected" if hw.link.connected else f"DOWN ({hw.link.last_error})")
-        )
+        parts.append("link: " + ("connected" if hw.link.connected else f"DOWN ({hw.link.last_error})"))
         if hw.link.firmware:
             parts.append(f"firmware: {hw.link.firmware}")
     return "   ".join(parts)
@@ -61,9 +59,7 @@ def status_line(hw: Hardware) -> str:
 
 def describe(event: SensorEvent) -> str:
     what = "closed (occupied)" if event.occupied else "opened (empty)"
-    return (
-        f"{event.t_ms / 1000:9.3f}s  square {event.square:2d} ({square_name(event.square)}) {what}"
-    )
+    return f"{event.t_ms / 1000:9.3f}s  square {event.square:2d} ({square_name(event.square)}) {what}"
 
 
 def wait_for_link(hw: Hardware, seconds: float) -> None:

@@ -227,8 +227,14 @@ def short_message(app: App) -> str:
     return ""
 
 
-_REASONS = {"no-moves": "no moves", "resign": "resigned", "agreement": "agreed", "time": "on time",
-            "forty-moves": "40 moves", "repetition": "repetition"}
+_REASONS = {
+    "no-moves": "no moves",
+    "resign": "resigned",
+    "agreement": "agreed",
+    "time": "on time",
+    "forty-moves": "40 moves",
+    "repetition": "repetition",
+}
 
 
 class BoardPanel:
@@ -328,8 +334,17 @@ class BoardPanel:
             return Screen(turn=turn, message=message, result=result_text, score=self.score(), since=now)
         black, white, running, paused, flag = times
         return Screen(
-            turn=turn, message=message, result=result_text, score=self.score(), black_ms=black,
-            white_ms=white, running=running, clock_at=now, paused=paused, flag=flag, since=now,
+            turn=turn,
+            message=message,
+            result=result_text,
+            score=self.score(),
+            black_ms=black,
+            white_ms=white,
+            running=running,
+            clock_at=now,
+            paused=paused,
+            flag=flag,
+            since=now,
         )
 
     def close(self) -> None:
@@ -345,7 +360,13 @@ def referee_clock(app: App, now: int) -> tuple[int, int, str, bool, str] | None:
 def _same(a: Screen, b: Screen) -> bool:
     """Whether two screens show the same (clocks compared as they run, not when read)."""
     if (a.turn, a.message, a.result, a.score, a.running, a.paused, a.flag) != (
-        b.turn, b.message, b.result, b.score, b.running, b.paused, b.flag
+        b.turn,
+        b.message,
+        b.result,
+        b.score,
+        b.running,
+        b.paused,
+        b.flag,
     ):
         return False
     if not a.has_clock or not b.has_clock:
@@ -359,8 +380,6 @@ def _with_since(screen: Screen, since: int) -> Screen:
     return replace(screen, since=since)
 
 
-
-
 def attach_board_parts(app: App, config: Any, *, background: bool = True) -> list[Any]:
     """The display and the buzzer of ``app``'s hardware, attached to it as configured;
     returns what to close after the app. ``background=False`` draws in the main loop
@@ -371,9 +390,7 @@ def attach_board_parts(app: App, config: Any, *, background: bool = True) -> lis
     hardware = app.hardware
     if hardware.display is not None:
         dc = config.display
-        painter = Painter(
-            hardware.display, app.clock, max_fps=dc.max_fps, retry_ms=dc.retry_ms, background=background
-        )
+        painter = Painter(hardware.display, app.clock, max_fps=dc.max_fps, retry_ms=dc.retry_ms, background=background)
         panel = BoardPanel(painter)
         matches = getattr(app, "matches", None)
         if matches is not None:

@@ -88,16 +88,18 @@ def save_table(folder: Path, material: Material, table: bytes | bytearray) -> Pa
 def _material(path: Path) -> Material:
     found = _NAME.fullmatch(path.name)
     if found is None:
-        raise EgdbError(f"{path}: not an endgame table name (egdb-ABCD.xz up to "
-                        f"{WHOLE_PIECES} pieces, egdb-ABCD.blk above)")
+        raise EgdbError(
+            f"{path}: not an endgame table name (egdb-ABCD.xz up to {WHOLE_PIECES} pieces, egdb-ABCD.blk above)"
+        )
     own_men, own_kings, their_men, their_kings = (int(g) for g in found.groups()[:4])
     material: Material = (own_men, own_kings, their_men, their_kings)
-    if sum(material) > MAX_PIECES or not (material[0] + material[1]) or not (
-            material[2] + material[3]):
+    if sum(material) > MAX_PIECES or not (material[0] + material[1]) or not (material[2] + material[3]):
         raise EgdbError(f"{path}: no table for material {material}")
     if path.name not in (file_name(material), wdl_name(material)):
-        raise EgdbError(f"{path}: a table of {sum(material)} pieces is {file_name(material)} "
-                        f"(or {wdl_name(material)} without distances)")
+        raise EgdbError(
+            f"{path}: a table of {sum(material)} pieces is {file_name(material)} "
+            f"(or {wdl_name(material)} without distances)"
+        )
     return material
 
 
@@ -139,8 +141,7 @@ def open_table(path: Path, cache: blocks.BlockCache) -> tuple[Material, Table]:
     try:
         return material, kind(path, material, cache)
     except (OSError, blocks.BlockError) as error:
-        raise EgdbError(str(error) if isinstance(error, blocks.BlockError)
-                        else f"{path}: {error}") from None
+        raise EgdbError(str(error) if isinstance(error, blocks.BlockError) else f"{path}: {error}") from None
 
 
 def load_table(path: Path) -> tuple[Material, bytes]:
@@ -184,20 +185,19 @@ def load_tables(folder: Path) -> dict[Material, bytes]:
 def _table_files(folder: Path) -> list[Path]:
     """The table files of ``folder``: those with distances first, then the win/draw/loss
     ones (a material with both is probed with distances)."""
-    return sorted([*folder.glob("egdb-*.xz"), *folder.glob("egdb-*.blk")]) + sorted(
-        folder.glob("egdb-*.wdl"))
+    return sorted([*folder.glob("egdb-*.xz"), *folder.glob("egdb-*.blk")]) + sorted(folder.glob("egdb-*.wdl"))
 
 
-def open_tables(folder: Path, cache: blocks.BlockCache,
-                skip: Callable[[EgdbError], None] | None = None) -> dict[Material, Table]:
+def open_tables(
+    folder: Path, cache: blocks.BlockCache, skip: Callable[[EgdbError], None] | None = None
+) -> dict[Material, Table]:
     """Every table in ``folder`` for probing (none when it does not exist). A damaged
     file raises, or with ``skip`` is handed to it and left out."""
     tables: dict[Material, Table] = {}
     if not folder.is_dir():
         return tables
     for path in _table_files(folder):
-        if path.suffix == ".wdl" and _NAME.fullmatch(path.name) and _material_or_none(
-                path) in tables:
+        if path.suffix == ".wdl" and _NAME.fullmatch(path.name) and _material_or_none(path) in tables:
             continue  # the same material with distances is there
         try:
             material, table = open_table(path, cache)
@@ -229,8 +229,12 @@ def _damaged_block(material: Material, error: LookupError) -> None:
     _log.warning("endgame table %s left out: %s", "".join(map(str, material)), error)
 
 
-def load_probe(folder: Path | None = None, cache_bytes: int = blocks.CACHE_BYTES,
-               skip_damaged: bool = False, state_dir: Path | None = None) -> EndgameTables | None:
+def load_probe(
+    folder: Path | None = None,
+    cache_bytes: int = blocks.CACHE_BYTES,
+    skip_damaged: bool = False,
+    state_dir: Path | None = None,
+) -> EndgameTables | None:
     """The engine's probe over the tables in ``folder``, or None when there are none.
 
     Without a folder: a build in :func:`default_dir` (of ``state_dir`` when given) if
@@ -330,8 +334,7 @@ def _built(folder: Path, material: Material) -> bool:
 _held: dict[Material, bytes] = {}
 
 
-def _solve_pair(folder: Path, material: Material,
-                report: Callable[[int], None] | None) -> list[Material]:
+def _solve_pair(folder: Path, material: Material, report: Callable[[int], None] | None) -> list[Material]:
     """Build ``material`` and its mirror into ``folder``, reading the tables they need
     from there (kept in :data:`_held` for the next pair, but for the ones of as many
     pieces, which are large and needed by a pair or two)."""
@@ -366,8 +369,7 @@ def _solve_in_worker(folder: Path, material: Material) -> list[Material]:
     return _solve_pair(folder, material, report)
 
 
-def build(folder: Path, pieces: int, progress: Progress | None = None,
-          jobs: int = 1) -> list[Material]:
+def build(folder: Path, pieces: int, progress: Progress | None = None, jobs: int = 1) -> list[Material]:
     """Build every table of up to ``pieces`` pieces into ``folder``, keeping the ones
     already there, and give the materials it holds. ``progress(done, total, material)``
     counts index slots. With ``jobs`` above 1, that many processes build the pairs of
@@ -377,9 +379,11 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
     if not 2 <= pieces <= MAX_PIECES:
         raise ValueError(f"pieces must be 2-{MAX_PIECES}, not {pieces}")
     if pieces > WHOLE_PIECES and not retro.available():
-        raise EgdbError(f"a build of {pieces} pieces needs NumPy 2 (pip install "
-                        "'numpy>=2', or the package's egdb extra); up to "
-                        f"{WHOLE_PIECES} pieces builds without it")
+        raise EgdbError(
+            f"a build of {pieces} pieces needs NumPy 2 (pip install "
+            "'numpy>=2', or the package's egdb extra); up to "
+            f"{WHOLE_PIECES} pieces builds without it"
+        )
     if jobs < 1:
         raise ValueError(f"jobs must be 1 or more, not {jobs}")
     folder.mkdir(parents=True, exist_ok=True)
@@ -389,8 +393,7 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
     done = sum(size_of(m) for m in have if mirror(m) in have)
     # A pair is written one table after the other: an interrupted build may have left
     # one of them, and the pair is built again.
-    todo = [[m for m in stage if m not in have or mirror(m) not in have]
-            for stage in _stages(wanted)]
+    todo = [[m for m in stage if m not in have or mirror(m) not in have] for stage in _stages(wanted)]
     todo = [stage for stage in todo if stage]
     if progress is not None:
         progress(done, total, todo[0][0] if todo else wanted[-1])
@@ -405,8 +408,7 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
 
                 def report(positions: int, base: int = base, material: Material = material) -> None:
                     if progress is not None:
-                        progress(min(base + positions, base + pair_size(material) - 1),
-                                 total, material)
+                        progress(min(base + positions, base + pair_size(material) - 1), total, material)
 
                 made = _solve_pair(folder, material, report)
                 have.update(made)
@@ -421,14 +423,15 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
     with multiprocessing.Manager() as manager:
         queue = manager.Queue()
         with concurrent.futures.ProcessPoolExecutor(
-                jobs, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker, initargs=(queue,)) as pool:
+            jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(queue,)
+        ) as pool:
             for stage in todo:
                 running = {pool.submit(_solve_in_worker, folder, m): m for m in stage}
                 partial: dict[Material, int] = {}
                 while running:
                     finished, _ = concurrent.futures.wait(
-                        running, timeout=0.5, return_when=concurrent.futures.FIRST_COMPLETED)
+                        running, timeout=0.5, return_when=concurrent.futures.FIRST_COMPLETED
+                    )
                     while not queue.empty():
                         m, positions = queue.get()
                         partial[m] = min(positions, pair_size(m) - 1)
@@ -444,6 +447,21 @@ def build(folder: Path, pieces: int, progress: Progress | None = None,
     return [m for m in wanted if m in have]
 
 
-__all__ = ["EgdbError", "MAX_PIECES", "SHIPPED", "WHOLE_PIECES", "build", "default_dir", "describe",
-           "file_name", "load_probe", "needs", "load_table", "load_tables", "open_table", "open_tables",
-           "save_table", "wdl_name"]
+__all__ = [
+    "EgdbError",
+    "MAX_PIECES",
+    "SHIPPED",
+    "WHOLE_PIECES",
+    "build",
+    "default_dir",
+    "describe",
+    "file_name",
+    "load_probe",
+    "needs",
+    "load_table",
+    "load_tables",
+    "open_table",
+    "open_tables",
+    "save_table",
+    "wdl_name",
+]

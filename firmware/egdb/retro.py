@@ -142,8 +142,10 @@ class Indexer:
         _a, b, c, d = material
         men_own = own & ~kings
         men_opp = (opp & ~kings) >> _u32(4)
-        return (((self.rank(men_own, material[0]) * comb(32, b) + self.rank(own & kings, b))
-                 * comb(28, c) + self.rank(men_opp, c)) * comb(32, d) + self.rank(opp & kings, d))
+        return (
+            (self.rank(men_own, material[0]) * comb(32, b) + self.rank(own & kings, b)) * comb(28, c)
+            + self.rank(men_opp, c)
+        ) * comb(32, d) + self.rank(opp & kings, d)
 
     def masks(self, squares: int, k: int, shift: int) -> Array:
         """The bitboards of ``k`` pieces on ``squares`` squares, by rank."""
@@ -172,8 +174,12 @@ class Indexer:
 
 
 def _material_codes(own: Array, opp: Array, kings: Array) -> Array:
-    return (_popcount(own & ~kings) * 1000 + _popcount(own & kings) * 100
-            + _popcount(opp & ~kings) * 10 + _popcount(opp & kings))
+    return (
+        _popcount(own & ~kings) * 1000
+        + _popcount(own & kings) * 100
+        + _popcount(opp & ~kings) * 10
+        + _popcount(opp & kings)
+    )
 
 
 class _Children:
@@ -189,8 +195,7 @@ class _Children:
         codes = _material_codes(own, opp, kings)
         alive = own != 0
         for code in _unique(codes[alive]):
-            m: Material = (int(code) // 1000, int(code) // 100 % 10, int(code) // 10 % 10,
-                           int(code) % 10)
+            m: Material = (int(code) // 1000, int(code) // 100 % 10, int(code) // 10 % 10, int(code) % 10)
             sel = np.nonzero(alive & (codes == code))[0]
             table = self.known.get(m)
             if table is None:
@@ -215,8 +220,7 @@ class _Outcomes:
         self.draw[pid[values == 0]] = True
 
 
-def _captures(own: Array, opp: Array, kings: Array, children: _Children,
-              outcomes: _Outcomes, pids: Array) -> None:
+def _captures(own: Array, opp: Array, kings: Array, children: _Children, outcomes: _Outcomes, pids: Array) -> None:
     """Every capture of the positions ``pids`` (own to move as Black), into ``outcomes``."""
     able = jumpers(own, opp, kings, True)
     states = []
@@ -227,8 +231,17 @@ def _captures(own: Array, opp: Array, kings: Array, children: _Children,
             break
         able = able ^ low
         start = low[sel]
-        states.append((pids[sel], own[sel] ^ start, opp[sel], kings[sel] & ~start, start,
-                       np.zeros(len(sel), dtype=np.uint32), (kings[sel] & start) != 0))
+        states.append(
+            (
+                pids[sel],
+                own[sel] ^ start,
+                opp[sel],
+                kings[sel] & ~start,
+                start,
+                np.zeros(len(sel), dtype=np.uint32),
+                (kings[sel] & start) != 0,
+            )
+        )
     if not states:
         return
     pid, rest, foe, crowned, square, taken, king = (np.concatenate(parts) for parts in zip(*states))
@@ -245,31 +258,61 @@ def _captures(own: Array, opp: Array, kings: Array, children: _Children,
             if not len(sel):
                 continue
             went[sel] = True
-            grown.append((pid[sel], rest[sel], foe[sel], crowned[sel], land[sel],
-                          taken[sel] | over[sel], king[sel]))
+            grown.append((pid[sel], rest[sel], foe[sel], crowned[sel], land[sel], taken[sel] | over[sel], king[sel]))
         ended = np.nonzero(~went & (taken != 0))[0]
         if len(ended):
-            _capture_children(pid[ended], rest[ended], foe[ended], crowned[ended], square[ended],
-                              taken[ended], king[ended], children, outcomes)
+            _capture_children(
+                pid[ended],
+                rest[ended],
+                foe[ended],
+                crowned[ended],
+                square[ended],
+                taken[ended],
+                king[ended],
+                children,
+                outcomes,
+            )
         if not grown:
             break
-        pid, rest, foe, crowned, square, taken, king = (
-            np.concatenate(parts) for parts in zip(*grown))
+        pid, rest, foe, crowned, square, taken, king = (np.concatenate(parts) for parts in zip(*grown))
         # A man that lands on the king row is crowned and stops there.
         stop = ~king & ((square & _u32(_BLACK_CROWN_ROW)) != 0)
         if stop.any():
             s = np.nonzero(stop)[0]
-            _capture_children(pid[s], rest[s], foe[s], crowned[s], square[s], taken[s],
-                              np.ones(len(s), dtype=bool), children, outcomes)
+            _capture_children(
+                pid[s],
+                rest[s],
+                foe[s],
+                crowned[s],
+                square[s],
+                taken[s],
+                np.ones(len(s), dtype=bool),
+                children,
+                outcomes,
+            )
             keep = np.nonzero(~stop)[0]
             pid, rest, foe, crowned, square, taken, king = (
-                pid[keep], rest[keep], foe[keep], crowned[keep], square[keep], taken[keep],
-                king[keep])
+                pid[keep],
+                rest[keep],
+                foe[keep],
+                crowned[keep],
+                square[keep],
+                taken[keep],
+                king[keep],
+            )
 
 
-def _capture_children(pid: Array, rest: Array, foe: Array, crowned: Array, square: Array,
-                      taken: Array, king: Array, children: _Children,
-                      outcomes: _Outcomes) -> None:
+def _capture_children(
+    pid: Array,
+    rest: Array,
+    foe: Array,
+    crowned: Array,
+    square: Array,
+    taken: Array,
+    king: Array,
+    children: _Children,
+    outcomes: _Outcomes,
+) -> None:
     new_own = rest | square
     new_opp = foe & ~taken
     new_kings = (crowned & ~taken) | np.where(king, square, _u32(0))
@@ -280,20 +323,19 @@ def _capture_children(pid: Array, rest: Array, foe: Array, crowned: Array, squar
 ProgressCount = Callable[[int], None]
 
 
-def solve(material: Material, known: Mapping[Material, bytes | bytearray],
-          progress: ProgressCount | None = None) -> dict[Material, bytearray]:
+def solve(
+    material: Material, known: Mapping[Material, bytes | bytearray], progress: ProgressCount | None = None
+) -> dict[Material, bytearray]:
     """The tables of ``material`` and its mirror, as :func:`rules.engine.egdb.solve`.
 
     ``progress`` is called now and then with a count that rises to the number of
     indices of the pair: half for the first pass, half for the waves.
     """
     if not available():
-        raise RuntimeError("building endgame tables this way needs NumPy 2 "
-                           "(pip install 'numpy>=2')")
+        raise RuntimeError("building endgame tables this way needs NumPy 2 (pip install 'numpy>=2')")
     group = sorted({material, mirror(material)})
     indexer = Indexer()
-    arrays = {m: np.frombuffer(t, dtype=np.uint8) for m, t in known.items()
-              if m not in group}
+    arrays = {m: np.frombuffer(t, dtype=np.uint8) for m, t in known.items() if m not in group}
     children = _Children(indexer, arrays)
     offsets: dict[Material, int] = {}
     total = 0
@@ -408,7 +450,7 @@ def solve(material: Material, known: Mapping[Material, bytes | bytearray],
             ready = ready[(unresolved[ready] == 0) & ~holds[ready]]
             put(longest_win[ready].astype(np.int64), ready)
         n += 1
-    return {m: bytearray(value[offsets[m]:offsets[m] + size_of(m)].tobytes()) for m in group}
+    return {m: bytearray(value[offsets[m] : offsets[m] + size_of(m)].tobytes()) for m in group}
 
 
 def _unmoves(indexer: Indexer, index: Array, material: Material) -> Array:
@@ -439,16 +481,17 @@ def _unmoves(indexer: Indexer, index: Array, material: Material) -> Array:
             p_kings = np.where(is_king[ok], o_kings[ok] ^ moved, o_kings[ok])
             p_own = o_own[ok]
             legal = jumpers(p_opp, p_own, p_kings, False) == 0
-            out.append(indexer.index(flip(p_opp[legal]), flip(p_own[legal]),
-                                     flip(p_kings[legal]), mirror(material)))
+            out.append(indexer.index(flip(p_opp[legal]), flip(p_own[legal]), flip(p_kings[legal]), mirror(material)))
     if not out:
         return np.zeros(0, dtype=np.int64)
     return np.concatenate(out)
 
 
-def build(pieces: int, known: Mapping[Material, bytes | bytearray] | None = None,
-          progress: Callable[[Material, int], None] | None = None
-          ) -> dict[Material, bytes | bytearray]:
+def build(
+    pieces: int,
+    known: Mapping[Material, bytes | bytearray] | None = None,
+    progress: Callable[[Material, int], None] | None = None,
+) -> dict[Material, bytes | bytearray]:
     """Every table of up to ``pieces`` pieces (``known`` ones taken as they are)."""
     return egdb.build(pieces, progress, known, solver=solve)
 

@@ -44,9 +44,9 @@ def codes(material: Material, table: bytes | bytearray) -> Any:
     for start in range(0, size, CHUNK):
         index = np.arange(start, min(size, start + CHUNK), dtype=np.int64)
         own, opp, kings = indexer.boards(index, material)
-        kept[start:start + len(index)] = (
-            (np.bitwise_count(own | opp) == sum(material))
-            & (retro.jumpers(own, opp, kings, True) == 0))
+        kept[start : start + len(index)] = (np.bitwise_count(own | opp) == sum(material)) & (
+            retro.jumpers(own, opp, kings, True) == 0
+        )
     # Each left-out index takes the value of the last kept one before it.
     last = np.where(kept, np.arange(size, dtype=np.int64), 0)
     np.maximum.accumulate(last, out=last)
@@ -72,8 +72,9 @@ def pack(material: Material, table: bytes | bytearray) -> bytes:
 Progress = Callable[[int, int, Material], None]
 
 
-def pack_folder(source: Path, target: Path, pieces: tuple[int, int],
-                progress: Progress | None = None) -> list[Material]:
+def pack_folder(
+    source: Path, target: Path, pieces: tuple[int, int], progress: Progress | None = None
+) -> list[Material]:
     """Write ``egdb-ABCD.wdl`` into ``target`` for every table of ``source`` whose
     number of pieces lies in ``pieces`` (low, high), keeping any already there; the
     materials written or kept. ``progress(done, total, material)`` counts indices."""
@@ -85,8 +86,7 @@ def pack_folder(source: Path, target: Path, pieces: tuple[int, int],
     wanted = [m for m in materials(high) if sum(m) >= low]
     missing = [m for m in wanted if not (source / file_name(m)).is_file()]
     if missing:
-        raise EgdbError(f"{source}: no table {file_name(missing[0])} to pack (a build of "
-                        f"{high} pieces makes it)")
+        raise EgdbError(f"{source}: no table {file_name(missing[0])} to pack (a build of {high} pieces makes it)")
     target.mkdir(parents=True, exist_ok=True)
     total = sum(size_of(m) for m in wanted)
     done = 0

@@ -47,6 +47,7 @@ WARNING_CODES: tuple[str, ...] = (
     "remove-captured",
 )
 
+
 @dataclass(frozen=True, slots=True)
 class MoveMade(Event):
     """A move accepted from the board. ``path`` is the start and every landing square."""

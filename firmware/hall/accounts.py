@@ -120,7 +120,9 @@ def _read(path: Path) -> dict[str, str]:
         except ValueError as exc:
             raise ValueError(f"{path}:{number}: {exc}") from None
         if len(password) > _MAX_PASSWORD or not password.isprintable():
-            raise ValueError(f"{path}:{number}: the password of {name!r} is not up to {_MAX_PASSWORD} printable characters")
+            raise ValueError(
+                f"{path}:{number}: the password of {name!r} is not up to {_MAX_PASSWORD} printable characters"
+            )
         if name in passwords:
             raise ValueError(f"{path}:{number}: {name!r} is listed twice")
         passwords[name] = password

@@ -107,7 +107,9 @@ def read_acl(text: str, source: str = "acl") -> Acl:
             else:
                 acl.users[user].append(rule)
             continue
-        raise AclError(f"{source}:{number}: {line!r}: expected 'user NAME', 'topic [ACCESS] TOPIC' or 'pattern [ACCESS] TOPIC'")
+        raise AclError(
+            f"{source}:{number}: {line!r}: expected 'user NAME', 'topic [ACCESS] TOPIC' or 'pattern [ACCESS] TOPIC'"
+        )
     return acl
 
 

@@ -62,8 +62,12 @@ class BoardPublisher:
         if url.username is not None and url.username != settings.board:
             # The shipped ACL lets an account write only under its own name: the broker
             # would drop every message of this board without a word.
-            log.warning("mqtt: the board %r reports with the account %r: brokers set up as docs/hall.md says "
-                        "take a board's messages only from the account named as the board", settings.board, url.username)
+            log.warning(
+                "mqtt: the board %r reports with the account %r: brokers set up as docs/hall.md says "
+                "take a board's messages only from the account named as the board",
+                settings.board,
+                url.username,
+            )
         self._state_source = state
         self._topic = {k: topic(settings.hall, settings.board, k) for k in ("event", "state", "status")}
         self._lock = threading.Condition()

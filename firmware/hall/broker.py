@@ -197,10 +197,10 @@ def _field(data: bytes, at: int) -> tuple[bytes, int]:
     """The length-prefixed field at ``at``, and where the next one begins."""
     if at + 2 > len(data):
         raise ProtocolError("a field runs past the packet's end")
-    size = int.from_bytes(data[at:at + 2], "big")
+    size = int.from_bytes(data[at : at + 2], "big")
     if at + 2 + size > len(data):
         raise ProtocolError("a field runs past the packet's end")
-    return data[at + 2:at + 2 + size], at + 2 + size
+    return data[at + 2 : at + 2 + size], at + 2 + size
 
 
 def _text(data: bytes, at: int) -> tuple[str, int]:
@@ -242,7 +242,7 @@ class Connect:
         name, at = _text(body, 0)
         if at + 4 > len(body):
             raise ProtocolError("a CONNECT cut short")
-        level, flags, keep_alive = body[at], body[at + 1], int.from_bytes(body[at + 2:at + 4], "big")
+        level, flags, keep_alive = body[at], body[at + 1], int.from_bytes(body[at + 2 : at + 4], "big")
         if name not in ("MQTT", "MQIsdp") or flags & 0x01:
             raise ProtocolError(f"not an MQTT CONNECT (protocol {name!r}, flags {flags:#04x})")
         client_id, at = _text(body, at + 4)
@@ -454,7 +454,9 @@ class Door:
         finally:
             self.waiting.lost(transport)
         if connect.level != 4:
-            await self._refuse(writer, _UNACCEPTABLE_PROTOCOL, who, f"MQTT protocol level {connect.level}, not 4 (3.1.1)")
+            await self._refuse(
+                writer, _UNACCEPTABLE_PROTOCOL, who, f"MQTT protocol level {connect.level}, not 4 (3.1.1)"
+            )
             return
         refused = self.guard.admits(connect.username, connect.password, connect.client_id, connect.will_topic)
         if refused is not None:
@@ -538,8 +540,9 @@ def _adapters() -> tuple[Any, Any]:
             then the client's bytes; a packet over ``limit`` ends the connection before
             anything is read for it."""
 
-            def __init__(self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                         limit: int, who: str) -> None:
+            def __init__(
+                self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limit: int, who: str
+            ) -> None:
                 self._first = first
                 self._reader = reader
                 self._writer = writer
@@ -601,8 +604,11 @@ def _adapters() -> tuple[Any, Any]:
                                 continue
                             # One amqtt would wait for the client to acknowledge: it is
                             # not sent either, and the connection ends.
-                            log.error("mqtt broker: a message on %r for %s, who may not read it: disconnected",
-                                      topic, self._who)
+                            log.error(
+                                "mqtt broker: a message on %r for %s, who may not read it: disconnected",
+                                topic,
+                                self._who,
+                            )
                             self.closed = True
                             self._writer.transport.abort()
                             return

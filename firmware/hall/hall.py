@@ -180,7 +180,7 @@ class Hall:
         if kind == "move":
             ply, move = event.get("ply"), move_text(event.get("move"))
             if isinstance(ply, int) and move is not None and 1 <= ply <= min(len(record.moves) + 1, MAX_PLIES):
-                del record.moves[ply - 1:]
+                del record.moves[ply - 1 :]
                 record.moves.append(move)
                 if ply == 1 and not (witness.started and witness.ply == 0):
                     # A game's first move: the hall sees it begin.
@@ -189,7 +189,7 @@ class Hall:
         elif kind == "takeback":
             ply = event.get("ply")
             if isinstance(ply, int) and ply >= 1:
-                del record.moves[ply - 1:]
+                del record.moves[ply - 1 :]
                 witness.ply = min(witness.ply, ply - 1)
         elif kind == "new-game":
             record.moves.clear()
@@ -201,8 +201,11 @@ class Hall:
         """What the hall saw of the game ``state`` tells, kept in ``record.witness``."""
         witness = record.witness
         game_id, ply = state["game_id"], state["ply"] or 0
-        if ply == 0 and state["result"] is None and not (witness.started and witness.game_id == game_id
-                                                         and witness.ply == 0):
+        if (
+            ply == 0
+            and state["result"] is None
+            and not (witness.started and witness.game_id == game_id and witness.ply == 0)
+        ):
             record.witness = witness = Witness(True, game_id, round_now, state["start"] or state["fen"])
         elif witness.started and witness.game_id == PENDING:
             witness.game_id = game_id
@@ -231,9 +234,16 @@ class Hall:
             verdict = "counted"
         else:
             key = game.key if game is not None else f"state:{state['game_id'] or ''}:{state['black']}:{state['white']}"
-            entry = {"board": board, "round": witness.round or state["round"], "black": state["black"],
-                     "white": state["white"], "result": state["result"], "reason": state["reason"],
-                     "plies": state["ply"], "why": why}
+            entry = {
+                "board": board,
+                "round": witness.round or state["round"],
+                "black": state["black"],
+                "white": state["white"],
+                "result": state["result"],
+                "reason": state["reason"],
+                "plies": state["ply"],
+                "why": why,
+            }
             if self.standings.dispute(board, key, entry):
                 log.warning("hall %s: %s's result %s not counted: %s", self.name, board, state["result"], why)
             verdict = "disputed"
@@ -290,8 +300,12 @@ class Hall:
         writer.writerow(["board", "round", "black", "white", "result", "reason", "plies", "counted"])
         for b in self.boards():
             # Every cell as the standings' CSV writes it: no text a spreadsheet runs as a formula.
-            writer.writerow([spreadsheet_cell(b[key] if b[key] is not None else "")
-                             for key in ("name", "round", "black", "white", "result", "reason", "ply", "verdict")])
+            writer.writerow(
+                [
+                    spreadsheet_cell(b[key] if b[key] is not None else "")
+                    for key in ("name", "round", "black", "white", "result", "reason", "ply", "verdict")
+                ]
+            )
         return out.getvalue()
 
 
@@ -401,7 +415,9 @@ class HallServer:
         try:
             sock = listening_socket(self.host, self.port)
         except OSError as exc:
-            raise RuntimeError(f"cannot serve the hall page on {self.host}:{self.port}: {exc.strerror or exc}") from None
+            raise RuntimeError(
+                f"cannot serve the hall page on {self.host}:{self.port}: {exc.strerror or exc}"
+            ) from None
         self.port = sock.getsockname()[1]
         self._socket = sock
 
@@ -482,8 +498,11 @@ class _Headers:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
-                headers += [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()
-                            if k.lower().encode() not in present]
+                headers += [
+                    (k.lower().encode(), v.encode())
+                    for k, v in SECURITY_HEADERS.items()
+                    if k.lower().encode() not in present
+                ]
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -498,8 +517,9 @@ def _server(request: Any) -> HallServer:
 def _attachment(body: str, kind: str, name: str) -> Any:
     from starlette.responses import Response
 
-    return Response(body.encode("utf-8"), media_type=kind,
-                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+    return Response(
+        body.encode("utf-8"), media_type=kind, headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
 
 
 async def _index(request: Any) -> Any:

@@ -91,8 +91,9 @@ def read_pairings(text: str, source: str = "pairings") -> Pairings:
     names = [h.strip().lower() for h in header]
     missing = [c for c in _COLUMNS if c not in names]
     if missing:
-        raise ValueError(f"{source}:1: no column {', '.join(missing)} (the first line names the columns "
-                         f"{', '.join(_COLUMNS)})")
+        raise ValueError(
+            f"{source}:1: no column {', '.join(missing)} (the first line names the columns {', '.join(_COLUMNS)})"
+        )
     where = {c: names.index(c) for c in _COLUMNS}
     pairings = Pairings()
     playing: dict[tuple[str, str], int] = {}
@@ -120,8 +121,10 @@ def read_pairings(text: str, source: str = "pairings") -> Pairings:
             black, white = player_name(row[where["black"]]), player_name(row[where["white"]])
             for colour, name in (("black", black), ("white", white)):
                 if name is None:
-                    raise ValueError(f"{source}:{line}: {colour} {row[where[colour]]!r} is no player's name "
-                                     "(empty, ?, -, control characters or over 40 characters)")
+                    raise ValueError(
+                        f"{source}:{line}: {colour} {row[where[colour]]!r} is no player's name "
+                        "(empty, ?, -, control characters or over 40 characters)"
+                    )
             assert black is not None and white is not None
             if black == white:
                 raise ValueError(f"{source}:{line}: {black} cannot play {white}")
@@ -129,8 +132,9 @@ def read_pairings(text: str, source: str = "pairings") -> Pairings:
                 raise ValueError(f"{source}:{line}: {board} is paired twice in round {round_}")
             for name in (black, white):
                 if (round_, name) in playing:
-                    raise ValueError(f"{source}:{line}: {name} is paired twice in round {round_} "
-                                     f"(line {playing[round_, name]} too)")
+                    raise ValueError(
+                        f"{source}:{line}: {name} is paired twice in round {round_} (line {playing[round_, name]} too)"
+                    )
                 playing[round_, name] = line
             pairings.by_round.setdefault(round_, {})[board] = Pairing(round_, board, black, white)
     except csv.Error as exc:
@@ -183,8 +187,11 @@ class PairingsFile:
             if changed:
                 try:
                     self.load()
-                    log.info("hall: pairings read again from %s: round %s is the current round",
-                             self.path, self.pairings.current_round)
+                    log.info(
+                        "hall: pairings read again from %s: round %s is the current round",
+                        self.path,
+                        self.pairings.current_round,
+                    )
                 except ValueError as exc:
                     self._report(str(exc))
         return self.pairings

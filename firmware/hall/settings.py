@@ -59,5 +59,7 @@ class HallSettings:
         if self.username:
             url = replace(url, username=self.username, password=self.password or None)
         if self.commands and url.username is None:
-            raise FieldError("commands", "commands from the hall need the board's broker account (username and password)")
+            raise FieldError(
+                "commands", "commands from the hall need the board's broker account (username and password)"
+            )
         return url

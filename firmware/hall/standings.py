@@ -183,8 +183,11 @@ class Standings:
                 self.refused += 1
                 if not self._full_logged:
                     self._full_logged = True
-                    log.error("hall %s: %d games kept already; later games are not counted in the standings",
-                              self.hall, MAX_GAMES)
+                    log.error(
+                        "hall %s: %d games kept already; later games are not counted in the standings",
+                        self.hall,
+                        MAX_GAMES,
+                    )
                 return False
             self._games[where] = game
             self._disputed.pop(where, None)
@@ -207,8 +210,12 @@ class Standings:
         the same colours (a pairing plays each colour once a round)."""
         with self._lock:
             for other in self._games.values():
-                if (other.board, other.round, other.black, other.white) == (game.board, game.round, game.black, game.white) \
-                        and other.key != game.key:
+                if (other.board, other.round, other.black, other.white) == (
+                    game.board,
+                    game.round,
+                    game.black,
+                    game.white,
+                ) and other.key != game.key:
                     return other
         return None
 
@@ -334,18 +341,20 @@ class Standings:
             if standing != previous:
                 rank, previous = i + 1, standing
             w, d, l = wdl[name]
-            players.append({
-                "rank": rank,
-                "name": name,
-                "points": halves[name] / 2,
-                "points_text": points_text(halves[name]),
-                "games": w + d + l,
-                "wins": w,
-                "draws": d,
-                "losses": l,
-                "wdl": f"{w}-{d}-{l}",
-                "sonneborn_berger": sb[name] / 4,
-            })
+            players.append(
+                {
+                    "rank": rank,
+                    "name": name,
+                    "points": halves[name] / 2,
+                    "points_text": points_text(halves[name]),
+                    "games": w + d + l,
+                    "wins": w,
+                    "draws": d,
+                    "losses": l,
+                    "wdl": f"{w}-{d}-{l}",
+                    "sonneborn_berger": sb[name] / 4,
+                }
+            )
         rounds = sorted({g.round for g in games}, key=round_order)
         place = {r: i for i, r in enumerate(rounds)}
         # Sparse: a row lists only the opponents met (a Swiss event of 400 players would
@@ -353,13 +362,15 @@ class Standings:
         cells: list[dict[int, list[dict[str, str]]]] = [{} for _ in order]
         for seen, g in sorted(enumerate(games), key=lambda ig: (place[ig[1].round], ig[0])):
             for name, other, colour in ((g.black, g.white, "black"), (g.white, g.black, "white")):
-                cells[index[name]].setdefault(index[other], []).append({
-                    "round": g.round,
-                    "board": g.board,
-                    "colour": colour,
-                    "score": _score_text(g.score_of(name)),
-                    "result": g.result,
-                })
+                cells[index[name]].setdefault(index[other], []).append(
+                    {
+                        "round": g.round,
+                        "board": g.board,
+                        "colour": colour,
+                        "score": _score_text(g.score_of(name)),
+                        "result": g.result,
+                    }
+                )
         return {
             "hall": self.hall,
             "version": version,
@@ -369,8 +380,16 @@ class Standings:
             "players": players,
             "crosstable": [[{"opponent": j, "games": row[j]} for j in sorted(row)] for row in cells],
             "games": [
-                {"board": g.board, "event": g.event, "round": g.round, "black": g.black, "white": g.white,
-                 "result": g.result, "reason": g.reason, "plies": g.plies}
+                {
+                    "board": g.board,
+                    "event": g.event,
+                    "round": g.round,
+                    "black": g.black,
+                    "white": g.white,
+                    "result": g.result,
+                    "reason": g.reason,
+                    "plies": g.plies,
+                }
                 for g in sorted(games, key=lambda g: round_order(g.round))
             ],
         }
@@ -383,15 +402,29 @@ class Standings:
         out = io.StringIO()
         writer = csv.writer(out)
         players = table["players"]
-        writer.writerow(["rank", "player", "points", "games", "wins", "draws", "losses", "sonneborn_berger"]
-                        + [str(i + 1) for i in range(len(players))])
+        writer.writerow(
+            ["rank", "player", "points", "games", "wins", "draws", "losses", "sonneborn_berger"]
+            + [str(i + 1) for i in range(len(players))]
+        )
         for p, row in zip(players, table["crosstable"]):
             games = [""] * len(players)
             for met in row:
                 games[met["opponent"]] = " ".join(
-                    f"R{c['round']} {c['colour'][0].upper()} {_CSV_SCORES[c['score']]}" for c in met["games"])
-            writer.writerow([p["rank"], _cell(p["name"]), f"{p['points']:g}", p["games"], p["wins"], p["draws"],
-                             p["losses"], f"{p['sonneborn_berger']:g}"] + [_cell(g) for g in games])
+                    f"R{c['round']} {c['colour'][0].upper()} {_CSV_SCORES[c['score']]}" for c in met["games"]
+                )
+            writer.writerow(
+                [
+                    p["rank"],
+                    _cell(p["name"]),
+                    f"{p['points']:g}",
+                    p["games"],
+                    p["wins"],
+                    p["draws"],
+                    p["losses"],
+                    f"{p['sonneborn_berger']:g}",
+                ]
+                + [_cell(g) for g in games]
+            )
         return out.getvalue()
 
     # -- the file --------------------------------------------------------------------------
@@ -440,9 +473,16 @@ class Standings:
     def _save(self, games: Iterable[HallGame], started: Mapping[str, Mapping[str, str | None]] | None = None) -> None:
         if self.path is None:
             return
-        text = json.dumps({"format": FORMAT_VERSION, "hall": self.hall, "games": [asdict(g) for g in games],
-                           "started": dict(started or {})},
-                          ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(
+            {
+                "format": FORMAT_VERSION,
+                "hall": self.hall,
+                "games": [asdict(g) for g in games],
+                "started": dict(started or {}),
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(self.path, text + "\n")
@@ -499,7 +539,11 @@ class Standings:
             game = HallGame(**item)
             if game.result not in _RESULTS:
                 raise ValueError(f"game {n}: result {game.result!r} is not 1-0, 0-1 or 1/2-1/2")
-            if player_name(game.black) != game.black or player_name(game.white) != game.white or game.black == game.white:
+            if (
+                player_name(game.black) != game.black
+                or player_name(game.white) != game.white
+                or game.black == game.white
+            ):
                 raise ValueError(f"game {n}: the players' names {game.black!r} and {game.white!r} are not two names")
             games.append(game)
         marks = obj.get("started", {})
@@ -507,9 +551,12 @@ class Standings:
             raise ValueError('"started" is not a table of at most 10000 boards')
         started: dict[str, dict[str, str | None]] = {}
         for board, mark in marks.items():
-            if not (isinstance(mark, dict) and set(mark) == {"game_id", "round", "start"}
-                    and isinstance(mark["game_id"], str) and all(v is None or (isinstance(v, str) and len(v) <= 200)
-                                                               for v in mark.values())):
+            if not (
+                isinstance(mark, dict)
+                and set(mark) == {"game_id", "round", "start"}
+                and isinstance(mark["game_id"], str)
+                and all(v is None or (isinstance(v, str) and len(v) <= 200) for v in mark.values())
+            ):
                 raise ValueError(f"started game of {board!r}: expected game_id, round and start")
             started[str(board)] = dict(mark)
         return games, started
@@ -518,8 +565,13 @@ class Standings:
         try:
             target = move_aside(path)
         except OSError as exc:
-            log.error("hall %s: %s: %s; it cannot be moved aside (%s): the standings start empty and are not saved",
-                      self.hall, path, problem, exc.strerror or exc)
+            log.error(
+                "hall %s: %s: %s; it cannot be moved aside (%s): the standings start empty and are not saved",
+                self.hall,
+                path,
+                problem,
+                exc.strerror or exc,
+            )
             self.path = None  # never overwrite what could not be read nor moved
             return
         log.error("hall %s: %s: %s; set aside as %s, the standings start empty", self.hall, path, problem, target.name)

@@ -46,7 +46,7 @@ def _redact_word(word: str) -> str:
     if at < 0:
         return word
     user, colon, _ = rest[:at].partition(":")
-    return f"{head}{user}{':***' if colon else ''}@{rest[at + 1:]}"
+    return f"{head}{user}{':***' if colon else ''}@{rest[at + 1 :]}"
 
 
 def check_name(name: str, what: str) -> str:

@@ -211,8 +211,13 @@ class Link(PeerFollower):
             return []
         app = self.app
         fresh = self.transport.take_fresh() or self._greeting
-        if (fresh is not None and self._greeting is None and self._seen_game is None
-                and not app.resuming and app.setting_up is None):
+        if (
+            fresh is not None
+            and self._greeting is None
+            and self._seen_game is None
+            and not app.resuming
+            and app.setting_up is None
+        ):
             # The first game begins in this very iteration: greet with it, one iteration on.
             self._greeting, fresh = fresh, None
         else:
@@ -220,8 +225,15 @@ class Link(PeerFollower):
         if fresh is not None:
             first = []
             if fresh == "overrun":
-                first.append(self._encode({"t": now, "event": "overrun",
-                                           "message": "the host did not read in time: lines were dropped; the state follows"}))
+                first.append(
+                    self._encode(
+                        {
+                            "t": now,
+                            "event": "overrun",
+                            "message": "the host did not read in time: lines were dropped; the state follows",
+                        }
+                    )
+                )
             first.append(self._encode(self._hello(now, fresh)))
             self.transport.resume(*first)
         self._sync(now)
@@ -413,8 +425,13 @@ class Link(PeerFollower):
         if state is None:
             return None
         black, white, running, paused, _flag = state
-        return {"black": black, "white": white, "running": running if running and not paused else None,
-                "paused": paused, "side": running or None}
+        return {
+            "black": black,
+            "white": white,
+            "running": running if running and not paused else None,
+            "paused": paused,
+            "side": running or None,
+        }
 
     def _fit_view(self, now: int, body: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         """``body`` with its texts shortened until the ``view`` event fits one line (they
@@ -440,10 +457,19 @@ class Link(PeerFollower):
         sim = app.simulated()
         game = app.game
         return (
-            self._display_stir, app.lit_roles, self._stir, app.message, app.resuming, id(game), game.ply, app.warning,
-            app.setting_up is not None, app.expected,
+            self._display_stir,
+            app.lit_roles,
+            self._stir,
+            app.message,
+            app.resuming,
+            id(game),
+            game.ply,
+            app.warning,
+            app.setting_up is not None,
+            app.expected,
             (len(sim[0]), len(sim[1]), sim[1][-1] if sim[1] else None) if sim is not None else None,
-            app.thinking, now // 1000,
+            app.thinking,
+            now // 1000,
         )
 
     def _send_view(self, now: int) -> None:
@@ -471,8 +497,11 @@ class Link(PeerFollower):
         shown = dict(body)
         clock = shown.pop("clock")
         if clock is not None:
-            shown["clock"] = (clock["running"], clock["black"] // 1000 if clock["running"] != "black" else None,
-                              clock["white"] // 1000 if clock["running"] != "white" else None)
+            shown["clock"] = (
+                clock["running"],
+                clock["black"] // 1000 if clock["running"] != "black" else None,
+                clock["white"] // 1000 if clock["running"] != "white" else None,
+            )
         if shown == self._view_sent:
             return
         self._view_sent = shown
@@ -500,7 +529,11 @@ class Link(PeerFollower):
                 if not self.control:
                     # Another board's lines change the game here (its moves, its result,
                     # its new game): a read-only link changes nothing, by any line.
-                    self._notice(now, "peer-read-only", "the other end sends a board's events, which this read-only link ignores (link.control = false)")
+                    self._notice(
+                        now,
+                        "peer-read-only",
+                        "the other end sends a board's events, which this read-only link ignores (link.control = false)",
+                    )
                     return
                 try:
                     self._peer(message.data, now)
@@ -537,7 +570,9 @@ class Link(PeerFollower):
     # -- queries -----------------------------------------------------------------------
 
     def _cmd_hello(self, now: int) -> dict[str, Any]:
-        body = _fitted({"t": now, "event": "reply", "cmd": "hello", "ok": True, **self._identity(), "state": self._state()})
+        body = _fitted(
+            {"t": now, "event": "reply", "cmd": "hello", "ok": True, **self._identity(), "state": self._state()}
+        )
         return {k: v for k, v in body.items() if k not in ("t", "event", "cmd", "ok")}
 
     def _cmd_help(self, now: int, start: int = 0) -> dict[str, Any]:
@@ -581,8 +616,16 @@ class Link(PeerFollower):
         size = len(text)
         if offset > size:
             raise LinkError("bad-argument", f"offset {offset} is past the end of the PDN ({size} characters)", "pdn")
-        head = {"t": now, "event": "reply", "cmd": "pdn", "ok": True, "ply": self._game().ply,
-                "offset": offset, "size": size, "next": size}
+        head = {
+            "t": now,
+            "event": "reply",
+            "cmd": "pdn",
+            "ok": True,
+            "ply": self._game().ply,
+            "offset": offset,
+            "size": size,
+            "next": size,
+        }
 
         def body(n: int) -> dict[str, Any]:
             end = offset + n
@@ -733,10 +776,14 @@ class Link(PeerFollower):
         except ValueError as exc:
             raise LinkError("bad-argument", str(exc), "play") from None
         if not matches:
-            raise LinkError("illegal-move", f"{text} is not legal here: {explain_illegal(position, squares, game.rules)}", "play")
+            raise LinkError(
+                "illegal-move", f"{text} is not legal here: {explain_illegal(position, squares, game.rules)}", "play"
+            )
         if len(matches) > 1:
             routes = ", ".join(m.pdn(full=True) for m in matches)
-            raise LinkError("ambiguous-move", f"{text} fits several capture routes ({routes}): give every landing square", "play")
+            raise LinkError(
+                "ambiguous-move", f"{text} fits several capture routes ({routes}): give every landing square", "play"
+            )
         move = matches[0]
         turn = game.turn
         if self.remote is not None and turn is not self.remote:
@@ -753,8 +800,13 @@ class Link(PeerFollower):
             raise LinkError("illegal-move", f"the ballot's move {ply} is {ballot.pdn()}", "play")
         self._host_moves[ply] = move
         self._sync(now)
-        return {"ply": ply, "side": _side(turn), "move": move_text(position, move, game.rules),
-                "path": list(move.path), "captures": list(move.captures)}
+        return {
+            "ply": ply,
+            "side": _side(turn),
+            "move": move_text(position, move, game.rules),
+            "path": list(move.path),
+            "captures": list(move.captures),
+        }
 
     def _cmd_hint(self, now: int, state: str) -> dict[str, Any]:
         assert self.app is not None
@@ -767,7 +819,9 @@ class Link(PeerFollower):
         computer = None
         if name == "computer":
             if self.remote is not None:
-                raise LinkError("not-now", f"the other side is played over the link (link.plays = {self.plays})", "mode")
+                raise LinkError(
+                    "not-now", f"the other side is played over the link (link.plays = {self.plays})", "mode"
+                )
             try:
                 computer = (BLACK if side == "black" else WHITE, app.computer_player(level))
             except ValueError as exc:
@@ -793,7 +847,9 @@ class Link(PeerFollower):
                 try:
                     self._events += app.set_ballot(carried, now)
                 except ValueError as exc:  # the mode has changed; say why the ballot did not follow
-                    self._notice(now, f"ballot-{carried}-{now}", f"ballot {carried} is not played under the referee: {exc}")
+                    self._notice(
+                        now, f"ballot-{carried}-{now}", f"ballot {carried} is not played under the referee: {exc}"
+                    )
             else:
                 self._ballot = (carried, tuple(acf_ballot(carried).play_moves(game.rules)))
             self._sync(now)
@@ -837,7 +893,9 @@ class Link(PeerFollower):
         app = self.app
         game = self._game()
         if app.resuming or (game.ply and not game.is_over and app.setting_up is None):
-            raise LinkError("not-now", "the referee's settings change only before the first move or after the game", "referee")
+            raise LinkError(
+                "not-now", "the referee's settings change only before the first move or after the game", "referee"
+            )
         changes: dict[str, Any] = {}
         for key, value in items:
             if key == "clock":
@@ -852,8 +910,13 @@ class Link(PeerFollower):
         except ValueError as exc:
             raise LinkError("bad-argument", str(exc), "referee") from None
         clock = settings.clock
-        return {"style": settings.style, "clock": str(clock) if clock is not None else None,
-                "tournament": settings.event, "site": settings.site, "round": settings.round}
+        return {
+            "style": settings.style,
+            "clock": str(clock) if clock is not None else None,
+            "tournament": settings.event,
+            "site": settings.site,
+            "round": settings.round,
+        }
 
     def _cmd_names(self, now: int, black: str, white: str) -> dict[str, Any]:
         assert self.app is not None
@@ -867,7 +930,9 @@ class Link(PeerFollower):
         except ValueError as exc:
             raise LinkError("bad-argument", str(exc), "ballot") from None
         if not chosen.in_deck:
-            raise LinkError("bad-argument", f"ballot {number} is barred (lost for one side): it is never played", "ballot")
+            raise LinkError(
+                "bad-argument", f"ballot {number} is barred (lost for one side): it is never played", "ballot"
+            )
         if game.ply != 0 or game.start != Position.start(game.rules):
             raise LinkError("not-now", "a ballot is played from the start position before the first move", "ballot")
         try:
@@ -990,8 +1055,11 @@ class Link(PeerFollower):
                     app.show_move(move)
                 except ValueError:
                     self._drop_wanted(n, source)
-                    self._notice(now, f"unplayable-{n}-{move.pdn(full=True)}",
-                                 f"the {source}'s move {move.pdn(full=True)} is not legal here: the boards are out of step")
+                    self._notice(
+                        now,
+                        f"unplayable-{n}-{move.pdn(full=True)}",
+                        f"the {source}'s move {move.pdn(full=True)} is not legal here: the boards are out of step",
+                    )
                     return
             self._expect = (n, move, source)
         elif self._expect is not None:
@@ -1038,6 +1106,7 @@ class Link(PeerFollower):
         self._said.clear()
         self._send({"t": event.t, "event": "state", "cause": "new-game", **self._state()})
 
+
 def help_page(start: int = 0) -> dict[str, Any]:
     """The ``help`` reply's body from command ``start`` on (LinkError past the last one).
 
@@ -1067,8 +1136,26 @@ def _help_page(start: int) -> tuple[tuple[str, Any], ...]:
 
 
 #: Commands that change something; refused on a read-only link.
-CONTROL_COMMANDS = frozenset({"new", "play", "hint", "mode", "referee", "rules", "names", "ballot", "result",
-                              "press", "brightness", "touch", "hands", "follow", "draw", "resign"})
+CONTROL_COMMANDS = frozenset(
+    {
+        "new",
+        "play",
+        "hint",
+        "mode",
+        "referee",
+        "rules",
+        "names",
+        "ballot",
+        "result",
+        "press",
+        "brightness",
+        "touch",
+        "hands",
+        "follow",
+        "draw",
+        "resign",
+    }
+)
 #: Commands that change only what the board shows (its lights), never the game or who
 #: plays it: a view after them is the last one with the fields they set
 #: (``Link._display_fields``).

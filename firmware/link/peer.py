@@ -133,9 +133,12 @@ class PeerFollower:
             if isinstance(plays, str):
                 self._peer_plays = plays
                 if plays == self.plays or plays == "both":
-                    self._notice(now, f"plays-{plays}",
-                                 f"the other board plays {plays}, this one {self.plays}: "
-                                 "set link.plays to black on one board and white on the other")
+                    self._notice(
+                        now,
+                        f"plays-{plays}",
+                        f"the other board plays {plays}, this one {self.plays}: "
+                        "set link.plays to black on one board and white on the other",
+                    )
             self._reconcile(data.get("state"), now, answer="hello" if data.get("cause") != "answer" else None)
         elif kind == "reply" and data.get("cmd") == "hello":
             self._reconcile(data.get("state"), now, answer=None)
@@ -158,9 +161,12 @@ class PeerFollower:
         game = self._game()
         if ply <= game.ply and self._setting_up() is None:
             if game.moves[ply - 1] != move:
-                self._notice(now, f"conflict-{ply}",
-                             f"the other board played {move.pdn(full=True)} as move {ply}, "
-                             f"this one {game.moves[ply - 1].pdn(full=True)}: the boards are out of step")
+                self._notice(
+                    now,
+                    f"conflict-{ply}",
+                    f"the other board played {move.pdn(full=True)} as move {ply}, "
+                    f"this one {game.moves[ply - 1].pdn(full=True)}: the boards are out of step",
+                )
                 return
         self._peer_moves[ply] = move
         self._peer_ply = ply
@@ -234,13 +240,19 @@ class PeerFollower:
 
             else:
                 if peer_id > self.game_id:
-                    self._notice(now, f"behind-{peer_id}",
-                                 f"the other board plays another game ({ply} moves in, from {start}); "
-                                 "press new on one board to start a game together")
+                    self._notice(
+                        now,
+                        f"behind-{peer_id}",
+                        f"the other board plays another game ({ply} moves in, from {start}); "
+                        "press new on one board to start a game together",
+                    )
                 same = False  # a different game: nothing of it applies here
         elif same is False:
-            self._notice(now, f"diverged-{peer_id}-{ply}",
-                         f"the other board's game has gone another way (at move {ply}: {fen}): the boards are out of step")
+            self._notice(
+                now,
+                f"diverged-{peer_id}-{ply}",
+                f"the other board's game has gone another way (at move {ply}: {fen}): the boards are out of step",
+            )
         if same is not False:
             self._peer_ply = ply
             own_ply = self._own_view()[1]

@@ -65,7 +65,7 @@ RESULTS = ("1-0", "0-1", "1/2-1/2")
 ERROR_CODES: dict[str, str] = {
     "too-long": f"the line was longer than {MAX_LINE} bytes; it was ignored",
     "bad-encoding": "the line is not UTF-8 text (binary data or control characters)",
-    "bad-json": "a line starting with { is not a JSON object with an \"event\"",
+    "bad-json": 'a line starting with { is not a JSON object with an "event"',
     "unknown-command": "no such command",
     "bad-argument": "the command's arguments are missing, extra or malformed",
     "illegal-move": "the move is not legal in the game's position",
@@ -194,7 +194,7 @@ def decode_line(raw: bytes) -> str:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LinkError("bad-encoding", f"not UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
+        raise LinkError("bad-encoding", f"not UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 1]!r})") from None
     text = text.replace("\t", " ")
     for i, ch in enumerate(text):
         if unicodedata.category(ch) in ("Cc", "Cs", "Cn") or ch in "\u2028\u2029\ufeff":
@@ -322,10 +322,14 @@ def _mode(name: str, rest: str) -> tuple[Any, ...]:
         raise LinkError("bad-argument", "mode takes play, referee or computer SIDE [LEVEL]", name)
     if words[0] != "computer":
         if len(words) != 1:
-            raise LinkError("bad-argument", f"mode {words[0]} takes nothing more, got {_show(' '.join(words[1:]))}", name)
+            raise LinkError(
+                "bad-argument", f"mode {words[0]} takes nothing more, got {_show(' '.join(words[1:]))}", name
+            )
         return (words[0],)
     if len(words) not in (2, 3) or words[1] not in ("black", "white"):
-        raise LinkError("bad-argument", "mode computer needs the machine's side (black or white) and optionally a level 1-10", name)
+        raise LinkError(
+            "bad-argument", "mode computer needs the machine's side (black or white) and optionally a level 1-10", name
+        )
     level = None
     if len(words) == 3:
         if not _ascii_digits(words[2], 2) or not 1 <= int(words[2]) <= 10:
@@ -347,7 +351,9 @@ def _referee(name: str, rest: str) -> tuple[Any, ...]:
         key, eq, value = part.partition("=")
         key, value = key.strip().lower(), " ".join(value.split())
         if not eq or key not in REFEREE_KEYS:
-            raise LinkError("bad-argument", f"{_show(part.strip())} is not KEY=VALUE with a key of {', '.join(REFEREE_KEYS)}", name)
+            raise LinkError(
+                "bad-argument", f"{_show(part.strip())} is not KEY=VALUE with a key of {', '.join(REFEREE_KEYS)}", name
+            )
         if key in out:
             raise LinkError("bad-argument", f"{key} is given twice", name)
         if len(value) > MAX_NAME or any(unicodedata.category(ch)[0] in "CZ" and ch != " " for ch in value):
@@ -357,7 +363,13 @@ def _referee(name: str, rest: str) -> tuple[Any, ...]:
 
 
 #: ``rules`` options: the house rules of ``crownhead run`` (``--men-capture-backward``...).
-RULE_OPTIONS = ("men-capture-backward", "captures-optional", "keep-jumping-after-crowning", "kings-capture-first", "huffing")
+RULE_OPTIONS = (
+    "men-capture-backward",
+    "captures-optional",
+    "keep-jumping-after-crowning",
+    "kings-capture-first",
+    "huffing",
+)
 
 
 def _rules(name: str, rest: str) -> tuple[Any, ...]:
@@ -365,7 +377,9 @@ def _rules(name: str, rest: str) -> tuple[Any, ...]:
 
     words = rest.lower().split()
     if not words or words[0] not in variant_names():
-        raise LinkError("bad-argument", f"rules needs a variant ({', '.join(variant_names())}) and optionally house rules", name)
+        raise LinkError(
+            "bad-argument", f"rules needs a variant ({', '.join(variant_names())}) and optionally house rules", name
+        )
     options = words[1:]
     for option in options:
         if option not in RULE_OPTIONS:
@@ -396,7 +410,10 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "new": (_new, "new [FEN]: set up a new game (the start position by default)"),
     "play": (_play, "play MOVE: show MOVE on the board and wait for it to be made"),
     "hint": (_choice("on", "off"), "hint on|off: hint lights"),
-    "mode": (_mode, "mode play|referee|computer SIDE [LEVEL]: two players, the referee, or the machine on SIDE; before a game"),
+    "mode": (
+        _mode,
+        "mode play|referee|computer SIDE [LEVEL]: two players, the referee, or the machine on SIDE; before a game",
+    ),
     "rules": (_rules, "rules VARIANT [OPTION...]: the game and house rules of the next games; a new game is set up"),
     "referee": (_referee, "referee KEY=VALUE;...: the referee's style, clock, event, site, round for the next games"),
     "names": (_names, "names BLACK;WHITE: the players' names for the record"),

@@ -65,8 +65,7 @@ class Relay:
             # output: it is not ready, and is greeted with the other at the next step
             # (counted ready now, the other side would be greeted twice).
             both = all(
-                port.connected and (fresh[name] is not None or not port.holding)
-                for name, port in self.sides.items()
+                port.connected and (fresh[name] is not None or not port.holding) for name, port in self.sides.items()
             )
             for name, port in self.sides.items():
                 if fresh[name]:

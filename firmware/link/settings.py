@@ -43,7 +43,7 @@ class LinkConfig:
 
     def validate(self) -> None:
         if self.plays not in PLAYS:
-            raise FieldError("plays", f"must be one of {', '.join(PLAYS)}, got \"{self.plays}\"")
+            raise FieldError("plays", f'must be one of {", ".join(PLAYS)}, got "{self.plays}"')
         if self.baudrate not in _BAUDRATES:
             raise FieldError("baudrate", f"{self.baudrate} is not a standard rate (e.g. 115200)")
         if not 50 <= self.reconnect_ms <= 60_000:
@@ -54,7 +54,9 @@ class LinkConfig:
             raise FieldError("port", "must be one line")
         if "://" in self.port and not _known_url(self.port):
             scheme = self.port.split("://", 1)[0]
-            raise FieldError("port", f"pyserial knows no {scheme}:// ports (e.g. socket://host:7000, rfc2217://host:7000)")
+            raise FieldError(
+                "port", f"pyserial knows no {scheme}:// ports (e.g. socket://host:7000, rfc2217://host:7000)"
+            )
 
 
 def _known_url(url: str) -> bool:

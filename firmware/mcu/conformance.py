@@ -375,9 +375,7 @@ class _Session:
             lines = self.target.collect(self.quiet_ms if ms is None else ms)
         else:
             test = until
-            lines = self.target.collect(
-                self.answer_ms if ms is None else ms, lambda raws: test(_lenient(raws))
-            )
+            lines = self.target.collect(self.answer_ms if ms is None else ms, lambda raws: test(_lenient(raws)))
         out = []
         for raw in lines:
             if len(raw) > MAX_LINE:
@@ -590,7 +588,8 @@ def check_many_lines_at_once(s: _Session) -> str:
     frame = encode_led([(1, 2, 3)] * 32)
     burst = (frame + encode_line("OCC?")) * 10
     got = s.exchange(
-        burst, max(s.answer_ms, 500),
+        burst,
+        max(s.answer_ms, 500),
         until=lambda m: None in m or bool(_errors(m)) or len(_of(m, Occupancy)) >= 10,
     )
     if _errors(got) or len(_of(got, Occupancy)) < 10:

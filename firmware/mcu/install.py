@@ -24,8 +24,7 @@ __all__ = ["InstallError", "mpremote_command", "install", "check_port_free", "ST
 
 #: What to do when the board's service holds the port.
 STOP_SERVICE = (
-    "stop the board's service first (sudo systemctl stop crownhead; "
-    "sudo systemctl start crownhead afterwards)"
+    "stop the board's service first (sudo systemctl stop crownhead; sudo systemctl start crownhead afterwards)"
 )
 
 
@@ -76,9 +75,7 @@ def mpremote_command(port: str | None = None, python: str | None = None) -> list
 def install(port: str | None = None, *, run: bool = True) -> list[str]:
     """Install the firmware; returns the command it ran. Raises :class:`InstallError`."""
     if importlib.util.find_spec("mpremote") is None:
-        raise InstallError(
-            "mpremote is not installed: pip install 'crownhead[mcu]' (or pip install mpremote)"
-        )
+        raise InstallError("mpremote is not installed: pip install 'crownhead[mcu]' (or pip install mpremote)")
     for name in FIRMWARE_FILES:
         if not (FIRMWARE_DIR / name).is_file():
             raise InstallError(f"firmware file missing from this installation: {name}")
@@ -91,7 +88,9 @@ def install(port: str | None = None, *, run: bool = True) -> list[str]:
             reason = _last_line(proc.stderr) or _last_line(proc.stdout) or f"exit code {proc.returncode}"
             if "in use" in reason or "failed to access" in reason:
                 reason += f"; {STOP_SERVICE}"
-            raise InstallError(f"mpremote could not install the firmware on {port or 'the first USB serial device'}: {reason}")
+            raise InstallError(
+                f"mpremote could not install the firmware on {port or 'the first USB serial device'}: {reason}"
+            )
     return command
 
 

@@ -69,9 +69,7 @@ class _Pin:
         if not isinstance(id, int) or isinstance(id, bool):
             raise TypeError("Pin id must be an int on rp2 (got %r)" % (id,))
         if not 0 <= id < self.bench.gpio_count:
-            raise ValueError(
-                "invalid pin %d: the %s has GPIO0-%d" % (id, self.bench.chip, self.bench.gpio_count - 1)
-            )
+            raise ValueError("invalid pin %d: the %s has GPIO0-%d" % (id, self.bench.chip, self.bench.gpio_count - 1))
         self.id = id
         self.mode: int | None = None
         self.pull: int | None = None
@@ -187,9 +185,7 @@ class NeoPixel:
         self.buf = bytearray(n * bpp)
         self.pin.init(pin.OUT)
         self.timing = (
-            ((400, 850, 800, 450) if timing else (800, 1700, 1600, 900))
-            if isinstance(timing, int)
-            else timing
+            ((400, 850, 800, 450) if timing else (800, 1700, 1600, 900)) if isinstance(timing, int) else timing
         )
 
     def __len__(self) -> int:
@@ -270,7 +266,7 @@ class Bench:
                 # Made directly, not through factory.pin(): gpiozero's local factories
                 # share one class-wide table of pins, and a pin left there by another
                 # bench would still be wired to that bench's model.
-                (_, info), = factory.board_info.find_pin(f"GPIO{number}")
+                ((_, info),) = factory.board_info.find_pin(f"GPIO{number}")
                 self._mock[number] = pin_class(factory, info)
         self.levels: dict[int, int] = {}  # driven or externally set levels, other pins
         self.pins: dict[int, _Pin] = {}

@@ -38,7 +38,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Limits", "Connections", "client_key", "connection_budget", "bounded_server", "listening_socket", "stop_server"]
+__all__ = [
+    "Limits",
+    "Connections",
+    "client_key",
+    "connection_budget",
+    "bounded_server",
+    "listening_socket",
+    "stop_server",
+]
 
 log = logging.getLogger(__name__)
 
@@ -125,8 +133,9 @@ class Connections:
     (False, None)
     """
 
-    def __init__(self, total: int, per_client: int, min_wait_s: float = 1.0,
-                 now: Callable[[], float] = lambda: 0.0) -> None:
+    def __init__(
+        self, total: int, per_client: int, min_wait_s: float = 1.0, now: Callable[[], float] = lambda: 0.0
+    ) -> None:
         self.total = total
         self.per_client = per_client
         self.min_wait_s = min_wait_s
@@ -278,8 +287,9 @@ def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: flo
     from uvicorn.protocols.http.h11_impl import H11Protocol
     from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
-    conns = Connections(connection_budget(limits), limits.per_client, limits.evict_after_s,
-                        lambda: asyncio.get_running_loop().time())
+    conns = Connections(
+        connection_budget(limits), limits.per_client, limits.evict_after_s, lambda: asyncio.get_running_loop().time()
+    )
 
     class WebSocketConnection(WSProtocol):
         def connection_lost(self, exc: Exception | None) -> None:
@@ -373,7 +383,9 @@ def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: flo
 
             def protocol_for(key: str) -> Callable[[], asyncio.Protocol]:
                 def protocol() -> asyncio.Protocol:
-                    made = HttpConnection(config=config, server_state=self.server_state, app_state=app_state, _loop=loop)
+                    made = HttpConnection(
+                        config=config, server_state=self.server_state, app_state=app_state, _loop=loop
+                    )
                     made.client_key = key
                     return made
 

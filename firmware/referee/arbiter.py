@@ -522,8 +522,12 @@ class Referee(Overseer):
         self._now = max(self._now, now)
         state = self.state
         if (
-            state is not None and state.clock is not None and state.clock.running is not None
-            and not state.clock.paused and not state.over and now - self._clock_saved >= CLOCK_SAVE_MS
+            state is not None
+            and state.clock is not None
+            and state.clock.running is not None
+            and not state.clock.paused
+            and not state.over
+            and now - self._clock_saved >= CLOCK_SAVE_MS
         ):
             # The running clock is saved every few seconds: a power cut loses at most that.
             self._clock_saved = now
@@ -800,8 +804,7 @@ class Referee(Overseer):
         if count >= 2:
             state.record.note(
                 ply,
-                f"{how}second illegal move by {side} ({offence.code}): {offence.message};"
-                f" {side} forfeits (WCDF 1.25)",
+                f"{how}second illegal move by {side} ({offence.code}): {offence.message}; {side} forfeits (WCDF 1.25)",
             )
             return [Forfeit(t, side, offence.code, offence.message)] + self._declare(
                 win_for(offence.side.opponent), "forfeit", t
@@ -833,11 +836,7 @@ class Referee(Overseer):
             state.objected = False
             return []
         out: list[Event] = []
-        if (
-            self.style == "strict"
-            and tracker.overdue
-            and any(w.code == "continue-capture" for w in tracker.warnings)
-        ):
+        if self.style == "strict" and tracker.overdue and any(w.code == "continue-capture" for w in tracker.warnings):
             out += self._offence(self._unfinished(), now)
         # With a side played at the other end of the link, an illegal move made here is
         # never answered here (the other board does not see it): nothing stands by itself.
@@ -1137,7 +1136,11 @@ class Referee(Overseer):
                 state.clock_waiting = True
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # Checked, but a ballot that does not fit these rules: the game goes on.
-            where = self.files.state_path if data is not saved and self.files is not None else "the game record's referee state"
+            where = (
+                self.files.state_path
+                if data is not saved and self.files is not None
+                else "the game record's referee state"
+            )
             self._trouble(f"{where}: cannot be used ({exc}); the game goes on without it")
 
     def _log(self, events: list[Event]) -> list[Event]:

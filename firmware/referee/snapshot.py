@@ -26,8 +26,21 @@ __all__ = ["SnapshotError", "check_snapshot", "SNAPSHOT_KEYS"]
 
 #: The keys of a snapshot, all of them required.
 SNAPSHOT_KEYS = (
-    "number", "name", "black", "white", "date", "round", "moves", "ballot", "drawn",
-    "cautions", "clock", "notes", "clocks", "extra", "over",
+    "number",
+    "name",
+    "black",
+    "white",
+    "date",
+    "round",
+    "moves",
+    "ballot",
+    "drawn",
+    "cautions",
+    "clock",
+    "notes",
+    "clocks",
+    "extra",
+    "over",
 )
 #: Far beyond any real game or session; a bound on what a file can make the referee do.
 _MAX_PLIES = 10_000

@@ -61,8 +61,22 @@ def printable(text: str) -> str:
 
 
 #: Letters without a decomposition that a reader still recognises.
-_FOLD = {"Ł": "L", "ł": "l", "Ø": "O", "ø": "o", "Đ": "D", "đ": "d", "ı": "i", "–": "-", "—": "-",
-         "‘": "'", "’": "'", "“": '"', "”": '"', "…": "..."}
+_FOLD = {
+    "Ł": "L",
+    "ł": "l",
+    "Ø": "O",
+    "ø": "o",
+    "Đ": "D",
+    "đ": "d",
+    "ı": "i",
+    "–": "-",
+    "—": "-",
+    "‘": "'",
+    "’": "'",
+    "“": '"',
+    "”": '"',
+    "…": "...",
+}
 
 
 def result_words(result: str, black: str, white: str) -> str:

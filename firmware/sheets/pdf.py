@@ -197,7 +197,13 @@ def _fields(pdf: _Doc, y: float, game: SheetGame | None) -> float:
     black = game.black if game is not None else ""
     white = game.white if game is not None else ""
     pdf.field(x, y, w * 0.4, "Black (moves first)" if game is None or game.first_mover is BLACK else "Black", black)
-    pdf.field(x + w * 0.4, y, w * 0.4, "White (moves first)" if game is not None and game.first_mover is WHITE else "White", white)
+    pdf.field(
+        x + w * 0.4,
+        y,
+        w * 0.4,
+        "White (moves first)" if game is not None and game.first_mover is WHITE else "White",
+        white,
+    )
     pdf.field(x + w * 0.8, y, w * 0.2, "Date", get("Date"))
     # The colour of each side, as a piece beside the name.
     for i, color in enumerate((BLACK, WHITE)):
@@ -288,9 +294,18 @@ class _Grid:
                     text, clock, failed = self.cell_text(number, column)
                     if text:
                         # Never cut a move: it shrinks to fit its column instead.
-                        pdf.put(cx, ry, self.move_w, ROW, text + ("?" if failed else ""), 9.5,
-                                "B" if failed else "", align="C", cut=False,
-                                color=RED if failed else (0, 0, 0))
+                        pdf.put(
+                            cx,
+                            ry,
+                            self.move_w,
+                            ROW,
+                            text + ("?" if failed else ""),
+                            9.5,
+                            "B" if failed else "",
+                            align="C",
+                            cut=False,
+                            color=RED if failed else (0, 0, 0),
+                        )
                     cx += self.move_w
                     if self.clocked:
                         if clock:
@@ -354,12 +369,24 @@ def _outcome(pdf: _Doc, x: float, y: float, w: float, game: SheetGame | None) ->
             for move in game.moves:
                 if move.clock:
                     last[_side_of_ply(game, move.ply)] = (move.ply, move.clock)
-            parts = [f"{'Black' if c is BLACK else 'White'} {t} (after ply {p})"
-                     for c in (BLACK, WHITE) if c in last for p, t in [last[c]]]
+            parts = [
+                f"{'Black' if c is BLACK else 'White'} {t} (after ply {p})"
+                for c in (BLACK, WHITE)
+                if c in last
+                for p, t in [last[c]]
+            ]
             pdf.put(x, y, w, 5, "Time left: " + ", ".join(parts), 9)
             y += 5.5
-        pdf.put(x, y, w, 5, f"{len(game.moves)} {'ply' if len(game.moves) == 1 else 'plies'} recorded"
-                + (f"; {os.path.basename(game.source)}, game {game.number}" if game.source else ""), 8, color=GREY)
+        pdf.put(
+            x,
+            y,
+            w,
+            5,
+            f"{len(game.moves)} {'ply' if len(game.moves) == 1 else 'plies'} recorded"
+            + (f"; {os.path.basename(game.source)}, game {game.number}" if game.source else ""),
+            8,
+            color=GREY,
+        )
         y += 7
     for label in ("Black's signature", "White's signature", "Referee"):
         y += 7
@@ -417,8 +444,9 @@ def _game_pages(pdf: _Doc, game: SheetGame | None) -> None:
         capacity_rows = int((pdf.bottom - MARGIN - 17) // ROW)
         rows_here = min(capacity_rows, -(-left // grid.groups))
         last = done + rows_here * grid.groups
-        y = pdf.title_line(f"Score sheet, continued: {game.black} v {game.white}" if game else "",
-                           f"moves {done + 1} to {last}")
+        y = pdf.title_line(
+            f"Score sheet, continued: {game.black} v {game.white}" if game else "", f"moves {done + 1} to {last}"
+        )
         y = grid.draw(y, done + 1, rows_here)
         done += rows_here * grid.groups
     block = 66.0
@@ -497,10 +525,20 @@ def match_sheet(
     pdf.field(MARGIN, y, w * 0.55, "Event", title or (first.tag("Event") if first else ""))
     pdf.field(MARGIN + w * 0.55, y, w * 0.45, "Site", first.tag("Site") if first else "")
     y += 9.5
-    pdf.field(MARGIN, y, w * 0.55, "Players (Black in game 1 first)",
-              f"{match.first} v {match.second}" if match is not None else "")
-    pdf.field(MARGIN + w * 0.55, y, w * 0.45, "Dates",
-              dates[0] if len(dates) == 1 else (f"{dates[0]} to {dates[-1]}" if dates else ""))
+    pdf.field(
+        MARGIN,
+        y,
+        w * 0.55,
+        "Players (Black in game 1 first)",
+        f"{match.first} v {match.second}" if match is not None else "",
+    )
+    pdf.field(
+        MARGIN + w * 0.55,
+        y,
+        w * 0.45,
+        "Dates",
+        dates[0] if len(dates) == 1 else (f"{dates[0]} to {dates[-1]}" if dates else ""),
+    )
     y += 9.5
     if match is None:
         played, scoring = "", "A win is a mark for the winner; a drawn game gives neither player a mark"
@@ -516,8 +554,16 @@ def match_sheet(
     pdf.field(MARGIN + w * 0.25, y, w * 0.75, "Scoring", scoring)
     y += 13
     names = (match.first, match.second) if match is not None else ("Player 1", "Player 2")
-    cols = [("Game", 13.0), ("Black", 0.0), ("White", 0.0), ("Result", 18.0), ("Winner", 0.0),
-            (names[0], 17.0), (names[1], 17.0), ("Score", 20.0)]
+    cols = [
+        ("Game", 13.0),
+        ("Black", 0.0),
+        ("White", 0.0),
+        ("Result", 18.0),
+        ("Winner", 0.0),
+        (names[0], 17.0),
+        (names[1], 17.0),
+        ("Score", 20.0),
+    ]
     fixed = sum(c for _, c in cols)
     flex = (w - fixed) / 3
     cols = [(label, c or flex) for label, c in cols]
@@ -537,8 +583,16 @@ def match_sheet(
         x = MARGIN
         for (label, cw), text in zip(cols, cells):
             pdf.rect(x, y, cw, row)
-            pdf.put(x, y, cw, row, text, 9.5, "B" if label in names else "",
-                    align="L" if label in ("Black", "White", "Winner") else "C")
+            pdf.put(
+                x,
+                y,
+                cw,
+                row,
+                text,
+                9.5,
+                "B" if label in names else "",
+                align="L" if label in ("Black", "White", "Winner") else "C",
+            )
             x += cw
 
     y = header(y)
@@ -563,8 +617,18 @@ def match_sheet(
                     mark_a, mark_b = ("0" if match.count_draws else ""), "1"
             score = f"{_pts(a, match)} - {_pts(b, match)}" if game.finished else "not counted"
             winner = game.winner or ("Drawn" if game.drawn else "Unfinished")
-            rows.append([f"{game.number}" + ("" if game.finished else "*"), game.black, game.white, game.result,
-                         winner, mark_a, mark_b, score])
+            rows.append(
+                [
+                    f"{game.number}" + ("" if game.finished else "*"),
+                    game.black,
+                    game.white,
+                    game.result,
+                    winner,
+                    mark_a,
+                    mark_b,
+                    score,
+                ]
+            )
     for cells in rows:
         if y + row > pdf.bottom:
             pdf.add_page()
@@ -593,8 +657,15 @@ def match_sheet(
         pdf.set_line_width(0.2)
         pdf.line(MARGIN + 50, y + 6.5, MARGIN + w * 0.7, y + 6.5)
         y += 10
-        pdf.put(MARGIN, y, w, 5, "Swap colours after each game. Count the marks at the end: most wins takes the match.",
-                8.5, color=GREY)
+        pdf.put(
+            MARGIN,
+            y,
+            w,
+            5,
+            "Swap colours after each game. Count the marks at the end: most wins takes the match.",
+            8.5,
+            color=GREY,
+        )
         y += 5
         signatures = ["Player 1's signature", "Player 2's signature", "Referee"]
     else:
@@ -605,16 +676,27 @@ def match_sheet(
         y += 8
         for standing in (sa, sb):
             pdf.put(
-                MARGIN, y, w, 5,
+                MARGIN,
+                y,
+                w,
+                5,
                 f"{standing.name}: {_count(standing.wins, 'win')}, {_count(standing.draws, 'draw')}, "
                 f"{_count(standing.losses, 'loss')} ({standing.points} "
                 f"{'point' if standing.halves == 2 else 'points'} with a draw worth 1/2)",
-                9, color=GREY,
+                9,
+                color=GREY,
             )
             y += 5
         if any(not g.finished for g in match.played):
-            pdf.put(MARGIN, y, w, 5, "* an unfinished game: not counted, and played again with the same colours.", 8,
-                    color=GREY)
+            pdf.put(
+                MARGIN,
+                y,
+                w,
+                5,
+                "* an unfinished game: not counted, and played again with the same colours.",
+                8,
+                color=GREY,
+            )
             y += 5
         signatures = [f"{match.first}'s signature", f"{match.second}'s signature", "Referee"]
     y += 4

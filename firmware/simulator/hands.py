@@ -126,7 +126,9 @@ def _bounce(square: int, occupied_after: bool, style: HumanStyle) -> list[Action
     return [wait(half), flip(square), wait(half), back(square)]
 
 
-def human_actions(move: Move, rng: random.Random, style: HumanStyle = HumanStyle(), crowns: bool = False) -> list[Action]:
+def human_actions(
+    move: Move, rng: random.Random, style: HumanStyle = HumanStyle(), crowns: bool = False
+) -> list[Action]:
     """``move`` made the way a person might: any order of captures, touch-downs, slides, bounces.
 
     Captured pieces come off before the jumper is lifted, while it is in the hand, while it
@@ -424,7 +426,8 @@ class Hands:
             return
         # After a caution the square to put the piece back on blinks as an error.
         fill = sorted(
-            s for s, r in roles.items()
+            s
+            for s, r in roles.items()
             if r == "missing" or (r == "error" and s not in sim.pieces and tracker.position.piece_at(s) is not None)
         )
         empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
@@ -439,7 +442,9 @@ class Hands:
                 if s not in sim.pieces:
                     sim.place(s, self.token_for(s))
             self._bounce(fill + empty)
-            self.app.say(f"filled {_count(len(fill), 'square')} and emptied {_count(len(empty), 'square')} as the lights asked")
+            self.app.say(
+                f"filled {_count(len(fill), 'square')} and emptied {_count(len(empty), 'square')} as the lights asked"
+            )
         elif crown:
             for s in crown:
                 sim.crown(s)

@@ -212,7 +212,5 @@ def replay(
 ) -> list[Event]:
     """Every event of :func:`iter_replay` as a list."""
     return list(
-        iter_replay(
-            actions, position, rules, mode, settings, lights=lights, debounce_ms=debounce_ms, referee=referee
-        )
+        iter_replay(actions, position, rules, mode, settings, lights=lights, debounce_ms=debounce_ms, referee=referee)
     )

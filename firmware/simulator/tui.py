@@ -75,7 +75,14 @@ MIN_CONTRAST = 3.0
 
 #: What an 8-colour terminal draws for colour 0-7 (xterm's defaults).
 BASIC_COLOURS: tuple[RGB, ...] = (
-    (0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205), (229, 229, 229),
+    (0, 0, 0),
+    (205, 0, 0),
+    (0, 205, 0),
+    (205, 205, 0),
+    (0, 0, 238),
+    (205, 0, 205),
+    (0, 205, 205),
+    (229, 229, 229),
 )
 
 
@@ -144,7 +151,9 @@ def _behind(fg: RGB, bg: RGB) -> RGB:
 def _number_fg(bg: RGB) -> RGB:
     """Black or light grey for a square's number, whichever reads better on ``bg``."""
     dark, light = (0, 0, 0), (230, 230, 230)
-    worst = {fg: min(contrast(terminal_rgb(fg, n), terminal_rgb(bg, n)) for n in (None, 256, 8)) for fg in (dark, light)}
+    worst = {
+        fg: min(contrast(terminal_rgb(fg, n), terminal_rgb(bg, n)) for n in (None, 256, 8)) for fg in (dark, light)
+    }
     return dark if worst[dark] >= worst[light] else light
 
 
@@ -291,7 +300,7 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
     for i, line in enumerate(message):
         screen.put(top + i, 1, line)
     _render_panel(screen, view, panel_width, min(top, input_row - 1) - 1)
-    screen.put(input_row, 1, "> " + typed[-(width - 6):] + "_", Style(bold=True))
+    screen.put(input_row, 1, "> " + typed[-(width - 6) :] + "_", Style(bold=True))
     keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow" and text)
     if help_line:
         screen.put(height - 2, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
@@ -349,7 +358,10 @@ def _render_panel(screen: Screen, view: BoardView, panel_width: int = PANEL_WIDT
         rows.extend((line, Style(bold=True)) for line in _wrap(view.match, panel_width))
     if view.display:
         # The simulated display beside the board ([display] driver set): its lines.
-        rows.extend((line, Style((255, 255, 255), (20, 20, 60))) for line in _wrap("[" + " | ".join(view.display) + "]", panel_width))
+        rows.extend(
+            (line, Style((255, 255, 255), (20, 20, 60)))
+            for line in _wrap("[" + " | ".join(view.display) + "]", panel_width)
+        )
     for line in _wrap(view.warning, panel_width) if view.warning else []:
         rows.append((line, Style((255, 255, 255), (170, 40, 0), bold=True)))
     for line in _wrap(view.prompt, panel_width) if view.prompt else []:
@@ -360,7 +372,7 @@ def _render_panel(screen: Screen, view: BoardView, panel_width: int = PANEL_WIDT
     move_lines = _move_lines(view)
     room = max(0, bottom - BOARD_TOP + 1 - len(rows))
     if len(move_lines) > room:
-        move_lines = move_lines[len(move_lines) - room:]
+        move_lines = move_lines[len(move_lines) - room :]
     rows.extend((line, PLAIN) for line in move_lines)
     for i, (text, style) in enumerate(rows[: bottom - BOARD_TOP + 1]):
         screen.put(BOARD_TOP + i, PANEL_LEFT, text[:panel_width], style)

@@ -129,7 +129,9 @@ class BoardSound:
                 left = black if running == "black" else white if running == "white" else None
                 if left is not None and not paused and not flag and left > 0:
                     # The next whole second down, within the warning's last 10 s.
-                    times.append(now + max(1, left - FLAG_WARNING_MS) if left > FLAG_WARNING_MS else now + (left - 1) % 1000 + 1)
+                    times.append(
+                        now + max(1, left - FLAG_WARNING_MS) if left > FLAG_WARNING_MS else now + (left - 1) % 1000 + 1
+                    )
         due = [t for t in times if t is not None]
         return min(due) if due else None
 

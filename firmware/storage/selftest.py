@@ -39,8 +39,18 @@ from typing import Any
 
 from firmware.files import atomic_write
 
-__all__ = ["SELFTEST_FILE", "FORMAT", "VERSION", "MAX_LINES", "MAX_TEXT", "MAX_BYTES", "SelftestRecord",
-           "SelftestFileError", "save_selftest", "load_selftest"]
+__all__ = [
+    "SELFTEST_FILE",
+    "FORMAT",
+    "VERSION",
+    "MAX_LINES",
+    "MAX_TEXT",
+    "MAX_BYTES",
+    "SelftestRecord",
+    "SelftestFileError",
+    "save_selftest",
+    "load_selftest",
+]
 
 SELFTEST_FILE = "selftest.json"
 FORMAT = "crownhead-selftest"
@@ -80,8 +90,15 @@ class SelftestRecord:
         return cls(stamp, not faults, _text(backend), _bounded(lines), _bounded(faults))
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, "time": self.time, "passed": self.passed,
-                "backend": self.backend, "lines": list(self.lines), "faults": list(self.faults)}
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "time": self.time,
+            "passed": self.passed,
+            "backend": self.backend,
+            "lines": list(self.lines),
+            "faults": list(self.faults),
+        }
 
 
 def save_selftest(state_dir: Path, record: SelftestRecord) -> Path:

@@ -137,9 +137,7 @@ def _final_plies(texts: tuple[str, ...]) -> dict[int, int]:
     return {i: ply for ply, i in enumerate(kept, 1)}
 
 
-def _replay_history(
-    game: Game, texts: tuple[str, ...], game_id: str, condoned: dict[int, tuple[int, ...]]
-) -> None:
+def _replay_history(game: Game, texts: tuple[str, ...], game_id: str, condoned: dict[int, tuple[int, ...]]) -> None:
     plies = _final_plies(texts)
     for number, text in enumerate(texts, 1):
         try:
@@ -151,14 +149,12 @@ def _replay_history(
                 ply = plies.get(number - 1)
                 _enter(game, text, condoned.get(ply) if ply is not None else None)
         except (ValueError, RuntimeError) as exc:
-            raise StoreError(
-                f"game {game_id}: history entry {number} ({text}) does not replay: {exc}"
-            ) from exc
+            raise StoreError(f"game {game_id}: history entry {number} ({text}) does not replay: {exc}") from exc
 
 
 def _condoned_from_json(value: object, where: str) -> tuple[tuple[int, tuple[int, ...]], ...]:
     """``condoned`` as kept in JSON: ``[{"ply": 3, "captures": [15]}, ...]``."""
-    problem = f"{where}: 'condoned' must be a list of {{\"ply\": N, \"captures\": [squares]}}"
+    problem = f'{where}: \'condoned\' must be a list of {{"ply": N, "captures": [squares]}}'
     if not isinstance(value, list):
         raise StoreError(problem)
     out: list[tuple[int, tuple[int, ...]]] = []
@@ -185,7 +181,21 @@ _EXTRA_TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 _RECORD_RESULTS = ("1-0", "0-1", "1/2-1/2", UNFINISHED)
 #: The tags a record writes itself; ``extra`` may not replace them.
 _OWN_TAGS = frozenset(
-    t.lower() for t in ("Event", "Site", "Date", "Black", "White", "Result", "GameType", "Variant", "SetUp", "FEN", "Termination", "Rules")
+    t.lower()
+    for t in (
+        "Event",
+        "Site",
+        "Date",
+        "Black",
+        "White",
+        "Result",
+        "GameType",
+        "Variant",
+        "SetUp",
+        "FEN",
+        "Termination",
+        "Rules",
+    )
 )
 
 
@@ -387,7 +397,9 @@ class GameRecord:
         if unknown:
             raise StoreError(f"{where}: unknown key {_shown(sorted(unknown)[0])}")
         if not isinstance(data.get("id"), str) or not _ID.fullmatch(data["id"]):
-            raise StoreError(f"{where}: 'id' must be a string of letters, digits, - and _ (at most 64), got {_shown(data.get('id'))}")
+            raise StoreError(
+                f"{where}: 'id' must be a string of letters, digits, - and _ (at most 64), got {_shown(data.get('id'))}"
+            )
         started = data.get("started")
         if not isinstance(started, str) or not 0 < len(started) <= 64 or not printable(started):
             raise StoreError(f"{where}: 'started' must be a date and time (ISO 8601), got {_shown(started)}")
@@ -412,7 +424,9 @@ class GameRecord:
             raise StoreError(f"{where}: 'start_fen' must be a FEN string or null")
         for key in ("black", "white", "event", "site"):
             if key in data and not _tag_value(data[key]):
-                raise StoreError(f"{where}: {key!r} must be a string of at most {MAX_TAG} printable characters, got {_shown(data[key])}")
+                raise StoreError(
+                    f"{where}: {key!r} must be a string of at most {MAX_TAG} printable characters, got {_shown(data[key])}"
+                )
         damaged = None
         if "mode" in data and not (isinstance(data["mode"], str) and _MODE.fullmatch(data["mode"])):
             damaged = f"{where}: 'mode' must be a word like play or referee, got {_shown(data['mode'])}"
@@ -423,7 +437,9 @@ class GameRecord:
             data["mode"], data["settings"] = "play", {}
             data["damaged"] = f"{damaged}; the game resumes as a two-player game"
         if data.get("result") is not None and data["result"] not in _RECORD_RESULTS:
-            raise StoreError(f"{where}: 'result' must be one of {', '.join(_RECORD_RESULTS)} or null, got {_shown(data['result'])}")
+            raise StoreError(
+                f"{where}: 'result' must be one of {', '.join(_RECORD_RESULTS)} or null, got {_shown(data['result'])}"
+            )
         if data.get("reason") is not None and not _tag_value(data["reason"]):
             raise StoreError(f"{where}: 'reason' must be a string of at most {MAX_TAG} printable characters or null")
         extra = data.get("extra", {})
@@ -433,7 +449,9 @@ class GameRecord:
             if not _EXTRA_TAG.fullmatch(name) or name.lower() in _OWN_TAGS:
                 raise StoreError(f"{where}: 'extra' tag {_shown(name)} is not a PDN tag name the record may add")
             if not _tag_value(value):
-                raise StoreError(f"{where}: 'extra' tag {name!r} must be a string of at most {MAX_TAG} printable characters")
+                raise StoreError(
+                    f"{where}: 'extra' tag {name!r} must be a string of at most {MAX_TAG} printable characters"
+                )
         try:
             record = cls(**data)
         except TypeError as exc:
@@ -591,9 +609,7 @@ class GameFile:
             if m:
                 tags[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
                 continue
-            plies += sum(
-                1 for token in line.split() if _MOVE_TOKEN.match(token) and token not in _RESULTS
-            )
+            plies += sum(1 for token in line.split() if _MOVE_TOKEN.match(token) and token not in _RESULTS)
         return cls(path, tags, plies)
 
 
@@ -790,7 +806,9 @@ class GameStore:
                 texts.append(read_text(path, RECORD_LIMIT).strip() + "\n")
             except (FileRefused, OSError) as exc:
                 if skipped is not None:
-                    skipped.append(StoreError(str(exc) if isinstance(exc, FileRefused) else f"{path}: cannot read ({exc})"))
+                    skipped.append(
+                        StoreError(str(exc) if isinstance(exc, FileRefused) else f"{path}: cannot read ({exc})")
+                    )
         return "\n".join(texts)
 
     def __iter__(self) -> Iterator[GameFile]:

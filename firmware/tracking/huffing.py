@@ -227,9 +227,7 @@ class HuffingRule(TurnRule):
     def take_back(self, now: int) -> list[Event] | None:
         """The ``takeback`` button when the last history entry is no plain move, else None."""
         game = self.host.game
-        if not game.history or not (
-            isinstance(game.history[-1], (Huff, JumpForced)) or game.missed_jump()
-        ):
+        if not game.history or not (isinstance(game.history[-1], (Huff, JumpForced)) or game.missed_jump()):
             return None
         shown = game.position.occupied
         events = self.undo(now) or []

@@ -68,12 +68,21 @@ class ModePolicy:
 MODES: dict[str, ModePolicy] = {
     "play": ModePolicy("play", title="Two players"),
     "computer": ModePolicy(
-        "computer", tracker_mode="play", title="Against the computer", computer=True,
+        "computer",
+        tracker_mode="play",
+        title="Against the computer",
+        computer=True,
         event="Game against the computer",
     ),
     "referee": ModePolicy(
-        "referee", strict_touch_move=True, hints=False, takeback=False, correction=False,
-        title="Referee", referee_lights=True, event="Tournament game",
+        "referee",
+        strict_touch_move=True,
+        hints=False,
+        takeback=False,
+        correction=False,
+        title="Referee",
+        referee_lights=True,
+        event="Tournament game",
     ),
 }
 #: The tracker's own rule sets (``crownhead replay --mode``): the modes it reports.

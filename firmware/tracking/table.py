@@ -126,9 +126,7 @@ class TurnTable:
 
     def ambiguous_ends(self, plan: Plan) -> bool:
         """Whether another legal move has the same start and end (PDN then writes the path)."""
-        return any(
-            p is not plan and p.start == plan.start and p.end == plan.end for p in self.plans
-        )
+        return any(p is not plan and p.start == plan.start and p.end == plan.end for p in self.plans)
 
     def complete(self, board: int, only: Iterable[Plan] | None = None) -> tuple[Plan, ...]:
         """The moves whose result is ``board`` (several only for routes with equal results)."""
@@ -138,9 +136,7 @@ class TurnTable:
         allowed = set(map(id, only))
         return tuple(p for p in found if id(p) in allowed)
 
-    def in_progress(
-        self, board: int, only: Iterable[Plan] | None = None, extra_removable: int = 0
-    ) -> list[Plan]:
+    def in_progress(self, board: int, only: Iterable[Plan] | None = None, extra_removable: int = 0) -> list[Plan]:
         """The moves ``board`` is part-way through (the unchanged board fits every move).
 
         ``extra_removable`` names squares that may be empty besides each move's own (the
@@ -231,6 +227,4 @@ def view_progress(plans: Sequence[Plan], board: int, occupied: int, seen: Sequen
     elif ends and remove:
         stopped = "remove-captured"
         squares = tuple(sorted(remove))
-    return ProgressView(
-        lifted, frozenset(first), frozenset(nxt), frozenset(ahead), frozenset(remove), stopped, squares
-    )
+    return ProgressView(lifted, frozenset(first), frozenset(nxt), frozenset(ahead), frozenset(remove), stopped, squares)

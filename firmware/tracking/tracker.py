@@ -76,6 +76,7 @@ __all__ = [
     "Kind",
 ]
 
+
 def visible_roles(roles: Mapping[int, str], hints: bool) -> dict[int, str]:
     """``roles`` without the hint roles when ``hints`` is off."""
     if hints:
@@ -99,6 +100,8 @@ def _continues(pending: Kind, new: Kind) -> bool:
     if pending is Kind.HUFF:  # a capture of that piece, or the mover's correction, goes on
         return new in (Kind.IDLE, Kind.PROGRESS, Kind.CORRECT_PROGRESS, Kind.CORRECT_COMPLETE)
     return new in _LAST_MOVE or new is Kind.IDLE
+
+
 _PRIORITY = {code: i for i, code in enumerate(WARNING_CODES)}
 
 
@@ -196,7 +199,6 @@ def _list(squares: Iterable[int]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-
 def refused_claim_text(game: Game) -> str:
     """Why the side to move may not claim a draw now (WCDF 1.32), in a sentence.
 
@@ -209,6 +211,7 @@ def refused_claim_text(game: Game) -> str:
         f" {game.quiet_plies} of the {FORTY_MOVES_PLIES} plies of the forty-move rule have passed"
         " without a man moving or a capture"
     )
+
 
 class Tracker:
     """Follows a game on the board from settled occupancy readings and button presses.
@@ -875,11 +878,7 @@ class Tracker:
             return (plan,) if plan is not None else ()
         if self.game.turn in self._held:
             return ()  # its moves come from elsewhere, through expect()
-        if (
-            self.policy.strict_touch_move
-            and self._touched is not None
-            and self._table.movable & bit(self._touched)
-        ):
+        if self.policy.strict_touch_move and self._touched is not None and self._table.movable & bit(self._touched):
             return tuple(p for p in self._table.plans if p.move.start == self._touched)
         return None
 
@@ -937,7 +936,8 @@ class Tracker:
             # A capture ending on its own start square is not made until its piece has
             # been lifted: the captured pieces off first already give its result.
             done = tuple(
-                p for p in table.complete(board, only)
+                p
+                for p in table.complete(board, only)
                 if p.move.start != p.move.end or self._own_lifted & bit(p.move.start)
             )
             if done:
@@ -1113,9 +1113,7 @@ class Tracker:
         side = str(self.game.turn)
         self._since = max(self._since, now)
         self.game.play(move)
-        events: list[Event] = [
-            MoveMade(now, self.game.ply, side, text, tuple(move.path), tuple(move.captures))
-        ]
+        events: list[Event] = [MoveMade(now, self.game.ply, side, text, tuple(move.path), tuple(move.captures))]
         self._new_turn()
         self._correction_open = self.policy.correction
         self._crown = None
@@ -1247,14 +1245,9 @@ class Tracker:
                     f" put the {name} back on {start}"
                 )
             elif (
-                self._table.plans
-                and all(p.captured for p in self._table.plans)
-                and not removed & self._table.opponent
+                self._table.plans and all(p.captured for p in self._table.plans) and not removed & self._table.opponent
             ):
-                message = (
-                    f"a capture is compulsory: {start}-{end} is not allowed;"
-                    f" put the {name} back on {start}"
-                )
+                message = f"a capture is compulsory: {start}-{end} is not allowed; put the {name} back on {start}"
             else:
                 same = [p for p in self._table.plans if p.move.start == start and p.move.end == end]
                 # A piece the side not to move lifted before this move began is not taken by it.

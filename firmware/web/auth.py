@@ -35,8 +35,19 @@ from pathlib import Path
 
 from hal.clock import Clock
 
-__all__ = ["Gate", "FREE_TRIES", "MAX_WAIT_S", "GLOBAL_TRIES", "GLOBAL_WINDOW_MS", "LOCKOUT_MS", "SESSION_MS",
-           "PIN_LENGTH", "make_pin", "stored_pin", "COOKIE"]
+__all__ = [
+    "Gate",
+    "FREE_TRIES",
+    "MAX_WAIT_S",
+    "GLOBAL_TRIES",
+    "GLOBAL_WINDOW_MS",
+    "LOCKOUT_MS",
+    "SESSION_MS",
+    "PIN_LENGTH",
+    "make_pin",
+    "stored_pin",
+    "COOKIE",
+]
 
 log = logging.getLogger(__name__)
 
@@ -145,9 +156,11 @@ class Gate:
         self._recent.clear()
         self.lockouts += 1
         self._tell_wrong("", now, force=True)
-        message = (f"someone is guessing the page's PIN: {GLOBAL_TRIES} wrong PINs within "
-                   f"{GLOBAL_WINDOW_MS // 1000} s; logins are refused for {LOCKOUT_MS // 60_000} minutes "
-                   "(pages logged in stay so)")
+        message = (
+            f"someone is guessing the page's PIN: {GLOBAL_TRIES} wrong PINs within "
+            f"{GLOBAL_WINDOW_MS // 1000} s; logins are refused for {LOCKOUT_MS // 60_000} minutes "
+            "(pages logged in stay so)"
+        )
         log.warning("web: %s", message)
         try:
             self.on_lockout(message)
@@ -169,8 +182,12 @@ class Gate:
             log.warning("web: wrong PIN from %s", next(iter(self._untold_from)))
         else:
             many = len(self._untold_from)
-            log.warning("web: %d wrong PINs from %s address%s since the last report", self._untold,
-                        f"{many}{'+' if many >= 1000 else ''}", "" if many == 1 else "es")
+            log.warning(
+                "web: %d wrong PINs from %s address%s since the last report",
+                self._untold,
+                f"{many}{'+' if many >= 1000 else ''}",
+                "" if many == 1 else "es",
+            )
         self._untold = 0
         self._untold_from.clear()
         self._told_at = now

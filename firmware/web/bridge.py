@@ -55,12 +55,20 @@ from firmware.events import Alert
 from firmware.link.board import LinkedBoard
 from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
 from firmware.link.settings import LinkConfig
-from firmware.link.protocol import (MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message,
-                                    parse_line)
+from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message, parse_line
 from firmware.simulator.hands import Hands
 
-__all__ = ["PageHub", "WebLink", "Page", "QUERIES", "KEPT", "KEEP_MS", "DISPLAY_COMMANDS", "DISPLAY_MS",
-           "VIEW_GAME_FIELDS"]
+__all__ = [
+    "PageHub",
+    "WebLink",
+    "Page",
+    "QUERIES",
+    "KEPT",
+    "KEEP_MS",
+    "DISPLAY_COMMANDS",
+    "DISPLAY_MS",
+    "VIEW_GAME_FIELDS",
+]
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +147,17 @@ class PageHub:
     '{"t":0,"event":"reply","cmd":"watch","ok":true,"watching":true}'
     """
 
-    def __init__(self, *, inbox_lines: int = 64, outbox_bytes: int = 256 * 1024, max_pages: int = 64,
-                 rate: float = 20.0, burst: int = 20, keep_ms: int = KEEP_MS, display_ms: int = DISPLAY_MS) -> None:
+    def __init__(
+        self,
+        *,
+        inbox_lines: int = 64,
+        outbox_bytes: int = 256 * 1024,
+        max_pages: int = 64,
+        rate: float = 20.0,
+        burst: int = 20,
+        keep_ms: int = KEEP_MS,
+        display_ms: int = DISPLAY_MS,
+    ) -> None:
         self.inbox_lines = inbox_lines
         #: How often (the board's ms) display commands are applied at most (see :data:`DISPLAY_MS`).
         self.display_ms = display_ms
@@ -486,8 +503,9 @@ class PageHub:
         if wake:
             self._wake()
 
-    def send(self, line: bytes, *, display_only: bool = False,
-             keep: tuple[Command, dict[str, Any], int] | None = None) -> bool:
+    def send(
+        self, line: bytes, *, display_only: bool = False, keep: tuple[Command, dict[str, Any], int] | None = None
+    ) -> bool:
         """Queue a line: to the page being answered (a reply), else to every page (an
         event: the board changed, so the answers kept are forgotten; ``display_only``: a
         view in which only what the board shows changed, not the game nor who plays it,
@@ -722,7 +740,9 @@ class WebLink(Link):
 
     def _command(self, command: Command, now: int) -> dict[str, Any]:
         if command.name not in QUERIES and not self.hub.may_control(self.hub.current):
-            raise LinkError("forbidden", f"{command.name} changes the game: log in with the board's PIN first", command.name)
+            raise LinkError(
+                "forbidden", f"{command.name} changes the game: log in with the board's PIN first", command.name
+            )
         try:
             reply = super()._command(command, now)
         except LinkError as exc:
@@ -743,8 +763,11 @@ class WebLink(Link):
         marks = tuple(body.get(key) for key in VIEW_GAME_FIELDS)
         # The view every page is sent is the answer to `view` until it changes: kept as the
         # line is queued, before the server is woken with it (a page may ask at once).
-        self.hub.send(line, display_only=marks == self._view_marks,
-                      keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, **body}, now))
+        self.hub.send(
+            line,
+            display_only=marks == self._view_marks,
+            keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, **body}, now),
+        )
         self._view_marks = marks
 
     def poll(self, now: int) -> list[Any]:
@@ -807,8 +830,13 @@ class WebLink(Link):
         if app is None:
             return None
         sim = app.sim
-        return (app.lit_roles, now // 1000, self._stir, app.message,
-                (len(sim.hand), len(sim.pieces)) if sim is not None else None)
+        return (
+            app.lit_roles,
+            now // 1000,
+            self._stir,
+            app.message,
+            (len(sim.hand), len(sim.pieces)) if sim is not None else None,
+        )
 
     def answer(self, what: str, now: int) -> dict[str, Any]:
         """What the server asked the main loop: ``state`` (``GET /api/state``: the link's
@@ -816,8 +844,13 @@ class WebLink(Link):
         assert self.app is not None
         if what == "state":
             view = self.view(now)
-            return {**self._identity(), "state": self._state(), "clock": view["clock"],
-                    "cautions": view["cautions"], "status": view["status"]}
+            return {
+                **self._identity(),
+                "state": self._state(),
+                "clock": view["clock"],
+                "cautions": view["cautions"],
+                "status": view["status"],
+            }
         if what == "status":
             return self.status(now)
         raise ValueError(f"unknown question {what!r}")

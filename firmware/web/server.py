@@ -67,6 +67,7 @@ PAGE_BURST = 20
 WS_MAX_SIZE = 16 * 1024
 _GAME_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,80}")
 
+
 def _own_names() -> frozenset[str]:
     """The names this machine is known by without asking a name server: its host name
     (and its first label), and the mDNS name ``NAME.local``."""
@@ -143,7 +144,9 @@ class WebServer:
         self.state_dir = state_dir
         self.limits = limits
         #: The names this server answers to besides its addresses (see :meth:`_host_ok`).
-        self.names = _own_names() | {n for n in (host_name(f"[{h.strip('[]')}]" if ":" in h else h) for h in hosts) if n}
+        self.names = _own_names() | {
+            n for n in (host_name(f"[{h.strip('[]')}]" if ":" in h else h) for h in hosts) if n
+        }
         #: The connections held (set by :meth:`start`).
         self.connections: Connections | None = None
         self._selftest_problem: str | None = None
@@ -468,8 +471,14 @@ class WebServer:
             moves.append(move_text(position, move, game.rules))
             position = position.play(move, game.rules)
             fens.append(position.fen())
-        return {"id": path.stem, "tags": game.tags, "moves": moves, "fens": fens, "result": game.result,
-                "error": str(game.error) if game.error else None}
+        return {
+            "id": path.stem,
+            "tags": game.tags,
+            "moves": moves,
+            "fens": fens,
+            "result": game.result,
+            "error": str(game.error) if game.error else None,
+        }
 
     def selftest_view(self) -> dict[str, Any]:
         """The last self-test for the status page: ``state`` "passed" or "failed" (with its
@@ -489,8 +498,13 @@ class WebServer:
         self._selftest_problem = None
         if record is None:
             return {"state": "never run"}
-        return {"state": "passed" if record.passed else "failed", "time": record.time, "backend": record.backend,
-                "lines": list(record.lines), "faults": list(record.faults)}
+        return {
+            "state": "passed" if record.passed else "failed",
+            "time": record.time,
+            "backend": record.backend,
+            "lines": list(record.lines),
+            "faults": list(record.faults),
+        }
 
     def config_view(self) -> dict[str, Any]:
         """The configuration in force, for reading: no secret shown (the PIN, passwords,
@@ -568,8 +582,9 @@ async def _static_file(request: Request) -> Response:
 
 async def _me(request: Request) -> Response:
     server = _server(request)
-    return JSONResponse({"view": server.may_view(request), "control": server.may_control(request),
-                         "login": server.gate is not None})
+    return JSONResponse(
+        {"view": server.may_view(request), "control": server.may_control(request), "login": server.gate is not None}
+    )
 
 
 async def _login(request: Request) -> Response:
@@ -594,12 +609,20 @@ async def _login(request: Request) -> Response:
     client = client_key(request.client.host) if request.client else "?"  # an IPv6 client by its /64
     verdict, value = server.gate.login(client, pin)
     if verdict == "wait":
-        return JSONResponse({"error": "too-many-tries", "message": f"too many wrong PINs: try again in {value} s"},
-                            status_code=429, headers={"Retry-After": str(value)})
+        return JSONResponse(
+            {"error": "too-many-tries", "message": f"too many wrong PINs: try again in {value} s"},
+            status_code=429,
+            headers={"Retry-After": str(value)},
+        )
     if verdict == "locked":
-        return JSONResponse({"error": "locked-out", "message": f"too many wrong PINs on this board: logins are refused "
-                                                               f"for {value} s more"},
-                            status_code=429, headers={"Retry-After": str(value)})
+        return JSONResponse(
+            {
+                "error": "locked-out",
+                "message": f"too many wrong PINs on this board: logins are refused for {value} s more",
+            },
+            status_code=429,
+            headers={"Retry-After": str(value)},
+        )
     if verdict == "wrong":
         return JSONResponse({"error": "wrong-pin", "message": "wrong PIN"}, status_code=403)
     response = JSONResponse({"ok": True})
@@ -647,8 +670,12 @@ async def _status(request: Request) -> Response:
     data = json.loads(bytes(response.body))
     data["config"] = server.config_view()
     data["selftest"] = server.selftest_view()
-    data["web"] = {"listen": f"{server.host}:{server.port}", "public_view": server.public_view,
-                   "pin": "set" if server.pin else "none", "pages": server.hub.pages}
+    data["web"] = {
+        "listen": f"{server.host}:{server.port}",
+        "public_view": server.public_view,
+        "pin": "set" if server.pin else "none",
+        "pages": server.hub.pages,
+    }
     return JSONResponse(data)
 
 
@@ -676,8 +703,11 @@ def _game_pdn(request: Request) -> Response:
     found = server.game_file(request.path_params["id"])
     if found is None:
         return PlainTextResponse("no such game", status_code=404)
-    return Response(found.read_bytes(), media_type="application/x-chess-pdn",
-                    headers={"Content-Disposition": f'attachment; filename="{found.name}"'})
+    return Response(
+        found.read_bytes(),
+        media_type="application/x-chess-pdn",
+        headers={"Content-Disposition": f'attachment; filename="{found.name}"'},
+    )
 
 
 def _game_sheet(request: Request) -> Response:
@@ -696,8 +726,9 @@ def _game_sheet(request: Request) -> Response:
         pdf, _problems = sheets_from_pdn(found.read_text(encoding="utf-8"), found.name, game=1, paper=paper)
     except (SheetError, OSError, UnicodeDecodeError) as exc:
         return PlainTextResponse(f"no sheet: {exc}", status_code=422)
-    return Response(pdf, media_type="application/pdf",
-                    headers={"Content-Disposition": f'attachment; filename="{found.stem}.pdf"'})
+    return Response(
+        pdf, media_type="application/pdf", headers={"Content-Disposition": f'attachment; filename="{found.stem}.pdf"'}
+    )
 
 
 def _all_pdn(request: Request) -> Response:
@@ -705,8 +736,11 @@ def _all_pdn(request: Request) -> Response:
     if not server.may_view(request):
         return _forbidden()
     text = server.store.export() if server.store is not None else ""
-    return Response(text.encode("utf-8"), media_type="application/x-chess-pdn",
-                    headers={"Content-Disposition": 'attachment; filename="crownhead-games.pdn"'})
+    return Response(
+        text.encode("utf-8"),
+        media_type="application/x-chess-pdn",
+        headers={"Content-Disposition": 'attachment; filename="crownhead-games.pdn"'},
+    )
 
 
 def _diagram(request: Request) -> Response:

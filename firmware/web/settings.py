@@ -131,6 +131,7 @@ def page_urls(host: str, port: int) -> list[str]:
     >>> any("0.0.0.0" in url for url in page_urls("0.0.0.0", 8080))
     False
     """
+
     def url(address: str) -> str:
         return f"http://[{address}]:{port}/" if ":" in address else f"http://{address}:{port}/"
 

@@ -79,31 +79,81 @@ def cable_plan(option: str, g: BoardGeometry, *, led_map: str = "row-major", ori
         if role.startswith("matrix row"):
             r = int(role.split()[2])
             sq = _row_end(r)
-            rows.append((role, pin, f"ROW strip of square {sq} ({square_name(sq)})",
-                         f"{RIBBON[r]} (conductor {r + 1} of the row ribbon)", wire_length_mm(head, _cell_edge(g, sq))))
+            rows.append(
+                (
+                    role,
+                    pin,
+                    f"ROW strip of square {sq} ({square_name(sq)})",
+                    f"{RIBBON[r]} (conductor {r + 1} of the row ribbon)",
+                    wire_length_mm(head, _cell_edge(g, sq)),
+                )
+            )
         elif role.startswith("matrix col"):
             c = int(role.split()[2])
             sq = _col_end(c)
-            rows.append((role, pin, f"COL strip of square {sq} ({square_name(sq)})",
-                         f"{RIBBON[c]} (conductor {c + 1} of the column ribbon)", wire_length_mm(head, _cell_edge(g, sq))))
+            rows.append(
+                (
+                    role,
+                    pin,
+                    f"COL strip of square {sq} ({square_name(sq)})",
+                    f"{RIBBON[c]} (conductor {c + 1} of the column ribbon)",
+                    wire_length_mm(head, _cell_edge(g, sq)),
+                )
+            )
         elif role.startswith("74HC165"):
             colour = {"SH/LD": "violet", "CLK": "yellow", "QH (data)": "green"}[role.split(" ", 1)[1]]
-            rows.append((role, pin, "the chain's connector, at chip 1 (beside ranks 8 and 7)", colour,
-                         wire_length_mm(head, (g.border_mm / 2, g.border_mm + g.square_mm))))
+            rows.append(
+                (
+                    role,
+                    pin,
+                    "the chain's connector, at chip 1 (beside ranks 8 and 7)",
+                    colour,
+                    wire_length_mm(head, (g.border_mm / 2, g.border_mm + g.square_mm)),
+                )
+            )
         elif role == "LED data":
             pixel0 = build_pixel_map(32, led_map, origin).describe()[0]
-            rows.append((role, pin, "74AHCT125 1A (in the bay); 1Y through 330 Ω to DIN of pixel 0", "white (short: in the bay)",
-                         wire_length_mm(head, bay)))
+            rows.append(
+                (
+                    role,
+                    pin,
+                    "74AHCT125 1A (in the bay); 1Y through 330 Ω to DIN of pixel 0",
+                    "white (short: in the bay)",
+                    wire_length_mm(head, bay),
+                )
+            )
             sq = next(s for s in range(1, 33) if square_name(s) == pixel0)
-            rows.append(("LED data, to the board", "74AHCT125 1Y (330 Ω at the far end)", f"DIN strip of square {sq} ({pixel0}), pixel 0",
-                         "white, in the 3-core LED cable", wire_length_mm(bay, _cell_edge(g, sq))))
+            rows.append(
+                (
+                    "LED data, to the board",
+                    "74AHCT125 1Y (330 Ω at the far end)",
+                    f"DIN strip of square {sq} ({pixel0}), pixel 0",
+                    "white, in the 3-core LED cable",
+                    wire_length_mm(bay, _cell_edge(g, sq)),
+                )
+            )
         elif role.startswith("button"):
             series = "1 kΩ in series (the UART's pin), then " if pin.split(" ", 1)[0] in CONSOLE_PINS else ""
-            rows.append((role, pin, f"{series}its push button on the bay's top panel (the other contact to ground)",
-                         "white (ground: black)", wire_length_mm(head, bay)))
+            rows.append(
+                (
+                    role,
+                    pin,
+                    f"{series}its push button on the bay's top panel (the other contact to ground)",
+                    "white (ground: black)",
+                    wire_length_mm(head, bay),
+                )
+            )
         elif "OLED" in role:
             colour = "blue" if "SDA" in role else "yellow"
-            rows.append((role, pin, f"the display's {'SDA' if 'SDA' in role else 'SCL'} (bay top panel)", colour, wire_length_mm(head, bay)))
+            rows.append(
+                (
+                    role,
+                    pin,
+                    f"the display's {'SDA' if 'SDA' in role else 'SCL'} (bay top panel)",
+                    colour,
+                    wire_length_mm(head, bay),
+                )
+            )
         elif "buzzer" in role:
             rows.append((role, pin, "1 kΩ to the NPN driver's base (in the bay)", "green", wire_length_mm(head, bay)))
         else:
@@ -113,17 +163,45 @@ def cable_plan(option: str, g: BoardGeometry, *, led_map: str = "row-major", ori
     last = next(s for s in range(1, 33) if square_name(s) == pixels[-1])
     supply = "the Pico's VBUS (pin 40) through the fuse" if option == "pico" else "the 5 V supply through the fuse"
     for end, sq in (("first", first), ("last", last)):
-        rows.append((f"+5 V to the {end} LED", supply, f"+5V strip of square {sq} ({square_name(sq)})",
-                     "red, 22 AWG", wire_length_mm(bay, _cell_edge(g, sq))))
-        rows.append((f"ground to the {end} LED", "ground in the bay", f"GND strip of square {sq} ({square_name(sq)})",
-                     "black, 22 AWG", wire_length_mm(bay, _cell_edge(g, sq))))
+        rows.append(
+            (
+                f"+5 V to the {end} LED",
+                supply,
+                f"+5V strip of square {sq} ({square_name(sq)})",
+                "red, 22 AWG",
+                wire_length_mm(bay, _cell_edge(g, sq)),
+            )
+        )
+        rows.append(
+            (
+                f"ground to the {end} LED",
+                "ground in the bay",
+                f"GND strip of square {sq} ({square_name(sq)})",
+                "black, 22 AWG",
+                wire_length_mm(bay, _cell_edge(g, sq)),
+            )
+        )
     if option == "shift":
         for what, colour in (("3.3 V to the chain", "orange"), ("ground to the chain", "black")):
-            rows.append((what, "Pi pin 1 (3.3 V)" if "3.3" in what else "Pi pin 6 (ground)",
-                         "the chain's connector, at chip 1", colour, wire_length_mm(head, (g.border_mm / 2, g.border_mm + g.square_mm))))
+            rows.append(
+                (
+                    what,
+                    "Pi pin 1 (3.3 V)" if "3.3" in what else "Pi pin 6 (ground)",
+                    "the chain's connector, at chip 1",
+                    colour,
+                    wire_length_mm(head, (g.border_mm / 2, g.border_mm + g.square_mm)),
+                )
+            )
     if option == "pico":
-        rows.append(("USB to the Raspberry Pi", "the Pico's micro-USB socket", "a USB port of the Pi",
-                     "a data-capable USB cable", 1000))
+        rows.append(
+            (
+                "USB to the Raspberry Pi",
+                "the Pico's micro-USB socket",
+                "a USB port of the Pi",
+                "a data-capable USB cable",
+                1000,
+            )
+        )
 
     s = g.square_mm
     lines = [
@@ -153,14 +231,17 @@ def cable_plan(option: str, g: BoardGeometry, *, led_map: str = "row-major", ori
         f"| COL | one cell | the cell of the same column in the next rank | {wire_length_mm((0, 0), (s, s))} |",
         f"| DOUT -> DIN | one cell | the next pixel's cell ({led_map} from {origin}: {chain}) | "
         f"{wire_length_mm((0, 0), (jump, 0))} along a rank, "
-        + (f"{wire_length_mm((0, 0), (back, s))} back across the board at each rank's end |" if led_map == "row-major"
-           else f"{wire_length_mm((0, 0), (s, s))} at each rank's end |"),
+        + (
+            f"{wire_length_mm((0, 0), (back, s))} back across the board at each rank's end |"
+            if led_map == "row-major"
+            else f"{wire_length_mm((0, 0), (s, s))} at each rank's end |"
+        ),
         "",
         "Label both ends of every wire with its signal (`row 3`, `col 1`, `LED +5V`).",
     ]
     if led_map == "row-major":
         lines.append(
-            f"A serpentine chain (`lights.map = \"serpentine\"`, `LED_MAP = \"serpentine\"` on a Pico) "
+            f'A serpentine chain (`lights.map = "serpentine"`, `LED_MAP = "serpentine"` on a Pico) '
             f"saves the seven {wire_length_mm((0, 0), (back, s))} mm data wires back across the board."
         )
     return "\n".join(lines) + "\n"
@@ -188,8 +269,12 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
     reed_return = (6, STRIPS.index("MID"))
     anode = (9, STRIPS.index("MID"))
     cathode = (9, STRIPS.index("ROW"))
-    led = {"+5V": (2, STRIPS.index("+5V")), "DIN": (3, STRIPS.index("DIN")),
-           "DOUT": (4, STRIPS.index("DOUT")), "GND": (5, STRIPS.index("GND"))}
+    led = {
+        "+5V": (2, STRIPS.index("+5V")),
+        "DIN": (3, STRIPS.index("DIN")),
+        "DOUT": (4, STRIPS.index("DOUT")),
+        "GND": (5, STRIPS.index("GND")),
+    }
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{fmt(width)}mm" height="{fmt(height)}mm" '
@@ -207,7 +292,9 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
         )
         out.append(f'<text x="{fmt(left - 2)}" y="{fmt(hy(k) + 1)}" font-size="2.6" text-anchor="end">{name}</text>')
         for i in range(holes):
-            out.append(f'<circle class="hole" cx="{fmt(hx(i))}" cy="{fmt(hy(k))}" r="0.5" fill="#fff" stroke="#555" stroke-width="0.1"/>')
+            out.append(
+                f'<circle class="hole" cx="{fmt(hx(i))}" cy="{fmt(hy(k))}" r="0.5" fill="#fff" stroke="#555" stroke-width="0.1"/>'
+            )
 
     def pad(part: str, lead: str, at: tuple[int, int]) -> None:
         out.append(
@@ -216,24 +303,38 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
         )
 
     # The reed: upright, its lower lead in COL, its upper lead bent down into MID.
-    out.append(f'<circle cx="{fmt(hx(reed[0]))}" cy="{fmt(hy(reed[1]))}" r="1.3" fill="none" stroke="#06c" stroke-width="0.35"/>')
-    out.append(f'<path d="M{fmt(hx(reed[0]) + 1.3)} {fmt(hy(reed[1]))}L{fmt(hx(reed_return[0]) + 1.3)} {fmt(hy(reed_return[1]))}L{fmt(hx(reed_return[0]))} {fmt(hy(reed_return[1]))}" fill="none" stroke="#06c" stroke-width="0.3"/>')
+    out.append(
+        f'<circle cx="{fmt(hx(reed[0]))}" cy="{fmt(hy(reed[1]))}" r="1.3" fill="none" stroke="#06c" stroke-width="0.35"/>'
+    )
+    out.append(
+        f'<path d="M{fmt(hx(reed[0]) + 1.3)} {fmt(hy(reed[1]))}L{fmt(hx(reed_return[0]) + 1.3)} {fmt(hy(reed_return[1]))}L{fmt(hx(reed_return[0]))} {fmt(hy(reed_return[1]))}" fill="none" stroke="#06c" stroke-width="0.3"/>'
+    )
     pad("reed", "lower (glass end)", reed)
     pad("reed", "upper, bent down", reed_return)
-    out.append(f'<text x="{fmt(hx(reed[0]) - 2)}" y="{fmt(hy(-1.2))}" font-size="2.6" text-anchor="middle">reed (upright)</text>')
+    out.append(
+        f'<text x="{fmt(hx(reed[0]) - 2)}" y="{fmt(hy(-1.2))}" font-size="2.6" text-anchor="middle">reed (upright)</text>'
+    )
     # The diode: anode in MID, band (cathode) in ROW.
-    out.append(f'<rect x="{fmt(hx(9) - 0.9)}" y="{fmt(hy(0.3))}" width="1.8" height="{fmt(1.4 * p)}" fill="#f4c7a1" stroke="#333" stroke-width="0.2"/>')
+    out.append(
+        f'<rect x="{fmt(hx(9) - 0.9)}" y="{fmt(hy(0.3))}" width="1.8" height="{fmt(1.4 * p)}" fill="#f4c7a1" stroke="#333" stroke-width="0.2"/>'
+    )
     out.append(f'<rect class="band" x="{fmt(hx(9) - 0.9)}" y="{fmt(hy(0.3))}" width="1.8" height="0.6" fill="#111"/>')
     pad("diode", "anode", anode)
     pad("diode", "cathode (band)", cathode)
     out.append(f'<text x="{fmt(hx(9) + 2)}" y="{fmt(hy(-1.2))}" font-size="2.6">1N4148, band to ROW</text>')
     # The LED: a round WS2812B board glued beside the strips, four wires to them.
     lx, ly = hx(3.5), hy(strips + 3.2)
-    out.append(f'<circle class="led" cx="{fmt(lx)}" cy="{fmt(ly)}" r="5" fill="#fff" stroke="#c00" stroke-width="0.35"/>')
-    out.append(f'<text x="{fmt(lx + 7)}" y="{fmt(ly + 1)}" font-size="2.6">WS2812B (round board, facing up), '
-               f"{fmt(g.led_offset_mm)} mm from the reed towards White</text>")
+    out.append(
+        f'<circle class="led" cx="{fmt(lx)}" cy="{fmt(ly)}" r="5" fill="#fff" stroke="#c00" stroke-width="0.35"/>'
+    )
+    out.append(
+        f'<text x="{fmt(lx + 7)}" y="{fmt(ly + 1)}" font-size="2.6">WS2812B (round board, facing up), '
+        f"{fmt(g.led_offset_mm)} mm from the reed towards White</text>"
+    )
     for lead, at in led.items():
-        out.append(f'<path d="M{fmt(hx(at[0]))} {fmt(hy(at[1]))}L{fmt(lx + (at[0] - 3.5) * 1.6)} {fmt(ly - 4)}" stroke="#c00" stroke-width="0.25"/>')
+        out.append(
+            f'<path d="M{fmt(hx(at[0]))} {fmt(hy(at[1]))}L{fmt(lx + (at[0] - 3.5) * 1.6)} {fmt(ly - 4)}" stroke="#c00" stroke-width="0.25"/>'
+        )
         pad("led", lead, at)
     # The buses leaving the cell.
     notes = [
@@ -246,7 +347,9 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
     for name, text in notes:
         k = STRIPS.index(name)
         out.append(f'<text x="{fmt(left + holes * p + 2)}" y="{fmt(hy(k) + 1)}" font-size="2.4">{text}</text>')
-    out.append(f'<text x="2" y="{fmt(height - 3)}" font-size="2.6">Check every diode before wiring the rows: '
-               "0.6 V from COL (red) to ROW (black) with a magnet on the reed, open the other way.</text>")
+    out.append(
+        f'<text x="2" y="{fmt(height - 3)}" font-size="2.6">Check every diode before wiring the rows: '
+        "0.6 V from COL (red) to ROW (black) with a magnet on the reed, open the other way.</text>"
+    )
     out.append("</svg>")
     return ("\n".join(out) + "\n").encode()

@@ -257,20 +257,36 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     din = d.here
     first = d.add(
         elm.Ic(
-            pins=[elm.IcPin(name="DIN", side="L"), elm.IcPin(name="DOUT", side="R"),
-                  elm.IcPin(name="", anchorname="+5V", side="T"), elm.IcPin(name="", anchorname="GND", side="B")],
+            pins=[
+                elm.IcPin(name="DIN", side="L"),
+                elm.IcPin(name="DOUT", side="R"),
+                elm.IcPin(name="", anchorname="+5V", side="T"),
+                elm.IcPin(name="", anchorname="GND", side="B"),
+            ],
             size=(3.4, 1.6),
-        ).right().at(din).anchor("DIN").label("pixel 0 (first)", loc="bottom", fontsize=9)
+        )
+        .right()
+        .at(din)
+        .anchor("DIN")
+        .label("pixel 0 (first)", loc="bottom", fontsize=9)
     )
     f = first.absanchors
     d.add(elm.Line().at(f["DOUT"]).right().length(1.0))
     _text(d, (f["DOUT"][0] + 1.1, f["DOUT"][1] + 0.35), "... 30 more ...", size=9)
     last = d.add(
         elm.Ic(
-            pins=[elm.IcPin(name="DIN", side="L"), elm.IcPin(name="DOUT", side="R"),
-                  elm.IcPin(name="", anchorname="+5V", side="T"), elm.IcPin(name="", anchorname="GND", side="B")],
+            pins=[
+                elm.IcPin(name="DIN", side="L"),
+                elm.IcPin(name="DOUT", side="R"),
+                elm.IcPin(name="", anchorname="+5V", side="T"),
+                elm.IcPin(name="", anchorname="GND", side="B"),
+            ],
             size=(3.4, 1.6),
-        ).right().at((f["DOUT"][0] + 5.0, f["DOUT"][1])).anchor("DIN").label("pixel 31 (last)", loc="bottom", fontsize=9)
+        )
+        .right()
+        .at((f["DOUT"][0] + 5.0, f["DOUT"][1]))
+        .anchor("DIN")
+        .label("pixel 31 (last)", loc="bottom", fontsize=9)
     )
     l = last.absanchors
     d.add(elm.Line().at((f["DOUT"][0] + 4.0, f["DOUT"][1])).to(l["DIN"]))
@@ -285,7 +301,13 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     d.add(elm.Line().down().to(f["+5V"]))
     d.add(elm.Line().at((f["+5V"][0], rail)).to((l["+5V"][0], rail)))
     d.add(elm.Line().down().to(l["+5V"]))
-    _text(d, ((f["+5V"][0] + l["+5V"][0]) / 2, rail + 0.45), "+5 V and ground to BOTH ends of the chain", size=9, halign="center")
+    _text(
+        d,
+        ((f["+5V"][0] + l["+5V"][0]) / 2, rail + 0.45),
+        "+5 V and ground to BOTH ends of the chain",
+        size=9,
+        halign="center",
+    )
     gnd = f["GND"][1] - 1.2
     for anchor in (f["GND"], l["GND"]):
         d.add(elm.Line().at(anchor).to((anchor[0], gnd)))
@@ -298,13 +320,17 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     if pico:
         d.add(elm.Capacitor().at((cx, rail)).down().length(1.0).label("10 µF", loc="bottom", fontsize=9))
         d.add(elm.Ground())
-        note = ("VBUS: 10 µF at most (USB allows 10 µF at plug-in; 1000 µF there can brown out the Pi's port). "
-                "F1: 0.5 A hold (e.g. Bourns MF-R050). The firmware holds the LEDs to 250 mA (LED_BUDGET_MA); brighter needs a 5 V supply of its own.")
+        note = (
+            "VBUS: 10 µF at most (USB allows 10 µF at plug-in; 1000 µF there can brown out the Pi's port). "
+            "F1: 0.5 A hold (e.g. Bourns MF-R050). The firmware holds the LEDs to 250 mA (LED_BUDGET_MA); brighter needs a 5 V supply of its own."
+        )
     else:
         d.add(elm.Capacitor(polar=True).at((cx, rail)).down().length(1.0).label("1000 µF", loc="bottom", fontsize=9))
         d.add(elm.Ground())
-        note = ("1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins; "
-                "for a separate LED supply, a fuse above its worst case (power budget in hardware.md).")
+        note = (
+            "1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins; "
+            "for a separate LED supply, a fuse above its worst case (power budget in hardware.md)."
+        )
     _text(d, (x0 - 9.0, gnd - 1.6), note, size=9)
 
 
@@ -321,7 +347,12 @@ def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
             d.add(elm.Button().right().length(1.8).scale(0.8))
             d.add(elm.Line().down().length(0.4))
             d.add(elm.Ground())
-            _text(d, (x0 + 5.0, y - 0.2), "1 kΩ: the UART's pin; with the serial console on, a press would short its driven output", size=8)
+            _text(
+                d,
+                (x0 + 5.0, y - 0.2),
+                "1 kΩ: the UART's pin; with the serial console on, a press would short its driven output",
+                size=8,
+            )
         else:
             d.add(elm.Button().at((x0, y)).right().length(1.8).scale(0.8))
             d.add(elm.Line().down().length(0.4))
@@ -378,7 +409,9 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
             # An NPN switch: one pin cannot drive a magnetic buzzer's 16-42 ohm coil, and
             # the coil's kick when it switches off goes into the flyback diode.
             d.add(elm.Resistor().at((x0, y)).right().length(2.2).scale(0.8).label("1 kΩ", fontsize=9))
-            q = d.add(elm.BjtNpn(circle=True).right().anchor("base").label("Q1 NPN\nBC337 / 2N4401", loc="right", fontsize=8))
+            q = d.add(
+                elm.BjtNpn(circle=True).right().anchor("base").label("Q1 NPN\nBC337 / 2N4401", loc="right", fontsize=8)
+            )
             qa = q.absanchors
             d.add(elm.Line().at(qa["emitter"]).down().length(0.4))
             d.add(elm.Ground())
@@ -394,8 +427,13 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
             d.add(elm.Dot(radius=0.06).at(node))
             d.add(elm.Dot(radius=0.06).at(top))
             _tag(d, (x0, y), label)
-            _text(d, (x0 + 9.0, y - 0.6), "magnetic buzzer (5 V, coil 40 Ω or more) or 5 V active buzzer; "
-                  "flyback diode across it, band to 5 V. A piezo disc (e.g. TDK PS1240P02BT) may go on the pin through 100 Ω instead.", size=8)
+            _text(
+                d,
+                (x0 + 9.0, y - 0.6),
+                "magnetic buzzer (5 V, coil 40 Ω or more) or 5 V active buzzer; "
+                "flyback diode across it, band to 5 V. A piezo disc (e.g. TDK PS1240P02BT) may go on the pin through 100 Ω instead.",
+                size=8,
+            )
             y -= 4.0
             continue
         d.add(elm.Line().at((x0, y)).right().length(2))
@@ -468,7 +506,12 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
     _text(d, d.here, "CLK of all four chips (pin 2)", size=9)
     # One input in detail; the other 31 are the same.
     detail_x, detail_y = x0, y0 + 6.0
-    _text(d, (detail_x, detail_y + 3.4), "every input A-H of every chip (32 in all; the number above an input is its square):", size=10)
+    _text(
+        d,
+        (detail_x, detail_y + 3.4),
+        "every input A-H of every chip (32 in all; the number above an input is its square):",
+        size=10,
+    )
     d.add(elm.Vdd().at((detail_x + 1, detail_y + 2.4)).label("3.3 V", fontsize=10))
     d.add(elm.Resistor().at((detail_x + 1, detail_y + 2.4)).down().length(1.8).label("10 kΩ", fontsize=10))
     node = d.here
@@ -477,9 +520,24 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
     _text(d, d.here, "to the input (closed = low = occupied)", size=9)
     d.add(elm.SwitchReed().at(node).down().length(1.8).label("reed", loc="bottom", fontsize=9))
     d.add(elm.Ground())
-    _text(d, (detail_x + 14, detail_y + 2.2), "VCC (pin 16) to 3.3 V, GND (pin 8) to ground, 100 nF between them at each chip.", size=9)
-    _text(d, (detail_x + 14, detail_y + 1.4), "The Pi reads H of chip 1 first: the n-th bit (from 0) is square n + 1.", size=9)
-    _text(d, (detail_x + 14, detail_y + 0.6), "8 more bits follow, shifted in from SER of chip 4: ones, or the chain is broken.", size=9)
+    _text(
+        d,
+        (detail_x + 14, detail_y + 2.2),
+        "VCC (pin 16) to 3.3 V, GND (pin 8) to ground, 100 nF between them at each chip.",
+        size=9,
+    )
+    _text(
+        d,
+        (detail_x + 14, detail_y + 1.4),
+        "The Pi reads H of chip 1 first: the n-th bit (from 0) is square n + 1.",
+        size=9,
+    )
+    _text(
+        d,
+        (detail_x + 14, detail_y + 0.6),
+        "8 more bits follow, shifted in from SER of chip 4: ones, or the chain is broken.",
+        size=9,
+    )
 
 
 def draw(option: str) -> bytes:
@@ -519,7 +577,12 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
             _text(d, (-9.0, y), "Other parts on the controller's pins:", size=10)
             y = _others(d, others, 0.0, y - 1.4)
         if option == "pico":
-            _text(d, (-9.0, y - 0.6), "USB (micro-USB on a Pico, USB-C on some clones) to the Raspberry Pi: serial protocol v1, 5 V for the Pico and the LEDs (see the power budget).", size=10)
+            _text(
+                d,
+                (-9.0, y - 0.6),
+                "USB (micro-USB on a Pico, USB-C on some clones) to the Raspberry Pi: serial protocol v1, 5 V for the Pico and the LEDs (see the power budget).",
+                size=10,
+            )
         d.add(elm.Gap().at((-9.5, y - 1.4)).right().length(0.1))
         svg = d.get_imagedata("svg")
     return bytes(svg)

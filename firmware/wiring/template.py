@@ -49,7 +49,7 @@ def template_svg(g: BoardGeometry) -> bytes:
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(size)}mm" height="{_fmt(height)}mm" '
         f'viewBox="0 {_fmt(-top)} {_fmt(size)} {_fmt(height)}" font-family="sans-serif">',
-        f'<title>Crownhead drill template, {_fmt(g.square_mm)} mm squares</title>',
+        f"<title>Crownhead drill template, {_fmt(g.square_mm)} mm squares</title>",
         f'<text x="2" y="{_fmt(-10)}" font-size="5">Crownhead drill template: {_fmt(g.square_mm)} mm squares, '
         f"seen from above (rank 8 at the top). Print at 100 % (actual size).</text>",
         f'<text x="2" y="{_fmt(-4)}" font-size="3.5">+ reed switch, upright: {_fmt(g.reed_hole_mm)} mm hole at the centre. '
@@ -88,7 +88,9 @@ def template_svg(g: BoardGeometry) -> bytes:
         out.append("</g>")
     # A 100 mm bar under the board: measure it to check the print.
     y = size + 8.0
-    out.append(f'<path d="M0 {_fmt(y)}H100M0 {_fmt(y - 2)}V{_fmt(y + 2)}M100 {_fmt(y - 2)}V{_fmt(y + 2)}" stroke="#000" stroke-width="0.4"/>')
+    out.append(
+        f'<path d="M0 {_fmt(y)}H100M0 {_fmt(y - 2)}V{_fmt(y + 2)}M100 {_fmt(y - 2)}V{_fmt(y + 2)}" stroke="#000" stroke-width="0.4"/>'
+    )
     out.append(f'<text x="104" y="{_fmt(y + 1.2)}" font-size="3.5">100 mm: measure it, it must be 100 mm</text>')
     out.append("</svg>")
     return ("\n".join(out) + "\n").encode()
@@ -160,7 +162,8 @@ def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
             pdf.set_font("helvetica", size=9)
             pdf.set_xy(MARGIN_MM, MARGIN_MM)
             pdf.cell(
-                0, 4,
+                0,
+                4,
                 f"Crownhead drill template, {_fmt(s)} mm squares - sheet {sheet} "
                 f"(rows A-{'ABCDEFGH'[rows - 1]}, columns 1-{cols}), {paper.upper()}",
             )

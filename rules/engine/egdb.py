@@ -86,13 +86,16 @@ def flip(board: int) -> int:
     >>> flip(1) == 1 << 31 and flip(flip(0x1234_5678)) == 0x1234_5678
     True
     """
-    return (_REV[board & 255] << 24 | _REV[board >> 8 & 255] << 16
-            | _REV[board >> 16 & 255] << 8 | _REV[board >> 24])
+    return _REV[board & 255] << 24 | _REV[board >> 8 & 255] << 16 | _REV[board >> 16 & 255] << 8 | _REV[board >> 24]
 
 
 def material_of(own: int, opp: int, kings: int) -> Material:
-    return ((own & ~kings).bit_count(), (own & kings).bit_count(),
-            (opp & ~kings).bit_count(), (opp & kings).bit_count())
+    return (
+        (own & ~kings).bit_count(),
+        (own & kings).bit_count(),
+        (opp & ~kings).bit_count(),
+        (opp & kings).bit_count(),
+    )
 
 
 def mirror(material: Material) -> Material:
@@ -143,8 +146,9 @@ def _rank(mask: int) -> int:
 def index_of(own: int, opp: int, kings: int, material: Material) -> int:
     """The index of a position (own to move, own men moving towards 29-32) in its material."""
     _a, b, c, d = material
-    return (((_rank(own & ~kings) * _C[32][b] + _rank(own & kings)) * _C[28][c]
-             + _rank((opp & ~kings) >> _WHITE_MAN_OFFSET)) * _C[32][d] + _rank(opp & kings))
+    return (
+        (_rank(own & ~kings) * _C[32][b] + _rank(own & kings)) * _C[28][c] + _rank((opp & ~kings) >> _WHITE_MAN_OFFSET)
+    ) * _C[32][d] + _rank(opp & kings)
 
 
 def _boards(material: Material) -> Iterator[tuple[int, int, int]]:
@@ -298,8 +302,12 @@ def solve(material: Material, known: BuiltTables, progress: Progress | None = No
 Solver = Callable[[Material, BuiltTables, Progress | None], dict[Material, bytearray]]
 
 
-def build(pieces: int, progress: Callable[[Material, int], None] | None = None,
-          known: BuiltTables | None = None, solver: Solver | None = None) -> dict[Material, bytes | bytearray]:
+def build(
+    pieces: int,
+    progress: Callable[[Material, int], None] | None = None,
+    known: BuiltTables | None = None,
+    solver: Solver | None = None,
+) -> dict[Material, bytes | bytearray]:
     """Every table of up to ``pieces`` pieces; ``known`` ones are taken as they are
     (a resumed build), and ``progress(material, positions_done)`` is called now and then.
     ``solver`` builds each material (:func:`solve` when not given).
@@ -390,8 +398,7 @@ def check(material: Material, probe: EndgameProbe, indices: Iterator[int] | list
         own, opp, kings = boards
         got = probe.value(own, opp, kings, True)
         want = expected_value(own, opp, kings, probe)
-        if got is None or (got != want if got < WON and want < WON
-                           else outcome(got) != outcome(want)):
+        if got is None or (got != want if got < WON and want < WON else outcome(got) != outcome(want)):
             wrong.append(i)
     return wrong
 
@@ -464,8 +471,7 @@ class EndgameTables:
     from their captures, probed in turn (fewer pieces, so the recursion ends).
     """
 
-    def __init__(self, tables: Tables, on_damage: Callable[[Material, LookupError], None]
-                 | None = None) -> None:
+    def __init__(self, tables: Tables, on_damage: Callable[[Material, LookupError], None] | None = None) -> None:
         self.tables = dict(tables)
         self.on_damage = on_damage
         self.wdl = {m for m, t in self.tables.items() if getattr(t, "wdl", False)}
@@ -529,6 +535,27 @@ class EndgameTables:
         return ("win" if v & 1 == 0 else "loss", v - 1)
 
 
-__all__ = ["BuiltTables", "EndgameProbe", "EndgameTables", "LOST", "Material", "Table", "Tables",
-           "WON", "build", "boards_of", "check", "combine", "expected_value", "flip", "index_of",
-           "longest", "material_of", "materials", "mirror", "outcome", "size_of", "solve"]
+__all__ = [
+    "BuiltTables",
+    "EndgameProbe",
+    "EndgameTables",
+    "LOST",
+    "Material",
+    "Table",
+    "Tables",
+    "WON",
+    "build",
+    "boards_of",
+    "check",
+    "combine",
+    "expected_value",
+    "flip",
+    "index_of",
+    "longest",
+    "material_of",
+    "materials",
+    "mirror",
+    "outcome",
+    "size_of",
+    "solve",
+]

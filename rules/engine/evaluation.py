@@ -97,9 +97,11 @@ _BACK_RANK: tuple[dict[int, int], ...] = (
     {1: 8, 2: 2, 3: 8},
     {},
 )
-_CENTRE: tuple[dict[int, int], ...] = ({14: 6, 15: 6, 18: 6, 19: 6, 10: 2, 11: 2, 22: 2, 23: 2},
-           {14: 4, 15: 4, 18: 4, 19: 4},
-           {})
+_CENTRE: tuple[dict[int, int], ...] = (
+    {14: 6, 15: 6, 18: 6, 19: 6, 10: 2, 11: 2, 22: 2, 23: 2},
+    {14: 4, 15: 4, 18: 4, 19: 4},
+    {},
+)
 #: Kings: 4 per step away from the nearest edge; the single corners are worse still.
 _KING_CORNER = {4: -6, 29: -6}
 
@@ -110,11 +112,7 @@ def _edge_distance(square: int) -> int:
 
 
 def _man_value(phase: int, square: int) -> int:
-    return (
-        _ADVANCE[phase][row_of(square)]
-        + _BACK_RANK[phase].get(square, 0)
-        + _CENTRE[phase].get(square, 0)
-    )
+    return _ADVANCE[phase][row_of(square)] + _BACK_RANK[phase].get(square, 0) + _CENTRE[phase].get(square, 0)
 
 
 def _king_value(phase: int, square: int) -> int:
@@ -173,10 +171,7 @@ _DOUBLE_CORNERS = bit(1) | bit(5) | bit(28) | bit(32)
 _PADDED_SQUARES = sum(1 << (i + i // 8) for i in range(32))
 
 _DIST = tuple(
-    tuple(
-        0 if a == 0 or b == 0 else max(abs(file_of(a) - file_of(b)), abs(row_of(a) - row_of(b)))
-        for b in range(33)
-    )
+    tuple(0 if a == 0 or b == 0 else max(abs(file_of(a) - file_of(b)), abs(row_of(a) - row_of(b))) for b in range(33))
     for a in range(33)
 )
 
@@ -366,10 +361,12 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
     opp_mobility = 0
     if south:
         opp_mobility = (((south & EVEN_ROWS) << 4 | (south & _ODD_NOT_A) << 3) & empty).bit_count() + (
-            ((south & _EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty).bit_count()
+            ((south & _EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty
+        ).bit_count()
     if north:
         opp_mobility += (((north & EVEN_ROWS) >> 4 | (north & _ODD_NOT_A) >> 5) & empty).bit_count() + (
-            ((north & _EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty).bit_count()
+            ((north & _EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty
+        ).bit_count()
     mobility = MOBILITY * (own_mobility - opp_mobility)
     score += mobility if black else -mobility
 
@@ -398,5 +395,13 @@ def evaluate(position: Position) -> int:
     return evaluate_boards(own, opp, position.kings, black, mobility)
 
 
-__all__ = ["BRIDGE", "KING_VALUE", "MAN_VALUE", "bridge_term", "endgame_knowledge", "evaluate",
-           "evaluate_boards", "phase_of"]
+__all__ = [
+    "BRIDGE",
+    "KING_VALUE",
+    "MAN_VALUE",
+    "bridge_term",
+    "endgame_knowledge",
+    "evaluate",
+    "evaluate_boards",
+    "phase_of",
+]

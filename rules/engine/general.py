@@ -92,8 +92,9 @@ def _move_id(path: Sequence[int], caps: Sequence[int]) -> int:
     return 1 << (path[0] - 1) | 1 << (path[-1] - 1) << 32 | taken << 64
 
 
-def _after(own: int, opp: int, kings: int, black: bool, path: Sequence[int],
-           caps: Sequence[int], rules: Rules) -> Board:
+def _after(
+    own: int, opp: int, kings: int, black: bool, path: Sequence[int], caps: Sequence[int], rules: Rules
+) -> Board:
     frm = 1 << (path[0] - 1)
     to = 1 << (path[-1] - 1)
     taken = 0
@@ -214,8 +215,11 @@ def search(
     chosen = best_move
     if want_scores and level is not None and scores and engine.rng.random() < level.mistake_rate:
         floor = best_score - level.mistake_margin
-        others = [m for m, s in sorted(scores.items(), key=lambda kv: -kv[1])
-                  if m != best_move and s >= floor and s > -WIN_THRESHOLD]
+        others = [
+            m
+            for m, s in sorted(scores.items(), key=lambda kv: -kv[1])
+            if m != best_move and s >= floor and s > -WIN_THRESHOLD
+        ]
         if others:
             chosen = engine.rng.choice(others)
     chosen_score = best_score if chosen == best_move else scores.get(chosen, best_score)
@@ -227,8 +231,13 @@ def search(
 class _Walk:
     """The tree walk of one search: negamax with alpha-beta and the transposition table."""
 
-    def __init__(self, engine: EngineState, deadline: float | None,
-                 history: Iterable[Position] | None, max_nodes: int | None = None) -> None:
+    def __init__(
+        self,
+        engine: EngineState,
+        deadline: float | None,
+        history: Iterable[Position] | None,
+        max_nodes: int | None = None,
+    ) -> None:
         self.engine = engine
         self.max_nodes = max_nodes
         self.rules = rules = engine.rules
@@ -250,8 +259,7 @@ class _Walk:
         """The score of a side to move without a legal move."""
         return WIN - ply if self.rules.giveaway else ply - WIN
 
-    def negamax(self, own: int, opp: int, kings: int, black: bool, depth: int,
-                alpha: int, beta: int, ply: int) -> int:
+    def negamax(self, own: int, opp: int, kings: int, black: bool, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
         if not self.nodes % CHECK_EVERY and (
             (self.deadline is not None and self.clock() >= self.deadline)
@@ -342,8 +350,7 @@ class _Walk:
             entry = self.engine.tt.probe(zobrist.key_of(pos))
             if entry is None or not entry[4]:
                 break
-            move = next((m for m in pos.legal_moves(rules)
-                         if _move_id(m.path, m.captures) == entry[4]), None)
+            move = next((m for m in pos.legal_moves(rules) if _move_id(m.path, m.captures) == entry[4]), None)
             if move is None:
                 break
             pv.append(move)
@@ -353,4 +360,3 @@ class _Walk:
                 break
             seen.add(key)
         return tuple(pv)
-

@@ -55,9 +55,7 @@ def strength(level: int | Strength) -> Strength:
     """The :class:`Strength` for ``level`` 1-10 (a Strength is passed through)."""
     if isinstance(level, Strength):
         return level
-    if isinstance(level, bool) or not isinstance(level, int) or not (
-        MIN_LEVEL <= level <= MAX_LEVEL
-    ):
+    if isinstance(level, bool) or not isinstance(level, int) or not (MIN_LEVEL <= level <= MAX_LEVEL):
         raise ValueError(f"strength {level!r} is not a level ({MIN_LEVEL}-{MAX_LEVEL})")
     return LEVELS[level - MIN_LEVEL]
 

@@ -169,8 +169,9 @@ _BLACK_MAN_JUMPS = _jump_lists(movegen.BLACK_MAN_DIRECTIONS)
 _WHITE_MAN_JUMPS = _jump_lists(movegen.WHITE_MAN_DIRECTIONS)
 
 
-def capture_moves(own: int, opp: int, kings: int, black: bool,
-                  men_backward: bool = False) -> list[tuple[int, int, int]]:
+def capture_moves(
+    own: int, opp: int, kings: int, black: bool, men_backward: bool = False
+) -> list[tuple[int, int, int]]:
     """Every capture of the side to move as (from bit, to bit, jumped bits), one per
     route (:func:`rules.movegen.capture_routes` without the squares in between, which
     the search does not need).
@@ -354,9 +355,16 @@ class Engine:
 
         if not general.plays_fast(self.rules):
             # Flying kings, giveaway, huffing...: the general search (no English book).
-            return general.search(self, position, max_depth=max_depth, deadline=deadline,
-                                  history=history, level=level, started=started,
-                                  max_nodes=nodes)
+            return general.search(
+                self,
+                position,
+                max_depth=max_depth,
+                deadline=deadline,
+                history=history,
+                level=level,
+                started=started,
+                max_nodes=nodes,
+            )
         legal = position.legal_moves(self.rules)
         if not legal:
             return SearchResult(None, -WIN, 0, 0, self._since(started), ())
@@ -372,9 +380,7 @@ class Engine:
         want_scores = level is not None and level.mistake_rate > 0
         best, score, done = run.iterate(max_depth, all_scores=want_scores)
         chosen = best
-        if want_scores and level is not None and run.root_scores and self.rng.random() < (
-            level.mistake_rate
-        ):
+        if want_scores and level is not None and run.root_scores and self.rng.random() < (level.mistake_rate):
             chosen = self._mistake(run, best, score, level)
         pv = (chosen,) if chosen != best else run.principal_variation(best)
         chosen_score = score if chosen == best else run.root_scores.get(chosen, score)
@@ -390,9 +396,7 @@ class Engine:
         Without limits a hint searches for :data:`DEFAULT_MOVETIME_MS`.
         """
         if game.rules != self.rules:
-            raise ValueError(
-                f"this engine plays {self.rules.describe()}, the game {game.rules.describe()}"
-            )
+            raise ValueError(f"this engine plays {self.rules.describe()}, the game {game.rules.describe()}")
         return self.search(game.position, history=game.positions[:-1], **limits).move
 
     # -- helpers -------------------------------------------------------------------------
@@ -424,8 +428,10 @@ def quiet_plies_of(history: Iterable[Position] | None, position: Position) -> in
     positions = [*(history or ()), position]
     count = 0
     for before, after in zip(reversed(positions[:-1]), reversed(positions[1:])):
-        same_men = (before.black & ~before.kings == after.black & ~after.kings
-                    and before.white & ~before.kings == after.white & ~after.kings)
+        same_men = (
+            before.black & ~before.kings == after.black & ~after.kings
+            and before.white & ~before.kings == after.white & ~after.kings
+        )
         taken = (before.black | before.white).bit_count() != (after.black | after.white).bit_count()
         if not same_men or taken:
             break
@@ -480,17 +486,18 @@ class _Run:
                 del hist[k]
         black = position.turn == Color.BLACK
         self.black = black
-        self.own, self.opp = (
-            (position.black, position.white) if black else (position.white, position.black)
-        )
+        self.own, self.opp = (position.black, position.white) if black else (position.white, position.black)
         self.root = [self._child(m) for m in legal]
         # The root is in the endgame tables (English rules): what is won is searched on
         # below it, not scored at once (see the module's "tables without distances").
         egdb = engine.egdb
         rules = engine.rules
-        self.inside_tables = (egdb is not None and rules.captures_compulsory
-                              and not rules.men_capture_backward
-                              and (self.own | self.opp).bit_count() <= egdb.pieces)
+        self.inside_tables = (
+            egdb is not None
+            and rules.captures_compulsory
+            and not rules.men_capture_backward
+            and (self.own | self.opp).bit_count() <= egdb.pieces
+        )
         self._keep_the_result()
         if self.inside_tables:
             # Scores kept from searches outside the tables, or from lines with other
@@ -585,14 +592,22 @@ class _Run:
             try:
                 for i, (move, mid, own, opp, kings, key, quiet) in enumerate(self.root):
                     if i == 0 or all_scores:
-                        score = -negamax(own, opp, kings, black_child, key, depth - 1,
-                                         -INFINITY, INFINITY if all_scores else -alpha, 1, quiet)
+                        score = -negamax(
+                            own,
+                            opp,
+                            kings,
+                            black_child,
+                            key,
+                            depth - 1,
+                            -INFINITY,
+                            INFINITY if all_scores else -alpha,
+                            1,
+                            quiet,
+                        )
                     else:
-                        score = -negamax(own, opp, kings, black_child, key, depth - 1,
-                                         -alpha - 1, -alpha, 1, quiet)
+                        score = -negamax(own, opp, kings, black_child, key, depth - 1, -alpha - 1, -alpha, 1, quiet)
                         if score > alpha:
-                            score = -negamax(own, opp, kings, black_child, key, depth - 1,
-                                             -INFINITY, -alpha, 1, quiet)
+                            score = -negamax(own, opp, kings, black_child, key, depth - 1, -INFINITY, -alpha, 1, quiet)
                     scores[move] = score
                     if score > iteration_score:
                         iteration_score = score
@@ -701,19 +716,25 @@ class _Run:
         cap = PROGRESS_CAP
 
         def negamax(
-            own: int, opp: int, kings: int, black: bool, key: int,
-            depth: int, alpha: int, beta: int, ply: int, quiet: int = 0,
+            own: int,
+            opp: int,
+            kings: int,
+            black: bool,
+            key: int,
+            depth: int,
+            alpha: int,
+            beta: int,
+            ply: int,
+            quiet: int = 0,
         ) -> int:
             nonlocal nodes
             nodes += 1
             if not nodes & check_mask and (
-                (deadline is not None and clock() >= deadline)
-                or (max_nodes is not None and nodes >= max_nodes)
+                (deadline is not None and clock() >= deadline) or (max_nodes is not None and nodes >= max_nodes)
             ):
                 raise SearchTimeout
             if verify_keys:
-                expected = (key_from_boards(own, opp, kings, True) if black
-                            else key_from_boards(opp, own, kings, False))
+                expected = key_from_boards(own, opp, kings, True) if black else key_from_boards(opp, own, kings, False)
                 if key != expected:
                     raise AssertionError(f"key {key:#x} should be {expected:#x}")
             if key in path or (ply & 1 and key in once):
@@ -775,7 +796,8 @@ class _Run:
                     raise AssertionError(f"capture test wrong: {own:#x} {opp:#x} {kings:#x} {black}")
                 expected_routes = sorted(
                     (bit(r[0][0]), bit(r[0][-1]), mask_of(r[1]))
-                    for r in movegen.capture_routes(own, opp, kings, black, men_backward))
+                    for r in movegen.capture_routes(own, opp, kings, black, men_backward)
+                )
                 if sorted(routes) != expected_routes:
                     raise AssertionError(f"captures wrong: {own:#x} {opp:#x} {kings:#x} {black}")
             stand_pat = False
@@ -788,10 +810,12 @@ class _Run:
                     mobility = 0
                     if south:
                         mobility = (((south & EVEN_ROWS) << 4 | (south & ODD_NOT_A) << 3) & empty).bit_count() + (
-                            ((south & EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty).bit_count()
+                            ((south & EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty
+                        ).bit_count()
                     if north:
                         mobility += (((north & EVEN_ROWS) >> 4 | (north & ODD_NOT_A) >> 5) & empty).bit_count() + (
-                            ((north & EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty).bit_count()
+                            ((north & EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty
+                        ).bit_count()
                     if verify_keys and mobility != count_quiet(own, opp, kings, black):
                         raise AssertionError(f"mobility wrong: {own:#x} {opp:#x} {kings:#x}")
                     if not mobility:
@@ -882,10 +906,12 @@ class _Run:
                 n_moves = len(routes)
                 if south:
                     n_moves += (((south & EVEN_ROWS) << 4 | (south & ODD_NOT_A) << 3) & empty).bit_count() + (
-                        ((south & EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty).bit_count()
+                        ((south & EVEN_NOT_H) << 5 | (south & ODD_ROWS) << 4) & empty
+                    ).bit_count()
                 if north:
                     n_moves += (((north & EVEN_ROWS) >> 4 | (north & ODD_NOT_A) >> 5) & empty).bit_count() + (
-                        ((north & EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty).bit_count()
+                        ((north & EVEN_NOT_H) >> 3 | (north & ODD_ROWS) >> 4) & empty
+                    ).bit_count()
             if not n_moves:
                 return ply - WIN if not stand_pat else alpha
             child_depth = depth - 1 if n_moves > 1 else depth
@@ -895,8 +921,7 @@ class _Run:
             # position's move (the whole key matched), so it is legal here.
             moves: list[tuple[int, int, int, int, int]] = []
             if hash_mid and (not only_captures or hash_mid >> 64):
-                moves.append((1 << 40, hash_mid, hash_mid & FULL, hash_mid >> 32 & FULL,
-                              hash_mid >> 64))
+                moves.append((1 << 40, hash_mid, hash_mid & FULL, hash_mid >> 32 & FULL, hash_mid >> 64))
             generated = False
 
             path.add(key)
@@ -916,8 +941,15 @@ class _Run:
                     for frm, to, taken in routes:
                         mid = frm | to << 32 | taken << 64
                         if mid != hash_mid:
-                            append(((1 << 30) + (taken.bit_count() << 8)
-                                    + (taken & kings).bit_count(), mid, frm, to, taken))
+                            append(
+                                (
+                                    (1 << 30) + (taken.bit_count() << 8) + (taken & kings).bit_count(),
+                                    mid,
+                                    frm,
+                                    to,
+                                    taken,
+                                )
+                            )
                     if not only_captures:
                         k1, k2 = killers[ply]
                         hget = history.get
@@ -988,24 +1020,74 @@ class _Run:
                         child_key = key ^ own_men[frm] ^ own_men[to]
                 child_key ^= side_key
                 if first:
-                    score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                     child_depth, -beta, -alpha, ply + 1, child_quiet)
+                    score = -negamax(
+                        new_opp,
+                        new_own,
+                        new_kings,
+                        child_black,
+                        child_key,
+                        child_depth,
+                        -beta,
+                        -alpha,
+                        ply + 1,
+                        child_quiet,
+                    )
                     first = False
                 else:
                     if late and index >= LATE_MOVES and order < killer_order and not taken:
                         # A late quiet move is first searched a ply shallower; only if it
                         # then looks better than the best so far is it searched in full.
-                        score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                         child_depth - 1, -alpha - 1, -alpha, ply + 1, child_quiet)
+                        score = -negamax(
+                            new_opp,
+                            new_own,
+                            new_kings,
+                            child_black,
+                            child_key,
+                            child_depth - 1,
+                            -alpha - 1,
+                            -alpha,
+                            ply + 1,
+                            child_quiet,
+                        )
                         if score > alpha:
-                            score = -negamax(new_opp, new_own, new_kings, child_black,
-                                             child_key, child_depth, -alpha - 1, -alpha, ply + 1, child_quiet)
+                            score = -negamax(
+                                new_opp,
+                                new_own,
+                                new_kings,
+                                child_black,
+                                child_key,
+                                child_depth,
+                                -alpha - 1,
+                                -alpha,
+                                ply + 1,
+                                child_quiet,
+                            )
                     else:
-                        score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                         child_depth, -alpha - 1, -alpha, ply + 1, child_quiet)
+                        score = -negamax(
+                            new_opp,
+                            new_own,
+                            new_kings,
+                            child_black,
+                            child_key,
+                            child_depth,
+                            -alpha - 1,
+                            -alpha,
+                            ply + 1,
+                            child_quiet,
+                        )
                     if alpha < score < beta:
-                        score = -negamax(new_opp, new_own, new_kings, child_black, child_key,
-                                         child_depth, -beta, -alpha, ply + 1, child_quiet)
+                        score = -negamax(
+                            new_opp,
+                            new_own,
+                            new_kings,
+                            child_black,
+                            child_key,
+                            child_depth,
+                            -beta,
+                            -alpha,
+                            ply + 1,
+                            child_quiet,
+                        )
                 index += 1
                 if score > best:
                     best = score
@@ -1028,9 +1110,7 @@ class _Run:
                 bound = EXACT
             else:
                 bound = UPPER
-            stored = best + ply if best > WIN_THRESHOLD else (
-                best - ply if best < -WIN_THRESHOLD else best
-            )
+            stored = best + ply if best > WIN_THRESHOLD else (best - ply if best < -WIN_THRESHOLD else best)
             if band and not best:
                 # Won or lost, yet a draw: a repetition or the 40-move rule below, which
                 # depends on the line that led here. Kept, it made later searches, from

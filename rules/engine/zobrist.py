@@ -38,6 +38,7 @@ KING_SQUARE: tuple[tuple[int, ...], tuple[int, ...]] = (_keys(), _keys())
 #: XOR-ed in when White is to move.
 SIDE: int = _rng.getrandbits(64)
 
+
 def _by_bit(table: tuple[int, ...]) -> dict[int, int]:
     return {bit(s): table[s] for s in range(1, 33)}
 
@@ -62,9 +63,7 @@ def _byte_tables(table: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-_BYTES = tuple(
-    _byte_tables(t) for t in (MAN_SQUARE[0], MAN_SQUARE[1], KING_SQUARE[0], KING_SQUARE[1])
-)
+_BYTES = tuple(_byte_tables(t) for t in (MAN_SQUARE[0], MAN_SQUARE[1], KING_SQUARE[0], KING_SQUARE[1]))
 
 
 def _board_key(tables: tuple[tuple[int, ...], ...], board: int) -> int:
@@ -85,9 +84,7 @@ def key_from_boards(black: int, white: int, kings: int, black_to_move: bool) -> 
 
 def key_of(position: Position) -> int:
     """The Zobrist key of ``position``."""
-    return key_from_boards(
-        position.black, position.white, position.kings, position.turn == Color.BLACK
-    )
+    return key_from_boards(position.black, position.white, position.kings, position.turn == Color.BLACK)
 
 
 __all__ = ["KING", "KING_SQUARE", "MAN", "MAN_SQUARE", "SIDE", "key_from_boards", "key_of"]

@@ -42,14 +42,34 @@ class RunningBoard:
         config = state_dir / "config.toml"
         state_dir.mkdir(parents=True, exist_ok=True)
         config.write_text(f'[web]\npin = "{pin}"\n{extra}', encoding="utf-8")
-        command = [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", "0.0.0.0:0",
-                   "--state-dir", str(state_dir), "--config", str(config)]
+        command = [
+            sys.executable,
+            "-m",
+            "firmware.cli",
+            "run",
+            "--headless",
+            "--hal",
+            "sim",
+            "--web",
+            "0.0.0.0:0",
+            "--state-dir",
+            str(state_dir),
+            "--config",
+            str(config),
+        ]
         # The limit is set in the child before it runs anything (as systemd does).
-        launcher = ("import os, resource, sys; n = int(sys.argv[1]); "
-                    "resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)); os.execv(sys.executable, sys.argv[2:])")
+        launcher = (
+            "import os, resource, sys; n = int(sys.argv[1]); "
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (n, n)); os.execv(sys.executable, sys.argv[2:])"
+        )
         self.output: list[str] = []
-        self.proc = subprocess.Popen([sys.executable, "-c", launcher, str(nofile), *command], cwd=REPO,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", launcher, str(nofile), *command],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         self.port = 0
         deadline = time.monotonic() + WAIT_S
         assert self.proc.stdout is not None
@@ -76,7 +96,9 @@ class RunningBoard:
 
     def login(self) -> str:
         """The session cookie a PIN holder gets."""
-        status, headers, body = request(self.url + "api/login", method="POST", data=json.dumps({"pin": self.pin}).encode())
+        status, headers, body = request(
+            self.url + "api/login", method="POST", data=json.dumps({"pin": self.pin}).encode()
+        )
         assert status == 200, body
         return headers["set-cookie"].split(";")[0]
 

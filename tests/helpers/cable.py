@@ -172,8 +172,9 @@ def linked_board(
 ) -> Rig:
     """A board application with a link on ``port``: simulated board, virtual clock, state dir."""
     rig = Rig(state, settings=settings, start=False)
-    config = LinkConfig(port=port, plays=plays, control=control, lines_per_step=lines_per_step,
-                        reconnect_ms=reconnect_ms)
+    config = LinkConfig(
+        port=port, plays=plays, control=control, lines_per_step=lines_per_step, reconnect_ms=reconnect_ms
+    )
     transport = LineTransport(port, rig.clock, reconnect_ms=reconnect_ms, name=f"link {Path(port).name}")
     rig.connect(transport, config)
     # Open the port here rather than in the reader thread: opening flushes what is waiting,
@@ -318,8 +319,16 @@ def settle(boards: Iterable[Rig]) -> None:
         # Read in the order the bytes go (a, then b, then a again), so that a line
         # moving between two readings is seen somewhere.
         a1, b1, a2 = a.transport.flow(), b.transport.flow(), a.transport.flow()
-        return (not a1[4] and not b1[4] and a1[0] == 0 and b1[0] == 0
-                and a1[1] == b1[2] and b1[3] == 0 and b1[1] == a2[2] and a2[3] == 0)
+        return (
+            not a1[4]
+            and not b1[4]
+            and a1[0] == 0
+            and b1[0] == 0
+            and a1[1] == b1[2]
+            and b1[3] == 0
+            and b1[1] == a2[2]
+            and a2[3] == 0
+        )
 
     wait_until((a, b), settled, "the boards' lines settle")
 
@@ -346,10 +355,20 @@ def snapshot(board: Rig) -> tuple[Any, ...]:
     game = app.game
     assert board.link is not None
     return (
-        game.position.fen(), game.ply, tuple(game.moves), game.result, game.start.fen(),
-        app.tracker.expected, app.tracker.setting_up, app.tracker.mode, app.policy.settings.hints,
-        app.players[game.turn].name, app.record.black if app.record else None, board.link.game_id,
-        dict(board.link._host_moves), board.link._ballot,
+        game.position.fen(),
+        game.ply,
+        tuple(game.moves),
+        game.result,
+        game.start.fen(),
+        app.tracker.expected,
+        app.tracker.setting_up,
+        app.tracker.mode,
+        app.policy.settings.hints,
+        app.players[game.turn].name,
+        app.record.black if app.record else None,
+        board.link.game_id,
+        dict(board.link._host_moves),
+        board.link._ballot,
     )
 
 

@@ -121,7 +121,8 @@ class Mosquitto(Broker):
     def start(self) -> None:
         self.process = subprocess.Popen(
             [MOSQUITTO, "-c", str(self.folder / "mosquitto.conf")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
 
         def listening() -> bool:
@@ -160,10 +161,22 @@ def game_states(
 
     def state(over: bool) -> dict[str, object]:
         return {
-            "event": None, "round": round_, "game_id": game_id, "fen": game.position.fen(), "ply": game.ply,
-            "turn": "black" if game.turn is BLACK else "white", "black": black, "white": white,
-            "result": result if over else None, "reason": reason if over else None, "clocks": None, "match": None,
-            "status": "", "moves": list(moves[: game.ply]), "start": game.start.fen(), "condoned": [],
+            "event": None,
+            "round": round_,
+            "game_id": game_id,
+            "fen": game.position.fen(),
+            "ply": game.ply,
+            "turn": "black" if game.turn is BLACK else "white",
+            "black": black,
+            "white": white,
+            "result": result if over else None,
+            "reason": reason if over else None,
+            "clocks": None,
+            "match": None,
+            "status": "",
+            "moves": list(moves[: game.ply]),
+            "start": game.start.fen(),
+            "condoned": [],
         }
 
     states.append(state(False))

@@ -98,10 +98,21 @@ class LiveBoard:
         self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)), keep_ms=keep_ms, max_pages=max_pages)
         self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
         self.link.attach(self.app)
-        self.server = WebServer(self.link, host=host, port=0, pin=pin, public_view=public_view,
-                                store=self.store, config=config, clock=server_clock or self.clock,
-                                page_rate=page_rate, page_burst=max(20, int(page_rate)), state_dir=state_dir,
-                                hosts=hosts, **({"limits": limits} if limits is not None else {}))
+        self.server = WebServer(
+            self.link,
+            host=host,
+            port=0,
+            pin=pin,
+            public_view=public_view,
+            store=self.store,
+            config=config,
+            clock=server_clock or self.clock,
+            page_rate=page_rate,
+            page_burst=max(20, int(page_rate)),
+            state_dir=state_dir,
+            hosts=hosts,
+            **({"limits": limits} if limits is not None else {}),
+        )
         self.server.start()
         self.app.start()
         self._stop = threading.Event()
@@ -138,8 +149,9 @@ class LiveBoard:
         self.close()
 
 
-def request(url: str, *, method: str = "GET", data: bytes | None = None,
-            headers: Mapping[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+def request(
+    url: str, *, method: str = "GET", data: bytes | None = None, headers: Mapping[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
     req = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
     try:
         with urllib.request.urlopen(req, timeout=WAIT_S) as response:
