@@ -59,26 +59,23 @@ class BlockError(ValueError):
 def write(path: Path, material: Material, table: bytes | bytearray, block: int = BLOCK) -> None:
     """Write ``table`` as a blocked file (atomically: a temporary name, then renamed)."""
     data = bytes(table)
-    blocks = [zlib.compress(data[i:i + block], 9) for i in range(0, len(data), block)]
+    blocks = [zlib.compress(data[i : i + block], 9) for i in range(0, len(data), block)]
     _write_blocks(path, MAGIC, material, len(data), block, blocks)
 
 
-def write_wdl(path: Path, material: Material, packed: bytes | bytearray,
-              block: int = WDL_BLOCK) -> None:
+def write_wdl(path: Path, material: Material, packed: bytes | bytearray, block: int = WDL_BLOCK) -> None:
     """Write a win/draw/loss table, given as two bits an index, four to a byte (the
     first index in the low bits), as a blocked file."""
     size = size_of(material)
     if len(packed) != -(-size // 4):
-        raise ValueError(f"material {material}: {len(packed)} bytes, {size} indices need "
-                         f"{-(-size // 4)}")
+        raise ValueError(f"material {material}: {len(packed)} bytes, {size} indices need {-(-size // 4)}")
     step = block // 4
     data = bytes(packed)
-    blocks = [zlib.compress(data[i:i + step], 9) for i in range(0, len(data), step)]
+    blocks = [zlib.compress(data[i : i + step], 9) for i in range(0, len(data), step)]
     _write_blocks(path, WDL_MAGIC, material, size, block, blocks)
 
 
-def _write_blocks(path: Path, magic: bytes, material: Material, size: int, block: int,
-                  blocks: list[bytes]) -> None:
+def _write_blocks(path: Path, magic: bytes, material: Material, size: int, block: int, blocks: list[bytes]) -> None:
     start = _HEAD.size + 8 * (len(blocks) + 1)
     offsets = [start]
     for b in blocks:
@@ -146,13 +143,11 @@ class BlockTable:
             raise BlockError(f"{path}: too short for a table header")
         magic, a, b, c, d, size, block, count = _HEAD.unpack(head)
         if magic != self.magic:
-            raise BlockError(f"{path}: not a {self.kind} endgame table (no {self.magic!r} "
-                             "header)")
+            raise BlockError(f"{path}: not a {self.kind} endgame table (no {self.magic!r} header)")
         if (a, b, c, d) != material:
             raise BlockError(f"{path}: holds material {(a, b, c, d)}, its name says {material}")
         if size != size_of(material):
-            raise BlockError(f"{path}: {size} indices, material {material} needs "
-                             f"{size_of(material)}")
+            raise BlockError(f"{path}: {size} indices, material {material} needs {size_of(material)}")
         if not 256 <= block <= 1 << 20 or block & (block - 1):
             raise BlockError(f"{path}: block size {block} is not a power of two of 256-1M")
         if count != -(-size // block):
@@ -169,8 +164,9 @@ class BlockTable:
         # The ends only: walking 870,000 offsets of a six-piece build took a second at
         # every start; a block whose offsets run backwards is found when it is read.
         if offsets[0] != _HEAD.size + len(raw) or offsets[-1] != end:
-            raise BlockError(f"{path}: the block offsets do not run from the header to the "
-                             f"end of the file ({end} bytes)")
+            raise BlockError(
+                f"{path}: the block offsets do not run from the header to the end of the file ({end} bytes)"
+            )
         self.size = size
         self.block = block
         self.shift = block.bit_length() - 1
@@ -180,7 +176,10 @@ class BlockTable:
         return self.size
 
     def __getitem__(self, index: int) -> int:
-        n = index >> self.shift
+        return self._block(index >> self.shift)[index & (self.block - 1)]
+
+    def _block(self, n: int) -> bytes:
+        """Block ``n`` inflated, from the cache when it is there."""
         key = self._key | n
         blocks = self.cache.blocks
         data = blocks.get(key)
@@ -189,7 +188,7 @@ class BlockTable:
             self.cache.put(key, data)
         else:
             blocks.move_to_end(key)
-        return data[index & (self.block - 1)]
+        return data
 
     def _inflate(self, n: int) -> bytes:
         self.cache.misses += 1
@@ -243,21 +242,24 @@ class WdlTable(BlockTable):
     wdl = True
 
     def __getitem__(self, index: int) -> int:
-        n = index >> self.shift
-        key = self._key | n
-        blocks = self.cache.blocks
-        data = blocks.get(key)
-        if data is None:
-            data = self._inflate(n)
-            self.cache.put(key, data)
-        else:
-            blocks.move_to_end(key)
         i = index & (self.block - 1)
-        return _WDL_VALUES[data[i >> 2] >> ((i & 3) << 1) & 3]
+        return _WDL_VALUES[self._block(index >> self.shift)[i >> 2] >> ((i & 3) << 1) & 3]
 
     def _length(self, n: int) -> int:
         return -(-min(self.block, self.size - n * self.block) // 4)
 
 
-__all__ = ["BLOCK", "BlockCache", "BlockError", "BlockTable", "CACHE_BYTES", "DamagedTable",
-           "MAGIC", "WDL_BLOCK", "WDL_MAGIC", "WdlTable", "write", "write_wdl"]
+__all__ = [
+    "BLOCK",
+    "BlockCache",
+    "BlockError",
+    "BlockTable",
+    "CACHE_BYTES",
+    "DamagedTable",
+    "MAGIC",
+    "WDL_BLOCK",
+    "WDL_MAGIC",
+    "WdlTable",
+    "write",
+    "write_wdl",
+]
