@@ -167,9 +167,8 @@ def test_the_public_status_shows_no_secret(tmp_path: Path) -> None:
 
 def test_a_run_logs_no_pin_and_no_broker_password(tmp_path: Path) -> None:
     import subprocess
-    import sys
 
-    from helpers.web import WAIT_S
+    from helpers.web import WAIT_S, page_url, run_command
 
     state = tmp_path / "state"
     config = tmp_path / "config.toml"
@@ -179,32 +178,12 @@ def test_a_run_logs_no_pin_and_no_broker_password(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "firmware.cli",
-            "run",
-            "--headless",
-            "--hal",
-            "sim",
-            "--web",
-            "0.0.0.0:0",
-            "--state-dir",
-            str(state),
-            "--config",
-            str(config),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        run_command(state, "0.0.0.0:0", config), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    lines: list[str] = []
     try:
         assert proc.stderr is not None
-        lines: list[str] = []
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline and not any("the board's page is at " in line for line in lines):
-            lines.append(proc.stderr.readline())
-        port = int(lines[-1].rsplit(":", 1)[1].strip(" /\n"))
+        port = int(page_url(proc.stderr, lines).rsplit(":", 1)[1].strip("/"))
         status, _h, body = request(f"http://127.0.0.1:{port}/api/status")
         assert status == 200
     finally:

@@ -302,38 +302,16 @@ def test_run_web_refuses_a_taken_port_and_a_bad_address(tmp_path: Path, capsys: 
 
 def test_run_web_serves_while_the_board_runs(tmp_path: Path) -> None:
     import subprocess
-    import sys
-    import time
 
-    from helpers.web import request
+    from helpers.web import page_url, request, run_command
 
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "firmware.cli",
-            "run",
-            "--headless",
-            "--hal",
-            "sim",
-            "--web",
-            "127.0.0.1:0",
-            "--state-dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        run_command(tmp_path, "127.0.0.1:0"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         assert proc.stderr is not None
-        url = None
-        deadline = time.monotonic() + WAIT_S
-        while url is None and time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if "the board's page is at " in line:
-                url = line.split("the board's page is at ")[1].strip()
-        assert url is not None and url.startswith("http://127.0.0.1:")
+        url = page_url(proc.stderr, [])
+        assert url.startswith("http://127.0.0.1:")
         status, _h, body = request(url + "api/state")
         assert status == 200 and json.loads(body)["state"]["ply"] == 0
     finally:

@@ -16,12 +16,11 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from helpers.web import WAIT_S, Socket, request
+from helpers.web import WAIT_S, Socket, page_url, request, run_command
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -42,21 +41,7 @@ class RunningBoard:
         config = state_dir / "config.toml"
         state_dir.mkdir(parents=True, exist_ok=True)
         config.write_text(f'[web]\npin = "{pin}"\n{extra}', encoding="utf-8")
-        command = [
-            sys.executable,
-            "-m",
-            "firmware.cli",
-            "run",
-            "--headless",
-            "--hal",
-            "sim",
-            "--web",
-            "0.0.0.0:0",
-            "--state-dir",
-            str(state_dir),
-            "--config",
-            str(config),
-        ]
+        command = run_command(state_dir, "0.0.0.0:0", config)
         # The limit is set in the child before it runs anything (as systemd does).
         launcher = (
             "import os, resource, sys; n = int(sys.argv[1]); "
@@ -70,18 +55,8 @@ class RunningBoard:
             stderr=subprocess.STDOUT,
             text=True,
         )
-        self.port = 0
-        deadline = time.monotonic() + WAIT_S
         assert self.proc.stdout is not None
-        while time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            if "the board's page is at " in line:
-                self.port = int(line.rsplit(":", 1)[1].strip(" /\n"))
-                break
-        assert self.port, "".join(self.output)
+        self.port = int(page_url(self.proc.stdout, self.output).rsplit(":", 1)[1].strip("/"))
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 

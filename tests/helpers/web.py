@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from firmware.app.settings import AppSettings
 from firmware.app.players import Thinker
@@ -46,6 +47,31 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+#: What ``crownhead run --web`` says once its page is served, before the address.
+PAGE_LINE = "the board's page is at "
+
+
+def run_command(state_dir: Path, web: str, config: Path | None = None) -> list[str]:
+    """``crownhead run --headless --hal sim --web WEB`` as a new process starts it."""
+    command = [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", web]
+    command += ["--state-dir", str(state_dir)]
+    return command + (["--config", str(config)] if config is not None else [])
+
+
+def page_url(stream: IO[str], lines: list[str]) -> str:
+    """The page's address, read from a board's output ``stream`` (each line read is kept
+    in ``lines``); AssertionError with what it said if it never says."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        line = stream.readline()
+        if not line:
+            break
+        lines.append(line)
+        if PAGE_LINE in line:
+            return line.split(PAGE_LINE, 1)[1].strip()
+    raise AssertionError("the board never said where its page is:\n" + "".join(lines))
 
 
 def chromium_path() -> str | None:
