@@ -99,6 +99,31 @@ def test_unit_is_hardened_yet_keeps_gpio_spi_serial_and_the_network() -> None:
     assert "PrivateDevices" not in values and "PrivateNetwork" not in values
 
 
+#: The device groups of /proc/devices on a Raspberry Pi 5 (Raspberry Pi OS, kernel 6.6)
+#: that the board opens, by what opens them. systemd matches a ``char-`` name against
+#: them by glob, as fnmatch does.
+PI5_DEVICE_GROUPS = {
+    "gpiochip": "the switch matrix, shift registers and buttons (lgpio, gpiod)",
+    "rp1-pio": "the NeoPixels on a Pi 5 (/dev/pio0, the RP1's PIO driver)",
+    "i2c": "the OLED display (/dev/i2c-1)",
+    "ttyACM": "a Pico board over USB",
+    "ttyAMA": "the Pi's UART",
+}
+
+
+def test_every_device_group_the_board_opens_on_a_pi_5_is_allowed() -> None:
+    """``char-pio*`` does not match ``rp1-pio``: the LEDs of a Pi 5 would stay dark under
+    the service while they light from a shell."""
+    import fnmatch
+
+    patterns = [entry.split()[0].removeprefix("char-") for entry in unit_lines()["DeviceAllow"]]
+    for group, what in PI5_DEVICE_GROUPS.items():
+        assert any(fnmatch.fnmatchcase(group, p) for p in patterns), f"{group} ({what}) is not allowed"
+    assert "char-rp1-pio rw" in unit_lines()["DeviceAllow"]
+    # The docs tell the builder how to confirm the name on their Pi.
+    assert "grep pio /proc/devices" in (REPO / "docs" / "install.md").read_text()
+
+
 def test_the_display_is_reachable_under_the_service() -> None:
     """The OLED is /dev/i2c-1: group i2c, device group "i2c" in /proc/devices. Without
     both the display is dead under the unit however it is wired."""
