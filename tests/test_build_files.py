@@ -184,12 +184,102 @@ def test_cable_plan_has_every_pin_once_with_a_length(option: str) -> None:
     lengths = [int(row[-1].rstrip(" |")) for row in table[1:] if row[-1].rstrip(" |").isdigit()]
     assert lengths and min(lengths) > 0
     assert "estimate" in plan and "--square-mm" in plan
-    # Both ends of the LED chain are fed (power injection).
-    assert "+5 V to the first LED" in plan and "+5 V to the last LED" in plan
-    # The buttons on the UART's pins go through 1 kOhm, as the schematic draws them.
-    for row in table[1:]:
-        if row[1].split(" ", 1)[0] in ("GPIO14", "GPIO15"):
-            assert row[2].startswith("1 kΩ in series"), row
+    # Every button goes through 1 kOhm (ESD, and the UART's pins), as the schematic draws them.
+    buttons = [row for row in table[1:] if row[0].startswith("| button")]
+    assert len(buttons) == sum(" · button " in label for label in pin_plan(option).values()) > 0
+    for row in buttons:
+        assert row[2].startswith("1 kΩ in series"), row
+
+
+def power_graph(plan: str) -> dict[str, set[tuple[str, str]]]:
+    """Net -> the wires (node, node) of that net in a cable plan as printed: "the bay" is
+    where the fuse and ground are; "N" is square N's cell. A wire whose far end is "the
+    next cell of its rank" stands for every such pair."""
+    graph: dict[str, set[tuple[str, str]]] = {"+5V": set(), "GND": set()}
+
+    def nodes(text: str) -> list[str]:
+        if "in the bay" in text or "fuse" in text:
+            return ["bay"]
+        return re.findall(r"square (\d+)", text)
+
+    for line in plan.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 4 or not line.startswith("| ") or "---" in line:
+            continue
+        signal, start, end = cells[0], cells[1], cells[2]
+        named = signal.replace("+5 V", "+5V").replace("ground", "GND")
+        nets = [n for n in ("+5V", "GND") if n in named]
+        if not nets:
+            continue
+        if "the next cell of" in end and "rank" in end:
+            pairs = {(str(4 * r + k), str(4 * r + k + 1)) for r in range(8) for k in range(1, 4)}
+        else:
+            pairs = {(a, b) for a in nodes(start) for b in nodes(end)}
+        for net in nets:
+            graph[net] |= pairs
+    return graph
+
+
+def reached(wires: set[tuple[str, str]], start: str) -> set[str]:
+    seen, todo = {start}, [start]
+    while todo:
+        here = todo.pop()
+        for a, b in wires:
+            for x, y in ((a, b), (b, a)):
+                if x == here and y not in seen:
+                    seen.add(y)
+                    todo.append(y)
+    return seen
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_power_reaches_every_cell_from_the_feed_and_every_rank_at_both_ends(option: str) -> None:
+    """A walk over the plan's +5 V and ground wires from the bay: every one of the 32
+    cells is reached on both nets (the data wire between ranks carries no power), and
+    without the jumpers along the ranks both end cells of every rank still are (each
+    rank fed from both edges)."""
+    graph = power_graph(cable_plan(option, BoardGeometry()))
+    cells = {str(sq) for sq in range(1, 33)}
+    for net, wires in graph.items():
+        assert cells <= reached(wires, "bay"), (net, sorted(cells - reached(wires, "bay"), key=int))
+        along = {(str(4 * r + k), str(4 * r + k + 1)) for r in range(8) for k in range(1, 4)}
+        ends = {str(4 * r + 1) for r in range(8)} | {str(4 * r + 4) for r in range(8)}
+        assert ends <= reached(wires - along, "bay"), (net, sorted(ends - reached(wires - along, "bay"), key=int))
+
+
+def test_the_plans_name_the_gauge_of_every_power_wire() -> None:
+    plan = cable_plan("gpio", BoardGeometry())
+    power = [line for line in plan.splitlines() if line.startswith("| +5V and GND")]
+    assert power and all("AWG" in line for line in power)
+
+
+def test_no_plus_5v_strip_beside_a_matrix_strip() -> None:
+    """One solder bridge between +5V and ROW, COL or MID would put 5 V on a GPIO (through
+    the 1N4148 into a row pin, or straight into a column)."""
+    for a, b in zip(STRIPS, STRIPS[1:]):
+        assert "+5V" not in (a, b) or not {a, b} & {"ROW", "COL", "MID"}, (a, b)
+    assert set(STRIPS) >= {"ROW", "COL", "MID", "+5V", "GND", "DIN", "DOUT"}
+
+
+def test_the_stripboard_cell_stands_the_diode_upright_and_says_what_to_check_before_power() -> None:
+    text = " ".join(t.text or "" for t in ET.fromstring(stripboard_svg(BoardGeometry())).iter(f"{SVG}text"))
+    assert "upright" in text and "1N4148" in text
+    assert "ohmmeter" in text and "+5V" in text
+
+
+def test_shift_plan_wires_each_reed_to_its_input_and_places_the_chips() -> None:
+    plan = cable_plan("shift", BoardGeometry())
+    # No matrix on this wiring: no row or column buses.
+    assert "ROW" not in plan and "COL" not in plan and "matrix" not in plan
+    letters = "HGFEDCBA"
+    dip = {"A": 11, "B": 12, "C": 13, "D": 14, "E": 3, "F": 4, "G": 5, "H": 6}
+    for sq in range(1, 33):
+        chip, k = divmod(sq - 1, 8)
+        rows = [line for line in plan.splitlines() if line.startswith(f"| reed of square {sq} ")]
+        assert len(rows) == 1, sq
+        assert f"chip {chip + 1} input {letters[k]} (pin {dip[letters[k]]})" in rows[0], rows[0]
+    for chip in range(1, 5):
+        assert f"| chip {chip} |" in plan
 
 
 def test_cable_lengths_grow_with_the_squares() -> None:

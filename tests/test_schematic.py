@@ -85,3 +85,33 @@ def test_docs_show_every_drawing() -> None:
     for option in OPTIONS:
         assert f"schematics/{option}.svg" in text
     assert schematic.TITLES.keys() == set(OPTIONS)
+
+
+def _texts(svg: bytes) -> list[tuple[float, float, str]]:
+    """Every text of a drawing: (x, y, what it says)."""
+    import xml.etree.ElementTree as ET
+
+    out = []
+    for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text"):
+        out.append((float(t.get("x", "0")), float(t.get("y", "0")), "".join(t.itertext()).strip()))
+    return out
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_every_button_has_its_1_kohm_in_the_drawing(option: str) -> None:
+    """A static discharge on a button's cable goes into the GPIO: every button gets 1 kOhm
+    in series (GPIO14/15 had it for the UART only), drawn on the button's own line."""
+    texts = _texts(draw(option))
+    resistors = [(x, y) for x, y, text in texts if text == "1 kΩ"]
+    buttons = [y for _, y, text in texts if " · button " in text]
+    assert len(buttons) == sum(" · button " in label for label in pin_plan(option).values()) > 0
+    for y in buttons:
+        near = [r for r in resistors if abs(r[1] - y) < 28]  # the rows are 57.6 apart
+        assert len(near) == 1, (option, y, near)
+
+
+@pytest.mark.parametrize("option", ["gpio", "pico"])
+def test_matrix_columns_have_their_10_kohm_pull_ups_to_3_3_v(option: str) -> None:
+    texts = [text for _, _, text in _texts(draw(option))]
+    assert texts.count("10 kΩ") == 4
+    assert any("never to 5 V" in text for text in texts)

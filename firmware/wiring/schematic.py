@@ -194,6 +194,21 @@ def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> N
             d.add(elm.Line().down().to((end[0], y)))
             d.add(elm.Dot(radius=0.08))
             _text(d, (start[0] + 0.2, y + 1.75), f"{sq} {square_name(sq)}", size=8)
+    # The column pull-ups, at the header: the same nets, by their labels. The internal
+    # pull-ups (about 50 kOhm) alone are weak for 0.3-0.6 m of column wire.
+    px = right + 9.0
+    _text(d, (px - 7.0, top + 1.6), "Column pull-ups, at the header:", size=10)
+    for c in range(4):
+        y = top - 0.4 - c * 1.6
+        d.add(elm.Resistor().at((px, y)).right().length(2.4).scale(0.8).label("10 kΩ", fontsize=9))
+        d.add(elm.Vdd().label("3.3 V", fontsize=9))
+        _tag(d, (px, y), cols[c])
+    _text(
+        d,
+        (px - 7.0, top - 0.4 - 4 * 1.6),
+        "10 kΩ from each column to 3.3 V, never to 5 V (nor VBUS or VSYS on a Pico): the inputs are not 5 V tolerant",
+        size=8,
+    )
 
 
 def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
@@ -304,7 +319,7 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     _text(
         d,
         ((f["+5V"][0] + l["+5V"][0]) / 2, rail + 0.45),
-        "+5 V and ground to BOTH ends of the chain",
+        "+5 V and ground to every rank, from both edges (the ladders in the cable plan)",
         size=9,
         halign="center",
     )
@@ -322,7 +337,8 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
         d.add(elm.Ground())
         note = (
             "VBUS: 10 µF at most (USB allows 10 µF at plug-in; 1000 µF there can brown out the Pi's port). "
-            "F1: 0.5 A hold (e.g. Bourns MF-R050). The firmware holds the LEDs to 250 mA (LED_BUDGET_MA); brighter needs a 5 V supply of its own."
+            "F1: 0.5 A hold (e.g. Bourns MF-R050). The firmware holds the LEDs' average to 200 mA (LED_BUDGET_MA); "
+            "their PWM peaks go higher. Brighter, or a port that browns out: a 5 V supply of its own (build.md)."
         )
     else:
         d.add(elm.Capacitor(polar=True).at((cx, rail)).down().length(1.0).label("1000 µF", loc="bottom", fontsize=9))
@@ -335,29 +351,33 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
 
 
 def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
-    """Each button from its pin to ground; the internal pull-up holds the pin high. A
-    button on the serial console's pins (GPIO14/15) gets 1 kOhm in series."""
+    """Each button from its pin to ground through 1 kOhm; the internal pull-up holds the
+    pin high. The resistor takes a static discharge on the button's cable (it reaches
+    the pin otherwise), and on the serial console's pins (GPIO14/15) it also keeps a
+    press from shorting the UART's driven output."""
     import schemdraw.elements as elm
 
     for i, label in enumerate(labels):
         y = y0 - i * 1.6
         pin = label.split(" ", 1)[0]
+        d.add(elm.Resistor().at((x0, y)).right().length(1.8).scale(0.8).label("1 kΩ", fontsize=9))
+        d.add(elm.Button().right().length(1.8).scale(0.8))
+        d.add(elm.Line().down().length(0.4))
+        d.add(elm.Ground())
         if pin in CONSOLE_PINS:
-            d.add(elm.Resistor().at((x0, y)).right().length(1.8).scale(0.8).label("1 kΩ", fontsize=9))
-            d.add(elm.Button().right().length(1.8).scale(0.8))
-            d.add(elm.Line().down().length(0.4))
-            d.add(elm.Ground())
             _text(
                 d,
                 (x0 + 5.0, y - 0.2),
-                "1 kΩ: the UART's pin; with the serial console on, a press would short its driven output",
+                "1 kΩ: also the UART's pin; with the serial console on, a press would short its driven output",
                 size=8,
             )
-        else:
-            d.add(elm.Button().at((x0, y)).right().length(1.8).scale(0.8))
-            d.add(elm.Line().down().length(0.4))
-            d.add(elm.Ground())
         _tag(d, (x0, y), label)
+    _text(
+        d,
+        (x0 + 5.0, y0 + 0.6),
+        "1 kΩ in series with every button, in the bay (ESD on the cable); optional 100 nF from the pin to ground beside it",
+        size=8,
+    )
 
 
 #: The Pi's UART pins (TX, RX): the serial console's, when it is on.
@@ -399,7 +419,13 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
         d.add(elm.Line().at(a["GND"]).right().length(0.6))
         d.add(elm.Line().down().length(0.3))
         d.add(elm.Ground())
-        _text(d, (x0 + 9.0, y), "the module's own pull-ups serve the I2C bus", size=9)
+        _text(
+            d,
+            (x0 + 9.0, y),
+            "I2C address 0x3C (0x3D with the module's jumper; printed 0x78/0x7A, the 8-bit write address). "
+            "The Pi's 1.8 kΩ pull-ups on GPIO2/3 hold the bus; the module's own are in parallel",
+            size=8,
+        )
         y -= 3.6
     for label in labels:
         if label in sda or label in scl:
@@ -410,7 +436,10 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
             # the coil's kick when it switches off goes into the flyback diode.
             d.add(elm.Resistor().at((x0, y)).right().length(2.2).scale(0.8).label("1 kΩ", fontsize=9))
             q = d.add(
-                elm.BjtNpn(circle=True).right().anchor("base").label("Q1 NPN\nBC337 / 2N4401", loc="right", fontsize=8)
+                elm.BjtNpn(circle=True)
+                .right()
+                .anchor("base")
+                .label("Q1 BC337\n(TO-92: C B E)", loc="right", fontsize=8)
             )
             qa = q.absanchors
             d.add(elm.Line().at(qa["emitter"]).down().length(0.4))
@@ -431,7 +460,9 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
                 d,
                 (x0 + 9.0, y - 0.6),
                 "magnetic buzzer (5 V, coil 40 Ω or more) or 5 V active buzzer; "
-                "flyback diode across it, band to 5 V. A piezo disc (e.g. TDK PS1240P02BT) may go on the pin through 100 Ω instead.",
+                "flyback diode across it, band to 5 V. Q1 BC337: flat face towards you, leads down, "
+                "collector left, base middle, emitter right (a 2N4401 is E B C: turn it round). "
+                "A piezo disc (e.g. TDK PS1240P02BT) may go on the pin through 100 Ω instead.",
                 size=8,
             )
             y -= 4.0
@@ -535,7 +566,8 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
     _text(
         d,
         (detail_x + 14, detail_y + 0.6),
-        "8 more bits follow, shifted in from SER of chip 4: ones, or the chain is broken.",
+        "8 more bits follow, shifted in from SER of chip 4: ones, or QH or the chain is broken. "
+        "A broken CLK or SH/LD reads as an empty board instead (bring-up step 2 finds it).",
         size=9,
     )
 
@@ -553,9 +585,9 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
     with _drawing() as d:
         _text(d, (-9.0, 5.5), TITLES[option], size=14)
         note = {
-            "gpio": "Net labels name the Pi's BCM GPIO and its header pin. Columns and rows have the Pi's internal pull-ups; one row is pulled low at a time, the others released (never driven high).",
+            "gpio": "Net labels name the Pi's BCM GPIO and its header pin. Columns have 10 kΩ pull-ups to 3.3 V besides the Pi's internal ones, rows the internal ones; one row is pulled low at a time, the others released (never driven high).",
             "shift": "Net labels name the Pi's BCM GPIO and its header pin. Power the 74HC165s from 3.3 V so that QH is safe for the Pi.",
-            "pico": "Net labels name the Pico's GP pin and its header pin. USB to the Pi carries protocol v1 and powers the Pico (VBUS, pin 40). Rows are open-drain: pulled low one at a time, never driven high.",
+            "pico": "Net labels name the Pico's GP pin and its header pin. USB to the Pi carries protocol v1 and powers the Pico (VBUS, pin 40). Columns have 10 kΩ pull-ups to 3V3 OUT (pin 36). Rows are open-drain: pulled low one at a time, never driven high.",
         }[option]
         _text(d, (-9.0, 4.5), note, size=10)
         if option in ("gpio", "pico"):
