@@ -21,7 +21,17 @@ from firmware.wiring.geometry import BoardGeometry  # noqa: E402
 from firmware.wiring.kit import build_files, check_all  # noqa: E402
 from firmware.wiring.plans import PITCH_MM, STRIPS, cable_plan, stripboard_svg  # noqa: E402
 from firmware.wiring.schematic import OPTIONS, SEP, pin_plan  # noqa: E402
-from firmware.wiring.template import MARGIN_MM, OVERLAP_MM, PAPERS, seam_marks, template_pdf, template_svg, tiles  # noqa: E402
+from firmware.wiring.template import (  # noqa: E402
+    MARGIN_MM,
+    OVERLAP_MM,
+    PAPERS,
+    SIDES,
+    hole_positions,
+    seam_marks,
+    template_pdf,
+    template_svg,
+    tiles,
+)
 from hal.squares import square_name  # noqa: E402
 
 SCHEMATICS = Path(__file__).resolve().parents[1] / "docs" / "schematics"
@@ -73,13 +83,42 @@ def pdftotext_words(pdf: Path) -> list[list[tuple[str, float, float, float]]]:
     return pages
 
 
+def dark_square_at(g: BoardGeometry, x: float, y: float) -> bool:
+    """Whether (x, y) on the board seen from above is on a dark square."""
+    col, row = int((x - g.border_mm) // g.square_mm), int((y - g.border_mm) // g.square_mm)
+    assert 0 <= col < 8 and 0 <= row < 8
+    return (row + col) % 2 == 1
+
+
+def test_underside_template_puts_every_hole_under_its_dark_square() -> None:
+    """The reed holes are drilled from below, through a print taped face up on the
+    board turned over left to right: a point (x, y) of that print is (size - x, y) of the
+    board seen from above. The underside sheet's holes land on their squares' centres;
+    the top sheet taped there would put every one under a light square."""
+    g = BoardGeometry()
+    under = template_svg(g, "underside")
+    holes = reed_holes(under)
+    assert sorted(holes) == list(range(1, 33))
+    for sq, (x, y, _) in holes.items():
+        assert (g.size_mm - x, y) == pytest.approx(g.centre(sq), abs=0.01)
+        assert dark_square_at(g, g.size_mm - x, y)
+    for x, y, _ in reed_holes(template_svg(g)).values():
+        assert not dark_square_at(g, g.size_mm - x, y)  # the mistake the underside sheet prevents
+    title = " ".join(t.text or "" for t in ET.fromstring(under).iter(f"{SVG}text"))
+    assert "UNDERSIDE" in title and "seen from below" in title
+    with pytest.raises(ValueError, match="side must be one of top, underside"):
+        template_svg(g, "bottom")
+
+
+@pytest.mark.parametrize("side", SIDES)
 @pytest.mark.parametrize("paper", sorted(PAPERS))
-def test_template_pdf_is_tiled_at_one_to_one(paper: str, tmp_path: Path) -> None:
+def test_template_pdf_is_tiled_at_one_to_one(paper: str, side: str, tmp_path: Path) -> None:
     from pypdf import PdfReader
 
     g = BoardGeometry()
     path = tmp_path / f"template-{paper}.pdf"
-    path.write_bytes(template_pdf(g, paper))
+    path.write_bytes(template_pdf(g, paper, side))
+    holes = hole_positions(g, side)
     cols, rows, win_w, win_h = tiles(g, paper)
     reader = PdfReader(path)
     assert len(reader.pages) == cols * rows >= 4  # a 440 mm board needs several sheets
@@ -96,6 +135,7 @@ def test_template_pdf_is_tiled_at_one_to_one(paper: str, tmp_path: Path) -> None
         text = " ".join(w for w, *_ in words)
         sheet = f"{'AB'[number // cols]}{number % cols + 1}"
         assert f"sheet {sheet} " in text and "Print at 100 %" in text and "50 mm" in text
+        assert ("UNDERSIDE" in text) == (side == "underside")
         # Each label "N name" is centred under its square's centre: measured back from
         # the PDF, two labels on a sheet are exactly as far apart as their squares.
         centres = {}
@@ -104,7 +144,7 @@ def test_template_pdf_is_tiled_at_one_to_one(paper: str, tmp_path: Path) -> None
                 centres[word] = ((px0 + x1) / 2 * PT_MM, y * PT_MM)
         seen |= set(centres)
         for a, b in itertools.combinations(sorted(centres), 2):
-            ga, gb = g.centre(names[a]), g.centre(names[b])
+            ga, gb = holes[names[a]][0], holes[names[b]][0]
             (ax, ay), (bx, by) = centres[a], centres[b]
             assert (bx - ax, by - ay) == pytest.approx((gb[0] - ga[0], gb[1] - ga[1]), abs=0.3), (paper, sheet, a, b)
             pairs += 1

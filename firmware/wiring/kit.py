@@ -3,7 +3,8 @@
 
 * ``gpio.svg``, ``shift.svg``, ``pico.svg``: the schematics (:mod:`.schematic`);
 * ``drill-template.svg`` and ``drill-template-a4.pdf`` / ``-letter.pdf``: the holes at
-  1:1 (:mod:`.template`);
+  1:1 seen from above, and ``drill-template-underside*`` the same mirrored, for the
+  underside the reed holes are drilled from (:mod:`.template`);
 * ``stripboard.svg``: one square's cell (:mod:`.plans`);
 * ``cables-gpio.md``, ``cables-shift.md``, ``cables-pico.md``: the cable plans.
 """
@@ -42,8 +43,10 @@ def build_files(g: BoardGeometry) -> dict[str, Callable[[], bytes]]:
     for option in schematic.OPTIONS:
         files[f"{option}.svg"] = partial(schematic.draw, option)
     files["drill-template.svg"] = partial(template.template_svg, g)
+    files["drill-template-underside.svg"] = partial(template.template_svg, g, "underside")
     for paper in template.PAPERS:
         files[f"drill-template-{paper}.pdf"] = partial(template.template_pdf, g, paper)
+        files[f"drill-template-underside-{paper}.pdf"] = partial(template.template_pdf, g, paper, "underside")
     files["stripboard.svg"] = partial(plans.stripboard_svg, g)
     for option in schematic.OPTIONS:
         led_map, origin = _led_chain(option)

@@ -9,6 +9,12 @@ scale.
 Square labels are centred on their squares, half a square below the centre in the PDF
 and the SVG alike, so that a test (or a builder with a ruler) can measure the spacing
 from the text.
+
+The reed holes are drilled from below, so each comes in two: seen from above (``side
+="top"``), and the underside (``side="underside"``), mirrored left to right, for a
+print taped face up on the underside of the board turned over sideways (rank 8 still
+at the top, file a now on the right). A top-side print taped face up underneath would
+put every hole under a light square.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ from datetime import datetime, timezone
 from firmware.wiring.geometry import BoardGeometry
 from hal.squares import square_name
 
-__all__ = ["PAPERS", "template_svg", "template_pdf", "tiles", "seam_marks", "Mark"]
+__all__ = ["PAPERS", "SIDES", "template_svg", "template_pdf", "tiles", "seam_marks", "Mark", "hole_positions"]
 
 #: Paper sizes, portrait, in mm.
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+#: The two faces a template is printed for: seen from above, and the underside (mirrored).
+SIDES = ("top", "underside")
 MARGIN_MM = 10.0  # most printers cannot print nearer the edge
 HEADER_MM = 16.0  # the sheet's title, its place and the scale bar
 OVERLAP_MM = 12.0  # each sheet repeats this much of its neighbours: glue along it
@@ -40,8 +48,43 @@ def _label_y(g: BoardGeometry, cy: float) -> float:
     return cy + g.square_mm * LABEL_BELOW - 4.0
 
 
-def template_svg(g: BoardGeometry) -> bytes:
-    """The template as SVG, 1 unit = 1 mm, sized in mm."""
+def _check_side(side: str) -> bool:
+    """True for the underside; one clear error for anything but the two sides."""
+    if side not in SIDES:
+        raise ValueError(f"side must be one of {', '.join(SIDES)}, got {side!r}")
+    return side == "underside"
+
+
+def hole_positions(g: BoardGeometry, side: str = "top") -> dict[int, tuple[tuple[float, float], tuple[float, float]]]:
+    """Square -> (reed hole centre, LED hole centre) on the ``side`` template, in mm
+    from its top-left corner: the underside's are the top's mirrored left to right.
+
+    >>> top, under = hole_positions(BoardGeometry()), hole_positions(BoardGeometry(), "underside")
+    >>> top[1][0], under[1][0]
+    ((95.0, 45.0), (345.0, 45.0))
+    """
+    mirror = _check_side(side)
+    out = {}
+    for sq in range(1, 33):
+        (cx, cy), (lx, ly) = g.centre(sq), g.led_centre(sq)
+        if mirror:
+            cx, lx = g.size_mm - cx, g.size_mm - lx
+        out[sq] = ((cx, cy), (lx, ly))
+    return out
+
+
+def _title(g: BoardGeometry, side: str) -> str:
+    if side == "underside":
+        return (
+            f"UNDERSIDE drill template: {_fmt(g.square_mm)} mm squares, seen from below. Turn the board over "
+            "left to right (rank 8 stays at the top, file a is on the right) and tape this sheet face up on it."
+        )
+    return f"Crownhead drill template: {_fmt(g.square_mm)} mm squares, seen from above (rank 8 at the top)."
+
+
+def template_svg(g: BoardGeometry, side: str = "top") -> bytes:
+    """The template of ``side`` as SVG, 1 unit = 1 mm, sized in mm."""
+    mirror = _check_side(side)
     size = g.size_mm
     top = 18.0  # room for the title above the board
     height = size + top + 14.0
@@ -49,9 +92,10 @@ def template_svg(g: BoardGeometry) -> bytes:
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(size)}mm" height="{_fmt(height)}mm" '
         f'viewBox="0 {_fmt(-top)} {_fmt(size)} {_fmt(height)}" font-family="sans-serif">',
-        f"<title>Crownhead drill template, {_fmt(g.square_mm)} mm squares</title>",
-        f'<text x="2" y="{_fmt(-10)}" font-size="5">Crownhead drill template: {_fmt(g.square_mm)} mm squares, '
-        f"seen from above (rank 8 at the top). Print at 100 % (actual size).</text>",
+        f"<title>Crownhead drill template, {_fmt(g.square_mm)} mm squares"
+        f"{', UNDERSIDE (mirrored)' if mirror else ''}</title>",
+        f'<text x="2" y="{_fmt(-10)}" font-size="{4 if mirror else 5}">{_title(g, side)} '
+        "Print at 100 % (actual size).</text>",
         f'<text x="2" y="{_fmt(-4)}" font-size="3.5">+ reed switch, upright: {_fmt(g.reed_hole_mm)} mm hole at the centre. '
         f"o LED: {_fmt(g.led_hole_mm)} mm hole, {_fmt(g.led_offset_mm)} mm towards White.</text>",
         f'<rect x="0" y="0" width="{_fmt(size)}" height="{_fmt(size)}" fill="none" stroke="#000" stroke-width="0.3"/>',
@@ -60,14 +104,15 @@ def template_svg(g: BoardGeometry) -> bytes:
     for row in range(8):
         for col in range(8):
             dark = (row + col) % 2 == 1
+            at = 7 - col if mirror else col
             out.append(
-                f'<rect x="{_fmt(b + col * s)}" y="{_fmt(b + row * s)}" width="{_fmt(s)}" height="{_fmt(s)}" '
+                f'<rect x="{_fmt(b + at * s)}" y="{_fmt(b + row * s)}" width="{_fmt(s)}" height="{_fmt(s)}" '
                 f'fill="{"#e4e4e4" if dark else "none"}" stroke="#888" stroke-width="0.2"/>'
             )
     arm = min(6.0, s / 8)
+    holes = hole_positions(g, side)
     for sq in range(1, 33):
-        cx, cy = g.centre(sq)
-        lx, ly = g.led_centre(sq)
+        (cx, cy), (lx, ly) = holes[sq]
         out.append(f'<g id="square-{sq}">')
         out.append(
             f'<path d="M{_fmt(cx - arm)} {_fmt(cy)}H{_fmt(cx + arm)}M{_fmt(cx)} {_fmt(cy - arm)}V{_fmt(cy + arm)}" '
@@ -139,18 +184,22 @@ def seam_marks(g: BoardGeometry, paper: str) -> list[Mark]:
     return marks
 
 
-def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
-    """The template tiled over sheets of ``paper`` (``a4`` or ``letter``), 1:1."""
+def template_pdf(g: BoardGeometry, paper: str = "a4", side: str = "top") -> bytes:
+    """The template of ``side`` tiled over sheets of ``paper`` (``a4`` or ``letter``), 1:1."""
     from fpdf import FPDF
 
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {', '.join(PAPERS)}, got {paper!r}")
+    mirror = _check_side(side)
+    holes = hole_positions(g, side)
     width, height = PAPERS[paper]
     cols, rows, win_w, win_h = tiles(g, paper)
     pdf = FPDF(unit="mm", format=(width, height))
     pdf.set_creation_date(_FIXED_DATE)
     pdf.set_auto_page_break(False)
-    pdf.set_title(f"Crownhead drill template, {_fmt(g.square_mm)} mm squares ({paper})")
+    pdf.set_title(
+        f"Crownhead drill template, {_fmt(g.square_mm)} mm squares ({paper}){', UNDERSIDE' if mirror else ''}"
+    )
     s, b = g.square_mm, g.border_mm
     for r in range(rows):
         for c in range(cols):
@@ -164,11 +213,19 @@ def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
             pdf.cell(
                 0,
                 4,
-                f"Crownhead drill template, {_fmt(s)} mm squares - sheet {sheet} "
-                f"(rows A-{'ABCDEFGH'[rows - 1]}, columns 1-{cols}), {paper.upper()}",
+                f"Crownhead drill template{' UNDERSIDE (mirrored)' if mirror else ''}, {_fmt(s)} mm squares - "
+                f"sheet {sheet} (rows A-{'ABCDEFGH'[rows - 1]}, columns 1-{cols}), {paper.upper()}",
             )
             pdf.set_xy(MARGIN_MM, MARGIN_MM + 4.5)
-            pdf.cell(0, 4, "Print at 100 % / actual size, never 'fit to page'. The bar must measure 50 mm.")
+            if mirror:
+                pdf.cell(
+                    0,
+                    4,
+                    "Seen from below: board turned over left to right, file a on the right; tape face up. "
+                    "Print at 100 %. Bar: 50 mm.",
+                )
+            else:
+                pdf.cell(0, 4, "Print at 100 % / actual size, never 'fit to page'. The bar must measure 50 mm.")
             pdf.set_line_width(0.4)
             bar_y = MARGIN_MM + 12
             pdf.line(MARGIN_MM, bar_y, MARGIN_MM + 50, bar_y)
@@ -198,7 +255,7 @@ def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
                 pdf.set_line_width(0.2)
                 for row in range(8):
                     for col in range(8):
-                        px, py = at(b + col * s, b + row * s)
+                        px, py = at(b + (7 - col if mirror else col) * s, b + row * s)
                         if (row + col) % 2:
                             pdf.set_fill_color(228)
                             pdf.rect(px, py, s, s, style="DF")
@@ -207,8 +264,8 @@ def template_pdf(g: BoardGeometry, paper: str = "a4") -> bytes:
                 arm = min(6.0, s / 8)
                 pdf.set_font("helvetica", size=10)
                 for sq in range(1, 33):
-                    cx, cy = at(*g.centre(sq))
-                    lx, ly = at(*g.led_centre(sq))
+                    cx, cy = at(*holes[sq][0])
+                    lx, ly = at(*holes[sq][1])
                     pdf.set_draw_color(0)
                     pdf.line(cx - arm, cy, cx + arm, cy)
                     pdf.line(cx, cy - arm, cx, cy + arm)
