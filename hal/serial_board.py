@@ -51,6 +51,7 @@ from hal.sensors import EventQueue, SensorEvent, diff_events
 from hal.serial_protocol import (
     PROTOCOL_VERSION,
     BoardError,
+    BoardFault,
     ButtonPress,
     Hello,
     LineBuffer,
@@ -156,6 +157,8 @@ class SerialBoard:
         # Status, for the application and for `crownhead sensors`.
         self.firmware: str | None = None
         self.board_version: int | None = None
+        #: The wiring fault the board reports (its FAULT line), until it says it cleared.
+        self.board_fault: str | None = None
         self.connects = 0
         self.garbled = 0
         self.board_errors = 0
@@ -226,6 +229,7 @@ class SerialBoard:
         self.connects += 1
         self.firmware = None
         self.board_version = None
+        self.board_fault = None  # a board that still has it says so within a heartbeat
         log.info("serial board connected on %s", self.port_name)
         self._write(encode_line(f"HELLO {PROTOCOL_VERSION}"))
         self._write(encode_line("OCC?"))
@@ -374,6 +378,14 @@ class SerialBoard:
             self.board_errors += 1
             self.last_error = f"board reported {msg.code}: {msg.text}"
             log.warning("%s", self.last_error)
+        elif isinstance(msg, BoardFault):
+            fault = None if msg.code == "none" else (msg.text or msg.code)
+            if fault != self.board_fault:
+                if fault is None:
+                    log.info("board: wiring fault cleared")
+                else:
+                    log.error("board: %s", fault)
+            self.board_fault = fault
 
     def _garbled(self, what: str) -> None:
         self.garbled += 1
@@ -488,6 +500,8 @@ class _SerialSensors:
             faults.append(f"serial board not connected on {b.port_name}: {b.last_error or 'no answer'}")
         elif b.board_version is not None and b.board_version != PROTOCOL_VERSION:
             faults.append(f"serial board speaks protocol {b.board_version}, expected {PROTOCOL_VERSION}")
+        elif b.board_fault is not None:
+            faults.append(f"serial board: {b.board_fault}")
         return faults
 
     def close(self) -> None:

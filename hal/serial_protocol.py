@@ -13,6 +13,9 @@ Board -> Pi::
                                  in answer to OCC?, and at least once a second
     BTN <name>                   a button wired to the board was pressed
     ERR <code> <text...>         the board could not handle a line from the Pi
+    FAULT <code> <text...>       a wiring fault the board's own check found, with
+                                 every heartbeat while it lasts; FAULT none when
+                                 it clears (a board may never send one)
 
 Pi -> board::
 
@@ -39,6 +42,7 @@ __all__ = [
     "Occupancy",
     "ButtonPress",
     "BoardError",
+    "BoardFault",
     "OccupancyQuery",
     "LedFrame",
     "BoardMessage",
@@ -93,6 +97,14 @@ class BoardError:
 
 
 @dataclass(frozen=True)
+class BoardFault:
+    """A wiring fault the board's own check found (``code`` ``none``: it has cleared)."""
+
+    code: str
+    text: str
+
+
+@dataclass(frozen=True)
 class OccupancyQuery:
     pass
 
@@ -102,7 +114,7 @@ class LedFrame:
     colours: tuple[tuple[int, int, int], ...]  # 32 entries, square 1 first
 
 
-BoardMessage = Hello | Occupancy | ButtonPress | BoardError
+BoardMessage = Hello | Occupancy | ButtonPress | BoardError | BoardFault
 HostMessage = Hello | OccupancyQuery | LedFrame
 
 
@@ -177,6 +189,10 @@ def parse_board_line(raw: bytes) -> BoardMessage:
         if len(fields) < 2 or not _CODE.fullmatch(fields[1]):
             raise ProtocolError("bad-line", "ERR needs a code")
         return BoardError(fields[1], " ".join(fields[2:]))
+    if cmd == "FAULT":
+        if len(fields) < 2 or not _CODE.fullmatch(fields[1]):
+            raise ProtocolError("bad-line", "FAULT needs a code")
+        return BoardFault(fields[1], " ".join(fields[2:]))
     raise ProtocolError("bad-line", f"unknown message {cmd[:20]!r}")
 
 

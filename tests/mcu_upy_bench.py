@@ -6,7 +6,8 @@ stand-ins here (a matrix, a stream, a NeoPixel) allocate nothing when the firmwa
 calls them, so that ``micropython.heap_lock()`` around the firmware's scan and report
 tests the firmware's own code. Each result is printed as one line for the test to
 check: ``OCC <line>``, ``RX <line>``, ``LED <hex>``, ``STEPS <n>``, ``SCANS <n>``,
-``DRIVEN-HIGH <n>``, ``OK``.
+``DRIVEN-HIGH <n>``, ``OK``. ``PICO_DIR --main OCC [GROUNDED]`` runs the firmware's own
+``main()`` instead, on this process's stdin and stdout.
 
 It runs on any MicroPython: the 64-bit unix port, and the 32-bit builds the Pico's
 integer width needs (a unix port built with ``-m32``, or the WebAssembly port through
@@ -25,11 +26,15 @@ class Matrix:
         self.cols = cols
         self.occ = bytearray(4)
         self.row_low = bytearray(8)
+        # Columns whose wire touches ground (bit c = column c): low whatever the rows do.
+        self.grounded = 0
         # Times a row pin was driven high as a push-pull output: a reversed diode would
         # then join that row's driver to the low row's through two diodes.
         self.driven_high = 0
 
     def column_low(self, c):
+        if self.grounded >> c & 1:
+            return True
         for r in range(8):
             if self.row_low[r]:
                 sq = 4 * r + c
@@ -166,7 +171,8 @@ def main(pico_dir, script):
     board.boot()
     steps = 0
     # The script: lines of "occ <8 hex>", "send <text>", "wait <ms>", "step <n>",
-    # "scans <n>" (set the firmware's scan count), "ticks <n>" (set the clock).
+    # "scans <n>" (set the firmware's scan count), "ticks <n>" (set the clock),
+    # "ground <c>" / "unground <c>" (column c's wire on ground, or free again).
     for command in commands:
         verb, _, arg = command.partition(" ")
         if verb == "occ":
@@ -183,6 +189,10 @@ def main(pico_dir, script):
             ticks.now = int(arg)
         elif verb == "scans":
             board.scans = int(arg)
+        elif verb == "ground":
+            matrix.grounded |= 1 << int(arg)
+        elif verb == "unground":
+            matrix.grounded &= ~(1 << int(arg))
         elif verb == "step":
             for _ in range(int(arg)):
                 board.step()
@@ -213,12 +223,14 @@ class _Mem32:
         self.words[address] = value
 
 
-def install_standins(occupancy):
+def install_standins(occupancy, grounded=0):
     """``machine`` and ``neopixel`` for the firmware's own ``main()``: the matrix holds
-    ``occupancy``; LED frames go to stderr as ``LED <hex>`` lines."""
+    ``occupancy``, the columns of the mask ``grounded`` on ground; LED frames go to
+    stderr as ``LED <hex>`` lines."""
     rows = (2, 3, 4, 5, 6, 7, 8, 9)  # checked against the firmware's table below
     cols = (10, 11, 12, 13)
     matrix = Matrix(rows, cols)
+    matrix.grounded = grounded
     for i in range(4):
         matrix.occ[i] = (occupancy >> (8 * i)) & 0xFF
 
@@ -251,9 +263,9 @@ def install_standins(occupancy):
     return rows, cols
 
 
-def run_main(pico_dir, occupancy):
+def run_main(pico_dir, occupancy, grounded=0):
     """The firmware's own main(): USB is this process's stdin and stdout."""
-    rows, cols = install_standins(occupancy)
+    rows, cols = install_standins(occupancy, grounded)
     sys.path.insert(0, pico_dir)
     import crownhead_board
 
@@ -264,6 +276,7 @@ def run_main(pico_dir, occupancy):
 
 if __name__ == "__main__":
     if len(sys.argv) > 3 and sys.argv[2] == "--main":
-        run_main(sys.argv[1], int(sys.argv[3], 16))
+        # PICO_DIR --main OCCUPANCY [GROUNDED]: hex masks of squares and of columns.
+        run_main(sys.argv[1], int(sys.argv[3], 16), int(sys.argv[4], 16) if len(sys.argv) > 4 else 0)
     else:
         main(sys.argv[1], sys.stdin.read())

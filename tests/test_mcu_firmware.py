@@ -153,6 +153,46 @@ def test_stuck_switch_shorted_column_and_grounded_row() -> None:
     assert other.matrix.columns_idle_low() == []  # a reversed diode alone pulls nothing low
 
 
+def test_a_grounded_column_is_a_fault_line_every_heartbeat_until_it_clears() -> None:
+    """A column on ground reads its eight squares occupied for ever; the Pi's own matrix
+    reports that as a FAULT, and so must the Pico: at boot, with every heartbeat while it
+    lasts (a Pi that connects later hears it within a second), FAULT none once after."""
+    from hal.serial_protocol import BoardFault, Occupancy
+
+    clock = VirtualClock()
+    board, wiring, _, usb = make_board(clock)
+    wiring.short_column(2)
+    board.boot()
+    hello, fault, occ = lines_of(usb)
+    assert fault == BoardFault(
+        "col-low",
+        "matrix column 2 (GP12) reads low with no row selected: "
+        "shorted to ground, or a row wire on ground under a closed switch",
+    )
+    assert squares_of(occ.mask) == [3 + 4 * r for r in range(8)]  # column 2 on every rank
+    for _ in range(3):
+        clock.advance(FW.HEARTBEAT_MS)
+        board.step()
+        assert [type(m).__name__ for m in lines_of(usb)] == ["BoardFault", "Occupancy"]
+    wiring.shorted_columns.discard(2)
+    wiring.update()
+    clock.advance(FW.HEARTBEAT_MS)
+    board.step()
+    assert lines_of(usb) == [BoardFault("none", ""), Occupancy(0)]
+    clock.advance(FW.HEARTBEAT_MS)
+    board.step()
+    assert lines_of(usb) == [Occupancy(0)]  # nothing more to say
+
+
+def test_a_row_on_ground_under_a_piece_is_a_fault_naming_the_columns() -> None:
+    board, wiring, _, usb = make_board()
+    wiring.set_occupancy(mask_of([9, 12]))  # row 2: columns 0 and 3
+    wiring.ground_row(2)
+    board.boot()
+    faults = [m for m in lines_of(usb) if type(m).__name__ == "BoardFault"]
+    assert [m.text.split(":")[0] for m in faults] == ["matrix columns 0 3 (GP10 GP13) read low with no row selected"]
+
+
 # -- the firmware's loop ------------------------------------------------------------------
 
 
@@ -565,7 +605,7 @@ def test_main_on_micropython_over_a_pty() -> None:
     path = os.ttyname(slave)
     bench = Path(__file__).with_name("mcu_upy_bench.py")
     proc = subprocess.Popen(
-        [_micropython(), str(bench), str(FIRMWARE_DIR), "--main", "80000011"],
+        [_micropython(), str(bench), str(FIRMWARE_DIR), "--main", "80000011", "0"],
         stdin=master,
         stdout=master,
         stderr=subprocess.PIPE,
@@ -603,3 +643,44 @@ def test_main_on_micropython_over_a_pty() -> None:
         os.close(slave)
     frames = [line[4:] for line in stderr.splitlines() if line.startswith("LED ")]
     assert any(f.startswith("00FF00") and f.endswith("000009") for f in frames), frames[-3:]
+
+
+def test_a_grounded_column_on_micropython_reaches_the_pi_as_a_fault() -> None:
+    """The firmware's own ``main()`` on MicroPython with column 1's wire on ground: the
+    Pi's serial backend hears the FAULT and ``crownhead sensors`` prints it (its
+    diagnose), as it does for a Pi wired to the matrix itself."""
+    import os
+    import tty
+
+    from hal.clock import MonotonicClock
+    from hal.serial_board import SerialBoard
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    path = os.ttyname(slave)
+    bench = Path(__file__).with_name("mcu_upy_bench.py")
+    proc = subprocess.Popen(
+        [_micropython(), str(bench), str(FIRMWARE_DIR), "--main", "0", "2"],
+        stdin=master,
+        stdout=master,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        pi = SerialBoard(path, MonotonicClock())
+        pi.start()
+        try:
+            end = time.monotonic() + 60  # a bound on a failure only
+            while time.monotonic() < end and not pi.sensors.diagnose():
+                time.sleep(0.01)
+            assert pi.sensors.diagnose() == [
+                "serial board: matrix column 1 (GP11) reads low with no row selected: "
+                "shorted to ground, or a row wire on ground under a closed switch"
+            ]
+            assert pi.sensors.snapshot() == mask_of([2 + 4 * r for r in range(8)])
+        finally:
+            pi.close()
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+        os.close(master)
+        os.close(slave)

@@ -135,6 +135,31 @@ def test_on_a_32_bit_micropython_past_2_to_the_30_scans_and_the_tick_wrap(kind: 
     assert [m.mask for m in occ] == [0] + [0xF00F] * 7
 
 
+@pytest.mark.parametrize("kind", ["unix", "unix-m32", "wasm32"])
+def test_on_micropython_a_grounded_column_is_a_fault_under_the_locked_heap(kind: str) -> None:
+    """The column check runs inside the locked heap once a second: on MicroPython itself
+    (the Pico's 32-bit integers too) a grounded column is a FAULT line at boot and with
+    every heartbeat, and FAULT none once when the wire is free again."""
+    if kind == "unix":
+        path = shutil.which("micropython") or str(Path(sys.executable).with_name("micropython"))
+        if not Path(path).exists():
+            pytest.skip("the MicroPython interpreter (unix port) is not installed")
+        command = [path, str(BENCH), str(FIRMWARE_DIR)]
+    else:
+        command = micropython32(kind)
+    script = ["ground 3", "step 2", *(["wait 500", "step 1"] * 4), "unground 3", *(["wait 500", "step 1"] * 4)]
+    proc = subprocess.run(command, input="\n".join(script), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:] + proc.stdout[-500:]
+    out = proc.stdout.splitlines()
+    assert out[-1] == "OK"
+    got = [parse_board_line(x[3:].encode()) for x in out if x.startswith("RX ")]
+    faults = [(m.code, m.text.split(":")[0]) for m in got if type(m).__name__ == "BoardFault"]
+    low = ("col-low", "matrix column 3 (GP13) reads low with no row selected")
+    # The wire goes to ground after boot: at the heartbeats 1 s and 2 s in, cleared at
+    # 3 s, and silent at 4 s.
+    assert faults == [low, low, ("none", "")]
+
+
 # -- Ctrl-C while the firmware starts -------------------------------------------------------------
 
 

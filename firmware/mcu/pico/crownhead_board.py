@@ -193,14 +193,28 @@ class Matrix:
             else:
                 occ[i] = (occ[i] & 0xF0) | bits
 
+    def idle_low(self):
+        """Columns reading low with every row released, as a mask (bit c = column c): no
+        switch can pull a column low then, so the column is shorted to ground, or a row
+        is stuck low (shorted to ground) under a closed switch. (A reversed diode
+        cannot: with no row low it has nothing to conduct into.) Allocates nothing.
+
+        The rows are released at the end of every scan; called before the next one,
+        the columns have had a whole round of the loop to rise."""
+        rows = self.rows
+        for r in range(8):
+            rows[r].value(1)
+        cols = self.cols
+        low = 0
+        for c in range(4):
+            if not cols[c].value():
+                low |= 1 << c
+        return low
+
     def columns_idle_low(self):
-        """Columns reading low with every row released: no switch can pull a column low
-        then, so the column is shorted to ground, or a row is stuck low (shorted to
-        ground) under a closed switch. (A reversed diode cannot: with no row low it has
-        nothing to conduct into.)"""
-        for row in self.rows:
-            row.value(1)
-        return [c for c in range(4) if not self.cols[c].value()]
+        """:meth:`idle_low` as a list of column numbers (allocates: not in the loop)."""
+        low = self.idle_low()
+        return [c for c in range(4) if low >> c & 1]
 
 
 class Buttons:
@@ -286,6 +300,11 @@ class Board:
         self.scan_rate = 0  # full scans per second over the last window
         self.scans = 0
         self.errors = 0
+        # The wiring fault the last idle check found (a mask of columns low with no row
+        # selected) and the FAULT line for each mask, made now: the check runs under
+        # the locked heap.
+        self.fault = 0
+        self._fault_lines = [fault_line(mask) for mask in range(16)]
         self._errors = {
             "bad-line": encode_line("ERR bad-line not a protocol line"),
             "bad-command": encode_line("ERR bad-line unknown command"),
@@ -300,10 +319,23 @@ class Board:
     # -- start-up ---------------------------------------------------------------------------
 
     def boot(self):
-        """What the board says after reset or USB connect: HELLO and the occupancy."""
+        """What the board says after reset or USB connect: HELLO, a FAULT line if a
+        column is low with no row selected, and the occupancy."""
         self.send_hello()
+        self.check_columns()
         self.matrix.scan(self._scan)
         self._report()
+
+    def check_columns(self):
+        """The wiring check the Pi's own matrix makes: every column must read high
+        while no row is selected. A column low then (shorted to ground, or a row wire
+        on ground under a closed switch) would show its squares occupied for ever; the
+        Pi hears ``FAULT col-low ...`` instead, with every heartbeat while it lasts,
+        and ``FAULT none`` once when it clears. Allocates nothing."""
+        low = self.matrix.idle_low()
+        if low or self.fault:
+            self.usb.write(self._fault_lines[low])
+        self.fault = low
 
     def hello_line(self):
         return encode_line(
@@ -338,8 +370,10 @@ class Board:
         Allocates nothing (checked under ``micropython.heap_lock`` in the tests).
         """
         scan = self._scan
+        if ticks_diff(self.ticks_ms(), self._reported_at) >= HEARTBEAT_MS:
+            self.check_columns()  # once a second, before the scan: the rows released since the last
         self.matrix.scan(scan)
-        self.scans = count_up(self.scans)  # 2**30 scans is 5 days at 2,400 a second
+        self.scans = count_up(self.scans)  # 2**30 scans is 40 days at 313 a second
         self._window_scans += 1
         now = self.ticks_ms()
         elapsed = ticks_diff(now, self._window_start)
@@ -517,6 +551,22 @@ class Board:
     def all_dark(self):
         self.pixels.fill((0, 0, 0))
         self.pixels.write()
+
+
+def fault_line(low):
+    """The FAULT line for a mask of columns low with no row selected (set-up time only:
+    it allocates). ``FAULT none`` for 0."""
+    if not low:
+        return encode_line("FAULT none")
+    cols = [c for c in range(4) if low >> c & 1]
+    names = " ".join(str(c) for c in cols)
+    pins = " ".join("GP%d" % COL_PINS[c] for c in cols)
+    verb = "reads" if len(cols) == 1 else "read"
+    return encode_line(
+        "FAULT col-low matrix column%s %s (%s) %s low with no row selected: "
+        "shorted to ground, or a row wire on ground under a closed switch"
+        % ("" if len(cols) == 1 else "s", names, pins, verb)
+    )
 
 
 def _is(buf, s, e, word):
