@@ -8,8 +8,11 @@ read (n = 0..31) is square n + 1; ``squares`` remaps boards wired in another ord
 
 SER of the last chip is tied high. After the 32 switch bits the chain therefore shifts
 out ones: reading ``check_bits`` extra bits and finding a zero means the data line is
-stuck low or broken (the Pi's pull-down wins), a chip is missing, or the clock line is
-not reaching the chips, all of which would otherwise look like a full board.
+stuck low or broken (the Pi's pull-down wins) or the chain is broken between two chips,
+which would otherwise look like a full board. A broken CLK or SH/LD line it cannot
+see: QH then holds one input (chip 1's H) for all 40 bits, or the ones shifted in from
+SER, which with square 1 empty reads as an empty board with good check bits (the
+self-test's walk finds it: no square ever closes).
 """
 
 from __future__ import annotations
@@ -118,8 +121,8 @@ class ShiftRegisterSensors(ScanningSensors):
         return [
             f"shift register chain: the {self.check_bits} bits after the 32 inputs read "
             f"{check:0{self.check_bits}b} instead of all ones (SER of the last chip tied high): "
-            f"data line (GPIO{self.pin_numbers['data']}) broken or stuck low, a chip missing, "
-            f"or no clock on GPIO{self.pin_numbers['clock']}"
+            f"data line (GPIO{self.pin_numbers['data']}) broken or stuck low, the chain broken between "
+            f"two chips, or no clock on GPIO{self.pin_numbers['clock']} with chip 1's input H closed"
         ]
 
     def _release(self) -> None:

@@ -52,3 +52,17 @@ def test_estimates_are_marked_and_measurable() -> None:
     assert "*estimate*" in BUILD
     section = BUILD.split("## Figures to measure on a real board", 1)[1]
     assert section.count("\n| ") >= 5 and "crownhead" in section
+
+
+def test_the_nearest_other_square_is_the_diagonal_one_and_the_edges_are_tested() -> None:
+    """The sensing check names the distance to the nearest other playing square (the
+    diagonal neighbour, from the geometry) and tests the piece at its square's edges."""
+    import math
+
+    from firmware.wiring.geometry import BoardGeometry
+
+    g = BoardGeometry()
+    diagonal = math.dist(g.centre(1), g.centre(5))
+    assert f"{diagonal:.1f}" == "70.7" and f"{diagonal:.1f} mm" in BUILD
+    assert "50 mm away" not in BUILD
+    assert "in each corner" in BUILD and "edge" in BUILD

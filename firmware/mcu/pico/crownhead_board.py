@@ -37,12 +37,15 @@ LED_COUNT = 32
 # other way (the short way to lay one chain).
 LED_MAP = "row-major"
 LED_ORIGIN = "a8"
-# What the LEDs may draw from the Pico's VBUS (the Pi's USB port), in mA at the
-# WS2812B data sheet's 20 mA per channel at full duty and 1 mA per dark LED: a frame
-# that asks for more is dimmed to fit, whatever the Pi sends. The Pi's default
-# brightness cap (0.1) needs at most 220 mA. Raise it only with the LEDs on a 5 V
-# supply of their own (docs/build.md, "Power").
-LED_BUDGET_MA = 250
+# What the LEDs may draw on average from the Pico's VBUS (the Pi's USB port), in mA at
+# the WS2812B data sheet's 20 mA per channel at full duty and 1 mA per dark LED: a frame
+# that asks for more is dimmed to fit, whatever the Pi sends. The port gives 500 mA,
+# MicroPython asks it for 250 mA, the Pico takes about 25 mA: 200 leaves room. It is an
+# average: each LED's PWM switches its full current on and off, and where the phases
+# line up the peaks reach 60 mA an LED (about 1.9 A for 32). The Pi's default
+# brightness cap (0.1) asks 220 mA for all white, dimmed to this. Raise it only with the
+# LEDs on a 5 V supply of their own (docs/build.md, "Power supply").
+LED_BUDGET_MA = 200
 # Push buttons, each from its pin to ground (internal pull-up); names as the Pi knows them.
 BUTTON_PINS = (
     ("new", 18),
