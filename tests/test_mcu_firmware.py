@@ -669,14 +669,19 @@ def test_a_grounded_column_on_micropython_reaches_the_pi_as_a_fault() -> None:
         pi = SerialBoard(path, MonotonicClock())
         pi.start()
         try:
-            end = time.monotonic() + 60  # a bound on a failure only
-            while time.monotonic() < end and not pi.sensors.diagnose():
-                time.sleep(0.01)
-            assert pi.sensors.diagnose() == [
+            column = mask_of([2 + 4 * r for r in range(8)])
+            expected = [
                 "serial board: matrix column 1 (GP11) reads low with no row selected: "
                 "shorted to ground, or a row wire on ground under a closed switch"
             ]
-            assert pi.sensors.snapshot() == mask_of([2 + 4 * r for r in range(8)])
+            end = time.monotonic() + 60  # a bound on a failure only
+            # The FAULT line comes before the first OCC: wait for both.
+            while time.monotonic() < end and not (
+                pi.sensors.diagnose() == expected and pi.sensors.snapshot() == column
+            ):
+                time.sleep(0.01)
+            assert pi.sensors.diagnose() == expected
+            assert pi.sensors.snapshot() == column
         finally:
             pi.close()
     finally:

@@ -213,7 +213,8 @@ def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> N
 
 def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     """Data pin -> 74AHCT125 gate 1 -> 330 ohm -> DIN of pixel 0; the chip's other three
-    gates tied off and its 100 nF; the strip fed at both ends through a fuse."""
+    gates tied off and its 100 nF; the LEDs fed through a fuse (to every rank, by the
+    ladders the cable plans list)."""
     import schemdraw.elements as elm
 
     pico = option == "pico"
@@ -305,7 +306,7 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     )
     l = last.absanchors
     d.add(elm.Line().at((f["DOUT"][0] + 4.0, f["DOUT"][1])).to(l["DIN"]))
-    # The +5 V feed: a fuse at the supply, then to both ends of the chain (power injection).
+    # The +5 V feed: a fuse at the supply, then the ladders to every rank (the cable plans).
     rail = f["+5V"][1] + 3.0
     src = (f["+5V"][0] - 2.9, rail)
     d.add(elm.Vdd().at(src).label(supply, fontsize=10))
@@ -600,7 +601,7 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
         _leds(d, _by_role(plan, "LED data")[0], 0.0, bottom - 7.0, option)
         buttons = _by_role(plan, "button")
         top = bottom - 14.5
-        _text(d, (-9.0, top + 1.0), "Buttons (each to ground; internal pull-up):", size=10)
+        _text(d, (-9.0, top + 1.0), "Buttons (each through 1 kΩ to ground; internal pull-up):", size=10)
         _buttons(d, buttons, 0.0, top)
         known = ("matrix", "74HC165", "LED data", "button")
         others = [v for v in plan.values() if not v.split(SEP, 1)[1].startswith(known)]
