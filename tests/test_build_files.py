@@ -296,9 +296,16 @@ def test_the_plans_name_the_gauge_of_every_power_wire() -> None:
 def test_no_plus_5v_strip_beside_a_matrix_strip() -> None:
     """One solder bridge between +5V and ROW, COL or MID would put 5 V on a GPIO (through
     the 1N4148 into a row pin, or straight into a column)."""
-    for a, b in zip(STRIPS, STRIPS[1:]):
+    strips = sorted(
+        (float(r.get("y", "")), r.get("data-net", ""))
+        for r in ET.fromstring(stripboard_svg(BoardGeometry())).iter(f"{SVG}rect")
+        if r.get("class") == "strip"
+    )
+    order = [net for _, net in strips]  # top to bottom, as the drawing has them
+    assert order == list(STRIPS)
+    for a, b in zip(order, order[1:]):
         assert "+5V" not in (a, b) or not {a, b} & {"ROW", "COL", "MID"}, (a, b)
-    assert set(STRIPS) >= {"ROW", "COL", "MID", "+5V", "GND", "DIN", "DOUT"}
+    assert set(order) >= {"ROW", "COL", "MID", "+5V", "GND", "DIN", "DOUT"}
 
 
 def test_the_stripboard_cell_stands_the_diode_upright_and_says_what_to_check_before_power() -> None:
