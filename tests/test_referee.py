@@ -21,7 +21,7 @@ from firmware.simulator.hands import plain_actions, spaced
 from firmware.app.leds import HINT_ROLES as LED_HINT_ROLES
 from firmware.referee.arbiter import BallotBox, RefereeSettings, parse_ballot
 from firmware.tracking.tracker import HINT_ROLES
-from rules import Game, Move, Position
+from rules import WCDF, Game, Move, Position
 from rules.ballots import deck
 
 STYLES = ("strict", "record")
@@ -410,7 +410,7 @@ def quiet_walk(fen: str, plies: int, seed: int = 3) -> list[str]:
         while len(walk) < plies:
             options = []
             for m in game.legal_moves():
-                after = game.position.apply(m)
+                after = game.position.apply(m, WCDF)
                 king = game.position.kings & bit(m.start)
                 if king and after not in seen and not after.capture_available() and not m.is_capture:
                     options.append(m)

@@ -130,7 +130,7 @@ def test_crowning_mid_capture_four_ways() -> None:
     # English: crowning ends the move.
     assert routes(fen, WCDF) == {((21, 30), (25,))}
     (english,) = pos.legal_moves(WCDF)
-    assert pos.apply(english).piece_at(30).king
+    assert pos.apply(english, WCDF).piece_at(30).king
     # Keep jumping after crowning: the new king jumps on over d2, one square, to e3.
     assert routes(fen, KEEP_JUMPING) == {((21, 30, 23), (25, 26))}
     (keep,) = pos.legal_moves(KEEP_JUMPING)

@@ -508,7 +508,7 @@ class _Run:
             self._bring_first(entry[4])
 
     def _child(self, move: Move) -> tuple[Move, int, int, int, int, int, int]:
-        after = self.position.apply(move)
+        after = self.position.apply(move, self.engine.rules)
         black = after.turn == Color.BLACK
         own, opp = (after.black, after.white) if black else (after.white, after.black)
         # The 40-move count after the move: a king's plain move adds one.
@@ -655,7 +655,7 @@ class _Run:
         """The expected line: ``first`` and then the table's best moves."""
         pv = [first]
         rules = self.engine.rules
-        position = self.position.apply(first)
+        position = self.position.apply(first, rules)
         seen = {self.root_key, zobrist.key_of(position)}
         while len(pv) < length:
             entry = self.engine.tt.probe(zobrist.key_of(position))
@@ -665,7 +665,7 @@ class _Run:
             if move is None:
                 break
             pv.append(move)
-            position = position.apply(move)
+            position = position.apply(move, rules)
             key = zobrist.key_of(position)
             if key in seen:
                 break

@@ -9,10 +9,11 @@ The numbers come from a seeded generator, so keys are the same in every run (han
 reproducible searches and for comparing logs).
 
 >>> from rules.position import Position
+>>> from rules.settings import WCDF
 >>> start = Position.start()
 >>> key_of(start) == key_of(Position.start())
 True
->>> after = start.apply(start.parse_move("11-15"))
+>>> after = start.apply(start.parse_move("11-15"), WCDF)
 >>> key_of(after) == key_of(start) ^ MAN[0][bit(11)] ^ MAN[0][bit(15)] ^ SIDE
 True
 """
