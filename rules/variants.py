@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rules.move import Move
 from rules.settings import WCDF, Crowning, Rules
 from rules.squares import (
     BLACK_CROWN_ROW,
@@ -192,18 +191,6 @@ def notation(rules: Rules) -> str:
 def square_text(square: Square, rules: Rules = WCDF) -> str:
     """A square as the variant's books write it: ``22`` in English, ``c3`` in Russian."""
     return square_name(square) if notation(rules) == "algebraic" else str(square)
-
-
-def move_text(move: Move, rules: Rules = WCDF, full: bool = False) -> str:
-    """A move in the variant's notation: ``22-18`` or, for Russian, ``c3-d4``/``c3:e5``.
-
-    Russian notation separates the squares of a capture with ``:``.
-    """
-    if notation(rules) == "numeric":
-        return move.pdn(full)
-    squares = move.path if (full and move.is_capture) else (move.start, move.end)
-    sep = ":" if move.is_capture else "-"
-    return sep.join(square_name(s) for s in squares)
 
 
 def numeric_fen(fen: str) -> str:
@@ -505,7 +492,6 @@ __all__ = [
     "gametype_tag",
     "has_legal_move",
     "legal_routes",
-    "move_text",
     "names",
     "notation",
     "numeric_fen",

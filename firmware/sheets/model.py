@@ -23,8 +23,7 @@ from rules.ballots import BALLOTS
 from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS
 from rules.match import Match, match_from_games
 from rules.pdn import PdnGame
-from rules.pdn import move_text as pdn_move_text
-from rules.variants import move_text as variant_move_text
+from rules.pdn import move_text
 
 #: Paper names as the commands take them -> fpdf2's page formats (here, where a
 #: command finds them without loading fpdf2).
@@ -138,9 +137,7 @@ class SheetGame:
                 if rest:
                     notes.append((ply, rest if len(rest) <= MAX_NOTE else rest[: MAX_NOTE - 1] + "…"))
         for ply, move in enumerate(game.moves, 1):
-            short = pdn_move_text(position, move, game.rules)
-            text = variant_move_text(move, game.rules, full=short != move.pdn())
-            moves.append(SheetMove(ply, text, clocks.get(ply)))
+            moves.append(SheetMove(ply, move_text(position, move, game.rules), clocks.get(ply)))
             position = position.apply(move, game.rules)
         failed = None
         if game.error is not None and game.error.move is not None:

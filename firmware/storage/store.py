@@ -48,11 +48,10 @@ from firmware.files import (
 )
 from rules import Game, Move, Position, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
-from rules.pdn import CONDONED_NOTE, fen_text
+from rules.pdn import CONDONED_NOTE, PdnExporter, fen_text, move_text
 from rules.position import parse_move_squares
 from rules.variants import VARIANTS, gametype_tag, variant_tag
 from rules.variants import describe as describe_rules
-from rules.variants import move_text as variant_move_text
 
 __all__ = [
     "StoreError",
@@ -61,7 +60,6 @@ __all__ = [
     "GameFile",
     "GameStore",
     "pdn_text",
-    "move_text",
 ]
 
 FORMAT_VERSION = 1
@@ -75,14 +73,6 @@ class StoreError(RuntimeError):
 
 class StoreLockedError(StoreError):
     """Another board application is already using the state directory."""
-
-
-def move_text(position: Position, move: Move, rules: Rules) -> str:
-    """PDN for ``move``: the short form, or every landing square when the short one is ambiguous."""
-    short = move.pdn()
-    if move.is_capture and len(position.moves_matching(short, rules)) > 1:
-        return move.pdn(full=True)
-    return short
 
 
 #: The rule options a record keeps (every field of :class:`~rules.settings.Rules`), by JSON type.
@@ -494,12 +484,9 @@ class GameRecord:
         return tags
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
-
-
 def pdn_text(record: GameRecord, width: int = 79) -> str:
-    """The game as PDN: tag pairs, then numbered moves wrapped at ``width`` columns.
+    """The game as PDN (through :class:`rules.pdn.PdnExporter`, the one writer): tag
+    pairs, then numbered moves wrapped at ``width`` columns.
 
     Each number starts with the first mover's move (White's in Russian draughts, whose
     moves are written a1-h8 as its books do). Huffs and forced jumps are no moves: they
@@ -508,12 +495,11 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     An illegal move that stood (``condoned``) is written as played and marked with a
     comment (:data:`rules.pdn.CONDONED_NOTE`).
     """
-    lines = [f'[{k} "{_escape(v)}"]' for k, v in record.tags().items()]
-    lines.append("")
     rules = record.rules
     game = Game(record.start, rules)
-    # ("move", text) and ("comment", text) in order; a forced jump removes its move.
-    items: list[tuple[str, str]] = []
+    # ("move", position, move), ("written", text) and ("comment", text) in order; a
+    # forced jump removes its move.
+    items: list[tuple[str, Position | None, Move | str]] = []
     condoned = dict(record.condoned)
     texts = record.history or record.moves
     plies = _final_plies(texts)
@@ -522,58 +508,40 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
         try:
             if text == "force":
                 missed = game.force_jump().missed
-                while items and items[-1][0] != "move":
+                while items and items[-1][0] == "comment":
                     items.pop()
                 if items:
                     items.pop()
-                items.append(("comment", f"{variant_move_text(missed, rules)} taken back: a jump is required"))
+                note = f"{move_text(game.position, missed, rules)} taken back: a jump is required"
+                items.append(("comment", None, note))
                 continue
             if text.startswith("huff "):
                 square = int(text[5:])
                 game.huff(square)
-                items.append(("comment", f"huff {square}"))
+                items.append(("comment", None, f"huff {square}"))
                 continue
             position = game.position
             captures = condoned.get(plies.get(index, 0))
             stood = captures is not None
-            move = _enter(game, text, captures)
-            short = move_text(position, move, rules)
-            written = variant_move_text(move, rules, full=short != move.pdn())
+            items.append(("move", position, _enter(game, text, captures)))
         except (ValueError, RuntimeError):
             # A record that does not replay is still written move by move, never dropped.
-            written = text
-        items.append(("move", written))
+            items.append(("written", None, text))
         if stood:
-            items.append(("comment", CONDONED_NOTE))
-    first = "WHITE" if rules.first_mover == "white" else "BLACK"
-    first_to_move = record.start.turn.name == first
-    number = 1
-    tokens: list[str] = []
-    after_comment = True
-    for kind, text in items:
-        if kind == "comment":
-            tokens.append("{" + text + "}")
-            after_comment = True
-            continue
-        if first_to_move:
-            tokens.append(f"{number}.")
+            items.append(("comment", None, CONDONED_NOTE))
+    result = record.result or UNFINISHED
+    out = PdnExporter(record.start, rules, width=width)
+    out.visit_tags(record.tags(), result)
+    for kind, before, item in items:
+        if kind == "move":
+            assert before is not None and isinstance(item, Move)
+            out.visit_move(before, item)
+        elif kind == "written":
+            out.visit_move_as_written(str(item))
         else:
-            if after_comment:
-                tokens.append(f"{number}...")
-            number += 1
-        tokens.append(text)
-        first_to_move = not first_to_move
-        after_comment = False
-    tokens.append(record.result or UNFINISHED)
-    line = ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > width:
-            lines.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    lines.append(line)
-    return "\n".join(lines) + "\n"
+            out.visit_comment(str(item))
+    out.visit_result(result)
+    return out.text()
 
 
 # Possessive loops: a tag value of megabytes is matched in constant memory.
