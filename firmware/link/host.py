@@ -860,12 +860,12 @@ class Link(PeerFollower):
 
     def _cmd_rules(self, now: int, variant: str, options: tuple[str, ...]) -> dict[str, Any]:
         assert self.app is not None
-        from rules.settings import Crowning, RuleOptions
+        from rules.settings import Crowning
         from rules.variants import rules_for
 
         if self.linked:
             raise LinkError("not-now", "the rules of a game played over the link are the two boards' own", "rules")
-        changes: RuleOptions = {}
+        changes: dict[str, Any] = {}
         for option in options:
             if option == "men-capture-backward":
                 changes["men_capture_backward"] = True

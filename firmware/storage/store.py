@@ -46,9 +46,10 @@ from firmware.files import (
     printable,
     read_text,
 )
-from rules import Game, Move, Position, Rules
+from rules import WCDF, Game, Move, Position, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
 from rules.pdn import CONDONED_NOTE, PdnExporter, fen_text, move_text
+from rules.settings import OPTION_TYPES
 from rules.position import parse_move_squares
 from rules.variants import VARIANTS, gametype_tag, variant_tag
 from rules.variants import describe as describe_rules
@@ -73,26 +74,6 @@ class StoreError(RuntimeError):
 
 class StoreLockedError(StoreError):
     """Another board application is already using the state directory."""
-
-
-#: The rule options a record keeps (every field of :class:`~rules.settings.Rules`), by JSON type.
-_RULE_FIELDS: dict[str, type] = {
-    "men_capture_backward": bool,
-    "captures_compulsory": bool,
-    "flying_kings": bool,
-    "crowning": str,
-    "kings_capture_first": bool,
-    "huffing": bool,
-    "first_mover": str,
-    "giveaway": bool,
-    "variant": str,
-}
-
-
-def _rule_fields(rules: Rules) -> dict[str, Any]:
-    fields = {name: getattr(rules, name) for name in _RULE_FIELDS}
-    fields["crowning"] = rules.crowning.value
-    return fields
 
 
 def _entry_text(entry: Move | Huff | JumpForced) -> str:
@@ -208,8 +189,9 @@ class GameRecord:
 
     ``moves`` are PDN texts with every landing square (``15x24x31``), which name a
     capture route exactly; ``start_fen`` is None for the standard start position.
-    Every rule option is kept (``variant``, ``flying_kings``, ``crowning``...: the fields
-    of :class:`~rules.settings.Rules`). Under huffing ``history`` lists every entry of
+    ``rules`` are the game's; the JSON keeps every rule option as a key of its own
+    (``variant``, ``flying_kings``, ``crowning``...: :meth:`rules.settings.Rules.options`,
+    so a new field of :class:`~rules.settings.Rules` is kept with nothing listed here). Under huffing ``history`` lists every entry of
     :attr:`rules.game.Game.history` in order: moves, ``huff S`` (the piece on S taken
     off) and ``force`` (the missed jump taken back); it is empty when it would only
     repeat ``moves``. ``condoned`` lists the illegal moves that stood (WCDF 1.26, see
@@ -229,15 +211,7 @@ class GameRecord:
     started: str
     moves: tuple[str, ...] = ()
     start_fen: str | None = None
-    men_capture_backward: bool = False
-    captures_compulsory: bool = True
-    flying_kings: bool = False
-    crowning: str = "ends-move"
-    kings_capture_first: bool = False
-    huffing: bool = False
-    first_mover: str = "black"
-    giveaway: bool = False
-    variant: str = "english"
+    rules: Rules = WCDF
     history: tuple[str, ...] = ()
     condoned: tuple[tuple[int, tuple[int, ...]], ...] = ()
     black: str = "?"
@@ -268,7 +242,7 @@ class GameRecord:
         """A record for a game starting now (``now`` as an ISO timestamp, for tests)."""
         started = now or _today()
         stamp = re.sub(r"[^0-9]", "", started[:19])
-        rules = rules or Rules()
+        rules = rules or WCDF
         # Milliseconds keep games started within one second in order (file names sort
         # by start time); the random part keeps two boards' files apart.
         millis = time.time_ns() // 1_000_000 % 1000
@@ -276,18 +250,13 @@ class GameRecord:
             id=f"{stamp[:8]}-{stamp[8:14]}-{millis:03d}{secrets.token_hex(2)}",
             started=started,
             start_fen=None if start is None or start == Position.start(rules) else start.fen(),
-            **_rule_fields(rules),
+            rules=rules,
             black=black,
             white=white,
             event=event,
             site=site,
             mode=mode,
         )
-
-    @property
-    def rules(self) -> Rules:
-        """The rules of the game (ValueError for a rule option that is not one)."""
-        return Rules(**{name: getattr(self, name) for name in _RULE_FIELDS})
 
     @property
     def start(self) -> Position:
@@ -327,10 +296,7 @@ class GameRecord:
 
     def to_game(self) -> Game:
         """Replay the moves; :class:`StoreError` names the first move that does not fit."""
-        try:
-            rules = self.rules
-        except ValueError as exc:
-            raise StoreError(f"game {self.id}: bad rules: {exc}") from exc
+        rules = self.rules
         try:
             game = Game(self.start, rules)
         except ValueError as exc:
@@ -356,7 +322,12 @@ class GameRecord:
     # -- JSON -------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        data = {"format": FORMAT_VERSION, **{k: v for k, v in self.__dict__.items() if k != "damaged"}}
+        data: dict[str, Any] = {"format": FORMAT_VERSION}
+        for key, value in self.__dict__.items():
+            if key == "rules":
+                data.update(self.rules.options())  # each option a key, as the format has always kept them
+            elif key != "damaged":
+                data[key] = value
         data["moves"] = list(self.moves)
         data["history"] = list(self.history)
         data["condoned"] = [{"ply": ply, "captures": list(captures)} for ply, captures in self.condoned]
@@ -382,7 +353,7 @@ class GameRecord:
         version = data.pop("format", None)
         if version != FORMAT_VERSION or type(version) is not int:
             raise StoreError(f"{where}: unknown format {_shown(version)} (expected {FORMAT_VERSION})")
-        known = set(cls.__dataclass_fields__) - {"damaged"}
+        known = (set(cls.__dataclass_fields__) - {"damaged", "rules"}) | set(OPTION_TYPES)
         unknown = set(data) - known
         if unknown:
             raise StoreError(f"{where}: unknown key {_shown(sorted(unknown)[0])}")
@@ -406,9 +377,10 @@ class GameRecord:
             if entry.startswith("huff ") and not _HUFF.fullmatch(entry):
                 raise StoreError(f"{where}: 'history' entry {_shown(entry)} must be 'huff S' with a square 1-32")
         data["condoned"] = _condoned_from_json(data.get("condoned", []), where)
-        for key, kind in _RULE_FIELDS.items():
-            if key in data and type(data[key]) is not kind:
-                raise StoreError(f"{where}: {key!r} must be a {'boolean' if kind is bool else 'string'}")
+        try:
+            data["rules"] = Rules.from_options({key: data.pop(key) for key in OPTION_TYPES if key in data})
+        except ValueError as exc:
+            raise StoreError(f"{where}: bad rules: {exc}") from exc
         fen = data.get("start_fen")
         if fen is not None and (not isinstance(fen, str) or len(fen) > 400 or not printable(fen)):
             raise StoreError(f"{where}: 'start_fen' must be a FEN string or null")
@@ -443,14 +415,9 @@ class GameRecord:
                     f"{where}: 'extra' tag {name!r} must be a string of at most {MAX_TAG} printable characters"
                 )
         try:
-            record = cls(**data)
+            return cls(**data)
         except TypeError as exc:
             raise StoreError(f"{where}: {exc}") from exc
-        try:
-            record.rules
-        except ValueError as exc:
-            raise StoreError(f"{where}: bad rules: {exc}") from exc
-        return record
 
     # -- PDN --------------------------------------------------------------------------
 
