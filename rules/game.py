@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from rules.move import IllegalMoveError, Move
 from rules.position import Color, Piece, Position
 from rules.settings import WCDF, Rules
-from rules.squares import Square, bit
+from squares import Square, bit
 
 #: Plies without progress (40 moves by each player) after which a draw can be claimed.
 FORTY_MOVES_PLIES = 80

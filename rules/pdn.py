@@ -48,7 +48,7 @@ from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
 from rules.move import Move
 from rules.position import Color, FenError, Position
 from rules.settings import WCDF, Rules
-from rules.squares import Square, parse_square, square_name
+from squares import Square, parse_square, square_name
 from rules.variants import gametype_tag, notation, numeric_fen, variant_for_gametype, variant_tag
 
 #: Results as written at the end of a game's moves; ``1-0`` means Black (who moves first) won.

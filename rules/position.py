@@ -20,16 +20,8 @@ from typing import NamedTuple
 from rules import movegen, variants
 from rules.move import AmbiguousMoveError, IllegalMoveError, Move
 from rules.settings import WCDF, Crowning, Rules
-from rules.squares import (
-    BLACK_CROWN_ROW,
-    FULL,
-    WHITE_CROWN_ROW,
-    Square,
-    bit,
-    check_square,
-    iter_squares,
-    mask_of,
-)
+from squares import FULL, Square, bit, check_square, iter_squares, mask_of
+from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 
 class Color(enum.IntEnum):

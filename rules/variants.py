@@ -1,7 +1,7 @@
 """The named variants played on this board, and the move generator for every rule option.
 
 Four games share the 8x8 board, its 32 dark squares and our PDN square numbers
-(1 = b8 ... 32 = g1, see :mod:`rules.squares`):
+(1 = b8 ... 32 = g1, see :mod:`squares`):
 
 ============  ========  ===================================================  ===========
 name          GameType  rules                                                first mover
@@ -47,8 +47,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rules.settings import WCDF, Crowning, Rules
-from rules.squares import (
-    BLACK_CROWN_ROW,
+from squares import (
     DIRECTIONS,
     FULL,
     NORTH_EAST,
@@ -56,11 +55,11 @@ from rules.squares import (
     RAYS,
     SOUTH_EAST,
     SOUTH_WEST,
-    WHITE_CROWN_ROW,
     Square,
     parse_square,
     square_name,
 )
+from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 # -- the named variants -----------------------------------------------------------------
 

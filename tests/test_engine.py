@@ -27,7 +27,7 @@ from rules.engine.search import capture_moves, move_id
 from rules.engine.tt import EXACT, LOWER, TranspositionTable, from_table, to_table
 from rules.engine.zobrist import key_from_boards
 from rules.variants import RUSSIAN
-from rules.squares import bit, mask_of
+from squares import bit, mask_of
 from helpers.games import scattered_pieces
 
 HOUSE_RULES = (

@@ -19,7 +19,7 @@ import pytest
 from rules import WCDF, Color, Game, Position
 from rules.engine import WIN, Engine, egdb
 from rules.engine.egdb import EndgameTables
-from rules.squares import bit
+from squares import bit
 
 #: How the engine plays in these tests: a fixed depth, so the result is the same on
 #: every machine (a few milliseconds per move here; a timed search goes far deeper in

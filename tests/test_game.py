@@ -10,7 +10,7 @@ import pytest
 
 from rules import BLACK, DRAW, WCDF, WHITE, Game, GameOverError, Move, Position, Result
 from rules.game import FORTY_MOVES_PLIES
-from rules.squares import bit
+from squares import bit
 
 
 def test_undo_restores_position_counts_and_quiet_plies() -> None:

@@ -31,7 +31,7 @@ import pytest
 from rules import WCDF, Position, Rules
 from rules.move import Move
 from rules.position import Color
-from rules.squares import file_of, rank_of, square_at
+from squares import file_of, rank_of, square_at
 
 try:  # py-draughts, another library, has the same import name: make sure it is pydraughts
     version("pydraughts")

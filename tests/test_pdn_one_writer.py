@@ -30,7 +30,7 @@ NAMES = ('Ann "The Rock" O\\Neil', "Bob \\ {Braces} [and] 'quotes'")
 
 
 def _sources() -> list[Path]:
-    return sorted(p for pkg in ("rules", "hal", "sim", "firmware") for p in (REPO / pkg).rglob("*.py"))
+    return sorted(p for pkg in ("squares", "rules", "hal", "sim", "firmware") for p in (REPO / pkg).rglob("*.py"))
 
 
 def _written_strings(tree: ast.AST) -> list[tuple[int, str]]:

@@ -400,7 +400,7 @@ def test_repetition_claim_exact_to_the_ply(style: str) -> None:
 
 def quiet_walk(fen: str, plies: int, seed: int = 3) -> list[str]:
     """King moves only, no capture ever possible, no position twice (so no repetition)."""
-    from rules.squares import bit
+    from squares import bit
 
     rng = random.Random(seed)
     for _ in range(200):
@@ -606,7 +606,7 @@ def test_replay_option_errors(args: list[str], message: str) -> None:
 def test_host_sets_the_ballot_before_the_first_move_only() -> None:
     from firmware.referee.arbiter import Referee
     from firmware.tracking.tracker import Tracker
-    from rules.squares import bit
+    from squares import bit
 
     referee = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(), mode="referee"), 0)
     assert [e.kind for e in referee.tick(0)] == ["clock"]

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rules import WCDF, Move, Position, Rules
 from rules.position import Color
-from rules.squares import bit, file_of, mask_of, rank_of
+from squares import bit, file_of, mask_of, rank_of
 
 RULES = st.sampled_from(
     [

@@ -25,7 +25,7 @@ from firmware.link.protocol import LinkError
 from firmware.referee.arbiter import RefereeSettings
 from firmware.simulator.hands import Hands
 from rules import BLACK, RUSSIAN, WHITE, Move, Position
-from rules.squares import bit
+from squares import bit
 
 from helpers.rig import Rig
 

@@ -28,7 +28,7 @@ from fpdf.enums import MethodReturnValue
 from firmware.sheets.model import PAPERS, SheetGame, printable, result_words, sentence
 from rules import BLACK, WHITE, Color, Position
 from rules.match import Match, points_text
-from rules.squares import file_of, row_of
+from squares import file_of, row_of
 from rules.variants import SUMMARIES, rules_for
 
 __all__ = ["PAPERS", "game_sheets", "match_sheet", "blank_sheet"]

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rules import Move, Position, Rules, WCDF
-from rules.squares import bit, mask_of
+from squares import bit, mask_of
 
 __all__ = ["Plan", "TurnTable", "ProgressView", "view_progress", "lowest_square"]
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 
 from rules.position import Color, Position
-from rules.squares import bit
+from squares import bit
 
 _rng = random.Random(0x5A0B_2157)  # fixed: keys must not change from run to run
 
