@@ -32,7 +32,7 @@ from firmware.wiring.template import (  # noqa: E402
     template_svg,
     tiles,
 )
-from hal.squares import square_name  # noqa: E402
+from squares import square_name  # noqa: E402
 
 SCHEMATICS = Path(__file__).resolve().parents[1] / "docs" / "schematics"
 SVG = "{http://www.w3.org/2000/svg}"

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 from firmware.wiring.geometry import BoardGeometry
 from firmware.wiring.schematic import CONSOLE_PINS, SEP, pin_plan
-from hal.squares import square_name
+from squares import square_name
 
 __all__ = [
     "cable_plan",
