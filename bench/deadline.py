@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.problems import PROBLEMS, cpu_ms, load, pieces_of, pieces_range, sample  # noqa: E402
-from rules import Position  # noqa: E402
+from rules import WCDF, Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
 from rules.engine.egdb import EndgameProbe  # noqa: E402
 
@@ -67,7 +67,7 @@ def play(fen: str, moves: int, movetime: int, probe: EndgameProbe | None, log: C
         log.watching = False
         spent.append((time.process_time() - started) * 1000)
         assert result.move is not None
-        position = position.apply(result.move)
+        position = position.apply(result.move, WCDF)
     return spent
 
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import Color, Game, Position  # noqa: E402
+from rules import WCDF, Color, Game, Position  # noqa: E402
 from rules.ballots import deck  # noqa: E402
 from rules.engine import KING_VALUE, MAN_VALUE, Engine  # noqa: E402
 from rules.engine.egdb import EndgameProbe  # noqa: E402
@@ -74,7 +74,7 @@ class GameRecord:
 
 
 def material_after(position: Position, move, color: Color) -> int:  # type: ignore[no-untyped-def]
-    after = position.apply(move)
+    after = position.apply(move, WCDF)
     own, opp = after.pieces_of(color), after.pieces_of(color.opponent)
     kings = after.kings
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rules import movegen  # noqa: E402
 from rules.engine.egdb import Material, boards_of, index_of, size_of  # noqa: E402
 from rules.engine.evaluation import bridge_term, endgame_knowledge, evaluate_boards  # noqa: E402
-from rules.squares import bit  # noqa: E402
+from squares import bit  # noqa: E402
 
 #: The bridge squares from the tables' side (the side to move plays Black's way).
 OWN_BRIDGE = bit(1) | bit(3)

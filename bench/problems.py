@@ -70,7 +70,7 @@ from rules import Color, Game, Move, Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
-from rules.squares import BLACK_CROWN_ROW, WHITE_CROWN_ROW  # noqa: E402
+from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO.parent / "shared" / "data" / "problems"

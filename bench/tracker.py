@@ -44,7 +44,7 @@ from firmware.tracking.table import TurnTable  # noqa: E402
 from hal.clock import VirtualClock  # noqa: E402
 from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer  # noqa: E402
 from hal.sensors import SensorEvent  # noqa: E402
-from rules import Game, Move, Position  # noqa: E402
+from rules import WCDF, Game, Move, Position  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
 from sim.board import SimBoard  # noqa: E402
 
@@ -83,7 +83,7 @@ class Run:
         flags = []
         pos = start
         for m in moves:
-            after = pos.apply(m)
+            after = pos.apply(m, WCDF)
             flags.append((m, not pos.kings & (1 << (m.start - 1)) and bool(after.kings & (1 << (m.end - 1)))))
             pos = after
         self.chunks = game_action_chunks(flags, rng, HumanStyle())
@@ -232,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for m in run.moves:
             legal_ms.append(timed(lambda: pos.legal_moves())[0])
             table_ms.append(timed(lambda: TurnTable(pos))[0])
-            pos = pos.apply(m)
+            pos = pos.apply(m, WCDF)
 
     def row(name: str, values: Sequence[float], peer: float | None = None) -> None:
         med, p95, top = percentiles(values)

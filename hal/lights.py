@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 from hal.clock import Clock
-from hal.squares import Cell, cell_to_square
+from squares import Cell, cell_to_square
 
 __all__ = [
     "RGB",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hal.lights import FrameKey
-from hal.squares import Cell, cell_to_square, parse_cell, square_name
+from squares import Cell, cell_to_square, parse_cell, square_name
 
 __all__ = ["LAYOUTS", "ORIGINS", "PixelMap", "cell_order", "build_pixel_map"]
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from hal.squares import ALL_SQUARES_MASK, squares_in
+from squares import FULL, iter_squares
 
 __all__ = [
     "SensorEvent",
@@ -53,9 +53,9 @@ class Sensors(Protocol):
 
 def squares_of(mask: int) -> list[int]:
     """The squares set in an occupancy mask, ascending."""
-    if mask < 0 or mask > ALL_SQUARES_MASK:
+    if mask < 0 or mask > FULL:
         raise ValueError(f"occupancy must fit in 32 bits, got {mask:#x}")
-    return list(squares_in(mask))
+    return list(iter_squares(mask))
 
 
 def mask_of(squares: Iterable[int]) -> int:
@@ -71,7 +71,7 @@ def mask_of(squares: Iterable[int]) -> int:
 def diff_events(old: int, new: int, t_ms: int) -> list[SensorEvent]:
     """Events turning occupancy ``old`` into ``new``, all at ``t_ms``, by square."""
     changed = old ^ new
-    return [SensorEvent(s, bool(new >> (s - 1) & 1), t_ms) for s in squares_in(changed)]
+    return [SensorEvent(s, bool(new >> (s - 1) & 1), t_ms) for s in iter_squares(changed)]
 
 
 class EventQueue:

@@ -18,7 +18,8 @@ Games in PDN, and the other games played on this board::
     >>> Position.start(RUSSIAN).turn.name
     'WHITE'
 
-The modules behind these names: :mod:`rules.squares`, :mod:`rules.move`,
+The modules behind these names: :mod:`squares` (the board's squares, below the rules
+core and the hardware layer alike), :mod:`rules.move`,
 :mod:`rules.position`, :mod:`rules.game`, :mod:`rules.settings`, :mod:`rules.variants`,
 :mod:`rules.pdn`, :mod:`rules.perft` (``perft`` and ``divide``; not re-exported here,
 where the name ``rules.perft`` stays the module), :mod:`rules.ballots` and
@@ -59,7 +60,7 @@ from rules.position import (
     parse_move_squares,
 )
 from rules.settings import WCDF, Crowning, Rules
-from rules.squares import SQUARES, Square, parse_square, square_name
+from squares import SQUARES, Square, parse_square, square_name
 from rules.variants import ENGLISH, GIVEAWAY, POOL, RUSSIAN, VARIANTS, rules_for
 
 __all__ = [

@@ -60,7 +60,7 @@ class Ballot(NamedTuple):
         for text in self.moves:
             move = position.parse_move(text, rules)
             out.append(move)
-            position = position.apply(move)
+            position = position.apply(move, rules)
         return out
 
     def position(self, rules: Rules = WCDF) -> Position:
@@ -76,7 +76,7 @@ class Ballot(NamedTuple):
 def _position_after(ballot: Ballot, rules: Rules) -> Position:
     position = Position.start()
     for move in ballot.play_moves(rules):
-        position = position.apply(move)
+        position = position.apply(move, rules)
     return position
 
 

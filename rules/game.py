@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from rules.move import IllegalMoveError, Move
 from rules.position import Color, Piece, Position
 from rules.settings import WCDF, Rules
-from rules.squares import Square, bit
+from squares import Square, bit
 
 #: Plies without progress (40 moves by each player) after which a draw can be claimed.
 FORTY_MOVES_PLIES = 80
@@ -47,7 +47,7 @@ class Result:
     """How a game ended: ``score`` is ``1-0`` (Black won), ``0-1`` or ``1/2-1/2``."""
 
     score: str
-    reason: str  # no-moves, resign, forfeit, agreement, repetition, forty-moves, time, ...
+    reason: str  # no-moves, resign, forfeit, agreement, repetition, forty-moves, time, ... (see reason_words)
 
     @property
     def winner(self) -> Color | None:
@@ -60,6 +60,39 @@ class Result:
 
 def win_for(color: Color) -> str:
     return BLACK_WINS if color == Color.BLACK else WHITE_WINS
+
+
+#: How a game's end reads, by the reason its result gives (other reasons as they are).
+_REASON_WORDS = {
+    "resign": "resignation",
+    "repetition": "repetition",
+    "forty-moves": "forty-move rule",
+    "agreement": "agreement",
+}
+
+
+def reason_words(score: str, reason: str, final: Position | None = None) -> str:
+    """Why a game ended, in words: a side that cannot move is named, and said to have no
+    pieces left when that is why (``final``, the last position, tells).
+
+    >>> reason_words("1-0", "no-moves", Position.from_fen("W:W:B23,1"))
+    'White has no pieces left'
+    >>> reason_words("1-0", "no-moves", Position.from_fen("W:W5:B1,9,10"))
+    'White cannot move'
+    >>> reason_words("0-1", "resign")
+    'resignation'
+    """
+    if reason == "no-moves":
+        # The side to move at the end is the one without a move (the winner, in giveaway).
+        if final is not None:
+            stuck = final.turn
+        else:
+            stuck = Color.WHITE if score == BLACK_WINS else Color.BLACK
+        side = stuck.name.title()
+        if final is not None and not final.pieces_of(stuck):
+            return f"{side} has no pieces left"
+        return f"{side} cannot move"
+    return _REASON_WORDS.get(reason, reason)
 
 
 class GameOverError(RuntimeError):

@@ -17,8 +17,7 @@ back to it. A man that reaches the king row stops there (WCDF 1.16).
 
 from __future__ import annotations
 
-from rules.squares import (
-    BLACK_CROWN_ROW,
+from squares import (
     DIRECTIONS,
     EVEN_ROWS,
     FILE_A,
@@ -30,8 +29,8 @@ from rules.squares import (
     RAYS,
     SOUTH_EAST,
     SOUTH_WEST,
-    WHITE_CROWN_ROW,
 )
+from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 EVEN_NOT_H = EVEN_ROWS & ~FILE_H
 ODD_NOT_A = ODD_ROWS & ~FILE_A

@@ -48,7 +48,7 @@ from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
 from rules.move import Move
 from rules.position import Color, FenError, Position
 from rules.settings import WCDF, Rules
-from rules.squares import Square, parse_square, square_name
+from squares import Square, parse_square, square_name
 from rules.variants import gametype_tag, notation, numeric_fen, variant_for_gametype, variant_tag
 
 #: Results as written at the end of a game's moves; ``1-0`` means Black (who moves first) won.
@@ -691,32 +691,40 @@ def explain_illegal(position: Position, squares: Sequence[Square], rules: Rules 
     must_capture = _must_capture(rules) and legal[0].is_capture
     own = [m for m in legal if m.start == start]
     if must_capture and not any(m.end == end for m in own):
-        texts = ", ".join(move_text(position, m, rules) for m in legal)
+        texts = ", ".join(move_text(position, m, rules, numbers=True) for m in legal)
         return f"a capture is compulsory: {texts}"
     if not own:
         return f"the {name} cannot move"
     if any(m.end == end for m in own):
         path = "-".join(str(s) for s in squares)
         return f"no capture route of the {name} passes through {path}"
-    texts = ", ".join(move_text(position, m, rules) for m in own)
+    texts = ", ".join(move_text(position, m, rules, numbers=True) for m in own)
     return f"the {name} cannot go to {end}; it can play {texts}"
 
 
 # -- writing ------------------------------------------------------------------------------
 
 
-def move_text(position: Position, move: Move, rules: Rules = WCDF) -> str:
-    """PDN for a legal move: ``11x18``, or the full path when another route has the same ends.
+def move_text(position: Position, move: Move, rules: Rules, *, numbers: bool = False) -> str:
+    """A move as it is written: ``11x18``, or the whole path when another legal route has
+    the same ends; in the variant's notation (``c3:e5`` in Russian draughts) unless
+    ``numbers`` asks for square numbers whatever the variant (what event lines and the
+    link carry). The one move text: PDN files, sheets, records and lines all use it.
 
     >>> pos = Position.from_fen("B:W6,7,14,15:B2")
-    >>> sorted(move_text(pos, m) for m in pos.legal_moves())
+    >>> sorted(move_text(pos, m, WCDF) for m in pos.legal_moves())
     ['2x11x18', '2x9x18']
+    >>> from rules.variants import RUSSIAN
+    >>> move_text(Position.start(RUSSIAN), Move((22, 18)), RUSSIAN)
+    'c3-d4'
     """
-    if move.is_capture:
-        for other in position.legal_moves(rules):
-            if other != move and other.start == move.start and other.end == move.end:
-                return move.pdn(full=True)
-    return move.pdn()
+    full = move.is_capture and any(
+        other != move and other.start == move.start and other.end == move.end for other in position.legal_moves(rules)
+    )
+    if numbers or notation(rules) == "numeric":
+        return move.pdn(full)
+    squares = move.path if full else (move.start, move.end)
+    return (":" if move.is_capture else "-").join(square_name(s) for s in squares)
 
 
 def write_game(
@@ -759,14 +767,6 @@ def write_game(
     return _write(game.start, game.moves, game.rules, tags, notes, result)
 
 
-def _notated(text: str, rules: Rules) -> str:
-    """``text`` (``22-18``, ``22x15``) in the variant's notation: ``c3-d4``, ``c3:e5`` in Russian."""
-    if notation(rules) == "numeric":
-        return text
-    sep = "-" if "-" in text else ":"
-    return sep.join(square_name(int(s)) for s in re.split(r"[-x]", text))
-
-
 def fen_text(position: Position, rules: Rules) -> str:
     """The FEN of ``position``, with a1-h8 square names where the variant writes them.
 
@@ -785,9 +785,130 @@ def write_games(games: Iterable[PdnGame]) -> str:
     return "\n".join(g.pdn() for g in games)
 
 
-def _escape(value: str) -> str:
+def tag_value(value: str) -> str:
+    r"""A tag's value as written between its quotes: one line, ``\`` and ``"`` escaped
+    (what the reader undoes).
+
+    >>> print(tag_value('Ann "The Rock" O\\Neil'))
+    Ann \"The Rock\" O\\Neil
+    """
     value = " ".join(value.splitlines())
     return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+class PdnExporter:
+    """The one PDN writer: a walk over a game visits its tags, then its moves and
+    comments in order, then its result, and this writes them (the way python-chess's
+    PGN exporter is a visitor its games accept).
+
+    What differs between the writers (a board's record with its huffs and forced jumps,
+    a referee's notes, a hall's state) is what they visit, never how it is written: the
+    tag order and escapes, the move numbers, the notation of the variant, comments and
+    the line width are all here.
+
+    >>> out = PdnExporter(Position.start(), WCDF)
+    >>> out.visit_tags({"Black": 'Ann "A" B', "Event": "Club"}, "*")
+    >>> out.visit_move(Position.start(), Move((11, 15)))
+    >>> out.visit_comment("a {sharp} move")
+    >>> out.visit_result("*")
+    >>> print(out.text())  # doctest: +NORMALIZE_WHITESPACE
+    [Event "Club"] [Site "?"] [Date "????.??.??"] [Round "?"] [Black "Ann \\"A\\" B"]
+    [White "?"] [Result "*"]
+    <BLANKLINE>
+    1. 11-15 {a (sharp) move} *
+    """
+
+    def __init__(self, start: Position, rules: Rules, *, width: int = LINE_WIDTH) -> None:
+        self.start = start
+        self.rules = rules
+        self.width = width
+        self._head: list[str] = []
+        self._tokens: list[str] = []
+        # Each move number starts with the first mover's move (White's in Russian draughts).
+        self._first = Color.WHITE if rules.first_mover == "white" else Color.BLACK
+        self._first_to_move = start.turn is self._first
+        self._number = 1
+        self._after_comment = True
+
+    def visit_tags(self, tags: Mapping[str, str], result: str) -> None:
+        """The tag pairs: the seven-tag roster first (``?`` when unknown), ``result`` as
+        ``Result``, the others as given; the variant's ``GameType`` (and ``Variant``),
+        and ``SetUp`` and ``FEN`` when the game starts elsewhere, from the game itself."""
+        result = _checked_result(result)
+        ordered: dict[str, str] = {}
+        for name in ROSTER:
+            value = _tag(tags, name)
+            ordered[name] = value if value is not None else _ROSTER_DEFAULTS.get(name, "?")
+        ordered["Result"] = result
+        roster = {name.lower() for name in ROSTER}
+        for name, value in tags.items():
+            if name.lower() not in roster and name.lower() not in ("setup", "fen"):
+                ordered[name] = value
+        rules = self.rules
+        if rules.variant != "english":
+            for name in [n for n in ordered if n.lower() in ("gametype", "variant")]:
+                del ordered[name]
+            ordered["GameType"] = gametype_tag(rules)
+            tag = variant_tag(rules)
+            if tag is not None:
+                ordered["Variant"] = tag
+        if self.start != Position.start(rules):
+            ordered["SetUp"] = "1"
+            ordered["FEN"] = fen_text(self.start, rules)
+        for name in ordered:
+            if not _TAG_NAME.fullmatch(name):
+                raise ValueError(f"tag name {name!r}: use letters, digits and _ only")
+        self._head = [f'[{name} "{tag_value(value)}"]' for name, value in ordered.items()]
+
+    def visit_move(self, position: Position, move: Move) -> None:
+        """A move made in ``position``, numbered, in the variant's notation."""
+        self.visit_move_as_written(move_text(position, move, self.rules))
+
+    def visit_move_as_written(self, text: str) -> None:
+        """A move kept only as its text (a record that no longer replays is still written
+        move by move, never dropped)."""
+        if self._first_to_move:
+            self._tokens.append(f"{self._number}.")
+        else:
+            if self._after_comment:
+                self._tokens.append(f"{self._number}...")
+            self._number += 1
+        self._tokens.append(text)
+        self._first_to_move = not self._first_to_move
+        self._after_comment = False
+
+    def visit_comment(self, text: str) -> None:
+        """A comment where the walk is. A comment cannot hold a closing brace (PDN has no
+        escape for it): braces are written as parentheses."""
+        words = _clean_comment(text.replace("{", "(").replace("}", ")")).split()
+        if words:
+            words[0] = "{" + words[0]
+            words[-1] = words[-1] + "}"
+            self._tokens.extend(words)
+            self._after_comment = True
+
+    def visit_result(self, result: str) -> None:
+        self._tokens.append(_checked_result(result))
+
+    def text(self) -> str:
+        """The game's PDN: the tags, a blank line, the moves wrapped at ``width`` columns."""
+        body: list[str] = []
+        line = ""
+        for token in self._tokens:
+            if line and len(line) + 1 + len(token) > self.width:
+                body.append(line)
+                line = token
+            else:
+                line = f"{line} {token}" if line else token
+        body.append(line)
+        return "\n".join(self._head) + "\n\n" + "\n".join(body) + "\n"
+
+
+def _checked_result(result: str) -> str:
+    result = _RESULT_ALIASES.get(result, result)
+    if result not in RESULTS:
+        raise ValueError(f"{result!r} is not a result (1-0, 0-1, 1/2-1/2 or *)")
+    return result
 
 
 def _write(
@@ -798,84 +919,28 @@ def _write(
     comments: Mapping[int, str | Sequence[str]],
     result: str,
 ) -> str:
-    result = _RESULT_ALIASES.get(result, result)
-    if result not in RESULTS:
-        raise ValueError(f"{result!r} is not a result (1-0, 0-1, 1/2-1/2 or *)")
-    setup_tags = {"setup", "fen"}
-    ordered: dict[str, str] = {}
-    for name in ROSTER:
-        value = _tag(tags, name)
-        ordered[name] = value if value is not None else _ROSTER_DEFAULTS.get(name, "?")
-    ordered["Result"] = result
-    roster = {name.lower() for name in ROSTER}
-    for name, value in tags.items():
-        if name.lower() not in roster and name.lower() not in setup_tags:
-            ordered[name] = value
-    if rules.variant != "english":
-        # The game's own GameType (and Variant), whatever the tags said.
-        for name in [n for n in ordered if n.lower() in ("gametype", "variant")]:
-            del ordered[name]
-        ordered["GameType"] = gametype_tag(rules)
-        tag = variant_tag(rules)
-        if tag is not None:
-            ordered["Variant"] = tag
-    if start != Position.start(rules):
-        ordered["SetUp"] = "1"
-        ordered["FEN"] = fen_text(start, rules)
-    for name in ordered:
-        if not _TAG_NAME.fullmatch(name):
-            raise ValueError(f"tag name {name!r}: use letters, digits and _ only")
-    head = [f'[{name} "{_escape(value)}"]' for name, value in ordered.items()]
-
+    """The walk over a game's moves with comments by ply."""
     for ply in comments:
         if ply < 0:
             raise ValueError(f"comment at ply {ply}: plies count from 0 (before the first move)")
+    out = PdnExporter(start, rules)
+    out.visit_tags(tags, result)
 
-    def comment_words(ply: int) -> list[str]:
+    def comment(ply: int) -> None:
         found = comments.get(ply)
-        if not found:
-            return []
-        words: list[str] = []
-        for text in [found] if isinstance(found, str) else found:
-            # A comment cannot hold a closing brace; PDN has no escape for it.
-            parts = _clean_comment(text.replace("{", "(").replace("}", ")")).split()
-            if parts:
-                parts[0] = "{" + parts[0]
-                parts[-1] = parts[-1] + "}"
-                words.extend(parts)
-        return words
+        for text in [found] if isinstance(found, str) else found or ():
+            out.visit_comment(text)
 
-    tokens: list[str] = comment_words(0)
+    comment(0)
     position = start
-    # Each move number starts with the first mover's move (White's in Russian draughts).
-    first = Color.WHITE if rules.first_mover == "white" else Color.BLACK
-    offset = 0 if start.turn is first else 1
-    after_comment = True
-    for ply, move in enumerate(moves):
-        number = (ply + offset) // 2 + 1
-        if position.turn is first:
-            tokens.append(f"{number}.")
-        elif after_comment:
-            tokens.append(f"{number}...")
-        tokens.append(_notated(move_text(position, move, rules), rules))
+    for ply, move in enumerate(moves, 1):
+        out.visit_move(position, move)
         position = position.apply(move, rules)
-        words = comment_words(ply + 1)
-        tokens.extend(words)
-        after_comment = bool(words)
+        comment(ply)
     for ply in sorted(p for p in comments if p > len(moves)):
-        tokens.extend(comment_words(ply))
-    tokens.append(result)
-
-    body: list[str] = []
-    line = ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > LINE_WIDTH:
-            body.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    body.append(line)
-    return "\n".join(head) + "\n\n" + "\n".join(body) + "\n"
+        comment(ply)
+    out.visit_result(result)
+    return out.text()
 
 
 __all__ = [
@@ -884,6 +949,7 @@ __all__ = [
     "PdnError",
     "PdnGame",
     "PdnNote",
+    "PdnExporter",
     "RESULTS",
     "candidates",
     "decode",
@@ -894,6 +960,7 @@ __all__ = [
     "read_game",
     "read_games",
     "replay",
+    "tag_value",
     "write_game",
     "write_games",
 ]

@@ -20,16 +20,8 @@ from typing import NamedTuple
 from rules import movegen, variants
 from rules.move import AmbiguousMoveError, IllegalMoveError, Move
 from rules.settings import WCDF, Crowning, Rules
-from rules.squares import (
-    BLACK_CROWN_ROW,
-    FULL,
-    WHITE_CROWN_ROW,
-    Square,
-    bit,
-    check_square,
-    iter_squares,
-    mask_of,
-)
+from squares import FULL, Square, bit, check_square, iter_squares, mask_of
+from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 
 class Color(enum.IntEnum):
@@ -230,11 +222,13 @@ class Position(NamedTuple):
             raise IllegalMoveError(f"{move.pdn(full=True)} is not legal in {self.fen()}")
         return self.apply(move, rules)
 
-    def apply(self, move: Move, rules: Rules = WCDF) -> Position:
+    def apply(self, move: Move, rules: Rules) -> Position:
         """The position after ``move`` without checking that it is legal.
 
         ``rules`` matter only where a man crowned mid-capture goes on jumping (Russian
-        draughts): it is then a king even though its move ends off the king row.
+        draughts): it is then a king even though its move ends off the king row. They
+        have no default: nothing checks the move against them, so English rules taken
+        by default would make a Russian capture's king a man without a word.
         """
         frm, to = bit(move.start), bit(move.end)
         taken = mask_of(move.captures)
@@ -256,7 +250,7 @@ class Position(NamedTuple):
         black, white = (own, opp) if mover is Color.BLACK else (opp, own)
         return Position(black, white, kings, mover.opponent)
 
-    def crowns(self, move: Move, rules: Rules = WCDF) -> bool:
+    def crowns(self, move: Move, rules: Rules) -> bool:
         """Whether ``move`` crowns a man (under ``rules``: see :func:`rules.variants.crowns`)."""
         if not rules.fast_path:
             return variants.crowns(move.path, bool(self.kings & bit(move.start)), self.turn is Color.BLACK, rules)
@@ -402,12 +396,12 @@ def parse_fen(fen: str) -> Position:
     return Position(black, white, kings, turn)
 
 
-def positions_of(moves: Iterable[Move], start: Position | None = None) -> list[Position]:
-    """The positions a sequence of moves passes through, starting position included."""
-    pos = start or Position.start()
+def positions_of(moves: Iterable[Move], rules: Rules, start: Position | None = None) -> list[Position]:
+    """The positions a sequence of moves passes through under ``rules``, starting position included."""
+    pos = start or Position.start(rules)
     out = [pos]
     for move in moves:
-        pos = pos.apply(move)
+        pos = pos.apply(move, rules)
         out.append(pos)
     return out
 

@@ -16,8 +16,9 @@ The named variants (Russian draughts, pool checkers, giveaway) are ready-made va
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import TypedDict, Unpack
+from typing import Any
 
 
 class Crowning(enum.Enum):
@@ -41,20 +42,6 @@ class Crowning(enum.Enum):
 
 
 _COLORS = ("black", "white")
-
-
-class RuleOptions(TypedDict, total=False):
-    """The options of :class:`Rules`, for :meth:`Rules.with_options`."""
-
-    men_capture_backward: bool
-    captures_compulsory: bool
-    flying_kings: bool
-    crowning: Crowning
-    kings_capture_first: bool
-    huffing: bool
-    first_mover: str
-    giveaway: bool
-    variant: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +101,49 @@ class Rules:
             not self.flying_kings and self.crowning is Crowning.ENDS_MOVE and not self.kings_capture_first,
         )
 
-    def with_options(self, **changes: Unpack[RuleOptions]) -> Rules:
-        """A copy with some options changed."""
+    def with_options(self, **changes: Any) -> Rules:
+        """A copy with some options changed; ValueError names an option that is none.
+
+        >>> WCDF.with_options(huffing=True).huffing
+        True
+        >>> WCDF.with_options(hufing=True)
+        Traceback (most recent call last):
+        ...
+        ValueError: 'hufing' is not a rule option (men_capture_backward, captures_compulsory, \
+flying_kings, crowning, kings_capture_first, huffing, first_mover, giveaway, variant)
+        """
+        unknown = sorted(set(changes) - set(OPTION_TYPES))
+        if unknown:
+            raise ValueError(f"{unknown[0]!r} is not a rule option ({', '.join(OPTION_TYPES)})")
         return replace(self, **changes)
+
+    def options(self) -> dict[str, bool | str]:
+        """Every option as a JSON value, in order (``crowning`` as its name): what a saved
+        game keeps. :meth:`from_options` reads it back.
+
+        >>> Rules(huffing=True).options()["huffing"], WCDF.options()["crowning"]
+        (True, 'ends-move')
+        """
+        values = {name: getattr(self, name) for name in OPTION_TYPES}
+        return {name: (value.value if isinstance(value, enum.Enum) else value) for name, value in values.items()}
+
+    @classmethod
+    def from_options(cls, data: Mapping[str, object]) -> Rules:
+        """Rules from :meth:`options` (those missing take their defaults); ValueError names
+        an option of the wrong JSON type or value.
+
+        >>> Rules.from_options({"huffing": "yes"})
+        Traceback (most recent call last):
+        ...
+        ValueError: 'huffing' must be a boolean
+        """
+        for name, value in data.items():
+            kind = OPTION_TYPES.get(name)
+            if kind is None:
+                raise ValueError(f"{name!r} is not a rule option ({', '.join(OPTION_TYPES)})")
+            if type(value) is not kind:
+                raise ValueError(f"{name!r} must be a {'boolean' if kind is bool else 'string'}")
+        return cls(**data)  # type: ignore[arg-type]  # names and JSON types checked above
 
     @property
     def is_standard(self) -> bool:
@@ -134,7 +161,7 @@ class Rules:
 
     def option_names(self) -> list[str]:
         """The rule fields, in order (the derived ``must_capture``/``fast_path`` left out)."""
-        return [f.name for f in fields(self) if f.init]
+        return list(OPTION_TYPES)
 
     def describe(self) -> str:
         """The options that differ from WCDF, for logs and PDN comments.
@@ -147,3 +174,11 @@ class Rules:
 
 
 WCDF = Rules()
+
+#: The rule options, in order, each with the JSON type it is kept as (an enum as its
+#: name): derived from the fields of :class:`Rules`, the one place they are listed.
+OPTION_TYPES: dict[str, type] = {
+    f.name: str if isinstance(getattr(WCDF, f.name), (str, enum.Enum)) else type(getattr(WCDF, f.name))
+    for f in fields(Rules)
+    if f.init
+}

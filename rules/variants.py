@@ -1,7 +1,7 @@
 """The named variants played on this board, and the move generator for every rule option.
 
 Four games share the 8x8 board, its 32 dark squares and our PDN square numbers
-(1 = b8 ... 32 = g1, see :mod:`rules.squares`):
+(1 = b8 ... 32 = g1, see :mod:`squares`):
 
 ============  ========  ===================================================  ===========
 name          GameType  rules                                                first mover
@@ -46,10 +46,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rules.move import Move
 from rules.settings import WCDF, Crowning, Rules
-from rules.squares import (
-    BLACK_CROWN_ROW,
+from squares import (
     DIRECTIONS,
     FULL,
     NORTH_EAST,
@@ -57,11 +55,11 @@ from rules.squares import (
     RAYS,
     SOUTH_EAST,
     SOUTH_WEST,
-    WHITE_CROWN_ROW,
     Square,
     parse_square,
     square_name,
 )
+from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 # -- the named variants -----------------------------------------------------------------
 
@@ -192,18 +190,6 @@ def notation(rules: Rules) -> str:
 def square_text(square: Square, rules: Rules = WCDF) -> str:
     """A square as the variant's books write it: ``22`` in English, ``c3`` in Russian."""
     return square_name(square) if notation(rules) == "algebraic" else str(square)
-
-
-def move_text(move: Move, rules: Rules = WCDF, full: bool = False) -> str:
-    """A move in the variant's notation: ``22-18`` or, for Russian, ``c3-d4``/``c3:e5``.
-
-    Russian notation separates the squares of a capture with ``:``.
-    """
-    if notation(rules) == "numeric":
-        return move.pdn(full)
-    squares = move.path if (full and move.is_capture) else (move.start, move.end)
-    sep = ":" if move.is_capture else "-"
-    return sep.join(square_name(s) for s in squares)
 
 
 def numeric_fen(fen: str) -> str:
@@ -505,7 +491,6 @@ __all__ = [
     "gametype_tag",
     "has_legal_move",
     "legal_routes",
-    "move_text",
     "names",
     "notation",
     "numeric_fen",

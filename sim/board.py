@@ -28,7 +28,7 @@ from hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
 from hal.clock import Clock
 from hal.lights import RGB, Frame, FrameKey, normalize_frame
 from hal.sensors import EventQueue, SensorEvent, diff_events, mask_of
-from hal.squares import neighbours, square_name
+from squares import neighbours, square_name
 
 __all__ = ["SimBoard", "SimError", "LitFrame", "SimSensors", "SimLights", "SimButtons"]
 

@@ -162,7 +162,7 @@ def test_game_over_shows_the_result_and_writes_pdn(make_rig: MakeRig) -> None:
     ]
     # Black's pieces light up in the winner's colour; the last move's start stays dim.
     assert rig.lit == {1: PAL.win, 23: PAL.win, 14: dim(PAL.last_from)}
-    assert rig.app.view().status == "Game over: Black wins (the other side cannot move)"
+    assert rig.app.view().status == "Game over: Black wins (White has no pieces left)"
     saved = rig.of_kind("game-saved")
     assert len(saved) == 1 and saved[0]["result"] == "1-0"
     record = GameFile.read(Path(saved[0]["path"]))

@@ -22,7 +22,7 @@ import firmware
 from firmware import config
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("rules", "hal", "sim", "firmware")
+PACKAGES = ("squares", "rules", "hal", "sim", "firmware")
 
 
 @dataclass(frozen=True)
@@ -260,6 +260,13 @@ def test_firmware_packages_import_only_the_layers_below() -> None:
     assert bad == []
 
 
+def test_the_squares_import_nothing_of_ours() -> None:
+    """``squares`` is below both the rules core and the hardware layer: it stands alone."""
+    bad = [f"{imp.importer}:{imp.line}: imports {imp.module}" for imp in all_imports() if imp.importer == "squares"]
+    assert bad == []
+    assert "squares" in modules() and not any(name.endswith(".squares") for name in modules())
+
+
 def test_rules_hal_and_sim_import_no_firmware() -> None:
     bad = [
         f"{imp.importer}:{imp.line}: imports {imp.module}"
@@ -407,10 +414,11 @@ def drawn_tiers() -> list[tuple[str, ...]]:
 
 
 def test_the_drawing_is_the_layers() -> None:
-    """The tiers drawn, top to bottom, are ``firmware.LAYERS`` (then rules, hal and sim)."""
-    *firmware_tiers, bottom = drawn_tiers()
+    """The tiers drawn, top to bottom, are ``firmware.LAYERS`` (then rules, hal and sim,
+    then the squares below them all)."""
+    *firmware_tiers, bottom, squares = drawn_tiers()
     assert firmware_tiers[::-1] == list(firmware.LAYERS)
-    assert bottom[0].startswith("rules")
+    assert bottom[0].startswith("rules") and squares == ("squares",)
 
 
 # -- events ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rules import Game, Position
+from rules import WCDF, Game, Position
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -34,7 +34,10 @@ def test_forty_moves_and_the_ply_limit() -> None:
         game.play(
             min(
                 game.legal_moves(),
-                key=lambda m: (bool(game.position.apply(m).captures()), game.repetitions(game.position.apply(m))),
+                key=lambda m: (
+                    bool(game.position.apply(m, WCDF).captures()),
+                    game.repetitions(game.position.apply(m, WCDF)),
+                ),
             )
         )
     end = games.game_end(game)

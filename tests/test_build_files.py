@@ -22,7 +22,7 @@ from firmware.wiring.kit import build_files, check_all  # noqa: E402
 from firmware.wiring.plans import PITCH_MM, STRIPS, cable_plan, stripboard_svg  # noqa: E402
 from firmware.wiring.schematic import OPTIONS, SEP, pin_plan  # noqa: E402
 from firmware.wiring.template import MARGIN_MM, OVERLAP_MM, PAPERS, seam_marks, template_pdf, template_svg, tiles  # noqa: E402
-from hal.squares import square_name  # noqa: E402
+from squares import square_name  # noqa: E402
 
 SCHEMATICS = Path(__file__).resolve().parents[1] / "docs" / "schematics"
 SVG = "{http://www.w3.org/2000/svg}"

@@ -24,7 +24,7 @@ import pytest
 
 from rules import BLACK, WHITE, Position
 from rules.pdn import PdnGame, read_game, read_games
-from rules.squares import file_of, rank_of, square_at
+from squares import file_of, rank_of, square_at
 
 GAME_FILES = {
     "tinsley.pdn": 724,

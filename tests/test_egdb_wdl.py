@@ -14,7 +14,7 @@ from bench.games import game_end  # noqa: E402
 from firmware.cli import main  # noqa: E402
 from firmware.egdb import SHIPPED, blocks, file_name, load_probe, load_table, wdl_name  # noqa: E402
 from firmware.egdb.wdl import pack, pack_folder  # noqa: E402
-from rules import Game, Position  # noqa: E402
+from rules import WCDF, Game, Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
 from rules.engine.egdb import (  # noqa: E402
     LOST,
@@ -117,7 +117,7 @@ def test_a_won_ending_is_kept_won_and_scored_above_any_evaluation(mixed: Path) -
     for depth in (1, 3):
         move = Engine(egdb=probe).search(drawn, depth=depth).move
         assert move is not None
-        after = drawn.apply(move)
+        after = drawn.apply(move, WCDF)
         assert probe.probe_position(after) is not None
         assert probe.probe_position(after)[0] == "draw"  # type: ignore[index]
 

@@ -27,7 +27,7 @@ from rules.engine.search import capture_moves, move_id
 from rules.engine.tt import EXACT, LOWER, TranspositionTable, from_table, to_table
 from rules.engine.zobrist import key_from_boards
 from rules.variants import RUSSIAN
-from rules.squares import bit, mask_of
+from squares import bit, mask_of
 from helpers.games import scattered_pieces
 
 HOUSE_RULES = (
@@ -46,7 +46,7 @@ def random_positions(count: int, seed: int, rules: Rules = WCDF) -> list[Positio
     while len(out) < count:
         position = Position.start()
         for _ in range(rng.randrange(4, 120)):
-            after = position.apply(rng.choice(position.legal_moves(rules)))
+            after = position.apply(rng.choice(position.legal_moves(rules)), rules)
             if not after.legal_moves(rules):
                 break
             position = after
@@ -86,7 +86,7 @@ def test_every_move_is_legal(rules: Rules) -> None:
             p = position
             for move in result.pv:
                 assert move in p.legal_moves(rules), (position.fen(), result.pv)
-                p = p.apply(move)
+                p = p.apply(move, WCDF)
         else:
             assert result.move is None and result.pv == ()
 
@@ -151,7 +151,7 @@ def test_optional_capture_is_declined_when_it_loses() -> None:
     position = Position.from_fen("B:W20,22,23:B7,16,17")
     capture = Move((17, 26), (22,))
     assert position.captures() == [capture]
-    assert any(len(m.captures) == 2 for m in position.apply(capture).legal_moves())
+    assert any(len(m.captures) == 2 for m in position.apply(capture, WCDF).legal_moves())
     optional = Rules(captures_compulsory=False)
     move = Engine(optional).search(position, depth=6).move
     assert move in position.legal_moves(optional) and not move.is_capture
@@ -297,8 +297,8 @@ def test_win_scores_count_plies() -> None:
 def test_repetition_counts_as_a_draw() -> None:
     # One king each: White's king on 1 has two moves, 1-5 and 1-6.
     position = Position.from_fen("W:WK1:BK25")
-    mine = [position.apply(m) for m in position.legal_moves()]
-    replies = [p.apply(m) for p in mine for m in p.legal_moves()]
+    mine = [position.apply(m, WCDF) for m in position.legal_moves()]
+    replies = [p.apply(m, WCDF) for p in mine for m in p.legal_moves()]
     assert len(mine) == 2
     assert Engine().search(position, depth=3).score != 0
     # Going back to a position of the game is a draw for the side that searches: it

@@ -16,10 +16,10 @@ from functools import cache
 
 import pytest
 
-from rules import Color, Game, Position
+from rules import WCDF, Color, Game, Position
 from rules.engine import WIN, Engine, egdb
 from rules.engine.egdb import EndgameTables
-from rules.squares import bit
+from squares import bit
 
 #: How the engine plays in these tests: a fixed depth, so the result is the same on
 #: every machine (a few milliseconds per move here; a timed search goes far deeper in
@@ -64,7 +64,7 @@ def solve(roots: list[Position]) -> dict[Position, Value | None]:
     while i < len(positions):
         kids = []
         for move in positions[i].legal_moves():
-            child = positions[i].apply(move)
+            child = positions[i].apply(move, WCDF)
             if child not in index:
                 index[child] = len(positions)
                 positions.append(child)
@@ -196,7 +196,7 @@ def test_the_lone_king_runs_for_the_double_corner() -> None:
     # 19-23 and 19-24 hold out longest (lost in 29 more plies, against 5 or 1 otherwise).
     position = Position.from_fen("W:WK19:BK1,K10")
     values = two_kings_against_one()
-    longest = {m for m in position.legal_moves() if values[position.apply(m)] == ("W", 29)}
+    longest = {m for m in position.legal_moves() if values[position.apply(m, WCDF)] == ("W", 29)}
     assert {str(m) for m in longest} == {"19-23", "19-24"}
     for depth in (2, 4, 6):
         assert Engine().search(position, depth=depth).move in longest

@@ -27,7 +27,7 @@ from rules.engine.evaluation import (
 )
 from rules.game import FORTY_MOVES_PLIES
 from rules.engine.egdb import EndgameTables
-from rules.squares import bit
+from squares import bit
 from helpers.games import scattered_pieces
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules import BLACK, DRAW, WHITE, Game, GameOverError, Move, Position, Result
+from rules import BLACK, DRAW, WCDF, WHITE, Game, GameOverError, Move, Position, Result
 from rules.game import FORTY_MOVES_PLIES
-from rules.squares import bit
+from squares import bit
 
 
 def test_undo_restores_position_counts_and_quiet_plies() -> None:
@@ -121,7 +121,7 @@ def king_tour(start: Position, plies: int) -> list[Move]:
         if len(path) == plies:
             return True
         for move in pos.legal_moves():
-            after = pos.apply(move)
+            after = pos.apply(move, WCDF)
             if move.is_capture or not pos.kings & bit(move.start):
                 continue
             if after in seen or after.capture_available():

@@ -16,7 +16,7 @@ from hal.lights import (
 )
 from hal.pixelmap import build_pixel_map, cell_order
 from hal.sensors import diff_events, mask_of, squares_of
-from hal.squares import cell_to_square, neighbours, parse_cell, square_name, square_to_cell
+from squares import cell_to_square, neighbours, parse_cell, square_name, square_to_cell
 
 
 class Recorder:

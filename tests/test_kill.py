@@ -34,7 +34,7 @@ import pytest
 
 from firmware.simulator.hands import game_actions, script_text
 from firmware.storage.store import GameStore
-from rules import Game, Move
+from rules import WCDF, Game, Move
 
 from helpers.games import random_game
 
@@ -54,7 +54,7 @@ def script_from(moves: list[Move], ply: int, rng: random.Random, resign: bool) -
         game.play(move)
     flagged = []
     for move in moves[ply:]:
-        flagged.append((move, game.position.crowns(move)))
+        flagged.append((move, game.position.crowns(move, WCDF)))
         game.play(move)
     text = script_text(game_actions(flagged, rng))
     if resign:

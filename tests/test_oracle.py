@@ -28,10 +28,10 @@ from importlib.metadata import PackageNotFoundError, version
 
 import pytest
 
-from rules import Position, Rules
+from rules import WCDF, Position, Rules
 from rules.move import Move
 from rules.position import Color
-from rules.squares import file_of, rank_of, square_at
+from squares import file_of, rank_of, square_at
 
 try:  # py-draughts, another library, has the same import name: make sure it is pydraughts
     version("pydraughts")
@@ -154,7 +154,7 @@ def random_game_positions(rng: random.Random, count: int) -> Iterator[Position]:
             made += 1
             if made >= count:
                 return
-            pos = pos.apply(rng.choice(moves))
+            pos = pos.apply(rng.choice(moves), WCDF)
 
 
 def random_setup(rng: random.Random) -> Position:
@@ -199,7 +199,7 @@ def test_pydraughts_numbering() -> None:
         {((s, e), ()): 1 for s, e in [(9, 13), (9, 14), (10, 14), (10, 15), (11, 15), (11, 16), (12, 16)]}
     )
     # White to move after 11-15: White's men on 21-24 step towards 17-20.
-    after = Position.start().apply(Move((11, 15)))
+    after = Position.start().apply(Move((11, 15)), WCDF)
     assert pydraughts_moves(after) == Counter(
         {((s, e), ()): 1 for s, e in [(21, 17), (22, 17), (22, 18), (23, 18), (23, 19), (24, 19), (24, 20)]}
     )

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from rules import BLACK, WHITE, Game, Position
+from rules import BLACK, WCDF, WHITE, Game, Position
 from rules.pdn import LINE_WIDTH, move_text, read_game, read_games, write_game, write_games
 
 from helpers.games import random_game
@@ -29,13 +29,13 @@ def test_short_form_and_full_path_only_when_routes_share_their_ends() -> None:
     game = Game(diamond)
     route = next(m for m in diamond.legal_moves() if m.path == (2, 11, 18))
     game.play(route)
-    assert move_text(diamond, route) == "2x11x18"
+    assert move_text(diamond, route, WCDF) == "2x11x18"
     game.play_text("30-26")
     assert movetext(write_game(game)) == "1. 2x11x18 30-26 *\n"
     # a double jump without a rival route is written by its ends
     pos = Position.from_fen("B:W6,14:B1")
     (jump,) = pos.legal_moves()
-    assert jump.path == (1, 10, 17) and move_text(pos, jump) == "1x17"
+    assert jump.path == (1, 10, 17) and move_text(pos, jump, WCDF) == "1x17"
 
 
 def test_tags_in_standard_order_with_defaults_and_setup_last() -> None:

@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from rules import Position, Rules, movegen
+from rules import WCDF, Position, Rules, movegen
 from rules.perft import _perft_unique, divide, perft
 from rules.position import Color
 
@@ -185,7 +185,7 @@ def _random_positions(seed: int, count: int) -> list[Position]:
             moves = pos.legal_moves()
             if not moves:
                 break
-            pos = pos.apply(rng.choice(moves))
+            pos = pos.apply(rng.choice(moves), WCDF)
         out.append(pos)
         out.append(_random_king_position(rng))
     return out
@@ -194,7 +194,7 @@ def _random_positions(seed: int, count: int) -> list[Position]:
 def _perft_by_moves(pos: Position, depth: int, rules: Rules) -> int:
     if depth == 0:
         return 1
-    return sum(_perft_by_moves(pos.apply(m), depth - 1, rules) for m in pos.legal_moves(rules))
+    return sum(_perft_by_moves(pos.apply(m, WCDF), depth - 1, rules) for m in pos.legal_moves(rules))
 
 
 @pytest.mark.parametrize("rules", OPTIONS, ids=lambda r: r.describe())

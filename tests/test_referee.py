@@ -21,7 +21,7 @@ from firmware.simulator.hands import plain_actions, spaced
 from firmware.app.leds import HINT_ROLES as LED_HINT_ROLES
 from firmware.referee.arbiter import BallotBox, RefereeSettings, parse_ballot
 from firmware.tracking.tracker import HINT_ROLES
-from rules import Game, Move, Position
+from rules import WCDF, Game, Move, Position
 from rules.ballots import deck
 
 STYLES = ("strict", "record")
@@ -400,7 +400,7 @@ def test_repetition_claim_exact_to_the_ply(style: str) -> None:
 
 def quiet_walk(fen: str, plies: int, seed: int = 3) -> list[str]:
     """King moves only, no capture ever possible, no position twice (so no repetition)."""
-    from rules.squares import bit
+    from squares import bit
 
     rng = random.Random(seed)
     for _ in range(200):
@@ -410,7 +410,7 @@ def quiet_walk(fen: str, plies: int, seed: int = 3) -> list[str]:
         while len(walk) < plies:
             options = []
             for m in game.legal_moves():
-                after = game.position.apply(m)
+                after = game.position.apply(m, WCDF)
                 king = game.position.kings & bit(m.start)
                 if king and after not in seen and not after.capture_available() and not m.is_capture:
                     options.append(m)
@@ -606,7 +606,7 @@ def test_replay_option_errors(args: list[str], message: str) -> None:
 def test_host_sets_the_ballot_before_the_first_move_only() -> None:
     from firmware.referee.arbiter import Referee
     from firmware.tracking.tracker import Tracker
-    from rules.squares import bit
+    from squares import bit
 
     referee = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(), mode="referee"), 0)
     assert [e.kind for e in referee.tick(0)] == ["clock"]

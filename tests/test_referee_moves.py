@@ -6,7 +6,7 @@ import pytest
 
 from firmware.referee.offences import classify, jump_shaped, read_move, read_out_of_turn, stand
 from rules import Game, Move, Position
-from rules.squares import mask_of
+from squares import mask_of
 
 START = Position.start()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules import AmbiguousMoveError, IllegalMoveError, Move, Position, Rules
+from rules import WCDF, AmbiguousMoveError, IllegalMoveError, Move, Position, Rules
 from rules.perft import perft
 
 BACKWARD = Rules(men_capture_backward=True)
@@ -29,8 +29,8 @@ def test_crowning_ends_a_chain() -> None:
     pos = Position.from_fen("B:W26,27:B22")
     assert pos.legal_moves() == [Move((22, 31), (26,))]
     move = pos.legal_moves()[0]
-    assert pos.crowns(move)
-    after = pos.apply(move)
+    assert pos.crowns(move, WCDF)
+    after = pos.apply(move, WCDF)
     assert after.fen() == "W:W27:BK31"
 
 
@@ -75,7 +75,7 @@ def test_jumped_pieces_stay_until_the_chain_ends() -> None:
     pos = Position.from_fen("B:W9,10,17,K18,K19,21,K28:BK15")
     [move] = [m for m in pos.legal_moves() if len(m.captures) == 5 and m.path[1] == 22]
     assert move.pdn(full=True) == "15x22x13x6x15x24"
-    after = pos.apply(move)
+    after = pos.apply(move, WCDF)
     assert after.fen() == "W:W21,K28:BK24"
     # With short kings a landing square is never a jumped square (they differ in the
     # parity of file and rank), so a jumped piece's blocking of its square cannot be
@@ -95,7 +95,7 @@ def test_a_king_may_return_to_its_start_square() -> None:
     first, second = pos.legal_moves()
     assert first.start == first.end == 15
     assert first.same_route(second) and first != second
-    assert pos.apply(first) == pos.apply(second) == Position.from_fen("W:W:BK15")
+    assert pos.apply(first, WCDF) == pos.apply(second, WCDF) == Position.from_fen("W:W:BK15")
     assert perft(pos, 1) == 2
     assert perft(pos, 1, unique=True) == 1
 

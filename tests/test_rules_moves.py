@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules import (
+    WCDF,
     AmbiguousMoveError,
     Game,
     IllegalMoveError,
@@ -59,8 +60,8 @@ def test_kings_step_both_ways_men_forward_only() -> None:
 def test_a_man_stepping_onto_the_king_row_is_crowned() -> None:
     pos = Position.from_fen("B:W32:B27")
     move = pos.parse_move("27-31")
-    assert pos.crowns(move)
-    assert pos.apply(move).piece_at(31).king
+    assert pos.crowns(move, WCDF)
+    assert pos.apply(move, WCDF).piece_at(31).king
 
 
 # -- Position.parse_move ----------------------------------------------------------------

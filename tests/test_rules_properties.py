@@ -9,9 +9,9 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import Move, Position, Rules
+from rules import WCDF, Move, Position, Rules
 from rules.position import Color
-from rules.squares import bit, file_of, mask_of, rank_of
+from squares import bit, file_of, mask_of, rank_of
 
 RULES = st.sampled_from(
     [
@@ -43,7 +43,7 @@ def played_positions(draw: st.DrawFn) -> Position:
         moves = pos.legal_moves()
         if not moves:
             break
-        pos = pos.apply(moves[draw(st.integers(0, len(moves) - 1))])
+        pos = pos.apply(moves[draw(st.integers(0, len(moves) - 1))], WCDF)
     return pos
 
 
@@ -133,7 +133,7 @@ def test_transpositions_are_the_same_position() -> None:
         b = b.play(b.parse_move(text))
     assert a == b and hash(a) == hash(b)
     assert {a: "seen"}[b] == "seen"
-    assert a != a.apply(Move((1, 5)))
+    assert a != a.apply(Move((1, 5)), WCDF)
 
 
 def test_hash_is_stable_from_run_to_run() -> None:

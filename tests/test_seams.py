@@ -20,7 +20,7 @@ from firmware.tracking.tracker import Tracker
 from rules import BLACK, WHITE, Game, Move, Position
 from rules.game import GameOverError
 from rules.pdn import CONDONED_NOTE, read_game, write_game
-from rules.squares import bit
+from squares import bit
 from helpers.rig import PAL, Rig
 
 # Black's man on 14 moves backward to 10 (illegal); White answers 30-26.

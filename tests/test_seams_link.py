@@ -24,8 +24,8 @@ from firmware.link.settings import LinkConfig
 from firmware.link.protocol import LinkError
 from firmware.referee.arbiter import RefereeSettings
 from firmware.simulator.hands import Hands
-from rules import BLACK, WHITE, Move, Position
-from rules.squares import bit
+from rules import BLACK, RUSSIAN, WHITE, Move, Position
+from squares import bit
 
 from helpers.rig import Rig
 
@@ -284,3 +284,32 @@ def test_lifting_a_linked_sides_piece_lights_it_to_be_put_back(tmp_path: Path) -
     assert (
         board.app.view().prompt == "Black's moves come from the other end of the link: wait until the board shows one."
     )
+
+
+def test_the_other_boards_russian_capture_is_followed_under_russian_rules(tmp_path: Path) -> None:
+    # White's man on 9 jumps 6 to the king row at 2 and, a king there under Russian rules,
+    # jumps on over 7 to 11. Read by English rules the man would stay a man on 11, and
+    # the other board's state after the move would look like another game.
+    start = Position.from_fen("W:W9:B6,7,32")
+    capture = Move((9, 2, 11), (6, 7))
+    after = start.apply(capture, RUSSIAN)
+    assert after.fen() == "B:WK11:B32"
+    board = Rig(tmp_path / "state", board=start, settings=AppSettings(start=start, rules=RUSSIAN), start=False)
+    board.connect(Wire(), LinkConfig(plays="black"))
+    board.app.start()
+    assert board.link is not None and board.game.ply == 0
+    state = {
+        "t": 0,
+        "event": "state",
+        "game": str(board.link.game_id),
+        "start": start.fen(),
+        "fen": after.fen(),
+        "ply": 1,
+        "last": {"ply": 1, "side": "white", "path": [9, 2, 11], "captures": [6, 7]},
+    }
+    board.transport.inbox.append(json.dumps(state).encode())
+    board.step()
+    board.app.run_for(100)
+    notices = [e.to_json()["message"] for e in board.events if e.kind == "notice"]
+    assert notices == []
+    assert board.app.tracker.expected == capture  # shown on the lights, to be made here

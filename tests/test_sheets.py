@@ -12,7 +12,7 @@ import pytest
 from pypdf import PdfReader
 
 from firmware.cli import main
-from rules import Game, write_game
+from rules import Game, read_game, write_game
 
 #: Seed 000's four-game match: Ana wins game 1 with Black, Ben wins game 2, game 3 is
 #: drawn, Ana wins game 4; colours swapped every game.
@@ -220,8 +220,9 @@ def test_clock_times_and_cautions_of_a_referee_record(tmp_path: Path, capsys: py
     assert "300+5" in text and "3.1" in text
     assert "Cautions: Black 0, White 1" in text
     assert "Time left: Black 0:04:58 (after ply 3), White 0:04:40 (after ply 4)" in text
-    assert "1... 22-18: caution to white" in text
-    assert "Ann (Black) wins (resign)" in text
+    assert "1... 22-18: Caution to white" in text
+    assert "2... 18-14: White resigns" in text  # a note is a sentence: a capital first
+    assert "Ann (Black) wins (resignation)" in text
 
 
 def test_a_game_that_does_not_replay_gives_what_was_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -346,3 +347,93 @@ def test_a_ballot_is_named_only_when_one_was_drawn_or_set() -> None:
         read_game('[Ballot "120"]\n[BallotMoves "11-15 22-18 15x22"]\n1. 11-15 22-18 2. 15x22 *')
     )
     assert refereed.opening == "ACF ballot 120 (11-15 22-18 15x22)"
+
+
+def refereed_game(plies: int = 33) -> str:
+    """A referee's record as the board writes it: ballot 20, a clock, two notes (the
+    ballot before the first move, the resignation at the end)."""
+    from firmware.referee.record import TournamentRecord
+    from rules import WCDF
+    from rules.ballots import BALLOTS
+
+    ballot = next(b for b in BALLOTS if b.number == 20)
+    for seed in range(4, 1000):
+        game = Game()
+        for move in ballot.play_moves(WCDF):
+            game.play(move)
+        rng = random.Random(seed)
+        while game.ply < plies and not game.is_over:
+            game.play(rng.choice(game.legal_moves()))
+        if game.ply == plies and not game.is_over:
+            break
+    game.resign()
+    record = TournamentRecord(
+        event="Club final", black="Ann", white="Bob", date="2026.11.29", round="1.1", ballot=ballot, reason="resign"
+    )
+    record.note(0, f"ACF ballot 20: {' '.join(ballot.moves)}")
+    record.note(game.ply, "white resigns")
+    for ply in range(1, game.ply + 1):
+        record.clocks[ply] = 3_000_000 - ply * 1000
+    return record.pdn(game)
+
+
+@pytest.mark.parametrize("paper", ["letter", "a4"])
+def test_a_refereed_games_two_notes_fit_on_its_one_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], paper: str
+) -> None:
+    path = tmp_path / "ref.pdn"
+    path.write_text(refereed_game())
+    recorded = read_game(path.read_text())
+    assert recorded is not None and len(recorded.moves) == 33
+    out = tmp_path / "ref.pdf"
+    assert sheet(capsys, str(path), "--paper", paper, "-o", str(out)) == (0, "")
+    assert len(PdfReader(out).pages) == 1
+    for text in (pdf_text(out), pdftotext(out)):
+        words = " ".join(text.split())
+        assert "Notes Before the first move: ACF ballot 20: 9-13 23-19 10-14" in words
+        assert "17. " in words and ": White resigns" in words
+        assert "page 1 of 1" in words
+    # Every move is still in the grid.
+    assert [m for row in played(table(pdf_text(out))).values() for m in row] == [str(m) for m in recorded.moves]
+
+
+def test_a_long_games_notes_still_follow_its_moves_on_later_pages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "long.pdn"
+    path.write_text(refereed_game(plies=150))  # 75 moves: the first page's whole grid
+    out = tmp_path / "long.pdf"
+    assert sheet(capsys, str(path), "-o", str(out)) == (0, "")
+    pages = PdfReader(out).pages
+    assert len(pages) >= 2
+    assert "White resigns" in (pages[-1].extract_text() or "")
+
+
+def test_the_outcome_of_unnamed_players_and_of_a_side_with_no_pieces_left(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "two.pdn"
+    path.write_text(
+        '[Result "0-1"]\n[Termination "resign"]\n\n1. 11-15 23-19 0-1\n\n'
+        '[Black "Ana"]\n[SetUp "1"]\n[FEN "B:W18:B14,1"]\n[Termination "no-moves"]\n\n1. 14x23 1-0\n'
+    )
+    out = tmp_path / "two.pdf"
+    assert sheet(capsys, str(path), "-o", str(out)) == (0, "")
+    text = " ".join(pdf_text(out).split())
+    assert "White wins (resignation)" in text and "? (White)" not in text
+    assert "Ana (Black) wins (White has no pieces left)" in text
+    assert "cannot move" not in text
+
+
+def test_the_match_sheet_says_how_many_of_the_games_agreed_were_played(tmp_path: Path) -> None:
+    from firmware.sheets.pdf import match_sheet
+    from rules.match import Match
+
+    out = tmp_path / "match.pdf"
+    match = Match.new("Ana", "Ben", games=2).with_result("1/2-1/2").with_result("1-0")
+    out.write_bytes(match_sheet(match))
+    text = " ".join(pdf_text(out).split())
+    # Not "2 played, 2 agreed", which reads like two agreed draws.
+    assert "GAMES 2 of 2 played" in text and "agreed" not in text
+    out.write_bytes(match_sheet(Match.new("Ana", "Ben").with_result("0-1")))
+    assert "GAMES 1 played" in " ".join(pdf_text(out).split())

@@ -180,7 +180,8 @@ def test_finish_writes_pdn_with_the_required_tags(tmp_path: Path) -> None:
     assert not store.current_path.exists()
     text = path.read_text()
     tags = GameFile.read(path).tags
-    assert list(tags)[:6] == ["Event", "Site", "Date", "Black", "White", "Result"]
+    # The seven-tag roster, as every PDN writer of the project writes it (Round unknown).
+    assert list(tags)[:7] == ["Event", "Site", "Date", "Round", "Black", "White", "Result"]
     assert tags["Event"] == "Home game" and tags["Site"] == "Kitchen table"
     assert tags["Date"] == "2026.05.04"
     assert tags["Black"] == "Ann" and tags["White"] == "Crownhead engine"

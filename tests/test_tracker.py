@@ -22,7 +22,7 @@ from firmware.tracking.tracker import (
     visible_roles,
 )
 from rules import Color, Game, Move, Position, Rules
-from rules.squares import bit
+from squares import bit
 
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
 

@@ -16,7 +16,7 @@ from firmware.events import WARNING_CODES, BoardWarning, Crowned, GameOver, Move
 from firmware.simulator.hands import plain_actions
 from firmware.tracking.tracker import ROLES, Tracker, TrackerSettings
 from rules import Game, Move, Position, Rules
-from rules.squares import bit
+from squares import bit
 
 BUTTONS = ("adjust", "takeback", "new", "resign", "claim", "hint")
 

@@ -24,7 +24,7 @@ from firmware.tracking.tracker import HINT_ROLES, ROLES, Kind, Tracker, visible_
 from rules import Game, Move, Position, Rules
 from rules.game import Huff, JumpForced
 from rules.settings import Crowning
-from rules.squares import bit, parse_square
+from squares import bit, parse_square
 from rules.variants import GIVEAWAY, POOL, RUSSIAN
 
 HUFFING = Rules(huffing=True)

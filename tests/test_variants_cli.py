@@ -306,7 +306,7 @@ def test_run_with_huffing_saves_the_huff_and_resumes_it(tmp_path: Path, capsys: 
     told = [e["event"] for e in events if e["event"] in ("move", "missed-jump", "huff")]
     assert told == ["move", "move", "move", "missed-jump", "huff"]
     record = GameStore(tmp_path / "state").load_current()
-    assert record is not None and record.huffing
+    assert record is not None and record.rules.huffing
     assert record.history == ("11-15", "22-18", "12-16", "huff 15")
     assert record.to_game().position.fen() == "W:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,16"
     events = run_script(tmp_path, capsys, "lift 24\nwait 300\nplace 20\nwait 800\n", "--sim-keep-game")

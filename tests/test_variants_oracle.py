@@ -31,7 +31,7 @@ import pytest
 from rules import Position, Rules
 from rules.position import Color
 from rules.settings import WCDF, Crowning
-from rules.squares import file_of, parse_square, rank_of, square_at, square_name
+from squares import file_of, parse_square, rank_of, square_at, square_name
 from rules.variants import POOL, RUSSIAN, legal_routes
 
 draughts = pytest.importorskip("draughts", reason="pydraughts (the dev extra) is the oracle")

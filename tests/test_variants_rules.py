@@ -13,7 +13,8 @@ from rules import Position, Rules
 from rules.move import Move
 from rules.position import Color
 from rules.settings import WCDF, Crowning
-from rules.variants import GIVEAWAY, POOL, RUSSIAN, move_text
+from rules.pdn import move_text
+from rules.variants import GIVEAWAY, POOL, RUSSIAN
 
 KEEP_JUMPING = Rules(crowning=Crowning.CONTINUES_AS_KING)
 KINGS_FIRST = Rules(kings_capture_first=True)
@@ -130,7 +131,7 @@ def test_crowning_mid_capture_four_ways() -> None:
     # English: crowning ends the move.
     assert routes(fen, WCDF) == {((21, 30), (25,))}
     (english,) = pos.legal_moves(WCDF)
-    assert pos.apply(english).piece_at(30).king
+    assert pos.apply(english, WCDF).piece_at(30).king
     # Keep jumping after crowning: the new king jumps on over d2, one square, to e3.
     assert routes(fen, KEEP_JUMPING) == {((21, 30, 23), (25, 26))}
     (keep,) = pos.legal_moves(KEEP_JUMPING)
@@ -227,7 +228,15 @@ def test_russian_start_has_white_to_move_with_the_usual_seven_moves() -> None:
     start = Position.start(RUSSIAN)
     assert start.turn is Color.WHITE
     assert start.fen() == "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
-    texts = sorted(move_text(m, RUSSIAN) for m in start.legal_moves(RUSSIAN))
+    texts = sorted(move_text(start, m, RUSSIAN) for m in start.legal_moves(RUSSIAN))
     assert texts == ["a3-b4", "c3-b4", "c3-d4", "e3-d4", "e3-f4", "g3-f4", "g3-h4"]
     assert Position.start(POOL).turn is Color.BLACK
-    assert move_text(Move((29, 11, 2), (18, 7)), RUSSIAN, full=True) == "a1:f6:d8"
+    king = Position.from_fen("W:WK29:B18,7")
+    assert move_text(king, Move((29, 11, 2), (18, 7)), RUSSIAN) == "a1:d8"
+    assert move_text(king, Move((29, 11, 2), (18, 7)), RUSSIAN, numbers=True) == "29x2"
+    # Two routes with the same ends: every landing, as the short form would not say which.
+    loop = Position.from_fen("B:W6,7,14,15:BK2")
+    assert sorted(move_text(loop, m, RUSSIAN) for m in loop.legal_moves(RUSSIAN)) == [
+        "d8:b6:d4:f6:d8",
+        "d8:f6:d4:b6:d8",
+    ]

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from firmware.events import SetUp
 from rules import BLACK, WHITE, Color, Position
-from rules.squares import iter_squares
+from squares import iter_squares
 
 __all__ = ["setup_squares", "setup_text", "square_ranges", "setup_event"]
 

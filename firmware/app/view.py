@@ -23,6 +23,7 @@ from firmware.tracking.policy import ModePolicy
 from hal.clock import Clock
 from hal.lights import FrameKey
 from rules import BLACK, WHITE, Color, Game, Move, Position
+from rules.game import reason_words
 from sim.board import SimBoard
 
 __all__ = ["BoardView", "MessageLine", "ShownBoard", "board_view"]
@@ -154,7 +155,7 @@ def board_view(board: ShownBoard) -> BoardView:
     elif tracker.setting_up is not None:
         status = "New game: set up the pieces"
     elif result is not None:
-        status = f"Game over: {_result_words(result.score, result.reason)}"
+        status = f"Game over: {_result_words(result.score, result.reason, game.position)}"
     else:
         status = f"{game.turn.name.title()} to move, move {game.ply // 2 + 1}"
         if board.hint is not None:
@@ -219,15 +220,8 @@ def board_view(board: ShownBoard) -> BoardView:
     )
 
 
-def _result_words(score: str, reason: str) -> str:
-    reasons = {
-        "no-moves": "the other side cannot move",
-        "resign": "resignation",
-        "repetition": "repetition",
-        "forty-moves": "forty-move rule",
-        "agreement": "agreement",
-    }
-    why = reasons.get(reason, reason)
+def _result_words(score: str, reason: str, final: Position) -> str:
+    why = reason_words(score, reason, final)
     if score == "1-0":
         return f"Black wins ({why})"
     if score == "0-1":

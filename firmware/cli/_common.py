@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from rules import FenError, Position, Rules
-from rules.settings import Crowning, RuleOptions
+from rules.settings import Crowning
 from rules.variants import SUMMARIES, names, numeric_fen, rules_for
 
 
@@ -52,7 +53,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 def rules_from_args(args: argparse.Namespace) -> Rules:
     """The ``--variant`` rules with the house-rule options applied on top."""
     rules = rules_for(getattr(args, "variant", None) or "english")
-    changes: RuleOptions = {}
+    changes: dict[str, Any] = {}
     if getattr(args, "men_capture_backward", False):
         changes["men_capture_backward"] = True
     if getattr(args, "captures_optional", False):

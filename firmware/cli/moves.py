@@ -30,5 +30,5 @@ def run(args: argparse.Namespace) -> int:
         return 2
     rules = rules_from_args(args)
     for move in sorted(position.legal_moves(rules), key=lambda m: (m.path, m.captures)):
-        print(move.pdn(full=True) if args.full else move_text(position, move, rules))
+        print(move.pdn(full=True) if args.full else move_text(position, move, rules, numbers=True))
     return 0

@@ -36,7 +36,7 @@ from hal.clock import Clock
 from hal.errors import HardwareError
 from hal.lights import RGB, FrameKey, NullLights
 from hal.sensors import SensorEvent, squares_of
-from hal.squares import SQUARES, cell_to_square, square_name
+from squares import SQUARES, cell_to_square, square_name
 from sim.board import SimBoard
 
 __all__ = [

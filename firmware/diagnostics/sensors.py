@@ -16,7 +16,7 @@ from typing import TextIO
 
 from firmware.app.hardware import Hardware
 from hal.sensors import SensorEvent, squares_of
-from hal.squares import cell_to_square, square_name
+from squares import cell_to_square, square_name
 
 __all__ = ["describe", "live", "render_occupancy", "show_once", "status_line", "wait_for_link"]
 

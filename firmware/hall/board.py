@@ -400,8 +400,6 @@ def replay_state(
 
 def _move_texts(game: Any) -> list[str]:
     """The game's moves as the ``move`` events name them (full routes where they differ)."""
-    out = []
-    for before, move in zip(game.positions, game.moves):
-        same = [m for m in before.legal_moves(game.rules) if m.start == move.start and m.end == move.end]
-        out.append(move.pdn(full=len(same) > 1))
-    return out
+    from rules.pdn import move_text
+
+    return [move_text(before, move, game.rules, numbers=True) for before, move in zip(game.positions, game.moves)]

@@ -35,7 +35,7 @@ from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Limits, listening_socket, stop_server
 from firmware.hall.judge import MAX_PLIES, replay
 from firmware.hall.pairings import Pairings, PairingsFile
-from firmware.hall.record import PENDING, BoardRecord, Witness, alert, clean_state, move_text
+from firmware.hall.record import PENDING, BoardRecord, Witness, alert, checked_move, clean_state
 from firmware.hall.standings import HallGame, Standings, spreadsheet_cell, standings_file
 from firmware.hall.topics import ROOT, BrokerUrl, check_name
 
@@ -178,7 +178,7 @@ class Hall:
         kind = event.get("event")
         witness = record.witness
         if kind == "move":
-            ply, move = event.get("ply"), move_text(event.get("move"))
+            ply, move = event.get("ply"), checked_move(event.get("move"))
             if isinstance(ply, int) and move is not None and 1 <= ply <= min(len(record.moves) + 1, MAX_PLIES):
                 del record.moves[ply - 1 :]
                 record.moves.append(move)

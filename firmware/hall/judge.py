@@ -37,7 +37,7 @@ from rules.move import IllegalMoveError
 from rules.pdn import read_game
 from rules.position import FenError, parse_move_squares
 from rules.settings import WCDF, Rules
-from rules.squares import file_of, rank_of, square_at
+from squares import file_of, rank_of, square_at
 
 __all__ = ["replay", "MAX_PLIES"]
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from firmware.hall.judge import MAX_PLIES
 
-__all__ = ["BoardRecord", "Witness", "clean_state", "alert", "move_text", "MAX_ALERTS", "PENDING"]
+__all__ = ["BoardRecord", "Witness", "clean_state", "alert", "checked_move", "MAX_ALERTS", "PENDING"]
 
 #: Alerts kept for a board (the newest).
 MAX_ALERTS = 20
@@ -49,7 +49,7 @@ def _count(value: Any, limit: int) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= limit else None
 
 
-def move_text(value: Any) -> str | None:
+def checked_move(value: Any) -> str | None:
     """``value`` if it is a move as PDN writes it, else None."""
     return value if isinstance(value, str) and _MOVE.fullmatch(value) else None
 
@@ -59,7 +59,7 @@ def clean_state(body: dict[str, Any]) -> dict[str, Any]:
     moves = body.get("moves")
     kept_moves = None
     if isinstance(moves, list) and len(moves) <= MAX_PLIES:
-        texts = [move_text(m) for m in moves]
+        texts = [checked_move(m) for m in moves]
         if all(t is not None for t in texts):
             kept_moves = [t for t in texts if t is not None]
     clocks = body.get("clocks")

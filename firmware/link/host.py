@@ -93,7 +93,7 @@ def _move_json(game: Game, ply: int) -> dict[str, Any]:
     return {
         "ply": ply,
         "side": _side(before.turn),
-        "move": move_text(before, move, game.rules),
+        "move": move_text(before, move, game.rules, numbers=True),
         "path": list(move.path),
         "captures": list(move.captures),
     }
@@ -593,7 +593,7 @@ class Link(PeerFollower):
         position = game.position
         moves: list[str] = []
         if not game.is_over and self._setting_up() is None:
-            moves = [move_text(position, m, game.rules) for m in game.legal_moves()]
+            moves = [move_text(position, m, game.rules, numbers=True) for m in game.legal_moves()]
         body: dict[str, Any] = {"turn": _side(game.turn), "moves": moves, "complete": True}
         while moves and not fits({"t": now, "event": "reply", "cmd": "moves", "ok": True, **body}):
             moves.pop()
@@ -658,7 +658,7 @@ class Link(PeerFollower):
             raise LinkError("bad-argument", f"ply {start} is past the game's {game.ply} moves", "history")
         body: dict[str, Any] = {"start": game.start.fen(), "from": start, "ply": game.ply, "moves": [], "next": None}
         for index in range(start, game.ply):
-            body["moves"].append(move_text(game.positions[index], game.moves[index], game.rules))
+            body["moves"].append(move_text(game.positions[index], game.moves[index], game.rules, numbers=True))
             if not fits({"t": now, "event": "reply", "cmd": "history", "ok": True, **body}):
                 body["moves"].pop()
                 body["next"] = index
@@ -803,7 +803,7 @@ class Link(PeerFollower):
         return {
             "ply": ply,
             "side": _side(turn),
-            "move": move_text(position, move, game.rules),
+            "move": move_text(position, move, game.rules, numbers=True),
             "path": list(move.path),
             "captures": list(move.captures),
         }
@@ -860,12 +860,12 @@ class Link(PeerFollower):
 
     def _cmd_rules(self, now: int, variant: str, options: tuple[str, ...]) -> dict[str, Any]:
         assert self.app is not None
-        from rules.settings import Crowning, RuleOptions
+        from rules.settings import Crowning
         from rules.variants import rules_for
 
         if self.linked:
             raise LinkError("not-now", "the rules of a game played over the link are the two boards' own", "rules")
-        changes: RuleOptions = {}
+        changes: dict[str, Any] = {}
         for option in options:
             if option == "men-capture-backward":
                 changes["men_capture_backward"] = True

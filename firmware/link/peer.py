@@ -203,7 +203,7 @@ class PeerFollower:
             position = positions[-1]
             if last not in position.legal_moves(game.rules):
                 return False
-            return position.apply(last).fen() == fen
+            return position.apply(last, game.rules).fen() == fen
         return None
 
     def _reconcile(self, state: object, now: int, answer: str | None) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules import Color, Game, Move, Position, Rules, WCDF
-from rules.squares import file_of, iter_squares, row_of
+from squares import file_of, iter_squares, row_of
 
 __all__ = ["Offence", "read_move", "read_out_of_turn", "jump_shaped", "classify", "stand", "piece_name"]
 

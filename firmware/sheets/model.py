@@ -20,17 +20,16 @@ from dataclasses import dataclass, field
 
 from rules import BLACK, WHITE, Color, Position, Rules
 from rules.ballots import BALLOTS
-from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS
+from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, reason_words
 from rules.match import Match, match_from_games
 from rules.pdn import PdnGame
-from rules.pdn import move_text as pdn_move_text
-from rules.variants import move_text as variant_move_text
+from rules.pdn import move_text
 
 #: Paper names as the commands take them -> fpdf2's page formats (here, where a
 #: command finds them without loading fpdf2).
 PAPERS = {"letter": "Letter", "a4": "A4"}
 
-__all__ = ["PAPERS", "SheetMove", "SheetGame", "result_words", "match_of", "printable"]
+__all__ = ["PAPERS", "SheetMove", "SheetGame", "result_words", "match_of", "printable", "sentence"]
 
 _CLOCK = re.compile(r"\[%clk\s+([0-9:.]{1,12})\]")
 _CAUTION = re.compile(r"\bcaution to (black|white)\b", re.IGNORECASE)
@@ -79,19 +78,39 @@ _FOLD = {
 }
 
 
-def result_words(result: str, black: str, white: str) -> str:
-    """The result as a sentence: who won, with which colour.
+def result_words(result: str, black: str, white: str, reason: str = "", final: Position | None = None) -> str:
+    """The result as a sentence: who won, with which colour (the colour alone for a
+    player whose name is not known), and why (``reason``, the PDN's ``Termination``; the
+    ``final`` position tells a side without a move from one without pieces).
 
     >>> result_words("0-1", "Ana", "Ben")
     'Ben (White) wins'
+    >>> result_words("0-1", "?", "?", "resign")
+    'White wins (resignation)'
+    >>> result_words("1-0", "Ana", "", "no-moves", Position.from_fen("W:W:B23"))
+    'Ana (Black) wins (White has no pieces left)'
     """
+    why = f" ({reason_words(result, reason, final)})" if reason else ""
     if result == BLACK_WINS:
-        return f"{black} (Black) wins"
+        return f"{_named(black, 'Black')} wins{why}"
     if result == WHITE_WINS:
-        return f"{white} (White) wins"
+        return f"{_named(white, 'White')} wins{why}"
     if result == DRAW:
-        return "Drawn"
+        return f"Drawn{why}"
     return "Not finished"
+
+
+def _named(name: str, side: str) -> str:
+    return f"{name} ({side})" if name not in ("", "?") else side
+
+
+def sentence(text: str) -> str:
+    """A note as a sentence, beginning with a capital: ``white resigns`` -> ``White resigns``.
+
+    >>> sentence("white resigns"), sentence("17-10 stood")
+    ('White resigns', '17-10 stood')
+    """
+    return text[:1].upper() + text[1:]
 
 
 @dataclass(frozen=True)
@@ -138,9 +157,7 @@ class SheetGame:
                 if rest:
                     notes.append((ply, rest if len(rest) <= MAX_NOTE else rest[: MAX_NOTE - 1] + "…"))
         for ply, move in enumerate(game.moves, 1):
-            short = pdn_move_text(position, move, game.rules)
-            text = variant_move_text(move, game.rules, full=short != move.pdn())
-            moves.append(SheetMove(ply, text, clocks.get(ply)))
+            moves.append(SheetMove(ply, move_text(position, move, game.rules), clocks.get(ply)))
             position = position.apply(move, game.rules)
         failed = None
         if game.error is not None and game.error.move is not None:

@@ -23,11 +23,12 @@ import os
 from collections.abc import Sequence
 
 from fpdf import FPDF
+from fpdf.enums import MethodReturnValue
 
-from firmware.sheets.model import PAPERS, SheetGame, printable, result_words
+from firmware.sheets.model import PAPERS, SheetGame, printable, result_words, sentence
 from rules import BLACK, WHITE, Color, Position
 from rules.match import Match, points_text
-from rules.squares import file_of, row_of
+from squares import file_of, row_of
 from rules.variants import SUMMARIES, rules_for
 
 __all__ = ["PAPERS", "game_sheets", "match_sheet", "blank_sheet"]
@@ -35,6 +36,12 @@ __all__ = ["PAPERS", "game_sheets", "match_sheet", "blank_sheet"]
 MARGIN = 12.0
 ROW = 5.2  # height of a move row, mm
 FIRST_PAGE_ROWS = 25
+#: The header row of the move grid, mm.
+GRID_HEADER = 5.0
+#: The final position, the result and the signatures below the grid, mm.
+BLOCK = 66.0
+#: A line of the notes, mm.
+NOTE_LINE = 3.8
 MIN_FONT = 5.0
 GREY = (110, 110, 110)
 DARK_SQUARE = (165, 165, 165)
@@ -266,7 +273,7 @@ class _Grid:
     def draw(self, y: float, first: int, rows: int) -> float:
         """Rows ``first``.. (move numbers) down the groups from ``y``; returns the y below."""
         pdf = self.pdf
-        header = 5.0
+        header = GRID_HEADER
         side_names = [("Black" if c is BLACK else "White") for c in self.sides]
         for g in range(self.groups):
             gx = MARGIN + g * (self.group_w + self.gap)
@@ -354,10 +361,9 @@ def _outcome(pdf: _Doc, x: float, y: float, w: float, game: SheetGame | None) ->
         pdf.field(x + w * 0.5, y, w * 0.5, "Cautions to White", "")
         y += 12
     else:
-        words = result_words(game.result, game.black, game.white)
+        words = result_words(game.result, game.black, game.white, game.tag("Termination"), game.final)
         pdf.field(x, y, w * 0.3, "Result", game.result if game.result != "*" else "* (unfinished)")
-        reason = game.tag("Termination")
-        pdf.field(x + w * 0.3, y, w * 0.7, "Outcome", words + (f" ({reason})" if reason else ""))
+        pdf.field(x + w * 0.3, y, w * 0.7, "Outcome", words)
         y += 12
         cautions = game.cautions
         refereed = bool(game.tag("Refereeing")) or any(cautions.values())
@@ -435,6 +441,13 @@ def _game_pages(pdf: _Doc, game: SheetGame | None) -> None:
         pdf.set_draw_color(0, 0, 0)
         y = pdf.get_y() + 2
         rows = FIRST_PAGE_ROWS - 4
+    if game is not None and game.notes:
+        # The notes go on the first page under the diagram when the grid can spare the
+        # rows for them and still hold every move (a second page for two lines is waste).
+        below = y + GRID_HEADER + BLOCK + 6 + _notes_height(pdf, game, grid)
+        fit = int((pdf.bottom - below) // ROW)
+        if -(-grid.numbers() // grid.groups) <= fit < rows:
+            rows = fit
     y = grid.draw(y, 1, rows)
     done = rows * grid.groups
     needed = grid.numbers()
@@ -449,7 +462,7 @@ def _game_pages(pdf: _Doc, game: SheetGame | None) -> None:
         )
         y = grid.draw(y, done + 1, rows_here)
         done += rows_here * grid.groups
-    block = 66.0
+    block = BLOCK
     if y + 4 + block > pdf.bottom:
         pdf.add_page()
         y = MARGIN
@@ -469,18 +482,32 @@ def _game_pages(pdf: _Doc, game: SheetGame | None) -> None:
         _notes(pdf, y, game, grid)
 
 
+def _note_lines(game: SheetGame, grid: _Grid) -> list[str]:
+    """Each note as printed: where it was made, then the note as a sentence."""
+    return [printable(f"{_move_label(game, grid, ply)}: {sentence(text)}") for ply, text in game.notes]
+
+
+def _notes_height(pdf: _Doc, game: SheetGame, grid: _Grid) -> float:
+    """How tall the notes print: their heading and every line they wrap to."""
+    pdf.set_font("Helvetica", "", 8)
+    lines = 0
+    for text in _note_lines(game, grid):
+        wrapped = pdf.multi_cell(pdf.width, NOTE_LINE, text, dry_run=True, output=MethodReturnValue.LINES)
+        assert isinstance(wrapped, list)
+        lines += len(wrapped)
+    return 6 + lines * NOTE_LINE
+
+
 def _notes(pdf: _Doc, y: float, game: SheetGame, grid: _Grid) -> None:
     if y + 12 > pdf.bottom:
         pdf.add_page()
         y = MARGIN
     pdf.put(MARGIN, y, pdf.width, 5, "Notes", 10, "B")
     pdf.set_xy(MARGIN, y + 6)
-    for ply, text in game.notes:
-        pdf.set_font("Helvetica", "B", 8)
+    pdf.set_font("Helvetica", "", 8)
+    for text in _note_lines(game, grid):
         pdf.set_x(MARGIN)
-        line = f"{_move_label(game, grid, ply)}: "
-        pdf.set_font("Helvetica", "", 8)
-        pdf.multi_cell(pdf.width, 3.8, printable(line + text))
+        pdf.multi_cell(pdf.width, NOTE_LINE, text)
 
 
 def game_sheets(games: Sequence[SheetGame], paper: str = "letter") -> bytes:
@@ -543,8 +570,8 @@ def match_sheet(
     if match is None:
         played, scoring = "", "A win is a mark for the winner; a drawn game gives neither player a mark"
     else:
-        agreed = f"{match.games} agreed" if match.games else "open-ended"
-        played = f"{len(match.counted)} played, {agreed}"
+        # Of how many the players agreed to play; an open-ended match has no such number.
+        played = f"{len(match.counted)} of {match.games} played" if match.games else f"{len(match.counted)} played"
         scoring = (
             "Wins, draws and losses: a win is 1 point, a draw 1/2 (1923 Standard Laws)"
             if match.count_draws

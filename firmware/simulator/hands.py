@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from hal.squares import square_to_cell
+from squares import square_to_cell
 from rules import Move
 from rules.position import parse_move_squares
 from firmware.simulator.keys import HandMove, Press, Toggle, Typed, parse_input

@@ -46,13 +46,13 @@ from firmware.files import (
     printable,
     read_text,
 )
-from rules import Game, Move, Position, Rules
+from rules import WCDF, Game, Move, Position, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
-from rules.pdn import CONDONED_NOTE, fen_text
+from rules.pdn import CONDONED_NOTE, PdnExporter, fen_text, move_text
+from rules.settings import OPTION_TYPES
 from rules.position import parse_move_squares
 from rules.variants import VARIANTS, gametype_tag, variant_tag
 from rules.variants import describe as describe_rules
-from rules.variants import move_text as variant_move_text
 
 __all__ = [
     "StoreError",
@@ -61,7 +61,6 @@ __all__ = [
     "GameFile",
     "GameStore",
     "pdn_text",
-    "move_text",
 ]
 
 FORMAT_VERSION = 1
@@ -75,34 +74,6 @@ class StoreError(RuntimeError):
 
 class StoreLockedError(StoreError):
     """Another board application is already using the state directory."""
-
-
-def move_text(position: Position, move: Move, rules: Rules) -> str:
-    """PDN for ``move``: the short form, or every landing square when the short one is ambiguous."""
-    short = move.pdn()
-    if move.is_capture and len(position.moves_matching(short, rules)) > 1:
-        return move.pdn(full=True)
-    return short
-
-
-#: The rule options a record keeps (every field of :class:`~rules.settings.Rules`), by JSON type.
-_RULE_FIELDS: dict[str, type] = {
-    "men_capture_backward": bool,
-    "captures_compulsory": bool,
-    "flying_kings": bool,
-    "crowning": str,
-    "kings_capture_first": bool,
-    "huffing": bool,
-    "first_mover": str,
-    "giveaway": bool,
-    "variant": str,
-}
-
-
-def _rule_fields(rules: Rules) -> dict[str, Any]:
-    fields = {name: getattr(rules, name) for name in _RULE_FIELDS}
-    fields["crowning"] = rules.crowning.value
-    return fields
 
 
 def _entry_text(entry: Move | Huff | JumpForced) -> str:
@@ -218,8 +189,9 @@ class GameRecord:
 
     ``moves`` are PDN texts with every landing square (``15x24x31``), which name a
     capture route exactly; ``start_fen`` is None for the standard start position.
-    Every rule option is kept (``variant``, ``flying_kings``, ``crowning``...: the fields
-    of :class:`~rules.settings.Rules`). Under huffing ``history`` lists every entry of
+    ``rules`` are the game's; the JSON keeps every rule option as a key of its own
+    (``variant``, ``flying_kings``, ``crowning``...: :meth:`rules.settings.Rules.options`,
+    so a new field of :class:`~rules.settings.Rules` is kept with nothing listed here). Under huffing ``history`` lists every entry of
     :attr:`rules.game.Game.history` in order: moves, ``huff S`` (the piece on S taken
     off) and ``force`` (the missed jump taken back); it is empty when it would only
     repeat ``moves``. ``condoned`` lists the illegal moves that stood (WCDF 1.26, see
@@ -239,15 +211,7 @@ class GameRecord:
     started: str
     moves: tuple[str, ...] = ()
     start_fen: str | None = None
-    men_capture_backward: bool = False
-    captures_compulsory: bool = True
-    flying_kings: bool = False
-    crowning: str = "ends-move"
-    kings_capture_first: bool = False
-    huffing: bool = False
-    first_mover: str = "black"
-    giveaway: bool = False
-    variant: str = "english"
+    rules: Rules = WCDF
     history: tuple[str, ...] = ()
     condoned: tuple[tuple[int, tuple[int, ...]], ...] = ()
     black: str = "?"
@@ -278,7 +242,7 @@ class GameRecord:
         """A record for a game starting now (``now`` as an ISO timestamp, for tests)."""
         started = now or _today()
         stamp = re.sub(r"[^0-9]", "", started[:19])
-        rules = rules or Rules()
+        rules = rules or WCDF
         # Milliseconds keep games started within one second in order (file names sort
         # by start time); the random part keeps two boards' files apart.
         millis = time.time_ns() // 1_000_000 % 1000
@@ -286,18 +250,13 @@ class GameRecord:
             id=f"{stamp[:8]}-{stamp[8:14]}-{millis:03d}{secrets.token_hex(2)}",
             started=started,
             start_fen=None if start is None or start == Position.start(rules) else start.fen(),
-            **_rule_fields(rules),
+            rules=rules,
             black=black,
             white=white,
             event=event,
             site=site,
             mode=mode,
         )
-
-    @property
-    def rules(self) -> Rules:
-        """The rules of the game (ValueError for a rule option that is not one)."""
-        return Rules(**{name: getattr(self, name) for name in _RULE_FIELDS})
 
     @property
     def start(self) -> Position:
@@ -337,10 +296,7 @@ class GameRecord:
 
     def to_game(self) -> Game:
         """Replay the moves; :class:`StoreError` names the first move that does not fit."""
-        try:
-            rules = self.rules
-        except ValueError as exc:
-            raise StoreError(f"game {self.id}: bad rules: {exc}") from exc
+        rules = self.rules
         try:
             game = Game(self.start, rules)
         except ValueError as exc:
@@ -366,7 +322,12 @@ class GameRecord:
     # -- JSON -------------------------------------------------------------------------
 
     def to_json(self) -> str:
-        data = {"format": FORMAT_VERSION, **{k: v for k, v in self.__dict__.items() if k != "damaged"}}
+        data: dict[str, Any] = {"format": FORMAT_VERSION}
+        for key, value in self.__dict__.items():
+            if key == "rules":
+                data.update(self.rules.options())  # each option a key, as the format has always kept them
+            elif key != "damaged":
+                data[key] = value
         data["moves"] = list(self.moves)
         data["history"] = list(self.history)
         data["condoned"] = [{"ply": ply, "captures": list(captures)} for ply, captures in self.condoned]
@@ -392,7 +353,7 @@ class GameRecord:
         version = data.pop("format", None)
         if version != FORMAT_VERSION or type(version) is not int:
             raise StoreError(f"{where}: unknown format {_shown(version)} (expected {FORMAT_VERSION})")
-        known = set(cls.__dataclass_fields__) - {"damaged"}
+        known = (set(cls.__dataclass_fields__) - {"damaged", "rules"}) | set(OPTION_TYPES)
         unknown = set(data) - known
         if unknown:
             raise StoreError(f"{where}: unknown key {_shown(sorted(unknown)[0])}")
@@ -416,9 +377,10 @@ class GameRecord:
             if entry.startswith("huff ") and not _HUFF.fullmatch(entry):
                 raise StoreError(f"{where}: 'history' entry {_shown(entry)} must be 'huff S' with a square 1-32")
         data["condoned"] = _condoned_from_json(data.get("condoned", []), where)
-        for key, kind in _RULE_FIELDS.items():
-            if key in data and type(data[key]) is not kind:
-                raise StoreError(f"{where}: {key!r} must be a {'boolean' if kind is bool else 'string'}")
+        try:
+            data["rules"] = Rules.from_options({key: data.pop(key) for key in OPTION_TYPES if key in data})
+        except ValueError as exc:
+            raise StoreError(f"{where}: bad rules: {exc}") from exc
         fen = data.get("start_fen")
         if fen is not None and (not isinstance(fen, str) or len(fen) > 400 or not printable(fen)):
             raise StoreError(f"{where}: 'start_fen' must be a FEN string or null")
@@ -453,14 +415,9 @@ class GameRecord:
                     f"{where}: 'extra' tag {name!r} must be a string of at most {MAX_TAG} printable characters"
                 )
         try:
-            record = cls(**data)
+            return cls(**data)
         except TypeError as exc:
             raise StoreError(f"{where}: {exc}") from exc
-        try:
-            record.rules
-        except ValueError as exc:
-            raise StoreError(f"{where}: bad rules: {exc}") from exc
-        return record
 
     # -- PDN --------------------------------------------------------------------------
 
@@ -494,12 +451,9 @@ class GameRecord:
         return tags
 
 
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
-
-
 def pdn_text(record: GameRecord, width: int = 79) -> str:
-    """The game as PDN: tag pairs, then numbered moves wrapped at ``width`` columns.
+    """The game as PDN (through :class:`rules.pdn.PdnExporter`, the one writer): tag
+    pairs, then numbered moves wrapped at ``width`` columns.
 
     Each number starts with the first mover's move (White's in Russian draughts, whose
     moves are written a1-h8 as its books do). Huffs and forced jumps are no moves: they
@@ -508,12 +462,11 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     An illegal move that stood (``condoned``) is written as played and marked with a
     comment (:data:`rules.pdn.CONDONED_NOTE`).
     """
-    lines = [f'[{k} "{_escape(v)}"]' for k, v in record.tags().items()]
-    lines.append("")
     rules = record.rules
     game = Game(record.start, rules)
-    # ("move", text) and ("comment", text) in order; a forced jump removes its move.
-    items: list[tuple[str, str]] = []
+    # ("move", position, move), ("written", text) and ("comment", text) in order; a
+    # forced jump removes its move.
+    items: list[tuple[str, Position | None, Move | str]] = []
     condoned = dict(record.condoned)
     texts = record.history or record.moves
     plies = _final_plies(texts)
@@ -522,58 +475,40 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
         try:
             if text == "force":
                 missed = game.force_jump().missed
-                while items and items[-1][0] != "move":
+                while items and items[-1][0] == "comment":
                     items.pop()
                 if items:
                     items.pop()
-                items.append(("comment", f"{variant_move_text(missed, rules)} taken back: a jump is required"))
+                note = f"{move_text(game.position, missed, rules)} taken back: a jump is required"
+                items.append(("comment", None, note))
                 continue
             if text.startswith("huff "):
                 square = int(text[5:])
                 game.huff(square)
-                items.append(("comment", f"huff {square}"))
+                items.append(("comment", None, f"huff {square}"))
                 continue
             position = game.position
             captures = condoned.get(plies.get(index, 0))
             stood = captures is not None
-            move = _enter(game, text, captures)
-            short = move_text(position, move, rules)
-            written = variant_move_text(move, rules, full=short != move.pdn())
+            items.append(("move", position, _enter(game, text, captures)))
         except (ValueError, RuntimeError):
             # A record that does not replay is still written move by move, never dropped.
-            written = text
-        items.append(("move", written))
+            items.append(("written", None, text))
         if stood:
-            items.append(("comment", CONDONED_NOTE))
-    first = "WHITE" if rules.first_mover == "white" else "BLACK"
-    first_to_move = record.start.turn.name == first
-    number = 1
-    tokens: list[str] = []
-    after_comment = True
-    for kind, text in items:
-        if kind == "comment":
-            tokens.append("{" + text + "}")
-            after_comment = True
-            continue
-        if first_to_move:
-            tokens.append(f"{number}.")
+            items.append(("comment", None, CONDONED_NOTE))
+    result = record.result or UNFINISHED
+    out = PdnExporter(record.start, rules, width=width)
+    out.visit_tags(record.tags(), result)
+    for kind, before, item in items:
+        if kind == "move":
+            assert before is not None and isinstance(item, Move)
+            out.visit_move(before, item)
+        elif kind == "written":
+            out.visit_move_as_written(str(item))
         else:
-            if after_comment:
-                tokens.append(f"{number}...")
-            number += 1
-        tokens.append(text)
-        first_to_move = not first_to_move
-        after_comment = False
-    tokens.append(record.result or UNFINISHED)
-    line = ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > width:
-            lines.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    lines.append(line)
-    return "\n".join(lines) + "\n"
+            out.visit_comment(str(item))
+    out.visit_result(result)
+    return out.text()
 
 
 # Possessive loops: a tag value of megabytes is matched in constant memory.

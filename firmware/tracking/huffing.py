@@ -36,7 +36,7 @@ from firmware.tracking.rule import RuleHost, TurnRule
 from firmware.tracking.table import TurnTable
 from rules import Game, Move, Position
 from rules.game import Huff, JumpForced
-from rules.squares import bit
+from squares import bit
 
 __all__ = ["HUFF_ROLE", "HuffingRule"]
 

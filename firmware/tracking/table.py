@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rules import Move, Position, Rules, WCDF
-from rules.squares import bit, mask_of
+from squares import bit, mask_of
 
 __all__ = ["Plan", "TurnTable", "ProgressView", "view_progress", "lowest_square"]
 
@@ -62,13 +62,12 @@ class Plan:
         return -1
 
 
-def plan_of(position: Position, move: Move, after: Position | None = None) -> Plan:
+def plan_of(position: Position, move: Move, after: Position) -> Plan:
     occupied = position.occupied
     start, end = bit(move.start), bit(move.end)
     captured = mask_of(move.captures)
     landings = mask_of(move.path[1:])
     result = (occupied & ~start & ~captured) | end
-    after = after if after is not None else position.apply(move)
     crowns = not position.kings & start and bool(after.kings & end)
     return Plan(move, start, end, landings, captured, result, start | captured, crowns)
 

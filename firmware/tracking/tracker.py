@@ -21,7 +21,7 @@ board against them:
 It is pure and deterministic: time comes in as arguments, nothing reads a clock.
 
 >>> from rules import Game
->>> from rules.squares import bit
+>>> from squares import bit
 >>> tracker = Tracker(Game())
 >>> board = tracker.position.occupied
 >>> tracker.update(board & ~bit(11), 1000)          # Black lifts the man on 11
@@ -62,7 +62,7 @@ from firmware.tracking.sides import RESIGN_CONFIRM_MS, side_request
 from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Color, Game, Move, Position
 from rules.game import FORTY_MOVES_PLIES
-from rules.squares import bit, iter_squares, squares_of
+from squares import bit, iter_squares, squares_of
 
 __all__ = [
     "Tracker",
@@ -645,7 +645,7 @@ class Tracker:
         :meth:`release` ends one.
 
         >>> from rules import Game, WHITE
-        >>> from rules.squares import bit
+        >>> from squares import bit
         >>> tracker = Tracker(Game())
         >>> tracker.hold(WHITE, "the engine")
         >>> board = tracker.position.occupied

@@ -468,7 +468,7 @@ class WebServer:
         fens = [position.fen()]
         moves = []
         for move in game.moves:
-            moves.append(move_text(position, move, game.rules))
+            moves.append(move_text(position, move, game.rules, numbers=True))
             position = position.play(move, game.rules)
             fens.append(position.fen())
         return {

@@ -19,7 +19,7 @@ import math
 
 from firmware.wiring.geometry import BoardGeometry
 from firmware.wiring.schematic import CONSOLE_PINS, SEP, pin_plan
-from hal.squares import square_name
+from squares import square_name
 
 __all__ = ["cable_plan", "wire_length_mm", "stripboard_svg", "PITCH_MM", "STRIPS", "CELL_HOLES"]
 

@@ -168,7 +168,7 @@ def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> N
     """The 8 x 4 matrix: column -> reed switch -> diode (band towards the row) -> row."""
     import schemdraw.elements as elm
 
-    from hal.squares import square_name
+    from squares import square_name
 
     w, h = 5.0, 2.4
     right = x0 + 4 * w + 0.5

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from datetime import datetime, timezone
 
 from firmware.wiring.geometry import BoardGeometry
-from hal.squares import square_name
+from squares import square_name
 
 __all__ = ["PAPERS", "template_svg", "template_pdf", "tiles", "seam_marks", "Mark"]
 

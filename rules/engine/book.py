@@ -40,7 +40,7 @@ class OpeningBook:
             position = Position.start()
             for move in moves:
                 self._moves.setdefault(position, Counter())[move] += 1
-                position = position.apply(move)
+                position = position.apply(move, rules)
 
     def moves(self, position: Position) -> dict[Move, int]:
         """The book moves in ``position`` with their weights (empty when out of book)."""

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from rules import movegen
 from rules.position import Color, Position
 from rules.movegen import EVEN_NOT_H as _EVEN_NOT_H, ODD_NOT_A as _ODD_NOT_A
-from rules.squares import EVEN_ROWS, FULL, ODD_ROWS, bit, file_of, row_of
+from squares import EVEN_ROWS, FULL, ODD_ROWS, bit, file_of, row_of
 
 MAN_VALUE = 100
 KING_VALUE = 135

@@ -102,15 +102,8 @@ from rules.move import Move
 from rules.position import Color, Position
 from rules.settings import WCDF, Rules
 from rules.movegen import EVEN_NOT_H, ODD_NOT_A
-from rules.squares import (
-    BLACK_CROWN_ROW,
-    EVEN_ROWS,
-    FULL,
-    ODD_ROWS,
-    WHITE_CROWN_ROW,
-    bit,
-    mask_of,
-)
+from squares import EVEN_ROWS, FULL, ODD_ROWS, bit, mask_of
+from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 #: Used when neither a time, a depth nor a strength is given.
 DEFAULT_MOVETIME_MS = 1000
@@ -176,7 +169,7 @@ def capture_moves(
     route (:func:`rules.movegen.capture_routes` without the squares in between, which
     the search does not need).
 
-    >>> from rules.squares import squares_of
+    >>> from squares import squares_of
     >>> [(f.bit_length(), t.bit_length(), squares_of(c)) for f, t, c in capture_moves(
     ...     bit(14), bit(18) | bit(27), 0, True)]  # 14x23x32: crowned, the move ends
     [(14, 32, [18, 27])]
@@ -508,7 +501,7 @@ class _Run:
             self._bring_first(entry[4])
 
     def _child(self, move: Move) -> tuple[Move, int, int, int, int, int, int]:
-        after = self.position.apply(move)
+        after = self.position.apply(move, self.engine.rules)
         black = after.turn == Color.BLACK
         own, opp = (after.black, after.white) if black else (after.white, after.black)
         # The 40-move count after the move: a king's plain move adds one.
@@ -655,7 +648,7 @@ class _Run:
         """The expected line: ``first`` and then the table's best moves."""
         pv = [first]
         rules = self.engine.rules
-        position = self.position.apply(first)
+        position = self.position.apply(first, rules)
         seen = {self.root_key, zobrist.key_of(position)}
         while len(pv) < length:
             entry = self.engine.tt.probe(zobrist.key_of(position))
@@ -665,7 +658,7 @@ class _Run:
             if move is None:
                 break
             pv.append(move)
-            position = position.apply(move)
+            position = position.apply(move, rules)
             key = zobrist.key_of(position)
             if key in seen:
                 break

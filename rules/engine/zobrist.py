@@ -9,10 +9,11 @@ The numbers come from a seeded generator, so keys are the same in every run (han
 reproducible searches and for comparing logs).
 
 >>> from rules.position import Position
+>>> from rules.settings import WCDF
 >>> start = Position.start()
 >>> key_of(start) == key_of(Position.start())
 True
->>> after = start.apply(start.parse_move("11-15"))
+>>> after = start.apply(start.parse_move("11-15"), WCDF)
 >>> key_of(after) == key_of(start) ^ MAN[0][bit(11)] ^ MAN[0][bit(15)] ^ SIDE
 True
 """
@@ -22,7 +23,7 @@ from __future__ import annotations
 import random
 
 from rules.position import Color, Position
-from rules.squares import bit
+from squares import bit
 
 _rng = random.Random(0x5A0B_2157)  # fixed: keys must not change from run to run
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from firmware.simulator.hands import Action, HumanStyle, game_actions
-from rules import Move, Position
+from rules import WCDF, Move, Position
 from rules.pdn import read_games
 
 from helpers import DATA
@@ -47,7 +47,7 @@ def crowning_flags(start: Position, moves: tuple[Move, ...]) -> list[tuple[Move,
     out = []
     pos = start
     for m in moves:
-        after = pos.apply(m)
+        after = pos.apply(m, WCDF)
         crowns = not pos.kings & (1 << (m.start - 1)) and bool(after.kings & (1 << (m.end - 1)))
         out.append((m, crowns))
         pos = after
