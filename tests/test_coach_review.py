@@ -17,6 +17,7 @@ from firmware.egdb import load_probe
 from firmware.storage.store import GameRecord, GameStore
 from rules import Game, Position
 from rules.engine.egdb import EndgameTables
+from rules.pdn import read_games
 
 #: 3. 12-16 leaves the man on 16 to 19x12 with nothing in return; the rest is sound.
 GIVEN_AWAY = "11-15 23-19 8-11 22-17 12-16 19x12 4-8 25-22 15-19 24x15"
@@ -108,6 +109,14 @@ def test_cli_reviews_the_last_kept_game(tmp_path: Path, capsys: pytest.CaptureFi
     marked = [(p["ply"], p["move"], p["mark"]) for p in document["plies"] if p["mark"]]
     assert marked == [(5, "12-16", "??")]
     assert document["tags"]["Black"] == "Ann" and document["nodes"] == NODES
+    # As PDN: the mark on the move, the words in a comment; read back, the same game.
+    assert main(["review", "1", "--state-dir", str(tmp_path), "--nodes", str(NODES), "--pdn"]) == 0
+    text = capsys.readouterr().out
+    assert "3. 12-16?? {Blunder (costs " in text and text.count("??") == 1
+    (again,) = read_games(text, "review.pdn")
+    assert again.ok and [str(m) for m in again.moves] == GIVEN_AWAY.split()
+    assert again.tags["Annotator"] == f"crownhead review, {NODES} nodes a position"
+    assert again.comments[5][0].startswith("Blunder (costs ")
 
 
 def test_cli_reviews_a_pdn_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

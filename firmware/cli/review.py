@@ -8,7 +8,8 @@ Each position is searched to ``--nodes`` positions (the same marks on any machin
 load); the endgame tables decide where they cover the position. The report names each
 marked move (``??`` blunder, ``?`` mistake, ``?!`` dubious, ``!`` the only move that keeps
 the result), what it cost in expected result (1 a win, 0.5 a draw) and the better move
-with its line; ``--json`` prints the whole review as one JSON document (see docs/coach.md).
+with its line; ``--json`` prints the whole review as one JSON document (see docs/coach.md),
+``--pdn`` the game as PDN with the marks on the moves (``12-16??``) and the words in comments.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"positions searched for each score (default {DEFAULT_NODES:,})",
     )
     p.add_argument("--no-tables", action="store_true", help="review without the endgame tables")
-    p.add_argument("--json", action="store_true", help="print the review as one JSON document")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the review as one JSON document")
+    output.add_argument("--pdn", action="store_true", help="print the game as PDN with the marks and comments")
     p.add_argument("--state-dir", metavar="DIR", help="where the board keeps its games")
     p.set_defaults(func=run)
 
@@ -125,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     review = review_game(game, nodes=args.nodes, probe=probe, tags=pdn.tags, progress=progress)
     if args.json:
         print(json.dumps(review.to_json(), separators=(",", ":")))
+    elif args.pdn:
+        sys.stdout.write(review.pdn())
     else:
         print(report(review))
     return 0

@@ -38,7 +38,7 @@ from rules import Game, Position
 from rules.engine import WIN_THRESHOLD, Engine
 from rules.engine.egdb import EndgameProbe, EndgameTables
 from rules.move import Move
-from rules.pdn import move_text
+from rules.pdn import RESULTS, UNFINISHED, PdnExporter, move_text
 from rules.position import Color
 from rules.settings import Rules
 
@@ -195,6 +195,34 @@ class Review:
     def marks(self) -> dict[int, str]:
         """The marks by ply, as PDN writes them after the move (``?``, ``??``, ``!``)."""
         return {p.ply: p.mark.value for p in self.plies if p.mark is not None}
+
+    def pdn(self) -> str:
+        """The game as PDN with the review in it: each marked move's mark on the move
+        (``12-16??``) and the review's words in a comment after it.
+
+        >>> from rules import Game, Position
+        >>> game = Game(Position.start())
+        >>> for text in ("11-15", "23-19", "8-11", "22-17", "12-16", "19x12"):
+        ...     _ = game.play_text(text)
+        >>> text = review_game(game, nodes=400, tags={"Black": "Ann"}).pdn()
+        >>> print(text[text.index("1. "):])  # doctest: +ELLIPSIS +NORMALIZE_WHITESPACE
+        1. 11-15 23-19 2. 8-11 22-17 3. 12-16?? {Blunder (costs ...): ... was better (...)} 3... 19x12 *
+        """
+        out = PdnExporter(self.start, self.rules)
+        tags = {**self.tags, "Annotator": f"crownhead review, {self.nodes} nodes a position"}
+        result = tags.get("Result", UNFINISHED)
+        out.visit_tags(tags, result if result in RESULTS else UNFINISHED)
+        position = self.start
+        reviewed = {p.ply: p for p in self.plies}
+        for ply, move in enumerate(self.moves, 1):
+            out.visit_move(position, move)
+            position = position.apply(move, self.rules)
+            seen = reviewed.get(ply)
+            if seen is not None and seen.mark is not None:
+                out.visit_nag(seen.mark.value)
+                out.visit_comment(seen.explain())
+        out.visit_result(result if result in RESULTS else UNFINISHED)
+        return out.text()
 
     def to_json(self) -> dict[str, object]:
         return {
