@@ -877,6 +877,26 @@ class PdnExporter:
         self._first_to_move = not self._first_to_move
         self._after_comment = False
 
+    def visit_nag(self, glyph: str | int) -> None:
+        """An annotation of the move just visited: ``!``, ``?``, ``!!``, ``??``, ``!?`` or
+        ``?!`` written on the move (``12-16?``), or a numeric glyph (``$14``) after it.
+
+        >>> out = PdnExporter(Position.start(), WCDF)
+        >>> out.visit_move(Position.start(), Move((12, 16))); out.visit_nag("?"); out.visit_nag(14)
+        >>> out.text().splitlines()[-1]
+        '1. 12-16? $14'
+        """
+        if not self._tokens or self._after_comment:
+            raise ValueError("an annotation follows a move")
+        if isinstance(glyph, int):
+            if not 0 <= glyph <= 255:
+                raise ValueError(f"a numeric annotation glyph is 0 to 255, not {glyph}")
+            self._tokens.append(f"${glyph}")
+        elif glyph in ("!", "?", "!!", "??", "!?", "?!"):
+            self._tokens[-1] += glyph
+        else:
+            raise ValueError(f"{glyph!r} is no annotation (!, ?, !!, ??, !?, ?! or a number)")
+
     def visit_comment(self, text: str) -> None:
         """A comment where the walk is. A comment cannot hold a closing brace (PDN has no
         escape for it): braces are written as parentheses."""

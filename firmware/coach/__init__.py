@@ -1,0 +1,5 @@
+"""The board as a coach: a finished game reviewed move by move (:mod:`firmware.coach.review`).
+
+A library over :mod:`rules` and its engine, in the tier of :mod:`firmware.tracking`: the
+``crownhead review`` command uses it, and the page and the board can.
+"""
