@@ -628,6 +628,18 @@
       list.append(dt, dd);
     }
     showSelftest(data.selftest || { state: "never run" });
+    showSettingsFile(data.config_file);
+  }
+
+  // The file the settings were read from, or none: a board with no configuration file runs
+  // on the built-in defaults, and the page must not name a file that does not exist.
+  function showSettingsFile(path) {
+    const el = $("#settings-file");
+    el.setAttribute("data-file", path ? "read" : "none");
+    text(el, path
+      ? `Read from ${path}.`
+      : "The built-in defaults: no configuration file was read. The board reads /etc/crownhead/config.toml " +
+        "when it exists, or the file given by --config or $CROWNHEAD_CONFIG.");
   }
 
   // The last `crownhead selftest`: when, passed or failed, and what each check said.
