@@ -77,3 +77,61 @@ def test_the_status_data_names_the_file_read_or_none(tmp_path: Path) -> None:
     with LiveBoard(tmp_path / "b", config=load_config(path)) as board:
         data = json.loads(board.get("/api/status")[2])
         assert data["config_file"] == str(path) and data["config"]["web"]["max_pages"] == 8
+
+
+# -- the event log ---------------------------------------------------------------------
+
+
+def log_lines(page: Any) -> list[str]:
+    """The event log, newest first, as shown."""
+    return page.locator("#log > li").all_inner_texts()
+
+
+def type_move(page: Any, move: str, plies: int) -> None:
+    page.fill("#move-input", move)
+    page.press("#move-input", "Enter")
+    page.wait_for_function(f"() => document.querySelectorAll('#moves [data-ply]').length === {plies}")
+
+
+@SIZES
+def test_the_log_says_each_thing_once_and_a_page_opened_mid_game_shows_the_game_so_far(
+    browser: Any, live: LiveBoard, size: dict[str, int]
+) -> None:
+    page = open_page(browser, live, size)
+    page.wait_for_function("() => window.crownhead.commands.size > 0")
+    # A new game from the form: "new game" once (the reply and the event said it twice).
+    page.click("#new-game summary")
+    page.click("#new-form button[type=submit]")
+    page.wait_for_selector('#log [data-kind="new-game"]')
+    page.wait_for_function("() => !document.querySelector('#new-game').open")
+    for n, move in enumerate(["11-15", "23-19", "8-11"], 1):
+        type_move(page, move, n)
+    page.wait_for_function("() => document.querySelectorAll('#log [data-kind=\"move\"]').length === 3")
+    lines = log_lines(page)
+    # The move the hands made is the move: no "hands: 11-15" beside each.
+    assert lines == ["2. Black 8-11", "1... White 23-19", "1. Black 11-15", "new game"]
+    # A page opened now starts with the game's events so far, numbered alike.
+    late = open_page(browser, live, size)
+    late.wait_for_function("() => document.querySelectorAll('#log [data-kind=\"move\"]').length === 3")
+    assert log_lines(late) == ["2. Black 8-11", "1... White 23-19", "1. Black 11-15"]
+    # Both go on alike, each move once.
+    type_move(page, "22-17", 4)
+    for p in (page, late):
+        p.wait_for_function("() => document.querySelectorAll('#log [data-kind=\"move\"]').length === 4")
+        assert log_lines(p)[:2] == ["2... White 22-17", "2. Black 8-11"]
+    # Resigned: a page opened on the finished game says how it ended, after its moves.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click('[data-resign="black"]')
+    page.wait_for_selector('#log [data-kind="game-over"]')
+    last = open_page(browser, live, size)
+    last.wait_for_selector('#log [data-kind="game-over"]')
+    lines = log_lines(last)
+    assert lines[0].startswith("game over: 0-1") and lines[1:] == log_lines(late)[-4:] == [
+        "2... White 22-17",
+        "2. Black 8-11",
+        "1... White 23-19",
+        "1. Black 11-15",
+    ]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+    for p in (page, late, last):
+        p.close()

@@ -26,6 +26,11 @@
     commands: new Set(),
     // Commands sent with request(), by name, oldest first: each waits for its reply.
     asked: new Map(),
+    // What of this game the log already says: its plies, and whether its end. A page
+    // opened mid-game logs the rest from the history, and nothing is logged twice.
+    logged: new Set(),
+    loggedOver: false,
+    resultText: null,
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
 
@@ -121,10 +126,18 @@
       } else {
         send("history");
       }
-      addLog("move", `${moveNumber(msg.ply)} ${sideName(msg.side)} ${msg.move}`);
+      logMove(msg.ply, msg.side, msg.move);
     } else if (kind === "takeback" || kind === "new-game" || kind === "game-start") {
       send("history");
-      if (kind === "takeback") addLog("takeback", `${moveNumber(msg.ply)} ${sideName(plySide(msg.ply))}'s move taken back`);
+      if (kind === "takeback") {
+        addLog("takeback", `${moveNumber(msg.ply)} ${sideName(plySide(msg.ply))}'s move taken back`);
+        // The plies taken back may be played again: each is logged again then.
+        for (const ply of Array.from(page.logged)) if (ply >= msg.ply) page.logged.delete(ply);
+        page.loggedOver = false;
+      } else {
+        page.logged = new Set();
+        page.loggedOver = false;
+      }
       if (kind === "new-game") { addLog("new-game", "new game"); showResult(null); }
     } else if (kind === "reply") {
       onReply(msg);
@@ -136,7 +149,7 @@
       // The clocks above and below the board show it; the log would fill with it.
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
-      addLog("game-over", `game over: ${msg.result} (${msg.reason})`);
+      logOver();
     } else if (kind === "caution") {
       addLog("caution", `caution for ${msg.side || ""}: ${msg.message || msg.offence || ""}`.trim());
     } else if (kind === "warning" || kind === "notice") {
@@ -164,10 +177,13 @@
       page.start = msg.start;
       showMoves();
       if (msg.next != null) send(`history ${msg.next}`);
-    } else if (msg.cmd === "play" || msg.cmd === "hands") {
-      addLog("reply", `${msg.cmd}: ${msg.move}`);
-    } else if (msg.cmd === "new") {
-      addLog("reply", msg.ready ? "new game" : "new game: set up the pieces");
+      else logHistory();
+    } else if (msg.cmd === "play") {
+      // Lit for the person at the board; the move is logged when it is made there.
+      addLog("reply", `${msg.move} is lit: make it on the board`);
+    } else if (msg.cmd === "new" && !msg.ready) {
+      // A game that stands at once says "new game" by its event; this one waits.
+      addLog("reply", "new game: set up the pieces");
     } else if (msg.cmd === "press") {
       addLog("reply", `pressed ${buttonWords(msg.button)}${msg.long ? " (held)" : ""}`);
     } else if (msg.cmd === "names") {
@@ -208,6 +224,7 @@
 
   function showResult(result) {
     page.over = !!result;
+    page.resultText = result;
     const el = $("#result");
     el.hidden = !result;
     text(el, result ? `Result: ${result}` : "");
@@ -322,6 +339,25 @@
       if (li) li.replaceWith(fresh); else list.appendChild(fresh);
     }
     while (list.children.length > rows.length) list.lastElementChild.remove();
+  }
+
+  function logMove(ply, side, move) {
+    if (page.logged.has(ply)) return;
+    page.logged.add(ply);
+    addLog("move", `${moveNumber(ply)} ${sideName(side)} ${move}`);
+  }
+
+  function logOver() {
+    if (page.loggedOver || !page.resultText) return;
+    page.loggedOver = true;
+    addLog("game-over", `game over: ${page.resultText}`);
+  }
+
+  // The game's moves the log does not have yet, oldest first (a page opened mid-game,
+  // or moves made while it was away), then its end if it is over.
+  function logHistory() {
+    page.moves.forEach((move, i) => logMove(i + 1, plySide(i + 1), move));
+    if (page.over) logOver();
   }
 
   function addLog(kind, message) {
