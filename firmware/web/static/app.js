@@ -195,7 +195,7 @@
   function whiteFirst() { return /^W/i.test(String(page.start || "")); }
   function plySide(ply) { return (ply % 2 === 1) !== whiteFirst() ? "black" : "white"; }
   function moveNumber(ply) {
-    const n = Math.floor((ply - 1 + (whiteFirst() ? 1 : 0)) / 2) + 1;
+    const n = CrownheadBoard.moveNumber(ply, whiteFirst());
     return plySide(ply) === "black" ? `${n}.` : `${n}...`;
   }
   function sideName(side) { return side === "black" ? "Black" : side === "white" ? "White" : String(side || ""); }
@@ -302,43 +302,8 @@
   }
 
   function showMoves() {
-    fillMoves($("#moves"), page.moves, whiteFirst());
-  }
-
-  // One line per move, as PDN and the score sheets number them ("1. 11-15 23-19"; a game
-  // White begins: "1. ... 22-18"), each ply a <span data-ply> of its own.
-  function fillMoves(list, moves, whiteStarts, onPly) {
-    const rows = [];
-    let ply = 1;
-    let number = 1;
-    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = 2; }
-    for (; ply <= moves.length; ply += 2, number += 1) rows.push([number, ply + 1 <= moves.length ? [ply, ply + 1] : [ply]]);
-    const key = rows.map(([n, plies]) => `${n}:${plies.map((p) => (p == null ? "..." : moves[p - 1])).join(" ")}`);
-    const items = list.children;
-    for (let i = 0; i < rows.length; i++) {
-      let li = items[i];
-      if (li && li.getAttribute("data-key") === key[i]) continue;
-      const fresh = document.createElement("li");
-      const [n, plies] = rows[i];
-      fresh.setAttribute("data-move", String(n));
-      fresh.setAttribute("data-key", key[i]);
-      const label = document.createElement("span");
-      label.className = "n";
-      label.textContent = `${n}.`;
-      fresh.append(label);
-      for (const p of plies) {
-        fresh.append(" ");
-        const span = document.createElement("span");
-        if (p == null) { span.textContent = "..."; } else {
-          span.setAttribute("data-ply", String(p));
-          span.textContent = moves[p - 1];
-          if (onPly) span.addEventListener("click", () => onPly(p));
-        }
-        fresh.append(span);
-      }
-      if (li) li.replaceWith(fresh); else list.appendChild(fresh);
-    }
-    while (list.children.length > rows.length) list.lastElementChild.remove();
+    // As PDN and the sheets number them; the hall's page numbers its moves alike.
+    CrownheadBoard.fillMoves($("#moves"), page.moves, whiteFirst());
   }
 
   function logMove(ply, side, move) {
@@ -627,7 +592,7 @@
     const list = $("#replay-moves");
     list.replaceChildren();
     const whiteStarts = /^W/i.test(String((data.fens || [""])[0]));
-    fillMoves(list, data.moves, whiteStarts, (ply) => { replay.ply = ply; showReplay(); });
+    CrownheadBoard.fillMoves(list, data.moves, whiteStarts, (ply) => { replay.ply = ply; showReplay(); });
     showReplay();
   }
   function showReplay() {

@@ -157,6 +157,62 @@ class CrownheadBoard {
     return (neg ? "-" : "") + (h ? `${h}:` : "") + `${mm}:${String(s).padStart(2, "0")}`;
   }
 
+  // Whose move it is in a PDN FEN ("W:W21:B1" -> "white"), or null.
+  static sideToMove(fen) {
+    const c = String(fen || "")[0];
+    return c === "B" ? "black" : c === "W" ? "white" : null;
+  }
+
+  // Whether White made the game's first move, from the position after `ply` plies.
+  static whiteBegan(fen, ply) {
+    const side = CrownheadBoard.sideToMove(fen);
+    if (!side) return false;
+    return (side === "white") === (Number(ply) % 2 === 0);
+  }
+
+  // The move number of ply `ply` (1: the first), as PDN and the score sheets number
+  // moves: Black's move and White's reply share one ("1. 11-15 23-19").
+  static moveNumber(ply, whiteBegan) {
+    return Math.floor((ply - 1 + (whiteBegan ? 1 : 0)) / 2) + 1;
+  }
+
+  // One line per move in `list` (a <ul>), as PDN and the sheets number them ("1. 11-15
+  // 23-19"; a game White begins: "1. ... 22-18"), each ply a <span data-ply> of its own;
+  // `onPly(ply)` called when one is clicked. Lines already right are left as they are.
+  static fillMoves(list, moves, whiteStarts, onPly) {
+    const rows = [];
+    let ply = 1;
+    let number = 1;
+    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = 2; }
+    for (; ply <= moves.length; ply += 2, number += 1) rows.push([number, ply + 1 <= moves.length ? [ply, ply + 1] : [ply]]);
+    const key = rows.map(([n, plies]) => `${n}:${plies.map((p) => (p == null ? "..." : moves[p - 1])).join(" ")}`);
+    const items = list.children;
+    for (let i = 0; i < rows.length; i++) {
+      const li = items[i];
+      if (li && li.getAttribute("data-key") === key[i]) continue;
+      const fresh = document.createElement("li");
+      const [n, plies] = rows[i];
+      fresh.setAttribute("data-move", String(n));
+      fresh.setAttribute("data-key", key[i]);
+      const label = document.createElement("span");
+      label.className = "n";
+      label.textContent = `${n}.`;
+      fresh.append(label);
+      for (const p of plies) {
+        fresh.append(" ");
+        const span = document.createElement("span");
+        if (p == null) { span.textContent = "..."; } else {
+          span.setAttribute("data-ply", String(p));
+          span.textContent = moves[p - 1];
+          if (onPly) span.addEventListener("click", () => onPly(p));
+        }
+        fresh.append(span);
+      }
+      if (li) li.replaceWith(fresh); else list.appendChild(fresh);
+    }
+    while (list.children.length > rows.length) list.lastElementChild.remove();
+  }
+
   static boardFromFen(fen) {
     const pieces = CrownheadBoard.fenPieces(fen);
     let out = "";
