@@ -17,6 +17,7 @@
     sim: false,
     control: false,
     selected: null,
+    targets: new Set(),
     clock: null,
     clockAt: 0,
     ticker: null,
@@ -34,7 +35,8 @@
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
 
-  const board = new CrownheadBoard($("#board"), { onSquare: clickSquare });
+  // Any piece may be dragged; a page that may only watch is told why nothing moves.
+  const board = new CrownheadBoard($("#board"), { onSquare: clickSquare, onDrag: dragMove });
 
   // -- the socket -------------------------------------------------------------------------
 
@@ -231,6 +233,8 @@
   }
 
   function showView(v) {
+    // A piece chosen for tap-tap is forgotten once the game moves on.
+    if (page.selected != null && page.view && page.view.ply !== v.ply) choose(null);
     page.view = v;
     page.sim = !!v.sim;
     document.body.classList.toggle("sim", page.sim);
@@ -350,29 +354,86 @@
 
   // -- the person at the page ----------------------------------------------------------
 
+  function mayNotMove() {
+    // Nothing is chosen or sent: the next click after logging in starts afresh.
+    choose(null);
+    say(document.querySelector("#login").hidden
+      ? "This page may only watch the board."
+      : "Log in with the board's PIN (at the top) to play from this page.");
+  }
+
   function clickSquare(square) {
-    if (!page.control) {
-      // Nothing is chosen or sent: the next click after logging in starts afresh.
-      page.selected = null;
-      say(document.querySelector("#login").hidden
-        ? "This page may only watch the board."
-        : "Log in with the board's PIN (at the top) to play from this page.");
-      return;
-    }
+    if (!page.control) { mayNotMove(); return; }
     if (page.sim) {
-      page.selected = null;
+      // The simulator's hands: a click lifts the piece there or puts the one in hand
+      // down, as in the terminal simulator (tap a man, tap where it goes: the move).
+      choose(null);
       send(`touch ${square}`);
       return;
     }
-    // Real hardware: choose a piece, then where it goes; the move is lit for the board.
-    if (page.selected == null) {
-      page.selected = square;
-      addLog("select", `from ${square}: now click where it goes`);
+    // Real hardware, tap-tap: a piece, then where it goes; the move is lit for the board.
+    const from = page.selected;
+    if (from != null && page.targets.has(square)) {
+      choose(null);
+      playFromTo(from, square);
+    } else if (from === square) {
+      choose(null);
     } else {
-      const from = page.selected;
-      page.selected = null;
-      if (from !== square) send(`play ${from}-${square}`);
+      offer(square);
     }
+  }
+
+  // Tap-tap's first tap: the piece chosen and the squares it may go to, marked on the
+  // board from the board's own legal moves; a square with no move chooses nothing.
+  async function offer(square) {
+    choose(null);
+    const moves = (await legalMoves()).filter((m) => m.squares[0] === square);
+    if (!moves.length) {
+      say(`No move from ${square} now.`);
+      return;
+    }
+    say("");
+    choose(square, moves.map((m) => m.squares[m.squares.length - 1]));
+  }
+
+  function choose(square, targets = []) {
+    page.selected = square;
+    page.targets = new Set(targets);
+    board.mark(square == null ? {} : { chosen: [square], "may-go": targets });
+  }
+
+  // A piece dragged from one square to another: the legal move between them, made by
+  // the simulated hands or lit for the person at the board.
+  function dragMove(from, to) {
+    if (!page.control) { mayNotMove(); return; }
+    choose(null);
+    playFromTo(from, to);
+  }
+
+  async function playFromTo(from, to) {
+    const moves = (await legalMoves()).filter((m) => m.squares[0] === from && m.squares[m.squares.length - 1] === to);
+    if (moves.length === 1) {
+      say("");
+      send(`${page.sim ? "hands" : "play"} ${moves[0].text}`);
+    } else if (moves.length > 1) {
+      say(`There are ${moves.length} ways to jump from ${from} to ${to}: type the one you mean ` +
+        `(${moves.map((m) => m.text).join(" or ")}).`);
+    } else if (page.sim) {
+      // No legal move: the hands do it all the same, and the board judges it, as it
+      // judges a person's wrong move.
+      send(`hands ${from}-${to}`);
+    } else {
+      say(`No move from ${from} to ${to} now.`);
+    }
+  }
+
+  // The side to move's legal moves as the board gives them (the link's `moves`), each
+  // with its squares; none on a board whose notation is not numbers.
+  async function legalMoves() {
+    const answer = await request("moves");
+    if (answer.event === "error") return [];
+    return (answer.moves || []).map((text) => ({ text, squares: String(text).split(/[-x]/).map(Number) }))
+      .filter((m) => m.squares.length >= 2 && m.squares.every((n) => n >= 1 && n <= 32));
   }
 
   $("#move-form").addEventListener("submit", (ev) => {
@@ -495,7 +556,8 @@
       page.control = !!me.control;
       page.mayWatch = me.view !== false;
       text($("#pin-why"), page.mayWatch ? "To play from here" : "To watch the board and play from here");
-      page.selected = null;
+      choose(null);
+      $("#board").classList.toggle("movable", !!me.control);
       if (me.control) say("");
       document.body.classList.toggle("read-only", !me.control);
       $("#login").hidden = me.control || !me.login;
