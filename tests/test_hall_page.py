@@ -144,6 +144,15 @@ def test_the_full_view_numbers_moves_as_the_board_page_pdn_and_sheets_do(
         rows = [" ".join(r.split()) for r in page.locator("#moves > li").all_inner_texts()]
         assert rows == ["1. 11-15 23-19", "2. 9-14 22-17", "3. 14x23 27x18x11", "4. 8x15 21-17"]
         assert page.locator("#moves [data-ply]").all_inner_texts() == STATES["table-1"]["moves"]
+        # Its square numbers as legible as on the board's page: 11 px at least.
+        smallest = page.evaluate(
+            """() => {
+            const svg = document.querySelector('#board svg');
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return Math.min(...[...svg.querySelectorAll('.num')].map((n) => parseFloat(getComputedStyle(n).fontSize) * scale));
+          }"""
+        )
+        assert smallest >= 11
         page.locator("[data-board='table-3']").click()
         page.wait_for_function("() => document.querySelector('#detail').dataset.shown === 'table-3'")
         page.wait_for_function("() => document.querySelectorAll('#moves [data-ply]').length === 3")

@@ -654,6 +654,7 @@
     const list = $("#replay-moves");
     list.replaceChildren();
     const whiteStarts = /^W/i.test(String((data.fens || [""])[0]));
+    replay.whiteStarts = whiteStarts;
     CrownheadBoard.fillMoves(list, data.moves, whiteStarts, (ply) => { replay.ply = ply; showReplay(); });
     showReplay();
   }
@@ -662,7 +663,14 @@
     if (!g) return;
     replay.ply = Math.max(0, Math.min(replay.ply, g.moves.length));
     replay.board.show({ board: CrownheadBoard.boardFromFen(g.fens[replay.ply]) });
-    text($("#replay-ply"), `${replay.ply} / ${g.moves.length}`);
+    // Where the replay stands, numbered by move as the list beside it: "after 2... 22-17".
+    let where = "the start";
+    if (replay.ply > 0) {
+      const n = CrownheadBoard.moveNumber(replay.ply, replay.whiteStarts);
+      const black = (replay.ply % 2 === 1) !== replay.whiteStarts;
+      where = `after ${n}${black ? "." : "..."} ${g.moves[replay.ply - 1]}`;
+    }
+    text($("#replay-ply"), where);
     $$("#replay-moves [data-ply]").forEach((el) => el.classList.toggle("current", Number(el.getAttribute("data-ply")) === replay.ply));
   }
   $("#replay-first").addEventListener("click", () => { replay.ply = 0; showReplay(); });
