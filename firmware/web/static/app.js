@@ -31,6 +31,7 @@
     // opened mid-game logs the rest from the history, and nothing is logged twice.
     logged: new Set(),
     loggedOver: false,
+    loggedGame: null,
     resultText: null,
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
@@ -210,6 +211,13 @@
 
   function setState(state) {
     if (!state) return;
+    // Another game than the one the log followed (begun while the page was away): its
+    // moves are logged afresh from its history.
+    if (state.game != null && state.game !== page.loggedGame) {
+      page.loggedGame = state.game;
+      page.logged = new Set();
+      page.loggedOver = false;
+    }
     page.ply = state.ply;
     page.start = state.start;
     showResult(state.result ? `${state.result} (${state.reason})` : null);
