@@ -80,6 +80,12 @@ def web(broker: Embedded, tmp_path: Path) -> Iterator[str]:
         assert publisher.flush(WAIT_S)
         publisher.close(flush_s=0)
     assert wait_for(lambda: sum(1 for b in running.hall.boards() if b["fen"]) == 3)
+    # Eight players' standings: a crosstable wider than a phone.
+    players = [f"Player number {i}" for i in range(1, 9)]
+    for n, (black, white) in enumerate(zip(players, players[1:] + players[:1])):
+        game = {"round": str(n % 3 + 1), "black": black, "white": white, "result": "1-0", "moves": []}
+        running.hall.standings.record(f"t{n}", game)
+    assert wait_for(lambda: len(running.hall.standings.games()) == 8)
     yield running.web
     running.close()
 
@@ -91,6 +97,7 @@ def open_hall(browser: Any, web: str, size: dict[str, int]) -> Any:
     page.goto(web + "/")
     page.wait_for_selector("[data-board='table-3'] [data-piece]")
     page.wait_for_selector("#results tbody tr:nth-child(3)")
+    page.wait_for_selector("#crosstable tbody tr:nth-child(8)")
     return page
 
 
