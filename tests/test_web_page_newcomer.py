@@ -272,3 +272,29 @@ def test_tap_tap_on_a_real_board_marks_where_the_piece_may_go_and_lights_the_mov
     page.wait_for_selector('#board [data-square="10"][data-role="move-from"]')
     assert live.state()["state"]["ply"] == 0  # lit, not made: the person at the board makes it
     page.close()
+
+
+def test_a_page_back_after_a_new_game_began_logs_that_games_moves(browser: Any, live: LiveBoard) -> None:
+    from helpers.web import Socket
+
+    page = open_page(browser, live, PHONE)
+    for n, move in enumerate(["11-15", "23-19", "8-11"], 1):
+        type_move(page, move, n)
+    # The page loses its connection (and would wait ten minutes to come back)...
+    page.evaluate("() => { window.crownhead.retry = 600000; window.crownhead.socket.close(); }")
+    page.wait_for_selector('#connection[data-state="offline"]')
+    # ...while a new game begins and two moves are made in it.
+    with Socket(live.ws_url) as ws:
+        ws.next()
+        assert ws.command("new")["ok"]
+        assert ws.command("follow")["ok"]  # the hands set the pieces up
+        ws.until(lambda m: m.get("event") == "game-start")
+        for move in ("9-13", "22-18"):
+            assert ws.command(f"hands {move}")["ok"]
+            ws.until(lambda m, move=move: m.get("event") == "move" and m["move"] == move)
+    page.evaluate("() => window.crownhead.connect()")
+    page.wait_for_selector('#connection[data-state="live"]')
+    # The new game's plies 1 and 2 are logged, though the old game's were too.
+    page.wait_for_function("() => document.querySelectorAll('#log [data-kind=\"move\"]').length === 5")
+    assert log_lines(page)[:2] == ["1... White 22-18", "1. Black 9-13"]
+    page.close()

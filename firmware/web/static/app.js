@@ -81,6 +81,7 @@
     return false;
   }
   page.send = send;
+  page.connect = connect;  // a test reconnects a page it took offline
 
   // Send a command and wait for its answer: the reply, or the error that refused it
   // (the board answers a page's lines in order; replies and errors name their command).
