@@ -1,11 +1,14 @@
-"""Not a benchmark: the board page's screenshots in docs/screenshots, made again.
+"""Not a benchmark: the board page's and the hall page's screenshots in docs/screenshots,
+made again.
 
-    .venv/bin/python bench/screenshots.py          # about 15 s; needs Debian's chromium
+    .venv/bin/python bench/screenshots.py          # about 20 s; needs Debian's chromium
 
 The board, games and status tabs at 390x844 (a phone) and 1280x800 (a laptop), in
 Debian's chromium through Playwright, of a live board on the simulator: a finished game
-kept under Games, a second one under way with a piece in hand and its targets lit. Each
-picture is written as a small palette PNG (docs/web.md shows them).
+kept under Games, a second one under way with a piece in hand and its targets lit. Then
+the hall's page at the same sizes: two boards reporting through the embedded broker (one
+game on a clock, opened in the full view; one finished) and a round's standings. Each
+picture is written as a small palette PNG (docs/web.md and docs/hall.md show them).
 """
 
 from __future__ import annotations
@@ -88,8 +91,90 @@ def main() -> int:
                 (OUT / name).write_bytes(small_png(page.screenshot()))
                 print(f"{OUT.relative_to(ROOT) / name}: {(OUT / name).stat().st_size // 1024} KB")
             page.close()
+        hall_shots(browser)
         browser.close()
     return 0
+
+
+#: The hall's two boards: a game on a clock (after 1. 11-15 23-19 2. 8-11 22-17) and one
+#: finished.
+HALL_BOARDS = {
+    "table-1": {
+        "fen": "B:W17,19,21,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,9,10,11,12,15",
+        "ply": 4,
+        "black": "Ana",
+        "white": "Ben",
+        "round": "2",
+        "moves": ["11-15", "23-19", "8-11", "22-17"],
+        "status": "Black to move, move 3",
+        "clocks": {"black": 1_712_000, "white": 1_655_000},
+    },
+    "table-2": {
+        "fen": "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,15",
+        "ply": 1,
+        "black": "Cid",
+        "white": "Dee",
+        "round": "2",
+        "moves": ["11-15"],
+        "result": "1-0",
+        "reason": "resign",
+        "status": "Game over: Black wins (resign)",
+        "clocks": None,
+    },
+}
+
+
+def hall_shots(browser: object) -> None:
+    """The hall page at each size, its first board's full view open (hall-WxH.png)."""
+    from firmware.events import MoveMade
+    from firmware.hall.board import BoardPublisher
+    from firmware.hall.hall import Hall, HallListener, HallServer
+    from firmware.hall.settings import HallSettings
+
+    from helpers.hallnet import Embedded
+    from helpers.net import WAIT_S, wait_for
+
+    broker = Embedded()
+    broker.start()
+    hall = Hall("club", None, boards=list(HALL_BOARDS))
+    listener = HallListener(hall, broker.url("hall"))
+    listener.start()
+    server = HallServer(hall, "127.0.0.1", 0)
+    publishers = []
+    try:
+        assert listener.subscribed.wait(WAIT_S)
+        server.start()
+        host, port = server.address
+        for round_, black, white, result in (("1", "Ana", "Cid", "1-0"), ("1", "Ben", "Dee", "1/2-1/2")):
+            hall.standings.record(
+                "t1", {"round": round_, "black": black, "white": white, "result": result, "moves": []}
+            )
+        for name, state in HALL_BOARDS.items():
+            # Kept open while the pictures are taken: the boards are online.
+            publisher = BoardPublisher(HallSettings(broker.url(name), "club", name), lambda s=state: s)
+            publisher.sink(MoveMade(1, 1, "black", "11-15", (11, 15), ()))
+            publisher.poll(0)
+            assert publisher.flush(WAIT_S)
+            publishers.append(publisher)
+        assert wait_for(lambda: sum(1 for b in hall.boards() if b["fen"] and b["online"]) == len(HALL_BOARDS))
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})  # type: ignore[attr-defined]
+            page.goto(f"http://{host}:{port}/")
+            page.wait_for_selector("#standings tbody tr")
+            page.locator("[data-board='table-1']").click()
+            page.wait_for_selector("#moves [data-ply]")
+            page.wait_for_timeout(300)
+            name = f"hall-{width}x{height}.png"
+            (OUT / name).write_bytes(small_png(page.screenshot()))
+            print(f"{OUT.relative_to(ROOT) / name}: {(OUT / name).stat().st_size // 1024} KB")
+            page.close()
+    finally:
+        for publisher in publishers:
+            publisher.close(flush_s=0)
+        server.close()
+        listener.close()
+        hall.close()
+        broker.close()
 
 
 if __name__ == "__main__":

@@ -106,3 +106,31 @@ def test_sheet_of_a_game_that_is_not_kept(state: Path, tmp_path: Path, capsys: p
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no kept game '7'" in err and "2 kept" in err
+
+
+def test_list_names_whole_and_match_games_numbered_as_the_match_numbers_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A refereed match game: its Round is the referee's session ("1.1", "1.2"), its game
+    # in the match MatchGame, as `crownhead match` numbers them (game 1, game 2).
+    from dataclasses import replace
+
+    store = GameStore(tmp_path / "state")
+    match = "20261204-180000-Ann-Crownhead-engine"
+    engine = "Crownhead engine (level 5)"
+    for n, (black, white) in enumerate((("Annabel Lee-Richardson", engine), (engine, "Annabel Lee-Richardson")), 1):
+        record = GameRecord.new(black=black, white=white, now=f"2026-12-04T18:0{n}:00+00:00")
+        record = replace(record, extra={"Round": f"1.{n}", "Match": match, "MatchGame": str(n)})
+        store.finish(record.with_game(random_game(40 + n)))
+    assert main(["games", "--state-dir", str(tmp_path / "state")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 3
+    for line, (black, white) in zip(
+        out[1:], ((("Annabel Lee-Richardson", engine), (engine, "Annabel Lee-Richardson")))
+    ):
+        assert f"  {black}  " in line and f"  {white}  " in line
+    assert out[1].endswith(f"{match} game 1") and out[2].endswith(f"{match} game 2")
+    # The columns still line up: each file name starts where the header's "file" does.
+    at = out[0].index("file")
+    assert all(line[at:].startswith("2026") for line in out[1:])
+    assert out[0].index("match") == out[1].index(match)

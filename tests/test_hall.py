@@ -246,8 +246,8 @@ def test_the_hall_page_in_a_real_browser_shows_every_board(
         assert "<b>Ann 1</b>" in page.locator("[data-board='table-1'] .names").inner_text()
         assert page.locator("[data-board='table-1'] .names b").count() == 0
         page.locator("[data-board='table-2']").click()
-        page.wait_for_selector("#moves li")
-        assert page.locator("#moves li").all_inner_texts() == ["9-13"]
+        page.wait_for_selector("#moves [data-ply]")
+        assert page.locator("#moves [data-ply]").all_inner_texts() == ["9-13"]
     finally:
         page.close()
 
@@ -326,7 +326,7 @@ def test_the_full_view_is_the_board_pages_component_read_only(
         page.goto(web + "/")
         page.wait_for_selector("[data-board='table-3'] [data-piece]")
         page.locator("[data-board='table-3']").click()
-        page.wait_for_selector("#moves li")
+        page.wait_for_selector("#moves [data-ply]")
         full = page.locator("#board")
         assert full.locator("[data-square]").count() == 32
         pieces = {
@@ -337,7 +337,12 @@ def test_the_full_view_is_the_board_pages_component_read_only(
         # The last move lit as the board's LEDs show it.
         assert full.locator("[data-square='9']").get_attribute("data-role") == "last-from"
         assert full.locator("[data-square='14']").get_attribute("data-role") == "last-to"
-        assert page.locator("#moves li").all_inner_texts() == ["11-15", "23-19", "9-14"]
+        assert page.locator("#moves [data-ply]").all_inner_texts() == ["11-15", "23-19", "9-14"]
+        # Numbered by move, as the board's page, PDN and the sheets number them.
+        assert [" ".join(li.split()) for li in page.locator("#moves > li").all_inner_texts()] == [
+            "1. 11-15 23-19",
+            "2. 9-14",
+        ]
         assert page.locator("#status").inner_text() == "White to move, move 2"
         assert page.locator('.name[data-side="black"]').inner_text() == "<i>Ann</i>"
         assert page.locator("#detail i").count() == 0

@@ -51,3 +51,15 @@ def test_the_pages_screenshots_are_in_the_docs_at_a_phones_and_a_laptops_size() 
             data = (REPO / "docs" / name).read_bytes()
             assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (width, height), name
             assert len(data) < 100_000, name  # small: they live in the repository
+
+
+def test_the_hall_pages_screenshots_are_in_its_docs_at_a_phones_and_a_laptops_size() -> None:
+    import struct
+
+    text = (REPO / "docs" / "hall.md").read_text()
+    for width, height in ((390, 844), (1280, 800)):
+        name = f"screenshots/hall-{width}x{height}.png"
+        assert f"]({name})" in text, name
+        data = (REPO / "docs" / name).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (width, height), name
+        assert len(data) < 100_000, name

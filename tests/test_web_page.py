@@ -330,10 +330,11 @@ def test_games_tab_lists_and_replays(browser: Any, live: LiveBoard) -> None:
     assert row.locator('a[href$=".pdn"]').count() == 1 and row.locator('a[href$=".pdf"]').count() == 1
     row.locator("button").click()
     page.wait_for_selector("#replay:not([hidden])")
-    assert page.locator("#replay-ply").text_content() == "2 / 2"
+    # Where the replay stands, numbered by move as the move list is (not "2 / 2" plies).
+    assert page.locator("#replay-ply").text_content() == "after 1... 23-19"
     assert page.locator('#replay-board [data-square="19"] [data-piece="w"]').count() == 1
     page.click("#replay-first")
-    assert page.locator("#replay-ply").text_content() == "0 / 2"
+    assert page.locator("#replay-ply").text_content() == "the start"
     assert page.locator("#replay-board [data-piece]").count() == 24
     assert page.locator('#replay-board [data-square="11"] [data-piece="b"]').count() == 1
     page.click('nav a[data-tab="status-page"]')

@@ -90,21 +90,25 @@ def _list(store: GameStore) -> int:
         print(f"No games kept yet in {store.directory}.")
         return 0
     in_matches = any(MATCH_TAG in g.tags for g in games)
+    # Each column as wide as its longest entry: a name is never cut ("Crownhead engine (").
+    black_w = max([5] + [len(g.tags.get("Black", "?")) for g in games])
+    white_w = max([5] + [len(g.tags.get("White", "?")) for g in games])
+    file_w = max([4] + [len(g.path.name) for g in games])
     if games:
-        header = f"{'#':>3}  {'date':<10}  {'result':<7}  {'plies':>5}  {'black':<18}  {'white':<18}  file"
-        if in_matches:
-            header += " " * max(2, len(games[0].path.name) - 2) + "match"
-        print(header)
+        header = f"{'#':>3}  {'date':<10}  {'result':<7}  {'plies':>5}  {'black':<{black_w}}  {'white':<{white_w}}  "
+        print((header + ("file".ljust(file_w) + "  match" if in_matches else "file")).rstrip())
     for n, g in enumerate(games, 1):
         t = g.tags
         line = (
             f"{n:>3}  {t.get('Date', '?'):<10}  {g.result:<7}  {g.plies:>5}  "
-            f"{t.get('Black', '?')[:18]:<18}  {t.get('White', '?')[:18]:<18}  {g.path.name}"
+            f"{t.get('Black', '?'):<{black_w}}  {t.get('White', '?'):<{white_w}}  {g.path.name:<{file_w}}"
         )
         if MATCH_TAG in t:
-            # Which match the game belongs to, and its game number in it.
-            line += f"  {t[MATCH_TAG]}" + (f" game {t[ROUND_TAG]}" if t.get(ROUND_TAG) else "")
-        print(line)
+            # Which match the game belongs to, and its game in it as `crownhead match` numbers
+            # it: MatchGame where a referee's session numbered the Round ("1.2"), else Round.
+            number = t.get("MatchGame") or t.get(ROUND_TAG)
+            line += f"  {t[MATCH_TAG]}" + (f" game {number}" if number else "")
+        print(line.rstrip())
     if current is not None:
         print(
             f"In progress: started {current.started}, {len(current.moves)} {'ply' if len(current.moves) == 1 else 'plies'}, "

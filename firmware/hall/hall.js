@@ -41,11 +41,18 @@
       const title = make("div");
       const mini = make("div", null, "mini");
       const names = make("div", null, "names");
-      const line = make("div");
+      const line = make("div", null, "turn");
+      const clocks = make("div", null, "clocks");
+      const clock = {};
+      for (const side of ["black", "white"]) {
+        clock[side] = make("span", null, "clock");
+        clock[side].dataset.cardClock = side;
+        clocks.append(clock[side]);
+      }
       const alerts = make("div");
-      el.append(title, mini, names, line, alerts);
+      el.append(title, mini, names, line, clocks, alerts);
       el.addEventListener("click", () => choose(b.name));
-      c = { el, board: new CrownheadBoard(mini), title, names, line, alerts, fen: null };
+      c = { el, board: new CrownheadBoard(mini), title, names, line, clocks, clock, alerts, fen: null };
       cards.set(b.name, c);
     }
     c.el.classList.toggle("offline", !b.online);
@@ -56,10 +63,29 @@
       c.fen = b.fen;
     }
     text(c.names, (b.black || "?") + " – " + (b.white || "?"));
-    c.line.className = b.result ? "result" : "";
-    text(c.line, b.result ? `${b.result} (${b.reason || ""})` : `ply ${b.ply}`);
+    c.line.className = b.result ? "turn result" : "turn";
+    text(c.line, b.result ? `${b.result} (${b.reason || ""})` : turnText(b));
+    // Both clocks as the board last sent them, the side to move's marked (it is the one
+    // that runs while the game goes on).
+    const toMove = b.result ? null : CrownheadBoard.sideToMove(b.fen);
+    c.clocks.hidden = !b.clocks;
+    for (const side of ["black", "white"]) {
+      const ms = b.clocks ? b.clocks[side] : null;
+      text(c.clock[side], b.clocks ? `${side === "black" ? "Black" : "White"} ${CrownheadBoard.formatClock(ms)}` : "");
+      c.clock[side].className = side === toMove ? "clock to-move" : "clock";
+    }
     c.alerts.replaceChildren(...b.alerts.slice(-2).map((a) => make("div", alertText(a), "alert")));
     return c.el;
+  }
+
+  // "Move 5, White to move": the move about to be made, numbered as PDN and the board's
+  // own page number it (Black's move and White's reply are one move).
+  function turnText(b) {
+    const side = CrownheadBoard.sideToMove(b.fen);
+    if (!side) return b.online ? "no game yet" : "";
+    const ply = Number(b.ply) || 0;
+    const n = CrownheadBoard.moveNumber(ply + 1, CrownheadBoard.whiteBegan(b.fen, ply));
+    return `Move ${n}, ${side === "black" ? "Black" : "White"} to move`;
   }
 
   function showDetail(b) {
@@ -80,15 +106,13 @@
     const m = b.match;
     text($("#match"), m && m.players ? `Match: ${m.players[0]} ${m.marks[0]}, ${m.players[1]} ${m.marks[1]}` : "");
     $("#alerts").replaceChildren(...b.alerts.map((a) => make("li", alertText(a))));
-    // One element per ply, in PDN, as on the board's own page.
+    // One line per move, as on the board's own page, in PDN and on the sheets; each
+    // ply a <span data-ply> of its own. Whether White began follows from the position
+    // and the game's plies, both of the board's state (a ballot may give White the first move).
     const list = $("#moves");
-    for (let i = 0; i < b.moves.length; i++) {
-      let li = list.children[i];
-      if (!li) { li = document.createElement("li"); list.appendChild(li); }
-      if (li.textContent !== b.moves[i]) li.textContent = b.moves[i];
-      li.setAttribute("data-ply", String(i + 1));
-    }
-    while (list.children.length > b.moves.length) list.lastElementChild.remove();
+    if (list.dataset.board !== b.name) { list.replaceChildren(); list.dataset.board = b.name; }
+    const plies = b.ply == null ? b.moves.length : Number(b.ply);
+    CrownheadBoard.fillMoves(list, b.moves, CrownheadBoard.whiteBegan(b.fen, plies));
   }
 
   function choose(name) {
@@ -107,7 +131,16 @@
       if (box.children[i] !== el) box.insertBefore(el, box.children[i] || null);
       const tr = document.createElement("tr");
       const verdict = b.verdict === "disputed" ? `disputed: ${b.why || ""}` : (b.verdict || "");
-      for (const v of [b.name, b.round, b.black, b.white, b.result, b.ply, verdict]) tr.appendChild(make("td", v));
+      // Moves, not plies: numbered as the board's page, PDN and the sheets number them.
+      const moves = b.ply == null ? null : Math.ceil(Number(b.ply) / 2);
+      const cells = [["board", b.name], ["round", b.round], ["black", b.black], ["white", b.white],
+        ["result", b.result], ["moves", moves], ["counted", verdict]];
+      for (const [col, v] of cells) {
+        const td = make("td", v);
+        td.dataset.col = col;
+        if (col === "moves" && v != null) td.dataset.n = String(v);
+        tr.appendChild(td);
+      }
       if (b.verdict === "disputed") tr.className = "disputed";
       rows.push(tr);
     });
@@ -123,7 +156,13 @@
     $("#disputed-box").hidden = !list.length;
     $("#disputed tbody").replaceChildren(...list.map((d) => {
       const tr = document.createElement("tr");
-      for (const v of [d.board, d.round, d.black, d.white, d.result, d.reason, d.why]) tr.appendChild(make("td", v));
+      const cells = [["board", d.board], ["round", d.round], ["black", d.black], ["white", d.white],
+        ["result", d.result], ["reason", d.reason], ["why", d.why]];
+      for (const [col, v] of cells) {
+        const td = make("td", v);
+        td.dataset.col = col;
+        tr.appendChild(td);
+      }
       return tr;
     }));
   }

@@ -26,6 +26,7 @@ import asyncio
 import hmac
 import json
 import logging
+import os
 import re
 import socket
 import threading
@@ -506,6 +507,12 @@ class WebServer:
             "faults": list(record.faults),
         }
 
+    def config_file(self) -> str | None:
+        """The configuration file the settings in force were read from, as an absolute
+        path; None for the built-in defaults (no file was read)."""
+        path = getattr(self.config, "path", None)
+        return os.path.abspath(path) if path else None
+
     def config_view(self) -> dict[str, Any]:
         """The configuration in force, for reading: no secret shown (the PIN, passwords,
         a URL's password: :func:`firmware.redact.redacted`)."""
@@ -669,6 +676,8 @@ async def _status(request: Request) -> Response:
         return response
     data = json.loads(bytes(response.body))
     data["config"] = server.config_view()
+    # Which file the settings came from (None: the built-in defaults, no file read).
+    data["config_file"] = server.config_file()
     data["selftest"] = server.selftest_view()
     data["web"] = {
         "listen": f"{server.host}:{server.port}",

@@ -17,6 +17,7 @@
     sim: false,
     control: false,
     selected: null,
+    targets: new Set(),
     clock: null,
     clockAt: 0,
     ticker: null,
@@ -26,10 +27,17 @@
     commands: new Set(),
     // Commands sent with request(), by name, oldest first: each waits for its reply.
     asked: new Map(),
+    // What of this game the log already says: its plies, and whether its end. A page
+    // opened mid-game logs the rest from the history, and nothing is logged twice.
+    logged: new Set(),
+    loggedOver: false,
+    loggedGame: null,
+    resultText: null,
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
 
-  const board = new CrownheadBoard($("#board"), { onSquare: clickSquare });
+  // Any piece may be dragged; a page that may only watch is told why nothing moves.
+  const board = new CrownheadBoard($("#board"), { onSquare: clickSquare, onDrag: dragMove });
 
   // -- the socket -------------------------------------------------------------------------
 
@@ -73,6 +81,7 @@
     return false;
   }
   page.send = send;
+  page.connect = connect;  // a test reconnects a page it took offline
 
   // Send a command and wait for its answer: the reply, or the error that refused it
   // (the board answers a page's lines in order; replies and errors name their command).
@@ -121,10 +130,18 @@
       } else {
         send("history");
       }
-      addLog("move", `${moveNumber(msg.ply)} ${sideName(msg.side)} ${msg.move}`);
+      logMove(msg.ply, msg.side, msg.move);
     } else if (kind === "takeback" || kind === "new-game" || kind === "game-start") {
       send("history");
-      if (kind === "takeback") addLog("takeback", `${moveNumber(msg.ply)} ${sideName(plySide(msg.ply))}'s move taken back`);
+      if (kind === "takeback") {
+        addLog("takeback", `${moveNumber(msg.ply)} ${sideName(plySide(msg.ply))}'s move taken back`);
+        // The plies taken back may be played again: each is logged again then.
+        for (const ply of Array.from(page.logged)) if (ply >= msg.ply) page.logged.delete(ply);
+        page.loggedOver = false;
+      } else {
+        page.logged = new Set();
+        page.loggedOver = false;
+      }
       if (kind === "new-game") { addLog("new-game", "new game"); showResult(null); }
     } else if (kind === "reply") {
       onReply(msg);
@@ -136,7 +153,7 @@
       // The clocks above and below the board show it; the log would fill with it.
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
-      addLog("game-over", `game over: ${msg.result} (${msg.reason})`);
+      logOver();
     } else if (kind === "caution") {
       addLog("caution", `caution for ${msg.side || ""}: ${msg.message || msg.offence || ""}`.trim());
     } else if (kind === "warning" || kind === "notice") {
@@ -164,10 +181,13 @@
       page.start = msg.start;
       showMoves();
       if (msg.next != null) send(`history ${msg.next}`);
-    } else if (msg.cmd === "play" || msg.cmd === "hands") {
-      addLog("reply", `${msg.cmd}: ${msg.move}`);
-    } else if (msg.cmd === "new") {
-      addLog("reply", msg.ready ? "new game" : "new game: set up the pieces");
+      else logHistory();
+    } else if (msg.cmd === "play") {
+      // Lit for the person at the board; the move is logged when it is made there.
+      addLog("reply", `${msg.move} is lit: make it on the board`);
+    } else if (msg.cmd === "new" && !msg.ready) {
+      // A game that stands at once says "new game" by its event; this one waits.
+      addLog("reply", "new game: set up the pieces");
     } else if (msg.cmd === "press") {
       addLog("reply", `pressed ${buttonWords(msg.button)}${msg.long ? " (held)" : ""}`);
     } else if (msg.cmd === "names") {
@@ -179,7 +199,7 @@
   function whiteFirst() { return /^W/i.test(String(page.start || "")); }
   function plySide(ply) { return (ply % 2 === 1) !== whiteFirst() ? "black" : "white"; }
   function moveNumber(ply) {
-    const n = Math.floor((ply - 1 + (whiteFirst() ? 1 : 0)) / 2) + 1;
+    const n = CrownheadBoard.moveNumber(ply, whiteFirst());
     return plySide(ply) === "black" ? `${n}.` : `${n}...`;
   }
   function sideName(side) { return side === "black" ? "Black" : side === "white" ? "White" : String(side || ""); }
@@ -192,6 +212,13 @@
 
   function setState(state) {
     if (!state) return;
+    // Another game than the one the log followed (begun while the page was away): its
+    // moves are logged afresh from its history.
+    if (state.game != null && state.game !== page.loggedGame) {
+      page.loggedGame = state.game;
+      page.logged = new Set();
+      page.loggedOver = false;
+    }
     page.ply = state.ply;
     page.start = state.start;
     showResult(state.result ? `${state.result} (${state.reason})` : null);
@@ -208,12 +235,15 @@
 
   function showResult(result) {
     page.over = !!result;
+    page.resultText = result;
     const el = $("#result");
     el.hidden = !result;
     text(el, result ? `Result: ${result}` : "");
   }
 
   function showView(v) {
+    // A piece chosen for tap-tap is forgotten once the game moves on.
+    if (page.selected != null && page.view && page.view.ply !== v.ply) choose(null);
     page.view = v;
     page.sim = !!v.sim;
     document.body.classList.toggle("sim", page.sim);
@@ -285,43 +315,27 @@
   }
 
   function showMoves() {
-    fillMoves($("#moves"), page.moves, whiteFirst());
+    // As PDN and the sheets number them; the hall's page numbers its moves alike.
+    CrownheadBoard.fillMoves($("#moves"), page.moves, whiteFirst());
   }
 
-  // One line per move, as PDN and the score sheets number them ("1. 11-15 23-19"; a game
-  // White begins: "1. ... 22-18"), each ply a <span data-ply> of its own.
-  function fillMoves(list, moves, whiteStarts, onPly) {
-    const rows = [];
-    let ply = 1;
-    let number = 1;
-    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = 2; }
-    for (; ply <= moves.length; ply += 2, number += 1) rows.push([number, ply + 1 <= moves.length ? [ply, ply + 1] : [ply]]);
-    const key = rows.map(([n, plies]) => `${n}:${plies.map((p) => (p == null ? "..." : moves[p - 1])).join(" ")}`);
-    const items = list.children;
-    for (let i = 0; i < rows.length; i++) {
-      let li = items[i];
-      if (li && li.getAttribute("data-key") === key[i]) continue;
-      const fresh = document.createElement("li");
-      const [n, plies] = rows[i];
-      fresh.setAttribute("data-move", String(n));
-      fresh.setAttribute("data-key", key[i]);
-      const label = document.createElement("span");
-      label.className = "n";
-      label.textContent = `${n}.`;
-      fresh.append(label);
-      for (const p of plies) {
-        fresh.append(" ");
-        const span = document.createElement("span");
-        if (p == null) { span.textContent = "..."; } else {
-          span.setAttribute("data-ply", String(p));
-          span.textContent = moves[p - 1];
-          if (onPly) span.addEventListener("click", () => onPly(p));
-        }
-        fresh.append(span);
-      }
-      if (li) li.replaceWith(fresh); else list.appendChild(fresh);
-    }
-    while (list.children.length > rows.length) list.lastElementChild.remove();
+  function logMove(ply, side, move) {
+    if (page.logged.has(ply)) return;
+    page.logged.add(ply);
+    addLog("move", `${moveNumber(ply)} ${sideName(side)} ${move}`);
+  }
+
+  function logOver() {
+    if (page.loggedOver || !page.resultText) return;
+    page.loggedOver = true;
+    addLog("game-over", `game over: ${page.resultText}`);
+  }
+
+  // The game's moves the log does not have yet, oldest first (a page opened mid-game,
+  // or moves made while it was away), then its end if it is over.
+  function logHistory() {
+    page.moves.forEach((move, i) => logMove(i + 1, plySide(i + 1), move));
+    if (page.over) logOver();
   }
 
   function addLog(kind, message) {
@@ -349,29 +363,86 @@
 
   // -- the person at the page ----------------------------------------------------------
 
+  function mayNotMove() {
+    // Nothing is chosen or sent: the next click after logging in starts afresh.
+    choose(null);
+    say(document.querySelector("#login").hidden
+      ? "This page may only watch the board."
+      : "Log in with the board's PIN (at the top) to play from this page.");
+  }
+
   function clickSquare(square) {
-    if (!page.control) {
-      // Nothing is chosen or sent: the next click after logging in starts afresh.
-      page.selected = null;
-      say(document.querySelector("#login").hidden
-        ? "This page may only watch the board."
-        : "Log in with the board's PIN (at the top) to play from this page.");
-      return;
-    }
+    if (!page.control) { mayNotMove(); return; }
     if (page.sim) {
-      page.selected = null;
+      // The simulator's hands: a click lifts the piece there or puts the one in hand
+      // down, as in the terminal simulator (tap a man, tap where it goes: the move).
+      choose(null);
       send(`touch ${square}`);
       return;
     }
-    // Real hardware: choose a piece, then where it goes; the move is lit for the board.
-    if (page.selected == null) {
-      page.selected = square;
-      addLog("select", `from ${square}: now click where it goes`);
+    // Real hardware, tap-tap: a piece, then where it goes; the move is lit for the board.
+    const from = page.selected;
+    if (from != null && page.targets.has(square)) {
+      choose(null);
+      playFromTo(from, square);
+    } else if (from === square) {
+      choose(null);
     } else {
-      const from = page.selected;
-      page.selected = null;
-      if (from !== square) send(`play ${from}-${square}`);
+      offer(square);
     }
+  }
+
+  // Tap-tap's first tap: the piece chosen and the squares it may go to, marked on the
+  // board from the board's own legal moves; a square with no move chooses nothing.
+  async function offer(square) {
+    choose(null);
+    const moves = (await legalMoves()).filter((m) => m.squares[0] === square);
+    if (!moves.length) {
+      say(`No move from ${square} now.`);
+      return;
+    }
+    say("");
+    choose(square, moves.map((m) => m.squares[m.squares.length - 1]));
+  }
+
+  function choose(square, targets = []) {
+    page.selected = square;
+    page.targets = new Set(targets);
+    board.mark(square == null ? {} : { chosen: [square], "may-go": targets });
+  }
+
+  // A piece dragged from one square to another: the legal move between them, made by
+  // the simulated hands or lit for the person at the board.
+  function dragMove(from, to) {
+    if (!page.control) { mayNotMove(); return; }
+    choose(null);
+    playFromTo(from, to);
+  }
+
+  async function playFromTo(from, to) {
+    const moves = (await legalMoves()).filter((m) => m.squares[0] === from && m.squares[m.squares.length - 1] === to);
+    if (moves.length === 1) {
+      say("");
+      send(`${page.sim ? "hands" : "play"} ${moves[0].text}`);
+    } else if (moves.length > 1) {
+      say(`There are ${moves.length} ways to jump from ${from} to ${to}: type the one you mean ` +
+        `(${moves.map((m) => m.text).join(" or ")}).`);
+    } else if (page.sim) {
+      // No legal move: the hands do it all the same, and the board judges it, as it
+      // judges a person's wrong move.
+      send(`hands ${from}-${to}`);
+    } else {
+      say(`No move from ${from} to ${to} now.`);
+    }
+  }
+
+  // The side to move's legal moves as the board gives them (the link's `moves`), each
+  // with its squares; none on a board whose notation is not numbers.
+  async function legalMoves() {
+    const answer = await request("moves");
+    if (answer.event === "error") return [];
+    return (answer.moves || []).map((text) => ({ text, squares: String(text).split(/[-x]/).map(Number) }))
+      .filter((m) => m.squares.length >= 2 && m.squares.every((n) => n >= 1 && n <= 32));
   }
 
   $("#move-form").addEventListener("submit", (ev) => {
@@ -494,7 +565,8 @@
       page.control = !!me.control;
       page.mayWatch = me.view !== false;
       text($("#pin-why"), page.mayWatch ? "To play from here" : "To watch the board and play from here");
-      page.selected = null;
+      choose(null);
+      $("#board").classList.toggle("movable", !!me.control);
       if (me.control) say("");
       document.body.classList.toggle("read-only", !me.control);
       $("#login").hidden = me.control || !me.login;
@@ -591,7 +663,8 @@
     const list = $("#replay-moves");
     list.replaceChildren();
     const whiteStarts = /^W/i.test(String((data.fens || [""])[0]));
-    fillMoves(list, data.moves, whiteStarts, (ply) => { replay.ply = ply; showReplay(); });
+    replay.whiteStarts = whiteStarts;
+    CrownheadBoard.fillMoves(list, data.moves, whiteStarts, (ply) => { replay.ply = ply; showReplay(); });
     showReplay();
   }
   function showReplay() {
@@ -599,7 +672,14 @@
     if (!g) return;
     replay.ply = Math.max(0, Math.min(replay.ply, g.moves.length));
     replay.board.show({ board: CrownheadBoard.boardFromFen(g.fens[replay.ply]) });
-    text($("#replay-ply"), `${replay.ply} / ${g.moves.length}`);
+    // Where the replay stands, numbered by move as the list beside it: "after 2... 22-17".
+    let where = "the start";
+    if (replay.ply > 0) {
+      const n = CrownheadBoard.moveNumber(replay.ply, replay.whiteStarts);
+      const black = (replay.ply % 2 === 1) !== replay.whiteStarts;
+      where = `after ${n}${black ? "." : "..."} ${g.moves[replay.ply - 1]}`;
+    }
+    text($("#replay-ply"), where);
     $$("#replay-moves [data-ply]").forEach((el) => el.classList.toggle("current", Number(el.getAttribute("data-ply")) === replay.ply));
   }
   $("#replay-first").addEventListener("click", () => { replay.ply = 0; showReplay(); });
@@ -628,6 +708,18 @@
       list.append(dt, dd);
     }
     showSelftest(data.selftest || { state: "never run" });
+    showSettingsFile(data.config_file);
+  }
+
+  // The file the settings were read from, or none: a board with no configuration file runs
+  // on the built-in defaults, and the page must not name a file that does not exist.
+  function showSettingsFile(path) {
+    const el = $("#settings-file");
+    el.setAttribute("data-file", path ? "read" : "none");
+    text(el, path
+      ? `Read from ${path}.`
+      : "The built-in defaults: no configuration file was read. The board reads /etc/crownhead/config.toml " +
+        "when it exists, or the file given by --config or $CROWNHEAD_CONFIG.");
   }
 
   // The last `crownhead selftest`: when, passed or failed, and what each check said.

@@ -12,6 +12,13 @@ class CrownheadBoard {
     this.flipped = false;
     this.state = { board: "................................", roles: {}, target: null, blink: [] };
     this.onSquare = options.onSquare || null;
+    // Drag and drop: onDrag(from, to) when a piece is dragged from one square to
+    // another; canDrag(square) says whether the piece there may be (a page that may
+    // only watch drags nothing).
+    this.onDrag = options.onDrag || null;
+    this.canDrag = options.canDrag || (() => true);
+    this.drag = null;
+    this.dragged = false;
     if (!container.querySelector("svg")) {
       this._install(this._fresh(false));
     } else {
@@ -37,13 +44,93 @@ class CrownheadBoard {
   _bind(svg) {
     this.svg = svg;
     this.squares = {};
+    this.corners = {};
     for (const g of svg.querySelectorAll("[data-square]")) {
-      this.squares[g.getAttribute("data-square")] = g;
+      const square = g.getAttribute("data-square");
+      this.squares[square] = g;
+      const at = /translate\(\s*([-\d.]+)[ ,]+([-\d.]+)\s*\)/.exec(g.getAttribute("transform") || "");
+      this.corners[square] = at ? [Number(at[1]), Number(at[2])] : [0, 0];
+      // The number above the piece, where a piece would hide it on a phone.
+      const num = g.querySelector(":scope > .num");
+      if (num) g.appendChild(num);
     }
     svg.addEventListener("click", (ev) => {
+      // The click that ends a drag is not a click on a square.
+      if (this.dragged) return;
       const g = ev.target.closest("[data-square]");
       if (g && this.onSquare) this.onSquare(Number(g.getAttribute("data-square")));
     });
+    if (this.onDrag) {
+      svg.addEventListener("pointerdown", (ev) => this._dragStart(ev));
+      svg.addEventListener("pointermove", (ev) => this._dragMove(ev));
+      svg.addEventListener("pointerup", (ev) => this._dragEnd(ev));
+      svg.addEventListener("pointercancel", () => this._dragEnd(null));
+    }
+  }
+
+  // The square under a point of the screen, from the drawing's geometry (the dragged
+  // piece itself is under the pointer), or null off the dark squares.
+  squareAt(clientX, clientY) {
+    const rect = this.svg.getBoundingClientRect();
+    const box = this.svg.viewBox.baseVal;
+    if (!rect.width || !box || !box.width) return null;
+    const x = box.x + (clientX - rect.left) * box.width / rect.width;
+    const y = box.y + (clientY - rect.top) * box.height / rect.height;
+    const cell = box.width / 8;
+    for (const [square, [cx, cy]] of Object.entries(this.corners)) {
+      if (x >= cx && x < cx + cell && y >= cy && y < cy + cell) return Number(square);
+    }
+    return null;
+  }
+
+  _dragStart(ev) {
+    if (ev.button !== 0 || this.drag) return;
+    const g = ev.target.closest("[data-square]");
+    if (!g) return;
+    const piece = g.querySelector(":scope > [data-piece]");
+    const square = Number(g.getAttribute("data-square"));
+    if (!piece || !this.canDrag(square)) return;
+    this.drag = { from: square, g, piece, id: ev.pointerId, x: ev.clientX, y: ev.clientY, moving: false };
+  }
+
+  _dragMove(ev) {
+    const d = this.drag;
+    if (!d || ev.pointerId !== d.id) return;
+    const dx = ev.clientX - d.x;
+    const dy = ev.clientY - d.y;
+    // A few pixels of a shaky tap are still a tap.
+    if (!d.moving && Math.hypot(dx, dy) < 6) return;
+    if (!d.moving) {
+      d.moving = true;
+      try { this.svg.setPointerCapture(d.id); } catch (e) { /* the pointer is gone */ }
+      d.g.classList.add("dragging");
+      this.svg.appendChild(d.g);  // drawn over the other squares while it moves
+    }
+    const rect = this.svg.getBoundingClientRect();
+    const scale = this.svg.viewBox.baseVal.width / rect.width;
+    d.piece.setAttribute("transform", `translate(${dx * scale},${dy * scale})`);
+    ev.preventDefault();
+  }
+
+  _dragEnd(ev) {
+    const d = this.drag;
+    if (!d || (ev && ev.pointerId !== d.id)) return;
+    this.drag = null;
+    if (!d.moving) return;  // a tap: the click that follows is the square's
+    d.piece.removeAttribute("transform");
+    d.g.classList.remove("dragging");
+    this.dragged = true;
+    setTimeout(() => { this.dragged = false; }, 0);
+    const to = ev ? this.squareAt(ev.clientX, ev.clientY) : null;
+    if (to && to !== d.from) this.onDrag(d.from, to);
+  }
+
+  // Squares the page marks by itself (a piece chosen, where it may go): {class: [squares]}.
+  mark(marks) {
+    for (const cls of ["chosen", "may-go"]) {
+      const on = new Set((marks && marks[cls]) || []);
+      for (const [square, g] of Object.entries(this.squares)) g.classList.toggle(cls, on.has(Number(square)));
+    }
   }
 
   setFlipped(flipped) {
@@ -71,7 +158,7 @@ class CrownheadBoard {
       const shown = "bwBW".includes(piece) ? piece : ".";
       if (have !== shown) {
         if (current) current.remove();
-        if (shown !== ".") g.insertBefore(this._clone("piece", shown), g.querySelector(":scope > .role"));
+        if (shown !== ".") g.insertBefore(this._clone("piece", shown), g.querySelector(":scope > .role, :scope > .num"));
       }
       // A piece the simulated hands put down that the game does not know.
       g.classList.toggle("unknown", piece === "?");
@@ -81,7 +168,7 @@ class CrownheadBoard {
         if (old) old.remove();
         if (role) {
           g.setAttribute("data-role", role);
-          g.appendChild(this._clone("role", role));
+          g.insertBefore(this._clone("role", role), g.querySelector(":scope > .num"));
         } else {
           g.removeAttribute("data-role");
         }
@@ -98,7 +185,7 @@ class CrownheadBoard {
           el.removeAttribute("data-piece");
           el.setAttribute("class", "ghost");
           el.setAttribute("data-want", ghostSymbol);
-          g.appendChild(el);
+          g.insertBefore(el, g.querySelector(":scope > .num"));
         }
       }
     }
@@ -155,6 +242,62 @@ class CrownheadBoard {
     const m = Math.floor(s / 60); s -= m * 60;
     const mm = h ? String(m).padStart(2, "0") : String(m);
     return (neg ? "-" : "") + (h ? `${h}:` : "") + `${mm}:${String(s).padStart(2, "0")}`;
+  }
+
+  // Whose move it is in a PDN FEN ("W:W21:B1" -> "white"), or null.
+  static sideToMove(fen) {
+    const c = String(fen || "")[0];
+    return c === "B" ? "black" : c === "W" ? "white" : null;
+  }
+
+  // Whether White made the game's first move, from the position after `ply` plies.
+  static whiteBegan(fen, ply) {
+    const side = CrownheadBoard.sideToMove(fen);
+    if (!side) return false;
+    return (side === "white") === (Number(ply) % 2 === 0);
+  }
+
+  // The move number of ply `ply` (1: the first), as PDN and the score sheets number
+  // moves: Black's move and White's reply share one ("1. 11-15 23-19").
+  static moveNumber(ply, whiteBegan) {
+    return Math.floor((ply - 1 + (whiteBegan ? 1 : 0)) / 2) + 1;
+  }
+
+  // One line per move in `list` (a <ul>), as PDN and the sheets number them ("1. 11-15
+  // 23-19"; a game White begins: "1. ... 22-18"), each ply a <span data-ply> of its own;
+  // `onPly(ply)` called when one is clicked. Lines already right are left as they are.
+  static fillMoves(list, moves, whiteStarts, onPly) {
+    const rows = [];
+    let ply = 1;
+    let number = 1;
+    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = 2; }
+    for (; ply <= moves.length; ply += 2, number += 1) rows.push([number, ply + 1 <= moves.length ? [ply, ply + 1] : [ply]]);
+    const key = rows.map(([n, plies]) => `${n}:${plies.map((p) => (p == null ? "..." : moves[p - 1])).join(" ")}`);
+    const items = list.children;
+    for (let i = 0; i < rows.length; i++) {
+      const li = items[i];
+      if (li && li.getAttribute("data-key") === key[i]) continue;
+      const fresh = document.createElement("li");
+      const [n, plies] = rows[i];
+      fresh.setAttribute("data-move", String(n));
+      fresh.setAttribute("data-key", key[i]);
+      const label = document.createElement("span");
+      label.className = "n";
+      label.textContent = `${n}.`;
+      fresh.append(label);
+      for (const p of plies) {
+        fresh.append(" ");
+        const span = document.createElement("span");
+        if (p == null) { span.textContent = "..."; } else {
+          span.setAttribute("data-ply", String(p));
+          span.textContent = moves[p - 1];
+          if (onPly) span.addEventListener("click", () => onPly(p));
+        }
+        fresh.append(span);
+      }
+      if (li) li.replaceWith(fresh); else list.appendChild(fresh);
+    }
+    while (list.children.length > rows.length) list.lastElementChild.remove();
   }
 
   static boardFromFen(fen) {
