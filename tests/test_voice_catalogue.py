@@ -96,3 +96,24 @@ def test_what_is_spoken_follows_the_setting() -> None:
     assert spoken_kinds("off") == frozenset()
     with pytest.raises(ValueError, match="speak must be one of all, moves, warnings, off"):
         spoken_kinds("loud")
+
+
+def test_the_voice_section_checks_every_setting_by_name() -> None:
+    from firmware.config import ConfigError, parse_config_text
+
+    config = parse_config_text(b'[voice]\nenabled = true\nlanguage = "de"\nwhite_language = "fr"\n')
+    from firmware.voice.settings import VoiceConfig
+
+    voice = config.get(VoiceConfig)
+    assert voice.enabled and voice.language_for("white") == "fr" and voice.language_for("black") == "de"
+    for bad, where in [
+        ("speed = 20", "voice.speed"),
+        ("volume = 300", "voice.volume"),
+        ('speak = "loud"', "voice.speak"),
+        ('engine = "festival"', "voice.engine"),
+        ('voice = "en; rm -rf"', "voice.voice"),
+        ('device = "hw:0 x"', "voice.device"),
+        ('language = "e n"', "voice.language"),
+    ]:
+        with pytest.raises(ConfigError, match=where):
+            parse_config_text(f"[voice]\n{bad}\n".encode())
