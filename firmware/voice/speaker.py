@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from firmware.voice.catalogue import Sentence, load_catalogue
-from firmware.voice.engine import Engine, SpeechUnavailable, VoiceSettings
+from firmware.voice.engine import Engine, SpeechUnavailable, VoiceSettings, open_engine
 from firmware.voice.queue import SpeechQueue
 
-__all__ = ["Aplay", "Output", "Speaker", "SentenceRecorder", "voice_name"]
+__all__ = ["Aplay", "Output", "Speaker", "SentenceRecorder", "open_speaker", "voice_name"]
 
 log = logging.getLogger(__name__)
 
@@ -200,3 +200,24 @@ class SentenceRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_speaker(
+    engine: str = "espeak",
+    piper_voices: str = "",
+    settings: VoiceSettings = VoiceSettings(),
+    *,
+    device: str = "default",
+    limit: int = 32,
+    background: bool = True,
+    play: bool = True,
+) -> tuple[Speaker | None, str]:
+    """A speaker on the engine and ALSA device asked for, or (None, what to install):
+    the board then plays on silently and says that once."""
+    try:
+        speech = open_engine(engine, piper_voices)
+        output = Aplay(device) if play else None
+    except SpeechUnavailable as exc:
+        log.warning("voice: %s", exc)
+        return None, str(exc)
+    return Speaker(speech, output, settings, limit=limit, background=background), ""
