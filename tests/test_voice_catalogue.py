@@ -117,3 +117,23 @@ def test_the_voice_section_checks_every_setting_by_name() -> None:
     ]:
         with pytest.raises(ConfigError, match=where):
             parse_config_text(f"[voice]\n{bad}\n".encode())
+
+
+def test_only_the_adapter_reads_events_or_the_application() -> None:
+    """The catalogue, queue, engine and speaker know no event shape: a change to the
+    events (issue 38's typed ones) rewrites the adapter alone."""
+    import ast
+    from pathlib import Path
+
+    import firmware.voice
+
+    package = Path(firmware.voice.__file__).parent
+    for module in sorted(package.glob("*.py")):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        names = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        names |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        outside = {n for n in names if n.startswith(("firmware.events", "firmware.app", "firmware.tracking"))}
+        if module.name == "adapter.py":
+            assert outside, "the adapter is the one that reads them"
+        else:
+            assert not outside, f"{module.name} imports {sorted(outside)}: only adapter.py may"

@@ -23,6 +23,7 @@ change shape, only this module does.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -301,8 +302,12 @@ class Narrator:
         candidates = [m for m in self.position.legal_moves(self.rules) if m.start == start[0] and m.end == end[0]]
         if not candidates:
             return []
-        move = candidates[0]
-        if move.path == self._hint:
+        return self.hint(candidates[0])
+
+    def hint(self, move: Move | None) -> list[Utterance]:
+        """The hint's move, said once while it is shown (None: no hint shown now)."""
+        if move is None or move.path == self._hint:
+            self._hint = None if move is None else self._hint
             return []
         self._hint = move.path
         if move.captures:
@@ -401,6 +406,10 @@ class BoardVoice:
         self._told_missing = False
         self._requests: list[tuple[str, int]] = []
         self._last_short: int | None = None
+        #: The last sentences said, newest last (what a page's live region or a test reads).
+        self.said: deque[Sentence] = deque(maxlen=200)
+        #: Sentences said since the start (``said`` keeps the last 200 of them).
+        self.said_count = 0
 
     def attach(self, app: App) -> BoardVoice:
         self.app = app
@@ -412,6 +421,8 @@ class BoardVoice:
 
     def say(self, utterances: Iterable[Utterance]) -> list[Sentence]:
         sentences = self.phrasebook.sentences(utterances)
+        self.said.extend(sentences)
+        self.said_count += len(sentences)
         if self.speaker is not None:
             for sentence in sentences:
                 self.speaker.say(sentence)
@@ -419,6 +430,11 @@ class BoardVoice:
 
     def sink(self, event: Event) -> None:
         self.say(self.narrator.hear(event))
+
+    def said_since(self, count: int) -> list[Sentence]:
+        """The sentences said after the first ``count`` (as many as are kept)."""
+        new = self.said_count - count
+        return list(self.said)[-new:] if new > 0 else []
 
     def on_press(self, press: ButtonEvent) -> bool | None:
         """The ``speak`` button: answered here (False: the tracker never sees it)."""
@@ -464,22 +480,23 @@ class BoardVoice:
 
     def source(self, now: int) -> list[Event]:
         out: list[Event] = []
-        if self.speaker is None:
-            if self.missing and not self._told_missing:
-                self._told_missing = True
-                out.append(Notice(now, f"The board cannot speak: {self.missing}"))
-            self._requests.clear()
-            return out
+        if self.speaker is None and self.missing and not self._told_missing:
+            self._told_missing = True
+            out.append(Notice(now, f"The board cannot speak: {self.missing}"))
         app = self.app
         state = app.clock_state(now) if app is not None else None
         if state is not None:
             black, white, running, paused, _flag = state
             if not paused:
                 self.say(self.narrator.clock(black, white, running))
+        if app is not None:
+            # The hint is the application's (no event tells of it): said when it is found.
+            self.say(self.narrator.hint(app.hints.move(app.tracker.game)))
         requests, self._requests = self._requests, []
         for request, square in requests:
             self.say(self.answer(request, square, now))
-        out += [Notice(now, message) for message in self.speaker.poll()]
+        if self.speaker is not None:
+            out += [Notice(now, message) for message in self.speaker.poll()]
         return out
 
     def close(self) -> None:
