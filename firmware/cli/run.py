@@ -315,8 +315,9 @@ def run(args: argparse.Namespace) -> int:
             publisher.attach(app)
         publisher.start()  # connected once commands, if any, have somewhere to go
     parts = attach_board_parts(app, config, background=actions is None)
-    if phrasebook is not None:
-        parts.append(_open_voice(speech, phrasebook, app))
+    if phrasebook is not None or web is not None:
+        # The page's live region reads every sentence out, spoken here or not.
+        parts.append(_open_voice(speech, phrasebook, app, page=web is not None))
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -365,13 +366,17 @@ def _phrasebook(voice: VoiceConfig) -> Phrasebook | None:
     return Phrasebook(voice.language, voice.black_language, voice.white_language, voice.speak)
 
 
-def _open_voice(voice: VoiceConfig, phrasebook: Phrasebook, app: App) -> BoardVoice:
-    """The board's voice on ALSA, attached to ``app``; without espeak-ng it says once,
-    on the message line, what to install, and the board plays on silently."""
+def _open_voice(voice: VoiceConfig, phrasebook: Phrasebook | None, app: App, *, page: bool) -> BoardVoice:
+    """The board's voice attached to ``app``: on ALSA when speech is asked for (without
+    espeak-ng it says once, on the message line, what to install, and the board plays on
+    silently); for the page's live region alone (``page``, no speech) with no speaker."""
+    if phrasebook is None:
+        book = Phrasebook(voice.language, voice.black_language, voice.white_language)
+        return BoardVoice(None, book, emit=page).attach(app)
     speaker, missing = open_speaker(
         voice.engine, voice.piper_voices, voice_settings(voice), device=voice.device, limit=voice.queue
     )
-    return BoardVoice(speaker, phrasebook, missing).attach(app)
+    return BoardVoice(speaker, phrasebook, missing, emit=page).attach(app)
 
 
 def _link_config(config: Config, args: argparse.Namespace) -> LinkConfig:

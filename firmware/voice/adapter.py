@@ -56,6 +56,7 @@ from firmware.events import (
     Reopened,
     ResignAsked,
     SetUp,
+    Spoken,
     TakenBack,
 )
 from firmware.voice.catalogue import Sentence
@@ -304,6 +305,11 @@ class Narrator:
             return []
         return self.hint(candidates[0])
 
+    @property
+    def hint_shown(self) -> tuple[int, ...] | None:
+        """The path of the hint last said (None: none shown)."""
+        return self._hint
+
     def hint(self, move: Move | None) -> list[Utterance]:
         """The hint's move, said once while it is shown (None: no hint shown now)."""
         if move is None or move.path == self._hint:
@@ -393,12 +399,19 @@ class Narrator:
 class BoardVoice:
     """The voice of a running :class:`App`: its events said, its ``speak`` button answered.
 
-    ``speaker`` is None where no engine could be opened: the board plays on silently and
-    says once, on its message line, ``missing`` (what to install).
+    ``speaker`` is None where no engine could be opened (or none is wanted: a page's
+    live region alone): the board plays on silently and says once, on its message line,
+    ``missing`` (what to install). ``emit``: every sentence also becomes a ``spoken``
+    event, which the pages read out.
     """
 
-    def __init__(self, speaker: Speaker | None, phrasebook: Phrasebook, missing: str = "") -> None:
+    def __init__(
+        self, speaker: Speaker | None, phrasebook: Phrasebook, missing: str = "", *, emit: bool = False
+    ) -> None:
         self.speaker = speaker
+        #: Every sentence is also an event (``spoken``) for the pages' live regions.
+        self.emit = emit
+        self._unsent: list[Sentence] = []
         self.phrasebook = phrasebook
         self.narrator = Narrator()
         self.missing = missing
@@ -417,12 +430,43 @@ class BoardVoice:
         app.sinks.append(self.sink)
         app.sources.append(self.source)
         app.press_listeners.append(self.on_press)
+        app.deadlines.append(self.next_deadline)
+        # Stepped when something is due (below) or the speaker has news (it wakes the
+        # loop): the loop may sleep between.
+        app.waking_sources.append(self.source)
+        if self.speaker is not None:
+            self.speaker.notify = app.wake
         return self
+
+    def next_deadline(self) -> int | None:
+        """Now, when a request, a sentence for the pages or a new hint waits; else when
+        the running side's clock reaches its last minute or last ten seconds."""
+        app = self.app
+        if app is None:
+            return None
+        now = app.clock.now_ms()
+        hint = app.hints.move(app.tracker.game)
+        if self._requests or self._unsent or (hint is not None and hint.path != self.narrator.hint_shown):
+            return now
+        state = app.clock_state(now)
+        if state is None:
+            return None
+        black, white, running, paused, flag = state
+        left = black if running == "black" else white if running == "white" else None
+        if left is None or paused or flag or left <= 0:
+            return None
+        for mark in (60_000, 10_000):
+            if left > mark:
+                return now + left - mark
+        return None
 
     def say(self, utterances: Iterable[Utterance]) -> list[Sentence]:
         sentences = self.phrasebook.sentences(utterances)
         self.said.extend(sentences)
         self.said_count += len(sentences)
+        if self.emit:
+            self._unsent.extend(sentences)
+            del self._unsent[:-64]
         if self.speaker is not None:
             for sentence in sentences:
                 self.speaker.say(sentence)
@@ -497,6 +541,8 @@ class BoardVoice:
             self.say(self.answer(request, square, now))
         if self.speaker is not None:
             out += [Notice(now, message) for message in self.speaker.poll()]
+        unsent, self._unsent = self._unsent, []
+        out += [Spoken(now, s.text, s.lang, s.kind) for s in unsent]
         return out
 
     def close(self) -> None:

@@ -99,6 +99,8 @@ class Speaker:
         self.settings = settings
         self.queue: SpeechQueue[Sentence] = SpeechQueue(limit)
         self.on_spoken = on_spoken
+        #: Called (from the speaker's thread) when :meth:`poll` has news: the main loop's wake.
+        self.notify: Callable[[], None] | None = None
         self._dir = tempfile.TemporaryDirectory(prefix="crownhead-voice-")
         self._lock = threading.Lock()
         self._messages: list[str] = []
@@ -156,13 +158,19 @@ class Speaker:
             if self._failing is None:
                 log.warning("voice: %s", message)
                 self._messages.append(f"The board cannot speak: {message}")
+                self._notify()
             self._failing = message
 
     def _recovered(self) -> None:
         with self._lock:
             if self._failing is not None:
                 self._messages.append("The board speaks again.")
+                self._notify()
             self._failing = None
+
+    def _notify(self) -> None:
+        if self.notify is not None:
+            self.notify()
 
     def close(self) -> None:
         self.queue.close()

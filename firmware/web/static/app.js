@@ -28,6 +28,7 @@
     asked: new Map(),
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
+  page.send = send;  // the page's other modules (speech.js) send through the same socket
 
   const board = new CrownheadBoard($("#board"), { onSquare: clickSquare });
 
@@ -46,7 +47,11 @@
     socket.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg && typeof msg === "object") handle(msg);
+      if (msg && typeof msg === "object") {
+        handle(msg);
+        // The page's other modules (speech.js) hear every line too.
+        window.dispatchEvent(new CustomEvent("crownhead:line", { detail: msg }));
+      }
     };
     socket.onclose = () => {
       setConnection("offline");
@@ -132,8 +137,9 @@
     } else if (kind === "error") {
       addLog("error", `${msg.cmd ? msg.cmd + ": " : ""}${msg.message}`);
       settle(msg);
-    } else if (kind === "clock") {
-      // The clocks above and below the board show it; the log would fill with it.
+    } else if (kind === "clock" || kind === "spoken") {
+      // The clocks above and below the board show the time, "The board says" lists the
+      // sentences (speech.js): the log would fill with them.
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
       addLog("game-over", `game over: ${msg.result} (${msg.reason})`);
