@@ -228,3 +228,17 @@ def test_the_hint_is_said_by_its_squares(make_rig: MakeRig) -> None:
     mark = voice.said_count
     rig.do("hint", wait=3000)
     assert "Hint: jump from 14 to 23." in _texts(voice, mark)
+
+
+def test_a_warning_is_told_in_the_language_of_the_side_to_move(make_rig: MakeRig) -> None:
+    rig = make_rig(start=False)
+    voice = BoardVoice(None, Phrasebook("en", black_language="de")).attach(rig.app)
+    rig.app.start()
+    rig.wait(100)
+    rig.do("11-15")
+    rig.do("22-18")
+    mark = voice.said_count
+    rig.sim.lift(9)  # Black must jump 15x22; the man on 9 cannot
+    rig.wait(1000)
+    sentence = voice.said_since(mark)[0]
+    assert (sentence.text, sentence.lang) == ("Schlagzwang: der Stein auf 15 kann schlagen.", "de")

@@ -273,6 +273,11 @@ class Narrator:
         return []
 
     def _warning(self, event: BoardWarning) -> list[Utterance]:
+        # Told to the side to move, in its own language where it has one.
+        side = (("side", _side(self.position.turn)),)
+        return [Utterance(u.kind, u.key, u.args + side) for u in self._warning_of(event)]
+
+    def _warning_of(self, event: BoardWarning) -> list[Utterance]:
         code, squares = event.code, tuple(event.squares)
         if code == "illegal-move":
             if not squares:
