@@ -4,6 +4,7 @@ player's whole game against the computer with the buttons and the voice alone.""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 import time
 from collections.abc import Callable
 from typing import Any
@@ -242,3 +243,20 @@ def test_a_warning_is_told_in_the_language_of_the_side_to_move(make_rig: MakeRig
     rig.wait(1000)
     sentence = voice.said_since(mark)[0]
     assert (sentence.text, sentence.lang) == ("Schlagzwang: der Stein auf 15 kann schlagen.", "de")
+
+
+def test_crownhead_run_without_espeak_ng_plays_on_and_says_once_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from firmware.cli import main
+
+    script = tmp_path / "game.txt"
+    script.write_text(
+        "lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 18\nwait 1000\npress speak\nwait 500\n"
+    )
+    monkeypatch.setenv("PATH", str(tmp_path))  # no espeak-ng, no aplay
+    code = main(["run", "--hal", "sim", "--script", str(script), "--speech", "en", "--state-dir", str(tmp_path / "s")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.count("The board cannot speak") == 1 and "sudo apt-get install espeak-ng" in out
+    assert "move 1: black 11-15" in out and "move 2: white 22-18" in out

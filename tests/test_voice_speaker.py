@@ -179,3 +179,34 @@ def test_the_recorder_writes_a_wav_and_a_line_for_each_sentence(tmp_path: Path) 
     lines = [json.loads(line) for line in (tmp_path / "out" / "sentences.jsonl").read_text().splitlines()]
     assert lines == [{"t": 1200, "text": "Schwarz, 11 15.", "lang": "de", "file": "0001-move.wav", "kind": "move"}]
     assert wav_stats(tmp_path / "out" / "0001-move.wav")[1] > 0.02
+
+
+def test_piper_without_its_program_says_so(tmp_path: Path) -> None:
+    with pytest.raises(SpeechUnavailable, match="no piper-not-installed here"):
+        from firmware.voice.engine import Piper
+
+        Piper(tmp_path, None, program="piper-not-installed")
+
+
+def test_without_espeak_ng_on_the_path_there_is_no_speaker_and_one_reason(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from firmware.voice.speaker import open_speaker
+
+    monkeypatch.setenv("PATH", str(tmp_path))  # a machine where espeak-ng was never installed
+    speaker, missing = open_speaker()
+    assert speaker is None and "sudo apt-get install espeak-ng" in missing
+
+
+@needs_espeak
+def test_crownhead_say_writes_a_wav_and_refuses_an_unknown_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from firmware.cli import main
+
+    out = tmp_path / "say.wav"
+    assert main(["say", "--lang", "nl", "Zwart, 11 15.", "--out", str(out)]) == 0
+    seconds, rms = wav_stats(out)
+    assert 0.8 < seconds < 5 and rms > 0.02
+    assert main(["say", "--lang", "xx", "hello", "--out", str(out)]) == 2
+    assert "no catalogue for language 'xx'" in capsys.readouterr().err
