@@ -109,6 +109,20 @@ press white_draw
 wait 1000
 """
 
+#: Huffing (from B:W14,22,30:B1,5,9,11): 11-15 skips 9x18, White huffs the man on 9 and
+#: moves.
+HUFF = """
+lift 11
+wait 300
+place 15
+wait 1000
+lift 9
+wait 1000
+lift 22
+wait 300
+place 17
+"""
+
 #: (script, extra arguments, [(kind, catalogue key, the squares it names)]).
 GAMES = {
     "play": (
@@ -133,6 +147,16 @@ GAMES = {
             ("move", "multi-jump", (15, 24, 31, 19, 27)),
             ("guidance", "crowned", (31,)),
             ("move", "move", (32, 27)),
+        ],
+    ),
+    "huff": (
+        HUFF,
+        ["--huffing", "--fen", "B:W14,22,30:B1,5,9,11"],
+        [
+            ("move", "move", (11, 15)),
+            ("ruling", "missed-jump", (9,)),
+            ("ruling", "huff", (9,)),
+            ("move", "move", (22, 17)),
         ],
     ),
     "referee": (

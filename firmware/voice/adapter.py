@@ -235,7 +235,12 @@ class Narrator:
         if event.cause == "restore":
             return self._put_right(event.wrong, target) or [U("guidance", "setup-restore")]
         head = U("guidance", "setup-resume" if event.cause == "resume" else "setup")
-        return [head, *self._lines(event.black, event.black_kings, event.white, event.white_kings, "guidance")]
+        lines = self._lines(event.black, event.black_kings, event.white, event.white_kings, "guidance")
+        wrong = tuple(event.wrong)
+        occupied = len(event.black) + len(event.white)
+        # The few squares still wrong, when most stand right (an empty board is all wrong).
+        tail = [U("guidance", "setup-wrong", squares=wrong)] if 0 < len(wrong) < max(occupied, 1) / 2 else []
+        return [head, *lines, *tail]
 
     def _lines(
         self,
