@@ -24,8 +24,8 @@ Layers, lowest first; a package may import the ones before it, never one after i
 * :mod:`firmware.web`: the board's web page (an event sink and a command source: the
   host link spoken over WebSockets by a server in its own thread);
   :mod:`firmware.hall`: the tournament hall over MQTT (boards publish, the hall shows);
-  :mod:`firmware.sound` (the buzzer) and :mod:`firmware.display` (a small screen):
-  event sinks beside the LEDs;
+  :mod:`firmware.sound` (the buzzer), :mod:`firmware.voice` (the board speaks) and
+  :mod:`firmware.display` (a small screen): event sinks beside the LEDs;
   :mod:`firmware.diagnostics`: sensor view and self-test for people wiring a board.
 * :mod:`firmware.mcu`: the MicroPython firmware for a board with its own Raspberry Pi
   Pico (``mcu/pico/``, not imported by the rest), its CPython stand-ins, the protocol
@@ -49,7 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("referee",),
     ("app",),
     ("link",),
-    ("simulator", "sound"),
+    ("simulator", "sound", "voice"),
     ("web", "hall", "display", "mcu"),
     ("diagnostics", "wiring"),
     ("cli",),

@@ -41,11 +41,14 @@ BUTTON_NAMES: tuple[str, ...] = (
     "white",
     # The arbiter's clock button: start, pause and resume the game clock.
     "clock",
+    # The voice: short, the last move, whose turn and the clocks; twice, the last moves;
+    # long, the whole position (docs/voice.md).
+    "speak",
 )
 
 #: Buttons whose press is told apart by its length: reported when released (short) or
 #: once held for ``hold_ms`` (long, reported while still held; its release says nothing).
-TIMED_BUTTONS: frozenset[str] = frozenset({"resign", "black_resign", "white_resign", "black", "white"})
+TIMED_BUTTONS: frozenset[str] = frozenset({"resign", "black_resign", "white_resign", "black", "white", "speak"})
 
 #: How long a press must last to count as long.
 DEFAULT_HOLD_MS = 1500

@@ -36,6 +36,7 @@ def test_names() -> None:
         "black",
         "white",
         "clock",
+        "speak",
     } == set(BUTTON_NAMES)
 
 

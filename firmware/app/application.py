@@ -161,6 +161,9 @@ class App(Loop, Commands):
         #: When a source wants the next step, besides the board's own deadlines (a display
         #: drawn in this thread, a buzzer pattern): functions returning a time or None.
         self.deadlines: list[Callable[[], int | None]] = []
+        #: Told of every button press before the app and the tracker; one returning False
+        #: has answered it (the voice's ``speak`` button), and nothing else hears of it.
+        self.press_listeners: list[Callable[[ButtonEvent], bool | None]] = []
         self.policy = LedPolicy(leds, referee=settings.policy.referee_lights)
         #: The mode, who plays each side, and referee mode's arbiter (it judges the tracker).
         self.modes = Modes(settings, self.policy, players, referee, referee_settings, make_machine or machine_player)
@@ -624,6 +627,9 @@ class App(Loop, Commands):
         return self.keeper.put_away(record.with_game(self._game), now)
 
     def _on_press(self, press: ButtonEvent) -> bool | None:
+        for listener in self.press_listeners:
+            if listener(press) is False:
+                return False
         declared = self.tracker.game.declared
         if (
             press.name == "takeback"

@@ -11,14 +11,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.cli._hall import add_hall_arguments, hall_from_args, publish_replay
+from firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
+from firmware.config import ConfigError, load_config
 from firmware.events import Event
 from firmware.referee.arbiter import add_referee_arguments, referee_from_args
 from firmware.files import FileRefused
 from firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
 from firmware.tracking.policy import TRACKER_MODES
+from firmware.voice.adapter import Narrator
+from firmware.voice.phrases import Phrasebook
+from firmware.voice.speaker import SentenceRecorder, Speaker, open_speaker
+from rules import Position
 
 __all__ = ["register", "run"]
 
@@ -41,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_hall_arguments(p)
     add_referee_arguments(p)
     add_rules_arguments(p)
+    add_speech_arguments(p, out=True)
     p.set_defaults(func=run)
 
 
@@ -70,12 +78,27 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"crownhead replay: {exc}", file=sys.stderr)
         return 2
+    try:
+        voice = _Voice.from_args(args, position)
+    except (ValueError, RuntimeError) as exc:
+        print(f"crownhead replay: {exc}", file=sys.stderr)
+        return 2
     out = sys.stdout
     played: list[Event] = []
     try:
+        # The voice hears the lights (the hint) even when they are not printed.
         for event in iter_replay(
-            actions, position, rules_from_args(args), args.mode, lights=args.lights, referee=referee
+            actions,
+            position,
+            rules_from_args(args),
+            args.mode,
+            lights=args.lights or voice is not None,
+            referee=referee,
         ):
+            if voice is not None:
+                voice.hear(event)
+                if event.kind == "lights" and not args.lights:
+                    continue
             out.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
             if hall is not None and event.kind not in ("lights", "final"):
                 played.append(event)
@@ -87,7 +110,72 @@ def run(args: argparse.Namespace) -> int:
         out.flush()
         print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if voice is not None:
+            voice.close()
     out.flush()
     if hall is not None:
         return publish_replay(hall, played, args.fen, rules_from_args(args), referee=referee)
     return 0
+
+
+class _Voice:
+    """``--speech LANG`` (spoken, one sentence after another) and ``--speech-out DIR``
+    (each sentence a WAV file and a line of ``DIR/sentences.jsonl``)."""
+
+    def __init__(
+        self, narrator: Narrator, phrasebook: Phrasebook, recorder: SentenceRecorder | None, speaker: Speaker | None
+    ) -> None:
+        self.narrator = narrator
+        self.phrasebook = phrasebook
+        self.recorder = recorder
+        self.speaker = speaker
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, position: Position) -> _Voice | None:
+        """None without ``--speech``; ValueError or RuntimeError naming the problem."""
+        if args.speech_out and not args.speech:
+            raise ValueError("--speech-out needs --speech LANG")
+        if not args.speech:
+            return None
+        try:
+            config = voice_config(load_config(None), args)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        from firmware.voice.engine import SpeechUnavailable, open_engine
+
+        phrasebook = Phrasebook(config.language, config.black_language, config.white_language, config.speak)
+        narrator = Narrator(position, rules_from_args(args))
+        try:
+            if args.speech_out:
+                engine = open_engine(config.engine, config.piper_voices)
+                return cls(
+                    narrator, phrasebook, SentenceRecorder(engine, Path(args.speech_out), voice_settings(config)), None
+                )
+        except SpeechUnavailable as exc:
+            raise RuntimeError(str(exc)) from None
+        except OSError as exc:
+            raise RuntimeError(f"cannot write {args.speech_out}: {exc.strerror or exc}") from None
+        speaker, missing = open_speaker(
+            config.engine, config.piper_voices, voice_settings(config), device=config.device, background=False
+        )
+        if speaker is None:
+            raise RuntimeError(missing)
+        return cls(narrator, phrasebook, None, speaker)
+
+    def hear(self, event: Event) -> None:
+        for sentence in self.phrasebook.sentences(self.narrator.hear(event)):
+            if self.recorder is not None:
+                self.recorder.record(event.t, sentence)
+            if self.speaker is not None:
+                self.speaker.say(sentence)
+                while self.speaker.pump():
+                    pass
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+        if self.speaker is not None:
+            for message in self.speaker.poll():
+                print(f"crownhead replay: {message}", file=sys.stderr)
+            self.speaker.close()

@@ -33,7 +33,12 @@ from firmware.link.host import Link, open_link
 from firmware.link.settings import PLAYS, LinkConfig
 from firmware.redact import RedactingFilter
 from firmware.web.settings import WebConfig
+from firmware.voice.adapter import BoardVoice
+from firmware.voice.phrases import Phrasebook
+from firmware.voice.settings import VoiceConfig
+from firmware.voice.speaker import open_speaker
 from firmware.cli._hall import add_hall_arguments, hall_from_args
+from firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
 from firmware.hall.board import BoardPublisher, app_state
 from firmware.hall.commands import attach_commands
 from firmware.display.panel import attach_board_parts
@@ -143,6 +148,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "docs/web.md) (default: web.listen in the configuration, else no page)",
     )
     add_sim_arguments(p)
+    add_speech_arguments(p)
     add_hall_arguments(p, commands=True)
     add_referee_arguments(p, names=False)
     add_rules_arguments(p)
@@ -173,6 +179,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         web_config = _web_config(config, args)
     except ConfigError as exc:
+        return _fail(str(exc))
+    try:
+        speech = voice_config(config, args)
+        phrasebook = _phrasebook(speech)
+    except (ConfigError, ValueError) as exc:
         return _fail(str(exc))
     try:
         hall_settings = hall_from_args(args, config)
@@ -304,6 +315,9 @@ def run(args: argparse.Namespace) -> int:
             publisher.attach(app)
         publisher.start()  # connected once commands, if any, have somewhere to go
     parts = attach_board_parts(app, config, background=actions is None)
+    if phrasebook is not None or web is not None:
+        # The page's live region reads every sentence out, spoken here or not.
+        parts.append(_open_voice(speech, phrasebook, app, page=web is not None))
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -343,6 +357,26 @@ def run(args: argparse.Namespace) -> int:
             if publisher is not None:
                 publisher.close()
             _restore_signals(previous)
+
+
+def _phrasebook(voice: VoiceConfig) -> Phrasebook | None:
+    """The sentences ``[voice]`` (or ``--speech``) asks for; None when the board is silent."""
+    if not voice.enabled or voice.speak == "off":
+        return None
+    return Phrasebook(voice.language, voice.black_language, voice.white_language, voice.speak)
+
+
+def _open_voice(voice: VoiceConfig, phrasebook: Phrasebook | None, app: App, *, page: bool) -> BoardVoice:
+    """The board's voice attached to ``app``: on ALSA when speech is asked for (without
+    espeak-ng it says once, on the message line, what to install, and the board plays on
+    silently); for the page's live region alone (``page``, no speech) with no speaker."""
+    if phrasebook is None:
+        book = Phrasebook(voice.language, voice.black_language, voice.white_language)
+        return BoardVoice(None, book, emit=page).attach(app)
+    speaker, missing = open_speaker(
+        voice.engine, voice.piper_voices, voice_settings(voice), device=voice.device, limit=voice.queue
+    )
+    return BoardVoice(speaker, phrasebook, missing, emit=page).attach(app)
 
 
 def _link_config(config: Config, args: argparse.Namespace) -> LinkConfig:

@@ -146,6 +146,7 @@ BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
         "match": "firmware.app.settings:MatchConfig",
         "web": "firmware.web.settings:WebConfig",
         "mqtt": "firmware.hall.settings:HallSettings",
+        "voice": "firmware.voice.settings:VoiceConfig",
     }
 )
 # Sections registered with config_section: the built-in ones as their modules load, and

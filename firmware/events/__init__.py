@@ -20,7 +20,7 @@ into one of them (see :mod:`~firmware.events.base`).
 
 from __future__ import annotations
 
-from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore
+from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore, Spoken
 from firmware.events.base import EVENT_KINDS, Event, event_from_json
 from firmware.events.board import (
     WARNING_CODES,
@@ -85,4 +85,5 @@ __all__ = [
     "ComputerMove",
     "GameSaved",
     "MatchScore",
+    "Spoken",
 ]

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from firmware.events.base import Event
 
-__all__ = ["GameStarted", "ComputerMove", "GameSaved", "MatchScore"]
+__all__ = ["GameStarted", "ComputerMove", "GameSaved", "MatchScore", "Spoken"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,3 +71,15 @@ class MatchScore(Event):
     over: bool
     winner: str
     count_draws: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Spoken(Event):
+    """The board's voice said ``text`` (in ``lang``; ``about``: ``move``, ``warning``...,
+    see docs/voice.md): what a page's live region reads out, whether or not a speaker is
+    heard."""
+
+    kind: ClassVar[str] = "spoken"
+    text: str
+    lang: str
+    about: str

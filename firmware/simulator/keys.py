@@ -29,6 +29,8 @@ KEYS: tuple[tuple[str, str, str], ...] = (
     ("B", "black_resign", ""),
     ("W", "white_resign", ""),
     ("k", "clock", ""),
+    # The voice's button: the last move (typed "hold speak": the whole position).
+    ("v", "speak", ""),
     ("f", "follow", "follow the lights"),
     ("q", "quit", "quit"),
 )

@@ -577,6 +577,7 @@ _STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
     "board.js": "text/javascript; charset=utf-8",
+    "speech.js": "text/javascript; charset=utf-8",
 }
 
 

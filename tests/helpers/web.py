@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from firmware.app.settings import AppSettings
-from firmware.app.players import Thinker
+from firmware.app.players import Player, Thinker
 from firmware.config import Config, default_config
 from firmware.link.settings import LinkConfig
 from firmware.referee.settings import RefereeSettings
@@ -104,10 +104,12 @@ class LiveBoard:
         hosts: tuple[str, ...] = (),
         config: Config | None = None,
         max_pages: int = 64,
+        players: Mapping[Any, Player] | None = None,
     ) -> None:
         self.rig = Rig(
             state_dir,
             board=board,
+            players=players,
             settings=settings or AppSettings(auto_crown=True),
             thinker=Thinker(background=True),  # the machine thinks beside the live main loop
             referee_settings=referee or RefereeSettings(record_dir=str(state_dir / "referee")),

@@ -35,6 +35,7 @@
     resultText: null,
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
+  page.send = send;  // the page's other modules (speech.js) send through the same socket
 
   // Any piece may be dragged; a page that may only watch is told why nothing moves.
   const board = new CrownheadBoard($("#board"), { onSquare: clickSquare, onDrag: dragMove });
@@ -54,7 +55,11 @@
     socket.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg && typeof msg === "object") handle(msg);
+      if (msg && typeof msg === "object") {
+        handle(msg);
+        // The page's other modules (speech.js) hear every line too.
+        window.dispatchEvent(new CustomEvent("crownhead:line", { detail: msg }));
+      }
     };
     socket.onclose = () => {
       setConnection("offline");
@@ -149,8 +154,9 @@
     } else if (kind === "error") {
       addLog("error", `${msg.cmd ? msg.cmd + ": " : ""}${msg.message}`);
       settle(msg);
-    } else if (kind === "clock") {
-      // The clocks above and below the board show it; the log would fill with it.
+    } else if (kind === "clock" || kind === "spoken") {
+      // The clocks above and below the board show the time, "The board says" lists the
+      // sentences (speech.js): the log would fill with them.
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
       logOver();

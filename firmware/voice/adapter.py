@@ -1,0 +1,570 @@
+"""The one module of the voice that reads the application: events and the game, as utterances.
+
+:class:`Narrator` hears every event (the tracker's, the referee's, the clock's, the
+application's) and says what it means as :class:`~firmware.voice.utterance.Utterance`
+values, keeping what a request needs: the moves so far and the position they reached.
+It answers the requests too (the last move, the last few, the position, a square, whose
+turn and the clocks). :class:`BoardVoice` joins it to a running :class:`App`: a sink
+for the events, a source for the clock's last minute and the speaker's troubles, and
+the ``speak`` button (short: the last move, whose turn and the clocks; twice: the last
+five moves; long: the position).
+
+The catalogue, the queue and the speaker know nothing of events: when the events
+change shape, only this module does.
+
+>>> from firmware.events import MoveMade
+>>> narrator = Narrator()
+>>> [u.key for u in narrator.hear(MoveMade(0, 1, "black", "11-15", (11, 15), ()))]
+['move']
+>>> narrator.square(15).mapping["piece"]
+'black-man'
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from firmware.events import (
+    Alert,
+    BallotDrawn,
+    BoardWarning,
+    Caution,
+    Claim,
+    ClockReport,
+    ComputerMove,
+    Condoned,
+    Crowned,
+    DrawClaimable,
+    DrawDeclined,
+    DrawOffer,
+    Event,
+    Flag,
+    ForcedJump,
+    Forfeit,
+    GameOver,
+    GameStarted,
+    HuffTakenBack,
+    Huffed,
+    Lights,
+    MissedJump,
+    MoveMade,
+    NewGame,
+    Notice,
+    Reopened,
+    ResignAsked,
+    SetUp,
+    Spoken,
+    TakenBack,
+)
+from firmware.voice.catalogue import Sentence
+from firmware.voice.phrases import Phrasebook
+from firmware.voice.utterance import Utterance
+from hal.buttons import ButtonEvent
+from rules import WCDF, Color, Move, Position, Rules
+
+if TYPE_CHECKING:
+    from firmware.app.application import App
+    from firmware.voice.speaker import Speaker
+
+__all__ = ["Narrator", "BoardVoice", "SPEAK_BUTTON", "REPEAT_MS", "LAST_MOVES", "spoken_replay"]
+
+log = logging.getLogger(__name__)
+
+U = Utterance.of
+
+#: The button asking the board to speak (short, twice, long: see the module docstring).
+SPEAK_BUTTON = "speak"
+#: A second short press within this long asks for the last moves.
+REPEAT_MS = 2000
+#: How many moves "the last moves" says.
+LAST_MOVES = 5
+
+_SIDES = ("black", "white")
+
+
+def _side(color: Color) -> str:
+    return "black" if color is Color.BLACK else "white"
+
+
+def _color(side: str) -> Color | None:
+    return Color.BLACK if side == "black" else Color.WHITE if side == "white" else None
+
+
+def _move_utterance(kind: str, side: str, path: tuple[int, ...], captures: tuple[int, ...], **extra: str) -> Utterance:
+    computer = "player" in extra
+    if not captures:
+        return U(kind, "computer-move" if computer else "move", side=side, start=path[0], end=path[-1], **extra)
+    if len(path) == 2:
+        key = "computer-jump" if computer else "jump"
+        if computer:
+            return U(kind, key, side=side, start=path[0], landings=path[1:], captures=captures, **extra)
+        return U(kind, key, side=side, start=path[0], end=path[-1], captures=captures)
+    key = "computer-jump" if computer else "multi-jump"
+    return U(kind, key, side=side, start=path[0], landings=path[1:], captures=captures, **extra)
+
+
+class Narrator:
+    """Events in, utterances out; the game's moves and position kept for the requests."""
+
+    def __init__(self, position: Position | None = None, rules: Rules = WCDF) -> None:
+        self.rules = rules
+        self.position = position if position is not None else Position.start(rules)
+        #: (the position before, the move) for every move heard, oldest first.
+        self.moves: list[tuple[Position, MoveMade]] = []
+        self._hint: tuple[int, ...] | None = None
+        self._clock_said: dict[str, int] = {}
+
+    # -- events -------------------------------------------------------------------------
+
+    def hear(self, event: Event) -> list[Utterance]:
+        """What to say about ``event`` (often nothing: the lights, a save)."""
+        match event:
+            case MoveMade():
+                return self._move(event)
+            case ComputerMove():
+                return [_move_utterance("move", event.side, event.path, event.captures, player=event.player)]
+            case TakenBack():
+                return self._takeback(event)
+            case GameOver():
+                return self._over(event)
+            case NewGame():
+                return self._new_game(event)
+            case GameStarted():
+                return self._started(event)
+            case SetUp():
+                return self._setup(event)
+            case BoardWarning():
+                return self._warning(event)
+            case Lights():
+                return self._lights(event)
+            case ClockReport():
+                return self.clock(event.black, event.white, event.running)
+            case Condoned():
+                self._reset(event.fen)
+                return [U("ruling", "condoned", side=event.side, move=(event.move,))]
+            case Huffed():
+                return self._huffed(event)
+            case Crowned():
+                return [U("guidance", "crowned", square=event.square)]
+            case MissedJump():
+                return [U("ruling", "missed-jump", side=event.side, squares=tuple(event.squares))]
+            case HuffTakenBack():
+                return [U("ruling", "huff-takeback", square=event.square)]
+            case ForcedJump():
+                return [U("ruling", "force-jump", side=event.side, move=(event.move,))]
+            case DrawOffer():
+                return [U("offer", "draw-offer", side=event.side) if event.side else U("offer", "draw-offer-anyone")]
+            case DrawDeclined():
+                return [U("offer", "draw-declined", side=event.side)]
+            case Claim():
+                if event.valid:
+                    return [U("ruling", "claim-accepted", side=event.side, reason=event.reason)]
+                return [U("ruling", "claim-refused", side=event.side)]
+            case ResignAsked():
+                return [U("offer", "resign-confirm", side=event.side)]
+            case Reopened():
+                return [U("offer", "reopened")]
+            case Caution():
+                return [U("ruling", "caution", side=event.side, offence=event.code)]
+            case Forfeit():
+                return [U("ruling", "forfeit", side=event.side, offence=event.code)]
+            case DrawClaimable():
+                return [U("ruling", "draw-claimable", side=event.side, reason=event.reason)]
+            case BallotDrawn():
+                return [U("guidance", "ballot", number=event.number, moves=tuple(event.moves))]
+            case Flag():
+                return [U("clock", "flag", side=event.side)]
+            case Alert():
+                return [U("info", "notice", message=event.message)]
+        return []
+
+    def _reset(self, fen: str) -> None:
+        try:
+            self.position = Position.from_fen(fen)
+        except ValueError:
+            log.warning("voice: cannot read the position %r", fen)
+        self.moves = []
+        self._hint = None
+        self._clock_said = {}
+
+    def _move(self, event: MoveMade) -> list[Utterance]:
+        before = self.position
+        color = _color(event.side)
+        if color is not None and before.turn is not color:
+            before = before._replace(turn=color)
+        self.moves.append((before, event))
+        del self.moves[:-600]
+        self.position = before.apply(Move(tuple(event.path), tuple(event.captures)), self.rules)
+        self._hint = None
+        return [_move_utterance("move", event.side, event.path, event.captures)]
+
+    def _takeback(self, event: TakenBack) -> list[Utterance]:
+        if not self.moves:
+            return [U("move", "takeback-ply", ply=event.ply)]
+        before, move = self.moves.pop()
+        self.position = before
+        return [U("move", "takeback", side=move.side, start=move.path[0], end=move.path[-1])]
+
+    def _over(self, event: GameOver) -> list[Utterance]:
+        if event.result == "1-0":
+            return [U("result", "win", side="black", reason=event.reason)]
+        if event.result == "0-1":
+            return [U("result", "win", side="white", reason=event.reason)]
+        if event.result == "1/2-1/2":
+            return [U("result", "draw", reason=event.reason)]
+        return [U("result", "game-over")]
+
+    def _new_game(self, event: NewGame) -> list[Utterance]:
+        self._reset(event.fen)
+        return [U("info", "new-game", side=_side(self.position.turn))]
+
+    def _started(self, event: GameStarted) -> list[Utterance]:
+        if not event.resumed:
+            return []  # the new-game event says it
+        self._reset(event.fen)
+        return [U("info", "resumed", moves=event.ply // 2 + 1, side=_side(self.position.turn))]
+
+    def _setup(self, event: SetUp) -> list[Utterance]:
+        try:
+            target = Position.from_fen(event.fen)
+        except ValueError:
+            target = None
+        if event.cause == "restore":
+            return self._put_right(event.wrong, target) or [U("guidance", "setup-restore")]
+        head = U("guidance", "setup-resume" if event.cause == "resume" else "setup")
+        lines = self._lines(event.black, event.black_kings, event.white, event.white_kings, "guidance")
+        wrong = tuple(event.wrong)
+        occupied = len(event.black) + len(event.white)
+        # The few squares still wrong, when most stand right (an empty board is all wrong).
+        tail = [U("guidance", "setup-wrong", squares=wrong)] if 0 < len(wrong) < max(occupied, 1) / 2 else []
+        return [head, *lines, *tail]
+
+    def _lines(
+        self,
+        black: Iterable[int],
+        black_kings: Iterable[int],
+        white: Iterable[int],
+        white_kings: Iterable[int],
+        kind: str,
+    ) -> list[Utterance]:
+        """Each side's men, then its kings, a sentence each (a line at a time)."""
+        out = []
+        for side, all_pieces, kings in (("black", black, black_kings), ("white", white, white_kings)):
+            crowned = set(kings)
+            men = tuple(s for s in sorted(all_pieces) if s not in crowned)
+            if men:
+                out.append(U(kind, "setup-men", side=side, squares=men))
+            if crowned:
+                out.append(U(kind, "setup-kings", side=side, squares=tuple(sorted(crowned))))
+            if not men and not crowned:
+                out.append(U(kind, "setup-none", side=side))
+        return out
+
+    def _put_right(self, squares: Iterable[int], target: Position | None) -> list[Utterance]:
+        """Put back on the squares the game has a piece on, take off the others."""
+        wanted = target if target is not None else self.position
+        squares = tuple(squares)
+        fill = tuple(s for s in squares if wanted.piece_at(s) is not None)
+        empty = tuple(s for s in squares if wanted.piece_at(s) is None)
+        if fill and empty:
+            return [U("warning", "warning.out-of-sync", fill=fill, empty=empty)]
+        if fill:
+            return [U("warning", "warning.put-back", squares=fill)]
+        if empty:
+            return [U("warning", "warning.take-off", squares=empty)]
+        return []
+
+    def _warning(self, event: BoardWarning) -> list[Utterance]:
+        # Told to the side to move, in its own language where it has one.
+        side = (("side", _side(self.position.turn)),)
+        return [Utterance(u.kind, u.key, u.args + side) for u in self._warning_of(event)]
+
+    def _warning_of(self, event: BoardWarning) -> list[Utterance]:
+        code, squares = event.code, tuple(event.squares)
+        if code == "illegal-move":
+            if not squares:
+                return [U("warning", "warning.illegal-move-bare")]
+            piece = self.position.piece_at(squares[0])
+            return [
+                U("warning", "warning.illegal-move", square=squares[0], piece="king" if piece and piece.king else "man")
+            ]
+        if code == "out-of-sync":
+            return self._put_right(squares, None) or [U("warning", "warning.out-of-sync-squares", squares=squares)]
+        if not squares:
+            return [U("warning", "warning.illegal-move-bare")]
+        if code in ("touch-move", "unplayable-piece"):
+            return [U("warning", f"warning.{code}", square=squares[0])]
+        if code in ("forced-capture", "continue-capture"):
+            return [U("warning", f"warning.{code}", squares=squares)]
+        if code == "remove-captured":
+            return [U("warning", "warning.remove-captured", squares=squares, n=len(squares))]
+        return [U("warning", "warning.other", squares=squares)]
+
+    def _lights(self, event: Lights) -> list[Utterance]:
+        roles = event.as_dict()
+        start = [s for s, r in roles.items() if r == "hint-from"]
+        end = [s for s, r in roles.items() if r == "hint-to"]
+        if len(start) != 1 or len(end) != 1:
+            self._hint = None if not start else self._hint
+            return []
+        candidates = [m for m in self.position.legal_moves(self.rules) if m.start == start[0] and m.end == end[0]]
+        if not candidates:
+            return []
+        return self.hint(candidates[0])
+
+    @property
+    def hint_shown(self) -> tuple[int, ...] | None:
+        """The path of the hint last said (None: none shown)."""
+        return self._hint
+
+    def hint(self, move: Move | None) -> list[Utterance]:
+        """The hint's move, said once while it is shown (None: no hint shown now)."""
+        if move is None or move.path == self._hint:
+            self._hint = None if move is None else self._hint
+            return []
+        self._hint = move.path
+        if move.captures:
+            return [U("guidance", "hint-jump", start=move.start, landings=move.path[1:])]
+        return [U("guidance", "hint", start=move.start, end=move.end)]
+
+    def clock(self, black_ms: int, white_ms: int, running: str) -> list[Utterance]:
+        """The running side's last minute and last ten seconds, said once each."""
+        left = black_ms if running == "black" else white_ms if running == "white" else None
+        if left is None or left <= 0:
+            return []
+        said = self._clock_said.get(running, 2)
+        if left <= 10_000 and said > 0:
+            self._clock_said[running] = 0
+            return [U("clock", "clock-seconds", side=running)]
+        if 10_000 < left <= 60_000 and said > 1:
+            self._clock_said[running] = 1
+            return [U("clock", "clock-minute", side=running)]
+        if left > 60_000:
+            self._clock_said[running] = 2  # time added: the warnings may come again
+        return []
+
+    def _huffed(self, event: Huffed) -> list[Utterance]:
+        square = event.square
+        piece = self.position.piece_at(square)
+        if piece is not None:
+            self.position = Position.from_pieces(
+                {s: p for s, p in self.position.pieces().items() if s != square}, self.position.turn
+            )
+        return [U("ruling", "huff", side=event.side, square=square)]
+
+    # -- requests -----------------------------------------------------------------------
+
+    def last_move(self) -> list[Utterance]:
+        if not self.moves:
+            return [U("answer", "no-move-yet")]
+        _before, move = self.moves[-1]
+        return [_move_utterance("answer", move.side, move.path, move.captures)]
+
+    def last_moves(self, count: int = LAST_MOVES) -> list[Utterance]:
+        recent = self.moves[-count:] if count > 0 else []
+        if not recent:
+            return [U("answer", "no-move-yet")]
+        head = U("answer", "last-moves", n=len(recent))
+        return [head, *(_move_utterance("answer", m.side, m.path, m.captures) for _b, m in recent)]
+
+    def read_position(self, position: Position | None = None) -> list[Utterance]:
+        """Each side's men and kings by square, then whose turn."""
+        pos = position if position is not None else self.position
+
+        def of(color: Color, king: bool) -> list[int]:
+            return [s for s, p in sorted(pos.pieces().items()) if p.color is color and p.king is king]
+
+        black_kings, white_kings = of(Color.BLACK, True), of(Color.WHITE, True)
+        lines = self._lines(
+            of(Color.BLACK, False) + black_kings,
+            black_kings,
+            of(Color.WHITE, False) + white_kings,
+            white_kings,
+            "answer",
+        )
+        return [U("answer", "position"), *lines, U("answer", "to-move", side=_side(pos.turn))]
+
+    def square(self, square: int, position: Position | None = None) -> Utterance:
+        """What stands on ``square``."""
+        pos = position if position is not None else self.position
+        piece = pos.piece_at(square)
+        if piece is None:
+            return U("answer", "square-empty", square=square)
+        return U(
+            "answer", "square-piece", square=square, piece=f"{_side(piece.color)}-{'king' if piece.king else 'man'}"
+        )
+
+    def turn(self, clocks: tuple[int, int] | None = None, position: Position | None = None) -> list[Utterance]:
+        """Whose turn, and both clocks when there is one."""
+        pos = position if position is not None else self.position
+        out = [U("answer", "to-move", side=_side(pos.turn))]
+        if clocks is not None:
+            out.append(U("answer", "clocks", black="black", white="white", black_ms=clocks[0], white_ms=clocks[1]))
+        return out
+
+
+class BoardVoice:
+    """The voice of a running :class:`App`: its events said, its ``speak`` button answered.
+
+    ``speaker`` is None where no engine could be opened (or none is wanted: a page's
+    live region alone): the board plays on silently and says once, on its message line,
+    ``missing`` (what to install). ``emit``: every sentence also becomes a ``spoken``
+    event, which the pages read out.
+    """
+
+    def __init__(
+        self, speaker: Speaker | None, phrasebook: Phrasebook, missing: str = "", *, emit: bool = False
+    ) -> None:
+        self.speaker = speaker
+        #: Every sentence is also an event (``spoken``) for the pages' live regions.
+        self.emit = emit
+        self._unsent: list[Sentence] = []
+        self.phrasebook = phrasebook
+        self.narrator = Narrator()
+        self.missing = missing
+        self.app: App | None = None
+        self._told_missing = False
+        self._requests: list[tuple[str, int]] = []
+        self._last_short: int | None = None
+        #: The last sentences said, newest last (what a page's live region or a test reads).
+        self.said: deque[Sentence] = deque(maxlen=200)
+        #: Sentences said since the start (``said`` keeps the last 200 of them).
+        self.said_count = 0
+
+    def attach(self, app: App) -> BoardVoice:
+        self.app = app
+        self.narrator = Narrator(rules=app.settings.rules)
+        app.sinks.append(self.sink)
+        app.sources.append(self.source)
+        app.press_listeners.append(self.on_press)
+        app.deadlines.append(self.next_deadline)
+        # Stepped when something is due (below) or the speaker has news (it wakes the
+        # loop): the loop may sleep between.
+        app.waking_sources.append(self.source)
+        if self.speaker is not None:
+            self.speaker.notify = app.wake
+        return self
+
+    def next_deadline(self) -> int | None:
+        """Now, when a request, a sentence for the pages or a new hint waits; else when
+        the running side's clock reaches its last minute or last ten seconds."""
+        app = self.app
+        if app is None:
+            return None
+        now = app.clock.now_ms()
+        hint = app.hints.move(app.tracker.game)
+        if self._requests or self._unsent or (hint is not None and hint.path != self.narrator.hint_shown):
+            return now
+        state = app.clock_state(now)
+        if state is None:
+            return None
+        black, white, running, paused, flag = state
+        left = black if running == "black" else white if running == "white" else None
+        if left is None or paused or flag or left <= 0:
+            return None
+        for mark in (60_000, 10_000):
+            if left > mark:
+                return now + left - mark
+        return None
+
+    def say(self, utterances: Iterable[Utterance]) -> list[Sentence]:
+        sentences = self.phrasebook.sentences(utterances)
+        self.said.extend(sentences)
+        self.said_count += len(sentences)
+        if self.emit:
+            self._unsent.extend(sentences)
+            del self._unsent[:-64]
+        if self.speaker is not None:
+            for sentence in sentences:
+                self.speaker.say(sentence)
+        return sentences
+
+    def sink(self, event: Event) -> None:
+        self.say(self.narrator.hear(event))
+
+    def said_since(self, count: int) -> list[Sentence]:
+        """The sentences said after the first ``count`` (as many as are kept)."""
+        new = self.said_count - count
+        return list(self.said)[-new:] if new > 0 else []
+
+    def on_press(self, press: ButtonEvent) -> bool | None:
+        """The ``speak`` button: answered here (False: the tracker never sees it)."""
+        if press.name != SPEAK_BUTTON:
+            return None
+        if press.long:
+            self.ask("position", press.t_ms)
+        elif self._last_short is not None and press.t_ms - self._last_short <= REPEAT_MS:
+            self._last_short = None
+            self.ask("moves", press.t_ms)
+        else:
+            self._last_short = press.t_ms
+            self.ask("last", press.t_ms)
+        return False
+
+    def ask(self, request: str, square: int = 0) -> None:
+        """Answer ``request`` at the next step: ``last`` (the last move, whose turn, the
+        clocks), ``moves`` (the last five), ``position``, ``square`` (what stands on
+        ``square``), ``turn`` (whose turn and the clocks). ValueError for another."""
+        if request not in ("last", "moves", "position", "square", "turn"):
+            raise ValueError(f"no request {request!r} (last, moves, position, square, turn)")
+        if request == "square" and not 1 <= square <= 32:
+            raise ValueError(f"no square {square} (1-32)")
+        del self._requests[:-8]  # a flood of presses asks for no more than this
+        self._requests.append((request, square))
+
+    def answer(self, request: str, square: int, now: int) -> list[Utterance]:
+        """The utterances answering a request, read from the game being played."""
+        narrator = self.narrator
+        app = self.app
+        position = app.tracker.game.position if app is not None else narrator.position
+        state = app.clock_state(now) if app is not None else None
+        clocks = (state[0], state[1]) if state is not None else None
+        if request == "last":
+            return narrator.last_move() + narrator.turn(clocks, position)
+        if request == "moves":
+            return narrator.last_moves()
+        if request == "position":
+            return narrator.read_position(position)
+        if request == "square":
+            return [narrator.square(square, position)]
+        return narrator.turn(clocks, position)
+
+    def source(self, now: int) -> list[Event]:
+        out: list[Event] = []
+        if self.speaker is None and self.missing and not self._told_missing:
+            self._told_missing = True
+            out.append(Notice(now, f"The board cannot speak: {self.missing}"))
+        app = self.app
+        state = app.clock_state(now) if app is not None else None
+        if state is not None:
+            black, white, running, paused, _flag = state
+            if not paused:
+                self.say(self.narrator.clock(black, white, running))
+        if app is not None:
+            # The hint is the application's (no event tells of it): said when it is found.
+            self.say(self.narrator.hint(app.hints.move(app.tracker.game)))
+        requests, self._requests = self._requests, []
+        for request, square in requests:
+            self.say(self.answer(request, square, now))
+        if self.speaker is not None:
+            out += [Notice(now, message) for message in self.speaker.poll()]
+        unsent, self._unsent = self._unsent, []
+        out += [Spoken(now, s.text, s.lang, s.kind) for s in unsent]
+        return out
+
+    def close(self) -> None:
+        if self.speaker is not None:
+            self.speaker.close()
+
+
+def spoken_replay(
+    events: Iterable[Event], phrasebook: Phrasebook, narrator: Narrator | None = None
+) -> Iterable[tuple[int, Sentence]]:
+    """Every sentence the board would say for a replay's events, with the event's time."""
+    narrator = narrator if narrator is not None else Narrator()
+    for event in events:
+        for sentence in phrasebook.sentences(narrator.hear(event)):
+            yield event.t, sentence
