@@ -277,3 +277,30 @@ def test_a_result_survives_the_boards_power_cut_while_the_broker_is_away(
     finally:
         third.close(flush_s=0)
     assert hall.games() == [("Ann", "Bob", "1-0", "resign")]
+
+
+def test_a_boards_game_over_keeps_the_finished_game_with_its_result(tmp_path: Path) -> None:
+    from firmware.hall.board import app_state
+    from firmware.referee.settings import RefereeSettings
+    from firmware.simulator.hands import Hands
+    from helpers.rig import referee_rig
+
+    board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", round="1"))
+    results = tmp_path / "results.json"
+    publisher = BoardPublisher(
+        HallSettings("mqtt://127.0.0.1:1", "club", "table-1"),
+        lambda: app_state(board.app),
+        connect=False,
+        results=results,
+    )
+    publisher.attach(board.app)
+    try:
+        board.script("lift 11\nwait 100\nplace 15\nwait 1000\n")
+        for _ in range(2):  # resign, and confirm
+            Hands(board.app).act_text("resign")
+            board.app.run_for(100)
+        (kept,) = ResultRecord(results).unacknowledged()  # on disk, as the game ended
+        assert (kept.seq, kept.state["result"], kept.state["moves"]) == (1, "1-0", ["11-15"])
+        assert kept.state["game_id"] == app_state(board.app)["game_id"]
+    finally:
+        board.app.close()

@@ -354,7 +354,13 @@ class BoardPublisher:
 
 
 def _event_of(line: bytes) -> Event | None:
-    """The event a line of the link is, read once (None: a reply, or no event)."""
+    """The event a line of the link is, read once (None: a reply, or no event).
+
+    >>> _event_of(b'{"t":5,"event":"game-over","result":"1-0","reason":"resign"}')
+    GameOver(t=5, result='1-0', reason='resign')
+    >>> _event_of(b'{"reply":"names","ok":true}'), _event_of(b'{"event":"made-up"}'), _event_of(b"not json")
+    (None, None, None)
+    """
     try:
         body = json.loads(line)
     except (ValueError, UnicodeDecodeError, RecursionError):
