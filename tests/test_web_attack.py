@@ -17,7 +17,8 @@ import pytest
 
 from firmware.pages.serving import Limits
 from firmware.web.settings import WebConfig
-from helpers.attack import RunningBoard, addresses, fd_count, idle_connections, slowloris
+from helpers.attack import RelentlessSlowloris, RunningBoard, addresses, fd_count, idle_connections, slowloris
+from helpers.net import wait_for
 from helpers.web import LiveBoard, request
 
 pytest.importorskip("websockets")
@@ -69,13 +70,40 @@ def test_idle_and_slowloris_connections_from_one_address_leave_the_others_served
             assert board.get("/api/state")[0] == 200
             assert time.monotonic() - started < 3
             conns = board.server.connections
-            assert conns is not None and conns.refused > 0
+            # Each newcomer of the attacker's took the place of its longest-waiting one.
+            assert conns is not None and conns.evicted > 0
             assert len(conns) <= limits.per_client + 1
             # The attacker's connections that were taken are closed for saying nothing
             # (or too little) in time.
             time.sleep(limits.request_s + 1.0)
             assert conns.timed_out > 0 and len(conns) <= 1
             assert len(idle) == 300 and len(slow) == 400
+
+
+def test_a_login_always_has_room_beside_a_slowloris_crowd_from_the_owners_own_address(tmp_path: Path) -> None:
+    # 64 slowloris connections from 127.0.0.1, the owner's own address, each opened again
+    # as soon as the board closes it: every login of the owner gets in (issue 40, item 20:
+    # one in ten did, as the crowd held the address's 32 connections).
+    import json
+
+    with LiveBoard(tmp_path, pin="24682468") as board:
+        port = board.server.port
+        with RelentlessSlowloris(port, 64, "127.0.0.1", every_s=0.3) as crowd:
+            assert wait_for(lambda: crowd.opened >= 64, 30)
+            time.sleep(1.0)  # the crowd holds the address's connections and keeps coming back
+            conns = board.server.connections
+            assert conns is not None and len(conns) >= conns.per_client - 1
+            statuses = []
+            for _ in range(10):
+                try:
+                    statuses.append(_login_from("127.0.0.1", port, "24682468")[0])
+                except OSError as exc:  # the connection closed before an answer
+                    statuses.append(type(exc).__name__)
+                time.sleep(0.2)
+            assert statuses == [200] * 10
+            assert crowd.opened > 64  # the crowd went on meanwhile
+            body = _login_from("127.0.0.1", port, "24682468")[2]
+            assert json.loads(body)["ok"] is True
 
 
 # -- DNS rebinding: a foreign Host is refused on every route and the socket ----------------

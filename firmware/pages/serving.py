@@ -16,7 +16,11 @@ the server accepts connections itself, within :class:`Limits`:
   accepted until one may or one ends (the kernel holds the rest, costing the process
   nothing);
 - at most ``per_client`` connections from one address (an IPv6 client by its /64
-  network, what one home or one attacker gets), more are closed at once;
+  network, what one home or one attacker gets); a newcomer from an address that holds
+  them all takes the place of that address's connection that has waited longest for a
+  request (a slowloris crowd from the owner's own address cannot keep the owner's
+  login out: a browser sends its request as it connects, so its connection is the last
+  of the address's to go), and is closed at once only when none of them waits;
 - a connection that has not sent a whole request (headers and body) within
   ``request_s`` seconds of opening, or of its last answer, is closed (slowloris).
 
@@ -237,6 +241,32 @@ class Connections:
                 best, most = first, len(waiting)
         return best
 
+    def make_room_for(self, key: str) -> bool:
+        """When ``key``'s connections are all taken, close the one of them that has waited
+        longest for a request (however briefly) for a newcomer from ``key``: True when one
+        was closed, False when none of them waits (all are being answered, or WebSockets).
+
+        >>> class T:
+        ...     def __init__(self, name): self.name = name
+        ...     def close(self): print("closed", self.name)
+        >>> conns = Connections(total=10, per_client=2)
+        >>> slow, page = T("slow"), T("page")
+        >>> conns.made(slow, "a"); conns.made(page, "a"); conns.busy(page)
+        >>> conns.admits("a"), conns.make_room_for("a"), conns.admits("a")
+        closed slow
+        (False, True, True)
+        >>> conns.made(T("next"), "a"); conns.busy(page); conns.make_room_for("b")  # b holds none
+        False
+        """
+        waiting = self._waiting.get(key)
+        if not waiting:
+            return False
+        transport = next(iter(waiting))
+        self.lost(transport)
+        self.evicted += 1
+        transport.close()
+        return True
+
     def make_room(self) -> None:
         """When all are taken, close a connection that waits for a request (see above)."""
         while self.full:
@@ -416,7 +446,7 @@ def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: flo
                     raise
                 starved_logged = False
                 key = client_key(str(address[0]))
-                if not conns.admits(key):
+                if not conns.admits(key) and not conns.make_room_for(key):
                     conns.refused += 1
                     client.close()
                     continue

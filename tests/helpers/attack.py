@@ -174,6 +174,70 @@ def slowloris(port: int, count: int, sources: Sequence[str], every_s: float = 0.
             s.close()
 
 
+class RelentlessSlowloris:
+    """``count`` slowloris connections from ``source`` kept open: each one the server
+    closes is opened again at once (a thread; at most ``max_opened`` openings in all and
+    ``seconds`` long, so the attack stops by itself)."""
+
+    def __init__(
+        self, port: int, count: int, source: str, *, every_s: float = 0.5, max_opened: int = 20_000, seconds: float = 60
+    ) -> None:
+        self.port, self.count, self.source, self.every_s = port, count, source, every_s
+        self.max_opened, self.seconds = max_opened, seconds
+        self.opened = 0
+        self._held: list[socket.socket | None] = [None] * count
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _open(self) -> socket.socket | None:
+        if self.opened >= self.max_opened:
+            return None
+        self.opened += 1
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.bind((self.source, 0))
+        try:
+            s.connect(("127.0.0.1", self.port))
+            s.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        except OSError:
+            s.close()
+            return None
+        s.setblocking(False)
+        return s
+
+    def _run(self) -> None:
+        import time
+
+        end = time.monotonic() + self.seconds
+        dripped = time.monotonic()
+        n = 0
+        while not self._stop.wait(0.01) and time.monotonic() < end:
+            for i, s in enumerate(self._held):
+                if s is None or closed_by_peer([s]):
+                    if s is not None:
+                        s.close()
+                    self._held[i] = self._open()
+            if time.monotonic() - dripped >= self.every_s:
+                dripped, n = time.monotonic(), n + 1
+                for s in self._held:
+                    try:
+                        if s is not None:
+                            s.send(f"X-Slow-{n}: {n}\r\n".encode())
+                    except OSError:
+                        pass
+
+    def __enter__(self) -> RelentlessSlowloris:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        for s in self._held:
+            if s is not None:
+                s.close()
+
+
 def closed_by_peer(sockets: Sequence[socket.socket]) -> int:
     """How many of ``sockets`` the server has closed (a read gives end of file or a reset)."""
     closed = 0
