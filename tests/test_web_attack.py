@@ -17,7 +17,15 @@ import pytest
 
 from firmware.pages.serving import Limits
 from firmware.web.settings import WebConfig
-from helpers.attack import RelentlessSlowloris, RunningBoard, addresses, fd_count, idle_connections, slowloris
+from helpers.attack import (
+    FrameFlood,
+    RelentlessSlowloris,
+    RunningBoard,
+    addresses,
+    fd_count,
+    idle_connections,
+    slowloris,
+)
 from helpers.net import wait_for
 from helpers.web import LiveBoard, request
 
@@ -104,6 +112,45 @@ def test_a_login_always_has_room_beside_a_slowloris_crowd_from_the_owners_own_ad
             assert crowd.opened > 64  # the crowd went on meanwhile
             body = _login_from("127.0.0.1", port, "24682468")[2]
             assert json.loads(body)["ok"] is True
+
+
+def test_a_frame_flood_from_spectators_pages_is_held_to_their_budget_and_the_owner_plays(tmp_path: Path) -> None:
+    # Five spectators' pages from other addresses write frames as fast as their sockets
+    # take them (issue 40, item 19): each is held unread at its budget or cut, the server
+    # parses no more frames than the budgets allow, and the owner's page plays meanwhile.
+    import time
+
+    from helpers.web import Socket
+
+    limits = Limits()  # the product's budgets
+    with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468", public_view=True, limits=limits) as board:
+        port = board.server.port
+        conns = board.server.connections
+        assert conns is not None
+        started = time.monotonic()
+        # Two write all their sockets take, three 20,000 frames a second each.
+        floods = [FrameFlood(port, source, seconds=3.0, paced=n >= 2) for n, source in enumerate(addresses(5))]
+        for flood in floods:
+            flood.__enter__()
+        status, headers, _b = _login_from("127.0.0.1", port, "24682468")
+        assert status == 200
+        cookie = headers["set-cookie"].split(";")[0]
+        with Socket(f"ws://127.0.0.1:{port}/ws", additional_headers={"Cookie": cookie}) as owner:
+            owner.until(lambda m: m.get("event") == "hello")
+            for move in ("11-15", "23-19"):
+                assert owner.command(f"hands {move}")["ok"]
+                owner.until(lambda m, move=move: m.get("event") == "move" and m.get("move") == move)
+        for flood in floods:
+            flood.join()
+        elapsed = time.monotonic() - started
+        assert all(flood.opened for flood in floods)
+        sent = sum(flood.sent for flood in floods) // len(FrameFlood.FRAME)
+        # Each flooder: its burst, its rate for the time it flooded, and the chunk that
+        # went over; the owner's page a few dozen frames.
+        per_page = 4 * limits.ws_frames_s + limits.ws_frames_s * elapsed + limits.ws_chunk // len(FrameFlood.FRAME)
+        assert conns.frames <= len(floods) * per_page + 100, (conns.frames, sent)
+        assert sent > 10 * conns.frames  # what they wrote, far more than was parsed
+        assert conns.cut + conns.throttled >= len(floods) and conns.throttled >= 1
 
 
 # -- DNS rebinding: a foreign Host is refused on every route and the socket ----------------

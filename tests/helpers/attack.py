@@ -238,6 +238,85 @@ class RelentlessSlowloris:
                 s.close()
 
 
+class FrameFlood:
+    """A spectator's page that writes WebSocket frames as fast as its socket takes them:
+    it opens the board's ``/ws`` from ``source`` as a page of the board does (its
+    ``Origin``), then writes tiny masked text frames (7 bytes each) without reading, for
+    ``seconds`` at most and ``max_bytes`` in all (a thread: it stops by itself)."""
+
+    FRAME = bytes([0x81, 0x81, 1, 2, 3, 4, ord("x") ^ 1])
+
+    def __init__(
+        self, port: int, source: str, *, seconds: float = 3.0, max_bytes: int = 64 << 20, paced: bool = False
+    ) -> None:
+        """``paced``: 700 bytes (100 frames) every 5 ms instead of all the socket takes."""
+        self.port, self.source, self.seconds, self.max_bytes = port, source, seconds, max_bytes
+        self.paced = paced
+        self.sent = 0
+        self.cut = False  # the board closed it
+        self.opened = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import base64
+        import time
+
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.bind((self.source, 0))
+            s.connect(("127.0.0.1", self.port))
+            key = base64.b64encode(os.urandom(16)).decode()
+            s.sendall(
+                (
+                    f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nOrigin: http://127.0.0.1:{self.port}\r\n"
+                    f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                    "Sec-WebSocket-Version: 13\r\n\r\n"
+                ).encode()
+            )
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                got = s.recv(4096)
+                if not got:
+                    self.cut = True
+                    return
+                answer += got
+            self.opened = answer.startswith(b"HTTP/1.1 101")
+            if not self.opened:
+                return
+            burst = self.FRAME * (100 if self.paced else 65536 // len(self.FRAME))
+            s.setblocking(False)
+            end = time.monotonic() + self.seconds
+            while time.monotonic() < end and self.sent < self.max_bytes:
+                try:
+                    self.sent += s.send(burst)
+                    if self.paced:
+                        time.sleep(0.005)
+                except BlockingIOError:
+                    time.sleep(0.001)  # its socket takes no more: the board does not read it
+                except OSError:
+                    self.cut = True
+                    return
+                try:
+                    if s.recv(65536) == b"":  # what the board sends it, unread by a flooder but here
+                        self.cut = True
+                        return
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.cut = True
+                    return
+
+    def __enter__(self) -> FrameFlood:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join(timeout=self.seconds + 30)
+
+    def join(self) -> None:
+        self._thread.join(timeout=self.seconds + 30)
+
+
 def closed_by_peer(sockets: Sequence[socket.socket]) -> int:
     """How many of ``sockets`` the server has closed (a read gives end of file or a reset)."""
     closed = 0
