@@ -400,6 +400,8 @@ def test_a_board_subscribing_thousands_of_filters_costs_no_message_anyone_is_sen
     arbiter.client.subscribe("crownhead/club/+/event", qos=1)
     assert all(c.subscribed.wait(WAIT_S) for c in (table2, hall_account, arbiter))
     greedy, table3 = Client(broker, "table-1"), Client(broker, "table-3")
+    for kind in ("state", "status"):  # what the broker keeps for newcomers' subscriptions
+        table3.client.publish(f"crownhead/club/table-3/{kind}", b"{}", qos=1, retain=True).wait_for_publish(WAIT_S)
     granted: list[int] = []
     greedy.client.on_subscribe = lambda c, u, mid, codes, props: granted.extend(int(code.value) for code in codes)
 
@@ -413,15 +415,26 @@ def test_a_board_subscribing_thousands_of_filters_costs_no_message_anyone_is_sen
     subscriber.start()
     commands = [f"names A{n};B".encode() for n in range(400)]
     events = [f'{{"n":{n}}}'.encode() for n in range(400)]
+    newcomers: list[tuple[str, Client]] = []
     try:
-        for command, event in zip(commands, events):
+        for n, (command, event) in enumerate(zip(commands, events)):
             arbiter.client.publish("crownhead/club/table-2/cmd", command, qos=1)
             table3.client.publish("crownhead/club/table-3/event", event, qos=1).wait_for_publish(WAIT_S)
+            if n % 25 == 0 and len(newcomers) < 16:  # boards logging in meanwhile
+                name = f"table-{4 + len(newcomers)}"
+                newcomers.append((name, Client(broker, name)))
         subscriber.join(WAIT_S)
+        # Each board that logged in during the subscriptions stayed in (amqtt ended the
+        # connection of one that came while its table of subscriptions changed).
+        for name, newcomer in newcomers:
+            newcomer.client.subscribe(f"crownhead/club/{name}/cmd", qos=1)
+        assert all(newcomer.subscribed.wait(WAIT_S) for _, newcomer in newcomers)
+        assert [newcomer.disconnects for _, newcomer in newcomers] == [0] * len(newcomers)
         assert wait_for(lambda: len(granted) == 3000), len(granted)
 
         def arrived() -> tuple[int, int, int]:
-            return len(table2.received), len(hall_account.received), len(arbiter.received)
+            sent_to_hall = [t for t, _ in hall_account.received if t.endswith(("/cmd", "/event"))]
+            return len(table2.received), len(sent_to_hall), len(arbiter.received)
 
         assert wait_for(lambda: arrived() == (400, 800, 400), 20), arrived()
         assert [p for _, p in table2.received] == commands
@@ -432,5 +445,5 @@ def test_a_board_subscribing_thousands_of_filters_costs_no_message_anyone_is_sen
             # The embedded broker holds an account's subscriptions within 16: the rest refused.
             assert granted.count(0x80) == 3000 - 16 and granted.count(1) == 16
     finally:
-        for c in (greedy, arbiter, table3, table2, hall_account):
+        for c in (greedy, arbiter, table3, table2, hall_account, *(c for _, c in newcomers)):
             c.close()

@@ -36,7 +36,10 @@ and a check is an ``await`` that lets other clients run, so a subscription made
 meanwhile (a board subscribing many filters, or only reconnecting) ended the loop with
 ``RuntimeError: dictionary changed size during iteration`` and the message was lost
 (amqtt 0.12.1; docs/hall.md, *The embedded broker's subscriptions*, has a reproduction).
-Without a topic plugin the loop does not yield.
+Without a topic plugin the loop does not yield. amqtt walks the same table across awaits
+when a client connects too (the retained messages of every subscription), where a
+subscription made meanwhile ended the newcomer's connection: the table is iterated as a
+snapshot (:class:`_Subscriptions`).
 ``tests/test_hall_security.py`` probes both brokers alike.
 """
 
@@ -137,6 +140,12 @@ class EmbeddedBroker:
             from amqtt.broker import Broker
 
             self._broker = Broker(config, loop=self._loop)
+            # amqtt iterates its table of subscriptions across awaits in two more places
+            # (a client's connection, publishing the retained messages of every
+            # subscription); a subscription made meanwhile ended that client's connection
+            # with "dictionary changed size during iteration". Iterated as a snapshot, it
+            # cannot (see _Subscriptions).
+            self._broker._subscriptions = _Subscriptions(self._broker._subscriptions)
             self._loop.run_until_complete(self._broker.start())
             self._loop.run_until_complete(self._listen())
         except BaseException as exc:  # reported by start() in the caller's thread
@@ -175,6 +184,31 @@ class EmbeddedBroker:
         if self.door is not None:
             self.door.close_all()
         await self._broker.shutdown()
+
+
+class _Subscriptions(dict[str, Any]):
+    """amqtt's table of subscriptions (topic filter -> subscribers), iterated as a
+    snapshot: a subscription added while amqtt walks the table (across an ``await``)
+    changes the table, not the walk.
+
+    >>> table = _Subscriptions({"a": [1]})
+    >>> for name in table:
+    ...     table["b"] = [2]  # a plain dict would raise RuntimeError here
+    >>> sorted(table), [k for k, _ in table.items()]
+    (['a', 'b'], ['a', 'b'])
+    """
+
+    def __iter__(self) -> Any:
+        return iter(list(super().__iter__()))
+
+    def keys(self) -> Any:
+        return list(super().keys())
+
+    def values(self) -> Any:
+        return list(super().values())
+
+    def items(self) -> Any:
+        return list(super().items())
 
 
 # -- the door: every client passes it before amqtt sees a byte of it ---------------------
