@@ -193,6 +193,21 @@ def test_the_hall_counts_a_result_heard_twice_once_and_acknowledges_each() -> No
     assert h.rejected == before + 1 and len(acks) == 3
 
 
+def test_a_result_without_a_game_id_is_judged_as_the_game_the_hall_saw_begin() -> None:
+    # crownhead replay's games have no id: the result, which comes before the final
+    # state, is the game the hall saw begin, counted, never shown disputed meanwhile.
+    h = Hall("club", pairings=read_pairings(PAIRINGS))
+    sim = SimBoard.__new__(SimBoard)
+    sim.game, sim.names, sim.game_id, sim.result = Game(), ("Ann", "Bob"), None, None
+    h.receive("crownhead/club/table-1/state", json.dumps(sim.state()).encode())
+    for _ in range(3):
+        sim.game.play(sim.game.legal_moves()[0])
+    sim.result = ("0-1", "resign")
+    h.receive("crownhead/club/table-1/result", json.dumps(ResultRecord(None).add(sim.state()).message()).encode())
+    assert [(g.black, g.result) for g in h.standings.games()] == [("Ann", "0-1")]
+    assert h.standings.disputed() == []
+
+
 BOARD_PROCESS = textwrap.dedent(
     """
     import sys, time

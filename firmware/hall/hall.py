@@ -170,9 +170,9 @@ class Hall:
     def _witness_of(self, record: BoardRecord, game_id: str | None) -> Witness:
         """What the hall saw of ``record``'s game ``game_id``: the game now, one before
         it, or one a hall started again kept (called with the lock held)."""
+        if record.witness.game_id == game_id:  # a game without an id too (a replay's)
+            return Witness(**vars(record.witness))
         if game_id is not None:
-            if record.witness.game_id == game_id:
-                return Witness(**vars(record.witness))
             seen = record.seen.get(game_id)
             if seen is not None:
                 return Witness(**vars(seen))
