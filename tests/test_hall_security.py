@@ -385,3 +385,65 @@ def test_a_crowd_that_connects_and_says_nothing_keeps_no_board_out(
             assert door.waiting.evicted >= 1
         finally:
             board_.close(flush_s=0)
+
+
+def test_a_board_subscribing_thousands_of_filters_costs_no_message_anyone_is_sent(broker: Broker) -> None:
+    # table-1 subscribes 3,000 filters its ACL allows (its own cmd topic in 3,000 halls)
+    # while the arbiter commands table-2 400 times and table-3 reports 400 events: each
+    # of them reaches every subscriber (issue 40, item 18: amqtt lost those of the
+    # subscribers after the first, when a subscription came during its ACL check).
+    table2 = Client(broker, "table-2")
+    table2.client.subscribe("crownhead/club/table-2/cmd", qos=1)
+    hall_account = Client(broker, "hall")
+    hall_account.client.subscribe("crownhead/club/+/+", qos=1)
+    arbiter = Client(broker, "arbiter")
+    arbiter.client.subscribe("crownhead/club/+/event", qos=1)
+    assert all(c.subscribed.wait(WAIT_S) for c in (table2, hall_account, arbiter))
+    greedy, table3 = Client(broker, "table-1"), Client(broker, "table-3")
+    for kind in ("state", "status"):  # what the broker keeps for newcomers' subscriptions
+        table3.client.publish(f"crownhead/club/table-3/{kind}", b"{}", qos=1, retain=True).wait_for_publish(WAIT_S)
+    granted: list[int] = []
+    greedy.client.on_subscribe = lambda c, u, mid, codes, props: granted.extend(int(code.value) for code in codes)
+
+    def subscribe_many() -> None:
+        for i in range(3000):  # spread over the messages: a subscription at every moment
+            greedy.client.subscribe(f"crownhead/h{i}/table-1/cmd", qos=1)
+            if i % 4 == 0:
+                time.sleep(0.001)
+
+    subscriber = threading.Thread(target=subscribe_many)
+    subscriber.start()
+    commands = [f"names A{n};B".encode() for n in range(400)]
+    events = [f'{{"n":{n}}}'.encode() for n in range(400)]
+    newcomers: list[tuple[str, Client]] = []
+    try:
+        for n, (command, event) in enumerate(zip(commands, events)):
+            arbiter.client.publish("crownhead/club/table-2/cmd", command, qos=1)
+            table3.client.publish("crownhead/club/table-3/event", event, qos=1).wait_for_publish(WAIT_S)
+            if n % 25 == 0 and len(newcomers) < 16:  # boards logging in meanwhile
+                name = f"table-{4 + len(newcomers)}"
+                newcomers.append((name, Client(broker, name)))
+        subscriber.join(WAIT_S)
+        # Each board that logged in during the subscriptions stayed in (amqtt ended the
+        # connection of one that came while its table of subscriptions changed).
+        for name, newcomer in newcomers:
+            newcomer.client.subscribe(f"crownhead/club/{name}/cmd", qos=1)
+        assert all(newcomer.subscribed.wait(WAIT_S) for _, newcomer in newcomers)
+        assert [newcomer.disconnects for _, newcomer in newcomers] == [0] * len(newcomers)
+        assert wait_for(lambda: len(granted) == 3000), len(granted)
+
+        def arrived() -> tuple[int, int, int]:
+            sent_to_hall = [t for t, _ in hall_account.received if t.endswith(("/cmd", "/event"))]
+            return len(table2.received), len(sent_to_hall), len(arbiter.received)
+
+        assert wait_for(lambda: arrived() == (400, 800, 400), 20), arrived()
+        assert [p for _, p in table2.received] == commands
+        assert [p for t, p in hall_account.received if t.endswith("/cmd")] == commands
+        assert [p for t, p in hall_account.received if t.endswith("/event")] == events
+        assert [p for _, p in arbiter.received] == events
+        if broker.kind == "embedded":
+            # The embedded broker holds an account's subscriptions within 16: the rest refused.
+            assert granted.count(0x80) == 3000 - 16 and granted.count(1) == 16
+    finally:
+        for c in (greedy, arbiter, table3, table2, hall_account, *(c for _, c in newcomers)):
+            c.close()

@@ -17,7 +17,16 @@ import pytest
 
 from firmware.pages.serving import Limits
 from firmware.web.settings import WebConfig
-from helpers.attack import RunningBoard, addresses, fd_count, idle_connections, slowloris
+from helpers.attack import (
+    FrameFlood,
+    RelentlessSlowloris,
+    RunningBoard,
+    addresses,
+    fd_count,
+    idle_connections,
+    slowloris,
+)
+from helpers.net import wait_for
 from helpers.web import LiveBoard, request
 
 pytest.importorskip("websockets")
@@ -69,13 +78,79 @@ def test_idle_and_slowloris_connections_from_one_address_leave_the_others_served
             assert board.get("/api/state")[0] == 200
             assert time.monotonic() - started < 3
             conns = board.server.connections
-            assert conns is not None and conns.refused > 0
+            # Each newcomer of the attacker's took the place of its longest-waiting one.
+            assert conns is not None and conns.evicted > 0
             assert len(conns) <= limits.per_client + 1
             # The attacker's connections that were taken are closed for saying nothing
             # (or too little) in time.
             time.sleep(limits.request_s + 1.0)
             assert conns.timed_out > 0 and len(conns) <= 1
             assert len(idle) == 300 and len(slow) == 400
+
+
+def test_a_login_always_has_room_beside_a_slowloris_crowd_from_the_owners_own_address(tmp_path: Path) -> None:
+    # 64 slowloris connections from 127.0.0.1, the owner's own address, each opened again
+    # as soon as the board closes it: every login of the owner gets in (issue 40, item 20:
+    # one in ten did, as the crowd held the address's 32 connections).
+    import json
+
+    with LiveBoard(tmp_path, pin="24682468") as board:
+        port = board.server.port
+        with RelentlessSlowloris(port, 64, "127.0.0.1", every_s=0.3) as crowd:
+            assert wait_for(lambda: crowd.opened >= 64, 30)
+            time.sleep(1.0)  # the crowd holds the address's connections and keeps coming back
+            conns = board.server.connections
+            assert conns is not None and len(conns) >= conns.per_client - 1
+            statuses = []
+            for _ in range(10):
+                try:
+                    statuses.append(_login_from("127.0.0.1", port, "24682468")[0])
+                except OSError as exc:  # the connection closed before an answer
+                    statuses.append(type(exc).__name__)
+                time.sleep(0.2)
+            assert statuses == [200] * 10
+            assert crowd.opened > 64  # the crowd went on meanwhile
+            body = _login_from("127.0.0.1", port, "24682468")[2]
+            assert json.loads(body)["ok"] is True
+
+
+def test_a_frame_flood_from_spectators_pages_is_held_to_their_budget_and_the_owner_plays(tmp_path: Path) -> None:
+    # Five spectators' pages from other addresses write frames as fast as their sockets
+    # take them (issue 40, item 19): each is held unread at its budget or cut, the server
+    # parses no more frames than the budgets allow, and the owner's page plays meanwhile.
+    import time
+
+    from helpers.web import Socket
+
+    limits = Limits()  # the product's budgets
+    with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468", public_view=True, limits=limits) as board:
+        port = board.server.port
+        conns = board.server.connections
+        assert conns is not None
+        started = time.monotonic()
+        # Two write all their sockets take, three 20,000 frames a second each.
+        floods = [FrameFlood(port, source, seconds=3.0, paced=n >= 2) for n, source in enumerate(addresses(5))]
+        for flood in floods:
+            flood.__enter__()
+        status, headers, _b = _login_from("127.0.0.1", port, "24682468")
+        assert status == 200
+        cookie = headers["set-cookie"].split(";")[0]
+        with Socket(f"ws://127.0.0.1:{port}/ws", additional_headers={"Cookie": cookie}) as owner:
+            owner.until(lambda m: m.get("event") == "hello")
+            for move in ("11-15", "23-19"):
+                assert owner.command(f"hands {move}")["ok"]
+                owner.until(lambda m, move=move: m.get("event") == "move" and m.get("move") == move)
+        for flood in floods:
+            flood.join()
+        elapsed = time.monotonic() - started
+        assert all(flood.opened for flood in floods)
+        sent = sum(flood.sent for flood in floods) // len(FrameFlood.FRAME)
+        # Each flooder: its burst, its rate for the time it flooded, and the chunk that
+        # went over; the owner's page a few dozen frames.
+        per_page = 4 * limits.ws_frames_s + limits.ws_frames_s * elapsed + limits.ws_chunk // len(FrameFlood.FRAME)
+        assert conns.frames <= len(floods) * per_page + 100, (conns.frames, sent)
+        assert sent > 10 * conns.frames  # what they wrote, far more than was parsed
+        assert conns.cut + conns.throttled >= len(floods) and conns.throttled >= 1
 
 
 # -- DNS rebinding: a foreign Host is refused on every route and the socket ----------------

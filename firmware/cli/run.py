@@ -40,6 +40,7 @@ from firmware.voice.speaker import open_speaker
 from firmware.cli._hall import add_hall_arguments, hall_from_args
 from firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
 from firmware.hall.board import BoardPublisher, app_state
+from firmware.hall.results import results_file
 from firmware.hall.commands import attach_commands
 from firmware.display.panel import attach_board_parts
 from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
@@ -302,7 +303,9 @@ def run(args: argparse.Namespace) -> int:
     publisher = None
     if hall_settings is not None:
         try:
-            publisher = BoardPublisher(hall_settings, lambda: app_state(app), connect=False)
+            # Its finished games wait on disk for the hall's acknowledgement (docs/hall.md).
+            results = results_file(state_dir, hall_settings.hall, hall_settings.board)
+            publisher = BoardPublisher(hall_settings, lambda: app_state(app), connect=False, results=results)
         except ModuleNotFoundError as exc:
             for part in (web, link, app.hardware):
                 if part is not None:

@@ -27,7 +27,7 @@ from firmware.hall.topics import check_name
 
 __all__ = ["Accounts", "HALL", "ARBITER", "RESERVED", "accounts_file"]
 
-#: The hall's own account: it reads every board, writes nothing.
+#: The hall's own account: it reads every board and writes only the acknowledgements of their results.
 HALL = "hall"
 #: The arbiter's account: the only one that may write a board's ``cmd`` topic.
 ARBITER = "arbiter"

@@ -7,20 +7,28 @@ one acknowledged (QoS 1) before the next; while the broker is away the queue kee
 and they are sent when it is back. When the queue is full the oldest events that are no
 move are dropped first (the retained state supersedes them); a move is never dropped
 before ``max_queue`` moves are waiting. The state is one slot, always the newest.
+
+A game's end is more than an event: its state then goes into the board's
+:class:`~firmware.hall.results.ResultRecord` (on disk) and onto the ``result`` topic,
+right after the ``game-over`` event, and it is sent again at every connection and every
+:data:`RESEND_S` until the hall acknowledges it on the board's ``ack`` topic, so no
+finished game is lost to a broker that was away or a power cut.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import logging
+import os
 import ssl
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware.events import Event
+from firmware.events import Event, event_from_json
+from firmware.hall.results import ResultRecord
 from firmware.hall.settings import HallSettings
 from firmware.hall.topics import topic
 
@@ -31,12 +39,16 @@ __all__ = ["BoardPublisher"]
 
 log = logging.getLogger(__name__)
 
-#: Kinds of events kept over all others when the queue overflows.
-_KIND = re.compile(rb'"event":"([a-z-]{1,32})"')
 #: The largest state sent (the brokers of docs/hall.md take packets of up to 64 KiB; a
 #: long game's state is a few KiB).
 MAX_STATE = 60 * 1024
-_KEEP = frozenset({"move", "takeback", "game-over", "new-game", "caution", "forfeit", "condoned", "crown"})
+#: Kinds of events kept over all others when the queue overflows (``result``: a finished
+#: game, which is on disk too).
+_KEEP = frozenset({"move", "takeback", "game-over", "new-game", "caution", "forfeit", "condoned", "crown", "result"})
+#: Seconds between sending the results the hall has not acknowledged again, while connected.
+RESEND_S = 30.0
+#: The largest acknowledgement read (one is a few dozen bytes).
+_MAX_ACK = 512
 
 
 class StateSource(Protocol):
@@ -49,11 +61,22 @@ class BoardPublisher:
     """Publish a board's events and state to ``crownhead/<hall>/<board>/...``.
 
     ``state`` returns the board's state (called on the main loop's thread, only after
-    something happened). :meth:`close` publishes ``offline`` and stops the thread; an
-    unclean end leaves the last will, ``offline`` too.
+    something happened, and at a game's end). ``results``: the file of the board's
+    :class:`~firmware.hall.results.ResultRecord` (None: kept in memory only).
+    :meth:`close` publishes ``offline`` and stops the thread; an unclean end leaves the
+    last will, ``offline`` too. ``clock``: seconds, for resending what the hall has not
+    acknowledged.
     """
 
-    def __init__(self, settings: HallSettings, state: StateSource, *, connect: bool = True) -> None:
+    def __init__(
+        self,
+        settings: HallSettings,
+        state: StateSource,
+        *,
+        connect: bool = True,
+        results: str | os.PathLike[str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.settings = settings
         url = settings.validate()
         if url is None:
@@ -69,9 +92,14 @@ class BoardPublisher:
                 url.username,
             )
         self._state_source = state
-        self._topic = {k: topic(settings.hall, settings.board, k) for k in ("event", "state", "status")}
+        self._topic = {k: topic(settings.hall, settings.board, k) for k in ("event", "state", "status", "result")}
+        self._ack_topic = topic(settings.hall, settings.board, "ack")
+        self.results = ResultRecord(results)
+        self._clock = clock
+        self._resend_at = 0.0
         self._lock = threading.Condition()
-        self._events: deque[tuple[str, bytes]] = deque()
+        #: What waits to be sent, in order: (kind, payload, the result's number or None).
+        self._events: deque[tuple[str, bytes, int | None]] = deque()
         self._state: bytes | None = None
         self._dirty = True
         self._closed = False
@@ -80,7 +108,8 @@ class BoardPublisher:
         self.sent = 0
         #: Times the broker's connection went while the board meant to report.
         self.disconnects = 0
-        self._state_cut = False
+        #: What was sent cut already (logged once each).
+        self._cut_logged: set[str] = set()
         #: Called (in the client's thread) with each message on the board's ``cmd``
         #: topic; None: the board takes no commands and does not subscribe.
         self.on_command: Callable[[bytes], None] | None = None
@@ -124,21 +153,51 @@ class BoardPublisher:
         app.sources.append(self.poll)
 
     def sink(self, event: Event) -> None:
-        """Queue one event, exactly as the link prints it; never blocks."""
+        """Queue one event, exactly as the link prints it; never blocks (a game's end
+        writes its result to the board's record first)."""
         payload = json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False).encode()
         self._queue(event.kind, payload)
+        if event.kind == "game-over":
+            self._finished()
 
     def send_line(self, line: bytes) -> None:
         """Queue one line of the link (an event or a reply) for the ``event`` topic."""
-        found = _KIND.search(line)
-        self._queue(found.group(1).decode() if found else "reply", line)
+        event = _event_of(line)
+        self._queue(event.kind if event is not None else "reply", line)
+        if event is not None and event.kind == "game-over":
+            self._finished()
 
-    def _queue(self, kind: str, payload: bytes) -> None:
+    def _finished(self) -> None:
+        """Keep the game that just ended (the board's state now) and queue it for the hall."""
+        try:
+            state = dict(self._state_source())
+        except Exception:  # the board must go on whatever the state costs
+            log.exception("mqtt: the board's state at the game's end could not be read")
+            return
+        if state.get("result") is None:
+            return  # a game-over the state does not show (a replay's state is its end)
+        result = self.results.add(state)
+        self._queue("result", _cut(result.message(), "state", "a result", self._cut_logged), result.seq)
+
+    def _queue(self, kind: str, payload: bytes, seq: int | None = None) -> None:
         with self._lock:
-            self._events.append((kind, payload))
+            self._events.append((kind, payload, seq))
             if len(self._events) > self.settings.max_queue:
                 self._drop_one()
             self._dirty = True
+            self._lock.notify()
+
+    def _queue_results(self) -> None:
+        """Queue again, before everything else, every result the hall has not acknowledged
+        and that is not waiting already (called with the lock held)."""
+        waiting = {seq for kind, _, seq in self._events if kind == "result"}
+        again = [r for r in self.results.unacknowledged() if r.seq not in waiting]
+        for result in reversed(again):
+            self._events.appendleft(
+                ("result", _cut(result.message(), "state", "a result", self._cut_logged), result.seq)
+            )
+        self._resend_at = self._clock() + RESEND_S
+        if again:
             self._lock.notify()
 
     def poll(self, now: int) -> list[Event]:
@@ -150,25 +209,14 @@ class BoardPublisher:
             except Exception:  # the board must go on whatever the state costs
                 log.exception("mqtt: the board's state could not be read")
                 return []
-            payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
-            if len(payload) > MAX_STATE:
-                # Brokers set up as docs/hall.md says refuse a larger packet (and would put
-                # the board off for it): the game's text goes first, the position stays.
-                for key in ("pdn", "moves"):
-                    state.pop(key, None)
-                    payload = json.dumps(state, separators=(",", ":"), ensure_ascii=False).encode()
-                    if len(payload) <= MAX_STATE:
-                        break
-                if not self._state_cut:
-                    self._state_cut = True
-                    log.warning("mqtt: the board's state is over %d bytes: sent without the game's moves", MAX_STATE)
+            payload = _cut(state, None, "the board's state", self._cut_logged)
             with self._lock:
                 self._state = payload
                 self._lock.notify()
         return []
 
     def _drop_one(self) -> None:
-        for i, (kind, _) in enumerate(self._events):
+        for i, (kind, _, _) in enumerate(self._events):
             if kind not in _KEEP:
                 del self._events[i]
                 self.dropped += 1
@@ -198,16 +246,26 @@ class BoardPublisher:
             log.warning("mqtt: %s refused the board: %s", self.url, reason)
             return
         client.publish(self._topic["status"], b"online", qos=1, retain=True)
+        # The hall's acknowledgements of results, retained: the last one comes at once.
+        client.subscribe(self._ack_topic, qos=1)
         if self.on_command is not None:
             client.subscribe(self._cmd_topic, qos=1)
         with self._lock:
             self._connected = True
+            self._queue_results()
             if self._state is None:
                 self._dirty = True  # a broker that restarted lost the retained state: send it again
             self._lock.notify()
         log.info("mqtt: connected to %s", self.url)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if message.topic == self._ack_topic:
+            if len(message.payload) <= _MAX_ACK:
+                try:
+                    self.results.acknowledge(json.loads(message.payload))
+                except (ValueError, UnicodeDecodeError):
+                    log.warning("mqtt: an acknowledgement on %s that is not JSON: ignored", self._ack_topic)
+            return
         handler = self.on_command
         if handler is not None and message.topic == self._cmd_topic:
             handler(bytes(message.payload[:4096]))
@@ -226,10 +284,13 @@ class BoardPublisher:
         with self._lock:
             while not self._closed and (not self._connected or (not self._events and self._state is None)):
                 self._lock.wait(0.5)
+                if self._connected and self._clock() >= self._resend_at:
+                    self._queue_results()  # the hall has not acknowledged them: it may not have them
             if self._closed and not (self._connected and (self._events or self._state is not None)):
                 return None
             if self._events:
-                return self._topic["event"], self._events[0][1], False
+                kind, payload, _ = self._events[0]
+                return self._topic["result" if kind == "result" else "event"], payload, False
             assert self._state is not None
             return self._topic["state"], self._state, True
 
@@ -290,6 +351,47 @@ class BoardPublisher:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _event_of(line: bytes) -> Event | None:
+    """The event a line of the link is, read once (None: a reply, or no event).
+
+    >>> _event_of(b'{"t":5,"event":"game-over","result":"1-0","reason":"resign"}')
+    GameOver(t=5, result='1-0', reason='resign')
+    >>> _event_of(b'{"reply":"names","ok":true}'), _event_of(b'{"event":"made-up"}'), _event_of(b"not json")
+    (None, None, None)
+    """
+    try:
+        body = json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(body, dict) or "event" not in body:
+        return None
+    try:
+        return event_from_json(body)
+    except (ValueError, TypeError):
+        return None
+
+
+def _cut(message: dict[str, Any], inner: str | None, what: str, logged: set[str]) -> bytes:
+    """``message`` as JSON within :data:`MAX_STATE`: brokers set up as docs/hall.md says
+    refuse a larger packet (and would put the board off for it), so the game's text goes
+    first (its ``pdn``, then its ``moves``: from ``message[inner]`` where the state is
+    inside), the position stays. ``what`` is logged the first time, kept in ``logged``."""
+    payload = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
+    if len(payload) <= MAX_STATE:
+        return payload
+    state = dict(message[inner]) if inner is not None else message
+    whole = {**message, inner: state} if inner is not None else state
+    for key in ("pdn", "moves"):
+        state.pop(key, None)
+        payload = json.dumps(whole, separators=(",", ":"), ensure_ascii=False).encode()
+        if len(payload) <= MAX_STATE:
+            break
+    if what not in logged:
+        logged.add(what)
+        log.warning("mqtt: %s is over %d bytes: sent without the game's moves", what, MAX_STATE)
+    return payload
 
 
 def app_state(app: Any) -> dict[str, Any]:

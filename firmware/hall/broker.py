@@ -24,8 +24,22 @@ so clients do not reach it directly: the hall accepts every connection at its ow
 :class:`Door`, which reads the CONNECT, checks the account, gives the client its
 account's id and hands the connection to amqtt through amqtt's public API for
 connections made outside it (an ``external`` listener and ``Broker.external_connected``),
-reading and writing through adapters of its own. amqtt's authentication and topic
-plugins (its public plugin API) apply the same accounts and ACL inside.
+reading and writing through adapters of its own. amqtt's authentication plugin (its
+public plugin API) applies the same accounts inside.
+
+The ACL is the door's alone, applied to every packet as it passes (:class:`Checks`): a
+publish the account may not write is acknowledged and dropped (as Mosquitto and amqtt
+do), a subscription it may not make is answered ``0x80``, and an account holds at most
+:data:`MAX_FILTERS` subscriptions. amqtt is given no topic plugin on purpose: its
+broadcast loop iterates the broker's subscriptions across each topic plugin's check,
+and a check is an ``await`` that lets other clients run, so a subscription made
+meanwhile (a board subscribing many filters, or only reconnecting) ended the loop with
+``RuntimeError: dictionary changed size during iteration`` and the message was lost
+(amqtt 0.12.1; docs/hall.md, *The embedded broker's subscriptions*, has a reproduction).
+Without a topic plugin the loop does not yield. amqtt walks the same table across awaits
+when a client connects too (the retained messages of every subscription), where a
+subscription made meanwhile ended the newcomer's connection: the table is iterated as a
+snapshot (:class:`_Subscriptions`).
 ``tests/test_hall_security.py`` probes both brokers alike.
 """
 
@@ -39,13 +53,13 @@ from typing import Any
 
 # The plugins below are amqtt's classes: this module is imported only by a hall that runs
 # its own broker (``crownhead hall`` without ``--broker``).
-from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
+from amqtt.plugins.base import BaseAuthPlugin
 
 from firmware.hall.accounts import Accounts
 from firmware.hall.acl import Acl, shipped_acl
 from firmware.pages.serving import Connections, client_key
 
-__all__ = ["EmbeddedBroker", "MAX_PACKET", "Guard", "Door", "Connect", "ProtocolError"]
+__all__ = ["EmbeddedBroker", "MAX_PACKET", "MAX_FILTERS", "Guard", "Door", "Checks", "Connect", "ProtocolError"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +77,9 @@ MAX_WAITING_PER_ADDRESS = 16
 HANDOVER_S = 5.0
 #: The broker's one listener, the door's (amqtt wants one called so).
 LISTENER = "default"
+#: Subscriptions an account holds at most (a board needs two: its commands and the hall's
+#: acknowledgements; the hall one, the arbiter two); more are answered ``0x80``.
+MAX_FILTERS = 16
 
 
 @dataclass(frozen=True)
@@ -114,10 +131,8 @@ class EmbeddedBroker:
         # its $SYS topics are left out. Its one listener is the door's.
         config = {
             "listeners": {LISTENER: {"type": "external"}},
-            "plugins": {
-                f"{__name__}._AccountPlugin": {"guard": self.guard},
-                f"{__name__}._AclPlugin": {"guard": self.guard},
-            },
+            # No topic plugin: the door applies the ACL (see the module's docstring).
+            "plugins": {f"{__name__}._AccountPlugin": {"guard": self.guard}},
         }
         for name in ("amqtt", "transitions"):
             logging.getLogger(name).setLevel(logging.WARNING)
@@ -125,6 +140,12 @@ class EmbeddedBroker:
             from amqtt.broker import Broker
 
             self._broker = Broker(config, loop=self._loop)
+            # amqtt iterates its table of subscriptions across awaits in two more places
+            # (a client's connection, publishing the retained messages of every
+            # subscription); a subscription made meanwhile ended that client's connection
+            # with "dictionary changed size during iteration". Iterated as a snapshot, it
+            # cannot (see _Subscriptions).
+            self._broker._subscriptions = _Subscriptions(self._broker._subscriptions)
             self._loop.run_until_complete(self._broker.start())
             self._loop.run_until_complete(self._listen())
         except BaseException as exc:  # reported by start() in the caller's thread
@@ -165,6 +186,31 @@ class EmbeddedBroker:
         await self._broker.shutdown()
 
 
+class _Subscriptions(dict[str, Any]):
+    """amqtt's table of subscriptions (topic filter -> subscribers), iterated as a
+    snapshot: a subscription added while amqtt walks the table (across an ``await``)
+    changes the table, not the walk.
+
+    >>> table = _Subscriptions({"a": [1]})
+    >>> for name in table:
+    ...     table["b"] = [2]  # a plain dict would raise RuntimeError here
+    >>> sorted(table), [k for k, _ in table.items()]
+    (['a', 'b'], ['a', 'b'])
+    """
+
+    def __iter__(self) -> Any:
+        return iter(list(super().__iter__()))
+
+    def keys(self) -> Any:
+        return list(super().keys())
+
+    def values(self) -> Any:
+        return list(super().values())
+
+    def items(self) -> Any:
+        return list(super().items())
+
+
 # -- the door: every client passes it before amqtt sees a byte of it ---------------------
 
 #: CONNACK return codes (MQTT 3.1.1, 3.2.2.3).
@@ -172,7 +218,9 @@ _UNACCEPTABLE_PROTOCOL = 1
 _UNAVAILABLE = 3
 _NOT_AUTHORIZED = 5
 #: Packet types (the high four bits of a packet's first byte).
-_CONNECT, _PUBLISH = 1, 3
+_CONNECT, _PUBLISH, _PUBREL, _SUBSCRIBE, _SUBACK, _UNSUBSCRIBE = 1, 3, 6, 8, 9, 10
+#: A SUBACK's code for a subscription refused.
+_REFUSED = 0x80
 
 
 class ProtocolError(ValueError):
@@ -296,49 +344,6 @@ async def read_connect(reader: asyncio.StreamReader, limit: int) -> Connect:
     return Connect.parse(await reader.readexactly(length))
 
 
-class PacketLengths:
-    """Where a client's stream stands among its packets, fed its bytes in order: the
-    length of the first packet declared larger than ``limit``, as soon as its header says so.
-
-    >>> lengths = PacketLengths(100)
-    >>> lengths.feed(bytes([0x30, 3]) + b"abc" + bytes([0xC0, 0])), lengths.feed(bytes([0x30, 0x80]))
-    (None, None)
-    >>> lengths.feed(bytes([0x01]))  # 128 bytes follow: too many
-    128
-    """
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._left = 0
-        self._length: int | None = None  # None: a packet's first byte comes next
-        self._shift = 0
-
-    def feed(self, data: bytes) -> int | None:
-        i = 0
-        while i < len(data):
-            if self._left:
-                step = min(self._left, len(data) - i)
-                self._left -= step
-                i += step
-                continue
-            if self._length is None:
-                self._length, self._shift = 0, 0
-                i += 1
-                continue
-            byte = data[i]
-            i += 1
-            self._length |= (byte & 0x7F) << self._shift
-            self._shift += 7
-            if byte & 0x80:
-                if self._shift >= 28:
-                    return 1 << 28
-                continue
-            if self._length > self.limit:
-                return self._length
-            self._left, self._length = self._length, None
-        return None
-
-
 def take_packet(buffer: bytearray) -> bytes | None:
     """The first whole packet in ``buffer``, taken out of it; None while it is incomplete.
 
@@ -381,6 +386,133 @@ def _connack(code: int) -> bytes:
     return bytes([0x20, 2, 0, code])
 
 
+def _packet(first: int, body: bytes) -> bytes:
+    return bytes([first]) + _length_bytes(len(body)) + body
+
+
+def _body_at(packet: bytes) -> int:
+    """Where a whole packet's variable header begins (after its remaining length)."""
+    at = 1
+    while at < len(packet) and packet[at] & 0x80:
+        at += 1
+    return at + 1
+
+
+class Checks:
+    r"""The ACL on one account's packets as they pass the door, both ways.
+
+    From the client (:meth:`inbound`): a PUBLISH to a topic the account may not write is
+    dropped and acknowledged by the door (PUBACK, or PUBREC and later PUBCOMP), so the
+    client goes on; a SUBSCRIBE keeps only the filters the account may subscribe to,
+    within ``max_filters`` held (``filters``, the account's, kept across its connections
+    while its session is), and the others are answered ``0x80`` in amqtt's SUBACK
+    (:meth:`outbound`) or, when none is left, in the door's own.
+
+    >>> from firmware.hall.acl import shipped_acl
+    >>> sent = []
+    >>> checks = Checks("table-1", shipped_acl(), sent.append, set(), max_filters=1)
+    >>> def subscribe(pid, *filters):
+    ...     body = pid.to_bytes(2, "big") + b"".join(len(f).to_bytes(2, "big") + f.encode() + b"\x01" for f in filters)
+    ...     return _packet(0x82, body)
+    >>> checks.inbound(subscribe(7, "crownhead/club/table-2/cmd")), sent  # another board's: refused by the door
+    (None, [b'\x90\x03\x00\x07\x80'])
+    >>> passed = checks.inbound(subscribe(8, "crownhead/club/table-2/cmd", "crownhead/club/table-1/cmd"))
+    >>> passed == subscribe(8, "crownhead/club/table-1/cmd")  # only its own passes to amqtt...
+    True
+    >>> checks.outbound(bytes([0x90, 3, 0, 8, 1]))  # ...and amqtt's answer gets the refusal back
+    b'\x90\x04\x00\x08\x80\x01'
+    >>> checks.inbound(subscribe(9, "crownhead/other/table-1/cmd")), sent[-1]  # past its one filter
+    (None, b'\x90\x03\x00\t\x80')
+    """
+
+    def __init__(
+        self, account: str, acl: Acl, answer: Any, filters: set[str], *, max_filters: int = MAX_FILTERS
+    ) -> None:
+        self.account = account
+        self.acl = acl
+        self._answer = answer  # writes a whole packet to the client
+        self.filters = filters
+        self.max_filters = max_filters
+        self._refusals: dict[bytes, list[bool]] = {}
+        self._dropped_qos2: set[bytes] = set()
+        #: Publishes dropped and subscriptions refused.
+        self.dropped = 0
+        self.refused = 0
+
+    def inbound(self, packet: bytes) -> bytes | None:
+        """``packet`` as amqtt may have it (maybe with fewer filters), or None: the door
+        answered it."""
+        kind, at = packet[0] >> 4, _body_at(packet)
+        if kind == _PUBLISH:
+            return self._publish(packet, at)
+        if kind == _PUBREL and packet[at : at + 2] in self._dropped_qos2:
+            self._dropped_qos2.discard(packet[at : at + 2])
+            self._answer(_packet(0x70, packet[at : at + 2]))  # PUBCOMP
+            return None
+        if kind == _SUBSCRIBE:
+            return self._subscribe(packet, at)
+        if kind == _UNSUBSCRIBE:
+            at += 2
+            while at < len(packet):
+                name, at = _text(packet, at)
+                self.filters.discard(name)
+        return packet
+
+    def _publish(self, packet: bytes, at: int) -> bytes | None:
+        topic, after = _text(packet, at)
+        if self.acl.allows(self.account, self.account, "write", topic):
+            return packet
+        self.dropped += 1
+        log.info("mqtt broker: %s may not write %r: dropped", self.account, topic)
+        qos = (packet[0] >> 1) & 0x03
+        pid = packet[after : after + 2]
+        if qos == 1:
+            self._answer(_packet(0x40, pid))  # PUBACK
+        elif qos == 2:
+            self._dropped_qos2.add(pid)
+            self._answer(_packet(0x50, pid))  # PUBREC
+        return None
+
+    def _subscribe(self, packet: bytes, at: int) -> bytes | None:
+        pid, at = packet[at : at + 2], at + 2
+        kept, mask = b"", []
+        while at < len(packet):
+            name, end = _text(packet, at)
+            if end >= len(packet):
+                raise ProtocolError("a SUBSCRIBE filter without its QoS")
+            allowed = self.acl.allows(self.account, self.account, "subscribe", name) and (
+                name in self.filters or len(self.filters) < self.max_filters
+            )
+            if allowed:
+                self.filters.add(name)
+                kept += packet[at : end + 1]
+            else:
+                self.refused += 1
+            mask.append(allowed)
+            at = end + 1
+        if all(mask):
+            return packet
+        log.info("mqtt broker: %s: %d subscriptions refused", self.account, mask.count(False))
+        if not any(mask):
+            self._answer(_packet(0x90, pid + bytes([_REFUSED]) * len(mask)))  # SUBACK
+            return None
+        self._refusals[pid] = mask
+        return _packet(packet[0], pid + kept)
+
+    def outbound(self, packet: bytes) -> bytes:
+        """amqtt's ``packet`` to the client, a SUBACK given back the door's refusals."""
+        if packet[0] >> 4 != _SUBACK:
+            return packet
+        at = _body_at(packet)
+        pid = packet[at : at + 2]
+        mask = self._refusals.pop(pid, None)
+        if mask is None:
+            return packet
+        codes = iter(packet[at + 2 :])
+        merged = bytes(next(codes, _REFUSED) if allowed else _REFUSED for allowed in mask)
+        return _packet(packet[0], pid + merged)
+
+
 @dataclass
 class _Live:
     """An account's connection, served by amqtt until ``ended``."""
@@ -417,10 +549,15 @@ class Door:
         self.live: dict[str, _Live] = {}
         self._open: set[asyncio.WriteTransport] = set()  # every connection, logged in or not
         self._handover: dict[str, asyncio.Lock] = {}
+        #: Each account's subscriptions, as its session keeps them (a clean session's
+        #: begin anew): bounded by :data:`MAX_FILTERS`.
+        self.filters: dict[str, set[str]] = {}
         #: Connections turned away at the door (no account, a wrong password, no CONNECT
         #: in time, too many), and messages withheld from accounts that may not read them.
         self.refused = 0
         self.withheld = 0
+        #: Subscriptions refused (the ACL's, or past :data:`MAX_FILTERS`).
+        self.refused_filters = 0
 
     async def __call__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._open.add(writer.transport)
@@ -483,17 +620,23 @@ class Door:
             self.live[account] = me
         reader_class, writer_class = _adapters()
         may_read = self._reader_of(account)
-        out = writer_class(writer, may_read, f"{who} ({account})")
+        if connect.clean_session or account not in self.filters:
+            self.filters[account] = set()
+        checks = Checks(account, self.guard.acl, writer.write, self.filters[account])
+        out = writer_class(writer, may_read, checks, f"{who} ({account})")
         try:
             await self.broker.external_connected(
-                reader_class(connect.packet(account), reader, writer, self.guard.max_packet, f"{who} ({account})"),
+                reader_class(
+                    connect.packet(account), reader, writer, checks, self.guard.max_packet, f"{who} ({account})"
+                ),
                 out,
                 self.listener,
             )
         except Exception:  # noqa: BLE001 - one client's end is no reason to stop the broker
             log.exception("mqtt broker: %s (%s) ended with an error", who, account)
         finally:
-            self.withheld += out.withheld
+            self.withheld += out.withheld + checks.dropped
+            self.refused_filters += checks.refused
             if self.live.get(account) is me:
                 del self.live[account]
             me.ended.set()
@@ -537,43 +680,70 @@ def _adapters() -> tuple[Any, Any]:
 
         class DoorReader(ReaderAdapter):
             """The client's stream as amqtt reads it: the CONNECT the door passes on first,
-            then the client's bytes; a packet over ``limit`` ends the connection before
-            anything is read for it."""
+            then the client's packets, each read whole and passed through the account's
+            :class:`Checks`; a packet over ``limit`` ends the connection before anything
+            is read for it."""
 
             def __init__(
-                self, first: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, limit: int, who: str
+                self,
+                first: bytes,
+                reader: asyncio.StreamReader,
+                writer: asyncio.StreamWriter,
+                checks: Checks,
+                limit: int,
+                who: str,
             ) -> None:
-                self._first = first
+                self._ready = bytearray(first)
                 self._reader = reader
                 self._writer = writer
+                self._checks = checks
                 self._limit = limit
-                self._lengths = PacketLengths(limit)
-                self._lengths.feed(first)
                 self._who = who
                 self._ended = False
 
             async def read(self, n: int = -1) -> bytes:
-                if self._first:
-                    data, self._first = (self._first, b"") if n < 0 else (self._first[:n], self._first[n:])
-                    return data if n < 0 or len(data) == n else data + await self.read(n - len(data))
-                if self._ended:
-                    return b""
                 if n < 0 or n > self._limit + 5:
-                    return self._end(f"a read of {n} bytes")
-                try:
-                    data = await self._reader.readexactly(n)
-                except asyncio.IncompleteReadError as exc:
-                    return exc.partial
-                too_large = self._lengths.feed(data)
-                if too_large is not None:
-                    return self._end(f"a packet of {too_large} bytes, more than {self._limit}")
-                return data
+                    self._end(f"a read of {n} bytes")
+                while len(self._ready) < n and not self._ended:
+                    packet = await self._packet()
+                    if packet is not None:
+                        self._ready += packet
+                data = bytes(self._ready[:n])
+                del self._ready[:n]
+                return data  # short only at the end of the stream, as amqtt expects
 
-            def _end(self, why: str) -> bytes:
+            async def _packet(self) -> bytes | None:
+                """The client's next packet as amqtt may have it (None: none, or the door answered it)."""
+                try:
+                    header = bytearray(await self._reader.readexactly(1))
+                    length = shift = 0
+                    while True:
+                        byte = (await self._reader.readexactly(1))[0]
+                        header.append(byte)
+                        length |= (byte & 0x7F) << shift
+                        shift += 7
+                        if not byte & 0x80:
+                            break
+                        if shift >= 28:
+                            self._end("a packet length of more than four bytes")
+                            return None
+                    if length > self._limit:
+                        self._end(f"a packet of {length} bytes, more than {self._limit}")
+                        return None
+                    packet = bytes(header) + await self._reader.readexactly(length)
+                except (asyncio.IncompleteReadError, OSError):
+                    self._ended = True  # the client left: amqtt reads the end of the stream
+                    return None
+                try:
+                    return self._checks.inbound(packet)
+                except ProtocolError as exc:
+                    self._end(str(exc))
+                    return None
+
+            def _end(self, why: str) -> None:
                 log.info("mqtt broker: %s disconnected: %s", self._who, why)
                 self._ended = True
                 self._writer.transport.abort()
-                return b""  # amqtt takes it for the end of the stream
 
             def feed_eof(self) -> None:
                 self._reader.feed_eof()
@@ -583,9 +753,10 @@ def _adapters() -> tuple[Any, Any]:
             sends a client that logs in the retained messages of everyone's subscriptions;
             those its account may not read are withheld here)."""
 
-            def __init__(self, writer: asyncio.StreamWriter, may_read: Any, who: str) -> None:
+            def __init__(self, writer: asyncio.StreamWriter, may_read: Any, checks: Checks, who: str) -> None:
                 self._writer = writer
                 self._may_read = may_read
+                self._checks = checks
                 self._who = who
                 self._out = bytearray()
                 self.closed = False
@@ -612,7 +783,7 @@ def _adapters() -> tuple[Any, Any]:
                             self.closed = True
                             self._writer.transport.abort()
                             return
-                    self._writer.write(packet)
+                    self._writer.write(self._checks.outbound(packet))
 
             async def drain(self) -> None:
                 if not self.closed:
@@ -653,16 +824,3 @@ class _AccountPlugin(BaseAuthPlugin):
     async def authenticate(self, *, session: Any) -> bool:
         guard: Guard = self.config.guard
         return bool(guard.accounts.check(session.username, session.password) and session.client_id == session.username)
-
-
-class _AclPlugin(BaseTopicPlugin):
-    """What a client may publish, subscribe to and receive: the shipped ACL."""
-
-    Config = _PluginConfig
-
-    async def topic_filtering(self, *, session: Any = None, topic: str | None = None, action: Any = None) -> bool:
-        guard: Guard = self.config.guard
-        if session is None or topic is None or action is None:
-            return False
-        kind = {"publish": "write", "subscribe": "subscribe", "receive": "read"}.get(str(action.value).lower())
-        return kind is not None and guard.acl.allows(session.username, session.client_id, kind, topic)

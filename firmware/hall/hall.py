@@ -25,7 +25,7 @@ import secrets
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -36,8 +36,9 @@ from firmware.pages.serving import Limits, listening_socket, stop_server
 from firmware.hall.judge import MAX_PLIES, replay
 from firmware.hall.pairings import Pairings, PairingsFile
 from firmware.hall.record import PENDING, BoardRecord, Witness, alert, checked_move, clean_state
+from firmware.hall.results import parse_result
 from firmware.hall.standings import HallGame, Standings, spreadsheet_cell, standings_file
-from firmware.hall.topics import ROOT, BrokerUrl, check_name
+from firmware.hall.topics import ROOT, BrokerUrl, check_name, topic
 
 __all__ = ["Hall", "BoardRecord", "HallListener", "HallServer"]
 
@@ -48,6 +49,8 @@ log = logging.getLogger(__name__)
 MAX_PAYLOAD = 64 * 1024
 #: Boards not known to the hall that it lists apart at most (the most recent).
 MAX_OTHERS = 100
+#: Seconds the listener waits for the standings to be written before acknowledging a result.
+ACK_FLUSH_S = 5.0
 _ALERTS = frozenset({"caution", "forfeit", "claim", "flag"})
 
 
@@ -88,6 +91,9 @@ class Hall:
         self._lock = threading.Lock()
         self.version = 0
         self.rejected = 0
+        #: Called with a board and the acknowledgement of a result the hall has judged
+        #: (the listener publishes it on the board's retained ``ack`` topic); None: nobody.
+        self.on_ack: Callable[[str, bytes], None] | None = None
 
     # -- who is who ------------------------------------------------------------------
 
@@ -129,10 +135,51 @@ class Hall:
                     self._others.popitem(last=False)
                 self.version += 1
             return
+        if kind == "result":
+            self._result(board, payload, pairings)
+            return
         taken = self._receive(board, kind, payload, pairings.current_round)
         if taken is not None:
             # Outside the hall's lock: judging replays the game, and the standings have their own.
             self._judge(board, *taken, pairings)
+
+    def _result(self, board: str, payload: bytes, pairings: Pairings) -> None:
+        """A finished game from ``board``'s record of results: judged as its state would
+        be (once: a game counted already is known), then acknowledged."""
+        try:
+            result = parse_result(json.loads(payload))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            result = None
+        if result is None:
+            self.rejected += 1
+            return
+        state = clean_state(dict(result.state))
+        if state["result"] is None:
+            self.rejected += 1
+            return
+        with self._lock:
+            record = self._boards.get(board)
+            if record is None:
+                record = self._boards[board] = BoardRecord(board)
+            witness = self._witness_of(record, state["game_id"])
+            self.version += 1
+        self._judge(board, state, witness, pairings)
+        if self.on_ack is not None:
+            self.on_ack(board, json.dumps({"journal": result.journal, "seq": result.seq}).encode())
+
+    def _witness_of(self, record: BoardRecord, game_id: str | None) -> Witness:
+        """What the hall saw of ``record``'s game ``game_id``: the game now, one before
+        it, or one a hall started again kept (called with the lock held)."""
+        if record.witness.game_id == game_id:  # a game without an id too (a replay's)
+            return Witness(**vars(record.witness))
+        if game_id is not None:
+            seen = record.seen.get(game_id)
+            if seen is not None:
+                return Witness(**vars(seen))
+            kept = self.standings.started(record.name)
+            if kept is not None and kept["game_id"] == game_id:
+                return Witness(True, game_id, kept["round"], kept["start"])
+        return Witness(False, game_id)
 
     def _receive(
         self, board: str, kind: str, payload: bytes, round_now: str | None
@@ -219,6 +266,7 @@ class Hall:
             record.witness = witness
         witness.ply = ply
         if witness.started and witness.game_id is not None and witness.game_id != PENDING:
+            record.remember(witness)
             self.standings.note_start(record.name, witness.game_id, witness.round, witness.start)
 
     def _judge(self, board: str, state: dict[str, Any], witness: Witness, pairings: Pairings) -> None:
@@ -343,6 +391,14 @@ class HallListener:
         client.reconnect_delay_set(min_delay=1, max_delay=10)
         self._client = client
         self.connected = threading.Event()
+        hall.on_ack = self._acknowledge
+
+    def _acknowledge(self, board: str, payload: bytes) -> None:
+        """Tell ``board`` its result is judged, once the standings hold it on disk (a hall
+        stopped right after cannot lose what it acknowledged); retained, so a board that
+        comes back reads it at once."""
+        self.hall.standings.flush(ACK_FLUSH_S)
+        self._client.publish(topic(self.hall.name, board, "ack"), payload, qos=1, retain=True)
 
     def start(self) -> None:
         self._client.connect_async(self.url.host, self.url.port, keepalive=30)
@@ -357,6 +413,7 @@ class HallListener:
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self.connected.clear()
+        self.subscribed.clear()
         if not self._closing:
             self.disconnects += 1
             log.warning("hall: lost %s (%s); trying again", self.url, reason)

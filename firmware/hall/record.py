@@ -36,6 +36,9 @@ _SIDES = ("black", "white")
 _RESULTS = ("1-0", "0-1", "1/2-1/2")
 #: A game the hall saw begin whose id the board has not told yet.
 PENDING = "\x00pending"
+#: Games a board played before its current one whose beginning the hall remembers (a
+#: result sent late, after the next game began, is still judged as seen).
+MAX_SEEN = 8
 
 
 def _text(value: Any, limit: int) -> str | None:
@@ -135,6 +138,16 @@ class BoardRecord:
     verdict: str | None = None
     #: Why a result is disputed.
     why: str | None = None
+    #: The games the hall saw begin, by id, the newest last (at most :data:`MAX_SEEN`).
+    seen: dict[str, Witness] = field(default_factory=dict)
+
+    def remember(self, witness: Witness) -> None:
+        """Keep that the hall saw ``witness``'s game begin (it is the board's game now)."""
+        assert witness.game_id is not None
+        self.seen.pop(witness.game_id, None)
+        self.seen[witness.game_id] = witness
+        while len(self.seen) > MAX_SEEN:
+            del self.seen[next(iter(self.seen))]
 
     def summary(self) -> dict[str, Any]:
         s = self.state

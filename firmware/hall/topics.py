@@ -26,8 +26,9 @@ from urllib.parse import unquote, urlsplit
 __all__ = ["ROOT", "KINDS", "topic", "check_name", "BrokerUrl", "redact_url"]
 
 ROOT = "crownhead"
-#: What a board publishes: every event (QoS 1), its retained state, its retained status.
-KINDS = ("event", "state", "status", "cmd")
+#: A board's topics: every event (QoS 1), its retained state and status, its results; the
+#: arbiter's commands to it and the hall's acknowledgements of its results (retained).
+KINDS = ("event", "state", "status", "result", "cmd", "ack")
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 

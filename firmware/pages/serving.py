@@ -16,9 +16,20 @@ the server accepts connections itself, within :class:`Limits`:
   accepted until one may or one ends (the kernel holds the rest, costing the process
   nothing);
 - at most ``per_client`` connections from one address (an IPv6 client by its /64
-  network, what one home or one attacker gets), more are closed at once;
+  network, what one home or one attacker gets); a newcomer from an address that holds
+  them all takes the place of that address's connection that has waited longest for a
+  request (a slowloris crowd from the owner's own address cannot keep the owner's
+  login out: a browser sends its request as it connects, so its connection is the last
+  of the address's to go), and is closed at once only when none of them waits;
 - a connection that has not sent a whole request (headers and body) within
-  ``request_s`` seconds of opening, or of its last answer, is closed (slowloris).
+  ``request_s`` seconds of opening, or of its last answer, is closed (slowloris);
+- a WebSocket costs what a page's clicks cost before any of its frames is parsed
+  (:class:`WebSocketBudget`): at most ``ws_bytes_s`` bytes and ``ws_frames_s`` frames a
+  second (bursts of four seconds' worth), read and parsed ``ws_chunk`` bytes at a time,
+  one chunk a turn of the loop; past that its socket is not read (TCP holds the flooder
+  back at no cost: it is not cut, so it does not come back to be greeted again), and one
+  that has more than ``ws_backlog`` bytes read and not parsed is cut.
+  A flood of frames from spectators' pages so holds back the flooders only.
 
 It also wakes once a second, not ten times, when idle (what a board left alone pays for
 its page). The hall's page can be served the same way (:func:`bounded_server`).
@@ -40,6 +51,8 @@ from typing import Any
 
 __all__ = [
     "Limits",
+    "Bucket",
+    "WebSocketBudget",
     "Connections",
     "client_key",
     "connection_budget",
@@ -64,6 +77,96 @@ class Limits:
     #: How long a connection has waited for a request at least before it is closed to
     #: make room for a new one (see :class:`Connections`).
     evict_after_s: float = 1.0
+    #: What one WebSocket may send (see :class:`WebSocketBudget`): bytes and frames a
+    #: second, the bytes parsed at a time, the bytes read and not parsed at most.
+    ws_bytes_s: int = 16 * 1024
+    ws_frames_s: int = 32
+    ws_chunk: int = 4096
+    ws_backlog: int = 64 * 1024
+
+
+class Bucket:
+    """A token bucket: ``rate`` a second, at most ``burst`` saved; spending may take it
+    below empty, and then nothing more may be spent until it has filled again.
+
+    >>> t = [0.0]
+    >>> frames = Bucket(rate=10, burst=20, now=lambda: t[0])
+    >>> frames.wait_s(), frames.spend(50), frames.wait_s()  # 30 owed: 3 s at 10 a second
+    (0.0, None, 3.0)
+    >>> t[0] = 3.0; frames.wait_s()
+    0.0
+    """
+
+    def __init__(self, rate: float, burst: float, now: Callable[[], float]) -> None:
+        self.rate, self.burst, self.now = rate, burst, now
+        self.level = float(burst)
+        self._at = now()
+
+    def _fill(self) -> None:
+        at = self.now()
+        self.level = min(float(self.burst), self.level + (at - self._at) * self.rate)
+        self._at = at
+
+    def spend(self, amount: float) -> None:
+        self._fill()
+        self.level -= amount
+
+    def wait_s(self) -> float:
+        """Seconds until something may be spent again (0: now)."""
+        self._fill()
+        return 0.0 if self.level >= 0 else -self.level / self.rate
+
+
+class WebSocketBudget:
+    """What one WebSocket may cost the server before its frames are parsed: its bytes
+    and its frames, each a :class:`Bucket` (``limits.ws_bytes_s`` and
+    ``limits.ws_frames_s`` a second, bursts of four seconds' worth). The connection
+    keeps what it read in a backlog, parses ``limits.ws_chunk`` bytes of it a turn
+    while both allow (:meth:`take`), and holds its socket unread while they do not
+    (:meth:`wait_s`); a backlog over ``limits.ws_backlog`` means the peer sends far
+    past what it may (:meth:`over`): it is cut.
+
+    >>> t = [0.0]
+    >>> budget = WebSocketBudget(Limits(ws_bytes_s=100, ws_frames_s=10, ws_chunk=50), lambda: t[0])
+    >>> budget.read(b"x" * 120); budget.take(), len(budget.backlog)  # a chunk at a time
+    (b'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', 70)
+    >>> budget.parsed(50)  # that chunk was 50 frames: 10 over the 40 saved, 1 s at 10 a second
+    >>> budget.wait_s(), budget.take()
+    (1.0, None)
+    >>> t[0] = 1.0; len(budget.take())
+    50
+    """
+
+    def __init__(self, limits: Limits, now: Callable[[], float]) -> None:
+        self.limits = limits
+        self.bytes = Bucket(limits.ws_bytes_s, 4 * limits.ws_bytes_s, now)
+        self.frames = Bucket(limits.ws_frames_s, 4 * limits.ws_frames_s, now)
+        self.backlog = bytearray()
+        #: Frames parsed in all.
+        self.frames_parsed = 0
+
+    def read(self, data: bytes) -> None:
+        self.backlog += data
+
+    def over(self) -> bool:
+        return len(self.backlog) > self.limits.ws_backlog
+
+    def wait_s(self) -> float:
+        return max(self.bytes.wait_s(), self.frames.wait_s())
+
+    def take(self) -> bytes | None:
+        """The next chunk to parse, if the budget allows one now (None: not now, or none)."""
+        if not self.backlog or self.wait_s() > 0:
+            return None
+        chunk = bytes(self.backlog[: self.limits.ws_chunk])
+        del self.backlog[: self.limits.ws_chunk]
+        self.bytes.spend(len(chunk))
+        return chunk
+
+    def parsed(self, frames: int) -> None:
+        """The last chunk held ``frames`` frames (messages, fragments, pings, pongs)."""
+        self.frames.spend(frames)
+        self.frames_parsed += frames
 
 
 def client_key(host: str) -> str:
@@ -151,6 +254,11 @@ class Connections:
         self.refused = 0
         self.evicted = 0
         self.timed_out = 0
+        #: WebSockets: times one was held unread for its budget, ones cut for sending far
+        #: past it, and the frames parsed (see :class:`WebSocketBudget`).
+        self.throttled = 0
+        self.cut = 0
+        self.frames = 0
         #: Called when a connection ends or starts waiting for a request (room may come).
         self.on_room: Callable[[], None] = lambda: None
 
@@ -237,6 +345,32 @@ class Connections:
                 best, most = first, len(waiting)
         return best
 
+    def make_room_for(self, key: str) -> bool:
+        """When ``key``'s connections are all taken, close the one of them that has waited
+        longest for a request (however briefly) for a newcomer from ``key``: True when one
+        was closed, False when none of them waits (all are being answered, or WebSockets).
+
+        >>> class T:
+        ...     def __init__(self, name): self.name = name
+        ...     def close(self): print("closed", self.name)
+        >>> conns = Connections(total=10, per_client=2)
+        >>> slow, page = T("slow"), T("page")
+        >>> conns.made(slow, "a"); conns.made(page, "a"); conns.busy(page)
+        >>> conns.admits("a"), conns.make_room_for("a"), conns.admits("a")
+        closed slow
+        (False, True, True)
+        >>> conns.made(T("next"), "a"); conns.busy(page); conns.make_room_for("b")  # b holds none
+        False
+        """
+        waiting = self._waiting.get(key)
+        if not waiting:
+            return False
+        transport = next(iter(waiting))
+        self.lost(transport)
+        self.evicted += 1
+        transport.close()
+        return True
+
     def make_room(self) -> None:
         """When all are taken, close a connection that waits for a request (see above)."""
         while self.full:
@@ -292,9 +426,93 @@ def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: flo
     )
 
     class WebSocketConnection(WSProtocol):
+        """uvicorn's WebSocket, its bytes parsed within a :class:`WebSocketBudget`."""
+
+        _budget: WebSocketBudget | None = None
+        _later: asyncio.Handle | None = None
+        _unread = False  # its socket is held unread for its budget
+        _frames = 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._budget = WebSocketBudget(limits, asyncio.get_running_loop().time)
+            # asyncio's socket transport reads up to max_size bytes a turn (256 KiB): a
+            # WebSocket reads a chunk, what it may parse at a time, so that a flooder's
+            # backlog stays a chunk or two while its socket is held unread.
+            if isinstance(getattr(transport, "max_size", None), int):
+                transport.max_size = limits.ws_chunk  # type: ignore[attr-defined]
+
         def connection_lost(self, exc: Exception | None) -> None:
+            if self._later is not None:
+                self._later.cancel()
+                self._later = None
             conns.lost(self.transport)
             super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            budget = self._budget
+            assert budget is not None
+            budget.read(data)
+            if budget.over():
+                conns.cut += 1
+                log.info("web: a WebSocket from %s sent far more than it may: closed", self.client)
+                budget.backlog.clear()
+                self.transport.abort()
+                return
+            if self._later is None:
+                self._parse()
+
+        def _parse(self) -> None:
+            """Parse one chunk of the backlog if the budget allows, and come back next turn
+            (or when it allows again) while some is left; the socket unread meanwhile."""
+            self._later = None
+            budget = self._budget
+            if budget is None or self.transport.is_closing():
+                return
+            chunk = budget.take()
+            if chunk is not None:
+                self._frames = 0
+                super().data_received(chunk)
+                budget.parsed(self._frames)
+                conns.frames += self._frames
+            wait = budget.wait_s()
+            if not budget.backlog and wait == 0:
+                if self._unread:
+                    self._unread = False
+                    if not self.read_paused and not self.transport.is_closing():
+                        self.transport.resume_reading()
+                return
+            if not self._unread:
+                self._unread = True
+                self.transport.pause_reading()
+            loop = asyncio.get_running_loop()
+            if wait > 0:
+                conns.throttled += 1
+                self._later = loop.call_later(wait, self._parse)
+            else:
+                self._later = loop.call_soon(self._parse)  # one chunk a turn: the others' turn first
+
+        async def receive(self) -> Any:
+            # uvicorn's own, except that a socket held unread for its budget stays so
+            # when the application has taken every message.
+            message = await self.queue.get()
+            if self.read_paused and self.queue.empty():
+                self.read_paused = False
+                if not self._unread:
+                    self.transport.resume_reading()
+            return message
+
+        def handle_message(self, event: Any) -> None:
+            self._frames += 1
+            super().handle_message(event)
+
+        def handle_ping(self, event: Any) -> None:
+            self._frames += 1
+            super().handle_ping(event)
+
+        def handle_pong(self, event: Any) -> None:
+            self._frames += 1
+            super().handle_pong(event)
 
     class HttpConnection(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
@@ -416,7 +634,7 @@ def bounded_server(app: Any, sock: socket.socket, limits: Limits, *, tick_s: flo
                     raise
                 starved_logged = False
                 key = client_key(str(address[0]))
-                if not conns.admits(key):
+                if not conns.admits(key) and not conns.make_room_for(key):
                     conns.refused += 1
                     client.close()
                     continue

@@ -174,6 +174,149 @@ def slowloris(port: int, count: int, sources: Sequence[str], every_s: float = 0.
             s.close()
 
 
+class RelentlessSlowloris:
+    """``count`` slowloris connections from ``source`` kept open: each one the server
+    closes is opened again at once (a thread; at most ``max_opened`` openings in all and
+    ``seconds`` long, so the attack stops by itself)."""
+
+    def __init__(
+        self, port: int, count: int, source: str, *, every_s: float = 0.5, max_opened: int = 20_000, seconds: float = 60
+    ) -> None:
+        self.port, self.count, self.source, self.every_s = port, count, source, every_s
+        self.max_opened, self.seconds = max_opened, seconds
+        self.opened = 0
+        self._held: list[socket.socket | None] = [None] * count
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _open(self) -> socket.socket | None:
+        if self.opened >= self.max_opened:
+            return None
+        self.opened += 1
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(2)
+        s.bind((self.source, 0))
+        try:
+            s.connect(("127.0.0.1", self.port))
+            s.send(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        except OSError:
+            s.close()
+            return None
+        s.setblocking(False)
+        return s
+
+    def _run(self) -> None:
+        import time
+
+        end = time.monotonic() + self.seconds
+        dripped = time.monotonic()
+        n = 0
+        while not self._stop.wait(0.01) and time.monotonic() < end:
+            for i, s in enumerate(self._held):
+                if s is None or closed_by_peer([s]):
+                    if s is not None:
+                        s.close()
+                    self._held[i] = self._open()
+            if time.monotonic() - dripped >= self.every_s:
+                dripped, n = time.monotonic(), n + 1
+                for s in self._held:
+                    try:
+                        if s is not None:
+                            s.send(f"X-Slow-{n}: {n}\r\n".encode())
+                    except OSError:
+                        pass
+
+    def __enter__(self) -> RelentlessSlowloris:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        for s in self._held:
+            if s is not None:
+                s.close()
+
+
+class FrameFlood:
+    """A spectator's page that writes WebSocket frames as fast as its socket takes them:
+    it opens the board's ``/ws`` from ``source`` as a page of the board does (its
+    ``Origin``), then writes tiny masked text frames (7 bytes each) without reading, for
+    ``seconds`` at most and ``max_bytes`` in all (a thread: it stops by itself)."""
+
+    FRAME = bytes([0x81, 0x81, 1, 2, 3, 4, ord("x") ^ 1])
+
+    def __init__(
+        self, port: int, source: str, *, seconds: float = 3.0, max_bytes: int = 64 << 20, paced: bool = False
+    ) -> None:
+        """``paced``: 700 bytes (100 frames) every 5 ms instead of all the socket takes."""
+        self.port, self.source, self.seconds, self.max_bytes = port, source, seconds, max_bytes
+        self.paced = paced
+        self.sent = 0
+        self.cut = False  # the board closed it
+        self.opened = False
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import base64
+        import time
+
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.bind((self.source, 0))
+            s.connect(("127.0.0.1", self.port))
+            key = base64.b64encode(os.urandom(16)).decode()
+            s.sendall(
+                (
+                    f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\nOrigin: http://127.0.0.1:{self.port}\r\n"
+                    f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                    "Sec-WebSocket-Version: 13\r\n\r\n"
+                ).encode()
+            )
+            answer = b""
+            while b"\r\n\r\n" not in answer:
+                got = s.recv(4096)
+                if not got:
+                    self.cut = True
+                    return
+                answer += got
+            self.opened = answer.startswith(b"HTTP/1.1 101")
+            if not self.opened:
+                return
+            burst = self.FRAME * (100 if self.paced else 65536 // len(self.FRAME))
+            s.setblocking(False)
+            end = time.monotonic() + self.seconds
+            while time.monotonic() < end and self.sent < self.max_bytes:
+                try:
+                    self.sent += s.send(burst)
+                    if self.paced:
+                        time.sleep(0.005)
+                except BlockingIOError:
+                    time.sleep(0.001)  # its socket takes no more: the board does not read it
+                except OSError:
+                    self.cut = True
+                    return
+                try:
+                    if s.recv(65536) == b"":  # what the board sends it, unread by a flooder but here
+                        self.cut = True
+                        return
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    self.cut = True
+                    return
+
+    def __enter__(self) -> FrameFlood:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join(timeout=self.seconds + 30)
+
+    def join(self) -> None:
+        self._thread.join(timeout=self.seconds + 30)
+
+
 def closed_by_peer(sockets: Sequence[socket.socket]) -> int:
     """How many of ``sockets`` the server has closed (a read gives end of file or a reset)."""
     closed = 0

@@ -139,7 +139,8 @@ class LiveBoard:
             page_burst=max(20, int(page_rate)),
             state_dir=state_dir,
             hosts=hosts,
-            **({"limits": limits} if limits is not None else {}),
+            # A WebSocket's budget too (a fuzz test sends 10,000 messages at once).
+            limits=limits if limits is not None else Limits(ws_bytes_s=64 << 20, ws_frames_s=1_000_000),
         )
         self.server.start()
         self.app.start()
