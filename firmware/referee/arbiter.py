@@ -916,6 +916,7 @@ class Referee(Overseer):
         # The tracker follows the game from the position on the board.
         old = self.tracker
         self._tracker = Tracker(game, old.settings, old.policy)
+        self._tracker.new_start = old.new_start
         for color, by in old.held.items():
             self._tracker.hold(color, by)
         # The answer stands on the board: the new tracker reads it as the next move.

@@ -251,10 +251,16 @@ class Tracker:
         self._now = 0
         self._setup: Position | None = None
         self._blocked: int | None = None
+        #: The boards of the moves taken back with the button since the board last showed
+        #: the game: read as boards to put right, never as those moves made again.
+        self._undone: set[int] = set()
         # A board that does not show the game when the tracker starts (a game resumed)
         # is first guided back to the game's position; nothing is read as a move before.
         self._restoring = board is not None and board != game.position.occupied
         self._expected: Move | None = None
+        #: The position the ``new`` button sets up (None: the rules' start position): the
+        #: application's session gives the position every game of the session begins from.
+        self.new_start: Position | None = None
         # Sides whose moves are made elsewhere (see hold()), with who makes them.
         self._held: dict[Color, str] = {}
         self._crown: int | None = None
@@ -383,6 +389,8 @@ class Tracker:
             return events + self._refresh(now_ms)
         if self._blocked is not None and occupancy != self._blocked:
             self._blocked = None
+        if occupancy == self.game.position.occupied:
+            self._undone.clear()
         if self._restoring and occupancy == self.game.position.occupied:
             self._restoring = False
             # Pieces put back were no lift of the side to move: its turn begins now.
@@ -669,17 +677,20 @@ class Tracker:
             self._reread()
 
     def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
-        """Set up a new game from ``position`` (default: the start position).
+        """Set up a new game from ``position`` (default: :attr:`new_start`, or the start position).
 
         The game begins as soon as that position stands on the board; until then the
         roles ``missing`` and ``extra`` say which squares to fill and to empty.
         """
         now = self._now if now_ms is None else now_ms
         self._touch_state()
-        self._setup = position if position is not None else Position.start(self.game.rules)
+        if position is None:
+            position = self.new_start if self.new_start is not None else Position.start(self.game.rules)
+        self._setup = position
         self._expected = None
         self._crown = None
         self._blocked = None
+        self._undone.clear()
         self._restoring = False
         events = self._setup_check(now)
         return events + self._refresh(now)
@@ -726,6 +737,11 @@ class Tracker:
         result_board = self._table_for(self.game.positions[-2]).plan(undone)
         events += self._undo(now_ms)
         self._blocked = result_board.result if result_board is not None else None
+        if result_board is not None and self._board != self.game.position.occupied:
+            # Until the board shows the game again, the board of a move taken back is only
+            # guided back: restored part-way (the later of two moves first, a jump half
+            # undone) it never makes that move again.
+            self._undone.add(result_board.result)
         self._reread()
         return events
 
@@ -921,7 +937,7 @@ class Tracker:
         occupied = game.position.occupied
         if board == occupied:
             return Reading(Kind.IDLE, board)
-        if self._restoring or (self._blocked is not None and board == self._blocked):
+        if self._restoring or board == self._blocked or board in self._undone:
             return Reading(Kind.RESTORE, board)
         over = self._over
         if not over:
@@ -1122,6 +1138,7 @@ class Tracker:
             events.append(Crowned(now, move.end))
         events += self._rule.offer(now)
         self._blocked = None
+        self._undone.clear()
         result = self.game.result
         if result is not None:
             events.append(GameOver(now, result.score, result.reason))
@@ -1156,6 +1173,7 @@ class Tracker:
         self._new_turn()
         self._crown = None
         self._blocked = None
+        self._undone.clear()
         self._reread()
         self._ref = self._reading
         return [NewGame(now, target.fen())]
