@@ -40,6 +40,7 @@ from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
 from firmware.tracking.picture import picture
 from firmware.events import (
+    ClockState,
     Alert,
     ComputerMove,
     Crowned,
@@ -519,9 +520,9 @@ class App(Loop, Commands):
                 self.sim.crown(event.square)
         return out
 
-    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
-        """The game clock for the display and the buzzer: (Black's ms, White's ms, the
-        running side or "", paused, the side whose flag fell or ""), or None without one."""
+    def clock_state(self, now: int) -> ClockState | None:
+        """The game clock for the display, the buzzer and the pages (the referee's or the
+        board clock's: one :class:`~firmware.events.clock.ClockState`), or None without one."""
         referee = self.referee
         if referee is not None:
             return referee.clock_state(now)

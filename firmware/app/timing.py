@@ -28,7 +28,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.events import ClockReport, Event, Flag, GameOver, MoveMade, Reopened, TakenBack
+from firmware.events import ClockReport, ClockState, Event, Flag, GameOver, MoveMade, Reopened, TakenBack
 from firmware.files import atomic_write
 from firmware.gameclock import GameClock, TimeControl
 from rules import BLACK, WHITE, Color, Game
@@ -175,13 +175,13 @@ class BoardClock:
 
     # -- what is shown -------------------------------------------------------------------
 
-    def state(self, now: int) -> tuple[int, int, str, bool, str]:
-        """(Black's ms, White's ms, the running side or "", paused, the fallen flag's side or "")."""
+    def state(self, now: int) -> ClockState:
+        """The clock as shown now (see :class:`~firmware.events.clock.ClockState`)."""
         times = self.clock.snapshot(now)
         running = str(self.clock.running) if self.clock.running is not None else ""
         if self.waiting and not self.clock.stopped:
             running = running or str(self._turn)
-        return (
+        return ClockState(
             times[BLACK],
             times[WHITE],
             running,
@@ -199,10 +199,7 @@ class BoardClock:
         return [self._report(now)]
 
     def _report(self, now: int) -> ClockReport:
-        times = self.clock.snapshot(now)
-        running = self.clock.running
-        live = running is not None and not self.clock.paused and not self.waiting
-        return ClockReport(now, times[BLACK], times[WHITE], str(running) if live else "")
+        return self.state(now).report(now)
 
     # -- surviving a power cut -------------------------------------------------------------
 

@@ -45,6 +45,7 @@ from firmware.events import (
     Caution,
     Claim,
     ClockReport,
+    ClockState,
     Condoned,
     Crowned,
     DrawClaimable,
@@ -707,11 +708,9 @@ class Referee(Overseer):
         return out
 
     def _clock_report(self, t: int) -> ClockReport:
-        state = self.state
-        assert state is not None and state.clock is not None
-        times = state.clock.snapshot(t)
-        running = state.clock.running
-        return ClockReport(t, times[BLACK], times[WHITE], _side(running) if running is not None else "")
+        state = self.clock_state(t)
+        assert state is not None
+        return state.report(t)
 
     # -- a game begins ---------------------------------------------------------------------
 
@@ -1007,9 +1006,9 @@ class Referee(Overseer):
         self._clock_saved = now
         return [self._clock_report(now)]
 
-    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
-        """(Black's ms, White's ms, the running side or "", paused, the fallen flag's side
-        or ""), or None without a clock: what the display shows."""
+    def clock_state(self, now: int) -> ClockState | None:
+        """The clock as shown now (see :class:`~firmware.events.clock.ClockState`), or
+        None without one."""
         state = self.state
         if state is None or state.clock is None:
             return None
@@ -1018,7 +1017,8 @@ class Referee(Overseer):
         running = _side(clock.running) if clock.running is not None else ""
         if state.clock_waiting and not state.over:
             running = _side(self.game.turn)
-        return times[BLACK], times[WHITE], running, clock.paused or (state.clock_waiting and not state.over), state.flag
+        waiting = state.clock_waiting and not state.over
+        return ClockState(times[BLACK], times[WHITE], running, clock.paused or waiting, state.flag)
 
     def _playing(self) -> bool:
         return not self._game_over() and self.tracker.setting_up is None
