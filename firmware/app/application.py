@@ -255,12 +255,14 @@ class App(Loop, Commands):
         occupancy = self.hardware.sensors.snapshot()
         debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
         rules = resume[1].rules if resume is not None else self.settings.rules
-        self.tracker = self.modes.judge(Tracker(Game(start, rules), self.tracker_settings, self.mode, board=occupancy))
-        self.controller = Controller(self.hardware.sensors, self._buttons, self.tracker, debouncer, self.clock)
+        first = Tracker(Game(start, rules), self.tracker_settings, self.mode, board=occupancy)
+        self.controller = Controller(self.hardware.sensors, self._buttons, first, debouncer, self.clock)
+        self.follow(first)
+        if resume is not None:
+            self.modes.expect_resume(resume[1])  # its players and clock shown while it is set up
         self._started = True
         for fault in getattr(self.hardware, "faults", ()):
             self._pending.append(Notice(now, fault))
-        self.modes.apply_holds(self.tracker)
         self._pending += self.tracker.new_game(start, now)
         self.step(now)
         if resume is not None and self._resuming:
@@ -296,6 +298,18 @@ class App(Loop, Commands):
             self.settings = replace(self.settings, clock=plan.clock)
         self._pending += [Notice(now, message) for message in self.modes.resume(plan)]
         self._set_clock()
+
+    def follow(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
+        """Follow the board with ``tracker`` from now on: the one place the followed
+        tracker (or the referee judging it) is replaced. It sets up the session's start
+        position when ``new`` is pressed (``--fen`` is the start of every game, not only
+        the first), the controller drives it, and the seats' holds are put on it;
+        ``resumed``: it follows the saved game now resuming (the referee goes on with it)."""
+        tracker.new_start = self.settings.start
+        self.tracker = self.modes.judge(tracker, resumed=resumed)
+        self.controller.tracker = self.tracker
+        self.modes.apply_holds(self.tracker)
+        return self.tracker
 
     def _set_clock(self) -> None:
         """The board clock of the settings' time control (a referee keeps its own)."""
@@ -564,13 +578,7 @@ class App(Loop, Commands):
             assert record is not None and game is not None
             # The set-up tracker knew only the position; the game's own tracker knows its
             # history (repetitions, takeback, the last move lit dimly).
-            self.tracker = self.modes.judge(
-                Tracker(game, self.tracker_settings, self.mode, board=self.controller.occupancy), resumed=True
-            )
-            self.controller = Controller(
-                self.hardware.sensors, self._buttons, self.tracker, self.controller.debouncer, self.clock
-            )
-            self.modes.apply_holds(self.tracker)
+            self.follow(Tracker(game, self.tracker_settings, self.mode, board=self.controller.occupancy), resumed=True)
             self._resuming = False
             self.players.update(self.matches.resumed(record, self.players))
             self.say("")

@@ -201,6 +201,8 @@ class Referee(Overseer):
         self._rejudge: tuple[int, int] | None = None
         self._now = 0
         self._clock_saved = 0
+        #: A saved game is being set up to resume (:meth:`expect_resume`).
+        self._resuming = False
 
     # -- the tracker ---------------------------------------------------------------------
 
@@ -224,10 +226,13 @@ class Referee(Overseer):
         self._tracker = tracker
         state = self.state
         if resumed and state is not None and not state.over:
+            self._resuming = False
             state.game = tracker.game
             self._restore(state, saved)
             state.record.note(tracker.game.ply, "game resumed")
             self._save()
+            if state.clock is not None:
+                self._pending.append(self._clock_report(self._now))  # the times as saved
         elif now_ms is not None:
             self._pending += self._begin(now_ms, resumed=resumed)  # logged when handed out
         return self
@@ -579,7 +584,8 @@ class Referee(Overseer):
                 out += self._on_over(event)
             elif isinstance(event, NewGame):
                 out.append(event)
-                out += self._begin(event.t)
+                if not self._resuming:  # a saved game's set-up begins none (expect_resume)
+                    out += self._begin(event.t)
             else:
                 out.append(event)
         return out
@@ -722,27 +728,11 @@ class Referee(Overseer):
             self._save(previous)
         self.games += 1
         k = self.games
-        first, second = self.settings.black, self.settings.white
-        black, white = (first, second) if k % 2 else (second, first)
-        started = self.wall()
-        s = self.settings
-        round_tag = f"{s.round}.{k}" if s.round not in ("", "?") else "?"
-        record = TournamentRecord(
-            event=s.event,
-            site=s.site,
-            date=started.strftime("%Y.%m.%d"),
-            round=round_tag,
-            black=black,
-            white=white,
-            time_control=s.clock,
-            style=self.style,
-        )
         game = self.game
-        self.state = _GameState(k, game, black, white, record, f"{started:%Y%m%d-%H%M%S}-{k}")
+        self.state = self._new_state(k, game)
+        record = self.state.record
         out: list[Event] = []
-        if s.clock is not None:
-            # Black's time starts with Black's first lift (or the arbiter's clock press).
-            self.state.clock = GameClock(s.clock)
+        if self.state.clock is not None:
             out.append(self._clock_report(now))
         if resumed:
             record.note(game.ply, "game resumed")
@@ -758,6 +748,45 @@ class Referee(Overseer):
                 out += self._start_ballot(chosen, now)
         self._save()
         return out
+
+    def _new_state(self, k: int, game: Game) -> _GameState:
+        """Game ``k`` of the session on ``game``: its names (colours reversed every game),
+        record and clock (Black's time starts with Black's first lift, or the arbiter's
+        clock press)."""
+        first, second = self.settings.black, self.settings.white
+        black, white = (first, second) if k % 2 else (second, first)
+        started = self.wall()
+        s = self.settings
+        round_tag = f"{s.round}.{k}" if s.round not in ("", "?") else "?"
+        record = TournamentRecord(
+            event=s.event,
+            site=s.site,
+            date=started.strftime("%Y.%m.%d"),
+            round=round_tag,
+            black=black,
+            white=white,
+            time_control=s.clock,
+            style=self.style,
+        )
+        state = _GameState(k, game, black, white, record, f"{started:%Y%m%d-%H%M%S}-{k}")
+        if s.clock is not None:
+            state.clock = GameClock(s.clock)
+        return state
+
+    def expect_resume(self, game: Game, saved: Mapping[str, Any] | None = None) -> None:
+        """The saved ``game`` is being set up to resume: its state as saved (names,
+        cautions, clock, ballot; see :meth:`attach`) is the referee's from now on, so that
+        the screens show its players and times while the pieces are put back, and the
+        set-up's ``new-game`` begins no game. :meth:`resume_given_up` says otherwise."""
+        self.games += 1
+        state = self._new_state(self.games, game)
+        self._restore(state, saved)
+        self.state = state
+        self._resuming = True
+
+    def resume_given_up(self) -> None:
+        """The saved game being set up is given up: the next ``new-game`` begins a game."""
+        self._resuming = False
 
     def _start_ballot(self, chosen: Ballot | None, now: int) -> list[Event]:
         state = self.state
