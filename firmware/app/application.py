@@ -39,6 +39,7 @@ from dataclasses import replace
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
 from firmware.tracking.picture import picture
+from firmware.tracking.roles import Role
 from firmware.events import (
     ClockState,
     Alert,
@@ -64,6 +65,7 @@ from firmware.app.hardware import Hardware, TappedButtons, tidy_hand
 from firmware.app.keeper import GameKeeper
 from firmware.app.leds import LedPolicy, LedSettings
 from firmware.app.setup import setup_event
+from firmware.app.snapshot import Condition, Offer, Seat, Setup, Snapshot, standing
 from firmware.app.matchplay import MatchPlay
 from firmware.app.settings import AppSettings
 from firmware.app.sinks import Sink
@@ -188,6 +190,7 @@ class App(Loop, Commands):
         #: goes on when its position stands on the board, unless given up for a new game.
         self._resuming = False
         self._frame: Frame | None = None
+        self._snapshot: Snapshot | None = None
         self._pending: list[Event] = []
         #: The games on disk.
         self.keeper = GameKeeper(store, lambda event: self._pending.append(event))
@@ -732,14 +735,73 @@ class App(Loop, Commands):
         """The squares blinking, as last shown (the LED policy keeps them)."""
         return self.policy.blinking
 
-    def _light(self, now: int) -> None:
+    def _take_snapshot(self, now: int) -> Snapshot:
+        """The game as this step leaves it (see :mod:`firmware.app.snapshot`), numbered
+        after the last one."""
         tracker = self.tracker
-        warning = tracker.warning
-        squares: tuple[int, ...] = warning.squares if warning is not None else ()
         game = tracker.game
-        result = game.result if tracker.setting_up is None else None
+        target = self.setup_target()
+        setup = Setup(*target) if target is not None else None
+        board = tracker.board
+        pieces, strays = standing(setup.position if setup is not None else game.position, board)
         roles = picture(tracker, self.hint)
-        frame = self.policy.frame(roles, now_ms=now, warning_squares=squares, result=result, position=game.position)
+        put_back = tuple(sorted(s for s, r in roles.items() if r == Role.MISSING))
+        take_off = tuple(sorted(s for s, r in roles.items() if r in (Role.EXTRA, Role.REMOVE)))
+        conditions = tuple(
+            Condition(
+                w.code,
+                w.squares,
+                w.message,
+                # A piece moved wrongly goes back where it came from (the first square).
+                put_back or (w.squares[:1] if w.code == "illegal-move" else ()),
+                take_off,
+            )
+            for w in (tracker.warnings if tracker.warning is not None else ())
+        )
+        offer = tracker.draw_offer
+        asked = tracker.resign_asked
+        referee = self.referee
+        names = referee.names if referee is not None else (self.players[BLACK].name, self.players[WHITE].name)
+        held = tracker.held
+        seats = {
+            color: Seat(name, referee.cautions(color) if referee is not None else 0, held.get(color, ""))
+            for color, name in zip((BLACK, WHITE), names)
+        }
+        snapshot = Snapshot(
+            position=game.position,
+            board=board,
+            pieces=pieces,
+            strays=strays,
+            ply=game.ply,
+            last_move=game.moves[-1] if game.moves else None,
+            roles=roles,
+            conditions=conditions,
+            clock=self.clock_state(now),
+            offer=Offer(*offer) if offer is not None else None,
+            result=game.result if tracker.setting_up is None else None,
+            setup=setup,
+            expected=tracker.expected,
+            seats=seats,
+            resign_asked=asked[0] if asked is not None else None,
+            resuming=self._resuming,
+        )
+        return snapshot.then(self._snapshot)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The game as the last step left it: what every output draws from."""
+        if self._snapshot is None:
+            raise RuntimeError("App.start() first")
+        return self._snapshot
+
+    def _light(self, now: int) -> None:
+        self._snapshot = snap = self._take_snapshot(now)
+        condition = snap.condition
+        squares: tuple[int, ...] = condition.squares if condition is not None else ()
+        roles = dict(snap.roles)
+        frame = self.policy.frame(
+            roles, now_ms=now, warning_squares=squares, result=snap.result, position=snap.position
+        )
         lights = self.hardware.lights
         if frame != self._frame:
             self._frame = frame

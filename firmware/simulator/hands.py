@@ -431,8 +431,19 @@ class Hands:
             if r == "missing" or (r == "error" and s not in sim.pieces and tracker.position.piece_at(s) is not None)
         )
         empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
+        # Setting up, the hands put the right piece on a square already full (the king
+        # of the last game stood where a man begins this one): identity is the game's.
+        target = self.app.setup_target()
+        wrong: dict[int, str] = {}
+        if target is not None:
+            for s, piece in target[1].pieces().items():
+                token = sim.pieces.get(s)
+                if token is not None and s not in empty and token in "bwBW" and token != piece.symbol:
+                    wrong[s] = piece.symbol
         # A crowning prompt stays lit until the reply starts: crown only a man still uncrowned.
         crown = [s for s, r in roles.items() if r == "crown" and sim.pieces.get(s, "").islower()]
+        for s, symbol in wrong.items():
+            sim.crown(s, symbol)  # swapped in place: the switch stays closed
         if fill or empty:
             for s in empty:
                 if s in sim.pieces:
@@ -445,6 +456,8 @@ class Hands:
             self.app.say(
                 f"filled {_count(len(fill), 'square')} and emptied {_count(len(empty), 'square')} as the lights asked"
             )
+        elif wrong:
+            self.app.say(f"put the right pieces on {_count(len(wrong), 'square')} as the set-up asks")
         elif crown:
             for s in crown:
                 sim.crown(s)
