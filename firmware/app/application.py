@@ -388,6 +388,9 @@ class App(Loop, Commands):
         self.hints.find(self.tracker.game, self._hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
         out += self._announce_setup(now)
         self._takeback_pressed = False  # a press is handled in the step that polled it
+        # The step's snapshot before its events go out: an output hearing of a move
+        # reads the game with that move made.
+        self._snapshot = self._take_snapshot(now)
         for event in out:
             self._emit(event)
         self._light(now)
@@ -795,7 +798,7 @@ class App(Loop, Commands):
         return self._snapshot
 
     def _light(self, now: int) -> None:
-        self._snapshot = snap = self._take_snapshot(now)
+        snap = self.snapshot
         condition = snap.condition
         squares: tuple[int, ...] = condition.squares if condition is not None else ()
         roles = dict(snap.roles)

@@ -20,7 +20,6 @@ line ("" for none).
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -31,15 +30,12 @@ from hal.errors import HardwareError
 
 if TYPE_CHECKING:
     from firmware.app.application import App
-    from firmware.events import Event
+    from firmware.events import ClockState, Event
     from hal.display import Display
 
 __all__ = ["Painter", "BoardPanel", "short_message", "attach_board_parts"]
 
 log = logging.getLogger(__name__)
-
-#: "put the man back on 22", "put them back on 9 and 14": the squares to put back.
-_PUT_BACK = re.compile(r"put (?:the \w+|them|it) back on ([\d, and]+)")
 
 
 class Painter:
@@ -182,44 +178,38 @@ class Painter:
 
 
 def short_message(app: App) -> str:
-    """The board's message in a few words ("crown 1", "put back 22", "caution: forced capture")."""
-    tracker = app.tracker
-    if app.resuming:
+    """The board's message in a few words ("crown 1", "put back 22", "caution: forced capture"),
+    from the application's snapshot: the squares come from its typed conditions."""
+    snap = app.snapshot
+    if snap.resuming:
         return "set up the saved game"
-    if tracker.setting_up is not None:
+    if snap.setup is not None and snap.setup.cause == "new-game":
         return "set up the pieces"
-    asked = getattr(tracker, "resign_asked", None)
-    if asked is not None:
-        return f"{asked[0]} resigns? again"
-    roles = tracker.roles
-    warning = tracker.warning
-    if warning is not None:
-        missing = sorted(s for s, r in roles.items() if r == "missing")
-        extra = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
-        if warning.code == "forced-capture":
+    if snap.resign_asked is not None:
+        return f"{snap.resign_asked} resigns? again"
+    condition = snap.condition
+    if condition is not None:
+        if condition.code == "forced-capture":
             return "caution: forced capture" if app.referee is not None else "a capture is compulsory"
-        if warning.code == "continue-capture":
+        if condition.code == "continue-capture":
             return "jump on"
-        if warning.code == "remove-captured" and extra:
-            return "take off " + " ".join(map(str, extra))
-        if missing:
-            return "put back " + " ".join(map(str, missing))
-        found = _PUT_BACK.search(warning.message)
-        if found:
-            return "put back " + " ".join(re.findall(r"\d+", found.group(1)))
-        if extra:
-            return "take off " + " ".join(map(str, extra))
-        return warning.code.replace("-", " ")
-    crown = sorted(s for s, r in roles.items() if r == "crown")
+        if condition.code == "remove-captured" and condition.take_off:
+            return "take off " + " ".join(map(str, condition.take_off))
+        if condition.put_back:
+            return "put back " + " ".join(map(str, condition.put_back))
+        if condition.take_off:
+            return "take off " + " ".join(map(str, condition.take_off))
+        return condition.code.replace("-", " ")
+    crown = sorted(s for s, r in snap.roles.items() if r == "crown")
     if crown:
         return "crown " + " ".join(map(str, crown))
-    offer = getattr(tracker, "draw_offer", None)
+    offer = snap.offer
     if offer is not None:
-        return f"{offer[0]} offers a draw" if offer[0] is not None else "draw offered (by ?)"
-    if tracker.expected is not None and not tracker.game.is_over:
-        return f"play {tracker.expected.pdn()}"
+        return f"{offer.side} offers a draw" if offer.side is not None else "draw offered (by ?)"
+    if snap.expected is not None and snap.result is None:
+        return f"play {snap.expected.pdn()}"
     urls = getattr(app, "page_urls", ())
-    if urls and app.game.ply == 0 and not app.game.is_over:
+    if urls and snap.ply == 0 and snap.result is None:
         # Before the first move, nothing else to say: how to reach the board's page.
         address = urls[0].removeprefix("http://").rstrip("/")
         pin = getattr(app, "page_pin", "")
@@ -242,8 +232,8 @@ class BoardPanel:
     (every step; looks at the board at most every ``check_ms``, and at once after an
     event) that hands over a new screen on change.
 
-    ``clock_times`` returns ``(black_ms, white_ms, running side or "", paused, flag side
-    or "")`` for the game clock, or None without one (default: the referee's clock).
+    ``clock_times`` returns the game clock's :class:`~firmware.events.clock.ClockState`,
+    or None without one (default: the application's, the referee's or the board clock).
     """
 
     def __init__(
@@ -251,7 +241,7 @@ class BoardPanel:
         painter: Painter,
         *,
         check_ms: int = 250,
-        clock_times: Callable[[App, int], tuple[int, int, str, bool, str] | None] | None = None,
+        clock_times: Callable[[App, int], ClockState | None] | None = None,
     ) -> None:
         self.painter = painter
         self.check_ms = check_ms
@@ -278,14 +268,14 @@ class BoardPanel:
         data = event.to_json() if event.kind in ("caution", "claim", "alert") else {}
         if event.kind == "caution":
             self._note = f"caution: {str(data.get('code', '')).replace('-', ' ')}"
-            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
+            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
         elif event.kind == "claim" and not data.get("valid"):
             self._note = "no draw to claim"
-            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
+            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
         elif event.kind == "alert":
             # What it is, in a few words ("someone is guessing the page's PIN").
             self._note = str(data.get("message", "")).split(":", 1)[0]
-            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
+            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
         self._next = 0  # something happened: look now
         self.refresh(event.t)
 
@@ -317,17 +307,17 @@ class BoardPanel:
             self._due = self.painter.pump(now)
 
     def screen(self, app: App, now: int) -> Screen:
-        game = app.game
-        result = game.result if app.tracker.setting_up is None and not app.resuming else None
-        turn = "" if result is not None else f"{game.turn.name.title()} to move"
+        snap = app.snapshot
+        result = snap.result if not snap.resuming else None
+        turn = "" if result is not None else f"{snap.turn.name.title()} to move"
         result_text = ""
         if result is not None:
             words = {"1-0": "Black wins", "0-1": "White wins"}.get(result.score, "Draw")
             result_text = f"{words}, {_REASONS.get(result.reason, result.reason)}"
         message = short_message(app)
-        if self._note and game.ply == self._note_ply and not message.startswith("caution"):
+        if self._note and snap.ply == self._note_ply and not message.startswith("caution"):
             message = self._note if not message else message
-        elif game.ply != self._note_ply:
+        elif snap.ply != self._note_ply:
             self._note = ""
         times = self.clock_times(app, now)
         if times is None:
@@ -351,7 +341,7 @@ class BoardPanel:
         self.painter.close()
 
 
-def referee_clock(app: App, now: int) -> tuple[int, int, str, bool, str] | None:
+def referee_clock(app: App, now: int) -> ClockState | None:
     """The game clock of the application (referee mode or ``--clock``), or None."""
     clock_state = getattr(app, "clock_state", None)
     return clock_state(now) if clock_state is not None else None
