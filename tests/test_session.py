@@ -183,3 +183,27 @@ def test_a_takeback_in_the_middle_of_a_double_jump_commits_no_move(make_rig: Mak
     rig.script("lift 27\nwait 200\nplace 31\nwait 1000\n")
     assert rig.game.ply == 0 and rig.app.tracker.board_matches
     assert rig.moves() == ["31-27"]
+
+
+def test_a_claim_is_ruled_and_worded_once_in_every_mode(tmp_path: Path) -> None:
+    # Issue 40 item 11: play mode said "No draw to claim: ...", the referee "white claims
+    # a draw: invalid, ...". One handler now, one capitalised sentence.
+    said = []
+    for mode, referee in (("play", None), ("referee", RefereeSettings())):
+        rig = Rig(
+            tmp_path / mode,
+            board=Position.start(),
+            settings=AppSettings(mode=mode, start=Position.start()),
+            referee=referee,
+        )
+        try:
+            rig.wait(500)
+            rig.do("11-15")
+            rig.do("claim")
+            (claim,) = rig.of_kind("claim")
+            said.append(claim["message"])
+            assert rig.app.view().message == claim["message"] and not rig.game.is_over
+        finally:
+            rig.close()
+    assert said[0] == said[1]
+    assert said[0].startswith("White claims a draw: refused, no move of White's makes a position stand a third time")

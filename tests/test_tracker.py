@@ -546,8 +546,8 @@ def test_resign_and_an_invalid_claim():
             "valid": False,
             "reason": "none",
             "side": "black",
-            "message": "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the"
-            " 80 plies of the forty-move rule have passed without a man moving or a capture",
+            "message": "Black claims a draw: refused, no move of Black's makes a position stand a third time, and"
+            " 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on",
         },
         {"t": 100, "event": "resign-confirm", "side": "black", "until": 3100},
         {"t": 2100, "event": "game-over", "result": "0-1", "reason": "resign"},

@@ -84,7 +84,7 @@ from firmware.tracking.tracker import Kind, Tracker
 from firmware.tracking.table import TurnTable
 from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position
 from rules.ballots import Ballot, ballot as acf_ballot
-from rules.game import FORTY_MOVES_PLIES, win_for
+from rules.game import win_for
 
 __all__ = [
     "STYLES",
@@ -707,9 +707,9 @@ class Referee(Overseer):
             out.append(self._clock_report(event.t))
         if event.reason == "resign":
             loser = WHITE if event.result == "1-0" else BLACK
-            state.record.note(self.game.ply, f"{_side(loser)} resigns")
+            state.record.note(self.game.ply, f"{loser.name.title()} resigns")
         elif event.reason == "no-moves":
-            state.record.note(self.game.ply, f"{_side(self.game.turn)} has no legal move")
+            state.record.note(self.game.ply, f"{self.game.turn.name.title()} has no legal move")
         self._save()
         return out
 
@@ -965,24 +965,17 @@ class Referee(Overseer):
             state.candidates.clear()
             state.objected = True
             return self._offence(offence, now, objection=True)
-        game = self.game
-        side = game.turn
-        reason = game.draw_claim()
-        ply = game.ply
-        if reason is not None:
-            words = "repetition" if reason == "repetition" else "the forty-move rule"
-            message = f"{_side(side)} claims a draw by {words}: the claim is valid (WCDF 1.32)"
-            state.record.note(ply, message)
-            return [Claim(now, True, reason, _side(side), message)] + self._declare(DRAW, reason, now)
-        quiet = game.quiet_plies
-        message = (
-            f"{_side(side)} claims a draw: invalid, no move of {_side(side)}'s makes a position stand a"
-            f" third time, and {quiet} of the {FORTY_MOVES_PLIES} plies the forty-move rule needs were"
-            " played without a man moving or a capture; play goes on"
-        )
-        state.record.note(ply, message)
+        # The tracker rules on the claim (one handler, one wording); the referee records it.
+        ply = self.game.ply
+        events = self.tracker.press("claim", now)
+        for event in events:
+            if isinstance(event, Claim):
+                state.record.note(ply, event.message)
+            elif isinstance(event, GameOver) and self.tracker.expected is not None:
+                self.tracker.expect(None)  # a balloted move is no longer wanted
+        out = self._process(events, now)
         self._save()
-        return [Claim(now, False, "none", _side(side), message)]
+        return out
 
     def _on_draw(self, now: int, button: str, long: bool) -> list[Event]:
         """A draw button: an offer, or the other side's acceptance (the tracker tells which).

@@ -199,17 +199,24 @@ def _list(squares: Iterable[int]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def refused_claim_text(game: Game) -> str:
-    """Why the side to move may not claim a draw now (WCDF 1.32), in a sentence.
+def claim_text(game: Game, reason: str | None) -> str:
+    """What the board says of the side to move's claim of a draw (WCDF 1.32), ``reason``
+    being the rule it is valid by (``repetition``, ``forty-moves``) or None: one sentence,
+    the same in every mode and on every screen and record.
 
-    >>> refused_claim_text(Game())
-    "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture"
+    >>> claim_text(Game(), None)
+    "Black claims a draw: refused, no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on"
+    >>> claim_text(Game(), "repetition")
+    'Black claims a draw: valid, by repetition (WCDF 1.32)'
     """
     side = game.turn.name.title()
+    if reason is not None:
+        words = "repetition" if reason == "repetition" else "the forty-move rule"
+        return f"{side} claims a draw: valid, by {words} (WCDF 1.32)"
     return (
-        f"No draw to claim: no move of {side}'s makes a position stand a third time, and"
+        f"{side} claims a draw: refused, no move of {side}'s makes a position stand a third time, and"
         f" {game.quiet_plies} of the {FORTY_MOVES_PLIES} plies of the forty-move rule have passed"
-        " without a man moving or a capture"
+        " without a man moving or a capture; play goes on"
     )
 
 
@@ -487,19 +494,17 @@ class Tracker:
         return events + self._refresh(now_ms)
 
     def _claim(self, now_ms: int) -> list[Event]:
-        """The side to move claims a draw: a valid claim ends the game, a refused one says why."""
+        """The side to move claims a draw: a valid claim ends the game, a refused one says
+        why (the one handler of a claim: a referee records what it rules)."""
         game = self.game
         side = str(game.turn)
+        text = claim_text(game, game.draw_claim())
         claimed = game.claim_draw()
         if claimed is None:
-            return [Claim(now_ms, False, "none", side, refused_claim_text(game))]
-        words = "repetition" if claimed.reason == "repetition" else "the forty-move rule"
+            return [Claim(now_ms, False, "none", side, text)]
         self._over = True
         self._reread()
-        return [
-            Claim(now_ms, True, claimed.reason, side, f"{side.title()} claims a draw by {words}"),
-            GameOver(now_ms, claimed.score, claimed.reason),
-        ]
+        return [Claim(now_ms, True, claimed.reason, side, text), GameOver(now_ms, claimed.score, claimed.reason)]
 
     def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
         """``side`` offers a draw, or accepts the other side's standing offer.
