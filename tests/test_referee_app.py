@@ -224,7 +224,7 @@ def test_live_pdn_is_rewritten_after_every_move(tmp_path: Path) -> None:
         if isinstance(event, MoveMade):
             seen.append((record / "live.pdn").read_text())
 
-    board.app.sinks.append(check)
+    board.app.add_sink(check)
     for move in ("9-13", "22-18", "10-14"):
         Hands(board.app).act_text(move)
         board.app.run_for(1000)

@@ -65,6 +65,7 @@ from firmware.app.hardware import Hardware, TappedButtons, tidy_hand
 from firmware.app.keeper import GameKeeper
 from firmware.app.leds import LedPolicy, LedSettings
 from firmware.app.setup import setup_event
+from firmware.app.outputs import O, Outputs, SinkOutput
 from firmware.app.snapshot import Condition, Offer, Seat, Setup, Snapshot, standing
 from firmware.app.matchplay import MatchPlay
 from firmware.app.settings import AppSettings
@@ -154,7 +155,11 @@ class App(Loop, Commands):
         self.hints = Hints(
             hint_player, hint_thinker or Thinker(background=self.thinker.background), settings.hint_movetime_ms
         )
-        self.sinks: list[Sink] = list(sinks)
+        #: Every output of the board (see :mod:`firmware.app.outputs`): the sinks given
+        #: here first, then what :meth:`add_output` adds; closed last by :meth:`close`.
+        self.outputs = Outputs()
+        for sink in sinks:
+            self.outputs.add(SinkOutput(sink))
         self.sources: list[Source] = list(sources)
         #: Sources that wake the real-time loop themselves (:meth:`wake`) when another
         #: thread gives them something, and say in :attr:`deadlines` when they want a
@@ -355,9 +360,8 @@ class App(Loop, Commands):
             self.keeper.release()
             if self._started:
                 now = self.clock.now_ms()
-                for event in saved:
-                    self._emit(event)
-                self._emit(Notice(now, self.keeper.stopped_text()))
+                self._publish([*saved, Notice(now, self.keeper.stopped_text())])
+            self.outputs.close()  # the outputs last: they hear how the board stopped
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -391,8 +395,8 @@ class App(Loop, Commands):
         # The step's snapshot before its events go out: an output hearing of a move
         # reads the game with that move made.
         self._snapshot = self._take_snapshot(now)
-        for event in out:
-            self._emit(event)
+        self.outputs.snapshot(self._snapshot)
+        self._publish(out)
         self._light(now)
         return out
 
@@ -421,6 +425,7 @@ class App(Loop, Commands):
         if held is not None:
             times.append(held())  # a button held down becomes a long press
         times += [deadline() for deadline in self.deadlines]
+        times.append(self.outputs.deadline())
         if self.board_clock is not None:
             times.append(self.board_clock.next_deadline())
         times.append(self.message_line.until)
@@ -850,16 +855,24 @@ class App(Loop, Commands):
             self.message_line.forget()  # the game before is put away
         return [setup_event(now, cause, position, self.tracker.board)]
 
+    def add_output(self, output: O, *, first: bool = False) -> O:
+        """Add ``output`` to the board (see :mod:`firmware.app.outputs`): it hears every
+        step's events and snapshot, its deadline is the loop's, and :meth:`close` closes it
+        (the last added first). ``first``: it hears the events before the others."""
+        return self.outputs.add(output, first=first)
+
+    def add_sink(self, sink: Sink, *, first: bool = False) -> None:
+        """Add an output that only hears the events (a log, a test's list)."""
+        self.outputs.add(SinkOutput(sink), first=first)
+
     def _emit(self, event: Event) -> None:
-        if isinstance(event, Alert):
-            self.say(event.message)  # on the terminal's message line and every page, too
-        for sink in self.sinks:
-            try:
-                sink(event)
-            except BrokenPipeError:
-                raise
-            except Exception:  # a broken log or link must not stop the board
-                log.exception("event sink failed")
+        self._publish([event])
+
+    def _publish(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, Alert):
+                self.say(event.message)  # on the terminal's message line and every page, too
+        self.outputs.events(events)
 
     # -- the screen -------------------------------------------------------------------------
 

@@ -303,7 +303,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             publisher.attach(app)
         publisher.start()  # connected once commands, if any, have somewhere to go
-    parts = attach_board_parts(app, config, background=actions is None)
+    attach_board_parts(app, config, background=actions is None)  # closed with the app
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -334,8 +334,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             app.close()
         finally:
-            for part in parts:
-                part.close()
             if link is not None:
                 link.close()
             if web is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from firmware.display.render import Screen, draw, layout, next_change
@@ -30,6 +30,7 @@ from hal.errors import HardwareError
 
 if TYPE_CHECKING:
     from firmware.app.application import App
+    from firmware.app.snapshot import Snapshot
     from firmware.events import ClockState, Event
     from hal.display import Display
 
@@ -256,12 +257,24 @@ class BoardPanel:
         self._due: int | None = None
 
     def attach(self, app: App) -> BoardPanel:
+        """Become one of ``app``'s outputs (it closes the panel) and a source (the
+        painter's news)."""
         self.app = app
-        app.sinks.append(self.sink)
+        app.add_output(self)
         app.sources.append(self.source)
-        if not self.painter.background:
-            app.deadlines.append(lambda: self._due)
         return self
+
+    # -- the output protocol (firmware.app.outputs) ----------------------------------------
+
+    def events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.sink(event)
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        self._next = 0  # the game changed: look at the next step
+
+    def deadline(self) -> int | None:
+        return None if self.painter.background else self._due
 
     def sink(self, event: Event) -> None:
         # A caution, a claim refused, an alert: said until the game moves on.
@@ -371,9 +384,9 @@ def _with_since(screen: Screen, since: int) -> Screen:
 
 
 def attach_board_parts(app: App, config: Any, *, background: bool = True) -> list[Any]:
-    """The display and the buzzer of ``app``'s hardware, attached to it as configured;
-    returns what to close after the app. ``background=False`` draws in the main loop
-    (a script run in virtual time)."""
+    """The display and the buzzer of ``app``'s hardware, attached to it as configured
+    (as its outputs, which the application closes); returns them. ``background=False``
+    draws in the main loop (a script run in virtual time)."""
     from firmware.sound.player import BoardSound, SoundPlayer
 
     parts: list[Any] = []

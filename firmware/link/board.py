@@ -110,7 +110,9 @@ class LinkedBoard(Protocol):
     referee, simulated board, record or thinkers."""
 
     sources: list[Callable[[int], list[Event]]]
-    sinks: list[Callable[[Event], None]]
+
+    def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None:
+        """Hear every event, as one of the application's outputs."""
 
     @property
     def started(self) -> bool: ...

@@ -192,7 +192,7 @@ class Link(PeerFollower):
         """Join ``app``: become one of its sources and one of its sinks."""
         self.app = app
         app.sources.append(self.poll)
-        app.sinks.append(self.sink)
+        app.add_sink(self.sink)
         if self.remote is not None:
             # The other side's moves are made there: only those the link shows are
             # accepted here, whatever the mode (a referee takes no move back).
