@@ -443,3 +443,80 @@ def test_every_event_is_read_with_nothing_else_imported() -> None:
     from firmware.events import EVENT_KINDS
 
     assert kinds.split() == sorted(EVENT_KINDS)
+
+
+# -- one owner of the game (issue 38): outputs draw from the snapshot ------------------------
+
+#: The board's outputs: they hear events and read the application's snapshot.
+OUTPUTS = (
+    "firmware.display",
+    "firmware.sound",
+    "firmware.web",
+    "firmware.hall",
+    "firmware.link",
+    "firmware.app.view",
+    "firmware.app.sinks",
+    "firmware.app.outputs",
+    "firmware.simulator.tui",
+)
+_MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+
+
+def _output_modules() -> dict[str, Path]:
+    return {n: p for n, p in modules().items() if any(n == o or n.startswith(o + ".") for o in OUTPUTS)}
+
+
+def _mentions_message(node: ast.AST) -> bool:
+    for part in ast.walk(node):
+        if isinstance(part, ast.Attribute) and part.attr == "message":
+            return True
+        if isinstance(part, ast.Constant) and part.value == "message":
+            return True
+    return False
+
+
+def test_no_output_reads_the_tracker() -> None:
+    """An output reads the game from the snapshot (or the application's commands), never
+    from the tracker, which may be replaced, or the referee judging it, at any step."""
+    bad = []
+    for name, path in _output_modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "tracker":
+                bad.append(f"{name}:{node.lineno}: .tracker")
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                bad += [
+                    f"{name}:{node.lineno}: imports {n}" for n in names if n.startswith("firmware.tracking.tracker")
+                ]
+    assert bad == []
+
+
+def test_no_output_parses_the_boards_words() -> None:
+    """The squares of a warning are in the snapshot's conditions: no output matches a
+    pattern against a message (the display regex-parsed "put the man back on 22")."""
+    bad = []
+    for name, path in _output_modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MATCHING
+                and any(_mentions_message(arg) for arg in node.args)
+            ):
+                bad.append(f"{name}:{node.lineno}: {ast.unparse(node)[:60]}")
+    assert bad == []
+
+
+def test_one_clock_state_and_one_claim_handler() -> None:
+    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures; a
+    claim is ruled on in one place, the tracker (a referee records what it rules)."""
+    unnamed, claims = [], []
+    for name, path in modules().items():
+        text = path.read_text(encoding="utf-8")
+        if "tuple[int, int, str, bool, str]" in text:
+            unnamed.append(name)
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Claim":
+                claims.append(name)
+    assert unnamed == []
+    assert set(claims) == {"firmware.tracking.tracker"}
