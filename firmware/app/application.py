@@ -768,6 +768,10 @@ class App(Loop, Commands):
         )
         offer = tracker.draw_offer
         asked = tracker.resign_asked
+        result = game.result if tracker.setting_up is None else None
+        crown = next((s for s, r in roles.items() if r == Role.CROWN), None)
+        if crown is not None and (result is not None or self._crowned_on_board(crown)):
+            crown = None  # nothing left to ask: a king stands there, or the game is over
         referee = self.referee
         names = referee.names if referee is not None else (self.players[BLACK].name, self.players[WHITE].name)
         held = tracker.held
@@ -786,14 +790,21 @@ class App(Loop, Commands):
             conditions=conditions,
             clock=self.clock_state(now),
             offer=Offer(*offer) if offer is not None else None,
-            result=game.result if tracker.setting_up is None else None,
+            result=result,
             setup=setup,
             expected=tracker.expected,
             seats=seats,
             resign_asked=asked[0] if asked is not None else None,
             resuming=self._resuming,
+            crown=crown,
         )
         return snapshot.then(self._snapshot)
+
+    def _crowned_on_board(self, square: int) -> bool:
+        """Whether a king is seen standing on ``square``: only the simulated board knows
+        (a real board's switches cannot tell a crowned man, so the prompt stays there)."""
+        token = self.sim.pieces.get(square) if self.sim is not None else None
+        return token is not None and token != token.lower()
 
     @property
     def snapshot(self) -> Snapshot:

@@ -91,6 +91,9 @@ class Snapshot:
     seats: Mapping[Color, Seat] = field(default_factory=dict)
     resign_asked: Color | None = None
     resuming: bool = False
+    #: The man just crowned that still stands uncrowned on the board (the crowning
+    #: prompt), or None: none once a king stands there or the game is over.
+    crown: int | None = None
     revision: int = 0
 
     @property
@@ -138,6 +141,7 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         dict(snapshot.seats),
         snapshot.resign_asked,
         snapshot.resuming,
+        snapshot.crown,
     )
 
 
@@ -162,4 +166,6 @@ def shown_tokens(snapshot: Snapshot, tokens: Mapping[int, str] | None = None) ->
     shown = {square: piece.symbol for square, piece in snapshot.pieces.items()}
     for square in snapshot.strays:
         shown[square] = (tokens or {}).get(square, "?")
+    if snapshot.crown is not None and snapshot.crown in shown:
+        shown[snapshot.crown] = shown[snapshot.crown].lower()  # a man until it is crowned
     return dict(sorted(shown.items()))

@@ -182,8 +182,8 @@ def board_view(board: ShownBoard) -> BoardView:
         )
     elif setup is not None and setup.cause == "restore":
         prompt = f"Put the board back to: {setup_text(setup.position)} (f does it)."
-    elif crown := [s for s, r in snap.roles.items() if r == "crown"]:
-        prompt = f"Crown the man on {crown[0]}: put a king on it (f does it)."
+    elif snap.crown is not None:
+        prompt = f"Crown the man on {snap.crown}: put a king on it (f does it)."
     elif snap.expected is not None:
         prompt = f"{board.players[snap.turn].name} plays {snap.expected.pdn()}: make it on the board (f does it)."
     elif board.thinker.busy:

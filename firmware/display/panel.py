@@ -201,9 +201,8 @@ def short_message(app: App) -> str:
         if condition.take_off:
             return "take off " + " ".join(map(str, condition.take_off))
         return condition.code.replace("-", " ")
-    crown = sorted(s for s, r in snap.roles.items() if r == "crown")
-    if crown:
-        return "crown " + " ".join(map(str, crown))
+    if snap.crown is not None:
+        return f"crown {snap.crown}"
     offer = snap.offer
     if offer is not None:
         return f"{offer.side} offers a draw" if offer.side is not None else "draw offered (by ?)"
