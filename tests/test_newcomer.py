@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from firmware.app.settings import AppSettings
+from firmware.referee.arbiter import RefereeSettings
 from rules import Position
 
-from helpers.rig import MakeRig
+from helpers.rig import MakeRig, referee_rig
 
 
 def test_the_crowning_prompt_is_asked_only_while_a_man_stands_uncrowned(make_rig: MakeRig, tmp_path: Path) -> None:
@@ -33,3 +34,23 @@ def test_the_crowning_prompt_is_asked_only_while_a_man_stands_uncrowned(make_rig
     over.do("22x31")
     view = over.app.view()
     assert view.status.startswith("Game over") and "Crown" not in view.prompt
+
+
+def test_touch_move_is_said_when_the_touched_piece_is_put_back(tmp_path: Path) -> None:
+    # Item 2: after a caution for 10-17, the man put back on 10 stayed lit and nothing said
+    # it must be played; 11-15 then forfeited the game.
+    rig = referee_rig(tmp_path, RefereeSettings(), board=Position.start())
+    try:
+        rig.do("10-17")
+        rig.wait(1000)
+        assert [c["code"] for c in rig.of_kind("caution")] == ["wrong-move"]
+        rig.do("17-10")
+        rig.wait(1000)
+        assert rig.app.view().prompt == (
+            "Touch-move: the man on 10 was touched, so it must be played; a move with another piece is an illegal move."
+        )
+        rig.do("10-14")  # played as the board said: the game goes on
+        assert rig.moves() == ["10-14"] and not rig.of_kind("forfeit")
+        assert "Touch-move" not in rig.app.view().prompt
+    finally:
+        rig.close()

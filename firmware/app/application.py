@@ -797,8 +797,21 @@ class App(Loop, Commands):
             resign_asked=asked[0] if asked is not None else None,
             resuming=self._resuming,
             crown=crown,
+            touched=self._touch_move(board, result),
         )
         return snapshot.then(self._snapshot)
+
+    def _touch_move(self, board: int, result: object) -> int | None:
+        """The square of the piece touched this turn that must now be played: under
+        strict touch-move, with the piece back on its square and a move for it, so that
+        the rule is said before it is applied."""
+        tracker = self.tracker
+        touched = tracker.touched
+        if touched is None or not self.mode.strict_touch_move or result is not None or tracker.expected is not None:
+            return None
+        if board != tracker.game.position.occupied:
+            return None
+        return touched if any(p.move.start == touched for p in tracker.tracker.table.plans) else None
 
     def _crowned_on_board(self, square: int) -> bool:
         """Whether a king is seen standing on ``square``: only the simulated board knows

@@ -94,6 +94,9 @@ class Snapshot:
     #: The man just crowned that still stands uncrowned on the board (the crowning
     #: prompt), or None: none once a king stands there or the game is over.
     crown: int | None = None
+    #: The piece touched this turn that must be played (touch-move, when the mode holds
+    #: to it), once it stands back on its square, or None.
+    touched: int | None = None
     revision: int = 0
 
     @property
@@ -142,6 +145,7 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.resign_asked,
         snapshot.resuming,
         snapshot.crown,
+        snapshot.touched,
     )
 
 

@@ -186,6 +186,13 @@ def board_view(board: ShownBoard) -> BoardView:
         prompt = f"Crown the man on {snap.crown}: put a king on it (f does it)."
     elif snap.expected is not None:
         prompt = f"{board.players[snap.turn].name} plays {snap.expected.pdn()}: make it on the board (f does it)."
+    elif snap.touched is not None:
+        piece = snap.pieces.get(snap.touched)
+        name = "king" if piece is not None and piece.king else "man"
+        prompt = (
+            f"Touch-move: the {name} on {snap.touched} was touched, so it must be played;"
+            " a move with another piece is an illegal move."
+        )
     elif board.thinker.busy:
         prompt = f"{board.players[snap.turn].name} is thinking..."
     elif board.hint_thinker.busy:

@@ -203,6 +203,8 @@ def short_message(app: App) -> str:
         return condition.code.replace("-", " ")
     if snap.crown is not None:
         return f"crown {snap.crown}"
+    if snap.touched is not None:
+        return f"touched: play {snap.touched}"
     offer = snap.offer
     if offer is not None:
         return f"{offer.side} offers a draw" if offer.side is not None else "draw offered (by ?)"
