@@ -9,7 +9,7 @@ from firmware.app.settings import AppSettings
 from firmware.referee.arbiter import RefereeSettings
 from rules import Position
 
-from helpers.rig import MakeRig, referee_rig
+from helpers.rig import MakeRig, machine_rig, referee_rig
 
 
 def test_the_crowning_prompt_is_asked_only_while_a_man_stands_uncrowned(make_rig: MakeRig, tmp_path: Path) -> None:
@@ -52,5 +52,42 @@ def test_touch_move_is_said_when_the_touched_piece_is_put_back(tmp_path: Path) -
         rig.do("10-14")  # played as the board said: the game goes on
         assert rig.moves() == ["10-14"] and not rig.of_kind("forfeit")
         assert "Touch-move" not in rig.app.view().prompt
+    finally:
+        rig.close()
+
+
+def test_takeback_guidance_says_what_to_move(make_rig: MakeRig) -> None:
+    # Item 3: "Put the board back to: Black men on 1-6, 8-10 and 12, ...": the whole
+    # position, where one man and the piece it took are to go back.
+    rig = make_rig(board=Position.start(), settings=AppSettings(start=Position.start()))
+    for move in ("11-15", "22-18", "15x22"):
+        rig.do(move)
+    rig.do("takeback")
+    assert rig.app.view().prompt == (
+        "Take back 15x22: put the man on 22 back on 15 and the captured man back on 18 (f does it)."
+    )
+    rig.do("takeback")  # a second press: the later move first, then this one
+    assert rig.app.view().prompt == (
+        "Take back 22-18 15x22: put the man on 22 back on 15 and the captured man back on 18;"
+        " then the man on 18 back on 22 (f does it)."
+    )
+    rig.do("f")
+    assert rig.app.tracker.board_matches and rig.app.view().prompt == "" and rig.game.ply == 1
+
+
+def test_takeback_guidance_against_the_computer_names_both_plies(tmp_path: Path) -> None:
+    rig = machine_rig(tmp_path)
+    try:
+        rig.do("11-15")
+        rig.wait_for(lambda: rig.app.tracker.expected is not None, "the machine's answer")
+        answer = rig.app.tracker.expected
+        assert answer is not None
+        rig.do("f")  # the hands make the machine's move
+        rig.do("takeback")  # the person's own move goes too (two plies)
+        assert rig.game.ply == 0
+        assert rig.app.view().prompt == (
+            f"Take back 11-15 {answer.pdn()}: put the man on {answer.end} back on {answer.start};"
+            " then the man on 15 back on 11 (f does it)."
+        )
     finally:
         rig.close()

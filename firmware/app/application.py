@@ -196,6 +196,10 @@ class App(Loop, Commands):
         self._resuming = False
         self._frame: Frame | None = None
         self._snapshot: Snapshot | None = None
+        #: The game's moves as the last step left them, and the moves taken back since the
+        #: board last showed the game (what the takeback guidance names).
+        self._moves_seen: tuple[Game | None, tuple[Move, ...]] = (None, ())
+        self._undone: tuple[Move, ...] = ()
         self._pending: list[Event] = []
         #: The games on disk.
         self.keeper = GameKeeper(store, lambda event: self._pending.append(event))
@@ -392,6 +396,7 @@ class App(Loop, Commands):
         self.hints.find(self.tracker.game, self._hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
         out += self._announce_setup(now)
         self._takeback_pressed = False  # a press is handled in the step that polled it
+        self._note_takebacks()
         # The step's snapshot before its events go out: an output hearing of a move
         # reads the game with that move made.
         self._snapshot = self._take_snapshot(now)
@@ -798,6 +803,7 @@ class App(Loop, Commands):
             resuming=self._resuming,
             crown=crown,
             touched=self._touch_move(board, result),
+            undone=self._undone,
         )
         return snapshot.then(self._snapshot)
 
@@ -812,6 +818,20 @@ class App(Loop, Commands):
         if board != tracker.game.position.occupied:
             return None
         return touched if any(p.move.start == touched for p in tracker.tracker.table.plans) else None
+
+    def _note_takebacks(self) -> None:
+        """Keep the moves taken back (one or two plies a press, several presses) until
+        the board shows the game again: the guidance says what to put back where."""
+        game = self.tracker.game
+        moves = tuple(game.moves)
+        seen_game, seen = self._moves_seen
+        if game is seen_game and len(moves) < len(seen) and seen[: len(moves)] == moves:
+            self._undone = seen[len(moves) :] + self._undone
+        elif game is not seen_game or moves != seen:
+            self._undone = ()
+        self._moves_seen = (game, moves)
+        if self._undone and (self.tracker.board_matches or self.tracker.setting_up is not None):
+            self._undone = ()
 
     def _crowned_on_board(self, square: int) -> bool:
         """Whether a king is seen standing on ``square``: only the simulated board knows

@@ -97,6 +97,9 @@ class Snapshot:
     #: The piece touched this turn that must be played (touch-move, when the mode holds
     #: to it), once it stands back on its square, or None.
     touched: int | None = None
+    #: The moves taken back whose pieces the board still shows (first played first), from
+    #: :attr:`position`: what to put back, while the board does not show the game.
+    undone: tuple[Move, ...] = ()
     revision: int = 0
 
     @property
@@ -146,6 +149,7 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.resuming,
         snapshot.crown,
         snapshot.touched,
+        snapshot.undone,
     )
 
 

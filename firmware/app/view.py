@@ -16,7 +16,7 @@ from firmware.app.hardware import Hardware
 from firmware.app.leds import LedPolicy
 from firmware.app.matchplay import MatchPlay
 from firmware.app.players import Player, Thinker
-from firmware.app.setup import setup_text
+from firmware.app.setup import setup_text, takeback_text
 from firmware.app.snapshot import Seat, Snapshot, shown_tokens
 from firmware.events import ClockState
 from firmware.gameclock import clock_text
@@ -180,6 +180,9 @@ def board_view(board: ShownBoard) -> BoardView:
             f"Set up {setup_text(setup.position)}: put pieces on the blue squares and take"
             " them off the orange ones (f does it)."
         )
+    elif snap.undone and (what := takeback_text(snap.position, snap.undone, game.rules, snap.board)):
+        taken = " ".join(m.pdn() for m in snap.undone)
+        prompt = f"Take back {taken}: {what} (f does it)."
     elif setup is not None and setup.cause == "restore":
         prompt = f"Put the board back to: {setup_text(setup.position)} (f does it)."
     elif snap.crown is not None:
