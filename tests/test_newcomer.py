@@ -91,3 +91,15 @@ def test_takeback_guidance_against_the_computer_names_both_plies(tmp_path: Path)
         )
     finally:
         rig.close()
+
+
+def test_a_move_out_of_turn_is_named(make_rig: MakeRig) -> None:
+    # Item 4: with White to move, 9-14 gave "The board does not match the game: put a
+    # piece on 9; take the piece off 14".
+    rig = make_rig(board=Position.start(), settings=AppSettings(start=Position.start()))
+    rig.do("11-15")
+    rig.do("9-14", wait=1500)
+    assert rig.app.view().warning == "It is White's turn: put the man back on 9"
+    assert rig.moves() == ["11-15"]
+    rig.do("14-9")
+    assert rig.app.view().warning == "" and rig.app.tracker.board_matches

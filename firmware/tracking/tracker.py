@@ -192,6 +192,23 @@ def _sync_parts(fill: list[int], empty: list[int]) -> str:
     return "; ".join(parts)
 
 
+def _out_of_turn(position: Position, fill: list[int], empty: list[int]) -> str | None:
+    """``it is White's turn: put the man back on 9`` when the board differs from
+    ``position`` by one piece of the side not to move gone from ``fill`` to ``empty``
+    (a move out of turn), else None.
+
+    >>> _out_of_turn(Position.start().apply(Position.start().moves_matching("11-15")[0]), [9], [14])
+    "it is White's turn: put the man back on 9"
+    """
+    if len(fill) != 1 or len(empty) != 1:
+        return None
+    piece = position.piece_at(fill[0])
+    if piece is None or piece.color is position.turn:
+        return None
+    name = "king" if piece.king else "man"
+    return f"it is {position.turn.name.title()}'s turn: put the {name} back on {fill[0]}"
+
+
 def _list(squares: Iterable[int]) -> str:
     items = [str(s) for s in squares]
     if len(items) <= 1:
@@ -1212,7 +1229,9 @@ class Tracker:
             board = self._board
             fill = squares_of(reading.disorder & ~board)
             empty = squares_of(reading.disorder & board)
-            message = "the board does not match the game: " + _sync_parts(fill, empty)
+            message = _out_of_turn(self.game.position, fill, empty) or (
+                "the board does not match the game: " + _sync_parts(fill, empty)
+            )
             due = self._since + self.settings.settle_ms
             out.append(_Condition("out-of-sync", tuple(squares_of(reading.disorder)), message, due))
         progress_ref = reading if reading.kind is Kind.PROGRESS else None
@@ -1281,7 +1300,8 @@ class Tracker:
         fill = squares_of(ref.board & ~board)
         empty = squares_of(board & ~ref.board)
         head = f"{waiting}; " if waiting is not None else "the board does not match the game: "
-        message = head + _sync_parts(fill, empty)
+        out_of_turn = _out_of_turn(position, fill, empty) if waiting is None else None
+        message = out_of_turn or head + _sync_parts(fill, empty)
         return _Condition("out-of-sync", tuple(squares_of(diff)), message, due)
 
     def _refresh(self, now: int) -> list[Event]:
