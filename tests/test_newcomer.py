@@ -103,3 +103,26 @@ def test_a_move_out_of_turn_is_named(make_rig: MakeRig) -> None:
     assert rig.moves() == ["11-15"]
     rig.do("14-9")
     assert rig.app.view().warning == "" and rig.app.tracker.board_matches
+
+
+def test_referee_mode_in_the_terminal_says_what_its_keys_do(tmp_path: Path) -> None:
+    # Item 5: t and h said only "pressed the takeback button" and were on the key line;
+    # k gave no sign whether the clock ran.
+    from firmware.gameclock import TimeControl
+    from firmware.simulator.tui import render
+
+    rig = referee_rig(tmp_path, RefereeSettings(clock=TimeControl.parse("60")), board=Position.start())
+    try:
+        rig.do("11-15")
+        rig.do("t")
+        assert rig.app.message.startswith("takeback: not in a refereed game") and rig.moves() == ["11-15"]
+        rig.do("h")
+        assert rig.app.message.startswith("hint: not in a refereed game")
+        keys = render(rig.app.view()).text().splitlines()[-1]
+        assert "t takeback" not in keys and "h hint" not in keys and "c claim" in keys
+        rig.do("k")
+        assert rig.app.message.startswith("clock paused (Black 0:00:59, White 0:00:57)"), rig.app.message
+        rig.do("k")
+        assert rig.app.message.startswith("clock running: White's time")
+    finally:
+        rig.close()

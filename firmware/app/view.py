@@ -53,6 +53,9 @@ class BoardView:
     #: made by the board; words for one set in the configuration; "" for none needed).
     page_urls: tuple[str, ...] = ()
     page_pin: str = ""
+    #: The board's buttons that do nothing in this game (no hint or takeback under a
+    #: referee, no force without huffing): the terminal's key line leaves them out.
+    unused: frozenset[str] = frozenset()
 
 
 class MessageLine:
@@ -231,6 +234,16 @@ def board_view(board: ShownBoard) -> BoardView:
         display=tuple(getattr(board.hardware.display, "lines", ()) or ()),
         page_urls=board.page_urls,
         page_pin=board.page_pin,
+        unused=frozenset(
+            name
+            for name, useful in (
+                ("hint", not board.mode.referee_lights),
+                ("takeback", board.mode.takeback),
+                ("force", game.rules.huffing),
+                ("clock", snap.clock is not None),
+            )
+            if not useful
+        ),
     )
 
 

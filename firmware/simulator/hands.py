@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from hal.squares import square_to_cell
 from rules import Move
 from rules.position import parse_move_squares
+from firmware.gameclock import clock_text
 from firmware.simulator.keys import HandMove, Press, Toggle, Typed, parse_input
 from sim.board import SimBoard, SimError
 
@@ -326,11 +327,30 @@ class Hands:
         except (SimError, ValueError) as exc:
             self.app.say(str(exc))
         self.app.step()
+        if isinstance(action, Press) and action.name == "clock" and not action.long:
+            self.app.say(self._clock_words())  # what the press did, as the page shows it
+
+    def _clock_words(self) -> str:
+        """The game clock after a press of ``clock``: running for whom, or paused."""
+        clock = self.app.snapshot.clock
+        if clock is None:
+            return "clock: this game has no clock (--clock)"
+        times = f"Black {clock_text(clock.black_ms)}, White {clock_text(clock.white_ms)}"
+        if clock.flag:
+            return f"clock: {clock.flag.title()}'s flag has fallen ({times})"
+        if clock.paused:
+            return f"clock paused ({times}): press clock again to go on"
+        return f"clock running: {clock.side.title()}'s time ({times})"
 
     def _press_words(self, name: str) -> str:
         """What a button pressed in the simulator will do, or why it does nothing now (a
         refused claim is said by the board itself, as for every press of the button)."""
         game = self.app.tracker.game
+        mode = self.app.mode
+        if name == "takeback" and not mode.takeback:
+            return "takeback: not in a refereed game, where a move made stands (the referee rules on a wrong one)"
+        if name == "hint" and mode.referee_lights:
+            return "hint: not in a refereed game, where the board shows no moves"
         if name == "force" and not game.rules.huffing:
             return "force: only under huffing (--huffing), where it makes a missed jump be taken"
         if name == "adjust":
