@@ -126,3 +126,29 @@ def test_referee_mode_in_the_terminal_says_what_its_keys_do(tmp_path: Path) -> N
         assert rig.app.message.startswith("clock running: White's time")
     finally:
         rig.close()
+
+
+def test_computer_mode_says_it_resumes_an_old_two_player_game(tmp_path: Path) -> None:
+    # Item 15: `run --mode computer` went on with an unfinished two-player game without a
+    # word when its pieces stood on the board.
+    from dataclasses import replace
+
+    from helpers.rig import COMPUTER, Rig
+
+    first = Rig(tmp_path, board=Position.start())
+    first.do("11-15")
+    first.do("22-18")
+    first.close()
+    asked = replace(COMPUTER, given=frozenset({"mode"}), sim_keep_game=True)
+    again = machine_rig(tmp_path, settings=asked)
+    try:
+        again.wait(500)
+        assert not again.app.resuming and again.game.ply == 2  # its pieces stand: it goes on
+        assert again.app.view().message == (
+            "This is the unfinished two-player game (2 plies), now in computer mode: press new for a new game instead."
+        )
+        again.do("n")  # the offer taken: a new game is set up, the old one kept as unfinished
+        again.do("f")
+        assert again.game.ply == 0 and again.app.view().message == ""
+    finally:
+        again.close()

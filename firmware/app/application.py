@@ -107,6 +107,10 @@ log = logging.getLogger(__name__)
 Source = Callable[[int], list[Event]]
 
 
+#: A saved game's mode in words (a game resumed in another mode says what it was).
+_GAME_WORDS = {"play": "two-player game", "computer": "game against the computer", "referee": "refereed game"}
+
+
 # -- the application -----------------------------------------------------------------------
 
 
@@ -194,6 +198,8 @@ class App(Loop, Commands):
         #: The saved game (:attr:`record`, :attr:`_game`) is being set up to resume: it
         #: goes on when its position stands on the board, unless given up for a new game.
         self._resuming = False
+        #: Said when the saved game resumes in another mode than it was played in.
+        self._resume_note = ""
         self._frame: Frame | None = None
         self._snapshot: Snapshot | None = None
         #: The game's moves as the last step left them, and the moves taken back since the
@@ -250,13 +256,18 @@ class App(Loop, Commands):
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
-            how = (
-                f" in {self.mode.name} mode, as asked (--mode)"
-                if self.mode.name != record.mode and "mode" in self.settings.given
-                else ""
-            )
+            plies = f"{game.ply} {'ply' if game.ply == 1 else 'plies'}"
+            how = ""
+            if self.mode.name != record.mode and "mode" in self.settings.given:
+                saved = _GAME_WORDS.get(record.mode, f"{record.mode} game")
+                how = f", a {saved}, in {self.mode.name} mode as asked (--mode)"
+                # Said again once it resumes: the game was not the one asked for.
+                self._resume_note = (
+                    f"This is the unfinished {saved} ({plies}), now in {self.mode.name} mode:"
+                    " press new for a new game instead."
+                )
             self.say(
-                f"Resuming the unfinished game ({game.ply} {'ply' if game.ply == 1 else 'plies'}){how}. Put the pieces where the "
+                f"Resuming the unfinished game ({plies}){how}. Put the pieces where the "
                 "lights ask, or press new for a new game."
             )
 
@@ -597,7 +608,8 @@ class App(Loop, Commands):
             self.follow(Tracker(game, self.tracker_settings, self.mode, board=self.controller.occupancy), resumed=True)
             self._resuming = False
             self.players.update(self.matches.resumed(record, self.players))
-            self.say("")
+            self.say(self._resume_note)
+            self._resume_note = ""
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
             if self.board_clock is not None:
                 out += self.board_clock.begin(record.id, game, now, resumed=True)
