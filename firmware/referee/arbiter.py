@@ -133,7 +133,6 @@ class _GameState:
     episode: Color | None = None
     candidates: list[_Candidate] = field(default_factory=list)
     objected: bool = False
-    offer: int | None = None  #: the ply a draw was offered at, while the offer stands
     claimable: str | None = None
     over: bool = False
     #: The clock waits for the side to move's first lift (or the arbiter's ``clock``
@@ -679,7 +678,6 @@ class Referee(Overseer):
         state.episode = None
         state.candidates.clear()
         state.objected = False
-        state.offer = None  # a move declines a standing offer
         if state.clock is not None:
             state.clock_waiting = False  # a move made: the opponent's time runs
             left = state.clock.move_made(side, clock_at if clock_at is not None else event.t)
@@ -990,9 +988,7 @@ class Referee(Overseer):
         for event in events:
             if isinstance(event, GameOver) and event.reason == "agreement":
                 state.record.note(ply, "draw agreed (WCDF 1.32)")
-                state.offer = None
             elif isinstance(event, DrawOffer):
-                state.offer = ply
                 who = f" by {event.side}" if event.side else " (shared button: the board cannot tell by whom)"
                 state.record.note(ply, f"draw offered{who}")
         out = self._process(events, now)
