@@ -520,3 +520,39 @@ def test_one_clock_state_and_one_claim_handler() -> None:
                 claims.append(name)
     assert unnamed == []
     assert set(claims) == {"firmware.tracking.tracker"}
+
+
+def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
+    """A class of one package built on a class of another overrides and calls only its
+    public members: the pages' and the hall's links give the link a policy
+    (``firmware.link.policy``) instead of overriding its private methods."""
+    import importlib
+    import inspect
+
+    bad = []
+    for name, path in _output_modules().items():
+        module = importlib.import_module(name)
+        package = name.split(".")[1]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            cls = getattr(module, node.name, None)
+            if not inspect.isclass(cls):
+                continue
+            foreign = [b for b in cls.__mro__[1:] if b.__module__.startswith("firmware.")]
+            foreign = [b for b in foreign if b.__module__.split(".")[1] != package]
+            for base in foreign:
+                privates = {n for n in dir(base) if n.startswith("_") and not n.startswith("__")}
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in privates:
+                        bad.append(f"{name}.{node.name}.{item.name} overrides {base.__qualname__}'s")
+                for part in ast.walk(node):
+                    if (
+                        isinstance(part, ast.Attribute)
+                        and isinstance(part.value, ast.Name)
+                        and part.value.id == "self"
+                        and part.attr in privates
+                    ):
+                        bad.append(f"{name}:{part.lineno}: self.{part.attr} of {base.__qualname__}")
+    assert bad == []
