@@ -13,10 +13,10 @@ its clock, paused until the side to move lifts a piece.
 >>> clock = BoardClock(TimeControl.parse("60"))
 >>> _ = clock.begin("g1", Game(), 0)
 >>> clock.state(0)
-(60000, 60000, 'black', True, '')
+ClockState(black_ms=60000, white_ms=60000, side='black', paused=True, flag='')
 >>> _ = clock.lifted(Game(), 500)          # Black lifts a man: its time runs
 >>> clock.state(2500)
-(58000, 60000, 'black', False, '')
+ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag='')
 """
 
 from __future__ import annotations
