@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from firmware.display.render import Screen, draw, layout, next_change
+from firmware.events import Alert, Caution, Claim
 from hal.clock import Clock
 from hal.errors import HardwareError
 
@@ -279,16 +280,15 @@ class BoardPanel:
 
     def sink(self, event: Event) -> None:
         # A caution, a claim refused, an alert: said until the game moves on.
-        data = event.to_json() if event.kind in ("caution", "claim", "alert") else {}
-        if event.kind == "caution":
-            self._note = f"caution: {str(data.get('code', '')).replace('-', ' ')}"
+        if isinstance(event, Caution):
+            self._note = f"caution: {event.code.replace('-', ' ')}"
             self._note_ply = self.app.snapshot.ply if self.app is not None else -1
-        elif event.kind == "claim" and not data.get("valid"):
+        elif isinstance(event, Claim) and not event.valid:
             self._note = "no draw to claim"
             self._note_ply = self.app.snapshot.ply if self.app is not None else -1
-        elif event.kind == "alert":
+        elif isinstance(event, Alert):
             # What it is, in a few words ("someone is guessing the page's PIN").
-            self._note = str(data.get("message", "")).split(":", 1)[0]
+            self._note = event.message.split(":", 1)[0]
             self._note_ply = self.app.snapshot.ply if self.app is not None else -1
         self._next = 0  # something happened: look now
         self.refresh(event.t)
