@@ -612,7 +612,7 @@ class App(Loop, Commands):
             self._resume_note = ""
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
             if self.board_clock is not None:
-                out += self.board_clock.begin(record.id, game, now, resumed=True)
+                out += self.board_clock.begin(game, now, game_id=record.id, resumed=True)
             return out
         out += self._put_away(now)
         self._resuming = False
@@ -631,7 +631,7 @@ class App(Loop, Commands):
         out += self._save(now)
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
         if self.board_clock is not None:
-            out += self.board_clock.begin(self.record.id, self._game, now)
+            out += self.board_clock.begin(self._game, now, game_id=self.record.id)
         return out
 
     def _save(self, now: int) -> list[GameSaved]:
