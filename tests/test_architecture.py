@@ -508,9 +508,10 @@ def test_no_output_parses_the_boards_words() -> None:
 
 
 def test_one_clock_state_and_one_claim_handler() -> None:
-    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures; a
-    claim is ruled on in one place, the tracker (a referee records what it rules)."""
-    unnamed, claims = [], []
+    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, and
+    its rules are one class's (``GameTimer``: the referee's clock and the board clock are
+    timers); a claim is ruled on in one place, the tracker (a referee records it)."""
+    unnamed, claims, clocks = [], [], []
     for name, path in modules().items():
         text = path.read_text(encoding="utf-8")
         if "tuple[int, int, str, bool, str]" in text:
@@ -518,8 +519,11 @@ def test_one_clock_state_and_one_claim_handler() -> None:
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Claim":
                 claims.append(name)
+            if isinstance(node, ast.Call) and "GameClock" in ast.unparse(node.func):
+                clocks.append(name)
     assert unnamed == []
     assert set(claims) == {"firmware.tracking.tracker"}
+    assert set(clocks) == {"firmware.tracking.timer"}
 
 
 def test_no_subclass_reaches_into_a_base_of_another_package() -> None:

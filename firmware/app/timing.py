@@ -1,7 +1,8 @@
 """The game clock of two-player and computer games (``crownhead run --clock SPEC``).
 
 Referee games keep their clock in the referee (:mod:`firmware.referee.arbiter`); any
-other game given a time control keeps it here, with the same rules: the side to move's
+other game given a time control keeps it here. Both are a
+:class:`~firmware.tracking.timer.GameTimer`, so the rules are one class's: the side to move's
 time starts with its first lift (or a ``clock`` press), the clock switches when the
 board accepts a move, the ``clock`` button pauses and resumes it, a flag falling ends
 the game on time, and the clock is saved (``clock.json`` in the state directory) with
