@@ -477,12 +477,23 @@ def _mentions_message(node: ast.AST) -> bool:
 
 def test_no_output_reads_the_tracker() -> None:
     """An output reads the game from the snapshot (or the application's commands), never
-    from the tracker, which may be replaced, or the referee judging it, at any step."""
+    from the tracker, which may be replaced, or the referee judging it, at any step; nor a
+    private attribute by its name (``getattr(app, "_started")``)."""
     bad = []
     for name, path in _output_modules().items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr == "tracker":
                 bad.append(f"{name}:{node.lineno}: .tracker")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+                and str(node.args[1].value).startswith("_")
+                and not str(node.args[1].value).startswith("__")
+            ):
+                bad.append(f"{name}:{node.lineno}: {ast.unparse(node)}")  # a private by its name
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 bad += [

@@ -306,7 +306,7 @@ class BoardPanel:
 
     def refresh(self, now: int) -> None:
         app = self.app
-        if app is None or not getattr(app, "_started", False):
+        if app is None or not app.started:
             return
         self._next = now + self.check_ms
         screen = self.screen(app, now)
