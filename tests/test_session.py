@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from firmware.app.settings import AppSettings
+from firmware.events import Event
 from firmware.gameclock import TimeControl
 from firmware.referee.arbiter import RefereeSettings
 from rules import Position
@@ -207,3 +208,21 @@ def test_a_claim_is_ruled_and_worded_once_in_every_mode(tmp_path: Path) -> None:
             rig.close()
     assert said[0] == said[1]
     assert said[0].startswith("White claims a draw: refused, no move of White's makes a position stand a third time")
+
+
+def test_a_source_polled_in_the_first_step_reads_the_game(tmp_path: Path) -> None:
+    # The pages' link answers GET /api/state in the main loop's first step, before that
+    # step's snapshot: the game is there to read from the start.
+    rig = Rig(tmp_path / "state", board=Position.start(), start=False)
+    seen: list[str] = []
+
+    def source(now: int) -> list[Event]:
+        seen.append(rig.app.view().status)
+        return []
+
+    rig.app.sources.append(source)
+    try:
+        rig.app.start()
+        assert seen[:1] == ["Black to move, move 1"]
+    finally:
+        rig.close()

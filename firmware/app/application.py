@@ -284,6 +284,9 @@ class App(Loop, Commands):
         if resume is not None:
             self.modes.expect_resume(resume[1])  # its players and clock shown while it is set up
         self._started = True
+        # A snapshot before the first step: a source polled in it (a page asking for the
+        # state) reads the game already.
+        self._snapshot = self._take_snapshot(now)
         for fault in getattr(self.hardware, "faults", ()):
             self._pending.append(Notice(now, fault))
         self._pending += self.tracker.new_game(start, now)
