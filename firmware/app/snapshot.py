@@ -20,7 +20,9 @@ cannot show a man where the game has a king.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from firmware.events import ClockState
@@ -119,11 +121,15 @@ class Snapshot:
         return _key(self) == _key(other)
 
     def then(self, previous: Snapshot | None) -> Snapshot:
-        """This snapshot numbered after ``previous``: the same revision if nothing changed."""
+        """This snapshot numbered after ``previous``: the same revision if nothing changed.
+
+        Numbered in place (it is new: nobody holds it yet), since a step makes one."""
         if previous is None:
-            return replace(self, revision=1)
-        revision = previous.revision if self.same_as(previous) else previous.revision + 1
-        return replace(self, revision=revision)
+            revision = 1
+        else:
+            revision = previous.revision if self.same_as(previous) else previous.revision + 1
+        object.__setattr__(self, "revision", revision)
+        return self
 
 
 def _key(snapshot: Snapshot) -> tuple[Any, ...]:
@@ -153,9 +159,11 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
     )
 
 
-def standing(target: Position, board: int) -> tuple[dict[int, Piece], frozenset[int]]:
+@lru_cache(maxsize=64)
+def standing(target: Position, board: int) -> tuple[Mapping[int, Piece], frozenset[int]]:
     """The pieces on the occupied squares of ``board`` as ``target`` (the game's position,
-    or the one being set up) has them, and the occupied squares ``target`` has no piece on."""
+    or the one being set up) has them, and the occupied squares ``target`` has no piece on
+    (kept for the board's last few: most steps nothing changed)."""
     pieces: dict[int, Piece] = {}
     strays: set[int] = set()
     for square in iter_squares(board):
@@ -164,7 +172,7 @@ def standing(target: Position, board: int) -> tuple[dict[int, Piece], frozenset[
             strays.add(square)
         else:
             pieces[square] = piece
-    return pieces, frozenset(strays)
+    return MappingProxyType(pieces), frozenset(strays)
 
 
 def shown_tokens(snapshot: Snapshot, tokens: Mapping[int, str] | None = None) -> dict[int, str]:
