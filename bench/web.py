@@ -79,7 +79,7 @@ def latency(moves: int) -> None:
             if isinstance(event, MoveMade):
                 emitted[event.ply] = time.time() * 1000
 
-        live.app.sinks.insert(0, note)
+        live.app.add_sink(note, first=True)
         try:
             with sync_playwright() as p:
                 context = p.chromium.launch_persistent_context(

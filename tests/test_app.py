@@ -245,7 +245,7 @@ def test_every_move_is_saved_before_it_is_announced(make_rig: MakeRig) -> None:
         if getattr(event, "kind", "") == "move":
             seen.append(rig.store.load_current().moves)
 
-    rig.app.sinks.append(check)
+    rig.app.add_sink(check)
     rig.app.start()
     for move in ("11-15", "23-19", "8-11", "22-17"):
         rig.do(move)

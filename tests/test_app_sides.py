@@ -117,7 +117,7 @@ def test_a_refused_claim_in_play_mode_says_why_and_a_valid_one_ends_the_game(tmp
     (claim,) = rig.of_kind("claim")
     assert (claim["valid"], claim["reason"], claim["side"]) == (False, "none", "white")
     why = rig.app.view().message
-    assert why.startswith("No draw to claim: no move of White's") and "0 of the 80 plies" in why
+    assert why.startswith("White claims a draw: refused, no move of White's") and "0 of the 80 plies" in why
     assert not rig.app.game.is_over
     rig.do("22-18")  # the game moves on: what was said about the last turn goes
     assert rig.app.view().message == ""
@@ -132,7 +132,7 @@ def test_a_valid_claim_in_play_mode_is_reported_before_the_game_ends(tmp_path: P
     (claim,) = rig.of_kind("claim")
     assert (claim["valid"], claim["reason"], claim["side"]) == (True, "repetition", "white")
     assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "repetition")]
-    assert rig.app.view().message == "White claims a draw by repetition"
+    assert rig.app.view().message == "White claims a draw: valid, by repetition (WCDF 1.32)"
 
 
 def test_the_shared_draw_buttons_words_say_what_it_does(tmp_path: Path) -> None:

@@ -451,3 +451,131 @@ def test_every_event_is_read_with_nothing_else_imported() -> None:
     from firmware.events import EVENT_KINDS
 
     assert kinds.split() == sorted(EVENT_KINDS)
+
+
+# -- one owner of the game (issue 38): outputs draw from the snapshot ------------------------
+
+#: The board's outputs: they hear events and read the application's snapshot.
+OUTPUTS = (
+    "firmware.display",
+    "firmware.sound",
+    "firmware.web",
+    "firmware.hall",
+    "firmware.link",
+    "firmware.app.view",
+    "firmware.app.sinks",
+    "firmware.app.outputs",
+    "firmware.simulator.tui",
+)
+_MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
+
+
+def _output_modules() -> dict[str, Path]:
+    return {n: p for n, p in modules().items() if any(n == o or n.startswith(o + ".") for o in OUTPUTS)}
+
+
+def _mentions_message(node: ast.AST) -> bool:
+    for part in ast.walk(node):
+        if isinstance(part, ast.Attribute) and part.attr == "message":
+            return True
+        if isinstance(part, ast.Constant) and part.value == "message":
+            return True
+    return False
+
+
+def test_no_output_reads_the_tracker() -> None:
+    """An output reads the game from the snapshot (or the application's commands), never
+    from the tracker, which may be replaced, or the referee judging it, at any step; nor a
+    private attribute by its name (``getattr(app, "_started")``)."""
+    bad = []
+    for name, path in _output_modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "tracker":
+                bad.append(f"{name}:{node.lineno}: .tracker")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) > 1
+                and isinstance(node.args[1], ast.Constant)
+                and str(node.args[1].value).startswith("_")
+                and not str(node.args[1].value).startswith("__")
+            ):
+                bad.append(f"{name}:{node.lineno}: {ast.unparse(node)}")  # a private by its name
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                bad += [
+                    f"{name}:{node.lineno}: imports {n}" for n in names if n.startswith("firmware.tracking.tracker")
+                ]
+    assert bad == []
+
+
+def test_no_output_parses_the_boards_words() -> None:
+    """The squares of a warning are in the snapshot's conditions: no output matches a
+    pattern against a message (the display regex-parsed "put the man back on 22")."""
+    bad = []
+    for name, path in _output_modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MATCHING
+                and any(_mentions_message(arg) for arg in node.args)
+            ):
+                bad.append(f"{name}:{node.lineno}: {ast.unparse(node)[:60]}")
+    assert bad == []
+
+
+def test_one_clock_state_and_one_claim_handler() -> None:
+    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, and
+    its rules are one class's (``GameTimer``: the referee's clock and the board clock are
+    timers); a claim is ruled on in one place, the tracker (a referee records it)."""
+    unnamed, claims, clocks = [], [], []
+    for name, path in modules().items():
+        text = path.read_text(encoding="utf-8")
+        if "tuple[int, int, str, bool, str]" in text:
+            unnamed.append(name)
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Claim":
+                claims.append(name)
+            if isinstance(node, ast.Call) and "GameClock" in ast.unparse(node.func):
+                clocks.append(name)
+    assert unnamed == []
+    assert set(claims) == {"firmware.tracking.tracker"}
+    assert set(clocks) == {"firmware.tracking.timer"}
+
+
+def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
+    """A class of one package built on a class of another overrides and calls only its
+    public members: the pages' and the hall's links give the link a policy
+    (``firmware.link.policy``) instead of overriding its private methods."""
+    import importlib
+    import inspect
+
+    bad = []
+    for name, path in _output_modules().items():
+        module = importlib.import_module(name)
+        package = name.split(".")[1]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            cls = getattr(module, node.name, None)
+            if not inspect.isclass(cls):
+                continue
+            foreign = [b for b in cls.__mro__[1:] if b.__module__.startswith("firmware.")]
+            foreign = [b for b in foreign if b.__module__.split(".")[1] != package]
+            for base in foreign:
+                privates = {n for n in dir(base) if n.startswith("_") and not n.startswith("__")}
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in privates:
+                        bad.append(f"{name}.{node.name}.{item.name} overrides {base.__qualname__}'s")
+                for part in ast.walk(node):
+                    if (
+                        isinstance(part, ast.Attribute)
+                        and isinstance(part.value, ast.Name)
+                        and part.value.id == "self"
+                        and part.attr in privates
+                    ):
+                        bad.append(f"{name}:{part.lineno}: self.{part.attr} of {base.__qualname__}")
+    assert bad == []

@@ -280,7 +280,7 @@ def test_a_pin_lockout_is_said_on_the_display_the_terminal_and_the_pages(tmp_pat
 
     rig, display, panel = rig_with_display(tmp_path, start=False)
     said: list[str] = []
-    rig.app.sinks.append(text_sink(said.append))
+    rig.app.add_sink(text_sink(said.append))
     hub = PageHub()
     WebLink(hub).attach(rig.app)
     rig.app.start()

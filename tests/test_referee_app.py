@@ -224,7 +224,7 @@ def test_live_pdn_is_rewritten_after_every_move(tmp_path: Path) -> None:
         if isinstance(event, MoveMade):
             seen.append((record / "live.pdn").read_text())
 
-    board.app.sinks.append(check)
+    board.app.add_sink(check)
     for move in ("9-13", "22-18", "10-14"):
         Hands(board.app).act_text(move)
         board.app.run_for(1000)
@@ -257,7 +257,7 @@ def test_cautions_and_claims_are_comments_and_log_lines(tmp_path: Path) -> None:
     assert game.error is None and game.result == "1/2-1/2" and game.tags["Termination"] == "agreement"
     assert "caution to black, illegal move (unplayable-piece)" in game.comments[0][0]
     notes = " | ".join(game.comments[1])
-    assert "white claims a draw: invalid" in notes and "draw offered" in notes and "draw agreed" in notes
+    assert "White claims a draw: refused" in notes and "draw offered" in notes and "draw agreed" in notes
     log = [json.loads(line) for line in (record / "arbiter.jsonl").read_text().splitlines()]
     assert [e["event"] for e in log] == [e.kind for e in events if e.kind != "final"]
     assert all(set(e) >= {"time", "game", "t", "event"} for e in log)
@@ -403,7 +403,7 @@ def test_one_game_one_record_the_store_keeps_the_referees_with_everything(tmp_pa
     (game,) = read_games(kept.read_text(), kept.name)
     assert game.error is None and game.tags["Termination"] == "forfeit"
     assert "caution to black" in " ".join(game.comments[0])
-    assert "white claims a draw: invalid" in " | ".join(game.comments[1])
+    assert "White claims a draw: refused" in " | ".join(game.comments[1])
 
 
 def test_a_refused_claim_is_shown_on_the_simulators_screen(tmp_path: Path) -> None:
@@ -411,7 +411,7 @@ def test_a_refused_claim_is_shown_on_the_simulators_screen(tmp_path: Path) -> No
     board.script("press claim\nwait 100\n")
     (claim,) = board.of_kind("claim")
     assert claim["valid"] is False
-    assert board.app.message == claim["message"] and "invalid" in board.app.message
+    assert board.app.message == claim["message"] and board.app.message.startswith("Black claims a draw: refused")
 
 
 def test_follow_after_a_caution_puts_the_piece_back_where_it_came_from(tmp_path: Path) -> None:

@@ -117,7 +117,9 @@ def test_options_given_for_the_start_win_over_the_record(tmp_path: Path, make_ri
     assert "the game resumes in play mode, as asked (--mode); it was saved in computer mode" in [
         e["message"] for e in played.of_kind("notice")
     ]
-    assert played.app.message.startswith("Resuming the unfinished game (2 plies) in play mode, as asked (--mode).")
+    assert played.app.message.startswith(
+        "Resuming the unfinished game (2 plies), a game against the computer, in play mode as asked (--mode)."
+    )
     played.do("f")
     played.do("9-14")
     assert _current(tmp_path)["mode"] == "play"

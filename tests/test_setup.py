@@ -61,7 +61,7 @@ def test_the_simulators_buttons_say_what_they_do_or_why_not(tmp_path: Path) -> N
     rig = Rig(tmp_path)
     rig.do("c")
     assert rig.app.message.startswith(
-        "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the 80 plies"
+        "Black claims a draw: refused, no move of Black's makes a position stand a third time, and 0 of the 80 plies"
     )
     rig.do("j")
     assert rig.app.message == "force: only under huffing (--huffing), where it makes a missed jump be taken"

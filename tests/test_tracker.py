@@ -403,9 +403,7 @@ def test_board_out_of_sync_shows_missing_and_extra_until_it_matches_again():
     )
     events = run(script, "B:W21,22,23,24,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12", lights=True)
     assert [e for e in events if e["event"] != "lights"] == [
-        warning(
-            350, "out-of-sync", [25, 29], "the board does not match the game: put a piece on 29; take the piece off 25"
-        ),
+        warning(350, "out-of-sync", [25, 29], "it is Black's turn: put the man back on 29"),
         move(61750, 1, "black", "11-15", [11, 15]),
         final(61750, "W:W21,22,23,24,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15", 1),
     ]
@@ -505,9 +503,7 @@ def test_referee_mode_has_no_takeback():
     script = "lift 11\nwait 300\nplace 15\nwait 1000\nlift 15\nwait 200\nplace 11\nwait 1000\npress takeback"
     assert run(script, mode="referee") == [
         move(630, 1, "black", "11-15", [11, 15]),
-        warning(
-            1830, "out-of-sync", [11, 15], "the board does not match the game: put a piece on 15; take the piece off 11"
-        ),
+        warning(1830, "out-of-sync", [11, 15], "it is White's turn: put the man back on 15"),
         final(2500, AFTER_11_15, 1),
     ]
 
@@ -546,8 +542,8 @@ def test_resign_and_an_invalid_claim():
             "valid": False,
             "reason": "none",
             "side": "black",
-            "message": "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the"
-            " 80 plies of the forty-move rule have passed without a man moving or a capture",
+            "message": "Black claims a draw: refused, no move of Black's makes a position stand a third time, and"
+            " 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on",
         },
         {"t": 100, "event": "resign-confirm", "side": "black", "until": 3100},
         {"t": 2100, "event": "game-over", "result": "0-1", "reason": "resign"},

@@ -395,8 +395,8 @@ def test_the_simulated_display_is_shown_beside_the_board(tmp_path: Path) -> None
 # -- a newcomer's walkthrough: width, contrast, empty hands -----------------------------------------
 
 LONG_MESSAGE = (
-    "No draw to claim: no move of White's makes a position stand a third time, and 12 of the 80 plies"
-    " of the forty-move rule have passed without a man moving or a capture"
+    "White claims a draw: refused, no move of White's makes a position stand a third time, and 12 of the 80"
+    " plies of the forty-move rule have passed without a man moving or a capture; play goes on"
 )
 
 

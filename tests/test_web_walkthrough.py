@@ -122,7 +122,9 @@ def test_a_game_by_clicks_numbered_per_move_with_nothing_left_in_hand(browser: A
         page.click('[data-press="claim"]')
         page.wait_for_selector('#log [data-kind="claim"]')
         assert page.locator('#log [data-kind="reply"]').first.text_content() == "pressed the claim button"
-        page.wait_for_function("() => document.querySelector('#message').textContent.startsWith('No draw to claim')")
+        page.wait_for_function(
+            "() => document.querySelector('#message').textContent.startsWith('White claims a draw: refused')"
+        )
         assert "of the 80 plies" in page.locator("#message").text_content()
         page.close()
 

@@ -16,11 +16,14 @@ one module per concept:
 * :mod:`~firmware.app.timing`: the board clock of two-player and computer games;
 * :mod:`~firmware.app.matchplay` seats the players of each game of a match and keeps its
   score (``App.matches``);
+* :mod:`~firmware.app.snapshot`: the game as each step leaves it, the one thing every
+  output reads; :mod:`~firmware.app.outputs`: the output protocol, how outputs are
+  added and closed;
 * :mod:`~firmware.app.view` and :mod:`~firmware.app.setup`: what a screen shows, the
   prompts, the set-up in words; :mod:`~firmware.app.sinks`: the log lines;
 * :mod:`~firmware.app.hardware` opens the configured sensors, lights and buttons (or the
   simulated board); :mod:`~firmware.app.settings`: the application's config sections.
 
-Outputs beyond the LEDs (the link, a terminal view) are event sinks and inputs are
-commands: they plug in from above and this package imports none of them.
+Outputs beyond the LEDs (the link, the display, a terminal view) are outputs and inputs
+are commands: they plug in from above and this package imports none of them.
 """

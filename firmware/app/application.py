@@ -39,7 +39,9 @@ from dataclasses import replace
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
 from firmware.tracking.picture import picture
+from firmware.tracking.roles import Role
 from firmware.events import (
+    ClockState,
     Alert,
     ComputerMove,
     Crowned,
@@ -63,6 +65,8 @@ from firmware.app.hardware import Hardware, TappedButtons, tidy_hand
 from firmware.app.keeper import GameKeeper
 from firmware.app.leds import LedPolicy, LedSettings
 from firmware.app.setup import setup_event
+from firmware.app.outputs import O, Outputs, SinkOutput
+from firmware.app.snapshot import Condition, Offer, Seat, Setup, Snapshot, standing
 from firmware.app.matchplay import MatchPlay
 from firmware.app.settings import AppSettings
 from firmware.app.sinks import Sink
@@ -101,6 +105,10 @@ log = logging.getLogger(__name__)
 #: Polled once per step after the board was read, with the step's time: something outside
 #: the board (a host link) that may act on the game; returns the events its actions caused.
 Source = Callable[[int], list[Event]]
+
+
+#: A saved game's mode in words (a game resumed in another mode says what it was).
+_GAME_WORDS = {"play": "two-player game", "computer": "game against the computer", "referee": "refereed game"}
 
 
 # -- the application -----------------------------------------------------------------------
@@ -151,7 +159,11 @@ class App(Loop, Commands):
         self.hints = Hints(
             hint_player, hint_thinker or Thinker(background=self.thinker.background), settings.hint_movetime_ms
         )
-        self.sinks: list[Sink] = list(sinks)
+        #: Every output of the board (see :mod:`firmware.app.outputs`): the sinks given
+        #: here first, then what :meth:`add_output` adds; closed last by :meth:`close`.
+        self.outputs = Outputs()
+        for sink in sinks:
+            self.outputs.add(SinkOutput(sink))
         self.sources: list[Source] = list(sources)
         #: Sources that wake the real-time loop themselves (:meth:`wake`) when another
         #: thread gives them something, and say in :attr:`deadlines` when they want a
@@ -189,7 +201,14 @@ class App(Loop, Commands):
         #: The saved game (:attr:`record`, :attr:`_game`) is being set up to resume: it
         #: goes on when its position stands on the board, unless given up for a new game.
         self._resuming = False
+        #: Said when the saved game resumes in another mode than it was played in.
+        self._resume_note = ""
         self._frame: Frame | None = None
+        self._snapshot: Snapshot | None = None
+        #: The game's moves as the last step left them, and the moves taken back since the
+        #: board last showed the game (what the takeback guidance names).
+        self._moves_seen: tuple[Game | None, tuple[Move, ...]] = (None, ())
+        self._undone: tuple[Move, ...] = ()
         self._pending: list[Event] = []
         #: The games on disk.
         self.keeper = GameKeeper(store, lambda event: self._pending.append(event))
@@ -240,13 +259,18 @@ class App(Loop, Commands):
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
-            how = (
-                f" in {self.mode.name} mode, as asked (--mode)"
-                if self.mode.name != record.mode and "mode" in self.settings.given
-                else ""
-            )
+            plies = f"{game.ply} {'ply' if game.ply == 1 else 'plies'}"
+            how = ""
+            if self.mode.name != record.mode and "mode" in self.settings.given:
+                saved = _GAME_WORDS.get(record.mode, f"{record.mode} game")
+                how = f", a {saved}, in {self.mode.name} mode as asked (--mode)"
+                # Said again once it resumes: the game was not the one asked for.
+                self._resume_note = (
+                    f"This is the unfinished {saved} ({plies}), now in {self.mode.name} mode:"
+                    " press new for a new game instead."
+                )
             self.say(
-                f"Resuming the unfinished game ({game.ply} {'ply' if game.ply == 1 else 'plies'}){how}. Put the pieces where the "
+                f"Resuming the unfinished game ({plies}){how}. Put the pieces where the "
                 "lights ask, or press new for a new game."
             )
 
@@ -257,12 +281,17 @@ class App(Loop, Commands):
         occupancy = self.hardware.sensors.snapshot()
         debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
         rules = resume[1].rules if resume is not None else self.settings.rules
-        self.tracker = self.modes.judge(Tracker(Game(start, rules), self.tracker_settings, self.mode, board=occupancy))
-        self.controller = Controller(self.hardware.sensors, self._buttons, self.tracker, debouncer, self.clock)
+        first = Tracker(Game(start, rules), self.tracker_settings, self.mode, board=occupancy)
+        self.controller = Controller(self.hardware.sensors, self._buttons, first, debouncer, self.clock)
+        self.follow(first)
+        if resume is not None:
+            self.modes.expect_resume(resume[1])  # its players and clock shown while it is set up
         self._started = True
+        # A snapshot before the first step: a source polled in it (a page asking for the
+        # state) reads the game already.
+        self._snapshot = self._take_snapshot(now)
         for fault in getattr(self.hardware, "faults", ()):
             self._pending.append(Notice(now, fault))
-        self.modes.apply_holds(self.tracker)
         self._pending += self.tracker.new_game(start, now)
         self.step(now)
         if resume is not None and self._resuming:
@@ -298,6 +327,18 @@ class App(Loop, Commands):
             self.settings = replace(self.settings, clock=plan.clock)
         self._pending += [Notice(now, message) for message in self.modes.resume(plan)]
         self._set_clock()
+
+    def follow(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
+        """Follow the board with ``tracker`` from now on: the one place the followed
+        tracker (or the referee judging it) is replaced. It sets up the session's start
+        position when ``new`` is pressed (``--fen`` is the start of every game, not only
+        the first), the controller drives it, and the seats' holds are put on it;
+        ``resumed``: it follows the saved game now resuming (the referee goes on with it)."""
+        tracker.new_start = self.settings.start
+        self.tracker = self.modes.judge(tracker, resumed=resumed)
+        self.controller.tracker = self.tracker
+        self.modes.apply_holds(self.tracker)
+        return self.tracker
 
     def _set_clock(self) -> None:
         """The board clock of the settings' time control (a referee keeps its own)."""
@@ -340,9 +381,8 @@ class App(Loop, Commands):
             self.keeper.release()
             if self._started:
                 now = self.clock.now_ms()
-                for event in saved:
-                    self._emit(event)
-                self._emit(Notice(now, self.keeper.stopped_text()))
+                self._publish([*saved, Notice(now, self.keeper.stopped_text())])
+            self.outputs.close()  # the outputs last: they hear how the board stopped
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -373,8 +413,12 @@ class App(Loop, Commands):
         self.hints.find(self.tracker.game, self._hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
         out += self._announce_setup(now)
         self._takeback_pressed = False  # a press is handled in the step that polled it
-        for event in out:
-            self._emit(event)
+        self._note_takebacks()
+        # The step's snapshot before its events go out: an output hearing of a move
+        # reads the game with that move made.
+        self._snapshot = self._take_snapshot(now)
+        self.outputs.snapshot(self._snapshot)
+        self._publish(out)
         self._light(now)
         return out
 
@@ -403,6 +447,7 @@ class App(Loop, Commands):
         if held is not None:
             times.append(held())  # a button held down becomes a long press
         times += [deadline() for deadline in self.deadlines]
+        times.append(self.outputs.deadline())
         if self.board_clock is not None:
             times.append(self.board_clock.next_deadline())
         times.append(self.message_line.until)
@@ -522,9 +567,9 @@ class App(Loop, Commands):
                 self.sim.crown(event.square)
         return out
 
-    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
-        """The game clock for the display and the buzzer: (Black's ms, White's ms, the
-        running side or "", paused, the side whose flag fell or ""), or None without one."""
+    def clock_state(self, now: int) -> ClockState | None:
+        """The game clock for the display, the buzzer and the pages (the referee's or the
+        board clock's: one :class:`~firmware.events.clock.ClockState`), or None without one."""
         referee = self.referee
         if referee is not None:
             return referee.clock_state(now)
@@ -566,19 +611,14 @@ class App(Loop, Commands):
             assert record is not None and game is not None
             # The set-up tracker knew only the position; the game's own tracker knows its
             # history (repetitions, takeback, the last move lit dimly).
-            self.tracker = self.modes.judge(
-                Tracker(game, self.tracker_settings, self.mode, board=self.controller.occupancy), resumed=True
-            )
-            self.controller = Controller(
-                self.hardware.sensors, self._buttons, self.tracker, self.controller.debouncer, self.clock
-            )
-            self.modes.apply_holds(self.tracker)
+            self.follow(Tracker(game, self.tracker_settings, self.mode, board=self.controller.occupancy), resumed=True)
             self._resuming = False
             self.players.update(self.matches.resumed(record, self.players))
-            self.say("")
+            self.say(self._resume_note)
+            self._resume_note = ""
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
             if self.board_clock is not None:
-                out += self.board_clock.begin(record.id, game, now, resumed=True)
+                out += self.board_clock.begin(game, now, game_id=record.id, resumed=True)
             return out
         out += self._put_away(now)
         self._resuming = False
@@ -597,7 +637,7 @@ class App(Loop, Commands):
         out += self._save(now)
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
         if self.board_clock is not None:
-            out += self.board_clock.begin(self.record.id, self._game, now)
+            out += self.board_clock.begin(self._game, now, game_id=self.record.id)
         return out
 
     def _save(self, now: int) -> list[GameSaved]:
@@ -729,14 +769,112 @@ class App(Loop, Commands):
         """The squares blinking, as last shown (the LED policy keeps them)."""
         return self.policy.blinking
 
-    def _light(self, now: int) -> None:
+    def _take_snapshot(self, now: int) -> Snapshot:
+        """The game as this step leaves it (see :mod:`firmware.app.snapshot`), numbered
+        after the last one."""
         tracker = self.tracker
-        warning = tracker.warning
-        squares: tuple[int, ...] = warning.squares if warning is not None else ()
         game = tracker.game
-        result = game.result if tracker.setting_up is None else None
+        target = self.setup_target()
+        setup = Setup(*target) if target is not None else None
+        board = tracker.board
+        pieces, strays = standing(setup.position if setup is not None else game.position, board)
         roles = picture(tracker, self.hint)
-        frame = self.policy.frame(roles, now_ms=now, warning_squares=squares, result=result, position=game.position)
+        put_back = tuple(sorted(s for s, r in roles.items() if r == Role.MISSING))
+        take_off = tuple(sorted(s for s, r in roles.items() if r in (Role.EXTRA, Role.REMOVE)))
+        conditions = tuple(
+            Condition(
+                w.code,
+                w.squares,
+                w.message,
+                # A piece moved wrongly goes back where it came from (the first square).
+                put_back or (w.squares[:1] if w.code == "illegal-move" else ()),
+                take_off,
+            )
+            for w in (tracker.warnings if tracker.warning is not None else ())
+        )
+        offer = tracker.draw_offer
+        asked = tracker.resign_asked
+        result = game.result if tracker.setting_up is None else None
+        crown = next((s for s, r in roles.items() if r == Role.CROWN), None)
+        if crown is not None and (result is not None or self._crowned_on_board(crown)):
+            crown = None  # nothing left to ask: a king stands there, or the game is over
+        referee = self.referee
+        names = referee.names if referee is not None else (self.players[BLACK].name, self.players[WHITE].name)
+        held = tracker.held
+        seats = {
+            color: Seat(name, referee.cautions(color) if referee is not None else 0, held.get(color, ""))
+            for color, name in zip((BLACK, WHITE), names)
+        }
+        snapshot = Snapshot(
+            position=game.position,
+            board=board,
+            pieces=pieces,
+            strays=strays,
+            ply=game.ply,
+            last_move=game.moves[-1] if game.moves else None,
+            roles=roles,
+            conditions=conditions,
+            clock=self.clock_state(now),
+            offer=Offer(*offer) if offer is not None else None,
+            result=result,
+            setup=setup,
+            expected=tracker.expected,
+            seats=seats,
+            resign_asked=asked[0] if asked is not None else None,
+            resuming=self._resuming,
+            crown=crown,
+            touched=self._touch_move(board, result),
+            undone=self._undone,
+        )
+        return snapshot.then(self._snapshot)
+
+    def _touch_move(self, board: int, result: object) -> int | None:
+        """The square of the piece touched this turn that must now be played: under
+        strict touch-move, with the piece back on its square and a move for it, so that
+        the rule is said before it is applied."""
+        tracker = self.tracker
+        touched = tracker.touched
+        if touched is None or not self.mode.strict_touch_move or result is not None or tracker.expected is not None:
+            return None
+        if board != tracker.game.position.occupied:
+            return None
+        return touched if any(p.move.start == touched for p in tracker.tracker.table.plans) else None
+
+    def _note_takebacks(self) -> None:
+        """Keep the moves taken back (one or two plies a press, several presses) until
+        the board shows the game again: the guidance says what to put back where."""
+        game = self.tracker.game
+        moves = tuple(game.moves)
+        seen_game, seen = self._moves_seen
+        if game is seen_game and len(moves) < len(seen) and seen[: len(moves)] == moves:
+            self._undone = seen[len(moves) :] + self._undone
+        elif game is not seen_game or moves != seen:
+            self._undone = ()
+        self._moves_seen = (game, moves)
+        if self._undone and (self.tracker.board_matches or self.tracker.setting_up is not None):
+            self._undone = ()
+
+    def _crowned_on_board(self, square: int) -> bool:
+        """Whether a king is seen standing on ``square``: only the simulated board knows
+        (a real board's switches cannot tell a crowned man, so the prompt stays there)."""
+        token = self.sim.pieces.get(square) if self.sim is not None else None
+        return token is not None and token != token.lower()
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The game as the last step left it: what every output draws from."""
+        if self._snapshot is None:
+            raise RuntimeError("App.start() first")
+        return self._snapshot
+
+    def _light(self, now: int) -> None:
+        snap = self.snapshot
+        condition = snap.condition
+        squares: tuple[int, ...] = condition.squares if condition is not None else ()
+        roles = dict(snap.roles)
+        frame = self.policy.frame(
+            roles, now_ms=now, warning_squares=squares, result=snap.result, position=snap.position
+        )
         lights = self.hardware.lights
         if frame != self._frame:
             self._frame = frame
@@ -782,16 +920,24 @@ class App(Loop, Commands):
             self.message_line.forget()  # the game before is put away
         return [setup_event(now, cause, position, self.tracker.board)]
 
+    def add_output(self, output: O, *, first: bool = False) -> O:
+        """Add ``output`` to the board (see :mod:`firmware.app.outputs`): it hears every
+        step's events and snapshot, its deadline is the loop's, and :meth:`close` closes it
+        (the last added first). ``first``: it hears the events before the others."""
+        return self.outputs.add(output, first=first)
+
+    def add_sink(self, sink: Sink, *, first: bool = False) -> None:
+        """Add an output that only hears the events (a log, a test's list)."""
+        self.outputs.add(SinkOutput(sink), first=first)
+
     def _emit(self, event: Event) -> None:
-        if isinstance(event, Alert):
-            self.say(event.message)  # on the terminal's message line and every page, too
-        for sink in self.sinks:
-            try:
-                sink(event)
-            except BrokenPipeError:
-                raise
-            except Exception:  # a broken log or link must not stop the board
-                log.exception("event sink failed")
+        self._publish([event])
+
+    def _publish(self, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, Alert):
+                self.say(event.message)  # on the terminal's message line and every page, too
+        self.outputs.events(events)
 
     # -- the screen -------------------------------------------------------------------------
 

@@ -67,6 +67,10 @@ class Commands:
         """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
         raise NotImplementedError
 
+    def follow(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
+        """Follow the board with ``tracker`` (:meth:`App.follow <firmware.app.application.App>`)."""
+        raise NotImplementedError
+
     @property
     def mode(self) -> ModePolicy:
         """The mode the board is in (see :data:`firmware.tracking.policy.MODES`)."""
@@ -231,6 +235,8 @@ class Commands:
         ``new`` button then, or a page's New game): it is kept as an unfinished game's PDN
         when the new game begins, and until then the board sets up the new one."""
         self._resuming = False
+        if self.referee is not None:
+            self.referee.resume_given_up()
 
     def set_player_names(self, black: str, white: str, now: int) -> bool:
         """Name the players: the people's seats take the names, a machine is renamed, the
@@ -293,10 +299,7 @@ class Commands:
         self.hints.forget()
         self.settings = replace(self.settings, rules=rules, start=None)
         occupancy = self.tracker.board
-        plain = Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode, board=occupancy)
-        self.tracker = self.modes.judge(plain)
-        self.controller.tracker = self.tracker
-        self.modes.apply_holds(self.tracker)
+        self.follow(Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode, board=occupancy))
         return self.tracker.new_game(Position.start(rules), now)
 
     def computer_player(self, level: int | None = None) -> Player:

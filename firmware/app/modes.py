@@ -172,6 +172,12 @@ class Modes:
         saved, self.referee_game = (self.referee_game, None) if resumed else (None, self.referee_game)
         return self.referee.attach(tracker, resumed=resumed, saved=saved)
 
+    def expect_resume(self, game: Game) -> None:
+        """The saved ``game`` is being set up to resume: in referee mode the referee takes
+        its saved state now (names, clock, cautions), before the game goes on."""
+        if self.referee is not None:
+            self.referee.expect_resume(game, self.referee_game)
+
     def resume(self, plan: Comeback) -> list[str]:
         """Be in the mode of a game resumed as ``plan`` says, before its first tracker is
         made: the hints, the referee's settings (its state of the game goes to the referee

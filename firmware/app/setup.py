@@ -15,13 +15,13 @@ web page, the display and the hall.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from firmware.events import SetUp
-from rules import BLACK, WHITE, Color, Position
+from rules import BLACK, WHITE, Color, Move, Position, Rules
 from squares import iter_squares
 
-__all__ = ["setup_squares", "setup_text", "square_ranges", "setup_event"]
+__all__ = ["setup_squares", "setup_text", "square_ranges", "setup_event", "takeback_text"]
 
 
 def square_ranges(squares: Iterable[int]) -> str:
@@ -75,3 +75,43 @@ def setup_event(now: int, cause: str, position: Position, board: int) -> SetUp:
     white, white_kings = setup_squares(position, WHITE)
     wrong = tuple(s for s in range(1, 33) if bool(board >> (s - 1) & 1) != bool(position.occupied >> (s - 1) & 1))
     return SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)
+
+
+def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board: int) -> str:
+    """What to move to take ``undone`` back (the moves taken back, in the order they were
+    played, from ``target``, the position before them), the last move first, leaving out
+    what ``board`` already shows put back.
+
+    >>> from rules import Position, Move
+    >>> start = Position.start()
+    >>> moves = [start.moves_matching("11-15")[0]]
+    >>> after = start.apply(moves[0])
+    >>> moves.append(after.moves_matching("22-18")[0])
+    >>> board = after.apply(moves[1]).occupied
+    >>> takeback_text(start, moves, Rules(), board)
+    'put the man on 18 back on 22; then the man on 15 back on 11'
+    >>> capture = Position.from_fen("B:W18:B14")
+    >>> jump = capture.moves_matching("14x23")[0]
+    >>> takeback_text(capture, [jump], Rules(), capture.apply(jump).occupied)
+    'put the man on 23 back on 14 and the captured man back on 18'
+    """
+    positions = [target]
+    for move in undone:
+        positions.append(positions[-1].apply(move, rules))
+    # The later moves the board already shows taken back are left out.
+    left = max((j for j, p in enumerate(positions) if p.occupied == board), default=len(undone))
+    parts = []
+    for before, move in reversed(list(zip(positions[:left], undone[:left]))):
+        piece = before.piece_at(move.start)
+        name = "king" if piece is not None and piece.king else "man"
+        text = f"the {name} on {move.end} back on {move.start}"
+        if move.captures:
+            taken = [before.piece_at(s) for s in move.captures]
+            kinds = {"king" if p is not None and p.king else "man" for p in taken}
+            noun = kinds.pop() if len(kinds) == 1 else "piece"
+            plural = noun + ("s" if len(taken) > 1 else "")
+            text += f" and the captured {plural} back on {square_ranges(move.captures)}"
+        parts.append(text)
+    if not parts:
+        return ""
+    return "put " + "; then ".join(parts)

@@ -1,7 +1,8 @@
 """The game clock of two-player and computer games (``crownhead run --clock SPEC``).
 
 Referee games keep their clock in the referee (:mod:`firmware.referee.arbiter`); any
-other game given a time control keeps it here, with the same rules: the side to move's
+other game given a time control keeps it here. Both are a
+:class:`~firmware.tracking.timer.GameTimer`, so the rules are one class's: the side to move's
 time starts with its first lift (or a ``clock`` press), the clock switches when the
 board accepts a move, the ``clock`` button pauses and resumes it, a flag falling ends
 the game on time, and the clock is saved (``clock.json`` in the state directory) with
@@ -11,12 +12,12 @@ its clock, paused until the side to move lifts a piece.
 >>> from rules import Game
 >>> from firmware.gameclock import TimeControl
 >>> clock = BoardClock(TimeControl.parse("60"))
->>> _ = clock.begin("g1", Game(), 0)
+>>> _ = clock.begin(Game(), 0, game_id="g1")
 >>> clock.state(0)
-(60000, 60000, 'black', True, '')
+ClockState(black_ms=60000, white_ms=60000, side='black', paused=True, flag='')
 >>> _ = clock.lifted(Game(), 500)          # Black lifts a man: its time runs
 >>> clock.state(2500)
-(58000, 60000, 'black', False, '')
+ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag='')
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.events import ClockReport, Event, Flag, GameOver, MoveMade, Reopened, TakenBack
+from firmware.events import Event, Flag, GameOver, MoveMade, Reopened, TakenBack
 from firmware.files import atomic_write
-from firmware.gameclock import GameClock, TimeControl
+from firmware.gameclock import TimeControl
+from firmware.tracking.timer import GameTimer
 from rules import BLACK, WHITE, Color, Game
 
 __all__ = ["BoardClock", "SAVE_MS", "clock_for"]
@@ -41,98 +43,35 @@ log = logging.getLogger(__name__)
 SAVE_MS = 5000
 
 
-class BoardClock:
-    """A :class:`~firmware.gameclock.GameClock` kept for the application's game.
+class BoardClock(GameTimer):
+    """The :class:`~firmware.tracking.timer.GameTimer` of the application's game, saved.
 
     ``path``: where the clock is saved (None: not saved).
     """
 
     def __init__(self, control: TimeControl, path: str | os.PathLike[str] | None = None) -> None:
-        self.control = control
+        super().__init__(control, on_change=self._save)
         self.path = Path(path) if path is not None else None
-        self.clock = GameClock(control)
         self.game_id = ""
-        self.waiting = True
-        self.flag = ""
         self._saved_at = 0
         self._ply = 0
-        self._turn: Color = BLACK
         self._writer: _Writer | None = None
 
     # -- a game begins -----------------------------------------------------------------
 
-    def begin(self, game_id: str, game: Game, now: int, *, resumed: bool = False) -> list[Event]:
+    def begin(self, game: Game, now: int, *, game_id: str = "", resumed: bool = False) -> list[Event]:
         """A new game (or, ``resumed``, a saved one goes on: its clock as saved, paused)."""
         self.game_id = game_id
-        self.clock = GameClock(self.control)
-        self.waiting = True
-        self.flag = ""
         self._ply = game.ply
-        self._turn = game.turn
-        if resumed:
-            self._load(game)
-        if game.is_over:
-            self.clock.stop(now)
-        return [self._report(now)]
-
-    # -- inputs --------------------------------------------------------------------------
-
-    def lifted(self, game: Game, now: int) -> list[Event]:
-        """The side to move lifted one of its pieces: a waiting clock starts."""
-        if not self.waiting or game.is_over or self.clock.stopped:
-            return []
-        return self._go(game, now)
-
-    def press(self, game: Game, now: int) -> list[Event]:
-        """The ``clock`` button: start a waiting clock, pause a running one, resume it."""
-        if game.is_over or self.clock.stopped:
-            return []
-        if self.waiting or self.clock.paused:
-            return self._go(game, now)
-        self.clock.pause(now)
-        self._save(now)
-        return [self._report(now)]
-
-    def moved(self, side: Color, game: Game, now: int) -> list[Event]:
-        """The board accepted ``side``'s move at ``now``: the opponent's clock runs."""
-        self.waiting = False
-        self.clock.move_made(side, now)
-        self._ply, self._turn = game.ply, game.turn
-        if game.is_over:
-            return []
-        self._save(now)
-        return [self._report(now)]
-
-    def taken_back(self, game: Game, now: int) -> list[Event]:
-        """A move taken back: the clock as it was before the move (the increment and the
-        move's count go), but time spent stays spent; the side now to move runs again."""
-        if self.clock.stopped:
-            return []
-        self.clock.move_taken_back(game.turn, now)
-        self._ply, self._turn = game.ply, game.turn
-        self._save(now)
-        return [self._report(now)]
-
-    def reopened(self, game: Game, now: int) -> list[Event]:
-        """A resignation taken back: the clock as it stood, waiting for the side to move."""
-        left, moves = self.clock.saved()
-        self.clock = GameClock.resume(self.control, left, moves)
-        self.waiting = True
-        self._ply, self._turn = game.ply, game.turn
-        self._save(now)
-        return [self._report(now)]
-
-    def over(self, now: int) -> list[Event]:
-        """The game ended: the clock stops for good."""
-        if self.clock.stopped:
-            return []
-        self.clock.stop(now)
-        self._save(now)
-        return [self._report(now)]
+        events = super().begin(game, now)
+        if resumed and self._load(game):
+            return [self.report(now)]
+        return events
 
     def follow(self, event: Event, game: Game, now: int) -> list[Event]:
         """Follow the game's ``event``: moves switch the clock, the end stops it, a takeback
         or a reopened game gives the time back as the rules say."""
+        self._ply = game.ply
         if isinstance(event, MoveMade):
             return self.moved(BLACK if event.side == "black" else WHITE, game, event.t)
         if isinstance(event, GameOver):
@@ -143,16 +82,6 @@ class BoardClock:
             return self.reopened(game, now)
         return []
 
-    def watch(self, game: Game, board: int, now: int) -> list[Event]:
-        """A waiting clock starts when the side to move lifts one of its pieces (``board``:
-        the occupancy read)."""
-        if not self.waiting:
-            return []
-        own = game.position.pieces_of(game.turn)
-        if board & own == own:
-            return []
-        return self.lifted(game, now)
-
     def check(self, now: int) -> tuple[int, Color] | None:
         """``(when, side)`` if the running side's flag fell by ``now``, else None (and the
         running clock is saved every :data:`SAVE_MS`)."""
@@ -160,7 +89,7 @@ class BoardClock:
         if due is not None and due <= now and not self.flag:
             side = self.clock.running
             assert side is not None
-            self.flag = str(side)
+            self.fall(side)
             return due, side
         if self.clock.running is not None and not self.clock.paused and now - self._saved_at >= SAVE_MS:
             self._save(now)
@@ -172,37 +101,6 @@ class BoardClock:
 
     def next_deadline(self) -> int | None:
         return self.clock.flag_due()
-
-    # -- what is shown -------------------------------------------------------------------
-
-    def state(self, now: int) -> tuple[int, int, str, bool, str]:
-        """(Black's ms, White's ms, the running side or "", paused, the fallen flag's side or "")."""
-        times = self.clock.snapshot(now)
-        running = str(self.clock.running) if self.clock.running is not None else ""
-        if self.waiting and not self.clock.stopped:
-            running = running or str(self._turn)
-        return (
-            times[BLACK],
-            times[WHITE],
-            running,
-            self.clock.paused or (self.waiting and not self.clock.stopped),
-            self.flag,
-        )
-
-    def _go(self, game: Game, now: int) -> list[Event]:
-        self.waiting = False
-        if self.clock.running is None:
-            self.clock.start(game.turn, now)
-        else:
-            self.clock.unpause(now)
-        self._save(now)
-        return [self._report(now)]
-
-    def _report(self, now: int) -> ClockReport:
-        times = self.clock.snapshot(now)
-        running = self.clock.running
-        live = running is not None and not self.clock.paused and not self.waiting
-        return ClockReport(now, times[BLACK], times[WHITE], str(running) if live else "")
 
     # -- surviving a power cut -------------------------------------------------------------
 
@@ -235,30 +133,31 @@ class BoardClock:
             self._writer.close()
             self._writer = None
 
-    def _load(self, game: Game) -> None:
+    def _load(self, game: Game) -> bool:
+        """The clock as saved for this game, if it is there: True when it was."""
         if self.path is None:
-            return
+            return False
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
-            return
+            return False
         except OSError as exc:
             log.error("cannot read %s: %s", self.path, exc)
-            return
+            return False
         if len(raw) > 4096:
             log.error("%s is not a saved clock (too long); the clock starts afresh", self.path)
-            return
+            return False
         try:
             data = json.loads(raw)
             if data["game"] != self.game_id or data["ply"] != game.ply or data["control"] != str(self.control):
-                return  # another game's, or another time control's
+                return False  # another game's, or another time control's
             left = {BLACK: int(data["left"]["black"]), WHITE: int(data["left"]["white"])}
             moves = {BLACK: int(data["moves"]["black"]), WHITE: int(data["moves"]["white"])}
         except (ValueError, KeyError, TypeError) as exc:
             log.error("%s cannot be used (%s); the clock starts afresh", self.path, exc)
-            return
-        self.clock = GameClock.resume(self.control, left, moves)
-        self.flag = str(data.get("flag") or "")
+            return False
+        self.resume(left, moves, game, str(data.get("flag") or ""))
+        return True
 
 
 class _Writer:

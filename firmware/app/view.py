@@ -16,11 +16,11 @@ from firmware.app.hardware import Hardware
 from firmware.app.leds import LedPolicy
 from firmware.app.matchplay import MatchPlay
 from firmware.app.players import Player, Thinker
-from firmware.app.setup import setup_text
-from firmware.referee.arbiter import Referee
-from firmware.tracking.follower import Follower
+from firmware.app.setup import setup_text, takeback_text
+from firmware.app.snapshot import Seat, Snapshot, shown_tokens
+from firmware.events import ClockState
+from firmware.gameclock import clock_text
 from firmware.tracking.policy import ModePolicy
-from hal.clock import Clock
 from hal.lights import FrameKey
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.game import reason_words
@@ -54,6 +54,9 @@ class BoardView:
     #: made by the board; words for one set in the configuration; "" for none needed).
     page_urls: tuple[str, ...] = ()
     page_pin: str = ""
+    #: The board's buttons that do nothing in this game (no hint or takeback under a
+    #: referee, no force without huffing): the terminal's key line leaves them out.
+    unused: frozenset[str] = frozenset()
 
 
 class MessageLine:
@@ -95,14 +98,13 @@ class MessageLine:
 
 
 class ShownBoard(Protocol):
-    """What :func:`board_view` reads of the application (:class:`~firmware.app.application.App`)."""
+    """What :func:`board_view` reads of the application (:class:`~firmware.app.application.App`):
+    the game from its :class:`~firmware.app.snapshot.Snapshot`, never from the tracker."""
 
     @property
-    def tracker(self) -> Follower: ...
+    def snapshot(self) -> Snapshot: ...
     @property
     def game(self) -> Game: ...
-    @property
-    def resuming(self) -> bool: ...
     @property
     def hardware(self) -> Hardware: ...
     @property
@@ -120,10 +122,6 @@ class ShownBoard(Protocol):
     @property
     def players(self) -> Mapping[Color, Player]: ...
     @property
-    def referee(self) -> Referee | None: ...
-    @property
-    def clock(self) -> Clock: ...
-    @property
     def blinking(self) -> frozenset[int]: ...
     @property
     def message(self) -> str: ...
@@ -134,60 +132,83 @@ class ShownBoard(Protocol):
     @property
     def page_pin(self) -> str: ...
 
-    def setup_target(self) -> tuple[str, Position] | None: ...
+
+def side_text(seat: Seat, clock: ClockState | None, color: Color, referee: bool) -> str:
+    """``Ann  1:29:55  1 caution``: a player as the simulator's screen shows them (the
+    clock and cautions in referee mode).
+
+    >>> side_text(Seat("Ann", 1), ClockState(5_395_000, 5_400_000, "black", False, ""), BLACK, True)
+    'Ann  1:29:55  1 caution'
+    """
+    if not referee:
+        return seat.name
+    parts = [seat.name]
+    if clock is not None:
+        parts.append(clock_text(clock.black_ms if color is BLACK else clock.white_ms))
+    if seat.cautions:
+        parts.append(f"{seat.cautions} caution{'s' if seat.cautions > 1 else ''}")
+    return "  ".join(parts)
 
 
 def board_view(board: ShownBoard) -> BoardView:
-    """What the terminal simulator shows now."""
-    tracker = board.tracker
+    """What the terminal simulator shows now: the last step's snapshot, in words."""
+    snap = board.snapshot
     game = board.game
     if board.sim is not None:
-        pieces: Mapping[int, str] = dict(board.sim.pieces)
+        pieces: Mapping[int, str] = shown_tokens(snap, board.sim.pieces)
         lit = board.sim.lights.current
         hand = tuple(board.sim.hand)
     else:
-        pieces = {s: p.symbol for s, p in tracker.position.pieces().items()}
+        pieces = shown_tokens(snap)
         lit = board.hardware.lights.current
         hand = ()
-    result = game.result
-    if board.resuming:
-        status = f"Resuming a game: {game.turn.name.title()} to move, move {game.ply // 2 + 1}"
-    elif tracker.setting_up is not None:
+    result = snap.result
+    setup = snap.setup
+    turn = snap.turn.name.title()
+    if snap.resuming:
+        status = f"Resuming a game: {turn} to move, move {snap.ply // 2 + 1}"
+    elif setup is not None and setup.cause == "new-game":
         status = "New game: set up the pieces"
     elif result is not None:
-        status = f"Game over: {_result_words(result.score, result.reason, game.position)}"
+        status = f"Game over: {_result_words(result.score, result.reason, snap.position)}"
     else:
-        status = f"{game.turn.name.title()} to move, move {game.ply // 2 + 1}"
+        status = f"{turn} to move, move {snap.ply // 2 + 1}"
         if board.hint is not None:
             status += f"; hint: {board.hint.pdn()}"
-    warning = tracker.warning
+    condition = snap.condition
     prompt = ""
-    target = board.setup_target()
-    if board.resuming:
-        assert target is not None
-        prompt = f"Set up {setup_text(target[1])}: where the lights ask (f does it), or n for a new game instead."
-    elif tracker.setting_up is not None:
+    if snap.resuming and setup is not None:
+        prompt = f"Set up {setup_text(setup.position)}: where the lights ask (f does it), or n for a new game instead."
+    elif setup is not None and setup.cause == "new-game":
         prompt = (
-            f"Set up {setup_text(tracker.setting_up)}: put pieces on the blue squares and take"
+            f"Set up {setup_text(setup.position)}: put pieces on the blue squares and take"
             " them off the orange ones (f does it)."
         )
-    elif target is not None and target[0] == "restore":
-        prompt = f"Put the board back to: {setup_text(target[1])} (f does it)."
-    elif crown := [s for s, r in tracker.roles.items() if r == "crown"]:
-        prompt = f"Crown the man on {crown[0]}: put a king on it (f does it)."
-    elif tracker.expected is not None:
-        prompt = f"{board.players[game.turn].name} plays {tracker.expected.pdn()}: make it on the board (f does it)."
+    elif snap.undone and (what := takeback_text(snap.position, snap.undone, game.rules, snap.board)):
+        taken = " ".join(m.pdn() for m in snap.undone)
+        prompt = f"Take back {taken}: {what} (f does it)."
+    elif setup is not None and setup.cause == "restore":
+        prompt = f"Put the board back to: {setup_text(setup.position)} (f does it)."
+    elif snap.crown is not None:
+        prompt = f"Crown the man on {snap.crown}: put a king on it (f does it)."
+    elif snap.expected is not None:
+        prompt = f"{board.players[snap.turn].name} plays {snap.expected.pdn()}: make it on the board (f does it)."
+    elif snap.touched is not None:
+        piece = snap.pieces.get(snap.touched)
+        name = "king" if piece is not None and piece.king else "man"
+        prompt = (
+            f"Touch-move: the {name} on {snap.touched} was touched, so it must be played;"
+            " a move with another piece is an illegal move."
+        )
     elif board.thinker.busy:
-        prompt = f"{board.players[game.turn].name} is thinking..."
+        prompt = f"{board.players[snap.turn].name} is thinking..."
     elif board.hint_thinker.busy:
         prompt = "Looking for a hint..."
-    elif game.turn in tracker.held and tracker.setting_up is None and result is None:
-        prompt = (
-            f"{game.turn.name.title()}'s moves come from {tracker.held[game.turn]}: wait until the board shows one."
-        )
+    elif snap.seats[snap.turn].held_by and result is None:
+        prompt = f"{turn}'s moves come from {snap.seats[snap.turn].held_by}: wait until the board shows one."
     warning_text = ""
-    if warning is not None:
-        warning_text = warning.message[:1].upper() + warning.message[1:]
+    if condition is not None:
+        warning_text = condition.message[:1].upper() + condition.message[1:]
     hints = "hints on" if board.policy.hints_shown else "hints off"
     mode = board.mode.title
     if board.mode.computer:
@@ -195,18 +216,15 @@ def board_view(board: ShownBoard) -> BoardView:
         if machine:
             mode = f"Computer plays {machine[0]}"
     moves = tuple(m.pdn() for m in game.moves)
+    referee = board.mode.tracker_mode == "referee"
     return BoardView(
         pieces=pieces,
         lit=dict(lit),
         blinking=board.blinking,
         status=status,
         mode_text=f"{mode}, {hints}",
-        black=board.players[BLACK].name
-        if board.referee is None
-        else board.referee.side_text(BLACK, board.clock.now_ms()),
-        white=board.players[WHITE].name
-        if board.referee is None
-        else board.referee.side_text(WHITE, board.clock.now_ms()),
+        black=side_text(snap.seats[BLACK], snap.clock, BLACK, referee),
+        white=side_text(snap.seats[WHITE], snap.clock, WHITE, referee),
         moves=moves,
         first_mover_white=game.start.turn is WHITE,
         warning=warning_text,
@@ -217,6 +235,16 @@ def board_view(board: ShownBoard) -> BoardView:
         display=tuple(getattr(board.hardware.display, "lines", ()) or ()),
         page_urls=board.page_urls,
         page_pin=board.page_pin,
+        unused=frozenset(
+            name
+            for name, useful in (
+                ("hint", not board.mode.referee_lights),
+                ("takeback", board.mode.takeback),
+                ("force", game.rules.huffing),
+                ("clock", snap.clock is not None),
+            )
+            if not useful
+        ),
     )
 
 

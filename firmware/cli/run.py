@@ -317,10 +317,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             publisher.attach(app)
         publisher.start()  # connected once commands, if any, have somewhere to go
-    parts = attach_board_parts(app, config, background=actions is None)
+    attach_board_parts(app, config, background=actions is None)  # closed with the app
     if phrasebook is not None or web is not None:
         # The page's live region reads every sentence out, spoken here or not.
-        parts.append(_open_voice(speech, phrasebook, app, page=web is not None))
+        _open_voice(speech, phrasebook, app, page=web is not None)  # closed with the app
     stop = threading.Event()
     previous = _install_signals(stop, raise_stop=actions is not None)
     try:
@@ -351,8 +351,6 @@ def run(args: argparse.Namespace) -> int:
         try:
             app.close()
         finally:
-            for part in parts:
-                part.close()
             if link is not None:
                 link.close()
             if web is not None:

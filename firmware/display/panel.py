@@ -20,26 +20,24 @@ line ("" for none).
 from __future__ import annotations
 
 import logging
-import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from firmware.display.render import Screen, draw, layout, next_change
+from firmware.events import Alert, Caution, Claim
 from hal.clock import Clock
 from hal.errors import HardwareError
 
 if TYPE_CHECKING:
     from firmware.app.application import App
-    from firmware.events import Event
+    from firmware.app.snapshot import Snapshot
+    from firmware.events import ClockState, Event
     from hal.display import Display
 
 __all__ = ["Painter", "BoardPanel", "short_message", "attach_board_parts"]
 
 log = logging.getLogger(__name__)
-
-#: "put the man back on 22", "put them back on 9 and 14": the squares to put back.
-_PUT_BACK = re.compile(r"put (?:the \w+|them|it) back on ([\d, and]+)")
 
 
 class Painter:
@@ -182,44 +180,39 @@ class Painter:
 
 
 def short_message(app: App) -> str:
-    """The board's message in a few words ("crown 1", "put back 22", "caution: forced capture")."""
-    tracker = app.tracker
-    if app.resuming:
+    """The board's message in a few words ("crown 1", "put back 22", "caution: forced capture"),
+    from the application's snapshot: the squares come from its typed conditions."""
+    snap = app.snapshot
+    if snap.resuming:
         return "set up the saved game"
-    if tracker.setting_up is not None:
+    if snap.setup is not None and snap.setup.cause == "new-game":
         return "set up the pieces"
-    asked = getattr(tracker, "resign_asked", None)
-    if asked is not None:
-        return f"{asked[0]} resigns? again"
-    roles = tracker.roles
-    warning = tracker.warning
-    if warning is not None:
-        missing = sorted(s for s, r in roles.items() if r == "missing")
-        extra = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
-        if warning.code == "forced-capture":
+    if snap.resign_asked is not None:
+        return f"{snap.resign_asked} resigns? again"
+    condition = snap.condition
+    if condition is not None:
+        if condition.code == "forced-capture":
             return "caution: forced capture" if app.referee is not None else "a capture is compulsory"
-        if warning.code == "continue-capture":
+        if condition.code == "continue-capture":
             return "jump on"
-        if warning.code == "remove-captured" and extra:
-            return "take off " + " ".join(map(str, extra))
-        if missing:
-            return "put back " + " ".join(map(str, missing))
-        found = _PUT_BACK.search(warning.message)
-        if found:
-            return "put back " + " ".join(re.findall(r"\d+", found.group(1)))
-        if extra:
-            return "take off " + " ".join(map(str, extra))
-        return warning.code.replace("-", " ")
-    crown = sorted(s for s, r in roles.items() if r == "crown")
-    if crown:
-        return "crown " + " ".join(map(str, crown))
-    offer = getattr(tracker, "draw_offer", None)
+        if condition.code == "remove-captured" and condition.take_off:
+            return "take off " + " ".join(map(str, condition.take_off))
+        if condition.put_back:
+            return "put back " + " ".join(map(str, condition.put_back))
+        if condition.take_off:
+            return "take off " + " ".join(map(str, condition.take_off))
+        return condition.code.replace("-", " ")
+    if snap.crown is not None:
+        return f"crown {snap.crown}"
+    if snap.touched is not None:
+        return f"touched: play {snap.touched}"
+    offer = snap.offer
     if offer is not None:
-        return f"{offer[0]} offers a draw" if offer[0] is not None else "draw offered (by ?)"
-    if tracker.expected is not None and not tracker.game.is_over:
-        return f"play {tracker.expected.pdn()}"
+        return f"{offer.side} offers a draw" if offer.side is not None else "draw offered (by ?)"
+    if snap.expected is not None and snap.result is None:
+        return f"play {snap.expected.pdn()}"
     urls = getattr(app, "page_urls", ())
-    if urls and app.game.ply == 0 and not app.game.is_over:
+    if urls and snap.ply == 0 and snap.result is None:
         # Before the first move, nothing else to say: how to reach the board's page.
         address = urls[0].removeprefix("http://").rstrip("/")
         pin = getattr(app, "page_pin", "")
@@ -242,8 +235,8 @@ class BoardPanel:
     (every step; looks at the board at most every ``check_ms``, and at once after an
     event) that hands over a new screen on change.
 
-    ``clock_times`` returns ``(black_ms, white_ms, running side or "", paused, flag side
-    or "")`` for the game clock, or None without one (default: the referee's clock).
+    ``clock_times`` returns the game clock's :class:`~firmware.events.clock.ClockState`,
+    or None without one (default: the application's, the referee's or the board clock).
     """
 
     def __init__(
@@ -251,7 +244,7 @@ class BoardPanel:
         painter: Painter,
         *,
         check_ms: int = 250,
-        clock_times: Callable[[App, int], tuple[int, int, str, bool, str] | None] | None = None,
+        clock_times: Callable[[App, int], ClockState | None] | None = None,
     ) -> None:
         self.painter = painter
         self.check_ms = check_ms
@@ -266,26 +259,37 @@ class BoardPanel:
         self._due: int | None = None
 
     def attach(self, app: App) -> BoardPanel:
+        """Become one of ``app``'s outputs (it closes the panel) and a source (the
+        painter's news)."""
         self.app = app
-        app.sinks.append(self.sink)
+        app.add_output(self)
         app.sources.append(self.source)
-        if not self.painter.background:
-            app.deadlines.append(lambda: self._due)
         return self
+
+    # -- the output protocol (firmware.app.outputs) ----------------------------------------
+
+    def events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.sink(event)
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        self._next = 0  # the game changed: look at the next step
+
+    def deadline(self) -> int | None:
+        return None if self.painter.background else self._due
 
     def sink(self, event: Event) -> None:
         # A caution, a claim refused, an alert: said until the game moves on.
-        data = event.to_json() if event.kind in ("caution", "claim", "alert") else {}
-        if event.kind == "caution":
-            self._note = f"caution: {str(data.get('code', '')).replace('-', ' ')}"
-            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
-        elif event.kind == "claim" and not data.get("valid"):
+        if isinstance(event, Caution):
+            self._note = f"caution: {event.code.replace('-', ' ')}"
+            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
+        elif isinstance(event, Claim) and not event.valid:
             self._note = "no draw to claim"
-            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
-        elif event.kind == "alert":
+            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
+        elif isinstance(event, Alert):
             # What it is, in a few words ("someone is guessing the page's PIN").
-            self._note = str(data.get("message", "")).split(":", 1)[0]
-            self._note_ply = self.app.tracker.game.ply if self.app is not None else -1
+            self._note = event.message.split(":", 1)[0]
+            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
         self._next = 0  # something happened: look now
         self.refresh(event.t)
 
@@ -302,7 +306,7 @@ class BoardPanel:
 
     def refresh(self, now: int) -> None:
         app = self.app
-        if app is None or not getattr(app, "_started", False):
+        if app is None or not app.started:
             return
         self._next = now + self.check_ms
         screen = self.screen(app, now)
@@ -317,17 +321,17 @@ class BoardPanel:
             self._due = self.painter.pump(now)
 
     def screen(self, app: App, now: int) -> Screen:
-        game = app.game
-        result = game.result if app.tracker.setting_up is None and not app.resuming else None
-        turn = "" if result is not None else f"{game.turn.name.title()} to move"
+        snap = app.snapshot
+        result = snap.result if not snap.resuming else None
+        turn = "" if result is not None else f"{snap.turn.name.title()} to move"
         result_text = ""
         if result is not None:
             words = {"1-0": "Black wins", "0-1": "White wins"}.get(result.score, "Draw")
             result_text = f"{words}, {_REASONS.get(result.reason, result.reason)}"
         message = short_message(app)
-        if self._note and game.ply == self._note_ply and not message.startswith("caution"):
+        if self._note and snap.ply == self._note_ply and not message.startswith("caution"):
             message = self._note if not message else message
-        elif game.ply != self._note_ply:
+        elif snap.ply != self._note_ply:
             self._note = ""
         times = self.clock_times(app, now)
         if times is None:
@@ -351,7 +355,7 @@ class BoardPanel:
         self.painter.close()
 
 
-def referee_clock(app: App, now: int) -> tuple[int, int, str, bool, str] | None:
+def referee_clock(app: App, now: int) -> ClockState | None:
     """The game clock of the application (referee mode or ``--clock``), or None."""
     clock_state = getattr(app, "clock_state", None)
     return clock_state(now) if clock_state is not None else None
@@ -381,9 +385,9 @@ def _with_since(screen: Screen, since: int) -> Screen:
 
 
 def attach_board_parts(app: App, config: Any, *, background: bool = True) -> list[Any]:
-    """The display and the buzzer of ``app``'s hardware, attached to it as configured;
-    returns what to close after the app. ``background=False`` draws in the main loop
-    (a script run in virtual time)."""
+    """The display and the buzzer of ``app``'s hardware, attached to it as configured
+    (as its outputs, which the application closes); returns them. ``background=False``
+    draws in the main loop (a script run in virtual time)."""
     from firmware.sound.player import BoardSound, SoundPlayer
 
     parts: list[Any] = []

@@ -45,7 +45,7 @@ from firmware.events.board import (
     SetUp,
     TakenBack,
 )
-from firmware.events.clock import ClockReport, Flag
+from firmware.events.clock import ClockReport, ClockState, Flag
 from firmware.events.referee import OFFENCE_CODES, BallotDrawn, Caution, Condoned, DrawClaimable, Forfeit
 
 __all__ = [
@@ -81,6 +81,7 @@ __all__ = [
     "Condoned",
     "Flag",
     "ClockReport",
+    "ClockState",
     "GameStarted",
     "ComputerMove",
     "GameSaved",

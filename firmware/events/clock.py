@@ -8,11 +8,11 @@ Flag(t=0, side='white')
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from firmware.events.base import Event
 
-__all__ = ["Flag", "ClockReport"]
+__all__ = ["Flag", "ClockReport", "ClockState"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,3 +31,33 @@ class ClockReport(Event):
     black: int
     white: int
     running: str
+
+
+class ClockState(NamedTuple):
+    """A game clock as shown: the one state of the referee's clock and the board clock.
+
+    ``side`` is the side whose time is counted or about to be ("" when the game is
+    over or none), ``paused`` whether it stands still (waiting for that side's first lift
+    or paused by the arbiter), ``flag`` the side whose flag fell ("" if none).
+
+    >>> state = ClockState(59_000, 60_000, "white", True, "")
+    >>> state.running, state.report(5).to_json()
+    ('', {'t': 5, 'event': 'clock', 'black': 59000, 'white': 60000, 'running': ''})
+    >>> ClockState(59_000, 60_000, "white", False, "").report(5).running
+    'white'
+    """
+
+    black_ms: int
+    white_ms: int
+    side: str
+    paused: bool
+    flag: str
+
+    @property
+    def running(self) -> str:
+        """The side whose time runs now, "" while the clock stands still."""
+        return "" if self.paused else self.side
+
+    def report(self, t: int) -> ClockReport:
+        """The ``clock`` event of this state at ``t``: ``running`` empty while paused."""
+        return ClockReport(t, self.black_ms, self.white_ms, self.running)

@@ -149,7 +149,7 @@ class BoardPublisher:
         and, with ``events``, a sink (without: a hall link sends the events, see
         :mod:`firmware.hall.commands`)."""
         if events:
-            app.sinks.append(self.sink)
+            app.add_sink(self.sink)
         app.sources.append(self.poll)
 
     def sink(self, event: Event) -> None:

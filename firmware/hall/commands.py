@@ -18,7 +18,8 @@ from typing import Any
 from firmware.hall.board import BoardPublisher
 from firmware.link.host import Link
 from firmware.link.settings import LinkConfig
-from firmware.link.protocol import MAX_LINE, Command, LinkError, PeerMessage, parse_line
+from firmware.link.policy import LinkPolicy
+from firmware.link.protocol import MAX_LINE, LinkError
 
 __all__ = ["CommandChannel", "HallLink"]
 
@@ -81,23 +82,19 @@ class CommandChannel:
         self.publisher.on_command = None
 
 
+class HallPolicy(LinkPolicy):
+    """The hall's: it sends commands, never a board's event lines."""
+
+    peer_refusal = "the hall sends commands, not event lines"
+
+
 class HallLink(Link):
-    """The host link spoken with the hall over MQTT (see the module's description)."""
+    """The host link spoken with the hall over MQTT (see the module's description), with
+    the hall's policy (:class:`HallPolicy`)."""
 
     def __init__(self, channel: CommandChannel, settings: LinkConfig = LinkConfig()) -> None:
-        super().__init__(channel, settings)
+        super().__init__(channel, settings, HallPolicy())
         self.channel = channel
-
-    def _line(self, item: bytes | LinkError | Command, now: int) -> None:
-        if isinstance(item, bytes):
-            try:
-                if isinstance(parse_line(item), PeerMessage):
-                    raise LinkError("unknown-command", "the hall sends commands, not event lines")
-            except LinkError as exc:
-                self.errors += 1
-                self._send(exc.reply(now))
-                return
-        super()._line(item, now)
 
 
 def attach_commands(publisher: BoardPublisher, app: Any, settings: LinkConfig) -> HallLink:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
-from firmware.events import Event
+from firmware.events import ClockState, Event
 from firmware.referee.settings import RefereeSettings
 from rules import Color, Game, Move, Position, Rules
 from rules.ballots import Ballot
@@ -110,7 +110,9 @@ class LinkedBoard(Protocol):
     referee, simulated board, record or thinkers."""
 
     sources: list[Callable[[int], list[Event]]]
-    sinks: list[Callable[[Event], None]]
+
+    def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None:
+        """Hear every event, as one of the application's outputs."""
 
     @property
     def started(self) -> bool: ...
@@ -155,9 +157,8 @@ class LinkedBoard(Protocol):
         """The game's PDN tags (the players' names without a record)."""
 
     def cautions(self) -> dict[str, int] | None: ...
-    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
-        """The game clock: (Black's ms, White's ms, the running side or "", paused, the
-        side whose flag fell or ""), or None without one."""
+    def clock_state(self, now: int) -> ClockState | None:
+        """The game clock as shown (a :class:`~firmware.events.clock.ClockState`), or None without one."""
 
     def press(self, name: str, now: int | None = None, *, long: bool = False) -> None: ...
     def give_up_resume(self) -> None:

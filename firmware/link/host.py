@@ -51,6 +51,7 @@ from firmware.link.protocol import (
     parse_line,
 )
 from firmware.link.peer import GameId, PeerFollower
+from firmware.link.policy import LinkPolicy
 from firmware.link.settings import LinkConfig
 from firmware.link.transport import LineTransport, Transport
 from hal.clock import Clock
@@ -127,9 +128,13 @@ class Link(PeerFollower):
     ``app.close()``.
     """
 
-    def __init__(self, transport: Transport, settings: LinkConfig = LinkConfig()) -> None:
+    def __init__(
+        self, transport: Transport, settings: LinkConfig = LinkConfig(), policy: LinkPolicy | None = None
+    ) -> None:
         self.transport = transport
         self.settings = settings
+        #: What the other end may do and where the view goes (see :mod:`firmware.link.policy`).
+        self.policy = policy or LinkPolicy()
         self.plays = settings.plays
         self.control = settings.control
         self.lines_per_step = settings.lines_per_step
@@ -192,7 +197,7 @@ class Link(PeerFollower):
         """Join ``app``: become one of its sources and one of its sinks."""
         self.app = app
         app.sources.append(self.poll)
-        app.sinks.append(self.sink)
+        app.add_sink(self.sink)
         if self.remote is not None:
             # The other side's moves are made there: only those the link shows are
             # accepted here, whatever the mode (a referee takes no move back).
@@ -473,6 +478,12 @@ class Link(PeerFollower):
         )
 
     def _send_view(self, now: int) -> None:
+        if self.policy.view_resent():
+            self._view_sent = None
+        with self.policy.viewing():
+            self._send_view_now(now)
+
+    def _send_view_now(self, now: int) -> None:
         # Cheap to tell, dear to draw: the view is described only when it may differ.
         key = self._view_key(now)
         seen, self._view_seen = self._view_seen, key
@@ -508,15 +519,17 @@ class Link(PeerFollower):
         if line is None:
             log.error("link: cannot send the view: longer than a line may be")
             return
-        self._send_view_line(now, body, line)
-
-    def _send_view_line(self, now: int, body: dict[str, Any], line: bytes) -> None:
-        """Send the ``view`` event ``line`` (``body`` is what it says, without ``t``)."""
-        self.transport.send(line)
+        self.policy.send_view(self.transport, now, body, line)
 
     # -- received lines ----------------------------------------------------------------
 
     def _line(self, item: bytes | LinkError | Command, now: int) -> None:
+        try:
+            self._take_line(item, now)
+        finally:
+            self.policy.line_done()
+
+    def _take_line(self, item: bytes | LinkError | Command, now: int) -> None:
         try:
             if isinstance(item, LinkError):
                 raise item
@@ -524,6 +537,8 @@ class Link(PeerFollower):
             message = item if isinstance(item, Command) else parse_line(item)
             if message is None:
                 return
+            if isinstance(message, PeerMessage) and self.policy.peer_refusal is not None:
+                raise LinkError("unknown-command", self.policy.peer_refusal)
             if isinstance(message, PeerMessage):
                 self.peer_lines += 1
                 if not self.control:
@@ -561,11 +576,60 @@ class Link(PeerFollower):
 
     def _command(self, command: Command, now: int) -> dict[str, Any]:
         name = command.name
-        if name in CONTROL_COMMANDS and not self.control:
-            raise LinkError("read-only", f"{name} is not allowed: this link is read-only (link.control = false)", name)
-        handler = getattr(self, f"_cmd_{name}")
-        body: dict[str, Any] = handler(now, *command.args)
-        return {"t": now, "event": "reply", "cmd": name, "ok": True, **body}
+        refusal = self.policy.refuse(command)
+        if refusal is not None:
+            raise refusal
+        try:
+            if name in CONTROL_COMMANDS and not self.control:
+                raise LinkError(
+                    "read-only", f"{name} is not allowed: this link is read-only (link.control = false)", name
+                )
+            body: dict[str, Any] = getattr(self, f"_cmd_{name}")(now, *command.args)
+        except LinkError as exc:
+            self.policy.answered(command, exc, now)
+            raise
+        except Exception:
+            self.policy.answered(command, None, now)
+            raise
+        reply = {"t": now, "event": "reply", "cmd": name, "ok": True, **body}
+        self.policy.answered(command, reply, now)
+        return reply
+
+    def carry_out(self, command: Command, now: int) -> dict[str, Any]:
+        """Carry out a display command answered already elsewhere (the pages' server
+        answers ``brightness`` in its own thread): as the link would, without a reply."""
+        if command.name not in DISPLAY_COMMANDS:
+            raise ValueError(f"{command.name} is not a display command")
+        self._display_stir += 1
+        body: dict[str, Any] = getattr(self, f"_cmd_{command.name}")(now, *command.args)
+        return body
+
+    @property
+    def idle(self) -> bool:
+        """Whether the last poll left nothing for the link: no greeting, no event to
+        hand over, no game to keep in step."""
+        return not self._events and self._greeting is None and not self._wants_sync()
+
+    @property
+    def greeting_due(self) -> bool:
+        """Whether the next poll has a greeting or events to hand over."""
+        return self._greeting is not None or bool(self._events)
+
+    @property
+    def changes(self) -> int:
+        """A count of the events and commands that may have changed what the board shows."""
+        return self._stir
+
+    def identity(self) -> dict[str, Any]:
+        """The board's identity as ``hello`` gives it (version, rules, names, buttons)."""
+        return self._identity()
+
+    def state(self) -> dict[str, Any]:
+        """The game's state as ``hello`` gives it."""
+        return self._state()
+
+    def _wants_sync(self) -> bool:
+        return bool(self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result)
 
     # -- queries -----------------------------------------------------------------------
 
@@ -669,6 +733,8 @@ class Link(PeerFollower):
         return self.view(now)
 
     def _cmd_watch(self, now: int, state: str) -> dict[str, Any]:
+        if not self.policy.may_stop_watching:
+            return {"watching": True}
         self.watching = state == "on"
         self._view_sent = None
         return {"watching": self.watching}

@@ -38,13 +38,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from firmware.gameclock import GameClock, clock_text
+from firmware.gameclock import clock_text
 from firmware.events import (
     BallotDrawn,
     BoardWarning,
     Caution,
     Claim,
-    ClockReport,
+    ClockState,
     Condoned,
     Crowned,
     DrawClaimable,
@@ -79,11 +79,12 @@ from firmware.referee.settings import (
 from firmware.tracking.follower import Overseer
 from firmware.tracking.roles import HINT_ROLES, Role
 from firmware.tracking.sides import side_request
+from firmware.tracking.timer import GameTimer
 from firmware.tracking.tracker import Kind, Tracker
 from firmware.tracking.table import TurnTable
 from rules import BLACK, DRAW, WHITE, Color, Game, Move, Position
 from rules.ballots import Ballot, ballot as acf_ballot
-from rules.game import FORTY_MOVES_PLIES, win_for
+from rules.game import win_for
 
 __all__ = [
     "STYLES",
@@ -126,20 +127,15 @@ class _GameState:
     name: str
     ballot: Ballot | None = None
     ballot_moves: tuple[Move, ...] = ()
-    clock: GameClock | None = None
+    #: The game's clock (the rules every timed game has), or None without a time control.
+    timer: GameTimer | None = None
     cautions: dict[Color, int] = field(default_factory=lambda: {BLACK: 0, WHITE: 0})
     #: The side whose offence episode is open (one episode, one offence), or None.
     episode: Color | None = None
     candidates: list[_Candidate] = field(default_factory=list)
     objected: bool = False
-    offer: int | None = None  #: the ply a draw was offered at, while the offer stands
     claimable: str | None = None
     over: bool = False
-    #: The clock waits for the side to move's first lift (or the arbiter's ``clock``
-    #: press): at the start of a game, and after a power cut (it resumes paused).
-    clock_waiting: bool = True
-    #: The side whose flag fell ("" if none).
-    flag: str = ""
 
 
 def _side(color: Color) -> str:
@@ -200,6 +196,8 @@ class Referee(Overseer):
         self._rejudge: tuple[int, int] | None = None
         self._now = 0
         self._clock_saved = 0
+        #: A saved game is being set up to resume (:meth:`expect_resume`).
+        self._resuming = False
 
     # -- the tracker ---------------------------------------------------------------------
 
@@ -223,10 +221,13 @@ class Referee(Overseer):
         self._tracker = tracker
         state = self.state
         if resumed and state is not None and not state.over:
+            self._resuming = False
             state.game = tracker.game
             self._restore(state, saved)
             state.record.note(tracker.game.ply, "game resumed")
             self._save()
+            if state.timer is not None:
+                self._pending.append(state.timer.report(self._now))  # the times as saved
         elif now_ms is not None:
             self._pending += self._begin(now_ms, resumed=resumed)  # logged when handed out
         return self
@@ -271,7 +272,7 @@ class Referee(Overseer):
     def update(self, occupancy: int, now_ms: int) -> list[Event]:
         out = self._advance(now_ms)
         state = self.state
-        if state is not None and state.clock_waiting and state.clock is not None and self._playing():
+        if state is not None and state.timer is not None and state.timer.waiting and self._playing():
             lifted = self.tracker.board & ~occupancy
             if lifted & self.game.position.pieces_of(self.game.turn):
                 out += self._clock_go(now_ms)  # the side to move's first lift starts its time
@@ -467,9 +468,9 @@ class Referee(Overseer):
 
     def clock_times(self, now_ms: int) -> dict[Color, int] | None:
         """Each side's time left now, or None without a clock."""
-        if self.state is None or self.state.clock is None:
+        if self.state is None or self.state.timer is None:
             return None
-        return self.state.clock.snapshot(now_ms)
+        return self.state.timer.clock.snapshot(now_ms)
 
     def side_text(self, color: Color, now_ms: int) -> str:
         """``Ann  1:29:55  1 caution``: a player as the simulator's screen shows them."""
@@ -510,11 +511,11 @@ class Referee(Overseer):
 
     def _flag_due(self) -> int | None:
         state = self.state
-        if state is None or state.clock is None or state.over or self._game_over():
+        if state is None or state.timer is None or state.over or self._game_over():
             return None
         if self.tracker.setting_up is not None:
             return None  # a new game is being set up: the old one's clock no longer counts
-        return state.clock.flag_due()
+        return state.timer.flag_due()
 
     def _advance(self, now: int) -> list[Event]:
         """The tracker's timers up to ``now``, the flag falling in its place in time."""
@@ -523,9 +524,9 @@ class Referee(Overseer):
         state = self.state
         if (
             state is not None
-            and state.clock is not None
-            and state.clock.running is not None
-            and not state.clock.paused
+            and state.timer is not None
+            and state.timer.clock.running is not None
+            and not state.timer.clock.paused
             and not state.over
             and now - self._clock_saved >= CLOCK_SAVE_MS
         ):
@@ -554,11 +555,11 @@ class Referee(Overseer):
 
     def _flag(self, t: int) -> list[Event]:
         state = self.state
-        assert state is not None and state.clock is not None
-        side = state.clock.running
+        assert state is not None and state.timer is not None
+        side = state.timer.clock.running
         assert side is not None
         state.record.note(self.game.ply, f"{_side(side)}'s flag fell: {_side(side.opponent)} wins on time")
-        state.flag = _side(side)
+        state.timer.fall(side)
         return [Flag(t, _side(side))] + self._declare(win_for(side.opponent), "time", t)
 
     # -- events from the tracker -----------------------------------------------------------
@@ -578,7 +579,8 @@ class Referee(Overseer):
                 out += self._on_over(event)
             elif isinstance(event, NewGame):
                 out.append(event)
-                out += self._begin(event.t)
+                if not self._resuming:  # a saved game's set-up begins none (expect_resume)
+                    out += self._begin(event.t)
             else:
                 out.append(event)
         return out
@@ -672,13 +674,10 @@ class Referee(Overseer):
         state.episode = None
         state.candidates.clear()
         state.objected = False
-        state.offer = None  # a move declines a standing offer
-        if state.clock is not None:
-            state.clock_waiting = False  # a move made: the opponent's time runs
-            left = state.clock.move_made(side, clock_at if clock_at is not None else event.t)
-            state.record.clocks[event.ply] = left
-            if not game.is_over:
-                out.append(self._clock_report(event.t))
+        if state.timer is not None:
+            # A move made: the opponent's time runs (reported unless the game is over).
+            out += state.timer.moved(side, game, event.t, clock_at)
+            state.record.clocks[event.ply] = state.timer.last_left
         if not game.is_over:
             self._expect_ballot()
             reason = game.draw_claim()
@@ -695,23 +694,15 @@ class Referee(Overseer):
         state.over = True
         state.record.reason = event.reason
         out: list[Event] = []
-        if state.clock is not None:
-            state.clock.stop(event.t)
-            out.append(self._clock_report(event.t))
+        if state.timer is not None:
+            out += state.timer.over(event.t) or [state.timer.report(event.t)]
         if event.reason == "resign":
             loser = WHITE if event.result == "1-0" else BLACK
-            state.record.note(self.game.ply, f"{_side(loser)} resigns")
+            state.record.note(self.game.ply, f"{loser.name.title()} resigns")
         elif event.reason == "no-moves":
-            state.record.note(self.game.ply, f"{_side(self.game.turn)} has no legal move")
+            state.record.note(self.game.ply, f"{self.game.turn.name.title()} has no legal move")
         self._save()
         return out
-
-    def _clock_report(self, t: int) -> ClockReport:
-        state = self.state
-        assert state is not None and state.clock is not None
-        times = state.clock.snapshot(t)
-        running = state.clock.running
-        return ClockReport(t, times[BLACK], times[WHITE], _side(running) if running is not None else "")
 
     # -- a game begins ---------------------------------------------------------------------
 
@@ -723,6 +714,31 @@ class Referee(Overseer):
             self._save(previous)
         self.games += 1
         k = self.games
+        game = self.game
+        self.state = self._new_state(k, game)
+        record = self.state.record
+        out: list[Event] = []
+        if self.state.timer is not None:
+            out += self.state.timer.begin(game, now)
+        if resumed:
+            record.note(game.ply, "game resumed")
+        else:
+            # The first game of a pair draws the ballot; the second plays it again with
+            # the colours reversed.
+            if k % 2:
+                self._pair_ballot = self.box.draw()
+            chosen = self._pair_ballot
+            if chosen is not None and (game.ply != 0 or game.start != Position.start(game.rules)):
+                record.note(0, "no ballot: the game does not begin from the start position")
+            elif chosen is not None:
+                out += self._start_ballot(chosen, now)
+        self._save()
+        return out
+
+    def _new_state(self, k: int, game: Game) -> _GameState:
+        """Game ``k`` of the session on ``game``: its names (colours reversed every game),
+        record and clock (Black's time starts with Black's first lift, or the arbiter's
+        clock press)."""
         first, second = self.settings.black, self.settings.white
         black, white = (first, second) if k % 2 else (second, first)
         started = self.wall()
@@ -738,27 +754,26 @@ class Referee(Overseer):
             time_control=s.clock,
             style=self.style,
         )
-        game = self.game
-        self.state = _GameState(k, game, black, white, record, f"{started:%Y%m%d-%H%M%S}-{k}")
-        out: list[Event] = []
+        state = _GameState(k, game, black, white, record, f"{started:%Y%m%d-%H%M%S}-{k}")
         if s.clock is not None:
-            # Black's time starts with Black's first lift (or the arbiter's clock press).
-            self.state.clock = GameClock(s.clock)
-            out.append(self._clock_report(now))
-        if resumed:
-            record.note(game.ply, "game resumed")
-        else:
-            # The first game of a pair draws the ballot; the second plays it again with
-            # the colours reversed.
-            if k % 2:
-                self._pair_ballot = self.box.draw()
-            chosen = self._pair_ballot
-            if chosen is not None and (game.ply != 0 or game.start != Position.start(game.rules)):
-                record.note(0, "no ballot: the game does not begin from the start position")
-            elif chosen is not None:
-                out += self._start_ballot(chosen, now)
-        self._save()
-        return out
+            state.timer = GameTimer(s.clock)
+            state.timer.begin(game, self._now)  # waiting for the side to move (reported by _begin)
+        return state
+
+    def expect_resume(self, game: Game, saved: Mapping[str, Any] | None = None) -> None:
+        """The saved ``game`` is being set up to resume: its state as saved (names,
+        cautions, clock, ballot; see :meth:`attach`) is the referee's from now on, so that
+        the screens show its players and times while the pieces are put back, and the
+        set-up's ``new-game`` begins no game. :meth:`resume_given_up` says otherwise."""
+        self.games += 1
+        state = self._new_state(self.games, game)
+        self._restore(state, saved)
+        self.state = state
+        self._resuming = True
+
+    def resume_given_up(self) -> None:
+        """The saved game being set up is given up: the next ``new-game`` begins a game."""
+        self._resuming = False
 
     def _start_ballot(self, chosen: Ballot | None, now: int) -> list[Event]:
         state = self.state
@@ -916,6 +931,7 @@ class Referee(Overseer):
         # The tracker follows the game from the position on the board.
         old = self.tracker
         self._tracker = Tracker(game, old.settings, old.policy)
+        self._tracker.new_start = old.new_start
         for color, by in old.held.items():
             self._tracker.hold(color, by)
         # The answer stands on the board: the new tracker reads it as the next move.
@@ -936,24 +952,17 @@ class Referee(Overseer):
             state.candidates.clear()
             state.objected = True
             return self._offence(offence, now, objection=True)
-        game = self.game
-        side = game.turn
-        reason = game.draw_claim()
-        ply = game.ply
-        if reason is not None:
-            words = "repetition" if reason == "repetition" else "the forty-move rule"
-            message = f"{_side(side)} claims a draw by {words}: the claim is valid (WCDF 1.32)"
-            state.record.note(ply, message)
-            return [Claim(now, True, reason, _side(side), message)] + self._declare(DRAW, reason, now)
-        quiet = game.quiet_plies
-        message = (
-            f"{_side(side)} claims a draw: invalid, no move of {_side(side)}'s makes a position stand a"
-            f" third time, and {quiet} of the {FORTY_MOVES_PLIES} plies the forty-move rule needs were"
-            " played without a man moving or a capture; play goes on"
-        )
-        state.record.note(ply, message)
+        # The tracker rules on the claim (one handler, one wording); the referee records it.
+        ply = self.game.ply
+        events = self.tracker.press("claim", now)
+        for event in events:
+            if isinstance(event, Claim):
+                state.record.note(ply, event.message)
+            elif isinstance(event, GameOver) and self.tracker.expected is not None:
+                self.tracker.expect(None)  # a balloted move is no longer wanted
+        out = self._process(events, now)
         self._save()
-        return [Claim(now, False, "none", _side(side), message)]
+        return out
 
     def _on_draw(self, now: int, button: str, long: bool) -> list[Event]:
         """A draw button: an offer, or the other side's acceptance (the tracker tells which).
@@ -968,9 +977,7 @@ class Referee(Overseer):
         for event in events:
             if isinstance(event, GameOver) and event.reason == "agreement":
                 state.record.note(ply, "draw agreed (WCDF 1.32)")
-                state.offer = None
             elif isinstance(event, DrawOffer):
-                state.offer = ply
                 who = f" by {event.side}" if event.side else " (shared button: the board cannot tell by whom)"
                 state.record.note(ply, f"draw offered{who}")
         out = self._process(events, now)
@@ -980,44 +987,35 @@ class Referee(Overseer):
     def _on_clock(self, now: int) -> list[Event]:
         """The arbiter's ``clock`` press: start a waiting clock, pause a running one, resume."""
         state = self.state
-        if state is None or state.clock is None or not self._playing():
+        if state is None or state.timer is None or not self._playing():
             return []
-        clock = state.clock
-        if state.clock_waiting or clock.paused:
-            note = "clock started" if clock.running is None else "clock resumed"
-            out = self._clock_go(now)
+        timer = state.timer
+        if timer.waiting or timer.clock.paused:
+            note = "clock started" if timer.clock.running is None else "clock resumed"
+            out = self._clock_go(now, press=True)
             state.record.note(self.game.ply, f"{note} by the arbiter")
             return out
-        clock.pause(now)
+        out = timer.press(self.game, now)
         state.record.note(self.game.ply, "clock paused by the arbiter")
         self._save()
-        return [self._clock_report(now)]
+        return out
 
-    def _clock_go(self, now: int) -> list[Event]:
+    def _clock_go(self, now: int, *, press: bool = False) -> list[Event]:
         """The clock runs from ``now`` for the side to move (started, or resumed)."""
         state = self.state
-        assert state is not None and state.clock is not None
-        clock = state.clock
-        state.clock_waiting = False
-        if clock.running is None:
-            clock.start(self.game.turn, now)
-        else:
-            clock.unpause(now)
+        assert state is not None and state.timer is not None
         self._clock_saved = now
-        return [self._clock_report(now)]
+        if press:
+            return state.timer.press(self.game, now)
+        return state.timer.lifted(self.game, now)
 
-    def clock_state(self, now: int) -> tuple[int, int, str, bool, str] | None:
-        """(Black's ms, White's ms, the running side or "", paused, the fallen flag's side
-        or ""), or None without a clock: what the display shows."""
+    def clock_state(self, now: int) -> ClockState | None:
+        """The clock as shown now (see :class:`~firmware.events.clock.ClockState`), or
+        None without one."""
         state = self.state
-        if state is None or state.clock is None:
+        if state is None or state.timer is None:
             return None
-        clock = state.clock
-        times = clock.snapshot(now)
-        running = _side(clock.running) if clock.running is not None else ""
-        if state.clock_waiting and not state.over:
-            running = _side(self.game.turn)
-        return times[BLACK], times[WHITE], running, clock.paused or (state.clock_waiting and not state.over), state.flag
+        return state.timer.state(now)
 
     def _playing(self) -> bool:
         return not self._game_over() and self.tracker.setting_up is None
@@ -1052,7 +1050,7 @@ class Referee(Overseer):
 
     def _snapshot(self, state: _GameState) -> dict[str, Any]:
         """What :meth:`_restore` needs to go on with this game after a restart."""
-        clock = state.clock
+        clock = state.timer.clock if state.timer is not None else None
         r = state.record
         return {
             "number": state.number,
@@ -1125,15 +1123,14 @@ class Referee(Overseer):
                 r.ballot = chosen
                 self._expect_ballot()
             clock = data["clock"]
-            if clock is not None and self.settings.clock is not None and state.clock is not None:
+            if clock is not None and self.settings.clock is not None and state.timer is not None:
                 # It resumes paused: the side to move's first lift, or the arbiter's
                 # press, starts it again (the time of the power cut is nobody's).
-                state.clock = GameClock.resume(
-                    self.settings.clock,
+                state.timer.resume(
                     {_color(k): int(v) for k, v in clock["left"].items()},
                     {_color(k): int(v) for k, v in clock["moves"].items()},
+                    game,
                 )
-                state.clock_waiting = True
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             # Checked, but a ballot that does not fit these rules: the game goes on.
             where = (

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from squares import square_to_cell
 from rules import Move
 from rules.position import parse_move_squares
+from firmware.gameclock import clock_text
 from firmware.simulator.keys import HandMove, Press, Toggle, Typed, parse_input
 from sim.board import SimBoard, SimError
 
@@ -326,11 +327,30 @@ class Hands:
         except (SimError, ValueError) as exc:
             self.app.say(str(exc))
         self.app.step()
+        if isinstance(action, Press) and action.name == "clock" and not action.long:
+            self.app.say(self._clock_words())  # what the press did, as the page shows it
+
+    def _clock_words(self) -> str:
+        """The game clock after a press of ``clock``: running for whom, or paused."""
+        clock = self.app.snapshot.clock
+        if clock is None:
+            return "clock: this game has no clock (--clock)"
+        times = f"Black {clock_text(clock.black_ms)}, White {clock_text(clock.white_ms)}"
+        if clock.flag:
+            return f"clock: {clock.flag.title()}'s flag has fallen ({times})"
+        if clock.paused:
+            return f"clock paused ({times}): press clock again to go on"
+        return f"clock running: {clock.side.title()}'s time ({times})"
 
     def _press_words(self, name: str) -> str:
         """What a button pressed in the simulator will do, or why it does nothing now (a
         refused claim is said by the board itself, as for every press of the button)."""
         game = self.app.tracker.game
+        mode = self.app.mode
+        if name == "takeback" and not mode.takeback:
+            return "takeback: not in a refereed game, where a move made stands (the referee rules on a wrong one)"
+        if name == "hint" and mode.referee_lights:
+            return "hint: not in a refereed game, where the board shows no moves"
         if name == "force" and not game.rules.huffing:
             return "force: only under huffing (--huffing), where it makes a missed jump be taken"
         if name == "adjust":
@@ -431,8 +451,19 @@ class Hands:
             if r == "missing" or (r == "error" and s not in sim.pieces and tracker.position.piece_at(s) is not None)
         )
         empty = sorted(s for s, r in roles.items() if r in ("extra", "remove"))
+        # Setting up, the hands put the right piece on a square already full (the king
+        # of the last game stood where a man begins this one): identity is the game's.
+        target = self.app.setup_target()
+        wrong: dict[int, str] = {}
+        if target is not None:
+            for s, piece in target[1].pieces().items():
+                token = sim.pieces.get(s)
+                if token is not None and s not in empty and token in "bwBW" and token != piece.symbol:
+                    wrong[s] = piece.symbol
         # A crowning prompt stays lit until the reply starts: crown only a man still uncrowned.
         crown = [s for s, r in roles.items() if r == "crown" and sim.pieces.get(s, "").islower()]
+        for s, symbol in wrong.items():
+            sim.crown(s, symbol)  # swapped in place: the switch stays closed
         if fill or empty:
             for s in empty:
                 if s in sim.pieces:
@@ -445,6 +476,8 @@ class Hands:
             self.app.say(
                 f"filled {_count(len(fill), 'square')} and emptied {_count(len(empty), 'square')} as the lights asked"
             )
+        elif wrong:
+            self.app.say(f"put the right pieces on {_count(len(wrong), 'square')} as the set-up asks")
         elif crown:
             for s in crown:
                 sim.crown(s)

@@ -301,7 +301,7 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
         screen.put(top + i, 1, line)
     _render_panel(screen, view, panel_width, min(top, input_row - 1) - 1)
     screen.put(input_row, 1, "> " + typed[-(width - 6) :] + "_", Style(bold=True))
-    keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow" and text)
+    keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow" and text and name not in view.unused)
     if help_line:
         screen.put(height - 2, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
     screen.put(height - 1, 1, keys)

@@ -19,6 +19,7 @@ that is next. A new pattern replaces one still playing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hal.buzzer import Buzzer
@@ -26,6 +27,7 @@ from hal.clock import Clock
 
 if TYPE_CHECKING:
     from firmware.app.application import App
+    from firmware.app.snapshot import Snapshot
     from firmware.events import Event
 
 __all__ = ["PATTERNS", "SoundPlayer", "BoardSound", "FLAG_WARNING_MS"]
@@ -108,10 +110,11 @@ class BoardSound:
         self._tick: int | None = None
 
     def attach(self, app: App) -> BoardSound:
+        """Become one of ``app``'s outputs (it closes the buzzer) and a source (the ticks
+        of a flag about to fall)."""
         self.app = app
-        app.sinks.append(self.sink)
+        app.add_output(self)
         app.sources.append(self.source)
-        app.deadlines.append(self.next_deadline)
         # Driven by this loop's events and its own deadlines alone: nothing from another
         # thread, so the loop may sleep until the next thing due (App.run).
         app.waking_sources.append(self.source)
@@ -134,6 +137,18 @@ class BoardSound:
                     )
         due = [t for t in times if t is not None]
         return min(due) if due else None
+
+    # -- the output protocol (firmware.app.outputs) ----------------------------------------
+
+    def events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.sink(event)
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        pass  # the sounds are the events' and the clock's
+
+    def deadline(self) -> int | None:
+        return self.next_deadline()
 
     def sink(self, event: Event) -> None:
         kind = event.kind

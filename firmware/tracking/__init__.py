@@ -9,6 +9,6 @@ it through the named hooks of :mod:`~firmware.tracking.rule` (huffing:
 :mod:`~firmware.tracking.huffing`); :mod:`~firmware.tracking.follower` declares the
 interface the tracker and a referee over it both offer, and
 :mod:`~firmware.tracking.controller` pumps sensors through the debouncer into such a
-follower. This package knows nothing of the referee, the application, the link, the
+follower; :mod:`~firmware.tracking.timer` is the game clock's rules, for every timed game. This package knows nothing of the referee, the application, the link, the
 simulator or the command line.
 """

@@ -4,10 +4,9 @@ A :class:`Follower` follows the game on the board: settled readings, button pres
 the clock go in, events, LED roles and warnings come out. The
 :class:`~firmware.tracking.tracker.Tracker` is one; a follower that stands over a
 tracker and rules on what it reports (the referee, :mod:`firmware.referee.arbiter`) is
-another. It derives from :class:`Overseer`, which passes everything through to the
-tracker underneath, and overrides only what it judges, the way python-chess's
-``AtomicBoard`` overrides only the hooks where its rules differ. The interface is the
-protocol's and the tracker's: an overseer delegates the rest, it does not copy it.
+another. It derives from :class:`Overseer`, which passes the interface through to the
+tracker underneath, one typed member each, and overrides only what it judges, the way
+python-chess's ``AtomicBoard`` overrides only the hooks where its rules differ.
 
 >>> from rules import Game
 >>> from firmware.tracking.tracker import Tracker
@@ -26,7 +25,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from firmware.events import BoardWarning, Event
 from firmware.tracking.tracker import ModePolicy, Reading, Tracker, TrackerSettings
@@ -102,9 +101,10 @@ class Overseer:
     """A follower standing over a tracker: everything passes through unless overridden.
 
     A subclass overrides the inputs it rules on and the outputs it words differently;
-    whatever it does not define is the tracker's own (:meth:`__getattr__`), so the
-    :class:`Follower` interface is written once, by the tracker, and never copied here.
-    ``tracker`` may be given later (:attr:`tracker` raises until it is).
+    the rest of the :class:`Follower` interface passes to the tracker, one typed member
+    each (no ``__getattr__``: what is not in the interface is not reached through an
+    overseer, and mypy checks every use). ``tracker`` may be given later (:attr:`tracker`
+    raises until it is).
     """
 
     def __init__(self, tracker: Tracker | None = None) -> None:
@@ -115,12 +115,6 @@ class Overseer:
         if self._tracker is None:
             raise RuntimeError(f"{type(self).__name__}.attach(tracker) first")
         return self._tracker
-
-    def __getattr__(self, name: str) -> Any:
-        """The tracker's attribute ``name`` (called only for what this class has not)."""
-        if name.startswith("_"):  # never the tracker's privates (nor before __init__ ran)
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        return getattr(self.tracker, name)
 
     @property
     def policy(self) -> ModePolicy:
@@ -134,6 +128,108 @@ class Overseer:
     def tracker_settings(self) -> TrackerSettings:
         """The tracker's settings (a subclass may have ``settings`` of its own)."""
         return self.tracker.settings
+
+    # -- the rest of the interface, passed to the tracker ---------------------------------
+
+    @property
+    def game(self) -> Game:
+        return self.tracker.game
+
+    @property
+    def position(self) -> Position:
+        return self.tracker.position
+
+    @property
+    def board(self) -> int:
+        return self.tracker.board
+
+    @property
+    def board_matches(self) -> bool:
+        return self.tracker.board_matches
+
+    @property
+    def reading(self) -> Reading:
+        return self.tracker.reading
+
+    @property
+    def setting_up(self) -> Position | None:
+        return self.tracker.setting_up
+
+    @property
+    def expected(self) -> Move | None:
+        return self.tracker.expected
+
+    @property
+    def touched(self) -> int | None:
+        return self.tracker.touched
+
+    @property
+    def overdue(self) -> bool:
+        return self.tracker.overdue
+
+    @property
+    def mode(self) -> str:
+        return self.tracker.mode
+
+    @property
+    def held(self) -> dict[Color, str]:
+        return self.tracker.held
+
+    @property
+    def roles(self) -> dict[int, str]:
+        return self.tracker.roles
+
+    @property
+    def warning(self) -> BoardWarning | None:
+        return self.tracker.warning
+
+    @property
+    def warnings(self) -> tuple[BoardWarning, ...]:
+        return self.tracker.warnings
+
+    @property
+    def draw_offer(self) -> tuple[Color | None, int] | None:
+        return self.tracker.draw_offer
+
+    @property
+    def resign_asked(self) -> tuple[Color, int] | None:
+        return self.tracker.resign_asked
+
+    def next_deadline(self) -> int | None:
+        return self.tracker.next_deadline()
+
+    def update(self, occupancy: int, now_ms: int) -> list[Event]:
+        return self.tracker.update(occupancy, now_ms)
+
+    def press(self, button: str, now_ms: int, long: bool = False) -> list[Event]:
+        return self.tracker.press(button, now_ms, long)
+
+    def tick(self, now_ms: int) -> list[Event]:
+        return self.tracker.tick(now_ms)
+
+    def restore(self, occupancy: int, now_ms: int) -> list[Event]:
+        return self.tracker.restore(occupancy, now_ms)
+
+    def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
+        return self.tracker.new_game(position, now_ms)
+
+    def expect(self, move: Move | None) -> None:
+        self.tracker.expect(move)
+
+    def take_back(self, now_ms: int) -> list[Event]:
+        return self.tracker.take_back(now_ms)
+
+    def hold(self, side: Color, by: str = "elsewhere") -> None:
+        self.tracker.hold(side, by)
+
+    def release(self, side: Color) -> None:
+        self.tracker.release(side)
+
+    def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
+        return self.tracker.declare(score, reason, now_ms)
+
+    def accept_pending(self, now_ms: int) -> list[Event]:
+        return self.tracker.accept_pending(now_ms)
 
     def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
         """Through :meth:`press`, so that an overseer rules on it as on the button."""

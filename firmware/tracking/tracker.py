@@ -192,6 +192,23 @@ def _sync_parts(fill: list[int], empty: list[int]) -> str:
     return "; ".join(parts)
 
 
+def _out_of_turn(position: Position, fill: list[int], empty: list[int]) -> str | None:
+    """``it is White's turn: put the man back on 9`` when the board differs from
+    ``position`` by one piece of the side not to move gone from ``fill`` to ``empty``
+    (a move out of turn), else None.
+
+    >>> _out_of_turn(Position.start().apply(Position.start().moves_matching("11-15")[0]), [9], [14])
+    "it is White's turn: put the man back on 9"
+    """
+    if len(fill) != 1 or len(empty) != 1:
+        return None
+    piece = position.piece_at(fill[0])
+    if piece is None or piece.color is position.turn:
+        return None
+    name = "king" if piece.king else "man"
+    return f"it is {position.turn.name.title()}'s turn: put the {name} back on {fill[0]}"
+
+
 def _list(squares: Iterable[int]) -> str:
     items = [str(s) for s in squares]
     if len(items) <= 1:
@@ -199,17 +216,24 @@ def _list(squares: Iterable[int]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def refused_claim_text(game: Game) -> str:
-    """Why the side to move may not claim a draw now (WCDF 1.32), in a sentence.
+def claim_text(game: Game, reason: str | None) -> str:
+    """What the board says of the side to move's claim of a draw (WCDF 1.32), ``reason``
+    being the rule it is valid by (``repetition``, ``forty-moves``) or None: one sentence,
+    the same in every mode and on every screen and record.
 
-    >>> refused_claim_text(Game())
-    "No draw to claim: no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture"
+    >>> claim_text(Game(), None)
+    "Black claims a draw: refused, no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on"
+    >>> claim_text(Game(), "repetition")
+    'Black claims a draw: valid, by repetition (WCDF 1.32)'
     """
     side = game.turn.name.title()
+    if reason is not None:
+        words = "repetition" if reason == "repetition" else "the forty-move rule"
+        return f"{side} claims a draw: valid, by {words} (WCDF 1.32)"
     return (
-        f"No draw to claim: no move of {side}'s makes a position stand a third time, and"
+        f"{side} claims a draw: refused, no move of {side}'s makes a position stand a third time, and"
         f" {game.quiet_plies} of the {FORTY_MOVES_PLIES} plies of the forty-move rule have passed"
-        " without a man moving or a capture"
+        " without a man moving or a capture; play goes on"
     )
 
 
@@ -251,10 +275,16 @@ class Tracker:
         self._now = 0
         self._setup: Position | None = None
         self._blocked: int | None = None
+        #: The boards of the moves taken back with the button since the board last showed
+        #: the game: read as boards to put right, never as those moves made again.
+        self._undone: set[int] = set()
         # A board that does not show the game when the tracker starts (a game resumed)
         # is first guided back to the game's position; nothing is read as a move before.
         self._restoring = board is not None and board != game.position.occupied
         self._expected: Move | None = None
+        #: The position the ``new`` button sets up (None: the rules' start position): the
+        #: application's session gives the position every game of the session begins from.
+        self.new_start: Position | None = None
         # Sides whose moves are made elsewhere (see hold()), with who makes them.
         self._held: dict[Color, str] = {}
         self._crown: int | None = None
@@ -383,6 +413,8 @@ class Tracker:
             return events + self._refresh(now_ms)
         if self._blocked is not None and occupancy != self._blocked:
             self._blocked = None
+        if occupancy == self.game.position.occupied:
+            self._undone.clear()
         if self._restoring and occupancy == self.game.position.occupied:
             self._restoring = False
             # Pieces put back were no lift of the side to move: its turn begins now.
@@ -479,19 +511,17 @@ class Tracker:
         return events + self._refresh(now_ms)
 
     def _claim(self, now_ms: int) -> list[Event]:
-        """The side to move claims a draw: a valid claim ends the game, a refused one says why."""
+        """The side to move claims a draw: a valid claim ends the game, a refused one says
+        why (the one handler of a claim: a referee records what it rules)."""
         game = self.game
         side = str(game.turn)
+        text = claim_text(game, game.draw_claim())
         claimed = game.claim_draw()
         if claimed is None:
-            return [Claim(now_ms, False, "none", side, refused_claim_text(game))]
-        words = "repetition" if claimed.reason == "repetition" else "the forty-move rule"
+            return [Claim(now_ms, False, "none", side, text)]
         self._over = True
         self._reread()
-        return [
-            Claim(now_ms, True, claimed.reason, side, f"{side.title()} claims a draw by {words}"),
-            GameOver(now_ms, claimed.score, claimed.reason),
-        ]
+        return [Claim(now_ms, True, claimed.reason, side, text), GameOver(now_ms, claimed.score, claimed.reason)]
 
     def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
         """``side`` offers a draw, or accepts the other side's standing offer.
@@ -669,17 +699,20 @@ class Tracker:
             self._reread()
 
     def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
-        """Set up a new game from ``position`` (default: the start position).
+        """Set up a new game from ``position`` (default: :attr:`new_start`, or the start position).
 
         The game begins as soon as that position stands on the board; until then the
         roles ``missing`` and ``extra`` say which squares to fill and to empty.
         """
         now = self._now if now_ms is None else now_ms
         self._touch_state()
-        self._setup = position if position is not None else Position.start(self.game.rules)
+        if position is None:
+            position = self.new_start if self.new_start is not None else Position.start(self.game.rules)
+        self._setup = position
         self._expected = None
         self._crown = None
         self._blocked = None
+        self._undone.clear()
         self._restoring = False
         events = self._setup_check(now)
         return events + self._refresh(now)
@@ -726,6 +759,11 @@ class Tracker:
         result_board = self._table_for(self.game.positions[-2]).plan(undone)
         events += self._undo(now_ms)
         self._blocked = result_board.result if result_board is not None else None
+        if result_board is not None and self._board != self.game.position.occupied:
+            # Until the board shows the game again, the board of a move taken back is only
+            # guided back: restored part-way (the later of two moves first, a jump half
+            # undone) it never makes that move again.
+            self._undone.add(result_board.result)
         self._reread()
         return events
 
@@ -921,7 +959,7 @@ class Tracker:
         occupied = game.position.occupied
         if board == occupied:
             return Reading(Kind.IDLE, board)
-        if self._restoring or (self._blocked is not None and board == self._blocked):
+        if self._restoring or board == self._blocked or board in self._undone:
             return Reading(Kind.RESTORE, board)
         over = self._over
         if not over:
@@ -1122,6 +1160,7 @@ class Tracker:
             events.append(Crowned(now, move.end))
         events += self._rule.offer(now)
         self._blocked = None
+        self._undone.clear()
         result = self.game.result
         if result is not None:
             events.append(GameOver(now, result.score, result.reason))
@@ -1156,6 +1195,7 @@ class Tracker:
         self._new_turn()
         self._crown = None
         self._blocked = None
+        self._undone.clear()
         self._reread()
         self._ref = self._reading
         return [NewGame(now, target.fen())]
@@ -1189,7 +1229,9 @@ class Tracker:
             board = self._board
             fill = squares_of(reading.disorder & ~board)
             empty = squares_of(reading.disorder & board)
-            message = "the board does not match the game: " + _sync_parts(fill, empty)
+            message = _out_of_turn(self.game.position, fill, empty) or (
+                "the board does not match the game: " + _sync_parts(fill, empty)
+            )
             due = self._since + self.settings.settle_ms
             out.append(_Condition("out-of-sync", tuple(squares_of(reading.disorder)), message, due))
         progress_ref = reading if reading.kind is Kind.PROGRESS else None
@@ -1258,7 +1300,8 @@ class Tracker:
         fill = squares_of(ref.board & ~board)
         empty = squares_of(board & ~ref.board)
         head = f"{waiting}; " if waiting is not None else "the board does not match the game: "
-        message = head + _sync_parts(fill, empty)
+        out_of_turn = _out_of_turn(position, fill, empty) if waiting is None else None
+        message = out_of_turn or head + _sync_parts(fill, empty)
         return _Condition("out-of-sync", tuple(squares_of(diff)), message, due)
 
     def _refresh(self, now: int) -> list[Event]:

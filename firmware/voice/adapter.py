@@ -59,6 +59,7 @@ from firmware.events import (
     Spoken,
     TakenBack,
 )
+from firmware.app.outputs import SinkOutput
 from firmware.voice.catalogue import Sentence
 from firmware.voice.phrases import Phrasebook
 from firmware.voice.utterance import Utterance
@@ -437,7 +438,8 @@ class BoardVoice:
     def attach(self, app: App) -> BoardVoice:
         self.app = app
         self.narrator = Narrator(rules=app.settings.rules)
-        app.sinks.append(self.sink)
+        # Heard as every output is, and closed with the application (the speaker's thread).
+        app.add_output(SinkOutput(self.sink, on_close=self.close))
         app.sources.append(self.source)
         app.press_listeners.append(self.on_press)
         app.deadlines.append(self.next_deadline)

@@ -45,8 +45,9 @@ import json  # noqa: F401 - the doctests read answers with it
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,8 @@ from firmware.app.application import App
 from firmware.events import Alert
 from firmware.link.board import LinkedBoard
 from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
+from firmware.link.policy import LinkPolicy
+from firmware.link.transport import Transport
 from firmware.link.settings import LinkConfig
 from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message, parse_line
 from firmware.simulator.hands import Hands
@@ -671,18 +674,76 @@ def _aged(view: dict[str, Any], ms: int) -> dict[str, Any]:
     return {**view, "clock": {**clock, side: min(left, max(0, left - ms))}}
 
 
-class WebLink(Link):
-    """The host link, spoken by every connected page (see the module's description).
+class PagePolicy(LinkPolicy):
+    """What the pages may do over their link: pages are not boards (another board's event
+    lines are refused), a page that has not logged in gets ``forbidden`` for anything that
+    changes the game, every page watches the view, and the questions the link answers are
+    kept in the hub until the board changes (:meth:`PageHub.keep`), so that the server
+    answers them again itself."""
 
-    The differences from a serial link: replies go to the asking page; a page that has
-    not logged in gets ``forbidden`` for anything that changes the game; pages are not
-    boards, so another board's event lines are refused; a page watches the view
-    (``watch on``) from the start. The questions it answers are kept in the hub until the
-    board changes (:meth:`PageHub.keep`), so that the server answers them again itself.
-    """
+    peer_refusal = NOT_A_BOARD
+    may_stop_watching = False  # one page's `watch off` must not blind the others
+
+    def __init__(self, hub: PageHub) -> None:
+        self.hub = hub
+        # The game's fields of the last view sent (see VIEW_GAME_FIELDS).
+        self._view_marks: tuple[Any, ...] | None = None
+
+    def refuse(self, command: Command) -> LinkError | None:
+        if command.name not in QUERIES and not self.hub.may_control(self.hub.current):
+            return LinkError(
+                "forbidden", f"{command.name} changes the game: log in with the board's PIN first", command.name
+            )
+        return None
+
+    def answered(self, command: Command, outcome: Mapping[str, Any] | LinkError | None, now: int) -> None:
+        if isinstance(outcome, LinkError):
+            # Refused, so it changed nothing (the link's rule): what is kept stands, and the
+            # same line gets the same refusal until the board changes.
+            self.hub.keep(command, outcome, now)
+        elif outcome is None:
+            self.hub.changed()  # failed half-way: nothing kept is trusted any more
+        elif command.name in KEPT:
+            self.hub.keep(command, {k: v for k, v in outcome.items() if k != "t"}, now)
+        elif command.name not in QUERIES:
+            self.hub.changed(display_only=command.name in DISPLAY_COMMANDS)
+
+    def line_done(self) -> None:
+        self.hub.done()
+        self.hub.current = None
+
+    def view_resent(self) -> bool:
+        greeted, self.hub.greeted_new = self.hub.greeted_new, False
+        return greeted
+
+    @contextmanager
+    def viewing(self) -> Iterator[None]:
+        # The view goes to every page, not to the page whose line is being answered.
+        current, self.hub.current = self.hub.current, None
+        try:
+            yield
+        finally:
+            self.hub.current = current
+
+    def send_view(self, transport: Transport, now: int, body: dict[str, Any], line: bytes) -> None:
+        marks = tuple(body.get(key) for key in VIEW_GAME_FIELDS)
+        # The view every page is sent is the answer to `view` until it changes: kept as the
+        # line is queued, before the server is woken with it (a page may ask at once).
+        self.hub.send(
+            line,
+            display_only=marks == self._view_marks,
+            keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, **body}, now),
+        )
+        self._view_marks = marks
+
+
+class WebLink(Link):
+    """The host link, spoken by every connected page (see the module's description): a
+    link on the pages' hub with the pages' policy (:class:`PagePolicy`), which watches
+    the view from the start and answers the server's questions."""
 
     def __init__(self, hub: PageHub, settings: LinkConfig = LinkConfig()) -> None:
-        super().__init__(hub, settings)
+        super().__init__(hub, settings, PagePolicy(hub))
         self.hub = hub
         hub.answers_display = self.control
         self.watching = True
@@ -695,8 +756,6 @@ class WebLink(Link):
         # Nothing was left for the link by its last poll (no greeting, event or game to
         # keep in step): see poll.
         self._settled = False
-        # The game's fields of the last view sent (see VIEW_GAME_FIELDS).
-        self._view_marks: tuple[Any, ...] | None = None
 
     def attach(self, app: LinkedBoard) -> None:
         """Join the application; on a simulated board the pages get the simulator's hands."""
@@ -714,69 +773,11 @@ class WebLink(Link):
             app.deadlines.append(self.next_deadline)
             app.waking_sources.append(self.poll)
 
-    def _line(self, item: bytes | LinkError | Command, now: int) -> None:
-        # The hub hands over commands parsed in the server's thread; a line in any other
-        # form is checked here alike (pages are not boards).
-        try:
-            if not isinstance(item, Command):
-                message = item if isinstance(item, LinkError) else parse_line(item)
-                if isinstance(message, PeerMessage):
-                    raise LinkError("unknown-command", NOT_A_BOARD)
-        except LinkError as exc:
-            self.errors += 1
-            self._send(exc.reply(now))
-            self.hub.done()
-            self.hub.current = None
-            return
-        try:
-            super()._line(item, now)
-        finally:
-            self.hub.done()
-            self.hub.current = None
-
-    def _cmd_watch(self, now: int, state: str) -> dict[str, Any]:
-        # One page's `watch off` must not blind the others: pages always watch.
-        return {"watching": True}
-
-    def _command(self, command: Command, now: int) -> dict[str, Any]:
-        if command.name not in QUERIES and not self.hub.may_control(self.hub.current):
-            raise LinkError(
-                "forbidden", f"{command.name} changes the game: log in with the board's PIN first", command.name
-            )
-        try:
-            reply = super()._command(command, now)
-        except LinkError as exc:
-            # Refused, so it changed nothing (the link's rule): what is kept stands, and the
-            # same line gets the same refusal until the board changes.
-            self.hub.keep(command, exc, now)
-            raise
-        except Exception:
-            self.hub.changed()  # failed half-way: nothing kept is trusted any more
-            raise
-        if command.name in KEPT:
-            self.hub.keep(command, {k: v for k, v in reply.items() if k != "t"}, now)
-        elif command.name not in QUERIES:
-            self.hub.changed(display_only=command.name in DISPLAY_COMMANDS)
-        return reply
-
-    def _send_view_line(self, now: int, body: dict[str, Any], line: bytes) -> None:
-        marks = tuple(body.get(key) for key in VIEW_GAME_FIELDS)
-        # The view every page is sent is the answer to `view` until it changes: kept as the
-        # line is queued, before the server is woken with it (a page may ask at once).
-        self.hub.send(
-            line,
-            display_only=marks == self._view_marks,
-            keep=(VIEW, {"event": "reply", "cmd": "view", "ok": True, **body}, now),
-        )
-        self._view_marks = marks
-
     def poll(self, now: int) -> list[Any]:
         alerts: list[Any] = [Alert(now, message) for message in self.hub.take_alerts()]
         display = self.hub.take_display(now)
         for command in display:
-            # Answered already (the server's thread): carried out as the link would.
-            self._display_stir += 1
-            getattr(self, f"_cmd_{command.name}")(now, *command.args)
+            self.carry_out(command, now)  # answered already (the server's thread)
         # Most steps nothing at all is asked of the pages' link: say so at the least cost
         # (this runs every 10 ms; see bench/web.py): nothing from the pages, nothing left
         # for the link (as its last poll left it: what changes that meanwhile is an event,
@@ -804,11 +805,8 @@ class WebLink(Link):
                     future.set_exception(exc)
         # What this poll saw and sent: the next one looks again only when it differs.
         self._gate = self._gate_now(now)
-        self._settled = not self._events and self._greeting is None and not self._wants_sync()
+        self._settled = self.idle
         return alerts + events
-
-    def _wants_sync(self) -> bool:
-        return bool(self._host_moves or self._peer_moves or self._ballot or self._expect or self._peer_result)
 
     def next_deadline(self) -> int | None:
         """When the main loop must step for the pages' link (see :meth:`App.run`): now
@@ -816,7 +814,7 @@ class WebLink(Link):
         (an event, other roles lit, a new second...); else when the hub wants a step."""
         assert self.board is not None
         now = self.board.clock.now_ms()
-        if self._greeting is not None or self._events or self._gate_now(now) != self._gate:
+        if self.greeting_due or self._gate_now(now) != self._gate:
             return now
         return self.hub.next_deadline(now)
 
@@ -833,7 +831,7 @@ class WebLink(Link):
         return (
             app.lit_roles,
             now // 1000,
-            self._stir,
+            self.changes,
             app.message,
             (len(sim.hand), len(sim.pieces)) if sim is not None else None,
         )
@@ -845,8 +843,8 @@ class WebLink(Link):
         if what == "state":
             view = self.view(now)
             return {
-                **self._identity(),
-                "state": self._state(),
+                **self.identity(),
+                "state": self.state(),
                 "clock": view["clock"],
                 "cautions": view["cautions"],
                 "status": view["status"],
@@ -862,7 +860,7 @@ class WebLink(Link):
         scan_hz = getattr(sensors, "scan_hz", None)
         steps_s = self.steps_per_s
         return {
-            "version": self._identity()["version"],
+            "version": self.identity()["version"],
             "backend": hardware.backend,
             "scan_hz": scan_hz,
             "steps_per_s": round(steps_s, 1) if steps_s is not None else None,
@@ -872,16 +870,6 @@ class WebLink(Link):
             "commands": self.commands + self.hub.answered,
             "errors": self.errors + self.hub.refused,
         }
-
-    def _send_view(self, now: int) -> None:
-        if self.hub.greeted_new:
-            self.hub.greeted_new = False
-            self._view_sent = None
-        current, self.hub.current = self.hub.current, None
-        try:
-            super()._send_view(now)
-        finally:
-            self.hub.current = current
 
 
 assert QUERIES.isdisjoint(CONTROL_COMMANDS)

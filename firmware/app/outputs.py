@@ -1,0 +1,136 @@
+"""The board's outputs: one protocol, added to the application one way, closed by one stack.
+
+Every output (the terminal's log lines, the display, the buzzer, a host link, the pages'
+link, the hall's reporter) hears the same things the same way: each step's events, in
+order, after the game was saved, and the step's :class:`~firmware.app.snapshot.Snapshot`
+when it changed (its revision). It says when it next wants a step (a tone to change, a
+second to draw) and is closed with the application, in reverse order of adding, by one
+:class:`~contextlib.ExitStack`: one lifecycle, as every gpiozero device has. An output
+reads the game from the snapshot, never from the tracker (``tests/test_architecture.py``).
+
+>>> from firmware.events import Notice
+>>> heard = []
+>>> outputs = Outputs()
+>>> _ = outputs.add(SinkOutput(heard.append))
+>>> outputs.events([Notice(5, "hello")])
+>>> heard
+[Notice(t=5, message='hello')]
+>>> outputs.close(); outputs.close()  # once is enough
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
+from typing import Protocol, TypeVar
+
+from firmware.app.snapshot import Snapshot
+from firmware.events import Event
+
+__all__ = ["Output", "Outputs", "SinkOutput"]
+
+log = logging.getLogger(__name__)
+
+
+class Output(Protocol):
+    """What every output of the board is (see the module)."""
+
+    def events(self, events: Sequence[Event]) -> None:
+        """A step's events, in order (the game already saved)."""
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        """The game as the step left it, when its revision changed."""
+
+    def deadline(self) -> int | None:
+        """When this output next wants a step (the board's ms), or None."""
+
+    def close(self) -> None:
+        """Stop: the application is closing."""
+
+
+O = TypeVar("O", bound=Output)
+
+
+class SinkOutput:
+    """An output that gives every event to ``sink`` (a log, a test's list); closing it
+    calls ``on_close`` if given."""
+
+    def __init__(self, sink: Callable[[Event], None], on_close: Callable[[], None] | None = None) -> None:
+        self.sink = sink
+        self._on_close = on_close
+
+    def events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.sink(event)
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        pass
+
+    def deadline(self) -> int | None:
+        return None
+
+    def close(self) -> None:
+        if self._on_close is not None:
+            self._on_close()
+
+
+class Outputs:
+    """The application's outputs, in the order added; closed in reverse, once."""
+
+    def __init__(self) -> None:
+        self._outputs: list[Output] = []
+        self._stack = ExitStack()
+        self._revision: int | None = None
+
+    def __iter__(self) -> Iterator[Output]:
+        return iter(tuple(self._outputs))
+
+    def add(self, output: O, *, first: bool = False) -> O:
+        """Add ``output`` (``first``: before the others, to hear events before them)."""
+        if first:
+            self._outputs.insert(0, output)
+        else:
+            self._outputs.append(output)
+        self._stack.callback(_closing, output)
+        return output
+
+    def events(self, events: Sequence[Event]) -> None:
+        """Give ``events`` to every output; one that fails does not stop the others or the board."""
+        if not events:
+            return
+        for output in tuple(self._outputs):
+            try:
+                output.events(events)
+            except BrokenPipeError:
+                raise
+            except Exception:  # a broken log or link must not stop the board
+                log.exception("output %s failed", type(output).__name__)
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        """Give ``snapshot`` to every output, if its revision is new."""
+        if snapshot.revision == self._revision:
+            return
+        self._revision = snapshot.revision
+        for output in tuple(self._outputs):
+            try:
+                output.snapshot(snapshot)
+            except Exception:  # noqa: BLE001 - as for events
+                log.exception("output %s failed", type(output).__name__)
+
+    def deadline(self) -> int | None:
+        """The soonest step any output wants, or None."""
+        due = [t for t in (output.deadline() for output in tuple(self._outputs)) if t is not None]
+        return min(due) if due else None
+
+    def close(self) -> None:
+        """Close every output, the last added first (each once, whatever the others do)."""
+        self._outputs = []
+        self._stack.close()
+
+
+def _closing(output: Output) -> None:
+    try:
+        output.close()
+    except Exception:  # noqa: BLE001 - the rest of the shutdown matters more
+        log.exception("could not close output %s", type(output).__name__)

@@ -1,0 +1,187 @@
+"""One frozen snapshot of the game per step: what every output draws from.
+
+The board senses only occupancy; what stands where comes from the game the application
+follows. :class:`Snapshot` puts the two together once per step: the pieces standing on
+the board as the game knows them (colour and king), the squares whose piece the game
+does not know (a piece on its way, an extra piece), the side to move, the last move, the
+lights' roles, the board's conditions as typed values with their squares, the clock
+(running or paused), the standing draw offer, the seats, the result and a revision
+number that changes whenever anything but a running clock's time does. The terminal,
+the page's view, the display and the records read this, never the tracker, so a screen
+cannot show a man where the game has a king.
+
+>>> from rules import Position
+>>> start = Position.from_fen("B:WK32:BK1,5")
+>>> shown = standing(start, start.occupied | 1 << 8)   # a piece nobody knows on 9
+>>> sorted((s, p.symbol) for s, p in shown[0].items()), sorted(shown[1])
+([(1, 'B'), (5, 'b'), (32, 'W')], [9])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any
+
+from firmware.events import ClockState
+from rules import Color, Move, Piece, Position
+from rules.game import Result
+from squares import iter_squares
+
+__all__ = ["Condition", "Offer", "Seat", "Setup", "Snapshot", "standing", "shown_tokens"]
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """Something on the board a person must put right, as a value: ``code`` (one of
+    :data:`~firmware.events.WARNING_CODES`), the squares it is about, the squares to put a
+    piece back on and to take one off (from the lights' roles, never from the wording),
+    and the sentence the board says."""
+
+    code: str
+    squares: tuple[int, ...]
+    message: str
+    put_back: tuple[int, ...] = ()
+    take_off: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A standing draw offer: by ``side`` (None: the shared button, nobody known) at ``ply``."""
+
+    side: Color | None
+    ply: int
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A side's player: name, cautions (referee mode), who makes its moves elsewhere ("" if
+    made at the board)."""
+
+    name: str
+    cautions: int = 0
+    held_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A position being set up: ``cause`` is ``new-game``, ``resume`` or ``restore``."""
+
+    cause: str
+    position: Position
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The game as one step left it (see the module)."""
+
+    position: Position
+    board: int
+    pieces: Mapping[int, Piece]
+    strays: frozenset[int]
+    ply: int
+    last_move: Move | None
+    roles: Mapping[int, str]
+    conditions: tuple[Condition, ...]
+    clock: ClockState | None
+    offer: Offer | None
+    result: Result | None
+    setup: Setup | None
+    expected: Move | None
+    seats: Mapping[Color, Seat] = field(default_factory=dict)
+    resign_asked: Color | None = None
+    resuming: bool = False
+    #: The man just crowned that still stands uncrowned on the board (the crowning
+    #: prompt), or None: none once a king stands there or the game is over.
+    crown: int | None = None
+    #: The piece touched this turn that must be played (touch-move, when the mode holds
+    #: to it), once it stands back on its square, or None.
+    touched: int | None = None
+    #: The moves taken back whose pieces the board still shows (first played first), from
+    #: :attr:`position`: what to put back, while the board does not show the game.
+    undone: tuple[Move, ...] = ()
+    revision: int = 0
+
+    @property
+    def turn(self) -> Color:
+        return self.position.turn
+
+    @property
+    def condition(self) -> Condition | None:
+        """The most urgent condition, or None."""
+        return self.conditions[0] if self.conditions else None
+
+    def same_as(self, other: Snapshot | None) -> bool:
+        """Whether ``other`` shows the same game: all but the revision and a running
+        clock's milliseconds (which change every step without anything happening)."""
+        if other is None:
+            return False
+        return _key(self) == _key(other)
+
+    def then(self, previous: Snapshot | None) -> Snapshot:
+        """This snapshot numbered after ``previous``: the same revision if nothing changed.
+
+        Numbered in place (it is new: nobody holds it yet), since a step makes one."""
+        if previous is None:
+            revision = 1
+        else:
+            revision = previous.revision if self.same_as(previous) else previous.revision + 1
+        object.__setattr__(self, "revision", revision)
+        return self
+
+
+def _key(snapshot: Snapshot) -> tuple[Any, ...]:
+    clock = snapshot.clock
+    times = None if clock is None else (clock.side, clock.paused, clock.flag)
+    if clock is not None and clock.paused:
+        times = (*times, clock.black_ms, clock.white_ms)  # type: ignore[misc]
+    return (
+        snapshot.position,
+        snapshot.board,
+        snapshot.strays,
+        snapshot.ply,
+        snapshot.last_move,
+        dict(snapshot.roles),
+        snapshot.conditions,
+        times,
+        snapshot.offer,
+        snapshot.result,
+        snapshot.setup,
+        snapshot.expected,
+        dict(snapshot.seats),
+        snapshot.resign_asked,
+        snapshot.resuming,
+        snapshot.crown,
+        snapshot.touched,
+        snapshot.undone,
+    )
+
+
+@lru_cache(maxsize=64)
+def standing(target: Position, board: int) -> tuple[Mapping[int, Piece], frozenset[int]]:
+    """The pieces on the occupied squares of ``board`` as ``target`` (the game's position,
+    or the one being set up) has them, and the occupied squares ``target`` has no piece on
+    (kept for the board's last few: most steps nothing changed)."""
+    pieces: dict[int, Piece] = {}
+    strays: set[int] = set()
+    for square in iter_squares(board):
+        piece = target.piece_at(square)
+        if piece is None:
+            strays.add(square)
+        else:
+            pieces[square] = piece
+    return MappingProxyType(pieces), frozenset(strays)
+
+
+def shown_tokens(snapshot: Snapshot, tokens: Mapping[int, str] | None = None) -> dict[int, str]:
+    """What a screen draws on each occupied square: the game's piece (``b``, ``w``, ``B``,
+    ``W``), and for a square whose piece the game does not know, the simulated board's token
+    (``tokens``) or ``?``."""
+    shown = {square: piece.symbol for square, piece in snapshot.pieces.items()}
+    for square in snapshot.strays:
+        shown[square] = (tokens or {}).get(square, "?")
+    if snapshot.crown is not None and snapshot.crown in shown:
+        shown[snapshot.crown] = shown[snapshot.crown].lower()  # a man until it is crowned
+    return dict(sorted(shown.items()))
