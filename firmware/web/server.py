@@ -165,6 +165,9 @@ class WebServer:
         self._socket: socket.socket | None = None
         self._started = threading.Event()
         self._error: BaseException | None = None
+        #: Reviews made (game id -> the review's JSON), the newest last, at most REVIEWS_KEPT.
+        self.reviews: dict[str, dict[str, Any]] = {}
+        self._reviewing = False
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -565,6 +568,84 @@ class _Guard:
         await self.app(scope, receive, send_with_headers)
 
 
+#: Reviews kept in memory: each took many seconds of a core, and a page may ask again.
+REVIEWS_KEPT = 16
+#: A review's limit: one that is not done by then is stopped (a long game on a slow Pi).
+REVIEW_TIMEOUT_S = 1800
+#: The most a review's answer may be (600 plies of JSON are about 250 KB).
+REVIEW_BYTES = 4 << 20
+
+
+async def _game_review(request: Request) -> Response:
+    """A kept game reviewed by ``crownhead review`` (see docs/coach.md): its JSON.
+
+    The review runs in a process of its own, at a lower priority, so that it never
+    takes the main loop's core or its interpreter; one at a time, and only for a page
+    that may command the board, since it costs seconds to minutes of a processor.
+    """
+    server = _server(request)
+    if not server.may_control(request):
+        return JSONResponse(
+            {"error": "forbidden", "message": "log in with the board's PIN to review a game"}, status_code=403
+        )
+    if not server._origin_ok(request.headers):
+        return JSONResponse({"error": "forbidden", "message": "a review asked by another site's page"}, status_code=403)
+    game_id = request.path_params["id"]
+    found = server.game_file(game_id)
+    if found is None:
+        return JSONResponse({"error": "not-found", "message": "no such game"}, status_code=404)
+    kept = server.reviews.get(game_id)
+    if kept is not None:
+        return JSONResponse(kept)
+    if server._reviewing:
+        return JSONResponse(
+            {"error": "busy", "message": "another game is being reviewed: try again when it is done"},
+            status_code=503,
+            headers={"Retry-After": "30"},
+        )
+    server._reviewing = True
+    try:
+        review, problem = await _run_review(found, server.state_dir)
+    finally:
+        server._reviewing = False
+    if review is None:
+        return JSONResponse({"error": "review-failed", "message": problem}, status_code=500)
+    server.reviews[game_id] = review
+    while len(server.reviews) > REVIEWS_KEPT:
+        del server.reviews[next(iter(server.reviews))]
+    return JSONResponse(review)
+
+
+async def _run_review(path: Path, state_dir: Path | None) -> tuple[dict[str, Any] | None, str]:
+    """``crownhead review PATH --json`` in a process at a lower priority: the review, or
+    None and why not."""
+    import shutil
+    import sys
+
+    command = [sys.executable, "-m", "firmware.cli", "review", str(path), "--json"]
+    if state_dir is not None:
+        command += ["--state-dir", str(state_dir)]
+    nice = shutil.which("nice")
+    if nice is not None:
+        command = [nice, "-n", "10", *command]
+    process = await asyncio.create_subprocess_exec(
+        *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), REVIEW_TIMEOUT_S)
+    except (TimeoutError, asyncio.CancelledError):
+        process.kill()
+        await process.wait()
+        return None, f"the review took longer than {REVIEW_TIMEOUT_S} s and was stopped"
+    if process.returncode != 0 or len(out) > REVIEW_BYTES:
+        lines = err.decode("utf-8", "replace").strip().splitlines()
+        return None, lines[-1] if lines else f"the review stopped (exit code {process.returncode})"
+    try:
+        return json.loads(out), ""
+    except ValueError:
+        return None, "the review's answer could not be read"
+
+
 def _forbidden() -> Response:
     return JSONResponse({"error": "forbidden", "message": "log in with the board's PIN first"}, status_code=403)
 
@@ -787,6 +868,7 @@ _ROUTES = [
     Route("/api/games.pdn", _all_pdn),
     Route("/api/games/{id}.pdn", _game_pdn),
     Route("/api/games/{id}.pdf", _game_sheet),
+    Route("/api/games/{id}/review", _game_review, methods=["POST"]),
     Route("/api/games/{id}", _game),
     Route("/api/diagram.svg", _diagram),
     WebSocketRoute("/ws", _ws),

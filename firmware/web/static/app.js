@@ -658,10 +658,12 @@
     }
   }
 
-  const replay = { game: null, ply: 0, board: null };
+  const replay = { game: null, ply: 0, board: null, review: null };
   async function openReplay(id) {
     const data = await (await fetch(`/api/games/${encodeURIComponent(id)}`)).json();
     replay.game = data;
+    replay.review = null;
+    text($("#replay-review-status"), "");
     replay.ply = data.moves.length;
     $("#replay").hidden = false;
     text($("#replay-title"), `${data.tags.Black || "?"} - ${data.tags.White || "?"}  ${data.result}`);
@@ -687,7 +689,42 @@
     }
     text($("#replay-ply"), where);
     $$("#replay-moves [data-ply]").forEach((el) => el.classList.toggle("current", Number(el.getAttribute("data-ply")) === replay.ply));
+    // The review's word on the move just made, under the board.
+    const reviewed = replay.review && replay.review.plies.find((p) => p.ply === replay.ply);
+    text($("#replay-comment"), reviewed && reviewed.comment ? `${where}${reviewed.mark || ""}: ${reviewed.comment}` : "");
   }
+
+  // A review (docs/coach.md): each marked move gets its mark (12-16??) and the review's
+  // words as its title; a click on it steps the board there and says them.
+  const MARK_CLASS = { "??": "blunder", "?": "mistake", "?!": "dubious", "!": "good" };
+  async function reviewReplay() {
+    const g = replay.game;
+    if (!g) return;
+    const status = $("#replay-review-status");
+    text(status, "Reviewing the game: every move is searched, which takes a while...");
+    let answer;
+    try {
+      const response = await fetch(`/api/games/${encodeURIComponent(g.id)}/review`, { method: "POST" });
+      answer = await response.json();
+      if (!response.ok) { text(status, answer.message || "The review failed."); return; }
+    } catch (e) { text(status, "The review failed: the board did not answer."); return; }
+    if (replay.game !== g) return;
+    replay.review = answer;
+    for (const p of answer.plies) {
+      const el = document.querySelector(`#replay-moves [data-ply="${p.ply}"]`);
+      if (!el || !p.mark) continue;
+      el.textContent = g.moves[p.ply - 1] + p.mark;
+      el.classList.add(`mark-${MARK_CLASS[p.mark] || "other"}`);
+      el.title = p.comment || "";
+    }
+    const said = ["black", "white"].map((side) => {
+      const c = answer.summary[side];
+      return `${side === "black" ? "Black" : "White"}: ${c.blunder} ??, ${c.mistake} ?, ${c.dubious} ?!, ${c["good move"]} !`;
+    });
+    text(status, `Reviewed at ${answer.nodes.toLocaleString("en")} positions a move. ${said.join("; ")}.`);
+    showReplay();
+  }
+  $("#replay-review").addEventListener("click", reviewReplay);
   $("#replay-first").addEventListener("click", () => { replay.ply = 0; showReplay(); });
   $("#replay-prev").addEventListener("click", () => { replay.ply -= 1; showReplay(); });
   $("#replay-next").addEventListener("click", () => { replay.ply += 1; showReplay(); });
