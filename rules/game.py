@@ -68,6 +68,7 @@ _REASON_WORDS = {
     "repetition": "repetition",
     "forty-moves": "forty-move rule",
     "agreement": "agreement",
+    "problem": "the problem's verdict",
 }
 
 

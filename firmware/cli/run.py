@@ -27,6 +27,7 @@ from firmware.cli._common import add_rules_arguments, missing_extra, position_fr
 from firmware.config import Config, ConfigError
 from firmware.app.settings import MatchConfig, PaletteConfig, PlayConfig, StoreConfig
 from firmware.egdb import EgdbError, load_probe
+from rules.engine.egdb import EndgameTables
 from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
 from firmware.files import int_argument
 from firmware.link.host import Link, open_link
@@ -85,8 +86,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--headless", action="store_true", help="no terminal screen; log events to stdout")
     p.add_argument(
         "--mode",
-        choices=list(MODES),
-        help="play: two people (default); computer: against the machine; referee: tournament games (see docs/referee.md)",
+        choices=[*MODES, "problems"],
+        help="play: two people (default); computer: against the machine; referee: tournament games "
+        "(see docs/referee.md); problems: published problems against the engine (see docs/coach.md)",
+    )
+    p.add_argument(
+        "--problem", metavar="ID", help="with --mode problems: begin with this problem (crownhead problems list)"
     )
     p.add_argument("--hints", choices=("on", "off"), help="hint lights (default: on, or [play] hints)")
     p.add_argument(
@@ -172,6 +177,20 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     play: PlayConfig = config.get(PlayConfig)
     mode = args.mode or play.mode
+    # Problems are games against the computer, with the machine on the defender's side.
+    problems = mode == "problems"
+    if problems:
+        mode = "computer"
+    elif args.problem:
+        return _fail("--problem needs --mode problems")
+    first_problem = None
+    if args.problem:
+        from firmware.coach.problems import problem as find_problem
+
+        try:
+            first_problem = find_problem(args.problem)
+        except KeyError as exc:
+            return _fail(str(exc.args[0]))
     hints = (args.hints == "on") if args.hints else play.hints
     try:
         link_config = _link_config(config, args)
@@ -318,6 +337,11 @@ def run(args: argparse.Namespace) -> int:
             publisher.attach(app)
         publisher.start()  # connected once commands, if any, have somewhere to go
     attach_board_parts(app, config, background=actions is None)  # closed with the app
+    if problems:
+        from firmware.app.problems import ProblemCoach
+
+        probe = _endgame_tables(args.state_dir)
+        ProblemCoach(state_dir, probe if isinstance(probe, EndgameTables) else None, first_problem).attach(app)
     if phrasebook is not None or web is not None:
         # The page's live region reads every sentence out, spoken here or not.
         _open_voice(speech, phrasebook, app, page=web is not None)  # closed with the app

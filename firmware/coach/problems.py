@@ -171,6 +171,8 @@ class Verdict:
 
     status: str
     reason: str = ""
+    #: What the position is for the player when judged: ``win``, ``draw`` or ``loss``.
+    outcome: str = "draw"
 
     @property
     def over(self) -> bool:
@@ -233,6 +235,21 @@ class Attempt:
         self.verdict = self._judge(defender_score=result.score)
         return result.move
 
+    def follow(self, moves: Iterable[Move]) -> Verdict:
+        """Judge the game played elsewhere (on the board, the machine defending there):
+        ``moves`` are all its moves from the problem's position."""
+        if self.verdict.over:
+            return self.verdict
+        game = Game(self.problem.start, WCDF)
+        player_moves = 0
+        for move in moves:
+            if game.position.turn is self.problem.player:
+                player_moves += 1
+            game.play(move)
+        self.game, self.player_moves = game, player_moves
+        self.verdict = self._judge()
+        return self.verdict
+
     def hint(self, nodes: int = HINT_NODES) -> Move | None:
         """The engine's move for the player (counted: a record can tell solved with hints)."""
         if not self.player_to_move:
@@ -260,14 +277,14 @@ class Attempt:
             return Verdict("solved", "the game is drawn") if goal == "draw" else Verdict("failed", "the game is drawn")
         if result is not None:
             if result.winner is self.problem.player:
-                return Verdict("solved", "the defender has no move left")
+                return Verdict("solved", "the defender has no move left", "win")
             if result.winner is None:
                 return Verdict("solved" if goal == "draw" else "failed", "the game is drawn")
-            return Verdict("failed", "the game is lost")
+            return Verdict("failed", "the game is lost", "loss")
         tables = self._tables()
         if tables is not None:
             if tables == "loss":
-                return Verdict("failed", "the tables say the position is lost")
+                return Verdict("failed", "the tables say the position is lost", "loss")
             if goal == "win" and tables != "win":
                 return Verdict("failed", "the win has gone: the tables say it is a draw")
             # A won (or held) position is not yet a solved problem: most problems stand in
@@ -275,11 +292,11 @@ class Attempt:
             # (or kept level in a draw), or a draw held for HOLD_MOVES moves.
             ahead = self._material_lead()
             if goal == "win" and ahead > 0:
-                return Verdict("solved", "material won, and the tables say the position is won")
+                return Verdict("solved", "material won, and the tables say the position is won", "win")
             if goal == "draw" and (ahead >= 0 or self.player_moves >= HOLD_MOVES):
                 return Verdict("solved", "the tables say the position is drawn")
         if defender_score is not None and defender_score > WIN_THRESHOLD:
-            return Verdict("failed", "the defender has a forced win")
+            return Verdict("failed", "the defender has a forced win", "loss")
         if self.player_moves >= self.move_limit and not self.player_to_move:
             if goal == "draw":
                 return Verdict("solved", f"held for {self.move_limit} moves")
