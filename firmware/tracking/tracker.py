@@ -197,7 +197,8 @@ def _out_of_turn(position: Position, fill: list[int], empty: list[int]) -> str |
     ``position`` by one piece of the side not to move gone from ``fill`` to ``empty``
     (a move out of turn), else None.
 
-    >>> _out_of_turn(Position.start().apply(Position.start().moves_matching("11-15")[0]), [9], [14])
+    >>> from rules import WCDF
+    >>> _out_of_turn(Position.start().apply(Position.start().moves_matching("11-15")[0], WCDF), [9], [14])
     "it is White's turn: put the man back on 9"
     """
     if len(fill) != 1 or len(empty) != 1:
