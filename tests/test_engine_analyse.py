@@ -12,6 +12,9 @@ import pytest
 from firmware.cli import main
 from rules import Game, Move, Position, Rules
 
+# Every test here runs with the native search core and with the pure-Python search.
+pytestmark = pytest.mark.usefixtures("engine_both_ways")
+
 KEYS = ["move", "path", "captures", "score", "depth", "nodes", "ms"]
 
 

@@ -21,6 +21,9 @@ from rules.engine import WIN, Engine, egdb
 from rules.engine.egdb import EndgameTables
 from rules.squares import bit
 
+# Every test here runs with the native search core and with the pure-Python search.
+pytestmark = pytest.mark.usefixtures("engine_both_ways")
+
 #: How the engine plays in these tests: a fixed depth, so the result is the same on
 #: every machine (a few milliseconds per move here; a timed search goes far deeper in
 #: so small an ending). Depth 10 sees the few wins that pass through one king against

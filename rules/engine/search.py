@@ -74,10 +74,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
+from types import ModuleType
 from typing import TypedDict, Unpack
 
 from rules import movegen
-from rules.engine import general, zobrist
+from rules.engine import general, native, zobrist
 from rules.engine.book import OpeningBook
 from rules.engine.evaluation import evaluate_boards
 from rules.engine.egdb import WON, EndgameProbe, outcome
@@ -95,6 +96,7 @@ from rules.engine.tt import (
     UPPER,
     WIN,
     WIN_THRESHOLD,
+    SearchTable,
     TranspositionTable,
 )
 from rules.game import FORTY_MOVES_PLIES, Game
@@ -259,31 +261,55 @@ class Engine:
         clock: Clock | None = None,
         seed: int | None = 0,
         egdb: EndgameProbe | None = None,
+        native_core: bool | None = None,
     ) -> None:
         self.rules = rules
         #: Endgame databases to probe (see :mod:`rules.engine.egdb`); None: search only.
         #: Probed only under rules they were built for (compulsory captures, men
         #: capturing forward only).
         self.egdb = egdb
-        self.tt = TranspositionTable(tt_size)
+        #: The native search core (``rules.engine.native``) when it was built, is wanted
+        #: (``native_core``: None follows the environment, ``CROWNHEAD_ENGINE``) and
+        #: plays these rules; None: the tree is searched in Python.
+        core = native.core() if native_core is None else (native.core() if native_core else None)
+        if native_core and core is None:
+            raise ValueError(native.describe())
+        self.native = core if core is not None and general.plays_fast(rules) else None
+        self.tt: SearchTable = self.native.Table(tt_size) if self.native is not None else TranspositionTable(tt_size)
         self.clock: Clock = clock if clock is not None else monotonic_ms
         self.rng = random.Random(seed)
         self.history_scores: dict[int, int] = {}
         self._table_values: dict[int, int | None] = {}
         self._table_values_of: EndgameProbe | None = None
         self._book: OpeningBook | None = None
-        #: Tests set this to recompute every key in the tree from scratch and compare,
-        #: and to check the search's inlined capture and mobility tests against movegen.
-        self.verify_keys = False
+        self._verify_keys = False
         #: Late move reductions (see the search's docstring).
         self.reductions = True
         #: One more ply at the horizon when a piece of the side to move is attacked.
         self.threats = True
 
+    @property
+    def verify_keys(self) -> bool:
+        """Tests set this to recompute every key in the tree from scratch and compare,
+        and to check the search's inlined capture and mobility tests against movegen.
+        It checks the Python search: an engine on the native core turns to it (with a
+        table of its own; the native core is held to the Python search's trees by
+        tests/test_native.py instead)."""
+        return self._verify_keys
+
+    @verify_keys.setter
+    def verify_keys(self, on: bool) -> None:
+        self._verify_keys = on
+        if on and self.native is not None:
+            self.native = None
+            self.tt = TranspositionTable(len(self.tt))
+
     def new_game(self) -> None:
         """Forget everything learnt in earlier searches (table, history scores)."""
         self.tt.clear()
         self.history_scores.clear()
+        if self.native is not None and isinstance(self.tt, self.native.Table):
+            self.tt.clear_history()  # the native core keeps its own history scores
         self._table_values.clear()
 
     def table_values(self, probe: EndgameProbe | None) -> dict[int, int | None]:
@@ -484,6 +510,8 @@ class _Run:
             hist[k] >>= 2
             if not hist[k]:
                 del hist[k]
+        if engine.native is not None and isinstance(engine.tt, engine.native.Table):
+            engine.tt.decay_history()  # the native core keeps its own, the same way
         black = position.turn == Color.BLACK
         self.black = black
         self.own, self.opp = (position.black, position.white) if black else (position.white, position.black)
@@ -577,11 +605,11 @@ class _Run:
         # positions scored before any search below them, which every iteration would
         # score the same.
         limit = 1 if len(self.root) == 1 or self._decided_at_once() else max_depth
-        negamax = self._make_negamax()
         black_child = not self.black
         path = self.path
         root_banned = self.root_key in path
         path.add(self.root_key)
+        negamax = self._make_negamax()
         spent: list[float] = []  # time (or nodes) used when each iteration finished
         used: list[int] = []
         for depth in range(1, limit + 1):
@@ -674,14 +702,47 @@ class _Run:
 
     # -- the tree -------------------------------------------------------------------------
 
-    def _make_negamax(self) -> Callable[..., int]:
-        """The recursive search, as a closure so the hot loop reads only local names."""
-        nodes = 0
+    def _native_negamax(self, core: ModuleType) -> Callable[..., int]:
+        """The native core's tree walk for this run, with what the closure below reads."""
         engine = self.engine
+        rules = engine.rules
+        egdb = engine.egdb if rules.captures_compulsory and not rules.men_capture_backward else None
+        searcher = core.Searcher(
+            table=engine.tt,
+            clock=engine.clock,
+            timeout=SearchTimeout,
+            path=tuple(self.path),
+            # Inside a won ending a position that stood once is no draw (the closure's note).
+            once=() if self.inside_tables else tuple(self.once),
+            deadline=self.deadline,
+            max_nodes=self.max_nodes,
+            egdb_value=egdb.value if egdb is not None else None,
+            egdb_pieces=egdb.pieces if egdb is not None else 0,
+            known=engine.table_values(egdb),
+            won=WON,
+            table_values=TABLE_VALUES,
+            compulsory=rules.captures_compulsory,
+            men_backward=rules.men_capture_backward,
+            reductions=engine.reductions,
+            threats=engine.threats,
+            search_won=self.inside_tables,
+        )
+        self._count = lambda: searcher.nodes
+        negamax: Callable[..., int] = searcher
+        return negamax
+
+    def _make_negamax(self) -> Callable[..., int]:
+        """The recursive search: the native core's when it was built (the same tree),
+        else a Python closure, so the hot loop reads only local names."""
+        engine = self.engine
+        if engine.native is not None:
+            return self._native_negamax(engine.native)
+        nodes = 0
         rules = engine.rules
         men_backward = rules.men_capture_backward
         compulsory = rules.captures_compulsory
         tt = engine.tt
+        assert isinstance(tt, TranspositionTable), "the Python search keeps its own table"
         slots = tt.slots
         tt_mask = tt.mask
         generation = tt.generation
@@ -1138,13 +1199,14 @@ class _Run:
         return negamax
 
 
-_default_engines: dict[Rules, Engine] = {}
+_default_engines: dict[tuple[Rules, bool], Engine] = {}
 
 
 def _engine_for(rules: Rules) -> Engine:
-    engine = _default_engines.get(rules)
+    which = (rules, native.wanted())  # the environment may turn the native core off
+    engine = _default_engines.get(which)
     if engine is None:
-        engine = _default_engines[rules] = Engine(rules)
+        engine = _default_engines[which] = Engine(rules)
     return engine
 
 
