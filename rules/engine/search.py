@@ -1199,6 +1199,25 @@ class _Run:
         return negamax
 
 
+def score_meaning(score: int) -> str:
+    """What a search's score says, in words, from the side to move's view.
+
+    >>> score_meaning(-9968), score_meaning(WIN - 1), score_meaning(TABLE_WIN + 35)
+    ('loses in 32 plies', 'wins in 1 ply', 'won by the endgame tables (plies not known)')
+    >>> score_meaning(135), score_meaning(-40), score_meaning(3)
+    ('ahead by 1.35 men', 'behind by 0.40 of a man', 'level')
+    """
+    if score > WIN_THRESHOLD or score < -WIN_THRESHOLD:
+        plies = WIN - abs(score)
+        return f"{'wins' if score > 0 else 'loses'} in {plies} {'ply' if plies == 1 else 'plies'}"
+    if abs(score) >= TABLE_WIN - PROGRESS_CAP:
+        return f"{'won' if score > 0 else 'lost'} by the endgame tables (plies not known)"
+    if abs(score) < 10:  # a tenth of a man: what the board's draw answer calls level
+        return "level"
+    men = abs(score) / 100
+    return f"{'ahead' if score > 0 else 'behind'} by {men:.2f} {'men' if men > 1 else 'of a man'}"
+
+
 _default_engines: dict[tuple[Rules, bool], Engine] = {}
 
 
@@ -1236,4 +1255,5 @@ __all__ = [
     "monotonic_ms",
     "move_id",
     "quiet_plies_of",
+    "score_meaning",
 ]

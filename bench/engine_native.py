@@ -1,0 +1,160 @@
+"""The native search core against the pure-Python search, in one run: speed and strength.
+
+    .venv/bin/python bench/engine_native.py --only speed          # nodes a second, ~1 min
+    .venv/bin/python bench/engine_native.py --only match --movetime 300 --games 16
+    .venv/bin/python bench/engine_native.py --only depth          # depth reached in a time
+
+* **speed**: the same searches (a node budget, so the same trees: the two engines search
+  node for node alike; tests/test_native.py holds them to it) on a fixed set of positions, the start, ballots, middle games
+  and endings; nodes per CPU second of each and their ratio.
+* **depth**: the depth each completes in 300 ms and 1 s of CPU from the start and from
+  the middle games, as the hint and the computer player search.
+* **match**: native against Python at equal CPU time a move, each ballot of a spread
+  sample of the ACF deck played twice, colours swapped; the score, an Elo estimate and
+  its 95% interval (from the games' spread). Times are this process's CPU time, so the
+  load of the machine changes neither side's thinking. Game ends: bench/games.py.
+
+On a Raspberry Pi 4 a core is some 5-10 times slower than here (bench/engine.py says
+how that was estimated): divide the rates by that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.games import game_end  # noqa: E402
+from rules import Color, Game, Position  # noqa: E402
+from rules.ballots import deck  # noqa: E402
+from rules.engine import Engine, native  # noqa: E402
+
+#: Middle games and endings of the speed set (published problems and bench/engine.py's).
+POSITIONS = (
+    "B:W18,19,21,23,24,26,29,30,31,32:B1,2,3,4,6,7,9,10,11,12",
+    "W:W17,21,22,23,25,26,27,29,30,31:B1,3,5,6,7,9,10,11,12,14",
+    "B:W14,20,22,23,25,26,27,29,31,32:B1,2,3,5,7,8,10,11,12,15",
+    "W:WK19,K23:BK28,12",
+    "B:WK28,13,12:BK15,5,3",
+    "W:W21,22,30,K2:B9,13,14,K10",
+    "B:W18,22,23,27,31:B6,9,10,12,K26",
+    "W:W17,19,26,27,29:B1,3,5,10,15",
+)
+
+
+def cpu_ms() -> float:
+    return time.process_time() * 1000
+
+
+def speed_positions() -> list[Position]:
+    ballots = [b.position() for b in deck()[::20]]
+    return [Position.start(), *ballots, *(Position.from_fen(f) for f in POSITIONS)]
+
+
+def speed(nodes: int) -> None:
+    """The same trees both ways: nodes per CPU second and the ratio."""
+    rates = {}
+    for on in (True, False):
+        total, cpu = 0, 0.0
+        for p in speed_positions():
+            engine = Engine(native_core=on)
+            started = time.process_time()
+            total += engine.search(p, nodes=nodes).nodes
+            cpu += time.process_time() - started
+        rates[on] = total / max(cpu, 1e-6)
+        print(f"{'native' if on else 'python'}: {total:,} nodes in {cpu * 1000:,.0f} ms of CPU = {rates[on]:,.0f}/s")
+    print(
+        f"speed: native {rates[True] / rates[False]:.1f} times the nodes a second of Python "
+        f"({len(speed_positions())} positions, {nodes:,} nodes each: the same trees)"
+    )
+
+
+def depth() -> None:
+    """Depth completed in a CPU time, from the start and the middle games."""
+    positions = [Position.start(), *(Position.from_fen(f) for f in POSITIONS[:3])]
+    for movetime in (300, 1000):
+        for on in (True, False):
+            depths, nodes = [], 0
+            for p in positions:
+                result = Engine(native_core=on, clock=cpu_ms).search(p, movetime_ms=movetime)
+                depths.append(result.depth)
+                nodes += result.nodes
+            print(
+                f"{movetime} ms, {'native' if on else 'python'}: depths {depths} "
+                f"({nodes / len(positions):,.0f} nodes a search)"
+            )
+
+
+def elo(score: float, games: int, scores: list[float]) -> str:
+    """The Elo difference the share ``score`` means, with a 95% interval."""
+
+    def of(p: float) -> float:
+        p = min(max(p, 0.5 / games), 1 - 0.5 / games)  # a whitewash has no finite estimate
+        return -400 * math.log10(1 / p - 1)
+
+    spread = statistics.pstdev(scores) / math.sqrt(games) if games > 1 else 0.5
+    low, high = of(score - 1.96 * spread), of(score + 1.96 * spread)
+    return f"{of(score):+.0f} Elo (95%: {low:+.0f} to {high:+.0f})"
+
+
+def play(black: Engine, white: Engine, opening: Position, movetime: int) -> float:
+    """One game from ``opening``; Black's points."""
+    game = Game(opening)
+    while True:
+        end = game_end(game)
+        if end is not None:
+            return {"1-0": 1.0, "0-1": 0.0}.get(end.score, 0.5)  # "1-0": Black won
+        engine = black if game.turn == Color.BLACK else white
+        result = engine.search(game.position, history=game.positions[:-1], movetime_ms=movetime)
+        assert result.move is not None
+        game.play(result.move)
+
+
+def match(movetime: int, games: int) -> None:
+    ballots = deck()[:: max(1, len(deck()) // max(1, games // 2))][: max(1, games // 2)]
+    scores: list[float] = []
+    for b in ballots:
+        opening = b.position()
+        for native_black in (True, False):
+            ours = Engine(native_core=True, clock=cpu_ms, seed=b.number)
+            theirs = Engine(native_core=False, clock=cpu_ms, seed=b.number)
+            if native_black:
+                scores.append(play(ours, theirs, opening, movetime))
+            else:
+                scores.append(1 - play(theirs, ours, opening, movetime))
+            print(f"  ballot {b.number} native {'Black' if native_black else 'White'}: {scores[-1]}", flush=True)
+    n = len(scores)
+    wins, draws = scores.count(1.0), scores.count(0.5)
+    share = sum(scores) / n
+    print(
+        f"match at {movetime} ms of CPU a move, native against Python, {n} games: "
+        f"+{wins} ={draws} -{n - wins - draws}, {share:.1%}, {elo(share, n, scores)}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=("speed", "depth", "match"), help="run one part")
+    parser.add_argument("--nodes", type=int, default=100_000, help="node budget of a speed search (100,000)")
+    parser.add_argument("--movetime", type=int, default=300, help="match ms of CPU a move (300)")
+    parser.add_argument("--games", type=int, default=16, help="match games, two a ballot (16)")
+    args = parser.parse_args(argv)
+    if not native.built():
+        print(native.describe())
+        return 1
+    if args.only in (None, "speed"):
+        speed(args.nodes)
+    if args.only in (None, "depth"):
+        depth()
+    if args.only in (None, "match"):
+        match(args.movetime, args.games)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
