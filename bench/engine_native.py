@@ -76,7 +76,7 @@ def speed(nodes: int) -> None:
 
 def depth() -> None:
     """Depth completed in a CPU time, from the start and the middle games."""
-    positions = [Position.start(), *(Position.from_fen(f) for f in POSITIONS[:3])]
+    positions = [Position.start(), *(Position.from_fen(f) for f in POSITIONS[:2])]
     for movetime in (300, 1000):
         for on in (True, False):
             depths, nodes = [], 0
@@ -127,7 +127,11 @@ def match(movetime: int, games: int) -> None:
                 scores.append(play(ours, theirs, opening, movetime))
             else:
                 scores.append(1 - play(theirs, ours, opening, movetime))
-            print(f"  ballot {b.number} native {'Black' if native_black else 'White'}: {scores[-1]}", flush=True)
+            print(
+                f"  ballot {b.number} native {'Black' if native_black else 'White'}: {scores[-1]} "
+                f"(so far {sum(scores)}/{len(scores)})",
+                flush=True,
+            )
     n = len(scores)
     wins, draws = scores.count(1.0), scores.count(0.5)
     share = sum(scores) / n

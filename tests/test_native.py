@@ -261,3 +261,13 @@ def test_table_probe_and_store_as_the_python_table() -> None:
     assert ours.probe(0xBEEF + 1024) is None
     with pytest.raises(ValueError):
         core().Table(0)
+
+
+def test_table_size_in_megabytes() -> None:
+    from rules.engine.search import NATIVE_SLOT_BYTES
+
+    assert core().ENTRY_BYTES == NATIVE_SLOT_BYTES
+    engine = Engine(native_core=True, tt_mb=48)
+    assert len(engine.tt) == 1 << 21 and engine.tt.bytes == 48 * 2**20  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="some memory"):
+        Engine(tt_mb=0)

@@ -235,6 +235,24 @@ def capture_moves(
     return out
 
 
+#: Bytes of a slot of the native core's table (rules/engine/_native.c, ``Entry``).
+NATIVE_SLOT_BYTES = 24
+
+
+def table_slots(mb: float) -> int:
+    """The slots of a transposition table of at most ``mb`` MB (of the native core's
+    24-byte slots; the Python table takes the same number of slots, and several times
+    the memory): the default 1 << 18 is 6 MB, room for a Pi Zero 2's 512 MB.
+
+    >>> table_slots(6), table_slots(100) * NATIVE_SLOT_BYTES / 2**20
+    (262144, 96.0)
+    """
+    if not mb > 0:
+        raise ValueError(f"a transposition table needs some memory, not {mb} MB")
+    slots = int(mb * 2**20) // NATIVE_SLOT_BYTES
+    return 1 << max(0, slots.bit_length() - 1)
+
+
 def _no_table(own: int, opp: int, kings: int, black: bool) -> int | None:
     """No endgame table: nothing is known."""
     return None
@@ -258,6 +276,7 @@ class Engine:
         rules: Rules = WCDF,
         *,
         tt_size: int = 1 << 18,
+        tt_mb: float | None = None,
         clock: Clock | None = None,
         seed: int | None = 0,
         egdb: EndgameProbe | None = None,
@@ -275,6 +294,8 @@ class Engine:
         if native_core and core is None:
             raise ValueError(native.describe())
         self.native = core if core is not None and general.plays_fast(rules) else None
+        if tt_mb is not None:
+            tt_size = table_slots(tt_mb)
         self.tt: SearchTable = self.native.Table(tt_size) if self.native is not None else TranspositionTable(tt_size)
         self.clock: Clock = clock if clock is not None else monotonic_ms
         self.rng = random.Random(seed)
@@ -1256,4 +1277,5 @@ __all__ = [
     "move_id",
     "quiet_plies_of",
     "score_meaning",
+    "table_slots",
 ]
