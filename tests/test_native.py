@@ -271,3 +271,19 @@ def test_table_size_in_megabytes() -> None:
     assert len(engine.tt) == 1 << 21 and engine.tt.bytes == 48 * 2**20  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="some memory"):
         Engine(tt_mb=0)
+
+
+def test_aspiration_is_the_same_both_ways() -> None:
+    # The root is Python's for both: a window there keeps the trees alike.
+    narrower = 0
+    for p in list(ballot_positions().values())[::40]:
+        found = []
+        for on in (False, True):
+            for window in (0, 10):
+                engine = Engine(native_core=on, tt_size=1 << 16)
+                engine.aspiration = window
+                r = engine.search(p, depth=7)
+                found.append((window, r.move, r.score, r.nodes))
+        assert found[0] == found[2] and found[1] == found[3], p.to_fen()
+        narrower += found[1][3] < found[0][3]
+    assert narrower  # the window reaches the tree
