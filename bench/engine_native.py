@@ -3,12 +3,18 @@
     .venv/bin/python bench/engine_native.py --only speed          # nodes a second, ~1 min
     .venv/bin/python bench/engine_native.py --only match --movetime 300 --games 16
     .venv/bin/python bench/engine_native.py --only depth          # depth reached in a time
+    .venv/bin/python bench/engine_native.py --only loop           # the main loop beside a search
 
 * **speed**: the same searches (a node budget, so the same trees: the two engines search
   node for node alike; tests/test_native.py holds them to it) on a fixed set of positions, the start, ballots, middle games
   and endings; nodes per CPU second of each and their ratio.
 * **depth**: the depth each completes in 300 ms and 1 s of CPU from the start and from
   the middle games, as the hint and the computer player search.
+* **loop**: a stand-in for the board's main loop, a step of pure Python due every 2 ms,
+  while a search runs in a thread beside it (as the hint and the computer player run):
+  how late the steps come. The native core lets go of Python's lock while it searches;
+  the Python search holds it for up to the interpreter's switch interval (5 ms) at a
+  time.
 * **match**: native against Python at equal CPU time a move, each ballot of a spread
   sample of the ACF deck played twice, colours swapped; the score, an Elo estimate and
   its 95% interval (from the games' spread). Times are this process's CPU time, so the
@@ -141,9 +147,45 @@ def match(movetime: int, games: int) -> None:
     )
 
 
+def loop_steps(on: bool | None, steps: int = 400) -> tuple[float, float]:
+    """A stand-in for the board's main loop (a step of pure Python every 2 ms) while a
+    search runs in a thread beside it, as the hint and the computer player run: the
+    median and the longest delay of a step past when it was due, in ms."""
+    import threading
+
+    stop = threading.Event()
+
+    def think() -> None:
+        engine = Engine(native_core=on)
+        while not stop.is_set():
+            engine.search(Position.start(), movetime_ms=200)
+
+    thread = threading.Thread(target=think, daemon=True) if on is not None else None
+    if thread is not None:
+        thread.start()
+        time.sleep(0.05)
+    late = []
+    for _ in range(steps):
+        due = time.monotonic() + 0.002
+        time.sleep(0.002)
+        sum(range(2000))  # the step's work, about 20 us here
+        late.append((time.monotonic() - due) * 1000)
+    stop.set()
+    if thread is not None:
+        thread.join()
+    late.sort()
+    return statistics.median(late), late[int(len(late) * 0.99)]
+
+
+def loop() -> None:
+    for on, label in ((None, "no search"), (True, "native search"), (False, "Python search")):
+        median, longest = loop_steps(on)
+        print(f"main loop beside {label}: a step late by {median:.2f} ms (median), {longest:.2f} ms (p99)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("speed", "depth", "match"), help="run one part")
+    parser.add_argument("--only", choices=("speed", "depth", "loop", "match"), help="run one part")
     parser.add_argument("--nodes", type=int, default=100_000, help="node budget of a speed search (100,000)")
     parser.add_argument("--movetime", type=int, default=300, help="match ms of CPU a move (300)")
     parser.add_argument("--games", type=int, default=16, help="match games, two a ballot (16)")
@@ -155,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         speed(args.nodes)
     if args.only in (None, "depth"):
         depth()
+    if args.only in (None, "loop"):
+        loop()
     if args.only in (None, "match"):
         match(args.movetime, args.games)
     return 0
