@@ -81,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=4, help="moves played from each (4)")
     parser.add_argument("--egdb", type=Path, help="a folder of endgame tables to probe")
     parser.add_argument(
+        "--folder", type=Path, default=PROBLEMS, help="the folder of problem files (../shared/data/problems)"
+    )
+    parser.add_argument(
         "--pieces",
         type=pieces_range,
         default=(8, 24),
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
         probe = load_probe(args.egdb)
     low, high = args.pieces
-    chosen = sample([p for p in load(PROBLEMS) if low <= pieces_of(p) <= high], args.problems)
+    chosen = sample([p for p in load(args.folder) if low <= pieces_of(p) <= high], args.problems)
     log = CollectorLog()
     gc.callbacks.append(log)
     spent: list[float] = []
