@@ -4,6 +4,7 @@
     .venv/bin/python bench/engine_native.py --only match --movetime 300 --games 16
     .venv/bin/python bench/engine_native.py --only depth          # depth reached in a time
     .venv/bin/python bench/engine_native.py --only loop           # the main loop beside a search
+    .venv/bin/python bench/engine_native.py --only features --movetime 30 --games 16
 
 * **speed**: the same searches (a node budget, so the same trees: the two engines search
   node for node alike; tests/test_native.py holds them to it) on a fixed set of positions, the start, ballots, middle games
@@ -16,6 +17,9 @@
   how late the steps come. The native core lets go of Python's lock while it searches;
   the Python search holds it for up to the interpreter's switch interval (5 ms) at a
   time.
+* **features** (not run by default): each of the search's features (late move
+  reductions, the threat extension at the horizon) measured alone, as a match of the
+  native engine against itself with the feature off, like the match below.
 * **match**: native against Python at equal CPU time a move, each ballot of a spread
   sample of the ACF deck played twice, colours swapped; the score, an Elo estimate and
   its 95% interval (from the games' spread). Times are this process's CPU time, so the
@@ -32,6 +36,7 @@ import math
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -127,20 +132,41 @@ def play(black: Engine, white: Engine, opening: Position, movetime: int) -> floa
         game.play(result.move)
 
 
-def match(movetime: int, games: int) -> None:
+def native_engine(seed: int) -> Engine:
+    return Engine(native_core=True, clock=cpu_ms, seed=seed)
+
+
+def python_engine(seed: int) -> Engine:
+    return Engine(native_core=False, clock=cpu_ms, seed=seed)
+
+
+def without(feature: str) -> Callable[[int], Engine]:
+    """The native engine with one of its search features (an Engine flag) off."""
+
+    def make(seed: int) -> Engine:
+        engine = native_engine(seed)
+        setattr(engine, feature, False)
+        return engine
+
+    return make
+
+
+def match(
+    movetime: int,
+    games: int,
+    ours: Callable[[int], Engine] = native_engine,
+    theirs: Callable[[int], Engine] = python_engine,
+    label: str = "native against Python",
+) -> None:
     ballots = deck()[:: max(1, len(deck()) // max(1, games // 2))][: max(1, games // 2)]
     scores: list[float] = []
     for b in ballots:
         opening = b.position()
-        for native_black in (True, False):
-            ours = Engine(native_core=True, clock=cpu_ms, seed=b.number)
-            theirs = Engine(native_core=False, clock=cpu_ms, seed=b.number)
-            if native_black:
-                scores.append(play(ours, theirs, opening, movetime))
-            else:
-                scores.append(1 - play(theirs, ours, opening, movetime))
+        for first_black in (True, False):
+            a, z = ours(b.number), theirs(b.number)
+            scores.append(play(a, z, opening, movetime) if first_black else 1 - play(z, a, opening, movetime))
             print(
-                f"  ballot {b.number} native {'Black' if native_black else 'White'}: {scores[-1]} "
+                f"  ballot {b.number} first {'Black' if first_black else 'White'}: {scores[-1]} "
                 f"(so far {sum(scores)}/{len(scores)})",
                 flush=True,
             )
@@ -148,9 +174,15 @@ def match(movetime: int, games: int) -> None:
     wins, draws = scores.count(1.0), scores.count(0.5)
     share = sum(scores) / n
     print(
-        f"match at {movetime} ms of CPU a move, native against Python, {n} games: "
+        f"match at {movetime} ms of CPU a move, {label}, {n} games: "
         f"+{wins} ={draws} -{n - wins - draws}, {share:.1%}, {elo(share, n, scores)}"
     )
+
+
+def features(movetime: int, games: int) -> None:
+    """Each search feature measured alone: the native engine against itself without it."""
+    for feature in ("reductions", "threats"):
+        match(movetime, games, native_engine, without(feature), f"native against native without {feature}")
 
 
 def loop_steps(on: bool | None, steps: int = 400) -> tuple[float, float]:
@@ -191,7 +223,7 @@ def loop() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("speed", "depth", "loop", "match"), help="run one part")
+    parser.add_argument("--only", choices=("speed", "depth", "loop", "match", "features"), help="run one part")
     parser.add_argument("--nodes", type=int, default=100_000, help="node budget of a speed search (100,000)")
     parser.add_argument("--movetime", type=int, default=300, help="match ms of CPU a move (300)")
     parser.add_argument("--games", type=int, default=16, help="match games, two a ballot (16)")
@@ -207,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         loop()
     if args.only in (None, "match"):
         match(args.movetime, args.games)
+    if args.only == "features":
+        features(args.movetime, args.games)
     return 0
 
 

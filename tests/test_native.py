@@ -287,3 +287,27 @@ def test_aspiration_is_the_same_both_ways() -> None:
         assert found[0] == found[2] and found[1] == found[3], p.to_fen()
         narrower += found[1][3] < found[0][3]
     assert narrower  # the window reaches the tree
+
+
+def test_master_book_at_full_strength() -> None:
+    from rules.engine.book import MasterBook
+    from rules.engine.masters import MASTER_MOVES
+
+    start = Position.start()
+    book = MasterBook()
+    moves = book.moves(start)
+    assert {m.pdn() for m in moves} >= {"11-15", "9-14", "10-15"} and all(w > 0 for w in moves.values())
+    # Each entry's move is legal where it stands (bench/book.py --check rebuilds it).
+    assert len(book) > 400 and len(MASTER_MOVES) > 1000
+    for fen, text, games, points in MASTER_MOVES[::50]:
+        assert Position.from_fen(fen).parse_move(text) in Position.from_fen(fen).legal_moves()
+        assert 0 < points <= games
+    drawn = {str(Engine(seed=s).search(start, book=True).move) for s in range(40)}
+    assert len(drawn) > 2 and drawn <= {m.pdn() for m in moves}
+    result = Engine().search(start, book=True)
+    assert result.depth == 0 and result.pv == (result.move,)
+    # A position out of both books is searched.
+    assert Engine().search(Position.from_fen("W:WK19,K23:BK28,12"), book=True, depth=3).depth == 3
+    # The levels keep the ballots: level 5's first move is a ballot's.
+    ballot_firsts = {b.moves[0] for b in __import__("rules.ballots", fromlist=["deck"]).deck()}
+    assert str(Engine(seed=3).search(start, strength=5).move) in ballot_firsts

@@ -79,7 +79,7 @@ from typing import TypedDict, Unpack
 
 from rules import movegen
 from rules.engine import general, native, zobrist
-from rules.engine.book import OpeningBook
+from rules.engine.book import MasterBook, OpeningBook
 from rules.engine.evaluation import evaluate_boards
 from rules.engine.egdb import WON, EndgameProbe, outcome
 from rules.engine.levels import Strength, strength as strength_of
@@ -310,6 +310,7 @@ class Engine:
         self._table_values: dict[int, int | None] = {}
         self._table_values_of: EndgameProbe | None = None
         self._book: OpeningBook | None = None
+        self._masters: MasterBook | None = None
         self._verify_keys = False
         #: Late move reductions (see the search's docstring).
         self.reductions = True
@@ -359,6 +360,13 @@ class Engine:
             self._book = OpeningBook(self.rules)
         return self._book
 
+    @property
+    def masters(self) -> MasterBook:
+        """The master games' opening moves (``book=True`` at full strength)."""
+        if self._masters is None:
+            self._masters = MasterBook(self.rules)
+        return self._masters
+
     # -- the public calls -------------------------------------------------------------
 
     def search(
@@ -383,8 +391,9 @@ class Engine:
         runs for :data:`DEFAULT_MOVETIME_MS`. ``history`` holds the positions that came
         before in the game, oldest first, for telling repetitions and counting towards
         the 40-move rule (``quiet_plies``, the plies since a man moved or a piece was
-        taken, overrides that count). ``book`` plays a ballot-deck opening move when
-        there is one (default: only with a strength). ``nodes`` caps the positions
+        taken, overrides that count). ``book`` plays a book move when there is one
+        (default: only with a strength): a ballot-deck move at a strength, for
+        variety, else the master games' (weighted by their results), then the deck's. ``nodes`` caps the positions
         searched: a limit that does not depend on the machine or its load, for
         comparing versions of the engine move for move.
         """
@@ -426,7 +435,11 @@ class Engine:
             return SearchResult(None, -WIN, 0, 0, self._since(started), ())
         use_book = book if book is not None else (level is not None and level.book)
         if use_book:
-            choice = self.book.choose(position, self.rng)
+            # The levels draw ballots, for variety; full strength plays the masters'
+            # moves (then the ballots, where the masters' games did not go).
+            choice = self.masters.choose(position, self.rng) if level is None else None
+            if choice is None:
+                choice = self.book.choose(position, self.rng)
             if choice is not None:
                 return SearchResult(choice, 0, 0, 0, self._since(started), (choice,))
 
