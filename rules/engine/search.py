@@ -275,7 +275,9 @@ class Engine:
 
     ``clock`` returns milliseconds (``MonotonicClock().now_ms`` or a test's
     ``VirtualClock().now_ms`` fit); ``seed`` fixes the choices of the strength levels and
-    of the opening book, so games are reproducible.
+    of the opening book, so games are reproducible. ``tt_size`` (slots) or ``tt_mb``
+    (memory) sizes the transposition table; ``native_core`` chooses the search's walker
+    (see :mod:`rules.engine.native`: the same tree either way).
     """
 
     def __init__(
@@ -295,8 +297,9 @@ class Engine:
         #: capturing forward only).
         self.egdb = egdb
         #: The native search core (``rules.engine.native``) when it was built, is wanted
-        #: (``native_core``: None follows the environment, ``CROWNHEAD_ENGINE``) and
-        #: plays these rules; None: the tree is searched in Python.
+        #: (``native_core``: None follows ``native.choose``, which the crownhead command
+        #: and the tests call with ``CROWNHEAD_ENGINE``; True insists) and plays these
+        #: rules; None: the tree is searched in Python.
         core = native.core() if native_core is None else (native.core() if native_core else None)
         if native_core and core is None:
             raise ValueError(native.describe())
