@@ -252,6 +252,7 @@ def run(args: argparse.Namespace) -> int:
     store = GameStore(state_dir)
     clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
     _configure_logging(headless, state_dir)
+    _say_which_search()
     try:
         leds = config.get(PaletteConfig).led_settings(hints=hints)
         hardware = open_hardware(config, clock, hal=args.hal)
@@ -478,6 +479,15 @@ def _endgame_tables(state_dir: str | None) -> object | None:
     except EgdbError as error:
         logging.getLogger(__name__).warning("endgame tables not used: %s", error)
         return None
+
+
+def _say_which_search() -> None:
+    """Once at start, where the engine will search in pure Python: why (no compiler at
+    install time, or CROWNHEAD_ENGINE=python), since it is some 40 times slower."""
+    from rules.engine import native
+
+    if native.core() is None:
+        logging.getLogger("firmware.engine").warning("engine: %s", native.describe())
 
 
 def _configure_logging(headless: bool, state_dir: Path) -> None:
