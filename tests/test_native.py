@@ -24,7 +24,7 @@ from rules.engine.search import capture_moves
 from rules.position import Color
 from rules.squares import bit, mask_of
 
-pytestmark = pytest.mark.skipif(not native.built(), reason=native.describe())
+_built = pytest.mark.skipif(not native.built(), reason=native.describe())
 
 OPTIONS = [
     Rules(),
@@ -54,6 +54,18 @@ def known_positions() -> list[Position]:
 KNOWN = known_positions()
 
 
+def test_the_core_is_built_where_there_is_a_compiler() -> None:
+    # make test and .ci/run install with the system compiler: where one is on the path
+    # the core must have been built, or every native test below would skip unseen.
+    import shutil
+    import sysconfig
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) here: the engine searches in Python")
+    assert native.built(), native.describe()
+
+
 def sides(p: Position) -> tuple[int, int, int, bool]:
     black = p.turn == Color.BLACK
     own, opp = (p.black, p.white) if black else (p.white, p.black)
@@ -81,11 +93,13 @@ def core():  # type: ignore[no-untyped-def]
     return core
 
 
+@_built
 def test_known_positions_are_many() -> None:
     assert len(KNOWN) > 300  # the 156 ballots and the tests' FENs
 
 
 @pytest.mark.parametrize("rules", OPTIONS, ids=lambda r: r.describe())
+@_built
 def test_perft_equal_on_every_known_position(rules: Rules) -> None:
     c = core()
     for p in KNOWN:
@@ -95,11 +109,13 @@ def test_perft_equal_on_every_known_position(rules: Rules) -> None:
         assert c.perft(*args) == movegen.perft(*args), p.to_fen()
 
 
+@_built
 def test_perft_start_published() -> None:
     own, opp, kings, black = sides(Position.start())
     assert core().perft(own, opp, kings, black, 9) == 3963680  # Aart Bik, Cake (tests/test_perft.py)
 
 
+@_built
 def test_perft_differs_when_a_rule_does() -> None:
     # The options reach the core: captures optional count more moves than compulsory.
     own, opp, kings, black = sides(Position.start())
@@ -108,6 +124,7 @@ def test_perft_differs_when_a_rule_does() -> None:
 
 
 @pytest.mark.parametrize("men_backward", [False, True])
+@_built
 def test_capture_routes_and_steps_equal(men_backward: bool) -> None:
     c = core()
     for p in KNOWN + random_positions(400, seed=3):
@@ -123,6 +140,7 @@ def test_capture_routes_and_steps_equal(men_backward: bool) -> None:
         assert steps == sorted(movegen.quiet_moves(own, opp, kings, black))
 
 
+@_built
 def test_evaluation_equal() -> None:
     c = core()
     for p in KNOWN + random_positions(1500, seed=5, plies=200):
@@ -133,6 +151,7 @@ def test_evaluation_equal() -> None:
         ), p.to_fen()
 
 
+@_built
 def test_weights_are_read_from_the_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
     # One source for the weights: a change in rules.engine.evaluation reaches the core
     # once handed over, and the test notices a core that kept its own.
@@ -164,6 +183,7 @@ def both(position: Position, rules: Rules = Rules(), egdb=None, **limits):  # ty
 
 
 @pytest.mark.parametrize("rules", OPTIONS, ids=lambda r: r.describe())
+@_built
 def test_same_search_at_fixed_depth_on_the_ballots(rules: Rules) -> None:
     ballots = list(ballot_positions(rules).values())[:: 8 if rules == Rules() else 26]
     for p in ballots:
@@ -171,6 +191,7 @@ def test_same_search_at_fixed_depth_on_the_ballots(rules: Rules) -> None:
         assert python == ours, p.to_fen()
 
 
+@_built
 def test_same_search_on_random_positions_and_node_budgets() -> None:
     for i, p in enumerate(random_positions(24, seed=11, plies=90)):
         if not p.legal_moves():
@@ -180,6 +201,7 @@ def test_same_search_on_random_positions_and_node_budgets() -> None:
         assert python == ours, (p.to_fen(), limits)
 
 
+@_built
 def test_same_search_with_history_and_forty_move_count() -> None:
     # Kings shuffling: repetitions of the game and the 40-move count decide the tree.
     history = [Position.from_fen(f) for f in ("B:WK30,K26:BK5,K9", "W:WK30,K26:BK1,K9", "B:WK30,K22:BK1,K9")]
@@ -189,6 +211,7 @@ def test_same_search_with_history_and_forty_move_count() -> None:
         assert python == ours, quiet
 
 
+@_built
 def test_same_search_with_the_shipped_tables() -> None:
     from firmware.egdb import load_probe
 
@@ -206,6 +229,7 @@ def test_same_search_with_the_shipped_tables() -> None:
         assert python == ours, fen
 
 
+@_built
 def test_python_can_be_chosen() -> None:
     try:
         native.choose("python")
@@ -220,6 +244,7 @@ def test_python_can_be_chosen() -> None:
         native.choose("native")
 
 
+@_built
 def test_the_command_reads_the_environment(tmp_path: Path) -> None:
     import os
     import subprocess
@@ -235,11 +260,13 @@ def test_the_command_reads_the_environment(tmp_path: Path) -> None:
             assert out.returncode == 2 and "CROWNHEAD_ENGINE is native or python, not 'fast'" in out.stderr
 
 
+@_built
 def test_other_rules_search_in_python() -> None:
     # Flying kings are the general search's: no native core for them.
     assert Engine(Rules(flying_kings=True), native_core=True).native is None
 
 
+@_built
 def test_verify_keys_turns_to_the_python_search() -> None:
     engine = Engine(native_core=True)
     engine.verify_keys = True
@@ -247,6 +274,7 @@ def test_verify_keys_turns_to_the_python_search() -> None:
     assert engine.search(Position.start(), depth=5).depth == 5
 
 
+@_built
 def test_table_probe_and_store_as_the_python_table() -> None:
     from rules.engine.tt import EXACT, TranspositionTable
 
@@ -263,6 +291,7 @@ def test_table_probe_and_store_as_the_python_table() -> None:
         core().Table(0)
 
 
+@_built
 def test_table_size_in_megabytes() -> None:
     from rules.engine.search import NATIVE_SLOT_BYTES
 
@@ -273,6 +302,7 @@ def test_table_size_in_megabytes() -> None:
         Engine(tt_mb=0)
 
 
+@_built
 def test_aspiration_is_the_same_both_ways() -> None:
     # The root is Python's for both: a window there keeps the trees alike.
     narrower = 0
@@ -289,6 +319,7 @@ def test_aspiration_is_the_same_both_ways() -> None:
     assert narrower  # the window reaches the tree
 
 
+@_built
 def test_master_book_at_full_strength() -> None:
     from rules.engine.book import MasterBook
     from rules.engine.masters import MASTER_MOVES
