@@ -27,7 +27,6 @@ import random
 from collections import Counter
 
 from rules.ballots import Ballot, deck
-from rules.engine.masters import MASTER_MOVES
 from rules.move import IllegalMoveError, Move
 from rules.position import Position
 from rules.settings import WCDF, Rules
@@ -77,15 +76,19 @@ class MasterBook:
     standard ones) are left out. Read at the first look-up.
     """
 
-    def __init__(self, rules: Rules = WCDF, entries: tuple[tuple[str, str, int, float], ...] = MASTER_MOVES) -> None:
+    def __init__(self, rules: Rules = WCDF, entries: tuple[tuple[str, str, int, float], ...] | None = None) -> None:
         self.rules = rules
         self._entries = entries
         self._moves: dict[Position, dict[Move, float]] | None = None
 
     def _book(self) -> dict[Position, dict[Move, float]]:
         if self._moves is None:
+            # Imported here: 1,587 entries take 15-20 ms to import (a Pi: 5-10 times
+            # that), which crownhead analyse would pay at every start otherwise.
+            from rules.engine.masters import MASTER_MOVES
+
             book: dict[Position, dict[Move, float]] = {}
-            for fen, text, _games, points in self._entries:
+            for fen, text, _games, points in self._entries if self._entries is not None else MASTER_MOVES:
                 try:
                     position = Position.from_fen(fen)
                     move = position.parse_move(text, self.rules)
