@@ -342,3 +342,29 @@ def test_master_book_at_full_strength() -> None:
     # The levels keep the ballots: level 5's first move is a ballot's.
     ballot_firsts = {b.moves[0] for b in __import__("rules.ballots", fromlist=["deck"]).deck()}
     assert str(Engine(seed=3).search(start, strength=5).move) in ballot_firsts
+
+
+@_built
+def test_an_error_in_the_clock_or_a_probe_surfaces() -> None:
+    # The tree is walked without the GIL; what Python raises in a callback unwinds it.
+    calls = [0]
+
+    def clock() -> float:
+        calls[0] += 1
+        if calls[0] > 50:
+            raise RuntimeError("clock broke")
+        return 0.0
+
+    with pytest.raises(RuntimeError, match="clock broke"):
+        Engine(native_core=True, clock=clock).search(Position.start(), movetime_ms=1000)
+
+    class Broken:
+        pieces = 6
+
+        def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
+            raise KeyError("probe broke")
+
+    with pytest.raises(KeyError, match="probe broke"):
+        Engine(native_core=True, egdb=Broken()).search(Position.from_fen("W:WK19,K23:BK28,12"), depth=3)
+    # and the next search runs as before
+    assert Engine(native_core=True).search(Position.start(), depth=6).depth == 6
