@@ -4,7 +4,7 @@
     .venv/bin/python bench/engine_native.py --only match --movetime 300 --games 16
     .venv/bin/python bench/engine_native.py --only depth          # depth reached in a time
     .venv/bin/python bench/engine_native.py --only loop           # the main loop beside a search
-    .venv/bin/python bench/engine_native.py --only features --movetime 30 --games 16
+    .venv/bin/python bench/engine_native.py --only features --nodes-a-move 20000 --games 64
 
 * **speed**: the same searches (a node budget, so the same trees: the two engines search
   node for node alike; tests/test_native.py holds them to it) on a fixed set of positions, the start, ballots, middle games
@@ -119,7 +119,7 @@ def elo(score: float, games: int, scores: list[float]) -> str:
     return f"{of(score):+.0f} Elo (95%: {low:+.0f} to {high:+.0f})"
 
 
-def play(black: Engine, white: Engine, opening: Position, movetime: int) -> float:
+def play(black: Engine, white: Engine, opening: Position, movetime: int, nodes: int | None = None) -> float:
     """One game from ``opening``; Black's points."""
     game = Game(opening)
     while True:
@@ -127,7 +127,10 @@ def play(black: Engine, white: Engine, opening: Position, movetime: int) -> floa
         if end is not None:
             return {"1-0": 1.0, "0-1": 0.0}.get(end.score, 0.5)  # "1-0": Black won
         engine = black if game.turn == Color.BLACK else white
-        result = engine.search(game.position, history=game.positions[:-1], movetime_ms=movetime)
+        if nodes is not None:  # a node budget: the same game on any machine
+            result = engine.search(game.position, history=game.positions[:-1], nodes=nodes)
+        else:
+            result = engine.search(game.position, history=game.positions[:-1], movetime_ms=movetime)
         assert result.move is not None
         game.play(result.move)
 
@@ -157,6 +160,7 @@ def match(
     ours: Callable[[int], Engine] = native_engine,
     theirs: Callable[[int], Engine] = python_engine,
     label: str = "native against Python",
+    nodes: int | None = None,
 ) -> None:
     ballots = deck()[:: max(1, len(deck()) // max(1, games // 2))][: max(1, games // 2)]
     scores: list[float] = []
@@ -164,7 +168,10 @@ def match(
         opening = b.position()
         for first_black in (True, False):
             a, z = ours(b.number), theirs(b.number)
-            scores.append(play(a, z, opening, movetime) if first_black else 1 - play(z, a, opening, movetime))
+            if first_black:
+                scores.append(play(a, z, opening, movetime, nodes))
+            else:
+                scores.append(1 - play(z, a, opening, movetime, nodes))
             print(
                 f"  ballot {b.number} first {'Black' if first_black else 'White'}: {scores[-1]} "
                 f"(so far {sum(scores)}/{len(scores)})",
@@ -173,16 +180,18 @@ def match(
     n = len(scores)
     wins, draws = scores.count(1.0), scores.count(0.5)
     share = sum(scores) / n
+    limit = f"{nodes:,} nodes" if nodes is not None else f"{movetime} ms of CPU"
     print(
-        f"match at {movetime} ms of CPU a move, {label}, {n} games: "
+        f"match at {limit} a move, {label}, {n} games: "
         f"+{wins} ={draws} -{n - wins - draws}, {share:.1%}, {elo(share, n, scores)}"
     )
 
 
-def features(movetime: int, games: int) -> None:
-    """Each search feature measured alone: the native engine against itself without it."""
+def features(movetime: int, games: int, nodes: int | None) -> None:
+    """Each search feature measured alone: the native engine against itself without it
+    (at a node budget a move, ``--nodes-a-move``, the same games on any machine)."""
     for feature in ("reductions", "threats"):
-        match(movetime, games, native_engine, without(feature), f"native against native without {feature}")
+        match(movetime, games, native_engine, without(feature), f"native against native without {feature}", nodes)
 
 
 def loop_steps(on: bool | None, steps: int = 400) -> tuple[float, float]:
@@ -227,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=100_000, help="node budget of a speed search (100,000)")
     parser.add_argument("--movetime", type=int, default=300, help="match ms of CPU a move (300)")
     parser.add_argument("--games", type=int, default=16, help="match games, two a ballot (16)")
+    parser.add_argument("--nodes-a-move", type=int, help="features: a node budget a move instead of a time")
     args = parser.parse_args(argv)
     if not native.built():
         print(native.describe())
@@ -240,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "match"):
         match(args.movetime, args.games)
     if args.only == "features":
-        features(args.movetime, args.games)
+        features(args.movetime, args.games, args.nodes_a_move)
     return 0
 
 
