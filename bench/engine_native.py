@@ -3,6 +3,7 @@
     .venv/bin/python bench/engine_native.py --only speed          # nodes a second, ~1 min
     .venv/bin/python bench/engine_native.py --only match --movetime 300 --games 16
     .venv/bin/python bench/engine_native.py --only depth          # depth reached in a time
+    .venv/bin/python bench/engine_native.py --only tables         # the tables' probe, its cost
     .venv/bin/python bench/engine_native.py --only loop           # the main loop beside a search
     .venv/bin/python bench/engine_native.py --only features --nodes-a-move 20000 --games 64
 
@@ -12,6 +13,8 @@
 * **depth**: the depth each completes in 300 ms and 1 s of CPU from the start and from
   the middle games, as the hint and the computer player search; and the native core
   at 30 and 60 ms (a Pi 4's 300 ms, 5-10 times slower a core) against Python at 3 s.
+* **tables**: the endings of six to ten pieces with the shipped tables and without,
+  both ways, with the probes (called in Python) counted and timed.
 * **loop**: a stand-in for the board's main loop, a step of pure Python due every 2 ms,
   while a search runs in a thread beside it (as the hint and the computer player run):
   how late the steps come. The native core lets go of Python's lock while it searches;
@@ -105,6 +108,58 @@ def depth() -> None:
     for on, movetime in ((True, 30), (True, 60), (False, 3000)):
         depths = [Engine(native_core=on, clock=cpu_ms).search(p, movetime_ms=movetime).depth for p in positions]
         print(f"{movetime} ms, {'native (a Pi 4 at 300 ms)' if on else 'python'}: depths {depths}")
+
+
+#: Endings of six to ten pieces, where the shipped tables are probed below the root.
+TABLE_ENDINGS = (
+    "B:W21,25,K30:B6,K10,11",
+    "W:W18,22,25,K30:B6,10,11,K2",
+    "B:W18,22,23,27,31:B6,9,10,12,K26",
+    "W:W17,19,26,27,29:B1,3,5,10,15",
+    "W:W21,22,30,K2:B9,13,14,K10",
+)
+
+
+def tables() -> None:
+    """What probing the shipped tables through the Python callback costs each search."""
+    from firmware.egdb import load_probe
+
+    probe = load_probe()
+    if probe is None:
+        print("no endgame tables shipped in this checkout")
+        return
+
+    class Timed:
+        """The probe, its calls counted and timed."""
+
+        pieces = probe.pieces
+
+        def __init__(self) -> None:
+            self.calls, self.cpu = 0, 0.0
+
+        def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
+            self.calls += 1
+            started = time.process_time()
+            try:
+                return probe.value(own, opp, kings, black)
+            finally:
+                self.cpu += time.process_time() - started
+
+    for on in (True, False):
+        for with_tables in (False, True):
+            timed = Timed() if with_tables else None
+            nodes, started = 0, time.process_time()
+            for fen in TABLE_ENDINGS:
+                engine = Engine(native_core=on, egdb=timed)
+                nodes += engine.search(Position.from_fen(fen), nodes=300_000 if on else 30_000).nodes
+            cpu = time.process_time() - started
+            extra = ""
+            if timed is not None:
+                extra = f", {timed.calls:,} probes taking {timed.cpu * 1000:,.0f} ms ({timed.cpu / max(timed.calls, 1) * 1e6:.0f} us each)"
+            print(
+                f"{'native' if on else 'python'} {'with' if with_tables else 'without'} the tables: "
+                f"{nodes:,} nodes in {cpu * 1000:,.0f} ms of CPU = {nodes / max(cpu, 1e-6):,.0f}/s{extra}"
+            )
 
 
 def elo(score: float, games: int, scores: list[float]) -> str:
@@ -232,7 +287,9 @@ def loop() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", choices=("speed", "depth", "loop", "match", "features"), help="run one part")
+    parser.add_argument(
+        "--only", choices=("speed", "depth", "tables", "loop", "match", "features"), help="run one part"
+    )
     parser.add_argument("--nodes", type=int, default=100_000, help="node budget of a speed search (100,000)")
     parser.add_argument("--movetime", type=int, default=300, help="match ms of CPU a move (300)")
     parser.add_argument("--games", type=int, default=16, help="match games, two a ballot (16)")
@@ -245,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         speed(args.nodes)
     if args.only in (None, "depth"):
         depth()
+    if args.only in (None, "tables"):
+        tables()
     if args.only in (None, "loop"):
         loop()
     if args.only in (None, "match"):
