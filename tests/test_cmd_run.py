@@ -214,7 +214,8 @@ def test_signals_stop_cleanly(tmp_path: Path, sig: int) -> None:
     assert proc.returncode == 0, err
     last = json.loads(out.splitlines()[-1])
     assert last["event"] == "notice" and last["message"].startswith("stopped")
-    assert err == ""
+    # Nothing on stderr but the start-up note of a pure-Python search (CROWNHEAD_ENGINE=python).
+    assert [line for line in err.splitlines() if "engine: pure-Python search" not in line] == []
     assert GameStore(tmp_path / "s").load_current() is not None
     # The lock went with the process.
     GameStore(tmp_path / "s").acquire()

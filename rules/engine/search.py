@@ -298,9 +298,10 @@ class Engine:
         self.egdb = egdb
         #: The native search core (``rules.engine.native``) when it was built, is wanted
         #: (``native_core``: None follows ``native.choose``, which the crownhead command
-        #: and the tests call with ``CROWNHEAD_ENGINE``; True insists) and plays these
-        #: rules; None: the tree is searched in Python.
-        core = native.core() if native_core is None else (native.core() if native_core else None)
+        #: and the tests call with ``CROWNHEAD_ENGINE``; True insists, whatever was
+        #: chosen, and is an error where the core was not built) and plays these rules;
+        #: None: the tree is searched in Python.
+        core = native.core() if native_core is None else (native.module() if native_core else None)
         if native_core and core is None:
             raise ValueError(native.describe())
         self.native = core if core is not None and general.plays_fast(rules) else None
