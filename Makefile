@@ -1,6 +1,6 @@
 # `make run` and `make test` work on a fresh machine: each creates .venv when missing and
 # installs the project with the web page, the hall and the dev extras (everything `make run`
-# uses), re-installing only when pyproject.toml changed.
+# uses), re-installing only when pyproject.toml (or the native core's sources) changed.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +11,9 @@ STAMP := $(VENV)/.installed
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# The native search core (rules/engine/_native.c) is compiled by the install: a change to
+# it, or to setup.py, installs again so the tests run the core as it now is.
+$(STAMP): pyproject.toml setup.py rules/engine/_native.c | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[web,hall,dev]'
 	touch $(STAMP)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import statistics
 import sys
 import time
@@ -30,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.problems import PROBLEMS, cpu_ms, load, pieces_of, pieces_range, sample  # noqa: E402
 from rules import WCDF, Position  # noqa: E402
-from rules.engine import Engine  # noqa: E402
+from rules.engine import Engine, native  # noqa: E402
 from rules.engine.egdb import EndgameProbe  # noqa: E402
 
 LATE_MS = 5
@@ -72,11 +73,16 @@ def play(fen: str, moves: int, movetime: int, probe: EndgameProbe | None, log: C
 
 
 def main(argv: list[str] | None = None) -> int:
+    # CROWNHEAD_ENGINE=python: the pure-Python search, as the crownhead command reads it.
+    native.choose(os.environ.get(native.ENV))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--movetime", type=int, default=300, help="ms of CPU a move (300)")
     parser.add_argument("--problems", type=int, default=40, help="problems played (40)")
     parser.add_argument("--moves", type=int, default=4, help="moves played from each (4)")
     parser.add_argument("--egdb", type=Path, help="a folder of endgame tables to probe")
+    parser.add_argument(
+        "--folder", type=Path, default=PROBLEMS, help="the folder of problem files (../shared/data/problems)"
+    )
     parser.add_argument(
         "--pieces",
         type=pieces_range,
@@ -91,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
         probe = load_probe(args.egdb)
     low, high = args.pieces
-    chosen = sample([p for p in load(PROBLEMS) if low <= pieces_of(p) <= high], args.problems)
+    chosen = sample([p for p in load(args.folder) if low <= pieces_of(p) <= high], args.problems)
     log = CollectorLog()
     gc.callbacks.append(log)
     spent: list[float] = []
@@ -100,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     late = sum(ms > args.movetime + LATE_MS for ms in spent)
     print(
         f"python {sys.version.split()[0]}, {len(chosen)} problems of {low}-{high} pieces, "
-        f"{args.moves} moves each at {args.movetime} ms of CPU, tables: {args.egdb or 'none'}"
+        f"{args.moves} moves each at {args.movetime} ms of CPU, tables: {args.egdb or 'none'}, {native.describe()}"
     )
     print(
         f"{len(spent)} searches: median {statistics.median(spent):.1f} ms, longest "

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules import WCDF, Color, Game, Position  # noqa: E402
 from rules.ballots import deck  # noqa: E402
-from rules.engine import KING_VALUE, MAN_VALUE, Engine  # noqa: E402
+from rules.engine import KING_VALUE, MAN_VALUE, Engine, native  # noqa: E402
 from rules.engine.egdb import EndgameProbe  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 
@@ -280,6 +280,8 @@ def endings(nodes: int = 60_000) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # CROWNHEAD_ENGINE=python: the pure-Python search, as the crownhead command reads it.
+    native.choose(os.environ.get(native.ENV))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--movetime", type=int, default=100, help="engine ms per move (100)")
     parser.add_argument(

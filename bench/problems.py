@@ -67,7 +67,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules import Color, Game, Move, Position  # noqa: E402
-from rules.engine import Engine  # noqa: E402
+from rules.engine import Engine, native  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
 from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW  # noqa: E402
@@ -371,6 +371,8 @@ def speed(problems: list[Problem], nodes: int, egdb: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # CROWNHEAD_ENGINE=python: the pure-Python search, as the crownhead command reads it.
+    native.choose(os.environ.get(native.ENV))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--movetime", default="100,300,1000", help="engine ms per move, comma-separated (100,300,1000)")
     parser.add_argument("--sample", type=int, help="play only N problems spread over the files")
@@ -474,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.jobs} processes, "
         f"{len(problems)} problems, endgame databases: {tables}, "
-        f"engine {'limited by' if by_nodes else 'timed by'} {limit}"
+        f"engine {'limited by' if by_nodes else 'timed by'} {limit}, {native.describe()}"
     )
     earlier: dict[tuple[Problem, int], Outcome] = {}
     for log in args.resume:

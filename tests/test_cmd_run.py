@@ -41,6 +41,25 @@ def test_headless_script_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert GameStore(state).load_current().moves == ("11-15", "22-18")
 
 
+def test_a_pure_python_search_is_said_once_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rules.engine import native
+
+    args = ["run", "--headless", "--script", script(tmp_path), "--state-dir", str(tmp_path / "s"), "--log", "json"]
+    was = native.wanted()
+    try:
+        monkeypatch.setenv(native.ENV, "python")  # read by the command, as on the board
+        assert main(args) == 0
+        said = [line for line in capsys.readouterr().err.splitlines() if "engine: pure-Python search" in line]
+        assert len(said) == 1 and "CROWNHEAD_ENGINE=python" in said[0]
+        monkeypatch.setenv(native.ENV, "native")
+        assert main(args) == 0
+        assert ("engine: pure-Python search" in capsys.readouterr().err) != native.built()
+    finally:
+        native.choose("native" if was else "python")  # as the suite was run
+
+
 def test_headless_script_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--script", script(tmp_path), "--state-dir", str(tmp_path / "s")]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -195,7 +214,8 @@ def test_signals_stop_cleanly(tmp_path: Path, sig: int) -> None:
     assert proc.returncode == 0, err
     last = json.loads(out.splitlines()[-1])
     assert last["event"] == "notice" and last["message"].startswith("stopped")
-    assert err == ""
+    # Nothing on stderr but the start-up note of a pure-Python search (CROWNHEAD_ENGINE=python).
+    assert [line for line in err.splitlines() if "engine: pure-Python search" not in line] == []
     assert GameStore(tmp_path / "s").load_current() is not None
     # The lock went with the process.
     GameStore(tmp_path / "s").acquire()

@@ -30,6 +30,9 @@ from rules.variants import RUSSIAN
 from squares import bit, mask_of
 from helpers.games import scattered_pieces
 
+# Every test here runs with the native search core and with the pure-Python search.
+pytestmark = pytest.mark.usefixtures("engine_both_ways")
+
 HOUSE_RULES = (
     WCDF,
     Rules(men_capture_backward=True),

@@ -12,7 +12,10 @@ import pytest
 from firmware.cli import main
 from rules import Game, Move, Position, Rules
 
-KEYS = ["move", "path", "captures", "score", "depth", "nodes", "ms"]
+# Every test here runs with the native search core and with the pure-Python search.
+pytestmark = pytest.mark.usefixtures("engine_both_ways")
+
+KEYS = ["move", "path", "captures", "score", "depth", "nodes", "ms", "meaning"]
 
 
 def analyse(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
@@ -52,12 +55,26 @@ def test_no_legal_move_gives_null(capsys: pytest.CaptureFixture[str]) -> None:
         line = analyse(capsys, "--fen", fen, "--movetime", "50")
         assert line["move"] is None and line["path"] == [] and line["captures"] == []
         assert line["score"] == -10000 and line["depth"] == 0
+        assert line["meaning"] == "no legal move: the side to move has lost"
 
 
 def test_win_score_counts_plies(capsys: pytest.CaptureFixture[str]) -> None:
     line = analyse(capsys, "--fen", "B:W18:B14,1", "--depth", "2")
     assert line["move"] == "14x23"
     assert line["score"] == 10000 - 1
+    assert line["meaning"] == "wins in 1 ply"
+
+
+def test_the_score_is_said_in_words(capsys: pytest.CaptureFixture[str]) -> None:
+    # The first position from the losing side (issue 40: "score":-9968 said nothing).
+    line = analyse(capsys, "--fen", "B:WK19,K18:BK28,12", "--depth", "1")
+    assert line["score"] < -9000
+    assert line["meaning"] == f"loses in {10000 + line['score']} plies"
+    line = analyse(capsys, "--fen", "B:W29,30,31:B1,2,3,4,5", "--depth", "3", "--no-tables")
+    assert 200 < line["score"] < 1000
+    assert line["meaning"] == f"ahead by {line['score'] / 100:.2f} men"
+    line = analyse(capsys, "--fen", "W:W29,30,31:B1,2,3,4,5", "--depth", "3", "--no-tables")
+    assert line["meaning"] == f"behind by {-line['score'] / 100:.2f} men"
 
 
 def test_rule_options_are_honoured(capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,10 @@ from rules.engine import WIN, Engine, egdb
 from rules.engine.egdb import EndgameTables
 from squares import bit
 
+# The tests that search run with the native search core and with the pure-Python
+# search; the tables' checks against the solver search nothing and run once.
+both_ways = pytest.mark.usefixtures("engine_both_ways")
+
 #: How the engine plays in these tests: a fixed depth, so the result is the same on
 #: every machine (a few milliseconds per move here; a timed search goes far deeper in
 #: so small an ending). Depth 10 sees the few wins that pass through one king against
@@ -157,6 +161,7 @@ def _sample(count: int, seed: int) -> list[tuple[Position, int]]:
     return longest + rest
 
 
+@both_ways
 def test_two_kings_beat_one_from_a_sample() -> None:
     failures = []
     for i, (position, best) in enumerate(_sample(28, seed=7)):
@@ -170,6 +175,7 @@ def test_two_kings_beat_one_from_a_sample() -> None:
     assert not failures, failures
 
 
+@both_ways
 def test_engine_scores_match_the_truth() -> None:
     """Where the end is within the search's reach, the score says exactly when."""
     values = two_kings_against_one()
@@ -191,6 +197,7 @@ def test_engine_scores_match_the_truth() -> None:
     assert checked > 20
 
 
+@both_ways
 def test_the_lone_king_runs_for_the_double_corner() -> None:
     # White's king on 19 is in the open; the double corner (28/32) is two steps away.
     # 19-23 and 19-24 hold out longest (lost in 29 more plies, against 5 or 1 otherwise).
@@ -208,6 +215,7 @@ def _converts(task: tuple[str, Color]) -> tuple[str, bool, int]:
     return fen, won, plies
 
 
+@both_ways
 @pytest.mark.slow
 def test_two_kings_beat_one_from_every_winnable_position() -> None:
     """All 27,864 winnable positions, with either colour holding the two kings.
@@ -275,6 +283,7 @@ def test_the_database_agrees_with_the_solver_with_men_on_the_board() -> None:
     assert not disagree, disagree[:5]
 
 
+@both_ways
 def test_the_search_plays_the_database_exactly() -> None:
     """With the tables the engine's score is the exact value, and it converts in that."""
     tables = three_piece_tables()
@@ -290,6 +299,7 @@ def test_the_search_plays_the_database_exactly() -> None:
         assert game.ply == plies, position.fen()
 
 
+@both_ways
 def test_a_lost_side_holds_out_longest_with_the_tables() -> None:
     position = Position.from_fen("W:WK19:BK1,K10")  # see the double-corner test above
     engine = Engine(egdb=three_piece_tables())
@@ -297,6 +307,7 @@ def test_a_lost_side_holds_out_longest_with_the_tables() -> None:
     assert str(result.move) in {"19-23", "19-24"} and result.score == -WIN + 30
 
 
+@both_ways
 def test_the_tables_are_not_used_under_other_rules() -> None:
     from rules.settings import Rules
 
@@ -322,6 +333,7 @@ class _CountingProbe:
         return self.tables.value(own, opp, kings, black)
 
 
+@both_ways
 def test_the_search_keeps_the_values_the_tables_gave() -> None:
     position = Position.from_fen("W:WK19:BK1,K10")
     probe = _CountingProbe()
@@ -344,6 +356,7 @@ def test_the_search_keeps_the_values_the_tables_gave() -> None:
     assert engine.table_values(other) == {}
 
 
+@both_ways
 def test_the_kept_table_values_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     from rules.engine import search
 

@@ -192,6 +192,8 @@ def engine_player(
     limits: dict[str, object] = {}
     if level is not None:
         limits["strength"] = level
+    elif module == "rules.engine":
+        limits["book"] = True  # full strength opens with the master games' moves
     if movetime_ms is not None:
         limits["movetime_ms"] = movetime_ms
     choose = getattr(engine, "choose", None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
@@ -54,6 +55,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv and argv[0] in STANDALONE else None)
     args = parser.parse_args(argv)
+    choice = os.environ.get("CROWNHEAD_ENGINE")
+    if choice:  # the engine imported only when asked: most commands never search
+        from rules.engine import native
+
+        try:
+            native.choose(choice)
+        except ValueError as exc:
+            parser.error(str(exc))
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

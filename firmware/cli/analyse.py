@@ -1,10 +1,13 @@
 """``crownhead analyse``: the engine's best move for a position, as one JSON line.
 
     $ crownhead analyse --movetime 500
-    {"move":"11-15","path":[11,15],"captures":[],"score":0,"depth":9,"nodes":81234,"ms":302}
+    {"move":"11-15","path":[11,15],"captures":[],"score":0,"depth":9,"nodes":81234,"ms":302,"meaning":"level"}
 
 ``score`` is from the side to move's view in centi-men (a man is 100); a game won in
-``n`` plies scores ``10000 - n`` and one lost in ``n`` plies ``-10000 + n``. When the side
+``n`` plies scores ``10000 - n`` and one lost in ``n`` plies ``-10000 + n``; ``meaning``
+says it in words ("loses in 32 plies", "ahead by 1.35 men", "won by the endgame tables
+(plies not known)" for a won position of the win/draw/loss tables, which score 8000
+and up). When the side
 to move has no legal move (it has lost) ``move`` is null, ``path`` and ``captures`` are
 empty and the score is -10000 (+10000 with ``--variant giveaway``, where it has won).
 ``--variant`` and the house-rule options choose the rules the engine plays (see
@@ -32,7 +35,7 @@ import time
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.files import int_argument
 from rules import Game, IllegalMoveError, Rules
-from rules.engine import DEFAULT_MOVETIME_MS, Engine
+from rules.engine import DEFAULT_MOVETIME_MS, Engine, score_meaning
 from rules.engine.egdb import EndgameProbe
 
 #: Kept back from the budget for printing the answer and leaving the interpreter.
@@ -47,9 +50,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="print the engine's best move for a position as one JSON line",
         description=(
             "Search a position and print one JSON line: "
-            '{"move":"11-15","path":[11,15],"captures":[],"score":S,"depth":D,"nodes":N,"ms":T}. '
+            '{"move":"11-15","path":[11,15],"captures":[],"score":S,"depth":D,"nodes":N,"ms":T,"meaning":M}. '
             "The score is from the side to move's view in centi-men; 10000 - n is a win in "
-            "n plies. move is null when the side to move has no legal move."
+            "n plies, and meaning says it in words ('loses in 32 plies'). move is null when the "
+            "side to move has no legal move."
         ),
     )
     p.add_argument("--fen", help="the position (PDN FEN); default: the start position")
@@ -102,6 +106,10 @@ def _tables(rules: Rules) -> EndgameProbe | None:
         return None
 
 
+def _no_move(score: int) -> str:
+    return f"no legal move: the side to move has {'won' if score > 0 else 'lost'}"
+
+
 def run(args: argparse.Namespace) -> int:
     if args.movetime is not None and args.movetime <= 0:
         print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}", file=sys.stderr)
@@ -139,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         "depth": result.depth,
         "nodes": result.nodes,
         "ms": result.ms,
+        "meaning": score_meaning(result.score) if move is not None else _no_move(result.score),
     }
     print(json.dumps(line, separators=(",", ":")))
     return 0

@@ -283,6 +283,7 @@ def run(args: argparse.Namespace) -> int:
     store = GameStore(state_dir)
     clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
     _configure_logging(headless, state_dir)
+    _say_which_search()
     try:
         leds = config.get(PaletteConfig).led_settings(hints=hints)
         hardware = open_hardware(config, clock, hal=args.hal)
@@ -539,6 +540,19 @@ def _endgame_tables(state_dir: str | None) -> object | None:
         return None
 
 
+#: The handler the last run added to the root logger (see _configure_logging).
+_log_handler: logging.Handler | None = None
+
+
+def _say_which_search() -> None:
+    """Once at start, where the engine will search in pure Python: why (no compiler at
+    install time, or CROWNHEAD_ENGINE=python), since it is some 40 times slower."""
+    from rules.engine import native
+
+    if native.core() is None:
+        logging.getLogger("firmware.engine").warning("engine: %s", native.describe())
+
+
 def _configure_logging(headless: bool, state_dir: Path) -> None:
     # On the screen a log line would tear the simulator's picture: log to a file there.
     handler: logging.Handler
@@ -553,6 +567,12 @@ def _configure_logging(headless: bool, state_dir: Path) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactingFilter())  # no line names a URL's password
     root = logging.getLogger()
+    # A second run in one process (the tests, a forked child) replaces the first one's
+    # handler: kept, it wrote every line twice, or to a stream closed since.
+    global _log_handler
+    if _log_handler is not None:
+        root.removeHandler(_log_handler)
+    _log_handler = handler
     root.addHandler(handler)
     if root.level == logging.NOTSET or root.level > logging.WARNING:
         root.setLevel(logging.WARNING)

@@ -21,7 +21,7 @@ from rules.engine.book import OpeningBook
 from rules.engine.evaluation import KING_VALUE, MAN_VALUE, evaluate
 from rules.engine.levels import LEVELS, MAX_LEVEL, MIN_LEVEL, Strength, strength
 from rules.engine.result import SearchResult, monotonic_ms
-from rules.engine.search import DEFAULT_MOVETIME_MS, Engine, best_move, hint
+from rules.engine.search import DEFAULT_MOVETIME_MS, Engine, best_move, hint, score_meaning
 from rules.engine.tt import WIN, WIN_THRESHOLD, TranspositionTable
 from rules.engine.zobrist import key_of
 
@@ -44,5 +44,6 @@ __all__ = [
     "hint",
     "key_of",
     "monotonic_ms",
+    "score_meaning",
     "strength",
 ]

@@ -1,4 +1,5 @@
-"""An opening book from the ACF 3-move ballot deck, for variety in the first moves.
+"""Opening books: the ACF 3-move ballot deck, for variety in the first moves of the
+levels, and the master games' first moves, for the engine at full strength.
 
 Every position on the way through a deck ballot (the start, after one move, after two)
 maps to the moves the deck continues with, each weighted by how many ballots go that
@@ -12,6 +13,11 @@ are not legal under the chosen rule options are left out.
 7
 >>> move = book.choose(Position.start(), random.Random(1))
 >>> move in Position.start().legal_moves()
+True
+>>> masters = MasterBook()
+>>> sorted(m.pdn() for m in masters.moves(Position.start()))[:3]
+['10-14', '10-15', '11-15']
+>>> masters.choose(Position.start(), random.Random(1)) in Position.start().legal_moves()
 True
 """
 
@@ -61,4 +67,52 @@ class OpeningBook:
         return len(self._moves)
 
 
-__all__ = ["OpeningBook"]
+class MasterBook:
+    """The moves the master games played in their first plies (``rules/engine/masters.py``,
+    written by ``bench/book.py``), each weighted by the points its player scored with it:
+    a move that won often is drawn often, one that only lost never entered the book.
+
+    Moves that are not legal under the chosen rules (the games were played under the
+    standard ones) are left out. Read at the first look-up.
+    """
+
+    def __init__(self, rules: Rules = WCDF, entries: tuple[tuple[str, str, int, float], ...] | None = None) -> None:
+        self.rules = rules
+        self._entries = entries
+        self._moves: dict[Position, dict[Move, float]] | None = None
+
+    def _book(self) -> dict[Position, dict[Move, float]]:
+        if self._moves is None:
+            # Imported here: 1,587 entries take 15-20 ms to import (a Pi: 5-10 times
+            # that), which crownhead analyse would pay at every start otherwise.
+            from rules.engine.masters import MASTER_MOVES
+
+            book: dict[Position, dict[Move, float]] = {}
+            for fen, text, _games, points in self._entries if self._entries is not None else MASTER_MOVES:
+                try:
+                    position = Position.from_fen(fen)
+                    move = position.parse_move(text, self.rules)
+                except (IllegalMoveError, ValueError):
+                    continue
+                if points > 0:
+                    book.setdefault(position, {})[move] = points
+            self._moves = book
+        return self._moves
+
+    def moves(self, position: Position) -> dict[Move, float]:
+        """The book moves in ``position`` with their points (empty when out of book)."""
+        return dict(self._book().get(position, {}))
+
+    def choose(self, position: Position, rng: random.Random) -> Move | None:
+        """A book move drawn by its points, or None when ``position`` is not in the book."""
+        found = self._book().get(position)
+        if not found:
+            return None
+        moves = sorted(found, key=lambda m: (m.path, m.captures))
+        return rng.choices(moves, weights=[found[m] for m in moves])[0]
+
+    def __len__(self) -> int:
+        return len(self._book())
+
+
+__all__ = ["MasterBook", "OpeningBook"]

@@ -387,6 +387,42 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
     return score if black else -score
 
 
+def native_weights() -> dict[str, int | list[int]]:
+    """The evaluation's weights as the native core reads them (``rules.engine.native``):
+    the terms, and per phase and square (index 0 unused) what a man or a king is worth
+    on it, for each colour; read from this module when called, so a weight changed here
+    is the native core's too once handed over again.
+
+    >>> w = native_weights()
+    >>> w["man_value"], len(w["black_men"]), w["white_men"][33 * 2 + 32] == w["black_men"][33 * 2 + 1]
+    (100, 99, True)
+    """
+    man = [[0] + [_man_value(phase, s) for s in range(1, 33)] for phase in (OPENING, MIDDLE_GAME, ENDGAME)]
+    king = [[0] + [_king_value(phase, s) for s in range(1, 33)] for phase in (OPENING, MIDDLE_GAME, ENDGAME)]
+
+    def turned(rows: list[list[int]]) -> list[int]:
+        return [v for row in rows for v in [0] + [row[33 - s] for s in range(1, 33)]]
+
+    return {
+        "man_value": MAN_VALUE,
+        "king_value": KING_VALUE,
+        "trade_bonus": TRADE_BONUS,
+        "mobility": MOBILITY,
+        "the_move": THE_MOVE,
+        "drive": DRIVE,
+        "double_corner": DOUBLE_CORNER_BONUS,
+        "trapped_king": TRAPPED_KING,
+        "ending_move": ENDING_MOVE,
+        "bridge": BRIDGE,
+        "black_men": [v for row in man for v in row],
+        "white_men": turned(man),
+        "black_kings": [v for row in king for v in row],
+        "white_kings": turned(king),
+        "black_runaway": list(_BLACK_RUNAWAY),
+        "white_runaway": list(_WHITE_RUNAWAY),
+    }
+
+
 def evaluate(position: Position) -> int:
     """The static score of ``position`` for the side to move (no search, no captures)."""
     black = position.turn == Color.BLACK
@@ -403,5 +439,6 @@ __all__ = [
     "endgame_knowledge",
     "evaluate",
     "evaluate_boards",
+    "native_weights",
     "phase_of",
 ]

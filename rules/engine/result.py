@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from rules.engine.tt import WIN, WIN_THRESHOLD, TranspositionTable
+from rules.engine.tt import WIN, WIN_THRESHOLD, SearchTable
 from rules.move import Move
 from rules.settings import Rules
 
@@ -108,7 +108,7 @@ class EngineState(Protocol):
     """What a search reads from the engine that runs it (see :class:`~rules.engine.Engine`)."""
 
     rules: Rules
-    tt: TranspositionTable
+    tt: SearchTable
     clock: Clock
     rng: random.Random
     #: Quiet move id -> how often it caused a cut-off (move ordering), kept between searches.

@@ -23,6 +23,8 @@ True
 
 from __future__ import annotations
 
+from typing import Protocol
+
 #: The score is exact, at least ``score`` (a cut-off), or at most ``score`` (all moves failed low).
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -48,6 +50,26 @@ def from_table(score: int, ply: int) -> int:
     if score < -WIN_THRESHOLD:
         return score + ply
     return score
+
+
+class SearchTable(Protocol):
+    """What the root of a search asks of a table: this one, or the native core's
+    (``rules.engine._native.Table``, the same slots and rule in C)."""
+
+    @property
+    def size(self) -> int: ...
+
+    def clear(self) -> None: ...
+
+    def new_search(self) -> None: ...
+
+    def probe(self, key: int) -> Entry | None: ...
+
+    def store(self, key: int, depth: int, bound: int, score: int, move_id: int) -> None: ...
+
+    def fill(self) -> float: ...
+
+    def __len__(self) -> int: ...
 
 
 class TranspositionTable:
@@ -91,4 +113,4 @@ class TranspositionTable:
         return self.size
 
 
-__all__ = ["EXACT", "LOWER", "UPPER", "WIN", "WIN_THRESHOLD", "TranspositionTable"]
+__all__ = ["EXACT", "LOWER", "UPPER", "WIN", "WIN_THRESHOLD", "SearchTable", "TranspositionTable"]

@@ -1,0 +1,94 @@
+"""The native search core (:file:`rules/engine/_native.c`), when it was built.
+
+``pip install`` compiles it with the system compiler (setup.py, an optional extension):
+where there is no compiler the install still succeeds and the engine searches in pure
+Python, which is also the reference the native core is tested against (the same move
+generation, evaluation, ordering and tree, so the same move, score and node count at a
+fixed depth). :func:`choose` turns the core off for the engines made after it; the
+``crownhead`` command and the test suite call it with ``CROWNHEAD_ENGINE`` from the
+environment (``python`` forces the fallback; this package reads no environment).
+
+The core holds no weights or keys of its own: they are handed over here, from
+:mod:`rules.engine.evaluation` and :mod:`rules.engine.zobrist`, so both searches read
+one source.
+
+>>> describe().startswith(("native search core", "pure-Python search"))
+True
+>>> choose("fast")
+Traceback (most recent call last):
+    ...
+ValueError: CROWNHEAD_ENGINE is native or python, not 'fast'
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from rules.engine.evaluation import native_weights
+from rules.engine.zobrist import KING_SQUARE, MAN_SQUARE, SIDE
+
+#: The environment variable the ``crownhead`` command and the tests pass to :func:`choose`.
+ENV = "CROWNHEAD_ENGINE"
+
+_built: ModuleType | None
+try:
+    import rules.engine._native as _native
+except ImportError as error:  # not built: no compiler at install time, or a source tree
+    _built = None
+    _missing = f"the native search core was not built ({error}); reinstall with a C compiler (gcc) present"
+else:
+    _native.set_keys(MAN_SQUARE, KING_SQUARE, SIDE)
+    _native.set_weights(native_weights())
+    _built = _native
+    _missing = ""
+
+_wanted = True
+
+
+def built() -> bool:
+    """Whether the native core was compiled at install time."""
+    return _built is not None
+
+
+def module() -> ModuleType | None:
+    """The compiled core whatever :func:`choose` said (tests compare it with Python)."""
+    return _built
+
+
+def choose(name: str | None) -> None:
+    """``python`` searches in Python from now on; ``native`` (or empty, or None) with the
+    core where it was built."""
+    global _wanted
+    which = (name or "native").strip().lower()
+    if which not in ("native", "python"):
+        raise ValueError(f"{ENV} is native or python, not {name!r}")
+    _wanted = which == "native"
+
+
+def wanted() -> bool:
+    """Whether the native core is to be used where it was built (see :func:`choose`)."""
+    return _wanted
+
+
+def core() -> ModuleType | None:
+    """The native module to search with, or None for the pure-Python search."""
+    return _built if _wanted else None
+
+
+def reload_weights() -> None:
+    """Hand the evaluation's weights to the core again (after changing them in
+    :mod:`rules.engine.evaluation`, as the tuning bench does)."""
+    if _built is not None:
+        _built.set_weights(native_weights())
+
+
+def describe() -> str:
+    """One line on which search runs, and why (said once at start by the board)."""
+    if _built is None:
+        return f"pure-Python search: {_missing}"
+    if not _wanted:
+        return f"pure-Python search: {ENV}=python"
+    return "native search core (C), built at install"
+
+
+__all__ = ["ENV", "built", "choose", "core", "describe", "module", "reload_weights", "wanted"]

@@ -1,0 +1,370 @@
+"""The native search core against the pure-Python engine, its reference.
+
+Both must agree exactly: the same capture routes and quiet steps, the same perft counts
+on every position the tests know (each rule option the fast generator plays), the same
+static evaluation, and the same search: move, score, depth, node count and principal
+variation at a fixed depth or node budget, with and without the endgame tables, with
+repetitions and the 40-move count in the history. Skipped, with the reason, where the
+core was not built (no compiler at install time); ``CROWNHEAD_ENGINE=python`` forces the
+Python search whatever was built.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from rules import Position, Rules, movegen
+from rules.ballots import positions as ballot_positions
+from rules.engine import Engine, evaluation, native
+from rules.engine.search import capture_moves
+from rules.position import Color
+from rules.squares import bit, mask_of
+
+_built = pytest.mark.skipif(not native.built(), reason=native.describe())
+
+OPTIONS = [
+    Rules(),
+    Rules(men_capture_backward=True),
+    Rules(captures_compulsory=False),
+    Rules(men_capture_backward=True, captures_compulsory=False),
+]
+TESTS = Path(__file__).parent
+_FEN = re.compile(r'"([BW]:[BW][^"]*)"')
+
+
+def known_positions() -> list[Position]:
+    """The start, the ballots' positions and every FEN written in the tests that parses."""
+    out = {Position.start(): None}
+    for p in ballot_positions().values():
+        out[p] = None
+    for path in sorted(TESTS.glob("test_*.py")):
+        for fen in _FEN.findall(path.read_text()):
+            try:
+                p = Position.from_fen(fen)
+            except ValueError:
+                continue
+            out[p] = None
+    return list(out)
+
+
+KNOWN = known_positions()
+
+
+def test_the_core_is_built_where_there_is_a_compiler() -> None:
+    # make test and .ci/run install with the system compiler: where one is on the path
+    # the core must have been built, or every native test below would skip unseen.
+    import shutil
+    import sysconfig
+
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        pytest.skip(f"no C compiler ({compiler}) here: the engine searches in Python")
+    assert native.built(), native.describe()
+
+
+def sides(p: Position) -> tuple[int, int, int, bool]:
+    black = p.turn == Color.BLACK
+    own, opp = (p.black, p.white) if black else (p.white, p.black)
+    return own, opp, p.kings, black
+
+
+def random_positions(n: int, seed: int, plies: int = 120) -> list[Position]:
+    """Positions of random games, from the opening to the ending."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        p = Position.start()
+        for _ in range(rng.randrange(plies)):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            p = p.apply(rng.choice(moves))
+        out.append(p)
+    return out
+
+
+def core():  # type: ignore[no-untyped-def]
+    core = native.module()
+    assert core is not None
+    return core
+
+
+@_built
+def test_known_positions_are_many() -> None:
+    assert len(KNOWN) > 300  # the 156 ballots and the tests' FENs
+
+
+@pytest.mark.parametrize("rules", OPTIONS, ids=lambda r: r.describe())
+@_built
+def test_perft_equal_on_every_known_position(rules: Rules) -> None:
+    c = core()
+    for p in KNOWN:
+        own, opp, kings, black = sides(p)
+        depth = 3 if (own | opp).bit_count() > 12 else 4
+        args = (own, opp, kings, black, depth, rules.men_capture_backward, rules.must_capture)
+        assert c.perft(*args) == movegen.perft(*args), p.to_fen()
+
+
+@_built
+def test_perft_start_published() -> None:
+    own, opp, kings, black = sides(Position.start())
+    assert core().perft(own, opp, kings, black, 9) == 3963680  # Aart Bik, Cake (tests/test_perft.py)
+
+
+@_built
+def test_perft_differs_when_a_rule_does() -> None:
+    # The options reach the core: captures optional count more moves than compulsory.
+    own, opp, kings, black = sides(Position.start())
+    assert core().perft(own, opp, kings, black, 5, False, False) == 23582
+    assert core().perft(own, opp, kings, black, 5, False, True) == 7361
+
+
+@pytest.mark.parametrize("men_backward", [False, True])
+@_built
+def test_capture_routes_and_steps_equal(men_backward: bool) -> None:
+    c = core()
+    for p in KNOWN + random_positions(400, seed=3):
+        own, opp, kings, black = sides(p)
+        ours = sorted(c.captures(own, opp, kings, black, men_backward))
+        assert ours == sorted(capture_moves(own, opp, kings, black, men_backward)), p.to_fen()
+        expected = sorted(
+            (bit(r[0][0]), bit(r[0][-1]), mask_of(r[1]))
+            for r in movegen.capture_routes(own, opp, kings, black, men_backward)
+        )
+        assert ours == expected
+        steps = sorted((f, t) for f, t, _ in c.quiet_moves(own, opp, kings, black))
+        assert steps == sorted(movegen.quiet_moves(own, opp, kings, black))
+
+
+@_built
+def test_evaluation_equal() -> None:
+    c = core()
+    for p in KNOWN + random_positions(1500, seed=5, plies=200):
+        own, opp, kings, black = sides(p)
+        mobility = movegen.count_quiet(own, opp, kings, black)
+        assert c.evaluate(own, opp, kings, black, mobility) == evaluation.evaluate_boards(
+            own, opp, kings, black, mobility
+        ), p.to_fen()
+
+
+@_built
+def test_weights_are_read_from_the_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
+    # One source for the weights: a change in rules.engine.evaluation reaches the core
+    # once handed over, and the test notices a core that kept its own.
+    p = Position.from_fen("B:W18,22:B9,K14")
+    own, opp, kings, black = sides(p)
+    mobility = movegen.count_quiet(own, opp, kings, black)
+    before = core().evaluate(own, opp, kings, black, mobility)
+    monkeypatch.setattr(evaluation, "KING_VALUE", 300)
+    try:
+        native.reload_weights()
+        assert core().evaluate(own, opp, kings, black, mobility) == evaluation.evaluate_boards(
+            own, opp, kings, black, mobility
+        )
+        assert core().evaluate(own, opp, kings, black, mobility) != before
+    finally:
+        monkeypatch.undo()
+        native.reload_weights()
+    assert core().evaluate(own, opp, kings, black, mobility) == before
+
+
+def both(position: Position, rules: Rules = Rules(), egdb=None, **limits):  # type: ignore[no-untyped-def]
+    out = []
+    for on in (False, True):
+        engine = Engine(rules, native_core=on, egdb=egdb, tt_size=1 << 16)
+        assert (engine.native is not None) == on
+        r = engine.search(position, **limits)
+        out.append((r.move, r.score, r.depth, r.nodes, r.pv))
+    return out
+
+
+@pytest.mark.parametrize("rules", OPTIONS, ids=lambda r: r.describe())
+@_built
+def test_same_search_at_fixed_depth_on_the_ballots(rules: Rules) -> None:
+    ballots = list(ballot_positions(rules).values())[:: 8 if rules == Rules() else 26]
+    for p in ballots:
+        python, ours = both(p, rules, depth=6)
+        assert python == ours, p.to_fen()
+
+
+@_built
+def test_same_search_on_random_positions_and_node_budgets() -> None:
+    for i, p in enumerate(random_positions(24, seed=11, plies=90)):
+        if not p.legal_moves():
+            continue
+        limits = {"depth": 7} if i % 2 else {"nodes": 6000}
+        python, ours = both(p, **limits)  # type: ignore[arg-type]
+        assert python == ours, (p.to_fen(), limits)
+
+
+@_built
+def test_same_search_with_history_and_forty_move_count() -> None:
+    # Kings shuffling: repetitions of the game and the 40-move count decide the tree.
+    history = [Position.from_fen(f) for f in ("B:WK30,K26:BK5,K9", "W:WK30,K26:BK1,K9", "B:WK30,K22:BK1,K9")]
+    p = Position.from_fen("W:WK30,K22:BK5,K9")
+    for quiet in (None, 60, 77):
+        python, ours = both(p, depth=9, history=history, quiet_plies=quiet)
+        assert python == ours, quiet
+
+
+@_built
+def test_same_search_with_the_shipped_tables() -> None:
+    from firmware.egdb import load_probe
+
+    probe = load_probe()
+    if probe is None:
+        pytest.skip("no endgame tables shipped in this checkout")
+    fens = [
+        "W:WK19,K23:BK28,12",  # first position (four pieces, with distances)
+        "B:W13,20,26:B1,3,K5",  # five pieces, won/drawn/lost only
+        "B:W21,25,K30:B6,K10,11",  # six
+        "W:W18,22,25,K30:B6,10,11,K2",  # eight: tables below the root
+    ]
+    for fen in fens:
+        python, ours = both(Position.from_fen(fen), egdb=probe, depth=8)
+        assert python == ours, fen
+
+
+@_built
+def test_python_can_be_chosen() -> None:
+    was = native.wanted()
+    try:
+        native.choose("python")
+        assert native.core() is None
+        assert Engine().native is None
+        assert "CROWNHEAD_ENGINE=python" in native.describe()
+        assert Engine(native_core=True).native is not None  # insisting overrides the choice
+        native.choose("native")
+        assert Engine().native is not None
+    finally:
+        native.choose("native" if was else "python")  # as the suite was run (CROWNHEAD_ENGINE)
+
+
+@_built
+def test_the_command_reads_the_environment(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = "from firmware.cli import main; main(['perft', '--depth', '1']); from rules.engine import native; print(native.describe())"
+    for value, said in (("python", "pure-Python search"), ("native", "native search core"), ("fast", "")):
+        env = {**os.environ, native.ENV: value}
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
+        if said:
+            assert said in out.stdout, out.stderr
+        else:  # one clear error naming the problem
+            assert out.returncode == 2 and "CROWNHEAD_ENGINE is native or python, not 'fast'" in out.stderr
+
+
+@_built
+def test_other_rules_search_in_python() -> None:
+    # Flying kings are the general search's: no native core for them.
+    assert Engine(Rules(flying_kings=True), native_core=True).native is None
+
+
+@_built
+def test_verify_keys_turns_to_the_python_search() -> None:
+    engine = Engine(native_core=True)
+    engine.verify_keys = True
+    assert engine.native is None
+    assert engine.search(Position.start(), depth=5).depth == 5
+
+
+@_built
+def test_table_probe_and_store_as_the_python_table() -> None:
+    from rules.engine.tt import EXACT, TranspositionTable
+
+    ours = core().Table(1000)
+    python = TranspositionTable(1000)
+    assert len(ours) == len(python) == 1024
+    mid = bit(9) | bit(14) << 32 | (bit(10) | bit(18)) << 64
+    for table in (ours, python):
+        table.new_search()
+        table.store(0xBEEF, depth=3, bound=EXACT, score=-9_990, move_id=mid)
+    assert ours.probe(0xBEEF) == python.probe(0xBEEF)
+    assert ours.probe(0xBEEF + 1024) is None
+    with pytest.raises(ValueError):
+        core().Table(0)
+
+
+@_built
+def test_table_size_in_megabytes() -> None:
+    from rules.engine.search import NATIVE_SLOT_BYTES
+
+    assert core().ENTRY_BYTES == NATIVE_SLOT_BYTES
+    engine = Engine(native_core=True, tt_mb=48)
+    assert len(engine.tt) == 1 << 21 and engine.tt.bytes == 48 * 2**20  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="some memory"):
+        Engine(tt_mb=0)
+
+
+@_built
+def test_aspiration_is_the_same_both_ways() -> None:
+    # The root is Python's for both: a window there keeps the trees alike.
+    narrower = 0
+    for p in list(ballot_positions().values())[::40]:
+        found = []
+        for on in (False, True):
+            for window in (0, 10):
+                engine = Engine(native_core=on, tt_size=1 << 16)
+                engine.aspiration = window
+                r = engine.search(p, depth=7)
+                found.append((window, r.move, r.score, r.nodes))
+        assert found[0] == found[2] and found[1] == found[3], p.to_fen()
+        narrower += found[1][3] < found[0][3]
+    assert narrower  # the window reaches the tree
+
+
+@_built
+def test_master_book_at_full_strength() -> None:
+    from rules.engine.book import MasterBook
+    from rules.engine.masters import MASTER_MOVES
+
+    start = Position.start()
+    book = MasterBook()
+    moves = book.moves(start)
+    assert {m.pdn() for m in moves} >= {"11-15", "9-14", "10-15"} and all(w > 0 for w in moves.values())
+    # Each entry's move is legal where it stands (bench/book.py --check rebuilds it).
+    assert len(book) > 400 and len(MASTER_MOVES) > 1000
+    for fen, text, games, points in MASTER_MOVES[::50]:
+        assert Position.from_fen(fen).parse_move(text) in Position.from_fen(fen).legal_moves()
+        assert 0 < points <= games
+    drawn = {str(Engine(seed=s).search(start, book=True).move) for s in range(40)}
+    assert len(drawn) > 2 and drawn <= {m.pdn() for m in moves}
+    result = Engine().search(start, book=True)
+    assert result.depth == 0 and result.pv == (result.move,)
+    # A position out of both books is searched.
+    assert Engine().search(Position.from_fen("W:WK19,K23:BK28,12"), book=True, depth=3).depth == 3
+    # The levels keep the ballots: level 5's first move is a ballot's.
+    ballot_firsts = {b.moves[0] for b in __import__("rules.ballots", fromlist=["deck"]).deck()}
+    assert str(Engine(seed=3).search(start, strength=5).move) in ballot_firsts
+
+
+@_built
+def test_an_error_in_the_clock_or_a_probe_surfaces() -> None:
+    # The tree is walked without the GIL; what Python raises in a callback unwinds it.
+    calls = [0]
+
+    def clock() -> float:
+        calls[0] += 1
+        if calls[0] > 50:
+            raise RuntimeError("clock broke")
+        return 0.0
+
+    with pytest.raises(RuntimeError, match="clock broke"):
+        Engine(native_core=True, clock=clock).search(Position.start(), movetime_ms=1000)
+
+    class Broken:
+        pieces = 6
+
+        def value(self, own: int, opp: int, kings: int, black: bool) -> int | None:
+            raise KeyError("probe broke")
+
+    with pytest.raises(KeyError, match="probe broke"):
+        Engine(native_core=True, egdb=Broken()).search(Position.from_fen("W:WK19,K23:BK28,12"), depth=3)
+    # and the next search runs as before
+    assert Engine(native_core=True).search(Position.start(), depth=6).depth == 6
