@@ -185,3 +185,31 @@ def test_python_start_up_counts_against_the_movetime(
     assert main(["analyse", "--movetime", "400"]) == 0
     assert given == [expected]
     assert json.loads(capsys.readouterr().out)["move"] is not None
+
+
+def test_the_best_lines_each_with_its_score_and_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyse", "--depth", "5", "--lines", "3"]) == 0
+    lines = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
+    assert [line["rank"] for line in lines] == [1, 2, 3]
+    moves = [line["move"] for line in lines]
+    assert len(set(moves)) == 3 and all(m in [str(x) for x in Position.start().legal_moves()] for m in moves)
+    scores = [line["score"] for line in lines]
+    assert scores == sorted(scores, reverse=True)  # ranked by their scores
+    for line in lines:
+        assert line["line"][0] == line["move"] and len(line["line"]) >= 2
+        game = Game(Position.start())
+        for text in line["line"]:
+            game.play_text(text)  # the line is legal
+    # With one line the answer is the one JSON line it always was: no rank, no line.
+    assert main(["analyse", "--depth", "5"]) == 0
+    single = json.loads(capsys.readouterr().out)
+    assert "rank" not in single and "line" not in single and single["move"] in moves
+
+
+def test_fewer_lines_than_asked_where_there_are_fewer_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    # Black's man on 14 can only go to 17 or 18.
+    assert main(["analyse", "--fen", "B:W30:B14", "--depth", "3", "--lines", "5", "--no-tables"]) == 0
+    lines = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
+    assert sorted(line["move"] for line in lines) == ["14-17", "14-18"]
+    assert main(["analyse", "--lines", "0"]) == 2
+    assert "--lines must be 1 to 20, not 0" in capsys.readouterr().err

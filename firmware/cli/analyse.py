@@ -16,6 +16,11 @@ empty and the score is -10000 (+10000 with ``--variant giveaway``, where it has 
 The time budget counts from the start of the process where the operating system tells
 when that was (Linux), so Python's start-up is not added on top of ``--movetime``.
 
+``--lines N`` prints the N best moves instead, a JSON line each with the same keys and
+``rank`` (1 the best) and ``line`` (the expected line in PDN, starting with the move):
+each further move is the best of those not shown yet, searched in its share of the time,
+and the lines are ranked by their scores. Without it the answer is the one line above.
+
 ``--moves`` gives the moves played since ``--fen`` (or the start), in PDN: the engine then
 knows the game as the board does (a position that would stand a third time is a draw,
 the 40-move count runs). The engine probes the same endgame tables as the board's
@@ -34,7 +39,7 @@ import time
 
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.files import int_argument
-from rules import Game, IllegalMoveError, Rules
+from rules import Game, IllegalMoveError, Move, Position, Rules
 from rules.engine import DEFAULT_MOVETIME_MS, Engine, score_meaning
 from rules.engine.egdb import EndgameProbe
 
@@ -42,6 +47,8 @@ from rules.engine.egdb import EndgameProbe
 EXIT_MARGIN_MS = 5
 #: The search gets at least this long, however late the process started working.
 MIN_SEARCH_MS = 10
+#: The most lines ``--lines`` shows (more than a position's moves is fewer lines).
+MAX_LINES = 20
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,6 +80,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "count them",
     )
     p.add_argument("--no-tables", action="store_true", help="search without the endgame tables")
+    p.add_argument(
+        "--lines",
+        type=int_argument,
+        default=1,
+        metavar="N",
+        help="the N best moves, a JSON line each, best first, with its score and line "
+        "(the time is shared between them; default 1)",
+    )
     add_rules_arguments(p)
     p.set_defaults(func=run)
 
@@ -117,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is not None and args.depth < 1:
         print(f"crownhead analyse: --depth must be 1 or more, not {args.depth}", file=sys.stderr)
         return 2
+    if not 1 <= args.lines <= MAX_LINES:
+        print(f"crownhead analyse: --lines must be 1 to {MAX_LINES}, not {args.lines}", file=sys.stderr)
+        return 2
     position = position_from_args(args)
     if position is None:
         return 2
@@ -131,23 +149,59 @@ def run(args: argparse.Namespace) -> int:
     position = game.position
     history = game.positions[:-1]
     engine = Engine(rules, egdb=None if args.no_tables else _tables(rules))
-    if args.depth is not None:
-        result = engine.search(position, depth=args.depth, history=history)
-    else:
+    left = 0.0
+    if args.depth is None:
         budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
-        spent = _process_age_ms()
-        left = max(MIN_SEARCH_MS, budget - spent - EXIT_MARGIN_MS)
-        result = engine.search(position, movetime_ms=left, history=history)
-    move = result.move
-    line = {
-        "move": move.pdn() if move is not None else None,
-        "path": list(move.path) if move is not None else [],
-        "captures": list(move.captures) if move is not None else [],
-        "score": result.score,
-        "depth": result.depth,
-        "nodes": result.nodes,
-        "ms": result.ms,
-        "meaning": score_meaning(result.score) if move is not None else _no_move(result.score),
-    }
-    print(json.dumps(line, separators=(",", ":")))
+        left = max(MIN_SEARCH_MS, budget - _process_age_ms() - EXIT_MARGIN_MS)
+    found: list[Move] = []
+    answers: list[dict[str, object]] = []
+    for n in range(args.lines):
+        # Each further line is the best of the moves not shown yet, in its share of the time.
+        if args.depth is not None:
+            result = engine.search(position, depth=args.depth, history=history, exclude=found)
+        else:
+            share = max(MIN_SEARCH_MS, left / (args.lines - n))
+            result = engine.search(position, movetime_ms=share, history=history, exclude=found)
+            left -= result.ms
+        move = result.move
+        if move is None and found:
+            break  # fewer legal moves than lines asked for
+        answers.append(
+            {
+                "move": move.pdn() if move is not None else None,
+                "path": list(move.path) if move is not None else [],
+                "captures": list(move.captures) if move is not None else [],
+                "score": result.score,
+                "depth": result.depth,
+                "nodes": result.nodes,
+                "ms": result.ms,
+                "meaning": score_meaning(result.score) if move is not None else _no_move(result.score),
+                "line": _line_text(position, result.pv, rules),
+            }
+        )
+        if move is None:
+            break
+        found.append(move)
+    if args.lines == 1:
+        del answers[0]["line"]
+        print(json.dumps(answers[0], separators=(",", ":")))
+        return 0
+    # A later search, with the moves shown left out, may see further than the first (the
+    # table holds what the first learnt): the lines are ranked by their scores.
+    answers.sort(key=lambda a: -int(a["score"]))  # type: ignore[call-overload]
+    for rank, answer in enumerate(answers, 1):
+        print(json.dumps({**answer, "rank": rank}, separators=(",", ":")))
     return 0
+
+
+def _line_text(position: Position, pv: tuple[Move, ...], rules: Rules) -> list[str]:
+    """The expected line in PDN, as far as its moves are legal from ``position``."""
+    from rules.pdn import move_text
+
+    out = []
+    for move in pv:
+        if move not in position.legal_moves(rules):
+            break
+        out.append(move_text(position, move, rules))
+        position = position.apply(move, rules)
+    return out

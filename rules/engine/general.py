@@ -150,11 +150,13 @@ def search(
     level: Strength | None,
     started: float,
     max_nodes: int | None = None,
+    exclude: Iterable[Move] = (),
 ) -> SearchResult:
     """Search ``position`` under ``engine.rules`` (see :meth:`Engine.search` for the limits)."""
     rules = engine.rules
     clock = engine.clock
-    legal = root_moves(position, rules)
+    left_out = set(exclude)
+    legal = [m for m in root_moves(position, rules) if m not in left_out]
     if not legal:
         # No move: the side to move has lost, or in giveaway checkers won.
         score = WIN if rules.giveaway else -WIN

@@ -378,6 +378,7 @@ class Engine:
         deadline_ms: float | None = None,
         quiet_plies: int | None = None,
         nodes: int | None = None,
+        exclude: Iterable[Move] = (),
     ) -> SearchResult:
         """Search ``position`` and return the best move found.
 
@@ -392,7 +393,9 @@ class Engine:
         (default: only with a strength): a ballot-deck move at a strength, for
         variety, else the master games' (weighted by their results), then the deck's. ``nodes`` caps the positions
         searched: a limit that does not depend on the machine or its load, for
-        comparing versions of the engine move for move.
+        comparing versions of the engine move for move. ``exclude``: root moves left out
+        (the second best move is the best of the others: ``crownhead analyse --lines``);
+        with every move left out the result has no move, and no book move is played.
         """
         started = self.clock()
         level = strength_of(strength) if strength is not None else None
@@ -426,10 +429,17 @@ class Engine:
                 level=level,
                 started=started,
                 max_nodes=nodes,
+                exclude=exclude,
             )
         legal = position.legal_moves(self.rules)
         if not legal:
             return SearchResult(None, -WIN, 0, 0, self._since(started), ())
+        left_out = set(exclude)
+        if left_out:
+            legal = [m for m in legal if m not in left_out]
+            if not legal:
+                return SearchResult(None, -WIN, 0, 0, self._since(started), ())
+            book = False
         use_book = book if book is not None else (level is not None and level.book)
         if use_book:
             # The levels draw ballots, for variety; full strength plays the masters'
