@@ -56,7 +56,7 @@ def gather(folder: Path, plies: int) -> tuple[dict[tuple[str, str], list[float]]
                 entry = counts[(position.fen(), move.pdn(full=True))]
                 entry[0] += 1
                 entry[1] += points
-                position = position.apply(move)
+                position = position.apply(move, game.rules)
     return counts, [p.name for p in files]
 
 

@@ -66,7 +66,7 @@ def positions(folder: Path) -> tuple[list[Sample], list[Sample]]:
                         if mobility:
                             label = 0.5 if game.result == "1/2-1/2" else float((game.result == "1-0") == black)
                             out.append((own, opp, position.kings, black, mobility, label))
-                position = position.apply(move)
+                position = position.apply(move, game.rules)
     return fit, check
 
 

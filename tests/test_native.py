@@ -22,7 +22,7 @@ from rules.ballots import positions as ballot_positions
 from rules.engine import Engine, evaluation, native
 from rules.engine.search import capture_moves
 from rules.position import Color
-from rules.squares import bit, mask_of
+from squares import bit, mask_of
 
 _built = pytest.mark.skipif(not native.built(), reason=native.describe())
 
