@@ -1,0 +1,234 @@
+"""Two boards, two homes: a game between two whole board applications through a real
+Mosquitto on loopback (the shipped configuration and ACL, see ``helpers/hallnet.py``).
+
+Board A's people play Black, board B's White; each board is a :class:`helpers.rig.Rig`
+whose link runs on a :class:`~firmware.remote.transport.RemoteTransport`. The broker is
+killed and started again mid-game, a board is closed mid-move and built again from its
+state directory and journal, and messages are injected twice and out of order: both
+boards end on the same moves and result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware.hall.acl import shipped_acl
+from firmware.hall.topics import BrokerUrl
+from firmware.link.settings import LinkConfig
+from firmware.remote.journal import Journal
+from firmware.remote.transport import RemoteTransport
+from firmware.remote.wire import game_topic
+from rules import BLACK, Move
+
+from helpers.games import random_game
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
+from helpers.net import WAIT_S
+from helpers.rig import Rig
+
+CODE = "k7qm2x"
+ACCOUNTS = ["alice", "bob", "mallory"]
+
+needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
+
+
+def test_the_shipped_acl_lets_a_board_write_only_its_own_topics_of_a_game() -> None:
+    acl = shipped_acl()  # what the embedded broker enforces, and Mosquitto reads
+    for kind in ("lines", "ack", "status", "invite"):
+        assert acl.allows("alice", "alice", "write", game_topic(CODE, "alice", kind))
+        assert not acl.allows("mallory", "mallory", "write", game_topic(CODE, "alice", kind))
+    assert acl.allows("bob", "bob", "subscribe", f"crownhead/remote/{CODE}/alice/lines")
+    assert not acl.allows("bob", "bob", "subscribe", "crownhead/#")
+    assert not acl.allows("alice", "alice", "write", f"crownhead/remote/{CODE}/alice/lines/x")
+    assert not acl.allows(None, "x", "read", game_topic(CODE, "alice", "lines"))
+
+
+def test_a_broker_off_this_machine_needs_tls_and_every_board_an_account(tmp_path: Path) -> None:
+    clock = Rig(None, start=False).clock
+    with pytest.raises(ValueError, match="use mqtts://"):
+        RemoteTransport(BrokerUrl.parse("mqtt://a:pw@broker.example"), CODE, "b", tmp_path / "j", clock, start=False)
+    with pytest.raises(ValueError, match="account and password"):
+        RemoteTransport(BrokerUrl.parse("mqtts://broker.example"), CODE, "b", tmp_path / "j", clock, start=False)
+    with pytest.raises(ValueError, match="account of its own"):
+        RemoteTransport(BrokerUrl.parse("mqtt://a:pw@127.0.0.1"), CODE, "a", tmp_path / "j", clock, start=False)
+    waived = RemoteTransport(
+        BrokerUrl.parse("mqtt://a:pw@broker.example"), CODE, "b", tmp_path / "j", clock, insecure=True, start=False
+    )
+    assert waived.url.host == "broker.example"
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    broker = Mosquitto(folder, users=ACCOUNTS)
+    broker.start()
+    yield broker
+    broker.close()
+
+
+class Home:
+    """One board in its home: an application, its state directory and its journal."""
+
+    def __init__(self, folder: Path, broker: Mosquitto, me: str, peer: str, plays: str) -> None:
+        self.folder, self.broker, self.me, self.peer, self.plays = folder, broker, me, peer, plays
+        self.open()
+
+    def open(self) -> None:
+        self.rig = Rig(self.folder / "state", start=False)
+        url = BrokerUrl.parse(self.broker.url(self.me))
+        self.transport = RemoteTransport(
+            url, CODE, self.peer, self.folder / "journal.json", self.rig.clock, resend_ms=2000
+        )
+        self.rig.connect(self.transport, LinkConfig(plays=self.plays))
+        self.rig.app.start()
+
+    def close(self, flush_s: float = 0.5) -> None:
+        self.transport.close(flush_s=flush_s)
+        self.rig.close()
+
+    @property
+    def game(self):  # noqa: ANN201
+        return self.rig.game
+
+
+class Homes:
+    def __init__(self, tmp_path: Path, broker: Mosquitto) -> None:
+        self.a = Home(tmp_path / "a", broker, "alice", "bob", "black")
+        self.b = Home(tmp_path / "b", broker, "bob", "alice", "white")
+        self.wait(
+            lambda: (
+                self.a.rig.link.game_id == self.b.rig.link.game_id
+                and self.a.rig.link.peer_lines > 0
+                and self.b.rig.link.peer_lines > 0
+            ),
+            "the boards agree on the game",
+        )
+
+    def wait(self, pred, what: str, step_ms: int = 20) -> None:  # noqa: ANN001
+        """Step both boards (virtual time passing slowly, for resends) until ``pred()``."""
+        end = time.monotonic() + WAIT_S
+        while not pred():
+            for home in (self.a, self.b):
+                home.rig.app.run_for(step_ms)
+            assert time.monotonic() < end, f"{what}: not within {WAIT_S} s"
+            time.sleep(0.002)
+
+    def play(self, move: Move) -> None:
+        mover, other = (self.a, self.b) if self.a.game.turn is BLACK else (self.b, self.a)
+        ply = mover.game.ply + 1
+        mover.rig.do(move.pdn(full=True), wait=600)
+        assert mover.game.ply == ply, f"{move} was not accepted on the mover's board"
+        self.wait(lambda: other.rig.app.tracker.expected == move, f"{other.me} shows {move}")
+        other.rig.follow(wait=600)
+        assert other.game.ply == ply
+
+    def same(self) -> None:
+        a, b = self.a.game, self.b.game
+        assert a.moves == b.moves and a.start == b.start and a.result == b.result
+
+    def close(self) -> None:
+        for home in (self.a, self.b):
+            home.close(flush_s=0)
+
+
+@pytest.fixture
+def homes(tmp_path: Path, mosquitto: Mosquitto) -> Iterator[Homes]:
+    h = Homes(tmp_path, mosquitto)
+    yield h
+    h.close()
+
+
+@needs_mosquitto
+def test_mosquitto_refuses_a_third_account_writing_the_game(mosquitto: Mosquitto, homes: Homes) -> None:
+    import paho.mqtt.client as mqtt
+
+    homes.play(random_game(3).moves[0])
+    before = homes.b.rig.link.peer_lines
+    intruder = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="mallory")
+    intruder.username_pw_set("mallory", "mallory-pw")
+    intruder.connect("127.0.0.1", mosquitto.port)
+    intruder.loop_start()
+    try:
+        forged = Journal(None, stream=homes.a.transport.journal.stream)
+        forged.seq, forged.hash = homes.a.transport.journal.seq, homes.a.transport.journal.hash
+        line = forged.add(json.dumps({"t": 1, "event": "game-over", "result": "1-0", "reason": "resign"}))
+        for target in ("alice", "bob"):
+            payload = json.dumps(line.to_json(line.n)).encode()
+            intruder.publish(game_topic(CODE, target, "lines"), payload, qos=1).wait_for_publish(5)
+            intruder.publish(game_topic(CODE, target, "ack"), b'{"s":"x","n":99}', qos=1).wait_for_publish(5)
+        # What the intruder's own account may write arrives, and is not the game.
+        intruder.publish(game_topic(CODE, "mallory", "lines"), payload, qos=1).wait_for_publish(5)
+    finally:
+        intruder.disconnect()
+        intruder.loop_stop()
+    homes.play(random_game(3).moves[1])  # the game goes on; the real lines came through
+    homes.wait(lambda: homes.b.rig.link.peer_lines > before, "B hears A")
+    assert not homes.a.game.is_over and not homes.b.game.is_over
+    assert homes.a.transport.refused == homes.b.transport.refused == 0
+    homes.same()
+
+
+@needs_mosquitto
+def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copies(
+    mosquitto: Mosquitto, homes: Homes
+) -> None:
+    import paho.mqtt.client as mqtt
+
+    moves = random_game(8).moves
+    third = len(moves) // 3
+    for move in moves[:third]:
+        homes.play(move)
+    # The broker goes down; the side to move moves meanwhile; the broker comes back.
+    mosquitto.kill()
+    mover = homes.a if homes.a.game.turn is BLACK else homes.b
+    other = homes.b if mover is homes.a else homes.a
+    mover.rig.do(moves[third].pdn(full=True), wait=600)
+    assert other.game.ply == third
+    mosquitto.start()
+    homes.wait(lambda: other.rig.app.tracker.expected == moves[third], "the move made while the broker was down")
+    other.rig.follow(wait=600)
+    # Every message so far again, twice, and in reverse order: nothing changes.
+    copies = []
+    replayer = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="alice")
+    replayer.username_pw_set("alice", "alice-pw")
+    for line in list(homes.a.transport.journal.pending)[::-1]:
+        copies.append(json.dumps(line.to_json(line.n)).encode())
+    homes.wait(lambda: homes.a.transport.pending == 0 and bool(copies), "B acknowledges every line of A")
+    for move in moves[third + 1 : 2 * third]:
+        homes.play(move)
+    # Board B goes away in the middle of a move (its piece lifted) and comes back from
+    # its state directory and journal.
+    mover = homes.a if homes.a.game.turn is BLACK else homes.b
+    if mover is homes.b:
+        homes.play(moves[2 * third])
+        start = 2 * third + 1
+    else:
+        start = 2 * third
+    homes.a.rig.do(moves[start].pdn(full=True), wait=600)  # A (Black) moves
+    homes.wait(lambda: homes.b.rig.app.tracker.expected == moves[start], "B shows A's move")
+    homes.b.rig.script(f"lift {moves[start].path[0]}\nwait 100")  # B's hand on the piece
+    homes.b.close(flush_s=0)  # the power goes
+    homes.b.open()
+    homes.b.rig.follow(wait=600)  # B's people set up the saved game, as its lights ask
+    homes.wait(lambda: homes.b.rig.app.tracker.expected == moves[start], "B, back, shows A's move")
+    homes.b.rig.follow(wait=600)
+    # Copies of old lines from A's account (a broker delivering late) are dropped.
+    replayer.connect("127.0.0.1", mosquitto.port)
+    replayer.loop_start()
+    for payload in copies * 2:
+        replayer.publish(game_topic(CODE, "alice", "lines"), payload, qos=1).wait_for_publish(5)
+    replayer.disconnect()
+    replayer.loop_stop()
+    homes.wait(lambda: homes.b.transport.duplicates >= len(copies) * 2, "B drops every copy")
+    for move in moves[start + 1 :]:
+        homes.play(move)
+    homes.wait(lambda: homes.a.game.is_over and homes.b.game.is_over, "both games over")
+    homes.same()
+    assert homes.b.transport.refused == 0
+    files = [next(Path(home.rig.store.games_dir).glob("*.pdn")).read_text() for home in (homes.a, homes.b)]
+    assert files[0].split("\n\n", 1)[1] == files[1].split("\n\n", 1)[1]  # the same moves and result
