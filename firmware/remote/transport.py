@@ -33,7 +33,7 @@ from hal.clock import Clock
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
 
-__all__ = ["FOLLOWED", "RemoteTransport", "is_loopback"]
+__all__ = ["FOLLOWED", "RemoteTransport", "check_broker", "is_loopback"]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,24 @@ def is_loopback(host: str) -> bool:
     (True, True, True, False)
     """
     return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def check_broker(url: BrokerUrl, *, insecure: bool = False) -> None:
+    """ValueError unless ``url`` names the board's account and password, and TLS where the
+    broker is not on this machine (``insecure`` waives TLS, never the account).
+
+    >>> check_broker(BrokerUrl.parse("mqtt://home-a:pw@broker.example"))
+    Traceback (most recent call last):
+    ...
+    ValueError: broker mqtt://home-a:***@broker.example:1883: use mqtts:// (TLS) for a broker on another machine (or waive it with --insecure on a network you trust)
+    """
+    if url.username is None or url.password is None:
+        raise ValueError(f"broker {url}: give the board's account and password (mqtt://BOARD:PASSWORD@host)")
+    if not url.tls and not insecure and not is_loopback(url.host):
+        raise ValueError(
+            f"broker {url}: use mqtts:// (TLS) for a broker on another machine "
+            "(or waive it with --insecure on a network you trust)"
+        )
 
 
 def _kind(line: str) -> str | None:
@@ -85,16 +103,10 @@ class RemoteTransport:
         name: str = "remote",
         start: bool = True,
     ) -> None:
-        if url.username is None or url.password is None:
-            raise ValueError(f"broker {url}: give the board's account and password (mqtt://BOARD:PASSWORD@host)")
-        if not url.tls and not insecure and not is_loopback(url.host):
-            raise ValueError(
-                f"broker {url}: use mqtts:// (TLS) for a broker on another machine "
-                "(or waive it with --insecure on a network you trust)"
-            )
+        check_broker(url, insecure=insecure)
         self.url = url
         self.code = check_code(code)
-        self.me = check_name(url.username, "board")
+        self.me = check_name(url.username or "", "board")
         self.peer = check_name(peer, "board")
         if self.peer == self.me:
             raise ValueError(f"the other board must have an account of its own, not {peer!r} too")
@@ -373,11 +385,13 @@ class RemoteTransport:
             time.sleep(0.02)
         return not self.pending
 
-    def close(self, flush_s: float = 0.5) -> None:
-        """Save the journal, say ``offline`` and disconnect (idempotent)."""
+    def close(self, flush_s: float = 5.0) -> None:
+        """Give the other board what is pending (up to ``flush_s`` real seconds, a connection
+        still being made included), save the journal, say ``offline``, disconnect
+        (idempotent). What is still pending then stays in the journal for the next start."""
         if self._closed:
             return
-        if self._connected and flush_s > 0:
+        if flush_s > 0 and self.pending:
             self.flush(flush_s)
         with self._lock:
             self._closed = True
