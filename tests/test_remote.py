@@ -17,10 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from firmware.app.settings import AppSettings
+from firmware.gameclock import TimeControl
 from firmware.hall.acl import shipped_acl
 from firmware.hall.topics import BrokerUrl
 from firmware.link.settings import LinkConfig
-from firmware.remote.journal import Journal
+from firmware.remote.board import Absence
+from firmware.remote.journal import Journal, Line
 from firmware.remote.transport import RemoteTransport
 from firmware.remote.wire import game_topic
 from rules import BLACK, Move
@@ -74,18 +77,24 @@ def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
 class Home:
     """One board in its home: an application, its state directory and its journal."""
 
-    def __init__(self, folder: Path, broker: Mosquitto, me: str, peer: str, plays: str) -> None:
+    def __init__(self, folder: Path, broker: Mosquitto, me: str, peer: str, plays: str, settings: AppSettings) -> None:
         self.folder, self.broker, self.me, self.peer, self.plays = folder, broker, me, peer, plays
+        self.settings = settings
         self.open()
 
     def open(self) -> None:
-        self.rig = Rig(self.folder / "state", start=False)
+        self.rig = Rig(self.folder / "state", settings=self.settings, start=False)
         url = BrokerUrl.parse(self.broker.url(self.me))
         self.transport = RemoteTransport(
             url, CODE, self.peer, self.folder / "journal.json", self.rig.clock, resend_ms=2000
         )
         self.rig.connect(self.transport, LinkConfig(plays=self.plays))
+        self.absence = Absence(self.transport, grace_s=60)
+        self.absence.attach(self.rig.app)
         self.rig.app.start()
+
+    def notices(self) -> list[str]:
+        return [e.to_json()["message"] for e in self.rig.events if e.kind == "notice"]
 
     def close(self, flush_s: float = 0.5) -> None:
         self.transport.close(flush_s=flush_s)
@@ -97,9 +106,9 @@ class Home:
 
 
 class Homes:
-    def __init__(self, tmp_path: Path, broker: Mosquitto) -> None:
-        self.a = Home(tmp_path / "a", broker, "alice", "bob", "black")
-        self.b = Home(tmp_path / "b", broker, "bob", "alice", "white")
+    def __init__(self, tmp_path: Path, broker: Mosquitto, settings: AppSettings = AppSettings()) -> None:
+        self.a = Home(tmp_path / "a", broker, "alice", "bob", "black", settings)
+        self.b = Home(tmp_path / "b", broker, "bob", "alice", "white", settings)
         self.wait(
             lambda: (
                 self.a.rig.link.game_id == self.b.rig.link.game_id
@@ -232,3 +241,75 @@ def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copi
     assert homes.b.transport.refused == 0
     files = [next(Path(home.rig.store.games_dir).glob("*.pdn")).read_text() for home in (homes.a, homes.b)]
     assert files[0].split("\n\n", 1)[1] == files[1].split("\n\n", 1)[1]  # the same moves and result
+
+
+@needs_mosquitto
+def test_a_cut_of_30_s_and_a_board_away_past_its_grace_are_shown_and_stop_the_clock(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    homes = Homes(tmp_path, mosquitto, AppSettings(clock=TimeControl.parse("600+5")))
+    try:
+        moves = random_game(5).moves
+        for move in moves[:3]:
+            homes.play(move)
+        clock = homes.b.rig.app.board_clock
+        assert clock is not None and clock.clock.running is not None and not clock.clock.paused
+        mosquitto.kill()
+        homes.wait(lambda: homes.b.absence.state == "the broker", "B sees the broker go")
+        assert clock.clock.paused
+        left = clock.clock.saved()
+        for home in (homes.a, homes.b):
+            home.rig.app.run_for(30_000)  # 30 s without the broker: nobody's time runs
+        assert clock.clock.saved() == left
+        mosquitto.start()
+        homes.wait(lambda: homes.a.absence.state == homes.b.absence.state == "here", "both see the broker back")
+        assert not clock.clock.paused
+        assert any("the broker is out of reach" in n for n in homes.b.notices())
+        assert any("the broker is back after 3" in n for n in homes.b.notices()), homes.b.notices()
+        homes.play(moves[3])
+        # B goes (its owner switched it off): A says so, and after the grace says it is late.
+        homes.b.close()
+        homes.wait(lambda: homes.a.absence.state.startswith("the other board"), "A sees B go")
+        homes.a.rig.app.run_for(61_000)
+        assert any("longer than the grace period (60 s)" in n for n in homes.a.notices())
+        assert not homes.a.game.is_over
+        homes.b.open()
+        homes.b.rig.follow(wait=600)  # B's people set up the saved game
+        homes.wait(lambda: homes.a.absence.state == "here", "A sees B back")
+        homes.play(moves[4])
+        homes.same()
+    finally:
+        homes.close()
+
+
+def test_a_journal_comes_back_from_disk_and_a_damaged_one_is_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "journal.json"
+    journal = Journal(path)
+    for text in ("one", "two", "three"):
+        journal.add(text)
+    journal.acked(1)
+    journal.save()
+    back = Journal.load(path)
+    assert (back.stream, back.seq, back.hash, [x.text for x in back.pending]) == (
+        journal.stream,
+        3,
+        journal.hash,
+        ["two", "three"],
+    )
+    assert back.add("four").before == journal.hash  # the stream goes on unbroken
+    path.write_text(path.read_text().replace('"two"', '"TWO"'))  # a line no longer matching its hash
+    fresh = Journal.load(path)
+    assert fresh.seq == 0 and fresh.stream != journal.stream
+    assert [p.name for p in tmp_path.iterdir() if p.name != "journal.json"], "the damaged journal is kept aside"
+
+
+def test_a_gap_the_sender_can_no_longer_fill_is_skipped_and_a_forged_hash_refused() -> None:
+    out, into = Journal(None, stream="a1"), Journal(None, stream="b2")
+    lines = [out.add(f"line {i}") for i in range(1, 6)]
+    into.take(lines[0])
+    out.acked(3)  # (as if acknowledged by a board that then lost them)
+    assert into.check(lines[4], low=out.low) == "skip"
+    assert into.check(lines[1], low=1) == "take"
+    forged = dict(lines[1].to_json(1), line="something else")
+    with pytest.raises(ValueError, match="hash does not follow"):
+        Line.from_json(forged)

@@ -101,8 +101,8 @@ class Absence:
             self.state = away
         elif away is None and self.state != "here":
             gone = (now - (self._away_since or now)) // 1000
+            events.append(Notice(now, f"{self.state} is back after {gone} s: the game goes on"))
             self.state, self._away_since = "here", None
-            events.append(Notice(now, f"the other board is back after {gone} s: the game goes on"))
             events += self._release_clock(now)
         if self._away_since is not None and not self._late_said and now - self._away_since >= self.grace_ms:
             self._late_said = True
