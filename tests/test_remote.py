@@ -313,3 +313,23 @@ def test_a_gap_the_sender_can_no_longer_fill_is_skipped_and_a_forged_hash_refuse
     forged = dict(lines[1].to_json(1), line="something else")
     with pytest.raises(ValueError, match="hash does not follow"):
         Line.from_json(forged)
+
+
+@needs_mosquitto
+def test_a_resignation_and_a_takeback_cross_the_broker(homes: Homes) -> None:
+    moves = random_game(8).moves
+    homes.play(moves[0])
+    # A takes back its move (the button): B had made it too, and takes it back as well.
+    homes.a.rig.sim.press("takeback")
+    homes.a.rig.wait(100)
+    homes.a.rig.follow()  # A's hands put the piece back
+    homes.wait(lambda: homes.b.game.ply == 0, "B takes the move back")
+    homes.b.rig.follow()
+    for move in moves[:3]:
+        homes.play(move)
+    homes.b.rig.sim.press("resign", long=True)  # White to move resigns
+    homes.b.rig.wait(100)
+    homes.wait(lambda: homes.a.game.is_over, "A's game over")
+    homes.same()
+    result = homes.a.game.result
+    assert result is not None and (result.score, result.reason) == ("1-0", "resign")
