@@ -29,8 +29,8 @@ from firmware.remote.wire import game_topic
 from rules import BLACK, Move
 
 from helpers.games import random_game
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
-from helpers.net import WAIT_S
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Embedded, Mosquitto
+from helpers.net import WAIT_S, wait_for
 from helpers.rig import Rig
 
 CODE = "k7qm2x"
@@ -145,6 +145,40 @@ class Homes:
             home.close(flush_s=0)
 
 
+class Intruder:
+    """A third account on the broker: it reads the game's lines (which the ACL lets any
+    account do) and tries to write both boards' topics; it hears its own messages only if
+    the broker took them."""
+
+    def __init__(self, port: int, account: str, homes: Homes) -> None:
+        import threading
+
+        import paho.mqtt.client as mqtt
+
+        self.heard: list[bytes] = []
+        subscribed = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=account)
+        self.client.username_pw_set(account, f"{account}-pw")
+        self.client.on_message = lambda c, u, m: self.heard.append(bytes(m.payload))
+        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        self.client.subscribe([(game_topic(CODE, board, "lines"), 1) for board in ("alice", "bob")])
+        assert subscribed.wait(WAIT_S)
+        journal = homes.a.transport.journal
+        forged = Journal(None, stream=journal.stream)
+        forged.seq, forged.hash = journal.seq, journal.hash
+        line = forged.add(json.dumps({"t": 1, "event": "game-over", "result": "1-0", "reason": "resign"}))
+        self.forged = json.dumps(line.to_json(line.n)).encode()
+        for board in ("alice", "bob"):
+            for kind in ("lines", "ack"):
+                self.client.publish(game_topic(CODE, board, kind), self.forged, qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
 @pytest.fixture
 def homes(tmp_path: Path, mosquitto: Mosquitto) -> Iterator[Homes]:
     h = Homes(tmp_path, mosquitto)
@@ -154,29 +188,15 @@ def homes(tmp_path: Path, mosquitto: Mosquitto) -> Iterator[Homes]:
 
 @needs_mosquitto
 def test_mosquitto_refuses_a_third_account_writing_the_game(mosquitto: Mosquitto, homes: Homes) -> None:
-    import paho.mqtt.client as mqtt
-
-    homes.play(random_game(3).moves[0])
-    before = homes.b.rig.link.peer_lines
-    intruder = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="mallory")
-    intruder.username_pw_set("mallory", "mallory-pw")
-    intruder.connect("127.0.0.1", mosquitto.port)
-    intruder.loop_start()
+    moves = random_game(3).moves
+    homes.play(moves[0])
+    intruder = Intruder(mosquitto.port, "mallory", homes)
     try:
-        forged = Journal(None, stream=homes.a.transport.journal.stream)
-        forged.seq, forged.hash = homes.a.transport.journal.seq, homes.a.transport.journal.hash
-        line = forged.add(json.dumps({"t": 1, "event": "game-over", "result": "1-0", "reason": "resign"}))
-        for target in ("alice", "bob"):
-            payload = json.dumps(line.to_json(line.n)).encode()
-            intruder.publish(game_topic(CODE, target, "lines"), payload, qos=1).wait_for_publish(5)
-            intruder.publish(game_topic(CODE, target, "ack"), b'{"s":"x","n":99}', qos=1).wait_for_publish(5)
-        # What the intruder's own account may write arrives, and is not the game.
-        intruder.publish(game_topic(CODE, "mallory", "lines"), payload, qos=1).wait_for_publish(5)
+        homes.play(moves[1])  # the game goes on: the intruder hears its lines...
+        assert wait_for(lambda: len(intruder.heard) >= 1)
     finally:
-        intruder.disconnect()
-        intruder.loop_stop()
-    homes.play(random_game(3).moves[1])  # the game goes on; the real lines came through
-    homes.wait(lambda: homes.b.rig.link.peer_lines > before, "B hears A")
+        intruder.close()
+    assert intruder.forged not in intruder.heard  # ...but the broker took none of its own
     assert not homes.a.game.is_over and not homes.b.game.is_over
     assert homes.a.transport.refused == homes.b.transport.refused == 0
     homes.same()
@@ -333,3 +353,27 @@ def test_a_resignation_and_a_takeback_cross_the_broker(homes: Homes) -> None:
     homes.same()
     result = homes.a.game.result
     assert result is not None and (result.score, result.reason) == ("1-0", "resign")
+
+
+def test_the_embedded_broker_carries_a_game_and_refuses_a_third_account(tmp_path: Path) -> None:
+    pytest.importorskip("amqtt")
+    broker = Embedded(users=ACCOUNTS)
+    broker.start()
+    homes = Homes(tmp_path, broker)  # type: ignore[arg-type]
+    try:
+        moves = random_game(4).moves
+        homes.play(moves[0])
+        intruder = Intruder(broker.port, "mallory", homes)
+        try:
+            homes.play(moves[1])
+            assert wait_for(lambda: len(intruder.heard) >= 1)
+        finally:
+            intruder.close()
+        assert intruder.forged not in intruder.heard
+        for move in moves[2:4]:
+            homes.play(move)
+        assert not homes.b.game.is_over and homes.b.transport.refused == 0
+        homes.same()
+    finally:
+        homes.close()
+        broker.close()
