@@ -346,7 +346,7 @@ class RemoteTransport:
     def _work_due(self) -> bool:
         if not self._connected:
             return False
-        if self._acked_sent != self._saved_taken:
+        if self._acked_sent != self._saved_taken and self.journal.peer_stream is not None:
             return True
         ahead = [x for x in self.journal.pending if x.n > self._sent_upto and x.n <= self._saved_seq]
         return bool(ahead) or bool(self.journal.pending and self.clock.now_ms() >= self._resend_at)
