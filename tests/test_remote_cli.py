@@ -49,6 +49,11 @@ def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
     broker.close()
 
 
+def a_journal_empty(state_dir: Path, code: str) -> bool:
+    data = json.loads((state_dir / "remote" / f"{code}.journal.json").read_text())
+    return data["pending"] == [] and data["seq"] > 0
+
+
 def invite_and_join(tmp_path: Path, mosquitto: Mosquitto, *extra: str) -> str:
     inviter = crownhead(
         "remote",
@@ -94,12 +99,21 @@ def test_an_invitation_carries_colours_names_rules_clock_and_ballot(tmp_path: Pa
         "--ballot",
         "5",
         "--huffing",
+        "--grace-s",
+        "90",
     )
     a, b = Agreement.load(tmp_path / "a", code), Agreement.load(tmp_path / "b", code)
     assert a.invitation == b.invitation
     assert (a.me, a.peer, a.plays, b.me, b.peer, b.plays) == ("alice", "bob", "white", "bob", "alice", "black")
     inv = b.invitation
-    assert (inv.black, inv.white, inv.clock, inv.ballot, inv.game_rules().huffing) == ("Ann", "Bo", "600+5", 5, True)
+    assert (inv.black, inv.white, inv.clock, inv.ballot, inv.game_rules().huffing, inv.grace_s) == (
+        "Ann",
+        "Bo",
+        "600+5",
+        5,
+        True,
+        90,
+    )
     assert (tmp_path / "b" / "remote" / f"{code}.json").stat().st_mode & 0o077 == 0  # the password is in it
     settings = remote_settings(b, Rig(None, start=False).app.settings)
     assert settings.start == inv.start() and str(settings.clock) == str(inv.time_control())
@@ -136,15 +150,28 @@ def test_a_board_process_moves_and_the_board_far_away_shows_it(tmp_path: Path, m
         assert time.monotonic() < end, "bob's board did not reach the broker"
     script = tmp_path / "black.txt"
     script.write_text("lift 11\nplace 15\nwait 1000\n")
-    board_a = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--log", "json"]
-        + ["--state-dir", str(tmp_path / "a"), "--remote", code, "--script", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=WAIT_S,
+    board_a = crownhead(
+        "run",
+        "--headless",
+        "--hal",
+        "sim",
+        "--log",
+        "json",
+        "--state-dir",
+        str(tmp_path / "a"),
+        "--remote",
+        code,
+        "--script",
+        str(script),
     )
-    assert board_a.returncode == 0, board_a.stderr
-    moves = [json.loads(line) for line in board_a.stdout.splitlines() if '"event":"move"' in line]
+    while board_a.poll() is None:  # bob's board runs meanwhile: it takes alice's lines and acknowledges them
+        rig.wait(20)
+        time.sleep(0.005)
+        assert time.monotonic() < end, "alice's board did not end"
+    out, err = board_a.communicate()
+    assert board_a.returncode == 0, err
+    assert a_journal_empty(tmp_path / "a", code), "alice's board ended with lines bob had not acknowledged"
+    moves = [json.loads(line) for line in out.splitlines() if '"event":"move"' in line]
     assert [m["move"] for m in moves] == ["11-15"]
     while rig.app.tracker.expected != Move((11, 15)):
         rig.wait(20)

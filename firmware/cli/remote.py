@@ -80,6 +80,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="start after ACF ballot N's three moves (without N: one drawn from the deck)",
     )
+    inv.add_argument(
+        "--grace-s",
+        type=int_argument,
+        default=300,
+        help="how long a board may be out of reach, its clock held, before it is called late (default: 300)",
+    )
     add_rules_arguments(inv)
     inv.set_defaults(func=run_invite)
     join = commands.add_parser(
@@ -137,6 +143,7 @@ def run_invite(args: argparse.Namespace) -> int:
             rules=rules_from_args(args).options(),
             clock=args.clock,
             ballot=ballot,
+            grace_s=args.grace_s,
         )
     except ClockSpecError as exc:
         return _fail(f"--clock: {exc}")
