@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -173,9 +174,31 @@ def test_a_board_process_moves_and_the_board_far_away_shows_it(tmp_path: Path, m
     assert a_journal_empty(tmp_path / "a", code), "alice's board ended with lines bob had not acknowledged"
     moves = [json.loads(line) for line in out.splitlines() if '"event":"move"' in line]
     assert [m["move"] for m in moves] == ["11-15"]
-    while rig.app.tracker.expected != Move((11, 15)):
-        rig.wait(20)
-        assert time.monotonic() < end, "bob's board never showed alice's move"
+    # Alice's board is switched on again (its pieces standing), as a board runs: the two
+    # boards compare their games (the names each gave the game settled now that both
+    # hear each other) and bob's board shows the move.
+    board_a = crownhead(
+        "run",
+        "--headless",
+        "--hal",
+        "sim",
+        "--sim-keep-game",
+        "--state-dir",
+        str(tmp_path / "a"),
+        "--remote",
+        code,
+    )
+    try:
+        while rig.app.tracker.expected != Move((11, 15)):
+            rig.wait(20)
+            time.sleep(0.005)
+            assert board_a.poll() is None, board_a.communicate()[1]
+            assert time.monotonic() < end, "bob's board never showed alice's move"
+    finally:
+        board_a.terminate()
+        out, err = board_a.communicate(timeout=WAIT_S)
+    # Stopped cleanly, or by the signal itself when it came before the board had started.
+    assert board_a.returncode in (0, -signal.SIGTERM), err
     rig.follow(wait=600)
     assert rig.game.ply == 1
     link.close()
