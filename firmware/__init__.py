@@ -32,6 +32,8 @@ Layers, lowest first; a package may import the ones before it, never one after i
   conformance check and the installer (over :mod:`hal` and :mod:`sim`); then
   :mod:`firmware.wiring`: schematics drawn from the pin plans (configuration defaults,
   the Pico firmware's table).
+* :mod:`firmware.remote`: two boards far apart playing one game through an MQTT broker
+  (the link on a transport of the game's topics, over the hall's broker URL and ACL).
 * :mod:`firmware.cli`: the ``crownhead`` command, the only package that imports them all.
 
 ``docs/architecture.md`` draws the picture and says where a new feature plugs in.
@@ -51,6 +53,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("link",),
     ("simulator", "sound", "voice"),
     ("web", "hall", "display", "mcu"),
+    ("remote",),
     ("diagnostics", "wiring"),
     ("cli",),
 )

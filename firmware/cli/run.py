@@ -148,6 +148,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "moves come over the link (default: link.plays, or both)",
     )
     p.add_argument(
+        "--remote",
+        metavar="CODE",
+        help="play the game agreed with 'crownhead remote invite' or 'join' against the board "
+        "far away, through the broker (docs/remote.md)",
+    )
+    p.add_argument(
         "--web",
         metavar="[HOST:]PORT",
         help="serve the board's web page on PORT (host 127.0.0.1 unless given; see "
@@ -280,6 +286,14 @@ def run(args: argparse.Namespace) -> int:
     arbiter = refereeing if refereeing is not None else config.get(RefereeConfig).settings()
     if arbiter.record_dir is None:
         arbiter = replace(arbiter, record_dir=str(state_dir / "referee"))
+    agreement = None
+    if args.remote:
+        from firmware.cli.remote import remote_game
+
+        try:
+            agreement, settings = remote_game(args.remote, state_dir, settings, link_config.port)
+        except ValueError as exc:
+            return _fail(f"--remote: {exc}")
     store = GameStore(state_dir)
     clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
     _configure_logging(headless, state_dir)
@@ -309,6 +323,10 @@ def run(args: argparse.Namespace) -> int:
         ),
     )
     link: Link | None = open_link(link_config, clock) if link_config.port else None
+    if agreement is not None:
+        from firmware.cli.remote import remote_board
+
+        link = remote_board(agreement, app, clock, state_dir)
     if link is not None:
         link.attach(app)
         if app.sim is not None:

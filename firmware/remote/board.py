@@ -1,0 +1,132 @@
+"""A board playing a game far apart: its link on the game's topics, the agreed game, and
+the other board's absences shown to the people at this one.
+
+:func:`remote_link` builds the :class:`~firmware.link.host.Link` of an
+:class:`~firmware.remote.invite.Agreement` on a
+:class:`~firmware.remote.transport.RemoteTransport` (its journal in the state directory);
+:func:`remote_settings` puts the agreed names, rules, start and clock into the
+application's settings. :class:`Absence` watches the broker and the other board: when
+either goes away it says so, stops a running clock (nobody's time runs while a move
+cannot cross), counts down the grace period the invitation gave, and starts the clock
+again when both are back. A board away past its grace is reported, never forfeited: the
+game is kept and goes on when it is back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from firmware.app.settings import AppSettings
+from firmware.events import Event, Notice
+from firmware.hall.topics import BrokerUrl
+from firmware.link.host import Link
+from firmware.link.settings import LinkConfig
+from firmware.remote.invite import Agreement
+from firmware.remote.transport import RemoteTransport
+from hal.clock import Clock
+
+__all__ = ["Absence", "remote_link", "remote_settings"]
+
+
+def remote_settings(agreement: Agreement, settings: AppSettings) -> AppSettings:
+    """``settings`` with the game the two boards agreed: names, rules, start, clock."""
+    inv = agreement.invitation
+    return replace(
+        settings,
+        black_name=inv.black or settings.black_name,
+        white_name=inv.white or settings.white_name,
+        rules=inv.game_rules(),
+        start=inv.start(),
+        clock=inv.time_control(),
+    )
+
+
+def remote_link(agreement: Agreement, clock: Clock, state_dir: Path, *, start: bool = True) -> Link:
+    """The link of ``agreement``'s game, its transport connecting (``start``)."""
+    transport = RemoteTransport(
+        BrokerUrl.parse(agreement.broker),
+        agreement.invitation.code,
+        agreement.peer,
+        agreement.journal(state_dir),
+        clock,
+        cafile=agreement.cafile,
+        insecure=agreement.insecure,
+        start=start,
+    )
+    return Link(transport, LinkConfig(plays=agreement.plays))
+
+
+class Absence:
+    """Says when the broker or the other board goes and comes back, and holds the clock.
+
+    An application source (:meth:`attach`): each poll compares what the transport knows.
+    """
+
+    def __init__(self, transport: RemoteTransport, grace_s: int) -> None:
+        self.transport = transport
+        self.grace_ms = grace_s * 1000
+        self.app: Any = None
+        self._away_since: int | None = None
+        self._late_said = False
+        self._held_clock = False
+        #: What the people were last told: ``here``, or who is away.
+        self.state = "here"
+
+    def attach(self, app: Any) -> None:
+        self.app = app
+        app.sources.append(self.poll)
+
+    def _who_is_away(self) -> str | None:
+        if not self.transport.connected:
+            return "the broker"
+        if self.transport.peer_status == "offline":
+            return f"the other board ({self.transport.peer})"
+        return None
+
+    def poll(self, now: int) -> list[Event]:
+        away = self._who_is_away()
+        events: list[Event] = []
+        if away is not None and self.state == "here":
+            self.state, self._away_since, self._late_said = away, now, False
+            events.append(
+                Notice(
+                    now,
+                    f"{away} is out of reach: the game waits (the clock stopped) for up to {self.grace_ms // 1000} s",
+                )
+            )
+            events += self._hold_clock(now)
+        elif away is not None and away != self.state:
+            self.state = away
+        elif away is None and self.state != "here":
+            gone = (now - (self._away_since or now)) // 1000
+            events.append(Notice(now, f"{self.state} is back after {gone} s: the game goes on"))
+            self.state, self._away_since = "here", None
+            events += self._release_clock(now)
+        if self._away_since is not None and not self._late_said and now - self._away_since >= self.grace_ms:
+            self._late_said = True
+            events.append(
+                Notice(
+                    now,
+                    f"{self.state} has been away longer than the grace period ({self.grace_ms // 1000} s): "
+                    "the game is kept and goes on when it is back (a result by agreement: resign or draw on the board)",
+                )
+            )
+        return events
+
+    def _hold_clock(self, now: int) -> list[Event]:
+        app = self.app
+        keeper = getattr(app, "board_clock", None)
+        if keeper is None or keeper.waiting or keeper.clock.paused or keeper.clock.stopped:
+            return []
+        self._held_clock = True
+        return list(keeper.press(app.game, now))
+
+    def _release_clock(self, now: int) -> list[Event]:
+        app = self.app
+        keeper = getattr(app, "board_clock", None)
+        held, self._held_clock = self._held_clock, False
+        if not held or keeper is None or not keeper.clock.paused:
+            return []
+        return list(keeper.press(app.game, now))

@@ -1,0 +1,321 @@
+"""What two boards agree before a game far apart: the invitation and its answer.
+
+The inviting board publishes an :class:`Invitation` (retained) on its ``invite`` topic of
+a new game code (:mod:`firmware.remote.wire`); the people at the other board give the
+code to ``crownhead remote join``, which reads it and answers on its own ``invite``
+topic. Colours, names, rules, clock and ballot travel in the invitation, so both boards
+play the same game; each then keeps an :class:`Agreement` (the invitation, which side it
+plays, the other board, the broker) in its state directory for ``crownhead run --remote``.
+
+>>> inv = Invitation("k7qm2x", "home-a", "black", black="Ann", white="Bo", clock="600+5", ballot=5)
+>>> Invitation.from_json(inv.to_json()) == inv
+True
+>>> inv.plays("home-a"), inv.plays("home-b")
+('black', 'white')
+>>> inv.start().fen()  # the ballot's three moves are made: the game starts after them
+'W:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,7,8,9,10,11,12,13'
+>>> Invitation.from_json({"v": 1, "code": "k7qm2x", "host": "home-a", "host_plays": "red"})
+Traceback (most recent call last):
+...
+ValueError: invitation: host_plays must be black or white, got 'red'
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from firmware.files import FileRefused, atomic_write, check_json_depth, read_bytes
+from firmware.gameclock import TimeControl
+from firmware.hall.topics import BrokerUrl, check_name
+from firmware.link.protocol import MAX_NAME
+from firmware.remote.transport import check_broker
+from firmware.remote.wire import ROOT, check_code, game_topic
+from rules import Position, Rules
+from rules.ballots import ballot as acf_ballot
+
+__all__ = ["Agreement", "Invitation", "accept", "await_guest", "fetch", "publish"]
+
+_VERSION = 1
+MAX_INVITATION = 4096
+
+
+def _name(value: object, what: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_NAME or not value.isprintable():
+        raise ValueError(f"invitation: {what} must be a name of 1-{MAX_NAME} printable characters")
+    return value
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """A game offered by board ``host`` (its account), which plays ``host_plays``."""
+
+    code: str
+    host: str
+    host_plays: str
+    black: str | None = None
+    white: str | None = None
+    rules: dict[str, Any] = field(default_factory=lambda: Rules().options())
+    clock: str | None = None
+    ballot: int | None = None
+    #: How long a board may be away before the other says it is late (its clock stopped meanwhile).
+    grace_s: int = 300
+
+    def __post_init__(self) -> None:
+        check_code(self.code)
+        check_name(self.host, "board")
+        if self.host_plays not in ("black", "white"):
+            raise ValueError(f"invitation: host_plays must be black or white, got {self.host_plays!r}")
+        _name(self.black, "black")
+        _name(self.white, "white")
+        Rules.from_options(self.rules)
+        if self.clock is not None:
+            TimeControl.parse(self.clock)
+        if self.ballot is not None:
+            acf_ballot(self.ballot)
+        if type(self.grace_s) is not int or not 10 <= self.grace_s <= 86_400:
+            raise ValueError("invitation: grace_s must be 10-86400 seconds")
+
+    def plays(self, board: str) -> str:
+        """The side ``board`` plays: the host's, or the other."""
+        other = "white" if self.host_plays == "black" else "black"
+        return self.host_plays if board == self.host else other
+
+    def game_rules(self) -> Rules:
+        return Rules.from_options(self.rules)
+
+    def start(self) -> Position:
+        """Where the game starts: after the ballot's moves, if there is a ballot."""
+        if self.ballot is None:
+            return Position.start(self.game_rules())
+        return acf_ballot(self.ballot).position(self.game_rules())
+
+    def time_control(self) -> TimeControl | None:
+        return TimeControl.parse(self.clock) if self.clock else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"v": _VERSION, **asdict(self)}
+
+    @classmethod
+    def from_json(cls, data: object) -> Invitation:
+        if not isinstance(data, dict) or data.get("v") != _VERSION:
+            raise ValueError("invitation: not an invitation of this version")
+        try:
+            rules = data.get("rules", Rules().options())
+            ballot = data.get("ballot")
+            if ballot is not None and type(ballot) is not int:
+                raise ValueError("invitation: ballot must be a number")
+            clock = data.get("clock")
+            if clock is not None and not isinstance(clock, str):
+                raise ValueError("invitation: clock must be a time control such as 600+5")
+            return cls(
+                code=str(data.get("code")),
+                host=str(data.get("host")),
+                host_plays=str(data.get("host_plays")),
+                black=data.get("black"),
+                white=data.get("white"),
+                rules=dict(rules) if isinstance(rules, dict) else {"?": rules},
+                clock=clock,
+                ballot=ballot,
+                grace_s=data.get("grace_s", 300),
+            )
+        except (TypeError, KeyError) as exc:
+            raise ValueError(f"invitation: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """What a board keeps of a game far apart: the invitation, itself, the other board and
+    the broker (its URL with the board's password: the file is private)."""
+
+    invitation: Invitation
+    me: str
+    peer: str
+    broker: str
+    cafile: str | None = None
+    insecure: bool = False
+
+    @property
+    def plays(self) -> str:
+        return self.invitation.plays(self.me)
+
+    @staticmethod
+    def path(state_dir: Path, code: str) -> Path:
+        return state_dir / "remote" / f"{check_code(code)}.json"
+
+    def journal(self, state_dir: Path) -> Path:
+        return state_dir / "remote" / f"{self.invitation.code}.journal.json"
+
+    def save(self, state_dir: Path) -> Path:
+        path = self.path(state_dir, self.invitation.code)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "invitation": self.invitation.to_json(),
+            "me": self.me,
+            "peer": self.peer,
+            "broker": self.broker,
+            "cafile": self.cafile,
+            "insecure": self.insecure,
+        }
+        atomic_write(path, json.dumps(data, indent=1) + "\n", private=True)
+        return path
+
+    @classmethod
+    def load(cls, state_dir: Path, code: str) -> Agreement:
+        """The agreement on game ``code``; ValueError saying what to do if there is none."""
+        path = cls.path(state_dir, code)
+        if not path.exists():
+            raise ValueError(
+                f"no game {code} in {path.parent}: run 'crownhead remote invite' or 'crownhead remote join {code}' first"
+            )
+        try:
+            text = read_bytes(path, 16 * 1024).decode("utf-8")
+            check_json_depth(text)
+            data = json.loads(text)
+            cafile = data.get("cafile")
+            agreement = cls(
+                Invitation.from_json(data["invitation"]),
+                str(data["me"]),
+                str(data["peer"]),
+                str(data["broker"]),
+                cafile if isinstance(cafile, str) else None,
+                data.get("insecure") is True,
+            )
+        except (FileRefused, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        BrokerUrl.parse(agreement.broker)
+        return agreement
+
+
+# -- over the broker (each call bounded by timeout_s) -------------------------------------
+
+
+def _client(url: BrokerUrl, cafile: str | None) -> Any:
+    import ssl
+
+    import paho.mqtt.client as mqtt
+
+    check_broker(url, insecure=True)  # the caller has checked TLS (check_broker): the account here
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{url.username}", clean_session=True)
+    client.username_pw_set(url.username, url.password)
+    if url.tls:
+        client.tls_set_context(ssl.create_default_context(cafile=cafile))
+    return client
+
+
+def _connect(client: Any, url: BrokerUrl, timeout_s: float) -> None:
+    ready = threading.Event()
+    failure: list[str] = []
+
+    def on_connect(c: Any, u: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            failure.append(str(reason))
+        ready.set()
+
+    client.on_connect = on_connect
+    try:
+        client.connect(url.host, url.port, keepalive=15)
+    except OSError as exc:
+        raise ConnectionError(f"cannot reach the broker {url}: {exc}") from None
+    client.loop_start()
+    if not ready.wait(timeout_s) or failure:
+        client.loop_stop()
+        raise ConnectionError(f"the broker {url} did not let the board in: {failure[0] if failure else 'no answer'}")
+
+
+def publish(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None, timeout_s: float = 30) -> None:
+    """Put ``invitation`` on the broker (retained, until the game's end or a new one)."""
+    client = _client(url, cafile)
+    _connect(client, url, timeout_s)
+    try:
+        payload = json.dumps(invitation.to_json()).encode()
+        info = client.publish(game_topic(invitation.code, invitation.host, "invite"), payload, qos=1, retain=True)
+        info.wait_for_publish(timeout_s)
+        if not info.is_published():
+            raise ConnectionError(f"the broker {url} did not take the invitation")
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def _watch(url: BrokerUrl, code: str, cafile: str | None, timeout_s: float, want: Any) -> Any:
+    """The first message on the game's ``invite`` topics that ``want`` turns into a value."""
+    client = _client(url, cafile)
+    found: list[Any] = []
+    done = threading.Event()
+
+    def on_message(c: Any, u: Any, message: Any) -> None:
+        if done.is_set() or len(message.payload) > MAX_INVITATION:
+            return
+        board = message.topic.split("/")[3]
+        try:
+            data = json.loads(bytes(message.payload))
+            value = want(board, data)
+        except ValueError:
+            return
+        if value is not None:
+            found.append(value)
+            done.set()
+
+    client.on_message = on_message
+    end = time.monotonic() + timeout_s
+    _connect(client, url, timeout_s)
+    try:
+        client.subscribe(f"{ROOT}/{check_code(code)}/+/invite", qos=1)
+        done.wait(max(0.0, end - time.monotonic()))
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    return found[0] if found else None
+
+
+def fetch(url: BrokerUrl, code: str, *, cafile: str | None = None, timeout_s: float = 30) -> Invitation:
+    """The invitation to game ``code``; ValueError if none came within ``timeout_s``."""
+
+    def want(board: str, data: object) -> Invitation | None:
+        if isinstance(data, dict) and "host_plays" in data:
+            invitation = Invitation.from_json(data)
+            return invitation if invitation.host == board and invitation.code == code else None
+        return None
+
+    invitation = _watch(url, code, cafile, timeout_s, want)
+    if invitation is None:
+        raise ValueError(f"no invitation to game {code} on {url} (the code mistyped, or the invitation withdrawn)")
+    return invitation
+
+
+def accept(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None, timeout_s: float = 30) -> None:
+    """Answer ``invitation`` as the board of ``url``'s account (retained on its ``invite`` topic)."""
+    assert url.username is not None
+    if url.username == invitation.host:
+        raise ValueError(f"this board ({url.username}) sent the invitation: join from the other board's account")
+    client = _client(url, cafile)
+    _connect(client, url, timeout_s)
+    try:
+        payload = json.dumps({"v": _VERSION, "accept": invitation.code, "board": url.username}).encode()
+        client.publish(
+            game_topic(invitation.code, url.username, "invite"), payload, qos=1, retain=True
+        ).wait_for_publish(timeout_s)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def await_guest(
+    url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None, timeout_s: float = 600
+) -> str | None:
+    """The board that accepted ``invitation`` (waiting up to ``timeout_s``), or None."""
+
+    def want(board: str, data: object) -> str | None:
+        if isinstance(data, dict) and data.get("accept") == invitation.code and board != invitation.host:
+            return board if data.get("board") == board else None
+        return None
+
+    result: str | None = _watch(url, invitation.code, cafile, timeout_s, want)
+    return result

@@ -1,0 +1,404 @@
+"""Two boards, two homes: a game between two whole board applications through a real
+Mosquitto on loopback (the shipped configuration and ACL, see ``helpers/hallnet.py``).
+
+Board A's people play Black, board B's White; each board is a :class:`helpers.rig.Rig`
+whose link runs on a :class:`~firmware.remote.transport.RemoteTransport`. The broker is
+killed and started again mid-game, a board is closed mid-move and built again from its
+state directory and journal, and messages are injected twice and out of order: both
+boards end on the same moves and result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware.app.settings import AppSettings
+from firmware.gameclock import TimeControl
+from firmware.hall.acl import shipped_acl
+from firmware.hall.topics import BrokerUrl
+from firmware.link.settings import LinkConfig
+from firmware.remote.board import Absence
+from firmware.remote.journal import Journal, Line
+from firmware.remote.transport import RemoteTransport
+from firmware.remote.wire import game_topic
+from rules import BLACK, Move
+
+from helpers.games import random_game
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Embedded, Mosquitto
+from helpers.net import WAIT_S, wait_for
+from helpers.rig import Rig
+
+CODE = "k7qm2x"
+ACCOUNTS = ["alice", "bob", "mallory"]
+
+needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
+
+
+def test_the_shipped_acl_lets_a_board_write_only_its_own_topics_of_a_game() -> None:
+    acl = shipped_acl()  # what the embedded broker enforces, and Mosquitto reads
+    for kind in ("lines", "ack", "status", "invite"):
+        assert acl.allows("alice", "alice", "write", game_topic(CODE, "alice", kind))
+        assert not acl.allows("mallory", "mallory", "write", game_topic(CODE, "alice", kind))
+    assert acl.allows("bob", "bob", "subscribe", f"crownhead/remote/{CODE}/alice/lines")
+    assert not acl.allows("bob", "bob", "subscribe", "crownhead/#")
+    assert not acl.allows("alice", "alice", "write", f"crownhead/remote/{CODE}/alice/lines/x")
+    assert not acl.allows(None, "x", "read", game_topic(CODE, "alice", "lines"))
+
+
+def test_a_broker_off_this_machine_needs_tls_and_every_board_an_account(tmp_path: Path) -> None:
+    clock = Rig(None, start=False).clock
+    with pytest.raises(ValueError, match="use mqtts://"):
+        RemoteTransport(BrokerUrl.parse("mqtt://a:pw@broker.example"), CODE, "b", tmp_path / "j", clock, start=False)
+    with pytest.raises(ValueError, match="account and password"):
+        RemoteTransport(BrokerUrl.parse("mqtts://broker.example"), CODE, "b", tmp_path / "j", clock, start=False)
+    with pytest.raises(ValueError, match="account of its own"):
+        RemoteTransport(BrokerUrl.parse("mqtt://a:pw@127.0.0.1"), CODE, "a", tmp_path / "j", clock, start=False)
+    waived = RemoteTransport(
+        BrokerUrl.parse("mqtt://a:pw@broker.example"), CODE, "b", tmp_path / "j", clock, insecure=True, start=False
+    )
+    assert waived.url.host == "broker.example"
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    broker = Mosquitto(folder, users=ACCOUNTS)
+    broker.start()
+    yield broker
+    broker.close()
+
+
+class Home:
+    """One board in its home: an application, its state directory and its journal."""
+
+    def __init__(self, folder: Path, broker: Mosquitto, me: str, peer: str, plays: str, settings: AppSettings) -> None:
+        self.folder, self.broker, self.me, self.peer, self.plays = folder, broker, me, peer, plays
+        self.settings = settings
+        self.open()
+
+    def open(self) -> None:
+        self.rig = Rig(self.folder / "state", settings=self.settings, start=False)
+        url = BrokerUrl.parse(self.broker.url(self.me))
+        self.transport = RemoteTransport(
+            url, CODE, self.peer, self.folder / "journal.json", self.rig.clock, resend_ms=2000
+        )
+        self.rig.connect(self.transport, LinkConfig(plays=self.plays))
+        self.absence = Absence(self.transport, grace_s=60)
+        self.absence.attach(self.rig.app)
+        self.rig.app.start()
+
+    def notices(self) -> list[str]:
+        return [e.to_json()["message"] for e in self.rig.events if e.kind == "notice"]
+
+    def close(self, flush_s: float = 0.5) -> None:
+        self.transport.close(flush_s=flush_s)
+        self.rig.close()
+
+    @property
+    def game(self):  # noqa: ANN201
+        return self.rig.game
+
+
+class Homes:
+    def __init__(self, tmp_path: Path, broker: Mosquitto, settings: AppSettings = AppSettings()) -> None:
+        self.a = Home(tmp_path / "a", broker, "alice", "bob", "black", settings)
+        self.b = Home(tmp_path / "b", broker, "bob", "alice", "white", settings)
+        self.wait(
+            lambda: (
+                self.a.rig.link.game_id == self.b.rig.link.game_id
+                and self.a.rig.link.peer_lines > 0
+                and self.b.rig.link.peer_lines > 0
+            ),
+            "the boards agree on the game",
+        )
+
+    def wait(self, pred, what: str, step_ms: int = 20) -> None:  # noqa: ANN001
+        """Step both boards (virtual time passing slowly, for resends) until ``pred()``."""
+        end = time.monotonic() + WAIT_S
+        while not pred():
+            for home in (self.a, self.b):
+                home.rig.app.run_for(step_ms)
+            assert time.monotonic() < end, f"{what}: not within {WAIT_S} s"
+            time.sleep(0.002)
+
+    def play(self, move: Move) -> None:
+        mover, other = (self.a, self.b) if self.a.game.turn is BLACK else (self.b, self.a)
+        ply = mover.game.ply + 1
+        mover.rig.do(move.pdn(full=True), wait=600)
+        assert mover.game.ply == ply, f"{move} was not accepted on the mover's board"
+        self.wait(lambda: other.rig.app.tracker.expected == move, f"{other.me} shows {move}")
+        other.rig.follow(wait=600)
+        assert other.game.ply == ply
+
+    def same(self) -> None:
+        a, b = self.a.game, self.b.game
+        assert a.moves == b.moves and a.start == b.start and a.result == b.result
+
+    def close(self) -> None:
+        for home in (self.a, self.b):
+            home.close(flush_s=0)
+
+
+class Intruder:
+    """A third account on the broker: it reads the game's lines (which the ACL lets any
+    account do) and tries to write both boards' topics; it hears its own messages only if
+    the broker took them."""
+
+    def __init__(self, port: int, account: str, homes: Homes) -> None:
+        import threading
+
+        import paho.mqtt.client as mqtt
+
+        self.heard: list[bytes] = []
+        subscribed = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=account)
+        self.client.username_pw_set(account, f"{account}-pw")
+        self.client.on_message = lambda c, u, m: self.heard.append(bytes(m.payload))
+        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        self.client.subscribe([(game_topic(CODE, board, "lines"), 1) for board in ("alice", "bob")])
+        assert subscribed.wait(WAIT_S)
+        journal = homes.a.transport.journal
+        forged = Journal(None, stream=journal.stream)
+        forged.seq, forged.hash = journal.seq, journal.hash
+        line = forged.add(json.dumps({"t": 1, "event": "game-over", "result": "1-0", "reason": "resign"}))
+        self.forged = json.dumps(line.to_json(line.n)).encode()
+        for board in ("alice", "bob"):
+            for kind in ("lines", "ack"):
+                self.client.publish(game_topic(CODE, board, kind), self.forged, qos=1).wait_for_publish(5)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class Recorder:
+    """A third account that reads board A's lines (as the ACL lets any account)."""
+
+    def __init__(self, port: int, account: str) -> None:
+        import threading
+
+        import paho.mqtt.client as mqtt
+
+        self.heard: list[bytes] = []
+        subscribed = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=account)
+        self.client.username_pw_set(account, f"{account}-pw")
+        self.client.on_message = lambda c, u, m: self.heard.append(bytes(m.payload))
+        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        self.client.subscribe(game_topic(CODE, "alice", "lines"), 1)
+        assert subscribed.wait(WAIT_S)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+@pytest.fixture
+def homes(tmp_path: Path, mosquitto: Mosquitto) -> Iterator[Homes]:
+    h = Homes(tmp_path, mosquitto)
+    yield h
+    h.close()
+
+
+@needs_mosquitto
+def test_mosquitto_refuses_a_third_account_writing_the_game(mosquitto: Mosquitto, homes: Homes) -> None:
+    moves = random_game(3).moves
+    homes.play(moves[0])
+    intruder = Intruder(mosquitto.port, "mallory", homes)
+    try:
+        homes.play(moves[1])  # the game goes on: the intruder hears its lines...
+        assert wait_for(lambda: len(intruder.heard) >= 1)
+    finally:
+        intruder.close()
+    assert intruder.forged not in intruder.heard  # ...but the broker took none of its own
+    assert not homes.a.game.is_over and not homes.b.game.is_over
+    assert homes.a.transport.refused == homes.b.transport.refused == 0
+    homes.same()
+
+
+@needs_mosquitto
+def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copies(
+    mosquitto: Mosquitto, homes: Homes
+) -> None:
+    import paho.mqtt.client as mqtt
+
+    moves = random_game(8).moves
+    third = len(moves) // 3
+    recorder = Recorder(mosquitto.port, "mallory")
+    for move in moves[:third]:
+        homes.play(move)
+    # The broker goes down; the side to move moves meanwhile; the broker comes back.
+    mosquitto.kill()
+    mover = homes.a if homes.a.game.turn is BLACK else homes.b
+    other = homes.b if mover is homes.a else homes.a
+    mover.rig.do(moves[third].pdn(full=True), wait=600)
+    assert other.game.ply == third
+    recorder.close()
+    mosquitto.start()
+    homes.wait(lambda: other.rig.app.tracker.expected == moves[third], "the move made while the broker was down")
+    other.rig.follow(wait=600)
+    # Every message of A's so far (a third account may read them) again, twice, in
+    # reverse order, later in the game: nothing changes.
+    copies = list(recorder.heard)[::-1]
+    assert copies
+    replayer = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="alice")
+    replayer.username_pw_set("alice", "alice-pw")
+    for move in moves[third + 1 : 2 * third]:
+        homes.play(move)
+    # Board B goes away in the middle of a move (its piece lifted) and comes back from
+    # its state directory and journal.
+    mover = homes.a if homes.a.game.turn is BLACK else homes.b
+    if mover is homes.b:
+        homes.play(moves[2 * third])
+        start = 2 * third + 1
+    else:
+        start = 2 * third
+    homes.a.rig.do(moves[start].pdn(full=True), wait=600)  # A (Black) moves
+    homes.wait(lambda: homes.b.rig.app.tracker.expected == moves[start], "B shows A's move")
+    homes.b.rig.script(f"lift {moves[start].path[0]}\nwait 100")  # B's hand on the piece
+    homes.b.close(flush_s=0)  # the power goes
+    homes.b.open()
+    homes.b.rig.follow(wait=600)  # B's people set up the saved game, as its lights ask
+    homes.wait(lambda: homes.b.rig.app.tracker.expected == moves[start], "B, back, shows A's move")
+    homes.b.rig.follow(wait=600)
+    # Copies of old lines from A's account (a broker delivering late) are dropped.
+    replayer.connect("127.0.0.1", mosquitto.port)
+    replayer.loop_start()
+    for payload in copies * 2:
+        replayer.publish(game_topic(CODE, "alice", "lines"), payload, qos=1).wait_for_publish(5)
+    replayer.disconnect()
+    replayer.loop_stop()
+    homes.wait(lambda: homes.b.transport.duplicates >= len(copies) * 2, "B drops every copy")
+    for move in moves[start + 1 :]:
+        homes.play(move)
+    homes.wait(lambda: homes.a.game.is_over and homes.b.game.is_over, "both games over")
+    homes.same()
+    assert homes.b.transport.refused == 0
+    files = [next(Path(home.rig.store.games_dir).glob("*.pdn")).read_text() for home in (homes.a, homes.b)]
+    assert files[0].split("\n\n", 1)[1] == files[1].split("\n\n", 1)[1]  # the same moves and result
+
+
+@needs_mosquitto
+def test_a_cut_of_30_s_and_a_board_away_past_its_grace_are_shown_and_stop_the_clock(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    homes = Homes(tmp_path, mosquitto, AppSettings(clock=TimeControl.parse("600+5")))
+    try:
+        moves = random_game(5).moves
+        for move in moves[:3]:
+            homes.play(move)
+        clock = homes.b.rig.app.board_clock
+        assert clock is not None and clock.clock.running is not None and not clock.clock.paused
+        mosquitto.kill()
+        homes.wait(lambda: homes.b.absence.state == "the broker", "B sees the broker go")
+        assert clock.clock.paused
+        left = clock.clock.saved()
+        for home in (homes.a, homes.b):
+            home.rig.app.run_for(30_000)  # 30 s without the broker: nobody's time runs
+        assert clock.clock.saved() == left
+        mosquitto.start()
+        homes.wait(lambda: homes.a.absence.state == homes.b.absence.state == "here", "both see the broker back")
+        assert not clock.clock.paused
+        assert any("the broker is out of reach" in n for n in homes.b.notices())
+        assert any("the broker is back after 3" in n for n in homes.b.notices()), homes.b.notices()
+        homes.play(moves[3])
+        # B goes (its owner switched it off): A says so, and after the grace says it is late.
+        homes.b.close()
+        homes.wait(lambda: homes.a.absence.state.startswith("the other board"), "A sees B go")
+        homes.a.rig.app.run_for(61_000)
+        assert any("longer than the grace period (60 s)" in n for n in homes.a.notices())
+        assert not homes.a.game.is_over
+        homes.b.open()
+        homes.b.rig.follow(wait=600)  # B's people set up the saved game
+        homes.wait(lambda: homes.a.absence.state == "here", "A sees B back")
+        homes.play(moves[4])
+        homes.same()
+    finally:
+        homes.close()
+
+
+def test_a_journal_comes_back_from_disk_and_a_damaged_one_is_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "journal.json"
+    journal = Journal(path)
+    for text in ("one", "two", "three"):
+        journal.add(text)
+    journal.acked(1)
+    journal.save()
+    back = Journal.load(path)
+    assert (back.stream, back.seq, back.hash, [x.text for x in back.pending]) == (
+        journal.stream,
+        3,
+        journal.hash,
+        ["two", "three"],
+    )
+    assert back.add("four").before == journal.hash  # the stream goes on unbroken
+    path.write_text(path.read_text().replace('"two"', '"TWO"'))  # a line no longer matching its hash
+    fresh = Journal.load(path)
+    assert fresh.seq == 0 and fresh.stream != journal.stream
+    assert [p.name for p in tmp_path.iterdir() if p.name != "journal.json"], "the damaged journal is kept aside"
+
+
+def test_a_gap_the_sender_can_no_longer_fill_is_skipped_and_a_forged_hash_refused() -> None:
+    out, into = Journal(None, stream="a1"), Journal(None, stream="b2")
+    lines = [out.add(f"line {i}") for i in range(1, 6)]
+    into.take(lines[0])
+    out.acked(3)  # (as if acknowledged by a board that then lost them)
+    assert into.check(lines[4], low=out.low) == "skip"
+    assert into.check(lines[1], low=1) == "take"
+    forged = dict(lines[1].to_json(1), line="something else")
+    with pytest.raises(ValueError, match="hash does not follow"):
+        Line.from_json(forged)
+
+
+@needs_mosquitto
+def test_a_resignation_and_a_takeback_cross_the_broker(homes: Homes) -> None:
+    moves = random_game(8).moves
+    homes.play(moves[0])
+    # A takes back its move (the button): B had made it too, and takes it back as well.
+    homes.a.rig.sim.press("takeback")
+    homes.a.rig.wait(100)
+    homes.a.rig.follow()  # A's hands put the piece back
+    homes.wait(lambda: homes.b.game.ply == 0, "B takes the move back")
+    homes.b.rig.follow()
+    for move in moves[:3]:
+        homes.play(move)
+    homes.b.rig.sim.press("resign", long=True)  # White to move resigns
+    homes.b.rig.wait(100)
+    homes.wait(lambda: homes.a.game.is_over, "A's game over")
+    homes.same()
+    result = homes.a.game.result
+    assert result is not None and (result.score, result.reason) == ("1-0", "resign")
+
+
+def test_the_embedded_broker_carries_a_game_and_refuses_a_third_account(tmp_path: Path) -> None:
+    pytest.importorskip("amqtt")
+    broker = Embedded(users=ACCOUNTS)
+    broker.start()
+    homes = Homes(tmp_path, broker)  # type: ignore[arg-type]
+    try:
+        moves = random_game(4).moves
+        homes.play(moves[0])
+        intruder = Intruder(broker.port, "mallory", homes)
+        try:
+            homes.play(moves[1])
+            assert wait_for(lambda: len(intruder.heard) >= 1)
+        finally:
+            intruder.close()
+        assert intruder.forged not in intruder.heard
+        for move in moves[2:4]:
+            homes.play(move)
+        assert not homes.b.game.is_over and homes.b.transport.refused == 0
+        homes.same()
+    finally:
+        homes.close()
+        broker.close()
