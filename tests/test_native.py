@@ -82,7 +82,7 @@ def random_positions(n: int, seed: int, plies: int = 120) -> list[Position]:
             moves = p.legal_moves()
             if not moves:
                 break
-            p = p.apply(rng.choice(moves))
+            p = p.apply(rng.choice(moves), Rules())
         out.append(p)
     return out
 
