@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import errno
+import json
 import os
 import stat
 import tempfile
@@ -48,6 +49,7 @@ __all__ = [
     "read_bytes",
     "read_text",
     "check_json_depth",
+    "parse_json",
     "check_toml_depth",
     "ascii_int",
     "is_ascii_digits",
@@ -198,6 +200,31 @@ def check_json_depth(text: str, max_depth: int = MAX_DEPTH) -> None:
                 raise ValueError(f"nested more than {max_depth} deep (at character {i})")
         elif ch in "]}":
             depth -= 1
+
+
+def parse_json(data: bytes | str, max_depth: int = MAX_DEPTH) -> object:
+    """A JSON text the board is given (a file it kept, a message): UTF-8, nested at most
+    ``max_depth`` deep; ValueError saying what is wrong, never a RecursionError.
+
+    >>> parse_json(b'{"a": [1, 2]}')
+    {'a': [1, 2]}
+    >>> parse_json(b"[" * 40)
+    Traceback (most recent call last):
+    ...
+    ValueError: nested more than 32 deep (at character 32)
+    >>> parse_json(b"{nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: not valid JSON (Expecting property name...)
+    """
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        check_json_depth(text, max_depth)
+        return json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 _DIGITS = frozenset("0123456789_")

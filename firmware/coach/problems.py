@@ -36,7 +36,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from firmware.files import FileRefused, RECORD_LIMIT, atomic_write, move_aside, read_text
+from firmware.files import RECORD_LIMIT, FileRefused, atomic_write, move_aside, parse_json, read_text
 from rules import Game, Position
 from rules.engine import WIN_THRESHOLD, Engine
 from rules.engine.egdb import EndgameProbe, EndgameTables
@@ -385,9 +385,9 @@ class Record:
     def from_json(cls, text: str, where: str) -> Record:
         """A record read back; ``ValueError`` naming the file and the key when it is wrong."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not JSON ({exc.msg}, line {exc.lineno})") from exc
+            data = parse_json(text)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from exc
         if not isinstance(data, dict):
             raise ValueError(f"{where}: not a record (a JSON object)")
 

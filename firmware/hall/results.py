@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.files import FileRefused, atomic_write, check_json_depth, move_aside, printable, read_bytes
+from firmware.files import FileRefused, atomic_write, move_aside, parse_json, printable, read_bytes
 
 __all__ = ["ResultRecord", "Result", "results_file", "parse_ack", "parse_result", "MAX_RESULTS", "FORMAT_VERSION"]
 
@@ -195,14 +195,7 @@ class ResultRecord:
 
     @staticmethod
     def _parse(data: bytes) -> tuple[str, int, list[Result]]:
-        try:
-            text = data.decode("utf-8")
-            check_json_depth(text)
-            obj = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not valid JSON ({exc})") from None
-        except RecursionError:
-            raise ValueError("nested too deeply") from None
+        obj = parse_json(data)
         if not isinstance(obj, dict) or obj.get("format") != FORMAT_VERSION:
             raise ValueError(f"not a results file of format {FORMAT_VERSION}")
         journal, following = _journal_name(obj.get("journal")), _seq(obj.get("next"))

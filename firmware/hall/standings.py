@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.files import FileRefused, check_json_depth, printable, read_bytes
+from firmware.files import FileRefused, parse_json, printable, read_bytes
 from firmware.files import atomic_write, move_aside
 from rules.game import BLACK_WINS, DRAW, WHITE_WINS
 from rules.match import MAX_NAME, points_text
@@ -512,14 +512,7 @@ class Standings:
         self.version = 1 if games or started else 0
 
     def _parse(self, data: bytes) -> tuple[list[HallGame], dict[str, dict[str, str | None]]]:
-        try:
-            text = data.decode("utf-8")
-            check_json_depth(text)
-            obj = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"not valid JSON ({exc})") from None
-        except RecursionError:
-            raise ValueError("nested too deeply") from None
+        obj = parse_json(data)
         if not isinstance(obj, dict) or obj.get("format") != FORMAT_VERSION:
             raise ValueError(f"not a standings file of format {FORMAT_VERSION}")
         items = obj.get("games")

@@ -49,7 +49,7 @@ from typing import Any
 
 from firmware.gameclock import TimeControl, pdn_clock
 from firmware.events import Event
-from firmware.files import RECORD_LIMIT, FileRefused, check_json_depth, read_text
+from firmware.files import RECORD_LIMIT, FileRefused, parse_json, read_text
 from firmware.files import atomic_write
 from rules import Game
 from rules.ballots import Ballot
@@ -177,11 +177,8 @@ class RecordFiles:
         except FileRefused as exc:
             raise RecordError(f"cannot read {exc}") from exc
         try:
-            check_json_depth(text)
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"{self.state_path}: not valid JSON ({exc})") from exc
-        except (ValueError, RecursionError) as exc:
+            data = parse_json(text)
+        except ValueError as exc:
             raise RecordError(f"{self.state_path}: not a referee state: {exc}") from exc
         if not isinstance(data, dict):
             raise RecordError(f"{self.state_path}: expected a JSON object")
