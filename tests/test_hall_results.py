@@ -28,7 +28,7 @@ from firmware.hall.results import ResultRecord
 from firmware.hall.settings import HallSettings
 from rules import BLACK, Game
 
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Broker, Embedded, Mosquitto
+from helpers.hallnet import started_broker, Broker
 from helpers.net import WAIT_S, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,13 +37,7 @@ PAIRINGS = "round,board,black,white\n1,table-1,Ann,Bob\n"
 
 @pytest.fixture(params=["embedded", "mosquitto"])
 def broker(request: Any, tmp_path: Path) -> Iterator[Broker]:
-    if request.param == "mosquitto":
-        if MOSQUITTO is None or PASSWD is None:
-            pytest.skip(NO_MOSQUITTO)
-        b: Broker = Mosquitto(tmp_path)
-    else:
-        b = Embedded()
-    b.start()
+    b = started_broker(request.param, tmp_path)
     yield b
     b.close()
 

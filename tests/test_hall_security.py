@@ -24,20 +24,14 @@ from firmware.hall.board import BoardPublisher
 from firmware.hall.settings import HallSettings
 from firmware.hall.hall import Hall, HallListener
 
-from helpers.hallnet import BOARDS, MOSQUITTO, NO_MOSQUITTO, PASSWD, Broker, Embedded, Mosquitto, password
+from helpers.hallnet import started_broker, BOARDS, Broker, Embedded, password
 from helpers.net import WAIT_S, wait_for
 from helpers.rig import Rig
 
 
 @pytest.fixture(params=["embedded", "mosquitto"])
 def broker(request: Any, tmp_path: Path) -> Iterator[Broker]:
-    if request.param == "mosquitto":
-        if MOSQUITTO is None or PASSWD is None:
-            pytest.skip(NO_MOSQUITTO)
-        b: Broker = Mosquitto(tmp_path)
-    else:
-        b = Embedded()
-    b.start()
+    b = started_broker(request.param, tmp_path)
     yield b
     b.close()
 

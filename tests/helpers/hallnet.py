@@ -194,3 +194,19 @@ def feed(hall: object, board: str, states: list[dict[str, object]]) -> None:
 
     for s in states:
         hall.receive(f"crownhead/{hall.name}/{board}/state", json.dumps(s).encode())  # type: ignore[attr-defined]
+
+
+def started_broker(kind: str, folder: Path) -> Broker:
+    """A started broker of ``kind`` (``embedded`` or ``mosquitto``, its files in
+    ``folder``), for a fixture run over both; the test is skipped, saying why, where
+    Mosquitto is not installed."""
+    if kind == "mosquitto":
+        if MOSQUITTO is None or PASSWD is None:
+            import pytest
+
+            pytest.skip(NO_MOSQUITTO)
+        broker: Broker = Mosquitto(folder)
+    else:
+        broker = Embedded()
+    broker.start()
+    return broker
