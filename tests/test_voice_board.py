@@ -23,6 +23,7 @@ from firmware.voice.speaker import Speaker
 from rules import BLACK, WHITE, Color, Move, Position
 from tests.helpers.rig import Rig
 from tests.helpers.speech import needs_espeak
+from helpers.speech import position_heard
 
 MakeRig = Callable[..., Rig]
 
@@ -150,21 +151,6 @@ def test_speaking_never_holds_up_the_main_loop(make_rig: MakeRig) -> None:
 _MACHINE = re.compile(r"plays (\d+) (\d+) for White|jumps for White from (\d+) to ([\d, then]+), taking")
 
 
-def _position_heard(sentences: list[str]) -> Position:
-    """The position as the long press of speak read it out, and nothing else."""
-    pieces: dict[int, str] = {}
-    turn = Color.BLACK
-    for text in sentences:
-        m = re.fullmatch(r"(Black|White) (men|kings) on ([\d, and]+)\.", text)
-        if m:
-            symbol = ("b" if m.group(1) == "Black" else "w") if m.group(2) == "men" else m.group(1)[0]
-            for square in re.findall(r"\d+", m.group(3)):
-                pieces[int(square)] = symbol
-        elif text.endswith(" to move."):
-            turn = Color.BLACK if text.startswith("Black") else Color.WHITE
-    return Position.from_pieces(pieces, turn)  # type: ignore[arg-type]
-
-
 def _typed(move: Move) -> str:
     return "x".join(map(str, move.path)) if move.captures else f"{move.start}-{move.end}"
 
@@ -200,7 +186,7 @@ def test_a_blind_player_plays_a_whole_game_against_the_computer_by_ear(make_rig:
             continue
         hands.act_text("hold speak")  # where is everything?
         rig.wait(500)
-        position = _position_heard(_texts(voice, heard))
+        position = position_heard(_texts(voice, heard))
         heard = voice.said_count
         if position.turn is not Color.BLACK:
             rig.wait(1500)

@@ -16,6 +16,7 @@ from firmware.app.players import Human, MachineSpec, RandomMover
 from firmware.app.settings import AppSettings
 from firmware.voice.adapter import BoardVoice
 from firmware.voice.phrases import Phrasebook
+from helpers.speech import position_heard
 from helpers.web import LiveBoard
 from rules import BLACK, WHITE, Color, Move, Position
 
@@ -86,20 +87,6 @@ def test_every_square_is_named_and_reached_by_keyboard(browser: Any, live: LiveB
     assert 'log "What the board says"' in snapshot and 'button "Say the position"' in snapshot
 
 
-def _position_heard(sentences: list[str]) -> Position:
-    pieces: dict[int, str] = {}
-    turn = Color.BLACK
-    for text in sentences:
-        m = re.fullmatch(r"(Black|White) (men|kings) on ([\d, and]+)\.", text)
-        if m:
-            symbol = ("b" if m.group(1) == "Black" else "w") if m.group(2) == "men" else m.group(1)[0]
-            for square in re.findall(r"\d+", m.group(3)):
-                pieces[int(square)] = symbol
-        elif text.endswith(" to move."):
-            turn = Color.BLACK if text.startswith("Black") else Color.WHITE
-    return Position.from_pieces(pieces, turn)  # type: ignore[arg-type]
-
-
 _MACHINE = re.compile(r"plays (\d+) (\d+) for White|jumps for White from (\d+) to ([\d, then]+), taking")
 _OVER = re.compile(r"\b(wins|drawn)\b")
 
@@ -137,7 +124,7 @@ def test_a_blind_player_plays_a_whole_game_with_the_keyboard_and_the_live_region
         log += new
         if any(_OVER.search(t) for t in since_move):
             break
-        position = _position_heard(reading)
+        position = position_heard(reading)
         machine = [m for t in since_move if (m := _MACHINE.search(t))]
         if position.turn is Color.WHITE and machine:
             m = machine[-1]  # the machine's move, to make on the board

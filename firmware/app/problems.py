@@ -22,6 +22,7 @@ from firmware.events import Event
 from hal.buttons import ButtonEvent
 from rules.engine.egdb import EndgameProbe
 from rules.game import DRAW, win_for
+from rules.position import Color
 
 if TYPE_CHECKING:
     from firmware.app.application import App
@@ -99,7 +100,7 @@ class ProblemCoach:
         machine = self._defender() if self._defender is not None else app.computer_player()
         app.set_mode("computer", now, computer=(defender, machine))
         events = app.new_game(problem.start, now)
-        side = "Black" if problem.player.name == "BLACK" else "White"
+        side = "Black" if problem.player is Color.BLACK else "White"
         warning = f" ({self.warning})" if self.warning else ""
         self.warning = None
         app.say(f"Problem {problem.id}: {problem.describe()}. Set up the pieces; you play {side}.{warning}")
