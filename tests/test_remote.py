@@ -145,12 +145,10 @@ class Homes:
             home.close(flush_s=0)
 
 
-class Intruder:
-    """A third account on the broker: it reads the game's lines (which the ACL lets any
-    account do) and tries to write both boards' topics; it hears its own messages only if
-    the broker took them."""
+class Listener:
+    """A third account on the broker, subscribed to ``topics`` of the game: what it hears."""
 
-    def __init__(self, port: int, account: str, homes: Homes) -> None:
+    def __init__(self, port: int, account: str, topics: list[str]) -> None:
         import threading
 
         import paho.mqtt.client as mqtt
@@ -163,8 +161,21 @@ class Intruder:
         self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
-        self.client.subscribe([(game_topic(CODE, board, "lines"), 1) for board in ("alice", "bob")])
+        self.client.subscribe([(topic, 1) for topic in topics])
         assert subscribed.wait(WAIT_S)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+class Intruder(Listener):
+    """A third account on the broker: it reads the game's lines (which the ACL lets any
+    account do) and tries to write both boards' topics; it hears its own messages only if
+    the broker took them."""
+
+    def __init__(self, port: int, account: str, homes: Homes) -> None:
+        super().__init__(port, account, [game_topic(CODE, board, "lines") for board in ("alice", "bob")])
         journal = homes.a.transport.journal
         forged = Journal(None, stream=journal.stream)
         forged.seq, forged.hash = journal.seq, journal.hash
@@ -174,33 +185,12 @@ class Intruder:
             for kind in ("lines", "ack"):
                 self.client.publish(game_topic(CODE, board, kind), self.forged, qos=1).wait_for_publish(5)
 
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
 
-
-class Recorder:
+class Recorder(Listener):
     """A third account that reads board A's lines (as the ACL lets any account)."""
 
     def __init__(self, port: int, account: str) -> None:
-        import threading
-
-        import paho.mqtt.client as mqtt
-
-        self.heard: list[bytes] = []
-        subscribed = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=account)
-        self.client.username_pw_set(account, f"{account}-pw")
-        self.client.on_message = lambda c, u, m: self.heard.append(bytes(m.payload))
-        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-        self.client.subscribe(game_topic(CODE, "alice", "lines"), 1)
-        assert subscribed.wait(WAIT_S)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+        super().__init__(port, account, [game_topic(CODE, "alice", "lines")])
 
 
 @pytest.fixture
