@@ -542,19 +542,24 @@ def test_no_output_parses_the_boards_words() -> None:
 def test_one_clock_state_and_one_claim_handler() -> None:
     """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, and
     its rules are one class's (``GameTimer``: the referee's clock and the board clock are
-    timers); a claim is ruled on in one place, the tracker (a referee records it)."""
-    unnamed, claims, clocks = [], [], []
+    timers); a claim, a draw offer and a resignation are ruled on in one place, the game
+    session (``firmware.tracking.session``: a referee records what it rules)."""
+    unnamed, decisions, clocks = [], [], []
     for name, path in modules().items():
         text = path.read_text(encoding="utf-8")
         if "tuple[int, int, str, bool, str]" in text:
             unnamed.append(name)
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Claim":
-                claims.append(name)
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("Claim", "DrawOffer", "ResignAsked", "Reopened")
+            ):
+                decisions.append(name)
             if isinstance(node, ast.Call) and "GameClock" in ast.unparse(node.func):
                 clocks.append(name)
     assert unnamed == []
-    assert set(claims) == {"firmware.tracking.tracker"}
+    assert set(decisions) == {"firmware.tracking.session"}
     assert set(clocks) == {"firmware.tracking.timer"}
 
 

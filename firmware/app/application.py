@@ -90,6 +90,7 @@ from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.app.timing import BoardClock, clock_for
 from firmware.storage.matches import MatchStore
 from firmware.storage.store import GameRecord, GameStore
+from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
@@ -177,8 +178,14 @@ class App(Loop, Commands):
         #: has answered it (the voice's ``speak`` button), and nothing else hears of it.
         self.press_listeners: list[Callable[[ButtonEvent], bool | None]] = []
         self.policy = LedPolicy(leds, referee=settings.policy.referee_lights)
+        #: The game of the board and everything decided about it (the record, offers,
+        #: resignations, the result, the held sides): one for the whole run, given to every
+        #: tracker the board follows (see :meth:`follow`).
+        self.session = GameSession(Game(settings.start, settings.rules), start=settings.start)
         #: The mode, who plays each side, and referee mode's arbiter (it judges the tracker).
-        self.modes = Modes(settings, self.policy, players, referee, referee_settings, make_machine or machine_player)
+        self.modes = Modes(
+            settings, self.policy, players, referee, referee_settings, make_machine or machine_player, self.session
+        )
         self.tracker_settings = tracker_settings
         #: The game clock of a two-player or computer game with a time control.
         self.board_clock: BoardClock | None = None
@@ -281,7 +288,8 @@ class App(Loop, Commands):
         occupancy = self.hardware.sensors.snapshot()
         debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
         rules = resume[1].rules if resume is not None else self.settings.rules
-        first = Tracker(Game(start, rules), self.tracker_settings, self.mode, board=occupancy)
+        self.session.adopt(Game(start, rules))
+        first = Tracker(self.session, self.tracker_settings, self.mode, board=occupancy)
         self.controller = Controller(self.hardware.sensors, self._buttons, first, debouncer, self.clock)
         self.follow(first)
         if resume is not None:
@@ -328,16 +336,23 @@ class App(Loop, Commands):
         self._pending += [Notice(now, message) for message in self.modes.resume(plan)]
         self._set_clock()
 
-    def follow(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
-        """Follow the board with ``tracker`` from now on: the one place the followed
-        tracker (or the referee judging it) is replaced. It sets up the session's start
-        position when ``new`` is pressed (``--fen`` is the start of every game, not only
-        the first), the controller drives it, and the seats' holds are put on it;
-        ``resumed``: it follows the saved game now resuming (the referee goes on with it)."""
-        tracker.new_start = self.settings.start
-        self.tracker = self.modes.judge(tracker, resumed=resumed)
+    def follow(self, tracker: Tracker | None = None, *, resumed: bool = False, now: int | None = None) -> Follower:
+        """Follow the board with ``tracker`` (default: a new one reading the board as it
+        stands) from now on: the one place the followed tracker, or the referee judging
+        it, is replaced (at start, when a saved game resumes, when the rules or the mode
+        change). Every tracker reads the session's game (:attr:`session`: its record,
+        offers, result and held sides, nothing copied), whose new games begin from the
+        session's start position (``--fen`` is the start of every game, not only the
+        first); the controller drives it. ``resumed``: it follows the saved game now
+        resuming (the referee goes on with it); ``now``: the mode was entered now (a game
+        not yet begun is refereed from then)."""
+        self.session.new_start = self.settings.start
+        if tracker is None:
+            tracker = Tracker(self.session, self.tracker_settings, self.mode, board=self.controller.occupancy)
+        elif tracker.session is not self.session:
+            raise ValueError("the board follows its own session's game: Tracker(app.session, ...)")
+        self.tracker = self.modes.judge(tracker, resumed=resumed, now=now)
         self.controller.tracker = self.tracker
-        self.modes.apply_holds(self.tracker)
         return self.tracker
 
     def _set_clock(self) -> None:
@@ -393,7 +408,6 @@ class App(Loop, Commands):
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
         self.message_line.step(now)
-        self.modes.apply_holds(self.tracker)  # before the board is read: players change, trackers are replaced
         flag = self._flag(now)  # a flag that fell before this step's moves
         queue = self._pending + flag + self.controller.step(now)
         clock = self._running_clock()  # a waiting clock starts with a lift of the side to move
@@ -609,9 +623,10 @@ class App(Loop, Commands):
         if self._resuming:
             record, game = self.record, self._game
             assert record is not None and game is not None
-            # The set-up tracker knew only the position; the game's own tracker knows its
-            # history (repetitions, takeback, the last move lit dimly).
-            self.follow(Tracker(game, self.tracker_settings, self.mode, board=self.controller.occupancy), resumed=True)
+            # The set-up game knew only the position; the saved game knows its history
+            # (repetitions, takeback, the last move lit dimly): the session's from now on.
+            self.session.adopt(game)
+            self.follow(resumed=True)
             self._resuming = False
             self.players.update(self.matches.resumed(record, self.players))
             self.say(self._resume_note)

@@ -30,6 +30,7 @@ from firmware.storage.store import GameRecord, GameStore
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
 from firmware.tracking.policy import ModePolicy
+from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Tracker, TrackerSettings
 from hal.buttons import ButtonEvent
 from hal.clock import Clock
@@ -45,6 +46,7 @@ class Commands:
     # What the commands use of the application, which sets them up.
     clock: Clock
     tracker: Follower
+    session: GameSession
     controller: Controller
     modes: Modes
     hints: Hints
@@ -67,7 +69,7 @@ class Commands:
         """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
         raise NotImplementedError
 
-    def follow(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
+    def follow(self, tracker: Tracker | None = None, *, resumed: bool = False, now: int | None = None) -> Follower:
         """Follow the board with ``tracker`` (:meth:`App.follow <firmware.app.application.App>`)."""
         raise NotImplementedError
 
@@ -271,15 +273,11 @@ class Commands:
         now on (see :meth:`firmware.tracking.tracker.Tracker.hold`). A computer's side is held
         this way while it plays.
         """
-        self.modes.seats.held[side] = by
-        if self._started:
-            self.modes.apply_holds(self.tracker)
+        self.session.hold(side, by)
 
     def release(self, side: Color) -> None:
         """Moves for ``side`` are made at the board again (undoes :meth:`hold`)."""
-        self.modes.seats.held.pop(side, None)
-        if self._started:
-            self.modes.apply_holds(self.tracker)
+        self.session.release(side)
 
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]:
         """Play the next games under ``rules`` (a variant, house rules): before a game's
@@ -298,8 +296,8 @@ class Commands:
         self.thinker.cancel()
         self.hints.forget()
         self.settings = replace(self.settings, rules=rules, start=None)
-        occupancy = self.tracker.board
-        self.follow(Tracker(Game(Position.start(rules), rules), self.tracker_settings, self.mode, board=occupancy))
+        self.session.adopt(Game(Position.start(rules), rules))
+        self.follow()
         return self.tracker.new_game(Position.start(rules), now)
 
     def computer_player(self, level: int | None = None) -> Player:
@@ -351,11 +349,11 @@ class Commands:
         plain = self.tracker.tracker
         # A game not yet begun is refereed from now; otherwise from the next new game.
         begins = not game.is_over and plain.setting_up is None
-        self.tracker = self.modes.switch(name, plain, now, computer if name == "computer" else None)
+        self.modes.switch(name, plain, computer if name == "computer" else None)
+        self.follow(plain, now=now)
         self.hints.forget()
         if self.referee is not None:
             self._name_players(now if begins else None)
-        self.controller.tracker = self.tracker
         self.tracker.expect(self.tracker.expected)  # the board read again under the new rules
 
     def _name_players(self, now: int | None) -> None:

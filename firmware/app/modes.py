@@ -1,7 +1,9 @@
 """The board's mode and who plays: people, the machine, the referee of referee mode.
 
-:class:`Seats` says who plays each side: a person (by name), the machine, or someone at
-the other end of a link (a *held* side, whose moves the board only shows). :class:`Modes`
+:class:`Seats` says who plays each side: a person (by name) or the machine. A side whose
+moves the board only shows (the machine's, or one played at the other end of a link) is
+*held*: the game's session keeps that (:mod:`firmware.tracking.session`), the seats tell
+it which sides the machine plays whenever they change. :class:`Modes`
 is the mode the board is in (``play``, ``computer``, ``referee``: the table is
 :data:`firmware.tracking.policy.MODES`) and what goes with it: the seats, the LED
 policy's referee setting, and the referee of referee mode, kept while another mode is on
@@ -36,24 +38,49 @@ from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings
 from firmware.gameclock import TimeControl
 from firmware.tracking.follower import Follower
 from firmware.tracking.policy import MODES
+from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Tracker
 from rules import BLACK, WHITE, Color, Game
 
 __all__ = ["Seats", "Modes"]
 
 
+class _Players(dict[Color, Player]):
+    """The seats' live mapping: whoever changes it (a seat taken, a machine given up),
+    the seats hear of it, so that the session's held sides follow at once."""
+
+    def __init__(self, players: Mapping[Color, Player], changed: Callable[[], None]) -> None:
+        super().__init__(players)
+        self._changed = changed
+
+    def __setitem__(self, color: Color, player: Player) -> None:
+        super().__setitem__(color, player)
+        self._changed()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        self._changed()
+
+
 class Seats:
     """Who plays each side. ``players`` is the live mapping (default: people named
     ``black_name`` and ``white_name``); a person's name is kept for a side the machine
-    takes over, for when it is given back."""
+    takes over, for when it is given back. ``changed`` hears of every change of a seat
+    (a player seated, renamed)."""
 
-    def __init__(self, players: Mapping[Color, Player] | None, black_name: str = "?", white_name: str = "?") -> None:
-        self.players: dict[Color, Player] = dict(players or {BLACK: Human(black_name), WHITE: Human(white_name)})
+    def __init__(
+        self,
+        players: Mapping[Color, Player] | None,
+        black_name: str = "?",
+        white_name: str = "?",
+        changed: Callable[[], None] = lambda: None,
+    ) -> None:
+        self._changed = changed
+        self.players: dict[Color, Player] = _Players(
+            players or {BLACK: Human(black_name), WHITE: Human(white_name)}, changed
+        )
         # A person's name on a side the machine took over, for when it is given back.
         self.human_names: dict[Color, str] = {BLACK: black_name, WHITE: white_name}
-        #: Sides whose moves are made elsewhere (:meth:`firmware.app.application.App.hold`),
-        #: with who makes them.
-        self.held: dict[Color, str] = {}
 
     def people_back(self, keep: Color | None = None) -> None:
         """People on both sides again (but ``keep``'s), under the names they had."""
@@ -72,6 +99,7 @@ class Seats:
         player = self.players[color]
         if isinstance(player, Computer):
             player.name = name
+            self._changed()  # the machine's side is held under its name
         else:
             self.players[color] = Human(name)
 
@@ -81,15 +109,13 @@ class Seats:
             if isinstance(self.players[color], Human):
                 self.players[color] = Human(name)
 
-    def holds(self, computer: bool) -> dict[Color, str]:
-        """The sides the tracker holds: those held here and, in ``computer`` mode, the
-        machine's (its moves are shown, then expected)."""
-        wanted = dict(self.held)
-        if computer:
-            for color, player in self.players.items():
-                if isinstance(player, Computer) and not player.is_human:
-                    wanted.setdefault(color, player.name)
-        return wanted
+    def machine(self) -> dict[Color, str]:
+        """The sides the machine plays, with its name there."""
+        return {
+            color: player.name
+            for color, player in self.players.items()
+            if isinstance(player, Computer) and not player.is_human
+        }
 
 
 class Modes:
@@ -107,10 +133,13 @@ class Modes:
         referee: Referee | None = None,
         referee_settings: RefereeSettings | None = None,
         make_machine: Callable[[MachineSpec], Player] = machine_player,
+        session: GameSession | None = None,
     ) -> None:
         self.mode = settings.policy
         self.policy = policy
-        self.seats = Seats(players, settings.black_name, settings.white_name)
+        #: The game's session: the sides the machine plays are held there.
+        self.session = session if session is not None else GameSession()
+        self.seats = Seats(players, settings.black_name, settings.white_name, self._seats_changed)
         self.referee_settings = referee.settings if referee is not None else referee_settings or RefereeSettings()
         if referee is None and self.mode.tracker_mode == "referee":
             referee = Referee(self.referee_settings)
@@ -123,6 +152,12 @@ class Modes:
         #: Makes the machine a resumed computer game was played against (default: the
         #: engine at the record's level, or the random test player).
         self.make_machine = make_machine
+        self._seats_changed()
+
+    def _seats_changed(self) -> None:
+        """The machine's sides are held in computer mode (its moves are shown, then
+        expected); in the other modes a machine seated plays no move of its own."""
+        self.session.seat_machine(self.seats.machine() if self.mode.computer else {})
 
     def enter(self, name: str, machine: tuple[Color, Player] | None = None) -> None:
         """Be in mode ``name``: the lights, the referee, and in computer mode the machine's
@@ -137,40 +172,30 @@ class Modes:
         self.seats.people_back(keep=machine[0] if machine is not None else None)
         if machine is not None:
             self.seats.seat_machine(*machine)
+        self._seats_changed()
 
-    def switch(self, name: str, tracker: Tracker, now: int, machine: tuple[Color, Player] | None = None) -> Follower:
-        """Enter mode ``name`` with a game on ``tracker``: the follower that now drives the
-        board, the referee over the tracker in referee mode (a game not yet begun is
-        refereed from ``now``; otherwise from the next new game), else the tracker."""
+    def switch(self, name: str, tracker: Tracker, machine: tuple[Color, Player] | None = None) -> None:
+        """Enter mode ``name`` with a game on ``tracker`` (its rules follow the mode); the
+        application then follows it (:meth:`judge`)."""
         was = self.referee
         self.enter(name, machine)
         tracker.policy = self.mode
-        if self.referee is not None:
-            begins = not tracker.game.is_over and tracker.setting_up is None
-            return self.referee.attach(tracker, now if begins else None)
-        if was is not None and tracker.expected is not None and tracker.expected == was.ballot_move:
-            tracker.expect(None)  # the referee's ballot is no longer asked for
-        return tracker
+        if self.referee is None and was is not None and tracker.expected is not None:
+            if tracker.expected == was.ballot_move:
+                tracker.expect(None)  # the referee's ballot is no longer asked for
 
-    def apply_holds(self, follower: Follower) -> None:
-        """Hold on ``follower`` the sides held here and, in computer mode, the machine's
-        (see :meth:`Seats.holds`); release the others."""
-        wanted = self.seats.holds(self.mode.computer)
-        have = follower.held
-        if have == wanted:
-            return
-        for color in have.keys() - wanted.keys():
-            follower.release(color)
-        for color, by in wanted.items():
-            follower.hold(color, by)
-
-    def judge(self, tracker: Tracker, *, resumed: bool = False) -> Follower:
+    def judge(self, tracker: Tracker, *, resumed: bool = False, now: int | None = None) -> Follower:
         """``tracker``, or in referee mode the referee judging it (it stands in for it);
-        ``resumed``: the game of the record resumes, with the referee's state of it."""
+        ``resumed``: the game of the record resumes, with the referee's state of it;
+        ``now``: the mode was entered now, so a game under way on ``tracker`` and not yet
+        refereed is refereed from now (otherwise from the next new game)."""
         if self.referee is None:
             return tracker
-        saved, self.referee_game = (self.referee_game, None) if resumed else (None, self.referee_game)
-        return self.referee.attach(tracker, resumed=resumed, saved=saved)
+        if resumed:
+            saved, self.referee_game = self.referee_game, None
+            return self.referee.attach(tracker, resumed=True, saved=saved)
+        begins = now is not None and not tracker.game.is_over and tracker.setting_up is None
+        return self.referee.attach(tracker, now if begins else None)
 
     def expect_resume(self, game: Game) -> None:
         """The saved ``game`` is being set up to resume: in referee mode the referee takes
@@ -206,11 +231,11 @@ class Modes:
         """The machine of a resumed computer game (:func:`firmware.app.resume.comeback`),
         the one seated when it is that machine; else what stops it (said, and the game goes
         on with two people)."""
-        held = self.seats.held
-        if side in held:
+        elsewhere = self.session.held_from_outside(side)
+        if elsewhere is not None:
             return (
                 f"the machine played {side} in the saved game, but {side}'s moves come from"
-                f" {held[side]}: the game resumes without the machine"
+                f" {elsewhere}: the game resumes without the machine"
             )
         player = self.seats.players[side]
         if not (isinstance(player, Computer) and (player.spec is None or player.spec == spec)):

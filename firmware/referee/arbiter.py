@@ -908,12 +908,13 @@ class Referee(Overseer):
         side = position.turn
         offence = classify(position, cand.move, rules, cand.touched)
         board = self.tracker.board
+        session = self.tracker.session
         if cand.move in position.legal_moves(rules):
-            game.play(cand.move)  # legal, but with another piece than the one touched
-            text = cand.move.pdn()
+            session.play(cand.move)  # legal, but with another piece than the one touched
         else:
             stand(game, cand.move)
-            text = cand.move.pdn()
+            session.moved_on()
+        text = cand.move.pdn()
         ply = game.ply
         state.record.note(
             ply,
@@ -928,12 +929,10 @@ class Referee(Overseer):
         # The clock switched when the board first showed the move settled, not now.
         settle = self.tracker.settings.settle_ms
         out += self._on_move(moved, clock_at=min(now, cand.t + settle))
-        # The tracker follows the game from the position on the board.
+        # A tracker reads the board from the position the game now has: the same session
+        # (the record, the holds, the start of new games), nothing copied.
         old = self.tracker
-        self._tracker = Tracker(game, old.settings, old.policy)
-        self._tracker.new_start = old.new_start
-        for color, by in old.held.items():
-            self._tracker.hold(color, by)
+        self._tracker = Tracker(session, old.settings, old.policy)
         # The answer stands on the board: the new tracker reads it as the next move.
         out += self._process(self.tracker.update(board, now), now)
         return out

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from firmware.events import BoardWarning, Event
+from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import ModePolicy, Reading, Tracker, TrackerSettings
 from rules import Color, Game, Move, Position
 
@@ -48,6 +49,8 @@ class Follower(Protocol):
 
     @property
     def tracker(self) -> Tracker: ...
+    @property
+    def session(self) -> GameSession: ...
     @property
     def game(self) -> Game: ...
     @property
@@ -130,6 +133,11 @@ class Overseer:
         return self.tracker.settings
 
     # -- the rest of the interface, passed to the tracker ---------------------------------
+
+    @property
+    def session(self) -> GameSession:
+        """The game's session (the tracker's: see :mod:`firmware.tracking.session`)."""
+        return self.tracker.session
 
     @property
     def game(self) -> Game:

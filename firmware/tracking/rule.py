@@ -24,9 +24,12 @@ __all__ = ["RuleHost", "TurnRule"]
 class RuleHost(Protocol):
     """What a turn rule may see and do of the tracker it is plugged into."""
 
-    game: Game
     settings: TrackerSettings
     policy: ModePolicy
+
+    @property
+    def game(self) -> Game:
+        """The game (the session's record): a rule changing it calls :meth:`restart_turn`."""
 
     @property
     def board(self) -> int: ...

@@ -41,15 +41,11 @@ from dataclasses import dataclass
 
 from firmware.events import (
     BoardWarning,
-    Claim,
     Crowned,
-    DrawOffer,
     Event,
     GameOver,
     MoveMade,
     NewGame,
-    Reopened,
-    ResignAsked,
     TakenBack,
     WARNING_CODES,
 )
@@ -58,10 +54,10 @@ from firmware.tracking.policy import MODES, ModePolicy, TrackerSettings
 from firmware.tracking.reading import COMMITTABLE, Kind, Reading
 from firmware.tracking.roles import HINT_ROLES, ROLES, Role
 from firmware.tracking.rule import TurnRule
-from firmware.tracking.sides import RESIGN_CONFIRM_MS, side_request
+from firmware.tracking.session import GameSession, claim_text
+from firmware.tracking.sides import side_request
 from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Color, Game, Move, Position
-from rules.game import FORTY_MOVES_PLIES
 from squares import bit, iter_squares, squares_of
 
 __all__ = [
@@ -74,6 +70,8 @@ __all__ = [
     "visible_roles",
     "Reading",
     "Kind",
+    "GameSession",
+    "claim_text",
 ]
 
 
@@ -217,40 +215,23 @@ def _list(squares: Iterable[int]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def claim_text(game: Game, reason: str | None) -> str:
-    """What the board says of the side to move's claim of a draw (WCDF 1.32), ``reason``
-    being the rule it is valid by (``repetition``, ``forty-moves``) or None: one sentence,
-    the same in every mode and on every screen and record.
-
-    >>> claim_text(Game(), None)
-    "Black claims a draw: refused, no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on"
-    >>> claim_text(Game(), "repetition")
-    'Black claims a draw: valid, by repetition (WCDF 1.32)'
-    """
-    side = game.turn.name.title()
-    if reason is not None:
-        words = "repetition" if reason == "repetition" else "the forty-move rule"
-        return f"{side} claims a draw: valid, by {words} (WCDF 1.32)"
-    return (
-        f"{side} claims a draw: refused, no move of {side}'s makes a position stand a third time, and"
-        f" {game.quiet_plies} of the {FORTY_MOVES_PLIES} plies of the forty-move rule have passed"
-        " without a man moving or a capture; play goes on"
-    )
-
-
 class Tracker:
     """Follows a game on the board from settled occupancy readings and button presses.
 
     ``game`` is the game the board shows now (its position is taken to stand on the
-    board unless ``board`` gives the occupancy actually read). ``mode`` is ``"play"``,
-    ``"referee"`` or a :class:`ModePolicy`. Feed it with :meth:`update` after every
-    accepted sensor change, :meth:`press` for buttons and :meth:`tick` when
-    :meth:`next_deadline` comes; each returns the events that happened.
+    board unless ``board`` gives the occupancy actually read), or the
+    :class:`~firmware.tracking.session.GameSession` that owns it: the tracker reads the
+    board and asks the session to commit moves, offers, resignations, claims and
+    results; the session keeps them, and the held sides (a tracker made from a bare
+    game makes a session of its own). ``mode`` is ``"play"``, ``"referee"`` or a
+    :class:`ModePolicy`. Feed it with :meth:`update` after every accepted sensor change,
+    :meth:`press` for buttons and :meth:`tick` when :meth:`next_deadline` comes; each
+    returns the events that happened.
     """
 
     def __init__(
         self,
-        game: Game,
+        game: Game | GameSession,
         settings: TrackerSettings = TrackerSettings(),
         mode: str | ModePolicy = "play",
         *,
@@ -262,7 +243,12 @@ class Tracker:
             mode = MODES[mode]
         self.settings = settings
         self.policy: ModePolicy = mode
-        self.game = game
+        #: The game and everything decided about it (see :mod:`firmware.tracking.session`).
+        self.session = game if isinstance(game, GameSession) else GameSession(game)
+        game = self.session.game
+        # The session's revision this tracker's reading is up to date with (see _sync).
+        self._synced = self.session.revision
+        self._game_key: tuple[int, int] = (0, 0)
         self._version = 0
         # What the last board read gave, valid while _version stays the same.
         self._roles_cache: tuple[int, dict[int, str]] | None = None
@@ -283,16 +269,7 @@ class Tracker:
         # is first guided back to the game's position; nothing is read as a move before.
         self._restoring = board is not None and board != game.position.occupied
         self._expected: Move | None = None
-        #: The position the ``new`` button sets up (None: the rules' start position): the
-        #: application's session gives the position every game of the session begins from.
-        self.new_start: Position | None = None
-        # Sides whose moves are made elsewhere (see hold()), with who makes them.
-        self._held: dict[Color, str] = {}
         self._crown: int | None = None
-        #: The standing draw offer: (side, None for a shared button; the ply it was made at).
-        self._offer: tuple[Color | None, int] | None = None
-        #: A first resign press: (side, until when a second press confirms it).
-        self._resign: tuple[Color, int] | None = None
         # The game's own turn rules (huffing), plugged in at the hooks marked below.
         self._rule: TurnRule = HuffingRule(self) if game.rules.huffing else TurnRule(self)
         self._new_turn()
@@ -307,6 +284,21 @@ class Tracker:
         """The tracker itself (a :class:`~firmware.tracking.follower.Follower` over a
         tracker gives the one underneath)."""
         return self
+
+    @property
+    def game(self) -> Game:
+        """The game the board follows (the session's)."""
+        return self.session.game
+
+    @property
+    def new_start(self) -> Position | None:
+        """The position the ``new`` button sets up (None: the rules' start position): the
+        session's, the position every game of the session begins from."""
+        return self.session.new_start
+
+    @new_start.setter
+    def new_start(self, position: Position | None) -> None:
+        self.session.new_start = position
 
     @property
     def mode(self) -> str:
@@ -338,6 +330,7 @@ class Tracker:
 
     @property
     def reading(self) -> Reading:
+        self._sync()
         return self._reading
 
     @property
@@ -358,7 +351,7 @@ class Tracker:
     @property
     def held(self) -> dict[Color, str]:
         """The sides held (see :meth:`hold`), each with who makes its moves."""
-        return dict(self._held)
+        return self.session.held
 
     @property
     def warning(self) -> BoardWarning | None:
@@ -380,6 +373,7 @@ class Tracker:
     @property
     def roles(self) -> dict[int, str]:
         """What each lit square shows now (see ``ROLES``); unlit squares are absent."""
+        self._sync()
         cached = self._roles_cache
         if cached is not None and cached[0] == self._version:
             return dict(cached[1])
@@ -389,6 +383,7 @@ class Tracker:
 
     def next_deadline(self) -> int | None:
         """When :meth:`tick` has something to do (a move to accept, a warning due), or None."""
+        self._sync()
         times = []
         commit = self._commit_due()
         if commit is not None:
@@ -402,6 +397,7 @@ class Tracker:
 
     def update(self, occupancy: int, now_ms: int) -> list[Event]:
         """A new settled occupancy (bit ``s - 1`` for square ``s``) at ``now_ms``."""
+        self._sync()
         events = self._run_timers(now_ms)
         if occupancy == self._board:
             return events
@@ -434,7 +430,7 @@ class Tracker:
         elif reading.kind is Kind.NONE:
             moved_on = False
             # A huff, then a move begun (not by a held side: it makes no choice here).
-            huffed = [] if self.game.turn in self._held else self._rule.ahead(occupancy, now_ms)
+            huffed = [] if self._is_held(self.game.turn) else self._rule.ahead(occupancy, now_ms)
             if huffed:
                 events += huffed
                 moved_on = True
@@ -449,7 +445,7 @@ class Tracker:
                 reading = self._read(occupancy)
             elif old.kind is Kind.PROGRESS and self._opponent_started(lifted, old):
                 self._escalated = True
-        if self._rule.watches_updates and self.game.turn not in self._held:
+        if self._rule.watches_updates and not self._is_held(self.game.turn):
             # A huff and then a whole move, read as a capture of the huffed piece under way.
             huffed = self._rule.after_update(old, reading, now_ms)
             if huffed:
@@ -487,6 +483,7 @@ class Tracker:
 
         Other buttons (``hint``...) belong to the application; they return no event.
         """
+        self._sync()
         request = side_request(button, long)
         if request is not None:
             if request.action == "draw":
@@ -512,17 +509,17 @@ class Tracker:
         return events + self._refresh(now_ms)
 
     def _claim(self, now_ms: int) -> list[Event]:
-        """The side to move claims a draw: a valid claim ends the game, a refused one says
-        why (the one handler of a claim: a referee records what it rules)."""
-        game = self.game
-        side = str(game.turn)
-        text = claim_text(game, game.draw_claim())
-        claimed = game.claim_draw()
-        if claimed is None:
-            return [Claim(now_ms, False, "none", side, text)]
-        self._over = True
-        self._reread()
-        return [Claim(now_ms, True, claimed.reason, side, text), GameOver(now_ms, claimed.score, claimed.reason)]
+        """The side to move claims a draw: the session rules on it (the one handler of a
+        claim: a referee records what it rules)."""
+        events = self.session.claim(now_ms)
+        self._follow_result()
+        return events
+
+    def _follow_result(self) -> None:
+        """The session may have ended (or reopened) the game: read the board as it says."""
+        if self._synced != self.session.revision:
+            self._over = self.game.is_over
+            self._reread()
 
     def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
         """``side`` offers a draw, or accepts the other side's standing offer.
@@ -545,28 +542,19 @@ class Tracker:
         Result(score='1/2-1/2', reason='agreement')
         """
         events = self.accept_pending(now_ms)
-        game = self.game
-        if game.is_over or self._setup is not None:
+        if self.game.is_over or self._setup is not None:
             return events
-        if side is None:
-            side = self._person()
-        ply = game.ply
-        offer = self._offer if self._offer is not None and self._offer[1] == ply else None
-        if offer is not None and side is not None and offer[0] is not None and offer[0] != side:
-            self._offer = None
-            result = game.declare("1/2-1/2", "agreement")
-            self._over = True
-            self._reread()
-            return events + [GameOver(now_ms, result.score, result.reason)] + self._refresh(now_ms)
-        if offer is None or side is not None:
-            self._offer = (side, ply)
-        return events + [DrawOffer(now_ms, ply, str(side) if side is not None else "")]
+        offered = self.session.offer_draw(side, now_ms)
+        if not self.game.is_over:
+            self._synced = self.session.revision  # an offer changes nothing on the board
+            return events + offered
+        self._follow_result()
+        return events + offered + self._refresh(now_ms)
 
     @property
     def draw_offer(self) -> tuple[Color | None, int] | None:
-        """The standing draw offer (side or None, ply), or None."""
-        offer = self._offer
-        return offer if offer is not None and offer[1] == self.game.ply and not self.game.is_over else None
+        """The standing draw offer (side or None, ply), or None (the session's)."""
+        return self.session.draw_offer
 
     def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]:
         """``side`` (None: the side played at the board) resigns, once confirmed.
@@ -583,6 +571,7 @@ class Tracker:
         >>> [e.kind for e in tracker.resign(BLACK, 2500)], tracker.game.result
         (['game-over'], Result(score='0-1', reason='resign'))
         """
+        self._sync()
         events = self._run_timers(now_ms)
         self._since = now_ms
         self._touch_state()
@@ -592,37 +581,22 @@ class Tracker:
             events += self._accept(self._reading, now_ms)
             if self.game.is_over:
                 return events + self._refresh(now_ms)
-        if side is None:
-            side = self._resigner()
-        pending = self._resign
-        if not confirmed and not (pending is not None and pending[0] == side and now_ms <= pending[1]):
-            until = now_ms + RESIGN_CONFIRM_MS
-            self._resign = (side, until)
-            return events + [ResignAsked(now_ms, str(side), until)] + self._refresh(now_ms)
-        self._resign = None
-        result = self.game.resign(side)
-        events.append(GameOver(now_ms, result.score, result.reason))
-        self._over = True
-        self._reread()
+        events += self.session.resign(side, now_ms, confirmed=confirmed)
+        self._follow_result()
         return events + self._refresh(now_ms)
 
     @property
     def resign_asked(self) -> tuple[Color, int] | None:
-        """A resignation waiting for its confirmation: (side, until), or None."""
-        pending = self._resign
-        if pending is None or self.game.is_over or pending[1] < self._now:
-            return None
-        return pending
+        """A resignation waiting for its confirmation: (side, until), or None (the session's)."""
+        return self.session.resign_asked(self._now)
 
-    def _person(self) -> Color | None:
-        """The side of the person at the board, when the other side is held; else None."""
-        if len(self._held) == 1:
-            (side,) = self._held
-            return side.opponent
-        return None
+    def _is_held(self, side: Color) -> bool:
+        """Whether ``side``'s moves are made elsewhere (the session's holds)."""
+        return self.session.held_by(side) is not None
 
     def tick(self, now_ms: int) -> list[Event]:
         """Run the timers due by ``now_ms`` (accept settled moves, raise overdue warnings)."""
+        self._sync()
         return self._run_timers(now_ms)
 
     def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
@@ -632,12 +606,12 @@ class Tracker:
         on nothing is read as a move. Returns the ``game-over`` event (none if the game
         was already over or a new one is being set up).
         """
+        self._sync()
         if self.game.is_over or self._setup is not None:
             return []
-        result = self.game.declare(score, reason)
-        self._over = True
-        self._reread()
-        return [GameOver(now_ms, result.score, result.reason)] + self._refresh(now_ms)
+        events = self.session.declare(score, reason, now_ms)
+        self._follow_result()
+        return events + self._refresh(now_ms)
 
     def expect(self, move: Move | None) -> None:
         """Ask for ``move`` to be made on the board (a computer's move, a balloted opening).
@@ -651,18 +625,6 @@ class Tracker:
         self._expected = move
         self._since = max(self._since, self._now)
         self._reread()
-
-    def _resigner(self) -> Color:
-        """The side a ``resign`` press gives up: the one played by the person at the board.
-
-        That is the side to move, unless its moves come from elsewhere (a computer, the
-        other board) while the opponent's are made here: the button is pressed by that
-        opponent, who resigns for themselves, never for the machine.
-        """
-        turn = self.game.turn
-        if turn in self._held and turn.opponent not in self._held:
-            return turn.opponent
-        return turn
 
     def hold(self, side: Color, by: str = "elsewhere") -> None:
         """Accept no move for ``side`` but the one asked for with :meth:`expect`.
@@ -689,15 +651,13 @@ class Tracker:
         >>> [e.message for e in tracker.tick(700)]
         ["white's moves come from the engine: wait until the board shows one; put the man back on 22"]
         """
-        if self._held.get(side) == by:
-            return
-        self._held[side] = by
-        self._reread()
+        self.session.hold(side, by)
+        self._sync()
 
     def release(self, side: Color) -> None:
         """Moves for ``side`` are made at the board again (undoes :meth:`hold`)."""
-        if self._held.pop(side, None) is not None:
-            self._reread()
+        self.session.release(side)
+        self._sync()
 
     def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
         """Set up a new game from ``position`` (default: :attr:`new_start`, or the start position).
@@ -705,10 +665,11 @@ class Tracker:
         The game begins as soon as that position stands on the board; until then the
         roles ``missing`` and ``extra`` say which squares to fill and to empty.
         """
+        self._sync()
         now = self._now if now_ms is None else now_ms
         self._touch_state()
         if position is None:
-            position = self.new_start if self.new_start is not None else Position.start(self.game.rules)
+            position = self.session.start_position()
         self._setup = position
         self._expected = None
         self._crown = None
@@ -725,6 +686,7 @@ class Tracker:
         sensor link came back. Until the board shows the game's position again the roles
         ``missing`` and ``extra`` say what to change; nothing is read as a move meanwhile.
         """
+        self._sync()
         events = self._run_timers(now_ms)
         self._touch_state()
         self._board = occupancy
@@ -737,17 +699,15 @@ class Tracker:
 
     def take_back(self, now_ms: int) -> list[Event]:
         """Take back the last move (the ``takeback`` button); the board is then guided back."""
+        self._sync()
         if not self.policy.takeback or self._setup is not None:
             return []
-        declared = self.game.declared
-        if declared is not None and declared.reason == "resign":
+        reopened = self.session.reopen(now_ms)
+        if reopened:
             # A resignation taken back: the game goes on, and no move with it.
-            self.game.declared = None
-            self._resign = None
-            self._over = self.game.is_over
             self._since = max(self._since, now_ms)
-            self._reread()
-            return [Reopened(now_ms, self.game.ply)] + self._refresh(now_ms)
+            self._follow_result()
+            return reopened + self._refresh(now_ms)
         events: list[Event] = []
         if self._reading.kind in COMMITTABLE:
             events += self._accept(self._reading, now_ms)
@@ -775,6 +735,7 @@ class Tracker:
         referee's ``draw`` and ``claim``, pressed right after the move): as with
         ``resign``, the move comes first. Returns its events (none if nothing is pending).
         """
+        self._sync()
         events = self._run_timers(now_ms)
         if self._setup is None and not self.game.is_over and self._reading.kind in COMMITTABLE:
             events += self._accept(self._reading, now_ms)
@@ -795,6 +756,7 @@ class Tracker:
 
     def restart_turn(self, now: int) -> None:
         """The game changed other than by a move: begin the turn afresh and read again."""
+        self.session.moved_on()
         self._since = max(self._since, now)
         self._new_turn()
         self._crown = None
@@ -835,9 +797,8 @@ class Tracker:
 
     def _new_turn(self) -> None:
         """Forget everything about the turn in progress (after a move, takeback or new game)."""
-        # A draw offer lapses for good when the game moves on: a move declines it, and a
-        # takeback (or the last move corrected) does not bring it back with the position.
-        self._offer = None
+        game = self.game
+        self._game_key = (id(game), len(game.history))
         self._table = TurnTable(self.game.position, self.game.rules, self._rule.turn_moves(self.game))
         self._correction: TurnTable | None = None
         self._touched: int | None = None
@@ -902,7 +863,7 @@ class Tracker:
 
     def _waiting(self) -> str | None:
         """What to wait for, when the side to move is held and no move of it is shown."""
-        by = self._held.get(self.game.turn)
+        by = self.session.held_by(self.game.turn)
         if by is None or self._expected is not None:
             return None
         return f"{self.game.turn}'s moves come from {by}: wait until the board shows one"
@@ -915,7 +876,7 @@ class Tracker:
         if self._expected is not None:
             plan = self._table.plan(self._expected)
             return (plan,) if plan is not None else ()
-        if self.game.turn in self._held:
+        if self._is_held(self.game.turn):
             return ()  # its moves come from elsewhere, through expect()
         if self.policy.strict_touch_move and self._touched is not None and self._table.movable & bit(self._touched):
             return tuple(p for p in self._table.plans if p.move.start == self._touched)
@@ -925,7 +886,7 @@ class Tracker:
         """The last move's piece redoing it (casual play, until the opponent touches a piece), or None."""
         if not (self.policy.correction and self._correction_open and self.game.moves):
             return None
-        if self.game.positions[-2].turn in self._held:
+        if self._is_held(self.game.positions[-2].turn):
             return None  # that move came from elsewhere: it is not the hands' to redo
         if self._correction is None:
             before = self.game.positions[-2]
@@ -965,7 +926,7 @@ class Tracker:
         over = self._over
         if not over:
             # Under huffing: a piece that missed a jump off (the side to move's choice).
-            huff = None if game.turn in self._held else self._rule.read(board)
+            huff = None if self._is_held(game.turn) else self._rule.read(board)
             if huff is not None:
                 return huff
             if self._crown is not None and board == occupied & ~bit(self._crown):
@@ -999,11 +960,28 @@ class Tracker:
         return Reading(Kind.NONE, board)
 
     def _reread(self) -> None:
+        self._synced = self.session.revision
         self._touch_state()
         if self._setup is None:
             self._reading = self._read(self._board)
             if self._reading.kind is not Kind.NONE:
                 self._ref = self._reading
+
+    def _sync(self) -> None:
+        """Catch up with the session when it changed other than through this tracker (a
+        hold, a result declared, another reader's move): cheap when nothing did."""
+        session = self.session
+        if session.revision == self._synced:
+            return
+        game = session.game
+        if (id(game), len(game.history)) != self._game_key:
+            # The record moved under the board: its turn begins afresh from the game.
+            self._new_turn()
+            self._crown = None
+            self._blocked = None
+            self._undone.clear()
+        self._over = game.is_over
+        self._reread()
 
     def _skip_ahead(self, board: int) -> Reading | None:
         """A move finished on the board but for the opponent's reply already begun."""
@@ -1040,7 +1018,7 @@ class Tracker:
     def _note_lifts(self, lifted: int, now: int) -> None:
         """Touch-move bookkeeping for pieces of the side to move just lifted."""
         own = lifted & self._table.own
-        if not own or self._over or self._expected is not None or self.game.turn in self._held:
+        if not own or self._over or self._expected is not None or self._is_held(self.game.turn):
             return
         if self._reading.kind in (Kind.TAKEBACK, Kind.CORRECT_PROGRESS, Kind.CORRECT_COMPLETE, Kind.RESTORE):
             return
@@ -1151,7 +1129,7 @@ class Tracker:
         text = move.pdn(full=True) if table.ambiguous_ends(plan) else move.pdn()
         side = str(self.game.turn)
         self._since = max(self._since, now)
-        self.game.play(move)
+        self.session.play(move)
         events: list[Event] = [MoveMade(now, self.game.ply, side, text, tuple(move.path), tuple(move.captures))]
         self._new_turn()
         self._correction_open = self.policy.correction
@@ -1176,7 +1154,7 @@ class Tracker:
             return special
         ply = self.game.ply
         self._since = max(self._since, now)
-        self.game.undo()
+        self.session.undo()
         self._new_turn()
         self._crown = None
         self._blocked = None
@@ -1191,8 +1169,7 @@ class Tracker:
             return []
         self._setup = None
         self._since = max(self._since, now)
-        self._offer = self._resign = None
-        self.game = Game(target, self.game.rules)
+        self.session.begin(target)
         self._new_turn()
         self._crown = None
         self._blocked = None
@@ -1393,7 +1370,7 @@ class Tracker:
                 roles[s] = Role.MISSING
             for s in iter_squares(reading.disorder & board):
                 roles[s] = Role.EXTRA
-        if game.turn not in self._held:
+        if not self._is_held(game.turn):
             self._rule.roles(roles)
         fault = self._fault_active()
         if fault is not None:

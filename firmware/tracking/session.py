@@ -1,0 +1,313 @@
+"""The game session: the one owner of the game a board follows.
+
+A :class:`GameSession` holds what the game *is*, apart from what the board shows of it:
+the record (:class:`rules.Game`), the standing draw offer, a resignation waiting for its
+confirmation, the result (declared, claimed, resigned or reached on the board), the
+sides whose moves are made elsewhere (held: a computer, the other end of a link) and
+the position every new game of the session starts from. It is pure: no I/O, no clock
+(times come in as arguments), deterministic.
+
+The tracker (:mod:`firmware.tracking.tracker`) reads the board and asks the session to
+commit what it read (:meth:`GameSession.play`) or what a button asked (an offer, a
+resignation, a claim); the application owns one session for the whole run and gives it
+to every tracker it follows, so nothing of the game is copied from one tracker to the
+next. Whatever changes here changes :attr:`GameSession.revision`, which is how a reader
+(a tracker, the application's snapshot) knows its picture is out of date without
+comparing the game itself.
+
+>>> from rules import BLACK, WHITE
+>>> session = GameSession()
+>>> session.hold(WHITE, "the engine")
+>>> session.held, session.person
+({<Color.WHITE: 1>: 'the engine'}, <Color.BLACK: 0>)
+>>> [e.kind for e in session.offer_draw(None, 0)]       # the person at the board offers
+['draw-offer']
+>>> before = session.revision
+>>> [e.kind for e in session.offer_draw(WHITE, 10)]     # the engine accepts
+['game-over']
+>>> session.game.result, session.revision > before
+(Result(score='1/2-1/2', reason='agreement'), True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked
+from firmware.tracking.sides import RESIGN_CONFIRM_MS
+from rules import Color, Game, Move, Position, Rules
+from rules.game import FORTY_MOVES_PLIES, HistoryEntry
+
+__all__ = ["GameSession", "claim_text"]
+
+
+def claim_text(game: Game, reason: str | None) -> str:
+    """What the board says of the side to move's claim of a draw (WCDF 1.32), ``reason``
+    being the rule it is valid by (``repetition``, ``forty-moves``) or None: one sentence,
+    the same in every mode and on every screen and record.
+
+    >>> claim_text(Game(), None)
+    "Black claims a draw: refused, no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on"
+    >>> claim_text(Game(), "repetition")
+    'Black claims a draw: valid, by repetition (WCDF 1.32)'
+    """
+    side = game.turn.name.title()
+    if reason is not None:
+        words = "repetition" if reason == "repetition" else "the forty-move rule"
+        return f"{side} claims a draw: valid, by {words} (WCDF 1.32)"
+    return (
+        f"{side} claims a draw: refused, no move of {side}'s makes a position stand a third time, and"
+        f" {game.quiet_plies} of the {FORTY_MOVES_PLIES} plies of the forty-move rule have passed"
+        " without a man moving or a capture; play goes on"
+    )
+
+
+class GameSession:
+    """The game of a board and everything decided about it (see the module).
+
+    ``game`` is the game under way (default: a new one from the start position);
+    ``start`` the position every new game of the session begins from (None: the rules'
+    start position). Every change increments :attr:`revision`.
+    """
+
+    def __init__(self, game: Game | None = None, *, start: Position | None = None) -> None:
+        self._game = game if game is not None else Game()
+        self._start = start
+        #: Changes whenever anything here does (the game, an offer, a hold...).
+        self.revision = 0
+        # Sides held from outside (hold()) and by the machine the seats put there
+        # (seat_machine()): one merged answer, the outside's winning for a side in both.
+        self._outside: dict[Color, str] = {}
+        self._machine: dict[Color, str] = {}
+        self._held: dict[Color, str] = {}
+        #: The standing draw offer: (side, None for a shared button; the ply it was made at).
+        self._offer: tuple[Color | None, int] | None = None
+        #: A first resign press: (side, until when a second press confirms it).
+        self._resign: tuple[Color, int] | None = None
+
+    def _changed(self) -> None:
+        self.revision += 1
+
+    # -- the record -----------------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        """The game under way (or over), move by move."""
+        return self._game
+
+    @property
+    def rules(self) -> Rules:
+        return self._game.rules
+
+    @property
+    def new_start(self) -> Position | None:
+        """The position every new game of the session begins from (None: the rules' own)."""
+        return self._start
+
+    @new_start.setter
+    def new_start(self, position: Position | None) -> None:
+        if position != self._start:
+            self._start = position
+            self._changed()
+
+    def start_position(self) -> Position:
+        """Where the next new game begins: :attr:`new_start`, or the rules' start position."""
+        return self._start if self._start is not None else Position.start(self.rules)
+
+    def play(self, move: Move) -> None:
+        """``move`` was made on the board: into the record. A standing offer lapses (the
+        move declines it)."""
+        self._game.play(move)
+        self._moved_on()
+
+    def undo(self) -> HistoryEntry:
+        """Take the last entry of the record back (a declared result goes with it); an
+        offer does not come back with the position."""
+        entry = self._game.undo()
+        self._moved_on()
+        return entry
+
+    def moved_on(self) -> None:
+        """The record changed other than by :meth:`play` or :meth:`undo` (a huff, a forced
+        jump, an illegal move that stood): the standing offer lapses as after a move."""
+        self._moved_on()
+
+    def _moved_on(self) -> None:
+        self._offer = None
+        self._changed()
+
+    def begin(self, position: Position) -> Game:
+        """A new game from ``position`` under the same rules; offers and a resignation
+        asked for are the old game's and go with it."""
+        return self.adopt(Game(position, self.rules))
+
+    def adopt(self, game: Game) -> Game:
+        """Follow ``game`` from now on (a saved game resuming, a variant's first game)."""
+        self._game = game
+        self._offer = self._resign = None
+        self._changed()
+        return game
+
+    # -- who plays where --------------------------------------------------------------------
+
+    @property
+    def held(self) -> dict[Color, str]:
+        """The sides whose moves are made elsewhere, each with who makes them."""
+        return dict(self._held)
+
+    def held_by(self, side: Color) -> str | None:
+        """Who makes ``side``'s moves elsewhere, or None when they are made at the board."""
+        return self._held.get(side)
+
+    def held_from_outside(self, side: Color) -> str | None:
+        """Who makes ``side``'s moves when :meth:`hold` put it there (not the machine)."""
+        return self._outside.get(side)
+
+    def hold(self, side: Color, by: str = "elsewhere") -> None:
+        """``side``'s moves are made elsewhere (``by`` names who: a link's other end), in
+        every game from now on, until :meth:`release`."""
+        if self._outside.get(side) != by:
+            self._outside[side] = by
+            self._merge()
+
+    def release(self, side: Color) -> None:
+        """``side``'s moves are made at the board again (undoes :meth:`hold`)."""
+        if self._outside.pop(side, None) is not None:
+            self._merge()
+
+    def seat_machine(self, sides: Mapping[Color, str]) -> None:
+        """The sides the machine plays, each with its name (its moves are shown on the
+        board, then expected): all of them, replacing those given before."""
+        if dict(sides) != self._machine:
+            self._machine = dict(sides)
+            self._merge()
+
+    def _merge(self) -> None:
+        held = {**self._machine, **self._outside}
+        if held != self._held:
+            self._held = held
+            self._changed()
+
+    @property
+    def person(self) -> Color | None:
+        """The side of the person at the board, when the other side is held; else None."""
+        if len(self._held) == 1:
+            (side,) = self._held
+            return side.opponent
+        return None
+
+    def resigner(self) -> Color:
+        """The side a shared ``resign`` press gives up: the one played at the board.
+
+        That is the side to move, unless its moves come from elsewhere (a computer, the
+        other board) while the opponent's are made here: the button is pressed by that
+        opponent, who resigns for themselves, never for the machine.
+        """
+        turn = self._game.turn
+        if turn in self._held and turn.opponent not in self._held:
+            return turn.opponent
+        return turn
+
+    # -- what the players decide ----------------------------------------------------------------
+
+    @property
+    def draw_offer(self) -> tuple[Color | None, int] | None:
+        """The standing draw offer (side or None, ply), or None."""
+        offer = self._offer
+        game = self._game
+        return offer if offer is not None and offer[1] == game.ply and not game.is_over else None
+
+    def resign_asked(self, now_ms: int) -> tuple[Color, int] | None:
+        """A resignation waiting for its confirmation at ``now_ms``: (side, until), or None."""
+        pending = self._resign
+        if pending is None or self._game.is_over or pending[1] < now_ms:
+            return None
+        return pending
+
+    def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
+        """``side`` offers a draw, or accepts the other side's standing offer.
+
+        ``side`` None is a shared button: the person's side when the other side is held,
+        otherwise unknown. An offer stands until the next move; a draw is agreed only when
+        the offer and the acceptance come from known, different sides, so one person
+        pressing twice never ends a game. Nothing once the game is over.
+        """
+        game = self._game
+        if game.is_over:
+            return []
+        if side is None:
+            side = self.person
+        ply = game.ply
+        offer = self._offer if self._offer is not None and self._offer[1] == ply else None
+        if offer is not None and side is not None and offer[0] is not None and offer[0] != side:
+            self._offer = None
+            result = game.declare("1/2-1/2", "agreement")
+            self._changed()
+            return [GameOver(now_ms, result.score, result.reason)]
+        if offer is None or side is not None:
+            self._offer = (side, ply)
+            self._changed()
+        return [DrawOffer(now_ms, ply, str(side) if side is not None else "")]
+
+    def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]:
+        """``side`` (None: :meth:`resigner`) resigns, once confirmed: the first request asks
+        (``resign-confirm``), a second one for the same side within
+        :data:`~firmware.tracking.sides.RESIGN_CONFIRM_MS`, or a ``confirmed`` one, resigns.
+
+        >>> from rules import BLACK
+        >>> session = GameSession()
+        >>> [e.kind for e in session.resign(BLACK, 0)], session.resign_asked(100)
+        (['resign-confirm'], (<Color.BLACK: 0>, 3000))
+        >>> [e.kind for e in session.resign(BLACK, 2500)], session.game.result
+        (['game-over'], Result(score='0-1', reason='resign'))
+        """
+        game = self._game
+        if game.is_over:
+            return []
+        if side is None:
+            side = self.resigner()
+        pending = self._resign
+        if not confirmed and not (pending is not None and pending[0] == side and now_ms <= pending[1]):
+            until = now_ms + RESIGN_CONFIRM_MS
+            self._resign = (side, until)
+            self._changed()
+            return [ResignAsked(now_ms, str(side), until)]
+        self._resign = None
+        result = game.resign(side)
+        self._changed()
+        return [GameOver(now_ms, result.score, result.reason)]
+
+    def reopen(self, now_ms: int) -> list[Event]:
+        """A resignation taken back: the game goes on from the same position (no move goes
+        with it). None when the game was not resigned."""
+        declared = self._game.declared
+        if declared is None or declared.reason != "resign":
+            return []
+        self._game.declared = None
+        self._resign = None
+        self._changed()
+        return [Reopened(now_ms, self._game.ply)]
+
+    def claim(self, now_ms: int) -> list[Event]:
+        """The side to move claims a draw: a valid claim ends the game, a refused one says
+        why (the one handler of a claim, in every mode: a referee records what it rules)."""
+        game = self._game
+        if game.is_over:
+            return []
+        side = str(game.turn)
+        text = claim_text(game, game.draw_claim())
+        claimed = game.claim_draw()
+        if claimed is None:
+            return [Claim(now_ms, False, "none", side, text)]
+        self._changed()
+        return [Claim(now_ms, True, claimed.reason, side, text), GameOver(now_ms, claimed.score, claimed.reason)]
+
+    def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
+        """End the game with a result the board cannot see (a forfeit, time, an arbiter's
+        decision): the ``game-over`` event, none if the game was already over."""
+        game = self._game
+        if game.is_over:
+            return []
+        result = game.declare(score, reason)
+        self._changed()
+        return [GameOver(now_ms, result.score, result.reason)]

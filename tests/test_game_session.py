@@ -1,0 +1,164 @@
+"""One owner of the game: the session (firmware.tracking.session) holds the record, the
+offers, the resignations, the result and the held sides; trackers read the board and
+ask it; the application owns one for the whole run and every tracker it follows (a mode
+switched, a saved game resumed, the rules changed, the referee's tracker after an
+illegal move stood) reads that same session, so nothing of the game is copied.
+"""
+
+from __future__ import annotations
+
+from firmware.app.players import Human, RandomMover
+from firmware.app.settings import AppSettings
+from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.tracking.session import GameSession
+from firmware.tracking.tracker import Tracker
+from rules import BLACK, WHITE, Game, Position, Rules
+from squares import bit
+
+from helpers.rig import MakeRig, Rig
+
+
+def test_every_change_of_the_game_changes_the_revision() -> None:
+    session = GameSession()
+    seen = [session.revision]
+
+    def changed() -> bool:
+        seen.append(session.revision)
+        return seen[-1] != seen[-2]
+
+    game = session.game
+    session.play(game.position.moves_matching("11-15")[0])
+    assert changed() and game.ply == 1
+    session.offer_draw(WHITE, 10)
+    assert changed() and session.draw_offer == (WHITE, 1)
+    session.hold(BLACK, "the other board")
+    assert changed() and session.held == {BLACK: "the other board"}
+    session.hold(BLACK, "the other board")  # the same hold again: nothing changed
+    assert not changed()
+    session.undo()
+    assert changed() and game.ply == 0 and session.draw_offer is None  # the offer lapsed
+    session.resign(WHITE, 20)
+    assert changed() and session.resign_asked(30) == (WHITE, 3020)
+    session.resign(WHITE, 40)
+    assert changed() and game.result is not None and game.result.reason == "resign"
+    assert session.reopen(50) and changed() and not game.is_over
+    session.declare("1-0", "forfeit", 60)
+    assert changed() and session.declare("0-1", "time", 70) == [] and not changed()
+    session.begin(Position.start())
+    assert changed() and session.game is not game and session.held == {BLACK: "the other board"}
+
+
+def test_a_tracker_commits_its_moves_into_its_session() -> None:
+    session = GameSession()
+    tracker = Tracker(session)
+    board = tracker.position.occupied
+    tracker.update(board & ~bit(11) | bit(15), 0)
+    tracker.tick(500)
+    assert tracker.game is session.game and [m.pdn() for m in session.game.moves] == ["11-15"]
+
+
+def test_a_hold_set_on_the_session_is_seen_by_its_tracker_at_once() -> None:
+    session = GameSession()
+    tracker = Tracker(session)
+    board = tracker.position.occupied
+    roles_before = tracker.roles  # read (and cached) before the hold
+    session.hold(BLACK, "the other board")  # nobody tells the tracker
+    assert tracker.held == {BLACK: "the other board"}
+    # Black's pieces are no longer the hands' to move: a lift is no touch, it is to go back.
+    tracker.update(board & ~bit(11), 0)
+    assert tracker.roles.get(11) == "missing" and roles_before != tracker.roles
+    (warning,) = tracker.tick(300)
+    assert warning.message.startswith("black's moves come from the other board")
+
+
+def test_a_result_declared_on_the_session_stops_the_tracker_reading_moves() -> None:
+    session = GameSession()
+    tracker = Tracker(session)
+    board = tracker.position.occupied
+    session.declare("0-1", "forfeit", 0)
+    tracker.update(board & ~bit(11) | bit(15), 10)
+    assert tracker.tick(1000) == [] and session.game.ply == 0
+
+
+def test_the_referees_tracker_after_an_illegal_move_stood_reads_the_same_session() -> None:
+    start = Position.from_fen("B:W15,23,32:B10,1")
+    session = GameSession(Game(start), start=start)
+    session.hold(WHITE, "nobody")  # held, then given back: the session remembers both
+    session.release(WHITE)
+    referee = Referee(RefereeSettings(style="record")).attach(Tracker(session, mode="referee"), 0)
+    first = referee.tracker
+    board = start.occupied
+    # 10x19 and the jumper left on 19 (the chain unfinished); White answers 23x16.
+    steps = [(0, 10, False), (100, 19, True), (200, 15, False), (700, 23, False), (900, 16, True), (1000, 19, False)]
+    events = []
+    for t, square, put in steps:
+        board = board | bit(square) if put else board & ~bit(square)
+        events += referee.update(board, t)
+    events += referee.tick(1600)
+    assert [e.kind for e in events if e.kind in ("condoned", "move")] == ["move", "condoned", "move"]
+    assert referee.tracker is not first and referee.tracker.session is session
+    assert [m.pdn() for m in session.game.moves] == ["10x19", "23x16"] and session.new_start == start
+
+
+def _same_session(rig: Rig, session: GameSession) -> None:
+    app = rig.app
+    assert app.session is session and app.tracker.tracker.session is session
+    assert app.controller.tracker is app.tracker
+
+
+def test_the_application_keeps_one_session_through_modes_rules_and_takebacks(make_rig: MakeRig) -> None:
+    rig = make_rig()
+    app = rig.app
+    session = app.session
+    _same_session(rig, session)
+    rig.do("11-15")
+    rig.do("22-18")
+    game = session.game
+    record = [m.pdn() for m in game.moves]
+    assert record == ["11-15", "22-18"] and rig.game is game
+    rig.do("takeback")
+    rig.follow()
+    _same_session(rig, session)
+    assert session.game is game and [m.pdn() for m in game.moves] == record[:1]
+    app.declare("1/2-1/2", "agreement", rig.clock.now_ms())
+    rig.wait(100)
+    tracker = app.tracker
+    app.set_mode("referee")
+    rig.wait(100)
+    _same_session(rig, session)
+    assert app.tracker is not tracker and session.game is game and game.result is not None
+    app.set_mode("play")
+    app.set_rules(Rules(huffing=True))  # a new game of another variant, in the same session
+    _same_session(rig, session)
+    assert session.game.rules.huffing and app.tracker.game is session.game
+
+
+def test_a_hold_is_seen_by_every_tracker_the_application_follows(make_rig: MakeRig) -> None:
+    rig = make_rig()
+    app = rig.app
+    app.hold(WHITE, "the other end of the link")
+    # No step ran: the tracker sees it, because the hold lives only in the session.
+    assert app.tracker.held == {WHITE: "the other end of the link"}
+    rig.do("11-15")
+    app.declare("0-1", "agreement", rig.clock.now_ms())
+    rig.wait(100)
+    app.set_mode("referee")
+    assert app.tracker.held == {WHITE: "the other end of the link"}
+    app.set_mode("computer", computer=(BLACK, RandomMover(seed=1)))
+    # The machine's side is held under its name, the link's side still the link's.
+    assert app.tracker.held == {WHITE: "the other end of the link", BLACK: "Random mover (test player)"}
+    app.set_mode("play")
+    assert app.tracker.held == {WHITE: "the other end of the link"}
+    app.release(WHITE)
+    assert app.tracker.held == {} and app.session.held == {}
+
+
+def test_a_machine_given_up_for_a_person_is_no_longer_held(make_rig: MakeRig) -> None:
+    rig = make_rig(settings=AppSettings(mode="computer"), players={BLACK: RandomMover(seed=2), WHITE: Human("Ann")})
+    app = rig.app
+    assert app.tracker.held == {BLACK: "Random mover (test player)"}
+    app.players[BLACK] = RandomMover(seed=3)
+    app.modes.seats.name(BLACK, "Robot")
+    assert app.session.held == {BLACK: "Robot"}
+    app.modes.seats.people_back()
+    assert app.session.held == {}
