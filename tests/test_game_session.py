@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from firmware.app.players import Human, RandomMover
 from firmware.app.settings import AppSettings
+from firmware.gameclock import TimeControl
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Tracker
@@ -162,3 +163,35 @@ def test_a_machine_given_up_for_a_person_is_no_longer_held(make_rig: MakeRig) ->
     assert app.session.held == {BLACK: "Robot"}
     app.modes.seats.people_back()
     assert app.session.held == {}
+
+
+def test_the_snapshot_is_built_again_only_when_something_it_shows_changed(make_rig: MakeRig) -> None:
+    rig = make_rig()
+    app = rig.app
+    rig.wait(100)
+    idle = app.snapshot
+    rig.wait(500)  # fifty steps, nothing happens
+    assert app.snapshot is idle
+    app.hold(WHITE, "the other board")  # the session changed: the next step shows it
+    rig.step()
+    held = app.snapshot
+    assert held is not idle and held.revision == idle.revision + 1
+    assert held.seats[WHITE].held_by == "the other board"
+    rig.sim.lift(11)  # the board changed: the tracker's version moved
+    rig.wait(100)
+    lifted = app.snapshot
+    assert lifted is not held and lifted.revision > held.revision and 11 not in lifted.pieces
+    rig.wait(500)
+    assert app.snapshot is lifted
+
+
+def test_a_running_clock_keeps_the_snapshots_revision_and_shows_its_time(make_rig: MakeRig) -> None:
+    rig = make_rig(settings=AppSettings(clock=TimeControl.parse("60")))
+    app = rig.app
+    rig.do("11-15")  # White's time runs from Black's move
+    before = app.snapshot
+    rig.wait(1000)
+    after = app.snapshot
+    assert before.clock is not None and after.clock is not None and not after.clock.paused
+    assert after.revision == before.revision and after.clock.white_ms == before.clock.white_ms - 1000
+    assert after.position is before.position and after.roles is before.roles  # nothing else built again

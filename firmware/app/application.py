@@ -212,6 +212,8 @@ class App(Loop, Commands):
         self._resume_note = ""
         self._frame: Frame | None = None
         self._snapshot: Snapshot | None = None
+        #: What the last snapshot was built from (see _snapshot_inputs).
+        self._snapshot_made_of: tuple[object, ...] | None = None
         #: The game's moves as the last step left them, and the moves taken back since the
         #: board last showed the game (what the takeback guidance names).
         self._moves_seen: tuple[Game | None, tuple[Move, ...]] = (None, ())
@@ -784,9 +786,52 @@ class App(Loop, Commands):
         """The squares blinking, as last shown (the LED policy keeps them)."""
         return self.policy.blinking
 
+    def _snapshot_inputs(self) -> tuple[object, ...]:
+        """Everything but the clock a snapshot is drawn from, as cheap values: the
+        session's revision (the game, offers, result, holds), the tracker's version (the
+        board, its reading, warnings and roles), which tracker and referee, and what the
+        application adds (the hint, the resume, the moves taken back, the names)."""
+        tracker = self.tracker
+        plain = tracker.tracker
+        referee = self.referee
+        crowned = plain.crowned
+        names: tuple[object, ...] = (
+            (*referee.names, referee.cautions(BLACK), referee.cautions(WHITE))
+            if referee is not None
+            else (self.players[BLACK].name, self.players[WHITE].name)
+        )
+        return (
+            tracker,
+            plain,
+            plain.version,
+            self.session.revision,
+            tracker.resign_asked,  # it lapses with time
+            self.hint,
+            self._resuming,
+            self._game,
+            self._undone,
+            names,
+            # A man crowned on the simulated board changes no switch.
+            self.sim.pieces.get(crowned) if crowned is not None and self.sim is not None else None,
+        )
+
     def _take_snapshot(self, now: int) -> Snapshot:
         """The game as this step leaves it (see :mod:`firmware.app.snapshot`), numbered
-        after the last one."""
+        after the last one: the last one itself when none of its inputs changed (most
+        steps), with only the clock's times new while a clock runs."""
+        inputs = self._snapshot_inputs()
+        clock = self.clock_state(now)
+        previous = self._snapshot
+        if previous is not None and inputs == self._snapshot_made_of:
+            if clock == previous.clock:
+                return previous
+            if clock is not None and previous.clock is not None and not (clock.paused or previous.clock.paused):
+                if clock[2:] == previous.clock[2:]:
+                    return replace(previous, clock=clock)  # the same revision: only time ran
+        self._snapshot_made_of = inputs
+        return self._build_snapshot(now, clock)
+
+    def _build_snapshot(self, now: int, clock: ClockState | None) -> Snapshot:
         tracker = self.tracker
         game = tracker.game
         target = self.setup_target()
@@ -829,7 +874,7 @@ class App(Loop, Commands):
             last_move=game.moves[-1] if game.moves else None,
             roles=roles,
             conditions=conditions,
-            clock=self.clock_state(now),
+            clock=clock,
             offer=Offer(*offer) if offer is not None else None,
             result=result,
             setup=setup,

@@ -334,6 +334,14 @@ class Tracker:
         return self._reading
 
     @property
+    def version(self) -> int:
+        """Changes whenever what this tracker reads or shows may have: the board, its
+        reading, the warnings, the roles (the game's own changes are the session's
+        :attr:`~firmware.tracking.session.GameSession.revision`)."""
+        self._sync()
+        return self._version
+
+    @property
     def setting_up(self) -> Position | None:
         """The position being set up for a new game, or None."""
         return self._setup
