@@ -72,13 +72,17 @@ def test_a_hold_set_on_the_session_is_seen_by_its_tracker_at_once() -> None:
     assert warning.message.startswith("black's moves come from the other board")
 
 
-def test_a_result_declared_on_the_session_stops_the_tracker_reading_moves() -> None:
+def test_a_result_declared_on_the_session_ends_the_warnings_and_the_reading_of_moves() -> None:
     session = GameSession()
     tracker = Tracker(session)
     board = tracker.position.occupied
-    session.declare("0-1", "forfeit", 0)
-    tracker.update(board & ~bit(11) | bit(15), 10)
-    assert tracker.tick(1000) == [] and session.game.ply == 0
+    tracker.update(board & ~bit(11) | bit(19), 0)  # 11-19 is no move
+    tracker.tick(1000)
+    assert [w.code for w in tracker.warnings] == ["illegal-move"]
+    session.declare("0-1", "forfeit", 1000)  # an arbiter, a page: nobody tells the tracker
+    assert tracker.warnings == () and tracker.roles.get(19) != "extra"
+    tracker.update(board & ~bit(11) | bit(15), 1010)
+    assert tracker.tick(2000) == [] and session.game.ply == 0
 
 
 def test_the_referees_tracker_after_an_illegal_move_stood_reads_the_same_session() -> None:
@@ -195,3 +199,19 @@ def test_a_running_clock_keeps_the_snapshots_revision_and_shows_its_time(make_ri
     assert before.clock is not None and after.clock is not None and not after.clock.paused
     assert after.revision == before.revision and after.clock.white_ms == before.clock.white_ms - 1000
     assert after.position is before.position and after.roles is before.roles  # nothing else built again
+
+
+def test_the_referees_draw_offers_and_claims_are_the_sessions() -> None:
+    session = GameSession()
+    referee = Referee(RefereeSettings()).attach(Tracker(session, mode="referee"), 0)
+    referee.press("black_draw", 10)
+    assert session.draw_offer == (BLACK, 0) and referee.draw_offer == (BLACK, 0)
+    (refused, *_) = referee.press("claim", 20)  # Black, to move, has no draw to claim
+    assert refused.kind == "claim" and not session.game.is_over
+    events = referee.press("white_draw", 30)
+    assert [e.kind for e in events] == ["game-over"] and session.game.result is not None
+    assert session.game.result.reason == "agreement"
+    assert referee.state is not None
+    notes = referee.state.record.notes[0]
+    assert "draw offered by black" in notes and "draw agreed (WCDF 1.32)" in notes
+    assert refused.to_json()["message"] in notes  # the session's words, recorded as said

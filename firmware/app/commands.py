@@ -270,8 +270,9 @@ class Commands:
     def hold(self, side: Color, by: str) -> None:
         """``side``'s moves are made elsewhere (``by`` names where: ``the other end of the
         link``): the board accepts none but the one its lights show, in every game from
-        now on (see :meth:`firmware.tracking.tracker.Tracker.hold`). A computer's side is held
-        this way while it plays.
+        now on (see :meth:`firmware.tracking.tracker.Tracker.hold`). It is the session's
+        (:attr:`session`), which every tracker reads: the board sees it at once. A
+        computer's side is held the same way while it plays (the seats tell the session).
         """
         self.session.hold(side, by)
 

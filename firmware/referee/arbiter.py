@@ -328,8 +328,8 @@ class Referee(Overseer):
             out += self._on_claim(now_ms)
         elif button == "clock":
             out += self._on_clock(now_ms)
-        elif drawing:
-            out += self._on_draw(now_ms, button, long)
+        elif request is not None and request.action == "draw":
+            out += self._on_draw(now_ms, request.side)
         else:
             out += self._process(self.tracker.press(button, now_ms, long), now_ms)
         out += self._check(now_ms)
@@ -951,9 +951,9 @@ class Referee(Overseer):
             state.candidates.clear()
             state.objected = True
             return self._offence(offence, now, objection=True)
-        # The tracker rules on the claim (one handler, one wording); the referee records it.
+        # The session rules on the claim (one handler, one wording); the referee records it.
         ply = self.game.ply
-        events = self.tracker.press("claim", now)
+        events = self.session.claim(now)
         for event in events:
             if isinstance(event, Claim):
                 state.record.note(ply, event.message)
@@ -963,16 +963,18 @@ class Referee(Overseer):
         self._save()
         return out
 
-    def _on_draw(self, now: int, button: str, long: bool) -> list[Event]:
-        """A draw button: an offer, or the other side's acceptance (the tracker tells which).
+    def _on_draw(self, now: int, side: Color | None) -> list[Event]:
+        """A draw button: an offer, or the other side's acceptance (the session tells
+        which: the one keeper of offers; the referee records them).
 
-        A shared ``draw`` cannot say who pressed it: it offers, and never accepts.
+        A shared ``draw`` (``side`` None) cannot say who pressed it: it offers, and never
+        accepts.
         """
         state = self.state
         if state is None or not self._playing():
             return []
         ply = self.game.ply
-        events = self.tracker.press(button, now, long)
+        events = self.session.offer_draw(side, now)
         for event in events:
             if isinstance(event, GameOver) and event.reason == "agreement":
                 state.record.note(ply, "draw agreed (WCDF 1.32)")

@@ -364,6 +364,7 @@ class Tracker:
     @property
     def warning(self) -> BoardWarning | None:
         """The most urgent warning whose condition still holds, or None."""
+        self._sync()
         if not self._active:
             return None
         return min(self._active.values(), key=lambda w: _PRIORITY.get(w.code, 99))
@@ -371,6 +372,7 @@ class Tracker:
     @property
     def warnings(self) -> tuple[BoardWarning, ...]:
         """Every warning whose condition still holds, most urgent first."""
+        self._sync()
         return tuple(sorted(self._active.values(), key=lambda w: _PRIORITY.get(w.code, 99)))
 
     @property
@@ -526,6 +528,7 @@ class Tracker:
     def _follow_result(self) -> None:
         """The session may have ended (or reopened) the game: read the board as it says."""
         if self._synced != self.session.revision:
+            self._synced = self.session.revision
             self._over = self.game.is_over
             self._reread()
 
@@ -628,6 +631,7 @@ class Tracker:
         ``capture``); until it is made, no other move is accepted for the side to move.
         ``None`` withdraws the request. Raises ``ValueError`` for a move that is not legal.
         """
+        self._sync()
         if move is not None and self._table.plan(move) is None:
             raise ValueError(f"{move.pdn(full=True)} is not a legal move in {self.position.fen()}")
         self._expected = move
@@ -765,6 +769,7 @@ class Tracker:
     def restart_turn(self, now: int) -> None:
         """The game changed other than by a move: begin the turn afresh and read again."""
         self.session.moved_on()
+        self._synced = self.session.revision
         self._since = max(self._since, now)
         self._new_turn()
         self._crown = None
@@ -968,7 +973,6 @@ class Tracker:
         return Reading(Kind.NONE, board)
 
     def _reread(self) -> None:
-        self._synced = self.session.revision
         self._touch_state()
         if self._setup is None:
             self._reading = self._read(self._board)
@@ -981,6 +985,7 @@ class Tracker:
         session = self.session
         if session.revision == self._synced:
             return
+        self._synced = session.revision
         game = session.game
         if (id(game), len(game.history)) != self._game_key:
             # The record moved under the board: its turn begins afresh from the game.
@@ -990,6 +995,13 @@ class Tracker:
             self._undone.clear()
         self._over = game.is_over
         self._reread()
+        if self._active:
+            # A warning whose condition that change ended goes at once (a result declared
+            # ends every one); one it gives rise to is raised by the timers, with its event.
+            holding = {c.code for c in self._conditions()}
+            if not self._active.keys() <= holding:
+                self._active = {code: w for code, w in self._active.items() if code in holding}
+                self._touch_state()
 
     def _skip_ahead(self, board: int) -> Reading | None:
         """A move finished on the board but for the opponent's reply already begun."""
@@ -1138,6 +1150,7 @@ class Tracker:
         side = str(self.game.turn)
         self._since = max(self._since, now)
         self.session.play(move)
+        self._synced = self.session.revision  # this tracker's own change, read below
         events: list[Event] = [MoveMade(now, self.game.ply, side, text, tuple(move.path), tuple(move.captures))]
         self._new_turn()
         self._correction_open = self.policy.correction
@@ -1163,6 +1176,7 @@ class Tracker:
         ply = self.game.ply
         self._since = max(self._since, now)
         self.session.undo()
+        self._synced = self.session.revision
         self._new_turn()
         self._crown = None
         self._blocked = None
@@ -1178,6 +1192,7 @@ class Tracker:
         self._setup = None
         self._since = max(self._since, now)
         self.session.begin(target)
+        self._synced = self.session.revision
         self._new_turn()
         self._crown = None
         self._blocked = None
