@@ -15,7 +15,7 @@ Layers, lowest first; a package may import the ones before it, never one after i
   ``crownhead egdb build`` into the state directory) and the probe loaded from them;
   :mod:`firmware.pages`: what the board's page and the hall's page share (the page
   shell and the security headers of every answer).
-* :mod:`firmware.tracking`: the tracker, its turn table, huffing, the controller;
+* :mod:`firmware.tracking`: the game session, the tracker, its turn table, huffing, the controller;
   :mod:`firmware.coach`: a finished game reviewed move by move (``crownhead review``).
 * :mod:`firmware.referee`: tournament refereeing on top of the tracker.
 * :mod:`firmware.app`: the main loop, modes, LED policy, players, opening the hardware.

@@ -215,3 +215,19 @@ def test_the_referees_draw_offers_and_claims_are_the_sessions() -> None:
     notes = referee.state.record.notes[0]
     assert "draw offered by black" in notes and "draw agreed (WCDF 1.32)" in notes
     assert refused.to_json()["message"] in notes  # the session's words, recorded as said
+
+
+def test_a_resumed_game_becomes_the_sessions_record_and_its_holds_stay(make_rig: MakeRig) -> None:
+    first = make_rig()
+    for move in ("11-15", "23-19"):
+        first.do(move)
+    first.close()
+    rig = make_rig()
+    app = rig.app
+    session = app.session
+    app.hold(WHITE, "the other board")  # held while the saved game is set up
+    rig.do("f")  # the hands put the pieces where the lights ask: the game resumes
+    assert rig.of_kind("game-start")[-1]["resumed"] is True
+    _same_session(rig, session)
+    assert [m.pdn() for m in session.game.moves] == ["11-15", "23-19"] and app.game is session.game
+    assert app.tracker.held == {WHITE: "the other board"}

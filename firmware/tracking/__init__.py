@@ -2,7 +2,9 @@
 
 :mod:`~firmware.tracking.table` turns the legal moves of a turn into occupancy patterns;
 :mod:`~firmware.tracking.tracker` reads settled switch changes against them
-(:mod:`~firmware.tracking.reading`) and commits moves to the game, raising
+(:mod:`~firmware.tracking.reading`) and commits moves to the game's session
+(:mod:`~firmware.tracking.session`: the record, offers, resignations, claims, the result
+and the held sides, in one place, with a revision number), raising
 :mod:`firmware.events` and giving each lit square a :mod:`~firmware.tracking.roles` role,
 as the mode's :mod:`~firmware.tracking.policy` allows; a variant's turn rules plug into
 it through the named hooks of :mod:`~firmware.tracking.rule` (huffing:
