@@ -501,12 +501,13 @@ class Referee(Overseer):
     # -- the flag --------------------------------------------------------------------------
 
     def _game_over(self) -> bool:
-        """``game.is_over``, asked on every input, computed again only when the game changed."""
-        game = self.game
-        key = (id(game), len(game.history), game.position, game.declared)
+        """``game.is_over``, asked on every input, computed again only when the game changed
+        (the session's revision moved, or a result was written on the game itself)."""
+        session = self.session
+        key = (session, session.revision, session.game.declared)
         if key != self._over_key:
             self._over_key = key
-            self._over = game.is_over
+            self._over = session.game.is_over
         return self._over
 
     def _flag_due(self) -> int | None:
