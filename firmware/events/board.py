@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from firmware.events.base import Event
+from firmware.events.side import Side
 
 __all__ = [
     "MoveMade",
@@ -54,7 +55,7 @@ class MoveMade(Event):
 
     kind: ClassVar[str] = "move"
     ply: int
-    side: str
+    side: Side
     move: str
     path: tuple[int, ...]
     captures: tuple[int, ...]
@@ -134,7 +135,7 @@ class MissedJump(Event):
 
     kind: ClassVar[str] = "missed-jump"
     ply: int
-    side: str
+    side: Side
     squares: tuple[int, ...]
     message: str
 
@@ -148,7 +149,7 @@ class Huffed(Event):
 
     kind: ClassVar[str] = "huff"
     ply: int
-    side: str
+    side: Side
     square: int
 
 
@@ -168,13 +169,14 @@ class ForcedJump(Event):
 
     kind: ClassVar[str] = "force-jump"
     ply: int
-    side: str
+    side: Side
     move: str
 
 
 @dataclass(frozen=True, slots=True)
 class DrawOffer(Event):
-    """``side`` offered a draw at ply ``ply`` ("" when a shared button cannot tell who).
+    """``side`` offered a draw at ply ``ply`` (None, ``""`` in JSON, when a shared button
+    cannot tell who).
 
     The offer stands until the next move; the other side's own offer agrees to it (a
     ``game-over`` with reason ``agreement`` follows instead of a second offer).
@@ -182,7 +184,7 @@ class DrawOffer(Event):
 
     kind: ClassVar[str] = "draw-offer"
     ply: int
-    side: str = ""
+    side: Side | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +192,7 @@ class DrawDeclined(Event):
     """``side`` (a computer, or the board for a side it cannot hear) declined a draw offer."""
 
     kind: ClassVar[str] = "draw-declined"
-    side: str
+    side: Side
     message: str
 
 
@@ -204,7 +206,7 @@ class Claim(Event):
     kind: ClassVar[str] = "claim"
     valid: bool
     reason: str
-    side: str
+    side: Side
     message: str
 
 
@@ -213,7 +215,7 @@ class ResignAsked(Event):
     """``side`` pressed resign once: a second press before ``until`` (or a long press) resigns."""
 
     kind: ClassVar[str] = "resign-confirm"
-    side: str
+    side: Side
     until: int
 
 

@@ -52,6 +52,7 @@ from firmware.events import (
     ResignAsked,
     TakenBack,
     WARNING_CODES,
+    Side,
 )
 from firmware.tracking.huffing import HuffingRule
 from firmware.tracking.policy import MODES, ModePolicy, TrackerSettings
@@ -515,7 +516,7 @@ class Tracker:
         """The side to move claims a draw: a valid claim ends the game, a refused one says
         why (the one handler of a claim: a referee records what it rules)."""
         game = self.game
-        side = str(game.turn)
+        side = Side.of(game.turn)
         text = claim_text(game, game.draw_claim())
         claimed = game.claim_draw()
         if claimed is None:
@@ -560,7 +561,7 @@ class Tracker:
             return events + [GameOver(now_ms, result.score, result.reason)] + self._refresh(now_ms)
         if offer is None or side is not None:
             self._offer = (side, ply)
-        return events + [DrawOffer(now_ms, ply, str(side) if side is not None else "")]
+        return events + [DrawOffer(now_ms, ply, Side.of(side) if side is not None else None)]
 
     @property
     def draw_offer(self) -> tuple[Color | None, int] | None:
@@ -598,7 +599,7 @@ class Tracker:
         if not confirmed and not (pending is not None and pending[0] == side and now_ms <= pending[1]):
             until = now_ms + RESIGN_CONFIRM_MS
             self._resign = (side, until)
-            return events + [ResignAsked(now_ms, str(side), until)] + self._refresh(now_ms)
+            return events + [ResignAsked(now_ms, Side.of(side), until)] + self._refresh(now_ms)
         self._resign = None
         result = self.game.resign(side)
         events.append(GameOver(now_ms, result.score, result.reason))
@@ -1149,7 +1150,7 @@ class Tracker:
         table = self._table
         move = plan.move
         text = move.pdn(full=True) if table.ambiguous_ends(plan) else move.pdn()
-        side = str(self.game.turn)
+        side = Side.of(self.game.turn)
         self._since = max(self._since, now)
         self.game.play(move)
         events: list[Event] = [MoveMade(now, self.game.ply, side, text, tuple(move.path), tuple(move.captures))]

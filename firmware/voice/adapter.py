@@ -142,7 +142,7 @@ class Narrator:
             case Lights():
                 return self._lights(event)
             case ClockReport():
-                return self.clock(event.black, event.white, event.running)
+                return self.clock(event.black, event.white, event.running or "")
             case Condoned():
                 self._reset(event.fen)
                 return [U("ruling", "condoned", side=event.side, move=(event.move,))]
