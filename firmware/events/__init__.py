@@ -26,6 +26,7 @@ from __future__ import annotations
 from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore, Spoken
 from firmware.events.base import EVENT_KINDS, Event, event_from_json, event_line
 from firmware.events.board import (
+    ALERT_CODES,
     WARNING_CODES,
     Alert,
     BoardWarning,
@@ -59,6 +60,7 @@ __all__ = [
     "event_line",
     "Side",
     "WARNING_CODES",
+    "ALERT_CODES",
     "MoveMade",
     "BoardWarning",
     "Crowned",

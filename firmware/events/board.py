@@ -35,6 +35,7 @@ __all__ = [
     "Notice",
     "Alert",
     "WARNING_CODES",
+    "ALERT_CODES",
 ]
 
 #: Every warning code, most urgent first (see ``docs/replay.md`` for what each means).
@@ -47,6 +48,10 @@ WARNING_CODES: tuple[str, ...] = (
     "continue-capture",
     "remove-captured",
 )
+
+#: Every alert code: what an :class:`Alert` is about, for a screen that says it in a few
+#: words (``pin-guessing``: someone on the network is guessing the page's PIN).
+ALERT_CODES: tuple[str, ...] = ("pin-guessing",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,9 +262,12 @@ class Notice(Event):
 class Alert(Event):
     """Something the people at the board must see now that is not about the game (someone
     on the network is guessing the page's PIN): said like a notice, and on the board's
-    message line and its display until the game moves on."""
+    message line and its display until the game moves on. ``code`` (one of
+    :data:`ALERT_CODES`) says what it is about, so a small screen can say it in a few
+    words without reading ``message``."""
 
     kind: ClassVar[str] = "alert"
+    code: str
     message: str
 
 
