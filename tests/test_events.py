@@ -8,7 +8,6 @@ import pytest
 from firmware.events import (
     Alert,
     Caution,
-    Claim,
     ClockReport,
     ClockState,
     DrawOffer,
