@@ -879,8 +879,8 @@ class WebLink(Link):
         Cheaper than the link's own test, which follows when this differs; None (never
         the same) without the application itself."""
         board, app = self.board, self.app
-        if board is None or app is None:
-            return None
+        if board is None or app is None or not app.started:
+            return None  # no snapshot yet
         sim = board.sim
         return (
             board.snapshot.revision,
