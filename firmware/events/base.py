@@ -119,7 +119,7 @@ class Event:
 
 def event_line(event: Event, *, ascii: bool = True) -> str:
     """``event`` as one line of JSON, without its newline: the one way every event is
-    written. ``ascii`` (``crownhead replay``, ``--log json``, the referee's log) escapes
+    written. ``ascii`` (``crownhead replay``, ``--log json``) escapes
     every other character (``\\u00e9``), as ``docs/replay.md`` has it; the link and the
     hall send UTF-8 (``ascii=False``), whose lines are counted in bytes."""
     return json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=ascii)
