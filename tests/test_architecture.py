@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 
@@ -79,13 +80,15 @@ def imports_of(name: str, source: str, known: set[str], is_package: bool = False
             yield Import(name, node.lineno, node.args[0].value)
 
 
-def all_imports() -> list[Import]:
+@cache
+def all_imports() -> tuple[Import, ...]:
+    """Every import of the project's own modules (read once: every rule below walks them)."""
     found = modules()
     known = set(found)
     out: list[Import] = []
     for name, path in found.items():
         out += imports_of(name, path.read_text(encoding="utf-8"), known, path.name == "__init__.py")
-    return out
+    return tuple(out)
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -136,7 +139,7 @@ def compiled_modules() -> set[str]:
     }
 
 
-def graph(found: list[Import]) -> dict[str, set[str]]:
+def graph(found: tuple[Import, ...]) -> dict[str, set[str]]:
     known = set(modules())
     compiled = compiled_modules()
     edges: dict[str, set[str]] = {name: set() for name in known}
