@@ -297,6 +297,23 @@ def test_a_pin_lockout_is_said_on_the_display_the_terminal_and_the_pages(tmp_pat
     panel.close()
 
 
+def test_an_alert_is_shown_by_its_code_whatever_its_sentence(tmp_path: Path) -> None:
+    # The display said the words before the alert's first colon: a sentence worded
+    # otherwise (another language, no colon) came out whole or cut wrongly.
+    from firmware.web.bridge import PageHub, WebLink
+
+    rig, display, panel = rig_with_display(tmp_path, start=False)
+    hub = PageHub()
+    WebLink(hub).attach(rig.app)
+    rig.app.start()
+    hub.alert("pin-guessing", "Logins are refused for 5 minutes: 10 wrong PINs in 60 s")
+    rig.wait(300)
+    screen = panel._screen
+    assert screen is not None and screen.message == "someone is guessing the page's PIN"
+    assert "Logins are refused" in rig.app.message  # the sentence, whole, for the people
+    panel.close()
+
+
 def test_before_the_first_move_the_display_says_where_the_page_is_and_its_pin(tmp_path: Path) -> None:
     rig, display, panel = rig_with_display(tmp_path)
     rig.app.page_urls = ("http://192.168.1.20:8080/", "http://board.local:8080/")

@@ -225,8 +225,9 @@ BOARD_PROCESS = textwrap.dedent(
     publisher.poll(0)
     for ply in range(1, 7):
         move = game.legal_moves()[0]
+        side = str(game.turn)
         game.play(move)
-        publisher.sink(MoveMade(0, ply=ply, side="x", move=move.pdn(), path=move.path, captures=move.captures))
+        publisher.sink(MoveMade(0, ply=ply, side=side, move=move.pdn(), path=move.path, captures=move.captures))
         publisher.poll(0)
     publisher.flush(60)
     print("played", flush=True)

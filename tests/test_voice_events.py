@@ -104,7 +104,7 @@ def _events() -> list[Event]:
         ClockReport(1700, 300_000, 61_000, "black"),
         Flag(1800, "white"),
         Notice(1850, "the display is back"),
-        Alert(1900, "someone is guessing the page's PIN"),
+        Alert(1900, "pin-guessing", "someone is guessing the page's PIN"),
         GameSaved(1950, "1-0", "games/x.pdn"),
         MatchScore(1960, "game-start", "m1", "Ann", "Bob", 2, 0, 1, "Ann", ("0", "0"), False, "", False),
         Spoken(1970, "Black, 11 15.", "en", "move"),

@@ -60,6 +60,7 @@ from firmware.events import (
     Reopened,
     ResignAsked,
     TakenBack,
+    Side,
 )
 from firmware.app.hardware import Hardware, TappedButtons, tidy_hand
 from firmware.app.keeper import GameKeeper
@@ -612,7 +613,7 @@ class App(Loop, Commands):
                 return self.tracker.offer_draw(side.opponent, now)
             message = f"{machine.name} declines the draw: {side.opponent} is better ({score / 100:+.2f})"
             self.say(message + ".")
-            return [DrawDeclined(now, str(side.opponent), message)]
+            return [DrawDeclined(now, Side.of(side.opponent), message)]
         self.say(f"{side.name.title()} offers a draw: {side.opponent.name.title()} accepts with their draw button.")
         return []
 
@@ -741,7 +742,9 @@ class App(Loop, Commands):
         if move is None:
             return
         tracker.expect(move)
-        out.append(ComputerMove(now, str(game.turn), player.name, move.pdn(), tuple(move.path), tuple(move.captures)))
+        out.append(
+            ComputerMove(now, Side.of(game.turn), player.name, move.pdn(), tuple(move.path), tuple(move.captures))
+        )
 
     # -- the engine's hint and the lights ------------------------------------------------
 

@@ -12,7 +12,6 @@ tracker's and its own, after the game has been saved.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +29,7 @@ from firmware.events import (
     NewGame,
     Notice,
     TakenBack,
+    event_line,
 )
 
 __all__ = ["Sink", "describe_event", "json_sink", "text_sink"]
@@ -75,7 +75,7 @@ def json_sink(write: Callable[[str], Any], flush: Callable[[], Any] | None = Non
     """A sink writing each event as one JSON line (flushed, so a crash loses nothing said)."""
 
     def sink(event: Event) -> None:
-        write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
+        write(event_line(event) + "\n")
         if flush is not None:
             flush()
 

@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.events import Event, Flag, GameOver, MoveMade, Reopened, TakenBack
+from firmware.events import Event, Flag, GameOver, MoveMade, Reopened, TakenBack, Side
 from firmware.files import atomic_write
 from firmware.gameclock import TimeControl
 from firmware.tracking.timer import GameTimer
@@ -97,7 +97,7 @@ class BoardClock(GameTimer):
 
     def fell(self, t: int, side: Color) -> list[Event]:
         """The events of ``side``'s flag falling at ``t`` (the game ends on time separately)."""
-        return [Flag(t, str(side))]
+        return [Flag(t, Side.of(side))]
 
     def next_deadline(self) -> int | None:
         return self.clock.flag_due()

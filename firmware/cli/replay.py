@@ -9,7 +9,6 @@ the last line is the ``final`` event. The format is documented in ``docs/replay.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from firmware.cli._common import add_rules_arguments, position_from_args, rules_
 from firmware.cli._hall import add_hall_arguments, hall_from_args, publish_replay
 from firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
 from firmware.config import ConfigError, load_config
-from firmware.events import Event
+from firmware.events import Event, event_line
 from firmware.referee.arbiter import add_referee_arguments, referee_from_args
 from firmware.files import FileRefused
 from firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
@@ -99,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 voice.hear(event)
                 if event.kind == "lights" and not args.lights:
                     continue
-            out.write(json.dumps(event.to_json(), separators=(",", ":")) + "\n")
+            out.write(event_line(event) + "\n")
             if hall is not None and event.kind not in ("lights", "final"):
                 played.append(event)
     except ScriptError as exc:

@@ -483,7 +483,8 @@ def _open_web(
         colours = {f.name.replace("_", "-"): getattr(palette, f.name) for f in fields(palette)}
     hub = PageHub(max_pages=web.max_pages)
     web_link = WebLink(hub)
-    web_link.attach(app)
+    # On the simulated board the pages may move its pieces (touch, hands, follow).
+    web_link.attach(app, hands=Hands(app) if app.sim is not None else None)
     server = WebServer(
         web_link,
         host=host,

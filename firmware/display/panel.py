@@ -220,6 +220,9 @@ def short_message(app: App) -> str:
     return ""
 
 
+#: An alert in a few words, by its code (:data:`firmware.events.ALERT_CODES`).
+ALERT_WORDS = {"pin-guessing": "someone is guessing the page's PIN"}
+
 _REASONS = {
     "no-moves": "no moves",
     "resign": "resigned",
@@ -287,8 +290,8 @@ class BoardPanel:
             self._note = "no draw to claim"
             self._note_ply = self.app.snapshot.ply if self.app is not None else -1
         elif isinstance(event, Alert):
-            # What it is, in a few words ("someone is guessing the page's PIN").
-            self._note = event.message.split(":", 1)[0]
+            # What it is, in a few words, by its code: the sentence is for people.
+            self._note = ALERT_WORDS.get(event.code, event.code.replace("-", " "))
             self._note_ply = self.app.snapshot.ply if self.app is not None else -1
         self._next = 0  # something happened: look now
         self.refresh(event.t)

@@ -3,7 +3,9 @@
 Every event is an immutable value with the virtual or real time ``t`` (milliseconds on
 the injected clock) at which it happened, and ``to_json()`` gives exactly the object
 printed by ``crownhead replay`` (see ``docs/replay.md``); :func:`event_from_json` reads
-any of them back, whatever else was imported:
+any of them back, whatever else was imported, and :func:`event_line` writes one as the
+line of JSON every output sends (the one place that does). A side is a
+:class:`~firmware.events.side.Side`, a string that knows its colour:
 
 >>> MoveMade(1000, ply=1, side="black", move="11-15", path=(11, 15), captures=()).to_json()
 {'t': 1000, 'event': 'move', 'ply': 1, 'side': 'black', 'move': '11-15', 'path': [11, 15], 'captures': []}
@@ -14,15 +16,17 @@ The kinds, one module each: :mod:`~firmware.events.board` (the tracker's: moves,
 warnings, crownings, takebacks, the lights), :mod:`~firmware.events.referee` (cautions,
 forfeits, ballots...), :mod:`~firmware.events.clock` (a flag, the clocks' times) and
 :mod:`~firmware.events.app` (a game begun or saved, the machine's move, a match's
-score); :mod:`~firmware.events.base` is the base class and the reader. A new kind goes
+score); :mod:`~firmware.events.base` is the base class, the reader and the writer,
+:mod:`~firmware.events.side` the side. A new kind goes
 into one of them (see :mod:`~firmware.events.base`).
 """
 
 from __future__ import annotations
 
 from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore, Spoken
-from firmware.events.base import EVENT_KINDS, Event, event_from_json
+from firmware.events.base import EVENT_KINDS, Event, event_from_json, event_line
 from firmware.events.board import (
+    ALERT_CODES,
     WARNING_CODES,
     Alert,
     BoardWarning,
@@ -47,12 +51,16 @@ from firmware.events.board import (
 )
 from firmware.events.clock import ClockReport, ClockState, Flag
 from firmware.events.referee import OFFENCE_CODES, BallotDrawn, Caution, Condoned, DrawClaimable, Forfeit
+from firmware.events.side import Side
 
 __all__ = [
     "Event",
     "EVENT_KINDS",
     "event_from_json",
+    "event_line",
+    "Side",
     "WARNING_CODES",
+    "ALERT_CODES",
     "MoveMade",
     "BoardWarning",
     "Crowned",

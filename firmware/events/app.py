@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from firmware.events.base import Event
+from firmware.events.side import Side
 
 __all__ = ["GameStarted", "ComputerMove", "GameSaved", "MatchScore", "Spoken"]
 
@@ -30,7 +31,7 @@ class ComputerMove(Event):
     """The machine's move, shown on the LEDs; the board now waits for a person to make it."""
 
     kind: ClassVar[str] = "computer-move"
-    side: str
+    side: Side
     player: str
     move: str
     path: tuple[int, ...]

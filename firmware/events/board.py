@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from firmware.events.base import Event
+from firmware.events.side import Side
 
 __all__ = [
     "MoveMade",
@@ -34,6 +35,7 @@ __all__ = [
     "Notice",
     "Alert",
     "WARNING_CODES",
+    "ALERT_CODES",
 ]
 
 #: Every warning code, most urgent first (see ``docs/replay.md`` for what each means).
@@ -47,6 +49,10 @@ WARNING_CODES: tuple[str, ...] = (
     "remove-captured",
 )
 
+#: Every alert code: what an :class:`Alert` is about, for a screen that says it in a few
+#: words (``pin-guessing``: someone on the network is guessing the page's PIN).
+ALERT_CODES: tuple[str, ...] = ("pin-guessing",)
+
 
 @dataclass(frozen=True, slots=True)
 class MoveMade(Event):
@@ -54,7 +60,7 @@ class MoveMade(Event):
 
     kind: ClassVar[str] = "move"
     ply: int
-    side: str
+    side: Side
     move: str
     path: tuple[int, ...]
     captures: tuple[int, ...]
@@ -134,7 +140,7 @@ class MissedJump(Event):
 
     kind: ClassVar[str] = "missed-jump"
     ply: int
-    side: str
+    side: Side
     squares: tuple[int, ...]
     message: str
 
@@ -148,7 +154,7 @@ class Huffed(Event):
 
     kind: ClassVar[str] = "huff"
     ply: int
-    side: str
+    side: Side
     square: int
 
 
@@ -168,13 +174,14 @@ class ForcedJump(Event):
 
     kind: ClassVar[str] = "force-jump"
     ply: int
-    side: str
+    side: Side
     move: str
 
 
 @dataclass(frozen=True, slots=True)
 class DrawOffer(Event):
-    """``side`` offered a draw at ply ``ply`` ("" when a shared button cannot tell who).
+    """``side`` offered a draw at ply ``ply`` (None, ``""`` in JSON, when a shared button
+    cannot tell who).
 
     The offer stands until the next move; the other side's own offer agrees to it (a
     ``game-over`` with reason ``agreement`` follows instead of a second offer).
@@ -182,7 +189,7 @@ class DrawOffer(Event):
 
     kind: ClassVar[str] = "draw-offer"
     ply: int
-    side: str = ""
+    side: Side | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,7 +197,7 @@ class DrawDeclined(Event):
     """``side`` (a computer, or the board for a side it cannot hear) declined a draw offer."""
 
     kind: ClassVar[str] = "draw-declined"
-    side: str
+    side: Side
     message: str
 
 
@@ -204,7 +211,7 @@ class Claim(Event):
     kind: ClassVar[str] = "claim"
     valid: bool
     reason: str
-    side: str
+    side: Side
     message: str
 
 
@@ -213,7 +220,7 @@ class ResignAsked(Event):
     """``side`` pressed resign once: a second press before ``until`` (or a long press) resigns."""
 
     kind: ClassVar[str] = "resign-confirm"
-    side: str
+    side: Side
     until: int
 
 
@@ -255,9 +262,12 @@ class Notice(Event):
 class Alert(Event):
     """Something the people at the board must see now that is not about the game (someone
     on the network is guessing the page's PIN): said like a notice, and on the board's
-    message line and its display until the game moves on."""
+    message line and its display until the game moves on. ``code`` (one of
+    :data:`ALERT_CODES`) says what it is about, so a small screen can say it in a few
+    words without reading ``message``."""
 
     kind: ClassVar[str] = "alert"
+    code: str
     message: str
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
 from firmware.events.base import Event
+from firmware.events.side import Side
 
 __all__ = ["Flag", "ClockReport", "ClockState"]
 
@@ -20,17 +21,18 @@ class Flag(Event):
     """``side``'s time ran out (a ``game-over`` with reason ``time`` follows)."""
 
     kind: ClassVar[str] = "flag"
-    side: str
+    side: Side
 
 
 @dataclass(frozen=True, slots=True)
 class ClockReport(Event):
-    """Both sides' time left in milliseconds; ``running`` is the side whose clock runs ("" if none)."""
+    """Both sides' time left in milliseconds; ``running`` is the side whose clock runs
+    (None, ``""`` in JSON, while none does)."""
 
     kind: ClassVar[str] = "clock"
     black: int
     white: int
-    running: str
+    running: Side | None
 
 
 class ClockState(NamedTuple):
@@ -60,4 +62,5 @@ class ClockState(NamedTuple):
 
     def report(self, t: int) -> ClockReport:
         """The ``clock`` event of this state at ``t``: ``running`` empty while paused."""
-        return ClockReport(t, self.black_ms, self.white_ms, self.running)
+        running = self.running
+        return ClockReport(t, self.black_ms, self.white_ms, Side.read(running) if running else None)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from firmware.events.base import Event
+from firmware.events.side import Side
 
 __all__ = [
     "OFFENCE_CODES",
@@ -46,7 +47,7 @@ class Caution(Event):
     """A first illegal move in the game (WCDF 1.25): ``side`` is cautioned; the move is taken back."""
 
     kind: ClassVar[str] = "caution"
-    side: str
+    side: Side
     count: int
     code: str
     message: str
@@ -57,7 +58,7 @@ class Forfeit(Event):
     """A second illegal move in the game: ``side`` forfeits it (a ``game-over`` follows)."""
 
     kind: ClassVar[str] = "forfeit"
-    side: str
+    side: Side
     code: str
     message: str
 
@@ -68,7 +69,7 @@ class DrawClaimable(Event):
 
     kind: ClassVar[str] = "draw-claimable"
     reason: str
-    side: str
+    side: Side
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,7 @@ class Condoned(Event):
     """
 
     kind: ClassVar[str] = "condoned"
-    side: str
+    side: Side
     move: str
     code: str
     message: str

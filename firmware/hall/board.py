@@ -27,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware.events import Event, event_from_json
+from firmware.events import Event, GameOver, MoveMade, TakenBack, event_line
 from firmware.hall.results import ResultRecord
 from firmware.hall.settings import HallSettings
 from firmware.hall.topics import topic
@@ -155,17 +155,19 @@ class BoardPublisher:
     def sink(self, event: Event) -> None:
         """Queue one event, exactly as the link prints it; never blocks (a game's end
         writes its result to the board's record first)."""
-        payload = json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=False).encode()
+        self.send_event(event, event_line(event, ascii=False).encode())
+
+    def send_event(self, event: Event, payload: bytes) -> None:
+        """Queue ``payload``, the line of ``event`` (as the link wrote it), for the ``event``
+        topic: its kind is the event's, never read back from the bytes."""
         self._queue(event.kind, payload)
-        if event.kind == "game-over":
+        if isinstance(event, GameOver):
             self._finished()
 
     def send_line(self, line: bytes) -> None:
-        """Queue one line of the link (an event or a reply) for the ``event`` topic."""
-        event = _event_of(line)
-        self._queue(event.kind if event is not None else "reply", line)
-        if event is not None and event.kind == "game-over":
-            self._finished()
+        """Queue one line of the link that is no event of the board (a reply, a greeting,
+        a view) for the ``event`` topic."""
+        self._queue("reply", line)
 
     def _finished(self) -> None:
         """Keep the game that just ended (the board's state now) and queue it for the hall."""
@@ -353,26 +355,6 @@ class BoardPublisher:
         self.close()
 
 
-def _event_of(line: bytes) -> Event | None:
-    """The event a line of the link is, read once (None: a reply, or no event).
-
-    >>> _event_of(b'{"t":5,"event":"game-over","result":"1-0","reason":"resign"}')
-    GameOver(t=5, result='1-0', reason='resign')
-    >>> _event_of(b'{"reply":"names","ok":true}'), _event_of(b'{"event":"made-up"}'), _event_of(b"not json")
-    (None, None, None)
-    """
-    try:
-        body = json.loads(line)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(body, dict) or "event" not in body:
-        return None
-    try:
-        return event_from_json(body)
-    except (ValueError, TypeError):
-        return None
-
-
 def _cut(message: dict[str, Any], inner: str | None, what: str, logged: set[str]) -> bytes:
     """``message`` as JSON within :data:`MAX_STATE`: brokers set up as docs/hall.md says
     refuse a larger packet (and would put the board off for it), so the game's text goes
@@ -469,13 +451,12 @@ def replay_state(
     game = Game(start, rules)
     result: tuple[str, str] | None = None
     for happened in events:
-        data = happened.to_json()
-        if data["event"] == "move":
-            game.play(Move(tuple(data["path"]), tuple(data["captures"])))
-        elif data["event"] == "takeback" and game.moves:
+        if isinstance(happened, MoveMade):
+            game.play(Move(happened.path, happened.captures))
+        elif isinstance(happened, TakenBack) and game.moves:
             game.undo()
-        elif data["event"] == "game-over":
-            result = (data["result"], data["reason"])
+        elif isinstance(happened, GameOver):
+            result = (happened.result, happened.reason)
     tags = {"Event": event or "Crownhead hall", "Black": black, "White": white}
     if round is not None:
         tags["Round"] = round

@@ -15,11 +15,13 @@ import threading
 from collections import deque
 from typing import Any
 
+from firmware.events import Event
 from firmware.hall.board import BoardPublisher
 from firmware.link.host import Link
 from firmware.link.settings import LinkConfig
 from firmware.link.policy import LinkPolicy
 from firmware.link.protocol import MAX_LINE, LinkError
+from firmware.link.transport import Transport
 
 __all__ = ["CommandChannel", "HallLink"]
 
@@ -83,9 +85,16 @@ class CommandChannel:
 
 
 class HallPolicy(LinkPolicy):
-    """The hall's: it sends commands, never a board's event lines."""
+    """The hall's: it sends commands, never a board's event lines; the board's events go
+    to the publisher with their kind (a game's end is kept as a result)."""
 
     peer_refusal = "the hall sends commands, not event lines"
+
+    def __init__(self, publisher: BoardPublisher) -> None:
+        self.publisher = publisher
+
+    def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
+        self.publisher.send_event(event, line.rstrip(b"\n"))
 
 
 class HallLink(Link):
@@ -93,7 +102,7 @@ class HallLink(Link):
     the hall's policy (:class:`HallPolicy`)."""
 
     def __init__(self, channel: CommandChannel, settings: LinkConfig = LinkConfig()) -> None:
-        super().__init__(channel, settings, HallPolicy())
+        super().__init__(channel, settings, HallPolicy(channel.publisher))
         self.channel = channel
 
 

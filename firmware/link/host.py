@@ -46,6 +46,7 @@ from firmware.link.protocol import (
     Command,
     LinkError,
     PeerMessage,
+    encode_event,
     encode_message,
     fits,
     parse_line,
@@ -268,7 +269,12 @@ class Link(PeerFollower):
         elif isinstance(event, TakenBack):
             for ply in [p for p in self._host_moves if p >= event.ply]:
                 del self._host_moves[ply]
-        self._send(event.to_json())
+        try:
+            line = encode_event(event)
+        except ValueError as exc:
+            log.error("link: cannot send %s: %s", event.kind, exc)
+        else:
+            self.policy.send_event(self.transport, event, line)
         if isinstance(event, NewGame):
             self._on_new_game(event)
         elif event.kind == "game-start":

@@ -6,7 +6,8 @@ given to the link instead of a subclass overriding its private methods: whether 
 board's event lines are followed (a peer board) or refused (pages and the hall send
 commands), whether a command may change the game (a page must log in first), what is
 kept of the answers, whether the other end may stop watching the view, and how the view
-is sent. The serial host's policy is this module's :class:`LinkPolicy`, which allows
+is sent, and how an event is (the hall's publisher is told its kind, never reading it
+back from the line). The serial host's policy is this module's :class:`LinkPolicy`, which allows
 everything (``link.control`` still makes a link read-only).
 
 >>> from firmware.link.protocol import Command
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from firmware.events import Event
 from firmware.link.protocol import Command, LinkError
 from firmware.link.transport import Transport
 
@@ -55,4 +57,8 @@ class LinkPolicy:
 
     def send_view(self, transport: Transport, now: int, body: dict[str, Any], line: bytes) -> None:
         """Send the ``view`` event ``line`` (``body`` is what it says, without ``t``)."""
+        transport.send(line)
+
+    def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
+        """Send ``line``, the board's ``event`` (:func:`~firmware.link.protocol.encode_event`)."""
         transport.send(line)

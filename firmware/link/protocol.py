@@ -33,6 +33,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from firmware.events import Event, event_line
+
 __all__ = [
     "PROTOCOL_VERSION",
     "button_names",
@@ -42,6 +44,7 @@ __all__ = [
     "LinkError",
     "Command",
     "PeerMessage",
+    "encode_event",
     "LineReader",
     "decode_line",
     "parse_command",
@@ -476,9 +479,24 @@ def parse_line(raw: bytes) -> Command | PeerMessage | None:
 
 def encode_message(obj: Mapping[str, Any]) -> bytes:
     """One JSON line, UTF-8, ``\\n``-terminated; ValueError if longer than :data:`MAX_LINE`."""
-    line = (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+    return _one_line(json.dumps(obj, separators=(",", ":"), ensure_ascii=False), obj.get("event"))
+
+
+def encode_event(event: Event) -> bytes:
+    """The line of ``event``: its JSON as every output writes it
+    (:func:`firmware.events.event_line`), in UTF-8; ValueError if longer than :data:`MAX_LINE`.
+
+    >>> from firmware.events import Crowned
+    >>> encode_event(Crowned(5, 30))
+    b'{"t":5,"event":"crown","square":30}\\n'
+    """
+    return _one_line(event_line(event, ascii=False), event.kind)
+
+
+def _one_line(text: str, what: object) -> bytes:
+    line = (text + "\n").encode("utf-8")
     if len(line) > MAX_LINE:
-        raise ValueError(f"{obj.get('event')} message of {len(line)} bytes is longer than a line may be")
+        raise ValueError(f"{what} message of {len(line)} bytes is longer than a line may be")
     return line
 
 

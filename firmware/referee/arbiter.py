@@ -55,6 +55,7 @@ from firmware.events import (
     GameOver,
     MoveMade,
     NewGame,
+    Side,
 )
 from firmware.referee.offences import (
     Offence,
@@ -138,8 +139,8 @@ class _GameState:
     over: bool = False
 
 
-def _side(color: Color) -> str:
-    return str(color)
+def _side(color: Color) -> Side:
+    return Side.of(color)
 
 
 def _color(side: str) -> Color:

@@ -29,7 +29,7 @@ before.
 
 from __future__ import annotations
 
-from firmware.events import Event, ForcedJump, GameOver, Huffed, HuffTakenBack, MissedJump
+from firmware.events import Event, ForcedJump, GameOver, Huffed, HuffTakenBack, MissedJump, Side
 from firmware.tracking.reading import Kind, Reading
 from firmware.tracking.roles import Role
 from firmware.tracking.rule import RuleHost, TurnRule
@@ -109,7 +109,7 @@ class HuffingRule(TurnRule):
 
     def _huff(self, square: int, now: int) -> list[Event]:
         game = self.host.game
-        side = str(game.turn)
+        side = Side.of(game.turn)
         game.huff(square)
         self.host.restart_turn(now)
         events: list[Event] = [Huffed(now, game.ply, side, square)]
@@ -174,7 +174,7 @@ class HuffingRule(TurnRule):
             return []
         squares = game.huffable()
         missed = game.moves[-1]
-        side, opponent = str(game.turn.opponent), str(game.turn)
+        side, opponent = Side.of(game.turn.opponent), str(game.turn)
         buttons = "force or takeback" if self.host.policy.takeback else "force"
         message = (
             f"{side} could have jumped with the piece on {_list(squares)}: {opponent} may huff it "
@@ -201,7 +201,7 @@ class HuffingRule(TurnRule):
         ply = game.ply
         entry = game.force_jump()
         self.host.restart_turn(now)
-        return [ForcedJump(now, ply, str(game.turn), entry.missed.pdn())]
+        return [ForcedJump(now, ply, Side.of(game.turn), entry.missed.pdn())]
 
     def undo(self, now: int) -> list[Event] | None:
         """Taking back the last history entry when it is not a plain move, else None.

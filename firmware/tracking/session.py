@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked
+from firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
 from firmware.tracking.sides import RESIGN_CONFIRM_MS
 from rules import Color, Game, Move, Position, Rules
 from rules.game import FORTY_MOVES_PLIES, HistoryEntry
@@ -247,7 +247,7 @@ class GameSession:
         if offer is None or side is not None:
             self._offer = (side, ply)
             self._changed()
-        return [DrawOffer(now_ms, ply, str(side) if side is not None else "")]
+        return [DrawOffer(now_ms, ply, Side.of(side) if side is not None else None)]
 
     def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]:
         """``side`` (None: :meth:`resigner`) resigns, once confirmed: the first request asks
@@ -271,7 +271,7 @@ class GameSession:
             until = now_ms + RESIGN_CONFIRM_MS
             self._resign = (side, until)
             self._changed()
-            return [ResignAsked(now_ms, str(side), until)]
+            return [ResignAsked(now_ms, Side.of(side), until)]
         self._resign = None
         result = game.resign(side)
         self._changed()
@@ -294,7 +294,7 @@ class GameSession:
         game = self._game
         if game.is_over:
             return []
-        side = str(game.turn)
+        side = Side.of(game.turn)
         text = claim_text(game, game.draw_claim())
         claimed = game.claim_draw()
         if claimed is None:

@@ -48,6 +48,7 @@ from firmware.events import (
     NewGame,
     TakenBack,
     WARNING_CODES,
+    Side,
 )
 from firmware.tracking.huffing import HuffingRule
 from firmware.tracking.policy import MODES, ModePolicy, TrackerSettings
@@ -1147,7 +1148,7 @@ class Tracker:
         table = self._table
         move = plan.move
         text = move.pdn(full=True) if table.ambiguous_ends(plan) else move.pdn()
-        side = str(self.game.turn)
+        side = Side.of(self.game.turn)
         self._since = max(self._since, now)
         self.session.play(move)
         self._synced = self.session.revision  # this tracker's own change, read below

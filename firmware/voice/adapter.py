@@ -90,10 +90,6 @@ def _side(color: Color) -> str:
     return "black" if color is Color.BLACK else "white"
 
 
-def _color(side: str) -> Color | None:
-    return Color.BLACK if side == "black" else Color.WHITE if side == "white" else None
-
-
 def _move_utterance(kind: str, side: str, path: tuple[int, ...], captures: tuple[int, ...], **extra: str) -> Utterance:
     computer = "player" in extra
     if not captures:
@@ -142,7 +138,7 @@ class Narrator:
             case Lights():
                 return self._lights(event)
             case ClockReport():
-                return self.clock(event.black, event.white, event.running)
+                return self.clock(event.black, event.white, event.running or "")
             case Condoned():
                 self._reset(event.fen)
                 return [U("ruling", "condoned", side=event.side, move=(event.move,))]
@@ -193,8 +189,8 @@ class Narrator:
 
     def _move(self, event: MoveMade) -> list[Utterance]:
         before = self.position
-        color = _color(event.side)
-        if color is not None and before.turn is not color:
+        color = event.side.color
+        if before.turn is not color:
             before = before._replace(turn=color)
         self.moves.append((before, event))
         del self.moves[:-600]

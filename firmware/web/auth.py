@@ -62,6 +62,8 @@ MAX_CLIENTS = 1024
 GLOBAL_TRIES = 10
 GLOBAL_WINDOW_MS = 60_000
 LOCKOUT_MS = 5 * 60_000
+#: The alert code of a lockout (:data:`firmware.events.ALERT_CODES`).
+LOCKOUT = "pin-guessing"
 #: How often at most a line tells of wrong tries (the first is told at once).
 LOG_EVERY_MS = 60_000
 #: Digits of a PIN the board makes (``web.pin_length``: more for a longer one).
@@ -97,9 +99,12 @@ def stored_pin(state_dir: Path, length: int = PIN_LENGTH) -> tuple[str, bool]:
 class Gate:
     """The PIN check with its limits, and the sessions it gave (thread-safe enough for one
     asyncio thread: the server calls it from its loop only). ``on_lockout`` is called with
-    what to tell the people at the board when logins are locked out."""
+    the alert's code (:data:`LOCKOUT`) and what to tell the people at the board when
+    logins are locked out."""
 
-    def __init__(self, pin: str, clock: Clock, on_lockout: Callable[[str], None] = lambda message: None) -> None:
+    def __init__(
+        self, pin: str, clock: Clock, on_lockout: Callable[[str, str], None] = lambda code, message: None
+    ) -> None:
         self._pin = pin.encode("utf-8")
         self.clock = clock
         self.on_lockout = on_lockout
@@ -163,7 +168,7 @@ class Gate:
         )
         log.warning("web: %s", message)
         try:
-            self.on_lockout(message)
+            self.on_lockout(LOCKOUT, message)
         except Exception:  # noqa: BLE001 - telling the board must not break the login
             log.exception("web: cannot tell the board of the lockout")
 

@@ -45,24 +45,25 @@ import json  # noqa: F401 - the doctests read answers with it
 import logging
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
-from firmware.app.application import App
-from firmware.events import Alert
-from firmware.link.board import LinkedBoard
+from firmware.app.snapshot import Snapshot
+from firmware.events import Alert, Event
+from firmware.link.board import LinkedBoard, SimHands
 from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
 from firmware.link.policy import LinkPolicy
 from firmware.link.transport import Transport
 from firmware.link.settings import LinkConfig
 from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message, parse_line
-from firmware.simulator.hands import Hands
+from hal.clock import Clock
 
 __all__ = [
     "PageHub",
+    "PageBoard",
     "WebLink",
     "Page",
     "QUERIES",
@@ -172,7 +173,7 @@ class PageHub:
         # them, and when (the board's ms) it last did.
         self._display: dict[str, Command] = {}
         # What the server must tell the people at the board (a PIN lockout), a few at most.
-        self._alerts: deque[str] = deque(maxlen=4)
+        self._alerts: deque[tuple[str, str]] = deque(maxlen=4)
         self._display_at: int | None = None
         #: How long (the board's ms) an answer is kept at most (see :data:`KEEP_MS`).
         self.keep_ms = keep_ms
@@ -438,14 +439,15 @@ class PageHub:
         with self._lock:
             return "connect" if any(not p.greeted for p in self._pages.values()) else None
 
-    def alert(self, message: str) -> None:
+    def alert(self, code: str, message: str) -> None:
         """(The server's thread) Tell the people at the board ``message`` (the link says it
-        in its next step, as an ``alert`` event: terminal, pages, display)."""
+        in its next step, as an ``alert`` event with ``code``, one of
+        :data:`~firmware.events.ALERT_CODES`: terminal, pages, display)."""
         with self._lock:
-            self._alerts.append(message)
+            self._alerts.append((code, message))
         self.wake_board()
 
-    def take_alerts(self) -> list[str]:
+    def take_alerts(self) -> list[tuple[str, str]]:
         if not self._alerts:
             return []  # the usual case, without taking the lock
         with self._lock:
@@ -737,10 +739,61 @@ class PagePolicy(LinkPolicy):
         self._view_marks = marks
 
 
+class BoardParts(Protocol):
+    """The board's hardware as the status page tells of it (the application's ``Hardware``)."""
+
+    @property
+    def backend(self) -> str: ...
+    @property
+    def debounce_ms(self) -> int: ...
+    @property
+    def sensors(self) -> object: ...
+
+    def diagnose(self) -> list[str]: ...
+
+
+class SimPieces(Protocol):
+    """The simulated board's pieces and hand, as far as a page's view may change with them."""
+
+    @property
+    def pieces(self) -> Mapping[int, str]: ...
+    @property
+    def hand(self) -> Sequence[str]: ...
+
+
+class PageBoard(Protocol):
+    """What the pages' link needs of the application besides the link's own side of it
+    (:class:`~firmware.link.board.LinkedBoard`): its clock, the step's snapshot, being
+    woken and asked for a step (an idle board need not look every 10 ms), its steps and
+    hardware for the status page. The application (``App``) is one; the link reads the
+    game from the snapshot and the link's interface, never from the application's parts."""
+
+    deadlines: list[Callable[[], int | None]]
+    waking_sources: list[Callable[[int], list[Event]]]
+    steps: int
+
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def snapshot(self) -> Snapshot: ...
+    @property
+    def hardware(self) -> BoardParts: ...
+    @property
+    def sim(self) -> SimPieces | None: ...
+
+    def wake(self) -> None: ...
+
+
+def _pages_board(app: object) -> TypeGuard[PageBoard]:
+    """Whether ``app`` is a :class:`PageBoard` (the snapshot is read only once it started)."""
+    return all(hasattr(app, name) for name in ("deadlines", "waking_sources", "steps", "clock", "hardware", "wake"))
+
+
 class WebLink(Link):
     """The host link, spoken by every connected page (see the module's description): a
     link on the pages' hub with the pages' policy (:class:`PagePolicy`), which watches
-    the view from the start and answers the server's questions."""
+    the view from the start and answers the server's questions. It reads the board
+    through the link's interface and :class:`PageBoard`."""
 
     def __init__(self, hub: PageHub, settings: LinkConfig = LinkConfig()) -> None:
         super().__init__(hub, settings, PagePolicy(hub))
@@ -750,23 +803,23 @@ class WebLink(Link):
         self._rate_at: tuple[int, int] | None = None
         #: Main-loop steps per second, measured over the last second.
         self.steps_per_s: float | None = None
-        #: The application itself (the link sees only its LinkedBoard side).
-        self.board: App | None = None
+        #: The application as the pages' link sees it besides the link's side (None: a
+        #: board that is none, in tests of the link alone).
+        self.board: PageBoard | None = None
         self._gate: tuple[Any, ...] | None = None
         # Nothing was left for the link by its last poll (no greeting, event or game to
         # keep in step): see poll.
         self._settled = False
 
-    def attach(self, app: LinkedBoard) -> None:
-        """Join the application; on a simulated board the pages get the simulator's hands."""
+    def attach(self, app: LinkedBoard, *, hands: SimHands | None = None) -> None:
+        """Join the application; ``hands``: the simulator's hands on a simulated board
+        (the pages may then move its pieces), given by whoever opens the pages."""
         super().attach(app)
-        clock = getattr(app, "clock", None)
-        if clock is not None:
-            self.hub.now = clock.now_ms
-        if isinstance(app, App):
+        if hands is not None:
+            self.hands = hands
+        if _pages_board(app):
             self.board = app
-            if app.sim is not None:
-                self.hands = Hands(app)
+            self.hub.now = app.clock.now_ms
             # The server wakes the main loop for what the pages send, and the link says
             # when it wants a step: an idle board need not look every 10 ms.
             self.hub.wake_board = app.wake
@@ -774,7 +827,7 @@ class WebLink(Link):
             app.waking_sources.append(self.poll)
 
     def poll(self, now: int) -> list[Any]:
-        alerts: list[Any] = [Alert(now, message) for message in self.hub.take_alerts()]
+        alerts: list[Any] = [Alert(now, code, message) for code, message in self.hub.take_alerts()]
         display = self.hub.take_display(now)
         for command in display:
             self.carry_out(command, now)  # answered already (the server's thread)
@@ -819,16 +872,18 @@ class WebLink(Link):
         return self.hub.next_deadline(now)
 
     def _gate_now(self, now: int) -> tuple[Any, ...] | None:
-        """What tells whether the view may have changed since the last poll: other roles
-        lit, an event or a command that may change the board, the simulated hand, a
-        message, a new second (the rest: names, settings, the machine thinking). Cheaper
-        than the link's own test (``_view_key``), which follows when this differs; None
-        (never the same) without the application itself."""
-        app = self.board
-        if app is None:
-            return None
-        sim = app.sim
+        """What tells whether the view may have changed since the last poll: the game (the
+        snapshot's revision: pieces, conditions, clock paused or not, offers, seats...),
+        other roles lit, an event or a command that may change the board, the simulated
+        hand, a message, a new second (the rest: names, settings, the machine thinking).
+        Cheaper than the link's own test, which follows when this differs; None (never
+        the same) without the application itself."""
+        board, app = self.board, self.app
+        if board is None or app is None or not app.started:
+            return None  # no snapshot yet
+        sim = board.sim
         return (
+            board.snapshot.revision,
             app.lit_roles,
             now // 1000,
             self.changes,

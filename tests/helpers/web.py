@@ -28,6 +28,7 @@ from firmware.link.settings import LinkConfig
 from firmware.referee.settings import RefereeSettings
 from firmware.pages.serving import Limits
 from firmware.web.bridge import KEEP_MS, PageHub, WebLink
+from firmware.simulator.hands import Hands
 from firmware.web.server import WebServer
 from hal.clock import Clock, MonotonicClock
 from rules import Position
@@ -125,7 +126,7 @@ class LiveBoard:
         # test (or bench/web.py) says so.
         self.hub = PageHub(rate=main_rate, burst=max(20, int(main_rate)), keep_ms=keep_ms, max_pages=max_pages)
         self.link = WebLink(self.hub, LinkConfig(lines_per_step=lines_per_step))
-        self.link.attach(self.app)
+        self.link.attach(self.app, hands=Hands(self.app) if self.app.sim is not None else None)
         self.server = WebServer(
             self.link,
             host=host,
