@@ -43,6 +43,7 @@ from firmware.events.board import (
     Reopened,
     ResignAsked,
     SetUp,
+    SetUpRank,
     TakenBack,
 )
 from firmware.events.clock import ClockReport, ClockState, Flag
@@ -60,6 +61,7 @@ __all__ = [
     "GameOver",
     "NewGame",
     "SetUp",
+    "SetUpRank",
     "MissedJump",
     "Huffed",
     "HuffTakenBack",
