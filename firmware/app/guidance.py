@@ -132,12 +132,18 @@ class SetupGuide:
     #: The causes of a set-up of a whole position (a ``restore``, a move taken back or a
     #: piece knocked, is a few squares near each other: all lit at once, as before).
     CAUSES = ("new-game", "resume")
+    #: A set-up that begins with this many squares to change or fewer (a move or two
+    #: away: a game resumed on a board that kept its pieces) is lit all at once.
+    FEW = 4
 
     def __init__(self) -> None:
         self.step: RankStep | None = None
+        #: This set-up is lit all at once (it began with :attr:`FEW` squares or fewer).
+        self.at_once = False
         self._target: tuple[str, Position] | None = None
         self._known: dict[int, Piece] = {}
         self._said: int | None = None
+        self._change: frozenset[int] = frozenset()
 
     def follow(
         self, target: tuple[str, Position] | None, board: int, before: Position | None, near: Color, now: int
@@ -147,14 +153,21 @@ class SetupGuide:
         stand where the board is occupied)."""
         if target is None or target[0] not in self.CAUSES:
             self._target, self.step, self._said, self._known = None, None, None, {}
+            self.at_once, self._change = False, frozenset()
             return []
-        if target != self._target:
-            self._target, self._said = target, None
+        new = target != self._target
+        if new:
+            self._target, self._said, self.step = target, None, None
             pieces = before.pieces() if before is not None else {}
             self._known = {s: p for s, p in pieces.items() if board & bit(s)}
         for square in [s for s in self._known if not board & bit(s)]:
             del self._known[square]  # lifted: the piece put back is taken to be the right one
         steps = rank_steps(target[1], board, near, self._known)
+        if new:
+            self.at_once = sum(len(s.squares) for s in steps) <= self.FEW
+        if self.at_once:
+            self._change = frozenset(square for s in steps for square in s.change)
+            return []
         # A rank begun is finished first (its wrong piece lifted is now a square to fill).
         going = [s for s in steps if self.step is not None and s.rank == self.step.rank]
         self.step = going[0] if going else steps[0] if steps else None
@@ -169,6 +182,10 @@ class SetupGuide:
         out = dict(roles)
         step = self.step
         if self._target is None:
+            return out
+        if self.at_once:
+            for square in self._change:
+                out[square] = Role.EXTRA
             return out
         for square, role in roles.items():
             if role in (Role.MISSING, Role.EXTRA) and (step is None or square not in step.squares):
