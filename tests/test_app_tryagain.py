@@ -14,7 +14,7 @@ from firmware.app.players import Human, RandomMover
 from firmware.app.tryagain import FROM_GAME, FROM_PLY, TryAgain, retry_from
 from firmware.cli import main
 from firmware.link.settings import LinkConfig
-from firmware.storage.store import GameStore
+from firmware.storage.store import GameRecord, GameStore
 from firmware.tracking.roles import Role
 from firmware.voice.adapter import BoardVoice
 from firmware.voice.phrases import Phrasebook
@@ -45,6 +45,9 @@ def _losing_ply(tmp_path: Path, game: str, capsys: pytest.CaptureFixture[str]) -
     capsys.readouterr()
     assert main(["review", game, "--json", "--nodes", str(NODES), "--state-dir", str(tmp_path)]) == 0
     review = json.loads(capsys.readouterr().out)
+    assert main(["review", game, "--nodes", str(NODES), "--state-dir", str(tmp_path)]) == 0
+    said = capsys.readouterr().out.splitlines()[-1]
+    assert said == f"Play 3. 12-16 again on the board: crownhead run --from-game {game} --ply 4 --mode computer"
     (blunder,) = [p for p in review["plies"] if p["mark"] == "??"]
     assert (blunder["ply"], blunder["move"], blunder["side"]) == (5, "12-16", "black")
     return int(blunder["ply"])
@@ -163,3 +166,31 @@ def test_a_position_with_no_move_left_is_not_tried_again(tmp_path: Path) -> None
     with pytest.raises(ValueError, match="is over after 1 plies: white has no move to try"):
         retry_from(store, "g1", 1)
     assert retry_from(store, "1", 0).position == Position.from_fen("B:W18:B14")
+
+
+def test_run_from_game_sets_up_the_position_and_keeps_the_reference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # crownhead run itself, headless on the simulated board, hands from a replay script.
+    game = Game()
+    for move in GIVEN_AWAY.split():
+        game.play_text(move)
+    game.declare("0-1", "resign")
+    store = GameStore(tmp_path)
+    kept = store.finish(GameRecord.new(black="Ann", white="Bob").with_game(game)).stem
+    script = tmp_path / "hands.txt"
+    # The person plays Black (the machine White) from Black's side: rank 7 first (8 off),
+    # then 15, then 17 and 19 on (the man lifted from 8 goes on 15), then 22 and 23 off.
+    script.write_text(
+        "lift 8\nwait 200\nplace 15\nwait 200\nplace 17\nplace 19\nwait 200\n"
+        "lift 22\nlift 23\nwait 500\nlift 9\nplace 13\nwait 500\n"
+    )
+    argv = ["run", "--hal", "sim", "--headless", "--log", "json", "--script", str(script)]
+    argv += ["--from-game", kept, "--ply", "4", "--mode", "computer", "--opponent", "random", "--seed", "1"]
+    assert main([*argv, "--state-dir", str(tmp_path)]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [e["rank"] for e in events if e["event"] == "setup-rank"] == [7, 5, 4, 3]
+    assert [e["move"] for e in events if e["event"] == "move"][:1] == ["9-13"]
+    saved = json.loads((tmp_path / "current.json").read_text())
+    assert saved["extra"] == {FROM_GAME: kept, FROM_PLY: "4"} and saved["moves"][0] == "9-13"
+    assert saved["mode"] == "computer"

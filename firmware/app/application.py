@@ -351,7 +351,6 @@ class App(Loop, Commands):
 
     def _new_record(self, start: Position) -> GameRecord:
         s = self.settings
-        tags, self.start_tags = self.start_tags, None
         record = GameRecord.new(
             black=self.players[BLACK].name,
             white=self.players[WHITE].name,
@@ -361,7 +360,11 @@ class App(Loop, Commands):
             start=start,
             rules=self.tracker.game.rules,
         )
-        return replace(record, extra=dict(tags[1])) if tags is not None and tags[0] == start else record
+        tags = self.start_tags
+        if tags is None or tags[0] != start:
+            return record
+        self.start_tags = None  # the tags given with that set-up: this game's alone
+        return replace(record, extra=dict(tags[1]))
 
     def close(self) -> None:
         """Save the game, turn the LEDs off, release the hardware and the state directory."""

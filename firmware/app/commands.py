@@ -181,9 +181,9 @@ class Commands:
 
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]:
         """A new game from ``position``: the board is set up for it; the events. ``tags``:
-        PDN tags its record keeps, once it begins (from ``position``)."""
-        if tags is not None:
-            self.start_tags = (position, dict(tags))
+        PDN tags its record keeps, once it begins (from ``position``); a set-up asked
+        for without them forgets those of an earlier one."""
+        self.start_tags = (position, dict(tags)) if tags is not None else None
         return self.tracker.new_game(position, now)
 
     def try_again(self, game: str, ply: int, opponent: str, now: int) -> list[Event]:
