@@ -112,11 +112,19 @@ def retry_from(store: GameStore | None, game: str, ply: int) -> Retry:
     return Retry(path.stem, ply, position, pdn.rules, played)
 
 
-def begin(app: Board, retry: Retry, opponent: str, now: int, machine: Player | None = None) -> list[Event]:
+def begin(
+    app: Board,
+    retry: Retry,
+    opponent: str,
+    now: int,
+    machine: Player | None = None,
+    machine_side: Color | None = None,
+) -> list[Event]:
     """Set ``retry`` up on the board as a new game against ``opponent`` (``computer``: the
-    machine, ``machine`` or the engine at full strength, plays the side not to move;
-    ``play``: two players). A saved game waiting to resume, or a game under way, is put
-    away as the board's ``new`` button puts it away. ``ValueError`` naming the problem."""
+    machine, ``machine`` or the engine at full strength, plays ``machine_side``, by
+    default the side not to move; ``play``: two players). A saved game waiting to resume,
+    or a game under way, is put away as the board's ``new`` button puts it away.
+    ``ValueError`` naming the problem."""
     if opponent not in OPPONENTS:
         raise ValueError(f"the opponent is computer or play, got {opponent!r}")
     # Computer or play mode, never the referee's: a game tried again is no tournament game.
@@ -130,7 +138,7 @@ def begin(app: Board, retry: Retry, opponent: str, now: int, machine: Player | N
     events += app.new_game(retry.position, now, tags=retry.tags)
     if opponent == "computer":
         assert player is not None
-        app.set_mode("computer", now, computer=(retry.mover.opponent, player))
+        app.set_mode("computer", now, computer=(machine_side or retry.mover.opponent, player))
     else:
         app.set_mode("play", now)
     side = "Black" if retry.mover is Color.BLACK else "White"
@@ -142,10 +150,13 @@ def begin(app: Board, retry: Retry, opponent: str, now: int, machine: Player | N
 class TryAgain:
     """``crownhead run --from-game GAME --ply N``: the retry set up at the first step."""
 
-    def __init__(self, retry: Retry, opponent: str, machine: Player | None = None) -> None:
+    def __init__(
+        self, retry: Retry, opponent: str, machine: Player | None = None, machine_side: Color | None = None
+    ) -> None:
         self.retry = retry
         self.opponent = opponent
         self.machine = machine
+        self.machine_side = machine_side
         self._app: Board | None = None
         self._done = False
 
@@ -159,7 +170,7 @@ class TryAgain:
         if self._done or app is None or not app.started:
             return []
         self._done = True
-        return begin(app, self.retry, self.opponent, now, self.machine)
+        return begin(app, self.retry, self.opponent, now, self.machine, self.machine_side)
 
 
 def tags_of(tags: Mapping[str, str]) -> tuple[str, int] | None:

@@ -392,8 +392,8 @@ def run(args: argparse.Namespace) -> int:
     if retry is not None:
         from firmware.app.tryagain import TryAgain
 
-        machine = players[retry.mover.opponent] if mode == "computer" else None
-        TryAgain(retry, mode, machine).attach(app)
+        side = BLACK if args.computer_plays == "black" else WHITE
+        TryAgain(retry, mode, players[side] if mode == "computer" else None, side).attach(app)
     if phrasebook is not None or web is not None:
         # The page's live region reads every sentence out, spoken here or not.
         _open_voice(speech, phrasebook, app, page=web is not None)  # closed with the app
