@@ -144,6 +144,7 @@ class SetupGuide:
         self._known: dict[int, Piece] = {}
         self._said: int | None = None
         self._change: frozenset[int] = frozenset()
+        self._board = -1
 
     def follow(
         self, target: tuple[str, Position] | None, board: int, before: Position | None, near: Color, now: int
@@ -156,6 +157,9 @@ class SetupGuide:
             self.at_once, self._change = False, frozenset()
             return []
         new = target != self._target
+        if not new and board == self._board:
+            return []  # nothing moved: the step stands (the loop steps far more often)
+        self._board = board
         if new:
             self._target, self._said, self.step = target, None, None
             pieces = before.pieces() if before is not None else {}
@@ -176,13 +180,14 @@ class SetupGuide:
         self._said = self.step.rank
         return [self.step.event(now, target[0], len(steps))]
 
-    def light(self, roles: Mapping[int, str]) -> dict[int, str]:
+    def light(self, roles: dict[int, str]) -> dict[int, str]:
         """``roles`` with the set-up's squares to fill and to empty kept to the rank now,
-        and its squares whose piece must change lit to be emptied."""
+        and its squares whose piece must change lit to be emptied (``roles`` itself when
+        nothing is being set up)."""
+        if self._target is None:
+            return roles
         out = dict(roles)
         step = self.step
-        if self._target is None:
-            return out
         if self.at_once:
             for square in self._change:
                 out[square] = Role.EXTRA
