@@ -184,3 +184,12 @@ def test_the_rank_is_said_in_every_language() -> None:
         sentences = list(Phrasebook(lang).sentences(Narrator().hear(event)))
         assert sentences[0].text == head, (lang, sentences[0].text)
         assert len(sentences) == 4
+
+
+def test_the_screen_says_which_rank_is_lit(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, board={}, settings=AppSettings(start=SCATTERED))
+    rig.wait(100)
+    prompt = rig.app.view().prompt
+    assert prompt.startswith("Set up Black men on 1, 9, 10 and 14, king on 6;")
+    assert ": rank 1 (29-32) now: put pieces on the blue squares" in prompt
+    assert rig.app.snapshot.setup is not None and rig.app.snapshot.setup.rank == 1

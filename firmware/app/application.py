@@ -787,7 +787,8 @@ class App(Loop, Commands):
         tracker = self.tracker
         game = tracker.game
         target = self.setup_target()
-        setup = Setup(*target) if target is not None else None
+        step = self.guide.step
+        setup = Setup(*target, rank=step.rank if step is not None else None) if target is not None else None
         board = tracker.board
         pieces, strays = standing(setup.position if setup is not None else game.position, board)
         roles = self.guide.light(picture(tracker, self.hint))
