@@ -194,3 +194,17 @@ def test_run_from_game_sets_up_the_position_and_keeps_the_reference(
     saved = json.loads((tmp_path / "current.json").read_text())
     assert saved["extra"] == {FROM_GAME: kept, FROM_PLY: "4"} and saved["moves"][0] == "9-13"
     assert saved["mode"] == "computer"
+
+
+def test_no_game_is_tried_again_during_a_match(tmp_path: Path) -> None:
+    from firmware.storage.matches import MatchStore, new_match
+
+    rig = Rig(tmp_path, start=False)
+    rig.connect(Wire(), LinkConfig())
+    rig.app.start()
+    rig.wait(100)
+    game = _played(tmp_path, rig)
+    MatchStore(tmp_path).save(new_match("Ana", "Ben", games=2))
+    answer = ask(rig, f"again {game} 4 play")
+    assert answer["event"] == "error" and answer["message"].startswith("a match is under way")
+    rig.close()

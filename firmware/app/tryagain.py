@@ -27,6 +27,7 @@ from rules import Color, Game, Position, Rules
 from rules.pdn import read_game
 
 if TYPE_CHECKING:
+    from firmware.app.matchplay import MatchPlay
     from firmware.app.players import Player
 
 
@@ -35,6 +36,7 @@ class Board(Protocol):
     commands), named here so that the commands may call :func:`begin` without a cycle."""
 
     sources: list[Callable[[int], list[Event]]]
+    matches: MatchPlay
 
     @property
     def started(self) -> bool: ...
@@ -127,6 +129,9 @@ def begin(
     ``ValueError`` naming the problem."""
     if opponent not in OPPONENTS:
         raise ValueError(f"the opponent is computer or play, got {opponent!r}")
+    if app.matches.active is not None:
+        # Every game begun during a match is one of its games.
+        raise ValueError("a match is under way: a game tried again would count in it (crownhead match end first)")
     # Computer or play mode, never the referee's: a game tried again is no tournament game.
     player = machine if machine is not None or opponent != "computer" else app.computer_player()
     if app.resuming:

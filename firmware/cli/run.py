@@ -275,6 +275,8 @@ def run(args: argparse.Namespace) -> int:
     if args.from_game is not None or args.ply is not None:
         if args.from_game is None or args.ply is None:
             return _fail("--from-game and --ply go together: the game, and the plies played before the position")
+        if args.remote:
+            return _fail("--from-game: a game far away is agreed with the other board, not tried again here")
         if mode not in ("computer", "play") or problems:
             return _fail("--from-game: a game tried again is played in computer or play mode (--mode)")
         from firmware.app.tryagain import retry_from
