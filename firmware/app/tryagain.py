@@ -81,11 +81,10 @@ class Retry:
         return self.position.turn
 
     def describe(self) -> str:
-        """``after move 3... 12-16 of game 20261204-...`` as the board says it."""
+        """``game 20261204-101500-1a2b after 4 of its 10 plies``, as the board says it."""
         if self.ply == 0:
             return f"the start of game {self.game}"
-        number = (self.ply + 1) // 2
-        return f"game {self.game} after {self.ply} of its {self.moves} plies (move {number})"
+        return f"game {self.game} after {self.ply} of its {self.moves} plies"
 
 
 def retry_from(store: GameStore | None, game: str, ply: int) -> Retry:
@@ -96,7 +95,7 @@ def retry_from(store: GameStore | None, game: str, ply: int) -> Retry:
         raise ValueError("this board keeps no games (no state directory)")
     path = store.find(game)
     if path is None:
-        raise ValueError(f"no kept game {game!r} in {store.directory} (see crownhead games)")
+        raise ValueError(f"no kept game {game!r} (see crownhead games)")
     try:
         text = read_text(Path(path), RECORD_LIMIT)
     except (FileRefused, OSError) as exc:
