@@ -58,7 +58,8 @@
     const r = page.replay;
     const ready = !!(r && r.game);
     $("#again-before").disabled = !ready || r.ply < 1;
-    $("#again-here").disabled = !ready || r.ply >= r.game.moves.length;
+    // At the end too: a game resigned may be played on (the board refuses a position with no move).
+    $("#again-here").disabled = !ready;
   }
 
   async function tryAgain(ply) {
