@@ -2,7 +2,8 @@
 
 Prints the CPU time of one main-loop step (``App.step``) in three situations — idle, a
 piece in hand, a warning blinking — beside its peer measured in the same run, the bare
-controller step (switches → debouncer → tracker, no LEDs, no UI, no store), and the CPU
+controller step (switches → debouncer → tracker, no LEDs, no UI, no store), a step while a
+position is set up a rank at a time (beside the idle step), and the CPU
 cost of a whole move: the simulator's hands, every 10 ms step until the move is
 accepted, and the save with its fsyncs.
 
@@ -111,6 +112,14 @@ def main() -> int:
             raise SystemExit("expected a forced-capture warning; the benchmark set-up is wrong")
         blinking = cpu_per_call(app2.step, clock2, args.steps)
 
+        # A new game from a position that differs on most squares: a rank of it lit, said.
+        app3, clock3 = make_app(root / "setup")
+        app3.new_game(Position.from_fen("W:W18,K26,30:B1,K6,9,10,14"), clock3.now_ms())
+        app3.run_for(100)
+        if app3.guide.step is None:
+            raise SystemExit("expected a set-up a rank at a time; the benchmark set-up is wrong")
+        setting_up = cpu_per_call(app3.step, clock3, args.steps)
+
         per_move, made = cost_per_move(root / "moves", args.moves, args.seed)
 
     print(f"python {sys.version.split()[0]}, one step every {STEP_MS} ms of virtual time")
@@ -118,6 +127,7 @@ def main() -> int:
     print(f"app step, idle:                {idle:7.1f} us CPU  ({idle / controller:.1f}x the controller)")
     print(f"app step, piece in hand:       {lifted:7.1f} us CPU  ({lifted / controller:.1f}x)")
     print(f"app step, warning blinking:    {blinking:7.1f} us CPU  ({blinking / controller:.1f}x)")
+    print(f"app step, setting up a rank:   {setting_up:7.1f} us CPU  ({setting_up / idle:.2f}x the idle step)")
     print(
         f"one whole move (hands, steps until accepted, fsynced save): {per_move:.2f} ms CPU"
         f" (mean of {made} random moves)"

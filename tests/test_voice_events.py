@@ -40,6 +40,7 @@ from firmware.events import (
     Reopened,
     ResignAsked,
     SetUp,
+    SetUpRank,
     Spoken,
     TakenBack,
 )
@@ -59,6 +60,8 @@ def _events() -> list[Event]:
         TakenBack(0, 3),  # no move heard yet: said by its number
         SetUp(0, "new-game", START, tuple(range(1, 13)), (), tuple(range(21, 33)), (), (12,)),
         SetUp(0, "resume", "B:W18,K30:B9,K2", (2, 9), (2,), (18, 30), (30,), (2, 9, 18, 30)),
+        SetUpRank(0, "new-game", 1, 29, 32, (), (), (29, 30), (31,), (32,), (), 4),
+        SetUpRank(0, "resume", 5, 13, 16, (14,), (13,), (), (), (15, 16), (14,), 1),
         GameStarted(0, True, 2, START, "g1"),
         BallotDrawn(0, 1, ("9-13", "21-17", "5-9"), "Old Faithful"),
         MoveMade(100, 1, "black", "11-15", (11, 15), ()),

@@ -66,6 +66,7 @@ from firmware.app.hardware import Hardware, TappedButtons, tidy_hand
 from firmware.app.keeper import GameKeeper
 from firmware.app.leds import LedPolicy, LedSettings
 from firmware.app.setup import setup_event
+from firmware.app.guidance import SetupGuide, near_side
 from firmware.app.outputs import O, Outputs, SinkOutput
 from firmware.app.snapshot import Condition, Offer, Seat, Setup, Snapshot, standing
 from firmware.app.matchplay import MatchPlay
@@ -200,6 +201,8 @@ class App(Loop, Commands):
         #: serves the page, shown on the screen and the display.
         self.page_urls: tuple[str, ...] = ()
         self.page_pin = ""
+        #: The rank of a set-up the lights show now (see firmware.app.guidance).
+        self.guide = SetupGuide()
         #: The set-up last announced with a ``setup`` event (cause, fen), or None.
         self._announced_setup: tuple[str, str] | None = None
         #: The takeback button was pressed (a computer game then takes back two plies).
@@ -366,7 +369,7 @@ class App(Loop, Commands):
 
     def _new_record(self, start: Position) -> GameRecord:
         s = self.settings
-        return GameRecord.new(
+        record = GameRecord.new(
             black=self.players[BLACK].name,
             white=self.players[WHITE].name,
             event=s.event or self.mode.event,
@@ -375,6 +378,11 @@ class App(Loop, Commands):
             start=start,
             rules=self.tracker.game.rules,
         )
+        tags = self.start_tags
+        if tags is None or tags[0] != start:
+            return record
+        self.start_tags = None  # the tags given with that set-up: this game's alone
+        return replace(record, extra=dict(tags[1]))
 
     def close(self) -> None:
         """Save the game, turn the LEDs off, release the hardware and the state directory."""
@@ -429,6 +437,10 @@ class App(Loop, Commands):
         self._play_computer(now, out)
         self.hints.find(self.tracker.game, self._hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
         out += self._announce_setup(now)
+        target, tracker = self.setup_target(), self.tracker
+        before = tracker.game.position if target is not None and target[0] == "new-game" else None
+        at_board = [c for c in (BLACK, WHITE) if c not in tracker.held and self.players[c].is_human]
+        out += self.guide.follow(target, tracker.board, before, near_side(at_board), now)
         self._takeback_pressed = False  # a press is handled in the step that polled it
         self._note_takebacks()
         # The step's snapshot before its events go out: an output hearing of a move
@@ -838,10 +850,11 @@ class App(Loop, Commands):
         tracker = self.tracker
         game = tracker.game
         target = self.setup_target()
-        setup = Setup(*target) if target is not None else None
+        step = self.guide.step
+        setup = Setup(*target, rank=step.rank if step is not None else None) if target is not None else None
         board = tracker.board
         pieces, strays = standing(setup.position if setup is not None else game.position, board)
-        roles = picture(tracker, self.hint)
+        roles = self.guide.light(picture(tracker, self.hint))
         put_back = tuple(sorted(s for s, r in roles.items() if r == Role.MISSING))
         take_off = tuple(sorted(s for s, r in roles.items() if r in (Role.EXTRA, Role.REMOVE)))
         conditions = tuple(

@@ -13,7 +13,7 @@ nothing else of the application.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -64,6 +64,9 @@ class Commands:
     _resuming: bool
     _game: Game | None
     hardware: Hardware
+    #: PDN tags for the record of the next game to begin, if it begins from that
+    #: position (a game tried again names the game it came from): see :meth:`new_game`.
+    start_tags: tuple[Position, dict[str, str]] | None = None
 
     def _save(self, now: int) -> list[GameSaved]:
         """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
@@ -178,9 +181,20 @@ class Commands:
         other for that side. ``ValueError`` when it is not legal now."""
         self.tracker.expect(move)
 
-    def new_game(self, position: Position, now: int) -> list[Event]:
-        """A new game from ``position``: the board is set up for it; the events."""
+    def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]:
+        """A new game from ``position``: the board is set up for it; the events. ``tags``:
+        PDN tags its record keeps, once it begins (from ``position``); a set-up asked
+        for without them forgets those of an earlier one."""
+        self.start_tags = (position, dict(tags)) if tags is not None else None
         return self.tracker.new_game(position, now)
+
+    def try_again(self, game: str, ply: int, opponent: str, now: int) -> list[Event]:
+        """The kept game ``game`` after ``ply`` plies, set up as a new game against
+        ``opponent`` (``computer`` or ``play``), its record naming where it came from
+        (:mod:`firmware.app.tryagain`); ``ValueError`` naming the problem."""
+        from firmware.app.tryagain import begin, retry_from
+
+        return begin(self, retry_from(self.store, game, ply), opponent, now)  # type: ignore[arg-type]  # App is a Board
 
     def take_back(self, now: int) -> list[Event]:
         """Take the last move back (the board is guided back to the position before it)."""

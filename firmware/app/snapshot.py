@@ -67,10 +67,13 @@ class Seat:
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """A position being set up: ``cause`` is ``new-game``, ``resume`` or ``restore``."""
+    """A position being set up: ``cause`` is ``new-game``, ``resume`` or ``restore``;
+    ``rank`` the rank the lights show now (1-8: :mod:`firmware.app.guidance`), or None
+    when every square is lit at once."""
 
     cause: str
     position: Position
+    rank: int | None = None
 
 
 @dataclass(frozen=True)

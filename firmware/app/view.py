@@ -16,6 +16,7 @@ from firmware.app.hardware import Hardware
 from firmware.app.leds import LedPolicy
 from firmware.app.matchplay import MatchPlay
 from firmware.app.players import Player, Thinker
+from firmware.app.guidance import rank_squares
 from firmware.app.setup import setup_text, takeback_text
 from firmware.app.snapshot import Seat, Snapshot, shown_tokens
 from firmware.events import ClockState
@@ -177,11 +178,18 @@ def board_view(board: ShownBoard) -> BoardView:
             status += f"; hint: {board.hint.pdn()}"
     condition = snap.condition
     prompt = ""
+    # The rank the lights show, when a set-up is lit a rank at a time.
+    rank = ""
+    if setup is not None and setup.rank is not None:
+        squares = rank_squares(setup.rank)
+        rank = f" rank {setup.rank} ({squares[0]}-{squares[-1]}) now:"
     if snap.resuming and setup is not None:
-        prompt = f"Set up {setup_text(setup.position)}: where the lights ask (f does it), or n for a new game instead."
+        prompt = (
+            f"Set up {setup_text(setup.position)}:{rank} where the lights ask (f does it), or n for a new game instead."
+        )
     elif setup is not None and setup.cause == "new-game":
         prompt = (
-            f"Set up {setup_text(setup.position)}: put pieces on the blue squares and take"
+            f"Set up {setup_text(setup.position)}:{rank} put pieces on the blue squares and take"
             " them off the orange ones (f does it)."
         )
     elif snap.undone and (what := takeback_text(snap.position, snap.undone, game.rules, snap.board)):

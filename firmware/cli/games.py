@@ -143,14 +143,7 @@ def _export(store: GameStore, output: str | None) -> int:
 
 def find_game(store: GameStore, game_id: str) -> Path | None:
     """A kept game's file from its number in the listing or its file name."""
-    files = store.game_files()
-    if game_id.isascii() and game_id.isdigit() and len(game_id) <= 6 and 1 <= int(game_id) <= len(files):
-        return files[int(game_id) - 1]
-    name = game_id.removesuffix(".pdn")
-    for path in files:
-        if path.stem == name:
-            return path
-    return None
+    return store.find(game_id)
 
 
 def _sheet(store: GameStore, game_id: str, output: str, paper: str) -> int:

@@ -132,4 +132,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(review.pdn())
     else:
         print(report(review))
+        worst = max(review.marked(), key=lambda p: p.cost, default=None)
+        if worst is not None and worst.mark is not None and worst.mark.value != "!" and path.parent.name == "games":
+            # A kept game: the board can set the position before that move up again.
+            print(
+                f"Play {worst.numbered} again on the board: "
+                f"crownhead run --from-game {path.stem} --ply {worst.ply - 1} --mode computer"
+            )
     return 0

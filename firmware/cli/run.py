@@ -93,6 +93,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--problem", metavar="ID", help="with --mode problems: begin with this problem (crownhead problems list)"
     )
+    p.add_argument(
+        "--from-game",
+        metavar="GAME",
+        help="try a kept game again (its number or name in crownhead games) from the position after "
+        "--ply plies, against the computer (--mode computer: it takes the side not to move) or a friend "
+        "(--mode play); the new game's record names it (docs/coach.md)",
+    )
+    p.add_argument(
+        "--ply",
+        type=int_argument,
+        metavar="N",
+        help="with --from-game: the plies of that game played before the position (0: its start)",
+    )
     p.add_argument("--hints", choices=("on", "off"), help="hint lights (default: on, or [play] hints)")
     p.add_argument(
         "--computer-plays", choices=("black", "white"), help="the machine's side in computer mode (default: white)"
@@ -258,6 +271,23 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--clock: {exc}")
     except ValueError as exc:
         return _fail(str(exc))
+    retry = None
+    if args.from_game is not None or args.ply is not None:
+        if args.from_game is None or args.ply is None:
+            return _fail("--from-game and --ply go together: the game, and the plies played before the position")
+        if args.remote:
+            return _fail("--from-game: a game far away is agreed with the other board, not tried again here")
+        if mode not in ("computer", "play") or problems:
+            return _fail("--from-game: a game tried again is played in computer or play mode (--mode)")
+        from firmware.app.tryagain import retry_from
+
+        kept = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
+        try:
+            retry = retry_from(GameStore(kept), args.from_game, args.ply)
+        except ValueError as exc:
+            return _fail(f"--from-game: {exc}")
+        if mode == "computer" and not args.computer_plays:
+            args.computer_plays = str(retry.mover.opponent)  # the person plays the side to move
     try:
         players = _players(args, play, mode)
     except EngineUnavailable as exc:
@@ -361,6 +391,11 @@ def run(args: argparse.Namespace) -> int:
 
         probe = _endgame_tables(args.state_dir)
         ProblemCoach(state_dir, probe if isinstance(probe, EndgameTables) else None, first_problem).attach(app)
+    if retry is not None:
+        from firmware.app.tryagain import TryAgain
+
+        side = BLACK if args.computer_plays == "black" else WHITE
+        TryAgain(retry, mode, players[side] if mode == "computer" else None, side).attach(app)
     if phrasebook is not None or web is not None:
         # The page's live region reads every sentence out, spoken here or not.
         _open_voice(speech, phrasebook, app, page=web is not None)  # closed with the app

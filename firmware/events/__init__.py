@@ -47,6 +47,7 @@ from firmware.events.board import (
     Reopened,
     ResignAsked,
     SetUp,
+    SetUpRank,
     TakenBack,
 )
 from firmware.events.clock import ClockReport, ClockState, Flag
@@ -68,6 +69,7 @@ __all__ = [
     "GameOver",
     "NewGame",
     "SetUp",
+    "SetUpRank",
     "MissedJump",
     "Huffed",
     "HuffTakenBack",

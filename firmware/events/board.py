@@ -21,6 +21,7 @@ __all__ = [
     "GameOver",
     "NewGame",
     "SetUp",
+    "SetUpRank",
     "MissedJump",
     "Huffed",
     "HuffTakenBack",
@@ -127,6 +128,29 @@ class SetUp(Event):
     white: tuple[int, ...]
     white_kings: tuple[int, ...]
     wrong: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SetUpRank(Event):
+    """The rank of the set-up the lights show now (``firmware.app.guidance``): ``rank``
+    1-8 (1 is White's back rank, 29-32), ``first`` and ``last`` its squares; what it must
+    hold when done (each side's men and kings on it); the squares to take a piece off
+    (``empty``) and those whose piece is the wrong one (``change``: lift it and put the
+    one named); ``left`` the ranks still to set up, this one included.
+    """
+
+    kind: ClassVar[str] = "setup-rank"
+    cause: str
+    rank: int
+    first: int
+    last: int
+    black: tuple[int, ...]
+    black_kings: tuple[int, ...]
+    white: tuple[int, ...]
+    white_kings: tuple[int, ...]
+    empty: tuple[int, ...]
+    change: tuple[int, ...]
+    left: int
 
 
 @dataclass(frozen=True, slots=True)

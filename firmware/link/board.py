@@ -165,6 +165,9 @@ class LinkedBoard(Protocol):
         """The saved game being resumed is given up for a new game (kept as unfinished)."""
 
     def new_game(self, position: Position, now: int) -> list[Event]: ...
+    def try_again(self, game: str, ply: int, opponent: str, now: int) -> list[Event]:
+        """A kept game set up again from the position after ``ply`` plies; ``ValueError``."""
+
     def show_move(self, move: Move | None) -> None:
         """Ask for ``move`` on the board (None: no longer); ``ValueError`` when not legal."""
 

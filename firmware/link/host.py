@@ -838,6 +838,19 @@ class Link(PeerFollower):
         self._events += self.app.new_game(position, now)
         return {"fen": position.fen(), "ready": self.app.setting_up is None}
 
+    def _cmd_again(self, now: int, game: str, ply: int, opponent: str) -> dict[str, Any]:
+        assert self.app is not None
+        if self.remote is not None or self.linked:
+            raise LinkError("not-now", "a game with the other end of the link is not tried again here", "again")
+        try:
+            events = self.app.try_again(game, ply, opponent, now)
+        except ValueError as exc:
+            raise LinkError("bad-argument", str(exc), "again") from None
+        self._following = None
+        self._events += events
+        setting_up = self.app.setting_up
+        return {"game": game, "ply": ply, "opponent": opponent, "fen": setting_up.fen() if setting_up else None}
+
     def _cmd_play(self, now: int, text: str) -> dict[str, Any]:
         assert self.app is not None
         game = self._require_playing("play")
@@ -1211,6 +1224,7 @@ def _help_page(start: int) -> tuple[tuple[str, Any], ...]:
 CONTROL_COMMANDS = frozenset(
     {
         "new",
+        "again",
         "play",
         "hint",
         "mode",

@@ -249,6 +249,25 @@ def _new(name: str, rest: str) -> tuple[Any, ...]:
     return (_one_word(name, rest, "an optional FEN (no spaces)"),)
 
 
+_GAME_NAME = re.compile(r"[0-9A-Za-z][0-9A-Za-z._-]{0,80}")
+
+
+def _again(name: str, rest: str) -> tuple[Any, ...]:
+    """``GAME PLY [computer|play]``: a kept game's number or name, the plies before the position."""
+    words = rest.split()
+    if not 2 <= len(words) <= 3:
+        raise LinkError("bad-argument", "again needs GAME PLY [computer|play], e.g. again 3 17 computer", name)
+    game, ply = words[0], words[1]
+    if not _GAME_NAME.fullmatch(game):
+        raise LinkError("bad-argument", f"{_show(game)} is not a kept game's number or name", name)
+    if not (ply.isascii() and ply.isdigit() and len(ply) <= 5):
+        raise LinkError("bad-argument", f"the ply is a number of plies, 0 or more, got {_show(ply)}", name)
+    opponent = words[2].lower() if len(words) == 3 else "computer"
+    if opponent not in ("computer", "play"):
+        raise LinkError("bad-argument", f"the opponent is computer or play, got {_show(words[2])}", name)
+    return (game, int(ply), opponent)
+
+
 def _play(name: str, rest: str) -> tuple[Any, ...]:
     word = _one_word(name, rest, "a move like 11-15 or 15x24x31")
     if not _MOVE.fullmatch(word):
@@ -411,6 +430,7 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "pdn": (_pdn, "pdn [OFFSET]: the game so far as PDN, in pieces that fit a line"),
     "moves": (_no_args, "moves: the legal moves of the side to move"),
     "new": (_new, "new [FEN]: set up a new game (the start position by default)"),
+    "again": (_again, "again GAME PLY [computer|play]: a kept game tried again from the position after PLY plies"),
     "play": (_play, "play MOVE: show MOVE on the board and wait for it to be made"),
     "hint": (_choice("on", "off"), "hint on|off: hint lights"),
     "mode": (

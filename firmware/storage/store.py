@@ -715,6 +715,18 @@ class GameStore:
             return []
         return sorted(self.games_dir.glob("*.pdn"))
 
+    def find(self, game_id: str) -> Path | None:
+        """A kept game's file from its number in the listing (1 the oldest) or its file
+        name (with or without ``.pdn``), or None."""
+        files = self.game_files()
+        if game_id.isascii() and game_id.isdigit() and len(game_id) <= 6 and 1 <= int(game_id) <= len(files):
+            return files[int(game_id) - 1]
+        name = game_id.removesuffix(".pdn")
+        for path in files:
+            if path.stem == name:
+                return path
+        return None
+
     def list_games(self, skipped: list[StoreError] | None = None) -> list[GameFile]:
         """The finished games, oldest first (file names start with the start time).
 

@@ -56,6 +56,7 @@ from firmware.events import (
     Reopened,
     ResignAsked,
     SetUp,
+    SetUpRank,
     Spoken,
     TakenBack,
 )
@@ -133,6 +134,8 @@ class Narrator:
                 return self._started(event)
             case SetUp():
                 return self._setup(event)
+            case SetUpRank():
+                return self._setup_rank(event)
             case BoardWarning():
                 return self._warning(event)
             case Lights():
@@ -238,6 +241,21 @@ class Narrator:
         # The few squares still wrong, when most stand right (an empty board is all wrong).
         tail = [U("guidance", "setup-wrong", squares=wrong)] if 0 < len(wrong) < max(occupied, 1) / 2 else []
         return [head, *lines, *tail]
+
+    def _setup_rank(self, event: SetUpRank) -> list[Utterance]:
+        """The rank the lights show: what it must hold, what comes off, what to change."""
+        head = U("guidance", "setup-rank", rank=event.rank, first=event.first, last=event.last)
+        out = [head]
+        for side, men, kings in (("black", event.black, event.black_kings), ("white", event.white, event.white_kings)):
+            if men:
+                out.append(U("guidance", "setup-men", side=side, squares=men))
+            if kings:
+                out.append(U("guidance", "setup-kings", side=side, squares=kings))
+        if event.empty:
+            out.append(U("guidance", "setup-take-off", squares=event.empty, n=len(event.empty)))
+        if event.change:
+            out.append(U("guidance", "setup-change", squares=event.change, n=len(event.change)))
+        return out
 
     def _lines(
         self,

@@ -30,11 +30,11 @@ import os
 import re
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import fields, is_dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -51,6 +51,9 @@ from firmware.redact import redacted
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import host_name, is_loopback, same_address
+
+if TYPE_CHECKING:
+    from rules import Move, Position, Rules
 
 __all__ = ["WebServer", "ServerError", "page_html"]
 
@@ -463,18 +466,12 @@ class WebServer:
     def game_json(self, path: Path) -> dict[str, Any]:
         """A game for the page's replay: its tags, its moves in PDN and the position
         after each (the page draws those, it does not play checkers)."""
-        from rules.pdn import move_text, read_game
+        from rules.pdn import read_game
 
         game = read_game(path.read_bytes(), path.name)
         if game is None:
             return {"id": path.stem, "tags": {}, "moves": [], "fens": [], "result": "*"}
-        position = game.start
-        fens = [position.fen()]
-        moves = []
-        for move in game.moves:
-            moves.append(move_text(position, move, game.rules, numbers=True))
-            position = position.play(move, game.rules)
-            fens.append(position.fen())
+        moves, fens = _positions(game.start, game.moves, game.rules)
         return {
             "id": path.stem,
             "tags": game.tags,
@@ -483,6 +480,24 @@ class WebServer:
             "result": game.result,
             "error": str(game.error) if game.error else None,
         }
+
+    def current_json(self) -> dict[str, Any] | None:
+        """The game in progress as the board last saved it (``current.json``, written at
+        every move before anyone hears of it), in :meth:`game_json`'s shape, for the
+        page's move list; None without one."""
+        from firmware.storage.store import StoreError
+
+        if self.store is None:
+            return None
+        try:
+            record = self.store.load_current()
+            game = record.to_game() if record is not None else None
+        except StoreError:
+            return None  # the main loop says what is wrong with it
+        if record is None or game is None:
+            return None
+        moves, fens = _positions(game.start, game.moves, game.rules)
+        return {"id": record.id, "tags": record.tags(), "moves": moves, "fens": fens, "result": record.result or "*"}
 
     def selftest_view(self) -> dict[str, Any]:
         """The last self-test for the status page: ``state`` "passed" or "failed" (with its
@@ -526,6 +541,21 @@ class WebServer:
             if is_dataclass(section):
                 out[name] = redacted(_plain(section))
         return out
+
+
+def _positions(start: Position, moves: Iterable[Move], rules: Rules) -> tuple[list[str], list[str]]:
+    """The moves in PDN (numbered as the board writes them) and the FEN before the first
+    and after each."""
+    from rules.pdn import move_text
+
+    position = start
+    fens = [position.fen()]
+    texts = []
+    for move in moves:
+        texts.append(move_text(position, move, rules, numbers=True))
+        position = position.play(move, rules)
+        fens.append(position.fen())
+    return texts, fens
 
 
 # -- the application: every route's handler (the server is ``request.app.state.server``) --
@@ -659,6 +689,7 @@ _STATIC_TYPES = {
     "style.css": "text/css; charset=utf-8",
     "board.js": "text/javascript; charset=utf-8",
     "speech.js": "text/javascript; charset=utf-8",
+    "review.js": "text/javascript; charset=utf-8",
 }
 
 
@@ -787,6 +818,17 @@ def _game(request: Request) -> Response:
     return JSONResponse(server.game_json(found))
 
 
+def _current(request: Request) -> Response:
+    """The game in progress, its moves and positions (the page's move list steps through it)."""
+    server = _server(request)
+    if not server.may_view(request):
+        return _forbidden()
+    found = server.current_json()
+    if found is None:
+        return JSONResponse({"error": "not-found", "message": "no game in progress is saved"}, status_code=404)
+    return JSONResponse(found)
+
+
 def _game_pdn(request: Request) -> Response:
     server = _server(request)
     if not server.may_view(request):
@@ -865,6 +907,7 @@ _ROUTES = [
     Route("/api/state", _state),
     Route("/api/status", _status),
     Route("/api/games", _games),
+    Route("/api/current", _current),
     Route("/api/games.pdn", _all_pdn),
     Route("/api/games/{id}.pdn", _game_pdn),
     Route("/api/games/{id}.pdf", _game_sheet),

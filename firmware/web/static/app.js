@@ -39,6 +39,7 @@
 
   // Any piece may be dragged; a page that may only watch is told why nothing moves.
   const board = new CrownheadBoard($("#board"), { onSquare: clickSquare, onDrag: dragMove });
+  page.board = board;  // review.js shows a position of the move list on it
 
   // -- the socket -------------------------------------------------------------------------
 
@@ -86,6 +87,7 @@
     return false;
   }
   page.send = send;
+  page.request = request;  // review.js waits for the answer to its `again`
   page.connect = connect;  // a test reconnects a page it took offline
 
   // Send a command and wait for its answer: the reply, or the error that refused it
@@ -253,7 +255,8 @@
     page.view = v;
     page.sim = !!v.sim;
     document.body.classList.toggle("sim", page.sim);
-    board.show({ board: v.board, roles: v.roles, target: v.target, blink: v.blink });
+    // While a move of the list is shown (review.js), the board stays on that position.
+    if (!page.preview) board.show({ board: v.board, roles: v.roles, target: v.target, blink: v.blink });
     text($("#status"), v.status);
     text($("#prompt"), pageWords(v.prompt));
     text($("#warning"), v.warning);
@@ -322,7 +325,8 @@
 
   function showMoves() {
     // As PDN and the sheets number them; the hall's page numbers its moves alike.
-    CrownheadBoard.fillMoves($("#moves"), page.moves, whiteFirst());
+    CrownheadBoard.fillMoves($("#moves"), page.moves, whiteFirst(),
+      (ply) => document.dispatchEvent(new CustomEvent("crownhead:move", { detail: { ply } })));
   }
 
   function logMove(ply, side, move) {
@@ -659,6 +663,7 @@
   }
 
   const replay = { game: null, ply: 0, board: null, review: null };
+  page.replay = replay;  // review.js tries a game again from where the replay stands
   async function openReplay(id) {
     const data = await (await fetch(`/api/games/${encodeURIComponent(id)}`)).json();
     replay.game = data;
@@ -692,6 +697,7 @@
     // The review's word on the move just made, under the board.
     const reviewed = replay.review && replay.review.plies.find((p) => p.ply === replay.ply);
     text($("#replay-comment"), reviewed && reviewed.comment ? `${where}${reviewed.mark || ""}: ${reviewed.comment}` : "");
+    document.dispatchEvent(new CustomEvent("crownhead:replay"));
   }
 
   // A review (docs/coach.md): each marked move gets its mark (12-16??) and the review's
