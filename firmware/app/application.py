@@ -826,6 +826,7 @@ class App(Loop, Commands):
             self._game,
             self._undone,
             names,
+            self.guide.step,  # the rank of a set-up that is lit
             # A man crowned on the simulated board changes no switch.
             self.sim.pieces.get(crowned) if crowned is not None and self.sim is not None else None,
         )
