@@ -76,7 +76,9 @@ def test_the_page_shows_the_analysis_live(browser: Any, live: LiveBoard) -> None
             assert ws.command(f"hands {move}")["ok"]
             ws.until(lambda m, move=move: m.get("event") == "move" and m["move"] == move)
             # The page hears of the move, then its analysis follows within a second.
-            page.wait_for_function("(n) => document.querySelectorAll('#moves [data-ply]').length === n", arg=len(played))
+            page.wait_for_function(
+                "(n) => document.querySelectorAll('#moves [data-ply]').length === n", arg=len(played)
+            )
             _shown(page, _fen_after(*played), timeout=FOLLOWS_MS)
     # White's reply was the last move: the line goes on with Black's second move.
     assert page.locator("#analysis-line").text_content().startswith("Best line: 2. ")
@@ -99,7 +101,10 @@ def test_a_referee_game_gets_no_analysis(tmp_path: Path) -> None:
         state = json.loads(body)
         assert state["analysis"] is None and state["why"] == NO_ANALYSIS
         status, _, body = request(
-            board.url + "api/analysis", method="POST", data=b'{"on": true}', headers={"Content-Type": "application/json"}
+            board.url + "api/analysis",
+            method="POST",
+            data=b'{"on": true}',
+            headers={"Content-Type": "application/json"},
         )
         assert status == 200 and json.loads(body)["why"] == NO_ANALYSIS
         assert board.app.snapshot.analysis is None and not board.app.analysing

@@ -187,6 +187,8 @@ class Analyst:
         self._running: _Job | None = None
         self._latest: Analysis | None = None
         self._serial = 0
+        #: Positions searched in all, by every search (a cancelled one's as far as it went).
+        self.searched = 0
         self._thread: threading.Thread | None = None
         self._closed = False
 
@@ -196,7 +198,8 @@ class Analyst:
         """``game``'s position stands on the board (None: none to analyse: a set-up, a game
         over, analysis off): the search goes on with it, or moves to it."""
         if game is None or game.is_over:
-            self._set(None)
+            if self._job is not None:  # most steps, with the analysis off: nothing to do
+                self._set(None)
             return
         key = (game.ply, game.position, game.rules)
         job = self._job
@@ -309,6 +312,7 @@ class Analyst:
                 position, depth=depth, deadline_ms=_DEADLINE, nodes=max(1, self.nodes - used), history=job.history
             )
             used += result.nodes
+            self.searched += result.nodes
             if job.cancelled:
                 return
             if result.move is None:  # no legal move: the side to move has lost
