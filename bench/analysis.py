@@ -1,0 +1,143 @@
+"""The main loop's step with the live analysis on, against the same step with it off, in
+one run: what the engine's analysis (firmware.app.analysis) costs the board.
+
+    .venv/bin/python bench/analysis.py                  # about 20 s
+    CROWNHEAD_ENGINE=python .venv/bin/python bench/analysis.py   # the pure-Python search
+
+The board runs on the simulated board and a virtual clock, one step every 10 ms of
+virtual time, as fast as it goes; with the analysis on, its worker searches the whole
+time beside it (a budget no position here reaches), in the background as on a board.
+Printed for each: the wall time of a step and the main thread's own CPU time of a step
+(the search's thread is not counted in it), idle with the position standing, and then a
+whole move (the simulator's hands, the steps until it is accepted, the save; with the
+analysis on, the search of the old position cancelled and the new one begun), each as a
+ratio of on to off. The ratio is the figure: the wall times depend on the machine and on
+what else it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from firmware.app.analysis import Analyst  # noqa: E402
+from firmware.app.application import App  # noqa: E402
+from firmware.app.hardware import open_hardware  # noqa: E402
+from firmware.app.players import Thinker  # noqa: E402
+from firmware.app.settings import AppSettings  # noqa: E402
+from firmware.config import default_config  # noqa: E402
+from firmware.simulator.hands import Hands  # noqa: E402
+from firmware.storage.store import GameStore  # noqa: E402
+from hal.clock import VirtualClock  # noqa: E402
+from rules.engine import native  # noqa: E402
+
+STEP_MS = 10
+#: More positions than any search here reaches: the worker searches all along.
+ENDLESS = 10**9
+
+
+def make_app(state: Path, analysis: bool) -> tuple[App, VirtualClock]:
+    clock = VirtualClock()
+    app = App(
+        open_hardware(default_config(), clock),
+        clock=clock,
+        settings=AppSettings(analysis=analysis),
+        store=GameStore(state),
+        thinker=Thinker(background=False),
+        analyst=Analyst(background=True, nodes=ENDLESS),
+    )
+    app.start()
+    return app, clock
+
+
+def per_step(app: App, clock: VirtualClock, steps: int, repeat: int) -> tuple[float, float]:
+    """Medians over ``repeat`` runs of a step's wall and main-thread CPU microseconds."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        wall, cpu = time.perf_counter(), time.thread_time()
+        for _ in range(steps):
+            clock.advance(STEP_MS)
+            app.step()
+        walls.append((time.perf_counter() - wall) / steps * 1e6)
+        cpus.append((time.thread_time() - cpu) / steps * 1e6)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def per_move(app: App, moves: int, seed: int) -> tuple[float, float]:
+    """A whole move's wall and main-thread CPU milliseconds, the mean of ``moves``."""
+    rng = random.Random(seed)
+    wall, cpu = time.perf_counter(), time.thread_time()
+    made = 0
+    while made < moves and not app.tracker.game.is_over:
+        move = rng.choice(app.tracker.game.legal_moves())
+        Hands(app).act_text(move.pdn(full=True))
+        app.run_for(600)
+        made += 1
+    if app.tracker.game.ply != made:
+        raise SystemExit(f"the board read {app.tracker.game.ply} moves of the {made} made")
+    return (time.perf_counter() - wall) / made * 1e3, (time.thread_time() - cpu) / made * 1e3
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--steps", type=int, default=5000, help="steps per timing run")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--moves", type=int, default=40, help="random moves for the per-move figure")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    native.choose(os.environ.get(native.ENV))
+
+    rows = {}
+    searched = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for analysis in (False, True):
+            app, clock = make_app(Path(tmp) / str(analysis), analysis)
+            try:
+                app.run_for(100)
+                if analysis and not app.analyst.busy:
+                    raise SystemExit("the analysis is not searching: the benchmark set-up is wrong")
+                idle = per_step(app, clock, args.steps, args.repeat)
+                move = per_move(app, args.moves, args.seed)
+                if analysis:
+                    searched = app.analyst.searched
+                    followed = time.monotonic() + 10
+                    while (found := app.snapshot.analysis) is None or found.ply != app.tracker.game.ply:
+                        if time.monotonic() > followed:
+                            raise SystemExit("the analysis did not follow the moves")
+                        time.sleep(0.01)
+                        app.step()
+                rows[analysis] = (idle, move)
+            finally:
+                app.close()
+
+    (off_idle, off_move), (on_idle, on_move) = rows[False], rows[True]
+    print(f"python {sys.version.split()[0]}, {native.describe()}; one step every {STEP_MS} ms of virtual time")
+    print(f"app step, idle, analysis off:  {off_idle[0]:7.1f} us wall, {off_idle[1]:7.1f} us CPU of the main thread")
+    print(
+        f"app step, idle, analysis on:   {on_idle[0]:7.1f} us wall ({on_idle[0] / off_idle[0]:.2f}x),"
+        f" {on_idle[1]:7.1f} us CPU ({on_idle[1] / off_idle[1]:.2f}x)"
+    )
+    print(f"one whole move, analysis off:  {off_move[0]:7.2f} ms wall, {off_move[1]:7.2f} ms CPU of the main thread")
+    print(
+        f"one whole move, analysis on:   {on_move[0]:7.2f} ms wall ({on_move[0] / off_move[0]:.2f}x),"
+        f" {on_move[1]:7.2f} ms CPU ({on_move[1] / off_move[1]:.2f}x)"
+    )
+    print(f"the analysis searched {searched:,} positions meanwhile, beside the main loop")
+    period = STEP_MS * 1000
+    print(
+        f"an idle step's share of its {STEP_MS} ms period (the loop's budget): {off_idle[0] / period:.2%} off,"
+        f" {on_idle[0] / period:.2%} on"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
