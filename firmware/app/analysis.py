@@ -303,8 +303,10 @@ class Analyst:
         probe = engine.egdb
         verdict = probe.probe_position(position) if isinstance(probe, EndgameTables) else None
         tables = {"tables": verdict[0], "tables_plies": verdict[1] if verdict[1] >= 0 else None} if verdict else {}
-        if verdict is not None and not self._publish(job, depth=0, score=0, **tables):
-            return
+        if verdict is not None:
+            score = Analysis(ply, position, 0, 0, **tables).verdict_score or 0
+            if not self._publish(job, depth=0, score=score, **tables):
+                return
         used = 0
         last: dict[str, Any] | None = None
         for depth in range(1, MAX_DEPTH + 1):
