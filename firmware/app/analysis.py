@@ -302,8 +302,9 @@ class Analyst:
         engine = self._engine(rules)
         probe = engine.egdb
         verdict = probe.probe_position(position) if isinstance(probe, EndgameTables) else None
-        tables = {"tables": verdict[0], "tables_plies": verdict[1] if verdict[1] >= 0 else None} if verdict else {}
+        tables: dict[str, Any] = {}
         if verdict is not None:
+            tables = {"tables": verdict[0], "tables_plies": verdict[1] if verdict[1] >= 0 else None}
             score = Analysis(ply, position, 0, 0, **tables).verdict_score or 0
             if not self._publish(job, depth=0, score=score, **tables):
                 return

@@ -29,7 +29,15 @@ from rules.match import MAX_GAMES, MAX_NAME
 #: configuration may ask for (a minute or so of a Pi).
 ANALYSIS_NODES, MAX_ANALYSIS_NODES = 2_000_000, 100_000_000
 
-__all__ = ["ANALYSIS_NODES", "MAX_ANALYSIS_NODES", "PlayConfig", "PaletteConfig", "StoreConfig", "MatchConfig", "AppSettings"]
+__all__ = [
+    "ANALYSIS_NODES",
+    "MAX_ANALYSIS_NODES",
+    "PlayConfig",
+    "PaletteConfig",
+    "StoreConfig",
+    "MatchConfig",
+    "AppSettings",
+]
 
 
 @config_section("play")
