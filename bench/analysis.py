@@ -23,6 +23,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from firmware.app.settings import AppSettings  # noqa: E402
 from firmware.config import default_config  # noqa: E402
 from firmware.simulator.hands import Hands  # noqa: E402
 from firmware.storage.store import GameStore  # noqa: E402
-from hal.clock import VirtualClock  # noqa: E402
+from hal.clock import MonotonicClock, VirtualClock  # noqa: E402
 from rules.engine import native  # noqa: E402
 
 STEP_MS = 10
@@ -86,12 +87,63 @@ def per_move(app: App, moves: int, seed: int) -> tuple[float, float]:
     return (time.perf_counter() - wall) / made * 1e3, (time.thread_time() - cpu) / made * 1e3
 
 
+def wake_latency(analysis: bool, wakes: int, seed: int) -> list[float]:
+    """The real-time loop (App.run on the real clock): how long after a wake-up from
+    another thread (what a page's command or a scanner's change does) its next step
+    starts, in milliseconds, for ``wakes`` wake-ups at random moments."""
+    clock = MonotonicClock()
+    app = App(
+        open_hardware(default_config(), clock),
+        clock=clock,
+        settings=AppSettings(analysis=analysis),
+        thinker=Thinker(background=True),
+        analyst=Analyst(background=True, nodes=ENDLESS),
+    )
+    app.start()
+    starts: list[float] = []
+    stepped = threading.Condition()
+    take_step = app.step
+
+    def step(now: int | None = None) -> list:
+        with stepped:
+            starts.append(time.perf_counter())
+            stepped.notify_all()
+        return take_step(now)
+
+    app.step = step  # type: ignore[method-assign]
+    stop = threading.Event()
+    loop = threading.Thread(target=app.run, args=(stop,), daemon=True)
+    loop.start()
+    rng = random.Random(seed)
+    out: list[float] = []
+    try:
+        time.sleep(0.3)  # the analysis under way
+        if analysis and not app.analyst.busy:
+            raise SystemExit("the analysis is not searching: the benchmark set-up is wrong")
+        for _ in range(wakes):
+            time.sleep(rng.uniform(0.003, 0.03))
+            woken = time.perf_counter()
+            app.wake()
+            with stepped:
+                stepped.wait_for(lambda: bool(starts) and starts[-1] >= woken, timeout=5)
+                after = [s for s in starts[-4:] if s >= woken]
+            if after:
+                out.append((after[0] - woken) * 1000)
+    finally:
+        stop.set()
+        app.wake()
+        loop.join(5)
+        app.close()
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=5000, help="steps per timing run")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--moves", type=int, default=40, help="random moves for the per-move figure")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--wakes", type=int, default=300, help="wake-ups of the real-time loop timed")
     args = parser.parse_args()
     native.choose(os.environ.get(native.ENV))
 
@@ -118,6 +170,11 @@ def main() -> int:
             finally:
                 app.close()
 
+    latency = {analysis: sorted(wake_latency(analysis, args.wakes, args.seed)) for analysis in (False, True)}
+
+    def quantile(values: list[float], q: float) -> float:
+        return values[min(len(values) - 1, int(q * len(values)))]
+
     (off_idle, off_move), (on_idle, on_move) = rows[False], rows[True]
     print(f"python {sys.version.split()[0]}, {native.describe()}; one step every {STEP_MS} ms of virtual time")
     print(f"app step, idle, analysis off:  {off_idle[0]:7.1f} us wall, {off_idle[1]:7.1f} us CPU of the main thread")
@@ -131,6 +188,17 @@ def main() -> int:
         f" {on_move[1]:7.2f} ms CPU ({on_move[1] / off_move[1]:.2f}x)"
     )
     print(f"the analysis searched {searched:,} positions meanwhile, beside the main loop")
+    for analysis in (False, True):
+        values = latency[analysis]
+        print(
+            f"real-time loop, wake-up to step, analysis {'on ' if analysis else 'off'}: median"
+            f" {statistics.median(values):.3f} ms, p99 {quantile(values, 0.99):.3f} ms, max {values[-1]:.3f} ms"
+            f" ({len(values)} wake-ups)"
+        )
+    print(
+        f"  on/off: median {statistics.median(latency[True]) / statistics.median(latency[False]):.2f}x,"
+        f" p99 {quantile(latency[True], 0.99) / quantile(latency[False], 0.99):.2f}x"
+    )
     period = STEP_MS * 1000
     print(
         f"an idle step's share of its {STEP_MS} ms period (the loop's budget): {off_idle[0] / period:.2%} off,"

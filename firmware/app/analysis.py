@@ -47,6 +47,10 @@ log = logging.getLogger(__name__)
 #: Positions searched for one position on the board at most (then the analysis stands
 #: until the next move): see :data:`firmware.app.settings.ANALYSIS_NODES`.
 DEFAULT_NODES = ANALYSIS_NODES
+#: How many times fewer positions the pure-Python search (no C compiler at install) is
+#: given: about as long as the native core takes for its own, since it is that much
+#: slower and holds the interpreter's lock meanwhile (the main loop waits for it at times).
+PYTHON_SHARE = 40
 #: The deepest it goes (a won ending seen to its end stops sooner).
 MAX_DEPTH = 40
 #: Plies of the expected line shown.
@@ -263,7 +267,8 @@ class Analyst:
                 log.exception("analysis of %s failed", job.key[1].fen())
 
     def _clock(self) -> float:
-        """The searches' clock: past the deadline once their position is no longer followed."""
+        """The searches' clock: past the deadline once their position is no longer followed
+        (the search reads it every 128 positions)."""
         running = self._running
         return _STOPPED if self._closed or (running is not None and running.cancelled) else 0.0
 
@@ -308,11 +313,12 @@ class Analyst:
             score = Analysis(ply, position, 0, 0, **tables).verdict_score or 0
             if not self._publish(job, depth=0, score=score, **tables):
                 return
+        budget = self.nodes if engine.native is not None else max(1, self.nodes // PYTHON_SHARE)
         used = 0
         last: dict[str, Any] | None = None
         for depth in range(1, MAX_DEPTH + 1):
             result = engine.search(
-                position, depth=depth, deadline_ms=_DEADLINE, nodes=max(1, self.nodes - used), history=job.history
+                position, depth=depth, deadline_ms=_DEADLINE, nodes=max(1, budget - used), history=job.history
             )
             used += result.nodes
             self.searched += result.nodes
@@ -326,7 +332,7 @@ class Analyst:
                 line = line_text(position, result.pv[:LINE_PLIES], rules)
                 last = {"depth": depth, "score": result.score, "line": line, "nodes": used, **tables}
             decided = abs(result.score) > WIN_THRESHOLD and WIN - abs(result.score) <= depth
-            finished = not complete or decided or used >= self.nodes or depth == MAX_DEPTH
+            finished = not complete or decided or used >= budget or depth == MAX_DEPTH
             if last is not None and (complete or finished):
                 if not self._publish(job, done=finished, **last):
                     return
