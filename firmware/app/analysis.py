@@ -333,6 +333,10 @@ class Analyst:
                 last = {"depth": depth, "score": result.score, "line": line, "nodes": used, **tables}
             decided = abs(result.score) > WIN_THRESHOLD and WIN - abs(result.score) <= depth
             finished = not complete or decided or used >= budget or depth == MAX_DEPTH
+            if last is None and finished:
+                # Not even the first depth within the budget: what it found, as it is.
+                line = line_text(position, result.pv[:LINE_PLIES], rules)
+                last = {"depth": 0, "score": result.score, "line": line, "nodes": used, **tables}
             if last is not None and (complete or finished):
                 if not self._publish(job, done=finished, **last):
                     return

@@ -382,7 +382,8 @@
     bar.setAttribute("aria-valuenow", String(Math.round(expects * 100)));
     bar.title = `Black's expected result ${expects.toFixed(2)}; score ${(a.black_score / 100).toFixed(2)} for Black`;
     text($("#analysis-words"), a.words);
-    const depth = a.depth ? `depth ${a.depth}, ${Number(a.nodes).toLocaleString("en")} positions` : "the endgame tables";
+    const positions = `${Number(a.nodes).toLocaleString("en")} positions`;
+    const depth = a.depth ? `depth ${a.depth}, ${positions}` : a.tables ? "the endgame tables" : positions;
     text($("#analysis-depth"), `${depth}${a.done ? "" : ", searching deeper..."}`);
     const start = page.start || a.fen;
     text($("#analysis-line"), a.line.length ? `Best line: ${numberedLine(a.ply, start, a.line)}` : "");
