@@ -41,7 +41,7 @@ def test_the_tables_verdict_comes_in_words() -> None:
     assert found.brief == "A draw"
 
 
-def test_the_words_name_the_side_ahead() -> None:
+def test_the_words_name_the_side_ahead(engine_both_ways: str) -> None:
     # Black is a man short from the start (11 gone): White is ahead, whoever is to move.
     analyst = Analyst(background=False, nodes=SMALL)
     analyst.follow(_game("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12"))

@@ -64,6 +64,11 @@ def test_the_page_shows_the_analysis_live(browser: Any, live: LiveBoard) -> None
     assert live.app.snapshot.analysis is None
     page.check("#analysis-on")
     _shown(page, _fen_after())
+    # Deepened while the position stands, until its budget is spent.
+    page.wait_for_function(
+        "() => Number(document.querySelector('#analysis').dataset.depth) >= 3"
+        " && !document.querySelector('#analysis-depth').textContent.includes('deeper')"
+    )
     assert page.locator("#analysis-line").text_content().startswith("Best line: 1. ")
     words = page.locator("#analysis-words").text_content()
     assert words == "Level" or " is " in words, words
