@@ -137,6 +137,30 @@ def wake_latency(analysis: bool, wakes: int, seed: int) -> list[float]:
     return out
 
 
+def resident_mb() -> float:
+    """This process's resident memory (Linux), in MB."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def analyst_memory(positions: int = 5) -> float:
+    """What an analyst adds to the board's memory (MB resident) once it has analysed
+    ``positions`` positions of a game at the default budget, with the endgame tables."""
+    from firmware.egdb import load_probe
+    from rules import Game
+
+    before = resident_mb()
+    analyst = Analyst(background=False, tables=load_probe)
+    game = Game()
+    analyst.follow(game)
+    for text in ("11-15", "23-19", "8-11", "22-17")[: positions - 1]:
+        game.play_text(text)
+        analyst.follow(game)
+    grown = resident_mb() - before
+    analyst.close()
+    return grown
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=5000, help="steps per timing run")
@@ -170,6 +194,7 @@ def main() -> int:
             finally:
                 app.close()
 
+    memory = analyst_memory() if os.path.exists("/proc/self/statm") else None
     latency = {analysis: sorted(wake_latency(analysis, args.wakes, args.seed)) for analysis in (False, True)}
 
     def quantile(values: list[float], q: float) -> float:
@@ -199,6 +224,10 @@ def main() -> int:
         f"  on/off: median {statistics.median(latency[True]) / statistics.median(latency[False]):.2f}x,"
         f" p99 {quantile(latency[True], 0.99) / quantile(latency[False], 0.99):.2f}x"
     )
+    if memory is not None:
+        print(
+            f"memory: the analyst, after 5 positions at the default budget with the tables: +{memory:.1f} MB resident"
+        )
     period = STEP_MS * 1000
     print(
         f"an idle step's share of its {STEP_MS} ms period (the loop's budget): {off_idle[0] / period:.2%} off,"
