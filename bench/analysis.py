@@ -1,7 +1,7 @@
 """The main loop's step with the live analysis on, against the same step with it off, in
 one run: what the engine's analysis (firmware.app.analysis) costs the board.
 
-    .venv/bin/python bench/analysis.py                  # about 20 s
+    .venv/bin/python bench/analysis.py                  # about 25 s
     CROWNHEAD_ENGINE=python .venv/bin/python bench/analysis.py   # the pure-Python search
 
 The board runs on the simulated board and a virtual clock, one step every 10 ms of
