@@ -2,6 +2,7 @@
 made again.
 
     .venv/bin/python bench/screenshots.py          # about 20 s; needs Debian's chromium
+    .venv/bin/python bench/screenshots.py --only coach   # docs/coach.md's alone
 
 The board, games and status tabs at 390x844 (a phone) and 1280x800 (a laptop), in
 Debian's chromium through Playwright, of a live board on the simulator: a finished game
@@ -9,10 +10,13 @@ kept under Games, a second one under way with a piece in hand and its targets li
 the hall's page at the same sizes: two boards reporting through the embedded broker (one
 game on a clock, opened in the full view; one finished) and a round's standings. Each
 picture is written as a small palette PNG (docs/web.md and docs/hall.md show them).
+The coach's (docs/coach.md): the page with the engine's live analysis on, at both sizes,
+and a kept game reviewed in the Games tab, its blunder clicked.
 """
 
 from __future__ import annotations
 
+import argparse
 import io
 import sys
 import tempfile
@@ -58,14 +62,77 @@ def small_png(data: bytes) -> bytes:
     return out.getvalue()
 
 
+def save(page: object, name: str) -> None:
+    (OUT / name).write_bytes(small_png(page.screenshot()))  # type: ignore[attr-defined]
+    print(f"{OUT.relative_to(ROOT) / name}: {(OUT / name).stat().st_size // 1024} KB")
+
+
+#: The game the review shots show: Black gives a man away at 3. 12-16.
+GIVEN_AWAY = ("11-15", "23-19", "8-11", "22-17", "12-16", "19x12")
+#: The game the analysis shots show, under way: the same man given away, Black to move.
+ANALYSED = GIVEN_AWAY
+
+
+def coach_shots(browser: object) -> None:
+    """The page's live analysis at each size (analysis-WxH.png), and a review (review-WxH.png)."""
+    from firmware.app.settings import AppSettings
+
+    with tempfile.TemporaryDirectory() as state, LiveBoard(Path(state), settings=AppSettings(auto_crown=True)) as board:
+        with Socket(board.ws_url) as ws:
+            ws.next()
+            assert ws.command("names Ana;Ben")["ok"]
+            for move in GIVEN_AWAY:
+                assert ws.command(f"hands {move}")["ok"], move
+                ws.until(lambda m, move=move: m.get("event") == "move" and m["move"] == move)
+            assert ws.command("result 0-1 resign")["ok"]
+            ws.until(lambda m: m.get("event") == "game-saved")
+            assert ws.command("new")["ok"]
+            assert ws.command("follow")["ok"]
+            ws.until(lambda m: m.get("event") == "game-start")
+        play(board, ANALYSED)
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})  # type: ignore[attr-defined]
+            page.set_default_timeout(180_000)
+            page.goto(board.url)
+            page.wait_for_selector('#connection[data-state="live"]')
+            if not page.locator("#analysis-on").is_checked():
+                page.check("#analysis-on")
+            page.wait_for_function(
+                "() => document.querySelector('#analysis-depth').textContent.startsWith('depth')"
+                " && !document.querySelector('#analysis-depth').textContent.includes('deeper')"
+            )
+            page.locator("#analysis").scroll_into_view_if_needed()
+            page.wait_for_timeout(400)  # the bar's transition
+            save(page, f"analysis-{width}x{height}.png")
+            page.click('nav a[data-tab="games"]')
+            page.locator("#games-table tbody tr").last.locator("button").click()
+            page.wait_for_selector("#replay:not([hidden])")
+            page.click("#replay-review")
+            page.wait_for_selector("#replay-moves .mark-blunder")
+            page.click("#replay-moves .mark-blunder")
+            page.locator("#replay").scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            save(page, f"review-{width}x{height}.png")
+            page.close()
+
+
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", choices=("coach",), help="only the coach's pictures (docs/coach.md)")
+    args = parser.parse_args()
     path = chromium_path()
     if path is None:
         print("no chromium: apt-get install chromium", file=sys.stderr)
         return 2
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.only == "coach":
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=path, args=CHROMIUM_FLAGS)
+            coach_shots(browser)
+            browser.close()
+        return 0
     with tempfile.TemporaryDirectory() as state, LiveBoard(Path(state)) as board, sync_playwright() as p:
         # A game kept under Games; the pages open; a game played while they watch.
         play(board, ("11-15", "22-18", "15x22", "25x18", "8-11", "29-25", "4-8", "24-20"), finish=True)
@@ -92,6 +159,7 @@ def main() -> int:
                 print(f"{OUT.relative_to(ROOT) / name}: {(OUT / name).stat().st_size // 1024} KB")
             page.close()
         hall_shots(browser)
+        coach_shots(browser)
         browser.close()
     return 0
 

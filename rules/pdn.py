@@ -727,6 +727,22 @@ def move_text(position: Position, move: Move, rules: Rules, *, numbers: bool = F
     return (":" if move.is_capture else "-").join(square_name(s) for s in squares)
 
 
+def line_text(position: Position, moves: Sequence[Move], rules: Rules) -> tuple[str, ...]:
+    """A line of moves from ``position`` as it is written, as far as its moves are legal
+    (an engine's expected line may run into a move its table mistook).
+
+    >>> line_text(Position.start(), [Move((11, 15)), Move((23, 19)), Move((1, 5))], WCDF)
+    ('11-15', '23-19')
+    """
+    out: list[str] = []
+    for move in moves:
+        if move not in position.legal_moves(rules):
+            break
+        out.append(move_text(position, move, rules))
+        position = position.apply(move, rules)
+    return tuple(out)
+
+
 def write_game(
     game: Game,
     tags: Mapping[str, str] | None = None,
@@ -976,6 +992,7 @@ __all__ = [
     "explain_illegal",
     "fen_text",
     "game_rules",
+    "line_text",
     "move_text",
     "read_game",
     "read_games",

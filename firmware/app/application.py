@@ -73,6 +73,7 @@ from firmware.app.matchplay import MatchPlay
 from firmware.app.settings import AppSettings
 from firmware.app.sinks import Sink
 from firmware.app.view import BoardView, MessageLine, board_view
+from firmware.app.analysis import Analyst
 from firmware.app.players import (
     Computer,
     Hints,
@@ -99,6 +100,7 @@ from hal.clock import Clock
 from hal.lights import Frame
 from hal.debounce import Debouncer
 from rules import BLACK, WHITE, Color, Game, Move, Position
+from rules.engine.egdb import EndgameTables
 from rules.game import win_for
 
 __all__ = ["App", "Source"]
@@ -112,6 +114,18 @@ Source = Callable[[int], list[Event]]
 
 #: A saved game's mode in words (a game resumed in another mode says what it was).
 _GAME_WORDS = {"play": "two-player game", "computer": "game against the computer", "referee": "refereed game"}
+
+
+def _tables(store: GameStore | None) -> EndgameTables | None:
+    """The endgame tables the analysis probes: a build in the state directory, with the
+    shipped tables for whatever it lacks (None without any; a damaged file is left out)."""
+    from firmware.egdb import EgdbError, load_probe
+
+    try:
+        return load_probe(skip_damaged=True, state_dir=store.directory if store is not None else None)
+    except EgdbError as error:
+        log.warning("analysis: endgame tables not used: %s", error)
+        return None
 
 
 # -- the application -----------------------------------------------------------------------
@@ -130,7 +144,9 @@ class App(Loop, Commands):
     ``hint_player`` finds the best move the hint button shows (default: the engine at
     ``settings.hint_movetime_ms``, made at the first hint); ``hint_thinker`` runs it, apart
     from ``thinker`` so that a hint never disturbs the machine's own thinking (default:
-    one like ``thinker``, in the background or not).
+    one like ``thinker``, in the background or not). ``analyst`` runs the live analysis
+    while it is on (``settings.analysis``, :meth:`set_analysis`; default: one in the
+    background like ``thinker``, with the endgame tables of the state directory).
     """
 
     def __init__(
@@ -151,6 +167,7 @@ class App(Loop, Commands):
         hint_player: Computer | None = None,
         hint_thinker: Thinker | None = None,
         make_machine: Callable[[MachineSpec], Player] | None = None,
+        analyst: Analyst | None = None,
     ) -> None:
         Loop.__init__(self)
         self.hardware = hardware
@@ -162,6 +179,14 @@ class App(Loop, Commands):
         self.hints = Hints(
             hint_player, hint_thinker or Thinker(background=self.thinker.background), settings.hint_movetime_ms
         )
+        #: The engine's live analysis of the position standing, in a worker of its own.
+        self.analyst = analyst or Analyst(
+            background=self.thinker.background,
+            nodes=settings.analysis_nodes,
+            tables=lambda: _tables(store),
+            wake=self.wake,
+        )
+        self.analysis_wanted = settings.analysis
         #: Every output of the board (see :mod:`firmware.app.outputs`): the sinks given
         #: here first, then what :meth:`add_output` adds; closed last by :meth:`close`.
         self.outputs = Outputs()
@@ -396,6 +421,7 @@ class App(Loop, Commands):
         finally:
             self.thinker.cancel()
             self.hints.thinker.cancel()
+            self.analyst.close()
             if self.board_clock is not None:
                 self.board_clock.close()  # its last state written
             try:
@@ -441,6 +467,7 @@ class App(Loop, Commands):
         before = tracker.game.position if target is not None and target[0] == "new-game" else None
         at_board = [c for c in (BLACK, WHITE) if c not in tracker.held and self.players[c].is_human]
         out += self.guide.follow(target, tracker.board, before, near_side(at_board), now)
+        self.analyst.follow(self.tracker.game if self.analysing else None)
         self._takeback_pressed = False  # a press is handled in the step that polled it
         self._note_takebacks()
         # The step's snapshot before its events go out: an output hearing of a move
@@ -827,6 +854,8 @@ class App(Loop, Commands):
             self._undone,
             names,
             self.guide.step,  # the rank of a set-up that is lit
+            # The live analysis deepens in its worker while the position stands.
+            self.analyst.latest() if self.analysing else None,
             # A man crowned on the simulated board changes no switch.
             self.sim.pieces.get(crowned) if crowned is not None and self.sim is not None else None,
         )
@@ -902,6 +931,7 @@ class App(Loop, Commands):
             crown=crown,
             touched=self._touch_move(board, result),
             undone=self._undone,
+            analysis=self.analyst.latest() if self.analysing else None,
         )
         return snapshot.then(self._snapshot)
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from firmware.app.analysis import Analyst
 from firmware.app.hardware import Hardware, TappedButtons
 from firmware.app.keeper import GameKeeper
 from firmware.app.leds import LedPolicy
@@ -37,7 +38,10 @@ from hal.clock import Clock
 from rules import BLACK, WHITE, Color, Game, Move, Position, Rules
 from rules.ballots import Ballot
 
-__all__ = ["Commands"]
+__all__ = ["Commands", "NO_ANALYSIS"]
+
+#: Why the live analysis does not run under a referee.
+NO_ANALYSIS = "no analysis under a referee: a tournament game gets no help"
 
 
 class Commands:
@@ -51,6 +55,10 @@ class Commands:
     modes: Modes
     hints: Hints
     thinker: Thinker
+    analyst: Analyst
+    #: The live analysis was asked for (``--analysis``, the page's switch); it runs
+    #: while :attr:`analysing`.
+    analysis_wanted: bool
     policy: LedPolicy
     keeper: GameKeeper
     settings: AppSettings
@@ -139,6 +147,24 @@ class Commands:
     def warning(self) -> BoardWarning | None:
         """The board's warning now (the most urgent), or None."""
         return self.tracker.warning
+
+    @property
+    def analysing(self) -> bool:
+        """Whether the live analysis runs: asked for, no referee in charge (a tournament
+        game gets no help), and a game on the board (not one being set up)."""
+        return (
+            self.analysis_wanted
+            and not self.mode.referee_lights
+            and not self._resuming
+            and self.tracker.setting_up is None
+        )
+
+    def set_analysis(self, on: bool) -> str | None:
+        """Turn the live analysis on or off; the reason it stays off (referee mode), or None."""
+        if on and self.mode.referee_lights:
+            return NO_ANALYSIS
+        self.analysis_wanted = on
+        return None
 
     @property
     def thinking(self) -> bool:

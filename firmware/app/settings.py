@@ -23,7 +23,21 @@ from firmware.tracking.policy import MODES, ModePolicy
 from rules import WCDF, WHITE, Color, Position, Rules
 from rules.match import MAX_GAMES, MAX_NAME
 
-__all__ = ["PlayConfig", "PaletteConfig", "StoreConfig", "MatchConfig", "AppSettings"]
+#: Positions the live analysis searches for one position on the board at most
+#: (``[play] analysis_nodes``; see :mod:`firmware.app.analysis`): about a second of the
+#: native search core here (depth 13 or so from the start), 5-10 on a Pi; and the most a
+#: configuration may ask for (a minute or so of a Pi).
+ANALYSIS_NODES, MAX_ANALYSIS_NODES = 2_000_000, 100_000_000
+
+__all__ = [
+    "ANALYSIS_NODES",
+    "MAX_ANALYSIS_NODES",
+    "PlayConfig",
+    "PaletteConfig",
+    "StoreConfig",
+    "MatchConfig",
+    "AppSettings",
+]
 
 
 @config_section("play")
@@ -38,6 +52,10 @@ class PlayConfig:
     level: int = 0
     #: The engine's time for the best move the hint button shows.
     hint_movetime_ms: int = 500
+    #: The engine's live analysis on the page and the display (never in referee mode).
+    analysis: bool = False
+    #: Positions the analysis searches for one position on the board at most.
+    analysis_nodes: int = ANALYSIS_NODES
     black_name: str = "?"
     white_name: str = "?"
     event: str = ""
@@ -54,6 +72,8 @@ class PlayConfig:
             raise FieldError("level", f"must be 1-10 (or 0 for full strength), got {self.level}")
         if not 50 <= self.hint_movetime_ms <= 10_000:
             raise FieldError("hint_movetime_ms", f"must be 50-10000 (milliseconds), got {self.hint_movetime_ms}")
+        if not 1_000 <= self.analysis_nodes <= MAX_ANALYSIS_NODES:
+            raise FieldError("analysis_nodes", f"must be 1000-{MAX_ANALYSIS_NODES}, got {self.analysis_nodes}")
 
 
 @config_section("palette")
@@ -173,6 +193,10 @@ class AppSettings:
     sim_keep_game: bool = False
     #: How long the engine looks for the move the hint button shows (play and computer modes).
     hint_movetime_ms: int = 500
+    #: The engine's live analysis of the position standing (``--analysis``; never under a
+    #: referee), and the positions it searches for each at most.
+    analysis: bool = False
+    analysis_nodes: int = ANALYSIS_NODES
     #: A game clock for two-player and computer games (``--clock``; a referee keeps its own).
     clock: TimeControl | None = None
     #: The ``[match]`` section: whether the board begins a match by itself.

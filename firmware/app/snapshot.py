@@ -23,12 +23,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.events import ClockState
 from rules import Color, Move, Piece, Position
 from rules.game import Result
 from squares import iter_squares
+
+if TYPE_CHECKING:  # the analysis brings the engine: a snapshot only holds its result
+    from firmware.app.analysis import Analysis
 
 __all__ = ["Condition", "Offer", "Seat", "Setup", "Snapshot", "standing", "shown_tokens"]
 
@@ -105,6 +108,9 @@ class Snapshot:
     #: The moves taken back whose pieces the board still shows (first played first), from
     #: :attr:`position`: what to put back, while the board does not show the game.
     undone: tuple[Move, ...] = ()
+    #: The engine's live analysis of :attr:`position` so far, when it is on (see
+    #: :mod:`firmware.app.analysis`), or None.
+    analysis: Analysis | None = None
     revision: int = 0
 
     @property
@@ -159,6 +165,7 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.crown,
         snapshot.touched,
         snapshot.undone,
+        snapshot.analysis,
     )
 
 

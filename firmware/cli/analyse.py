@@ -39,9 +39,10 @@ import time
 
 from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from firmware.files import int_argument
-from rules import Game, IllegalMoveError, Move, Position, Rules
+from rules import Game, IllegalMoveError, Move, Rules
 from rules.engine import DEFAULT_MOVETIME_MS, Engine, score_meaning
 from rules.engine.egdb import EndgameProbe
+from rules.pdn import line_text
 
 #: Kept back from the budget for printing the answer and leaving the interpreter.
 EXIT_MARGIN_MS = 5
@@ -176,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
                 "nodes": result.nodes,
                 "ms": result.ms,
                 "meaning": score_meaning(result.score) if move is not None else _no_move(result.score),
-                "line": _line_text(position, result.pv, rules),
+                "line": list(line_text(position, result.pv, rules)),
             }
         )
         if move is None:
@@ -192,16 +193,3 @@ def run(args: argparse.Namespace) -> int:
     for rank, answer in enumerate(answers, 1):
         print(json.dumps({**answer, "rank": rank}, separators=(",", ":")))
     return 0
-
-
-def _line_text(position: Position, pv: tuple[Move, ...], rules: Rules) -> list[str]:
-    """The expected line in PDN, as far as its moves are legal from ``position``."""
-    from rules.pdn import move_text
-
-    out = []
-    for move in pv:
-        if move not in position.legal_moves(rules):
-            break
-        out.append(move_text(position, move, rules))
-        position = position.apply(move, rules)
-    return out

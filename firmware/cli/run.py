@@ -108,6 +108,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--hints", choices=("on", "off"), help="hint lights (default: on, or [play] hints)")
     p.add_argument(
+        "--analysis",
+        choices=("on", "off"),
+        help="the engine's live analysis on the page and the display (default: off, or [play] analysis; "
+        "never in referee mode)",
+    )
+    p.add_argument(
         "--computer-plays", choices=("black", "white"), help="the machine's side in computer mode (default: white)"
     )
     p.add_argument(
@@ -304,6 +310,8 @@ def run(args: argparse.Namespace) -> int:
         hand_bounces=0 if headless else config.sim.hand_bounces,
         sim_keep_game=args.sim_keep_game,
         hint_movetime_ms=play.hint_movetime_ms,
+        analysis=(args.analysis == "on") if args.analysis else play.analysis,
+        analysis_nodes=play.analysis_nodes,
         clock=control,
         match=config.get(MatchConfig),
         given=_given(args),

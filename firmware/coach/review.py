@@ -38,7 +38,7 @@ from rules import Game, Position
 from rules.engine import WIN_THRESHOLD, Engine
 from rules.engine.egdb import EndgameProbe, EndgameTables
 from rules.move import Move
-from rules.pdn import RESULTS, UNFINISHED, PdnExporter, move_text
+from rules.pdn import RESULTS, UNFINISHED, PdnExporter, line_text, move_text
 from rules.position import Color
 from rules.settings import Rules
 
@@ -325,14 +325,7 @@ def review_game(
             mark = Mark.BLUNDER if thrown > 0 else None
             if mark is None and _only_keeper(probe, before, played, rules):
                 mark = Mark.GOOD
-        line = (best.pv if best.pv else (best.move,))[:LINE_PLIES]
-        texts: list[str] = []
-        at = before
-        for move in line:
-            if move not in at.legal_moves(rules):
-                break
-            texts.append(move_text(at, move, rules))
-            at = at.apply(move, rules)
+        texts = line_text(before, (best.pv if best.pv else (best.move,))[:LINE_PLIES], rules)
         plies.append(
             PlyReview(
                 ply=i + 1,
@@ -342,7 +335,7 @@ def review_game(
                 score=played_score,
                 best=move_text(before, best.move, rules),
                 best_score=best_score,
-                line=tuple(texts),
+                line=texts,
                 cost=cost,
                 mark=mark,
                 verdict=verdict,

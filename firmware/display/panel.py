@@ -217,6 +217,8 @@ def short_message(app: App) -> str:
         address = urls[0].removeprefix("http://").rstrip("/")
         pin = getattr(app, "page_pin", "")
         return f"{address} PIN {pin}" if pin and " " not in pin else address
+    if snap.analysis is not None and snap.result is None:
+        return snap.analysis.brief  # the live analysis, when on and nothing else is to say
     return ""
 
 

@@ -48,6 +48,7 @@ from firmware.diagram import board_svg
 from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Connections, Limits, bounded_server, client_key, listening_socket, stop_server
 from firmware.redact import redacted
+from firmware.web.analysis import AnalysisFeed
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import host_name, is_loopback, same_address
@@ -107,7 +108,9 @@ class WebServer:
     messages a page may send a second, and at once. ``state_dir``: where the last
     self-test's result is kept (shown by the status page). ``limits``: the connections
     held at once, in all and from one client, and how long one may take to send a
-    request (:class:`~firmware.pages.serving.Limits`).
+    request (:class:`~firmware.pages.serving.Limits`). The engine's live analysis goes to
+    the pages by an :class:`~firmware.web.analysis.AnalysisFeed` attached to the link's
+    application here.
     """
 
     def __init__(
@@ -171,6 +174,11 @@ class WebServer:
         #: Reviews made (game id -> the review's JSON), the newest last, at most REVIEWS_KEPT.
         self.reviews: dict[str, dict[str, Any]] = {}
         self._reviewing = False
+        #: The live analysis for the pages (None: the link has no application).
+        self.analysis: AnalysisFeed | None = None
+        if link.board is not None:
+            self.analysis = AnalysisFeed(self.hub)
+            self.analysis.attach(link.board)
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -676,6 +684,47 @@ async def _run_review(path: Path, state_dir: Path | None) -> tuple[dict[str, Any
         return None, "the review's answer could not be read"
 
 
+async def _analysis(request: Request) -> Response:
+    """The live analysis (see :mod:`firmware.web.analysis`): ``GET`` its last state;
+    ``POST {"on": true|false}`` turns it on or off, for a page that may command the board,
+    and answers the new state (``why`` says why it stays off)."""
+    server = _server(request)
+    feed = server.analysis
+    if request.method == "GET":
+        if not server.may_view(request):
+            return _forbidden()
+        if feed is None:
+            return JSONResponse({"error": "not-found", "message": "no analysis on this board"}, status_code=404)
+        return JSONResponse(feed.latest)
+    if not server.may_control(request):
+        return JSONResponse(
+            {"error": "forbidden", "message": "log in with the board's PIN to switch the analysis"}, status_code=403
+        )
+    if not server._origin_ok(request.headers):
+        return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > 1024:
+            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
+    try:
+        data = json.loads(body.decode("utf-8")) if body else None
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("on"), bool):
+        return JSONResponse({"error": "bad-request", "message": 'send {"on": true} or {"on": false}'}, status_code=400)
+    if feed is None:
+        return JSONResponse({"error": "not-found", "message": "no analysis on this board"}, status_code=404)
+    future = feed.ask(data["on"])
+    if future is None:
+        return JSONResponse({"error": "busy", "message": "too many requests waiting"}, status_code=503)
+    try:
+        answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=3)
+    except (TimeoutError, asyncio.CancelledError):
+        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+    return JSONResponse(answer)
+
+
 def _forbidden() -> Response:
     return JSONResponse({"error": "forbidden", "message": "log in with the board's PIN first"}, status_code=403)
 
@@ -906,6 +955,7 @@ _ROUTES = [
     Route("/api/logout", _logout, methods=["POST"]),
     Route("/api/state", _state),
     Route("/api/status", _status),
+    Route("/api/analysis", _analysis, methods=["GET", "POST"]),
     Route("/api/games", _games),
     Route("/api/current", _current),
     Route("/api/games.pdn", _all_pdn),

@@ -1273,23 +1273,61 @@ class _Run:
         return negamax
 
 
-def score_meaning(score: int) -> str:
-    """What a search's score says, in words, from the side to move's view.
+def score_meaning(score: int, side: Color | None = None, *, tables: bool = False) -> str:
+    """What a search's score says, in words: the one place a score becomes words.
+
+    Without ``side``, from the side to move's view (what ``crownhead analyse`` prints):
 
     >>> score_meaning(-9968), score_meaning(WIN - 1), score_meaning(TABLE_WIN + 35)
     ('loses in 32 plies', 'wins in 1 ply', 'won by the endgame tables (plies not known)')
     >>> score_meaning(135), score_meaning(-40), score_meaning(3)
     ('ahead by 1.35 men', 'behind by 0.40 of a man', 'level')
+
+    With ``side`` (the side to move), naming the side that stands better, as a person
+    watching says it (the board's page and display); ``tables``: the score is the endgame
+    tables' verdict (``WIN - n``, ``TABLE_WIN`` without a distance, 0 a draw):
+
+    >>> from rules import BLACK, WHITE
+    >>> score_meaning(-104, WHITE), score_meaning(210, BLACK), score_meaning(-45, BLACK)
+    ('Black is a man up', 'Black is two men up', 'White is better by 0.45 of a man')
+    >>> score_meaning(-9968, BLACK), score_meaning(160, WHITE), score_meaning(4, WHITE)
+    ('White wins in 32 plies', 'White is ahead by 1.60 men', 'Level')
+    >>> score_meaning(-TABLE_WIN, BLACK, tables=True), score_meaning(0, WHITE, tables=True)
+    ('White wins: the tables say so', 'A draw: the tables say so')
+    >>> score_meaning(WIN - 15, WHITE, tables=True)
+    'White wins in 15 plies: the tables say so'
     """
-    if score > WIN_THRESHOLD or score < -WIN_THRESHOLD:
+    decided = score > WIN_THRESHOLD or score < -WIN_THRESHOLD
+    by_tables = not decided and abs(score) >= TABLE_WIN - PROGRESS_CAP
+    if side is None:
+        if decided:
+            plies = WIN - abs(score)
+            return f"{'wins' if score > 0 else 'loses'} in {plies} {'ply' if plies == 1 else 'plies'}"
+        if by_tables:
+            return f"{'won' if score > 0 else 'lost'} by the endgame tables (plies not known)"
+        if abs(score) < 10:  # a tenth of a man: what the board's draw answer calls level
+            return "level"
+        men = abs(score) / 100
+        return f"{'ahead' if score > 0 else 'behind'} by {men:.2f} {'men' if men > 1 else 'of a man'}"
+    better = (side if score > 0 else side.opponent).name.title()
+    said = " the tables say so" if tables else ""
+    if decided:
         plies = WIN - abs(score)
-        return f"{'wins' if score > 0 else 'loses'} in {plies} {'ply' if plies == 1 else 'plies'}"
-    if abs(score) >= TABLE_WIN - PROGRESS_CAP:
-        return f"{'won' if score > 0 else 'lost'} by the endgame tables (plies not known)"
-    if abs(score) < 10:  # a tenth of a man: what the board's draw answer calls level
-        return "level"
+        return f"{better} wins in {plies} {'ply' if plies == 1 else 'plies'}" + (":" + said if said else "")
+    if by_tables or (tables and score != 0):
+        return f"{better} wins:" + (said or " the endgame tables say so")
+    if tables:
+        return "A draw:" + said
+    if abs(score) < 10:
+        return "Level"
     men = abs(score) / 100
-    return f"{'ahead' if score > 0 else 'behind'} by {men:.2f} {'men' if men > 1 else 'of a man'}"
+    whole = round(men)
+    if 1 <= whole <= 5 and abs(men - whole) <= 0.15:
+        count = ("a man", "two men", "three men", "four men", "five men")[whole - 1]
+        return f"{better} is {count} up"
+    if men < 1:
+        return f"{better} is better by {men:.2f} of a man"
+    return f"{better} is ahead by {men:.2f} men"
 
 
 _default_engines: dict[tuple[Rules, bool], Engine] = {}

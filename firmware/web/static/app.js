@@ -33,6 +33,9 @@
     loggedOver: false,
     loggedGame: null,
     resultText: null,
+    analysis: null,
+    // Analysis lines heard: an answer to GET /api/analysis older than one of them is dropped.
+    analysisLines: 0,
   };
   window.crownhead = page;  // for people poking at it in the console, and for tests
   page.send = send;  // the page's other modules (speech.js) send through the same socket
@@ -125,6 +128,7 @@
       send("history");
       page.commands = new Set();
       send("help");
+      loadAnalysis();
     } else if (kind === "state") {
       setState(msg);
       send("history");
@@ -156,6 +160,9 @@
     } else if (kind === "error") {
       addLog("error", `${msg.cmd ? msg.cmd + ": " : ""}${msg.message}`);
       settle(msg);
+    } else if (kind === "analysis") {
+      page.analysisLines += 1;
+      showAnalysis(msg);
     } else if (kind === "clock" || kind === "spoken") {
       // The clocks above and below the board show the time, "The board says" lists the
       // sentences (speech.js): the log would fill with them.
@@ -328,6 +335,81 @@
     CrownheadBoard.fillMoves($("#moves"), page.moves, whiteFirst(),
       (ply) => document.dispatchEvent(new CustomEvent("crownhead:move", { detail: { ply } })));
   }
+
+  // -- the engine's live analysis (docs/coach.md) -------------------------------------------
+
+  async function loadAnalysis() {
+    const heard = page.analysisLines;
+    let state;
+    try {
+      const response = await fetch("/api/analysis", { credentials: "same-origin" });
+      if (!response.ok) return;
+      state = await response.json();
+    } catch (e) { return; }
+    if (page.analysisLines === heard) showAnalysis(state);
+  }
+
+  // The expected line numbered as a score sheet numbers it, from the move after the position.
+  function numberedLine(ply, start, moves) {
+    const whiteBegan = /^W/i.test(String(start || ""));
+    return moves.map((move, i) => {
+      const at = ply + i + 1;
+      const black = (at % 2 === 1) !== whiteBegan;
+      const n = CrownheadBoard.moveNumber(at, whiteBegan);
+      if (black) return `${n}. ${move}`;
+      return i === 0 ? `${n}... ${move}` : move;
+    }).join(" ");
+  }
+
+  function showAnalysis(state) {
+    if (!state) return;
+    page.analysis = state;
+    const section = $("#analysis");
+    const on = !!state.on;
+    section.setAttribute("data-on", on ? "true" : "false");
+    $("#analysis-on").checked = on;
+    text($("#analysis-why"), state.why || "");
+    $("#analysis-panel").hidden = !on;
+    const a = state.analysis;
+    section.setAttribute("data-fen", a ? a.fen : "");
+    section.setAttribute("data-depth", a ? String(a.depth) : "");
+    if (!on) return;
+    if (!a) {
+      text($("#analysis-words"), "Thinking...");
+      text($("#analysis-depth"), "");
+      text($("#analysis-line"), "");
+      return;
+    }
+    const expects = Math.max(0, Math.min(1, Number(a.black_expects)));
+    $("#eval-fill").style.width = `${(expects * 100).toFixed(1)}%`;
+    const bar = $("#eval-bar");
+    bar.setAttribute("aria-valuenow", String(Math.round(expects * 100)));
+    bar.title = `Black's expected result ${expects.toFixed(2)}; score ${(a.black_score / 100).toFixed(2)} for Black`;
+    text($("#analysis-words"), a.words);
+    const positions = `${Number(a.nodes).toLocaleString("en")} positions`;
+    const depth = a.depth ? `depth ${a.depth}, ${positions}` : a.tables ? "the endgame tables" : positions;
+    text($("#analysis-depth"), `${depth}${a.done ? "" : ", searching deeper..."}`);
+    const start = page.start || a.fen;
+    text($("#analysis-line"), a.line.length ? `Best line: ${numberedLine(a.ply, start, a.line)}` : "");
+  }
+
+  $("#analysis-on").addEventListener("change", async (ev) => {
+    const asked = ev.target.checked;
+    try {
+      const response = await fetch("/api/analysis", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ on: asked }),
+      });
+      const answer = await response.json();
+      if (!response.ok) { text($("#analysis-why"), answer.message || "refused"); ev.target.checked = !asked; return; }
+      showAnalysis(answer);
+    } catch (e) {
+      ev.target.checked = !asked;
+      text($("#analysis-why"), "the board did not answer");
+    }
+  });
 
   function logMove(ply, side, move) {
     if (page.logged.has(ply)) return;
