@@ -161,10 +161,15 @@ class Commands:
 
     def set_analysis(self, on: bool) -> str | None:
         """Turn the live analysis on or off; the reason it stays off (referee mode), or None."""
-        if on and self.mode.referee_lights:
-            return NO_ANALYSIS
+        if on and self.analysis_refused is not None:
+            return self.analysis_refused
         self.analysis_wanted = on
         return None
+
+    @property
+    def analysis_refused(self) -> str | None:
+        """Why the live analysis may not run now (referee mode), or None."""
+        return NO_ANALYSIS if self.mode.referee_lights else None
 
     @property
     def thinking(self) -> bool:

@@ -27,21 +27,42 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol, TypeGuard
 
-from firmware.app.application import App
-from firmware.app.commands import NO_ANALYSIS
 from firmware.app.snapshot import Snapshot
 from firmware.events import Event
 from firmware.link.protocol import encode_message
 from firmware.web.bridge import PageHub
 
-__all__ = ["AnalysisFeed", "MAX_ASKED"]
+__all__ = ["AnalysingBoard", "AnalysisFeed", "MAX_ASKED", "analysing_board"]
 
 log = logging.getLogger(__name__)
 
 #: Switch requests from the pages waiting for the main loop at most (more are refused).
 MAX_ASKED = 8
+
+
+class AnalysingBoard(Protocol):
+    """What the feed needs of the application (``App`` is one): to add it as an output
+    and a source, its clock, and the analysis switch with the reason it stays off."""
+
+    sources: list[Callable[[int], list[Event]]]
+    waking_sources: list[Callable[[int], list[Event]]]
+    analysis_wanted: bool
+
+    @property
+    def clock(self) -> Any: ...
+    @property
+    def analysis_refused(self) -> str | None: ...
+
+    def add_output(self, output: Any) -> Any: ...
+    def set_analysis(self, on: bool) -> str | None: ...
+
+
+def analysing_board(board: object) -> TypeGuard[AnalysingBoard]:
+    """Whether ``board`` has the live analysis (a board of a test's own may not)."""
+    return all(hasattr(board, name) for name in ("analysis_wanted", "set_analysis", "analysis_refused", "add_output"))
 
 
 class AnalysisFeed:
@@ -50,7 +71,7 @@ class AnalysisFeed:
 
     def __init__(self, hub: PageHub) -> None:
         self.hub = hub
-        self.app: App | None = None
+        self.app: AnalysingBoard | None = None
         #: The last state sent to the pages (replaced whole: the server's thread reads it
         #: for ``GET /api/analysis`` without a lock).
         self.latest: dict[str, Any] = {"on": False, "why": None, "analysis": None}
@@ -59,7 +80,7 @@ class AnalysisFeed:
         self._why: str | None = None
         self._snapshot: Snapshot | None = None
 
-    def attach(self, app: App) -> None:
+    def attach(self, app: AnalysingBoard) -> None:
         """Hear ``app``'s snapshots and act on it in its main loop."""
         self.app = app
         app.add_output(self)
@@ -120,7 +141,7 @@ class AnalysisFeed:
         app = self.app
         found = self._snapshot.analysis if self._snapshot is not None else None
         on = app is not None and app.analysis_wanted
-        why = self._why if not on else NO_ANALYSIS if app is not None and app.mode.referee_lights else None
+        why = self._why if not on else app.analysis_refused if app is not None else None
         return {"on": on, "why": why, "analysis": found.to_json() if found is not None else None}
 
     def _send(self, now: int) -> None:

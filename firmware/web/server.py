@@ -48,7 +48,7 @@ from firmware.diagram import board_svg
 from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Connections, Limits, bounded_server, client_key, listening_socket, stop_server
 from firmware.redact import redacted
-from firmware.web.analysis import AnalysisFeed
+from firmware.web.analysis import AnalysisFeed, analysing_board
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import host_name, is_loopback, same_address
@@ -176,7 +176,7 @@ class WebServer:
         self._reviewing = False
         #: The live analysis for the pages (None: the link has no application).
         self.analysis: AnalysisFeed | None = None
-        if link.board is not None:
+        if analysing_board(link.board):
             self.analysis = AnalysisFeed(self.hub)
             self.analysis.attach(link.board)
 
