@@ -99,6 +99,7 @@ class RemoteTransport:
         cafile: str | None = None,
         insecure: bool = False,
         resend_ms: int = 3000,
+        keepalive_s: int = 5,
         inbox_lines: int = 256,
         name: str = "remote",
         start: bool = True,
@@ -112,6 +113,7 @@ class RemoteTransport:
             raise ValueError(f"the other board must have an account of its own, not {peer!r} too")
         self.clock = clock
         self.resend_ms = resend_ms
+        self.keepalive_s = keepalive_s
         self.inbox_lines = inbox_lines
         self.name = name
         self.journal = journal if isinstance(journal, Journal) else Journal.load(journal)
@@ -215,7 +217,7 @@ class RemoteTransport:
     # -- the broker's side (the client's thread) -------------------------------------------
 
     def start(self) -> None:
-        self._client.connect_async(self.url.host, self.url.port, keepalive=15)
+        self._client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive_s)
         self._client.loop_start()
         self._thread.start()
 
