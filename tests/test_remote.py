@@ -338,6 +338,20 @@ def test_a_journal_comes_back_from_disk_and_a_damaged_one_is_set_aside(tmp_path:
     assert [p.name for p in tmp_path.iterdir() if p.name != "journal.json"], "the damaged journal is kept aside"
 
 
+def test_a_late_copy_from_a_stream_left_behind_is_a_duplicate_after_a_restart_too(tmp_path: Path) -> None:
+    old, into = Journal(None, stream="old1"), Journal(tmp_path / "journal.json", stream="b2")
+    first = old.add("one")  # sent alone: its oldest kept line is itself
+    into.take(first)
+    new = Journal(None, stream="new1")  # the other board lost its journal: a new stream
+    assert into.check(new.add("hello"), low=1) == "join"
+    into.take(new.pending[0])
+    # A copy of the old stream's line, late (a broker's redelivery): not joined again,
+    # which would hand the board its lines a second time and lose its place in the new one.
+    assert into.check(first, low=1) == "duplicate"
+    into.save()
+    assert Journal.load(tmp_path / "journal.json").check(first, low=1) == "duplicate"
+
+
 def test_a_gap_the_sender_can_no_longer_fill_is_skipped_and_a_forged_hash_refused() -> None:
     out, into = Journal(None, stream="a1"), Journal(None, stream="b2")
     lines = [out.add(f"line {i}") for i in range(1, 6)]

@@ -124,6 +124,7 @@ class RemoteTransport:
         self._early: dict[int, tuple[Line, int]] = {}
         self._delivered = self.journal.taken  # the last of the other's lines put in the inbox
         self._delivered_stream = self.journal.peer_stream
+        self._left: deque[str] = deque(self.journal.left, maxlen=self.journal.left.maxlen)  # as journal.left, for the inbox
         self._delivered_hash = self.journal.peer_hash
         self._sent_upto = 0  # lines of this stream published since the last (re)connect
         self._saved_seq = self.journal.seq
@@ -313,6 +314,8 @@ class RemoteTransport:
                 if len(self._inbox) >= self.inbox_lines:
                     return  # not taken: sent again, as it was never acknowledged
                 self._inbox.append(item)
+                if self._delivered_stream is not None and item.stream != self._delivered_stream:
+                    self._left.append(self._delivered_stream)
                 self._delivered, self._delivered_stream, self._delivered_hash = item.n, item.stream, item.after
                 progress = True
                 break
@@ -321,6 +324,7 @@ class RemoteTransport:
         """As :meth:`Journal.check`, against what was put in the inbox (not yet taken)."""
         view = Journal(None, stream="x")
         view.peer_stream, view.taken, view.peer_hash = self._delivered_stream, self._delivered, self._delivered_hash
+        view.left = self._left
         return view.check(line, low)
 
     # -- the worker -----------------------------------------------------------------------
