@@ -317,6 +317,31 @@ def test_a_cut_of_30_s_and_a_board_away_past_its_grace_are_shown_and_stop_the_cl
         homes.close()
 
 
+@needs_mosquitto
+def test_a_board_coming_online_gets_what_was_sent_before_at_once(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    recorder = Recorder(mosquitto.port, "mallory")
+    a = Home(tmp_path / "a", mosquitto, "alice", "bob", "black", AppSettings())
+    b = None
+    try:
+        end = time.monotonic() + WAIT_S
+        while not recorder.heard:  # A's hello went out, to nobody yet
+            a.rig.app.run_for(20)
+            assert time.monotonic() < end
+        # B's first connection: the broker had no session of B's to keep A's lines in.
+        b = Home(tmp_path / "b", mosquitto, "bob", "alice", "white", AppSettings())
+        while b.rig.link.peer_lines == 0:
+            for home in (a, b):
+                home.rig.app.run_for(1)  # (virtual time: far from A's resend)
+            assert time.monotonic() < end, "B never heard A's hello"
+            time.sleep(0.002)
+        assert a.transport.resends == 0  # sent again as B came online, not at the resend
+    finally:
+        recorder.close()
+        for home in (a, b):
+            if home is not None:
+                home.close(flush_s=0)
+
+
 def test_a_journal_comes_back_from_disk_and_a_damaged_one_is_set_aside(tmp_path: Path) -> None:
     path = tmp_path / "journal.json"
     journal = Journal(path)

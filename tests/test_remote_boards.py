@@ -22,7 +22,6 @@ game to its end.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,15 +94,18 @@ class Match:
     def __init__(self, tmp_path: Path, broker: Mosquitto, moves: list[Move], keepalive_s: int | None) -> None:
         self.broker, self.moves = broker, moves
         self.lines = {board: Proxy(broker.port) for board in ("alice", "bob")}
-        agree((tmp_path / "a", tmp_path / "b"), ("alice", "bob"), lambda me: self.lines[me].url(me), CODE, clock="600+5")
+        agree(
+            (tmp_path / "a", tmp_path / "b"), ("alice", "bob"), lambda me: self.lines[me].url(me), CODE, clock="600+5"
+        )
         config = None
         if keepalive_s is not None:
             config = tmp_path / "config.toml"
             config.write_text(f"[remote]\nkeepalive_s = {keepalive_s}\n")
         self.a = BoardProcess(tmp_path / "a", CODE, config=config)
         self.b = BoardProcess(tmp_path / "b", CODE, config=config)
-        self.a.start()
+        self.a.start(wait=False)
         self.b.start()
+        self.a.started()
         self.ply = 0
         self.settled()
 
@@ -140,7 +142,6 @@ class Match:
             return False
 
         board.wait(made, f"{board.state_dir.name} makes {move} from across")
-        print(f"{time.monotonic():.1f} ply {self.ply} {move} followed on {board.state_dir.name}", flush=True)
 
     def play(self) -> None:
         self.follow(self.move())
@@ -222,11 +223,10 @@ def play_through_every_fault(
         held.hold()
         since = time.monotonic()
         other = match.move()
-        bound = 2 * (keepalive_s or RemoteConfig().keepalive_s) + 3
+        bound = 2 * (keepalive_s or RemoteConfig().keepalive_s) + 4  # (and room for a busy machine)
         for board in (match.a, match.b):
-            board.wait(lambda b=board: _away(b, said[b]), "the dead line noticed", timeout_s=max(0.0, since + bound - time.monotonic()))
-        noticed = time.monotonic() - since
-        assert noticed < cut_s, f"the dead line noticed after {noticed:.1f} s, the cut lasts {cut_s} s"
+            left = max(0.0, since + bound - time.monotonic())
+            board.wait(lambda b=board: _away(b, said[b]), "the dead line noticed", timeout_s=left)
         for board in (match.a, match.b):
             board.wait(lambda b=board: b.view()["clock"]["paused"], "the clock stopped")
         time.sleep(max(0.0, since + cut_s - time.monotonic()))
@@ -242,7 +242,9 @@ def play_through_every_fault(
         match.line(match.a).cut()
         move = moves[match.ply]
         match.move()
-        match.a.wait(lambda: any(f'"{move.pdn()}"' in x[3] for x in match.a.journal()["pending"]), "A's move journalled")
+        match.a.wait(
+            lambda: any(f'"{move.pdn()}"' in x[3] for x in match.a.journal()["pending"]), "A's line journalled"
+        )
         match.a.kill()
         match.line(match.a).mend()
         match.a.start()
@@ -293,18 +295,19 @@ def check_same_record(match: Match, result: str) -> None:
     for board in (match.a, match.b):
         assert not any("refused" in line for line in board.log), board.log
         assert not any("out of step" in n or "another game" in n for n in board.notices())
+        # Since its last start the board made each move once, in order, and took none back.
+        plies = [e["ply"] for e in board.events if e.get("event") in ("move", "takeback")]
+        assert plies and plies == list(range(plies[0], len(match.moves) + 1)), plies
 
 
 def test_two_board_processes_play_a_game_through_a_broker_restart_kills_a_cut_and_copies(
     tmp_path: Path, mosquitto: Mosquitto
 ) -> None:
     moves = random_game(8).moves[:9]
-    match = play_through_every_fault(tmp_path, mosquitto, moves, cut_s=4, keepalive_s=1)
+    match = play_through_every_fault(tmp_path, mosquitto, moves, cut_s=2, keepalive_s=1)
     try:
-        # White (B) to move resigns: the game ends on both boards.
-        reply = match.b.command("resign white")
+        reply = match.b.command("resign white")  # White (B) to move resigns: the game ends on both boards
         assert reply.get("ok"), reply
-        match.a.wait(lambda: (match.a.state_dir / "games").exists() and any(match.a.state_dir.glob("games/*.pdn")), "A's game over")
         check_same_record(match, "1-0")
     finally:
         match.close()

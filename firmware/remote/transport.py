@@ -124,7 +124,8 @@ class RemoteTransport:
         self._early: dict[int, tuple[Line, int]] = {}
         self._delivered = self.journal.taken  # the last of the other's lines put in the inbox
         self._delivered_stream = self.journal.peer_stream
-        self._left: deque[str] = deque(self.journal.left, maxlen=self.journal.left.maxlen)  # as journal.left, for the inbox
+        # The streams left behind, as journal.left, of the lines put in the inbox.
+        self._left: deque[str] = deque(self.journal.left, maxlen=self.journal.left.maxlen)
         self._delivered_hash = self.journal.peer_hash
         self._sent_upto = 0  # lines of this stream published since the last (re)connect
         self._saved_seq = self.journal.seq
@@ -259,6 +260,12 @@ class RemoteTransport:
             status = payload.decode("ascii", "replace")
             if status in ("online", "offline") and status != self.peer_status:
                 self.peer_status, self.peer_since = status, self.clock.now_ms()
+                if status == "online":
+                    with self._lock:
+                        # Back (or here for the first time: lines sent before its session
+                        # existed were lost): everything pending again now, not at the resend.
+                        self._sent_upto = 0
+                        self._lock.notify_all()
             return
         try:
             data = json.loads(payload)

@@ -155,8 +155,12 @@ class BoardProcess:
         self.process: subprocess.Popen[str] | None = None
         self.socket: Socket | None = None
         self.starts = 0
+        self._page: list[str] = []
+        self._found = threading.Event()
 
-    def start(self, *, keep_game: bool | None = None) -> BoardProcess:
+    def start(self, *, keep_game: bool | None = None, wait: bool = True) -> BoardProcess:
+        """Switch the board on (``keep_game``: its pieces standing as its saved game has
+        them); ``wait``: until its page is served (else :meth:`started`)."""
         keep = self.keep_game if keep_game is None else keep_game
         command = [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--log", "json"]
         command += ["--state-dir", str(self.state_dir), "--remote", self.code, "--web", "127.0.0.1:0"]
@@ -171,14 +175,20 @@ class BoardProcess:
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         self.starts += 1
-        page: list[str] = []
-        found = threading.Event()
+        self._page: list[str] = []
+        self._found = threading.Event()
         assert self.process.stdout is not None and self.process.stderr is not None
         threading.Thread(target=self._read_events, args=(self.process.stdout, self.events), daemon=True).start()
-        threading.Thread(target=self._read_log, args=(self.process.stderr, page, found), daemon=True).start()
-        if not found.wait(WAIT_S) or not page:
+        threading.Thread(
+            target=self._read_log, args=(self.process.stderr, self._page, self._found), daemon=True
+        ).start()
+        return self.started() if wait else self
+
+    def started(self) -> BoardProcess:
+        """Once its page is served: the WebSocket the test's hands and eyes use."""
+        if not self._found.wait(WAIT_S) or not self._page:
             raise AssertionError(f"{self.state_dir.name}: the board never served its page:\n" + "".join(self.log))
-        self.socket = Socket(page[0].replace("http://", "ws://") + "ws")
+        self.socket = Socket(self._page[0].replace("http://", "ws://") + "ws")
         return self
 
     def _read_events(self, stream: IO[str], into: list[dict[str, Any]]) -> None:
@@ -235,9 +245,14 @@ class BoardProcess:
         while not predicate():
             assert self.process is not None
             if self.process.poll() is not None:
-                raise AssertionError(f"{self.state_dir.name} ended ({self.process.returncode}) before {what}:\n" + "".join(self.log[-20:]))
+                raise AssertionError(
+                    f"{self.state_dir.name} ended ({self.process.returncode}) before {what}:\n"
+                    + "".join(self.log[-20:])
+                )
             if time.monotonic() > end:
-                raise AssertionError(f"{self.state_dir.name}: {what}: not within {timeout_s} s:\n" + "".join(self.log[-20:]))
+                raise AssertionError(
+                    f"{self.state_dir.name}: {what}: not within {timeout_s} s:\n" + "".join(self.log[-20:])
+                )
             time.sleep(0.02)
 
     # -- power --------------------------------------------------------------------------
