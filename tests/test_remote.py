@@ -11,6 +11,9 @@ boards end on the same moves and result.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,13 +26,14 @@ from firmware.hall.acl import shipped_acl
 from firmware.hall.topics import BrokerUrl
 from firmware.link.settings import LinkConfig
 from firmware.remote.board import Absence
+from firmware.remote.invite import Invitation, publish
 from firmware.remote.journal import Journal, Line
 from firmware.remote.transport import RemoteTransport
 from firmware.remote.wire import game_topic
 from rules import BLACK, Move
 
 from helpers.games import random_game
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Embedded, Mosquitto
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, REPO, Embedded, Mosquitto
 from helpers.net import WAIT_S, wait_for
 from helpers.rig import Rig
 
@@ -86,7 +90,13 @@ class Home:
         self.rig = Rig(self.folder / "state", settings=self.settings, start=False)
         url = BrokerUrl.parse(self.broker.url(self.me))
         self.transport = RemoteTransport(
-            url, CODE, self.peer, self.folder / "journal.json", self.rig.clock, resend_ms=2000
+            url,
+            CODE,
+            self.peer,
+            self.folder / "journal.json",
+            self.rig.clock,
+            resend_ms=2000,
+            cafile=getattr(self.broker, "cafile", None),
         )
         self.rig.connect(self.transport, LinkConfig(plays=self.plays))
         self.absence = Absence(self.transport, grace_s=60)
@@ -407,6 +417,41 @@ def test_a_resignation_and_a_takeback_cross_the_broker(homes: Homes) -> None:
     homes.same()
     result = homes.a.game.result
     assert result is not None and (result.score, result.reason) == ("1-0", "resign")
+
+
+def certificates_as_the_docs_make_them(folder: Path, broker: str) -> None:
+    """Run docs/remote.md's commands that make a CA and the broker's certificate."""
+    text = (REPO / "docs" / "remote.md").read_text()
+    block = text[text.index("BROKER=home-a.example") :].split("```", 1)[0]
+    script = block.replace("BROKER=home-a.example", f"BROKER={broker}")
+    done = subprocess.run(["sh", "-e", "-c", script], cwd=folder, capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    os.chmod(folder / "server.key", 0o600)
+
+
+@needs_mosquitto
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_two_homes_play_over_tls_with_the_certificates_the_docs_make(tmp_path: Path) -> None:
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    certificates_as_the_docs_make_them(folder, "localhost")
+    broker = Mosquitto(folder, users=ACCOUNTS, tls=folder)
+    broker.start()
+    try:
+        # Without the home's CA a board does not trust the broker: nothing is sent.
+        untrusted = BrokerUrl.parse(broker.url("alice"))
+        with pytest.raises(ConnectionError, match="certificate verify failed"):
+            publish(untrusted, Invitation(CODE, "alice", "black"), timeout_s=WAIT_S)
+        homes = Homes(tmp_path, broker)
+        try:
+            assert homes.a.transport.url.tls
+            for move in random_game(4).moves[:2]:
+                homes.play(move)
+            homes.same()
+        finally:
+            homes.close()
+    finally:
+        broker.close()
 
 
 def test_the_embedded_broker_carries_a_game_and_refuses_a_third_account(tmp_path: Path) -> None:
