@@ -35,6 +35,7 @@ from rules import BLACK, Move
 from helpers.games import random_game
 from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, REPO, Embedded, Mosquitto
 from helpers.net import WAIT_S, wait_for
+from helpers.remote import Listener, publish_as
 from helpers.rig import Rig
 
 CODE = "k7qm2x"
@@ -155,30 +156,6 @@ class Homes:
             home.close(flush_s=0)
 
 
-class Listener:
-    """A third account on the broker, subscribed to ``topics`` of the game: what it hears."""
-
-    def __init__(self, port: int, account: str, topics: list[str]) -> None:
-        import threading
-
-        import paho.mqtt.client as mqtt
-
-        self.heard: list[bytes] = []
-        subscribed = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=account)
-        self.client.username_pw_set(account, f"{account}-pw")
-        self.client.on_message = lambda c, u, m: self.heard.append(bytes(m.payload))
-        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-        self.client.subscribe([(topic, 1) for topic in topics])
-        assert subscribed.wait(WAIT_S)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
-
-
 class Intruder(Listener):
     """A third account on the broker: it reads the game's lines (which the ACL lets any
     account do) and tries to write both boards' topics; it hears its own messages only if
@@ -230,7 +207,6 @@ def test_mosquitto_refuses_a_third_account_writing_the_game(mosquitto: Mosquitto
 def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copies(
     mosquitto: Mosquitto, homes: Homes
 ) -> None:
-    import paho.mqtt.client as mqtt
 
     moves = random_game(8).moves
     third = len(moves) // 3
@@ -251,8 +227,6 @@ def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copi
     # reverse order, later in the game: nothing changes.
     copies = list(recorder.heard)[::-1]
     assert copies
-    replayer = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="alice")
-    replayer.username_pw_set("alice", "alice-pw")
     for move in moves[third + 1 : 2 * third]:
         homes.play(move)
     # Board B goes away in the middle of a move (its piece lifted) and comes back from
@@ -272,12 +246,7 @@ def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copi
     homes.wait(lambda: homes.b.rig.app.tracker.expected == moves[start], "B, back, shows A's move")
     homes.b.rig.follow(wait=600)
     # Copies of old lines from A's account (a broker delivering late) are dropped.
-    replayer.connect("127.0.0.1", mosquitto.port)
-    replayer.loop_start()
-    for payload in copies * 2:
-        replayer.publish(game_topic(CODE, "alice", "lines"), payload, qos=1).wait_for_publish(5)
-    replayer.disconnect()
-    replayer.loop_stop()
+    publish_as(mosquitto.port, "alice", game_topic(CODE, "alice", "lines"), copies * 2)
     homes.wait(lambda: homes.b.transport.duplicates >= len(copies) * 2, "B drops every copy")
     for move in moves[start + 1 :]:
         homes.play(move)

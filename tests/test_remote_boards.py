@@ -35,56 +35,12 @@ from rules.pdn import read_game
 
 from helpers.games import random_game
 from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
-from helpers.net import WAIT_S
-from helpers.remote import BoardProcess, Proxy, agree
+from helpers.remote import BoardProcess, Listener, Proxy, agree, publish_as
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
 
 CODE = "k7qm2x"
 ACCOUNTS = ["alice", "bob", "mallory"]
-
-
-class Listener:
-    """A third account reading both boards' lines (the ACL lets an account read a game)."""
-
-    def __init__(self, port: int) -> None:
-        import threading
-
-        import paho.mqtt.client as mqtt
-
-        self.heard: list[tuple[str, bytes]] = []
-        subscribed = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="mallory")
-        self.client.username_pw_set("mallory", "mallory-pw")
-        self.client.on_message = lambda c, u, m: self.heard.append((m.topic, bytes(m.payload)))
-        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-        self.client.subscribe([(game_topic(CODE, board, "lines"), 1) for board in ("alice", "bob")])
-        assert subscribed.wait(WAIT_S)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
-
-
-def publish_as(port: int, account: str, topic: str, payloads: list[bytes]) -> None:
-    """``payloads`` on ``topic`` from ``account`` (a client id of its own: the board's
-    connection stays), each taken by the broker."""
-    import paho.mqtt.client as mqtt
-
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{account}-late")
-    client.username_pw_set(account, f"{account}-pw")
-    client.connect("127.0.0.1", port)
-    client.loop_start()
-    try:
-        for payload in payloads:
-            info = client.publish(topic, payload, qos=1)
-            info.wait_for_publish(WAIT_S)
-            assert info.is_published()
-    finally:
-        client.disconnect()
-        client.loop_stop()
 
 
 class Match:
@@ -205,7 +161,7 @@ def play_through_every_fault(
     module's text); a line held for ``cut_s``, the boards' keep-alive ``keepalive_s``
     (None: as shipped)."""
     match = Match(tmp_path, mosquitto, moves, keepalive_s)
-    listener = Listener(mosquitto.port)
+    listener = Listener(mosquitto.port, "mallory", [game_topic(CODE, board, "lines") for board in ("alice", "bob")])
     try:
         match.play()
         match.play()
@@ -246,8 +202,9 @@ def play_through_every_fault(
             lambda: any(f'"{move.pdn()}"' in x[3] for x in match.a.journal()["pending"]), "A's line journalled"
         )
         match.a.kill()
+        match.a.start()  # before the line is back (a router slower to start than the board)
+        time.sleep(0.5)
         match.line(match.a).mend()
-        match.a.start()
         match.follow(match.b)
         # Board B is switched off with A's next move half made (the piece in its people's
         # hand) and comes back with its pieces as they were at the start (it was moved
@@ -265,7 +222,7 @@ def play_through_every_fault(
         match.follow(match.b)
         # Copies of every line both boards sent so far, again, twice and in reverse order.
         copies: dict[str, list[bytes]] = {"alice": [], "bob": []}
-        for topic, payload in listener.heard:
+        for topic, payload in list(listener.messages):
             copies[topic.split("/")[3]].append(payload)
         assert copies["alice"] and copies["bob"]
         for board, payloads in copies.items():

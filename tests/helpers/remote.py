@@ -29,7 +29,55 @@ from firmware.remote.invite import Agreement, Invitation
 from helpers.net import WAIT_S
 from helpers.web import PAGE_LINE, Socket
 
-__all__ = ["BoardProcess", "Proxy", "agree"]
+__all__ = ["BoardProcess", "Listener", "Proxy", "agree", "publish_as"]
+
+
+class Listener:
+    """An account on the broker at ``port`` (password ``ACCOUNT-pw``) subscribed to
+    ``topics``: what it hears, in order (:attr:`messages`: topic and payload)."""
+
+    def __init__(self, port: int, account: str, topics: list[str]) -> None:
+        import paho.mqtt.client as mqtt
+
+        self.messages: list[tuple[str, bytes]] = []
+        subscribed = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=account)
+        self.client.username_pw_set(account, f"{account}-pw")
+        self.client.on_message = lambda c, u, m: self.messages.append((m.topic, bytes(m.payload)))
+        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        self.client.subscribe([(topic, 1) for topic in topics])
+        assert subscribed.wait(WAIT_S)
+
+    @property
+    def heard(self) -> list[bytes]:
+        return [payload for _, payload in list(self.messages)]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def publish_as(port: int, account: str, topic: str, payloads: list[bytes]) -> None:
+    """``payloads`` on ``topic`` from ``account``, each taken by the broker. (The shipped
+    Mosquitto binds a client's id to its account: the board of that account is shut out
+    for the moment, and its session at the broker wiped by this clean one, as when a
+    second device logs in with a board's password.)"""
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"{account}-copies")
+    client.username_pw_set(account, f"{account}-pw")
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    try:
+        for payload in payloads:
+            info = client.publish(topic, payload, qos=1)
+            info.wait_for_publish(WAIT_S)
+            assert info.is_published()
+    finally:
+        client.disconnect()
+        client.loop_stop()
 
 
 def agree(
