@@ -304,8 +304,10 @@ def test_a_board_coming_online_gets_what_was_sent_before_at_once(tmp_path: Path,
     try:
         end = time.monotonic() + WAIT_S
         while not recorder.heard:  # A's hello went out, to nobody yet
-            a.rig.app.run_for(20)
+            a.rig.app.run_for(1)  # (virtual time: far from A's resend)
             assert time.monotonic() < end
+            time.sleep(0.002)
+        resends = a.transport.resends
         # B's first connection: the broker had no session of B's to keep A's lines in.
         b = Home(tmp_path / "b", mosquitto, "bob", "alice", "white", AppSettings())
         while b.rig.link.peer_lines == 0:
@@ -313,12 +315,37 @@ def test_a_board_coming_online_gets_what_was_sent_before_at_once(tmp_path: Path,
                 home.rig.app.run_for(1)  # (virtual time: far from A's resend)
             assert time.monotonic() < end, "B never heard A's hello"
             time.sleep(0.002)
-        assert a.transport.resends == 0  # sent again as B came online, not at the resend
+        assert a.transport.resends == resends  # sent again as B came online, not at the resend
     finally:
         recorder.close()
         for home in (a, b):
             if home is not None:
                 home.close(flush_s=0)
+
+
+@needs_mosquitto
+def test_a_board_that_died_while_the_broker_was_down_is_said_to_be_away(homes: Homes, mosquitto: Mosquitto) -> None:
+    homes.play(random_game(3).moves[0])
+    mosquitto.kill()
+    homes.wait(lambda: not (homes.a.transport.connected or homes.b.transport.connected), "both lose the broker")
+    homes.b.close(flush_s=0)  # B's power goes meanwhile: its last will cannot go out
+    mosquitto.start()  # (it has B "online", retained, for good)
+
+    def a_says(text: str) -> None:
+        end = time.monotonic() + WAIT_S
+        while not any(text in n for n in homes.a.notices()):
+            homes.a.rig.app.run_for(100)
+            assert time.monotonic() < end, f"A never said {text!r}: {homes.a.notices()}"
+            time.sleep(0.005)
+
+    a_says("the broker is back")
+    a_says("the other board (bob) is out of reach")  # it never answered A's greeting
+    clock = homes.a.rig.app.board_clock
+    assert homes.a.absence.state == "the other board (bob)" and (clock is None or clock.clock.paused)
+    homes.b.open()
+    homes.b.rig.follow(wait=600)
+    homes.wait(lambda: homes.a.absence.state == "here", "A sees B back")
+    assert any("the other board (bob) is back" in n for n in homes.a.notices())
 
 
 def test_a_journal_comes_back_from_disk_and_a_damaged_one_is_set_aside(tmp_path: Path) -> None:

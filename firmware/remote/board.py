@@ -87,7 +87,7 @@ class Absence:
     def _who_is_away(self) -> str | None:
         if not self.transport.connected:
             return "the broker"
-        if self.transport.peer_status == "offline":
+        if self.transport.peer_status == "offline" or self.transport.peer_silent:
             return f"the other board ({self.transport.peer})"
         return None
 

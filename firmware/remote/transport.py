@@ -114,6 +114,9 @@ class RemoteTransport:
         self.clock = clock
         self.resend_ms = resend_ms
         self.keepalive_s = keepalive_s
+        #: How long after a (re)connect the other board has to acknowledge a line sent
+        #: since (the greeting) before it is taken to be away (:attr:`peer_silent`).
+        self.proof_ms = 2 * keepalive_s * 1000 + resend_ms
         self.inbox_lines = inbox_lines
         self.name = name
         self.journal = journal if isinstance(journal, Journal) else Journal.load(journal)
@@ -133,6 +136,8 @@ class RemoteTransport:
         self._acked_sent = -1
         self._dirty = False
         self._resend_at = 0
+        self._proof_due: int | None = None  # when the other board must have answered
+        self._proof_seq = 0  # ...by acknowledging a line past this one
         self._connected = False
         self._fresh: str | None = None
         self._closed = False
@@ -170,6 +175,15 @@ class RemoteTransport:
     @property
     def connected(self) -> bool:
         return self._connected
+
+    @property
+    def peer_silent(self) -> bool:
+        """Whether the other board has not answered since this board's last (re)connect
+        within :attr:`proof_ms`: it acknowledges the greeting when it is there. Its status
+        at the broker says nothing then: a board that died while the broker was down is
+        ``online`` there for good (its last will never went out)."""
+        due = self._proof_due
+        return due is not None and self._connected and self.clock.now_ms() >= due
 
     def take_fresh(self) -> str | None:
         """``"connect"`` once after each (re)connect (the link greets: its hello and state),
@@ -242,6 +256,7 @@ class RemoteTransport:
             self._fresh = "connect"
             self._sent_upto = 0  # everything pending goes again: the broker may have lost it
             self._acked_sent = -1
+            self._proof_seq, self._proof_due = self.journal.seq, self.clock.now_ms() + self.proof_ms
             self._lock.notify_all()
         log.info("remote: connected to %s for game %s with %s", self.url, self.code, self.peer)
 
@@ -275,6 +290,8 @@ class RemoteTransport:
         with self._lock:
             if message.topic == self._peer_topic["ack"]:
                 n, stream = (data.get("n"), data.get("s")) if isinstance(data, dict) else (None, None)
+                if type(n) is int and stream == self.journal.stream and n > self._proof_seq:
+                    self._proof_due = None  # it took a line sent since: it is there
                 if type(n) is int and stream == self.journal.stream and self.journal.acked(n):
                     self._dirty = True
                     self._resend_at = self.clock.now_ms() + self.resend_ms
