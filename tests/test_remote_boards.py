@@ -6,18 +6,21 @@ as the lights ask), through every fault the issue names:
 
 * the broker killed (SIGKILL; its persistence as last saved) and started again mid-game,
   a move made while it is down;
-* a board killed (SIGKILL) the moment its move is accepted (the line crossing, maybe not
-  yet journalled), and another with the other's move half made (a piece in the hand),
-  both started again from their state directories;
-* the line between a board and the broker cut (every connection closed, new ones
-  refused) or held (nothing crosses, the bytes arrive late, the keep-alives time out);
+* one board's line held (nothing crosses, the bytes wait and arrive late; the
+  keep-alives time out) while its people move: both boards must say so within the
+  keep-alive's bound and stop the clock, and go on when it is mended;
+* a board killed (SIGKILL) with its move in its journal only (its line cut), switched on
+  again before its line is back; the other killed with that board's next move half made
+  (a piece in its people's hand) and switched on with its pieces in the start position:
+  it says the saved game is to be set up, and its people set it up;
 * copies of every line both boards sent, published again later, twice, in reverse order,
   from each board's own account (a broker or a bridge delivering late and twice).
 
-Both boards end on the same position and record, the very moves played, none lost or
-doubled, and every line acknowledged. The fast test cuts the line for 2 s and ends the
-game by resignation; the slow one (``-m slow``) holds it for 30 s and plays a random
-game to its end.
+Both boards end on the same record (the PDN each keeps: the very moves played and the
+result), each move made once since each board's last start, every line acknowledged.
+The regular test holds the line 2 s with the keep-alive set to 1 s (``[remote]
+keepalive_s``) and ends the game by resignation; the slow one (``-m slow``) holds it 30 s
+with the keep-alive as shipped and plays a random game to its end.
 """
 
 from __future__ import annotations

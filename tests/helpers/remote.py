@@ -34,7 +34,8 @@ __all__ = ["BoardProcess", "Listener", "Proxy", "agree", "publish_as"]
 
 class Listener:
     """An account on the broker at ``port`` (password ``ACCOUNT-pw``) subscribed to
-    ``topics``: what it hears, in order (:attr:`messages`: topic and payload)."""
+    ``topics``: what it hears, in order (:attr:`messages`: topic and payload), the
+    broker restarted or not."""
 
     def __init__(self, port: int, account: str, topics: list[str]) -> None:
         import paho.mqtt.client as mqtt
@@ -45,9 +46,10 @@ class Listener:
         self.client.username_pw_set(account, f"{account}-pw")
         self.client.on_message = lambda c, u, m: self.messages.append((m.topic, bytes(m.payload)))
         self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
+        # Subscribed again after each reconnect (the broker restarted): it hears on.
+        self.client.on_connect = lambda c, u, flags, reason, props: c.subscribe([(t, 1) for t in topics])
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
-        self.client.subscribe([(topic, 1) for topic in topics])
         assert subscribed.wait(WAIT_S)
 
     @property
