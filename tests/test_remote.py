@@ -334,7 +334,7 @@ def test_a_board_that_died_while_the_broker_was_down_is_said_to_be_away(homes: H
     def a_says(text: str) -> None:
         end = time.monotonic() + WAIT_S
         while not any(text in n for n in homes.a.notices()):
-            homes.a.rig.app.run_for(100)
+            homes.a.rig.app.run_for(500)
             assert time.monotonic() < end, f"A never said {text!r}: {homes.a.notices()}"
             time.sleep(0.005)
 

@@ -167,7 +167,6 @@ def play_through_every_fault(
     listener = Listener(mosquitto.port, "mallory", [game_topic(CODE, board, "lines") for board in ("alice", "bob")])
     try:
         match.play()
-        match.play()
         # The broker goes down (killed) and the side to move moves meanwhile.
         mosquitto.kill()
         other = match.move()
@@ -263,12 +262,12 @@ def check_same_record(match: Match, result: str) -> None:
 def test_two_board_processes_play_a_game_through_a_broker_restart_kills_a_cut_and_copies(
     tmp_path: Path, mosquitto: Mosquitto
 ) -> None:
-    moves = random_game(8).moves[:9]
+    moves = random_game(8).moves[:8]
     match = play_through_every_fault(tmp_path, mosquitto, moves, cut_s=2, keepalive_s=1)
     try:
-        reply = match.b.command("resign white")  # White (B) to move resigns: the game ends on both boards
+        reply = match.a.command("resign black")  # Black (A) to move resigns: the game ends on both boards
         assert reply.get("ok"), reply
-        check_same_record(match, "1-0")
+        check_same_record(match, "0-1")
     finally:
         match.close()
 
