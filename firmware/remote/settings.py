@@ -23,7 +23,8 @@ class RemoteConfig:
     """``keepalive_s``: the MQTT keep-alive. A line gone dead without a word (a home's
     internet down, a router's table lost) is noticed only by it: the board within twice
     this, the broker (which then tells the other board) within one and a half times; until
-    then both boards' clocks run. ``resend_ms``: how long a line waits for the other
+    then both boards' clocks run; a board that lost the broker tries again at most this
+    far apart. ``resend_ms``: how long a line waits for the other
     board's acknowledgement before it is sent again."""
 
     keepalive_s: int = 5

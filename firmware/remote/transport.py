@@ -160,7 +160,8 @@ class RemoteTransport:
         if url.tls:
             client.tls_set_context(ssl.create_default_context(cafile=cafile))
         client.will_set(self._topic["status"], b"offline", qos=1, retain=True)
-        client.reconnect_delay_set(min_delay=1, max_delay=10)
+        # Tried again at most a keep-alive apart: back within that of the line being mended.
+        client.reconnect_delay_set(min_delay=1, max_delay=max(1, keepalive_s))
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
