@@ -11,6 +11,9 @@ boards end on the same moves and result.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,14 +26,16 @@ from firmware.hall.acl import shipped_acl
 from firmware.hall.topics import BrokerUrl
 from firmware.link.settings import LinkConfig
 from firmware.remote.board import Absence
+from firmware.remote.invite import Invitation, publish
 from firmware.remote.journal import Journal, Line
 from firmware.remote.transport import RemoteTransport
 from firmware.remote.wire import game_topic
 from rules import BLACK, Move
 
 from helpers.games import random_game
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Embedded, Mosquitto
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, REPO, Embedded, Mosquitto
 from helpers.net import WAIT_S, wait_for
+from helpers.remote import Listener, publish_as
 from helpers.rig import Rig
 
 CODE = "k7qm2x"
@@ -86,7 +91,13 @@ class Home:
         self.rig = Rig(self.folder / "state", settings=self.settings, start=False)
         url = BrokerUrl.parse(self.broker.url(self.me))
         self.transport = RemoteTransport(
-            url, CODE, self.peer, self.folder / "journal.json", self.rig.clock, resend_ms=2000
+            url,
+            CODE,
+            self.peer,
+            self.folder / "journal.json",
+            self.rig.clock,
+            resend_ms=2000,
+            cafile=getattr(self.broker, "cafile", None),
         )
         self.rig.connect(self.transport, LinkConfig(plays=self.plays))
         self.absence = Absence(self.transport, grace_s=60)
@@ -145,30 +156,6 @@ class Homes:
             home.close(flush_s=0)
 
 
-class Listener:
-    """A third account on the broker, subscribed to ``topics`` of the game: what it hears."""
-
-    def __init__(self, port: int, account: str, topics: list[str]) -> None:
-        import threading
-
-        import paho.mqtt.client as mqtt
-
-        self.heard: list[bytes] = []
-        subscribed = threading.Event()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=account)
-        self.client.username_pw_set(account, f"{account}-pw")
-        self.client.on_message = lambda c, u, m: self.heard.append(bytes(m.payload))
-        self.client.on_subscribe = lambda c, u, mid, codes, props: subscribed.set()
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-        self.client.subscribe([(topic, 1) for topic in topics])
-        assert subscribed.wait(WAIT_S)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
-
-
 class Intruder(Listener):
     """A third account on the broker: it reads the game's lines (which the ACL lets any
     account do) and tries to write both boards' topics; it hears its own messages only if
@@ -220,7 +207,6 @@ def test_mosquitto_refuses_a_third_account_writing_the_game(mosquitto: Mosquitto
 def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copies(
     mosquitto: Mosquitto, homes: Homes
 ) -> None:
-    import paho.mqtt.client as mqtt
 
     moves = random_game(8).moves
     third = len(moves) // 3
@@ -241,8 +227,6 @@ def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copi
     # reverse order, later in the game: nothing changes.
     copies = list(recorder.heard)[::-1]
     assert copies
-    replayer = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="alice")
-    replayer.username_pw_set("alice", "alice-pw")
     for move in moves[third + 1 : 2 * third]:
         homes.play(move)
     # Board B goes away in the middle of a move (its piece lifted) and comes back from
@@ -262,12 +246,7 @@ def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copi
     homes.wait(lambda: homes.b.rig.app.tracker.expected == moves[start], "B, back, shows A's move")
     homes.b.rig.follow(wait=600)
     # Copies of old lines from A's account (a broker delivering late) are dropped.
-    replayer.connect("127.0.0.1", mosquitto.port)
-    replayer.loop_start()
-    for payload in copies * 2:
-        replayer.publish(game_topic(CODE, "alice", "lines"), payload, qos=1).wait_for_publish(5)
-    replayer.disconnect()
-    replayer.loop_stop()
+    publish_as(mosquitto.port, "alice", game_topic(CODE, "alice", "lines"), copies * 2)
     homes.wait(lambda: homes.b.transport.duplicates >= len(copies) * 2, "B drops every copy")
     for move in moves[start + 1 :]:
         homes.play(move)
@@ -317,6 +296,58 @@ def test_a_cut_of_30_s_and_a_board_away_past_its_grace_are_shown_and_stop_the_cl
         homes.close()
 
 
+@needs_mosquitto
+def test_a_board_coming_online_gets_what_was_sent_before_at_once(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    recorder = Recorder(mosquitto.port, "mallory")
+    a = Home(tmp_path / "a", mosquitto, "alice", "bob", "black", AppSettings())
+    b = None
+    try:
+        end = time.monotonic() + WAIT_S
+        while not recorder.heard:  # A's hello went out, to nobody yet
+            a.rig.app.run_for(1)  # (virtual time: far from A's resend)
+            assert time.monotonic() < end
+            time.sleep(0.002)
+        resends = a.transport.resends
+        # B's first connection: the broker had no session of B's to keep A's lines in.
+        b = Home(tmp_path / "b", mosquitto, "bob", "alice", "white", AppSettings())
+        while b.rig.link.peer_lines == 0:
+            for home in (a, b):
+                home.rig.app.run_for(1)  # (virtual time: far from A's resend)
+            assert time.monotonic() < end, "B never heard A's hello"
+            time.sleep(0.002)
+        assert a.transport.resends == resends  # sent again as B came online, not at the resend
+    finally:
+        recorder.close()
+        for home in (a, b):
+            if home is not None:
+                home.close(flush_s=0)
+
+
+@needs_mosquitto
+def test_a_board_that_died_while_the_broker_was_down_is_said_to_be_away(homes: Homes, mosquitto: Mosquitto) -> None:
+    homes.play(random_game(3).moves[0])
+    mosquitto.kill()
+    homes.wait(lambda: not (homes.a.transport.connected or homes.b.transport.connected), "both lose the broker")
+    homes.b.close(flush_s=0)  # B's power goes meanwhile: its last will cannot go out
+    mosquitto.start()  # (it has B "online", retained, for good)
+
+    def a_says(text: str) -> None:
+        end = time.monotonic() + WAIT_S
+        while not any(text in n for n in homes.a.notices()):
+            homes.a.rig.app.run_for(500)
+            assert time.monotonic() < end, f"A never said {text!r}: {homes.a.notices()}"
+            time.sleep(0.005)
+
+    a_says("the broker is back")
+    a_says("the other board (bob) is out of reach")  # it never answered A's greeting
+    clock = homes.a.rig.app.board_clock
+    assert homes.a.absence.state == "the other board (bob)" and (clock is None or clock.clock.paused)
+    homes.b.open()
+    homes.b.rig.follow(wait=600)
+    homes.wait(lambda: homes.a.absence.state == "here", "A sees B back")
+    assert any("the other board (bob) is back" in n for n in homes.a.notices())
+
+
 def test_a_journal_comes_back_from_disk_and_a_damaged_one_is_set_aside(tmp_path: Path) -> None:
     path = tmp_path / "journal.json"
     journal = Journal(path)
@@ -336,6 +367,20 @@ def test_a_journal_comes_back_from_disk_and_a_damaged_one_is_set_aside(tmp_path:
     fresh = Journal.load(path)
     assert fresh.seq == 0 and fresh.stream != journal.stream
     assert [p.name for p in tmp_path.iterdir() if p.name != "journal.json"], "the damaged journal is kept aside"
+
+
+def test_a_late_copy_from_a_stream_left_behind_is_a_duplicate_after_a_restart_too(tmp_path: Path) -> None:
+    old, into = Journal(None, stream="old1"), Journal(tmp_path / "journal.json", stream="b2")
+    first = old.add("one")  # sent alone: its oldest kept line is itself
+    into.take(first)
+    new = Journal(None, stream="new1")  # the other board lost its journal: a new stream
+    assert into.check(new.add("hello"), low=1) == "join"
+    into.take(new.pending[0])
+    # A copy of the old stream's line, late (a broker's redelivery): not joined again,
+    # which would hand the board its lines a second time and lose its place in the new one.
+    assert into.check(first, low=1) == "duplicate"
+    into.save()
+    assert Journal.load(tmp_path / "journal.json").check(first, low=1) == "duplicate"
 
 
 def test_a_gap_the_sender_can_no_longer_fill_is_skipped_and_a_forged_hash_refused() -> None:
@@ -368,6 +413,41 @@ def test_a_resignation_and_a_takeback_cross_the_broker(homes: Homes) -> None:
     homes.same()
     result = homes.a.game.result
     assert result is not None and (result.score, result.reason) == ("1-0", "resign")
+
+
+def certificates_as_the_docs_make_them(folder: Path, broker: str) -> None:
+    """Run docs/remote.md's commands that make a CA and the broker's certificate."""
+    text = (REPO / "docs" / "remote.md").read_text()
+    block = text[text.index("BROKER=home-a.example") :].split("```", 1)[0]
+    script = block.replace("BROKER=home-a.example", f"BROKER={broker}")
+    done = subprocess.run(["sh", "-e", "-c", script], cwd=folder, capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    os.chmod(folder / "server.key", 0o600)
+
+
+@needs_mosquitto
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+def test_two_homes_play_over_tls_with_the_certificates_the_docs_make(tmp_path: Path) -> None:
+    folder = tmp_path / "broker"
+    folder.mkdir()
+    certificates_as_the_docs_make_them(folder, "localhost")
+    broker = Mosquitto(folder, users=ACCOUNTS, tls=folder)
+    broker.start()
+    try:
+        # Without the home's CA a board does not trust the broker: nothing is sent.
+        untrusted = BrokerUrl.parse(broker.url("alice"))
+        with pytest.raises(ConnectionError, match="certificate verify failed"):
+            publish(untrusted, Invitation(CODE, "alice", "black"), timeout_s=WAIT_S)
+        homes = Homes(tmp_path, broker)
+        try:
+            assert homes.a.transport.url.tls
+            for move in random_game(4).moves[:2]:
+                homes.play(move)
+            homes.same()
+        finally:
+            homes.close()
+    finally:
+        broker.close()
 
 
 def test_the_embedded_broker_carries_a_game_and_refuses_a_third_account(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from firmware.hall.topics import BrokerUrl
 from firmware.link.host import Link
 from firmware.remote.board import Absence, remote_link, remote_settings
 from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, publish
+from firmware.remote.settings import RemoteConfig
 from firmware.remote.transport import RemoteTransport, check_broker
 from firmware.remote.wire import check_code, new_code, show_code
 from hal.clock import Clock
@@ -197,9 +198,11 @@ def remote_game(code: str, state_dir: Path, settings: AppSettings, link_port: st
     return agreement, remote_settings(agreement, settings)
 
 
-def remote_board(agreement: Agreement, app: Any, clock: Clock, state_dir: Path) -> Link:
+def remote_board(
+    agreement: Agreement, app: Any, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig()
+) -> Link:
     """The link of the agreed game (attached by the caller) and the absences shown on ``app``."""
-    link = remote_link(agreement, clock, state_dir)
+    link = remote_link(agreement, clock, state_dir, config)
     assert isinstance(link.transport, RemoteTransport)
     Absence(link.transport, agreement.invitation.grace_s).attach(app)
     return link

@@ -363,8 +363,9 @@ def run(args: argparse.Namespace) -> int:
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     if agreement is not None:
         from firmware.cli.remote import remote_board
+        from firmware.remote.settings import RemoteConfig
 
-        link = remote_board(agreement, app, clock, state_dir)
+        link = remote_board(agreement, app, clock, state_dir, config.get(RemoteConfig))
     if link is not None:
         link.attach(app)
         if app.sim is not None:

@@ -147,6 +147,7 @@ BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
         "web": "firmware.web.settings:WebConfig",
         "mqtt": "firmware.hall.settings:HallSettings",
         "voice": "firmware.voice.settings:VoiceConfig",
+        "remote": "firmware.remote.settings:RemoteConfig",
     }
 )
 # Sections registered with config_section: the built-in ones as their modules load, and

@@ -24,6 +24,7 @@ from firmware.hall.topics import BrokerUrl
 from firmware.link.host import Link
 from firmware.link.settings import LinkConfig
 from firmware.remote.invite import Agreement
+from firmware.remote.settings import RemoteConfig
 from firmware.remote.transport import RemoteTransport
 from hal.clock import Clock
 
@@ -43,8 +44,11 @@ def remote_settings(agreement: Agreement, settings: AppSettings) -> AppSettings:
     )
 
 
-def remote_link(agreement: Agreement, clock: Clock, state_dir: Path, *, start: bool = True) -> Link:
-    """The link of ``agreement``'s game, its transport connecting (``start``)."""
+def remote_link(
+    agreement: Agreement, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig(), *, start: bool = True
+) -> Link:
+    """The link of ``agreement``'s game, its transport connecting (``start``); ``config``:
+    this board's ``[remote]`` section (its keep-alive and resend time)."""
     transport = RemoteTransport(
         BrokerUrl.parse(agreement.broker),
         agreement.invitation.code,
@@ -53,6 +57,8 @@ def remote_link(agreement: Agreement, clock: Clock, state_dir: Path, *, start: b
         clock,
         cafile=agreement.cafile,
         insecure=agreement.insecure,
+        resend_ms=config.resend_ms,
+        keepalive_s=config.keepalive_s,
         start=start,
     )
     return Link(transport, LinkConfig(plays=agreement.plays))
@@ -81,7 +87,7 @@ class Absence:
     def _who_is_away(self) -> str | None:
         if not self.transport.connected:
             return "the broker"
-        if self.transport.peer_status == "offline":
+        if self.transport.peer_status == "offline" or self.transport.peer_silent:
             return f"the other board ({self.transport.peer})"
         return None
 

@@ -10,7 +10,9 @@ Of the other board's stream the journal keeps the last line taken and the hash t
   delivered twice), and is dropped;
 * a line further on waits (:data:`MAX_EARLY` at most) for the ones before it;
 * a line whose hash does not follow from the one before it and its text is refused;
-* a new stream (the other board lost its journal) is joined at its oldest line.
+* a new stream (the other board lost its journal) is joined at its oldest line, and the
+  stream it replaces is never joined again: a late copy of one of its lines is a
+  duplicate too (:data:`MAX_LEFT` streams are remembered).
 
 >>> out, into = Journal(None, stream="a1"), Journal(None, stream="b2")
 >>> first, second = out.add("one"), out.add("two")
@@ -46,6 +48,8 @@ log = logging.getLogger(__name__)
 MAX_PENDING = 4000
 #: Lines from beyond a gap held while the gap is filled.
 MAX_EARLY = 256
+#: The other board's streams left behind that are remembered (one a lost journal).
+MAX_LEFT = 16
 #: The journal file's bound: every pending line at its longest, and room.
 MAX_FILE = MAX_PENDING * 1400 + 4096
 _VERSION = 1
@@ -111,6 +115,8 @@ class Journal:
         self.peer_stream: str | None = None
         self.taken = 0
         self.peer_hash = ""
+        #: The other board's streams this one followed before its current one, the latest last.
+        self.left: deque[str] = deque(maxlen=MAX_LEFT)
         #: Lines of this stream dropped unacknowledged (more than MAX_PENDING waiting).
         self.lost = 0
 
@@ -146,6 +152,8 @@ class Journal:
         ``take`` it (next in order), drop a ``duplicate``, hold it as ``early``, ``join``
         a new stream at it, or ``skip`` to it (the lines before are gone for good)."""
         if line.stream != self.peer_stream:
+            if line.stream in self.left:
+                return "duplicate"  # a late copy from a stream left behind: joined again, its lines came twice
             return "join" if line.n == low else "early"
         if line.n <= self.taken:
             return "duplicate"
@@ -155,6 +163,8 @@ class Journal:
 
     def take(self, line: Line) -> None:
         """``line`` was handed to the board: the stream continues after it."""
+        if self.peer_stream is not None and line.stream != self.peer_stream:
+            self.left.append(self.peer_stream)
         self.peer_stream, self.taken, self.peer_hash = line.stream, line.n, line.after
 
     # -- on disk ------------------------------------------------------------------------
@@ -167,7 +177,7 @@ class Journal:
             "hash": self.hash,
             "lost": self.lost,
             "pending": [[x.n, x.before, x.after, x.text] for x in self.pending],
-            "peer": {"stream": self.peer_stream, "taken": self.taken, "hash": self.peer_hash},
+            "peer": {"stream": self.peer_stream, "taken": self.taken, "hash": self.peer_hash, "left": list(self.left)},
         }
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -204,4 +214,8 @@ class Journal:
         peer = data["peer"]
         journal.peer_stream = peer["stream"] if isinstance(peer["stream"], str) else None
         journal.taken, journal.peer_hash = int(peer["taken"]), str(peer["hash"])
+        left = peer.get("left", [])  # (not in a journal written before it was kept)
+        if not isinstance(left, list) or not all(isinstance(x, str) for x in left):
+            raise ValueError("peer.left must be a list of stream ids")
+        journal.left.extend(left[-MAX_LEFT:])
         return journal

@@ -99,6 +99,7 @@ class RemoteTransport:
         cafile: str | None = None,
         insecure: bool = False,
         resend_ms: int = 3000,
+        keepalive_s: int = 5,
         inbox_lines: int = 256,
         name: str = "remote",
         start: bool = True,
@@ -112,6 +113,10 @@ class RemoteTransport:
             raise ValueError(f"the other board must have an account of its own, not {peer!r} too")
         self.clock = clock
         self.resend_ms = resend_ms
+        self.keepalive_s = keepalive_s
+        #: How long after a (re)connect the other board has to acknowledge a line sent
+        #: since (the greeting) before it is taken to be away (:attr:`peer_silent`).
+        self.proof_ms = 2 * keepalive_s * 1000 + resend_ms
         self.inbox_lines = inbox_lines
         self.name = name
         self.journal = journal if isinstance(journal, Journal) else Journal.load(journal)
@@ -122,6 +127,8 @@ class RemoteTransport:
         self._early: dict[int, tuple[Line, int]] = {}
         self._delivered = self.journal.taken  # the last of the other's lines put in the inbox
         self._delivered_stream = self.journal.peer_stream
+        # The streams left behind, as journal.left, of the lines put in the inbox.
+        self._left: deque[str] = deque(self.journal.left, maxlen=self.journal.left.maxlen)
         self._delivered_hash = self.journal.peer_hash
         self._sent_upto = 0  # lines of this stream published since the last (re)connect
         self._saved_seq = self.journal.seq
@@ -129,6 +136,8 @@ class RemoteTransport:
         self._acked_sent = -1
         self._dirty = False
         self._resend_at = 0
+        self._proof_due: int | None = None  # when the other board must have answered
+        self._proof_seq = 0  # ...by acknowledging a line past this one
         self._connected = False
         self._fresh: str | None = None
         self._closed = False
@@ -151,7 +160,8 @@ class RemoteTransport:
         if url.tls:
             client.tls_set_context(ssl.create_default_context(cafile=cafile))
         client.will_set(self._topic["status"], b"offline", qos=1, retain=True)
-        client.reconnect_delay_set(min_delay=1, max_delay=10)
+        # Tried again at most a keep-alive apart: back within that of the line being mended.
+        client.reconnect_delay_set(min_delay=1, max_delay=max(1, keepalive_s))
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
@@ -166,6 +176,15 @@ class RemoteTransport:
     @property
     def connected(self) -> bool:
         return self._connected
+
+    @property
+    def peer_silent(self) -> bool:
+        """Whether the other board has not answered since this board's last (re)connect
+        within :attr:`proof_ms`: it acknowledges the greeting when it is there. Its status
+        at the broker says nothing then: a board that died while the broker was down is
+        ``online`` there for good (its last will never went out)."""
+        due = self._proof_due
+        return due is not None and self._connected and self.clock.now_ms() >= due
 
     def take_fresh(self) -> str | None:
         """``"connect"`` once after each (re)connect (the link greets: its hello and state),
@@ -215,7 +234,7 @@ class RemoteTransport:
     # -- the broker's side (the client's thread) -------------------------------------------
 
     def start(self) -> None:
-        self._client.connect_async(self.url.host, self.url.port, keepalive=15)
+        self._client.connect_async(self.url.host, self.url.port, keepalive=self.keepalive_s)
         self._client.loop_start()
         self._thread.start()
 
@@ -238,6 +257,7 @@ class RemoteTransport:
             self._fresh = "connect"
             self._sent_upto = 0  # everything pending goes again: the broker may have lost it
             self._acked_sent = -1
+            self._proof_seq, self._proof_due = self.journal.seq, self.clock.now_ms() + self.proof_ms
             self._lock.notify_all()
         log.info("remote: connected to %s for game %s with %s", self.url, self.code, self.peer)
 
@@ -256,6 +276,12 @@ class RemoteTransport:
             status = payload.decode("ascii", "replace")
             if status in ("online", "offline") and status != self.peer_status:
                 self.peer_status, self.peer_since = status, self.clock.now_ms()
+                if status == "online":
+                    with self._lock:
+                        # Back (or here for the first time: lines sent before its session
+                        # existed were lost): everything pending again now, not at the resend.
+                        self._sent_upto = 0
+                        self._lock.notify_all()
             return
         try:
             data = json.loads(payload)
@@ -265,6 +291,8 @@ class RemoteTransport:
         with self._lock:
             if message.topic == self._peer_topic["ack"]:
                 n, stream = (data.get("n"), data.get("s")) if isinstance(data, dict) else (None, None)
+                if type(n) is int and stream == self.journal.stream and n > self._proof_seq:
+                    self._proof_due = None  # it took a line sent since: it is there
                 if type(n) is int and stream == self.journal.stream and self.journal.acked(n):
                     self._dirty = True
                     self._resend_at = self.clock.now_ms() + self.resend_ms
@@ -311,6 +339,8 @@ class RemoteTransport:
                 if len(self._inbox) >= self.inbox_lines:
                     return  # not taken: sent again, as it was never acknowledged
                 self._inbox.append(item)
+                if self._delivered_stream is not None and item.stream != self._delivered_stream:
+                    self._left.append(self._delivered_stream)
                 self._delivered, self._delivered_stream, self._delivered_hash = item.n, item.stream, item.after
                 progress = True
                 break
@@ -319,6 +349,7 @@ class RemoteTransport:
         """As :meth:`Journal.check`, against what was put in the inbox (not yet taken)."""
         view = Journal(None, stream="x")
         view.peer_stream, view.taken, view.peer_hash = self._delivered_stream, self._delivered, self._delivered_hash
+        view.left = self._left
         return view.check(line, low)
 
     # -- the worker -----------------------------------------------------------------------

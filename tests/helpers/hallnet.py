@@ -86,9 +86,13 @@ class Mosquitto(Broker):
 
     kind = "mosquitto"
 
-    def __init__(self, folder: Path, users: list[str] = ACCOUNTS) -> None:
+    def __init__(self, folder: Path, users: list[str] = ACCOUNTS, *, tls: Path | None = None) -> None:
+        """``tls``: a folder with ``ca.crt``, ``server.crt`` and ``server.key`` (for
+        ``localhost``): the shipped TLS listener kept, with them (:attr:`cafile`)."""
         assert MOSQUITTO is not None and PASSWD is not None, NO_MOSQUITTO
         self.folder = folder
+        self.tls = tls
+        self.cafile = str(tls / "ca.crt") if tls is not None else None
         self.port = free_port()
         passwd = folder / "passwd"
         for i, user in enumerate(users):
@@ -102,7 +106,9 @@ class Mosquitto(Broker):
             if word == "listener":
                 line = f"listener {self.port} 127.0.0.1"
             elif word in ("cafile", "certfile", "keyfile"):
-                continue  # the test's listener is plain TCP
+                if tls is None:
+                    continue  # the test's listener is plain TCP
+                line = f"{word} {tls / {'cafile': 'ca.crt', 'certfile': 'server.crt', 'keyfile': 'server.key'}[word]}"
             elif word == "password_file":
                 line = f"password_file {passwd}"
             elif word == "acl_file":
@@ -117,6 +123,11 @@ class Mosquitto(Broker):
         passwd.chmod(0o600)
         acl.chmod(0o600)
         self.process: subprocess.Popen[bytes] | None = None
+
+    def url(self, user: str, secret: str | None = None) -> str:
+        if self.tls is None:
+            return super().url(user, secret)
+        return f"mqtts://{user}:{secret if secret is not None else password(user)}@localhost:{self.port}"
 
     def start(self) -> None:
         self.process = subprocess.Popen(

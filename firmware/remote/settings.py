@@ -1,0 +1,37 @@
+"""The ``[remote]`` configuration section: how a board keeps its line to the broker of a
+game far apart (``crownhead run --remote CODE``).
+
+Light on purpose: the configuration loader names this module (see
+:data:`firmware.config.BUILTIN_SECTIONS`), so it imports no MQTT client.
+
+>>> RemoteConfig().keepalive_s, RemoteConfig().resend_ms
+(5, 3000)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from firmware.config import FieldError, config_section
+
+__all__ = ["RemoteConfig"]
+
+
+@config_section("remote")
+@dataclass(frozen=True, slots=True)
+class RemoteConfig:
+    """``keepalive_s``: the MQTT keep-alive. A line gone dead without a word (a home's
+    internet down, a router's table lost) is noticed only by it: the board within twice
+    this, the broker (which then tells the other board) within one and a half times; until
+    then both boards' clocks run; a board that lost the broker tries again at most this
+    far apart. ``resend_ms``: how long a line waits for the other
+    board's acknowledgement before it is sent again."""
+
+    keepalive_s: int = 5
+    resend_ms: int = 3000
+
+    def validate(self) -> None:
+        if not 1 <= self.keepalive_s <= 600:
+            raise FieldError("keepalive_s", f"must be within 1-600 seconds, got {self.keepalive_s}")
+        if not 100 <= self.resend_ms <= 600_000:
+            raise FieldError("resend_ms", f"must be within 100-600000, got {self.resend_ms}")
