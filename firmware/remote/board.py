@@ -21,9 +21,9 @@ from typing import Any
 from firmware.app.settings import AppSettings
 from firmware.events import Event, Notice
 from firmware.hall.topics import BrokerUrl
-from firmware.link.host import Link
 from firmware.link.settings import LinkConfig
 from firmware.remote.invite import Agreement
+from firmware.remote.link import RemoteLink
 from firmware.remote.transport import RemoteTransport
 from hal.clock import Clock
 
@@ -43,8 +43,9 @@ def remote_settings(agreement: Agreement, settings: AppSettings) -> AppSettings:
     )
 
 
-def remote_link(agreement: Agreement, clock: Clock, state_dir: Path, *, start: bool = True) -> Link:
-    """The link of ``agreement``'s game, its transport connecting (``start``)."""
+def remote_link(agreement: Agreement, clock: Clock, state_dir: Path, *, start: bool = True) -> RemoteLink:
+    """The link of ``agreement``'s game (its offers, requests and times: :class:`RemoteLink`),
+    its transport connecting (``start``)."""
     transport = RemoteTransport(
         BrokerUrl.parse(agreement.broker),
         agreement.invitation.code,
@@ -55,7 +56,7 @@ def remote_link(agreement: Agreement, clock: Clock, state_dir: Path, *, start: b
         insecure=agreement.insecure,
         start=start,
     )
-    return Link(transport, LinkConfig(plays=agreement.plays))
+    return RemoteLink(transport, LinkConfig(plays=agreement.plays))
 
 
 class Absence:
