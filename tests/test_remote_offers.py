@@ -39,7 +39,7 @@ class Board:
 
     def __init__(self, folder: Path, broker: Mosquitto, me: str, peer: str, plays: str, settings: AppSettings) -> None:
         self.me = me
-        self.rig = Rig(folder / "state", settings=settings, start=False)
+        self.rig = Rig(folder / "state", settings=settings, board=settings.start, start=False)
         self.transport = RemoteTransport(
             BrokerUrl.parse(broker.url(me)), CODE, peer, folder / "journal.json", self.rig.clock, resend_ms=2000
         )
@@ -218,5 +218,24 @@ def test_each_side_s_time_is_its_own_board_s_and_both_keep_the_same_record(
         pair.play(moves[2])
         pair.play(moves[3])
         assert a.left() == b.left()
+    finally:
+        pair.close()
+
+
+def test_a_draw_claimed_on_one_board_ends_the_game_on_both(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    from rules import Position
+
+    pair = Pair(tmp_path, mosquitto, AppSettings(start=Position.from_fen("B:WK32:BK1")))
+    try:
+        for text in ["1-6", "32-27", "6-1", "27-32"] * 2:
+            (move,) = [m for m in pair.a.game.legal_moves() if m.pdn(full=True) == text]
+            pair.play(move)
+        # The position has come three times: Black, to move, claims on board A.
+        pair.a.rig.sim.press("claim")
+        pair.a.rig.wait(100)
+        pair.wait(lambda: pair.b.game.is_over, "B's game over")
+        for board in (pair.a, pair.b):
+            result = board.game.result
+            assert result is not None and (result.score, result.reason) == ("1/2-1/2", "repetition")
     finally:
         pair.close()
