@@ -239,3 +239,46 @@ def test_a_draw_claimed_on_one_board_ends_the_game_on_both(tmp_path: Path, mosqu
             assert result is not None and (result.score, result.reason) == ("1/2-1/2", "repetition")
     finally:
         pair.close()
+
+
+def test_a_side_resigns_only_on_its_own_board(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    pair = Pair(tmp_path, mosquitto, AppSettings(clock=TimeControl.parse("20")))
+    try:
+        a, b = pair.a, pair.b
+        # Board B's people press Black's resign and draw buttons: Black plays far away.
+        b.rig.sim.press("black_resign", long=True)
+        b.rig.sim.press("black_draw")
+        b.rig.wait(100)
+        assert not b.game.is_over and b.rig.app.tracker.draw_offer is None
+        assert any("Black plays at the board far away" in n for n in b.notices())
+        # Board B resigns for Black all the same (as a page's `resign black` would): board
+        # A refuses the other board's word for its own side's resignation.
+        b.link._events += b.rig.app.resign(BLACK, confirmed=True)
+        b.rig.wait(100)
+        assert b.game.is_over
+        pair.wait(lambda: any("the other board says Black resigned" in n for n in a.notices()), "A refuses it")
+        assert not a.game.is_over
+    finally:
+        pair.close()
+
+
+def test_a_side_s_flag_falls_on_its_own_board_only(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    pair = Pair(tmp_path, mosquitto, AppSettings(clock=TimeControl.parse("20")))
+    try:
+        a, b = pair.a, pair.b
+        pair.play(Move((11, 15)))
+        # White's 20 s run out on board A's clock (its move has not come): A calls no flag,
+        # White's time is board B's to keep.
+        a.rig.clock.advance(25_000)
+        a.rig.step()
+        state = a.rig.app.clock_state(a.rig.clock.now_ms())
+        assert state is not None and state[1] < 0  # White's time on A's clock: gone
+        a.rig.wait(1_000)
+        assert not a.game.is_over and a.rig.app.next_deadline() != a.rig.app.board_clock.clock.flag_due()
+        b.rig.script("lift 22\nwait 100")  # White starts thinking on B: its clock runs there
+        b.rig.wait(21_000)
+        assert b.game.result is not None and (b.game.result.score, b.game.result.reason) == ("1-0", "time")
+        pair.wait(lambda: a.game.is_over, "A hears White lost on time")
+        assert a.game.result is not None and (a.game.result.score, a.game.result.reason) == ("1-0", "time")
+    finally:
+        pair.close()

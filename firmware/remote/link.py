@@ -14,13 +14,17 @@ them):
   (a ``takeback-request`` line, said on both boards); the other side's takeback button
   agrees (its board takes the move back, and the board that asked follows), its next
   move refuses. A takeback is never made on one board alone.
+* **Each side's own word.** A resignation or a flag of this board's side is this
+  board's to say: the other board's word for it is refused (said once), and the far
+  side's own buttons (its draw, its resign) do nothing here.
 * **The clock, fair across latency.** Each move line of this board's side carries the
   mover's time left after the move (``left``, ms) and the time the move took (``used``),
   both as this board's clock measured them; the other board takes ``left`` as the record
   of that side's time once its people have made the move there. So each side's time is
   kept by its own board (the time a move spends crossing, and the time the people far
   away take to make it on their board, count for nobody), and both boards show and save
-  the same times.
+  the same times. A side's flag falls on its own board only (the other board lets that
+  side's time run out on its clock without ending the game, and hears the result).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from firmware.events import Event, MoveMade, NewGame, Notice
+from firmware.events import Event, MoveMade, NewGame, Notice, TakenBack
 from firmware.link.host import Link
 from rules import BLACK, WHITE, Color
 
@@ -92,6 +96,10 @@ class RemoteLink(Link):
     # -- the app's hooks ----------------------------------------------------------------
 
     def poll(self, now: int) -> list[Event]:
+        keeper = getattr(self.app, "board_clock", None)
+        if keeper is not None and self.linked:
+            # The far side's flag is its own board's to call (it keeps that side's time).
+            keeper.called_elsewhere = frozenset({_colour(self._far)})
         events = super().poll(now)
         return events + self._put_offer(now)
 
@@ -99,6 +107,12 @@ class RemoteLink(Link):
         if self.app is not None and self.linked:
             if isinstance(event, MoveMade):
                 self._moved(event)
+            elif isinstance(event, TakenBack):
+                # Taken back on both boards (agreed): the other board's moves from there on
+                # are no longer to be shown here, until it makes them again.
+                for ply in [p for p in self._peer_moves if p >= event.ply]:
+                    del self._peer_moves[ply]
+                self._peer_ply = min(self._peer_ply, event.ply - 1)
             elif isinstance(event, NewGame):
                 self._peer_offer = self._asked = self._asked_here = None
                 self._peer_left.clear()
@@ -122,8 +136,16 @@ class RemoteLink(Link):
             pass  # its clock runs again here already (a takeback in the same step): this board's time stands
 
     def _press(self, press: Any) -> bool | None:
-        """The takeback button asks the other side, or agrees to what it asked."""
-        if press.name != "takeback" or self.app is None:
+        """The takeback button asks the other side, or agrees to what it asked; the far
+        side's own buttons (its draw, its resign) are at its board, not here."""
+        if self.app is None:
+            return None
+        if press.name in (f"{self._far}_draw", f"{self._far}_resign"):
+            self._events.append(
+                Notice(press.t_ms, f"{self._far.title()} plays at the board far away: its buttons are there")
+            )
+            return False
+        if press.name != "takeback":
             return None
         app = self.app
         game = app.game
@@ -135,7 +157,7 @@ class RemoteLink(Link):
             self._asked_here = None
             return None  # agreed: the tracker takes the move back, and the other board follows
         if game.is_over:
-            return None  # a resignation taken back is the resigner's own (the other board follows)
+            return None  # a resignation taken back, as on one board
         self._asked = game.ply
         move = game.moves[-1].pdn(full=True)
         self._send({"t": press.t_ms, "event": "takeback-request", "ply": game.ply, "side": self.plays})
@@ -159,12 +181,29 @@ class RemoteLink(Link):
                 for old in sorted(self._peer_left)[:-_KEEP_TIMES]:
                     del self._peer_left[old]
         super()._peer(data, now)
+        self._own_result_only(now)
         if kind == "takeback" and self._asked is not None and self.app is not None:
             ply, game = data.get("ply"), self._game()
             if ply == self._asked == game.ply and not self.app.resuming and self._setting_up() is None:
                 # What this board asked for: the other board took the move back; so does this one.
                 self._asked = None
                 self._events += self.app.take_back(now)
+
+    def _own_result_only(self, now: int) -> None:
+        """A resignation or a flag of this board's side is this board's to say: the other
+        board's word for it (a person there pressing this side's resign, a flag its clock
+        called) is refused, said once, and play goes on."""
+        result = self._peer_result
+        lost = "0-1" if self.plays == "black" else "1-0"
+        if result is None or result[0] != lost or result[1] not in ("resign", "time"):
+            return
+        self._peer_result = None
+        what = "resigned" if result[1] == "resign" else "lost on time"
+        self._notice(
+            now,
+            f"own-result-{self.game_id}-{result[1]}",
+            f"the other board says {self.plays.title()} {what}: only this board says that, the game goes on here",
+        )
 
     def _offered(self, kind: object, ply: object, now: int) -> None:
         if type(ply) is not int or not 0 <= ply <= 100_000:
