@@ -135,7 +135,8 @@ def test_a_game_between_a_board_and_a_phone_page_in_a_real_browser(browser: Any,
     page = browser.new_page()
     page.goto(phone.server.url + "phone")
     page.wait_for_selector("#connection[data-state=live]")
-    # White's men at the bottom; the pieces as they stand.
+    # White's men at the bottom (the board as drawn: Black's begin at the top); the pieces as they stand.
+    assert page.locator("#board svg").get_attribute("data-flipped") != "true"
     assert page.locator('#board [data-square="21"] [data-piece="w"]').count() == 1
     assert "White" in page.inner_text("#my-name")
 

@@ -20,7 +20,7 @@
   window.crownheadPhone = page;  // for tests and people poking at it in the console
 
   const board = new CrownheadBoard($("#board"), { onSquare: tap });
-  board.setFlipped(plays === "white");  // the player's own men at the bottom
+  board.setFlipped(plays === "black");  // the player's own men at the bottom (Black's begin at the top)
 
   function connect() {
     if (page.socket && page.socket.readyState <= WebSocket.OPEN) return;
