@@ -37,11 +37,26 @@ pytestmark = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_M
 class Board:
     """One home's board: an application whose link is the game's :class:`RemoteLink`."""
 
-    def __init__(self, folder: Path, broker: Mosquitto, me: str, peer: str, plays: str, settings: AppSettings) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        broker: Mosquitto,
+        me: str,
+        peer: str,
+        plays: str,
+        settings: AppSettings,
+        private: tuple[str, str] | None = None,
+    ) -> None:
         self.me = me
         self.rig = Rig(folder / "state", settings=settings, board=settings.start, start=False)
         self.transport = RemoteTransport(
-            BrokerUrl.parse(broker.url(me)), CODE, peer, folder / "journal.json", self.rig.clock, resend_ms=2000
+            BrokerUrl.parse(broker.url(me)),
+            CODE,
+            peer,
+            folder / "journal.json",
+            self.rig.clock,
+            resend_ms=2000,
+            private=private,
         )
         self.link = RemoteLink(self.transport, LinkConfig(plays=plays))
         self.link.attach(self.rig.app)
@@ -63,9 +78,12 @@ class Board:
 
 
 class Pair:
-    def __init__(self, tmp_path: Path, broker: Mosquitto, settings: AppSettings = AppSettings()) -> None:
-        self.a = Board(tmp_path / "a", broker, "alice", "bob", "black", settings)
-        self.b = Board(tmp_path / "b", broker, "bob", "alice", "white", settings)
+    def __init__(
+        self, tmp_path: Path, broker: Mosquitto, settings: AppSettings = AppSettings(), *, private: bool = False
+    ) -> None:
+        pair = ("alice", "bob") if private else None
+        self.a = Board(tmp_path / "a", broker, "alice", "bob", "black", settings, pair)
+        self.b = Board(tmp_path / "b", broker, "bob", "alice", "white", settings, pair)
         self.wait(
             lambda: self.a.link.game_id == self.b.link.game_id and self.a.link.peer_lines > 0 < self.b.link.peer_lines,
             "the boards agree on the game",

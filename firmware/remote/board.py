@@ -55,6 +55,7 @@ def remote_link(agreement: Agreement, clock: Clock, state_dir: Path, *, start: b
         cafile=agreement.cafile,
         insecure=agreement.insecure,
         start=start,
+        private=agreement.invitation.private,
     )
     return RemoteLink(transport, LinkConfig(plays=agreement.plays))
 

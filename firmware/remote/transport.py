@@ -88,6 +88,7 @@ class RemoteTransport:
     ``journal``: the file of :class:`~firmware.remote.journal.Journal` (in the state
     directory, one per game). ``insecure`` allows a broker off this machine without TLS
     (never the default). ``start=False`` builds it without connecting (:meth:`start`).
+    ``private``: the game's two boards, the inviting one first (a private game's topics).
     """
 
     def __init__(
@@ -104,6 +105,7 @@ class RemoteTransport:
         inbox_lines: int = 256,
         name: str = "remote",
         start: bool = True,
+        private: tuple[str, str] | None = None,
     ) -> None:
         check_broker(url, insecure=insecure)
         self.url = url
@@ -117,8 +119,8 @@ class RemoteTransport:
         self.inbox_lines = inbox_lines
         self.name = name
         self.journal = journal if isinstance(journal, Journal) else Journal.load(journal)
-        self._topic = {k: game_topic(self.code, self.me, k) for k in ("lines", "ack", "status")}
-        self._peer_topic = {k: game_topic(self.code, self.peer, k) for k in ("lines", "ack", "status")}
+        self._topic = {k: game_topic(self.code, self.me, k, private) for k in ("lines", "ack", "status")}
+        self._peer_topic = {k: game_topic(self.code, self.peer, k, private) for k in ("lines", "ack", "status")}
         self._lock = threading.Condition()
         self._inbox: deque[Line] = deque()
         self._early: dict[int, tuple[Line, int]] = {}
