@@ -274,8 +274,8 @@ class GameClock:
         opponent's clock runs. A move of a side whose clock is not running (the clock was
         stopped, or the board accepted a move for the other side) only counts the move.
         """
-        if self.running is side and not self.paused:
-            self._left[side] -= max(0, now_ms - self._since)
+        self.last_used = max(0, now_ms - self._since) if self.running is side and not self.paused else 0
+        self._left[side] -= self.last_used
         self._moves[side] += 1
         n = self._moves[side]
         period = self.control.periods[self.control.period_index(n)]
@@ -284,6 +284,9 @@ class GameClock:
             self.running = side.opponent
             self._since = now_ms
         return self._left[side]
+
+    #: The time the last move took on this clock (0: its side's clock was not running).
+    last_used = 0
 
     def move_taken_back(self, side: Color, now_ms: int) -> None:
         """``side``'s last move was taken back at ``now_ms``: the time that move added (its
@@ -307,6 +310,21 @@ class GameClock:
         if running is not None and not self.stopped:  # a clock not yet started stays so
             self.running = side
             self._since = now_ms
+
+    def agree(self, side: Color, left_ms: int) -> None:
+        """Take ``left_ms`` as ``side``'s time left: the time its own board measured, in a
+        game far apart (docs/remote.md). Only for a side whose clock does not run (the
+        mover, once its move is made): the running side's time is this board's own.
+
+        >>> clock = GameClock(TimeControl.parse("60+5"))
+        >>> clock.start(BLACK, 0); _ = clock.move_made(BLACK, 9_000)  # here: 9 s, the move shown late
+        >>> clock.agree(BLACK, 62_000)  # Black's own board: 3 s
+        >>> clock.remaining(BLACK, 20_000), str(clock.running)
+        (62000, 'white')
+        """
+        if self.running is side and not self.paused and not self.stopped:
+            raise ValueError(f"{side}'s clock runs here: its time is this board's own")
+        self._left[side] = left_ms
 
     def stop(self, now_ms: int) -> None:
         """Stop for good (the game is over): the running side's time is charged up to ``now_ms``."""

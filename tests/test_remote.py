@@ -25,6 +25,7 @@ from firmware.gameclock import TimeControl
 from firmware.hall.acl import shipped_acl
 from firmware.hall.topics import BrokerUrl
 from firmware.link.settings import LinkConfig
+from firmware.remote.link import RemoteLink
 from firmware.remote.board import Absence
 from firmware.remote.invite import Invitation, publish
 from firmware.remote.journal import Journal, Line
@@ -99,7 +100,7 @@ class Home:
             resend_ms=2000,
             cafile=getattr(self.broker, "cafile", None),
         )
-        self.rig.connect(self.transport, LinkConfig(plays=self.plays))
+        self.rig.connect(self.transport, LinkConfig(plays=self.plays), RemoteLink)  # as `run --remote` builds it
         self.absence = Absence(self.transport, grace_s=60)
         self.absence.attach(self.rig.app)
         self.rig.app.start()

@@ -82,11 +82,15 @@ class BoardClock(GameTimer):
             return self.reopened(game, now)
         return []
 
+    #: The sides whose flag another board calls (a game far apart: each side's time is its
+    #: own board's, docs/remote.md): this one lets their time run out without ending the game.
+    called_elsewhere: frozenset[Color] = frozenset()
+
     def check(self, now: int) -> tuple[int, Color] | None:
         """``(when, side)`` if the running side's flag fell by ``now``, else None (and the
         running clock is saved every :data:`SAVE_MS`)."""
         due = self.clock.flag_due()
-        if due is not None and due <= now and not self.flag:
+        if due is not None and due <= now and not self.flag and self.clock.running not in self.called_elsewhere:
             side = self.clock.running
             assert side is not None
             self.fall(side)
@@ -100,6 +104,8 @@ class BoardClock(GameTimer):
         return [Flag(t, Side.of(side))]
 
     def next_deadline(self) -> int | None:
+        if self.clock.running in self.called_elsewhere:
+            return None  # nothing falls here: no step is due for it
         return self.clock.flag_due()
 
     # -- surviving a power cut -------------------------------------------------------------

@@ -87,6 +87,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=300,
         help="how long a board may be out of reach, its clock held, before it is called late (default: 300)",
     )
+    inv.add_argument(
+        "--guest",
+        metavar="ACCOUNT",
+        help="a private game: only the board of this broker account (and the arbiter) may join and read it",
+    )
     add_rules_arguments(inv)
     inv.set_defaults(func=run_invite)
     join = commands.add_parser(
@@ -120,6 +125,8 @@ def _describe(agreement: Agreement) -> str:
     extras = [f"clock {inv.clock}" if inv.clock else "no clock"]
     if inv.ballot is not None:
         extras.append(f"ballot {inv.ballot}")
+    if inv.guest is not None:
+        extras.append("private")
     return (
         f"game {show_code(inv.code)}: this board ({agreement.me}) plays {agreement.plays}, "
         f"{agreement.peer} the other side; {names}; {', '.join(extras)}"
@@ -145,6 +152,7 @@ def run_invite(args: argparse.Namespace) -> int:
             clock=args.clock,
             ballot=ballot,
             grace_s=args.grace_s,
+            guest=args.guest,
         )
     except ClockSpecError as exc:
         return _fail(f"--clock: {exc}")

@@ -173,6 +173,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "far away, through the broker (docs/remote.md)",
     )
     p.add_argument(
+        "--phone",
+        action="store_true",
+        help="with --remote and --web: no board here, the player plays on a phone: the page "
+        "/phone, the simulated board's hands making the far board's moves (docs/remote.md)",
+    )
+    p.add_argument(
         "--web",
         metavar="[HOST:]PORT",
         help="serve the board's web page on PORT (host 127.0.0.1 unless given; see "
@@ -239,6 +245,12 @@ def run(args: argparse.Namespace) -> int:
             f"link.plays = {link_config.plays} gives the other side to the link; computer mode gives it to the engine: choose one"
         )
     backend = args.hal or config.board.backend
+    if args.phone:
+        if not args.remote or not web_config.listen:
+            return _fail("--phone plays a game far apart on a page: give --remote CODE and --web [HOST:]PORT")
+        if args.hal not in (None, "sim"):
+            return _fail("--phone plays on the simulated board: there is no board here (drop --hal)")
+        backend = args.hal = "sim"
     if link_config.port and backend == "serial" and link_config.port == config.serial.port:
         return _fail(f"the link and the serial board cannot share {link_config.port}: give the link a port of its own")
     if args.script and backend != "sim":
@@ -366,12 +378,17 @@ def run(args: argparse.Namespace) -> int:
         from firmware.remote.settings import RemoteConfig
 
         link = remote_board(agreement, app, clock, state_dir, config.get(RemoteConfig))
+        if args.phone:
+            from firmware.remote.phone import PhoneHands
+
+            PhoneHands().attach(app)
     if link is not None:
         link.attach(app)
         if app.sim is not None:
             link.hands = Hands(app)  # a host may move the simulated pieces (touch, hands, follow)
     try:
-        web = _open_web(config, web_config, app, clock, store, state_dir, leds)
+        phone = agreement.plays if args.phone and agreement is not None else None
+        web = _open_web(config, web_config, app, clock, store, state_dir, leds, phone=phone)
     except ValueError as exc:
         if link is not None:
             link.close()
@@ -490,10 +507,19 @@ def _web_config(config: Config, args: argparse.Namespace) -> WebConfig:
 
 
 def _open_web(
-    config: Config, web: WebConfig, app: App, clock: Clock, store: GameStore, state_dir: Path, leds: object
+    config: Config,
+    web: WebConfig,
+    app: App,
+    clock: Clock,
+    store: GameStore,
+    state_dir: Path,
+    leds: object,
+    *,
+    phone: str | None = None,
 ) -> WebServer | None:
     """The web page's server, listening, its link attached to ``app``; None when not asked
-    for. ValueError naming the problem (the address taken, ...)."""
+    for (``phone``: the side played on its phone's page, ``/phone``). ValueError naming the
+    problem (the address taken, ...)."""
     if not web.listen:
         return None
     try:
@@ -541,6 +567,7 @@ def _open_web(
         colours=colours,
         state_dir=state_dir,
         hosts=web.hosts,
+        phone=phone,
     )
     try:
         server.start()
@@ -548,6 +575,9 @@ def _open_web(
         raise ValueError(str(exc)) from None
     app.page_urls = tuple(page_urls(server.host, server.port))
     logging.getLogger("firmware.web").warning("web: the board's page is at %s", " or ".join(app.page_urls))
+    if phone is not None:
+        urls = " or ".join(url.rstrip("/") + "/phone" for url in app.page_urls)
+        logging.getLogger("firmware.web").warning("web: the phone's page (%s plays there) is at %s", phone, urls)
     return server
 
 

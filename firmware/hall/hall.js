@@ -202,6 +202,37 @@
     }));
   }
 
+  // The games far apart this broker carries: each small, its names, moves and result.
+  const farCards = new Map();  // code -> {el, board, title, names, line}
+  function renderFar(games) {
+    $("#far-box").hidden = !games.length;
+    const seen = new Set();
+    for (const g of games) {
+      seen.add(g.code);
+      let c = farCards.get(g.code);
+      if (!c) {
+        const el = make("div", null, "board");
+        el.dataset.far = g.code;
+        const title = make("div");
+        const mini = make("div", null, "mini");
+        const names = make("div", null, "names");
+        const line = make("div", null, "turn");
+        el.append(title, mini, names, line);
+        c = { el, board: new CrownheadBoard(mini), title, names, line };
+        farCards.set(g.code, c);
+        $("#far").appendChild(el);
+      }
+      const boardsText = Object.entries(g.boards || {}).map(([b, side]) => `${b} (${side})`).join(" - ");
+      text(c.title, `${g.code.slice(0, 3)}-${g.code.slice(3)}${boardsText ? ": " + boardsText : ""}`);
+      text(c.names, `${g.black || "Black"} - ${g.white || "White"}`);
+      const n = (g.moves || []).length;
+      const last = n ? g.moves[n - 1] : "";
+      text(c.line, g.result ? `${g.result} (${g.reason})` : `${n} move${n === 1 ? "" : "s"}${last ? ", last " + last : ""}`);
+      if (g.fen) c.board.show({ board: CrownheadBoard.boardFromFen(g.fen), roles: lastMoveRoles(g.moves) });
+    }
+    for (const [code, c] of farCards) if (!seen.has(code)) { c.el.remove(); farCards.delete(code); }
+  }
+
   $("#flip").addEventListener("click", () => {
     full.setFlipped(!full.flipped);
     $("#detail").classList.toggle("flipped", full.flipped);
@@ -214,6 +245,8 @@
       if (r.ok) { boards = await r.json(); render(); }
       const o = await fetch("/api/others", { cache: "no-store" });
       if (o.ok) renderOthers(await o.json());
+      const f = await fetch("/api/far", { cache: "no-store" });
+      if (f.ok) renderFar(await f.json());
       // The hall answers 304 while the standings are those of standingsTag.
       const s = await fetch("/api/standings", {
         cache: "no-store", headers: standingsTag ? { "If-None-Match": standingsTag } : {},

@@ -33,6 +33,7 @@ import paho.mqtt.client as mqtt
 
 from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Limits, listening_socket, stop_server
+from firmware.hall.farapart import REMOTE, FarGames
 from firmware.hall.judge import MAX_PLIES, replay
 from firmware.hall.pairings import Pairings, PairingsFile
 from firmware.hall.record import PENDING, BoardRecord, Witness, alert, checked_move, clean_state
@@ -91,6 +92,8 @@ class Hall:
         self._lock = threading.Lock()
         self.version = 0
         self.rejected = 0
+        #: The games far apart the hall hears on its broker (docs/remote.md), for spectators.
+        self.far = FarGames()
         #: Called with a board and the acknowledgement of a result the hall has judged
         #: (the listener publishes it on the board's retained ``ack`` topic); None: nobody.
         self.on_ack: Callable[[str, bytes], None] | None = None
@@ -118,6 +121,9 @@ class Hall:
     def receive(self, topic_name: str, payload: bytes) -> None:
         """One MQTT message; anything malformed is counted and ignored."""
         parts = topic_name.split("/")
+        if len(parts) == 5 and parts[0] == ROOT and parts[1] == REMOTE:
+            self.far.receive(parts[2], parts[3], parts[4], payload)  # a game far apart, watched
+            return
         if len(parts) != 4 or parts[0] != ROOT or parts[1] != self.name or len(payload) > MAX_PAYLOAD:
             self.rejected += 1
             return
@@ -408,7 +414,10 @@ class HallListener:
         if reason.is_failure:
             log.warning("hall: %s refused: %s", self.url, reason)
             return
-        client.subscribe(f"{ROOT}/{self.hall.name}/+/+", qos=1)
+        # Its boards, and the games far apart on the same broker (watched, never counted).
+        client.subscribe(
+            [(f"{ROOT}/{self.hall.name}/+/+", 1), (f"{ROOT}/{REMOTE}/+/+/lines", 1), (f"{ROOT}/{REMOTE}/+/+/invite", 1)]
+        )
         self.connected.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -603,6 +612,12 @@ def _others(request: Any) -> Any:
     return Response(json.dumps(_server(request).hall.others()).encode(), media_type="application/json")
 
 
+def _far(request: Any) -> Any:
+    from starlette.responses import Response
+
+    return Response(json.dumps(_server(request).hall.far.games()).encode(), media_type="application/json")
+
+
 def _standings(request: Any) -> Any:
     from starlette.responses import Response
 
@@ -640,6 +655,7 @@ def _routes() -> list[Any]:
         *(Route(path, _script) for path in _SCRIPTS),
         Route("/api/boards", _boards),
         Route("/api/others", _others),
+        Route("/api/far", _far),
         Route("/api/standings", _standings),
         Route("/standings.csv", _standings_csv),
         Route("/round.pdn", _round_pdn),

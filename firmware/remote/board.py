@@ -21,10 +21,10 @@ from typing import Any
 from firmware.app.settings import AppSettings
 from firmware.events import Event, Notice
 from firmware.hall.topics import BrokerUrl
-from firmware.link.host import Link
 from firmware.link.settings import LinkConfig
 from firmware.remote.invite import Agreement
 from firmware.remote.settings import RemoteConfig
+from firmware.remote.link import RemoteLink
 from firmware.remote.transport import RemoteTransport
 from hal.clock import Clock
 
@@ -46,9 +46,10 @@ def remote_settings(agreement: Agreement, settings: AppSettings) -> AppSettings:
 
 def remote_link(
     agreement: Agreement, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig(), *, start: bool = True
-) -> Link:
-    """The link of ``agreement``'s game, its transport connecting (``start``); ``config``:
-    this board's ``[remote]`` section (its keep-alive and resend time)."""
+) -> RemoteLink:
+    """The link of ``agreement``'s game (its offers, requests and times: :class:`RemoteLink`),
+    its transport connecting (``start``); ``config``: this board's ``[remote]`` section (its
+    keep-alive and resend time)."""
     transport = RemoteTransport(
         BrokerUrl.parse(agreement.broker),
         agreement.invitation.code,
@@ -60,8 +61,9 @@ def remote_link(
         resend_ms=config.resend_ms,
         keepalive_s=config.keepalive_s,
         start=start,
+        private=agreement.invitation.private,
     )
-    return Link(transport, LinkConfig(plays=agreement.plays))
+    return RemoteLink(transport, LinkConfig(plays=agreement.plays))
 
 
 class Absence:

@@ -34,7 +34,7 @@ from firmware.gameclock import TimeControl
 from firmware.hall.topics import BrokerUrl, check_name
 from firmware.link.protocol import MAX_NAME
 from firmware.remote.transport import check_broker
-from firmware.remote.wire import ROOT, check_code, game_topic
+from firmware.remote.wire import PRIVATE_ROOT, ROOT, check_code, game_topic, topic_board
 from rules import Position, Rules
 from rules.ballots import ballot as acf_ballot
 
@@ -52,6 +52,12 @@ def _name(value: object, what: str) -> str | None:
     return value
 
 
+def _guest(value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ValueError("invitation: guest must be a board's account name")
+    return value
+
+
 @dataclass(frozen=True)
 class Invitation:
     """A game offered by board ``host`` (its account), which plays ``host_plays``."""
@@ -66,6 +72,9 @@ class Invitation:
     ballot: int | None = None
     #: How long a board may be away before the other says it is late (its clock stopped meanwhile).
     grace_s: int = 300
+    #: A private game: the other board's account, the only one (with the arbiter's) that
+    #: may read it; None: any account of the broker may watch.
+    guest: str | None = None
 
     def __post_init__(self) -> None:
         check_code(self.code)
@@ -81,6 +90,15 @@ class Invitation:
             acf_ballot(self.ballot)
         if type(self.grace_s) is not int or not 10 <= self.grace_s <= 86_400:
             raise ValueError("invitation: grace_s must be 10-86400 seconds")
+        if self.guest is not None:
+            check_name(self.guest, "board")
+            if self.guest == self.host:
+                raise ValueError("invitation: the guest is another board than the host")
+
+    @property
+    def private(self) -> tuple[str, str] | None:
+        """The two boards of a private game (the inviting one first), or None."""
+        return (self.host, self.guest) if self.guest is not None else None
 
     def plays(self, board: str) -> str:
         """The side ``board`` plays: the host's, or the other."""
@@ -124,6 +142,7 @@ class Invitation:
                 clock=clock,
                 ballot=ballot,
                 grace_s=data.get("grace_s", 300),
+                guest=_guest(data.get("guest")),
             )
         except (TypeError, KeyError) as exc:
             raise ValueError(f"invitation: {exc}") from None
@@ -235,7 +254,8 @@ def publish(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None
     _connect(client, url, timeout_s)
     try:
         payload = json.dumps(invitation.to_json()).encode()
-        info = client.publish(game_topic(invitation.code, invitation.host, "invite"), payload, qos=1, retain=True)
+        where = game_topic(invitation.code, invitation.host, "invite", invitation.private)
+        info = client.publish(where, payload, qos=1, retain=True)
         info.wait_for_publish(timeout_s)
         if not info.is_published():
             raise ConnectionError(f"the broker {url} did not take the invitation")
@@ -244,8 +264,11 @@ def publish(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None
         client.loop_stop()
 
 
-def _watch(url: BrokerUrl, code: str, cafile: str | None, timeout_s: float, want: Any) -> Any:
-    """The first message on the game's ``invite`` topics that ``want`` turns into a value."""
+def _watch(
+    url: BrokerUrl, code: str, cafile: str | None, timeout_s: float, want: Any, topics: list[str] | None = None
+) -> Any:
+    """The first message on the game's ``invite`` topics (``topics``: those, else the
+    public game's) that ``want`` turns into a value."""
     client = _client(url, cafile)
     found: list[Any] = []
     done = threading.Event()
@@ -253,7 +276,7 @@ def _watch(url: BrokerUrl, code: str, cafile: str | None, timeout_s: float, want
     def on_message(c: Any, u: Any, message: Any) -> None:
         if done.is_set() or len(message.payload) > MAX_INVITATION:
             return
-        board = message.topic.split("/")[3]
+        board = topic_board(message.topic)
         try:
             data = json.loads(bytes(message.payload))
             value = want(board, data)
@@ -267,7 +290,7 @@ def _watch(url: BrokerUrl, code: str, cafile: str | None, timeout_s: float, want
     end = time.monotonic() + timeout_s
     _connect(client, url, timeout_s)
     try:
-        client.subscribe(f"{ROOT}/{check_code(code)}/+/invite", qos=1)
+        client.subscribe([(t, 1) for t in topics or [f"{ROOT}/{check_code(code)}/+/invite"]])
         done.wait(max(0.0, end - time.monotonic()))
     finally:
         client.disconnect()
@@ -281,10 +304,13 @@ def fetch(url: BrokerUrl, code: str, *, cafile: str | None = None, timeout_s: fl
     def want(board: str, data: object) -> Invitation | None:
         if isinstance(data, dict) and "host_plays" in data:
             invitation = Invitation.from_json(data)
-            return invitation if invitation.host == board and invitation.code == code else None
+            ours = invitation.guest is None or invitation.guest == url.username
+            return invitation if invitation.host == board and invitation.code == code and ours else None
         return None
 
-    invitation = _watch(url, code, cafile, timeout_s, want)
+    # A public game's invitation, or a private one to this board's account.
+    topics = [f"{ROOT}/{code}/+/invite", f"{PRIVATE_ROOT}/+/{url.username}/{code}/+/invite"]
+    invitation = _watch(url, code, cafile, timeout_s, want, topics)
     if invitation is None:
         raise ValueError(f"no invitation to game {code} on {url} (the code mistyped, or the invitation withdrawn)")
     return invitation
@@ -295,12 +321,14 @@ def accept(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None,
     assert url.username is not None
     if url.username == invitation.host:
         raise ValueError(f"this board ({url.username}) sent the invitation: join from the other board's account")
+    if invitation.guest is not None and url.username != invitation.guest:
+        raise ValueError(f"game {invitation.code} is private to {invitation.guest}: join from that board's account")
     client = _client(url, cafile)
     _connect(client, url, timeout_s)
     try:
         payload = json.dumps({"v": _VERSION, "accept": invitation.code, "board": url.username}).encode()
         client.publish(
-            game_topic(invitation.code, url.username, "invite"), payload, qos=1, retain=True
+            game_topic(invitation.code, url.username, "invite", invitation.private), payload, qos=1, retain=True
         ).wait_for_publish(timeout_s)
     finally:
         client.disconnect()
@@ -314,8 +342,13 @@ def await_guest(
 
     def want(board: str, data: object) -> str | None:
         if isinstance(data, dict) and data.get("accept") == invitation.code and board != invitation.host:
+            if invitation.guest is not None and board != invitation.guest:
+                return None
             return board if data.get("board") == board else None
         return None
 
-    result: str | None = _watch(url, invitation.code, cafile, timeout_s, want)
+    topics = None
+    if invitation.private is not None:
+        topics = [game_topic(invitation.code, "+", "invite", invitation.private)]
+    result: str | None = _watch(url, invitation.code, cafile, timeout_s, want, topics)
     return result

@@ -4,7 +4,8 @@
 :class:`~firmware.link.host.Link` follows the other board through it exactly as over a
 serial cable (``link.plays``: the other side's moves are lit here like a computer's).
 Only the lines the other board follows cross (``hello``, ``state``, ``move``,
-``takeback``, ``game-over``, ``new-game``); each one is numbered, chained into the
+``takeback``, ``game-over``, ``new-game``, and a game far apart's ``draw-offer`` and
+``takeback-request``); each one is numbered, chained into the
 stream's hash and kept on disk (:class:`~firmware.remote.journal.Journal`) until the
 other board acknowledges it, sent again after every reconnect and every ``resend_ms``
 until then. Duplicates and late copies are dropped, lines beyond a gap wait for it.
@@ -37,9 +38,10 @@ __all__ = ["FOLLOWED", "RemoteTransport", "check_broker", "is_loopback"]
 
 log = logging.getLogger(__name__)
 
-#: The link's events the other board follows (:class:`~firmware.link.peer.PeerFollower`);
-#: the rest (lights, notices, the view) stay on this board.
-FOLLOWED = frozenset({"hello", "state", "move", "takeback", "game-over", "new-game"})
+#: The link's events the other board follows (:class:`~firmware.link.peer.PeerFollower`),
+#: and the offers a game far apart adds (:mod:`firmware.remote.link`); the rest (lights,
+#: notices, the view) stay on this board.
+FOLLOWED = frozenset({"hello", "state", "move", "takeback", "game-over", "new-game", "draw-offer", "takeback-request"})
 #: The largest message taken from the broker: a line and its numbers.
 MAX_MESSAGE = MAX_LINE + 512
 
@@ -86,6 +88,7 @@ class RemoteTransport:
     ``journal``: the file of :class:`~firmware.remote.journal.Journal` (in the state
     directory, one per game). ``insecure`` allows a broker off this machine without TLS
     (never the default). ``start=False`` builds it without connecting (:meth:`start`).
+    ``private``: the game's two boards, the inviting one first (a private game's topics).
     """
 
     def __init__(
@@ -103,6 +106,7 @@ class RemoteTransport:
         inbox_lines: int = 256,
         name: str = "remote",
         start: bool = True,
+        private: tuple[str, str] | None = None,
     ) -> None:
         check_broker(url, insecure=insecure)
         self.url = url
@@ -120,8 +124,8 @@ class RemoteTransport:
         self.inbox_lines = inbox_lines
         self.name = name
         self.journal = journal if isinstance(journal, Journal) else Journal.load(journal)
-        self._topic = {k: game_topic(self.code, self.me, k) for k in ("lines", "ack", "status")}
-        self._peer_topic = {k: game_topic(self.code, self.peer, k) for k in ("lines", "ack", "status")}
+        self._topic = {k: game_topic(self.code, self.me, k, private) for k in ("lines", "ack", "status")}
+        self._peer_topic = {k: game_topic(self.code, self.peer, k, private) for k in ("lines", "ack", "status")}
         self._lock = threading.Condition()
         self._inbox: deque[Line] = deque()
         self._early: dict[int, tuple[Line, int]] = {}

@@ -11,7 +11,10 @@ account, which is the board's name, as in a hall (docs/hall.md):
 * ``crownhead/remote/CODE/BOARD/invite``: retained, the invitation (the inviting board only).
 
 The shipped ACL (``crownhead.acl``) lets an account write only under its own name and
-read the games' topics: nobody else can write a board's moves.
+read the games' topics: nobody else can write a board's moves. A private game (the
+invitation names the other board's account) lives under
+``crownhead/private/HOST/GUEST/CODE/BOARD/``: only those two accounts (and the arbiter's)
+may read it.
 
 >>> game_topic("k7qm2x", "home-a", "lines")
 'crownhead/remote/k7qm2x/home-a/lines'
@@ -30,9 +33,21 @@ from __future__ import annotations
 import re
 import secrets
 
-__all__ = ["ALPHABET", "KINDS", "ROOT", "check_code", "game_topic", "new_code", "show_code"]
+__all__ = [
+    "ALPHABET",
+    "KINDS",
+    "PRIVATE_ROOT",
+    "ROOT",
+    "check_code",
+    "game_topic",
+    "new_code",
+    "show_code",
+    "topic_board",
+]
 
 ROOT = "crownhead/remote"
+#: Where a private game lives: under its two boards' names, which the ACL binds readers to.
+PRIVATE_ROOT = "crownhead/private"
 #: What a board publishes about a game (see the module's text).
 KINDS = ("lines", "ack", "status", "invite")
 #: The code's letters: no 0/o, 1/l/i, which people misread off a screen or a phone call.
@@ -58,6 +73,25 @@ def check_code(text: str) -> str:
     return code
 
 
-def game_topic(code: str, board: str, kind: str) -> str:
-    """The topic of ``kind`` (see :data:`KINDS`) that ``board`` publishes for game ``code``."""
-    return f"{ROOT}/{code}/{board}/{kind}"
+def game_topic(code: str, board: str, kind: str, private: tuple[str, str] | None = None) -> str:
+    """The topic of ``kind`` (see :data:`KINDS`) that ``board`` publishes for game ``code``;
+    ``private``: the game's two boards (the inviting one first), whose topics only they
+    and the arbiter may read (the ACL's ``crownhead/private/HOST/GUEST/...`` lines).
+
+    >>> game_topic("k7qm2x", "home-b", "lines", ("home-a", "home-b"))
+    'crownhead/private/home-a/home-b/k7qm2x/home-b/lines'
+    """
+    if private is None:
+        return f"{ROOT}/{code}/{board}/{kind}"
+    host, guest = private
+    return f"{PRIVATE_ROOT}/{host}/{guest}/{code}/{board}/{kind}"
+
+
+def topic_board(topic: str) -> str:
+    """The board that publishes ``topic`` (a game's, public or private).
+
+    >>> topic_board("crownhead/remote/k7qm2x/home-a/invite"), topic_board("crownhead/private/a/b/k7qm2x/b/invite")
+    ('home-a', 'b')
+    """
+    parts = topic.split("/")
+    return parts[5] if topic.startswith(PRIVATE_ROOT + "/") else parts[3]

@@ -131,6 +131,15 @@ class GameTimer:
         self._changed(now)
         return [self.report(now)]
 
+    def agree(self, side: Color, left_ms: int, now: int) -> list[Event]:
+        """``side``'s time left after its last move as its own board measured it (a game far
+        apart): taken as the record here, reported. ValueError while ``side``'s clock runs."""
+        if self.clock.stopped:
+            return []
+        self.clock.agree(side, left_ms)
+        self._changed(now)
+        return [self.report(now)]
+
     def over(self, now: int) -> list[Event]:
         """The game ended: the clock stops for good."""
         if self.clock.stopped:

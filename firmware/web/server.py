@@ -56,7 +56,7 @@ from firmware.web.settings import host_name, is_loopback, same_address
 if TYPE_CHECKING:
     from rules import Move, Position, Rules
 
-__all__ = ["WebServer", "ServerError", "page_html"]
+__all__ = ["WebServer", "ServerError", "page_html", "phone_html"]
 
 log = logging.getLogger(__name__)
 
@@ -91,10 +91,18 @@ def _static(name: str) -> bytes:
     return resources.files("firmware.web").joinpath("static", name).read_bytes()
 
 
-def page_html(colours: dict[str, tuple[int, int, int]] | None = None) -> str:
+def page_html(colours: dict[str, tuple[int, int, int]] | None = None, *, shell: str = "index.html") -> str:
     """The page: the HTML shell with the board drawn by :func:`~firmware.diagram.board_svg`
     and, in ``<template>`` elements, every piece and role mark the script draws with."""
-    return fill_shell(_static("index.html").decode("utf-8"), colours)
+    return fill_shell(_static(shell).decode("utf-8"), colours)
+
+
+def phone_html(plays: str, colours: dict[str, tuple[int, int, int]] | None = None) -> str:
+    """The phone's page (a game far apart played without a board, docs/remote.md) for the
+    player of side ``plays``."""
+    if plays not in ("black", "white"):
+        raise ValueError(f"the phone's player plays black or white, not {plays!r}")
+    return page_html(colours, shell="phone.html").replace("<!--PLAYS-->", plays)
 
 
 class WebServer:
@@ -130,6 +138,7 @@ class WebServer:
         state_dir: Path | None = None,
         limits: Limits = Limits(),
         hosts: tuple[str, ...] = (),
+        phone: str | None = None,
     ) -> None:
         from hal.clock import MonotonicClock
 
@@ -158,6 +167,8 @@ class WebServer:
         self.connections: Connections | None = None
         self._selftest_problem: str | None = None
         self._page = page_html(colours).encode("utf-8")
+        #: The phone's page (``/phone``) for the side its player plays; None: not served.
+        self._phone_page = phone_html(phone, colours).encode("utf-8") if phone is not None else None
         self._queues: dict[int, asyncio.Queue[str | None]] = {}
         # The session each page that may command got that from (page id -> token).
         self._page_sessions: dict[int, str] = {}
@@ -733,8 +744,19 @@ async def _index(request: Request) -> Response:
     return Response(_server(request)._page, media_type="text/html; charset=utf-8")
 
 
+async def _phone(request: Request) -> Response:
+    page = _server(request)._phone_page
+    if page is None:
+        return PlainTextResponse(
+            "not found: no game for a phone here (crownhead run --remote CODE --phone)", status_code=404
+        )
+    return Response(page, media_type="text/html; charset=utf-8")
+
+
 _STATIC_TYPES = {
     "app.js": "text/javascript; charset=utf-8",
+    "phone.js": "text/javascript; charset=utf-8",
+    "phone.css": "text/css; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
     "board.js": "text/javascript; charset=utf-8",
     "speech.js": "text/javascript; charset=utf-8",
@@ -949,6 +971,7 @@ async def _ws(websocket: WebSocket) -> None:
 
 _ROUTES = [
     Route("/", _index),
+    Route("/phone", _phone),
     Route("/static/{name}", _static_file),
     Route("/api/me", _me),
     Route("/api/login", _login, methods=["POST"]),

@@ -100,10 +100,10 @@ class Rig:
         if start:
             self.app.start()
 
-    def connect(self, transport: Any, config: LinkConfig = LinkConfig()) -> Link:
-        """Put a host link on ``transport`` into the application (before it starts)."""
+    def connect(self, transport: Any, config: LinkConfig = LinkConfig(), kind: type[Link] = Link) -> Link:
+        """Put a host link (a ``kind``) on ``transport`` into the application (before it starts)."""
         self.transport = transport
-        self.link = Link(transport, config)
+        self.link = kind(transport, config)
         self.link.attach(self.app)
         return self.link
 

@@ -1,0 +1,238 @@
+"""The link of a game far apart: what two people in two homes agree on besides the moves.
+
+:class:`RemoteLink` is the board's :class:`~firmware.link.host.Link` (it follows the
+other board's moves, takebacks and results as over a cable) with three things a game
+between homes needs, each a line kind of its own added to the link's (old boards ignore
+them):
+
+* **Draw offers.** An offer made here (either draw button) crosses as its ``draw-offer``
+  line; the other board puts it to its people as if the side far away had pressed its
+  own draw button there, once its board has reached the move the offer was made at. The
+  other side's draw button then agrees (the ``game-over`` line carries the result back);
+  its next move declines, as on one board.
+* **Takeback requests.** In a game far apart the takeback button asks the other side
+  (a ``takeback-request`` line, said on both boards); the other side's takeback button
+  agrees (its board takes the move back, and the board that asked follows), its next
+  move refuses. A takeback is never made on one board alone.
+* **Each side's own word.** A resignation or a flag of this board's side is this
+  board's to say: the other board's word for it is refused (said once), and the far
+  side's own buttons (its draw, its resign) do nothing here.
+* **The clock, fair across latency.** Each move line of this board's side carries the
+  mover's time left after the move (``left``, ms) and the time the move took (``used``),
+  both as this board's clock measured them; the other board takes ``left`` as the record
+  of that side's time once its people have made the move there. So each side's time is
+  kept by its own board (the time a move spends crossing, and the time the people far
+  away take to make it on their board, count for nobody), and both boards show and save
+  the same times. A side's flag falls on its own board only (the other board lets that
+  side's time run out on its clock without ending the game, and hears the result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from firmware.events import Event, MoveMade, NewGame, Notice, TakenBack
+from firmware.link.host import Link
+from rules import BLACK, WHITE, Color
+
+__all__ = ["OFFER_KINDS", "RemoteLink"]
+
+#: The line kinds a game far apart adds to the link's (see the module).
+OFFER_KINDS = frozenset({"draw-offer", "takeback-request"})
+#: The largest time a move line may carry: a day, ten times over.
+_MAX_MS = 10 * 86_400_000
+#: Reported times kept for moves not yet made here (a board far behind keeps only these).
+_KEEP_TIMES = 8
+
+
+def _colour(side: str) -> Color:
+    return BLACK if side == "black" else WHITE
+
+
+class RemoteLink(Link):
+    """A :class:`~firmware.link.host.Link` with the offers, requests and times of a game
+    far apart (see the module). ``settings.plays`` must name this board's side."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The other side's draw offer (the ply it was made at) not yet put to the people here.
+        self._peer_offer: int | None = None
+        # The takeback this board asked for (the ply of the last move then), while it stands.
+        self._asked: int | None = None
+        # The takeback the other side asked for (the ply), while it stands.
+        self._asked_here: int | None = None
+        # The other side's time left after its move, by ply, as its board measured it.
+        self._peer_left: dict[int, int] = {}
+
+    @property
+    def _far(self) -> str:
+        return "white" if self.plays == "black" else "black"
+
+    def attach(self, app: Any) -> None:
+        super().attach(app)
+        if self.linked:
+            app.press_listeners.append(self._press)
+
+    # -- sending ------------------------------------------------------------------------
+
+    def _send(self, obj: Mapping[str, Any]) -> None:
+        kind = obj.get("event")
+        if kind == "draw-offer" and obj.get("side") == self._far:
+            return  # the other side's own offer, put to the people here: it came from there
+        if kind == "move" and obj.get("side") == self.plays:
+            obj = {**obj, **self._times()}
+        super()._send(obj)
+
+    def _times(self) -> dict[str, int]:
+        """The mover's time left after the move just made here and what the move took."""
+        assert self.app is not None
+        keeper = getattr(self.app, "board_clock", None)
+        if keeper is None:
+            return {}
+        left = keeper.clock.saved()[0][_colour(self.plays)]
+        return {"left": left, "used": keeper.clock.last_used} if 0 <= left <= _MAX_MS else {}
+
+    # -- the app's hooks ----------------------------------------------------------------
+
+    def poll(self, now: int) -> list[Event]:
+        keeper = getattr(self.app, "board_clock", None)
+        if keeper is not None and self.linked:
+            # The far side's flag is its own board's to call (it keeps that side's time).
+            keeper.called_elsewhere = frozenset({_colour(self._far)})
+        events = super().poll(now)
+        return events + self._put_offer(now)
+
+    def sink(self, event: Event) -> None:
+        if self.app is not None and self.linked:
+            if isinstance(event, MoveMade):
+                self._moved(event)
+            elif isinstance(event, TakenBack):
+                # Taken back on both boards (agreed): the other board's moves from there on
+                # are no longer to be shown here, until it makes them again.
+                for ply in [p for p in self._peer_moves if p >= event.ply]:
+                    del self._peer_moves[ply]
+                self._peer_ply = min(self._peer_ply, event.ply - 1)
+            elif isinstance(event, NewGame):
+                self._peer_offer = self._asked = self._asked_here = None
+                self._peer_left.clear()
+        super().sink(event)
+
+    def _moved(self, event: MoveMade) -> None:
+        assert self.app is not None
+        app = self.app
+        if self._asked is not None and event.side == self._far:
+            self._events.append(Notice(event.t, f"{self._far.title()} played on: the takeback was refused"))
+        self._asked = self._asked_here = None
+        if event.side != self._far:
+            return
+        left = self._peer_left.pop(event.ply, None)
+        keeper = getattr(app, "board_clock", None)
+        if left is None or keeper is None:
+            return
+        try:
+            self._events += keeper.agree(_colour(self._far), left, event.t)
+        except ValueError:
+            pass  # its clock runs again here already (a takeback in the same step): this board's time stands
+
+    def _press(self, press: Any) -> bool | None:
+        """The takeback button asks the other side, or agrees to what it asked; the far
+        side's own buttons (its draw, its resign) are at its board, not here."""
+        if self.app is None:
+            return None
+        if press.name in (f"{self._far}_draw", f"{self._far}_resign"):
+            self._events.append(
+                Notice(press.t_ms, f"{self._far.title()} plays at the board far away: its buttons are there")
+            )
+            return False
+        if press.name != "takeback":
+            return None
+        app = self.app
+        game = app.game
+        if app.resuming or app.setting_up is not None or not game.moves:
+            return None
+        if game.is_over and (game.declared is None or game.declared.reason != "resign"):
+            return None
+        if self._asked_here == game.ply:
+            self._asked_here = None
+            return None  # agreed: the tracker takes the move back, and the other board follows
+        if game.is_over:
+            return None  # a resignation taken back, as on one board
+        self._asked = game.ply
+        move = game.moves[-1].pdn(full=True)
+        self._send({"t": press.t_ms, "event": "takeback-request", "ply": game.ply, "side": self.plays})
+        self._events.append(
+            Notice(press.t_ms, f"asked {self._far.title()} to take back {move}: waiting for the answer")
+        )
+        return False
+
+    # -- the other board's lines ----------------------------------------------------------
+
+    def _peer(self, data: dict[str, Any], now: int) -> None:
+        kind = data.get("event")
+        if kind in OFFER_KINDS:
+            if self.linked and self._peer_game == self.game_id and data.get("side") == self._far:
+                self._offered(kind, data.get("ply"), now)
+            return
+        if kind == "move" and self.linked and data.get("side") == self._far:
+            ply, left = data.get("ply"), data.get("left")
+            if type(ply) is int and type(left) is int and 0 <= left <= _MAX_MS:
+                self._peer_left[ply] = left
+                for old in sorted(self._peer_left)[:-_KEEP_TIMES]:
+                    del self._peer_left[old]
+        super()._peer(data, now)
+        self._own_result_only(now)
+        if kind == "takeback" and self._asked is not None and self.app is not None:
+            ply, game = data.get("ply"), self._game()
+            if ply == self._asked == game.ply and not self.app.resuming and self._setting_up() is None:
+                # What this board asked for: the other board took the move back; so does this one.
+                self._asked = None
+                self._events += self.app.take_back(now)
+
+    def _own_result_only(self, now: int) -> None:
+        """A resignation or a flag of this board's side is this board's to say: the other
+        board's word for it (a person there pressing this side's resign, a flag its clock
+        called) is refused, said once, and play goes on."""
+        result = self._peer_result
+        lost = "0-1" if self.plays == "black" else "1-0"
+        if result is None or result[0] != lost or result[1] not in ("resign", "time"):
+            return
+        self._peer_result = None
+        what = "resigned" if result[1] == "resign" else "lost on time"
+        self._notice(
+            now,
+            f"own-result-{self.game_id}-{result[1]}",
+            f"the other board says {self.plays.title()} {what}: only this board says that, the game goes on here",
+        )
+
+    def _offered(self, kind: object, ply: object, now: int) -> None:
+        if type(ply) is not int or not 0 <= ply <= 100_000:
+            return
+        if kind == "draw-offer":
+            self._peer_offer = ply
+            return
+        game = self._game()
+        if ply != game.ply or game.is_over:
+            return
+        self._asked_here = ply
+        move = game.moves[-1].pdn(full=True) if game.moves else ""
+        self._notice(
+            now,
+            f"takeback-{self.game_id}-{ply}-{now}",
+            f"{self._far.title()} asks to take back {move}: press takeback to agree, or play on to refuse",
+        )
+
+    def _put_offer(self, now: int) -> list[Event]:
+        """The other side's draw offer, put to the people here once this board has reached
+        the move it was made at (an offer made before a move shown here waits for it)."""
+        ply = self._peer_offer
+        if ply is None or self.app is None:
+            return []
+        app = self.app
+        game = app.game
+        if app.resuming or app.setting_up is not None or game.ply < ply:
+            return []
+        self._peer_offer = None
+        if game.ply > ply or game.is_over:
+            return []  # declined meanwhile: a move was made after it
+        return list(app.offer_draw(_colour(self._far), now))
