@@ -400,12 +400,16 @@ def test_a_gap_the_sender_can_no_longer_fill_is_skipped_and_a_forged_hash_refuse
 def test_a_resignation_and_a_takeback_cross_the_broker(homes: Homes) -> None:
     moves = random_game(8).moves
     homes.play(moves[0])
-    # A takes back its move (the button): B had made it too, and takes it back as well.
+    # A asks to take its move back (the button); B agrees (its button): both take it back.
     homes.a.rig.sim.press("takeback")
-    homes.a.rig.wait(100)
-    homes.a.rig.follow()  # A's hands put the piece back
-    homes.wait(lambda: homes.b.game.ply == 0, "B takes the move back")
-    homes.b.rig.follow()
+    homes.a.rig.wait(600)
+    homes.wait(lambda: any("asks to take back" in n for n in homes.b.notices()), "B is asked")
+    assert homes.a.game.ply == homes.b.game.ply == 1
+    homes.b.rig.sim.press("takeback")
+    homes.b.rig.wait(100)
+    homes.b.rig.follow()  # B's hands put the piece back
+    homes.wait(lambda: homes.a.game.ply == 0, "A takes the move back")
+    homes.a.rig.follow()
     for move in moves[:3]:
         homes.play(move)
     homes.b.rig.sim.press("resign", long=True)  # White to move resigns

@@ -25,6 +25,7 @@ from firmware.hall.topics import BrokerUrl
 from firmware.link.settings import LinkConfig
 from firmware.pages.serving import Limits
 from firmware.remote.link import RemoteLink
+from firmware.simulator.hands import Hands
 from firmware.remote.phone import PhoneHands
 from firmware.remote.transport import RemoteTransport
 from firmware.web.bridge import PageHub, WebLink
@@ -57,7 +58,7 @@ class Phone:
         self.link.attach(self.app)
         self.hands = PhoneHands().attach(self.app)
         self.web_link = WebLink(PageHub(rate=1000.0, burst=1000))
-        self.web_link.attach(self.app)
+        self.web_link.attach(self.app, hands=Hands(self.app))  # as `crownhead run` opens the pages
         self.server = WebServer(
             self.web_link,
             pin=PIN,
