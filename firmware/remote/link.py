@@ -29,14 +29,17 @@ them):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from firmware.events import Event, MoveMade, NewGame, Notice, TakenBack
+from firmware.events import DrawOffer, Event, MoveMade, NewGame, Notice, TakenBack
 from firmware.link.host import Link
+from firmware.link.policy import LinkPolicy
+from firmware.link.protocol import encode_message
+from firmware.link.settings import LinkConfig
+from firmware.link.transport import Transport
 from rules import BLACK, WHITE, Color
 
-__all__ = ["OFFER_KINDS", "RemoteLink"]
+__all__ = ["OFFER_KINDS", "FarPolicy", "RemoteLink"]
 
 #: The line kinds a game far apart adds to the link's (see the module).
 OFFER_KINDS = frozenset({"draw-offer", "takeback-request"})
@@ -50,12 +53,34 @@ def _colour(side: str) -> Color:
     return BLACK if side == "black" else WHITE
 
 
+class FarPolicy(LinkPolicy):
+    """How a game far apart sends the board's events (see the module): the other side's
+    own draw offer, put to the people here, is not sent back; a move of this board's side
+    carries its time."""
+
+    def __init__(self) -> None:
+        self.link: RemoteLink | None = None
+
+    def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
+        link = self.link
+        if link is None or not isinstance(event, DrawOffer | MoveMade):
+            transport.send(line)
+        elif isinstance(event, DrawOffer) and event.side == link.far:
+            return  # the other side's own offer: it came from there
+        elif isinstance(event, MoveMade) and event.side == link.plays and (times := link.times()):
+            transport.send(encode_message({**event.to_json(), **times}))
+        else:
+            transport.send(line)
+
+
 class RemoteLink(Link):
     """A :class:`~firmware.link.host.Link` with the offers, requests and times of a game
     far apart (see the module). ``settings.plays`` must name this board's side."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, transport: Transport, settings: LinkConfig = LinkConfig()) -> None:
+        policy = FarPolicy()
+        super().__init__(transport, settings, policy)
+        policy.link = self
         # The other side's draw offer (the ply it was made at) not yet put to the people here.
         self._peer_offer: int | None = None
         # The takeback this board asked for (the ply of the last move then), while it stands.
@@ -76,15 +101,12 @@ class RemoteLink(Link):
 
     # -- sending ------------------------------------------------------------------------
 
-    def _send(self, obj: Mapping[str, Any]) -> None:
-        kind = obj.get("event")
-        if kind == "draw-offer" and obj.get("side") == self._far:
-            return  # the other side's own offer, put to the people here: it came from there
-        if kind == "move" and obj.get("side") == self.plays:
-            obj = {**obj, **self._times()}
-        super()._send(obj)
+    @property
+    def far(self) -> str:
+        """The other board's side."""
+        return self._far
 
-    def _times(self) -> dict[str, int]:
+    def times(self) -> dict[str, int]:
         """The mover's time left after the move just made here and what the move took."""
         assert self.app is not None
         keeper = getattr(self.app, "board_clock", None)
