@@ -439,3 +439,28 @@ def test_a_forfeit_says_why_on_the_screen(tmp_path: Path) -> None:
     assert (
         view.message == "White forfeits the game: a second illegal move (the man on 29 has no legal move), WCDF 1.25."
     )
+
+
+def test_a_forfeit_says_the_whole_offence_and_no_remedy(tmp_path: Path) -> None:
+    # 14-10 backward, then 14-17 while 14x23 is compulsory: the offence's own words hold
+    # a "; ", which the screen keeps whole (it once cut the sentence there).
+    board = referee_rig(tmp_path, RefereeSettings(), board=Position.from_fen("B:W18,30:B14,9"))
+    board.script(
+        "lift 14\nwait 200\nplace 10\nwait 1000\nlift 10\nwait 100\nplace 14\nwait 500\n"
+        "lift 14\nwait 200\nplace 17\nwait 1000\n"
+    )
+    (forfeit,) = board.of_kind("forfeit")
+    assert forfeit["message"] == "a capture was compulsory; 14-17 is a plain move"
+    assert board.app.view().message == (
+        "Black forfeits the game: a second illegal move (a capture was compulsory; 14-17 is a plain move), WCDF 1.25."
+    )
+
+
+def test_a_forfeit_for_a_lifted_piece_puts_nothing_back(tmp_path: Path) -> None:
+    # The caution asks for the piece back; after the forfeit nothing is put back.
+    board = referee_rig(tmp_path, RefereeSettings(), board=Position.from_fen("B:W30:B1,5,6"))
+    board.script("lift 1\nwait 100\nplace 1\nwait 1000\nlift 1\nwait 100\nplace 1\nwait 1000\n")
+    (caution,) = board.of_kind("caution")
+    assert caution["message"] == "the man on 1 has no legal move; put it back"
+    (forfeit,) = board.of_kind("forfeit")
+    assert forfeit["message"] == "the man on 1 has no legal move"

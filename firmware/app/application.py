@@ -49,6 +49,7 @@ from firmware.events import (
     DrawOffer,
     Event,
     ForcedJump,
+    Forfeit,
     GameOver,
     GameSaved,
     GameStarted,
@@ -609,11 +610,8 @@ class App(Loop, Commands):
             self.say(str(getattr(event, "message", "")))
             if not tracker.game.is_over and self.referee is not None:
                 out += self._save(now)  # the referee's note, kept with the game
-        elif event.kind == "forfeit":
-            data = event.to_json()
-            side = str(data.get("side", "")).title()
-            what = str(data.get("message", "")).split("; ")[0]  # what to put back is moot now
-            self.say(f"{side} forfeits the game: a second illegal move ({what}), WCDF 1.25.")
+        elif isinstance(event, Forfeit):
+            self.say(f"{event.side.title()} forfeits the game: a second illegal move ({event.message}), WCDF 1.25.")
         elif event.kind == "caution" and not tracker.game.is_over:
             out += self._save(now)  # a second caution after a restart still forfeits
         elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:

@@ -592,13 +592,26 @@ class Referee(Overseer):
         if warning.code != "forced-capture":
             return warning
         square = self.tracker.touched
-        if square is None:
-            return replace(warning, squares=(), message="a capture is compulsory; put the piece back")
-        name = piece_name(self.game.position, square)
         return replace(
             warning,
-            squares=(square,),
-            message=f"a capture is compulsory: the {name} on {square} cannot capture; put it back",
+            squares=() if square is None else (square,),
+            message=self._lifted(warning).caution,
+        )
+
+    def _lifted(self, warning: BoardWarning) -> Offence:
+        """The offence of lifting a piece that cannot move (an ``unplayable-piece`` or a
+        ``forced-capture`` warning), worded from the position, with the remedy apart."""
+        position = self.game.position
+        square = self.tracker.touched
+        if warning.code == "unplayable-piece" and warning.squares:
+            square = warning.squares[0]
+        if square is None:
+            return Offence(position.turn, warning.code, "a capture is compulsory", "put the piece back")
+        name = piece_name(position, square)
+        if warning.code == "unplayable-piece":
+            return Offence(position.turn, warning.code, f"the {name} on {square} has no legal move", "put it back")
+        return Offence(
+            position.turn, warning.code, f"a capture is compulsory: the {name} on {square} cannot capture", "put it back"
         )
 
     def _judging(self) -> bool:
@@ -621,7 +634,7 @@ class Referee(Overseer):
         position = game.position
         rules = game.rules
         if warning.code in ("unplayable-piece", "forced-capture"):
-            return warning, Offence(position.turn, warning.code, warning.message)
+            return warning, self._lifted(warning)
         if warning.code not in ("illegal-move", "out-of-sync"):
             return warning, None
         board = tracker.board
@@ -828,11 +841,11 @@ class Referee(Overseer):
             )
         state.record.note(
             ply,
-            f"{how}caution to {side}, illegal move ({offence.code}): {offence.message};"
+            f"{how}caution to {side}, illegal move ({offence.code}): {offence.caution};"
             " the move is taken back (WCDF 1.25)",
         )
         self._save()
-        return [Caution(t, side, count, offence.code, offence.message)]
+        return [Caution(t, side, count, offence.code, offence.caution)]
 
     def _declare(self, score: str, reason: str, t: int) -> list[Event]:
         if self.tracker.expected is not None:

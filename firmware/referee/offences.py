@@ -29,11 +29,21 @@ __all__ = ["Offence", "read_move", "read_out_of_turn", "jump_shaped", "classify"
 
 @dataclass(frozen=True, slots=True)
 class Offence:
-    """An illegal move by ``side``: ``code`` (see ``OFFENCE_CODES``) and what happened in words."""
+    """An illegal move by ``side``: ``code`` (see ``OFFENCE_CODES``) and what happened in words.
+
+    ``remedy`` is what the player must do about it while the game goes on (put a lifted
+    piece back), apart so that a forfeit, after which nothing is put back, leaves it out.
+    """
 
     side: Color
     code: str
     message: str
+    remedy: str = ""
+
+    @property
+    def caution(self) -> str:
+        """What a caution says: what happened, then the remedy."""
+        return f"{self.message}; {self.remedy}" if self.remedy else self.message
 
 
 def _single(mask: int) -> bool:
