@@ -13,7 +13,9 @@ from firmware.app.settings import AppSettings
 from firmware.gameclock import TimeControl
 from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands
-from rules import BLACK
+from firmware.app.timing import BoardClock
+from firmware.events import Side
+from rules import BLACK, Game
 from rules.pdn import read_games
 from helpers.rig import Rig
 
@@ -25,7 +27,7 @@ def clocked(tmp_path: Path, spec: str = "60", **kwargs: object) -> Rig:
 def test_blacks_time_starts_with_its_first_lift_and_switches_on_the_move(tmp_path: Path) -> None:
     rig = clocked(tmp_path)
     rig.wait(5000)  # nobody has touched a piece: nobody's time
-    assert rig.app.clock_state(rig.clock.now_ms()) == (60_000, 60_000, "black", True, "")
+    assert rig.app.clock_state(rig.clock.now_ms()) == (60_000, 60_000, Side.BLACK, True, None)
     Hands(rig.app).act_text("11")  # Black lifts its man
     rig.wait(2000)
     Hands(rig.app).act_text("15")
@@ -33,7 +35,7 @@ def test_blacks_time_starts_with_its_first_lift_and_switches_on_the_move(tmp_pat
     assert rig.moves() == ["11-15"]
     black, white, running, paused, flag = rig.app.clock_state(rig.clock.now_ms())
     # Black's time ran from the lift (seen at 30 ms) to the move accepted (2000 + 330 later).
-    assert (black, running, paused, flag) == (60_000 - 2_300, "white", False, "") and white == 60_000 - 670
+    assert (black, running, paused, flag) == (60_000 - 2_300, Side.WHITE, False, None) and white == 60_000 - 670
     reports = rig.of_kind("clock")
     assert [r["running"] for r in reports] == ["", "black", "white"]
 
@@ -56,9 +58,29 @@ def test_a_flag_falls_ends_the_game_on_time_and_is_recorded(tmp_path: Path) -> N
     assert rig.of_kind("flag") == [{"t": 5030, "event": "flag", "side": "black"}]
     over = rig.of_kind("game-over")
     assert [(e["result"], e["reason"]) for e in over] == [("0-1", "time")]
-    assert rig.app.clock_state(rig.clock.now_ms())[4] == "black"
+    assert rig.app.clock_state(rig.clock.now_ms())[4] is Side.BLACK
     (game,) = [g for f in GameStore(tmp_path).games_dir.glob("*.pdn") for g in read_games(f.read_text(), f.name)]
     assert game.tags["Result"] == "0-1"
+
+
+def test_the_clock_names_its_sides_as_sides_and_saves_them_as_names(tmp_path: Path) -> None:
+    path = tmp_path / "clock.json"
+    clock = BoardClock(TimeControl.parse("5"), path)
+    game = Game()
+    clock.begin(game, 0, game_id="g1")
+    waiting = clock.state(0)
+    assert waiting.side is Side.BLACK and waiting.running is None and waiting.flag is None
+    clock.lifted(game, 100)
+    assert clock.state(200).running is Side.BLACK
+    assert clock.check(6000) == (5100, BLACK)
+    assert clock.state(6000).flag is Side.BLACK
+    clock.over(6000)
+    clock.close()  # the last state written
+    assert json.loads(path.read_text())["flag"] == "black"
+    again = BoardClock(TimeControl.parse("5"), path)
+    again.begin(game, 0, game_id="g1", resumed=True)
+    assert again.state(0).flag is Side.BLACK
+    again.close()
 
 
 def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> None:

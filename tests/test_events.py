@@ -58,9 +58,9 @@ def test_nobody_is_none_in_the_value_and_empty_in_json() -> None:
     offer = DrawOffer(5, 3)
     assert offer.side is None and offer.to_json()["side"] == ""
     assert event_from_json({"t": 5, "event": "draw-offer", "ply": 3, "side": ""}) == offer
-    paused = ClockState(59_000, 60_000, "white", True, "").report(9)
+    paused = ClockState(59_000, 60_000, Side.WHITE, True, None).report(9)
     assert isinstance(paused, ClockReport) and paused.running is None
-    running = ClockState(59_000, 60_000, "white", False, "").report(9)
+    running = ClockState(59_000, 60_000, Side.WHITE, False, None).report(9)
     assert running.running is Side.WHITE
 
 

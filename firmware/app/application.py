@@ -633,15 +633,15 @@ class App(Loop, Commands):
 
     def _on_offer(self, offer: DrawOffer, now: int) -> list[Event]:
         """A draw offer: the machine answers one made to it; people are told how to accept."""
-        side = BLACK if offer.side == "black" else WHITE if offer.side == "white" else None
         game = self.tracker.game
-        if side is None:
+        if offer.side is None:
             # The shared button cannot tell who pressed it (docs/hardware.md).
             self.say(
                 "Draw offered with the shared button, which cannot tell who pressed it: offer with"
                 " your side's own draw button, and the other side accepts with theirs."
             )
             return []
+        side = offer.side.color
         machine = self.players[side.opponent]
         if self.mode.computer and isinstance(machine, Computer) and not machine.is_human:
             accept, score = draw_answer(game, side.opponent)

@@ -14,10 +14,10 @@ its clock, paused until the side to move lifts a piece.
 >>> clock = BoardClock(TimeControl.parse("60"))
 >>> _ = clock.begin(Game(), 0, game_id="g1")
 >>> clock.state(0)
-ClockState(black_ms=60000, white_ms=60000, side='black', paused=True, flag='')
+ClockState(black_ms=60000, white_ms=60000, side='black', paused=True, flag=None)
 >>> _ = clock.lifted(Game(), 500)          # Black lifts a man: its time runs
 >>> clock.state(2500)
-ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag='')
+ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag=None)
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ class BoardClock(GameTimer):
         or a reopened game gives the time back as the rules say."""
         self._ply = game.ply
         if isinstance(event, MoveMade):
-            return self.moved(BLACK if event.side == "black" else WHITE, game, event.t)
+            return self.moved(event.side.color, game, event.t)
         if isinstance(event, GameOver):
             return self.over(event.t)
         if isinstance(event, TakenBack):
@@ -122,7 +122,7 @@ class BoardClock(GameTimer):
             "control": str(self.control),
             "left": {str(c): ms for c, ms in left.items()},
             "moves": {str(c): n for c, n in moves.items()},
-            "flag": self.flag,
+            "flag": self.flag or "",
         }
         if self._writer is None:
             self._writer = _Writer(self.path)
@@ -159,10 +159,11 @@ class BoardClock(GameTimer):
                 return False  # another game's, or another time control's
             left = {BLACK: int(data["left"]["black"]), WHITE: int(data["left"]["white"])}
             moves = {BLACK: int(data["moves"]["black"]), WHITE: int(data["moves"]["white"])}
-        except (ValueError, KeyError, TypeError) as exc:
+            flag = Side.read(data["flag"]) if data.get("flag") else None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             log.error("%s cannot be used (%s); the clock starts afresh", self.path, exc)
             return False
-        self.resume(left, moves, game, str(data.get("flag") or ""))
+        self.resume(left, moves, game, flag)
         return True
 
 

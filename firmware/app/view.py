@@ -138,7 +138,7 @@ def side_text(seat: Seat, clock: ClockState | None, color: Color, referee: bool)
     """``Ann  1:29:55  1 caution``: a player as the simulator's screen shows them (the
     clock and cautions in referee mode).
 
-    >>> side_text(Seat("Ann", 1), ClockState(5_395_000, 5_400_000, "black", False, ""), BLACK, True)
+    >>> side_text(Seat("Ann", 1), ClockState(5_395_000, 5_400_000, None, False, None), BLACK, True)
     'Ann  1:29:55  1 caution'
     """
     if not referee:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
+from firmware.events import Side
+
 __all__ = ["Screen", "Item", "layout", "draw", "fit", "shorten", "clock_face", "selftest_pattern", "WIDTH", "HEIGHT"]
 
 WIDTH, HEIGHT = 128, 64
@@ -49,10 +51,10 @@ class Screen:
     score: str = ""
     black_ms: int | None = None
     white_ms: int | None = None
-    running: str = ""
+    running: Side | None = None
     clock_at: int = 0
     paused: bool = False
-    flag: str = ""
+    flag: Side | None = None
     since: int = 0
 
     @property

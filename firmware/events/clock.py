@@ -38,29 +38,28 @@ class ClockReport(Event):
 class ClockState(NamedTuple):
     """A game clock as shown: the one state of the referee's clock and the board clock.
 
-    ``side`` is the side whose time is counted or about to be ("" when the game is
+    ``side`` is the side whose time is counted or about to be (None when the game is
     over or none), ``paused`` whether it stands still (waiting for that side's first lift
-    or paused by the arbiter), ``flag`` the side whose flag fell ("" if none).
+    or paused by the arbiter), ``flag`` the side whose flag fell (None if none).
 
-    >>> state = ClockState(59_000, 60_000, "white", True, "")
+    >>> state = ClockState(59_000, 60_000, Side.WHITE, True, None)
     >>> state.running, state.report(5).to_json()
-    ('', {'t': 5, 'event': 'clock', 'black': 59000, 'white': 60000, 'running': ''})
-    >>> ClockState(59_000, 60_000, "white", False, "").report(5).running
+    (None, {'t': 5, 'event': 'clock', 'black': 59000, 'white': 60000, 'running': ''})
+    >>> ClockState(59_000, 60_000, Side.WHITE, False, None).report(5).running
     'white'
     """
 
     black_ms: int
     white_ms: int
-    side: str
+    side: Side | None
     paused: bool
-    flag: str
+    flag: Side | None
 
     @property
-    def running(self) -> str:
-        """The side whose time runs now, "" while the clock stands still."""
-        return "" if self.paused else self.side
+    def running(self) -> Side | None:
+        """The side whose time runs now, None while the clock stands still."""
+        return None if self.paused else self.side
 
     def report(self, t: int) -> ClockReport:
         """The ``clock`` event of this state at ``t``: ``running`` empty while paused."""
-        running = self.running
-        return ClockReport(t, self.black_ms, self.white_ms, Side.read(running) if running else None)
+        return ClockReport(t, self.black_ms, self.white_ms, self.running)

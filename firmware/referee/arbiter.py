@@ -611,7 +611,10 @@ class Referee(Overseer):
         if warning.code == "unplayable-piece":
             return Offence(position.turn, warning.code, f"the {name} on {square} has no legal move", "put it back")
         return Offence(
-            position.turn, warning.code, f"a capture is compulsory: the {name} on {square} cannot capture", "put it back"
+            position.turn,
+            warning.code,
+            f"a capture is compulsory: the {name} on {square} cannot capture",
+            "put it back",
         )
 
     def _judging(self) -> bool:

@@ -338,6 +338,8 @@ class Hands:
         times = f"Black {clock_text(clock.black_ms)}, White {clock_text(clock.white_ms)}"
         if clock.flag:
             return f"clock: {clock.flag.title()}'s flag has fallen ({times})"
+        if clock.side is None:
+            return f"clock stopped: the game is over ({times})"
         if clock.paused:
             return f"clock paused ({times}): press clock again to go on"
         return f"clock running: {clock.side.title()}'s time ({times})"

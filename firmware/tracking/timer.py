@@ -16,14 +16,14 @@ game stops it, and a flag falls once. Its state is one
 {'t': 0, 'event': 'clock', 'black': 60000, 'white': 60000, 'running': ''}
 >>> _ = timer.lifted(Game(), 500)          # Black lifts a man: its time runs
 >>> timer.state(2500)
-ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag='')
+ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag=None)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from firmware.events import ClockReport, ClockState, Event
+from firmware.events import ClockReport, ClockState, Event, Side
 from firmware.gameclock import GameClock, TimeControl
 from rules import BLACK, WHITE, Color, Game
 
@@ -43,8 +43,8 @@ class GameTimer:
         #: The clock waits for the side to move's first lift (or a press): at the start
         #: of a game, after a power cut, after a resignation taken back.
         self.waiting = True
-        #: The side whose flag fell ("" if none).
-        self.flag = ""
+        #: The side whose flag fell (None if none).
+        self.flag: Side | None = None
         self.on_change = on_change
         self._turn: Color = BLACK
 
@@ -54,13 +54,15 @@ class GameTimer:
         """A new game on ``game``: both sides' full time, waiting for the first lift."""
         self.clock = GameClock(self.control)
         self.waiting = True
-        self.flag = ""
+        self.flag = None
         self._turn = game.turn
         if game.is_over:
             self.clock.stop(now)
         return [self.report(now)]
 
-    def resume(self, left: Mapping[Color, int], moves: Mapping[Color, int], game: Game, flag: str = "") -> None:
+    def resume(
+        self, left: Mapping[Color, int], moves: Mapping[Color, int], game: Game, flag: Side | None = None
+    ) -> None:
         """Go on with a saved clock (each side's time left and moves made), paused until
         the side to move lifts a piece (the time of a power cut is nobody's)."""
         self.clock = GameClock.resume(self.control, dict(left), dict(moves))
@@ -150,7 +152,7 @@ class GameTimer:
 
     def fall(self, side: Color) -> None:
         """``side``'s flag fell (the game ends on time, as the caller says)."""
-        self.flag = str(side)
+        self.flag = Side.of(side)
 
     # -- what is shown -------------------------------------------------------------------
 
@@ -161,11 +163,10 @@ class GameTimer:
     def state(self, now: int) -> ClockState:
         """The clock as shown now (see :class:`~firmware.events.clock.ClockState`)."""
         times = self.clock.snapshot(now)
-        running = str(self.clock.running) if self.clock.running is not None else ""
         waiting = self.waiting and not self.clock.stopped
-        if waiting:
-            running = str(self._turn)
-        return ClockState(times[BLACK], times[WHITE], running, self.clock.paused or waiting, self.flag)
+        running = self._turn if waiting else self.clock.running
+        side = Side.of(running) if running is not None else None
+        return ClockState(times[BLACK], times[WHITE], side, self.clock.paused or waiting, self.flag)
 
     def report(self, now: int) -> ClockReport:
         """The ``clock`` event now (``running`` empty while the clock stands still)."""

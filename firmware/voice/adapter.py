@@ -58,6 +58,7 @@ from firmware.events import (
     SetUp,
     SetUpRank,
     Spoken,
+    Side,
     TakenBack,
 )
 from firmware.app.outputs import SinkOutput
@@ -113,7 +114,7 @@ class Narrator:
         #: (the position before, the move) for every move heard, oldest first.
         self.moves: list[tuple[Position, MoveMade]] = []
         self._hint: tuple[int, ...] | None = None
-        self._clock_said: dict[str, int] = {}
+        self._clock_said: dict[Side, int] = {}
 
     # -- events -------------------------------------------------------------------------
 
@@ -141,7 +142,7 @@ class Narrator:
             case Lights():
                 return self._lights(event)
             case ClockReport():
-                return self.clock(event.black, event.white, event.running or "")
+                return self.clock(event.black, event.white, event.running)
             case Condoned():
                 self._reset(event.fen)
                 return [U("ruling", "condoned", side=event.side, move=(event.move,))]
@@ -345,10 +346,10 @@ class Narrator:
             return [U("guidance", "hint-jump", start=move.start, landings=move.path[1:])]
         return [U("guidance", "hint", start=move.start, end=move.end)]
 
-    def clock(self, black_ms: int, white_ms: int, running: str) -> list[Utterance]:
+    def clock(self, black_ms: int, white_ms: int, running: Side | None) -> list[Utterance]:
         """The running side's last minute and last ten seconds, said once each."""
-        left = black_ms if running == "black" else white_ms if running == "white" else None
-        if left is None or left <= 0:
+        left = None if running is None else black_ms if running is Side.BLACK else white_ms
+        if running is None or left is None or left <= 0:
             return []
         said = self._clock_said.get(running, 2)
         if left <= 10_000 and said > 0:
