@@ -117,12 +117,20 @@ class Event:
         return out
 
 
-def event_line(event: Event, *, ascii: bool = True) -> str:
+def event_line(event: Event, *, ascii: bool = True, before: Mapping[str, Any] | None = None) -> str:
     """``event`` as one line of JSON, without its newline: the one way every event is
     written. ``ascii`` (``crownhead replay``, ``--log json``) escapes
     every other character (``\\u00e9``), as ``docs/replay.md`` has it; the link and the
-    hall send UTF-8 (``ascii=False``), whose lines are counted in bytes."""
-    return json.dumps(event.to_json(), separators=(",", ":"), ensure_ascii=ascii)
+    hall send UTF-8 (``ascii=False``), whose lines are counted in bytes. ``before``: fields
+    put ahead of the event's own (the arbiter log's wall time and game number); the
+    event's fields win a clash of names.
+
+    >>> from firmware.events.clock import Flag
+    >>> event_line(Flag(7, Side.WHITE), before={"game": 2})
+    '{"game":2,"t":7,"event":"flag","side":"white"}'
+    """
+    values = event.to_json() if before is None else {**before, **event.to_json()}
+    return json.dumps(values, separators=(",", ":"), ensure_ascii=ascii)
 
 
 def event_from_json(obj: Mapping[str, Any]) -> Event:

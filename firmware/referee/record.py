@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.gameclock import TimeControl, pdn_clock
-from firmware.events import Event
+from firmware.events import Event, event_line
 from firmware.files import RECORD_LIMIT, FileRefused, parse_json, read_text
 from firmware.files import atomic_write
 from rules import Game
@@ -206,7 +206,7 @@ class RecordFiles:
     def log(self, event: Event, extra: Mapping[str, Any]) -> None:
         """Append ``event`` to the arbiter log, ``extra`` (time, game) first; flushed and synced."""
         self._ensure()
-        line = json.dumps({**extra, **event.to_json()}, separators=(",", ":")) + "\n"
+        line = event_line(event, before=extra) + "\n"
         try:
             with open(self.log_path, "a", encoding="utf-8") as handle:
                 handle.write(line)
