@@ -119,13 +119,22 @@ class Analysis:
     def brief(self) -> str:
         """In a few characters, for the board's small display: the tables' verdict, or
         the score for Black in men, the depth and the best move (``+0.35 d12 23-19``)."""
-        if self.tables is not None:
-            return self.words.split(":")[0]
+        verdict = self.verdict_score
+        if verdict is not None:
+            if verdict == 0:
+                return "A draw"
+            plies = self.tables_plies
+            within = "" if plies is None else f" in {plies} {'ply' if plies == 1 else 'plies'}"
+            return f"{self._better(verdict)} wins{within}"
         black = self.score if self.turn is Color.BLACK else -self.score
         if abs(black) > WIN_THRESHOLD:
-            return f"{self.words.split(' in ')[0]} d{self.depth}"
+            return f"{self._better(self.score)} wins d{self.depth}"
         best = f" {self.line[0]}" if self.line else ""
         return f"{black / 100:+.2f} d{self.depth}{best}"
+
+    def _better(self, score: int) -> str:
+        """The side better placed by ``score`` (the side to move's view), as a name."""
+        return (self.turn if score > 0 else self.turn.opponent).name.title()
 
     def to_json(self) -> dict[str, Any]:
         """As the page's ``analysis`` line carries it (scores from Black's view too)."""
