@@ -8,10 +8,12 @@ import threading
 from collections.abc import Callable
 
 from firmware.app.analysis import Analyst
-from firmware.app.commands import NO_ANALYSIS
+from firmware.app.commands import NO_ANALYSIS, NO_ANALYSIS_FAR
 from firmware.app.settings import AppSettings
 from firmware.display.panel import short_message
 from firmware.egdb import load_probe
+from firmware.remote.board import remote_settings
+from firmware.remote.invite import Agreement, Invitation
 from firmware.simulator.hands import Hands
 from helpers.rig import Rig
 from helpers.web import WAIT_S
@@ -124,3 +126,24 @@ def test_a_referee_game_gets_no_analysis() -> None:
         assert app.set_analysis(True) == NO_ANALYSIS
     finally:
         rig.close()
+
+
+def test_a_game_far_apart_gets_no_analysis_on_either_board() -> None:
+    # The settings `crownhead run --remote` plays with, on each board of the game: the
+    # live analysis asked for is refused on both, and says why.
+    invitation = Invitation("abc234", "alice", "black")
+    for me, peer in (("alice", "bob"), ("bob", "alice")):
+        agreement = Agreement(invitation, me, peer, "mqtts://broker.example")
+        rig = Rig(None, settings=remote_settings(agreement, AppSettings(analysis=True, analysis_nodes=SMALL)))
+        app = rig.app
+        try:
+            app.run_for(100)
+            assert app.analysis_wanted and not app.analysing
+            assert app.snapshot.analysis is None and app.analyst.searched == 0
+            assert app.analysis_refused == NO_ANALYSIS_FAR
+            assert app.set_analysis(True) == NO_ANALYSIS_FAR
+            Hands(app).act_text("11-15")
+            app.run_for(500)
+            assert app.snapshot.analysis is None and app.analyst.searched == 0
+        finally:
+            rig.close()

@@ -38,10 +38,12 @@ from hal.clock import Clock
 from rules import BLACK, WHITE, Color, Game, Move, Position, Rules
 from rules.ballots import Ballot
 
-__all__ = ["Commands", "NO_ANALYSIS"]
+__all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR"]
 
 #: Why the live analysis does not run under a referee.
 NO_ANALYSIS = "no analysis under a referee: a tournament game gets no help"
+#: Why it does not run in a game far apart: the other side cannot see what helps this one.
+NO_ANALYSIS_FAR = "no analysis in a game far apart: neither side gets the engine's help"
 
 
 class Commands:
@@ -150,17 +152,17 @@ class Commands:
 
     @property
     def analysing(self) -> bool:
-        """Whether the live analysis runs: asked for, no referee in charge (a tournament
-        game gets no help), and a game on the board (not one being set up)."""
+        """Whether the live analysis runs: asked for, not refused (:attr:`analysis_refused`),
+        and a game on the board (not one being set up)."""
         return (
             self.analysis_wanted
-            and not self.mode.referee_lights
+            and self.analysis_refused is None
             and not self._resuming
             and self.tracker.setting_up is None
         )
 
     def set_analysis(self, on: bool) -> str | None:
-        """Turn the live analysis on or off; the reason it stays off (referee mode), or None."""
+        """Turn the live analysis on or off; the reason it stays off (:attr:`analysis_refused`), or None."""
         if on and self.analysis_refused is not None:
             return self.analysis_refused
         self.analysis_wanted = on
@@ -168,8 +170,12 @@ class Commands:
 
     @property
     def analysis_refused(self) -> str | None:
-        """Why the live analysis may not run now (referee mode), or None."""
-        return NO_ANALYSIS if self.mode.referee_lights else None
+        """Why the live analysis may not run now (referee mode, a game far apart), or None."""
+        if self.mode.referee_lights:
+            return NO_ANALYSIS
+        if self.settings.far_apart:
+            return NO_ANALYSIS_FAR
+        return None
 
     @property
     def thinking(self) -> bool:

@@ -197,6 +197,9 @@ class AppSettings:
     #: referee), and the positions it searches for each at most.
     analysis: bool = False
     analysis_nodes: int = ANALYSIS_NODES
+    #: A game against a board far away (``crownhead run --remote``): the live analysis is
+    #: refused, since the other side could not see the help this one gets (nor it this one's).
+    far_apart: bool = False
     #: A game clock for two-player and computer games (``--clock``; a referee keeps its own).
     clock: TimeControl | None = None
     #: The ``[match]`` section: whether the board begins a match by itself.

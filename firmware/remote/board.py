@@ -32,7 +32,8 @@ __all__ = ["Absence", "remote_link", "remote_settings"]
 
 
 def remote_settings(agreement: Agreement, settings: AppSettings) -> AppSettings:
-    """``settings`` with the game the two boards agreed: names, rules, start, clock."""
+    """``settings`` with the game the two boards agreed: names, rules, start, clock; a
+    game far apart (no live analysis on either board)."""
     inv = agreement.invitation
     return replace(
         settings,
@@ -41,6 +42,7 @@ def remote_settings(agreement: Agreement, settings: AppSettings) -> AppSettings:
         rules=inv.game_rules(),
         start=inv.start(),
         clock=inv.time_control(),
+        far_apart=True,
     )
 
 
