@@ -14,6 +14,7 @@ from PIL import Image, ImageChops
 from firmware.app.settings import AppSettings
 from firmware.display.panel import BoardPanel, Painter
 from firmware.display.render import HEIGHT, WIDTH, Item, Screen, clock_face, draw, fit, layout, shorten, text_width
+from firmware.events import Side
 from firmware.referee.arbiter import RefereeSettings
 from firmware.gameclock import TimeControl
 from firmware.simulator.hands import Hands
@@ -103,7 +104,7 @@ def test_both_clocks_large_the_running_one_lit_and_the_result(tmp_path: Path) ->
     )
     board.script("lift 11\nwait 2000\nplace 15\nwait 1000\n")
     screen = panel._screen
-    assert screen is not None and screen.running == "white" and not screen.paused
+    assert screen is not None and screen.running is Side.WHITE and not screen.paused
     drawn = panel.painter._last_frame  # as last drawn
     assert drawn is not None
     items = items_of(screen, drawn)
@@ -120,7 +121,7 @@ def test_both_clocks_large_the_running_one_lit_and_the_result(tmp_path: Path) ->
     Hands(board.app).act_text("hold white_resign")
     board.app.run_for(500)
     screen = panel._screen
-    assert screen is not None and screen.result == "Black wins, resigned" and screen.running == ""
+    assert screen is not None and screen.result == "Black wins, resigned" and screen.running is None
     assert_holds(shown(display), items_of(screen, panel.painter._last_frame), "Black wins, resigned")
     panel.close()
     board.app.close()

@@ -33,7 +33,7 @@ from firmware.events import Event, Flag, GameOver, MoveMade, Reopened, TakenBack
 from firmware.files import atomic_write
 from firmware.gameclock import TimeControl
 from firmware.tracking.timer import GameTimer
-from rules import BLACK, WHITE, Color, Game
+from rules import Color, Game
 
 __all__ = ["BoardClock", "SAVE_MS", "clock_for"]
 
@@ -120,8 +120,8 @@ class BoardClock(GameTimer):
             "game": self.game_id,
             "ply": self._ply,
             "control": str(self.control),
-            "left": {str(c): ms for c, ms in left.items()},
-            "moves": {str(c): n for c, n in moves.items()},
+            "left": {Side.of(c): ms for c, ms in left.items()},
+            "moves": {Side.of(c): n for c, n in moves.items()},
             "flag": self.flag or "",
         }
         if self._writer is None:
@@ -157,8 +157,8 @@ class BoardClock(GameTimer):
             data = json.loads(raw)
             if data["game"] != self.game_id or data["ply"] != game.ply or data["control"] != str(self.control):
                 return False  # another game's, or another time control's
-            left = {BLACK: int(data["left"]["black"]), WHITE: int(data["left"]["white"])}
-            moves = {BLACK: int(data["moves"]["black"]), WHITE: int(data["moves"]["white"])}
+            left = {side.color: int(data["left"][side]) for side in Side}
+            moves = {side.color: int(data["moves"][side]) for side in Side}
             flag = Side.read(data["flag"]) if data.get("flag") else None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             log.error("%s cannot be used (%s); the clock starts afresh", self.path, exc)
