@@ -542,6 +542,45 @@ def test_no_output_parses_the_boards_words() -> None:
     assert bad == []
 
 
+#: The words a person reads: a message, a warning's, an analysis's ``words``.
+_WORDS = {"message", "words"}
+
+
+def _mentions_words(node: ast.AST) -> bool:
+    return any(
+        (isinstance(part, ast.Attribute) and part.attr in _WORDS)
+        or (isinstance(part, ast.Constant) and part.value in _WORDS)
+        for part in ast.walk(node)
+    )
+
+
+def test_no_output_or_app_code_cuts_words_apart() -> None:
+    """What an event or an analysis says is in its typed fields: neither the outputs nor
+    the application, the referee or the voice cut a sentence apart for a piece of it (the
+    app read a forfeit's offence as its message up to "; ", and the display's analysis
+    brief as its words up to ":")."""
+    scope = ("firmware.app", "firmware.referee", "firmware.voice", *OUTPUTS)
+    bad = []
+    for name, path in modules().items():
+        if not any(name == s or name.startswith(s + ".") for s in scope):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _MATCHING | {"partition", "rpartition", "rsplit"}
+                and (_mentions_words(node.func.value) or any(_mentions_words(arg) for arg in node.args))
+            ):
+                bad.append(f"{name}:{node.lineno}: {ast.unparse(node)[:60]}")
+    assert bad == []
+    cut = 'str(data.get("message", "")).split("; ")[0]'
+    assert any(
+        _mentions_words(n.func.value)
+        for n in ast.walk(ast.parse(cut))
+        if isinstance(n, ast.Call) and n.func.attr == "split"
+    )  # type: ignore[attr-defined]
+
+
 def test_one_clock_state_and_one_claim_handler() -> None:
     """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, and
     its rules are one class's (``GameTimer``: the referee's clock and the board clock are
