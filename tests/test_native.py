@@ -274,6 +274,9 @@ def test_the_native_probe_gives_the_python_probes_values() -> None:
     # A probe that is not EndgameTables (or whose tables cannot be read in blocks) is
     # called back instead.
     assert native.probe_of(None) is None
+    # Searchers read a probe without the GIL: it cannot be made again under them.
+    with pytest.raises(RuntimeError, match="made once"):
+        probe.__init__(2, [], print, 256)  # type: ignore[misc]
 
 
 @_built

@@ -731,6 +731,11 @@ static int Probe_init(ProbeObject *self, PyObject *args, PyObject *kw) {
     PyObject *tables, *fallback;
     int pieces, won;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "iOOi", names, &pieces, &tables, &fallback, &won)) return -1;
+    if (self->fallback) {
+        /* Searchers read the tables without the GIL: they never change under them. */
+        PyErr_SetString(PyExc_RuntimeError, "a probe is made once");
+        return -1;
+    }
     if (pieces < 0 || pieces > 6) {
         PyErr_SetString(PyExc_ValueError, "the native probe covers up to six pieces");
         return -1;
