@@ -674,7 +674,7 @@ static PyTypeObject TableType = {
 #define WHOLE_SHIFT 63 /* a table in one block */
 
 typedef struct {
-    PyObject *fetch; /* fetch(n) -> bytes: block n of the table, inflated */
+    PyObject *read_block; /* read_block(n) -> bytes: block n of the table, inflated */
     int shift;       /* an index's block is index >> shift */
     int wdl;         /* two bits an index (0 drawn, 1 won, 2 lost), no capture positions */
     int present;
@@ -740,12 +740,12 @@ static int Probe_init(ProbeObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_ValueError, "the native probe covers up to six pieces");
         return -1;
     }
-    PyObject *seq = PySequence_Fast(tables, "tables: (men, kings, men, kings, wdl, shift, fetch) each");
+    PyObject *seq = PySequence_Fast(tables, "tables: (men, kings, men, kings, wdl, shift, read_block) each");
     if (!seq) return -1;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
         int a, b, c, d, wdl, shift;
-        PyObject *fetch;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "iiiiiiO", &a, &b, &c, &d, &wdl, &shift, &fetch)) {
+        PyObject *read_block;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "iiiiiiO", &a, &b, &c, &d, &wdl, &shift, &read_block)) {
             Py_DECREF(seq);
             return -1;
         }
@@ -755,8 +755,8 @@ static int Probe_init(ProbeObject *self, PyObject *args, PyObject *kw) {
             return -1;
         }
         ProbeTable *t = &self->tables[((a * 7 + b) * 7 + c) * 7 + d];
-        Py_INCREF(fetch);
-        Py_XSETREF(t->fetch, fetch);
+        Py_INCREF(read_block);
+        Py_XSETREF(t->read_block, read_block);
         t->shift = shift;
         t->wdl = wdl;
         t->present = 1;
@@ -771,7 +771,7 @@ static int Probe_init(ProbeObject *self, PyObject *args, PyObject *kw) {
 }
 
 static void Probe_dealloc(ProbeObject *self) {
-    for (int i = 0; i < MATERIALS; i++) Py_XDECREF(self->tables[i].fetch);
+    for (int i = 0; i < MATERIALS; i++) Py_XDECREF(self->tables[i].read_block);
     Py_XDECREF(self->fallback);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -830,7 +830,7 @@ static long probe_read(ProbeState *st, PyThreadState **tstate, int mi, u64 index
     CachedBlock *slot = &st->slots[(u64)(mi * 40503u + (u64)block * 2654435761u) % BLOCK_SLOTS];
     if (slot->material != mi || slot->block != block) {
         PyEval_RestoreThread(*tstate);
-        PyObject *data = PyObject_CallFunction(t->fetch, "L", block);
+        PyObject *data = PyObject_CallFunction(t->read_block, "L", block);
         long out = 0;
         if (!data || !PyBytes_Check(data)) {
             if (data || PyErr_ExceptionMatches(PyExc_LookupError)) {
@@ -944,7 +944,7 @@ static PyTypeObject ProbeType = {
     .tp_dealloc = (destructor)Probe_dealloc,
     .tp_methods = Probe_methods,
     .tp_doc = "Probe(pieces, tables, fallback, won): the endgame tables' probe in C "
-              "(tables: (men, kings, opponent's men, opponent's kings, wdl, block shift, fetch(n) -> bytes)).",
+              "(tables: (men, kings, opponent's men, opponent's kings, wdl, block shift, read_block(n) -> bytes)).",
 };
 
 /* -- the search ---------------------------------------------------------------------- */
