@@ -224,9 +224,96 @@ def test_same_search_with_the_shipped_tables() -> None:
         "B:W21,25,K30:B6,K10,11",  # six
         "W:W18,22,25,K30:B6,10,11,K2",  # eight: tables below the root
     ]
+    # The native search reads the tables with its own probe, in C (not the callback).
+    assert native.probe_of(probe) is not None
     for fen in fens:
         python, ours = both(Position.from_fen(fen), egdb=probe, depth=8)
         assert python == ours, fen
+
+
+def _table_positions(rng: random.Random, count: int, most: int) -> list[tuple[int, int, int, bool]]:
+    """Random positions of 2 to ``most`` pieces, men anywhere (on their crowning row too,
+    which no table covers), either side to move: what a search may ask the tables."""
+    out = []
+    for _ in range(count):
+        n = rng.randint(2, most)
+        squares = rng.sample(range(32), n)
+        split = rng.randint(0 if rng.random() < 0.02 else 1, n - 1)  # now and then a side with none
+        own = opp = kings = 0
+        for i, s in enumerate(squares):
+            if i < split:
+                own |= 1 << s
+            else:
+                opp |= 1 << s
+            if rng.random() < 0.5:
+                kings |= 1 << s
+        out.append((own, opp, kings, rng.random() < 0.5))
+    return out
+
+
+@_built
+def test_the_native_probe_gives_the_python_probes_values() -> None:
+    """The probe in C (index, block reads, the captures a win/draw/loss table keeps no
+    value for) against EndgameTables.value: tables in memory with distances, and the
+    shipped ones (2-4 pieces with distances, read whole; 5-6 win/draw/loss, in blocks)."""
+    from firmware.egdb import load_probe
+    from rules.engine.egdb import EndgameTables, build
+
+    rng = random.Random(39)
+    shipped = load_probe()
+    for tables in (EndgameTables(build(2)), shipped):
+        if tables is None:
+            continue
+        probe = native.probe_of(tables)
+        assert probe is not None and native.probe_of(tables) is probe  # made once
+        positions = _table_positions(rng, 3000, tables.pieces + 1)
+        values = [tables.value(*p) for p in positions]
+        assert [probe.value(*p) for p in positions] == values  # type: ignore[attr-defined]
+        # Every kind of answer was asked for: none, drawn, won and lost.
+        assert {None, 0} <= set(values) and any(v for v in values if v is not None and v & 1)
+    # A probe that is not EndgameTables (or whose tables cannot be read in blocks) is
+    # called back instead.
+    assert native.probe_of(None) is None
+    # Searchers read a probe without the GIL: it cannot be made again under them.
+    with pytest.raises(RuntimeError, match="made once"):
+        probe.__init__(2, [], print, 256)  # type: ignore[misc]
+
+
+@_built
+def test_a_damaged_block_found_by_the_native_probe_is_reported_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    from firmware.egdb import SHIPPED, blocks, default_dir, load_probe
+    from rules.engine.egdb import boards_of, material_of
+
+    folder = default_dir(tmp_path)
+    folder.mkdir(parents=True)
+    name = "egdb-2111.wdl"
+    good = blocks.WdlTable(SHIPPED / name, (2, 1, 1, 1), blocks.BlockCache())
+    n = 1
+    start, end = good.offsets[n], good.offsets[n + 1]
+    good.close()
+    data = bytearray((SHIPPED / name).read_bytes())
+    data[start:end] = bytes(end - start)  # block 1 no longer inflates
+    (folder / name).write_bytes(data)
+    tables = load_probe(state_dir=tmp_path)
+    assert tables is not None
+    probe = native.probe_of(tables)
+    assert probe is not None
+    material = (2, 1, 1, 1)
+    index = next(
+        i
+        for i in range(n * blocks.WDL_BLOCK, (n + 1) * blocks.WDL_BLOCK)
+        if (b := boards_of(i, material)) is not None and not movegen.jumpers(*b, True)
+    )
+    own, opp, kings = boards_of(index, material)  # type: ignore[misc]
+    assert material_of(own, opp, kings) == material
+    with caplog.at_level(logging.WARNING, logger="firmware.egdb"):
+        assert probe.value(own, opp, kings, True) is None  # type: ignore[attr-defined]
+        assert probe.value(own, opp, kings, True) is None  # type: ignore[attr-defined]
+    assert caplog.text.count("egdb-2111.wdl: block 1") == 1 and material not in tables.tables
 
 
 @_built

@@ -33,6 +33,7 @@ from typing import Any
 
 from firmware.files import atomic_write, default_state_dir
 from rules.engine.egdb import (
+    WHOLE_BLOCK,
     EndgameTables,
     Material,
     Table,
@@ -120,13 +121,20 @@ class _Whole:
         return size_of(self.material)
 
     def __getitem__(self, index: int) -> int:
+        return self.read_block(0)[index]
+
+    #: One block: the whole table (``rules.engine.egdb.EndgameTables.blocks``).
+    block_shift = WHOLE_BLOCK
+
+    def read_block(self, n: int) -> bytes:
+        """The whole table, read at the first call (``n`` is always 0)."""
         data = self.data
         if data is None:
             try:
                 data = self.data = load_table(self.path)[1]
             except (EgdbError, OSError) as error:
                 raise blocks.DamagedTable(str(error)) from None
-        return data[index]
+        return data
 
 
 def open_table(path: Path, cache: blocks.BlockCache) -> tuple[Material, Table]:

@@ -178,6 +178,16 @@ class BlockTable:
     def __getitem__(self, index: int) -> int:
         return self._block(index >> self.shift)[index & (self.block - 1)]
 
+    @property
+    def block_shift(self) -> int:
+        """An index's block is ``index >> block_shift`` (what the native probe reads)."""
+        return self.shift
+
+    def read_block(self, n: int) -> bytes:
+        """Block ``n`` inflated, through the cache: the native core's probe reads the
+        table's bytes this way (``rules.engine.egdb.EndgameTables.blocks``)."""
+        return self._block(n)
+
     def _block(self, n: int) -> bytes:
         """Block ``n`` inflated, from the cache when it is there."""
         key = self._key | n

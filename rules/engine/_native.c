@@ -9,7 +9,9 @@
  * node budget both give the same move, score and node count; the tests hold them to it.
  *
  * What stays in Python: the root (iterative deepening, the root moves, the levels), the
- * endgame tables (probed through a callback, the values kept in the engine's dict), and
+ * endgame tables' files (their blocks read and inflated by firmware/egdb, handed over
+ * here block by block: the probe itself, index and capture recursion, is in C below,
+ * the port of rules.engine.egdb.EndgameTables.value; another probe is called back), and
  * the clock (read every CHECK_EVERY nodes through the callable given).
  *
  * Bitboards: bit s - 1 for square s, Black moving towards the higher squares.
@@ -659,6 +661,292 @@ static PyTypeObject TableType = {
     .tp_as_sequence = &Table_as_sequence,
 };
 
+/* -- the endgame tables' probe ---------------------------------------------------------- */
+
+/* rules.engine.egdb.EndgameTables.value in C: the same index of a position in its
+ * material's table, the same values, the same captures worked out where a win/draw/loss
+ * table keeps none. The tables' bytes come from Python a block at a time (the files are
+ * firmware's business): each searcher keeps the blocks it has read (BLOCK_SLOTS of them,
+ * holding references), so the tree asks Python only for a block it has not seen yet. */
+
+#define MATERIALS (7 * 7 * 7 * 7)
+#define BLOCK_SLOTS 512
+#define WHOLE_SHIFT 63 /* a table in one block */
+
+typedef struct {
+    PyObject *read_block; /* read_block(n) -> bytes: block n of the table, inflated */
+    int shift;       /* an index's block is index >> shift */
+    int wdl;         /* two bits an index (0 drawn, 1 won, 2 lost), no capture positions */
+    int present;
+} ProbeTable;
+
+typedef struct {
+    PyObject_HEAD int pieces;
+    int won, lost;
+    PyObject *fallback; /* the Python probe: it reports a damaged table, once */
+    ProbeTable tables[MATERIALS];
+} ProbeObject;
+
+static u64 comb[33][7];
+static uint8_t reversed_byte[256];
+
+static void init_probe_tables(void) {
+    for (int n = 0; n <= 32; n++)
+        for (int k = 0; k <= 6; k++) {
+            u64 c = 1;
+            if (k > n)
+                c = 0;
+            else
+                for (int i = 0; i < k; i++) c = c * (u64)(n - i) / (u64)(i + 1);
+            comb[n][k] = c;
+        }
+    for (int b = 0; b < 256; b++) {
+        int r = 0;
+        for (int i = 0; i < 8; i++)
+            if (b >> i & 1) r |= 1 << (7 - i);
+        reversed_byte[b] = (uint8_t)r;
+    }
+}
+
+/* egdb.flip: the board turned round, square s to 33 - s. */
+static inline u32 flip(u32 x) {
+    return (u32)reversed_byte[x & 255] << 24 | (u32)reversed_byte[x >> 8 & 255] << 16 |
+           (u32)reversed_byte[x >> 16 & 255] << 8 | (u32)reversed_byte[x >> 24];
+}
+
+/* egdb._rank: the combinatorial number of a set of bits. */
+static inline u64 rank_of(u32 mask) {
+    u64 r = 0;
+    int i = 1;
+    while (mask) {
+        r += comb[bit_index(mask)][i];
+        mask &= mask - 1;
+        i++;
+    }
+    return r;
+}
+
+static int Probe_init(ProbeObject *self, PyObject *args, PyObject *kw) {
+    static char *names[] = {"pieces", "tables", "fallback", "won", NULL};
+    PyObject *tables, *fallback;
+    int pieces, won;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "iOOi", names, &pieces, &tables, &fallback, &won)) return -1;
+    if (self->fallback) {
+        /* Searchers read the tables without the GIL: they never change under them. */
+        PyErr_SetString(PyExc_RuntimeError, "a probe is made once");
+        return -1;
+    }
+    if (pieces < 0 || pieces > 6) {
+        PyErr_SetString(PyExc_ValueError, "the native probe covers up to six pieces");
+        return -1;
+    }
+    PyObject *seq = PySequence_Fast(tables, "tables: (men, kings, men, kings, wdl, shift, read_block) each");
+    if (!seq) return -1;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        int a, b, c, d, wdl, shift;
+        PyObject *read_block;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "iiiiiiO", &a, &b, &c, &d, &wdl, &shift, &read_block)) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (a < 0 || b < 0 || c < 0 || d < 0 || a > 6 || b > 6 || c > 6 || d > 6 || shift < 2 || shift > WHOLE_SHIFT) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "a table's material or block size is out of range");
+            return -1;
+        }
+        ProbeTable *t = &self->tables[((a * 7 + b) * 7 + c) * 7 + d];
+        Py_INCREF(read_block);
+        Py_XSETREF(t->read_block, read_block);
+        t->shift = shift;
+        t->wdl = wdl;
+        t->present = 1;
+    }
+    Py_DECREF(seq);
+    Py_INCREF(fallback);
+    Py_XSETREF(self->fallback, fallback);
+    self->pieces = pieces;
+    self->won = won;
+    self->lost = won + 1;
+    return 0;
+}
+
+static void Probe_dealloc(ProbeObject *self) {
+    for (int i = 0; i < MATERIALS; i++) Py_XDECREF(self->tables[i].read_block);
+    Py_XDECREF(self->fallback);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject ProbeType;
+
+typedef struct {
+    int material; /* -1: empty */
+    long long block;
+    PyObject *data;
+} CachedBlock;
+
+typedef struct {
+    ProbeObject *probe;
+    CachedBlock slots[BLOCK_SLOTS];
+    uint8_t dead[MATERIALS]; /* a table found damaged: not covered from then on */
+    int error;               /* a Python error is set (not a damaged table) */
+} ProbeState;
+
+static void probe_state_init(ProbeState *st, ProbeObject *probe) {
+    st->probe = probe;
+    for (int i = 0; i < BLOCK_SLOTS; i++) st->slots[i].material = -1, st->slots[i].data = NULL;
+    memset(st->dead, 0, sizeof st->dead);
+    st->error = 0;
+}
+
+static void probe_state_clear(ProbeState *st) {
+    for (int i = 0; i < BLOCK_SLOTS; i++) {
+        Py_CLEAR(st->slots[i].data);
+        st->slots[i].material = -1;
+    }
+}
+
+/* The value of a position (own moving towards 29-32, as the tables keep it) from the
+ * Python probe, for a table whose block could not be read: it drops and reports the
+ * table as the Python search would. -1: not covered; -2: an error. The GIL is held. */
+static long probe_fallback(ProbeState *st, u32 own, u32 opp, u32 kings) {
+    PyObject *v = PyObject_CallFunction(st->probe->fallback, "kkkO", (unsigned long)own, (unsigned long)opp,
+                                        (unsigned long)kings, Py_True);
+    if (!v) return -2;
+    long out = -1;
+    if (v != Py_None) {
+        out = PyLong_AsLong(v);
+        if (out == -1 && PyErr_Occurred()) out = -2;
+    }
+    Py_DECREF(v);
+    return out;
+}
+
+/* The value at index `index` of material `mi`; -1: not covered (a damaged table), -2:
+ * an error. `gil`: whether the caller holds the GIL (else it is taken for a new block). */
+static long probe_read(ProbeState *st, PyThreadState **tstate, int mi, u64 index, u32 own, u32 opp, u32 kings) {
+    ProbeTable *t = &st->probe->tables[mi];
+    long long block = t->shift >= WHOLE_SHIFT ? 0 : (long long)(index >> t->shift);
+    u64 offset = t->shift >= WHOLE_SHIFT ? index : index & ((1ull << t->shift) - 1);
+    CachedBlock *slot = &st->slots[(u64)(mi * 40503u + (u64)block * 2654435761u) % BLOCK_SLOTS];
+    if (slot->material != mi || slot->block != block) {
+        PyEval_RestoreThread(*tstate);
+        PyObject *data = PyObject_CallFunction(t->read_block, "L", block);
+        long out = 0;
+        if (!data || !PyBytes_Check(data)) {
+            if (data || PyErr_ExceptionMatches(PyExc_LookupError)) {
+                /* Damaged (or not bytes): the Python probe drops the table and says so. */
+                Py_XDECREF(data);
+                PyErr_Clear();
+                st->dead[mi] = 1;
+                out = probe_fallback(st, own, opp, kings);
+            } else
+                out = -2;
+            *tstate = PyEval_SaveThread();
+            return out;
+        }
+        Py_XSETREF(slot->data, data);
+        slot->material = mi;
+        slot->block = block;
+        *tstate = PyEval_SaveThread();
+    }
+    const uint8_t *bytes = (const uint8_t *)PyBytes_AS_STRING(slot->data);
+    Py_ssize_t length = PyBytes_GET_SIZE(slot->data);
+    u64 at = t->wdl ? offset >> 2 : offset;
+    if (at >= (u64)length) {
+        /* Past the block's end: the Python table raises IndexError, a damaged table. */
+        PyEval_RestoreThread(*tstate);
+        st->dead[mi] = 1;
+        long out = probe_fallback(st, own, opp, kings);
+        *tstate = PyEval_SaveThread();
+        return out;
+    }
+    if (!t->wdl) return bytes[at];
+    int v = bytes[at] >> ((offset & 3) << 1) & 3;
+    return v == 1 ? st->probe->won : v == 2 ? st->probe->lost : 0;
+}
+
+/* EndgameTables.value: 0 drawn, n + 1 decided in n plies, won/lost in plies unknown;
+ * -1 not covered, -2 an error (set). Called without the GIL (*tstate saved). */
+static long probe_value(ProbeState *st, PyThreadState **tstate, u32 own, u32 opp, u32 kings, int black) {
+    ProbeObject *p = st->probe;
+    if (popcount(own | opp) > p->pieces) return -1;
+    if (!own) return 1;
+    if (!black) own = flip(own), opp = flip(opp), kings = flip(kings);
+    if ((own & ~kings & BLACK_CROWN_ROW) || (opp & ~kings & WHITE_CROWN_ROW)) return -1;
+    int a = popcount(own & ~kings), b = popcount(own & kings), c = popcount(opp & ~kings), d = popcount(opp & kings);
+    if (a > 6 || b > 6 || c > 6 || d > 6) return -1;
+    int mi = ((a * 7 + b) * 7 + c) * 7 + d;
+    ProbeTable *t = &p->tables[mi];
+    if (!t->present || st->dead[mi]) return -1;
+    if (t->wdl && jumpers(own, opp, kings, 1, 0)) {
+        /* Not kept: the captures say (each leads to fewer pieces); egdb.combine. */
+        Move routes[MAX_MOVES];
+        int n = capture_moves(own, opp, kings, 1, 0, routes, MAX_MOVES);
+        long best_win = 0, longest_loss = 0;
+        int untimed_win = 0, untimed_loss = 0, draw = 0;
+        for (int i = 0; i < n; i++) {
+            u32 n_own, n_opp, n_kings;
+            apply_move(own, opp, kings, 1, routes[i], &n_own, &n_opp, &n_kings);
+            long v = probe_value(st, tstate, flip(n_opp), flip(n_own), flip(n_kings), 1);
+            if (v < 0) return v;
+            if (v == 0)
+                draw = 1;
+            else if (v & 1) {
+                if (v >= p->won)
+                    untimed_win = 1;
+                else if (!best_win || v < best_win)
+                    best_win = v;
+            } else if (v >= p->won)
+                untimed_loss = 1;
+            else if (v > longest_loss)
+                longest_loss = v;
+        }
+        if (best_win || untimed_win) return untimed_win ? p->won : best_win + 1;
+        if (draw) return 0;
+        return untimed_loss ? p->lost : longest_loss + 1;
+    }
+    u64 index = ((rank_of(own & ~kings) * comb[32][b] + rank_of(own & kings)) * comb[28][c] +
+                 rank_of((opp & ~kings) >> 4)) *
+                    comb[32][d] +
+                rank_of(opp & kings);
+    return probe_read(st, tstate, mi, index, own, opp, kings);
+}
+
+static PyObject *Probe_value(ProbeObject *self, PyObject *args) {
+    /* value(own, opp, kings, black): as EndgameTables.value (the tests compare them). */
+    unsigned long own, opp, kings;
+    int black;
+    if (!PyArg_ParseTuple(args, "kkkp", &own, &opp, &kings, &black)) return NULL;
+    ProbeState *st = PyMem_Malloc(sizeof(ProbeState));
+    if (!st) return PyErr_NoMemory();
+    probe_state_init(st, self);
+    PyThreadState *tstate = PyEval_SaveThread();
+    long v = probe_value(st, &tstate, (u32)own, (u32)opp, (u32)kings, black);
+    PyEval_RestoreThread(tstate);
+    probe_state_clear(st);
+    PyMem_Free(st);
+    if (v == -2) return NULL;
+    if (v == -1) Py_RETURN_NONE;
+    return PyLong_FromLong(v);
+}
+
+static PyMethodDef Probe_methods[] = {
+    {"value", (PyCFunction)Probe_value, METH_VARARGS, "value(own, opp, kings, black): EndgameTables.value in C."},
+    {NULL},
+};
+
+static PyTypeObject ProbeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rules.engine._native.Probe",
+    .tp_basicsize = sizeof(ProbeObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Probe_init,
+    .tp_dealloc = (destructor)Probe_dealloc,
+    .tp_methods = Probe_methods,
+    .tp_doc = "Probe(pieces, tables, fallback, won): the endgame tables' probe in C "
+              "(tables: (men, kings, opponent's men, opponent's kings, wdl, block shift, read_block(n) -> bytes)).",
+};
+
 /* -- the search ---------------------------------------------------------------------- */
 
 typedef struct {
@@ -681,6 +969,9 @@ typedef struct {
     u64 line[PATH_MAX_KEYS + MAX_PLY];
     int line_len;
     Move killers[MAX_PLY + 2][2];
+    /* The tables' probe in C (None given: egdb_value is called back instead). */
+    int has_probe;
+    ProbeState probe;
     /* The tree is walked without the GIL (the board's main loop runs on beside it); it is
      * taken back only to call Python: the clock, the tables, an error. */
     PyThreadState *tstate;
@@ -822,6 +1113,7 @@ static long table_value_held(SearcherObject *s, u32 own, u32 opp, u32 kings, int
 }
 
 static long table_value(SearcherObject *s, u32 own, u32 opp, u32 kings, int black, u64 key) {
+    if (s->has_probe) return probe_value(&s->probe, &s->tstate, own, opp, kings, black);
     HOLD_GIL(s);
     long value = table_value_held(s, own, opp, kings, black, key);
     LET_GO(s);
@@ -1084,13 +1376,18 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kw) {
     static char *names[] = {"table",      "clock",       "timeout",      "path",      "once",
                             "deadline",   "max_nodes",   "egdb_value",   "egdb_pieces", "known",
                             "won",        "table_values", "compulsory",  "men_backward", "reductions",
-                            "threats",    "search_won",  NULL};
-    PyObject *table, *clock, *timeout, *path, *once, *deadline, *max_nodes, *egdb_value, *known;
+                            "threats",    "search_won",  "probe",        NULL};
+    PyObject *table, *clock, *timeout, *path, *once, *deadline, *max_nodes, *egdb_value, *known, *probe = Py_None;
     int egdb_pieces, won, table_values, compulsory, men_backward, reductions, threats, search_won;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOOOOOiOiippppp", names, &TableType, &table, &clock, &timeout, &path,
-                                     &once, &deadline, &max_nodes, &egdb_value, &egdb_pieces, &known, &won,
-                                     &table_values, &compulsory, &men_backward, &reductions, &threats, &search_won))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OOOOOOOiOiippppp|O", names, &TableType, &table, &clock, &timeout,
+                                     &path, &once, &deadline, &max_nodes, &egdb_value, &egdb_pieces, &known, &won,
+                                     &table_values, &compulsory, &men_backward, &reductions, &threats, &search_won,
+                                     &probe))
         return -1;
+    if (probe != Py_None && !PyObject_TypeCheck(probe, &ProbeType)) {
+        PyErr_SetString(PyExc_TypeError, "probe must be a rules.engine._native.Probe or None");
+        return -1;
+    }
     if (!weights_set) {
         PyErr_SetString(PyExc_RuntimeError, "the evaluation's weights were not set (set_weights)");
         return -1;
@@ -1114,6 +1411,16 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kw) {
     self->max_nodes = max_nodes == Py_None ? -1 : PyLong_AsLongLong(max_nodes);
     if (PyErr_Occurred()) return -1;
     self->egdb_pieces = egdb_value == Py_None ? 0 : egdb_pieces;
+    if (self->has_probe) {
+        probe_state_clear(&self->probe);
+        Py_CLEAR(self->probe.probe);
+        self->has_probe = 0;
+    }
+    if (probe != Py_None && self->egdb_pieces) {
+        Py_INCREF(probe);
+        probe_state_init(&self->probe, (ProbeObject *)probe);
+        self->has_probe = 1;
+    }
     self->won = won;
     self->table_values = table_values;
     self->compulsory = compulsory;
@@ -1135,6 +1442,10 @@ static void Searcher_dealloc(SearcherObject *self) {
     Py_XDECREF(self->timeout);
     Py_XDECREF(self->egdb_value);
     Py_XDECREF(self->known);
+    if (self->has_probe) {
+        probe_state_clear(&self->probe);
+        Py_CLEAR(self->probe.probe);
+    }
     PyMem_Free(self->path_set.keys);
     PyMem_Free(self->once_set.keys);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -1357,12 +1668,15 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     init_geometry();
-    if (PyType_Ready(&TableType) < 0 || PyType_Ready(&SearcherType) < 0) return NULL;
+    init_probe_tables();
+    if (PyType_Ready(&TableType) < 0 || PyType_Ready(&SearcherType) < 0 || PyType_Ready(&ProbeType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&TableType);
     Py_INCREF(&SearcherType);
+    Py_INCREF(&ProbeType);
     if (PyModule_AddObject(m, "Table", (PyObject *)&TableType) < 0 ||
+        PyModule_AddObject(m, "Probe", (PyObject *)&ProbeType) < 0 ||
         PyModule_AddObject(m, "Searcher", (PyObject *)&SearcherType) < 0 ||
         PyModule_AddIntConstant(m, "ENTRY_BYTES", (long)sizeof(Entry)) < 0) {
         Py_DECREF(m);

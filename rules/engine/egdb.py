@@ -440,6 +440,16 @@ def longest(table: bytes | bytearray) -> int:
     return max(table) - 1
 
 
+class _Whole:
+    """A table held in memory, as the native probe reads it: one block, the whole."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def block(self, n: int) -> bytes:
+        return self.data
+
+
 class EndgameProbe(Protocol):
     """What the search asks of endgame databases (:class:`EndgameTables` is one)."""
 
@@ -451,6 +461,9 @@ class EndgameProbe(Protocol):
         or :data:`LOST` decided in a number of plies the tables do not know, or None."""
         ...
 
+
+#: The block shift (:meth:`EndgameTables.blocks`) of a table that is one block.
+WHOLE_BLOCK = 63
 
 #: The rows where the side to move's men (moving towards 29-32) and the other side's men
 #: are crowned, as bit masks.
@@ -518,6 +531,30 @@ class EndgameTables:
             if self.on_damage is not None:
                 self.on_damage(m, error)
             return None
+
+    def blocks(self) -> list[tuple[int, int, int, int, bool, int, Callable[[int], bytes]]] | None:
+        """What the native core's probe reads (:func:`rules.engine.native.probe_of`): per
+        table, its material, whether it is a win/draw/loss table, its block size as a
+        power of two (63: one block) and a function giving block ``n`` inflated (its
+        bytes, or for a win/draw/loss table its two bits an index, four to a byte). A
+        table is a ``bytes``-like object or has ``block_shift`` and ``read_block(n)`` (the
+        firmware's files do); None when one has neither.
+
+        >>> [entry[:6] for entry in EndgameTables(build(2)).blocks()]
+        [(0, 1, 0, 1, False, 63), (0, 1, 1, 0, False, 63), (1, 0, 0, 1, False, 63), (1, 0, 1, 0, False, 63)]
+        """
+        out: list[tuple[int, int, int, int, bool, int, Callable[[int], bytes]]] = []
+        for m, table in self.tables.items():
+            wdl = m in self.wdl
+            if isinstance(table, bytes | bytearray):
+                out.append((*m, wdl, WHOLE_BLOCK, _Whole(bytes(table)).block))
+                continue
+            shift = getattr(table, "block_shift", None)
+            block = getattr(table, "read_block", None)
+            if not isinstance(shift, int) or not callable(block):
+                return None
+            out.append((*m, wdl, shift, block))
+        return out
 
     def probe_position(self, position: Position) -> tuple[str, int] | None:
         """``("win", n)``, ``("loss", n)`` (in n plies with best play; -1 when a

@@ -22,8 +22,10 @@ ValueError: CROWNHEAD_ENGINE is native or python, not 'fast'
 
 from __future__ import annotations
 
+import weakref
 from types import ModuleType
 
+from rules.engine.egdb import WON, EndgameProbe, EndgameTables
 from rules.engine.evaluation import native_weights
 from rules.engine.zobrist import KING_SQUARE, MAN_SQUARE, SIDE
 
@@ -82,6 +84,35 @@ def reload_weights() -> None:
         _built.set_weights(native_weights())
 
 
+_probes: weakref.WeakKeyDictionary[EndgameTables, object] = weakref.WeakKeyDictionary()
+
+
+def probe_of(egdb: EndgameProbe | None) -> object | None:
+    """The native core's probe of ``egdb`` (made once per set of tables, kept while it
+    lives), which the native search calls without leaving C but to read a block it has
+    not read yet; None where the core is not built or ``egdb`` is not
+    :class:`~rules.engine.egdb.EndgameTables` over tables it can read
+    (:meth:`~rules.engine.egdb.EndgameTables.blocks`): the search then calls
+    ``egdb.value`` back, as before."""
+    if _built is None or not isinstance(egdb, EndgameTables) or not 0 < egdb.pieces <= 6:
+        return None
+    made = _probes.get(egdb)
+    if made is None:
+        blocks = egdb.blocks()
+        if blocks is None:
+            return None
+        tables = weakref.ref(egdb)
+
+        def fallback(own: int, opp: int, kings: int, black: bool) -> int | None:
+            # A block the core could not read: the Python probe drops the table and
+            # reports it, once (the core holds the tables weakly, so they can go).
+            alive = tables()
+            return alive.value(own, opp, kings, black) if alive is not None else None
+
+        made = _probes[egdb] = _built.Probe(egdb.pieces, blocks, fallback, WON)
+    return made
+
+
 def describe() -> str:
     """One line on which search runs, and why (said once at start by the board)."""
     if _built is None:
@@ -91,4 +122,4 @@ def describe() -> str:
     return "native search core (C), built at install"
 
 
-__all__ = ["ENV", "built", "choose", "core", "describe", "module", "reload_weights", "wanted"]
+__all__ = ["ENV", "built", "choose", "core", "describe", "module", "probe_of", "reload_weights", "wanted"]

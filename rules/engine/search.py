@@ -800,6 +800,8 @@ class _Run:
             reductions=engine.reductions,
             threats=engine.threats,
             search_won=self.inside_tables,
+            # The tables' probe in C where it can read them (else egdb_value is called).
+            probe=native.probe_of(egdb) if egdb is not None else None,
         )
         self._count = lambda: searcher.nodes
         negamax: Callable[..., int] = searcher

@@ -53,13 +53,12 @@ def _byte_tables(table: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """For each byte of a bitboard, the XOR of the keys of every square set in it."""
     out = []
     for shift in range(4):
-        row = []
-        for value in range(256):
-            key = 0
-            for b in range(8):
-                if value >> b & 1:
-                    key ^= table[shift * 8 + b + 1]
-            row.append(key)
+        # Each byte's key is the key of the byte without its lowest bit, and that bit's:
+        # 256 steps a table, not 2,048 (this runs at every start of the command).
+        row = [0] * 256
+        for value in range(1, 256):
+            low = value & -value
+            row[value] = row[value ^ low] ^ table[shift * 8 + low.bit_length()]
         out.append(tuple(row))
     return tuple(out)
 
