@@ -21,22 +21,16 @@ from firmware.remote.invite import Invitation
 from firmware.remote.wire import game_topic
 from rules import Move
 
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
+from helpers.hallnet import Mosquitto, needs_mosquitto, running_mosquitto
 from helpers.net import WAIT_S, wait_for
 from test_hall import RunningHall
 from test_remote_offers import CODE, Pair
 
-needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
-
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    broker = Mosquitto(folder, users=["alice", "bob", "hall"])
-    broker.start()
-    yield broker
-    broker.close()
+    with running_mosquitto(tmp_path / "broker", ["alice", "bob", "hall"]) as broker:
+        yield broker
 
 
 def far_game(hall: RunningHall) -> dict[str, Any] | None:

@@ -34,15 +34,13 @@ from firmware.remote.wire import game_topic
 from rules import BLACK, Move
 
 from helpers.games import random_game
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, REPO, Embedded, Mosquitto
+from helpers.hallnet import Embedded, Mosquitto, REPO, needs_mosquitto, running_mosquitto
 from helpers.net import WAIT_S, wait_for
 from helpers.remote import Listener, publish_as
 from helpers.rig import Rig
 
 CODE = "k7qm2x"
 ACCOUNTS = ["alice", "bob", "mallory"]
-
-needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
 
 
 def test_the_shipped_acl_lets_a_board_write_only_its_own_topics_of_a_game() -> None:
@@ -72,12 +70,8 @@ def test_a_broker_off_this_machine_needs_tls_and_every_board_an_account(tmp_path
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    broker = Mosquitto(folder, users=ACCOUNTS)
-    broker.start()
-    yield broker
-    broker.close()
+    with running_mosquitto(tmp_path / "broker", ACCOUNTS) as broker:
+        yield broker
 
 
 class Home:

@@ -37,7 +37,7 @@ from rules import Move
 from rules.pdn import read_game
 
 from helpers.games import random_game
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
+from helpers.hallnet import MOSQUITTO, Mosquitto, NO_MOSQUITTO, PASSWD, running_mosquitto
 from helpers.remote import BoardProcess, Listener, Proxy, agree, publish_as
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
@@ -140,12 +140,8 @@ def _game_moves(board: BoardProcess) -> list[str]:
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    broker = Mosquitto(folder, users=ACCOUNTS)
-    broker.start()
-    yield broker
-    broker.close()
+    with running_mosquitto(tmp_path / "broker", ACCOUNTS) as broker:
+        yield broker
 
 
 def _away(board: BoardProcess, since: int = 0) -> bool:

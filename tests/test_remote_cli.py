@@ -19,7 +19,7 @@ from firmware.remote.board import remote_link, remote_settings
 from firmware.remote.invite import Agreement
 from rules import Move
 
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
+from helpers.hallnet import MOSQUITTO, Mosquitto, NO_MOSQUITTO, PASSWD, running_mosquitto
 from helpers.net import WAIT_S
 from helpers.rig import Rig
 
@@ -42,12 +42,8 @@ def crownhead(*args: str, **kw: object) -> subprocess.Popen[str]:
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    broker = Mosquitto(folder, users=ACCOUNTS)
-    broker.start()
-    yield broker
-    broker.close()
+    with running_mosquitto(tmp_path / "broker", ACCOUNTS) as broker:
+        yield broker
 
 
 def a_journal_empty(state_dir: Path, code: str) -> bool:

@@ -25,7 +25,7 @@ from firmware.remote.transport import RemoteTransport
 from rules import BLACK, WHITE, Move
 
 from helpers.games import random_game
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
+from helpers.hallnet import MOSQUITTO, Mosquitto, NO_MOSQUITTO, PASSWD, running_mosquitto
 from helpers.net import WAIT_S
 from helpers.rig import Rig
 
@@ -115,12 +115,8 @@ class Pair:
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    broker = Mosquitto(folder, users=["alice", "bob"])
-    broker.start()
-    yield broker
-    broker.close()
+    with running_mosquitto(tmp_path / "broker", ["alice", "bob"]) as broker:
+        yield broker
 
 
 @pytest.fixture

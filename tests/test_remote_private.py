@@ -21,13 +21,11 @@ from firmware.remote.invite import Invitation, accept, await_guest, fetch, publi
 from firmware.remote.wire import game_topic
 from rules import Move
 
-from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
+from helpers.hallnet import Mosquitto, needs_mosquitto, running_mosquitto
 from helpers.net import WAIT_S
 from test_remote_offers import CODE, Pair
 
 PAIR = ("alice", "bob")
-
-needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
 
 
 def test_the_shipped_acl_keeps_a_private_game_to_its_two_boards_and_the_arbiter() -> None:
@@ -49,12 +47,8 @@ def test_the_shipped_acl_keeps_a_private_game_to_its_two_boards_and_the_arbiter(
 
 @pytest.fixture
 def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    folder = tmp_path / "broker"
-    folder.mkdir()
-    broker = Mosquitto(folder, users=["alice", "bob", "mallory"])
-    broker.start()
-    yield broker
-    broker.close()
+    with running_mosquitto(tmp_path / "broker", ["alice", "bob", "mallory"]) as broker:
+        yield broker
 
 
 @needs_mosquitto

@@ -14,7 +14,11 @@ import pwd
 import shutil
 import socket
 import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from firmware.hall.accounts import Accounts
 from firmware.hall.broker import EmbeddedBroker
@@ -27,6 +31,8 @@ SHIPPED_ACL = REPO / "deploy" / "mosquitto" / "crownhead.acl"
 MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
 PASSWD = shutil.which("mosquitto_passwd")
 NO_MOSQUITTO = "mosquitto is not installed (Debian package mosquitto)"
+#: A test that needs a real Mosquitto skips, saying why, where it is not installed.
+needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
 
 #: Every board account of the tests' brokers (Mosquitto's; the embedded one has more).
 BOARDS = [f"table-{i}" for i in range(1, 21)]
@@ -221,3 +227,16 @@ def started_broker(kind: str, folder: Path) -> Broker:
         broker = Embedded()
     broker.start()
     return broker
+
+
+@contextmanager
+def running_mosquitto(folder: Path, users: Sequence[str]) -> Iterator[Mosquitto]:
+    """A real Mosquitto with the shipped configuration and ACL and these ``users``'
+    accounts, kept in ``folder`` (made), running for the ``with`` block."""
+    folder.mkdir(parents=True, exist_ok=True)
+    broker = Mosquitto(folder, users=list(users))
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.close()
