@@ -166,6 +166,25 @@ def test_a_game_between_a_board_and_a_phone_page_in_a_real_browser(browser: Any,
     # Not logged in: a tap plays nothing, the page says why.
     tap(page, 22)
     assert "Log in" in page.inner_text("#page-message")
+    # What the page shows just after it lets a socket go (seen as soon as the close call
+    # returns, before the browser can tell it the socket closed): never live on one that
+    # is not open, where a tapped move would be lost.
+    page.evaluate(
+        """() => {
+        const close = WebSocket.prototype.close;
+        window.afterClose = [];
+        WebSocket.prototype.close = function (...args) {
+          close.apply(this, args);
+          queueMicrotask(() => {
+            const socket = window.crownheadPhone.socket;
+            window.afterClose.push({
+              state: document.querySelector('#connection').dataset.state,
+              open: !!socket && socket.readyState === WebSocket.OPEN,
+            });
+          });
+        };
+      }"""
+    )
     page.fill("#pin", PIN)
     page.click("#login button[type=submit]")
     shown(
@@ -173,6 +192,8 @@ def test_a_game_between_a_board_and_a_phone_page_in_a_real_browser(browser: Any,
         "&& window.crownheadPhone.turn === 'white'",
         "the page may play",
     )
+    after_close = page.evaluate("window.afterClose")
+    assert after_close and all(seen["state"] != "live" or seen["open"] for seen in after_close), after_close
     # Only the rules' legal moves are offered: 21 may go to 17 only, 29 nowhere.
     tap(page, 21)
     assert page.locator("#board .may-go").count() == 1

@@ -35,11 +35,22 @@
       if (msg && typeof msg === "object") handle(msg);
     };
     socket.onclose = () => {
+      if (page.socket !== socket) return;  // let go for a new one (see reconnect)
+      page.socket = null;
       setConnection("offline");
-      if (page.socket === socket) page.socket = null;
       setTimeout(() => access().then(connect), page.retry);
       page.retry = Math.min(page.retry * 2, 5000);
     };
+  }
+
+  // A new socket at once, the old one let go (a login: the session's right to play comes
+  // with the socket). The page is not live again until the new one is open: a closing
+  // socket still reads as live until its close event, and a move sent on it is lost.
+  function reconnect() {
+    const old = page.socket;
+    page.socket = null;
+    if (old) old.close();
+    connect();
   }
 
   function setConnection(state) {
@@ -48,9 +59,12 @@
     text(el, { live: "live", offline: "offline: reconnecting", login: "log in to play" }[state] || "connecting");
   }
 
+  const OFFLINE = "not connected: the page reconnects by itself";
+  const live = () => !!page.socket && page.socket.readyState === WebSocket.OPEN;
+
   function send(command) {
-    if (page.socket && page.socket.readyState === WebSocket.OPEN) { page.socket.send(command); return true; }
-    say("not connected: the page reconnects by itself");
+    if (live()) { page.socket.send(command); return true; }
+    say(OFFLINE);
     return false;
   }
 
@@ -161,6 +175,7 @@
   // Tap a piece of your side, then where it goes: only the rules' legal moves are offered.
   function tap(square) {
     if (!page.control) { say("Log in with the PIN (at the top) to play."); return; }
+    if (!live()) { say(OFFLINE); return; }  // the choice stands: tap again once live
     if (page.turn !== plays || page.over) { say("It is not your move."); return; }
     const from = page.selected;
     if (from != null && page.targets.has(square)) {
@@ -210,7 +225,7 @@
     $("#pin").value = "";
     if (response.ok) {
       await access();
-      if (page.socket) page.socket.close();  // back as one that may play
+      reconnect();  // back as one that may play
     }
   });
 
