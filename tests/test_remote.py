@@ -36,7 +36,7 @@ from rules import BLACK, Move
 from helpers.games import random_game
 from helpers.hallnet import Embedded, Mosquitto, REPO, needs_mosquitto, running_mosquitto
 from helpers.net import WAIT_S, wait_for
-from helpers.remote import Listener, publish_as
+from helpers.remote import Listener, publish_as, step_until
 from helpers.rig import Rig
 
 CODE = "k7qm2x"
@@ -126,12 +126,7 @@ class Homes:
 
     def wait(self, pred, what: str, step_ms: int = 20) -> None:  # noqa: ANN001
         """Step both boards (virtual time passing slowly, for resends) until ``pred()``."""
-        end = time.monotonic() + WAIT_S
-        while not pred():
-            for home in (self.a, self.b):
-                home.rig.app.run_for(step_ms)
-            assert time.monotonic() < end, f"{what}: not within {WAIT_S} s"
-            time.sleep(0.002)
+        step_until(pred, what, (self.a.rig, self.b.rig), step_ms)
 
     def play(self, move: Move) -> None:
         mover, other = (self.a, self.b) if self.a.game.turn is BLACK else (self.b, self.a)

@@ -10,7 +10,6 @@ takes only after its clock has gone on.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from rules import BLACK, WHITE, Move
 
 from helpers.games import random_game
 from helpers.hallnet import MOSQUITTO, Mosquitto, NO_MOSQUITTO, PASSWD, running_mosquitto
-from helpers.net import WAIT_S
+from helpers.remote import step_until
 from helpers.rig import Rig
 
 CODE = "p4rt3y"
@@ -91,12 +90,7 @@ class Pair:
 
     def wait(self, pred, what: str, boards: tuple[Board, ...] | None = None, step_ms: int = 20) -> None:  # noqa: ANN001
         """Step ``boards`` (both by default), virtual time passing slowly, until ``pred()``."""
-        end = time.monotonic() + WAIT_S
-        while not pred():
-            for board in boards or (self.a, self.b):
-                board.rig.app.run_for(step_ms)
-            assert time.monotonic() < end, f"{what}: not within {WAIT_S} s"
-            time.sleep(0.002)
+        step_until(pred, what, [board.rig for board in boards or (self.a, self.b)], step_ms)
 
     def play(self, move: Move) -> None:
         mover, other = (self.a, self.b) if self.a.game.turn is BLACK else (self.b, self.a)

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -329,3 +329,15 @@ class BoardProcess:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         return self.process.wait(WAIT_S)
+
+
+def step_until(pred: Callable[[], bool], what: str, rigs: Sequence[Any], step_ms: int = 20) -> None:
+    """Step each of ``rigs``' applications ``step_ms`` of virtual time at a time (slowly,
+    so resends come as they would) until ``pred()``; fails saying ``what`` after WAIT_S of
+    real time (the broker's messages arrive in real time)."""
+    end = time.monotonic() + WAIT_S
+    while not pred():
+        for rig in rigs:
+            rig.app.run_for(step_ms)
+        assert time.monotonic() < end, f"{what}: not within {WAIT_S} s"
+        time.sleep(0.002)
