@@ -30,6 +30,18 @@ def open_page(browser: Any, board: LiveBoard, *, live: bool = True) -> Any:
     return page
 
 
+def show_tab(page: Any, tab: str) -> None:
+    """Taps the tab and waits until the page has shown it: the page switches tabs on the
+    ``hashchange`` the tap causes, a task after the click returns (checked at once, the
+    old tab was still shown one CI run in many)."""
+    page.click(f'nav a[data-tab="{tab}"]')
+    page.wait_for_function(
+        "tab => document.querySelector('nav a.active')?.getAttribute('data-tab') === tab"
+        " && !document.querySelector(`#tab-${tab}`).hidden",
+        arg=tab,
+    )
+
+
 def click(page: Any, square: int) -> None:
     page.click(f'#board [data-square="{square}"]')
 
@@ -65,8 +77,7 @@ def test_on_a_phone_games_and_status_are_tabs_of_their_own(browser: Any, tmp_pat
         page = open_page(browser, live)
         page.set_viewport_size({"width": 390, "height": 844})
         # "#board" is the board's own id too: tapping Board keeps the header and tabs in view.
-        page.click('nav a[data-tab="board"]')
-        page.wait_for_timeout(100)
+        show_tab(page, "board")
         assert page.evaluate("() => window.scrollY") == 0
         page.click('nav a[data-tab="games"]')
         row = page.locator("#games-table tbody tr").first
@@ -88,7 +99,7 @@ def test_on_a_phone_games_and_status_are_tabs_of_their_own(browser: Any, tmp_pat
         status = page.locator("#status-list").text_content()
         assert '"web"' not in page.locator("#tab-status-page").text_content()
         assert "Errors" not in status and "Commands refused" in status and "not logged in" in status
-        page.click('nav a[data-tab="board"]')
+        show_tab(page, "board")
         assert page.locator("#tab-board").is_visible() and not page.locator("#tab-games").is_visible()
 
         page.close()
