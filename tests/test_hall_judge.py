@@ -285,3 +285,19 @@ def test_the_page_shows_disputed_results_and_other_boards_apart_as_text(browser:
     finally:
         page.close()
         server.close()
+
+
+def test_a_disputed_result_is_acknowledged_at_once(tmp_path: Path) -> None:
+    """The hall acknowledges a result once the standings file holds what it changed; a
+    dispute changes nothing the file keeps, so the acknowledgement waits for nothing. (It
+    waited the whole 5 s for a writer never woken, in the listener's network thread,
+    holding up every board's messages behind it.)"""
+    h = Hall("club", str(tmp_path), boards=["table-1"])
+    acknowledged: list[str] = []
+    h.on_ack = lambda board, payload: acknowledged.append(board) if h.standings.flush(0.5) else None
+    feed(h, "table-1", game_states("Ann", "Bob", OPENING, "1-0", "resign"))  # no round paired
+    assert "no round was paired" in h.standings.disputed()[0]["why"]
+    result = {"journal": "j", "seq": 1, "state": game_states("Ann", "Bob", OPENING, "1-0", "resign")[-1]}
+    h.receive("crownhead/club/table-1/result", json.dumps(result).encode())
+    assert acknowledged == ["table-1"]
+    h.close()

@@ -160,12 +160,14 @@ class Standings:
         self._full_logged = False
         self._save_error: str | None = None
         self._written = threading.Condition()
-        self._written_version = 0
+        #: Changes to what the file holds (the games and the starts seen; a dispute moves
+        #: the table's version but is not kept in the file), and how many are written.
+        self._saved = 0
+        self._written_saved = 0
         self._writer: threading.Thread | None = None
         self._closed = False
         if self.path is not None:
             self._load(self.path)
-        self._written_version = self.version
 
     # -- recording -------------------------------------------------------------------------
 
@@ -192,6 +194,7 @@ class Standings:
             self._games[where] = game
             self._disputed.pop(where, None)
             self.version += 1
+            self._saved += 1
         self._wake()
         return True
 
@@ -234,6 +237,8 @@ class Standings:
             while len(self._disputed) > MAX_DISPUTED:
                 del self._disputed[next(iter(self._disputed))]
             self.version += 1
+            if withdrawn:
+                self._saved += 1
         if withdrawn:
             self._wake()
         return True
@@ -252,6 +257,7 @@ class Standings:
                 return
             self._started[board] = mark
             self.version += 1
+            self._saved += 1
         self._wake()
 
     def started(self, board: str) -> dict[str, str | None] | None:
@@ -441,17 +447,17 @@ class Standings:
     def _write_loop(self) -> None:
         while True:
             with self._written:
-                while not self._closed and self._written_version == self.version:
+                while not self._closed and self._written_saved == self._saved:
                     self._written.wait()
-                if self._written_version == self.version:
+                if self._written_saved == self._saved:
                     return  # closed, and everything written
             with self._lock:
-                version, games = self.version, list(self._games.values())
+                saved, games = self._saved, list(self._games.values())
                 started = {board: dict(mark) for board, mark in self._started.items()}
             # Only the newest games are written: changes that came meanwhile go in together.
             self._save(games, started)
             with self._written:
-                self._written_version = version
+                self._written_saved = saved
                 self._written.notify_all()
 
     def flush(self, timeout_s: float = 10.0) -> bool:
@@ -459,7 +465,7 @@ class Standings:
         if self.path is None:
             return True
         with self._written:
-            return self._written.wait_for(lambda: self._written_version == self.version, timeout_s)
+            return self._written.wait_for(lambda: self._written_saved == self._saved, timeout_s)
 
     def close(self, timeout_s: float = 10.0) -> None:
         """Write what is not written yet and stop the writer."""
