@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import lzma
+import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -24,10 +26,24 @@ from rules.engine import WIN, Engine
 from rules.engine.egdb import EndgameTables, build as build_tables, materials, size_of
 
 
+@cache
+def three_pieces() -> dict[tuple[int, int, int, int], bytes]:
+    """The tables of up to three pieces built in memory (seconds of CPU: built once)."""
+    return {m: bytes(t) for m, t in build_tables(3).items()}
+
+
+@pytest.fixture(scope="module")
+def built_three(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder the build command filled with the tables of up to three pieces."""
+    folder = tmp_path_factory.mktemp("egdb3")
+    assert build(folder, 3) == materials(3)
+    return folder
+
+
 def test_the_shipped_tables_cover_four_pieces_and_match_a_fresh_build_of_three() -> None:
     shipped = load_tables(SHIPPED)
     assert sorted(shipped) == sorted(materials(4)) and len(shipped) == 41
-    fresh = build_tables(3)
+    fresh = three_pieces()
     for material, table in fresh.items():
         assert shipped[material] == bytes(table), material
     assert sum(p.stat().st_size for p in SHIPPED.glob("*.xz")) < 2_000_000
@@ -92,7 +108,7 @@ def test_a_build_is_resumed_and_writes_what_it_reads(tmp_path: Path) -> None:
     assert made == materials(3)
     assert calls[-1][0] == calls[-1][1] == sum(size_of(m) for m in materials(3))
     tables = load_tables(tmp_path)
-    assert tables == {m: bytes(t) for m, t in build_tables(3).items()}
+    assert tables == three_pieces()
     # Interrupted: one table of a pair lost (the one written second), another cut short.
     # The build makes those pairs again.
     (tmp_path / file_name((1, 0, 0, 2))).unlink()
@@ -106,7 +122,7 @@ def test_a_build_is_resumed_and_writes_what_it_reads(tmp_path: Path) -> None:
 def test_a_build_in_several_processes_makes_the_same_tables(tmp_path: Path) -> None:
     calls: list[tuple[int, int]] = []
     assert build(tmp_path / "two", 3, lambda d, t, m: calls.append((d, t)), jobs=2) == materials(3)
-    assert load_tables(tmp_path / "two") == {m: bytes(t) for m, t in build_tables(3).items()}
+    assert load_tables(tmp_path / "two") == three_pieces()
     assert calls[-1][0] == calls[-1][1] and [d for d, _ in calls] == sorted(d for d, _ in calls)
     with pytest.raises(ValueError, match="jobs must be 1 or more, not 0"):
         build(tmp_path, 3, jobs=0)
@@ -185,8 +201,8 @@ def test_three_kings_beat_two_in_the_double_corners(fen: str) -> None:
         assert str(game.moves[0]) == "22-25" and game.ply <= 20
 
 
-def test_verify_names_a_table_built_wrong(tmp_path: Path) -> None:
-    assert build(tmp_path, 3) == materials(3)
+def test_verify_names_a_table_built_wrong(tmp_path: Path, built_three: Path) -> None:
+    tmp_path = Path(shutil.copytree(built_three, tmp_path / "tables"))
     done = _crownhead("egdb", "verify", "--dir", str(tmp_path), "--sample", "300")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "16 tables of up to 3 pieces" in done.stdout and "no table wrong" in done.stdout

@@ -55,7 +55,8 @@ def solve(roots: list[Position]) -> dict[Position, Value | None]:
     Retrograde by ply: a position with no legal move is lost in 0; one with a move to a
     position lost in n - 1 is won in n (the first n found is the fastest); one whose
     moves all lead to won positions, the longest in n - 1, is lost in n. What is never
-    labelled is a draw (None).
+    labelled is a draw (None). Written apart from the engine's own retrograde analysis
+    (``rules.engine.egdb``), from the moves alone, as the truth the tables are held to.
     """
     index: dict[Position, int] = {}
     positions: list[Position] = []
@@ -75,23 +76,36 @@ def solve(roots: list[Position]) -> dict[Position, Value | None]:
             kids.append(index[child])
         children.append(kids)
         i += 1
+    # Level by level from the positions with no move: a parent of a position lost in n - 1
+    # is won in n; one whose children are all won is lost in n once the last of them
+    # (the longest) is labelled at n - 1.
+    parents: list[list[int]] = [[] for _ in positions]
+    for i, kids in enumerate(children):
+        for k in kids:
+            parents[k].append(i)
+    unlabelled_children = [len(kids) for kids in children]
     value: list[Value | None] = [("L", 0) if not kids else None for kids in children]
+    frontier = [i for i, v in enumerate(value) if v is not None]
     n = 0
-    while True:
+    while frontier:
         n += 1
         found = []
-        for i, kids in enumerate(children):
-            if value[i] is not None:
-                continue
-            values = [value[k] for k in kids]
-            if any(v == ("L", n - 1) for v in values):
-                found.append((i, ("W", n)))
-            elif all(v is not None and v[0] == "W" for v in values):
-                found.append((i, ("L", n)))
-        if not found:
-            break
-        for i, v in found:
-            value[i] = v
+        for k in frontier:
+            lost = value[k] == ("L", n - 1)
+            for i in parents[k]:
+                if value[i] is not None:
+                    continue
+                if lost:
+                    value[i] = ("W", n)
+                    found.append(i)
+                else:
+                    unlabelled_children[i] -= 1
+                    if unlabelled_children[i] == 0:
+                        found.append(i)
+        for i in found:
+            if value[i] is None:  # every child won: lost in n
+                value[i] = ("L", n)
+        frontier = found
     return {p: value[i] for i, p in enumerate(positions)}
 
 

@@ -191,14 +191,15 @@ def _garbage(rng: random.Random) -> str | bytes:
     )
 
 
-def test_ten_thousand_random_messages_change_nothing(tmp_path: Path) -> None:
+def test_three_thousand_random_messages_change_nothing(tmp_path: Path) -> None:
+    # (tests/test_link_fuzz.py sends the link many more; this is the page's socket path.)
     rng = random.Random(15)
     with LiveBoard(tmp_path, lines_per_step=256) as board:
         before = board.state()
         with Socket(board.ws_url, max_size=None) as ws:
             ws.next()
             sent = 0
-            for i in range(10_000):
+            for i in range(3_000):
                 message = _garbage(rng)
                 if isinstance(message, str) and ("\n" in message or "\r" in message or not message.strip()):
                     continue
