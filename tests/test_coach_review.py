@@ -143,7 +143,9 @@ def test_cli_reviews_a_pdn_file(tmp_path: Path, capsys: pytest.CaptureFixture[st
     (again,) = read_games(text, "review.pdn")
     assert again.ok and again.start == Position.from_fen(WON_ENDING)
     assert [str(m) for m in again.moves] == ["15-10", "14-17", "10-14"]
-    assert " ".join(again.comments[1]).replace("\n", " ").startswith("Blunder: turns the win into a draw, the tables say")
+    assert (
+        " ".join(again.comments[1]).replace("\n", " ").startswith("Blunder: turns the win into a draw, the tables say")
+    )
 
 
 def test_cli_says_when_there_is_nothing_to_review(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
