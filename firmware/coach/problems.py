@@ -108,14 +108,23 @@ class Problem:
             return self.start.turn
         return Color.BLACK if self.result == "1-0" else Color.WHITE
 
-    def describe(self) -> str:
-        """``Gem problems #12: White to play and win (difficulty 2)``."""
+    @property
+    def task(self) -> str:
+        """What the stated result asks: ``White to play and win``, ``Black to play; White draws``."""
         mover = "Black" if self.start.turn is Color.BLACK else "White"
         side = "Black" if self.player is Color.BLACK else "White"
-        task = f"{mover} to play; {side} {'draws' if self.goal == 'draw' else 'wins'}"
         if self.player is self.start.turn:
-            task = f"{side} to play and {self.goal}"
-        return f"{self.title}: {task} (difficulty {self.difficulty})"
+            return f"{side} to play and {self.goal}"
+        return f"{mover} to play; {side} {'draws' if self.goal == 'draw' else 'wins'}"
+
+    @property
+    def collection_name(self) -> str:
+        """The collection's name: ``Gem problems``."""
+        return dict(COLLECTIONS).get(self.collection, self.collection)
+
+    def describe(self) -> str:
+        """``Gem problems #12: White to play and win (difficulty 2)``."""
+        return f"{self.title}: {self.task} (difficulty {self.difficulty})"
 
 
 _NUMBER = re.compile(r"#\s*([A-Za-z0-9-]{1,12})\s*$")
