@@ -11,7 +11,8 @@ the hall's page at the same sizes: two boards reporting through the embedded bro
 game on a clock, opened in the full view; one finished) and a round's standings. Each
 picture is written as a small palette PNG (docs/web.md and docs/hall.md show them).
 The coach's (docs/coach.md): the page with the engine's live analysis on, at both sizes,
-and a kept game reviewed in the Games tab, its blunder clicked.
+a kept game reviewed in the Games tab, its blunder clicked (the Try again buttons under
+it), and a problem of the problem mode set up, its hint lit, after one solved.
 """
 
 from __future__ import annotations
@@ -74,7 +75,8 @@ ANALYSED = GIVEN_AWAY
 
 
 def coach_shots(browser: object) -> None:
-    """The page's live analysis at each size (analysis-WxH.png), and a review (review-WxH.png)."""
+    """The page's live analysis at each size (analysis-WxH.png), a review (review-WxH.png),
+    and the problem mode (problems-WxH.png)."""
     from firmware.app.settings import AppSettings
 
     with tempfile.TemporaryDirectory() as state, LiveBoard(Path(state), settings=AppSettings(auto_crown=True)) as board:
@@ -113,6 +115,48 @@ def coach_shots(browser: object) -> None:
             page.locator("#replay").scroll_into_view_if_needed()
             page.wait_for_timeout(300)
             save(page, f"review-{width}x{height}.png")
+            page.close()
+    problem_shots(browser)
+
+
+#: Beginner's Problem #1 solved (White's moves; Black's replies are forced), before the
+#: shots of the next one.
+SOLVED = ("19-16", "27-23", "31x13", "13x6")
+
+
+def problem_shots(browser: object) -> None:
+    """The problem mode at each size (problems-WxH.png): Beginner's Problem #2 set up and
+    its hint lit, after #1 was solved."""
+    from firmware.app.settings import AppSettings
+
+    with tempfile.TemporaryDirectory() as state, LiveBoard(Path(state), settings=AppSettings(auto_crown=True)) as board:
+        with Socket(board.ws_url) as ws:
+            ws.next()
+            assert ws.command("problem next")["id"] == "beginner-1"
+            assert ws.command("follow")["ok"]  # the hands set the pieces up
+            ws.until(lambda m: m.get("event") == "game-start")
+            for move in SOLVED:
+                assert ws.command(f"hands {move}")["ok"], move
+                ws.until(lambda m, move=move: m.get("event") == "move" and m["move"] == move)
+                if move != SOLVED[-1]:
+                    ws.until(lambda m: m.get("event") == "computer-move")
+                    assert ws.command("follow")["ok"]
+                    ws.until(lambda m: m.get("event") == "move" and m["side"] == "black")
+            ws.until(lambda m: m.get("event") == "problem" and m["cause"] == "verdict")
+            assert ws.command("problem next")["id"] == "beginner-2"
+            assert ws.command("follow")["ok"]
+            ws.until(lambda m: m.get("event") == "game-start")
+            assert ws.command("press hint")["ok"]
+            ws.until(lambda m: m.get("event") == "problem" and m["cause"] == "hint")
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})  # type: ignore[attr-defined]
+            page.set_default_timeout(180_000)
+            page.goto(board.url)
+            page.wait_for_selector('#problems[data-id="beginner-2"]')
+            page.wait_for_selector('#board [data-role="hint-from"]')
+            page.locator("#problems").scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+            save(page, f"problems-{width}x{height}.png")
             page.close()
 
 

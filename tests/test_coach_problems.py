@@ -90,6 +90,15 @@ def test_the_same_problem_failed_by_a_wrong_move(tables: EndgameTables) -> None:
         attempt.play(attempt.game.legal_moves()[0])
 
 
+def test_a_problem_whose_side_is_ahead_already_is_not_solved_without_winning_more(tables: EndgameTables) -> None:
+    # Gem Problems #89, W:WK12,31:BK4,K5,23: White to play, Black (a man up) wins. White's
+    # 12-16 leaves Black as far ahead as before: no material won yet, nothing solved.
+    attempt = Attempt(problem("gem-89"), probe=tables)
+    assert attempt.problem.player.name == "BLACK" and not attempt.player_to_move
+    attempt.defend()
+    assert attempt.verdict.status == "playing" and attempt.player_moves == 0
+
+
 def test_a_drawn_problem_held(tables: EndgameTables) -> None:
     # Beginner's Problem #7: White to play and draw.
     attempt = _attempt("beginner-7", ["23-18", "31-27", "27x9"], tables)

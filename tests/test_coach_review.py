@@ -126,6 +126,26 @@ def test_cli_reviews_a_pdn_file(tmp_path: Path, capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out
     assert "  1... 15-10??  Blunder: turns the win into a draw, the tables say: 26-22 was better" in out
     assert "  2. 14-17!  The only move that keeps the draw: the tables say so" in out
+    # In JSON: 15-10 the one move marked as a fault, by the tables' verdicts before and after.
+    assert main(["review", str(pdn), "--nodes", str(NODES), "--state-dir", str(tmp_path / "none"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    faults = [(p["ply"], p["move"], p["mark"]) for p in document["plies"] if p["mark"] in ("??", "?", "?!")]
+    assert faults == [(1, "15-10", "??")]
+    thrown = document["plies"][0]
+    assert (thrown["side"], thrown["number"], thrown["best"], thrown["cost"]) == ("white", 1, "26-22", 0.5)
+    assert (thrown["tables"], thrown["tables_after"]) == ("win", "draw")
+    assert document["summary"]["white"]["blunder"] == 1 and document["summary"]["black"]["blunder"] == 0
+    # As PDN: the mark on 15-10 alone, the words after it; read back, the same game and words.
+    assert main(["review", str(pdn), "--nodes", str(NODES), "--state-dir", str(tmp_path / "none"), "--pdn"]) == 0
+    text = capsys.readouterr().out
+    movetext = text.split("\n\n", 1)[1]
+    assert movetext.startswith("1... 15-10?? {Blunder: turns the win into a draw") and movetext.count("?") == 2
+    (again,) = read_games(text, "review.pdn")
+    assert again.ok and again.start == Position.from_fen(WON_ENDING)
+    assert [str(m) for m in again.moves] == ["15-10", "14-17", "10-14"]
+    assert (
+        " ".join(again.comments[1]).replace("\n", " ").startswith("Blunder: turns the win into a draw, the tables say")
+    )
 
 
 def test_cli_says_when_there_is_nothing_to_review(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

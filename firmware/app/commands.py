@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.app.analysis import Analyst
 from firmware.app.hardware import Hardware, TappedButtons
@@ -38,12 +38,17 @@ from hal.clock import Clock
 from rules import BLACK, WHITE, Color, Game, Move, Position, Rules
 from rules.ballots import Ballot
 
-__all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR"]
+if TYPE_CHECKING:  # the problem mode brings the collections: made when first asked for
+    from firmware.app.problems import ProblemCoach
+
+__all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR", "NO_ANALYSIS_PROBLEM"]
 
 #: Why the live analysis does not run under a referee.
 NO_ANALYSIS = "no analysis under a referee: a tournament game gets no help"
 #: Why it does not run in a game far apart: the other side cannot see what helps this one.
 NO_ANALYSIS_FAR = "no analysis in a game far apart: neither side gets the engine's help"
+#: Why it does not run in the problem mode: its best line is the problem's solution.
+NO_ANALYSIS_PROBLEM = "no analysis while a problem is solved: its best line would give the solution away"
 
 
 class Commands:
@@ -77,6 +82,9 @@ class Commands:
     #: PDN tags for the record of the next game to begin, if it begins from that
     #: position (a game tried again names the game it came from): see :meth:`new_game`.
     start_tags: tuple[Position, dict[str, str]] | None = None
+    #: The problem mode (:mod:`firmware.app.problems`): given by ``crownhead run --mode
+    #: problems``, else made at the first question or command about it.
+    problems: ProblemCoach | None = None
 
     def _save(self, now: int) -> list[GameSaved]:
         """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
@@ -170,11 +178,15 @@ class Commands:
 
     @property
     def analysis_refused(self) -> str | None:
-        """Why the live analysis may not run now (referee mode, a game far apart), or None."""
+        """Why the live analysis may not run now (referee mode, a game far apart, the
+        problem mode), or None. A match at the board is the players' choice: it gets the
+        analysis when they ask for it (a tournament's match is refereed)."""
         if self.mode.referee_lights:
             return NO_ANALYSIS
         if self.settings.far_apart:
             return NO_ANALYSIS_FAR
+        if self.problems is not None and self.problems.active:
+            return NO_ANALYSIS_PROBLEM
         return None
 
     @property
@@ -232,6 +244,31 @@ class Commands:
         from firmware.app.tryagain import begin, retry_from
 
         return begin(self, retry_from(self.store, game, ply), opponent, now)  # type: ignore[arg-type]  # App is a Board
+
+    def problem_coach(self) -> ProblemCoach:
+        """The board's problem mode, made (and its record read) when first asked for."""
+        if self.problems is None:
+            from firmware.app.problems import ProblemCoach, endgame_tables
+
+            state_dir = self.store.directory if self.store is not None else None
+            # Polled from this step on: a source added to the list being polled is polled too.
+            ProblemCoach(state_dir, tables=lambda: endgame_tables(state_dir), active=False).attach(self)  # type: ignore[arg-type]  # App is Coached
+        assert self.problems is not None
+        return self.problems
+
+    def start_problem(self, problem_id: str | None, now: int) -> list[Event]:
+        """The problem mode on, with problem ``problem_id`` (None: the next at the player's
+        level) set up now as a new game against the engine; the events. ``KeyError`` for
+        no such problem, ``ValueError`` naming why not now."""
+        return self.problem_coach().start(problem_id, now)
+
+    def leave_problems(self, now: int) -> list[Event]:
+        """The problem mode off (the game on the board stays); the events."""
+        return self.problem_coach().stop(now)
+
+    def problem_state(self) -> dict[str, Any]:
+        """The problem mode now: ``active``, the problem, its status, the player's record."""
+        return self.problem_coach().state()
 
     def take_back(self, now: int) -> list[Event]:
         """Take the last move back (the board is guided back to the position before it)."""

@@ -28,6 +28,7 @@ from firmware.events import (
     MoveMade,
     NewGame,
     Notice,
+    ProblemReport,
     TakenBack,
     event_line,
 )
@@ -67,8 +68,21 @@ def describe_event(event: Event) -> str:
             return f"match {event.id}: game {event.number}{of} begins, {event.black} has Black; {score}"
         end = f"; {event.winner} takes the match" if event.winner else ("; the match is drawn" if event.over else "")
         return f"match {event.id}: after game {event.number}{of}, {score}{end}"
+    if isinstance(event, ProblemReport):
+        return _problem_line(event)
     data = event.to_json()
     return f"{data.pop('event')} " + " ".join(f"{k}={v}" for k, v in data.items() if k != "t")
+
+
+def _problem_line(event: ProblemReport) -> str:
+    record = f"level {event.level}, streak {event.streak} (best {event.best_streak})"
+    if event.cause == "begin":
+        return f"problem {event.id} ({event.title}): {event.task}; {record}"
+    if event.cause == "hint":
+        return f"problem {event.id}: hint {event.hint}"
+    if event.cause == "verdict":
+        return f"problem {event.id} {event.status}: {event.reason}; {record}"
+    return f"the problems are left; {record}"
 
 
 def json_sink(write: Callable[[str], Any], flush: Callable[[], Any] | None = None) -> Sink:

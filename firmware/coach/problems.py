@@ -10,8 +10,9 @@ and who wins (or that it is a draw), not the solution: the player plays the winn
 (the side to move of a drawn problem) against the engine defending, and the attempt is
 judged by the result:
 
-- a won problem is solved when the defender has no move left, or when the player is
-  ahead in material and the endgame tables call the position won; it fails when the tables call it drawn or lost,
+- a won problem is solved when the defender has no move left, or when the player has
+  won material (is further ahead than at the start) and the endgame tables call the
+  position won; it fails when the tables call it drawn or lost,
   when the search finds a forced loss for the player, when the game is drawn, or when
   :data:`MOVE_LIMIT` of the player's moves pass without the win;
 - a drawn problem is solved when the game is drawn, when the tables call it drawn with
@@ -108,14 +109,23 @@ class Problem:
             return self.start.turn
         return Color.BLACK if self.result == "1-0" else Color.WHITE
 
-    def describe(self) -> str:
-        """``Gem problems #12: White to play and win (difficulty 2)``."""
+    @property
+    def task(self) -> str:
+        """What the stated result asks: ``White to play and win``, ``Black to play; White draws``."""
         mover = "Black" if self.start.turn is Color.BLACK else "White"
         side = "Black" if self.player is Color.BLACK else "White"
-        task = f"{mover} to play; {side} {'draws' if self.goal == 'draw' else 'wins'}"
         if self.player is self.start.turn:
-            task = f"{side} to play and {self.goal}"
-        return f"{self.title}: {task} (difficulty {self.difficulty})"
+            return f"{side} to play and {self.goal}"
+        return f"{mover} to play; {side} {'draws' if self.goal == 'draw' else 'wins'}"
+
+    @property
+    def collection_name(self) -> str:
+        """The collection's name: ``Gem problems``."""
+        return dict(COLLECTIONS).get(self.collection, self.collection)
+
+    def describe(self) -> str:
+        """``Gem problems #12: White to play and win (difficulty 2)``."""
+        return f"{self.title}: {self.task} (difficulty {self.difficulty})"
 
 
 _NUMBER = re.compile(r"#\s*([A-Za-z0-9-]{1,12})\s*$")
@@ -207,6 +217,9 @@ class Attempt:
         self.player_moves = 0
         self.verdict = PLAYING
         self.hints = 0
+        # The player's lead at the start: a problem whose side is ahead already is not
+        # solved by standing still (nor by the defender's first move).
+        self._start_lead = self._material_lead()
 
     @property
     def player_to_move(self) -> bool:
@@ -291,7 +304,7 @@ class Attempt:
             # the tables from the start. Solved once the point has been made: material won
             # (or kept level in a draw), or a draw held for HOLD_MOVES moves.
             ahead = self._material_lead()
-            if goal == "win" and ahead > 0:
+            if goal == "win" and ahead > max(self._start_lead, 0):
                 return Verdict("solved", "material won, and the tables say the position is won", "win")
             if goal == "draw" and (ahead >= 0 or self.player_moves >= HOLD_MOVES):
                 return Verdict("solved", "the tables say the position is drawn")

@@ -16,14 +16,14 @@ The kinds, one module each: :mod:`~firmware.events.board` (the tracker's: moves,
 warnings, crownings, takebacks, the lights), :mod:`~firmware.events.referee` (cautions,
 forfeits, ballots...), :mod:`~firmware.events.clock` (a flag, the clocks' times) and
 :mod:`~firmware.events.app` (a game begun or saved, the machine's move, a match's
-score); :mod:`~firmware.events.base` is the base class, the reader and the writer,
+score, a problem); :mod:`~firmware.events.base` is the base class, the reader and the writer,
 :mod:`~firmware.events.side` the side. A new kind goes
 into one of them (see :mod:`~firmware.events.base`).
 """
 
 from __future__ import annotations
 
-from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore, Spoken
+from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore, ProblemReport, Spoken
 from firmware.events.base import EVENT_KINDS, Event, event_from_json, event_line
 from firmware.events.board import (
     ALERT_CODES,
@@ -96,5 +96,6 @@ __all__ = [
     "ComputerMove",
     "GameSaved",
     "MatchScore",
+    "ProblemReport",
     "Spoken",
 ]

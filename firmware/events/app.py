@@ -1,4 +1,5 @@
-"""The application's events: a game begun or saved, the machine's move, a match's score.
+"""The application's events: a game begun or saved, the machine's move, a match's score,
+a problem of the problem mode.
 
 >>> GameStarted(0, False, 0, "B:W21,22:B1,2", "20240101-1").to_json()["event"]
 'game-start'
@@ -12,7 +13,7 @@ from typing import ClassVar
 from firmware.events.base import Event
 from firmware.events.side import Side
 
-__all__ = ["GameStarted", "ComputerMove", "GameSaved", "MatchScore", "Spoken"]
+__all__ = ["GameStarted", "ComputerMove", "GameSaved", "MatchScore", "ProblemReport", "Spoken"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +85,33 @@ class Spoken(Event):
     text: str
     lang: str
     about: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemReport(Event):
+    """The problem mode (docs/coach.md): a problem set up (``cause`` ``begin``), a hint
+    shown for it (``hint``: the move, ``hints`` so far), its verdict (``verdict``:
+    ``status`` ``solved`` or ``failed`` and the ``reason``), or the mode left
+    (``stopped``). The problem: ``id`` (``gem-12``; empty before the first), the
+    ``collection``'s name, its ``title``, the ``task`` its stated result sets (``White to
+    play and win``), its ``difficulty`` (1-5) and the ``side`` the player takes; the
+    player's record after it: ``level``, ``streak``, ``best_streak``, and for each
+    difficulty 1-5 the problems ``solved`` and ``tried``."""
+
+    kind: ClassVar[str] = "problem"
+    cause: str
+    id: str
+    collection: str
+    title: str
+    task: str
+    difficulty: int
+    side: Side | None
+    status: str
+    reason: str
+    hint: str
+    hints: int
+    level: int
+    streak: int
+    best_streak: int
+    solved: tuple[int, ...]
+    tried: tuple[int, ...]

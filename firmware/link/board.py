@@ -168,6 +168,16 @@ class LinkedBoard(Protocol):
     def try_again(self, game: str, ply: int, opponent: str, now: int) -> list[Event]:
         """A kept game set up again from the position after ``ply`` plies; ``ValueError``."""
 
+    def start_problem(self, problem_id: str | None, now: int) -> list[Event]:
+        """The problem mode with problem ``problem_id`` (None: the next at the player's
+        level) set up; ``KeyError`` for no such problem, ``ValueError`` why not now."""
+
+    def leave_problems(self, now: int) -> list[Event]:
+        """The problem mode off."""
+
+    def problem_state(self) -> dict[str, Any]:
+        """The problem mode: ``active``, the problem, its status, the player's record."""
+
     def show_move(self, move: Move | None) -> None:
         """Ask for ``move`` on the board (None: no longer); ``ValueError`` when not legal."""
 

@@ -851,6 +851,29 @@ class Link(PeerFollower):
         setting_up = self.app.setting_up
         return {"game": game, "ply": ply, "opponent": opponent, "fen": setting_up.fen() if setting_up else None}
 
+    def _cmd_problem(self, now: int, which: str) -> dict[str, Any]:
+        """The problem mode (docs/coach.md): ``next`` the next problem at the player's
+        level, an id that problem, ``off`` leave it; the reply is the mode's state."""
+        assert self.app is not None
+        if self.linked:
+            raise LinkError("not-now", "the other end of the link plays a side here: no problems", "problem")
+        try:
+            if which == "off":
+                events = self.app.leave_problems(now)
+            else:
+                events = self.app.start_problem(None if which == "next" else which, now)
+        except KeyError as exc:
+            raise LinkError("bad-argument", str(exc.args[0]), "problem") from None
+        except ValueError as exc:
+            raise LinkError("not-now", str(exc), "problem") from None
+        self._following = None
+        self._events += events
+        return self.app.problem_state()
+
+    def _cmd_problems(self, now: int) -> dict[str, Any]:
+        assert self.app is not None
+        return self.app.problem_state()
+
     def _cmd_play(self, now: int, text: str) -> dict[str, Any]:
         assert self.app is not None
         game = self._require_playing("play")
@@ -1225,6 +1248,7 @@ CONTROL_COMMANDS = frozenset(
     {
         "new",
         "again",
+        "problem",
         "play",
         "hint",
         "mode",

@@ -268,6 +268,19 @@ def _again(name: str, rest: str) -> tuple[Any, ...]:
     return (game, int(ply), opponent)
 
 
+_PROBLEM_ID = re.compile(r"[a-z][a-z0-9]{0,20}(-[a-z0-9]{1,12}){1,2}")
+
+
+def _problem(name: str, rest: str) -> tuple[Any, ...]:
+    """``next``, ``off`` or a problem's id (``gem-12``, ``borderclassics-a-1``)."""
+    word = _one_word(name, rest, "next, off or a problem's id like gem-12").lower()
+    if word not in ("next", "off") and not _PROBLEM_ID.fullmatch(word):
+        raise LinkError(
+            "bad-argument", f"problem takes next, off or a problem's id like gem-12, got {_show(word)}", name
+        )
+    return (word,)
+
+
 def _play(name: str, rest: str) -> tuple[Any, ...]:
     word = _one_word(name, rest, "a move like 11-15 or 15x24x31")
     if not _MOVE.fullmatch(word):
@@ -431,6 +444,11 @@ COMMANDS: dict[str, tuple[Callable[[str, str], tuple[Any, ...]], str]] = {
     "moves": (_no_args, "moves: the legal moves of the side to move"),
     "new": (_new, "new [FEN]: set up a new game (the start position by default)"),
     "again": (_again, "again GAME PLY [computer|play]: a kept game tried again from the position after PLY plies"),
+    "problem": (
+        _problem,
+        "problem next|ID|off: the problem mode: the next problem at your level, problem ID, or leave",
+    ),
+    "problems": (_no_args, "problems: the problem mode: the problem, its verdict, the level, streak and record"),
     "play": (_play, "play MOVE: show MOVE on the board and wait for it to be made"),
     "hint": (_choice("on", "off"), "hint on|off: hint lights"),
     "mode": (

@@ -77,7 +77,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Commands a page may send without having logged in (they change nothing).
-QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch", "history"})
+QUERIES = frozenset({"hello", "fen", "pdn", "moves", "help", "view", "watch", "history", "problems"})
 #: Questions whose answers the hub keeps until the board changes (see :meth:`PageHub.keep`).
 KEPT = frozenset({"hello", "fen", "pdn", "moves", "view", "history"})
 #: The fields of a ``view`` that tell of the game or of who plays it: a view in which

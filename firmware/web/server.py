@@ -761,6 +761,7 @@ _STATIC_TYPES = {
     "board.js": "text/javascript; charset=utf-8",
     "speech.js": "text/javascript; charset=utf-8",
     "review.js": "text/javascript; charset=utf-8",
+    "problems.js": "text/javascript; charset=utf-8",
 }
 
 

@@ -175,6 +175,8 @@
       addLog(kind, msg.message);
     } else if (kind === "computer-move") {
       addLog("computer-move", `the computer plays ${msg.move}`);
+    } else if (kind === "problem") {
+      addLog("problem", problemWords(msg));  // the Problems section shows it (problems.js)
     } else if (kind === "game-saved") {
       addLog("game-saved", `game saved: ${msg.result}`);
     } else if (kind === "overrun") {
@@ -183,6 +185,14 @@
       const detail = msg.message || msg.move || msg.result || "";
       addLog(kind, `${kind}${detail ? ": " + detail : ""}`);
     }
+  }
+
+  // A problem event in the log's few words.
+  function problemWords(msg) {
+    if (msg.cause === "begin") return `problem ${msg.id}: ${msg.task}`;
+    if (msg.cause === "hint") return `problem ${msg.id}: hint ${msg.hint}`;
+    if (msg.cause === "verdict") return `problem ${msg.id} ${msg.status === "solved" ? "solved" : "not solved"}: ${msg.reason}`;
+    return "the problems are left";
   }
 
   function onReply(msg) {
@@ -369,7 +379,8 @@
     section.setAttribute("data-on", on ? "true" : "false");
     $("#analysis-on").checked = on;
     text($("#analysis-why"), state.why || "");
-    $("#analysis-panel").hidden = !on;
+    // Asked for but refused now (a problem being solved): the reason, not "Thinking...".
+    $("#analysis-panel").hidden = !on || !!state.why;
     const a = state.analysis;
     section.setAttribute("data-fen", a ? a.fen : "");
     section.setAttribute("data-depth", a ? String(a.depth) : "");
