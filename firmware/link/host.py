@@ -945,26 +945,13 @@ class Link(PeerFollower):
 
     def _cmd_rules(self, now: int, variant: str, options: tuple[str, ...]) -> dict[str, Any]:
         assert self.app is not None
-        from rules.settings import Crowning
+        from rules.settings import with_house_rules
         from rules.variants import rules_for
 
         if self.linked:
             raise LinkError("not-now", "the rules of a game played over the link are the two boards' own", "rules")
-        changes: dict[str, Any] = {}
-        for option in options:
-            if option == "men-capture-backward":
-                changes["men_capture_backward"] = True
-            elif option == "captures-optional":
-                changes["captures_compulsory"] = False
-            elif option == "keep-jumping-after-crowning":
-                changes["crowning"] = Crowning.CONTINUES_AS_KING
-            elif option == "kings-capture-first":
-                changes["kings_capture_first"] = True
-            elif option == "huffing":
-                changes["huffing"] = True
         try:
-            rules = rules_for(variant)
-            rules = rules.with_options(**changes) if changes else rules
+            rules = with_house_rules(rules_for(variant), options)
             self._events += self.app.set_rules(rules, now)
         except ValueError as exc:
             raise LinkError("not-now", str(exc), "rules") from None

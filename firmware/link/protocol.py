@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from firmware.events import Event, event_line
+from rules.settings import HOUSE_RULES
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -385,13 +386,7 @@ def _referee(name: str, rest: str) -> tuple[Any, ...]:
 
 
 #: ``rules`` options: the house rules of ``crownhead run`` (``--men-capture-backward``...).
-RULE_OPTIONS = (
-    "men-capture-backward",
-    "captures-optional",
-    "keep-jumping-after-crowning",
-    "kings-capture-first",
-    "huffing",
-)
+RULE_OPTIONS = tuple(rule.name for rule in HOUSE_RULES)
 
 
 def _rules(name: str, rest: str) -> tuple[Any, ...]:
