@@ -276,10 +276,13 @@ def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: HostedBoa
 
 
 def test_a_failing_command_costs_one_internal_error_reply(rig: HostedBoard, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(now: int) -> dict[str, Any]:
+    import firmware.link.host
+    from firmware.link.commands import TABLE, Handler
+
+    def broken(link: Any, now: int) -> dict[str, Any]:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(rig.board.link, "_cmd_moves", broken)
+    monkeypatch.setattr(firmware.link.host, "TABLE", {**TABLE, "moves": Handler(broken)})
     assert rig.host.request("moves")["code"] == "internal"
     assert rig.host.request("fen")["ok"]
 
