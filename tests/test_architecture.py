@@ -482,6 +482,7 @@ OUTPUTS = (
     "firmware.app.sinks",
     "firmware.app.outputs",
     "firmware.simulator.tui",
+    "firmware.voice",
     "firmware.remote",
 )
 _MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
@@ -123,8 +123,13 @@ def iter_replay(
     lights: bool = False,
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     referee: RefereeSettings | None = None,
+    seen: Callable[[Game], None] | None = None,
 ) -> Iterator[Event]:
     """Run ``actions`` and yield the events as they happen, ``final`` last.
+
+    ``seen``, if given, is shown the game the board follows after each step, before
+    that step's events (as a board's outputs are shown its snapshot: a voice reads the
+    position there).
 
     With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.arbiter.Referee`
     judges the game from the first instant: cautions, claims, the ballot, the clock, as
@@ -152,19 +157,24 @@ def iter_replay(
         times = [t for t in (controller.next_deadline(), board.next_event_ms()) if t is not None]
         return min(times) if times else None
 
+    def shown(events: list[Event]) -> list[Event]:
+        if seen is not None:
+            seen(tracker.game)
+        return events
+
     def run_to(target: int) -> Iterator[Event]:
         while True:
             due = pending()
             if due is None or due > target:
                 break
             clock.set(max(due, clock.now_ms()))
-            yield from controller.step()
+            yield from shown(controller.step())
         clock.set(max(target, clock.now_ms()))
-        yield from controller.step()
+        yield from shown(controller.step())
 
     if judge is not None:
-        yield from judge.begin(0)  # the clock starts, the ballot is drawn
-    yield from controller.step()
+        yield from shown(judge.begin(0))  # the clock starts, the ballot is drawn
+    yield from shown(controller.step())
     for action in actions:
         if action.verb == "wait":
             yield from run_to(clock.now_ms() + int(action.arg))
@@ -179,7 +189,7 @@ def iter_replay(
                 board.press(str(action.arg), long=action.verb == "hold")
         except SimError as exc:
             raise ScriptError(action.line, f"{action}: {exc}") from None
-        yield from controller.step()
+        yield from shown(controller.step())
     if judge is not None:
         judge.clock_deadline = False  # run on for the board, not until a flag falls
     limit = clock.now_ms() + _RUN_ON_LIMIT
