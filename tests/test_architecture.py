@@ -816,3 +816,32 @@ def test_the_network_outputs_hold_no_application() -> None:
         and imp.module != "firmware.app.snapshot"
     ]
     assert bad == []
+
+
+def _looks_up_a_built_name(node: ast.AST) -> bool:
+    """``getattr(x, f"_cmd_{name}")``: a member found by a name made at run time."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("getattr", "hasattr")
+        and len(node.args) > 1
+        and isinstance(node.args[1], (ast.JoinedStr, ast.BinOp))
+    )
+
+
+def test_the_links_commands_are_one_table() -> None:
+    """A command is carried out through the link's table (``firmware.link.commands.TABLE``,
+    the protocol's commands each with its handler), never by a method found by a name
+    built from the command's word (the link looked up ``_cmd_<name>``)."""
+    from firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE
+    from firmware.link.protocol import COMMANDS
+
+    bad = [
+        f"{name}:{node.lineno}: {ast.unparse(node)}"
+        for name, path in _output_modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _looks_up_a_built_name(node)
+    ]
+    assert bad == []
+    assert set(TABLE) == set(COMMANDS) and DISPLAY_COMMANDS <= CONTROL_COMMANDS
+    assert _looks_up_a_built_name(ast.parse('getattr(self, f"_cmd_{name}")').body[0].value)  # type: ignore[attr-defined]
