@@ -845,3 +845,33 @@ def test_the_links_commands_are_one_table() -> None:
     assert bad == []
     assert set(TABLE) == set(COMMANDS) and DISPLAY_COMMANDS <= CONTROL_COMMANDS
     assert _looks_up_a_built_name(ast.parse('getattr(self, f"_cmd_{name}")').body[0].value)  # type: ignore[attr-defined]
+
+
+#: Calls whose rules keep a default (docs/rules.md says why), with how many positional
+#: arguments come before the rules.
+_RULES_DEFAULTED = {"Position.start": 0, "Engine": 0, "OpeningBook": 0, "best_move": 1, "square_text": 1}
+
+
+def _leaves_the_rules(node: ast.AST) -> bool:
+    """A call of :data:`_RULES_DEFAULTED` that gives no rules."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = ast.unparse(node.func)
+    before = _RULES_DEFAULTED.get(name)
+    return before is not None and len(node.args) <= before and not any(k.arg == "rules" for k in node.keywords)
+
+
+def test_the_firmware_names_the_rules_of_every_rules_call() -> None:
+    """Where a rules call keeps a default (a start position, the engine), the firmware
+    still names the rules it plays by: a default of English rules made the link apply a
+    Russian capture without its crowning."""
+    bad = [
+        f"{name}:{node.lineno}: {ast.unparse(node)[:60]}"
+        for name, path in modules().items()
+        if name.startswith("firmware.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _leaves_the_rules(node)
+    ]
+    assert bad == []
+    assert _leaves_the_rules(ast.parse("Engine(egdb=probe)").body[0].value)  # type: ignore[attr-defined]
+    assert not _leaves_the_rules(ast.parse("Position.start(game.rules)").body[0].value)  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ import pytest
 
 from firmware.link.protocol import COMMANDS, ERROR_CODES, MAX_LINE
 from firmware.simulator.hands import Hands
-from rules import Game, Move, Position
+from rules import WCDF, Game, Move, Position
 from rules.pdn import read_game
 from helpers.games import random_game
 from helpers.cable import TIMEOUT_S, Host, HostedBoard, NullModem, plugged_in, snapshot, unplugged
@@ -352,7 +352,7 @@ def test_new_from_the_host_gives_up_a_saved_game_as_the_boards_button_does(tmp_p
 def test_a_whole_game_is_relayed_move_by_move(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     moves = random_game(2).moves
-    replica = Game()
+    replica = Game(None, WCDF)
     for move in moves:
         board.do(move.pdn(full=True), wait=600)
         event = host.event("move")

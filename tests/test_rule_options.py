@@ -64,7 +64,7 @@ def test_the_options_are_the_fields_of_rules_with_their_json_types() -> None:
 def test_every_option_is_kept_by_a_saved_game_and_read_back(tmp_path: Path, rules: Rules) -> None:
     assert Rules.from_options(rules.options()) == rules
     store = GameStore(tmp_path)
-    game = Game(rules=rules)
+    game = Game(None, rules)
     game.play(game.legal_moves()[0])
     store.save_current(GameRecord.new(rules=rules).with_game(game))
     data = json.loads(store.current_path.read_text())
@@ -75,7 +75,7 @@ def test_every_option_is_kept_by_a_saved_game_and_read_back(tmp_path: Path, rule
 
 
 def test_a_saved_game_without_some_options_takes_their_defaults(tmp_path: Path) -> None:
-    record = GameRecord.new(now="2026-05-04T20:00:00+00:00")
+    record = GameRecord.new(now="2026-05-04T20:00:00+00:00", rules=WCDF)
     data = json.loads(record.to_json())
     for name in ("kings_capture_first", "giveaway", "variant"):
         del data[name]  # a record written before these options existed
@@ -83,7 +83,7 @@ def test_a_saved_game_without_some_options_takes_their_defaults(tmp_path: Path) 
 
 
 def test_a_bad_option_is_one_error_naming_it() -> None:
-    data = json.loads(GameRecord.new(now="2026-05-04T20:00:00+00:00").to_json())
+    data = json.loads(GameRecord.new(now="2026-05-04T20:00:00+00:00", rules=WCDF).to_json())
     with pytest.raises(StoreError, match="'flying_kings' must be a boolean"):
         GameRecord.from_json(json.dumps({**data, "flying_kings": 1}))
     with pytest.raises(ValueError, match="'hufing' is not a rule option"):

@@ -11,7 +11,7 @@ from firmware.app.settings import AppSettings
 from firmware.tracking.roles import Role
 from firmware.voice.adapter import BoardVoice
 from firmware.voice.phrases import Phrasebook
-from rules import BLACK, WHITE, Position
+from rules import BLACK, WCDF, WHITE, Position
 
 from helpers.rig import Rig
 
@@ -163,7 +163,7 @@ def test_a_few_squares_are_lit_at_once(tmp_path: Path) -> None:
     assert _lit(rig) == {11: Role.MISSING, 15: Role.EXTRA}
     rig.do("f")
     start = Position.start()
-    rig.app.new_game(start.apply(start.moves_matching("9-14")[0], rig.app.game.rules), rig.clock.now_ms())
+    rig.app.new_game(start.apply(start.moves_matching("9-14", WCDF)[0], rig.app.game.rules), rig.clock.now_ms())
     rig.wait(100)
     assert rig.app.guide.at_once and _lit(rig) == {9: Role.EXTRA, 14: Role.MISSING}
     assert rig.of_kind("setup-rank") == []

@@ -20,7 +20,7 @@ from firmware.voice.adapter import BoardVoice
 from firmware.voice.engine import Espeak
 from firmware.voice.phrases import Phrasebook
 from firmware.voice.speaker import Speaker
-from rules import BLACK, WHITE, Color, Move, Position
+from rules import WCDF, BLACK, WHITE, Color, Move, Position
 from tests.helpers.rig import Rig
 from tests.helpers.speech import needs_espeak
 from helpers.speech import position_heard
@@ -191,7 +191,7 @@ def test_a_blind_player_plays_a_whole_game_against_the_computer_by_ear(make_rig:
         if position.turn is not Color.BLACK:
             rig.wait(1500)
             continue
-        moves = position.legal_moves()
+        moves = position.legal_moves(WCDF)
         assert moves, f"the voice said Black is to move with no move: {_texts(voice)[-12:]}"
         move = max(moves, key=lambda mv: (len(mv.captures), mv.end >= 29, mv.end))
         hands.act_text(_typed(move))

@@ -18,7 +18,7 @@ import pytest
 from firmware.app.commands import NO_ANALYSIS
 from firmware.app.settings import AppSettings
 from helpers.web import LiveBoard, Socket, request
-from rules import Game
+from rules import WCDF, Game
 
 pytest.importorskip("websockets")
 
@@ -31,7 +31,7 @@ NODES = 300_000
 
 
 def _fen_after(*moves: str) -> str:
-    game = Game()
+    game = Game(None, WCDF)
     for move in moves:
         game.play_text(move)
     return game.position.fen()

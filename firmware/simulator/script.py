@@ -7,7 +7,8 @@ board, and yields every event; the last one is the ``final`` event. ``crownhead 
 prints them as JSON Lines; the format is documented in ``docs/replay.md``.
 
 >>> actions = parse_script("lift 11\\nwait 400\\nplace 15\\n")
->>> [e.to_json()["event"] for e in replay(actions)]
+>>> from rules import WCDF
+>>> [e.to_json()["event"] for e in replay(actions, position=None, rules=WCDF)]
 ['move', 'final']
 """
 
@@ -27,7 +28,7 @@ from firmware.tracking.tracker import Tracker, TrackerSettings
 from hal.buttons import BUTTON_NAMES
 from hal.clock import VirtualClock
 from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
-from rules import Game, Position, Rules, WCDF
+from rules import Game, Position, Rules
 from sim.board import SimBoard, SimError
 
 __all__ = ["Action", "ScriptError", "parse_script", "read_script", "MAX_WAIT_MS", "replay", "iter_replay"]
@@ -115,8 +116,8 @@ def _tokens(position: Position) -> dict[int, str]:
 
 def iter_replay(
     actions: Sequence[Action],
-    position: Position | None = None,
-    rules: Rules = WCDF,
+    position: Position | None,
+    rules: Rules,
     mode: str = "play",
     settings: TrackerSettings = TrackerSettings(),
     *,
@@ -211,8 +212,8 @@ def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
 
 def replay(
     actions: Sequence[Action],
-    position: Position | None = None,
-    rules: Rules = WCDF,
+    position: Position | None,
+    rules: Rules,
     mode: str = "play",
     settings: TrackerSettings = TrackerSettings(),
     *,
