@@ -14,6 +14,8 @@ same code its board uses) for the moves with captures compulsory.
 
 from __future__ import annotations
 
+from rules import WCDF
+
 import argparse
 import json
 import sys
@@ -47,7 +49,7 @@ def main() -> int:
         total = 0
         for move in found:
             board.push(move)
-            total += perft(board, depth - 1)
+            total += perft(board, depth - 1, WCDF)
             board.pop()
         return total
 
@@ -55,7 +57,7 @@ def main() -> int:
     for _ in range(args.repeat):
         board = AmericanBoard()
         started = time.perf_counter()
-        leaves = perft(board, args.depth)
+        leaves = perft(board, args.depth, WCDF)
         runs.append({"depth": args.depth, "leaves": leaves, "seconds": time.perf_counter() - started})
     json.dump({"version": version("py-draughts"), "runs": runs}, sys.stdout)
     print()

@@ -17,6 +17,8 @@ what else it runs.
 
 from __future__ import annotations
 
+from rules import WCDF
+
 import argparse
 import os
 import random
@@ -151,7 +153,7 @@ def analyst_memory(positions: int = 5) -> float:
 
     before = resident_mb()
     analyst = Analyst(background=False, tables=load_probe)
-    game = Game()
+    game = Game(None, WCDF)
     analyst.follow(game)
     for text in ("11-15", "23-19", "8-11", "22-17")[: positions - 1]:
         game.play_text(text)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 from firmware.egdb import SHIPPED, load_probe  # noqa: E402
-from rules import Color, Game, Position  # noqa: E402
+from rules import WCDF, Color, Game, Position  # noqa: E402
 from rules.engine import Engine  # noqa: E402
 from rules.engine.egdb import EndgameTables, boards_of, flip, materials, size_of  # noqa: E402
 from rules.movegen import jumpers  # noqa: E402
@@ -90,7 +90,7 @@ def _init(tables: str, defender: str, limits: dict[str, float]) -> None:
 def play(fen: str) -> tuple[str, str, str, int, int]:
     """(fen, result, reason, plies, the plies the tables give the win)."""
     start = Position.from_fen(fen)
-    game = Game(start)
+    game = Game(start, WCDF)
     winner_color = start.turn
     winner = Engine(seed=0, egdb=_winner, clock=lambda: time.process_time() * 1000)
     defender = Engine(seed=0, egdb=_defender)

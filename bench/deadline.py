@@ -60,7 +60,7 @@ def play(fen: str, moves: int, movetime: int, probe: EndgameProbe | None, log: C
     position = Position.from_fen(fen)
     spent = []
     for _ in range(moves):
-        if not position.legal_moves():
+        if not position.legal_moves(WCDF):
             break
         started = time.process_time()
         log.watching = True

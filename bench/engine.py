@@ -136,7 +136,7 @@ def play_game(task: tuple[PlayerSpec, PlayerSpec, int, bool, int, bool]) -> Game
     global CPU_CLOCK
     first, second, ballot_number, first_black, seed, CPU_CLOCK = task
     ballot = next(b for b in deck() if b.number == ballot_number)
-    game = Game()
+    game = Game(None, WCDF)
     for text in ballot.moves:
         game.play_text(text)
     a, b = Player(first, seed), Player(second, seed + 1)

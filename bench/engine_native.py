@@ -46,7 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.games import game_end  # noqa: E402
-from rules import Color, Game, Position  # noqa: E402
+from rules import WCDF, Color, Game, Position  # noqa: E402
 from rules.ballots import deck  # noqa: E402
 from rules.engine import Engine, native  # noqa: E402
 
@@ -68,7 +68,7 @@ def cpu_ms() -> float:
 
 
 def speed_positions() -> list[Position]:
-    ballots = [b.position() for b in deck()[::20]]
+    ballots = [b.position(WCDF) for b in deck()[::20]]
     return [Position.start(), *ballots, *(Position.from_fen(f) for f in POSITIONS)]
 
 
@@ -186,7 +186,7 @@ def elo(score: float, games: int, scores: list[float]) -> str:
 
 def play(black: Engine, white: Engine, opening: Position, movetime: int, nodes: int | None = None) -> float:
     """One game from ``opening``; Black's points."""
-    game = Game(opening)
+    game = Game(opening, WCDF)
     while True:
         end = game_end(game)
         if end is not None:
@@ -230,7 +230,7 @@ def match(
     ballots = deck()[:: max(1, len(deck()) // max(1, games // 2))][: max(1, games // 2)]
     scores: list[float] = []
     for b in ballots:
-        opening = b.position()
+        opening = b.position(WCDF)
         for first_black in (True, False):
             a, z = ours(b.number), theirs(b.number)
             if first_black:

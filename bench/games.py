@@ -7,15 +7,15 @@ A game played by the benchmarks ends
   no man moved and nothing captured (the 40-move rule, WCDF 1.32), claimed at once;
 * in a draw by adjudication after ``max_plies`` plies (200 by default).
 
->>> from rules import Game, Position
->>> game_end(Game(Position.from_fen("B:W8,11:B4")))  # Black's man on 4 cannot move
+>>> from rules import WCDF, Game, Position
+>>> game_end(Game(Position.from_fen("B:W8,11:B4"), WCDF))  # Black's man on 4 cannot move
 Result(score='0-1', reason='no-moves')
->>> game = Game(Position.from_fen("B:WK32:BK1"))
+>>> game = Game(Position.from_fen("B:WK32:BK1"), WCDF)
 >>> for move in ["1-6", "32-27", "6-1", "27-32"] * 2:
 ...     _ = game.play_text(move)
 >>> game_end(game)  # the first position stands for the third time
 Result(score='1/2-1/2', reason='repetition')
->>> game_end(Game(Position.from_fen("B:WK32:BK1"))) is None
+>>> game_end(Game(Position.from_fen("B:WK32:BK1"), WCDF)) is None
 True
 """
 

@@ -66,7 +66,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import Color, Game, Move, Position  # noqa: E402
+from rules import WCDF, Color, Game, Move, Position  # noqa: E402
 from rules.engine import Engine, native  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
@@ -245,7 +245,7 @@ def play(task: tuple[Problem, int]) -> Outcome:
     problem, movetime = task
     limits = {"nodes": movetime} if _nodes else {"movetime_ms": movetime}
     started = time.monotonic()
-    game = Game(Position.from_fen(problem.fen))
+    game = Game(Position.from_fen(problem.fen), WCDF)
     clock = cpu_ms if _cpu_clock else None
     engine = Engine(seed=0, egdb=_probe, clock=clock)
     while True:

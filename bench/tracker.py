@@ -95,7 +95,7 @@ class Run:
     def record(self) -> Recorder:
         clock = VirtualClock(0)
         board = SimBoard(clock, pieces={s: p.symbol for s, p in self.start.pieces().items()})
-        tracker = Recorder(Game(self.start), self.settings)
+        tracker = Recorder(Game(self.start, WCDF), self.settings)
         debouncer = Debouncer(DEFAULT_DEBOUNCE_MS, initial=board.sensors.snapshot())
         sensors = board.sensors
         raw = self.raw
@@ -198,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     move_real_ms: list[float] = []
     for run, calls in runs:
         for with_roles in (False, True):
-            tracker = Tracker(Game(run.start), settings)
+            tracker = Tracker(Game(run.start, WCDF), settings)
             for kind, occupancy, t in calls:
                 if kind == "update":
                     t0 = cpu_ns()
@@ -230,8 +230,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run, _ in runs:
         pos = run.start
         for m in run.moves:
-            legal_ms.append(timed(lambda: pos.legal_moves())[0])
-            table_ms.append(timed(lambda: TurnTable(pos))[0])
+            legal_ms.append(timed(lambda: pos.legal_moves(WCDF))[0])
+            table_ms.append(timed(lambda: TurnTable(pos, rules=WCDF))[0])
             pos = pos.apply(m, WCDF)
 
     def row(name: str, values: Sequence[float], peer: float | None = None) -> None:

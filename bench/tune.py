@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.engine_native import elo  # noqa: E402
 from bench.games import game_end  # noqa: E402
-from rules import Color, Game, Position, movegen  # noqa: E402
+from rules import WCDF, Color, Game, Position, movegen  # noqa: E402
 from rules.ballots import deck  # noqa: E402
 from rules.engine import Engine, evaluation, native  # noqa: E402
 from rules.pdn import read_games  # noqa: E402
@@ -130,7 +130,7 @@ def fit(samples: list[Sample], check: list[Sample], rounds: int) -> tuple[dict, 
 def play(black: tuple[Engine, dict], white: tuple[Engine, dict], opening: Position, nodes: int) -> float:
     core = native.module()
     assert core is not None
-    game = Game(opening)
+    game = Game(opening, WCDF)
     while True:
         end = game_end(game)
         if end is not None:
@@ -150,7 +150,7 @@ def match(tuned: dict, games: int, nodes: int) -> None:
         for tuned_black in (True, False):
             a = (Engine(native_core=True, seed=b.number), tuned)
             z = (Engine(native_core=True, seed=b.number), shipped)
-            s = play(a, z, b.position(), nodes) if tuned_black else 1 - play(z, a, b.position(), nodes)
+            s = play(a, z, b.position(WCDF), nodes) if tuned_black else 1 - play(z, a, b.position(WCDF), nodes)
             scores.append(s)
         print(f"  ballot {b.number}: so far {sum(scores)}/{len(scores)}", flush=True)
     native.reload_weights()

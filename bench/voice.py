@@ -41,14 +41,14 @@ from firmware.voice.engine import Espeak  # noqa: E402
 from firmware.voice.phrases import Phrasebook  # noqa: E402
 from firmware.voice.speaker import Aplay, Speaker  # noqa: E402
 from hal.clock import VirtualClock  # noqa: E402
-from rules import Game  # noqa: E402
+from rules import WCDF, Game  # noqa: E402
 
 
 def a_game(plies: int, seed: int = 1) -> list[str]:
     """A random legal game of at least ``plies`` moves, as typed moves."""
     for attempt in range(1000):
         rng = random.Random(seed + attempt)
-        game = Game()
+        game = Game(None, WCDF)
         typed = []
         while len(typed) < plies and not game.is_over:
             move = rng.choice(game.legal_moves())

@@ -4,9 +4,9 @@ Pure game logic, no I/O. Typical use::
 
     >>> from rules import Position, Game
     >>> pos = Position.start()
-    >>> [str(m) for m in pos.legal_moves()][:3]
+    >>> [str(m) for m in pos.legal_moves(WCDF)][:3]
     ['9-13', '10-14', '11-15']
-    >>> game = Game()
+    >>> game = Game(None, WCDF)
     >>> game.play_text("11-15")
     Move(path=(11, 15), captures=())
 

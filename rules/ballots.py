@@ -11,9 +11,10 @@ barred as lost for one side and never drawn.
 >>> b = ballot(5)
 >>> b.name, b.moves, b.status
 ('Dreaded Edinburgh', ('9-13', '22-18', '6-9'), 'crossboard')
->>> [str(m) for m in b.play_moves()]
+>>> from rules import WCDF
+>>> [str(m) for m in b.play_moves(WCDF)]
 ['9-13', '22-18', '6-9']
->>> b.position().fen()
+>>> b.position(WCDF).fen()
 'W:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,7,8,9,10,11,12,13'
 """
 
@@ -24,7 +25,7 @@ from typing import Literal, NamedTuple
 
 from rules.move import Move
 from rules.position import Position
-from rules.settings import WCDF, Rules
+from rules.settings import Rules
 
 Status = Literal["crossboard", "mail", "barred"]
 
@@ -49,7 +50,7 @@ class Ballot(NamedTuple):
         """Whether the ballot is in the 156-card deck (crossboard or mail)."""
         return self.status != BARRED
 
-    def play_moves(self, rules: Rules = WCDF) -> list[Move]:
+    def play_moves(self, rules: Rules) -> list[Move]:
         """The three moves as :class:`~rules.move.Move` values, checked from the start.
 
         Raises :class:`~rules.move.IllegalMoveError` naming the move if one is not legal
@@ -63,7 +64,7 @@ class Ballot(NamedTuple):
             position = position.apply(move, rules)
         return out
 
-    def position(self, rules: Rules = WCDF) -> Position:
+    def position(self, rules: Rules) -> Position:
         """The position after the three moves (White to move)."""
         return _position_after(self, rules)
 
@@ -274,7 +275,7 @@ def deck() -> tuple[Ballot, ...]:
     return tuple(b for b in BALLOTS if b.in_deck)
 
 
-def positions(rules: Rules = WCDF) -> dict[int, Position]:
+def positions(rules: Rules) -> dict[int, Position]:
     """The position after each ballot's three moves, by ACF number."""
     return {b.number: b.position(rules) for b in BALLOTS}
 

@@ -1,6 +1,7 @@
 """A game: the moves played from a known position, undo, the result and draw claims.
 
->>> game = Game()
+>>> from rules import WCDF
+>>> game = Game(None, WCDF)
 >>> game.play_text("11-15")
 Move(path=(11, 15), captures=())
 >>> game.ply, str(game.turn)
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 
 from rules.move import IllegalMoveError, Move
 from rules.position import Color, Piece, Position
-from rules.settings import WCDF, Rules
+from rules.settings import Rules
 from squares import Square, bit
 
 #: Plies without progress (40 moves by each player) after which a draw can be claimed.
@@ -138,7 +139,7 @@ class Game:
     the draw claims are cheap to answer.
     """
 
-    def __init__(self, start: Position | None = None, rules: Rules = WCDF) -> None:
+    def __init__(self, start: Position | None, rules: Rules) -> None:
         self.rules = rules
         self.start = start if start is not None else Position.start(rules)
         self.moves: list[Move] = []
@@ -220,7 +221,8 @@ class Game:
         as after any move; :attr:`condoned` lists the ply, and :meth:`undo` takes it back
         like any move.
 
-        >>> game = Game(Position.from_fen("B:W30:B14,9"))
+        >>> from rules import WCDF
+        >>> game = Game(Position.from_fen("B:W30:B14,9"), WCDF)
         >>> game.condone(Move((14, 10))).fen()      # a man moved backward
         'W:W30:B9,10'
         >>> game.ply, sorted(game.condoned)

@@ -60,6 +60,10 @@ ROSTER = ("Event", "Site", "Date", "Round", "Black", "White", "Result")
 _ROSTER_DEFAULTS = {"Date": "????.??.??"}
 #: PDN GameType of English checkers; the reader refuses games of other types.
 ENGLISH_GAME_TYPE = "21"
+#: The game a PDN file is in where its tags name none: English checkers under WCDF rules,
+#: GameType 21 being the standard's default. The one default of the rules a reader
+#: assumes (a caller who knows better, ``--variant``, passes its own).
+UNTAGGED = WCDF
 #: Longest line written, so that the text fits an 80-column screen.
 LINE_WIDTH = 79
 #: The comment :func:`write_game` writes after an illegal move that stood (WCDF 1.26).
@@ -148,7 +152,7 @@ class PdnGame:
     number: int = 1
     source: str = "<string>"
     line: int = 1
-    rules: Rules = WCDF
+    rules: Rules = UNTAGGED
     #: Each replayed move as it was written in the file.
     move_texts: list[str] = field(default_factory=list)
     #: How the reader split this game from the next when they share a line.
@@ -284,9 +288,10 @@ def read_games(
     text: str | bytes | IO[str] | IO[bytes],
     source: str | None = None,
     *,
-    rules: Rules = WCDF,
+    rules: Rules = UNTAGGED,
 ) -> Iterator[PdnGame]:
-    """The games of a PDN text or stream, one by one.
+    """The games of a PDN text or stream, one by one, ``rules`` the rules of a game whose
+    tags name none (:func:`game_rules`; by default the standard's, :data:`UNTAGGED`).
 
     ``source`` names the file in error reports (a stream's own ``name`` by default).
     Games that cannot be replayed are yielded too, with :attr:`PdnGame.error` set, so a
@@ -305,7 +310,7 @@ def read_games(
 
 
 def read_game(
-    text: str | bytes | IO[str] | IO[bytes], source: str | None = None, *, rules: Rules = WCDF
+    text: str | bytes | IO[str] | IO[bytes], source: str | None = None, *, rules: Rules = UNTAGGED
 ) -> PdnGame | None:
     """The first game of a PDN text, or None when there is none."""
     return next(read_games(text, source, rules=rules), None)
@@ -510,7 +515,7 @@ def _build(draft: _Draft, source: str, number: int, rules: Rules) -> PdnGame:
     return game
 
 
-def game_rules(tags: Mapping[str, str], rules: Rules = WCDF) -> Rules:
+def game_rules(tags: Mapping[str, str], rules: Rules = UNTAGGED) -> Rules:
     """The rules a game is played under: its ``GameType`` (and ``Variant``) tag, else ``rules``.
 
     ``rules`` (e.g. from ``--variant`` and the house-rule options) apply to games without
@@ -575,7 +580,7 @@ def _is_subsequence(short: Squares, long: Squares) -> bool:
     return all(square in it for square in short)
 
 
-def candidates(position: Position, squares: Sequence[Square], rules: Rules = WCDF) -> list[Move]:
+def candidates(position: Position, squares: Sequence[Square], rules: Rules) -> list[Move]:
     """The legal moves that a written move could mean.
 
     Two squares match by start and end; a longer path matches the route with exactly
@@ -596,7 +601,7 @@ def candidates(position: Position, squares: Sequence[Square], rules: Rules = WCD
     return found
 
 
-def replay(start: Position, texts: Sequence[str], rules: Rules = WCDF) -> tuple[list[Move], tuple[int, str] | None]:
+def replay(start: Position, texts: Sequence[str], rules: Rules) -> tuple[list[Move], tuple[int, str] | None]:
     """Replay written moves: the moves, and ``(index, reason)`` of the first that fails.
 
     A short capture that fits routes leading to different positions is resolved by
@@ -606,7 +611,7 @@ def replay(start: Position, texts: Sequence[str], rules: Rules = WCDF) -> tuple[
     the only one to reach that count; a tie is reported as ambiguous. At most
     :data:`LOOKAHEAD_BUDGET` plies are replayed after each route.
 
-    >>> moves, failed = replay(Position.start(), ["11-15", "22-18", "9-13"])
+    >>> moves, failed = replay(Position.start(), ["11-15", "22-18", "9-13"], WCDF)
     >>> [str(m) for m in moves], failed
     (['11-15', '22-18'], (2, 'a capture is compulsory: 15x22'))
     """
@@ -671,10 +676,10 @@ def _must_capture(rules: Rules) -> bool:
     return bool(getattr(rules, "must_capture", rules.captures_compulsory))
 
 
-def explain_illegal(position: Position, squares: Sequence[Square], rules: Rules = WCDF) -> str:
+def explain_illegal(position: Position, squares: Sequence[Square], rules: Rules) -> str:
     """Why no legal move fits the written squares, in the words of the game.
 
-    >>> explain_illegal(Position.start(), (22, 18))
+    >>> explain_illegal(Position.start(), (22, 18), WCDF)
     "the piece on 22 is white's, but black is to move"
     """
     legal = position.legal_moves(rules)
@@ -712,7 +717,7 @@ def move_text(position: Position, move: Move, rules: Rules, *, numbers: bool = F
     link carry). The one move text: PDN files, sheets, records and lines all use it.
 
     >>> pos = Position.from_fen("B:W6,7,14,15:B2")
-    >>> sorted(move_text(pos, m, WCDF) for m in pos.legal_moves())
+    >>> sorted(move_text(pos, m, WCDF) for m in pos.legal_moves(WCDF))
     ['2x11x18', '2x9x18']
     >>> from rules.variants import RUSSIAN
     >>> move_text(Position.start(RUSSIAN), Move((22, 18)), RUSSIAN)
@@ -763,7 +768,7 @@ def write_game(
     cites WCDF 1.26 (a referee's note saying more). A reader replaying the text by the
     rules stops at that move and says why: the record does not pass it off as legal.
 
-    >>> game = Game(Position.from_fen("B:W30:B14,9"))
+    >>> game = Game(Position.from_fen("B:W30:B14,9"), WCDF)
     >>> _ = game.condone(Move((14, 10)))
     >>> write_game(game).splitlines()[-1]
     '1. 14-10 {illegal move; it stood, answered without objection (WCDF 1.26)} *'

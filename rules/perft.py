@@ -7,7 +7,8 @@ mid-capture jumps on, equal crowning). Rules the English generator of
 :mod:`rules.movegen` does not play (flying kings, ...) are counted by
 :func:`rules.variants.perft`.
 
->>> perft(Position.start(), 4)
+>>> from rules import WCDF
+>>> perft(Position.start(), 4, WCDF)
 1469
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 from rules import movegen, variants
 from rules.move import Move
 from rules.position import Color, Position
-from rules.settings import WCDF, Rules
+from rules.settings import Rules
 
 
 def _unique_moves(position: Position, rules: Rules) -> list[Move]:
@@ -40,7 +41,7 @@ def _perft_unique(position: Position, depth: int, rules: Rules) -> int:
     return sum(_perft_unique(position.apply(m, rules), depth - 1, rules) for m in moves)
 
 
-def perft(position: Position, depth: int, rules: Rules = WCDF, unique: bool = False) -> int:
+def perft(position: Position, depth: int, rules: Rules, unique: bool = False) -> int:
     """Leaf nodes ``depth`` plies below ``position``."""
     if not rules.fast_path:
         own, opp, black = _sides(position)
@@ -64,7 +65,7 @@ def _sides(position: Position) -> tuple[int, int, bool]:
     return position.white, position.black, False
 
 
-def divide(position: Position, depth: int, rules: Rules = WCDF, unique: bool = False) -> list[tuple[Move, int]]:
+def divide(position: Position, depth: int, rules: Rules, unique: bool = False) -> list[tuple[Move, int]]:
     """The perft count below each legal move (for finding where two generators differ)."""
     if depth < 1:
         return []

@@ -1,9 +1,9 @@
 """Positions: immutable values on integer bitboards, with FEN in its PDN form.
 
 >>> pos = Position.start()
->>> pos.turn.name, len(pos.legal_moves())
+>>> pos.turn.name, len(pos.legal_moves(WCDF))
 ('BLACK', 7)
->>> after = pos.play(pos.parse_move("11-15"))
+>>> after = pos.play(pos.parse_move("11-15", WCDF), WCDF)
 >>> after.fen()
 'W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15'
 >>> Position.from_fen(after.fen()) == after
@@ -168,7 +168,7 @@ class Position(NamedTuple):
             return self.black, self.white, True
         return self.white, self.black, False
 
-    def legal_moves(self, rules: Rules = WCDF) -> list[Move]:
+    def legal_moves(self, rules: Rules) -> list[Move]:
         """Every legal move; each capture route is its own move.
 
         With compulsory captures (the default) only captures are legal when one exists.
@@ -184,7 +184,7 @@ class Position(NamedTuple):
             moves.append(Move((frm.bit_length(), to.bit_length())))
         return moves
 
-    def captures(self, rules: Rules = WCDF) -> list[Move]:
+    def captures(self, rules: Rules) -> list[Move]:
         """The capture routes available to the side to move."""
         own, opp, black = self._sides()
         if not rules.fast_path:
@@ -194,17 +194,17 @@ class Position(NamedTuple):
             for path, caps in movegen.capture_routes(own, opp, self.kings, black, rules.men_capture_backward)
         ]
 
-    def capture_available(self, rules: Rules = WCDF) -> bool:
+    def capture_available(self, rules: Rules) -> bool:
         own, opp, black = self._sides()
         if not rules.fast_path:
             return variants.capture_available(own, opp, self.kings, black, rules)
         return bool(movegen.jumpers(own, opp, self.kings, black, rules.men_capture_backward))
 
-    def movable_pieces(self, rules: Rules = WCDF) -> int:
+    def movable_pieces(self, rules: Rules) -> int:
         """Bitboard of the squares whose piece has a legal move now."""
         return mask_of(m.start for m in self.legal_moves(rules))
 
-    def has_legal_move(self, rules: Rules = WCDF) -> bool:
+    def has_legal_move(self, rules: Rules) -> bool:
         own, opp, black = self._sides()
         if not rules.fast_path:
             return variants.has_legal_move(own, opp, self.kings, black, rules)
@@ -213,10 +213,10 @@ class Position(NamedTuple):
             or movegen.count_quiet(own, opp, self.kings, black)
         )
 
-    def is_legal(self, move: Move, rules: Rules = WCDF) -> bool:
+    def is_legal(self, move: Move, rules: Rules) -> bool:
         return move in self.legal_moves(rules)
 
-    def play(self, move: Move, rules: Rules = WCDF) -> Position:
+    def play(self, move: Move, rules: Rules) -> Position:
         """The position after a legal move; raises :class:`IllegalMoveError` otherwise."""
         if move not in self.legal_moves(rules):
             raise IllegalMoveError(f"{move.pdn(full=True)} is not legal in {self.fen()}")
@@ -256,7 +256,7 @@ class Position(NamedTuple):
             return variants.crowns(move.path, bool(self.kings & bit(move.start)), self.turn is Color.BLACK, rules)
         return not self.kings & bit(move.start) and bool(bit(move.end) & self.turn.crown_row)
 
-    def parse_move(self, text: str, rules: Rules = WCDF) -> Move:
+    def parse_move(self, text: str, rules: Rules) -> Move:
         """The legal move written ``text`` in PDN (``11-15``, ``15x31``, ``15x24x31``).
 
         Lenient the way real files are: ``x`` on plain moves, ``:`` as a separator,
@@ -270,7 +270,7 @@ class Position(NamedTuple):
             raise AmbiguousMoveError(f"{text} fits several capture routes: {routes}")
         return matches[0]
 
-    def moves_matching(self, text: str, rules: Rules = WCDF) -> list[Move]:
+    def moves_matching(self, text: str, rules: Rules) -> list[Move]:
         """All legal moves that PDN text could mean (more than one when ambiguous)."""
         squares = parse_move_squares(text)
         found = []

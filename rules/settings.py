@@ -16,7 +16,7 @@ The named variants (Russian draughts, pool checkers, giveaway) are ready-made va
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -182,3 +182,74 @@ OPTION_TYPES: dict[str, type] = {
     for f in fields(Rules)
     if f.init
 }
+
+
+@dataclass(frozen=True, slots=True)
+class HouseRule:
+    """A house rule a player may switch on: its ``name`` (the command line's
+    ``--captures-optional``, the link's ``rules english captures-optional``), the
+    :class:`Rules` option it sets and the value it sets it to."""
+
+    name: str
+    option: str
+    value: bool | Crowning
+    help: str
+
+    def __post_init__(self) -> None:
+        if type(self.value) is not type(getattr(WCDF, self.option, None)):
+            raise ValueError(f"house rule {self.name!r}: {self.option!r} is not a {type(self.value).__name__} option")
+
+
+#: The house rules, in order: each one :class:`Rules` option set to a value (the one
+#: place they are listed: the commands' options, the link's ``rules`` command and its
+#: checks are made from it).
+HOUSE_RULES: tuple[HouseRule, ...] = (
+    HouseRule("men-capture-backward", "men_capture_backward", True, "men may jump backward (a house rule; WCDF: off)"),
+    HouseRule(
+        "captures-optional",
+        "captures_compulsory",
+        False,
+        "captures are not compulsory (a house rule; WCDF: compulsory)",
+    ),
+    HouseRule(
+        "keep-jumping-after-crowning",
+        "crowning",
+        Crowning.CONTINUES_AS_KING,
+        "a man crowned in the middle of a chain of jumps goes on jumping as a king "
+        "(a house rule; WCDF: the move ends on crowning)",
+    ),
+    HouseRule(
+        "kings-capture-first",
+        "kings_capture_first",
+        True,
+        "when a king and a man can both capture, a king must (a house rule)",
+    ),
+    HouseRule(
+        "huffing",
+        "huffing",
+        True,
+        "a skipped jump is legal but the opponent may huff the piece that should have "
+        "jumped or make the player take the jump (the old Standard Laws)",
+    ),
+)
+
+
+def with_house_rules(rules: Rules, names: Iterable[str]) -> Rules:
+    """``rules`` with the house rules ``names`` switched on; ValueError names one that is none.
+
+    >>> with_house_rules(WCDF, ["captures-optional", "huffing"]).describe()
+    'WCDF with captures_compulsory=False, huffing=True'
+    >>> with_house_rules(WCDF, ["flying"])
+    Traceback (most recent call last):
+    ...
+    ValueError: no house rule 'flying' (men-capture-backward, captures-optional, \
+keep-jumping-after-crowning, kings-capture-first, huffing)
+    """
+    by_name = {rule.name: rule for rule in HOUSE_RULES}
+    changes: dict[str, Any] = {}
+    for name in names:
+        rule = by_name.get(name)
+        if rule is None:
+            raise ValueError(f"no house rule {name!r} ({', '.join(by_name)})")
+        changes[rule.option] = rule.value
+    return rules.with_options(**changes) if changes else rules

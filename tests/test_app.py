@@ -14,7 +14,7 @@ from firmware.app.settings import AppSettings
 from firmware.app.leds import LedSettings
 from firmware.storage.store import GameFile
 from firmware.simulator.hands import Hands
-from rules import Game, Position
+from rules import WCDF, Game, Position
 from helpers.games import random_game
 from helpers.rig import PAL, MakeRig, dim
 
@@ -256,7 +256,7 @@ def test_every_move_is_saved_before_it_is_announced(make_rig: MakeRig) -> None:
 def test_complete_two_player_games(seed: int, make_rig: MakeRig) -> None:
     rig = make_rig(settings=AppSettings(auto_crown=True, black_name="Ann", white_name="Bob"))
     texts = [move.pdn(full=True) for move in random_game(seed, 120).moves]
-    reference = Game()
+    reference = Game(None, WCDF)
     for text in texts:
         before = len(rig.moves())
         rig.do(text)

@@ -17,13 +17,13 @@ from firmware.remote.invite import Agreement, Invitation
 from firmware.simulator.hands import Hands
 from helpers.rig import Rig
 from helpers.web import WAIT_S
-from rules import Game, Position
+from rules import WCDF, Game, Position
 
 SMALL = 5_000
 
 
 def _game(fen: str, *moves: str) -> Game:
-    game = Game(Position.from_fen(fen))
+    game = Game(Position.from_fen(fen), WCDF)
     for move in moves:
         game.play_text(move)
     return game
@@ -53,7 +53,7 @@ def test_the_words_name_the_side_ahead(engine_both_ways: str) -> None:
     assert found.black_expects < 0.35
     assert found.to_json()["black_score"] < -50 and found.line[0] in {
         m.pdn()
-        for m in Position.from_fen("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12").legal_moves()
+        for m in Position.from_fen("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12").legal_moves(WCDF)
     }
 
 
@@ -71,7 +71,7 @@ def test_the_next_position_cancels_the_search() -> None:
     budget = 50_000_000  # a minute or so of the native core: never reached below
     analyst = Analyst(nodes=budget, wake=woken.set)
     try:
-        first = Game()
+        first = Game(None, WCDF)
         analyst.follow(first)
         _wait(lambda: (found := analyst.latest()) is not None and found.depth >= 3)
         assert woken.is_set()

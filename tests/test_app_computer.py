@@ -9,7 +9,7 @@ from pathlib import Path
 from firmware.app.settings import AppSettings
 from firmware.app.players import Computer, Human, RandomMover, Thinker
 from firmware.storage.store import GameFile
-from rules import BLACK, WHITE, Game, Move, Position
+from rules import WCDF, BLACK, WHITE, Game, Move, Position
 from helpers.rig import COMPUTER, PAL, MakeRig, dim, machine_rig
 
 
@@ -20,13 +20,13 @@ def test_machine_move_is_shown_and_only_it_is_accepted(tmp_path: Path) -> None:
     assert len(chosen) == 1 and chosen[0]["side"] == "white"
     assert chosen[0]["player"] == RandomMover.NAME
     move = Move(tuple(chosen[0]["path"]), tuple(chosen[0]["captures"]))
-    assert move in Position.start().play(Move((11, 15))).legal_moves()
+    assert move in Position.start().play(Move((11, 15)), WCDF).legal_moves(WCDF)
     # The LEDs show it: from (yellow), to (blue).
     assert rig.lit[move.start] == PAL.move_from and rig.lit[move.end] == PAL.move_to
     prompt = rig.app.view().prompt
     assert prompt.startswith(f"{RandomMover.NAME} plays {move.pdn()}")
     # A person makes another white move instead: refused, nothing committed.
-    other = next(m for m in Position.start().play(Move((11, 15))).legal_moves() if m.start != move.start)
+    other = next(m for m in Position.start().play(Move((11, 15)), WCDF).legal_moves(WCDF) if m.start != move.start)
     rig.do(other.pdn(full=True), wait=1500)
     assert rig.moves() == ["11-15"]
     assert rig.of_kind("warning")[-1]["code"] == "illegal-move"
@@ -109,7 +109,7 @@ def test_person_moving_for_a_thinking_machine_is_put_back(make_rig: MakeRig) -> 
 
     def slow(position: Position, game: Game) -> Move:
         release.wait(120)  # the test releases it; a bound on a failure only
-        return position.legal_moves()[0]
+        return position.legal_moves(WCDF)[0]
 
     players = {BLACK: Human(), WHITE: Computer(slow, "Slow engine")}
     rig = make_rig(settings=COMPUTER, players=players, thinker=Thinker(background=True))
@@ -130,7 +130,7 @@ def test_person_moving_for_a_thinking_machine_is_put_back(make_rig: MakeRig) -> 
     assert rig.app.tracker.warning is None and rig.lit == {11: dim(PAL.last_from), 15: dim(PAL.last_to)}
     release.set()
     rig.wait_for(lambda: bool(rig.of_kind("computer-move")), "the engine's move")
-    first = Position.start().play(Move((11, 15))).legal_moves()[0]
+    first = Position.start().play(Move((11, 15)), WCDF).legal_moves(WCDF)[0]
     assert rig.of_kind("computer-move")[0]["move"] == first.pdn()
     assert rig.app.tracker.expected == first
 

@@ -13,7 +13,7 @@ from firmware.config import FieldError
 from firmware.app.leds import ENGINE_HINT_ROLES, LedSettings, Palette
 from firmware.app.players import Computer, Human, Thinker
 from firmware.referee.arbiter import RefereeSettings
-from rules import BLACK, WHITE, Game, Move, Position
+from rules import WCDF, BLACK, WHITE, Game, Move, Position
 from rules.engine import Engine
 from helpers.colour_vision import MATRICES, MIN_DISTANCE, distance
 from helpers.rig import PAL, MakeRig, Rig, dim, referee_rig
@@ -81,7 +81,7 @@ def test_hint_is_drawn_under_the_lifted_pieces_targets(tmp_path: Path) -> None:
     lit = rig.lit
     assert lit[other] == PAL.touched
     assert lit[move.start] == PAL.hint_from
-    targets = {m.end for m in Position.start().legal_moves() if m.start == other}
+    targets = {m.end for m in Position.start().legal_moves(WCDF) if m.start == other}
     assert all(lit[t] == PAL.target for t in targets)
     rig.close()
 
@@ -212,7 +212,7 @@ def test_default_hint_player_uses_the_configured_movetime(make_rig: MakeRig) -> 
     rig = make_rig(settings=AppSettings(hint_movetime_ms=50))
     rig.do("h", wait=100)
     assert rig.app.hint_player is not None and not rig.app.hint_player.is_human
-    assert rig.app.hint in Position.start().legal_moves()
+    assert rig.app.hint in Position.start().legal_moves(WCDF)
 
 
 def test_hint_colours_stay_apart_from_what_shares_the_board_with_them() -> None:

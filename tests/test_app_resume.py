@@ -9,7 +9,7 @@ import pytest
 
 from firmware.app.settings import AppSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
-from rules import Game, Position
+from rules import WCDF, Game, Position
 from helpers.rig import PAL, MakeRig, Rig, dim, tokens
 
 OPENING = ("11-15", "23-19", "8-11", "22-17")
@@ -103,10 +103,10 @@ def test_new_instead_of_resume_keeps_the_old_game(tmp_path: Path, make_rig: Make
 
 def test_finished_game_left_in_current_is_written_at_start(tmp_path: Path, make_rig: MakeRig) -> None:
     store = GameStore(tmp_path)
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     game.resign()
-    record = GameRecord.new().with_game(game)
+    record = GameRecord.new(rules=WCDF).with_game(game)
     store.save_current(record)  # as if the power went between "game over" and the PDN
     rig = make_rig()
     saved = rig.of_kind("game-saved")

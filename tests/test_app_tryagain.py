@@ -18,7 +18,7 @@ from firmware.storage.store import GameRecord, GameStore
 from firmware.tracking.roles import Role
 from firmware.voice.adapter import BoardVoice
 from firmware.voice.phrases import Phrasebook
-from rules import BLACK, WHITE, Game, Position
+from rules import WCDF, BLACK, WHITE, Game, Position
 from rules.pdn import read_game
 
 from helpers.rig import Rig
@@ -93,7 +93,7 @@ def test_a_reviewed_game_tried_again_from_its_losing_move(tmp_path: Path, capsys
     game = _played(tmp_path, rig)
     ply = _losing_ply(tmp_path, game, capsys)
     retry = retry_from(rig.store, game, ply - 1)  # the position before the losing move
-    before = Game()
+    before = Game(None, WCDF)
     for move in GIVEN_AWAY.split()[: ply - 1]:
         before.play_text(move)
     assert retry.position == before.position and retry.mover is BLACK
@@ -172,12 +172,12 @@ def test_run_from_game_sets_up_the_position_and_keeps_the_reference(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # crownhead run itself, headless on the simulated board, hands from a replay script.
-    game = Game()
+    game = Game(None, WCDF)
     for move in GIVEN_AWAY.split():
         game.play_text(move)
     game.declare("0-1", "resign")
     store = GameStore(tmp_path)
-    kept = store.finish(GameRecord.new(black="Ann", white="Bob").with_game(game)).stem
+    kept = store.finish(GameRecord.new(black="Ann", white="Bob", rules=WCDF).with_game(game)).stem
     script = tmp_path / "hands.txt"
     # The person plays Black (the machine White) from Black's side: rank 7 first (8 off),
     # then 15, then 17 and 19 on (the man lifted from 8 goes on 15), then 22 and 23 off.

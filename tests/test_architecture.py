@@ -482,6 +482,8 @@ OUTPUTS = (
     "firmware.app.sinks",
     "firmware.app.outputs",
     "firmware.simulator.tui",
+    "firmware.voice",
+    "firmware.remote",
 )
 _MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
@@ -627,6 +629,7 @@ def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
             foreign = [b for b in foreign if b.__module__.split(".")[1] != package]
             for base in foreign:
                 privates = {n for n in dir(base) if n.startswith("_") and not n.startswith("__")}
+                privates |= _instance_privates(base)
                 for item in node.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in privates:
                         bad.append(f"{name}.{node.name}.{item.name} overrides {base.__qualname__}'s")
@@ -639,6 +642,36 @@ def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
                     ):
                         bad.append(f"{name}:{part.lineno}: self.{part.attr} of {base.__qualname__}")
     assert bad == []
+
+
+def _instance_privates(cls: type) -> set[str]:
+    """The private attributes a class declares or gives its instances (``self._x = ...``,
+    ``_x: int`` in its body), which ``dir`` of the class does not list."""
+    import inspect
+    import textwrap
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(cls)))):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
+            names.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def test_the_checker_sees_a_private_attribute_of_an_instance() -> None:
+    class Base:
+        _kept: int
+
+        def __init__(self) -> None:
+            self._moves: list[int] = []
+
+    assert _instance_privates(Base) == {"_kept", "_moves"}
 
 
 #: Private attributes of another's object an output may touch, each with its reason.
@@ -682,7 +715,7 @@ def _reached_privates(tree: ast.AST) -> Iterator[ast.Attribute]:
 def test_no_output_reaches_a_private_attribute() -> None:
     """An output reads other objects through what they declare (the snapshot, the link's
     board, a policy), never through a private attribute of another package's object
-    (``app._snapshot``, ``link._view_key``): its own, or its package's objects' only."""
+    (``app._snapshot``, ``link._pdn_cache``): its own, or its package's objects' only."""
     bad = []
     defined: dict[str, set[str]] = {}
     for name, path in _output_modules().items():
@@ -698,17 +731,33 @@ def test_no_output_reaches_a_private_attribute() -> None:
 def test_the_checker_sees_a_private_attribute_reached() -> None:
     tree = ast.parse("def f(app):\n    return app._snapshot, self._mine, app.board._lock\n")
     assert sorted(ast.unparse(n) for n in _reached_privates(tree)) == ["app._snapshot", "app.board._lock"]
-    assert "_view_key" in _privates_defined("firmware.link") and "_view_key" not in _privates_defined("firmware.web")
+    assert "_pdn_cache" in _privates_defined("firmware.link") and "_pdn_cache" not in _privates_defined("firmware.web")
 
 
-def _writes_event_json(node: ast.AST) -> bool:
-    """``json.dumps(... x.to_json() ...)``: an event's JSON written by hand."""
+#: ``to_json`` of what is no event, written where it is, each with its reason.
+NOT_EVENTS = {
+    # An invitation to a game far apart is a retained document on the broker, no event.
+    ("firmware.remote.invite", "invitation.to_json()"),
+    # A numbered wire line of a game far apart wraps the link's line (already written by
+    # event_line) with its sequence number: an envelope, no event.
+    ("firmware.remote.transport", "line.to_json(low)"),
+}
+
+
+def _writes_event_json(node: ast.AST, module: str = "") -> bool:
+    """``json.dumps(... x.to_json() ...)``: an event's JSON written by hand (but for the
+    :data:`NOT_EVENTS` of ``module``)."""
     return (
         isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "dumps"
+        and (
+            (isinstance(node.func, ast.Attribute) and node.func.attr == "dumps")
+            or ast.unparse(node.func).split(".")[-1] == "encode_message"
+        )
         and any(
-            isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and part.func.attr == "to_json"
+            isinstance(part, ast.Call)
+            and isinstance(part.func, ast.Attribute)
+            and part.func.attr == "to_json"
+            and (module, ast.unparse(part)) not in NOT_EVENTS
             for arg in node.args
             for part in ast.walk(arg)
         )
@@ -728,10 +777,12 @@ def test_every_event_is_written_in_one_place() -> None:
         f"{name}:{node.lineno}: {ast.unparse(node)[:60]}"
         for name, path in writers.items()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if _writes_event_json(node)
+        if _writes_event_json(node, name)
     ]
     assert bad == []
     assert _writes_event_json(ast.parse('json.dumps(event.to_json(), separators=(",", ":"))').body[0].value)  # type: ignore[attr-defined]
+    # A game far apart's move line with its times was written so.
+    assert _writes_event_json(ast.parse("encode_message({**event.to_json(), **times})").body[0].value)  # type: ignore[attr-defined]
 
 
 def test_the_hall_hears_an_events_kind_from_the_event() -> None:
@@ -765,3 +816,62 @@ def test_the_network_outputs_hold_no_application() -> None:
         and imp.module != "firmware.app.snapshot"
     ]
     assert bad == []
+
+
+def _looks_up_a_built_name(node: ast.AST) -> bool:
+    """``getattr(x, f"_cmd_{name}")``: a member found by a name made at run time."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("getattr", "hasattr")
+        and len(node.args) > 1
+        and isinstance(node.args[1], (ast.JoinedStr, ast.BinOp))
+    )
+
+
+def test_the_links_commands_are_one_table() -> None:
+    """A command is carried out through the link's table (``firmware.link.commands.TABLE``,
+    the protocol's commands each with its handler), never by a method found by a name
+    built from the command's word (the link looked up ``_cmd_<name>``)."""
+    from firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE
+    from firmware.link.protocol import COMMANDS
+
+    bad = [
+        f"{name}:{node.lineno}: {ast.unparse(node)}"
+        for name, path in _output_modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _looks_up_a_built_name(node)
+    ]
+    assert bad == []
+    assert set(TABLE) == set(COMMANDS) and DISPLAY_COMMANDS <= CONTROL_COMMANDS
+    assert _looks_up_a_built_name(ast.parse('getattr(self, f"_cmd_{name}")').body[0].value)  # type: ignore[attr-defined]
+
+
+#: Calls whose rules keep a default (docs/rules.md says why), with how many positional
+#: arguments come before the rules.
+_RULES_DEFAULTED = {"Position.start": 0, "Engine": 0, "OpeningBook": 0, "best_move": 1, "square_text": 1}
+
+
+def _leaves_the_rules(node: ast.AST) -> bool:
+    """A call of :data:`_RULES_DEFAULTED` that gives no rules."""
+    if not isinstance(node, ast.Call):
+        return False
+    name = ast.unparse(node.func)
+    before = _RULES_DEFAULTED.get(name)
+    return before is not None and len(node.args) <= before and not any(k.arg == "rules" for k in node.keywords)
+
+
+def test_the_firmware_names_the_rules_of_every_rules_call() -> None:
+    """Where a rules call keeps a default (a start position, the engine), the firmware
+    still names the rules it plays by: a default of English rules made the link apply a
+    Russian capture without its crowning."""
+    bad = [
+        f"{name}:{node.lineno}: {ast.unparse(node)[:60]}"
+        for name, path in modules().items()
+        if name.startswith("firmware.")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if _leaves_the_rules(node)
+    ]
+    assert bad == []
+    assert _leaves_the_rules(ast.parse("Engine(egdb=probe)").body[0].value)  # type: ignore[attr-defined]
+    assert not _leaves_the_rules(ast.parse("Position.start(game.rules)").body[0].value)  # type: ignore[attr-defined]

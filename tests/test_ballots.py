@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rules import Color, Position, Rules
+from rules import WCDF, Color, Position, Rules
 from rules.ballots import BALLOTS, BARRED, CROSSBOARD, MAIL, Ballot, ballot, deck, positions
 
 
@@ -42,15 +42,15 @@ def test_every_ballot_is_legal_from_the_start() -> None:
     for b in BALLOTS:
         position = Position.start()
         for ply, text in enumerate(b.moves):
-            move = position.parse_move(text)  # raises if illegal or ambiguous
+            move = position.parse_move(text, WCDF)  # raises if illegal or ambiguous
             assert str(move) == text, (b.number, ply, text)
-            position = position.play(move)
-        assert position == b.position(), b.number
+            position = position.play(move, WCDF)
+        assert position == b.position(WCDF), b.number
         assert position.turn == Color.WHITE
 
 
 def test_positions_are_distinct_and_white_to_move() -> None:
-    by_number = positions()
+    by_number = positions(WCDF)
     assert sorted(by_number) == list(range(1, 175))
     assert len(set(by_number.values())) == 174
     assert {p.turn for p in by_number.values()} == {Color.WHITE}
@@ -68,9 +68,9 @@ def test_lookup_by_number() -> None:
 
 def test_ballot_with_a_capture() -> None:
     # ACF #4, 9-13 22-17 13x22: the third move is a capture.
-    moves = ballot(4).play_moves()
+    moves = ballot(4).play_moves(WCDF)
     assert moves[2].captures == (17,)
-    assert ballot(4).position().count(Color.WHITE) == 11
+    assert ballot(4).position(WCDF).count(Color.WHITE) == 11
 
 
 def test_ballots_stay_legal_under_the_house_rules() -> None:

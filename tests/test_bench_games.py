@@ -29,20 +29,20 @@ def test_forty_moves_and_the_ply_limit() -> None:
     games = _games()
     # Kings only, each move safe and to the position seen least often: 80 plies with no
     # man moved and nothing taken, and no position three times.
-    game = Game(Position.from_fen("B:WK29,K32:BK1,K4"))
+    game = Game(Position.from_fen("B:WK29,K32:BK1,K4"), WCDF)
     while games.game_end(game) is None:
         game.play(
             min(
                 game.legal_moves(),
                 key=lambda m: (
-                    bool(game.position.apply(m, WCDF).captures()),
+                    bool(game.position.apply(m, WCDF).captures(WCDF)),
                     game.repetitions(game.position.apply(m, WCDF)),
                 ),
             )
         )
     end = games.game_end(game)
     assert (game.ply, end.score, end.reason) == (80, "1/2-1/2", "forty-moves")
-    assert games.game_end(Game(Position.from_fen("B:WK32:BK1")), max_plies=0).reason == "0 plies"
+    assert games.game_end(Game(Position.from_fen("B:WK32:BK1"), WCDF), max_plies=0).reason == "0 plies"
 
 
 def test_both_benchmarks_use_it() -> None:

@@ -15,7 +15,7 @@ from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands
 from firmware.app.timing import BoardClock
 from firmware.events import Side
-from rules import BLACK, Game
+from rules import WCDF, BLACK, Game
 from rules.pdn import read_games
 from helpers.rig import Rig
 
@@ -66,7 +66,7 @@ def test_a_flag_falls_ends_the_game_on_time_and_is_recorded(tmp_path: Path) -> N
 def test_the_clock_names_its_sides_as_sides_and_saves_them_as_names(tmp_path: Path) -> None:
     path = tmp_path / "clock.json"
     clock = BoardClock(TimeControl.parse("5"), path)
-    game = Game()
+    game = Game(None, WCDF)
     clock.begin(game, 0, game_id="g1")
     waiting = clock.state(0)
     assert waiting.side is Side.BLACK and waiting.running is None and waiting.flag is None

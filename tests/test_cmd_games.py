@@ -8,7 +8,7 @@ import pytest
 
 from firmware.cli import main
 from firmware.storage.store import GameRecord, GameStore
-from rules import Game
+from rules import WCDF, Game
 
 from helpers.games import random_game
 
@@ -17,7 +17,7 @@ from helpers.games import random_game
 def state(tmp_path: Path) -> Path:
     store = GameStore(tmp_path / "state")
     for day, seed in ((1, 31), (2, 32)):
-        record = GameRecord.new(black="Ann", white="Bob", now=f"2026-02-0{day}T18:00:00+00:00")
+        record = GameRecord.new(black="Ann", white="Bob", now=f"2026-02-0{day}T18:00:00+00:00", rules=WCDF)
         store.finish(record.with_game(random_game(seed)))
     return tmp_path / "state"
 
@@ -35,9 +35,9 @@ def test_list(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_list_shows_game_in_progress(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
-    GameStore(state).save_current(GameRecord.new(black="Cy").with_game(game))
+    GameStore(state).save_current(GameRecord.new(black="Cy", rules=WCDF).with_game(game))
     assert main(["games", "--state-dir", str(state), "list"]) == 0
     out = capsys.readouterr().out
     assert "In progress" in out and "1 ply," in out and "Cy (Black)" in out
@@ -119,7 +119,7 @@ def test_list_names_whole_and_match_games_numbered_as_the_match_numbers_them(
     match = "20261204-180000-Ann-Crownhead-engine"
     engine = "Crownhead engine (level 5)"
     for n, (black, white) in enumerate((("Annabel Lee-Richardson", engine), (engine, "Annabel Lee-Richardson")), 1):
-        record = GameRecord.new(black=black, white=white, now=f"2026-12-04T18:0{n}:00+00:00")
+        record = GameRecord.new(black=black, white=white, now=f"2026-12-04T18:0{n}:00+00:00", rules=WCDF)
         record = replace(record, extra={"Round": f"1.{n}", "Match": match, "MatchGame": str(n)})
         store.finish(record.with_game(random_game(40 + n)))
     assert main(["games", "--state-dir", str(tmp_path / "state")]) == 0

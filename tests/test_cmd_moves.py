@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.cli import main
-from rules import Position
+from rules import WCDF, Position
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:
@@ -38,7 +38,7 @@ def test_every_line_reads_back_as_exactly_one_legal_move(capsys: pytest.CaptureF
     fen = "B:W6,7,14,15,30,22:B2,K25"
     _, lines, _ = run(capsys, "--fen", fen)
     pos = Position.from_fen(fen)
-    assert sorted(pos.parse_move(t).path for t in lines) == sorted(m.path for m in pos.legal_moves())
+    assert sorted(pos.parse_move(t, WCDF).path for t in lines) == sorted(m.path for m in pos.legal_moves(WCDF))
 
 
 def test_rule_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rules import WCDF
+
 import io
 import json
 from pathlib import Path
@@ -69,7 +71,7 @@ def _attempt(problem_id: str, moves: list[str], tables: EndgameTables) -> Attemp
             attempt.defend()
         if attempt.verdict.over:
             break
-        attempt.play(attempt.game.position.parse_move(text))
+        attempt.play(attempt.game.position.parse_move(text, WCDF))
     while not attempt.verdict.over and not attempt.player_to_move:
         attempt.defend()
     return attempt

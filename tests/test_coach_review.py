@@ -15,7 +15,7 @@ from firmware.cli import main
 from firmware.coach.review import Mark, expectation, review_game
 from firmware.egdb import load_probe
 from firmware.storage.store import GameRecord, GameStore
-from rules import Game, Position
+from rules import WCDF, Game, Position
 from rules.engine.egdb import EndgameTables
 from rules.pdn import read_games
 
@@ -28,7 +28,7 @@ NODES = 3000
 
 
 def _game(moves: str, fen: str | None = None) -> Game:
-    game = Game(Position.from_fen(fen) if fen else Position.start())
+    game = Game(Position.from_fen(fen) if fen else Position.start(), WCDF)
     for text in moves.split():
         game.play_text(text)
     return game
@@ -92,7 +92,7 @@ def _kept_game(state: Path, moves: str) -> None:
     store = GameStore(state)
     game = _game(moves)
     game.declare("0-1", "resign")
-    record = GameRecord.new(black="Ann", white="Bob", now="2026-12-01T10:00:00").with_game(game)
+    record = GameRecord.new(black="Ann", white="Bob", now="2026-12-01T10:00:00", rules=WCDF).with_game(game)
     store.finish(record)
 
 

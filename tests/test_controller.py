@@ -7,7 +7,7 @@ from firmware.events import Lights, MoveMade
 from firmware.tracking.tracker import Tracker, TrackerSettings
 from hal.clock import VirtualClock
 from hal.debounce import Debouncer
-from rules import Game, Position
+from rules import WCDF, Game, Position
 from sim.board import SimBoard
 
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
@@ -33,7 +33,7 @@ def rig(position: Position | None = None, *, lights: bool = False, tracker_board
     position = position or Position.start()
     clock = VirtualClock(0)
     board = SimBoard(clock, pieces={s: p.symbol for s, p in position.pieces().items()})
-    tracker = RecordingTracker(Game(position), SETTINGS, board=tracker_board)
+    tracker = RecordingTracker(Game(position, WCDF), SETTINGS, board=tracker_board)
     debouncer = Debouncer(30, initial=board.sensors.snapshot())
     return clock, board, tracker, Controller(board.sensors, board.buttons, tracker, debouncer, clock, lights=lights)
 
@@ -90,7 +90,7 @@ def test_run_until_and_next_deadline():
 
 def test_first_step_tells_the_tracker_what_stands_on_the_board():
     # The tracker expects the game after 11-15, the board still shows the start.
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     clock = VirtualClock(0)
     board = SimBoard(clock, pieces={s: p.symbol for s, p in Position.start().pieces().items()})

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from rules import BLACK, WHITE, Position
+from rules import WCDF, BLACK, WHITE, Position
 from rules.pdn import PdnGame, read_game, read_games
 from squares import file_of, rank_of, square_at
 
@@ -106,7 +106,7 @@ def test_ambiguous_captures_in_tricks_traps_and_shots_are_resolved(shared_data: 
     resolved = {}
     for game in games:
         for ply, (text, move, pos) in enumerate(zip(game.move_texts, game.moves, game.positions), start=1):
-            rivals = [m for m in pos.legal_moves() if (m.start, m.end) == (move.start, move.end)]
+            rivals = [m for m in pos.legal_moves(WCDF) if (m.start, m.end) == (move.start, move.end)]
             if len(rivals) > 1:
                 resolved[game.number] = (game.tags["Event"], ply, text, move.pdn(full=True))
     assert resolved == {

@@ -21,7 +21,7 @@ from firmware.egdb import (
     load_tables,
     save_table,
 )
-from rules import Position
+from rules import WCDF, Position
 from rules.engine import WIN, Engine
 from rules.engine.egdb import EndgameTables, build as build_tables, materials, size_of
 
@@ -92,7 +92,7 @@ def test_the_engine_plays_first_position_to_a_win() -> None:
     from rules import Game
 
     probe = load_probe(SHIPPED)
-    game = Game(Position.from_fen("W:W20,K15:BK28,12"))
+    game = Game(Position.from_fen("W:W20,K15:BK28,12"), WCDF)
     engine = Engine(tt_size=1 << 14, egdb=probe)
     first = engine.search(game.position, depth=2)
     assert first.score > WIN - 1000
@@ -192,7 +192,7 @@ def test_three_kings_beat_two_in_the_double_corners(fen: str) -> None:
     """
     from rules import Game
 
-    game = Game(Position.from_fen(fen))
+    game = Game(Position.from_fen(fen), WCDF)
     engine = Engine(tt_size=1 << 16, egdb=load_probe(SHIPPED))
     while game.result is None and game.ply < 80 and game.repetitions() < 3:
         game.play(engine.search(game.position, depth=6, history=game.positions[:-1]).move)
@@ -228,7 +228,7 @@ def test_a_position_the_tables_decide_takes_one_iteration() -> None:
     engine = Engine(tt_size=1 << 12, egdb=probe, clock=lambda: 0.0)
     won = Position.from_fen("W:WK14,K19:BK22")  # two kings against one, White to move
     result = engine.search(won, movetime_ms=5000)
-    assert result.depth == 1 and result.nodes <= 2 * len(won.legal_moves())  # a re-search or two
+    assert result.depth == 1 and result.nodes <= 2 * len(won.legal_moves(WCDF))  # a re-search or two
     assert result.score == WIN - (probe.value(*_own_opp(won)) or 0) + 1
     # Five pieces, beyond the shipped tables: the search deepens as before.
     beyond = Engine(tt_size=1 << 12, egdb=load_probe(SHIPPED))

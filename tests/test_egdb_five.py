@@ -29,7 +29,7 @@ from firmware.egdb import (
     retro,
     save_table,
 )
-from rules import Color, Game, Position
+from rules import WCDF, Color, Game, Position
 from rules.engine import WIN, Engine
 from rules.engine.egdb import (
     EndgameTables,
@@ -116,7 +116,7 @@ def test_four_kings_against_one_win_and_the_engine_converts(
     # indices put two pieces on one square).
     wins = sum(1 for v in kings_41[KINGS_41] if v and (v - 1) & 1)
     assert wins == 35_960 * 28
-    game = Game(start)
+    game = Game(start, WCDF)
     engine = Engine(tt_size=1 << 14, egdb=probe)
     first = engine.search(game.position, depth=2)
     assert first.score == WIN - found[1]

@@ -134,7 +134,7 @@ def test_a_won_ending_is_kept_won_and_scored_above_any_evaluation(mixed: Path) -
 def test_the_engine_converts_won_endings_knowing_only_that_they_are_won(mixed: Path, fen: str) -> None:
     probe = load_probe(mixed)
     exact = load_probe(SHIPPED)
-    game = Game(Position.from_fen(fen))
+    game = Game(Position.from_fen(fen), WCDF)
     winner = Engine(seed=0, egdb=probe)
     defender = Engine(seed=0, egdb=exact)  # the longest loss, every move
     while (over := game_end(game)) is None:
@@ -153,7 +153,7 @@ def test_first_position_is_not_won_without_distances(mixed: Path) -> None:
     exact = load_probe(SHIPPED)
     outcomes = {}
     for name, probe in (("won only", load_probe(mixed)), ("distances", exact)):
-        game = Game(Position.from_fen("W:WK19,K23:BK28,12"))
+        game = Game(Position.from_fen("W:WK19,K23:BK28,12"), WCDF)
         winner = Engine(seed=0, egdb=probe)
         defender = Engine(seed=0, egdb=exact)
         while (over := game_end(game)) is None:

@@ -99,13 +99,13 @@ def test_levels_make_legal_moves_only() -> None:
     for level in LEVELS:
         for position in random_positions(6, seed=20 + level.level):
             move = engine.search(position, strength=level.level, movetime_ms=60).move
-            legal = position.legal_moves()
+            legal = position.legal_moves(WCDF)
             assert (move in legal) if legal else move is None
 
 
 def test_whole_games_between_levels_are_legal() -> None:
     strong, weak = Engine(seed=1, tt_size=1 << 15), Engine(seed=2, tt_size=1 << 15)
-    game = Game()
+    game = Game(None, WCDF)
     while game.result is None and game.ply < 60:
         engine, level = (strong, 4) if game.turn == Color.BLACK else (weak, 1)
         move = engine.hint(game, strength=level)
@@ -127,7 +127,7 @@ def test_whole_games_between_levels_are_legal() -> None:
 )
 def test_no_legal_move_gives_none(fen: str) -> None:
     position = Position.from_fen(fen)
-    assert not position.legal_moves()
+    assert not position.legal_moves(WCDF)
     result = Engine().search(position, movetime_ms=50)
     assert result == SearchResult(None, -WIN, 0, 0, result.ms, ())
     assert best_move(position) is None
@@ -153,8 +153,8 @@ def test_optional_capture_is_declined_when_it_loses() -> None:
     # Black's 17x26 would let White answer with a double jump.
     position = Position.from_fen("B:W20,22,23:B7,16,17")
     capture = Move((17, 26), (22,))
-    assert position.captures() == [capture]
-    assert any(len(m.captures) == 2 for m in position.apply(capture, WCDF).legal_moves())
+    assert position.captures(WCDF) == [capture]
+    assert any(len(m.captures) == 2 for m in position.apply(capture, WCDF).legal_moves(WCDF))
     optional = Rules(captures_compulsory=False)
     move = Engine(optional).search(position, depth=6).move
     assert move in position.legal_moves(optional) and not move.is_capture
@@ -174,7 +174,7 @@ def test_movetime_is_kept_on_the_real_clock() -> None:
         result = engine.search(position, movetime_ms=100)
         cpu_ms = (time.thread_time() - started) * 1000
         assert cpu_ms <= 150, (position.fen(), cpu_ms)
-        assert result.move in position.legal_moves()
+        assert result.move in position.legal_moves(WCDF)
 
 
 class StepClock:
@@ -194,7 +194,7 @@ def test_deadline_on_an_injected_clock() -> None:
     clock = StepClock(1.0)
     engine = Engine(clock=clock)
     result = engine.search(Position.start(), movetime_ms=40)
-    assert result.move in Position.start().legal_moves()
+    assert result.move in Position.start().legal_moves(WCDF)
     # The clock is read every 128 nodes: the search ends within one read of 40 ms.
     assert result.ms <= 40 + 1
     assert result.nodes <= 41 * 128 + 128
@@ -218,11 +218,11 @@ def test_iterations_go_on_while_the_next_can_half_finish() -> None:
     # stop at half the time, leaving a third of it unused on average. On a clock that
     # moves as the search works, the searches of the middle game use most of their time
     # and none runs over.
-    positions = [p for p in random_positions(12, seed=31) if len(p.legal_moves()) > 1]
+    positions = [p for p in random_positions(12, seed=31) if len(p.legal_moves(WCDF)) > 1]
     used = []
     for position in positions:
         result = Engine(clock=StepClock(1.0)).search(position, movetime_ms=200)
-        assert result.ms <= 201 and result.move in position.legal_moves()
+        assert result.ms <= 201 and result.move in position.legal_moves(WCDF)
         used.append(result.ms)
     assert len(positions) >= 8
     assert sum(ms > 150 for ms in used) >= len(used) - 2, used
@@ -262,7 +262,7 @@ def test_search_stops_inside_an_iteration_when_the_deadline_passes() -> None:
     # Iterations never see time pass, so only the check inside the tree can stop this.
     clock = JumpClock(reads=40)
     result = Engine(clock=clock).search(Position.start(), movetime_ms=1000)
-    assert result.move in Position.start().legal_moves()
+    assert result.move in Position.start().legal_moves(WCDF)
     assert clock.reads == 40 + 1  # the jump was seen, then the time used was measured
     # The tree reads the clock every 128 nodes: the search stopped at such a reading.
     assert result.nodes % 128 == 0 and result.nodes < 40 * 128
@@ -273,7 +273,7 @@ def test_a_move_is_ready_even_when_time_runs_out_at_once() -> None:
     engine = Engine(clock=StepClock(1000.0))
     position = random_positions(1, seed=9)[0]
     result = engine.search(position, movetime_ms=1)
-    assert result.move in position.legal_moves()
+    assert result.move in position.legal_moves(WCDF)
 
 
 def test_depth_limit_and_bad_limits() -> None:
@@ -300,8 +300,8 @@ def test_win_scores_count_plies() -> None:
 def test_repetition_counts_as_a_draw() -> None:
     # One king each: White's king on 1 has two moves, 1-5 and 1-6.
     position = Position.from_fen("W:WK1:BK25")
-    mine = [position.apply(m, WCDF) for m in position.legal_moves()]
-    replies = [p.apply(m, WCDF) for p in mine for m in p.legal_moves()]
+    mine = [position.apply(m, WCDF) for m in position.legal_moves(WCDF)]
+    replies = [p.apply(m, WCDF) for p in mine for m in p.legal_moves(WCDF)]
     assert len(mine) == 2
     assert Engine().search(position, depth=3).score != 0
     # Going back to a position of the game is a draw for the side that searches: it
@@ -312,7 +312,7 @@ def test_repetition_counts_as_a_draw() -> None:
     # ... but a position that would stand for the third time is (WCDF 1.32.1).
     assert Engine().search(position, depth=3, history=replies * 2).score == 0
     # In a game, the engine reads the history from the game.
-    game = Game(Position.from_fen("B:WK1:BK29"))
+    game = Game(Position.from_fen("B:WK1:BK29"), WCDF)
     for text in ("29-25", "1-5", "25-29", "5-1"):
         game.play_text(text)
     assert Engine().search(game.position, depth=3, history=game.positions[:-1]).score == 0
@@ -330,7 +330,7 @@ def test_search_is_deterministic() -> None:
 def test_levels_are_reproducible_with_a_seed() -> None:
     def play(seed: int) -> list[Move]:
         engine = Engine(seed=seed, tt_size=1 << 14)
-        game = Game()
+        game = Game(None, WCDF)
         for _ in range(20):
             move = engine.hint(game, strength=2)
             assert move is not None
@@ -343,7 +343,7 @@ def test_levels_are_reproducible_with_a_seed() -> None:
 
 def test_weak_levels_make_mistakes_strong_ones_do_not() -> None:
     positions = random_positions(30, seed=31)
-    positions = [p for p in positions if len(p.legal_moves()) >= 3]
+    positions = [p for p in positions if len(p.legal_moves(WCDF)) >= 3]
     engine = Engine(seed=4, tt_size=1 << 14)
     best = [engine.search(p, depth=1, book=False).move for p in positions]
     weak = [engine.search(p, strength=1, book=False).move for p in positions]
@@ -354,7 +354,7 @@ def test_weak_levels_make_mistakes_strong_ones_do_not() -> None:
 def test_book_plays_deck_openings() -> None:
     book = OpeningBook()
     engine = Engine(seed=8)
-    game = Game()
+    game = Game(None, WCDF)
     for _ in range(3):
         result = engine.search(game.position, strength=1, history=game.positions[:-1])
         assert result.move in book.moves(game.position)
@@ -371,7 +371,7 @@ def test_book_plays_deck_openings() -> None:
 
 
 def test_hint_for_the_side_to_move() -> None:
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     move = hint(game, depth=4)
     assert move in game.legal_moves()
@@ -380,7 +380,7 @@ def test_hint_for_the_side_to_move() -> None:
 
 
 def test_hint_refuses_a_game_under_other_rules() -> None:
-    game = Game(rules=Rules(captures_compulsory=False))
+    game = Game(None, Rules(captures_compulsory=False))
     with pytest.raises(ValueError, match="captures_compulsory"):
         Engine().hint(game, depth=2)
     assert hint(game, depth=2) in game.legal_moves()
@@ -519,7 +519,7 @@ def test_node_budget_stops_the_search_and_is_repeatable() -> None:
     position = Position.from_fen("B:W23,22,20,19,16:B13,7,3,2,1")
     a = Engine().search(position, nodes=3000)
     b = Engine().search(position, nodes=3000)
-    assert a.move in position.legal_moves()
+    assert a.move in position.legal_moves(WCDF)
     assert a.nodes <= 3000 + 128  # the budget is read with the clock, every 128 nodes
     assert (a.move, a.score, a.depth, a.nodes) == (b.move, b.score, b.depth, b.nodes)
     assert Engine().search(position, nodes=30_000).depth > a.depth

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from firmware.cli import main
-from rules import Game, Move, Position, Rules
+from rules import WCDF, Game, Move, Position, Rules
 
 # Every test here runs with the native search core and with the pure-Python search.
 pytestmark = pytest.mark.usefixtures("engine_both_ways")
@@ -34,7 +34,7 @@ def test_start_position_by_depth(capsys: pytest.CaptureFixture[str]) -> None:
     line = analyse(capsys, "--depth", "4")
     start = Position.start()
     move = Move(tuple(line["path"]), tuple(line["captures"]))
-    assert move in start.legal_moves()
+    assert move in start.legal_moves(WCDF)
     assert line["move"] == str(move) == f"{line['path'][0]}-{line['path'][-1]}"
     assert line["depth"] == 4 and line["nodes"] > 0
     assert isinstance(line["score"], int) and isinstance(line["ms"], int)
@@ -103,7 +103,7 @@ def test_the_board_s_endgame_tables_are_probed(capsys: pytest.CaptureFixture[str
 
 
 def test_the_moves_played_count_for_repetitions(capsys: pytest.CaptureFixture[str]) -> None:
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     game.play_text("23-19")
     after = analyse(capsys, "--moves", "11-15 23-19", "--depth", "3")
@@ -160,7 +160,7 @@ def _cpu_run(*argv: str) -> tuple[float, dict]:
 def test_a_new_process_answers_with_a_legal_move() -> None:
     """A fresh ``crownhead analyse`` process answers; how long it takes is bench/analyse.py's."""
     _, line = _cpu_run("--movetime", "400")
-    assert Move(tuple(line["path"])) in Position.start().legal_moves()
+    assert Move(tuple(line["path"])) in Position.start().legal_moves(WCDF)
 
 
 @pytest.mark.parametrize("age_ms, expected", [(0.0, 400 - 5), (150.0, 400 - 150 - 5), (399.0, 10), (5000.0, 10)])
@@ -192,12 +192,12 @@ def test_the_best_lines_each_with_its_score_and_line(capsys: pytest.CaptureFixtu
     lines = [json.loads(text) for text in capsys.readouterr().out.splitlines()]
     assert [line["rank"] for line in lines] == [1, 2, 3]
     moves = [line["move"] for line in lines]
-    assert len(set(moves)) == 3 and all(m in [str(x) for x in Position.start().legal_moves()] for m in moves)
+    assert len(set(moves)) == 3 and all(m in [str(x) for x in Position.start().legal_moves(WCDF)] for m in moves)
     scores = [line["score"] for line in lines]
     assert scores == sorted(scores, reverse=True)  # ranked by their scores
     for line in lines:
         assert line["line"][0] == line["move"] and len(line["line"]) >= 2
-        game = Game(Position.start())
+        game = Game(Position.start(), WCDF)
         for text in line["line"]:
             game.play_text(text)  # the line is legal
     # With one line the answer is the one JSON line it always was: no rank, no line.

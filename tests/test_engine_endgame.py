@@ -68,7 +68,7 @@ def solve(roots: list[Position]) -> dict[Position, Value | None]:
     i = 0
     while i < len(positions):
         kids = []
-        for move in positions[i].legal_moves():
+        for move in positions[i].legal_moves(WCDF):
             child = positions[i].apply(move, WCDF)
             if child not in index:
                 index[child] = len(positions)
@@ -143,7 +143,7 @@ def winnable() -> list[tuple[Position, int]]:
 def engine_converts(position: Position, strong: Color) -> tuple[bool, int, Game]:
     """Play the engine against itself from ``position``; did ``strong`` win in time?"""
     attacker, defender = Engine(tt_size=1 << 14), Engine(tt_size=1 << 14)
-    game = Game(position)
+    game = Game(position, WCDF)
     while game.result is None and game.ply < PLY_LIMIT:
         engine = attacker if game.turn == strong else defender
         result = engine.search(game.position, depth=DEPTH, history=game.positions[:-1])
@@ -199,7 +199,7 @@ def test_engine_scores_match_the_truth() -> None:
     for position, value in rng.sample(
         sorted(values.items(), key=lambda kv: (kv[0].black, kv[0].white, kv[0].kings, kv[0].turn)), 250
     ):
-        if len(position.legal_moves()) < 2:
+        if len(position.legal_moves(WCDF)) < 2:
             continue  # a forced move is played after a one-ply look only
         result = engine.search(position, depth=10)
         if value is not None and value[1] <= 9:
@@ -217,7 +217,7 @@ def test_the_lone_king_runs_for_the_double_corner() -> None:
     # 19-23 and 19-24 hold out longest (lost in 29 more plies, against 5 or 1 otherwise).
     position = Position.from_fen("W:WK19:BK1,K10")
     values = two_kings_against_one()
-    longest = {m for m in position.legal_moves() if values[position.apply(m, WCDF)] == ("W", 29)}
+    longest = {m for m in position.legal_moves(WCDF) if values[position.apply(m, WCDF)] == ("W", 29)}
     assert {str(m) for m in longest} == {"19-23", "19-24"}
     for depth in (2, 4, 6):
         assert Engine().search(position, depth=depth).move in longest
@@ -306,7 +306,7 @@ def test_the_search_plays_the_database_exactly() -> None:
         result = engine.search(position, depth=4)
         black = position.turn == Color.BLACK
         assert result.score == (WIN - plies if black else plies - WIN), position.fen()
-        game = Game(position)
+        game = Game(position, WCDF)
         while game.result is None and game.ply < plies + 1:
             game.play(engine.search(game.position, depth=2, history=game.positions[:-1]).move)
         assert game.result is not None and game.result.winner == Color.BLACK

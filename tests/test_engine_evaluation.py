@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from firmware.egdb import SHIPPED, load_probe
-from rules import Color, Game, Position
+from rules import WCDF, Color, Game, Position
 from rules.engine import Engine
 from rules.engine.evaluation import (
     BRIDGE,
@@ -182,7 +182,7 @@ def test_the_evaluation_agrees_with_evaluate_boards() -> None:
 def _play(fen: str, attacker: Color, nodes: int, probe) -> tuple[Color | None, str, int]:  # type: ignore[no-untyped-def]
     """The engine without tables plays ``attacker``; the other side plays perfectly from
     the tables (the longest defence)."""
-    game = Game(Position.from_fen(fen))
+    game = Game(Position.from_fen(fen), WCDF)
     engines = {attacker: Engine(seed=0), attacker.opponent: Engine(seed=0, egdb=probe)}
     while True:
         if game.result is not None:

@@ -14,7 +14,7 @@ from squares import bit
 
 
 def test_undo_restores_position_counts_and_quiet_plies() -> None:
-    game = Game(Position.from_fen("B:WK32:BK1,12"))
+    game = Game(Position.from_fen("B:WK32:BK1,12"), WCDF)
     before = (game.position, game.quiet_plies, game.repetitions())
     played = [game.play_text(t) for t in ("1-6", "32-27", "12-16")]
     assert game.ply == 3 and game.quiet_plies == 0  # 12-16 is a man move
@@ -28,7 +28,7 @@ def test_undo_restores_position_counts_and_quiet_plies() -> None:
 
 
 def test_a_side_with_no_pieces_has_lost() -> None:
-    game = Game(Position.from_fen("B:W18:B15"))
+    game = Game(Position.from_fen("B:W18:B15"), WCDF)
     assert game.result is None
     game.play_text("15x22")
     assert game.position.white == 0
@@ -40,7 +40,7 @@ def test_a_side_with_no_pieces_has_lost() -> None:
 
 def test_a_side_whose_pieces_are_all_blocked_has_lost() -> None:
     # 24-28 leaves White's man on 32 with 27 and 28 taken and 23 behind 27 taken too.
-    game = Game(Position.from_fen("B:W32:B23,24,27"))
+    game = Game(Position.from_fen("B:W32:B23,24,27"), WCDF)
     game.play_text("24-28")
     assert game.position.count(WHITE) == 1 and game.legal_moves() == []
     assert game.result == Result("1-0", "no-moves")
@@ -50,13 +50,13 @@ def test_a_side_whose_pieces_are_all_blocked_has_lost() -> None:
 
 def test_white_loses_or_black_loses_by_the_side_to_move() -> None:
     # Black to move with its only man blocked on 28 by White's men (men do not go back).
-    game = Game(Position.from_fen("B:W32,K23:B28"))
+    game = Game(Position.from_fen("B:W32,K23:B28"), WCDF)
     assert game.legal_moves() == []
     assert game.result == Result("0-1", "no-moves") and game.result.winner is WHITE
 
 
 def test_resignation_and_agreement_are_recorded() -> None:
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     assert game.resign() == Result("1-0", "resign")  # White, to move, resigns
     assert game.is_over
@@ -77,7 +77,7 @@ SHUFFLE = ["1-6", "32-27", "6-1", "27-32"]  # kings on 1 and 32 going back and f
 
 
 def test_repetition_is_claimable_exactly_when_a_move_would_repeat_a_third_time() -> None:
-    game = Game(Position.from_fen("B:WK32:BK1"))
+    game = Game(Position.from_fen("B:WK32:BK1"), WCDF)
     claims = []
     for ply, text in enumerate(SHUFFLE * 2, start=1):
         game.play_text(text)
@@ -94,7 +94,7 @@ def test_repetition_is_claimable_exactly_when_a_move_would_repeat_a_third_time()
 
 
 def test_the_same_placement_with_the_other_side_to_move_is_another_position() -> None:
-    game = Game(Position.from_fen("B:WK32:BK1"))
+    game = Game(Position.from_fen("B:WK32:BK1"), WCDF)
     for text in SHUFFLE * 2:
         game.play_text(text)
     white_to_move = game.position._replace(turn=WHITE)
@@ -102,7 +102,7 @@ def test_the_same_placement_with_the_other_side_to_move_is_another_position() ->
 
 
 def test_no_claim_when_nothing_repeats() -> None:
-    game = Game()
+    game = Game(None, WCDF)
     for text in ("11-15", "23-18", "8-11", "27-23", "4-8", "23-19"):
         game.play_text(text)
         assert game.draw_claim() is None and game.claim_draw() is None
@@ -120,11 +120,11 @@ def king_tour(start: Position, plies: int) -> list[Move]:
     def extend(pos: Position) -> bool:
         if len(path) == plies:
             return True
-        for move in pos.legal_moves():
+        for move in pos.legal_moves(WCDF):
             after = pos.apply(move, WCDF)
             if move.is_capture or not pos.kings & bit(move.start):
                 continue
-            if after in seen or after.capture_available():
+            if after in seen or after.capture_available(WCDF):
                 continue
             seen.add(after)
             path.append(move)
@@ -144,7 +144,7 @@ FORTY_START = Position.from_fen("B:WK19,29:BK14,4")
 
 def test_forty_move_claim_appears_exactly_after_eighty_quiet_plies() -> None:
     tour = king_tour(FORTY_START, FORTY_MOVES_PLIES)
-    game = Game(FORTY_START)
+    game = Game(FORTY_START, WCDF)
     for ply, move in enumerate(tour, start=1):
         game.play(move)
         assert game.quiet_plies == ply
@@ -156,7 +156,7 @@ def test_forty_move_claim_appears_exactly_after_eighty_quiet_plies() -> None:
 
 def test_a_man_move_on_the_eightieth_ply_resets_the_count() -> None:
     tour = king_tour(FORTY_START, FORTY_MOVES_PLIES)
-    game = Game(FORTY_START)
+    game = Game(FORTY_START, WCDF)
     for move in tour[:-1]:
         game.play(move)
     assert game.quiet_plies == FORTY_MOVES_PLIES - 1 and game.draw_claim() is None
@@ -170,7 +170,7 @@ def test_a_man_move_on_the_eightieth_ply_resets_the_count() -> None:
 
 
 def test_a_capture_resets_the_count() -> None:
-    game = Game(Position.from_fen("B:WK32:BK1,K19"))
+    game = Game(Position.from_fen("B:WK32:BK1,K19"), WCDF)
     for ply, text in enumerate(("1-6", "32-27", "6-10", "27-24"), start=1):
         game.play_text(text)
         assert game.quiet_plies == ply
@@ -184,7 +184,7 @@ def test_a_position_standing_a_third_time_is_no_claim_by_itself_as_both_docs_say
 
     # White's 31-27 makes the position stand a third time without claiming; Black, to
     # move, has no move of its own that repeats a position a third time (WCDF 1.32.1).
-    game = Game(Position.from_fen("B:WK32,K28:BK1"))
+    game = Game(Position.from_fen("B:WK32,K28:BK1"), WCDF)
     for text in ("1-5 32-27 5-1 28-32 1-6 27-31 6-1 31-26 1-5 26-31 5-1 31-27 1-5 27-31 5-1 31-27").split():
         game.play_text(text)
     assert game.repetitions() == 3 and game.repeating_moves() == []

@@ -13,14 +13,14 @@ from firmware.gameclock import TimeControl
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Tracker
-from rules import BLACK, WHITE, Game, Position, Rules
+from rules import WCDF, BLACK, WHITE, Game, Position, Rules
 from squares import bit
 
 from helpers.rig import MakeRig, Rig
 
 
 def test_every_change_of_the_game_changes_the_revision() -> None:
-    session = GameSession()
+    session = GameSession(Game(None, WCDF))
     seen = [session.revision]
 
     def changed() -> bool:
@@ -28,7 +28,7 @@ def test_every_change_of_the_game_changes_the_revision() -> None:
         return seen[-1] != seen[-2]
 
     game = session.game
-    session.play(game.position.moves_matching("11-15")[0])
+    session.play(game.position.moves_matching("11-15", WCDF)[0])
     assert changed() and game.ply == 1
     session.offer_draw(WHITE, 10)
     assert changed() and session.draw_offer == (WHITE, 1)
@@ -50,7 +50,7 @@ def test_every_change_of_the_game_changes_the_revision() -> None:
 
 
 def test_a_tracker_commits_its_moves_into_its_session() -> None:
-    session = GameSession()
+    session = GameSession(Game(None, WCDF))
     tracker = Tracker(session)
     board = tracker.position.occupied
     tracker.update(board & ~bit(11) | bit(15), 0)
@@ -59,7 +59,7 @@ def test_a_tracker_commits_its_moves_into_its_session() -> None:
 
 
 def test_a_hold_set_on_the_session_is_seen_by_its_tracker_at_once() -> None:
-    session = GameSession()
+    session = GameSession(Game(None, WCDF))
     tracker = Tracker(session)
     board = tracker.position.occupied
     roles_before = tracker.roles  # read (and cached) before the hold
@@ -73,7 +73,7 @@ def test_a_hold_set_on_the_session_is_seen_by_its_tracker_at_once() -> None:
 
 
 def test_a_result_declared_on_the_session_ends_the_warnings_and_the_reading_of_moves() -> None:
-    session = GameSession()
+    session = GameSession(Game(None, WCDF))
     tracker = Tracker(session)
     board = tracker.position.occupied
     tracker.update(board & ~bit(11) | bit(19), 0)  # 11-19 is no move
@@ -87,7 +87,7 @@ def test_a_result_declared_on_the_session_ends_the_warnings_and_the_reading_of_m
 
 def test_the_referees_tracker_after_an_illegal_move_stood_reads_the_same_session() -> None:
     start = Position.from_fen("B:W15,23,32:B10,1")
-    session = GameSession(Game(start), start=start)
+    session = GameSession(Game(start, WCDF), start=start)
     session.hold(WHITE, "nobody")  # held, then given back: the session remembers both
     session.release(WHITE)
     referee = Referee(RefereeSettings(style="record")).attach(Tracker(session, mode="referee"), 0)
@@ -202,7 +202,7 @@ def test_a_running_clock_keeps_the_snapshots_revision_and_shows_its_time(make_ri
 
 
 def test_the_referees_draw_offers_and_claims_are_the_sessions() -> None:
-    session = GameSession()
+    session = GameSession(Game(None, WCDF))
     referee = Referee(RefereeSettings()).attach(Tracker(session, mode="referee"), 0)
     referee.press("black_draw", 10)
     assert session.draw_offer == (BLACK, 0) and referee.draw_offer == (BLACK, 0)

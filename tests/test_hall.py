@@ -101,7 +101,7 @@ def test_boards_play_real_games_into_the_hall_and_every_move_arrives_in_order(br
 def _boards_play_real_games(h: Hall, web: str, broker: Embedded, games: list[Any]) -> None:
     texts = []
     for i, game in enumerate(games):
-        events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
+        events = [e for e in replay(game_script(game, i), game.start, rules=WCDF) if e.kind not in ("lights", "final")]
         texts.append([e.move for e in events if isinstance(e, MoveMade)])
         settings = HallSettings(broker.url(f"table-{i + 1}"), "club", f"table-{i + 1}")
         assert publish_replay(settings, events, None, WCDF, timeout_s=WAIT_S) == 0
@@ -411,7 +411,9 @@ def test_standings_and_crosstable_over_three_rounds_survive_a_restart(broker: Em
         for i, ((rnd, board, black, white, result), game) in enumerate(zip(SCHEDULE, games)):
             if rnd not in pairings.by_round:
                 pairings.by_round[rnd] = {b: Pairing(rnd, b, p[0], p[1]) for r, b, *p, _ in SCHEDULE if r == rnd}
-            events = [e for e in replay(game_script(game, i), game.start) if e.kind not in ("lights", "final")]
+            events = [
+                e for e in replay(game_script(game, i), game.start, rules=WCDF) if e.kind not in ("lights", "final")
+            ]
             events.append(GameOver(events[-1].t + 1000, result, "adjudicated"))  # the arbiter's result
             referee = RefereeSettings(event="Club night", round=rnd, black=black, white=white)
             assert (

@@ -8,6 +8,8 @@ mid-game like a real one.
 
 from __future__ import annotations
 
+from rules import WCDF
+
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,7 +81,7 @@ class Board:
 
 def played(index: int) -> tuple[list[Event], list[str]]:
     game = list(sample(20, 5))[index]
-    events = [e for e in replay(game_script(game, index), game.start) if e.kind not in ("lights", "final")]
+    events = [e for e in replay(game_script(game, index), game.start, rules=WCDF) if e.kind not in ("lights", "final")]
     return events, [e.move for e in events if isinstance(e, MoveMade)]
 
 

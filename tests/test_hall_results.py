@@ -26,7 +26,7 @@ from firmware.hall.hall import Hall, HallListener
 from firmware.hall.pairings import read_pairings
 from firmware.hall.results import ResultRecord
 from firmware.hall.settings import HallSettings
-from rules import BLACK, Game
+from rules import WCDF, BLACK, Game
 
 from helpers.hallnet import started_broker, Broker
 from helpers.net import WAIT_S, wait_for
@@ -73,7 +73,7 @@ class SimBoard:
     def __init__(self, publisher: BoardPublisher) -> None:
         self.publisher = publisher
         publisher._state_source = self.state  # the board's state is this one's game
-        self.game = Game()
+        self.game = Game(None, WCDF)
         self.names = ("?", "?")
         self.game_id = "none"
         self.result: tuple[str, str] | None = None
@@ -104,7 +104,7 @@ class SimBoard:
         self.publisher.poll(0)
 
     def begin(self, game_id: str, black: str, white: str) -> None:
-        self.game, self.names, self.game_id, self.result = Game(), (black, white), game_id, None
+        self.game, self.names, self.game_id, self.result = Game(None, WCDF), (black, white), game_id, None
         self._step(NewGame(0, fen=self.game.position.fen()))
 
     def moves(self, count: int) -> None:
@@ -171,7 +171,7 @@ def test_the_hall_counts_a_result_heard_twice_once_and_acknowledges_each() -> No
     h.on_ack = lambda board, payload: acks.append((board, payload))
     record = ResultRecord(None)
     sim = SimBoard.__new__(SimBoard)
-    sim.game, sim.names, sim.game_id, sim.result = Game(), ("Ann", "Bob"), "g1", None
+    sim.game, sim.names, sim.game_id, sim.result = Game(None, WCDF), ("Ann", "Bob"), "g1", None
     h.receive("crownhead/club/table-1/state", json.dumps(sim.state()).encode())  # seen to begin
     for _ in range(4):
         sim.game.play(sim.game.legal_moves()[0])
@@ -192,7 +192,7 @@ def test_a_result_without_a_game_id_is_judged_as_the_game_the_hall_saw_begin() -
     # state, is the game the hall saw begin, counted, never shown disputed meanwhile.
     h = Hall("club", pairings=read_pairings(PAIRINGS))
     sim = SimBoard.__new__(SimBoard)
-    sim.game, sim.names, sim.game_id, sim.result = Game(), ("Ann", "Bob"), None, None
+    sim.game, sim.names, sim.game_id, sim.result = Game(None, WCDF), ("Ann", "Bob"), None, None
     h.receive("crownhead/club/table-1/state", json.dumps(sim.state()).encode())
     for _ in range(3):
         sim.game.play(sim.game.legal_moves()[0])
@@ -208,10 +208,10 @@ BOARD_PROCESS = textwrap.dedent(
     from firmware.events import GameOver, MoveMade, NewGame
     from firmware.hall.board import BoardPublisher
     from firmware.hall.settings import HallSettings
-    from rules import Game
+    from rules import WCDF, Game
 
     url, results = sys.argv[1], sys.argv[2]
-    game = Game()
+    game = Game(None, WCDF)
     over = []
 
     def state():

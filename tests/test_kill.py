@@ -49,7 +49,7 @@ def scripted_game(seed: int, max_plies: int = 100) -> tuple[list[Move], bool]:
 
 def script_from(moves: list[Move], ply: int, rng: random.Random, resign: bool) -> str:
     """Hand actions for ``moves[ply:]`` (the first ``ply`` moves already stand on the board)."""
-    game = Game()
+    game = Game(None, WCDF)
     for move in moves[:ply]:
         game.play(move)
     flagged = []
@@ -199,7 +199,7 @@ def run_once(
 
 
 def replay_pdn(text: str) -> list[Move]:
-    game = Game()
+    game = Game(None, WCDF)
     body = "\n".join(line for line in text.splitlines() if not line.startswith("["))
     for token in body.split():
         if token[0].isdigit() and ("-" in token or "x" in token) and token not in ("1-0", "0-1", "1/2-1/2", "*"):

@@ -19,7 +19,7 @@ import pytest
 
 from firmware.link.protocol import COMMANDS, ERROR_CODES, MAX_LINE
 from firmware.simulator.hands import Hands
-from rules import Game, Move, Position
+from rules import WCDF, Game, Move, Position
 from rules.pdn import read_game
 from helpers.games import random_game
 from helpers.cable import TIMEOUT_S, Host, HostedBoard, NullModem, plugged_in, snapshot, unplugged
@@ -276,10 +276,13 @@ def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: HostedBoa
 
 
 def test_a_failing_command_costs_one_internal_error_reply(rig: HostedBoard, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(now: int) -> dict[str, Any]:
+    import firmware.link.host
+    from firmware.link.commands import TABLE, Handler
+
+    def broken(link: Any, now: int) -> dict[str, Any]:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(rig.board.link, "_cmd_moves", broken)
+    monkeypatch.setattr(firmware.link.host, "TABLE", {**TABLE, "moves": Handler(broken)})
     assert rig.host.request("moves")["code"] == "internal"
     assert rig.host.request("fen")["ok"]
 
@@ -349,7 +352,7 @@ def test_new_from_the_host_gives_up_a_saved_game_as_the_boards_button_does(tmp_p
 def test_a_whole_game_is_relayed_move_by_move(rig: HostedBoard) -> None:
     host, board = rig.host, rig.board
     moves = random_game(2).moves
-    replica = Game()
+    replica = Game(None, WCDF)
     for move in moves:
         board.do(move.pdn(full=True), wait=600)
         event = host.event("move")

@@ -10,7 +10,7 @@ import pytest
 from firmware.cli import main
 from firmware.storage.matches import MatchStore, match_tags, new_match
 from firmware.storage.store import GameRecord, GameStore, StoreError
-from rules import Game
+from rules import WCDF, Game
 from rules.match import Match, match_from_games
 
 SEED_RESULTS = ("1-0", "1-0", "1/2-1/2", "0-1")  # as PDN scores: 1-0 is a win for Black
@@ -150,13 +150,13 @@ def test_the_match_file_survives_and_names_its_problems(tmp_path: Path) -> None:
 def test_reconcile_takes_a_game_written_just_before_a_power_cut(tmp_path: Path) -> None:
     games = GameStore(tmp_path)
     match = new_match("Ana", "Ben", games=4, now="2026-11-30T20:15:00+00:00")
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     game.declare("1-0", "resign")
-    record = GameRecord.new(black="Ana", white="Ben")
+    record = GameRecord.new(black="Ana", white="Ben", rules=WCDF)
     record = GameRecord(**{**record.__dict__, "extra": match_tags(match)}).with_game(game)
     games.finish(record)
-    other = GameRecord.new(black="Ana", white="Ben").with_game(game)  # not tagged: not the match's
+    other = GameRecord.new(black="Ana", white="Ben", rules=WCDF).with_game(game)  # not tagged: not the match's
     games.finish(other)
     caught_up = MatchStore.reconcile(match, games.list_games())
     assert [(g.id, g.result) for g in caught_up.played] == [(record.id, "1-0")]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rules import Position, Rules, movegen
+from rules import WCDF, Position, Rules, movegen
 from rules.ballots import positions as ballot_positions
 from rules.engine import Engine, evaluation, native
 from rules.engine.search import capture_moves
@@ -39,7 +39,7 @@ _FEN = re.compile(r'"([BW]:[BW][^"]*)"')
 def known_positions() -> list[Position]:
     """The start, the ballots' positions and every FEN written in the tests that parses."""
     out = {Position.start(): None}
-    for p in ballot_positions().values():
+    for p in ballot_positions(WCDF).values():
         out[p] = None
     for path in sorted(TESTS.glob("test_*.py")):
         for fen in _FEN.findall(path.read_text()):
@@ -79,7 +79,7 @@ def random_positions(n: int, seed: int, plies: int = 120) -> list[Position]:
     while len(out) < n:
         p = Position.start()
         for _ in range(rng.randrange(plies)):
-            moves = p.legal_moves()
+            moves = p.legal_moves(WCDF)
             if not moves:
                 break
             p = p.apply(rng.choice(moves), Rules())
@@ -194,7 +194,7 @@ def test_same_search_at_fixed_depth_on_the_ballots(rules: Rules) -> None:
 @_built
 def test_same_search_on_random_positions_and_node_budgets() -> None:
     for i, p in enumerate(random_positions(24, seed=11, plies=90)):
-        if not p.legal_moves():
+        if not p.legal_moves(WCDF):
             continue
         limits = {"depth": 7} if i % 2 else {"nodes": 6000}
         python, ours = both(p, **limits)  # type: ignore[arg-type]
@@ -393,7 +393,7 @@ def test_table_size_in_megabytes() -> None:
 def test_aspiration_is_the_same_both_ways() -> None:
     # The root is Python's for both: a window there keeps the trees alike.
     narrower = 0
-    for p in list(ballot_positions().values())[::40]:
+    for p in list(ballot_positions(WCDF).values())[::40]:
         found = []
         for on in (False, True):
             for window in (0, 10):
@@ -418,7 +418,7 @@ def test_master_book_at_full_strength() -> None:
     # Each entry's move is legal where it stands (bench/book.py --check rebuilds it).
     assert len(book) > 400 and len(MASTER_MOVES) > 1000
     for fen, text, games, points in MASTER_MOVES[::50]:
-        assert Position.from_fen(fen).parse_move(text) in Position.from_fen(fen).legal_moves()
+        assert Position.from_fen(fen).parse_move(text, WCDF) in Position.from_fen(fen).legal_moves(WCDF)
         assert 0 < points <= games
     drawn = {str(Engine(seed=s).search(start, book=True).move) for s in range(40)}
     assert len(drawn) > 2 and drawn <= {m.pdn() for m in moves}

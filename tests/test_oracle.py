@@ -147,7 +147,7 @@ def random_game_positions(rng: random.Random, count: int) -> Iterator[Position]:
     while made < count:
         pos = Position.start()
         for _ in range(200):
-            moves = pos.legal_moves()
+            moves = pos.legal_moves(WCDF)
             if not moves:
                 break
             yield pos

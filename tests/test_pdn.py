@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import Game, Move, Position, Rules
+from rules import WCDF, Game, Move, Position, Rules
 from rules.pdn import PdnError, candidates, explain_illegal, read_game, read_games, replay
 
 START = Position.start()
@@ -284,7 +284,7 @@ def test_a_capture_written_with_a_dash() -> None:
 def test_multi_capture_by_its_ends_by_its_full_path_or_by_some_landings() -> None:
     fen = '[FEN "B:W6,14,22,23:BK1"]\n'
     pos = Position.from_fen("B:W6,14,22,23:BK1")
-    assert [m.pdn(full=True) for m in pos.legal_moves()] == ["1x10x17x26x19"]
+    assert [m.pdn(full=True) for m in pos.legal_moves(WCDF)] == ["1x10x17x26x19"]
     for written in ("1x19", "1x10x17x26x19", "1x17x19", "1x10x26x19", "1:10:17:26:19"):
         game = only(fen + written + " *")
         assert texts(game) == ["1x10x17x26x19"], written
@@ -363,17 +363,17 @@ def test_a_nested_ambiguity_left_open_is_reported_where_it_stays_open() -> None:
 def test_routes_that_lead_to_the_same_position_are_not_ambiguous() -> None:
     # The king on 2 takes all four men round the loop either way: one position after.
     pos = Position.from_fen("B:W6,7,14,15:BK2")
-    assert len(pos.legal_moves()) == 2
-    assert len(candidates(pos, (2, 2))) == 1
+    assert len(pos.legal_moves(WCDF)) == 2
+    assert len(candidates(pos, (2, 2), WCDF)) == 1
     game = only('[FEN "B:W6,7,14,15:BK2"]\n1. 2x2 1-0')
     assert game.error is None and game.moves[0].captured_mask.bit_count() == 4
     assert game.game().result is not None and game.game().result.reason == "no-moves"
 
 
 def test_replay_function() -> None:
-    moves, failed = replay(START, ["11-15", "22-18", "15x22", "25x18", "9-13"])
+    moves, failed = replay(START, ["11-15", "22-18", "15x22", "25x18", "9-13"], WCDF)
     assert len(moves) == 5 and failed is None
-    moves, failed = replay(START, ["11-15", "22-18", "9-13"])
+    moves, failed = replay(START, ["11-15", "22-18", "9-13"], WCDF)
     assert len(moves) == 2 and failed == (2, "a capture is compulsory: 15x22")
 
 
@@ -393,7 +393,7 @@ def test_replay_function() -> None:
     ],
 )
 def test_illegal_moves_are_explained(fen: str, squares: tuple[int, ...], reason: str) -> None:
-    assert explain_illegal(Position.from_fen(fen), squares) == reason
+    assert explain_illegal(Position.from_fen(fen), squares, WCDF) == reason
 
 
 def test_with_captures_optional_a_plain_move_is_allowed() -> None:

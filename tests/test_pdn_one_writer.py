@@ -97,7 +97,7 @@ def test_the_exporter_is_the_only_module_with_a_tag_pair_among_its_strings() -> 
 
 
 def _game() -> Game:
-    game = Game()
+    game = Game(None, WCDF)
     for text in ("11-15", "23-19", "8-11", "22-17"):
         game.play_text(text)
     return game
@@ -111,7 +111,7 @@ def _read_back(text: str, rules: Rules = WCDF):  # noqa: ANN202
 
 def test_a_saved_games_names_read_back_as_they_were() -> None:
     black, white = NAMES
-    record = GameRecord.new(black=black, white=white, event='Club "open"', now="2026-05-04T20:00:00+00:00")
+    record = GameRecord.new(black=black, white=white, event='Club "open"', now="2026-05-04T20:00:00+00:00", rules=WCDF)
     record = record.with_game(_game())
     back = _read_back(pdn_text(record))
     assert back.tags["Black"] == black and back.tags["White"] == white and back.tags["Event"] == 'Club "open"'
@@ -131,7 +131,9 @@ def test_a_referees_names_and_notes_read_back() -> None:
 
 
 def test_write_game_and_the_stores_writer_write_the_same_text() -> None:
-    record = GameRecord.new(black=NAMES[0], white=NAMES[1], now="2026-05-04T20:00:00+00:00").with_game(_game())
+    record = GameRecord.new(black=NAMES[0], white=NAMES[1], now="2026-05-04T20:00:00+00:00", rules=WCDF).with_game(
+        _game()
+    )
     assert pdn_text(record) == write_game(_game(), record.tags(), result="*")
 
 

@@ -13,7 +13,7 @@ from helpers.games import random_game
 
 
 def play(*moves: str, start: Position | None = None) -> Game:
-    game = Game(start)
+    game = Game(start, WCDF)
     for text in moves:
         game.play_text(text)
     return game
@@ -26,15 +26,15 @@ def movetext(pdn: str) -> str:
 
 def test_short_form_and_full_path_only_when_routes_share_their_ends() -> None:
     diamond = Position.from_fen("B:W6,7,14,15,30:B2,12")
-    game = Game(diamond)
-    route = next(m for m in diamond.legal_moves() if m.path == (2, 11, 18))
+    game = Game(diamond, WCDF)
+    route = next(m for m in diamond.legal_moves(WCDF) if m.path == (2, 11, 18))
     game.play(route)
     assert move_text(diamond, route, WCDF) == "2x11x18"
     game.play_text("30-26")
     assert movetext(write_game(game)) == "1. 2x11x18 30-26 *\n"
     # a double jump without a rival route is written by its ends
     pos = Position.from_fen("B:W6,14:B1")
-    (jump,) = pos.legal_moves()
+    (jump,) = pos.legal_moves(WCDF)
     assert jump.path == (1, 10, 17) and move_text(pos, jump, WCDF) == "1x17"
 
 
@@ -123,7 +123,7 @@ def test_result_from_argument_game_or_tag() -> None:
 
 def test_lines_fit_80_columns() -> None:
     rng = random.Random(7)
-    game = Game()
+    game = Game(None, WCDF)
     while not game.is_over and game.ply < 150:
         game.play(rng.choice(game.legal_moves()))
     comments = {ply: "a rather long comment that will need wrapping " * 2 for ply in (3, 40, 41)}

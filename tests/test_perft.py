@@ -40,18 +40,18 @@ OPTIONS = [
 
 @pytest.mark.parametrize("depth", sorted(START))
 def test_start_position(depth: int) -> None:
-    assert perft(Position.start(), depth) == START[depth]
+    assert perft(Position.start(), depth, WCDF) == START[depth]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("depth", sorted(START_SLOW))
 def test_start_position_deep(depth: int) -> None:
-    assert perft(Position.start(), depth) == START_SLOW[depth]
+    assert perft(Position.start(), depth, WCDF) == START_SLOW[depth]
 
 
 def test_depth_zero_is_the_position_itself() -> None:
-    assert perft(Position.start(), 0) == 1
-    assert perft(Position.start(), 0, unique=True) == 1
+    assert perft(Position.start(), 0, WCDF) == 1
+    assert perft(Position.start(), 0, unique=True, rules=WCDF) == 1
 
 
 @pytest.mark.parametrize("depth", sorted(CAPTURES_OPTIONAL))
@@ -65,18 +65,18 @@ def test_start_position_captures_optional(depth: int) -> None:
 def test_unique_equals_counted_early(depth: int) -> None:
     # Two routes with equal start, end and captured set need a king going round four
     # pieces; from the start that first happens at depth 12 (388623673 vs 388617999).
-    assert perft(Position.start(), depth, unique=True) == START[depth]
+    assert perft(Position.start(), depth, unique=True, rules=WCDF) == START[depth]
 
 
 def test_divide_sums_to_perft() -> None:
-    rows = divide(Position.start(), 5)
-    assert [str(m) for m, _ in rows] == [str(m) for m in Position.start().legal_moves()]
+    rows = divide(Position.start(), 5, WCDF)
+    assert [str(m) for m, _ in rows] == [str(m) for m in Position.start().legal_moves(WCDF)]
     assert sum(n for _, n in rows) == START[5]
-    assert divide(Position.start(), 0) == []
+    assert divide(Position.start(), 0, WCDF) == []
     # Unique divide merges the king's two loop routes into one row.
     loop = Position.from_fen("B:WK6,K7,K14,15,K28:BK9")
-    assert [n for _, n in divide(loop, 3)] == [8, 8]
-    assert [n for _, n in divide(loop, 3, unique=True)] == [8]
+    assert [n for _, n in divide(loop, 3, WCDF)] == [8, 8]
+    assert [n for _, n in divide(loop, 3, unique=True, rules=WCDF)] == [8]
 
 
 # -- positions where --unique matters ----------------------------------------------------
@@ -93,9 +93,9 @@ def test_king_loop_both_ways() -> None:
     #   4  . W W .            unique move. White is left with nothing: depth 2 is 0.
     #   2  . w w .
     pos = Position.from_fen("B:WK18,K19,26,27:BK15")
-    assert perft(pos, 1) == 2
-    assert perft(pos, 1, unique=True) == 1
-    assert perft(pos, 2) == 0
+    assert perft(pos, 1, WCDF) == 2
+    assert perft(pos, 1, unique=True, rules=WCDF) == 1
+    assert perft(pos, 2, WCDF) == 0
 
 
 def test_king_loop_with_a_reply() -> None:
@@ -107,8 +107,8 @@ def test_king_loop_with_a_reply() -> None:
     #   5  . W w .         4 / 2 at depth 2. Then Black's lone king on b6 has a7, c7,
     #   2  . . . W         a5, c5: 16 / 8 at depth 3.
     pos = Position.from_fen("B:WK6,K7,K14,15,K28:BK9")
-    assert [perft(pos, d) for d in (1, 2, 3)] == [2, 4, 16]
-    assert [perft(pos, d, unique=True) for d in (1, 2, 3)] == [1, 2, 8]
+    assert [perft(pos, d, WCDF) for d in (1, 2, 3)] == [2, 4, 16]
+    assert [perft(pos, d, unique=True, rules=WCDF) for d in (1, 2, 3)] == [1, 2, 8]
 
 
 def test_king_loop_that_goes_on() -> None:
@@ -118,8 +118,8 @@ def test_king_loop_that_goes_on() -> None:
     # Whatever Black did, White's king on h2 (28) must jump g3 (24) to f4 (19): the
     # only reply, and Black has nothing left after it.
     pos = Position.from_fen("B:W9,10,17,K18,K19,21,K28:BK15")
-    assert [perft(pos, d) for d in (1, 2, 3)] == [3, 3, 0]
-    assert [perft(pos, d, unique=True) for d in (1, 2, 3)] == [2, 2, 0]
+    assert [perft(pos, d, WCDF) for d in (1, 2, 3)] == [3, 3, 0]
+    assert [perft(pos, d, unique=True, rules=WCDF) for d in (1, 2, 3)] == [2, 2, 0]
 
 
 def test_man_loop_when_men_capture_backward() -> None:
@@ -127,7 +127,7 @@ def test_man_loop_when_men_capture_backward() -> None:
     # with men capturing backward, and d8 (2) is White's crown row, not Black's, so
     # the man goes all the way round. WCDF: it can only jump 14, to d4 (18).
     pos = Position.from_fen("B:W6,7,14,15,K28:B9")
-    assert perft(pos, 1) == 1
+    assert perft(pos, 1, WCDF) == 1
     back = Rules(men_capture_backward=True)
     assert perft(pos, 1, back) == 2
     assert perft(pos, 1, back, unique=True) == 1
@@ -153,11 +153,11 @@ def test_search_finds_duplicate_routes_and_unique_merges_them() -> None:
     found = 0
     for _ in range(20000):
         pos = _random_king_position(rng)
-        counted, unique = perft(pos, 1), perft(pos, 1, unique=True)
+        counted, unique = perft(pos, 1, WCDF), perft(pos, 1, unique=True, rules=WCDF)
         if counted == unique:
             continue
         found += 1
-        moves = pos.legal_moves()
+        moves = pos.legal_moves(WCDF)
         keys = {(m.start, m.end, frozenset(m.captures)) for m in moves}
         assert (counted, unique) == (len(moves), len(keys)), pos.fen()
         assert unique < counted
@@ -169,7 +169,7 @@ def test_search_finds_duplicate_routes_and_unique_merges_them() -> None:
                 assert len({m.captures for m in twins}) == len(twins)
                 assert len(key[2]) >= 4
         # The fast unique count agrees with the one built move by move.
-        assert perft(pos, 3, unique=True) == _perft_unique(pos, 3, Rules())
+        assert perft(pos, 3, unique=True, rules=WCDF) == _perft_unique(pos, 3, Rules())
     assert found >= 5
 
 
@@ -182,7 +182,7 @@ def _random_positions(seed: int, count: int) -> list[Position]:
     while len(out) < count:
         pos = Position.start()
         for _ in range(rng.randint(5, 120)):
-            moves = pos.legal_moves()
+            moves = pos.legal_moves(WCDF)
             if not moves:
                 break
             pos = pos.apply(rng.choice(moves), WCDF)

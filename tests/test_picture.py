@@ -18,18 +18,18 @@ from firmware.tracking.tracker import Tracker
 from helpers.games import random_game
 from helpers.rig import Rig
 from helpers.scriptgen import crowning_flags
-from rules import Game, Position
+from rules import WCDF, Game, Position
 
 
 def replayed_lights(actions: list, start: Position) -> dict[int, str]:
     """The picture ``crownhead replay --lights`` shows after ``actions``."""
-    shown = [e for e in replay(actions, start, lights=True) if e.kind == "lights"]
+    shown = [e for e in replay(actions, start, lights=True, rules=WCDF) if e.kind == "lights"]
     return shown[-1].as_dict() if shown else {}
 
 
 def test_replay_lights_the_pieces_that_must_capture() -> None:
     start = Position.from_fen("B:W18,32:B14,1")
-    assert picture(Tracker(Game(start)))[14] == "must-capture"
+    assert picture(Tracker(Game(start, WCDF)))[14] == "must-capture"
     assert replayed_lights([], start)[14] == "must-capture"
     rig = Rig(None, board=start, settings=AppSettings(start=start))
     assert rig.app.lit_roles[14] == "must-capture" == replayed_lights([], start)[14]

@@ -31,7 +31,12 @@ def run(script: str, fen: str | None = None, style: str = "strict", **settings: 
     """The events of a referee replay as JSON objects; fails if a hint is ever lit."""
     position = Position.from_fen(fen) if fen else None
     events = replay(
-        parse_script(script), position, mode="referee", referee=RefereeSettings(style=style, **settings), lights=True
+        parse_script(script),
+        position,
+        mode="referee",
+        referee=RefereeSettings(style=style, **settings),
+        lights=True,
+        rules=WCDF,
     )
     out = [e.to_json() for e in events]
     assert_no_hint(out)
@@ -404,7 +409,7 @@ def quiet_walk(fen: str, plies: int, seed: int = 3) -> list[str]:
 
     rng = random.Random(seed)
     for _ in range(200):
-        game = Game(Position.from_fen(fen))
+        game = Game(Position.from_fen(fen), WCDF)
         seen = {game.position}
         walk = []
         while len(walk) < plies:
@@ -412,7 +417,7 @@ def quiet_walk(fen: str, plies: int, seed: int = 3) -> list[str]:
             for m in game.legal_moves():
                 after = game.position.apply(m, WCDF)
                 king = game.position.kings & bit(m.start)
-                if king and after not in seen and not after.capture_available() and not m.is_capture:
+                if king and after not in seen and not after.capture_available(WCDF) and not m.is_capture:
                     options.append(m)
             if not options:
                 break
@@ -608,7 +613,9 @@ def test_host_sets_the_ballot_before_the_first_move_only() -> None:
     from firmware.tracking.tracker import Tracker
     from squares import bit
 
-    referee = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(), mode="referee"), 0)
+    referee = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(
+        Tracker(Game(None, WCDF), mode="referee"), 0
+    )
     assert [e.kind for e in referee.tick(0)] == ["clock"]
     events = referee.set_ballot(46, 10)
     assert [e.to_json()["number"] for e in events] == [46] and str(referee.expected) == "9-14"
@@ -632,9 +639,9 @@ def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> N
     from firmware.referee.arbiter import Referee
     from firmware.tracking.tracker import Tracker
 
-    referee = Referee(RefereeSettings()).attach(Tracker(Game(), mode="referee"), 0)
+    referee = Referee(RefereeSettings()).attach(Tracker(Game(None, WCDF), mode="referee"), 0)
     assert [e.to_json()["reason"] for e in referee.agree_draw(50) if e.kind == "game-over"] == ["agreement"]
-    other = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(), mode="referee"), 0)
+    other = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(None, WCDF), mode="referee"), 0)
     other.game.declare("1-0", "time")  # someone ended the game without the referee
     assert [e.kind for e in other.tick(500)] == ["clock", "clock"]  # begun, then stopped
     assert other.next_deadline() is None and '[Termination "time"]' in other.pdn()

@@ -24,7 +24,7 @@ from firmware.simulator.hands import Action, Hands, game_actions, spaced
 from firmware.app.leds import LedSettings, Palette
 from firmware.referee.arbiter import RefereeConfig, RefereeSettings
 from firmware.storage.store import GameStore
-from rules import BLACK, WHITE, Position
+from rules import WCDF, BLACK, WHITE, Position
 from rules.pdn import read_games
 
 from helpers import DATA
@@ -246,6 +246,8 @@ def test_cautions_and_claims_are_comments_and_log_lines(tmp_path: Path) -> None:
         ),
         mode="referee",
         referee=RefereeSettings(record_dir=str(record), black="Ann", white="Bob"),
+        position=None,
+        rules=WCDF,
     )
     assert [e.kind for e in events if e.kind in ("caution", "claim", "draw-offer", "game-over")] == [
         "caution",
@@ -271,6 +273,7 @@ def test_an_illegal_move_that_stood_is_marked_and_flagged_by_pdn_check(tmp_path:
         Position.from_fen("B:W30:B14,9"),
         mode="referee",
         referee=RefereeSettings(style="record", record_dir=str(record)),
+        rules=WCDF,
     )
     text = " ".join((record / "live.pdn").read_text().split())
     assert "1. 14-10 {illegal move by black (backward-man): the man on 14 moved backward to 10;" in text

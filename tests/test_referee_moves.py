@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from firmware.referee.offences import classify, jump_shaped, read_move, read_out_of_turn, stand
-from rules import Game, Move, Position
+from rules import WCDF, Game, Move, Position
 from squares import mask_of
 
 START = Position.start()
@@ -17,15 +17,15 @@ def board_after(position: Position, lifted: tuple[int, ...], placed: tuple[int, 
 
 def test_one_piece_moved_and_pieces_taken_off_is_read() -> None:
     pos = Position.from_fen("B:W18,27:B9,14")
-    move = read_move(pos, board_after(pos, (9,), (13,)))
+    move = read_move(pos, board_after(pos, (9,), (13,)), WCDF)
     assert move == Move((9, 13))
-    move = read_move(pos, board_after(pos, (14, 27), (10,)))
+    move = read_move(pos, board_after(pos, (14, 27), (10,)), WCDF)
     assert move == Move((14, 10), (27,))
 
 
 def test_a_legal_capture_read_back_is_the_legal_move_with_every_landing() -> None:
     pos = Position.from_fen("B:W15,23,32:B10,1")
-    assert read_move(pos, board_after(pos, (10, 15, 23), (26,))) == Move((10, 19, 26), (15, 23))
+    assert read_move(pos, board_after(pos, (10, 15, 23), (26,)), WCDF) == Move((10, 19, 26), (15, 23))
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_a_legal_capture_read_back_is_the_legal_move_with_every_landing() -> Non
     ],
 )
 def test_anything_else_is_not_guessed(lifted: tuple[int, ...], placed: tuple[int, ...], why: str) -> None:
-    assert read_move(START, board_after(START, lifted, placed)) is None, why
+    assert read_move(START, board_after(START, lifted, placed), WCDF) is None, why
 
 
 def test_a_move_out_of_turn_is_read_for_the_side_not_to_move() -> None:
@@ -48,7 +48,7 @@ def test_a_move_out_of_turn_is_read_for_the_side_not_to_move() -> None:
     assert read_out_of_turn(pos, board) == Move((31, 24), (27,))
     assert jump_shaped(Move((31, 24), (27,)))
     # Read as White's move it would be 27 to 24 with Black's king gone: not a jump's shape.
-    assert read_move(pos, board) == Move((27, 24), (31,)) and not jump_shaped(Move((27, 24), (31,)))
+    assert read_move(pos, board, WCDF) == Move((27, 24), (31,)) and not jump_shaped(Move((27, 24), (31,)))
 
 
 @pytest.mark.parametrize(
@@ -65,16 +65,16 @@ def test_a_move_out_of_turn_is_read_for_the_side_not_to_move() -> None:
     ],
 )
 def test_classify(fen: str, move: Move, touched: int | None, code: str) -> None:
-    offence = classify(Position.from_fen(fen), move, touched=touched)
+    offence = classify(Position.from_fen(fen), move, touched=touched, rules=WCDF)
     assert offence.code == code and offence.side.name == "BLACK" and offence.message
 
 
 def test_a_king_moving_backward_is_no_backward_man() -> None:
-    assert classify(Position.from_fen("B:W30:BK14,9"), Move((14, 5))).code == "wrong-move"
+    assert classify(Position.from_fen("B:W30:BK14,9"), Move((14, 5)), rules=WCDF).code == "wrong-move"
 
 
 def test_stand_enters_an_illegal_move_and_the_game_goes_on_from_the_board() -> None:
-    game = Game(Position.from_fen("B:W30:B14,9"))
+    game = Game(Position.from_fen("B:W30:B14,9"), WCDF)
     after = stand(game, Move((14, 10)))
     assert after == Position.from_fen("W:W30:B9,10") == game.position
     assert game.ply == 1 and game.moves == [Move((14, 10))] and game.quiet_plies == 0
@@ -86,14 +86,14 @@ def test_stand_enters_an_illegal_move_and_the_game_goes_on_from_the_board() -> N
 
 
 def test_stand_crowns_a_man_reaching_the_king_row() -> None:
-    game = Game(Position.from_fen("B:W5:B22"))
+    game = Game(Position.from_fen("B:W5:B22"), WCDF)
     stand(game, Move((22, 31)))  # two rows at once: illegal, and on the king row
     assert game.position.piece_at(31).king  # type: ignore[union-attr]
     assert game.condoned == {1}
 
 
 def test_stand_refuses_a_legal_move() -> None:
-    game = Game(Position.from_fen("B:W5:B27"))
+    game = Game(Position.from_fen("B:W5:B27"), WCDF)
     with pytest.raises(ValueError, match="27-31 is a legal move"):
         stand(game, Move((27, 31)))
     assert game.ply == 0 and not game.condoned

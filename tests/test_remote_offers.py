@@ -262,7 +262,7 @@ def test_a_side_resigns_only_on_its_own_board(tmp_path: Path, mosquitto: Mosquit
         assert any("Black plays at the board far away" in n for n in b.notices())
         # Board B resigns for Black all the same (as a page's `resign black` would): board
         # A refuses the other board's word for its own side's resignation.
-        b.link._events += b.rig.app.resign(BLACK, confirmed=True)
+        b.link.emit(b.rig.app.resign(BLACK, confirmed=True))
         b.rig.wait(100)
         assert b.game.is_over
         pair.wait(lambda: any("the other board says Black resigned" in n for n in a.notices()), "A refuses it")

@@ -23,7 +23,7 @@ from firmware.cli import main
 from firmware.referee.arbiter import RefereeSettings
 from firmware.gameclock import TimeControl
 from firmware.storage.store import GameRecord, GameStore
-from rules import BLACK, WHITE, Game
+from rules import WCDF, BLACK, WHITE, Game
 from rules.variants import VARIANTS
 from helpers.rig import MakeRig, Rig, referee_rig
 
@@ -215,10 +215,10 @@ def test_the_record_directory_and_the_game_record_agree(tmp_path: Path, make_rig
 
 
 def _write_record(state: Path, **fields: Any) -> GameRecord:
-    game = Game()
+    game = Game(None, WCDF)
     for move in ("11-15", "23-19"):
         game.play_text(move)
-    record = GameRecord.new(black="Ann", white="Bob", now="2026-01-01T12:00:00+00:00").with_game(game)
+    record = GameRecord.new(black="Ann", white="Bob", now="2026-01-01T12:00:00+00:00", rules=WCDF).with_game(game)
     data = json.loads(record.to_json())
     data.pop("settings")
     data.update(fields)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from firmware.storage.store import GameRecord, GameStore
-from rules import Game
+from rules import WCDF, Game
 from helpers.rig import Rig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,10 +157,10 @@ def test_a_full_disk_with_a_resume_pending_and_new_pressed(small_fs: Path) -> No
 def test_a_full_disk_with_a_finished_record_pending_starts(small_fs: Path) -> None:
     state = small_fs / "state"
     store = GameStore(state)
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     game.resign()
-    record = GameRecord.new().with_game(game)
+    record = GameRecord.new(rules=WCDF).with_game(game)
     store.save_current(record)  # as if the power went between "game over" and the PDN
     fill(small_fs)
     for _ in range(2):  # every launch starts, not only the first

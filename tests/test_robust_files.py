@@ -25,7 +25,7 @@ from firmware.config import ConfigError, load_config
 from firmware.files import CONFIG_LIMIT, PDN_LIMIT, RECORD_LIMIT, SCRIPT_LIMIT, FileRefused, read_bytes
 from firmware.storage.store import GameRecord, GameStore
 from firmware.simulator.hands import Hands
-from rules import Game
+from rules import WCDF, Game
 from helpers.rig import Rig
 
 FAULTS = ("fifo", "dev-zero", "too-large", "deep", "not-utf8", "directory")
@@ -125,9 +125,9 @@ def test_a_bad_saved_game_file_is_moved_aside_and_the_board_starts(tmp_path: Pat
 
 
 def _record(**fields: Any) -> str:
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
-    data = json.loads(GameRecord.new(now="2026-01-01T10:00:00+00:00").with_game(game).to_json())
+    data = json.loads(GameRecord.new(now="2026-01-01T10:00:00+00:00", rules=WCDF).with_game(game).to_json())
     data.update(fields)
     return json.dumps(data)
 
@@ -169,10 +169,10 @@ def test_a_saved_game_field_of_the_wrong_type_or_shape_is_refused(tmp_path: Path
 
 def test_the_id_cannot_name_a_file_outside_games(tmp_path: Path) -> None:
     store = GameStore(tmp_path / "state")
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     game.resign()
-    record = GameRecord.new().with_game(game)
+    record = GameRecord.new(rules=WCDF).with_game(game)
     from dataclasses import replace
 
     from firmware.storage.store import StoreError
@@ -202,10 +202,10 @@ def test_a_bad_match_file_is_moved_aside_and_the_board_starts(tmp_path: Path, fa
 def test_one_bad_game_file_hides_no_other(tmp_path: Path, fault: str, capsys: pytest.CaptureFixture[str]) -> None:
     state = tmp_path / "state"
     store = GameStore(state)
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     game.resign()
-    good = store.finish(GameRecord.new(black="Ann", now="2026-01-01T10:00:00+00:00").with_game(game))
+    good = store.finish(GameRecord.new(black="Ann", now="2026-01-01T10:00:00+00:00", rules=WCDF).with_game(game))
     make_fault(state / "games" / "20260101-999999-bad.pdn", fault, RECORD_LIMIT, "")
     assert within(lambda: main(["games", "--state-dir", str(state)])) == 1
     captured = capsys.readouterr()

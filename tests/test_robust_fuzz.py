@@ -33,7 +33,7 @@ from firmware.simulator.script import ScriptError, parse_script
 from firmware.config import ConfigError, parse_config_text
 from firmware.link.protocol import COMMANDS, MAX_LINE, LineReader, LinkError, parse_line
 from firmware.storage.store import GameRecord, StoreError, pdn_text
-from rules import Game
+from rules import WCDF, Game
 from rules.pdn import read_games
 
 #: Peak bytes allocated per byte of input, at most (the measured worst is well below).
@@ -46,10 +46,12 @@ SLOW = settings(max_examples=3000)
 
 
 def _game_json(**changes: Any) -> dict[str, Any]:
-    game = Game()
+    game = Game(None, WCDF)
     for text in ("11-15", "23-19", "8-11", "22-17"):
         game.play_text(text)
-    data = json.loads(GameRecord.new(black="Ann", now="2026-01-01T10:00:00+00:00").with_game(game).to_json())
+    data = json.loads(
+        GameRecord.new(black="Ann", now="2026-01-01T10:00:00+00:00", rules=WCDF).with_game(game).to_json()
+    )
     data.update(changes)
     return data
 

@@ -12,7 +12,7 @@ import pytest
 
 from firmware.storage.store import GameRecord, GameStore, StoreError
 from rules import WCDF, Game, Rules
-from rules.settings import OPTION_TYPES, Crowning
+from rules.settings import HOUSE_RULES, OPTION_TYPES, Crowning, HouseRule, with_house_rules
 from rules.variants import POOL, RUSSIAN
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,7 +64,7 @@ def test_the_options_are_the_fields_of_rules_with_their_json_types() -> None:
 def test_every_option_is_kept_by_a_saved_game_and_read_back(tmp_path: Path, rules: Rules) -> None:
     assert Rules.from_options(rules.options()) == rules
     store = GameStore(tmp_path)
-    game = Game(rules=rules)
+    game = Game(None, rules)
     game.play(game.legal_moves()[0])
     store.save_current(GameRecord.new(rules=rules).with_game(game))
     data = json.loads(store.current_path.read_text())
@@ -75,7 +75,7 @@ def test_every_option_is_kept_by_a_saved_game_and_read_back(tmp_path: Path, rule
 
 
 def test_a_saved_game_without_some_options_takes_their_defaults(tmp_path: Path) -> None:
-    record = GameRecord.new(now="2026-05-04T20:00:00+00:00")
+    record = GameRecord.new(now="2026-05-04T20:00:00+00:00", rules=WCDF)
     data = json.loads(record.to_json())
     for name in ("kings_capture_first", "giveaway", "variant"):
         del data[name]  # a record written before these options existed
@@ -83,9 +83,63 @@ def test_a_saved_game_without_some_options_takes_their_defaults(tmp_path: Path) 
 
 
 def test_a_bad_option_is_one_error_naming_it() -> None:
-    data = json.loads(GameRecord.new(now="2026-05-04T20:00:00+00:00").to_json())
+    data = json.loads(GameRecord.new(now="2026-05-04T20:00:00+00:00", rules=WCDF).to_json())
     with pytest.raises(StoreError, match="'flying_kings' must be a boolean"):
         GameRecord.from_json(json.dumps({**data, "flying_kings": 1}))
     with pytest.raises(ValueError, match="'hufing' is not a rule option"):
         WCDF.with_options(hufing=True)
     assert WCDF.with_options(crowning=Crowning.CONTINUES_AS_KING).keep_jumping_after_crowning
+
+
+HOUSE_NAMES = {rule.name for rule in HOUSE_RULES}
+
+
+def _house_rules_named(tree: ast.AST) -> set[str]:
+    """The house rules a module spells out (``"captures-optional"``, ``"--huffing"``)."""
+    return {
+        str(node.value).removeprefix("--")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value.removeprefix("--") in HOUSE_NAMES
+    }
+
+
+def test_the_house_rules_are_listed_once() -> None:
+    """The command line's house-rule flags, the link's ``rules`` options and what each
+    sets come from ``rules.settings.HOUSE_RULES`` (they were listed in three modules)."""
+    listing = {
+        str(path.relative_to(REPO)): named
+        for pkg in ("rules", "firmware")
+        for path in sorted((REPO / pkg).rglob("*.py"))
+        if str(path.relative_to(REPO)) != HOME
+        and len(named := _house_rules_named(ast.parse(path.read_text(encoding="utf-8")))) > 1
+    }
+    assert listing == {}
+    assert _house_rules_named(ast.parse('p.add_argument("--huffing"); x = "captures-optional"')) == {
+        "huffing",
+        "captures-optional",
+    }
+
+
+def test_every_house_rule_is_a_flag_a_link_option_and_a_box_on_the_page() -> None:
+    import argparse
+    import re
+
+    from firmware.cli._common import add_rules_arguments, rules_from_args
+    from firmware.link.protocol import RULE_OPTIONS
+
+    parser = argparse.ArgumentParser()
+    add_rules_arguments(parser)
+    for rule in HOUSE_RULES:
+        rules = rules_from_args(parser.parse_args([f"--{rule.name}"]))
+        assert getattr(rules, rule.option) == rule.value != getattr(WCDF, rule.option)
+    assert RULE_OPTIONS == tuple(rule.name for rule in HOUSE_RULES)
+    page = (REPO / "firmware" / "web" / "static" / "index.html").read_text(encoding="utf-8")
+    assert set(re.findall(r'data-rule="([a-z-]+)"', page)) == HOUSE_NAMES
+
+
+def test_a_house_rule_names_the_option_it_sets() -> None:
+    with pytest.raises(ValueError, match="'crowning' is not a bool option"):
+        HouseRule("x", "crowning", True, "")
+    assert with_house_rules(RUSSIAN, []) is RUSSIAN

@@ -27,8 +27,8 @@ def test_crowning_ends_a_chain() -> None:
     #   2   . w w .     king row: it is crowned and the move ends there, although a
     #   1  . . . .      king on e1 could jump on over f2 (27) to g3 (24).
     pos = Position.from_fen("B:W26,27:B22")
-    assert pos.legal_moves() == [Move((22, 31), (26,))]
-    move = pos.legal_moves()[0]
+    assert pos.legal_moves(WCDF) == [Move((22, 31), (26,))]
+    move = pos.legal_moves(WCDF)[0]
     assert pos.crowns(move, WCDF)
     after = pos.apply(move, WCDF)
     assert after.fen() == "W:W27:BK31"
@@ -66,14 +66,14 @@ def test_a_piece_is_jumped_once() -> None:
     #   4   . w . .     empty now, and jumping d4 again back to e5 would be a second
     #   3  . . . .      capture of the same piece: the move ends on c3.
     pos = Position.from_fen("B:W18:BK15")
-    assert pos.legal_moves() == [Move((15, 22), (18,))]
+    assert pos.legal_moves(WCDF) == [Move((15, 22), (18,))]
 
 
 def test_jumped_pieces_stay_until_the_chain_ends() -> None:
     # They come off only after the move (WCDF 1.19), so the position after a long chain
     # is the board minus exactly the jumped pieces, and the mover stands on its end.
     pos = Position.from_fen("B:W9,10,17,K18,K19,21,K28:BK15")
-    [move] = [m for m in pos.legal_moves() if len(m.captures) == 5 and m.path[1] == 22]
+    [move] = [m for m in pos.legal_moves(WCDF) if len(m.captures) == 5 and m.path[1] == 22]
     assert move.pdn(full=True) == "15x22x13x6x15x24"
     after = pos.apply(move, WCDF)
     assert after.fen() == "W:W21,K28:BK24"
@@ -92,12 +92,12 @@ def test_a_king_may_return_to_its_start_square() -> None:
     #   2   . w w .     Perft counts both; --unique merges them.
     pos = Position.from_fen("B:WK18,K19,26,27:BK15")
     assert moves(pos.fen()) == {"15x22x31x24x15", "15x24x31x22x15"}
-    first, second = pos.legal_moves()
+    first, second = pos.legal_moves(WCDF)
     assert first.start == first.end == 15
     assert first.same_route(second) and first != second
     assert pos.apply(first, WCDF) == pos.apply(second, WCDF) == Position.from_fen("W:W:BK15")
-    assert perft(pos, 1) == 2
-    assert perft(pos, 1, unique=True) == 1
+    assert perft(pos, 1, WCDF) == 2
+    assert perft(pos, 1, unique=True, rules=WCDF) == 1
 
 
 # -- men capture forward only (unless the option is on) --------------------------------
@@ -148,7 +148,7 @@ def test_a_capture_must_be_made() -> None:
     pos = Position.from_fen("B:W18:B1,14")
     assert moves(pos.fen()) == {"14x23"}
     with pytest.raises(IllegalMoveError):
-        pos.parse_move("1-5")
+        pos.parse_move("1-5", WCDF)
 
 
 def test_free_choice_between_captures_not_the_longest() -> None:
@@ -159,7 +159,7 @@ def test_free_choice_between_captures_not_the_longest() -> None:
     pos = Position.from_fen("B:W16,18,27:B12,14")
     assert moves(pos.fen()) == {"12x19", "14x23x32"}
     with pytest.raises(IllegalMoveError):
-        pos.parse_move("14x23")
+        pos.parse_move("14x23", WCDF)
 
 
 def test_captures_optional_offers_both_kinds() -> None:
@@ -188,10 +188,10 @@ def test_short_capture_with_two_routes_is_ambiguous() -> None:
     #   1  w . . .
     pos = Position.from_fen("B:W6,K12,K14,K15,K22,K23,29:BK5,8,K26")
     with pytest.raises(AmbiguousMoveError) as exc:
-        pos.parse_move("26x1")
+        pos.parse_move("26x1", WCDF)
     assert "26x17x10x1" in str(exc.value) and "26x19x10x1" in str(exc.value)
-    assert pos.parse_move("26x17x10x1").captures == (22, 14, 6)
-    assert pos.parse_move("26x19x10x1").captures == (23, 15, 6)
+    assert pos.parse_move("26x17x10x1", WCDF).captures == (22, 14, 6)
+    assert pos.parse_move("26x19x10x1", WCDF).captures == (23, 15, 6)
     with pytest.raises(AmbiguousMoveError):
-        pos.parse_move("26x26")
-    assert pos.parse_move("26x17x10x19x26").captures == (22, 14, 15, 23)
+        pos.parse_move("26x26", WCDF)
+    assert pos.parse_move("26x17x10x19x26", WCDF).captures == (22, 14, 15, 23)

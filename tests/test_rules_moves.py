@@ -27,10 +27,10 @@ def test_blocked_black_has_no_move_and_loses() -> None:
     #   7  . . . w      it: no step, no jump. Black still has a piece but no move,
     #   6   . . w .     and a side with no legal move on its turn has lost (WCDF 1.30).
     pos = Position.from_fen("B:W8,11:B4")
-    assert pos.legal_moves() == []
-    assert not pos.has_legal_move()
-    assert perft(pos, 1) == 0 and perft(pos, 3) == 0
-    result = Game(pos).result
+    assert pos.legal_moves(WCDF) == []
+    assert not pos.has_legal_move(WCDF)
+    assert perft(pos, 1, WCDF) == 0 and perft(pos, 3, WCDF) == 0
+    result = Game(pos, WCDF).result
     assert result is not None and result.score == WHITE_WINS and result.reason == "no-moves"
 
 
@@ -39,27 +39,27 @@ def test_blocked_white_has_no_move() -> None:
     #   2   b . . .
     #   1  w . . .
     pos = Position.from_fen("W:W29:B22,25")
-    assert pos.legal_moves() == []
+    assert pos.legal_moves(WCDF) == []
     assert pos.legal_moves(Rules(captures_compulsory=False, men_capture_backward=True)) == []
-    assert Game(pos).result is not None
+    assert Game(pos, WCDF).result is not None
 
 
 def test_a_side_without_pieces_has_no_move() -> None:
-    assert Position.from_fen("W:W:B1").legal_moves() == []
+    assert Position.from_fen("W:W:B1").legal_moves(WCDF) == []
 
 
 def test_kings_step_both_ways_men_forward_only() -> None:
     #   5  . . b .      A Black man on e5 (15) steps to d4 (18) or f4 (19); a Black king
     #   4   . . . .     there also to d6 (10) and f6 (11).
-    assert {str(m) for m in Position.from_fen("B:W32:B15").legal_moves()} == {"15-18", "15-19"}
-    assert {str(m) for m in Position.from_fen("B:W32:BK15").legal_moves()} == {"15-10", "15-11", "15-18", "15-19"}
+    assert {str(m) for m in Position.from_fen("B:W32:B15").legal_moves(WCDF)} == {"15-18", "15-19"}
+    assert {str(m) for m in Position.from_fen("B:W32:BK15").legal_moves(WCDF)} == {"15-10", "15-11", "15-18", "15-19"}
     # A White man on e5 steps up the board instead.
-    assert {str(m) for m in Position.from_fen("W:W15:B1").legal_moves()} == {"15-10", "15-11"}
+    assert {str(m) for m in Position.from_fen("W:W15:B1").legal_moves(WCDF)} == {"15-10", "15-11"}
 
 
 def test_a_man_stepping_onto_the_king_row_is_crowned() -> None:
     pos = Position.from_fen("B:W32:B27")
-    move = pos.parse_move("27-31")
+    move = pos.parse_move("27-31", WCDF)
     assert pos.crowns(move, WCDF)
     assert pos.apply(move, WCDF).piece_at(31).king
 
@@ -69,24 +69,24 @@ def test_a_man_stepping_onto_the_king_row_is_crowned() -> None:
 
 @pytest.mark.parametrize("text", ["11-15", "11x15", "11:15", "11 - 15", " 11-15 ", "11X15"])
 def test_plain_move_written_loosely(text: str) -> None:
-    assert Position.start().parse_move(text) == Move((11, 15))
+    assert Position.start().parse_move(text, WCDF) == Move((11, 15))
 
 
 @pytest.mark.parametrize("text", ["09-13", "09x13", "9-13", "09:13"])
 def test_leading_zeros(text: str) -> None:
-    assert Position.start().parse_move(text) == Move((9, 13))
+    assert Position.start().parse_move(text, WCDF) == Move((9, 13))
 
 
 @pytest.mark.parametrize("text", ["14x32", "14x23x32", "14:23:32", "14-23-32", "14X32"])
 def test_capture_by_its_ends_or_its_full_path(text: str) -> None:
     pos = Position.from_fen("B:W16,18,27:B12,14")
-    assert pos.parse_move(text) == Move((14, 23, 32), (18, 27))
+    assert pos.parse_move(text, WCDF) == Move((14, 23, 32), (18, 27))
 
 
 def test_wrong_full_path_is_illegal() -> None:
     pos = Position.from_fen("B:W16,18,27:B12,14")
     with pytest.raises(IllegalMoveError) as exc:
-        pos.parse_move("14x24x32")
+        pos.parse_move("14x24x32", WCDF)
     assert "14x24x32" in str(exc.value)
 
 
@@ -94,11 +94,11 @@ def test_illegal_and_malformed_moves() -> None:
     pos = Position.start()
     for text in ["21-17", "11-14", "1-5"]:  # White's man, a sideways step, a blocked man
         with pytest.raises(IllegalMoveError) as exc:
-            pos.parse_move(text)
+            pos.parse_move(text, WCDF)
         assert text in str(exc.value)
     for text in ["", "e3-f4", "11", "11-16x", "33-29", "0-4"]:
         with pytest.raises(ValueError) as bad:
-            pos.parse_move(text)
+            pos.parse_move(text, WCDF)
         assert not isinstance(bad.value, IllegalMoveError)  # malformed, not illegal
         assert repr(text) in str(bad.value)
 
@@ -107,10 +107,10 @@ def test_ambiguous_short_capture() -> None:
     # The king loop: "15x15" fits both directions round; each full path is one move.
     pos = Position.from_fen("B:WK18,K19,26,27:BK15")
     with pytest.raises(AmbiguousMoveError) as exc:
-        pos.parse_move("15x15")
+        pos.parse_move("15x15", WCDF)
     assert "15x22x31x24x15" in str(exc.value) and "15x24x31x22x15" in str(exc.value)
-    assert pos.parse_move("15x22x31x24x15").captures == (18, 26, 27, 19)
-    assert len(pos.moves_matching("15x15")) == 2
+    assert pos.parse_move("15x22x31x24x15", WCDF).captures == (18, 26, 27, 19)
+    assert len(pos.moves_matching("15x15", WCDF)) == 2
 
 
 # -- square names ---------------------------------------------------------------------

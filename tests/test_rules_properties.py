@@ -40,7 +40,7 @@ def played_positions(draw: st.DrawFn) -> Position:
     """A position reached by playing legal moves from the start."""
     pos = Position.start()
     for _ in range(draw(st.integers(0, 80))):
-        moves = pos.legal_moves()
+        moves = pos.legal_moves(WCDF)
         if not moves:
             break
         pos = pos.apply(moves[draw(st.integers(0, len(moves) - 1))], WCDF)
@@ -127,10 +127,10 @@ def test_equal_positions_hash_equal(pos: Position) -> None:
 def test_transpositions_are_the_same_position() -> None:
     a = Position.start()
     for text in ["9-13", "24-20", "12-16", "21-17"]:
-        a = a.play(a.parse_move(text))
+        a = a.play(a.parse_move(text, WCDF), WCDF)
     b = Position.start()
     for text in ["12-16", "21-17", "9-13", "24-20"]:
-        b = b.play(b.parse_move(text))
+        b = b.play(b.parse_move(text, WCDF), WCDF)
     assert a == b and hash(a) == hash(b)
     assert {a: "seen"}[b] == "seen"
     assert a != a.apply(Move((1, 5)), WCDF)

@@ -17,7 +17,7 @@ from firmware.app.players import Computer, Human, Thinker
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text
 from firmware.tracking.tracker import Tracker
-from rules import BLACK, WHITE, Game, Move, Position
+from rules import WCDF, BLACK, WHITE, Game, Move, Position
 from rules.game import GameOverError
 from rules.pdn import CONDONED_NOTE, read_game, write_game
 from squares import bit
@@ -32,7 +32,7 @@ STOOD_SCRIPT = "lift 14\nwait 200\nplace 10\nwait 1000\nlift 30\nwait 200\nplace
 
 
 def test_condone_goes_on_from_the_board_and_keeps_the_counts() -> None:
-    game = Game(Position.from_fen("B:WK32:BK5,9"))
+    game = Game(Position.from_fen("B:WK32:BK5,9"), WCDF)
     game.play_text("9-13")
     game.play_text("32-27")
     assert game.quiet_plies == 1
@@ -59,7 +59,7 @@ def test_condone_goes_on_from_the_board_and_keeps_the_counts() -> None:
 
 
 def test_condoned_moves_count_for_repetition() -> None:
-    game = Game(Position.from_fen("B:WK32:BK1"))
+    game = Game(Position.from_fen("B:WK32:BK1"), WCDF)
     # The king hops 1 -> 10 -> 1 (illegal: no capture), White's king shuffles 32-27-32.
     for _ in range(2):
         game.condone(Move((1, 10)))
@@ -74,7 +74,7 @@ def test_condoned_moves_count_for_repetition() -> None:
 
 
 def test_condone_crowns_and_captures_what_the_board_shows() -> None:
-    game = Game(Position.from_fen("B:W27,19:B22"))
+    game = Game(Position.from_fen("B:W27,19:B22"), WCDF)
     game.condone(Move((22, 31), (27,)))  # a capture that jumps nothing between: illegal
     assert game.position == Position.from_fen("W:W19:BK31")
     assert game.history == [Move((22, 31), (27,))]
@@ -93,14 +93,14 @@ def test_condone_crowns_and_captures_what_the_board_shows() -> None:
     ],
 )
 def test_condone_refuses_what_no_board_shows_and_legal_moves(fen: str, move: Move, words: str) -> None:
-    game = Game(Position.from_fen(fen))
+    game = Game(Position.from_fen(fen), WCDF)
     with pytest.raises(ValueError, match=words):
         game.condone(move)
     assert game.ply == 0 and not game.condoned and game.position == Position.from_fen(fen)
 
 
 def test_condone_after_the_game_is_refused() -> None:
-    game = Game(Position.from_fen("B:W30:B14,9"))
+    game = Game(Position.from_fen("B:W30:B14,9"), WCDF)
     game.resign()
     with pytest.raises(GameOverError):
         game.condone(Move((14, 10)))
@@ -110,7 +110,7 @@ def test_condone_after_the_game_is_refused() -> None:
 
 
 def _stood_game() -> Game:
-    game = Game(STOOD)
+    game = Game(STOOD, WCDF)
     game.condone(Move((14, 10)))
     game.play_text("30-26")
     return game
@@ -136,12 +136,12 @@ def test_write_game_leaves_the_mark_to_a_note_that_cites_the_rule() -> None:
 
 
 def test_a_record_keeps_condoned_moves_and_replays_them(tmp_path: Path) -> None:
-    game = Game(Position.from_fen("B:W27,30:B9,14,18"))
+    game = Game(Position.from_fen("B:W27,30:B9,14,18"), WCDF)
     game.condone(Move((14, 10)))
     game.play_text("27-23")
     game.condone(Move((18, 22), (23,)))  # "jumps" 23 to a square beside it
     store = GameStore(tmp_path)
-    store.save_current(GameRecord.new(start=game.start).with_game(game))
+    store.save_current(GameRecord.new(start=game.start, rules=WCDF).with_game(game))
     data = json.loads(store.current_path.read_text())
     assert data["condoned"] == [{"ply": 1, "captures": []}, {"ply": 3, "captures": [23]}]
     again = store.load_current().to_game()  # type: ignore[union-attr]
@@ -151,7 +151,7 @@ def test_a_record_keeps_condoned_moves_and_replays_them(tmp_path: Path) -> None:
 
 
 def test_a_record_without_condoned_moves_reads_as_before(tmp_path: Path) -> None:
-    record = GameRecord.new().with_game(Game())
+    record = GameRecord.new(rules=WCDF).with_game(Game(None, WCDF))
     data = json.loads(record.to_json())
     del data["condoned"]  # written before the field existed
     assert GameRecord.from_json(json.dumps(data)).condoned == ()
@@ -173,7 +173,7 @@ def test_a_record_without_condoned_moves_reads_as_before(tmp_path: Path) -> None
 )
 def test_a_bad_condoned_entry_names_the_problem(tmp_path: Path, condoned: Any, words: str) -> None:
     store = GameStore(tmp_path)
-    data = json.loads(GameRecord.new(start=STOOD).with_game(_stood_game()).to_json())
+    data = json.loads(GameRecord.new(start=STOOD, rules=WCDF).with_game(_stood_game()).to_json())
     data["condoned"] = condoned
     store.current_path.parent.mkdir(parents=True, exist_ok=True)
     store.current_path.write_text(json.dumps(data))
@@ -220,7 +220,7 @@ def test_a_game_with_an_illegal_move_that_stood_survives_a_power_cut(tmp_path: P
 
 
 def test_a_held_side_moves_only_as_shown() -> None:
-    tracker = Tracker(Game())
+    tracker = Tracker(Game(None, WCDF))
     tracker.hold(WHITE, "the engine")
     assert tracker.held == {WHITE: "the engine"}
     board = tracker.position.occupied
@@ -244,7 +244,7 @@ def test_a_held_side_moves_only_as_shown() -> None:
 
 
 def test_a_held_sides_move_is_not_corrected_but_may_be_taken_back() -> None:
-    tracker = Tracker(Game())
+    tracker = Tracker(Game(None, WCDF))
     tracker.hold(BLACK, "the host")
     tracker.expect(Move((11, 15)))
     start = tracker.position.occupied
@@ -261,7 +261,7 @@ def test_a_held_sides_move_is_not_corrected_but_may_be_taken_back() -> None:
 
 
 def test_a_strict_referee_does_not_judge_a_held_side_here() -> None:
-    referee = Referee(RefereeSettings()).attach(Tracker(Game(), mode="referee"), 0)
+    referee = Referee(RefereeSettings()).attach(Tracker(Game(None, WCDF), mode="referee"), 0)
     referee.hold(WHITE, "the other end of the link")
     board = referee.position.occupied
     referee.update(board & ~bit(11) | bit(15), 100)
@@ -281,7 +281,7 @@ def test_the_machine_side_is_held_while_it_thinks(tmp_path: Path) -> None:
 
     def slow(position: Position, game: Game) -> Move:
         release.wait(120)  # the test releases it; a bound on a failure only
-        return position.legal_moves()[0]
+        return position.legal_moves(WCDF)[0]
 
     start = Position.from_fen("W:W22,31:B18,1")  # White (the machine) must capture 22x15
     players = {BLACK: Human("Ann"), WHITE: Computer(slow, "Slow engine")}
@@ -313,7 +313,7 @@ def test_the_machine_side_is_held_while_it_thinks(tmp_path: Path) -> None:
 def test_referee_names_set_after_a_game_are_the_next_games() -> None:
     referee = Referee(RefereeSettings(black="Ann", white="Bob"))
     referee.set_names("Cy", "Di")  # not attached yet: the first game's players
-    referee.attach(Tracker(Game(), mode="referee"), 0)
+    referee.attach(Tracker(Game(None, WCDF), mode="referee"), 0)
     assert referee.names == ("Cy", "Di")
     referee.declare("1-0", "forfeit", 100)
     referee.set_names("Ed", "Flo")  # game 1 is over: these play game 2, as named

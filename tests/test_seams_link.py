@@ -242,12 +242,12 @@ def test_a_ballot_chosen_in_play_mode_is_handed_to_the_referee(tmp_path: Path) -
     assert ask(board, "mode referee")["ok"]
     referee = board.app.referee
     assert referee is not None and referee.ballot is not None and referee.ballot.number == 5
-    assert board.link._ballot is None  # the link no longer plays it
+    assert board.link.requests.ballot is None  # the link no longer plays it
     assert [b["number"] for b in board.of_kind("ballot")] == [5]
     for move in ("9-13", "22-18", "6-9"):
         assert str(board.app.tracker.expected) == move
         assert referee.ballot_move is not None and str(referee.ballot_move) == move
-        assert board.link._expect is None  # the expectation is the referee's alone
+        assert board.link.requests.expect is None  # the expectation is the referee's alone
         board.follow()
     assert [m.pdn() for m in board.game.moves] == ["9-13", "22-18", "6-9"]
     assert board.app.tracker.expected is None and '[Ballot "5"]' in referee.pdn()
@@ -257,7 +257,7 @@ def test_a_referees_ballot_goes_on_under_the_link_in_play_mode(tmp_path: Path) -
     board = wired_board(tmp_path, mode="referee", referee=RefereeSettings(ballot=5))
     assert board.app.tracker.expected == Move((9, 13))
     assert ask(board, "mode play")["ok"] and board.app.referee is None
-    assert board.link._ballot is not None and board.link._ballot[0] == 5
+    assert board.link.requests.ballot is not None and board.link.requests.ballot[0] == 5
     for move in ("9-13", "22-18", "6-9"):
         assert str(board.app.tracker.expected) == move
         board.follow()
@@ -313,3 +313,42 @@ def test_the_other_boards_russian_capture_is_followed_under_russian_rules(tmp_pa
     notices = [e.to_json()["message"] for e in board.events if e.kind == "notice"]
     assert notices == []
     assert board.app.tracker.expected == capture  # shown on the lights, to be made here
+
+
+# -- (f) the view is the snapshot's --------------------------------------------------------------
+
+
+def test_the_view_of_a_resumed_referee_game_shows_it_as_the_board_does(tmp_path: Path) -> None:
+    """The link's view is drawn from the step's snapshot, as the board's screen is: while a
+    saved referee game (game 2, colours reversed) is set up to resume, the names stand on
+    their colours and the cautions are the saved game's."""
+    from helpers.rig import referee_rig
+
+    settings = RefereeSettings(black="Ann", white="Bob", clock=TimeControl.parse("60"), record_dir=str(tmp_path / "r"))
+    rig = referee_rig(tmp_path, settings, board=Position.start())
+    try:
+        rig.wait(500)
+        rig.do("11-15")
+        rig.do("hold resign")
+        rig.wait(500)
+        rig.do("n")
+        rig.do("f")
+        rig.wait(1500)
+        rig.do("11-15")
+        rig.do("22-18")
+        rig.wait(3000)
+    finally:
+        rig.close()
+    again = referee_rig(tmp_path, settings)  # the board is not as saved: it is set up first
+    try:
+        again.connect(Wire())
+        again.wait(500)
+        assert again.app.resuming
+        view = ask(again, "view")
+        shown = again.app.view()
+        assert view["names"] == ["Bob", "Ann"] and shown.black.startswith("Bob")
+        assert view["target"] == again.app.game.position.fen() and view["resuming"]
+        assert view["ply"] == 2 and shown.status == "Resuming a game: Black to move, move 2"
+        assert view["board"] == "".join(shown.pieces.get(square, ".")[:1] or "." for square in range(1, 33))
+    finally:
+        again.close()

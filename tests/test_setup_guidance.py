@@ -11,7 +11,7 @@ from firmware.app.settings import AppSettings
 from firmware.tracking.roles import Role
 from firmware.voice.adapter import BoardVoice
 from firmware.voice.phrases import Phrasebook
-from rules import BLACK, WHITE, Position
+from rules import BLACK, WCDF, WHITE, Position
 
 from helpers.rig import Rig
 
@@ -163,7 +163,7 @@ def test_a_few_squares_are_lit_at_once(tmp_path: Path) -> None:
     assert _lit(rig) == {11: Role.MISSING, 15: Role.EXTRA}
     rig.do("f")
     start = Position.start()
-    rig.app.new_game(start.apply(start.moves_matching("9-14")[0], rig.app.game.rules), rig.clock.now_ms())
+    rig.app.new_game(start.apply(start.moves_matching("9-14", WCDF)[0], rig.app.game.rules), rig.clock.now_ms())
     rig.wait(100)
     assert rig.app.guide.at_once and _lit(rig) == {9: Role.EXTRA, 14: Role.MISSING}
     assert rig.of_kind("setup-rank") == []
@@ -171,7 +171,8 @@ def test_a_few_squares_are_lit_at_once(tmp_path: Path) -> None:
 
 def test_the_rank_is_said_in_every_language() -> None:
     from firmware.events import SetUpRank
-    from firmware.voice.adapter import Narrator
+    from firmware.voice.adapter import Narrator, Seen
+    from rules import WCDF
 
     event = SetUpRank(0, "new-game", 3, 21, 24, (), (), (21, 22), (), (23,), (24,), 5)
     for lang, head in (
@@ -181,7 +182,7 @@ def test_the_rank_is_said_in_every_language() -> None:
         ("es", "Fila 3, casillas 21 a 24."),
         ("ru", "Горизонталь 3, поля с a3 по g3."),
     ):
-        sentences = list(Phrasebook(lang).sentences(Narrator().hear(event)))
+        sentences = list(Phrasebook(lang).sentences(Narrator(Seen(Position.start(WCDF), (), WCDF)).hear(event)))
         assert sentences[0].text == head, (lang, sentences[0].text)
         assert len(sentences) == 4
 

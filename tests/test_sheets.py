@@ -12,7 +12,7 @@ import pytest
 from pypdf import PdfReader
 
 from firmware.cli import main
-from rules import Game, read_game, write_game
+from rules import WCDF, Game, read_game, write_game
 
 #: Seed 000's four-game match: Ana wins game 1 with Black, Ben wins game 2, game 3 is
 #: drawn, Ana wins game 4; colours swapped every game.
@@ -167,7 +167,7 @@ def long_game(plies: int) -> Game:
     """A legal game of at least ``plies`` plies (random moves; the first seed that lasts)."""
     for seed in range(1000):
         rng = random.Random(seed)
-        game = Game()
+        game = Game(None, WCDF)
         while not game.is_over and game.ply < plies:
             game.play(rng.choice(game.position.legal_moves(game.rules)))
         if game.ply >= plies:
@@ -358,7 +358,7 @@ def refereed_game(plies: int = 33) -> str:
 
     ballot = next(b for b in BALLOTS if b.number == 20)
     for seed in range(4, 1000):
-        game = Game()
+        game = Game(None, WCDF)
         for move in ballot.play_moves(WCDF):
             game.play(move)
         rng = random.Random(seed)

@@ -18,7 +18,7 @@ from hypothesis import given, settings, strategies as st
 from firmware.simulator.script import parse_script, replay
 from firmware.referee.arbiter import RefereeSettings
 from firmware.simulator.hands import Action, plain_actions, script_text
-from rules import Game, Move, Position
+from rules import WCDF, Game, Move, Position
 
 RING = "B:W6,7,14,15:BK2"
 
@@ -26,7 +26,7 @@ RING = "B:W6,7,14,15:BK2"
 def run(script: str, fen: str | None = None, mode: str = "play", **referee: Any) -> list[dict[str, Any]]:
     position = Position.from_fen(fen) if fen else None
     ref = RefereeSettings(**referee) if mode == "referee" else None
-    events = replay(parse_script(script), position, mode=mode, referee=ref, debounce_ms=30)
+    events = replay(parse_script(script), position, mode=mode, referee=ref, debounce_ms=30, rules=WCDF)
     return [e.to_json() for e in events]
 
 
@@ -118,7 +118,7 @@ def test_a_condoned_move_is_recorded_with_its_own_offence_not_the_answers_lift()
 
 
 def _random_game(rng: random.Random, plies: int) -> list[Move]:
-    game = Game()
+    game = Game(None, WCDF)
     moves = []
     for _ in range(plies):
         legal = game.legal_moves()
@@ -181,7 +181,7 @@ def _spaced(actions: list[Action], ms: int) -> list[Action]:
 def test_disorder_by_the_side_not_to_move_never_blames_the_mover(seed: int, mode: str) -> None:
     rng = random.Random(seed)
     moves = _random_game(rng, 24)
-    game = Game()
+    game = Game(None, WCDF)
     actions: list[Action] = []
     for move in moves:
         before, after = _disorder(rng, game, move, mode) if rng.random() < 0.6 else ([], [])
@@ -223,7 +223,7 @@ def _rulings(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 def _hands(rng: random.Random) -> list[tuple[str, int]]:
     """Lifts and places of a random game with slips: wrong pieces, out-of-turn moves."""
-    game = Game()
+    game = Game(None, WCDF)
     steps: list[tuple[str, int]] = []
     for _ in range(rng.randint(4, 14)):
         legal = game.legal_moves()

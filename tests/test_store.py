@@ -20,14 +20,14 @@ from firmware.storage.store import (
     StoreLockedError,
     pdn_text,
 )
-from rules import Game, Position, Rules
+from rules import WCDF, Game, Position, Rules
 
 from helpers.games import random_game
 
 
 def replay_pdn_moves(text: str, start: Position | None = None) -> Game:
     """Replay the movetext of a PDN file with the rules core (an independent reader)."""
-    game = Game(start)
+    game = Game(start, WCDF)
     body = "\n".join(line for line in text.splitlines() if not line.startswith("["))
     for token in body.split():
         if token[0].isdigit() and ("-" in token or "x" in token) and token not in ("1-0", "0-1", "1/2-1/2"):
@@ -110,7 +110,7 @@ def test_save_and_load_current_round_trip(tmp_path: Path) -> None:
     store = GameStore(tmp_path / "state")
     assert store.load_current() is None
     game = random_game(7, plies=40)
-    record = GameRecord.new(black="Ann", white="Bob", now="2026-03-01T10:20:30+01:00").with_game(game)
+    record = GameRecord.new(black="Ann", white="Bob", now="2026-03-01T10:20:30+01:00", rules=WCDF).with_game(game)
     store.save_current(record)
     loaded = store.load_current()
     assert loaded == record
@@ -159,7 +159,7 @@ def test_bad_current_file_is_refused_naming_it(tmp_path: Path, content: str, mes
 def test_finished_record_with_declared_result_replays(tmp_path: Path) -> None:
     game = random_game(3, plies=10)
     game.resign()
-    record = GameRecord.new().with_game(game)
+    record = GameRecord.new(rules=WCDF).with_game(game)
     assert (record.result, record.reason) == (game.result.score, "resign")
     again = record.to_game()
     assert again.result == game.result
@@ -173,7 +173,12 @@ def test_finish_writes_pdn_with_the_required_tags(tmp_path: Path) -> None:
     game = random_game(11, plies=200)
     assert game.is_over
     record = GameRecord.new(
-        black="Ann", white="Crownhead engine", event="Home game", site="Kitchen table", now="2026-05-04T20:00:00+00:00"
+        black="Ann",
+        white="Crownhead engine",
+        event="Home game",
+        site="Kitchen table",
+        now="2026-05-04T20:00:00+00:00",
+        rules=WCDF,
     ).with_game(game)
     store.save_current(record)
     path = store.finish(record)
@@ -196,8 +201,8 @@ def test_finish_writes_pdn_with_the_required_tags(tmp_path: Path) -> None:
 def test_crash_while_finishing_leaves_the_finished_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = GameStore(tmp_path)
     game = random_game(5, plies=200)
-    store.save_current(GameRecord.new().with_game(Game()))  # the game in progress, as saved
-    record = GameRecord.new().with_game(game)
+    store.save_current(GameRecord.new(rules=WCDF).with_game(Game(None, WCDF)))  # the game in progress, as saved
+    record = GameRecord.new(rules=WCDF).with_game(game)
     real = store_mod.atomic_write
 
     def power_cut(path: Path, text: str) -> None:
@@ -217,12 +222,12 @@ def test_crash_while_finishing_leaves_the_finished_record(tmp_path: Path, monkey
 
 def test_finish_needs_a_result(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="needs a record with a result"):
-        GameStore(tmp_path).finish(GameRecord.new())
+        GameStore(tmp_path).finish(GameRecord.new(rules=WCDF))
 
 
 def test_finish_is_idempotent(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
-    record = GameRecord.new().with_game(random_game(5, plies=200))
+    record = GameRecord.new(rules=WCDF).with_game(random_game(5, plies=200))
     first = store.finish(record)
     second = store.finish(record)
     assert first == second and len(store.game_files()) == 1
@@ -231,7 +236,7 @@ def test_finish_is_idempotent(tmp_path: Path) -> None:
 def test_pdn_from_a_set_up_position_with_white_to_move(tmp_path: Path) -> None:
     start = Position.from_fen("W:W21,22,23:B9,10,11")
     game = random_game(2, plies=6, start=start)
-    record = GameRecord.new(start=start).with_game(game)
+    record = GameRecord.new(start=start, rules=WCDF).with_game(game)
     text = pdn_text(record)
     tags = GameFile.read(_write(tmp_path, text)).tags
     assert tags["SetUp"] == "1" and tags["FEN"] == start.fen()
@@ -242,19 +247,19 @@ def test_pdn_from_a_set_up_position_with_white_to_move(tmp_path: Path) -> None:
 
 def test_pdn_writes_ambiguous_capture_in_full() -> None:
     start = Position.from_fen("B:W17,18,25,26,32:B14")
-    game = Game(start)
+    game = Game(start, WCDF)
     game.play_text("14x23x30")
-    text = pdn_text(GameRecord.new(start=start).with_game(game))
+    text = pdn_text(GameRecord.new(start=start, rules=WCDF).with_game(game))
     assert "14x23x30" in text
     assert replay_pdn_moves(text, start).moves == game.moves
     # An unambiguous capture keeps the short form.
-    game2 = Game(Position.from_fen("B:W18:B14"))
+    game2 = Game(Position.from_fen("B:W18:B14"), WCDF)
     game2.play_text("14x23")
-    assert "1. 14x23 1-0" in pdn_text(GameRecord.new(start=game2.start).with_game(game2))
+    assert "1. 14x23 1-0" in pdn_text(GameRecord.new(start=game2.start, rules=WCDF).with_game(game2))
 
 
 def test_pdn_escapes_quotes_in_tags(tmp_path: Path) -> None:
-    record = GameRecord.new(black='Ann "the Wall" Lee')
+    record = GameRecord.new(black='Ann "the Wall" Lee', rules=WCDF)
     path = _write(tmp_path, pdn_text(record))
     assert GameFile.read(path).tags["Black"] == 'Ann "the Wall" Lee'
 
@@ -265,7 +270,7 @@ def test_list_and_export(tmp_path: Path) -> None:
     for i, seed in enumerate((21, 22, 23)):
         game = random_game(seed, plies=200)
         games.append(game)
-        store.finish(GameRecord.new(now=f"2026-01-0{i + 1}T09:00:00+00:00").with_game(game))
+        store.finish(GameRecord.new(now=f"2026-01-0{i + 1}T09:00:00+00:00", rules=WCDF).with_game(game))
     listed = store.list_games()
     assert [g.tags["Date"] for g in listed] == ["2026.01.01", "2026.01.02", "2026.01.03"]
     assert [g.plies for g in listed] == [g.ply for g in games]
@@ -279,7 +284,7 @@ def test_list_and_export(tmp_path: Path) -> None:
 def test_abandoned_game_keeps_its_moves(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
     game = random_game(9, plies=12)
-    path = store.finish(GameRecord.new().with_game(game).abandoned())
+    path = store.finish(GameRecord.new(rules=WCDF).with_game(game).abandoned())
     tags = GameFile.read(path).tags
     assert tags["Result"] == "*" and tags["Termination"] == "abandoned"
     assert replay_pdn_moves(path.read_text()).moves == game.moves
@@ -306,7 +311,7 @@ def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
 
 def test_acquire_removes_temporaries_left_by_a_crash(tmp_path: Path) -> None:
     store = GameStore(tmp_path)
-    store.save_current(GameRecord.new())
+    store.save_current(GameRecord.new(rules=WCDF))
     (tmp_path / ".current.json.abc123.tmp").write_text('{"half')
     (tmp_path / "games" / ".x.pdn.def.tmp").write_text("[Event")
     store.acquire()
@@ -328,7 +333,7 @@ def test_unwritable_state_dir_is_a_clear_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
     with pytest.raises(StoreError, match="cannot create the state directory"):
-        GameStore(blocker / "state").save_current(GameRecord.new())
+        GameStore(blocker / "state").save_current(GameRecord.new(rules=WCDF))
 
 
 def _write(tmp_path: Path, text: str) -> Path:

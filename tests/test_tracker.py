@@ -21,7 +21,7 @@ from firmware.tracking.tracker import (
     TrackerSettings,
     visible_roles,
 )
-from rules import Color, Game, Move, Position, Rules
+from rules import WCDF, Color, Game, Move, Position, Rules
 from squares import bit
 
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
@@ -605,7 +605,7 @@ def test_draw_is_agreed_only_between_two_known_sides():
 
 
 def test_takeback_after_a_resignation_reopens_the_game_and_takes_back_no_move():
-    tracker = Tracker(Game(), SETTINGS)
+    tracker = Tracker(Game(None, WCDF), SETTINGS)
     tracker.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
     assert [e.kind for e in tracker.tick(300)] == ["move"]
     assert [e.kind for e in tracker.press("resign", 400, long=True)] == ["game-over"]
@@ -671,7 +671,7 @@ def test_a_piece_in_hand_makes_no_move_when_the_opponent_reaches_in():
 
 def test_resign_gives_up_the_side_played_at_the_board():
     # White's moves come from elsewhere: a resign press while White is to move is Black's.
-    tracker = Tracker(Game(), SETTINGS)
+    tracker = Tracker(Game(None, WCDF), SETTINGS)
     tracker.hold(Color.WHITE, "the engine")
     tracker.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
     assert [e.kind for e in tracker.tick(300)] == ["move"] and tracker.game.turn == Color.WHITE
@@ -683,7 +683,7 @@ def test_resign_gives_up_the_side_played_at_the_board():
 def test_resign_by_the_side_to_move_unless_only_it_is_held(held, score):
     # Black to move: both sides at the board, or both elsewhere -> the side to move resigns;
     # Black played elsewhere -> the person at the board plays White and resigns for White.
-    tracker = Tracker(Game(), SETTINGS)
+    tracker = Tracker(Game(None, WCDF), SETTINGS)
     for side in held:
         tracker.hold(side, "elsewhere")
     assert [e.kind for e in tracker.press("resign", 0)] == ["resign-confirm"]
@@ -702,7 +702,7 @@ def occupancy_without(position: Position, *squares: int) -> int:
 
 
 def test_expected_move_is_shown_and_is_the_only_one_accepted():
-    tracker = Tracker(Game(), SETTINGS)
+    tracker = Tracker(Game(None, WCDF), SETTINGS)
     wanted = Move((11, 16))
     tracker.expect(wanted)
     assert tracker.roles == {11: "move-from", 16: "move-to"}
@@ -728,7 +728,7 @@ def test_expected_move_is_shown_and_is_the_only_one_accepted():
 
 
 def test_expected_capture_shows_path_and_captures():
-    tracker = Tracker(Game(Position.from_fen(DOUBLE)), SETTINGS)
+    tracker = Tracker(Game(Position.from_fen(DOUBLE), WCDF), SETTINGS)
     tracker.expect(Move((10, 19, 26), (15, 23)))
     assert tracker.roles == {10: "move-from", 19: "move-path", 26: "move-to", 15: "capture", 23: "capture"}
     with pytest.raises(ValueError, match="not a legal move"):
@@ -738,7 +738,7 @@ def test_expected_capture_shows_path_and_captures():
 def test_board_argument_resumes_a_game_guided_back_to_its_position():
     # A game resumed after 11-15 while the board shows the start position: the lights
     # guide the man back to 15; nothing is read as a move or a takeback meanwhile.
-    game = Game()
+    game = Game(None, WCDF)
     game.play_text("11-15")
     start = Position.start().occupied
     for mode in ("play", "referee"):
@@ -760,7 +760,7 @@ def test_board_argument_resumes_a_game_guided_back_to_its_position():
 
 
 def test_new_game_from_a_given_position():
-    tracker = Tracker(Game(), SETTINGS)
+    tracker = Tracker(Game(None, WCDF), SETTINGS)
     target = Position.from_fen(DOUBLE)
     assert tracker.new_game(target, 10) == []
     assert tracker.setting_up == target
@@ -771,7 +771,7 @@ def test_new_game_from_a_given_position():
 
 
 def test_a_lifted_piece_shows_its_targets():
-    tracker = Tracker(Game(), SETTINGS)
+    tracker = Tracker(Game(None, WCDF), SETTINGS)
     tracker.update(occupancy_without(tracker.position, 11), 5)
     assert tracker.roles == {11: "touched", 15: "target", 16: "target"}
     assert tracker.touched == 11
@@ -782,9 +782,9 @@ def test_settings_and_modes_are_checked():
     with pytest.raises(ValueError, match="settle_ms"):
         TrackerSettings(settle_ms=-1)
     with pytest.raises(ValueError, match="unknown mode"):
-        Tracker(Game(), SETTINGS, "blitz")
+        Tracker(Game(None, WCDF), SETTINGS, "blitz")
     custom = ModePolicy("house", takeback=False)
-    assert Tracker(Game(), SETTINGS, custom).mode == "house"
+    assert Tracker(Game(None, WCDF), SETTINGS, custom).mode == "house"
 
 
 def test_visible_roles_hide_hints():
@@ -814,8 +814,8 @@ def test_every_move_event_is_legal_where_it_was_made():
     script = (
         "lift 11\nwait 300\nplace 15\nwait 1000\nlift 22\nwait 300\nplace 18\nwait 1000\nlift 15\nplace 22\nlift 18"
     )
-    game = Game()
-    for e in replay(parse_script(script), settings=SETTINGS, debounce_ms=30):
+    game = Game(None, WCDF)
+    for e in replay(parse_script(script), settings=SETTINGS, debounce_ms=30, position=None, rules=WCDF):
         if isinstance(e, MoveMade):
             game.play(Move(e.path, e.captures))
     assert game.ply == 3

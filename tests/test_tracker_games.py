@@ -9,6 +9,8 @@ settings. A subset runs in the regular suite; every game with three seeds is ``s
 
 from __future__ import annotations
 
+from rules import WCDF
+
 import pytest
 
 from firmware.simulator.script import replay
@@ -24,7 +26,7 @@ pytestmark = pytest.mark.skipif(
 
 def check_game(game: ScriptedGame, seed: int, style: HumanStyle = HumanStyle()) -> None:
     actions = game_script(game, seed, style)
-    events = replay(actions, game.start)
+    events = replay(actions, game.start, rules=WCDF)
     where = f"game {game.number}, seed {seed}"
     warnings = [e.to_json() for e in events if isinstance(e, BoardWarning)]
     assert warnings == [], f"{where}: clean play raised {warnings[:3]}"
@@ -59,7 +61,7 @@ def test_hurried_players_with_many_fast_replies():
     hurried = HumanStyle(short_pause_ms=(100, 300), long_pause_chance=0.05, bounce_chance=0.4, slide_chance=0.5)
     for game in sample(15, 7):
         actions = game_script(game, 7, hurried)
-        events = replay(actions, game.start)
+        events = replay(actions, game.start, rules=WCDF)
         assert not [e for e in events if isinstance(e, BoardWarning)], game.number
         assert [tuple(e.path) for e in events if isinstance(e, MoveMade)] == [m.path for m in game.moves]
 

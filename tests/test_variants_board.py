@@ -58,7 +58,7 @@ def random_variant_game(rules: Rules, seed: int, plies: int = 70) -> Game:
     flying-king moves and captures at a distance within the ply limit.
     """
     rng = random.Random(f"{rules.describe()}/{seed}")
-    game = Game(rules=rules)
+    game = Game(None, rules)
     while game.ply < plies and not game.is_over:
         if game.missed_jump():
             roll = rng.random()

@@ -12,7 +12,7 @@ import pytest
 
 from firmware.cli import main
 from firmware.storage.store import GameFile, GameRecord, GameStore, StoreError, pdn_text
-from rules import Game, Move, Position, Rules
+from rules import WCDF, Game, Move, Position, Rules
 from rules.pdn import read_games, write_game
 from rules.settings import Crowning
 from rules.variants import GIVEAWAY, POOL, RUSSIAN
@@ -136,7 +136,7 @@ def test_house_rules_carry_over_to_games_of_the_same_variant() -> None:
 
 @pytest.mark.parametrize("rules", [RUSSIAN, POOL, GIVEAWAY], ids=lambda r: r.variant)
 def test_written_variant_games_read_back(rules: Rules) -> None:
-    game = Game(rules=rules)
+    game = Game(None, rules)
     position = game.position
     for _ in range(30):  # the first legal move each time, a deterministic game
         moves = sorted(game.legal_moves(), key=lambda m: (m.path, m.captures))
@@ -316,9 +316,9 @@ def test_run_with_huffing_saves_the_huff_and_resumes_it(tmp_path: Path, capsys: 
 
 
 def test_record_keeps_every_rule_option(tmp_path: Path) -> None:
-    assert list(GameRecord.new().rules.option_names()) == Rules().option_names()
+    assert list(GameRecord.new(rules=WCDF).rules.option_names()) == Rules().option_names()
     rules = POOL.with_options(kings_capture_first=True, huffing=True, captures_compulsory=False)
-    game = Game(rules=rules)
+    game = Game(None, rules)
     game.play(game.legal_moves()[0])
     store = GameStore(tmp_path)
     store.save_current(GameRecord.new(rules=rules).with_game(game))
@@ -377,7 +377,7 @@ def test_bad_rule_options_and_history_are_named(tmp_path: Path, change: dict, me
 
 
 def test_finished_russian_game_file(tmp_path: Path) -> None:
-    game = Game(rules=RUSSIAN)
+    game = Game(None, RUSSIAN)
     for text in ("22-18", "11-15", "18x11", "8x15"):
         game.play_text(text)
     game.resign()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules import BLACK_WINS, WHITE_WINS, Game, Position, Rules
+from rules import WCDF, BLACK_WINS, WHITE_WINS, Game, Position, Rules
 from rules.game import Huff, HuffError, JumpForced
 from rules.move import IllegalMoveError, Move
 from rules.position import Color
@@ -21,7 +21,7 @@ HUFFING = Rules(huffing=True)
 def test_giveaway_side_without_pieces_wins() -> None:
     # Black to move with no piece at all: lost in checkers, won in giveaway.
     pos = Position.from_fen("B:W10:B")
-    assert Game(pos).result.score == WHITE_WINS
+    assert Game(pos, WCDF).result.score == WHITE_WINS
     result = Game(pos, GIVEAWAY).result
     assert result is not None and result.score == BLACK_WINS and result.reason == "no-moves"
 
@@ -32,7 +32,7 @@ def test_giveaway_side_without_a_move_wins() -> None:
     # 6   w   .   .   .      jump over it would land on c5 (14), also taken.
     # 5 .   w   .   .
     pos = Position.from_fen("B:W9,14:B5")
-    assert Game(pos).result.score == WHITE_WINS
+    assert Game(pos, WCDF).result.score == WHITE_WINS
     assert Game(pos, GIVEAWAY).result.score == BLACK_WINS
 
 
@@ -62,10 +62,10 @@ MISSED = "B:W14,30:B9,11"
 
 def test_huffing_makes_a_skipped_jump_legal() -> None:
     pos = Position.from_fen(MISSED)
-    assert {str(m) for m in pos.legal_moves()} == {"9x18"}
+    assert {str(m) for m in pos.legal_moves(WCDF)} == {"9x18"}
     assert {str(m) for m in pos.legal_moves(HUFFING)} == {"9x18", "9-13", "11-15", "11-16"}
     with pytest.raises(IllegalMoveError):
-        Game(pos).play_text("11-15")
+        Game(pos, WCDF).play_text("11-15")
 
 
 def test_huff_removes_the_piece_and_keeps_the_turn() -> None:
@@ -188,10 +188,10 @@ def test_huffing_in_a_flying_king_game() -> None:
 
 
 def test_games_start_with_the_variants_first_mover() -> None:
-    assert Game(rules=RUSSIAN).turn is Color.WHITE
-    assert Game(rules=POOL).turn is Color.BLACK
-    assert Game(rules=GIVEAWAY).turn is Color.BLACK
-    game = Game(rules=RUSSIAN)
+    assert Game(None, RUSSIAN).turn is Color.WHITE
+    assert Game(None, POOL).turn is Color.BLACK
+    assert Game(None, GIVEAWAY).turn is Color.BLACK
+    game = Game(None, RUSSIAN)
     game.play_text("22-18")  # c3-d4
     assert game.turn is Color.BLACK
 

@@ -20,7 +20,7 @@ from firmware.voice.adapter import BoardVoice
 from firmware.voice.engine import Espeak
 from firmware.voice.phrases import Phrasebook
 from firmware.voice.speaker import Speaker
-from rules import BLACK, WHITE, Color, Move, Position
+from rules import WCDF, BLACK, WHITE, Color, Move, Position
 from tests.helpers.rig import Rig
 from tests.helpers.speech import needs_espeak
 from helpers.speech import position_heard
@@ -191,7 +191,7 @@ def test_a_blind_player_plays_a_whole_game_against_the_computer_by_ear(make_rig:
         if position.turn is not Color.BLACK:
             rig.wait(1500)
             continue
-        moves = position.legal_moves()
+        moves = position.legal_moves(WCDF)
         assert moves, f"the voice said Black is to move with no move: {_texts(voice)[-12:]}"
         move = max(moves, key=lambda mv: (len(mv.captures), mv.end >= 29, mv.end))
         hands.act_text(_typed(move))
@@ -246,3 +246,30 @@ def test_crownhead_run_without_espeak_ng_plays_on_and_says_once_what_to_install(
     assert code == 0
     assert out.count("The board cannot speak") == 1 and "sudo apt-get install espeak-ng" in out
     assert "move 1: black 11-15" in out and "move 2: white 22-18" in out
+
+
+def test_the_voice_speaks_of_the_game_under_the_rules_it_is_played_by(make_rig: MakeRig) -> None:
+    """The voice reads the game from the board's snapshot: after the rules changed (a page's
+    ``rules russian``), a man crowned in the middle of a jump that goes on as a king is a
+    king when a square is asked for and when it is moved wrongly (the voice kept its own
+    position under the rules it was attached with, and called it a man)."""
+    from rules import RUSSIAN
+
+    rig = make_rig(start=False)
+    voice = _voice(rig)
+    rig.app.start()
+    rig.wait(100)
+    now = rig.clock.now_ms()
+    rig.app.set_rules(RUSSIAN, now)
+    rig.app.new_game(Position.from_fen("W:W10:B7,8,K29"), now)
+    rig.follow()
+    rig.do("10x3x12")
+    assert rig.app.game.position.piece_at(12) is not None and rig.app.game.position.piece_at(12).king
+    mark = voice.said_count
+    voice.ask("square", 12)
+    rig.wait(100)
+    assert _texts(voice, mark) == ["On 12: a white king."]
+    rig.do("29-25")
+    mark = voice.said_count
+    rig.script("lift 12\nwait 300\nplace 11\nwait 3000")  # no king's move
+    assert _texts(voice, mark) == ["That move is not allowed. Put the king back on 12."]

@@ -45,11 +45,11 @@ from firmware.events import (
     Spoken,
     TakenBack,
 )
-from firmware.voice.adapter import Narrator
+from firmware.voice.adapter import Narrator, Seen
 from firmware.voice.catalogue import LANGUAGES, load_catalogue
 from firmware.voice.phrases import Phrasebook
 from firmware.voice.utterance import Utterance
-from rules import Position
+from rules import WCDF, Move, Position
 
 START = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 
@@ -145,15 +145,43 @@ def test_the_sample_has_every_kind_of_event() -> None:
     assert {type(e) for e in _events()} == set(EVENT_KINDS.values())
 
 
+class _Shown:
+    """The game a board would show the narrator as the sample's events happen (moves
+    applied as they come, taken back, a new game): what its snapshots would say."""
+
+    def __init__(self) -> None:
+        self.games = [Seen(Position.from_fen(START), (), WCDF)]
+
+    def before(self, event: Event) -> Seen:
+        """The game as the step of ``event`` leaves it (shown before the event)."""
+        game = self.games[-1]
+        if isinstance(event, MoveMade):
+            move = Move(event.path, event.captures)
+            self.games.append(Seen(game.position.apply(move, WCDF), (*game.moves, move), WCDF))
+        elif isinstance(event, TakenBack) and len(self.games) > 1 and event.ply == len(game.moves):
+            self.games.pop()
+        elif isinstance(event, NewGame | Condoned):
+            self.games = [Seen(Position.from_fen(event.fen), (), WCDF)]
+        return self.games[-1]
+
+
 def _utterances() -> list[Utterance]:
-    narrator = Narrator()
+    shown = _Shown()
+    narrator = Narrator(shown.games[0])
     out: list[Utterance] = []
+
+    def hear(event: Event) -> list[Utterance]:
+        game = shown.before(event)
+        if game is not narrator.game:
+            narrator.see(game)
+        return narrator.hear(event)
+
     for event in _events():
-        out += narrator.hear(event)
-    narrator.hear(NewGame(3000, START))
+        out += hear(event)
+    hear(NewGame(3000, START))
     out += narrator.last_move() + narrator.last_moves()
-    narrator.hear(MoveMade(3100, 1, "black", "11-15", (11, 15), ()))
-    narrator.hear(MoveMade(3200, 2, "white", "23-19", (23, 19), ()))
+    hear(MoveMade(3100, 1, "black", "11-15", (11, 15), ()))
+    hear(MoveMade(3200, 2, "white", "23-19", (23, 19), ()))
     out += narrator.last_move() + narrator.last_moves(1) + narrator.last_moves()
     out += narrator.read_position() + narrator.read_position(Position.from_fen("W:W:BK5"))
     out += [narrator.square(15), narrator.square(19), narrator.square(16)]

@@ -18,7 +18,7 @@ from firmware.voice.adapter import BoardVoice
 from firmware.voice.phrases import Phrasebook
 from helpers.speech import position_heard
 from helpers.web import LiveBoard
-from rules import BLACK, WHITE, Color, Move, Position
+from rules import WCDF, BLACK, WHITE, Color, Move, Position
 
 pytest.importorskip("websockets")
 
@@ -132,7 +132,7 @@ def test_a_blind_player_plays_a_whole_game_with_the_keyboard_and_the_live_region
                 f"{m.group(1)}-{m.group(2)}" if m.group(1) else "x".join([m.group(3), *re.findall(r"\d+", m.group(4))])
             )
         elif position.turn is Color.BLACK:
-            moves = position.legal_moves()
+            moves = position.legal_moves(WCDF)
             assert moves, reading
             text = _typed(max(moves, key=lambda mv: (len(mv.captures), mv.end)))
         else:

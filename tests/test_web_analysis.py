@@ -24,7 +24,7 @@ import pytest
 from firmware.app.commands import NO_ANALYSIS
 from firmware.app.settings import AppSettings
 from helpers.web import LiveBoard, Socket, request
-from rules import Game
+from rules import WCDF, Game
 
 pytest.importorskip("websockets")
 
@@ -46,7 +46,7 @@ NODES = 300_000
 
 
 def _fen_after(*moves: str) -> str:
-    game = Game()
+    game = Game(None, WCDF)
     for move in moves:
         game.play_text(move)
     return game.position.fen()

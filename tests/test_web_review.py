@@ -15,7 +15,7 @@ import pytest
 
 from firmware.storage.store import GameRecord
 from helpers.web import LiveBoard, Socket, request
-from rules import Game, Position
+from rules import WCDF, Game, Position
 
 pytest.importorskip("websockets")
 
@@ -64,11 +64,11 @@ def test_the_review_marks_the_man_given_away(browser: Any, live: LiveBoard) -> N
 
 def test_a_review_needs_the_right_to_command(tmp_path: Path) -> None:
     with LiveBoard(tmp_path, pin="4711") as board:
-        game = Game(Position.start())
+        game = Game(Position.start(), WCDF)
         for move in GIVEN_AWAY:
             game.play_text(move)
         game.declare("0-1", "resign")
-        board.store.finish(GameRecord.new(black="Ann", white="Bob").with_game(game))
+        board.store.finish(GameRecord.new(black="Ann", white="Bob", rules=WCDF).with_game(game))
         (kept,) = board.store.game_files()
         status, _, body = request(f"{board.url}api/games/{kept.stem}/review", method="POST", data=b"")
         assert status == 403 and b"log in with the board's PIN to review a game" in body

@@ -722,8 +722,8 @@ def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) ->
 
     views()
     drawn: list[int] = []
-    draw = link._view_body
-    link._view_body = lambda now: drawn.append(now) or draw(now)  # type: ignore[method-assign]
+    draw = link.presenter.body
+    link.presenter.body = lambda now: drawn.append(now) or draw(now)  # type: ignore[method-assign]
     for percent in (40, 60, 50):
         rig.wait(260)  # within the same second as the last view, or not
         done, answers = hub.put(page, f"brightness {percent}".encode())

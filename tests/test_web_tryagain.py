@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from helpers.web import LiveBoard, Socket, request
-from rules import Game, Position
+from rules import WCDF, Game, Position
 
 pytest.importorskip("websockets")
 
@@ -36,7 +36,7 @@ def _pieces(page: Any) -> dict[int, str]:
 
 
 def _after(plies: int) -> Position:
-    game = Game(Position.start())
+    game = Game(Position.start(), WCDF)
     for move in GIVEN_AWAY[:plies]:
         game.play_text(move)
     return game.position

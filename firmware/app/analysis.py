@@ -15,9 +15,9 @@ positions (``nodes``), not a time: the same depths and lines on a Pi as on a des
 loaded or not, only later. Where the endgame tables cover the position, their verdict
 comes first, before any search.
 
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> analyst = Analyst(background=False, nodes=3_000)
->>> analyst.follow(Game())
+>>> analyst.follow(Game(None, WCDF))
 >>> found = analyst.latest()
 >>> found.ply, found.depth > 0, found.done, found.line[0] in ("9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16")
 (0, True, True, True)

@@ -876,7 +876,9 @@ class App(Loop, Commands):
 
     def _build_snapshot(self, now: int, clock: ClockState | None) -> Snapshot:
         tracker = self.tracker
-        game = tracker.game
+        # While a saved game is set up to resume, that game (its moves, whose turn), not
+        # the one the tracker reads the board with meanwhile.
+        game = self.game
         target = self.setup_target()
         step = self.guide.step
         setup = Setup(*target, rank=step.rank if step is not None else None) if target is not None else None
@@ -923,6 +925,8 @@ class App(Loop, Commands):
             result=result,
             setup=setup,
             expected=tracker.expected,
+            rules=game.rules,
+            moves=tuple(game.moves),
             seats=seats,
             resign_asked=asked[0] if asked is not None else None,
             resuming=self._resuming,

@@ -10,11 +10,12 @@ of how a game is played, so that it resumes that way, is :mod:`firmware.app.resu
 
 >>> import tempfile
 >>> from firmware.storage.store import GameRecord, GameStore
+>>> from rules import WCDF
 >>> said = []
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     keeper = GameKeeper(GameStore(folder), said.append)
 ...     keeper.acquire(0)
-...     keeper.save(GameRecord.new(black="Ann", white="Bob"), 0), keeper.load(0).black
+...     keeper.save(GameRecord.new(black="Ann", white="Bob", rules=WCDF), 0), keeper.load(0).black
 ...     keeper.release()
 ([], 'Ann')
 >>> keeper.stopped_text(), said

@@ -138,7 +138,9 @@ class Modes:
         self.mode = settings.policy
         self.policy = policy
         #: The game's session: the sides the machine plays are held there.
-        self.session = session if session is not None else GameSession()
+        self.session = (
+            session if session is not None else GameSession(Game(settings.start, settings.rules), start=settings.start)
+        )
         self.seats = Seats(players, settings.black_name, settings.white_name, self._seats_changed)
         self.referee_settings = referee.settings if referee is not None else referee_settings or RefereeSettings()
         if referee is None and self.mode.tracker_mode == "referee":

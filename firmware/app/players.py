@@ -5,9 +5,9 @@ A computer player is any ``choose(position, game) -> Move`` function with a name
 board shows the chosen move on its LEDs and waits for a person to make it by hand, so a
 computer never moves pieces itself.
 
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> mover = RandomMover(seed=1)
->>> game = Game()
+>>> game = Game(None, WCDF)
 >>> mover.choose(game.position, game) in game.legal_moves()
 True
 >>> Human("Ann").is_human, mover.is_human
@@ -330,8 +330,8 @@ def draw_answer(game: Game, side: Color, *, depth: int = 4, movetime_ms: int = 2
     game is level (within :data:`LEVEL_MARGIN`) or worse for it. Short enough to run in
     the main loop (a few milliseconds on a PC at depth 4).
 
-    >>> from rules import BLACK, WHITE, Game, Position
-    >>> lost = Game(Position.from_fen("W:W31:B1,2,3"))
+    >>> from rules import BLACK, WCDF, WHITE, Game, Position
+    >>> lost = Game(Position.from_fen("W:W31:B1,2,3"), WCDF)
     >>> draw_answer(lost, WHITE)[0], draw_answer(lost, BLACK)[0]   # White accepts, Black not
     (True, False)
     """

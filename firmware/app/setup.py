@@ -82,16 +82,16 @@ def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board:
     played, from ``target``, the position before them), the last move first, leaving out
     what ``board`` already shows put back.
 
-    >>> from rules import Position, Move
+    >>> from rules import WCDF, Move, Position
     >>> start = Position.start()
-    >>> moves = [start.moves_matching("11-15")[0]]
+    >>> moves = [start.moves_matching("11-15", WCDF)[0]]
     >>> after = start.apply(moves[0], Rules())
-    >>> moves.append(after.moves_matching("22-18")[0])
+    >>> moves.append(after.moves_matching("22-18", WCDF)[0])
     >>> board = after.apply(moves[1], Rules()).occupied
     >>> takeback_text(start, moves, Rules(), board)
     'put the man on 18 back on 22; then the man on 15 back on 11'
     >>> capture = Position.from_fen("B:W18:B14")
-    >>> jump = capture.moves_matching("14x23")[0]
+    >>> jump = capture.moves_matching("14x23", WCDF)[0]
     >>> takeback_text(capture, [jump], Rules(), capture.apply(jump, Rules()).occupied)
     'put the man on 23 back on 14 and the captured man back on 18'
     """

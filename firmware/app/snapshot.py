@@ -3,8 +3,8 @@
 The board senses only occupancy; what stands where comes from the game the application
 follows. :class:`Snapshot` puts the two together once per step: the pieces standing on
 the board as the game knows them (colour and king), the squares whose piece the game
-does not know (a piece on its way, an extra piece), the side to move, the last move, the
-lights' roles, the board's conditions as typed values with their squares, the clock
+does not know (a piece on its way, an extra piece), the side to move, the last move (and
+every move, with the rules they were played under), the lights' roles, the board's conditions as typed values with their squares, the clock
 (running or paused), the standing draw offer, the seats, the result and a revision
 number that changes whenever anything but a running clock's time does. The terminal,
 the page's view, the display and the records read this, never the tracker, so a screen
@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from firmware.events import ClockState
-from rules import Color, Move, Piece, Position
+from rules import Color, Move, Piece, Position, Rules
 from rules.game import Result
 from squares import iter_squares
 
@@ -96,6 +96,11 @@ class Snapshot:
     result: Result | None
     setup: Setup | None
     expected: Move | None
+    #: The rules of the game (what its moves are checked and applied by).
+    rules: Rules
+    #: The game's moves from its start, first played first (:attr:`ply` of them): the
+    #: last few are what a voice says when asked, the one taken back what it names.
+    moves: tuple[Move, ...]
     seats: Mapping[Color, Seat] = field(default_factory=dict)
     resign_asked: Color | None = None
     resuming: bool = False
@@ -159,6 +164,8 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.result,
         snapshot.setup,
         snapshot.expected,
+        snapshot.rules,
+        snapshot.moves,
         dict(snapshot.seats),
         snapshot.resign_asked,
         snapshot.resuming,

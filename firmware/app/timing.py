@@ -9,13 +9,13 @@ the game on time, and the clock is saved (``clock.json`` in the state directory)
 every move and every 5 s while it runs, so that after a power cut the game resumes with
 its clock, paused until the side to move lifts a piece.
 
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> from firmware.gameclock import TimeControl
 >>> clock = BoardClock(TimeControl.parse("60"))
->>> _ = clock.begin(Game(), 0, game_id="g1")
+>>> _ = clock.begin(Game(None, WCDF), 0, game_id="g1")
 >>> clock.state(0)
 ClockState(black_ms=60000, white_ms=60000, side='black', paused=True, flag=None)
->>> _ = clock.lifted(Game(), 500)          # Black lifts a man: its time runs
+>>> _ = clock.lifted(Game(None, WCDF), 500)          # Black lifts a man: its time runs
 >>> clock.state(2500)
 ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag=None)
 """

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
-
 from rules import FenError, Position, Rules
-from rules.settings import Crowning
+from rules.settings import HOUSE_RULES, with_house_rules
 from rules.variants import SUMMARIES, names, numeric_fen, rules_for
 
 
@@ -21,50 +19,14 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"the game played on the board ({listing}). The house-rule options below change it further",
     )
-    parser.add_argument(
-        "--men-capture-backward",
-        action="store_true",
-        help="men may jump backward (a house rule; WCDF: off)",
-    )
-    parser.add_argument(
-        "--captures-optional",
-        action="store_true",
-        help="captures are not compulsory (a house rule; WCDF: compulsory)",
-    )
-    parser.add_argument(
-        "--keep-jumping-after-crowning",
-        action="store_true",
-        help="a man crowned in the middle of a chain of jumps goes on jumping as a king "
-        "(a house rule; WCDF: the move ends on crowning)",
-    )
-    parser.add_argument(
-        "--kings-capture-first",
-        action="store_true",
-        help="when a king and a man can both capture, a king must (a house rule)",
-    )
-    parser.add_argument(
-        "--huffing",
-        action="store_true",
-        help="a skipped jump is legal but the opponent may huff the piece that should have "
-        "jumped or make the player take the jump (the old Standard Laws)",
-    )
+    for rule in HOUSE_RULES:
+        parser.add_argument(f"--{rule.name}", action="store_true", help=rule.help)
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
     """The ``--variant`` rules with the house-rule options applied on top."""
     rules = rules_for(getattr(args, "variant", None) or "english")
-    changes: dict[str, Any] = {}
-    if getattr(args, "men_capture_backward", False):
-        changes["men_capture_backward"] = True
-    if getattr(args, "captures_optional", False):
-        changes["captures_compulsory"] = False
-    if getattr(args, "keep_jumping_after_crowning", False):
-        changes["crowning"] = Crowning.CONTINUES_AS_KING
-    if getattr(args, "kings_capture_first", False):
-        changes["kings_capture_first"] = True
-    if getattr(args, "huffing", False):
-        changes["huffing"] = True
-    return rules.with_options(**changes) if changes else rules
+    return with_house_rules(rules, [r.name for r in HOUSE_RULES if getattr(args, r.name.replace("-", "_"), False)])
 
 
 def position_from_args(args: argparse.Namespace) -> Position | None:

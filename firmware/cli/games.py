@@ -12,6 +12,7 @@ from firmware.sheets.files import SheetError, sheets_from_pdn
 from firmware.storage.matches import MATCH_TAG, ROUND_TAG
 from firmware.files import atomic_write, default_state_dir
 from firmware.storage.store import GameStore, StoreError
+from rules.pdn import UNTAGGED
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -160,7 +161,8 @@ def _sheet(store: GameStore, game_id: str, output: str, paper: str) -> int:
     if text is None:
         return 2
     try:
-        pdf, problems = sheets_from_pdn(text, path.name, game=1, paper=paper)
+        # A kept game names its game type but for English checkers (the standard's default).
+        pdf, problems = sheets_from_pdn(text, path.name, game=1, paper=paper, rules=UNTAGGED)
     except SheetError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2

@@ -21,10 +21,10 @@ from firmware.referee.arbiter import add_referee_arguments, referee_from_args
 from firmware.files import FileRefused
 from firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
 from firmware.tracking.policy import TRACKER_MODES
-from firmware.voice.adapter import Narrator
+from firmware.voice.adapter import Narrator, Seen
 from firmware.voice.phrases import Phrasebook
 from firmware.voice.speaker import SentenceRecorder, Speaker, open_speaker
-from rules import Position
+from rules import Game, Position
 
 __all__ = ["register", "run"]
 
@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
             args.mode,
             lights=args.lights or voice is not None,
             referee=referee,
+            seen=voice.see if voice is not None else None,
         ):
             if voice is not None:
                 voice.hear(event)
@@ -144,7 +145,7 @@ class _Voice:
         from firmware.voice.engine import SpeechUnavailable, open_engine
 
         phrasebook = Phrasebook(config.language, config.black_language, config.white_language, config.speak)
-        narrator = Narrator(position, rules_from_args(args))
+        narrator = Narrator(Seen(position, (), rules_from_args(args)))
         try:
             if args.speech_out:
                 engine = open_engine(config.engine, config.piper_voices)
@@ -161,6 +162,12 @@ class _Voice:
         if speaker is None:
             raise RuntimeError(missing)
         return cls(narrator, phrasebook, None, speaker)
+
+    def see(self, game: Game) -> None:
+        """The replayed board's game after a step: shown to the narrator when it changed."""
+        shown = self.narrator.game
+        if game.position != shown.position or len(game.moves) != len(shown.moves) or game.rules != shown.rules:
+            self.narrator.see(Seen.of(game))
 
     def hear(self, event: Event) -> None:
         for sentence in self.phrasebook.sentences(self.narrator.hear(event)):

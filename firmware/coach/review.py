@@ -16,8 +16,8 @@ tables can say so of every move at once.
 The searches are limited by nodes, not time, so a review gives the same marks on a Pi as
 on a desktop, loaded or not (as the referee's rulings never depend on speed).
 
->>> from rules import Game, Position
->>> game = Game(Position.start())
+>>> from rules import WCDF, Game, Position
+>>> game = Game(Position.start(), WCDF)
 >>> for text in ("11-15", "23-19", "8-11", "22-17"):
 ...     _ = game.play_text(text)
 >>> review = review_game(game, nodes=400)
@@ -200,8 +200,8 @@ class Review:
         """The game as PDN with the review in it: each marked move's mark on the move
         (``12-16??``) and the review's words in a comment after it.
 
-        >>> from rules import Game, Position
-        >>> game = Game(Position.start())
+        >>> from rules import WCDF, Game, Position
+        >>> game = Game(Position.start(), WCDF)
         >>> for text in ("11-15", "23-19", "8-11", "22-17", "12-16", "19x12"):
         ...     _ = game.play_text(text)
         >>> text = review_game(game, nodes=400, tags={"Black": "Ann"}).pdn()

@@ -117,19 +117,32 @@ class Event:
         return out
 
 
-def event_line(event: Event, *, ascii: bool = True, before: Mapping[str, Any] | None = None) -> str:
+def event_line(
+    event: Event,
+    *,
+    ascii: bool = True,
+    before: Mapping[str, Any] | None = None,
+    after: Mapping[str, Any] | None = None,
+) -> str:
     """``event`` as one line of JSON, without its newline: the one way every event is
     written. ``ascii`` (``crownhead replay``, ``--log json``) escapes
     every other character (``\\u00e9``), as ``docs/replay.md`` has it; the link and the
     hall send UTF-8 (``ascii=False``), whose lines are counted in bytes. ``before``: fields
-    put ahead of the event's own (the arbiter log's wall time and game number); the
-    event's fields win a clash of names.
+    put ahead of the event's own (the arbiter log's wall time and game number); ``after``:
+    fields put after them (a game far apart's move times); the event's fields win a
+    clash of names.
 
     >>> from firmware.events.clock import Flag
     >>> event_line(Flag(7, Side.WHITE), before={"game": 2})
     '{"game":2,"t":7,"event":"flag","side":"white"}'
+    >>> event_line(Flag(7, Side.WHITE), after={"left": 5, "side": "x"})
+    '{"t":7,"event":"flag","side":"white","left":5}'
     """
-    values = event.to_json() if before is None else {**before, **event.to_json()}
+    values = event.to_json()
+    if before is not None:
+        values = {**before, **values}
+    if after is not None:
+        values = {**values, **{k: v for k, v in after.items() if k not in values}}
     return json.dumps(values, separators=(",", ":"), ensure_ascii=ascii)
 
 

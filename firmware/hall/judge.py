@@ -34,9 +34,9 @@ from typing import Any
 from rules import Game, Move, Position
 from rules.game import BLACK_WINS, DRAW, FORTY_MOVES_PLIES, WHITE_WINS, GameOverError
 from rules.move import IllegalMoveError
-from rules.pdn import read_game
+from rules.pdn import UNTAGGED, read_game
 from rules.position import FenError, parse_move_squares
-from rules.settings import WCDF, Rules
+from rules.settings import Rules
 from squares import file_of, rank_of, square_at
 
 __all__ = ["replay", "MAX_PLIES"]
@@ -86,7 +86,8 @@ def replay(state: Mapping[str, Any], start: str | None = None) -> str | None:
 
 def _start(state: Mapping[str, Any], start: str | None) -> Game:
     pdn = state.get("pdn")
-    rules: Rules = WCDF
+    # A state without its PDN is read as an untagged PDN game would be.
+    rules: Rules = UNTAGGED
     tagged: Position | None = None
     if isinstance(pdn, str) and pdn.strip():
         header = pdn.split("\n\n", 1)[0] if "\n\n" in pdn else pdn

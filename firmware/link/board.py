@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
+from firmware.app.snapshot import Snapshot
 from firmware.events import ClockState, Event
 from firmware.referee.settings import RefereeSettings
+from hal.buttons import ButtonEvent
 from rules import Color, Game, Move, Position, Rules
 from rules.ballots import Ballot
 
@@ -110,12 +112,19 @@ class LinkedBoard(Protocol):
     referee, simulated board, record or thinkers."""
 
     sources: list[Callable[[int], list[Event]]]
+    #: Hear every button press first: False keeps it from the board (a game far apart's
+    #: takeback asks the other side), None lets it through.
+    press_listeners: list[Callable[[ButtonEvent], bool | None]]
 
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None:
         """Hear every event, as one of the application's outputs."""
 
     @property
     def started(self) -> bool: ...
+    @property
+    def snapshot(self) -> Snapshot:
+        """The game as the last step left it (what the view is drawn from)."""
+
     @property
     def game(self) -> Game: ...
     @property

@@ -1,10 +1,11 @@
 """Two boards, one game: following the board at the other end of the link.
 
-:class:`PeerFollower` is the part of :class:`~firmware.link.host.Link` that reads another
+:class:`PeerSync` is the part of a :class:`~firmware.link.host.Link` that reads another
 board's event lines (a line starting with ``{``) when ``link.plays`` gives one side to
-the link. It never answers them (two boards must not bounce lines back and forth); it
-keeps what it learns for :meth:`Link._sync <firmware.link.host.Link>`, which shows the other
-side's moves on this board's lights:
+the link: an object of its own the link holds (``link.peer``), not a base class. It never
+answers those lines (two boards must not bounce lines back and forth); it keeps what it
+learns for the link's requests (:class:`~firmware.link.requests.MoveRequests`), which show
+the other side's moves on this board's lights:
 
 * ``move``: the other board's moves by ply, both sides' (its own, and its echo of this
   board's once its people made them there);
@@ -22,53 +23,16 @@ board's game, so an echo from before a new game changes nothing.
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
-from rules import Color, Game, Move, Position
+from firmware.link.parts import GameId, LinkSide
+from rules import Move, Position
 
-if TYPE_CHECKING:
-    from firmware.events import Event
-    from firmware.link.board import LinkedBoard
-
-__all__ = ["GameId", "PeerFollower"]
+__all__ = ["GameId", "PeerSync"]
 
 _REASON = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _RESULTS = ("1-0", "0-1", "1/2-1/2")
-
-
-class GameId(NamedTuple):
-    """Which game two linked boards play: a serial number, then a random tag.
-
-    The greater id wins when the boards disagree; a new game takes the serial after the
-    greatest seen, so the last ``new`` pressed is the game both follow.
-
-    >>> GameId.parse("3-a1b2c3") > GameId(2, "ffffff")
-    True
-    >>> str(GameId(3, "a1b2c3"))
-    '3-a1b2c3'
-    """
-
-    serial: int
-    tag: str
-
-    def __str__(self) -> str:
-        return f"{self.serial}-{self.tag}"
-
-    @classmethod
-    def parse(cls, text: object) -> GameId:
-        match = _GAME_ID.fullmatch(text) if isinstance(text, str) else None
-        if match is None:
-            raise ValueError(f"bad game id {text!r}")
-        return cls(int(match[1]), match[2])
-
-    @classmethod
-    def new(cls, serial: int) -> GameId:
-        return cls(serial, secrets.token_hex(3))
-
-
-_GAME_ID = re.compile(r"(\d{1,9})-([0-9a-f]{1,16})")
 
 
 def _as_move(data: object) -> tuple[int, str, Move] | None:
@@ -86,57 +50,82 @@ def _as_move(data: object) -> tuple[int, str, Move] | None:
     return ply, side, Move(tuple(path), tuple(captures))
 
 
-class PeerFollower:
-    """Reads the other board's lines and keeps what they say (mixed into ``Link``).
+class PeerSync:
+    """What the other board's lines say, kept for the link (see the module).
 
-    The state it keeps is initialised by ``Link.__init__``; the methods it uses from
-    ``Link`` are named below for the type checker.
+    ``link`` is the link it belongs to: its board (``link.app``), its side
+    (``link.plays``), its policy (which may refuse a result the other board sends), and
+    the declared ways a part of the link speaks (``send``, ``notice``, ``emit``).
     """
 
-    app: LinkedBoard | None
-    plays: str
-    game_id: GameId
-    _serial_seen: int
-    _following: tuple[GameId, str] | None
-    _peer_moves: dict[int, Move]
-    _peer_ply: int
-    _peer_result: tuple[str, str, int] | None
-    _peer_plays: str | None
-    _peer_game: GameId | None
-    _host_moves: dict[int, Move]
-    _ballot: tuple[int, tuple[Move, ...]] | None
-    _expect: tuple[int, Move, str] | None
-    _events: list[Event]
+    def __init__(self, link: LinkSide) -> None:
+        self.link = link
+        #: The game this board plays, as the two boards name it.
+        self.game_id = GameId.new(0)
+        self._serial_seen = 0
+        # The other board's new game being set up here: (its id, its start).
+        self._following: tuple[GameId, str] | None = None
+        #: What is known of the other board's game, by ply: its moves (both sides').
+        self.moves: dict[int, Move] = {}
+        #: The ply the other board has reached.
+        self.ply = 0
+        #: The other board's result and the ply it came at, until this board reaches it.
+        self.result: tuple[str, str, int] | None = None
+        #: The side the other board says it plays.
+        self.plays: str | None = None
+        # The game the other board last said it plays: its moves count only when it is ours.
+        self._game: GameId | None = None
 
-    if TYPE_CHECKING:
+    @property
+    def same_game(self) -> bool:
+        """Whether the other board has said it plays this board's game."""
+        return self._game == self.game_id
 
-        @property
-        def remote(self) -> Color | None: ...
-        @property
-        def linked(self) -> bool: ...
-        def _game(self) -> Game: ...
-        def _setting_up(self) -> Position | None: ...
-        def _state(self) -> dict[str, Any]: ...
-        def _hello(self, now: int, cause: str) -> dict[str, Any]: ...
-        def _send(self, obj: Mapping[str, Any]) -> None: ...
-        def _notice(self, now: int, key: str, message: str) -> None: ...
+    @property
+    def pending(self) -> bool:
+        """Whether anything of the other board's is still to be shown or applied here."""
+        return bool(self.moves or self.result)
 
-    def _peer(self, data: dict[str, Any], now: int) -> None:
+    def forget_from(self, ply: int) -> None:
+        """The other board's moves from ``ply`` on no longer stand (taken back on both)."""
+        for p in [p for p in self.moves if p >= ply]:
+            del self.moves[p]
+        self.ply = min(self.ply, ply - 1)
+
+    def stop_following(self) -> None:
+        """A game begun here (a host's ``new``, new rules): not the other board's."""
+        self._following = None
+
+    def new_game(self, fen: str) -> None:
+        """A new game began on this board from ``fen``: the other board's, if it is the
+        one being followed, else a new one with the serial after the greatest seen."""
+        following, self._following = self._following, None
+        if following is not None and following[1] == fen:
+            self.game_id = following[0]
+        else:
+            self._serial_seen += 1
+            self.game_id = GameId.new(self._serial_seen)
+            self.moves.clear()
+            self.result = None
+            self.ply = 0
+        self._serial_seen = max(self._serial_seen, self.game_id.serial)
+
+    def follow(self, data: dict[str, Any], now: int) -> None:
         """Another board's event line: follow it when it concerns the game. Never answered."""
-        if not self.linked:
+        if not self.link.linked:
             return
         kind = data["event"]
-        if kind in ("move", "takeback", "game-over") and self._peer_game != self.game_id:
+        if kind in ("move", "takeback", "game-over") and not self.same_game:
             return  # about a game this board does not play (yet): an echo from before a new game
         if kind == "hello":
             plays = data.get("plays")
             if isinstance(plays, str):
-                self._peer_plays = plays
-                if plays == self.plays or plays == "both":
-                    self._notice(
+                self.plays = plays
+                if plays == self.link.plays or plays == "both":
+                    self.link.notice(
                         now,
                         f"plays-{plays}",
-                        f"the other board plays {plays}, this one {self.plays}: "
+                        f"the other board plays {plays}, this one {self.link.plays}: "
                         "set link.plays to black on one board and white on the other",
                     )
             self._reconcile(data.get("state"), now, answer="hello" if data.get("cause") != "answer" else None)
@@ -147,48 +136,59 @@ class PeerFollower:
         elif kind == "move":
             parsed = _as_move(data)
             if parsed is not None:
-                self._peer_move(*parsed, now=now)
+                self._move(*parsed, now=now)
         elif kind == "takeback":
             ply = data.get("ply")
             if type(ply) is int and 1 <= ply <= 100_000:
-                self._peer_takeback(ply, now)
+                self._takeback(ply, now)
         elif kind == "game-over":
             score, reason = data.get("result"), data.get("reason")
             if score in _RESULTS and isinstance(reason, str) and _REASON.fullmatch(reason):
-                self._peer_result = (score, reason, self._peer_ply)
+                self._take_result(score, reason, self.ply, now)
 
-    def _peer_move(self, ply: int, side: str, move: Move, now: int) -> None:
-        game = self._game()
-        if ply <= game.ply and self._setting_up() is None:
+    def _take_result(self, score: str, reason: str, ply: int, now: int) -> None:
+        """The other board's result, to apply here at ``ply``, unless the link's policy
+        refuses it (a game far apart: this board's own resignation or flag)."""
+        if self.link.policy.accepts_result(score, reason, now):
+            self.result = (score, reason, ply)
+
+    def _move(self, ply: int, side: str, move: Move, now: int) -> None:
+        app = self.link.app
+        assert app is not None
+        game = app.game
+        if ply <= game.ply and app.setting_up is None:
             if game.moves[ply - 1] != move:
-                self._notice(
+                self.link.notice(
                     now,
                     f"conflict-{ply}",
                     f"the other board played {move.pdn(full=True)} as move {ply}, "
                     f"this one {game.moves[ply - 1].pdn(full=True)}: the boards are out of step",
                 )
                 return
-        self._peer_moves[ply] = move
-        self._peer_ply = ply
+        self.moves[ply] = move
+        self.ply = ply
 
-    def _peer_takeback(self, ply: int, now: int) -> None:
-        assert self.app is not None
-        for p in [p for p in self._peer_moves if p >= ply]:
-            del self._peer_moves[p]
-        self._peer_ply = ply - 1
-        game = self._game()
-        if self._setting_up() is not None or self.app.resuming or game.ply != ply:
+    def _takeback(self, ply: int, now: int) -> None:
+        app = self.link.app
+        assert app is not None
+        for p in [p for p in self.moves if p >= ply]:
+            del self.moves[p]
+        self.ply = ply - 1
+        game = app.game
+        if app.setting_up is not None or app.resuming or game.ply != ply:
             return
-        if game.positions[-2].turn is self.remote:
+        if game.positions[-2].turn is self.link.remote:
             # The other board took back its own move, which was made here too: undo it here.
-            self._events += self.app.take_back(now)
+            self.link.emit(app.take_back(now))
 
     def _own_view(self) -> tuple[str, int, list[Position]]:
         """This board's game for comparison: start FEN, ply, positions (a set-up: its start)."""
-        setup = self._setting_up()
+        app = self.link.app
+        assert app is not None
+        setup = app.setting_up
         if setup is not None:
             return setup.fen(), 0, [setup]
-        game = self._game()
+        game = app.game
         return game.start.fen(), game.ply, list(game.positions)
 
     def _consistent(self, start: str, ply: int, fen: str, last: Move | None) -> bool | None:
@@ -199,16 +199,19 @@ class PeerFollower:
         if ply <= own_ply:
             return positions[ply].fen() == fen
         if ply == own_ply + 1 and last is not None:
-            game = self._game()
+            app = self.link.app
+            assert app is not None
+            rules = app.game.rules
             position = positions[-1]
-            if last not in position.legal_moves(game.rules):
+            if last not in position.legal_moves(rules):
                 return False
-            return position.apply(last, game.rules).fen() == fen
+            return position.apply(last, rules).fen() == fen
         return None
 
     def _reconcile(self, state: object, now: int, answer: str | None) -> None:
         """Compare the other board's state with this game; follow, lead or catch up."""
-        assert self.app is not None
+        app = self.link.app
+        assert app is not None
         if not isinstance(state, Mapping):
             return
         try:
@@ -223,7 +226,7 @@ class PeerFollower:
         last = _as_move(state.get("last")) if state.get("last") is not None else None
         last_move = last[2] if last is not None and last[0] == ply else None
         self._serial_seen = max(self._serial_seen, peer_id.serial)
-        self._peer_game = peer_id
+        self._game = peer_id
         own_ply = self._own_view()[1]
         same = self._consistent(start, ply, fen, last_move)
         if peer_id != self.game_id:
@@ -240,7 +243,7 @@ class PeerFollower:
 
             else:
                 if peer_id > self.game_id:
-                    self._notice(
+                    self.link.notice(
                         now,
                         f"behind-{peer_id}",
                         f"the other board plays another game ({ply} moves in, from {start}); "
@@ -248,38 +251,37 @@ class PeerFollower:
                     )
                 same = False  # a different game: nothing of it applies here
         elif same is False:
-            self._notice(
+            self.link.notice(
                 now,
                 f"diverged-{peer_id}-{ply}",
                 f"the other board's game has gone another way (at move {ply}: {fen}): the boards are out of step",
             )
         if same is not False:
-            self._peer_ply = ply
+            self.ply = ply
             own_ply = self._own_view()[1]
             if last_move is not None:
-                if ply > own_ply or self._game().moves[ply - 1] == last_move:
-                    self._peer_moves[ply] = last_move
+                if ply > own_ply or app.game.moves[ply - 1] == last_move:
+                    self.moves[ply] = last_move
             result, reason = state.get("result"), state.get("reason")
             if result in _RESULTS and isinstance(reason, str) and _REASON.fullmatch(reason):
-                self._peer_result = (result, reason, ply)
+                self._take_result(result, reason, ply, now)
         if answer is not None:
-            own = self._state()
+            own = self.link.state()
             if answer == "hello":
-                self._send(self._hello(now, "answer"))
+                self.link.send(self.link.hello(now, "answer"))
             elif own["game"] != state.get("game") or own["ply"] != ply or answer == "state":
-                self._send({"t": now, "event": "state", "cause": "answer", **own})
+                self.link.send({"t": now, "event": "state", "cause": "answer", **own})
 
     def _follow(self, peer_id: GameId, start: str, now: int) -> None:
         """Start the other board's new game here (its pieces are set up as usual)."""
-        assert self.app is not None
-        if self.app.resuming:
-            self._notice(now, f"follow-{peer_id}", "the other board started a new game: press new here to join it")
+        app = self.link.app
+        assert app is not None
+        if app.resuming:
+            self.link.notice(now, f"follow-{peer_id}", "the other board started a new game: press new here to join it")
             return
         self._following = (peer_id, start)
         self.game_id = peer_id
-        self._peer_moves.clear()
-        self._peer_result = None
-        self._host_moves.clear()
-        self._ballot = None
-        self._expect = None
-        self._events += self.app.new_game(Position.from_fen(start), now)
+        self.moves.clear()
+        self.result = None
+        self.link.requests.clear()
+        self.link.emit(app.new_game(Position.from_fen(start), now))

@@ -7,24 +7,35 @@ board's event lines are followed (a peer board) or refused (pages and the hall s
 commands), whether a command may change the game (a page must log in first), what is
 kept of the answers, whether the other end may stop watching the view, and how the view
 is sent, and how an event is (the hall's publisher is told its kind, never reading it
-back from the line). The serial host's policy is this module's :class:`LinkPolicy`, which allows
-everything (``link.control`` still makes a link read-only).
+back from the line). A policy may also add to what the link does, through declared hooks
+only: when the link joins its board, before and after each poll, on every board event,
+on another board's lines (lines of its own kinds, a result it refuses), with the link's
+public parts (``send``, ``notice``, ``emit``, ``peer``, ``requests``); a game far
+apart's offers and times are such a policy (:class:`firmware.remote.link.FarPolicy`).
+The serial host's policy is this module's :class:`LinkPolicy`, which allows everything
+and adds nothing (``link.control`` still makes a link read-only).
 
 >>> from firmware.link.protocol import Command
 >>> policy = LinkPolicy()
 >>> policy.peer_refusal is None, policy.refuse(Command("new", ())), policy.may_stop_watching
 (True, None, True)
+>>> policy.peer_line({"event": "move"}, 0), policy.accepts_result("1-0", "resign", 0)
+(False, True)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from firmware.events import Event
 from firmware.link.protocol import Command, LinkError
 from firmware.link.transport import Transport
+
+if TYPE_CHECKING:
+    from firmware.link.board import LinkedBoard
+    from firmware.link.parts import LinkSide
 
 __all__ = ["LinkPolicy"]
 
@@ -62,3 +73,34 @@ class LinkPolicy:
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
         """Send ``line``, the board's ``event`` (:func:`~firmware.link.protocol.encode_event`)."""
         transport.send(line)
+
+    # -- hooks: what a policy adds to the link (each does nothing here) ------------------
+
+    def join(self, link: LinkSide) -> None:
+        """The policy is given to ``link`` (once, as the link is made)."""
+
+    def attached(self, board: LinkedBoard) -> None:
+        """The link joined ``board`` (:meth:`Link.attach <firmware.link.host.Link.attach>`)."""
+
+    def polling(self, now: int) -> None:
+        """A poll of the link begins."""
+
+    def polled(self, now: int) -> list[Event]:
+        """A poll of the link ends: events to hand the board besides the link's."""
+        return []
+
+    def heard(self, event: Event) -> None:
+        """The board's ``event``, before the link follows and sends it."""
+
+    def peer_line(self, data: dict[str, Any], now: int) -> bool:
+        """Another board's event line, before the link follows it: True when the policy
+        took it (a kind of its own), and the link leaves it."""
+        return False
+
+    def peer_followed(self, data: dict[str, Any], now: int) -> None:
+        """Another board's event line, after the link followed it."""
+
+    def accepts_result(self, score: str, reason: str, now: int) -> bool:
+        """Whether the other board's result (``score``, ``reason``) is applied here once
+        this board reaches it (a policy may keep some results to this board)."""
+        return True

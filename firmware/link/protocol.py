@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from firmware.events import Event, event_line
+from rules.settings import HOUSE_RULES
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -51,6 +52,8 @@ __all__ = [
     "parse_line",
     "encode_message",
     "fits",
+    "fit_hello",
+    "fit_match",
     "MAX_NAME",
     "RESULTS",
 ]
@@ -398,13 +401,7 @@ def _referee(name: str, rest: str) -> tuple[Any, ...]:
 
 
 #: ``rules`` options: the house rules of ``crownhead run`` (``--men-capture-backward``...).
-RULE_OPTIONS = (
-    "men-capture-backward",
-    "captures-optional",
-    "keep-jumping-after-crowning",
-    "kings-capture-first",
-    "huffing",
-)
+RULE_OPTIONS = tuple(rule.name for rule in HOUSE_RULES)
 
 
 def _rules(name: str, rest: str) -> tuple[Any, ...]:
@@ -520,15 +517,16 @@ def encode_message(obj: Mapping[str, Any]) -> bytes:
     return _one_line(json.dumps(obj, separators=(",", ":"), ensure_ascii=False), obj.get("event"))
 
 
-def encode_event(event: Event) -> bytes:
+def encode_event(event: Event, after: Mapping[str, Any] | None = None) -> bytes:
     """The line of ``event``: its JSON as every output writes it
-    (:func:`firmware.events.event_line`), in UTF-8; ValueError if longer than :data:`MAX_LINE`.
+    (:func:`firmware.events.event_line`), in UTF-8, with the fields ``after`` (if any)
+    after its own; ValueError if longer than :data:`MAX_LINE`.
 
     >>> from firmware.events import Crowned
     >>> encode_event(Crowned(5, 30))
     b'{"t":5,"event":"crown","square":30}\\n'
     """
-    return _one_line(event_line(event, ascii=False), event.kind)
+    return _one_line(event_line(event, ascii=False, after=after), event.kind)
 
 
 def _one_line(text: str, what: object) -> bytes:
@@ -545,3 +543,25 @@ def fits(obj: Mapping[str, Any]) -> bool:
     except ValueError:
         return False
     return True
+
+
+def fit_hello(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` (a hello, or the reply to one) with the players' names shortened until
+    it fits one line.
+
+    Only extreme cases need it (40 four-byte characters per name and a position of 32
+    kings); the names are whole in the game record.
+    """
+    while not fits(message) and (message.get("black") or message.get("white")):
+        for side in ("black", "white"):
+            message[side] = message[side][: max(len(message[side]) - 8, 0)]
+    fit_match(message, message.get("state"))
+    return message
+
+
+def fit_match(message: dict[str, Any], state: Mapping[str, Any] | None) -> None:
+    """The match players' names in ``state`` shortened until ``message`` fits one line
+    (a long match id, four-byte characters and a position of 32 kings need it)."""
+    match = state.get("match") if state is not None else None
+    while match and not fits(message) and any(match["players"]):
+        match["players"] = [name[: max(len(name) - 8, 0)] for name in match["players"]]

@@ -21,9 +21,9 @@ on, and judges what the tracker reports:
 No hint is ever lit: the referee shows a violation, what must be put back, a required
 action (crowning, a balloted move) and the result, nothing else.
 
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> from firmware.tracking.tracker import Tracker
->>> referee = Referee(RefereeSettings(ballot=5)).attach(Tracker(Game(), mode="referee"), 0)
+>>> referee = Referee(RefereeSettings(ballot=5)).attach(Tracker(Game(None, WCDF), mode="referee"), 0)
 >>> [e.to_json()["event"] for e in referee.tick(0)]
 ['ballot']
 >>> str(referee.expected)                  # the board asks for the ballot's first move

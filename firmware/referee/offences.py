@@ -9,11 +9,11 @@ mover's pieces moved, a piece missing with nothing placed, an opponent's piece p
 somewhere new) cannot be told apart from a knocked or misplaced piece, and nothing is
 guessed: :func:`read_move` returns None.
 
->>> from rules import Position
+>>> from rules import WCDF, Position
 >>> pos = Position.from_fen("B:W18,27:B9,14")
 >>> board = pos.occupied & ~(1 << 8) | (1 << 12)       # the man on 9 went to 13
->>> move = read_move(pos, board)
->>> str(move), classify(pos, move).code                 # 14x23 was compulsory
+>>> move = read_move(pos, board, WCDF)
+>>> str(move), classify(pos, move, rules=WCDF).code                 # 14x23 was compulsory
 ('9-13', 'forced-capture')
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules import Color, Game, Move, Position, Rules, WCDF
+from rules import Color, Game, Move, Position, Rules
 from squares import file_of, iter_squares, row_of
 
 __all__ = ["Offence", "read_move", "read_out_of_turn", "jump_shaped", "classify", "stand", "piece_name"]
@@ -61,7 +61,7 @@ def piece_name(position: Position, square: int) -> str:
     return "king" if piece.king else "man"
 
 
-def read_move(position: Position, board: int, rules: Rules = WCDF) -> Move | None:
+def read_move(position: Position, board: int, rules: Rules) -> Move | None:
     """The move of the side to move that ``board`` shows, legal or not, or None if it
     cannot be told (see the module docstring). A legal move with the same start, end and
     captured pieces is returned as that move (with every landing square).
@@ -121,7 +121,7 @@ def _backward(color: Color, start: int, end: int) -> bool:
 def classify(
     position: Position,
     move: Move,
-    rules: Rules = WCDF,
+    rules: Rules,
     touched: int | None = None,
 ) -> Offence:
     """Which rule ``move`` (by the side to move) broke, most specific first.

@@ -17,8 +17,8 @@ A :class:`RecordFiles` directory holds::
 Writes are atomic (temporary file, fsync, rename, fsync of the directory), so a power
 cut leaves the old file or the new one, never half of one.
 
->>> from rules import Game
->>> game = Game()
+>>> from rules import WCDF, Game
+>>> game = Game(None, WCDF)
 >>> _ = game.play_text("9-13")
 >>> record = TournamentRecord(event="Club final", black="Ann", white="Bob", date="2026.11.29")
 >>> record.note(1, "draw offered")

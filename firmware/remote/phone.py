@@ -59,15 +59,15 @@ class PhoneHands:
         return self
 
     def _asked(self) -> tuple[Any, ...] | None:
-        """What the lights ask now (None: nothing), as a key that changes with it."""
+        """What the lights ask now (None: nothing), as a key that changes with it: read
+        from the step's snapshot (the move shown, a set-up) and the roles lit."""
         app = self.app
-        tracker = app.tracker
-        roles = app.lit_roles
-        asking = sorted((s, str(r)) for s, r in roles.items() if r in _ASKING)
-        expected = tracker.expected
-        if expected is None and not asking and not app.resuming and tracker.setting_up is None:
+        snap = app.snapshot
+        asking = sorted((s, str(r)) for s, r in app.lit_roles.items() if r in _ASKING)
+        setting_up = snap.setup.position if snap.setup is not None and snap.setup.cause == "new-game" else None
+        if snap.expected is None and not asking and not snap.resuming and setting_up is None:
             return None
-        return (id(app.game), app.game.ply, expected, tuple(asking), app.resuming, tracker.setting_up)
+        return (snap.moves, snap.expected, tuple(asking), snap.resuming, setting_up)
 
     def poll(self, now: int) -> list[Event]:
         asked = self._asked()

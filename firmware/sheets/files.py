@@ -1,6 +1,7 @@
 """From PDN text to the PDF of its sheets, and the problems to tell the person.
 
->>> pdf, problems = sheets_from_pdn('[Black "Ana"][White "Ben"] 1. 11-15 23-18 2. 16-20 *', "x.pdn")
+>>> from rules import WCDF
+>>> pdf, problems = sheets_from_pdn('[Black "Ana"][White "Ben"] 1. 11-15 23-18 2. 16-20 *', "x.pdn", rules=WCDF)
 >>> pdf[:5], problems
 (b'%PDF-', ['x.pdn:1: game 1, ply 3, 16-20: no piece on 16 (the sheet shows the 2 moves read before it)'])
 """
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from firmware.files import atomic_write
 from firmware.sheets.model import SheetGame, match_of
-from rules import WCDF, Rules
+from rules import Rules
 from rules.pdn import decode, read_games
 
 __all__ = ["SheetError", "sheets_from_pdn", "read_pdn_file", "write_pdf_file", "MAX_PDN_BYTES"]
@@ -34,7 +35,7 @@ def sheets_from_pdn(
     match: bool = False,
     count_draws: bool = False,
     paper: str = "letter",
-    rules: Rules = WCDF,
+    rules: Rules,
 ) -> tuple[bytes, list[str]]:
     """The PDF for the games of ``text`` (all, or game number ``game``; with ``match``,
     the match sheet of the games between the players of the first game, or of game

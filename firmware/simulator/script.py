@@ -7,7 +7,8 @@ board, and yields every event; the last one is the ``final`` event. ``crownhead 
 prints them as JSON Lines; the format is documented in ``docs/replay.md``.
 
 >>> actions = parse_script("lift 11\\nwait 400\\nplace 15\\n")
->>> [e.to_json()["event"] for e in replay(actions)]
+>>> from rules import WCDF
+>>> [e.to_json()["event"] for e in replay(actions, position=None, rules=WCDF)]
 ['move', 'final']
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
@@ -27,7 +28,7 @@ from firmware.tracking.tracker import Tracker, TrackerSettings
 from hal.buttons import BUTTON_NAMES
 from hal.clock import VirtualClock
 from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
-from rules import Game, Position, Rules, WCDF
+from rules import Game, Position, Rules
 from sim.board import SimBoard, SimError
 
 __all__ = ["Action", "ScriptError", "parse_script", "read_script", "MAX_WAIT_MS", "replay", "iter_replay"]
@@ -115,16 +116,21 @@ def _tokens(position: Position) -> dict[int, str]:
 
 def iter_replay(
     actions: Sequence[Action],
-    position: Position | None = None,
-    rules: Rules = WCDF,
+    position: Position | None,
+    rules: Rules,
     mode: str = "play",
     settings: TrackerSettings = TrackerSettings(),
     *,
     lights: bool = False,
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     referee: RefereeSettings | None = None,
+    seen: Callable[[Game], None] | None = None,
 ) -> Iterator[Event]:
     """Run ``actions`` and yield the events as they happen, ``final`` last.
+
+    ``seen``, if given, is shown the game the board follows after each step, before
+    that step's events (as a board's outputs are shown its snapshot: a voice reads the
+    position there).
 
     With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.arbiter.Referee`
     judges the game from the first instant: cautions, claims, the ballot, the clock, as
@@ -152,19 +158,24 @@ def iter_replay(
         times = [t for t in (controller.next_deadline(), board.next_event_ms()) if t is not None]
         return min(times) if times else None
 
+    def shown(events: list[Event]) -> list[Event]:
+        if seen is not None:
+            seen(tracker.game)
+        return events
+
     def run_to(target: int) -> Iterator[Event]:
         while True:
             due = pending()
             if due is None or due > target:
                 break
             clock.set(max(due, clock.now_ms()))
-            yield from controller.step()
+            yield from shown(controller.step())
         clock.set(max(target, clock.now_ms()))
-        yield from controller.step()
+        yield from shown(controller.step())
 
     if judge is not None:
-        yield from judge.begin(0)  # the clock starts, the ballot is drawn
-    yield from controller.step()
+        yield from shown(judge.begin(0))  # the clock starts, the ballot is drawn
+    yield from shown(controller.step())
     for action in actions:
         if action.verb == "wait":
             yield from run_to(clock.now_ms() + int(action.arg))
@@ -179,7 +190,7 @@ def iter_replay(
                 board.press(str(action.arg), long=action.verb == "hold")
         except SimError as exc:
             raise ScriptError(action.line, f"{action}: {exc}") from None
-        yield from controller.step()
+        yield from shown(controller.step())
     if judge is not None:
         judge.clock_deadline = False  # run on for the board, not until a flag falls
     limit = clock.now_ms() + _RUN_ON_LIMIT
@@ -201,8 +212,8 @@ def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
 
 def replay(
     actions: Sequence[Action],
-    position: Position | None = None,
-    rules: Rules = WCDF,
+    position: Position | None,
+    rules: Rules,
     mode: str = "play",
     settings: TrackerSettings = TrackerSettings(),
     *,

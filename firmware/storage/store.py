@@ -11,10 +11,10 @@ is flushed and fsynced, renamed over the old name, and the directory is fsynced,
 power cut leaves either the old file or the new one, never a torn mix.
 
 >>> import tempfile
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> store = GameStore(tempfile.mkdtemp())
->>> game = Game(); _ = game.play_text("11-15")
->>> record = GameRecord.new(black="Ann", white="Bob").with_game(game)
+>>> game = Game(None, WCDF); _ = game.play_text("11-15")
+>>> record = GameRecord.new(black="Ann", white="Bob", rules=WCDF).with_game(game)
 >>> store.save_current(record)
 >>> store.load_current().moves
 ('11-15',)
@@ -46,7 +46,7 @@ from firmware.files import (
     printable,
     read_text,
 )
-from rules import WCDF, Game, Move, Position, Rules
+from rules import Game, Move, Position, Rules
 from rules.game import UNFINISHED, Huff, JumpForced
 from rules.pdn import CONDONED_NOTE, PdnExporter, fen_text, move_text
 from rules.settings import OPTION_TYPES
@@ -211,7 +211,8 @@ class GameRecord:
     started: str
     moves: tuple[str, ...] = ()
     start_fen: str | None = None
-    rules: Rules = WCDF
+    #: The game's rules: always given (an old file without them is read as WCDF, as it was played).
+    rules: Rules = field(kw_only=True)
     history: tuple[str, ...] = ()
     condoned: tuple[tuple[int, tuple[int, ...]], ...] = ()
     black: str = "?"
@@ -236,13 +237,12 @@ class GameRecord:
         site: str = "?",
         mode: str = "play",
         start: Position | None = None,
-        rules: Rules | None = None,
+        rules: Rules,
         now: str | None = None,
     ) -> GameRecord:
         """A record for a game starting now (``now`` as an ISO timestamp, for tests)."""
         started = now or _today()
         stamp = re.sub(r"[^0-9]", "", started[:19])
-        rules = rules or WCDF
         # Milliseconds keep games started within one second in order (file names sort
         # by start time); the random part keeps two boards' files apart.
         millis = time.time_ns() // 1_000_000 % 1000

@@ -9,10 +9,10 @@ application adds the LEDs and the UI on top.
 >>> from hal.clock import VirtualClock
 >>> from hal.debounce import Debouncer
 >>> from sim.board import SimBoard
->>> from rules import Game, Position
+>>> from rules import WCDF, Game, Position
 >>> clock = VirtualClock(0)
 >>> board = SimBoard(clock, pieces={s: "b" for s in range(1, 13)} | {s: "w" for s in range(21, 33)})
->>> tracker = Tracker(Game())
+>>> tracker = Tracker(Game(None, WCDF))
 >>> ctl = Controller(board.sensors, board.buttons, tracker, Debouncer(30, board.sensors.snapshot()), clock)
 >>> _ = board.lift(11); clock.advance(500); _ = board.place(15)
 500

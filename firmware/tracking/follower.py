@@ -8,9 +8,9 @@ another. It derives from :class:`Overseer`, which passes the interface through t
 tracker underneath, one typed member each, and overrides only what it judges, the way
 python-chess's ``AtomicBoard`` overrides only the hooks where its rules differ.
 
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> from firmware.tracking.tracker import Tracker
->>> follower: Follower = Tracker(Game())
+>>> follower: Follower = Tracker(Game(None, WCDF))
 >>> follower.tracker is follower          # a tracker follows the game itself
 True
 >>> class Quiet(Overseer):
@@ -18,7 +18,7 @@ True
 ...     @property
 ...     def roles(self) -> dict[int, str]:
 ...         return {}
->>> quiet = Quiet(Tracker(Game()))
+>>> quiet = Quiet(Tracker(Game(None, WCDF)))
 >>> quiet.position == quiet.tracker.position, quiet.roles
 (True, {})
 """

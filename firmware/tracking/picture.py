@@ -8,9 +8,9 @@ engine's move when the hint button asked for one (drawn under everything the tra
 shows but the background). The application colours the picture (``firmware.app.leds``);
 ``crownhead replay --lights`` prints it.
 
->>> from rules import Game, Position
+>>> from rules import WCDF, Game, Position
 >>> from firmware.tracking.tracker import Tracker
->>> tracker = Tracker(Game(Position.from_fen("B:W18,32:B14,1")))
+>>> tracker = Tracker(Game(Position.from_fen("B:W18,32:B14,1"), WCDF))
 >>> tracker.roles.get(14), str(picture(tracker)[14])
 (None, 'must-capture')
 """

@@ -15,8 +15,8 @@ next. Whatever changes here changes :attr:`GameSession.revision`, which is how a
 (a tracker, the application's snapshot) knows its picture is out of date without
 comparing the game itself.
 
->>> from rules import BLACK, WHITE
->>> session = GameSession()
+>>> from rules import BLACK, WCDF, WHITE
+>>> session = GameSession(Game(None, WCDF))
 >>> session.hold(WHITE, "the engine")
 >>> session.held, session.person
 ({<Color.WHITE: 1>: 'the engine'}, <Color.BLACK: 0>)
@@ -46,9 +46,10 @@ def claim_text(game: Game, reason: str | None) -> str:
     being the rule it is valid by (``repetition``, ``forty-moves``) or None: one sentence,
     the same in every mode and on every screen and record.
 
-    >>> claim_text(Game(), None)
+    >>> from rules import WCDF
+    >>> claim_text(Game(None, WCDF), None)
     "Black claims a draw: refused, no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on"
-    >>> claim_text(Game(), "repetition")
+    >>> claim_text(Game(None, WCDF), "repetition")
     'Black claims a draw: valid, by repetition (WCDF 1.32)'
     """
     side = game.turn.name.title()
@@ -70,8 +71,8 @@ class GameSession:
     start position). Every change increments :attr:`revision`.
     """
 
-    def __init__(self, game: Game | None = None, *, start: Position | None = None) -> None:
-        self._game = game if game is not None else Game()
+    def __init__(self, game: Game, *, start: Position | None = None) -> None:
+        self._game = game
         self._start = start
         #: Changes whenever anything here does (the game, an offer, a hold...).
         self.revision = 0
@@ -254,8 +255,8 @@ class GameSession:
         (``resign-confirm``), a second one for the same side within
         :data:`~firmware.tracking.sides.RESIGN_CONFIRM_MS`, or a ``confirmed`` one, resigns.
 
-        >>> from rules import BLACK
-        >>> session = GameSession()
+        >>> from rules import BLACK, WCDF
+        >>> session = GameSession(Game(None, WCDF))
         >>> [e.kind for e in session.resign(BLACK, 0)], session.resign_asked(100)
         (['resign-confirm'], (<Color.BLACK: 0>, 3000))
         >>> [e.kind for e in session.resign(BLACK, 2500)], session.game.result

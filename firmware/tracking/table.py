@@ -12,8 +12,8 @@ with a few integer operations per move:
   jump, in any order); for a plain move, the slide where the piece covers its start and
   its end at once.
 
->>> from rules import Position
->>> table = TurnTable(Position.start())
+>>> from rules import WCDF, Position
+>>> table = TurnTable(Position.start(), rules=WCDF)
 >>> [str(p.move) for p in table.complete(table.occupied ^ (1 << 10) ^ (1 << 14))]
 ['11-15']
 >>> sorted(str(p.move) for p in table.in_progress(table.occupied & ~(1 << 10)))
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rules import Move, Position, Rules, WCDF
+from rules import Move, Position, Rules
 from squares import bit, mask_of
 
 __all__ = ["Plan", "TurnTable", "ProgressView", "view_progress", "lowest_square"]
@@ -92,7 +92,7 @@ class TurnTable:
         "_by_result",
     )
 
-    def __init__(self, position: Position, rules: Rules = WCDF, moves: Sequence[Move] | None = None) -> None:
+    def __init__(self, position: Position, rules: Rules, moves: Sequence[Move] | None = None) -> None:
         self.position = position
         self.rules = rules
         self.occupied = position.occupied

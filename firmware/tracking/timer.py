@@ -9,12 +9,12 @@ the move's increment back, a reopened game waits for the side to move, the end o
 game stops it, and a flag falls once. Its state is one
 :class:`~firmware.events.clock.ClockState`, its events ``clock`` reports.
 
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> from firmware.gameclock import TimeControl
 >>> timer = GameTimer(TimeControl.parse("60"))
->>> timer.begin(Game(), 0)[0].to_json()
+>>> timer.begin(Game(None, WCDF), 0)[0].to_json()
 {'t': 0, 'event': 'clock', 'black': 60000, 'white': 60000, 'running': ''}
->>> _ = timer.lifted(Game(), 500)          # Black lifts a man: its time runs
+>>> _ = timer.lifted(Game(None, WCDF), 500)          # Black lifts a man: its time runs
 >>> timer.state(2500)
 ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag=None)
 """

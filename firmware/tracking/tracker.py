@@ -20,9 +20,9 @@ board against them:
 
 It is pure and deterministic: time comes in as arguments, nothing reads a clock.
 
->>> from rules import Game
+>>> from rules import WCDF, Game
 >>> from squares import bit
->>> tracker = Tracker(Game())
+>>> tracker = Tracker(Game(None, WCDF))
 >>> board = tracker.position.occupied
 >>> tracker.update(board & ~bit(11), 1000)          # Black lifts the man on 11
 []
@@ -153,8 +153,8 @@ def _wrong_move_message(start: int, end: int, name: str, same: list[Plan], taken
     not take.
 
     >>> from firmware.tracking.table import TurnTable
-    >>> from rules import Position
-    >>> table = TurnTable(Position.from_fen("B:W6,7,14,15,16,30:BK2"))
+    >>> from rules import WCDF, Position
+    >>> table = TurnTable(Position.from_fen("B:W6,7,14,15,16,30:BK2"), rules=WCDF)
     >>> same = [p for p in table.plans if p.move.end == 20]   # 2x11x20 and 2x9x18x11x20
     >>> _wrong_move_message(2, 20, "king", same, bit(7) | bit(30))
     '2x11x20 takes the pieces on 7 and 16, not the one on 30; put it back'
@@ -197,7 +197,7 @@ def _out_of_turn(position: Position, fill: list[int], empty: list[int]) -> str |
     (a move out of turn), else None.
 
     >>> from rules import WCDF
-    >>> _out_of_turn(Position.start().apply(Position.start().moves_matching("11-15")[0], WCDF), [9], [14])
+    >>> _out_of_turn(Position.start().apply(Position.start().moves_matching("11-15", WCDF)[0], WCDF), [9], [14])
     "it is White's turn: put the man back on 9"
     """
     if len(fill) != 1 or len(empty) != 1:
@@ -544,8 +544,8 @@ class Tracker:
         about the position after it. The next move declines it; a takeback does not bring
         it back.
 
-        >>> from rules import Game, BLACK, WHITE
-        >>> tracker = Tracker(Game())
+        >>> from rules import BLACK, WCDF, WHITE, Game
+        >>> tracker = Tracker(Game(None, WCDF))
         >>> [e.kind for e in tracker.offer_draw(None, 0) + tracker.offer_draw(None, 10)]
         ['draw-offer', 'draw-offer']
         >>> [e.kind for e in tracker.offer_draw(BLACK, 20) + tracker.offer_draw(WHITE, 30)]
@@ -576,8 +576,8 @@ class Tracker:
         or a ``confirmed`` request (a long press, the host), resigns. A move standing
         complete on the board is accepted first, as it was made before the press.
 
-        >>> from rules import Game, BLACK
-        >>> tracker = Tracker(Game())
+        >>> from rules import BLACK, WCDF, Game
+        >>> tracker = Tracker(Game(None, WCDF))
         >>> [e.kind for e in tracker.resign(BLACK, 0)], tracker.game.is_over
         (['resign-confirm'], False)
         >>> [e.kind for e in tracker.resign(BLACK, 2500)], tracker.game.result
@@ -650,9 +650,9 @@ class Tracker:
         cannot be corrected either. Take-backs are not affected. Holds last across games;
         :meth:`release` ends one.
 
-        >>> from rules import Game, WHITE
+        >>> from rules import WCDF, WHITE, Game
         >>> from squares import bit
-        >>> tracker = Tracker(Game())
+        >>> tracker = Tracker(Game(None, WCDF))
         >>> tracker.hold(WHITE, "the engine")
         >>> board = tracker.position.occupied
         >>> _ = tracker.update(board & ~bit(11) | bit(15), 0)   # Black moves as usual

@@ -2,18 +2,26 @@
 
 :class:`Narrator` hears every event (the tracker's, the referee's, the clock's, the
 application's) and says what it means as :class:`~firmware.voice.utterance.Utterance`
-values, keeping what a request needs: the moves so far and the position they reached.
-It answers the requests too (the last move, the last few, the position, a square, whose
-turn and the clocks). :class:`BoardVoice` joins it to a running :class:`App`: a sink
-for the events, a source for the clock's last minute and the speaker's troubles, and
-the ``speak`` button (short: the last move, whose turn and the clocks; twice: the last
-five moves; long: the position).
+values. The game it speaks of is the one it is shown (:meth:`Narrator.see`): the
+board's snapshot after each step that changed it, or in a replay the game as the
+replayed board left it (:class:`Seen`). It keeps no game of its own: a move it hears is
+said from the event, a position, the last moves or the move taken back are read from
+what it was shown. It answers the requests too (the last move, the last few, the
+position, a square, whose turn and the clocks). :class:`BoardVoice` joins it to a
+running board (:class:`VoicedBoard`, which the application is): an output hearing the
+events and the snapshot, a source for the clock's last minute and the speaker's
+troubles, and the ``speak`` button (short: the last move, whose turn and the clocks;
+twice: the last five moves; long: the position).
 
 The catalogue, the queue and the speaker know nothing of events: when the events
 change shape, only this module does.
 
 >>> from firmware.events import MoveMade
->>> narrator = Narrator()
+>>> from rules import WCDF, Game
+>>> game = Game(Position.start(WCDF), WCDF)
+>>> narrator = Narrator(Seen.of(game))
+>>> _ = game.play_text("11-15")
+>>> narrator.see(Seen.of(game))
 >>> [u.key for u in narrator.hear(MoveMade(0, 1, "black", "11-15", (11, 15), ()))]
 ['move']
 >>> narrator.square(15).mapping["piece"]
@@ -24,8 +32,9 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from firmware.events import (
     Alert,
@@ -61,18 +70,29 @@ from firmware.events import (
     Side,
     TakenBack,
 )
-from firmware.app.outputs import SinkOutput
+from firmware.app.snapshot import Snapshot
+from firmware.events import ClockState
 from firmware.voice.catalogue import Sentence
 from firmware.voice.phrases import Phrasebook
 from firmware.voice.utterance import Utterance
 from hal.buttons import ButtonEvent
-from rules import WCDF, Color, Move, Position, Rules
+from rules import Color, Game, Move, Position, Rules
 
 if TYPE_CHECKING:
-    from firmware.app.application import App
+    from firmware.app.outputs import Output
     from firmware.voice.speaker import Speaker
 
-__all__ = ["Narrator", "BoardVoice", "SPEAK_BUTTON", "REPEAT_MS", "LAST_MOVES", "spoken_replay"]
+__all__ = [
+    "Narrator",
+    "BoardVoice",
+    "GameShown",
+    "Seen",
+    "VoicedBoard",
+    "SPEAK_BUTTON",
+    "REPEAT_MS",
+    "LAST_MOVES",
+    "spoken_replay",
+]
 
 log = logging.getLogger(__name__)
 
@@ -105,16 +125,56 @@ def _move_utterance(kind: str, side: str, path: tuple[int, ...], captures: tuple
     return U(kind, key, side=side, start=path[0], landings=path[1:], captures=captures, **extra)
 
 
-class Narrator:
-    """Events in, utterances out; the game's moves and position kept for the requests."""
+class GameShown(Protocol):
+    """The game as the narrator is shown it: the board's :class:`~firmware.app.snapshot.Snapshot`
+    is one, a replay's :class:`Seen` another."""
 
-    def __init__(self, position: Position | None = None, rules: Rules = WCDF) -> None:
-        self.rules = rules
-        self.position = position if position is not None else Position.start(rules)
-        #: (the position before, the move) for every move heard, oldest first.
-        self.moves: list[tuple[Position, MoveMade]] = []
+    @property
+    def position(self) -> Position: ...
+    @property
+    def moves(self) -> Sequence[Move]: ...
+    @property
+    def rules(self) -> Rules: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A game as it stood (a replay shows the narrator one after each step of the board)."""
+
+    position: Position
+    moves: tuple[Move, ...]
+    rules: Rules
+
+    @classmethod
+    def of(cls, game: Game) -> Seen:
+        return cls(game.position, tuple(game.moves), game.rules)
+
+
+def _mover(game: GameShown, index: int) -> str:
+    """The side that made ``game.moves[index]`` (sides alternate up to the side to move)."""
+    back = len(game.moves) - index  # moves from that one to the position, itself included
+    color = game.position.turn if back % 2 == 0 else game.position.turn.opponent
+    return _side(color)
+
+
+class Narrator:
+    """Events in, utterances out, about the game it is shown (see the module)."""
+
+    def __init__(self, game: GameShown) -> None:
+        #: The game as last shown (:meth:`see`).
+        self.game = game
+        # The game as shown before it: what a takeback took back.
+        self._before: GameShown | None = None
         self._hint: tuple[int, ...] | None = None
         self._clock_said: dict[Side, int] = {}
+
+    def see(self, game: GameShown) -> None:
+        """The game as it stands now (shown before the events that brought it there)."""
+        self._before, self.game = self.game, game
+
+    @property
+    def position(self) -> Position:
+        return self.game.position
 
     # -- events -------------------------------------------------------------------------
 
@@ -122,7 +182,8 @@ class Narrator:
         """What to say about ``event`` (often nothing: the lights, a save)."""
         match event:
             case MoveMade():
-                return self._move(event)
+                self._hint = None
+                return [_move_utterance("move", event.side, event.path, event.captures)]
             case ComputerMove():
                 return [_move_utterance("move", event.side, event.path, event.captures, player=event.player)]
             case TakenBack():
@@ -144,10 +205,10 @@ class Narrator:
             case ClockReport():
                 return self.clock(event.black, event.white, event.running)
             case Condoned():
-                self._reset(event.fen)
+                self._reset()
                 return [U("ruling", "condoned", side=event.side, move=(event.move,))]
             case Huffed():
-                return self._huffed(event)
+                return [U("ruling", "huff", side=event.side, square=event.square)]
             case Crowned():
                 return [U("guidance", "crowned", square=event.square)]
             case MissedJump():
@@ -182,32 +243,25 @@ class Narrator:
                 return [U("info", "notice", message=event.message)]
         return []
 
-    def _reset(self, fen: str) -> None:
-        try:
-            self.position = Position.from_fen(fen)
-        except ValueError:
-            log.warning("voice: cannot read the position %r", fen)
-        self.moves = []
+    def _reset(self) -> None:
+        """A game begins (or goes on from another position): nothing said before counts."""
         self._hint = None
         self._clock_said = {}
 
-    def _move(self, event: MoveMade) -> list[Utterance]:
-        before = self.position
-        color = event.side.color
-        if before.turn is not color:
-            before = before._replace(turn=color)
-        self.moves.append((before, event))
-        del self.moves[:-600]
-        self.position = before.apply(Move(tuple(event.path), tuple(event.captures)), self.rules)
-        self._hint = None
-        return [_move_utterance("move", event.side, event.path, event.captures)]
+    def _turn_of(self, fen: str) -> str:
+        """The side to move in ``fen`` (the game shown, if it cannot be read)."""
+        try:
+            return _side(Position.from_fen(fen).turn)
+        except ValueError:
+            log.warning("voice: cannot read the position %r", fen)
+            return _side(self.game.position.turn)
 
     def _takeback(self, event: TakenBack) -> list[Utterance]:
-        if not self.moves:
+        before = self._before
+        if before is None or not 1 <= event.ply <= len(before.moves):
             return [U("move", "takeback-ply", ply=event.ply)]
-        before, move = self.moves.pop()
-        self.position = before
-        return [U("move", "takeback", side=move.side, start=move.path[0], end=move.path[-1])]
+        move = before.moves[event.ply - 1]
+        return [U("move", "takeback", side=_mover(before, event.ply - 1), start=move.path[0], end=move.path[-1])]
 
     def _over(self, event: GameOver) -> list[Utterance]:
         if event.result == "1-0":
@@ -219,14 +273,14 @@ class Narrator:
         return [U("result", "game-over")]
 
     def _new_game(self, event: NewGame) -> list[Utterance]:
-        self._reset(event.fen)
-        return [U("info", "new-game", side=_side(self.position.turn))]
+        self._reset()
+        return [U("info", "new-game", side=self._turn_of(event.fen))]
 
     def _started(self, event: GameStarted) -> list[Utterance]:
         if not event.resumed:
             return []  # the new-game event says it
-        self._reset(event.fen)
-        return [U("info", "resumed", moves=event.ply // 2 + 1, side=_side(self.position.turn))]
+        self._reset()
+        return [U("info", "resumed", moves=event.ply // 2 + 1, side=self._turn_of(event.fen))]
 
     def _setup(self, event: SetUp) -> list[Utterance]:
         try:
@@ -326,7 +380,8 @@ class Narrator:
         if len(start) != 1 or len(end) != 1:
             self._hint = None if not start else self._hint
             return []
-        candidates = [m for m in self.position.legal_moves(self.rules) if m.start == start[0] and m.end == end[0]]
+        game = self.game
+        candidates = [m for m in game.position.legal_moves(game.rules) if m.start == start[0] and m.end == end[0]]
         if not candidates:
             return []
         return self.hint(candidates[0])
@@ -362,29 +417,27 @@ class Narrator:
             self._clock_said[running] = 2  # time added: the warnings may come again
         return []
 
-    def _huffed(self, event: Huffed) -> list[Utterance]:
-        square = event.square
-        piece = self.position.piece_at(square)
-        if piece is not None:
-            self.position = Position.from_pieces(
-                {s: p for s, p in self.position.pieces().items() if s != square}, self.position.turn
-            )
-        return [U("ruling", "huff", side=event.side, square=square)]
-
     # -- requests -----------------------------------------------------------------------
 
     def last_move(self) -> list[Utterance]:
-        if not self.moves:
-            return [U("answer", "no-move-yet")]
-        _before, move = self.moves[-1]
-        return [_move_utterance("answer", move.side, move.path, move.captures)]
+        said = self._said_moves(1)
+        return said or [U("answer", "no-move-yet")]
 
     def last_moves(self, count: int = LAST_MOVES) -> list[Utterance]:
-        recent = self.moves[-count:] if count > 0 else []
-        if not recent:
+        said = self._said_moves(count)
+        if not said:
             return [U("answer", "no-move-yet")]
-        head = U("answer", "last-moves", n=len(recent))
-        return [head, *(_move_utterance("answer", m.side, m.path, m.captures) for _b, m in recent)]
+        return [U("answer", "last-moves", n=len(said)), *said]
+
+    def _said_moves(self, count: int) -> list[Utterance]:
+        """The last ``count`` moves of the game shown, oldest first, as answers."""
+        game = self.game
+        moves = game.moves
+        first = max(len(moves) - count, 0) if count > 0 else len(moves)
+        return [
+            _move_utterance("answer", _mover(game, i), moves[i].path, moves[i].captures)
+            for i in range(first, len(moves))
+        ]
 
     def read_position(self, position: Position | None = None) -> list[Utterance]:
         """Each side's men and kings by square, then whose turn."""
@@ -422,8 +475,38 @@ class Narrator:
         return out
 
 
+class VoicedBoard(Protocol):
+    """What the voice needs of the running board (the application is one): the step's
+    snapshot, the hint shown, the clock as it stands, its time, being stepped and woken,
+    and hearing the button presses first."""
+
+    sources: list[Callable[[int], list[Event]]]
+    waking_sources: list[Callable[[int], list[Event]]]
+    deadlines: list[Callable[[], int | None]]
+    press_listeners: list[Callable[[ButtonEvent], bool | None]]
+
+    @property
+    def started(self) -> bool: ...
+    @property
+    def snapshot(self) -> Snapshot: ...
+    @property
+    def hint(self) -> Move | None: ...
+    @property
+    def clock(self) -> _Clock: ...
+
+    def clock_state(self, now: int) -> ClockState | None: ...
+    def add_output(self, output: Output, *, first: bool = False) -> Output: ...
+    def wake(self) -> None: ...
+
+
+class _Clock(Protocol):
+    def now_ms(self) -> int: ...
+
+
 class BoardVoice:
-    """The voice of a running :class:`App`: its events said, its ``speak`` button answered.
+    """The voice of a running board: its events said, its ``speak`` button answered; one
+    of its outputs (:class:`~firmware.app.outputs.Output`: it hears each step's snapshot,
+    then its events).
 
     ``speaker`` is None where no engine could be opened (or none is wanted: a page's
     live region alone): the board plays on silently and says once, on its message line,
@@ -439,9 +522,10 @@ class BoardVoice:
         self.emit = emit
         self._unsent: list[Sentence] = []
         self.phrasebook = phrasebook
-        self.narrator = Narrator()
+        #: The narrator, from the board's first snapshot on (nothing is said before it).
+        self.narrator: Narrator | None = None
         self.missing = missing
-        self.app: App | None = None
+        self.board: VoicedBoard | None = None
         self._told_missing = False
         self._requests: list[tuple[str, int]] = []
         self._last_short: int | None = None
@@ -450,32 +534,55 @@ class BoardVoice:
         #: Sentences said since the start (``said`` keeps the last 200 of them).
         self.said_count = 0
 
-    def attach(self, app: App) -> BoardVoice:
-        self.app = app
-        self.narrator = Narrator(rules=app.settings.rules)
-        # Heard as every output is, and closed with the application (the speaker's thread).
-        app.add_output(SinkOutput(self.sink, on_close=self.close))
-        app.sources.append(self.source)
-        app.press_listeners.append(self.on_press)
-        app.deadlines.append(self.next_deadline)
+    def attach(self, board: VoicedBoard) -> BoardVoice:
+        self.board = board
+        # Heard as every output is, and closed with the board (the speaker's thread).
+        board.add_output(self)
+        board.sources.append(self.source)
+        board.press_listeners.append(self.on_press)
+        board.deadlines.append(self.next_deadline)
         # Stepped when something is due (below) or the speaker has news (it wakes the
         # loop): the loop may sleep between.
-        app.waking_sources.append(self.source)
+        board.waking_sources.append(self.source)
         if self.speaker is not None:
-            self.speaker.notify = app.wake
+            self.speaker.notify = board.wake
         return self
+
+    # -- the output ---------------------------------------------------------------------
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        if self.narrator is None:
+            self.narrator = Narrator(snapshot)
+        else:
+            self.narrator.see(snapshot)
+
+    def _narrator(self) -> Narrator | None:
+        """The narrator; made from the board's snapshot when the voice joined a board
+        already started (its outputs are shown the next snapshot only once it changes)."""
+        if self.narrator is None and self.board is not None and self.board.started:
+            self.narrator = Narrator(self.board.snapshot)
+        return self.narrator
+
+    def events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.sink(event)
+
+    def deadline(self) -> int | None:
+        return None  # the board asks next_deadline (one of its deadlines)
 
     def next_deadline(self) -> int | None:
         """Now, when a request, a sentence for the pages or a new hint waits; else when
         the running side's clock reaches its last minute or last ten seconds."""
-        app = self.app
-        if app is None:
+        board = self.board
+        if board is None:
             return None
-        now = app.clock.now_ms()
-        hint = app.hints.move(app.tracker.game)
-        if self._requests or self._unsent or (hint is not None and hint.path != self.narrator.hint_shown):
+        now = board.clock.now_ms()
+        hint = board.hint
+        narrator = self._narrator()
+        shown = narrator.hint_shown if narrator is not None else None
+        if self._requests or self._unsent or (hint is not None and hint.path != shown):
             return now
-        state = app.clock_state(now)
+        state = board.clock_state(now)
         if state is None:
             return None
         black, white, running, paused, flag = state
@@ -500,7 +607,9 @@ class BoardVoice:
         return sentences
 
     def sink(self, event: Event) -> None:
-        self.say(self.narrator.hear(event))
+        narrator = self._narrator()
+        if narrator is not None:
+            self.say(narrator.hear(event))
 
     def said_since(self, count: int) -> list[Sentence]:
         """The sentences said after the first ``count`` (as many as are kept)."""
@@ -533,36 +642,36 @@ class BoardVoice:
         self._requests.append((request, square))
 
     def answer(self, request: str, square: int, now: int) -> list[Utterance]:
-        """The utterances answering a request, read from the game being played."""
-        narrator = self.narrator
-        app = self.app
-        position = app.tracker.game.position if app is not None else narrator.position
-        state = app.clock_state(now) if app is not None else None
+        """The utterances answering a request, read from the game as the last step left it."""
+        narrator, board = self._narrator(), self.board
+        if narrator is None or board is None:
+            return []
+        state = board.clock_state(now)
         clocks = (state[0], state[1]) if state is not None else None
         if request == "last":
-            return narrator.last_move() + narrator.turn(clocks, position)
+            return narrator.last_move() + narrator.turn(clocks)
         if request == "moves":
             return narrator.last_moves()
         if request == "position":
-            return narrator.read_position(position)
+            return narrator.read_position()
         if request == "square":
-            return [narrator.square(square, position)]
-        return narrator.turn(clocks, position)
+            return [narrator.square(square)]
+        return narrator.turn(clocks)
 
     def source(self, now: int) -> list[Event]:
         out: list[Event] = []
         if self.speaker is None and self.missing and not self._told_missing:
             self._told_missing = True
             out.append(Notice(now, f"The board cannot speak: {self.missing}"))
-        app = self.app
-        state = app.clock_state(now) if app is not None else None
-        if state is not None:
+        board, narrator = self.board, self._narrator()
+        state = board.clock_state(now) if board is not None else None
+        if state is not None and narrator is not None:
             black, white, running, paused, _flag = state
             if not paused:
-                self.say(self.narrator.clock(black, white, running))
-        if app is not None:
-            # The hint is the application's (no event tells of it): said when it is found.
-            self.say(self.narrator.hint(app.hints.move(app.tracker.game)))
+                self.say(narrator.clock(black, white, running))
+        if board is not None and narrator is not None:
+            # The hint is the board's (no event tells of it): said when it is found.
+            self.say(narrator.hint(board.hint))
         requests, self._requests = self._requests, []
         for request, square in requests:
             self.say(self.answer(request, square, now))
@@ -578,10 +687,9 @@ class BoardVoice:
 
 
 def spoken_replay(
-    events: Iterable[Event], phrasebook: Phrasebook, narrator: Narrator | None = None
+    events: Iterable[Event], phrasebook: Phrasebook, narrator: Narrator
 ) -> Iterable[tuple[int, Sentence]]:
     """Every sentence the board would say for a replay's events, with the event's time."""
-    narrator = narrator if narrator is not None else Narrator()
     for event in events:
         for sentence in phrasebook.sentences(narrator.hear(event)):
             yield event.t, sentence

@@ -926,9 +926,13 @@ def _game_sheet(request: Request) -> Response:
     if paper not in ("letter", "a4"):
         return PlainTextResponse("paper is letter or a4", status_code=400)
     from firmware.sheets.files import SheetError, sheets_from_pdn
+    from rules.pdn import UNTAGGED
 
     try:
-        pdf, _problems = sheets_from_pdn(found.read_text(encoding="utf-8"), found.name, game=1, paper=paper)
+        # A kept game names its game type but for English checkers (the standard's default).
+        pdf, _problems = sheets_from_pdn(
+            found.read_text(encoding="utf-8"), found.name, game=1, paper=paper, rules=UNTAGGED
+        )
     except (SheetError, OSError, UnicodeDecodeError) as exc:
         return PlainTextResponse(f"no sheet: {exc}", status_code=422)
     return Response(
@@ -952,7 +956,7 @@ def _diagram(request: Request) -> Response:
     server = _server(request)
     if not server.may_view(request):
         return _forbidden()
-    from rules import Position
+    from rules import WCDF, Position
     from rules.variants import numeric_fen
 
     fen = request.query_params.get("fen", "")
@@ -960,7 +964,7 @@ def _diagram(request: Request) -> Response:
         return PlainTextResponse("bad FEN: too long", status_code=400)
     flip = request.query_params.get("flip", "") in ("1", "true")
     try:
-        position = Position.from_fen(numeric_fen(fen)) if fen else Position.start()
+        position = Position.from_fen(numeric_fen(fen)) if fen else Position.start(WCDF)  # a picture of the start
     except ValueError as exc:
         return PlainTextResponse(f"bad FEN: {exc}", status_code=400)
     return Response(board_svg(position, flipped=flip), media_type="image/svg+xml")

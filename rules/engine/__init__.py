@@ -3,11 +3,11 @@
 Pure Python on the bitboards of :mod:`rules.movegen`; no I/O. The time limit is read from
 an injectable clock (milliseconds), so tests can drive it.
 
->>> from rules import Position
+>>> from rules import WCDF, Position
 >>> from rules.engine import Engine
 >>> engine = Engine()
 >>> result = engine.search(Position.start(), depth=3)
->>> result.move in Position.start().legal_moves()
+>>> result.move in Position.start().legal_moves(WCDF)
 True
 
 Modules: :mod:`~rules.engine.search` (the engine), :mod:`~rules.engine.general` (the

@@ -12,12 +12,12 @@ are not legal under the chosen rule options are left out.
 >>> len(book.moves(Position.start()))
 7
 >>> move = book.choose(Position.start(), random.Random(1))
->>> move in Position.start().legal_moves()
+>>> move in Position.start().legal_moves(WCDF)
 True
 >>> masters = MasterBook()
 >>> sorted(m.pdn() for m in masters.moves(Position.start()))[:3]
 ['10-14', '10-15', '11-15']
->>> masters.choose(Position.start(), random.Random(1)) in Position.start().legal_moves()
+>>> masters.choose(Position.start(), random.Random(1)) in Position.start().legal_moves(WCDF)
 True
 """
 

@@ -64,7 +64,7 @@ Scores are from the side to move's view in centi-men; a won position scores
 >>> from rules.position import Position
 >>> engine = Engine()
 >>> result = engine.search(Position.start(), depth=4)
->>> result.move in Position.start().legal_moves(), result.depth
+>>> result.move in Position.start().legal_moves(WCDF), result.depth
 (True, 4)
 >>> engine.search(Position.from_fen("W:W:B1")).move is None  # White has no pieces
 True

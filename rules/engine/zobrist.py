@@ -13,7 +13,7 @@ reproducible searches and for comparing logs).
 >>> start = Position.start()
 >>> key_of(start) == key_of(Position.start())
 True
->>> after = start.apply(start.parse_move("11-15"), WCDF)
+>>> after = start.apply(start.parse_move("11-15", WCDF), WCDF)
 >>> key_of(after) == key_of(start) ^ MAN[0][bit(11)] ^ MAN[0][bit(15)] ^ SIDE
 True
 """

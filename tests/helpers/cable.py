@@ -367,8 +367,8 @@ def snapshot(board: Rig) -> tuple[Any, ...]:
         app.players[game.turn].name,
         app.record.black if app.record else None,
         board.link.game_id,
-        dict(board.link._host_moves),
-        board.link._ballot,
+        dict(board.link.requests.host),
+        board.link.requests.ballot,
     )
 
 

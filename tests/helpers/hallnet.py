@@ -9,6 +9,8 @@ that a test can kill it and start it again).
 
 from __future__ import annotations
 
+from rules import WCDF
+
 import os
 import pwd
 import shutil
@@ -173,7 +175,7 @@ def game_states(
     start, after each move, and (with ``result``) over."""
     from rules import BLACK, Game, Position
 
-    game = Game(Position.from_fen(start) if start else None)
+    game = Game(Position.from_fen(start) if start else None, WCDF)
     states = []
 
     def state(over: bool) -> dict[str, object]:

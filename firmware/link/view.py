@@ -1,0 +1,220 @@
+"""The ``view``: what the board shows, presented from the step's snapshot.
+
+:class:`ViewPresenter` is the part of a :class:`~firmware.link.host.Link` that answers
+``view`` and, while the other end watches, sends a ``view`` event whenever what the
+board shows changes. It draws the game from the application's
+:class:`~firmware.app.snapshot.Snapshot` (the pieces as the game knows them, the
+position being set up, the names on their colours, the cautions), the screen's words
+from the board's view of that same snapshot, and only what no snapshot holds from the
+board itself: the roles lit now (after the LED policy), the simulated hands, the
+clock's time at this instant, the settings a page shows. It never reads the game
+twice, so a page cannot show a man where the board has a king.
+
+The view is drawn only when it may differ (:meth:`ViewPresenter.key`, cheap to tell)
+and sent only when it does, its clocks compared to the second: a page ticks them itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from firmware.app.snapshot import shown_tokens
+from firmware.link.parts import LinkSide
+from firmware.link.protocol import encode_message
+from rules import BLACK, WHITE
+
+__all__ = ["ViewPresenter"]
+
+log = logging.getLogger(__name__)
+
+
+class ViewPresenter:
+    """The ``view`` of ``link``'s board (see the module)."""
+
+    def __init__(self, link: LinkSide) -> None:
+        self.link = link
+        # What the last view sent showed (its clocks to the second): a view like it is not sent.
+        self._shown: dict[str, Any] | None = None
+        # The key the view was last looked at with (see key).
+        self._seen: tuple[Any, ...] | None = None
+        # The body of the last view drawn.
+        self._drawn: dict[str, Any] | None = None
+        # Bumped by every display command: only the fields they set may have changed.
+        self._display_changes = 0
+
+    def display_changed(self) -> None:
+        """A display command (:data:`~firmware.link.commands.DISPLAY_COMMANDS`) was carried out."""
+        self._display_changes += 1
+
+    def resend(self) -> None:
+        """Send the next view even if it shows what the last one did (a new watcher)."""
+        self._shown = None
+
+    def view(self, now: int) -> dict[str, Any]:
+        """What the board shows now (the ``view`` event and reply, without ``t``/``event``).
+
+        ``board``: 32 characters, square 1 first, what stands on the board (``b``, ``w``,
+        ``B``, ``W``, ``.`` for empty; ``?`` a piece the simulated hands put down that
+        the game does not know); ``roles``: each lit LED role with its squares;
+        ``target``: the position to set up (a new game, a resumed one), else null;
+        ``clock``: each side's time left in ms and the side whose clock runs, or null.
+        """
+        return self.fit(now, self.body(now))[0]
+
+    def body(self, now: int) -> dict[str, Any]:
+        """The view's fields, before they are fitted to one line."""
+        app = self.link.app
+        assert app is not None
+        snap = app.snapshot
+        words = app.view()  # the screen's words, drawn from the same snapshot
+        sim = app.simulated()
+        tokens = shown_tokens(snap, sim[0] if sim is not None else None)
+        roles: dict[str, list[int]] = {}
+        for square, role in sorted(app.lit_roles.items()):
+            roles.setdefault(role, []).append(square)
+        setup = snap.setup
+        target = setup.position.fen() if setup is not None and setup.cause in ("resume", "new-game") else None
+        seats = snap.seats
+        body: dict[str, Any] = {
+            "board": "".join(tokens.get(square, ".")[:1] or "." for square in range(1, 33)),
+            "roles": roles,
+            "blink": sorted(words.blinking),
+            "hand": "".join(t[:1] for t in sim[1]) if sim is not None else "",
+            "ply": snap.ply,
+            "target": target,
+            "status": words.status,
+            "prompt": words.prompt,
+            "warning": words.warning,
+            "message": words.message,
+            "mode": words.mode_text,
+            "names": [seats[BLACK].name, seats[WHITE].name],
+            "clock": self.clock(now),
+            "cautions": {"black": seats[BLACK].cautions, "white": seats[WHITE].cautions} if app.referee_mode else None,
+            "match": words.match,
+            "sim": sim is not None,
+            "hints": app.policy.settings.hints,
+            "resuming": snap.resuming,
+            **self.display_fields(),
+        }
+        body["controls"] = self.controls(body["clock"] is not None)
+        return body
+
+    def controls(self, clock: bool) -> list[str]:
+        """The board's buttons that do something in this game (a page shows those only):
+        no hint or takeback under a referee, ``force`` only under huffing, ``clock`` only
+        with a game clock."""
+        app = self.link.app
+        assert app is not None
+        wanted = {
+            "hint": not app.mode.referee_lights,
+            "takeback": app.mode.takeback,
+            "adjust": True,
+            "claim": True,
+            "force": app.snapshot.rules.huffing,
+            "clock": clock,
+        }
+        return [name for name, useful in wanted.items() if useful]
+
+    def display_fields(self) -> dict[str, Any]:
+        """The view's fields that the display commands set."""
+        app = self.link.app
+        assert app is not None
+        return {"brightness": round(app.policy.settings.brightness * 100)}
+
+    def clock(self, now: int) -> dict[str, Any] | None:
+        """The game clock at ``now``, the referee's or the board's (``--clock``): "running"
+        is None while it waits for the first lift or is paused ("paused" says which)."""
+        app = self.link.app
+        assert app is not None
+        state = app.clock_state(now)
+        if state is None:
+            return None
+        black, white, running, paused, _flag = state
+        return {
+            "black": black,
+            "white": white,
+            "running": running if running and not paused else None,
+            "paused": paused,
+            "side": running or None,
+        }
+
+    def fit(self, now: int, body: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
+        """``body`` with its texts shortened until the ``view`` event fits one line (they
+        give way first in an extreme case), and that event's line, encoded once (None if
+        it does not fit even so)."""
+        for key in ("message", "prompt", "warning", "match", "status", None):
+            try:
+                return body, encode_message({"t": now, "event": "view", **body})
+            except ValueError:
+                if key is None:
+                    return body, None
+                body[key] = body[key][:60]
+        return body, None
+
+    def key(self, now: int) -> tuple[Any, ...]:
+        """Changes whenever what the board shows may have changed: a display command,
+        the roles lit (compared by content: a frame that only changes the colours, as a
+        new brightness does, lights the same roles), an event or a command that may
+        change the board, the message, the snapshot (the game, the set-up, the
+        conditions...), the simulated board and hand, the machine thinking; and once a
+        second (what others change: names, settings)."""
+        app = self.link.app
+        assert app is not None
+        sim = app.simulated()
+        return (
+            self._display_changes,
+            app.lit_roles,
+            self.link.changes,
+            app.message,
+            app.snapshot.revision,
+            (len(sim[0]), len(sim[1]), sim[1][-1] if sim[1] else None) if sim is not None else None,
+            app.thinking,
+            now // 1000,
+        )
+
+    def send(self, now: int) -> None:
+        """Send the view if it has changed (through the link's policy)."""
+        policy = self.link.policy
+        if policy.view_resent():
+            self._shown = None
+        with policy.viewing():
+            self._send_now(now)
+
+    def _send_now(self, now: int) -> None:
+        # Cheap to tell, dear to draw: the view is described only when it may differ.
+        key = self.key(now)
+        seen, self._seen = self._seen, key
+        if key == seen and self._shown is not None:
+            return
+        try:
+            last = self._drawn
+            if last is not None and seen is not None and key[1:] == seen[1:]:
+                # Only display commands since the last view (in the same second): it
+                # stands but for what they set (and the clock, as it is now).
+                body = {**last, **self.display_fields(), "clock": self.clock(now)}
+            else:
+                body = self.body(now)
+            body, line = self.fit(now, body)
+        except Exception:  # a view that cannot be drawn must not stop the loop
+            log.exception("link: cannot describe the board")
+            self._drawn = None
+            return
+        self._drawn = body
+        # The clocks tick on the page from a start time; a change of the running side or
+        # a jump in time left resends, a mere tick does not.
+        shown = dict(body)
+        clock = shown.pop("clock")
+        if clock is not None:
+            shown["clock"] = (
+                clock["running"],
+                clock["black"] // 1000 if clock["running"] != "black" else None,
+                clock["white"] // 1000 if clock["running"] != "white" else None,
+            )
+        if shown == self._shown:
+            return
+        self._shown = shown
+        if line is None:
+            log.error("link: cannot send the view: longer than a line may be")
+            return
+        self.link.policy.send_view(self.link.transport, now, body, line)
