@@ -56,7 +56,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     from firmware.app.settings import AppSettings
-    from rules import Game
+    from rules import WCDF, Game
     from rules.pdn import move_text
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -69,7 +69,7 @@ def main() -> int:
         print("no chromium: apt-get install chromium", file=sys.stderr)
         return 2
     rng = random.Random(args.seed)
-    game = Game()
+    game = Game(None, WCDF)
     moves: list[str] = []
     fens: list[str] = []
     while len(moves) < args.moves and not game.is_over:
