@@ -11,6 +11,7 @@ Python search whatever was built.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
@@ -149,6 +150,49 @@ def test_evaluation_equal() -> None:
         assert c.evaluate(own, opp, kings, black, mobility) == evaluation.evaluate_boards(
             own, opp, kings, black, mobility
         ), p.to_fen()
+
+
+@_built
+def test_patterns_evaluated_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every entry of the two-row patterns' tables counts the same in both walkers: random
+    # weights in every table (the shipped ones leave most arrangements at 0), the boards'
+    # bytes read from both sides of the board.
+    rng = random.Random(11)
+    weights = dict(evaluation.read_weights())
+    weights["patterns"] = [
+        [[i, rng.randrange(-400, 400)] for i in range(0, evaluation.PATTERN_SIZE, rng.randrange(1, 4))]
+        for _ in range(12)
+    ]
+    monkeypatch.setattr(evaluation, "_PATTERNS", evaluation._dense_patterns(weights["patterns"]))
+    c = core()
+    c.set_weights(evaluation.native_weights(weights))
+    try:
+        for p in KNOWN + random_positions(600, seed=12, plies=120):
+            own, opp, kings, black = sides(p)
+            mobility = movegen.count_quiet(own, opp, kings, black)
+            assert c.evaluate(own, opp, kings, black, mobility) == evaluation.evaluate_boards(
+                own, opp, kings, black, mobility
+            ), p.to_fen()
+    finally:
+        native.reload_weights()
+
+
+def test_weights_file_checked(tmp_path: Path) -> None:
+    good = evaluation.read_weights()
+    path = tmp_path / "weights.json"
+    for name, bad in (
+        ("mobility", 2.5),
+        ("men", [[0] * 32] * 2),
+        ("runaway", [1] * 7),
+        ("patterns", [[[evaluation.PATTERN_SIZE, 1]]] + [[]] * 11),
+        ("patterns", [[[0, 1 << 15]]] + [[]] * 11),
+    ):
+        path.write_text(json.dumps({**good, name: bad}))
+        with pytest.raises(ValueError, match=name if name != "patterns" else "pattern"):
+            evaluation.read_weights(path)
+    path.write_text("{")
+    with pytest.raises(ValueError, match="cannot read"):
+        evaluation.read_weights(path)
 
 
 @_built
