@@ -1,9 +1,9 @@
 """The evaluation's weights fitted on data: self-play games labelled by their results
-and by the shipped endgame tables, and the published games.
+and by the shipped endgame tables.
 
-    .venv/bin/python bench/fit_eval.py play --games 6000 --nodes 4000 --out /some/dir/selfplay.npz
-    .venv/bin/python bench/fit_eval.py fit --data /some/dir/selfplay.npz --write
-    .venv/bin/python bench/fit_eval.py match --nodes-a-move 20000 --games 64 --candidate weights.json
+    .venv/bin/python bench/fit_eval.py play --games 4000 --nodes 4000 --out selfplay.npz
+    .venv/bin/python bench/fit_eval.py fit --data selfplay.npz --out rules/engine/weights.json
+    .venv/bin/python bench/fit_eval.py match --candidate rules/engine/weights.json --base old.json
 
 * **play**: games of the native engine against itself at a node budget a move, from the
   ACF ballots (the whole deck, in turn), with a random move now and then in the first
@@ -13,20 +13,22 @@ and by the shipped endgame tables, and the published games.
   result. Every quiet position (no capture for either side) from the ballot on is kept,
   labelled with the game's result from the side to move's view (won 1, drawn 1/2, lost
   0), and where the tables cover it, with the tables' value instead.
-* **fit**: the evaluation is linear in its weights (:func:`rules.engine.evaluation.features`
-  gives, for a position, how much each weight counts in it), so the weights are fitted
+* **fit**: the evaluation is linear in the weights fitted (:func:`features` gives, for
+  each position, how much each weight counts in it), so the weights are fitted
   by logistic regression (Texel's method): the chance of winning is
   ``1 / (1 + exp(-e / K))`` with ``e`` the evaluation, ``K`` fitted for the weights in
   use first; then all weights at once by gradient descent on the mean log-loss with a
-  small L2 pull towards the weights in use, a tenth of the games held out. ``--write``
-  writes the rounded weights to ``rules/engine/weights.json``, the file both searches
-  read.
+  small L2 pull towards the weights in use, a tenth of the games held out, the step
+  with the best held-out loss kept (``--patterns``: the two-row patterns as well).
+  ``--out`` writes the rounded weights in the form of ``rules/engine/weights.json``,
+  the file both searches read (the terms not fitted copied from it).
 * **match**: the weights of a file against the shipped ones, both the native core, at a
   node budget a move (the same games on any machine), ballots with both colours; the
   score and its Elo with a 95% interval (bench/engine_native.py's).
 
-Times on this machine (2 cores, loaded): play, 6,000 games at 4,000 nodes a move, about
-25 minutes a process; fit, a minute; match, 64 games at 20,000 nodes, about 5 minutes.
+Times on this machine (2 cores, at a load of 5-12): play, 4,000 games at 4,000 nodes a
+move, 50 minutes (one process); fit, a minute; match, 64 games at 20,000 nodes, 5-12
+minutes.
 """
 
 from __future__ import annotations
