@@ -302,6 +302,11 @@ def fit(
             if held_loss < best[0]:
                 best = (held_loss, w.copy(), p.copy())
     w, p = best[1], best[2]
+    # The kings' table of the ending stays as it is: the games stop at the tables (six
+    # pieces), so it is fitted on seven and eight pieces only, and a fitted one no
+    # longer drove a lone king out (tests/test_engine_endgame.py, two kings against one).
+    ending_kings = slice(KINGS + 32 * 2, KINGS + 32 * 3)
+    w[ending_kings] = w0[ending_kings]
     e_all = offset + dense @ np.round(w)
     if patterns_on:
         e_all = e_all + (np.round(p)[pats] * signs).sum(axis=1)
