@@ -1,13 +1,20 @@
 """Static evaluation: how good a quiet position is for the side to move, in centi-men.
 
-A man is worth 100 and a king 135. On top of material the evaluation knows:
+The weights are data, ``weights.json`` beside this module (:data:`WEIGHTS_FILE`), read
+at import by both searches (the native core through :func:`native_weights`): material,
+the trading bonus, mobility, the square tables and the runaway men were fitted on
+self-play games labelled by their results and by the endgame tables
+(``bench/fit_eval.py``), the endgame terms on the tables before. A man is worth about
+100 and a king about 125. On top of material the evaluation knows:
 
 * **Trading down when ahead**: the same material lead counts for more with fewer pieces
   on the board (2 against 1 is a win, 12 against 11 is only an edge).
-* **Square tables** per phase (opening, middle game, endgame): men gain value as they
-  advance, more so in the endgame; the back-rank guard (Black's men on 1 and 3, White's
-  on 30 and 32, the "bridge") and the centre squares 14, 15, 18, 19 count in the opening
-  and middle game; kings like the centre and dislike the edges.
+* **Square tables** per phase (opening, middle game, endgame), for men and for kings:
+  men gain value as they advance, more so in the endgame; the back-rank guard (Black's
+  men on 1 and 3, White's on 30 and 32, the "bridge") counts in the opening and middle
+  game; kings like the centre and dislike the edges.
+* **Two-row patterns** (none shipped): a weight for each arrangement of the men on each
+  pair of rows, by phase, seen from each side's own back rows.
 * **Mobility**: the difference in the number of ordinary moves.
 * **Runaway men**: a man that no enemy man can reach any more (no enemy man inside the
   cone of squares ahead of it) and no enemy king to stop it is as good as crowned.
