@@ -2,8 +2,8 @@
 and by the shipped endgame tables.
 
     .venv/bin/python bench/fit_eval.py play --games 4000 --nodes 4000 --out selfplay.npz
-    .venv/bin/python bench/fit_eval.py fit --data selfplay.npz --out rules/engine/weights.json
-    .venv/bin/python bench/fit_eval.py match --candidate rules/engine/weights.json --base old.json
+    .venv/bin/python bench/fit_eval.py fit --data selfplay.npz --out rules/engine/weights.py
+    .venv/bin/python bench/fit_eval.py match --candidate rules/engine/weights.py --base old.json
 
 * **play**: games of the native engine against itself at a node budget a move, from the
   ACF ballots (the whole deck, in turn), with a random move now and then in the first
@@ -20,8 +20,9 @@ and by the shipped endgame tables.
   use first; then all weights at once by gradient descent on the mean log-loss with a
   small L2 pull towards the weights in use, a tenth of the games held out, the step
   with the best held-out loss kept (``--patterns``: the two-row patterns as well).
-  ``--out`` writes the rounded weights in the form of ``rules/engine/weights.json``,
-  the file both searches read (the terms not fitted copied from it).
+  ``--out`` writes the rounded weights, as JSON or (a ``.py`` path) as a module like
+  ``rules/engine/weights.py``, the data both searches read (the terms not fitted
+  copied from it).
 * **match**: the weights of a file against the shipped ones, both the native core, at a
   node budget a move (the same games on any machine), ballots with both colours; the
   score and its Elo with a 95% interval (bench/engine_native.py's).
@@ -315,9 +316,36 @@ def fit(
     return np.round(w), (np.round(p) if patterns_on else None), report
 
 
+MODULE = REPO / "rules" / "engine" / "weights.py"
+HEADER = '''"""The evaluation's weights (written by bench/fit_eval.py; do not edit by hand).
+
+Read by :mod:`rules.engine.evaluation` and, through it, handed to the native core: the
+terms, per phase (opening, middle game, ending) and square 1-32 from Black's side what a
+man and a king are worth on it, a runaway man by row, and the two-row patterns (by phase
+and pair of rows, [index, weight] where not 0). Material, the trading bonus, mobility,
+the square tables (but the kings' in the ending) and the runaways were fitted on
+self-play games labelled by their results and the endgame tables; the endgame terms on
+the tables before (docs/engine.md).
+"""
+
+from typing import Any
+'''
+
+
+def read_weights(path: Path) -> dict:
+    """A weights file written by ``fit --out``: JSON, or a module like rules/engine/weights.py."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".py":
+        scope: dict = {}
+        exec(compile(text, str(path), "exec"), scope)  # our own generated file
+        return evaluation.check_weights(scope["WEIGHTS"])
+    return evaluation.check_weights(json.loads(text))
+
+
 def write_weights(path: Path, w: np.ndarray, p: np.ndarray | None) -> None:
-    """The fitted weights over the shipped file's: the terms not fitted stay as they are."""
-    out = json.loads(evaluation.WEIGHTS_FILE.read_text(encoding="utf-8"))
+    """The fitted weights over those in use: the terms not fitted stay as they are. A
+    ``.py`` path gets a module like rules/engine/weights.py, any other JSON."""
+    out = dict(evaluation.check_weights(evaluation.WEIGHTS))
     for i, name in enumerate(SCALARS):
         out[name] = int(w[i])
     out["men"] = [[int(v) for v in w[MEN + 32 * ph : MEN + 32 * ph + 32]] for ph in range(N_PHASES)]
@@ -330,8 +358,21 @@ def write_weights(path: Path, w: np.ndarray, p: np.ndarray | None) -> None:
             [[int(i), int(v)] for i, v in enumerate(table[ph, k]) if v] for ph in range(N_PHASES) for k in range(4)
         ]
     else:
-        out.pop("patterns", None)
-    path.write_text(json.dumps(out, separators=(",", ":")) + "\n", encoding="utf-8")
+        out["patterns"] = [[] for _ in range(12)]
+    if path.suffix == ".py":
+        # One line a term, a table's phases one a line: the layout ruff format keeps.
+        lines = [HEADER, "# fmt: off", "WEIGHTS: dict[str, Any] = {"]
+        for key, value in out.items():
+            if key in ("men", "kings", "patterns"):
+                lines.append(f"    {json.dumps(key)}: [")
+                lines.extend(f"        {json.dumps(row, separators=(', ', ': '))}," for row in value)
+                lines.append("    ],")
+            else:
+                lines.append(f"    {json.dumps(key)}: {json.dumps(value, separators=(', ', ': '))},")
+        lines += ["}", "# fmt: on"]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    else:
+        path.write_text(json.dumps(out, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 def play_weights(black: tuple[Engine, dict], white: tuple[Engine, dict], ballot_position: object, nodes: int) -> float:
@@ -355,8 +396,8 @@ def match(candidate: Path, games: int, nodes: int, base: Path | None = None) -> 
     from firmware.egdb import load_probe
 
     probe = load_probe()
-    ours = evaluation.native_weights(evaluation.read_weights(candidate))
-    theirs = evaluation.native_weights(evaluation.read_weights(base)) if base else evaluation.native_weights()
+    ours = evaluation.native_weights(read_weights(candidate))
+    theirs = evaluation.native_weights(read_weights(base)) if base else evaluation.native_weights()
     ballots = deck()[:: max(1, len(deck()) // max(1, games // 2))][: max(1, games // 2)]
     scores: list[float] = []
     try:
@@ -396,7 +437,11 @@ def main(argv: list[str] | None = None) -> int:
     fitting.add_argument("--l2", type=float, default=1e-6, help="pull towards the weights in use")
     fitting.add_argument("--l2-patterns", type=float, default=1e-6, help="pull of the patterns towards 0")
     fitting.add_argument("--cache", type=Path, help="keep the features here between runs")
-    fitting.add_argument("--out", type=Path, help="write the weights to this file (rules/engine/weights.json's form)")
+    fitting.add_argument(
+        "--out",
+        type=Path,
+        help="write the weights to this file (.py: a module like rules/engine/weights.py; else JSON)",
+    )
     versus = sub.add_parser("match", help="fitted weights against the shipped ones")
     versus.add_argument("--candidate", type=Path, required=True, help="a weights file")
     versus.add_argument("--base", type=Path, help="the weights to play (default: the shipped ones)")

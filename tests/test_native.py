@@ -11,7 +11,6 @@ Python search whatever was built.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from pathlib import Path
@@ -158,7 +157,7 @@ def test_patterns_evaluated_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     # weights in every table (the shipped ones leave most arrangements at 0), the boards'
     # bytes read from both sides of the board.
     rng = random.Random(11)
-    weights = dict(evaluation.read_weights())
+    weights = evaluation.check_weights(evaluation.WEIGHTS)
     weights["patterns"] = [
         [[i, rng.randrange(-400, 400)] for i in range(0, evaluation.PATTERN_SIZE, rng.randrange(1, 4))]
         for _ in range(12)
@@ -177,22 +176,22 @@ def test_patterns_evaluated_alike(monkeypatch: pytest.MonkeyPatch) -> None:
         native.reload_weights()
 
 
-def test_weights_file_checked(tmp_path: Path) -> None:
-    good = evaluation.read_weights()
-    path = tmp_path / "weights.json"
+def test_weights_checked() -> None:
+    # Weights of the wrong form (a fit written wrong, a hand edit) are refused with what
+    # is wrong, before either walker reads them.
+    good = evaluation.check_weights(evaluation.WEIGHTS)
     for name, bad in (
         ("mobility", 2.5),
         ("men", [[0] * 32] * 2),
         ("runaway", [1] * 7),
         ("patterns", [[[evaluation.PATTERN_SIZE, 1]]] + [[]] * 11),
         ("patterns", [[[0, 1 << 15]]] + [[]] * 11),
+        ("patterns", [[]] * 11),
     ):
-        path.write_text(json.dumps({**good, name: bad}))
         with pytest.raises(ValueError, match=name if name != "patterns" else "pattern"):
-            evaluation.read_weights(path)
-    path.write_text("{")
-    with pytest.raises(ValueError, match="cannot read"):
-        evaluation.read_weights(path)
+            evaluation.check_weights({**good, name: bad})
+    with pytest.raises(ValueError, match="mapping"):
+        evaluation.check_weights([])
 
 
 @_built

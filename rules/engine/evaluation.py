@@ -1,7 +1,8 @@
 """Static evaluation: how good a quiet position is for the side to move, in centi-men.
 
-The weights are data, ``weights.json`` beside this module (:data:`WEIGHTS_FILE`), read
-at import by both searches (the native core through :func:`native_weights`): material,
+The weights are data, :data:`rules.engine.weights.WEIGHTS` (written by
+``bench/fit_eval.py``), read by both searches (the native core through
+:func:`native_weights`): material,
 the trading bonus, mobility, the square tables and the runaway men were fitted on
 self-play games labelled by their results and by the endgame tables
 (``bench/fit_eval.py``), the endgame terms on the tables before. A man is worth about
@@ -47,20 +48,15 @@ True
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from rules import movegen
+from rules.engine.weights import WEIGHTS
 from rules.position import Color, Position
 from rules.movegen import EVEN_NOT_H as _EVEN_NOT_H, ODD_NOT_A as _ODD_NOT_A
 from squares import EVEN_ROWS, FULL, ODD_ROWS, bit, file_of, row_of
 
-#: The weights, data both searches read (fitted on self-play and the tables:
-#: bench/fit_eval.py): the terms below, and per phase and square (1-32, from Black's
-#: side) what a man and a king are worth on it, and a runaway man by row.
-WEIGHTS_FILE = Path(__file__).with_name("weights.json")
 _SCALARS = (
     "man_value",
     "king_value",
@@ -75,45 +71,46 @@ _SCALARS = (
 )
 
 
-def read_weights(path: Path = WEIGHTS_FILE) -> dict[str, Any]:
-    """The weights of a file in ``weights.json``'s form, checked: every term an integer,
-    ``men`` and ``kings`` three phases of 32 squares, ``runaway`` eight rows."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"cannot read the evaluation's weights from {path}: {exc}") from exc
+def check_weights(data: object) -> dict[str, Any]:
+    """``data`` if it has the form of :data:`rules.engine.weights.WEIGHTS` (every term an
+    integer, ``men`` and ``kings`` three phases of 32 squares, ``runaway`` eight rows,
+    ``patterns`` twelve lists of [index, 16-bit weight]); else ValueError naming what
+    is wrong. A copy, with empty patterns where there were none.
+
+    >>> check_weights({**WEIGHTS, "mobility": 2.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: the weights' 'mobility' must be an integer
+    """
 
     def ints(value: object, count: int) -> bool:
         return isinstance(value, list) and len(value) == count and all(type(v) is int for v in value)
 
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: the weights must be an object")
+        raise ValueError("the weights must be a mapping")
     for name in _SCALARS:
         if type(data.get(name)) is not int:
-            raise ValueError(f"{path}: {name!r} must be an integer")
+            raise ValueError(f"the weights' {name!r} must be an integer")
     for name in ("men", "kings"):
         table = data.get(name)
         if not (isinstance(table, list) and len(table) == 3 and all(ints(row, 32) for row in table)):
-            raise ValueError(f"{path}: {name!r} must be three phases of 32 integers")
+            raise ValueError(f"the weights' {name!r} must be three phases of 32 integers")
     if not ints(data.get("runaway"), 8):
-        raise ValueError(f"{path}: 'runaway' must be eight integers")
+        raise ValueError("the weights' 'runaway' must be eight integers")
     patterns = data.get("patterns", [[] for _ in range(12)])
     if not (isinstance(patterns, list) and len(patterns) == 12):
-        raise ValueError(f"{path}: 'patterns' must be twelve lists (three phases of four pairs of rows)")
+        raise ValueError("the weights' 'patterns' must be twelve lists (three phases of four pairs of rows)")
     for entries in patterns:
         for entry in entries if isinstance(entries, list) else [None]:
-            if not (
-                ints(entry, 2) and 0 <= entry[0] < PATTERN_SIZE and -(1 << 15) <= entry[1] < 1 << 15  # type: ignore[index]
-            ):
-                raise ValueError(f"{path}: a pattern's entry must be [index below {PATTERN_SIZE}, a 16-bit integer]")
-    data["patterns"] = patterns
-    return data
+            if not (ints(entry, 2) and 0 <= entry[0] < PATTERN_SIZE and -(1 << 15) <= entry[1] < 1 << 15):  # type: ignore[index]
+                raise ValueError(f"a pattern's entry must be [index below {PATTERN_SIZE}, a 16-bit integer]")
+    return {**data, "patterns": patterns}
 
 
 #: The men of two rows: eight squares, each empty, a Black man or a White man.
 PATTERN_SIZE = 3**8
 
-_W = read_weights()
+_W = check_weights(WEIGHTS)
 MAN_VALUE: int = _W["man_value"]
 KING_VALUE: int = _W["king_value"]
 #: A material lead of L with total material T earns L * TRADE_BONUS / T on top.
@@ -468,9 +465,9 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
 def native_weights(weights: dict[str, Any] | None = None) -> dict[str, int | list[int]]:
     """The evaluation's weights as the native core reads them (``rules.engine.native``):
     the terms, and per phase and square (index 0 unused) what a man or a king is worth
-    on it, for each colour; those of ``weights.json`` (read at import), or of
-    ``weights``, a mapping in that file's form (bench/fit_eval.py's match hands the core
-    fitted weights this way).
+    on it, for each colour; those of :mod:`rules.engine.weights`, or of ``weights``, a
+    mapping of that form (bench/fit_eval.py's match hands the core fitted weights this
+    way).
 
     >>> w = native_weights()
     >>> w["man_value"], len(w["black_men"]), w["white_men"][33 * 2 + 32] == w["black_men"][33 * 2 + 1]
