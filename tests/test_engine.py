@@ -225,7 +225,8 @@ def test_iterations_go_on_while_the_next_can_half_finish() -> None:
         assert result.ms <= 201 and result.move in position.legal_moves(WCDF)
         used.append(result.ms)
     assert len(positions) >= 8
-    assert sum(ms > 150 for ms in used) >= len(used) - 2, used
+    # Stopping at half the time left a third of it unused on average (docs/engine.md).
+    assert sum(used) / len(used) >= 160, used
 
 
 @pytest.mark.parametrize("rules", [WCDF, RUSSIAN], ids=["english", "general"])
@@ -500,8 +501,8 @@ def test_the_move_in_equal_endgames() -> None:
 
 
 def test_a_threat_at_the_horizon_is_searched_a_ply_further() -> None:
-    # Black's 22-25 opens 22 behind White's man on 17: 13x22 follows whatever White
-    # does (6-2 crowns, and the man is lost all the same). One ply deep, the position
+    # Black's 22-25 (or 22-26) opens 22 behind White's man on 17: 13x22 follows whatever
+    # White does (6-2 crowns, and the man is lost all the same). One ply deep, the position
     # after 22-25 is White's to move with no capture: without the threat test it would
     # be scored as it stands, level; with it, the search sees the man fall, as a
     # search of eight plies does.
@@ -509,7 +510,8 @@ def test_a_threat_at_the_horizon_is_searched_a_ply_further() -> None:
     deep = Engine().search(position, depth=8)
     assert deep.score > 150
     shallow = Engine().search(position, depth=1)
-    assert shallow.score > 150 and shallow.pv[:3] == (Move((22, 25)), Move((6, 2)), Move((13, 22), (17,)))
+    assert shallow.score > 150 and shallow.pv[0] in (Move((22, 25)), Move((22, 26)))
+    assert shallow.pv[1:3] == (Move((6, 2)), Move((13, 22), (17,)))
     blind = Engine()
     blind.threats = False
     assert blind.search(position, depth=1).score < 50

@@ -152,6 +152,49 @@ def test_evaluation_equal() -> None:
 
 
 @_built
+def test_patterns_evaluated_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every entry of the two-row patterns' tables counts the same in both walkers: random
+    # weights in every table (the shipped ones leave most arrangements at 0), the boards'
+    # bytes read from both sides of the board.
+    rng = random.Random(11)
+    weights = evaluation.check_weights(evaluation.WEIGHTS)
+    weights["patterns"] = [
+        [[i, rng.randrange(-400, 400)] for i in range(0, evaluation.PATTERN_SIZE, rng.randrange(1, 4))]
+        for _ in range(12)
+    ]
+    monkeypatch.setattr(evaluation, "_PATTERNS", evaluation._dense_patterns(weights["patterns"]))
+    c = core()
+    c.set_weights(evaluation.native_weights(weights))
+    try:
+        for p in KNOWN + random_positions(600, seed=12, plies=120):
+            own, opp, kings, black = sides(p)
+            mobility = movegen.count_quiet(own, opp, kings, black)
+            assert c.evaluate(own, opp, kings, black, mobility) == evaluation.evaluate_boards(
+                own, opp, kings, black, mobility
+            ), p.to_fen()
+    finally:
+        native.reload_weights()
+
+
+def test_weights_checked() -> None:
+    # Weights of the wrong form (a fit written wrong, a hand edit) are refused with what
+    # is wrong, before either walker reads them.
+    good = evaluation.check_weights(evaluation.WEIGHTS)
+    for name, bad in (
+        ("mobility", 2.5),
+        ("men", [[0] * 32] * 2),
+        ("runaway", [1] * 7),
+        ("patterns", [[[evaluation.PATTERN_SIZE, 1]]] + [[]] * 11),
+        ("patterns", [[[0, 1 << 15]]] + [[]] * 11),
+        ("patterns", [[]] * 11),
+    ):
+        with pytest.raises(ValueError, match=name if name != "patterns" else "pattern"):
+            evaluation.check_weights({**good, name: bad})
+    with pytest.raises(ValueError, match="mapping"):
+        evaluation.check_weights([])
+
+
+@_built
 def test_weights_are_read_from_the_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
     # One source for the weights: a change in rules.engine.evaluation reaches the core
     # once handed over, and the test notices a core that kept its own.

@@ -130,6 +130,38 @@ typedef struct {
 static Weights W;
 static int weights_set = 0;
 
+/* Two-row patterns: the men of each pair of rows (eight squares, 3**8 arrangements) by
+ * phase and pair, counted from a side's own back rows (a Black man on a square, a White
+ * one, or neither: digit 1, 2 or 0 of a base-3 index). White's pattern is read on the
+ * board turned round: its pair k is Black's pair 3 - k, each byte's bits reversed. */
+#define PATTERN_SIZE 6561
+static int16_t patterns[3][4][PATTERN_SIZE];
+static uint16_t ternary[256], ternary_reversed[256];
+
+static void init_patterns(void) {
+    for (int byte = 0; byte < 256; byte++) {
+        int t = 0, r = 0, power = 1;
+        for (int j = 0; j < 8; j++, power *= 3) {
+            if (byte >> j & 1) t += power;
+            if (byte >> (7 - j) & 1) r += power;
+        }
+        ternary[byte] = (uint16_t)t;
+        ternary_reversed[byte] = (uint16_t)r;
+    }
+}
+
+static inline int pattern_term(int phase, u32 bm, u32 wm) {
+    const int16_t *p0 = patterns[phase][0], *p1 = patterns[phase][1], *p2 = patterns[phase][2],
+                  *p3 = patterns[phase][3];
+    int score = p0[ternary[bm & 255] + 2 * ternary[wm & 255]] + p1[ternary[bm >> 8 & 255] + 2 * ternary[wm >> 8 & 255]] +
+                p2[ternary[bm >> 16 & 255] + 2 * ternary[wm >> 16 & 255]] + p3[ternary[bm >> 24] + 2 * ternary[wm >> 24]];
+    score -= p0[ternary_reversed[wm >> 24] + 2 * ternary_reversed[bm >> 24]] +
+             p1[ternary_reversed[wm >> 16 & 255] + 2 * ternary_reversed[bm >> 16 & 255]] +
+             p2[ternary_reversed[wm >> 8 & 255] + 2 * ternary_reversed[bm >> 8 & 255]] +
+             p3[ternary_reversed[wm & 255] + 2 * ternary_reversed[bm & 255]];
+    return score;
+}
+
 #define BLACK_FAR_HALF 0xFFFFF000u
 #define WHITE_FAR_HALF 0x000FFFFFu
 #define DOUBLE_CORNERS ((1u << 0) | (1u << 4) | (1u << 27) | (1u << 31))
@@ -235,6 +267,7 @@ static int evaluate(u32 own, u32 opp, u32 kings, int black, int own_mobility) {
     score += sum_squares(W.black_men[phase], bm) - sum_squares(W.white_men[phase], wm);
     if (bk) score += sum_squares(W.black_kings[phase], bk);
     if (wk) score -= sum_squares(W.white_kings[phase], wk);
+    score += pattern_term(phase, bm, wm);
     if (!wk && bm) {
         u32 c = bm & BLACK_FAR_HALF;
         while (c) {
@@ -1614,6 +1647,21 @@ static PyObject *py_set_weights(PyObject *self, PyObject *dict) {
         read_ints(dict, "white_kings", &w.white_kings[0][0], 99) ||
         read_ints(dict, "black_runaway", w.black_runaway, 33) || read_ints(dict, "white_runaway", w.white_runaway, 33))
         return NULL;
+    int *read = PyMem_Malloc(sizeof(int) * 3 * 4 * PATTERN_SIZE);
+    if (!read) return PyErr_NoMemory();
+    if (read_ints(dict, "patterns", read, 3 * 4 * PATTERN_SIZE)) {
+        PyMem_Free(read);
+        return NULL;
+    }
+    for (int i = 0; i < 3 * 4 * PATTERN_SIZE; i++) {
+        if (read[i] < INT16_MIN || read[i] > INT16_MAX) {
+            PyMem_Free(read);
+            PyErr_SetString(PyExc_ValueError, "a pattern's weight is out of the range of 16 bits");
+            return NULL;
+        }
+        (&patterns[0][0][0])[i] = (int16_t)read[i];
+    }
+    PyMem_Free(read);
     W = w;
     weights_set = 1;
     Py_RETURN_NONE;
@@ -1668,6 +1716,7 @@ static struct PyModuleDef module = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     init_geometry();
+    init_patterns();
     init_probe_tables();
     if (PyType_Ready(&TableType) < 0 || PyType_Ready(&SearcherType) < 0 || PyType_Ready(&ProbeType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -1,13 +1,21 @@
 """Static evaluation: how good a quiet position is for the side to move, in centi-men.
 
-A man is worth 100 and a king 135. On top of material the evaluation knows:
+The weights are data, :data:`rules.engine.weights.WEIGHTS` (written by
+``bench/fit_eval.py``), read by both searches (the native core through
+:func:`native_weights`): material,
+the trading bonus, mobility, the square tables and the runaway men were fitted on
+self-play games labelled by their results and by the endgame tables
+(``bench/fit_eval.py``), the endgame terms on the tables before. A man is worth about
+100 and a king about 125. On top of material the evaluation knows:
 
 * **Trading down when ahead**: the same material lead counts for more with fewer pieces
   on the board (2 against 1 is a win, 12 against 11 is only an edge).
-* **Square tables** per phase (opening, middle game, endgame): men gain value as they
-  advance, more so in the endgame; the back-rank guard (Black's men on 1 and 3, White's
-  on 30 and 32, the "bridge") and the centre squares 14, 15, 18, 19 count in the opening
-  and middle game; kings like the centre and dislike the edges.
+* **Square tables** per phase (opening, middle game, endgame), for men and for kings:
+  men gain value as they advance, more so in the endgame; the back-rank guard (Black's
+  men on 1 and 3, White's on 30 and 32, the "bridge") counts in the opening and middle
+  game; kings like the centre and dislike the edges.
+* **Two-row patterns** (none shipped): a weight for each arrangement of the men on each
+  pair of rows, by phase, seen from each side's own back rows.
 * **Mobility**: the difference in the number of ordinary moves.
 * **Runaway men**: a man that no enemy man can reach any more (no enemy man inside the
   cone of squares ahead of it) and no enemy king to stop it is as good as crowned.
@@ -34,39 +42,95 @@ The search calls :func:`evaluate_boards` on raw bitboards from the side to move'
 >>> from rules.position import Position
 >>> evaluate(Position.start())
 0
->>> evaluate(Position.from_fen("B:WK1:BK14,K19")) > 300  # two kings against one
+>>> evaluate(Position.from_fen("B:WK1:BK14,K19")) > 250  # two kings against one
 True
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rules import movegen
+from rules.engine.weights import WEIGHTS
 from rules.position import Color, Position
 from rules.movegen import EVEN_NOT_H as _EVEN_NOT_H, ODD_NOT_A as _ODD_NOT_A
 from squares import EVEN_ROWS, FULL, ODD_ROWS, bit, file_of, row_of
 
-MAN_VALUE = 100
-KING_VALUE = 135
+_SCALARS = (
+    "man_value",
+    "king_value",
+    "trade_bonus",
+    "mobility",
+    "the_move",
+    "drive",
+    "double_corner",
+    "trapped_king",
+    "ending_move",
+    "bridge",
+)
+
+
+def check_weights(data: object) -> dict[str, Any]:
+    """``data`` if it has the form of :data:`rules.engine.weights.WEIGHTS` (every term an
+    integer, ``men`` and ``kings`` three phases of 32 squares, ``runaway`` eight rows,
+    ``patterns`` twelve lists of [index, 16-bit weight]); else ValueError naming what
+    is wrong. A copy, with empty patterns where there were none.
+
+    >>> check_weights({**WEIGHTS, "mobility": 2.5})
+    Traceback (most recent call last):
+    ...
+    ValueError: the weights' 'mobility' must be an integer
+    """
+
+    def ints(value: object, count: int) -> bool:
+        return isinstance(value, list) and len(value) == count and all(type(v) is int for v in value)
+
+    if not isinstance(data, dict):
+        raise ValueError("the weights must be a mapping")
+    for name in _SCALARS:
+        if type(data.get(name)) is not int:
+            raise ValueError(f"the weights' {name!r} must be an integer")
+    for name in ("men", "kings"):
+        table = data.get(name)
+        if not (isinstance(table, list) and len(table) == 3 and all(ints(row, 32) for row in table)):
+            raise ValueError(f"the weights' {name!r} must be three phases of 32 integers")
+    if not ints(data.get("runaway"), 8):
+        raise ValueError("the weights' 'runaway' must be eight integers")
+    patterns = data.get("patterns", [[] for _ in range(12)])
+    if not (isinstance(patterns, list) and len(patterns) == 12):
+        raise ValueError("the weights' 'patterns' must be twelve lists (three phases of four pairs of rows)")
+    for entries in patterns:
+        for entry in entries if isinstance(entries, list) else [None]:
+            if not (ints(entry, 2) and 0 <= entry[0] < PATTERN_SIZE and -(1 << 15) <= entry[1] < 1 << 15):  # type: ignore[index]
+                raise ValueError(f"a pattern's entry must be [index below {PATTERN_SIZE}, a 16-bit integer]")
+    return {**data, "patterns": patterns}
+
+
+#: The men of two rows: eight squares, each empty, a Black man or a White man.
+PATTERN_SIZE = 3**8
+
+_W = check_weights(WEIGHTS)
+MAN_VALUE: int = _W["man_value"]
+KING_VALUE: int = _W["king_value"]
 #: A material lead of L with total material T earns L * TRADE_BONUS / T on top.
-TRADE_BONUS = 600
-MOBILITY = 2
+TRADE_BONUS: int = _W["trade_bonus"]
+MOBILITY: int = _W["mobility"]
 #: Having the opposition in an equal endgame.
-THE_MOVE = 8
+THE_MOVE: int = _W["the_move"]
 #: Per diagonal step between each strong king and the nearest weak piece.
-DRIVE = 4
+DRIVE: int = _W["drive"]
 #: A weak king in a double corner (from the weak side's view).
-DOUBLE_CORNER_BONUS = 20
+DOUBLE_CORNER_BONUS: int = _W["double_corner"]
 #: Endgame knowledge (see :func:`endgame_knowledge`): per king with no safe move (every
 #: move it has puts it where it is jumped at once, or none: trapped).
-TRAPPED_KING = 16
+TRAPPED_KING: int = _W["trapped_king"]
 #: The move (opposition) in any ending, on top of THE_MOVE for equal material.
-ENDING_MOVE = 10
+ENDING_MOVE: int = _W["ending_move"]
 #: The bridge in an ending: men on 1 and 3 (Black's) or 30 and 32 (White's), held by a
 #: side with a king (and no fewer kings than the other side) against a side with men,
 #: which cannot crown past it.
-BRIDGE = 100
+BRIDGE: int = _W["bridge"]
 _BLACK_BRIDGE = bit(1) | bit(3)
 _WHITE_BRIDGE = bit(30) | bit(32)
 
@@ -82,41 +146,12 @@ def phase_of(pieces: int) -> int:
     return ENDGAME
 
 
-# -- square tables (from Black's side; White's are the board turned round) -------------
-
-#: Bonus for a Black man by row (0 = Black's back row, 6 = one step from crowning; no
-#: man stands on row 7, the crowning row, but the table covers every square).
-_ADVANCE = (
-    (0, 1, 2, 3, 4, 6, 9, 0),
-    (0, 2, 4, 6, 9, 12, 16, 0),
-    (0, 5, 10, 15, 21, 28, 36, 0),
-)
-#: Back-rank guard for Black's men by square, per phase.
-_BACK_RANK: tuple[dict[int, int], ...] = (
-    {1: 12, 2: 4, 3: 12, 4: 2},
-    {1: 8, 2: 2, 3: 8},
-    {},
-)
-_CENTRE: tuple[dict[int, int], ...] = (
-    {14: 6, 15: 6, 18: 6, 19: 6, 10: 2, 11: 2, 22: 2, 23: 2},
-    {14: 4, 15: 4, 18: 4, 19: 4},
-    {},
-)
-#: Kings: 4 per step away from the nearest edge; the single corners are worse still.
-_KING_CORNER = {4: -6, 29: -6}
-
-
-def _edge_distance(square: int) -> int:
-    f, r = file_of(square), row_of(square)
-    return min(f, 7 - f, r, 7 - r)
-
-
 def _man_value(phase: int, square: int) -> int:
-    return _ADVANCE[phase][row_of(square)] + _BACK_RANK[phase].get(square, 0) + _CENTRE[phase].get(square, 0)
+    return int(_W["men"][phase][square - 1])
 
 
 def _king_value(phase: int, square: int) -> int:
-    return 4 * _edge_distance(square) + _KING_CORNER.get(square, 0)
+    return int(_W["kings"][phase][square - 1])
 
 
 def _byte_tables(values: list[int]) -> tuple[tuple[int, ...], ...]:
@@ -146,6 +181,25 @@ def _tables(valuer: Callable[[int, int], int]) -> tuple[tuple, tuple]:
 
 
 _BLACK_MEN, _WHITE_MEN = _tables(_man_value)
+
+
+def _dense_patterns(sparse: list[list[list[int]]]) -> tuple[tuple[list[int], ...], ...]:
+    """Per phase, the four pairs of rows' tables, from the file's [index, weight] lists."""
+    tables = []
+    for entries in sparse:
+        table = [0] * PATTERN_SIZE
+        for index, value in entries:
+            table[index] = value
+        tables.append(table)
+    return tuple(tuple(tables[4 * phase : 4 * phase + 4]) for phase in range(3))
+
+
+#: Two-row patterns (see :func:`evaluate_boards`); None when the weights have none.
+_PATTERNS = _dense_patterns(_W["patterns"]) if any(_W["patterns"]) else None
+#: A byte of a bitboard (a pair of rows) as a base-3 number, 1 for each bit set; and the
+#: same with the byte's bits reversed (the pair seen from the other side of the board).
+_TERNARY = tuple(sum(3**j for j in range(8) if byte >> j & 1) for byte in range(256))
+_TERNARY_REVERSED = tuple(sum(3**j for j in range(8) if byte >> (7 - j) & 1) for byte in range(256))
 _BLACK_KINGS, _WHITE_KINGS = _tables(_king_value)
 
 
@@ -163,9 +217,9 @@ def _cone(square: int, black: bool) -> int:
 
 _BLACK_CONE = (0,) + tuple(_cone(s, True) for s in range(1, 33))
 _WHITE_CONE = (0,) + tuple(_cone(s, False) for s in range(1, 33))
-#: A runaway man is worth about a king; the nearer the crown, the surer.
-_BLACK_RUNAWAY = (0,) + tuple(12 + 4 * row_of(s) for s in range(1, 33))
-_WHITE_RUNAWAY = (0,) + tuple(12 + 4 * (7 - row_of(s)) for s in range(1, 33))
+#: A runaway man is worth about a king; the nearer the crown, the surer (by row).
+_BLACK_RUNAWAY = (0,) + tuple(int(_W["runaway"][row_of(s)]) for s in range(1, 33))
+_WHITE_RUNAWAY = (0,) + tuple(int(_W["runaway"][7 - row_of(s)]) for s in range(1, 33))
 #: Rows 3-7 (Black's men past the middle) and rows 0-4 (White's).
 _BLACK_FAR_HALF = 0xFFFFF000
 _WHITE_FAR_HALF = 0x000FFFFF
@@ -350,6 +404,23 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
     if wk:
         t0, t1, t2, t3 = _WHITE_KINGS[phase]
         score -= t0[wk & 255] + t1[wk >> 8 & 255] + t2[wk >> 16 & 255] + t3[wk >> 24]
+    if _PATTERNS is not None:
+        # The men of each pair of rows, from each side's own back rows: Black's pair k
+        # is White's pair 3 - k seen from the other side (each byte's bits reversed).
+        p0, p1, p2, p3 = _PATTERNS[phase]
+        t, r = _TERNARY, _TERNARY_REVERSED
+        b0, b1, b2, b3 = bm & 255, bm >> 8 & 255, bm >> 16 & 255, bm >> 24
+        w0, w1, w2, w3 = wm & 255, wm >> 8 & 255, wm >> 16 & 255, wm >> 24
+        score += (
+            p0[t[b0] + 2 * t[w0]]
+            + p1[t[b1] + 2 * t[w1]]
+            + p2[t[b2] + 2 * t[w2]]
+            + p3[t[b3] + 2 * t[w3]]
+            - p0[r[w3] + 2 * r[b3]]
+            - p1[r[w2] + 2 * r[b2]]
+            - p2[r[w1] + 2 * r[b1]]
+            - p3[r[w0] + 2 * r[b0]]
+        )
 
     if not wk and bm:
         score += _runaways_black(bm, wm)
@@ -391,40 +462,49 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
     return score if black else -score
 
 
-def native_weights() -> dict[str, int | list[int]]:
+def native_weights(weights: dict[str, Any] | None = None) -> dict[str, int | list[int]]:
     """The evaluation's weights as the native core reads them (``rules.engine.native``):
     the terms, and per phase and square (index 0 unused) what a man or a king is worth
-    on it, for each colour; read from this module when called, so a weight changed here
-    is the native core's too once handed over again.
+    on it, for each colour; those of :mod:`rules.engine.weights`, or of ``weights``, a
+    mapping of that form (bench/fit_eval.py's match hands the core fitted weights this
+    way).
 
     >>> w = native_weights()
     >>> w["man_value"], len(w["black_men"]), w["white_men"][33 * 2 + 32] == w["black_men"][33 * 2 + 1]
-    (100, 99, True)
+    (98, 99, True)
     """
-    man = [[0] + [_man_value(phase, s) for s in range(1, 33)] for phase in (OPENING, MIDDLE_GAME, ENDGAME)]
-    king = [[0] + [_king_value(phase, s) for s in range(1, 33)] for phase in (OPENING, MIDDLE_GAME, ENDGAME)]
+    source = _W if weights is None else weights
+    man = [[0, *source["men"][phase]] for phase in (OPENING, MIDDLE_GAME, ENDGAME)]
+    king = [[0, *source["kings"][phase]] for phase in (OPENING, MIDDLE_GAME, ENDGAME)]
 
     def turned(rows: list[list[int]]) -> list[int]:
         return [v for row in rows for v in [0] + [row[33 - s] for s in range(1, 33)]]
 
-    return {
-        "man_value": MAN_VALUE,
-        "king_value": KING_VALUE,
-        "trade_bonus": TRADE_BONUS,
-        "mobility": MOBILITY,
-        "the_move": THE_MOVE,
-        "drive": DRIVE,
-        "double_corner": DOUBLE_CORNER_BONUS,
-        "trapped_king": TRAPPED_KING,
-        "ending_move": ENDING_MOVE,
-        "bridge": BRIDGE,
-        "black_men": [v for row in man for v in row],
-        "white_men": turned(man),
-        "black_kings": [v for row in king for v in row],
-        "white_kings": turned(king),
-        "black_runaway": list(_BLACK_RUNAWAY),
-        "white_runaway": list(_WHITE_RUNAWAY),
-    }
+    runaway = source["runaway"]
+    if weights is None:
+        # The module's constants, which evaluate_boards reads: one source for both.
+        scalars = dict(zip(_SCALARS, (MAN_VALUE, KING_VALUE, TRADE_BONUS, MOBILITY, THE_MOVE, DRIVE)))
+        scalars.update(
+            double_corner=DOUBLE_CORNER_BONUS,
+            trapped_king=TRAPPED_KING,
+            ending_move=ENDING_MOVE,
+            bridge=BRIDGE,
+        )
+    else:
+        scalars = {name: int(source[name]) for name in _SCALARS}
+    out: dict[str, int | list[int]] = dict(scalars)
+    out.update(
+        {
+            "black_men": [v for row in man for v in row],
+            "white_men": turned(man),
+            "black_kings": [v for row in king for v in row],
+            "white_kings": turned(king),
+            "black_runaway": [0, *(runaway[row_of(s)] for s in range(1, 33))],
+            "white_runaway": [0, *(runaway[7 - row_of(s)] for s in range(1, 33))],
+            "patterns": [v for phase in _dense_patterns(source.get("patterns", [[]] * 12)) for t in phase for v in t],
+        }
+    )
+    return out
 
 
 def evaluate(position: Position) -> int:
