@@ -25,6 +25,7 @@ with the keep-alive as shipped and plays a random game to its end.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -123,6 +124,12 @@ def _journal_done(board: BoardProcess) -> bool:
     except (OSError, ValueError):
         return False
     return journal["seq"] > 0 and journal["pending"] == [] and journal["peer"]["taken"] > 0
+
+
+def _clocks(board: BoardProcess) -> list[str]:
+    """Each move's clock in the board's kept PDN: ``[%clk 0:09:58] [%emt 0:00:02]``."""
+    (pdn,) = board.state_dir.glob("games/*.pdn")
+    return [" ".join(found.split()) for found in re.findall(r"\[%clk\s+[^]]*\]\s+\[%emt\s+[^]]*\]", pdn.read_text())]
 
 
 def _game_moves(board: BoardProcess) -> list[str]:
@@ -247,6 +254,10 @@ def check_same_record(match: Match, result: str) -> None:
     a, b = files
     assert _texts(a.moves) == _texts(b.moves) == _texts(match.moves)
     assert a.result == b.result == result
+    # The same record of each move's time (time left and time used, each side's as its own
+    # board measured it), whatever the boards went through.
+    clocks = [_clocks(board) for board in (match.a, match.b)]
+    assert clocks[0] == clocks[1] and len(clocks[0]) == len(match.moves), clocks
     for board in (match.a, match.b):
         assert not any("refused" in line for line in board.log), board.log
         assert not any("out of step" in n or "another game" in n for n in board.notices())

@@ -704,6 +704,8 @@ class App(Loop, Commands):
         if game is not self._game:
             return []  # a new game is being set up; the old one was handled
         record = self.record.with_game(game)
+        if self.board_clock is not None:
+            record = record.with_times(self.board_clock.times)  # each move's clock
         if not record.finished:
             clock = self.board_clock.control if self.board_clock is not None else None
             kept = self.modes.kept(game, self.policy.settings.hints, clock)

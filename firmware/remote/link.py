@@ -19,11 +19,12 @@ them):
   side's own buttons (its draw, its resign) do nothing here.
 * **The clock, fair across latency.** Each move line of this board's side carries the
   mover's time left after the move (``left``, ms) and the time the move took (``used``),
-  both as this board's clock measured them; the other board takes ``left`` as the record
-  of that side's time once its people have made the move there. So each side's time is
-  kept by its own board (the time a move spends crossing, and the time the people far
-  away take to make it on their board, count for nobody), and both boards show and save
-  the same times. A side's flag falls on its own board only (the other board lets that
+  both as this board's clock measured them; the other board's clock takes both as the
+  record of that move once its people have made it there (``BoardClock.tell``). So each
+  side's time is kept by its own board (the time a move spends crossing, and the time
+  the people far away take to make it on their board, count for nobody), and both
+  boards show and save the same times: the clock, and each move's time left and time
+  used in the game's record (its PDN's ``[%clk]`` and ``[%emt]``). A side's flag falls on its own board only (the other board lets that
   side's time run out on its clock without ending the game, and hears the result).
 """
 
@@ -45,8 +46,6 @@ __all__ = ["OFFER_KINDS", "FarPolicy", "RemoteLink"]
 OFFER_KINDS = frozenset({"draw-offer", "takeback-request"})
 #: The largest time a move line may carry: a day, ten times over.
 _MAX_MS = 10 * 86_400_000
-#: Reported times kept for moves not yet made here (a board far behind keeps only these).
-_KEEP_TIMES = 8
 
 
 def _colour(side: str) -> Color:
@@ -87,8 +86,6 @@ class RemoteLink(Link):
         self._asked: int | None = None
         # The takeback the other side asked for (the ply), while it stands.
         self._asked_here: int | None = None
-        # The other side's time left after its move, by ply, as its board measured it.
-        self._peer_left: dict[int, int] = {}
 
     @property
     def _far(self) -> str:
@@ -137,25 +134,12 @@ class RemoteLink(Link):
                 self._peer_ply = min(self._peer_ply, event.ply - 1)
             elif isinstance(event, NewGame):
                 self._peer_offer = self._asked = self._asked_here = None
-                self._peer_left.clear()
         super().sink(event)
 
     def _moved(self, event: MoveMade) -> None:
-        assert self.app is not None
-        app = self.app
         if self._asked is not None and event.side == self._far:
             self._events.append(Notice(event.t, f"{self._far.title()} played on: the takeback was refused"))
         self._asked = self._asked_here = None
-        if event.side != self._far:
-            return
-        left = self._peer_left.pop(event.ply, None)
-        keeper = getattr(app, "board_clock", None)
-        if left is None or keeper is None:
-            return
-        try:
-            self._events += keeper.agree(_colour(self._far), left, event.t)
-        except ValueError:
-            pass  # its clock runs again here already (a takeback in the same step): this board's time stands
 
     def _press(self, press: Any) -> bool | None:
         """The takeback button asks the other side, or agrees to what it asked; the far
@@ -197,11 +181,9 @@ class RemoteLink(Link):
                 self._offered(kind, data.get("ply"), now)
             return
         if kind == "move" and self.linked and data.get("side") == self._far:
-            ply, left = data.get("ply"), data.get("left")
-            if type(ply) is int and type(left) is int and 0 <= left <= _MAX_MS:
-                self._peer_left[ply] = left
-                for old in sorted(self._peer_left)[:-_KEEP_TIMES]:
-                    del self._peer_left[old]
+            self._heard_times(data)
+        elif kind in ("hello", "state") and self.linked:
+            self._heard_state_times(data)
         super()._peer(data, now)
         self._own_result_only(now)
         if kind == "takeback" and self._asked is not None and self.app is not None:
@@ -210,6 +192,40 @@ class RemoteLink(Link):
                 # What this board asked for: the other board took the move back; so does this one.
                 self._asked = None
                 self._events += self.app.take_back(now)
+
+    def _heard_times(self, data: dict[str, Any]) -> None:
+        """The clock of the other side's move as its own board measured it: the board
+        clock here takes it when its people make the move (``BoardClock.tell``)."""
+        keeper = getattr(self.app, "board_clock", None)
+        ply, left, used = data.get("ply"), data.get("left"), data.get("used")
+        if keeper is None or type(ply) is not int or type(left) is not int or not 0 <= left <= _MAX_MS:
+            return
+        if type(used) is not int or not 0 <= used <= _MAX_MS:
+            used = 0  # a board of an older version sends its time left only
+        keeper.tell(_colour(self._far), ply, left, used)
+
+    def _heard_state_times(self, data: dict[str, Any]) -> None:
+        """The clock of the other side's last move in the other board's greeting or state
+        (a board back from a power cut may have taken the move's line, never its time)."""
+        state = data.get("state") if data.get("event") == "hello" else data
+        last = state.get("last") if isinstance(state, dict) else None
+        if isinstance(last, dict) and last.get("side") == self._far:
+            self._heard_times(last)
+
+    def _state(self) -> dict[str, Any]:
+        """The link's state, its last move with its clock when it is this board's side's
+        (what the move's line carried: see :meth:`times`)."""
+        state = super()._state()
+        last = state.get("last")
+        keeper = getattr(self.app, "board_clock", None)
+        if keeper is None or not isinstance(last, dict) or last.get("side") != self.plays:
+            return state
+        record = getattr(self.app, "record", None)
+        kept = {ply: (left, used) for ply, left, used in getattr(record, "times", ())}
+        times = keeper.times.get(last["ply"]) or kept.get(last["ply"])
+        if times is not None and 0 <= times[0] <= _MAX_MS:
+            state["last"] = {**last, "left": times[0], "used": times[1]}
+        return state
 
     def _own_result_only(self, now: int) -> None:
         """A resignation or a flag of this board's side is this board's to say: the other
