@@ -190,12 +190,15 @@ def play_through_every_fault(
             board.wait(lambda b=board: _away(b, said[b]), "the dead line noticed", timeout_s=left)
         for board in (match.a, match.b):
             board.wait(lambda b=board: b.view()["clock"]["paused"], "the clock stopped")
+            # Both boards count the grace period down on their pages (the view's `away`).
+            board.wait(lambda b=board: "of the grace period left" in b.view()["away"], "the grace counted down")
         time.sleep(max(0.0, since + cut_s - time.monotonic()))
         held.mend()
         match.follow(other)
         for board in (match.a, match.b):
             board.wait(lambda b=board: _back(b, said[b]), "the line back, said")
             board.wait(lambda b=board: not b.view()["clock"]["paused"], "the clock going again")
+            assert board.view()["away"] == ""
         # A's line is cut and its people move: the move is in A's journal alone when the
         # power goes (SIGKILL). A comes back with the line and the other board has the move.
         if match.boards()[0] is match.b:

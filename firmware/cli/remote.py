@@ -85,7 +85,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--grace-s",
         type=int_argument,
         default=300,
-        help="how long a board may be out of reach, its clock held, before it is called late (default: 300)",
+        help="how long a board may be out of reach before it is called late (default: 300)",
+    )
+    inv.add_argument(
+        "--away",
+        choices=("stop", "run"),
+        default="stop",
+        help="while a board is out of reach: the clock stops (default), or runs: the absent side's time "
+        "runs and, once its board is away past the grace period, it may lose on time",
     )
     inv.add_argument(
         "--guest",
@@ -125,6 +132,7 @@ def _describe(agreement: Agreement) -> str:
     extras = [f"clock {inv.clock}" if inv.clock else "no clock"]
     if inv.ballot is not None:
         extras.append(f"ballot {inv.ballot}")
+    extras.append(f"a board away: {inv.grace_s} s of grace, the clock {'stops' if inv.away == 'stop' else 'runs'}")
     if inv.guest is not None:
         extras.append("private")
     return (
@@ -152,6 +160,7 @@ def run_invite(args: argparse.Namespace) -> int:
             clock=args.clock,
             ballot=ballot,
             grace_s=args.grace_s,
+            away=args.away,
             guest=args.guest,
         )
     except ClockSpecError as exc:
@@ -212,5 +221,6 @@ def remote_board(
     """The link of the agreed game (attached by the caller) and the absences shown on ``app``."""
     link = remote_link(agreement, clock, state_dir, config)
     assert isinstance(link.transport, RemoteTransport)
-    Absence(link.transport, agreement.invitation.grace_s).attach(app)
+    invitation = agreement.invitation
+    Absence(link.transport, invitation.grace_s, invitation.away, link).attach(app)
     return link

@@ -402,6 +402,8 @@ class Link(PeerFollower):
             "sim": app.simulated() is not None,
             "hints": app.policy.settings.hints,
             "resuming": app.resuming,
+            # A game far apart waiting for the broker or the other board ("" if not).
+            "away": v.away,
             **self._display_fields(),
         }
         body["controls"] = self._controls(body["clock"] is not None)

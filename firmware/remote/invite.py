@@ -38,9 +38,11 @@ from firmware.remote.wire import PRIVATE_ROOT, ROOT, check_code, game_topic, top
 from rules import Position, Rules
 from rules.ballots import ballot as acf_ballot
 
-__all__ = ["Agreement", "Invitation", "accept", "await_guest", "fetch", "publish"]
+__all__ = ["AWAY_CLOCKS", "Agreement", "Invitation", "accept", "await_guest", "fetch", "publish"]
 
 _VERSION = 1
+#: What the clock does while a board is away: it stops, or it runs (see Invitation.away).
+AWAY_CLOCKS = ("stop", "run")
 MAX_INVITATION = 4096
 
 
@@ -70,8 +72,12 @@ class Invitation:
     rules: dict[str, Any] = field(default_factory=lambda: Rules().options())
     clock: str | None = None
     ballot: int | None = None
-    #: How long a board may be away before the other says it is late (its clock stopped meanwhile).
+    #: How long a board may be away before the other says it is late.
     grace_s: int = 300
+    #: What the clock does while a board is away (:data:`AWAY_CLOCKS`): ``stop``: nobody's
+    #: time runs; ``run``: the absent side's time runs, and once its board is away past
+    #: the grace period the other board calls its flag.
+    away: str = "stop"
     #: A private game: the other board's account, the only one (with the arbiter's) that
     #: may read it; None: any account of the broker may watch.
     guest: str | None = None
@@ -90,6 +96,10 @@ class Invitation:
             acf_ballot(self.ballot)
         if type(self.grace_s) is not int or not 10 <= self.grace_s <= 86_400:
             raise ValueError("invitation: grace_s must be 10-86400 seconds")
+        if self.away not in AWAY_CLOCKS:
+            raise ValueError(
+                f"invitation: away must be {' or '.join(AWAY_CLOCKS)} (what the clock does), got {self.away!r}"
+            )
         if self.guest is not None:
             check_name(self.guest, "board")
             if self.guest == self.host:
@@ -142,6 +152,7 @@ class Invitation:
                 clock=clock,
                 ballot=ballot,
                 grace_s=data.get("grace_s", 300),
+                away=data.get("away", "stop"),
                 guest=_guest(data.get("guest")),
             )
         except (TypeError, KeyError) as exc:

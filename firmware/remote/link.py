@@ -16,7 +16,9 @@ them):
   move refuses. A takeback is never made on one board alone.
 * **Each side's own word.** A resignation or a flag of this board's side is this
   board's to say: the other board's word for it is refused (said once), and the far
-  side's own buttons (its draw, its resign) do nothing here.
+  side's own buttons (its draw, its resign) do nothing here. One exception, agreed in
+  the invitation (``away``: ``run``): a board away past its grace period may lose on
+  time on the other board, whose word for it is then taken.
 * **The clock, fair across latency.** Each move line of this board's side carries the
   mover's time left after the move (``left``, ms) and the time the move took (``used``),
   both as this board's clock measured them; the other board's clock takes both as the
@@ -86,6 +88,13 @@ class RemoteLink(Link):
         self._asked: int | None = None
         # The takeback the other side asked for (the ply), while it stands.
         self._asked_here: int | None = None
+        #: What the clock does while a board is away (the invitation's ``away``): with
+        #: ``run`` the other board may call this side's flag while this one is away, and
+        #: its word for it is taken.
+        self.away_clock = "stop"
+        #: This board calls the far side's flag too: its board is away past the grace
+        #: period, the clock running (set by :class:`~firmware.remote.board.Absence`).
+        self.calls_far_flag = False
 
     @property
     def _far(self) -> str:
@@ -117,8 +126,9 @@ class RemoteLink(Link):
     def poll(self, now: int) -> list[Event]:
         keeper = getattr(self.app, "board_clock", None)
         if keeper is not None and self.linked:
-            # The far side's flag is its own board's to call (it keeps that side's time).
-            keeper.called_elsewhere = frozenset({_colour(self._far)})
+            # The far side's flag is its own board's to call (it keeps that side's time),
+            # unless that board is away past its grace with the clock running.
+            keeper.called_elsewhere = frozenset() if self.calls_far_flag else frozenset({_colour(self._far)})
         events = super().poll(now)
         return events + self._put_offer(now)
 
@@ -234,6 +244,14 @@ class RemoteLink(Link):
         result = self._peer_result
         lost = "0-1" if self.plays == "black" else "1-0"
         if result is None or result[0] != lost or result[1] not in ("resign", "time"):
+            return
+        if result[1] == "time" and self.away_clock == "run":
+            self._notice(
+                now,
+                f"away-flag-{self.game_id}",
+                f"the other board says {self.plays.title()} lost on time while this board was out of reach "
+                "(the invitation lets the clock run)",
+            )
             return
         self._peer_result = None
         what = "resigned" if result[1] == "resign" else "lost on time"

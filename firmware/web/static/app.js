@@ -267,6 +267,8 @@
     text($("#status"), v.status);
     text($("#prompt"), pageWords(v.prompt));
     text($("#warning"), v.warning);
+    // A game far apart waiting for the broker or the other board: its grace period's time left.
+    text($("#away"), v.away);
     text($("#message"), v.message);
     text($("#mode"), v.mode);
     text($("#match"), v.match || "");
