@@ -105,6 +105,14 @@ class Absence:
         app.sources.append(self.poll)
         app.deadlines.append(self.deadline)
 
+    def detach(self) -> None:
+        """The game far apart is left: nothing is watched or shown any more."""
+        app, self.app = self.app, None
+        if app is not None:
+            app.away = None
+        self._away_since = None
+        self.state = "here"
+
     def _who_is_away(self) -> str | None:
         if not self.transport.connected:
             return "the broker"
@@ -113,6 +121,8 @@ class Absence:
         return None
 
     def poll(self, now: int) -> list[Event]:
+        if self.app is None:
+            return []
         away = self._who_is_away()
         events: list[Event] = []
         if away is not None and self.state == "here":

@@ -32,15 +32,18 @@ them):
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from typing import Any
 
 from firmware.events import DrawOffer, Event, MoveMade, NewGame, Notice, TakenBack
 from firmware.link.host import Link
+from firmware.link.peer import GameId
 from firmware.link.policy import LinkPolicy
 from firmware.link.protocol import encode_message
 from firmware.link.settings import LinkConfig
 from firmware.link.transport import Transport
-from rules import BLACK, WHITE, Color
+from rules import BLACK, WHITE, Color, Position
 
 __all__ = ["OFFER_KINDS", "FarPolicy", "RemoteLink"]
 
@@ -104,6 +107,30 @@ class RemoteLink(Link):
         super().attach(app)
         if self.linked:
             app.press_listeners.append(self._press)
+
+    def begin_agreed(self, code: str, start: Position) -> None:
+        """The game the two boards agreed (game ``code``, from ``start``) is the first each
+        begins: both name it alike, so neither takes the other's for a newer game to join
+        (which would set up again a board whose people moved already)."""
+        tag = hashlib.sha256(code.encode()).hexdigest()[:6]
+        self._following = (GameId(1, tag), start.fen())
+
+    def detach(self) -> None:
+        """The board stops playing far apart: the link lets the application go (its
+        source, sink and press listener do nothing from now on), the far side's moves are
+        made at the board again and its flag falls here, and the line to the broker closes."""
+        app = self.app
+        if app is None:
+            return
+        keeper = getattr(app, "board_clock", None)
+        if keeper is not None:
+            keeper.called_elsewhere = frozenset()
+        if self.remote is not None:
+            app.release(self.remote)
+        self.app = None
+        # What the other board has not acknowledged yet goes (for a few seconds) in a
+        # thread of its own: the board's main loop never waits for the broker.
+        threading.Thread(target=self.close, name="crownhead-far-leave", daemon=True).start()
 
     # -- sending ------------------------------------------------------------------------
 

@@ -163,9 +163,9 @@
     } else if (kind === "analysis") {
       page.analysisLines += 1;
       showAnalysis(msg);
-    } else if (kind === "clock" || kind === "spoken") {
+    } else if (kind === "clock" || kind === "spoken" || kind === "far") {
       // The clocks above and below the board show the time, "The board says" lists the
-      // sentences (speech.js): the log would fill with them.
+      // sentences (speech.js), "Game far apart" its state (far.js): the log would fill with them.
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
       logOver();
