@@ -49,13 +49,19 @@ ACCOUNTS = ["alice", "bob", "mallory"]
 
 class Match:
     """Board A (alice, Black) and board B (bob, White), each on its own line (a proxy) to
-    the broker; a clock of 600+5 agreed."""
+    the broker; the names and a clock of 600+5 agreed."""
 
     def __init__(self, tmp_path: Path, broker: Mosquitto, moves: list[Move], keepalive_s: int | None) -> None:
         self.broker, self.moves = broker, moves
         self.lines = {board: Proxy(broker.port) for board in ("alice", "bob")}
         agree(
-            (tmp_path / "a", tmp_path / "b"), ("alice", "bob"), lambda me: self.lines[me].url(me), CODE, clock="600+5"
+            (tmp_path / "a", tmp_path / "b"),
+            ("alice", "bob"),
+            lambda me: self.lines[me].url(me),
+            CODE,
+            clock="600+5",
+            black="Ann",
+            white="Bo",
         )
         config = None
         if keepalive_s is not None:
@@ -257,6 +263,7 @@ def check_same_record(match: Match, result: str) -> None:
     a, b = files
     assert _texts(a.moves) == _texts(b.moves) == _texts(match.moves)
     assert a.result == b.result == result
+    assert (a.tags["Black"], a.tags["White"]) == (b.tags["Black"], b.tags["White"]) == ("Ann", "Bo")  # as agreed
     # The same record of each move's time (time left and time used, each side's as its own
     # board measured it), whatever the boards went through.
     clocks = [_clocks(board) for board in (match.a, match.b)]
