@@ -97,8 +97,8 @@
       if (kind === "new-game") showResult(null);
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
-    } else if (kind === "notice" || kind === "warning") {
-      text($("#notice"), msg.message);
+    } else if (kind === "notice" || kind === "warning" || kind === "claim") {
+      text($("#notice"), msg.message);  // a claim refused says why
     }
   }
 
