@@ -65,7 +65,7 @@ from rules import BLACK, WHITE, Color
 from sim.board import SimError
 
 if TYPE_CHECKING:  # the server (Starlette) is loaded only when the page is asked for
-    from firmware.web.far import FarGames
+    from firmware.web.far import FarRequests
     from firmware.web.server import WebServer
 
 __all__ = ["register", "run"]
@@ -547,7 +547,7 @@ def _open_web(
     leds: object,
     *,
     phone: str | None = None,
-    far: FarGames | None = None,
+    far: FarRequests | None = None,
 ) -> WebServer | None:
     """The web page's server, listening, its link attached to ``app``; None when not asked
     for (``phone``: the side played on its phone's page, ``/phone``). ValueError naming the

@@ -2,7 +2,7 @@
 (docs/remote.md#from-the-boards-page).
 
 The board's games far apart are another package's (:mod:`firmware.remote`, above this
-one): the server knows them by the protocol :class:`FarGames` (``crownhead run`` hands it
+one): the server knows them by the protocol :class:`FarRequests` (``crownhead run`` hands it
 :class:`firmware.remote.page.FarDesk`). :class:`FarFeed` is a source of the main loop
 that tells every page, with one ``far`` line, when their state changed; a page that may
 command the board then asks ``GET /api/far`` for it (the invitation's code is for those
@@ -23,7 +23,7 @@ from firmware.events import Event
 from firmware.link.protocol import encode_message
 from firmware.web.bridge import PageHub
 
-__all__ = ["ANSWER_S", "FarFeed", "FarGames", "MAX_BODY", "MAX_LINK", "REQUESTS", "qr_svg", "request_of"]
+__all__ = ["ANSWER_S", "FarFeed", "FarRequests", "MAX_BODY", "MAX_LINK", "REQUESTS", "qr_svg", "request_of"]
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 MAX_LINK = 300
 
 
-class FarGames(Protocol):
+class FarRequests(Protocol):
     """The board's games far apart, as the page asks for them (see the module)."""
 
     @property
@@ -65,7 +65,7 @@ class FarFeed:
     """Tells the pages of ``hub`` when the board's games far apart (``games``) changed: a
     source of the main loop (:meth:`attach`), woken by the games themselves."""
 
-    def __init__(self, hub: PageHub, games: FarGames) -> None:
+    def __init__(self, hub: PageHub, games: FarRequests) -> None:
         self.hub = hub
         self.games = games
         self._sent = -1

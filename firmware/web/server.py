@@ -50,7 +50,7 @@ from firmware.pages.serving import Connections, Limits, bounded_server, client_k
 from firmware.redact import redacted
 from firmware.web.analysis import AnalysisFeed, analysing_board
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
-from firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarGames, qr_svg, request_of
+from firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, qr_svg, request_of
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import host_name, is_loopback, same_address
 
@@ -140,7 +140,7 @@ class WebServer:
         limits: Limits = Limits(),
         hosts: tuple[str, ...] = (),
         phone: str | None = None,
-        far: FarGames | None = None,
+        far: FarRequests | None = None,
     ) -> None:
         from hal.clock import MonotonicClock
 
