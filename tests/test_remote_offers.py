@@ -201,6 +201,9 @@ def test_each_side_s_time_is_its_own_board_s_and_both_keep_the_same_record(
         assert a.game.ply == 1
         black_left = a.left()[BLACK]
         assert a.link.times() == {"left": black_left, "used": 605_000 - black_left}  # what its move line carries
+        # So does the link's state (a greeting's last move), for a board that took the line but not its time.
+        last = a.link.state()["last"]
+        assert last["ply"] == 1 and {"left": last["left"], "used": last["used"]} == a.link.times()
         assert 605_000 - 3_000 - 1_000 < black_left < 605_000 - 3_000  # 3 s and the switches settling
         # The move reaches board B 5 s late, and B's people take 4 s to make it there:
         # 9 s on B's clock that are nobody's.
