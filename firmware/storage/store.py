@@ -324,7 +324,8 @@ class GameRecord:
         """This record with each move's clock in ``times`` (ply -> time left, time used,
         ms) besides those it keeps (a resumed game's earlier moves), for its moves only.
 
-        >>> record = GameRecord.new(now="2024-01-01T10:00:00").with_game(Game())
+        >>> from rules import WCDF
+        >>> record = GameRecord.new(now="2024-01-01T10:00:00", rules=WCDF).with_game(Game(None, WCDF))
         >>> record = replace(record, moves=("11-15", "23-19")).with_times({1: (598_000, 2_000)})
         >>> record.with_times({2: (595_500, 4_500)}).times
         ((1, 598000, 2000), (2, 595500, 4500))
