@@ -42,23 +42,15 @@ from firmware.remote.wire import check_code, new_code, show_code
 from hal.clock import Clock
 from rules.ballots import ballot as acf_ballot
 from rules.ballots import deck
-from rules.settings import Crowning
+from rules.settings import HOUSE_RULES, with_house_rules
 from rules.variants import rules_for
 
-__all__ = ["FarDesk", "HOUSE_RULES", "MAX_ASKED", "invitation_from"]
+__all__ = ["FarDesk", "MAX_ASKED", "invitation_from"]
 
 log = logging.getLogger(__name__)
 
 #: Requests from the pages waiting for the main loop at most (more are refused).
 MAX_ASKED = 8
-#: The house rules a page's invitation may name, as ``crownhead run``'s options do.
-HOUSE_RULES: dict[str, tuple[str, object]] = {
-    "men-capture-backward": ("men_capture_backward", True),
-    "captures-optional": ("captures_compulsory", False),
-    "keep-jumping-after-crowning": ("crowning", Crowning.CONTINUES_AS_KING),
-    "kings-capture-first": ("kings_capture_first", True),
-    "huffing": ("huffing", True),
-}
 #: The fields a page's invitation may have (anything else is refused, by name).
 _FIELDS = frozenset({"plays", "black", "white", "variant", "rules", "clock", "ballot", "grace_s", "away", "guest"})
 
@@ -92,11 +84,11 @@ def invitation_from(options: Mapping[str, object], host: str) -> Invitation:
     if plays not in ("black", "white"):
         raise ValueError(f"plays: black or white, not {plays!r}")
     names = options.get("rules") or []
-    if not isinstance(names, list) or not all(isinstance(n, str) and n in HOUSE_RULES for n in names):
-        raise ValueError(f"rules: a list of house rules ({', '.join(HOUSE_RULES)})")
-    rules = rules_for(text("variant") or "english")
-    changes = dict(HOUSE_RULES[name] for name in names)
-    rules = rules.with_options(**changes) if changes else rules
+    # The house rules a page's invitation may name, as ``crownhead run``'s options do.
+    house = [rule.name for rule in HOUSE_RULES]
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in house for n in names):
+        raise ValueError(f"rules: a list of house rules ({', '.join(house)})")
+    rules = with_house_rules(rules_for(text("variant") or "english"), names)
     ballot = options.get("ballot")
     if ballot == "draw":
         ballot = _drawn()
