@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from rules import BLACK, WHITE, Color
 
-__all__ = ["ClockSpecError", "Period", "TimeControl", "GameClock", "clock_text", "pdn_clock"]
+__all__ = ["ClockSpecError", "Period", "TimeControl", "GameClock", "clock_text", "pdn_clock", "pdn_used"]
 
 
 class ClockSpecError(ValueError):
@@ -181,6 +181,12 @@ def clock_text(ms: int) -> str:
 def pdn_clock(ms: int) -> str:
     """The PDN comment command for a side's time left: ``[%clk 1:28:59]``."""
     return f"[%clk {clock_text(ms)}]"
+
+
+def pdn_used(ms: int) -> str:
+    """The PDN comment command for the time a move took (elapsed move time, as PGN's
+    clocks write it): ``[%emt 0:00:12]``."""
+    return f"[%emt {clock_text(ms)}]"
 
 
 class GameClock:

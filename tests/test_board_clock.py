@@ -168,3 +168,26 @@ def test_a_taken_back_move_does_not_count_towards_the_time_control(tmp_path: Pat
     assert black < 10_000  # Black has made one move: no minute added yet
     rig.do("15x22")
     assert rig.app.clock_state(rig.clock.now_ms())[0] > 60_000
+
+
+def test_a_timed_game_keeps_each_move_s_clock_in_its_record_and_pdn(tmp_path: Path) -> None:
+    rig = clocked(tmp_path, "600+5")
+    rig.script("lift 11\nwait 2000\nplace 15\nwait 500")  # Black: 2.3 s
+    rig.script("lift 24\nwait 4000\nplace 20\nwait 500")  # White: 4.5 s (from Black's move)
+    rig.do("8-11")
+    rig.do("t", wait=0)  # taken back: its clock goes from the record too
+    rig.follow()
+    record = rig.app.record
+    assert record is not None
+    assert [(ply, used) for ply, _left, used in record.times] == [(1, 2_300), (2, 4_500)]
+    assert record.times[0][1] == 600_000 - 2_300 + 5_000
+    rig.app.close()
+    # A power cut: the record on disk keeps them, and the moves after add theirs.
+    again = Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse("600+5"), sim_keep_game=True))
+    again.wait(500)
+    again.do("9-13")
+    again.do("r", wait=100)  # White resigns
+    again.do("r", wait=100)
+    (pdn,) = GameStore(tmp_path).games_dir.glob("*.pdn")
+    text = " ".join(pdn.read_text().split())
+    assert "1. 11-15 {[%clk 0:10:02] [%emt 0:00:02]} 1... 24-20 {[%clk 0:10:00] [%emt 0:00:04]} 2. 9-13 {[%clk" in text

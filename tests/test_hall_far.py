@@ -2,7 +2,8 @@
 
 Two board applications play through a real Mosquitto on loopback (the shipped
 configuration and ACL) as in ``test_remote_offers.py``; a hall on the same broker, with
-its own account (which reads ``crownhead/#``), follows the game from the boards' lines:
+its own account (which the ACL lets read the boards' topics, ``crownhead/+/+/+``, and the
+public games far apart, ``crownhead/remote/#``), follows the game from the boards' lines:
 the names of the invitation, each board's side, the moves (a capture among them), a
 takeback agreed, the result. Its page shows it in Debian's chromium (Playwright).
 """

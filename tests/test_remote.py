@@ -17,10 +17,12 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from firmware.app.settings import AppSettings
+from firmware.app.snapshot import Away
 from firmware.gameclock import TimeControl
 from firmware.hall.acl import shipped_acl
 from firmware.hall.topics import BrokerUrl
@@ -31,7 +33,7 @@ from firmware.remote.invite import Invitation, publish
 from firmware.remote.journal import Journal, Line
 from firmware.remote.transport import RemoteTransport
 from firmware.remote.wire import game_topic
-from rules import BLACK, Move
+from rules import BLACK, WHITE, Move
 
 from helpers.games import random_game
 from helpers.hallnet import Embedded, Mosquitto, REPO, needs_mosquitto, running_mosquitto
@@ -77,9 +79,20 @@ def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
 class Home:
     """One board in its home: an application, its state directory and its journal."""
 
-    def __init__(self, folder: Path, broker: Mosquitto, me: str, peer: str, plays: str, settings: AppSettings) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        broker: Mosquitto,
+        me: str,
+        peer: str,
+        plays: str,
+        settings: AppSettings,
+        *,
+        grace_s: int = 60,
+        away: str = "stop",
+    ) -> None:
         self.folder, self.broker, self.me, self.peer, self.plays = folder, broker, me, peer, plays
-        self.settings = settings
+        self.settings, self.grace_s, self.away = settings, grace_s, away
         self.open()
 
     def open(self) -> None:
@@ -94,8 +107,10 @@ class Home:
             resend_ms=2000,
             cafile=getattr(self.broker, "cafile", None),
         )
-        self.rig.connect(self.transport, LinkConfig(plays=self.plays), RemoteLink)  # as `run --remote` builds it
-        self.absence = Absence(self.transport, grace_s=60)
+        link = self.rig.connect(self.transport, LinkConfig(plays=self.plays), RemoteLink)  # as `run --remote` builds it
+        assert isinstance(link, RemoteLink)
+        link.away_clock = self.away
+        self.absence = Absence(self.transport, self.grace_s, self.away, link)
         self.absence.attach(self.rig.app)
         self.rig.app.start()
 
@@ -112,9 +127,11 @@ class Home:
 
 
 class Homes:
-    def __init__(self, tmp_path: Path, broker: Mosquitto, settings: AppSettings = AppSettings()) -> None:
-        self.a = Home(tmp_path / "a", broker, "alice", "bob", "black", settings)
-        self.b = Home(tmp_path / "b", broker, "bob", "alice", "white", settings)
+    def __init__(
+        self, tmp_path: Path, broker: Mosquitto, settings: AppSettings = AppSettings(), **absence: Any
+    ) -> None:
+        self.a = Home(tmp_path / "a", broker, "alice", "bob", "black", settings, **absence)
+        self.b = Home(tmp_path / "b", broker, "bob", "alice", "white", settings, **absence)
         self.wait(
             lambda: (
                 self.a.rig.link.game_id == self.b.rig.link.game_id
@@ -259,15 +276,24 @@ def test_a_cut_of_30_s_and_a_board_away_past_its_grace_are_shown_and_stop_the_cl
         clock = homes.b.rig.app.board_clock
         assert clock is not None and clock.clock.running is not None and not clock.clock.paused
         mosquitto.kill()
-        homes.wait(lambda: homes.b.absence.state == "the broker", "B sees the broker go")
+        # Both see it go (a board's line to the broker notices in real time, not in the
+        # virtual time run below).
+        homes.wait(lambda: homes.a.absence.state == homes.b.absence.state == "the broker", "both see the broker go")
         assert clock.clock.paused
         left = clock.clock.saved()
+        assert homes.b.rig.app.snapshot.away == Away("the broker", 60, "stop")
         for home in (homes.a, homes.b):
             home.rig.app.run_for(30_000)  # 30 s without the broker: nobody's time runs
         assert clock.clock.saved() == left
+        # Both boards count the grace period down, on every screen and page.
+        for home in (homes.a, homes.b):
+            assert home.rig.app.snapshot.away == Away("the broker", 30, "stop")
+            assert home.rig.app.view().away == (
+                "the broker is out of reach: the game waits, the clock stopped; 0:30 of the grace period left"
+            )
         mosquitto.start()
         homes.wait(lambda: homes.a.absence.state == homes.b.absence.state == "here", "both see the broker back")
-        assert not clock.clock.paused
+        assert not clock.clock.paused and homes.b.rig.app.snapshot.away is None
         assert any("the broker is out of reach" in n for n in homes.b.notices())
         assert any("the broker is back after 3" in n for n in homes.b.notices()), homes.b.notices()
         homes.play(moves[3])
@@ -276,6 +302,10 @@ def test_a_cut_of_30_s_and_a_board_away_past_its_grace_are_shown_and_stop_the_cl
         homes.wait(lambda: homes.a.absence.state.startswith("the other board"), "A sees B go")
         homes.a.rig.app.run_for(61_000)
         assert any("longer than the grace period (60 s)" in n for n in homes.a.notices())
+        assert homes.a.rig.app.snapshot.away == Away("the other board (bob)", 0, "stop")
+        assert "past the grace period: the game is kept (the clock stopped)" in homes.a.rig.app.view().away
+        a_clock = homes.a.rig.app.board_clock
+        assert a_clock is not None and a_clock.clock.paused
         assert not homes.a.game.is_over
         homes.b.open()
         homes.b.rig.follow(wait=600)  # B's people set up the saved game
@@ -284,6 +314,51 @@ def test_a_cut_of_30_s_and_a_board_away_past_its_grace_are_shown_and_stop_the_cl
         homes.same()
     finally:
         homes.close()
+
+
+@needs_mosquitto
+def test_with_the_clock_running_a_board_away_past_its_grace_loses_on_time(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    homes = Homes(tmp_path, mosquitto, AppSettings(clock=TimeControl.parse("30")), grace_s=10, away="run")
+    try:
+        for move in random_game(8).moves[:3]:
+            homes.play(move)
+        a = homes.a.rig.app
+        clock = a.board_clock
+        assert clock is not None
+        # White's board goes (switched off) while White is to move: its time runs on.
+        homes.b.close()
+        homes.wait(lambda: homes.a.absence.state.startswith("the other board"), "A sees B go")
+        assert not clock.clock.paused and a.snapshot.away == Away("the other board (bob)", 10, "run")
+        assert "the game waits, the clock runs; 0:10 of the grace period left" in a.view().away
+        white = clock.clock.remaining(WHITE, homes.a.rig.clock.now_ms())
+        homes.a.rig.app.run_for(5_000)
+        assert clock.clock.remaining(WHITE, homes.a.rig.clock.now_ms()) == white - 5_000
+        assert a.snapshot.away == Away("the other board (bob)", 5, "run") and not a.game.is_over
+        homes.a.rig.app.run_for(5_000)  # past the grace: White may lose on time here
+        assert a.snapshot.away == Away("the other board (bob)", 0, "run")
+        assert "White loses on time here if its time runs out" in a.view().away
+        assert any("the clock runs, and White loses on time here" in n for n in homes.a.notices())
+        homes.a.rig.app.run_for(30_000)
+        result = homes.a.game.result
+        assert result is not None and (result.score, result.reason) == ("1-0", "time")
+        # White's board comes back: it takes the other board's word for its flag.
+        homes.b.open()
+        homes.b.rig.follow(wait=600)  # its people set up the saved game
+        homes.wait(lambda: homes.b.game.is_over, "B hears White lost on time")
+        result = homes.b.game.result
+        assert result is not None and (result.score, result.reason) == ("1-0", "time")
+        assert homes.b.game.moves == homes.a.game.moves
+        assert any("White lost on time while this board was out of reach" in n for n in homes.b.notices())
+    finally:
+        homes.close()
+
+
+def test_an_invitation_says_what_the_clock_does_while_a_board_is_away() -> None:
+    assert Invitation("k7qm2x", "home-a", "black").away == "stop"
+    inv = Invitation("k7qm2x", "home-a", "black", away="run", grace_s=30)
+    assert Invitation.from_json(inv.to_json()) == inv
+    with pytest.raises(ValueError, match="away must be stop or run"):
+        Invitation("k7qm2x", "home-a", "black", away="pause")
 
 
 @needs_mosquitto
@@ -398,6 +473,10 @@ def test_a_resignation_and_a_takeback_cross_the_broker(homes: Homes) -> None:
     homes.b.rig.wait(100)
     homes.b.rig.follow()  # B's hands put the piece back
     homes.wait(lambda: homes.a.game.ply == 0, "A takes the move back")
+    # B hears of it before A plays again: a line A sent before its takeback (its state
+    # answering B's) may show B the move taken back, until A's takeback line comes.
+    sent = homes.a.transport.journal.seq
+    homes.wait(lambda: homes.b.transport.journal.taken >= sent, "B hears A's takeback")
     homes.a.rig.follow()
     for move in moves[:3]:
         homes.play(move)

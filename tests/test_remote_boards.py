@@ -25,6 +25,7 @@ with the keep-alive as shipped and plays a random game to its end.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,13 +49,19 @@ ACCOUNTS = ["alice", "bob", "mallory"]
 
 class Match:
     """Board A (alice, Black) and board B (bob, White), each on its own line (a proxy) to
-    the broker; a clock of 600+5 agreed."""
+    the broker; the names and a clock of 600+5 agreed."""
 
     def __init__(self, tmp_path: Path, broker: Mosquitto, moves: list[Move], keepalive_s: int | None) -> None:
         self.broker, self.moves = broker, moves
         self.lines = {board: Proxy(broker.port) for board in ("alice", "bob")}
         agree(
-            (tmp_path / "a", tmp_path / "b"), ("alice", "bob"), lambda me: self.lines[me].url(me), CODE, clock="600+5"
+            (tmp_path / "a", tmp_path / "b"),
+            ("alice", "bob"),
+            lambda me: self.lines[me].url(me),
+            CODE,
+            clock="600+5",
+            black="Ann",
+            white="Bo",
         )
         config = None
         if keepalive_s is not None:
@@ -125,6 +132,12 @@ def _journal_done(board: BoardProcess) -> bool:
     return journal["seq"] > 0 and journal["pending"] == [] and journal["peer"]["taken"] > 0
 
 
+def _clocks(board: BoardProcess) -> list[str]:
+    """Each move's clock in the board's kept PDN: ``[%clk 0:09:58] [%emt 0:00:02]``."""
+    (pdn,) = board.state_dir.glob("games/*.pdn")
+    return [" ".join(found.split()) for found in re.findall(r"\[%clk\s+[^]]*\]\s+\[%emt\s+[^]]*\]", pdn.read_text())]
+
+
 def _game_moves(board: BoardProcess) -> list[str]:
     """The moves of the board's game as it saved them (with each move): the game in
     progress, else the one it kept last."""
@@ -183,12 +196,15 @@ def play_through_every_fault(
             board.wait(lambda b=board: _away(b, said[b]), "the dead line noticed", timeout_s=left)
         for board in (match.a, match.b):
             board.wait(lambda b=board: b.view()["clock"]["paused"], "the clock stopped")
+            # Both boards count the grace period down on their pages (the view's `away`).
+            board.wait(lambda b=board: "of the grace period left" in b.view()["away"], "the grace counted down")
         time.sleep(max(0.0, since + cut_s - time.monotonic()))
         held.mend()
         match.follow(other)
         for board in (match.a, match.b):
             board.wait(lambda b=board: _back(b, said[b]), "the line back, said")
             board.wait(lambda b=board: not b.view()["clock"]["paused"], "the clock going again")
+            assert board.view()["away"] == ""
         # A's line is cut and its people move: the move is in A's journal alone when the
         # power goes (SIGKILL). A comes back with the line and the other board has the move.
         if match.boards()[0] is match.b:
@@ -247,6 +263,11 @@ def check_same_record(match: Match, result: str) -> None:
     a, b = files
     assert _texts(a.moves) == _texts(b.moves) == _texts(match.moves)
     assert a.result == b.result == result
+    assert (a.tags["Black"], a.tags["White"]) == (b.tags["Black"], b.tags["White"]) == ("Ann", "Bo")  # as agreed
+    # The same record of each move's time (time left and time used, each side's as its own
+    # board measured it), whatever the boards went through.
+    clocks = [_clocks(board) for board in (match.a, match.b)]
+    assert clocks[0] == clocks[1] and len(clocks[0]) == len(match.moves), clocks
     for board in (match.a, match.b):
         assert not any("refused" in line for line in board.log), board.log
         assert not any("out of step" in n or "another game" in n for n in board.notices())

@@ -10,6 +10,7 @@ takes only after its clock has gone on.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -200,6 +201,9 @@ def test_each_side_s_time_is_its_own_board_s_and_both_keep_the_same_record(
         assert a.game.ply == 1
         black_left = a.left()[BLACK]
         assert a.link.times() == {"left": black_left, "used": 605_000 - black_left}  # what its move line carries
+        # So does the link's state (a greeting's last move), for a board that took the line but not its time.
+        last = a.link.state()["last"]
+        assert last["ply"] == 1 and {"left": last["left"], "used": last["used"]} == a.link.times()
         assert 605_000 - 3_000 - 1_000 < black_left < 605_000 - 3_000  # 3 s and the switches settling
         # The move reaches board B 5 s late, and B's people take 4 s to make it there:
         # 9 s on B's clock that are nobody's.
@@ -223,10 +227,24 @@ def test_each_side_s_time_is_its_own_board_s_and_both_keep_the_same_record(
         for board in (a, b):
             state = board.rig.app.clock_state(board.rig.clock.now_ms())
             assert state is not None and state[1] == white_left
-        # The record: each board's saved game has the same times.
+        # The record: each board's saved game has the same times, each move's as its
+        # mover's board measured it (not the 9 s and 8 s the moves took to be made far away).
         pair.play(moves[2])
         pair.play(moves[3])
         assert a.left() == b.left()
+        times = a.rig.app.record.times
+        assert times == b.rig.app.record.times == tuple(b.rig.store.load_current().times)
+        assert [t[0] for t in times] == [1, 2, 3, 4]
+        assert times[0][1:] == (black_left, 605_000 - black_left) and 3_000 <= times[0][2] < 4_000
+        assert times[1][1:] == (white_left, 605_000 - white_left) and 7_000 <= times[1][2] < 8_000
+        # The game ends: both boards keep the same PDN, each move with its clock.
+        a.rig.sim.press("black_resign", long=True)
+        a.rig.wait(100)
+        pair.wait(lambda: b.game.is_over, "B's game over")
+        pdns = [next(Path(board.rig.store.games_dir).glob("*.pdn")).read_text() for board in (a, b)]
+        assert pdns[0].split("\n\n", 1)[1] == pdns[1].split("\n\n", 1)[1]
+        assert f"{moves[0].pdn()} {{[%clk 0:{(black_left // 1000) // 60:02d}:{black_left // 1000 % 60:02d}]" in pdns[0]
+        assert len(re.findall(r"\{\[%clk \d:\d\d:\d\d\]\s+\[%emt\s+0:00:0\d\]\}", pdns[0])) == 4, pdns[0]
     finally:
         pair.close()
 

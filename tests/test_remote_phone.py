@@ -7,7 +7,8 @@ loopback. The other side is a board of no hardware as ``crownhead run --remote C
 (:class:`~firmware.remote.phone.PhoneHands`), its own account on the broker, its web
 server with a PIN, its main loop in a thread on the real clock. The player plays White
 in Debian's chromium (Playwright) on the page ``/phone``: logs in, taps moves (a capture
-among them), offers a draw that board A's people accept.
+among them), asks to take a move back (board A's people agree), offers a draw that board
+A's people decline by playing on, claims a draw (refused, in words) and resigns.
 """
 
 from __future__ import annotations
@@ -209,17 +210,50 @@ def test_a_game_between_a_board_and_a_phone_page_in_a_real_browser(browser: Any,
     page.wait_for_selector('#board [data-square="22"]:not(:has([data-piece]))')
     board_a_plays("8-11")
     phone_plays(29, 25, Move((29, 25)))
-    # White offers a draw from the phone; Black accepts on board A.
+    # White asks from the phone to take 29-25 back; Black agrees on board A (its takeback
+    # button): both boards take it back, the phone's hands put the man back on 29.
+    page.click("#takeback")
+    shown("document.querySelector('#notice').textContent.includes('asked Black to take back')", "the page asked")
+    a.until(lambda: any("White asks to take back" in n for n in notices(a)), "board A is asked")
+    a.rig.sim.press("takeback")
+    a.rig.wait(100)
+    a.rig.follow(wait=600)  # A's people put White's man back, as the lights show it
+    assert a.rig.game.ply == 5
+    shown("window.crownheadPhone.ply === 5 && window.crownheadPhone.turn === 'white'", "the phone took it back")
+    page.wait_for_selector('#board [data-square="29"] [data-piece="w"]')
+    phone_plays(29, 25, Move((29, 25)))
+    # White offers a draw from the phone; Black declines it by playing on.
     page.click("#draw")
     a.until(lambda: a.rig.app.tracker.draw_offer is not None, "board A has White's offer")
-    a.rig.sim.press("black_draw")
-    a.rig.wait(100)
-    assert a.rig.game.result is not None and a.rig.game.result.reason == "agreement"
+    shown("document.querySelector('#offer').textContent.includes('You offered a draw')", "the page says so")
+    board_a_plays("4-8")
+    assert page.inner_text("#offer") == "" and a.rig.game.result is None
+    # White claims a draw from the phone: refused (no repetition, no forty moves), in words.
+    page.click("#claim")
+    shown("document.querySelector('#notice').textContent.includes('White claims a draw: refused')", "the refusal")
+    # White resigns from the phone (after the page's question): the game ends on both.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#resign")
+    a.until(lambda: a.rig.game.is_over, "board A hears White resigned")
+    result = a.rig.game.result
+    assert result is not None and (result.score, result.reason) == ("1-0", "resign")
     shown("!document.querySelector('#result').hidden", "the page shows the result")
-    assert "1/2-1/2 (agreement)" in page.inner_text("#result")
-    assert phone.app.game.moves == a.rig.game.moves and len(a.rig.game.moves) == 6
-    assert [m.pdn(full=True) for m in a.rig.game.moves] == ["11-15", "22-18", "15x22", "25x18", "8-11", "29-25"]
+    assert "1-0 (resign)" in page.inner_text("#result") and "over" in page.inner_text("#turn")
+    assert phone.app.game.moves == a.rig.game.moves
+    assert [m.pdn(full=True) for m in a.rig.game.moves] == [
+        "11-15",
+        "22-18",
+        "15x22",
+        "25x18",
+        "8-11",
+        "29-25",
+        "4-8",
+    ]
     page.close()
+
+
+def notices(board: BoardA) -> list[str]:
+    return [str(e.to_json().get("message")) for e in board.rig.events if e.kind == "notice"]
 
 
 @pytest.mark.slow  # three board processes started (about 10 s)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -340,3 +341,20 @@ def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "x.pdn"
     path.write_text(text)
     return path
+
+
+@pytest.mark.parametrize(
+    "times",
+    [{"1": [1, 2]}, [[1, 598_000]], [[2, 598_000, 2_000], [1, 598_000, 2_000]], [[1, 598_000, -5]], [[1, "9:58", 2]]],
+)
+def test_a_bad_times_entry_names_the_problem(times: object) -> None:
+    data = json.loads(GameRecord.new(rules=WCDF).with_game(Game(None, WCDF)).to_json())
+    data["times"] = times
+    with pytest.raises(StoreError, match="'times' must be a list of \\[ply, time left ms, time used ms\\]"):
+        GameRecord.from_json(json.dumps(data), "current.json")
+
+
+def test_a_record_without_times_reads_as_before() -> None:
+    data = json.loads(GameRecord.new(rules=WCDF).with_game(Game(None, WCDF)).to_json())
+    del data["times"]  # written before the field existed
+    assert GameRecord.from_json(json.dumps(data)).times == ()

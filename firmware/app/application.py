@@ -69,7 +69,7 @@ from firmware.app.leds import LedPolicy, LedSettings
 from firmware.app.setup import setup_event
 from firmware.app.guidance import SetupGuide, near_side
 from firmware.app.outputs import O, Outputs, SinkOutput
-from firmware.app.snapshot import Condition, Offer, Seat, Setup, Snapshot, standing
+from firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Snapshot, standing
 from firmware.app.matchplay import MatchPlay
 from firmware.app.settings import AppSettings
 from firmware.app.sinks import Sink
@@ -227,6 +227,9 @@ class App(Loop, Commands):
         #: serves the page, shown on the screen and the display.
         self.page_urls: tuple[str, ...] = ()
         self.page_pin = ""
+        #: What a game far apart waits for (the snapshot's ``away``): set by whoever
+        #: watches its line (:class:`firmware.remote.board.Absence`); None: nothing.
+        self.away: Away | None = None
         #: The rank of a set-up the lights show now (see firmware.app.guidance).
         self.guide = SetupGuide()
         #: The set-up last announced with a ``setup`` event (cause, fen), or None.
@@ -704,6 +707,8 @@ class App(Loop, Commands):
         if game is not self._game:
             return []  # a new game is being set up; the old one was handled
         record = self.record.with_game(game)
+        if self.board_clock is not None:
+            record = record.with_times(self.board_clock.times)  # each move's clock
         if not record.finished:
             clock = self.board_clock.control if self.board_clock is not None else None
             kept = self.modes.kept(game, self.policy.settings.hints, clock)
@@ -856,6 +861,7 @@ class App(Loop, Commands):
             self.analyst.latest() if self.analysing else None,
             # A man crowned on the simulated board changes no switch.
             self.sim.pieces.get(crowned) if crowned is not None and self.sim is not None else None,
+            self.away,
         )
 
     def _take_snapshot(self, now: int) -> Snapshot:
@@ -934,6 +940,7 @@ class App(Loop, Commands):
             touched=self._touch_move(board, result),
             undone=self._undone,
             analysis=self.analyst.latest() if self.analysing else None,
+            away=self.away,
         )
         return snapshot.then(self._snapshot)
 

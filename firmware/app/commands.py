@@ -389,6 +389,35 @@ class Commands:
         self.follow()
         return self.tracker.new_game(Position.start(rules), now)
 
+    def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
+        """A new game under ``settings`` in their mode (``play`` or ``referee``): the names,
+        the rules, the start position, the board clock of their time control, a game far
+        apart (a game two boards agreed: :mod:`firmware.remote`); the board is then set up
+        for it. Before a game's first move, after the game, or while one is set up; the
+        events of the set-up, ``ValueError`` naming the problem otherwise."""
+        game = self.tracker.game
+        if self._resuming:
+            raise ValueError("a saved game waits to be set up: start a new game first (New game), then this one")
+        if game.ply and not game.is_over and self.tracker.setting_up is None:
+            raise ValueError("a game is under way: finish it (or start a new game) first")
+        now = self.clock.now_ms() if now is None else now
+        if settings.mode != self.mode.name:
+            self.set_mode(settings.mode, now)
+        self.thinker.cancel()
+        self.hints.forget()
+        self.settings = settings
+        self.modes.seats.name(BLACK, settings.black_name)
+        self.modes.seats.name(WHITE, settings.white_name)
+        start = settings.start or Position.start(settings.rules)
+        self.session.adopt(Game(start, settings.rules))
+        self.follow()
+        self._set_clock()
+        return self.new_game(start, now)
+
+    def _set_clock(self) -> None:
+        """The board clock of the settings' time control (:meth:`App._set_clock <firmware.app.application.App>`)."""
+        raise NotImplementedError
+
     def computer_player(self, level: int | None = None) -> Player:
         """The engine as a player at ``level`` (None: full strength), for ``computer`` mode.
         Raises ``ValueError`` when the engine is not installed in this checkout."""

@@ -33,7 +33,7 @@ from squares import iter_squares
 if TYPE_CHECKING:  # the analysis brings the engine: a snapshot only holds its result
     from firmware.app.analysis import Analysis
 
-__all__ = ["Condition", "Offer", "Seat", "Setup", "Snapshot", "standing", "shown_tokens"]
+__all__ = ["Away", "Condition", "Offer", "Seat", "Setup", "Snapshot", "standing", "shown_tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,19 @@ class Setup:
     rank: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Away:
+    """What a game far apart waits for (docs/remote.md): ``who`` is out of reach (the
+    broker, the other board), with ``grace_s`` whole seconds of its grace period left (0:
+    past it); ``clock`` is what the clock does meanwhile, as the invitation chose:
+    ``stop`` (nobody's time runs) or ``run`` (the absent side's time runs, and it may
+    lose on time). Set on the application by whoever watches the line (its ``away``)."""
+
+    who: str
+    grace_s: int
+    clock: str = "stop"
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """The game as one step left it (see the module)."""
@@ -116,6 +129,8 @@ class Snapshot:
     #: The engine's live analysis of :attr:`position` so far, when it is on (see
     #: :mod:`firmware.app.analysis`), or None.
     analysis: Analysis | None = None
+    #: A game far apart waiting for the broker or the other board, or None.
+    away: Away | None = None
     revision: int = 0
 
     @property
@@ -173,6 +188,7 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.touched,
         snapshot.undone,
         snapshot.analysis,
+        snapshot.away,
     )
 
 

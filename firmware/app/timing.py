@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 #: How often a running clock is saved.
 SAVE_MS = 5000
+#: Moves measured by another board kept until they are made here (see BoardClock.tell).
+_TOLD_KEPT = 8
 
 
 class BoardClock(GameTimer):
@@ -56,6 +58,11 @@ class BoardClock(GameTimer):
         self._saved_at = 0
         self._ply = 0
         self._writer: _Writer | None = None
+        #: Each move's clock since the game began or resumed here, by ply: the mover's time
+        #: left after it and the time it took (the record keeps them: ``GameRecord.times``).
+        self.times: dict[int, tuple[int, int]] = {}
+        # What another board measured for its side's moves, by ply (see tell).
+        self._told: dict[int, tuple[Color, int, int]] = {}
 
     # -- a game begins -----------------------------------------------------------------
 
@@ -63,6 +70,9 @@ class BoardClock(GameTimer):
         """A new game (or, ``resumed``, a saved one goes on: its clock as saved, paused)."""
         self.game_id = game_id
         self._ply = game.ply
+        self.times.clear()  # the record keeps a resumed game's earlier moves
+        if not resumed:
+            self._told.clear()  # (a resumed game's next move may have come already)
         events = super().begin(game, now)
         if resumed and self._load(game):
             return [self.report(now)]
@@ -73,14 +83,38 @@ class BoardClock(GameTimer):
         or a reopened game gives the time back as the rules say."""
         self._ply = game.ply
         if isinstance(event, MoveMade):
-            return self.moved(event.side.color, game, event.t)
+            return self._moved(event, game)
         if isinstance(event, GameOver):
             return self.over(event.t)
         if isinstance(event, TakenBack):
+            for ply in [p for p in self.times if p >= event.ply]:
+                del self.times[ply]
             return self.taken_back(game, now)
         if isinstance(event, Reopened):
             return self.reopened(game, now)
         return []
+
+    def tell(self, side: Color, ply: int, left: int, used: int) -> None:
+        """``side``'s move at ``ply`` as its own board measured it (a game far apart: the
+        other board's line carries it before the move is made here): when the move is
+        made here its time left and time used are these, not this board's, so that both
+        boards keep one record. Only the last few are kept (a board far behind)."""
+        self._told[ply] = (side, left, used)
+        for old in sorted(self._told)[:-_TOLD_KEPT]:
+            del self._told[old]
+
+    def _moved(self, event: MoveMade, game: Game) -> list[Event]:
+        side = event.side.color
+        events = self.moved(side, game, event.t)
+        told = self._told.pop(event.ply, None)
+        if told is not None and told[0] is side and not self.clock.stopped and self.clock.running is not side:
+            self.clock.agree(side, told[1])
+            self.last_left = told[1]
+            self.times[event.ply] = (told[1], told[2])
+            self._changed(event.t)
+            return [self.report(event.t)] if events else []
+        self.times[event.ply] = (self.clock.saved()[0][side], self.clock.last_used)
+        return events
 
     #: The sides whose flag another board calls (a game far apart: each side's time is its
     #: own board's, docs/remote.md): this one lets their time run out without ending the game.

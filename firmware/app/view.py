@@ -18,7 +18,7 @@ from firmware.app.matchplay import MatchPlay
 from firmware.app.players import Player, Thinker
 from firmware.app.guidance import rank_squares
 from firmware.app.setup import setup_text, takeback_text
-from firmware.app.snapshot import Seat, Snapshot, shown_tokens
+from firmware.app.snapshot import Away, Seat, Snapshot, shown_tokens
 from firmware.events import ClockState
 from firmware.gameclock import clock_text
 from firmware.tracking.policy import ModePolicy
@@ -27,7 +27,7 @@ from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.game import reason_words
 from sim.board import SimBoard
 
-__all__ = ["BoardView", "MessageLine", "ShownBoard", "board_view"]
+__all__ = ["BoardView", "MessageLine", "ShownBoard", "away_text", "board_view"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class BoardView:
     #: The board's buttons that do nothing in this game (no hint or takeback under a
     #: referee, no force without huffing): the terminal's key line leaves them out.
     unused: frozenset[str] = frozenset()
+    #: What a game far apart waits for, with the grace period's time left ("" for nothing).
+    away: str = ""
 
 
 class MessageLine:
@@ -149,6 +151,29 @@ def side_text(seat: Seat, clock: ClockState | None, color: Color, referee: bool)
     if seat.cautions:
         parts.append(f"{seat.cautions} caution{'s' if seat.cautions > 1 else ''}")
     return "  ".join(parts)
+
+
+def away_text(away: Away | None, far: str = "") -> str:
+    """What a game far apart waits for, in words (``far``: the side played far away).
+
+    >>> away_text(Away("the other board (home-b)", 272, "stop"))
+    'the other board (home-b) is out of reach: the game waits, the clock stopped; 4:32 of the grace period left'
+    >>> away_text(Away("the other board (home-b)", 0, "run"), "White")
+    'the other board (home-b) is out of reach past the grace period: the clock runs, and White loses on time here if its time runs out'
+    """
+    if away is None:
+        return ""
+    if away.grace_s > 0:
+        waits = "the clock stopped" if away.clock == "stop" else "the clock runs"
+        left = f"{away.grace_s // 60}:{away.grace_s % 60:02d}"
+        return f"{away.who} is out of reach: the game waits, {waits}; {left} of the grace period left"
+    if away.clock == "run" and far and away.who != "the broker":
+        return (
+            f"{away.who} is out of reach past the grace period: the clock runs, and {far} loses on time here"
+            " if its time runs out"
+        )
+    waits = "the clock stopped" if away.clock == "stop" else "the clock runs"
+    return f"{away.who} is out of reach past the grace period: the game is kept ({waits}) until it is back"
 
 
 def board_view(board: ShownBoard) -> BoardView:
@@ -243,6 +268,7 @@ def board_view(board: ShownBoard) -> BoardView:
         display=tuple(getattr(board.hardware.display, "lines", ()) or ()),
         page_urls=board.page_urls,
         page_pin=board.page_pin,
+        away=away_text(snap.away, _far_side(snap)),
         unused=frozenset(
             name
             for name, useful in (
@@ -254,6 +280,14 @@ def board_view(board: ShownBoard) -> BoardView:
             if not useful
         ),
     )
+
+
+def _far_side(snap: Snapshot) -> str:
+    """The side whose moves come from the board far away ("" if none)."""
+    for color, seat in snap.seats.items():
+        if seat.held_by:
+            return color.name.title()
+    return ""
 
 
 def _result_words(score: str, reason: str, final: Position) -> str:

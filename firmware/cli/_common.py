@@ -49,7 +49,15 @@ def position_from_args(args: argparse.Namespace) -> Position | None:
 
 
 #: The optional libraries, by the extra that installs them (``pip install 'crownhead[web]'``).
-EXTRAS = {"starlette": "web", "uvicorn": "web", "wsproto": "web", "h11": "web", "paho": "hall", "amqtt": "hall"}
+EXTRAS = {
+    "starlette": "web",
+    "uvicorn": "web",
+    "wsproto": "web",
+    "h11": "web",
+    "segno": "web",
+    "paho": "hall",
+    "amqtt": "hall",
+}
 _NEEDED_BY = {"web": "the web page", "hall": "the tournament hall (MQTT)"}
 
 

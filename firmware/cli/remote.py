@@ -11,6 +11,7 @@ other's moves for its people to make. See docs/remote.md.
 from __future__ import annotations
 
 import argparse
+import logging
 import secrets
 import sys
 from pathlib import Path
@@ -22,16 +23,16 @@ from firmware.cli._common import add_rules_arguments, missing_extra, rules_from_
 from firmware.files import default_state_dir, int_argument
 from firmware.gameclock import ClockSpecError, TimeControl
 from firmware.hall.topics import BrokerUrl
-from firmware.link.host import Link
+from firmware.remote.link import RemoteLink
 from firmware.remote.board import Absence, remote_link, remote_settings
-from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, publish
+from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, playing, publish
 from firmware.remote.settings import RemoteConfig
 from firmware.remote.transport import RemoteTransport, check_broker
 from firmware.remote.wire import check_code, new_code, show_code
 from hal.clock import Clock
 from rules.ballots import deck
 
-__all__ = ["register", "remote_board", "remote_game", "run_invite", "run_join"]
+__all__ = ["noted_game", "register", "remote_board", "remote_game", "run_invite", "run_join"]
 
 PROG = "crownhead remote"
 
@@ -85,7 +86,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--grace-s",
         type=int_argument,
         default=300,
-        help="how long a board may be out of reach, its clock held, before it is called late (default: 300)",
+        help="how long a board may be out of reach before it is called late (default: 300)",
+    )
+    inv.add_argument(
+        "--away",
+        choices=("stop", "run"),
+        default="stop",
+        help="while a board is out of reach: the clock stops (default), or runs: the absent side's time "
+        "runs and, once its board is away past the grace period, it may lose on time",
     )
     inv.add_argument(
         "--guest",
@@ -125,6 +133,7 @@ def _describe(agreement: Agreement) -> str:
     extras = [f"clock {inv.clock}" if inv.clock else "no clock"]
     if inv.ballot is not None:
         extras.append(f"ballot {inv.ballot}")
+    extras.append(f"a board away: {inv.grace_s} s of grace, the clock {'stops' if inv.away == 'stop' else 'runs'}")
     if inv.guest is not None:
         extras.append("private")
     return (
@@ -152,6 +161,7 @@ def run_invite(args: argparse.Namespace) -> int:
             clock=args.clock,
             ballot=ballot,
             grace_s=args.grace_s,
+            away=args.away,
             guest=args.guest,
         )
     except ClockSpecError as exc:
@@ -194,6 +204,28 @@ def run_join(args: argparse.Namespace) -> int:
     return 0
 
 
+def noted_game(state_dir: Path, link_port: str, mode: str) -> str | None:
+    """``crownhead run`` without ``--remote``: the game far apart the board's page took
+    (``remote/playing.json``), to go back to; None without one, or when the board starts
+    otherwise (a link of another kind, another mode: the log says why it does not).
+
+    >>> import tempfile
+    >>> from firmware.remote.invite import set_playing
+    >>> folder = Path(tempfile.mkdtemp()); set_playing(folder, "k7q-m2x")
+    >>> noted_game(folder, "", "play"), noted_game(folder, "/dev/ttyGS0", "play")
+    ('k7qm2x', None)
+    """
+    code = playing(state_dir)
+    if code is not None and (link_port or mode != "play"):
+        logging.getLogger("firmware.remote").warning(
+            "remote: the game far apart %s is not resumed: this board starts with %s",
+            code,
+            f"a link on {link_port}" if link_port else f"mode {mode}",
+        )
+        return None
+    return code
+
+
 def remote_game(code: str, state_dir: Path, settings: AppSettings, link_port: str) -> tuple[Agreement, AppSettings]:
     """``crownhead run --remote CODE``: the agreement kept for game ``code`` and the
     application's settings for it; ValueError saying what is wrong."""
@@ -208,9 +240,11 @@ def remote_game(code: str, state_dir: Path, settings: AppSettings, link_port: st
 
 def remote_board(
     agreement: Agreement, app: Any, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig()
-) -> Link:
+) -> tuple[RemoteLink, Absence]:
     """The link of the agreed game (attached by the caller) and the absences shown on ``app``."""
     link = remote_link(agreement, clock, state_dir, config)
     assert isinstance(link.transport, RemoteTransport)
-    Absence(link.transport, agreement.invitation.grace_s).attach(app)
-    return link
+    invitation = agreement.invitation
+    absence = Absence(link.transport, invitation.grace_s, invitation.away, link)
+    absence.attach(app)
+    return link, absence

@@ -65,6 +65,7 @@ from rules import BLACK, WHITE, Color
 from sim.board import SimError
 
 if TYPE_CHECKING:  # the server (Starlette) is loaded only when the page is asked for
+    from firmware.web.far import FarRequests
     from firmware.web.server import WebServer
 
 __all__ = ["register", "run"]
@@ -337,6 +338,11 @@ def run(args: argparse.Namespace) -> int:
     if arbiter.record_dir is None:
         arbiter = replace(arbiter, record_dir=str(state_dir / "referee"))
     agreement = None
+    if not args.remote and not args.phone:
+        # A game far apart the board's page took goes on when the board starts again.
+        from firmware.cli.remote import noted_game
+
+        args.remote = noted_game(state_dir, link_config.port, mode)
     if args.remote:
         from firmware.cli.remote import remote_game
 
@@ -344,6 +350,8 @@ def run(args: argparse.Namespace) -> int:
             agreement, settings = remote_game(args.remote, state_dir, settings, link_config.port)
         except ValueError as exc:
             return _fail(f"--remote: {exc}")
+        # The people at both boards, by the names the invitation agreed.
+        players = {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)}
     store = GameStore(state_dir)
     clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
     _configure_logging(headless, state_dir)
@@ -373,11 +381,12 @@ def run(args: argparse.Namespace) -> int:
         ),
     )
     link: Link | None = open_link(link_config, clock) if link_config.port else None
+    absence = None
     if agreement is not None:
         from firmware.cli.remote import remote_board
         from firmware.remote.settings import RemoteConfig
 
-        link = remote_board(agreement, app, clock, state_dir, config.get(RemoteConfig))
+        link, absence = remote_board(agreement, app, clock, state_dir, config.get(RemoteConfig))
         if args.phone:
             from firmware.remote.phone import PhoneHands
 
@@ -386,9 +395,27 @@ def run(args: argparse.Namespace) -> int:
         link.attach(app)
         if app.sim is not None:
             link.hands = Hands(app)  # a host may move the simulated pieces (touch, hands, follow)
+    desk = None
+    if web_config.listen and not args.phone:
+        # The page invites another board, joins a game, leaves it (docs/remote.md).
+        from firmware.remote.link import RemoteLink
+        from firmware.remote.page import FarDesk
+        from firmware.remote.settings import RemoteConfig
+
+        desk = FarDesk(
+            app,
+            clock,
+            state_dir,
+            config.get(RemoteConfig),
+            agreement=agreement,
+            link=link if isinstance(link, RemoteLink) else None,
+            absence=absence,
+            cable=bool(link_config.port),
+            page_address=lambda: _named_page(app.page_urls),
+        ).attach(app)
     try:
         phone = agreement.plays if args.phone and agreement is not None else None
-        web = _open_web(config, web_config, app, clock, store, state_dir, leds, phone=phone)
+        web = _open_web(config, web_config, app, clock, store, state_dir, leds, phone=phone, far=desk)
     except ValueError as exc:
         if link is not None:
             link.close()
@@ -455,6 +482,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             app.close()
         finally:
+            if desk is not None:
+                desk.close()
+            if desk is not None and desk.link is not None and desk.link is not link:
+                desk.link.close()  # the game far apart the page took
             if link is not None:
                 link.close()
             if web is not None:
@@ -516,6 +547,7 @@ def _open_web(
     leds: object,
     *,
     phone: str | None = None,
+    far: FarRequests | None = None,
 ) -> WebServer | None:
     """The web page's server, listening, its link attached to ``app``; None when not asked
     for (``phone``: the side played on its phone's page, ``/phone``). ValueError naming the
@@ -568,6 +600,7 @@ def _open_web(
         state_dir=state_dir,
         hosts=web.hosts,
         phone=phone,
+        far=far,  # the page's games far apart
     )
     try:
         server.start()
@@ -579,6 +612,14 @@ def _open_web(
         urls = " or ".join(url.rstrip("/") + "/phone" for url in app.page_urls)
         logging.getLogger("firmware.web").warning("web: the phone's page (%s plays there) is at %s", phone, urls)
     return server
+
+
+def _named_page(urls: tuple[str, ...]) -> str | None:
+    """The board's page by its name (``http://crownhead.local:8080/``), the one another
+    home's board is reached by when it has the same name; else the first address."""
+    named = [url for url in urls if ".local:" in url or url.split("//", 1)[-1].split(":")[0].endswith(".local")]
+    found = named or list(urls)
+    return found[0] if found else None
 
 
 def _given(args: argparse.Namespace) -> frozenset[str]:

@@ -76,6 +76,8 @@ class Shown(Protocol):
     def mode_text(self) -> str: ...
     @property
     def match(self) -> str: ...
+    @property
+    def away(self) -> str: ...
 
 
 class SimHands(Protocol):
@@ -209,6 +211,9 @@ class LinkedBoard(Protocol):
         """The referee's settings for the games to come; ``ValueError`` for a bad value."""
 
     def hold(self, side: Color, by: str) -> None: ...
+    def release(self, side: Color) -> None:
+        """``side``'s moves are made at the board again (undoes :meth:`hold`)."""
+
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Seat] | None = None) -> None: ...
 
     def set_player_names(self, black: str, white: str, now: int) -> bool:

@@ -176,6 +176,18 @@ class Link:
             self.seen_game = app.game
         self.policy.attached(app)
 
+    def detach(self) -> None:
+        """Let the board go (the end of :meth:`attach`): the side played over the link is
+        made at the board again (:meth:`~firmware.link.board.LinkedBoard.release`), and the
+        link's source and sink do nothing from now on. The transport stays open: :meth:`close`."""
+        app = self.app
+        if app is None:
+            return
+        self.policy.detached(app)
+        if self.remote is not None:
+            app.release(self.remote)
+        self.app = None
+
     def close(self) -> None:
         self.transport.close()
 
@@ -301,6 +313,7 @@ class Link:
             "waiting": expected.pdn(full=True) if expected is not None else None,
             "match": app.matches.link_state(),
         }
+        state = self.policy.stated(state)
         # Sent on its own too (a state event): it must fit one line without the hello.
         fit_match({"t": 10**12, "event": "state", "cause": "new-game", **state}, state)
         return state

@@ -96,6 +96,12 @@ class PeerSync:
         """A game begun here (a host's ``new``, new rules): not the other board's."""
         self._following = None
 
+    def begin_as(self, game_id: GameId, start: str) -> None:
+        """The next game begun here from the FEN ``start`` is game ``game_id``: one both
+        boards agreed elsewhere (a game far apart's invitation), named alike on both, so
+        neither takes the other's for a newer game to join."""
+        self._following = (game_id, start)
+
     def new_game(self, fen: str) -> None:
         """A new game began on this board from ``fen``: the other board's, if it is the
         one being followed, else a new one with the serial after the greatest seen."""

@@ -8,9 +8,9 @@ commands), whether a command may change the game (a page must log in first), wha
 kept of the answers, whether the other end may stop watching the view, and how the view
 is sent, and how an event is (the hall's publisher is told its kind, never reading it
 back from the line). A policy may also add to what the link does, through declared hooks
-only: when the link joins its board, before and after each poll, on every board event,
-on another board's lines (lines of its own kinds, a result it refuses), with the link's
-public parts (``send``, ``notice``, ``emit``, ``peer``, ``requests``); a game far
+only: when the link joins its board and lets it go, before and after each poll, on
+every board event, on another board's lines (lines of its own kinds, a result it
+refuses), on the state the link tells (what it adds to it), with the link's public parts (``send``, ``notice``, ``emit``, ``peer``, ``requests``); a game far
 apart's offers and times are such a policy (:class:`firmware.remote.link.FarPolicy`).
 The serial host's policy is this module's :class:`LinkPolicy`, which allows everything
 and adds nothing (``link.control`` still makes a link read-only).
@@ -21,6 +21,8 @@ and adds nothing (``link.control`` still makes a link read-only).
 (True, None, True)
 >>> policy.peer_line({"event": "move"}, 0), policy.accepts_result("1-0", "resign", 0)
 (False, True)
+>>> policy.stated({"ply": 0})
+{'ply': 0}
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ class LinkPolicy:
     def attached(self, board: LinkedBoard) -> None:
         """The link joined ``board`` (:meth:`Link.attach <firmware.link.host.Link.attach>`)."""
 
+    def detached(self, board: LinkedBoard) -> None:
+        """The link lets ``board`` go (:meth:`Link.detach <firmware.link.host.Link.detach>`)."""
+
     def polling(self, now: int) -> None:
         """A poll of the link begins."""
 
@@ -99,6 +104,11 @@ class LinkPolicy:
 
     def peer_followed(self, data: dict[str, Any], now: int) -> None:
         """Another board's event line, after the link followed it."""
+
+    def stated(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The link's ``state`` (a ``hello``'s, a ``state`` event's) before it is told:
+        what the other end is told (``state``, or what the policy added to it)."""
+        return state
 
     def accepts_result(self, score: str, reason: str, now: int) -> bool:
         """Whether the other board's result (``score``, ``reason``) is applied here once

@@ -95,6 +95,8 @@ class ViewPresenter:
             "sim": sim is not None,
             "hints": app.policy.settings.hints,
             "resuming": snap.resuming,
+            # A game far apart waiting for the broker or the other board ("" if not).
+            "away": words.away,
             **self.display_fields(),
         }
         body["controls"] = self.controls(body["clock"] is not None)

@@ -6,10 +6,12 @@ the other board's absences shown to the people at this one.
 :class:`~firmware.remote.transport.RemoteTransport` (its journal in the state directory);
 :func:`remote_settings` puts the agreed names, rules, start and clock into the
 application's settings. :class:`Absence` watches the broker and the other board: when
-either goes away it says so, stops a running clock (nobody's time runs while a move
-cannot cross), counts down the grace period the invitation gave, and starts the clock
-again when both are back. A board away past its grace is reported, never forfeited: the
-game is kept and goes on when it is back.
+either goes away it says so and counts down the grace period the invitation gave, on
+every screen and page; as the invitation chose (``away``), it stops a running clock
+(``stop``: nobody's time runs while a move cannot cross, and a board away past its grace
+is reported, never forfeited: the game is kept and goes on when it is back) or lets it
+run (``run``: the absent side's time runs, and once its board is away past the grace
+period this board calls its flag).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from firmware.app.settings import AppSettings
+from firmware.app.snapshot import Away
 from firmware.events import Event, Notice
 from firmware.hall.topics import BrokerUrl
 from firmware.link.settings import LinkConfig
-from firmware.remote.invite import Agreement
+from firmware.remote.invite import AWAY_CLOCKS, Agreement
 from firmware.remote.settings import RemoteConfig
 from firmware.remote.link import RemoteLink
 from firmware.remote.transport import RemoteTransport
@@ -65,18 +68,29 @@ def remote_link(
         start=start,
         private=agreement.invitation.private,
     )
-    return RemoteLink(transport, LinkConfig(plays=agreement.plays))
+    return RemoteLink(transport, LinkConfig(plays=agreement.plays), away=agreement.invitation.away)
 
 
 class Absence:
-    """Says when the broker or the other board goes and comes back, and holds the clock.
+    """Says when the broker or the other board goes and comes back, counts down the grace
+    period on the board's screens and pages (the snapshot's ``away``), and holds or runs
+    the clock as the invitation said (``away``: ``stop`` or ``run``).
 
-    An application source (:meth:`attach`): each poll compares what the transport knows.
+    An application source (:meth:`attach`): each poll compares what the transport knows;
+    a deadline each second while a board is away keeps the countdown going. ``link``:
+    the game's :class:`RemoteLink`, told when this board is to call the far side's flag
+    (``run``, the other board away past the grace period).
     """
 
-    def __init__(self, transport: RemoteTransport, grace_s: int) -> None:
+    def __init__(
+        self, transport: RemoteTransport, grace_s: int, away: str = "stop", link: RemoteLink | None = None
+    ) -> None:
+        if away not in AWAY_CLOCKS:
+            raise ValueError(f"away: the clock stops or runs ({' or '.join(AWAY_CLOCKS)}), not {away!r}")
         self.transport = transport
         self.grace_ms = grace_s * 1000
+        self.away = away
+        self.link = link
         self.app: Any = None
         self._away_since: int | None = None
         self._late_said = False
@@ -87,6 +101,15 @@ class Absence:
     def attach(self, app: Any) -> None:
         self.app = app
         app.sources.append(self.poll)
+        app.deadlines.append(self.deadline)
+
+    def detach(self) -> None:
+        """The game far apart is left: nothing is watched or shown any more."""
+        app, self.app = self.app, None
+        if app is not None:
+            app.away = None
+        self._away_since = None
+        self.state = "here"
 
     def _who_is_away(self) -> str | None:
         if not self.transport.connected:
@@ -96,17 +119,18 @@ class Absence:
         return None
 
     def poll(self, now: int) -> list[Event]:
+        if self.app is None:
+            return []
         away = self._who_is_away()
         events: list[Event] = []
         if away is not None and self.state == "here":
             self.state, self._away_since, self._late_said = away, now, False
+            waits = "the clock stopped" if self.away == "stop" else "the clock runs"
             events.append(
-                Notice(
-                    now,
-                    f"{away} is out of reach: the game waits (the clock stopped) for up to {self.grace_ms // 1000} s",
-                )
+                Notice(now, f"{away} is out of reach: the game waits ({waits}) for up to {self.grace_ms // 1000} s")
             )
-            events += self._hold_clock(now)
+            if self.away == "stop":
+                events += self._hold_clock(now)
         elif away is not None and away != self.state:
             self.state = away
         elif away is None and self.state != "here":
@@ -116,14 +140,47 @@ class Absence:
             events += self._release_clock(now)
         if self._away_since is not None and not self._late_said and now - self._away_since >= self.grace_ms:
             self._late_said = True
-            events.append(
-                Notice(
-                    now,
-                    f"{self.state} has been away longer than the grace period ({self.grace_ms // 1000} s): "
-                    "the game is kept and goes on when it is back (a result by agreement: resign or draw on the board)",
-                )
-            )
+            events.append(Notice(now, self._late_words()))
+        self._show(now)
         return events
+
+    def deadline(self) -> int | None:
+        """The next second of the grace period's countdown while a board is away."""
+        since = self._away_since
+        if since is None or self.app is None:
+            return None
+        now = self.app.clock.now_ms()
+        if now - since >= self.grace_ms:
+            return None
+        return now + 1000 - (now - since) % 1000
+
+    def _late_words(self) -> str:
+        grace = self.grace_ms // 1000
+        if self.away == "run" and self.state != "the broker":
+            far = self.link.far.title() if self.link is not None else "the far side"
+            return (
+                f"{self.state} has been away longer than the grace period ({grace} s): the clock runs, and {far} "
+                "loses on time here if its time runs out"
+            )
+        return (
+            f"{self.state} has been away longer than the grace period ({grace} s): "
+            "the game is kept and goes on when it is back (a result by agreement: resign or draw on the board)"
+        )
+
+    def _show(self, now: int) -> None:
+        """The snapshot's ``away``: who, the grace's whole seconds left, the clock's rule;
+        and whether this board calls the far side's flag."""
+        app = self.app
+        since = self._away_since
+        shown = None
+        if since is not None:
+            left = max(0, self.grace_ms - (now - since))
+            shown = Away(self.state, -(-left // 1000), self.away)
+        if app is not None and app.away != shown:
+            app.away = shown
+        if self.link is not None:
+            past = shown is not None and shown.grace_s == 0 and self.state != "the broker"
+            self.link.calls_far_flag = self.away == "run" and past
 
     def _hold_clock(self, now: int) -> list[Event]:
         app = self.app

@@ -23,6 +23,7 @@ ValueError: invitation: host_plays must be black or white, got 'red'
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -38,9 +39,23 @@ from firmware.remote.wire import PRIVATE_ROOT, ROOT, check_code, game_topic, top
 from rules import Position, Rules
 from rules.ballots import ballot as acf_ballot
 
-__all__ = ["Agreement", "Invitation", "accept", "await_guest", "fetch", "publish"]
+__all__ = [
+    "AWAY_CLOCKS",
+    "PLAYING",
+    "Agreement",
+    "Invitation",
+    "accept",
+    "await_guest",
+    "fetch",
+    "playing",
+    "publish",
+    "set_playing",
+    "withdraw",
+]
 
 _VERSION = 1
+#: What the clock does while a board is away: it stops, or it runs (see Invitation.away).
+AWAY_CLOCKS = ("stop", "run")
 MAX_INVITATION = 4096
 
 
@@ -70,8 +85,12 @@ class Invitation:
     rules: dict[str, Any] = field(default_factory=lambda: Rules().options())
     clock: str | None = None
     ballot: int | None = None
-    #: How long a board may be away before the other says it is late (its clock stopped meanwhile).
+    #: How long a board may be away before the other says it is late.
     grace_s: int = 300
+    #: What the clock does while a board is away (:data:`AWAY_CLOCKS`): ``stop``: nobody's
+    #: time runs; ``run``: the absent side's time runs, and once its board is away past
+    #: the grace period the other board calls its flag.
+    away: str = "stop"
     #: A private game: the other board's account, the only one (with the arbiter's) that
     #: may read it; None: any account of the broker may watch.
     guest: str | None = None
@@ -90,6 +109,10 @@ class Invitation:
             acf_ballot(self.ballot)
         if type(self.grace_s) is not int or not 10 <= self.grace_s <= 86_400:
             raise ValueError("invitation: grace_s must be 10-86400 seconds")
+        if self.away not in AWAY_CLOCKS:
+            raise ValueError(
+                f"invitation: away must be {' or '.join(AWAY_CLOCKS)} (what the clock does), got {self.away!r}"
+            )
         if self.guest is not None:
             check_name(self.guest, "board")
             if self.guest == self.host:
@@ -142,6 +165,7 @@ class Invitation:
                 clock=clock,
                 ballot=ballot,
                 grace_s=data.get("grace_s", 300),
+                away=data.get("away", "stop"),
                 guest=_guest(data.get("guest")),
             )
         except (TypeError, KeyError) as exc:
@@ -265,10 +289,17 @@ def publish(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None
 
 
 def _watch(
-    url: BrokerUrl, code: str, cafile: str | None, timeout_s: float, want: Any, topics: list[str] | None = None
+    url: BrokerUrl,
+    code: str,
+    cafile: str | None,
+    timeout_s: float,
+    want: Any,
+    topics: list[str] | None = None,
+    stop: threading.Event | None = None,
 ) -> Any:
     """The first message on the game's ``invite`` topics (``topics``: those, else the
-    public game's) that ``want`` turns into a value."""
+    public game's) that ``want`` turns into a value; None after ``timeout_s``, or at once
+    when ``stop`` is set."""
     client = _client(url, cafile)
     found: list[Any] = []
     done = threading.Event()
@@ -291,15 +322,20 @@ def _watch(
     _connect(client, url, timeout_s)
     try:
         client.subscribe([(t, 1) for t in topics or [f"{ROOT}/{check_code(code)}/+/invite"]])
-        done.wait(max(0.0, end - time.monotonic()))
+        while not done.wait(min(0.2, max(0.0, end - time.monotonic()))):
+            if time.monotonic() >= end or (stop is not None and stop.is_set()):
+                break
     finally:
         client.disconnect()
         client.loop_stop()
     return found[0] if found else None
 
 
-def fetch(url: BrokerUrl, code: str, *, cafile: str | None = None, timeout_s: float = 30) -> Invitation:
-    """The invitation to game ``code``; ValueError if none came within ``timeout_s``."""
+def fetch(
+    url: BrokerUrl, code: str, *, cafile: str | None = None, timeout_s: float = 30, stop: threading.Event | None = None
+) -> Invitation:
+    """The invitation to game ``code``; ValueError if none came within ``timeout_s`` (or
+    before ``stop`` was set)."""
 
     def want(board: str, data: object) -> Invitation | None:
         if isinstance(data, dict) and "host_plays" in data:
@@ -310,7 +346,7 @@ def fetch(url: BrokerUrl, code: str, *, cafile: str | None = None, timeout_s: fl
 
     # A public game's invitation, or a private one to this board's account.
     topics = [f"{ROOT}/{code}/+/invite", f"{PRIVATE_ROOT}/+/{url.username}/{code}/+/invite"]
-    invitation = _watch(url, code, cafile, timeout_s, want, topics)
+    invitation = _watch(url, code, cafile, timeout_s, want, topics, stop)
     if invitation is None:
         raise ValueError(f"no invitation to game {code} on {url} (the code mistyped, or the invitation withdrawn)")
     return invitation
@@ -336,9 +372,15 @@ def accept(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None,
 
 
 def await_guest(
-    url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None, timeout_s: float = 600
+    url: BrokerUrl,
+    invitation: Invitation,
+    *,
+    cafile: str | None = None,
+    timeout_s: float = 600,
+    stop: threading.Event | None = None,
 ) -> str | None:
-    """The board that accepted ``invitation`` (waiting up to ``timeout_s``), or None."""
+    """The board that accepted ``invitation`` (waiting up to ``timeout_s``, or until
+    ``stop`` is set), or None."""
 
     def want(board: str, data: object) -> str | None:
         if isinstance(data, dict) and data.get("accept") == invitation.code and board != invitation.host:
@@ -350,5 +392,46 @@ def await_guest(
     topics = None
     if invitation.private is not None:
         topics = [game_topic(invitation.code, "+", "invite", invitation.private)]
-    result: str | None = _watch(url, invitation.code, cafile, timeout_s, want, topics)
+    result: str | None = _watch(url, invitation.code, cafile, timeout_s, want, topics, stop)
     return result
+
+
+def withdraw(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None, timeout_s: float = 30) -> None:
+    """Take ``invitation`` off the broker (its retained message cleared): nobody can join
+    it any more."""
+    client = _client(url, cafile)
+    _connect(client, url, timeout_s)
+    try:
+        where = game_topic(invitation.code, invitation.host, "invite", invitation.private)
+        client.publish(where, b"", qos=1, retain=True).wait_for_publish(timeout_s)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+#: Where a board keeps the game far apart it plays since its page took it (so that it
+#: goes back to it when it starts again: ``crownhead run`` without ``--remote``).
+PLAYING = "playing.json"
+
+
+def playing(state_dir: Path) -> str | None:
+    """The code of the game far apart the board's page took and the board plays, or None."""
+    path = state_dir / "remote" / PLAYING
+    try:
+        data = json.loads(read_bytes(path, 1024).decode("utf-8"))
+        return check_code(str(data["code"]))
+    except FileNotFoundError:
+        return None
+    except (FileRefused, OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        logging.getLogger(__name__).warning("remote: %s cannot be read (%s): the board starts as configured", path, exc)
+        return None
+
+
+def set_playing(state_dir: Path, code: str | None) -> None:
+    """Note (``code``) or forget (None) the game far apart the board plays."""
+    path = state_dir / "remote" / PLAYING
+    if code is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps({"code": check_code(code)}) + "\n")

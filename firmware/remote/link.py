@@ -17,31 +17,39 @@ its own added to the link's (old boards ignore them):
   move refuses. A takeback is never made on one board alone.
 * **Each side's own word.** A resignation or a flag of this board's side is this
   board's to say: the other board's word for it is refused (said once), and the far
-  side's own buttons (its draw, its resign) do nothing here.
+  side's own buttons (its draw, its resign) do nothing here. One exception, agreed in
+  the invitation (``away``: ``run``): a board away past its grace period may lose on
+  time on the other board, whose word for it is then taken.
 * **The clock, fair across latency.** Each move line of this board's side carries the
   mover's time left after the move (``left``, ms) and the time the move took (``used``),
-  both as this board's clock measured them; the other board takes ``left`` as the record
-  of that side's time once its people have made the move there. So each side's time is
-  kept by its own board (the time a move spends crossing, and the time the people far
-  away take to make it on their board, count for nobody), and both boards show and save
-  the same times. A side's flag falls on its own board only (the other board lets that
-  side's time run out on its clock without ending the game, and hears the result).
+  both as this board's clock measured them, and so does the link's state (a greeting's
+  last move); the other board's clock takes both as the record of that move once its
+  people have made it there (``BoardClock.tell``). So each side's time is kept by its
+  own board (the time a move spends crossing, and the time the people far away take to
+  make it on their board, count for nobody), and both boards show and save the same
+  times: the clock, and each move's time left and time used in the game's record (its
+  PDN's ``[%clk]`` and ``[%emt]``). A side's flag falls on its own board only (the other
+  board lets that side's time run out on its clock without ending the game, and hears
+  the result).
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 from typing import Any
 
 from firmware.events import DrawOffer, Event, MoveMade, NewGame, Notice, TakenBack
 from firmware.link.board import LinkedBoard
 from firmware.link.host import Link
-from firmware.link.parts import LinkSide
+from firmware.link.parts import GameId, LinkSide
 from firmware.link.policy import LinkPolicy
 from firmware.link.protocol import encode_event
 from firmware.link.settings import LinkConfig
 from firmware.link.transport import Transport
+from firmware.remote.invite import AWAY_CLOCKS
 from hal.buttons import ButtonEvent
-from rules import BLACK, WHITE, Color
+from rules import BLACK, WHITE, Color, Position
 
 __all__ = ["OFFER_KINDS", "FarPolicy", "RemoteLink"]
 
@@ -49,8 +57,6 @@ __all__ = ["OFFER_KINDS", "FarPolicy", "RemoteLink"]
 OFFER_KINDS = frozenset({"draw-offer", "takeback-request"})
 #: The largest time a move line may carry: a day, ten times over.
 _MAX_MS = 10 * 86_400_000
-#: Reported times kept for moves not yet made here (a board far behind keeps only these).
-_KEEP_TIMES = 8
 
 
 def _colour(side: str) -> Color:
@@ -60,18 +66,34 @@ def _colour(side: str) -> Color:
 class FarPolicy(LinkPolicy):
     """What a game far apart adds to its link (see the module): the offers and takeback
     requests across, each side's own word on its result, and the times of the moves.
-    The link's ``plays`` names this board's side."""
+    The link's ``plays`` names this board's side; ``away`` is what the clock does while
+    a board is away, as the invitation said (``stop``, or ``run``: the other board may
+    then call this side's flag, and its word for it is taken)."""
 
-    def __init__(self) -> None:
+    def __init__(self, away: str = "stop") -> None:
         self._link: LinkSide | None = None
+        self._away_clock = "stop"
+        self.away_clock = away
+        #: This board calls the far side's flag too: its board is away past the grace
+        #: period, the clock running (set by :class:`~firmware.remote.board.Absence`).
+        self.calls_far_flag = False
         # The other side's draw offer (the ply it was made at) not yet put to the people here.
         self._peer_offer: int | None = None
         # The takeback this board asked for (the ply of the last move then), while it stands.
         self._asked: int | None = None
         # The takeback the other side asked for (the ply), while it stands.
         self._asked_here: int | None = None
-        # The other side's time left after its move, by ply, as its board measured it.
-        self._peer_left: dict[int, int] = {}
+
+    @property
+    def away_clock(self) -> str:
+        """What the clock does while a board is away, as the invitation said."""
+        return self._away_clock
+
+    @away_clock.setter
+    def away_clock(self, away: str) -> None:
+        if away not in AWAY_CLOCKS:
+            raise ValueError(f"away: the clock stops or runs ({' or '.join(AWAY_CLOCKS)}), not {away!r}")
+        self._away_clock = away
 
     @property
     def link(self) -> LinkSide:
@@ -105,11 +127,17 @@ class FarPolicy(LinkPolicy):
         if self.link.linked:
             board.press_listeners.append(self._press)
 
+    def detached(self, board: LinkedBoard) -> None:
+        keeper = getattr(board, "board_clock", None)
+        if keeper is not None:
+            keeper.called_elsewhere = frozenset()  # the far side's flag falls here again
+
     def polling(self, now: int) -> None:
         keeper = self._keeper()
         if keeper is not None and self.link.linked:
-            # The far side's flag is its own board's to call (it keeps that side's time).
-            keeper.called_elsewhere = frozenset({_colour(self.far)})
+            # The far side's flag is its own board's to call (it keeps that side's time),
+            # unless that board is away past its grace with the clock running.
+            keeper.called_elsewhere = frozenset() if self.calls_far_flag else frozenset({_colour(self.far)})
 
     def polled(self, now: int) -> list[Event]:
         return self._put_offer(now)
@@ -126,7 +154,6 @@ class FarPolicy(LinkPolicy):
             link.peer.forget_from(event.ply)
         elif isinstance(event, NewGame):
             self._peer_offer = self._asked = self._asked_here = None
-            self._peer_left.clear()
 
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
         """The other side's own draw offer, put to the people here, is not sent back; a
@@ -145,11 +172,9 @@ class FarPolicy(LinkPolicy):
                 self._offered(kind, data.get("ply"), now)
             return True
         if kind == "move" and link.linked and data.get("side") == self.far:
-            ply, left = data.get("ply"), data.get("left")
-            if type(ply) is int and type(left) is int and 0 <= left <= _MAX_MS:
-                self._peer_left[ply] = left
-                for old in sorted(self._peer_left)[:-_KEEP_TIMES]:
-                    del self._peer_left[old]
+            self._heard_times(data)
+        elif kind in ("hello", "state") and link.linked:
+            self._heard_state_times(data)
         return False
 
     def peer_followed(self, data: dict[str, Any], now: int) -> None:
@@ -169,6 +194,14 @@ class FarPolicy(LinkPolicy):
         lost = "0-1" if plays == "black" else "1-0"
         if score != lost or reason not in ("resign", "time"):
             return True
+        if reason == "time" and self.away_clock == "run":
+            self.link.notice(
+                now,
+                f"away-flag-{self.link.game_id}",
+                f"the other board says {plays.title()} lost on time while this board was out of reach "
+                "(the invitation lets the clock run)",
+            )
+            return True
         what = "resigned" if reason == "resign" else "lost on time"
         self.link.notice(
             now,
@@ -177,24 +210,47 @@ class FarPolicy(LinkPolicy):
         )
         return False
 
+    def stated(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The link's state, its last move with its clock when it is this board's side's
+        (what the move's line carried: see :meth:`times`), for a board that took the
+        move's line but never its time (back from a power cut)."""
+        last = state.get("last")
+        keeper = self._keeper()
+        if keeper is None or not isinstance(last, dict) or last.get("side") != self.link.plays:
+            return state
+        record = getattr(self.link.app, "record", None)
+        kept = {ply: (left, used) for ply, left, used in getattr(record, "times", ())}
+        times = keeper.times.get(last["ply"]) or kept.get(last["ply"])
+        if times is not None and 0 <= times[0] <= _MAX_MS:
+            state["last"] = {**last, "left": times[0], "used": times[1]}
+        return state
+
     # -- what the hooks do ----------------------------------------------------------------
 
     def _moved(self, event: MoveMade) -> None:
-        link = self.link
         far = self.far
         if self._asked is not None and event.side == far:
-            link.emit([Notice(event.t, f"{far.title()} played on: the takeback was refused")])
+            self.link.emit([Notice(event.t, f"{far.title()} played on: the takeback was refused")])
         self._asked = self._asked_here = None
-        if event.side != far:
-            return
-        left = self._peer_left.pop(event.ply, None)
+
+    def _heard_times(self, data: dict[str, Any]) -> None:
+        """The clock of the other side's move as its own board measured it: the board
+        clock here takes it when its people make the move (``BoardClock.tell``)."""
         keeper = self._keeper()
-        if left is None or keeper is None:
+        ply, left, used = data.get("ply"), data.get("left"), data.get("used")
+        if keeper is None or type(ply) is not int or type(left) is not int or not 0 <= left <= _MAX_MS:
             return
-        try:
-            link.emit(keeper.agree(_colour(far), left, event.t))
-        except ValueError:
-            pass  # its clock runs again here already (a takeback in the same step): this board's time stands
+        if type(used) is not int or not 0 <= used <= _MAX_MS:
+            used = 0  # a board of an older version sends its time left only
+        keeper.tell(_colour(self.far), ply, left, used)
+
+    def _heard_state_times(self, data: dict[str, Any]) -> None:
+        """The clock of the other side's last move in the other board's greeting or state
+        (a board back from a power cut may have taken the move's line, never its time)."""
+        state = data.get("state") if data.get("event") == "hello" else data
+        last = state.get("last") if isinstance(state, dict) else None
+        if isinstance(last, dict) and last.get("side") == self.far:
+            self._heard_times(last)
 
     def _press(self, press: ButtonEvent) -> bool | None:
         """The takeback button asks the other side, or agrees to what it asked; the far
@@ -262,12 +318,55 @@ class FarPolicy(LinkPolicy):
 
 class RemoteLink(Link):
     """A :class:`~firmware.link.host.Link` with the policy of a game far apart
-    (:class:`FarPolicy`, see the module). ``settings.plays`` must name this board's side."""
+    (:class:`FarPolicy`, see the module). ``settings.plays`` must name this board's side;
+    ``away``: what the clock does while a board is away (the invitation's)."""
 
-    def __init__(self, transport: Transport, settings: LinkConfig = LinkConfig()) -> None:
-        self.far_policy = FarPolicy()
+    def __init__(self, transport: Transport, settings: LinkConfig = LinkConfig(), away: str = "stop") -> None:
+        self.far_policy = FarPolicy(away)
         super().__init__(transport, settings, self.far_policy)
+
+    @property
+    def far(self) -> str:
+        """The other board's side."""
+        return self.far_policy.far
+
+    @property
+    def away_clock(self) -> str:
+        """What the clock does while a board is away (``stop`` or ``run``)."""
+        return self.far_policy.away_clock
+
+    @away_clock.setter
+    def away_clock(self, away: str) -> None:
+        self.far_policy.away_clock = away
+
+    @property
+    def calls_far_flag(self) -> bool:
+        """Whether this board calls the far side's flag too (its board away past the grace
+        period, the clock running: :class:`~firmware.remote.board.Absence` says)."""
+        return self.far_policy.calls_far_flag
+
+    @calls_far_flag.setter
+    def calls_far_flag(self, value: bool) -> None:
+        self.far_policy.calls_far_flag = value
 
     def times(self) -> dict[str, int]:
         """The mover's time left after the move just made here and what the move took."""
         return self.far_policy.times()
+
+    def begin_agreed(self, code: str, start: Position) -> None:
+        """The game the two boards agreed (game ``code``, from ``start``) is the first each
+        begins: both name it alike, so neither takes the other's for a newer game to join
+        (which would set up again a board whose people moved already)."""
+        tag = hashlib.sha256(code.encode()).hexdigest()[:6]
+        self.peer.begin_as(GameId(1, tag), start.fen())
+
+    def detach(self) -> None:
+        """The board stops playing far apart: the link lets the board go (:meth:`Link.detach
+        <firmware.link.host.Link.detach>`: the far side's moves are made at the board again
+        and its flag falls here), and the line to the broker closes."""
+        if self.app is None:
+            return
+        super().detach()
+        # What the other board has not acknowledged yet goes (for a few seconds) in a
+        # thread of its own: the board's main loop never waits for the broker.
+        threading.Thread(target=self.close, name="crownhead-far-leave", daemon=True).start()

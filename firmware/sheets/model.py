@@ -8,6 +8,9 @@
 ('Ana', 'Ben', '1-0', ['9-13', '22-18', '6-9'])
 >>> sheet.moves[1].clock, sheet.notes, sheet.cautions
 ('0:04:55', [(2, 'caution to white, illegal move')], {'black': 0, 'white': 1})
+>>> timed = SheetGame.from_pdn(read_game('1. 9-13 {[%clk 0:09:58] [%emt 0:00:07]} *'))
+>>> timed.moves[0].clock, timed.notes  # the time the move took is no note
+('0:09:58', [])
 >>> sheet.opening
 'Dreaded Edinburgh (9-13 22-18 6-9)'
 """
@@ -32,6 +35,9 @@ PAPERS = {"letter": "Letter", "a4": "A4"}
 __all__ = ["PAPERS", "SheetMove", "SheetGame", "result_words", "match_of", "printable", "sentence"]
 
 _CLOCK = re.compile(r"\[%clk\s+([0-9:.]{1,12})\]")
+#: Any other embedded command of a comment (``[%emt 0:00:04]``: the time the move took):
+#: data for programs, no note for people.
+_COMMAND = re.compile(r"\[%[A-Za-z]{1,16}\s+[^\]\[]{0,40}\]")
 _CAUTION = re.compile(r"\bcaution to (black|white)\b", re.IGNORECASE)
 #: Longest note printed on a sheet (a book's long annotations are cut, with a mark).
 MAX_NOTE = 400
@@ -153,7 +159,7 @@ class SheetGame:
                 match = _CLOCK.search(text)
                 if match:
                     clocks[ply] = match.group(1)
-                rest = _CLOCK.sub("", text).strip()
+                rest = _COMMAND.sub("", _CLOCK.sub("", text)).strip()
                 if rest:
                     notes.append((ply, rest if len(rest) <= MAX_NOTE else rest[: MAX_NOTE - 1] + "…"))
         for ply, move in enumerate(game.moves, 1):

@@ -356,6 +356,9 @@ def _render_panel(screen: Screen, view: BoardView, panel_width: int = PANEL_WIDT
     rows.append((f"White: {view.white}", PLAIN))
     if view.match:
         rows.extend((line, Style(bold=True)) for line in _wrap(view.match, panel_width))
+    if view.away:
+        # A game far apart waits for the broker or the other board: the grace left.
+        rows.extend((line, Style(bold=True)) for line in _wrap(view.away, panel_width))
     if view.display:
         # The simulated display beside the board ([display] driver set): its lines.
         rows.extend(

@@ -31,11 +31,12 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from firmware.gameclock import pdn_clock, pdn_used
 from firmware.files import (
     RECORD_LIMIT,
     FileRefused,
@@ -141,6 +142,28 @@ def _condoned_from_json(value: object, where: str) -> tuple[tuple[int, tuple[int
     return tuple(out)
 
 
+def _times_from_json(value: object, where: str) -> tuple[tuple[int, int, int], ...]:
+    """``times`` as kept in JSON: ``[[ply, left ms, used ms], ...]``, plies rising."""
+    problem = f"{where}: 'times' must be a list of [ply, time left ms, time used ms], plies rising"
+    if not isinstance(value, list) or len(value) > MAX_PLIES:
+        raise StoreError(problem)
+    out: list[tuple[int, int, int]] = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 3 or not all(type(n) is int for n in item):
+            raise StoreError(problem)
+        ply, left, used = item
+        if (
+            not 1 <= ply <= MAX_PLIES
+            or (out and ply <= out[-1][0])
+            or not (-MAX_MS <= left <= MAX_MS and 0 <= used <= MAX_MS)
+        ):
+            raise StoreError(problem)
+        out.append((ply, left, used))
+    return tuple(out)
+
+
+#: The largest time a record keeps for a move, ms: ten days.
+MAX_MS = 10 * 86_400_000
 #: The most moves (or history entries) a record may hold: far beyond any real game.
 MAX_PLIES = 10_000
 #: The longest name, event, site or reason a record keeps, in characters.
@@ -205,6 +228,11 @@ class GameRecord:
     without them (an older one) is a two-player game. A ``mode`` or ``settings`` that is
     not one does not lose the game: it is read as a two-player game and ``damaged``
     says why, naming the file and the key, for the application to log.
+
+    ``times``: a timed game's clock after each move, ``(ply, left, used)`` in ms: the
+    mover's time left after the move and the time the move took (in a game far apart,
+    each as the mover's own board measured it); the PDN writes them as the move's
+    ``[%clk]`` and ``[%emt]`` comment.
     """
 
     id: str
@@ -224,6 +252,7 @@ class GameRecord:
     result: str | None = None
     reason: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    times: tuple[tuple[int, int, int], ...] = ()
     #: Why the record's ``mode`` or ``settings`` were not used (set by :meth:`from_json`).
     damaged: str | None = field(default=None, compare=False)
 
@@ -288,7 +317,23 @@ class GameRecord:
             condoned=condoned,
             result=result.score if result else None,
             reason=result.reason if result else None,
+            times=tuple(t for t in self.times if t[0] <= len(moves)),  # none of a move taken back
         )
+
+    def with_times(self, times: Mapping[int, tuple[int, int]]) -> GameRecord:
+        """This record with each move's clock in ``times`` (ply -> time left, time used,
+        ms) besides those it keeps (a resumed game's earlier moves), for its moves only.
+
+        >>> from rules import WCDF
+        >>> record = GameRecord.new(now="2024-01-01T10:00:00", rules=WCDF).with_game(Game(None, WCDF))
+        >>> record = replace(record, moves=("11-15", "23-19")).with_times({1: (598_000, 2_000)})
+        >>> record.with_times({2: (595_500, 4_500)}).times
+        ((1, 598000, 2000), (2, 595500, 4500))
+        """
+        kept = {ply: (left, used) for ply, left, used in self.times}
+        kept.update(times)
+        plies = len(self.moves)
+        return replace(self, times=tuple((p, *kept[p]) for p in sorted(kept) if 1 <= p <= plies))
 
     def abandoned(self) -> GameRecord:
         """This record as an unfinished game that is put away (result ``*``)."""
@@ -331,6 +376,7 @@ class GameRecord:
         data["moves"] = list(self.moves)
         data["history"] = list(self.history)
         data["condoned"] = [{"ply": ply, "captures": list(captures)} for ply, captures in self.condoned]
+        data["times"] = [list(t) for t in self.times]
         return json.dumps(data, indent=1) + "\n"
 
     @classmethod
@@ -377,6 +423,7 @@ class GameRecord:
             if entry.startswith("huff ") and not _HUFF.fullmatch(entry):
                 raise StoreError(f"{where}: 'history' entry {_shown(entry)} must be 'huff S' with a square 1-32")
         data["condoned"] = _condoned_from_json(data.get("condoned", []), where)
+        data["times"] = _times_from_json(data.get("times", []), where)
         try:
             data["rules"] = Rules.from_options({key: data.pop(key) for key in OPTION_TYPES if key in data})
         except ValueError as exc:
@@ -460,7 +507,9 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     are written as comments where they happened (``{huff 9}``, ``{11-15 taken back: a
     jump is required}``), so a huffed game replays only up to its first huff elsewhere.
     An illegal move that stood (``condoned``) is written as played and marked with a
-    comment (:data:`rules.pdn.CONDONED_NOTE`).
+    comment (:data:`rules.pdn.CONDONED_NOTE`). A timed game's moves have their clock
+    (``times``): ``11-15 {[%clk 0:09:58] [%emt 0:00:02]}``, the time left after the move
+    and the time it took.
     """
     rules = record.rules
     game = Game(record.start, rules)
@@ -499,6 +548,8 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     result = record.result or UNFINISHED
     out = PdnExporter(record.start, rules, width=width)
     out.visit_tags(record.tags(), result)
+    times = {ply: (left, used) for ply, left, used in record.times}
+    ply = 0
     for kind, before, item in items:
         if kind == "move":
             assert before is not None and isinstance(item, Move)
@@ -507,6 +558,11 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
             out.visit_move_as_written(str(item))
         else:
             out.visit_comment(str(item))
+            continue
+        ply += 1
+        if ply in times:
+            left, used = times[ply]
+            out.visit_comment(f"{pdn_clock(left)} {pdn_used(used)}")
     out.visit_result(result)
     return out.text()
 

@@ -50,6 +50,7 @@ from firmware.pages.serving import Connections, Limits, bounded_server, client_k
 from firmware.redact import redacted
 from firmware.web.analysis import AnalysisFeed, analysing_board
 from firmware.web.auth import COOKIE, SESSION_MS, Gate
+from firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, qr_svg, request_of
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.settings import host_name, is_loopback, same_address
 
@@ -139,6 +140,7 @@ class WebServer:
         limits: Limits = Limits(),
         hosts: tuple[str, ...] = (),
         phone: str | None = None,
+        far: FarRequests | None = None,
     ) -> None:
         from hal.clock import MonotonicClock
 
@@ -190,6 +192,10 @@ class WebServer:
         if analysing_board(link.board):
             self.analysis = AnalysisFeed(self.hub)
             self.analysis.attach(link.board)
+        #: The board's games far apart (invite, join, leave: :mod:`firmware.web.far`), or None.
+        self.far = far
+        if far is not None and link.board is not None:
+            FarFeed(self.hub, far).attach(link.board)
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -736,6 +742,71 @@ async def _analysis(request: Request) -> Response:
     return JSONResponse(answer)
 
 
+async def _far(request: Request) -> Response:
+    """The board's games far apart (see :mod:`firmware.web.far`): ``GET`` their state;
+    ``POST`` a request (invite, join, cancel, leave), answered by the main loop with the
+    new state, or refused (409) in words. Both for a page that may command the board:
+    an invitation's code lets another board in."""
+    server = _server(request)
+    if not server.may_control(request):
+        return JSONResponse(
+            {"error": "forbidden", "message": "log in with the board's PIN to play a board far away"}, status_code=403
+        )
+    games = server.far
+    if games is None:
+        return JSONResponse({"error": "not-found", "message": "no games far apart on this board"}, status_code=404)
+    if request.method == "GET":
+        return JSONResponse(games.status())
+    if not server._origin_ok(request.headers):
+        return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
+    try:
+        data = json.loads(body.decode("utf-8")) if body else None
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    asked = request_of(data)
+    if asked is None:
+        return JSONResponse(
+            {
+                "error": "bad-request",
+                "message": 'send {"invite": {...}}, {"join": "CODE"}, {"cancel": true} or {"leave": true}',
+            },
+            status_code=400,
+        )
+    future = games.ask(*asked)
+    if future is None:
+        return JSONResponse({"error": "busy", "message": "too many requests waiting"}, status_code=503)
+    try:
+        answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=ANSWER_S)
+    except (TimeoutError, asyncio.CancelledError):
+        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+    return JSONResponse(answer, status_code=409 if "error" in answer else 200)
+
+
+async def _far_qr(request: Request) -> Response:
+    """The invitation's link as a QR code (SVG), for a page that may command the board."""
+    server = _server(request)
+    if not server.may_control(request):
+        return _forbidden()
+    link = server.far.status().get("link") if server.far is not None else None
+    if not link:
+        return PlainTextResponse("no invitation with a link on this board now", status_code=404)
+    try:
+        svg = qr_svg(str(link))
+    except ModuleNotFoundError:
+        return PlainTextResponse(
+            "the QR code needs segno: pip install 'crownhead[web]' (in a checkout: pip install -e '.[web]')",
+            status_code=501,
+        )
+    except ValueError as exc:
+        return PlainTextResponse(f"no QR code: {exc}", status_code=422)
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
 def _forbidden() -> Response:
     return JSONResponse({"error": "forbidden", "message": "log in with the board's PIN first"}, status_code=403)
 
@@ -762,6 +833,7 @@ _STATIC_TYPES = {
     "speech.js": "text/javascript; charset=utf-8",
     "review.js": "text/javascript; charset=utf-8",
     "problems.js": "text/javascript; charset=utf-8",
+    "far.js": "text/javascript; charset=utf-8",
 }
 
 
@@ -984,6 +1056,8 @@ _ROUTES = [
     Route("/api/state", _state),
     Route("/api/status", _status),
     Route("/api/analysis", _analysis, methods=["GET", "POST"]),
+    Route("/api/far", _far, methods=["GET", "POST"]),
+    Route("/api/far/qr.svg", _far_qr),
     Route("/api/games", _games),
     Route("/api/current", _current),
     Route("/api/games.pdn", _all_pdn),

@@ -194,11 +194,13 @@ def _close(*sockets: socket.socket) -> None:
 
 
 class BoardProcess:
-    """``crownhead run --headless --hal sim --remote CODE`` in ``state_dir``, its page on a
-    free loopback port: its JSON events (stdout) kept in :attr:`events`, its log (stderr)
+    """``crownhead run --headless --hal sim --remote CODE`` in ``state_dir`` (``code`` None:
+    without ``--remote``), its page on a free loopback port: its JSON events (stdout) kept in :attr:`events`, its log (stderr)
     in :attr:`log`, commands through the page's WebSocket."""
 
-    def __init__(self, state_dir: Path, code: str, *, keep_game: bool = True, config: Path | None = None) -> None:
+    def __init__(
+        self, state_dir: Path, code: str | None, *, keep_game: bool = True, config: Path | None = None
+    ) -> None:
         self.state_dir, self.code, self.keep_game, self.config = state_dir, code, keep_game, config
         self.events: list[dict[str, Any]] = []
         self.log: list[str] = []
@@ -213,7 +215,8 @@ class BoardProcess:
         them); ``wait``: until its page is served (else :meth:`started`)."""
         keep = self.keep_game if keep_game is None else keep_game
         command = [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--log", "json"]
-        command += ["--state-dir", str(self.state_dir), "--remote", self.code, "--web", "127.0.0.1:0"]
+        command += ["--state-dir", str(self.state_dir), "--web", "127.0.0.1:0"]
+        command += ["--remote", self.code] if self.code is not None else []  # None: as its page takes it
         command += ["--sim-keep-game"] if keep else []
         command += ["--config", str(self.config)] if self.config is not None else []
         self.events.clear()
@@ -233,6 +236,11 @@ class BoardProcess:
             target=self._read_log, args=(self.process.stderr, self._page, self._found), daemon=True
         ).start()
         return self.started() if wait else self
+
+    @property
+    def page(self) -> str:
+        """The board's page's address (once :meth:`started`)."""
+        return self._page[0]
 
     def started(self) -> BoardProcess:
         """Once its page is served: the WebSocket the test's hands and eyes use."""

@@ -163,9 +163,9 @@
     } else if (kind === "analysis") {
       page.analysisLines += 1;
       showAnalysis(msg);
-    } else if (kind === "clock" || kind === "spoken") {
+    } else if (kind === "clock" || kind === "spoken" || kind === "far") {
       // The clocks above and below the board show the time, "The board says" lists the
-      // sentences (speech.js): the log would fill with them.
+      // sentences (speech.js), "Game far apart" its state (far.js): the log would fill with them.
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
       logOver();
@@ -277,6 +277,8 @@
     text($("#status"), v.status);
     text($("#prompt"), pageWords(v.prompt));
     text($("#warning"), v.warning);
+    // A game far apart waiting for the broker or the other board: its grace period's time left.
+    text($("#away"), v.away);
     text($("#message"), v.message);
     text($("#mode"), v.mode);
     text($("#match"), v.match || "");

@@ -97,8 +97,8 @@
       if (kind === "new-game") showResult(null);
     } else if (kind === "game-over") {
       showResult(`${msg.result} (${msg.reason})`);
-    } else if (kind === "notice" || kind === "warning") {
-      text($("#notice"), msg.message);
+    } else if (kind === "notice" || kind === "warning" || kind === "claim") {
+      text($("#notice"), msg.message);  // a claim refused says why
     }
   }
 
@@ -106,6 +106,7 @@
     page.view = v;
     board.show({ board: v.board, roles: v.roles, target: v.target, blink: v.blink });
     text($("#warning"), v.warning);
+    text($("#away"), v.away);  // the broker or the other board out of reach: the grace left
     if (v.names) {
       const [black, white] = v.names;
       const known = (name) => (name && name !== "?" ? name : "");

@@ -1,0 +1,114 @@
+"""Games far apart on the board's page: invite another board, join its game, leave it
+(docs/remote.md#from-the-boards-page).
+
+The board's games far apart are another package's (:mod:`firmware.remote`, above this
+one): the server knows them by the protocol :class:`FarRequests` (``crownhead run`` hands it
+:class:`firmware.remote.page.FarDesk`). :class:`FarFeed` is a source of the main loop
+that tells every page, with one ``far`` line, when their state changed; a page that may
+command the board then asks ``GET /api/far`` for it (the invitation's code is for those
+with the PIN only, so the line carries no more than the state), makes its requests with
+``POST /api/far`` (``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``,
+``{"leave": true}``), and shows the invitation's link as a QR code
+(``GET /api/far/qr.svg``, drawn by :func:`qr_svg`).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from concurrent.futures import Future
+from typing import Any, Protocol
+
+from firmware.events import Event
+from firmware.link.protocol import encode_message
+from firmware.web.bridge import PageHub
+
+__all__ = ["ANSWER_S", "FarFeed", "FarRequests", "MAX_BODY", "MAX_LINK", "REQUESTS", "qr_svg", "request_of"]
+
+log = logging.getLogger(__name__)
+
+#: The longest link a QR code is drawn for (a board's address and a code are far shorter).
+MAX_LINK = 300
+
+
+class FarRequests(Protocol):
+    """The board's games far apart, as the page asks for them (see the module)."""
+
+    @property
+    def changes(self) -> int:
+        """Counts the changes of :meth:`status`."""
+
+    def status(self) -> dict[str, Any]:
+        """What the page shows: ``state``, ``message``, the invitation's ``code``,
+        ``shown``, ``link`` and ``game`` (replaced whole: read from any thread)."""
+
+    def ask(self, what: str, data: object = None) -> Future[dict[str, Any]] | None:
+        """A page's request, answered by the main loop (None: too many waiting)."""
+
+
+def qr_svg(text: str) -> bytes:
+    """``text`` as a QR code, an SVG image (error correction M, a quiet zone of 4).
+
+    >>> qr_svg("http://crownhead.local:8080/#join=k7q-m2x")[:5]
+    b'<svg '
+    """
+    if not 0 < len(text) <= MAX_LINK:
+        raise ValueError(f"a link of 1-{MAX_LINK} characters")
+    import segno
+
+    out = io.BytesIO()
+    segno.make(text, error="m", micro=False).save(out, kind="svg", scale=6, border=4, xmldecl=False, svgns=True)
+    return out.getvalue()
+
+
+class FarFeed:
+    """Tells the pages of ``hub`` when the board's games far apart (``games``) changed: a
+    source of the main loop (:meth:`attach`), woken by the games themselves."""
+
+    def __init__(self, hub: PageHub, games: FarRequests) -> None:
+        self.hub = hub
+        self.games = games
+        self._sent = -1
+
+    def attach(self, app: Any) -> FarFeed:
+        app.sources.append(self.poll)
+        app.waking_sources.append(self.poll)
+        return self
+
+    def poll(self, now: int) -> list[Event]:
+        changes = self.games.changes
+        if changes == self._sent:
+            return []
+        self._sent = changes
+        state = self.games.status().get("state")
+        try:
+            line = encode_message({"t": now, "event": "far", "state": state})
+        except ValueError:
+            return []
+        # To every page (never as a reply), leaving the game's answers the hub keeps.
+        current, self.hub.current = self.hub.current, None
+        try:
+            self.hub.send(line, display_only=True)
+        finally:
+            self.hub.current = current
+        return []
+
+
+#: What a page's body may be at most (an invitation's settings are a few hundred bytes).
+MAX_BODY = 4096
+#: How long a page waits for the main loop's answer.
+ANSWER_S = 5.0
+#: The requests a page may make, by the key its body names.
+REQUESTS = ("invite", "join", "cancel", "leave")
+
+
+def request_of(data: object) -> tuple[str, object] | None:
+    """The request a page's body makes (one of :data:`REQUESTS`) and its argument, or None.
+
+    >>> request_of({"join": "k7q-m2x"}), request_of({"leave": True}), request_of({"x": 1})
+    (('join', 'k7q-m2x'), ('leave', True), None)
+    """
+    if not isinstance(data, dict) or len(data) != 1:
+        return None
+    ((what, value),) = data.items()
+    return (what, value) if what in REQUESTS else None

@@ -1,0 +1,281 @@
+"""A game far apart taken from the board's page (issue 44): invite, join, leave.
+
+In one process first: two board applications (:class:`helpers.rig.Rig`, each on its
+virtual clock), each with the :class:`~firmware.remote.page.FarDesk` that ``crownhead
+run --web`` gives its page, through a real Mosquitto on loopback (the shipped
+configuration and ACL): board A invites, board B joins the code, both switch into the
+game far apart as ``crownhead run --remote CODE`` starts it, a move crosses, and A
+leaves once the game is over. Then the same from outside: two real board processes
+(``crownhead run --headless --hal sim --web 127.0.0.1:0`` with ``[remote] broker``),
+their pages in Debian's chromium (Playwright): A's page invites (the code, the link and
+its QR code shown), B's page opens the link's ``#join=CODE`` and joins; both play, and
+A's page leaves the game once it is over. Last, a board started again (``crownhead run``
+without ``--remote``) goes back to the game far apart its page took.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware.app.players import Thinker
+from firmware.remote.invite import playing
+from firmware.remote.page import FarDesk
+from firmware.remote.settings import RemoteConfig
+from firmware.web.bridge import PageHub, WebLink
+from firmware.web.far import qr_svg
+from firmware.web.server import WebServer
+from firmware.simulator.hands import Hands
+from hal.clock import MonotonicClock
+from rules import Move
+
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto, running_mosquitto
+from helpers.net import WAIT_S
+from helpers.remote import BoardProcess, step_until
+from helpers.rig import Rig
+from helpers.web import request
+
+needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
+
+
+def _answer(desk: FarDesk, rig: Rig, what: str, data: object = None) -> dict[str, Any]:
+    """``desk``'s answer to a page's request, its board stepping until it is given."""
+    future = desk.ask(what, data)
+    assert future is not None
+    rig.wait_for(future.done, f"the answer to {what}")
+    return future.result()
+
+
+class Home:
+    """A board application with its page's desk (no page server: the desk is asked directly)."""
+
+    def __init__(self, folder: Path, broker: Mosquitto, me: str) -> None:
+        self.folder = folder
+        self.config = RemoteConfig(broker=broker.url(me), resend_ms=1000, wait_s=60)
+        self.rig = Rig(folder, start=False)
+        self.desk = FarDesk(self.rig.app, self.rig.clock, folder, self.config).attach(self.rig.app)
+        self.rig.app.start()
+
+    def close(self) -> None:
+        self.desk.close()
+        if self.desk.link is not None:
+            self.desk.link.transport.close(flush_s=0)  # type: ignore[call-arg]
+        self.rig.close()
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    with running_mosquitto(tmp_path / "broker", ["alice", "bob"]) as broker:
+        yield broker
+
+
+@needs_mosquitto
+def test_a_board_s_page_invites_the_other_joins_and_both_play_the_game_far_apart(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    a, b = Home(tmp_path / "a", mosquitto, "alice"), Home(tmp_path / "b", mosquitto, "bob")
+    try:
+        both = [a.rig, b.rig]
+        status = _answer(
+            a.desk, a.rig, "invite", {"plays": "white", "black": "Ann", "white": "Bo", "clock": "300+5", "grace_s": 60}
+        )
+        assert status["state"] == "inviting" and status["game"]["host_plays"] == "white", status
+        code = status["code"]
+        step_until(lambda: a.desk.status()["state"] == "waiting", "the invitation on the broker", both)
+        # B's page joins; a wrong code first is said in words.
+        refused = _answer(b.desk, b.rig, "join", "k7q")
+        assert refused["error"] == "refused" and "6 letters and digits" in refused["message"]
+        assert _answer(b.desk, b.rig, "join", status["shown"])["state"] == "joining"
+        step_until(lambda: a.desk.status()["state"] == b.desk.status()["state"] == "playing", "both play", both)
+        # Both boards switched into the agreed game: names, colours, clock, the other side held.
+        for home, side in ((a, "white"), (b, "black")):
+            app = home.rig.app
+            assert app.settings.far_apart and str(app.settings.clock) == "300+5"
+            assert playing(home.folder) == code
+            assert home.desk.link is not None and home.desk.link.plays == side
+        assert [s.name for s in a.rig.app.snapshot.seats.values()] == ["Ann", "Bo"]
+        assert _answer(a.desk, a.rig, "invite", {})["message"].startswith(f"this board plays game {status['shown']}")
+        # The boards set up their pieces and play: Black (B) moves, A shows it.
+        for rig in both:
+            rig.follow(wait=600)
+        step_until(lambda: a.desk.link.game_id == b.desk.link.game_id, "the boards agree on the game", both)
+        b.rig.do("11-15", wait=600)
+        step_until(lambda: a.rig.app.tracker.expected == Move((11, 15)), "A shows 11-15", both)
+        a.rig.follow(wait=600)
+        assert a.rig.game.moves == b.rig.game.moves == [Move((11, 15))]
+        # A game under way is not left; one over is.
+        assert "under way" in _answer(a.desk, a.rig, "leave")["message"]
+        b.rig.sim.press("black_resign", long=True)  # Black resigns on its own board
+        b.rig.wait(100)
+        step_until(lambda: a.rig.game.is_over, "A hears Black resigned", both)
+        left = _answer(a.desk, a.rig, "leave")
+        assert left["state"] == "idle" and playing(a.folder) is None
+        assert not a.rig.app.settings.far_apart and a.rig.app.away is None
+        # A plays on its own: both sides' moves are made at the board again.
+        a.rig.do("n", wait=100)
+        a.rig.follow(wait=600)
+        a.rig.do("11-15", wait=600)
+        a.rig.do("22-18", wait=600)
+        assert len(a.rig.game.moves) == 2
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_page_needs_the_pin_and_a_broker_to_play_far_apart(tmp_path: Path) -> None:
+    clock = MonotonicClock()
+    rig = Rig(tmp_path, clock=clock, thinker=Thinker(background=True), start=False)
+    desk = FarDesk(rig.app, clock, tmp_path, RemoteConfig()).attach(rig.app)
+    web_link = WebLink(PageHub())
+    web_link.attach(rig.app, hands=Hands(rig.app))
+    server = WebServer(web_link, pin="2468", store=rig.store, clock=clock, far=desk)
+    server.start()
+    rig.app.start()
+    import threading
+
+    stop = threading.Event()
+    loop = threading.Thread(target=rig.app.run, args=(stop,), daemon=True)
+    loop.start()
+    try:
+        status, _headers, body = request(server.url + "api/far")
+        assert status == 403 and b"PIN" in body
+        status, _headers, _body = request(server.url + "api/far/qr.svg")
+        assert status == 403
+        status, headers, _body = request(server.url + "api/login", method="POST", data=b'{"pin": "2468"}')
+        cookie = headers["set-cookie"].split(";", 1)[0]
+        status, _headers, body = request(server.url + "api/far", headers={"Cookie": cookie})
+        assert status == 200 and json.loads(body)["state"] == "idle"
+        invite = json.dumps({"invite": {"plays": "black"}}).encode()
+        status, _headers, body = request(server.url + "api/far", method="POST", data=invite, headers={"Cookie": cookie})
+        assert status == 409 and "set [remote] broker" in json.loads(body)["message"]
+        status, _headers, body = request(
+            server.url + "api/far", method="POST", data=b'{"invite": {}, "join": "x"}', headers={"Cookie": cookie}
+        )
+        assert status == 400
+        status, _headers, _body = request(server.url + "api/far/qr.svg", headers={"Cookie": cookie})
+        assert status == 404  # no invitation, no link
+    finally:
+        stop.set()
+        rig.app.wake()
+        loop.join(WAIT_S)
+        server.close()
+        rig.close()
+
+
+def _config(folder: Path, broker: Mosquitto, me: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder.parent / f"{me}.toml"
+    path.write_text(f'[remote]\nbroker = "{broker.url(me)}"\nresend_ms = 1000\n')
+    return path
+
+
+def _far_state(page: Any) -> str:
+    return str(page.evaluate("() => document.querySelector('#far').dataset.state || ''"))
+
+
+@needs_mosquitto
+def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_browser(
+    tmp_path: Path, mosquitto: Mosquitto, browser: Any
+) -> None:
+    a = BoardProcess(tmp_path / "a", None, config=_config(tmp_path / "a", mosquitto, "alice"))
+    b = BoardProcess(tmp_path / "b", None, config=_config(tmp_path / "b", mosquitto, "bob"))
+    a.start(wait=False)
+    b.start()
+    a.started()
+    pages = []
+    try:
+        assert a.socket is not None and b.socket is not None
+        url_a, url_b = a.page, b.page
+        # Board A's page invites: Black here, names, a clock.
+        page_a = browser.new_page()
+        pages.append(page_a)
+        page_a.goto(url_a)
+        page_a.wait_for_selector("#connection[data-state=live]")
+        page_a.click("#far summary")
+        page_a.select_option("#far-plays", "black")
+        page_a.fill("#far-black", "Ann")
+        page_a.fill("#far-white", "Bo")
+        page_a.fill("#far-clock", "300+5")
+        page_a.click("#far-invite-form button[type=submit]")
+        page_a.wait_for_function("() => document.querySelector('#far').dataset.state === 'waiting'")
+        shown = page_a.inner_text("#far-code")
+        assert len(shown) == 7 and shown[3] == "-", shown
+        link = page_a.get_attribute("#far-link", "href")
+        assert link == url_a.rstrip("/") + f"/#join={shown}"
+        # The QR code of the link, drawn (an SVG image the page loaded).
+        page_a.wait_for_function("() => document.querySelector('#far-qr').naturalWidth > 0")
+        status, headers, svg = request(url_a + "api/far/qr.svg")
+        assert status == 200 and headers["content-type"].startswith("image/svg+xml") and svg == qr_svg(link)
+        # Board B's page opens the link (its own address, as another home's board of the
+        # same name is reached): the join form has the code; B joins.
+        page_b = browser.new_page()
+        pages.append(page_b)
+        page_b.goto(url_b + f"#join={shown}")
+        page_b.wait_for_selector("#connection[data-state=live]")
+        assert page_b.input_value("#far-join-code") == shown
+        page_b.click("#far-join-form button[type=submit]")
+        for page in (page_a, page_b):
+            page.wait_for_function(
+                "() => document.querySelector('#far').dataset.state === 'playing'", timeout=WAIT_S * 1000
+            )
+        code = shown.replace("-", "")
+        for board in (a, b):
+            assert playing(board.state_dir) == code
+            board.code = code
+        # Both play it: the agreed names and clock; A's people set up and move, B's make it.
+        for board in (a, b):
+            board.wait(lambda bd=board: bd.view()["names"] == ["Ann", "Bo"], "the agreed names")
+            assert board.view()["clock"] is not None
+        a.command("follow")
+        b.command("follow")
+        a.hands("11-15")
+        b.wait(lambda: b.view()["roles"].get("move-from") == [11], "B shows 11-15")
+        b.command("follow")
+        b.wait(lambda: [str(m) for m in b.game()["moves"]] == ["11-15"], "B made 11-15")
+        # Black resigns on A; A's page leaves the game: the board plays on its own.
+        assert a.command("resign black").get("ok")
+        page_a.on("dialog", lambda dialog: dialog.accept())
+        page_a.click("#far-leave")
+        page_a.wait_for_function("() => document.querySelector('#far').dataset.state === 'idle'")
+        assert playing(a.state_dir) is None
+    finally:
+        for page in pages:
+            page.close()
+        for board in (a, b):
+            if board.process is not None and board.process.poll() is None:
+                board.stop()
+
+
+@pytest.mark.slow  # the board waits 5 s at its end for a board that never comes
+@needs_mosquitto
+def test_a_board_started_again_goes_back_to_the_game_far_apart_its_page_took(
+    tmp_path: Path, mosquitto: Mosquitto, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from firmware.cli import main
+    from firmware.remote.invite import Agreement, Invitation, set_playing
+    from firmware.storage.store import GameStore
+
+    state = tmp_path / "state"
+    invitation = Invitation("k7qm2x", "alice", "black", black="Ann", white="Bo", clock="300+5")
+    Agreement(invitation, "bob", "alice", mosquitto.url("bob")).save(state)
+    set_playing(state, "k7qm2x")
+    script = tmp_path / "script.txt"
+    script.write_text("wait 100\n")
+    run = ["run", "--headless", "--hal", "sim", "--script", str(script), "--state-dir", str(state), "--log", "json"]
+    assert main(run) == 0
+    capsys.readouterr()
+    record = GameStore(state).load_current()
+    assert record is not None and (record.black, record.white) == ("Ann", "Bo")  # the agreed game
+    assert record.settings.get("clock") == "300+5", record.settings
+    # Started with a link of another kind, it says why it does not go back to it.
+    (state / "current.json").unlink()
+    assert main([*run, "--link", "loop://"]) == 0
+    assert (
+        "the game far apart k7qm2x is not resumed: this board starts with a link on loop://" in capsys.readouterr().err
+    )
+    record = GameStore(state).load_current()
+    assert record is not None and record.black == "?"
