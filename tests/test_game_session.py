@@ -85,7 +85,7 @@ def test_a_result_declared_on_the_session_ends_the_warnings_and_the_reading_of_m
     assert tracker.tick(2000) == [] and session.game.ply == 0
 
 
-def test_the_referees_tracker_after_an_illegal_move_stood_reads_the_same_session() -> None:
+def test_an_illegal_move_that_stood_is_read_on_by_the_same_tracker_and_session() -> None:
     start = Position.from_fen("B:W15,23,32:B10,1")
     session = GameSession(Game(start), start=start)
     session.hold(WHITE, "nobody")  # held, then given back: the session remembers both
@@ -101,7 +101,8 @@ def test_the_referees_tracker_after_an_illegal_move_stood_reads_the_same_session
         events += referee.update(board, t)
     events += referee.tick(1600)
     assert [e.kind for e in events if e.kind in ("condoned", "move")] == ["move", "condoned", "move"]
-    assert referee.tracker is not first and referee.tracker.session is session
+    # No second tracker: the session took the move in, the one tracker read on from it.
+    assert referee.tracker is first and first.session is session
     assert [m.pdn() for m in session.game.moves] == ["10x19", "23x16"] and session.new_start == start
 
 

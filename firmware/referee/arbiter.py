@@ -64,7 +64,6 @@ from firmware.referee.offences import (
     piece_name,
     read_move,
     read_out_of_turn,
-    stand,
 )
 from firmware.referee.record import RecordError, RecordFiles, TournamentRecord
 from firmware.referee.snapshot import SnapshotError, check_snapshot, same_game
@@ -925,13 +924,11 @@ class Referee(Overseer):
         rules = game.rules
         side = position.turn
         offence = classify(position, cand.move, rules, cand.touched)
-        board = self.tracker.board
         session = self.tracker.session
         if cand.move in position.legal_moves(rules):
             session.play(cand.move)  # legal, but with another piece than the one touched
         else:
-            stand(game, cand.move)
-            session.moved_on()
+            session.condone(cand.move)
         text = cand.move.pdn()
         ply = game.ply
         state.record.note(
@@ -947,12 +944,9 @@ class Referee(Overseer):
         # The clock switched when the board first showed the move settled, not now.
         settle = self.tracker.settings.settle_ms
         out += self._on_move(moved, clock_at=min(now, cand.t + settle))
-        # A tracker reads the board from the position the game now has: the same session
-        # (the record, the holds, the start of new games), nothing copied.
-        old = self.tracker
-        self._tracker = Tracker(session, old.settings, old.policy)
-        # The answer stands on the board: the new tracker reads it as the next move.
-        out += self._process(self.tracker.update(board, now), now)
+        # The tracker reads the board afresh from the position the game now has: the
+        # answer standing on the board is read as the next move.
+        out += self._process(self.tracker.read_afresh(now), now)
         return out
 
     # -- buttons ---------------------------------------------------------------------------

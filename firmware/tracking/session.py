@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
 from firmware.tracking.sides import RESIGN_CONFIRM_MS
 from rules import Color, Game, Move, Position, Rules
-from rules.game import FORTY_MOVES_PLIES, HistoryEntry
+from rules.game import FORTY_MOVES_PLIES, HistoryEntry, Huff, JumpForced
 
 __all__ = ["GameSession", "claim_text"]
 
@@ -121,16 +121,33 @@ class GameSession:
         self._moved_on()
 
     def undo(self) -> HistoryEntry:
-        """Take the last entry of the record back (a declared result goes with it); an
-        offer does not come back with the position."""
+        """Take the last entry of the record back (a move, a huff; a declared result goes
+        with it); an offer does not come back with the position."""
         entry = self._game.undo()
         self._moved_on()
         return entry
 
-    def moved_on(self) -> None:
-        """The record changed other than by :meth:`play` or :meth:`undo` (a huff, a forced
-        jump, an illegal move that stood): the standing offer lapses as after a move."""
+    def condone(self, move: Move) -> Position:
+        """``move``, illegal, stood (WCDF 1.26: the opponent answered without objection):
+        into the record as the board shows it (:meth:`rules.game.Game.condone`), the
+        game going on from there. A standing offer lapses as after any move."""
+        position = self._game.condone(move)
         self._moved_on()
+        return position
+
+    def huff(self, square: int) -> Huff:
+        """Under huffing: the opponent takes off the piece on ``square``, which could have
+        jumped (:meth:`rules.game.Game.huff`). The offer lapses as after a move."""
+        entry = self._game.huff(square)
+        self._moved_on()
+        return entry
+
+    def force_jump(self) -> JumpForced:
+        """Under huffing: the move that skipped a jump is taken back and the jump is to be
+        made (:meth:`rules.game.Game.force_jump`)."""
+        entry = self._game.force_jump()
+        self._moved_on()
+        return entry
 
     def _moved_on(self) -> None:
         self._offer = None

@@ -255,12 +255,18 @@ class Tracker:
         self._roles_cache: tuple[int, dict[int, str]] | None = None
         self._conditions_cache: tuple[int, list[_Condition]] | None = None
         self._view_cache: tuple[tuple[int, int], ProgressView] | None = None
+        self._now = 0
+        self._begin(game.position.occupied if board is None else board)
+
+    def _begin(self, board: int) -> None:
+        """Start reading ``board`` against the session's game, knowing nothing else."""
+        game = self.session.game
+        self._synced = self.session.revision
         self._active: dict[str, BoardWarning] = {}
-        self._board = game.position.occupied if board is None else board
+        self._board = board
         self._changed_at = 0
         #: When the current reading began: a board change, or a move, takeback or press.
         self._since = 0
-        self._now = 0
         self._setup: Position | None = None
         self._blocked: int | None = None
         #: The boards of the moves taken back with the button since the board last showed
@@ -268,15 +274,26 @@ class Tracker:
         self._undone: set[int] = set()
         # A board that does not show the game when the tracker starts (a game resumed)
         # is first guided back to the game's position; nothing is read as a move before.
-        self._restoring = board is not None and board != game.position.occupied
+        self._restoring = board != game.position.occupied
         self._expected: Move | None = None
         self._crown: int | None = None
         # The game's own turn rules (huffing), plugged in at the hooks marked below.
         self._rule: TurnRule = HuffingRule(self) if game.rules.huffing else TurnRule(self)
+        self._touch_state()
         self._new_turn()
         self._reading = self._read(self._board)
         if self._reading.kind is not Kind.NONE:
             self._ref = self._reading
+
+    def read_afresh(self, now_ms: int) -> list[Event]:
+        """The session's record changed in a way no reading of the board explains (an
+        illegal move stood, WCDF 1.26): forget what was read of the turn and read the board
+        as it stands at ``now_ms``, from the game's position, as a tracker just started
+        on it would (the answer standing complete on the board is read as the next move).
+        """
+        board = self._board
+        self._begin(self.game.position.occupied)
+        return self.update(board, now_ms)
 
     # -- public state -----------------------------------------------------------------
 
@@ -768,8 +785,8 @@ class Tracker:
         return self._table
 
     def restart_turn(self, now: int) -> None:
-        """The game changed other than by a move: begin the turn afresh and read again."""
-        self.session.moved_on()
+        """The session changed the game other than by a move (a huff, a forced jump):
+        begin the turn afresh and read again."""
         self._synced = self.session.revision
         self._since = max(self._since, now)
         self._new_turn()
