@@ -211,7 +211,7 @@ def test_a_game_between_a_board_and_a_phone_page_in_a_real_browser(browser: Any,
     phone_plays(29, 25, Move((29, 25)))
     # White offers a draw from the phone; Black accepts on board A.
     page.click("#draw")
-    a.until(lambda: a.rig.app.tracker.draw_offer is not None, "board A has White's offer")
+    a.until(lambda: a.rig.app.session.draw_offer is not None, "board A has White's offer")
     a.rig.sim.press("black_draw")
     a.rig.wait(100)
     assert a.rig.game.result is not None and a.rig.game.result.reason == "agreement"

@@ -34,7 +34,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
+from firmware.gameclock import TimeControl
 from firmware.tracking.sides import RESIGN_CONFIRM_MS
+from firmware.tracking.timer import GameTimer
 from rules import Color, Game, Move, Position, Rules
 from rules.game import FORTY_MOVES_PLIES, HistoryEntry, Huff, JumpForced
 
@@ -70,9 +72,21 @@ class GameSession:
     start position). Every change increments :attr:`revision`.
     """
 
-    def __init__(self, game: Game | None = None, *, start: Position | None = None) -> None:
+    def __init__(
+        self, game: Game | None = None, *, start: Position | None = None, time_control: TimeControl | None = None
+    ) -> None:
         self._game = game if game is not None else Game()
         self._start = start
+        #: The game before the one under way (put away when this one began), or None: for
+        #: whoever closes its record.
+        self.previous: Game | None = None
+        #: How many games the session has followed (the game under way is game ``number``).
+        self.number = 1
+        #: The time control of every new game of the session (None: no clock).
+        self.time_control = time_control
+        #: The clock of the game under way: the one clock of the board, whatever the mode
+        #: (see :meth:`new_clock`), or None without a time control.
+        self.clock: GameTimer | None = None
         #: Changes whenever anything here does (the game, an offer, a hold...).
         self.revision = 0
         # Sides held from outside (hold()) and by the machine the seats put there
@@ -160,10 +174,22 @@ class GameSession:
 
     def adopt(self, game: Game) -> Game:
         """Follow ``game`` from now on (a saved game resuming, a variant's first game)."""
+        self.previous = self._game
+        self.number += 1
         self._game = game
         self._offer = self._resign = None
         self._changed()
         return game
+
+    # -- the clock -----------------------------------------------------------------------------
+
+    def new_clock(self, now_ms: int) -> list[Event]:
+        """The clock of the game under way begins afresh under :attr:`time_control` (both
+        sides' full time, waiting for the side to move's first lift): its ``clock`` event,
+        none without a time control (the clock is then None)."""
+        control = self.time_control
+        self.clock = GameTimer(control) if control is not None else None
+        return self.clock.begin(self._game, now_ms) if self.clock is not None else []
 
     # -- who plays where --------------------------------------------------------------------
 

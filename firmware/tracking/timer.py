@@ -46,13 +46,20 @@ class GameTimer:
         #: The side whose flag fell (None if none).
         self.flag: Side | None = None
         self.on_change = on_change
+        #: Changes whenever the clock's state does (for whoever saves it).
+        self.version = 0
         self._turn: Color = BLACK
+
+    #: The sides whose flag another board calls (a game far apart: each side's time is its
+    #: own board's, docs/remote.md): their time may run out here without a flag falling.
+    called_elsewhere: frozenset[Color] = frozenset()
 
     # -- a game begins -----------------------------------------------------------------
 
     def begin(self, game: Game, now: int) -> list[Event]:
         """A new game on ``game``: both sides' full time, waiting for the first lift."""
         self.clock = GameClock(self.control)
+        self.version += 1
         self.waiting = True
         self.flag = None
         self._turn = game.turn
@@ -66,6 +73,7 @@ class GameTimer:
         """Go on with a saved clock (each side's time left and moves made), paused until
         the side to move lifts a piece (the time of a power cut is nobody's)."""
         self.clock = GameClock.resume(self.control, dict(left), dict(moves))
+        self.version += 1
         self.waiting = True
         self.flag = flag
         self._turn = game.turn
@@ -153,11 +161,15 @@ class GameTimer:
     def fall(self, side: Color) -> None:
         """``side``'s flag fell (the game ends on time, as the caller says)."""
         self.flag = Side.of(side)
+        self.version += 1
 
     # -- what is shown -------------------------------------------------------------------
 
     def flag_due(self) -> int | None:
-        """When the running side's time runs out, or None (paused, waiting, stopped)."""
+        """When the running side's flag falls, or None (paused, waiting, stopped, fallen,
+        or its flag is called elsewhere)."""
+        if self.flag is not None or self.clock.running in self.called_elsewhere:
+            return None
         return self.clock.flag_due()
 
     def state(self, now: int) -> ClockState:
@@ -182,5 +194,6 @@ class GameTimer:
         return [self.report(now)]
 
     def _changed(self, now: int) -> None:
+        self.version += 1
         if self.on_change is not None:
             self.on_change(now)
