@@ -677,3 +677,13 @@ def test_a_claim_right_after_a_move_is_the_claim_of_the_player_now_to_move(style
     (claim,) = of(events, "claim")
     assert claim["valid"] is True and claim["side"] == "white" and claim["reason"] == "repetition"
     assert of(events, "game-over")[0]["reason"] == "repetition"
+
+
+def test_in_play_mode_too_a_claim_right_after_a_move_is_the_next_players() -> None:
+    # The follower routes the claim to the session in every mode, the move standing on the
+    # board first (play mode once ruled on the claim of Black, who had just moved).
+    script = moves_script(REPEAT + REPEAT[:2]) + "lift 6\nwait 100\nplace 1\nwait 80\npress claim\nwait 500\n"
+    events = [e.to_json() for e in replay(parse_script(script), Position.from_fen("B:WK32:BK1"))]
+    assert len(of(events, "move")) == 7
+    (claim,) = of(events, "claim")
+    assert claim["valid"] is True and claim["side"] == "white" and claim["reason"] == "repetition"
