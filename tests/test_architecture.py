@@ -582,11 +582,12 @@ def test_no_output_or_app_code_cuts_words_apart() -> None:
 
 
 def test_one_clock_state_and_one_claim_handler() -> None:
-    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, and
-    its rules are one class's (``GameTimer``: the referee's clock and the board clock are
-    timers); a claim, a draw offer and a resignation are ruled on in one place, the game
-    session (``firmware.tracking.session``: a referee records what it rules)."""
-    unnamed, decisions, clocks = [], [], []
+    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, its
+    rules are one class's (``GameTimer``) and it has one owner, the session, which makes
+    the clock of each game (the referee kept a clock of its own beside the board clock);
+    a claim, a draw offer and a resignation are ruled on in one place, the game session
+    (``firmware.tracking.session``: a referee records what it rules)."""
+    unnamed, decisions, clocks, timers = [], [], [], []
     for name, path in modules().items():
         text = path.read_text(encoding="utf-8")
         if "tuple[int, int, str, bool, str]" in text:
@@ -600,9 +601,14 @@ def test_one_clock_state_and_one_claim_handler() -> None:
                 decisions.append(name)
             if isinstance(node, ast.Call) and "GameClock" in ast.unparse(node.func):
                 clocks.append(name)
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "GameTimer":
+                timers.append(name)
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "GameTimer" for b in node.bases):
+                timers.append(name)  # a clock of one's own, however it is made
     assert unnamed == []
     assert set(decisions) == {"firmware.tracking.session"}
     assert set(clocks) == {"firmware.tracking.timer"}
+    assert set(timers) == {"firmware.tracking.session"}
 
 
 def test_no_subclass_reaches_into_a_base_of_another_package() -> None:

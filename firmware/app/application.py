@@ -2,8 +2,8 @@
 
 Data flows one way, once per :meth:`App.step`::
 
-    switches -> debouncer -> tracker -> game      (the controller)
-                                |
+    switches -> debouncer -> follower -> tracker, session (the game, its clock), referee
+                                |                          (the controller)
                                 +-> persistence   (saved before anyone hears of a move)
                                 +-> players       (the computer's move is shown, then expected)
                                 +-> event sinks   (log lines, a host link...)

@@ -76,7 +76,7 @@ class Follower:
         self._now = 0
         self._over_key: tuple[object, ...] | None = None
         self._over = False
-        #: The game whose end was last followed: (game, ply, result).
+        #: The game whose end was last followed: (game, ply, declared result).
         self._ended: tuple[object, ...] | None = None
 
     # -- what it reads (the session's and the tracker's) ------------------------------------
@@ -302,7 +302,7 @@ class Follower:
         if self.judge is not None:
             out += self.judge.rejudge(now, self)
         game = self.game
-        if self.over and self._ended != (game, game.ply, game.result):
+        if self.over and self._ended != (game, game.ply, game.declared):
             assert game.result is not None
             # Ended from outside (a result written on the session itself): the game-over
             # was reported there; the clock stops and the judge hears how it ended.
@@ -421,7 +421,7 @@ class Follower:
 
     def _ended_with(self, event: GameOver) -> list[Event]:
         game = self.game
-        self._ended = (game, game.ply, game.result)
+        self._ended = (game, game.ply, game.declared)
         out: list[Event] = []
         clock = self.clock
         if clock is not None:
