@@ -95,7 +95,7 @@ def test_a_declined_draw_offer_stays_declined_after_a_takeback(tmp_path: Path) -
     rig.do("22-18")
     rig.do("t", wait=0)
     rig.follow()
-    assert rig.app.game.ply == 1 and rig.app.tracker.draw_offer is None
+    assert rig.app.game.ply == 1 and rig.app.session.draw_offer is None
     rig.do("w")  # White's draw press is an offer of its own now, not an acceptance
     assert rig.of_kind("game-over") == [] and not rig.app.game.is_over
     assert [(e["ply"], e["side"]) for e in rig.of_kind("draw-offer")] == [(1, "black"), (1, "white")]
@@ -104,7 +104,7 @@ def test_a_declined_draw_offer_stays_declined_after_a_takeback(tmp_path: Path) -
     rig.follow()
     rig.do("11-15")
     rig.do("b")
-    assert rig.of_kind("game-over") == [] and rig.app.tracker.draw_offer == (BLACK, 1)
+    assert rig.of_kind("game-over") == [] and rig.app.session.draw_offer == (BLACK, 1)
     rig.do("w")  # a standing offer is still accepted
     assert [(e["result"], e["reason"]) for e in rig.of_kind("game-over")] == [("1/2-1/2", "agreement")]
 

@@ -584,11 +584,12 @@ def test_no_output_or_app_code_cuts_words_apart() -> None:
 
 
 def test_one_clock_state_and_one_claim_handler() -> None:
-    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, and
-    its rules are one class's (``GameTimer``: the referee's clock and the board clock are
-    timers); a claim, a draw offer and a resignation are ruled on in one place, the game
-    session (``firmware.tracking.session``: a referee records what it rules)."""
-    unnamed, decisions, clocks = [], [], []
+    """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, its
+    rules are one class's (``GameTimer``) and it has one owner, the session, which makes
+    the clock of each game (the referee kept a clock of its own beside the board clock);
+    a claim, a draw offer and a resignation are ruled on in one place, the game session
+    (``firmware.tracking.session``: a referee records what it rules)."""
+    unnamed, decisions, clocks, timers = [], [], [], []
     for name, path in modules().items():
         text = path.read_text(encoding="utf-8")
         if "tuple[int, int, str, bool, str]" in text:
@@ -602,9 +603,14 @@ def test_one_clock_state_and_one_claim_handler() -> None:
                 decisions.append(name)
             if isinstance(node, ast.Call) and "GameClock" in ast.unparse(node.func):
                 clocks.append(name)
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "GameTimer":
+                timers.append(name)
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "GameTimer" for b in node.bases):
+                timers.append(name)  # a clock of one's own, however it is made
     assert unnamed == []
     assert set(decisions) == {"firmware.tracking.session"}
     assert set(clocks) == {"firmware.tracking.timer"}
+    assert set(timers) == {"firmware.tracking.session"}
 
 
 def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
@@ -875,3 +881,158 @@ def test_the_firmware_names_the_rules_of_every_rules_call() -> None:
     assert bad == []
     assert _leaves_the_rules(ast.parse("Engine(egdb=probe)").body[0].value)  # type: ignore[attr-defined]
     assert not _leaves_the_rules(ast.parse("Position.start(game.rules)").body[0].value)  # type: ignore[attr-defined]
+
+
+# -- one owner of the game: the session; the tracker reads; the referee rules -----------------
+
+#: The methods of :class:`rules.Game` that change a record.
+_RECORD_CHANGES = {"play", "play_text", "undo", "condone", "huff", "force_jump", "declare", "resign", "claim_draw"}
+
+
+def _followed_game_changes(tree: ast.AST) -> list[tuple[int, str]]:
+    """Where a function changes a game it reached as an attribute (``self.game.play``,
+    ``game = self.host.game; game.huff(...)``, ``stand(self.game, move)``, ``x.game.declared
+    = ...``): the game a board follows, as opposed to a ``Game(...)`` of its own."""
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        aliases = {
+            target.id
+            for node in ast.walk(function)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and node.value.attr == "game"
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+
+        def followed(node: ast.AST) -> bool:
+            return (isinstance(node, ast.Attribute) and node.attr == "game") or (
+                isinstance(node, ast.Name) and node.id in aliases
+            )
+
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in _RECORD_CHANGES and followed(func.value):
+                    found.append((node.lineno, ast.unparse(node)))
+                elif isinstance(func, ast.Name) and func.id == "stand" and any(followed(a) for a in node.args):
+                    found.append((node.lineno, ast.unparse(node)))
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and target.attr == "declared" and followed(target.value):
+                        found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+#: The packages that handle the game a board follows (the coach's problems and the
+#: storage keep games of their own).
+_FOLLOWING = ("tracking", "referee", "app", "link", "web", "hall", "display", "sound", "voice", "simulator", "remote")
+
+
+def test_only_the_session_changes_the_record() -> None:
+    """The game a board follows changes in one place, the session (a move, a takeback, a
+    huff, a forced jump, an illegal move that stood, a result): the tracker, its turn
+    rules, the follower, the referee and the application ask it (huffing changed the game
+    itself and then told the session, the referee stood an illegal move on the game)."""
+    bad = []
+    for name, path in modules().items():
+        if name.split(".")[1:2] not in [[p] for p in _FOLLOWING] or name == "firmware.tracking.session":
+            continue
+        bad += [f"{name}:{line}: {text}" for line, text in _followed_game_changes(ast.parse(path.read_text()))]
+    assert bad == []
+    # The check sees the old ways.
+    old = (
+        "def _huff(self, square, now):\n    game = self.host.game\n    game.huff(square)\n"
+        "def _condone(self, cand):\n    stand(self.game, cand.move)\n"
+        "def reopen(self):\n    self.tracker.game.declared = None\n"
+    )
+    assert [line for line, _ in _followed_game_changes(ast.parse(old))] == [3, 5, 7]
+
+
+def test_only_app_follow_makes_the_followed_tracker() -> None:
+    """The application follows one tracker, made and replaced in one place, ``App.follow``,
+    through one follower made with the application (the referee made a second tracker
+    after an illegal move stood, and the followed tracker was replaced, the controller
+    rewired, in four places). Only ``crownhead replay``, which has no application, makes
+    its own board's tracker and follower."""
+    where: dict[str, list[str]] = {"Tracker": [], "Follower": []}
+    for name, path in modules().items():
+        if not name.startswith("firmware.") or name == "firmware.simulator.script":
+            continue
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                made = ast.unparse(node.func) if isinstance(node, ast.Call) else ""
+                if made in where:
+                    where[made].append(f"{name}.{function.name}")
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Attribute) and target.attr in ("tracker", "_tracker"):
+                            where["Tracker"].append(f"{name}.{function.name}")
+    assert where == {
+        # Made and given to the follower in App.follow; a follower takes the one it is made with.
+        "Tracker": [
+            "firmware.app.application.follow",
+            "firmware.app.application.follow",
+            "firmware.tracking.follower.__init__",
+        ],
+        "Follower": ["firmware.app.application.__init__"],
+    }
+
+
+def _reachable(obj: object, seen: set[int] | None = None) -> Iterator[object]:
+    """Every object held by ``obj``: its attributes, dataclass fields, items, recursively."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, (str, bytes, int, float, bool, type(None))):
+        return
+    seen.add(id(obj))
+    yield obj
+    if isinstance(obj, dict):
+        parts: list[object] = [*obj.keys(), *obj.values()]
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        parts = list(obj)
+    else:
+        parts = list(getattr(obj, "__dict__", {}).values())
+        parts += [getattr(obj, s) for s in getattr(type(obj), "__slots__", ()) if hasattr(obj, s)]
+    for part in parts:
+        if callable(part) and not hasattr(part, "__dict__"):
+            continue  # a function or a bound method: no state of its own
+        yield from _reachable(part, seen)
+
+
+def test_the_referee_holds_nothing_of_the_game() -> None:
+    """The referee is a policy the follower consults: after a refereed game with a caution,
+    a ballot, a clock and an illegal move that stood, nothing it holds is a game, the
+    session, its clock, a tracker or the follower (it held the tracker, the game and its
+    own clock, and made a tracker of its own)."""
+    from firmware.gameclock import TimeControl
+    from firmware.referee.arbiter import Referee, RefereeSettings
+    from firmware.tracking.follower import Follower
+    from firmware.tracking.session import GameSession
+    from firmware.tracking.timer import GameTimer
+    from firmware.tracking.tracker import Tracker
+    from rules import WCDF, Game, Position
+    from squares import bit
+
+    start = Position.from_fen("B:W15,23,32:B10,1")
+    session = GameSession(Game(start, WCDF), start=start, time_control=TimeControl.parse("60"))
+    tracker = Tracker(session, mode="referee")
+    referee = Referee(RefereeSettings(style="record", clock=TimeControl.parse("60")))
+    follower = Follower(tracker, referee)
+    events = follower.begin(0)
+    board = start.occupied
+    # 10x19 and the jumper left on 19 (the chain unfinished); White answers 23x16: it stands.
+    steps = [(0, 10, False), (100, 19, True), (200, 15, False), (700, 23, False), (900, 16, True), (1000, 19, False)]
+    for t, square, put in steps:
+        board = board | bit(square) if put else board & ~bit(square)
+        events += follower.update(board, t)
+    events += follower.tick(1600)
+    assert "condoned" in [e.kind for e in events] and session.clock is not None
+    held = [
+        type(o).__name__
+        for o in _reachable(referee)
+        if isinstance(o, (Game, GameSession, GameTimer, Tracker, Follower))
+    ]
+    assert held == []
+    assert referee.judges(session) and referee.state is not None and referee.state.record.notes

@@ -13,7 +13,8 @@ from firmware.app.settings import AppSettings
 from firmware.gameclock import TimeControl
 from firmware.storage.store import GameStore
 from firmware.simulator.hands import Hands
-from firmware.app.timing import BoardClock
+from firmware.app.timing import ClockSaver
+from firmware.tracking.timer import GameTimer
 from firmware.events import Side
 from rules import WCDF, BLACK, Game
 from rules.pdn import read_games
@@ -65,22 +66,25 @@ def test_a_flag_falls_ends_the_game_on_time_and_is_recorded(tmp_path: Path) -> N
 
 def test_the_clock_names_its_sides_as_sides_and_saves_them_as_names(tmp_path: Path) -> None:
     path = tmp_path / "clock.json"
-    clock = BoardClock(TimeControl.parse("5"), path)
+    clock = GameTimer(TimeControl.parse("5"))
+    saver = ClockSaver(path)
     game = Game(None, WCDF)
-    clock.begin(game, 0, game_id="g1")
+    clock.begin(game, 0)
     waiting = clock.state(0)
     assert waiting.side is Side.BLACK and waiting.running is None and waiting.flag is None
     clock.lifted(game, 100)
     assert clock.state(200).running is Side.BLACK
-    assert clock.check(6000) == (5100, BLACK)
-    assert clock.state(6000).flag is Side.BLACK
+    assert clock.flag_due() == 5100 and clock.clock.running is BLACK
+    clock.fall(BLACK)
+    assert clock.state(6000).flag is Side.BLACK and clock.flag_due() is None
     clock.over(6000)
-    clock.close()  # the last state written
+    saver.keep(clock, "g1", game.ply, 6000)
+    saver.close()  # the last state written
     assert json.loads(path.read_text())["flag"] == "black"
-    again = BoardClock(TimeControl.parse("5"), path)
-    again.begin(game, 0, game_id="g1", resumed=True)
+    again = GameTimer(TimeControl.parse("5"))
+    assert ClockSaver(path).load(again, "g1", game)
     assert again.state(0).flag is Side.BLACK
-    again.close()
+    assert not ClockSaver(path).load(GameTimer(TimeControl.parse("5")), "g2", game)  # another game's clock
 
 
 def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> None:
@@ -88,7 +92,7 @@ def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> No
     rig.do("11-15")
     rig.do("22-18", wait=7_000)  # Black's clock runs; saved every 5 s
     assert rig.app.board_clock is not None
-    rig.app.board_clock.flush()  # written in a thread of its own
+    rig.app.clock_saver.flush()  # written in a thread of its own
     saved = json.loads((tmp_path / "clock.json").read_text())
     assert saved["ply"] == 2 and saved["left"]["black"] < 600_000
     rig.app.close()

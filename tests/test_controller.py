@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from firmware.tracking.controller import Controller
 from firmware.events import Lights, MoveMade
+from firmware.tracking.follower import Follower
 from firmware.tracking.tracker import Tracker, TrackerSettings
 from hal.clock import VirtualClock
 from hal.debounce import Debouncer
@@ -13,8 +14,8 @@ from sim.board import SimBoard
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
 
 
-class RecordingTracker(Tracker):
-    """A real tracker that also records what reached it, and when."""
+class RecordingFollower(Follower):
+    """A real follower (of a real tracker) that also records what reached it, and when."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -24,36 +25,36 @@ class RecordingTracker(Tracker):
         self.calls.append(("update", occupancy, now_ms))
         return super().update(occupancy, now_ms)
 
-    def press(self, button, now_ms):
+    def press(self, button, now_ms, long=False):
         self.calls.append(("press", button, now_ms))
-        return super().press(button, now_ms)
+        return super().press(button, now_ms, long)
 
 
 def rig(position: Position | None = None, *, lights: bool = False, tracker_board: int | None = None):
     position = position or Position.start()
     clock = VirtualClock(0)
     board = SimBoard(clock, pieces={s: p.symbol for s, p in position.pieces().items()})
-    tracker = RecordingTracker(Game(position, WCDF), SETTINGS, board=tracker_board)
+    follower = RecordingFollower(Tracker(Game(position, WCDF), SETTINGS, board=tracker_board))
     debouncer = Debouncer(30, initial=board.sensors.snapshot())
-    return clock, board, tracker, Controller(board.sensors, board.buttons, tracker, debouncer, clock, lights=lights)
+    return clock, board, follower, Controller(board.sensors, board.buttons, follower, debouncer, clock, lights=lights)
 
 
 def bit(square: int) -> int:
     return 1 << (square - 1)
 
 
-def test_changes_reach_the_tracker_at_their_accepted_time_in_the_order_they_happened():
-    clock, board, tracker, ctl = rig()
+def test_changes_reach_the_follower_at_their_accepted_time_in_the_order_they_happened():
+    clock, board, follower, ctl = rig()
     start = Position.start().occupied
     board.place(16, "b")  # same instant, placed first although 16 > 12: a slide of 12 to 16
     board.lift(12)
     clock.advance(100)
     ctl.step()
-    assert tracker.calls == [("update", start | bit(16), 30), ("update", start & ~bit(12) | bit(16), 30)]
+    assert follower.calls == [("update", start | bit(16), 30), ("update", start & ~bit(12) | bit(16), 30)]
 
 
 def test_presses_and_changes_interleave_in_time():
-    clock, board, tracker, ctl = rig()
+    clock, board, follower, ctl = rig()
     board.lift(11)  # accepted at 30
     clock.advance(10)
     board.press("adjust")  # at 10
@@ -61,11 +62,11 @@ def test_presses_and_changes_interleave_in_time():
     board.press("hint")  # at 30, after the change accepted at 30
     clock.advance(100)
     ctl.step()
-    assert [(kind, t) for kind, _, t in tracker.calls] == [("press", 10), ("update", 30), ("press", 30)]
+    assert [(kind, t) for kind, _, t in follower.calls] == [("press", 10), ("update", 30), ("press", 30)]
 
 
 def test_timers_run_at_their_time_even_when_stepped_late():
-    clock, board, tracker, ctl = rig()
+    clock, board, _follower, ctl = rig()
     board.lift(11)
     clock.advance(400)
     board.place(15)
@@ -74,7 +75,7 @@ def test_timers_run_at_their_time_even_when_stepped_late():
 
 
 def test_run_until_and_next_deadline():
-    clock, board, tracker, ctl = rig()
+    clock, board, _follower, ctl = rig()
     assert ctl.next_deadline() is None
     board.lift(11)
     assert ctl.step() == [] and ctl.next_deadline() == 30
@@ -95,7 +96,9 @@ def test_first_step_tells_the_tracker_what_stands_on_the_board():
     clock = VirtualClock(0)
     board = SimBoard(clock, pieces={s: p.symbol for s, p in Position.start().pieces().items()})
     tracker = Tracker(game, SETTINGS, "referee")
-    ctl = Controller(board.sensors, None, tracker, Debouncer(30, board.sensors.snapshot()), clock, lights=True)
+    ctl = Controller(
+        board.sensors, None, Follower(tracker), Debouncer(30, board.sensors.snapshot()), clock, lights=True
+    )
     events = ctl.step()
     assert events == [Lights(0, ((11, "extra"), (15, "missing")))]
     assert ctl.run_until(5000) == []  # guided back, not a warning nor a takeback
@@ -110,7 +113,7 @@ def test_first_step_tells_the_tracker_what_stands_on_the_board():
 
 
 def test_lights_events_follow_the_picture():
-    clock, board, tracker, ctl = rig(lights=True)
+    clock, board, _follower, ctl = rig(lights=True)
     board.lift(11)
     events = ctl.run_until(100)
     assert events == [Lights(30, ((11, "touched"), (15, "target"), (16, "target")))]

@@ -11,6 +11,7 @@ from firmware.app.players import Human, RandomMover
 from firmware.app.settings import AppSettings
 from firmware.gameclock import TimeControl
 from firmware.referee.arbiter import Referee, RefereeSettings
+from firmware.tracking.follower import Follower
 from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Tracker
 from rules import WCDF, BLACK, WHITE, Game, Position, Rules
@@ -85,30 +86,32 @@ def test_a_result_declared_on_the_session_ends_the_warnings_and_the_reading_of_m
     assert tracker.tick(2000) == [] and session.game.ply == 0
 
 
-def test_the_referees_tracker_after_an_illegal_move_stood_reads_the_same_session() -> None:
+def test_an_illegal_move_that_stood_is_read_on_by_the_same_tracker_and_session() -> None:
     start = Position.from_fen("B:W15,23,32:B10,1")
     session = GameSession(Game(start, WCDF), start=start)
     session.hold(WHITE, "nobody")  # held, then given back: the session remembers both
     session.release(WHITE)
-    referee = Referee(RefereeSettings(style="record")).attach(Tracker(session, mode="referee"), 0)
-    first = referee.tracker
+    first = Tracker(session, mode="referee")
+    follower = Follower(first, Referee(RefereeSettings(style="record")))
+    follower.begin(0)
     board = start.occupied
     # 10x19 and the jumper left on 19 (the chain unfinished); White answers 23x16.
     steps = [(0, 10, False), (100, 19, True), (200, 15, False), (700, 23, False), (900, 16, True), (1000, 19, False)]
     events = []
     for t, square, put in steps:
         board = board | bit(square) if put else board & ~bit(square)
-        events += referee.update(board, t)
-    events += referee.tick(1600)
+        events += follower.update(board, t)
+    events += follower.tick(1600)
     assert [e.kind for e in events if e.kind in ("condoned", "move")] == ["move", "condoned", "move"]
-    assert referee.tracker is not first and referee.tracker.session is session
+    # No second tracker: the session took the move in, the one tracker read on from it.
+    assert follower.tracker is first and first.session is session
     assert [m.pdn() for m in session.game.moves] == ["10x19", "23x16"] and session.new_start == start
 
 
 def _same_session(rig: Rig, session: GameSession) -> None:
     app = rig.app
-    assert app.session is session and app.tracker.tracker.session is session
-    assert app.controller.tracker is app.tracker
+    assert app.session is session and app.tracker.session is session
+    assert app.controller.follower is app.follower and app.follower.tracker is app.tracker
 
 
 def test_the_application_keeps_one_session_through_modes_rules_and_takebacks(make_rig: MakeRig) -> None:
@@ -131,7 +134,9 @@ def test_the_application_keeps_one_session_through_modes_rules_and_takebacks(mak
     app.set_mode("referee")
     rig.wait(100)
     _same_session(rig, session)
-    assert app.tracker is not tracker and session.game is game and game.result is not None
+    # The same tracker reads on under the new mode; the referee is the follower's judge.
+    assert app.tracker is tracker and app.follower.judge is app.referee is not None
+    assert session.game is game and game.result is not None
     app.set_mode("play")
     app.set_rules(Rules(huffing=True))  # a new game of another variant, in the same session
     _same_session(rig, session)
@@ -203,12 +208,14 @@ def test_a_running_clock_keeps_the_snapshots_revision_and_shows_its_time(make_ri
 
 def test_the_referees_draw_offers_and_claims_are_the_sessions() -> None:
     session = GameSession(Game(None, WCDF))
-    referee = Referee(RefereeSettings()).attach(Tracker(session, mode="referee"), 0)
-    referee.press("black_draw", 10)
-    assert session.draw_offer == (BLACK, 0) and referee.draw_offer == (BLACK, 0)
-    (refused, *_) = referee.press("claim", 20)  # Black, to move, has no draw to claim
+    referee = Referee(RefereeSettings())
+    follower = Follower(Tracker(session, mode="referee"), referee)
+    follower.begin(0)
+    follower.press("black_draw", 10)
+    assert session.draw_offer == (BLACK, 0)
+    (refused, *_) = follower.press("claim", 20)  # Black, to move, has no draw to claim
     assert refused.kind == "claim" and not session.game.is_over
-    events = referee.press("white_draw", 30)
+    events = follower.press("white_draw", 30)
     assert [e.kind for e in events] == ["game-over"] and session.game.result is not None
     assert session.game.result.reason == "agreement"
     assert referee.state is not None

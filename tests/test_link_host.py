@@ -96,7 +96,7 @@ def test_every_command_gets_one_reply(rig: HostedBoard) -> None:
     host.request("hint on")
     assert host.request("mode referee")["mode"] == "referee"
     assert board.app.tracker.mode == "referee" and board.app.policy.referee
-    assert board.app.referee is not None and board.app.tracker is board.app.referee  # the arbiter judges
+    assert board.app.referee is not None and board.app.follower.judge is board.app.referee  # the arbiter judges
     host.request("mode play")
     assert board.app.tracker.mode == "play" and not board.app.policy.referee and board.app.referee is None
 
@@ -270,7 +270,7 @@ def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: HostedBoa
     host.request("result 0-1 time")
     over = host.event("game-over")
     assert (over["result"], over["reason"]) == ("0-1", "time")
-    record = board.app.referee.pdn()
+    record = board.app.referee.pdn(board.app.game)
     assert '[Ballot "5"]' in record and '[Termination "time"]' in record and '[Result "0-1"]' in record
     assert host.request("mode play")["ok"]  # after the game
 

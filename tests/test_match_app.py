@@ -45,7 +45,7 @@ class MatchBoard(Rig):
         if self._declare is None:
             return []
         score, self._declare = self._declare, None
-        return self.app.tracker.declare(score, "agreement", now)
+        return self.app.declare(score, "agreement", now)
 
     def play(self, *texts: str) -> None:
         """The hands make each of ``texts`` (moves, buttons), a second apart."""

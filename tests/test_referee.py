@@ -19,9 +19,12 @@ from firmware.gameclock import TimeControl
 from firmware.simulator.script import parse_script, replay
 from firmware.simulator.hands import plain_actions, spaced
 from firmware.app.leds import HINT_ROLES as LED_HINT_ROLES
-from firmware.referee.arbiter import BallotBox, RefereeSettings, parse_ballot
-from firmware.tracking.tracker import HINT_ROLES
-from rules import WCDF, Game, Move, Position
+from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings, parse_ballot
+from firmware.tracking.follower import Follower
+from firmware.tracking.session import GameSession
+from firmware.tracking.tracker import HINT_ROLES, Tracker
+from rules import DRAW, WCDF, Game, Move, Position
+from squares import bit
 from rules.ballots import deck
 
 STYLES = ("strict", "record")
@@ -608,43 +611,46 @@ def test_replay_option_errors(args: list[str], message: str) -> None:
 # -- the host's calls ------------------------------------------------------------------------------
 
 
-def test_host_sets_the_ballot_before_the_first_move_only() -> None:
-    from firmware.referee.arbiter import Referee
-    from firmware.tracking.tracker import Tracker
-    from squares import bit
+def refereed(settings: RefereeSettings) -> tuple[Follower, Referee]:
+    """A board under a referee: the follower of a tracker, its session timed as the
+    referee's settings say, the referee its judge."""
+    referee = Referee(settings)
+    session = GameSession(Game(None, WCDF), time_control=settings.clock)
+    return Follower(Tracker(session, mode="referee"), referee), referee
 
-    referee = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(
-        Tracker(Game(None, WCDF), mode="referee"), 0
-    )
-    assert [e.kind for e in referee.tick(0)] == ["clock"]
-    events = referee.set_ballot(46, 10)
-    assert [e.to_json()["number"] for e in events] == [46] and str(referee.expected) == "9-14"
-    referee.update(referee.board & ~bit(9) | bit(14), 100)
-    assert [e.kind for e in referee.tick(1000)] == ["move", "clock"]
-    assert str(referee.expected) == "23-18"
+
+def test_host_sets_the_ballot_before_the_first_move_only() -> None:
+    board, referee = refereed(RefereeSettings(clock=TimeControl.parse("60")))
+    assert [e.kind for e in board.begin(0)] == ["clock"]
+    events = referee.set_ballot(46, 10, board)
+    assert [e.to_json()["number"] for e in events] == [46] and str(board.tracker.expected) == "9-14"
+    board.update(board.tracker.board & ~bit(9) | bit(14), 100)
+    assert [e.kind for e in board.tick(1000)] == ["move", "clock"]
+    assert str(board.tracker.expected) == "23-18"
     with pytest.raises(ValueError, match="before the first move"):
-        referee.set_ballot(5, 1000)
+        referee.set_ballot(5, 1000, board)
     with pytest.raises(ValueError, match="barred"):
-        referee.set_ballot(3, 1000)
+        referee.set_ballot(3, 1000, board)
     # An arbiter's decision from the host ends the game; the clock stops.
-    events = referee.declare("0-1", "forfeit", 2000)
+    events = board.declare("0-1", "forfeit", 2000)
     assert [e.to_json() for e in events] == [
         {"t": 2000, "event": "game-over", "result": "0-1", "reason": "forfeit"},
         {"t": 2000, "event": "clock", "black": 59700, "white": 58400, "running": ""},  # from the lift at 100
     ]
-    assert referee.expected is None and '[Termination "forfeit"]' in referee.pdn()
+    assert board.tracker.expected is None and '[Termination "forfeit"]' in referee.pdn(board.game)
 
 
 def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> None:
-    from firmware.referee.arbiter import Referee
-    from firmware.tracking.tracker import Tracker
-
-    referee = Referee(RefereeSettings()).attach(Tracker(Game(None, WCDF), mode="referee"), 0)
-    assert [e.to_json()["reason"] for e in referee.agree_draw(50) if e.kind == "game-over"] == ["agreement"]
-    other = Referee(RefereeSettings(clock=TimeControl.parse("60"))).attach(Tracker(Game(None, WCDF), mode="referee"), 0)
+    board, _ = refereed(RefereeSettings())
+    board.begin(0)
+    assert [e.to_json()["reason"] for e in board.declare(DRAW, "agreement", 50) if e.kind == "game-over"] == [
+        "agreement"
+    ]
+    other, referee = refereed(RefereeSettings(clock=TimeControl.parse("60")))
+    assert [e.kind for e in other.begin(0)] == ["clock"]
     other.game.declare("1-0", "time")  # someone ended the game without the referee
-    assert [e.kind for e in other.tick(500)] == ["clock", "clock"]  # begun, then stopped
-    assert other.next_deadline() is None and '[Termination "time"]' in other.pdn()
+    assert [e.kind for e in other.tick(500)] == ["clock"]  # stopped
+    assert other.next_deadline() is None and '[Termination "time"]' in referee.pdn(other.game)
 
 
 # -- buttons pressed right after a move, before it settled -----------------------------------
@@ -676,3 +682,13 @@ def test_a_claim_right_after_a_move_is_the_claim_of_the_player_now_to_move(style
     (claim,) = of(events, "claim")
     assert claim["valid"] is True and claim["side"] == "white" and claim["reason"] == "repetition"
     assert of(events, "game-over")[0]["reason"] == "repetition"
+
+
+def test_in_play_mode_too_a_claim_right_after_a_move_is_the_next_players() -> None:
+    # The follower routes the claim to the session in every mode, the move standing on the
+    # board first (play mode once ruled on the claim of Black, who had just moved).
+    script = moves_script(REPEAT + REPEAT[:2]) + "lift 6\nwait 100\nplace 1\nwait 80\npress claim\nwait 500\n"
+    events = [e.to_json() for e in replay(parse_script(script), Position.from_fen("B:WK32:BK1"), WCDF)]
+    assert len(of(events, "move")) == 7
+    (claim,) = of(events, "claim")
+    assert claim["valid"] is True and claim["side"] == "white" and claim["reason"] == "repetition"

@@ -300,7 +300,7 @@ def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> Non
         again.app.run_for(1000)
     again.script("lift 30\nwait 300\nplace 30\nwait 700\n")  # 30 cannot move: a caution to White
     assert [c["side"] for c in again.of_kind("caution")] == ["white"]
-    left = again.referee.clock_times(again.clock.now_ms())
+    left = again.app.clock_state(again.clock.now_ms())  # the board's one clock
     assert left is not None and left[BLACK] < 600_000 and left[WHITE] < 600_000
     again.app.close()  # and again
 
@@ -310,10 +310,10 @@ def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> Non
     # White's 22-18 took 300 ms from its lift, then its clock ran until the caution was
     # saved; the time while the power was off is not charged, and the clock resumes
     # paused: no time passes until White lifts a piece (or the arbiter presses clock).
-    saved = third.referee.clock_times(third.clock.now_ms())
+    saved = third.app.clock_state(third.clock.now_ms())
     assert saved is not None and saved[BLACK] == left[BLACK] and left[WHITE] <= saved[WHITE] <= 600_000 - 300
     third.app.run_for(10_000)
-    assert third.referee.clock_times(third.clock.now_ms()) == saved
+    assert third.app.clock_state(third.clock.now_ms()) == saved
     assert third.app.clock_state(third.clock.now_ms())[2:4] == ("white", True)  # paused, White's turn
     third.script("lift 29\nwait 300\n")  # White's second offence forfeits the game
     (forfeit,) = third.of_kind("forfeit")

@@ -128,11 +128,11 @@ def test_a_draw_offered_on_one_board_is_put_to_the_other_and_agreed_there(pair: 
     pair.b.rig.do(moves[1].pdn(full=True), wait=600)
     pair.b.rig.sim.press("white_draw")
     pair.b.rig.wait(100)
-    assert pair.b.rig.app.tracker.draw_offer == (WHITE, 2)
+    assert pair.b.rig.app.session.draw_offer == (WHITE, 2)
     pair.wait(lambda: pair.a.rig.app.tracker.expected == moves[1], "A shows White's move", boards=(pair.a, pair.b))
-    assert pair.a.rig.app.tracker.draw_offer is None  # about the position after the move: not yet
+    assert pair.a.rig.app.session.draw_offer is None  # about the position after the move: not yet
     pair.a.rig.follow(wait=600)  # A's people make White's move: now the offer stands there
-    pair.wait(lambda: pair.a.rig.app.tracker.draw_offer == (WHITE, 2), "A has White's offer")
+    pair.wait(lambda: pair.a.rig.app.session.draw_offer == (WHITE, 2), "A has White's offer")
     pair.a.rig.sim.press("black_draw")  # Black accepts, on its own board
     pair.a.rig.wait(100)
     pair.wait(lambda: pair.b.game.is_over, "B's game over")
@@ -146,14 +146,14 @@ def test_a_draw_offer_is_declined_by_the_next_move(pair: Pair) -> None:
     moves = random_game(6).moves
     pair.a.rig.sim.press("black_draw")  # Black offers before its first move...
     pair.a.rig.wait(100)
-    pair.wait(lambda: pair.b.rig.app.tracker.draw_offer == (BLACK, 0), "B has Black's offer")
+    pair.wait(lambda: pair.b.rig.app.session.draw_offer == (BLACK, 0), "B has Black's offer")
     pair.play(moves[0])
     pair.play(moves[1])  # ...White plays on
     for board in (pair.a, pair.b):
-        assert board.rig.app.tracker.draw_offer is None and not board.game.is_over
+        assert board.rig.app.session.draw_offer is None and not board.game.is_over
     pair.b.rig.sim.press("white_draw")  # an offer of White's own now, not an acceptance
     pair.b.rig.wait(100)
-    pair.wait(lambda: pair.a.rig.app.tracker.draw_offer == (WHITE, 2), "A has White's offer")
+    pair.wait(lambda: pair.a.rig.app.session.draw_offer == (WHITE, 2), "A has White's offer")
     assert not pair.a.game.is_over and not pair.b.game.is_over
 
 
@@ -276,7 +276,7 @@ def test_a_side_resigns_only_on_its_own_board(tmp_path: Path, mosquitto: Mosquit
         b.rig.sim.press("black_resign", long=True)
         b.rig.sim.press("black_draw")
         b.rig.wait(100)
-        assert not b.game.is_over and b.rig.app.tracker.draw_offer is None
+        assert not b.game.is_over and b.rig.app.session.draw_offer is None
         assert any("Black plays at the board far away" in n for n in b.notices())
         # Board B resigns for Black all the same (as a page's `resign black` would): board
         # A refuses the other board's word for its own side's resignation.

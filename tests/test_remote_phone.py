@@ -224,7 +224,7 @@ def test_a_game_between_a_board_and_a_phone_page_in_a_real_browser(browser: Any,
     phone_plays(29, 25, Move((29, 25)))
     # White offers a draw from the phone; Black declines it by playing on.
     page.click("#draw")
-    a.until(lambda: a.rig.app.tracker.draw_offer is not None, "board A has White's offer")
+    a.until(lambda: a.rig.app.session.draw_offer is not None, "board A has White's offer")
     shown("document.querySelector('#offer').textContent.includes('You offered a draw')", "the page says so")
     board_a_plays("4-8")
     assert page.inner_text("#offer") == "" and a.rig.game.result is None

@@ -16,6 +16,7 @@ from firmware.app.settings import AppSettings
 from firmware.app.players import Computer, Human, Thinker
 from firmware.referee.arbiter import Referee, RefereeSettings
 from firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text
+from firmware.tracking.follower import Follower
 from firmware.tracking.tracker import Tracker
 from rules import WCDF, BLACK, WHITE, Game, Move, Position
 from rules.game import GameOverError
@@ -207,7 +208,7 @@ def test_a_game_with_an_illegal_move_that_stood_survives_a_power_cut(tmp_path: P
     assert game.position == Position.from_fen("B:W26:B9,10")
     # The referee goes on with the same game, and the record says both things.
     assert again.referee is not None
-    pdn = " ".join(again.referee.pdn().split())
+    pdn = " ".join(again.referee.pdn(again.app.game).split())
     assert "it stands, white answered without objection (WCDF 1.26)" in pdn and "game resumed" in pdn
     again.do("10-15")
     assert [m.pdn() for m in again.app.game.moves] == ["14-10", "30-26", "10-15"]
@@ -221,7 +222,7 @@ def test_a_game_with_an_illegal_move_that_stood_survives_a_power_cut(tmp_path: P
 
 def test_a_held_side_moves_only_as_shown() -> None:
     tracker = Tracker(Game(None, WCDF))
-    tracker.hold(WHITE, "the engine")
+    tracker.session.hold(WHITE, "the engine")  # the session's: the tracker reads it
     assert tracker.held == {WHITE: "the engine"}
     board = tracker.position.occupied
     tracker.update(board & ~bit(11) | bit(15), 0)
@@ -239,13 +240,13 @@ def test_a_held_side_moves_only_as_shown() -> None:
     tracker.expect(Move((22, 18)))
     tracker.update(board & ~bit(22) | bit(18), 900)
     assert [e.kind for e in tracker.tick(1200)] == ["move"]
-    tracker.release(WHITE)
+    tracker.session.release(WHITE)
     assert tracker.held == {}
 
 
 def test_a_held_sides_move_is_not_corrected_but_may_be_taken_back() -> None:
     tracker = Tracker(Game(None, WCDF))
-    tracker.hold(BLACK, "the host")
+    tracker.session.hold(BLACK, "the host")
     tracker.expect(Move((11, 15)))
     start = tracker.position.occupied
     tracker.update(start & ~bit(11) | bit(15), 0)
@@ -261,18 +262,20 @@ def test_a_held_sides_move_is_not_corrected_but_may_be_taken_back() -> None:
 
 
 def test_a_strict_referee_does_not_judge_a_held_side_here() -> None:
-    referee = Referee(RefereeSettings()).attach(Tracker(Game(None, WCDF), mode="referee"), 0)
-    referee.hold(WHITE, "the other end of the link")
-    board = referee.position.occupied
-    referee.update(board & ~bit(11) | bit(15), 100)
-    referee.tick(400)
-    board = referee.position.occupied
-    events = referee.update(board & ~bit(30), 500)  # White's 30 cannot move: an offence, at a board
-    events += referee.tick(900)
+    referee = Referee(RefereeSettings())
+    follower = Follower(Tracker(Game(None, WCDF), mode="referee"), referee)
+    follower.begin(0)
+    follower.session.hold(WHITE, "the other end of the link")
+    board = follower.game.position.occupied
+    follower.update(board & ~bit(11) | bit(15), 100)
+    follower.tick(400)
+    board = follower.game.position.occupied
+    events = follower.update(board & ~bit(30), 500)  # White's 30 cannot move: an offence, at a board
+    events += follower.tick(900)
     assert referee.cautions(WHITE) == 0 and not [e for e in events if e.kind in ("caution", "forfeit")]
-    referee.update(board, 1000)
+    follower.update(board, 1000)
     # Black's pieces moved while White is to move are Black's offence, held side or not.
-    events = referee.update(board & ~bit(15) | bit(19), 1100) + referee.tick(1500)
+    events = follower.update(board & ~bit(15) | bit(19), 1100) + follower.tick(1500)
     assert [e.kind for e in events if e.kind == "caution"] == ["caution"] and referee.cautions(BLACK) == 1
 
 
@@ -312,14 +315,15 @@ def test_the_machine_side_is_held_while_it_thinks(tmp_path: Path) -> None:
 
 def test_referee_names_set_after_a_game_are_the_next_games() -> None:
     referee = Referee(RefereeSettings(black="Ann", white="Bob"))
-    referee.set_names("Cy", "Di")  # not attached yet: the first game's players
-    referee.attach(Tracker(Game(None, WCDF), mode="referee"), 0)
+    referee.set_names("Cy", "Di")  # no game refereed yet: the first game's players
+    follower = Follower(Tracker(Game(None, WCDF), mode="referee"), referee)
+    follower.begin(0)
     assert referee.names == ("Cy", "Di")
-    referee.declare("1-0", "forfeit", 100)
-    referee.set_names("Ed", "Flo")  # game 1 is over: these play game 2, as named
+    follower.declare("1-0", "forfeit", 100)
+    referee.set_names("Ed", "Flo", follower)  # game 1 is over: these play game 2, as named
     assert referee.names == ("Cy", "Di")  # the record of game 1 keeps its players
-    referee.new_game(None, 200)
+    follower.new_game(None, 200)
     assert referee.games == 2 and referee.names == ("Ed", "Flo")
-    referee.declare("0-1", "forfeit", 300)
-    referee.new_game(None, 400)
+    follower.declare("0-1", "forfeit", 300)
+    follower.new_game(None, 400)
     assert referee.names == ("Flo", "Ed")  # colours reversed for game 3

@@ -129,7 +129,8 @@ def test_names_from_the_host_reach_the_referees_record_and_the_next_games(tmp_pa
     assert referee is not None and referee.names == ("?", "?")
     assert ask(board, "names Ann;Bob")["ok"]
     assert referee.names == ("Ann", "Bob")
-    assert '[Black "Ann"]' in referee.pdn() and '[White "Bob"]' in referee.pdn()
+    pdn = referee.pdn(board.app.game)
+    assert '[Black "Ann"]' in pdn and '[White "Bob"]' in pdn
     board.do("11-15")
     live = (record / "live.pdn").read_text()
     assert '[Black "Ann"]' in live and '[White "Bob"]' in live
@@ -159,7 +160,7 @@ def test_mode_referee_from_the_host_uses_the_configured_referee(tmp_path: Path) 
     assert ask(board, "mode referee")["ok"]
     referee = board.app.referee
     assert referee is not None and referee.settings.style == "record" and referee.style == "record"
-    assert referee.clock_times(board.clock.now_ms()) == {BLACK: 300_000, WHITE: 300_000}
+    assert board.app.clock_state(board.clock.now_ms())[:2] == (300_000, 300_000)
     assert referee.names == ("Ann", "Bob") and board.app.players[BLACK].name == "Ann"
     assert '[Event "Club final"]' in (record / "live.pdn").read_text()
     # Back and forth before the first move: the same arbiter, its session going on.
@@ -246,11 +247,11 @@ def test_a_ballot_chosen_in_play_mode_is_handed_to_the_referee(tmp_path: Path) -
     assert [b["number"] for b in board.of_kind("ballot")] == [5]
     for move in ("9-13", "22-18", "6-9"):
         assert str(board.app.tracker.expected) == move
-        assert referee.ballot_move is not None and str(referee.ballot_move) == move
+        assert str(referee.ballot_move(board.game)) == move
         assert board.link.requests.expect is None  # the expectation is the referee's alone
         board.follow()
     assert [m.pdn() for m in board.game.moves] == ["9-13", "22-18", "6-9"]
-    assert board.app.tracker.expected is None and '[Ballot "5"]' in referee.pdn()
+    assert board.app.tracker.expected is None and '[Ballot "5"]' in referee.pdn(board.game)
 
 
 def test_a_referees_ballot_goes_on_under_the_link_in_play_mode(tmp_path: Path) -> None:

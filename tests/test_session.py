@@ -16,6 +16,7 @@ from firmware.app.settings import AppSettings
 from firmware.events import Event
 from firmware.gameclock import TimeControl
 from firmware.referee.arbiter import RefereeSettings
+from firmware.storage.matches import MatchStore, new_match
 from rules import Position
 
 from helpers.rig import MakeRig, Rig, referee_rig, tokens
@@ -44,6 +45,34 @@ def test_a_new_game_after_kings_shows_men_where_the_start_position_has_them(make
     assert _shown(rig) == tokens(start)  # no White king on 6, no Black king on 26
     assert rig.sim.pieces == tokens(start)  # the hands set the right pieces down
     assert "must-capture" not in rig.app.lit_roles.values()
+
+
+def test_game_two_of_a_match_after_kings_shows_men_where_the_start_position_has_them(tmp_path: Path) -> None:
+    # Game 1 of a match ends with White's kings on 2, 11 and 12, where Black's men begin.
+    state = tmp_path / "state"
+    MatchStore(state).save(new_match("Ana", "Ben", games=2))
+    kings = Position.from_fen("B:WK2,K11,K12:B21,22")
+    rig = Rig(state, board=kings)
+    asked = [kings]  # a host's new game from that position, as a source runs it
+    rig.app.sources.append(lambda now: rig.app.new_game(asked.pop(), now) if asked else [])
+    try:
+        rig.wait(500)
+        assert rig.game.position == kings
+        rig.do("22-26")
+        rig.do("resign")  # White resigns: game 1 is counted
+        rig.do("resign")
+        assert rig.game.is_over
+        rig.do("n")
+        rig.do("f")  # the hands follow the lights: 2, 11 and 12 were full and stay full
+        rig.wait(1000)
+        start = Position.start()
+        assert rig.game.position == start and rig.game.ply == 0
+        assert rig.app.view().match.startswith("Match, game 2 of 2")
+        assert _shown(rig) == tokens(start)  # Black's men on 2, 11 and 12, no White kings
+        assert rig.sim.pieces == tokens(start)
+        assert "must-capture" not in rig.app.lit_roles.values()
+    finally:
+        rig.close()
 
 
 def test_kings_of_a_fen_set_up_are_shown_as_kings(tmp_path: Path) -> None:

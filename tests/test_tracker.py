@@ -12,6 +12,7 @@ import pytest
 
 from firmware.simulator.script import parse_script, replay
 from firmware.events import MoveMade
+from firmware.tracking.follower import Follower
 from firmware.tracking.tracker import (
     HINT_ROLES,
     ROLES,
@@ -605,16 +606,18 @@ def test_draw_is_agreed_only_between_two_known_sides():
 
 
 def test_takeback_after_a_resignation_reopens_the_game_and_takes_back_no_move():
-    tracker = Tracker(Game(None, WCDF), SETTINGS)
-    tracker.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
-    assert [e.kind for e in tracker.tick(300)] == ["move"]
-    assert [e.kind for e in tracker.press("resign", 400, long=True)] == ["game-over"]
-    events = tracker.press("takeback", 500)
+    # The buttons reach the tracker through the follower: resign to the session, takeback here.
+    board = Follower(Tracker(Game(None, WCDF), SETTINGS))
+    tracker = board.tracker
+    board.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
+    assert [e.kind for e in board.tick(300)] == ["move"]
+    assert [e.kind for e in board.press("resign", 400, long=True)] == ["game-over"]
+    events = board.press("takeback", 500)
     assert [e.to_json() for e in events] == [{"t": 500, "event": "reopened", "ply": 1}]
     assert tracker.game.ply == 1 and not tracker.game.is_over
     # The game goes on: White's reply is read as usual.
-    tracker.update(tracker.position.occupied & ~bit(22) | bit(18), 600)
-    assert [e.kind for e in tracker.tick(1000)] == ["move"] and tracker.game.ply == 2
+    board.update(tracker.position.occupied & ~bit(22) | bit(18), 600)
+    assert [e.kind for e in board.tick(1000)] == ["move"] and tracker.game.ply == 2
 
 
 # The king on 2 has two routes to 20: 2x11x20 (takes 7 and 16) and 2x9x18x11x20 (6, 14, 15, 16).
@@ -671,11 +674,12 @@ def test_a_piece_in_hand_makes_no_move_when_the_opponent_reaches_in():
 
 def test_resign_gives_up_the_side_played_at_the_board():
     # White's moves come from elsewhere: a resign press while White is to move is Black's.
-    tracker = Tracker(Game(None, WCDF), SETTINGS)
-    tracker.hold(Color.WHITE, "the engine")
-    tracker.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
-    assert [e.kind for e in tracker.tick(300)] == ["move"] and tracker.game.turn == Color.WHITE
-    over = [e for e in tracker.press("resign", 400, long=True) if e.kind == "game-over"]
+    board = Follower(Tracker(Game(None, WCDF), SETTINGS))
+    tracker = board.tracker
+    board.session.hold(Color.WHITE, "the engine")
+    board.update(tracker.position.occupied & ~bit(11) | bit(15), 0)
+    assert [e.kind for e in board.tick(300)] == ["move"] and tracker.game.turn == Color.WHITE
+    over = [e for e in board.press("resign", 400, long=True) if e.kind == "game-over"]
     assert [(e.result, e.reason) for e in over] == [("0-1", "resign")]
 
 
@@ -683,11 +687,11 @@ def test_resign_gives_up_the_side_played_at_the_board():
 def test_resign_by_the_side_to_move_unless_only_it_is_held(held, score):
     # Black to move: both sides at the board, or both elsewhere -> the side to move resigns;
     # Black played elsewhere -> the person at the board plays White and resigns for White.
-    tracker = Tracker(Game(None, WCDF), SETTINGS)
+    board = Follower(Tracker(Game(None, WCDF), SETTINGS))
     for side in held:
-        tracker.hold(side, "elsewhere")
-    assert [e.kind for e in tracker.press("resign", 0)] == ["resign-confirm"]
-    over = [e for e in tracker.press("resign", 100) if e.kind == "game-over"]
+        board.session.hold(side, "elsewhere")
+    assert [e.kind for e in board.press("resign", 0)] == ["resign-confirm"]
+    over = [e for e in board.press("resign", 100) if e.kind == "game-over"]
     assert [(e.result, e.reason) for e in over] == [(score, "resign")]
 
 

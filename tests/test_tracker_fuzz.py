@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from firmware.events import WARNING_CODES, BoardWarning, Crowned, GameOver, MoveMade, NewGame, TakenBack
 from firmware.simulator.hands import plain_actions
+from firmware.tracking.follower import Follower
 from firmware.tracking.tracker import ROLES, Tracker, TrackerSettings
 from rules import Game, Move, Position, Rules
 from squares import bit
@@ -72,6 +73,9 @@ class Shadow:
 def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, object, int]], mode: str) -> None:
     start = start or Position.start()
     tracker = Tracker(Game(start, rules), TrackerSettings(settle_ms=300, patience_ms=2500), mode)
+    # The hands' inputs reach the tracker as on the board: through the follower, which
+    # routes the buttons (the game's to the session, the board's to the tracker).
+    follower = Follower(tracker)
     shadow = Shadow(start, rules)
     board = start.occupied
     now = 0
@@ -97,7 +101,7 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
         if tracker.warning is not None:
             assert tracker.warning.code in WARNING_CODES
         # Every timer due by now has run.
-        deadline = tracker.next_deadline()
+        deadline = follower.next_deadline()
         assert deadline is None or deadline > now
 
     for kind, arg, gap in steps:
@@ -105,7 +109,7 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
         if kind == "toggle":
             board ^= bit(int(arg))  # type: ignore[arg-type]
             landed |= board & bit(int(arg))  # type: ignore[arg-type]
-            feed(tracker.update(board, now))
+            feed(follower.update(board, now))
         elif kind == "move":
             legal = tracker.position.legal_moves(rules)
             if not legal or tracker.board != tracker.position.occupied:
@@ -115,15 +119,15 @@ def run_stream(start: Position | None, rules: Rules, steps: list[tuple[str, obje
                 now += 50
                 board ^= bit(int(action.arg))
                 landed |= board & bit(int(action.arg))
-                feed(tracker.update(board, now))
+                feed(follower.update(board, now))
         elif kind == "press":
-            feed(tracker.press(str(arg), now))
+            feed(follower.press(str(arg), now))
         elif kind == "restore":
-            feed(tracker.restore(board, now))
+            feed(follower.restore(board, now))
         else:
-            feed(tracker.tick(now))
+            feed(follower.tick(now))
     now += 10_000
-    feed(tracker.tick(now))
+    feed(follower.tick(now))
 
 
 @settings(max_examples=300)

@@ -2,8 +2,8 @@
 
 Data flows one way, once per :meth:`App.step`::
 
-    switches -> debouncer -> tracker -> game      (the controller)
-                                |
+    switches -> debouncer -> follower -> tracker, session (the game, its clock), referee
+                                |                          (the controller)
                                 +-> persistence   (saved before anyone hears of a move)
                                 +-> players       (the computer's move is shown, then expected)
                                 +-> event sinks   (log lines, a host link...)
@@ -38,6 +38,7 @@ from dataclasses import replace
 
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
+from firmware.tracking.timer import GameTimer
 from firmware.tracking.picture import picture
 from firmware.tracking.roles import Role
 from firmware.events import (
@@ -91,7 +92,7 @@ from firmware.app.loop import Loop
 from firmware.app.modes import Modes
 from firmware.app.resume import comeback
 from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.app.timing import BoardClock, clock_for
+from firmware.app.timing import ClockSaver
 from firmware.storage.matches import MatchStore
 from firmware.storage.store import GameRecord, GameStore
 from firmware.tracking.session import GameSession
@@ -102,7 +103,6 @@ from hal.lights import Frame
 from hal.debounce import Debouncer
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.engine.egdb import EndgameTables
-from rules.game import win_for
 
 __all__ = ["App", "Source"]
 
@@ -207,16 +207,19 @@ class App(Loop, Commands):
         self.press_listeners: list[Callable[[ButtonEvent], bool | None]] = []
         self.policy = LedPolicy(leds, referee=settings.policy.referee_lights)
         #: The game of the board and everything decided about it (the record, offers,
-        #: resignations, the result, the held sides): one for the whole run, given to every
-        #: tracker the board follows (see :meth:`follow`).
+        #: resignations, the result, the held sides, the clock): one for the whole run,
+        #: given to every tracker the board follows (see :meth:`follow`).
         self.session = GameSession(Game(settings.start, settings.rules), start=settings.start)
+        #: The game followed on the board: the controller's inputs and the commands about
+        #: the game go to the tracker, the session, the clock and the referee through it.
+        self.follower = Follower()
         #: The mode, who plays each side, and referee mode's arbiter (it judges the tracker).
         self.modes = Modes(
             settings, self.policy, players, referee, referee_settings, make_machine or machine_player, self.session
         )
         self.tracker_settings = tracker_settings
-        #: The game clock of a two-player or computer game with a time control.
-        self.board_clock: BoardClock | None = None
+        #: Keeps the session's clock on disk (``clock.json``), whatever the mode.
+        self.clock_saver = ClockSaver(store.directory / "clock.json" if store is not None else None)
         self._set_clock()
         self.sim = hardware.sim
         #: What the board says on the screens and pages (:meth:`say`).
@@ -261,7 +264,6 @@ class App(Loop, Commands):
         self._buttons = TappedButtons(hardware.buttons, self._on_press)
         #: The LED role of each lit square, as last shown (a screen draws them).
         self.lit_roles: dict[int, str] = {}
-        self.tracker: Follower
         self.controller: Controller
         #: The match under way in the state directory (see firmware.app.matchplay).
         self.matches = MatchPlay(
@@ -324,18 +326,21 @@ class App(Loop, Commands):
         debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
         rules = resume[1].rules if resume is not None else self.settings.rules
         self.session.adopt(Game(start, rules))
-        first = Tracker(self.session, self.tracker_settings, self.mode, board=occupancy)
-        self.controller = Controller(self.hardware.sensors, self._buttons, first, debouncer, self.clock)
-        self.follow(first)
+        self.follow(board=occupancy)
+        self.controller = Controller(self.hardware.sensors, self._buttons, self.follower, debouncer, self.clock)
         if resume is not None:
-            self.modes.expect_resume(resume[1])  # its players and clock shown while it is set up
+            # Its players and clock are shown while it is set up.
+            self.modes.expect_resume(resume[1])
+            self.session.new_clock(now)
+            if self.session.clock is not None:
+                self.clock_saver.load(self.session.clock, resume[0].id, resume[1])
         self._started = True
         # A snapshot before the first step: a source polled in it (a page asking for the
         # state) reads the game already.
         self._snapshot = self._take_snapshot(now)
         for fault in getattr(self.hardware, "faults", ()):
             self._pending.append(Notice(now, fault))
-        self._pending += self.tracker.new_game(start, now)
+        self._pending += self.follower.new_game(start, now)
         self.step(now)
         if resume is not None and self._resuming:
             # The pieces do not stand as saved. Headless (the service) there is no screen:
@@ -371,30 +376,73 @@ class App(Loop, Commands):
         self._pending += [Notice(now, message) for message in self.modes.resume(plan)]
         self._set_clock()
 
-    def follow(self, tracker: Tracker | None = None, *, resumed: bool = False, now: int | None = None) -> Follower:
-        """Follow the board with ``tracker`` (default: a new one reading the board as it
-        stands) from now on: the one place the followed tracker, or the referee judging
-        it, is replaced (at start, when a saved game resumes, when the rules or the mode
-        change). Every tracker reads the session's game (:attr:`session`: its record,
-        offers, result and held sides, nothing copied), whose new games begin from the
-        session's start position (``--fen`` is the start of every game, not only the
-        first); the controller drives it. ``resumed``: it follows the saved game now
-        resuming (the referee goes on with it); ``now``: the mode was entered now (a game
-        not yet begun is refereed from then)."""
+    def follow(
+        self,
+        tracker: Tracker | None = None,
+        *,
+        resumed: bool = False,
+        now: int | None = None,
+        board: int | None = None,
+    ) -> Tracker:
+        """Follow the board with ``tracker`` (default: a new one reading ``board``, or the
+        board as it stands) from now on: the one place the followed tracker is made and
+        replaced (at start, when a saved game resumes, when the rules or the mode change),
+        and the mode's referee given to the follower as its judge. Every tracker reads the
+        session's game (:attr:`session`: its record, offers, result, held sides and clock,
+        nothing copied), whose new games begin from the session's start position
+        (``--fen`` is the start of every game, not only the first); the controller drives
+        the one follower. ``resumed``: it follows the saved game now resuming (the referee
+        goes on with it); ``now``: the mode was entered now (a game not yet begun is
+        refereed, and timed, from then)."""
         self.session.new_start = self.settings.start
         if tracker is None:
-            tracker = Tracker(self.session, self.tracker_settings, self.mode, board=self.controller.occupancy)
+            occupancy = board if board is not None else self.controller.occupancy
+            tracker = Tracker(self.session, self.tracker_settings, self.mode, board=occupancy)
         elif tracker.session is not self.session:
             raise ValueError("the board follows its own session's game: Tracker(app.session, ...)")
-        self.tracker = self.modes.judge(tracker, resumed=resumed, now=now)
-        self.controller.tracker = self.tracker
-        return self.tracker
+        follower = self.follower
+        follower.tracker = tracker
+        referee = self.modes.referee
+        follower.judge = referee
+        self._set_clock()
+        if resumed and referee is not None:
+            saved, self.modes.referee_game = self.modes.referee_game, None
+            self._pending += referee.resume(follower, saved)
+        elif now is not None and not tracker.game.is_over and tracker.setting_up is None:
+            clock = self.session.clock
+            if referee is not None or (clock.control if clock is not None else None) != self.session.time_control:
+                self._pending += follower.begin(now)
+        return tracker
+
+    @property
+    def tracker(self) -> Tracker:
+        """The tracker reading the board (replaced only by :meth:`follow`)."""
+        return self.follower.tracker
+
+    @property
+    def _resuming(self) -> bool:
+        return self.follower.resuming
+
+    @_resuming.setter
+    def _resuming(self, resuming: bool) -> None:
+        self.follower.resuming = resuming
+
+    @property
+    def board_clock(self) -> GameTimer | None:
+        """The game's clock (the session's), or None without a time control."""
+        return self.session.clock
 
     def _set_clock(self) -> None:
-        """The board clock of the settings' time control (a referee keeps its own)."""
-        control = self.settings.clock if self.mode.tracker_mode != "referee" else None
-        path = self.store.directory / "clock.json" if self.store is not None else None
-        self.board_clock = clock_for(self.board_clock, control, path)
+        """The time control of the games to come: the referee's in referee mode, else the
+        settings' (a game under way keeps its clock; a clock no longer wanted goes
+        unless it runs)."""
+        referee = self.modes.referee
+        control = referee.settings.clock if referee is not None else self.settings.clock
+        session = self.session
+        session.time_control = control
+        clock = session.clock
+        if control is None and clock is not None and (clock.clock.stopped or clock.clock.running is None):
+            session.clock = None
 
     def _new_record(self, start: Position) -> GameRecord:
         s = self.settings
@@ -405,7 +453,7 @@ class App(Loop, Commands):
             site=s.site,
             mode=self.mode.name,
             start=start,
-            rules=self.tracker.game.rules,
+            rules=self.session.game.rules,
         )
         tags = self.start_tags
         if tags is None or tags[0] != start:
@@ -426,8 +474,7 @@ class App(Loop, Commands):
             self.thinker.cancel()
             self.hints.thinker.cancel()
             self.analyst.close()
-            if self.board_clock is not None:
-                self.board_clock.close()  # its last state written
+            self.clock_saver.close()  # its last state written
             try:
                 self.hardware.lights.off()
                 self.hardware.lights.flush(None)
@@ -449,10 +496,7 @@ class App(Loop, Commands):
         now = self.clock.now_ms() if now is None else now
         self.steps += 1
         self.message_line.step(now)
-        flag = self._flag(now)  # a flag that fell before this step's moves
-        queue = self._pending + flag + self.controller.step(now)
-        clock = self._running_clock()  # a waiting clock starts with a lift of the side to move
-        queue += clock.watch(self.tracker.game, self.tracker.board, now) if clock is not None else []
+        queue = self._pending + self.controller.step(now)
         queue += self._poll_sources(now)
         self._pending = []
         out: list[Event] = []
@@ -472,6 +516,7 @@ class App(Loop, Commands):
         at_board = [c for c in (BLACK, WHITE) if c not in tracker.held and self.players[c].is_human]
         out += self.guide.follow(target, tracker.board, before, near_side(at_board), now)
         self.analyst.follow(self.tracker.game if self.analysing else None)
+        self._keep_clock(now)
         self._takeback_pressed = False  # a press is handled in the step that polled it
         self._note_takebacks()
         # The step's snapshot before its events go out: an output hearing of a move
@@ -482,18 +527,11 @@ class App(Loop, Commands):
         self._light(now)
         return out
 
-    def _flag(self, now: int) -> list[Event]:
-        """The board clock's flag, if it fell by ``now``: the game ends on time."""
-        clock = self._running_clock()
-        fell = clock.check(now) if clock is not None else None  # cheap: it stops when the game ends
-        if clock is None or fell is None or self.tracker.game.is_over:
-            return []
-        t, side = fell
-        return clock.fell(t, side) + self.tracker.declare(win_for(side.opponent), "time", t)
-
-    def _running_clock(self) -> BoardClock | None:
-        """The board clock while a game is played (none while one is set up)."""
-        return None if self._resuming or self.tracker.setting_up is not None else self.board_clock
+    def _keep_clock(self, now: int) -> None:
+        """The clock on disk with the game it times (none while a saved game is set up)."""
+        record = self.record
+        if record is not None and not self._resuming and self.session.game is self._game:
+            self.clock_saver.keep(self.session.clock, record.id, self.session.game.ply, now)
 
     def next_deadline(self) -> int | None:
         """When :meth:`step` must run next (debounce, settle, blink, frame limit); None if idle."""
@@ -508,8 +546,6 @@ class App(Loop, Commands):
             times.append(held())  # a button held down becomes a long press
         times += [deadline() for deadline in self.deadlines]
         times.append(self.outputs.deadline())
-        if self.board_clock is not None:
-            times.append(self.board_clock.next_deadline())
         times.append(self.message_line.until)
         if self.sim is not None:
             times.append(self.sim.next_event_ms())
@@ -548,8 +584,6 @@ class App(Loop, Commands):
         """Keep the game for ``event``; return the events it causes (handled in turn)."""
         out: list[Event] = []
         tracker = self.tracker
-        if self.board_clock is not None and tracker.game is self._game:
-            out += self.board_clock.follow(event, tracker.game, now)
         if isinstance(event, (MoveMade, TakenBack, GameOver, NewGame)):
             self.message_line.forget()
         if isinstance(event, (MoveMade, NewGame)) and self.sim is not None:
@@ -576,8 +610,8 @@ class App(Loop, Commands):
                 # The person takes back their own move, not just the machine's answer
                 # (which the machine would only ask for again): a second ply goes, and the
                 # lights guide the board back to the position before the person's move.
-                out += tracker.take_back(now)
-                out += tracker.restore(tracker.board, now)
+                out += self.follower.take_back(now)
+                out += self.follower.restore(tracker.board, now)
                 return out
             out += self._save(now)
         elif isinstance(event, (Huffed, HuffTakenBack)):
@@ -625,14 +659,10 @@ class App(Loop, Commands):
         return out
 
     def clock_state(self, now: int) -> ClockState | None:
-        """The game clock for the display, the buzzer and the pages (the referee's or the
-        board clock's: one :class:`~firmware.events.clock.ClockState`), or None without one."""
-        referee = self.referee
-        if referee is not None:
-            return referee.clock_state(now)
-        if self.board_clock is not None and not self._resuming:
-            return self.board_clock.state(now)
-        return None
+        """The game clock for the display, the buzzer and the pages (the session's, in
+        every mode: one :class:`~firmware.events.clock.ClockState`), or None without one."""
+        clock = self.session.clock
+        return clock.state(now) if clock is not None else None
 
     def _on_offer(self, offer: DrawOffer, now: int) -> list[Event]:
         """A draw offer: the machine answers one made to it; people are told how to accept."""
@@ -650,7 +680,7 @@ class App(Loop, Commands):
             accept, score = draw_answer(game, side.opponent)
             if accept:
                 self.say(f"{machine.name} accepts the draw (level or worse for it).")
-                return self.tracker.offer_draw(side.opponent, now)
+                return self.follower.offer_draw(side.opponent, now)
             message = f"{machine.name} declines the draw: {side.opponent} is better ({score / 100:+.2f})"
             self.say(message + ".")
             return [DrawDeclined(now, Side.of(side.opponent), message)]
@@ -675,8 +705,9 @@ class App(Loop, Commands):
             self.say(self._resume_note)
             self._resume_note = ""
             out.append(GameStarted(now, True, game.ply, game.position.fen(), record.id))
-            if self.board_clock is not None:
-                out += self.board_clock.begin(game, now, game_id=record.id, resumed=True)
+            clock = self.session.clock
+            if clock is not None:
+                out.append(clock.report(now))  # the times as saved, paused
             return out
         out += self._put_away(now)
         self._resuming = False
@@ -685,7 +716,7 @@ class App(Loop, Commands):
         if self.referee is not None:
             # The referee's names for this game (colours are reversed every game).
             self.modes.seats.name_people(self.referee.names)
-        seating = self.matches.begin(now, self.players, self.referee)
+        seating = self.matches.begin(now, self.players, self.referee, self.follower)
         self.players.update(seating.players)
         out += seating.events
         self.record = self._new_record(self._game.start)
@@ -694,8 +725,6 @@ class App(Loop, Commands):
             self.record = replace(self.record, black=black, white=white, extra={**self.record.extra, **seating.tags})
         out += self._save(now)
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
-        if self.board_clock is not None:
-            out += self.board_clock.begin(self._game, now, game_id=self.record.id)
         return out
 
     def _save(self, now: int) -> list[GameSaved]:
@@ -710,14 +739,15 @@ class App(Loop, Commands):
         if self.board_clock is not None:
             record = record.with_times(self.board_clock.times)  # each move's clock
         if not record.finished:
-            clock = self.board_clock.control if self.board_clock is not None else None
+            clock = self.settings.clock if self.referee is None else None
             kept = self.modes.kept(game, self.policy.settings.hints, clock)
             self.record = record = replace(record, mode=self.mode.name, settings=kept)
             return self.keeper.save(record, now)
         self.record = record
         referee = self.referee
-        judged = referee is not None and referee.state is not None and referee.state.game is game
-        return self.keeper.finish(record, now, referee.pdn if referee is not None and judged else None)
+        if referee is None or not referee.judges(self.session):
+            return self.keeper.finish(record, now)
+        return self.keeper.finish(record, now, lambda: referee.pdn(game))
 
     def _put_away(self, now: int) -> list[GameSaved]:
         """The game before a new one: kept as PDN if it had moves and had not ended."""
@@ -740,10 +770,6 @@ class App(Loop, Commands):
             # The match has the result on its sheet: a resignation in it stands.
             self.say("The resignation stands: the game is counted in the match.")
             return False
-        if press.name == "clock" and self.board_clock is not None and self.referee is None:
-            if not self._resuming and self.tracker.setting_up is None:
-                self._pending += self.board_clock.press(self.tracker.game, press.t_ms)
-            return None
         if press.name == "hint":
             self.policy.reveal_hints()
             # A referee allows no hints; the engine's move (for a person to move, the
@@ -837,9 +863,8 @@ class App(Loop, Commands):
         board, its reading, warnings and roles), which tracker and referee, and what the
         application adds (the hint, the resume, the moves taken back, the names)."""
         tracker = self.tracker
-        plain = tracker.tracker
         referee = self.referee
-        crowned = plain.crowned
+        crowned = tracker.crowned
         names: tuple[object, ...] = (
             (*referee.names, referee.cautions(BLACK), referee.cautions(WHITE))
             if referee is not None
@@ -847,10 +872,10 @@ class App(Loop, Commands):
         )
         return (
             tracker,
-            plain,
-            plain.version,
+            referee,
+            tracker.version,
             self.session.revision,
-            tracker.resign_asked,  # it lapses with time
+            self.follower.resign_asked,  # it lapses with time
             self.hint,
             self._resuming,
             self._game,
@@ -890,7 +915,8 @@ class App(Loop, Commands):
         setup = Setup(*target, rank=step.rank if step is not None else None) if target is not None else None
         board = tracker.board
         pieces, strays = standing(setup.position if setup is not None else game.position, board)
-        roles = self.guide.light(picture(tracker, self.hint))
+        follower = self.follower
+        roles = self.guide.light(picture(tracker, self.hint, roles=follower.roles))
         put_back = tuple(sorted(s for s, r in roles.items() if r == Role.MISSING))
         take_off = tuple(sorted(s for s, r in roles.items() if r in (Role.EXTRA, Role.REMOVE)))
         conditions = tuple(
@@ -902,10 +928,10 @@ class App(Loop, Commands):
                 put_back or (w.squares[:1] if w.code == "illegal-move" else ()),
                 take_off,
             )
-            for w in (tracker.warnings if tracker.warning is not None else ())
+            for w in (follower.warnings if tracker.warning is not None else ())
         )
-        offer = tracker.draw_offer
-        asked = tracker.resign_asked
+        offer = self.session.draw_offer
+        asked = follower.resign_asked
         result = game.result if tracker.setting_up is None else None
         crown = next((s for s, r in roles.items() if r == Role.CROWN), None)
         if crown is not None and (result is not None or self._crowned_on_board(crown)):
@@ -954,7 +980,7 @@ class App(Loop, Commands):
             return None
         if board != tracker.game.position.occupied:
             return None
-        return touched if any(p.move.start == touched for p in tracker.tracker.table.plans) else None
+        return touched if any(p.move.start == touched for p in tracker.table.plans) else None
 
     def _note_takebacks(self) -> None:
         """Keep the moves taken back (one or two plies a press, several presses) until

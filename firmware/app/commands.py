@@ -56,7 +56,7 @@ class Commands:
 
     # What the commands use of the application, which sets them up.
     clock: Clock
-    tracker: Follower
+    follower: Follower
     session: GameSession
     controller: Controller
     modes: Modes
@@ -76,7 +76,6 @@ class Commands:
     _buttons: TappedButtons
     _pending: list[Event]
     _started: bool
-    _resuming: bool
     _game: Game | None
     hardware: Hardware
     #: PDN tags for the record of the next game to begin, if it begins from that
@@ -90,8 +89,24 @@ class Commands:
         """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
         raise NotImplementedError
 
-    def follow(self, tracker: Tracker | None = None, *, resumed: bool = False, now: int | None = None) -> Follower:
+    def follow(
+        self, tracker: Tracker | None = None, *, resumed: bool = False, now: int | None = None, board: int | None = None
+    ) -> Tracker:
         """Follow the board with ``tracker`` (:meth:`App.follow <firmware.app.application.App>`)."""
+        raise NotImplementedError
+
+    @property
+    def tracker(self) -> Tracker:
+        """The tracker reading the board (:attr:`App.tracker <firmware.app.application.App>`)."""
+        raise NotImplementedError
+
+    @property
+    def _resuming(self) -> bool:
+        """A saved game is being set up to resume (:attr:`resuming`)."""
+        raise NotImplementedError
+
+    @_resuming.setter
+    def _resuming(self, resuming: bool) -> None:
         raise NotImplementedError
 
     @property
@@ -101,7 +116,7 @@ class Commands:
 
     @property
     def referee(self) -> Referee | None:
-        """Referee mode's arbiter (it stands in for the tracker); None in other modes."""
+        """Referee mode's arbiter (the follower's judge); None in other modes."""
         return self.modes.referee
 
     @property
@@ -155,8 +170,8 @@ class Commands:
 
     @property
     def warning(self) -> BoardWarning | None:
-        """The board's warning now (the most urgent), or None."""
-        return self.tracker.warning
+        """The board's warning now (the most urgent, as the referee words it), or None."""
+        return self.follower.warning
 
     @property
     def analysing(self) -> bool:
@@ -221,7 +236,7 @@ class Commands:
     @property
     def ballot_move(self) -> Move | None:
         """The referee's balloted move the board asks for next, or None."""
-        return self.referee.ballot_move if self.referee is not None else None
+        return self.referee.ballot_move(self.tracker.game) if self.referee is not None else None
 
     # -- what a host or the other board asks of the game --------------------------------
 
@@ -235,7 +250,7 @@ class Commands:
         PDN tags its record keeps, once it begins (from ``position``); a set-up asked
         for without them forgets those of an earlier one."""
         self.start_tags = (position, dict(tags)) if tags is not None else None
-        return self.tracker.new_game(position, now)
+        return self.follower.new_game(position, now)
 
     def try_again(self, game: str, ply: int, opponent: str, now: int) -> list[Event]:
         """The kept game ``game`` after ``ply`` plies, set up as a new game against
@@ -272,32 +287,31 @@ class Commands:
 
     def take_back(self, now: int) -> list[Event]:
         """Take the last move back (the board is guided back to the position before it)."""
-        return self.tracker.take_back(now)
+        return self.follower.take_back(now)
 
     def declare(self, score: str, reason: str, now: int) -> list[Event]:
         """End the game with a result from outside (an arbiter, the other board); the
-        referee's own in referee mode."""
-        return self.tracker.declare(score, reason, now)
+        referee records it in referee mode."""
+        return self.follower.declare(score, reason, now)
 
     def set_ballot(self, number: int | None, now: int) -> list[Event]:
         """Referee mode: play ACF ballot ``number`` (see the referee's own); ``ValueError``
         when it cannot be played now or no referee is in charge."""
         if self.referee is None:
             raise ValueError("a ballot is the referee's to play (referee mode)")
-        return self.referee.set_ballot(number, now)
+        return self.referee.set_ballot(number, now, self.follower)
 
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]:
         """``side`` offers or accepts a draw (None: the shared button), as its button does.
 
         For the host link and the web page (a :data:`Source`, which returns the events).
         """
-        return self._command(lambda t: self.tracker.press("draw" if side is None else f"{side}_draw", t), now)
+        return self._command(lambda t: self.follower.offer_draw(side, t), now)
 
     def resign(self, side: Color | None, now: int | None = None, *, confirmed: bool = False) -> list[Event]:
         """``side`` resigns (None: the side played at the board); unless ``confirmed``, the
         first request asks for a second one within 3 s, as the button does."""
-        name = "resign" if side is None else f"{side}_resign"
-        return self._command(lambda t: self.tracker.press(name, t, confirmed), now)
+        return self._command(lambda t: self.follower.resign(side, t, confirmed=confirmed), now)
 
     def _command(self, act: Callable[[int], list[Event]], now: int | None) -> list[Event]:
         """Run a command on the game now and return its events: a :data:`Source` returns
@@ -325,8 +339,6 @@ class Commands:
         ``new`` button then, or a page's New game): it is kept as an unfinished game's PDN
         when the new game begins, and until then the board sets up the new one."""
         self._resuming = False
-        if self.referee is not None:
-            self.referee.resume_given_up()
 
     def set_player_names(self, black: str, white: str, now: int) -> bool:
         """Name the players: the people's seats take the names, a machine is renamed, the
@@ -337,7 +349,7 @@ class Commands:
         for color, name in ((BLACK, black), (WHITE, white)):
             self.modes.seats.name(color, name)
         if self.referee is not None:
-            self.referee.set_names(black, white)  # the tournament record, and the games after
+            self.referee.set_names(black, white, self.follower)  # the tournament record, and the games after
         game = self.tracker.game
         if (
             self.record is None
@@ -387,7 +399,7 @@ class Commands:
         self.settings = replace(self.settings, rules=rules, start=None)
         self.session.adopt(Game(Position.start(rules), rules))
         self.follow()
-        return self.tracker.new_game(Position.start(rules), now)
+        return self.follower.new_game(Position.start(rules), now)
 
     def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
         """A new game under ``settings`` in their mode (``play`` or ``referee``): the names,
@@ -410,13 +422,8 @@ class Commands:
         self.modes.seats.name(WHITE, settings.white_name)
         start = settings.start or Position.start(settings.rules)
         self.session.adopt(Game(start, settings.rules))
-        self.follow()
-        self._set_clock()
+        self.follow()  # the clock of their time control for the games to come
         return self.new_game(start, now)
-
-    def _set_clock(self) -> None:
-        """The board clock of the settings' time control (:meth:`App._set_clock <firmware.app.application.App>`)."""
-        raise NotImplementedError
 
     def computer_player(self, level: int | None = None) -> Player:
         """The engine as a player at ``level`` (None: full strength), for ``computer`` mode.
@@ -433,7 +440,13 @@ class Commands:
     def change_referee(self, **changes: Any) -> RefereeSettings:
         """Change the referee's settings for the games to come (see :meth:`Modes.change_referee
         <firmware.app.modes.Modes.change_referee>`); ``ValueError`` for a value it does not take."""
-        return self.modes.change_referee(**changes)
+        settings = self.modes.change_referee(**changes)
+        self._set_clock()
+        return settings
+
+    def _set_clock(self) -> None:
+        """The time control of the games to come (:meth:`App._set_clock <firmware.app.application.App>`)."""
+        raise NotImplementedError
 
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None:
         """Switch between ``play`` (two players) and ``referee`` before a game's first move,
@@ -464,7 +477,7 @@ class Commands:
         self.thinker.cancel()
         if self.mode.computer and self.tracker.expected is not None:
             self.tracker.expect(None)  # the machine's move is no longer asked for
-        plain = self.tracker.tracker
+        plain = self.tracker
         # A game not yet begun is refereed from now; otherwise from the next new game.
         begins = not game.is_over and plain.setting_up is None
         self.modes.switch(name, plain, computer if name == "computer" else None)
@@ -484,7 +497,7 @@ class Commands:
         assert referee is not None
         known = (self.players[BLACK].name, self.players[WHITE].name)
         names = tuple(mine if mine != "?" else theirs for mine, theirs in zip(known, referee.names))
-        referee.set_names(*names)
+        referee.set_names(names[0], names[1], self.follower)
         self.modes.seats.name_people(names)
         if now is not None and self.record is not None and self._game is self.tracker.game:
             self.record = replace(self.record, black=names[0], white=names[1])

@@ -26,6 +26,7 @@ from firmware.events import Event, MatchScore, Notice
 from firmware.app.players import Human, Player
 from firmware.app.settings import MatchConfig
 from firmware.referee.arbiter import Referee
+from firmware.tracking.judge import Bench
 from firmware.storage.matches import MATCH_TAG, MatchStore, match_tags, new_match
 from firmware.storage.store import GameFile, GameRecord, StoreError
 from rules import BLACK, WHITE, Color
@@ -171,6 +172,7 @@ class MatchPlay:
         now: int,
         players: Mapping[Color, Player],
         referee: Referee | None = None,
+        bench: Bench | None = None,
     ) -> Seating:
         """A new game begins: the players seated as the match says (unchanged without a
         match), the names its record takes, the tags naming the match, the events."""
@@ -185,12 +187,12 @@ class MatchPlay:
         black, white = match.colours()
         seated = seat(players, black, white, self._machine_name(match, players))
         events: list[Event] = []
-        if referee is not None:
-            referee.set_names(black, white)
-            match, ballot_events = self._ballot(match, referee, now)
+        if referee is not None and bench is not None:
+            referee.set_names(black, white, bench)
+            match, ballot_events = self._ballot(match, referee, now, bench)
             events += ballot_events
             # The referee's own record (live.pdn, game-*.pdn) names the match too.
-            referee.tag({MATCH_TAG: match.id, "MatchGame": str(match.number)})
+            referee.tag({MATCH_TAG: match.id, "MatchGame": str(match.number)}, bench.session.game)
         notes += self._save(match)
         events.append(self._event(now, "game-start", match, match.number, black))
         return Seating(seated, (black, white), match_tags(match), self._notices(now, notes) + events)
@@ -228,7 +230,7 @@ class MatchPlay:
             return None, [f"no match begun: the last match could not be put away: {exc}"]
         return match, []
 
-    def _ballot(self, match: Match, referee: Referee, now: int) -> tuple[Match, list[Event]]:
+    def _ballot(self, match: Match, referee: Referee, now: int, bench: Bench) -> tuple[Match, list[Event]]:
         """The ballot of this game's pair: drawn by the pair's first game, the same again
         in its second with the colours reversed, whatever the referee's own count says."""
         events: list[Event] = []
@@ -242,13 +244,13 @@ class MatchPlay:
                     # The referee counted this game as a pair's second: a fresh card.
                     drawn = referee.box.draw()
                     if drawn is not None:
-                        events += referee.set_ballot(drawn.number, now)
+                        events += referee.set_ballot(drawn.number, now, bench)
                 if referee.ballot is not None:
                     match = match.with_ballot(referee.ballot.number, number)
             else:
                 wanted = match.ballot(number)
                 if wanted is not None and (referee.ballot is None or referee.ballot.number != wanted):
-                    events += referee.set_ballot(wanted, now)
+                    events += referee.set_ballot(wanted, now, bench)
         except ValueError as exc:
             log.error("match ballot: %s", exc)
         return match, events

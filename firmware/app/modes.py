@@ -9,7 +9,7 @@ is the mode the board is in (``play``, ``computer``, ``referee``: the table is
 policy's referee setting, and the referee of referee mode, kept while another mode is on
 so that its session (games, ballot deck, record files) goes on when referee mode is back.
 The application switches modes through it (:meth:`firmware.app.application.App.set_mode`)
-and re-judges its tracker; nothing here touches the board.
+and gives the mode's referee to its follower as the judge; nothing here touches the board.
 
 >>> from firmware.app.leds import LedPolicy
 >>> from firmware.app.players import RandomMover
@@ -36,7 +36,6 @@ from firmware.app.resume import Comeback, mode_settings
 from firmware.app.settings import AppSettings
 from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings
 from firmware.gameclock import TimeControl
-from firmware.tracking.follower import Follower
 from firmware.tracking.policy import MODES
 from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Tracker
@@ -145,7 +144,7 @@ class Modes:
         self.referee_settings = referee.settings if referee is not None else referee_settings or RefereeSettings()
         if referee is None and self.mode.tracker_mode == "referee":
             referee = Referee(self.referee_settings)
-        #: Referee mode's arbiter: it stands in for the tracker. None in other modes.
+        #: Referee mode's arbiter, the follower's judge. None in other modes.
         self.referee = referee
         #: Referee mode's arbiter, kept while another mode is on.
         self.arbiter = referee
@@ -178,26 +177,13 @@ class Modes:
 
     def switch(self, name: str, tracker: Tracker, machine: tuple[Color, Player] | None = None) -> None:
         """Enter mode ``name`` with a game on ``tracker`` (its rules follow the mode); the
-        application then follows it (:meth:`judge`)."""
+        application then follows it, judged by :attr:`referee` in referee mode."""
         was = self.referee
         self.enter(name, machine)
         tracker.policy = self.mode
         if self.referee is None and was is not None and tracker.expected is not None:
-            if tracker.expected == was.ballot_move:
+            if tracker.expected == was.ballot_move(tracker.game):
                 tracker.expect(None)  # the referee's ballot is no longer asked for
-
-    def judge(self, tracker: Tracker, *, resumed: bool = False, now: int | None = None) -> Follower:
-        """``tracker``, or in referee mode the referee judging it (it stands in for it);
-        ``resumed``: the game of the record resumes, with the referee's state of it;
-        ``now``: the mode was entered now, so a game under way on ``tracker`` and not yet
-        refereed is refereed from now (otherwise from the next new game)."""
-        if self.referee is None:
-            return tracker
-        if resumed:
-            saved, self.referee_game = self.referee_game, None
-            return self.referee.attach(tracker, resumed=True, saved=saved)
-        begins = now is not None and not tracker.game.is_over and tracker.setting_up is None
-        return self.referee.attach(tracker, now if begins else None)
 
     def expect_resume(self, game: Game) -> None:
         """The saved ``game`` is being set up to resume: in referee mode the referee takes
@@ -263,7 +249,7 @@ class Modes:
             hints=hints,
             machine=machine,
             referee=referee.settings if referee is not None else None,
-            referee_game=referee.snapshot(game) if referee is not None else None,
+            referee_game=referee.snapshot(self.session) if referee is not None and game is self.session.game else None,
             clock=clock,
         )
 

@@ -1,23 +1,27 @@
-"""The game clock of two-player and computer games (``crownhead run --clock SPEC``).
+"""Saving the board's clock (``clock.json`` in the state directory), for every timed game.
 
-Referee games keep their clock in the referee (:mod:`firmware.referee.arbiter`); any
-other game given a time control keeps it here. Both are a
-:class:`~firmware.tracking.timer.GameTimer`, so the rules are one class's: the side to move's
-time starts with its first lift (or a ``clock`` press), the clock switches when the
-board accepts a move, the ``clock`` button pauses and resumes it, a flag falling ends
-the game on time, and the clock is saved (``clock.json`` in the state directory) with
-every move and every 5 s while it runs, so that after a power cut the game resumes with
-its clock, paused until the side to move lifts a piece.
+The game's one clock is the session's (:attr:`GameSession.clock
+<firmware.tracking.session.GameSession.clock>`, a :class:`~firmware.tracking.timer.GameTimer`:
+the follower runs it the same way in a two-player, a computer and a refereed game). The
+application keeps it on disk with a :class:`ClockSaver`, one way for every mode: with
+every change of the clock (a move, a pause, the end) and every 5 s while it runs, so
+that after a power cut the game resumes with its clock, paused until the side to move
+lifts a piece.
 
+>>> import tempfile, pathlib
 >>> from rules import WCDF, Game
 >>> from firmware.gameclock import TimeControl
->>> clock = BoardClock(TimeControl.parse("60"))
->>> _ = clock.begin(Game(None, WCDF), 0, game_id="g1")
->>> clock.state(0)
-ClockState(black_ms=60000, white_ms=60000, side='black', paused=True, flag=None)
->>> _ = clock.lifted(Game(None, WCDF), 500)          # Black lifts a man: its time runs
->>> clock.state(2500)
-ClockState(black_ms=58000, white_ms=60000, side='black', paused=False, flag=None)
+>>> from firmware.tracking.timer import GameTimer
+>>> timer = GameTimer(TimeControl.parse("60"))
+>>> _ = timer.begin(Game(None, WCDF), 0)
+>>> _ = timer.lifted(Game(None, WCDF), 500)          # Black lifts a man: its time runs
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "clock.json"
+>>> saver = ClockSaver(path)
+>>> saver.keep(timer, "g1", 0, 2500)
+>>> saver.close()                         # the last state written
+>>> again = GameTimer(TimeControl.parse("60"))
+>>> ClockSaver(path).load(again, "g1", Game(None, WCDF)), again.state(0)
+(True, ClockState(black_ms=58000, white_ms=60000, side='black', paused=True, flag=None))
 """
 
 from __future__ import annotations
@@ -29,138 +33,85 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.events import Event, Flag, GameOver, MoveMade, Reopened, TakenBack, Side
+from firmware.events import Side
 from firmware.files import atomic_write
-from firmware.gameclock import TimeControl
 from firmware.tracking.timer import GameTimer
-from rules import Color, Game
+from rules import Game
 
-__all__ = ["BoardClock", "SAVE_MS", "clock_for"]
+__all__ = ["ClockSaver", "SAVE_MS"]
 
 log = logging.getLogger(__name__)
 
 #: How often a running clock is saved.
 SAVE_MS = 5000
-#: Moves measured by another board kept until they are made here (see BoardClock.tell).
-_TOLD_KEPT = 8
+
+#: The most a saved clock's file may hold.
+_LIMIT = 4096
 
 
-class BoardClock(GameTimer):
-    """The :class:`~firmware.tracking.timer.GameTimer` of the application's game, saved.
+class ClockSaver:
+    """Keeps the game's clock in ``path`` (None: nowhere), written in a thread of its own."""
 
-    ``path``: where the clock is saved (None: not saved).
-    """
-
-    def __init__(self, control: TimeControl, path: str | os.PathLike[str] | None = None) -> None:
-        super().__init__(control, on_change=self._save)
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else None
-        self.game_id = ""
-        self._saved_at = 0
-        self._ply = 0
         self._writer: _Writer | None = None
-        #: Each move's clock since the game began or resumed here, by ply: the mover's time
-        #: left after it and the time it took (the record keeps them: ``GameRecord.times``).
-        self.times: dict[int, tuple[int, int]] = {}
-        # What another board measured for its side's moves, by ply (see tell).
-        self._told: dict[int, tuple[Color, int, int]] = {}
+        #: What was last saved: (which clock, its version, the game's id, the ply).
+        self._kept: tuple[int, int, str, int] | None = None
+        self._saved_at = 0
 
-    # -- a game begins -----------------------------------------------------------------
-
-    def begin(self, game: Game, now: int, *, game_id: str = "", resumed: bool = False) -> list[Event]:
-        """A new game (or, ``resumed``, a saved one goes on: its clock as saved, paused)."""
-        self.game_id = game_id
-        self._ply = game.ply
-        self.times.clear()  # the record keeps a resumed game's earlier moves
-        if not resumed:
-            self._told.clear()  # (a resumed game's next move may have come already)
-        events = super().begin(game, now)
-        if resumed and self._load(game):
-            return [self.report(now)]
-        return events
-
-    def follow(self, event: Event, game: Game, now: int) -> list[Event]:
-        """Follow the game's ``event``: moves switch the clock, the end stops it, a takeback
-        or a reopened game gives the time back as the rules say."""
-        self._ply = game.ply
-        if isinstance(event, MoveMade):
-            return self._moved(event, game)
-        if isinstance(event, GameOver):
-            return self.over(event.t)
-        if isinstance(event, TakenBack):
-            for ply in [p for p in self.times if p >= event.ply]:
-                del self.times[ply]
-            return self.taken_back(game, now)
-        if isinstance(event, Reopened):
-            return self.reopened(game, now)
-        return []
-
-    def tell(self, side: Color, ply: int, left: int, used: int) -> None:
-        """``side``'s move at ``ply`` as its own board measured it (a game far apart: the
-        other board's line carries it before the move is made here): when the move is
-        made here its time left and time used are these, not this board's, so that both
-        boards keep one record. Only the last few are kept (a board far behind)."""
-        self._told[ply] = (side, left, used)
-        for old in sorted(self._told)[:-_TOLD_KEPT]:
-            del self._told[old]
-
-    def _moved(self, event: MoveMade, game: Game) -> list[Event]:
-        side = event.side.color
-        events = self.moved(side, game, event.t)
-        told = self._told.pop(event.ply, None)
-        if told is not None and told[0] is side and not self.clock.stopped and self.clock.running is not side:
-            self.clock.agree(side, told[1])
-            self.last_left = told[1]
-            self.times[event.ply] = (told[1], told[2])
-            self._changed(event.t)
-            return [self.report(event.t)] if events else []
-        self.times[event.ply] = (self.clock.saved()[0][side], self.clock.last_used)
-        return events
-
-    #: The sides whose flag another board calls (a game far apart: each side's time is its
-    #: own board's, docs/remote.md): this one lets their time run out without ending the game.
-    called_elsewhere: frozenset[Color] = frozenset()
-
-    def check(self, now: int) -> tuple[int, Color] | None:
-        """``(when, side)`` if the running side's flag fell by ``now``, else None (and the
-        running clock is saved every :data:`SAVE_MS`)."""
-        due = self.clock.flag_due()
-        if due is not None and due <= now and not self.flag and self.clock.running not in self.called_elsewhere:
-            side = self.clock.running
-            assert side is not None
-            self.fall(side)
-            return due, side
-        if self.clock.running is not None and not self.clock.paused and now - self._saved_at >= SAVE_MS:
-            self._save(now)
-        return None
-
-    def fell(self, t: int, side: Color) -> list[Event]:
-        """The events of ``side``'s flag falling at ``t`` (the game ends on time separately)."""
-        return [Flag(t, Side.of(side))]
-
-    def next_deadline(self) -> int | None:
-        if self.clock.running in self.called_elsewhere:
-            return None  # nothing falls here: no step is due for it
-        return self.clock.flag_due()
-
-    # -- surviving a power cut -------------------------------------------------------------
-
-    def _save(self, now: int) -> None:
-        self._saved_at = now
-        if self.path is None or not self.game_id:
+    def keep(self, timer: GameTimer | None, game_id: str, ply: int, now: int) -> None:
+        """Save ``timer``, the clock of game ``game_id`` at ``ply``, if it changed since it
+        was last saved, or every :data:`SAVE_MS` while it runs (cheap otherwise)."""
+        if timer is None or self.path is None or not game_id:
             return
-        left = self.clock.snapshot(now)
-        moves = self.clock.saved()[1]
+        key = (id(timer), timer.version, game_id, ply)
+        running = timer.clock.running is not None and not timer.clock.paused and not timer.clock.stopped
+        if key == self._kept and not (running and now - self._saved_at >= SAVE_MS):
+            return
+        self._kept = key
+        self._saved_at = now
+        left = timer.clock.snapshot(now)
+        moves = timer.clock.saved()[1]
         data = {
-            "game": self.game_id,
-            "ply": self._ply,
-            "control": str(self.control),
+            "game": game_id,
+            "ply": ply,
+            "control": str(timer.control),
             "left": {Side.of(c): ms for c, ms in left.items()},
             "moves": {Side.of(c): n for c, n in moves.items()},
-            "flag": self.flag or "",
+            "flag": timer.flag or "",
         }
         if self._writer is None:
             self._writer = _Writer(self.path)
         self._writer.put(data)
+
+    def load(self, timer: GameTimer, game_id: str, game: Game) -> bool:
+        """Go on with the clock saved for game ``game_id`` (``game``, at its ply) in
+        ``timer``, paused until the side to move lifts a piece: True when it was there
+        (another game's clock, or another time control's, is not taken)."""
+        if self.path is None:
+            return False
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            log.error("cannot read %s: %s", self.path, exc)
+            return False
+        if len(raw) > _LIMIT:
+            log.error("%s is not a saved clock (too long); the clock starts afresh", self.path)
+            return False
+        try:
+            data = json.loads(raw)
+            if data["game"] != game_id or data["ply"] != game.ply or data["control"] != str(timer.control):
+                return False  # another game's, or another time control's
+            left = {side.color: int(data["left"][side]) for side in Side}
+            moves = {side.color: int(data["moves"][side]) for side in Side}
+            flag = Side.read(data["flag"]) if data.get("flag") else None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.error("%s cannot be used (%s); the clock starts afresh", self.path, exc)
+            return False
+        timer.resume(left, moves, game, flag)
+        return True
 
     def flush(self) -> None:
         """Wait until the last state handed to the writer is on disk."""
@@ -172,33 +123,6 @@ class BoardClock(GameTimer):
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-
-    def _load(self, game: Game) -> bool:
-        """The clock as saved for this game, if it is there: True when it was."""
-        if self.path is None:
-            return False
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return False
-        except OSError as exc:
-            log.error("cannot read %s: %s", self.path, exc)
-            return False
-        if len(raw) > 4096:
-            log.error("%s is not a saved clock (too long); the clock starts afresh", self.path)
-            return False
-        try:
-            data = json.loads(raw)
-            if data["game"] != self.game_id or data["ply"] != game.ply or data["control"] != str(self.control):
-                return False  # another game's, or another time control's
-            left = {side.color: int(data["left"][side]) for side in Side}
-            moves = {side.color: int(data["moves"][side]) for side in Side}
-            flag = Side.read(data["flag"]) if data.get("flag") else None
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            log.error("%s cannot be used (%s); the clock starts afresh", self.path, exc)
-            return False
-        self.resume(left, moves, game, flag)
-        return True
 
 
 class _Writer:
@@ -248,13 +172,3 @@ class _Writer:
             atomic_write(self.path, json.dumps(data))
         except OSError as exc:  # a full card must not stop the game: the clock goes on
             log.error("cannot save the clock to %s: %s", self.path, exc)
-
-
-def clock_for(current: BoardClock | None, control: TimeControl | None, path: Path | None) -> BoardClock | None:
-    """The board clock for ``control`` (None: no clock): ``current`` while it keeps that
-    control, else a new one saved at ``path`` (``current`` closed, its last state written)."""
-    if current is not None and control is not None and current.control == control:
-        return current
-    if current is not None:
-        current.close()
-    return BoardClock(control, path) if control is not None else None

@@ -383,12 +383,14 @@ def app_state(app: Any) -> dict[str, Any]:
 
     game = app.game
     referee = getattr(app, "referee", None)
+    clocks: dict[str, int] | None = None
     if referee is not None:
         black, white = referee.names
-        clocks = referee.clock_times(app.clock.now_ms())
+        state = app.clock_state(app.clock.now_ms())  # the game's one clock, the session's
+        if state is not None:
+            clocks = {"black": state.black_ms, "white": state.white_ms}
     else:
         black, white = app.players[BLACK].name, app.players[WHITE].name
-        clocks = None
     result = game.result
     event, round_, game_id = _tournament(app, referee)
     tags = {"Event": event or "Crownhead hall", "Black": black, "White": white}
@@ -405,7 +407,7 @@ def app_state(app: Any) -> dict[str, Any]:
         "white": white,
         "result": result.score if result is not None else None,
         "reason": result.reason if result is not None else None,
-        "clocks": {"black": clocks[BLACK], "white": clocks[WHITE]} if clocks else None,
+        "clocks": clocks,
         "match": app.matches.link_state() if getattr(app, "matches", None) is not None else None,
         "status": app.view().status,
         "moves": _move_texts(game),

@@ -23,14 +23,14 @@ its own added to the link's (old boards ignore them):
 * **The clock, fair across latency.** Each move line of this board's side carries the
   mover's time left after the move (``left``, ms) and the time the move took (``used``),
   both as this board's clock measured them, and so does the link's state (a greeting's
-  last move); the other board's clock takes both as the record of that move once its
-  people have made it there (``BoardClock.tell``). So each side's time is kept by its
-  own board (the time a move spends crossing, and the time the people far away take to
-  make it on their board, count for nobody), and both boards show and save the same
-  times: the clock, and each move's time left and time used in the game's record (its
-  PDN's ``[%clk]`` and ``[%emt]``). A side's flag falls on its own board only (the other
-  board lets that side's time run out on its clock without ending the game, and hears
-  the result).
+  last move); the other board's clock (its session's: ``GameTimer.tell``) takes both as
+  the record of that move once its people have made it there. So each side's time is
+  kept by its own board (the time a move spends crossing, and the time the people far
+  away take to make it on their board, count for nobody), and both boards show and save
+  the same times: the clock, and each move's time left and time used in the game's
+  record (its PDN's ``[%clk]`` and ``[%emt]``). A side's flag falls on its own board only
+  (the other board lets that side's time run out on its clock without ending the game,
+  and hears the result).
 """
 
 from __future__ import annotations
@@ -106,8 +106,8 @@ class FarPolicy(LinkPolicy):
         return "white" if self.link.plays == "black" else "black"
 
     def _keeper(self) -> Any:
-        """The board clock (None without one): it keeps this side's time, and takes the
-        far side's as that side's board measured it."""
+        """The game's clock (the session's: ``app.board_clock``; None without one): it
+        keeps this side's time, and takes the far side's as that side's board measured it."""
         return getattr(self.link.app, "board_clock", None)
 
     def times(self) -> dict[str, int]:
@@ -234,8 +234,8 @@ class FarPolicy(LinkPolicy):
         self._asked = self._asked_here = None
 
     def _heard_times(self, data: dict[str, Any]) -> None:
-        """The clock of the other side's move as its own board measured it: the board
-        clock here takes it when its people make the move (``BoardClock.tell``)."""
+        """The clock of the other side's move as its own board measured it: the game's
+        clock here takes it when its people make the move (``GameTimer.tell``)."""
         keeper = self._keeper()
         ply, left, used = data.get("ply"), data.get("left"), data.get("used")
         if keeper is None or type(ply) is not int or type(left) is not int or not 0 <= left <= _MAX_MS:

@@ -1,8 +1,8 @@
 """Replay scripts: hand actions (``lift``, ``place``, ``wait``, ``press``, ``hold`` - a
 long press) run on the simulated board.
 
-A script drives the simulated board through the same debouncer, controller and tracker
-as the hardware, on a virtual clock, starting with the position already standing on the
+A script drives the simulated board through the same debouncer, controller, follower
+and tracker as the hardware, on a virtual clock, starting with the position already standing on the
 board, and yields every event; the last one is the ``final`` event. ``crownhead replay``
 prints them as JSON Lines; the format is documented in ``docs/replay.md``.
 
@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from firmware.tracking.controller import Controller
 from firmware.tracking.follower import Follower
+from firmware.tracking.session import GameSession
 from firmware.events import Event, Final
 from firmware.files import SCRIPT_LIMIT, FileRefused, is_ascii_digits, read_text
 from firmware.simulator.hands import Action
@@ -133,9 +134,10 @@ def iter_replay(
     position there).
 
     With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.arbiter.Referee`
-    judges the game from the first instant: cautions, claims, the ballot, the clock, as
-    ``crownhead replay --mode referee`` does. Without them the tracker runs alone under
-    its ``referee`` policy (touch-move enforced, no takeback, no hints).
+    judges the game from the first instant (the follower's judge): cautions, claims, the
+    ballot, the clock (the session's, under the referee's time control), as ``crownhead
+    replay --mode referee`` does. Without them the tracker runs alone under its
+    ``referee`` policy (touch-move enforced, no takeback, no hints).
 
     Raises :class:`ScriptError` for an action the board does not allow (lifting from an
     empty square, placing on an occupied one), after the events before it.
@@ -143,16 +145,13 @@ def iter_replay(
     start = position if position is not None else Position.start(rules)
     clock = VirtualClock(0)
     board = SimBoard(clock, pieces=_tokens(start), buttons=_button_names(actions))
-    plain = Tracker(Game(start, rules), settings, mode)
-    tracker: Follower = plain
-    judge = None
-    if referee is not None:
-        if mode != "referee":
-            raise ValueError(f"referee settings need the referee mode, not {mode!r}")
-        judge = Referee(referee).attach(plain)
-        tracker = judge
+    if referee is not None and mode != "referee":
+        raise ValueError(f"referee settings need the referee mode, not {mode!r}")
+    session = GameSession(Game(start, rules), time_control=referee.clock if referee is not None else None)
+    tracker = Tracker(session, settings, mode)
+    follower = Follower(tracker, Referee(referee) if referee is not None else None)
     debouncer = Debouncer(debounce_ms, initial=board.sensors.snapshot())
-    controller = Controller(board.sensors, board.buttons, tracker, debouncer, clock, lights=lights)
+    controller = Controller(board.sensors, board.buttons, follower, debouncer, clock, lights=lights)
 
     def pending() -> int | None:
         times = [t for t in (controller.next_deadline(), board.next_event_ms()) if t is not None]
@@ -173,8 +172,8 @@ def iter_replay(
         clock.set(max(target, clock.now_ms()))
         yield from shown(controller.step())
 
-    if judge is not None:
-        yield from shown(judge.begin(0))  # the clock starts, the ballot is drawn
+    if referee is not None:
+        yield from shown(follower.begin(0))  # the clock starts, the ballot is drawn
     yield from shown(controller.step())
     for action in actions:
         if action.verb == "wait":
@@ -191,8 +190,7 @@ def iter_replay(
         except SimError as exc:
             raise ScriptError(action.line, f"{action}: {exc}") from None
         yield from shown(controller.step())
-    if judge is not None:
-        judge.clock_deadline = False  # run on for the board, not until a flag falls
+    follower.clock_deadline = False  # run on for the board, not until a flag falls
     limit = clock.now_ms() + _RUN_ON_LIMIT
     while (due := pending()) is not None:
         if due > limit:

@@ -1,8 +1,9 @@
-"""The controller: pumps the hardware into the tracker, the same way for the sim and a Pi.
+"""The controller: pumps the hardware into the follower, the same way for the sim and a Pi.
 
 Raw switch events go through the debouncer; the accepted changes and the button presses
-reach the tracker one by one in time order, each with the occupancy it produced, and the
-tracker's timers (settle, patience) run in between, so every event carries the time it
+reach the follower (:mod:`firmware.tracking.follower`: the tracker reads the board, the
+session keeps the game) one by one in time order, each with the occupancy it produced,
+and the timers (settle, patience, the clock's flag) run in between, so every event carries the time it
 really happened. ``crownhead replay`` and the application's main loop both use it; the
 application adds the LEDs and the UI on top.
 
@@ -12,8 +13,8 @@ application adds the LEDs and the UI on top.
 >>> from rules import WCDF, Game, Position
 >>> clock = VirtualClock(0)
 >>> board = SimBoard(clock, pieces={s: "b" for s in range(1, 13)} | {s: "w" for s in range(21, 33)})
->>> tracker = Tracker(Game(None, WCDF))
->>> ctl = Controller(board.sensors, board.buttons, tracker, Debouncer(30, board.sensors.snapshot()), clock)
+>>> follower = Follower(Tracker(Game(None, WCDF)))
+>>> ctl = Controller(board.sensors, board.buttons, follower, Debouncer(30, board.sensors.snapshot()), clock)
 >>> _ = board.lift(11); clock.advance(500); _ = board.place(15)
 500
 >>> ctl.run_until(2000)
@@ -42,7 +43,7 @@ class _Polled(Protocol):
 
 
 class Controller:
-    """Hardware-agnostic pump: sensors -> debouncer -> tracker, buttons -> tracker.
+    """Hardware-agnostic pump: sensors -> debouncer -> follower, buttons -> follower.
 
     ``lights=True`` adds a :class:`~firmware.events.Lights` event each time the LED
     picture changes (:func:`~firmware.tracking.picture.picture`, the board's own; hint
@@ -53,7 +54,7 @@ class Controller:
         self,
         sensors: _Polled,
         buttons: _Polled | None,
-        tracker: Follower,
+        follower: Follower,
         debouncer: Debouncer,
         clock: Clock,
         *,
@@ -61,7 +62,7 @@ class Controller:
     ) -> None:
         self.sensors = sensors
         self.buttons = buttons
-        self.tracker = tracker
+        self.follower = follower
         self.debouncer = debouncer
         self.clock = clock
         self.lights = lights
@@ -71,7 +72,7 @@ class Controller:
 
     @property
     def occupancy(self) -> int:
-        """The debounced occupancy last given to the tracker."""
+        """The debounced occupancy last given to the follower."""
         return self._occupancy
 
     def step(self, now_ms: int | None = None) -> list[Event]:
@@ -80,11 +81,11 @@ class Controller:
         events: list[Event] = []
         if not self._started:
             self._started = True
-            if self.debouncer.state != self.tracker.board:
+            if self.debouncer.state != self.follower.tracker.board:
                 # The board as it stands when we start may differ from the game: it is
                 # guided back to the game's position before anything is read as a move.
                 self._occupancy = self.debouncer.state
-                events += self._after(self.tracker.restore(self._occupancy, now), now)
+                events += self._after(self.follower.restore(self._occupancy, now), now)
             else:
                 events += self._after([], now)
         self._drain()
@@ -99,18 +100,18 @@ class Controller:
         for i, press in enumerate(presses):
             inputs.append((press.t_ms, 1, i, press))
         inputs.sort(key=lambda item: item[:3])
-        tracker = self.tracker
+        follower = self.follower
         for t, _kind, _order, item in inputs:
-            events += self._after(tracker.tick(t), t)
+            events += self._after(follower.tick(t), t)
             if isinstance(item, SensorEvent):
                 b = 1 << (item.square - 1)
                 self._occupancy = self._occupancy | b if item.occupied else self._occupancy & ~b
-                events += self._after(tracker.update(self._occupancy, t), t)
+                events += self._after(follower.update(self._occupancy, t), t)
             else:
                 # A long press says so; a plain one keeps the two-argument call.
-                pressed = tracker.press(item.name, t, True) if item.long else tracker.press(item.name, t)
+                pressed = follower.press(item.name, t, True) if item.long else follower.press(item.name, t)
                 events += self._after(pressed, t)
-        events += self._after(tracker.tick(now), now)
+        events += self._after(follower.tick(now), now)
         return events
 
     def _drain(self) -> None:
@@ -125,7 +126,7 @@ class Controller:
         change made just now counts.
         """
         self._drain()
-        times = [t for t in (self.debouncer.next_deadline(), self.tracker.next_deadline()) if t is not None]
+        times = [t for t in (self.debouncer.next_deadline(), self.follower.next_deadline()) if t is not None]
         return min(times) if times else None
 
     def run_until(self, until_ms: int) -> list[Event]:
@@ -146,7 +147,8 @@ class Controller:
         """Append a Lights event when the picture changed (events keep their own times)."""
         if not self.lights:
             return events
-        shown = visible_roles(picture(self.tracker), self.tracker.policy.hints)
+        follower = self.follower
+        shown = visible_roles(picture(follower.tracker, roles=follower.roles), follower.tracker.policy.hints)
         if shown != self._shown:
             self._shown = shown
             # The picture changed with the latest event (a move accepted at its settle

@@ -110,7 +110,7 @@ class HuffingRule(TurnRule):
     def _huff(self, square: int, now: int) -> list[Event]:
         game = self.host.game
         side = Side.of(game.turn)
-        game.huff(square)
+        self.host.session.huff(square)
         self.host.restart_turn(now)
         events: list[Event] = [Huffed(now, game.ply, side, square)]
         result = game.result
@@ -199,7 +199,7 @@ class HuffingRule(TurnRule):
     def _force(self, now: int) -> list[Event]:
         game = self.host.game
         ply = game.ply
-        entry = game.force_jump()
+        entry = self.host.session.force_jump()
         self.host.restart_turn(now)
         return [ForcedJump(now, ply, Side.of(game.turn), entry.missed.pdn())]
 
@@ -217,7 +217,7 @@ class HuffingRule(TurnRule):
         if isinstance(last, JumpForced):
             return []
         if isinstance(last, Huff):
-            game.undo()
+            self.host.session.undo()
             self.host.restart_turn(now)
             return [HuffTakenBack(now, last.square)]
         if game.missed_jump() and self.host.reading.kind is not Kind.CORRECT_COMPLETE:

@@ -1,6 +1,6 @@
 """The LED picture: the role of every lit square, one function for the board and replay.
 
-The follower (a tracker, or the referee over one) gives the roles of what is happening:
+The tracker gives the roles of what is happening (a referee's judge leaves the hints out):
 a piece in hand and where it can go, a warning's squares, the move the board waits for,
 the last move and the kings. :func:`picture` adds what is true of the position at the
 start of a turn: the pieces that must capture when a capture is compulsory, and the
@@ -17,11 +17,11 @@ shows but the background). The application colours the picture (``firmware.app.l
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 
-from firmware.tracking.follower import Follower
 from firmware.tracking.roles import Role
-from firmware.tracking.tracker import Kind
+from firmware.tracking.tracker import Kind, Tracker
 from rules import Move, Position, Rules
 
 __all__ = ["picture", "must_capture"]
@@ -30,18 +30,19 @@ __all__ = ["picture", "must_capture"]
 _UNDER = (None, Role.KING, Role.LAST_FROM, Role.LAST_TO)
 
 
-def picture(follower: Follower, hint: Move | None = None) -> dict[int, str]:
-    """The role of each lit square now: the follower's, the pieces that must capture at
-    the start of a turn with a compulsory capture, and ``hint`` (the engine's move for
-    the person to move) while the game is under way."""
-    roles = follower.roles
-    game = follower.game
-    if game.result is not None or follower.setting_up is not None:
+def picture(tracker: Tracker, hint: Move | None = None, roles: Mapping[int, str] | None = None) -> dict[int, str]:
+    """The role of each lit square now: the tracker's (or ``roles``, the follower's
+    picture of them under a judge), the pieces that must capture at the start of a turn
+    with a compulsory capture, and ``hint`` (the engine's move for the person to move)
+    while the game is under way."""
+    roles = dict(roles) if roles is not None else tracker.roles
+    game = tracker.game
+    if game.result is not None or tracker.setting_up is not None:
         return roles
     if (
-        follower.expected is None
-        and follower.reading.kind is Kind.IDLE
-        and game.turn not in follower.held  # nothing to capture here: wait for the move
+        tracker.expected is None
+        and tracker.reading.kind is Kind.IDLE
+        and game.turn not in tracker.held  # nothing to capture here: wait for the move
     ):
         # Under huffing a jump is required only after a forced jump.
         if game.rules.must_capture or game.jump_required:

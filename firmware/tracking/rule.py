@@ -15,6 +15,7 @@ from typing import Protocol
 from firmware.events import Event
 from firmware.tracking.policy import ModePolicy, TrackerSettings
 from firmware.tracking.reading import Reading
+from firmware.tracking.session import GameSession
 from firmware.tracking.table import TurnTable
 from rules import Game, Move
 
@@ -28,8 +29,13 @@ class RuleHost(Protocol):
     policy: ModePolicy
 
     @property
+    def session(self) -> GameSession:
+        """The game's session: a rule changes the record only through it (a huff, a forced
+        jump), then calls :meth:`restart_turn`."""
+
+    @property
     def game(self) -> Game:
-        """The game (the session's record): a rule changing it calls :meth:`restart_turn`."""
+        """The game (the session's record), to read."""
 
     @property
     def board(self) -> int: ...
@@ -45,8 +51,8 @@ class RuleHost(Protocol):
     def correction_table(self) -> TurnTable | None: ...
 
     def restart_turn(self, now: int) -> None:
-        """The game changed other than by a move (a huff, a forced jump): begin the
-        turn afresh from the game's position and read the board again."""
+        """The session changed the game other than by a move (a huff, a forced jump):
+        begin the turn afresh from the game's position and read the board again."""
 
     def guide_back(self, shown: int) -> None:
         """The board still shows ``shown``, which was just taken back: the lights guide

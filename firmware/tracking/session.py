@@ -34,9 +34,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
+from firmware.gameclock import TimeControl
 from firmware.tracking.sides import RESIGN_CONFIRM_MS
+from firmware.tracking.timer import GameTimer
 from rules import Color, Game, Move, Position, Rules
-from rules.game import FORTY_MOVES_PLIES, HistoryEntry
+from rules.game import FORTY_MOVES_PLIES, HistoryEntry, Huff, JumpForced
 
 __all__ = ["GameSession", "claim_text"]
 
@@ -71,9 +73,19 @@ class GameSession:
     start position). Every change increments :attr:`revision`.
     """
 
-    def __init__(self, game: Game, *, start: Position | None = None) -> None:
+    def __init__(self, game: Game, *, start: Position | None = None, time_control: TimeControl | None = None) -> None:
         self._game = game
         self._start = start
+        #: The game before the one under way (put away when this one began), or None: for
+        #: whoever closes its record.
+        self.previous: Game | None = None
+        #: How many games the session has followed (the game under way is game ``number``).
+        self.number = 1
+        #: The time control of every new game of the session (None: no clock).
+        self.time_control = time_control
+        #: The clock of the game under way: the one clock of the board, whatever the mode
+        #: (see :meth:`new_clock`), or None without a time control.
+        self.clock: GameTimer | None = None
         #: Changes whenever anything here does (the game, an offer, a hold...).
         self.revision = 0
         # Sides held from outside (hold()) and by the machine the seats put there
@@ -122,16 +134,33 @@ class GameSession:
         self._moved_on()
 
     def undo(self) -> HistoryEntry:
-        """Take the last entry of the record back (a declared result goes with it); an
-        offer does not come back with the position."""
+        """Take the last entry of the record back (a move, a huff; a declared result goes
+        with it); an offer does not come back with the position."""
         entry = self._game.undo()
         self._moved_on()
         return entry
 
-    def moved_on(self) -> None:
-        """The record changed other than by :meth:`play` or :meth:`undo` (a huff, a forced
-        jump, an illegal move that stood): the standing offer lapses as after a move."""
+    def condone(self, move: Move) -> Position:
+        """``move``, illegal, stood (WCDF 1.26: the opponent answered without objection):
+        into the record as the board shows it (:meth:`rules.game.Game.condone`), the
+        game going on from there. A standing offer lapses as after any move."""
+        position = self._game.condone(move)
         self._moved_on()
+        return position
+
+    def huff(self, square: int) -> Huff:
+        """Under huffing: the opponent takes off the piece on ``square``, which could have
+        jumped (:meth:`rules.game.Game.huff`). The offer lapses as after a move."""
+        entry = self._game.huff(square)
+        self._moved_on()
+        return entry
+
+    def force_jump(self) -> JumpForced:
+        """Under huffing: the move that skipped a jump is taken back and the jump is to be
+        made (:meth:`rules.game.Game.force_jump`)."""
+        entry = self._game.force_jump()
+        self._moved_on()
+        return entry
 
     def _moved_on(self) -> None:
         self._offer = None
@@ -144,10 +173,22 @@ class GameSession:
 
     def adopt(self, game: Game) -> Game:
         """Follow ``game`` from now on (a saved game resuming, a variant's first game)."""
+        self.previous = self._game
+        self.number += 1
         self._game = game
         self._offer = self._resign = None
         self._changed()
         return game
+
+    # -- the clock -----------------------------------------------------------------------------
+
+    def new_clock(self, now_ms: int) -> list[Event]:
+        """The clock of the game under way begins afresh under :attr:`time_control` (both
+        sides' full time, waiting for the side to move's first lift): its ``clock`` event,
+        none without a time control (the clock is then None)."""
+        control = self.time_control
+        self.clock = GameTimer(control) if control is not None else None
+        return self.clock.begin(self._game, now_ms) if self.clock is not None else []
 
     # -- who plays where --------------------------------------------------------------------
 

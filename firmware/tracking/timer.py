@@ -7,7 +7,9 @@ side to move's time starts with its first lift or a ``clock`` press, the clock s
 when the board accepts a move, the ``clock`` press pauses and resumes it, a takeback gives
 the move's increment back, a reopened game waits for the side to move, the end of the
 game stops it, and a flag falls once. Its state is one
-:class:`~firmware.events.clock.ClockState`, its events ``clock`` reports.
+:class:`~firmware.events.clock.ClockState`, its events ``clock`` reports. It keeps each
+move's clock (:attr:`GameTimer.times`, for the game's record), and in a game far apart
+takes the other board's measure of that board's side's moves (:meth:`GameTimer.tell`).
 
 >>> from rules import WCDF, Game
 >>> from firmware.gameclock import TimeControl
@@ -29,6 +31,9 @@ from rules import BLACK, WHITE, Color, Game
 
 __all__ = ["GameTimer"]
 
+#: Moves measured by another board kept until they are made here (see GameTimer.tell).
+_TOLD_KEPT = 8
+
 
 class GameTimer:
     """The clock of one game after another under ``control`` (see the module).
@@ -46,15 +51,29 @@ class GameTimer:
         #: The side whose flag fell (None if none).
         self.flag: Side | None = None
         self.on_change = on_change
+        #: Changes whenever the clock's state does (for whoever saves it).
+        self.version = 0
+        #: Each move's clock since the game began or resumed here, by ply: the mover's time
+        #: left after it and the time it took (the record keeps them: ``GameRecord.times``).
+        self.times: dict[int, tuple[int, int]] = {}
+        # What another board measured for its side's moves, by ply (see tell).
+        self._told: dict[int, tuple[Color, int, int]] = {}
         self._turn: Color = BLACK
+
+    #: The sides whose flag another board calls (a game far apart: each side's time is its
+    #: own board's, docs/remote.md): their time may run out here without a flag falling.
+    called_elsewhere: frozenset[Color] = frozenset()
 
     # -- a game begins -----------------------------------------------------------------
 
     def begin(self, game: Game, now: int) -> list[Event]:
         """A new game on ``game``: both sides' full time, waiting for the first lift."""
         self.clock = GameClock(self.control)
+        self.version += 1
         self.waiting = True
         self.flag = None
+        self.times.clear()
+        self._told.clear()
         self._turn = game.turn
         if game.is_over:
             self.clock.stop(now)
@@ -66,8 +85,11 @@ class GameTimer:
         """Go on with a saved clock (each side's time left and moves made), paused until
         the side to move lifts a piece (the time of a power cut is nobody's)."""
         self.clock = GameClock.resume(self.control, dict(left), dict(moves))
+        self.version += 1
         self.waiting = True
         self.flag = flag
+        self.times.clear()  # the record keeps a resumed game's earlier moves
+        # (what another board told is kept: a resumed game's next move may have come already)
         self._turn = game.turn
         if game.is_over:
             self.clock.stop(0)
@@ -100,12 +122,22 @@ class GameTimer:
         self._changed(now)
         return [self.report(now)]
 
-    def moved(self, side: Color, game: Game, now: int, at: int | None = None) -> list[Event]:
+    def moved(self, side: Color, game: Game, now: int, at: int | None = None, *, ply: int | None = None) -> list[Event]:
         """The board accepted ``side``'s move at ``now`` (its time counted to ``at``, by
-        default ``now``): the opponent's clock runs. Reported unless the game is over."""
+        default ``now``), the move of ``ply`` (default: ``game``'s last): the opponent's
+        clock runs. The move's clock is kept in :attr:`times`, as another board measured
+        it if it told one (:meth:`tell`). Reported unless the game is over."""
         self.waiting = False
         self.last_left = self.clock.move_made(side, now if at is None else at)
         self._turn = game.turn
+        ply = game.ply if ply is None else ply
+        told = self._told.pop(ply, None)
+        if told is not None and told[0] is side and not self.clock.stopped and self.clock.running is not side:
+            self.clock.agree(side, told[1])
+            self.last_left = told[1]
+            self.times[ply] = (told[1], told[2])
+        else:
+            self.times[ply] = (self.clock.saved()[0][side], self.clock.last_used)
         if game.is_over:
             return []
         self._changed(now)
@@ -117,6 +149,8 @@ class GameTimer:
     def taken_back(self, game: Game, now: int) -> list[Event]:
         """A move taken back: the clock as it was before the move (the increment and the
         move's count go), but time spent stays spent; the side now to move runs again."""
+        for ply in [p for p in self.times if p > game.ply]:
+            del self.times[ply]  # (a move taken back keeps no clock)
         if self.clock.stopped:
             return []
         self.clock.move_taken_back(game.turn, now)
@@ -133,14 +167,25 @@ class GameTimer:
         self._changed(now)
         return [self.report(now)]
 
-    def agree(self, side: Color, left_ms: int, now: int) -> list[Event]:
-        """``side``'s time left after its last move as its own board measured it (a game far
-        apart): taken as the record here, reported. ValueError while ``side``'s clock runs."""
-        if self.clock.stopped:
-            return []
-        self.clock.agree(side, left_ms)
-        self._changed(now)
-        return [self.report(now)]
+    def tell(self, side: Color, ply: int, left: int, used: int) -> None:
+        """``side``'s move at ``ply`` as its own board measured it (a game far apart: the
+        other board's line carries it before the move is made here): when the move is
+        made here its time left and time used are these, not this board's, so that both
+        boards keep one record. Only the last few are kept (a board far behind).
+
+        >>> from rules import WCDF, Game
+        >>> from firmware.gameclock import TimeControl
+        >>> timer, game = GameTimer(TimeControl.parse("10")), Game(None, WCDF)
+        >>> _ = timer.begin(game, 0); _ = timer.lifted(game, 0)
+        >>> timer.tell(BLACK, 1, 598_000, 2_000)    # Black's board: 2 s
+        >>> _ = game.play_text("11-15")
+        >>> _ = timer.moved(BLACK, game, 9_000)     # made here 9 s in
+        >>> timer.times, timer.clock.remaining(BLACK, 9_000)
+        ({1: (598000, 2000)}, 598000)
+        """
+        self._told[ply] = (side, left, used)
+        for old in sorted(self._told)[:-_TOLD_KEPT]:
+            del self._told[old]
 
     def over(self, now: int) -> list[Event]:
         """The game ended: the clock stops for good."""
@@ -153,11 +198,15 @@ class GameTimer:
     def fall(self, side: Color) -> None:
         """``side``'s flag fell (the game ends on time, as the caller says)."""
         self.flag = Side.of(side)
+        self.version += 1
 
     # -- what is shown -------------------------------------------------------------------
 
     def flag_due(self) -> int | None:
-        """When the running side's time runs out, or None (paused, waiting, stopped)."""
+        """When the running side's flag falls, or None (paused, waiting, stopped, fallen,
+        or its flag is called elsewhere)."""
+        if self.flag is not None or self.clock.running in self.called_elsewhere:
+            return None
         return self.clock.flag_due()
 
     def state(self, now: int) -> ClockState:
@@ -182,5 +231,6 @@ class GameTimer:
         return [self.report(now)]
 
     def _changed(self, now: int) -> None:
+        self.version += 1
         if self.on_change is not None:
             self.on_change(now)

@@ -56,7 +56,6 @@ from firmware.tracking.reading import COMMITTABLE, Kind, Reading
 from firmware.tracking.roles import HINT_ROLES, ROLES, Role
 from firmware.tracking.rule import TurnRule
 from firmware.tracking.session import GameSession, claim_text
-from firmware.tracking.sides import side_request
 from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from rules import Color, Game, Move, Position
 from squares import bit, iter_squares, squares_of
@@ -217,17 +216,19 @@ def _list(squares: Iterable[int]) -> str:
 
 
 class Tracker:
-    """Follows a game on the board from settled occupancy readings and button presses.
+    """Reads the game on the board from settled occupancy readings: a board reader.
 
     ``game`` is the game the board shows now (its position is taken to stand on the
     board unless ``board`` gives the occupancy actually read), or the
     :class:`~firmware.tracking.session.GameSession` that owns it: the tracker reads the
-    board and asks the session to commit moves, offers, resignations, claims and
-    results; the session keeps them, and the held sides (a tracker made from a bare
-    game makes a session of its own). ``mode`` is ``"play"``, ``"referee"`` or a
-    :class:`ModePolicy`. Feed it with :meth:`update` after every accepted sensor change,
-    :meth:`press` for buttons and :meth:`tick` when :meth:`next_deadline` comes; each
-    returns the events that happened.
+    board against the session's game and asks the session to commit what it reads (a
+    move, a takeback, a new game set up); the session keeps the game, the offers, the
+    result and the held sides (a tracker made from a bare game makes a session of its
+    own). ``mode`` is ``"play"``, ``"referee"`` or a :class:`ModePolicy`. Feed it with
+    :meth:`update` after every accepted sensor change and :meth:`tick` when
+    :meth:`next_deadline` comes; each returns the events that happened (moves, warnings
+    with their squares). The buttons reach it through the follower
+    (:mod:`firmware.tracking.follower`), which passes it the board's own.
     """
 
     def __init__(
@@ -255,12 +256,18 @@ class Tracker:
         self._roles_cache: tuple[int, dict[int, str]] | None = None
         self._conditions_cache: tuple[int, list[_Condition]] | None = None
         self._view_cache: tuple[tuple[int, int], ProgressView] | None = None
+        self._now = 0
+        self._begin(game.position.occupied if board is None else board)
+
+    def _begin(self, board: int) -> None:
+        """Start reading ``board`` against the session's game, knowing nothing else."""
+        game = self.session.game
+        self._synced = self.session.revision
         self._active: dict[str, BoardWarning] = {}
-        self._board = game.position.occupied if board is None else board
+        self._board = board
         self._changed_at = 0
         #: When the current reading began: a board change, or a move, takeback or press.
         self._since = 0
-        self._now = 0
         self._setup: Position | None = None
         self._blocked: int | None = None
         #: The boards of the moves taken back with the button since the board last showed
@@ -268,38 +275,33 @@ class Tracker:
         self._undone: set[int] = set()
         # A board that does not show the game when the tracker starts (a game resumed)
         # is first guided back to the game's position; nothing is read as a move before.
-        self._restoring = board is not None and board != game.position.occupied
+        self._restoring = board != game.position.occupied
         self._expected: Move | None = None
         self._crown: int | None = None
         # The game's own turn rules (huffing), plugged in at the hooks marked below.
         self._rule: TurnRule = HuffingRule(self) if game.rules.huffing else TurnRule(self)
+        self._touch_state()
         self._new_turn()
         self._reading = self._read(self._board)
         if self._reading.kind is not Kind.NONE:
             self._ref = self._reading
 
-    # -- public state -----------------------------------------------------------------
+    def read_afresh(self, now_ms: int) -> list[Event]:
+        """The session's record changed in a way no reading of the board explains (an
+        illegal move stood, WCDF 1.26): forget what was read of the turn and read the board
+        as it stands at ``now_ms``, from the game's position, as a tracker just started
+        on it would (the answer standing complete on the board is read as the next move).
+        """
+        board = self._board
+        self._begin(self.game.position.occupied)
+        return self.update(board, now_ms)
 
-    @property
-    def tracker(self) -> Tracker:
-        """The tracker itself (a :class:`~firmware.tracking.follower.Follower` over a
-        tracker gives the one underneath)."""
-        return self
+    # -- public state -----------------------------------------------------------------
 
     @property
     def game(self) -> Game:
         """The game the board follows (the session's)."""
         return self.session.game
-
-    @property
-    def new_start(self) -> Position | None:
-        """The position the ``new`` button sets up (None: the rules' start position): the
-        session's, the position every game of the session begins from."""
-        return self.session.new_start
-
-    @new_start.setter
-    def new_start(self, position: Position | None) -> None:
-        self.session.new_start = position
 
     @property
     def mode(self) -> str:
@@ -359,7 +361,9 @@ class Tracker:
 
     @property
     def held(self) -> dict[Color, str]:
-        """The sides held (see :meth:`hold`), each with who makes its moves."""
+        """The sides whose moves are made elsewhere, each with who makes them (the
+        session's holds: while such a side is to move, only a move asked for with
+        :meth:`expect` is read as its move)."""
         return self.session.held
 
     @property
@@ -484,123 +488,41 @@ class Tracker:
         self._touch_state()
         return events + self._refresh(now_ms)
 
-    def press(self, button: str, now_ms: int, long: bool = False) -> list[Event]:
-        """A button press (``long``: held down). Handled here: ``adjust``, ``takeback``,
-        ``new``, ``claim``, and the draw and resign buttons, shared or per side (see
-        :mod:`firmware.tracking.sides`, :meth:`offer_draw` and :meth:`resign`).
+    def attend(self, now_ms: int) -> list[Event]:
+        """A hand pressed a button at ``now_ms``: the timers due run, and what stands on the
+        board is read as of now (a warning about it waits its time again).
 
-        A shared ``resign`` gives up the side played at the board: the side to move, or,
-        while that side is held (see :meth:`hold`), its opponent.
-
-        Other buttons (``hint``...) belong to the application; they return no event.
+        The buttons themselves are the follower's to route (:mod:`firmware.tracking.follower`):
+        the game's (a draw, a resignation, a claim) go to the session; the board's own call
+        :meth:`new_game`, :meth:`take_back`, :meth:`adjust` and :meth:`force`.
         """
         self._sync()
-        request = side_request(button, long)
-        if request is not None:
-            if request.action == "draw":
-                return self.offer_draw(request.side, now_ms)
-            return self.resign(request.side, now_ms, confirmed=request.confirmed)
         events = self._run_timers(now_ms)
         self._since = now_ms
         self._touch_state()
-        if button == "new":
-            return events + self.new_game(None, now_ms)
-        if self._setup is not None:
-            return events
-        if button == "adjust":
-            self._adjusting = True
-        elif button == "takeback":
-            events += self.take_back(now_ms)
-        elif button == "force":
-            if self._reading.kind in COMMITTABLE:
-                events += self._accept(self._reading, now_ms)
-            events += self._rule.force(now_ms)
-        elif button == "claim" and not self.game.is_over:
-            events += self._claim(now_ms)
         return events + self._refresh(now_ms)
 
-    def _claim(self, now_ms: int) -> list[Event]:
-        """The side to move claims a draw: the session rules on it (the one handler of a
-        claim: a referee records what it rules)."""
-        events = self.session.claim(now_ms)
-        self._follow_result()
-        return events
-
-    def _follow_result(self) -> None:
-        """The session may have ended (or reopened) the game: read the board as it says."""
-        if self._synced != self.session.revision:
-            self._synced = self.session.revision
-            self._over = self.game.is_over
-            self._reread()
-
-    def offer_draw(self, side: Color | None, now_ms: int) -> list[Event]:
-        """``side`` offers a draw, or accepts the other side's standing offer.
-
-        ``side`` None is a shared button: the person's side when the other side is held
-        (a computer, a linked board), otherwise unknown. An offer stands until the next
-        move; a draw is agreed only when the offer and the acceptance come from known,
-        different sides, so one person pressing twice never ends a game. A move standing
-        complete on the board is accepted first: an offer made right after one's move is
-        about the position after it. The next move declines it; a takeback does not bring
-        it back.
-
-        >>> from rules import BLACK, WCDF, WHITE, Game
-        >>> tracker = Tracker(Game(None, WCDF))
-        >>> [e.kind for e in tracker.offer_draw(None, 0) + tracker.offer_draw(None, 10)]
-        ['draw-offer', 'draw-offer']
-        >>> [e.kind for e in tracker.offer_draw(BLACK, 20) + tracker.offer_draw(WHITE, 30)]
-        ['draw-offer', 'game-over']
-        >>> tracker.game.result
-        Result(score='1/2-1/2', reason='agreement')
-        """
-        events = self.accept_pending(now_ms)
-        if self.game.is_over or self._setup is not None:
-            return events
-        offered = self.session.offer_draw(side, now_ms)
-        if not self.game.is_over:
-            self._synced = self.session.revision  # an offer changes nothing on the board
-            return events + offered
-        self._follow_result()
-        return events + offered + self._refresh(now_ms)
-
-    @property
-    def draw_offer(self) -> tuple[Color | None, int] | None:
-        """The standing draw offer (side or None, ply), or None (the session's)."""
-        return self.session.draw_offer
-
-    def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]:
-        """``side`` (None: the side played at the board) resigns, once confirmed.
-
-        The first press asks for confirmation (a ``resign-confirm`` event); a second
-        press for the same side within :data:`~firmware.tracking.sides.RESIGN_CONFIRM_MS`,
-        or a ``confirmed`` request (a long press, the host), resigns. A move standing
-        complete on the board is accepted first, as it was made before the press.
-
-        >>> from rules import BLACK, WCDF, Game
-        >>> tracker = Tracker(Game(None, WCDF))
-        >>> [e.kind for e in tracker.resign(BLACK, 0)], tracker.game.is_over
-        (['resign-confirm'], False)
-        >>> [e.kind for e in tracker.resign(BLACK, 2500)], tracker.game.result
-        (['game-over'], Result(score='0-1', reason='resign'))
-        """
+    def adjust(self, now_ms: int) -> list[Event]:
+        """The ``adjust`` button: the pieces the side to move touches now are straightened,
+        not played (no touch-move) until its turn's board stands again."""
         self._sync()
-        events = self._run_timers(now_ms)
-        self._since = now_ms
+        if self._setup is not None:
+            return []
+        self._adjusting = True
         self._touch_state()
-        if self._setup is not None or self.game.is_over:
-            return events
+        return self._refresh(now_ms)
+
+    def force(self, now_ms: int) -> list[Event]:
+        """The ``force`` button: under huffing, the move that skipped a jump is taken back
+        and the jump is to be made (a move standing complete on the board comes first)."""
+        self._sync()
+        if self._setup is not None:
+            return []
+        events: list[Event] = []
         if self._reading.kind in COMMITTABLE:
             events += self._accept(self._reading, now_ms)
-            if self.game.is_over:
-                return events + self._refresh(now_ms)
-        events += self.session.resign(side, now_ms, confirmed=confirmed)
-        self._follow_result()
+        events += self._rule.force(now_ms)
         return events + self._refresh(now_ms)
-
-    @property
-    def resign_asked(self) -> tuple[Color, int] | None:
-        """A resignation waiting for its confirmation: (side, until), or None (the session's)."""
-        return self.session.resign_asked(self._now)
 
     def _is_held(self, side: Color) -> bool:
         """Whether ``side``'s moves are made elsewhere (the session's holds)."""
@@ -610,20 +532,6 @@ class Tracker:
         """Run the timers due by ``now_ms`` (accept settled moves, raise overdue warnings)."""
         self._sync()
         return self._run_timers(now_ms)
-
-    def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
-        """End the game with a result the board cannot see (a forfeit, time, an agreed draw).
-
-        Nothing pending is accepted first: the result stands as of ``now_ms``. From then
-        on nothing is read as a move. Returns the ``game-over`` event (none if the game
-        was already over or a new one is being set up).
-        """
-        self._sync()
-        if self.game.is_over or self._setup is not None:
-            return []
-        events = self.session.declare(score, reason, now_ms)
-        self._follow_result()
-        return events + self._refresh(now_ms)
 
     def expect(self, move: Move | None) -> None:
         """Ask for ``move`` to be made on the board (a computer's move, a balloted opening).
@@ -639,41 +547,8 @@ class Tracker:
         self._since = max(self._since, self._now)
         self._reread()
 
-    def hold(self, side: Color, by: str = "elsewhere") -> None:
-        """Accept no move for ``side`` but the one asked for with :meth:`expect`.
-
-        For a side whose moves are chosen elsewhere: by a computer, or by a player at the
-        other end of the link (``by`` names who, for the warnings). While ``side`` is to
-        move and no move is expected, nothing is read as its move: lifting one of its
-        pieces is no touch, the lights ask for the piece back (``missing``/``extra``) and
-        after ``settle_ms`` a warning says to wait for ``by``. A held side's last move
-        cannot be corrected either. Take-backs are not affected. Holds last across games;
-        :meth:`release` ends one.
-
-        >>> from rules import WCDF, WHITE, Game
-        >>> from squares import bit
-        >>> tracker = Tracker(Game(None, WCDF))
-        >>> tracker.hold(WHITE, "the engine")
-        >>> board = tracker.position.occupied
-        >>> _ = tracker.update(board & ~bit(11) | bit(15), 0)   # Black moves as usual
-        >>> [e.kind for e in tracker.tick(300)]
-        ['move']
-        >>> board = tracker.position.occupied
-        >>> tracker.update(board & ~bit(22) | bit(18), 400)      # a hand moves White's man
-        []
-        >>> [e.message for e in tracker.tick(700)]
-        ["white's moves come from the engine: wait until the board shows one; put the man back on 22"]
-        """
-        self.session.hold(side, by)
-        self._sync()
-
-    def release(self, side: Color) -> None:
-        """Moves for ``side`` are made at the board again (undoes :meth:`hold`)."""
-        self.session.release(side)
-        self._sync()
-
     def new_game(self, position: Position | None = None, now_ms: int | None = None) -> list[Event]:
-        """Set up a new game from ``position`` (default: :attr:`new_start`, or the start position).
+        """Set up a new game from ``position`` (default: the session's start of new games).
 
         The game begins as soon as that position stands on the board; until then the
         roles ``missing`` and ``extra`` say which squares to fill and to empty.
@@ -711,16 +586,23 @@ class Tracker:
         return events + self._refresh(now_ms)
 
     def take_back(self, now_ms: int) -> list[Event]:
-        """Take back the last move (the ``takeback`` button); the board is then guided back."""
+        """Take back the last move (the ``takeback`` button), or a resignation; the board is
+        then guided back. The session takes it off the record."""
         self._sync()
-        if not self.policy.takeback or self._setup is not None:
+        if self._setup is not None:
             return []
+        if not self.policy.takeback:
+            return self._refresh(now_ms)
         reopened = self.session.reopen(now_ms)
         if reopened:
             # A resignation taken back: the game goes on, and no move with it.
             self._since = max(self._since, now_ms)
-            self._follow_result()
+            self._sync()
             return reopened + self._refresh(now_ms)
+        events = self._take_back(now_ms)
+        return events + self._refresh(now_ms)
+
+    def _take_back(self, now_ms: int) -> list[Event]:
         events: list[Event] = []
         if self._reading.kind in COMMITTABLE:
             events += self._accept(self._reading, now_ms)
@@ -744,9 +626,8 @@ class Tracker:
     def accept_pending(self, now_ms: int) -> list[Event]:
         """Accept at once a move standing complete on the board but not yet settled.
 
-        For a button that speaks about the position after the move just made (the
-        referee's ``draw`` and ``claim``, pressed right after the move): as with
-        ``resign``, the move comes first. Returns its events (none if nothing is pending).
+        For a button that speaks about the position after the move just made (``draw``,
+        ``claim`` or ``resign``, pressed right after the move): the move comes first. Returns its events (none if nothing is pending).
         """
         self._sync()
         events = self._run_timers(now_ms)
@@ -768,8 +649,8 @@ class Tracker:
         return self._table
 
     def restart_turn(self, now: int) -> None:
-        """The game changed other than by a move: begin the turn afresh and read again."""
-        self.session.moved_on()
+        """The session changed the game other than by a move (a huff, a forced jump):
+        begin the turn afresh and read again."""
         self._synced = self.session.revision
         self._since = max(self._since, now)
         self._new_turn()
