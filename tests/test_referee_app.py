@@ -324,6 +324,26 @@ def test_resumed_game_keeps_its_cautions_clock_and_ballot(tmp_path: Path) -> Non
     third.app.close()
 
 
+def test_a_refereed_timed_game_keeps_each_move_s_clock_through_a_power_cut(tmp_path: Path) -> None:
+    # The one clock (the session's) times a refereed game too: its record keeps each
+    # move's time left and time used, as a two-player game's does.
+    settings = RefereeSettings(clock=TimeControl.parse("300+5"))
+    board = referee_rig(tmp_path, settings)
+    board.script("lift 9\nwait 2000\nplace 13\nwait 700\n")  # Black: 2.3 s from the lift seen
+    board.script("lift 22\nwait 1000\nplace 18\nwait 700\n")  # White: from Black's move
+    record = board.app.record
+    assert record is not None and [ply for ply, _left, _used in record.times] == [1, 2]
+    assert record.times[0] == (1, 300_000 - 2_300 + 5_000, 2_300)
+    board.app.close()
+
+    again = referee_rig(tmp_path, settings, keep=True)
+    Hands(again.app).act_text("10-14")
+    again.app.run_for(1000)
+    assert again.app.record is not None and again.app.record.times[:2] == record.times
+    assert [ply for ply, _left, _used in again.app.record.times] == [1, 2, 3]
+    again.app.close()
+
+
 def test_view_shows_the_clock_and_cautions(tmp_path: Path) -> None:
     board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", clock=TimeControl.parse("300+5")))
     board.script("lift 1\nwait 100\nplace 1\nwait 900\n")
