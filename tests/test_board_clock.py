@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from firmware.app.settings import AppSettings
 from firmware.gameclock import TimeControl
 from firmware.storage.store import GameStore
@@ -85,6 +87,20 @@ def test_the_clock_names_its_sides_as_sides_and_saves_them_as_names(tmp_path: Pa
     assert ClockSaver(path).load(again, "g1", game)
     assert again.state(0).flag is Side.BLACK
     assert not ClockSaver(path).load(GameTimer(TimeControl.parse("5")), "g2", game)  # another game's clock
+
+
+def test_a_damaged_saved_clock_is_not_used_and_the_clock_starts_afresh(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "clock.json"
+    game = Game(None, WCDF)
+    for damage in (b"[" * 3000, b"{" * 2000, b" " * 5000 + b"{}", b"\xff{}"):
+        path.write_bytes(damage)
+        caplog.clear()
+        timer = GameTimer(TimeControl.parse("5"))
+        assert not ClockSaver(path).load(timer, "g1", game)
+        assert timer.state(0) == GameTimer(TimeControl.parse("5")).state(0)  # the control's, not the file's
+        assert [r.levelname for r in caplog.records] == ["ERROR"] and str(path) in caplog.records[0].getMessage()
 
 
 def test_the_clock_survives_a_power_cut_and_resumes_paused(tmp_path: Path) -> None:

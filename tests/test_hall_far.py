@@ -95,9 +95,13 @@ def test_what_is_not_a_game_far_apart_is_ignored_and_the_games_are_bounded() -> 
         ("k7qm2x", "a", "status", b"online"),
         ("k7qm2x", "a", "lines", b"[1]"),
         ("k7qm2x", "a", "lines", b"x" * 10_000),
+        # Nested past Python's recursion limit, outside and inside: a message no board
+        # sends, which must not stop the hall hearing the next.
+        ("k7qm2x", "a", "lines", b"[" * 3000),
+        ("k7qm2x", "a", "lines", json.dumps({"line": "[" * 3000}).encode()),
     ]:
         far.receive(code, board, kind, payload)
-    assert far.rejected == 5
+    assert far.rejected == 7
     line = json.dumps({"event": "move", "ply": 1, "side": "black", "move": "<script>"})
     far.receive("k7qm2x", "a", "lines", json.dumps({"line": line}).encode())
     assert far.games()[0]["moves"] == []  # not a move: never shown

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.events import Side
-from firmware.files import atomic_write
+from firmware.files import FileRefused, atomic_write, parse_json, read_bytes
 from firmware.tracking.timer import GameTimer
 from rules import Game
 
@@ -91,17 +91,14 @@ class ClockSaver:
         if self.path is None:
             return False
         try:
-            raw = self.path.read_bytes()
+            raw = read_bytes(self.path, _LIMIT)
         except FileNotFoundError:
             return False
-        except OSError as exc:
-            log.error("cannot read %s: %s", self.path, exc)
-            return False
-        if len(raw) > _LIMIT:
-            log.error("%s is not a saved clock (too long); the clock starts afresh", self.path)
+        except FileRefused as exc:
+            log.error("%s; the clock starts afresh", exc)
             return False
         try:
-            data = json.loads(raw)
+            data: Any = parse_json(raw)
             if data["game"] != game_id or data["ply"] != game.ply or data["control"] != str(timer.control):
                 return False  # another game's, or another time control's
             left = {side.color: int(data["left"][side]) for side in Side}

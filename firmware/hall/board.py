@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from firmware.events import Event, GameOver, MoveMade, TakenBack, event_line
+from firmware.files import parse_json
 from firmware.hall.results import ResultRecord
 from firmware.hall.settings import HallSettings
 from firmware.hall.topics import topic
@@ -264,8 +265,8 @@ class BoardPublisher:
         if message.topic == self._ack_topic:
             if len(message.payload) <= _MAX_ACK:
                 try:
-                    self.results.acknowledge(json.loads(message.payload))
-                except (ValueError, UnicodeDecodeError):
+                    self.results.acknowledge(parse_json(bytes(message.payload)))
+                except ValueError:
                     log.warning("mqtt: an acknowledgement on %s that is not JSON: ignored", self._ack_topic)
             return
         handler = self.on_command

@@ -1,13 +1,14 @@
 """Games far apart watched in the hall: two boards' game through the broker, for spectators.
 
 Two boards in two homes play under ``crownhead/remote/CODE/BOARD/`` (docs/remote.md); a
-hall on the same broker (its account reads ``crownhead/#``) hears their ``lines`` and
-``invite`` topics, and :class:`FarGames` follows each game from them: its names and
+hall on the same broker (its account reads the public games, ``crownhead/remote/#``)
+hears their ``lines`` and ``invite`` topics, and :class:`FarGames` follows each game from them: its names and
 rules (the invitation), each board's side (its ``hello``), the moves, takebacks and the
 result. A board's own side's moves are taken from that board's stream only (each stream
 comes in order; the other board's echo of them may come earlier or later), so the moves
 shown are the ones their players made. Nothing here answers or writes anything.
 
+>>> import json
 >>> far = FarGames()
 >>> far.receive("k7qm2x", "home-a", "invite", b'{"v": 1, "code": "k7qm2x", "host": "home-a", "host_plays": "black", "black": "Ann"}')
 >>> line = '{"t": 5, "event": "move", "ply": 1, "side": "black", "move": "11-15"}'
@@ -18,13 +19,13 @@ shown are the ones their players made. Nothing here answers or writes anything.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware.files import parse_json
 from firmware.hall.topics import check_name
 from rules import Game, Position, Rules
 
@@ -117,7 +118,7 @@ class FarGames:
             if not _CODE.fullmatch(code) or kind not in ("lines", "invite") or len(payload) > MAX_MESSAGE:
                 raise ValueError(kind)
             check_name(board, "board")
-            data = json.loads(payload)
+            data = parse_json(payload)
             if not isinstance(data, dict):
                 raise ValueError("not an object")
             with self._lock:
@@ -129,7 +130,7 @@ class FarGames:
                     self._invite(game, board, data)
                 else:
                     line = data.get("line")
-                    event = json.loads(line) if isinstance(line, str) else None
+                    event = parse_json(line) if isinstance(line, str) else None
                     if isinstance(event, dict):
                         self._line(game, board, event)
         except ValueError:

@@ -30,7 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.files import FileRefused, atomic_write, check_json_depth, read_bytes
+from firmware.files import FileRefused, atomic_write, check_json_depth, parse_json, read_bytes
 from firmware.gameclock import TimeControl
 from firmware.hall.topics import BrokerUrl, check_name
 from firmware.link.protocol import MAX_NAME
@@ -418,8 +418,8 @@ def playing(state_dir: Path) -> str | None:
     """The code of the game far apart the board's page took and the board plays, or None."""
     path = state_dir / "remote" / PLAYING
     try:
-        data = json.loads(read_bytes(path, 1024).decode("utf-8"))
-        return check_code(str(data["code"]))
+        data = parse_json(read_bytes(path, 1024))
+        return check_code(str(data["code"]))  # type: ignore[index]
     except FileNotFoundError:
         return None
     except (FileRefused, OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:

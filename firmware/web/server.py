@@ -45,6 +45,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from firmware.diagram import board_svg
+from firmware.files import parse_json
 from firmware.pages import SECURITY_HEADERS, fill_shell
 from firmware.pages.serving import Connections, Limits, bounded_server, client_key, listening_socket, stop_server
 from firmware.redact import redacted
@@ -725,8 +726,8 @@ async def _analysis(request: Request) -> Response:
         if len(body) > 1024:
             return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
     try:
-        data = json.loads(body.decode("utf-8")) if body else None
-    except (ValueError, UnicodeDecodeError):
+        data = parse_json(body) if body else None
+    except ValueError:
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("on"), bool):
         return JSONResponse({"error": "bad-request", "message": 'send {"on": true} or {"on": false}'}, status_code=400)
@@ -765,8 +766,8 @@ async def _far(request: Request) -> Response:
         if len(body) > MAX_BODY:
             return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
     try:
-        data = json.loads(body.decode("utf-8")) if body else None
-    except (ValueError, UnicodeDecodeError):
+        data = parse_json(body) if body else None
+    except ValueError:
         data = None
     asked = request_of(data)
     if asked is None:
@@ -865,10 +866,10 @@ async def _login(request: Request) -> Response:
             return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
     pin = ""
     try:
-        data = json.loads(body.decode("utf-8")) if body else {}
+        data = parse_json(body) if body else {}
         if isinstance(data, dict) and isinstance(data.get("pin"), str):
             pin = data["pin"]
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:
         return JSONResponse({"error": "bad-request", "message": 'send {"pin": "..."}'}, status_code=400)
     client = client_key(request.client.host) if request.client else "?"  # an IPv6 client by its /64
     verdict, value = server.gate.login(client, pin)
