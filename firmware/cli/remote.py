@@ -25,7 +25,7 @@ from firmware.gameclock import ClockSpecError, TimeControl
 from firmware.hall.topics import BrokerUrl
 from firmware.remote.link import RemoteLink
 from firmware.remote.board import Absence, remote_link, remote_settings
-from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, playing, publish
+from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, playing, publish, set_playing
 from firmware.remote.settings import RemoteConfig
 from firmware.remote.transport import RemoteTransport, check_broker
 from firmware.remote.wire import check_code, new_code, show_code
@@ -207,22 +207,33 @@ def run_join(args: argparse.Namespace) -> int:
 def noted_game(state_dir: Path, link_port: str, mode: str) -> str | None:
     """``crownhead run`` without ``--remote``: the game far apart the board's page took
     (``remote/playing.json``), to go back to; None without one, or when the board starts
-    otherwise (a link of another kind, another mode: the log says why it does not).
+    otherwise (a link of another kind, another mode, the game's agreement gone or
+    damaged: the log says why it does not, and a note naming a game that cannot be
+    resumed is forgotten, so that the board always starts).
 
     >>> import tempfile
     >>> from firmware.remote.invite import set_playing
     >>> folder = Path(tempfile.mkdtemp()); set_playing(folder, "k7q-m2x")
-    >>> noted_game(folder, "", "play"), noted_game(folder, "/dev/ttyGS0", "play")
-    ('k7qm2x', None)
+    >>> noted_game(folder, "/dev/ttyGS0", "play")  # another link: not resumed, still noted
+    >>> playing(folder), noted_game(folder, "", "play"), playing(folder)  # no agreement kept
+    ('k7qm2x', None, None)
     """
     code = playing(state_dir)
+    log = logging.getLogger("firmware.remote")
     if code is not None and (link_port or mode != "play"):
-        logging.getLogger("firmware.remote").warning(
+        log.warning(
             "remote: the game far apart %s is not resumed: this board starts with %s",
             code,
             f"a link on {link_port}" if link_port else f"mode {mode}",
         )
         return None
+    if code is not None:
+        try:
+            Agreement.load(state_dir, code)
+        except ValueError as exc:
+            log.error("remote: the game far apart %s cannot be resumed (%s): the board starts as configured", code, exc)
+            set_playing(state_dir, None)
+            return None
     return code
 
 
