@@ -334,8 +334,8 @@ class BoardPanel:
             words = {"1-0": "Black wins", "0-1": "White wins"}.get(result.score, "Draw")
             result_text = f"{words}, {_REASONS.get(result.reason, result.reason)}"
         message = short_message(app)
-        if self._note and snap.ply == self._note_ply and not message.startswith("caution"):
-            message = self._note if not message else message
+        if self._note and snap.ply == self._note_ply:
+            message = message or self._note  # what the board asks of the hands comes first
         elif snap.ply != self._note_ply:
             self._note = ""
         times = self.clock_times(app, now)
