@@ -136,6 +136,9 @@ static int weights_set = 0;
  * board turned round: its pair k is Black's pair 3 - k, each byte's bits reversed. */
 #define PATTERN_SIZE 6561
 static int16_t patterns[3][4][PATTERN_SIZE];
+/* Whether any pattern weighs anything: none ship, and their 16 lookups a position in
+ * 157 KB of tables would cost every evaluation for nothing. */
+static int patterns_on = 0;
 static uint16_t ternary[256], ternary_reversed[256];
 
 static void init_patterns(void) {
@@ -267,7 +270,7 @@ static int evaluate(u32 own, u32 opp, u32 kings, int black, int own_mobility) {
     score += sum_squares(W.black_men[phase], bm) - sum_squares(W.white_men[phase], wm);
     if (bk) score += sum_squares(W.black_kings[phase], bk);
     if (wk) score -= sum_squares(W.white_kings[phase], wk);
-    score += pattern_term(phase, bm, wm);
+    if (patterns_on) score += pattern_term(phase, bm, wm);
     if (!wk && bm) {
         u32 c = bm & BLACK_FAR_HALF;
         while (c) {
@@ -1661,7 +1664,10 @@ static PyObject *py_set_weights(PyObject *self, PyObject *dict) {
         }
         (&patterns[0][0][0])[i] = (int16_t)read[i];
     }
+    int any = 0;
+    for (int i = 0; i < 3 * 4 * PATTERN_SIZE && !any; i++) any = read[i] != 0;
     PyMem_Free(read);
+    patterns_on = any;
     W = w;
     weights_set = 1;
     Py_RETURN_NONE;
