@@ -34,6 +34,7 @@ from firmware.events import (
     Crowned,
     Event,
     Flag,
+    ForcedJump,
     GameOver,
     MoveMade,
     NewGame,
@@ -403,7 +404,9 @@ class Follower:
             elif isinstance(event, NewGame):
                 if not self.resuming:  # a saved game's set-up begins none
                     out += self._begin(event.t)
-            elif isinstance(event, TakenBack) and self.clock is not None:
+            elif isinstance(event, (TakenBack, ForcedJump)) and self.clock is not None:
+                # (a forced jump takes the move that skipped the jump back: its mover's
+                # time runs again, and the move keeps no clock)
                 out += self.clock.taken_back(self.game, now)
             elif isinstance(event, Reopened) and self.clock is not None:
                 out += self.clock.reopened(self.game, now)
