@@ -332,8 +332,12 @@ class App(Loop, Commands):
             # Its players and clock are shown while it is set up.
             self.modes.expect_resume(resume[1])
             self.session.new_clock(now)
-            if self.session.clock is not None:
-                self.clock_saver.load(self.session.clock, resume[0].id, resume[1])
+            clock = self.session.clock
+            if clock is not None:
+                self.clock_saver.load(clock, resume[0].id, resume[1])
+                # The moves before the power cut keep their clocks: the record and the
+                # referee's PDN read every move's from the game's clock.
+                clock.recall({ply: (left, used) for ply, left, used in resume[0].times}, resume[1])
         self._started = True
         # A snapshot before the first step: a source polled in it (a page asking for the
         # state) reads the game already.
@@ -747,7 +751,7 @@ class App(Loop, Commands):
         referee = self.referee
         if referee is None or not referee.judges(self.session):
             return self.keeper.finish(record, now)
-        return self.keeper.finish(record, now, lambda: referee.pdn(game))
+        return self.keeper.finish(record, now, lambda: referee.pdn(self.session))
 
     def _put_away(self, now: int) -> list[GameSaved]:
         """The game before a new one: kept as PDN if it had moves and had not ended."""

@@ -79,6 +79,9 @@ class GameSession:
         #: The game before the one under way (put away when this one began), or None: for
         #: whoever closes its record.
         self.previous: Game | None = None
+        #: That game's clock (each of its moves' clocks: :attr:`GameTimer.times
+        #: <firmware.tracking.timer.GameTimer.times>`), or None: for whoever closes its record.
+        self.previous_clock: GameTimer | None = None
         #: How many games the session has followed (the game under way is game ``number``).
         self.number = 1
         #: The time control of every new game of the session (None: no clock).
@@ -173,7 +176,7 @@ class GameSession:
 
     def adopt(self, game: Game) -> Game:
         """Follow ``game`` from now on (a saved game resuming, a variant's first game)."""
-        self.previous = self._game
+        self.previous, self.previous_clock = self._game, self.clock
         self.number += 1
         self._game = game
         self._offer = self._resign = None
