@@ -949,6 +949,19 @@ def test_only_the_session_changes_the_record() -> None:
     assert [line for line, _ in _followed_game_changes(ast.parse(old))] == [3, 5, 7]
 
 
+def test_the_board_reader_does_not_decide_what_a_takeback_means() -> None:
+    """A resignation taken back is the session's to reopen, asked by the follower, which
+    drives the session; the tracker, a board reader, only takes a move back and reads the
+    board again when the session's revision moves (the tracker reopened a resigned game)."""
+    where = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reopen":
+                if "session" in ast.unparse(node.func.value):
+                    where.append(name)
+    assert where == ["firmware.tracking.follower"]
+
+
 def test_only_app_follow_makes_the_followed_tracker() -> None:
     """The application follows one tracker, made and replaced in one place, ``App.follow``,
     through one follower made with the application (the referee made a second tracker
