@@ -69,9 +69,6 @@ class Follower:
         if tracker is not None:
             self.tracker = tracker
         self.judge = judge
-        #: A saved game's position is being set up to resume it: the ``new-game`` of that
-        #: set-up begins no game (no new clock, nothing refereed anew).
-        self.resuming = False
         #: Report the flag's time as a deadline (a replay turns this off once its script
         #: has ended, so that it does not run on until a flag falls; flags still fall).
         self.clock_deadline = True
@@ -417,7 +414,7 @@ class Follower:
             elif isinstance(event, GameOver):
                 out += self._ended_with(event)
             elif isinstance(event, NewGame):
-                if not self.resuming:  # a saved game's set-up begins none
+                if not self.session.resumed:  # a saved game resumed: no new clock, no new refereeing
                     out += self._begin(event.t)
             elif isinstance(event, (TakenBack, ForcedJump)) and self.clock is not None:
                 # (a forced jump takes the move that skipped the jump back: its mover's
