@@ -43,7 +43,16 @@ from dataclasses import dataclass
 
 from rules import BLACK, WHITE, Color
 
-__all__ = ["ClockSpecError", "Period", "TimeControl", "GameClock", "clock_text", "pdn_clock", "pdn_used"]
+__all__ = [
+    "ClockSpecError",
+    "Period",
+    "TimeControl",
+    "GameClock",
+    "clock_text",
+    "pdn_clock",
+    "pdn_used",
+    "pdn_move_clock",
+]
 
 
 class ClockSpecError(ValueError):
@@ -187,6 +196,16 @@ def pdn_used(ms: int) -> str:
     """The PDN comment command for the time a move took (elapsed move time, as PGN's
     clocks write it): ``[%emt 0:00:12]``."""
     return f"[%emt {clock_text(ms)}]"
+
+
+def pdn_move_clock(left: int, used: int) -> str:
+    """A move's clock as every PDN of the board writes it (the saved game's and the
+    referee's alike): the mover's time left after it and the time it took.
+
+    >>> pdn_move_clock(598_000, 2_000)
+    '[%clk 0:09:58] [%emt 0:00:02]'
+    """
+    return f"{pdn_clock(left)} {pdn_used(used)}"
 
 
 class GameClock:

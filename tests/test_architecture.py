@@ -949,6 +949,37 @@ def test_only_the_session_changes_the_record() -> None:
     assert [line for line, _ in _followed_game_changes(ast.parse(old))] == [3, 5, 7]
 
 
+def test_the_board_reader_does_not_decide_what_a_takeback_means() -> None:
+    """A resignation taken back is the session's to reopen, asked by the follower, which
+    drives the session; the tracker, a board reader, only takes a move back and reads the
+    board again when the session's revision moves (the tracker reopened a resigned game)."""
+    where = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reopen":
+                if "session" in ast.unparse(node.func.value):
+                    where.append(name)
+    assert where == ["firmware.tracking.follower"]
+
+
+def test_only_the_session_says_a_saved_game_resumed() -> None:
+    """Whether the set-up standing on the board resumes the saved game or begins a new one
+    is the session's to say (``GameSession.begin``, ``saved``, ``resumed``): no flag of
+    the follower's or the application's is set, or cleared on hearing a ``new-game``
+    (the follower kept one, the application cleared it on the event)."""
+    flags = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = list(node.targets) if isinstance(node, ast.Assign) else []
+            targets += [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+            flags += [
+                f"{name}:{node.lineno}"
+                for t in targets
+                if isinstance(t, ast.Attribute) and t.attr in ("resuming", "_resuming")
+            ]
+    assert flags == []
+
+
 def test_only_app_follow_makes_the_followed_tracker() -> None:
     """The application follows one tracker, made and replaced in one place, ``App.follow``,
     through one follower made with the application (the referee made a second tracker

@@ -238,3 +238,40 @@ def test_a_resumed_game_becomes_the_sessions_record_and_its_holds_stay(make_rig:
     _same_session(rig, session)
     assert [m.pdn() for m in session.game.moves] == ["11-15", "23-19"] and app.game is session.game
     assert app.tracker.held == {WHITE: "the other board"}
+
+
+def test_the_session_says_a_saved_game_resumed_and_begins_it_once(make_rig: MakeRig) -> None:
+    # The set-up of a saved game's position resumes that game, said by the session in one
+    # step (GameSession.begin): it was begun as a new game, then replaced by the saved
+    # one, the session counting two games, and the application cleared its flag on
+    # hearing the new-game.
+    first = make_rig()
+    for move in ("11-15", "23-19"):
+        first.do(move)
+    first.close()
+    rig = make_rig()
+    app, session = rig.app, rig.app.session
+    assert app.resuming and session.saved is app.game and not session.resumed
+    number = session.number
+    rig.do("f")
+    assert session.number == number + 1 and session.resumed and session.saved is None
+    assert not app.resuming and [m.pdn() for m in session.game.moves] == ["11-15", "23-19"]
+    assert rig.of_kind("new-game") == [] and rig.of_kind("game-start")[-1]["resumed"] is True
+
+
+def test_a_saved_game_resumes_on_its_set_up_without_a_new_clock_or_game() -> None:
+    saved = Game(None, WCDF)
+    for move in ("11-15", "23-19"):
+        saved.play_text(move)
+    control = TimeControl.parse("60")
+    for waiting, resumes in ((saved, True), (None, False)):
+        session = GameSession(Game(saved.position, WCDF), time_control=control)
+        session.new_clock(0)
+        clock = session.clock
+        session.resume_when_set_up(saved)
+        session.resume_when_set_up(waiting)  # None: given up for a new game
+        follower = Follower(Tracker(session, board=saved.position.occupied))
+        events = follower.new_game(saved.position, 100)  # the position stands already
+        assert [e.kind for e in events] == (["new-game"] if resumes else ["new-game", "clock"])
+        assert session.resumed is resumes and (session.game is saved) is resumes
+        assert session.game.ply == (2 if resumes else 0) and (session.clock is clock) is resumes

@@ -270,7 +270,7 @@ def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: HostedBoa
     host.request("result 0-1 time")
     over = host.event("game-over")
     assert (over["result"], over["reason"]) == ("0-1", "time")
-    record = board.app.referee.pdn(board.app.game)
+    record = board.app.referee.pdn(board.app.session)
     assert '[Ballot "5"]' in record and '[Termination "time"]' in record and '[Result "0-1"]' in record
     assert host.request("mode play")["ok"]  # after the game
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from firmware.gameclock import TimeControl
+from firmware.gameclock import TimeControl, pdn_move_clock
 from firmware.simulator.script import parse_script, replay
 from firmware.simulator.hands import plain_actions, spaced
 from firmware.app.leds import HINT_ROLES as LED_HINT_ROLES
@@ -637,7 +637,7 @@ def test_host_sets_the_ballot_before_the_first_move_only() -> None:
         {"t": 2000, "event": "game-over", "result": "0-1", "reason": "forfeit"},
         {"t": 2000, "event": "clock", "black": 59700, "white": 58400, "running": ""},  # from the lift at 100
     ]
-    assert board.tracker.expected is None and '[Termination "forfeit"]' in referee.pdn(board.game)
+    assert board.tracker.expected is None and '[Termination "forfeit"]' in referee.pdn(board.session)
 
 
 def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> None:
@@ -650,7 +650,7 @@ def test_host_agrees_a_draw_and_a_result_declared_on_the_game_is_recorded() -> N
     assert [e.kind for e in other.begin(0)] == ["clock"]
     other.game.declare("1-0", "time")  # someone ended the game without the referee
     assert [e.kind for e in other.tick(500)] == ["clock"]  # stopped
-    assert other.next_deadline() is None and '[Termination "time"]' in referee.pdn(other.game)
+    assert other.next_deadline() is None and '[Termination "time"]' in referee.pdn(other.session)
 
 
 # -- buttons pressed right after a move, before it settled -----------------------------------
@@ -692,3 +692,31 @@ def test_in_play_mode_too_a_claim_right_after_a_move_is_the_next_players() -> No
     assert len(of(events, "move")) == 7
     (claim,) = of(events, "claim")
     assert claim["valid"] is True and claim["side"] == "white" and claim["reason"] == "repetition"
+
+
+def test_a_move_taken_back_keeps_no_clock_in_the_referees_record() -> None:
+    # Under huffing, ``force`` takes back the move that skipped a jump: the referee's PDN
+    # then has no clock for it (the game's clock keeps none), its mover's time runs
+    # again, and the jump made instead has its own clock, the one the game keeps.
+    rules = WCDF.with_options(huffing=True)
+    start = Position.from_fen("B:W18,30:B14,9")
+    control = TimeControl.parse("300")
+    referee = Referee(RefereeSettings(clock=control))
+    board = Follower(Tracker(GameSession(Game(start, rules), time_control=control), mode="referee"), referee)
+    board.begin(0)
+    shown = start.occupied & ~bit(9)
+    board.update(shown, 100)  # Black lifts 9: its time runs
+    board.update(shown | bit(13), 600)  # 9-13, skipping the jump 14x23
+    board.tick(2_000)
+    assert board.game.ply == 1 and "[%clk 0:04:59]" in referee.pdn(board.session)
+    assert [e.kind for e in board.press("force", 3_000)][0] == "force-jump"
+    assert board.game.ply == 0 and "[%clk" not in referee.pdn(board.session)
+    clock = board.clock
+    assert clock is not None and clock.times == {} and clock.state(3_000).side == "black"
+    board.update(start.occupied, 3_500)  # 13 back on 9
+    board.update(start.occupied & ~bit(14), 4_000)
+    board.update(start.occupied & ~bit(14) & ~bit(18) | bit(23), 4_500)  # 14x23
+    board.tick(6_000)
+    assert [str(m) for m in board.game.moves] == ["14x23"]
+    left, used = clock.times[1]
+    assert f"1. 14x23 {{{pdn_move_clock(left, used)}}}" in " ".join(referee.pdn(board.session).split())

@@ -23,7 +23,7 @@ from firmware.events import Event, MoveMade
 from firmware.simulator.hands import Action, Hands, game_actions, spaced
 from firmware.app.leds import LedSettings, Palette
 from firmware.referee.arbiter import RefereeConfig, RefereeSettings
-from firmware.storage.store import GameStore
+from firmware.storage.store import GameStore, pdn_text
 from rules import WCDF, BLACK, WHITE, Position
 from rules.pdn import read_games
 
@@ -341,6 +341,86 @@ def test_a_refereed_timed_game_keeps_each_move_s_clock_through_a_power_cut(tmp_p
     again.app.run_for(1000)
     assert again.app.record is not None and again.app.record.times[:2] == record.times
     assert [ply for ply, _left, _used in again.app.record.times] == [1, 2, 3]
+    again.app.close()
+
+
+def _move_clocks(text: str) -> dict[int, str]:
+    """Each move's clock comment in a PDN text, by ply: ``[%clk 0:04:57] [%emt 0:00:02]``."""
+    (game,) = read_games(text, "clocks")
+    assert game.error is None, game.error
+    return {ply: c for ply, texts in game.comments.items() for c in texts if c.startswith("[%clk")}
+
+
+def test_the_referees_pdn_and_the_saved_games_show_the_same_clocks_through_a_power_cut(tmp_path: Path) -> None:
+    # Each move's clock is kept in one place, the game's clock (the record saves it): the
+    # referee's PDN (its live file, the finished game's file) writes the very same
+    # comments as the saved game's PDN, the moves before the power cut included.
+    settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("300+5"))
+    board = referee_rig(tmp_path, settings)
+    board.script("lift 11\nwait 2000\nplace 15\nwait 700\n")
+    board.script("lift 23\nwait 1000\nplace 19\nwait 700\n")
+    board.app.close()
+
+    again = referee_rig(tmp_path, settings, keep=True)
+    again.script("lift 8\nwait 3000\nplace 11\nwait 700\n")
+    again.script("lift 22\nwait 1500\nplace 17\nwait 700\n")
+    again.script("hold resign\nwait 1000\n")  # Black resigns
+    record = again.app.record
+    assert again.referee is not None and record is not None and record.finished
+    saved = _move_clocks(pdn_text(record))
+    assert sorted(saved) == [1, 2, 3, 4] and saved[3] == "[%clk 0:05:04] [%emt 0:00:03]"
+    assert _move_clocks(again.referee.pdn(again.app.session)) == saved
+    assert _move_clocks((tmp_path / "record" / "live.pdn").read_text()) == saved
+    (kept,) = GameStore(tmp_path / "state").game_files()  # the referee's text, as finished
+    assert _move_clocks(kept.read_text()) == saved
+    again.app.close()
+
+
+def test_a_refereed_game_put_away_for_a_new_one_keeps_its_clocks(tmp_path: Path) -> None:
+    # The game before keeps its moves' clocks in the referee's record once the new game
+    # has a clock of its own (the session keeps the clock of the game put away).
+    record_dir = tmp_path / "record"
+    settings = RefereeSettings(record_dir=str(record_dir), clock=TimeControl.parse("300"))
+    board = referee_rig(tmp_path, settings)
+    for move in ("11-15", "23-19"):
+        board.do(move)
+    first = board.app.record
+    assert first is not None
+    board.script("press new\nwait 200\n")
+    board.follow()  # the start position set up: the new game begins
+    assert board.app.record is not None and board.app.record.id != first.id
+    (put_away,) = [p for p in record_dir.glob("game-*.pdn") if p.name.endswith("-1.pdn")]
+    text = put_away.read_text()
+    assert "game abandoned" in text
+    assert _move_clocks(text) == _move_clocks(pdn_text(first)) and sorted(_move_clocks(text)) == [1, 2]
+    board.app.close()
+
+
+def test_an_earlier_referee_json_with_its_own_clocks_is_read_and_they_are_ignored(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An earlier version kept each move's time left in referee.json ("clocks") too: such a
+    # file still resumes the game (names, notes, cautions), and the clocks written are the
+    # game record's, the one place they are kept.
+    settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("300"), black="Ann")
+    board = referee_rig(tmp_path, settings)
+    for move in ("11-15", "23-19"):
+        board.do(move)
+    board.app.close()
+    path = tmp_path / "record" / "referee.json"
+    state = json.loads(path.read_text())
+    assert "clocks" not in state  # no longer written
+    path.write_text(json.dumps({**state, "clocks": {"1": 1_000, "2": 2_000}}))
+
+    again = referee_rig(tmp_path, settings, keep=True)
+    again.do("8-11")
+    assert not [r for r in caplog.records if "referee record" in r.getMessage()]
+    assert again.referee is not None and again.referee.names[0] == "Ann"
+    record = again.app.record
+    assert record is not None
+    written = _move_clocks(again.referee.pdn(again.app.session))
+    assert written == _move_clocks(pdn_text(record)) and sorted(written) == [1, 2, 3]
+    assert not any(c.startswith(("[%clk 0:00:01]", "[%clk 0:00:02]")) for c in written.values())
     again.app.close()
 
 

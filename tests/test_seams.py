@@ -208,7 +208,7 @@ def test_a_game_with_an_illegal_move_that_stood_survives_a_power_cut(tmp_path: P
     assert game.position == Position.from_fen("B:W26:B9,10")
     # The referee goes on with the same game, and the record says both things.
     assert again.referee is not None
-    pdn = " ".join(again.referee.pdn(again.app.game).split())
+    pdn = " ".join(again.referee.pdn(again.app.session).split())
     assert "it stands, white answered without objection (WCDF 1.26)" in pdn and "game resumed" in pdn
     again.do("10-15")
     assert [m.pdn() for m in again.app.game.moves] == ["14-10", "30-26", "10-15"]

@@ -129,7 +129,7 @@ def test_names_from_the_host_reach_the_referees_record_and_the_next_games(tmp_pa
     assert referee is not None and referee.names == ("?", "?")
     assert ask(board, "names Ann;Bob")["ok"]
     assert referee.names == ("Ann", "Bob")
-    pdn = referee.pdn(board.app.game)
+    pdn = referee.pdn(board.app.session)
     assert '[Black "Ann"]' in pdn and '[White "Bob"]' in pdn
     board.do("11-15")
     live = (record / "live.pdn").read_text()
@@ -251,7 +251,7 @@ def test_a_ballot_chosen_in_play_mode_is_handed_to_the_referee(tmp_path: Path) -
         assert board.link.requests.expect is None  # the expectation is the referee's alone
         board.follow()
     assert [m.pdn() for m in board.game.moves] == ["9-13", "22-18", "6-9"]
-    assert board.app.tracker.expected is None and '[Ballot "5"]' in referee.pdn(board.game)
+    assert board.app.tracker.expected is None and '[Ballot "5"]' in referee.pdn(board.app.session)
 
 
 def test_a_referees_ballot_goes_on_under_the_link_in_play_mode(tmp_path: Path) -> None:

@@ -372,9 +372,8 @@ def refereed_game(plies: int = 33) -> str:
     )
     record.note(0, f"ACF ballot 20: {' '.join(ballot.moves)}")
     record.note(game.ply, "white resigns")
-    for ply in range(1, game.ply + 1):
-        record.clocks[ply] = 3_000_000 - ply * 1000
-    return record.pdn(game)
+    times = {ply: (3_000_000 - ply * 1000, 1000) for ply in range(1, game.ply + 1)}
+    return record.pdn(game, times)
 
 
 @pytest.mark.parametrize("paper", ["letter", "a4"])

@@ -620,6 +620,27 @@ def test_takeback_after_a_resignation_reopens_the_game_and_takes_back_no_move():
     assert [e.kind for e in board.tick(1000)] == ["move"] and tracker.game.ply == 2
 
 
+def test_the_takeback_command_reopens_a_resignation_only_where_takebacks_are_allowed():
+    # The follower asks the session first (its own command as the button does); a mode
+    # without takebacks, or a set-up under way, leaves the resignation standing.
+    def resigned(mode: str) -> Follower:
+        board = Follower(Tracker(Game(None, WCDF), SETTINGS, mode))
+        board.update(board.tracker.position.occupied & ~bit(11) | bit(15), 0)
+        assert [e.kind for e in board.tick(300)] == ["move"]
+        board.resign(None, 400, confirmed=True)
+        return board
+
+    board = resigned("play")
+    assert [e.kind for e in board.take_back(500)] == ["reopened"]
+    assert board.game.ply == 1 and not board.game.is_over
+    board = resigned("referee")
+    assert board.take_back(500) == [] and board.game.ply == 1 and board.game.is_over
+    board = resigned("play")
+    board.new_game(None, 500)  # the board is being set up for the next game: 15 back on 11
+    assert board.tracker.setting_up is not None
+    assert board.take_back(600) == [] and board.game.ply == 1 and board.game.is_over
+
+
 # The king on 2 has two routes to 20: 2x11x20 (takes 7 and 16) and 2x9x18x11x20 (6, 14, 15, 16).
 TWO_ROUTES = "B:W6,7,14,15,16,30:BK2"
 

@@ -241,9 +241,6 @@ class App(Loop, Commands):
         self._takeback_pressed = False
         self._started = False
         self._closed = False
-        #: The saved game (:attr:`record`, :attr:`_game`) is being set up to resume: it
-        #: goes on when its position stands on the board, unless given up for a new game.
-        self._resuming = False
         #: Said when the saved game resumes in another mode than it was played in.
         self._resume_note = ""
         self._frame: Frame | None = None
@@ -288,7 +285,6 @@ class App(Loop, Commands):
         if self.store is not None:
             store = self.store
             self._pending += [Notice(now, m) for m in self.matches.load(store.list_games)]
-        self._resuming = resume is not None
         if resume is not None:
             record, game = resume
             self.record, self._game = record, game
@@ -326,14 +322,21 @@ class App(Loop, Commands):
         debouncer = Debouncer(self.hardware.debounce_ms, initial=occupancy)
         rules = resume[1].rules if resume is not None else self.settings.rules
         self.session.adopt(Game(start, rules))
+        if resume is not None:
+            # It goes on when its position stands on the board (the session says so).
+            self.session.resume_when_set_up(resume[1])
         self.follow(board=occupancy)
         self.controller = Controller(self.hardware.sensors, self._buttons, self.follower, debouncer, self.clock)
         if resume is not None:
             # Its players and clock are shown while it is set up.
             self.modes.expect_resume(resume[1])
             self.session.new_clock(now)
-            if self.session.clock is not None:
-                self.clock_saver.load(self.session.clock, resume[0].id, resume[1])
+            clock = self.session.clock
+            if clock is not None:
+                self.clock_saver.load(clock, resume[0].id, resume[1])
+                # The moves before the power cut keep their clocks: the record and the
+                # referee's PDN read every move's from the game's clock.
+                clock.recall({ply: (left, used) for ply, left, used in resume[0].times}, resume[1])
         self._started = True
         # A snapshot before the first step: a source polled in it (a page asking for the
         # state) reads the game already.
@@ -420,14 +423,6 @@ class App(Loop, Commands):
         return self.follower.tracker
 
     @property
-    def _resuming(self) -> bool:
-        return self.follower.resuming
-
-    @_resuming.setter
-    def _resuming(self, resuming: bool) -> None:
-        self.follower.resuming = resuming
-
-    @property
     def board_clock(self) -> GameTimer | None:
         """The game's clock (the session's), or None without a time control."""
         return self.session.clock
@@ -505,7 +500,7 @@ class App(Loop, Commands):
             event = queue[i]
             i += 1
             # The set-up of a resumed game is no new game: game-start (resumed) says it.
-            if not (isinstance(event, NewGame) and self._resuming):
+            if not (isinstance(event, NewGame) and self.session.resumed):
                 out.append(event)
             queue += self._handle(event, now)
         self._play_computer(now, out)
@@ -688,19 +683,19 @@ class App(Loop, Commands):
         return []
 
     def _new_game(self, now: int) -> list[Event]:
-        """The set-up position stands on the board: resume the saved game, or begin anew."""
+        """The set-up position stands on the board: the saved game resumed, or a new game
+        began (the session says which: :meth:`GameSession.begin
+        <firmware.tracking.session.GameSession.begin>`)."""
         out: list[Event] = []
         self.policy.turn_changed()
         self.hints.forget()
         self.thinker.cancel()
-        if self._resuming:
+        if self.session.resumed:
             record, game = self.record, self._game
-            assert record is not None and game is not None
-            # The set-up game knew only the position; the saved game knows its history
-            # (repetitions, takeback, the last move lit dimly): the session's from now on.
-            self.session.adopt(game)
+            # The saved game, with its history (repetitions, takeback, the last move lit
+            # dimly), is the session's: the referee goes on with it.
+            assert record is not None and game is self.session.game
             self.follow(resumed=True)
-            self._resuming = False
             self.players.update(self.matches.resumed(record, self.players))
             self.say(self._resume_note)
             self._resume_note = ""
@@ -710,7 +705,6 @@ class App(Loop, Commands):
                 out.append(clock.report(now))  # the times as saved, paused
             return out
         out += self._put_away(now)
-        self._resuming = False
         self.modes.referee_game = None  # the saved game was put away: its referee state with it
         self._game = self.tracker.game
         if self.referee is not None:
@@ -747,7 +741,7 @@ class App(Loop, Commands):
         referee = self.referee
         if referee is None or not referee.judges(self.session):
             return self.keeper.finish(record, now)
-        return self.keeper.finish(record, now, lambda: referee.pdn(game))
+        return self.keeper.finish(record, now, lambda: referee.pdn(self.session))
 
     def _put_away(self, now: int) -> list[GameSaved]:
         """The game before a new one: kept as PDN if it had moves and had not ended."""

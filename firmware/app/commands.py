@@ -102,12 +102,11 @@ class Commands:
 
     @property
     def _resuming(self) -> bool:
-        """A saved game is being set up to resume (:attr:`resuming`)."""
-        raise NotImplementedError
-
-    @_resuming.setter
-    def _resuming(self, resuming: bool) -> None:
-        raise NotImplementedError
+        """A saved game (:attr:`record`, :attr:`_game`) is being set up to resume: the
+        session's to say (:attr:`GameSession.saved
+        <firmware.tracking.session.GameSession.saved>`); it goes on when its position
+        stands on the board, unless given up for a new game."""
+        return self.session.saved is not None
 
     @property
     def mode(self) -> ModePolicy:
@@ -338,7 +337,7 @@ class Commands:
         """The saved game being set up to resume is given up for a new game (the board's
         ``new`` button then, or a page's New game): it is kept as an unfinished game's PDN
         when the new game begins, and until then the board sets up the new one."""
-        self._resuming = False
+        self.session.resume_when_set_up(None)
 
     def set_player_names(self, black: str, white: str, now: int) -> bool:
         """Name the players: the people's seats take the names, a machine is renamed, the

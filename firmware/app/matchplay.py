@@ -192,7 +192,7 @@ class MatchPlay:
             match, ballot_events = self._ballot(match, referee, now, bench)
             events += ballot_events
             # The referee's own record (live.pdn, game-*.pdn) names the match too.
-            referee.tag({MATCH_TAG: match.id, "MatchGame": str(match.number)}, bench.session.game)
+            referee.tag({MATCH_TAG: match.id, "MatchGame": str(match.number)}, bench)
         notes += self._save(match)
         events.append(self._event(now, "game-start", match, match.number, black))
         return Seating(seated, (black, white), match_tags(match), self._notices(now, notes) + events)

@@ -15,9 +15,9 @@ the session decides, and it rules, keeping its own record and nothing of the gam
 * draws (1.32): ``draw`` offers, a second press before the next move agrees; ``claim``
   by the player to move: threefold repetition or the forty-move rule, exact to the ply
   (the session rules on both; the referee records what it ruled);
-* the clock's notes (the board's one clock is the session's), balloted openings (the
-  ACF deck, a pair of games with colours reversed on the same ballot), the tournament
-  record (live PDN, arbiter log).
+* the clock's notes (the board's one clock is the session's, and each move's clock in the
+  record is read from it, never copied), balloted openings (the ACF deck, a pair of games
+  with colours reversed on the same ballot), the tournament record (live PDN, arbiter log).
 
 No hint is ever lit: the referee shows a violation, what must be put back, a required
 action (crowning, a balloted move) and the result, nothing else.
@@ -77,6 +77,7 @@ from firmware.tracking.roles import HINT_ROLES, Role
 from firmware.tracking.session import GameSession
 from firmware.tracking.tracker import Kind
 from firmware.tracking.table import TurnTable
+from firmware.tracking.timer import GameTimer
 from rules import BLACK, WHITE, Color, Game, Move, Position
 from rules.ballots import Ballot, ballot as acf_ballot
 from rules.game import win_for
@@ -136,6 +137,11 @@ def _side(color: Color) -> Side:
 
 def _color(side: str) -> Color:
     return BLACK if side == "black" else WHITE
+
+
+def _times(clock: GameTimer | None) -> Mapping[int, tuple[int, int]] | None:
+    """Each move's clock on ``clock`` (ply -> time left, time used), None without one."""
+    return clock.times if clock is not None else None
 
 
 class Referee:
@@ -268,16 +274,13 @@ class Referee:
         state.episode = None
         state.candidates.clear()
         state.objected = False
-        clock = bench.session.clock
-        if clock is not None:
-            state.record.clocks[event.ply] = clock.last_left
         if not game.is_over:
             self._expect_ballot(bench)
             reason = game.draw_claim()
             if reason is not None and reason != state.claimable:
                 out.append(DrawClaimable(event.t, reason, _side(game.turn)))
             state.claimable = reason
-        self._save(bench.session.game)
+        self._save(bench.session)
         return out
 
     def ended(self, event: GameOver, bench: Bench) -> list[Event]:
@@ -292,7 +295,7 @@ class Referee:
             state.record.note(game.ply, f"{loser.name.title()} resigns")
         elif event.reason == "no-moves":
             state.record.note(game.ply, f"{game.turn.name.title()} has no legal move")
-        self._save(game)
+        self._save(bench.session)
         return []
 
     def objectable(self, bench: Bench) -> bool:
@@ -327,14 +330,14 @@ class Referee:
             elif isinstance(event, DrawOffer):
                 who = f" by {event.side}" if event.side else " (shared button: the board cannot tell by whom)"
                 state.record.note(ply, f"draw offered{who}")
-        self._save(bench.session.game)
+        self._save(bench.session)
 
     def clock_pressed(self, how: str, bench: Bench) -> None:
         state = self._refereeing(bench)
         if state is None:
             return
         state.record.note(bench.session.game.ply, f"clock {how} by the arbiter")
-        self._save(bench.session.game)
+        self._save(bench.session)
 
     def flag_fell(self, side: Color, bench: Bench) -> None:
         state = self._refereeing(bench)
@@ -383,7 +386,7 @@ class Referee:
         state.record.ballot = None
         bench.expect(None)
         out = self._start_ballot(chosen, now_ms, bench)
-        self._save(game)
+        self._save(bench.session)
         self.heard(out)
         return out
 
@@ -403,16 +406,16 @@ class Referee:
             state.black, state.white = black, white
             state.record.black, state.record.white = black, white
             self._pair_names(state.number, black, white)
-            self._save(bench.session.game)
+            self._save(bench.session)
         else:
             self._pair_names(self.games + 1, black, white)
 
-    def tag(self, tags: Mapping[str, str], game: Game) -> None:
-        """More PDN tags for the record of the game in progress, ``game``, kept through a restart."""
+    def tag(self, tags: Mapping[str, str], bench: Bench) -> None:
+        """More PDN tags for the record of the game in progress on ``bench``, kept through a restart."""
         state = self.state
         if state is not None and not state.over:
             state.record.extra.update(tags)
-            self._save(game)
+            self._save(bench.session)
 
     def _pair_names(self, k: int, black: str, white: str) -> None:
         """Settings whose names give game ``k`` of the session ``black`` and ``white``."""
@@ -464,11 +467,14 @@ class Referee:
             return None
         return self._snapshot(state, session.game)
 
-    def pdn(self, game: Game) -> str:
-        """``game``, the game refereed, as PDN with the referee's notes."""
-        if self.state is None:
+    def pdn(self, session: GameSession) -> str:
+        """The game under way in ``session``, the game refereed, as PDN with the referee's
+        notes and each move's clock (the session's clock keeps them, as the game's record
+        does); "" when the referee does not referee that game."""
+        state = self.state
+        if state is None or not self.judges(session):
             return ""
-        return self.state.record.pdn(game)
+        return state.record.pdn(session.game, _times(session.clock))
 
     # -- the offences ------------------------------------------------------------------------
 
@@ -591,7 +597,7 @@ class Referee:
             f"{how}caution to {side}, illegal move ({offence.code}): {offence.caution};"
             " the move is taken back (WCDF 1.25)",
         )
-        self._save(game)
+        self._save(bench.session)
         return [Caution(t, side, count, offence.code, offence.caution)]
 
     def _check(self, now: int, bench: Bench) -> list[Event]:
@@ -670,13 +676,18 @@ class Referee:
 
     # -- the record --------------------------------------------------------------------------
 
-    def _save(self, game: Game, state: _GameState | None = None) -> None:
-        """Write ``state``'s record (default: the game refereed) with ``game``'s moves."""
-        state = state or self.state
-        if state is None or self.files is None:
+    def _save(self, session: GameSession) -> None:
+        """Write the record of the game refereed, the game under way in ``session``."""
+        if self.state is not None:
+            self._write(self.state, session.game, session.clock)
+
+    def _write(self, state: _GameState, game: Game, clock: GameTimer | None) -> None:
+        """Write ``state``'s record with ``game``'s moves, each with its clock on ``clock``
+        (the session's: the referee keeps no clock of its own)."""
+        if self.files is None:
             return
         try:
-            text = state.record.pdn(game)
+            text = state.record.pdn(game, _times(clock))
             self.files.write(state.name if game.moves or state.over else None, text)
             # A game without a move has nothing to go on with (and the set-up of a game
             # being resumed must not overwrite the state it is about to read).
@@ -689,7 +700,8 @@ class Referee:
 
     def _snapshot(self, state: _GameState, game: Game) -> dict[str, Any]:
         """What :meth:`_restore` needs to go on with this game after a restart (the clock
-        is the board's, saved with it: none here)."""
+        is the board's, saved with it, and each move's clock is the game record's: none
+        here)."""
         r = state.record
         return {
             "number": state.number,
@@ -704,7 +716,6 @@ class Referee:
             "cautions": {_side(c): n for c, n in state.cautions.items()},
             "clock": None,
             "notes": {str(k): v for k, v in r.notes.items()},
-            "clocks": {str(k): v for k, v in r.clocks.items()},
             "extra": dict(r.extra),
             "over": state.over,
         }
@@ -742,7 +753,8 @@ class Referee:
             r = state.record
             r.date, r.round, r.black, r.white = str(data["date"]), str(data["round"]), state.black, state.white
             r.notes = {int(k): list(v) for k, v in data["notes"].items()}
-            r.clocks = {int(k): int(v) for k, v in data["clocks"].items()}
+            # (An earlier version's "clocks", each move's time left, is ignored: the game
+            # record keeps each move's clock, and the game's clock recalls it on resuming.)
             r.extra = {str(k): str(v) for k, v in data.get("extra", {}).items()}
             state.cautions = {_color(k): int(v) for k, v in data["cautions"].items()}
             box = BallotBox(self.settings.ballot, self.settings.deck, self.settings.seed)
@@ -781,7 +793,7 @@ class Referee:
             if old is not None and old.moves:
                 previous.record.note(old.ply, "game abandoned: a new game was set up")
                 previous.over = True
-                self._save(old, previous)
+                self._write(previous, old, session.previous_clock)
         self.games += 1
         k = self.games
         game = session.game
@@ -798,7 +810,7 @@ class Referee:
             record.note(0, "no ballot: the game does not begin from the start position")
         elif chosen is not None:
             out += self._start_ballot(chosen, now, bench)
-        self._save(game)
+        self._save(bench.session)
         return out
 
     def _new_state(self, k: int) -> _GameState:
@@ -843,7 +855,7 @@ class Referee:
         state.serial = bench.session.number
         state.record.note(game.ply, "game resumed")
         self._expect_ballot(bench)
-        self._save(game)
+        self._save(bench.session)
         return []
 
     def _start_ballot(self, chosen: Ballot | None, now: int, bench: Bench) -> list[Event]:
@@ -861,7 +873,7 @@ class Referee:
         label = f"ACF ballot {chosen.number}" + (f" ({chosen.name})" if chosen.name else "")
         state.record.note(0, f"{label}: {' '.join(chosen.moves)}")
         self._expect_ballot(bench)
-        self._save(game)
+        self._save(bench.session)
         return [BallotDrawn(now, chosen.number, tuple(chosen.moves), chosen.name)]
 
     def _expect_ballot(self, bench: Bench) -> None:

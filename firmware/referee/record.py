@@ -2,8 +2,11 @@
 
 A :class:`TournamentRecord` is one game's header (Event, Site, Date, Round, Black, White,
 the ballot, the time control) and the notes the referee makes as it goes (cautions,
-claims, offers, an illegal move that stood, the time left after each move), kept by
-ply; :meth:`TournamentRecord.pdn` writes it with the game's moves as PDN.
+claims, offers, an illegal move that stood), kept by ply; :meth:`TournamentRecord.pdn`
+writes it with the game's moves as PDN, each move with its clock when given the moves'
+times (the game's clock keeps them, :attr:`GameTimer.times
+<firmware.tracking.timer.GameTimer.times>`: the record holds no copy of its own, so its
+``[%clk]`` are those of the saved game's PDN).
 
 A :class:`RecordFiles` directory holds::
 
@@ -11,8 +14,8 @@ A :class:`RecordFiles` directory holds::
                       every note (tournament software relays it while the game goes on)
     game-*.pdn        each game once it has a move, rewritten the same way until it ends
     arbiter.jsonl     every event, one JSON object a line, with the wall-clock time
-    referee.json      the referee's own state of the game in progress (cautions, clock,
-                      ballot, notes), so that a game resumed after a power cut goes on
+    referee.json      the referee's own state of the game in progress (cautions, ballot,
+                      notes), so that a game resumed after a power cut goes on
 
 Writes are atomic (temporary file, fsync, rename, fsync of the directory), so a power
 cut leaves the old file or the new one, never half of one.
@@ -22,7 +25,7 @@ cut leaves the old file or the new one, never half of one.
 >>> _ = game.play_text("9-13")
 >>> record = TournamentRecord(event="Club final", black="Ann", white="Bob", date="2026.11.29")
 >>> record.note(1, "draw offered")
->>> print(record.pdn(game))                            # doctest: +ELLIPSIS
+>>> print(record.pdn(game, {1: (299_000, 1_000)}))   # the move's clock: time left, time used
 [Event "Club final"]
 [Site "?"]
 [Date "2026.11.29"]
@@ -32,7 +35,7 @@ cut leaves the old file or the new one, never half of one.
 [Result "*"]
 [GameType "21"]
 <BLANKLINE>
-1. 9-13 {draw offered} *
+1. 9-13 {[%clk 0:04:59] [%emt 0:00:01]} {draw offered} *
 <BLANKLINE>
 """
 
@@ -47,7 +50,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.gameclock import TimeControl, pdn_clock
+from firmware.gameclock import TimeControl, pdn_move_clock
 from firmware.events import Event, event_line
 from firmware.files import RECORD_LIMIT, FileRefused, parse_json, read_text
 from firmware.files import atomic_write
@@ -83,8 +86,6 @@ class TournamentRecord:
     style: str = ""
     #: Notes by ply: 0 is before the first move, n after move n.
     notes: dict[int, list[str]] = field(default_factory=dict)
-    #: The mover's time left after each ply, in milliseconds.
-    clocks: dict[int, int] = field(default_factory=dict)
     reason: str | None = None
     #: More tags, after the others (the match the game belongs to: ``Match``, ``MatchGame``).
     extra: dict[str, str] = field(default_factory=dict)
@@ -118,21 +119,27 @@ class TournamentRecord:
             tags.setdefault(name, value)
         return tags
 
-    def comments(self) -> dict[int, list[str]]:
-        """The PDN comments by ply: the clock first, then the notes."""
+    def comments(
+        self, times: Mapping[int, tuple[int, int]] | None = None, plies: int | None = None
+    ) -> dict[int, list[str]]:
+        """The PDN comments by ply: the move's clock first (from ``times``, ply -> time
+        left, time used, for plies 1 to ``plies`` only: a move taken back keeps no clock),
+        then the notes."""
+        clocks = {ply: t for ply, t in (times or {}).items() if 1 <= ply and (plies is None or ply <= plies)}
         out: dict[int, list[str]] = {}
-        for ply in sorted(set(self.notes) | set(self.clocks)):
+        for ply in sorted(set(self.notes) | set(clocks)):
             texts = []
-            if ply in self.clocks:
-                texts.append(pdn_clock(self.clocks[ply]))
+            if ply in clocks:
+                texts.append(pdn_move_clock(*clocks[ply]))
             texts += self.notes.get(ply, [])
             out[ply] = texts
         return out
 
-    def pdn(self, game: Game) -> str:
-        """The game as PDN with these tags and notes (result ``*`` while it goes on)."""
+    def pdn(self, game: Game, times: Mapping[int, tuple[int, int]] | None = None) -> str:
+        """The game as PDN with these tags and notes (result ``*`` while it goes on),
+        each move with its clock in ``times`` (see :meth:`comments`)."""
         result = game.result.score if game.result is not None else "*"
-        return write_game(game, tags=self.tags(), comments=self.comments(), result=result)
+        return write_game(game, tags=self.tags(), comments=self.comments(times, game.ply), result=result)
 
 
 _SLUG = re.compile(r"[^A-Za-z0-9]+")

@@ -2,8 +2,9 @@
 
 The referee saves it in its record directory (``referee.json``) and the board keeps it
 in the game record (``current.json``, see :mod:`firmware.app.resume`): the game's number
-in the session, the players, the ballot, each side's cautions, the clock's time left,
-the notes of the record. Whatever reads one checks it with :func:`check_snapshot` first:
+in the session, the players, the ballot, each side's cautions, the notes of the record.
+The clock is not in it (the board's, ``clock.json``), nor each move's clock (the game
+record's ``times``); an earlier version's ``clock`` and ``clocks`` are checked and ignored. Whatever reads one checks it with :func:`check_snapshot` first:
 every key, its type and its range, so that a damaged or hostile file is refused with
 one message naming the key, and nothing in it can make the referee loop or allocate
 without bound.
@@ -22,7 +23,7 @@ from typing import Any
 from firmware.files import printable
 from rules.ballots import ballot as acf_ballot
 
-__all__ = ["SnapshotError", "check_snapshot", "SNAPSHOT_KEYS"]
+__all__ = ["SnapshotError", "check_snapshot", "SNAPSHOT_KEYS", "OLD_KEYS"]
 
 #: The keys of a snapshot, all of them required.
 SNAPSHOT_KEYS = (
@@ -38,10 +39,12 @@ SNAPSHOT_KEYS = (
     "cautions",
     "clock",
     "notes",
-    "clocks",
     "extra",
     "over",
 )
+#: Keys an earlier version wrote, read (and checked) when there, never written: each
+#: move's time left (``clocks``, by ply), now the game record's ``times``.
+OLD_KEYS = ("clocks",)
 #: Far beyond any real game or session; a bound on what a file can make the referee do.
 _MAX_PLIES = 10_000
 _MAX_TAG = 200
@@ -91,8 +94,8 @@ def check_snapshot(data: object) -> dict[str, Any]:
 
     >>> snapshot = {"number": 1, "name": "20260101-120000-1", "black": "Ann", "white": "Bob",
     ...     "date": "2026.01.01", "round": "?", "moves": ["11-15"], "ballot": None, "drawn": [],
-    ...     "cautions": {"black": 1, "white": 0}, "clock": None, "notes": {}, "clocks": {},
-    ...     "extra": {}, "over": False}
+    ...     "cautions": {"black": 1, "white": 0}, "clock": None, "notes": {}, "extra": {},
+    ...     "over": False}
     >>> check_snapshot(snapshot) is snapshot
     True
     >>> check_snapshot({**snapshot, "cautions": {"black": "1", "white": 0}})
@@ -105,7 +108,7 @@ def check_snapshot(data: object) -> dict[str, Any]:
     missing = [key for key in SNAPSHOT_KEYS if key not in data]
     if missing:
         raise SnapshotError(f"{missing[0]!r} is missing")
-    unknown = sorted(set(data) - set(SNAPSHOT_KEYS))
+    unknown = sorted(set(data) - set(SNAPSHOT_KEYS) - set(OLD_KEYS))
     if unknown:
         raise SnapshotError(f"unknown key {_shown(unknown[0])}")
     _int(data["number"], "number", 1, 1_000_000)
@@ -146,7 +149,7 @@ def check_snapshot(data: object) -> dict[str, Any]:
             raise SnapshotError(f"'notes' holds more than {_MAX_PLIES} notes")
         for i, text in enumerate(texts):
             _text(text, f"notes.{ply}[{i}]", _MAX_NOTE)
-    for ply, ms in _by_ply(data["clocks"], "clocks").items():
+    for ply, ms in _by_ply(data.get("clocks", {}), "clocks").items():
         _int(ms, f"clocks.{ply}", 0, _MAX_MS)
     extra = data["extra"]
     if not isinstance(extra, dict) or len(extra) > 32:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from firmware.gameclock import pdn_clock, pdn_used
+from firmware.gameclock import pdn_move_clock
 from firmware.files import (
     RECORD_LIMIT,
     FileRefused,
@@ -561,8 +561,7 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
             continue
         ply += 1
         if ply in times:
-            left, used = times[ply]
-            out.visit_comment(f"{pdn_clock(left)} {pdn_used(used)}")
+            out.visit_comment(pdn_move_clock(*times[ply]))
     out.visit_result(result)
     return out.text()
 

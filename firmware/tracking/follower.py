@@ -15,7 +15,9 @@ the offences and hands down its rulings through the follower, the bench it rules
 The buttons are routed here: ``draw``, ``resign`` (shared or per side: see
 :mod:`firmware.tracking.sides`) and ``claim`` to the session, ``clock`` to the clock, and
 the board's own (``new`` sets up, ``takeback`` guides back, ``adjust``, ``force``) to
-the tracker.
+the tracker; ``takeback`` after a resignation asks the session to take the resignation
+back instead (what a takeback means for the record is the session's, not the board
+reader's).
 
 >>> from rules import WCDF, Game
 >>> from firmware.tracking.tracker import Tracker
@@ -34,6 +36,7 @@ from firmware.events import (
     Crowned,
     Event,
     Flag,
+    ForcedJump,
     GameOver,
     MoveMade,
     NewGame,
@@ -66,9 +69,6 @@ class Follower:
         if tracker is not None:
             self.tracker = tracker
         self.judge = judge
-        #: A saved game's position is being set up to resume it: the ``new-game`` of that
-        #: set-up begins no game (no new clock, nothing refereed anew).
-        self.resuming = False
         #: Report the flag's time as a deadline (a replay turns this off once its script
         #: has ended, so that it does not run on until a flag falls; flags still fall).
         self.clock_deadline = True
@@ -189,7 +189,7 @@ class Follower:
             if button == "new":
                 out += self._process(tracker.new_game(None, now_ms), now_ms)
             elif button == "takeback":
-                out += self._process(tracker.take_back(now_ms), now_ms)
+                out += self._take_back(now_ms)
             elif button == "adjust":
                 out += self._process(tracker.adjust(now_ms), now_ms)
             elif button == "force":
@@ -223,8 +223,9 @@ class Follower:
         return self._heard(self._process(self.tracker.new_game(position, now_ms), now))
 
     def take_back(self, now_ms: int) -> list[Event]:
-        """Take back the last move (the ``takeback`` button's, without the press)."""
-        return self._heard(self._process(self.tracker.take_back(now_ms), now_ms))
+        """Take back the last move, or a resignation (the ``takeback`` button's, without
+        the press)."""
+        return self._heard(self._take_back(now_ms))
 
     def declare(self, score: str, reason: str, now_ms: int) -> list[Event]:
         """End the game with ``score`` for ``reason`` (an arbiter's decision, the other
@@ -363,6 +364,18 @@ class Follower:
             self.tracker.expect(None)  # a balloted move is no longer wanted
         return self._process(events, now)
 
+    def _take_back(self, now: int) -> list[Event]:
+        """The takeback: a resignation is taken back by the session (the game goes on from
+        the same position, no move with it), when the mode allows takebacks and no set-up
+        is under way; otherwise the tracker takes the last move back and guides the board."""
+        tracker = self.tracker
+        if tracker.setting_up is None and tracker.policy.takeback:
+            reopened = self.session.reopen(now)
+            if reopened:
+                # The tracker sees the session's revision move and reads the board as of now.
+                return self._process(reopened + tracker.attend(now), now)
+        return self._process(tracker.take_back(now), now)
+
     def _clock_press(self, now: int) -> list[Event]:
         """The ``clock`` press: start a waiting clock, pause a running one, resume it."""
         clock = self.clock
@@ -401,9 +414,11 @@ class Follower:
             elif isinstance(event, GameOver):
                 out += self._ended_with(event)
             elif isinstance(event, NewGame):
-                if not self.resuming:  # a saved game's set-up begins none
+                if not self.session.resumed:  # a saved game resumed: no new clock, no new refereeing
                     out += self._begin(event.t)
-            elif isinstance(event, TakenBack) and self.clock is not None:
+            elif isinstance(event, (TakenBack, ForcedJump)) and self.clock is not None:
+                # (a forced jump takes the move that skipped the jump back: its mover's
+                # time runs again, and the move keeps no clock)
                 out += self.clock.taken_back(self.game, now)
             elif isinstance(event, Reopened) and self.clock is not None:
                 out += self.clock.reopened(self.game, now)

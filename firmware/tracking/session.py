@@ -3,9 +3,10 @@
 A :class:`GameSession` holds what the game *is*, apart from what the board shows of it:
 the record (:class:`rules.Game`), the standing draw offer, a resignation waiting for its
 confirmation, the result (declared, claimed, resigned or reached on the board), the
-sides whose moves are made elsewhere (held: a computer, the other end of a link) and
-the position every new game of the session starts from. It is pure: no I/O, no clock
-(times come in as arguments), deterministic.
+sides whose moves are made elsewhere (held: a computer, the other end of a link), the
+position every new game of the session starts from and a saved game waiting for its
+position to be set up. It is pure: no I/O, no clock (times come in as arguments),
+deterministic.
 
 The tracker (:mod:`firmware.tracking.tracker`) reads the board and asks the session to
 commit what it read (:meth:`GameSession.play`) or what a button asked (an offer, a
@@ -79,6 +80,9 @@ class GameSession:
         #: The game before the one under way (put away when this one began), or None: for
         #: whoever closes its record.
         self.previous: Game | None = None
+        #: That game's clock (each of its moves' clocks: :attr:`GameTimer.times
+        #: <firmware.tracking.timer.GameTimer.times>`), or None: for whoever closes its record.
+        self.previous_clock: GameTimer | None = None
         #: How many games the session has followed (the game under way is game ``number``).
         self.number = 1
         #: The time control of every new game of the session (None: no clock).
@@ -88,6 +92,11 @@ class GameSession:
         self.clock: GameTimer | None = None
         #: Changes whenever anything here does (the game, an offer, a hold...).
         self.revision = 0
+        #: A saved game whose position is being set up to resume it (see :meth:`begin`).
+        self._saved: Game | None = None
+        #: Whether the game under way is a saved game resumed (:meth:`begin` of its
+        #: position) rather than one begun: no new clock, no new refereeing.
+        self.resumed = False
         # Sides held from outside (hold()) and by the machine the seats put there
         # (seat_machine()): one merged answer, the outside's winning for a side in both.
         self._outside: dict[Color, str] = {}
@@ -166,17 +175,48 @@ class GameSession:
         self._offer = None
         self._changed()
 
+    @property
+    def saved(self) -> Game | None:
+        """The saved game whose position is being set up to resume it, or None."""
+        return self._saved
+
+    def resume_when_set_up(self, game: Game | None) -> None:
+        """``game``, a saved game, goes on once its position stands on the board: the
+        :meth:`begin` of that position resumes it rather than beginning a new game (None:
+        it is given up, and the next game is a new one).
+
+        >>> from rules import WCDF
+        >>> saved = Game(None, WCDF); _ = saved.play_text("11-15")
+        >>> session = GameSession(Game(saved.position, WCDF))   # its position, being set up
+        >>> session.resume_when_set_up(saved)
+        >>> session.begin(saved.position) is saved, session.resumed, session.saved
+        (True, True, None)
+        """
+        if game is not self._saved:
+            self._saved = game
+            self._changed()
+
     def begin(self, position: Position) -> Game:
-        """A new game from ``position`` under the same rules; offers and a resignation
-        asked for are the old game's and go with it."""
+        """The set-up of ``position`` stands on the board: the one place that says what
+        begins. The saved game waiting for that position resumes (:attr:`resumed`), with
+        its history; otherwise a new game from ``position`` under the same rules begins,
+        and a saved game waiting for another position is given up. Offers and a
+        resignation asked for are the old game's and go with it."""
+        saved, self._saved = self._saved, None
+        if saved is not None and saved.position == position:
+            self.adopt(saved)
+            self.resumed = True
+            return saved
         return self.adopt(Game(position, self.rules))
 
     def adopt(self, game: Game) -> Game:
-        """Follow ``game`` from now on (a saved game resuming, a variant's first game)."""
-        self.previous = self._game
+        """Follow ``game`` from now on (a variant's first game, the position a saved game
+        is set up from), as a game begun: not :attr:`resumed`."""
+        self.previous, self.previous_clock = self._game, self.clock
         self.number += 1
         self._game = game
         self._offer = self._resign = None
+        self.resumed = False
         self._changed()
         return game
 

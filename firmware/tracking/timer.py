@@ -8,8 +8,10 @@ when the board accepts a move, the ``clock`` press pauses and resumes it, a take
 the move's increment back, a reopened game waits for the side to move, the end of the
 game stops it, and a flag falls once. Its state is one
 :class:`~firmware.events.clock.ClockState`, its events ``clock`` reports. It keeps each
-move's clock (:attr:`GameTimer.times`, for the game's record), and in a game far apart
-takes the other board's measure of that board's side's moves (:meth:`GameTimer.tell`).
+move's clock (:attr:`GameTimer.times`: the one place the game's record and the referee's
+read them from; a resumed game's earlier moves are recalled from its record,
+:meth:`GameTimer.recall`), and in a game far apart takes the other board's measure of
+that board's side's moves (:meth:`GameTimer.tell`).
 
 >>> from rules import WCDF, Game
 >>> from firmware.gameclock import TimeControl
@@ -53,8 +55,9 @@ class GameTimer:
         self.on_change = on_change
         #: Changes whenever the clock's state does (for whoever saves it).
         self.version = 0
-        #: Each move's clock since the game began or resumed here, by ply: the mover's time
-        #: left after it and the time it took (the record keeps them: ``GameRecord.times``).
+        #: Each move's clock, by ply: the mover's time left after it and the time it took
+        #: (the saved record keeps them, ``GameRecord.times``, and gives them back to a
+        #: resumed game's clock: :meth:`recall`). A move taken back keeps none.
         self.times: dict[int, tuple[int, int]] = {}
         # What another board measured for its side's moves, by ply (see tell).
         self._told: dict[int, tuple[Color, int, int]] = {}
@@ -88,11 +91,28 @@ class GameTimer:
         self.version += 1
         self.waiting = True
         self.flag = flag
-        self.times.clear()  # the record keeps a resumed game's earlier moves
+        self.times.clear()  # the record's are recalled (recall)
         # (what another board told is kept: a resumed game's next move may have come already)
         self._turn = game.turn
         if game.is_over:
             self.clock.stop(0)
+
+    def recall(self, times: Mapping[int, tuple[int, int]], game: Game) -> None:
+        """Each earlier move's clock as the saved record kept it (ply -> time left, time
+        used), for ``game``'s moves: a game resumed after a power cut, after
+        :meth:`resume` (which goes on with the time left). The clock's own win.
+
+        >>> from rules import WCDF, Game
+        >>> from firmware.gameclock import TimeControl
+        >>> game = Game(None, WCDF); _ = game.play_text("11-15")
+        >>> timer = GameTimer(TimeControl.parse("10"))
+        >>> timer.recall({1: (598_000, 2_000), 2: (597_000, 3_000)}, game)
+        >>> timer.times                          # ply 2 is no move of the game
+        {1: (598000, 2000)}
+        """
+        for ply in sorted(times):
+            if 1 <= ply <= game.ply:
+                self.times.setdefault(ply, times[ply])
 
     # -- inputs --------------------------------------------------------------------------
 

@@ -586,19 +586,16 @@ class Tracker:
         return events + self._refresh(now_ms)
 
     def take_back(self, now_ms: int) -> list[Event]:
-        """Take back the last move (the ``takeback`` button), or a resignation; the board is
-        then guided back. The session takes it off the record."""
+        """Take back the last move (the ``takeback`` button, when the mode allows it); the
+        board is then guided back. The session takes it off the record. (What a takeback
+        means for the record is decided before: a resignation is taken back by the
+        session, :meth:`Follower.take_back <firmware.tracking.follower.Follower.take_back>`,
+        and this tracker reads the board again when it sees the session's revision move.)"""
         self._sync()
         if self._setup is not None:
             return []
         if not self.policy.takeback:
             return self._refresh(now_ms)
-        reopened = self.session.reopen(now_ms)
-        if reopened:
-            # A resignation taken back: the game goes on, and no move with it.
-            self._since = max(self._since, now_ms)
-            self._sync()
-            return reopened + self._refresh(now_ms)
         events = self._take_back(now_ms)
         return events + self._refresh(now_ms)
 
