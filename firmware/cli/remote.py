@@ -108,6 +108,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Take the game whose code the other board printed; the agreement is kept for 'crownhead run --remote CODE'.",
     )
     join.add_argument("code", metavar="CODE", help="the code the other board printed (k7q-m2x)")
+    join.add_argument(
+        "--host",
+        metavar="ACCOUNT",
+        help="the inviting board's broker account: only its invitation is taken (another account may offer the code)",
+    )
     _broker_arguments(join)
     join.set_defaults(func=run_join)
 
@@ -190,7 +195,7 @@ def run_join(args: argparse.Namespace) -> int:
     try:
         code = check_code(args.code)
         url = _url(args)
-        invitation = fetch(url, code, cafile=args.cafile, timeout_s=min(args.wait_s, 60))
+        invitation = fetch(url, code, cafile=args.cafile, timeout_s=min(args.wait_s, 60), host=args.host)
         accept(url, invitation, cafile=args.cafile)
     except ModuleNotFoundError as exc:
         return _fail(missing_extra(exc) or str(exc))
