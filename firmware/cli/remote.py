@@ -16,8 +16,6 @@ import secrets
 import sys
 from pathlib import Path
 
-from typing import Any
-
 from firmware.app.settings import AppSettings
 from firmware.cli._common import add_rules_arguments, missing_extra, rules_from_args
 from firmware.files import default_state_dir, int_argument
@@ -26,6 +24,7 @@ from firmware.hall.topics import BrokerUrl
 from firmware.remote.link import RemoteLink
 from firmware.remote.board import Absence, remote_link, remote_settings
 from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, playing, publish
+from firmware.remote.parts import FarBoard
 from firmware.remote.settings import RemoteConfig
 from firmware.remote.transport import RemoteTransport, check_broker
 from firmware.remote.wire import check_code, new_code, show_code
@@ -244,7 +243,7 @@ def remote_game(code: str, state_dir: Path, settings: AppSettings, link_port: st
 
 
 def remote_board(
-    agreement: Agreement, app: Any, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig()
+    agreement: Agreement, app: FarBoard, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig()
 ) -> tuple[RemoteLink, Absence]:
     """The link of the agreed game (attached by the caller) and the absences shown on ``app``."""
     link = remote_link(agreement, clock, state_dir, config)
