@@ -33,6 +33,7 @@ from firmware.remote.invite import Invitation, publish
 from firmware.remote.journal import Journal, Line
 from firmware.remote.transport import RemoteTransport
 from firmware.remote.wire import game_topic
+from hal.clock import VirtualClock
 from rules import BLACK, WHITE, Move
 
 from helpers.games import random_game
@@ -458,6 +459,26 @@ def test_a_gap_the_sender_can_no_longer_fill_is_skipped_and_a_forged_hash_refuse
     forged = dict(lines[1].to_json(1), line="something else")
     with pytest.raises(ValueError, match="hash does not follow"):
         Line.from_json(forged)
+
+
+@needs_mosquitto
+def test_a_message_nested_too_deep_is_refused_and_the_board_hears_on(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    transport = RemoteTransport(
+        BrokerUrl.parse(mosquitto.url("alice")), CODE, "bob", tmp_path / "j.json", VirtualClock()
+    )
+    try:
+        assert wait_for(lambda: transport.connected)  # subscribed to bob's lines
+        # A message nested too deep, and a line nested too deep in a well-formed message:
+        # either ended the client's network thread (a RecursionError), and nothing more came.
+        deep = Journal(None, stream="d33p").add("[" * 1400)
+        hello = Journal(None, stream="b0b").add(json.dumps({"t": 1, "event": "hello"}))
+        payloads = [b"[" * 1500, json.dumps(deep.to_json(1)).encode(), json.dumps(hello.to_json(1)).encode()]
+        publish_as(mosquitto.port, "bob", game_topic(CODE, "bob", "lines"), payloads)
+        heard: list[bytes] = []
+        assert wait_for(lambda: heard.extend(transport.receive(1)) or heard)  # the line after them
+        assert heard == [hello.text.encode()] and transport.refused == 2
+    finally:
+        transport.close(flush_s=0)
 
 
 @needs_mosquitto

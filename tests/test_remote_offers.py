@@ -309,3 +309,22 @@ def test_a_side_s_flag_falls_on_its_own_board_only(tmp_path: Path, mosquitto: Mo
         assert a.game.result is not None and (a.game.result.score, a.game.result.reason) == ("1-0", "time")
     finally:
         pair.close()
+
+
+def test_a_game_over_far_apart_is_final_on_both_boards(pair: Pair) -> None:
+    # White (board B) resigns; its takeback then reopened the game on board B alone (on
+    # one board it takes a resignation back): the other board kept the win.
+    pair.play(Move((11, 15)))
+    pair.b.rig.sim.press("white_resign", long=True)
+    pair.b.rig.wait(100)
+    pair.wait(lambda: pair.a.game.is_over, "A hears White resigned")
+    pair.b.rig.sim.press("takeback")
+    pair.b.rig.wait(600)
+    pair.a.rig.sim.press("takeback")  # nor is it taken back by the winner's board
+    pair.a.rig.wait(600)
+    pair.wait(lambda: pair.a.transport.pending == 0 == pair.b.transport.pending, "every line acknowledged")
+    for board in (pair.a, pair.b):
+        result = board.game.result
+        assert result is not None and (result.score, result.reason) == ("1-0", "resign")
+        assert board.game.moves == [Move((11, 15))]
+        assert any("White resigned: in a game far apart a resignation is final" in n for n in board.notices())

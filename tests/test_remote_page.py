@@ -16,6 +16,8 @@ without ``--remote``) goes back to the game far apart its page took.
 from __future__ import annotations
 
 import json
+import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,9 +25,14 @@ from typing import Any
 import pytest
 
 from firmware.app.players import Thinker
+from firmware.hall.topics import BrokerUrl
+from firmware.link.settings import LinkConfig
+from firmware.remote.board import Absence
 from firmware.remote.invite import playing
+from firmware.remote.link import RemoteLink
 from firmware.remote.page import FarDesk
 from firmware.remote.settings import RemoteConfig
+from firmware.remote.transport import RemoteTransport
 from firmware.web.bridge import PageHub, WebLink
 from firmware.web.far import qr_svg
 from firmware.web.server import WebServer
@@ -48,6 +55,13 @@ def _answer(desk: FarDesk, rig: Rig, what: str, data: object = None) -> dict[str
     assert future is not None
     rig.wait_for(future.done, f"the answer to {what}")
     return future.result()
+
+
+def _callbacks(rig: Rig) -> dict[str, int]:
+    """How many of each kind of callback ``rig``'s application holds."""
+    app = rig.app
+    lists = ("sources", "waking_sources", "deadlines", "press_listeners")
+    return {name: len(getattr(app, name)) for name in lists} | {"outputs": len(list(app.outputs))}
 
 
 class Home:
@@ -80,6 +94,7 @@ def test_a_board_s_page_invites_the_other_joins_and_both_play_the_game_far_apart
     a, b = Home(tmp_path / "a", mosquitto, "alice"), Home(tmp_path / "b", mosquitto, "bob")
     try:
         both = [a.rig, b.rig]
+        before = _callbacks(a.rig)
         status = _answer(
             a.desk, a.rig, "invite", {"plays": "white", "black": "Ann", "white": "Bo", "clock": "300+5", "grace_s": 60}
         )
@@ -115,6 +130,7 @@ def test_a_board_s_page_invites_the_other_joins_and_both_play_the_game_far_apart
         left = _answer(a.desk, a.rig, "leave")
         assert left["state"] == "idle" and playing(a.folder) is None
         assert not a.rig.app.settings.far_apart and a.rig.app.away is None
+        assert _callbacks(a.rig) == before  # nothing of the game left on the board
         # A plays on its own: both sides' moves are made at the board again.
         a.rig.do("n", wait=100)
         a.rig.follow(wait=600)
@@ -279,3 +295,70 @@ def test_a_board_started_again_goes_back_to_the_game_far_apart_its_page_took(
     )
     record = GameStore(state).load_current()
     assert record is not None and record.black == "?"
+
+
+def test_games_far_apart_taken_and_left_again_and_again_leave_nothing_on_the_board(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, start=False)
+    rig.app.start()
+    before = _callbacks(rig)
+    url = BrokerUrl.parse("mqtt://alice:pw@127.0.0.1:1")
+    for n in range(3):
+        # What the page's desk does as a game begins and is left (never connecting here).
+        transport = RemoteTransport(url, "k7qm2x", "bob", tmp_path / f"{n}.journal.json", rig.clock, start=False)
+        link = RemoteLink(transport, LinkConfig(plays="black"))
+        absence = Absence(transport, 60, "stop", link)
+        absence.attach(rig.app)
+        link.attach(rig.app)
+        rig.wait(100)
+        assert _callbacks(rig) != before
+        link.detach()
+        absence.detach()
+        assert _callbacks(rig) == before, n
+        link.transport.close(flush_s=0)  # type: ignore[call-arg]
+    rig.do("11-15", wait=600)  # the board plays on its own
+    rig.close()
+
+
+def test_a_page_s_request_whose_worker_fails_at_once_is_shown_failed(tmp_path: Path) -> None:
+    # No broker where the desk's account points: the worker fails as soon as it starts.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    rig = Rig(tmp_path, start=False)
+
+    def page_address() -> str:
+        # Called as the page's status is set in the main loop: a worker started before it
+        # (the request's status set after the worker) would be done by now.
+        for thread in threading.enumerate():
+            if thread.name == "crownhead-far-page":
+                thread.join(WAIT_S)
+        return "http://crownhead.local:8080/"
+
+    config = RemoteConfig(broker=f"mqtt://alice:pw@127.0.0.1:{port}")
+    desk = FarDesk(rig.app, rig.clock, tmp_path, config, page_address=page_address).attach(rig.app)
+    rig.app.start()
+    try:
+        for what, data in (("invite", {"plays": "black"}), ("join", "k7q-m2x")):
+            # (The answer is the status as the main loop answered: the worker may be done.)
+            assert _answer(desk, rig, what, data)["state"] in ("inviting", "joining", "failed")
+            for thread in threading.enumerate():
+                if thread.name == "crownhead-far-page":
+                    thread.join(WAIT_S)
+            status = desk.status()
+            assert status["state"] == "failed" and "cannot reach the broker" in status["message"], status
+    finally:
+        desk.close()
+        rig.close()
+
+
+@needs_mosquitto
+def test_a_join_cancelled_on_the_page_is_given_up_not_failed(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    b = Home(tmp_path / "b", mosquitto, "bob")
+    try:
+        assert _answer(b.desk, b.rig, "join", "k7q-m2x")["state"] == "joining"  # a game nobody offers
+        assert _answer(b.desk, b.rig, "cancel")["state"] == "joining"
+        step_until(lambda: b.desk.status()["state"] != "joining", "the join given up", [b.rig])
+        status = b.desk.status()
+        assert status["state"] == "idle" and status["message"] == "joining game k7q-m2x given up", status
+    finally:
+        b.close()

@@ -2,8 +2,10 @@
 
 The invitation names the other board's account (``crownhead remote invite --guest``);
 the game lives under ``crownhead/private/HOST/GUEST/CODE/``, which the shipped ACL lets
-only those two accounts read (and the arbiter's, and nobody else write). Through a real
-Mosquitto on loopback with the shipped configuration and ACL.
+only those two accounts read (and the arbiter's, and nobody else write). A public
+invitation, which every account reads, may be offered again by another account under its
+own name: the board joining refuses the code then. Through a real Mosquitto on loopback
+with the shipped configuration and ACL.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +26,7 @@ from rules import Move
 
 from helpers.hallnet import Mosquitto, needs_mosquitto, running_mosquitto
 from helpers.net import WAIT_S
+from helpers.remote import publish_as
 from test_remote_offers import CODE, Pair
 
 PAIR = ("alice", "bob")
@@ -60,7 +64,7 @@ def test_a_private_game_is_joined_and_read_by_its_two_boards_only(tmp_path: Path
     alice, bob, mallory = (BrokerUrl.parse(mosquitto.url(name)) for name in ("alice", "bob", "mallory"))
     publish(alice, invitation, timeout_s=WAIT_S)
     with pytest.raises(ValueError, match="no invitation"):
-        fetch(mallory, CODE, timeout_s=1.5)
+        fetch(mallory, CODE, timeout_s=1.0)  # the broker sends what it keeps as one subscribes
     with pytest.raises(ValueError, match="private to bob"):
         accept(mallory, invitation, timeout_s=WAIT_S)
     guest: list[str | None] = []
@@ -94,3 +98,20 @@ def test_a_private_game_is_joined_and_read_by_its_two_boards_only(tmp_path: Path
     assert heard == []  # not the invitation, not a line, not an acknowledgement
     assert not pair.a.game.is_over and pair.a.game.moves == pair.b.game.moves
     assert pair.a.transport.refused == pair.b.transport.refused == 0
+
+
+@needs_mosquitto
+def test_a_public_invitation_offered_by_two_boards_is_refused_and_junk_beside_it_ignored(mosquitto: Mosquitto) -> None:
+    alice, bob, mallory = (BrokerUrl.parse(mosquitto.url(name)) for name in ("alice", "bob", "mallory"))
+    # Beside the invitation, kept on the broker: a message nested too deep for the parser
+    # (it ended the joining board's network thread, which then heard nothing more).
+    publish_as(mosquitto.port, "mallory", game_topic(CODE, "mallory", "invite"), [b"[" * 4000], retain=True)
+    invitation = Invitation(CODE, "alice", "black", black="Ann")
+    publish(alice, invitation, timeout_s=WAIT_S)
+    assert fetch(bob, CODE, timeout_s=WAIT_S) == invitation
+    # Mallory reads the public invitation (any account may) and offers its code as its own.
+    publish(mallory, replace(invitation, host="mallory"), timeout_s=WAIT_S)
+    with pytest.raises(ValueError, match=r"offered by 2 boards \(alice, mallory\)"):
+        fetch(bob, CODE, timeout_s=WAIT_S)
+    # The people at board B know whom they play: the invitation of that account is taken.
+    assert fetch(bob, CODE, timeout_s=WAIT_S, host="alice") == invitation

@@ -1066,6 +1066,12 @@ class App(Loop, Commands):
         """Add an output that only hears the events (a log, a test's list)."""
         self.outputs.add(SinkOutput(sink), first=first)
 
+    def remove_sink(self, sink: Sink) -> None:
+        """Take off the outputs :meth:`add_sink` added for ``sink`` (a link letting the board go)."""
+        for output in self.outputs:
+            if isinstance(output, SinkOutput) and output.sink == sink:
+                self.outputs.remove(output)
+
     def _emit(self, event: Event) -> None:
         self._publish([event])
 

@@ -80,6 +80,7 @@ class Outputs:
 
     def __init__(self) -> None:
         self._outputs: list[Output] = []
+        self._added: list[Output] = []  # in the order added: the order they close in, reversed
         self._stack = ExitStack()
         self._revision: int | None = None
 
@@ -92,8 +93,27 @@ class Outputs:
             self._outputs.insert(0, output)
         else:
             self._outputs.append(output)
+        self._added.append(output)
         self._stack.callback(_closing, output)
         return output
+
+    def remove(self, output: Output) -> None:
+        """Take ``output`` off (a link let go of the board): it hears nothing more, and is
+        not closed with the others (whoever removes it closes it if need be). Nothing of
+        it is kept, however many come and go.
+
+        >>> from firmware.events import Notice
+        >>> outputs, heard = Outputs(), []
+        >>> sink = outputs.add(SinkOutput(heard.append))
+        >>> outputs.remove(sink); outputs.events([Notice(5, "gone")]); heard, list(outputs)
+        ([], [])
+        """
+        self._outputs = [o for o in self._outputs if o is not output]
+        self._added = [o for o in self._added if o is not output]
+        stack, self._stack = self._stack, ExitStack()
+        stack.pop_all()  # its callbacks dropped, never called
+        for kept in self._added:
+            self._stack.callback(_closing, kept)
 
     def events(self, events: Sequence[Event]) -> None:
         """Give ``events`` to every output; one that fails does not stop the others or the board."""
@@ -125,7 +145,7 @@ class Outputs:
 
     def close(self) -> None:
         """Close every output, the last added first (each once, whatever the others do)."""
-        self._outputs = []
+        self._outputs = self._added = []
         self._stack.close()
 
 

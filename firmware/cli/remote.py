@@ -16,8 +16,6 @@ import secrets
 import sys
 from pathlib import Path
 
-from typing import Any
-
 from firmware.app.settings import AppSettings
 from firmware.cli._common import add_rules_arguments, missing_extra, rules_from_args
 from firmware.files import default_state_dir, int_argument
@@ -26,6 +24,7 @@ from firmware.hall.topics import BrokerUrl
 from firmware.remote.link import RemoteLink
 from firmware.remote.board import Absence, remote_link, remote_settings
 from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, playing, publish, set_playing
+from firmware.remote.parts import FarBoard
 from firmware.remote.settings import RemoteConfig
 from firmware.remote.transport import RemoteTransport, check_broker
 from firmware.remote.wire import check_code, new_code, show_code
@@ -108,6 +107,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Take the game whose code the other board printed; the agreement is kept for 'crownhead run --remote CODE'.",
     )
     join.add_argument("code", metavar="CODE", help="the code the other board printed (k7q-m2x)")
+    join.add_argument(
+        "--host",
+        metavar="ACCOUNT",
+        help="the inviting board's broker account: only its invitation is taken (another account may offer the code)",
+    )
     _broker_arguments(join)
     join.set_defaults(func=run_join)
 
@@ -190,7 +194,7 @@ def run_join(args: argparse.Namespace) -> int:
     try:
         code = check_code(args.code)
         url = _url(args)
-        invitation = fetch(url, code, cafile=args.cafile, timeout_s=min(args.wait_s, 60))
+        invitation = fetch(url, code, cafile=args.cafile, timeout_s=min(args.wait_s, 60), host=args.host)
         accept(url, invitation, cafile=args.cafile)
     except ModuleNotFoundError as exc:
         return _fail(missing_extra(exc) or str(exc))
@@ -250,7 +254,7 @@ def remote_game(code: str, state_dir: Path, settings: AppSettings, link_port: st
 
 
 def remote_board(
-    agreement: Agreement, app: Any, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig()
+    agreement: Agreement, app: FarBoard, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig()
 ) -> tuple[RemoteLink, Absence]:
     """The link of the agreed game (attached by the caller) and the absences shown on ``app``."""
     link = remote_link(agreement, clock, state_dir, config)

@@ -412,6 +412,7 @@ def run(args: argparse.Namespace) -> int:
             absence=absence,
             cable=bool(link_config.port),
             page_address=lambda: _named_page(app.page_urls),
+            hands=Hands(app) if app.sim is not None else None,
         ).attach(app)
     try:
         phone = agreement.plays if args.phone and agreement is not None else None

@@ -121,6 +121,9 @@ class LinkedBoard(Protocol):
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None:
         """Hear every event, as one of the application's outputs."""
 
+    def remove_sink(self, sink: Callable[[Event], None]) -> None:
+        """Hear the events no more (the end of :meth:`add_sink`)."""
+
     @property
     def started(self) -> bool: ...
     @property

@@ -179,13 +179,17 @@ class Link:
     def detach(self) -> None:
         """Let the board go (the end of :meth:`attach`): the side played over the link is
         made at the board again (:meth:`~firmware.link.board.LinkedBoard.release`), and the
-        link's source and sink do nothing from now on. The transport stays open: :meth:`close`."""
+        link's source and sink are taken off the board (a board that takes a link and lets
+        it go again and again keeps none of them). The transport stays open: :meth:`close`."""
         app = self.app
         if app is None:
             return
         self.policy.detached(app)
         if self.remote is not None:
             app.release(self.remote)
+        if self.poll in app.sources:
+            app.sources.remove(self.poll)
+        app.remove_sink(self.sink)
         self.app = None
 
     def close(self) -> None:

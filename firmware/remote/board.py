@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from firmware.app.settings import AppSettings
 from firmware.app.snapshot import Away
@@ -28,6 +27,7 @@ from firmware.link.settings import LinkConfig
 from firmware.remote.invite import AWAY_CLOCKS, Agreement
 from firmware.remote.settings import RemoteConfig
 from firmware.remote.link import RemoteLink
+from firmware.remote.parts import FarBoard
 from firmware.remote.transport import RemoteTransport
 from hal.clock import Clock
 
@@ -91,23 +91,29 @@ class Absence:
         self.grace_ms = grace_s * 1000
         self.away = away
         self.link = link
-        self.app: Any = None
+        self.app: FarBoard | None = None
         self._away_since: int | None = None
         self._late_said = False
         self._held_clock = False
         #: What the people were last told: ``here``, or who is away.
         self.state = "here"
 
-    def attach(self, app: Any) -> None:
+    def attach(self, app: FarBoard) -> None:
         self.app = app
         app.sources.append(self.poll)
         app.deadlines.append(self.deadline)
 
     def detach(self) -> None:
-        """The game far apart is left: nothing is watched or shown any more."""
+        """The game far apart is left: nothing is watched or shown any more, and the board
+        keeps nothing of this watch (a board that takes games and leaves them, again and
+        again, has no more sources than before)."""
         app, self.app = self.app, None
         if app is not None:
             app.away = None
+            if self.poll in app.sources:
+                app.sources.remove(self.poll)
+            if self.deadline in app.deadlines:
+                app.deadlines.remove(self.deadline)
         self._away_since = None
         self.state = "here"
 
@@ -184,16 +190,16 @@ class Absence:
 
     def _hold_clock(self, now: int) -> list[Event]:
         app = self.app
-        keeper = getattr(app, "board_clock", None)
-        if keeper is None or keeper.waiting or keeper.clock.paused or keeper.clock.stopped:
+        keeper = app.board_clock if app is not None else None
+        if app is None or keeper is None or keeper.waiting or keeper.clock.paused or keeper.clock.stopped:
             return []
         self._held_clock = True
         return list(keeper.press(app.game, now))
 
     def _release_clock(self, now: int) -> list[Event]:
         app = self.app
-        keeper = getattr(app, "board_clock", None)
+        keeper = app.board_clock if app is not None else None
         held, self._held_clock = self._held_clock, False
-        if not held or keeper is None or not keeper.clock.paused:
+        if app is None or not held or keeper is None or not keeper.clock.paused:
             return []
         return list(keeper.press(app.game, now))

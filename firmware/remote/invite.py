@@ -35,7 +35,7 @@ from firmware.gameclock import TimeControl
 from firmware.hall.topics import BrokerUrl, check_name
 from firmware.link.protocol import MAX_NAME
 from firmware.remote.transport import check_broker
-from firmware.remote.wire import PRIVATE_ROOT, ROOT, check_code, game_topic, topic_board
+from firmware.remote.wire import PRIVATE_ROOT, ROOT, check_code, game_topic, show_code, topic_board
 from rules import Position, Rules
 from rules.ballots import ballot as acf_ballot
 
@@ -57,6 +57,12 @@ _VERSION = 1
 #: What the clock does while a board is away: it stops, or it runs (see Invitation.away).
 AWAY_CLOCKS = ("stop", "run")
 MAX_INVITATION = 4096
+#: Invitations to one code taken at most (more boards offering it are not counted).
+MAX_OFFERS = 8
+#: How long a board joining waits, after the first invitation to the code, for the others
+#: the broker keeps (all sent at once as the board subscribes): two boards offering one
+#: code are refused (see :func:`fetch`).
+SETTLE_S = 0.5
 
 
 def _name(value: object, what: str) -> str | None:
@@ -296,60 +302,94 @@ def _watch(
     want: Any,
     topics: list[str] | None = None,
     stop: threading.Event | None = None,
-) -> Any:
-    """The first message on the game's ``invite`` topics (``topics``: those, else the
-    public game's) that ``want`` turns into a value; None after ``timeout_s``, or at once
-    when ``stop`` is set."""
+    settle_s: float = 0.0,
+) -> list[Any]:
+    """The messages on the game's ``invite`` topics (``topics``: those, else the public
+    game's) that ``want`` turns into values: the first, and those that come within
+    ``settle_s`` after it (the broker sends every retained one at once); none after
+    ``timeout_s``, or at once when ``stop`` is set. At most :data:`MAX_OFFERS`."""
     client = _client(url, cafile)
     found: list[Any] = []
-    done = threading.Event()
+    lock = threading.Lock()
+    first = threading.Event()
 
     def on_message(c: Any, u: Any, message: Any) -> None:
-        if done.is_set() or len(message.payload) > MAX_INVITATION:
+        if len(message.payload) > MAX_INVITATION:
             return
         board = topic_board(message.topic)
         try:
-            data = json.loads(bytes(message.payload))
+            # Bounded nesting: a RecursionError would end the client's network thread.
+            data = parse_json(bytes(message.payload))
             value = want(board, data)
         except ValueError:
             return
         if value is not None:
-            found.append(value)
-            done.set()
+            with lock:
+                if len(found) < MAX_OFFERS:
+                    found.append(value)
+            first.set()
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set()
 
     client.on_message = on_message
     end = time.monotonic() + timeout_s
     _connect(client, url, timeout_s)
     try:
         client.subscribe([(t, 1) for t in topics or [f"{ROOT}/{check_code(code)}/+/invite"]])
-        while not done.wait(min(0.2, max(0.0, end - time.monotonic()))):
-            if time.monotonic() >= end or (stop is not None and stop.is_set()):
+        while not first.wait(min(0.2, max(0.0, end - time.monotonic()))):
+            if time.monotonic() >= end or stopped():
                 break
+        settled = time.monotonic() + settle_s
+        while first.is_set() and not stopped() and (left := settled - time.monotonic()) > 0:
+            threading.Event().wait(min(0.05, left))
     finally:
         client.disconnect()
         client.loop_stop()
-    return found[0] if found else None
+    with lock:
+        return list(found)
 
 
 def fetch(
-    url: BrokerUrl, code: str, *, cafile: str | None = None, timeout_s: float = 30, stop: threading.Event | None = None
+    url: BrokerUrl,
+    code: str,
+    *,
+    cafile: str | None = None,
+    timeout_s: float = 30,
+    stop: threading.Event | None = None,
+    host: str | None = None,
 ) -> Invitation:
     """The invitation to game ``code``; ValueError if none came within ``timeout_s`` (or
-    before ``stop`` was set)."""
+    before ``stop`` was set), or if two boards offer it. ``host``: the inviting board's
+    account, when its people said it: only its invitation is taken.
+
+    A public invitation is on a topic every account of the broker reads, and any account
+    may offer a game of its own under the code it read there (to be joined in place of
+    the board that invited): the invitations that come with the first (the broker sends
+    every retained one at once) are compared, and two boards offering one code refused."""
 
     def want(board: str, data: object) -> Invitation | None:
         if isinstance(data, dict) and "host_plays" in data:
             invitation = Invitation.from_json(data)
             ours = invitation.guest is None or invitation.guest == url.username
-            return invitation if invitation.host == board and invitation.code == code and ours else None
+            named = host is None or invitation.host == host
+            return invitation if invitation.host == board and invitation.code == code and ours and named else None
         return None
 
     # A public game's invitation, or a private one to this board's account.
     topics = [f"{ROOT}/{code}/+/invite", f"{PRIVATE_ROOT}/+/{url.username}/{code}/+/invite"]
-    invitation = _watch(url, code, cafile, timeout_s, want, topics, stop)
-    if invitation is None:
+    found: list[Invitation] = _watch(url, code, cafile, timeout_s, want, topics, stop, SETTLE_S)
+    if not found:
         raise ValueError(f"no invitation to game {code} on {url} (the code mistyped, or the invitation withdrawn)")
-    return invitation
+    hosts = sorted({invitation.host for invitation in found})
+    if len(hosts) > 1:
+        raise ValueError(
+            f"game {show_code(code)} is offered by {len(hosts)} boards ({', '.join(hosts)}): any account of the "
+            "broker reads a public invitation and may offer its code too. Join naming the inviting board's "
+            f"account (crownhead remote join {show_code(code)} --host ACCOUNT), or ask for a private invitation "
+            f"to this board's account ({url.username})"
+        )
+    return found[-1]
 
 
 def accept(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None, timeout_s: float = 30) -> None:
@@ -380,7 +420,8 @@ def await_guest(
     stop: threading.Event | None = None,
 ) -> str | None:
     """The board that accepted ``invitation`` (waiting up to ``timeout_s``, or until
-    ``stop`` is set), or None."""
+    ``stop`` is set), or None: a private invitation's guest only; a public invitation's
+    first board to accept, whichever account of the broker it is (docs/remote.md)."""
 
     def want(board: str, data: object) -> str | None:
         if isinstance(data, dict) and data.get("accept") == invitation.code and board != invitation.host:
@@ -392,8 +433,8 @@ def await_guest(
     topics = None
     if invitation.private is not None:
         topics = [game_topic(invitation.code, "+", "invite", invitation.private)]
-    result: str | None = _watch(url, invitation.code, cafile, timeout_s, want, topics, stop)
-    return result
+    found: list[str] = _watch(url, invitation.code, cafile, timeout_s, want, topics, stop)
+    return found[0] if found else None
 
 
 def withdraw(url: BrokerUrl, invitation: Invitation, *, cafile: str | None = None, timeout_s: float = 30) -> None:
@@ -419,7 +460,9 @@ def playing(state_dir: Path) -> str | None:
     path = state_dir / "remote" / PLAYING
     try:
         data = parse_json(read_bytes(path, 1024))
-        return check_code(str(data["code"]))  # type: ignore[index]
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return check_code(str(data["code"]))
     except FileNotFoundError:
         return None
     except (FileRefused, OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:

@@ -14,7 +14,10 @@ its own added to the link's (old boards ignore them):
 * **Takeback requests.** In a game far apart the takeback button asks the other side
   (a ``takeback-request`` line, said on both boards); the other side's takeback button
   agrees (its board takes the move back, and the board that asked follows), its next
-  move refuses. A takeback is never made on one board alone.
+  move refuses. A takeback is never made on one board alone; so once the game is over
+  (a resignation, a draw agreed or claimed, a flag, a win) its result is final: the
+  takeback button says so on either board, where on one board it would reopen a
+  resignation or take the last move back.
 * **Each side's own word.** A resignation or a flag of this board's side is this
   board's to say: the other board's word for it is refused (said once), and the far
   side's own buttons (its draw, its resign) do nothing here. One exception, agreed in
@@ -39,7 +42,7 @@ import hashlib
 import threading
 from typing import Any
 
-from firmware.events import DrawOffer, Event, MoveMade, NewGame, Notice, TakenBack
+from firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, TakenBack
 from firmware.link.board import LinkedBoard
 from firmware.link.host import Link
 from firmware.link.parts import GameId, LinkSide
@@ -48,8 +51,10 @@ from firmware.link.protocol import encode_event
 from firmware.link.settings import LinkConfig
 from firmware.link.transport import Transport
 from firmware.remote.invite import AWAY_CLOCKS
+from firmware.remote.parts import far_board
+from firmware.tracking.timer import GameTimer
 from hal.buttons import ButtonEvent
-from rules import BLACK, WHITE, Color, Position
+from rules import BLACK, WHITE, Color, Game, Position
 
 __all__ = ["OFFER_KINDS", "FarPolicy", "RemoteLink"]
 
@@ -105,10 +110,11 @@ class FarPolicy(LinkPolicy):
         """The other board's side."""
         return "white" if self.link.plays == "black" else "black"
 
-    def _keeper(self) -> Any:
+    def _keeper(self) -> GameTimer | None:
         """The game's clock (the session's: ``app.board_clock``; None without one): it
         keeps this side's time, and takes the far side's as that side's board measured it."""
-        return getattr(self.link.app, "board_clock", None)
+        app = self.link.app
+        return far_board(app).board_clock if app is not None else None
 
     def times(self) -> dict[str, int]:
         """The mover's time left after the move just made here and what the move took."""
@@ -128,7 +134,9 @@ class FarPolicy(LinkPolicy):
             board.press_listeners.append(self._press)
 
     def detached(self, board: LinkedBoard) -> None:
-        keeper = getattr(board, "board_clock", None)
+        if self._press in board.press_listeners:
+            board.press_listeners.remove(self._press)
+        keeper = far_board(board).board_clock
         if keeper is not None:
             keeper.called_elsewhere = frozenset()  # the far side's flag falls here again
 
@@ -152,7 +160,8 @@ class FarPolicy(LinkPolicy):
             # Taken back on both boards (agreed): the other board's moves from there on
             # are no longer to be shown here, until it makes them again.
             link.peer.forget_from(event.ply)
-        elif isinstance(event, NewGame):
+        elif isinstance(event, (NewGame, GameOver)):
+            # A request stands no longer once the game is over (nothing is taken back then).
             self._peer_offer = self._asked = self._asked_here = None
 
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
@@ -216,10 +225,11 @@ class FarPolicy(LinkPolicy):
         move's line but never its time (back from a power cut)."""
         last = state.get("last")
         keeper = self._keeper()
-        if keeper is None or not isinstance(last, dict) or last.get("side") != self.link.plays:
+        app = self.link.app
+        if app is None or keeper is None or not isinstance(last, dict) or last.get("side") != self.link.plays:
             return state
-        record = getattr(self.link.app, "record", None)
-        kept = {ply: (left, used) for ply, left, used in getattr(record, "times", ())}
+        record = far_board(app).record
+        kept = {ply: (left, used) for ply, left, used in (record.times if record is not None else ())}
         times = keeper.times.get(last["ply"]) or kept.get(last["ply"])
         if times is not None and 0 <= times[0] <= _MAX_MS:
             state["last"] = {**last, "left": times[0], "used": times[1]}
@@ -266,20 +276,39 @@ class FarPolicy(LinkPolicy):
         if press.name != "takeback":
             return None
         game = app.game
-        if app.resuming or app.setting_up is not None or not game.moves:
+        if app.resuming or app.setting_up is not None:
             return None
-        if game.is_over and (game.declared is None or game.declared.reason != "resign"):
+        if game.is_over:
+            # On one board the takeback reopens a resignation, or takes the last move back
+            # from a finished game; far apart that would happen on this board only, the
+            # other keeping the result: the two boards would play two games.
+            link.emit([Notice(press.t_ms, self._final_words(game))])
+            return False
+        if not game.moves:
             return None
         if self._asked_here == game.ply:
             self._asked_here = None
             return None  # agreed: the tracker takes the move back, and the other board follows
-        if game.is_over:
-            return None  # a resignation taken back, as on one board
         self._asked = game.ply
         move = game.moves[-1].pdn(full=True)
         link.send({"t": press.t_ms, "event": "takeback-request", "ply": game.ply, "side": link.plays})
         link.emit([Notice(press.t_ms, f"asked {far.title()} to take back {move}: waiting for the answer")])
         return False
+
+    @staticmethod
+    def _final_words(game: Game) -> str:
+        """Why nothing is taken back once a game far apart is over."""
+        result = game.result
+        if result is not None and result.reason == "resign":
+            loser = "White" if result.winner is BLACK else "Black"
+            return (
+                f"{loser} resigned: in a game far apart a resignation is final and is not taken back "
+                "(a new game starts another)"
+            )
+        return (
+            "the game is over: in a game far apart its result stands and nothing is taken back "
+            "(a new game starts another)"
+        )
 
     def _offered(self, kind: object, ply: object, now: int) -> None:
         if type(ply) is not int or not 0 <= ply <= 100_000:

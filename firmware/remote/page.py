@@ -17,6 +17,11 @@ its first move) lets the link go: the board plays on its own again.
 
 The desk's :meth:`status` is what the page shows, replaced whole whenever it changes
 (the server's thread reads it without a lock), with :attr:`changes` counting the changes.
+The main loop and the worker both change it, each change whole under the desk's lock, in
+an order that leaves the last word to what happened last: the page's request is shown
+before its worker starts (a worker that fails at once is shown as failed), and an
+agreement is handed to the main loop only once it is shown (the main loop's ``playing``
+comes after the worker's ``agreed``).
 """
 
 from __future__ import annotations
@@ -32,10 +37,12 @@ from typing import Any
 
 from firmware.events import Event, Notice
 from firmware.hall.topics import BrokerUrl
+from firmware.link.board import SimHands
 from firmware.remote.board import Absence, remote_link, remote_settings
 from firmware.remote.invite import AWAY_CLOCKS, Agreement, Invitation, accept, await_guest, fetch, publish, withdraw
 from firmware.remote.invite import set_playing
 from firmware.remote.link import RemoteLink
+from firmware.remote.parts import FarBoard
 from firmware.remote.settings import RemoteConfig
 from firmware.remote.transport import RemoteTransport, check_broker
 from firmware.remote.wire import check_code, new_code, show_code
@@ -134,12 +141,14 @@ class FarDesk:
     gives them to a game far apart. ``agreement`` and ``link``: the game far apart the
     board plays already (``--remote``), if any; ``cable``: the board has a link of
     another kind (``--link``), and takes no game far apart. ``page_address``: where this
-    board's page is reached by name (its invitation's link is built on it).
+    board's page is reached by name (its invitation's link is built on it). ``hands``:
+    the simulated board's hands, given to each game's link (a page may move the pieces),
+    None on real pieces.
     """
 
     def __init__(
         self,
-        app: Any,
+        app: FarBoard,
         clock: Clock,
         state_dir: Path,
         config: RemoteConfig = RemoteConfig(),
@@ -149,8 +158,10 @@ class FarDesk:
         absence: Absence | None = None,
         cable: bool = False,
         page_address: Callable[[], str | None] = lambda: None,
+        hands: SimHands | None = None,
     ) -> None:
         self.app = app
+        self.hands = hands
         self.clock = clock
         self.state_dir = state_dir
         self.config = config
@@ -191,7 +202,7 @@ class FarDesk:
 
     # -- the main loop ---------------------------------------------------------------------
 
-    def attach(self, app: Any) -> FarDesk:
+    def attach(self, app: FarBoard) -> FarDesk:
         """Answer the page's requests in ``app``'s main loop (which they wake)."""
         self.app = app
         app.sources.append(self.poll)
@@ -242,8 +253,8 @@ class FarDesk:
             url = self._url()
             assert url.username is not None
             invitation = invitation_from(data, url.username)
-            self._start(f"offering game {show_code(invitation.code)}", self._inviting, url, invitation)
             self._set("inviting", f"offering game {show_code(invitation.code)} on the broker", invitation=invitation)
+            self._start(f"offering game {show_code(invitation.code)}", self._inviting, url, invitation)
             return []
         if what == "join":
             if not isinstance(data, str):
@@ -251,8 +262,8 @@ class FarDesk:
             code = check_code(data)
             self._may_take()
             url = self._url()
-            self._start(f"joining game {show_code(code)}", self._joining, url, code)
             self._set("joining", f"looking for game {show_code(code)} on the broker")
+            self._start(f"joining game {show_code(code)}", self._joining, url, code)
             return []
         if what == "cancel":
             if not self._busy():
@@ -294,11 +305,17 @@ class FarDesk:
         return self._worker is not None and self._worker.is_alive()
 
     def _start(self, what: str, target: Callable[..., None], *args: object) -> None:
+        """Run ``target`` in the worker; the status saying so is set first (see the module)."""
         self._stop = threading.Event()
         self._worker = threading.Thread(
             target=self._work, args=(what, target, *args), name="crownhead-far-page", daemon=True
         )
-        self._worker.start()
+        try:
+            self._worker.start()
+        except RuntimeError as exc:  # no thread to be had
+            self._worker = None
+            self._set("failed", f"{what}: {exc}")
+            raise
 
     # -- the worker thread ------------------------------------------------------------------
 
@@ -330,14 +347,21 @@ class FarDesk:
         assert url.username is not None
         agreement = Agreement(invitation, url.username, guest, self.config.broker, cafile, self.config.insecure)
         agreement.save(self.state_dir)
-        self._agreed = agreement
         self._set("agreed", f"{guest} joined game {shown}: it begins", invitation=invitation)
+        self._agreed = agreement  # last: the main loop's "playing" follows this "agreed"
 
     def _joining(self, url: BrokerUrl, code: str) -> None:
         cafile = self.config.cafile or None
-        invitation = fetch(url, code, cafile=cafile, timeout_s=min(self.config.wait_s, 60), stop=self._stop)
+        given_up = f"joining game {show_code(code)} given up"
+        try:
+            invitation = fetch(url, code, cafile=cafile, timeout_s=min(self.config.wait_s, 60), stop=self._stop)
+        except ValueError:
+            if self._stop.is_set():  # cancelled: no invitation was waited for to the end
+                self._set("idle", given_up)
+                return
+            raise
         if self._stop.is_set():
-            self._set("idle", f"joining game {show_code(code)} given up")
+            self._set("idle", given_up)
             return
         accept(url, invitation, cafile=cafile)
         assert url.username is not None
@@ -345,8 +369,8 @@ class FarDesk:
             invitation, url.username, invitation.host, self.config.broker, cafile, self.config.insecure
         )
         agreement.save(self.state_dir)
-        self._agreed = agreement
         self._set("agreed", f"joined game {show_code(code)} of {invitation.host}: it begins", invitation=invitation)
+        self._agreed = agreement  # last, as above
 
     # -- switching into the game and out of it (the main loop) --------------------------------
 
@@ -369,10 +393,7 @@ class FarDesk:
         self.absence = Absence(link.transport, invitation.grace_s, invitation.away, link)
         self.absence.attach(app)
         link.attach(app)
-        if getattr(app, "sim", None) is not None:
-            from firmware.simulator.hands import Hands
-
-            link.hands = Hands(app)
+        link.hands = self.hands
         self.agreement, self.link = agreement, link
         set_playing(self.state_dir, invitation.code)
         words = self._playing_words()
@@ -433,11 +454,10 @@ class FarDesk:
             "link": self._link(invitation.code) if invitation is not None else None,
             "game": _described(invitation, self.agreement) if invitation is not None else None,
         }
-        self._status = status
-        self.changes += 1
-        app = self.app
-        if app is not None:
-            app.wake()
+        with self._lock:
+            self._status = status
+            self.changes += 1
+        self.app.wake()
 
     def _link(self, code: str) -> str | None:
         """The invitation's link: this board's page by its name, its join filled in."""

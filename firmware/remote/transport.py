@@ -25,6 +25,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from firmware.files import parse_json
 from firmware.hall.topics import BrokerUrl, check_name
 from firmware.link.protocol import MAX_LINE
 from firmware.remote.journal import MAX_EARLY, Journal, Line
@@ -74,8 +75,13 @@ def check_broker(url: BrokerUrl, *, insecure: bool = False) -> None:
 
 
 def _kind(line: str) -> str | None:
+    """The ``event`` of a JSON line, or None (not JSON, nested too deep: never a RecursionError).
+
+    >>> _kind('{"event": "move", "ply": 1}'), _kind("[" * 5000)
+    ('move', None)
+    """
     try:
-        data = json.loads(line)
+        data = parse_json(line)
     except ValueError:
         return None
     kind = data.get("event") if isinstance(data, dict) else None
@@ -288,7 +294,8 @@ class RemoteTransport:
                         self._lock.notify_all()
             return
         try:
-            data = json.loads(payload)
+            # Bounded nesting: a RecursionError would end the client's network thread.
+            data = parse_json(payload)
         except ValueError:
             self.refused += 1
             return

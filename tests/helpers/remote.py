@@ -61,8 +61,9 @@ class Listener:
         self.client.loop_stop()
 
 
-def publish_as(port: int, account: str, topic: str, payloads: list[bytes]) -> None:
-    """``payloads`` on ``topic`` from ``account``, each taken by the broker. (The shipped
+def publish_as(port: int, account: str, topic: str, payloads: list[bytes], *, retain: bool = False) -> None:
+    """``payloads`` on ``topic`` from ``account``, each taken by the broker (``retain``:
+    kept there for whoever subscribes later). (The shipped
     Mosquitto binds a client's id to its account: the board of that account is shut out
     for the moment, and its session at the broker wiped by this clean one, as when a
     second device logs in with a board's password.)"""
@@ -74,7 +75,7 @@ def publish_as(port: int, account: str, topic: str, payloads: list[bytes]) -> No
     client.loop_start()
     try:
         for payload in payloads:
-            info = client.publish(topic, payload, qos=1)
+            info = client.publish(topic, payload, qos=1, retain=retain)
             info.wait_for_publish(WAIT_S)
             assert info.is_published()
     finally:
