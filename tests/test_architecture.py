@@ -800,7 +800,11 @@ def test_the_hall_hears_an_events_kind_from_the_event() -> None:
     for function in ast.walk(tree):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for node in ast.walk(function):
-                if isinstance(node, ast.Call) and ast.unparse(node.func) in ("json.loads", "parse_json", "event_from_json"):
+                if isinstance(node, ast.Call) and ast.unparse(node.func) in (
+                    "json.loads",
+                    "parse_json",
+                    "event_from_json",
+                ):
                     readers.append(function.name)
     assert readers == ["_on_message"]
     assert not any(
