@@ -47,11 +47,14 @@ $(MP32_STAMP): $(MP32)/package-lock.json
 		echo "npm is not installed: the 32-bit MicroPython tests will be skipped"; \
 	fi
 
+# Two workers that take tests from each other's queues (worksteal): with xdist's default
+# the tests are handed out in runs of neighbours, and one worker was left with a run of
+# browser tests for the last 40-55 s while the other stood idle.
 test: $(STAMP) $(MP32_STAMP)
 	$(BIN)/ruff check
 	$(BIN)/ruff format --check
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow

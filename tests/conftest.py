@@ -121,9 +121,11 @@ def cable(tmp_path: Path) -> Iterator[NullModem]:
     modem.close()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """One headless chromium for a whole test module (Debian's, through Playwright)."""
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """One headless chromium for the whole run (Debian's, through Playwright): started
+    once per worker, not once per test module (about a second each). Tests take it
+    through ``browser``."""
     from helpers.web import CHROMIUM_FLAGS, chromium_path
 
     path = chromium_path()
@@ -151,3 +153,19 @@ def browser() -> Iterator[Any]:
                 yield context
             finally:
                 context.close()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: Any) -> Iterator[Any]:
+    """The headless chromium for a test module, as if started for it: no cookies from
+    another module's boards (every board is on 127.0.0.1, and a host's cookies go to all
+    its ports), and the pages the module left open closed after it."""
+    chromium.clear_cookies()
+    before = set(chromium.pages)
+    try:
+        yield chromium
+    finally:
+        for page in chromium.pages:
+            if page not in before:
+                page.close()
+        chromium.clear_cookies()

@@ -221,13 +221,15 @@ def test_a_whole_game_through_a_broker_restart_a_board_restart_and_injected_copi
     recorder = Recorder(mosquitto.port, "mallory")
     for move in moves[:third]:
         homes.play(move)
+    # (Closed before the broker goes: closed after, it waited out its client's second
+    # before trying the broker again.)
+    recorder.close()
     # The broker goes down; the side to move moves meanwhile; the broker comes back.
     mosquitto.kill()
     mover = homes.a if homes.a.game.turn is BLACK else homes.b
     other = homes.b if mover is homes.a else homes.a
     mover.rig.do(moves[third].pdn(full=True), wait=600)
     assert other.game.ply == third
-    recorder.close()
     mosquitto.start()
     homes.wait(lambda: other.rig.app.tracker.expected == moves[third], "the move made while the broker was down")
     other.rig.follow(wait=600)

@@ -255,6 +255,7 @@ def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_br
         # Black resigns on A; A's page leaves the game: the board plays on its own.
         assert a.command("resign black").get("ok")
         page_a.on("dialog", lambda dialog: dialog.accept())
+        page_a.bring_to_front()  # chromium draws the front page only: a click behind waits on frames
         page_a.click("#far-leave")
         page_a.wait_for_function("() => document.querySelector('#far').dataset.state === 'idle'")
         assert playing(a.state_dir) is None

@@ -31,6 +31,19 @@ def test_a_warning_goes_first_and_interrupts_chatter_but_not_a_move() -> None:
     assert not q.interrupt.is_set()
 
 
+def test_a_closed_queue_gives_out_nothing_more() -> None:
+    # The board switching off: what waits is not spoken (the speaker's thread took every
+    # waiting sentence, a second each on a slow sound card, and close waited for it).
+    q: SpeechQueue[str] = SpeechQueue(limit=8)
+    for ply in range(1, 4):
+        q.put(f"move {ply}", "move")
+    assert q.get(0) == "move 1"
+    q.close()
+    assert q.interrupt.is_set() and q.get(0) is None and q.get() is None
+    q.put("move 4", "move")
+    assert q.get(0) is None
+
+
 def test_a_newer_warning_replaces_the_waiting_one() -> None:
     q: SpeechQueue[str] = SpeechQueue(limit=8)
     q.put("Put the piece back on 14.", "warning")

@@ -220,6 +220,7 @@ def test_ten_pages_all_follow(browser: Any, live: LiveBoard) -> None:
         ws.next()
         assert ws.command("hands 11-15")["ok"]
         for page in pages:
+            page.bring_to_front()  # chromium draws the front page only: a wait behind waits on frames
             assert wait_moves(page, 1) == ["11-15"]
             page.wait_for_selector('#board [data-square="15"] [data-piece="b"]')
             assert page.locator('#board [data-square="11"] [data-piece]').count() == 0

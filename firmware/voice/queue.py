@@ -108,9 +108,14 @@ class SpeechQueue(Generic[T]):
 
     def get(self, timeout: float | None = None) -> T | None:
         """The most urgent item, waiting up to ``timeout`` seconds (None: until one comes
-        or the queue is closed); None if none came. Marks what is being spoken."""
+        or the queue is closed); None if none came, and always once the queue is closed
+        (the board is switching off: what was waiting is not spoken). Marks what is being
+        spoken."""
         with self._cond:
             while True:
+                if self._closed:
+                    self._speaking = None
+                    return None
                 for priority in Priority:
                     lane = self._lanes[priority]
                     if lane:
@@ -118,7 +123,7 @@ class SpeechQueue(Generic[T]):
                         self._interrupt.clear()
                         return lane.popleft()
                 self._speaking = None
-                if self._closed or timeout == 0:
+                if timeout == 0:
                     return None
                 if not self._cond.wait(timeout):
                     return None

@@ -191,12 +191,18 @@ def request(
 
 
 class Socket:
-    """A WebSocket to the board, reading the link's JSON lines (the websockets library)."""
+    """A WebSocket to the board, reading the link's JSON lines (the websockets library).
+
+    Its queue of lines received and not yet read is unbounded unless ``max_queue`` says
+    otherwise: with the library's 16 lines, a socket a test had stopped reading stopped
+    taking bytes off the wire, so the board's answer to its close never came through and
+    the close waited its full 10 s (a test of a page that reads nothing passes its own).
+    """
 
     def __init__(self, url: str, **kwargs: Any) -> None:
         from websockets.sync.client import connect
 
-        self._connection = connect(url, **{"open_timeout": WAIT_S, **kwargs})
+        self._connection = connect(url, **{"open_timeout": WAIT_S, "max_queue": None, **kwargs})
         self.ws = self._connection.__enter__()
         self.seen: list[dict[str, Any]] = []
 
