@@ -79,6 +79,10 @@ class Client:
 
         def on_connect(c: Any, u: Any, flags: Any, reason: Any, props: Any) -> None:
             self.refused = bool(reason.is_failure)
+            if self.refused:
+                # Put off, it goes away: trying again, its client would first wait out a
+                # second that close() waited for too.
+                c.disconnect()
             self.answered.set()
 
         def on_disconnect(c: Any, u: Any, flags: Any, reason: Any, props: Any) -> None:

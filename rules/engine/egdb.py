@@ -26,14 +26,14 @@ This module is pure: :func:`build` computes tables in memory and :class:`Endgame
 probes them; reading and writing files is the business of the firmware
 (``crownhead egdb build``), which hands the loaded tables to the engine.
 
->>> tables = EndgameTables(build(3))
+>>> tables = EndgameTables(build(2))  # up to two pieces: built in a moment (three take seconds)
 >>> from rules.position import Position
 >>> tables.probe_position(Position.from_fen("B:WK32:BK28"))  # one king each
 ('draw', 0)
 >>> tables.probe_position(Position.from_fen("B:W18:B14"))    # 14x23 takes the last piece
 ('win', 1)
->>> tables.probe_position(Position.from_fen("W:WK1:BK14,K19"))  # the lone king lasts 20 plies
-('loss', 20)
+>>> tables.probe_position(Position.from_fen("W:W12:BK3"))    # 12-8, the only move, is taken
+('loss', 2)
 """
 
 from __future__ import annotations
