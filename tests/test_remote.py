@@ -394,10 +394,6 @@ def test_a_board_coming_online_gets_what_was_sent_before_at_once(tmp_path: Path,
 @needs_mosquitto
 def test_a_board_that_died_while_the_broker_was_down_is_said_to_be_away(homes: Homes, mosquitto: Mosquitto) -> None:
     homes.play(random_game(3).moves[0])
-    mosquitto.kill()
-    homes.wait(lambda: not (homes.a.transport.connected or homes.b.transport.connected), "both lose the broker")
-    homes.b.close(flush_s=0)  # B's power goes meanwhile: its last will cannot go out
-    mosquitto.start()  # (it has B "online", retained, for good)
 
     def a_says(text: str) -> None:
         end = time.monotonic() + WAIT_S
@@ -406,6 +402,13 @@ def test_a_board_that_died_while_the_broker_was_down_is_said_to_be_away(homes: H
             assert time.monotonic() < end, f"A never said {text!r}: {homes.a.notices()}"
             time.sleep(0.005)
 
+    mosquitto.kill()
+    homes.wait(lambda: not (homes.a.transport.connected or homes.b.transport.connected), "both lose the broker")
+    # A's main loop sees the broker gone before it comes back (a board steps every 10 ms;
+    # stepped only here, A would otherwise miss an outage shorter than B's closing).
+    a_says("the broker is out of reach")
+    homes.b.close(flush_s=0)  # B's power goes meanwhile: its last will cannot go out
+    mosquitto.start()  # (it has B "online", retained, for good)
     a_says("the broker is back")
     a_says("the other board (bob) is out of reach")  # it never answered A's greeting
     clock = homes.a.rig.app.board_clock
