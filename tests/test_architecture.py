@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+import pytest
 
 import firmware
 from firmware import config
@@ -41,6 +42,20 @@ def module_name(path: Path) -> str:
 
 def modules() -> dict[str, Path]:
     return {module_name(p): p for pkg in PACKAGES for p in sorted((REPO / pkg).rglob("*.py"))}
+
+
+@cache
+def tree_of(path: Path) -> ast.Module:
+    """The syntax tree of a source file, parsed once for every rule below (each walks the
+    firmware's modules again: parsed each time, they took seconds of the suite's CPU)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _forget_the_trees() -> Iterator[None]:
+    """The trees are let go after this module (about 90 MB)."""
+    yield
+    tree_of.cache_clear()
 
 
 def imports_of(name: str, source: str, known: set[str], is_package: bool = False) -> Iterator[Import]:
@@ -243,7 +258,7 @@ def test_no_private_attributes_of_other_modules() -> None:
     """``module._name`` through an imported module is reaching in, like ``from m import _name``."""
     bad = []
     for name, path in modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = tree_of(path)
         aliases: set[str] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -311,7 +326,7 @@ def test_every_section_is_listed_in_one_place() -> None:
     """Each ``@config_section("name")`` in the code is the class the list names."""
     declared = {}
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.ClassDef):
                 for deco in node.decorator_list:
                     if (
@@ -447,7 +462,7 @@ def test_every_event_is_defined_in_the_events_package() -> None:
     for name, path in modules().items():
         if name == "firmware.events" or name.startswith("firmware.events."):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.ClassDef) and any(getattr(b, "id", None) == "Event" for b in node.bases):
                 elsewhere.append(f"{name}:{node.lineno}: {node.name}")
     assert elsewhere == []
@@ -507,7 +522,7 @@ def test_no_output_reads_the_tracker() -> None:
     private attribute by its name (``getattr(app, "_started")``)."""
     bad = []
     for name, path in _output_modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.Attribute) and node.attr == "tracker":
                 bad.append(f"{name}:{node.lineno}: .tracker")
             if (
@@ -533,7 +548,7 @@ def test_no_output_parses_the_boards_words() -> None:
     pattern against a message (the display regex-parsed "put the man back on 22")."""
     bad = []
     for name, path in _output_modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -566,7 +581,7 @@ def test_no_output_or_app_code_cuts_words_apart() -> None:
     for name, path in modules().items():
         if not any(name == s or name.startswith(s + ".") for s in scope):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -594,7 +609,7 @@ def test_one_clock_state_and_one_claim_handler() -> None:
         text = path.read_text(encoding="utf-8")
         if "tuple[int, int, str, bool, str]" in text:
             unnamed.append(name)
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(tree_of(path)):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
@@ -624,7 +639,7 @@ def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
     for name, path in _output_modules().items():
         module = importlib.import_module(name)
         package = name.split(".")[1]
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = tree_of(path)
         for node in ast.walk(tree):
             if not isinstance(node, ast.ClassDef):
                 continue
@@ -694,7 +709,7 @@ def _privates_defined(package: str) -> set[str]:
     for name, path in modules().items():
         if not (name == package or name.startswith(package + ".")):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -728,7 +743,7 @@ def test_no_output_reaches_a_private_attribute() -> None:
         package = ".".join(name.split(".")[:2])
         if package not in defined:
             defined[package] = _privates_defined(package)
-        for node in _reached_privates(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _reached_privates(tree_of(path)):
             if node.attr not in defined[package] and (package, node.attr) not in FOREIGN_PRIVATES:
                 bad.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
     assert bad == []
@@ -782,7 +797,7 @@ def test_every_event_is_written_in_one_place() -> None:
     bad = [
         f"{name}:{node.lineno}: {ast.unparse(node)[:60]}"
         for name, path in writers.items()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(tree_of(path))
         if _writes_event_json(node, name)
     ]
     assert bad == []
@@ -795,7 +810,7 @@ def test_the_hall_hears_an_events_kind_from_the_event() -> None:
     """The hall's publisher is handed the event with its line (``send_event``): it never
     reads an event back out of a line's bytes (it parsed every line of its link to find
     the kind, and a game's end). The only JSON it reads is the hall's acknowledgement."""
-    tree = ast.parse((REPO / "firmware" / "hall" / "board.py").read_text(encoding="utf-8"))
+    tree = tree_of(REPO / "firmware" / "hall" / "board.py")
     readers = []
     for function in ast.walk(tree):
         if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -849,7 +864,7 @@ def test_the_links_commands_are_one_table() -> None:
     bad = [
         f"{name}:{node.lineno}: {ast.unparse(node)}"
         for name, path in _output_modules().items()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(tree_of(path))
         if _looks_up_a_built_name(node)
     ]
     assert bad == []
@@ -879,7 +894,7 @@ def test_the_firmware_names_the_rules_of_every_rules_call() -> None:
         f"{name}:{node.lineno}: {ast.unparse(node)[:60]}"
         for name, path in modules().items()
         if name.startswith("firmware.")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(tree_of(path))
         if _leaves_the_rules(node)
     ]
     assert bad == []
@@ -994,7 +1009,7 @@ def test_only_app_follow_makes_the_followed_tracker() -> None:
     for name, path in modules().items():
         if not name.startswith("firmware.") or name == "firmware.simulator.script":
             continue
-        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for function in ast.walk(tree_of(path)):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for node in ast.walk(function):
