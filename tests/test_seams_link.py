@@ -323,23 +323,10 @@ def test_the_view_of_a_resumed_referee_game_shows_it_as_the_board_does(tmp_path:
     """The link's view is drawn from the step's snapshot, as the board's screen is: while a
     saved referee game (game 2, colours reversed) is set up to resume, the names stand on
     their colours and the cautions are the saved game's."""
-    from helpers.rig import referee_rig
+    from helpers.rig import referee_rig, second_refereed_game_under_way
 
     settings = RefereeSettings(black="Ann", white="Bob", clock=TimeControl.parse("60"), record_dir=str(tmp_path / "r"))
-    rig = referee_rig(tmp_path, settings, board=Position.start())
-    try:
-        rig.wait(500)
-        rig.do("11-15")
-        rig.do("hold resign")
-        rig.wait(500)
-        rig.do("n")
-        rig.do("f")
-        rig.wait(1500)
-        rig.do("11-15")
-        rig.do("22-18")
-        rig.wait(3000)
-    finally:
-        rig.close()
+    second_refereed_game_under_way(tmp_path, settings).close()
     again = referee_rig(tmp_path, settings)  # the board is not as saved: it is set up first
     try:
         again.connect(Wire())

@@ -19,7 +19,7 @@ from firmware.referee.arbiter import RefereeSettings
 from firmware.storage.matches import MatchStore, new_match
 from rules import Position
 
-from helpers.rig import MakeRig, Rig, referee_rig, tokens
+from helpers.rig import MakeRig, Rig, referee_rig, second_refereed_game_under_way, tokens
 
 
 def _shown(rig: Rig) -> dict[int, str]:
@@ -118,18 +118,8 @@ def test_fen_is_the_start_of_every_new_game(tmp_path: Path) -> None:
 
 def _second_game_under_way(tmp: Path, settings: RefereeSettings) -> None:
     """Game 1 resigned, game 2 (colours reversed: Bob has Black) two plies in, then the power goes."""
-    rig = referee_rig(tmp, settings, board=Position.start())
+    rig = second_refereed_game_under_way(tmp, settings)
     try:
-        rig.wait(500)
-        rig.do("11-15")
-        rig.do("hold resign")
-        rig.wait(500)
-        rig.do("n")
-        rig.do("f")
-        rig.wait(1500)
-        rig.do("11-15")
-        rig.do("22-18")
-        rig.wait(3000)
         view = rig.app.view()
         assert view.black.startswith("Bob") and view.white.startswith("Ann")
     finally:

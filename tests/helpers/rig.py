@@ -201,6 +201,23 @@ def referee_rig(
     )
 
 
+def second_refereed_game_under_way(tmp: Path, settings: RefereeSettings) -> Rig:
+    """A referee's rig (``tmp/state``) whose game 1 Black resigned after 11-15 and whose
+    game 2 (colours reversed) is two plies in, the clock running: for a power cut there."""
+    rig = referee_rig(tmp, settings, board=Position.start())
+    rig.wait(500)
+    rig.do("11-15")
+    rig.do("hold resign")
+    rig.wait(500)
+    rig.do("n")
+    rig.do("f")
+    rig.wait(1500)
+    rig.do("11-15")
+    rig.do("22-18")
+    rig.wait(3000)
+    return rig
+
+
 #: The computer mode the machine tests play in: Ann (a person) has Black.
 COMPUTER = AppSettings(mode="computer", auto_crown=True)
 
