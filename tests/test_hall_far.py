@@ -51,6 +51,10 @@ def test_the_hall_s_page_shows_a_game_far_apart_as_it_is_played(
         pair.a.transport._client.publish(
             game_topic(CODE, "alice", "invite"), json.dumps(invitation.to_json()).encode(), qos=1, retain=True
         ).wait_for_publish(WAIT_S)
+        # The hall has it (retained): the hall hears the game's topics from now on. The
+        # boards' lines are not kept for a listener that comes later, so a move made before
+        # the hall's subscription stood would never reach it.
+        assert wait_for(lambda: (g := far_game(hall)) is not None and g["black"] == "Ann <b>")
         moves = [Move((11, 15)), Move((22, 18)), Move((15, 22), (18,)), Move((25, 18), (22,))]
         for move in moves:
             pair.play(move)
