@@ -10,7 +10,7 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "rules.engine._native",
+            "crownhead.rules.engine._native",
             sources=["rules/engine/_native.c"],
             optional=True,
             extra_compile_args=["-O2"],

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-import firmware
-from firmware import config
+from crownhead import firmware
+from crownhead.firmware import config
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("squares", "rules", "hal", "sim", "firmware")
@@ -194,18 +194,18 @@ def test_the_checker_sees_every_kind_of_import() -> None:
         "    from firmware.app.application import App\n"
         "def f():\n"
         "    from firmware.link import host\n"
-        "    importlib.import_module('firmware.simulator.tui')\n"
+        "    importlib.import_module('crownhead.firmware.simulator.tui')\n"
     )
-    known = {"firmware.tracking.table", "firmware.tracking.huffing", "firmware.link.host"}
-    found = {(i.module, i.names) for i in imports_of("firmware.tracking.tracker", source, known)}
+    known = {"crownhead.firmware.tracking.table", "crownhead.firmware.tracking.huffing", "crownhead.firmware.link.host"}
+    found = {(i.module, i.names) for i in imports_of("crownhead.firmware.tracking.tracker", source, known)}
     assert found == {
-        ("rules.game", ()),
-        ("firmware.tracking.table", ()),
-        ("firmware.tracking.huffing", ("HuffingRule",)),
-        ("firmware.events", ("_private",)),
-        ("firmware.app.application", ("App",)),
-        ("firmware.link.host", ()),
-        ("firmware.simulator.tui", ()),
+        ("crownhead.rules.game", ()),
+        ("crownhead.firmware.tracking.table", ()),
+        ("crownhead.firmware.tracking.huffing", ("HuffingRule",)),
+        ("crownhead.firmware.events", ("_private",)),
+        ("crownhead.firmware.app.application", ("App",)),
+        ("crownhead.firmware.link.host", ()),
+        ("crownhead.firmware.simulator.tui", ()),
     }
 
 
@@ -312,7 +312,7 @@ def test_the_tracking_package_knows_nothing_above_it() -> None:
     bad = [
         f"{imp.importer}: {imp.module}"
         for imp in all_imports()
-        if imp.importer.startswith("firmware.tracking")
+        if imp.importer.startswith("crownhead.firmware.tracking")
         and imp.module.split(".")[1:2]
         and imp.module.split(".")[1] in above
     ]
@@ -369,19 +369,19 @@ def test_the_defaults_import_nothing_above_the_configuration() -> None:
     """``default_config()`` (and reading the board's hardware sections) loads no module of a
     tier above the loader's own: not the application, the link, the page or an MQTT client."""
     loaded = loaded_by("config = c.default_config()\nconfig.board, config.lights, config.sim")
-    top = layer_of("firmware.config")
+    top = layer_of("crownhead.firmware.config")
     assert [m for m in loaded if (layer_of(m) or 0) > top] == []
     assert libraries(loaded) == set()
 
 
 #: The modules a section's module must never load: the packages' working parts.
 HEAVY = (
-    "firmware.app.application",
-    "firmware.link.host",
-    "firmware.hall.board",
-    "firmware.web.server",
-    "firmware.referee.arbiter",
-    "firmware.tracking.tracker",
+    "crownhead.firmware.app.application",
+    "crownhead.firmware.link.host",
+    "crownhead.firmware.hall.board",
+    "crownhead.firmware.web.server",
+    "crownhead.firmware.referee.arbiter",
+    "crownhead.firmware.tracking.tracker",
 )
 
 
@@ -393,7 +393,7 @@ def test_every_section_lives_in_a_light_module() -> None:
     assert [m for m in loaded if m in HEAVY] == []
     for name, where in config.BUILTIN_SECTIONS.items():
         module = where.partition(":")[0]
-        assert module.endswith(".settings") or module == "firmware.config.hardware", f"[{name}] lives in {module}"
+        assert module.endswith(".settings") or module == "crownhead.firmware.config.hardware", f"[{name}] lives in {module}"
 
 
 def documented_imports() -> dict[str, set[str]]:
@@ -456,11 +456,11 @@ def test_the_drawing_is_the_layers() -> None:
 
 
 def test_every_event_is_defined_in_the_events_package() -> None:
-    """Each kind of event lives in ``firmware.events``, so that a reader of the events
+    """Each kind of event lives in ``crownhead.firmware.events``, so that a reader of the events
     (``event_from_json``) knows them all, whatever else was imported."""
     elsewhere = []
     for name, path in modules().items():
-        if name == "firmware.events" or name.startswith("firmware.events."):
+        if name == "crownhead.firmware.events" or name.startswith("crownhead.firmware.events."):
             continue
         for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.ClassDef) and any(getattr(b, "id", None) == "Event" for b in node.bases):
@@ -477,9 +477,9 @@ def test_every_event_is_read_with_nothing_else_imported() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     first, kinds = out.stdout.splitlines()
     assert first == "Flag(t=0, side='white')"
-    import firmware.cli  # noqa: F401 - every module the board has, as a running board
+    import crownhead.firmware.cli  # noqa: F401 - every module the board has, as a running board
 
-    from firmware.events import EVENT_KINDS
+    from crownhead.firmware.events import EVENT_KINDS
 
     assert kinds.split() == sorted(EVENT_KINDS)
 
@@ -488,17 +488,17 @@ def test_every_event_is_read_with_nothing_else_imported() -> None:
 
 #: The board's outputs: they hear events and read the application's snapshot.
 OUTPUTS = (
-    "firmware.display",
-    "firmware.sound",
-    "firmware.web",
-    "firmware.hall",
-    "firmware.link",
-    "firmware.app.view",
-    "firmware.app.sinks",
-    "firmware.app.outputs",
-    "firmware.simulator.tui",
-    "firmware.voice",
-    "firmware.remote",
+    "crownhead.firmware.display",
+    "crownhead.firmware.sound",
+    "crownhead.firmware.web",
+    "crownhead.firmware.hall",
+    "crownhead.firmware.link",
+    "crownhead.firmware.app.view",
+    "crownhead.firmware.app.sinks",
+    "crownhead.firmware.app.outputs",
+    "crownhead.firmware.simulator.tui",
+    "crownhead.firmware.voice",
+    "crownhead.firmware.remote",
 )
 _MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
@@ -538,7 +538,7 @@ def test_no_output_reads_the_tracker() -> None:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 bad += [
-                    f"{name}:{node.lineno}: imports {n}" for n in names if n.startswith("firmware.tracking.tracker")
+                    f"{name}:{node.lineno}: imports {n}" for n in names if n.startswith("crownhead.firmware.tracking.tracker")
                 ]
     assert bad == []
 
@@ -576,7 +576,7 @@ def test_no_output_or_app_code_cuts_words_apart() -> None:
     the application, the referee or the voice cut a sentence apart for a piece of it (the
     app read a forfeit's offence as its message up to "; ", and the display's analysis
     brief as its words up to ":")."""
-    scope = ("firmware.app", "firmware.referee", "firmware.voice", *OUTPUTS)
+    scope = ("crownhead.firmware.app", "crownhead.firmware.referee", "crownhead.firmware.voice", *OUTPUTS)
     bad = []
     for name, path in modules().items():
         if not any(name == s or name.startswith(s + ".") for s in scope):
@@ -603,7 +603,7 @@ def test_one_clock_state_and_one_claim_handler() -> None:
     rules are one class's (``GameTimer``) and it has one owner, the session, which makes
     the clock of each game (the referee kept a clock of its own beside the board clock);
     a claim, a draw offer and a resignation are ruled on in one place, the game session
-    (``firmware.tracking.session``: a referee records what it rules)."""
+    (``crownhead.firmware.tracking.session``: a referee records what it rules)."""
     unnamed, decisions, clocks, timers = [], [], [], []
     for name, path in modules().items():
         text = path.read_text(encoding="utf-8")
@@ -623,15 +623,15 @@ def test_one_clock_state_and_one_claim_handler() -> None:
             if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "GameTimer" for b in node.bases):
                 timers.append(name)  # a clock of one's own, however it is made
     assert unnamed == []
-    assert set(decisions) == {"firmware.tracking.session"}
-    assert set(clocks) == {"firmware.tracking.timer"}
-    assert set(timers) == {"firmware.tracking.session"}
+    assert set(decisions) == {"crownhead.firmware.tracking.session"}
+    assert set(clocks) == {"crownhead.firmware.tracking.timer"}
+    assert set(timers) == {"crownhead.firmware.tracking.session"}
 
 
 def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
     """A class of one package built on a class of another overrides and calls only its
     public members: the pages' and the hall's links give the link a policy
-    (``firmware.link.policy``) instead of overriding its private methods."""
+    (``crownhead.firmware.link.policy``) instead of overriding its private methods."""
     import importlib
     import inspect
 
@@ -699,7 +699,7 @@ def test_the_checker_sees_a_private_attribute_of_an_instance() -> None:
 FOREIGN_PRIVATES = {
     # amqtt iterates its table of subscriptions across awaits: the embedded broker gives it
     # a table iterated as a snapshot (a bug of the library, see firmware/hall/broker.py).
-    ("firmware.hall", "_subscriptions"),
+    ("crownhead.firmware.hall", "_subscriptions"),
 }
 
 
@@ -752,16 +752,16 @@ def test_no_output_reaches_a_private_attribute() -> None:
 def test_the_checker_sees_a_private_attribute_reached() -> None:
     tree = ast.parse("def f(app):\n    return app._snapshot, self._mine, app.board._lock\n")
     assert sorted(ast.unparse(n) for n in _reached_privates(tree)) == ["app._snapshot", "app.board._lock"]
-    assert "_pdn_cache" in _privates_defined("firmware.link") and "_pdn_cache" not in _privates_defined("firmware.web")
+    assert "_pdn_cache" in _privates_defined("crownhead.firmware.link") and "_pdn_cache" not in _privates_defined("crownhead.firmware.web")
 
 
 #: ``to_json`` of what is no event, written where it is, each with its reason.
 NOT_EVENTS = {
     # An invitation to a game far apart is a retained document on the broker, no event.
-    ("firmware.remote.invite", "invitation.to_json()"),
+    ("crownhead.firmware.remote.invite", "invitation.to_json()"),
     # A numbered wire line of a game far apart wraps the link's line (already written by
     # event_line) with its sequence number: an envelope, no event.
-    ("firmware.remote.transport", "line.to_json(low)"),
+    ("crownhead.firmware.remote.transport", "line.to_json(low)"),
 }
 
 
@@ -786,14 +786,14 @@ def _writes_event_json(node: ast.AST, module: str = "") -> bool:
 
 
 def test_every_event_is_written_in_one_place() -> None:
-    """An event becomes JSON in one place, ``firmware.events.event_line`` (the link's
+    """An event becomes JSON in one place, ``crownhead.firmware.events.event_line`` (the link's
     ``encode_event`` sends it): the replay, the logs, the link and the hall write the same
     bytes for the same event, and none of them builds the line itself."""
     writers = dict(_output_modules())
-    writers["firmware.cli.replay"] = REPO / "firmware" / "cli" / "replay.py"
+    writers["crownhead.firmware.cli.replay"] = REPO / "firmware" / "cli" / "replay.py"
     # The referee's arbiter log is an output too: its lines are the replay's, with the
     # wall time and the game number ahead.
-    writers["firmware.referee.record"] = REPO / "firmware" / "referee" / "record.py"
+    writers["crownhead.firmware.referee.record"] = REPO / "firmware" / "referee" / "record.py"
     bad = [
         f"{name}:{node.lineno}: {ast.unparse(node)[:60]}"
         for name, path in writers.items()
@@ -823,9 +823,9 @@ def test_the_hall_hears_an_events_kind_from_the_event() -> None:
                     readers.append(function.name)
     assert readers == ["_on_message"]
     assert not any(
-        imp.module == "firmware.events" and "event_from_json" in imp.names
+        imp.module == "crownhead.firmware.events" and "event_from_json" in imp.names
         for imp in all_imports()
-        if imp.importer == "firmware.hall.board"
+        if imp.importer == "crownhead.firmware.hall.board"
     )
 
 
@@ -837,8 +837,8 @@ def test_the_network_outputs_hold_no_application() -> None:
         f"{imp.importer}:{imp.line}: imports {imp.module}"
         for imp in all_imports()
         if imp.importer.split(".")[1:2] in (["web"], ["link"], ["hall"])
-        and imp.module.startswith("firmware.app.")
-        and imp.module != "firmware.app.snapshot"
+        and imp.module.startswith("crownhead.firmware.app.")
+        and imp.module != "crownhead.firmware.app.snapshot"
     ]
     assert bad == []
 
@@ -855,11 +855,11 @@ def _looks_up_a_built_name(node: ast.AST) -> bool:
 
 
 def test_the_links_commands_are_one_table() -> None:
-    """A command is carried out through the link's table (``firmware.link.commands.TABLE``,
+    """A command is carried out through the link's table (``crownhead.firmware.link.commands.TABLE``,
     the protocol's commands each with its handler), never by a method found by a name
     built from the command's word (the link looked up ``_cmd_<name>``)."""
-    from firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE
-    from firmware.link.protocol import COMMANDS
+    from crownhead.firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE
+    from crownhead.firmware.link.protocol import COMMANDS
 
     bad = [
         f"{name}:{node.lineno}: {ast.unparse(node)}"
@@ -904,7 +904,7 @@ def test_the_firmware_names_the_rules_of_every_rules_call() -> None:
 
 # -- one owner of the game: the session; the tracker reads; the referee rules -----------------
 
-#: The methods of :class:`rules.Game` that change a record.
+#: The methods of :class:`crownhead.rules.Game` that change a record.
 _RECORD_CHANGES = {"play", "play_text", "undo", "condone", "huff", "force_jump", "declare", "resign", "claim_draw"}
 
 
@@ -955,7 +955,7 @@ def test_only_the_session_changes_the_record() -> None:
     itself and then told the session, the referee stood an illegal move on the game)."""
     bad = []
     for name, path in modules().items():
-        if name.split(".")[1:2] not in [[p] for p in _FOLLOWING] or name == "firmware.tracking.session":
+        if name.split(".")[1:2] not in [[p] for p in _FOLLOWING] or name == "crownhead.firmware.tracking.session":
             continue
         bad += [f"{name}:{line}: {text}" for line, text in _followed_game_changes(ast.parse(path.read_text()))]
     assert bad == []
@@ -978,7 +978,7 @@ def test_the_board_reader_does_not_decide_what_a_takeback_means() -> None:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reopen":
                 if "session" in ast.unparse(node.func.value):
                     where.append(name)
-    assert where == ["firmware.tracking.follower"]
+    assert where == ["crownhead.firmware.tracking.follower"]
 
 
 def test_only_the_session_says_a_saved_game_resumed() -> None:
@@ -1007,7 +1007,7 @@ def test_only_app_follow_makes_the_followed_tracker() -> None:
     its own board's tracker and follower."""
     where: dict[str, list[str]] = {"Tracker": [], "Follower": []}
     for name, path in modules().items():
-        if not name.startswith("firmware.") or name == "firmware.simulator.script":
+        if not name.startswith("firmware.") or name == "crownhead.firmware.simulator.script":
             continue
         for function in ast.walk(tree_of(path)):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1023,11 +1023,11 @@ def test_only_app_follow_makes_the_followed_tracker() -> None:
     assert where == {
         # Made and given to the follower in App.follow; a follower takes the one it is made with.
         "Tracker": [
-            "firmware.app.application.follow",
-            "firmware.app.application.follow",
-            "firmware.tracking.follower.__init__",
+            "crownhead.firmware.app.application.follow",
+            "crownhead.firmware.app.application.follow",
+            "crownhead.firmware.tracking.follower.__init__",
         ],
-        "Follower": ["firmware.app.application.__init__"],
+        "Follower": ["crownhead.firmware.app.application.__init__"],
     }
 
 
@@ -1056,14 +1056,14 @@ def test_the_referee_holds_nothing_of_the_game() -> None:
     a ballot, a clock and an illegal move that stood, nothing it holds is a game, the
     session, its clock, a tracker or the follower (it held the tracker, the game and its
     own clock, and made a tracker of its own)."""
-    from firmware.gameclock import TimeControl
-    from firmware.referee.arbiter import Referee, RefereeSettings
-    from firmware.tracking.follower import Follower
-    from firmware.tracking.session import GameSession
-    from firmware.tracking.timer import GameTimer
-    from firmware.tracking.tracker import Tracker
-    from rules import WCDF, Game, Position
-    from squares import bit
+    from crownhead.firmware.gameclock import TimeControl
+    from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+    from crownhead.firmware.tracking.follower import Follower
+    from crownhead.firmware.tracking.session import GameSession
+    from crownhead.firmware.tracking.timer import GameTimer
+    from crownhead.firmware.tracking.tracker import Tracker
+    from crownhead.rules import WCDF, Game, Position
+    from crownhead.squares import bit
 
     start = Position.from_fen("B:W15,23,32:B10,1")
     session = GameSession(Game(start, WCDF), start=start, time_control=TimeControl.parse("60"))

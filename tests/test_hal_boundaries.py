@@ -47,15 +47,15 @@ def test_the_checker_sees_every_kind_of_import() -> None:
         "from firmware import app\n"
         "def f():\n"
         "    from rules.position import Position\n"
-        "    importlib.import_module('firmware.tracking.tracker')\n"
+        "    importlib.import_module('crownhead.firmware.tracking.tracker')\n"
         "    __import__('rules')\n"
         "from . import sibling\n"
     )
     assert imported_modules(text) == {
-        "rules.game",
+        "crownhead.rules.game",
         "firmware",
-        "rules.position",
-        "firmware.tracking.tracker",
+        "crownhead.rules.position",
+        "crownhead.firmware.tracking.tracker",
         "rules",
     }
 
@@ -80,8 +80,8 @@ def test_importing_every_hal_and_sim_module_loads_no_game_and_no_hardware_librar
     modules = [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in sources()]
     # The gpiozero mock-pin models exist to run the GPIO backends without a Pi; they
     # are the one module that needs gpiozero itself.
-    plain = [m for m in modules if m != "sim.gpio_models"]
+    plain = [m for m in modules if m != "crownhead.sim.gpio_models"]
     loaded = _loaded_after_importing(plain)
     assert not loaded & set(FORBIDDEN)
     assert not loaded & set(LAZY), f"imported at module level: {sorted(loaded & set(LAZY))}"
-    assert not _loaded_after_importing(["sim.gpio_models"]) & set(FORBIDDEN)
+    assert not _loaded_after_importing(["crownhead.sim.gpio_models"]) & set(FORBIDDEN)

@@ -13,9 +13,9 @@ import sys
 
 import pytest
 
-from hal.errors import HardwareError
-from hal.neopixel_lights import NeoPixelLights, check_data_pin, open_neopixel, pi_model
-from hal.pixelmap import build_pixel_map
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.neopixel_lights import NeoPixelLights, check_data_pin, open_neopixel, pi_model
+from crownhead.hal.pixelmap import build_pixel_map
 
 
 def px(sent: list[bytes], i: int) -> bytes:
@@ -146,7 +146,7 @@ def test_pwm_pin_without_root_is_refused_with_the_way_out() -> None:
 
 
 def test_default_data_pin_needs_no_root() -> None:
-    from firmware.config import default_config
+    from crownhead.firmware.config import default_config
 
     assert default_config().lights.data_pin == 10
     assert NeoPixelLights.__init__.__kwdefaults__["data_pin"] == 10

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import rules
+from crownhead import rules
 
 PACKAGE = Path(rules.__file__).resolve().parent
 OTHER_LAYERS = {"hal", "sim", "firmware"}
@@ -68,12 +68,12 @@ def test_the_package_has_the_modules_the_checks_look_at() -> None:
     names = {_module_name(p) for p in _sources()}
     assert {
         "rules",
-        "rules.movegen",
-        "rules.position",
-        "rules.game",
-        "rules.pdn",
-        "rules.variants",
-        "rules.perft",
+        "crownhead.rules.movegen",
+        "crownhead.rules.position",
+        "crownhead.rules.game",
+        "crownhead.rules.pdn",
+        "crownhead.rules.variants",
+        "crownhead.rules.perft",
     } <= names
 
 
@@ -129,16 +129,16 @@ def test_every_module_imports_alone_and_pulls_in_no_other_layer() -> None:
 
 
 def test_the_public_names_are_the_modules_own() -> None:
-    import squares
-    from rules import game, move, pdn, position, settings, variants
+    from crownhead import squares
+    from crownhead.rules import game, move, pdn, position, settings, variants
 
     homes = (game, move, pdn, position, settings, squares, variants)
     assert sorted(rules.__all__) == sorted(set(rules.__all__))
     for name in rules.__all__:
         value = getattr(rules, name)
         assert any(getattr(home, name, None) is value for home in homes), name
-    # ``rules.perft`` is the module (perft, divide), not shadowed by a function.
-    perft_module = importlib.import_module("rules.perft")
+    # ``crownhead.rules.perft`` is the module (perft, divide), not shadowed by a function.
+    perft_module = importlib.import_module("crownhead.rules.perft")
     assert rules.perft is perft_module and callable(perft_module.divide)
     # The names users need most are there.
     for name in (
@@ -215,7 +215,7 @@ def test_no_import_cycle_between_modules_even_inside_functions() -> None:
     # A package's __init__ gathers its modules; a module importing its own package back
     # (``from rules import Position`` inside rules/) would close a loop through it.
     graph = _module_graph()
-    assert graph["rules.engine.search"] >= {"rules.engine.general", "rules.engine.result"}
+    assert graph["crownhead.rules.engine.search"] >= {"crownhead.rules.engine.general", "crownhead.rules.engine.result"}
     assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
 
 
@@ -231,11 +231,11 @@ def test_the_cycle_check_sees_imports_inside_functions_and_type_checking() -> No
     for how, general in hidden.items():
         graph = _module_graph(
             {
-                "rules.engine": ("", True),
-                "rules.engine.search": (search, False),
-                "rules.engine.general": (general, False),
+                "crownhead.rules.engine": ("", True),
+                "crownhead.rules.engine.search": (search, False),
+                "crownhead.rules.engine.general": (general, False),
             }
         )
-        assert _cycle(graph) == ["rules.engine.general", "rules.engine.search", "rules.engine.general"], how
-    graph = _module_graph({"rules.engine.search": (search, False), "rules.engine.general": ("import math\n", False)})
+        assert _cycle(graph) == ["crownhead.rules.engine.general", "crownhead.rules.engine.search", "crownhead.rules.engine.general"], how
+    graph = _module_graph({"crownhead.rules.engine.search": (search, False), "crownhead.rules.engine.general": ("import math\n", False)})
     assert _cycle(graph) is None

@@ -9,9 +9,9 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import WCDF, Move, Position, Rules
-from rules.position import Color
-from squares import bit, file_of, mask_of, rank_of
+from crownhead.rules import WCDF, Move, Position, Rules
+from crownhead.rules.position import Color
+from crownhead.squares import bit, file_of, mask_of, rank_of
 
 RULES = st.sampled_from(
     [

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import firmware.files as files_mod
-from firmware.files import atomic_write, default_state_dir
-from firmware.storage import store as store_mod
-from firmware.storage.store import (
+import crownhead.firmware.files as files_mod
+from crownhead.firmware.files import atomic_write, default_state_dir
+from crownhead.firmware.storage import store as store_mod
+from crownhead.firmware.storage.store import (
     GameFile,
     GameRecord,
     GameStore,
@@ -21,7 +21,7 @@ from firmware.storage.store import (
     StoreLockedError,
     pdn_text,
 )
-from rules import WCDF, Game, Position, Rules
+from crownhead.rules import WCDF, Game, Position, Rules
 
 from helpers.games import random_game
 

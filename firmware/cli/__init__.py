@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from firmware.cli._common import missing_extra
+from crownhead.firmware.cli._common import missing_extra
 
 
 class _Parser(argparse.ArgumentParser):
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     choice = os.environ.get("CROWNHEAD_ENGINE")
     if choice:  # the engine imported only when asked: most commands never search
-        from rules.engine import native
+        from crownhead.rules.engine import native
 
         try:
             native.choose(choice)

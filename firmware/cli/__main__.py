@@ -2,6 +2,6 @@
 
 import sys
 
-from firmware.cli import main
+from crownhead.firmware.cli import main
 
 sys.exit(main())

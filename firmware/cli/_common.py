@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from rules import FenError, Position, Rules
-from rules.settings import HOUSE_RULES, with_house_rules
-from rules.variants import SUMMARIES, names, numeric_fen, rules_for
+from crownhead.rules import FenError, Position, Rules
+from crownhead.rules.settings import HOUSE_RULES, with_house_rules
+from crownhead.rules.variants import SUMMARIES, names, numeric_fen, rules_for
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

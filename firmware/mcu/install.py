@@ -18,7 +18,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES
+from crownhead.firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES
 
 __all__ = ["InstallError", "mpremote_command", "install", "check_port_free", "STOP_SERVICE"]
 
@@ -38,7 +38,7 @@ def check_port_free(port: str) -> None:
     A port that does not exist or cannot be opened for another reason is left for the
     tool that opens it next to report.
     """
-    from hal.serial_board import open_serial_port, port_in_use
+    from crownhead.hal.serial_board import open_serial_port, port_in_use
 
     try:
         open_serial_port(port, timeout=0).close()

@@ -1,7 +1,7 @@
 """The referee's state of a game in progress, as it is saved to go on after a restart.
 
 The referee saves it in its record directory (``referee.json``) and the board keeps it
-in the game record (``current.json``, see :mod:`firmware.app.resume`): the game's number
+in the game record (``current.json``, see :mod:`crownhead.firmware.app.resume`): the game's number
 in the session, the players, the ballot, each side's cautions, the notes of the record.
 The clock is not in it (the board's, ``clock.json``), nor each move's clock (the game
 record's ``times``); an earlier version's ``clock`` and ``clocks`` are checked and ignored. Whatever reads one checks it with :func:`check_snapshot` first:
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from firmware.files import printable
-from rules.ballots import ballot as acf_ballot
+from crownhead.firmware.files import printable
+from crownhead.rules.ballots import ballot as acf_ballot
 
 __all__ = ["SnapshotError", "check_snapshot", "SNAPSHOT_KEYS", "OLD_KEYS"]
 
