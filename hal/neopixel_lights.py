@@ -19,6 +19,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from crownhead.extras import install_command
 from crownhead.hal.errors import HardwareError
 from crownhead.hal.lgpio_import import import_lgpio
 from crownhead.hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame
@@ -39,8 +40,8 @@ __all__ = [
 PIXEL_ORDERS = ("RGB", "GRB", "BGR", "RBG", "GBR", "BRG")
 
 _INSTALL_HINT = (
-    "install the NeoPixel driver for this Pi: `pip install 'crownhead[pi5]'` on a Raspberry Pi 5, "
-    "`pip install 'crownhead[pi4]'` on a Raspberry Pi 1-4 (see docs/hardware.md)"
+    f"install the NeoPixel driver for this Pi: `{install_command('pi5')}` on a Raspberry Pi 5, "
+    f"`{install_command('pi4')}` on a Raspberry Pi 1-4 (see docs/hardware.md)"
 )
 
 

@@ -35,6 +35,12 @@ class Import:
     names: tuple[str, ...] = ()  #: the names taken from it (``from module import a, b``)
 
 
+def short(module: str) -> str:
+    """One of our modules by its folder's name, as this file speaks of them: the installed
+    ``crownhead.rules.game`` is ``rules.game`` here."""
+    return module.removeprefix("crownhead.")
+
+
 def module_name(path: Path) -> str:
     parts = path.relative_to(REPO).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -64,15 +70,20 @@ def imports_of(name: str, source: str, known: set[str], is_package: bool = False
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] in PACKAGES:
-                    yield Import(name, node.lineno, alias.name)
+                if short(alias.name).split(".")[0] in PACKAGES:
+                    yield Import(name, node.lineno, short(alias.name))
         elif isinstance(node, ast.ImportFrom):
+            if node.module == "crownhead" and not node.level:  # from crownhead import rules
+                for alias in node.names:
+                    if alias.name in PACKAGES:
+                        yield Import(name, node.lineno, alias.name)
+                continue
             if node.level:
                 base = package.split(".")
                 base = base[: len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
-                target = node.module or ""
+                target = short(node.module or "")
             if target.split(".")[0] not in PACKAGES:
                 continue
             plain = []
@@ -90,9 +101,9 @@ def imports_of(name: str, source: str, known: set[str], is_package: bool = False
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
-            and node.args[0].value.split(".")[0] in PACKAGES
+            and short(node.args[0].value).split(".")[0] in PACKAGES
         ):
-            yield Import(name, node.lineno, node.args[0].value)
+            yield Import(name, node.lineno, short(node.args[0].value))
 
 
 @cache
@@ -171,7 +182,7 @@ def graph(found: tuple[Import, ...]) -> dict[str, set[str]]:
 
 def layer_of(module: str) -> int | None:
     """The tier of a ``firmware`` module (``firmware`` itself: None, it only documents)."""
-    parts = module.split(".")
+    parts = short(module).split(".")
     if parts[0] != "firmware" or len(parts) < 2:
         return None
     for tier, names in enumerate(firmware.LAYERS):
@@ -186,26 +197,28 @@ def layer_of(module: str) -> int | None:
 def test_the_checker_sees_every_kind_of_import() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
-        "import rules.game\n"
+        "import crownhead.rules.game\n"
         "from . import table\n"
         "from .huffing import HuffingRule\n"
-        "from firmware.events import _private\n"
+        "from crownhead.firmware.events import _private\n"
+        "from crownhead import squares\n"
         "if TYPE_CHECKING:\n"
-        "    from firmware.app.application import App\n"
+        "    from crownhead.firmware.app.application import App\n"
         "def f():\n"
-        "    from firmware.link import host\n"
+        "    from crownhead.firmware.link import host\n"
         "    importlib.import_module('crownhead.firmware.simulator.tui')\n"
     )
-    known = {"crownhead.firmware.tracking.table", "crownhead.firmware.tracking.huffing", "crownhead.firmware.link.host"}
-    found = {(i.module, i.names) for i in imports_of("crownhead.firmware.tracking.tracker", source, known)}
+    known = {"firmware.tracking.table", "firmware.tracking.huffing", "firmware.link.host"}
+    found = {(i.module, i.names) for i in imports_of("firmware.tracking.tracker", source, known)}
     assert found == {
-        ("crownhead.rules.game", ()),
-        ("crownhead.firmware.tracking.table", ()),
-        ("crownhead.firmware.tracking.huffing", ("HuffingRule",)),
-        ("crownhead.firmware.events", ("_private",)),
-        ("crownhead.firmware.app.application", ("App",)),
-        ("crownhead.firmware.link.host", ()),
-        ("crownhead.firmware.simulator.tui", ()),
+        ("rules.game", ()),
+        ("squares", ()),
+        ("firmware.tracking.table", ()),
+        ("firmware.tracking.huffing", ("HuffingRule",)),
+        ("firmware.events", ("_private",)),
+        ("firmware.app.application", ("App",)),
+        ("firmware.link.host", ()),
+        ("firmware.simulator.tui", ()),
     }
 
 
@@ -312,7 +325,7 @@ def test_the_tracking_package_knows_nothing_above_it() -> None:
     bad = [
         f"{imp.importer}: {imp.module}"
         for imp in all_imports()
-        if imp.importer.startswith("crownhead.firmware.tracking")
+        if imp.importer.startswith("firmware.tracking")
         and imp.module.split(".")[1:2]
         and imp.module.split(".")[1] in above
     ]
@@ -335,23 +348,23 @@ def test_every_section_is_listed_in_one_place() -> None:
                         and isinstance(deco.args[0], ast.Constant)
                     ):
                         declared[deco.args[0].value] = f"{name}:{node.name}"
-    assert declared == dict(config.BUILTIN_SECTIONS)
+    assert declared == {name: short(where) for name, where in config.BUILTIN_SECTIONS.items()}
 
 
 def test_a_valid_file_loads_whatever_was_imported() -> None:
     """In a fresh interpreter that imported only the config loader, every section loads."""
     tables = ", ".join(f"{name!r}: {{}}" for name in config.BUILTIN_SECTIONS)
-    code = f"import sys\nfrom firmware.config import parse_config\nprint(sorted(parse_config({{{tables}}}).sections))\n"
+    code = f"import sys\nfrom crownhead.firmware.config import parse_config\nprint(sorted(parse_config({{{tables}}}).sections))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == str(sorted(config.BUILTIN_SECTIONS))
 
 
 def loaded_by(code: str) -> list[str]:
-    """The modules a fresh interpreter loads for ``code`` after ``import firmware.config as c``."""
+    """The modules a fresh interpreter loads for ``code`` after ``import crownhead.firmware.config as c``."""
     script = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "import firmware.config as c\n"
+        "import crownhead.firmware.config as c\n"
         f"{code}\n"
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )
@@ -362,26 +375,26 @@ def loaded_by(code: str) -> list[str]:
 def libraries(modules: list[str]) -> set[str]:
     """The libraries among ``modules`` that are neither Python's own nor this project's."""
     names = {m.split(".")[0] for m in modules}
-    return {n for n in names if n not in sys.stdlib_module_names and n not in PACKAGES}
+    return {n for n in names if n not in sys.stdlib_module_names and n not in PACKAGES and n != "crownhead"}
 
 
 def test_the_defaults_import_nothing_above_the_configuration() -> None:
     """``default_config()`` (and reading the board's hardware sections) loads no module of a
     tier above the loader's own: not the application, the link, the page or an MQTT client."""
     loaded = loaded_by("config = c.default_config()\nconfig.board, config.lights, config.sim")
-    top = layer_of("crownhead.firmware.config")
+    top = layer_of("firmware.config")
     assert [m for m in loaded if (layer_of(m) or 0) > top] == []
     assert libraries(loaded) == set()
 
 
 #: The modules a section's module must never load: the packages' working parts.
 HEAVY = (
-    "crownhead.firmware.app.application",
-    "crownhead.firmware.link.host",
-    "crownhead.firmware.hall.board",
-    "crownhead.firmware.web.server",
-    "crownhead.firmware.referee.arbiter",
-    "crownhead.firmware.tracking.tracker",
+    "firmware.app.application",
+    "firmware.link.host",
+    "firmware.hall.board",
+    "firmware.web.server",
+    "firmware.referee.arbiter",
+    "firmware.tracking.tracker",
 )
 
 
@@ -390,10 +403,10 @@ def test_every_section_lives_in_a_light_module() -> None:
     Python's own and none of the packages' working parts, only their settings."""
     loaded = loaded_by("c.sections()")
     assert libraries(loaded) == set()
-    assert [m for m in loaded if m in HEAVY] == []
+    assert [m for m in loaded if short(m) in HEAVY] == []
     for name, where in config.BUILTIN_SECTIONS.items():
-        module = where.partition(":")[0]
-        assert module.endswith(".settings") or module == "crownhead.firmware.config.hardware", f"[{name}] lives in {module}"
+        module = short(where.partition(":")[0])
+        assert module.endswith(".settings") or module == "firmware.config.hardware", f"[{name}] lives in {module}"
 
 
 def documented_imports() -> dict[str, set[str]]:
@@ -460,7 +473,7 @@ def test_every_event_is_defined_in_the_events_package() -> None:
     (``event_from_json``) knows them all, whatever else was imported."""
     elsewhere = []
     for name, path in modules().items():
-        if name == "crownhead.firmware.events" or name.startswith("crownhead.firmware.events."):
+        if name == "firmware.events" or name.startswith("firmware.events."):
             continue
         for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.ClassDef) and any(getattr(b, "id", None) == "Event" for b in node.bases):
@@ -470,7 +483,7 @@ def test_every_event_is_defined_in_the_events_package() -> None:
 
 def test_every_event_is_read_with_nothing_else_imported() -> None:
     code = (
-        "from firmware.events import EVENT_KINDS, event_from_json\n"
+        "from crownhead.firmware.events import EVENT_KINDS, event_from_json\n"
         "print(event_from_json({'t': 0, 'event': 'flag', 'side': 'white'}))\n"
         "print(' '.join(sorted(EVENT_KINDS)))\n"
     )
@@ -488,17 +501,17 @@ def test_every_event_is_read_with_nothing_else_imported() -> None:
 
 #: The board's outputs: they hear events and read the application's snapshot.
 OUTPUTS = (
-    "crownhead.firmware.display",
-    "crownhead.firmware.sound",
-    "crownhead.firmware.web",
-    "crownhead.firmware.hall",
-    "crownhead.firmware.link",
-    "crownhead.firmware.app.view",
-    "crownhead.firmware.app.sinks",
-    "crownhead.firmware.app.outputs",
-    "crownhead.firmware.simulator.tui",
-    "crownhead.firmware.voice",
-    "crownhead.firmware.remote",
+    "firmware.display",
+    "firmware.sound",
+    "firmware.web",
+    "firmware.hall",
+    "firmware.link",
+    "firmware.app.view",
+    "firmware.app.sinks",
+    "firmware.app.outputs",
+    "firmware.simulator.tui",
+    "firmware.voice",
+    "firmware.remote",
 )
 _MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
@@ -538,7 +551,7 @@ def test_no_output_reads_the_tracker() -> None:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 bad += [
-                    f"{name}:{node.lineno}: imports {n}" for n in names if n.startswith("crownhead.firmware.tracking.tracker")
+                    f"{name}:{node.lineno}: imports {n}" for n in names if n.startswith("firmware.tracking.tracker")
                 ]
     assert bad == []
 
@@ -576,7 +589,7 @@ def test_no_output_or_app_code_cuts_words_apart() -> None:
     the application, the referee or the voice cut a sentence apart for a piece of it (the
     app read a forfeit's offence as its message up to "; ", and the display's analysis
     brief as its words up to ":")."""
-    scope = ("crownhead.firmware.app", "crownhead.firmware.referee", "crownhead.firmware.voice", *OUTPUTS)
+    scope = ("firmware.app", "firmware.referee", "firmware.voice", *OUTPUTS)
     bad = []
     for name, path in modules().items():
         if not any(name == s or name.startswith(s + ".") for s in scope):
@@ -623,9 +636,9 @@ def test_one_clock_state_and_one_claim_handler() -> None:
             if isinstance(node, ast.ClassDef) and any(ast.unparse(b) == "GameTimer" for b in node.bases):
                 timers.append(name)  # a clock of one's own, however it is made
     assert unnamed == []
-    assert set(decisions) == {"crownhead.firmware.tracking.session"}
-    assert set(clocks) == {"crownhead.firmware.tracking.timer"}
-    assert set(timers) == {"crownhead.firmware.tracking.session"}
+    assert set(decisions) == {"firmware.tracking.session"}
+    assert set(clocks) == {"firmware.tracking.timer"}
+    assert set(timers) == {"firmware.tracking.session"}
 
 
 def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
@@ -637,7 +650,7 @@ def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
 
     bad = []
     for name, path in _output_modules().items():
-        module = importlib.import_module(name)
+        module = importlib.import_module(f"crownhead.{name}")
         package = name.split(".")[1]
         tree = tree_of(path)
         for node in ast.walk(tree):
@@ -646,8 +659,8 @@ def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
             cls = getattr(module, node.name, None)
             if not inspect.isclass(cls):
                 continue
-            foreign = [b for b in cls.__mro__[1:] if b.__module__.startswith("firmware.")]
-            foreign = [b for b in foreign if b.__module__.split(".")[1] != package]
+            foreign = [b for b in cls.__mro__[1:] if short(b.__module__).startswith("firmware.")]
+            foreign = [b for b in foreign if short(b.__module__).split(".")[1] != package]
             for base in foreign:
                 privates = {n for n in dir(base) if n.startswith("_") and not n.startswith("__")}
                 privates |= _instance_privates(base)
@@ -699,7 +712,7 @@ def test_the_checker_sees_a_private_attribute_of_an_instance() -> None:
 FOREIGN_PRIVATES = {
     # amqtt iterates its table of subscriptions across awaits: the embedded broker gives it
     # a table iterated as a snapshot (a bug of the library, see firmware/hall/broker.py).
-    ("crownhead.firmware.hall", "_subscriptions"),
+    ("firmware.hall", "_subscriptions"),
 }
 
 
@@ -752,16 +765,16 @@ def test_no_output_reaches_a_private_attribute() -> None:
 def test_the_checker_sees_a_private_attribute_reached() -> None:
     tree = ast.parse("def f(app):\n    return app._snapshot, self._mine, app.board._lock\n")
     assert sorted(ast.unparse(n) for n in _reached_privates(tree)) == ["app._snapshot", "app.board._lock"]
-    assert "_pdn_cache" in _privates_defined("crownhead.firmware.link") and "_pdn_cache" not in _privates_defined("crownhead.firmware.web")
+    assert "_pdn_cache" in _privates_defined("firmware.link") and "_pdn_cache" not in _privates_defined("firmware.web")
 
 
 #: ``to_json`` of what is no event, written where it is, each with its reason.
 NOT_EVENTS = {
     # An invitation to a game far apart is a retained document on the broker, no event.
-    ("crownhead.firmware.remote.invite", "invitation.to_json()"),
+    ("firmware.remote.invite", "invitation.to_json()"),
     # A numbered wire line of a game far apart wraps the link's line (already written by
     # event_line) with its sequence number: an envelope, no event.
-    ("crownhead.firmware.remote.transport", "line.to_json(low)"),
+    ("firmware.remote.transport", "line.to_json(low)"),
 }
 
 
@@ -790,10 +803,10 @@ def test_every_event_is_written_in_one_place() -> None:
     ``encode_event`` sends it): the replay, the logs, the link and the hall write the same
     bytes for the same event, and none of them builds the line itself."""
     writers = dict(_output_modules())
-    writers["crownhead.firmware.cli.replay"] = REPO / "firmware" / "cli" / "replay.py"
+    writers["firmware.cli.replay"] = REPO / "firmware" / "cli" / "replay.py"
     # The referee's arbiter log is an output too: its lines are the replay's, with the
     # wall time and the game number ahead.
-    writers["crownhead.firmware.referee.record"] = REPO / "firmware" / "referee" / "record.py"
+    writers["firmware.referee.record"] = REPO / "firmware" / "referee" / "record.py"
     bad = [
         f"{name}:{node.lineno}: {ast.unparse(node)[:60]}"
         for name, path in writers.items()
@@ -823,9 +836,9 @@ def test_the_hall_hears_an_events_kind_from_the_event() -> None:
                     readers.append(function.name)
     assert readers == ["_on_message"]
     assert not any(
-        imp.module == "crownhead.firmware.events" and "event_from_json" in imp.names
+        imp.module == "firmware.events" and "event_from_json" in imp.names
         for imp in all_imports()
-        if imp.importer == "crownhead.firmware.hall.board"
+        if imp.importer == "firmware.hall.board"
     )
 
 
@@ -837,8 +850,8 @@ def test_the_network_outputs_hold_no_application() -> None:
         f"{imp.importer}:{imp.line}: imports {imp.module}"
         for imp in all_imports()
         if imp.importer.split(".")[1:2] in (["web"], ["link"], ["hall"])
-        and imp.module.startswith("crownhead.firmware.app.")
-        and imp.module != "crownhead.firmware.app.snapshot"
+        and imp.module.startswith("firmware.app.")
+        and imp.module != "firmware.app.snapshot"
     ]
     assert bad == []
 
@@ -955,7 +968,7 @@ def test_only_the_session_changes_the_record() -> None:
     itself and then told the session, the referee stood an illegal move on the game)."""
     bad = []
     for name, path in modules().items():
-        if name.split(".")[1:2] not in [[p] for p in _FOLLOWING] or name == "crownhead.firmware.tracking.session":
+        if name.split(".")[1:2] not in [[p] for p in _FOLLOWING] or name == "firmware.tracking.session":
             continue
         bad += [f"{name}:{line}: {text}" for line, text in _followed_game_changes(ast.parse(path.read_text()))]
     assert bad == []
@@ -978,7 +991,7 @@ def test_the_board_reader_does_not_decide_what_a_takeback_means() -> None:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reopen":
                 if "session" in ast.unparse(node.func.value):
                     where.append(name)
-    assert where == ["crownhead.firmware.tracking.follower"]
+    assert where == ["firmware.tracking.follower"]
 
 
 def test_only_the_session_says_a_saved_game_resumed() -> None:
@@ -1007,7 +1020,7 @@ def test_only_app_follow_makes_the_followed_tracker() -> None:
     its own board's tracker and follower."""
     where: dict[str, list[str]] = {"Tracker": [], "Follower": []}
     for name, path in modules().items():
-        if not name.startswith("firmware.") or name == "crownhead.firmware.simulator.script":
+        if not name.startswith("firmware.") or name == "firmware.simulator.script":
             continue
         for function in ast.walk(tree_of(path)):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1023,11 +1036,11 @@ def test_only_app_follow_makes_the_followed_tracker() -> None:
     assert where == {
         # Made and given to the follower in App.follow; a follower takes the one it is made with.
         "Tracker": [
-            "crownhead.firmware.app.application.follow",
-            "crownhead.firmware.app.application.follow",
-            "crownhead.firmware.tracking.follower.__init__",
+            "firmware.app.application.follow",
+            "firmware.app.application.follow",
+            "firmware.tracking.follower.__init__",
         ],
-        "Follower": ["crownhead.firmware.app.application.__init__"],
+        "Follower": ["firmware.app.application.__init__"],
     }
 
 

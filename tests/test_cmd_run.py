@@ -251,9 +251,9 @@ def test_the_commands_load_no_library_they_do_not_use() -> None:
     # (its memory: see bench/web.py's idle figure).
     code = (
         "import sys\n"
-        "from firmware.cli import build_parser\n"
+        "from crownhead.firmware.cli import build_parser\n"
         "build_parser()\n"
-        "import firmware.cli.run, firmware.web.server\n"
+        "import crownhead.firmware.cli.run, crownhead.firmware.web.server\n"
         "print(sorted(m for m in ('numpy', 'fpdf', 'fontTools') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)

@@ -209,7 +209,7 @@ def test_the_probe_needs_no_numpy(tmp_path: Path) -> None:
 
     code = (
         "import sys; sys.modules['numpy'] = None\n"
-        "from firmware.egdb import retro, load_probe\n"
+        "from crownhead.firmware.egdb import retro, load_probe\n"
         "assert not retro.available()\n"
         "print(load_probe().pieces)\n"
     )

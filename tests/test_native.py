@@ -380,7 +380,7 @@ def test_the_command_reads_the_environment(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = "from firmware.cli import main; main(['perft', '--depth', '1']); from rules.engine import native; print(native.describe())"
+    code = "from crownhead.firmware.cli import main; main(['perft', '--depth', '1']); from crownhead.rules.engine import native; print(native.describe())"
     for value, said in (("python", "pure-Python search"), ("native", "native search core"), ("fast", "")):
         env = {**os.environ, native.ENV: value}
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)

@@ -298,7 +298,7 @@ def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     first = GameStore(tmp_path)
     first.acquire()
     code = (
-        "import sys; from firmware.storage.store import GameStore, StoreLockedError\n"
+        "import sys; from crownhead.firmware.storage.store import GameStore, StoreLockedError\n"
         "try:\n    GameStore(sys.argv[1]).acquire()\nexcept StoreLockedError as e:\n"
         "    print(e); sys.exit(3)\n"
     )

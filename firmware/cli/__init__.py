@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+import crownhead
 from crownhead.firmware.cli._common import missing_extra
 
 
@@ -37,6 +38,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="crownhead",
         description="The software inside an electronic checkers board.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {crownhead.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = (
         [only]

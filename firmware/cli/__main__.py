@@ -1,4 +1,4 @@
-"""``python -m firmware.cli``: the same as the ``crownhead`` command."""
+"""``python -m crownhead.firmware.cli``: the same as ``python -m crownhead`` and the ``crownhead`` command."""
 
 import sys
 

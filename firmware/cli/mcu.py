@@ -14,6 +14,7 @@ import argparse
 import sys
 from typing import TextIO
 
+from crownhead.extras import install_command
 from crownhead.firmware.config import ConfigError, load_config
 from crownhead.firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, MICROPYTHON_VERSION
 
@@ -102,7 +103,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "install",
         help="copy the firmware onto a Pico with mpremote",
         description="Copy crownhead_board.py and main.py onto a Pico that runs MicroPython "
-        f"{MICROPYTHON_VERSION}, then reset it. Needs mpremote (pip install 'crownhead[mcu]'). "
+        f"{MICROPYTHON_VERSION}, then reset it. Needs mpremote (the 'mcu' extra: "
+        f"{install_command('mcu')}). "
         "Stop the board's service first (sudo systemctl stop crownhead): it holds the port.",
     )
     inst.add_argument("--port", default=None, help="serial port of the Pico (default: the first USB serial device)")

@@ -685,7 +685,7 @@ def _say_which_search() -> None:
     from crownhead.rules.engine import native
 
     if native.core() is None:
-        logging.getLogger("firmware.engine").warning("engine: %s", native.describe())
+        logging.getLogger("crownhead.rules.engine").warning("engine: %s", native.describe())
 
 
 def _configure_logging(headless: bool, state_dir: Path) -> None:

@@ -585,7 +585,7 @@ def parse_config_text(raw: bytes, name: str = "<config>") -> Config:
     >>> parse_config_text(b"\\xef\\xbb\\xbf[board]\\n", "config.toml")
     Traceback (most recent call last):
     ...
-    firmware.config.ConfigError: config.toml:1: starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: save the file as UTF-8 without BOM
+    crownhead.firmware.config.ConfigError: config.toml:1: starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: save the file as UTF-8 without BOM
     """
     if raw.startswith(b"\xef\xbb\xbf"):
         raise ConfigError(

@@ -3,8 +3,8 @@
 Same tables, byte for byte, as :func:`crownhead.rules.engine.egdb.solve` (the pure-Python
 reference, which the tests compare it with on every table of up to four pieces), some
 twenty times faster (four pieces: 5.3 s of CPU against 120 s), which is what makes five
-pieces (180 million indices) a build of minutes rather than hours. Only *building* needs NumPy (the ``egdb`` extra:
-``pip install 'crownhead[egdb]'``); probing the tables is pure Python.
+pieces (180 million indices) a build of minutes rather than hours. Only *building* needs NumPy (the ``egdb`` extra,
+docs/install.md); probing the tables is pure Python.
 
 The work is the reference's, done a slice at a time:
 

@@ -434,7 +434,7 @@ class HallListener:
 
 
 def _asset(*path: str) -> bytes:
-    return resources.files("firmware").joinpath(*path).read_bytes()
+    return resources.files("crownhead.firmware").joinpath(*path).read_bytes()
 
 
 def page_html() -> str:

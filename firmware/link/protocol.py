@@ -16,7 +16,7 @@ PeerMessage(data={'event': 'move', 'ply': 1})
 >>> parse_line(b"fly away")
 Traceback (most recent call last):
 ...
-firmware.link.protocol.LinkError: unknown-command: unknown command 'fly' (try help)
+crownhead.firmware.link.protocol.LinkError: unknown-command: unknown command 'fly' (try help)
 
 Board to host, every line is one JSON object with ``"event"`` first after ``"t"``:
 

@@ -12,7 +12,7 @@ without bound.
 >>> check_snapshot({"number": 1})
 Traceback (most recent call last):
 ...
-firmware.referee.snapshot.SnapshotError: 'name' is missing
+crownhead.firmware.referee.snapshot.SnapshotError: 'name' is missing
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def check_snapshot(data: object) -> dict[str, Any]:
     >>> check_snapshot({**snapshot, "cautions": {"black": "1", "white": 0}})
     Traceback (most recent call last):
     ...
-    firmware.referee.snapshot.SnapshotError: 'cautions.black' must be a whole number 0-2, got '1'
+    crownhead.firmware.referee.snapshot.SnapshotError: 'cautions.black' must be a whole number 0-2, got '1'
     """
     if not isinstance(data, dict):
         raise SnapshotError(f"a referee state must be a JSON object, got {_shown(data)}")

@@ -323,7 +323,7 @@ class FarDesk:
         try:
             target(*args)
         except ModuleNotFoundError as exc:
-            self._set("failed", f"{what}: the MQTT client is not installed: pip install 'crownhead[hall]' ({exc.name})")
+            self._set("failed", f"{what}: the MQTT client ({exc.name}) is not installed: install the board's 'hall' extra (docs/install.md)")
         except (ConnectionError, ValueError, OSError) as exc:
             self._set("failed", f"{what}: {exc}")
         except Exception as exc:  # noqa: BLE001 - said on the page, logged

@@ -800,7 +800,7 @@ async def _far_qr(request: Request) -> Response:
         svg = qr_svg(str(link))
     except ModuleNotFoundError:
         return PlainTextResponse(
-            "the QR code needs segno: pip install 'crownhead[web]' (in a checkout: pip install -e '.[web]')",
+            "the QR code needs segno, which this board has not: install the board's 'web' extra (docs/install.md)",
             status_code=501,
         )
     except ValueError as exc:
