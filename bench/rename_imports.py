@@ -81,7 +81,9 @@ def rewrite(text: str, root: Path) -> str:
 
 def main(argv: list[str]) -> int:
     root = Path.cwd()
-    names = argv or subprocess.run(["git", "ls-files", "*.py"], capture_output=True, text=True, check=True).stdout.split()
+    names = (
+        argv or subprocess.run(["git", "ls-files", "*.py"], capture_output=True, text=True, check=True).stdout.split()
+    )
     for name in names:
         path = root / name
         if not path.is_file() or name == "bench/rename_imports.py":

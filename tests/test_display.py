@@ -13,7 +13,18 @@ from PIL import Image, ImageChops
 
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.display.panel import BoardPanel, Painter
-from crownhead.firmware.display.render import HEIGHT, WIDTH, Item, Screen, clock_face, draw, fit, layout, shorten, text_width
+from crownhead.firmware.display.render import (
+    HEIGHT,
+    WIDTH,
+    Item,
+    Screen,
+    clock_face,
+    draw,
+    fit,
+    layout,
+    shorten,
+    text_width,
+)
 from crownhead.firmware.events import Side
 from crownhead.firmware.referee.arbiter import RefereeSettings
 from crownhead.firmware.gameclock import TimeControl

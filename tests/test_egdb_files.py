@@ -164,7 +164,11 @@ def test_no_tables_no_probe(tmp_path: Path) -> None:
 
 def _crownhead(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "crownhead.firmware.cli", *args], capture_output=True, text=True, check=False, timeout=300
+        [sys.executable, "-m", "crownhead.firmware.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
     )
 
 

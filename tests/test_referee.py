@@ -565,7 +565,11 @@ def test_parse_ballot() -> None:
 
 def crownhead(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "crownhead.firmware.cli", *args], input=stdin, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "crownhead.firmware.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 

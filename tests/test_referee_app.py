@@ -35,7 +35,9 @@ TINSLEY = DATA / "tinsley.pdn"
 
 
 def crownhead(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "crownhead.firmware.cli", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "crownhead.firmware.cli", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 # -- the balloted game pair ----------------------------------------------------------------------

@@ -68,7 +68,16 @@ def invite_and_join(tmp_path: Path, mosquitto: Mosquitto, *extra: str) -> str:
     assert first.startswith("game code: "), first + (inviter.stderr.read() if inviter.stderr else "")
     code = first.split(": ", 1)[1].strip()
     joined = subprocess.run(
-        [sys.executable, "-m", "crownhead.firmware.cli", "remote", "join", code.upper(), "--broker", mosquitto.url("bob")]
+        [
+            sys.executable,
+            "-m",
+            "crownhead.firmware.cli",
+            "remote",
+            "join",
+            code.upper(),
+            "--broker",
+            mosquitto.url("bob"),
+        ]
         + ["--state-dir", str(tmp_path / "b")],
         capture_output=True,
         text=True,

@@ -133,7 +133,11 @@ def test_only_the_adapter_reads_events_or_the_application() -> None:
         tree = ast.parse(module.read_text(encoding="utf-8"))
         names = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         names |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-        outside = {n for n in names if n.startswith(("crownhead.firmware.events", "crownhead.firmware.app", "crownhead.firmware.tracking"))}
+        outside = {
+            n
+            for n in names
+            if n.startswith(("crownhead.firmware.events", "crownhead.firmware.app", "crownhead.firmware.tracking"))
+        }
         if module.name == "adapter.py":
             assert outside, "the adapter is the one that reads them"
         else:

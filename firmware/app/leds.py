@@ -34,7 +34,13 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from crownhead.firmware.tracking.roles import ACTION_ROLES, BACKGROUND_ROLES, ENGINE_HINT_ROLES, HINT_ROLES, WARNING_ROLES
+from crownhead.firmware.tracking.roles import (
+    ACTION_ROLES,
+    BACKGROUND_ROLES,
+    ENGINE_HINT_ROLES,
+    HINT_ROLES,
+    WARNING_ROLES,
+)
 from crownhead.hal.lights import Frame
 from crownhead.rules import Color, Position, Result
 

@@ -16,7 +16,16 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from crownhead.firmware.coach.problems import LEVELS, Attempt, Problem, Record, collection, load_record, problem, save_record
+from crownhead.firmware.coach.problems import (
+    LEVELS,
+    Attempt,
+    Problem,
+    Record,
+    collection,
+    load_record,
+    problem,
+    save_record,
+)
 from crownhead.firmware.files import default_state_dir, int_argument
 from crownhead.rules import IllegalMoveError
 from crownhead.rules.pdn import move_text

@@ -23,7 +23,16 @@ from crownhead.firmware.gameclock import ClockSpecError, TimeControl
 from crownhead.firmware.hall.topics import BrokerUrl
 from crownhead.firmware.remote.link import RemoteLink
 from crownhead.firmware.remote.board import Absence, remote_link, remote_settings
-from crownhead.firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, playing, publish, set_playing
+from crownhead.firmware.remote.invite import (
+    Agreement,
+    Invitation,
+    accept,
+    await_guest,
+    fetch,
+    playing,
+    publish,
+    set_playing,
+)
 from crownhead.firmware.remote.parts import FarBoard
 from crownhead.firmware.remote.settings import RemoteConfig
 from crownhead.firmware.remote.transport import RemoteTransport, check_broker

@@ -611,7 +611,9 @@ def _open_web(
     logging.getLogger("crownhead.firmware.web").warning("web: the board's page is at %s", " or ".join(app.page_urls))
     if phone is not None:
         urls = " or ".join(url.rstrip("/") + "/phone" for url in app.page_urls)
-        logging.getLogger("crownhead.firmware.web").warning("web: the phone's page (%s plays there) is at %s", phone, urls)
+        logging.getLogger("crownhead.firmware.web").warning(
+            "web: the phone's page (%s plays there) is at %s", phone, urls
+        )
     return server
 
 

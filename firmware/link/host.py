@@ -36,7 +36,14 @@ from typing import Any
 
 from crownhead.firmware.events import Event, MoveMade, NewGame, Notice, TakenBack
 from crownhead.firmware.link.board import LinkedBoard, SimHands
-from crownhead.firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE, display_reply, help_page, side_name
+from crownhead.firmware.link.commands import (
+    CONTROL_COMMANDS,
+    DISPLAY_COMMANDS,
+    TABLE,
+    display_reply,
+    help_page,
+    side_name,
+)
 from crownhead.firmware.link.parts import GameId
 from crownhead.firmware.link.peer import PeerSync
 from crownhead.firmware.link.policy import LinkPolicy

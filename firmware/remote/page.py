@@ -39,7 +39,16 @@ from crownhead.firmware.events import Event, Notice
 from crownhead.firmware.hall.topics import BrokerUrl
 from crownhead.firmware.link.board import SimHands
 from crownhead.firmware.remote.board import Absence, remote_link, remote_settings
-from crownhead.firmware.remote.invite import AWAY_CLOCKS, Agreement, Invitation, accept, await_guest, fetch, publish, withdraw
+from crownhead.firmware.remote.invite import (
+    AWAY_CLOCKS,
+    Agreement,
+    Invitation,
+    accept,
+    await_guest,
+    fetch,
+    publish,
+    withdraw,
+)
 from crownhead.firmware.remote.invite import set_playing
 from crownhead.firmware.remote.link import RemoteLink
 from crownhead.firmware.remote.parts import FarBoard
@@ -323,7 +332,10 @@ class FarDesk:
         try:
             target(*args)
         except ModuleNotFoundError as exc:
-            self._set("failed", f"{what}: the MQTT client ({exc.name}) is not installed: install the board's 'hall' extra (docs/install.md)")
+            self._set(
+                "failed",
+                f"{what}: the MQTT client ({exc.name}) is not installed: install the board's 'hall' extra (docs/install.md)",
+            )
         except (ConnectionError, ValueError, OSError) as exc:
             self._set("failed", f"{what}: {exc}")
         except Exception as exc:  # noqa: BLE001 - said on the page, logged

@@ -25,7 +25,17 @@ from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
 from crownhead.firmware.simulator.hands import Hands
-from crownhead.firmware.simulator.keys import KEYS, HandMove, InputError, Press, Quit, Toggle, Typed, key_action, parse_input
+from crownhead.firmware.simulator.keys import (
+    KEYS,
+    HandMove,
+    InputError,
+    Press,
+    Quit,
+    Toggle,
+    Typed,
+    key_action,
+    parse_input,
+)
 
 if TYPE_CHECKING:
     import curses

@@ -258,7 +258,12 @@ def check_against(catalogue: Catalogue, reference: Catalogue) -> None:
 
 
 def read_catalogue_text(code: str) -> str:
-    return resources.files("crownhead.firmware.voice").joinpath("lang").joinpath(f"{code}.toml").read_text(encoding="utf-8")
+    return (
+        resources.files("crownhead.firmware.voice")
+        .joinpath("lang")
+        .joinpath(f"{code}.toml")
+        .read_text(encoding="utf-8")
+    )
 
 
 @cache

@@ -58,7 +58,15 @@ from crownhead.firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Lin
 from crownhead.firmware.link.policy import LinkPolicy
 from crownhead.firmware.link.transport import Transport
 from crownhead.firmware.link.settings import LinkConfig
-from crownhead.firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message, parse_line
+from crownhead.firmware.link.protocol import (
+    MAX_LINE,
+    Command,
+    LineReader,
+    LinkError,
+    PeerMessage,
+    encode_message,
+    parse_line,
+)
 from crownhead.hal.clock import Clock
 
 __all__ = [

@@ -47,7 +47,14 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from crownhead.firmware.diagram import board_svg
 from crownhead.firmware.files import parse_json
 from crownhead.firmware.pages import SECURITY_HEADERS, fill_shell
-from crownhead.firmware.pages.serving import Connections, Limits, bounded_server, client_key, listening_socket, stop_server
+from crownhead.firmware.pages.serving import (
+    Connections,
+    Limits,
+    bounded_server,
+    client_key,
+    listening_socket,
+    stop_server,
+)
 from crownhead.firmware.redact import redacted
 from crownhead.firmware.web.analysis import AnalysisFeed, analysing_board
 from crownhead.firmware.web.auth import COOKIE, SESSION_MS, Gate
