@@ -14,6 +14,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -118,8 +119,22 @@ def test_the_extra_s_requirements_come_from_the_installed_metadata() -> None:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sdist and the wheel ``python -m build`` makes (the wheel built from the sdist)."""
     out = tmp_path_factory.mktemp("dist")
+    # From a copy of the tree as git has it, as a clean clone would build: the build writes
+    # its staging folders beside the sources, where another worker may be building too.
+    tree = tmp_path_factory.mktemp("tree")
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=REPO,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = REPO / name
+        if source.is_file():
+            (tree / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, tree / name)
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(REPO)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(tree)],
         capture_output=True,
         text=True,
         timeout=600,
