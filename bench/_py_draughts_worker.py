@@ -14,7 +14,7 @@ same code its board uses) for the moves with captures compulsory.
 
 from __future__ import annotations
 
-from rules import WCDF
+from crownhead.rules import WCDF
 
 import argparse
 import json

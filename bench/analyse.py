@@ -35,7 +35,7 @@ def child_cpu_ms() -> float:
 def timed(*argv: str) -> tuple[float, dict]:
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "analyse", *argv],
+        [sys.executable, "-m", "crownhead.firmware.cli", "analyse", *argv],
         capture_output=True,
         text=True,
         timeout=120,

@@ -17,7 +17,7 @@ what else it runs.
 
 from __future__ import annotations
 
-from rules import WCDF
+from crownhead.rules import WCDF
 
 import argparse
 import os
@@ -31,16 +31,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware.app.analysis import Analyst  # noqa: E402
-from firmware.app.application import App  # noqa: E402
-from firmware.app.hardware import open_hardware  # noqa: E402
-from firmware.app.players import Thinker  # noqa: E402
-from firmware.app.settings import AppSettings  # noqa: E402
-from firmware.config import default_config  # noqa: E402
-from firmware.simulator.hands import Hands  # noqa: E402
-from firmware.storage.store import GameStore  # noqa: E402
-from hal.clock import MonotonicClock, VirtualClock  # noqa: E402
-from rules.engine import native  # noqa: E402
+from crownhead.firmware.app.analysis import Analyst  # noqa: E402
+from crownhead.firmware.app.application import App  # noqa: E402
+from crownhead.firmware.app.hardware import open_hardware  # noqa: E402
+from crownhead.firmware.app.players import Thinker  # noqa: E402
+from crownhead.firmware.app.settings import AppSettings  # noqa: E402
+from crownhead.firmware.config import default_config  # noqa: E402
+from crownhead.firmware.simulator.hands import Hands  # noqa: E402
+from crownhead.firmware.storage.store import GameStore  # noqa: E402
+from crownhead.hal.clock import MonotonicClock, VirtualClock  # noqa: E402
+from crownhead.rules.engine import native  # noqa: E402
 
 STEP_MS = 10
 #: More positions than any search here reaches: the worker searches all along.
@@ -148,8 +148,8 @@ def resident_mb() -> float:
 def analyst_memory(positions: int = 5) -> float:
     """What an analyst adds to the board's memory (MB resident) once it has analysed
     ``positions`` positions of a game at the default budget, with the endgame tables."""
-    from firmware.egdb import load_probe
-    from rules import Game
+    from crownhead.firmware.egdb import load_probe
+    from crownhead.rules import Game
 
     before = resident_mb()
     analyst = Analyst(background=False, tables=load_probe)

@@ -55,9 +55,9 @@ def percentile(values: list[float], q: float) -> float:
 def main() -> int:
     from playwright.sync_api import sync_playwright
 
-    from firmware.app.settings import AppSettings
-    from rules import WCDF, Game
-    from rules.pdn import move_text
+    from crownhead.firmware.app.settings import AppSettings
+    from crownhead.rules import WCDF, Game
+    from crownhead.rules.pdn import move_text
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=30, help="moves to make (default 30)")

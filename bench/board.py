@@ -25,19 +25,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware.app.application import App  # noqa: E402
-from firmware.app.settings import AppSettings  # noqa: E402
-from firmware.app.hardware import open_hardware  # noqa: E402
-from firmware.app.players import Thinker  # noqa: E402
-from firmware.config import default_config  # noqa: E402
-from firmware.display.panel import BoardPanel, Painter  # noqa: E402
-from firmware.simulator.hands import Hands  # noqa: E402
-from firmware.display.render import Screen, draw, layout  # noqa: E402
-from firmware.referee.arbiter import Referee, RefereeSettings  # noqa: E402
-from firmware.gameclock import TimeControl  # noqa: E402
-from firmware.storage.store import GameStore  # noqa: E402
-from hal.clock import VirtualClock  # noqa: E402
-from hal.luma_display import LumaDisplay  # noqa: E402
+from crownhead.firmware.app.application import App  # noqa: E402
+from crownhead.firmware.app.settings import AppSettings  # noqa: E402
+from crownhead.firmware.app.hardware import open_hardware  # noqa: E402
+from crownhead.firmware.app.players import Thinker  # noqa: E402
+from crownhead.firmware.config import default_config  # noqa: E402
+from crownhead.firmware.display.panel import BoardPanel, Painter  # noqa: E402
+from crownhead.firmware.simulator.hands import Hands  # noqa: E402
+from crownhead.firmware.display.render import Screen, draw, layout  # noqa: E402
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings  # noqa: E402
+from crownhead.firmware.gameclock import TimeControl  # noqa: E402
+from crownhead.firmware.storage.store import GameStore  # noqa: E402
+from crownhead.hal.clock import VirtualClock  # noqa: E402
+from crownhead.hal.luma_display import LumaDisplay  # noqa: E402
 
 STEP_MS = 10
 

@@ -10,7 +10,7 @@ left out from that ply on, as the PDN reader reports it) adds, for each of its f
 points its player scored (a win 1, a draw 1/2, from the result tag). A move enters the
 book when at least ``--min-games`` games played it and its player scored at least a
 third of the points: the engine then draws among a position's book moves by their
-points (``rules.engine.book.MasterBook``). ``--check`` compares the module with what the
+points (``crownhead.rules.engine.book.MasterBook``). ``--check`` compares the module with what the
 games give instead of writing it.
 """
 
@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import Color, Position  # noqa: E402
-from rules.pdn import read_games  # noqa: E402
+from crownhead.rules import Color, Position  # noqa: E402
+from crownhead.rules.pdn import read_games  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -34,7 +34,7 @@ HEADER = '''"""The master games' opening moves (written by bench/book.py; do not
 
 Each entry: the position (FEN), a move played in it (PDN), the number of games that
 played it within their first {plies} plies, and the points its player scored in them
-(a win 1, a draw 1/2). Read by :class:`rules.engine.book.MasterBook`. The games:
+(a win 1, a draw 1/2). Read by :class:`crownhead.rules.engine.book.MasterBook`. The games:
 {files}.
 """
 

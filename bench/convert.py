@@ -30,11 +30,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.games import MAX_PLIES, game_end  # noqa: E402
-from firmware.egdb import SHIPPED, load_probe  # noqa: E402
-from rules import WCDF, Color, Game, Position  # noqa: E402
-from rules.engine import Engine  # noqa: E402
-from rules.engine.egdb import EndgameTables, boards_of, flip, materials, size_of  # noqa: E402
-from rules.movegen import jumpers  # noqa: E402
+from crownhead.firmware.egdb import SHIPPED, load_probe  # noqa: E402
+from crownhead.rules import WCDF, Color, Game, Position  # noqa: E402
+from crownhead.rules.engine import Engine  # noqa: E402
+from crownhead.rules.engine.egdb import EndgameTables, boards_of, flip, materials, size_of  # noqa: E402
+from crownhead.rules.movegen import jumpers  # noqa: E402
 
 
 def load(tables: str) -> EndgameTables | None:

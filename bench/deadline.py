@@ -30,9 +30,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.problems import PROBLEMS, cpu_ms, load, pieces_of, pieces_range, sample  # noqa: E402
-from rules import WCDF, Position  # noqa: E402
-from rules.engine import Engine, native  # noqa: E402
-from rules.engine.egdb import EndgameProbe  # noqa: E402
+from crownhead.rules import WCDF, Position  # noqa: E402
+from crownhead.rules.engine import Engine, native  # noqa: E402
+from crownhead.rules.engine.egdb import EndgameProbe  # noqa: E402
 
 LATE_MS = 5
 
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     probe = None
     if args.egdb is not None:
-        from firmware.egdb import load_probe
+        from crownhead.firmware.egdb import load_probe
 
         probe = load_probe(args.egdb)
     low, high = args.pieces

@@ -36,10 +36,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import WCDF, Color, Game, Position  # noqa: E402
-from rules.ballots import deck  # noqa: E402
-from rules.engine import KING_VALUE, MAN_VALUE, Engine, native  # noqa: E402
-from rules.engine.egdb import EndgameProbe  # noqa: E402
+from crownhead.rules import WCDF, Color, Game, Position  # noqa: E402
+from crownhead.rules.ballots import deck  # noqa: E402
+from crownhead.rules.engine import KING_VALUE, MAN_VALUE, Engine, native  # noqa: E402
+from crownhead.rules.engine.egdb import EndgameProbe  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
 
 
@@ -95,7 +95,7 @@ def cpu_ms() -> float:
 @functools.cache
 def shipped_tables() -> EndgameProbe | None:
     """The probe of the tables shipped with the package, opened once a process."""
-    from firmware.egdb import SHIPPED, load_probe
+    from crownhead.firmware.egdb import SHIPPED, load_probe
 
     return load_probe(SHIPPED)
 

@@ -46,9 +46,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.games import game_end  # noqa: E402
-from rules import WCDF, Color, Game, Position  # noqa: E402
-from rules.ballots import deck  # noqa: E402
-from rules.engine import Engine, native  # noqa: E402
+from crownhead.rules import WCDF, Color, Game, Position  # noqa: E402
+from crownhead.rules.ballots import deck  # noqa: E402
+from crownhead.rules.engine import Engine, native  # noqa: E402
 
 #: Middle games and endings of the speed set (published problems and bench/engine.py's).
 POSITIONS = (
@@ -123,7 +123,7 @@ TABLE_ENDINGS = (
 
 def tables() -> None:
     """What probing the shipped tables through the Python callback costs each search."""
-    from firmware.egdb import load_probe
+    from crownhead.firmware.egdb import load_probe
 
     probe = load_probe()
     if probe is None:

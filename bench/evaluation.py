@@ -35,10 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import movegen  # noqa: E402
-from rules.engine.egdb import Material, boards_of, index_of, size_of  # noqa: E402
-from rules.engine.evaluation import bridge_term, endgame_knowledge, evaluate_boards  # noqa: E402
-from squares import bit  # noqa: E402
+from crownhead.rules import movegen  # noqa: E402
+from crownhead.rules.engine.egdb import Material, boards_of, index_of, size_of  # noqa: E402
+from crownhead.rules.engine.evaluation import bridge_term, endgame_knowledge, evaluate_boards  # noqa: E402
+from crownhead.squares import bit  # noqa: E402
 
 #: The bridge squares from the tables' side (the side to move plays Black's way).
 OWN_BRIDGE = bit(1) | bit(3)
@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed", action="store_true", help="also time the evaluation")
     parser.add_argument("--bridge", action="store_true", help="only the bridge term, on positions with the bridge held")
     args = parser.parse_args(argv)
-    from firmware.egdb import SHIPPED, load_probe
+    from crownhead.firmware.egdb import SHIPPED, load_probe
 
     probe = load_probe(SHIPPED if args.egdb == "shipped" else Path(args.egdb))
     if probe is None:

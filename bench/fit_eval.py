@@ -47,10 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.engine_native import elo  # noqa: E402
 from bench.games import game_end  # noqa: E402
-from rules import Color, Game, movegen  # noqa: E402
-from rules.ballots import deck  # noqa: E402
-from rules.engine import Engine, evaluation, native  # noqa: E402
-from rules.engine.egdb import LOST, WON  # noqa: E402
+from crownhead.rules import Color, Game, movegen  # noqa: E402
+from crownhead.rules.ballots import deck  # noqa: E402
+from crownhead.rules.engine import Engine, evaluation, native  # noqa: E402
+from crownhead.rules.engine.egdb import LOST, WON  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -87,7 +87,7 @@ def as_arrays(rows: list[tuple[int, int, int, int, int, int]], labels: list[floa
 
 
 def self_play(games: int, nodes: int, seed: int, randomness: float, out: Path | None = None) -> dict[str, np.ndarray]:
-    from firmware.egdb import load_probe
+    from crownhead.firmware.egdb import load_probe
 
     probe = load_probe()
     rng = random.Random(seed)
@@ -319,7 +319,7 @@ def fit(
 MODULE = REPO / "rules" / "engine" / "weights.py"
 HEADER = '''"""The evaluation's weights (written by bench/fit_eval.py; do not edit by hand).
 
-Read by :mod:`rules.engine.evaluation` and, through it, handed to the native core: the
+Read by :mod:`crownhead.rules.engine.evaluation` and, through it, handed to the native core: the
 terms, per phase (opening, middle game, ending) and square 1-32 from Black's side what a
 man and a king are worth on it, a runaway man by row, and the two-row patterns (by phase
 and pair of rows, [index, weight] where not 0). Material, the trading bonus, mobility,
@@ -393,7 +393,7 @@ def play_weights(black: tuple[Engine, dict], white: tuple[Engine, dict], ballot_
 
 def match(candidate: Path, games: int, nodes: int, base: Path | None = None) -> None:
     """The weights of ``candidate`` against the shipped ones (or ``base``'s)."""
-    from firmware.egdb import load_probe
+    from crownhead.firmware.egdb import load_probe
 
     probe = load_probe()
     ours = evaluation.native_weights(read_weights(candidate))

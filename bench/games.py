@@ -7,7 +7,7 @@ A game played by the benchmarks ends
   no man moved and nothing captured (the 40-move rule, WCDF 1.32), claimed at once;
 * in a draw by adjudication after ``max_plies`` plies (200 by default).
 
->>> from rules import WCDF, Game, Position
+>>> from crownhead.rules import WCDF, Game, Position
 >>> game_end(Game(Position.from_fen("B:W8,11:B4"), WCDF))  # Black's man on 4 cannot move
 Result(score='0-1', reason='no-moves')
 >>> game = Game(Position.from_fen("B:WK32:BK1"), WCDF)
@@ -21,7 +21,7 @@ True
 
 from __future__ import annotations
 
-from rules.game import DRAW, FORTY_MOVES_PLIES, Game, Result
+from crownhead.rules.game import DRAW, FORTY_MOVES_PLIES, Game, Result
 
 #: Adjudicated a draw after this many plies (both sides' moves counted).
 MAX_PLIES = 200

@@ -5,7 +5,7 @@
 
 For each number of boards, a real Mosquitto (Debian's ``mosquitto``) on a free loopback
 port, the hall as its own process (``crownhead hall --broker ...``), and that many
-simulated boards in this process, each a real :class:`~firmware.hall.board.BoardPublisher`
+simulated boards in this process, each a real :class:`~crownhead.firmware.hall.board.BoardPublisher`
 sending a move every ``30 s / speed`` (30 s is a brisk tournament move; the default speed
 is 100x that pace). It prints the messages per second the hall took, the p50/p95 latency
 from a board's publish to the move showing in the hall page's ``/api/boards``, and the
@@ -31,9 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware.events import MoveMade  # noqa: E402
-from firmware.hall.board import BoardPublisher  # noqa: E402
-from firmware.hall.settings import HallSettings  # noqa: E402
+from crownhead.firmware.events import MoveMade  # noqa: E402
+from crownhead.firmware.hall.board import BoardPublisher  # noqa: E402
+from crownhead.firmware.hall.settings import HallSettings  # noqa: E402
 
 
 def free_port() -> int:
@@ -68,7 +68,7 @@ def run(boards: int, seconds: float, speed: float, mosquitto: str) -> dict[str, 
         [
             sys.executable,
             "-m",
-            "firmware.cli",
+            "crownhead.firmware.cli",
             "hall",
             "--broker",
             f"mqtt://127.0.0.1:{port}",

@@ -30,7 +30,7 @@ import paho.mqtt.client as mqtt
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.hall import free_port, wait_port  # noqa: E402
-from firmware.hall.accounts import Accounts, accounts_file  # noqa: E402
+from crownhead.firmware.hall.accounts import Accounts, accounts_file  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -52,7 +52,7 @@ def main() -> int:
         [
             sys.executable,
             "-m",
-            "firmware.cli",
+            "crownhead.firmware.cli",
             "hall",
             "--hall",
             "club",

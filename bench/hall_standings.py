@@ -3,7 +3,7 @@
     .venv/bin/python bench/hall_standings.py                 # 1,000 and 10,000 games
     .venv/bin/python bench/hall_standings.py --games 500 10000 --players 400
 
-For each number of games, a :class:`~firmware.hall.standings.Standings` in memory is fed
+For each number of games, a :class:`~crownhead.firmware.hall.standings.Standings` in memory is fed
 that many finished games (random pairings of ``--players`` players over 200 boards, one
 round every 400 games) through :meth:`record`, as the hall's listener feeds it; then the
 standings, the sparse crosstable and their JSON are built once (what ``/api/standings``
@@ -17,7 +17,7 @@ import argparse
 import random
 import time
 
-from firmware.hall.standings import Standings
+from crownhead.firmware.hall.standings import Standings
 
 
 def run(games: int, players: int) -> dict[str, float]:

@@ -8,7 +8,7 @@ the leaves in bulk at the last ply (the length of the move list), so a leaf cost
 of them the same kind of work; each count is checked against ours before its time is
 used. Times are medians of ``--repeat`` runs.
 
-* crownhead: ``rules.perft`` (WCDF rules), at ``--depth`` (9 by default).
+* crownhead: ``crownhead.rules.perft`` (WCDF rules), at ``--depth`` (9 by default).
 * py-draughts, "the fastest Python draughts library": installed on first use in its own
   virtual environment, ``bench/.venv-pydraughts-fast`` (it shares the import name
   ``draughts`` with pydraughts), and timed there in a subprocess by
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from rules import Position, Rules
-from rules.perft import perft
+from crownhead.rules import Position, Rules
+from crownhead.rules.perft import perft
 
 HERE = Path(__file__).resolve().parent
 FAST_VENV = HERE / ".venv-pydraughts-fast"

@@ -66,11 +66,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rules import WCDF, Color, Game, Move, Position  # noqa: E402
-from rules.engine import Engine, native  # noqa: E402
+from crownhead.rules import WCDF, Color, Game, Move, Position  # noqa: E402
+from crownhead.rules.engine import Engine, native  # noqa: E402
 from bench.games import MAX_PLIES, game_end  # noqa: E402
-from rules.pdn import read_games  # noqa: E402
-from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW  # noqa: E402
+from crownhead.rules.pdn import read_games  # noqa: E402
+from crownhead.rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = REPO.parent / "shared" / "data" / "problems"
@@ -236,7 +236,7 @@ def _init_worker(egdb: str | None, cpu: bool, nodes: bool = False, analyse: bool
     _nodes = nodes
     _analyse = analyse
     if egdb:
-        from firmware.egdb import SHIPPED, load_probe
+        from crownhead.firmware.egdb import SHIPPED, load_probe
 
         _probe = load_probe(SHIPPED if egdb in ("shipped", "as-installed") else Path(egdb))
 
@@ -270,7 +270,7 @@ _FRESH_STATE = str(Path(tempfile.gettempdir()) / f"crownhead-fresh-{os.getpid()}
 def crownhead() -> list[str]:
     """The installed command beside this Python (``python -m firmware.cli`` without it)."""
     script = Path(sys.executable).with_name("crownhead")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "firmware.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "crownhead.firmware.cli"]
 
 
 def analysed(fen: str, game: Game, movetime: int) -> Move:
@@ -469,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     tables = "none"
     if args.egdb:
-        from firmware.egdb import describe
+        from crownhead.firmware.egdb import describe
 
         _init_worker(args.egdb, True)
         tables = f"{args.egdb} ({describe(_probe)})"

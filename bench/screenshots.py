@@ -77,7 +77,7 @@ ANALYSED = GIVEN_AWAY
 def coach_shots(browser: object) -> None:
     """The page's live analysis at each size (analysis-WxH.png), a review (review-WxH.png),
     and the problem mode (problems-WxH.png)."""
-    from firmware.app.settings import AppSettings
+    from crownhead.firmware.app.settings import AppSettings
 
     with tempfile.TemporaryDirectory() as state, LiveBoard(Path(state), settings=AppSettings(auto_crown=True)) as board:
         with Socket(board.ws_url) as ws:
@@ -127,7 +127,7 @@ SOLVED = ("19-16", "27-23", "31x13", "13x6")
 def problem_shots(browser: object) -> None:
     """The problem mode at each size (problems-WxH.png): Beginner's Problem #2 set up and
     its hint lit, after #1 was solved."""
-    from firmware.app.settings import AppSettings
+    from crownhead.firmware.app.settings import AppSettings
 
     with tempfile.TemporaryDirectory() as state, LiveBoard(Path(state), settings=AppSettings(auto_crown=True)) as board:
         with Socket(board.ws_url) as ws:
@@ -238,10 +238,10 @@ HALL_BOARDS = {
 
 def hall_shots(browser: object) -> None:
     """The hall page at each size, its first board's full view open (hall-WxH.png)."""
-    from firmware.events import MoveMade
-    from firmware.hall.board import BoardPublisher
-    from firmware.hall.hall import Hall, HallListener, HallServer
-    from firmware.hall.settings import HallSettings
+    from crownhead.firmware.events import MoveMade
+    from crownhead.firmware.hall.board import BoardPublisher
+    from crownhead.firmware.hall.hall import Hall, HallListener, HallServer
+    from crownhead.firmware.hall.settings import HallSettings
 
     from helpers.hallnet import Embedded
     from helpers.net import WAIT_S, wait_for

@@ -5,7 +5,7 @@ Usage (from the repository root, on a quiet machine)::
     .venv/bin/python bench/tracker.py                 # all 723 games, one seed
     .venv/bin/python bench/tracker.py --games 100 --seed 2
 
-Three passes over the same scripts (``firmware.simulator.hands``: captured pieces off in any
+Three passes over the same scripts (``crownhead.firmware.simulator.hands``: captured pieces off in any
 order, touch-downs, slides, bounces, pauses, a few fast replies):
 
 1. record: each script runs on the simulated board through the debouncer and the
@@ -36,17 +36,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from firmware.tracking.controller import Controller  # noqa: E402
-from firmware.events import Event, Lights, MoveMade  # noqa: E402
-from firmware.simulator.hands import HumanStyle, game_action_chunks  # noqa: E402
-from firmware.tracking.tracker import Tracker, TrackerSettings  # noqa: E402
-from firmware.tracking.table import TurnTable  # noqa: E402
-from hal.clock import VirtualClock  # noqa: E402
-from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer  # noqa: E402
-from hal.sensors import SensorEvent  # noqa: E402
-from rules import WCDF, Game, Move, Position  # noqa: E402
-from rules.pdn import read_games  # noqa: E402
-from sim.board import SimBoard  # noqa: E402
+from crownhead.firmware.tracking.controller import Controller  # noqa: E402
+from crownhead.firmware.events import Event, Lights, MoveMade  # noqa: E402
+from crownhead.firmware.simulator.hands import HumanStyle, game_action_chunks  # noqa: E402
+from crownhead.firmware.tracking.tracker import Tracker, TrackerSettings  # noqa: E402
+from crownhead.firmware.tracking.table import TurnTable  # noqa: E402
+from crownhead.hal.clock import VirtualClock  # noqa: E402
+from crownhead.hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer  # noqa: E402
+from crownhead.hal.sensors import SensorEvent  # noqa: E402
+from crownhead.rules import WCDF, Game, Move, Position  # noqa: E402
+from crownhead.rules.pdn import read_games  # noqa: E402
+from crownhead.sim.board import SimBoard  # noqa: E402
 
 TINSLEY = ROOT.parent / "shared" / "data" / "tinsley.pdn"
 TARGET_MS = 0.2

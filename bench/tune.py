@@ -7,7 +7,7 @@ Positions: every position of the games of ``../shared/data/*.pdn`` from their te
 on where the side to move has no capture (a quiet position, the kind the evaluation
 scores), labelled by the game's result from the side to move's view (won 1, drawn 1/2,
 lost 0). The model is logistic: the chance of winning is ``1 / (1 + 10 ** (-e / K))``
-with ``e`` the evaluation (``rules.engine.evaluation``, through the native core's copy
+with ``e`` the evaluation (``crownhead.rules.engine.evaluation``, through the native core's copy
 for speed), ``K`` fitted first; then each scalar weight (the king's value, the trading
 bonus, mobility, the move, the drive, trapped kings, the move in endings, the bridge)
 and a scale of the square tables of each phase are moved in turn, a step up or down,
@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.engine_native import elo  # noqa: E402
 from bench.games import game_end  # noqa: E402
-from rules import WCDF, Color, Game, Position, movegen  # noqa: E402
-from rules.ballots import deck  # noqa: E402
-from rules.engine import Engine, evaluation, native  # noqa: E402
-from rules.pdn import read_games  # noqa: E402
+from crownhead.rules import WCDF, Color, Game, Position, movegen  # noqa: E402
+from crownhead.rules.ballots import deck  # noqa: E402
+from crownhead.rules.engine import Engine, evaluation, native  # noqa: E402
+from crownhead.rules.pdn import read_games  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"

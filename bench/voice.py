@@ -30,18 +30,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from firmware.app.application import App  # noqa: E402
-from firmware.app.hardware import open_hardware  # noqa: E402
-from firmware.app.players import Thinker  # noqa: E402
-from firmware.app.settings import AppSettings  # noqa: E402
-from firmware.config import default_config  # noqa: E402
-from firmware.simulator.hands import Hands  # noqa: E402
-from firmware.voice.adapter import BoardVoice  # noqa: E402
-from firmware.voice.engine import Espeak  # noqa: E402
-from firmware.voice.phrases import Phrasebook  # noqa: E402
-from firmware.voice.speaker import Aplay, Speaker  # noqa: E402
-from hal.clock import VirtualClock  # noqa: E402
-from rules import WCDF, Game  # noqa: E402
+from crownhead.firmware.app.application import App  # noqa: E402
+from crownhead.firmware.app.hardware import open_hardware  # noqa: E402
+from crownhead.firmware.app.players import Thinker  # noqa: E402
+from crownhead.firmware.app.settings import AppSettings  # noqa: E402
+from crownhead.firmware.config import default_config  # noqa: E402
+from crownhead.firmware.simulator.hands import Hands  # noqa: E402
+from crownhead.firmware.voice.adapter import BoardVoice  # noqa: E402
+from crownhead.firmware.voice.engine import Espeak  # noqa: E402
+from crownhead.firmware.voice.phrases import Phrasebook  # noqa: E402
+from crownhead.firmware.voice.speaker import Aplay, Speaker  # noqa: E402
+from crownhead.hal.clock import VirtualClock  # noqa: E402
+from crownhead.rules import WCDF, Game  # noqa: E402
 
 
 def a_game(plies: int, seed: int = 1) -> list[str]:

@@ -35,15 +35,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from firmware.app.application import App  # noqa: E402
-from firmware.app.settings import AppSettings  # noqa: E402
-from firmware.app.hardware import open_hardware  # noqa: E402
-from firmware.config import default_config  # noqa: E402
-from firmware.events import Event, MoveMade  # noqa: E402
-from firmware.storage.store import GameStore  # noqa: E402
-from hal.clock import MonotonicClock  # noqa: E402
-from firmware.web.bridge import PageHub, WebLink  # noqa: E402
-from firmware.web.server import PAGE_RATE, WebServer  # noqa: E402
+from crownhead.firmware.app.application import App  # noqa: E402
+from crownhead.firmware.app.settings import AppSettings  # noqa: E402
+from crownhead.firmware.app.hardware import open_hardware  # noqa: E402
+from crownhead.firmware.config import default_config  # noqa: E402
+from crownhead.firmware.events import Event, MoveMade  # noqa: E402
+from crownhead.firmware.storage.store import GameStore  # noqa: E402
+from crownhead.hal.clock import MonotonicClock  # noqa: E402
+from crownhead.firmware.web.bridge import PageHub, WebLink  # noqa: E402
+from crownhead.firmware.web.server import PAGE_RATE, WebServer  # noqa: E402
 from helpers.web import CHROMIUM_FLAGS, LiveBoard, Socket, chromium_path  # noqa: E402
 
 
@@ -360,7 +360,7 @@ def _idle_run(seconds: float, web: bool) -> tuple[float, float, list[tuple[int, 
     with tempfile.TemporaryDirectory() as state, tempfile.TemporaryDirectory() as profile:
         port = 18000 + os.getpid() % 1000
         proc = subprocess.Popen(
-            [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--state-dir", state]
+            [sys.executable, "-m", "crownhead.firmware.cli", "run", "--headless", "--hal", "sim", "--state-dir", state]
             + (["--web", f"127.0.0.1:{port}"] if web else []),
             cwd=ROOT,
             stdout=subprocess.DEVNULL,

@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from firmware.events import Event, MoveMade  # noqa: E402
-from firmware.pages.serving import Limits  # noqa: E402
+from crownhead.firmware.events import Event, MoveMade  # noqa: E402
+from crownhead.firmware.pages.serving import Limits  # noqa: E402
 from helpers.attack import FrameFlood, addresses  # noqa: E402
 from helpers.web import LiveBoard, Socket  # noqa: E402
 

@@ -1,7 +1,7 @@
 """Checkers diagrams as SVG: one drawing for the web page, the docs and score sheets.
 
 A pure library (no I/O, no game logic beyond square numbers), modelled on python-chess's
-``chess.svg.board``: :func:`board_svg` takes a position (a :class:`rules.Position` or a
+``chess.svg.board``: :func:`board_svg` takes a position (a :class:`crownhead.rules.Position` or a
 ``{square: "b"|"w"|"B"|"W"}`` mapping) and returns the SVG text of the board, Black at
 the top unless ``flipped``.
 
@@ -11,7 +11,7 @@ with its FEN letter, and each lit square ``data-role`` with the LED role shown o
 Roles are drawn in the palette's colour *and* as a mark (ring, dot, cross, crown...),
 so the picture reads without colour.
 
->>> from rules import Position
+>>> from crownhead.rules import Position
 >>> svg = board_svg(Position.start(), size=200)
 >>> svg.startswith('<svg xmlns="http://www.w3.org/2000/svg"')
 True
@@ -72,7 +72,7 @@ ROLE_MARKS: dict[str, str] = {
     "error": "alert",
 }
 
-#: The LED palette's default colours (``firmware.app.leds.Palette``), repeated here so
+#: The LED palette's default colours (``crownhead.firmware.app.leds.Palette``), repeated here so
 #: that the diagram stays a library of its own; a caller passes the configured palette.
 DEFAULT_ROLE_COLOURS: dict[str, RGB] = {
     "touched": (255, 255, 255),

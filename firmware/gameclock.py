@@ -1,8 +1,8 @@
 """The game clock: time per side, moves-in-time controls, increments, flags.
 
-Every timed game has one: a referee's (:mod:`firmware.referee.arbiter`) and the board
-clock of a two-player or computer game (:mod:`firmware.app.timing`); their events are
-:mod:`firmware.events.clock`'s.
+Every timed game has one: a referee's (:mod:`crownhead.firmware.referee.arbiter`) and the board
+clock of a two-player or computer game (:mod:`crownhead.firmware.app.timing`); their events are
+:mod:`crownhead.firmware.events.clock`'s.
 
 A time control is written as a spec, the way PGN writes ``TimeControl``: periods joined
 by ``:``, each ``[MOVES/]SECONDS[+INCREMENT]``:
@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rules import BLACK, WHITE, Color
+from crownhead.rules import BLACK, WHITE, Color
 
 __all__ = [
     "ClockSpecError",

@@ -7,7 +7,7 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from hal.clock import Clock
+from crownhead.hal.clock import Clock
 
 __all__ = [
     "BUTTON_NAMES",
@@ -93,7 +93,7 @@ class ButtonQueue:
     instead of :meth:`press`: the press is reported at the release (short) or, once it
     has lasted ``hold_ms`` on the injected clock, at :meth:`poll` (long).
 
-    >>> from hal.clock import VirtualClock
+    >>> from crownhead.hal.clock import VirtualClock
     >>> clock = VirtualClock()
     >>> queue = ButtonQueue(clock, hold_ms=1500)
     >>> queue.down("black")

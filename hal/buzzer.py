@@ -1,21 +1,21 @@
 """A buzzer beside the board: a tone on or off, the way gpiozero drives one.
 
 :class:`Buzzer` is the interface: :meth:`Buzzer.tone` starts a tone (Hz) or, with
-None, stops it. What to play and when is decided above (:mod:`firmware.sound`), on the
+None, stops it. What to play and when is decided above (:mod:`crownhead.firmware.sound`), on the
 injected clock, so patterns are exact in tests.
 
 :class:`GpioBuzzer` drives a *passive* piezo with PWM (gpiozero's
 :class:`~gpiozero.PWMOutputDevice`, the device under gpiozero's ``TonalBuzzer``: the
 frequency is the tone, the duty cycle the volume) or an *active* buzzer, which has its
 own oscillator, with gpiozero's :class:`~gpiozero.Buzzer` (on or off; any volume above
-0 is on). The simulator's twin is :class:`sim.buzzer.SimBuzzer`.
+0 is on). The simulator's twin is :class:`crownhead.sim.buzzer.SimBuzzer`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from hal.errors import HardwareError, gpio_setup
+from crownhead.hal.errors import HardwareError, gpio_setup
 
 __all__ = ["Buzzer", "GpioBuzzer", "NullBuzzer"]
 

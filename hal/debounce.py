@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hal.clock import Clock
-from hal.sensors import SensorEvent, Sensors
+from crownhead.hal.clock import Clock
+from crownhead.hal.sensors import SensorEvent, Sensors
 
 __all__ = ["DEFAULT_DEBOUNCE_MS", "Debouncer", "DebouncedSensors"]
 
@@ -136,7 +136,7 @@ class Debouncer:
 
 
 class DebouncedSensors:
-    """A :class:`~hal.sensors.Sensors` backend seen through a :class:`Debouncer`.
+    """A :class:`~crownhead.hal.sensors.Sensors` backend seen through a :class:`Debouncer`.
 
     The usual consumer-side plumbing in one place: drain the raw events, feed them,
     return the accepted changes. The stable state starts from the backend's snapshot.

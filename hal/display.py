@@ -1,11 +1,11 @@
 """A small screen beside the board: whole frames (Pillow images), like the LEDs.
 
 A :class:`Display` knows nothing of checkers: it shows a 1-bit image of its size.
-What goes on it is drawn above the hardware layer (:mod:`firmware.display`).
-Backends: :class:`hal.luma_display.LumaDisplay` (SSD1306 / SH1106 OLEDs on I2C through
-luma.oled) and the simulator's :class:`sim.display.SimDisplay`.
+What goes on it is drawn above the hardware layer (:mod:`crownhead.firmware.display`).
+Backends: :class:`crownhead.hal.luma_display.LumaDisplay` (SSD1306 / SH1106 OLEDs on I2C through
+luma.oled) and the simulator's :class:`crownhead.sim.display.SimDisplay`.
 
-A backend raises :class:`~hal.errors.HardwareError` when the display cannot be reached
+A backend raises :class:`~crownhead.hal.errors.HardwareError` when the display cannot be reached
 (unplugged, wrong address); the next :meth:`Display.show` tries again, so a display
 plugged back in is used again.
 """
@@ -28,7 +28,7 @@ class Display(Protocol):
     def show(self, image: Image) -> None:
         """Put ``image`` (mode ``"1"``, the display's size) on the screen.
 
-        Raises :class:`~hal.errors.HardwareError` when the display cannot be reached.
+        Raises :class:`~crownhead.hal.errors.HardwareError` when the display cannot be reached.
         """
         ...
 

@@ -30,7 +30,7 @@ def gpio_setup(what: str) -> Iterator[None]:
     """
     from gpiozero.exc import GPIOZeroError, PinFactoryFallback
 
-    from hal.lgpio_import import import_lgpio
+    from crownhead.hal.lgpio_import import import_lgpio
 
     # Before gpiozero picks its pin library: lgpio must be imported from a writable
     # directory or gpiozero quietly falls back to one that cannot work (see there).

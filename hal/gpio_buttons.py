@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hal.buttons import DEFAULT_HOLD_MS, TIMED_BUTTONS, ButtonEvent, ButtonQueue, check_button_name
-from hal.clock import Clock
-from hal.errors import HardwareError, gpio_setup
+from crownhead.hal.buttons import DEFAULT_HOLD_MS, TIMED_BUTTONS, ButtonEvent, ButtonQueue, check_button_name
+from crownhead.hal.clock import Clock
+from crownhead.hal.errors import HardwareError, gpio_setup
 
 __all__ = ["GpioButtons"]
 
@@ -18,7 +18,7 @@ class GpioButtons:
     Pins use the internal pull-up, so a button connects its pin to ground. gpiozero's
     ``bounce_time`` filters edges in the driver; :class:`ButtonQueue` adds a lockout on
     the injected clock so a bouncing contact yields one press on every pin factory.
-    The :data:`~hal.buttons.TIMED_BUTTONS` (resign, one button per side) are timed on
+    The :data:`~crownhead.hal.buttons.TIMED_BUTTONS` (resign, one button per side) are timed on
     the injected clock too: a press held ``hold_ms`` is a long one.
     """
 

@@ -17,8 +17,8 @@ import math
 from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
-from hal.clock import Clock
-from squares import Cell, cell_to_square
+from crownhead.hal.clock import Clock
+from crownhead.squares import Cell, cell_to_square
 
 __all__ = [
     "RGB",

@@ -2,7 +2,7 @@
 
 luma draws and sends the frame; this class opens the device lazily and turns every way
 a bus can fail (no ``/dev/i2c-1``, nothing answering at the address, a cable pulled
-mid-frame) into one :class:`~hal.errors.HardwareError`, then opens it afresh on the
+mid-frame) into one :class:`~crownhead.hal.errors.HardwareError`, then opens it afresh on the
 next :meth:`LumaDisplay.show`: a display plugged back in comes back by itself.
 
 ``bus`` (an smbus2-compatible object) or ``device_factory`` (any luma device, such as
@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hal.errors import HardwareError
+from crownhead.hal.errors import HardwareError
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -30,7 +30,7 @@ DRIVERS = {"ssd1306": "ssd1306", "sh1106": "sh1106"}
 
 
 class LumaDisplay:
-    """A luma.oled device as a :class:`~hal.display.Display`."""
+    """A luma.oled device as a :class:`~crownhead.hal.display.Display`."""
 
     def __init__(
         self,

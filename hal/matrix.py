@@ -21,9 +21,9 @@ import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from hal.clock import Clock
-from hal.errors import gpio_setup
-from hal.scanning import ScanningSensors, busy_wait_us
+from crownhead.hal.clock import Clock
+from crownhead.hal.errors import gpio_setup
+from crownhead.hal.scanning import ScanningSensors, busy_wait_us
 
 __all__ = ["MatrixSensors", "MATRIX_ROWS", "MATRIX_COLS"]
 
@@ -32,7 +32,7 @@ MATRIX_COLS = 4
 
 
 class MatrixSensors(ScanningSensors):
-    """:class:`~hal.sensors.Sensors` for an 8 x 4 diode matrix on GPIO.
+    """:class:`~crownhead.hal.sensors.Sensors` for an 8 x 4 diode matrix on GPIO.
 
     ``rows`` and ``cols`` are BCM pin numbers, row 0 being the top rank (squares 1-4)
     and column 0 the leftmost dark square of each rank. ``settle_us`` is waited after

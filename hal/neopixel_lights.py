@@ -19,11 +19,12 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from hal.errors import HardwareError
-from hal.lgpio_import import import_lgpio
-from hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame
-from hal.pi import pi_model
-from hal.pixelmap import PixelMap
+from crownhead.extras import install_command
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.lgpio_import import import_lgpio
+from crownhead.hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame
+from crownhead.hal.pi import pi_model
+from crownhead.hal.pixelmap import PixelMap
 
 __all__ = [
     "PIXEL_ORDERS",
@@ -39,8 +40,8 @@ __all__ = [
 PIXEL_ORDERS = ("RGB", "GRB", "BGR", "RBG", "GBR", "BRG")
 
 _INSTALL_HINT = (
-    "install the NeoPixel driver for this Pi: `pip install 'crownhead[pi5]'` on a Raspberry Pi 5, "
-    "`pip install 'crownhead[pi4]'` on a Raspberry Pi 1-4 (see docs/hardware.md)"
+    f"install the NeoPixel driver for this Pi: `{install_command('pi5')}` on a Raspberry Pi 5, "
+    f"`{install_command('pi4')}` on a Raspberry Pi 1-4 (see docs/hardware.md)"
 )
 
 
@@ -110,7 +111,7 @@ def open_neopixel(data_pin: int, pixels: int, pixel_order: str, brightness: floa
 
 
 class NeoPixelLights:
-    """:class:`~hal.lights.Lights` on a strip of 32 or 64 NeoPixels.
+    """:class:`~crownhead.hal.lights.Lights` on a strip of 32 or 64 NeoPixels.
 
     ``brightness`` is the global cap, applied by the NeoPixel buffer itself (each
     channel is scaled and truncated on the way out). ``pixels`` injects an existing

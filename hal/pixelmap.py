@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hal.lights import FrameKey
-from squares import Cell, cell_to_square, parse_cell, square_name
+from crownhead.hal.lights import FrameKey
+from crownhead.squares import Cell, cell_to_square, parse_cell, square_name
 
 __all__ = ["LAYOUTS", "ORIGINS", "PixelMap", "cell_order", "build_pixel_map"]
 

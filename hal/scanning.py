@@ -12,8 +12,8 @@ import logging
 import threading
 import time
 
-from hal.clock import Clock
-from hal.sensors import EventQueue, SensorEvent, diff_events
+from crownhead.hal.clock import Clock
+from crownhead.hal.sensors import EventQueue, SensorEvent, diff_events
 
 __all__ = ["ScanningSensors", "busy_wait_us"]
 

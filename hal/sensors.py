@@ -1,7 +1,7 @@
 """Occupancy sensing: the :class:`Sensors` interface every switch backend implements.
 
 Occupancy is a 32-bit int: bit ``s - 1`` set means square ``s`` reads occupied. Backends
-report *raw* switch changes; the :class:`~hal.debounce.Debouncer` decides which are real,
+report *raw* switch changes; the :class:`~crownhead.hal.debounce.Debouncer` decides which are real,
 the same way for every backend including the simulator.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from squares import FULL, iter_squares
+from crownhead.squares import FULL, iter_squares
 
 __all__ = [
     "SensorEvent",

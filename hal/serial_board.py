@@ -1,6 +1,6 @@
 """A board whose own microcontroller scans the switches and drives the LEDs, on USB serial.
 
-The Pi side of the line protocol in :mod:`hal.serial_protocol`. One
+The Pi side of the line protocol in :mod:`crownhead.hal.serial_protocol`. One
 :class:`SerialBoard` owns the port and offers three facets, ``.sensors``,
 ``.lights`` and ``.buttons``, implementing the usual interfaces.
 
@@ -44,11 +44,11 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
-from hal.clock import Clock
-from hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame, scale_rgb
-from hal.sensors import EventQueue, SensorEvent, diff_events
-from hal.serial_protocol import (
+from crownhead.hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
+from crownhead.hal.clock import Clock
+from crownhead.hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame, scale_rgb
+from crownhead.hal.sensors import EventQueue, SensorEvent, diff_events
+from crownhead.hal.serial_protocol import (
     PROTOCOL_VERSION,
     BoardError,
     BoardFault,

@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from hal.clock import Clock
-from hal.errors import gpio_setup
-from hal.scanning import ScanningSensors, busy_wait_us
+from crownhead.hal.clock import Clock
+from crownhead.hal.errors import gpio_setup
+from crownhead.hal.scanning import ScanningSensors, busy_wait_us
 
 __all__ = ["ShiftRegisterSensors", "CHAIN_BITS"]
 
@@ -30,7 +30,7 @@ CHAIN_BITS = 32  # four chips, eight inputs each
 
 
 class ShiftRegisterSensors(ScanningSensors):
-    """:class:`~hal.sensors.Sensors` for four chained 74HC165 on three GPIO pins."""
+    """:class:`~crownhead.hal.sensors.Sensors` for four chained 74HC165 on three GPIO pins."""
 
     kind = "shift"
 

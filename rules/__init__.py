@@ -2,7 +2,7 @@
 
 Pure game logic, no I/O. Typical use::
 
-    >>> from rules import Position, Game
+    >>> from crownhead.rules import Position, Game
     >>> pos = Position.start()
     >>> [str(m) for m in pos.legal_moves(WCDF)][:3]
     ['9-13', '10-14', '11-15']
@@ -12,21 +12,21 @@ Pure game logic, no I/O. Typical use::
 
 Games in PDN, and the other games played on this board::
 
-    >>> from rules import RUSSIAN, read_games, write_game
+    >>> from crownhead.rules import RUSSIAN, read_games, write_game
     >>> [g.result for g in read_games("1. 11-15 23-18 2. 8-11 *")]
     ['*']
     >>> Position.start(RUSSIAN).turn.name
     'WHITE'
 
-The modules behind these names: :mod:`squares` (the board's squares, below the rules
-core and the hardware layer alike), :mod:`rules.move`,
-:mod:`rules.position`, :mod:`rules.game`, :mod:`rules.settings`, :mod:`rules.variants`,
-:mod:`rules.pdn`, :mod:`rules.perft` (``perft`` and ``divide``; not re-exported here,
-where the name ``rules.perft`` stays the module), :mod:`rules.ballots` and
-:mod:`rules.match` (a match's colours and score).
+The modules behind these names: :mod:`crownhead.squares` (the board's squares, below the rules
+core and the hardware layer alike), :mod:`crownhead.rules.move`,
+:mod:`crownhead.rules.position`, :mod:`crownhead.rules.game`, :mod:`crownhead.rules.settings`, :mod:`crownhead.rules.variants`,
+:mod:`crownhead.rules.pdn`, :mod:`crownhead.rules.perft` (``perft`` and ``divide``; not re-exported here,
+where the name ``crownhead.rules.perft`` stays the module), :mod:`crownhead.rules.ballots` and
+:mod:`crownhead.rules.match` (a match's colours and score).
 """
 
-from rules.game import (
+from crownhead.rules.game import (
     BLACK_WINS,
     DRAW,
     UNFINISHED,
@@ -39,8 +39,8 @@ from rules.game import (
     JumpForced,
     Result,
 )
-from rules.move import AmbiguousMoveError, IllegalMoveError, Move
-from rules.pdn import (
+from crownhead.rules.move import AmbiguousMoveError, IllegalMoveError, Move
+from crownhead.rules.pdn import (
     PdnError,
     PdnGame,
     PdnNote,
@@ -49,7 +49,7 @@ from rules.pdn import (
     write_game,
     write_games,
 )
-from rules.position import (
+from crownhead.rules.position import (
     BLACK,
     WHITE,
     Color,
@@ -59,9 +59,9 @@ from rules.position import (
     parse_fen,
     parse_move_squares,
 )
-from rules.settings import WCDF, Crowning, Rules
-from squares import SQUARES, Square, parse_square, square_name
-from rules.variants import ENGLISH, GIVEAWAY, POOL, RUSSIAN, VARIANTS, rules_for
+from crownhead.rules.settings import WCDF, Crowning, Rules
+from crownhead.squares import SQUARES, Square, parse_square, square_name
+from crownhead.rules.variants import ENGLISH, GIVEAWAY, POOL, RUSSIAN, VARIANTS, rules_for
 
 __all__ = [
     "AmbiguousMoveError",

@@ -11,7 +11,7 @@ barred as lost for one side and never drawn.
 >>> b = ballot(5)
 >>> b.name, b.moves, b.status
 ('Dreaded Edinburgh', ('9-13', '22-18', '6-9'), 'crossboard')
->>> from rules import WCDF
+>>> from crownhead.rules import WCDF
 >>> [str(m) for m in b.play_moves(WCDF)]
 ['9-13', '22-18', '6-9']
 >>> b.position(WCDF).fen()
@@ -23,9 +23,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Literal, NamedTuple
 
-from rules.move import Move
-from rules.position import Position
-from rules.settings import Rules
+from crownhead.rules.move import Move
+from crownhead.rules.position import Position
+from crownhead.rules.settings import Rules
 
 Status = Literal["crossboard", "mail", "barred"]
 
@@ -51,9 +51,9 @@ class Ballot(NamedTuple):
         return self.status != BARRED
 
     def play_moves(self, rules: Rules) -> list[Move]:
-        """The three moves as :class:`~rules.move.Move` values, checked from the start.
+        """The three moves as :class:`~crownhead.rules.move.Move` values, checked from the start.
 
-        Raises :class:`~rules.move.IllegalMoveError` naming the move if one is not legal
+        Raises :class:`~crownhead.rules.move.IllegalMoveError` naming the move if one is not legal
         under ``rules``.
         """
         position = Position.start()

@@ -1,6 +1,6 @@
 """A game: the moves played from a known position, undo, the result and draw claims.
 
->>> from rules import WCDF
+>>> from crownhead.rules import WCDF
 >>> game = Game(None, WCDF)
 >>> game.play_text("11-15")
 Move(path=(11, 15), captures=())
@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from rules.move import IllegalMoveError, Move
-from rules.position import Color, Piece, Position
-from rules.settings import Rules
-from squares import Square, bit
+from crownhead.rules.move import IllegalMoveError, Move
+from crownhead.rules.position import Color, Piece, Position
+from crownhead.rules.settings import Rules
+from crownhead.squares import Square, bit
 
 #: Plies without progress (40 moves by each player) after which a draw can be claimed.
 FORTY_MOVES_PLIES = 80
@@ -200,7 +200,7 @@ class Game:
     # -- playing --------------------------------------------------------------------
 
     def play(self, move: Move) -> Position:
-        """Play a legal move (raises :class:`~rules.move.IllegalMoveError` otherwise)."""
+        """Play a legal move (raises :class:`~crownhead.rules.move.IllegalMoveError` otherwise)."""
         if self.is_over:
             raise GameOverError(f"the game is over ({self.result}); no more moves")
         before = self.position
@@ -221,7 +221,7 @@ class Game:
         as after any move; :attr:`condoned` lists the ply, and :meth:`undo` takes it back
         like any move.
 
-        >>> from rules import WCDF
+        >>> from crownhead.rules import WCDF
         >>> game = Game(Position.from_fen("B:W30:B14,9"), WCDF)
         >>> game.condone(Move((14, 10))).fen()      # a man moved backward
         'W:W30:B9,10'

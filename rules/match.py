@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS
+from crownhead.rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS
 
 __all__ = [
     "MAX_GAMES",

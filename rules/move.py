@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from squares import BOTTOM_ROW, TOP_ROW, Square, mask_of
+from crownhead.squares import BOTTOM_ROW, TOP_ROW, Square, mask_of
 
 #: Black's men crown on 29-32 (the bottom row), White's on 1-4 (the top row).
 BLACK_CROWN_ROW = BOTTOM_ROW

@@ -1,6 +1,6 @@
 """Move generation on 32-bit bitboards for English checkers.
 
-This module is the engine room of :mod:`rules`: it works on raw integers so that perft
+This module is the engine room of :mod:`crownhead.rules`: it works on raw integers so that perft
 and the search stay fast in pure Python. Everything here looks at the board from the
 side to move: ``own`` and ``opp`` are the bitboards of the mover's and the opponent's
 pieces, ``kings`` holds the kings of both sides and ``black`` says who is moving.
@@ -17,7 +17,7 @@ back to it. A man that reaches the king row stops there (WCDF 1.16).
 
 from __future__ import annotations
 
-from squares import (
+from crownhead.squares import (
     DIRECTIONS,
     EVEN_ROWS,
     FILE_A,
@@ -30,7 +30,7 @@ from squares import (
     SOUTH_EAST,
     SOUTH_WEST,
 )
-from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
+from crownhead.rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 EVEN_NOT_H = EVEN_ROWS & ~FILE_H
 ODD_NOT_A = ODD_ROWS & ~FILE_A

@@ -44,12 +44,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
-from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
-from rules.move import Move
-from rules.position import Color, FenError, Position
-from rules.settings import WCDF, Rules
-from squares import Square, parse_square, square_name
-from rules.variants import gametype_tag, notation, numeric_fen, variant_for_gametype, variant_tag
+from crownhead.rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
+from crownhead.rules.move import Move
+from crownhead.rules.position import Color, FenError, Position
+from crownhead.rules.settings import WCDF, Rules
+from crownhead.squares import Square, parse_square, square_name
+from crownhead.rules.variants import gametype_tag, notation, numeric_fen, variant_for_gametype, variant_tag
 
 #: Results as written at the end of a game's moves; ``1-0`` means Black (who moves first) won.
 RESULTS = (BLACK_WINS, WHITE_WINS, DRAW, UNFINISHED)
@@ -175,7 +175,7 @@ class PdnGame:
         return out
 
     def game(self) -> Game:
-        """The replayed moves as a :class:`~rules.game.Game`.
+        """The replayed moves as a :class:`~crownhead.rules.game.Game`.
 
         A recorded ``1-0``, ``0-1`` or ``1/2-1/2`` that the board cannot see (a
         resignation, an agreed draw...) is declared with reason ``recorded``; a game
@@ -719,7 +719,7 @@ def move_text(position: Position, move: Move, rules: Rules, *, numbers: bool = F
     >>> pos = Position.from_fen("B:W6,7,14,15:B2")
     >>> sorted(move_text(pos, m, WCDF) for m in pos.legal_moves(WCDF))
     ['2x11x18', '2x9x18']
-    >>> from rules.variants import RUSSIAN
+    >>> from crownhead.rules.variants import RUSSIAN
     >>> move_text(Position.start(RUSSIAN), Move((22, 18)), RUSSIAN)
     'c3-d4'
     """
@@ -763,7 +763,7 @@ def write_game(
     ``FEN`` when the game does not start from the start position; a ``FEN`` among
     ``tags`` is replaced by the game's own start.
 
-    An illegal move that stood (:meth:`~rules.game.Game.condone`) is written as it was
+    An illegal move that stood (:meth:`~crownhead.rules.game.Game.condone`) is written as it was
     played, followed by :data:`CONDONED_NOTE` unless a comment given for that ply already
     cites WCDF 1.26 (a referee's note saying more). A reader replaying the text by the
     rules stops at that move and says why: the record does not pass it off as legal.
@@ -791,7 +791,7 @@ def write_game(
 def fen_text(position: Position, rules: Rules) -> str:
     """The FEN of ``position``, with a1-h8 square names where the variant writes them.
 
-    >>> from rules.variants import RUSSIAN
+    >>> from crownhead.rules.variants import RUSSIAN
     >>> fen_text(Position.from_fen("W:WK29,22:B1"), RUSSIAN)
     'W:Wc3,Ka1:Bb8'
     """

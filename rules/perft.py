@@ -4,20 +4,20 @@ published numbers.
 Every capture route counts as its own move, as in the published tables; ``unique``
 merges routes with equal start, end and captured set (and, where a man crowned
 mid-capture jumps on, equal crowning). Rules the English generator of
-:mod:`rules.movegen` does not play (flying kings, ...) are counted by
-:func:`rules.variants.perft`.
+:mod:`crownhead.rules.movegen` does not play (flying kings, ...) are counted by
+:func:`crownhead.rules.variants.perft`.
 
->>> from rules import WCDF
+>>> from crownhead.rules import WCDF
 >>> perft(Position.start(), 4, WCDF)
 1469
 """
 
 from __future__ import annotations
 
-from rules import movegen, variants
-from rules.move import Move
-from rules.position import Color, Position
-from rules.settings import Rules
+from crownhead.rules import movegen, variants
+from crownhead.rules.move import Move
+from crownhead.rules.position import Color, Position
+from crownhead.rules.settings import Rules
 
 
 def _unique_moves(position: Position, rules: Rules) -> list[Move]:

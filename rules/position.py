@@ -17,11 +17,11 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from rules import movegen, variants
-from rules.move import AmbiguousMoveError, IllegalMoveError, Move
-from rules.settings import WCDF, Crowning, Rules
-from squares import FULL, Square, bit, check_square, iter_squares, mask_of
-from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
+from crownhead.rules import movegen, variants
+from crownhead.rules.move import AmbiguousMoveError, IllegalMoveError, Move
+from crownhead.rules.settings import WCDF, Crowning, Rules
+from crownhead.squares import FULL, Square, bit, check_square, iter_squares, mask_of
+from crownhead.rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 
 class Color(enum.IntEnum):
@@ -251,7 +251,7 @@ class Position(NamedTuple):
         return Position(black, white, kings, mover.opponent)
 
     def crowns(self, move: Move, rules: Rules) -> bool:
-        """Whether ``move`` crowns a man (under ``rules``: see :func:`rules.variants.crowns`)."""
+        """Whether ``move`` crowns a man (under ``rules``: see :func:`crownhead.rules.variants.crowns`)."""
         if not rules.fast_path:
             return variants.crowns(move.path, bool(self.kings & bit(move.start)), self.turn is Color.BLACK, rules)
         return not self.kings & bit(move.start) and bool(bit(move.end) & self.turn.crown_row)

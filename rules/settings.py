@@ -10,7 +10,7 @@ False
 (True, False)
 
 The named variants (Russian draughts, pool checkers, giveaway) are ready-made values in
-:mod:`rules.variants`.
+:mod:`crownhead.rules.variants`.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Rules:
     ``men_capture_backward`` and ``captures_compulsory`` are the two toggles a popular
     playing site offers (men may capture backward there; captures may be made optional).
     The other fields are the house rules of English checkers and what the flying-king
-    games on the same board need; :mod:`rules.variants` names the usual combinations.
+    games on the same board need; :mod:`crownhead.rules.variants` names the usual combinations.
     """
 
     #: Men may jump backward as well as forward (kings always may).
@@ -65,7 +65,7 @@ class Rules:
     #: When a king and a man can both capture, a king must (an English house rule).
     kings_capture_first: bool = False
     #: A missed jump may be punished by the opponent (the old Standard Laws): a move that
-    #: skips an available jump is legal, and :class:`rules.game.Game` offers the huff.
+    #: skips an available jump is legal, and :class:`crownhead.rules.game.Game` offers the huff.
     huffing: bool = False
     #: Who moves first from the starting position: ``"black"`` (the side on 1-12, as in
     #: English checkers and pool) or ``"white"`` (Russian draughts).
@@ -79,8 +79,8 @@ class Rules:
     #: Whether a capture must be made when one is available; huffing makes a skipped
     #: jump legal (and punishable) instead.
     must_capture: bool = field(init=False, repr=False, compare=False)
-    #: Whether the fast English bitboard generator in :mod:`rules.movegen` plays these
-    #: rules exactly; otherwise :mod:`rules.variants` generates the moves.
+    #: Whether the fast English bitboard generator in :mod:`crownhead.rules.movegen` plays these
+    #: rules exactly; otherwise :mod:`crownhead.rules.variants` generates the moves.
     fast_path: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -1,12 +1,12 @@
 """The named variants played on this board, and the move generator for every rule option.
 
 Four games share the 8x8 board, its 32 dark squares and our PDN square numbers
-(1 = b8 ... 32 = g1, see :mod:`squares`):
+(1 = b8 ... 32 = g1, see :mod:`crownhead.squares`):
 
 ============  ========  ===================================================  ===========
 name          GameType  rules                                                first mover
 ============  ========  ===================================================  ===========
-``english``   21        WCDF (the default, :data:`rules.settings.WCDF`)      Black, 1-12
+``english``   21        WCDF (the default, :data:`crownhead.rules.settings.WCDF`)      Black, 1-12
 ``giveaway``  21 [#]_   English moves; a side with no piece or no move wins  Black, 1-12
 ``russian``   25        men capture backward, flying kings, a man crowned    White, 21-32
                         mid-capture goes on jumping as a king
@@ -25,12 +25,12 @@ True
 >>> rules_for("pool").crowning
 <Crowning.CONTINUES_AS_MAN: 'continues-as-man'>
 
-The generator here works on the same bitboards as :mod:`rules.movegen` (bit ``s - 1`` for
+The generator here works on the same bitboards as :mod:`crownhead.rules.movegen` (bit ``s - 1`` for
 square ``s``; ``own``/``opp`` from the side to move; ``kings`` for both sides) and plays
-every option of :class:`~rules.settings.Rules`. :class:`~rules.position.Position` uses it
+every option of :class:`~crownhead.rules.settings.Rules`. :class:`~crownhead.rules.position.Position` uses it
 only when ``rules.fast_path`` is false (flying kings, crowning that does not end the
 move, kings capture first); the English rules keep the fast generator of
-:mod:`rules.movegen`.
+:mod:`crownhead.rules.movegen`.
 
 Captures, for all rules: a chain of jumps must be followed to its end; jumped pieces
 stay on the board until the chain ends, so they cannot be jumped twice and they block
@@ -46,8 +46,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rules.settings import WCDF, Crowning, Rules
-from squares import (
+from crownhead.rules.settings import WCDF, Crowning, Rules
+from crownhead.squares import (
     DIRECTIONS,
     FULL,
     NORTH_EAST,
@@ -59,7 +59,7 @@ from squares import (
     parse_square,
     square_name,
 )
-from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
+from crownhead.rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 # -- the named variants -----------------------------------------------------------------
 

@@ -12,7 +12,7 @@ interprets them). The controller sees only what the hardware would give it:
 Everything happens on the injected clock. Actions that take time (a slide, a bouncing
 contact, a knocked piece landing) schedule switch transitions in the future; they are
 delivered when the clock reaches them. :meth:`SimBoard.next_event_ms` tells a driver
-with a :class:`~hal.clock.VirtualClock` where to jump next.
+with a :class:`~crownhead.hal.clock.VirtualClock` where to jump next.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple, TypeVar, cast
 
-from hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
-from hal.clock import Clock
-from hal.lights import RGB, Frame, FrameKey, normalize_frame
-from hal.sensors import EventQueue, SensorEvent, diff_events, mask_of
-from squares import neighbours, square_name
+from crownhead.hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
+from crownhead.hal.clock import Clock
+from crownhead.hal.lights import RGB, Frame, FrameKey, normalize_frame
+from crownhead.hal.sensors import EventQueue, SensorEvent, diff_events, mask_of
+from crownhead.squares import neighbours, square_name
 
 __all__ = ["SimBoard", "SimError", "LitFrame", "SimSensors", "SimLights", "SimButtons"]
 
@@ -217,7 +217,7 @@ class SimBoard:
         default the upper-case form of the current one (the labels' convention: lower
         case a man, upper case a king). Returns the new token.
 
-        >>> from hal.clock import VirtualClock
+        >>> from crownhead.hal.clock import VirtualClock
         >>> board = SimBoard(VirtualClock(), pieces={30: "b"})
         >>> _ = board.sensors.poll()  # the piece being set down
         >>> board.crown(30)
@@ -309,7 +309,7 @@ class SimBoard:
         self.dead_leds.add(_check_square(square))
 
     def unplug(self) -> None:
-        """Pull the serial cable (seen by a :class:`~sim.serial_board.BoardEmulator`)."""
+        """Pull the serial cable (seen by a :class:`~crownhead.sim.serial_board.BoardEmulator`)."""
         self.link_up = False
 
     def replug(self) -> None:

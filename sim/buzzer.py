@@ -3,7 +3,7 @@
 It makes no sound; the terminal simulator rings the terminal's bell on each pattern
 only when asked (``[sim] sound = true``).
 
->>> from hal.clock import VirtualClock
+>>> from crownhead.hal.clock import VirtualClock
 >>> clock = VirtualClock()
 >>> buzzer = SimBuzzer(clock)
 >>> buzzer.tone(880); _ = clock.advance(80); buzzer.tone(None)
@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from hal.clock import Clock
+from crownhead.hal.clock import Clock
 
 __all__ = ["SimBuzzer"]
 

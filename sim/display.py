@@ -21,7 +21,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from hal.errors import HardwareError
+from crownhead.hal.errors import HardwareError
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -30,7 +30,7 @@ __all__ = ["SimDisplay"]
 
 
 class SimDisplay:
-    """A :class:`~hal.display.Display` in memory."""
+    """A :class:`~crownhead.hal.display.Display` in memory."""
 
     def __init__(self, width: int = 128, height: int = 64) -> None:
         self.width = width

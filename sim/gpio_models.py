@@ -1,6 +1,6 @@
 """Electrical models of the switch wirings, as gpiozero mock pins.
 
-They let the real GPIO backends (:mod:`hal.matrix`, :mod:`hal.shift`) run unmodified
+They let the real GPIO backends (:mod:`crownhead.hal.matrix`, :mod:`crownhead.hal.shift`) run unmodified
 on gpiozero's :class:`~gpiozero.pins.mock.MockFactory`: the pins behave the way the
 wires on a real board make them behave. Each model hands out a pin class for the
 factory::

@@ -1,7 +1,7 @@
 """A microcontroller emulator speaking the serial line protocol, backed by a SimBoard.
 
 It stands where the real board's microcontroller would: the Pi side
-(:class:`hal.serial_board.SerialBoard`) talks to it through a pseudo-terminal exactly as
+(:class:`crownhead.hal.serial_board.SerialBoard`) talks to it through a pseudo-terminal exactly as
 it would through a USB serial device, so the whole serial stack is exercised and the
 simulator can run behind the serial backend.
 
@@ -22,8 +22,8 @@ import threading
 import time
 import tty
 
-from hal.clock import Clock
-from hal.serial_protocol import (
+from crownhead.hal.clock import Clock
+from crownhead.hal.serial_protocol import (
     PROTOCOL_VERSION,
     Hello,
     LedFrame,
@@ -34,7 +34,7 @@ from hal.serial_protocol import (
     encode_occupancy,
     parse_host_line,
 )
-from sim.board import SimBoard
+from crownhead.sim.board import SimBoard
 
 __all__ = ["PtyEndpoint", "BoardEmulator"]
 

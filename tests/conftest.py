@@ -47,7 +47,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "crownhead"))
 
 # CROWNHEAD_ENGINE=python runs the whole suite on the pure-Python search, as the
 # crownhead command does (rules.engine reads no environment of its own).
-from rules.engine import native  # noqa: E402
+from crownhead.rules.engine import native  # noqa: E402
 
 native.choose(os.environ.get(native.ENV))
 
@@ -57,7 +57,7 @@ def engine_both_ways(request: pytest.FixtureRequest) -> Iterator[str]:
     """Runs a test with the native search core and again with the pure-Python search
     (chosen when an Engine is made); the native run skips, saying why, where the core
     was not built."""
-    from rules.engine import native
+    from crownhead.rules.engine import native
 
     if request.param == "native" and not native.built():
         pytest.skip(native.describe())

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.app.leds import LedSettings
-from firmware.storage.store import GameFile
-from firmware.simulator.hands import Hands
-from rules import WCDF, Game, Position
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.leds import LedSettings
+from crownhead.firmware.storage.store import GameFile
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.rules import WCDF, Game, Position
 from helpers.games import random_game
 from helpers.rig import PAL, MakeRig, dim
 
@@ -130,7 +130,7 @@ def test_the_simulators_hands_crown_through_the_board(
 ) -> None:
     # Crowning goes through SimBoard.crown (which checks the square), never around it;
     # without auto_crown the person asks the hands to follow the lights (`f`).
-    from sim.board import SimBoard
+    from crownhead.sim.board import SimBoard
 
     crowned: list[int] = []
     real = SimBoard.crown

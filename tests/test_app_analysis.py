@@ -7,17 +7,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from firmware.app.analysis import Analyst
-from firmware.app.commands import NO_ANALYSIS, NO_ANALYSIS_FAR
-from firmware.app.settings import AppSettings
-from firmware.display.panel import short_message
-from firmware.egdb import load_probe
-from firmware.remote.board import remote_settings
-from firmware.remote.invite import Agreement, Invitation
-from firmware.simulator.hands import Hands
+from crownhead.firmware.app.analysis import Analyst
+from crownhead.firmware.app.commands import NO_ANALYSIS, NO_ANALYSIS_FAR
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.display.panel import short_message
+from crownhead.firmware.egdb import load_probe
+from crownhead.firmware.remote.board import remote_settings
+from crownhead.firmware.remote.invite import Agreement, Invitation
+from crownhead.firmware.simulator.hands import Hands
 from helpers.rig import Rig
 from helpers.web import WAIT_S
-from rules import WCDF, Game, Position
+from crownhead.rules import WCDF, Game, Position
 
 SMALL = 5_000
 

@@ -6,10 +6,10 @@ import random
 import threading
 from pathlib import Path
 
-from firmware.app.settings import AppSettings
-from firmware.app.players import Computer, Human, RandomMover, Thinker
-from firmware.storage.store import GameFile
-from rules import WCDF, BLACK, WHITE, Game, Move, Position
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.players import Computer, Human, RandomMover, Thinker
+from crownhead.firmware.storage.store import GameFile
+from crownhead.rules import WCDF, BLACK, WHITE, Game, Move, Position
 from helpers.rig import COMPUTER, PAL, MakeRig, dim, machine_rig
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-import firmware.app.application  # noqa: F401 - registers the [play], [palette] and [store] sections
-from firmware.config import parse_config
+import crownhead.firmware.app.application  # noqa: F401 - registers the [play], [palette] and [store] sections
+from crownhead.firmware.config import parse_config
 
 REPO = Path(__file__).resolve().parents[1]
 UNIT = REPO / "deploy" / "crownhead.service"
@@ -160,7 +160,7 @@ def test_unit_security_exposure_is_low() -> None:
 def test_unit_bounds_descriptors_memory_and_tasks() -> None:
     # A crowd of network clients or a leak cannot take what the machine needs, and the
     # web page's connections leave descriptors for the board under the unit's limit.
-    from firmware.pages.serving import Limits
+    from crownhead.firmware.pages.serving import Limits
 
     values = unit_lines()
     nofile = int(values["LimitNOFILE"][0])

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.app.settings import PlayConfig
-from firmware.config import FieldError
-from firmware.app.leds import ENGINE_HINT_ROLES, LedSettings, Palette
-from firmware.app.players import Computer, Human, Thinker
-from firmware.referee.arbiter import RefereeSettings
-from rules import WCDF, BLACK, WHITE, Game, Move, Position
-from rules.engine import Engine
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.settings import PlayConfig
+from crownhead.firmware.config import FieldError
+from crownhead.firmware.app.leds import ENGINE_HINT_ROLES, LedSettings, Palette
+from crownhead.firmware.app.players import Computer, Human, Thinker
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.rules import WCDF, BLACK, WHITE, Game, Move, Position
+from crownhead.rules.engine import Engine
 from helpers.colour_vision import MATRICES, MIN_DISTANCE, distance
 from helpers.rig import PAL, MakeRig, Rig, dim, referee_rig
 

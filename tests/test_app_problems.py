@@ -10,16 +10,16 @@ from typing import Any
 
 import pytest
 
-from firmware.app.commands import NO_ANALYSIS_PROBLEM
-from firmware.app.players import Human, RandomMover
-from firmware.app.problems import ProblemCoach
-from firmware.app.settings import AppSettings
-from firmware.cli import main
-from firmware.coach.problems import RECORD_FILE, problem
-from firmware.egdb import load_probe
-from firmware.link.settings import LinkConfig
+from crownhead.firmware.app.commands import NO_ANALYSIS_PROBLEM
+from crownhead.firmware.app.players import Human, RandomMover
+from crownhead.firmware.app.problems import ProblemCoach
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.cli import main
+from crownhead.firmware.coach.problems import RECORD_FILE, problem
+from crownhead.firmware.egdb import load_probe
+from crownhead.firmware.link.settings import LinkConfig
 from helpers.rig import Rig
-from rules import BLACK, WHITE, Position
+from crownhead.rules import BLACK, WHITE, Position
 
 from test_seams_link import Wire, ask
 
@@ -160,7 +160,7 @@ def test_a_new_game_set_up_otherwise_leaves_the_problem_mode(tmp_path: Path) -> 
 
 
 def test_no_problem_during_a_match(tmp_path: Path) -> None:
-    from firmware.storage.matches import MatchStore, new_match
+    from crownhead.firmware.storage.matches import MatchStore, new_match
 
     rig = Rig(tmp_path, start=False)
     rig.connect(Wire(), LinkConfig())

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
-from rules import WCDF, Game, Position
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
+from crownhead.rules import WCDF, Game, Position
 from helpers.rig import PAL, MakeRig, Rig, dim, tokens
 
 OPENING = ("11-15", "23-19", "8-11", "22-17")

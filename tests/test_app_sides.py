@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.app.settings import AppSettings
-from firmware.app.players import Computer, Human
-from firmware.storage.store import GameStore
-from rules import BLACK, WHITE, Game, Position
-from rules.pdn import read_games
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.players import Computer, Human
+from crownhead.firmware.storage.store import GameStore
+from crownhead.rules import BLACK, WHITE, Game, Position
+from crownhead.rules.pdn import read_games
 from helpers.rig import Rig
 
 # White to move has one king against Black's three men near crowning: White is lost.
@@ -169,8 +169,8 @@ def test_a_draw_offer_line_goes_when_the_game_ends_and_a_new_one_is_set_up(tmp_p
 
 
 def test_the_resign_prompt_goes_when_its_three_seconds_lapse(tmp_path: Path) -> None:
-    from firmware.simulator.hands import Hands
-    from firmware.simulator.keys import key_action
+    from crownhead.firmware.simulator.hands import Hands
+    from crownhead.firmware.simulator.keys import key_action
 
     rig = Rig(tmp_path)
     action = key_action("B")
@@ -184,8 +184,8 @@ def test_the_resign_prompt_goes_when_its_three_seconds_lapse(tmp_path: Path) -> 
 
 
 def test_buttons_are_named_in_words_in_the_simulators_messages(tmp_path: Path) -> None:
-    from firmware.simulator.hands import Hands
-    from firmware.simulator.keys import KEYS, Press
+    from crownhead.firmware.simulator.hands import Hands
+    from crownhead.firmware.simulator.keys import KEYS, Press
 
     rig = Rig(tmp_path)
     rig.do("hold black")  # over: most buttons have nothing left to do, the words stay

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.guidance import rank_squares
-from firmware.app.players import Human, RandomMover
-from firmware.app.tryagain import FROM_GAME, FROM_PLY, TryAgain, retry_from
-from firmware.cli import main
-from firmware.link.settings import LinkConfig
-from firmware.storage.store import GameRecord, GameStore
-from firmware.tracking.roles import Role
-from firmware.voice.adapter import BoardVoice
-from firmware.voice.phrases import Phrasebook
-from rules import WCDF, BLACK, WHITE, Game, Position
-from rules.pdn import read_game
+from crownhead.firmware.app.guidance import rank_squares
+from crownhead.firmware.app.players import Human, RandomMover
+from crownhead.firmware.app.tryagain import FROM_GAME, FROM_PLY, TryAgain, retry_from
+from crownhead.firmware.cli import main
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.firmware.tracking.roles import Role
+from crownhead.firmware.voice.adapter import BoardVoice
+from crownhead.firmware.voice.phrases import Phrasebook
+from crownhead.rules import WCDF, BLACK, WHITE, Game, Position
+from crownhead.rules.pdn import read_game
 
 from helpers.rig import Rig
 from test_seams_link import Wire, ask
@@ -197,7 +197,7 @@ def test_run_from_game_sets_up_the_position_and_keeps_the_reference(
 
 
 def test_no_game_is_tried_again_during_a_match(tmp_path: Path) -> None:
-    from firmware.storage.matches import MatchStore, new_match
+    from crownhead.firmware.storage.matches import MatchStore, new_match
 
     rig = Rig(tmp_path, start=False)
     rig.connect(Wire(), LinkConfig())

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-import firmware
-from firmware import config
+from crownhead import firmware
+from crownhead.firmware import config
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("squares", "rules", "hal", "sim", "firmware")
@@ -33,6 +33,12 @@ class Import:
     line: int
     module: str  #: the module imported (a submodule when ``from pkg import sub`` names one)
     names: tuple[str, ...] = ()  #: the names taken from it (``from module import a, b``)
+
+
+def short(module: str) -> str:
+    """One of our modules by its folder's name, as this file speaks of them: the installed
+    ``crownhead.rules.game`` is ``rules.game`` here."""
+    return module.removeprefix("crownhead.")
 
 
 def module_name(path: Path) -> str:
@@ -64,15 +70,20 @@ def imports_of(name: str, source: str, known: set[str], is_package: bool = False
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] in PACKAGES:
-                    yield Import(name, node.lineno, alias.name)
+                if short(alias.name).split(".")[0] in PACKAGES:
+                    yield Import(name, node.lineno, short(alias.name))
         elif isinstance(node, ast.ImportFrom):
+            if node.module == "crownhead" and not node.level:  # from crownhead import rules
+                for alias in node.names:
+                    if alias.name in PACKAGES:
+                        yield Import(name, node.lineno, alias.name)
+                continue
             if node.level:
                 base = package.split(".")
                 base = base[: len(base) - (node.level - 1)]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
-                target = node.module or ""
+                target = short(node.module or "")
             if target.split(".")[0] not in PACKAGES:
                 continue
             plain = []
@@ -90,9 +101,9 @@ def imports_of(name: str, source: str, known: set[str], is_package: bool = False
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
-            and node.args[0].value.split(".")[0] in PACKAGES
+            and short(node.args[0].value).split(".")[0] in PACKAGES
         ):
-            yield Import(name, node.lineno, node.args[0].value)
+            yield Import(name, node.lineno, short(node.args[0].value))
 
 
 @cache
@@ -171,7 +182,7 @@ def graph(found: tuple[Import, ...]) -> dict[str, set[str]]:
 
 def layer_of(module: str) -> int | None:
     """The tier of a ``firmware`` module (``firmware`` itself: None, it only documents)."""
-    parts = module.split(".")
+    parts = short(module).split(".")
     if parts[0] != "firmware" or len(parts) < 2:
         return None
     for tier, names in enumerate(firmware.LAYERS):
@@ -186,20 +197,22 @@ def layer_of(module: str) -> int | None:
 def test_the_checker_sees_every_kind_of_import() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
-        "import rules.game\n"
+        "import crownhead.rules.game\n"
         "from . import table\n"
         "from .huffing import HuffingRule\n"
-        "from firmware.events import _private\n"
+        "from crownhead.firmware.events import _private\n"
+        "from crownhead import squares\n"
         "if TYPE_CHECKING:\n"
-        "    from firmware.app.application import App\n"
+        "    from crownhead.firmware.app.application import App\n"
         "def f():\n"
-        "    from firmware.link import host\n"
-        "    importlib.import_module('firmware.simulator.tui')\n"
+        "    from crownhead.firmware.link import host\n"
+        "    importlib.import_module('crownhead.firmware.simulator.tui')\n"
     )
     known = {"firmware.tracking.table", "firmware.tracking.huffing", "firmware.link.host"}
     found = {(i.module, i.names) for i in imports_of("firmware.tracking.tracker", source, known)}
     assert found == {
         ("rules.game", ()),
+        ("squares", ()),
         ("firmware.tracking.table", ()),
         ("firmware.tracking.huffing", ("HuffingRule",)),
         ("firmware.events", ("_private",)),
@@ -335,23 +348,23 @@ def test_every_section_is_listed_in_one_place() -> None:
                         and isinstance(deco.args[0], ast.Constant)
                     ):
                         declared[deco.args[0].value] = f"{name}:{node.name}"
-    assert declared == dict(config.BUILTIN_SECTIONS)
+    assert declared == {name: short(where) for name, where in config.BUILTIN_SECTIONS.items()}
 
 
 def test_a_valid_file_loads_whatever_was_imported() -> None:
     """In a fresh interpreter that imported only the config loader, every section loads."""
     tables = ", ".join(f"{name!r}: {{}}" for name in config.BUILTIN_SECTIONS)
-    code = f"import sys\nfrom firmware.config import parse_config\nprint(sorted(parse_config({{{tables}}}).sections))\n"
+    code = f"import sys\nfrom crownhead.firmware.config import parse_config\nprint(sorted(parse_config({{{tables}}}).sections))\n"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == str(sorted(config.BUILTIN_SECTIONS))
 
 
 def loaded_by(code: str) -> list[str]:
-    """The modules a fresh interpreter loads for ``code`` after ``import firmware.config as c``."""
+    """The modules a fresh interpreter loads for ``code`` after ``import crownhead.firmware.config as c``."""
     script = (
         "import sys\n"
         "before = set(sys.modules)\n"
-        "import firmware.config as c\n"
+        "import crownhead.firmware.config as c\n"
         f"{code}\n"
         "print(' '.join(sorted(set(sys.modules) - before)))\n"
     )
@@ -362,7 +375,7 @@ def loaded_by(code: str) -> list[str]:
 def libraries(modules: list[str]) -> set[str]:
     """The libraries among ``modules`` that are neither Python's own nor this project's."""
     names = {m.split(".")[0] for m in modules}
-    return {n for n in names if n not in sys.stdlib_module_names and n not in PACKAGES}
+    return {n for n in names if n not in sys.stdlib_module_names and n not in PACKAGES and n != "crownhead"}
 
 
 def test_the_defaults_import_nothing_above_the_configuration() -> None:
@@ -390,9 +403,9 @@ def test_every_section_lives_in_a_light_module() -> None:
     Python's own and none of the packages' working parts, only their settings."""
     loaded = loaded_by("c.sections()")
     assert libraries(loaded) == set()
-    assert [m for m in loaded if m in HEAVY] == []
+    assert [m for m in loaded if short(m) in HEAVY] == []
     for name, where in config.BUILTIN_SECTIONS.items():
-        module = where.partition(":")[0]
+        module = short(where.partition(":")[0])
         assert module.endswith(".settings") or module == "firmware.config.hardware", f"[{name}] lives in {module}"
 
 
@@ -456,7 +469,7 @@ def test_the_drawing_is_the_layers() -> None:
 
 
 def test_every_event_is_defined_in_the_events_package() -> None:
-    """Each kind of event lives in ``firmware.events``, so that a reader of the events
+    """Each kind of event lives in ``crownhead.firmware.events``, so that a reader of the events
     (``event_from_json``) knows them all, whatever else was imported."""
     elsewhere = []
     for name, path in modules().items():
@@ -470,16 +483,16 @@ def test_every_event_is_defined_in_the_events_package() -> None:
 
 def test_every_event_is_read_with_nothing_else_imported() -> None:
     code = (
-        "from firmware.events import EVENT_KINDS, event_from_json\n"
+        "from crownhead.firmware.events import EVENT_KINDS, event_from_json\n"
         "print(event_from_json({'t': 0, 'event': 'flag', 'side': 'white'}))\n"
         "print(' '.join(sorted(EVENT_KINDS)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     first, kinds = out.stdout.splitlines()
     assert first == "Flag(t=0, side='white')"
-    import firmware.cli  # noqa: F401 - every module the board has, as a running board
+    import crownhead.firmware.cli  # noqa: F401 - every module the board has, as a running board
 
-    from firmware.events import EVENT_KINDS
+    from crownhead.firmware.events import EVENT_KINDS
 
     assert kinds.split() == sorted(EVENT_KINDS)
 
@@ -603,7 +616,7 @@ def test_one_clock_state_and_one_claim_handler() -> None:
     rules are one class's (``GameTimer``) and it has one owner, the session, which makes
     the clock of each game (the referee kept a clock of its own beside the board clock);
     a claim, a draw offer and a resignation are ruled on in one place, the game session
-    (``firmware.tracking.session``: a referee records what it rules)."""
+    (``crownhead.firmware.tracking.session``: a referee records what it rules)."""
     unnamed, decisions, clocks, timers = [], [], [], []
     for name, path in modules().items():
         text = path.read_text(encoding="utf-8")
@@ -631,13 +644,13 @@ def test_one_clock_state_and_one_claim_handler() -> None:
 def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
     """A class of one package built on a class of another overrides and calls only its
     public members: the pages' and the hall's links give the link a policy
-    (``firmware.link.policy``) instead of overriding its private methods."""
+    (``crownhead.firmware.link.policy``) instead of overriding its private methods."""
     import importlib
     import inspect
 
     bad = []
     for name, path in _output_modules().items():
-        module = importlib.import_module(name)
+        module = importlib.import_module(f"crownhead.{name}")
         package = name.split(".")[1]
         tree = tree_of(path)
         for node in ast.walk(tree):
@@ -646,8 +659,8 @@ def test_no_subclass_reaches_into_a_base_of_another_package() -> None:
             cls = getattr(module, node.name, None)
             if not inspect.isclass(cls):
                 continue
-            foreign = [b for b in cls.__mro__[1:] if b.__module__.startswith("firmware.")]
-            foreign = [b for b in foreign if b.__module__.split(".")[1] != package]
+            foreign = [b for b in cls.__mro__[1:] if short(b.__module__).startswith("firmware.")]
+            foreign = [b for b in foreign if short(b.__module__).split(".")[1] != package]
             for base in foreign:
                 privates = {n for n in dir(base) if n.startswith("_") and not n.startswith("__")}
                 privates |= _instance_privates(base)
@@ -786,7 +799,7 @@ def _writes_event_json(node: ast.AST, module: str = "") -> bool:
 
 
 def test_every_event_is_written_in_one_place() -> None:
-    """An event becomes JSON in one place, ``firmware.events.event_line`` (the link's
+    """An event becomes JSON in one place, ``crownhead.firmware.events.event_line`` (the link's
     ``encode_event`` sends it): the replay, the logs, the link and the hall write the same
     bytes for the same event, and none of them builds the line itself."""
     writers = dict(_output_modules())
@@ -855,11 +868,11 @@ def _looks_up_a_built_name(node: ast.AST) -> bool:
 
 
 def test_the_links_commands_are_one_table() -> None:
-    """A command is carried out through the link's table (``firmware.link.commands.TABLE``,
+    """A command is carried out through the link's table (``crownhead.firmware.link.commands.TABLE``,
     the protocol's commands each with its handler), never by a method found by a name
     built from the command's word (the link looked up ``_cmd_<name>``)."""
-    from firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE
-    from firmware.link.protocol import COMMANDS
+    from crownhead.firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE
+    from crownhead.firmware.link.protocol import COMMANDS
 
     bad = [
         f"{name}:{node.lineno}: {ast.unparse(node)}"
@@ -904,7 +917,7 @@ def test_the_firmware_names_the_rules_of_every_rules_call() -> None:
 
 # -- one owner of the game: the session; the tracker reads; the referee rules -----------------
 
-#: The methods of :class:`rules.Game` that change a record.
+#: The methods of :class:`crownhead.rules.Game` that change a record.
 _RECORD_CHANGES = {"play", "play_text", "undo", "condone", "huff", "force_jump", "declare", "resign", "claim_draw"}
 
 
@@ -1056,14 +1069,14 @@ def test_the_referee_holds_nothing_of_the_game() -> None:
     a ballot, a clock and an illegal move that stood, nothing it holds is a game, the
     session, its clock, a tracker or the follower (it held the tracker, the game and its
     own clock, and made a tracker of its own)."""
-    from firmware.gameclock import TimeControl
-    from firmware.referee.arbiter import Referee, RefereeSettings
-    from firmware.tracking.follower import Follower
-    from firmware.tracking.session import GameSession
-    from firmware.tracking.timer import GameTimer
-    from firmware.tracking.tracker import Tracker
-    from rules import WCDF, Game, Position
-    from squares import bit
+    from crownhead.firmware.gameclock import TimeControl
+    from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+    from crownhead.firmware.tracking.follower import Follower
+    from crownhead.firmware.tracking.session import GameSession
+    from crownhead.firmware.tracking.timer import GameTimer
+    from crownhead.firmware.tracking.tracker import Tracker
+    from crownhead.rules import WCDF, Game, Position
+    from crownhead.squares import bit
 
     start = Position.from_fen("B:W15,23,32:B10,1")
     session = GameSession(Game(start, WCDF), start=start, time_control=TimeControl.parse("60"))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rules import WCDF, Color, Position, Rules
-from rules.ballots import BALLOTS, BARRED, CROSSBOARD, MAIL, Ballot, ballot, deck, positions
+from crownhead.rules import WCDF, Color, Position, Rules
+from crownhead.rules.ballots import BALLOTS, BARRED, CROSSBOARD, MAIL, Ballot, ballot, deck, positions
 
 
 def _read_tsv(path: Path) -> list[tuple[int, tuple[str, ...], str, str]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rules import WCDF, Game, Position
+from crownhead.rules import WCDF, Game, Position
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -183,7 +183,7 @@ def test_a_random_sample_as_installed(shared_data: Path, capsys: pytest.CaptureF
 def test_won_endings_are_converted_and_counted(capsys: pytest.CaptureFixture[str]) -> None:
     _games()
     convert = importlib.import_module("bench.convert")
-    from firmware.egdb import SHIPPED
+    from crownhead.firmware.egdb import SHIPPED
 
     assert (
         convert.main(

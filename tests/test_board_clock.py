@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.gameclock import TimeControl
-from firmware.storage.store import GameStore
-from firmware.simulator.hands import Hands
-from firmware.app.timing import ClockSaver
-from firmware.tracking.timer import GameTimer
-from firmware.events import Side
-from rules import WCDF, BLACK, Game
-from rules.pdn import read_games
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.storage.store import GameStore
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.firmware.app.timing import ClockSaver
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.firmware.events import Side
+from crownhead.rules import WCDF, BLACK, Game
+from crownhead.rules.pdn import read_games
 from helpers.rig import Rig
 
 
@@ -131,7 +131,7 @@ def test_run_keeps_a_clock_in_a_two_player_game(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "firmware.cli",
+            "crownhead.firmware.cli",
             "run",
             "--headless",
             "--log",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from firmware.cli import build_parser
-from hal.lights import estimate_current_ma
+from crownhead.firmware.cli import build_parser
+from crownhead.hal.lights import estimate_current_ma
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BUILD = (DOCS / "build.md").read_text()
@@ -59,7 +59,7 @@ def test_the_nearest_other_square_is_the_diagonal_one_and_the_edges_are_tested()
     diagonal neighbour, from the geometry) and tests the piece at its square's edges."""
     import math
 
-    from firmware.wiring.geometry import BoardGeometry
+    from crownhead.firmware.wiring.geometry import BoardGeometry
 
     g = BoardGeometry()
     diagonal = math.dist(g.centre(1), g.centre(5))

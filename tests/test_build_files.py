@@ -16,12 +16,12 @@ import pytest
 
 pytest.importorskip("schemdraw", reason="schemdraw is not installed (pip install schemdraw)")
 
-from firmware.cli import main  # noqa: E402
-from firmware.wiring.geometry import BoardGeometry  # noqa: E402
-from firmware.wiring.kit import build_files, check_all  # noqa: E402
-from firmware.wiring.plans import PITCH_MM, STRIPS, cable_plan, stripboard_svg  # noqa: E402
-from firmware.wiring.schematic import OPTIONS, SEP, pin_plan  # noqa: E402
-from firmware.wiring.template import (  # noqa: E402
+from crownhead.firmware.cli import main  # noqa: E402
+from crownhead.firmware.wiring.geometry import BoardGeometry  # noqa: E402
+from crownhead.firmware.wiring.kit import build_files, check_all  # noqa: E402
+from crownhead.firmware.wiring.plans import PITCH_MM, STRIPS, cable_plan, stripboard_svg  # noqa: E402
+from crownhead.firmware.wiring.schematic import OPTIONS, SEP, pin_plan  # noqa: E402
+from crownhead.firmware.wiring.template import (  # noqa: E402
     MARGIN_MM,
     OVERLAP_MM,
     PAPERS,
@@ -32,7 +32,7 @@ from firmware.wiring.template import (  # noqa: E402
     template_svg,
     tiles,
 )
-from squares import square_name  # noqa: E402
+from crownhead.squares import square_name  # noqa: E402
 
 SCHEMATICS = Path(__file__).resolve().parents[1] / "docs" / "schematics"
 SVG = "{http://www.w3.org/2000/svg}"

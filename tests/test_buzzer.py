@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from firmware.config import default_config
-from firmware.display.panel import attach_board_parts
-from firmware.referee.arbiter import RefereeSettings
-from firmware.gameclock import TimeControl
-from firmware.sound.player import PATTERNS, BoardSound, SoundPlayer
-from firmware.simulator.hands import Hands
-from hal.buzzer import GpioBuzzer
-from hal.clock import VirtualClock
-from sim.buzzer import SimBuzzer
+from crownhead.firmware.config import default_config
+from crownhead.firmware.display.panel import attach_board_parts
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.sound.player import PATTERNS, BoardSound, SoundPlayer
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.hal.buzzer import GpioBuzzer
+from crownhead.hal.clock import VirtualClock
+from crownhead.sim.buzzer import SimBuzzer
 
 from helpers.rig import Rig, machine_rig, referee_rig
 

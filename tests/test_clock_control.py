@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.gameclock import ClockSpecError, GameClock, Period, TimeControl, clock_text, pdn_clock
-from rules import BLACK, WHITE
+from crownhead.firmware.gameclock import ClockSpecError, GameClock, Period, TimeControl, clock_text, pdn_clock
+from crownhead.rules import BLACK, WHITE
 
 
 @pytest.mark.parametrize(
@@ -113,6 +113,6 @@ def test_texts() -> None:
 def test_doctests() -> None:
     import doctest
 
-    import firmware.gameclock as module
+    import crownhead.firmware.gameclock as module
 
     assert doctest.testmod(module).failed == 0

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.storage.store import GameRecord, GameStore
-from rules import WCDF, Game
+from crownhead.firmware.cli import main
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.rules import WCDF, Game
 
 from helpers.games import random_game
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, load_firmware
-from firmware.mcu.install import mpremote_command
-from firmware.mcu.standins import Bench, PtyStream
-from hal.clock import MonotonicClock
-from sim.board import SimBoard
-from sim.gpio_models import MatrixWiring
-from sim.serial_board import BoardEmulator, PtyEndpoint
+from crownhead.firmware.cli import main
+from crownhead.firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, load_firmware
+from crownhead.firmware.mcu.install import mpremote_command
+from crownhead.firmware.mcu.standins import Bench, PtyStream
+from crownhead.hal.clock import MonotonicClock
+from crownhead.sim.board import SimBoard
+from crownhead.sim.gpio_models import MatrixWiring
+from crownhead.sim.serial_board import BoardEmulator, PtyEndpoint
 
 
 def test_install_dry_run_names_mpremote_and_both_files(capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,7 +90,7 @@ def test_check_on_a_port_in_real_time(kind: str) -> None:
     board = _Running(kind)
     out = io.StringIO()
     try:
-        from firmware.cli.mcu import run_check
+        from crownhead.firmware.cli.mcu import run_check
         import argparse
 
         args = argparse.Namespace(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.cli import main
-from rules import WCDF, Position
+from crownhead.firmware.cli import main
+from crownhead.rules import WCDF, Position
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from crownhead.firmware.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str], str]:

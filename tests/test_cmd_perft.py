@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
+from crownhead.firmware.cli import main
 
 LOOP = "B:WK6,K7,K14,15,K28:BK9"  # a Black king can go round four pieces either way
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.storage.store import GameStore
+from crownhead.firmware.cli import main
+from crownhead.firmware.storage.store import GameStore
 
 REPO = Path(__file__).resolve().parents[1]
 OPENING = "lift 11\nwait 300\nplace 15\nwait 800\nlift 22\nwait 200\nplace 18\nwait 800\n"
@@ -44,7 +44,7 @@ def test_headless_script_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_a_pure_python_search_is_said_once_at_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rules.engine import native
+    from crownhead.rules.engine import native
 
     args = ["run", "--headless", "--script", script(tmp_path), "--state-dir", str(tmp_path / "s"), "--log", "json"]
     was = native.wanted()
@@ -180,7 +180,7 @@ def _start(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
         [
             sys.executable,
             "-m",
-            "firmware.cli",
+            "crownhead.firmware.cli",
             "run",
             "--headless",
             "--log",
@@ -251,9 +251,9 @@ def test_the_commands_load_no_library_they_do_not_use() -> None:
     # (its memory: see bench/web.py's idle figure).
     code = (
         "import sys\n"
-        "from firmware.cli import build_parser\n"
+        "from crownhead.firmware.cli import build_parser\n"
         "build_parser()\n"
-        "import firmware.cli.run, firmware.web.server\n"
+        "import crownhead.firmware.cli.run, crownhead.firmware.web.server\n"
         "print(sorted(m for m in ('numpy', 'fpdf', 'fontTools') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)

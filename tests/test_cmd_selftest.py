@@ -6,18 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.diagnostics.selftest import COLOURS, ConsoleOperator, Selftest, SimHand, parse_squares
-from firmware.config import default_config
-from firmware.app.hardware import open_hardware
-from hal.clock import VirtualClock
+from crownhead.firmware.cli import main
+from crownhead.firmware.diagnostics.selftest import COLOURS, ConsoleOperator, Selftest, SimHand, parse_squares
+from crownhead.firmware.config import default_config
+from crownhead.firmware.app.hardware import open_hardware
+from crownhead.hal.clock import VirtualClock
 
 
 @pytest.fixture(autouse=True)
 def _state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where ``crownhead selftest`` keeps its result by default: this test's own directory,
     never the user's or the system's."""
-    import firmware.files as store
+    import crownhead.firmware.files as store
 
     monkeypatch.setattr(store, "SYSTEM_STATE_DIR", tmp_path / "no-system-state")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -169,7 +169,7 @@ def test_a_board_without_leds_skips_the_colour_check() -> None:
     do not exist (a person would name every square, 32 false faults)."""
     from gpiozero.pins.mock import MockFactory
 
-    from sim.gpio_models import MatrixWiring
+    from crownhead.sim.gpio_models import MatrixWiring
 
     clock = VirtualClock()
     config = default_config().replace("lights", backend="none").replace("buttons", backend="none")
@@ -218,7 +218,7 @@ def test_display_buzzer_and_every_button_are_checked(tmp_path: Path, capsys: pyt
     code, out, err = run(capsys, "--hal", "sim", "--config", str(config))
     assert code == 0, out + err
     assert "Display: checked" in out and "Buzzer: checked" in out
-    from hal.buttons import BUTTON_NAMES
+    from crownhead.hal.buttons import BUTTON_NAMES
 
     pressed = out.split("Buttons pressed: ")[1].splitlines()[0].split(", ")
     assert pressed == list(BUTTON_NAMES)  # listed in the order they were pressed

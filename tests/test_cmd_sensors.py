@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.diagnostics.sensors import render_occupancy
-from hal.sensors import mask_of
+from crownhead.firmware.cli import main
+from crownhead.firmware.diagnostics.sensors import render_occupancy
+from crownhead.hal.sensors import mask_of
 
 
 def test_diagram_marks_dark_squares_only() -> None:
@@ -69,10 +69,10 @@ def test_live_redraws_on_change_and_logs_events(monkeypatch: pytest.MonkeyPatch)
     import io
     import threading
 
-    from firmware.cli import sensors
-    from firmware.config import default_config
-    from firmware.app.hardware import open_hardware
-    from hal.clock import MonotonicClock
+    from crownhead.firmware.cli import sensors
+    from crownhead.firmware.config import default_config
+    from crownhead.firmware.app.hardware import open_hardware
+    from crownhead.hal.clock import MonotonicClock
 
     hw = open_hardware(default_config(), MonotonicClock())
     monkeypatch.setattr(sensors, "open_from_args", lambda args, clock: hw)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules import WCDF
+from crownhead.rules import WCDF
 
 import io
 import json
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.cli.problems import play
-from firmware.coach.problems import (
+from crownhead.firmware.cli import main
+from crownhead.firmware.cli.problems import play
+from crownhead.firmware.coach.problems import (
     CONTRADICTED,
     RECORD_FILE,
     Attempt,
@@ -23,9 +23,9 @@ from firmware.coach.problems import (
     save_record,
     shipped,
 )
-from firmware.egdb import load_probe
-from rules.engine.egdb import EndgameTables
-from rules.position import Color
+from crownhead.firmware.egdb import load_probe
+from crownhead.rules.engine.egdb import EndgameTables
+from crownhead.rules.position import Color
 
 DEFEND = 5000
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.coach.review import Mark, expectation, review_game
-from firmware.egdb import load_probe
-from firmware.storage.store import GameRecord, GameStore
-from rules import WCDF, Game, Position
-from rules.engine.egdb import EndgameTables
-from rules.pdn import read_games
+from crownhead.firmware.cli import main
+from crownhead.firmware.coach.review import Mark, expectation, review_game
+from crownhead.firmware.egdb import load_probe
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.rules import WCDF, Game, Position
+from crownhead.rules.engine.egdb import EndgameTables
+from crownhead.rules.pdn import read_games
 
 #: 3. 12-16 leaves the man on 16 to 19x12 with nothing in return; the rest is sound.
 GIVEN_AWAY = "11-15 23-19 8-11 22-17 12-16 19x12 4-8 25-22 15-19 24x15"

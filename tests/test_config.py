@@ -10,8 +10,8 @@ from typing import Literal
 
 import pytest
 
-import firmware.config as cfg
-from firmware.config import (
+import crownhead.firmware.config as cfg
+from crownhead.firmware.config import (
     ConfigError,
     FieldError,
     config_section,
@@ -19,7 +19,7 @@ from firmware.config import (
     load_config,
     parse_config,
 )
-from firmware.config.hardware import LightsConfig, check_pins, used_pins
+from crownhead.firmware.config.hardware import LightsConfig, check_pins, used_pins
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "config.example.toml"
@@ -32,7 +32,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_example_loads_and_matches_the_defaults() -> None:
-    from firmware.cli import build_parser
+    from crownhead.firmware.cli import build_parser
 
     build_parser()  # every section the example documents is registered, run alone too
     config = load_config(EXAMPLE)
@@ -53,7 +53,7 @@ HARDWARE_SECTIONS = ("board", "sensors", "matrix", "shift", "serial", "lights", 
 
 
 def test_example_documents_every_key_of_every_section() -> None:
-    from firmware.cli import build_parser
+    from crownhead.firmware.cli import build_parser
 
     build_parser()  # every command module imported: every section registered
     text = EXAMPLE.read_text()
@@ -308,7 +308,7 @@ def test_commands_refuse_to_start_with_one_line(
     text: str,
     expected: str,
 ) -> None:
-    from firmware.cli import main
+    from crownhead.firmware.cli import main
 
     path = write(tmp_path, text)
     state = tmp_path / "state"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import ConfigError, load_config
+from crownhead.firmware.config import ConfigError, load_config
 
 
 def load(tmp_path: Path, text: str):

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.app.hardware import open_hardware
-from firmware.config import ConfigError, FieldError, parse_config
-from firmware.config.hardware import check_pins
-from hal.clock import VirtualClock
-from hal.pi import header_console
-from sim.gpio_models import MatrixWiring
+from crownhead.firmware.app.hardware import open_hardware
+from crownhead.firmware.config import ConfigError, FieldError, parse_config
+from crownhead.firmware.config.hardware import check_pins
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.pi import header_console
+from crownhead.sim.gpio_models import MatrixWiring
 
 
 @pytest.mark.parametrize("backend", ["gpio", "shift"])

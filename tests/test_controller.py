@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from firmware.tracking.controller import Controller
-from firmware.events import Lights, MoveMade
-from firmware.tracking.follower import Follower
-from firmware.tracking.tracker import Tracker, TrackerSettings
-from hal.clock import VirtualClock
-from hal.debounce import Debouncer
-from rules import WCDF, Game, Position
-from sim.board import SimBoard
+from crownhead.firmware.tracking.controller import Controller
+from crownhead.firmware.events import Lights, MoveMade
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.tracker import Tracker, TrackerSettings
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.debounce import Debouncer
+from crownhead.rules import WCDF, Game, Position
+from crownhead.sim.board import SimBoard
 
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
 

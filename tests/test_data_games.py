@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from rules import WCDF, BLACK, WHITE, Position
-from rules.pdn import PdnGame, read_game, read_games
-from squares import file_of, rank_of, square_at
+from crownhead.rules import WCDF, BLACK, WHITE, Position
+from crownhead.rules.pdn import PdnGame, read_game, read_games
+from crownhead.squares import file_of, rank_of, square_at
 
 GAME_FILES = {
     "tinsley.pdn": 724,

@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from firmware.cli import main
-from firmware.diagram import ROLE_MARKS, board_svg, square_at_xy, square_xy
-from rules import Position
+from crownhead.firmware.cli import main
+from crownhead.firmware.diagram import ROLE_MARKS, board_svg, square_at_xy, square_xy
+from crownhead.rules import Position
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -11,16 +11,27 @@ import pytest
 from luma.core.device import dummy
 from PIL import Image, ImageChops
 
-from firmware.app.settings import AppSettings
-from firmware.display.panel import BoardPanel, Painter
-from firmware.display.render import HEIGHT, WIDTH, Item, Screen, clock_face, draw, fit, layout, shorten, text_width
-from firmware.events import Side
-from firmware.referee.arbiter import RefereeSettings
-from firmware.gameclock import TimeControl
-from firmware.simulator.hands import Hands
-from hal.clock import MonotonicClock, VirtualClock
-from hal.luma_display import LumaDisplay
-from sim.display import SimDisplay
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.display.panel import BoardPanel, Painter
+from crownhead.firmware.display.render import (
+    HEIGHT,
+    WIDTH,
+    Item,
+    Screen,
+    clock_face,
+    draw,
+    fit,
+    layout,
+    shorten,
+    text_width,
+)
+from crownhead.firmware.events import Side
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.hal.clock import MonotonicClock, VirtualClock
+from crownhead.hal.luma_display import LumaDisplay
+from crownhead.sim.display import SimDisplay
 from helpers.rig import Rig, referee_rig
 
 
@@ -77,7 +88,7 @@ def test_whose_move_and_the_short_message_on_luma_dummy_device(tmp_path: Path) -
 
 
 def test_crowning_is_asked_in_short(tmp_path: Path) -> None:
-    from rules import Position
+    from crownhead.rules import Position
 
     start = Position.from_fen("B:W32:B26")
     rig, display, panel = rig_with_display(tmp_path, board=start, settings=AppSettings(start=start))
@@ -234,12 +245,12 @@ def test_the_painter_thread_draws_off_the_main_loop() -> None:
 
 
 def test_the_match_score_is_on_the_display(tmp_path: Path) -> None:
-    from firmware.config import default_config
-    from firmware.display.panel import attach_board_parts
+    from crownhead.firmware.config import default_config
+    from crownhead.firmware.display.panel import attach_board_parts
 
     rig = Rig(tmp_path, start=False)
     config = default_config().replace("display", driver="ssd1306")
-    from firmware.app.hardware import open_hardware
+    from crownhead.firmware.app.hardware import open_hardware
 
     hardware = open_hardware(config, rig.clock)
     rig.app.hardware = hardware  # a board with a (simulated) display
@@ -275,9 +286,9 @@ def test_a_claim_refused_in_play_mode_is_said_on_the_display_until_the_next_move
 def test_a_pin_lockout_is_said_on_the_display_the_terminal_and_the_pages(tmp_path: Path) -> None:
     # Someone on the network guesses the page's PIN: the gate locks logins out and tells
     # the board (through the pages' link, in the main loop's next step).
-    from firmware.app.sinks import text_sink
-    from firmware.web.auth import GLOBAL_TRIES, Gate
-    from firmware.web.bridge import PageHub, WebLink
+    from crownhead.firmware.app.sinks import text_sink
+    from crownhead.firmware.web.auth import GLOBAL_TRIES, Gate
+    from crownhead.firmware.web.bridge import PageHub, WebLink
 
     rig, display, panel = rig_with_display(tmp_path, start=False)
     said: list[str] = []
@@ -301,7 +312,7 @@ def test_a_pin_lockout_is_said_on_the_display_the_terminal_and_the_pages(tmp_pat
 def test_an_alert_is_shown_by_its_code_whatever_its_sentence(tmp_path: Path) -> None:
     # The display said the words before the alert's first colon: a sentence worded
     # otherwise (another language, no colon) came out whole or cut wrongly.
-    from firmware.web.bridge import PageHub, WebLink
+    from crownhead.firmware.web.bridge import PageHub, WebLink
 
     rig, display, panel = rig_with_display(tmp_path, start=False)
     hub = PageHub()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.egdb import (
+from crownhead.firmware.egdb import (
     SHIPPED,
     EgdbError,
     build,
@@ -21,9 +21,9 @@ from firmware.egdb import (
     load_tables,
     save_table,
 )
-from rules import WCDF, Position
-from rules.engine import WIN, Engine
-from rules.engine.egdb import EndgameTables, build as build_tables, materials, size_of
+from crownhead.rules import WCDF, Position
+from crownhead.rules.engine import WIN, Engine
+from crownhead.rules.engine.egdb import EndgameTables, build as build_tables, materials, size_of
 
 
 @cache
@@ -89,7 +89,7 @@ def test_a_man_on_its_crowning_row_is_not_in_the_tables_and_costs_no_table(fen: 
 
 
 def test_the_engine_plays_first_position_to_a_win() -> None:
-    from rules import Game
+    from crownhead.rules import Game
 
     probe = load_probe(SHIPPED)
     game = Game(Position.from_fen("W:W20,K15:BK28,12"), WCDF)
@@ -129,7 +129,7 @@ def test_a_build_in_several_processes_makes_the_same_tables(tmp_path: Path) -> N
 
 
 def test_every_pair_needs_only_what_earlier_stages_build() -> None:
-    from firmware.egdb import MAX_PIECES, _stages, needs
+    from crownhead.firmware.egdb import MAX_PIECES, _stages, needs
 
     built: set[tuple[int, int, int, int]] = set()
     for stage in _stages(materials(MAX_PIECES)):
@@ -164,7 +164,11 @@ def test_no_tables_no_probe(tmp_path: Path) -> None:
 
 def _crownhead(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, check=False, timeout=300
+        [sys.executable, "-m", "crownhead.firmware.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
     )
 
 
@@ -190,7 +194,7 @@ def test_three_kings_beat_two_in_the_double_corners(fen: str) -> None:
     White to move wins at once with the shot 22-25!, 32-28 25-30! 28x26 30x23; Black to
     move, White brings its kings round and forces an exchange (a published study).
     """
-    from rules import Game
+    from crownhead.rules import Game
 
     game = Game(Position.from_fen(fen), WCDF)
     engine = Engine(tt_size=1 << 16, egdb=load_probe(SHIPPED))

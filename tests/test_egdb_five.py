@@ -1,8 +1,8 @@
 """Five-piece endgame databases: the NumPy builder, blocked files, the lazy probe.
 
-The NumPy builder (:mod:`firmware.egdb.retro`) must give the pure-Python reference's
+The NumPy builder (:mod:`crownhead.firmware.egdb.retro`) must give the pure-Python reference's
 bytes exactly; the five-piece tables are checked position by position against their
-children's values (:func:`rules.engine.egdb.check`), across captures and crownings into
+children's values (:func:`crownhead.rules.engine.egdb.check`), across captures and crownings into
 the four-piece tables, and against the search. The whole five-piece build and its
 verification are behind ``-m slow``; the default run builds and checks one slice.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware.egdb import (
+from crownhead.firmware.egdb import (
     SHIPPED,
     EgdbError,
     blocks,
@@ -29,9 +29,9 @@ from firmware.egdb import (
     retro,
     save_table,
 )
-from rules import WCDF, Color, Game, Position
-from rules.engine import WIN, Engine
-from rules.engine.egdb import (
+from crownhead.rules import WCDF, Color, Game, Position
+from crownhead.rules.engine import WIN, Engine
+from crownhead.rules.engine.egdb import (
     EndgameTables,
     Material,
     boards_of,
@@ -165,7 +165,7 @@ def test_damaged_blocked_files_are_named_and_skipped(
     path.write_bytes(data[:8] + bytes([0, 3, 0, 2]) + data[12:])
     with pytest.raises(EgdbError, match=r"egdb-0401\.blk: holds material \(0, 3, 0, 2\)"):
         load_probe(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="firmware.egdb"):
+    with caplog.at_level(logging.WARNING, logger="crownhead.firmware.egdb"):
         probe = load_probe(tmp_path, skip_damaged=True)
     assert probe is not None and KINGS_41 not in probe.tables and mirror(KINGS_41) in probe.tables
     assert "egdb-0401.blk" in caplog.text
@@ -196,7 +196,7 @@ def test_damaged_blocked_files_are_named_and_skipped(
     index = next(i for i in range(n * blocks.BLOCK, (n + 1) * blocks.BLOCK) if boards_of(i, KINGS_41) is not None)
     own, opp, kings = boards_of(index, KINGS_41)  # type: ignore[misc]
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="firmware.egdb"):
+    with caplog.at_level(logging.WARNING, logger="crownhead.firmware.egdb"):
         assert probe.value(own, opp, kings, True) is None
     assert f"egdb-0401.blk: block {n}" in caplog.text and KINGS_41 not in probe.tables
     assert probe.value(own, opp, kings, True) is None  # and stays out
@@ -209,7 +209,7 @@ def test_the_probe_needs_no_numpy(tmp_path: Path) -> None:
 
     code = (
         "import sys; sys.modules['numpy'] = None\n"
-        "from firmware.egdb import retro, load_probe\n"
+        "from crownhead.firmware.egdb import retro, load_probe\n"
         "assert not retro.available()\n"
         "print(load_probe().pieces)\n"
     )
@@ -280,7 +280,7 @@ def test_verify_names_a_damaged_block(tmp_path: Path, kings_41: dict[Material, b
     import argparse
     import io
 
-    from firmware.cli.egdb import run_verify
+    from crownhead.firmware.cli.egdb import run_verify
 
     _copy_shipped(tmp_path)
     for m, table in kings_41.items():

@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("numpy")
 
 from bench.games import game_end  # noqa: E402
-from firmware.cli import main  # noqa: E402
-from firmware.egdb import SHIPPED, blocks, file_name, load_probe, load_table, wdl_name  # noqa: E402
-from firmware.egdb.wdl import pack, pack_folder  # noqa: E402
-from rules import WCDF, Game, Position  # noqa: E402
-from rules.engine import Engine  # noqa: E402
-from rules.engine.egdb import (  # noqa: E402
+from crownhead.firmware.cli import main  # noqa: E402
+from crownhead.firmware.egdb import SHIPPED, blocks, file_name, load_probe, load_table, wdl_name  # noqa: E402
+from crownhead.firmware.egdb.wdl import pack, pack_folder  # noqa: E402
+from crownhead.rules import WCDF, Game, Position  # noqa: E402
+from crownhead.rules.engine import Engine  # noqa: E402
+from crownhead.rules.engine.egdb import (  # noqa: E402
     LOST,
     WON,
     boards_of,
@@ -25,8 +25,8 @@ from rules.engine.egdb import (  # noqa: E402
     outcome,
     size_of,
 )
-from rules.engine.search import TABLE_WIN  # noqa: E402
-from rules.movegen import jumpers  # noqa: E402
+from crownhead.rules.engine.search import TABLE_WIN  # noqa: E402
+from crownhead.rules.movegen import jumpers  # noqa: E402
 
 #: Four-piece materials packed here (each with its mirror): kings only, men and kings.
 KINGS = [(0, 2, 0, 2), (0, 3, 0, 1), (0, 1, 0, 3)]
@@ -169,7 +169,7 @@ def test_the_board_probes_its_build_with_the_shipped_tables_for_the_rest(tmp_pat
     # A build of some materials in the state directory (say, five pieces with distances)
     # must not hide the six-piece tables that ship: each material from the build when it
     # has it, else from the package.
-    from firmware.cli.run import _endgame_tables
+    from crownhead.firmware.cli.run import _endgame_tables
 
     built = tmp_path / "egdb"
     built.mkdir()

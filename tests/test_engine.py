@@ -9,8 +9,8 @@ import types
 
 import pytest
 
-from rules import WCDF, Color, Game, Move, Position, Rules, movegen
-from rules.engine import (
+from crownhead.rules import WCDF, Color, Game, Move, Position, Rules, movegen
+from crownhead.rules.engine import (
     LEVELS,
     WIN,
     Engine,
@@ -22,12 +22,12 @@ from rules.engine import (
     key_of,
     strength,
 )
-from rules.engine.evaluation import ENDING_MOVE, THE_MOVE
-from rules.engine.search import capture_moves, move_id
-from rules.engine.tt import EXACT, LOWER, TranspositionTable, from_table, to_table
-from rules.engine.zobrist import key_from_boards
-from rules.variants import RUSSIAN
-from squares import bit, mask_of
+from crownhead.rules.engine.evaluation import ENDING_MOVE, THE_MOVE
+from crownhead.rules.engine.search import capture_moves, move_id
+from crownhead.rules.engine.tt import EXACT, LOWER, TranspositionTable, from_table, to_table
+from crownhead.rules.engine.zobrist import key_from_boards
+from crownhead.rules.variants import RUSSIAN
+from crownhead.squares import bit, mask_of
 from helpers.games import scattered_pieces
 
 # Every test here runs with the native search core and with the pure-Python search.
@@ -360,7 +360,7 @@ def test_book_plays_deck_openings() -> None:
         result = engine.search(game.position, strength=1, history=game.positions[:-1])
         assert result.move in book.moves(game.position)
         game.play(result.move)
-    from rules.ballots import deck
+    from crownhead.rules.ballots import deck
 
     assert " ".join(str(m) for m in game.moves) in {" ".join(b.moves) for b in deck()}
     assert game.position not in book

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from firmware.cli import main
-from rules import WCDF, Game, Move, Position, Rules
+from crownhead.firmware.cli import main
+from crownhead.rules import WCDF, Game, Move, Position, Rules
 
 # Every test here runs with the native search core and with the pure-Python search.
 pytestmark = pytest.mark.usefixtures("engine_both_ways")
@@ -146,7 +146,7 @@ def _cpu_run(*argv: str) -> tuple[float, dict]:
     """``crownhead analyse`` in a new process: the CPU milliseconds it used, and its line."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "analyse", *argv],
+        [sys.executable, "-m", "crownhead.firmware.cli", "analyse", *argv],
         capture_output=True,
         text=True,
         timeout=300,
@@ -170,8 +170,8 @@ def test_python_start_up_counts_against_the_movetime(
     """The search gets what is left of the budget once the process has started (at least
     MIN_SEARCH_MS): decided from the process's age, so it is tested with that age given,
     whatever the speed of the machine running the test."""
-    from firmware.cli import analyse
-    from rules.engine import Engine
+    from crownhead.firmware.cli import analyse
+    from crownhead.rules.engine import Engine
 
     given: list[object] = []
     search = Engine.search

@@ -16,10 +16,10 @@ from functools import cache
 
 import pytest
 
-from rules import WCDF, Color, Game, Position
-from rules.engine import WIN, Engine
-from rules.engine.egdb import EndgameTables
-from squares import bit
+from crownhead.rules import WCDF, Color, Game, Position
+from crownhead.rules.engine import WIN, Engine
+from crownhead.rules.engine.egdb import EndgameTables
+from crownhead.squares import bit
 
 # The tests that search run with the native search core and with the pure-Python
 # search; the tables' checks against the solver search nothing and run once.
@@ -56,7 +56,7 @@ def solve(roots: list[Position]) -> dict[Position, Value | None]:
     position lost in n - 1 is won in n (the first n found is the fastest); one whose
     moves all lead to won positions, the longest in n - 1, is lost in n. What is never
     labelled is a draw (None). Written apart from the engine's own retrograde analysis
-    (``rules.engine.egdb``), from the moves alone, as the truth the tables are held to.
+    (``crownhead.rules.engine.egdb``), from the moves alone, as the truth the tables are held to.
     """
     index: dict[Position, int] = {}
     positions: list[Position] = []
@@ -258,7 +258,7 @@ def three_piece_tables() -> EndgameTables:
     test_the_shipped_tables_cover_four_pieces_and_match_a_fresh_build_of_three, which
     builds them: seconds of CPU, not spent again here), so the tests below hold the
     build to the solver."""
-    from firmware.egdb import SHIPPED, load_tables
+    from crownhead.firmware.egdb import SHIPPED, load_tables
 
     return EndgameTables({m: t for m, t in load_tables(SHIPPED).items() if sum(m) <= 3})
 
@@ -330,7 +330,7 @@ def test_a_lost_side_holds_out_longest_with_the_tables() -> None:
 
 @both_ways
 def test_the_tables_are_not_used_under_other_rules() -> None:
-    from rules.settings import Rules
+    from crownhead.rules.settings import Rules
 
     optional = Rules(captures_compulsory=False)
     # With optional captures White need not jump here; the tables assume it must.
@@ -379,7 +379,7 @@ def test_the_search_keeps_the_values_the_tables_gave() -> None:
 
 @both_ways
 def test_the_kept_table_values_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rules.engine import search
+    from crownhead.rules.engine import search
 
     monkeypatch.setattr(search, "TABLE_VALUES", 50)
     engine = Engine(egdb=three_piece_tables())

@@ -2,7 +2,7 @@
 
 The shipped tables (every position of up to four pieces, solved) are the independent
 truth: the evaluation must rank won positions above drawn ones, and drawn above lost,
-more often with :func:`~rules.engine.evaluation.endgame_knowledge` than without it.
+more often with :func:`~crownhead.rules.engine.evaluation.endgame_knowledge` than without it.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.egdb import SHIPPED, load_probe
-from rules import WCDF, Color, Game, Position
-from rules.engine import Engine
-from rules.engine.evaluation import (
+from crownhead.firmware.egdb import SHIPPED, load_probe
+from crownhead.rules import WCDF, Color, Game, Position
+from crownhead.rules.engine import Engine
+from crownhead.rules.engine.evaluation import (
     BRIDGE,
     ENDING_MOVE,
     TRAPPED_KING,
@@ -25,9 +25,9 @@ from rules.engine.evaluation import (
     evaluate,
     evaluate_boards,
 )
-from rules.game import FORTY_MOVES_PLIES
-from rules.engine.egdb import EndgameTables
-from squares import bit
+from crownhead.rules.game import FORTY_MOVES_PLIES
+from crownhead.rules.engine.egdb import EndgameTables
+from crownhead.squares import bit
 from helpers.games import scattered_pieces
 
 REPO = Path(__file__).resolve().parents[1]
@@ -170,7 +170,7 @@ def test_won_positions_rank_above_drawn_ones_more_often_with_the_knowledge(probe
 
 
 def test_the_evaluation_agrees_with_evaluate_boards() -> None:
-    from rules import movegen
+    from crownhead.rules import movegen
 
     for position in _endings(50, seed=21):
         black = position.turn is Color.BLACK

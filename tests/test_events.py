@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.events import (
+from crownhead.firmware.events import (
     Alert,
     Caution,
     ClockReport,
@@ -18,8 +18,8 @@ from firmware.events import (
     event_from_json,
     event_line,
 )
-from firmware.link.protocol import encode_event
-from rules import BLACK, WHITE
+from crownhead.firmware.link.protocol import encode_event
+from crownhead.rules import BLACK, WHITE
 
 #: Lines as ``crownhead replay`` printed them before sides were typed: the contract.
 LINES = [

@@ -18,7 +18,7 @@ WITHOUT = (
     "import sys\n"
     f"for name in {OPTIONAL!r}:\n"
     "    sys.modules[name] = None\n"
-    "from firmware.cli import main\n"
+    "from crownhead.firmware.cli import main\n"
     "code = main(sys.argv[1:])\n"
     f"loaded = sorted(n for n in sys.modules if n.split('.')[0] in {OPTIONAL!r} and sys.modules[n] is not None)\n"
     "print('loaded:', loaded, file=sys.stderr)\n"
@@ -62,10 +62,14 @@ def test_asking_for_the_page_or_the_hall_without_them_says_what_to_install(tmp_p
     board = ["run", "--headless", "--script", str(script), "--state-dir", str(tmp_path / "s")]
     page = crownhead_without_extras(*board, "--web", "127.0.0.1:0")
     assert page.returncode == 2
-    assert "the web page needs starlette, which is not installed: pip install 'crownhead[web]'" in page.stderr
+    # The command that works here: this environment's pip, on the checkout it runs from.
+    assert (
+        f"the web page needs starlette, which is not installed: install it with {sys.executable} -m pip install -e"
+        f" '{REPO}[web]'" in page.stderr
+    )
     reporting = crownhead_without_extras(*board, "--mqtt", "mqtt://127.0.0.1:1")
     assert reporting.returncode == 2
-    assert "pip install 'crownhead[hall]'" in reporting.stderr
+    assert f"-m pip install -e '{REPO}[hall]'" in reporting.stderr
     hall = crownhead_without_extras("hall", "--listen", "127.0.0.1:0", "--web", "127.0.0.1:0")
     assert hall.returncode == 2
     assert "the tournament hall (MQTT) needs paho" in hall.stderr and "Traceback" not in hall.stderr

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from rules import BLACK, DRAW, WCDF, WHITE, Game, GameOverError, Move, Position, Result
-from rules.game import FORTY_MOVES_PLIES
-from squares import bit
+from crownhead.rules import BLACK, DRAW, WCDF, WHITE, Game, GameOverError, Move, Position, Result
+from crownhead.rules.game import FORTY_MOVES_PLIES
+from crownhead.squares import bit
 
 
 def test_undo_restores_position_counts_and_quiet_plies() -> None:

@@ -7,15 +7,15 @@ illegal move stood) reads that same session, so nothing of the game is copied.
 
 from __future__ import annotations
 
-from firmware.app.players import Human, RandomMover
-from firmware.app.settings import AppSettings
-from firmware.gameclock import TimeControl
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.tracking.follower import Follower
-from firmware.tracking.session import GameSession
-from firmware.tracking.tracker import Tracker
-from rules import WCDF, BLACK, WHITE, Game, Position, Rules
-from squares import bit
+from crownhead.firmware.app.players import Human, RandomMover
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.tracker import Tracker
+from crownhead.rules import WCDF, BLACK, WHITE, Game, Position, Rules
+from crownhead.squares import bit
 
 from helpers.rig import MakeRig, Rig
 

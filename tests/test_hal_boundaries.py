@@ -24,6 +24,8 @@ def imported_modules(source: str) -> set[str]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "crownhead":
+            found.update(f"crownhead.{alias.name}" for alias in node.names)  # from crownhead import rules
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module)
         elif (
@@ -37,32 +39,40 @@ def imported_modules(source: str) -> set[str]:
     return found
 
 
+def folder(module: str) -> str:
+    """The folder of one of our modules (``crownhead.rules.game``: ``rules``), or the top
+    name of anything else."""
+    return module.removeprefix("crownhead.").split(".")[0]
+
+
 def sources() -> list[Path]:
     return sorted(p for pkg in ("hal", "sim") for p in (REPO / pkg).rglob("*.py"))
 
 
 def test_the_checker_sees_every_kind_of_import() -> None:
     text = (
-        "import rules.game\n"
-        "from firmware import app\n"
+        "import crownhead.rules.game\n"
+        "from crownhead.firmware import app\n"
+        "from crownhead import rules\n"
         "def f():\n"
-        "    from rules.position import Position\n"
-        "    importlib.import_module('firmware.tracking.tracker')\n"
-        "    __import__('rules')\n"
+        "    from crownhead.rules.position import Position\n"
+        "    importlib.import_module('crownhead.firmware.tracking.tracker')\n"
+        "    __import__('crownhead.rules')\n"
         "from . import sibling\n"
     )
     assert imported_modules(text) == {
-        "rules.game",
-        "firmware",
-        "rules.position",
-        "firmware.tracking.tracker",
-        "rules",
+        "crownhead.rules.game",
+        "crownhead.firmware",
+        "crownhead.rules",
+        "crownhead.rules.position",
+        "crownhead.firmware.tracking.tracker",
     }
+    assert {folder(m) for m in imported_modules(text)} == {"rules", "firmware"}
 
 
 @pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(REPO)))
 def test_hal_and_sim_import_nothing_of_rules_or_firmware(path: Path) -> None:
-    bad = sorted(m for m in imported_modules(path.read_text()) if m.split(".")[0] in FORBIDDEN)
+    bad = sorted(m for m in imported_modules(path.read_text()) if folder(m) in FORBIDDEN)
     assert not bad, f"{path.relative_to(REPO)} imports {', '.join(bad)}"
 
 
@@ -70,18 +80,20 @@ def _loaded_after_importing(modules: list[str]) -> set[str]:
     code = (
         "import importlib, sys\n"
         f"for m in {modules!r}: importlib.import_module(m)\n"
-        "print('\\n'.join(sorted({n.split('.')[0] for n in sys.modules})))\n"
+        "print('\\n'.join(sorted({n.removeprefix('crownhead.').split('.')[0] for n in sys.modules})))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     return set(out.split())
 
 
 def test_importing_every_hal_and_sim_module_loads_no_game_and_no_hardware_library() -> None:
-    modules = [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for p in sources()]
+    modules = [
+        ".".join(("crownhead", *p.relative_to(REPO).with_suffix("").parts)).removesuffix(".__init__") for p in sources()
+    ]
     # The gpiozero mock-pin models exist to run the GPIO backends without a Pi; they
     # are the one module that needs gpiozero itself.
-    plain = [m for m in modules if m != "sim.gpio_models"]
+    plain = [m for m in modules if m != "crownhead.sim.gpio_models"]
     loaded = _loaded_after_importing(plain)
     assert not loaded & set(FORBIDDEN)
     assert not loaded & set(LAZY), f"imported at module level: {sorted(loaded & set(LAZY))}"
-    assert not _loaded_after_importing(["sim.gpio_models"]) & set(FORBIDDEN)
+    assert not _loaded_after_importing(["crownhead.sim.gpio_models"]) & set(FORBIDDEN)

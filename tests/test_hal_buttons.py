@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue, Buttons, NullButtons
-from hal.clock import VirtualClock
-from hal.errors import HardwareError
-from hal.gpio_buttons import GpioButtons
+from crownhead.hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue, Buttons, NullButtons
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.gpio_buttons import GpioButtons
 
 PINS = {"new": 16, "hint": 20, "takeback": 21}
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hal.clock import VirtualClock
-from hal.debounce import DEFAULT_DEBOUNCE_MS, DebouncedSensors, Debouncer
-from hal.sensors import SensorEvent, mask_of
-from sim.board import SimBoard
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.debounce import DEFAULT_DEBOUNCE_MS, DebouncedSensors, Debouncer
+from crownhead.hal.sensors import SensorEvent, mask_of
+from crownhead.sim.board import SimBoard
 
 D = 30
 

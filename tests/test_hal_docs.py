@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.config import default_config
-from firmware.config.hardware import I2C_PINS
-from hal.buttons import BUTTON_NAMES
-from hal.lights import estimate_current_ma
+from crownhead.firmware.config import default_config
+from crownhead.firmware.config.hardware import I2C_PINS
+from crownhead.hal.buttons import BUTTON_NAMES
+from crownhead.hal.lights import estimate_current_ma
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = (REPO / "docs" / "hardware.md").read_text()

@@ -6,16 +6,16 @@ import pytest
 from gpiozero import OutputDevice
 from gpiozero.pins.mock import MockFactory
 
-from firmware.config import ConfigError, default_config, parse_config
-from firmware.app.hardware import START_POSITION, open_hardware
-from hal.buttons import ButtonEvent
-from hal.clock import VirtualClock
-from hal.errors import HardwareError
-from hal.lights import FrameLimiter, NullLights
-from hal.matrix import MatrixSensors
-from hal.sensors import mask_of
-from hal.shift import ShiftRegisterSensors
-from sim.gpio_models import MatrixWiring, ShiftChainWiring
+from crownhead.firmware.config import ConfigError, default_config, parse_config
+from crownhead.firmware.app.hardware import START_POSITION, open_hardware
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.lights import FrameLimiter, NullLights
+from crownhead.hal.matrix import MatrixSensors
+from crownhead.hal.sensors import mask_of
+from crownhead.hal.shift import ShiftRegisterSensors
+from crownhead.sim.gpio_models import MatrixWiring, ShiftChainWiring
 
 
 def test_default_is_the_simulator_in_the_start_position() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hal.lgpio_import import import_lgpio, writable_directory
+from crownhead.hal.lgpio_import import import_lgpio, writable_directory
 
 # A stand-in for lgpio with its troublesome habit: at import it creates its FIFO in the
 # current directory, and fails where it cannot.
@@ -89,11 +89,12 @@ def test_writable_directory_order(tmp_path: Path) -> None:
 def test_every_gpio_backend_prepares_lgpio_first(monkeypatch: pytest.MonkeyPatch) -> None:
     from gpiozero.pins.mock import MockFactory
 
-    import hal.lgpio_import
-    from hal.clock import VirtualClock
-    from hal.gpio_buttons import GpioButtons
-    from hal.matrix import MatrixSensors
-    from hal.shift import ShiftRegisterSensors
+    import crownhead.hal.lgpio_import  # noqa: F401 - loads hal.lgpio_import
+    from crownhead import hal
+    from crownhead.hal.clock import VirtualClock
+    from crownhead.hal.gpio_buttons import GpioButtons
+    from crownhead.hal.matrix import MatrixSensors
+    from crownhead.hal.shift import ShiftRegisterSensors
 
     calls: list[str] = []
     monkeypatch.setattr(hal.lgpio_import, "import_lgpio", lambda: calls.append("x"))

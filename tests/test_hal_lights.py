@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hal.clock import MonotonicClock, VirtualClock
-from hal.lights import (
+from crownhead.hal.clock import MonotonicClock, VirtualClock
+from crownhead.hal.lights import (
     DEFAULT_BRIGHTNESS,
     FrameLimiter,
     Lights,
@@ -14,9 +14,9 @@ from hal.lights import (
     normalize_frame,
     scale_rgb,
 )
-from hal.pixelmap import build_pixel_map, cell_order
-from hal.sensors import diff_events, mask_of, squares_of
-from squares import cell_to_square, neighbours, parse_cell, square_name, square_to_cell
+from crownhead.hal.pixelmap import build_pixel_map, cell_order
+from crownhead.hal.sensors import diff_events, mask_of, squares_of
+from crownhead.squares import cell_to_square, neighbours, parse_cell, square_name, square_to_cell
 
 
 class Recorder:

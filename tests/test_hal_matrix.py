@@ -8,14 +8,14 @@ import time
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from firmware.diagnostics.selftest import Selftest
-from firmware.config import default_config
-from firmware.app.hardware import open_hardware
-from hal.clock import MonotonicClock, VirtualClock
-from hal.errors import HardwareError
-from hal.matrix import MatrixSensors
-from hal.sensors import SensorEvent, Sensors, mask_of, squares_of
-from sim.gpio_models import MatrixWiring
+from crownhead.firmware.diagnostics.selftest import Selftest
+from crownhead.firmware.config import default_config
+from crownhead.firmware.app.hardware import open_hardware
+from crownhead.hal.clock import MonotonicClock, VirtualClock
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.matrix import MatrixSensors
+from crownhead.hal.sensors import SensorEvent, Sensors, mask_of, squares_of
+from crownhead.sim.gpio_models import MatrixWiring
 
 ROWS = [4, 17, 27, 22, 5, 6, 13, 19]
 COLS = [23, 24, 25, 12]

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 import serial
 
-from firmware.config import default_config
-from firmware.app.hardware import open_hardware
-from hal.clock import MonotonicClock, VirtualClock
-from hal.sensors import SensorEvent, mask_of
-from hal.serial_board import SerialBoard, open_serial_port
-from hal.serial_protocol import (
+from crownhead.firmware.config import default_config
+from crownhead.firmware.app.hardware import open_hardware
+from crownhead.hal.clock import MonotonicClock, VirtualClock
+from crownhead.hal.sensors import SensorEvent, mask_of
+from crownhead.hal.serial_board import SerialBoard, open_serial_port
+from crownhead.hal.serial_protocol import (
     MAX_LINE,
     BoardError,
     ButtonPress,
@@ -33,8 +33,8 @@ from hal.serial_protocol import (
     parse_board_line,
     parse_host_line,
 )
-from sim.board import SimBoard
-from sim.serial_board import BoardEmulator, PtyEndpoint
+from crownhead.sim.board import SimBoard
+from crownhead.sim.serial_board import BoardEmulator, PtyEndpoint
 
 # -- the protocol -----------------------------------------------------------------------
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import serial
 
-from firmware.cli import main
-from hal.clock import VirtualClock
-from hal.serial_board import RESTART_FIRMWARE, SerialBoard, open_serial_port
-from hal.serial_protocol import encode_line
-from sim.serial_board import PtyEndpoint
+from crownhead.firmware.cli import main
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.serial_board import RESTART_FIRMWARE, SerialBoard, open_serial_port
+from crownhead.hal.serial_protocol import encode_line
+from crownhead.sim.serial_board import PtyEndpoint
 
 WAIT_S = 60.0  # real seconds a pty exchange may take: a bound on a failure only
 
@@ -116,7 +116,7 @@ def test_the_raw_repl_prompt_is_recognised_too(rig: tuple[PtyEndpoint, SerialBoa
 
 def test_protocol_lines_are_never_taken_for_a_prompt(tmp_path: Path) -> None:
     """Half a protocol line (the board still writing it) is not a prompt."""
-    from hal.serial_protocol import LineBuffer
+    from crownhead.hal.serial_protocol import LineBuffer
 
     buffer = LineBuffer()
     for piece in (b"OCC 0000", b"HELLO 1 crownhead", b"ERR bad-line x", b"BTN hi"):

@@ -7,11 +7,11 @@ import random
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from hal.clock import VirtualClock
-from hal.errors import HardwareError
-from hal.sensors import SensorEvent, mask_of, squares_of
-from hal.shift import ShiftRegisterSensors
-from sim.gpio_models import ShiftChainWiring
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.sensors import SensorEvent, mask_of, squares_of
+from crownhead.hal.shift import ShiftRegisterSensors
+from crownhead.sim.gpio_models import ShiftChainWiring
 
 LOAD, CLK, DATA = 4, 17, 27
 

@@ -21,18 +21,18 @@ from typing import Any
 
 import pytest
 
-from firmware.cli._hall import publish_replay
-from firmware.events import GameOver, MoveMade
-from firmware.hall.accounts import Accounts
-from firmware.hall.board import BoardPublisher
-from firmware.hall.settings import HallSettings
-from firmware.hall.hall import Hall, HallListener, HallServer
-from firmware.hall.pairings import Pairing, Pairings, read_pairings
-from firmware.hall.topics import BrokerUrl
-from firmware.referee.settings import RefereeSettings
-from firmware.simulator.script import replay
-from rules import WCDF
-from rules.pdn import read_games
+from crownhead.firmware.cli._hall import publish_replay
+from crownhead.firmware.events import GameOver, MoveMade
+from crownhead.firmware.hall.accounts import Accounts
+from crownhead.firmware.hall.board import BoardPublisher
+from crownhead.firmware.hall.settings import HallSettings
+from crownhead.firmware.hall.hall import Hall, HallListener, HallServer
+from crownhead.firmware.hall.pairings import Pairing, Pairings, read_pairings
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.referee.settings import RefereeSettings
+from crownhead.firmware.simulator.script import replay
+from crownhead.rules import WCDF
+from crownhead.rules.pdn import read_games
 
 from helpers.hallnet import Embedded, game_states
 from helpers.net import WAIT_S, free_port, wait_for
@@ -259,7 +259,7 @@ def test_the_hall_page_is_served_by_starlette_and_idle_clients_hold_no_thread() 
     import socket
     import threading
 
-    from firmware.pages.serving import Limits
+    from crownhead.firmware.pages.serving import Limits
 
     server = HallServer(Hall("club"), "127.0.0.1", 0, Limits(request_s=1.0))
     server.start()
@@ -293,8 +293,8 @@ def test_the_hall_page_is_served_by_starlette_and_idle_clients_hold_no_thread() 
 def test_the_full_view_is_the_board_pages_component_read_only(
     broker: Embedded, hall: tuple[Hall, str], browser: Any
 ) -> None:
-    from firmware.diagram import component_templates
-    from firmware.web.server import page_html
+    from crownhead.firmware.diagram import component_templates
+    from crownhead.firmware.web.server import page_html
 
     h, web = hall
     # One drawing and one script for both pages: the hall serves the board page's own
@@ -548,7 +548,7 @@ def test_what_counts_as_a_game_and_a_player() -> None:
 
 
 def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_starts(tmp_path: Path, caplog: Any) -> None:
-    from firmware.hall.standings import standings_file
+    from crownhead.firmware.hall.standings import standings_file
 
     path = standings_file(tmp_path, "club")
     h = Hall("club", str(tmp_path))
@@ -564,7 +564,7 @@ def test_a_corrupt_standings_file_is_set_aside_with_one_error_and_the_hall_start
     ):
         path.write_bytes(bad)
         caplog.clear()
-        with caplog.at_level(logging.ERROR, logger="firmware.hall.standings"):
+        with caplog.at_level(logging.ERROR, logger="crownhead.firmware.hall.standings"):
             h = Hall("club", str(tmp_path))
         errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
         assert len(errors) == 1 and str(path) in errors[0].getMessage() and "set aside" in errors[0].getMessage()
@@ -636,8 +636,8 @@ def test_the_embedded_broker_is_configured_without_deprecated_keys() -> None:
 
 
 def test_a_referee_boards_state_carries_event_round_and_game_and_counts_once(tmp_path: Path) -> None:
-    from firmware.hall.board import app_state
-    from firmware.simulator.hands import Hands
+    from crownhead.firmware.hall.board import app_state
+    from crownhead.firmware.simulator.hands import Hands
     from helpers.rig import referee_rig
 
     board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", event="Club night", round="3"))
@@ -667,12 +667,12 @@ def test_a_referee_boards_state_carries_event_round_and_game_and_counts_once(tmp
 def test_the_standings_are_bounded_and_a_disk_that_refuses_loses_nothing_in_memory(
     tmp_path: Path, caplog: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from firmware.hall import standings
+    from crownhead.firmware.hall import standings
 
     monkeypatch.setattr(standings, "MAX_GAMES", 3)
     h = Hall("club", str(tmp_path))
     standings.standings_file(tmp_path, "club").mkdir()  # where the file goes, nothing can be written
-    with caplog.at_level(logging.ERROR, logger="firmware.hall.standings"):
+    with caplog.at_level(logging.ERROR, logger="crownhead.firmware.hall.standings"):
         for n in range(5):
             h.standings.record(f"t{n}", {"black": f"P{n}", "white": "Q", "result": "1-0"})
             h.standings.flush()
@@ -708,7 +708,7 @@ def test_the_hall_command_makes_accounts_once_and_keeps_its_standings_through_a_
             [
                 sys.executable,
                 "-m",
-                "firmware.cli",
+                "crownhead.firmware.cli",
                 "hall",
                 "--hall",
                 "club",
@@ -798,7 +798,7 @@ def test_the_hall_never_prints_logs_or_serves_a_broker_password(tmp_path: Path) 
         [
             sys.executable,
             "-m",
-            "firmware.cli",
+            "crownhead.firmware.cli",
             "hall",
             "--hall",
             "club",
@@ -829,7 +829,7 @@ def test_the_hall_never_prints_logs_or_serves_a_broker_password(tmp_path: Path) 
     assert secret not in line + process.stdout.read() + process.stderr.read()
     # A URL the hall cannot use is named in the error, without its password.
     bad = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "hall", "--broker", f"mqtp://hall:{secret}@x"],
+        [sys.executable, "-m", "crownhead.firmware.cli", "hall", "--broker", f"mqtp://hall:{secret}@x"],
         capture_output=True,
         text=True,
         timeout=60,

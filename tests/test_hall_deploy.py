@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.hall.acl import SHIPPED_ACL, read_acl, shipped_acl
-from firmware.hall.broker import MAX_CONNECTIONS, MAX_PACKET
+from crownhead.firmware.hall.acl import SHIPPED_ACL, read_acl, shipped_acl
+from crownhead.firmware.hall.broker import MAX_CONNECTIONS, MAX_PACKET
 
 REPO = Path(__file__).resolve().parents[1]
 UNIT = REPO / "deploy" / "crownhead-hall.service"
@@ -28,7 +28,7 @@ def unit_values() -> dict[str, list[str]]:
 
 
 def test_the_hall_unit_runs_the_hall_as_a_user_within_bounds() -> None:
-    from firmware.pages.serving import Limits
+    from crownhead.firmware.pages.serving import Limits
 
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     parser.optionxform = str  # type: ignore[assignment,method-assign]

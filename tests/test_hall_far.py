@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from firmware.hall.farapart import FarGames
-from firmware.remote.invite import Invitation
-from firmware.remote.wire import game_topic
-from rules import Move
+from crownhead.firmware.hall.farapart import FarGames
+from crownhead.firmware.remote.invite import Invitation
+from crownhead.firmware.remote.wire import game_topic
+from crownhead.rules import Move
 
 from helpers.hallnet import Mosquitto, needs_mosquitto, running_mosquitto
 from helpers.net import WAIT_S, wait_for

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from firmware.hall.hall import MAX_OTHERS, Hall
-from firmware.hall.pairings import PairingsFile, read_pairings
+from crownhead.firmware.hall.hall import MAX_OTHERS, Hall
+from crownhead.firmware.hall.pairings import PairingsFile, read_pairings
 
 from helpers.hallnet import feed, game_states
 
@@ -178,7 +178,7 @@ def test_the_current_round_is_the_pairings_last_and_the_file_is_read_again(tmp_p
     # A file that cannot be read keeps the pairings read before, with one error naming the line.
     path.write_text(PAIRINGS + "3,table-1,Ann,Ann\n")
     now[0] += 1.5
-    with caplog.at_level(logging.ERROR, logger="firmware.hall.pairings"):
+    with caplog.at_level(logging.ERROR, logger="crownhead.firmware.hall.pairings"):
         for _ in range(3):
             now[0] += 1.5
             assert h.pairings().current_round == "2"
@@ -250,7 +250,7 @@ def test_what_a_board_sends_is_bounded_in_the_hall_and_in_api_boards() -> None:
 
 
 def test_the_page_shows_disputed_results_and_other_boards_apart_as_text(browser: Any) -> None:
-    from firmware.hall.hall import HallServer
+    from crownhead.firmware.hall.hall import HallServer
 
     h = hall()
     feed(h, "table-1", game_states("Ann", "Bob", OPENING, "0-1", "resign"))

@@ -8,7 +8,7 @@ mid-game like a real one.
 
 from __future__ import annotations
 
-from rules import WCDF
+from crownhead.rules import WCDF
 
 import time
 from collections.abc import Iterator
@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from firmware.events import Event, MoveMade
-from firmware.hall.board import BoardPublisher
-from firmware.hall.settings import HallSettings
-from firmware.hall.hall import Hall, HallListener
-from firmware.simulator.script import replay
+from crownhead.firmware.events import Event, MoveMade
+from crownhead.firmware.hall.board import BoardPublisher
+from crownhead.firmware.hall.settings import HallSettings
+from crownhead.firmware.hall.hall import Hall, HallListener
+from crownhead.firmware.simulator.script import replay
 
 from helpers.hallnet import BOARDS, MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
 from helpers.net import WAIT_S, wait_for
@@ -144,7 +144,7 @@ def test_a_board_that_loses_the_network_for_30_s_catches_up(mosquitto: Mosquitto
 
 
 def test_commands_need_a_broker_account() -> None:
-    from firmware.config import FieldError
+    from crownhead.firmware.config import FieldError
 
     with pytest.raises(FieldError, match="need the board's broker account"):
         HallSettings("mqtt://127.0.0.1", "club", "table-1", commands=True).validate()

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from firmware.events import MoveMade
-from firmware.hall.board import BoardPublisher
-from firmware.hall.settings import HallSettings
+from crownhead.firmware.events import MoveMade
+from crownhead.firmware.hall.board import BoardPublisher
+from crownhead.firmware.hall.settings import HallSettings
 
 from helpers.hallnet import Embedded
 from helpers.net import WAIT_S, wait_for

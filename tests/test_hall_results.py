@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
-from firmware.events import GameOver, MoveMade, NewGame
-from firmware.hall.board import BoardPublisher
-from firmware.hall.hall import Hall, HallListener
-from firmware.hall.pairings import read_pairings
-from firmware.hall.results import ResultRecord
-from firmware.hall.settings import HallSettings
-from rules import WCDF, BLACK, Game
+from crownhead.firmware.events import GameOver, MoveMade, NewGame
+from crownhead.firmware.hall.board import BoardPublisher
+from crownhead.firmware.hall.hall import Hall, HallListener
+from crownhead.firmware.hall.pairings import read_pairings
+from crownhead.firmware.hall.results import ResultRecord
+from crownhead.firmware.hall.settings import HallSettings
+from crownhead.rules import WCDF, BLACK, Game
 
 from helpers.hallnet import started_broker, Broker
 from helpers.net import WAIT_S, wait_for
@@ -205,10 +205,10 @@ def test_a_result_without_a_game_id_is_judged_as_the_game_the_hall_saw_begin() -
 BOARD_PROCESS = textwrap.dedent(
     """
     import sys, time
-    from firmware.events import GameOver, MoveMade, NewGame
-    from firmware.hall.board import BoardPublisher
-    from firmware.hall.settings import HallSettings
-    from rules import WCDF, Game
+    from crownhead.firmware.events import GameOver, MoveMade, NewGame
+    from crownhead.firmware.hall.board import BoardPublisher
+    from crownhead.firmware.hall.settings import HallSettings
+    from crownhead.rules import WCDF, Game
 
     url, results = sys.argv[1], sys.argv[2]
     game = Game(None, WCDF)
@@ -290,9 +290,9 @@ def test_a_result_survives_the_boards_power_cut_while_the_broker_is_away(
 
 
 def test_a_boards_game_over_keeps_the_finished_game_with_its_result(tmp_path: Path) -> None:
-    from firmware.hall.board import app_state
-    from firmware.referee.settings import RefereeSettings
-    from firmware.simulator.hands import Hands
+    from crownhead.firmware.hall.board import app_state
+    from crownhead.firmware.referee.settings import RefereeSettings
+    from crownhead.firmware.simulator.hands import Hands
     from helpers.rig import referee_rig
 
     board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", round="1"))

@@ -19,10 +19,10 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from firmware.events import MoveMade
-from firmware.hall.board import BoardPublisher
-from firmware.hall.settings import HallSettings
-from firmware.hall.hall import Hall, HallListener
+from crownhead.firmware.events import MoveMade
+from crownhead.firmware.hall.board import BoardPublisher
+from crownhead.firmware.hall.settings import HallSettings
+from crownhead.firmware.hall.hall import Hall, HallListener
 
 from helpers.hallnet import started_broker, BOARDS, Broker, Embedded, password
 from helpers.net import WAIT_S, wait_for
@@ -217,9 +217,9 @@ def test_a_message_larger_than_a_board_ever_sends_is_refused(broker: Broker, hal
 def test_a_board_run_with_commands_obeys_the_arbiter_only(
     broker: Broker, hall: tuple[Hall, HallListener], tmp_path: Path
 ) -> None:
-    from firmware.hall.board import app_state
-    from firmware.hall.commands import attach_commands
-    from firmware.link.settings import LinkConfig
+    from crownhead.firmware.hall.board import app_state
+    from crownhead.firmware.hall.commands import attach_commands
+    from crownhead.firmware.link.settings import LinkConfig
 
     h, _ = hall
     rig = Rig(tmp_path / "state")
@@ -359,7 +359,7 @@ def test_a_boards_new_connection_ends_its_old_one_and_the_hall_sees_it_online(
 def test_a_crowd_that_connects_and_says_nothing_keeps_no_board_out(
     broker: Broker, hall: tuple[Hall, HallListener]
 ) -> None:
-    from firmware.hall.broker import MAX_WAITING, MAX_WAITING_PER_ADDRESS
+    from crownhead.firmware.hall.broker import MAX_WAITING, MAX_WAITING_PER_ADDRESS
     from helpers.attack import addresses, idle_connections
 
     if not isinstance(broker, Embedded) or broker._broker is None:

@@ -1,7 +1,7 @@
 """SIGKILL at random moments: every move the board announced is still there after a restart.
 
 The application runs as a real process (``crownhead run --script``) playing scripted games
-made by messy human hands (:func:`firmware.simulator.hands.game_actions`) on the simulated board. The
+made by messy human hands (:func:`crownhead.firmware.simulator.hands.game_actions`) on the simulated board. The
 test kills it with SIGKILL at random moments (during start-up or resume, in the middle of
 a move, while a save is being written, just after a game ended...), restarts it on the
 same state directory, and checks that
@@ -32,9 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.simulator.hands import game_actions, script_text
-from firmware.storage.store import GameStore
-from rules import WCDF, Game, Move
+from crownhead.firmware.simulator.hands import game_actions, script_text
+from crownhead.firmware.storage.store import GameStore
+from crownhead.rules import WCDF, Game, Move
 
 from helpers.games import random_game
 
@@ -94,7 +94,7 @@ class Launcher:
         self.err = tmp_path / "err.txt"
         self._status: dict[int, int] = {}
         if how == "fork":
-            from firmware.cli import build_parser
+            from crownhead.firmware.cli import build_parser
 
             build_parser()  # imports every command module once, before any fork
 
@@ -102,7 +102,7 @@ class Launcher:
         if self.how == "exec":
             with open(self.out, "wb") as out, open(self.err, "wb") as err:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "firmware.cli", *argv],
+                    [sys.executable, "-m", "crownhead.firmware.cli", *argv],
                     cwd=REPO,
                     stdout=out,
                     stderr=err,
@@ -150,7 +150,7 @@ def _child_main(argv: list[str], out: Path, err: Path) -> int:
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
     try:
-        from firmware.cli import main
+        from crownhead.firmware.cli import main
 
         code = main(argv)
     except BaseException:

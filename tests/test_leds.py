@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.app.leds import (
+from crownhead.firmware.app.leds import (
     ACTION_ROLES,
     BACKGROUND_ROLES,
     HINT_ROLES,
@@ -15,7 +15,7 @@ from firmware.app.leds import (
     parse_colour,
 )
 from helpers.colour_vision import MATRICES, MIN_DISTANCE, distance
-from rules import Position, Result
+from crownhead.rules import Position, Result
 
 PAL = Palette()
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 import serial
 
-from firmware.link.relay import Relay
-from firmware.link.transport import LineTransport
-from hal.clock import MonotonicClock, VirtualClock
-from rules import BLACK, Move
+from crownhead.firmware.link.relay import Relay
+from crownhead.firmware.link.transport import LineTransport
+from crownhead.hal.clock import MonotonicClock, VirtualClock
+from crownhead.rules import BLACK, Move
 from helpers.games import random_game
 from helpers.cable import TIMEOUT_S, NullModem, linked_board, plugged_in, settle, unplugged, wait_until
 from helpers.rig import Rig
@@ -350,7 +350,7 @@ def test_crownhead_relay_copies_whole_lines_and_asks_both_ends_for_their_state(t
     a = serial.serial_for_url(left.a, timeout=TIMEOUT_S)
     b = serial.serial_for_url(right.b, timeout=TIMEOUT_S)
     relay = subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", "relay", left.b, right.a, "--log", "json"],
+        [sys.executable, "-m", "crownhead.firmware.cli", "relay", left.b, right.a, "--log", "json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from firmware.link.protocol import COMMANDS, MAX_LINE
-from rules import Position
+from crownhead.firmware.link.protocol import COMMANDS, MAX_LINE
+from crownhead.rules import Position
 from helpers.cable import HostedBoard, snapshot
 
 SEED = 20240611

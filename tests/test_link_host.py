@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from firmware.link.protocol import COMMANDS, ERROR_CODES, MAX_LINE
-from firmware.simulator.hands import Hands
-from rules import WCDF, Game, Move, Position
-from rules.pdn import read_game
+from crownhead.firmware.link.protocol import COMMANDS, ERROR_CODES, MAX_LINE
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.rules import WCDF, Game, Move, Position
+from crownhead.rules.pdn import read_game
 from helpers.games import random_game
 from helpers.cable import TIMEOUT_S, Host, HostedBoard, NullModem, plugged_in, snapshot, unplugged
 
@@ -276,8 +276,9 @@ def test_in_referee_mode_ballot_and_result_go_through_the_referee(rig: HostedBoa
 
 
 def test_a_failing_command_costs_one_internal_error_reply(rig: HostedBoard, monkeypatch: pytest.MonkeyPatch) -> None:
-    import firmware.link.host
-    from firmware.link.commands import TABLE, Handler
+    import crownhead.firmware.link.host  # noqa: F401 - loads firmware.link.host
+    from crownhead import firmware
+    from crownhead.firmware.link.commands import TABLE, Handler
 
     def broken(link: Any, now: int) -> dict[str, Any]:
         raise RuntimeError("bug")
@@ -326,7 +327,7 @@ def test_a_resuming_board_reports_the_saved_game_and_waits_for_its_pieces(tmp_pa
 
 
 def test_new_from_the_host_gives_up_a_saved_game_as_the_boards_button_does(tmp_path: Path) -> None:
-    from firmware.storage.store import GameStore
+    from crownhead.firmware.storage.store import GameStore
 
     rig = HostedBoard(tmp_path)
     for text in ("11-15", "23-19", "8-11"):
@@ -531,7 +532,7 @@ def test_no_board_line_is_longer_than_the_limit_even_with_long_names(tmp_path: P
 
 def _crownhead(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", *args],
+        [sys.executable, "-m", "crownhead.firmware.cli", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

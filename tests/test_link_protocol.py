@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.config import ConfigError, load_config
-from firmware.link.host import GameId
-from firmware.link.settings import LinkConfig
-from firmware.link.protocol import (
+from crownhead.firmware.config import ConfigError, load_config
+from crownhead.firmware.link.host import GameId
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.protocol import (
     COMMANDS,
     ERROR_CODES,
     MAX_LINE,

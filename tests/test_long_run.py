@@ -27,17 +27,17 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.application import App
-from firmware.app.settings import AppSettings
-from firmware.app.sinks import text_sink
-from firmware.events import Event, MoveMade, TakenBack
-from firmware.link.host import Link
-from firmware.link.settings import LinkConfig
-from firmware.link.transport import LineTransport
-from firmware.simulator.hands import Hands
-from hal.clock import VirtualClock
-from rules import Move
-from rules.pdn import read_game
+from crownhead.firmware.app.application import App
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.sinks import text_sink
+from crownhead.firmware.events import Event, MoveMade, TakenBack
+from crownhead.firmware.link.host import Link
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.transport import LineTransport
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.hal.clock import VirtualClock
+from crownhead.rules import Move
+from crownhead.rules.pdn import read_game
 from helpers.cable import Host, NullModem
 from helpers.rig import Rig
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.storage.matches import MatchStore, match_tags, new_match
-from firmware.storage.store import GameRecord, GameStore, StoreError
-from rules import WCDF, Game
-from rules.match import Match, match_from_games
+from crownhead.firmware.cli import main
+from crownhead.firmware.storage.matches import MatchStore, match_tags, new_match
+from crownhead.firmware.storage.store import GameRecord, GameStore, StoreError
+from crownhead.rules import WCDF, Game
+from crownhead.rules.match import Match, match_from_games
 
 SEED_RESULTS = ("1-0", "1-0", "1/2-1/2", "0-1")  # as PDN scores: 1-0 is a win for Black
 

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.app.settings import MatchConfig
-from firmware.app.players import Human, Player, RandomMover
-from firmware.cli import main
-from firmware.events import Event
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.storage.matches import MatchStore, new_match
-from firmware.storage.store import GameFile, GameStore
-from rules import BLACK, WHITE, Color
-from rules.pdn import read_games
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.settings import MatchConfig
+from crownhead.firmware.app.players import Human, Player, RandomMover
+from crownhead.firmware.cli import main
+from crownhead.firmware.events import Event
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+from crownhead.firmware.storage.matches import MatchStore, new_match
+from crownhead.firmware.storage.store import GameFile, GameStore
+from crownhead.rules import BLACK, WHITE, Color
+from crownhead.rules.pdn import read_games
 
 from helpers.rig import Rig
 
@@ -237,7 +237,7 @@ def test_the_match_section_begins_matches_by_itself(tmp_path: Path) -> None:
 
 
 def test_the_link_state_and_event_carry_the_match(tmp_path: Path) -> None:
-    from firmware.link.protocol import encode_message
+    from crownhead.firmware.link.protocol import encode_message
 
     state = tmp_path / "state"
     long_a, long_b = "Á" * 40, "Ø" * 40
@@ -255,7 +255,7 @@ def test_the_link_state_and_event_carry_the_match(tmp_path: Path) -> None:
 
 
 def test_the_text_log_says_what_the_match_did(tmp_path: Path) -> None:
-    from firmware.app.sinks import describe_event
+    from crownhead.firmware.app.sinks import describe_event
 
     state = tmp_path / "state"
     MatchStore(state).save(new_match("Ana", "Ben", games=1, now="2026-11-30T20:15:00+00:00"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from firmware.link.protocol import MAX_LINE
-from firmware.storage.matches import MatchStore, new_match
+from crownhead.firmware.link.protocol import MAX_LINE
+from crownhead.firmware.storage.matches import MatchStore, new_match
 from helpers.cable import HostedBoard
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.mcu.conformance import CHECKS, EmulatorTarget, FirmwareTarget, Report, Target, run_checks
+from crownhead.firmware.mcu.conformance import CHECKS, EmulatorTarget, FirmwareTarget, Report, Target, run_checks
 
 MAKERS = {"emulator": EmulatorTarget, "firmware": FirmwareTarget}
 

@@ -15,26 +15,26 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import App
-from firmware.app.hardware import open_hardware
-from firmware.app.players import Thinker
-from firmware.config import default_config
-from firmware.events import Event, MoveMade, TakenBack
-from firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, load_firmware
-from firmware.mcu.standins import WDT_MAX_MS, Bench, BytesStream, PtyStream, decode_grb
-from hal.buttons import BUTTON_NAMES
-from hal.clock import VirtualClock
-from hal.sensors import mask_of, squares_of
-from hal.serial_board import open_serial_port
-from hal.serial_protocol import (
+from crownhead.firmware.app.application import App
+from crownhead.firmware.app.hardware import open_hardware
+from crownhead.firmware.app.players import Thinker
+from crownhead.firmware.config import default_config
+from crownhead.firmware.events import Event, MoveMade, TakenBack
+from crownhead.firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, load_firmware
+from crownhead.firmware.mcu.standins import WDT_MAX_MS, Bench, BytesStream, PtyStream, decode_grb
+from crownhead.hal.buttons import BUTTON_NAMES
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.sensors import mask_of, squares_of
+from crownhead.hal.serial_board import open_serial_port
+from crownhead.hal.serial_protocol import (
     LedFrame,
     encode_led,
     encode_line,
     parse_board_line,
     parse_host_line,
 )
-from sim.gpio_models import MatrixWiring
-from sim.serial_board import PtyEndpoint
+from crownhead.sim.gpio_models import MatrixWiring
+from crownhead.sim.serial_board import PtyEndpoint
 
 FW = load_firmware()
 SOURCE = FIRMWARE_DIR / "crownhead_board.py"
@@ -157,7 +157,7 @@ def test_a_grounded_column_is_a_fault_line_every_heartbeat_until_it_clears() -> 
     """A column on ground reads its eight squares occupied for ever; the Pi's own matrix
     reports that as a FAULT, and so must the Pico: at boot, with every heartbeat while it
     lasts (a Pi that connects later hears it within a second), FAULT none once after."""
-    from hal.serial_protocol import BoardFault, Occupancy
+    from crownhead.hal.serial_protocol import BoardFault, Occupancy
 
     clock = VirtualClock()
     board, wiring, _, usb = make_board(clock)
@@ -566,7 +566,7 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
 
 
 def test_docs_pin_table_is_the_firmware_table() -> None:
-    from firmware.mcu import PICO_GROUND_PINS, PICO_HEADER
+    from crownhead.firmware.mcu import PICO_GROUND_PINS, PICO_HEADER
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
     section = doc.split("### The Pico firmware", 1)[1].split("\n\n", 2)[2]
@@ -596,9 +596,9 @@ def test_main_on_micropython_over_a_pty() -> None:
     import os
     import tty
 
-    from firmware.mcu.conformance import PortTarget, run_checks
-    from hal.clock import MonotonicClock
-    from hal.serial_board import SerialBoard
+    from crownhead.firmware.mcu.conformance import PortTarget, run_checks
+    from crownhead.hal.clock import MonotonicClock
+    from crownhead.hal.serial_board import SerialBoard
 
     master, slave = os.openpty()
     tty.setraw(slave)
@@ -652,8 +652,8 @@ def test_a_grounded_column_on_micropython_reaches_the_pi_as_a_fault() -> None:
     import os
     import tty
 
-    from hal.clock import MonotonicClock
-    from hal.serial_board import SerialBoard
+    from crownhead.hal.clock import MonotonicClock
+    from crownhead.hal.serial_board import SerialBoard
 
     master, slave = os.openpty()
     tty.setraw(slave)

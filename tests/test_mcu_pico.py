@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from firmware.mcu import FIRMWARE_DIR, load_firmware
-from firmware.mcu.standins import WATCHDOG_CTRL, WATCHDOG_ENABLE, Bench, BytesStream, decode_grb
-from hal.clock import VirtualClock
-from hal.lights import estimate_current_ma
-from hal.pixelmap import LAYOUTS, ORIGINS, build_pixel_map
-from hal.sensors import mask_of
-from hal.serial_protocol import encode_led, parse_board_line
-from sim.gpio_models import MatrixWiring
+from crownhead.firmware.mcu import FIRMWARE_DIR, load_firmware
+from crownhead.firmware.mcu.standins import WATCHDOG_CTRL, WATCHDOG_ENABLE, Bench, BytesStream, decode_grb
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.lights import estimate_current_ma
+from crownhead.hal.pixelmap import LAYOUTS, ORIGINS, build_pixel_map
+from crownhead.hal.sensors import mask_of
+from crownhead.hal.serial_protocol import encode_led, parse_board_line
+from crownhead.sim.gpio_models import MatrixWiring
 
 FW = load_firmware()
 HERE = Path(__file__).resolve().parent

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from rules import WCDF, Position, Rules, movegen
-from rules.ballots import positions as ballot_positions
-from rules.engine import Engine, evaluation, native
-from rules.engine.search import capture_moves
-from rules.position import Color
-from squares import bit, mask_of
+from crownhead.rules import WCDF, Position, Rules, movegen
+from crownhead.rules.ballots import positions as ballot_positions
+from crownhead.rules.engine import Engine, evaluation, native
+from crownhead.rules.engine.search import capture_moves
+from crownhead.rules.position import Color
+from crownhead.squares import bit, mask_of
 
 _built = pytest.mark.skipif(not native.built(), reason=native.describe())
 
@@ -256,7 +256,7 @@ def test_same_search_with_history_and_forty_move_count() -> None:
 
 @_built
 def test_same_search_with_the_shipped_tables() -> None:
-    from firmware.egdb import load_probe
+    from crownhead.firmware.egdb import load_probe
 
     probe = load_probe()
     if probe is None:
@@ -299,8 +299,8 @@ def test_the_native_probe_gives_the_python_probes_values() -> None:
     """The probe in C (index, block reads, the captures a win/draw/loss table keeps no
     value for) against EndgameTables.value: tables in memory with distances, and the
     shipped ones (2-4 pieces with distances, read whole; 5-6 win/draw/loss, in blocks)."""
-    from firmware.egdb import load_probe
-    from rules.engine.egdb import EndgameTables, build
+    from crownhead.firmware.egdb import load_probe
+    from crownhead.rules.engine.egdb import EndgameTables, build
 
     rng = random.Random(39)
     shipped = load_probe()
@@ -328,8 +328,8 @@ def test_a_damaged_block_found_by_the_native_probe_is_reported_once(
 ) -> None:
     import logging
 
-    from firmware.egdb import SHIPPED, blocks, default_dir, load_probe
-    from rules.engine.egdb import boards_of, material_of
+    from crownhead.firmware.egdb import SHIPPED, blocks, default_dir, load_probe
+    from crownhead.rules.engine.egdb import boards_of, material_of
 
     folder = default_dir(tmp_path)
     folder.mkdir(parents=True)
@@ -353,7 +353,7 @@ def test_a_damaged_block_found_by_the_native_probe_is_reported_once(
     )
     own, opp, kings = boards_of(index, material)  # type: ignore[misc]
     assert material_of(own, opp, kings) == material
-    with caplog.at_level(logging.WARNING, logger="firmware.egdb"):
+    with caplog.at_level(logging.WARNING, logger="crownhead.firmware.egdb"):
         assert probe.value(own, opp, kings, True) is None  # type: ignore[attr-defined]
         assert probe.value(own, opp, kings, True) is None  # type: ignore[attr-defined]
     assert caplog.text.count("egdb-2111.wdl: block 1") == 1 and material not in tables.tables
@@ -380,7 +380,7 @@ def test_the_command_reads_the_environment(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    code = "from firmware.cli import main; main(['perft', '--depth', '1']); from rules.engine import native; print(native.describe())"
+    code = "from crownhead.firmware.cli import main; main(['perft', '--depth', '1']); from crownhead.rules.engine import native; print(native.describe())"
     for value, said in (("python", "pure-Python search"), ("native", "native search core"), ("fast", "")):
         env = {**os.environ, native.ENV: value}
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=tmp_path)
@@ -406,7 +406,7 @@ def test_verify_keys_turns_to_the_python_search() -> None:
 
 @_built
 def test_table_probe_and_store_as_the_python_table() -> None:
-    from rules.engine.tt import EXACT, TranspositionTable
+    from crownhead.rules.engine.tt import EXACT, TranspositionTable
 
     ours = core().Table(1000)
     python = TranspositionTable(1000)
@@ -423,7 +423,7 @@ def test_table_probe_and_store_as_the_python_table() -> None:
 
 @_built
 def test_table_size_in_megabytes() -> None:
-    from rules.engine.search import NATIVE_SLOT_BYTES
+    from crownhead.rules.engine.search import NATIVE_SLOT_BYTES
 
     assert core().ENTRY_BYTES == NATIVE_SLOT_BYTES
     engine = Engine(native_core=True, tt_mb=48)
@@ -451,8 +451,8 @@ def test_aspiration_is_the_same_both_ways() -> None:
 
 @_built
 def test_master_book_at_full_strength() -> None:
-    from rules.engine.book import MasterBook
-    from rules.engine.masters import MASTER_MOVES
+    from crownhead.rules.engine.book import MasterBook
+    from crownhead.rules.engine.masters import MASTER_MOVES
 
     start = Position.start()
     book = MasterBook()
@@ -470,7 +470,7 @@ def test_master_book_at_full_strength() -> None:
     # A position out of both books is searched.
     assert Engine().search(Position.from_fen("W:WK19,K23:BK28,12"), book=True, depth=3).depth == 3
     # The levels keep the ballots: level 5's first move is a ballot's.
-    ballot_firsts = {b.moves[0] for b in __import__("rules.ballots", fromlist=["deck"]).deck()}
+    ballot_firsts = {b.moves[0] for b in __import__("crownhead.rules.ballots", fromlist=["deck"]).deck()}
     assert str(Engine(seed=3).search(start, strength=5).move) in ballot_firsts
 
 

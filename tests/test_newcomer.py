@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.app.settings import AppSettings
-from firmware.referee.arbiter import RefereeSettings
-from rules import Position
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.rules import Position
 
 from helpers.rig import MakeRig, machine_rig, referee_rig
 
@@ -108,8 +108,8 @@ def test_a_move_out_of_turn_is_named(make_rig: MakeRig) -> None:
 def test_referee_mode_in_the_terminal_says_what_its_keys_do(tmp_path: Path) -> None:
     # Item 5: t and h said only "pressed the takeback button" and were on the key line;
     # k gave no sign whether the clock ran.
-    from firmware.gameclock import TimeControl
-    from firmware.simulator.tui import render
+    from crownhead.firmware.gameclock import TimeControl
+    from crownhead.firmware.simulator.tui import render
 
     rig = referee_rig(tmp_path, RefereeSettings(clock=TimeControl.parse("60")), board=Position.start())
     try:

@@ -6,7 +6,7 @@ Two oracles:
   checkers implementation. It only plays the WCDF rules (captures compulsory, men capture
   forward), so it checks the default rules on thousands of positions.
 * **a naive generator written here** from the rule text, square by square on (file, rank)
-  coordinates with a dict board, sharing no code with :mod:`rules.movegen`. It is first
+  coordinates with a dict board, sharing no code with :mod:`crownhead.rules.movegen`. It is first
   checked against pydraughts on the default rules, then used for the two rule options
   pydraughts does not have (men capturing backward, captures optional).
 
@@ -28,10 +28,10 @@ from importlib.metadata import PackageNotFoundError, version
 
 import pytest
 
-from rules import WCDF, Position, Rules
-from rules.move import Move
-from rules.position import Color
-from squares import file_of, rank_of, square_at
+from crownhead.rules import WCDF, Position, Rules
+from crownhead.rules.move import Move
+from crownhead.rules.position import Color
+from crownhead.squares import file_of, rank_of, square_at
 
 try:  # py-draughts, another library, has the same import name: make sure it is pydraughts
     version("pydraughts")

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import WCDF, Game, Move, Position, Rules
-from rules.pdn import PdnError, candidates, explain_illegal, read_game, read_games, replay
+from crownhead.rules import WCDF, Game, Move, Position, Rules
+from crownhead.rules.pdn import PdnError, candidates, explain_illegal, read_game, read_games, replay
 
 START = Position.start()
 
@@ -508,7 +508,8 @@ def test_a_tag_with_unescaped_quotes_is_read_when_it_fills_its_line() -> None:
 
 
 def test_the_look_ahead_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import rules.pdn
+    import crownhead.rules.pdn  # noqa: F401 - loads rules.pdn
+    from crownhead import rules
 
     monkeypatch.setattr(rules.pdn, "LOOKAHEAD_BUDGET", 1)
     assert texts(only(DIAMOND + "1. 2x18 14-9 *")) == ["2x11x18", "14-9"]

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rules import BLACK, WHITE, FenError, Piece, Position
-from rules.pdn import read_game
+from crownhead.rules import BLACK, WHITE, FenError, Piece, Position
+from crownhead.rules.pdn import read_game
 
 START_FEN = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 

@@ -1,4 +1,4 @@
-"""One PDN writer (``rules.pdn.PdnExporter``) and one move text (``rules.pdn.move_text``).
+"""One PDN writer (``crownhead.rules.pdn.PdnExporter``) and one move text (``crownhead.rules.pdn.move_text``).
 
 Every writer of the project (a board's saved game, a referee's record, the hall's state,
 the link's ``pdn`` answer, ``write_game``) walks its game through the exporter, so the
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.referee.record import TournamentRecord
-from firmware.storage.store import GameRecord, pdn_text
-from rules import RUSSIAN, WCDF, Game, Move, Position, Rules
-from rules.pdn import PdnExporter, move_text, read_game, write_game
+from crownhead.firmware.referee.record import TournamentRecord
+from crownhead.firmware.storage.store import GameRecord, pdn_text
+from crownhead.rules import RUSSIAN, WCDF, Game, Move, Position, Rules
+from crownhead.rules.pdn import PdnExporter, move_text, read_game, write_game
 
 REPO = Path(__file__).resolve().parents[1]
 WRITER = "rules/pdn.py"
@@ -212,7 +212,7 @@ OLD_CURRENT = """{
 
 
 def test_a_game_file_saved_before_reads_and_lists_as_it_did(tmp_path: Path) -> None:
-    from firmware.storage.store import GameStore
+    from crownhead.firmware.storage.store import GameStore
 
     store = GameStore(tmp_path)
     store.games_dir.mkdir(parents=True)
@@ -225,7 +225,7 @@ def test_a_game_file_saved_before_reads_and_lists_as_it_did(tmp_path: Path) -> N
 
 
 def test_a_game_in_progress_saved_before_resumes_and_finishes_through_the_exporter(tmp_path: Path) -> None:
-    from firmware.storage.store import GameStore
+    from crownhead.firmware.storage.store import GameStore
 
     store = GameStore(tmp_path)
     store.games_dir.mkdir(parents=True)

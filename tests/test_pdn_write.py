@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from rules import BLACK, WCDF, WHITE, Game, Position
-from rules.pdn import LINE_WIDTH, move_text, read_game, read_games, write_game, write_games
+from crownhead.rules import BLACK, WCDF, WHITE, Game, Position
+from crownhead.rules.pdn import LINE_WIDTH, move_text, read_game, read_games, write_game, write_games
 
 from helpers.games import random_game
 

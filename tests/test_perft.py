@@ -16,9 +16,9 @@ import random
 
 import pytest
 
-from rules import WCDF, Position, Rules, movegen
-from rules.perft import _perft_unique, divide, perft
-from rules.position import Color
+from crownhead.rules import WCDF, Position, Rules, movegen
+from crownhead.rules.perft import _perft_unique, divide, perft
+from crownhead.rules.position import Color
 
 # Aart Bik / Cake, start position, every capture route counted.
 START = {1: 7, 2: 49, 3: 302, 4: 1469, 5: 7361, 6: 36768, 7: 179740, 8: 845931}

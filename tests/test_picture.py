@@ -1,6 +1,6 @@
 """One LED picture: ``crownhead replay --lights`` shows what the board lights.
 
-The picture is :func:`firmware.tracking.picture.picture`, for the board's application
+The picture is :func:`crownhead.firmware.tracking.picture.picture`, for the board's application
 and for the controller's ``lights`` events alike; here both play the same hands.
 """
 
@@ -10,15 +10,15 @@ import random
 
 from hypothesis import given, settings, strategies as st
 
-from firmware.app.settings import AppSettings
-from firmware.simulator.hands import Hands, game_action_chunks
-from firmware.simulator.script import replay
-from firmware.tracking.picture import picture
-from firmware.tracking.tracker import Tracker
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.simulator.hands import Hands, game_action_chunks
+from crownhead.firmware.simulator.script import replay
+from crownhead.firmware.tracking.picture import picture
+from crownhead.firmware.tracking.tracker import Tracker
 from helpers.games import random_game
 from helpers.rig import Rig
 from helpers.scriptgen import crowning_flags
-from rules import WCDF, Game, Position
+from crownhead.rules import WCDF, Game, Position
 
 
 def replayed_lights(actions: list, start: Position) -> dict[int, str]:

@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-from firmware.app.players import (
+from crownhead.firmware.app.players import (
     Computer,
     EngineUnavailable,
     Human,
@@ -19,7 +19,7 @@ from firmware.app.players import (
     copy_game,
     engine_player,
 )
-from rules import WCDF, Game, Move, Position
+from crownhead.rules import WCDF, Game, Move, Position
 
 
 def test_random_mover_plays_legal_moves_to_the_end() -> None:
@@ -131,7 +131,7 @@ def test_the_real_engine_plays_legal_moves() -> None:
 
 
 def test_the_real_engine_plays_an_ending_from_its_tables() -> None:
-    from firmware.egdb import SHIPPED, load_probe
+    from crownhead.firmware.egdb import SHIPPED, load_probe
 
     # Two kings against one in the double corner: the tables know the fastest win, 31
     # plies, far beyond what a search sees, and the engine plays it move by move.

@@ -15,17 +15,17 @@ from typing import Any
 
 import pytest
 
-from firmware.gameclock import TimeControl, pdn_move_clock
-from firmware.simulator.script import parse_script, replay
-from firmware.simulator.hands import plain_actions, spaced
-from firmware.app.leds import HINT_ROLES as LED_HINT_ROLES
-from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings, parse_ballot
-from firmware.tracking.follower import Follower
-from firmware.tracking.session import GameSession
-from firmware.tracking.tracker import HINT_ROLES, Tracker
-from rules import DRAW, WCDF, Game, Move, Position
-from squares import bit
-from rules.ballots import deck
+from crownhead.firmware.gameclock import TimeControl, pdn_move_clock
+from crownhead.firmware.simulator.script import parse_script, replay
+from crownhead.firmware.simulator.hands import plain_actions, spaced
+from crownhead.firmware.app.leds import HINT_ROLES as LED_HINT_ROLES
+from crownhead.firmware.referee.arbiter import BallotBox, Referee, RefereeSettings, parse_ballot
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.tracker import HINT_ROLES, Tracker
+from crownhead.rules import DRAW, WCDF, Game, Move, Position
+from crownhead.squares import bit
+from crownhead.rules.ballots import deck
 
 STYLES = ("strict", "record")
 
@@ -408,7 +408,7 @@ def test_repetition_claim_exact_to_the_ply(style: str) -> None:
 
 def quiet_walk(fen: str, plies: int, seed: int = 3) -> list[str]:
     """King moves only, no capture ever possible, no position twice (so no repetition)."""
-    from squares import bit
+    from crownhead.squares import bit
 
     rng = random.Random(seed)
     for _ in range(200):
@@ -565,7 +565,11 @@ def test_parse_ballot() -> None:
 
 def crownhead(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", *args], input=stdin, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "crownhead.firmware.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 

@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-from firmware.gameclock import TimeControl
-from firmware.simulator.script import parse_script, replay
-from firmware.config import ConfigError, parse_config
-from firmware.events import Event, MoveMade
-from firmware.simulator.hands import Action, Hands, game_actions, spaced
-from firmware.app.leds import LedSettings, Palette
-from firmware.referee.arbiter import RefereeConfig, RefereeSettings
-from firmware.storage.store import GameStore, pdn_text
-from rules import WCDF, BLACK, WHITE, Position
-from rules.pdn import read_games
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.simulator.script import parse_script, replay
+from crownhead.firmware.config import ConfigError, parse_config
+from crownhead.firmware.events import Event, MoveMade
+from crownhead.firmware.simulator.hands import Action, Hands, game_actions, spaced
+from crownhead.firmware.app.leds import LedSettings, Palette
+from crownhead.firmware.referee.arbiter import RefereeConfig, RefereeSettings
+from crownhead.firmware.storage.store import GameStore, pdn_text
+from crownhead.rules import WCDF, BLACK, WHITE, Position
+from crownhead.rules.pdn import read_games
 
 from helpers import DATA
 from helpers.rig import referee_rig
@@ -35,7 +35,9 @@ TINSLEY = DATA / "tinsley.pdn"
 
 
 def crownhead(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "firmware.cli", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "crownhead.firmware.cli", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 # -- the balloted game pair ----------------------------------------------------------------------

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.referee.offences import classify, jump_shaped, read_move, read_out_of_turn, stand
-from rules import WCDF, Game, Move, Position
-from squares import mask_of
+from crownhead.firmware.referee.offences import classify, jump_shaped, read_move, read_out_of_turn, stand
+from crownhead.rules import WCDF, Game, Move, Position
+from crownhead.squares import mask_of
 
 START = Position.start()
 
@@ -102,11 +102,11 @@ def test_stand_refuses_a_legal_move() -> None:
 @pytest.mark.parametrize(
     "name",
     [
-        "firmware.referee.arbiter",
-        "firmware.referee.offences",
-        "firmware.referee.record",
-        "firmware.events.referee",
-        "firmware.referee.settings",
+        "crownhead.firmware.referee.arbiter",
+        "crownhead.firmware.referee.offences",
+        "crownhead.firmware.referee.record",
+        "crownhead.firmware.events.referee",
+        "crownhead.firmware.referee.settings",
     ],
 )
 def test_doctests(name: str) -> None:

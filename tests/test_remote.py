@@ -2,7 +2,7 @@
 Mosquitto on loopback (the shipped configuration and ACL, see ``helpers/hallnet.py``).
 
 Board A's people play Black, board B's White; each board is a :class:`helpers.rig.Rig`
-whose link runs on a :class:`~firmware.remote.transport.RemoteTransport`. The broker is
+whose link runs on a :class:`~crownhead.firmware.remote.transport.RemoteTransport`. The broker is
 killed and started again mid-game, a board is closed mid-move and built again from its
 state directory and journal, and messages are injected twice and out of order: both
 boards end on the same moves and result.
@@ -21,20 +21,20 @@ from typing import Any
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.app.snapshot import Away
-from firmware.gameclock import TimeControl
-from firmware.hall.acl import shipped_acl
-from firmware.hall.topics import BrokerUrl
-from firmware.link.settings import LinkConfig
-from firmware.remote.link import RemoteLink
-from firmware.remote.board import Absence
-from firmware.remote.invite import Invitation, publish
-from firmware.remote.journal import Journal, Line
-from firmware.remote.transport import RemoteTransport
-from firmware.remote.wire import game_topic
-from hal.clock import VirtualClock
-from rules import BLACK, WHITE, Move
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.snapshot import Away
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.hall.acl import shipped_acl
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.remote.link import RemoteLink
+from crownhead.firmware.remote.board import Absence
+from crownhead.firmware.remote.invite import Invitation, publish
+from crownhead.firmware.remote.journal import Journal, Line
+from crownhead.firmware.remote.transport import RemoteTransport
+from crownhead.firmware.remote.wire import game_topic
+from crownhead.hal.clock import VirtualClock
+from crownhead.rules import BLACK, WHITE, Move
 
 from helpers.games import random_game
 from helpers.hallnet import Embedded, Mosquitto, REPO, needs_mosquitto, running_mosquitto

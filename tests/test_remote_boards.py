@@ -32,10 +32,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.remote.settings import RemoteConfig
-from firmware.remote.wire import game_topic
-from rules import Move
-from rules.pdn import read_game
+from crownhead.firmware.remote.settings import RemoteConfig
+from crownhead.firmware.remote.wire import game_topic
+from crownhead.rules import Move
+from crownhead.rules.pdn import read_game
 
 from helpers.games import random_game
 from helpers.hallnet import MOSQUITTO, Mosquitto, NO_MOSQUITTO, PASSWD, running_mosquitto

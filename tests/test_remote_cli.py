@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.remote.board import remote_link, remote_settings
-from firmware.remote.invite import Agreement
-from rules import Move
+from crownhead.firmware.remote.board import remote_link, remote_settings
+from crownhead.firmware.remote.invite import Agreement
+from crownhead.rules import Move
 
 from helpers.hallnet import MOSQUITTO, Mosquitto, NO_MOSQUITTO, PASSWD, running_mosquitto
 from helpers.net import WAIT_S
@@ -31,7 +31,7 @@ ACCOUNTS = ["alice", "bob"]
 def crownhead(*args: str, **kw: object) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen(
-        [sys.executable, "-m", "firmware.cli", *args],
+        [sys.executable, "-m", "crownhead.firmware.cli", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -68,7 +68,16 @@ def invite_and_join(tmp_path: Path, mosquitto: Mosquitto, *extra: str) -> str:
     assert first.startswith("game code: "), first + (inviter.stderr.read() if inviter.stderr else "")
     code = first.split(": ", 1)[1].strip()
     joined = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "remote", "join", code.upper(), "--broker", mosquitto.url("bob")]
+        [
+            sys.executable,
+            "-m",
+            "crownhead.firmware.cli",
+            "remote",
+            "join",
+            code.upper(),
+            "--broker",
+            mosquitto.url("bob"),
+        ]
         + ["--state-dir", str(tmp_path / "b")],
         capture_output=True,
         text=True,
@@ -118,7 +127,7 @@ def test_an_invitation_carries_colours_names_rules_clock_and_ballot(tmp_path: Pa
 
 def test_join_refuses_a_code_nobody_offered_and_a_plain_broker_elsewhere(tmp_path: Path, mosquitto: Mosquitto) -> None:
     url = mosquitto.url("bob")
-    run = [sys.executable, "-m", "firmware.cli", "remote", "join"]
+    run = [sys.executable, "-m", "crownhead.firmware.cli", "remote", "join"]
     bad = subprocess.run(run + ["zz9", "--broker", url], capture_output=True, text=True, timeout=WAIT_S)
     assert bad.returncode == 2 and "6 letters and digits" in bad.stderr
     none = subprocess.run(

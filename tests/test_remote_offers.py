@@ -1,8 +1,8 @@
 """Two boards far apart agree besides the moves: draw offers, takeback requests, the clock.
 
 Each board is a :class:`helpers.rig.Rig` whose link is the
-:class:`~firmware.remote.link.RemoteLink` of a game far apart, on a
-:class:`~firmware.remote.transport.RemoteTransport` through a real Mosquitto on loopback
+:class:`~crownhead.firmware.remote.link.RemoteLink` of a game far apart, on a
+:class:`~crownhead.firmware.remote.transport.RemoteTransport` through a real Mosquitto on loopback
 (the shipped configuration and ACL). Board A's people play Black, board B's White. Each
 board runs on its own virtual clock: a line "delivered late" is one the other board
 takes only after its clock has gone on.
@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.gameclock import TimeControl
-from firmware.hall.topics import BrokerUrl
-from firmware.link.settings import LinkConfig
-from firmware.remote.link import RemoteLink
-from firmware.remote.transport import RemoteTransport
-from rules import BLACK, WHITE, Move
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.remote.link import RemoteLink
+from crownhead.firmware.remote.transport import RemoteTransport
+from crownhead.rules import BLACK, WHITE, Move
 
 from helpers.games import random_game
 from helpers.hallnet import MOSQUITTO, Mosquitto, NO_MOSQUITTO, PASSWD, running_mosquitto
@@ -250,7 +250,7 @@ def test_each_side_s_time_is_its_own_board_s_and_both_keep_the_same_record(
 
 
 def test_a_draw_claimed_on_one_board_ends_the_game_on_both(tmp_path: Path, mosquitto: Mosquitto) -> None:
-    from rules import Position
+    from crownhead.rules import Position
 
     pair = Pair(tmp_path, mosquitto, AppSettings(start=Position.from_fen("B:WK32:BK1")))
     try:

@@ -1,7 +1,7 @@
 """A game far apart taken from the board's page (issue 44): invite, join, leave.
 
 In one process first: two board applications (:class:`helpers.rig.Rig`, each on its
-virtual clock), each with the :class:`~firmware.remote.page.FarDesk` that ``crownhead
+virtual clock), each with the :class:`~crownhead.firmware.remote.page.FarDesk` that ``crownhead
 run --web`` gives its page, through a real Mosquitto on loopback (the shipped
 configuration and ACL): board A invites, board B joins the code, both switch into the
 game far apart as ``crownhead run --remote CODE`` starts it, a move crosses, and A
@@ -24,21 +24,21 @@ from typing import Any
 
 import pytest
 
-from firmware.app.players import Thinker
-from firmware.hall.topics import BrokerUrl
-from firmware.link.settings import LinkConfig
-from firmware.remote.board import Absence
-from firmware.remote.invite import playing
-from firmware.remote.link import RemoteLink
-from firmware.remote.page import FarDesk
-from firmware.remote.settings import RemoteConfig
-from firmware.remote.transport import RemoteTransport
-from firmware.web.bridge import PageHub, WebLink
-from firmware.web.far import qr_svg
-from firmware.web.server import WebServer
-from firmware.simulator.hands import Hands
-from hal.clock import MonotonicClock
-from rules import Move
+from crownhead.firmware.app.players import Thinker
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.remote.board import Absence
+from crownhead.firmware.remote.invite import playing
+from crownhead.firmware.remote.link import RemoteLink
+from crownhead.firmware.remote.page import FarDesk
+from crownhead.firmware.remote.settings import RemoteConfig
+from crownhead.firmware.remote.transport import RemoteTransport
+from crownhead.firmware.web.bridge import PageHub, WebLink
+from crownhead.firmware.web.far import qr_svg
+from crownhead.firmware.web.server import WebServer
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.hal.clock import MonotonicClock
+from crownhead.rules import Move
 
 from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto, running_mosquitto
 from helpers.net import WAIT_S
@@ -272,9 +272,9 @@ def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_br
 def test_a_board_started_again_goes_back_to_the_game_far_apart_its_page_took(
     tmp_path: Path, mosquitto: Mosquitto, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from firmware.cli import main
-    from firmware.remote.invite import Agreement, Invitation, set_playing
-    from firmware.storage.store import GameStore
+    from crownhead.firmware.cli import main
+    from crownhead.firmware.remote.invite import Agreement, Invitation, set_playing
+    from crownhead.firmware.storage.store import GameStore
 
     state = tmp_path / "state"
     invitation = Invitation("k7qm2x", "alice", "black", black="Ann", white="Bo", clock="300+5")

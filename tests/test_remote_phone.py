@@ -1,10 +1,10 @@
 """A phone is enough for the other side: a game between a board and a phone's page.
 
 Board A (its people play Black) is a :class:`helpers.rig.Rig` on its virtual clock, its
-link the game's :class:`~firmware.remote.link.RemoteLink` through a real Mosquitto on
+link the game's :class:`~crownhead.firmware.remote.link.RemoteLink` through a real Mosquitto on
 loopback. The other side is a board of no hardware as ``crownhead run --remote CODE
 --phone --web ...`` runs it: the simulated board, its hands following the lights
-(:class:`~firmware.remote.phone.PhoneHands`), its own account on the broker, its web
+(:class:`~crownhead.firmware.remote.phone.PhoneHands`), its own account on the broker, its web
 server with a PIN, its main loop in a thread on the real clock. The player plays White
 in Debian's chromium (Playwright) on the page ``/phone``: logs in, taps moves (a capture
 among them), asks to take a move back (board A's people agree), offers a draw that board
@@ -21,18 +21,18 @@ from typing import Any
 
 import pytest
 
-from firmware.app.players import Thinker
-from firmware.hall.topics import BrokerUrl
-from firmware.link.settings import LinkConfig
-from firmware.pages.serving import Limits
-from firmware.remote.link import RemoteLink
-from firmware.simulator.hands import Hands
-from firmware.remote.phone import PhoneHands
-from firmware.remote.transport import RemoteTransport
-from firmware.web.bridge import PageHub, WebLink
-from firmware.web.server import WebServer
-from hal.clock import MonotonicClock
-from rules import Move
+from crownhead.firmware.app.players import Thinker
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.pages.serving import Limits
+from crownhead.firmware.remote.link import RemoteLink
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.firmware.remote.phone import PhoneHands
+from crownhead.firmware.remote.transport import RemoteTransport
+from crownhead.firmware.web.bridge import PageHub, WebLink
+from crownhead.firmware.web.server import WebServer
+from crownhead.hal.clock import MonotonicClock
+from crownhead.rules import Move
 
 from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto
 from helpers.net import WAIT_S
@@ -261,7 +261,7 @@ def test_run_phone_serves_the_phone_s_page_for_the_agreed_side(tmp_path: Path) -
     import subprocess
     import sys
 
-    from firmware.remote.invite import Agreement, Invitation
+    from crownhead.firmware.remote.invite import Agreement, Invitation
 
     from helpers.web import page_url
 
@@ -269,7 +269,7 @@ def test_run_phone_serves_the_phone_s_page_for_the_agreed_side(tmp_path: Path) -
     invitation = Invitation(CODE, "alice", "black", black="Ann", white="Bo")
     # No broker needed to serve the page: the board's link keeps trying meanwhile.
     Agreement(invitation, "bob", "alice", "mqtt://bob:pw@127.0.0.1:9").save(state)
-    run = [sys.executable, "-m", "firmware.cli", "run", "--headless", "--state-dir", str(state)]
+    run = [sys.executable, "-m", "crownhead.firmware.cli", "run", "--headless", "--state-dir", str(state)]
     refused = subprocess.run(run + ["--phone", "--web", "127.0.0.1:0"], capture_output=True, text=True, timeout=WAIT_S)
     assert refused.returncode != 0 and "--remote CODE and --web" in refused.stderr
     refused = subprocess.run(

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware.hall.acl import shipped_acl
-from firmware.hall.topics import BrokerUrl
-from firmware.remote.invite import Invitation, accept, await_guest, fetch, publish
-from firmware.remote.wire import game_topic
-from rules import Move
+from crownhead.firmware.hall.acl import shipped_acl
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.remote.invite import Invitation, accept, await_guest, fetch, publish
+from crownhead.firmware.remote.wire import game_topic
+from crownhead.rules import Move
 
 from helpers.hallnet import Mosquitto, needs_mosquitto, running_mosquitto
 from helpers.net import WAIT_S

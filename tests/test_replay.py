@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.simulator.script import ScriptError, parse_script
+from crownhead.firmware.cli import main
+from crownhead.firmware.simulator.script import ScriptError, parse_script
 
 START_AFTER_11_15 = "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
 
 
 def crownhead(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "firmware.cli", *args],
+        [sys.executable, "-m", "crownhead.firmware.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,

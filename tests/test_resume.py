@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.app.leds import LedSettings
-from firmware.app.players import Computer, Human, MachineSpec, RandomMover, engine_player
-from firmware.cli import main
-from firmware.referee.arbiter import RefereeSettings
-from firmware.gameclock import TimeControl
-from firmware.storage.store import GameRecord, GameStore
-from rules import WCDF, BLACK, WHITE, Game
-from rules.variants import VARIANTS
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.leds import LedSettings
+from crownhead.firmware.app.players import Computer, Human, MachineSpec, RandomMover, engine_player
+from crownhead.firmware.cli import main
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.rules import WCDF, BLACK, WHITE, Game
+from crownhead.rules.variants import VARIANTS
 from helpers.rig import MakeRig, Rig, referee_rig
 
 KEEP = AppSettings(sim_keep_game=True)
@@ -185,7 +185,7 @@ def test_a_referee_game_resumes_with_its_clock_and_caution(tmp_path: Path, make_
 
 
 def _clock(ms: int) -> str:
-    from firmware.gameclock import clock_text
+    from crownhead.firmware.gameclock import clock_text
 
     return clock_text(ms)
 

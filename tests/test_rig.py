@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import serial
 
-from firmware.app.leds import LedPolicy
+from crownhead.firmware.app.leds import LedPolicy
 
 from helpers.cable import NullModem
 from helpers.rig import PAL, MakeRig, dim

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.storage.store import GameRecord, GameStore
-from rules import WCDF, Game
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.rules import WCDF, Game
 from helpers.rig import Rig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -241,7 +241,7 @@ def test_run_headless_on_a_read_only_state_directory(small_fs: Path, tmp_path: P
         [
             sys.executable,
             "-m",
-            "firmware.cli",
+            "crownhead.firmware.cli",
             "run",
             "--hal",
             "sim",

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 
-from firmware.cli import main
-from firmware.config import ConfigError, load_config
-from firmware.files import CONFIG_LIMIT, PDN_LIMIT, RECORD_LIMIT, SCRIPT_LIMIT, FileRefused, read_bytes
-from firmware.storage.store import GameRecord, GameStore
-from firmware.simulator.hands import Hands
-from rules import WCDF, Game
+from crownhead.firmware.cli import main
+from crownhead.firmware.config import ConfigError, load_config
+from crownhead.firmware.files import CONFIG_LIMIT, PDN_LIMIT, RECORD_LIMIT, SCRIPT_LIMIT, FileRefused, read_bytes
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.rules import WCDF, Game
 from helpers.rig import Rig
 
 FAULTS = ("fifo", "dev-zero", "too-large", "deep", "not-utf8", "directory")
@@ -175,7 +175,7 @@ def test_the_id_cannot_name_a_file_outside_games(tmp_path: Path) -> None:
     record = GameRecord.new(rules=WCDF).with_game(game)
     from dataclasses import replace
 
-    from firmware.storage.store import StoreError
+    from crownhead.firmware.storage.store import StoreError
 
     with pytest.raises(StoreError, match="cannot name a file"):
         store.finish(replace(record, id="../../escaped"))
@@ -309,7 +309,7 @@ def test_a_bad_script_file_is_one_clear_error(
     ["lift ²", "place ٣", "wait ³", "wait " + "9" * 4301, "lift " + "1" * 4301, "wait 86400001", "press " + "a" * 40],
 )
 def test_script_numbers_are_ascii_digits_with_a_length_limit(line: str) -> None:
-    from firmware.simulator.script import ScriptError, parse_script
+    from crownhead.firmware.simulator.script import ScriptError, parse_script
 
     with pytest.raises(ScriptError) as info:
         parse_script(line)
@@ -319,8 +319,8 @@ def test_script_numbers_are_ascii_digits_with_a_length_limit(line: str) -> None:
 def test_a_script_waiting_while_a_warning_blinks_keeps_the_frames_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     # Each blink is a frame; the simulator used to keep every frame it was ever shown
     # (50 MB a line of a long wait). A smaller cap here keeps the test quick.
-    from firmware.simulator.script import parse_script
-    from sim.board import SimLights
+    from crownhead.firmware.simulator.script import parse_script
+    from crownhead.sim.board import SimLights
 
     assert SimLights.KEEP == 10_000
     monkeypatch.setattr(SimLights, "KEEP", 300)

@@ -3,14 +3,14 @@ memory bounded, time linear.
 
 The readers: the saved-game reader (:meth:`GameRecord.from_json` and the replay of the
 record), the configuration loader (:func:`parse_config_text`), the PDN reader
-(:func:`rules.pdn.read_games`), the replay script parser (:func:`parse_script`) and the
+(:func:`crownhead.rules.pdn.read_games`), the replay script parser (:func:`parse_script`) and the
 link's line parser (:class:`LineReader` and :func:`parse_line`).
 
 The regular run tries a few hundred inputs per reader; ``-m slow`` tries thousands.
 Memory: the peak Python allocation (tracemalloc) while reading the worst shapes of input
 found (deep nesting, long runs of one token, long numbers, many escapes) stays within
 :data:`BYTES_PER_BYTE` times the input's size plus 1 MB, and the inputs themselves are
-capped by the file size limits (``firmware.files``) or the line limit of the link. Time:
+capped by the file size limits (``crownhead.firmware.files``) or the line limit of the link. Time:
 reading eight times the input takes less than :data:`LINEAR_SLACK` times eight as long.
 """
 
@@ -26,15 +26,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import firmware.app.application  # noqa: F401 - registers the [play], [store], ... sections
-import firmware.link.host  # noqa: F401 - registers [link]
-import firmware.referee.arbiter  # noqa: F401 - registers [referee]
-from firmware.simulator.script import ScriptError, parse_script
-from firmware.config import ConfigError, parse_config_text
-from firmware.link.protocol import COMMANDS, MAX_LINE, LineReader, LinkError, parse_line
-from firmware.storage.store import GameRecord, StoreError, pdn_text
-from rules import WCDF, Game
-from rules.pdn import read_games
+import crownhead.firmware.app.application  # noqa: F401 - registers the [play], [store], ... sections
+import crownhead.firmware.link.host  # noqa: F401 - registers [link]
+import crownhead.firmware.referee.arbiter  # noqa: F401 - registers [referee]
+from crownhead.firmware.simulator.script import ScriptError, parse_script
+from crownhead.firmware.config import ConfigError, parse_config_text
+from crownhead.firmware.link.protocol import COMMANDS, MAX_LINE, LineReader, LinkError, parse_line
+from crownhead.firmware.storage.store import GameRecord, StoreError, pdn_text
+from crownhead.rules import WCDF, Game
+from crownhead.rules.pdn import read_games
 
 #: Peak bytes allocated per byte of input, at most (the measured worst is well below).
 BYTES_PER_BYTE = 64

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from firmware.link.protocol import LinkError, parse_line
+from crownhead.firmware.link.protocol import LinkError, parse_line
 from helpers.cable import HostedBoard, snapshot
 
 

@@ -1,4 +1,4 @@
-"""The rule options are listed once, as the fields of ``rules.settings.Rules``: the saved
+"""The rule options are listed once, as the fields of ``crownhead.rules.settings.Rules``: the saved
 game's keys, their JSON types and ``Rules.with_options`` are derived from them."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.storage.store import GameRecord, GameStore, StoreError
-from rules import WCDF, Game, Rules
-from rules.settings import HOUSE_RULES, OPTION_TYPES, Crowning, HouseRule, with_house_rules
-from rules.variants import POOL, RUSSIAN
+from crownhead.firmware.storage.store import GameRecord, GameStore, StoreError
+from crownhead.rules import WCDF, Game, Rules
+from crownhead.rules.settings import HOUSE_RULES, OPTION_TYPES, Crowning, HouseRule, with_house_rules
+from crownhead.rules.variants import POOL, RUSSIAN
 
 REPO = Path(__file__).resolve().parents[1]
 HOME = "rules/settings.py"
@@ -107,7 +107,7 @@ def _house_rules_named(tree: ast.AST) -> set[str]:
 
 def test_the_house_rules_are_listed_once() -> None:
     """The command line's house-rule flags, the link's ``rules`` options and what each
-    sets come from ``rules.settings.HOUSE_RULES`` (they were listed in three modules)."""
+    sets come from ``crownhead.rules.settings.HOUSE_RULES`` (they were listed in three modules)."""
     listing = {
         str(path.relative_to(REPO)): named
         for pkg in ("rules", "firmware")
@@ -126,8 +126,8 @@ def test_every_house_rule_is_a_flag_a_link_option_and_a_box_on_the_page() -> Non
     import argparse
     import re
 
-    from firmware.cli._common import add_rules_arguments, rules_from_args
-    from firmware.link.protocol import RULE_OPTIONS
+    from crownhead.firmware.cli._common import add_rules_arguments, rules_from_args
+    from crownhead.firmware.link.protocol import RULE_OPTIONS
 
     parser = argparse.ArgumentParser()
     add_rules_arguments(parser)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from rules import WCDF, AmbiguousMoveError, IllegalMoveError, Move, Position, Rules
-from rules.perft import perft
+from crownhead.rules import WCDF, AmbiguousMoveError, IllegalMoveError, Move, Position, Rules
+from crownhead.rules.perft import perft
 
 BACKWARD = Rules(men_capture_backward=True)
 OPTIONAL = Rules(captures_compulsory=False)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import rules
+from crownhead import rules
 
 PACKAGE = Path(rules.__file__).resolve().parent
 OTHER_LAYERS = {"hal", "sim", "firmware"}
@@ -49,7 +49,7 @@ def _sources() -> list[Path]:
 
 
 def _module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    parts = ("crownhead", *path.relative_to(PACKAGE.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -60,20 +60,20 @@ def _imports(tree: ast.AST) -> list[tuple[int, str]]:
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             # Relative imports stay inside the package.
-            found.append((node.lineno, "rules" if node.level else node.module or ""))
+            found.append((node.lineno, "crownhead.rules" if node.level else node.module or ""))
     return found
 
 
 def test_the_package_has_the_modules_the_checks_look_at() -> None:
     names = {_module_name(p) for p in _sources()}
     assert {
-        "rules",
-        "rules.movegen",
-        "rules.position",
-        "rules.game",
-        "rules.pdn",
-        "rules.variants",
-        "rules.perft",
+        "crownhead.rules",
+        "crownhead.rules.movegen",
+        "crownhead.rules.position",
+        "crownhead.rules.game",
+        "crownhead.rules.pdn",
+        "crownhead.rules.variants",
+        "crownhead.rules.perft",
     } <= names
 
 
@@ -81,7 +81,8 @@ def test_the_package_has_the_modules_the_checks_look_at() -> None:
 def test_imports_only_the_standard_library_and_rules(path: Path) -> None:
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     for line, name in _imports(tree):
-        top = name.split(".")[0]
+        # Our own modules by their folder: crownhead.rules.game is rules' own.
+        top = name.removeprefix("crownhead.").split(".")[0]
         where = f"{path.relative_to(PACKAGE.parent)}:{line} imports {name}"
         assert top not in OTHER_LAYERS, where
         assert top in ("rules", "squares") or top in sys.stdlib_module_names, where
@@ -105,7 +106,7 @@ names = json.loads(sys.argv[1])
 loaded = set()
 for name in names:
     # Each module imported first, with nothing of the package loaded before it.
-    for key in [k for k in sys.modules if k == "rules" or k.startswith("rules.")]:
+    for key in [k for k in sys.modules if k == "crownhead.rules" or k.startswith("crownhead.rules.")]:
         del sys.modules[key]
     importlib.import_module(name)
     loaded |= set(sys.modules)
@@ -124,21 +125,22 @@ def test_every_module_imports_alone_and_pulls_in_no_other_layer() -> None:
     )
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert [m for m in loaded if m.split(".")[0] in OTHER_LAYERS] == []
+    assert [m for m in loaded if m.removeprefix("crownhead.").split(".")[0] in OTHER_LAYERS] == []
+    assert [m for m in loaded if m.split(".")[0] in OTHER_LAYERS | {"rules", "squares"}] == []
     assert set(names) <= set(loaded)
 
 
 def test_the_public_names_are_the_modules_own() -> None:
-    import squares
-    from rules import game, move, pdn, position, settings, variants
+    from crownhead import squares
+    from crownhead.rules import game, move, pdn, position, settings, variants
 
     homes = (game, move, pdn, position, settings, squares, variants)
     assert sorted(rules.__all__) == sorted(set(rules.__all__))
     for name in rules.__all__:
         value = getattr(rules, name)
         assert any(getattr(home, name, None) is value for home in homes), name
-    # ``rules.perft`` is the module (perft, divide), not shadowed by a function.
-    perft_module = importlib.import_module("rules.perft")
+    # ``crownhead.rules.perft`` is the module (perft, divide), not shadowed by a function.
+    perft_module = importlib.import_module("crownhead.rules.perft")
     assert rules.perft is perft_module and callable(perft_module.divide)
     # The names users need most are there.
     for name in (
@@ -215,27 +217,33 @@ def test_no_import_cycle_between_modules_even_inside_functions() -> None:
     # A package's __init__ gathers its modules; a module importing its own package back
     # (``from rules import Position`` inside rules/) would close a loop through it.
     graph = _module_graph()
-    assert graph["rules.engine.search"] >= {"rules.engine.general", "rules.engine.result"}
+    assert graph["crownhead.rules.engine.search"] >= {"crownhead.rules.engine.general", "crownhead.rules.engine.result"}
     assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
 
 
 def test_the_cycle_check_sees_imports_inside_functions_and_type_checking() -> None:
-    search = "from rules.engine import general\n"
+    search = "from crownhead.rules.engine import general\n"
     hidden = {
-        "in a function": "def search():\n    from rules.engine.search import SearchResult\n",
+        "in a function": "def search():\n    from crownhead.rules.engine.search import SearchResult\n",
         "under TYPE_CHECKING": (
-            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rules.engine.search import Engine\n"
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from crownhead.rules.engine.search import Engine\n"
         ),
         "relative": "from .search import Engine\n",
     }
     for how, general in hidden.items():
         graph = _module_graph(
             {
-                "rules.engine": ("", True),
-                "rules.engine.search": (search, False),
-                "rules.engine.general": (general, False),
+                "crownhead.rules.engine": ("", True),
+                "crownhead.rules.engine.search": (search, False),
+                "crownhead.rules.engine.general": (general, False),
             }
         )
-        assert _cycle(graph) == ["rules.engine.general", "rules.engine.search", "rules.engine.general"], how
-    graph = _module_graph({"rules.engine.search": (search, False), "rules.engine.general": ("import math\n", False)})
+        assert _cycle(graph) == [
+            "crownhead.rules.engine.general",
+            "crownhead.rules.engine.search",
+            "crownhead.rules.engine.general",
+        ], how
+    graph = _module_graph(
+        {"crownhead.rules.engine.search": (search, False), "crownhead.rules.engine.general": ("import math\n", False)}
+    )
     assert _cycle(graph) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules import (
+from crownhead.rules import (
     WCDF,
     AmbiguousMoveError,
     Game,
@@ -15,8 +15,8 @@ from rules import (
     parse_square,
     square_name,
 )
-from rules.game import WHITE_WINS
-from rules.perft import perft
+from crownhead.rules.game import WHITE_WINS
+from crownhead.rules.perft import perft
 
 
 # -- a side that cannot move ----------------------------------------------------------

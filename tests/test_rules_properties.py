@@ -9,9 +9,9 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules import WCDF, Move, Position, Rules
-from rules.position import Color
-from squares import bit, file_of, mask_of, rank_of
+from crownhead.rules import WCDF, Move, Position, Rules
+from crownhead.rules.position import Color
+from crownhead.squares import bit, file_of, mask_of, rank_of
 
 RULES = st.sampled_from(
     [
@@ -139,7 +139,7 @@ def test_transpositions_are_the_same_position() -> None:
 def test_hash_is_stable_from_run_to_run() -> None:
     # Positions are stored by hash (repetition counts, the engine's tables): the hash
     # must not depend on Python's per-process string hashing.
-    code = "from rules import Position; p = Position.from_fen('W:W18,K22,30:B3,K14'); print(hash(p))"
+    code = "from crownhead.rules import Position; p = Position.from_fen('W:W18,K22,30:B3,K14'); print(hash(p))"
     seen = set()
     for seed in ("1", "2", "random"):
         env = {**os.environ, "PYTHONHASHSEED": seed}

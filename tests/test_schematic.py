@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("schemdraw", reason="schemdraw is not installed (pip install schemdraw)")
 
-from firmware.cli import main  # noqa: E402
-from firmware.mcu import load_firmware  # noqa: E402
-from firmware.wiring import schematic  # noqa: E402
-from firmware.wiring.schematic import OPTIONS, check_all, draw, labels_in_svg, pin_plan  # noqa: E402
+from crownhead.firmware.cli import main  # noqa: E402
+from crownhead.firmware.mcu import load_firmware  # noqa: E402
+from crownhead.firmware.wiring import schematic  # noqa: E402
+from crownhead.firmware.wiring.schematic import OPTIONS, check_all, draw, labels_in_svg, pin_plan  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 SCHEMATICS = DOCS / "schematics"
@@ -32,7 +32,7 @@ def test_committed_drawings_are_what_the_generator_draws_today() -> None:
 
 
 def test_plans_cover_every_pin_the_software_uses() -> None:
-    from firmware.config.hardware import used_pins
+    from crownhead.firmware.config.hardware import used_pins
 
     for option in ("gpio", "shift"):
         assert set(pin_plan(option)) == {f"GPIO{p}" for _, p in used_pins(schematic._pi_config(), option)}
@@ -55,7 +55,7 @@ def test_firmware_pins_changed_without_redrawing_fails(monkeypatch: pytest.Monke
     real = load_firmware()
     moved = SimpleNamespace(**{k: getattr(real, k) for k in dir(real) if k.isupper()})
     moved.ROW_PINS = (3, 2) + tuple(real.ROW_PINS[2:])  # two row wires swapped
-    monkeypatch.setattr("firmware.mcu.load_firmware", lambda: moved)
+    monkeypatch.setattr("crownhead.firmware.mcu.load_firmware", lambda: moved)
     assert check_all(SCHEMATICS) == [f"{SCHEMATICS / 'pico.svg'}: its pins are not the pin plan in the code"]
     redrawn = labels_in_svg(draw("pico"))
     assert redrawn["GP3"] == "GP3 (pin 5) · matrix row 0 (rank 8)"

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from firmware.app.settings import AppSettings
-from firmware.app.players import Computer, Human, Thinker
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text
-from firmware.tracking.follower import Follower
-from firmware.tracking.tracker import Tracker
-from rules import WCDF, BLACK, WHITE, Game, Move, Position
-from rules.game import GameOverError
-from rules.pdn import CONDONED_NOTE, read_game, write_game
-from squares import bit
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.players import Computer, Human, Thinker
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+from crownhead.firmware.storage.store import GameRecord, GameStore, StoreError, pdn_text
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.tracker import Tracker
+from crownhead.rules import WCDF, BLACK, WHITE, Game, Move, Position
+from crownhead.rules.game import GameOverError
+from crownhead.rules.pdn import CONDONED_NOTE, read_game, write_game
+from crownhead.squares import bit
 from helpers.rig import PAL, Rig
 
 # Black's man on 14 moves backward to 10 (illegal); White answers 30-26.

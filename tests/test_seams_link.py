@@ -15,23 +15,23 @@ from typing import Any
 
 import pytest
 
-from firmware.app.application import App
-from firmware.app.settings import AppSettings
-from firmware.gameclock import TimeControl
-from firmware.cli import main
-from firmware.cli import run as run_command
-from firmware.link.settings import LinkConfig
-from firmware.link.protocol import LinkError
-from firmware.referee.arbiter import RefereeSettings
-from firmware.simulator.hands import Hands
-from rules import BLACK, RUSSIAN, WHITE, Move, Position
-from squares import bit
+from crownhead.firmware.app.application import App
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.cli import main
+from crownhead.firmware.cli import run as run_command
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.protocol import LinkError
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.rules import BLACK, RUSSIAN, WHITE, Move, Position
+from crownhead.squares import bit
 
 from helpers.rig import Rig
 
 
 class Wire:
-    """A :class:`~firmware.link.transport.LineTransport` in memory: lines in, lines out."""
+    """A :class:`~crownhead.firmware.link.transport.LineTransport` in memory: lines in, lines out."""
 
     def __init__(self) -> None:
         self.inbox: deque[bytes | LinkError] = deque()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.storage import selftest as record_file
-from firmware.storage.selftest import (
+from crownhead.firmware.cli import main
+from crownhead.firmware.storage import selftest as record_file
+from crownhead.firmware.storage.selftest import (
     MAX_BYTES,
     MAX_LINES,
     MAX_TEXT,

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from firmware.app.settings import AppSettings
-from firmware.events import Event
-from firmware.gameclock import TimeControl
-from firmware.referee.arbiter import RefereeSettings
-from firmware.storage.matches import MatchStore, new_match
-from rules import Position
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.events import Event
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.storage.matches import MatchStore, new_match
+from crownhead.rules import Position
 
 from helpers.rig import MakeRig, Rig, referee_rig, second_refereed_game_under_way, tokens
 

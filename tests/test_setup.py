@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.app.settings import AppSettings
-from rules import Position
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.rules import Position
 
 from helpers.rig import Rig
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from firmware.app.guidance import rank_squares, rank_steps
-from firmware.app.players import Human, RandomMover
-from firmware.app.settings import AppSettings
-from firmware.tracking.roles import Role
-from firmware.voice.adapter import BoardVoice
-from firmware.voice.phrases import Phrasebook
-from rules import BLACK, WCDF, WHITE, Position
+from crownhead.firmware.app.guidance import rank_squares, rank_steps
+from crownhead.firmware.app.players import Human, RandomMover
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.tracking.roles import Role
+from crownhead.firmware.voice.adapter import BoardVoice
+from crownhead.firmware.voice.phrases import Phrasebook
+from crownhead.rules import BLACK, WCDF, WHITE, Position
 
 from helpers.rig import Rig
 
@@ -170,9 +170,9 @@ def test_a_few_squares_are_lit_at_once(tmp_path: Path) -> None:
 
 
 def test_the_rank_is_said_in_every_language() -> None:
-    from firmware.events import SetUpRank
-    from firmware.voice.adapter import Narrator, Seen
-    from rules import WCDF
+    from crownhead.firmware.events import SetUpRank
+    from crownhead.firmware.voice.adapter import Narrator, Seen
+    from crownhead.rules import WCDF
 
     event = SetUpRank(0, "new-game", 3, 21, 24, (), (), (21, 22), (), (23,), (24,), 5)
     for lang, head in (

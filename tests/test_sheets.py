@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from firmware.cli import main
-from rules import WCDF, Game, read_game, write_game
+from crownhead.firmware.cli import main
+from crownhead.rules import WCDF, Game, read_game, write_game
 
 #: Seed 000's four-game match: Ana wins game 1 with Black, Ben wins game 2, game 3 is
 #: drawn, Ana wins game 4; colours swapped every game.
@@ -183,7 +183,7 @@ def test_a_200_ply_game_fits_without_cutting_a_move(
     game = long_game(200)
     texts = []
     position = game.start
-    from rules.pdn import move_text
+    from crownhead.rules.pdn import move_text
 
     for move in game.moves:
         texts.append(move_text(position, move, game.rules))
@@ -336,8 +336,8 @@ def test_the_board_s_games_of_one_match_only(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_a_ballot_is_named_only_when_one_was_drawn_or_set() -> None:
-    from rules.pdn import read_game
-    from firmware.sheets.model import SheetGame
+    from crownhead.rules.pdn import read_game
+    from crownhead.firmware.sheets.model import SheetGame
 
     casual = SheetGame.from_pdn(read_game('[Event "Casual game"]\n1. 11-15 23-19 2. 8-11 22-17 *'))
     assert casual.opening == "" and "ballot" not in casual.opening.lower()  # ballot 126's moves, no ballot
@@ -352,9 +352,9 @@ def test_a_ballot_is_named_only_when_one_was_drawn_or_set() -> None:
 def refereed_game(plies: int = 33) -> str:
     """A referee's record as the board writes it: ballot 20, a clock, two notes (the
     ballot before the first move, the resignation at the end)."""
-    from firmware.referee.record import TournamentRecord
-    from rules import WCDF
-    from rules.ballots import BALLOTS
+    from crownhead.firmware.referee.record import TournamentRecord
+    from crownhead.rules import WCDF
+    from crownhead.rules.ballots import BALLOTS
 
     ballot = next(b for b in BALLOTS if b.number == 20)
     for seed in range(4, 1000):
@@ -425,8 +425,8 @@ def test_the_outcome_of_unnamed_players_and_of_a_side_with_no_pieces_left(
 
 
 def test_the_match_sheet_says_how_many_of_the_games_agreed_were_played(tmp_path: Path) -> None:
-    from firmware.sheets.pdf import match_sheet
-    from rules.match import Match
+    from crownhead.firmware.sheets.pdf import match_sheet
+    from crownhead.rules.match import Match
 
     out = tmp_path / "match.pdf"
     match = Match.new("Ana", "Ben", games=2).with_result("1/2-1/2").with_result("1-0")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from hal.buttons import ButtonEvent, Buttons
-from hal.clock import VirtualClock
-from hal.debounce import DebouncedSensors
-from hal.lights import Lights
-from hal.sensors import SensorEvent, Sensors, mask_of
-from sim.board import SimBoard, SimError
+from crownhead.hal.buttons import ButtonEvent, Buttons
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.debounce import DebouncedSensors
+from crownhead.hal.lights import Lights
+from crownhead.hal.sensors import SensorEvent, Sensors, mask_of
+from crownhead.sim.board import SimBoard, SimError
 
 
 @pytest.fixture

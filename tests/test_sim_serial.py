@@ -8,11 +8,11 @@ import time
 import pytest
 import serial
 
-from hal.clock import VirtualClock
-from hal.sensors import mask_of
-from hal.serial_protocol import encode_line, parse_board_line
-from sim.board import SimBoard
-from sim.serial_board import BoardEmulator, PtyEndpoint
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.sensors import mask_of
+from crownhead.hal.serial_protocol import encode_line, parse_board_line
+from crownhead.sim.board import SimBoard
+from crownhead.sim.serial_board import BoardEmulator, PtyEndpoint
 
 
 def read_lines(port: serial.Serial, emulator: BoardEmulator, count: int) -> list[bytes]:

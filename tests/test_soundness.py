@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from firmware.simulator.script import parse_script, replay
-from firmware.referee.arbiter import RefereeSettings
-from firmware.simulator.hands import Action, plain_actions, script_text
-from rules import WCDF, Game, Move, Position
+from crownhead.firmware.simulator.script import parse_script, replay
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.simulator.hands import Action, plain_actions, script_text
+from crownhead.rules import WCDF, Game, Move, Position
 
 RING = "B:W6,7,14,15:BK2"
 

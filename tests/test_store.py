@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import firmware.files as files_mod
-from firmware.files import atomic_write, default_state_dir
-from firmware.storage import store as store_mod
-from firmware.storage.store import (
+import crownhead.firmware.files as files_mod
+from crownhead.firmware.files import atomic_write, default_state_dir
+from crownhead.firmware.storage import store as store_mod
+from crownhead.firmware.storage.store import (
     GameFile,
     GameRecord,
     GameStore,
@@ -21,7 +21,7 @@ from firmware.storage.store import (
     StoreLockedError,
     pdn_text,
 )
-from rules import WCDF, Game, Position, Rules
+from crownhead.rules import WCDF, Game, Position, Rules
 
 from helpers.games import random_game
 
@@ -298,7 +298,7 @@ def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     first = GameStore(tmp_path)
     first.acquire()
     code = (
-        "import sys; from firmware.storage.store import GameStore, StoreLockedError\n"
+        "import sys; from crownhead.firmware.storage.store import GameStore, StoreLockedError\n"
         "try:\n    GameStore(sys.argv[1]).acquire()\nexcept StoreLockedError as e:\n"
         "    print(e); sys.exit(3)\n"
     )

@@ -1,7 +1,7 @@
 """Scenario tests of the move tracker: each behaviour of issue 4 with its exact events.
 
 Scripts run on the simulated board through the real debouncer, controller and tracker
-(``firmware.simulator.script``), with debounce 30 ms, settle 300 ms and patience 2500 ms,
+(``crownhead.firmware.simulator.script``), with debounce 30 ms, settle 300 ms and patience 2500 ms,
 so every time below is reasoned out: a switch change is accepted 30 ms after it happens,
 a move 300 ms after its last accepted change (or at once when the reply starts).
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.simulator.script import parse_script, replay
-from firmware.events import MoveMade
-from firmware.tracking.follower import Follower
-from firmware.tracking.tracker import (
+from crownhead.firmware.simulator.script import parse_script, replay
+from crownhead.firmware.events import MoveMade
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.tracker import (
     HINT_ROLES,
     ROLES,
     Kind,
@@ -22,8 +22,8 @@ from firmware.tracking.tracker import (
     TrackerSettings,
     visible_roles,
 )
-from rules import WCDF, Color, Game, Move, Position, Rules
-from squares import bit
+from crownhead.rules import WCDF, Color, Game, Move, Position, Rules
+from crownhead.squares import bit
 
 SETTINGS = TrackerSettings(settle_ms=300, patience_ms=2500)
 
@@ -163,7 +163,7 @@ def test_a_result_that_is_also_part_way_through_another_route_waits_for_patience
     # way. With the king on 18 and every captured man off, the board is the end of one
     # route and the first landing of the other: it is accepted after patience_ms, or at
     # once when the opponent starts.
-    from rules.variants import rules_for
+    from crownhead.rules.variants import rules_for
 
     fen = "B:W16,19,22,23,24,26,28,29,31:B2,3,4,5,6,7,8,10,12,14,K25"
     hands = (
@@ -849,12 +849,12 @@ def test_every_move_event_is_legal_where_it_was_made():
 @pytest.mark.parametrize(
     "name",
     [
-        "firmware.events",
-        "firmware.tracking.tracker",
-        "firmware.tracking.table",
-        "firmware.simulator.hands",
-        "firmware.tracking.controller",
-        "firmware.simulator.script",
+        "crownhead.firmware.events",
+        "crownhead.firmware.tracking.tracker",
+        "crownhead.firmware.tracking.table",
+        "crownhead.firmware.simulator.hands",
+        "crownhead.firmware.tracking.controller",
+        "crownhead.firmware.simulator.script",
     ],
 )
 def test_examples_in_the_docstrings(name):

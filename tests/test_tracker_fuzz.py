@@ -12,12 +12,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from firmware.events import WARNING_CODES, BoardWarning, Crowned, GameOver, MoveMade, NewGame, TakenBack
-from firmware.simulator.hands import plain_actions
-from firmware.tracking.follower import Follower
-from firmware.tracking.tracker import ROLES, Tracker, TrackerSettings
-from rules import Game, Move, Position, Rules
-from squares import bit
+from crownhead.firmware.events import WARNING_CODES, BoardWarning, Crowned, GameOver, MoveMade, NewGame, TakenBack
+from crownhead.firmware.simulator.hands import plain_actions
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.tracker import ROLES, Tracker, TrackerSettings
+from crownhead.rules import Game, Move, Position, Rules
+from crownhead.squares import bit
 
 BUTTONS = ("adjust", "takeback", "new", "resign", "claim", "hint")
 

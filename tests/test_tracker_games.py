@@ -9,13 +9,13 @@ settings. A subset runs in the regular suite; every game with three seeds is ``s
 
 from __future__ import annotations
 
-from rules import WCDF
+from crownhead.rules import WCDF
 
 import pytest
 
-from firmware.simulator.script import replay
-from firmware.events import BoardWarning, Crowned, Final, GameOver, MoveMade
-from firmware.simulator.hands import HumanStyle
+from crownhead.firmware.simulator.script import replay
+from crownhead.firmware.events import BoardWarning, Crowned, Final, GameOver, MoveMade
+from crownhead.firmware.simulator.hands import HumanStyle
 
 from helpers.scriptgen import TINSLEY, ScriptedGame, crowning_flags, game_script, sample, tinsley_games
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.app.view import BoardView
-from firmware.simulator.tui import (
+from crownhead.firmware.app.view import BoardView
+from crownhead.firmware.simulator.tui import (
     BOARD_LEFT,
     BOARD_TOP,
     HEIGHT,
@@ -100,7 +100,7 @@ def test_single_keys() -> None:
 
 
 def test_every_board_button_has_a_key_shown_on_the_key_line() -> None:
-    from hal.buttons import BUTTON_NAMES
+    from crownhead.hal.buttons import BUTTON_NAMES
 
     assert key_action("j") == Press("force") and key_action("d") == Press("draw")
     assert parse_input("force") == Press("force") and parse_input("draw") == Press("draw")
@@ -118,8 +118,8 @@ def test_every_board_button_has_a_key_shown_on_the_key_line() -> None:
 
 
 def test_force_key_makes_the_huffing_player_take_the_jump(make_rig: MakeRig) -> None:
-    from firmware.app.settings import AppSettings
-    from rules import Rules
+    from crownhead.firmware.app.settings import AppSettings
+    from crownhead.rules import Rules
 
     rig = make_rig(settings=AppSettings(rules=Rules(huffing=True)))
     for move in ("11-15", "22-18", "9-13"):  # Black skips the jump 15x22
@@ -132,7 +132,7 @@ def test_force_key_makes_the_huffing_player_take_the_jump(make_rig: MakeRig) -> 
 
 
 def test_draw_key_offers_and_accepts_in_referee_mode(make_rig: MakeRig) -> None:
-    from firmware.app.settings import AppSettings
+    from crownhead.firmware.app.settings import AppSettings
 
     rig = make_rig(settings=AppSettings(mode="referee"))
     rig.do("11-15")
@@ -250,7 +250,7 @@ def test_act_reports_problems_on_the_screen(make_rig: MakeRig) -> None:
 
 def test_no_terminal_is_one_clear_line(tmp_path: Path) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "firmware.cli", "run", "--state-dir", str(tmp_path)],
+        [sys.executable, "-m", "crownhead.firmware.cli", "run", "--state-dir", str(tmp_path)],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -434,8 +434,8 @@ def test_a_wide_terminal_shows_more_of_the_move_list() -> None:
 
 
 def test_every_piece_stands_out_from_every_led_colour_in_every_terminal() -> None:
-    from firmware.app.leds import Palette
-    from firmware.simulator.tui import MIN_CONTRAST, contrast, terminal_rgb
+    from crownhead.firmware.app.leds import Palette
+    from crownhead.firmware.simulator.tui import MIN_CONTRAST, contrast, terminal_rgb
     from helpers.rig import dim
 
     palette = Palette()

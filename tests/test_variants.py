@@ -7,13 +7,13 @@ import argparse
 
 import pytest
 
-from firmware import cli
-from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
-from rules import Position, Rules, movegen, variants
-from rules.perft import divide, perft
-from rules.position import Color
-from rules.settings import WCDF, Crowning
-from rules.variants import (
+from crownhead.firmware import cli
+from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from crownhead.rules import Position, Rules, movegen, variants
+from crownhead.rules.perft import divide, perft
+from crownhead.rules.position import Color
+from crownhead.rules.settings import WCDF, Crowning
+from crownhead.rules.variants import (
     ENGLISH,
     GIVEAWAY,
     POOL,

@@ -1,7 +1,7 @@
 """Variants on the board: the tracker, the LED hints and huffing under every rule option.
 
 * Random games of every variant (English with each house rule, giveaway, Russian, pool)
-  made by messy human hands (:func:`firmware.simulator.hands.human_actions`) are read back exactly
+  made by messy human hands (:func:`crownhead.firmware.simulator.hands.human_actions`) are read back exactly
   by the tracker, with no warning; under huffing the games include missed jumps that
   are huffed (the piece lifted off), forced (the ``force`` button and the piece moved
   back) or let stand.
@@ -16,16 +16,16 @@ from __future__ import annotations
 import random
 import pytest
 
-from firmware.simulator.script import parse_script, replay
-from firmware.events import BoardWarning, Event, Final, MoveMade
-from firmware.simulator.hands import Action, HumanStyle, human_actions
-from firmware.tracking.huffing import HUFF_ROLE
-from firmware.tracking.tracker import HINT_ROLES, ROLES, Kind, Tracker, visible_roles
-from rules import Game, Move, Position, Rules
-from rules.game import Huff, JumpForced
-from rules.settings import Crowning
-from squares import bit, parse_square
-from rules.variants import GIVEAWAY, POOL, RUSSIAN
+from crownhead.firmware.simulator.script import parse_script, replay
+from crownhead.firmware.events import BoardWarning, Event, Final, MoveMade
+from crownhead.firmware.simulator.hands import Action, HumanStyle, human_actions
+from crownhead.firmware.tracking.huffing import HUFF_ROLE
+from crownhead.firmware.tracking.tracker import HINT_ROLES, ROLES, Kind, Tracker, visible_roles
+from crownhead.rules import Game, Move, Position, Rules
+from crownhead.rules.game import Huff, JumpForced
+from crownhead.rules.settings import Crowning
+from crownhead.squares import bit, parse_square
+from crownhead.rules.variants import GIVEAWAY, POOL, RUSSIAN
 
 HUFFING = Rules(huffing=True)
 
@@ -627,6 +627,6 @@ def test_pool_with_huffing_a_flying_king_that_missed_a_jump() -> None:
 
 
 def test_roles_of_every_variant_are_known_to_the_led_policy() -> None:
-    from firmware.app.leds import ROLES as LED_ROLES
+    from crownhead.firmware.app.leds import ROLES as LED_ROLES
 
     assert set(ROLES) == LED_ROLES

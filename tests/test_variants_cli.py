@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.storage.store import GameFile, GameRecord, GameStore, StoreError, pdn_text
-from rules import WCDF, Game, Move, Position, Rules
-from rules.pdn import read_games, write_game
-from rules.settings import Crowning
-from rules.variants import GIVEAWAY, POOL, RUSSIAN
+from crownhead.firmware.cli import main
+from crownhead.firmware.storage.store import GameFile, GameRecord, GameStore, StoreError, pdn_text
+from crownhead.rules import WCDF, Game, Move, Position, Rules
+from crownhead.rules.pdn import read_games, write_game
+from crownhead.rules.settings import Crowning
+from crownhead.rules.variants import GIVEAWAY, POOL, RUSSIAN
 
 HOUSE_RULE_FLAGS = (
     "--men-capture-backward",
@@ -43,10 +43,10 @@ def output(capsys: pytest.CaptureFixture[str]) -> tuple[list[str], str]:
     ],
 )
 def test_every_command_that_plays_takes_the_variant_and_every_rule_option(argv: list[str]) -> None:
-    from firmware.cli import build_parser
+    from crownhead.firmware.cli import build_parser
 
     args = build_parser().parse_args([*argv, "--variant", "pool", *HOUSE_RULE_FLAGS])
-    from firmware.cli._common import rules_from_args
+    from crownhead.firmware.cli._common import rules_from_args
 
     rules = rules_from_args(args)
     assert rules == POOL.with_options(
@@ -234,8 +234,8 @@ def analyse(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]
 def test_analyse_returns_a_legal_move_of_the_variant(
     capsys: pytest.CaptureFixture[str], variant: str, extra: list[str]
 ) -> None:
-    from firmware.cli import build_parser
-    from firmware.cli._common import rules_from_args
+    from crownhead.firmware.cli import build_parser
+    from crownhead.firmware.cli._common import rules_from_args
 
     rules = rules_from_args(build_parser().parse_args(["analyse", "--variant", variant, *extra]))
     line = analyse(capsys, "--variant", variant, *extra, "--depth", "4")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from rules import WCDF, BLACK_WINS, WHITE_WINS, Game, Position, Rules
-from rules.game import Huff, HuffError, JumpForced
-from rules.move import IllegalMoveError, Move
-from rules.position import Color
-from rules.variants import GIVEAWAY, POOL, RUSSIAN
+from crownhead.rules import WCDF, BLACK_WINS, WHITE_WINS, Game, Position, Rules
+from crownhead.rules.game import Huff, HuffError, JumpForced
+from crownhead.rules.move import IllegalMoveError, Move
+from crownhead.rules.position import Color
+from crownhead.rules.variants import GIVEAWAY, POOL, RUSSIAN
 
 HUFFING = Rules(huffing=True)
 

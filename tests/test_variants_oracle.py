@@ -1,4 +1,4 @@
-"""The general move generator (:mod:`rules.variants`) against independent truth.
+"""The general move generator (:mod:`crownhead.rules.variants`) against independent truth.
 
 Three checks, on positions from random games and random king-rich setups:
 
@@ -6,12 +6,12 @@ Three checks, on positions from random games and random king-rich setups:
   against our Russian moves, compared as (start, end, captured set): pydraughts writes
   a capture route's intermediate squares its own way, so the full path is not compared.
 * **a naive generator written here** from the rule text, square by square on (file, rank)
-  coordinates with a dict board, sharing no code with :mod:`rules.variants`. It plays
+  coordinates with a dict board, sharing no code with :mod:`crownhead.rules.variants`. It plays
   flying kings, the three crowning rules and kings-capture-first, and is compared route
   by route (full path and captures, as a multiset). It is first checked against
   pydraughts on Russian positions, then trusted for pool and the English house rules,
   which pydraughts does not play.
-* the fast English generator (:mod:`rules.movegen`) against the general one on the
+* the fast English generator (:mod:`crownhead.rules.movegen`) against the general one on the
   rules both play (WCDF, men capturing backward, optional captures).
 
 pydraughts's ``russian`` board numbers squares its own way; we hand it FENs in
@@ -28,11 +28,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from rules import Position, Rules
-from rules.position import Color
-from rules.settings import WCDF, Crowning
-from squares import file_of, parse_square, rank_of, square_at, square_name
-from rules.variants import POOL, RUSSIAN, legal_routes
+from crownhead.rules import Position, Rules
+from crownhead.rules.position import Color
+from crownhead.rules.settings import WCDF, Crowning
+from crownhead.squares import file_of, parse_square, rank_of, square_at, square_name
+from crownhead.rules.variants import POOL, RUSSIAN, legal_routes
 
 draughts = pytest.importorskip("draughts", reason="pydraughts (the dev extra) is the oracle")
 from draughts.convert import _number_to_algebraic  # noqa: E402  (after the skip)

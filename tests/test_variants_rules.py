@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from rules import Position, Rules
-from rules.move import Move
-from rules.position import Color
-from rules.settings import WCDF, Crowning
-from rules.pdn import move_text
-from rules.variants import GIVEAWAY, POOL, RUSSIAN
+from crownhead.rules import Position, Rules
+from crownhead.rules.move import Move
+from crownhead.rules.position import Color
+from crownhead.rules.settings import WCDF, Crowning
+from crownhead.rules.pdn import move_text
+from crownhead.rules.variants import GIVEAWAY, POOL, RUSSIAN
 
 KEEP_JUMPING = Rules(crowning=Crowning.CONTINUES_AS_KING)
 KINGS_FIRST = Rules(kings_capture_first=True)

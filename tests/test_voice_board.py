@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
-from firmware.app.players import Human, RandomMover
-from firmware.app.settings import AppSettings
-from firmware.events import Notice
-from firmware.gameclock import TimeControl
-from firmware.simulator.hands import Hands
-from firmware.voice.adapter import BoardVoice
-from firmware.voice.engine import Espeak
-from firmware.voice.phrases import Phrasebook
-from firmware.voice.speaker import Speaker
-from rules import WCDF, BLACK, WHITE, Color, Move, Position
+from crownhead.firmware.app.players import Human, RandomMover
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.events import Notice
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.firmware.voice.adapter import BoardVoice
+from crownhead.firmware.voice.engine import Espeak
+from crownhead.firmware.voice.phrases import Phrasebook
+from crownhead.firmware.voice.speaker import Speaker
+from crownhead.rules import WCDF, BLACK, WHITE, Color, Move, Position
 from tests.helpers.rig import Rig
 from tests.helpers.speech import needs_espeak
 from helpers.speech import position_heard
@@ -234,7 +234,7 @@ def test_a_warning_is_told_in_the_language_of_the_side_to_move(make_rig: MakeRig
 def test_crownhead_run_without_espeak_ng_plays_on_and_says_once_what_to_install(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from firmware.cli import main
+    from crownhead.firmware.cli import main
 
     script = tmp_path / "game.txt"
     script.write_text(
@@ -253,7 +253,7 @@ def test_the_voice_speaks_of_the_game_under_the_rules_it_is_played_by(make_rig: 
     ``rules russian``), a man crowned in the middle of a jump that goes on as a king is a
     king when a square is asked for and when it is moved wrongly (the voice kept its own
     position under the rules it was attached with, and called it a man)."""
-    from rules import RUSSIAN
+    from crownhead.rules import RUSSIAN
 
     rig = make_rig(start=False)
     voice = _voice(rig)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.voice.catalogue import (
+from crownhead.firmware.voice.catalogue import (
     LANGUAGES,
     CatalogueError,
     _parse,
@@ -13,7 +13,7 @@ from firmware.voice.catalogue import (
     load_catalogue,
     read_catalogue_text,
 )
-from firmware.voice.utterance import Utterance, spoken_kinds
+from crownhead.firmware.voice.utterance import Utterance, spoken_kinds
 
 U = Utterance.of
 
@@ -99,10 +99,10 @@ def test_what_is_spoken_follows_the_setting() -> None:
 
 
 def test_the_voice_section_checks_every_setting_by_name() -> None:
-    from firmware.config import ConfigError, parse_config_text
+    from crownhead.firmware.config import ConfigError, parse_config_text
 
     config = parse_config_text(b'[voice]\nenabled = true\nlanguage = "de"\nwhite_language = "fr"\n')
-    from firmware.voice.settings import VoiceConfig
+    from crownhead.firmware.voice.settings import VoiceConfig
 
     voice = config.get(VoiceConfig)
     assert voice.enabled and voice.language_for("white") == "fr" and voice.language_for("black") == "de"
@@ -125,14 +125,19 @@ def test_only_the_adapter_reads_events_or_the_application() -> None:
     import ast
     from pathlib import Path
 
-    import firmware.voice
+    import crownhead.firmware.voice  # noqa: F401 - loads firmware.voice
+    from crownhead import firmware
 
     package = Path(firmware.voice.__file__).parent
     for module in sorted(package.glob("*.py")):
         tree = ast.parse(module.read_text(encoding="utf-8"))
         names = {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         names |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-        outside = {n for n in names if n.startswith(("firmware.events", "firmware.app", "firmware.tracking"))}
+        outside = {
+            n
+            for n in names
+            if n.startswith(("crownhead.firmware.events", "crownhead.firmware.app", "crownhead.firmware.tracking"))
+        }
         if module.name == "adapter.py":
             assert outside, "the adapter is the one that reads them"
         else:

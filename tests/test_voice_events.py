@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from firmware.events import (
+from crownhead.firmware.events import (
     EVENT_KINDS,
     OFFENCE_CODES,
     WARNING_CODES,
@@ -45,11 +45,11 @@ from firmware.events import (
     Spoken,
     TakenBack,
 )
-from firmware.voice.adapter import Narrator, Seen
-from firmware.voice.catalogue import LANGUAGES, load_catalogue
-from firmware.voice.phrases import Phrasebook
-from firmware.voice.utterance import Utterance
-from rules import WCDF, Move, Position
+from crownhead.firmware.voice.adapter import Narrator, Seen
+from crownhead.firmware.voice.catalogue import LANGUAGES, load_catalogue
+from crownhead.firmware.voice.phrases import Phrasebook
+from crownhead.firmware.voice.utterance import Utterance
+from crownhead.rules import WCDF, Move, Position
 
 START = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"
 

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from firmware.app.players import Human, MachineSpec, RandomMover
-from firmware.app.settings import AppSettings
-from firmware.voice.adapter import BoardVoice
-from firmware.voice.phrases import Phrasebook
+from crownhead.firmware.app.players import Human, MachineSpec, RandomMover
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.voice.adapter import BoardVoice
+from crownhead.firmware.voice.phrases import Phrasebook
 from helpers.speech import position_heard
 from helpers.web import LiveBoard
-from rules import WCDF, BLACK, WHITE, Color, Move, Position
+from crownhead.rules import WCDF, BLACK, WHITE, Color, Move, Position
 
 pytest.importorskip("websockets")
 

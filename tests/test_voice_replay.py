@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.cli import main
-from firmware.voice.catalogue import LANGUAGES, load_catalogue
+from crownhead.firmware.cli import main
+from crownhead.firmware.voice.catalogue import LANGUAGES, load_catalogue
 from tests.helpers.speech import needs_espeak, wav_stats
 
 pytestmark = needs_espeak

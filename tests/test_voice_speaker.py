@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware.voice.catalogue import Sentence
-from firmware.voice.engine import INSTALL_HINT, Espeak, SpeechUnavailable, VoiceSettings, open_engine
-from firmware.voice.queue import MOVE_LIMIT, Priority, SpeechQueue
-from firmware.voice.speaker import Aplay, SentenceRecorder, Speaker
+from crownhead.firmware.voice.catalogue import Sentence
+from crownhead.firmware.voice.engine import INSTALL_HINT, Espeak, SpeechUnavailable, VoiceSettings, open_engine
+from crownhead.firmware.voice.queue import MOVE_LIMIT, Priority, SpeechQueue
+from crownhead.firmware.voice.speaker import Aplay, SentenceRecorder, Speaker
 from tests.helpers.speech import needs_espeak, wav_stats
 
 
@@ -196,7 +196,7 @@ def test_the_recorder_writes_a_wav_and_a_line_for_each_sentence(tmp_path: Path) 
 
 def test_piper_without_its_program_says_so(tmp_path: Path) -> None:
     with pytest.raises(SpeechUnavailable, match="no piper-not-installed here"):
-        from firmware.voice.engine import Piper
+        from crownhead.firmware.voice.engine import Piper
 
         Piper(tmp_path, None, program="piper-not-installed")
 
@@ -204,7 +204,7 @@ def test_piper_without_its_program_says_so(tmp_path: Path) -> None:
 def test_without_espeak_ng_on_the_path_there_is_no_speaker_and_one_reason(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from firmware.voice.speaker import open_speaker
+    from crownhead.firmware.voice.speaker import open_speaker
 
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine where espeak-ng was never installed
     speaker, missing = open_speaker()
@@ -215,7 +215,7 @@ def test_without_espeak_ng_on_the_path_there_is_no_speaker_and_one_reason(
 def test_crownhead_say_writes_a_wav_and_refuses_an_unknown_language(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from firmware.cli import main
+    from crownhead.firmware.cli import main
 
     out = tmp_path / "say.wav"
     assert main(["say", "--lang", "nl", "Zwart, 11 15.", "--out", str(out)]) == 0

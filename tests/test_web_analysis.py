@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from firmware.app.commands import NO_ANALYSIS
-from firmware.app.settings import AppSettings
+from crownhead.firmware.app.commands import NO_ANALYSIS
+from crownhead.firmware.app.settings import AppSettings
 from helpers.web import LiveBoard, Socket, request
-from rules import WCDF, Game
+from crownhead.rules import WCDF, Game
 
 pytest.importorskip("websockets")
 

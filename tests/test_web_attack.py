@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.pages.serving import Limits
-from firmware.web.settings import WebConfig
+from crownhead.firmware.pages.serving import Limits
+from crownhead.firmware.web.settings import WebConfig
 from helpers.attack import (
     FrameFlood,
     RelentlessSlowloris,
@@ -160,7 +160,7 @@ def test_a_foreign_host_is_refused_on_every_route_and_the_socket(tmp_path: Path)
 
     from websockets.exceptions import InvalidStatus
 
-    from firmware.web.server import _ROUTES
+    from crownhead.firmware.web.server import _ROUTES
     from helpers.web import Socket
 
     with LiveBoard(tmp_path, host="0.0.0.0", pin="24682468", public_view=True, hosts=("board.club.example",)) as board:
@@ -205,7 +205,7 @@ def test_a_foreign_host_is_refused_on_every_route_and_the_socket(tmp_path: Path)
 
 
 def test_the_hosts_setting_takes_names_and_addresses_only() -> None:
-    from firmware.config import ConfigError, default_config
+    from crownhead.firmware.config import ConfigError, default_config
 
     config = default_config().replace("web", hosts=("board.club.example", "192.0.2.7", "fe80::1", "[2001:db8::1]"))
     assert len(config.get(WebConfig).hosts) == 4
@@ -220,7 +220,7 @@ def test_the_hosts_setting_takes_names_and_addresses_only() -> None:
 def test_the_public_status_shows_no_secret(tmp_path: Path) -> None:
     import json
 
-    from firmware.config import default_config
+    from crownhead.firmware.config import default_config
 
     config = (
         default_config()
@@ -275,7 +275,7 @@ def test_the_boards_log_never_names_a_urls_password(tmp_path: Path) -> None:
     import logging
     import io
 
-    from firmware.redact import RedactingFilter
+    from crownhead.firmware.redact import RedactingFilter
 
     out = io.StringIO()
     handler = logging.StreamHandler(out)
@@ -313,8 +313,8 @@ def _login_from(source: str, port: int, pin: str) -> tuple[int, dict[str, str], 
 def test_pin_guesses_from_many_addresses_lock_every_login_out_and_the_board_says_so(tmp_path: Path) -> None:
     import json
 
-    from hal.clock import VirtualClock
-    from firmware.web.auth import GLOBAL_TRIES, LOCKOUT_MS
+    from crownhead.hal.clock import VirtualClock
+    from crownhead.firmware.web.auth import GLOBAL_TRIES, LOCKOUT_MS
     from helpers.web import Socket
 
     clock = VirtualClock()
@@ -338,12 +338,12 @@ def test_pin_guesses_from_many_addresses_lock_every_login_out_and_the_board_says
 def test_wrong_pins_are_logged_in_bounded_form(caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
-    from hal.clock import VirtualClock
-    from firmware.web.auth import Gate
+    from crownhead.hal.clock import VirtualClock
+    from crownhead.firmware.web.auth import Gate
 
     clock = VirtualClock()
     gate = Gate("24682468", clock)
-    with caplog.at_level(logging.WARNING, logger="firmware.web.auth"):
+    with caplog.at_level(logging.WARNING, logger="crownhead.firmware.web.auth"):
         for i in range(3000):  # 3,000 tries from 3,000 addresses over 10 minutes
             gate.login(f"10.{i // 250}.{i % 250}.1", "000000")
             clock.advance(200)
@@ -354,8 +354,8 @@ def test_wrong_pins_are_logged_in_bounded_form(caplog: pytest.LogCaptureFixture)
 
 
 def test_a_longer_pin_option(tmp_path: Path) -> None:
-    from firmware.config import ConfigError, default_config
-    from firmware.web.auth import stored_pin
+    from crownhead.firmware.config import ConfigError, default_config
+    from crownhead.firmware.web.auth import stored_pin
 
     assert len(stored_pin(tmp_path)[0]) == 6
     pin, made = stored_pin(tmp_path, 12)  # asked for longer: the short one is replaced

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from firmware.app.settings import AppSettings
+from crownhead.firmware.app.settings import AppSettings
 from helpers.web import LiveBoard, Socket
 
 pytest.importorskip("websockets")
@@ -94,7 +94,7 @@ def test_the_clocks_are_written_by_the_shared_board_script(browser: Any, live: L
 
 
 def test_a_two_player_game_by_clicking_with_a_double_jump_and_a_crowning(browser: Any, tmp_path: Path) -> None:
-    from rules import Position
+    from crownhead.rules import Position
 
     start = Position.from_fen("B:W18,27,30:B1,14")
     pieces = {s: p.symbol for s, p in start.pieces().items()}
@@ -356,8 +356,8 @@ def test_a_draw_offered_by_one_side_and_accepted_by_the_other(browser: Any, live
 
 
 def test_the_status_page_shows_the_last_selftest(browser: Any, live: LiveBoard, tmp_path: Path) -> None:
-    from firmware.cli import main
-    from firmware.storage.selftest import SELFTEST_FILE
+    from crownhead.firmware.cli import main
+    from crownhead.firmware.storage.selftest import SELFTEST_FILE
 
     page = open_page(browser, live)
     page.click('nav a[data-tab="status-page"]')

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from firmware.config import load_config
+from crownhead.firmware.config import load_config
 from helpers.web import LiveBoard
 
 pytest.importorskip("websockets")
@@ -204,8 +204,8 @@ def moves_shown(page: Any, n: int) -> list[str]:
 
 @SIZES
 def test_a_game_by_dragging_the_pieces_with_a_double_jump(browser: Any, tmp_path: Path, size: dict[str, int]) -> None:
-    from firmware.app.settings import AppSettings
-    from rules import Position
+    from crownhead.firmware.app.settings import AppSettings
+    from crownhead.rules import Position
 
     start = Position.from_fen("B:W18,27,30:B1,14")
     pieces = {s: p.symbol for s, p in start.pieces().items()}

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from firmware.app.commands import NO_ANALYSIS_PROBLEM
-from firmware.app.settings import AppSettings
-from firmware.coach.problems import RECORD_FILE, problem
+from crownhead.firmware.app.commands import NO_ANALYSIS_PROBLEM
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.coach.problems import RECORD_FILE, problem
 from helpers.web import LiveBoard, Socket
 
 pytest.importorskip("websockets")

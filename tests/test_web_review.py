@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from firmware.storage.store import GameRecord
+from crownhead.firmware.storage.store import GameRecord
 from helpers.web import LiveBoard, Socket, request
-from rules import WCDF, Game, Position
+from crownhead.rules import WCDF, Game, Position
 
 pytest.importorskip("websockets")
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from firmware.link.protocol import Command
-from firmware.web.auth import COOKIE, FREE_TRIES
-from firmware.web.server import WebServer
-from firmware.web.settings import WebConfig, parse_listen
-from firmware.config import ConfigError, default_config
-from hal.clock import VirtualClock
+from crownhead.firmware.link.protocol import Command
+from crownhead.firmware.web.auth import COOKIE, FREE_TRIES
+from crownhead.firmware.web.server import WebServer
+from crownhead.firmware.web.settings import WebConfig, parse_listen
+from crownhead.firmware.config import ConfigError, default_config
+from crownhead.hal.clock import VirtualClock
 from helpers.web import WAIT_S, LiveBoard, Socket, request
 
 pytest.importorskip("websockets")
@@ -149,7 +149,7 @@ def test_commands_need_the_pin_off_loopback_rules(tmp_path: Path) -> None:
 
 
 def test_a_network_address_needs_a_pin(board: LiveBoard) -> None:
-    from firmware.web.server import ServerError
+    from crownhead.firmware.web.server import ServerError
 
     with pytest.raises(ServerError, match="PIN"):
         WebServer(board.link, host="0.0.0.0", port=0)
@@ -270,7 +270,7 @@ def test_status_page_data(tmp_path: Path) -> None:
 def test_run_web_refuses_a_taken_port_and_a_bad_address(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 
-    from firmware.cli import main
+    from crownhead.firmware.cli import main
 
     script = tmp_path / "script.txt"
     script.write_text("wait 10\n")
@@ -335,8 +335,8 @@ def test_a_huge_login_body_is_cut_short(tmp_path: Path) -> None:
 
 
 def test_the_view_carries_the_match_line(tmp_path: Path) -> None:
-    from firmware.app.settings import AppSettings
-    from firmware.app.settings import MatchConfig
+    from crownhead.firmware.app.settings import AppSettings
+    from crownhead.firmware.app.settings import MatchConfig
 
     settings = AppSettings(
         auto_crown=True,
@@ -354,7 +354,7 @@ def test_the_view_carries_the_match_line(tmp_path: Path) -> None:
 def test_a_pin_is_made_once_and_kept(tmp_path: Path) -> None:
     import stat
 
-    from firmware.web.auth import stored_pin
+    from crownhead.firmware.web.auth import stored_pin
 
     pin, made = stored_pin(tmp_path / "state")
     assert made and len(pin) == 6 and pin.isdigit()
@@ -418,7 +418,7 @@ def test_a_page_that_does_not_read_is_dropped_and_the_board_goes_on(board: LiveB
 def test_a_full_page_queue_disconnects_that_page_only(board: LiveBoard) -> None:
     import asyncio
 
-    from firmware.web.server import PAGE_QUEUE
+    from crownhead.firmware.web.server import PAGE_QUEUE
 
     server = board.server
     with Socket(board.ws_url) as slow, Socket(board.ws_url) as fine:
@@ -449,8 +449,8 @@ def test_a_full_page_queue_disconnects_that_page_only(board: LiveBoard) -> None:
 def test_status_shows_the_last_selftest(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     import logging
 
-    from firmware.cli import main
-    from firmware.storage.selftest import SELFTEST_FILE
+    from crownhead.firmware.cli import main
+    from crownhead.firmware.storage.selftest import SELFTEST_FILE
 
     with LiveBoard(tmp_path) as board:
 
@@ -465,7 +465,7 @@ def test_status_shows_the_last_selftest(tmp_path: Path, caplog: pytest.LogCaptur
         assert failed["state"] == "failed" and failed["backend"] == "sim" and failed["time"].endswith("Z")
         assert len(failed["faults"]) == 1 and "square 7" in failed["faults"][0] and "FAULTS (1):" in failed["lines"]
         (tmp_path / SELFTEST_FILE).write_text('{"format": "crownhead-selftest", "version": 1, "time": ')
-        with caplog.at_level(logging.WARNING, logger="firmware.web.server"):
+        with caplog.at_level(logging.WARNING, logger="crownhead.firmware.web.server"):
             assert selftest() == {"state": "unreadable"}
             assert selftest() == {"state": "unreadable"}
         logged = [r.getMessage() for r in caplog.records if "self-test" in r.getMessage()]
@@ -563,7 +563,7 @@ def test_an_idle_board_wakes_the_server_for_nothing(board: LiveBoard) -> None:
 
 
 def test_the_main_loop_takes_page_lines_at_its_rate() -> None:
-    from firmware.web.bridge import PageHub
+    from crownhead.firmware.web.bridge import PageHub
 
     now = [0]
     hub = PageHub(rate=10, burst=3)
@@ -582,7 +582,7 @@ def test_the_main_loop_takes_page_lines_at_its_rate() -> None:
 
 
 def test_a_full_inbox_holds_the_page_back_and_drops_nothing() -> None:
-    from firmware.web.bridge import PageHub
+    from crownhead.firmware.web.bridge import PageHub
 
     hub = PageHub(inbox_lines=2)
     woken = []
@@ -600,7 +600,7 @@ def test_a_full_inbox_holds_the_page_back_and_drops_nothing() -> None:
 
 def test_an_answer_is_kept_for_keep_ms_at_most() -> None:
     # A change that no event tells of (a serial link's command) is seen within KEEP_MS.
-    from firmware.web.bridge import KEEP_MS, PageHub
+    from crownhead.firmware.web.bridge import KEEP_MS, PageHub
 
     now = [1000]
     hub = PageHub()
@@ -621,7 +621,7 @@ def test_the_view_is_kept_as_it_is_sent() -> None:
     # A page that has the view may ask for it at once: the view is kept before the server
     # can be woken with it (it was kept after, and a quick page's `view` reached the main
     # loop in between).
-    from firmware.web.bridge import VIEW, PageHub
+    from crownhead.firmware.web.bridge import VIEW, PageHub
 
     hub = PageHub()
     hub.now = lambda: 5
@@ -648,7 +648,7 @@ def test_the_view_is_kept_as_it_is_sent() -> None:
 def test_a_pages_lines_after_its_command_wait_for_it_and_then_for_nothing() -> None:
     # A page's command goes to the main loop; its next lines wait in the server until it
     # is answered, then those the server can answer from what is kept are answered there.
-    from firmware.web.bridge import PageHub
+    from crownhead.firmware.web.bridge import PageHub
 
     hub = PageHub()
     page = hub.join(control=True)
@@ -697,10 +697,10 @@ def test_the_view_after_a_brightness_is_the_view_drawn_afresh(tmp_path: Path) ->
     # After a display command alone, the link sends the last view with what the command
     # set (and the clock as it is then) instead of drawing it all again: it must be the
     # same as the view drawn afresh, a running clock included. Virtual time, no server.
-    from firmware.app.settings import AppSettings
-    from firmware.gameclock import TimeControl
-    from firmware.simulator.hands import Hands
-    from firmware.web.bridge import PageHub, WebLink
+    from crownhead.firmware.app.settings import AppSettings
+    from crownhead.firmware.gameclock import TimeControl
+    from crownhead.firmware.simulator.hands import Hands
+    from crownhead.firmware.web.bridge import PageHub, WebLink
     from helpers.rig import Rig
 
     rig = Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse("60")), start=False)
@@ -749,7 +749,7 @@ def test_a_flood_of_display_commands_costs_the_main_loop_a_few_frames(tmp_path: 
     # A slider dragged, or a hostile page: every line is answered at once, in order, by
     # the server's thread; the main loop applies the last value at most every DISPLAY_MS,
     # and every page ends with the last value asked. Virtual time, no server.
-    from firmware.web.bridge import DISPLAY_MS, PageHub, WebLink
+    from crownhead.firmware.web.bridge import DISPLAY_MS, PageHub, WebLink
     from helpers.rig import Rig
 
     rig = Rig(tmp_path, start=False)
@@ -805,8 +805,8 @@ def test_a_flood_of_display_commands_costs_the_main_loop_a_few_frames(tmp_path: 
 
 
 def test_display_commands_from_a_page_that_may_not_change_the_board(tmp_path: Path) -> None:
-    from firmware.link.settings import LinkConfig
-    from firmware.web.bridge import PageHub, WebLink
+    from crownhead.firmware.link.settings import LinkConfig
+    from crownhead.firmware.web.bridge import PageHub, WebLink
     from helpers.rig import Rig
 
     rig = Rig(tmp_path, start=False)
@@ -833,7 +833,7 @@ def test_an_idle_board_with_its_pages_sleeps_until_something_is_due(board: LiveB
     # every 10 ms; a page's command still wakes it at once.
     import time
 
-    from firmware.app.loop import IDLE_MS
+    from crownhead.firmware.app.loop import IDLE_MS
 
     assert board.app.sleeps_until_due()
     with Socket(board.ws_url) as ws:
@@ -850,7 +850,7 @@ def test_an_idle_board_with_its_pages_sleeps_until_something_is_due(board: LiveB
 
 
 def test_the_hub_says_when_the_main_loop_must_step() -> None:
-    from firmware.web.bridge import PageHub
+    from crownhead.firmware.web.bridge import PageHub
 
     now = [0]
     hub = PageHub(rate=10, burst=1)
@@ -881,7 +881,7 @@ def test_the_handlers_live_at_module_level() -> None:
     import inspect
     import textwrap
 
-    from firmware.web import server
+    from crownhead.firmware.web import server
 
     tree = ast.parse(textwrap.dedent(inspect.getsource(server.WebServer.asgi)))
     nested = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
@@ -890,10 +890,10 @@ def test_the_handlers_live_at_module_level() -> None:
 
 
 def test_the_board_page_and_the_hall_share_one_shell_and_one_policy(board: LiveBoard) -> None:
-    from firmware.hall.hall import Hall, HallServer
-    from firmware.hall.hall import page_html as hall_page
-    from firmware.pages import SECURITY_HEADERS, fill_shell
-    from firmware.web.server import page_html
+    from crownhead.firmware.hall.hall import Hall, HallServer
+    from crownhead.firmware.hall.hall import page_html as hall_page
+    from crownhead.firmware.pages import SECURITY_HEADERS, fill_shell
+    from crownhead.firmware.web.server import page_html
 
     hall = HallServer(Hall("club"), "127.0.0.1", 0)
     hall.start()

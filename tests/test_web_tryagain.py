@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from helpers.web import LiveBoard, Socket, request
-from rules import WCDF, Game, Position
+from crownhead.rules import WCDF, Game, Position
 
 pytest.importorskip("websockets")
 

@@ -15,7 +15,7 @@ positions (``nodes``), not a time: the same depths and lines on a Pi as on a des
 loaded or not, only later. Where the endgame tables cover the position, their verdict
 comes first, before any search.
 
->>> from rules import WCDF, Game
+>>> from crownhead.rules import WCDF, Game
 >>> analyst = Analyst(background=False, nodes=3_000)
 >>> analyst.follow(Game(None, WCDF))
 >>> found = analyst.latest()
@@ -32,20 +32,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.app.settings import ANALYSIS_NODES
-from firmware.coach.review import expectation
-from rules import Color, Game, Position, Rules
-from rules.engine import WIN, WIN_THRESHOLD, Engine, score_meaning
-from rules.engine.egdb import EndgameProbe, EndgameTables
-from rules.engine.search import TABLE_WIN
-from rules.pdn import line_text
+from crownhead.firmware.app.settings import ANALYSIS_NODES
+from crownhead.firmware.coach.review import expectation
+from crownhead.rules import Color, Game, Position, Rules
+from crownhead.rules.engine import WIN, WIN_THRESHOLD, Engine, score_meaning
+from crownhead.rules.engine.egdb import EndgameProbe, EndgameTables
+from crownhead.rules.engine.search import TABLE_WIN
+from crownhead.rules.pdn import line_text
 
 __all__ = ["Analysis", "Analyst", "DEFAULT_NODES", "MAX_DEPTH"]
 
 log = logging.getLogger(__name__)
 
 #: Positions searched for one position on the board at most (then the analysis stands
-#: until the next move): see :data:`firmware.app.settings.ANALYSIS_NODES`.
+#: until the next move): see :data:`crownhead.firmware.app.settings.ANALYSIS_NODES`.
 DEFAULT_NODES = ANALYSIS_NODES
 #: How many times fewer positions the pure-Python search (no C compiler at install) is
 #: given: about as long as the native core takes for its own, since it is that much
@@ -109,7 +109,7 @@ class Analysis:
     @property
     def black_expects(self) -> float:
         """Black's expected result, 0 (a loss) to 1 (a win), as the review counts it
-        (:func:`firmware.coach.review.expectation`): what the page's bar shows."""
+        (:func:`crownhead.firmware.coach.review.expectation`): what the page's bar shows."""
         verdict = self.verdict_score
         score = verdict if verdict is not None else self.score
         mine = expectation(score)

@@ -10,15 +10,15 @@ Data flows one way, once per :meth:`App.step`::
                                 +-> LED policy -> lights
 
 A step never sleeps and takes its time from the injected clock, so tests drive the whole
-application on a :class:`~hal.clock.VirtualClock` through complete games.
+application on a :class:`~crownhead.hal.clock.VirtualClock` through complete games.
 :meth:`App.run` is the real-time loop of the Pi; the terminal simulator
-(:mod:`firmware.simulator.tui`) calls :meth:`App.step` and :meth:`App.view`, and its
-hands (:class:`firmware.simulator.hands.Hands`) move the pieces of the simulated board,
+(:mod:`crownhead.firmware.simulator.tui`) calls :meth:`App.step` and :meth:`App.view`, and its
+hands (:class:`crownhead.firmware.simulator.hands.Hands`) move the pieces of the simulated board,
 which the application reads like any other board.
 
->>> from hal.clock import VirtualClock
->>> from firmware.config import default_config
->>> from firmware.app.hardware import open_hardware
+>>> from crownhead.hal.clock import VirtualClock
+>>> from crownhead.firmware.config import default_config
+>>> from crownhead.firmware.app.hardware import open_hardware
 >>> clock = VirtualClock()
 >>> app = App(open_hardware(default_config(), clock), clock=clock)
 >>> app.start()
@@ -36,12 +36,12 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
-from firmware.tracking.controller import Controller
-from firmware.tracking.follower import Follower
-from firmware.tracking.timer import GameTimer
-from firmware.tracking.picture import picture
-from firmware.tracking.roles import Role
-from firmware.events import (
+from crownhead.firmware.tracking.controller import Controller
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.firmware.tracking.picture import picture
+from crownhead.firmware.tracking.roles import Role
+from crownhead.firmware.events import (
     ClockState,
     Alert,
     ComputerMove,
@@ -64,19 +64,19 @@ from firmware.events import (
     TakenBack,
     Side,
 )
-from firmware.app.hardware import Hardware, TappedButtons, tidy_hand
-from firmware.app.keeper import GameKeeper
-from firmware.app.leds import LedPolicy, LedSettings
-from firmware.app.setup import setup_event
-from firmware.app.guidance import SetupGuide, near_side
-from firmware.app.outputs import O, Outputs, SinkOutput
-from firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Snapshot, standing
-from firmware.app.matchplay import MatchPlay
-from firmware.app.settings import AppSettings
-from firmware.app.sinks import Sink
-from firmware.app.view import BoardView, MessageLine, board_view
-from firmware.app.analysis import Analyst
-from firmware.app.players import (
+from crownhead.firmware.app.hardware import Hardware, TappedButtons, tidy_hand
+from crownhead.firmware.app.keeper import GameKeeper
+from crownhead.firmware.app.leds import LedPolicy, LedSettings
+from crownhead.firmware.app.setup import setup_event
+from crownhead.firmware.app.guidance import SetupGuide, near_side
+from crownhead.firmware.app.outputs import O, Outputs, SinkOutput
+from crownhead.firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Snapshot, standing
+from crownhead.firmware.app.matchplay import MatchPlay
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.sinks import Sink
+from crownhead.firmware.app.view import BoardView, MessageLine, board_view
+from crownhead.firmware.app.analysis import Analyst
+from crownhead.firmware.app.players import (
     Computer,
     Hints,
     Human,
@@ -87,22 +87,22 @@ from firmware.app.players import (
     draw_answer,
     machine_player,
 )
-from firmware.app.commands import Commands
-from firmware.app.loop import Loop
-from firmware.app.modes import Modes
-from firmware.app.resume import comeback
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.app.timing import ClockSaver
-from firmware.storage.matches import MatchStore
-from firmware.storage.store import GameRecord, GameStore
-from firmware.tracking.session import GameSession
-from firmware.tracking.tracker import Kind, Tracker, TrackerSettings
-from hal.buttons import ButtonEvent
-from hal.clock import Clock
-from hal.lights import Frame
-from hal.debounce import Debouncer
-from rules import BLACK, WHITE, Color, Game, Move, Position
-from rules.engine.egdb import EndgameTables
+from crownhead.firmware.app.commands import Commands
+from crownhead.firmware.app.loop import Loop
+from crownhead.firmware.app.modes import Modes
+from crownhead.firmware.app.resume import comeback
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+from crownhead.firmware.app.timing import ClockSaver
+from crownhead.firmware.storage.matches import MatchStore
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.tracker import Kind, Tracker, TrackerSettings
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.hal.clock import Clock
+from crownhead.hal.lights import Frame
+from crownhead.hal.debounce import Debouncer
+from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position
+from crownhead.rules.engine.egdb import EndgameTables
 
 __all__ = ["App", "Source"]
 
@@ -120,7 +120,7 @@ _GAME_WORDS = {"play": "two-player game", "computer": "game against the computer
 def _tables(store: GameStore | None) -> EndgameTables | None:
     """The endgame tables the analysis probes: a build in the state directory, with the
     shipped tables for whatever it lacks (None without any; a damaged file is left out)."""
-    from firmware.egdb import EgdbError, load_probe
+    from crownhead.firmware.egdb import EgdbError, load_probe
 
     try:
         return load_probe(skip_damaged=True, state_dir=store.directory if store is not None else None)
@@ -133,9 +133,9 @@ def _tables(store: GameStore | None) -> EndgameTables | None:
 
 
 class App(Loop, Commands):
-    """The board's application around opened :class:`~firmware.app.hardware.Hardware`.
+    """The board's application around opened :class:`~crownhead.firmware.app.hardware.Hardware`.
 
-    ``players`` maps each colour to a :class:`~firmware.app.players.Player` (default: people
+    ``players`` maps each colour to a :class:`~crownhead.firmware.app.players.Player` (default: people
     on both sides). ``store`` keeps the games (None: nothing is saved, for tests of the
     lights alone). ``sources`` are polled every step (see :data:`Source`).
     ``sinks`` receive every event, the tracker's and the app's, after the
@@ -188,7 +188,7 @@ class App(Loop, Commands):
             wake=self.wake,
         )
         self.analysis_wanted = settings.analysis
-        #: Every output of the board (see :mod:`firmware.app.outputs`): the sinks given
+        #: Every output of the board (see :mod:`crownhead.firmware.app.outputs`): the sinks given
         #: here first, then what :meth:`add_output` adds; closed last by :meth:`close`.
         self.outputs = Outputs()
         for sink in sinks:
@@ -231,7 +231,7 @@ class App(Loop, Commands):
         self.page_urls: tuple[str, ...] = ()
         self.page_pin = ""
         #: What a game far apart waits for (the snapshot's ``away``): set by whoever
-        #: watches its line (:class:`firmware.remote.board.Absence`); None: nothing.
+        #: watches its line (:class:`crownhead.firmware.remote.board.Absence`); None: nothing.
         self.away: Away | None = None
         #: The rank of a set-up the lights show now (see firmware.app.guidance).
         self.guide = SetupGuide()
@@ -362,7 +362,7 @@ class App(Loop, Commands):
 
     def _come_back(self, record: GameRecord, now: int) -> None:
         """The saved game's mode and its settings, as its record keeps them, before its
-        set-up (see :func:`firmware.app.resume.comeback`): the machine's side and level,
+        set-up (see :func:`crownhead.firmware.app.resume.comeback`): the machine's side and level,
         the referee's settings (its state of the game goes to the referee when the game
         resumes), hints, the board clock, the rules of the games after it."""
         assert self.store is not None
@@ -655,7 +655,7 @@ class App(Loop, Commands):
 
     def clock_state(self, now: int) -> ClockState | None:
         """The game clock for the display, the buzzer and the pages (the session's, in
-        every mode: one :class:`~firmware.events.clock.ClockState`), or None without one."""
+        every mode: one :class:`~crownhead.firmware.events.clock.ClockState`), or None without one."""
         clock = self.session.clock
         return clock.state(now) if clock is not None else None
 
@@ -723,7 +723,7 @@ class App(Loop, Commands):
 
     def _save(self, now: int) -> list[GameSaved]:
         """Save the game in progress, or write it as PDN when it is over (the keeper never
-        raises over the disk: see :class:`~firmware.app.keeper.GameKeeper`)."""
+        raises over the disk: see :class:`~crownhead.firmware.app.keeper.GameKeeper`)."""
         if self.store is None or self.record is None:
             return []
         game = self.tracker.game
@@ -884,7 +884,7 @@ class App(Loop, Commands):
         )
 
     def _take_snapshot(self, now: int) -> Snapshot:
-        """The game as this step leaves it (see :mod:`firmware.app.snapshot`), numbered
+        """The game as this step leaves it (see :mod:`crownhead.firmware.app.snapshot`), numbered
         after the last one: the last one itself when none of its inputs changed (most
         steps), with only the clock's times new while a clock runs."""
         inputs = self._snapshot_inputs()
@@ -1057,7 +1057,7 @@ class App(Loop, Commands):
         return [setup_event(now, cause, position, self.tracker.board)]
 
     def add_output(self, output: O, *, first: bool = False) -> O:
-        """Add ``output`` to the board (see :mod:`firmware.app.outputs`): it hears every
+        """Add ``output`` to the board (see :mod:`crownhead.firmware.app.outputs`): it hears every
         step's events and snapshot, its deadline is the loop's, and :meth:`close` closes it
         (the last added first). ``first``: it hears the events before the others."""
         return self.outputs.add(output, first=first)
@@ -1084,5 +1084,5 @@ class App(Loop, Commands):
     # -- the screen -------------------------------------------------------------------------
 
     def view(self) -> BoardView:
-        """What the terminal simulator shows now (see :mod:`firmware.app.view`)."""
+        """What the terminal simulator shows now (see :mod:`crownhead.firmware.app.view`)."""
         return board_view(self)

@@ -1,13 +1,13 @@
 """What a host, a page or the hall may ask of the board, and what it reads of the game.
 
-:class:`Commands` is a mixin of :class:`~firmware.app.application.App` (as gpiozero's
+:class:`Commands` is a mixin of :class:`~crownhead.firmware.app.application.App` (as gpiozero's
 devices mix in ``EventsMixin``): the application's public methods that act on the game
 from outside the board (a draw offer, a resignation, a button pressed, the players'
 names, a side held by a link, the rules, the mode, the referee's settings, the
 brightness), and the state they read. A command is run in the main loop's thread: a
-:data:`~firmware.app.application.Source` calls it from its poll and returns its events,
+:data:`~crownhead.firmware.app.application.Source` calls it from its poll and returns its events,
 so that the step handles and sends them like a press's. The link
-(:class:`firmware.link.board.LinkedBoard`), the web page and the hall use these and
+(:class:`crownhead.firmware.link.board.LinkedBoard`), the web page and the hall use these and
 nothing else of the application.
 """
 
@@ -17,29 +17,29 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from firmware.app.analysis import Analyst
-from firmware.app.hardware import Hardware, TappedButtons
-from firmware.app.keeper import GameKeeper
-from firmware.app.leds import LedPolicy
-from firmware.app.modes import Modes
-from firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
-from firmware.app.settings import AppSettings
-from firmware.app.view import MessageLine
-from firmware.events import BoardWarning, Event, GameSaved
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.storage.store import GameRecord, GameStore
-from firmware.tracking.controller import Controller
-from firmware.tracking.follower import Follower
-from firmware.tracking.policy import ModePolicy
-from firmware.tracking.session import GameSession
-from firmware.tracking.tracker import Tracker, TrackerSettings
-from hal.buttons import ButtonEvent
-from hal.clock import Clock
-from rules import BLACK, WHITE, Color, Game, Move, Position, Rules
-from rules.ballots import Ballot
+from crownhead.firmware.app.analysis import Analyst
+from crownhead.firmware.app.hardware import Hardware, TappedButtons
+from crownhead.firmware.app.keeper import GameKeeper
+from crownhead.firmware.app.leds import LedPolicy
+from crownhead.firmware.app.modes import Modes
+from crownhead.firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.view import MessageLine
+from crownhead.firmware.events import BoardWarning, Event, GameSaved
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+from crownhead.firmware.storage.store import GameRecord, GameStore
+from crownhead.firmware.tracking.controller import Controller
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.policy import ModePolicy
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.tracker import Tracker, TrackerSettings
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.hal.clock import Clock
+from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position, Rules
+from crownhead.rules.ballots import Ballot
 
 if TYPE_CHECKING:  # the problem mode brings the collections: made when first asked for
-    from firmware.app.problems import ProblemCoach
+    from crownhead.firmware.app.problems import ProblemCoach
 
 __all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR", "NO_ANALYSIS_PROBLEM"]
 
@@ -81,7 +81,7 @@ class Commands:
     #: PDN tags for the record of the next game to begin, if it begins from that
     #: position (a game tried again names the game it came from): see :meth:`new_game`.
     start_tags: tuple[Position, dict[str, str]] | None = None
-    #: The problem mode (:mod:`firmware.app.problems`): given by ``crownhead run --mode
+    #: The problem mode (:mod:`crownhead.firmware.app.problems`): given by ``crownhead run --mode
     #: problems``, else made at the first question or command about it.
     problems: ProblemCoach | None = None
 
@@ -110,7 +110,7 @@ class Commands:
 
     @property
     def mode(self) -> ModePolicy:
-        """The mode the board is in (see :data:`firmware.tracking.policy.MODES`)."""
+        """The mode the board is in (see :data:`crownhead.firmware.tracking.policy.MODES`)."""
         return self.modes.mode
 
     @property
@@ -124,7 +124,7 @@ class Commands:
 
     @property
     def players(self) -> dict[Color, Player]:
-        """Who plays each side (a :class:`~firmware.app.players.Player`)."""
+        """Who plays each side (a :class:`~crownhead.firmware.app.players.Player`)."""
         return self.modes.seats.players
 
     @property
@@ -254,15 +254,15 @@ class Commands:
     def try_again(self, game: str, ply: int, opponent: str, now: int) -> list[Event]:
         """The kept game ``game`` after ``ply`` plies, set up as a new game against
         ``opponent`` (``computer`` or ``play``), its record naming where it came from
-        (:mod:`firmware.app.tryagain`); ``ValueError`` naming the problem."""
-        from firmware.app.tryagain import begin, retry_from
+        (:mod:`crownhead.firmware.app.tryagain`); ``ValueError`` naming the problem."""
+        from crownhead.firmware.app.tryagain import begin, retry_from
 
         return begin(self, retry_from(self.store, game, ply), opponent, now)  # type: ignore[arg-type]  # App is a Board
 
     def problem_coach(self) -> ProblemCoach:
         """The board's problem mode, made (and its record read) when first asked for."""
         if self.problems is None:
-            from firmware.app.problems import ProblemCoach, endgame_tables
+            from crownhead.firmware.app.problems import ProblemCoach, endgame_tables
 
             state_dir = self.store.directory if self.store is not None else None
             # Polled from this step on: a source added to the list being polled is polled too.
@@ -369,7 +369,7 @@ class Commands:
     def hold(self, side: Color, by: str) -> None:
         """``side``'s moves are made elsewhere (``by`` names where: ``the other end of the
         link``): the board accepts none but the one its lights show, in every game from
-        now on (see :meth:`firmware.tracking.tracker.Tracker.hold`). It is the session's
+        now on (see :meth:`crownhead.firmware.tracking.tracker.Tracker.hold`). It is the session's
         (:attr:`session`), which every tracker reads: the board sees it at once. A
         computer's side is held the same way while it plays (the seats tell the session).
         """
@@ -403,7 +403,7 @@ class Commands:
     def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
         """A new game under ``settings`` in their mode (``play`` or ``referee``): the names,
         the rules, the start position, the board clock of their time control, a game far
-        apart (a game two boards agreed: :mod:`firmware.remote`); the board is then set up
+        apart (a game two boards agreed: :mod:`crownhead.firmware.remote`); the board is then set up
         for it. Before a game's first move, after the game, or while one is set up; the
         events of the set-up, ``ValueError`` naming the problem otherwise."""
         game = self.tracker.game

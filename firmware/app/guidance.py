@@ -17,7 +17,7 @@ its piece is lifted, to be filled with the right one. Ranks with such a square c
 first: once the occupancy is right the set-up is over, and a wrong piece could no
 longer be found. A rank begun is finished before the lights move on.
 
->>> from rules import Position, WHITE
+>>> from crownhead.rules import Position, WHITE
 >>> steps = rank_steps(Position.start(), 0, WHITE)
 >>> [(s.rank, s.fill) for s in steps[:2]], len(steps)
 ([(1, (29, 30, 31, 32)), (2, (25, 26, 27, 28))], 6)
@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from firmware.events import Event, SetUpRank
-from firmware.tracking.roles import Role
-from rules import BLACK, WHITE, Color, Piece, Position
-from squares import bit
+from crownhead.firmware.events import Event, SetUpRank
+from crownhead.firmware.tracking.roles import Role
+from crownhead.rules import BLACK, WHITE, Color, Piece, Position
+from crownhead.squares import bit
 
 __all__ = ["RankStep", "SetupGuide", "rank_of", "rank_squares", "rank_steps"]
 
@@ -124,7 +124,7 @@ class SetupGuide:
     """The set-up's rank now, followed step by step (one for the application).
 
     :meth:`follow` is told each step what is being set up and what the board shows; it
-    returns a :class:`~firmware.events.SetUpRank` event whenever the lights move to
+    returns a :class:`~crownhead.firmware.events.SetUpRank` event whenever the lights move to
     another rank (the voice says it), and :meth:`light` keeps the lights of the set-up to
     that rank.
     """

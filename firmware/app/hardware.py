@@ -1,7 +1,7 @@
 """Opening the board's hardware as configured: the one place backends are chosen.
 
 ``open_hardware(config, clock)`` returns a :class:`Hardware` bundle whose sensors,
-lights, buttons, display and buzzer implement the interfaces in :mod:`hal`, whatever the
+lights, buttons, display and buzzer implement the interfaces in :mod:`crownhead.hal`, whatever the
 board is made of. ``--hal`` on the command line overrides ``board.backend`` for one run.
 Each backend is an entry of a table of openers (:data:`SENSORS`, :data:`LIGHTS`,
 :data:`BUTTONS`, :data:`DISPLAYS`, :data:`BUZZERS`), as gpiozero chooses pin factories,
@@ -18,24 +18,24 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from firmware.config import Config, ConfigError, FieldError, load_config
-from firmware.events import MoveMade, NewGame
-from firmware.config.hardware import BACKENDS, SimConfig, buttons_backend, check_pins, lights_backend
-from hal.buttons import ButtonEvent, Buttons, NullButtons
-from hal.buzzer import Buzzer
-from hal.clock import Clock
-from hal.debounce import DebouncedSensors
-from hal.display import Display
-from hal.errors import HardwareError
-from hal.lights import FrameLimiter, Lights, NullLights
-from hal.pi import header_console
-from hal.pixelmap import build_pixel_map
-from hal.sensors import Sensors
-from rules import Game
-from sim.board import SimBoard
+from crownhead.firmware.config import Config, ConfigError, FieldError, load_config
+from crownhead.firmware.events import MoveMade, NewGame
+from crownhead.firmware.config.hardware import BACKENDS, SimConfig, buttons_backend, check_pins, lights_backend
+from crownhead.hal.buttons import ButtonEvent, Buttons, NullButtons
+from crownhead.hal.buzzer import Buzzer
+from crownhead.hal.clock import Clock
+from crownhead.hal.debounce import DebouncedSensors
+from crownhead.hal.display import Display
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.lights import FrameLimiter, Lights, NullLights
+from crownhead.hal.pi import header_console
+from crownhead.hal.pixelmap import build_pixel_map
+from crownhead.hal.sensors import Sensors
+from crownhead.rules import Game
+from crownhead.sim.board import SimBoard
 
 if TYPE_CHECKING:
-    from hal.serial_board import SerialBoard
+    from crownhead.hal.serial_board import SerialBoard
 
 __all__ = [
     "Hardware",
@@ -183,14 +183,14 @@ def _sim_sensors(o: Opening) -> Sensors:
 
 
 def _matrix_sensors(o: Opening) -> Sensors:
-    from hal.matrix import MatrixSensors
+    from crownhead.hal.matrix import MatrixSensors
 
     m = o.config.matrix
     return MatrixSensors(m.rows, m.cols, o.clock, scan_hz=m.scan_hz, settle_us=m.settle_us, pin_factory=o.pin_factory)
 
 
 def _shift_sensors(o: Opening) -> Sensors:
-    from hal.shift import ShiftRegisterSensors
+    from crownhead.hal.shift import ShiftRegisterSensors
 
     s = o.config.shift
     return ShiftRegisterSensors(
@@ -208,7 +208,7 @@ def _shift_sensors(o: Opening) -> Sensors:
 
 
 def _serial_sensors(o: Opening) -> Sensors:
-    from hal.serial_board import SerialBoard
+    from crownhead.hal.serial_board import SerialBoard
 
     c = o.config.serial
     o.link = SerialBoard(
@@ -225,7 +225,7 @@ def _serial_sensors(o: Opening) -> Sensors:
 
 
 def _neopixel_lights(o: Opening) -> Lights:
-    from hal.neopixel_lights import NeoPixelLights
+    from crownhead.hal.neopixel_lights import NeoPixelLights
 
     lc = o.config.lights
     return NeoPixelLights(
@@ -238,20 +238,20 @@ def _neopixel_lights(o: Opening) -> Lights:
 
 
 def _gpio_buttons(o: Opening) -> Buttons:
-    from hal.gpio_buttons import GpioButtons
+    from crownhead.hal.gpio_buttons import GpioButtons
 
     b = o.config.buttons
     return GpioButtons(b.pins, o.clock, bounce_ms=b.bounce_ms, hold_ms=b.hold_ms, pin_factory=o.pin_factory)
 
 
 def _sim_display(o: Opening) -> Display:
-    from sim.display import SimDisplay
+    from crownhead.sim.display import SimDisplay
 
     return SimDisplay(o.config.display.width, o.config.display.height)
 
 
 def _luma_display(o: Opening) -> Display:
-    from hal.luma_display import LumaDisplay
+    from crownhead.hal.luma_display import LumaDisplay
 
     dc = o.config.display
     # Opened at the first frame: a display absent now is reported by the painter, and
@@ -260,13 +260,13 @@ def _luma_display(o: Opening) -> Display:
 
 
 def _sim_buzzer(o: Opening) -> Buzzer:
-    from sim.buzzer import SimBuzzer
+    from crownhead.sim.buzzer import SimBuzzer
 
     return SimBuzzer(o.clock)  # silent: the terminal rings only with [sim] sound
 
 
 def _gpio_buzzer(o: Opening) -> Buzzer:
-    from hal.buzzer import GpioBuzzer
+    from crownhead.hal.buzzer import GpioBuzzer
 
     b = o.config.buzzer
     return GpioBuzzer(b.pin, b.kind, volume=b.volume, pin_factory=o.pin_factory)

@@ -3,14 +3,14 @@
 :class:`GameKeeper` saves the unfinished game (``current.json``) at every move, writes
 each finished game as PDN, and finds the game to resume at a start. It never raises
 over the disk: when the state directory fails (full, read-only, gone) it says so once
-(a :class:`~firmware.events.Notice`), the board plays on, and every later save tries
+(a :class:`~crownhead.firmware.events.Notice`), the board plays on, and every later save tries
 again; finished games wait in memory, oldest first, and are written before the game in
 progress is saved again, so that nothing is overwritten unwritten. What the record keeps
-of how a game is played, so that it resumes that way, is :mod:`firmware.app.resume`.
+of how a game is played, so that it resumes that way, is :mod:`crownhead.firmware.app.resume`.
 
 >>> import tempfile
->>> from firmware.storage.store import GameRecord, GameStore
->>> from rules import WCDF
+>>> from crownhead.firmware.storage.store import GameRecord, GameStore
+>>> from crownhead.rules import WCDF
 >>> said = []
 >>> with tempfile.TemporaryDirectory() as folder:
 ...     keeper = GameKeeper(GameStore(folder), said.append)
@@ -27,8 +27,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from firmware.events import Event, GameSaved, Notice
-from firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
+from crownhead.firmware.events import Event, GameSaved, Notice
+from crownhead.firmware.storage.store import GameRecord, GameStore, StoreError, StoreLockedError
 
 __all__ = ["GameKeeper"]
 

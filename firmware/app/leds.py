@@ -34,9 +34,15 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from firmware.tracking.roles import ACTION_ROLES, BACKGROUND_ROLES, ENGINE_HINT_ROLES, HINT_ROLES, WARNING_ROLES
-from hal.lights import Frame
-from rules import Color, Position, Result
+from crownhead.firmware.tracking.roles import (
+    ACTION_ROLES,
+    BACKGROUND_ROLES,
+    ENGINE_HINT_ROLES,
+    HINT_ROLES,
+    WARNING_ROLES,
+)
+from crownhead.hal.lights import Frame
+from crownhead.rules import Color, Position, Result
 
 __all__ = [
     "RGB",

@@ -1,18 +1,18 @@
 """Driving a board application through time: the real-time loop and virtual time.
 
-:class:`Loop` is a mixin of :class:`~firmware.app.application.App` (as gpiozero's
+:class:`Loop` is a mixin of :class:`~crownhead.firmware.app.application.App` (as gpiozero's
 devices mix in ``EventsMixin``): given the application's :meth:`Loop.step` and
 :meth:`Loop.next_deadline`, :meth:`Loop.run` is the real-time main loop of the Pi, and
 :meth:`Loop.run_for` and :meth:`Loop.run_until` step through every deadline of a
-:class:`~hal.clock.VirtualClock`, so that tests play whole games without sleeping.
+:class:`~crownhead.hal.clock.VirtualClock`, so that tests play whole games without sleeping.
 """
 
 from __future__ import annotations
 
 import threading
 
-from firmware.events import Event
-from hal.clock import Clock
+from crownhead.firmware.events import Event
+from crownhead.hal.clock import Clock
 
 __all__ = ["Loop", "IDLE_MS"]
 

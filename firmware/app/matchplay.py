@@ -1,6 +1,6 @@
 """The board's match: who plays which colour in each new game, and the score after it.
 
-The match under way lives in the state directory (:class:`~firmware.storage.matches.MatchStore`,
+The match under way lives in the state directory (:class:`~crownhead.firmware.storage.matches.MatchStore`,
 written by ``crownhead match new`` or begun by the board when the ``[match]`` section
 says it always plays matches). :class:`MatchPlay` is the application's side of it:
 
@@ -22,15 +22,15 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
-from firmware.events import Event, MatchScore, Notice
-from firmware.app.players import Human, Player
-from firmware.app.settings import MatchConfig
-from firmware.referee.arbiter import Referee
-from firmware.tracking.judge import Bench
-from firmware.storage.matches import MATCH_TAG, MatchStore, match_tags, new_match
-from firmware.storage.store import GameFile, GameRecord, StoreError
-from rules import BLACK, WHITE, Color
-from rules.match import Match
+from crownhead.firmware.events import Event, MatchScore, Notice
+from crownhead.firmware.app.players import Human, Player
+from crownhead.firmware.app.settings import MatchConfig
+from crownhead.firmware.referee.arbiter import Referee
+from crownhead.firmware.tracking.judge import Bench
+from crownhead.firmware.storage.matches import MATCH_TAG, MatchStore, match_tags, new_match
+from crownhead.firmware.storage.store import GameFile, GameRecord, StoreError
+from crownhead.rules import BLACK, WHITE, Color
+from crownhead.rules.match import Match
 
 __all__ = ["MatchPlay", "Seating", "seat"]
 
@@ -306,7 +306,7 @@ class MatchPlay:
 
     def status(self) -> dict[str, Any] | None:
         """The match under way (or just over) in full, for a page or a display
-        (:meth:`rules.match.Match.status`); None without one."""
+        (:meth:`crownhead.rules.match.Match.status`); None without one."""
         self.refresh()
         return self.match.status() if self.match is not None else None
 

@@ -2,19 +2,19 @@
 
 :class:`Seats` says who plays each side: a person (by name) or the machine. A side whose
 moves the board only shows (the machine's, or one played at the other end of a link) is
-*held*: the game's session keeps that (:mod:`firmware.tracking.session`), the seats tell
+*held*: the game's session keeps that (:mod:`crownhead.firmware.tracking.session`), the seats tell
 it which sides the machine plays whenever they change. :class:`Modes`
 is the mode the board is in (``play``, ``computer``, ``referee``: the table is
-:data:`firmware.tracking.policy.MODES`) and what goes with it: the seats, the LED
+:data:`crownhead.firmware.tracking.policy.MODES`) and what goes with it: the seats, the LED
 policy's referee setting, and the referee of referee mode, kept while another mode is on
 so that its session (games, ballot deck, record files) goes on when referee mode is back.
-The application switches modes through it (:meth:`firmware.app.application.App.set_mode`)
+The application switches modes through it (:meth:`crownhead.firmware.app.application.App.set_mode`)
 and gives the mode's referee to its follower as the judge; nothing here touches the board.
 
->>> from firmware.app.leds import LedPolicy
->>> from firmware.app.players import RandomMover
->>> from firmware.app.settings import AppSettings
->>> from rules import WHITE
+>>> from crownhead.firmware.app.leds import LedPolicy
+>>> from crownhead.firmware.app.players import RandomMover
+>>> from crownhead.firmware.app.settings import AppSettings
+>>> from crownhead.rules import WHITE
 >>> modes = Modes(AppSettings(black_name="Ann"), LedPolicy())
 >>> modes.enter("computer", (WHITE, RandomMover(seed=1)))
 >>> modes.mode.name, [p.name for p in modes.seats.players.values()]
@@ -30,16 +30,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from firmware.app.leds import LedPolicy
-from firmware.app.players import Computer, Human, MachineSpec, Player, PlayerError, machine_player
-from firmware.app.resume import Comeback, mode_settings
-from firmware.app.settings import AppSettings
-from firmware.referee.arbiter import BallotBox, Referee, RefereeSettings
-from firmware.gameclock import TimeControl
-from firmware.tracking.policy import MODES
-from firmware.tracking.session import GameSession
-from firmware.tracking.tracker import Tracker
-from rules import BLACK, WHITE, Color, Game
+from crownhead.firmware.app.leds import LedPolicy
+from crownhead.firmware.app.players import Computer, Human, MachineSpec, Player, PlayerError, machine_player
+from crownhead.firmware.app.resume import Comeback, mode_settings
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.referee.arbiter import BallotBox, Referee, RefereeSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.tracking.policy import MODES
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.tracker import Tracker
+from crownhead.rules import BLACK, WHITE, Color, Game
 
 __all__ = ["Seats", "Modes"]
 
@@ -216,7 +216,7 @@ class Modes:
         return said
 
     def resumed_machine(self, side: Color, spec: MachineSpec, name: str | None) -> tuple[Color, Player] | str:
-        """The machine of a resumed computer game (:func:`firmware.app.resume.comeback`),
+        """The machine of a resumed computer game (:func:`crownhead.firmware.app.resume.comeback`),
         the one seated when it is that machine; else what stops it (said, and the game goes
         on with two people)."""
         elsewhere = self.session.held_from_outside(side)
@@ -236,7 +236,7 @@ class Modes:
         return side, player
 
     def kept(self, game: Game, hints: bool, clock: TimeControl | None) -> dict[str, Any]:
-        """What the record keeps of how ``game`` is played (see :mod:`firmware.app.resume`)."""
+        """What the record keeps of how ``game`` is played (see :mod:`crownhead.firmware.app.resume`)."""
         machine = None
         if self.mode.computer:
             for color, player in self.seats.players.items():

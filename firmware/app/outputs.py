@@ -2,13 +2,13 @@
 
 Every output (the terminal's log lines, the display, the buzzer, a host link, the pages'
 link, the hall's reporter) hears the same things the same way: each step's events, in
-order, after the game was saved, and the step's :class:`~firmware.app.snapshot.Snapshot`
+order, after the game was saved, and the step's :class:`~crownhead.firmware.app.snapshot.Snapshot`
 when it changed (its revision). It says when it next wants a step (a tone to change, a
 second to draw) and is closed with the application, in reverse order of adding, by one
 :class:`~contextlib.ExitStack`: one lifecycle, as every gpiozero device has. An output
 reads the game from the snapshot, never from the tracker (``tests/test_architecture.py``).
 
->>> from firmware.events import Notice
+>>> from crownhead.firmware.events import Notice
 >>> heard = []
 >>> outputs = Outputs()
 >>> _ = outputs.add(SinkOutput(heard.append))
@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from typing import Protocol, TypeVar
 
-from firmware.app.snapshot import Snapshot
-from firmware.events import Event
+from crownhead.firmware.app.snapshot import Snapshot
+from crownhead.firmware.events import Event
 
 __all__ = ["Output", "Outputs", "SinkOutput"]
 
@@ -102,7 +102,7 @@ class Outputs:
         not closed with the others (whoever removes it closes it if need be). Nothing of
         it is kept, however many come and go.
 
-        >>> from firmware.events import Notice
+        >>> from crownhead.firmware.events import Notice
         >>> outputs, heard = Outputs(), []
         >>> sink = outputs.add(SinkOutput(heard.append))
         >>> outputs.remove(sink); outputs.events([Notice(5, "gone")]); heard, list(outputs)

@@ -5,7 +5,7 @@ A computer player is any ``choose(position, game) -> Move`` function with a name
 board shows the chosen move on its LEDs and waits for a person to make it by hand, so a
 computer never moves pieces itself.
 
->>> from rules import WCDF, Game
+>>> from crownhead.rules import WCDF, Game
 >>> mover = RandomMover(seed=1)
 >>> game = Game(None, WCDF)
 >>> mover.choose(game.position, game) in game.legal_moves()
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from firmware.events import Event, Notice
-from rules import Color, Game, Move, Position
-from rules.game import Huff, JumpForced
+from crownhead.firmware.events import Event, Notice
+from crownhead.rules import Color, Game, Move, Position
+from crownhead.rules.game import Huff, JumpForced
 
 __all__ = [
     "ChooseFn",
@@ -54,7 +54,7 @@ class PlayerError(RuntimeError):
 
 
 class EngineUnavailable(PlayerError):
-    """The engine package (``rules.engine``) is not installed in this checkout."""
+    """The engine package (``crownhead.rules.engine``) is not installed in this checkout."""
 
 
 @runtime_checkable
@@ -159,7 +159,7 @@ class _EngineObject(Protocol):
 
 
 def engine_player(
-    module: str = "rules.engine",
+    module: str = "crownhead.rules.engine",
     *,
     level: int | None = None,
     movetime_ms: int | None = None,
@@ -168,12 +168,12 @@ def engine_player(
 ) -> Computer:
     """The engine as a player.
 
-    ``module`` either defines ``choose(position, game) -> Move``, or (as ``rules.engine``
+    ``module`` either defines ``choose(position, game) -> Move``, or (as ``crownhead.rules.engine``
     does) an ``Engine(rules, seed=...)`` class whose ``search(position, history=...,
     strength=..., movetime_ms=...)`` returns a result with a ``move``. ``level`` (1-10)
     is the engine's playing strength, ``movetime_ms`` its time per move. One engine is
     kept for the whole game, so what it learnt in one search helps the next. ``egdb``
-    (endgame databases, see :func:`firmware.egdb.load_probe`) is handed to the engine
+    (endgame databases, see :func:`crownhead.firmware.egdb.load_probe`) is handed to the engine
     class as ``egdb=`` when given. Raises
     :class:`EngineUnavailable`, with a message saying what to do, when there is no engine.
     """
@@ -192,7 +192,7 @@ def engine_player(
     limits: dict[str, object] = {}
     if level is not None:
         limits["strength"] = level
-    elif module == "rules.engine":
+    elif module == "crownhead.rules.engine":
         limits["book"] = True  # full strength opens with the master games' moves
     if movetime_ms is not None:
         limits["movetime_ms"] = movetime_ms
@@ -330,12 +330,12 @@ def draw_answer(game: Game, side: Color, *, depth: int = 4, movetime_ms: int = 2
     game is level (within :data:`LEVEL_MARGIN`) or worse for it. Short enough to run in
     the main loop (a few milliseconds on a PC at depth 4).
 
-    >>> from rules import BLACK, WCDF, WHITE, Game, Position
+    >>> from crownhead.rules import BLACK, WCDF, WHITE, Game, Position
     >>> lost = Game(Position.from_fen("W:W31:B1,2,3"), WCDF)
     >>> draw_answer(lost, WHITE)[0], draw_answer(lost, BLACK)[0]   # White accepts, Black not
     (True, False)
     """
-    from rules.engine import Engine
+    from crownhead.rules.engine import Engine
 
     result = Engine(game.rules).search(game.position, depth=depth, movetime_ms=movetime_ms, history=game.positions[:-1])
     score = result.score if game.turn == side else -result.score

@@ -7,13 +7,13 @@ its commands). While the problem mode is on (:attr:`ProblemCoach.active`) it put
 board in computer mode with the machine on the defender's side and sets up the problem's
 position as a new game (the lights say which squares to fill and to empty, as for any
 position). Every move the board accepts is judged by
-:class:`~firmware.coach.problems.Attempt`; the verdict ends the game (reason
+:class:`~crownhead.firmware.coach.problems.Attempt`; the verdict ends the game (reason
 ``problem``), is said on the message line and counted in the record (``problems.json``
 in the state directory). The ``new`` button then sets up the next problem at the
 player's level; ``hint`` lights the engine's move, searched, as the defender's replies
 are, to a fixed number of positions (the same hint and the same replies on any machine).
 
-Each step of the mode is told as a :class:`~firmware.events.ProblemReport` event (the
+Each step of the mode is told as a :class:`~crownhead.firmware.events.ProblemReport` event (the
 problem set up, a hint, the verdict, the mode left), which the link and the pages hear;
 :meth:`ProblemCoach.state` is the same for a page that opens meanwhile. A game set up
 otherwise (a page's new game, another mode) leaves the mode.
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware.coach.problems import (
+from crownhead.firmware.coach.problems import (
     DEFEND_NODES,
     HINT_NODES,
     LEVELS,
@@ -38,22 +38,22 @@ from firmware.coach.problems import (
     problem as find_problem,
     save_record,
 )
-from firmware.events import Event, ProblemReport, Side
-from firmware.app.players import Computer
-from hal.buttons import ButtonEvent
-from rules import Color, Game, Move, Position, Rules
-from rules.engine import Engine
-from rules.engine.egdb import EndgameProbe
-from rules.game import DRAW, win_for
-from rules.pdn import move_text
-from rules.settings import WCDF
+from crownhead.firmware.events import Event, ProblemReport, Side
+from crownhead.firmware.app.players import Computer
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.rules import Color, Game, Move, Position, Rules
+from crownhead.rules.engine import Engine
+from crownhead.rules.engine.egdb import EndgameProbe
+from crownhead.rules.game import DRAW, win_for
+from crownhead.rules.pdn import move_text
+from crownhead.rules.settings import WCDF
 
 if TYPE_CHECKING:
-    from firmware.app.matchplay import MatchPlay
-    from firmware.app.players import Player
-    from firmware.app.settings import AppSettings
-    from firmware.tracking.policy import ModePolicy
-    from hal.clock import Clock
+    from crownhead.firmware.app.matchplay import MatchPlay
+    from crownhead.firmware.app.players import Player
+    from crownhead.firmware.app.settings import AppSettings
+    from crownhead.firmware.tracking.policy import ModePolicy
+    from crownhead.hal.clock import Clock
 
 __all__ = ["Coached", "NO_PROBLEMS_FAR", "NO_PROBLEMS_MATCH", "ProblemCoach", "endgame_tables", "searcher"]
 
@@ -67,7 +67,7 @@ NO_PROBLEMS_MATCH = "a match is under way: a problem would count as one of its g
 def endgame_tables(state_dir: Path | None) -> EndgameProbe | None:
     """The endgame tables that judge the attempts (a build in ``state_dir``, with the
     shipped tables for what it lacks); None without any (a damaged file is left out)."""
-    from firmware.egdb import EgdbError, load_probe
+    from crownhead.firmware.egdb import EgdbError, load_probe
 
     try:
         return load_probe(skip_damaged=True, state_dir=state_dir)
@@ -79,8 +79,8 @@ def endgame_tables(state_dir: Path | None) -> EndgameProbe | None:
 def searcher(name: str, nodes: int, probe: Callable[[], EndgameProbe | None]) -> Computer:
     """A machine player searching ``nodes`` positions a move under English rules, with the
     tables ``probe`` gives at its first move: the defender
-    (:data:`~firmware.coach.problems.DEFEND_NODES`) and the hint
-    (:data:`~firmware.coach.problems.HINT_NODES`), as ``crownhead problems play`` has them."""
+    (:data:`~crownhead.firmware.coach.problems.DEFEND_NODES`) and the hint
+    (:data:`~crownhead.firmware.coach.problems.HINT_NODES`), as ``crownhead problems play`` has them."""
     engines: list[Engine] = []
     # A cancelled search cannot be interrupted: the next one waits for it.
     lock = threading.Lock()
@@ -97,7 +97,7 @@ def searcher(name: str, nodes: int, probe: Callable[[], EndgameProbe | None]) ->
 
 
 class Coached(Protocol):
-    """What the problem mode needs of the application (:class:`~firmware.app.application.App`:
+    """What the problem mode needs of the application (:class:`~crownhead.firmware.app.application.App`:
     its hooks and commands), named here so that the commands may make a coach without a
     cycle."""
 

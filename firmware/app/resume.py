@@ -1,6 +1,6 @@
 """How a game was being played, kept in its record so that a restart resumes it the same way.
 
-The game record (``current.json``, :class:`~firmware.storage.store.GameRecord`) keeps the
+The game record (``current.json``, :class:`~crownhead.firmware.storage.store.GameRecord`) keeps the
 mode (``play``, ``computer``, ``referee``) and, in ``settings``, what goes with it::
 
     "mode": "computer",
@@ -14,7 +14,7 @@ mode (``play``, ``computer``, ``referee``) and, in ``settings``, what goes with 
 ``machine`` is there in computer mode; ``referee`` in referee mode, with the referee's
 settings (style, time control, ballot, event, site, round, names) and, in ``game``, its
 state of the game (cautions, each side's time left, the ballot, the notes: see
-:mod:`firmware.referee.snapshot`); ``clock`` is the time control of a two-player or
+:mod:`crownhead.firmware.referee.snapshot`); ``clock`` is the time control of a two-player or
 computer game's board clock. The rules (variant, house rules) are fields of the record
 itself. A record without ``settings`` (written before they were kept) is a two-player
 game with hints as configured.
@@ -23,7 +23,7 @@ Everything is checked before it is used: a mode or a setting that is not one is
 reported once, naming the file and the key, and the game resumes as a two-player game
 with its moves, never refused.
 
->>> from rules import WHITE
+>>> from crownhead.rules import WHITE
 >>> kept = mode_settings("computer", hints=False, machine=(WHITE, MachineSpec("engine", 3), "Crownhead engine (level 3)"))
 >>> stored, problem = read_settings("computer", kept, "current.json")
 >>> stored.side, stored.machine, stored.hints, problem
@@ -39,15 +39,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.app.players import MachineSpec
-from firmware.app.settings import AppSettings
-from firmware.files import printable
-from firmware.gameclock import ClockSpecError, TimeControl
-from firmware.referee.settings import STYLES, RefereeSettings, parse_ballot
-from firmware.referee.snapshot import SnapshotError, check_snapshot
-from firmware.tracking.policy import MODES
-from firmware.storage.store import GameRecord
-from rules import BLACK, WHITE, Color, Rules
+from crownhead.firmware.app.players import MachineSpec
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.files import printable
+from crownhead.firmware.gameclock import ClockSpecError, TimeControl
+from crownhead.firmware.referee.settings import STYLES, RefereeSettings, parse_ballot
+from crownhead.firmware.referee.snapshot import SnapshotError, check_snapshot
+from crownhead.firmware.tracking.policy import MODES
+from crownhead.firmware.storage.store import GameRecord
+from crownhead.rules import BLACK, WHITE, Color, Rules
 
 __all__ = ["StoredMode", "mode_settings", "read_settings", "RESUMABLE", "Comeback", "comeback"]
 

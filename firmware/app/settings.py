@@ -2,7 +2,7 @@
 ``[store]``, ``[match]``) and :class:`AppSettings`, how one run plays.
 
 Light on purpose: the configuration loader names this module (see
-:data:`firmware.config.BUILTIN_SECTIONS`), so it imports the values its checks need and
+:data:`crownhead.firmware.config.BUILTIN_SECTIONS`), so it imports the values its checks need and
 nothing of the application itself.
 
 >>> PlayConfig(mode="computer", level=3).computer_plays
@@ -15,16 +15,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware.app.leds import LedSettings, Palette
-from firmware.app.players import MachineSpec
-from firmware.config import FieldError, config_section
-from firmware.gameclock import TimeControl
-from firmware.tracking.policy import MODES, ModePolicy
-from rules import WCDF, WHITE, Color, Position, Rules
-from rules.match import MAX_GAMES, MAX_NAME
+from crownhead.firmware.app.leds import LedSettings, Palette
+from crownhead.firmware.app.players import MachineSpec
+from crownhead.firmware.config import FieldError, config_section
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.tracking.policy import MODES, ModePolicy
+from crownhead.rules import WCDF, WHITE, Color, Position, Rules
+from crownhead.rules.match import MAX_GAMES, MAX_NAME
 
 #: Positions the live analysis searches for one position on the board at most
-#: (``[play] analysis_nodes``; see :mod:`firmware.app.analysis`): about a second of the
+#: (``[play] analysis_nodes``; see :mod:`crownhead.firmware.app.analysis`): about a second of the
 #: native search core here (depth 13 or so from the start), 5-10 on a Pi; and the most a
 #: configuration may ask for (a minute or so of a Pi).
 ANALYSIS_NODES, MAX_ANALYSIS_NODES = 2_000_000, 100_000_000
@@ -205,7 +205,7 @@ class AppSettings:
     #: The ``[match]`` section: whether the board begins a match by itself.
     match: MatchConfig = MatchConfig()
     #: What was chosen for this start (``crownhead run``'s options, named as in
-    #: :data:`firmware.app.resume.RESUMABLE`): these win over a resumed game's own
+    #: :data:`crownhead.firmware.app.resume.RESUMABLE`): these win over a resumed game's own
     #: settings; everything else comes back as the game was played (docs/simulator.md).
     given: frozenset[str] = frozenset()
     #: The machine and its side computer mode makes for this start: a resumed computer

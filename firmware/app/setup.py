@@ -6,7 +6,7 @@ from a position, a game resumed, a move taken back, pieces to put right) the peo
 told the whole position in words, and the ``setup`` event carries it for the link, the
 web page, the display and the hall.
 
->>> from rules import Position
+>>> from crownhead.rules import Position
 >>> setup_text(Position.start())
 'Black men on 1-12; White men on 21-32'
 >>> setup_text(Position.from_fen("W:W18,K4,K5:B1,2,3,K26"))
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from firmware.events import SetUp
-from rules import BLACK, WHITE, Color, Move, Position, Rules
-from squares import iter_squares
+from crownhead.firmware.events import SetUp
+from crownhead.rules import BLACK, WHITE, Color, Move, Position, Rules
+from crownhead.squares import iter_squares
 
 __all__ = ["setup_squares", "setup_text", "square_ranges", "setup_event", "takeback_text"]
 
@@ -82,7 +82,7 @@ def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board:
     played, from ``target``, the position before them), the last move first, leaving out
     what ``board`` already shows put back.
 
-    >>> from rules import WCDF, Move, Position
+    >>> from crownhead.rules import WCDF, Move, Position
     >>> start = Position.start()
     >>> moves = [start.moves_matching("11-15", WCDF)[0]]
     >>> after = start.apply(moves[0], Rules())

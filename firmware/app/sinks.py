@@ -3,7 +3,7 @@
 A sink is any ``Callable[[Event], None]``; the application gives it every event, the
 tracker's and its own, after the game has been saved.
 
->>> from firmware.events import MoveMade
+>>> from crownhead.firmware.events import MoveMade
 >>> lines = []
 >>> text_sink(lines.append)(MoveMade(1500, 1, "black", "11-15", (11, 15), ()))
 >>> lines
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from firmware.events import (
+from crownhead.firmware.events import (
     Alert,
     BoardWarning,
     ComputerMove,

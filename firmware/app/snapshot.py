@@ -10,7 +10,7 @@ number that changes whenever anything but a running clock's time does. The termi
 the page's view, the display and the records read this, never the tracker, so a screen
 cannot show a man where the game has a king.
 
->>> from rules import Position
+>>> from crownhead.rules import Position
 >>> start = Position.from_fen("B:WK32:BK1,5")
 >>> shown = standing(start, start.occupied | 1 << 8)   # a piece nobody knows on 9
 >>> sorted((s, p.symbol) for s, p in shown[0].items()), sorted(shown[1])
@@ -25,13 +25,13 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from firmware.events import ClockState
-from rules import Color, Move, Piece, Position, Rules
-from rules.game import Result
-from squares import iter_squares
+from crownhead.firmware.events import ClockState
+from crownhead.rules import Color, Move, Piece, Position, Rules
+from crownhead.rules.game import Result
+from crownhead.squares import iter_squares
 
 if TYPE_CHECKING:  # the analysis brings the engine: a snapshot only holds its result
-    from firmware.app.analysis import Analysis
+    from crownhead.firmware.app.analysis import Analysis
 
 __all__ = ["Away", "Condition", "Offer", "Seat", "Setup", "Snapshot", "standing", "shown_tokens"]
 
@@ -39,7 +39,7 @@ __all__ = ["Away", "Condition", "Offer", "Seat", "Setup", "Snapshot", "standing"
 @dataclass(frozen=True, slots=True)
 class Condition:
     """Something on the board a person must put right, as a value: ``code`` (one of
-    :data:`~firmware.events.WARNING_CODES`), the squares it is about, the squares to put a
+    :data:`~crownhead.firmware.events.WARNING_CODES`), the squares it is about, the squares to put a
     piece back on and to take one off (from the lights' roles, never from the wording),
     and the sentence the board says."""
 
@@ -71,7 +71,7 @@ class Seat:
 @dataclass(frozen=True, slots=True)
 class Setup:
     """A position being set up: ``cause`` is ``new-game``, ``resume`` or ``restore``;
-    ``rank`` the rank the lights show now (1-8: :mod:`firmware.app.guidance`), or None
+    ``rank`` the rank the lights show now (1-8: :mod:`crownhead.firmware.app.guidance`), or None
     when every square is lit at once."""
 
     cause: str
@@ -127,7 +127,7 @@ class Snapshot:
     #: :attr:`position`: what to put back, while the board does not show the game.
     undone: tuple[Move, ...] = ()
     #: The engine's live analysis of :attr:`position` so far, when it is on (see
-    #: :mod:`firmware.app.analysis`), or None.
+    #: :mod:`crownhead.firmware.app.analysis`), or None.
     analysis: Analysis | None = None
     #: A game far apart waiting for the broker or the other board, or None.
     away: Away | None = None

@@ -1,7 +1,7 @@
 """Saving the board's clock (``clock.json`` in the state directory), for every timed game.
 
 The game's one clock is the session's (:attr:`GameSession.clock
-<firmware.tracking.session.GameSession.clock>`, a :class:`~firmware.tracking.timer.GameTimer`:
+<firmware.tracking.session.GameSession.clock>`, a :class:`~crownhead.firmware.tracking.timer.GameTimer`:
 the follower runs it the same way in a two-player, a computer and a refereed game). The
 application keeps it on disk with a :class:`ClockSaver`, one way for every mode: with
 every change of the clock (a move, a pause, the end) and every 5 s while it runs, so
@@ -9,9 +9,9 @@ that after a power cut the game resumes with its clock, paused until the side to
 lifts a piece.
 
 >>> import tempfile, pathlib
->>> from rules import WCDF, Game
->>> from firmware.gameclock import TimeControl
->>> from firmware.tracking.timer import GameTimer
+>>> from crownhead.rules import WCDF, Game
+>>> from crownhead.firmware.gameclock import TimeControl
+>>> from crownhead.firmware.tracking.timer import GameTimer
 >>> timer = GameTimer(TimeControl.parse("60"))
 >>> _ = timer.begin(Game(None, WCDF), 0)
 >>> _ = timer.lifted(Game(None, WCDF), 500)          # Black lifts a man: its time runs
@@ -33,10 +33,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from firmware.events import Side
-from firmware.files import FileRefused, atomic_write, parse_json, read_bytes
-from firmware.tracking.timer import GameTimer
-from rules import Game
+from crownhead.firmware.events import Side
+from crownhead.firmware.files import FileRefused, atomic_write, parse_json, read_bytes
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.rules import Game
 
 __all__ = ["ClockSaver", "SAVE_MS"]
 

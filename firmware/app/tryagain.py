@@ -5,7 +5,7 @@ away. :func:`retry_from` finds the position of a kept game after any number of i
 plies; :func:`begin` sets it up on the board as a new game, against the engine (the
 machine takes the other side, the person the side to move) or a friend (two players),
 as any position is set up: the lights ask for one rank at a time
-(:mod:`firmware.app.guidance`). The new game is kept like any other, its record naming
+(:mod:`crownhead.firmware.app.guidance`). The new game is kept like any other, its record naming
 the game and the ply it came from in two PDN tags, ``FromGame`` (the kept game's file
 name, without ``.pdn``) and ``FromPly`` (the plies played before the position).
 
@@ -20,19 +20,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from firmware.events import Event
-from firmware.files import RECORD_LIMIT, FileRefused, read_text
-from firmware.storage.store import GameStore
-from rules import Color, Game, Position, Rules
-from rules.pdn import read_game
+from crownhead.firmware.events import Event
+from crownhead.firmware.files import RECORD_LIMIT, FileRefused, read_text
+from crownhead.firmware.storage.store import GameStore
+from crownhead.rules import Color, Game, Position, Rules
+from crownhead.rules.pdn import read_game
 
 if TYPE_CHECKING:
-    from firmware.app.matchplay import MatchPlay
-    from firmware.app.players import Player
+    from crownhead.firmware.app.matchplay import MatchPlay
+    from crownhead.firmware.app.players import Player
 
 
 class Board(Protocol):
-    """What a retry needs of the application (:class:`~firmware.app.application.App`'s
+    """What a retry needs of the application (:class:`~crownhead.firmware.app.application.App`'s
     commands), named here so that the commands may call :func:`begin` without a cycle."""
 
     sources: list[Callable[[int], list[Event]]]

@@ -1,6 +1,6 @@
 """What a screen shows of the board: one :class:`BoardView` of plain values.
 
-The terminal simulator draws it (:func:`firmware.simulator.tui.render`), the host link
+The terminal simulator draws it (:func:`crownhead.firmware.simulator.tui.render`), the host link
 sends its status and prompt in its ``state``, the hall shows its status. The prompts
 say what the board waits for, in words for the person at it ("(f does it)" is the
 terminal's key that does it for them).
@@ -12,27 +12,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from firmware.app.hardware import Hardware
-from firmware.app.leds import LedPolicy
-from firmware.app.matchplay import MatchPlay
-from firmware.app.players import Player, Thinker
-from firmware.app.guidance import rank_squares
-from firmware.app.setup import setup_text, takeback_text
-from firmware.app.snapshot import Away, Seat, Snapshot, shown_tokens
-from firmware.events import ClockState
-from firmware.gameclock import clock_text
-from firmware.tracking.policy import ModePolicy
-from hal.lights import FrameKey
-from rules import BLACK, WHITE, Color, Game, Move, Position
-from rules.game import reason_words
-from sim.board import SimBoard
+from crownhead.firmware.app.hardware import Hardware
+from crownhead.firmware.app.leds import LedPolicy
+from crownhead.firmware.app.matchplay import MatchPlay
+from crownhead.firmware.app.players import Player, Thinker
+from crownhead.firmware.app.guidance import rank_squares
+from crownhead.firmware.app.setup import setup_text, takeback_text
+from crownhead.firmware.app.snapshot import Away, Seat, Snapshot, shown_tokens
+from crownhead.firmware.events import ClockState
+from crownhead.firmware.gameclock import clock_text
+from crownhead.firmware.tracking.policy import ModePolicy
+from crownhead.hal.lights import FrameKey
+from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position
+from crownhead.rules.game import reason_words
+from crownhead.sim.board import SimBoard
 
 __all__ = ["BoardView", "MessageLine", "ShownBoard", "away_text", "board_view"]
 
 
 @dataclass(frozen=True)
 class BoardView:
-    """Everything the terminal simulator shows, as plain values (see :func:`firmware.simulator.tui.render`)."""
+    """Everything the terminal simulator shows, as plain values (see :func:`crownhead.firmware.simulator.tui.render`)."""
 
     pieces: Mapping[int, str]
     lit: Mapping[FrameKey, tuple[int, int, int]]
@@ -101,8 +101,8 @@ class MessageLine:
 
 
 class ShownBoard(Protocol):
-    """What :func:`board_view` reads of the application (:class:`~firmware.app.application.App`):
-    the game from its :class:`~firmware.app.snapshot.Snapshot`, never from the tracker."""
+    """What :func:`board_view` reads of the application (:class:`~crownhead.firmware.app.application.App`):
+    the game from its :class:`~crownhead.firmware.app.snapshot.Snapshot`, never from the tracker."""
 
     @property
     def snapshot(self) -> Snapshot: ...

@@ -15,7 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from firmware.cli._common import missing_extra
+import crownhead
+from crownhead.firmware.cli._common import missing_extra
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,6 +38,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="crownhead",
         description="The software inside an electronic checkers board.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {crownhead.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = (
         [only]
@@ -57,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     choice = os.environ.get("CROWNHEAD_ENGINE")
     if choice:  # the engine imported only when asked: most commands never search
-        from rules.engine import native
+        from crownhead.rules.engine import native
 
         try:
             native.choose(choice)

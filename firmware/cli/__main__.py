@@ -1,7 +1,7 @@
-"""``python -m firmware.cli``: the same as the ``crownhead`` command."""
+"""``python -m crownhead.firmware.cli``: the same as ``python -m crownhead`` and the ``crownhead`` command."""
 
 import sys
 
-from firmware.cli import main
+from crownhead.firmware.cli import main
 
 sys.exit(main())

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from rules import FenError, Position, Rules
-from rules.settings import HOUSE_RULES, with_house_rules
-from rules.variants import SUMMARIES, names, numeric_fen, rules_for
+from crownhead.extras import install_command
+from crownhead.rules import FenError, Position, Rules
+from crownhead.rules.settings import HOUSE_RULES, with_house_rules
+from crownhead.rules.variants import SUMMARIES, names, numeric_fen, rules_for
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +49,7 @@ def position_from_args(args: argparse.Namespace) -> Position | None:
         return None
 
 
-#: The optional libraries, by the extra that installs them (``pip install 'crownhead[web]'``).
+#: The optional libraries, by the extra that installs them (:func:`crownhead.extras.install_command`).
 EXTRAS = {
     "starlette": "web",
     "uvicorn": "web",
@@ -65,14 +66,12 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
     """What to install for a library of an optional extra that is missing; None for any
     other module.
 
-    >>> missing_extra(ModuleNotFoundError("No module named 'paho'", name="paho"))
-    "the tournament hall (MQTT) needs paho, which is not installed: pip install 'crownhead[hall]' (in a checkout: pip install -e '.[hall]')"
+    >>> message = missing_extra(ModuleNotFoundError("No module named 'paho'", name="paho"))
+    >>> message.startswith("the tournament hall (MQTT) needs paho, which is not installed: install it with ")
+    True
     """
     name = (exc.name or "").split(".")[0]
     extra = EXTRAS.get(name)
     if extra is None:
         return None
-    return (
-        f"{_NEEDED_BY[extra]} needs {name}, which is not installed: pip install 'crownhead[{extra}]'"
-        f" (in a checkout: pip install -e '.[{extra}]')"
-    )
+    return f"{_NEEDED_BY[extra]} needs {name}, which is not installed: install it with {install_command(extra)}"

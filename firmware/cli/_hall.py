@@ -7,12 +7,12 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from firmware.config import FieldError
-from firmware.events import Event
-from firmware.hall.board import BoardPublisher, replay_state
-from firmware.hall.settings import HallSettings
-from firmware.hall.topics import redact_url
-from firmware.referee.settings import RefereeSettings
+from crownhead.firmware.config import FieldError
+from crownhead.firmware.events import Event
+from crownhead.firmware.hall.board import BoardPublisher, replay_state
+from crownhead.firmware.hall.settings import HallSettings
+from crownhead.firmware.hall.topics import redact_url
+from crownhead.firmware.referee.settings import RefereeSettings
 
 __all__ = ["add_hall_arguments", "hall_from_args", "publish_replay"]
 
@@ -36,7 +36,7 @@ def add_hall_arguments(p: argparse.ArgumentParser, *, commands: bool = False) ->
 
 
 def hall_from_args(args: argparse.Namespace, config: Any = None) -> HallSettings | None:
-    """The ``[mqtt]`` section of ``config`` (a :class:`~firmware.config.Config`) with the
+    """The ``[mqtt]`` section of ``config`` (a :class:`~crownhead.firmware.config.Config`) with the
     options applied; None when neither names a broker. ValueError naming the problem."""
     settings = config.get(HallSettings) if config is not None else HallSettings()
     changes: dict[str, Any] = {}

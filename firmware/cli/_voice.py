@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from firmware.config import Config
-from firmware.voice.engine import VoiceSettings
-from firmware.voice.settings import VoiceConfig
+from crownhead.firmware.config import Config
+from crownhead.firmware.voice.engine import VoiceSettings
+from crownhead.firmware.voice.settings import VoiceConfig
 
 __all__ = ["add_speech_arguments", "voice_config", "voice_settings"]
 

@@ -37,12 +37,12 @@ import os
 import sys
 import time
 
-from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
-from firmware.files import int_argument
-from rules import Game, IllegalMoveError, Move, Rules
-from rules.engine import DEFAULT_MOVETIME_MS, Engine, score_meaning
-from rules.engine.egdb import EndgameProbe
-from rules.pdn import line_text
+from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from crownhead.firmware.files import int_argument
+from crownhead.rules import Game, IllegalMoveError, Move, Rules
+from crownhead.rules.engine import DEFAULT_MOVETIME_MS, Engine, score_meaning
+from crownhead.rules.engine.egdb import EndgameProbe
+from crownhead.rules.pdn import line_text
 
 #: Kept back from the budget for printing the answer and leaving the interpreter.
 EXIT_MARGIN_MS = 5
@@ -109,11 +109,11 @@ def _process_age_ms() -> float:
 
 def _tables(rules: Rules) -> EndgameProbe | None:
     """The board's endgame tables (English rules only: they are solved under them)."""
-    from rules.settings import WCDF
+    from crownhead.rules.settings import WCDF
 
     if rules != WCDF:
         return None
-    from firmware.egdb import EgdbError, load_probe
+    from crownhead.firmware.egdb import EgdbError, load_probe
 
     try:
         return load_probe(skip_damaged=True)

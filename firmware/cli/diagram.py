@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from firmware.cli._common import position_from_args
-from firmware.diagram import board_svg
-from firmware.files import int_argument
+from crownhead.firmware.cli._common import position_from_args
+from crownhead.firmware.diagram import board_svg
+from crownhead.firmware.files import int_argument
 
 
 def register(sub: argparse._SubParsersAction) -> None:

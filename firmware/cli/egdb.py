@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TextIO
 
-from firmware.egdb import (
+from crownhead.firmware.egdb import (
     MAX_PIECES,
     SHIPPED,
     EgdbError,
@@ -23,8 +23,8 @@ from firmware.egdb import (
     load_table,
     wdl_name,
 )
-from rules.engine.egdb import Material, boards_of, check, materials, size_of
-from rules.position import Color, Position
+from crownhead.rules.engine.egdb import Material, boards_of, check, materials, size_of
+from crownhead.rules.position import Color, Position
 
 
 #: What a plain ``crownhead egdb build`` makes: five pieces fit a Raspberry Pi with 2 GB.
@@ -152,7 +152,7 @@ def run_pack(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    from firmware.egdb import wdl
+    from crownhead.firmware.egdb import wdl
 
     folder = args.dir if args.dir is not None else default_dir()
     bar = None if args.quiet else Bar(sys.stderr)

@@ -7,12 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
-from firmware.sheets.files import SheetError, sheets_from_pdn
-from firmware.storage.matches import MATCH_TAG, ROUND_TAG
-from firmware.files import atomic_write, default_state_dir
-from firmware.storage.store import GameStore, StoreError
-from rules.pdn import UNTAGGED
+from crownhead.firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
+from crownhead.firmware.sheets.files import SheetError, sheets_from_pdn
+from crownhead.firmware.storage.matches import MATCH_TAG, ROUND_TAG
+from crownhead.firmware.files import atomic_write, default_state_dir
+from crownhead.firmware.storage.store import GameStore, StoreError
+from crownhead.rules.pdn import UNTAGGED
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,9 +7,9 @@ import signal
 import sys
 import threading
 
-from firmware.hall.accounts import ARBITER, HALL, RESERVED, Accounts, accounts_file
-from firmware.hall.topics import BrokerUrl, check_name
-from firmware.files import default_state_dir
+from crownhead.firmware.hall.accounts import ARBITER, HALL, RESERVED, Accounts, accounts_file
+from crownhead.firmware.hall.topics import BrokerUrl, check_name
+from crownhead.firmware.files import default_state_dir
 
 #: Boards a hall may know at most (``--boards``).
 MAX_KNOWN_BOARDS = 1000
@@ -97,7 +97,7 @@ def known_boards(text: str | None) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     # The hall's libraries (the hall extra), imported when a hall is run.
-    from firmware.hall.hall import Hall, HallListener, HallServer
+    from crownhead.firmware.hall.hall import Hall, HallListener, HallServer
 
     state_dir = str(args.state_dir or default_state_dir())
     try:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         boards = known_boards(args.boards)
         pairings = None
         if args.pairings is not None:
-            from firmware.hall.pairings import PairingsFile
+            from crownhead.firmware.hall.pairings import PairingsFile
 
             pairings = PairingsFile(args.pairings)
             boards += sorted(pairings.pairings.boards() - set(boards))
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     broker = None
     try:
         if args.broker is None:
-            from firmware.hall.broker import EmbeddedBroker  # amqtt only for a hall with a broker of its own
+            from crownhead.firmware.hall.broker import EmbeddedBroker  # amqtt only for a hall with a broker of its own
 
             broker = EmbeddedBroker(host, port, accounts=accounts)
             broker.start()

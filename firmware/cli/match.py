@@ -7,16 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from firmware.app.settings import MatchConfig
-from firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
-from firmware.config import Config, ConfigError, load_config
-from firmware.files import int_argument
-from firmware.sheets.model import SheetGame
-from firmware.storage.matches import MatchStore, new_match
-from firmware.files import default_state_dir
-from firmware.storage.store import GameStore, StoreError
-from rules.match import MAX_GAMES, Match
-from rules.pdn import read_game
+from crownhead.firmware.app.settings import MatchConfig
+from crownhead.firmware.cli.sheet import add_paper_argument, read_pdn, write_pdf
+from crownhead.firmware.config import Config, ConfigError, load_config
+from crownhead.firmware.files import int_argument
+from crownhead.firmware.sheets.model import SheetGame
+from crownhead.firmware.storage.matches import MatchStore, new_match
+from crownhead.firmware.files import default_state_dir
+from crownhead.firmware.storage.store import GameStore, StoreError
+from crownhead.rules.match import MAX_GAMES, Match
+from crownhead.rules.pdn import read_game
 
 PROG = "crownhead match"
 
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
-    from firmware.app.settings import StoreConfig
+    from crownhead.firmware.app.settings import StoreConfig
 
     state_dir = Path(getattr(args, "state_dir", None) or config.get(StoreConfig).state_dir or default_state_dir())
     store = MatchStore(state_dir)
@@ -196,7 +196,7 @@ def _sheet(store: MatchStore, games: GameStore, output: str | None, paper: str) 
         game = read_game(text, kept.path.name)
         if game is not None:
             sheets.append(SheetGame.from_pdn(game))
-    from firmware.sheets.pdf import match_sheet  # fpdf2 only for a sheet
+    from crownhead.firmware.sheets.pdf import match_sheet  # fpdf2 only for a sheet
 
     chosen = output or f"{match.id}.pdf"
     done = write_pdf(f"{PROG} sheet", chosen, match_sheet(match, sheets, paper))

@@ -14,14 +14,15 @@ import argparse
 import sys
 from typing import TextIO
 
-from firmware.config import ConfigError, load_config
-from firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, MICROPYTHON_VERSION
+from crownhead.extras import install_command
+from crownhead.firmware.config import ConfigError, load_config
+from crownhead.firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES, MICROPYTHON_VERSION
 
 __all__ = ["register", "run_install", "run_check"]
 
 
 def run_install(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from firmware.mcu.install import STOP_SERVICE, InstallError, describe, install, mpremote_command
+    from crownhead.firmware.mcu.install import STOP_SERVICE, InstallError, describe, install, mpremote_command
 
     out = out or sys.stdout
     if args.dry_run:
@@ -45,7 +46,7 @@ def run_install(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    from firmware.mcu.conformance import EmulatorTarget, FirmwareTarget, PortTarget, Target, run_checks
+    from crownhead.firmware.mcu.conformance import EmulatorTarget, FirmwareTarget, PortTarget, Target, run_checks
 
     out = out or sys.stdout
     target: Target
@@ -63,8 +64,8 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"crownhead mcu check: {exc}", file=sys.stderr)
         return 2
     except (OSError, ValueError) as exc:  # pyserial's SerialException is an OSError
-        from firmware.mcu.install import STOP_SERVICE
-        from hal.serial_board import port_in_use
+        from crownhead.firmware.mcu.install import STOP_SERVICE
+        from crownhead.hal.serial_board import port_in_use
 
         if port_in_use(exc):
             print(f"crownhead mcu check: {port} is in use by another program: {STOP_SERVICE}", file=sys.stderr)
@@ -102,7 +103,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "install",
         help="copy the firmware onto a Pico with mpremote",
         description="Copy crownhead_board.py and main.py onto a Pico that runs MicroPython "
-        f"{MICROPYTHON_VERSION}, then reset it. Needs mpremote (pip install 'crownhead[mcu]'). "
+        f"{MICROPYTHON_VERSION}, then reset it. Needs mpremote (the 'mcu' extra: "
+        f"{install_command('mcu')}). "
         "Stop the board's service first (sudo systemctl stop crownhead): it holds the port.",
     )
     inst.add_argument("--port", default=None, help="serial port of the Pico (default: the first USB serial device)")

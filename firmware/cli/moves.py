@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
-from rules.pdn import move_text
+from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from crownhead.rules.pdn import move_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:

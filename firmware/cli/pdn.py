@@ -6,9 +6,9 @@ import argparse
 import os
 import sys
 
-from firmware.cli._common import add_rules_arguments, rules_from_args
-from firmware.files import PDN_LIMIT, FileRefused, read_bytes
-from rules.pdn import decode, read_games
+from crownhead.firmware.cli._common import add_rules_arguments, rules_from_args
+from crownhead.firmware.files import PDN_LIMIT, FileRefused, read_bytes
+from crownhead.rules.pdn import decode, read_games
 
 
 def register(sub: argparse._SubParsersAction) -> None:

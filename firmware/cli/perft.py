@@ -6,9 +6,9 @@ import argparse
 import sys
 import time
 
-from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
-from firmware.files import int_argument
-from rules.perft import divide, perft
+from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from crownhead.firmware.files import int_argument
+from crownhead.rules.perft import divide, perft
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -16,11 +16,20 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from firmware.coach.problems import LEVELS, Attempt, Problem, Record, collection, load_record, problem, save_record
-from firmware.files import default_state_dir, int_argument
-from rules import IllegalMoveError
-from rules.pdn import move_text
-from rules.settings import WCDF
+from crownhead.firmware.coach.problems import (
+    LEVELS,
+    Attempt,
+    Problem,
+    Record,
+    collection,
+    load_record,
+    problem,
+    save_record,
+)
+from crownhead.firmware.files import default_state_dir, int_argument
+from crownhead.rules import IllegalMoveError
+from crownhead.rules.pdn import move_text
+from crownhead.rules.settings import WCDF
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         probe = None
         if not args.no_tables:
-            from firmware.egdb import EgdbError, load_probe
+            from crownhead.firmware.egdb import EgdbError, load_probe
 
             try:
                 probe = load_probe(skip_damaged=True, state_dir=state)

@@ -21,12 +21,12 @@ import sys
 import threading
 from types import FrameType
 
-from firmware.config import FieldError
-from firmware.files import int_argument
-from firmware.link.settings import LinkConfig
-from firmware.link.relay import Relay, json_log, text_log
-from firmware.link.transport import LineTransport
-from hal.clock import MonotonicClock
+from crownhead.firmware.config import FieldError
+from crownhead.firmware.files import int_argument
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.relay import Relay, json_log, text_log
+from crownhead.firmware.link.transport import LineTransport
+from crownhead.hal.clock import MonotonicClock
 
 __all__ = ["register", "run"]
 

@@ -16,20 +16,29 @@ import secrets
 import sys
 from pathlib import Path
 
-from firmware.app.settings import AppSettings
-from firmware.cli._common import add_rules_arguments, missing_extra, rules_from_args
-from firmware.files import default_state_dir, int_argument
-from firmware.gameclock import ClockSpecError, TimeControl
-from firmware.hall.topics import BrokerUrl
-from firmware.remote.link import RemoteLink
-from firmware.remote.board import Absence, remote_link, remote_settings
-from firmware.remote.invite import Agreement, Invitation, accept, await_guest, fetch, playing, publish, set_playing
-from firmware.remote.parts import FarBoard
-from firmware.remote.settings import RemoteConfig
-from firmware.remote.transport import RemoteTransport, check_broker
-from firmware.remote.wire import check_code, new_code, show_code
-from hal.clock import Clock
-from rules.ballots import deck
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.cli._common import add_rules_arguments, missing_extra, rules_from_args
+from crownhead.firmware.files import default_state_dir, int_argument
+from crownhead.firmware.gameclock import ClockSpecError, TimeControl
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.remote.link import RemoteLink
+from crownhead.firmware.remote.board import Absence, remote_link, remote_settings
+from crownhead.firmware.remote.invite import (
+    Agreement,
+    Invitation,
+    accept,
+    await_guest,
+    fetch,
+    playing,
+    publish,
+    set_playing,
+)
+from crownhead.firmware.remote.parts import FarBoard
+from crownhead.firmware.remote.settings import RemoteConfig
+from crownhead.firmware.remote.transport import RemoteTransport, check_broker
+from crownhead.firmware.remote.wire import check_code, new_code, show_code
+from crownhead.hal.clock import Clock
+from crownhead.rules.ballots import deck
 
 __all__ = ["noted_game", "register", "remote_board", "remote_game", "run_invite", "run_join"]
 
@@ -216,14 +225,14 @@ def noted_game(state_dir: Path, link_port: str, mode: str) -> str | None:
     resumed is forgotten, so that the board always starts).
 
     >>> import tempfile
-    >>> from firmware.remote.invite import set_playing
+    >>> from crownhead.firmware.remote.invite import set_playing
     >>> folder = Path(tempfile.mkdtemp()); set_playing(folder, "k7q-m2x")
     >>> noted_game(folder, "/dev/ttyGS0", "play")  # another link: not resumed, still noted
     >>> playing(folder), noted_game(folder, "", "play"), playing(folder)  # no agreement kept
     ('k7qm2x', None, None)
     """
     code = playing(state_dir)
-    log = logging.getLogger("firmware.remote")
+    log = logging.getLogger("crownhead.firmware.remote")
     if code is not None and (link_port or mode != "play"):
         log.warning(
             "remote: the game far apart %s is not resumed: this board starts with %s",

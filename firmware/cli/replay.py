@@ -1,6 +1,6 @@
 """``crownhead replay``: run a script of hand actions on the simulated board, print events.
 
-The script (:mod:`firmware.simulator.script`) drives the simulated board through the
+The script (:mod:`crownhead.firmware.simulator.script`) drives the simulated board through the
 same debouncer, controller and tracker as the hardware, on a virtual clock, starting with
 the position already standing on the board. Output is JSON Lines, one event per line;
 the last line is the ``final`` event. The format is documented in ``docs/replay.md``.
@@ -12,19 +12,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
-from firmware.cli._hall import add_hall_arguments, hall_from_args, publish_replay
-from firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
-from firmware.config import ConfigError, load_config
-from firmware.events import Event, event_line
-from firmware.referee.arbiter import add_referee_arguments, referee_from_args
-from firmware.files import FileRefused
-from firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
-from firmware.tracking.policy import TRACKER_MODES
-from firmware.voice.adapter import Narrator, Seen
-from firmware.voice.phrases import Phrasebook
-from firmware.voice.speaker import SentenceRecorder, Speaker, open_speaker
-from rules import Game, Position
+from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
+from crownhead.firmware.cli._hall import add_hall_arguments, hall_from_args, publish_replay
+from crownhead.firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
+from crownhead.firmware.config import ConfigError, load_config
+from crownhead.firmware.events import Event, event_line
+from crownhead.firmware.referee.arbiter import add_referee_arguments, referee_from_args
+from crownhead.firmware.files import FileRefused
+from crownhead.firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
+from crownhead.firmware.tracking.policy import TRACKER_MODES
+from crownhead.firmware.voice.adapter import Narrator, Seen
+from crownhead.firmware.voice.phrases import Phrasebook
+from crownhead.firmware.voice.speaker import SentenceRecorder, Speaker, open_speaker
+from crownhead.rules import Game, Position
 
 __all__ = ["register", "run"]
 
@@ -142,7 +142,7 @@ class _Voice:
             config = voice_config(load_config(None), args)
         except ConfigError as exc:
             raise ValueError(str(exc)) from None
-        from firmware.voice.engine import SpeechUnavailable, open_engine
+        from crownhead.firmware.voice.engine import SpeechUnavailable, open_engine
 
         phrasebook = Phrasebook(config.language, config.black_language, config.white_language, config.speak)
         narrator = Narrator(Seen(position, (), rules_from_args(args)))

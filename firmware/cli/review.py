@@ -19,13 +19,13 @@ import json
 import sys
 from pathlib import Path
 
-from firmware.cli.games import find_game
-from firmware.cli.sheet import read_pdn
-from firmware.coach.review import DEFAULT_NODES, Review, review_game
-from firmware.files import default_state_dir, int_argument
-from firmware.storage.store import GameStore
-from rules.pdn import read_games
-from rules.settings import WCDF
+from crownhead.firmware.cli.games import find_game
+from crownhead.firmware.cli.sheet import read_pdn
+from crownhead.firmware.coach.review import DEFAULT_NODES, Review, review_game
+from crownhead.firmware.files import default_state_dir, int_argument
+from crownhead.firmware.storage.store import GameStore
+from crownhead.rules.pdn import read_games
+from crownhead.rules.settings import WCDF
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{prog}: {pdn.error} (the moves before it are reviewed)", file=sys.stderr)
     probe = None
     if not args.no_tables and pdn.rules == WCDF:
-        from firmware.egdb import EgdbError, load_probe
+        from crownhead.firmware.egdb import EgdbError, load_probe
 
         try:
             probe = load_probe(skip_damaged=True, state_dir=Path(args.state_dir) if args.state_dir else None)

@@ -19,34 +19,34 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from firmware.app.application import App
-from firmware.app.settings import AppSettings
-from firmware.app.sinks import json_sink, text_sink
-from firmware.tracking.policy import MODES
-from firmware.cli._common import add_rules_arguments, missing_extra, position_from_args, rules_from_args
-from firmware.config import Config, ConfigError
-from firmware.app.settings import MatchConfig, PaletteConfig, PlayConfig, StoreConfig
-from firmware.egdb import EgdbError, load_probe
-from rules.engine.egdb import EndgameTables
-from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
-from firmware.files import int_argument
-from firmware.link.host import Link, open_link
-from firmware.link.settings import PLAYS, LinkConfig
-from firmware.redact import RedactingFilter
-from firmware.web.settings import WebConfig
-from firmware.voice.adapter import BoardVoice
-from firmware.voice.phrases import Phrasebook
-from firmware.voice.settings import VoiceConfig
-from firmware.voice.speaker import open_speaker
-from firmware.cli._hall import add_hall_arguments, hall_from_args
-from firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
-from firmware.hall.board import BoardPublisher, app_state
-from firmware.hall.results import results_file
-from firmware.hall.commands import attach_commands
-from firmware.display.panel import attach_board_parts
-from firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
-from firmware.gameclock import ClockSpecError, TimeControl
-from firmware.app.players import (
+from crownhead.firmware.app.application import App
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.sinks import json_sink, text_sink
+from crownhead.firmware.tracking.policy import MODES
+from crownhead.firmware.cli._common import add_rules_arguments, missing_extra, position_from_args, rules_from_args
+from crownhead.firmware.config import Config, ConfigError
+from crownhead.firmware.app.settings import MatchConfig, PaletteConfig, PlayConfig, StoreConfig
+from crownhead.firmware.egdb import EgdbError, load_probe
+from crownhead.rules.engine.egdb import EndgameTables
+from crownhead.firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
+from crownhead.firmware.files import int_argument
+from crownhead.firmware.link.host import Link, open_link
+from crownhead.firmware.link.settings import PLAYS, LinkConfig
+from crownhead.firmware.redact import RedactingFilter
+from crownhead.firmware.web.settings import WebConfig
+from crownhead.firmware.voice.adapter import BoardVoice
+from crownhead.firmware.voice.phrases import Phrasebook
+from crownhead.firmware.voice.settings import VoiceConfig
+from crownhead.firmware.voice.speaker import open_speaker
+from crownhead.firmware.cli._hall import add_hall_arguments, hall_from_args
+from crownhead.firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
+from crownhead.firmware.hall.board import BoardPublisher, app_state
+from crownhead.firmware.hall.results import results_file
+from crownhead.firmware.hall.commands import attach_commands
+from crownhead.firmware.display.panel import attach_board_parts
+from crownhead.firmware.referee.arbiter import Referee, RefereeConfig, add_referee_arguments, referee_from_args
+from crownhead.firmware.gameclock import ClockSpecError, TimeControl
+from crownhead.firmware.app.players import (
     EngineUnavailable,
     Human,
     MachineSpec,
@@ -56,17 +56,17 @@ from firmware.app.players import (
     engine_player,
     machine_player,
 )
-from firmware.files import default_state_dir
-from firmware.storage.store import GameStore, StoreError
-from firmware.simulator.hands import Hands
-from hal.clock import Clock, MonotonicClock, VirtualClock
-from hal.errors import HardwareError
-from rules import BLACK, WHITE, Color
-from sim.board import SimError
+from crownhead.firmware.files import default_state_dir
+from crownhead.firmware.storage.store import GameStore, StoreError
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.hal.clock import Clock, MonotonicClock, VirtualClock
+from crownhead.hal.errors import HardwareError
+from crownhead.rules import BLACK, WHITE, Color
+from crownhead.sim.board import SimError
 
 if TYPE_CHECKING:  # the server (Starlette) is loaded only when the page is asked for
-    from firmware.web.far import FarRequests
-    from firmware.web.server import WebServer
+    from crownhead.firmware.web.far import FarRequests
+    from crownhead.firmware.web.server import WebServer
 
 __all__ = ["register", "run"]
 
@@ -217,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--problem needs --mode problems")
     first_problem = None
     if args.problem:
-        from firmware.coach.problems import problem as find_problem
+        from crownhead.firmware.coach.problems import problem as find_problem
 
         try:
             first_problem = find_problem(args.problem)
@@ -260,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--sim-keep-game needs the simulated board (--hal sim)")
     headless = args.headless or bool(args.script)
     if not headless:
-        from firmware.simulator.tui import NoTerminalError, check_terminal
+        from crownhead.firmware.simulator.tui import NoTerminalError, check_terminal
 
         try:
             check_terminal()
@@ -268,8 +268,8 @@ def run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     actions = None
     if args.script:
-        from firmware.files import FileRefused
-        from firmware.simulator.script import ScriptError, parse_script, read_script
+        from crownhead.firmware.files import FileRefused
+        from crownhead.firmware.simulator.script import ScriptError, parse_script, read_script
 
         try:
             actions = parse_script(read_script(args.script))
@@ -298,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail("--from-game: a game far away is agreed with the other board, not tried again here")
         if mode not in ("computer", "play") or problems:
             return _fail("--from-game: a game tried again is played in computer or play mode (--mode)")
-        from firmware.app.tryagain import retry_from
+        from crownhead.firmware.app.tryagain import retry_from
 
         kept = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
         try:
@@ -340,11 +340,11 @@ def run(args: argparse.Namespace) -> int:
     agreement = None
     if not args.remote and not args.phone:
         # A game far apart the board's page took goes on when the board starts again.
-        from firmware.cli.remote import noted_game
+        from crownhead.firmware.cli.remote import noted_game
 
         args.remote = noted_game(state_dir, link_config.port, mode)
     if args.remote:
-        from firmware.cli.remote import remote_game
+        from crownhead.firmware.cli.remote import remote_game
 
         try:
             agreement, settings = remote_game(args.remote, state_dir, settings, link_config.port)
@@ -383,12 +383,12 @@ def run(args: argparse.Namespace) -> int:
     link: Link | None = open_link(link_config, clock) if link_config.port else None
     absence = None
     if agreement is not None:
-        from firmware.cli.remote import remote_board
-        from firmware.remote.settings import RemoteConfig
+        from crownhead.firmware.cli.remote import remote_board
+        from crownhead.firmware.remote.settings import RemoteConfig
 
         link, absence = remote_board(agreement, app, clock, state_dir, config.get(RemoteConfig))
         if args.phone:
-            from firmware.remote.phone import PhoneHands
+            from crownhead.firmware.remote.phone import PhoneHands
 
             PhoneHands().attach(app)
     if link is not None:
@@ -398,9 +398,9 @@ def run(args: argparse.Namespace) -> int:
     desk = None
     if web_config.listen and not args.phone:
         # The page invites another board, joins a game, leaves it (docs/remote.md).
-        from firmware.remote.link import RemoteLink
-        from firmware.remote.page import FarDesk
-        from firmware.remote.settings import RemoteConfig
+        from crownhead.firmware.remote.link import RemoteLink
+        from crownhead.firmware.remote.page import FarDesk
+        from crownhead.firmware.remote.settings import RemoteConfig
 
         desk = FarDesk(
             app,
@@ -441,12 +441,12 @@ def run(args: argparse.Namespace) -> int:
         publisher.start()  # connected once commands, if any, have somewhere to go
     attach_board_parts(app, config, background=actions is None)  # closed with the app
     if problems:
-        from firmware.app.problems import ProblemCoach
+        from crownhead.firmware.app.problems import ProblemCoach
 
         probe = _endgame_tables(args.state_dir)
         ProblemCoach(state_dir, probe if isinstance(probe, EndgameTables) else None, first_problem).attach(app)
     if retry is not None:
-        from firmware.app.tryagain import TryAgain
+        from crownhead.firmware.app.tryagain import TryAgain
 
         side = BLACK if args.computer_plays == "black" else WHITE
         TryAgain(retry, mode, players[side] if mode == "computer" else None, side).attach(app)
@@ -468,7 +468,7 @@ def run(args: argparse.Namespace) -> int:
         elif headless:
             app.run(stop)
         else:
-            from firmware.simulator.tui import NoTerminalError, main as tui_main
+            from crownhead.firmware.simulator.tui import NoTerminalError, main as tui_main
 
             try:
                 tui_main(app, stop.is_set)
@@ -556,10 +556,10 @@ def _open_web(
     if not web.listen:
         return None
     try:
-        from firmware.web.auth import stored_pin
-        from firmware.web.bridge import PageHub, WebLink
-        from firmware.web.server import ServerError, WebServer
-        from firmware.web.settings import is_loopback, page_urls, parse_listen
+        from crownhead.firmware.web.auth import stored_pin
+        from crownhead.firmware.web.bridge import PageHub, WebLink
+        from crownhead.firmware.web.server import ServerError, WebServer
+        from crownhead.firmware.web.settings import is_loopback, page_urls, parse_listen
     except ModuleNotFoundError as exc:
         raise ValueError(missing_extra(exc) or str(exc)) from None
 
@@ -573,7 +573,7 @@ def _open_web(
         # owner): the line says where it is kept, readable by the board's user alone.
         pin, made = stored_pin(state_dir, web.pin_length)
         app.page_pin = pin
-        logging.getLogger("firmware.web").warning(
+        logging.getLogger("crownhead.firmware.web").warning(
             "web: the PIN for commands on the page is in %s (%s; set web.pin to choose one)",
             state_dir / "web-pin",
             "made now" if made else "kept from before",
@@ -608,10 +608,12 @@ def _open_web(
     except ServerError as exc:
         raise ValueError(str(exc)) from None
     app.page_urls = tuple(page_urls(server.host, server.port))
-    logging.getLogger("firmware.web").warning("web: the board's page is at %s", " or ".join(app.page_urls))
+    logging.getLogger("crownhead.firmware.web").warning("web: the board's page is at %s", " or ".join(app.page_urls))
     if phone is not None:
         urls = " or ".join(url.rstrip("/") + "/phone" for url in app.page_urls)
-        logging.getLogger("firmware.web").warning("web: the phone's page (%s plays there) is at %s", phone, urls)
+        logging.getLogger("crownhead.firmware.web").warning(
+            "web: the phone's page (%s plays there) is at %s", phone, urls
+        )
     return server
 
 
@@ -682,10 +684,10 @@ _log_handler: logging.Handler | None = None
 def _say_which_search() -> None:
     """Once at start, where the engine will search in pure Python: why (no compiler at
     install time, or CROWNHEAD_ENGINE=python), since it is some 40 times slower."""
-    from rules.engine import native
+    from crownhead.rules.engine import native
 
     if native.core() is None:
-        logging.getLogger("firmware.engine").warning("engine: %s", native.describe())
+        logging.getLogger("crownhead.rules.engine").warning("engine: %s", native.describe())
 
 
 def _configure_logging(headless: bool, state_dir: Path) -> None:

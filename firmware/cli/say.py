@@ -8,9 +8,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from firmware.cli._voice import voice_settings
-from firmware.config import ConfigError, load_config
-from firmware.voice.settings import VoiceConfig
+from crownhead.firmware.cli._voice import voice_settings
+from crownhead.firmware.config import ConfigError, load_config
+from crownhead.firmware.voice.settings import VoiceConfig
 
 __all__ = ["register", "run"]
 
@@ -43,9 +43,9 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.voice.catalogue import language_of
-    from firmware.voice.engine import MAX_TEXT, SpeechUnavailable, open_engine
-    from firmware.voice.speaker import Aplay, voice_name
+    from crownhead.firmware.voice.catalogue import language_of
+    from crownhead.firmware.voice.engine import MAX_TEXT, SpeechUnavailable, open_engine
+    from crownhead.firmware.voice.speaker import Aplay, voice_name
 
     try:
         config = load_config(args.config)

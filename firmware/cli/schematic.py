@@ -22,8 +22,8 @@ DEFAULT_DIR = Path("docs") / "schematics"  # run from the checkout
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
-        from firmware.wiring.geometry import BoardGeometry
-        from firmware.wiring.kit import check_all, write_all
+        from crownhead.firmware.wiring.geometry import BoardGeometry
+        from crownhead.firmware.wiring.kit import check_all, write_all
     except ImportError as exc:  # pragma: no cover - schemdraw missing
         print(f"crownhead schematic: {exc} (pip install schemdraw)", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ reports the LEDs it sees dark. ``--sim-stuck 12``, ``--sim-swap 5,6``,
 were found, 0 when none, 2 when the board could not be opened.
 
 The result (its time, pass or fail, the report's lines) is kept in the state directory
-(``selftest.json``, :mod:`firmware.storage.selftest`) for the web page's status; a
+(``selftest.json``, :mod:`crownhead.firmware.storage.selftest`) for the web page's status; a
 board that could not be opened is kept as a failed test too.
 """
 
@@ -31,15 +31,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
-from firmware.config import ConfigError
-from firmware.diagnostics.selftest import ConsoleOperator, Operator, Selftest, SimHand, parse_squares, report
-from firmware.storage.selftest import SelftestRecord, save_selftest
-from firmware.app.settings import StoreConfig
-from firmware.files import default_state_dir
-from hal.clock import Clock, MonotonicClock, VirtualClock
-from hal.errors import HardwareError
-from hal.lights import NullLights
+from crownhead.firmware.app.hardware import add_hardware_arguments, add_sim_arguments, config_from_args, open_hardware
+from crownhead.firmware.config import ConfigError
+from crownhead.firmware.diagnostics.selftest import ConsoleOperator, Operator, Selftest, SimHand, parse_squares, report
+from crownhead.firmware.storage.selftest import SelftestRecord, save_selftest
+from crownhead.firmware.app.settings import StoreConfig
+from crownhead.firmware.files import default_state_dir
+from crownhead.hal.clock import Clock, MonotonicClock, VirtualClock
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.lights import NullLights
 
 __all__ = ["register", "run"]
 

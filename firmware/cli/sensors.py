@@ -11,11 +11,11 @@ import argparse
 import sys
 from typing import TextIO
 
-from firmware.app.hardware import add_hardware_arguments, add_sim_arguments, open_from_args
-from firmware.config import ConfigError
-from firmware.diagnostics.sensors import live, show_once
-from hal.clock import MonotonicClock
-from hal.errors import HardwareError
+from crownhead.firmware.app.hardware import add_hardware_arguments, add_sim_arguments, open_from_args
+from crownhead.firmware.config import ConfigError
+from crownhead.firmware.diagnostics.sensors import live, show_once
+from crownhead.hal.clock import MonotonicClock
+from crownhead.hal.errors import HardwareError
 
 __all__ = ["register", "run"]
 

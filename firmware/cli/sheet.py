@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from firmware.cli._common import add_rules_arguments, rules_from_args
-from firmware.files import int_argument
-from firmware.sheets.files import SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
-from firmware.sheets.model import PAPERS
+from crownhead.firmware.cli._common import add_rules_arguments, rules_from_args
+from crownhead.firmware.files import int_argument
+from crownhead.firmware.sheets.files import SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
+from crownhead.firmware.sheets.model import PAPERS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -81,7 +81,7 @@ def read_pdn(prog: str, name: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from firmware.sheets.pdf import blank_sheet, match_sheet  # fpdf2 only for a sheet
+    from crownhead.firmware.sheets.pdf import blank_sheet, match_sheet  # fpdf2 only for a sheet
 
     prog = "crownhead sheet"
     if args.blank:

@@ -37,15 +37,15 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from firmware.files import RECORD_LIMIT, FileRefused, atomic_write, move_aside, parse_json, read_text
-from rules import Game, Position
-from rules.engine import WIN_THRESHOLD, Engine
-from rules.engine.egdb import EndgameProbe, EndgameTables
-from rules.game import DRAW
-from rules.move import Move
-from rules.pdn import PdnGame, move_text, read_games
-from rules.position import Color
-from rules.settings import WCDF
+from crownhead.firmware.files import RECORD_LIMIT, FileRefused, atomic_write, move_aside, parse_json, read_text
+from crownhead.rules import Game, Position
+from crownhead.rules.engine import WIN_THRESHOLD, Engine
+from crownhead.rules.engine.egdb import EndgameProbe, EndgameTables
+from crownhead.rules.game import DRAW
+from crownhead.rules.move import Move
+from crownhead.rules.pdn import PdnGame, move_text, read_games
+from crownhead.rules.position import Color
+from crownhead.rules.settings import WCDF
 
 #: The collections, easiest first: (file stem, name).
 COLLECTIONS = (
@@ -135,7 +135,7 @@ def shipped() -> Iterator[tuple[str, str, PdnGame]]:
     """Every game of the shipped collections with its id and title, none left out: the
     id is the collection and the problem's number in its title (``gem-12``,
     ``borderclassics-a-1``), else its place in the file."""
-    folder = resources.files("firmware.coach") / "problems"
+    folder = resources.files("crownhead.firmware.coach") / "problems"
     for stem, name in COLLECTIONS:
         seen: set[str] = set()
         text = (folder / f"{stem}.pdn").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ tables can say so of every move at once.
 The searches are limited by nodes, not time, so a review gives the same marks on a Pi as
 on a desktop, loaded or not (as the referee's rulings never depend on speed).
 
->>> from rules import WCDF, Game, Position
+>>> from crownhead.rules import WCDF, Game, Position
 >>> game = Game(Position.start(), WCDF)
 >>> for text in ("11-15", "23-19", "8-11", "22-17"):
 ...     _ = game.play_text(text)
@@ -34,13 +34,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
-from rules import Game, Position
-from rules.engine import WIN_THRESHOLD, Engine
-from rules.engine.egdb import EndgameProbe, EndgameTables
-from rules.move import Move
-from rules.pdn import RESULTS, UNFINISHED, PdnExporter, line_text, move_text
-from rules.position import Color
-from rules.settings import Rules
+from crownhead.rules import Game, Position
+from crownhead.rules.engine import WIN_THRESHOLD, Engine
+from crownhead.rules.engine.egdb import EndgameProbe, EndgameTables
+from crownhead.rules.move import Move
+from crownhead.rules.pdn import RESULTS, UNFINISHED, PdnExporter, line_text, move_text
+from crownhead.rules.position import Color
+from crownhead.rules.settings import Rules
 
 #: Positions searched for each score when no limit is given: a few ms of the native core
 #: (about 0.2 s of the pure-Python search) here; the same marks wherever it runs.
@@ -200,7 +200,7 @@ class Review:
         """The game as PDN with the review in it: each marked move's mark on the move
         (``12-16??``) and the review's words in a comment after it.
 
-        >>> from rules import WCDF, Game, Position
+        >>> from crownhead.rules import WCDF, Game, Position
         >>> game = Game(Position.start(), WCDF)
         >>> for text in ("11-15", "23-19", "8-11", "22-17", "12-16", "19x12"):
         ...     _ = game.play_text(text)

@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, Union
 
-from firmware.files import CONFIG_LIMIT, MAX_DEPTH, FileRefused, check_toml_depth, printable, read_bytes
+from crownhead.firmware.files import CONFIG_LIMIT, MAX_DEPTH, FileRefused, check_toml_depth, printable, read_bytes
 
 __all__ = [
     "DEFAULT_CONFIG_PATH",
@@ -128,26 +128,26 @@ class FieldError(ValueError):
 #: when its section is first read.)
 BUILTIN_SECTIONS: Mapping[str, str] = MappingProxyType(
     {
-        "board": "firmware.config.hardware:BoardConfig",
-        "sensors": "firmware.config.hardware:SensorsConfig",
-        "matrix": "firmware.config.hardware:MatrixConfig",
-        "shift": "firmware.config.hardware:ShiftConfig",
-        "serial": "firmware.config.hardware:SerialConfig",
-        "lights": "firmware.config.hardware:LightsConfig",
-        "buttons": "firmware.config.hardware:ButtonsConfig",
-        "display": "firmware.config.hardware:DisplayConfig",
-        "buzzer": "firmware.config.hardware:BuzzerConfig",
-        "sim": "firmware.config.hardware:SimConfig",
-        "play": "firmware.app.settings:PlayConfig",
-        "palette": "firmware.app.settings:PaletteConfig",
-        "store": "firmware.app.settings:StoreConfig",
-        "referee": "firmware.referee.settings:RefereeConfig",
-        "link": "firmware.link.settings:LinkConfig",
-        "match": "firmware.app.settings:MatchConfig",
-        "web": "firmware.web.settings:WebConfig",
-        "mqtt": "firmware.hall.settings:HallSettings",
-        "voice": "firmware.voice.settings:VoiceConfig",
-        "remote": "firmware.remote.settings:RemoteConfig",
+        "board": "crownhead.firmware.config.hardware:BoardConfig",
+        "sensors": "crownhead.firmware.config.hardware:SensorsConfig",
+        "matrix": "crownhead.firmware.config.hardware:MatrixConfig",
+        "shift": "crownhead.firmware.config.hardware:ShiftConfig",
+        "serial": "crownhead.firmware.config.hardware:SerialConfig",
+        "lights": "crownhead.firmware.config.hardware:LightsConfig",
+        "buttons": "crownhead.firmware.config.hardware:ButtonsConfig",
+        "display": "crownhead.firmware.config.hardware:DisplayConfig",
+        "buzzer": "crownhead.firmware.config.hardware:BuzzerConfig",
+        "sim": "crownhead.firmware.config.hardware:SimConfig",
+        "play": "crownhead.firmware.app.settings:PlayConfig",
+        "palette": "crownhead.firmware.app.settings:PaletteConfig",
+        "store": "crownhead.firmware.app.settings:StoreConfig",
+        "referee": "crownhead.firmware.referee.settings:RefereeConfig",
+        "link": "crownhead.firmware.link.settings:LinkConfig",
+        "match": "crownhead.firmware.app.settings:MatchConfig",
+        "web": "crownhead.firmware.web.settings:WebConfig",
+        "mqtt": "crownhead.firmware.hall.settings:HallSettings",
+        "voice": "crownhead.firmware.voice.settings:VoiceConfig",
+        "remote": "crownhead.firmware.remote.settings:RemoteConfig",
     }
 )
 # Sections registered with config_section: the built-in ones as their modules load, and
@@ -585,7 +585,7 @@ def parse_config_text(raw: bytes, name: str = "<config>") -> Config:
     >>> parse_config_text(b"\\xef\\xbb\\xbf[board]\\n", "config.toml")
     Traceback (most recent call last):
     ...
-    firmware.config.ConfigError: config.toml:1: starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: save the file as UTF-8 without BOM
+    crownhead.firmware.config.ConfigError: config.toml:1: starts with a UTF-8 byte-order mark (BOM), which TOML does not allow: save the file as UTF-8 without BOM
     """
     if raw.startswith(b"\xef\xbb\xbf"):
         raise ConfigError(

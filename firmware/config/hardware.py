@@ -2,10 +2,10 @@
 has and on which pins, and the simulated board; the backends in effect and every GPIO
 claimed, checked across sections so that no pin is used twice.
 
-They describe parts of :mod:`hal` and :mod:`sim` by pin and square number only, so they
-sit in the configuration's own tier; :mod:`firmware.app.hardware` opens what they name.
+They describe parts of :mod:`crownhead.hal` and :mod:`crownhead.sim` by pin and square number only, so they
+sit in the configuration's own tier; :mod:`crownhead.firmware.app.hardware` opens what they name.
 
->>> from firmware.config import parse_config
+>>> from crownhead.firmware.config import parse_config
 >>> config = parse_config({"board": {"backend": "gpio"}})
 >>> lights_backend(config), buttons_backend(config), used_pins(config)[0]
 ('neopixel', 'gpio', ('matrix.rows[0]', 4))
@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
-from firmware.config import PIN_MAX, PIN_MIN, Config, FieldError, config_section, register_check
-from hal.buttons import BUTTON_NAMES
-from hal.debounce import DEFAULT_DEBOUNCE_MS
-from hal.lights import DEFAULT_BRIGHTNESS
-from hal.neopixel_lights import PIXEL_ORDERS
-from hal.pixelmap import build_pixel_map
+from crownhead.firmware.config import PIN_MAX, PIN_MIN, Config, FieldError, config_section, register_check
+from crownhead.hal.buttons import BUTTON_NAMES
+from crownhead.hal.debounce import DEFAULT_DEBOUNCE_MS
+from crownhead.hal.lights import DEFAULT_BRIGHTNESS
+from crownhead.hal.neopixel_lights import PIXEL_ORDERS
+from crownhead.hal.pixelmap import build_pixel_map
 
 __all__ = [
     "BoardConfig",
@@ -72,7 +72,7 @@ class BoardConfig:
 
     backend: Literal["sim", "gpio", "shift", "serial"] = "sim"
     #: Is the Linux serial console on the UART's pins, GPIO14 (TX) and GPIO15 (RX)?
-    #: "auto": the running Pi says, when the hardware is opened (:func:`hal.pi.header_console`);
+    #: "auto": the running Pi says, when the hardware is opened (:func:`crownhead.hal.pi.header_console`);
     #: "on" or "off" to say so instead. Buttons may use those pins only while it is off.
     serial_console: Literal["auto", "on", "off"] = "auto"
 
@@ -415,7 +415,7 @@ def check_pins(config: Config, backend: str | None = None, *, console: str | Non
     button would sit on the serial console's pins while the console is on.
 
     The console is on when ``board.serial_console`` says "on", or says "auto" and
-    ``console`` names the UART it was found on (:func:`hal.pi.header_console`, read when
+    ``console`` names the UART it was found on (:func:`crownhead.hal.pi.header_console`, read when
     the hardware is opened: a file checked elsewhere cannot tell).
     """
     declared = config.board.serial_console

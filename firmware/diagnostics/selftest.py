@@ -31,13 +31,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
-from firmware.app.hardware import Hardware
-from hal.clock import Clock
-from hal.errors import HardwareError
-from hal.lights import RGB, FrameKey, NullLights
-from hal.sensors import SensorEvent, squares_of
-from squares import SQUARES, cell_to_square, square_name
-from sim.board import SimBoard
+from crownhead.firmware.app.hardware import Hardware
+from crownhead.hal.clock import Clock
+from crownhead.hal.errors import HardwareError
+from crownhead.hal.lights import RGB, FrameKey, NullLights
+from crownhead.hal.sensors import SensorEvent, squares_of
+from crownhead.squares import SQUARES, cell_to_square, square_name
+from crownhead.sim.board import SimBoard
 
 __all__ = [
     "COLOURS",
@@ -320,7 +320,7 @@ class Selftest:
         return self.result
 
     def _check_display(self) -> list[str]:
-        from firmware.display.render import selftest_pattern
+        from crownhead.firmware.display.render import selftest_pattern
 
         display = self.hw.display
         assert display is not None
@@ -346,7 +346,7 @@ class Selftest:
         return [] if answer is not False else ["display: the test pattern was not seen (wiring, driver, rotate)"]
 
     def _check_sound(self) -> list[str]:
-        from firmware.sound.player import PATTERNS, SoundPlayer
+        from crownhead.firmware.sound.player import PATTERNS, SoundPlayer
 
         buzzer = self.hw.buzzer
         assert buzzer is not None

@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from firmware.app.hardware import Hardware
-from hal.sensors import SensorEvent, squares_of
-from squares import cell_to_square, square_name
+from crownhead.firmware.app.hardware import Hardware
+from crownhead.hal.sensors import SensorEvent, squares_of
+from crownhead.squares import cell_to_square, square_name
 
 __all__ = ["describe", "live", "render_occupancy", "show_once", "status_line", "wait_for_link"]
 

@@ -24,16 +24,16 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from firmware.display.render import Screen, draw, layout, next_change
-from firmware.events import Alert, Caution, Claim
-from hal.clock import Clock
-from hal.errors import HardwareError
+from crownhead.firmware.display.render import Screen, draw, layout, next_change
+from crownhead.firmware.events import Alert, Caution, Claim
+from crownhead.hal.clock import Clock
+from crownhead.hal.errors import HardwareError
 
 if TYPE_CHECKING:
-    from firmware.app.application import App
-    from firmware.app.snapshot import Snapshot
-    from firmware.events import ClockState, Event
-    from hal.display import Display
+    from crownhead.firmware.app.application import App
+    from crownhead.firmware.app.snapshot import Snapshot
+    from crownhead.firmware.events import ClockState, Event
+    from crownhead.hal.display import Display
 
 __all__ = ["Painter", "BoardPanel", "short_message", "attach_board_parts"]
 
@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 
 class Painter:
-    """Draws :class:`Screen` values on a :class:`~hal.display.Display` (see the module doc).
+    """Draws :class:`Screen` values on a :class:`~crownhead.hal.display.Display` (see the module doc).
 
     ``background=False`` draws in the caller's thread when :meth:`pump` is called
     (tests, on a virtual clock); otherwise a daemon thread does it.
@@ -222,7 +222,7 @@ def short_message(app: App) -> str:
     return ""
 
 
-#: An alert in a few words, by its code (:data:`firmware.events.ALERT_CODES`).
+#: An alert in a few words, by its code (:data:`crownhead.firmware.events.ALERT_CODES`).
 ALERT_WORDS = {"pin-guessing": "someone is guessing the page's PIN"}
 
 _REASONS = {
@@ -240,7 +240,7 @@ class BoardPanel:
     (every step; looks at the board at most every ``check_ms``, and at once after an
     event) that hands over a new screen on change.
 
-    ``clock_times`` returns the game clock's :class:`~firmware.events.clock.ClockState`,
+    ``clock_times`` returns the game clock's :class:`~crownhead.firmware.events.clock.ClockState`,
     or None without one (default: the application's, the referee's or the board clock).
     """
 
@@ -305,7 +305,7 @@ class BoardPanel:
             self._due = self.painter.pump(now)  # drawn in this thread: a second, a retry
         if not self.painter.has_news:
             return []
-        from firmware.events import Notice
+        from crownhead.firmware.events import Notice
 
         return [Notice(now, message) for message in self.painter.poll()]
 
@@ -393,7 +393,7 @@ def attach_board_parts(app: App, config: Any, *, background: bool = True) -> lis
     """The display and the buzzer of ``app``'s hardware, attached to it as configured
     (as its outputs, which the application closes); returns them. ``background=False``
     draws in the main loop (a script run in virtual time)."""
-    from firmware.sound.player import BoardSound, SoundPlayer
+    from crownhead.firmware.sound.player import BoardSound, SoundPlayer
 
     parts: list[Any] = []
     hardware = app.hardware

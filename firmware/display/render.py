@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
-from firmware.events import Side
+from crownhead.firmware.events import Side
 
 __all__ = ["Screen", "Item", "layout", "draw", "fit", "shorten", "clock_face", "selftest_pattern", "WIDTH", "HEIGHT"]
 

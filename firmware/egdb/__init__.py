@@ -1,13 +1,13 @@
 """Endgame databases on disk: build them once, load them for the engine.
 
-The retrograde analysis itself is pure and lives in :mod:`rules.engine.egdb` (with a
-NumPy version of it, :mod:`firmware.egdb.retro`, that builds the same tables some
+The retrograde analysis itself is pure and lives in :mod:`crownhead.rules.engine.egdb` (with a
+NumPy version of it, :mod:`crownhead.firmware.egdb.retro`, that builds the same tables some
 twenty times faster); this package keeps the tables as files, one per material, in
-``<state dir>/egdb/`` (see :func:`firmware.files.default_state_dir`):
+``<state dir>/egdb/`` (see :func:`crownhead.firmware.files.default_state_dir`):
 ``egdb-1011.xz`` holds the positions with one man and one king for the side to move
 against one opponent's king, LZMA-compressed; the five- and six-piece tables are
 ``egdb-ABCD.blk`` files, compressed in blocks that the probe reads one at a time
-(:mod:`firmware.egdb.blocks`). A build writes each table as soon as it is done (to a
+(:mod:`crownhead.firmware.egdb.blocks`). A build writes each table as soon as it is done (to a
 temporary name, then renamed), so an interrupted build goes on where it stopped; a
 loader checks every file and names the file that is wrong. :func:`load_probe` gives the
 engine its probe (``Engine(egdb=...)``); without the files the engine plays on without
@@ -31,8 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from firmware.files import atomic_write, default_state_dir
-from rules.engine.egdb import (
+from crownhead.firmware.files import atomic_write, default_state_dir
+from crownhead.rules.engine.egdb import (
     WHOLE_BLOCK,
     EndgameTables,
     Material,
@@ -43,11 +43,11 @@ from rules.engine.egdb import (
     solve,
 )
 
-# The NumPy builder (:mod:`firmware.egdb.retro`) is imported by a build alone: a board
+# The NumPy builder (:mod:`crownhead.firmware.egdb.retro`) is imported by a build alone: a board
 # that only probes the tables (``crownhead run``) does not carry NumPy in memory.
 from . import blocks
 
-#: Piece counts a build may ask for (5 needs NumPy: see :mod:`firmware.egdb.retro`).
+#: Piece counts a build may ask for (5 needs NumPy: see :mod:`crownhead.firmware.egdb.retro`).
 MAX_PIECES = 6
 #: Tables of up to this many pieces are one LZMA file each, read whole; larger ones
 #: are blocked files read a block at a time.
@@ -71,7 +71,7 @@ def file_name(material: Material) -> str:
 
 
 def wdl_name(material: Material) -> str:
-    """The file of a material's win/draw/loss table (:mod:`firmware.egdb.wdl`)."""
+    """The file of a material's win/draw/loss table (:mod:`crownhead.firmware.egdb.wdl`)."""
     return "egdb-" + "".join(str(n) for n in material) + ".wdl"
 
 
@@ -123,7 +123,7 @@ class _Whole:
     def __getitem__(self, index: int) -> int:
         return self.read_block(0)[index]
 
-    #: One block: the whole table (``rules.engine.egdb.EndgameTables.blocks``).
+    #: One block: the whole table (``crownhead.rules.engine.egdb.EndgameTables.blocks``).
     block_shift = WHOLE_BLOCK
 
     def read_block(self, n: int) -> bytes:

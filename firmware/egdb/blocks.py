@@ -21,7 +21,7 @@ under the magic ``CHWDL01\n``: each index holds two bits (0 drawn, 1 won, 2 lost
 the side to move), four to a byte, 65,536 indices to a block. Positions where the side
 to move has a capture (and indices that are no position) are not kept: they hold
 whatever value makes the block compress best (the one before them), and the probe works
-them out from the captures (:class:`rules.engine.egdb.EndgameTables`). That is what
+them out from the captures (:class:`crownhead.rules.engine.egdb.EndgameTables`). That is what
 makes them small: the six-piece tables take 46 MB, 1/26 of their blocked files (docs/engine.md).
 """
 
@@ -35,8 +35,8 @@ import zlib
 from collections import OrderedDict
 from pathlib import Path
 
-from firmware.files import atomic_file
-from rules.engine.egdb import LOST, WON, Material, size_of
+from crownhead.firmware.files import atomic_file
+from crownhead.rules.engine.egdb import LOST, WON, Material, size_of
 
 MAGIC = b"CHEGDB1\n"
 WDL_MAGIC = b"CHWDL01\n"
@@ -185,7 +185,7 @@ class BlockTable:
 
     def read_block(self, n: int) -> bytes:
         """Block ``n`` inflated, through the cache: the native core's probe reads the
-        table's bytes this way (``rules.engine.egdb.EndgameTables.blocks``)."""
+        table's bytes this way (``crownhead.rules.engine.egdb.EndgameTables.blocks``)."""
         return self._block(n)
 
     def _block(self, n: int) -> bytes:
@@ -241,7 +241,7 @@ _WDL_VALUES = (0, WON, LOST, 0)
 
 class WdlTable(BlockTable):
     """A win/draw/loss table read block by block: ``table[index]`` is 0 (drawn),
-    :data:`~rules.engine.egdb.WON` or :data:`~rules.engine.egdb.LOST`, and means
+    :data:`~crownhead.rules.engine.egdb.WON` or :data:`~crownhead.rules.engine.egdb.LOST`, and means
     nothing where the side to move has a capture (the probe works those out).
 
     ``read_all`` gives the packed bytes, two bits an index.

@@ -1,10 +1,10 @@
-"""The retrograde analysis of :mod:`rules.engine.egdb`, on whole arrays with NumPy.
+"""The retrograde analysis of :mod:`crownhead.rules.engine.egdb`, on whole arrays with NumPy.
 
-Same tables, byte for byte, as :func:`rules.engine.egdb.solve` (the pure-Python
+Same tables, byte for byte, as :func:`crownhead.rules.engine.egdb.solve` (the pure-Python
 reference, which the tests compare it with on every table of up to four pieces), some
 twenty times faster (four pieces: 5.3 s of CPU against 120 s), which is what makes five
-pieces (180 million indices) a build of minutes rather than hours. Only *building* needs NumPy (the ``egdb`` extra:
-``pip install 'crownhead[egdb]'``); probing the tables is pure Python.
+pieces (180 million indices) a build of minutes rather than hours. Only *building* needs NumPy (the ``egdb`` extra,
+docs/install.md); probing the tables is pure Python.
 
 The work is the reference's, done a slice at a time:
 
@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping
 from math import comb
 from typing import Any
 
-from rules.engine import egdb
-from rules.engine.egdb import Material, mirror, size_of
+from crownhead.rules.engine import egdb
+from crownhead.rules.engine.egdb import Material, mirror, size_of
 
 try:
     import numpy as np
@@ -109,7 +109,7 @@ def _low(x: Array) -> Array:
 
 
 def jumpers(own: Array, opp: Array, kings: Array, black: bool) -> Array:
-    """The pieces of the side to move with a capture (as :func:`rules.movegen.jumpers`)."""
+    """The pieces of the side to move with a capture (as :func:`crownhead.rules.movegen.jumpers`)."""
     empty = ~(own | opp)
     sw = step_ne(opp & step_ne(empty))
     se = step_nw(opp & step_nw(empty))
@@ -120,7 +120,7 @@ def jumpers(own: Array, opp: Array, kings: Array, black: bool) -> Array:
 
 
 class Indexer:
-    """Ranks and unranks the positions of materials, as :func:`rules.engine.egdb.index_of`."""
+    """Ranks and unranks the positions of materials, as :func:`crownhead.rules.engine.egdb.index_of`."""
 
     def __init__(self) -> None:
         self.binomial = np.zeros((33, 6), dtype=np.int64)
@@ -326,7 +326,7 @@ ProgressCount = Callable[[int], None]
 def solve(
     material: Material, known: Mapping[Material, bytes | bytearray], progress: ProgressCount | None = None
 ) -> dict[Material, bytearray]:
-    """The tables of ``material`` and its mirror, as :func:`rules.engine.egdb.solve`.
+    """The tables of ``material`` and its mirror, as :func:`crownhead.rules.engine.egdb.solve`.
 
     ``progress`` is called now and then with a count that rises to the number of
     indices of the pair: half for the first pass, half for the waves.

@@ -1,8 +1,8 @@
 """Win/draw/loss tables from built ones: what ships with the package for five and six pieces.
 
-A built table (:mod:`rules.engine.egdb`) gives every position's distance to the end in a
+A built table (:mod:`crownhead.rules.engine.egdb`) gives every position's distance to the end in a
 byte. The search needs less than that to play an ending right, if it makes progress by
-itself (:mod:`rules.engine.search`, "tables without distances"): who wins. So
+itself (:mod:`crownhead.rules.engine.search`, "tables without distances"): who wins. So
 :func:`pack` keeps two bits an index (0 drawn, 1 won, 2 lost), and leaves out what the
 probe can work out with one ply of captures: a position where the side to move has a
 capture (its value is the best of its captures', which lead to fewer pieces) and an
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rules.engine.egdb import Material, materials, size_of
+from crownhead.rules.engine.egdb import Material, materials, size_of
 
 from . import blocks, retro
 
@@ -56,7 +56,7 @@ def codes(material: Material, table: bytes | bytearray) -> Any:
 def pack(material: Material, table: bytes | bytearray) -> bytes:
     """``table`` as two bits an index, four indices a byte, the first in the low bits.
 
-    >>> from rules.engine.egdb import build, WON, LOST
+    >>> from crownhead.rules.engine.egdb import build, WON, LOST
     >>> tables = build(2)
     >>> m = (0, 1, 1, 0)  # a king against a man
     >>> packed = pack(m, tables[m])

@@ -5,27 +5,27 @@ the injected clock) at which it happened, and ``to_json()`` gives exactly the ob
 printed by ``crownhead replay`` (see ``docs/replay.md``); :func:`event_from_json` reads
 any of them back, whatever else was imported, and :func:`event_line` writes one as the
 line of JSON every output sends (the one place that does). A side is a
-:class:`~firmware.events.side.Side`, a string that knows its colour:
+:class:`~crownhead.firmware.events.side.Side`, a string that knows its colour:
 
 >>> MoveMade(1000, ply=1, side="black", move="11-15", path=(11, 15), captures=()).to_json()
 {'t': 1000, 'event': 'move', 'ply': 1, 'side': 'black', 'move': '11-15', 'path': [11, 15], 'captures': []}
 >>> event_from_json({"t": 5, "event": "crown", "square": 30})
 Crowned(t=5, square=30)
 
-The kinds, one module each: :mod:`~firmware.events.board` (the tracker's: moves,
-warnings, crownings, takebacks, the lights), :mod:`~firmware.events.referee` (cautions,
-forfeits, ballots...), :mod:`~firmware.events.clock` (a flag, the clocks' times) and
-:mod:`~firmware.events.app` (a game begun or saved, the machine's move, a match's
-score, a problem); :mod:`~firmware.events.base` is the base class, the reader and the writer,
-:mod:`~firmware.events.side` the side. A new kind goes
-into one of them (see :mod:`~firmware.events.base`).
+The kinds, one module each: :mod:`~crownhead.firmware.events.board` (the tracker's: moves,
+warnings, crownings, takebacks, the lights), :mod:`~crownhead.firmware.events.referee` (cautions,
+forfeits, ballots...), :mod:`~crownhead.firmware.events.clock` (a flag, the clocks' times) and
+:mod:`~crownhead.firmware.events.app` (a game begun or saved, the machine's move, a match's
+score, a problem); :mod:`~crownhead.firmware.events.base` is the base class, the reader and the writer,
+:mod:`~crownhead.firmware.events.side` the side. A new kind goes
+into one of them (see :mod:`~crownhead.firmware.events.base`).
 """
 
 from __future__ import annotations
 
-from firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore, ProblemReport, Spoken
-from firmware.events.base import EVENT_KINDS, Event, event_from_json, event_line
-from firmware.events.board import (
+from crownhead.firmware.events.app import ComputerMove, GameSaved, GameStarted, MatchScore, ProblemReport, Spoken
+from crownhead.firmware.events.base import EVENT_KINDS, Event, event_from_json, event_line
+from crownhead.firmware.events.board import (
     ALERT_CODES,
     WARNING_CODES,
     Alert,
@@ -50,9 +50,9 @@ from firmware.events.board import (
     SetUpRank,
     TakenBack,
 )
-from firmware.events.clock import ClockReport, ClockState, Flag
-from firmware.events.referee import OFFENCE_CODES, BallotDrawn, Caution, Condoned, DrawClaimable, Forfeit
-from firmware.events.side import Side
+from crownhead.firmware.events.clock import ClockReport, ClockState, Flag
+from crownhead.firmware.events.referee import OFFENCE_CODES, BallotDrawn, Caution, Condoned, DrawClaimable, Forfeit
+from crownhead.firmware.events.side import Side
 
 __all__ = [
     "Event",

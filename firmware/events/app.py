@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from firmware.events.base import Event
-from firmware.events.side import Side
+from crownhead.firmware.events.base import Event
+from crownhead.firmware.events.side import Side
 
 __all__ = ["GameStarted", "ComputerMove", "GameSaved", "MatchScore", "ProblemReport", "Spoken"]
 

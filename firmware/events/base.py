@@ -5,7 +5,7 @@ the injected clock) at which it happened, and ``to_json()`` gives exactly the ob
 printed by ``crownhead replay`` (see ``docs/replay.md``); :func:`event_from_json` reads
 it back, and :func:`event_line` is the one place an event becomes a line of JSON (the
 replay's and the log's, the link's, the hall's). A new kind of event is one more subclass
-with a ``kind`` and its fields, in a module of :mod:`firmware.events`; it is found by
+with a ``kind`` and its fields, in a module of :mod:`crownhead.firmware.events`; it is found by
 :func:`event_from_json` without further registration::
 
     @dataclass(frozen=True, slots=True)
@@ -15,11 +15,11 @@ with a ``kind`` and its fields, in a module of :mod:`firmware.events`; it is fou
         count: int
         code: str
 
-A side is a :class:`~firmware.events.side.Side` (``side: Side | None`` where nobody may be
+A side is a :class:`~crownhead.firmware.events.side.Side` (``side: Side | None`` where nobody may be
 named: ``""`` in JSON). Built from its name (``"black"``, as tests and old lines give it)
 it is read as the :class:`Side` at once, and a name that is no side is refused:
 
->>> from firmware.events import Flag
+>>> from crownhead.firmware.events import Flag
 >>> Flag(0, "white").side is Side.WHITE
 True
 >>> Flag(0, "red")
@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from firmware.events.side import Side
+from crownhead.firmware.events.side import Side
 
 __all__ = ["Event", "EVENT_KINDS", "event_from_json", "event_line"]
 
@@ -132,7 +132,7 @@ def event_line(
     fields put after them (a game far apart's move times); the event's fields win a
     clash of names.
 
-    >>> from firmware.events.clock import Flag
+    >>> from crownhead.firmware.events.clock import Flag
     >>> event_line(Flag(7, Side.WHITE), before={"game": 2})
     '{"game":2,"t":7,"event":"flag","side":"white"}'
     >>> event_line(Flag(7, Side.WHITE), after={"left": 5, "side": "x"})

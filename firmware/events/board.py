@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from firmware.events.base import Event
-from firmware.events.side import Side
+from crownhead.firmware.events.base import Event
+from crownhead.firmware.events.side import Side
 
 __all__ = [
     "MoveMade",
@@ -132,7 +132,7 @@ class SetUp(Event):
 
 @dataclass(frozen=True, slots=True)
 class SetUpRank(Event):
-    """The rank of the set-up the lights show now (``firmware.app.guidance``): ``rank``
+    """The rank of the set-up the lights show now (``crownhead.firmware.app.guidance``): ``rank``
     1-8 (1 is White's back rank, 29-32), ``first`` and ``last`` its squares; what it must
     hold when done (each side's men and kings on it); the squares to take a piece off
     (``empty``) and those whose piece is the wrong one (``change``: lift it and put the

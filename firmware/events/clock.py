@@ -1,6 +1,6 @@
 """The game clock's events: every timed game's, a referee's or the board clock's.
 
->>> from firmware.events import event_from_json
+>>> from crownhead.firmware.events import event_from_json
 >>> event_from_json({"t": 0, "event": "flag", "side": "white"})
 Flag(t=0, side='white')
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
-from firmware.events.base import Event
-from firmware.events.side import Side
+from crownhead.firmware.events.base import Event
+from crownhead.firmware.events.side import Side
 
 __all__ = ["Flag", "ClockReport", "ClockState"]
 

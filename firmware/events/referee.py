@@ -1,13 +1,13 @@
 """What the referee reports, besides the tracker's moves and warnings (see ``docs/referee.md``).
 
-Each kind is one more :class:`~firmware.events.Event` subclass, so ``crownhead replay``,
+Each kind is one more :class:`~crownhead.firmware.events.Event` subclass, so ``crownhead replay``,
 the host link and the arbiter log print them like every other event (the game clock's,
-:class:`~firmware.events.clock.Flag` and :class:`~firmware.events.clock.ClockReport`,
+:class:`~crownhead.firmware.events.clock.Flag` and :class:`~crownhead.firmware.events.clock.ClockReport`,
 are every timed game's):
 
 >>> Caution(1330, "black", 1, "touch-move", "the man on 9 was touched first").to_json()
 {'t': 1330, 'event': 'caution', 'side': 'black', 'count': 1, 'code': 'touch-move', 'message': 'the man on 9 was touched first'}
->>> from firmware.events import event_from_json
+>>> from crownhead.firmware.events import event_from_json
 >>> event_from_json({"t": 0, "event": "condoned", "side": "white", "move": "27-31", "code": "wrong-move", "message": "", "fen": "B:W31:B5"}).move
 '27-31'
 """
@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from firmware.events.base import Event
-from firmware.events.side import Side
+from crownhead.firmware.events.base import Event
+from crownhead.firmware.events.side import Side
 
 __all__ = [
     "OFFENCE_CODES",

@@ -4,7 +4,7 @@ A :class:`Side` is a string (``Side.BLACK == "black"``), so events read and prin
 names ``docs/replay.md`` documents, and it knows its colour in the rules
 (:attr:`Side.color`), so nobody parses ``"black"`` back into a colour:
 
->>> from rules import WHITE
+>>> from crownhead.rules import WHITE
 >>> Side.of(WHITE), Side.WHITE.color is WHITE, Side.BLACK.opponent
 ('white', True, 'white')
 >>> Side.read("red")
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 
-from rules import BLACK, WHITE, Color
+from crownhead.rules import BLACK, WHITE, Color
 
 __all__ = ["Side"]
 

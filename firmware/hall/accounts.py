@@ -6,7 +6,7 @@ without an account: ``hall`` (the hall itself, which reads every board), ``arbit
 Each gets a random password the first time the hall meets it; they are kept, one line
 ``NAME PASSWORD`` each, in ``hall-NAME-accounts.txt`` in the hall's state directory,
 readable by its owner only, and the hall prints the new ones where the arbiter sees
-them. What each account may do is the shipped ACL's (:mod:`firmware.hall.acl`).
+them. What each account may do is the shipped ACL's (:mod:`crownhead.firmware.hall.acl`).
 
 >>> accounts = Accounts({"hall": "x7", "table-1": "k2"})
 >>> accounts.check("table-1", "k2"), accounts.check("table-1", "x7"), accounts.check(None, None)
@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware.files import FileRefused, atomic_write, read_bytes
-from firmware.hall.topics import check_name
+from crownhead.firmware.files import FileRefused, atomic_write, read_bytes
+from crownhead.firmware.hall.topics import check_name
 
 __all__ = ["Accounts", "HALL", "ARBITER", "RESERVED", "accounts_file"]
 

@@ -2,7 +2,7 @@
 
 The hall ships one ACL (``crownhead.acl`` beside this module, the file Mosquitto is given:
 ``deploy/mosquitto/crownhead.acl`` is the same file). The embedded broker
-(:mod:`firmware.hall.broker`) reads it with :func:`read_acl` and asks :meth:`Acl.allows`
+(:mod:`crownhead.firmware.hall.broker`) reads it with :func:`read_acl` and asks :meth:`Acl.allows`
 before every publish, subscription and delivery, as Mosquitto does, so the two brokers
 cannot drift apart. The lines understood are Mosquitto's: ``user NAME``, then ``topic
 [read|write|readwrite|deny] TOPIC`` for that user; ``pattern [read|write|readwrite|deny]
@@ -115,7 +115,7 @@ def read_acl(text: str, source: str = "acl") -> Acl:
 
 def shipped_acl() -> Acl:
     """The ACL shipped with the hall, as the embedded broker enforces it."""
-    text = resources.files("firmware.hall").joinpath(SHIPPED_ACL).read_text(encoding="utf-8")
+    text = resources.files("crownhead.firmware.hall").joinpath(SHIPPED_ACL).read_text(encoding="utf-8")
     return read_acl(text, SHIPPED_ACL)
 
 

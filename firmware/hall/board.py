@@ -9,7 +9,7 @@ move are dropped first (the retained state supersedes them); a move is never dro
 before ``max_queue`` moves are waiting. The state is one slot, always the newest.
 
 A game's end is more than an event: its state then goes into the board's
-:class:`~firmware.hall.results.ResultRecord` (on disk) and onto the ``result`` topic,
+:class:`~crownhead.firmware.hall.results.ResultRecord` (on disk) and onto the ``result`` topic,
 right after the ``game-over`` event, and it is sent again at every connection and every
 :data:`RESEND_S` until the hall acknowledges it on the board's ``ack`` topic, so no
 finished game is lost to a broker that was away or a power cut.
@@ -27,11 +27,11 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from firmware.events import Event, GameOver, MoveMade, TakenBack, event_line
-from firmware.files import parse_json
-from firmware.hall.results import ResultRecord
-from firmware.hall.settings import HallSettings
-from firmware.hall.topics import topic
+from crownhead.firmware.events import Event, GameOver, MoveMade, TakenBack, event_line
+from crownhead.firmware.files import parse_json
+from crownhead.firmware.hall.results import ResultRecord
+from crownhead.firmware.hall.settings import HallSettings
+from crownhead.firmware.hall.topics import topic
 
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
@@ -63,7 +63,7 @@ class BoardPublisher:
 
     ``state`` returns the board's state (called on the main loop's thread, only after
     something happened, and at a game's end). ``results``: the file of the board's
-    :class:`~firmware.hall.results.ResultRecord` (None: kept in memory only).
+    :class:`~crownhead.firmware.hall.results.ResultRecord` (None: kept in memory only).
     :meth:`close` publishes ``offline`` and stops the thread; an unclean end leaves the
     last will, ``offline`` too. ``clock``: seconds, for resending what the hall has not
     acknowledged.
@@ -146,9 +146,9 @@ class BoardPublisher:
     # -- the application's side -----------------------------------------------------------
 
     def attach(self, app: Any, *, events: bool = True) -> None:
-        """Join ``app`` (an :class:`~firmware.app.application.App`) as a source (the state)
+        """Join ``app`` (an :class:`~crownhead.firmware.app.application.App`) as a source (the state)
         and, with ``events``, a sink (without: a hall link sends the events, see
-        :mod:`firmware.hall.commands`)."""
+        :mod:`crownhead.firmware.hall.commands`)."""
         if events:
             app.add_sink(self.sink)
         app.sources.append(self.poll)
@@ -379,8 +379,8 @@ def _cut(message: dict[str, Any], inner: str | None, what: str, logged: set[str]
 
 def app_state(app: Any) -> dict[str, Any]:
     """The retained state of a board run by ``app``: position, names, clocks, match, PDN so far."""
-    from rules import BLACK, WHITE
-    from rules.pdn import write_game
+    from crownhead.rules import BLACK, WHITE
+    from crownhead.rules.pdn import write_game
 
     game = app.game
     referee = getattr(app, "referee", None)
@@ -447,8 +447,8 @@ def replay_state(
 ) -> dict[str, Any]:
     """The state after a replay's ``events`` (for ``crownhead replay --mqtt``): ``event``
     and ``round`` as the referee's options gave them, ``game_id`` naming the game."""
-    from rules import Game, Move, Position
-    from rules.pdn import write_game
+    from crownhead.rules import Game, Move, Position
+    from crownhead.rules.pdn import write_game
 
     start = Position.from_fen(start_fen) if start_fen else Position.start(rules)
     game = Game(start, rules)
@@ -486,6 +486,6 @@ def replay_state(
 
 def _move_texts(game: Any) -> list[str]:
     """The game's moves as the ``move`` events name them (full routes where they differ)."""
-    from rules.pdn import move_text
+    from crownhead.rules.pdn import move_text
 
     return [move_text(before, move, game.rules, numbers=True) for before, move in zip(game.positions, game.moves)]

@@ -2,7 +2,7 @@
 
 It is as closed as the shipped Mosquitto configuration (``deploy/mosquitto``):
 
-- every client logs in with an account of :class:`~firmware.hall.accounts.Accounts`
+- every client logs in with an account of :class:`~crownhead.firmware.hall.accounts.Accounts`
   (made at the hall's first start); a client without one, or with a wrong password, is
   refused before the broker looks at anything else it sent;
 - a client's id is its account (Mosquitto's ``use_username_as_clientid``): a board that
@@ -10,7 +10,7 @@ It is as closed as the shipped Mosquitto configuration (``deploy/mosquitto``):
   nor take their session; an account's new connection ends its old one first (MQTT
   3.1.4-2), as Mosquitto does;
 - what each account may publish, subscribe to and receive is the shipped ACL's
-  (:mod:`firmware.hall.acl`), its last will and retained messages included;
+  (:mod:`crownhead.firmware.hall.acl`), its last will and retained messages included;
 - a packet is at most :data:`MAX_PACKET` bytes (Mosquitto's ``max_packet_size``): a
   client sending a larger one is disconnected before the broker reads it; a client that
   does not log in within :data:`CONNECT_TIMEOUT_S` is disconnected; at most
@@ -55,9 +55,9 @@ from typing import Any
 # its own broker (``crownhead hall`` without ``--broker``).
 from amqtt.plugins.base import BaseAuthPlugin
 
-from firmware.hall.accounts import Accounts
-from firmware.hall.acl import Acl, shipped_acl
-from firmware.pages.serving import Connections, client_key
+from crownhead.firmware.hall.accounts import Accounts
+from crownhead.firmware.hall.acl import Acl, shipped_acl
+from crownhead.firmware.pages.serving import Connections, client_key
 
 __all__ = ["EmbeddedBroker", "MAX_PACKET", "MAX_FILTERS", "Guard", "Door", "Checks", "Connect", "ProtocolError"]
 
@@ -408,7 +408,7 @@ class Checks:
     while its session is), and the others are answered ``0x80`` in amqtt's SUBACK
     (:meth:`outbound`) or, when none is left, in the door's own.
 
-    >>> from firmware.hall.acl import shipped_acl
+    >>> from crownhead.firmware.hall.acl import shipped_acl
     >>> sent = []
     >>> checks = Checks("table-1", shipped_acl(), sent.append, set(), max_filters=1)
     >>> def subscribe(pid, *filters):

@@ -15,13 +15,13 @@ import threading
 from collections import deque
 from typing import Any
 
-from firmware.events import Event
-from firmware.hall.board import BoardPublisher
-from firmware.link.host import Link
-from firmware.link.settings import LinkConfig
-from firmware.link.policy import LinkPolicy
-from firmware.link.protocol import MAX_LINE, LinkError
-from firmware.link.transport import Transport
+from crownhead.firmware.events import Event
+from crownhead.firmware.hall.board import BoardPublisher
+from crownhead.firmware.link.host import Link
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.policy import LinkPolicy
+from crownhead.firmware.link.protocol import MAX_LINE, LinkError
+from crownhead.firmware.link.transport import Transport
 
 __all__ = ["CommandChannel", "HallLink"]
 

@@ -25,9 +25,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.files import parse_json
-from firmware.hall.topics import check_name
-from rules import Game, Position, Rules
+from crownhead.firmware.files import parse_json
+from crownhead.firmware.hall.topics import check_name
+from crownhead.rules import Game, Position, Rules
 
 __all__ = ["FarGames", "MAX_GAMES", "REMOTE"]
 

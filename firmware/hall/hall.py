@@ -1,7 +1,7 @@
 """The hall's side: follow every board of a hall through the broker, serve the hall page.
 
 :class:`Hall` keeps what each board last said (its retained state, its status, the moves
-of its game in order, its alerts) and, in its :class:`~firmware.hall.standings.Standings`,
+of its game in order, its alerts) and, in its :class:`~crownhead.firmware.hall.standings.Standings`,
 every finished game across rounds; it is fed by :class:`HallListener` (an MQTT client in
 its own thread) and read by :class:`HallServer`, a small HTTP server for the page,
 ``/api/boards`` (JSON), ``/api/standings`` (JSON), ``/round.pdn`` (every board's game,
@@ -11,7 +11,7 @@ are data: the page sets them as text, never as markup, and the CSV quotes them.
 
 The page's full view of one board is drawn by the board's own web page component
 (``firmware/web/static/board.js``, served here as it is) over the board drawn by
-:mod:`firmware.diagram`, so the hall and the board's page draw a board one way.
+:mod:`crownhead.firmware.diagram`, so the hall and the board's page draw a board one way.
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from firmware.pages import SECURITY_HEADERS, fill_shell
-from firmware.pages.serving import Limits, listening_socket, stop_server
-from firmware.hall.farapart import REMOTE, FarGames
-from firmware.hall.judge import MAX_PLIES, replay
-from firmware.hall.pairings import Pairings, PairingsFile
-from firmware.hall.record import PENDING, BoardRecord, Witness, alert, checked_move, clean_state
-from firmware.hall.results import parse_result
-from firmware.hall.standings import HallGame, Standings, spreadsheet_cell, standings_file
-from firmware.hall.topics import ROOT, BrokerUrl, check_name, topic
+from crownhead.firmware.pages import SECURITY_HEADERS, fill_shell
+from crownhead.firmware.pages.serving import Limits, listening_socket, stop_server
+from crownhead.firmware.hall.farapart import REMOTE, FarGames
+from crownhead.firmware.hall.judge import MAX_PLIES, replay
+from crownhead.firmware.hall.pairings import Pairings, PairingsFile
+from crownhead.firmware.hall.record import PENDING, BoardRecord, Witness, alert, checked_move, clean_state
+from crownhead.firmware.hall.results import parse_result
+from crownhead.firmware.hall.standings import HallGame, Standings, spreadsheet_cell, standings_file
+from crownhead.firmware.hall.topics import ROOT, BrokerUrl, check_name, topic
 
 __all__ = ["Hall", "BoardRecord", "HallListener", "HallServer"]
 
@@ -68,7 +68,7 @@ class Hall:
     A result is counted only for a game the hall saw begin on that board (its first
     move, a new game, or the board's state at ply 0) while a round of the ``pairings``
     was the current one, between the players that round pairs on that board, and when it
-    follows from the moves the board reported (:func:`firmware.hall.judge.replay`). Any
+    follows from the moves the board reported (:func:`crownhead.firmware.hall.judge.replay`). Any
     other result is shown to the arbiter as disputed (:meth:`Standings.disputed
     <firmware.hall.standings.Standings.disputed>`, the page's *Disputed* table) and not
     counted.
@@ -434,13 +434,13 @@ class HallListener:
 
 
 def _asset(*path: str) -> bytes:
-    return resources.files("firmware").joinpath(*path).read_bytes()
+    return resources.files("crownhead.firmware").joinpath(*path).read_bytes()
 
 
 def page_html() -> str:
     """The hall page: its shell with the board drawn for the full view and the pieces and
     role marks the board component draws with (the same shell filling as the board's own
-    page: :func:`firmware.pages.fill_shell`)."""
+    page: :func:`crownhead.firmware.pages.fill_shell`)."""
     return fill_shell(_asset("hall", "hall.html").decode("utf-8"))
 
 
@@ -455,8 +455,8 @@ class HallServer:
     """The hall page and its API on ``host:port`` (loopback unless told otherwise).
 
     Served as the board's own page is: Starlette on uvicorn, in a thread of its own with
-    its own event loop, every answer with the pages' headers (:mod:`firmware.pages`), the
-    connections held within ``limits`` (:mod:`firmware.pages.serving`: 256 at once, 32 from
+    its own event loop, every answer with the pages' headers (:mod:`crownhead.firmware.pages`), the
+    connections held within ``limits`` (:mod:`crownhead.firmware.pages.serving`: 256 at once, 32 from
     one address, 5 s to send a request).
     Answers that take a lock or build text (the boards, the CSV and PDN downloads) run in
     the server's worker threads, so a slow one never holds up the others.
@@ -503,7 +503,7 @@ class HallServer:
 
     def start(self) -> None:
         """Serve in a daemon thread (the address is bound already: see the constructor)."""
-        from firmware.pages.serving import bounded_server
+        from crownhead.firmware.pages.serving import bounded_server
 
         assert self._socket is not None
         self._server = bounded_server(
@@ -549,7 +549,7 @@ class HallServer:
 
 
 class _Headers:
-    """The pages' headers (:data:`firmware.pages.SECURITY_HEADERS`) on every answer; an
+    """The pages' headers (:data:`crownhead.firmware.pages.SECURITY_HEADERS`) on every answer; an
     answer's own ``Cache-Control`` stands."""
 
     def __init__(self, app: Any) -> None:

@@ -31,13 +31,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rules import Game, Move, Position
-from rules.game import BLACK_WINS, DRAW, FORTY_MOVES_PLIES, WHITE_WINS, GameOverError
-from rules.move import IllegalMoveError
-from rules.pdn import UNTAGGED, read_game
-from rules.position import FenError, parse_move_squares
-from rules.settings import Rules
-from squares import file_of, rank_of, square_at
+from crownhead.rules import Game, Move, Position
+from crownhead.rules.game import BLACK_WINS, DRAW, FORTY_MOVES_PLIES, WHITE_WINS, GameOverError
+from crownhead.rules.move import IllegalMoveError
+from crownhead.rules.pdn import UNTAGGED, read_game
+from crownhead.rules.position import FenError, parse_move_squares
+from crownhead.rules.settings import Rules
+from crownhead.squares import file_of, rank_of, square_at
 
 __all__ = ["replay", "MAX_PLIES"]
 

@@ -35,10 +35,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from firmware.files import FileRefused, read_bytes
-from firmware.hall.accounts import RESERVED
-from firmware.hall.standings import player_name, round_order
-from firmware.hall.topics import check_name
+from crownhead.firmware.files import FileRefused, read_bytes
+from crownhead.firmware.hall.accounts import RESERVED
+from crownhead.firmware.hall.standings import player_name, round_order
+from crownhead.firmware.hall.topics import check_name
 
 __all__ = ["Pairing", "Pairings", "PairingsFile", "read_pairings", "MAX_PAIRINGS"]
 

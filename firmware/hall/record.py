@@ -2,7 +2,7 @@
 
 A board's messages are data from the network: the hall keeps only the keys it shows,
 each of a bounded kind and length (:func:`clean_state`), a game's moves as at most
-:data:`~firmware.hall.judge.MAX_PLIES` move texts of the shape PDN writes them, and its
+:data:`~crownhead.firmware.hall.judge.MAX_PLIES` move texts of the shape PDN writes them, and its
 last :data:`MAX_ALERTS` alerts, each a few short fields. Whatever a board sends, it holds
 a few tens of KiB of the hall's memory and of an ``/api/boards`` answer.
 
@@ -23,7 +23,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware.hall.judge import MAX_PLIES
+from crownhead.firmware.hall.judge import MAX_PLIES
 
 __all__ = ["BoardRecord", "Witness", "clean_state", "alert", "checked_move", "MAX_ALERTS", "PENDING"]
 

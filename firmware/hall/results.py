@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.files import FileRefused, atomic_write, move_aside, parse_json, printable, read_bytes
+from crownhead.firmware.files import FileRefused, atomic_write, move_aside, parse_json, printable, read_bytes
 
 __all__ = ["ResultRecord", "Result", "results_file", "parse_ack", "parse_result", "MAX_RESULTS", "FORMAT_VERSION"]
 

@@ -1,7 +1,7 @@
 """The ``[mqtt]`` configuration section: where a board reports to a hall.
 
 Light on purpose: the configuration loader names this module (see
-:data:`firmware.config.BUILTIN_SECTIONS`), so it imports no MQTT client.
+:data:`crownhead.firmware.config.BUILTIN_SECTIONS`), so it imports no MQTT client.
 
 >>> HallSettings("mqtt://board:secret@hall.local", "club", "table-1").validate().host
 'hall.local'
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from firmware.config import FieldError, config_section
-from firmware.hall.topics import BrokerUrl, check_name
+from crownhead.firmware.config import FieldError, config_section
+from crownhead.firmware.hall.topics import BrokerUrl, check_name
 
 __all__ = ["HallSettings"]
 

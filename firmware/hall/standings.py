@@ -9,7 +9,7 @@ one. Players are identified by their names as the boards report them, with runs 
 spaces made one and the ends trimmed; the case counts (``Ann`` and ``ann`` are two
 players); ``?`` and empty names are no player, and such games are not counted.
 
-The score is the project's counted match score (:mod:`rules.match` with draws counted,
+The score is the project's counted match score (:mod:`crownhead.rules.match` with draws counted,
 the 1923 Standard Laws): a win 1 point, a draw ½, a loss 0, kept in half-points (a win
 2, a draw 1) so that they stay whole numbers. Ties are broken by the Sonneborn-Berger
 score (the points of every opponent beaten, and half the points of every opponent drawn
@@ -42,10 +42,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.files import FileRefused, parse_json, printable, read_bytes
-from firmware.files import atomic_write, move_aside
-from rules.game import BLACK_WINS, DRAW, WHITE_WINS
-from rules.match import MAX_NAME, points_text
+from crownhead.firmware.files import FileRefused, parse_json, printable, read_bytes
+from crownhead.firmware.files import atomic_write, move_aside
+from crownhead.rules.game import BLACK_WINS, DRAW, WHITE_WINS
+from crownhead.rules.match import MAX_NAME, points_text
 
 __all__ = ["HallGame", "Standings", "MAX_GAMES", "FORMAT_VERSION", "standings_file", "spreadsheet_cell"]
 

@@ -1,8 +1,8 @@
 """What the link needs of the board application, declared here so the link imports none of it.
 
-The application (:class:`firmware.app.application.App`) satisfies :class:`LinkedBoard`;
+The application (:class:`crownhead.firmware.app.application.App`) satisfies :class:`LinkedBoard`;
 the command that opens a link (``crownhead run --link``) hands it over with
-:meth:`firmware.link.host.Link.attach`. The link only polls and sinks events through
+:meth:`crownhead.firmware.link.host.Link.attach`. The link only polls and sinks events through
 it, reads the game and asks for what a host may ask (a mode, the hints, names).
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
-from firmware.app.snapshot import Snapshot
-from firmware.events import ClockState, Event
-from firmware.referee.settings import RefereeSettings
-from hal.buttons import ButtonEvent
-from rules import Color, Game, Move, Position, Rules
-from rules.ballots import Ballot
+from crownhead.firmware.app.snapshot import Snapshot
+from crownhead.firmware.events import ClockState, Event
+from crownhead.firmware.referee.settings import RefereeSettings
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.rules import Color, Game, Move, Position, Rules
+from crownhead.rules.ballots import Ballot
 
 __all__ = ["HintLights", "LinkedBoard", "MatchState", "Mode", "Named", "Seat", "Shown", "SimHands"]
 
@@ -81,7 +81,7 @@ class Shown(Protocol):
 
 
 class SimHands(Protocol):
-    """The simulator's hands (:class:`firmware.simulator.hands.Hands`), given to the link
+    """The simulator's hands (:class:`crownhead.firmware.simulator.hands.Hands`), given to the link
     by whoever opens it on a simulated board."""
 
     def toggle(self, square: int) -> None: ...
@@ -110,7 +110,7 @@ class MatchState(Protocol):
 
 class LinkedBoard(Protocol):
     """The board application as the link sees it: the game's state to read and the
-    application's commands (:class:`firmware.app.commands.Commands`), never its tracker,
+    application's commands (:class:`crownhead.firmware.app.commands.Commands`), never its tracker,
     referee, simulated board, record or thinkers."""
 
     sources: list[Callable[[int], list[Event]]]
@@ -172,7 +172,7 @@ class LinkedBoard(Protocol):
 
     def cautions(self) -> dict[str, int] | None: ...
     def clock_state(self, now: int) -> ClockState | None:
-        """The game clock as shown (a :class:`~firmware.events.clock.ClockState`), or None without one."""
+        """The game clock as shown (a :class:`~crownhead.firmware.events.clock.ClockState`), or None without one."""
 
     def press(self, name: str, now: int | None = None, *, long: bool = False) -> None: ...
     def give_up_resume(self) -> None:

@@ -1,14 +1,14 @@
 """The link's commands, one table: what each command does on the board and what it answers.
 
 The wire side of a command (its word, its arguments' shape, its help line) is
-:data:`firmware.link.protocol.COMMANDS`; this module is the board's side: :data:`TABLE`
+:data:`crownhead.firmware.link.protocol.COMMANDS`; this module is the board's side: :data:`TABLE`
 gives each command word its handler, a function of the link, the time and the parsed
-arguments returning the reply's body (or raising :class:`~firmware.link.protocol.LinkError`),
+arguments returning the reply's body (or raising :class:`~crownhead.firmware.link.protocol.LinkError`),
 and says whether the command changes the game (refused on a read-only link:
 :data:`CONTROL_COMMANDS`) or only what the board shows (:data:`DISPLAY_COMMANDS`). The
 two tables name the same commands (checked when this module loads). A handler reaches
 the board through the link's declared parts only: ``link.app`` (the
-:class:`~firmware.link.board.LinkedBoard`), ``link.requests``, ``link.peer``,
+:class:`~crownhead.firmware.link.board.LinkedBoard`), ``link.requests``, ``link.peer``,
 ``link.presenter`` and the link's own public methods.
 
 >>> sorted(DISPLAY_COMMANDS), "fen" in CONTROL_COMMANDS, "new" in CONTROL_COMMANDS
@@ -25,18 +25,18 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from firmware.events import GameOver
-from firmware.link.board import SimHands
-from firmware.link.parts import LinkSide
-from firmware.link.protocol import COMMANDS, MAX_LINE, LinkError, encode_message, fit_hello, fits
-from rules import BLACK, WHITE, Color, Game, Position
-from rules.ballots import ballot as acf_ballot
-from rules.pdn import explain_illegal, move_text
-from rules.position import parse_move_squares
-from rules.variants import numeric_fen
+from crownhead.firmware.events import GameOver
+from crownhead.firmware.link.board import SimHands
+from crownhead.firmware.link.parts import LinkSide
+from crownhead.firmware.link.protocol import COMMANDS, MAX_LINE, LinkError, encode_message, fit_hello, fits
+from crownhead.rules import BLACK, WHITE, Color, Game, Position
+from crownhead.rules.ballots import ballot as acf_ballot
+from crownhead.rules.pdn import explain_illegal, move_text
+from crownhead.rules.position import parse_move_squares
+from crownhead.rules.variants import numeric_fen
 
 if TYPE_CHECKING:
-    from firmware.link.board import LinkedBoard
+    from crownhead.firmware.link.board import LinkedBoard
 
 __all__ = ["CONTROL_COMMANDS", "DISPLAY_COMMANDS", "TABLE", "Handler", "display_reply", "help_page", "side_name"]
 
@@ -202,7 +202,7 @@ def _hands_of(link: LinkSide, name: str) -> SimHands:
 
 
 def _touch(link: LinkSide, now: int, square: int) -> dict[str, Any]:
-    from sim.board import SimError
+    from crownhead.sim.board import SimError
 
     hands = _hands_of(link, "touch")
     try:
@@ -214,7 +214,7 @@ def _touch(link: LinkSide, now: int, square: int) -> dict[str, Any]:
 
 
 def _hands(link: LinkSide, now: int, text: str) -> dict[str, Any]:
-    from sim.board import SimError
+    from crownhead.sim.board import SimError
 
     hands = _hands_of(link, "hands")
     try:
@@ -225,7 +225,7 @@ def _hands(link: LinkSide, now: int, text: str) -> dict[str, Any]:
 
 
 def _follow(link: LinkSide, now: int) -> dict[str, Any]:
-    from sim.board import SimError
+    from crownhead.sim.board import SimError
 
     hands = _hands_of(link, "follow")
     try:
@@ -387,8 +387,8 @@ def _mode(link: LinkSide, now: int, name: str, side: str | None = None, level: i
 
 
 def _rules(link: LinkSide, now: int, variant: str, options: tuple[str, ...]) -> dict[str, Any]:
-    from rules.settings import with_house_rules
-    from rules.variants import rules_for
+    from crownhead.rules.settings import with_house_rules
+    from crownhead.rules.variants import rules_for
 
     app = _board(link)
     if link.linked:
@@ -403,7 +403,7 @@ def _rules(link: LinkSide, now: int, variant: str, options: tuple[str, ...]) -> 
 
 
 def _referee(link: LinkSide, now: int, items: tuple[tuple[str, str], ...]) -> dict[str, Any]:
-    from firmware.gameclock import ClockSpecError, TimeControl
+    from crownhead.firmware.gameclock import ClockSpecError, TimeControl
 
     app = _board(link)
     game = app.game

@@ -1,6 +1,6 @@
 """The serial link to a host computer: live relay, remote control, a distant player.
 
-A :class:`Link` sits beside the :class:`~firmware.app.application.App`: the app polls it once per
+A :class:`Link` sits beside the :class:`~crownhead.firmware.app.application.App`: the app polls it once per
 loop iteration (:meth:`Link.poll`, a *source*) and gives it every event (:meth:`Link.sink`).
 On the wire (``docs/protocol.md``) it speaks lines of at most 1 KiB:
 
@@ -16,9 +16,9 @@ Two boards, one game
 With ``[link] plays = "black"`` the people at this board play Black; White is played at
 the other end of the link: a host sending ``play MOVE``, or another board whose people
 play White. Each board sends its events; each follows the other's
-(:mod:`firmware.link.peer`): a move of the other side is shown on the LEDs (the
+(:mod:`crownhead.firmware.link.peer`): a move of the other side is shown on the LEDs (the
 tracker's ``expect``) for the local player to make, and the board accepts no other move
-for that side (the application holds it: :meth:`firmware.app.application.App.hold`), in every mode.
+for that side (the application holds it: :meth:`crownhead.firmware.app.application.App.hold`), in every mode.
 
 Bad input changes nothing: every rejected line gets one ``error`` reply (never a reply
 to another board's event line, so two boards cannot ping-pong), at most
@@ -34,13 +34,20 @@ from collections.abc import Collection, Mapping
 from functools import cache
 from typing import Any
 
-from firmware.events import Event, MoveMade, NewGame, Notice, TakenBack
-from firmware.link.board import LinkedBoard, SimHands
-from firmware.link.commands import CONTROL_COMMANDS, DISPLAY_COMMANDS, TABLE, display_reply, help_page, side_name
-from firmware.link.parts import GameId
-from firmware.link.peer import PeerSync
-from firmware.link.policy import LinkPolicy
-from firmware.link.protocol import (
+from crownhead.firmware.events import Event, MoveMade, NewGame, Notice, TakenBack
+from crownhead.firmware.link.board import LinkedBoard, SimHands
+from crownhead.firmware.link.commands import (
+    CONTROL_COMMANDS,
+    DISPLAY_COMMANDS,
+    TABLE,
+    display_reply,
+    help_page,
+    side_name,
+)
+from crownhead.firmware.link.parts import GameId
+from crownhead.firmware.link.peer import PeerSync
+from crownhead.firmware.link.policy import LinkPolicy
+from crownhead.firmware.link.protocol import (
     MAX_LINE,
     PROTOCOL_VERSION,
     Command,
@@ -53,13 +60,13 @@ from firmware.link.protocol import (
     fit_match,
     parse_line,
 )
-from firmware.link.requests import MoveRequests
-from firmware.link.settings import LinkConfig
-from firmware.link.transport import LineTransport, Transport
-from firmware.link.view import ViewPresenter
-from hal.clock import Clock
-from rules import BLACK, WHITE, Color, Game
-from rules.pdn import move_text, write_game
+from crownhead.firmware.link.requests import MoveRequests
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.transport import LineTransport, Transport
+from crownhead.firmware.link.view import ViewPresenter
+from crownhead.hal.clock import Clock
+from crownhead.rules import BLACK, WHITE, Color, Game
+from crownhead.rules.pdn import move_text, write_game
 
 __all__ = ["CONTROL_COMMANDS", "DISPLAY_COMMANDS", "Link", "GameId", "open_link", "help_page", "display_reply"]
 
@@ -95,10 +102,10 @@ def _move_json(game: Game, ply: int) -> dict[str, Any]:
 
 
 class Link:
-    """The board's end of the link, around a started :class:`~firmware.link.transport.LineTransport`:
+    """The board's end of the link, around a started :class:`~crownhead.firmware.link.transport.LineTransport`:
     a session with the other end, with a policy saying what that end may do
-    (:class:`~firmware.link.policy.LinkPolicy`). Its parts: the command table
-    (:data:`firmware.link.commands.TABLE`), the view (:attr:`presenter`, drawn from the
+    (:class:`~crownhead.firmware.link.policy.LinkPolicy`). Its parts: the command table
+    (:data:`crownhead.firmware.link.commands.TABLE`), the view (:attr:`presenter`, drawn from the
     step's snapshot), the other board's game (:attr:`peer`) and the moves asked of the
     board (:attr:`requests`).
 
@@ -111,7 +118,7 @@ class Link:
     ) -> None:
         self.transport = transport
         self.settings = settings
-        #: What the other end may do and where the view goes (see :mod:`firmware.link.policy`).
+        #: What the other end may do and where the view goes (see :mod:`crownhead.firmware.link.policy`).
         self.policy = policy or LinkPolicy()
         self.plays = settings.plays
         self.control = settings.control
@@ -120,11 +127,11 @@ class Link:
         #: The simulator's hands at the board, for ``touch``, ``hands`` and ``follow``
         #: (given by whoever opens the link on a simulated board; None: no hands).
         self.hands: SimHands | None = None
-        #: The other board's game, as its lines tell it (see :mod:`firmware.link.peer`).
+        #: The other board's game, as its lines tell it (see :mod:`crownhead.firmware.link.peer`).
         self.peer = PeerSync(self)
-        #: The moves the link asks the board for (see :mod:`firmware.link.requests`).
+        #: The moves the link asks the board for (see :mod:`crownhead.firmware.link.requests`).
         self.requests = MoveRequests(self)
-        #: The ``view`` (see :mod:`firmware.link.view`).
+        #: The ``view`` (see :mod:`crownhead.firmware.link.view`).
         self.presenter = ViewPresenter(self)
         #: The game the link has seen begin (NewGame, resume); it acts on no other.
         self.seen_game: Game | None = None
@@ -178,7 +185,7 @@ class Link:
 
     def detach(self) -> None:
         """Let the board go (the end of :meth:`attach`): the side played over the link is
-        made at the board again (:meth:`~firmware.link.board.LinkedBoard.release`), and the
+        made at the board again (:meth:`~crownhead.firmware.link.board.LinkedBoard.release`), and the
         link's source and sink are taken off the board (a board that takes a link and lets
         it go again and again keeps none of them). The transport stays open: :meth:`close`."""
         app = self.app

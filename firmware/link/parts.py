@@ -1,13 +1,13 @@
 """The link as its parts and its policy see it: the declared seams between them.
 
-A :class:`~firmware.link.host.Link` is a session with the other end of a line, made of
-parts: the command table (:mod:`firmware.link.commands`), the view
-(:mod:`firmware.link.view`), the other board's game (:mod:`firmware.link.peer`) and the
-moves asked of the board (:mod:`firmware.link.requests`), with a policy
-(:mod:`firmware.link.policy`) saying what the other end may do and adding what a kind of
+A :class:`~crownhead.firmware.link.host.Link` is a session with the other end of a line, made of
+parts: the command table (:mod:`crownhead.firmware.link.commands`), the view
+(:mod:`crownhead.firmware.link.view`), the other board's game (:mod:`crownhead.firmware.link.peer`) and the
+moves asked of the board (:mod:`crownhead.firmware.link.requests`), with a policy
+(:mod:`crownhead.firmware.link.policy`) saying what the other end may do and adding what a kind of
 link needs. Each of them knows the link by :class:`LinkSide` and the other parts by the
 protocols here, never by their classes or their private state, so a policy built
-elsewhere (a game far apart's, :mod:`firmware.remote.link`) uses exactly what any part
+elsewhere (a game far apart's, :mod:`crownhead.firmware.remote.link`) uses exactly what any part
 may use.
 """
 
@@ -19,10 +19,10 @@ from collections.abc import Collection, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple, Protocol
 
-from firmware.events import Event
-from firmware.link.board import LinkedBoard, SimHands
-from firmware.link.transport import Transport
-from rules import Color, Game, Move
+from crownhead.firmware.events import Event
+from crownhead.firmware.link.board import LinkedBoard, SimHands
+from crownhead.firmware.link.transport import Transport
+from crownhead.rules import Color, Game, Move
 
 __all__ = ["GameId", "LinkSide", "Peer", "PolicySide", "Presenter", "Requests"]
 
@@ -61,7 +61,7 @@ _GAME_ID = re.compile(r"(\d{1,9})-([0-9a-f]{1,16})")
 
 
 class Peer(Protocol):
-    """The other board's game (:class:`~firmware.link.peer.PeerSync`), as the other parts use it."""
+    """The other board's game (:class:`~crownhead.firmware.link.peer.PeerSync`), as the other parts use it."""
 
     moves: dict[int, Move]
     ply: int
@@ -79,7 +79,7 @@ class Peer(Protocol):
 
 
 class Requests(Protocol):
-    """The moves asked of the board (:class:`~firmware.link.requests.MoveRequests`)."""
+    """The moves asked of the board (:class:`~crownhead.firmware.link.requests.MoveRequests`)."""
 
     host: dict[int, Move]
     ballot: tuple[int, tuple[Move, ...]] | None
@@ -94,14 +94,14 @@ class Requests(Protocol):
 
 
 class Presenter(Protocol):
-    """The view (:class:`~firmware.link.view.ViewPresenter`)."""
+    """The view (:class:`~crownhead.firmware.link.view.ViewPresenter`)."""
 
     def view(self, now: int) -> dict[str, Any]: ...
     def resend(self) -> None: ...
 
 
 class PolicySide(Protocol):
-    """What the parts ask of the link's policy (:class:`~firmware.link.policy.LinkPolicy`)."""
+    """What the parts ask of the link's policy (:class:`~crownhead.firmware.link.policy.LinkPolicy`)."""
 
     @property
     def may_stop_watching(self) -> bool: ...
@@ -112,7 +112,7 @@ class PolicySide(Protocol):
 
 
 class LinkSide(Protocol):
-    """The link (:class:`~firmware.link.host.Link`) as its parts and its policy use it."""
+    """The link (:class:`~crownhead.firmware.link.host.Link`) as its parts and its policy use it."""
 
     app: LinkedBoard | None
     plays: str

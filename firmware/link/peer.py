@@ -1,10 +1,10 @@
 """Two boards, one game: following the board at the other end of the link.
 
-:class:`PeerSync` is the part of a :class:`~firmware.link.host.Link` that reads another
+:class:`PeerSync` is the part of a :class:`~crownhead.firmware.link.host.Link` that reads another
 board's event lines (a line starting with ``{``) when ``link.plays`` gives one side to
 the link: an object of its own the link holds (``link.peer``), not a base class. It never
 answers those lines (two boards must not bounce lines back and forth); it keeps what it
-learns for the link's requests (:class:`~firmware.link.requests.MoveRequests`), which show
+learns for the link's requests (:class:`~crownhead.firmware.link.requests.MoveRequests`), which show
 the other side's moves on this board's lights:
 
 * ``move``: the other board's moves by ply, both sides' (its own, and its echo of this
@@ -26,8 +26,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from firmware.link.parts import GameId, LinkSide
-from rules import Move, Position
+from crownhead.firmware.link.parts import GameId, LinkSide
+from crownhead.rules import Move, Position
 
 __all__ = ["GameId", "PeerSync"]
 

@@ -1,6 +1,6 @@
 """What the other end of a link may do, and where what the link says goes.
 
-A :class:`~firmware.link.host.Link` speaks the same protocol to every other end: a host
+A :class:`~crownhead.firmware.link.host.Link` speaks the same protocol to every other end: a host
 on a serial port, the board's web pages, the hall over MQTT. What differs is a policy,
 given to the link instead of a subclass overriding its private methods: whether another
 board's event lines are followed (a peer board) or refused (pages and the hall send
@@ -11,11 +11,11 @@ back from the line). A policy may also add to what the link does, through declar
 only: when the link joins its board and lets it go, before and after each poll, on
 every board event, on another board's lines (lines of its own kinds, a result it
 refuses), on the state the link tells (what it adds to it), with the link's public parts (``send``, ``notice``, ``emit``, ``peer``, ``requests``); a game far
-apart's offers and times are such a policy (:class:`firmware.remote.link.FarPolicy`).
+apart's offers and times are such a policy (:class:`crownhead.firmware.remote.link.FarPolicy`).
 The serial host's policy is this module's :class:`LinkPolicy`, which allows everything
 and adds nothing (``link.control`` still makes a link read-only).
 
->>> from firmware.link.protocol import Command
+>>> from crownhead.firmware.link.protocol import Command
 >>> policy = LinkPolicy()
 >>> policy.peer_refusal is None, policy.refuse(Command("new", ())), policy.may_stop_watching
 (True, None, True)
@@ -31,13 +31,13 @@ from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
-from firmware.events import Event
-from firmware.link.protocol import Command, LinkError
-from firmware.link.transport import Transport
+from crownhead.firmware.events import Event
+from crownhead.firmware.link.protocol import Command, LinkError
+from crownhead.firmware.link.transport import Transport
 
 if TYPE_CHECKING:
-    from firmware.link.board import LinkedBoard
-    from firmware.link.parts import LinkSide
+    from crownhead.firmware.link.board import LinkedBoard
+    from crownhead.firmware.link.parts import LinkSide
 
 __all__ = ["LinkPolicy"]
 
@@ -73,7 +73,7 @@ class LinkPolicy:
         transport.send(line)
 
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
-        """Send ``line``, the board's ``event`` (:func:`~firmware.link.protocol.encode_event`)."""
+        """Send ``line``, the board's ``event`` (:func:`~crownhead.firmware.link.protocol.encode_event`)."""
         transport.send(line)
 
     # -- hooks: what a policy adds to the link (each does nothing here) ------------------

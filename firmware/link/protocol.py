@@ -16,7 +16,7 @@ PeerMessage(data={'event': 'move', 'ply': 1})
 >>> parse_line(b"fly away")
 Traceback (most recent call last):
 ...
-firmware.link.protocol.LinkError: unknown-command: unknown command 'fly' (try help)
+crownhead.firmware.link.protocol.LinkError: unknown-command: unknown command 'fly' (try help)
 
 Board to host, every line is one JSON object with ``"event"`` first after ``"t"``:
 
@@ -33,8 +33,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from firmware.events import Event, event_line
-from rules.settings import HOUSE_RULES
+from crownhead.firmware.events import Event, event_line
+from crownhead.rules.settings import HOUSE_RULES
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -330,9 +330,9 @@ def _square(name: str, rest: str) -> tuple[Any, ...]:
     return (int(word),)
 
 
-#: The buttons ``press`` may name: those a board may have (``hal.buttons``).
+#: The buttons ``press`` may name: those a board may have (``crownhead.hal.buttons``).
 def button_names() -> tuple[str, ...]:
-    from hal.buttons import BUTTON_NAMES
+    from crownhead.hal.buttons import BUTTON_NAMES
 
     return BUTTON_NAMES
 
@@ -405,7 +405,7 @@ RULE_OPTIONS = tuple(rule.name for rule in HOUSE_RULES)
 
 
 def _rules(name: str, rest: str) -> tuple[Any, ...]:
-    from rules.variants import names as variant_names
+    from crownhead.rules.variants import names as variant_names
 
     words = rest.lower().split()
     if not words or words[0] not in variant_names():
@@ -519,10 +519,10 @@ def encode_message(obj: Mapping[str, Any]) -> bytes:
 
 def encode_event(event: Event, after: Mapping[str, Any] | None = None) -> bytes:
     """The line of ``event``: its JSON as every output writes it
-    (:func:`firmware.events.event_line`), in UTF-8, with the fields ``after`` (if any)
+    (:func:`crownhead.firmware.events.event_line`), in UTF-8, with the fields ``after`` (if any)
     after its own; ValueError if longer than :data:`MAX_LINE`.
 
-    >>> from firmware.events import Crowned
+    >>> from crownhead.firmware.events import Crowned
     >>> encode_event(Crowned(5, 30))
     b'{"t":5,"event":"crown","square":30}\\n'
     """

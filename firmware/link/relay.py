@@ -19,9 +19,9 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from firmware.link.protocol import LinkError
-from firmware.link.transport import LineTransport
-from hal.clock import Clock
+from crownhead.firmware.link.protocol import LinkError
+from crownhead.firmware.link.transport import LineTransport
+from crownhead.hal.clock import Clock
 
 __all__ = ["HELLO", "Relay", "json_log", "text_log"]
 
@@ -29,7 +29,7 @@ HELLO = b"hello\n"
 
 
 class Relay:
-    """Copies lines between two :class:`~firmware.link.transport.LineTransport` ports.
+    """Copies lines between two :class:`~crownhead.firmware.link.transport.LineTransport` ports.
 
     ``log`` is called with (time ms, from, to, line text or a note) for everything seen.
     Call :meth:`step` repeatedly (:meth:`run` does) after starting both transports.

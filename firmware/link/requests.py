@@ -2,7 +2,7 @@
 
 Three things may ask for the next move: a host's ``play`` (by ply), the ballot the link
 plays (outside referee mode: the referee plays its own), and the other board of two
-linked boards (:class:`~firmware.link.peer.PeerSync`: its moves, and its result once
+linked boards (:class:`~crownhead.firmware.link.peer.PeerSync`: its moves, and its result once
 this board has reached it). :class:`MoveRequests` keeps the first two, and once per
 step and after every line (:meth:`MoveRequests.sync`) shows the move due on the lights
 (``LinkedBoard.show_move``: the board accepts no other for that side) or withdraws it,
@@ -11,9 +11,9 @@ and applies the other board's result when its ply is reached.
 
 from __future__ import annotations
 
-from firmware.events import Event
-from firmware.link.parts import LinkSide
-from rules import Game, Move
+from crownhead.firmware.events import Event
+from crownhead.firmware.link.parts import LinkSide
+from crownhead.rules import Game, Move
 
 __all__ = ["MoveRequests"]
 

@@ -1,7 +1,7 @@
 """The ``[link]`` configuration section: the serial link to a host or another board.
 
 Light on purpose: the configuration loader names this module (see
-:data:`firmware.config.BUILTIN_SECTIONS`), so it imports nothing of the link itself.
+:data:`crownhead.firmware.config.BUILTIN_SECTIONS`), so it imports nothing of the link itself.
 
 >>> LinkConfig(port="socket://localhost:7000", plays="white").control
 True
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from firmware.config import FieldError, config_section
+from crownhead.firmware.config import FieldError, config_section
 
 __all__ = ["LinkConfig", "PLAYS"]
 

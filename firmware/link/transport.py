@@ -4,7 +4,7 @@
 ``socket://host:7000`` or ``loop://``) and a thread that does all the waiting on it, so
 the board's main loop never blocks on the wire:
 
-* received bytes are cut into lines (:class:`~firmware.link.protocol.LineReader`) and
+* received bytes are cut into lines (:class:`~crownhead.firmware.link.protocol.LineReader`) and
   queued in a bounded *inbox*; when the inbox is full the thread stops reading, the
   operating system's buffer fills and the sender is held back (flow control), so a
   flood costs the board nothing but the few lines it takes per loop iteration;
@@ -33,8 +33,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError
-from hal.clock import Clock
+from crownhead.firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError
+from crownhead.hal.clock import Clock
 
 __all__ = ["LineTransport", "Transport", "open_port", "Opener"]
 
@@ -48,7 +48,7 @@ READ_WAIT_S = 0.01
 
 
 class Transport(Protocol):
-    """What the board's end of a link (:class:`~firmware.link.host.Link`) needs of a line
+    """What the board's end of a link (:class:`~crownhead.firmware.link.host.Link`) needs of a line
     transport: :class:`LineTransport` over serial, or the web page hub. Nothing here may
     block: lines wait in bounded queues on both sides."""
 

@@ -1,9 +1,9 @@
 """The ``view``: what the board shows, presented from the step's snapshot.
 
-:class:`ViewPresenter` is the part of a :class:`~firmware.link.host.Link` that answers
+:class:`ViewPresenter` is the part of a :class:`~crownhead.firmware.link.host.Link` that answers
 ``view`` and, while the other end watches, sends a ``view`` event whenever what the
 board shows changes. It draws the game from the application's
-:class:`~firmware.app.snapshot.Snapshot` (the pieces as the game knows them, the
+:class:`~crownhead.firmware.app.snapshot.Snapshot` (the pieces as the game knows them, the
 position being set up, the names on their colours, the cautions), the screen's words
 from the board's view of that same snapshot, and only what no snapshot holds from the
 board itself: the roles lit now (after the LED policy), the simulated hands, the
@@ -19,10 +19,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from firmware.app.snapshot import shown_tokens
-from firmware.link.parts import LinkSide
-from firmware.link.protocol import encode_message
-from rules import BLACK, WHITE
+from crownhead.firmware.app.snapshot import shown_tokens
+from crownhead.firmware.link.parts import LinkSide
+from crownhead.firmware.link.protocol import encode_message
+from crownhead.rules import BLACK, WHITE
 
 __all__ = ["ViewPresenter"]
 
@@ -44,7 +44,7 @@ class ViewPresenter:
         self._display_changes = 0
 
     def display_changed(self) -> None:
-        """A display command (:data:`~firmware.link.commands.DISPLAY_COMMANDS`) was carried out."""
+        """A display command (:data:`~crownhead.firmware.link.commands.DISPLAY_COMMANDS`) was carried out."""
         self._display_changes += 1
 
     def resend(self) -> None:

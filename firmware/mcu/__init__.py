@@ -3,11 +3,11 @@ Pi-side tools around it.
 
 ``pico/`` holds the files copied onto the Pico (``main.py`` and ``crownhead_board.py``,
 MicroPython 1.29; not a package, not imported by the rest of Crownhead).
-:mod:`firmware.mcu.standins` replaces MicroPython's ``machine``, ``neopixel`` and the USB
+:mod:`crownhead.firmware.mcu.standins` replaces MicroPython's ``machine``, ``neopixel`` and the USB
 stream so that the same firmware file runs on CPython in tests;
-:mod:`firmware.mcu.conformance` checks any board (the firmware, the emulator in
+:mod:`crownhead.firmware.mcu.conformance` checks any board (the firmware, the emulator in
 ``sim/``, a real Pico on a port) against serial protocol version 1;
-:mod:`firmware.mcu.install` copies the firmware with mpremote. The ``crownhead mcu``
+:mod:`crownhead.firmware.mcu.install` copies the firmware with mpremote. The ``crownhead mcu``
 command wires them up. A library beside the application: it imports ``hal`` and
 ``sim`` only.
 """

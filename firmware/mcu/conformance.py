@@ -1,7 +1,7 @@
 """A conformance check for boards that speak serial protocol version 1.
 
 The same checks run against the board firmware (on CPython, through its stand-ins),
-against the emulator in :mod:`sim.serial_board`, and against whatever is plugged into a
+against the emulator in :mod:`crownhead.sim.serial_board`, and against whatever is plugged into a
 port (``crownhead mcu check --port /dev/ttyACM0``). They are the specification in
 docs/hardware.md ("Serial line protocol") turned into exchanges: what is sent, which
 answer must come back, and that nothing else (no ``ERR``) does.
@@ -24,9 +24,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hal.clock import VirtualClock
-from sim.serial_board import PtyEndpoint
-from hal.serial_protocol import (
+from crownhead.hal.clock import VirtualClock
+from crownhead.sim.serial_board import PtyEndpoint
+from crownhead.hal.serial_protocol import (
     MAX_LINE,
     BoardError,
     ButtonPress,
@@ -108,7 +108,7 @@ class PortTarget(_LineTarget):
         super().__init__()
         self.name = port
         if opener is None:
-            from hal.serial_board import open_serial_port
+            from crownhead.hal.serial_board import open_serial_port
 
             opener = open_serial_port
         self.port = opener(port)
@@ -164,7 +164,7 @@ class _PtyRigTarget(_LineTarget):
     step_ms = 5
 
     def __init__(self) -> None:
-        from hal.serial_board import open_serial_port
+        from crownhead.hal.serial_board import open_serial_port
 
         super().__init__()
         self.clock = VirtualClock()
@@ -216,13 +216,13 @@ class _PtyRigTarget(_LineTarget):
 
 
 class EmulatorTarget(_PtyRigTarget):
-    """The reference emulator, :class:`sim.serial_board.BoardEmulator`."""
+    """The reference emulator, :class:`crownhead.sim.serial_board.BoardEmulator`."""
 
     name = "emulator (sim.serial_board.BoardEmulator)"
 
     def __init__(self) -> None:
-        from sim.board import SimBoard
-        from sim.serial_board import BoardEmulator
+        from crownhead.sim.board import SimBoard
+        from crownhead.sim.serial_board import BoardEmulator
 
         super().__init__()
         self.sim = SimBoard(self.clock)
@@ -256,9 +256,9 @@ class FirmwareTarget(_PtyRigTarget):
     step_ms = 5
 
     def __init__(self, *, chip: str = "RP2040") -> None:
-        from firmware.mcu import load_firmware
-        from firmware.mcu.standins import Bench, PtyStream
-        from sim.gpio_models import MatrixWiring
+        from crownhead.firmware.mcu import load_firmware
+        from crownhead.firmware.mcu.standins import Bench, PtyStream
+        from crownhead.sim.gpio_models import MatrixWiring
 
         super().__init__()
         self.fw = load_firmware()
@@ -298,7 +298,7 @@ class FirmwareTarget(_PtyRigTarget):
         return True
 
     def leds(self) -> list[RGB] | None:
-        from firmware.mcu.standins import decode_grb
+        from crownhead.firmware.mcu.standins import decode_grb
 
         frames = self.bench.frames(self.fw.LED_PIN)
         if not frames:

@@ -18,7 +18,8 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES
+from crownhead.extras import install_command
+from crownhead.firmware.mcu import FIRMWARE_DIR, FIRMWARE_FILES
 
 __all__ = ["InstallError", "mpremote_command", "install", "check_port_free", "STOP_SERVICE"]
 
@@ -38,7 +39,7 @@ def check_port_free(port: str) -> None:
     A port that does not exist or cannot be opened for another reason is left for the
     tool that opens it next to report.
     """
-    from hal.serial_board import open_serial_port, port_in_use
+    from crownhead.hal.serial_board import open_serial_port, port_in_use
 
     try:
         open_serial_port(port, timeout=0).close()
@@ -75,7 +76,7 @@ def mpremote_command(port: str | None = None, python: str | None = None) -> list
 def install(port: str | None = None, *, run: bool = True) -> list[str]:
     """Install the firmware; returns the command it ran. Raises :class:`InstallError`."""
     if importlib.util.find_spec("mpremote") is None:
-        raise InstallError("mpremote is not installed: pip install 'crownhead[mcu]' (or pip install mpremote)")
+        raise InstallError(f"mpremote is not installed: install it with {install_command('mcu')}")
     for name in FIRMWARE_FILES:
         if not (FIRMWARE_DIR / name).is_file():
             raise InstallError(f"firmware file missing from this installation: {name}")

@@ -9,7 +9,7 @@ timeout the RP2040 cannot count (over 8388 ms), ``bitstream`` takes the rp2 sign
 Mussared), rewritten here without change of behaviour, so that only the byte transmit
 (``machine.bitstream``) is replaced.
 
-The matrix pins are gpiozero mock pins wired by :class:`sim.gpio_models.MatrixWiring`,
+The matrix pins are gpiozero mock pins wired by :class:`crownhead.sim.gpio_models.MatrixWiring`,
 the electrical model of the switch matrix: a row the firmware drives low pulls a
 column low only through a closed switch and its diode. Other pins (buttons, the LED
 line) are plain levels a test can set.
@@ -243,9 +243,9 @@ class _NeoPixelModule(types.ModuleType):
 class Bench:
     """The Pico's surroundings on a test bench: pins, the LED chain, the watchdog.
 
-    ``wiring`` is a :class:`sim.gpio_models.MatrixWiring` whose rows and columns use
+    ``wiring`` is a :class:`crownhead.sim.gpio_models.MatrixWiring` whose rows and columns use
     the same GP numbers as the firmware; its pins are gpiozero mock pins. ``clock``
-    is anything with ``now_ms()`` (a :class:`hal.clock.VirtualClock`).
+    is anything with ``now_ms()`` (a :class:`crownhead.hal.clock.VirtualClock`).
     """
 
     def __init__(self, wiring: Any = None, clock: Any = None, *, chip: str = "RP2040") -> None:
@@ -384,7 +384,7 @@ class BytesStream:
 
 
 class PtyStream:
-    """The USB serial stream as the board's end of a :class:`sim.serial_board.PtyEndpoint`.
+    """The USB serial stream as the board's end of a :class:`crownhead.sim.serial_board.PtyEndpoint`.
 
     The Pi opens ``endpoint.path`` as it would ``/dev/ttyACM0``; the firmware reads and
     writes here. Unplugging the endpoint loses bytes in both directions, like a cable.

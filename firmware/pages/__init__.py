@@ -1,7 +1,7 @@
 """What the board's page and the hall's page share: the page shell and the security policy.
 
 Both pages are a shell of plain HTML (no CDN, no build step) with the board drawn by
-:func:`~firmware.diagram.board_svg` where it says ``<!--BOARD-->`` (and White's side up
+:func:`~crownhead.firmware.diagram.board_svg` where it says ``<!--BOARD-->`` (and White's side up
 at ``<!--FLIPPED-->``), and every piece and role mark the board component
 (``firmware/web/static/board.js``) clones at ``<!--TEMPLATES-->``. Both are served with
 the same headers: scripts from the server only (no inline script), no framing, no
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from firmware.diagram import board_svg, component_templates
+from crownhead.firmware.diagram import board_svg, component_templates
 
 __all__ = ["CSP", "SECURITY_HEADERS", "fill_shell"]
 

@@ -1,7 +1,7 @@
 """Referee mode: the board as a WCDF arbiter for tournament games (``docs/referee.md``).
 
-A :class:`Referee` is a policy the board consults (a :class:`~firmware.tracking.judge.Judge`):
-the :class:`~firmware.tracking.follower.Follower` passes it what the tracker reads and what
+A :class:`Referee` is a policy the board consults (a :class:`~crownhead.firmware.tracking.judge.Judge`):
+the :class:`~crownhead.firmware.tracking.follower.Follower` passes it what the tracker reads and what
 the session decides, and it rules, keeping its own record and nothing of the game:
 
 * illegal moves (WCDF 1.23, 1.25): a first offence in a game is a ``caution`` and the
@@ -22,9 +22,9 @@ the session decides, and it rules, keeping its own record and nothing of the gam
 No hint is ever lit: the referee shows a violation, what must be put back, a required
 action (crowning, a balloted move) and the result, nothing else.
 
->>> from rules import WCDF, Game
->>> from firmware.tracking.follower import Follower
->>> from firmware.tracking.tracker import Tracker
+>>> from crownhead.rules import WCDF, Game
+>>> from crownhead.firmware.tracking.follower import Follower
+>>> from crownhead.firmware.tracking.tracker import Tracker
 >>> board = Follower(Tracker(Game(None, WCDF), mode="referee"), Referee(RefereeSettings(ballot=5)))
 >>> [e.to_json()["event"] for e in board.begin(0)]
 ['ballot']
@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from firmware.events import (
+from crownhead.firmware.events import (
     BallotDrawn,
     BoardWarning,
     Caution,
@@ -53,7 +53,7 @@ from firmware.events import (
     MoveMade,
     Side,
 )
-from firmware.referee.offences import (
+from crownhead.firmware.referee.offences import (
     Offence,
     classify,
     jump_shaped,
@@ -61,9 +61,9 @@ from firmware.referee.offences import (
     read_move,
     read_out_of_turn,
 )
-from firmware.referee.record import RecordError, RecordFiles, TournamentRecord
-from firmware.referee.snapshot import SnapshotError, check_snapshot, same_game
-from firmware.referee.settings import (
+from crownhead.firmware.referee.record import RecordError, RecordFiles, TournamentRecord
+from crownhead.firmware.referee.snapshot import SnapshotError, check_snapshot, same_game
+from crownhead.firmware.referee.settings import (
     STYLES,
     BallotBox,
     RefereeConfig,
@@ -72,15 +72,15 @@ from firmware.referee.settings import (
     parse_ballot,
     referee_from_args,
 )
-from firmware.tracking.judge import Bench
-from firmware.tracking.roles import HINT_ROLES, Role
-from firmware.tracking.session import GameSession
-from firmware.tracking.tracker import Kind
-from firmware.tracking.table import TurnTable
-from firmware.tracking.timer import GameTimer
-from rules import BLACK, WHITE, Color, Game, Move, Position
-from rules.ballots import Ballot, ballot as acf_ballot
-from rules.game import win_for
+from crownhead.firmware.tracking.judge import Bench
+from crownhead.firmware.tracking.roles import HINT_ROLES, Role
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.tracker import Kind
+from crownhead.firmware.tracking.table import TurnTable
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position
+from crownhead.rules.ballots import Ballot, ballot as acf_ballot
+from crownhead.rules.game import win_for
 
 __all__ = [
     "STYLES",
@@ -147,8 +147,8 @@ def _times(clock: GameTimer | None) -> Mapping[int, tuple[int, int]] | None:
 class Referee:
     """The arbiter of one board, game after game (see the module docstring).
 
-    A :class:`~firmware.tracking.judge.Judge`: the follower consults it (each hook gets
-    the :class:`~firmware.tracking.judge.Bench`, the follower, to read the session and
+    A :class:`~crownhead.firmware.tracking.judge.Judge`: the follower consults it (each hook gets
+    the :class:`~crownhead.firmware.tracking.judge.Bench`, the follower, to read the session and
     the board from and to hand its rulings to) and it keeps only its own: the record of
     each game (names, notes, cautions, the ballot), the ballot deck and the record files.
     A game begins with each ``new-game`` (or :meth:`Follower.begin
@@ -156,7 +156,7 @@ class Referee:
     in the session is judged at the other end of the link: nothing done here with its
     pieces while it is to move counts as its offence.
 
-    The host (``firmware.link.host``) and the application call :meth:`set_ballot`,
+    The host (``crownhead.firmware.link.host``) and the application call :meth:`set_ballot`,
     :meth:`set_names`, :meth:`tag` and :meth:`set_style`; they read :attr:`names`,
     :meth:`cautions`, :attr:`ballot` and :meth:`snapshot`.
     """
@@ -845,7 +845,7 @@ class Referee:
         """The saved game under way on ``bench`` goes on (its position has just been set
         up): the referee goes on with it, with its state as saved in the record directory
         or, failing that, ``saved`` (a :meth:`snapshot` the game record kept, checked by
-        :func:`~firmware.referee.snapshot.check_snapshot`)."""
+        :func:`~crownhead.firmware.referee.snapshot.check_snapshot`)."""
         game = bench.session.game
         state = self.state
         if state is None or state.over:

@@ -9,7 +9,7 @@ mover's pieces moved, a piece missing with nothing placed, an opponent's piece p
 somewhere new) cannot be told apart from a knocked or misplaced piece, and nothing is
 guessed: :func:`read_move` returns None.
 
->>> from rules import WCDF, Position
+>>> from crownhead.rules import WCDF, Position
 >>> pos = Position.from_fen("B:W18,27:B9,14")
 >>> board = pos.occupied & ~(1 << 8) | (1 << 12)       # the man on 9 went to 13
 >>> move = read_move(pos, board, WCDF)
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules import Color, Game, Move, Position, Rules
-from squares import file_of, iter_squares, row_of
+from crownhead.rules import Color, Game, Move, Position, Rules
+from crownhead.squares import file_of, iter_squares, row_of
 
 __all__ = ["Offence", "read_move", "read_out_of_turn", "jump_shaped", "classify", "stand", "piece_name"]
 
@@ -176,7 +176,7 @@ def stand(game: Game, move: Move) -> Position:
     The position after it is what the board shows: the piece moved from its start to its
     end (crowned if it reached the king row), the pieces in ``move.captures`` taken off.
     Repetition counts and the forty-move count go on from there as after any move, and
-    the game lists the ply in :attr:`~rules.game.Game.condoned` (see
-    :meth:`~rules.game.Game.condone`), so the record and a resumed game know it.
+    the game lists the ply in :attr:`~crownhead.rules.game.Game.condoned` (see
+    :meth:`~crownhead.rules.game.Game.condone`), so the record and a resumed game know it.
     """
     return game.condone(move)

@@ -20,7 +20,7 @@ A :class:`RecordFiles` directory holds::
 Writes are atomic (temporary file, fsync, rename, fsync of the directory), so a power
 cut leaves the old file or the new one, never half of one.
 
->>> from rules import WCDF, Game
+>>> from crownhead.rules import WCDF, Game
 >>> game = Game(None, WCDF)
 >>> _ = game.play_text("9-13")
 >>> record = TournamentRecord(event="Club final", black="Ann", white="Bob", date="2026.11.29")
@@ -50,13 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.gameclock import TimeControl, pdn_move_clock
-from firmware.events import Event, event_line
-from firmware.files import RECORD_LIMIT, FileRefused, parse_json, read_text
-from firmware.files import atomic_write
-from rules import Game
-from rules.ballots import Ballot
-from rules.pdn import write_game
+from crownhead.firmware.gameclock import TimeControl, pdn_move_clock
+from crownhead.firmware.events import Event, event_line
+from crownhead.firmware.files import RECORD_LIMIT, FileRefused, parse_json, read_text
+from crownhead.firmware.files import atomic_write
+from crownhead.rules import Game
+from crownhead.rules.ballots import Ballot
+from crownhead.rules.pdn import write_game
 
 __all__ = ["TournamentRecord", "RecordFiles", "RecordError", "LIVE_NAME", "LOG_NAME", "STATE_NAME"]
 

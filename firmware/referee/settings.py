@@ -11,11 +11,11 @@ import argparse
 import random
 from dataclasses import dataclass
 
-from firmware.files import int_argument
-from firmware.gameclock import ClockSpecError, TimeControl
-from firmware.config import FieldError, config_section
-from rules import Position, Rules
-from rules.ballots import Ballot, ballot as acf_ballot, deck
+from crownhead.firmware.files import int_argument
+from crownhead.firmware.gameclock import ClockSpecError, TimeControl
+from crownhead.firmware.config import FieldError, config_section
+from crownhead.rules import Position, Rules
+from crownhead.rules.ballots import Ballot, ballot as acf_ballot, deck
 
 __all__ = [
     "STYLES",

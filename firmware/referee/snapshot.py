@@ -1,7 +1,7 @@
 """The referee's state of a game in progress, as it is saved to go on after a restart.
 
 The referee saves it in its record directory (``referee.json``) and the board keeps it
-in the game record (``current.json``, see :mod:`firmware.app.resume`): the game's number
+in the game record (``current.json``, see :mod:`crownhead.firmware.app.resume`): the game's number
 in the session, the players, the ballot, each side's cautions, the notes of the record.
 The clock is not in it (the board's, ``clock.json``), nor each move's clock (the game
 record's ``times``); an earlier version's ``clock`` and ``clocks`` are checked and ignored. Whatever reads one checks it with :func:`check_snapshot` first:
@@ -12,7 +12,7 @@ without bound.
 >>> check_snapshot({"number": 1})
 Traceback (most recent call last):
 ...
-firmware.referee.snapshot.SnapshotError: 'name' is missing
+crownhead.firmware.referee.snapshot.SnapshotError: 'name' is missing
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from firmware.files import printable
-from rules.ballots import ballot as acf_ballot
+from crownhead.firmware.files import printable
+from crownhead.rules.ballots import ballot as acf_ballot
 
 __all__ = ["SnapshotError", "check_snapshot", "SNAPSHOT_KEYS", "OLD_KEYS"]
 
@@ -101,7 +101,7 @@ def check_snapshot(data: object) -> dict[str, Any]:
     >>> check_snapshot({**snapshot, "cautions": {"black": "1", "white": 0}})
     Traceback (most recent call last):
     ...
-    firmware.referee.snapshot.SnapshotError: 'cautions.black' must be a whole number 0-2, got '1'
+    crownhead.firmware.referee.snapshot.SnapshotError: 'cautions.black' must be a whole number 0-2, got '1'
     """
     if not isinstance(data, dict):
         raise SnapshotError(f"a referee state must be a JSON object, got {_shown(data)}")

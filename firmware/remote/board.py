@@ -1,9 +1,9 @@
 """A board playing a game far apart: its link on the game's topics, the agreed game, and
 the other board's absences shown to the people at this one.
 
-:func:`remote_link` builds the :class:`~firmware.link.host.Link` of an
-:class:`~firmware.remote.invite.Agreement` on a
-:class:`~firmware.remote.transport.RemoteTransport` (its journal in the state directory);
+:func:`remote_link` builds the :class:`~crownhead.firmware.link.host.Link` of an
+:class:`~crownhead.firmware.remote.invite.Agreement` on a
+:class:`~crownhead.firmware.remote.transport.RemoteTransport` (its journal in the state directory);
 :func:`remote_settings` puts the agreed names, rules, start and clock into the
 application's settings. :class:`Absence` watches the broker and the other board: when
 either goes away it says so and counts down the grace period the invitation gave, on
@@ -19,17 +19,17 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from firmware.app.settings import AppSettings
-from firmware.app.snapshot import Away
-from firmware.events import Event, Notice
-from firmware.hall.topics import BrokerUrl
-from firmware.link.settings import LinkConfig
-from firmware.remote.invite import AWAY_CLOCKS, Agreement
-from firmware.remote.settings import RemoteConfig
-from firmware.remote.link import RemoteLink
-from firmware.remote.parts import FarBoard
-from firmware.remote.transport import RemoteTransport
-from hal.clock import Clock
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.snapshot import Away
+from crownhead.firmware.events import Event, Notice
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.remote.invite import AWAY_CLOCKS, Agreement
+from crownhead.firmware.remote.settings import RemoteConfig
+from crownhead.firmware.remote.link import RemoteLink
+from crownhead.firmware.remote.parts import FarBoard
+from crownhead.firmware.remote.transport import RemoteTransport
+from crownhead.hal.clock import Clock
 
 __all__ = ["Absence", "remote_link", "remote_settings"]
 

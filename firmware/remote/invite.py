@@ -1,7 +1,7 @@
 """What two boards agree before a game far apart: the invitation and its answer.
 
 The inviting board publishes an :class:`Invitation` (retained) on its ``invite`` topic of
-a new game code (:mod:`firmware.remote.wire`); the people at the other board give the
+a new game code (:mod:`crownhead.firmware.remote.wire`); the people at the other board give the
 code to ``crownhead remote join``, which reads it and answers on its own ``invite``
 topic. Colours, names, rules, clock and ballot travel in the invitation, so both boards
 play the same game; each then keeps an :class:`Agreement` (the invitation, which side it
@@ -30,14 +30,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from firmware.files import FileRefused, atomic_write, check_json_depth, parse_json, read_bytes
-from firmware.gameclock import TimeControl
-from firmware.hall.topics import BrokerUrl, check_name
-from firmware.link.protocol import MAX_NAME
-from firmware.remote.transport import check_broker
-from firmware.remote.wire import PRIVATE_ROOT, ROOT, check_code, game_topic, show_code, topic_board
-from rules import Position, Rules
-from rules.ballots import ballot as acf_ballot
+from crownhead.firmware.files import FileRefused, atomic_write, check_json_depth, parse_json, read_bytes
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.hall.topics import BrokerUrl, check_name
+from crownhead.firmware.link.protocol import MAX_NAME
+from crownhead.firmware.remote.transport import check_broker
+from crownhead.firmware.remote.wire import PRIVATE_ROOT, ROOT, check_code, game_topic, show_code, topic_board
+from crownhead.rules import Position, Rules
+from crownhead.rules.ballots import ballot as acf_ballot
 
 __all__ = [
     "AWAY_CLOCKS",

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from firmware.files import FileRefused, atomic_write, check_json_depth, move_aside, read_bytes
+from crownhead.firmware.files import FileRefused, atomic_write, check_json_depth, move_aside, read_bytes
 
 __all__ = ["Journal", "Line", "MAX_PENDING", "MAX_EARLY", "chain"]
 

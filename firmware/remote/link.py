@@ -1,9 +1,9 @@
 """The link of a game far apart: what two people in two homes agree on besides the moves.
 
-:class:`RemoteLink` is the board's :class:`~firmware.link.host.Link` (it follows the
+:class:`RemoteLink` is the board's :class:`~crownhead.firmware.link.host.Link` (it follows the
 other board's moves, takebacks and results as over a cable) with the link's policy for
 a game between homes, :class:`FarPolicy`, which adds what such a game needs through the
-hooks the link declares (:class:`~firmware.link.policy.LinkPolicy`), each a line kind of
+hooks the link declares (:class:`~crownhead.firmware.link.policy.LinkPolicy`), each a line kind of
 its own added to the link's (old boards ignore them):
 
 * **Draw offers.** An offer made here (either draw button) crosses as its ``draw-offer``
@@ -42,19 +42,19 @@ import hashlib
 import threading
 from typing import Any
 
-from firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, TakenBack
-from firmware.link.board import LinkedBoard
-from firmware.link.host import Link
-from firmware.link.parts import GameId, LinkSide
-from firmware.link.policy import LinkPolicy
-from firmware.link.protocol import encode_event
-from firmware.link.settings import LinkConfig
-from firmware.link.transport import Transport
-from firmware.remote.invite import AWAY_CLOCKS
-from firmware.remote.parts import far_board
-from firmware.tracking.timer import GameTimer
-from hal.buttons import ButtonEvent
-from rules import BLACK, WHITE, Color, Game, Position
+from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, TakenBack
+from crownhead.firmware.link.board import LinkedBoard
+from crownhead.firmware.link.host import Link
+from crownhead.firmware.link.parts import GameId, LinkSide
+from crownhead.firmware.link.policy import LinkPolicy
+from crownhead.firmware.link.protocol import encode_event
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.transport import Transport
+from crownhead.firmware.remote.invite import AWAY_CLOCKS
+from crownhead.firmware.remote.parts import far_board
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.rules import BLACK, WHITE, Color, Game, Position
 
 __all__ = ["OFFER_KINDS", "FarPolicy", "RemoteLink"]
 
@@ -80,7 +80,7 @@ class FarPolicy(LinkPolicy):
         self._away_clock = "stop"
         self.away_clock = away
         #: This board calls the far side's flag too: its board is away past the grace
-        #: period, the clock running (set by :class:`~firmware.remote.board.Absence`).
+        #: period, the clock running (set by :class:`~crownhead.firmware.remote.board.Absence`).
         self.calls_far_flag = False
         # The other side's draw offer (the ply it was made at) not yet put to the people here.
         self._peer_offer: int | None = None
@@ -346,7 +346,7 @@ class FarPolicy(LinkPolicy):
 
 
 class RemoteLink(Link):
-    """A :class:`~firmware.link.host.Link` with the policy of a game far apart
+    """A :class:`~crownhead.firmware.link.host.Link` with the policy of a game far apart
     (:class:`FarPolicy`, see the module). ``settings.plays`` must name this board's side;
     ``away``: what the clock does while a board is away (the invitation's)."""
 
@@ -371,7 +371,7 @@ class RemoteLink(Link):
     @property
     def calls_far_flag(self) -> bool:
         """Whether this board calls the far side's flag too (its board away past the grace
-        period, the clock running: :class:`~firmware.remote.board.Absence` says)."""
+        period, the clock running: :class:`~crownhead.firmware.remote.board.Absence` says)."""
         return self.far_policy.calls_far_flag
 
     @calls_far_flag.setter

@@ -1,7 +1,7 @@
 """The board's page takes games far apart: an invitation made there (the settings of
 ``crownhead remote invite``), a code joined there, the game left there (docs/remote.md).
 
-:class:`FarDesk` is what the page's server asks (``/api/far``: :mod:`firmware.web.far`).
+:class:`FarDesk` is what the page's server asks (``/api/far``: :mod:`crownhead.firmware.web.far`).
 Every request is answered in the board's main loop (the desk is a source of the
 application), which checks that the board may take a game now; the broker's part
 (publishing the invitation and waiting for the other board, or fetching one and
@@ -9,9 +9,9 @@ accepting it) runs in a worker thread of its own, never in the main loop nor in 
 server's. Once the two boards agree, the running board switches into the game far apart
 as ``crownhead run --remote CODE`` starts it: the agreed game's settings
 (:meth:`App.new_game_with <firmware.app.commands.Commands.new_game_with>`: names, rules,
-start, clock; no live analysis), the game's :class:`~firmware.remote.link.RemoteLink`
-and :class:`~firmware.remote.board.Absence` attached, and a note in the state directory
-(``remote/playing.json``: :func:`~firmware.remote.invite.playing`) so that the board
+start, clock; no live analysis), the game's :class:`~crownhead.firmware.remote.link.RemoteLink`
+and :class:`~crownhead.firmware.remote.board.Absence` attached, and a note in the state directory
+(``remote/playing.json``: :func:`~crownhead.firmware.remote.invite.playing`) so that the board
 goes back to the game when it starts again. Leaving the game (once it is over, or before
 its first move) lets the link go: the board plays on its own again.
 
@@ -35,22 +35,31 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from firmware.events import Event, Notice
-from firmware.hall.topics import BrokerUrl
-from firmware.link.board import SimHands
-from firmware.remote.board import Absence, remote_link, remote_settings
-from firmware.remote.invite import AWAY_CLOCKS, Agreement, Invitation, accept, await_guest, fetch, publish, withdraw
-from firmware.remote.invite import set_playing
-from firmware.remote.link import RemoteLink
-from firmware.remote.parts import FarBoard
-from firmware.remote.settings import RemoteConfig
-from firmware.remote.transport import RemoteTransport, check_broker
-from firmware.remote.wire import check_code, new_code, show_code
-from hal.clock import Clock
-from rules.ballots import ballot as acf_ballot
-from rules.ballots import deck
-from rules.settings import HOUSE_RULES, with_house_rules
-from rules.variants import rules_for
+from crownhead.firmware.events import Event, Notice
+from crownhead.firmware.hall.topics import BrokerUrl
+from crownhead.firmware.link.board import SimHands
+from crownhead.firmware.remote.board import Absence, remote_link, remote_settings
+from crownhead.firmware.remote.invite import (
+    AWAY_CLOCKS,
+    Agreement,
+    Invitation,
+    accept,
+    await_guest,
+    fetch,
+    publish,
+    withdraw,
+)
+from crownhead.firmware.remote.invite import set_playing
+from crownhead.firmware.remote.link import RemoteLink
+from crownhead.firmware.remote.parts import FarBoard
+from crownhead.firmware.remote.settings import RemoteConfig
+from crownhead.firmware.remote.transport import RemoteTransport, check_broker
+from crownhead.firmware.remote.wire import check_code, new_code, show_code
+from crownhead.hal.clock import Clock
+from crownhead.rules.ballots import ballot as acf_ballot
+from crownhead.rules.ballots import deck
+from crownhead.rules.settings import HOUSE_RULES, with_house_rules
+from crownhead.rules.variants import rules_for
 
 __all__ = ["FarDesk", "MAX_ASKED", "invitation_from"]
 
@@ -323,7 +332,10 @@ class FarDesk:
         try:
             target(*args)
         except ModuleNotFoundError as exc:
-            self._set("failed", f"{what}: the MQTT client is not installed: pip install 'crownhead[hall]' ({exc.name})")
+            self._set(
+                "failed",
+                f"{what}: the MQTT client ({exc.name}) is not installed: install the board's 'hall' extra (docs/install.md)",
+            )
         except (ConnectionError, ValueError, OSError) as exc:
             self._set("failed", f"{what}: {exc}")
         except Exception as exc:  # noqa: BLE001 - said on the page, logged

@@ -2,10 +2,10 @@
 of it is checked (nothing is read by a name given at run time).
 
 The link of a game far apart knows the board as any link does
-(:class:`~firmware.link.board.LinkedBoard`); a game between homes also keeps each side's
+(:class:`~crownhead.firmware.link.board.LinkedBoard`); a game between homes also keeps each side's
 time as its own board measured it (the game's clock and the record's times), shows who
 is away, wants a step at the grace period's next second, and switches the board into the
-agreed game: :class:`FarBoard`. The application (:class:`firmware.app.application.App`)
+agreed game: :class:`FarBoard`. The application (:class:`crownhead.firmware.app.application.App`)
 is one, which mypy checks here (:func:`_the_application_is_one`) and wherever it is
 handed over as one (``crownhead run``'s page desk and ``--remote``).
 """
@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
-from firmware.app.settings import AppSettings
-from firmware.app.snapshot import Away
-from firmware.events import Event
-from firmware.link.board import LinkedBoard
-from firmware.tracking.timer import GameTimer
-from hal.clock import Clock
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.snapshot import Away
+from crownhead.firmware.events import Event
+from crownhead.firmware.link.board import LinkedBoard
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.hal.clock import Clock
 
 if TYPE_CHECKING:
-    from firmware.app.application import App
+    from crownhead.firmware.app.application import App
 
 __all__ = ["FarBoard", "TimedRecord", "far_board"]
 
@@ -69,7 +69,7 @@ def far_board(board: LinkedBoard) -> FarBoard:
     """``board``, a link's board, as a game far apart uses it. A game far apart's link is
     attached to the application, which is a :class:`FarBoard` (checked statically below
     and where the application is handed over as one): the link's hooks give it as the
-    narrower :class:`~firmware.link.board.LinkedBoard` only."""
+    narrower :class:`~crownhead.firmware.link.board.LinkedBoard` only."""
     return cast(FarBoard, board)
 
 

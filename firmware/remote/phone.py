@@ -3,7 +3,7 @@
 A player without a board runs a board of no hardware (the simulated one) wherever it
 suits: on the broker's machine, on the inviting board's computer, on a PC. To the board
 far away it is a board like any other: its link, its journal and its account on the
-broker, its lines numbered and acknowledged (:mod:`firmware.remote.transport`), draw
+broker, its lines numbered and acknowledged (:mod:`crownhead.firmware.remote.transport`), draw
 offers, takebacks and the clock as between two boards. Its page (``/phone`` on its web
 server, the PIN needed to play) is where the player sees the game and taps moves; the
 moves offered are the rules' legal ones (the link's ``moves``), made by the simulated
@@ -20,10 +20,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from firmware.events import Event
-from firmware.simulator.hands import Hands
-from firmware.tracking.roles import Role
-from sim.board import SimError
+from crownhead.firmware.events import Event
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.firmware.tracking.roles import Role
+from crownhead.sim.board import SimError
 
 __all__ = ["PhoneHands", "PHONE_PATH"]
 

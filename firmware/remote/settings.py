@@ -2,7 +2,7 @@
 game far apart (``crownhead run --remote CODE``).
 
 Light on purpose: the configuration loader names this module (see
-:data:`firmware.config.BUILTIN_SECTIONS`), so it imports no MQTT client.
+:data:`crownhead.firmware.config.BUILTIN_SECTIONS`), so it imports no MQTT client.
 
 >>> RemoteConfig().keepalive_s, RemoteConfig().resend_ms, RemoteConfig().broker
 (5, 3000, '')
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware.config import FieldError, config_section
+from crownhead.firmware.config import FieldError, config_section
 
 __all__ = ["RemoteConfig"]
 
@@ -46,7 +46,7 @@ class RemoteConfig:
         if not 100 <= self.resend_ms <= 600_000:
             raise FieldError("resend_ms", f"must be within 100-600000, got {self.resend_ms}")
         if self.broker:
-            from firmware.hall.topics import BrokerUrl  # no MQTT client: a URL's parts
+            from crownhead.firmware.hall.topics import BrokerUrl  # no MQTT client: a URL's parts
 
             try:
                 url = BrokerUrl.parse(self.broker)

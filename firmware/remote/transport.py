@@ -1,12 +1,12 @@
 """A link's line carrier over a broker: the two boards of a game far apart.
 
-:class:`RemoteTransport` is a :class:`~firmware.link.transport.Transport`, so the board's
-:class:`~firmware.link.host.Link` follows the other board through it exactly as over a
+:class:`RemoteTransport` is a :class:`~crownhead.firmware.link.transport.Transport`, so the board's
+:class:`~crownhead.firmware.link.host.Link` follows the other board through it exactly as over a
 serial cable (``link.plays``: the other side's moves are lit here like a computer's).
 Only the lines the other board follows cross (``hello``, ``state``, ``move``,
 ``takeback``, ``game-over``, ``new-game``, and a game far apart's ``draw-offer`` and
 ``takeback-request``); each one is numbered, chained into the
-stream's hash and kept on disk (:class:`~firmware.remote.journal.Journal`) until the
+stream's hash and kept on disk (:class:`~crownhead.firmware.remote.journal.Journal`) until the
 other board acknowledges it, sent again after every reconnect and every ``resend_ms``
 until then. Duplicates and late copies are dropped, lines beyond a gap wait for it.
 
@@ -25,12 +25,12 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from firmware.files import parse_json
-from firmware.hall.topics import BrokerUrl, check_name
-from firmware.link.protocol import MAX_LINE
-from firmware.remote.journal import MAX_EARLY, Journal, Line
-from firmware.remote.wire import check_code, game_topic
-from hal.clock import Clock
+from crownhead.firmware.files import parse_json
+from crownhead.firmware.hall.topics import BrokerUrl, check_name
+from crownhead.firmware.link.protocol import MAX_LINE
+from crownhead.firmware.remote.journal import MAX_EARLY, Journal, Line
+from crownhead.firmware.remote.wire import check_code, game_topic
+from crownhead.hal.clock import Clock
 
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
@@ -39,8 +39,8 @@ __all__ = ["FOLLOWED", "RemoteTransport", "check_broker", "is_loopback"]
 
 log = logging.getLogger(__name__)
 
-#: The link's events the other board follows (:class:`~firmware.link.peer.PeerFollower`),
-#: and the offers a game far apart adds (:mod:`firmware.remote.link`); the rest (lights,
+#: The link's events the other board follows (:class:`~crownhead.firmware.link.peer.PeerFollower`),
+#: and the offers a game far apart adds (:mod:`crownhead.firmware.remote.link`); the rest (lights,
 #: notices, the view) stay on this board.
 FOLLOWED = frozenset({"hello", "state", "move", "takeback", "game-over", "new-game", "draw-offer", "takeback-request"})
 #: The largest message taken from the broker: a line and its numbers.
@@ -91,7 +91,7 @@ def _kind(line: str) -> str | None:
 class RemoteTransport:
     """The lines of game ``code`` between this board (the account of ``url``) and ``peer``.
 
-    ``journal``: the file of :class:`~firmware.remote.journal.Journal` (in the state
+    ``journal``: the file of :class:`~crownhead.firmware.remote.journal.Journal` (in the state
     directory, one per game). ``insecure`` allows a broker off this machine without TLS
     (never the default). ``start=False`` builds it without connecting (:meth:`start`).
     ``private``: the game's two boards, the inviting one first (a private game's topics).

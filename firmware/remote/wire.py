@@ -4,7 +4,7 @@ A game has a short code (:func:`new_code`), and each board publishes under its o
 account, which is the board's name, as in a hall (docs/hall.md):
 
 * ``crownhead/remote/CODE/BOARD/lines``: the board's lines for the other (QoS 1), each
-  with its sequence number and the hash of the stream so far (:mod:`firmware.remote.journal`);
+  with its sequence number and the hash of the stream so far (:mod:`crownhead.firmware.remote.journal`);
 * ``crownhead/remote/CODE/BOARD/ack``: retained, the last of the other's lines this board
   has taken (so a board that comes back knows what to send again);
 * ``crownhead/remote/CODE/BOARD/status``: retained, ``online`` or ``offline`` (the last will);

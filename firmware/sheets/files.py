@@ -1,6 +1,6 @@
 """From PDN text to the PDF of its sheets, and the problems to tell the person.
 
->>> from rules import WCDF
+>>> from crownhead.rules import WCDF
 >>> pdf, problems = sheets_from_pdn('[Black "Ana"][White "Ben"] 1. 11-15 23-18 2. 16-20 *', "x.pdn", rules=WCDF)
 >>> pdf[:5], problems
 (b'%PDF-', ['x.pdn:1: game 1, ply 3, 16-20: no piece on 16 (the sheet shows the 2 moves read before it)'])
@@ -12,10 +12,10 @@ import os
 import stat
 from pathlib import Path
 
-from firmware.files import atomic_write
-from firmware.sheets.model import SheetGame, match_of
-from rules import Rules
-from rules.pdn import decode, read_games
+from crownhead.firmware.files import atomic_write
+from crownhead.firmware.sheets.model import SheetGame, match_of
+from crownhead.rules import Rules
+from crownhead.rules.pdn import decode, read_games
 
 __all__ = ["SheetError", "sheets_from_pdn", "read_pdn_file", "write_pdf_file", "MAX_PDN_BYTES"]
 
@@ -42,7 +42,7 @@ def sheets_from_pdn(
     ``game``), and one message for each game that did not replay."""
     # fpdf2 (and the NumPy and fontTools it loads) only when a sheet is drawn: every
     # crownhead command imports this module, the board's `run` included.
-    from firmware.sheets.pdf import game_sheets, match_sheet
+    from crownhead.firmware.sheets.pdf import game_sheets, match_sheet
 
     games = [SheetGame.from_pdn(g) for g in read_games(text, source, rules=rules)]
     if not games:

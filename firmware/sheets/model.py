@@ -1,6 +1,6 @@
 """What a score sheet shows, taken from a game read from PDN (no drawing here).
 
->>> from rules.pdn import read_game
+>>> from crownhead.rules.pdn import read_game
 >>> game = read_game('''[Event "Club night"][Black "Ana"][White "Ben"]
 ... 1. 9-13 {[%clk 0:04:58]} 22-18 {[%clk 0:04:55] caution to white, illegal move} 2. 6-9 1-0''')
 >>> sheet = SheetGame.from_pdn(game)
@@ -21,12 +21,12 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from rules import BLACK, WHITE, Color, Position, Rules
-from rules.ballots import BALLOTS
-from rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, reason_words
-from rules.match import Match, match_from_games
-from rules.pdn import PdnGame
-from rules.pdn import move_text
+from crownhead.rules import BLACK, WHITE, Color, Position, Rules
+from crownhead.rules.ballots import BALLOTS
+from crownhead.rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, reason_words
+from crownhead.rules.match import Match, match_from_games
+from crownhead.rules.pdn import PdnGame
+from crownhead.rules.pdn import move_text
 
 #: Paper names as the commands take them -> fpdf2's page formats (here, where a
 #: command finds them without loading fpdf2).

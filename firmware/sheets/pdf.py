@@ -9,8 +9,8 @@ page's grid goes on over further pages; no move is ever cut or shortened. A matc
 sheet lists the games of a match: who had Black, the result, each player's mark, the
 running score and the winner.
 
->>> from rules.pdn import read_game
->>> from firmware.sheets.model import SheetGame
+>>> from crownhead.rules.pdn import read_game
+>>> from crownhead.firmware.sheets.model import SheetGame
 >>> game = SheetGame.from_pdn(read_game('[Black "Ana"][White "Ben"] 1. 11-15 23-18 1-0'))
 >>> game_sheets([game], paper="a4")[:5]
 b'%PDF-'
@@ -25,11 +25,11 @@ from collections.abc import Sequence
 from fpdf import FPDF
 from fpdf.enums import MethodReturnValue
 
-from firmware.sheets.model import PAPERS, SheetGame, printable, result_words, sentence
-from rules import BLACK, WHITE, Color, Position
-from rules.match import Match, points_text
-from squares import file_of, row_of
-from rules.variants import SUMMARIES, rules_for
+from crownhead.firmware.sheets.model import PAPERS, SheetGame, printable, result_words, sentence
+from crownhead.rules import BLACK, WHITE, Color, Position
+from crownhead.rules.match import Match, points_text
+from crownhead.squares import file_of, row_of
+from crownhead.rules.variants import SUMMARIES, rules_for
 
 __all__ = ["PAPERS", "game_sheets", "match_sheet", "blank_sheet"]
 

@@ -4,7 +4,7 @@ Used to perform a move on the simulated board (the interactive simulator's ``11-
 typed on the keyboard) and to generate the messy, human test scripts that the tracker
 must read exactly.
 
->>> from rules import Move
+>>> from crownhead.rules import Move
 >>> [str(a) for a in plain_actions(Move((15, 24, 31), (19, 28)))]
 ['lift 15', 'place 24', 'lift 24', 'place 31', 'lift 19', 'lift 28']
 >>> print(script_text(spaced(plain_actions(Move((11, 15))), 300)))
@@ -20,16 +20,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
-from squares import square_to_cell
-from rules import Move
-from rules.position import parse_move_squares
-from firmware.gameclock import clock_text
-from firmware.simulator.keys import HandMove, Press, Toggle, Typed, parse_input
-from sim.board import SimBoard, SimError
+from crownhead.squares import square_to_cell
+from crownhead.rules import Move
+from crownhead.rules.position import parse_move_squares
+from crownhead.firmware.gameclock import clock_text
+from crownhead.firmware.simulator.keys import HandMove, Press, Toggle, Typed, parse_input
+from crownhead.sim.board import SimBoard, SimError
 
 if TYPE_CHECKING:
-    from firmware.app.application import App
-    from firmware.events import Event
+    from crownhead.firmware.app.application import App
+    from crownhead.firmware.events import Event
 
 __all__ = [
     "Action",
@@ -252,14 +252,14 @@ class Hands:
     """The simulator's hands at the board of ``app``: they lift, place, make whole moves
     and do what the lights ask, on the simulated board (``app.sim``), then step the app.
 
-    What a person types in the terminal simulator (:mod:`firmware.simulator.tui`) and a
+    What a person types in the terminal simulator (:mod:`crownhead.firmware.simulator.tui`) and a
     ``crownhead run --script`` comes here; the application itself only reads the board.
-    Raises :class:`~sim.board.SimError` on real hardware.
+    Raises :class:`~crownhead.sim.board.SimError` on real hardware.
 
-    >>> from hal.clock import VirtualClock
-    >>> from firmware.config import default_config
-    >>> from firmware.app.application import App
-    >>> from firmware.app.hardware import open_hardware
+    >>> from crownhead.hal.clock import VirtualClock
+    >>> from crownhead.firmware.config import default_config
+    >>> from crownhead.firmware.app.application import App
+    >>> from crownhead.firmware.app.hardware import open_hardware
     >>> clock = VirtualClock()
     >>> app = App(open_hardware(default_config(), clock), clock=clock)
     >>> app.start()

@@ -2,8 +2,8 @@
 
 :func:`parse_input` reads a typed line and :func:`key_action` a single key into a
 :class:`Toggle`, :class:`HandMove`, :class:`Press` or :class:`Quit`; the simulator's
-hands (:class:`~firmware.simulator.hands.Hands`) perform them, the terminal simulator
-(:mod:`firmware.simulator.tui`) shows the keys.
+hands (:class:`~crownhead.firmware.simulator.hands.Hands`) perform them, the terminal simulator
+(:mod:`crownhead.firmware.simulator.tui`) shows the keys.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ board, and yields every event; the last one is the ``final`` event. ``crownhead 
 prints them as JSON Lines; the format is documented in ``docs/replay.md``.
 
 >>> actions = parse_script("lift 11\\nwait 400\\nplace 15\\n")
->>> from rules import WCDF
+>>> from crownhead.rules import WCDF
 >>> [e.to_json()["event"] for e in replay(actions, position=None, rules=WCDF)]
 ['move', 'final']
 """
@@ -18,19 +18,19 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from firmware.tracking.controller import Controller
-from firmware.tracking.follower import Follower
-from firmware.tracking.session import GameSession
-from firmware.events import Event, Final
-from firmware.files import SCRIPT_LIMIT, FileRefused, is_ascii_digits, read_text
-from firmware.simulator.hands import Action
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.tracking.tracker import Tracker, TrackerSettings
-from hal.buttons import BUTTON_NAMES
-from hal.clock import VirtualClock
-from hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
-from rules import Game, Position, Rules
-from sim.board import SimBoard, SimError
+from crownhead.firmware.tracking.controller import Controller
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.events import Event, Final
+from crownhead.firmware.files import SCRIPT_LIMIT, FileRefused, is_ascii_digits, read_text
+from crownhead.firmware.simulator.hands import Action
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+from crownhead.firmware.tracking.tracker import Tracker, TrackerSettings
+from crownhead.hal.buttons import BUTTON_NAMES
+from crownhead.hal.clock import VirtualClock
+from crownhead.hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
+from crownhead.rules import Game, Position, Rules
+from crownhead.sim.board import SimBoard, SimError
 
 __all__ = ["Action", "ScriptError", "parse_script", "read_script", "MAX_WAIT_MS", "replay", "iter_replay"]
 
@@ -54,7 +54,7 @@ MAX_WAIT_MS = 86_400_000
 
 def read_script(name: str) -> str:
     """The text of the script file ``name`` (``-``: standard input), at most
-    :data:`~firmware.files.SCRIPT_LIMIT` bytes of UTF-8; :class:`~firmware.files.FileRefused` if not.
+    :data:`~crownhead.firmware.files.SCRIPT_LIMIT` bytes of UTF-8; :class:`~crownhead.firmware.files.FileRefused` if not.
     """
     if name != "-":
         try:
@@ -133,7 +133,7 @@ def iter_replay(
     that step's events (as a board's outputs are shown its snapshot: a voice reads the
     position there).
 
-    With ``referee`` settings (``referee`` mode only) a :class:`~firmware.referee.arbiter.Referee`
+    With ``referee`` settings (``referee`` mode only) a :class:`~crownhead.firmware.referee.arbiter.Referee`
     judges the game from the first instant (the follower's judge): cautions, claims, the
     ballot, the clock (the session's, under the referee's time control), as ``crownhead
     replay --mode referee`` does. Without them the tracker runs alone under its

@@ -1,7 +1,7 @@
 """The interactive simulator: the simulated board in a terminal, played with mouse or keys.
 
-A thin view over :class:`~firmware.app.application.App`. Everything a test needs to check is pure and
-needs no terminal: :func:`render` turns a :class:`~firmware.app.view.BoardView` into a
+A thin view over :class:`~crownhead.firmware.app.application.App`. Everything a test needs to check is pure and
+needs no terminal: :func:`render` turns a :class:`~crownhead.firmware.app.view.BoardView` into a
 :class:`Screen` (characters plus a colour style per cell), :func:`square_at` maps a mouse
 click to a square, :func:`parse_input` reads what the person typed. Only :func:`main`
 touches curses.
@@ -24,14 +24,24 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
 
-from firmware.simulator.hands import Hands
-from firmware.simulator.keys import KEYS, HandMove, InputError, Press, Quit, Toggle, Typed, key_action, parse_input
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.firmware.simulator.keys import (
+    KEYS,
+    HandMove,
+    InputError,
+    Press,
+    Quit,
+    Toggle,
+    Typed,
+    key_action,
+    parse_input,
+)
 
 if TYPE_CHECKING:
     import curses
 
-    from firmware.app.application import App
-    from firmware.app.view import BoardView
+    from crownhead.firmware.app.application import App
+    from crownhead.firmware.app.view import BoardView
 
 __all__ = [
     "WIDTH",

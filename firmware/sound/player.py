@@ -5,8 +5,8 @@ starts a pattern and, each time :meth:`SoundPlayer.update` is called (every main
 step), sets the tone the pattern has reached; :meth:`SoundPlayer.next_change` says when
 that is next. A new pattern replaces one still playing.
 
->>> from hal.clock import VirtualClock
->>> from sim.buzzer import SimBuzzer
+>>> from crownhead.hal.clock import VirtualClock
+>>> from crownhead.sim.buzzer import SimBuzzer
 >>> clock = VirtualClock()
 >>> buzzer = SimBuzzer(clock)
 >>> player = SoundPlayer(buzzer, clock)
@@ -22,13 +22,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hal.buzzer import Buzzer
-from hal.clock import Clock
+from crownhead.hal.buzzer import Buzzer
+from crownhead.hal.clock import Clock
 
 if TYPE_CHECKING:
-    from firmware.app.application import App
-    from firmware.app.snapshot import Snapshot
-    from firmware.events import Event
+    from crownhead.firmware.app.application import App
+    from crownhead.firmware.app.snapshot import Snapshot
+    from crownhead.firmware.events import Event
 
 __all__ = ["PATTERNS", "SoundPlayer", "BoardSound", "FLAG_WARNING_MS"]
 

@@ -1,6 +1,6 @@
 """Keeping the match: the match under way survives a power cut, finished matches are kept.
 
-The state directory holds, beside the games (see :mod:`firmware.storage.store`)::
+The state directory holds, beside the games (see :mod:`crownhead.firmware.storage.store`)::
 
     match.json          the match under way (or just over), rewritten atomically
     matches/*.json      each match once it is ended or replaced, named by its id
@@ -11,7 +11,7 @@ these files, and a game finished just before a power cut, whose result the match
 had not taken yet, is found again by :meth:`MatchStore.reconcile`.
 
 >>> import tempfile
->>> from rules.match import Match
+>>> from crownhead.rules.match import Match
 >>> store = MatchStore(tempfile.mkdtemp())
 >>> store.save(new_match("Ana", "Ben", games=4, now="2026-11-30T20:15:00+00:00"))
 >>> store.load().id, store.load().colours()
@@ -28,9 +28,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from firmware.files import FileRefused, atomic_write, check_json_depth, fsync_dir, move_aside, read_bytes
-from firmware.storage.store import GameFile, StoreError
-from rules.match import Match
+from crownhead.firmware.files import FileRefused, atomic_write, check_json_depth, fsync_dir, move_aside, read_bytes
+from crownhead.firmware.storage.store import GameFile, StoreError
+from crownhead.rules.match import Match
 
 __all__ = ["MATCH_FILE", "MATCHES", "MATCH_TAG", "ROUND_TAG", "MatchStore", "new_match", "match_tags"]
 

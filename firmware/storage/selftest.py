@@ -37,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from firmware.files import atomic_write
+from crownhead.firmware.files import atomic_write
 
 __all__ = [
     "SELFTEST_FILE",

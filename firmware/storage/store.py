@@ -11,7 +11,7 @@ is flushed and fsynced, renamed over the old name, and the directory is fsynced,
 power cut leaves either the old file or the new one, never a torn mix.
 
 >>> import tempfile
->>> from rules import WCDF, Game
+>>> from crownhead.rules import WCDF, Game
 >>> store = GameStore(tempfile.mkdtemp())
 >>> game = Game(None, WCDF); _ = game.play_text("11-15")
 >>> record = GameRecord.new(black="Ann", white="Bob", rules=WCDF).with_game(game)
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from firmware.gameclock import pdn_move_clock
-from firmware.files import (
+from crownhead.firmware.gameclock import pdn_move_clock
+from crownhead.firmware.files import (
     RECORD_LIMIT,
     FileRefused,
     atomic_write,
@@ -47,13 +47,13 @@ from firmware.files import (
     printable,
     read_text,
 )
-from rules import Game, Move, Position, Rules
-from rules.game import UNFINISHED, Huff, JumpForced
-from rules.pdn import CONDONED_NOTE, PdnExporter, fen_text, move_text
-from rules.settings import OPTION_TYPES
-from rules.position import parse_move_squares
-from rules.variants import VARIANTS, gametype_tag, variant_tag
-from rules.variants import describe as describe_rules
+from crownhead.rules import Game, Move, Position, Rules
+from crownhead.rules.game import UNFINISHED, Huff, JumpForced
+from crownhead.rules.pdn import CONDONED_NOTE, PdnExporter, fen_text, move_text
+from crownhead.rules.settings import OPTION_TYPES
+from crownhead.rules.position import parse_move_squares
+from crownhead.rules.variants import VARIANTS, gametype_tag, variant_tag
+from crownhead.rules.variants import describe as describe_rules
 
 __all__ = [
     "StoreError",
@@ -213,18 +213,18 @@ class GameRecord:
     ``moves`` are PDN texts with every landing square (``15x24x31``), which name a
     capture route exactly; ``start_fen`` is None for the standard start position.
     ``rules`` are the game's; the JSON keeps every rule option as a key of its own
-    (``variant``, ``flying_kings``, ``crowning``...: :meth:`rules.settings.Rules.options`,
-    so a new field of :class:`~rules.settings.Rules` is kept with nothing listed here). Under huffing ``history`` lists every entry of
-    :attr:`rules.game.Game.history` in order: moves, ``huff S`` (the piece on S taken
+    (``variant``, ``flying_kings``, ``crowning``...: :meth:`crownhead.rules.settings.Rules.options`,
+    so a new field of :class:`~crownhead.rules.settings.Rules` is kept with nothing listed here). Under huffing ``history`` lists every entry of
+    :attr:`crownhead.rules.game.Game.history` in order: moves, ``huff S`` (the piece on S taken
     off) and ``force`` (the missed jump taken back); it is empty when it would only
     repeat ``moves``. ``condoned`` lists the illegal moves that stood (WCDF 1.26, see
-    :meth:`rules.game.Game.condone`) as ``(ply, captured squares)``: the move text gives
+    :meth:`crownhead.rules.game.Game.condone`) as ``(ply, captured squares)``: the move text gives
     the path, and the game replays them as they were played.
 
     ``mode`` (``play``, ``computer``, ``referee``) and ``settings`` say how the game was
     being played, so that a restart resumes it the same way: the machine's side and
     level, the referee's settings with its clock and cautions, hints on or off (written
-    and read by :mod:`firmware.app.resume`; a JSON object to this module). A record
+    and read by :mod:`crownhead.firmware.app.resume`; a JSON object to this module). A record
     without them (an older one) is a two-player game. A ``mode`` or ``settings`` that is
     not one does not lose the game: it is read as a two-player game and ``damaged``
     says why, naming the file and the key, for the application to log.
@@ -324,7 +324,7 @@ class GameRecord:
         """This record with each move's clock in ``times`` (ply -> time left, time used,
         ms) besides those it keeps (a resumed game's earlier moves), for its moves only.
 
-        >>> from rules import WCDF
+        >>> from crownhead.rules import WCDF
         >>> record = GameRecord.new(now="2024-01-01T10:00:00", rules=WCDF).with_game(Game(None, WCDF))
         >>> record = replace(record, moves=("11-15", "23-19")).with_times({1: (598_000, 2_000)})
         >>> record.with_times({2: (595_500, 4_500)}).times
@@ -499,7 +499,7 @@ class GameRecord:
 
 
 def pdn_text(record: GameRecord, width: int = 79) -> str:
-    """The game as PDN (through :class:`rules.pdn.PdnExporter`, the one writer): tag
+    """The game as PDN (through :class:`crownhead.rules.pdn.PdnExporter`, the one writer): tag
     pairs, then numbered moves wrapped at ``width`` columns.
 
     Each number starts with the first mover's move (White's in Russian draughts, whose
@@ -507,7 +507,7 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
     are written as comments where they happened (``{huff 9}``, ``{11-15 taken back: a
     jump is required}``), so a huffed game replays only up to its first huff elsewhere.
     An illegal move that stood (``condoned``) is written as played and marked with a
-    comment (:data:`rules.pdn.CONDONED_NOTE`). A timed game's moves have their clock
+    comment (:data:`crownhead.rules.pdn.CONDONED_NOTE`). A timed game's moves have their clock
     (``times``): ``11-15 {[%clk 0:09:58] [%emt 0:00:02]}``, the time left after the move
     and the time it took.
     """

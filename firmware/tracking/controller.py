@@ -1,16 +1,16 @@
 """The controller: pumps the hardware into the follower, the same way for the sim and a Pi.
 
 Raw switch events go through the debouncer; the accepted changes and the button presses
-reach the follower (:mod:`firmware.tracking.follower`: the tracker reads the board, the
+reach the follower (:mod:`crownhead.firmware.tracking.follower`: the tracker reads the board, the
 session keeps the game) one by one in time order, each with the occupancy it produced,
 and the timers (settle, patience, the clock's flag) run in between, so every event carries the time it
 really happened. ``crownhead replay`` and the application's main loop both use it; the
 application adds the LEDs and the UI on top.
 
->>> from hal.clock import VirtualClock
->>> from hal.debounce import Debouncer
->>> from sim.board import SimBoard
->>> from rules import WCDF, Game, Position
+>>> from crownhead.hal.clock import VirtualClock
+>>> from crownhead.hal.debounce import Debouncer
+>>> from crownhead.sim.board import SimBoard
+>>> from crownhead.rules import WCDF, Game, Position
 >>> clock = VirtualClock(0)
 >>> board = SimBoard(clock, pieces={s: "b" for s in range(1, 13)} | {s: "w" for s in range(21, 33)})
 >>> follower = Follower(Tracker(Game(None, WCDF)))
@@ -26,14 +26,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from firmware.events import Event, Lights
-from firmware.tracking.follower import Follower
-from firmware.tracking.picture import picture
-from firmware.tracking.tracker import Tracker, visible_roles  # noqa: F401 - Tracker: the doctest
-from hal.buttons import ButtonEvent
-from hal.clock import Clock
-from hal.debounce import Debouncer
-from hal.sensors import SensorEvent
+from crownhead.firmware.events import Event, Lights
+from crownhead.firmware.tracking.follower import Follower
+from crownhead.firmware.tracking.picture import picture
+from crownhead.firmware.tracking.tracker import Tracker, visible_roles  # noqa: F401 - Tracker: the doctest
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.hal.clock import Clock
+from crownhead.hal.debounce import Debouncer
+from crownhead.hal.sensors import SensorEvent
 
 __all__ = ["Controller"]
 
@@ -45,8 +45,8 @@ class _Polled(Protocol):
 class Controller:
     """Hardware-agnostic pump: sensors -> debouncer -> follower, buttons -> follower.
 
-    ``lights=True`` adds a :class:`~firmware.events.Lights` event each time the LED
-    picture changes (:func:`~firmware.tracking.picture.picture`, the board's own; hint
+    ``lights=True`` adds a :class:`~crownhead.firmware.events.Lights` event each time the LED
+    picture changes (:func:`~crownhead.firmware.tracking.picture.picture`, the board's own; hint
     roles left out when the mode shows no hints).
     """
 

@@ -2,25 +2,25 @@
 
 A :class:`Follower` is what the controller pumps and the application's commands act on.
 It owns nothing of the game and reads nothing of the board itself: it passes what the
-switches say to the tracker (:class:`~firmware.tracking.tracker.Tracker`: occupancy in,
+switches say to the tracker (:class:`~crownhead.firmware.tracking.tracker.Tracker`: occupancy in,
 readings, roles and conditions out, a move read committed to the session), what the
 players decide (a draw offered or accepted, a resignation, a claim, a result declared)
-to the session (:class:`~firmware.tracking.session.GameSession`), runs the session's one
+to the session (:class:`~crownhead.firmware.tracking.session.GameSession`), runs the session's one
 clock (its time starts with the side to move's first lift, switches on a move, stops at
 the end; the ``clock`` press pauses it; a flag falls in its place in time), and consults
-the judge (:class:`~firmware.tracking.judge.Judge`, the referee's policy in referee
+the judge (:class:`~crownhead.firmware.tracking.judge.Judge`, the referee's policy in referee
 mode, none otherwise) on everything that happens: the judge words the warnings, counts
 the offences and hands down its rulings through the follower, the bench it rules from.
 
 The buttons are routed here: ``draw``, ``resign`` (shared or per side: see
-:mod:`firmware.tracking.sides`) and ``claim`` to the session, ``clock`` to the clock, and
+:mod:`crownhead.firmware.tracking.sides`) and ``claim`` to the session, ``clock`` to the clock, and
 the board's own (``new`` sets up, ``takeback`` guides back, ``adjust``, ``force``) to
 the tracker; ``takeback`` after a resignation asks the session to take the resignation
 back instead (what a takeback means for the record is the session's, not the board
 reader's).
 
->>> from rules import WCDF, Game
->>> from firmware.tracking.tracker import Tracker
+>>> from crownhead.rules import WCDF, Game
+>>> from crownhead.firmware.tracking.tracker import Tracker
 >>> follower = Follower(Tracker(Game(None, WCDF)))
 >>> [e.kind for e in follower.press("black_draw", 0) + follower.press("white_draw", 10)]
 ['draw-offer', 'game-over']
@@ -30,7 +30,7 @@ Result(score='1/2-1/2', reason='agreement')
 
 from __future__ import annotations
 
-from firmware.events import (
+from crownhead.firmware.events import (
     BoardWarning,
     Condoned,
     Crowned,
@@ -44,13 +44,13 @@ from firmware.events import (
     Side,
     TakenBack,
 )
-from firmware.tracking.judge import Bench, BoardReading, Judge
-from firmware.tracking.session import GameSession
-from firmware.tracking.sides import side_request
-from firmware.tracking.timer import GameTimer
-from firmware.tracking.tracker import Tracker
-from rules import Color, Game, Move, Position
-from rules.game import win_for
+from crownhead.firmware.tracking.judge import Bench, BoardReading, Judge
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.sides import side_request
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.firmware.tracking.tracker import Tracker
+from crownhead.rules import Color, Game, Move, Position
+from crownhead.rules.game import win_for
 
 __all__ = ["Follower", "Bench", "Judge"]
 
@@ -59,7 +59,7 @@ class Follower:
     """The game followed on the board (see the module): ``tracker`` reads the board,
     its session keeps the game, ``judge`` (optional) rules.
 
-    The application gives it its tracker (:meth:`firmware.app.application.App.follow`,
+    The application gives it its tracker (:meth:`crownhead.firmware.app.application.App.follow`,
     the one place the tracker is replaced) and its judge (the referee in referee mode).
     """
 
@@ -83,7 +83,7 @@ class Follower:
 
     @property
     def session(self) -> GameSession:
-        """The game's session (the tracker's: see :mod:`firmware.tracking.session`)."""
+        """The game's session (the tracker's: see :mod:`crownhead.firmware.tracking.session`)."""
         return self.tracker.session
 
     @property

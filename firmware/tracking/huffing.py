@@ -1,7 +1,7 @@
 """Huffing on the board: the tracker's turn rule for ``Rules(huffing=True)``.
 
 Under the old Standard Laws a player who could jump but moved otherwise may be punished
-by the opponent, who chooses before moving (see :mod:`rules.game`). On the board:
+by the opponent, who chooses before moving (see :mod:`crownhead.rules.game`). On the board:
 
 * the move that skipped a jump is accepted as usual and followed by a ``missed-jump``
   event; while the choice is open the pieces that could have jumped show the ``huff``
@@ -9,11 +9,11 @@ by the opponent, who chooses before moving (see :mod:`rules.game`). On the board
 * **huff**: the opponent takes one of those pieces off. Once the board has stood like that
   for ``settle_ms`` (``patience_ms`` when the removal could also be the start of a capture
   of that piece, or the mover taking the piece up to correct the move), or at once when
-  the opponent goes on to move, it is a ``huff`` event (:meth:`rules.game.Game.huff`),
+  the opponent goes on to move, it is a ``huff`` event (:meth:`crownhead.rules.game.Game.huff`),
   neither a move nor a board out of sync;
 * **force the jump**: the ``force`` button, or in casual play the ``takeback`` button or
   the position before the move restored on the board, takes the move back
-  (:meth:`rules.game.Game.force_jump`): a ``force-jump`` event, the lights guide the piece
+  (:meth:`crownhead.rules.game.Game.force_jump`): a ``force-jump`` event, the lights guide the piece
   back, and then only a capture is accepted;
 * **let it stand**: the opponent simply moves.
 
@@ -21,22 +21,22 @@ In casual play a huff is taken back like a move: put the piece back (or press
 ``takeback``), a ``huff-takeback`` event. A forced jump is not taken back: the jump must
 be made.
 
-:class:`HuffingRule` is a :class:`~firmware.tracking.rule.TurnRule`: the tracker calls
+:class:`HuffingRule` is a :class:`~crownhead.firmware.tracking.rule.TurnRule`: the tracker calls
 its hooks at a few marked places and it changes the tracker only through the
-:class:`~firmware.tracking.rule.RuleHost` interface, so the English tracker reads as
+:class:`~crownhead.firmware.tracking.rule.RuleHost` interface, so the English tracker reads as
 before.
 """
 
 from __future__ import annotations
 
-from firmware.events import Event, ForcedJump, GameOver, Huffed, HuffTakenBack, MissedJump, Side
-from firmware.tracking.reading import Kind, Reading
-from firmware.tracking.roles import Role
-from firmware.tracking.rule import RuleHost, TurnRule
-from firmware.tracking.table import TurnTable
-from rules import Game, Move, Position
-from rules.game import Huff, JumpForced
-from squares import bit
+from crownhead.firmware.events import Event, ForcedJump, GameOver, Huffed, HuffTakenBack, MissedJump, Side
+from crownhead.firmware.tracking.reading import Kind, Reading
+from crownhead.firmware.tracking.roles import Role
+from crownhead.firmware.tracking.rule import RuleHost, TurnRule
+from crownhead.firmware.tracking.table import TurnTable
+from crownhead.rules import Game, Move, Position
+from crownhead.rules.game import Huff, JumpForced
+from crownhead.squares import bit
 
 __all__ = ["HUFF_ROLE", "HuffingRule"]
 

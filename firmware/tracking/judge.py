@@ -1,6 +1,6 @@
 """The judge seam: a referee policy the follower consults, declared here, below the referee.
 
-A :class:`Judge` rules on a game it does not own. The :class:`~firmware.tracking.follower.Follower`
+A :class:`Judge` rules on a game it does not own. The :class:`~crownhead.firmware.tracking.follower.Follower`
 passes it what happened (the tracker's warnings, each move the session took in, the end
 of a game, a game beginning, a claim, an offer, the clock pressed or run out) with the
 :class:`Bench` it rules from: the session (the game, read), the board as the tracker
@@ -9,7 +9,7 @@ move (a balloted opening), declare a result (a forfeit) and let an illegal move 
 (WCDF 1.26). The judge answers with events (cautions, forfeits, a draw that may be
 claimed) and keeps its own record; it holds no reference to the game, the session or the
 tracker between calls, so the session stays the one owner of the game.
-:class:`firmware.referee.arbiter.Referee` is the one judge so far: the board without a
+:class:`crownhead.firmware.referee.arbiter.Referee` is the one judge so far: the board without a
 referee has none (the follower then passes every event through as it is).
 """
 
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from firmware.events import BoardWarning, Event, GameOver, MoveMade
-from firmware.tracking.policy import TrackerSettings
-from firmware.tracking.reading import Reading
-from firmware.tracking.session import GameSession
-from rules import Color, Move, Position
+from crownhead.firmware.events import BoardWarning, Event, GameOver, MoveMade
+from crownhead.firmware.tracking.policy import TrackerSettings
+from crownhead.firmware.tracking.reading import Reading
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.rules import Color, Move, Position
 
 __all__ = ["BoardReading", "Bench", "Judge"]
 

@@ -5,11 +5,11 @@ a piece in hand and where it can go, a warning's squares, the move the board wai
 the last move and the kings. :func:`picture` adds what is true of the position at the
 start of a turn: the pieces that must capture when a capture is compulsory, and the
 engine's move when the hint button asked for one (drawn under everything the tracker
-shows but the background). The application colours the picture (``firmware.app.leds``);
+shows but the background). The application colours the picture (``crownhead.firmware.app.leds``);
 ``crownhead replay --lights`` prints it.
 
->>> from rules import WCDF, Game, Position
->>> from firmware.tracking.tracker import Tracker
+>>> from crownhead.rules import WCDF, Game, Position
+>>> from crownhead.firmware.tracking.tracker import Tracker
 >>> tracker = Tracker(Game(Position.from_fen("B:W18,32:B14,1"), WCDF))
 >>> tracker.roles.get(14), str(picture(tracker)[14])
 (None, 'must-capture')
@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 
-from firmware.tracking.roles import Role
-from firmware.tracking.tracker import Kind, Tracker
-from rules import Move, Position, Rules
+from crownhead.firmware.tracking.roles import Role
+from crownhead.firmware.tracking.tracker import Kind, Tracker
+from crownhead.rules import Move, Position, Rules
 
 __all__ = ["picture", "must_capture"]
 

@@ -1,7 +1,7 @@
 """How a settled board reads against the game: a :class:`Kind` and the moves it fits.
 
 The tracker reads every settled board into a :class:`Reading`; a turn rule
-(:mod:`firmware.tracking.rule`) may read a board its own way (a huff).
+(:mod:`crownhead.firmware.tracking.rule`) may read a board its own way (a huff).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from firmware.tracking.table import Plan
+from crownhead.firmware.tracking.table import Plan
 
 __all__ = ["COMMITTABLE", "Kind", "Reading"]
 

@@ -1,7 +1,7 @@
 """The LED roles: what a lit square tells the players, named once for every part.
 
 The tracker gives each lit square a :class:`Role`; the LED policy
-(:mod:`firmware.app.leds`) colours them, the referee hides the hints, the simulator's
+(:mod:`crownhead.firmware.app.leds`) colours them, the referee hides the hints, the simulator's
 hands do what they ask. A :class:`Role` is a string (``Role.TARGET == "target"``), so
 role maps read and print as the names in ``docs/replay.md``.
 

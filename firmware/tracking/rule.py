@@ -1,23 +1,23 @@
 """Turn rules: the hooks where the tracker asks the game's rules how to read a turn.
 
-The tracker (:mod:`firmware.tracking.tracker`) reads English draughts. Rules that add
+The tracker (:mod:`crownhead.firmware.tracking.tracker`) reads English draughts. Rules that add
 something to a turn plug in here, the way python-chess lets ``AtomicBoard`` override
 ``_push_capture``: a :class:`TurnRule` subclass overrides the hooks where its rules
 differ, and changes the tracker's state only through the :class:`RuleHost` interface
 the tracker offers it. :class:`TurnRule` itself is English draughts: no hook adds
-anything. :mod:`firmware.tracking.huffing` is the one variant so far.
+anything. :mod:`crownhead.firmware.tracking.huffing` is the one variant so far.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from firmware.events import Event
-from firmware.tracking.policy import ModePolicy, TrackerSettings
-from firmware.tracking.reading import Reading
-from firmware.tracking.session import GameSession
-from firmware.tracking.table import TurnTable
-from rules import Game, Move
+from crownhead.firmware.events import Event
+from crownhead.firmware.tracking.policy import ModePolicy, TrackerSettings
+from crownhead.firmware.tracking.reading import Reading
+from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.table import TurnTable
+from crownhead.rules import Game, Move
 
 __all__ = ["RuleHost", "TurnRule"]
 

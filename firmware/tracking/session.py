@@ -1,14 +1,14 @@
 """The game session: the one owner of the game a board follows.
 
 A :class:`GameSession` holds what the game *is*, apart from what the board shows of it:
-the record (:class:`rules.Game`), the standing draw offer, a resignation waiting for its
+the record (:class:`crownhead.rules.Game`), the standing draw offer, a resignation waiting for its
 confirmation, the result (declared, claimed, resigned or reached on the board), the
 sides whose moves are made elsewhere (held: a computer, the other end of a link), the
 position every new game of the session starts from and a saved game waiting for its
 position to be set up. It is pure: no I/O, no clock (times come in as arguments),
 deterministic.
 
-The tracker (:mod:`firmware.tracking.tracker`) reads the board and asks the session to
+The tracker (:mod:`crownhead.firmware.tracking.tracker`) reads the board and asks the session to
 commit what it read (:meth:`GameSession.play`) or what a button asked (an offer, a
 resignation, a claim); the application owns one session for the whole run and gives it
 to every tracker it follows, so nothing of the game is copied from one tracker to the
@@ -16,7 +16,7 @@ next. Whatever changes here changes :attr:`GameSession.revision`, which is how a
 (a tracker, the application's snapshot) knows its picture is out of date without
 comparing the game itself.
 
->>> from rules import BLACK, WCDF, WHITE
+>>> from crownhead.rules import BLACK, WCDF, WHITE
 >>> session = GameSession(Game(None, WCDF))
 >>> session.hold(WHITE, "the engine")
 >>> session.held, session.person
@@ -34,12 +34,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
-from firmware.gameclock import TimeControl
-from firmware.tracking.sides import RESIGN_CONFIRM_MS
-from firmware.tracking.timer import GameTimer
-from rules import Color, Game, Move, Position, Rules
-from rules.game import FORTY_MOVES_PLIES, HistoryEntry, Huff, JumpForced
+from crownhead.firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.tracking.sides import RESIGN_CONFIRM_MS
+from crownhead.firmware.tracking.timer import GameTimer
+from crownhead.rules import Color, Game, Move, Position, Rules
+from crownhead.rules.game import FORTY_MOVES_PLIES, HistoryEntry, Huff, JumpForced
 
 __all__ = ["GameSession", "claim_text"]
 
@@ -49,7 +49,7 @@ def claim_text(game: Game, reason: str | None) -> str:
     being the rule it is valid by (``repetition``, ``forty-moves``) or None: one sentence,
     the same in every mode and on every screen and record.
 
-    >>> from rules import WCDF
+    >>> from crownhead.rules import WCDF
     >>> claim_text(Game(None, WCDF), None)
     "Black claims a draw: refused, no move of Black's makes a position stand a third time, and 0 of the 80 plies of the forty-move rule have passed without a man moving or a capture; play goes on"
     >>> claim_text(Game(None, WCDF), "repetition")
@@ -151,7 +151,7 @@ class GameSession:
 
     def condone(self, move: Move) -> Position:
         """``move``, illegal, stood (WCDF 1.26: the opponent answered without objection):
-        into the record as the board shows it (:meth:`rules.game.Game.condone`), the
+        into the record as the board shows it (:meth:`crownhead.rules.game.Game.condone`), the
         game going on from there. A standing offer lapses as after any move."""
         position = self._game.condone(move)
         self._moved_on()
@@ -159,14 +159,14 @@ class GameSession:
 
     def huff(self, square: int) -> Huff:
         """Under huffing: the opponent takes off the piece on ``square``, which could have
-        jumped (:meth:`rules.game.Game.huff`). The offer lapses as after a move."""
+        jumped (:meth:`crownhead.rules.game.Game.huff`). The offer lapses as after a move."""
         entry = self._game.huff(square)
         self._moved_on()
         return entry
 
     def force_jump(self) -> JumpForced:
         """Under huffing: the move that skipped a jump is taken back and the jump is to be
-        made (:meth:`rules.game.Game.force_jump`)."""
+        made (:meth:`crownhead.rules.game.Game.force_jump`)."""
         entry = self._game.force_jump()
         self._moved_on()
         return entry
@@ -185,7 +185,7 @@ class GameSession:
         :meth:`begin` of that position resumes it rather than beginning a new game (None:
         it is given up, and the next game is a new one).
 
-        >>> from rules import WCDF
+        >>> from crownhead.rules import WCDF
         >>> saved = Game(None, WCDF); _ = saved.play_text("11-15")
         >>> session = GameSession(Game(saved.position, WCDF))   # its position, being set up
         >>> session.resume_when_set_up(saved)
@@ -334,9 +334,9 @@ class GameSession:
     def resign(self, side: Color | None, now_ms: int, *, confirmed: bool = False) -> list[Event]:
         """``side`` (None: :meth:`resigner`) resigns, once confirmed: the first request asks
         (``resign-confirm``), a second one for the same side within
-        :data:`~firmware.tracking.sides.RESIGN_CONFIRM_MS`, or a ``confirmed`` one, resigns.
+        :data:`~crownhead.firmware.tracking.sides.RESIGN_CONFIRM_MS`, or a ``confirmed`` one, resigns.
 
-        >>> from rules import BLACK, WCDF
+        >>> from crownhead.rules import BLACK, WCDF
         >>> session = GameSession(Game(None, WCDF))
         >>> [e.kind for e in session.resign(BLACK, 0)], session.resign_asked(100)
         (['resign-confirm'], (<Color.BLACK: 0>, 3000))

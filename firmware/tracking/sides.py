@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules import BLACK, WHITE, Color
+from crownhead.rules import BLACK, WHITE, Color
 
 __all__ = ["RESIGN_CONFIRM_MS", "SIDE_BUTTONS", "SideRequest", "side_request"]
 

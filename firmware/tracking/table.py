@@ -12,7 +12,7 @@ with a few integer operations per move:
   jump, in any order); for a plain move, the slide where the piece covers its start and
   its end at once.
 
->>> from rules import WCDF, Position
+>>> from crownhead.rules import WCDF, Position
 >>> table = TurnTable(Position.start(), rules=WCDF)
 >>> [str(p.move) for p in table.complete(table.occupied ^ (1 << 10) ^ (1 << 14))]
 ['11-15']
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rules import Move, Position, Rules
-from squares import bit, mask_of
+from crownhead.rules import Move, Position, Rules
+from crownhead.squares import bit, mask_of
 
 __all__ = ["Plan", "TurnTable", "ProgressView", "view_progress", "lowest_square"]
 

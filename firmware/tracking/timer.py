@@ -1,20 +1,20 @@
 """The game clock as a board runs it: one set of rules for every timed game.
 
-A :class:`~firmware.gameclock.GameClock` counts the time; :class:`GameTimer` adds what
-a board does with it, the same in a refereed game (:mod:`firmware.referee.arbiter`) and
-in a two-player or computer game (:mod:`firmware.app.timing`, which also saves it): the
+A :class:`~crownhead.firmware.gameclock.GameClock` counts the time; :class:`GameTimer` adds what
+a board does with it, the same in a refereed game (:mod:`crownhead.firmware.referee.arbiter`) and
+in a two-player or computer game (:mod:`crownhead.firmware.app.timing`, which also saves it): the
 side to move's time starts with its first lift or a ``clock`` press, the clock switches
 when the board accepts a move, the ``clock`` press pauses and resumes it, a takeback gives
 the move's increment back, a reopened game waits for the side to move, the end of the
 game stops it, and a flag falls once. Its state is one
-:class:`~firmware.events.clock.ClockState`, its events ``clock`` reports. It keeps each
+:class:`~crownhead.firmware.events.clock.ClockState`, its events ``clock`` reports. It keeps each
 move's clock (:attr:`GameTimer.times`: the one place the game's record and the referee's
 read them from; a resumed game's earlier moves are recalled from its record,
 :meth:`GameTimer.recall`), and in a game far apart takes the other board's measure of
 that board's side's moves (:meth:`GameTimer.tell`).
 
->>> from rules import WCDF, Game
->>> from firmware.gameclock import TimeControl
+>>> from crownhead.rules import WCDF, Game
+>>> from crownhead.firmware.gameclock import TimeControl
 >>> timer = GameTimer(TimeControl.parse("60"))
 >>> timer.begin(Game(None, WCDF), 0)[0].to_json()
 {'t': 0, 'event': 'clock', 'black': 60000, 'white': 60000, 'running': ''}
@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from firmware.events import ClockReport, ClockState, Event, Side
-from firmware.gameclock import GameClock, TimeControl
-from rules import BLACK, WHITE, Color, Game
+from crownhead.firmware.events import ClockReport, ClockState, Event, Side
+from crownhead.firmware.gameclock import GameClock, TimeControl
+from crownhead.rules import BLACK, WHITE, Color, Game
 
 __all__ = ["GameTimer"]
 
@@ -102,8 +102,8 @@ class GameTimer:
         used), for ``game``'s moves: a game resumed after a power cut, after
         :meth:`resume` (which goes on with the time left). The clock's own win.
 
-        >>> from rules import WCDF, Game
-        >>> from firmware.gameclock import TimeControl
+        >>> from crownhead.rules import WCDF, Game
+        >>> from crownhead.firmware.gameclock import TimeControl
         >>> game = Game(None, WCDF); _ = game.play_text("11-15")
         >>> timer = GameTimer(TimeControl.parse("10"))
         >>> timer.recall({1: (598_000, 2_000), 2: (597_000, 3_000)}, game)
@@ -193,8 +193,8 @@ class GameTimer:
         made here its time left and time used are these, not this board's, so that both
         boards keep one record. Only the last few are kept (a board far behind).
 
-        >>> from rules import WCDF, Game
-        >>> from firmware.gameclock import TimeControl
+        >>> from crownhead.rules import WCDF, Game
+        >>> from crownhead.firmware.gameclock import TimeControl
         >>> timer, game = GameTimer(TimeControl.parse("10")), Game(None, WCDF)
         >>> _ = timer.begin(game, 0); _ = timer.lifted(game, 0)
         >>> timer.tell(BLACK, 1, 598_000, 2_000)    # Black's board: 2 s
@@ -230,7 +230,7 @@ class GameTimer:
         return self.clock.flag_due()
 
     def state(self, now: int) -> ClockState:
-        """The clock as shown now (see :class:`~firmware.events.clock.ClockState`)."""
+        """The clock as shown now (see :class:`~crownhead.firmware.events.clock.ClockState`)."""
         times = self.clock.snapshot(now)
         waiting = self.waiting and not self.clock.stopped
         running = self._turn if waiting else self.clock.running

@@ -3,7 +3,7 @@
 The board senses only *whether* a square is occupied. The tracker knows *what* stands
 where because it has followed every move from a known position: identity comes from
 history, never from the sensors. For the position to move it precomputes the occupancy
-patterns of every legal move (:mod:`firmware.tracking.table`) and reads each settled
+patterns of every legal move (:mod:`crownhead.firmware.tracking.table`) and reads each settled
 board against them:
 
 * the board of the position itself: nothing happened, or a piece was put back;
@@ -20,8 +20,8 @@ board against them:
 
 It is pure and deterministic: time comes in as arguments, nothing reads a clock.
 
->>> from rules import WCDF, Game
->>> from squares import bit
+>>> from crownhead.rules import WCDF, Game
+>>> from crownhead.squares import bit
 >>> tracker = Tracker(Game(None, WCDF))
 >>> board = tracker.position.occupied
 >>> tracker.update(board & ~bit(11), 1000)          # Black lifts the man on 11
@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from firmware.events import (
+from crownhead.firmware.events import (
     BoardWarning,
     Crowned,
     Event,
@@ -50,15 +50,15 @@ from firmware.events import (
     WARNING_CODES,
     Side,
 )
-from firmware.tracking.huffing import HuffingRule
-from firmware.tracking.policy import MODES, ModePolicy, TrackerSettings
-from firmware.tracking.reading import COMMITTABLE, Kind, Reading
-from firmware.tracking.roles import HINT_ROLES, ROLES, Role
-from firmware.tracking.rule import TurnRule
-from firmware.tracking.session import GameSession, claim_text
-from firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
-from rules import Color, Game, Move, Position
-from squares import bit, iter_squares, squares_of
+from crownhead.firmware.tracking.huffing import HuffingRule
+from crownhead.firmware.tracking.policy import MODES, ModePolicy, TrackerSettings
+from crownhead.firmware.tracking.reading import COMMITTABLE, Kind, Reading
+from crownhead.firmware.tracking.roles import HINT_ROLES, ROLES, Role
+from crownhead.firmware.tracking.rule import TurnRule
+from crownhead.firmware.tracking.session import GameSession, claim_text
+from crownhead.firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
+from crownhead.rules import Color, Game, Move, Position
+from crownhead.squares import bit, iter_squares, squares_of
 
 __all__ = [
     "Tracker",
@@ -151,8 +151,8 @@ def _wrong_move_message(start: int, end: int, name: str, same: list[Plan], taken
     message names the legal move that explains most of ``taken`` and the pieces it does
     not take.
 
-    >>> from firmware.tracking.table import TurnTable
-    >>> from rules import WCDF, Position
+    >>> from crownhead.firmware.tracking.table import TurnTable
+    >>> from crownhead.rules import WCDF, Position
     >>> table = TurnTable(Position.from_fen("B:W6,7,14,15,16,30:BK2"), rules=WCDF)
     >>> same = [p for p in table.plans if p.move.end == 20]   # 2x11x20 and 2x9x18x11x20
     >>> _wrong_move_message(2, 20, "king", same, bit(7) | bit(30))
@@ -195,7 +195,7 @@ def _out_of_turn(position: Position, fill: list[int], empty: list[int]) -> str |
     ``position`` by one piece of the side not to move gone from ``fill`` to ``empty``
     (a move out of turn), else None.
 
-    >>> from rules import WCDF
+    >>> from crownhead.rules import WCDF
     >>> _out_of_turn(Position.start().apply(Position.start().moves_matching("11-15", WCDF)[0], WCDF), [9], [14])
     "it is White's turn: put the man back on 9"
     """
@@ -220,7 +220,7 @@ class Tracker:
 
     ``game`` is the game the board shows now (its position is taken to stand on the
     board unless ``board`` gives the occupancy actually read), or the
-    :class:`~firmware.tracking.session.GameSession` that owns it: the tracker reads the
+    :class:`~crownhead.firmware.tracking.session.GameSession` that owns it: the tracker reads the
     board against the session's game and asks the session to commit what it reads (a
     move, a takeback, a new game set up); the session keeps the game, the offers, the
     result and the held sides (a tracker made from a bare game makes a session of its
@@ -228,7 +228,7 @@ class Tracker:
     :meth:`update` after every accepted sensor change and :meth:`tick` when
     :meth:`next_deadline` comes; each returns the events that happened (moves, warnings
     with their squares). The buttons reach it through the follower
-    (:mod:`firmware.tracking.follower`), which passes it the board's own.
+    (:mod:`crownhead.firmware.tracking.follower`), which passes it the board's own.
     """
 
     def __init__(
@@ -245,7 +245,7 @@ class Tracker:
             mode = MODES[mode]
         self.settings = settings
         self.policy: ModePolicy = mode
-        #: The game and everything decided about it (see :mod:`firmware.tracking.session`).
+        #: The game and everything decided about it (see :mod:`crownhead.firmware.tracking.session`).
         self.session = game if isinstance(game, GameSession) else GameSession(game)
         game = self.session.game
         # The session's revision this tracker's reading is up to date with (see _sync).
@@ -340,7 +340,7 @@ class Tracker:
     def version(self) -> int:
         """Changes whenever what this tracker reads or shows may have: the board, its
         reading, the warnings, the roles (the game's own changes are the session's
-        :attr:`~firmware.tracking.session.GameSession.revision`)."""
+        :attr:`~crownhead.firmware.tracking.session.GameSession.revision`)."""
         self._sync()
         return self._version
 
@@ -492,7 +492,7 @@ class Tracker:
         """A hand pressed a button at ``now_ms``: the timers due run, and what stands on the
         board is read as of now (a warning about it waits its time again).
 
-        The buttons themselves are the follower's to route (:mod:`firmware.tracking.follower`):
+        The buttons themselves are the follower's to route (:mod:`crownhead.firmware.tracking.follower`):
         the game's (a draw, a resignation, a claim) go to the session; the board's own call
         :meth:`new_game`, :meth:`take_back`, :meth:`adjust` and :meth:`force`.
         """

@@ -1,7 +1,7 @@
 """The one module of the voice that reads the application: events and the game, as utterances.
 
 :class:`Narrator` hears every event (the tracker's, the referee's, the clock's, the
-application's) and says what it means as :class:`~firmware.voice.utterance.Utterance`
+application's) and says what it means as :class:`~crownhead.firmware.voice.utterance.Utterance`
 values. The game it speaks of is the one it is shown (:meth:`Narrator.see`): the
 board's snapshot after each step that changed it, or in a replay the game as the
 replayed board left it (:class:`Seen`). It keeps no game of its own: a move it hears is
@@ -16,8 +16,8 @@ twice: the last five moves; long: the position).
 The catalogue, the queue and the speaker know nothing of events: when the events
 change shape, only this module does.
 
->>> from firmware.events import MoveMade
->>> from rules import WCDF, Game
+>>> from crownhead.firmware.events import MoveMade
+>>> from crownhead.rules import WCDF, Game
 >>> game = Game(Position.start(WCDF), WCDF)
 >>> narrator = Narrator(Seen.of(game))
 >>> _ = game.play_text("11-15")
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from firmware.events import (
+from crownhead.firmware.events import (
     Alert,
     BallotDrawn,
     BoardWarning,
@@ -70,17 +70,17 @@ from firmware.events import (
     Side,
     TakenBack,
 )
-from firmware.app.snapshot import Snapshot
-from firmware.events import ClockState
-from firmware.voice.catalogue import Sentence
-from firmware.voice.phrases import Phrasebook
-from firmware.voice.utterance import Utterance
-from hal.buttons import ButtonEvent
-from rules import Color, Game, Move, Position, Rules
+from crownhead.firmware.app.snapshot import Snapshot
+from crownhead.firmware.events import ClockState
+from crownhead.firmware.voice.catalogue import Sentence
+from crownhead.firmware.voice.phrases import Phrasebook
+from crownhead.firmware.voice.utterance import Utterance
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.rules import Color, Game, Move, Position, Rules
 
 if TYPE_CHECKING:
-    from firmware.app.outputs import Output
-    from firmware.voice.speaker import Speaker
+    from crownhead.firmware.app.outputs import Output
+    from crownhead.firmware.voice.speaker import Speaker
 
 __all__ = [
     "Narrator",
@@ -126,7 +126,7 @@ def _move_utterance(kind: str, side: str, path: tuple[int, ...], captures: tuple
 
 
 class GameShown(Protocol):
-    """The game as the narrator is shown it: the board's :class:`~firmware.app.snapshot.Snapshot`
+    """The game as the narrator is shown it: the board's :class:`~crownhead.firmware.app.snapshot.Snapshot`
     is one, a replay's :class:`Seen` another."""
 
     @property
@@ -505,7 +505,7 @@ class _Clock(Protocol):
 
 class BoardVoice:
     """The voice of a running board: its events said, its ``speak`` button answered; one
-    of its outputs (:class:`~firmware.app.outputs.Output`: it hears each step's snapshot,
+    of its outputs (:class:`~crownhead.firmware.app.outputs.Output`: it hears each step's snapshot,
     then its events).
 
     ``speaker`` is None where no engine could be opened (or none is wanted: a page's

@@ -1,6 +1,6 @@
 """The sentences in each language: one catalogue a language, ``firmware/voice/lang/*.toml``.
 
-A catalogue holds every phrase the board says, keyed as :class:`~firmware.voice.utterance.Utterance`
+A catalogue holds every phrase the board says, keyed as :class:`~crownhead.firmware.voice.utterance.Utterance`
 keys are, with ``{name:spec}`` places for the arguments; the spec says how a value is
 said: ``sq`` a square, ``list`` squares ("18 and 11"), ``path`` a jump's landings
 ("15, then 8"), ``side`` Black or White, ``word`` a code looked up as ``name.value``
@@ -14,7 +14,7 @@ Squares are said as the players of the language say them: numbers 1-32 in most, 
 algebraic names (c3) in Russian, where books write them so; the written ``text`` keeps
 c3 and the ``spoken`` form spells the letter as the language names it.
 
->>> from firmware.voice.utterance import Utterance
+>>> from crownhead.firmware.voice.utterance import Utterance
 >>> en = load_catalogue("en")
 >>> en.render(Utterance.of("move", "jump", side="white", start=22, end=15, captures=(18,))).text
 'White jumps from 22 to 15, taking 18.'
@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
-from firmware.voice.utterance import Arg, Utterance
-from rules import square_name
+from crownhead.firmware.voice.utterance import Arg, Utterance
+from crownhead.rules import square_name
 
 __all__ = ["LANGUAGES", "Catalogue", "CatalogueError", "Sentence", "load_catalogue", "language_of"]
 
@@ -258,7 +258,12 @@ def check_against(catalogue: Catalogue, reference: Catalogue) -> None:
 
 
 def read_catalogue_text(code: str) -> str:
-    return resources.files("firmware.voice").joinpath("lang").joinpath(f"{code}.toml").read_text(encoding="utf-8")
+    return (
+        resources.files("crownhead.firmware.voice")
+        .joinpath("lang")
+        .joinpath(f"{code}.toml")
+        .read_text(encoding="utf-8")
+    )
 
 
 @cache

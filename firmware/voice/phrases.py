@@ -1,6 +1,6 @@
 """Utterances put into the listener's language, and only those the settings let through.
 
->>> from firmware.voice.utterance import Utterance
+>>> from crownhead.firmware.voice.utterance import Utterance
 >>> book = Phrasebook("en", white_language="de", speak="all")
 >>> [s.text for s in book.sentences([Utterance.of("move", "move", side="white", start=22, end=18),
 ...                                  Utterance.of("move", "move", side="black", start=11, end=15)])]
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from firmware.voice.catalogue import Sentence, language_of, load_catalogue
-from firmware.voice.utterance import Utterance, spoken_kinds
+from crownhead.firmware.voice.catalogue import Sentence, language_of, load_catalogue
+from crownhead.firmware.voice.utterance import Utterance, spoken_kinds
 
 __all__ = ["Phrasebook"]
 

@@ -1,7 +1,7 @@
 """The ``[voice]`` configuration section: whether the board speaks, in which language, how.
 
 Light on purpose: the configuration loader names this module (see
-:data:`firmware.config.BUILTIN_SECTIONS`), so it imports nothing of the voice itself.
+:data:`crownhead.firmware.config.BUILTIN_SECTIONS`), so it imports nothing of the voice itself.
 
 >>> VoiceConfig(enabled=True, white_language="de").language_for("white")
 'de'
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware.config import FieldError, config_section
-from firmware.voice.utterance import SPEAK_CHOICES
+from crownhead.firmware.config import FieldError, config_section
+from crownhead.firmware.voice.utterance import SPEAK_CHOICES
 
 __all__ = ["VoiceConfig", "ENGINES"]
 

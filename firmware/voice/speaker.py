@@ -1,10 +1,10 @@
 """Speaking sentences without holding up the board: a worker thread, ALSA, WAV files.
 
-:class:`Speaker` takes :class:`~firmware.voice.catalogue.Sentence` values from the main
+:class:`Speaker` takes :class:`~crownhead.firmware.voice.catalogue.Sentence` values from the main
 loop (:meth:`Speaker.say` queues and returns at once), and a thread of its own has the
 engine write each as a WAV file and plays it with ``aplay`` (:class:`Aplay`, ALSA, the
 Pi's audio; the buzzer stays for beeps). A warning queued while chatter is spoken stops
-that playback (see :mod:`firmware.voice.queue`). A failing engine or sound card is
+that playback (see :mod:`crownhead.firmware.voice.queue`). A failing engine or sound card is
 reported once through :meth:`Speaker.poll` and the sentence is lost, never the game.
 
 :class:`SentenceRecorder` writes every sentence as a WAV file and a line of
@@ -24,9 +24,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from firmware.voice.catalogue import Sentence, load_catalogue
-from firmware.voice.engine import Engine, SpeechUnavailable, VoiceSettings, open_engine
-from firmware.voice.queue import SpeechQueue
+from crownhead.firmware.voice.catalogue import Sentence, load_catalogue
+from crownhead.firmware.voice.engine import Engine, SpeechUnavailable, VoiceSettings, open_engine
+from crownhead.firmware.voice.queue import SpeechQueue
 
 __all__ = ["Aplay", "Output", "Speaker", "SentenceRecorder", "open_speaker", "voice_name"]
 

@@ -2,7 +2,7 @@
 
 An utterance is a catalogue key and its arguments, with the kind of thing it is (a
 move, a warning...), which decides how urgent it is and whether the settings let it be
-spoken. Only :mod:`firmware.voice.adapter` makes them from the application's events;
+spoken. Only :mod:`crownhead.firmware.voice.adapter` makes them from the application's events;
 the catalogue, the queue and the speaker know nothing else about the game.
 
 >>> u = Utterance.of("move", "move", side="black", start=11, end=15)

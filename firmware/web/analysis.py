@@ -1,4 +1,4 @@
-"""The engine's live analysis on the board's pages (see :mod:`firmware.app.analysis`).
+"""The engine's live analysis on the board's pages (see :mod:`crownhead.firmware.app.analysis`).
 
 :class:`AnalysisFeed` is one more output of the board: it hears each step's snapshot and,
 when the analysis in it changed (a deeper depth, a new position, on or off), sends every
@@ -30,10 +30,10 @@ from concurrent.futures import Future
 from collections.abc import Callable
 from typing import Any, Protocol, TypeGuard
 
-from firmware.app.snapshot import Snapshot
-from firmware.events import Event
-from firmware.link.protocol import encode_message
-from firmware.web.bridge import PageHub
+from crownhead.firmware.app.snapshot import Snapshot
+from crownhead.firmware.events import Event
+from crownhead.firmware.link.protocol import encode_message
+from crownhead.firmware.web.bridge import PageHub
 
 __all__ = ["AnalysingBoard", "AnalysisFeed", "MAX_ASKED", "analysing_board"]
 

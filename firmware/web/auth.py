@@ -13,7 +13,7 @@ the first, then one line a minute at most with how many came from how many addre
 A good PIN gives a session: a random token in an ``HttpOnly``, ``SameSite=Strict``
 cookie. Time comes from an injected clock (milliseconds).
 
->>> from hal.clock import VirtualClock
+>>> from crownhead.hal.clock import VirtualClock
 >>> clock = VirtualClock()
 >>> gate = Gate("2468", clock)
 >>> gate.login("1.2.3.4", "1111")
@@ -33,7 +33,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from pathlib import Path
 
-from hal.clock import Clock
+from crownhead.hal.clock import Clock
 
 __all__ = [
     "Gate",
@@ -62,7 +62,7 @@ MAX_CLIENTS = 1024
 GLOBAL_TRIES = 10
 GLOBAL_WINDOW_MS = 60_000
 LOCKOUT_MS = 5 * 60_000
-#: The alert code of a lockout (:data:`firmware.events.ALERT_CODES`).
+#: The alert code of a lockout (:data:`crownhead.firmware.events.ALERT_CODES`).
 LOCKOUT = "pin-guessing"
 #: How often at most a line tells of wrong tries (the first is told at once).
 LOG_EVERY_MS = 60_000

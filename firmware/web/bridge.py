@@ -1,6 +1,6 @@
 """The main loop's side of the web server: many pages, one link.
 
-A page is one more end of the host link (:class:`~firmware.link.host.Link`): it sends
+A page is one more end of the host link (:class:`~crownhead.firmware.link.host.Link`): it sends
 the link's text commands and gets the link's JSON lines, over a WebSocket instead of a
 serial line. :class:`WebLink` *is* a link (the same dispatcher, the same replies and
 errors, the same events), with a :class:`PageHub` for a transport that carries many
@@ -51,15 +51,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
-from firmware.app.snapshot import Snapshot
-from firmware.events import Alert, Event
-from firmware.link.board import LinkedBoard, SimHands
-from firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
-from firmware.link.policy import LinkPolicy
-from firmware.link.transport import Transport
-from firmware.link.settings import LinkConfig
-from firmware.link.protocol import MAX_LINE, Command, LineReader, LinkError, PeerMessage, encode_message, parse_line
-from hal.clock import Clock
+from crownhead.firmware.app.snapshot import Snapshot
+from crownhead.firmware.events import Alert, Event
+from crownhead.firmware.link.board import LinkedBoard, SimHands
+from crownhead.firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
+from crownhead.firmware.link.policy import LinkPolicy
+from crownhead.firmware.link.transport import Transport
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.protocol import (
+    MAX_LINE,
+    Command,
+    LineReader,
+    LinkError,
+    PeerMessage,
+    encode_message,
+    parse_line,
+)
+from crownhead.hal.clock import Clock
 
 __all__ = [
     "PageHub",
@@ -114,7 +122,7 @@ class Page:
 
 
 class PageHub:
-    """The link transport for many pages (duck-typed like :class:`~firmware.link.transport.LineTransport`).
+    """The link transport for many pages (duck-typed like :class:`~crownhead.firmware.link.transport.LineTransport`).
 
     The server thread calls :meth:`join`, :meth:`leave`, :meth:`put`, :meth:`ask`,
     :meth:`take` and :meth:`woken`; the main loop (through the link) :meth:`take_fresh`,
@@ -442,7 +450,7 @@ class PageHub:
     def alert(self, code: str, message: str) -> None:
         """(The server's thread) Tell the people at the board ``message`` (the link says it
         in its next step, as an ``alert`` event with ``code``, one of
-        :data:`~firmware.events.ALERT_CODES`: terminal, pages, display)."""
+        :data:`~crownhead.firmware.events.ALERT_CODES`: terminal, pages, display)."""
         with self._lock:
             self._alerts.append((code, message))
         self.wake_board()
@@ -763,7 +771,7 @@ class SimPieces(Protocol):
 
 class PageBoard(Protocol):
     """What the pages' link needs of the application besides the link's own side of it
-    (:class:`~firmware.link.board.LinkedBoard`): its clock, the step's snapshot, being
+    (:class:`~crownhead.firmware.link.board.LinkedBoard`): its clock, the step's snapshot, being
     woken and asked for a step (an idle board need not look every 10 ms), its steps and
     hardware for the status page. The application (``App``) is one; the link reads the
     game from the snapshot and the link's interface, never from the application's parts."""

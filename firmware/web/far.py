@@ -1,9 +1,9 @@
 """Games far apart on the board's page: invite another board, join its game, leave it
 (docs/remote.md#from-the-boards-page).
 
-The board's games far apart are another package's (:mod:`firmware.remote`, above this
+The board's games far apart are another package's (:mod:`crownhead.firmware.remote`, above this
 one): the server knows them by the protocol :class:`FarRequests` (``crownhead run`` hands it
-:class:`firmware.remote.page.FarDesk`). :class:`FarFeed` is a source of the main loop
+:class:`crownhead.firmware.remote.page.FarDesk`). :class:`FarFeed` is a source of the main loop
 that tells every page, with one ``far`` line, when their state changed; a page that may
 command the board then asks ``GET /api/far`` for it (the invitation's code is for those
 with the PIN only, so the line carries no more than the state), makes its requests with
@@ -19,9 +19,9 @@ import logging
 from concurrent.futures import Future
 from typing import Any, Protocol
 
-from firmware.events import Event
-from firmware.link.protocol import encode_message
-from firmware.web.bridge import PageHub
+from crownhead.firmware.events import Event
+from crownhead.firmware.link.protocol import encode_message
+from crownhead.firmware.web.bridge import PageHub
 
 __all__ = ["ANSWER_S", "FarFeed", "FarRequests", "MAX_BODY", "MAX_LINK", "REQUESTS", "qr_svg", "request_of"]
 

@@ -1,7 +1,7 @@
 """The HTTP and WebSocket server, in a thread of its own beside the board's main loop.
 
 Starlette on uvicorn (pure Python: nothing to compile on a Pi), one asyncio loop in one
-daemon thread. It talks to the main loop only through the :class:`~firmware.web.bridge.PageHub`
+daemon thread. It talks to the main loop only through the :class:`~crownhead.firmware.web.bridge.PageHub`
 (bounded queues) and never touches the game: the page's commands are the host link's,
 answered by the main loop, or here when they need no board (garbage, ``help``, and the
 main loop's own answers kept until the board changes: see the hub); ``/api/state`` and
@@ -15,8 +15,8 @@ anyone on this machine may watch and command; otherwise commands need a session 
 with the PIN (``POST /api/login``), and watching does too unless ``public_view``. Every
 request must name this server as its ``Host`` (its address, its names, ``web.hosts``:
 no DNS rebinding), a WebSocket must come from a page of this server (``Origin``), and
-wrong PINs are limited per address and in all (:class:`~firmware.web.auth.Gate`). The
-connections held are bounded (:mod:`firmware.pages.serving`): no client can take the
+wrong PINs are limited per address and in all (:class:`~crownhead.firmware.web.auth.Gate`). The
+connections held are bounded (:mod:`crownhead.firmware.pages.serving`): no client can take the
 descriptors the board needs to save its games.
 """
 
@@ -44,19 +44,26 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from firmware.diagram import board_svg
-from firmware.files import parse_json
-from firmware.pages import SECURITY_HEADERS, fill_shell
-from firmware.pages.serving import Connections, Limits, bounded_server, client_key, listening_socket, stop_server
-from firmware.redact import redacted
-from firmware.web.analysis import AnalysisFeed, analysing_board
-from firmware.web.auth import COOKIE, SESSION_MS, Gate
-from firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, qr_svg, request_of
-from firmware.web.bridge import PageHub, WebLink
-from firmware.web.settings import host_name, is_loopback, same_address
+from crownhead.firmware.diagram import board_svg
+from crownhead.firmware.files import parse_json
+from crownhead.firmware.pages import SECURITY_HEADERS, fill_shell
+from crownhead.firmware.pages.serving import (
+    Connections,
+    Limits,
+    bounded_server,
+    client_key,
+    listening_socket,
+    stop_server,
+)
+from crownhead.firmware.redact import redacted
+from crownhead.firmware.web.analysis import AnalysisFeed, analysing_board
+from crownhead.firmware.web.auth import COOKIE, SESSION_MS, Gate
+from crownhead.firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, qr_svg, request_of
+from crownhead.firmware.web.bridge import PageHub, WebLink
+from crownhead.firmware.web.settings import host_name, is_loopback, same_address
 
 if TYPE_CHECKING:
-    from rules import Move, Position, Rules
+    from crownhead.rules import Move, Position, Rules
 
 __all__ = ["WebServer", "ServerError", "page_html", "phone_html"]
 
@@ -90,11 +97,11 @@ class ServerError(RuntimeError):
 
 
 def _static(name: str) -> bytes:
-    return resources.files("firmware.web").joinpath("static", name).read_bytes()
+    return resources.files("crownhead.firmware.web").joinpath("static", name).read_bytes()
 
 
 def page_html(colours: dict[str, tuple[int, int, int]] | None = None, *, shell: str = "index.html") -> str:
-    """The page: the HTML shell with the board drawn by :func:`~firmware.diagram.board_svg`
+    """The page: the HTML shell with the board drawn by :func:`~crownhead.firmware.diagram.board_svg`
     and, in ``<template>`` elements, every piece and role mark the script draws with."""
     return fill_shell(_static(shell).decode("utf-8"), colours)
 
@@ -118,8 +125,8 @@ class WebServer:
     messages a page may send a second, and at once. ``state_dir``: where the last
     self-test's result is kept (shown by the status page). ``limits``: the connections
     held at once, in all and from one client, and how long one may take to send a
-    request (:class:`~firmware.pages.serving.Limits`). The engine's live analysis goes to
-    the pages by an :class:`~firmware.web.analysis.AnalysisFeed` attached to the link's
+    request (:class:`~crownhead.firmware.pages.serving.Limits`). The engine's live analysis goes to
+    the pages by an :class:`~crownhead.firmware.web.analysis.AnalysisFeed` attached to the link's
     application here.
     """
 
@@ -143,7 +150,7 @@ class WebServer:
         phone: str | None = None,
         far: FarRequests | None = None,
     ) -> None:
-        from hal.clock import MonotonicClock
+        from crownhead.hal.clock import MonotonicClock
 
         self.link = link
         self.hub: PageHub = link.hub
@@ -193,7 +200,7 @@ class WebServer:
         if analysing_board(link.board):
             self.analysis = AnalysisFeed(self.hub)
             self.analysis.attach(link.board)
-        #: The board's games far apart (invite, join, leave: :mod:`firmware.web.far`), or None.
+        #: The board's games far apart (invite, join, leave: :mod:`crownhead.firmware.web.far`), or None.
         self.far = far
         if far is not None and link.board is not None:
             FarFeed(self.hub, far).attach(link.board)
@@ -492,7 +499,7 @@ class WebServer:
     def game_json(self, path: Path) -> dict[str, Any]:
         """A game for the page's replay: its tags, its moves in PDN and the position
         after each (the page draws those, it does not play checkers)."""
-        from rules.pdn import read_game
+        from crownhead.rules.pdn import read_game
 
         game = read_game(path.read_bytes(), path.name)
         if game is None:
@@ -511,7 +518,7 @@ class WebServer:
         """The game in progress as the board last saved it (``current.json``, written at
         every move before anyone hears of it), in :meth:`game_json`'s shape, for the
         page's move list; None without one."""
-        from firmware.storage.store import StoreError
+        from crownhead.firmware.storage.store import StoreError
 
         if self.store is None:
             return None
@@ -529,7 +536,7 @@ class WebServer:
         """The last self-test for the status page: ``state`` "passed" or "failed" (with its
         time, backend, lines and faults), "never run", or "unreadable" (the problem is
         logged, once per problem: the page goes on)."""
-        from firmware.storage.selftest import SelftestFileError, load_selftest
+        from crownhead.firmware.storage.selftest import SelftestFileError, load_selftest
 
         if self.state_dir is None:
             return {"state": "never run"}
@@ -559,7 +566,7 @@ class WebServer:
 
     def config_view(self) -> dict[str, Any]:
         """The configuration in force, for reading: no secret shown (the PIN, passwords,
-        a URL's password: :func:`firmware.redact.redacted`)."""
+        a URL's password: :func:`crownhead.firmware.redact.redacted`)."""
         if self.config is None:
             return {}
         out: dict[str, Any] = {}
@@ -572,7 +579,7 @@ class WebServer:
 def _positions(start: Position, moves: Iterable[Move], rules: Rules) -> tuple[list[str], list[str]]:
     """The moves in PDN (numbered as the board writes them) and the FEN before the first
     and after each."""
-    from rules.pdn import move_text
+    from crownhead.rules.pdn import move_text
 
     position = start
     fens = [position.fen()]
@@ -678,7 +685,7 @@ async def _run_review(path: Path, state_dir: Path | None) -> tuple[dict[str, Any
     import shutil
     import sys
 
-    command = [sys.executable, "-m", "firmware.cli", "review", str(path), "--json"]
+    command = [sys.executable, "-m", "crownhead.firmware.cli", "review", str(path), "--json"]
     if state_dir is not None:
         command += ["--state-dir", str(state_dir)]
     nice = shutil.which("nice")
@@ -703,7 +710,7 @@ async def _run_review(path: Path, state_dir: Path | None) -> tuple[dict[str, Any
 
 
 async def _analysis(request: Request) -> Response:
-    """The live analysis (see :mod:`firmware.web.analysis`): ``GET`` its last state;
+    """The live analysis (see :mod:`crownhead.firmware.web.analysis`): ``GET`` its last state;
     ``POST {"on": true|false}`` turns it on or off, for a page that may command the board,
     and answers the new state (``why`` says why it stays off)."""
     server = _server(request)
@@ -744,7 +751,7 @@ async def _analysis(request: Request) -> Response:
 
 
 async def _far(request: Request) -> Response:
-    """The board's games far apart (see :mod:`firmware.web.far`): ``GET`` their state;
+    """The board's games far apart (see :mod:`crownhead.firmware.web.far`): ``GET`` their state;
     ``POST`` a request (invite, join, cancel, leave), answered by the main loop with the
     new state, or refused (409) in words. Both for a page that may command the board:
     an invitation's code lets another board in."""
@@ -800,7 +807,7 @@ async def _far_qr(request: Request) -> Response:
         svg = qr_svg(str(link))
     except ModuleNotFoundError:
         return PlainTextResponse(
-            "the QR code needs segno: pip install 'crownhead[web]' (in a checkout: pip install -e '.[web]')",
+            "the QR code needs segno, which this board has not: install the board's 'web' extra (docs/install.md)",
             status_code=501,
         )
     except ValueError as exc:
@@ -998,8 +1005,8 @@ def _game_sheet(request: Request) -> Response:
     paper = request.query_params.get("paper", "letter")
     if paper not in ("letter", "a4"):
         return PlainTextResponse("paper is letter or a4", status_code=400)
-    from firmware.sheets.files import SheetError, sheets_from_pdn
-    from rules.pdn import UNTAGGED
+    from crownhead.firmware.sheets.files import SheetError, sheets_from_pdn
+    from crownhead.rules.pdn import UNTAGGED
 
     try:
         # A kept game names its game type but for English checkers (the standard's default).
@@ -1029,8 +1036,8 @@ def _diagram(request: Request) -> Response:
     server = _server(request)
     if not server.may_view(request):
         return _forbidden()
-    from rules import WCDF, Position
-    from rules.variants import numeric_fen
+    from crownhead.rules import WCDF, Position
+    from crownhead.rules.variants import numeric_fen
 
     fen = request.query_params.get("fen", "")
     if len(fen) > 400:

@@ -15,7 +15,7 @@ import re
 import socket
 from dataclasses import dataclass
 
-from firmware.config import FieldError, config_section
+from crownhead.firmware.config import FieldError, config_section
 
 __all__ = ["WebConfig", "parse_listen", "is_loopback", "host_name", "same_address", "page_urls", "DEFAULT_HOST"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from squares import square_to_cell
+from crownhead.squares import square_to_cell
 
 __all__ = ["BoardGeometry", "DEFAULT_SQUARE_MM", "SQUARE_MM_RANGE"]
 

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from firmware.files import atomic_write
-from firmware.wiring.geometry import BoardGeometry
+from crownhead.firmware.files import atomic_write
+from crownhead.firmware.wiring.geometry import BoardGeometry
 
 __all__ = ["build_files", "write_all", "check_all"]
 
@@ -25,11 +25,11 @@ def _led_chain(option: str) -> tuple[str, str]:
     """How the LED chain runs for ``option``: the Pico firmware's table, or the Pi's
     configuration defaults."""
     if option == "pico":
-        from firmware.mcu import load_firmware
+        from crownhead.firmware.mcu import load_firmware
 
         fw = load_firmware()
         return fw.LED_MAP, fw.LED_ORIGIN
-    from firmware.config import default_config
+    from crownhead.firmware.config import default_config
 
     lights = default_config().lights
     return (lights.map if isinstance(lights.map, str) else "row-major"), lights.origin
@@ -37,7 +37,7 @@ def _led_chain(option: str) -> tuple[str, str]:
 
 def build_files(g: BoardGeometry) -> dict[str, Callable[[], bytes]]:
     """File name -> a function making its bytes, in the order they are written."""
-    from firmware.wiring import plans, schematic, template
+    from crownhead.firmware.wiring import plans, schematic, template
 
     files: dict[str, Callable[[], bytes]] = {}
     for option in schematic.OPTIONS:
@@ -55,7 +55,7 @@ def build_files(g: BoardGeometry) -> dict[str, Callable[[], bytes]]:
 
 
 def _cable_plan(option: str, g: BoardGeometry, led_map: str, origin: str) -> bytes:
-    from firmware.wiring import plans
+    from crownhead.firmware.wiring import plans
 
     return plans.cable_plan(option, g, led_map=led_map, origin=origin).encode()
 
@@ -74,7 +74,7 @@ def write_all(directory: Path, g: BoardGeometry | None = None) -> list[Path]:
 def check_all(directory: Path, g: BoardGeometry | None = None) -> list[str]:
     """What is out of date in ``directory``: one line per file that differs or is missing
     (a schematic naming pins other than the code's says so)."""
-    from firmware.wiring import schematic
+    from crownhead.firmware.wiring import schematic
 
     problems = schematic.check_all(directory)
     for name, make in build_files(g or BoardGeometry()).items():

@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from firmware.wiring.geometry import BoardGeometry
-from firmware.wiring.schematic import CONSOLE_PINS, SEP, pin_plan
-from squares import square_name
+from crownhead.firmware.wiring.geometry import BoardGeometry
+from crownhead.firmware.wiring.schematic import CONSOLE_PINS, SEP, pin_plan
+from crownhead.squares import square_name
 
 __all__ = [
     "cable_plan",
@@ -167,7 +167,7 @@ def _roles(option: str) -> list[tuple[str, str]]:
 
 def cable_plan(option: str, g: BoardGeometry, *, led_map: str = "row-major", origin: str = "a8") -> str:
     """The cable plan of ``option`` as Markdown."""
-    from hal.pixelmap import build_pixel_map
+    from crownhead.hal.pixelmap import build_pixel_map
 
     controller = {"gpio": "Raspberry Pi", "shift": "Raspberry Pi", "pico": "Raspberry Pi Pico"}[option]
     matrix = option != "shift"

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
-from firmware.files import atomic_write
+from crownhead.firmware.files import atomic_write
 
 __all__ = ["OPTIONS", "TITLES", "pin_plan", "draw", "labels_in_svg", "write_all", "check_all"]
 
@@ -82,7 +82,7 @@ def _role(key: str) -> str:
 def pin_plan(option: str) -> dict[str, str]:
     """Pin name -> net label, for every pin ``option`` uses, straight from the code."""
     if option == "pico":
-        from firmware.mcu import PICO_HEADER, load_firmware
+        from crownhead.firmware.mcu import PICO_HEADER, load_firmware
 
         fw = load_firmware()
         pins: list[tuple[str, int]] = []
@@ -93,7 +93,7 @@ def pin_plan(option: str) -> dict[str, str]:
         return {f"GP{gp}": f"GP{gp} (pin {PICO_HEADER[gp]}){SEP}{_role(key)}" for key, gp in pins}
     if option not in ("gpio", "shift"):
         raise ValueError(f"unknown wiring option {option!r} (choose from {', '.join(OPTIONS)})")
-    from firmware.config.hardware import used_pins
+    from crownhead.firmware.config.hardware import used_pins
 
     out = {}
     seen: dict[str, int] = {}
@@ -111,7 +111,7 @@ def pin_plan(option: str) -> dict[str, str]:
 def _pi_config() -> Any:
     """The default configuration, with the optional parts it knows switched on so that
     the drawing shows where they go."""
-    from firmware.config import ConfigError, default_config
+    from crownhead.firmware.config import ConfigError, default_config
 
     config = default_config()
     for section, changes in (("display", {"driver": "ssd1306"}), ("buzzer", {"kind": "passive"})):
@@ -168,7 +168,7 @@ def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> N
     """The 8 x 4 matrix: column -> reed switch -> diode (band towards the row) -> row."""
     import schemdraw.elements as elm
 
-    from squares import square_name
+    from crownhead.squares import square_name
 
     w, h = 5.0, 2.4
     right = x0 + 4 * w + 0.5

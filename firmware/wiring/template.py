@@ -23,8 +23,8 @@ import math
 from typing import NamedTuple
 from datetime import datetime, timezone
 
-from firmware.wiring.geometry import BoardGeometry
-from squares import square_name
+from crownhead.firmware.wiring.geometry import BoardGeometry
+from crownhead.squares import square_name
 
 __all__ = ["PAPERS", "SIDES", "template_svg", "template_pdf", "tiles", "seam_marks", "Mark", "hole_positions"]
 

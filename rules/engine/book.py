@@ -7,7 +7,7 @@ way, so drawing a book move at random draws a ballot of the deck at random. Ball
 are not legal under the chosen rule options are left out.
 
 >>> import random
->>> from rules.position import Position
+>>> from crownhead.rules.position import Position
 >>> book = OpeningBook()
 >>> len(book.moves(Position.start()))
 7
@@ -26,10 +26,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from rules.ballots import Ballot, deck
-from rules.move import IllegalMoveError, Move
-from rules.position import Position
-from rules.settings import WCDF, Rules
+from crownhead.rules.ballots import Ballot, deck
+from crownhead.rules.move import IllegalMoveError, Move
+from crownhead.rules.position import Position
+from crownhead.rules.settings import WCDF, Rules
 
 
 class OpeningBook:
@@ -85,7 +85,7 @@ class MasterBook:
         if self._moves is None:
             # Imported here: 1,587 entries take 15-20 ms to import (a Pi: 5-10 times
             # that), which crownhead analyse would pay at every start otherwise.
-            from rules.engine.masters import MASTER_MOVES
+            from crownhead.rules.engine.masters import MASTER_MOVES
 
             book: dict[Position, dict[Move, float]] = {}
             for fen, text, _games, points in self._entries if self._entries is not None else MASTER_MOVES:

@@ -17,7 +17,7 @@ an index that is no position: two pieces on one square), else ``n + 1`` for a ga
 decided in ``n`` plies, won by the side to move when ``n`` is odd and lost when even.
 
 A *win/draw/loss* table (what ships for five and six pieces: a few bits a position
-instead of a byte, see :mod:`firmware.egdb.blocks`) knows only who wins: its positions
+instead of a byte, see :mod:`crownhead.firmware.egdb.blocks`) knows only who wins: its positions
 are :data:`WON` or :data:`LOST` without a number of plies, or drawn, and a position where
 the side to move has a capture is not kept in it at all: the probe works it out from
 the captures, whose positions have fewer pieces (:meth:`EndgameTables.value`).
@@ -27,7 +27,7 @@ probes them; reading and writing files is the business of the firmware
 (``crownhead egdb build``), which hands the loaded tables to the engine.
 
 >>> tables = EndgameTables(build(2))  # up to two pieces: built in a moment (three take seconds)
->>> from rules.position import Position
+>>> from crownhead.rules.position import Position
 >>> tables.probe_position(Position.from_fen("B:WK32:BK28"))  # one king each
 ('draw', 0)
 >>> tables.probe_position(Position.from_fen("B:W18:B14"))    # 14x23 takes the last piece
@@ -43,8 +43,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from math import comb
 from typing import Protocol
 
-from rules.movegen import children, jumpers, step_ne, step_nw, step_se, step_sw
-from rules.position import Color, Position
+from crownhead.rules.movegen import children, jumpers, step_ne, step_nw, step_se, step_sw
+from crownhead.rules.position import Color, Position
 
 #: (own men, own kings, opponent's men, opponent's kings), the side to move first.
 Material = tuple[int, int, int, int]
@@ -533,7 +533,7 @@ class EndgameTables:
             return None
 
     def blocks(self) -> list[tuple[int, int, int, int, bool, int, Callable[[int], bytes]]] | None:
-        """What the native core's probe reads (:func:`rules.engine.native.probe_of`): per
+        """What the native core's probe reads (:func:`crownhead.rules.engine.native.probe_of`): per
         table, its material, whether it is a win/draw/loss table, its block size as a
         power of two (63: one block) and a function giving block ``n`` inflated (its
         bytes, or for a win/draw/loss table its two bits an index, four to a byte). A

@@ -1,6 +1,6 @@
 """Static evaluation: how good a quiet position is for the side to move, in centi-men.
 
-The weights are data, :data:`rules.engine.weights.WEIGHTS` (written by
+The weights are data, :data:`crownhead.rules.engine.weights.WEIGHTS` (written by
 ``bench/fit_eval.py``), read by both searches (the native core through
 :func:`native_weights`): material,
 the trading bonus, mobility, the square tables and the runaway men were fitted on
@@ -37,9 +37,9 @@ self-play games labelled by their results and by the endgame tables
   forcing manoeuvre out of it.
 
 The search calls :func:`evaluate_boards` on raw bitboards from the side to move's view;
-:func:`evaluate` is the friendly form for a :class:`~rules.position.Position`.
+:func:`evaluate` is the friendly form for a :class:`~crownhead.rules.position.Position`.
 
->>> from rules.position import Position
+>>> from crownhead.rules.position import Position
 >>> evaluate(Position.start())
 0
 >>> evaluate(Position.from_fen("B:WK1:BK14,K19")) > 250  # two kings against one
@@ -51,11 +51,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rules import movegen
-from rules.engine.weights import WEIGHTS
-from rules.position import Color, Position
-from rules.movegen import EVEN_NOT_H as _EVEN_NOT_H, ODD_NOT_A as _ODD_NOT_A
-from squares import EVEN_ROWS, FULL, ODD_ROWS, bit, file_of, row_of
+from crownhead.rules import movegen
+from crownhead.rules.engine.weights import WEIGHTS
+from crownhead.rules.position import Color, Position
+from crownhead.rules.movegen import EVEN_NOT_H as _EVEN_NOT_H, ODD_NOT_A as _ODD_NOT_A
+from crownhead.squares import EVEN_ROWS, FULL, ODD_ROWS, bit, file_of, row_of
 
 _SCALARS = (
     "man_value",
@@ -72,7 +72,7 @@ _SCALARS = (
 
 
 def check_weights(data: object) -> dict[str, Any]:
-    """``data`` if it has the form of :data:`rules.engine.weights.WEIGHTS` (every term an
+    """``data`` if it has the form of :data:`crownhead.rules.engine.weights.WEIGHTS` (every term an
     integer, ``men`` and ``kings`` three phases of 32 squares, ``runaway`` eight rows,
     ``patterns`` twelve lists of [index, 16-bit weight]); else ValueError naming what
     is wrong. A copy, with empty patterns where there were none.
@@ -300,7 +300,7 @@ def bridge_term(own: int, opp: int, kings: int, black: bool) -> int:
     White) with a king and no fewer kings than the other side, which has men; minus the
     same for the other side's bridge.
 
-    >>> from rules.position import Position
+    >>> from crownhead.rules.position import Position
     >>> p = Position.from_fen("B:W13,20,26:B1,3,K5")  # won; with 3 on 7 instead, drawn
     >>> bridge_term(p.black, p.white, p.kings, True) == BRIDGE
     True
@@ -355,7 +355,7 @@ def endgame_knowledge(own: int, opp: int, kings: int, black: bool) -> int:
     from the side to move's view: so ``evaluate_boards(...) - endgame_knowledge(...)`` is
     the evaluation without it.
 
-    >>> from rules.position import Position
+    >>> from crownhead.rules.position import Position
     >>> p = Position.from_fen("W:WK19,K23:BK28,12")  # first position, White to move
     >>> endgame_knowledge(p.white, p.black, p.kings, False) > 0
     True
@@ -463,9 +463,9 @@ def evaluate_boards(own: int, opp: int, kings: int, black: bool, own_mobility: i
 
 
 def native_weights(weights: dict[str, Any] | None = None) -> dict[str, int | list[int]]:
-    """The evaluation's weights as the native core reads them (``rules.engine.native``):
+    """The evaluation's weights as the native core reads them (``crownhead.rules.engine.native``):
     the terms, and per phase and square (index 0 unused) what a man or a king is worth
-    on it, for each colour; those of :mod:`rules.engine.weights`, or of ``weights``, a
+    on it, for each colour; those of :mod:`crownhead.rules.engine.weights`, or of ``weights``, a
     mapping of that form (bench/fit_eval.py's match hands the core fitted weights this
     way).
 

@@ -1,28 +1,28 @@
 """The engine for the rules the fast English search does not play.
 
-:mod:`rules.engine.search` walks the tree with the English bitboard generator of
-:mod:`rules.movegen` and scores positions for English checkers. That is exact for WCDF
+:mod:`crownhead.rules.engine.search` walks the tree with the English bitboard generator of
+:mod:`crownhead.rules.movegen` and scores positions for English checkers. That is exact for WCDF
 rules, men capturing backward and optional captures, and wrong for everything else:
 flying kings, a man crowned mid-capture going on as a king, kings capture first (the
 moves differ), giveaway (the side left without a move *wins*) and huffing (a skipped
-jump is legal but the opponent may punish it). :class:`~rules.engine.search.Engine`
+jump is legal but the opponent may punish it). :class:`~crownhead.rules.engine.search.Engine`
 hands those rules to :func:`search` here, which walks the tree with the general
-generator of :mod:`rules.variants` (the same bitboards; every rule option) and the same
+generator of :mod:`crownhead.rules.variants` (the same bitboards; every rule option) and the same
 transposition table, repetition rule, time limit, depth limit and strength levels.
 
-* Moves come from :func:`rules.variants.legal_routes` and the position after a move
-  from :func:`rules.variants.crowns`, so every rule option is played exactly.
+* Moves come from :func:`crownhead.rules.variants.legal_routes` and the position after a move
+  from :func:`crownhead.rules.variants.crowns`, so every rule option is played exactly.
 * Giveaway: a side with no legal move has won, and fewer pieces score better.
 * Flying kings are worth far more than one-square kings (a Russian or pool king is
   reckoned at about two and a half men).
 * Huffing: the engine never skips a jump (a skipped jump may be huffed): when a capture
   is available it chooses among the captures only, and it reads the tree as if captures
-  were compulsory for both sides. After :meth:`rules.game.Game.force_jump` this is also
+  were compulsory for both sides. After :meth:`crownhead.rules.game.Game.force_jump` this is also
   exactly what the rules demand.
 
->>> from rules.engine import Engine
->>> from rules.position import Position
->>> from rules.variants import RUSSIAN
+>>> from crownhead.rules.engine import Engine
+>>> from crownhead.rules.position import Position
+>>> from crownhead.rules.variants import RUSSIAN
 >>> result = Engine(RUSSIAN).search(Position.start(RUSSIAN), depth=3)
 >>> result.move in Position.start(RUSSIAN).legal_moves(RUSSIAN)
 True
@@ -32,19 +32,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from rules import variants
-from rules.engine import zobrist
-from rules.engine.levels import Strength
-from rules.engine.result import EngineState, SearchResult, SearchTimeout, worth_another
-from rules.engine.tt import EXACT, LOWER, UPPER, WIN, WIN_THRESHOLD, from_table, to_table
-from rules.move import Move
-from rules.position import Color, Position
-from rules.settings import Rules
+from crownhead.rules import variants
+from crownhead.rules.engine import zobrist
+from crownhead.rules.engine.levels import Strength
+from crownhead.rules.engine.result import EngineState, SearchResult, SearchTimeout, worth_another
+from crownhead.rules.engine.tt import EXACT, LOWER, UPPER, WIN, WIN_THRESHOLD, from_table, to_table
+from crownhead.rules.move import Move
+from crownhead.rules.position import Color, Position
+from crownhead.rules.settings import Rules
 
 __all__ = ["plays_fast", "root_moves", "search", "evaluate_boards"]
 
 MAN_VALUE = 100
-#: A one-square king (English, giveaway) as in :mod:`rules.engine.evaluation`.
+#: A one-square king (English, giveaway) as in :mod:`crownhead.rules.engine.evaluation`.
 KING_VALUE = 135
 #: A flying king: it controls whole diagonals and is hard to trap.
 FLYING_KING_VALUE = 250
@@ -64,7 +64,7 @@ Board = tuple[int, int, int]  # own, opp, kings after a move, still from the mov
 
 
 def plays_fast(rules: Rules) -> bool:
-    """Whether the fast English search of :mod:`rules.engine.search` plays ``rules`` exactly."""
+    """Whether the fast English search of :mod:`crownhead.rules.engine.search` plays ``rules`` exactly."""
     return rules.fast_path and not rules.giveaway and not rules.huffing
 
 
@@ -72,7 +72,7 @@ def root_moves(position: Position, rules: Rules) -> list[Move]:
     """The moves the engine considers: every legal move, but only jumps when a jump can
     be made under huffing (a skipped jump would give the opponent a huff).
 
-    >>> from rules.settings import Rules
+    >>> from crownhead.rules.settings import Rules
     >>> pos = Position.from_fen("B:W14:B9,11")
     >>> [str(m) for m in root_moves(pos, Rules(huffing=True))]
     ['9x18']
@@ -111,7 +111,7 @@ def _after(
 def evaluate_boards(own: int, opp: int, kings: int, black: bool, rules: Rules) -> int:
     """The static score of a quiet position for the side to move, in centi-men.
 
-    >>> from rules.variants import GIVEAWAY, RUSSIAN
+    >>> from crownhead.rules.variants import GIVEAWAY, RUSSIAN
     >>> evaluate_boards(0b11, 0b100 << 28, 0, True, RUSSIAN) > 0      # two men against one
     True
     >>> evaluate_boards(0b11, 0b100 << 28, 0, True, GIVEAWAY) < 0     # in giveaway: worse

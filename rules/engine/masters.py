@@ -2,7 +2,7 @@
 
 Each entry: the position (FEN), a move played in it (PDN), the number of games that
 played it within their first 12 plies, and the points its player scored in them
-(a win 1, a draw 1/2). Read by :class:`rules.engine.book.MasterBook`. The games:
+(a win 1, a draw 1/2). Read by :class:`crownhead.rules.engine.book.MasterBook`. The games:
 inferno.pdn, oca-2.0.pdn, principles-of-strategy.pdn, tinsley.pdn, tricks-traps-and-shots.pdn.
 """
 

@@ -9,7 +9,7 @@ fixed depth). :func:`choose` turns the core off for the engines made after it; t
 environment (``python`` forces the fallback; this package reads no environment).
 
 The core holds no weights or keys of its own: they are handed over here, from
-:mod:`rules.engine.evaluation` and :mod:`rules.engine.zobrist`, so both searches read
+:mod:`crownhead.rules.engine.evaluation` and :mod:`crownhead.rules.engine.zobrist`, so both searches read
 one source.
 
 >>> describe().startswith(("native search core", "pure-Python search"))
@@ -25,16 +25,16 @@ from __future__ import annotations
 import weakref
 from types import ModuleType
 
-from rules.engine.egdb import WON, EndgameProbe, EndgameTables
-from rules.engine.evaluation import native_weights
-from rules.engine.zobrist import KING_SQUARE, MAN_SQUARE, SIDE
+from crownhead.rules.engine.egdb import WON, EndgameProbe, EndgameTables
+from crownhead.rules.engine.evaluation import native_weights
+from crownhead.rules.engine.zobrist import KING_SQUARE, MAN_SQUARE, SIDE
 
 #: The environment variable the ``crownhead`` command and the tests pass to :func:`choose`.
 ENV = "CROWNHEAD_ENGINE"
 
 _built: ModuleType | None
 try:
-    import rules.engine._native as _native
+    import crownhead.rules.engine._native as _native
 except ImportError as error:  # not built: no compiler at install time, or a source tree
     _built = None
     _missing = f"the native search core was not built ({error}); reinstall with a C compiler (gcc) present"
@@ -79,7 +79,7 @@ def core() -> ModuleType | None:
 
 def reload_weights() -> None:
     """Hand the evaluation's weights to the core again (after changing them in
-    :mod:`rules.engine.evaluation`, as the tuning bench does)."""
+    :mod:`crownhead.rules.engine.evaluation`, as the tuning bench does)."""
     if _built is not None:
         _built.set_weights(native_weights())
 
@@ -91,8 +91,8 @@ def probe_of(egdb: EndgameProbe | None) -> object | None:
     """The native core's probe of ``egdb`` (made once per set of tables, kept while it
     lives), which the native search calls without leaving C but to read a block it has
     not read yet; None where the core is not built or ``egdb`` is not
-    :class:`~rules.engine.egdb.EndgameTables` over tables it can read
-    (:meth:`~rules.engine.egdb.EndgameTables.blocks`): the search then calls
+    :class:`~crownhead.rules.engine.egdb.EndgameTables` over tables it can read
+    (:meth:`~crownhead.rules.engine.egdb.EndgameTables.blocks`): the search then calls
     ``egdb.value`` back, as before."""
     if _built is None or not isinstance(egdb, EndgameTables) or not 0 < egdb.pieces <= 6:
         return None

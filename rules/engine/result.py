@@ -1,7 +1,7 @@
 """What both searches share: the result they return, the clock, and the engine's state.
 
-:mod:`rules.engine.search` (English checkers on the fast generator) and
-:mod:`rules.engine.general` (every other rule set) both return a :class:`SearchResult`
+:mod:`crownhead.rules.engine.search` (English checkers on the fast generator) and
+:mod:`crownhead.rules.engine.general` (every other rule set) both return a :class:`SearchResult`
 and read the same :class:`EngineState`: the rules, the transposition table, the clock,
 the random generator of the strength levels and the history scores of quiet moves, and
 when to start another iteration (:func:`worth_another`). The
@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from rules.engine.tt import WIN, WIN_THRESHOLD, SearchTable
-from rules.move import Move
-from rules.settings import Rules
+from crownhead.rules.engine.tt import WIN, WIN_THRESHOLD, SearchTable
+from crownhead.rules.move import Move
+from crownhead.rules.settings import Rules
 
 #: A clock in milliseconds (``MonotonicClock().now_ms`` or a test's ``VirtualClock().now_ms``).
 Clock = Callable[[], float]
@@ -105,7 +105,7 @@ class SearchResult:
 
 
 class EngineState(Protocol):
-    """What a search reads from the engine that runs it (see :class:`~rules.engine.Engine`)."""
+    """What a search reads from the engine that runs it (see :class:`~crownhead.rules.engine.Engine`)."""
 
     rules: Rules
     tt: SearchTable

@@ -34,7 +34,7 @@ ply deep, finishes almost at once. Within an iteration:
 * **The 40-move rule**: the plies since a man moved or a piece was taken are counted
   from the game's history on down the tree; a line reaching 80 of them is a draw, so a
   winning side makes progress in time.
-* **Endgame databases** (``Engine(egdb=...)``, see :mod:`rules.engine.egdb`): a position
+* **Endgame databases** (``Engine(egdb=...)``, see :mod:`crownhead.rules.engine.egdb`): a position
   with few enough pieces gets its exact value, won or lost in so many plies or drawn,
   without searching below it (English rules with compulsory captures only). When
   every root move leads to such a value (or to a repetition, or the 40-move rule),
@@ -61,7 +61,7 @@ ply deep, finishes almost at once. Within an iteration:
 Scores are from the side to move's view in centi-men; a won position scores
 ``WIN - plies`` (a loss ``-WIN + plies``), counting plies to the end of the game.
 
->>> from rules.position import Position
+>>> from crownhead.rules.position import Position
 >>> engine = Engine()
 >>> result = engine.search(Position.start(), depth=4)
 >>> result.move in Position.start().legal_moves(WCDF), result.depth
@@ -77,20 +77,20 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import TypedDict, Unpack
 
-from rules import movegen
-from rules.engine import general, native, zobrist
-from rules.engine.book import MasterBook, OpeningBook
-from rules.engine.evaluation import evaluate_boards
-from rules.engine.egdb import WON, EndgameProbe, outcome
-from rules.engine.levels import Strength, strength as strength_of
-from rules.engine.result import (
+from crownhead.rules import movegen
+from crownhead.rules.engine import general, native, zobrist
+from crownhead.rules.engine.book import MasterBook, OpeningBook
+from crownhead.rules.engine.evaluation import evaluate_boards
+from crownhead.rules.engine.egdb import WON, EndgameProbe, outcome
+from crownhead.rules.engine.levels import Strength, strength as strength_of
+from crownhead.rules.engine.result import (
     Clock,
     SearchResult,
     SearchTimeout,
     monotonic_ms,
     worth_another,
 )
-from rules.engine.tt import (
+from crownhead.rules.engine.tt import (
     EXACT,
     LOWER,
     UPPER,
@@ -99,13 +99,13 @@ from rules.engine.tt import (
     SearchTable,
     TranspositionTable,
 )
-from rules.game import FORTY_MOVES_PLIES, Game
-from rules.move import Move
-from rules.position import Color, Position
-from rules.settings import WCDF, Rules
-from rules.movegen import EVEN_NOT_H, ODD_NOT_A
-from squares import EVEN_ROWS, FULL, ODD_ROWS, bit, mask_of
-from rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
+from crownhead.rules.game import FORTY_MOVES_PLIES, Game
+from crownhead.rules.move import Move
+from crownhead.rules.position import Color, Position
+from crownhead.rules.settings import WCDF, Rules
+from crownhead.rules.movegen import EVEN_NOT_H, ODD_NOT_A
+from crownhead.squares import EVEN_ROWS, FULL, ODD_ROWS, bit, mask_of
+from crownhead.rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
 
 #: Used when neither a time, a depth nor a strength is given.
 DEFAULT_MOVETIME_MS = 1000
@@ -175,10 +175,10 @@ def capture_moves(
     own: int, opp: int, kings: int, black: bool, men_backward: bool = False
 ) -> list[tuple[int, int, int]]:
     """Every capture of the side to move as (from bit, to bit, jumped bits), one per
-    route (:func:`rules.movegen.capture_routes` without the squares in between, which
+    route (:func:`crownhead.rules.movegen.capture_routes` without the squares in between, which
     the search does not need).
 
-    >>> from squares import squares_of
+    >>> from crownhead.squares import squares_of
     >>> [(f.bit_length(), t.bit_length(), squares_of(c)) for f, t, c in capture_moves(
     ...     bit(14), bit(18) | bit(27), 0, True)]  # 14x23x32: crowned, the move ends
     [(14, 32, [18, 27])]
@@ -270,7 +270,7 @@ class Engine:
     ``VirtualClock().now_ms`` fit); ``seed`` fixes the choices of the strength levels and
     of the opening book, so games are reproducible. ``tt_size`` (slots) or ``tt_mb``
     (memory) sizes the transposition table; ``native_core`` chooses the search's walker
-    (see :mod:`rules.engine.native`: the same tree either way).
+    (see :mod:`crownhead.rules.engine.native`: the same tree either way).
     """
 
     def __init__(
@@ -285,11 +285,11 @@ class Engine:
         native_core: bool | None = None,
     ) -> None:
         self.rules = rules
-        #: Endgame databases to probe (see :mod:`rules.engine.egdb`); None: search only.
+        #: Endgame databases to probe (see :mod:`crownhead.rules.engine.egdb`); None: search only.
         #: Probed only under rules they were built for (compulsory captures, men
         #: capturing forward only).
         self.egdb = egdb
-        #: The native search core (``rules.engine.native``) when it was built, is wanted
+        #: The native search core (``crownhead.rules.engine.native``) when it was built, is wanted
         #: (``native_core``: None follows ``native.choose``, which the crownhead command
         #: and the tests call with ``CROWNHEAD_ENGINE``; True insists, whatever was
         #: chosen, and is an error where the core was not built) and plays these rules;
@@ -384,7 +384,7 @@ class Engine:
 
         Limits combine: the search stops at whichever of ``movetime_ms``, ``deadline_ms``
         (a time on this engine's clock) and ``depth`` comes first. With a ``strength``
-        (1-10, see :mod:`rules.engine.levels`) the level's depth and time cap apply as
+        (1-10, see :mod:`crownhead.rules.engine.levels`) the level's depth and time cap apply as
         well and the move may be a deliberate mistake. With none of these the search
         runs for :data:`DEFAULT_MOVETIME_MS`. ``history`` holds the positions that came
         before in the game, oldest first, for telling repetitions and counting towards
@@ -1289,7 +1289,7 @@ def score_meaning(score: int, side: Color | None = None, *, tables: bool = False
     watching says it (the board's page and display); ``tables``: the score is the endgame
     tables' verdict (``WIN - n``, ``TABLE_WIN`` without a distance, 0 a draw):
 
-    >>> from rules import BLACK, WHITE
+    >>> from crownhead.rules import BLACK, WHITE
     >>> score_meaning(-104, WHITE), score_meaning(210, BLACK), score_meaning(-45, BLACK)
     ('Black is a man up', 'Black is two men up', 'White is better by 0.45 of a man')
     >>> score_meaning(-9968, BLACK), score_meaning(160, WHITE), score_meaning(4, WHITE)

@@ -54,7 +54,7 @@ def from_table(score: int, ply: int) -> int:
 
 class SearchTable(Protocol):
     """What the root of a search asks of a table: this one, or the native core's
-    (``rules.engine._native.Table``, the same slots and rule in C)."""
+    (``crownhead.rules.engine._native.Table``, the same slots and rule in C)."""
 
     @property
     def size(self) -> int: ...

@@ -1,6 +1,6 @@
 """The evaluation's weights (written by bench/fit_eval.py; do not edit by hand).
 
-Read by :mod:`rules.engine.evaluation` and, through it, handed to the native core: the
+Read by :mod:`crownhead.rules.engine.evaluation` and, through it, handed to the native core: the
 terms, per phase (opening, middle game, ending) and square 1-32 from Black's side what a
 man and a king are worth on it, a runaway man by row, and the two-row patterns (by phase
 and pair of rows, [index, weight] where not 0). Material, the trading bonus, mobility,

@@ -8,8 +8,8 @@ and in the ones that arrived, so the search never recomputes a key from scratch.
 The numbers come from a seeded generator, so keys are the same in every run (handy for
 reproducible searches and for comparing logs).
 
->>> from rules.position import Position
->>> from rules.settings import WCDF
+>>> from crownhead.rules.position import Position
+>>> from crownhead.rules.settings import WCDF
 >>> start = Position.start()
 >>> key_of(start) == key_of(Position.start())
 True
@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import random
 
-from rules.position import Color, Position
-from squares import bit
+from crownhead.rules.position import Color, Position
+from crownhead.squares import bit
 
 _rng = random.Random(0x5A0B_2157)  # fixed: keys must not change from run to run
 

@@ -8,7 +8,7 @@ and :meth:`NullModem.replug` can pull the cable and put in a new one: the ports 
 with pyserial, as a board and a host computer would.
 
 :func:`linked_board` is the application rig (:class:`helpers.rig.Rig`) with a
-:class:`~firmware.link.host.Link` on one side of a cable; :class:`Host` is a pyserial port
+:class:`~crownhead.firmware.link.host.Link` on one side of a cable; :class:`Host` is a pyserial port
 on the other side that sends commands and collects the board's lines, stepping the
 boards while it waits (they run in the test's thread; only the serial I/O has threads).
 :class:`HostedBoard` is the three together: cable, host and board.
@@ -35,10 +35,10 @@ from typing import Any
 
 import serial
 
-from firmware.app.settings import AppSettings
-from firmware.link.settings import LinkConfig
-from firmware.link.protocol import COMMANDS
-from firmware.link.transport import LineTransport
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.link.protocol import COMMANDS
+from crownhead.firmware.link.transport import LineTransport
 
 from helpers.rig import Rig
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-from rules import Color, Game, Position, Rules
+from crownhead.rules import Color, Game, Position, Rules
 
 
 def random_game(

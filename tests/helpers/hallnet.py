@@ -9,7 +9,7 @@ that a test can kill it and start it again).
 
 from __future__ import annotations
 
-from rules import WCDF
+from crownhead.rules import WCDF
 
 import os
 import pwd
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware.hall.accounts import Accounts
-from firmware.hall.broker import EmbeddedBroker
+from crownhead.firmware.hall.accounts import Accounts
+from crownhead.firmware.hall.broker import EmbeddedBroker
 
 from helpers.net import WAIT_S, free_port, wait_for
 
@@ -173,7 +173,7 @@ def game_states(
 ) -> list[dict[str, object]]:
     """A board's retained states through one game, as ``app_state`` writes them: at its
     start, after each move, and (with ``result``) over."""
-    from rules import BLACK, Game, Position
+    from crownhead.rules import BLACK, Game, Position
 
     game = Game(Position.from_fen(start) if start else None, WCDF)
     states = []
@@ -208,7 +208,7 @@ def game_states(
 
 
 def feed(hall: object, board: str, states: list[dict[str, object]]) -> None:
-    """Give ``hall`` (a :class:`~firmware.hall.hall.Hall`) the states as its listener would."""
+    """Give ``hall`` (a :class:`~crownhead.firmware.hall.hall.Hall`) the states as its listener would."""
     import json
 
     for s in states:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from firmware.remote.invite import Agreement, Invitation
+from crownhead.firmware.remote.invite import Agreement, Invitation
 
 from helpers.net import WAIT_S
 from helpers.web import PAGE_LINE, Socket
@@ -215,7 +215,7 @@ class BoardProcess:
         """Switch the board on (``keep_game``: its pieces standing as its saved game has
         them); ``wait``: until its page is served (else :meth:`started`)."""
         keep = self.keep_game if keep_game is None else keep_game
-        command = [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--log", "json"]
+        command = [sys.executable, "-m", "crownhead.firmware.cli", "run", "--headless", "--hal", "sim", "--log", "json"]
         command += ["--state-dir", str(self.state_dir), "--web", "127.0.0.1:0"]
         command += ["--remote", self.code] if self.code is not None else []  # None: as its page takes it
         command += ["--sim-keep-game"] if keep else []

@@ -12,21 +12,21 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from firmware.app.application import App
-from firmware.app.settings import AppSettings
-from firmware.app.hardware import open_hardware
-from firmware.app.leds import LedSettings, Palette
-from firmware.app.players import Human, Player, RandomMover, Thinker
-from firmware.config import default_config
-from firmware.events import Event
-from firmware.link.host import Link
-from firmware.link.settings import LinkConfig
-from firmware.referee.arbiter import Referee, RefereeSettings
-from firmware.simulator.hands import Hands
-from firmware.simulator.script import parse_script
-from firmware.storage.store import GameStore
-from hal.clock import Clock, VirtualClock
-from rules import BLACK, WHITE, Game, Position
+from crownhead.firmware.app.application import App
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.hardware import open_hardware
+from crownhead.firmware.app.leds import LedSettings, Palette
+from crownhead.firmware.app.players import Human, Player, RandomMover, Thinker
+from crownhead.firmware.config import default_config
+from crownhead.firmware.events import Event
+from crownhead.firmware.link.host import Link
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.firmware.simulator.script import parse_script
+from crownhead.firmware.storage.store import GameStore
+from crownhead.hal.clock import Clock, VirtualClock
+from crownhead.rules import BLACK, WHITE, Game, Position
 
 PAL = Palette()
 BACKGROUND = LedSettings().background

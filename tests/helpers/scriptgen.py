@@ -1,7 +1,7 @@
 """Event scripts for the tracker tests: real games made by messy human hands.
 
 Every game of ``../shared/data/tinsley.pdn`` that replays becomes a replay script with
-random but human orders (see :func:`firmware.simulator.hands.human_actions`): captured pieces
+random but human orders (see :func:`crownhead.firmware.simulator.hands.human_actions`): captured pieces
 taken off before, between or after the landings, touch-downs on landing squares, slides,
 switch bounces shorter than the debounce, pauses of 100-2000 ms inside moves, thinking
 time between moves and a few replies started under 150 ms after the move before.
@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from firmware.simulator.hands import Action, HumanStyle, game_actions
-from rules import WCDF, Move, Position
-from rules.pdn import read_games
+from crownhead.firmware.simulator.hands import Action, HumanStyle, game_actions
+from crownhead.rules import WCDF, Move, Position
+from crownhead.rules.pdn import read_games
 
 from helpers import DATA
 

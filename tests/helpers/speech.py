@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rules import Color, Position
+from crownhead.rules import Color, Position
 
 __all__ = ["needs_espeak", "wav_stats"]
 

@@ -21,17 +21,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from firmware.app.settings import AppSettings
-from firmware.app.players import Player, Thinker
-from firmware.config import Config, default_config
-from firmware.link.settings import LinkConfig
-from firmware.referee.settings import RefereeSettings
-from firmware.pages.serving import Limits
-from firmware.web.bridge import KEEP_MS, PageHub, WebLink
-from firmware.simulator.hands import Hands
-from firmware.web.server import WebServer
-from hal.clock import Clock, MonotonicClock
-from rules import Position
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.app.players import Player, Thinker
+from crownhead.firmware.config import Config, default_config
+from crownhead.firmware.link.settings import LinkConfig
+from crownhead.firmware.referee.settings import RefereeSettings
+from crownhead.firmware.pages.serving import Limits
+from crownhead.firmware.web.bridge import KEEP_MS, PageHub, WebLink
+from crownhead.firmware.simulator.hands import Hands
+from crownhead.firmware.web.server import WebServer
+from crownhead.hal.clock import Clock, MonotonicClock
+from crownhead.rules import Position
 
 from helpers.rig import Rig
 
@@ -56,7 +56,7 @@ PAGE_LINE = "the board's page is at "
 
 def run_command(state_dir: Path, web: str, config: Path | None = None) -> list[str]:
     """``crownhead run --headless --hal sim --web WEB`` as a new process starts it."""
-    command = [sys.executable, "-m", "firmware.cli", "run", "--headless", "--hal", "sim", "--web", web]
+    command = [sys.executable, "-m", "crownhead.firmware.cli", "run", "--headless", "--hal", "sim", "--web", web]
     command += ["--state-dir", str(state_dir)]
     return command + (["--config", str(config)] if config is not None else [])
 

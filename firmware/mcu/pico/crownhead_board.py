@@ -117,7 +117,7 @@ def count_up(n):
 def pixel_map(layout, origin):
     """Pixel of each dark square: entry ``s - 1`` is the pixel under square ``s``, for a
     32-LED chain laid as :data:`LED_MAP`/:data:`LED_ORIGIN` say (the same orders as
-    ``hal.pixelmap`` on the Pi)."""
+    ``crownhead.hal.pixelmap`` on the Pi)."""
     if layout not in ("row-major", "serpentine"):
         raise ValueError("LED_MAP must be row-major or serpentine")
     if origin not in ("a8", "h8", "a1", "h1"):
@@ -447,7 +447,7 @@ class Board:
 
     def handle_line(self, buf, n):
         """One line (without its newline) from the Pi, checked exactly as
-        ``hal.serial_protocol.parse_host_line`` checks it."""
+        ``crownhead.hal.serial_protocol.parse_host_line`` checks it."""
         blank = True
         for i in range(n):
             b = buf[i]
@@ -635,7 +635,7 @@ def main():
     The watchdog starts inside the ``try``: a Ctrl-C at any moment after it started
     (even while the board is being set up) stops it again, so the REPL that is left is
     usable and not reset two seconds later under mpremote's feet. The Pi recognises
-    that REPL on the line and restarts the firmware (``hal.serial_board``).
+    that REPL on the line and restarts the firmware (``crownhead.hal.serial_board``).
     """
     import machine
     import micropython

@@ -1,0 +1,7 @@
+"""``python -m crownhead``: the same as the ``crownhead`` command."""
+
+import sys
+
+from crownhead.firmware.cli import main
+
+sys.exit(main())
