@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from crownhead.hal.clock import Clock
+from crownhead.hal.device import Closeable, Device
 
 __all__ = [
     "BUTTON_NAMES",
@@ -71,7 +72,7 @@ class ButtonEvent:
 
 
 @runtime_checkable
-class Buttons(Protocol):
+class Buttons(Closeable, Protocol):
     def poll(self) -> list[ButtonEvent]:
         """Presses since the last poll, oldest first."""
         ...
@@ -174,11 +175,8 @@ class ButtonQueue:
             return out
 
 
-class NullButtons:
+class NullButtons(Device):
     """A board without buttons."""
 
     def poll(self) -> list[ButtonEvent]:
         return []
-
-    def close(self) -> None:
-        pass

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
+from crownhead.hal.device import Closeable, Device
 from crownhead.hal.errors import HardwareError, gpio_setup
 
 __all__ = ["Buzzer", "GpioBuzzer", "NullBuzzer"]
 
 
 @runtime_checkable
-class Buzzer(Protocol):
+class Buzzer(Closeable, Protocol):
     def tone(self, hz: float | None) -> None:
         """Sound ``hz`` until told otherwise; None: silence."""
         ...
@@ -31,17 +32,14 @@ class Buzzer(Protocol):
         ...
 
 
-class NullBuzzer:
+class NullBuzzer(Device):
     """A board without a buzzer."""
 
     def tone(self, hz: float | None) -> None:
         pass
 
-    def close(self) -> None:
-        pass
 
-
-class GpioBuzzer:
+class GpioBuzzer(Device):
     """A buzzer on one GPIO pin: ``kind`` is ``"passive"`` (tones) or ``"active"`` (on/off).
 
     ``volume`` (0-1) is the PWM duty cycle of a passive piezo, from silent to its
@@ -79,14 +77,8 @@ class GpioBuzzer:
         else:
             self._device.on()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         device, self._device = self._device, None
         if device is not None:
             device.off()
             device.close()
-
-    def __enter__(self) -> GpioBuzzer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from crownhead.hal.device import Closeable, Device
+
 if TYPE_CHECKING:
     from PIL.Image import Image
 
@@ -21,7 +23,7 @@ __all__ = ["Display", "NullDisplay"]
 
 
 @runtime_checkable
-class Display(Protocol):
+class Display(Closeable, Protocol):
     width: int
     height: int
 
@@ -37,14 +39,11 @@ class Display(Protocol):
         ...
 
 
-class NullDisplay:
+class NullDisplay(Device):
     """A board without a display."""
 
     width = 128
     height = 64
 
     def show(self, image: Image) -> None:
-        pass
-
-    def close(self) -> None:
         pass

@@ -7,12 +7,13 @@ from typing import Any
 
 from crownhead.hal.buttons import DEFAULT_HOLD_MS, TIMED_BUTTONS, ButtonEvent, ButtonQueue, check_button_name
 from crownhead.hal.clock import Clock
+from crownhead.hal.device import Device
 from crownhead.hal.errors import HardwareError, gpio_setup
 
 __all__ = ["GpioButtons"]
 
 
-class GpioButtons:
+class GpioButtons(Device):
     """Named gpiozero :class:`~gpiozero.Button` devices reported as :class:`ButtonEvent`.
 
     Pins use the internal pull-up, so a button connects its pin to ground. gpiozero's
@@ -85,7 +86,7 @@ class GpioButtons:
     def poll(self) -> list[ButtonEvent]:
         return self._queue.poll()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         for button in self._buttons.values():
             button.close()
         self._buttons.clear()

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 from crownhead.hal.clock import Clock
+from crownhead.hal.device import Closeable, Device
 from crownhead.squares import Cell, cell_to_square
 
 __all__ = [
@@ -49,7 +50,7 @@ MA_IDLE_PER_PIXEL = 1.0
 
 
 @runtime_checkable
-class Lights(Protocol):
+class Lights(Closeable, Protocol):
     """The LEDs under the board."""
 
     def show(self, frame: Mapping[FrameKey, RGB]) -> None:
@@ -118,11 +119,8 @@ def estimate_current_ma(frame: Mapping[FrameKey, RGB], brightness: float, pixels
     return pixels * MA_IDLE_PER_PIXEL + lit / 255.0 * MA_PER_CHANNEL
 
 
-class NullLights:
+class NullLights(Device):
     """A board without LEDs: accepts and validates frames, shows nothing."""
-
-    def __init__(self) -> None:
-        self.closed = False
 
     def show(self, frame: Mapping[FrameKey, RGB]) -> None:
         normalize_frame(frame)
@@ -130,11 +128,8 @@ class NullLights:
     def off(self) -> None:
         pass
 
-    def close(self) -> None:
-        self.closed = True
 
-
-class FrameLimiter:
+class FrameLimiter(Device):
     """Rate-limits another :class:`Lights`: at most ``max_fps`` frames reach it.
 
     A burst of frames is merged: while the strip is "busy" only the newest frame is
@@ -198,7 +193,7 @@ class FrameLimiter:
             return dict(self._pending)
         return dict(self._shown or {})
 
-    def close(self) -> None:
+    def _release(self) -> None:
         # The backend turns itself off on close; a pending frame is moot then.
         self._pending = None
         self.inner.close()

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from crownhead.hal.device import Device
 from crownhead.hal.errors import HardwareError
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ log = logging.getLogger(__name__)
 DRIVERS = {"ssd1306": "ssd1306", "sh1106": "sh1106"}
 
 
-class LumaDisplay:
+class LumaDisplay(Device):
     """A luma.oled device as a :class:`~crownhead.hal.display.Display`."""
 
     def __init__(
@@ -56,7 +57,6 @@ class LumaDisplay:
         self._factory = device_factory
         self._device: Any = None
         self.frames = 0
-        self._closed = False
 
     def _open(self) -> Any:
         if self._factory is not None:
@@ -73,7 +73,7 @@ class LumaDisplay:
         return f"{self.driver} display at 0x{self.address:02X} on I2C bus {self.port}"
 
     def show(self, image: Image) -> None:
-        if self._closed:
+        if self.closed:
             return
         try:
             if self._device is None:
@@ -100,14 +100,5 @@ class LumaDisplay:
         """The luma device while open (a test reads its ``image``), else None."""
         return self._device
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+    def _release(self) -> None:
         self._forget()
-
-    def __enter__(self) -> LumaDisplay:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -131,7 +131,7 @@ class MatrixSensors(ScanningSensors):
                     )
         return faults
 
-    def _release(self) -> None:
+    def _release_pins(self) -> None:
         for device in self._devices:
             device.close()
         self._devices = []

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crownhead.extras import install_command
+from crownhead.hal.device import Device
 from crownhead.hal.errors import HardwareError
 from crownhead.hal.lgpio_import import import_lgpio
 from crownhead.hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame
@@ -110,7 +111,7 @@ def open_neopixel(data_pin: int, pixels: int, pixel_order: str, brightness: floa
         raise HardwareError(f"cannot open the LED strip on GPIO{data_pin}: {exc}") from exc
 
 
-class NeoPixelLights:
+class NeoPixelLights(Device):
     """:class:`~crownhead.hal.lights.Lights` on a strip of 32 or 64 NeoPixels.
 
     ``brightness`` is the global cap, applied by the NeoPixel buffer itself (each
@@ -138,12 +139,11 @@ class NeoPixelLights:
         self._pixels = (
             pixels if pixels is not None else open_neopixel(data_pin, pixel_map.pixels, pixel_order, brightness)
         )
-        self._closed = False
         try:
             # The first transmit is where the low-level driver really starts (and fails).
             self.off()
         except Exception as exc:
-            self._closed = True
+            # No strip is handed out, so nothing will close it: let go of the driver here.
             deinit = getattr(self._pixels, "deinit", None)
             if deinit is not None:
                 # The strip is unusable either way; the error below reports the cause.
@@ -166,10 +166,7 @@ class NeoPixelLights:
         self._pixels.fill((0, 0, 0))
         self._pixels.show()
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+    def _release(self) -> None:
         try:
             self.off()
         finally:

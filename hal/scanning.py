@@ -13,6 +13,7 @@ import threading
 import time
 
 from crownhead.hal.clock import Clock
+from crownhead.hal.device import Device
 from crownhead.hal.sensors import EventQueue, SensorEvent, diff_events
 
 __all__ = ["ScanningSensors", "busy_wait_us"]
@@ -29,7 +30,7 @@ def busy_wait_us(us: int) -> None:
         pass
 
 
-class ScanningSensors:
+class ScanningSensors(Device):
     """Base class: events from consecutive scans, a scan thread and a scan-rate meter."""
 
     #: Name used in thread names and log lines.
@@ -46,7 +47,6 @@ class ScanningSensors:
         self._lock = threading.Lock()  # one pass on the pins at a time
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._closed = False
         self.scans = 0
         self.errors = 0
         self.last_error: str | None = None
@@ -59,8 +59,8 @@ class ScanningSensors:
         """One full pass over the switches; raw occupancy (bit s-1 = square s)."""
         raise NotImplementedError
 
-    def _release(self) -> None:
-        """Release pins; called once from :meth:`close`."""
+    def _release_pins(self) -> None:
+        """Release pins; called once from :meth:`close`, after the scan thread stopped."""
 
     def diagnose(self) -> list[str]:
         """Electrical faults this wiring can detect by itself (none by default)."""
@@ -73,15 +73,12 @@ class ScanningSensors:
     def poll(self) -> list[SensorEvent]:
         return self._queue.drain()
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+    def _release(self) -> None:
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=2.0)
         with self._lock:
-            self._release()
+            self._release_pins()
 
     # -- scanning ----------------------------------------------------------------
     def scan_once(self) -> int:
@@ -120,7 +117,7 @@ class ScanningSensors:
 
     def start(self) -> None:
         """Take the baseline now and keep scanning in a daemon thread."""
-        if self._closed:
+        if self.closed:
             raise RuntimeError("sensors are closed")
         if self._thread is not None:
             return

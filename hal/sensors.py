@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from crownhead.hal.device import Closeable
 from crownhead.squares import FULL, iter_squares
 
 __all__ = [
@@ -35,7 +36,7 @@ class SensorEvent:
 
 
 @runtime_checkable
-class Sensors(Protocol):
+class Sensors(Closeable, Protocol):
     """Raw occupancy of the 32 dark squares."""
 
     def snapshot(self) -> int:

@@ -46,6 +46,7 @@ from typing import Any
 
 from crownhead.hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
 from crownhead.hal.clock import Clock
+from crownhead.hal.device import Device
 from crownhead.hal.lights import DEFAULT_BRIGHTNESS, RGB, FrameKey, normalize_frame, scale_rgb
 from crownhead.hal.sensors import EventQueue, SensorEvent, diff_events
 from crownhead.hal.serial_protocol import (
@@ -95,7 +96,7 @@ def _serial_errors() -> tuple[type[BaseException], ...]:
     return (serial.SerialException, OSError, ValueError)
 
 
-class SerialBoard:
+class SerialBoard(Device):
     """The Pi's end of the link to a serial-scanned board.
 
     ``opener`` returns an open pyserial-like object (``read``, ``write``,
@@ -152,7 +153,8 @@ class SerialBoard:
         self._writer: threading.Thread | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._closed = False
+        #: Real time that output still queued at :meth:`close` gets to reach the board.
+        self.close_flush_s = 0.5
         self._open_facets = {"sensors", "lights", "buttons"}
         # Status, for the application and for `crownhead sensors`.
         self.firmware: str | None = None
@@ -180,7 +182,7 @@ class SerialBoard:
 
         Returns the number of lines handled. Never raises for link problems.
         """
-        if self._closed:
+        if self.closed:
             return 0
         now = self.clock.now_ms()
         with self._port_lock:
@@ -410,7 +412,7 @@ class SerialBoard:
     def start(self) -> None:
         """Connect now if possible and keep servicing the link in daemon threads: one
         reads and reconnects, one writes, so output never waits for a read to end."""
-        if self._thread is not None or self._closed:
+        if self._thread is not None or self.closed:
             return
         self.service()
         self._writer = threading.Thread(target=self._run_writer, name="crownhead-serial-out", daemon=True)
@@ -442,19 +444,16 @@ class SerialBoard:
                 log.exception("serial board service failed")
                 self._stop.wait(0.1)
 
-    def close(self, flush_s: float = 0.5) -> None:
-        """Stop the threads and close the port (idempotent).
+    def _release(self) -> None:
+        """Stop the threads and close the port.
 
         Output still queued (the lights turned off as their facet closes) gets up to
-        ``flush_s`` seconds of real time to reach the board first.
+        :attr:`close_flush_s` seconds of real time to reach the board first.
         """
-        if self._closed:
-            return
         if self._writer is not None:
-            deadline = time.monotonic() + flush_s
+            deadline = time.monotonic() + self.close_flush_s
             while self.pending_output and self._port is not None and time.monotonic() < deadline:
                 self._stop.wait(0.002)
-        self._closed = True
         self._stop.set()
         port = self._port
         if port is not None:
@@ -473,13 +472,13 @@ class SerialBoard:
             with contextlib.suppress(*self._errors):
                 port.close()
 
-    def _facet_closed(self, name: str) -> None:
+    def _facet_released(self, name: str) -> None:
         self._open_facets.discard(name)
         if not self._open_facets:
             self.close()
 
 
-class _SerialSensors:
+class _SerialSensors(Device):
     def __init__(self, board: SerialBoard) -> None:
         self._board = board
 
@@ -504,14 +503,13 @@ class _SerialSensors:
             faults.append(f"serial board: {b.board_fault}")
         return faults
 
-    def close(self) -> None:
-        self._board._facet_closed("sensors")
+    def _release(self) -> None:
+        self._board._facet_released("sensors")
 
 
-class _SerialLights:
+class _SerialLights(Device):
     def __init__(self, board: SerialBoard) -> None:
         self._board = board
-        self._closed = False
 
     def show(self, frame: Mapping[FrameKey, RGB]) -> None:
         norm = normalize_frame(frame)
@@ -522,20 +520,17 @@ class _SerialLights:
     def off(self) -> None:
         self.show({})
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+    def _release(self) -> None:
         self.off()
-        self._board._facet_closed("lights")
+        self._board._facet_released("lights")
 
 
-class _SerialButtons:
+class _SerialButtons(Device):
     def __init__(self, board: SerialBoard) -> None:
         self._board = board
 
     def poll(self) -> list[ButtonEvent]:
         return self._board._buttons.poll()
 
-    def close(self) -> None:
-        self._board._facet_closed("buttons")
+    def _release(self) -> None:
+        self._board._facet_released("buttons")

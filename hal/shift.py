@@ -125,7 +125,7 @@ class ShiftRegisterSensors(ScanningSensors):
             f"two chips, or no clock on GPIO{self.pin_numbers['clock']} with chip 1's input H closed"
         ]
 
-    def _release(self) -> None:
+    def _release_pins(self) -> None:
         for device in self._devices:
             device.close()
         self._devices = []

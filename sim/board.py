@@ -26,6 +26,7 @@ from typing import NamedTuple, TypeVar, cast
 
 from crownhead.hal.buttons import BUTTON_NAMES, ButtonEvent, ButtonQueue
 from crownhead.hal.clock import Clock
+from crownhead.hal.device import Device
 from crownhead.hal.lights import RGB, Frame, FrameKey, normalize_frame
 from crownhead.hal.sensors import EventQueue, SensorEvent, diff_events, mask_of
 from crownhead.squares import neighbours, square_name
@@ -326,12 +327,11 @@ class SimBoard:
         }
 
 
-class SimSensors:
+class SimSensors(Device):
     """The simulated switches, as the controller sees them (raw, undebounced)."""
 
     def __init__(self, board: SimBoard) -> None:
         self._board = board
-        self.closed = False
 
     def snapshot(self) -> int:
         return self._board.raw_occupancy()
@@ -343,11 +343,8 @@ class SimSensors:
     def diagnose(self) -> list[str]:
         return []  # like a matrix, the simulator's wiring has no self-test of its own
 
-    def close(self) -> None:
-        self.closed = True
 
-
-class SimLights:
+class SimLights(Device):
     """The simulated LEDs: records the last frames, shows what is physically lit.
 
     ``frames`` keeps the newest :attr:`KEEP` frames (oldest first): a warning blinking
@@ -361,7 +358,6 @@ class SimLights:
         self._board = board
         self.frames: deque[LitFrame] = deque(maxlen=self.KEEP)
         self._sent: Frame = {}
-        self.closed = False
 
     def show(self, frame: Mapping[FrameKey, RGB]) -> None:
         norm = normalize_frame(frame)
@@ -371,10 +367,8 @@ class SimLights:
     def off(self) -> None:
         self.show({})
 
-    def close(self) -> None:
-        if not self.closed:
-            self.off()
-            self.closed = True
+    def _release(self) -> None:
+        self.off()
 
     @property
     def sent(self) -> Frame:
@@ -391,12 +385,9 @@ class SimLights:
         return self.current.get(key)
 
 
-class SimButtons:
+class SimButtons(Device):
     def __init__(self, board: SimBoard) -> None:
         self._queue = ButtonQueue(board.clock)
 
     def poll(self) -> list[ButtonEvent]:
         return self._queue.poll()
-
-    def close(self) -> None:
-        pass

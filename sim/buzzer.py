@@ -17,11 +17,12 @@ import threading
 from collections.abc import Callable
 
 from crownhead.hal.clock import Clock
+from crownhead.hal.device import Device
 
 __all__ = ["SimBuzzer"]
 
 
-class SimBuzzer:
+class SimBuzzer(Device):
     def __init__(self, clock: Clock, maxlen: int = 10_000) -> None:
         self.clock = clock
         self.tones: list[tuple[int, float | None]] = []
@@ -42,5 +43,5 @@ class SimBuzzer:
         if starts and self.ring is not None:
             self.ring()
 
-    def close(self) -> None:
+    def _release(self) -> None:
         self.tone(None)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
+from crownhead.hal.device import Device
 from crownhead.hal.errors import HardwareError
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["SimDisplay"]
 
 
-class SimDisplay:
+class SimDisplay(Device):
     """A :class:`~crownhead.hal.display.Display` in memory."""
 
     def __init__(self, width: int = 128, height: int = 64) -> None:
@@ -61,7 +62,7 @@ class SimDisplay:
         with self._lock:
             self.plugged = True
 
-    def close(self) -> None:
+    def _release(self) -> None:
         with self._lock:
             self.image = None
             self.lines = ()
