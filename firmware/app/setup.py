@@ -77,12 +77,32 @@ def setup_event(now: int, cause: str, position: Position, board: int) -> SetUp:
     return SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)
 
 
+def _still_shown(positions: Sequence[Position], undone: Sequence[Move], board: int) -> list[tuple[Position, Move]]:
+    """The moves of ``undone`` (from ``positions[i]`` to ``positions[i + 1]``), each with
+    the position before it, that ``board`` does not show put back yet. A move is shown put
+    back when its squares stand as before it and no other move changed them: pieces are
+    put back in any order (the earlier move first too), and a move put back is not asked for.
+    """
+    changed = [a.occupied ^ b.occupied for a, b in zip(positions, positions[1:])]
+    out = []
+    for i, move in enumerate(undone):
+        others = 0
+        for j, squares in enumerate(changed):
+            others |= squares if j != i else 0
+        mine = changed[i]
+        back = not mine & others and board & mine == positions[i].occupied & mine
+        if not back:
+            out.append((positions[i], move))
+    return out
+
+
 def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board: int) -> str:
     """What to move to take ``undone`` back (the moves taken back, in the order they were
     played, from ``target``, the position before them), the last move first, leaving out
     what ``board`` already shows put back.
 
     >>> from crownhead.rules import WCDF, Move, Position
+    >>> from crownhead.squares import bit
     >>> start = Position.start()
     >>> moves = [start.moves_matching("11-15", WCDF)[0]]
     >>> after = start.apply(moves[0], Rules())
@@ -90,6 +110,8 @@ def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board:
     >>> board = after.apply(moves[1], Rules()).occupied
     >>> takeback_text(start, moves, Rules(), board)
     'put the man on 18 back on 22; then the man on 15 back on 11'
+    >>> takeback_text(start, moves, Rules(), board & ~bit(15) | bit(11))  # 11-15 put back first
+    'put the man on 18 back on 22'
     >>> capture = Position.from_fen("B:W18:B14")
     >>> jump = capture.moves_matching("14x23", WCDF)[0]
     >>> takeback_text(capture, [jump], Rules(), capture.apply(jump, Rules()).occupied)
@@ -101,7 +123,7 @@ def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board:
     # The later moves the board already shows taken back are left out.
     left = max((j for j, p in enumerate(positions) if p.occupied == board), default=len(undone))
     parts = []
-    for before, move in reversed(list(zip(positions[:left], undone[:left]))):
+    for before, move in reversed(_still_shown(positions[: left + 1], undone[:left], board)):
         piece = before.piece_at(move.start)
         name = "king" if piece is not None and piece.king else "man"
         text = f"the {name} on {move.end} back on {move.start}"
