@@ -115,8 +115,15 @@ def test_a_capture_with_crowning_taken_back_with_its_answer_warns_nothing(make_r
 @pytest.mark.parametrize("name", list(RULES))
 def test_a_capture_with_crowning_put_back_first_move_first(make_rig: MakeRig, name: str) -> None:
     rig = played(make_rig, RULES[name], CROWNING, ["22x31", "9-5"])
-    put_back(rig, [("place", 26), ("lift", 31), ("place", 22), ("lift", 5), ("place", 9)])
+    prompts = put_back(rig, [("place", 26), ("lift", 31), ("place", 22), ("lift", 5), ("place", 9)])
     assert_put_back_quietly(rig, ["22x31", "9-5"])
+    # The words follow the board: the captured man back is not asked for again, the king
+    # goes back as a man, and once the capture stands put back only the answer is named.
+    assert prompts[:3] == [
+        "Take back 22x31 9-5: put the man on 5 back on 9; then the piece crowned on 31 back on 22 as a man (f does it).",
+        "Take back 22x31 9-5: put the man on 5 back on 9; then the piece crowned on 31 back on 22 as a man (f does it).",
+        "Take back 22x31 9-5: put the man on 5 back on 9 (f does it).",
+    ]
 
 
 def test_the_computers_answer_and_the_persons_move_put_back_in_either_order(tmp_path: Path) -> None:
