@@ -170,6 +170,14 @@ def games_to_take_back(rules: Rules, plies: int) -> Iterator[Game]:
             yield game
 
 
+def replayed(game: Game) -> Game:
+    """A game of its own with the moves of ``game``."""
+    again = Game(game.start, game.rules)
+    for move in game.moves:
+        again.play(move)
+    return again
+
+
 @pytest.mark.parametrize("plies", [1, 2, 3])
 @pytest.mark.parametrize("name", list(RULES))
 def test_every_order_of_putting_back_warns_nothing_and_reads_no_move(name: str, plies: int) -> None:
@@ -179,10 +187,7 @@ def test_every_order_of_putting_back_warns_nothing_and_reads_no_move(name: str, 
         moves: list[Move] = list(game.moves)
         shown, target = game.position.occupied, game.positions[-1 - plies].occupied
         for order in orders(shown, target):
-            replayed = Game(game.start, rules)
-            for move in moves:
-                replayed.play(move)
-            tracker = Tracker(replayed, TrackerSettings())
+            tracker = Tracker(replayed(game), TrackerSettings())
             now = 0
             taken = [e.kind for _ in range(plies) for e in tracker.take_back(now)]
             assert taken == ["takeback"] * plies
@@ -199,3 +204,42 @@ def test_every_order_of_putting_back_warns_nothing_and_reads_no_move(name: str, 
             assert tracker.game.moves == moves[:-plies] and tracker.board_matches
             checked += 1
     assert checked >= 6
+
+
+def on_the_way(board: int, boards: list[int]) -> bool:
+    """Whether each square of ``board`` stands as on one of ``boards``."""
+    anywhere = everywhere = boards[0]
+    for other in boards[1:]:
+        anywhere, everywhere = anywhere | other, everywhere & other
+    return not board & ~anywhere and not everywhere & ~board
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_a_second_press_while_pieces_go_back_keeps_the_way_back(name: str) -> None:
+    # One ply taken back and its pieces part-way back, then the press for the ply before:
+    # what was on the way back for the first press stays on the way back for both.
+    rules = RULES[name]
+    checked = 0
+    for game in list(games_to_take_back(rules, 2))[:2]:  # the opening and the crowning
+        shown, middle, target = (game.positions[i].occupied for i in (-1, -2, -3))
+        for order in orders(shown, target):
+            boards = [shown]
+            for put, square in order:
+                boards.append(boards[-1] | bit(square) if put else boards[-1] & ~bit(square))
+            # The second press after `press` steps, while the board is on the way back of the first.
+            for press in range(len(order)):
+                if not on_the_way(boards[press], [shown, middle]):
+                    break
+                tracker = Tracker(replayed(game), TrackerSettings())
+                now, events = 0, tracker.take_back(0)
+                for step, board in enumerate(boards[1:]):
+                    if step == press:
+                        events += tracker.take_back(now)
+                    now += WAIT
+                    events += tracker.update(board, now) + tracker.tick(now + WAIT - 1)
+                said = [e for e in events if isinstance(e, (BoardWarning, MoveMade))]
+                assert said == [], (name, order, press, said)
+                assert [e.kind for e in events].count("takeback") == 2, (order, press)
+                assert tracker.game.moves == game.moves[:-2] and tracker.board_matches, (order, press)
+                checked += 1
+    assert checked >= 24
