@@ -492,7 +492,9 @@ def test_takeback_button_then_the_board_is_guided_back():
         {"t": 630, "event": "lights", "roles": {"11": "last-from", "15": "last-to"}},
         {"t": 1300, "event": "takeback", "ply": 1},
         {"t": 1300, "event": "lights", "roles": {"11": "missing", "15": "extra"}},
-        {"t": 1830, "event": "lights", "roles": {"11": "touched", "15": "target", "16": "target"}},
+        # The man lifted off 15 is part-way back (issue 50): 11 is to fill, and 15 is no
+        # target (a man put there is the move taken back, never read as made again).
+        {"t": 1830, "event": "lights", "roles": {"11": "missing"}},
         {"t": 2130, "event": "lights", "roles": {}},
         move(2430, 1, "black", "11-16", [11, 16]),
         {"t": 2430, "event": "lights", "roles": {"11": "last-from", "16": "last-to"}},

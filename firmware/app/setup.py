@@ -16,10 +16,11 @@ web page, the display and the hall.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from crownhead.firmware.events import SetUp
 from crownhead.rules import BLACK, WHITE, Color, Move, Position, Rules
-from crownhead.squares import iter_squares
+from crownhead.squares import bit, iter_squares
 
 __all__ = ["setup_squares", "setup_text", "square_ranges", "setup_event", "takeback_text"]
 
@@ -77,6 +78,56 @@ def setup_event(now: int, cause: str, position: Position, board: int) -> SetUp:
     return SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)
 
 
+@dataclass(frozen=True, slots=True)
+class _Undo:
+    """A move taken back (from ``before`` to ``after``), and the squares the other moves
+    taken back changed too (there the board cannot tell which move it shows put back)."""
+
+    move: Move
+    before: Position
+    after: Position
+    shared: int
+
+
+def _still_shown(positions: Sequence[Position], undone: Sequence[Move], board: int) -> list[_Undo]:
+    """The moves of ``undone`` (from ``positions[i]`` to ``positions[i + 1]``) that
+    ``board`` does not show put back yet. A move is shown put back when its squares stand
+    as before it and no other move changed them: pieces are put back in any order (the
+    earlier move first too), and a move put back is not asked for again.
+    """
+    changed = [a.occupied ^ b.occupied for a, b in zip(positions, positions[1:])]
+    out = []
+    for i, move in enumerate(undone):
+        shared = 0
+        for j, squares in enumerate(changed):
+            shared |= squares if j != i else 0
+        mine = changed[i]
+        if mine & shared or board & mine != positions[i].occupied & mine:
+            out.append(_Undo(move, positions[i], positions[i + 1], mine & shared))
+    return out
+
+
+def _undo_text(undo: _Undo, board: int) -> str:
+    """How to put ``undo`` back: its piece (a man crowned by it goes back as a man), and
+    the captured pieces not yet back on ``board``."""
+    move, before = undo.move, undo.before
+    piece, now = before.piece_at(move.start), undo.after.piece_at(move.end)
+    if piece is not None and not piece.king and now is not None and now.king:
+        text = f"the piece crowned on {move.end} back on {move.start} as a man"
+    else:
+        name = "king" if piece is not None and piece.king else "man"
+        text = f"the {name} on {move.end} back on {move.start}"
+    # A captured piece already back is not asked for (unless another move used its square).
+    missing = [s for s in move.captures if not board & bit(s) or undo.shared & bit(s)]
+    if missing:
+        taken = [before.piece_at(s) for s in missing]
+        kinds = {"king" if p is not None and p.king else "man" for p in taken}
+        noun = kinds.pop() if len(kinds) == 1 else "piece"
+        plural = noun + ("s" if len(taken) > 1 else "")
+        text += f" and the captured {plural} back on {square_ranges(missing)}"
+    return text
+
+
 def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board: int) -> str:
     """What to move to take ``undone`` back (the moves taken back, in the order they were
     played, from ``target``, the position before them), the last move first, leaving out
@@ -90,28 +141,23 @@ def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board:
     >>> board = after.apply(moves[1], Rules()).occupied
     >>> takeback_text(start, moves, Rules(), board)
     'put the man on 18 back on 22; then the man on 15 back on 11'
+    >>> takeback_text(start, moves, Rules(), board & ~bit(15) | bit(11))  # 11-15 put back first
+    'put the man on 18 back on 22'
     >>> capture = Position.from_fen("B:W18:B14")
     >>> jump = capture.moves_matching("14x23", WCDF)[0]
     >>> takeback_text(capture, [jump], Rules(), capture.apply(jump, Rules()).occupied)
     'put the man on 23 back on 14 and the captured man back on 18'
+    >>> crown = Position.from_fen("B:W26:B22,1")
+    >>> jump = crown.moves_matching("22x31", WCDF)[0]
+    >>> takeback_text(crown, [jump], Rules(), crown.apply(jump, Rules()).occupied | bit(26))
+    'put the piece crowned on 31 back on 22 as a man'
     """
     positions = [target]
     for move in undone:
         positions.append(positions[-1].apply(move, rules))
     # The later moves the board already shows taken back are left out.
     left = max((j for j, p in enumerate(positions) if p.occupied == board), default=len(undone))
-    parts = []
-    for before, move in reversed(list(zip(positions[:left], undone[:left]))):
-        piece = before.piece_at(move.start)
-        name = "king" if piece is not None and piece.king else "man"
-        text = f"the {name} on {move.end} back on {move.start}"
-        if move.captures:
-            taken = [before.piece_at(s) for s in move.captures]
-            kinds = {"king" if p is not None and p.king else "man" for p in taken}
-            noun = kinds.pop() if len(kinds) == 1 else "piece"
-            plural = noun + ("s" if len(taken) > 1 else "")
-            text += f" and the captured {plural} back on {square_ranges(move.captures)}"
-        parts.append(text)
+    parts = [_undo_text(undo, board) for undo in reversed(_still_shown(positions[: left + 1], undone[:left], board))]
     if not parts:
         return ""
     return "put " + "; then ".join(parts)

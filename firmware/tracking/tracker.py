@@ -58,7 +58,7 @@ from crownhead.firmware.tracking.rule import TurnRule
 from crownhead.firmware.tracking.session import GameSession, claim_text
 from crownhead.firmware.tracking.table import Plan, ProgressView, TurnTable, lowest_square, view_progress
 from crownhead.rules import Color, Game, Move, Position
-from crownhead.squares import bit, iter_squares, squares_of
+from crownhead.squares import FULL, bit, iter_squares, squares_of
 
 __all__ = [
     "Tracker",
@@ -128,6 +128,19 @@ def _piece_name(position: Position, square: int) -> str:
     if piece is None:
         return "piece"
     return "king" if piece.king else "man"
+
+
+def _board_span(boards: Iterable[int]) -> tuple[int, int]:
+    """The squares occupied on any of ``boards``, and those occupied on all of them.
+
+    >>> _board_span([0b0110, 0b0011])
+    (7, 2)
+    """
+    anywhere, everywhere = 0, FULL
+    for board in boards:
+        anywhere |= board
+        everywhere &= board
+    return anywhere, everywhere
 
 
 def sum_captured(plans: Iterable[Plan]) -> int:
@@ -270,8 +283,10 @@ class Tracker:
         self._since = 0
         self._setup: Position | None = None
         self._blocked: int | None = None
-        #: The boards of the moves taken back with the button since the board last showed
-        #: the game: read as boards to put right, never as those moves made again.
+        #: The boards of the positions taken back with the button since the board last
+        #: showed the game: they, the game's position and every board part-way between
+        #: (pieces put back in any order) are read as boards to put right, never as those
+        #: moves made again (see _on_way_back).
         self._undone: set[int] = set()
         # A board that does not show the game when the tracker starts (a game resumed)
         # is first guided back to the game's position; nothing is read as a move before.
@@ -425,10 +440,9 @@ class Tracker:
             return events + self._refresh(now_ms)
         if self._blocked is not None and occupancy != self._blocked:
             self._blocked = None
-        if occupancy == self.game.position.occupied:
-            self._undone.clear()
-        if self._restoring and occupancy == self.game.position.occupied:
+        if (self._restoring or self._undone) and occupancy == self.game.position.occupied:
             self._restoring = False
+            self._undone.clear()
             # Pieces put back were no lift of the side to move: its turn begins now.
             self._mover_began = False
             self._own_lifted = 0
@@ -813,7 +827,7 @@ class Tracker:
         occupied = game.position.occupied
         if board == occupied:
             return Reading(Kind.IDLE, board)
-        if self._restoring or board == self._blocked or board in self._undone:
+        if self._restoring or board == self._blocked or self._on_way_back(board):
             return Reading(Kind.RESTORE, board)
         over = self._over
         if not over:
@@ -850,6 +864,17 @@ class Tracker:
             if going:
                 return Reading(Kind.CORRECT_PROGRESS, board, tuple(going))
         return Reading(Kind.NONE, board)
+
+    def _on_way_back(self, board: int) -> bool:
+        """Whether ``board`` is on the way back after the takeback button: every square
+        shows what it shows in one of the positions on the way (the game's, the ones taken
+        back). Pieces put back in any order, one still in the hand, give such boards; read
+        as moves from the game's position they would be wrong moves, or a move taken back
+        made again (issue 50)."""
+        if not self._undone:
+            return False
+        anywhere, everywhere = _board_span((self.game.position.occupied, *self._undone))
+        return not board & ~anywhere and not everywhere & ~board
 
     def _reread(self) -> None:
         self._touch_state()
