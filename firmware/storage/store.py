@@ -569,6 +569,9 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
 # Possessive loops: a tag value of megabytes is matched in constant memory.
 _TAG = re.compile(r'^\[([A-Za-z0-9_]+)\s+"([^"\\]*+(?:\\.[^"\\]*+)*+)"\]\s*$')
 _MOVE_TOKEN = re.compile(r"^(?:[0-9]{1,2}(?:[-x:][0-9]{1,2})+|[a-h][1-8](?:[-x:][a-h][1-8])+)$")
+#: A PDN comment: ``{...}`` (over lines, possessive: megabytes in constant memory), or
+#: ``;`` to the end of the line.
+_COMMENT = re.compile(r"\{[^}]*+\}?|;[^\n]*+")
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 
@@ -594,12 +597,17 @@ class GameFile:
             raise StoreError(str(exc)) from exc
         except OSError as exc:
             raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        movetext: list[str] = []
         for line in text.splitlines():
             m = _TAG.match(line.strip())
             if m:
                 tags[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
-                continue
-            plies += sum(1 for token in line.split() if _MOVE_TOKEN.match(token) and token not in _RESULTS)
+            else:
+                movetext.append(line)
+        # Comments are no plies, whatever they quote: a referee's record names the
+        # ballot's moves in one ({ACF ballot 5 ...: 9-13 22-18 6-9}).
+        moves = _COMMENT.sub(" ", "\n".join(movetext))
+        plies = sum(1 for token in moves.split() if _MOVE_TOKEN.match(token) and token not in _RESULTS)
         return cls(path, tags, plies)
 
 
