@@ -613,7 +613,7 @@ def test_takeback_after_a_resignation_reopens_the_game_and_takes_back_no_move():
     assert [e.kind for e in board.tick(300)] == ["move"]
     assert [e.kind for e in board.press("resign", 400, long=True)] == ["game-over"]
     events = board.press("takeback", 500)
-    assert [e.to_json() for e in events] == [{"t": 500, "event": "reopened", "ply": 1}]
+    assert [e.to_json() for e in events] == [{"t": 500, "event": "reopened", "ply": 1, "reason": "resign"}]
     assert tracker.game.ply == 1 and not tracker.game.is_over
     # The game goes on: White's reply is read as usual.
     board.update(tracker.position.occupied & ~bit(22) | bit(18), 600)

@@ -99,6 +99,7 @@ def _events() -> list[Event]:
         Claim(1030, False, "none", "white", ""),
         ResignAsked(1040, "black", 4000),
         Reopened(1050, 4),
+        Reopened(1060, 4, "agreement"),
         *[Caution(1100, "black", 1, code, "") for code in OFFENCE_CODES],
         Forfeit(1200, "white", "backward-man", ""),
         DrawClaimable(1300, "forty-moves", "black"),

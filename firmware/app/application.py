@@ -95,7 +95,7 @@ from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
 from crownhead.firmware.app.timing import ClockSaver
 from crownhead.firmware.storage.matches import MatchStore
 from crownhead.firmware.storage.store import GameRecord, GameStore
-from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.session import REOPENABLE, GameSession
 from crownhead.firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from crownhead.hal.buttons import ButtonEvent
 from crownhead.hal.clock import Clock
@@ -112,6 +112,12 @@ log = logging.getLogger(__name__)
 #: the board (a host link) that may act on the game; returns the events its actions caused.
 Source = Callable[[int], list[Event]]
 
+
+#: What the screen says when a result is taken back (:class:`Reopened`), by its reason.
+_REOPENED_WORDS = {
+    "resign": "The resignation is taken back: play on.",
+    "agreement": "The draw agreed is taken back: play on.",
+}
 
 #: A saved game's mode in words (a game resumed in another mode says what it was).
 _GAME_WORDS = {"play": "two-player game", "computer": "game against the computer", "referee": "refereed game"}
@@ -631,10 +637,9 @@ class App(Loop, Commands):
                 until=event.until,
             )
         elif isinstance(event, Reopened):
-            self.say("The resignation is taken back: play on.")
+            self.say(_REOPENED_WORDS.get(event.reason, "The result is taken back: play on."))
             self.policy.turn_changed()
-            self.keeper.written = None
-            out += self._save(now)
+            out += self._save(now, reopened=True)  # the game in progress again, its result unkept
         elif isinstance(event, NewGame):
             out += self._new_game(now)
         elif event.kind == "claim":
@@ -721,9 +726,10 @@ class App(Loop, Commands):
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
         return out
 
-    def _save(self, now: int) -> list[GameSaved]:
+    def _save(self, now: int, *, reopened: bool = False) -> list[GameSaved]:
         """Save the game in progress, or write it as PDN when it is over (the keeper never
-        raises over the disk: see :class:`~crownhead.firmware.app.keeper.GameKeeper`)."""
+        raises over the disk: see :class:`~crownhead.firmware.app.keeper.GameKeeper`).
+        ``reopened``: the game's result was just taken back, and its kept file goes."""
         if self.store is None or self.record is None:
             return []
         game = self.tracker.game
@@ -736,7 +742,7 @@ class App(Loop, Commands):
             clock = self.settings.clock if self.referee is None else None
             kept = self.modes.kept(game, self.policy.settings.hints, clock)
             self.record = record = replace(record, mode=self.mode.name, settings=kept)
-            return self.keeper.save(record, now)
+            return self.keeper.reopen(record, now) if reopened else self.keeper.save(record, now)
         self.record = record
         referee = self.referee
         if referee is None or not referee.judges(self.session):
@@ -758,11 +764,12 @@ class App(Loop, Commands):
         if (
             press.name == "takeback"
             and declared is not None
-            and declared.reason == "resign"
+            and declared.reason in REOPENABLE
             and self.matches.counted(self.record)
         ):
-            # The match has the result on its sheet: a resignation in it stands.
-            self.say("The resignation stands: the game is counted in the match.")
+            # The match has the result on its sheet: a resignation or a draw agreed in it stands.
+            what = "resignation" if declared.reason == "resign" else "draw agreed"
+            self.say(f"The {what} stands: the game is counted in the match.")
             return False
         if press.name == "hint":
             self.policy.reveal_hints()

@@ -250,10 +250,12 @@ class ResignAsked(Event):
 
 @dataclass(frozen=True, slots=True)
 class Reopened(Event):
-    """A resignation was taken back: the game goes on from the same position."""
+    """A result the players decided was taken back: the game goes on from the same
+    position. ``reason`` is the result's: ``resign``, or ``agreement`` (a draw agreed)."""
 
     kind: ClassVar[str] = "reopened"
     ply: int
+    reason: str = "resign"
 
 
 @dataclass(frozen=True, slots=True)

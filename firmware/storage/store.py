@@ -773,6 +773,23 @@ class GameStore:
         self.clear_current()
         return path
 
+    def withdraw(self, record: GameRecord) -> bool:
+        """Forget the finished game of ``record`` (its PDN file): its result was taken back
+        and the game goes on. Call it once the game is saved in progress again
+        (:meth:`save_current`), so that a crash between the two keeps the game. Whether
+        there was a file."""
+        path = self.game_path(record)
+        if not os.path.lexists(path):
+            return False  # (nothing to write on a read-only disk either)
+        try:
+            os.unlink(path)
+            fsync_dir(self.games_dir)
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise StoreError(f"cannot remove {path}: {exc.strerror or exc}") from exc
+        return True
+
     def game_files(self) -> list[Path]:
         if not self.games_dir.is_dir():
             return []

@@ -41,7 +41,11 @@ from crownhead.firmware.tracking.timer import GameTimer
 from crownhead.rules import Color, Game, Move, Position, Rules
 from crownhead.rules.game import FORTY_MOVES_PLIES, HistoryEntry, Huff, JumpForced
 
-__all__ = ["GameSession", "claim_text"]
+__all__ = ["GameSession", "claim_text", "REOPENABLE"]
+
+#: The results a takeback reopens (the players' own decisions); any other result stands,
+#: and a takeback after it takes the last move back.
+REOPENABLE = ("resign", "agreement")
 
 
 def claim_text(game: Game, reason: str | None) -> str:
@@ -360,15 +364,23 @@ class GameSession:
         return [GameOver(now_ms, result.score, result.reason)]
 
     def reopen(self, now_ms: int) -> list[Event]:
-        """A resignation taken back: the game goes on from the same position (no move goes
-        with it). None when the game was not resigned."""
+        """A resignation or an agreed draw taken back: the game goes on from the same
+        position (no move goes with it: the players decided the result, not the last
+        move). None when the game did not end by one of those.
+
+        >>> from crownhead.rules import BLACK, WCDF, WHITE
+        >>> session = GameSession(Game(None, WCDF))
+        >>> _ = session.offer_draw(BLACK, 0) + session.offer_draw(WHITE, 10)
+        >>> [e.to_json() for e in session.reopen(20)], session.game.is_over
+        ([{'t': 20, 'event': 'reopened', 'ply': 0, 'reason': 'agreement'}], False)
+        """
         declared = self._game.declared
-        if declared is None or declared.reason != "resign":
+        if declared is None or declared.reason not in REOPENABLE:
             return []
         self._game.declared = None
         self._resign = None
         self._changed()
-        return [Reopened(now_ms, self._game.ply)]
+        return [Reopened(now_ms, self._game.ply, declared.reason)]
 
     def claim(self, now_ms: int) -> list[Event]:
         """The side to move claims a draw: a valid claim ends the game, a refused one says

@@ -228,7 +228,7 @@ class Narrator:
             case ResignAsked():
                 return [U("offer", "resign-confirm", side=event.side)]
             case Reopened():
-                return [U("offer", "reopened")]
+                return [U("offer", "reopened-draw" if event.reason == "agreement" else "reopened")]
             case Caution():
                 return [U("ruling", "caution", side=event.side, offence=event.code)]
             case Forfeit():
