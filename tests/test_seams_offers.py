@@ -4,12 +4,16 @@ kept game lists."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from crownhead.firmware.referee.arbiter import RefereeSettings
 from crownhead.firmware.simulator.script import parse_script, replay
-from crownhead.firmware.storage.store import GameStore
-from crownhead.rules import BLACK, WCDF, Position
+from crownhead.firmware.storage.store import GameRecord, GameStore, StoreError
+from crownhead.rules import BLACK, WCDF, Game, Position
 from helpers.rig import Rig, referee_rig
 
 
@@ -133,3 +137,16 @@ def test_games_lists_the_plies_played_not_the_ballots_opening(tmp_path: Path) ->
     rig.close()
     (kept,) = GameStore(tmp_path / "state").list_games()
     assert kept.tags["BallotMoves"] == "9-13 22-18 6-9" and kept.plies == 4
+
+
+def test_a_record_keeps_the_standing_offer_and_refuses_one_that_is_no_side() -> None:
+    game = Game(None, WCDF)
+    game.play_text("11-15")
+    record = replace(GameRecord.new(rules=WCDF).with_game(game), offer="black")
+    assert GameRecord.from_json(record.to_json()).offer == "black"
+    assert record.with_game(game).offer == "black"  # the same moves: it still stands
+    game.play_text("22-18")
+    assert record.with_game(game).offer is None  # a move was made: it lapsed
+    bad = json.loads(record.to_json()) | {"offer": "Black"}
+    with pytest.raises(StoreError, match="'offer' must be black, white"):
+        GameRecord.from_json(json.dumps(bad), "current.json")

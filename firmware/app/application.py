@@ -90,7 +90,7 @@ from crownhead.firmware.app.players import (
 from crownhead.firmware.app.commands import Commands
 from crownhead.firmware.app.loop import Loop
 from crownhead.firmware.app.modes import Modes
-from crownhead.firmware.app.resume import comeback
+from crownhead.firmware.app.resume import comeback, kept_offer, offer_text
 from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
 from crownhead.firmware.app.timing import ClockSaver
 from crownhead.firmware.storage.matches import MatchStore
@@ -330,7 +330,7 @@ class App(Loop, Commands):
         self.session.adopt(Game(start, rules))
         if resume is not None:
             # It goes on when its position stands on the board (the session says so).
-            self.session.resume_when_set_up(resume[1])
+            self.session.resume_when_set_up(resume[1], kept_offer(resume[0]))
         self.follow(board=occupancy)
         self.controller = Controller(self.hardware.sensors, self._buttons, self.follower, debouncer, self.clock)
         if resume is not None:
@@ -631,6 +631,8 @@ class App(Loop, Commands):
                 tracker.expect(None)  # the machine's move shown is moot now
         elif isinstance(event, DrawOffer):
             out += self._on_offer(event, now)
+            if not tracker.game.is_over:
+                out += self._save(now)  # an offer stands through a power cut
         elif isinstance(event, ResignAsked):
             self.say(
                 f"{event.side.title()}: press resign again within 3 s to resign (or hold it down).",
@@ -735,7 +737,8 @@ class App(Loop, Commands):
         game = self.tracker.game
         if game is not self._game:
             return []  # a new game is being set up; the old one was handled
-        record = self.record.with_game(game)
+        # The offer standing is kept with the game: it survives a power cut.
+        record = replace(self.record.with_game(game), offer=offer_text(self.session.draw_offer))
         if self.board_clock is not None:
             record = record.with_times(self.board_clock.times)  # each move's clock
         if not record.finished:

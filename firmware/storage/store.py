@@ -173,6 +173,8 @@ _MODE = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _HUFF = re.compile(r"huff ([1-9]|[12][0-9]|3[0-2])")
 _EXTRA_TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 _RECORD_RESULTS = ("1-0", "0-1", "1/2-1/2", UNFINISHED)
+#: What a record's ``offer`` may be: a side, ``""`` (a shared button's), or None.
+_OFFERS = (None, "", "black", "white")
 #: The tags a record writes itself; ``extra`` may not replace them.
 _OWN_TAGS = frozenset(
     t.lower()
@@ -229,6 +231,8 @@ class GameRecord:
     not one does not lose the game: it is read as a two-player game and ``damaged``
     says why, naming the file and the key, for the application to log.
 
+    ``offer``: the draw offer standing when the game was saved (see the field).
+
     ``times``: a timed game's clock after each move, ``(ply, left, used)`` in ms: the
     mover's time left after the move and the time the move took (in a game far apart,
     each as the mover's own board measured it); the PDN writes them as the move's
@@ -253,6 +257,10 @@ class GameRecord:
     reason: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
     times: tuple[tuple[int, int, int], ...] = ()
+    #: The draw offer standing after the last move: the side that made it (``black``,
+    #: ``white``; ``""`` for a shared button, which cannot tell who), None without one. An
+    #: offer stands until answered or a move is made, a power cut included.
+    offer: str | None = None
     #: Why the record's ``mode`` or ``settings`` were not used (set by :meth:`from_json`).
     damaged: str | None = field(default=None, compare=False)
 
@@ -318,6 +326,8 @@ class GameRecord:
             result=result.score if result else None,
             reason=result.reason if result else None,
             times=tuple(t for t in self.times if t[0] <= len(moves)),  # none of a move taken back
+            # An offer never outlives a move (nor the game): the game's session says anew.
+            offer=self.offer if history == self.history and moves == self.moves and result is None else None,
         )
 
     def with_times(self, times: Mapping[int, tuple[int, int]]) -> GameRecord:
@@ -449,6 +459,8 @@ class GameRecord:
             raise StoreError(
                 f"{where}: 'result' must be one of {', '.join(_RECORD_RESULTS)} or null, got {_shown(data['result'])}"
             )
+        if data.get("offer") not in _OFFERS:
+            raise StoreError(f"{where}: 'offer' must be black, white, \"\" or null, got {_shown(data['offer'])}")
         if data.get("reason") is not None and not _tag_value(data["reason"]):
             raise StoreError(f"{where}: 'reason' must be a string of at most {MAX_TAG} printable characters or null")
         extra = data.get("extra", {})

@@ -96,8 +96,10 @@ class GameSession:
         self.clock: GameTimer | None = None
         #: Changes whenever anything here does (the game, an offer, a hold...).
         self.revision = 0
-        #: A saved game whose position is being set up to resume it (see :meth:`begin`).
+        #: A saved game whose position is being set up to resume it (see :meth:`begin`),
+        #: and the draw offer standing in it when it was saved.
         self._saved: Game | None = None
+        self._saved_offer: tuple[Color | None, int] | None = None
         #: Whether the game under way is a saved game resumed (:meth:`begin` of its
         #: position) rather than one begun: no new clock, no new refereeing.
         self.resumed = False
@@ -184,10 +186,13 @@ class GameSession:
         """The saved game whose position is being set up to resume it, or None."""
         return self._saved
 
-    def resume_when_set_up(self, game: Game | None) -> None:
+    def resume_when_set_up(self, game: Game | None, offer: tuple[Color | None, int] | None = None) -> None:
         """``game``, a saved game, goes on once its position stands on the board: the
         :meth:`begin` of that position resumes it rather than beginning a new game (None:
-        it is given up, and the next game is a new one).
+        it is given up, and the next game is a new one). ``offer``: the draw offer that
+        stood in it when it was saved (side, ply; see :attr:`draw_offer`), standing again
+        when it resumes: an offer stands until answered or a move is made, whatever
+        happens to the power meanwhile.
 
         >>> from crownhead.rules import WCDF
         >>> saved = Game(None, WCDF); _ = saved.play_text("11-15")
@@ -196,6 +201,7 @@ class GameSession:
         >>> session.begin(saved.position) is saved, session.resumed, session.saved
         (True, True, None)
         """
+        self._saved_offer = offer if game is not None else None
         if game is not self._saved:
             self._saved = game
             self._changed()
@@ -207,9 +213,12 @@ class GameSession:
         and a saved game waiting for another position is given up. Offers and a
         resignation asked for are the old game's and go with it."""
         saved, self._saved = self._saved, None
+        offer, self._saved_offer = self._saved_offer, None
         if saved is not None and saved.position == position:
             self.adopt(saved)
             self.resumed = True
+            if offer is not None and offer[1] == saved.ply:
+                self._offer = offer  # it stood when the power went: it stands still
             return saved
         return self.adopt(Game(position, self.rules))
 
