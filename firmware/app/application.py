@@ -47,6 +47,7 @@ from crownhead.firmware.events import (
     ComputerMove,
     Crowned,
     DrawDeclined,
+    DrawLapsed,
     DrawOffer,
     Event,
     ForcedJump,
@@ -633,6 +634,10 @@ class App(Loop, Commands):
             out += self._on_offer(event, now)
             if not tracker.game.is_over:
                 out += self._save(now)  # an offer stands through a power cut
+        elif isinstance(event, DrawLapsed):
+            self.say(event.message)  # the other side's draw button offers now: say why
+            if not tracker.game.is_over:
+                out += self._save(now)
         elif isinstance(event, ResignAsked):
             self.say(
                 f"{event.side.title()}: press resign again within 3 s to resign (or hold it down).",

@@ -27,6 +27,7 @@ __all__ = [
     "HuffTakenBack",
     "ForcedJump",
     "DrawOffer",
+    "DrawLapsed",
     "DrawDeclined",
     "Claim",
     "ResignAsked",
@@ -214,6 +215,20 @@ class DrawOffer(Event):
     kind: ClassVar[str] = "draw-offer"
     ply: int
     side: Side | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DrawLapsed(Event):
+    """The draw offer ``side`` made at ply ``ply`` (None, ``""`` in JSON: a shared
+    button's) lapsed unanswered: a move was made (the offerer's own, or the other side's,
+    which declines it), or taken back. ``message`` says which, in words for the players:
+    the other side's draw button now makes an offer of its own.
+    """
+
+    kind: ClassVar[str] = "draw-lapsed"
+    ply: int
+    side: Side | None
+    message: str
 
 
 @dataclass(frozen=True, slots=True)

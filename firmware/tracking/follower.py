@@ -38,6 +38,8 @@ from crownhead.firmware.events import (
     Flag,
     ForcedJump,
     GameOver,
+    Huffed,
+    HuffTakenBack,
     MoveMade,
     NewGame,
     Reopened,
@@ -53,6 +55,10 @@ from crownhead.rules import Color, Game, Move, Position
 from crownhead.rules.game import win_for
 
 __all__ = ["Follower", "Bench", "Judge"]
+
+#: The events of a change to the game under a standing draw offer (a move made or taken
+#: back, a huff): the offer lapses there, and its ``draw-lapsed`` follows the change.
+_CHANGES = (MoveMade, TakenBack, Huffed, HuffTakenBack, ForcedJump)
 
 
 class Follower:
@@ -270,6 +276,7 @@ class Follower:
         if position.crowns(move, rules):
             out.append(Crowned(now, move.end))
         out += self._moved(moved, clock_at)
+        out += session.lapsed(now)  # the move declined a standing offer, or let it lapse
         # The answer stands on the board: the tracker reads it as the next move.
         out += self._process(self.tracker.read_afresh(now), now)
         return out
@@ -422,7 +429,9 @@ class Follower:
                 out += self.clock.taken_back(self.game, now)
             elif isinstance(event, Reopened) and self.clock is not None:
                 out += self.clock.reopened(self.game, now)
-        return out
+            if isinstance(event, _CHANGES):
+                out += self.session.lapsed(event.t)  # told right after the change that ended it
+        return out + self.session.lapsed(now)
 
     def _moved(self, event: MoveMade, clock_at: int | None = None) -> list[Event]:
         out: list[Event] = []

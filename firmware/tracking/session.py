@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from crownhead.firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
+from crownhead.firmware.events import Claim, DrawLapsed, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
 from crownhead.firmware.gameclock import TimeControl
 from crownhead.firmware.tracking.sides import RESIGN_CONFIRM_MS
 from crownhead.firmware.tracking.timer import GameTimer
@@ -46,6 +46,10 @@ __all__ = ["GameSession", "claim_text", "REOPENABLE"]
 #: The results a takeback reopens (the players' own decisions); any other result stands,
 #: and a takeback after it takes the last move back.
 REOPENABLE = ("resign", "agreement")
+
+
+def _name(side: Color) -> str:
+    return side.name.title()
 
 
 def claim_text(game: Game, reason: str | None) -> str:
@@ -112,6 +116,9 @@ class GameSession:
         self._offer: tuple[Color | None, int] | None = None
         #: A first resign press: (side, until when a second press confirms it).
         self._resign: tuple[Color, int] | None = None
+        #: An offer that lapsed in the last change and has not been told yet: (the offer,
+        #: what made it lapse, in words). See :meth:`lapsed`.
+        self._lapsed: tuple[tuple[Color | None, int], str] | None = None
 
     def _changed(self) -> None:
         self.revision += 1
@@ -145,41 +152,74 @@ class GameSession:
     def play(self, move: Move) -> None:
         """``move`` was made on the board: into the record. A standing offer lapses (the
         move declines it)."""
+        standing, how = self.draw_offer, self._moving()
         self._game.play(move)
-        self._moved_on()
+        self._moved_on(standing, how)
 
     def undo(self) -> HistoryEntry:
         """Take the last entry of the record back (a move, a huff; a declared result goes
         with it); an offer does not come back with the position."""
+        standing = self.draw_offer
         entry = self._game.undo()
-        self._moved_on()
+        self._moved_on(standing, "the huff was taken back" if isinstance(entry, Huff) else "a move was taken back")
         return entry
 
     def condone(self, move: Move) -> Position:
         """``move``, illegal, stood (WCDF 1.26: the opponent answered without objection):
         into the record as the board shows it (:meth:`crownhead.rules.game.Game.condone`), the
         game going on from there. A standing offer lapses as after any move."""
+        standing, how = self.draw_offer, self._moving()
         position = self._game.condone(move)
-        self._moved_on()
+        self._moved_on(standing, how)
         return position
 
     def huff(self, square: int) -> Huff:
         """Under huffing: the opponent takes off the piece on ``square``, which could have
         jumped (:meth:`crownhead.rules.game.Game.huff`). The offer lapses as after a move."""
+        standing, huffer = self.draw_offer, _name(self._game.turn)
         entry = self._game.huff(square)
-        self._moved_on()
+        self._moved_on(standing, f"{huffer} huffed the piece on {square}")
         return entry
 
     def force_jump(self) -> JumpForced:
         """Under huffing: the move that skipped a jump is taken back and the jump is to be
         made (:meth:`crownhead.rules.game.Game.force_jump`)."""
+        standing = self.draw_offer
         entry = self._game.force_jump()
-        self._moved_on()
+        self._moved_on(standing, "a move was taken back for a jump")
         return entry
 
-    def _moved_on(self) -> None:
+    def _moving(self) -> str:
+        """How a standing offer lapses when the side to move moves, in words: its own
+        offer lapses, the other side's is declined."""
+        offer = self.draw_offer
+        mover = self._game.turn
+        if offer is None or offer[0] is None:
+            return f"{_name(mover)} moved"
+        offerer, other = _name(offer[0]), _name(offer[0].opponent)
+        if offer[0] == mover:
+            return f"{offerer} moved before {other} answered"
+        return f"{other} moved instead of accepting it"
+
+    def _moved_on(self, standing: tuple[Color | None, int] | None, how: str) -> None:
+        """The game changed (a move made or taken back): the offer ``standing`` before the
+        change, if any, lapses, and :meth:`lapsed` tells it (``how``: what made it lapse,
+        in words)."""
         self._offer = None
+        self._lapsed = (standing, how) if standing is not None else None
         self._changed()
+
+    def lapsed(self, now_ms: int) -> list[Event]:
+        """The ``draw-lapsed`` event of the offer the last change ended, once (none if no
+        offer was standing): a lapsed offer is told, so that the other side knows its draw
+        button now offers rather than accepts."""
+        lapsed, self._lapsed = self._lapsed, None
+        if lapsed is None:
+            return []
+        (side, ply), how = lapsed
+        whose = f"{_name(side)}'s draw offer" if side is not None else "The draw offer made with the shared button"
+        message = f"{whose} lapsed: {how} (an offer stands until it is answered or a move is made)"
+        return [DrawLapsed(now_ms, ply, Side.of(side) if side is not None else None, message)]
 
     @property
     def saved(self) -> Game | None:
@@ -229,6 +269,7 @@ class GameSession:
         self.number += 1
         self._game = game
         self._offer = self._resign = None
+        self._lapsed = None  # the old game's: nothing to tell of it now
         self.resumed = False
         self._changed()
         return game

@@ -48,6 +48,7 @@ from crownhead.firmware.events import (
     Crowned,
     DrawClaimable,
     DrawDeclined,
+    DrawLapsed,
     DrawOffer,
     Event,
     Flag,
@@ -219,6 +220,8 @@ class Narrator:
                 return [U("ruling", "force-jump", side=event.side, move=(event.move,))]
             case DrawOffer():
                 return [U("offer", "draw-offer", side=event.side) if event.side else U("offer", "draw-offer-anyone")]
+            case DrawLapsed():
+                return [U("offer", "draw-lapsed", side=event.side) if event.side else U("offer", "draw-lapsed-anyone")]
             case DrawDeclined():
                 return [U("offer", "draw-declined", side=event.side)]
             case Claim():
