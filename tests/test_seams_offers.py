@@ -150,3 +150,14 @@ def test_a_record_keeps_the_standing_offer_and_refuses_one_that_is_no_side() -> 
     bad = json.loads(record.to_json()) | {"offer": "Black"}
     with pytest.raises(StoreError, match="'offer' must be black, white"):
         GameRecord.from_json(json.dumps(bad), "current.json")
+
+
+def test_the_referees_record_says_an_offer_lapsed(tmp_path: Path) -> None:
+    settings = RefereeSettings(record_dir=str(tmp_path / "record"))
+    board = referee_rig(tmp_path, settings)
+    board.do("11-15")
+    board.do("b")
+    board.do("22-18")  # White declines by moving
+    text = " ".join((tmp_path / "record" / "live.pdn").read_text().split())
+    assert "draw offered by black" in text and "Black's draw offer lapsed: White moved instead of accepting it" in text
+    board.close()

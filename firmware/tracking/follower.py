@@ -276,7 +276,7 @@ class Follower:
         if position.crowns(move, rules):
             out.append(Crowned(now, move.end))
         out += self._moved(moved, clock_at)
-        out += session.lapsed(now)  # the move declined a standing offer, or let it lapse
+        out += self._lapsed(now)  # the move declined a standing offer, or let it lapse
         # The answer stands on the board: the tracker reads it as the next move.
         out += self._process(self.tracker.read_afresh(now), now)
         return out
@@ -430,8 +430,15 @@ class Follower:
             elif isinstance(event, Reopened) and self.clock is not None:
                 out += self.clock.reopened(self.game, now)
             if isinstance(event, _CHANGES):
-                out += self.session.lapsed(event.t)  # told right after the change that ended it
-        return out + self.session.lapsed(now)
+                out += self._lapsed(event.t)  # told right after the change that ended it
+        return out + self._lapsed(now)
+
+    def _lapsed(self, t: int) -> list[Event]:
+        """The offer the last change ended, told (the judge records it as a ruling)."""
+        lapsed = self.session.lapsed(t)
+        if lapsed and self.judge is not None:
+            self.judge.ruled(lapsed, self.game.ply, self)
+        return lapsed
 
     def _moved(self, event: MoveMade, clock_at: int | None = None) -> list[Event]:
         out: list[Event] = []
