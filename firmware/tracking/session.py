@@ -152,7 +152,8 @@ class GameSession:
     def play(self, move: Move) -> None:
         """``move`` was made on the board: into the record. A standing offer lapses (the
         move declines it)."""
-        standing, how = self.draw_offer, self._moving()
+        standing = self.draw_offer
+        how = self._moving(standing)
         self._game.play(move)
         self._moved_on(standing, how)
 
@@ -168,7 +169,8 @@ class GameSession:
         """``move``, illegal, stood (WCDF 1.26: the opponent answered without objection):
         into the record as the board shows it (:meth:`crownhead.rules.game.Game.condone`), the
         game going on from there. A standing offer lapses as after any move."""
-        standing, how = self.draw_offer, self._moving()
+        standing = self.draw_offer
+        how = self._moving(standing)
         position = self._game.condone(move)
         self._moved_on(standing, how)
         return position
@@ -189,10 +191,9 @@ class GameSession:
         self._moved_on(standing, "a move was taken back for a jump")
         return entry
 
-    def _moving(self) -> str:
-        """How a standing offer lapses when the side to move moves, in words: its own
-        offer lapses, the other side's is declined."""
-        offer = self.draw_offer
+    def _moving(self, offer: tuple[Color | None, int] | None) -> str:
+        """How the standing ``offer`` lapses when the side to move moves, in words: its
+        own offer lapses, the other side's is declined."""
         mover = self._game.turn
         if offer is None or offer[0] is None:
             return f"{_name(mover)} moved"
@@ -212,7 +213,15 @@ class GameSession:
     def lapsed(self, now_ms: int) -> list[Event]:
         """The ``draw-lapsed`` event of the offer the last change ended, once (none if no
         offer was standing): a lapsed offer is told, so that the other side knows its draw
-        button now offers rather than accepts."""
+        button now offers rather than accepts.
+
+        >>> from crownhead.rules import BLACK, WCDF
+        >>> session = GameSession(Game(None, WCDF))
+        >>> _ = session.offer_draw(BLACK, 0)
+        >>> session.play(session.game.legal_moves()[0])
+        >>> [e.message for e in session.lapsed(500)], session.lapsed(600)
+        (["Black's draw offer lapsed: Black moved before White answered (an offer stands until it is answered or a move is made)"], [])
+        """
         lapsed, self._lapsed = self._lapsed, None
         if lapsed is None:
             return []
