@@ -615,7 +615,7 @@ def test_one_clock_state_and_one_claim_handler() -> None:
     """The game clock's state is named (``ClockState``), not a 5-tuple in signatures, its
     rules are one class's (``GameTimer``) and it has one owner, the session, which makes
     the clock of each game (the referee kept a clock of its own beside the board clock);
-    a claim, a draw offer and a resignation are ruled on in one place, the game session
+    a claim, a draw offer (and its lapse) and a resignation are ruled on in one place, the game session
     (``crownhead.firmware.tracking.session``: a referee records what it rules)."""
     unnamed, decisions, clocks, timers = [], [], [], []
     for name, path in modules().items():
@@ -626,7 +626,7 @@ def test_one_clock_state_and_one_claim_handler() -> None:
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Name)
-                and node.func.id in ("Claim", "DrawOffer", "ResignAsked", "Reopened")
+                and node.func.id in ("Claim", "DrawOffer", "DrawLapsed", "ResignAsked", "Reopened")
             ):
                 decisions.append(name)
             if isinstance(node, ast.Call) and "GameClock" in ast.unparse(node.func):

@@ -598,10 +598,19 @@ def test_draw_is_agreed_only_between_two_known_sides():
         {"t": 100, "event": "game-over", "result": "1/2-1/2", "reason": "agreement"},
         final(100, START, 0),
     ]
-    # A move declines the offer: the answer after it is a new offer.
+    # A move declines the offer, and the offer's lapse is told: the answer after it is a
+    # new offer (before issue 50 the offer lapsed silently).
     assert run("press white_draw\nwait 100\nlift 11\nplace 15\nwait 1000\npress black_draw") == [
         {"t": 0, "event": "draw-offer", "ply": 0, "side": "white"},
         move(430, 1, "black", "11-15", [11, 15]),
+        {
+            "t": 430,
+            "event": "draw-lapsed",
+            "ply": 0,
+            "side": "white",
+            "message": "White's draw offer lapsed: Black moved instead of accepting it"
+            " (an offer stands until it is answered or a move is made)",
+        },
         {"t": 1100, "event": "draw-offer", "ply": 1, "side": "black"},
         final(1100, "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15", 1),
     ]
@@ -615,7 +624,7 @@ def test_takeback_after_a_resignation_reopens_the_game_and_takes_back_no_move():
     assert [e.kind for e in board.tick(300)] == ["move"]
     assert [e.kind for e in board.press("resign", 400, long=True)] == ["game-over"]
     events = board.press("takeback", 500)
-    assert [e.to_json() for e in events] == [{"t": 500, "event": "reopened", "ply": 1}]
+    assert [e.to_json() for e in events] == [{"t": 500, "event": "reopened", "ply": 1, "reason": "resign"}]
     assert tracker.game.ply == 1 and not tracker.game.is_over
     # The game goes on: White's reply is read as usual.
     board.update(tracker.position.occupied & ~bit(22) | bit(18), 600)

@@ -47,6 +47,7 @@ from crownhead.firmware.events import (
     ComputerMove,
     Crowned,
     DrawDeclined,
+    DrawLapsed,
     DrawOffer,
     Event,
     ForcedJump,
@@ -90,12 +91,12 @@ from crownhead.firmware.app.players import (
 from crownhead.firmware.app.commands import Commands
 from crownhead.firmware.app.loop import Loop
 from crownhead.firmware.app.modes import Modes
-from crownhead.firmware.app.resume import comeback
+from crownhead.firmware.app.resume import comeback, kept_offer, offer_text
 from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
 from crownhead.firmware.app.timing import ClockSaver
 from crownhead.firmware.storage.matches import MatchStore
 from crownhead.firmware.storage.store import GameRecord, GameStore
-from crownhead.firmware.tracking.session import GameSession
+from crownhead.firmware.tracking.session import REOPENABLE, GameSession
 from crownhead.firmware.tracking.tracker import Kind, Tracker, TrackerSettings
 from crownhead.hal.buttons import ButtonEvent
 from crownhead.hal.clock import Clock
@@ -112,6 +113,12 @@ log = logging.getLogger(__name__)
 #: the board (a host link) that may act on the game; returns the events its actions caused.
 Source = Callable[[int], list[Event]]
 
+
+#: What the screen says when a result is taken back (:class:`Reopened`), by its reason.
+_REOPENED_WORDS = {
+    "resign": "The resignation is taken back: play on.",
+    "agreement": "The draw agreed is taken back: play on.",
+}
 
 #: A saved game's mode in words (a game resumed in another mode says what it was).
 _GAME_WORDS = {"play": "two-player game", "computer": "game against the computer", "referee": "refereed game"}
@@ -324,7 +331,7 @@ class App(Loop, Commands):
         self.session.adopt(Game(start, rules))
         if resume is not None:
             # It goes on when its position stands on the board (the session says so).
-            self.session.resume_when_set_up(resume[1])
+            self.session.resume_when_set_up(resume[1], kept_offer(resume[0]))
         self.follow(board=occupancy)
         self.controller = Controller(self.hardware.sensors, self._buttons, self.follower, debouncer, self.clock)
         if resume is not None:
@@ -625,16 +632,21 @@ class App(Loop, Commands):
                 tracker.expect(None)  # the machine's move shown is moot now
         elif isinstance(event, DrawOffer):
             out += self._on_offer(event, now)
+            if not tracker.game.is_over:
+                out += self._save(now)  # an offer stands through a power cut
+        elif isinstance(event, DrawLapsed):
+            self.say(event.message)  # the other side's draw button offers now: say why
+            if not tracker.game.is_over:
+                out += self._save(now)
         elif isinstance(event, ResignAsked):
             self.say(
                 f"{event.side.title()}: press resign again within 3 s to resign (or hold it down).",
                 until=event.until,
             )
         elif isinstance(event, Reopened):
-            self.say("The resignation is taken back: play on.")
+            self.say(_REOPENED_WORDS.get(event.reason, "The result is taken back: play on."))
             self.policy.turn_changed()
-            self.keeper.written = None
-            out += self._save(now)
+            out += self._save(now, reopened=True)  # the game in progress again, its result unkept
         elif isinstance(event, NewGame):
             out += self._new_game(now)
         elif event.kind == "claim":
@@ -721,22 +733,24 @@ class App(Loop, Commands):
         out.append(GameStarted(now, False, 0, self._game.position.fen(), self.record.id))
         return out
 
-    def _save(self, now: int) -> list[GameSaved]:
+    def _save(self, now: int, *, reopened: bool = False) -> list[GameSaved]:
         """Save the game in progress, or write it as PDN when it is over (the keeper never
-        raises over the disk: see :class:`~crownhead.firmware.app.keeper.GameKeeper`)."""
+        raises over the disk: see :class:`~crownhead.firmware.app.keeper.GameKeeper`).
+        ``reopened``: the game's result was just taken back, and its kept file goes."""
         if self.store is None or self.record is None:
             return []
         game = self.tracker.game
         if game is not self._game:
             return []  # a new game is being set up; the old one was handled
-        record = self.record.with_game(game)
+        # The offer standing is kept with the game: it survives a power cut.
+        record = replace(self.record.with_game(game), offer=offer_text(self.session.draw_offer))
         if self.board_clock is not None:
             record = record.with_times(self.board_clock.times)  # each move's clock
         if not record.finished:
             clock = self.settings.clock if self.referee is None else None
             kept = self.modes.kept(game, self.policy.settings.hints, clock)
             self.record = record = replace(record, mode=self.mode.name, settings=kept)
-            return self.keeper.save(record, now)
+            return self.keeper.reopen(record, now) if reopened else self.keeper.save(record, now)
         self.record = record
         referee = self.referee
         if referee is None or not referee.judges(self.session):
@@ -758,11 +772,12 @@ class App(Loop, Commands):
         if (
             press.name == "takeback"
             and declared is not None
-            and declared.reason == "resign"
+            and declared.reason in REOPENABLE
             and self.matches.counted(self.record)
         ):
-            # The match has the result on its sheet: a resignation in it stands.
-            self.say("The resignation stands: the game is counted in the match.")
+            # The match has the result on its sheet: a resignation or a draw agreed in it stands.
+            what = "resignation" if declared.reason == "resign" else "draw agreed"
+            self.say(f"The {what} stands: the game is counted in the match.")
             return False
         if press.name == "hint":
             self.policy.reveal_hints()

@@ -105,7 +105,18 @@ class GameKeeper:
             for event in self.flush(now):
                 self.notify(event)
             return None
+        if record is not None:
+            self._forget_result(record, now)
         return record
+
+    def _forget_result(self, record: GameRecord, now: int) -> None:
+        """An unfinished game with a finished file: its result was taken back and the power
+        went before the file was removed (see :meth:`reopen`). The file goes now."""
+        assert self.store is not None
+        try:
+            self.store.withdraw(record)
+        except StoreError as exc:
+            self.failed(now, exc)
 
     def save(self, record: GameRecord, now: int) -> list[GameSaved]:
         """Save the game in progress (after the finished games waiting for the disk)."""
@@ -134,6 +145,26 @@ class GameKeeper:
             # One game, one record: the store keeps the referee's, with everything.
             self.full_pdn[record.id] = full_pdn()
         return self.flush(now)
+
+    def reopen(self, record: GameRecord, now: int) -> list[GameSaved]:
+        """The result of ``record``'s game was taken back and the game goes on (``record``
+        is the game in progress again): saved as such, then its finished file is removed,
+        so that no listing, export or PDN keeps a result the game no longer has. A finished
+        record still waiting for the disk is never written."""
+        if self.store is None:
+            return []
+        self.written = None
+        kept = [r for r in self.unwritten if r.id != record.id]
+        for lost in self.unwritten:
+            if lost.id == record.id:
+                self.full_pdn.pop(lost.id, None)
+        self.unwritten = kept
+        saved = self.save(record, now)
+        if self.not_kept is None and not self.unwritten:
+            # Only once the game in progress is on disk: a crash in between keeps it (and
+            # the next start removes the file, :meth:`load`).
+            self._forget_result(record, now)
+        return saved
 
     def put_away(self, record: GameRecord, now: int) -> list[GameSaved]:
         """The game before a new one: kept as PDN if it had moves and had not ended."""

@@ -49,7 +49,16 @@ from crownhead.firmware.tracking.policy import MODES
 from crownhead.firmware.storage.store import GameRecord
 from crownhead.rules import BLACK, WHITE, Color, Rules
 
-__all__ = ["StoredMode", "mode_settings", "read_settings", "RESUMABLE", "Comeback", "comeback"]
+__all__ = [
+    "StoredMode",
+    "mode_settings",
+    "read_settings",
+    "RESUMABLE",
+    "Comeback",
+    "comeback",
+    "offer_text",
+    "kept_offer",
+]
 
 #: What ``AppSettings.given`` may name: settings chosen for this start (command-line
 #: options) that win over the resumed game's own.
@@ -356,3 +365,33 @@ def comeback(record: GameRecord, settings: AppSettings, mode: str, where: str) -
         referee_game=stored.referee_game if referee is not None else None,
         machine=machine,
     )
+
+
+def offer_text(offer: tuple[Color | None, int] | None) -> str | None:
+    """The standing draw offer (:attr:`GameSession.draw_offer
+    <firmware.tracking.session.GameSession.draw_offer>`) as a record keeps it: the side
+    that made it, ``""`` for a shared button's, None without one.
+
+    >>> offer_text((BLACK, 3)), offer_text((None, 3)), offer_text(None)
+    ('black', '', None)
+    """
+    if offer is None:
+        return None
+    side = offer[0]
+    return str(side) if side is not None else ""
+
+
+def kept_offer(record: GameRecord) -> tuple[Color | None, int] | None:
+    """The draw offer standing when ``record``'s game was saved, as the session keeps
+    one (side, ply: the game's ply then), None without one (the inverse of
+    :func:`offer_text`): it goes on standing when the game resumes.
+
+    >>> from crownhead.rules import WCDF
+    >>> record = GameRecord("g", "2026-01-01T10:00:00", moves=("11-15",), rules=WCDF, offer="white")
+    >>> kept_offer(record)
+    (<Color.WHITE: 1>, 1)
+    """
+    if record.offer is None:
+        return None
+    side = {"black": BLACK, "white": WHITE}.get(record.offer)
+    return side, len(record.moves)

@@ -35,7 +35,7 @@ import json
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar
 
 from crownhead.firmware.events.side import Side
@@ -158,6 +158,8 @@ def event_from_json(obj: Mapping[str, Any]) -> Event:
     values: dict[str, Any] = {}
     for f in fields(cls):
         if f.name not in obj:
+            if f.default is not MISSING:
+                continue  # a field added later: a line written before it has its default
             raise ValueError(f"{kind} event without {f.name!r}")
         value = obj[f.name]
         if f.name == "roles" and isinstance(value, Mapping):

@@ -27,6 +27,7 @@ __all__ = [
     "HuffTakenBack",
     "ForcedJump",
     "DrawOffer",
+    "DrawLapsed",
     "DrawDeclined",
     "Claim",
     "ResignAsked",
@@ -217,6 +218,20 @@ class DrawOffer(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DrawLapsed(Event):
+    """The draw offer ``side`` made at ply ``ply`` (None, ``""`` in JSON: a shared
+    button's) lapsed unanswered: a move was made (the offerer's own, or the other side's,
+    which declines it), or taken back. ``message`` says which, in words for the players:
+    the other side's draw button now makes an offer of its own.
+    """
+
+    kind: ClassVar[str] = "draw-lapsed"
+    ply: int
+    side: Side | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class DrawDeclined(Event):
     """``side`` (a computer, or the board for a side it cannot hear) declined a draw offer."""
 
@@ -250,10 +265,12 @@ class ResignAsked(Event):
 
 @dataclass(frozen=True, slots=True)
 class Reopened(Event):
-    """A resignation was taken back: the game goes on from the same position."""
+    """A result the players decided was taken back: the game goes on from the same
+    position. ``reason`` is the result's: ``resign``, or ``agreement`` (a draw agreed)."""
 
     kind: ClassVar[str] = "reopened"
     ply: int
+    reason: str = "resign"
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,7 @@ from crownhead.firmware.events import (
     Caution,
     Claim,
     DrawClaimable,
+    DrawLapsed,
     DrawOffer,
     Event,
     Forfeit,
@@ -330,6 +331,8 @@ class Referee:
             elif isinstance(event, DrawOffer):
                 who = f" by {event.side}" if event.side else " (shared button: the board cannot tell by whom)"
                 state.record.note(ply, f"draw offered{who}")
+            elif isinstance(event, DrawLapsed):
+                state.record.note(ply, event.message)  # the record says the offer no longer stands
         self._save(bench.session)
 
     def clock_pressed(self, how: str, bench: Bench) -> None:

@@ -173,6 +173,8 @@ _MODE = re.compile(r"[a-z][a-z0-9-]{0,31}")
 _HUFF = re.compile(r"huff ([1-9]|[12][0-9]|3[0-2])")
 _EXTRA_TAG = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
 _RECORD_RESULTS = ("1-0", "0-1", "1/2-1/2", UNFINISHED)
+#: What a record's ``offer`` may be: a side, ``""`` (a shared button's), or None.
+_OFFERS = (None, "", "black", "white")
 #: The tags a record writes itself; ``extra`` may not replace them.
 _OWN_TAGS = frozenset(
     t.lower()
@@ -229,6 +231,8 @@ class GameRecord:
     not one does not lose the game: it is read as a two-player game and ``damaged``
     says why, naming the file and the key, for the application to log.
 
+    ``offer``: the draw offer standing when the game was saved (see the field).
+
     ``times``: a timed game's clock after each move, ``(ply, left, used)`` in ms: the
     mover's time left after the move and the time the move took (in a game far apart,
     each as the mover's own board measured it); the PDN writes them as the move's
@@ -253,6 +257,10 @@ class GameRecord:
     reason: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
     times: tuple[tuple[int, int, int], ...] = ()
+    #: The draw offer standing after the last move: the side that made it (``black``,
+    #: ``white``; ``""`` for a shared button, which cannot tell who), None without one. An
+    #: offer stands until answered or a move is made, a power cut included.
+    offer: str | None = None
     #: Why the record's ``mode`` or ``settings`` were not used (set by :meth:`from_json`).
     damaged: str | None = field(default=None, compare=False)
 
@@ -318,6 +326,8 @@ class GameRecord:
             result=result.score if result else None,
             reason=result.reason if result else None,
             times=tuple(t for t in self.times if t[0] <= len(moves)),  # none of a move taken back
+            # An offer never outlives a move (nor the game): the game's session says anew.
+            offer=self.offer if history == self.history and moves == self.moves and result is None else None,
         )
 
     def with_times(self, times: Mapping[int, tuple[int, int]]) -> GameRecord:
@@ -449,6 +459,8 @@ class GameRecord:
             raise StoreError(
                 f"{where}: 'result' must be one of {', '.join(_RECORD_RESULTS)} or null, got {_shown(data['result'])}"
             )
+        if data.get("offer") not in _OFFERS:
+            raise StoreError(f"{where}: 'offer' must be black, white, \"\" or null, got {_shown(data['offer'])}")
         if data.get("reason") is not None and not _tag_value(data["reason"]):
             raise StoreError(f"{where}: 'reason' must be a string of at most {MAX_TAG} printable characters or null")
         extra = data.get("extra", {})
@@ -569,6 +581,9 @@ def pdn_text(record: GameRecord, width: int = 79) -> str:
 # Possessive loops: a tag value of megabytes is matched in constant memory.
 _TAG = re.compile(r'^\[([A-Za-z0-9_]+)\s+"([^"\\]*+(?:\\.[^"\\]*+)*+)"\]\s*$')
 _MOVE_TOKEN = re.compile(r"^(?:[0-9]{1,2}(?:[-x:][0-9]{1,2})+|[a-h][1-8](?:[-x:][a-h][1-8])+)$")
+#: A PDN comment: ``{...}`` (over lines, possessive: megabytes in constant memory), or
+#: ``;`` to the end of the line.
+_COMMENT = re.compile(r"\{[^}]*+\}?|;[^\n]*+")
 _RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0"})
 
 
@@ -594,12 +609,17 @@ class GameFile:
             raise StoreError(str(exc)) from exc
         except OSError as exc:
             raise StoreError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        movetext: list[str] = []
         for line in text.splitlines():
             m = _TAG.match(line.strip())
             if m:
                 tags[m.group(1)] = re.sub(r"\\(.)", r"\1", m.group(2))
-                continue
-            plies += sum(1 for token in line.split() if _MOVE_TOKEN.match(token) and token not in _RESULTS)
+            else:
+                movetext.append(line)
+        # Comments are no plies, whatever they quote: a referee's record names the
+        # ballot's moves in one ({ACF ballot 5 ...: 9-13 22-18 6-9}).
+        moves = _COMMENT.sub(" ", "\n".join(movetext))
+        plies = sum(1 for token in moves.split() if _MOVE_TOKEN.match(token) and token not in _RESULTS)
         return cls(path, tags, plies)
 
 
@@ -764,6 +784,23 @@ class GameStore:
             raise StoreError(f"cannot write {path}: {exc.strerror}") from exc
         self.clear_current()
         return path
+
+    def withdraw(self, record: GameRecord) -> bool:
+        """Forget the finished game of ``record`` (its PDN file): its result was taken back
+        and the game goes on. Call it once the game is saved in progress again
+        (:meth:`save_current`), so that a crash between the two keeps the game. Whether
+        there was a file."""
+        path = self.game_path(record)
+        if not os.path.lexists(path):
+            return False  # (nothing to write on a read-only disk either)
+        try:
+            os.unlink(path)
+            fsync_dir(self.games_dir)
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise StoreError(f"cannot remove {path}: {exc.strerror or exc}") from exc
+        return True
 
     def game_files(self) -> list[Path]:
         if not self.games_dir.is_dir():

@@ -38,6 +38,8 @@ from crownhead.firmware.events import (
     Flag,
     ForcedJump,
     GameOver,
+    Huffed,
+    HuffTakenBack,
     MoveMade,
     NewGame,
     Reopened,
@@ -53,6 +55,10 @@ from crownhead.rules import Color, Game, Move, Position
 from crownhead.rules.game import win_for
 
 __all__ = ["Follower", "Bench", "Judge"]
+
+#: The events of a change to the game under a standing draw offer (a move made or taken
+#: back, a huff): the offer lapses there, and its ``draw-lapsed`` follows the change.
+_CHANGES = (MoveMade, TakenBack, Huffed, HuffTakenBack, ForcedJump)
 
 
 class Follower:
@@ -270,6 +276,7 @@ class Follower:
         if position.crowns(move, rules):
             out.append(Crowned(now, move.end))
         out += self._moved(moved, clock_at)
+        out += self._lapsed(now)  # the move declined a standing offer, or let it lapse
         # The answer stands on the board: the tracker reads it as the next move.
         out += self._process(self.tracker.read_afresh(now), now)
         return out
@@ -422,7 +429,16 @@ class Follower:
                 out += self.clock.taken_back(self.game, now)
             elif isinstance(event, Reopened) and self.clock is not None:
                 out += self.clock.reopened(self.game, now)
-        return out
+            if isinstance(event, _CHANGES):
+                out += self._lapsed(event.t)  # told right after the change that ended it
+        return out + self._lapsed(now)
+
+    def _lapsed(self, t: int) -> list[Event]:
+        """The offer the last change ended, told (the judge records it as a ruling)."""
+        lapsed = self.session.lapsed(t)
+        if lapsed and self.judge is not None:
+            self.judge.ruled(lapsed, self.game.ply, self)
+        return lapsed
 
     def _moved(self, event: MoveMade, clock_at: int | None = None) -> list[Event]:
         out: list[Event] = []

@@ -117,7 +117,8 @@ class Judge(Protocol):
         (so the move standing on the board is not accepted first)."""
 
     def ruled(self, events: list[Event], ply: int, bench: Bench) -> None:
-        """The session ruled on a claim, an offer or a resignation at ``ply``: ``events``."""
+        """The session ruled on a claim, an offer (or its lapse) or a resignation at
+        ``ply``: ``events``."""
 
     def clock_pressed(self, how: str, bench: Bench) -> None:
         """The arbiter's ``clock`` press ``started``, ``paused`` or ``resumed`` the clock."""

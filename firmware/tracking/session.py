@@ -34,14 +34,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from crownhead.firmware.events import Claim, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
+from crownhead.firmware.events import Claim, DrawLapsed, DrawOffer, Event, GameOver, Reopened, ResignAsked, Side
 from crownhead.firmware.gameclock import TimeControl
 from crownhead.firmware.tracking.sides import RESIGN_CONFIRM_MS
 from crownhead.firmware.tracking.timer import GameTimer
 from crownhead.rules import Color, Game, Move, Position, Rules
 from crownhead.rules.game import FORTY_MOVES_PLIES, HistoryEntry, Huff, JumpForced
 
-__all__ = ["GameSession", "claim_text"]
+__all__ = ["GameSession", "claim_text", "REOPENABLE"]
+
+#: The results a takeback reopens (the players' own decisions); any other result stands,
+#: and a takeback after it takes the last move back.
+REOPENABLE = ("resign", "agreement")
+
+
+def _name(side: Color) -> str:
+    return side.name.title()
 
 
 def claim_text(game: Game, reason: str | None) -> str:
@@ -92,8 +100,10 @@ class GameSession:
         self.clock: GameTimer | None = None
         #: Changes whenever anything here does (the game, an offer, a hold...).
         self.revision = 0
-        #: A saved game whose position is being set up to resume it (see :meth:`begin`).
+        #: A saved game whose position is being set up to resume it (see :meth:`begin`),
+        #: and the draw offer standing in it when it was saved.
         self._saved: Game | None = None
+        self._saved_offer: tuple[Color | None, int] | None = None
         #: Whether the game under way is a saved game resumed (:meth:`begin` of its
         #: position) rather than one begun: no new clock, no new refereeing.
         self.resumed = False
@@ -106,6 +116,9 @@ class GameSession:
         self._offer: tuple[Color | None, int] | None = None
         #: A first resign press: (side, until when a second press confirms it).
         self._resign: tuple[Color, int] | None = None
+        #: An offer that lapsed in the last change and has not been told yet: (the offer,
+        #: what made it lapse, in words). See :meth:`lapsed`.
+        self._lapsed: tuple[tuple[Color | None, int], str] | None = None
 
     def _changed(self) -> None:
         self.revision += 1
@@ -139,51 +152,96 @@ class GameSession:
     def play(self, move: Move) -> None:
         """``move`` was made on the board: into the record. A standing offer lapses (the
         move declines it)."""
+        standing = self.draw_offer
+        how = self._moving(standing)
         self._game.play(move)
-        self._moved_on()
+        self._moved_on(standing, how)
 
     def undo(self) -> HistoryEntry:
         """Take the last entry of the record back (a move, a huff; a declared result goes
         with it); an offer does not come back with the position."""
+        standing = self.draw_offer
         entry = self._game.undo()
-        self._moved_on()
+        self._moved_on(standing, "the huff was taken back" if isinstance(entry, Huff) else "a move was taken back")
         return entry
 
     def condone(self, move: Move) -> Position:
         """``move``, illegal, stood (WCDF 1.26: the opponent answered without objection):
         into the record as the board shows it (:meth:`crownhead.rules.game.Game.condone`), the
         game going on from there. A standing offer lapses as after any move."""
+        standing = self.draw_offer
+        how = self._moving(standing)
         position = self._game.condone(move)
-        self._moved_on()
+        self._moved_on(standing, how)
         return position
 
     def huff(self, square: int) -> Huff:
         """Under huffing: the opponent takes off the piece on ``square``, which could have
         jumped (:meth:`crownhead.rules.game.Game.huff`). The offer lapses as after a move."""
+        standing, huffer = self.draw_offer, _name(self._game.turn)
         entry = self._game.huff(square)
-        self._moved_on()
+        self._moved_on(standing, f"{huffer} huffed the piece on {square}")
         return entry
 
     def force_jump(self) -> JumpForced:
         """Under huffing: the move that skipped a jump is taken back and the jump is to be
         made (:meth:`crownhead.rules.game.Game.force_jump`)."""
+        standing = self.draw_offer
         entry = self._game.force_jump()
-        self._moved_on()
+        self._moved_on(standing, "a move was taken back for a jump")
         return entry
 
-    def _moved_on(self) -> None:
+    def _moving(self, offer: tuple[Color | None, int] | None) -> str:
+        """How the standing ``offer`` lapses when the side to move moves, in words: its
+        own offer lapses, the other side's is declined."""
+        mover = self._game.turn
+        if offer is None or offer[0] is None:
+            return f"{_name(mover)} moved"
+        offerer, other = _name(offer[0]), _name(offer[0].opponent)
+        if offer[0] == mover:
+            return f"{offerer} moved before {other} answered"
+        return f"{other} moved instead of accepting it"
+
+    def _moved_on(self, standing: tuple[Color | None, int] | None, how: str) -> None:
+        """The game changed (a move made or taken back): the offer ``standing`` before the
+        change, if any, lapses, and :meth:`lapsed` tells it (``how``: what made it lapse,
+        in words)."""
         self._offer = None
+        self._lapsed = (standing, how) if standing is not None else None
         self._changed()
+
+    def lapsed(self, now_ms: int) -> list[Event]:
+        """The ``draw-lapsed`` event of the offer the last change ended, once (none if no
+        offer was standing): a lapsed offer is told, so that the other side knows its draw
+        button now offers rather than accepts.
+
+        >>> from crownhead.rules import BLACK, WCDF
+        >>> session = GameSession(Game(None, WCDF))
+        >>> _ = session.offer_draw(BLACK, 0)
+        >>> session.play(session.game.legal_moves()[0])
+        >>> [e.message for e in session.lapsed(500)], session.lapsed(600)
+        (["Black's draw offer lapsed: Black moved before White answered (an offer stands until it is answered or a move is made)"], [])
+        """
+        lapsed, self._lapsed = self._lapsed, None
+        if lapsed is None:
+            return []
+        (side, ply), how = lapsed
+        whose = f"{_name(side)}'s draw offer" if side is not None else "The draw offer made with the shared button"
+        message = f"{whose} lapsed: {how} (an offer stands until it is answered or a move is made)"
+        return [DrawLapsed(now_ms, ply, Side.of(side) if side is not None else None, message)]
 
     @property
     def saved(self) -> Game | None:
         """The saved game whose position is being set up to resume it, or None."""
         return self._saved
 
-    def resume_when_set_up(self, game: Game | None) -> None:
+    def resume_when_set_up(self, game: Game | None, offer: tuple[Color | None, int] | None = None) -> None:
         """``game``, a saved game, goes on once its position stands on the board: the
         :meth:`begin` of that position resumes it rather than beginning a new game (None:
-        it is given up, and the next game is a new one).
+        it is given up, and the next game is a new one). ``offer``: the draw offer that
+        stood in it when it was saved (side, ply; see :attr:`draw_offer`), standing again
+        when it resumes: an offer stands until answered or a move is made, whatever
+        happens to the power meanwhile.
 
         >>> from crownhead.rules import WCDF
         >>> saved = Game(None, WCDF); _ = saved.play_text("11-15")
@@ -192,6 +250,7 @@ class GameSession:
         >>> session.begin(saved.position) is saved, session.resumed, session.saved
         (True, True, None)
         """
+        self._saved_offer = offer if game is not None else None
         if game is not self._saved:
             self._saved = game
             self._changed()
@@ -203,9 +262,12 @@ class GameSession:
         and a saved game waiting for another position is given up. Offers and a
         resignation asked for are the old game's and go with it."""
         saved, self._saved = self._saved, None
+        offer, self._saved_offer = self._saved_offer, None
         if saved is not None and saved.position == position:
             self.adopt(saved)
             self.resumed = True
+            if offer is not None and offer[1] == saved.ply:
+                self._offer = offer  # it stood when the power went: it stands still
             return saved
         return self.adopt(Game(position, self.rules))
 
@@ -216,6 +278,7 @@ class GameSession:
         self.number += 1
         self._game = game
         self._offer = self._resign = None
+        self._lapsed = None  # the old game's: nothing to tell of it now
         self.resumed = False
         self._changed()
         return game
@@ -360,15 +423,23 @@ class GameSession:
         return [GameOver(now_ms, result.score, result.reason)]
 
     def reopen(self, now_ms: int) -> list[Event]:
-        """A resignation taken back: the game goes on from the same position (no move goes
-        with it). None when the game was not resigned."""
+        """A resignation or an agreed draw taken back: the game goes on from the same
+        position (no move goes with it: the players decided the result, not the last
+        move). None when the game did not end by one of those.
+
+        >>> from crownhead.rules import BLACK, WCDF, WHITE
+        >>> session = GameSession(Game(None, WCDF))
+        >>> _ = session.offer_draw(BLACK, 0) + session.offer_draw(WHITE, 10)
+        >>> [e.to_json() for e in session.reopen(20)], session.game.is_over
+        ([{'t': 20, 'event': 'reopened', 'ply': 0, 'reason': 'agreement'}], False)
+        """
         declared = self._game.declared
-        if declared is None or declared.reason != "resign":
+        if declared is None or declared.reason not in REOPENABLE:
             return []
         self._game.declared = None
         self._resign = None
         self._changed()
-        return [Reopened(now_ms, self._game.ply)]
+        return [Reopened(now_ms, self._game.ply, declared.reason)]
 
     def claim(self, now_ms: int) -> list[Event]:
         """The side to move claims a draw: a valid claim ends the game, a refused one says

@@ -48,6 +48,7 @@ from crownhead.firmware.events import (
     Crowned,
     DrawClaimable,
     DrawDeclined,
+    DrawLapsed,
     DrawOffer,
     Event,
     Flag,
@@ -219,6 +220,8 @@ class Narrator:
                 return [U("ruling", "force-jump", side=event.side, move=(event.move,))]
             case DrawOffer():
                 return [U("offer", "draw-offer", side=event.side) if event.side else U("offer", "draw-offer-anyone")]
+            case DrawLapsed():
+                return [U("offer", "draw-lapsed", side=event.side) if event.side else U("offer", "draw-lapsed-anyone")]
             case DrawDeclined():
                 return [U("offer", "draw-declined", side=event.side)]
             case Claim():
@@ -228,7 +231,7 @@ class Narrator:
             case ResignAsked():
                 return [U("offer", "resign-confirm", side=event.side)]
             case Reopened():
-                return [U("offer", "reopened")]
+                return [U("offer", "reopened-draw" if event.reason == "agreement" else "reopened")]
             case Caution():
                 return [U("ruling", "caution", side=event.side, offence=event.code)]
             case Forfeit():
