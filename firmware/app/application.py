@@ -330,6 +330,11 @@ class App(Loop, Commands):
         if resume is not None:
             # Its players and clock are shown while it is set up.
             self.modes.expect_resume(resume[1])
+            referee = self.referee
+            if referee is not None:
+                # The referee's colours of this game of the pair are the seats' too: names
+                # given for this start are the pair's first game's, not this one's.
+                self.modes.seats.name_people(referee.names)
             self.session.new_clock(now)
             clock = self.session.clock
             if clock is not None:

@@ -1,0 +1,95 @@
+"""Never a wrong state at the seams (issue 50): the seats, the names and the mode belong to
+the game's session, and entering or leaving a mode (the computer's side, the problems, a
+game tried again, a match game) sets them all at once and gives back what was there.
+
+Each test names the item of the issue it reproduces; each failed before its fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crownhead.firmware.app.players import Computer, Human
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.gameclock import TimeControl, clock_text
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.web.bridge import PageHub, WebLink
+from crownhead.rules import BLACK, WHITE, Game, Move, Position
+from helpers.rig import MakeRig, Rig, second_refereed_game_under_way
+
+ENGINE = "Crownhead engine (level 1)"
+
+
+def _first_mover(position: Position, game: Game) -> Move:
+    return position.legal_moves(game.rules)[0]
+
+
+def _paged(rig: Rig) -> WebLink:
+    """The pages' link on ``rig``'s application (not yet started): ``answer("state", t)``
+    is what ``GET /api/state`` returns."""
+    link = WebLink(PageHub())
+    link.attach(rig.app)
+    return link
+
+
+# -- item 13: the clock on the terminal in every timed game --------------------------------
+
+
+def test_item13_a_timed_two_player_game_shows_its_clock_on_the_terminal(make_rig: MakeRig) -> None:
+    # Before: only the page showed it; the terminal's lines had the names alone.
+    rig = make_rig(settings=AppSettings(black_name="Ann", white_name="Bob", clock=TimeControl.parse("300+5")))
+    rig.do("11-15")
+    state = rig.app.clock_state(rig.clock.now_ms())
+    assert state is not None
+    view = rig.app.view()
+    assert view.black == f"Ann  {clock_text(state.black_ms)}"
+    assert view.white == f"Bob  {clock_text(state.white_ms)}"
+
+
+def test_item13_an_untimed_game_shows_the_names_alone(make_rig: MakeRig) -> None:
+    rig = make_rig(settings=AppSettings(black_name="Ann", white_name="Bob"))
+    rig.do("11-15")
+    assert (rig.app.view().black, rig.app.view().white) == ("Ann", "Bob")
+
+
+# -- item 10: /api/state names the game's players; no hints under a referee ----------------
+
+
+def test_item10_the_state_reports_no_hints_in_referee_mode(tmp_path: Path) -> None:
+    rig = Rig(
+        tmp_path,
+        settings=AppSettings(mode="referee", start=Position.start()),
+        board=Position.start(),
+        referee=RefereeSettings(),
+        start=False,
+    )
+    link = _paged(rig)
+    try:
+        rig.app.start()
+        rig.wait(500)
+        assert link.answer("state", rig.clock.now_ms())["hints"] is False
+        assert link.identity()["hints"] is False
+    finally:
+        rig.close()
+
+
+def test_item10_the_state_names_the_second_games_players_after_a_restart(tmp_path: Path) -> None:
+    # Game 2 of the pair: Bob has Black. The board is restarted with the names given as
+    # the run command gives them (--black Ann --white Bob): they are game 1's colours.
+    referee = RefereeSettings(black="Ann", white="Bob")
+    second_refereed_game_under_way(tmp_path, referee).close()
+    settings = AppSettings(
+        mode="referee", sim_keep_game=True, black_name="Ann", white_name="Bob", given=frozenset({"names"})
+    )
+    again = Rig(tmp_path / "state", settings=settings, referee=referee, start=False)
+    link = _paged(again)
+    try:
+        again.app.start()
+        again.wait(2000)
+        assert not again.app.resuming and again.game.ply == 2
+        state = link.answer("state", again.clock.now_ms())
+        assert (state["black"], state["white"]) == ("Bob", "Ann")
+        assert (again.app.view().black.split()[0], again.app.view().white.split()[0]) == ("Bob", "Ann")
+        assert (again.app.players[BLACK].name, again.app.players[WHITE].name) == ("Bob", "Ann")
+    finally:
+        again.close()
