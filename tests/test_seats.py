@@ -93,3 +93,49 @@ def test_item10_the_state_names_the_second_games_players_after_a_restart(tmp_pat
         assert (again.app.players[BLACK].name, again.app.players[WHITE].name) == ("Bob", "Ann")
     finally:
         again.close()
+
+
+# -- item 5: the person keeps their name when the computer changes colour -------------------
+
+
+def _computer_game(make_rig: MakeRig) -> Rig:
+    """Computer mode as ``crownhead run --mode computer --black Ann --level 1`` starts it:
+    the settings name each side's player, the machine's side under the machine's name."""
+    players = {BLACK: Human("Ann"), WHITE: Computer(_first_mover, ENGINE)}
+    settings = AppSettings(mode="computer", black_name="Ann", white_name=ENGINE, auto_crown=True)
+    return make_rig(settings=settings, players=players)
+
+
+def test_item5_the_person_keeps_their_name_when_the_computer_switches_sides(make_rig: MakeRig) -> None:
+    rig = _computer_game(make_rig)
+    rig.wait(500)
+    # Switch sides before the first move (the page's and the link's `mode computer black 1`).
+    rig.app.set_mode("computer", rig.clock.now_ms(), computer=(BLACK, Computer(_first_mover, ENGINE)))
+    rig.wait(100)
+    assert (rig.app.players[BLACK].name, rig.app.players[WHITE].name) == (ENGINE, "Ann")
+    view = rig.app.view()
+    assert (view.black, view.white) == (ENGINE, "Ann") and view.mode_text.startswith("Computer plays Black")
+    # The game's record (and so its kept PDN) names them as they play.
+    rig.follow()  # the machine's first move, made by hand
+    rig.app.resign(WHITE, rig.clock.now_ms(), confirmed=True)
+    rig.wait(100)
+    assert rig.game.is_over
+    assert rig.app.record is not None and (rig.app.record.black, rig.app.record.white) == (ENGINE, "Ann")
+    # Back to two people: each colour has the name it had.
+    rig.app.set_mode("play", rig.clock.now_ms())
+    assert (rig.app.players[BLACK].name, rig.app.players[WHITE].name) == ("?", "Ann")
+
+
+def test_item5_a_game_tried_again_on_the_other_colour_names_the_person(make_rig: MakeRig) -> None:
+    from crownhead.firmware.app.tryagain import Retry, begin
+
+    rig = _computer_game(make_rig)
+    rig.wait(500)
+    # White to move: the person takes White, the machine Black (the page's Try again).
+    position = Position.from_fen("W:W21,22,23:B9,10,11")
+    retry = Retry("20261207-101500-1a2b", 5, position, rig.game.rules, 9)
+    begin(rig.app, retry, "computer", rig.clock.now_ms(), Computer(_first_mover, "Crownhead engine"))
+    rig.wait(100)
+    rig.follow()
+    assert (rig.app.players[BLACK].name, rig.app.players[WHITE].name) == ("Crownhead engine", "Ann")
+    assert rig.app.record is not None and (rig.app.record.black, rig.app.record.white) == ("Crownhead engine", "Ann")

@@ -21,6 +21,7 @@ from crownhead.firmware.app.analysis import Analyst
 from crownhead.firmware.app.hardware import Hardware, TappedButtons
 from crownhead.firmware.app.keeper import GameKeeper
 from crownhead.firmware.app.leds import LedPolicy
+from crownhead.firmware.app.matchplay import MatchPlay
 from crownhead.firmware.app.modes import Modes
 from crownhead.firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
 from crownhead.firmware.app.settings import AppSettings
@@ -78,6 +79,7 @@ class Commands:
     _started: bool
     _game: Game | None
     hardware: Hardware
+    matches: MatchPlay
     #: PDN tags for the record of the next game to begin, if it begins from that
     #: position (a game tried again names the game it came from): see :meth:`new_game`.
     start_tags: tuple[Position, dict[str, str]] | None = None
@@ -484,6 +486,8 @@ class Commands:
         self.hints.forget()
         if self.referee is not None:
             self._name_players(now if begins else None)
+        elif begins:
+            self._name_record(now)
         self.tracker.expect(self.tracker.expected)  # the board read again under the new rules
 
     def _name_players(self, now: int | None) -> None:
@@ -501,6 +505,19 @@ class Commands:
         if now is not None and self.record is not None and self._game is self.tracker.game:
             self.record = replace(self.record, black=names[0], white=names[1])
             self._pending += self._save(now)
+
+    def _name_record(self, now: int) -> None:
+        """A mode was entered before the game's first move: its record (and so its PDN)
+        names the players who sit at it now (the machine on its new colour, the person on
+        theirs). A match's game keeps the names its seating gave it."""
+        record = self.record
+        names = (self.players[BLACK].name, self.players[WHITE].name)
+        if record is None or self._game is not self.tracker.game or (record.black, record.white) == names:
+            return
+        if self.matches.active is not None:
+            return
+        self.record = replace(record, black=names[0], white=names[1])
+        self._pending += self._save(now)
 
     def save_now(self, now: int) -> bool:
         """Save the game in progress at once (say, after its names changed); whether it is on disk."""

@@ -61,6 +61,14 @@ class _Players(dict[Color, Player]):
         self._changed()
 
 
+def _person_name(player: Player, name: str) -> str:
+    """The name a person on ``player``'s side has: the settings name each side's player,
+    the machine's side under the machine's own name, which is never a person's."""
+    if player.is_human:
+        return player.name
+    return "?" if name == player.name else name
+
+
 class Seats:
     """Who plays each side. ``players`` is the live mapping (default: people named
     ``black_name`` and ``white_name``); a person's name is kept for a side the machine
@@ -79,7 +87,23 @@ class Seats:
             players or {BLACK: Human(black_name), WHITE: Human(white_name)}, changed
         )
         # A person's name on a side the machine took over, for when it is given back.
-        self.human_names: dict[Color, str] = {BLACK: black_name, WHITE: white_name}
+        self.human_names: dict[Color, str] = {
+            color: _person_name(self.players[color], name)
+            for color, name in ((BLACK, black_name), (WHITE, white_name))
+        }
+
+    def person(self) -> tuple[Color, str] | None:
+        """The one person playing the machine (their colour and name), or None when
+        people or machines play both sides."""
+        people = [(color, player.name) for color, player in self.players.items() if player.is_human]
+        return people[0] if len(people) == 1 else None
+
+    def move_person(self, to: Color) -> None:
+        """The person who played ``to``'s opponent plays ``to`` now, under their name: the
+        names kept for each colour change places with them (who sits where moves along)."""
+        names = self.human_names
+        names[to], names[to.opponent] = names[to.opponent], names[to]
+        self.players[to] = Human(names[to])
 
     def people_back(self, keep: Color | None = None) -> None:
         """People on both sides again (but ``keep``'s), under the names they had."""
@@ -162,7 +186,11 @@ class Modes:
 
     def enter(self, name: str, machine: tuple[Color, Player] | None = None) -> None:
         """Be in mode ``name``: the lights, the referee, and in computer mode the machine's
-        side (``machine``); a machine on another side gives it back to a person."""
+        side (``machine``); a machine on another side gives it back to a person. The
+        person playing the machine goes on playing it: when the machine takes their
+        colour (it changes sides, a problem or a game tried again gives it the other),
+        they take the other, under their name."""
+        person = self.seats.person() if self.mode.computer else None
         self.mode = MODES[name]
         self.policy.referee = self.mode.referee_lights
         if self.mode.tracker_mode == "referee":
@@ -172,7 +200,10 @@ class Modes:
             self.referee = None
         self.seats.people_back(keep=machine[0] if machine is not None else None)
         if machine is not None:
+            side = machine[0]
             self.seats.seat_machine(*machine)
+            if person is not None and person[0] is side:
+                self.seats.move_person(side.opponent)
         self._seats_changed()
 
     def switch(self, name: str, tracker: Tracker, machine: tuple[Color, Player] | None = None) -> None:
