@@ -139,3 +139,60 @@ def test_item5_a_game_tried_again_on_the_other_colour_names_the_person(make_rig:
     rig.follow()
     assert (rig.app.players[BLACK].name, rig.app.players[WHITE].name) == ("Crownhead engine", "Ann")
     assert rig.app.record is not None and (rig.app.record.black, rig.app.record.white) == ("Crownhead engine", "Ann")
+
+
+# -- item 8: leaving the problems gives back the mode the player left ------------------------
+
+LEVEL3 = "Crownhead engine (level 3)"
+
+
+def _before_problems(make_rig: MakeRig) -> tuple[Rig, Computer]:
+    """Computer mode, the machine at level 3 on White against Ann; the problem mode made
+    at the first question (as the page and the link make it), its defender a random mover."""
+    from crownhead.firmware.app.problems import ProblemCoach
+    from crownhead.firmware.egdb import load_probe
+
+    machine = Computer(_first_mover, LEVEL3)
+    players = {BLACK: Human("Ann"), WHITE: machine}
+    rig = make_rig(settings=AppSettings(mode="computer", black_name="Ann", auto_crown=True), players=players, start=False)
+    defender = "Crownhead engine (problems)"
+    ProblemCoach(None, load_probe(), defender=lambda: Computer(_first_mover, defender), active=False).attach(rig.app)
+    rig.app.start()
+    rig.wait(100)
+    return rig, machine
+
+
+def _seats(rig: Rig) -> tuple[str, str, str]:
+    return rig.app.mode.name, rig.app.players[BLACK].name, rig.app.players[WHITE].name
+
+
+def test_item8_the_next_game_after_the_problems_is_the_mode_left(make_rig: MakeRig) -> None:
+    rig, machine = _before_problems(make_rig)
+    rig.app.start_problem("beginner-1", rig.clock.now_ms())  # White to play: the defender has Black
+    rig.wait(100)
+    rig.follow()
+    assert _seats(rig) == ("computer", "Crownhead engine (problems)", "Ann")
+    rig.app.leave_problems(rig.clock.now_ms())
+    rig.wait(100)
+    # The game on the board stays the problem's ...
+    assert _seats(rig) == ("computer", "Crownhead engine (problems)", "Ann")
+    # ... and the next one is the game the player left: Ann on Black against level 3.
+    rig.do("n")
+    assert rig.app.setting_up is not None
+    assert _seats(rig) == ("computer", "Ann", LEVEL3) and rig.app.players[WHITE] is machine
+    assert (rig.app.view().black, rig.app.view().white) == ("Ann", LEVEL3)
+    rig.follow()
+    assert rig.app.record is not None and (rig.app.record.black, rig.app.record.white) == ("Ann", LEVEL3)
+    assert rig.app.view().mode_text.startswith("Computer plays White")
+
+
+def test_item8_a_mode_chosen_in_the_problems_is_not_undone(make_rig: MakeRig) -> None:
+    rig, _machine = _before_problems(make_rig)
+    rig.app.start_problem("beginner-1", rig.clock.now_ms())
+    rig.wait(100)
+    rig.follow()
+    rig.app.set_mode("play", rig.clock.now_ms())  # two people now: the problems are left
+    rig.wait(100)
+    assert rig.app.problems is not None and not rig.app.problems.active
+    rig.do("n")
+    assert rig.app.setting_up is not None and _seats(rig)[0] == "play"

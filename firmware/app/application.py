@@ -508,6 +508,7 @@ class App(Loop, Commands):
             if not (isinstance(event, NewGame) and self.session.resumed):
                 out.append(event)
             queue += self._handle(event, now)
+        self._return_to_mode(now)  # before the machine moves: the seats of the new game
         self._play_computer(now, out)
         self.hints.find(self.tracker.game, self._hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
         out += self._announce_setup(now)

@@ -22,7 +22,7 @@ from crownhead.firmware.app.hardware import Hardware, TappedButtons
 from crownhead.firmware.app.keeper import GameKeeper
 from crownhead.firmware.app.leds import LedPolicy
 from crownhead.firmware.app.matchplay import MatchPlay
-from crownhead.firmware.app.modes import Modes
+from crownhead.firmware.app.modes import Modes, ModeSeats
 from crownhead.firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.app.view import MessageLine
@@ -472,6 +472,8 @@ class Commands:
         game = self.tracker.game
         if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
             raise ValueError("the mode changes only before the first move or after the game")
+        # A mode chosen now wins over one a mode left meant to come back to.
+        self.modes.returning = None
         if name == self.mode.name and name != "computer":
             return
         now = self.clock.now_ms() if now is None else now
@@ -489,6 +491,29 @@ class Commands:
         elif begins:
             self._name_record(now)
         self.tracker.expect(self.tracker.expected)  # the board read again under the new rules
+
+    def mode_seats(self) -> ModeSeats:
+        """The mode and its seats now (see :meth:`return_to`)."""
+        return self.modes.seats_now()
+
+    def return_to(self, before: ModeSeats) -> None:
+        """Come back to ``before`` (a mode and who sat where, from :meth:`mode_seats`) when
+        the next new game is set up: the game on the board stays as it is played. A mode
+        chosen meanwhile (:meth:`set_mode`) wins."""
+        self.modes.returning = before
+
+    def _return_to_mode(self, now: int) -> None:
+        """A new game is set up after a mode was left: its mode and seats come back
+        (:meth:`return_to`), as one transition."""
+        before = self.modes.returning
+        if before is None or self._resuming or self.tracker.setting_up is None:
+            return
+        try:
+            self.set_mode(before.mode, now, before.machine)
+        except ValueError as exc:  # said, and the board stays in the mode it is in
+            self.say(f"The {before.mode} mode is not back: {exc}")
+            return
+        self.modes.put_back(before)
 
     def _name_players(self, now: int | None) -> None:
         """Referee mode has begun: the referee and the board agree on the players' names.

@@ -27,7 +27,7 @@ and gives the mode's referee to its follower as the judge; nothing here touches 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from crownhead.firmware.app.leds import LedPolicy
@@ -41,7 +41,7 @@ from crownhead.firmware.tracking.session import GameSession
 from crownhead.firmware.tracking.tracker import Tracker
 from crownhead.rules import BLACK, WHITE, Color, Game
 
-__all__ = ["Seats", "Modes"]
+__all__ = ["Seats", "Modes", "ModeSeats"]
 
 
 class _Players(dict[Color, Player]):
@@ -141,6 +141,23 @@ class Seats:
         }
 
 
+@dataclass(frozen=True)
+class ModeSeats:
+    """A mode and its seats as they were, to come back to: the mode's name, who played
+    each side, and the names kept for the people's sides (see :meth:`Modes.seats_now`)."""
+
+    mode: str
+    players: tuple[tuple[Color, Player], ...]
+    human_names: tuple[tuple[Color, str], ...]
+
+    @property
+    def machine(self) -> tuple[Color, Player] | None:
+        """The machine's side and player in computer mode, else None."""
+        if self.mode != "computer":
+            return None
+        return next(((color, player) for color, player in self.players if not player.is_human), None)
+
+
 class Modes:
     """The mode the board is in, its seats and its referee (see the module).
 
@@ -177,6 +194,9 @@ class Modes:
         #: Makes the machine a resumed computer game was played against (default: the
         #: engine at the record's level, or the random test player).
         self.make_machine = make_machine
+        #: The mode and seats to come back to when the next new game is set up (a mode
+        #: left while its game stays on the board: the problems), or None.
+        self.returning: ModeSeats | None = None
         self._seats_changed()
 
     def _seats_changed(self) -> None:
@@ -205,6 +225,20 @@ class Modes:
             if person is not None and person[0] is side:
                 self.seats.move_person(side.opponent)
         self._seats_changed()
+
+    def seats_now(self) -> ModeSeats:
+        """The mode and its seats now, for :meth:`put_back` when a mode entered is left."""
+        seats = self.seats
+        return ModeSeats(self.mode.name, tuple(seats.players.items()), tuple(seats.human_names.items()))
+
+    def put_back(self, before: ModeSeats) -> None:
+        """The people's names of ``before`` on their sides again (its mode and machine
+        were entered again: :meth:`crownhead.firmware.app.commands.Commands.return_to`)."""
+        seats = self.seats
+        seats.human_names.update(before.human_names)
+        for color, player in before.players:
+            if player.is_human and seats.players[color].is_human:
+                seats.players[color] = Human(player.name)
 
     def switch(self, name: str, tracker: Tracker, machine: tuple[Color, Player] | None = None) -> None:
         """Enter mode ``name`` with a game on ``tracker`` (its rules follow the mode); the
