@@ -196,3 +196,75 @@ def test_item8_a_mode_chosen_in_the_problems_is_not_undone(make_rig: MakeRig) ->
     assert rig.app.problems is not None and not rig.app.problems.active
     rig.do("n")
     assert rig.app.setting_up is not None and _seats(rig)[0] == "play"
+
+
+# -- item 6: a new game's set-up shows the game to come, not the one put away ---------------
+
+
+def _shown(rig: Rig, link: WebLink) -> tuple[tuple[str, str], tuple[str, ...], int, list[str]]:
+    """What the terminal and the pages show: the names, the move list, the ply, the view's names."""
+    view = rig.app.view()
+    body = link.view(rig.clock.now_ms())
+    names = (view.black.split("  ")[0], view.white.split("  ")[0])
+    return names, view.moves, body["ply"], body["names"]
+
+
+def test_item6_a_new_games_set_up_shows_no_moves_of_the_game_put_away(tmp_path: Path) -> None:
+    rig = Rig(tmp_path, settings=AppSettings(black_name="Ann", white_name="Bob"), start=False)
+    link = _paged(rig)
+    try:
+        rig.app.start()
+        rig.do("11-15")
+        rig.do("22-18")
+        rig.do("n")
+        assert rig.app.setting_up is not None
+        assert _shown(rig, link) == (("Ann", "Bob"), (), 0, ["Ann", "Bob"])
+        assert rig.app.view().status == "New game: set up the pieces"
+    finally:
+        rig.close()
+
+
+def test_item6_a_referees_next_game_shows_its_players_while_it_is_set_up(tmp_path: Path) -> None:
+    rig = Rig(
+        tmp_path,
+        settings=AppSettings(mode="referee", start=Position.start()),
+        board=Position.start(),
+        referee=RefereeSettings(black="Ann", white="Bob"),
+        start=False,
+    )
+    link = _paged(rig)
+    try:
+        rig.app.start()
+        rig.wait(500)
+        rig.do("11-15")
+        rig.do("hold resign")  # White (Bob) resigns game 1
+        rig.do("n")
+        assert rig.app.setting_up is not None
+        # Game 2 of the pair: the colours reversed.
+        assert _shown(rig, link) == (("Bob", "Ann"), (), 0, ["Bob", "Ann"])
+        rig.follow()
+        assert _shown(rig, link)[0] == ("Bob", "Ann")
+    finally:
+        rig.close()
+
+
+def test_item6_a_match_games_set_up_shows_its_players(tmp_path: Path) -> None:
+    from crownhead.firmware.storage.matches import MatchStore, new_match
+
+    state = tmp_path / "state"
+    MatchStore(state).save(new_match("Ana", "Ben", games=4))
+    rig = Rig(state, start=False)
+    link = _paged(rig)
+    try:
+        rig.app.start()
+        rig.follow()
+        assert _shown(rig, link)[0] == ("Ana", "Ben")
+        rig.do("11-15")
+        rig.do("hold resign")  # White (Ben) resigns game 1
+        rig.do("n")
+        assert rig.app.setting_up is not None
+        assert _shown(rig, link) == (("Ben", "Ana"), (), 0, ["Ben", "Ana"])
+        rig.follow()
+        assert _shown(rig, link)[0] == ("Ben", "Ana")
+    finally:
+        rig.close()

@@ -865,11 +865,7 @@ class App(Loop, Commands):
         tracker = self.tracker
         referee = self.referee
         crowned = tracker.crowned
-        names: tuple[object, ...] = (
-            (*referee.names, referee.cautions(BLACK), referee.cautions(WHITE))
-            if referee is not None
-            else (self.players[BLACK].name, self.players[WHITE].name)
-        )
+        names: tuple[object, ...] = self._shown_seats()
         return (
             tracker,
             referee,
@@ -888,6 +884,23 @@ class App(Loop, Commands):
             self.sim.pieces.get(crowned) if crowned is not None and self.sim is not None else None,
             self.away,
         )
+
+    def _shown_seats(self) -> tuple[tuple[str, str], tuple[int, int]]:
+        """Black's and White's names and cautions as the board shows them: the game's
+        (the referee's in referee mode); while a new game is set up, the next game's
+        (a match seats its players, a referee's pair reverses the colours), never those of
+        the game put away."""
+        referee = self.referee
+        setup = self.setup_target()
+        if setup is not None and setup[0] == "new-game":
+            coming = self.matches.coming(self.players)
+            if coming is not None:
+                return (coming[BLACK].name, coming[WHITE].name), (0, 0)
+            if referee is not None:
+                return referee.next_names, (0, 0)
+        if referee is not None:
+            return referee.names, (referee.cautions(BLACK), referee.cautions(WHITE))
+        return (self.players[BLACK].name, self.players[WHITE].name), (0, 0)
 
     def _take_snapshot(self, now: int) -> Snapshot:
         """The game as this step leaves it (see :mod:`crownhead.firmware.app.snapshot`), numbered
@@ -936,20 +949,22 @@ class App(Loop, Commands):
         crown = next((s for s, r in roles.items() if r == Role.CROWN), None)
         if crown is not None and (result is not None or self._crowned_on_board(crown)):
             crown = None  # nothing left to ask: a king stands there, or the game is over
-        referee = self.referee
-        names = referee.names if referee is not None else (self.players[BLACK].name, self.players[WHITE].name)
         held = tracker.held
+        names, cautions = self._shown_seats()
         seats = {
-            color: Seat(name, referee.cautions(color) if referee is not None else 0, held.get(color, ""))
-            for color, name in zip((BLACK, WHITE), names)
+            color: Seat(name, caution, held.get(color, ""))
+            for color, name, caution in zip((BLACK, WHITE), names, cautions)
         }
+        # A new game being set up has no moves yet: the game put away's are not shown.
+        fresh = setup is not None and setup.cause == "new-game"
+        moves = () if fresh else tuple(game.moves)
         snapshot = Snapshot(
             position=game.position,
             board=board,
             pieces=pieces,
             strays=strays,
-            ply=game.ply,
-            last_move=game.moves[-1] if game.moves else None,
+            ply=0 if fresh else game.ply,
+            last_move=moves[-1] if moves else None,
             roles=roles,
             conditions=conditions,
             clock=clock,
@@ -958,7 +973,7 @@ class App(Loop, Commands):
             setup=setup,
             expected=tracker.expected,
             rules=game.rules,
-            moves=tuple(game.moves),
+            moves=moves,
             seats=seats,
             resign_asked=asked[0] if asked is not None else None,
             resuming=self._resuming,

@@ -249,7 +249,7 @@ def board_view(board: ShownBoard) -> BoardView:
         machine = [c.name.title() for c, p in board.players.items() if not p.is_human]
         if machine:
             mode = f"Computer plays {machine[0]}"
-    moves = tuple(m.pdn() for m in game.moves)
+    moves = tuple(m.pdn() for m in snap.moves)
     return BoardView(
         pieces=pieces,
         lit=dict(lit),

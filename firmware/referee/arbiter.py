@@ -455,6 +455,13 @@ class Referee:
             return self.settings.black, self.settings.white
         return self.state.black, self.state.white
 
+    @property
+    def next_names(self) -> tuple[str, str]:
+        """Black's and White's names in the next game to begin (the colours reversed
+        every game, as :meth:`begin` gives them): what a board being set up for it shows."""
+        first, second = self.settings.black, self.settings.white
+        return (first, second) if (self.games + 1) % 2 else (second, first)
+
     def cautions(self, color: Color) -> int:
         return self.state.cautions[color] if self.state is not None else 0
 
