@@ -268,3 +268,51 @@ def test_item6_a_match_games_set_up_shows_its_players(tmp_path: Path) -> None:
         assert _shown(rig, link)[0] == ("Ben", "Ana")
     finally:
         rig.close()
+
+
+# -- item 12: a restart between the two games of a pair goes on with the pair ----------------
+
+
+def test_item12_a_board_restarted_between_the_games_of_a_pair_plays_the_second(tmp_path: Path) -> None:
+    referee = RefereeSettings(black="Ann", white="Bob", record_dir=str(tmp_path / "referee"))
+    settings = AppSettings(mode="referee", start=Position.start())
+    rig = Rig(tmp_path / "state", settings=settings, board=Position.start(), referee=referee)
+    rig.wait(500)
+    rig.do("11-15")
+    rig.do("hold resign")  # White (Bob) resigns game 1
+    assert rig.game.is_over
+    rig.close()
+    again = Rig(tmp_path / "state", settings=settings, board=Position.start(), referee=referee)
+    try:
+        again.wait(500)
+        # The second game of the pair: Bob has Black now, on the screen and in the record.
+        view = again.app.view()
+        assert (view.black.split()[0], view.white.split()[0]) == ("Bob", "Ann")
+        again.do("11-15")
+        assert again.app.record is not None and (again.app.record.black, again.app.record.white) == ("Bob", "Ann")
+        # ... and the pair is done: the third game is the first's colours again.
+        again.do("hold resign")
+        again.do("n")
+        again.follow()
+        view = again.app.view()
+        assert (view.black.split()[0], view.white.split()[0]) == ("Ann", "Bob")
+    finally:
+        again.close()
+
+
+def test_item12_new_players_after_a_restart_begin_a_new_pair(tmp_path: Path) -> None:
+    referee = RefereeSettings(black="Ann", white="Bob", record_dir=str(tmp_path / "referee"))
+    settings = AppSettings(mode="referee", start=Position.start())
+    rig = Rig(tmp_path / "state", settings=settings, board=Position.start(), referee=referee)
+    rig.wait(500)
+    rig.do("11-15")
+    rig.do("hold resign")
+    rig.close()
+    others = RefereeSettings(black="Cleo", white="Dan", record_dir=str(tmp_path / "referee"))
+    again = Rig(tmp_path / "state", settings=settings, board=Position.start(), referee=others)
+    try:
+        again.wait(500)
+        view = again.app.view()
+        assert (view.black.split()[0], view.white.split()[0]) == ("Cleo", "Dan")
+    finally:
+        again.close()
