@@ -154,7 +154,9 @@ def _before_problems(make_rig: MakeRig) -> tuple[Rig, Computer]:
 
     machine = Computer(_first_mover, LEVEL3)
     players = {BLACK: Human("Ann"), WHITE: machine}
-    rig = make_rig(settings=AppSettings(mode="computer", black_name="Ann", auto_crown=True), players=players, start=False)
+    rig = make_rig(
+        settings=AppSettings(mode="computer", black_name="Ann", auto_crown=True), players=players, start=False
+    )
     defender = "Crownhead engine (problems)"
     ProblemCoach(None, load_probe(), defender=lambda: Computer(_first_mover, defender), active=False).attach(rig.app)
     rig.app.start()

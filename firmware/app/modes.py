@@ -88,8 +88,7 @@ class Seats:
         )
         # A person's name on a side the machine took over, for when it is given back.
         self.human_names: dict[Color, str] = {
-            color: _person_name(self.players[color], name)
-            for color, name in ((BLACK, black_name), (WHITE, white_name))
+            color: _person_name(self.players[color], name) for color, name in ((BLACK, black_name), (WHITE, white_name))
         }
 
     def person(self) -> tuple[Color, str] | None:
