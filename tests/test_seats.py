@@ -266,6 +266,8 @@ def test_item6_a_match_games_set_up_shows_its_players(tmp_path: Path) -> None:
         rig.do("n")
         assert rig.app.setting_up is not None
         assert _shown(rig, link) == (("Ben", "Ana"), (), 0, ["Ben", "Ana"])
+        state = link.answer("state", rig.clock.now_ms())
+        assert (state["black"], state["white"], state["state"]["ply"]) == ("Ben", "Ana", 0)
         rig.follow()
         assert _shown(rig, link)[0] == ("Ben", "Ana")
     finally:
