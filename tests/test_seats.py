@@ -320,3 +320,27 @@ def test_item12_new_players_after_a_restart_begin_a_new_pair(tmp_path: Path) -> 
         assert (view.black.split()[0], view.white.split()[0]) == ("Cleo", "Dan")
     finally:
         again.close()
+
+
+def test_item6_a_match_against_the_computer_seats_the_machine_for_the_set_up(tmp_path: Path) -> None:
+    from crownhead.firmware.app.players import RandomMover
+    from crownhead.firmware.storage.matches import MatchStore, new_match
+
+    state = tmp_path / "state"
+    MatchStore(state).save(new_match("Ana", "Computer", games=2))
+    players = {BLACK: Human("Ana"), WHITE: RandomMover(3)}
+    rig = Rig(state, settings=AppSettings(mode="computer", auto_crown=True), players=players)
+    try:
+        rig.follow()
+        rig.do("11-15")
+        rig.follow()  # the machine's answer, made by hand
+        rig.do("hold resign")  # Ana resigns game 1
+        rig.do("n")
+        assert rig.app.setting_up is not None
+        # The machine has Black in game 2: the seats, the mode's words and the held side say so.
+        view = rig.app.view()
+        assert (view.black, view.white) == (RandomMover.NAME, "Ana")
+        assert view.mode_text.startswith("Computer plays Black")
+        assert set(rig.app.tracker.held) == {BLACK}
+    finally:
+        rig.close()

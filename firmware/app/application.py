@@ -509,6 +509,7 @@ class App(Loop, Commands):
                 out.append(event)
             queue += self._handle(event, now)
         self._return_to_mode(now)  # before the machine moves: the seats of the new game
+        self._seat_coming_game()
         self._play_computer(now, out)
         self.hints.find(self.tracker.game, self._hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
         out += self._announce_setup(now)
@@ -884,6 +885,17 @@ class App(Loop, Commands):
             self.sim.pieces.get(crowned) if crowned is not None and self.sim is not None else None,
             self.away,
         )
+
+    def _seat_coming_game(self) -> None:
+        """A new game is set up: a match's players take their seats for it now (the machine
+        on its colour of that game, the people under the match's names), so that the
+        set-up is guided, held and shown as the game to come, not the one put away. The
+        match counts the game when it begins (:meth:`_new_game` seats them the same)."""
+        if self._resuming or self.tracker.setting_up is None:
+            return
+        coming = self.matches.coming(self.players)
+        if coming is not None and coming != dict(self.players):
+            self.players.update(coming)
 
     def _shown_seats(self) -> tuple[tuple[str, str], tuple[int, int]]:
         """Black's and White's names and cautions as the board shows them: the game's
