@@ -344,3 +344,17 @@ def test_item6_a_match_against_the_computer_seats_the_machine_for_the_set_up(tmp
         assert set(rig.app.tracker.held) == {BLACK}
     finally:
         rig.close()
+
+
+def test_item8_problems_left_during_their_set_up_come_back_at_the_next_game(make_rig: MakeRig) -> None:
+    rig, machine = _before_problems(make_rig)
+    rig.app.start_problem("beginner-1", rig.clock.now_ms())
+    rig.wait(100)
+    rig.app.leave_problems(rig.clock.now_ms())  # before the problem's pieces stand
+    rig.wait(100)
+    assert _seats(rig) == ("computer", "Crownhead engine (problems)", "Ann")
+    rig.follow()  # the problem's position stands: its game is the one on the board
+    assert _seats(rig) == ("computer", "Crownhead engine (problems)", "Ann")
+    rig.do("n")
+    assert rig.app.setting_up is not None and _seats(rig) == ("computer", "Ann", LEVEL3)
+    assert rig.app.players[WHITE] is machine

@@ -501,12 +501,16 @@ class Commands:
         the next new game is set up: the game on the board stays as it is played. A mode
         chosen meanwhile (:meth:`set_mode`) wins."""
         self.modes.returning = before
+        self.modes.left_during = self.tracker.setting_up
 
     def _return_to_mode(self, now: int) -> None:
         """A new game is set up after a mode was left: its mode and seats come back
         (:meth:`return_to`), as one transition."""
         before = self.modes.returning
-        if before is None or self._resuming or self.tracker.setting_up is None:
+        setting_up = self.tracker.setting_up
+        if setting_up is None:
+            self.modes.left_during = None  # the set-up of the game left is over
+        if before is None or self._resuming or setting_up is None or setting_up == self.modes.left_during:
             return
         try:
             self.set_mode(before.mode, now, before.machine)

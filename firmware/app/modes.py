@@ -39,7 +39,7 @@ from crownhead.firmware.gameclock import TimeControl
 from crownhead.firmware.tracking.policy import MODES
 from crownhead.firmware.tracking.session import GameSession
 from crownhead.firmware.tracking.tracker import Tracker
-from crownhead.rules import BLACK, WHITE, Color, Game
+from crownhead.rules import BLACK, WHITE, Color, Game, Position
 
 __all__ = ["Seats", "Modes", "ModeSeats"]
 
@@ -196,6 +196,9 @@ class Modes:
         #: The mode and seats to come back to when the next new game is set up (a mode
         #: left while its game stays on the board: the problems), or None.
         self.returning: ModeSeats | None = None
+        #: The position being set up when the mode was left (the game left's own set-up,
+        #: which is not the next game's), or None.
+        self.left_during: Position | None = None
         self._seats_changed()
 
     def _seats_changed(self) -> None:
