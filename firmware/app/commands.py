@@ -512,6 +512,7 @@ class Commands:
             self.modes.left_during = None  # the set-up of the game left is over
         if before is None or self._resuming or setting_up is None or setting_up == self.modes.left_during:
             return
+        self.modes.returning = None  # tried once: a mode that cannot come back is said once
         try:
             self.set_mode(before.mode, now, before.machine)
         except ValueError as exc:  # said, and the board stays in the mode it is in
