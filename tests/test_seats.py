@@ -13,6 +13,7 @@ from crownhead.firmware.app.players import Computer, Human
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.gameclock import TimeControl, clock_text
 from crownhead.firmware.referee.arbiter import RefereeSettings
+from crownhead.firmware.storage.store import GameFile
 from crownhead.firmware.web.bridge import PageHub, WebLink
 from crownhead.rules import BLACK, WHITE, Game, Move, Position
 from helpers.rig import MakeRig, Rig, second_refereed_game_under_way
@@ -117,10 +118,13 @@ def test_item5_the_person_keeps_their_name_when_the_computer_switches_sides(make
     assert (view.black, view.white) == (ENGINE, "Ann") and view.mode_text.startswith("Computer plays Black")
     # The game's record (and so its kept PDN) names them as they play.
     rig.follow()  # the machine's first move, made by hand
-    rig.app.resign(WHITE, rig.clock.now_ms(), confirmed=True)
-    rig.wait(100)
+    rig.do("hold resign")  # Ann (White, to move) resigns
     assert rig.game.is_over
     assert rig.app.record is not None and (rig.app.record.black, rig.app.record.white) == (ENGINE, "Ann")
+    store = rig.store
+    assert store is not None
+    (kept,) = [GameFile.read(p).tags for p in store.game_files()]
+    assert (kept["Black"], kept["White"]) == (ENGINE, "Ann")
     # Back to two people: each colour has the name it had.
     rig.app.set_mode("play", rig.clock.now_ms())
     assert (rig.app.players[BLACK].name, rig.app.players[WHITE].name) == ("?", "Ann")
