@@ -362,3 +362,30 @@ def test_item8_problems_left_during_their_set_up_come_back_at_the_next_game(make
     rig.do("n")
     assert rig.app.setting_up is not None and _seats(rig) == ("computer", "Ann", LEVEL3)
     assert rig.app.players[WHITE] is machine
+
+
+def test_item10_a_match_game_resumed_names_its_players_while_it_is_set_up(tmp_path: Path) -> None:
+    from crownhead.firmware.storage.matches import MatchStore, new_match
+
+    state = tmp_path / "state"
+    MatchStore(state).save(new_match("Ana", "Ben", games=4))
+    rig = Rig(state)
+    rig.follow()
+    rig.do("11-15")
+    rig.do("hold resign")  # Ben resigns game 1
+    rig.do("n")
+    rig.follow()
+    rig.do("11-15")  # game 2: Ben has Black
+    rig.close()
+    settings = AppSettings(black_name="Ana", white_name="Ben", given=frozenset({"names"}))
+    again = Rig(state, settings=settings, start=False)
+    link = _paged(again)
+    try:
+        again.app.start()
+        again.wait(500)
+        assert again.app.resuming  # the pieces stand as at the start: game 2's are put back
+        state_now = link.answer("state", again.clock.now_ms())
+        assert (state_now["black"], state_now["white"]) == ("Ben", "Ana")
+        assert (again.app.view().black, again.app.view().white) == ("Ben", "Ana")
+    finally:
+        again.close()

@@ -296,6 +296,10 @@ class App(Loop, Commands):
                 player = self.players[color]
                 if name not in ("", "?") and isinstance(player, Human) and (player.name in ("", "?") or not named):
                     self.modes.seats.name(color, name)
+            # A game of the match resumes with its players where the match put them, from
+            # its set-up on: names given for this start are the match's, not this game's
+            # colours.
+            self.players.update(self.matches.resumed(record, self.players))
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
