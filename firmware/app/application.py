@@ -303,6 +303,10 @@ class App(Loop, Commands):
                 player = self.players[color]
                 if name not in ("", "?") and isinstance(player, Human) and (player.name in ("", "?") or not named):
                     self.modes.seats.name(color, name)
+            # A game of the match resumes with its players where the match put them, from
+            # its set-up on: names given for this start are the match's, not this game's
+            # colours.
+            self.players.update(self.matches.resumed(record, self.players))
             start = game.position
             if self.settings.sim_keep_game and self.sim is not None:
                 self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
@@ -337,6 +341,11 @@ class App(Loop, Commands):
         if resume is not None:
             # Its players and clock are shown while it is set up.
             self.modes.expect_resume(resume[1])
+            referee = self.referee
+            if referee is not None:
+                # The referee's colours of this game of the pair are the seats' too: names
+                # given for this start are the pair's first game's, not this one's.
+                self.modes.seats.name_people(referee.names)
             self.session.new_clock(now)
             clock = self.session.clock
             if clock is not None:
@@ -510,6 +519,8 @@ class App(Loop, Commands):
             if not (isinstance(event, NewGame) and self.session.resumed):
                 out.append(event)
             queue += self._handle(event, now)
+        self._return_to_mode(now)  # before the machine moves: the seats of the new game
+        self._seat_coming_game()
         self._play_computer(now, out)
         self.hints.find(self.tracker.game, self._hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
         out += self._announce_setup(now)
@@ -874,11 +885,7 @@ class App(Loop, Commands):
         tracker = self.tracker
         referee = self.referee
         crowned = tracker.crowned
-        names: tuple[object, ...] = (
-            (*referee.names, referee.cautions(BLACK), referee.cautions(WHITE))
-            if referee is not None
-            else (self.players[BLACK].name, self.players[WHITE].name)
-        )
+        names: tuple[object, ...] = self._shown_seats()
         return (
             tracker,
             referee,
@@ -897,6 +904,34 @@ class App(Loop, Commands):
             self.sim.pieces.get(crowned) if crowned is not None and self.sim is not None else None,
             self.away,
         )
+
+    def _seat_coming_game(self) -> None:
+        """A new game is set up: a match's players take their seats for it now (the machine
+        on its colour of that game, the people under the match's names), so that the
+        set-up is guided, held and shown as the game to come, not the one put away. The
+        match counts the game when it begins (:meth:`_new_game` seats them the same)."""
+        if self._resuming or self.tracker.setting_up is None:
+            return
+        coming = self.matches.coming(self.players)
+        if coming is not None and coming != dict(self.players):
+            self.players.update(coming)
+
+    def _shown_seats(self) -> tuple[tuple[str, str], tuple[int, int]]:
+        """Black's and White's names and cautions as the board shows them: the game's
+        (the referee's in referee mode); while a new game is set up, the next game's
+        (a match seats its players, a referee's pair reverses the colours), never those of
+        the game put away."""
+        referee = self.referee
+        setup = self.setup_target()
+        if setup is not None and setup[0] == "new-game":
+            coming = self.matches.coming(self.players)
+            if coming is not None:
+                return (coming[BLACK].name, coming[WHITE].name), (0, 0)
+            if referee is not None:
+                return referee.next_names, (0, 0)
+        if referee is not None:
+            return referee.names, (referee.cautions(BLACK), referee.cautions(WHITE))
+        return (self.players[BLACK].name, self.players[WHITE].name), (0, 0)
 
     def _take_snapshot(self, now: int) -> Snapshot:
         """The game as this step leaves it (see :mod:`crownhead.firmware.app.snapshot`), numbered
@@ -945,20 +980,22 @@ class App(Loop, Commands):
         crown = next((s for s, r in roles.items() if r == Role.CROWN), None)
         if crown is not None and (result is not None or self._crowned_on_board(crown)):
             crown = None  # nothing left to ask: a king stands there, or the game is over
-        referee = self.referee
-        names = referee.names if referee is not None else (self.players[BLACK].name, self.players[WHITE].name)
         held = tracker.held
+        names, cautions = self._shown_seats()
         seats = {
-            color: Seat(name, referee.cautions(color) if referee is not None else 0, held.get(color, ""))
-            for color, name in zip((BLACK, WHITE), names)
+            color: Seat(name, caution, held.get(color, ""))
+            for color, name, caution in zip((BLACK, WHITE), names, cautions)
         }
+        # A new game being set up has no moves yet: the game put away's are not shown.
+        fresh = setup is not None and setup.cause == "new-game"
+        moves = () if fresh else tuple(game.moves)
         snapshot = Snapshot(
             position=game.position,
             board=board,
             pieces=pieces,
             strays=strays,
-            ply=game.ply,
-            last_move=game.moves[-1] if game.moves else None,
+            ply=0 if fresh else game.ply,
+            last_move=moves[-1] if moves else None,
             roles=roles,
             conditions=conditions,
             clock=clock,
@@ -967,7 +1004,7 @@ class App(Loop, Commands):
             setup=setup,
             expected=tracker.expected,
             rules=game.rules,
-            moves=tuple(game.moves),
+            moves=moves,
             seats=seats,
             resign_asked=asked[0] if asked is not None else None,
             resuming=self._resuming,

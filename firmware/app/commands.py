@@ -21,7 +21,8 @@ from crownhead.firmware.app.analysis import Analyst
 from crownhead.firmware.app.hardware import Hardware, TappedButtons
 from crownhead.firmware.app.keeper import GameKeeper
 from crownhead.firmware.app.leds import LedPolicy
-from crownhead.firmware.app.modes import Modes
+from crownhead.firmware.app.matchplay import MatchPlay
+from crownhead.firmware.app.modes import Modes, ModeSeats
 from crownhead.firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.app.view import MessageLine
@@ -78,6 +79,7 @@ class Commands:
     _started: bool
     _game: Game | None
     hardware: Hardware
+    matches: MatchPlay
     #: PDN tags for the record of the next game to begin, if it begins from that
     #: position (a game tried again names the game it came from): see :meth:`new_game`.
     start_tags: tuple[Position, dict[str, str]] | None = None
@@ -470,6 +472,8 @@ class Commands:
         game = self.tracker.game
         if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
             raise ValueError("the mode changes only before the first move or after the game")
+        # A mode chosen now wins over one a mode left meant to come back to.
+        self.modes.returning = None
         if name == self.mode.name and name != "computer":
             return
         now = self.clock.now_ms() if now is None else now
@@ -484,7 +488,37 @@ class Commands:
         self.hints.forget()
         if self.referee is not None:
             self._name_players(now if begins else None)
+        elif begins:
+            self._name_record(now)
         self.tracker.expect(self.tracker.expected)  # the board read again under the new rules
+
+    def mode_seats(self) -> ModeSeats:
+        """The mode and its seats now (see :meth:`return_to`)."""
+        return self.modes.seats_now()
+
+    def return_to(self, before: ModeSeats) -> None:
+        """Come back to ``before`` (a mode and who sat where, from :meth:`mode_seats`) when
+        the next new game is set up: the game on the board stays as it is played. A mode
+        chosen meanwhile (:meth:`set_mode`) wins."""
+        self.modes.returning = before
+        self.modes.left_during = self.tracker.setting_up
+
+    def _return_to_mode(self, now: int) -> None:
+        """A new game is set up after a mode was left: its mode and seats come back
+        (:meth:`return_to`), as one transition."""
+        before = self.modes.returning
+        setting_up = self.tracker.setting_up
+        if setting_up is None:
+            self.modes.left_during = None  # the set-up of the game left is over
+        if before is None or self._resuming or setting_up is None or setting_up == self.modes.left_during:
+            return
+        self.modes.returning = None  # tried once: a mode that cannot come back is said once
+        try:
+            self.set_mode(before.mode, now, before.machine)
+        except ValueError as exc:  # said, and the board stays in the mode it is in
+            self.say(f"The {before.mode} mode is not back: {exc}")
+            return
+        self.modes.put_back(before)
 
     def _name_players(self, now: int | None) -> None:
         """Referee mode has begun: the referee and the board agree on the players' names.
@@ -501,6 +535,19 @@ class Commands:
         if now is not None and self.record is not None and self._game is self.tracker.game:
             self.record = replace(self.record, black=names[0], white=names[1])
             self._pending += self._save(now)
+
+    def _name_record(self, now: int) -> None:
+        """A mode was entered before the game's first move: its record (and so its PDN)
+        names the players who sit at it now (the machine on its new colour, the person on
+        theirs). A match's game keeps the names its seating gave it."""
+        record = self.record
+        names = (self.players[BLACK].name, self.players[WHITE].name)
+        if record is None or self._game is not self.tracker.game or (record.black, record.white) == names:
+            return
+        if self.matches.active is not None:
+            return
+        self.record = replace(record, black=names[0], white=names[1])
+        self._pending += self._save(now)
 
     def save_now(self, now: int) -> bool:
         """Save the game in progress at once (say, after its names changed); whether it is on disk."""

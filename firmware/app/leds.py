@@ -206,6 +206,13 @@ class LedPolicy:
             return False
         return self.settings.hints or self._revealed
 
+    @property
+    def hints_on(self) -> bool:
+        """Whether hints are on for the games now, as a page or a host is told: the
+        setting, and never under a referee (which lights none, whatever the setting kept
+        for the modes after it)."""
+        return self.settings.hints and not self.referee
+
     def reveal_hints(self) -> None:
         """The hint button: show hints until :meth:`turn_changed`, even with hints off."""
         self._revealed = True

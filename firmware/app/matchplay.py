@@ -197,6 +197,17 @@ class MatchPlay:
         events.append(self._event(now, "game-start", match, match.number, black))
         return Seating(seated, (black, white), match_tags(match), self._notices(now, notes) + events)
 
+    def coming(self, players: Mapping[Color, Player]) -> dict[Color, Player] | None:
+        """The players of the match's next game as :meth:`begin` will seat them, without
+        beginning it (what a board being set up for it shows); None without a match."""
+        if self.store is None:
+            return None
+        match = self.active
+        if match is None:
+            return None
+        black, white = match.colours()
+        return seat(players, black, white, self._machine_name(match, players))
+
     def resumed(self, record: GameRecord, players: Mapping[Color, Player]) -> dict[Color, Player]:
         """The players of a game of the match resumed after a power cut, as its record
         has them (the machine where the match put it); other games keep ``players``."""

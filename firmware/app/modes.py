@@ -27,7 +27,7 @@ and gives the mode's referee to its follower as the judge; nothing here touches 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from crownhead.firmware.app.leds import LedPolicy
@@ -39,9 +39,9 @@ from crownhead.firmware.gameclock import TimeControl
 from crownhead.firmware.tracking.policy import MODES
 from crownhead.firmware.tracking.session import GameSession
 from crownhead.firmware.tracking.tracker import Tracker
-from crownhead.rules import BLACK, WHITE, Color, Game
+from crownhead.rules import BLACK, WHITE, Color, Game, Position
 
-__all__ = ["Seats", "Modes"]
+__all__ = ["Seats", "Modes", "ModeSeats"]
 
 
 class _Players(dict[Color, Player]):
@@ -59,6 +59,14 @@ class _Players(dict[Color, Player]):
     def update(self, *args: Any, **kwargs: Any) -> None:
         super().update(*args, **kwargs)
         self._changed()
+
+
+def _person_name(player: Player, name: str) -> str:
+    """The name a person on ``player``'s side has: the settings name each side's player,
+    the machine's side under the machine's own name, which is never a person's."""
+    if player.is_human:
+        return player.name
+    return "?" if name == player.name else name
 
 
 class Seats:
@@ -79,7 +87,22 @@ class Seats:
             players or {BLACK: Human(black_name), WHITE: Human(white_name)}, changed
         )
         # A person's name on a side the machine took over, for when it is given back.
-        self.human_names: dict[Color, str] = {BLACK: black_name, WHITE: white_name}
+        self.human_names: dict[Color, str] = {
+            color: _person_name(self.players[color], name) for color, name in ((BLACK, black_name), (WHITE, white_name))
+        }
+
+    def person(self) -> tuple[Color, str] | None:
+        """The one person playing the machine (their colour and name), or None when
+        people or machines play both sides."""
+        people = [(color, player.name) for color, player in self.players.items() if player.is_human]
+        return people[0] if len(people) == 1 else None
+
+    def move_person(self, to: Color) -> None:
+        """The person who played ``to``'s opponent plays ``to`` now, under their name: the
+        names kept for each colour change places with them (who sits where moves along)."""
+        names = self.human_names
+        names[to], names[to.opponent] = names[to.opponent], names[to]
+        self.players[to] = Human(names[to])
 
     def people_back(self, keep: Color | None = None) -> None:
         """People on both sides again (but ``keep``'s), under the names they had."""
@@ -115,6 +138,23 @@ class Seats:
             for color, player in self.players.items()
             if isinstance(player, Computer) and not player.is_human
         }
+
+
+@dataclass(frozen=True)
+class ModeSeats:
+    """A mode and its seats as they were, to come back to: the mode's name, who played
+    each side, and the names kept for the people's sides (see :meth:`Modes.seats_now`)."""
+
+    mode: str
+    players: tuple[tuple[Color, Player], ...]
+    human_names: tuple[tuple[Color, str], ...]
+
+    @property
+    def machine(self) -> tuple[Color, Player] | None:
+        """The machine's side and player in computer mode, else None."""
+        if self.mode != "computer":
+            return None
+        return next(((color, player) for color, player in self.players if not player.is_human), None)
 
 
 class Modes:
@@ -153,6 +193,12 @@ class Modes:
         #: Makes the machine a resumed computer game was played against (default: the
         #: engine at the record's level, or the random test player).
         self.make_machine = make_machine
+        #: The mode and seats to come back to when the next new game is set up (a mode
+        #: left while its game stays on the board: the problems), or None.
+        self.returning: ModeSeats | None = None
+        #: The position being set up when the mode was left (the game left's own set-up,
+        #: which is not the next game's), or None.
+        self.left_during: Position | None = None
         self._seats_changed()
 
     def _seats_changed(self) -> None:
@@ -162,7 +208,11 @@ class Modes:
 
     def enter(self, name: str, machine: tuple[Color, Player] | None = None) -> None:
         """Be in mode ``name``: the lights, the referee, and in computer mode the machine's
-        side (``machine``); a machine on another side gives it back to a person."""
+        side (``machine``); a machine on another side gives it back to a person. The
+        person playing the machine goes on playing it: when the machine takes their
+        colour (it changes sides, a problem or a game tried again gives it the other),
+        they take the other, under their name."""
+        person = self.seats.person() if self.mode.computer else None
         self.mode = MODES[name]
         self.policy.referee = self.mode.referee_lights
         if self.mode.tracker_mode == "referee":
@@ -172,8 +222,25 @@ class Modes:
             self.referee = None
         self.seats.people_back(keep=machine[0] if machine is not None else None)
         if machine is not None:
+            side = machine[0]
             self.seats.seat_machine(*machine)
+            if person is not None and person[0] is side:
+                self.seats.move_person(side.opponent)
         self._seats_changed()
+
+    def seats_now(self) -> ModeSeats:
+        """The mode and its seats now, for :meth:`put_back` when a mode entered is left."""
+        seats = self.seats
+        return ModeSeats(self.mode.name, tuple(seats.players.items()), tuple(seats.human_names.items()))
+
+    def put_back(self, before: ModeSeats) -> None:
+        """The people's names of ``before`` on their sides again (its mode and machine
+        were entered again: :meth:`crownhead.firmware.app.commands.Commands.return_to`)."""
+        seats = self.seats
+        seats.human_names.update(before.human_names)
+        for color, player in before.players:
+            if player.is_human and seats.players[color].is_human:
+                seats.players[color] = Human(player.name)
 
     def switch(self, name: str, tracker: Tracker, machine: tuple[Color, Player] | None = None) -> None:
         """Enter mode ``name`` with a game on ``tracker`` (its rules follow the mode); the

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -50,6 +50,7 @@ from crownhead.rules.settings import WCDF
 
 if TYPE_CHECKING:
     from crownhead.firmware.app.matchplay import MatchPlay
+    from crownhead.firmware.app.modes import ModeSeats
     from crownhead.firmware.app.players import Player
     from crownhead.firmware.app.settings import AppSettings
     from crownhead.firmware.tracking.policy import ModePolicy
@@ -124,11 +125,15 @@ class Coached(Protocol):
     def mode(self) -> ModePolicy: ...
     @property
     def hint(self) -> Move | None: ...
+    @property
+    def players(self) -> Mapping[Color, Player]: ...
     def give_up_resume(self) -> None: ...
     def new_game(self, position: Position, now: int) -> list[Event]: ...
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]: ...
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None: ...
     def declare(self, score: str, reason: str, now: int) -> list[Event]: ...
+    def mode_seats(self) -> ModeSeats: ...
+    def return_to(self, before: ModeSeats) -> None: ...
     def say(self, message: str, *, until: int | None = None) -> None: ...
 
 
@@ -168,6 +173,10 @@ class ProblemCoach:
         self._hint_asked: int | None = None
         # The hint player of the board before the mode (given back when it is left).
         self._hinter: tuple[Computer | None] | None = None
+        # The mode and seats before the problems, and the defender seated: the next game
+        # after the problems is the mode left, unless another was chosen meanwhile.
+        self._before: ModeSeats | None = None
+        self._defender_seated: Player | None = None
         #: The last report (see :meth:`state`).
         self.last: ProblemReport | None = None
 
@@ -223,6 +232,10 @@ class ProblemCoach:
         if app is not None and self._hinter is not None:
             app.hint_player = self._hinter[0]
         self._hinter = None
+        before, self._before = self._before, None
+        if app is not None and before is not None and any(p is self._defender_seated for p in app.players.values()):
+            app.return_to(before)  # at the next new game: the problem's game stays on the board
+        self._defender_seated = None
         if app is not None:
             app.say("The problems are left: New sets up a new game.")
         return [self._report(now, "stopped")]
@@ -326,6 +339,9 @@ class ProblemCoach:
             machine = self._defender()
         else:
             machine = searcher("Crownhead engine (problems)", DEFEND_NODES, lambda: self.probe)
+        if self._before is None:
+            self._before = app.mode_seats()
+        self._defender_seated = machine
         self.attempt = Attempt(problem, probe=self.probe)
         self._counted = False
         self._hint_asked = None

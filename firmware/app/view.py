@@ -136,15 +136,16 @@ class ShownBoard(Protocol):
     def page_pin(self) -> str: ...
 
 
-def side_text(seat: Seat, clock: ClockState | None, color: Color, referee: bool) -> str:
-    """``Ann  1:29:55  1 caution``: a player as the simulator's screen shows them (the
-    clock and cautions in referee mode).
+def side_text(seat: Seat, clock: ClockState | None, color: Color) -> str:
+    """``Ann  1:29:55  1 caution``: a player as the simulator's screen shows them, with
+    their time in a timed game (every mode's: the page is not the only place a clock
+    shows) and their cautions under a referee (none in another mode).
 
-    >>> side_text(Seat("Ann", 1), ClockState(5_395_000, 5_400_000, None, False, None), BLACK, True)
+    >>> side_text(Seat("Ann", 1), ClockState(5_395_000, 5_400_000, None, False, None), BLACK)
     'Ann  1:29:55  1 caution'
+    >>> side_text(Seat("Ann"), None, BLACK)
+    'Ann'
     """
-    if not referee:
-        return seat.name
     parts = [seat.name]
     if clock is not None:
         parts.append(clock_text(clock.black_ms if color is BLACK else clock.white_ms))
@@ -248,16 +249,15 @@ def board_view(board: ShownBoard) -> BoardView:
         machine = [c.name.title() for c, p in board.players.items() if not p.is_human]
         if machine:
             mode = f"Computer plays {machine[0]}"
-    moves = tuple(m.pdn() for m in game.moves)
-    referee = board.mode.tracker_mode == "referee"
+    moves = tuple(m.pdn() for m in snap.moves)
     return BoardView(
         pieces=pieces,
         lit=dict(lit),
         blinking=board.blinking,
         status=status,
         mode_text=f"{mode}, {hints}",
-        black=side_text(snap.seats[BLACK], snap.clock, BLACK, referee),
-        white=side_text(snap.seats[WHITE], snap.clock, WHITE, referee),
+        black=side_text(snap.seats[BLACK], snap.clock, BLACK),
+        white=side_text(snap.seats[WHITE], snap.clock, WHITE),
         moves=moves,
         first_mover_white=game.start.turn is WHITE,
         warning=warning_text,

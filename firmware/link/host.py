@@ -334,18 +334,21 @@ class Link:
         assert self.app is not None
         app = self.app
         rules = app.game.rules
+        # The names the board shows (the snapshot's seats: the referee's, a match's), one
+        # source for the screen, the view and the state; the seats before the first step.
+        seats: Mapping[Color, Any] = app.snapshot.seats if app.started else app.players
         return {
             "protocol": PROTOCOL_VERSION,
             "version": _version(),
             "plays": self.plays,
             "mode": app.mode.tracker_mode,
             "app": app.mode.name,
-            "hints": app.policy.settings.hints,
+            "hints": app.policy.hints_on,
             "control": self.control,
             "variant": rules.variant,
             "rules": rules.describe(),
-            "black": app.players[BLACK].name,
-            "white": app.players[WHITE].name,
+            "black": seats[BLACK].name,
+            "white": seats[WHITE].name,
             "max_line": MAX_LINE,
             "buttons": list(button_names()),
         }

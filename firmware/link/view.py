@@ -93,7 +93,7 @@ class ViewPresenter:
             "cautions": {"black": seats[BLACK].cautions, "white": seats[WHITE].cautions} if app.referee_mode else None,
             "match": words.match,
             "sim": sim is not None,
-            "hints": app.policy.settings.hints,
+            "hints": app.policy.hints_on,
             "resuming": snap.resuming,
             # A game far apart waiting for the broker or the other board ("" if not).
             "away": words.away,

@@ -182,6 +182,37 @@ class Referee:
         #: already up is to be judged: a ruling never depends on how long a hand held a piece.
         self._judged_board: int | None = None
         self._rejudge: tuple[int, int] | None = None
+        self._pair_after_restart()
+
+    def _pair_after_restart(self) -> None:
+        """A board restarted between the two games of a pair goes on with the pair: the
+        record directory's last state is a finished first game of a pair between the
+        players configured, so the next game is its second (colours reversed, the same
+        ballot, the cards dealt stay dealt). Other players, or a pair done, begin anew."""
+        if self.files is None:
+            return
+        try:
+            data = self.files.load_state()
+            if data is None:
+                return
+            check_snapshot(data)
+        except (RecordError, SnapshotError):
+            return  # said when a game resumes from it; nothing to go on with here
+        number, black, white = int(data["number"]), str(data["black"]), str(data["white"])
+        if data["over"] is not True or number % 2 == 0:
+            return
+        if sorted((black, white)) != sorted((self.settings.black, self.settings.white)):
+            return
+        try:
+            chosen = acf_ballot(int(data["ballot"])) if data["ballot"] is not None else None
+        except ValueError as exc:
+            self._trouble(f"{self.files.state_path}: the pair's ballot cannot be played again ({exc})")
+            return
+        box = BallotBox(self.settings.ballot, self.settings.deck, self.settings.seed)
+        for _ in data["drawn"]:
+            box.draw()
+        self.box, self._pair_ballot, self.games = box, chosen, number
+        self._pair_names(number, black, white)
 
     # -- which game it referees ------------------------------------------------------------
 
@@ -457,6 +488,13 @@ class Referee:
         if self.state is None:
             return self.settings.black, self.settings.white
         return self.state.black, self.state.white
+
+    @property
+    def next_names(self) -> tuple[str, str]:
+        """Black's and White's names in the next game to begin (the colours reversed
+        every game, as :meth:`begin` gives them): what a board being set up for it shows."""
+        first, second = self.settings.black, self.settings.white
+        return (first, second) if (self.games + 1) % 2 else (second, first)
 
     def cautions(self, color: Color) -> int:
         return self.state.cautions[color] if self.state is not None else 0
