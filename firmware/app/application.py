@@ -594,6 +594,10 @@ class App(Loop, Commands):
             self.thinker.cancel()
             pressed, self._takeback_pressed = self._takeback_pressed, False
             game = tracker.game
+            if isinstance(event, TakenBack):
+                # Said on the terminal and the pages, whether a button or the hands
+                # (a piece moved back) took it back: the board alone shows no sign.
+                self.message_line.say(self._taken_back_words(event.ply))
             if (
                 pressed
                 and isinstance(event, TakenBack)
@@ -975,6 +979,15 @@ class App(Loop, Commands):
         if board != tracker.game.position.occupied:
             return None
         return touched if any(p.move.start == touched for p in tracker.table.plans) else None
+
+    def _taken_back_words(self, ply: int) -> str:
+        """``Taken back: move 1, Black's 11-15.``: the move as the last step saw it."""
+        game, seen = self._moves_seen
+        if game is None or not 1 <= ply <= len(seen):
+            return f"Taken back: move {(ply + 1) // 2}."
+        mover = game.start.turn if ply % 2 else game.start.turn.opponent
+        number = (ply + (0 if game.start.turn is BLACK else 1) + 1) // 2
+        return f"Taken back: move {number}, {mover.name.title()}'s {seen[ply - 1].pdn()}."
 
     def _note_takebacks(self) -> None:
         """Keep the moves taken back (one or two plies a press, several presses) until

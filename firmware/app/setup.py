@@ -77,6 +77,10 @@ def setup_event(now: int, cause: str, position: Position, board: int) -> SetUp:
     return SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)
 
 
+#: The plural of each piece's name ("mans" is no word).
+_PLURAL = {"man": "men", "king": "kings", "piece": "pieces"}
+
+
 def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board: int) -> str:
     """What to move to take ``undone`` back (the moves taken back, in the order they were
     played, from ``target``, the position before them), the last move first, leaving out
@@ -109,8 +113,9 @@ def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board:
             taken = [before.piece_at(s) for s in move.captures]
             kinds = {"king" if p is not None and p.king else "man" for p in taken}
             noun = kinds.pop() if len(kinds) == 1 else "piece"
-            plural = noun + ("s" if len(taken) > 1 else "")
-            text += f" and the captured {plural} back on {square_ranges(move.captures)}"
+            if len(taken) > 1:
+                noun = _PLURAL[noun]
+            text += f" and the captured {noun} back on {square_ranges(move.captures)}"
         parts.append(text)
     if not parts:
         return ""

@@ -15,7 +15,7 @@ from typing import Protocol
 from crownhead.firmware.app.hardware import Hardware
 from crownhead.firmware.app.leds import LedPolicy
 from crownhead.firmware.app.matchplay import MatchPlay
-from crownhead.firmware.app.players import Player, Thinker
+from crownhead.firmware.app.players import Player, Thinker, called
 from crownhead.firmware.app.guidance import rank_squares
 from crownhead.firmware.app.setup import setup_text, takeback_text
 from crownhead.firmware.app.snapshot import Away, Seat, Snapshot, shown_tokens
@@ -225,7 +225,8 @@ def board_view(board: ShownBoard) -> BoardView:
     elif snap.crown is not None:
         prompt = f"Crown the man on {snap.crown}: put a king on it (f does it)."
     elif snap.expected is not None:
-        prompt = f"{board.players[snap.turn].name} plays {snap.expected.pdn()}: make it on the board (f does it)."
+        who = called(board.players[snap.turn].name, turn)
+        prompt = f"{who} plays {snap.expected.pdn()}: make it on the board (f does it)."
     elif snap.touched is not None:
         piece = snap.pieces.get(snap.touched)
         name = "king" if piece is not None and piece.king else "man"
@@ -234,7 +235,7 @@ def board_view(board: ShownBoard) -> BoardView:
             " a move with another piece is an illegal move."
         )
     elif board.thinker.busy:
-        prompt = f"{board.players[snap.turn].name} is thinking..."
+        prompt = f"{called(board.players[snap.turn].name, turn)} is thinking..."
     elif board.hint_thinker.busy:
         prompt = "Looking for a hint..."
     elif snap.seats[snap.turn].held_by and result is None:

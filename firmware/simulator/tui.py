@@ -313,9 +313,18 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
     screen.put(input_row, 1, "> " + typed[-(width - 6) :] + "_", Style(bold=True))
     keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow" and text and name not in view.unused)
     if help_line:
-        screen.put(height - 2, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
+        screen.put(height - 2, 1, _help_line(view))
     screen.put(height - 1, 1, keys)
     return screen
+
+
+def _help_line(view: BoardView) -> str:
+    """The line of help above the keys: typing, follow, the per-side buttons, and ``k``
+    for the clock when the game has one (the key line below has no room left for it)."""
+    buttons = "f follow  b/w: Black/White draw  B/W: resign"
+    if "clock" in view.unused:
+        return f"Click/type a square, or 11-15.  {buttons}"
+    return f"Type a square or 11-15.  {buttons}  k clock"
 
 
 def _page_line(view: BoardView, width: int) -> str:

@@ -167,7 +167,7 @@
       // The clocks above and below the board show the time, "The board says" lists the
       // sentences (speech.js), "Game far apart" its state (far.js): the log would fill with them.
     } else if (kind === "game-over") {
-      showResult(`${msg.result} (${msg.reason})`);
+      showResult(`${msg.result} (${reasonWords(msg.result, msg.reason, null)})`);
       logOver();
     } else if (kind === "caution") {
       addLog("caution", `caution for ${msg.side || ""}: ${msg.message || msg.offence || ""}`.trim());
@@ -181,10 +181,38 @@
       addLog("game-saved", `game saved: ${msg.result}`);
     } else if (kind === "overrun") {
       addLog("notice", msg.message);
+    } else if (kind === "setup-rank") {
+      addLog(kind, `set up rank ${msg.rank}: squares ${msg.first} to ${msg.last}`);
     } else if (kind) {
+      // An event the log has no words for: its kind in words, never the code itself.
       const detail = msg.message || msg.move || msg.result || "";
-      addLog(kind, `${kind}${detail ? ": " + detail : ""}`);
+      const words = kind.replace(/-/g, " ");
+      addLog(kind, `${words}${detail ? ": " + detail : ""}`);
     }
+  }
+
+  // Why a game ended, in words (as rules/game.py's reason_words says it): a side that
+  // cannot move is named, and said to have no pieces left when the final position
+  // (``fen``, when known) shows none.
+  const REASONS = {
+    resign: "resignation",
+    repetition: "repetition",
+    "forty-moves": "forty-move rule",
+    agreement: "agreement",
+    problem: "the problem's verdict",
+  };
+  function reasonWords(result, reason, fen) {
+    if (reason === "no-moves") {
+      let stuck = result === "1-0" ? "white" : result === "0-1" ? "black" : null;
+      if (fen) stuck = fen.trim()[0].toUpperCase() === "W" ? "white" : "black";
+      if (!stuck) return "no move left";
+      const side = stuck === "white" ? "White" : "Black";
+      // The pieces left: the final position's, or (an event, before the state) the board's.
+      const left = fen ? Object.values(CrownheadBoard.fenPieces(fen)).join("") : page.view ? page.view.board : "";
+      if (left && !left.toLowerCase().includes(stuck[0])) return `${side} has no pieces left`;
+      return `${side} cannot move`;
+    }
+    return REASONS[reason] || String(reason || "").replace(/-/g, " ");
   }
 
   // A problem event in the log's few words.
@@ -246,7 +274,7 @@
     }
     page.ply = state.ply;
     page.start = state.start;
-    showResult(state.result ? `${state.result} (${state.reason})` : null);
+    showResult(state.result ? `${state.result} (${reasonWords(state.result, state.reason, state.fen)})` : null);
     if (!page.view) board.show({ board: CrownheadBoard.boardFromFen(state.fen) });
   }
 
