@@ -561,6 +561,7 @@ class VoicedBoard(Protocol):
     def clock_state(self, now: int) -> ClockState | None: ...
     def add_output(self, output: Output, *, first: bool = False) -> Output: ...
     def wake(self) -> None: ...
+    def say(self, message: str, *, until: int | None = None) -> None: ...
 
 
 class _Clock(Protocol):
@@ -724,9 +725,10 @@ class BoardVoice:
 
     def source(self, now: int) -> list[Event]:
         out: list[Event] = []
+        troubles: list[str] = []
         if self.speaker is None and self.missing and not self._told_missing:
             self._told_missing = True
-            out.append(Notice(now, f"The board cannot speak: {self.missing}"))
+            troubles.append(f"The board cannot speak: {self.missing}")
         board, narrator = self.board, self._narrator()
         state = board.clock_state(now) if board is not None else None
         if state is not None and narrator is not None:
@@ -740,7 +742,13 @@ class BoardVoice:
         for request, square in requests:
             self.say(self.answer(request, square, now))
         if self.speaker is not None:
-            out += [Notice(now, message) for message in self.speaker.poll()]
+            troubles += self.speaker.poll()
+        for message in troubles:
+            out.append(Notice(now, message))  # the log, and the pages open now
+            if board is not None:
+                # Where the player looks: the terminal's message line and every page's
+                # (a page opened later too); a notice alone reached only the log.
+                board.say(message)
         unsent, self._unsent = self._unsent, []
         out += [Spoken(now, s.text, s.lang, s.kind) for s in unsent]
         return out
