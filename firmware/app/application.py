@@ -101,6 +101,7 @@ from crownhead.hal.buttons import ButtonEvent
 from crownhead.hal.clock import Clock
 from crownhead.hal.lights import Frame
 from crownhead.hal.debounce import Debouncer
+from crownhead.firmware.app.tryagain import tags_of
 from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position
 from crownhead.rules.engine.egdb import EndgameTables
 
@@ -1095,6 +1096,22 @@ class App(Loop, Commands):
         self.outputs.events(events)
 
     # -- the screen -------------------------------------------------------------------------
+
+    @property
+    def first_number(self) -> int:
+        """The number of the game's first move: 1, or for a kept game tried again the
+        move it was tried from (its record's ``FromPly`` tag: the plies played before)."""
+        record = self.record
+        came = tags_of(record.extra) if record is not None and self._game is self.tracker.game else None
+        if came is None:
+            return 1
+        plies = came[1]
+        # The kept game began with the side to move here when an even number of plies
+        # was played before, the other side otherwise; a game White began numbers its
+        # first ply 1... and Black's reply 2.
+        mover = self.tracker.game.start.turn
+        white_began = (mover is WHITE) == (plies % 2 == 0)
+        return (plies + (1 if white_began else 0)) // 2 + 1
 
     def view(self) -> BoardView:
         """What the terminal simulator shows now (see :mod:`crownhead.firmware.app.view`)."""

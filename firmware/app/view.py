@@ -43,6 +43,9 @@ class BoardView:
     white: str
     moves: tuple[str, ...]
     first_mover_white: bool = False
+    #: The number of the game's first move: 1, or the move of a kept game it was tried
+    #: again from (a game from move 6 numbers its moves from 6, as the review did).
+    first_number: int = 1
     warning: str = ""
     prompt: str = ""
     hand: tuple[str, ...] = ()
@@ -133,6 +136,8 @@ class ShownBoard(Protocol):
     @property
     def page_urls(self) -> tuple[str, ...]: ...
     @property
+    def first_number(self) -> int: ...
+    @property
     def page_pin(self) -> str: ...
 
 
@@ -191,14 +196,17 @@ def board_view(board: ShownBoard) -> BoardView:
     result = snap.result
     setup = snap.setup
     turn = snap.turn.name.title()
+    first = board.first_number
+    # The move under way, counted from the game's first move's number.
+    number = first + (snap.ply + (1 if game.start.turn is WHITE else 0)) // 2
     if snap.resuming:
-        status = f"Resuming a game: {turn} to move, move {snap.ply // 2 + 1}"
+        status = f"Resuming a game: {turn} to move, move {number}"
     elif setup is not None and setup.cause == "new-game":
         status = "New game: set up the pieces"
     elif result is not None:
         status = f"Game over: {_result_words(result.score, result.reason, snap.position)}"
     else:
-        status = f"{turn} to move, move {snap.ply // 2 + 1}"
+        status = f"{turn} to move, move {number}"
         if board.hint is not None:
             status += f"; hint: {board.hint.pdn()}"
     condition = snap.condition
@@ -261,6 +269,7 @@ def board_view(board: ShownBoard) -> BoardView:
         white=side_text(snap.seats[WHITE], snap.clock, WHITE, referee),
         moves=moves,
         first_mover_white=game.start.turn is WHITE,
+        first_number=first,
         warning=warning_text,
         prompt=prompt,
         hand=hand,

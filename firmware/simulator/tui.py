@@ -402,12 +402,12 @@ def _render_panel(screen: Screen, view: BoardView, panel_width: int = PANEL_WIDT
 
 def _move_lines(view: BoardView) -> list[str]:
     lines = []
-    number = 1
+    number = view.first_number
     moves = list(view.moves)
     i = 0
     if view.first_mover_white and moves:
         lines.append(f"{number:>3}. ...    {moves[0]}")
-        number, i = 2, 1
+        number, i = number + 1, 1
     while i < len(moves):
         pair = moves[i : i + 2]
         lines.append(f"{number:>3}. {pair[0]:<8}" + (f" {pair[1]}" if len(pair) > 1 else ""))
