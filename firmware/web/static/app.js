@@ -232,6 +232,7 @@
       if (msg.from === 0) page.moves = [];
       page.moves = page.moves.slice(0, msg.from).concat(msg.moves);
       page.start = msg.start;
+      page.first = Number(msg.first) || 1;
       showMoves();
       if (msg.next != null) send(`history ${msg.next}`);
       else logHistory();
@@ -252,7 +253,8 @@
   function whiteFirst() { return /^W/i.test(String(page.start || "")); }
   function plySide(ply) { return (ply % 2 === 1) !== whiteFirst() ? "black" : "white"; }
   function moveNumber(ply) {
-    const n = CrownheadBoard.moveNumber(ply, whiteFirst());
+    // Counted from the game's first move (a game tried again goes on from its move).
+    const n = CrownheadBoard.moveNumber(ply, whiteFirst()) + (page.first || 1) - 1;
     return plySide(ply) === "black" ? `${n}.` : `${n}...`;
   }
   function sideName(side) { return side === "black" ? "Black" : side === "white" ? "White" : String(side || ""); }
@@ -373,7 +375,7 @@
   function showMoves() {
     // As PDN and the sheets number them; the hall's page numbers its moves alike.
     CrownheadBoard.fillMoves($("#moves"), page.moves, whiteFirst(),
-      (ply) => document.dispatchEvent(new CustomEvent("crownhead:move", { detail: { ply } })));
+      (ply) => document.dispatchEvent(new CustomEvent("crownhead:move", { detail: { ply } })), page.first || 1);
   }
 
   // -- the engine's live analysis (docs/coach.md) -------------------------------------------

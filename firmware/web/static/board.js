@@ -266,11 +266,12 @@ class CrownheadBoard {
   // One line per move in `list` (a <ul>), as PDN and the sheets number them ("1. 11-15
   // 23-19"; a game White begins: "1. ... 22-18"), each ply a <span data-ply> of its own;
   // `onPly(ply)` called when one is clicked. Lines already right are left as they are.
-  static fillMoves(list, moves, whiteStarts, onPly) {
+  // `first`: the number of the game's first move (a game tried again from move 6: 6).
+  static fillMoves(list, moves, whiteStarts, onPly, first = 1) {
     const rows = [];
     let ply = 1;
-    let number = 1;
-    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = 2; }
+    let number = first;
+    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = first + 1; }
     for (; ply <= moves.length; ply += 2, number += 1) rows.push([number, ply + 1 <= moves.length ? [ply, ply + 1] : [ply]]);
     const key = rows.map(([n, plies]) => `${n}:${plies.map((p) => (p == null ? "..." : moves[p - 1])).join(" ")}`);
     const items = list.children;
