@@ -313,3 +313,17 @@ def test_a_problem_solved_with_a_hint_is_said_so_and_not_counted(tmp_path: Path)
     assert "not counted as solved" in rig.app.message
     record = json.loads((tmp_path / RECORD_FILE).read_text())
     assert record["solved"] == [] and record["streak"] == 0 and record["tried"]["1"] == 1
+
+
+def test_the_terminal_status_says_solved_while_the_problem_stands(tmp_path: Path) -> None:
+    # Issue 54, item 7: the terminal's status said "Game over: White wins (...)" and never
+    # "Solved": the verdict was on the message line alone, gone at the next thing said.
+    rig, coach = _rig(tmp_path)
+    _set_up(rig)
+    for mine in ("19-16", "27-23", "31x13", "13x6"):
+        rig.do(mine)
+        if not rig.app.game.is_over:
+            rig.follow()
+    assert rig.app.view().status == "Solved: the defender has no move left (White wins)"
+    rig.do("hint")  # a press that says something else on the message line
+    assert rig.app.view().status.startswith("Solved: ")

@@ -137,6 +137,7 @@ class ShownBoard(Protocol):
     def page_urls(self) -> tuple[str, ...]: ...
     @property
     def first_number(self) -> int: ...
+    def problem_verdict(self) -> str: ...
     @property
     def page_pin(self) -> str: ...
 
@@ -203,6 +204,9 @@ def board_view(board: ShownBoard) -> BoardView:
         status = f"Resuming a game: {turn} to move, move {number}"
     elif setup is not None and setup.cause == "new-game":
         status = "New game: set up the pieces"
+    elif result is not None and (verdict := board.problem_verdict()):
+        # A problem's game: the verdict stays in sight, the result beside it.
+        status = f"{verdict} ({_winner_words(result.score)})"
     elif result is not None:
         status = f"Game over: {_result_words(result.score, result.reason, snap.position)}"
     else:
@@ -298,6 +302,10 @@ def _far_side(snap: Snapshot) -> str:
         if seat.held_by:
             return color.name.title()
     return ""
+
+
+def _winner_words(score: str) -> str:
+    return {"1-0": "Black wins", "0-1": "White wins"}.get(score, "a draw")
 
 
 def _result_words(score: str, reason: str, final: Position) -> str:
