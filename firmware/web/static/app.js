@@ -191,28 +191,9 @@
     }
   }
 
-  // Why a game ended, in words (as rules/game.py's reason_words says it): a side that
-  // cannot move is named, and said to have no pieces left when the final position
-  // (``fen``, when known) shows none.
-  const REASONS = {
-    resign: "resignation",
-    repetition: "repetition",
-    "forty-moves": "forty-move rule",
-    agreement: "agreement",
-    problem: "the problem's verdict",
-  };
+  // Why a game ended, in words (board.js): a side without a move named, never "no-moves".
   function reasonWords(result, reason, fen) {
-    if (reason === "no-moves") {
-      let stuck = result === "1-0" ? "white" : result === "0-1" ? "black" : null;
-      if (fen) stuck = fen.trim()[0].toUpperCase() === "W" ? "white" : "black";
-      if (!stuck) return "no move left";
-      const side = stuck === "white" ? "White" : "Black";
-      // The pieces left: the final position's, or (an event, before the state) the board's.
-      const left = fen ? Object.values(CrownheadBoard.fenPieces(fen)).join("") : page.view ? page.view.board : "";
-      if (left && !left.toLowerCase().includes(stuck[0])) return `${side} has no pieces left`;
-      return `${side} cannot move`;
-    }
-    return REASONS[reason] || String(reason || "").replace(/-/g, " ");
+    return CrownheadBoard.reasonWords(result, reason, fen, page.view ? page.view.board : "");
   }
 
   // A problem event in the log's few words.

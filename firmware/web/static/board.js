@@ -259,6 +259,23 @@ class CrownheadBoard {
 
   // The move number of ply `ply` (1: the first), as PDN and the score sheets number
   // moves: Black's move and White's reply share one ("1. 11-15 23-19").
+  // Why a game ended, in words, as rules/game.py's reason_words says it: a side that
+  // cannot move is named, and said to have no pieces left when the final position (`fen`)
+  // or, before it is known, the board (`boardText`, its 32 squares) shows none. The
+  // board's codes ("no-moves", "forty-moves") are never shown as they are.
+  static reasonWords(result, reason, fen, boardText = "") {
+    if (reason === "no-moves") {
+      let stuck = result === "1-0" ? "white" : result === "0-1" ? "black" : null;
+      if (fen) stuck = String(fen).trim()[0].toUpperCase() === "W" ? "white" : "black";
+      if (!stuck) return "no move left";
+      const side = stuck === "white" ? "White" : "Black";
+      const left = fen ? Object.values(CrownheadBoard.fenPieces(fen)).join("") : boardText || "";
+      if (left && !left.toLowerCase().includes(stuck[0])) return `${side} has no pieces left`;
+      return `${side} cannot move`;
+    }
+    return CrownheadBoard.REASONS[reason] || String(reason || "").replace(/-/g, " ");
+  }
+
   static moveNumber(ply, whiteBegan) {
     return Math.floor((ply - 1 + (whiteBegan ? 1 : 0)) / 2) + 1;
   }
@@ -308,5 +325,13 @@ class CrownheadBoard {
     return out;
   }
 }
+
+CrownheadBoard.REASONS = {
+  resign: "resignation",
+  repetition: "repetition",
+  "forty-moves": "forty-move rule",
+  agreement: "agreement",
+  problem: "the problem's verdict",
+};
 
 window.CrownheadBoard = CrownheadBoard;
