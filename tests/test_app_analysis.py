@@ -57,6 +57,16 @@ def test_the_words_name_the_side_ahead(engine_both_ways: str) -> None:
     }
 
 
+def test_an_even_position_is_said_even_not_level() -> None:
+    # Issue 54, item 9: "Level" above the bar read as a difficulty heading (the problems
+    # have levels); an even position is "Even".
+    from crownhead.rules import BLACK, WHITE
+    from crownhead.rules.engine.search import score_meaning
+
+    assert score_meaning(4, WHITE) == "Even" and score_meaning(-9, BLACK) == "Even"
+    assert score_meaning(3) == "even"
+
+
 def _wait(condition: Callable[[], bool]) -> None:
     done = threading.Event()
     for _ in range(int(WAIT_S * 20)):  # a bound on a failure only

@@ -282,16 +282,48 @@ def test_a_problem_session_end_to_end_by_a_script(tmp_path: Path, capsys: pytest
     assert [e["player"] for e in events if e["event"] == "computer-move"] == ["Crownhead engine (problems)"] * 3
     verdict = problems[-1]
     assert verdict["reason"] == "the defender has no move left" and verdict["hints"] == 1
-    assert (verdict["streak"], verdict["best_streak"], verdict["solved"][0], verdict["tried"][0]) == (1, 1, 1, 1)
+    # Solved with the hint: tried, not solved, the streak not extended (issue 54).
+    assert (verdict["streak"], verdict["best_streak"], verdict["solved"][0], verdict["tried"][0]) == (0, 0, 0, 1)
     assert [e["result"] for e in events if e["event"] == "game-over"] == ["0-1"]
     record = json.loads((tmp_path / RECORD_FILE).read_text())
-    assert record["solved"] == ["beginner-1"] and record["streak"] == 1 and record["tried"]["1"] == 1
+    assert record["solved"] == [] and record["streak"] == 0 and record["tried"]["1"] == 1
     # The same problem failed by the wrong first move: judged at once, counted in the record.
     events = _session(tmp_path, capsys, FAILED)
     (verdict,) = [e for e in events if e["event"] == "problem" and e["cause"] == "verdict"]
     assert verdict["status"] == "failed" and verdict["reason"] == "the win has gone: the tables say it is a draw"
-    assert (verdict["streak"], verdict["best_streak"], verdict["solved"][0], verdict["tried"][0]) == (0, 1, 1, 2)
+    assert (verdict["streak"], verdict["best_streak"], verdict["solved"][0], verdict["tried"][0]) == (0, 0, 0, 2)
     assert [e["move"] for e in events if e["event"] == "move"] == ["27-23"]
     assert [e["result"] for e in events if e["event"] == "game-over"] == ["1/2-1/2"]
     record = json.loads((tmp_path / RECORD_FILE).read_text())
-    assert record["streak"] == 0 and record["best_streak"] == 1 and record["tried"]["1"] == 2
+    assert record["streak"] == 0 and record["best_streak"] == 0 and record["tried"]["1"] == 2
+
+
+def test_a_problem_solved_with_a_hint_is_said_so_and_not_counted(tmp_path: Path) -> None:
+    # Issue 54, item 7: solved with the hint, it counted as solved and extended the streak.
+    rig, coach = _rig(tmp_path)
+    _set_up(rig)
+    rig.do("hint")
+    rig.wait_for(lambda: rig.app.hint is not None, "the hint's search")
+    for mine in ("19-16", "27-23", "31x13", "13x6"):
+        rig.do(mine)
+        if not rig.app.game.is_over:
+            rig.follow()
+    assert coach.attempt is not None and coach.attempt.verdict.status == "solved"
+    assert rig.app.message.startswith("Solved with 1 hint: the defender has no move left."), rig.app.message
+    assert "not counted as solved" in rig.app.message
+    record = json.loads((tmp_path / RECORD_FILE).read_text())
+    assert record["solved"] == [] and record["streak"] == 0 and record["tried"]["1"] == 1
+
+
+def test_the_terminal_status_says_solved_while_the_problem_stands(tmp_path: Path) -> None:
+    # Issue 54, item 7: the terminal's status said "Game over: White wins (...)" and never
+    # "Solved": the verdict was on the message line alone, gone at the next thing said.
+    rig, coach = _rig(tmp_path)
+    _set_up(rig)
+    for mine in ("19-16", "27-23", "31x13", "13x6"):
+        rig.do(mine)
+        if not rig.app.game.is_over:
+            rig.follow()
+    assert rig.app.view().status == "Solved: the defender has no move left (White wins)"
+    rig.do("hint")  # a press that says something else on the message line
+    assert rig.app.view().status.startswith("Solved: ")

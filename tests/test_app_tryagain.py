@@ -208,3 +208,26 @@ def test_no_game_is_tried_again_during_a_match(tmp_path: Path) -> None:
     answer = ask(rig, f"again {game} 4 play")
     assert answer["event"] == "error" and answer["message"].startswith("a match is under way")
     rig.close()
+
+
+def test_a_game_tried_again_is_numbered_from_the_move_chosen(tmp_path: Path) -> None:
+    # Issue 54, item 8: tried again from move 3 (after 4 plies), the terminal said "move 1"
+    # and numbered its moves from 1, as if the game began there.
+    rig = Rig(tmp_path, players={BLACK: Human("Ann"), WHITE: Human("Bob")})
+    rig.wait(100)
+    game = _played(tmp_path, rig)
+    retry = retry_from(rig.store, game, 4)
+    TryAgain(retry, "play").attach(rig.app)
+    rig.wait(100)
+    rig.follow()
+    assert rig.app.setting_up is None
+    assert rig.app.view().status == "Black to move, move 3"
+    rig.do("9-13")
+    rig.do("24-20")
+    view = rig.app.view()
+    assert view.status == "Black to move, move 4"
+    assert view.first_number == 3
+    from crownhead.firmware.simulator.tui import render
+
+    assert "  3. 9-13     24-20" in render(view).text()
+    rig.close()

@@ -146,7 +146,7 @@ def test_playing_in_the_terminal_records_the_attempt(tmp_path: Path, capsys: pyt
     text = out.getvalue()
     assert "Beginner's Problem #1: White to play and win (difficulty 1)" in text
     assert "9-99: " in text and "Hint: " in text and "The engine plays 12x19" in text
-    assert "Solved: the defender has no move left." in text
+    assert "Solved with 1 hint: the defender has no move left." in text  # the hint was asked for
     # Through the command: a wrong move fails and is recorded.
     monkeypatched = io.StringIO("27-23\n")
     import sys
@@ -161,3 +161,31 @@ def test_playing_in_the_terminal_records_the_attempt(tmp_path: Path, capsys: pyt
     assert record.tried[1] == 1 and record.wins[1] == 0
     assert main(["problems", "--state-dir", str(tmp_path)]) == 0
     assert "Level 1 of 5; streak 0 (best 0)" in capsys.readouterr().out
+
+
+def test_a_problem_solved_with_hints_neither_counts_as_solved_nor_extends_the_streak() -> None:
+    # Issue 54, item 7: a problem solved with the engine's hints counted as solved, and
+    # moved the streak and the level on as one solved alone.
+    record = Record()
+    easy = [p for p in collection() if p.difficulty == 1]
+    record.add(easy[0], solved=True)
+    record.add(easy[1], solved=True, hints=1)
+    assert (record.streak, record.best_streak, record.run) == (1, 1, 1)
+    assert record.tried[1] == 2 and record.wins[1] == 1
+    assert easy[1].id not in record.solved  # offered again, to be solved alone
+    record.add(easy[2], solved=True)
+    assert record.streak == 2
+
+
+def test_playing_in_the_terminal_shows_the_square_numbers_and_says_a_helped_solution(tmp_path: Path) -> None:
+    # Issue 54, item 7: `problems play` drew the board without the numbers its moves are
+    # typed in, and said "Solved" for a solution the hints gave.
+    attempt = Attempt(problem("beginner-1"), probe=load_probe(), defend_nodes=DEFEND)
+    out = io.StringIO()
+    assert play(attempt, io.StringIO("h\n19-16\n27-23\n31x13\n13x6\n"), out) is True
+    text = out.getvalue()
+    # W:W31,27,19:B17,12,5: each dark square with its number and what stands on it.
+    first = text.split("Your move")[0]
+    assert "19w" in first and "27w" in first and "17b" in first and " 1." in first
+    assert "Solved with 1 hint: the defender has no move left." in text
+    assert "not counted as solved" in text

@@ -238,7 +238,7 @@ def test_a_game_between_a_board_and_a_phone_page_in_a_real_browser(browser: Any,
     result = a.rig.game.result
     assert result is not None and (result.score, result.reason) == ("1-0", "resign")
     shown("!document.querySelector('#result').hidden", "the page shows the result")
-    assert "1-0 (resign)" in page.inner_text("#result") and "over" in page.inner_text("#turn")
+    assert "1-0 (resignation)" in page.inner_text("#result") and "over" in page.inner_text("#turn")
     assert phone.app.game.moves == a.rig.game.moves
     assert [m.pdn(full=True) for m in a.rig.game.moves] == [
         "11-15",

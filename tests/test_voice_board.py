@@ -108,6 +108,46 @@ def test_without_an_engine_the_board_says_once_what_to_install(make_rig: MakeRig
     assert rig.moves() == ["11-15", "23-19"]
 
 
+def test_a_voice_without_aplay_says_so_where_the_player_looks(make_rig: MakeRig) -> None:
+    # Issue 54, item 4: `--speech en` without aplay was silent, with no word on the
+    # terminal's message line or the page (the notice went to the log alone).
+    rig = make_rig(start=False)
+    _voice(rig, missing="no aplay here: install alsa-utils to hear the board")
+    rig.app.start()
+    rig.wait(100)
+    said = "The board cannot speak: no aplay here: install alsa-utils to hear the board"
+    assert rig.app.view().message == said  # the terminal's message line
+    assert rig.app.message == said  # the pages' (their view's message)
+
+
+def test_a_sound_card_that_fails_is_said_on_the_message_line(make_rig: MakeRig) -> None:
+    class Broken:
+        """An engine writing nothing and a sound card that is not there."""
+
+        name = "broken"
+
+        def synthesize(self, text: str, voice: str, settings: Any, path: Path) -> None:
+            path.write_bytes(b"")
+
+        def play(self, path: Any, stop: Any) -> None:
+            raise RuntimeError("aplay -D default failed: audio open error: No such file or directory")
+
+    broken = Broken()
+    speaker = Speaker(broken, broken, background=False)
+    rig = make_rig(start=False)
+    _voice(rig, speaker=speaker)
+    rig.app.start()
+    try:
+        rig.wait(100)
+        rig.do("11-15")
+        while speaker.pump():
+            pass
+        rig.wait(100)
+        assert rig.app.message.startswith("The board cannot speak: aplay -D default failed"), rig.app.message
+    finally:
+        speaker.close()
+
+
 def test_a_side_hears_its_own_moves_in_its_language(make_rig: MakeRig) -> None:
     rig = make_rig(start=False)
     voice = BoardVoice(None, Phrasebook("en", white_language="fr")).attach(rig.app)

@@ -88,6 +88,8 @@ def _events() -> list[Event]:
         MoveMade(650, 5, "black", "1x10", (1, 10, 19), (6, 15)),
         Crowned(700, 30),
         TakenBack(800, 5),
+        MoveMade(810, 5, "black", "9-13", (9, 13), ()),
+        TakenBack(820, 5),  # a plain move taken back
         TakenBack(800, 9),
         MissedJump(900, 3, "black", (9,), ""),
         Huffed(950, 3, "white", 9),
@@ -215,3 +217,32 @@ def test_every_event_and_request_is_said_in_every_language(lang: str) -> None:
                 squares += [int(v) for v in value]  # type: ignore[union-attr]
         for square in squares:
             assert catalogue.square(square) in sentence.text, (utterance, sentence.text)
+
+
+def _taken_back(fen: str, move: str, lang: str = "en") -> str:
+    """What the narrator says when ``move``, played from ``fen``, is taken back."""
+    from crownhead.rules import Game
+
+    game = Game(Position.from_fen(fen), WCDF)
+    narrator = Narrator(Seen.of(game))
+    played = game.play_text(move)
+    narrator.see(Seen.of(game))
+    narrator.hear(MoveMade(0, 1, "black", move, tuple(played.path), tuple(played.captures)))
+    game.undo()
+    narrator.see(Seen.of(game))
+    [said] = narrator.hear(TakenBack(100, 1))
+    return load_catalogue(lang).render(said).text
+
+
+def test_a_jump_taken_back_says_which_piece_goes_where_and_the_captured_to_put_back() -> None:
+    # Issue 54, item 5: a jump taken back sounded like a plain move ("Taken back: Black,
+    # 10 26."), leaving a blind player to guess what the lights ask: the jumper back, and
+    # the men it took, of the other colour, back on their squares.
+    assert _taken_back("B:W15,23:B10", "10x26") == (
+        "Taken back: Black's jump from 10 to 26. Put the black man on 26 back on 10,"
+        " and the white men back on 15 and 23."
+    )
+    assert _taken_back("B:WK15:B11", "11x18") == (
+        "Taken back: Black's jump from 11 to 18. Put the black man on 18 back on 11, and the white king back on 15."
+    )
+    assert _taken_back("B:W20:BK16", "16-19") == "Taken back: Black, 16 19. Put the black king on 19 back on 16."

@@ -87,6 +87,29 @@ def test_every_square_is_named_and_reached_by_keyboard(browser: Any, live: LiveB
     assert 'log "What the board says"' in snapshot and 'button "Say the position"' in snapshot
 
 
+def test_the_board_is_one_tab_stop_with_the_arrows_inside_it(browser: Any, live: LiveBoard) -> None:
+    # Issue 54, item 6: the 32 squares were 32 Tab stops before the move field; the
+    # board is one (a roving focus): Tab reaches a square, the arrows walk the squares,
+    # and the next Tab leaves the board.
+    page = open_page(browser, live)
+    stops = page.evaluate("() => [...document.querySelectorAll('#board [data-square]')].map((g) => g.tabIndex)")
+    assert sorted(stops) == [-1] * 31 + [0], stops
+    square = page.get_by_role("button", name="Square 11: black man")
+    square.focus()
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Square 15: empty"
+    # The square last focused is the board's one stop: Tab back in comes to it.
+    assert page.evaluate("() => document.querySelector('#board [data-square=\"15\"]').tabIndex") == 0
+    assert page.evaluate("() => document.querySelectorAll('#board [tabindex=\"0\"]').length") == 1
+    page.keyboard.press("Tab")
+    assert page.evaluate("() => !document.activeElement.closest('#board')")
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Square 15: empty"
+    page.keyboard.press("Home")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')").startswith("Square 1: ")
+    page.close()
+
+
 _MACHINE = re.compile(r"plays (\d+) (\d+) for White|jumps for White from (\d+) to ([\d, then]+), taking")
 _OVER = re.compile(r"\b(wins|drawn)\b")
 

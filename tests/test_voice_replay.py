@@ -135,7 +135,7 @@ GAMES = {
             ("warning", "warning.remove-captured", (18,)),
             ("move", "jump", (15, 22, 18)),
             ("move", "jump", (25, 18, 22)),
-            ("move", "takeback", (25, 18)),
+            ("move", "takeback-jump", (25, 18, 22)),
             ("offer", "draw-offer-anyone", ()),
             ("result", "win", ()),
         ],
@@ -229,7 +229,7 @@ def test_the_sentences_of_a_game_in_english(tmp_path: Path, capsys: pytest.Captu
         "Take the captured piece off 18.",
         "Black jumps from 15 to 22, taking 18.",
         "White jumps from 25 to 18, taking 22.",
-        "Taken back: White, 25 18.",
+        "Taken back: White's jump from 25 to 18. Put the white man on 18 back on 25, and the black man back on 22.",
         "A draw is offered.",
         "Black wins by resignation.",
     ]

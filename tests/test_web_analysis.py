@@ -72,7 +72,7 @@ def test_the_page_shows_the_analysis_live(browser: Any, live: LiveBoard) -> None
     )
     assert page.locator("#analysis-line").text_content().startswith("Best line: 1. ")
     words = page.locator("#analysis-words").text_content()
-    assert words == "Level" or " is " in words, words
+    assert words == "Even" or " is " in words, words
     width = page.locator("#eval-fill").evaluate("el => parseFloat(el.style.width)")
     assert 30 < width < 70  # the start position is about level
     with Socket(live.ws_url) as ws:

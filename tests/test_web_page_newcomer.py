@@ -301,3 +301,26 @@ def test_a_page_back_after_a_new_game_began_logs_that_games_moves(browser: Any, 
     page.wait_for_function("() => document.querySelectorAll('#log [data-kind=\"move\"]').length === 5")
     assert log_lines(page)[:2] == ["1... White 22-18", "1. Black 9-13"]
     page.close()
+
+
+# -- issue 54: words, not the board's codes ---------------------------------------------
+
+
+def test_the_log_and_the_result_say_words_not_the_boards_codes(browser: Any, live: LiveBoard) -> None:
+    # Issue 54, item 10: the log showed "setup-rank" for each rank of a set-up and the
+    # result "1-0 (no-moves)".
+    page = open_page(browser, live, LAPTOP)
+    page.wait_for_function("() => window.crownhead.commands.size > 0")
+    page.evaluate("() => window.crownhead.send('new B:W18,27:B14')")
+    page.wait_for_selector('#log [data-kind="setup-rank"]')
+    page.click("#follow")
+    page.wait_for_function("() => window.crownhead.view && !window.crownhead.view.setup")
+    page.fill("#move-input", "14x32")
+    page.press("#move-input", "Enter")
+    page.wait_for_selector('#log [data-kind="game-over"]')
+    result = page.inner_text("#result")
+    assert result == "Result: 1-0 (White has no pieces left)", result
+    lines = log_lines(page)
+    codes = [line for line in lines if "setup-rank" in line or "no-moves" in line]
+    assert not codes, lines
+    page.close()

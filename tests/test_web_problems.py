@@ -114,15 +114,19 @@ def test_a_problem_from_the_page_set_up_hinted_solved_and_counted(browser: Any, 
         page.wait_for_function("() => document.querySelectorAll('#moves [data-ply]').length >= 2")
         _play(page, "32x7", 3)
         page.wait_for_selector('#problems[data-status="solved"]')
-        assert page.locator("#problem-verdict").text_content() == "Solved: the defender has no move left."
-        assert page.locator("#problem-record").text_content() == "Your level 1, streak 1 (best 1)."
-        assert page.locator('#problem-table [data-difficulty="1"]').text_content() == "1/1"
-        assert json.loads((tmp_path / RECORD_FILE).read_text())["solved"] == [CHOSEN.id]
+        # Solved with the hint: said so, and not counted as solved (issue 54).
+        assert page.locator("#problem-verdict").text_content() == (
+            "Solved with 1 hint: the defender has no move left. "
+            "Solved with the engine's help: not counted as solved, and the streak stays."
+        )
+        assert page.locator("#problem-record").text_content() == "Your level 1, streak 0 (best 0)."
+        assert page.locator('#problem-table [data-difficulty="1"]').text_content() == "0/1"
+        assert json.loads((tmp_path / RECORD_FILE).read_text())["solved"] == []
         # A page opened now is told where the problems stand.
         late = browser.new_page()
         late.goto(board.url)
         late.wait_for_selector(f'#problems[data-status="solved"][data-id="{CHOSEN.id}"]')
-        assert late.locator("#problem-record").text_content() == "Your level 1, streak 1 (best 1)."
+        assert late.locator("#problem-record").text_content() == "Your level 1, streak 0 (best 0)."
         late.close()
         # Left: the mode is off, and the analysis may run again.
         page.click("#problem-off")

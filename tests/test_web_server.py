@@ -913,3 +913,11 @@ def test_the_board_page_and_the_hall_share_one_shell_and_one_policy(board: LiveB
     repo = Path(__file__).resolve().parents[1] / "firmware"
     spelled = [str(p.relative_to(repo)) for p in repo.rglob("*.py") if "default-src" in p.read_text(encoding="utf-8")]
     assert spelled == ["pages/__init__.py"]
+
+
+def test_the_page_has_an_icon_and_asks_for_no_missing_one(board: LiveBoard) -> None:
+    # Issue 54, item 10: every page load asked for /favicon.ico and got a 404 (in red in
+    # the browser's console, where a newcomer looking for a fault looks first).
+    status, headers, body = board.get("/favicon.ico")
+    assert status == 200 and headers["content-type"].startswith("image/svg+xml") and body.startswith(b"<svg")
+    assert '<link rel="icon" href="/favicon.ico"' in board.get("/")[2].decode()

@@ -93,4 +93,12 @@ def test_the_move_lists_show_a_position_and_try_a_kept_game_again(browser: Any, 
         saved = json.loads((live.store.directory / "current.json").read_text())
         (kept,) = live.store.game_files()
         assert saved["extra"] == {"FromGame": kept.stem, "FromPly": "4"}
+        # Numbered from the move chosen, 3, as the replay numbered it (issue 54: from 1).
+        assert ws.command("history")["first"] == 3
+        assert ws.command("hands 9-13")["ok"]
+        ws.until(lambda m: m.get("event") == "move" and m["move"] == "9-13")
+        page.wait_for_selector('#moves [data-ply="1"]')
+        assert page.locator("#moves li").first.inner_text().startswith("3. 9-13")
+        page.wait_for_selector('#log [data-kind="move"]')
+        assert page.locator('#log [data-kind="move"]').first.inner_text() == "3. Black 9-13"
     page.close()

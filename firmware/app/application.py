@@ -102,6 +102,7 @@ from crownhead.hal.buttons import ButtonEvent
 from crownhead.hal.clock import Clock
 from crownhead.hal.lights import Frame
 from crownhead.hal.debounce import Debouncer
+from crownhead.firmware.app.tryagain import tags_of
 from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position
 from crownhead.rules.engine.egdb import EndgameTables
 
@@ -612,6 +613,10 @@ class App(Loop, Commands):
             self.thinker.cancel()
             pressed, self._takeback_pressed = self._takeback_pressed, False
             game = tracker.game
+            if isinstance(event, TakenBack):
+                # Said on the terminal and the pages, whether a button or the hands
+                # (a piece moved back) took it back: the board alone shows no sign.
+                self.message_line.say(self._taken_back_words(event.ply))
             if (
                 pressed
                 and isinstance(event, TakenBack)
@@ -1028,6 +1033,15 @@ class App(Loop, Commands):
             return None
         return touched if any(p.move.start == touched for p in tracker.table.plans) else None
 
+    def _taken_back_words(self, ply: int) -> str:
+        """``Taken back: move 1, Black's 11-15.``: the move as the last step saw it."""
+        game, seen = self._moves_seen
+        if game is None or not 1 <= ply <= len(seen):
+            return f"Taken back: move {(ply + 1) // 2}."
+        mover = game.start.turn if ply % 2 else game.start.turn.opponent
+        number = (ply + (0 if game.start.turn is BLACK else 1) + 1) // 2
+        return f"Taken back: move {number}, {mover.name.title()}'s {seen[ply - 1].pdn()}."
+
     def _note_takebacks(self) -> None:
         """Keep the moves taken back (one or two plies a press, several presses) until
         the board shows the game again: the guidance says what to put back where."""
@@ -1134,6 +1148,22 @@ class App(Loop, Commands):
         self.outputs.events(events)
 
     # -- the screen -------------------------------------------------------------------------
+
+    @property
+    def first_number(self) -> int:
+        """The number of the game's first move: 1, or for a kept game tried again the
+        move it was tried from (its record's ``FromPly`` tag: the plies played before)."""
+        record = self.record
+        came = tags_of(record.extra) if record is not None and self._game is self.tracker.game else None
+        if came is None:
+            return 1
+        plies = came[1]
+        # The kept game began with the side to move here when an even number of plies
+        # was played before, the other side otherwise; a game White began numbers its
+        # first ply 1... and Black's reply 2.
+        mover = self.tracker.game.start.turn
+        white_began = (mover is WHITE) == (plies % 2 == 0)
+        return (plies + (1 if white_began else 0)) // 2 + 1
 
     def view(self) -> BoardView:
         """What the terminal simulator shows now (see :mod:`crownhead.firmware.app.view`)."""

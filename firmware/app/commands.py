@@ -261,6 +261,20 @@ class Commands:
 
         return begin(self, retry_from(self.store, game, ply), opponent, now)  # type: ignore[arg-type]  # App is a Board
 
+    def problem_verdict(self) -> str:
+        """The verdict on the problem the board shows, in words (``Solved: ...``, ``Solved
+        with 1 hint: ...``, ``Not solved: ...``), while the problem mode is on and the
+        attempt is over; "" otherwise. The terminal's status keeps it: the message line
+        saying it goes at the next thing said."""
+        coach = self.problems
+        attempt = coach.attempt if coach is not None and coach.active else None
+        if attempt is None or not attempt.verdict.over:
+            return ""
+        from crownhead.firmware.coach.problems import verdict_word
+
+        verdict = attempt.verdict
+        return f"{verdict_word(verdict.status == 'solved', attempt.hints)}: {verdict.reason}"
+
     def problem_coach(self) -> ProblemCoach:
         """The board's problem mode, made (and its record read) when first asked for."""
         if self.problems is None:

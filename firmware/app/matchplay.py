@@ -80,6 +80,9 @@ class MatchPlay:
         self.config = config
         self.match: Match | None = None
         self._stamp: int | None = None
+        # The match the game on the board belongs to (its id), None for a game outside
+        # one: a match over is said only beside its last game, not in every game after.
+        self._playing: str | None = None
         # The colour the machine was given at the start (computer mode): in a match whose
         # players' names are not the machine's, it is the player of that colour in game 1.
         self._machine_home: Color | None = None
@@ -182,6 +185,7 @@ class MatchPlay:
         match = self.active
         if match is None and self.config.always:
             match, notes = self._auto(players)
+        self._playing = match.id if match is not None else None
         if match is None:
             return Seating(dict(players), None, {}, self._notices(now, notes))
         black, white = match.colours()
@@ -217,6 +221,7 @@ class MatchPlay:
             and record.extra.get(MATCH_TAG) == match.id
             and {record.black, record.white} == {match.first, match.second}
         ):
+            self._playing = match.id
             return seat(players, record.black, record.white, self._machine_name(match, players))
         return dict(players)
 
@@ -346,12 +351,13 @@ class MatchPlay:
 
     def line(self) -> str:
         """One line for a screen: ``Match, game 2 of 4: Ana 1, Ben 0`` (the names are the
-        players' beside it), or ``Match over: Ana takes the match, 2 games to 1``."""
+        players' beside it), or ``Match over: Ana takes the match, 2 games to 1`` beside the
+        game that ended it (nothing in the games after, nor after a restart)."""
         self.refresh()
         match = self.match
         if match is None:
             return ""
         if match.over:
-            return f"Match over: {match.verdict()}"
+            return f"Match over: {match.verdict()}" if self._playing == match.id else ""
         of = f" of {match.games}" if match.games else ""
         return f"Match, game {match.number}{of}: {match.score_text()}"

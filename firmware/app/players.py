@@ -44,9 +44,23 @@ __all__ = [
     "LEVEL_MARGIN",
     "draw_answer",
     "copy_game",
+    "called",
 ]
 
 ChooseFn = Callable[[Position, Game], Move]
+
+#: The names PDN and the board give a player nobody named.
+_UNNAMED = frozenset({"", "?", "-"})
+
+
+def called(name: str, side: str) -> str:
+    """What to call a player on a screen: the name, or the side (``side``, as it is to
+    be shown) when nobody gave one, since "? plays 11-15" tells a newcomer nothing.
+
+    >>> called("Ann", "Black"), called("?", "Black"), called(" ", "white")
+    ('Ann', 'Black', 'white')
+    """
+    return side if name.strip() in _UNNAMED else name
 
 
 class PlayerError(RuntimeError):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from crownhead.firmware.coach.problems import (
     DEFEND_NODES,
+    HELPED,
     HINT_NODES,
     LEVELS,
     Attempt,
@@ -37,6 +38,7 @@ from crownhead.firmware.coach.problems import (
     load_record,
     problem as find_problem,
     save_record,
+    verdict_word,
 )
 from crownhead.firmware.events import Event, ProblemReport, Side
 from crownhead.firmware.app.players import Computer
@@ -373,7 +375,7 @@ class ProblemCoach:
         solved = verdict.status == "solved"
         if not self._counted:
             self._counted = True
-            self.record.add(problem, solved)
+            self.record.add(problem, solved, attempt.hints)
             if self.state_dir is not None:
                 try:
                     save_record(self.state_dir, self.record)
@@ -386,10 +388,10 @@ class ProblemCoach:
             if outcome == "loss":
                 score = win_for(problem.player.opponent)
             events = app.declare(score, "problem", now)
-        word = "Solved" if solved else "Not solved"
+        helped = f" {HELPED}" if solved and attempt.hints else ""
         app.say(
-            f"{word}: {verdict.reason}. Level {self.record.level}, streak {self.record.streak}. "
-            "Press New for the next problem."
+            f"{verdict_word(solved, attempt.hints)}: {verdict.reason}.{helped} Level {self.record.level},"
+            f" streak {self.record.streak}. Press New for the next problem."
         )
         return [*events, self._report(now, "verdict")]
 

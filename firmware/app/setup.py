@@ -123,9 +123,13 @@ def _undo_text(undo: _Undo, board: int) -> str:
         taken = [before.piece_at(s) for s in missing]
         kinds = {"king" if p is not None and p.king else "man" for p in taken}
         noun = kinds.pop() if len(kinds) == 1 else "piece"
-        plural = noun + ("s" if len(taken) > 1 else "")
+        plural = _PLURAL[noun] if len(taken) > 1 else noun
         text += f" and the captured {plural} back on {square_ranges(missing)}"
     return text
+
+
+#: The plural of each piece's name ("mans" is no word).
+_PLURAL = {"man": "men", "king": "kings", "piece": "pieces"}
 
 
 def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board: int) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from crownhead.firmware.app.players import called
 from crownhead.firmware.events import (
     Alert,
     BoardWarning,
@@ -56,7 +57,9 @@ def describe_event(event: Event) -> str:
         how = "resumed" if event.resumed else "new"
         return f"game {event.id} {how} at ply {event.ply}"
     if isinstance(event, ComputerMove):
-        return f"{event.player} ({event.side}) plays {event.move}: make it on the board"
+        who = called(event.player, event.side)
+        named = f"{who} ({event.side})" if who != event.side else who
+        return f"{named} plays {event.move}: make it on the board"
     if isinstance(event, GameSaved):
         return f"game saved ({event.result}) as {event.path}"
     if isinstance(event, (Notice, Alert)):

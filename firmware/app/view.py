@@ -15,7 +15,7 @@ from typing import Protocol
 from crownhead.firmware.app.hardware import Hardware
 from crownhead.firmware.app.leds import LedPolicy
 from crownhead.firmware.app.matchplay import MatchPlay
-from crownhead.firmware.app.players import Player, Thinker
+from crownhead.firmware.app.players import Player, Thinker, called
 from crownhead.firmware.app.guidance import rank_squares
 from crownhead.firmware.app.setup import setup_text, takeback_text
 from crownhead.firmware.app.snapshot import Away, Seat, Snapshot, shown_tokens
@@ -43,6 +43,9 @@ class BoardView:
     white: str
     moves: tuple[str, ...]
     first_mover_white: bool = False
+    #: The number of the game's first move: 1, or the move of a kept game it was tried
+    #: again from (a game from move 6 numbers its moves from 6, as the review did).
+    first_number: int = 1
     warning: str = ""
     prompt: str = ""
     hand: tuple[str, ...] = ()
@@ -133,6 +136,9 @@ class ShownBoard(Protocol):
     @property
     def page_urls(self) -> tuple[str, ...]: ...
     @property
+    def first_number(self) -> int: ...
+    def problem_verdict(self) -> str: ...
+    @property
     def page_pin(self) -> str: ...
 
 
@@ -192,14 +198,20 @@ def board_view(board: ShownBoard) -> BoardView:
     result = snap.result
     setup = snap.setup
     turn = snap.turn.name.title()
+    first = board.first_number
+    # The move under way, counted from the game's first move's number.
+    number = first + (snap.ply + (1 if game.start.turn is WHITE else 0)) // 2
     if snap.resuming:
-        status = f"Resuming a game: {turn} to move, move {snap.ply // 2 + 1}"
+        status = f"Resuming a game: {turn} to move, move {number}"
     elif setup is not None and setup.cause == "new-game":
         status = "New game: set up the pieces"
+    elif result is not None and (verdict := board.problem_verdict()):
+        # A problem's game: the verdict stays in sight, the result beside it.
+        status = f"{verdict} ({_winner_words(result.score)})"
     elif result is not None:
         status = f"Game over: {_result_words(result.score, result.reason, snap.position)}"
     else:
-        status = f"{turn} to move, move {snap.ply // 2 + 1}"
+        status = f"{turn} to move, move {number}"
         if board.hint is not None:
             status += f"; hint: {board.hint.pdn()}"
     condition = snap.condition
@@ -226,7 +238,8 @@ def board_view(board: ShownBoard) -> BoardView:
     elif snap.crown is not None:
         prompt = f"Crown the man on {snap.crown}: put a king on it (f does it)."
     elif snap.expected is not None:
-        prompt = f"{board.players[snap.turn].name} plays {snap.expected.pdn()}: make it on the board (f does it)."
+        who = called(board.players[snap.turn].name, turn)
+        prompt = f"{who} plays {snap.expected.pdn()}: make it on the board (f does it)."
     elif snap.touched is not None:
         piece = snap.pieces.get(snap.touched)
         name = "king" if piece is not None and piece.king else "man"
@@ -235,7 +248,7 @@ def board_view(board: ShownBoard) -> BoardView:
             " a move with another piece is an illegal move."
         )
     elif board.thinker.busy:
-        prompt = f"{board.players[snap.turn].name} is thinking..."
+        prompt = f"{called(board.players[snap.turn].name, turn)} is thinking..."
     elif board.hint_thinker.busy:
         prompt = "Looking for a hint..."
     elif snap.seats[snap.turn].held_by and result is None:
@@ -260,6 +273,7 @@ def board_view(board: ShownBoard) -> BoardView:
         white=side_text(snap.seats[WHITE], snap.clock, WHITE),
         moves=moves,
         first_mover_white=game.start.turn is WHITE,
+        first_number=first,
         warning=warning_text,
         prompt=prompt,
         hand=hand,
@@ -288,6 +302,10 @@ def _far_side(snap: Snapshot) -> str:
         if seat.held_by:
             return color.name.title()
     return ""
+
+
+def _winner_words(score: str) -> str:
+    return {"1-0": "Black wins", "0-1": "White wins"}.get(score, "a draw")
 
 
 def _result_words(score: str, reason: str, final: Position) -> str:

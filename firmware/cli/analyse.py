@@ -1,7 +1,7 @@
 """``crownhead analyse``: the engine's best move for a position, as one JSON line.
 
     $ crownhead analyse --movetime 500
-    {"move":"11-15","path":[11,15],"captures":[],"score":0,"depth":9,"nodes":81234,"ms":302,"meaning":"level"}
+    {"move":"11-15","path":[11,15],"captures":[],"score":0,"depth":9,"nodes":81234,"ms":302,"meaning":"even"}
 
 ``score`` is from the side to move's view in centi-men (a man is 100); a game won in
 ``n`` plies scores ``10000 - n`` and one lost in ``n`` plies ``-10000 + n``; ``meaning``

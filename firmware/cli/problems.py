@@ -18,16 +18,18 @@ from typing import TextIO
 
 from crownhead.firmware.coach.problems import (
     LEVELS,
+    HELPED,
     Attempt,
     Problem,
     Record,
     collection,
     load_record,
+    verdict_word,
     problem,
     save_record,
 )
 from crownhead.firmware.files import default_state_dir, int_argument
-from crownhead.rules import IllegalMoveError
+from crownhead.rules import IllegalMoveError, Position
 from crownhead.rules.pdn import move_text
 from crownhead.rules.settings import WCDF
 
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         solved = play(attempt, sys.stdin, sys.stdout)
         if solved is None:
             return 1
-        record.add(chosen, solved)
+        record.add(chosen, solved, attempt.hints)
         save_record(state, record)
         print(_standing(record))
         return 0 if solved else 1
@@ -118,7 +120,7 @@ def play(attempt: Attempt, given: TextIO, out: TextIO) -> bool | None:
             if move is not None:
                 print(f"The engine plays {move_text(before, move, WCDF)}", file=out)
             continue
-        print(attempt.game.position, file=out)
+        print(numbered_diagram(attempt.game.position), file=out)
         print("Your move (h: hint, q: give up): ", end="", file=out, flush=True)
         line = given.readline()
         if not line:
@@ -140,6 +142,30 @@ def play(attempt: Attempt, given: TextIO, out: TextIO) -> bool | None:
             continue
         attempt.play(move)
     verdict = attempt.verdict
-    word = "Solved" if verdict.status == "solved" else "Not solved"
-    print(f"{word}: {verdict.reason}. Moves: {attempt.moves_text()}", file=out)
-    return verdict.status == "solved"
+    solved = verdict.status == "solved"
+    print(f"{verdict_word(solved, attempt.hints)}: {verdict.reason}. Moves: {attempt.moves_text()}", file=out)
+    if solved and attempt.hints:
+        print(HELPED, file=out)
+    return solved
+
+
+def numbered_diagram(position: Position) -> str:
+    """The board from Black's side (square 1 top left) with each dark square's number
+    beside what stands on it (``19w``, ``5B``, ``12.``): moves are typed as numbers.
+
+    >>> print(numbered_diagram(Position.from_fen("W:W19:BK5")).splitlines()[1])
+      5B      6.      7.      8.
+    """
+    rows = []
+    for row in range(8):
+        cells = []
+        for col in range(8):
+            if (row + col) % 2 == 0:
+                cells.append("    ")
+                continue
+            square = row * 4 + col // 2 + 1
+            piece = position.piece_at(square)
+            cells.append(f"{square:>3}{piece.symbol if piece else '.'}")
+        rows.append("".join(cells).rstrip())
+    rows.append(f"{position.turn.name.title()} to move")
+    return "\n".join(rows)

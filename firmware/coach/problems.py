@@ -337,6 +337,23 @@ class Attempt:
 
 #: The record's file in the state directory.
 RECORD_FILE = "problems.json"
+#: What a problem solved with hints is worth, said with its verdict.
+HELPED = "Solved with the engine's help: not counted as solved, and the streak stays."
+
+
+def verdict_word(solved: bool, hints: int) -> str:
+    """``Solved``, ``Solved with 2 hints`` or ``Not solved``.
+
+    >>> verdict_word(True, 0), verdict_word(True, 1), verdict_word(False, 3)
+    ('Solved', 'Solved with 1 hint', 'Not solved')
+    """
+    if not solved:
+        return "Not solved"
+    if hints:
+        return f"Solved with {hints} hint{'s' if hints > 1 else ''}"
+    return "Solved"
+
+
 #: Solved in a row at the player's level to move up a level, failed in a row to move down.
 UP_AFTER, DOWN_AFTER = 3, 2
 
@@ -354,9 +371,14 @@ class Record:
     tried: dict[int, int] = field(default_factory=lambda: {n: 0 for n in LEVELS})
     wins: dict[int, int] = field(default_factory=lambda: {n: 0 for n in LEVELS})
 
-    def add(self, problem: Problem, solved: bool) -> None:
-        """Count an attempt, and move the level up or down as the run says."""
+    def add(self, problem: Problem, solved: bool, hints: int = 0) -> None:
+        """Count an attempt, and move the level up or down as the run says. A problem
+        solved with ``hints`` is tried, not solved: the engine found the moves, so it
+        neither extends the streak nor moves the level (nor breaks them), and it is
+        offered again to be solved alone."""
         self.tried[problem.difficulty] += 1
+        if solved and hints:
+            return
         if solved:
             self.wins[problem.difficulty] += 1
             self.solved.add(problem.id)
@@ -460,6 +482,7 @@ def save_record(state_dir: Path, record: Record) -> None:
 
 __all__ = [
     "COLLECTIONS",
+    "HELPED",
     "Attempt",
     "MOVE_LIMIT",
     "Problem",
@@ -469,4 +492,5 @@ __all__ = [
     "load_record",
     "problem",
     "save_record",
+    "verdict_word",
 ]

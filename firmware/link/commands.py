@@ -151,7 +151,16 @@ def _history(link: LinkSide, now: int, start: int) -> dict[str, Any]:
         game = Game(setup, game.rules)
     if start > game.ply:
         raise LinkError("bad-argument", f"ply {start} is past the game's {game.ply} moves", "history")
-    body: dict[str, Any] = {"start": game.start.fen(), "from": start, "ply": game.ply, "moves": [], "next": None}
+    # The number of the game's first move: a game tried again from move 6 goes on from 6.
+    first = app.first_number if setup is None else 1
+    body: dict[str, Any] = {
+        "start": game.start.fen(),
+        "first": first,
+        "from": start,
+        "ply": game.ply,
+        "moves": [],
+        "next": None,
+    }
     for index in range(start, game.ply):
         body["moves"].append(move_text(game.positions[index], game.moves[index], game.rules, numbers=True))
         if not fits({"t": now, "event": "reply", "cmd": "history", "ok": True, **body}):

@@ -44,6 +44,10 @@ __all__ = [
     "button_words",
 ]
 
+#: How long the words after a press of ``clock`` stay (the board's ms): long enough to
+#: read, gone before their times are far from the clock's.
+CLOCK_WORDS_MS = 5_000
+
 
 @dataclass(frozen=True, slots=True)
 class Action:
@@ -328,7 +332,9 @@ class Hands:
             self.app.say(str(exc))
         self.app.step()
         if isinstance(action, Press) and action.name == "clock" and not action.long:
-            self.app.say(self._clock_words())  # what the press did, as the page shows it
+            # What the press did, as the page shows it: only for a while, since its
+            # times stand still while the clock runs (a stale "clock running" line).
+            self.app.say(self._clock_words(), until=self.app.clock.now_ms() + CLOCK_WORDS_MS)
 
     def _clock_words(self) -> str:
         """The game clock after a press of ``clock``: running for whom, or paused."""

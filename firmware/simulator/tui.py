@@ -313,9 +313,18 @@ def render(view: BoardView, typed: str = "", width: int = WIDTH, height: int = H
     screen.put(input_row, 1, "> " + typed[-(width - 6) :] + "_", Style(bold=True))
     keys = "  ".join(f"{k} {text}" for k, name, text in KEYS if name != "follow" and text and name not in view.unused)
     if help_line:
-        screen.put(height - 2, 1, "Click/type a square, or 11-15.  f follow  b/w: Black/White draw  B/W: resign")
+        screen.put(height - 2, 1, _help_line(view))
     screen.put(height - 1, 1, keys)
     return screen
+
+
+def _help_line(view: BoardView) -> str:
+    """The line of help above the keys: typing, follow, the per-side buttons, and ``k``
+    for the clock when the game has one (the key line below has no room left for it)."""
+    buttons = "f follow  b/w: Black/White draw  B/W: resign"
+    if "clock" in view.unused:
+        return f"Click/type a square, or 11-15.  {buttons}"
+    return f"Type a square or 11-15.  {buttons}  k clock"
 
 
 def _page_line(view: BoardView, width: int) -> str:
@@ -393,12 +402,12 @@ def _render_panel(screen: Screen, view: BoardView, panel_width: int = PANEL_WIDT
 
 def _move_lines(view: BoardView) -> list[str]:
     lines = []
-    number = 1
+    number = view.first_number
     moves = list(view.moves)
     i = 0
     if view.first_mover_white and moves:
         lines.append(f"{number:>3}. ...    {moves[0]}")
-        number, i = 2, 1
+        number, i = number + 1, 1
     while i < len(moves):
         pair = moves[i : i + 2]
         lines.append(f"{number:>3}. {pair[0]:<8}" + (f" {pair[1]}" if len(pair) > 1 else ""))

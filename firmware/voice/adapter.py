@@ -126,6 +126,36 @@ def _move_utterance(kind: str, side: str, path: tuple[int, ...], captures: tuple
     return U(kind, key, side=side, start=path[0], landings=path[1:], captures=captures, **extra)
 
 
+def _moved_word(position: Position, move: Move, rules: Rules) -> str:
+    """The code of the piece a takeback puts back (``moved.*`` in the catalogues): its
+    colour and kind, ``*-crowned`` for a man the move crowned (a king stands there now)."""
+    piece = position.piece_at(move.path[0])
+    if piece is None:
+        return "other"
+    colour = _side(piece.color)
+    if piece.king:
+        return f"{colour}-king"
+    landed = position.apply(move, rules).piece_at(move.path[-1])
+    return f"{colour}-crowned" if landed is not None and landed.king else f"{colour}-man"
+
+
+def _captured_word(position: Position, captures: Sequence[int]) -> str:
+    """The code of the pieces a jump took (``captured.*``): their colour, men or kings,
+    one or more (``white-men``); ``white-pieces`` for men and kings together."""
+    pieces = [p for p in (position.piece_at(s) for s in captures) if p is not None]
+    colours = {p.color for p in pieces}
+    if len(colours) != 1 or len(pieces) != len(captures):
+        return "other"
+    colour = _side(colours.pop())
+    kinds = {p.king for p in pieces}
+    if len(kinds) > 1:
+        return f"{colour}-pieces"
+    king = kinds.pop()
+    if len(pieces) == 1:
+        return f"{colour}-king" if king else f"{colour}-man"
+    return f"{colour}-kings" if king else f"{colour}-men"
+
+
 class GameShown(Protocol):
     """The game as the narrator is shown it: the board's :class:`~crownhead.firmware.app.snapshot.Snapshot`
     is one, a replay's :class:`Seen` another."""
@@ -260,11 +290,45 @@ class Narrator:
             return _side(self.game.position.turn)
 
     def _takeback(self, event: TakenBack) -> list[Utterance]:
+        """What goes back where, as the lights ask it: the piece from where it stands now
+        to where it came from and, for a jump, the pieces it took (their colour, men or
+        kings) back on their squares: said as a plain move, a jump taken back left a
+        blind player guessing what to put back."""
         before = self._before
         if before is None or not 1 <= event.ply <= len(before.moves):
             return [U("move", "takeback-ply", ply=event.ply)]
         move = before.moves[event.ply - 1]
-        return [U("move", "takeback", side=_mover(before, event.ply - 1), start=move.path[0], end=move.path[-1])]
+        side = _mover(before, event.ply - 1)
+        start, end = move.path[0], move.path[-1]
+        played_from = self._position_before(before, event.ply)
+        moved = _moved_word(played_from, move, before.rules) if played_from is not None else "other"
+        if not move.captures:
+            return [U("move", "takeback", side=side, start=start, end=end, moved=moved)]
+        captured = _captured_word(played_from, move.captures) if played_from is not None else "other"
+        return [
+            U(
+                "move",
+                "takeback-jump",
+                side=side,
+                start=start,
+                end=end,
+                moved=moved,
+                captured=captured,
+                captures=tuple(move.captures),
+            )
+        ]
+
+    def _position_before(self, before: GameShown, ply: int) -> Position | None:
+        """The position ply ``ply`` of ``before`` was played from: the game shown now is
+        ``before`` with that ply and any after it taken back (None if it is not)."""
+        game = self.game
+        kept = len(game.moves)
+        if kept > ply - 1 or tuple(game.moves) != tuple(before.moves[:kept]):
+            return None
+        position = game.position
+        for move in before.moves[kept : ply - 1]:
+            position = position.apply(move, before.rules)
+        return position
 
     def _over(self, event: GameOver) -> list[Utterance]:
         if event.result == "1-0":
@@ -500,6 +564,7 @@ class VoicedBoard(Protocol):
     def clock_state(self, now: int) -> ClockState | None: ...
     def add_output(self, output: Output, *, first: bool = False) -> Output: ...
     def wake(self) -> None: ...
+    def say(self, message: str, *, until: int | None = None) -> None: ...
 
 
 class _Clock(Protocol):
@@ -663,9 +728,10 @@ class BoardVoice:
 
     def source(self, now: int) -> list[Event]:
         out: list[Event] = []
+        troubles: list[str] = []
         if self.speaker is None and self.missing and not self._told_missing:
             self._told_missing = True
-            out.append(Notice(now, f"The board cannot speak: {self.missing}"))
+            troubles.append(f"The board cannot speak: {self.missing}")
         board, narrator = self.board, self._narrator()
         state = board.clock_state(now) if board is not None else None
         if state is not None and narrator is not None:
@@ -679,7 +745,13 @@ class BoardVoice:
         for request, square in requests:
             self.say(self.answer(request, square, now))
         if self.speaker is not None:
-            out += [Notice(now, message) for message in self.speaker.poll()]
+            troubles += self.speaker.poll()
+        for message in troubles:
+            out.append(Notice(now, message))  # the log, and the pages open now
+            if board is not None:
+                # Where the player looks: the terminal's message line and every page's
+                # (a page opened later too); a notice alone reached only the log.
+                board.say(message)
         unsent, self._unsent = self._unsent, []
         out += [Spoken(now, s.text, s.lang, s.kind) for s in unsent]
         return out

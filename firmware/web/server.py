@@ -842,6 +842,7 @@ _STATIC_TYPES = {
     "review.js": "text/javascript; charset=utf-8",
     "problems.js": "text/javascript; charset=utf-8",
     "far.js": "text/javascript; charset=utf-8",
+    "favicon.svg": "image/svg+xml",
 }
 
 
@@ -850,6 +851,12 @@ async def _static_file(request: Request) -> Response:
     if name not in _STATIC_TYPES:
         return PlainTextResponse("not found", status_code=404)
     return Response(_static(name), media_type=_STATIC_TYPES[name])
+
+
+async def _favicon(request: Request) -> Response:
+    # Browsers ask for /favicon.ico whatever the page says: an SVG under that name spares
+    # every page load a 404 (which a newcomer reads as a fault).
+    return Response(_static("favicon.svg"), media_type=_STATIC_TYPES["favicon.svg"])
 
 
 async def _me(request: Request) -> Response:
@@ -1058,6 +1065,7 @@ _ROUTES = [
     Route("/", _index),
     Route("/phone", _phone),
     Route("/static/{name}", _static_file),
+    Route("/favicon.ico", _favicon),
     Route("/api/me", _me),
     Route("/api/login", _login, methods=["POST"]),
     Route("/api/logout", _logout, methods=["POST"]),

@@ -1283,7 +1283,7 @@ def score_meaning(score: int, side: Color | None = None, *, tables: bool = False
     >>> score_meaning(-9968), score_meaning(WIN - 1), score_meaning(TABLE_WIN + 35)
     ('loses in 32 plies', 'wins in 1 ply', 'won by the endgame tables (plies not known)')
     >>> score_meaning(135), score_meaning(-40), score_meaning(3)
-    ('ahead by 1.35 men', 'behind by 0.40 of a man', 'level')
+    ('ahead by 1.35 men', 'behind by 0.40 of a man', 'even')
 
     With ``side`` (the side to move), naming the side that stands better, as a person
     watching says it (the board's page and display); ``tables``: the score is the endgame
@@ -1293,7 +1293,7 @@ def score_meaning(score: int, side: Color | None = None, *, tables: bool = False
     >>> score_meaning(-104, WHITE), score_meaning(210, BLACK), score_meaning(-45, BLACK)
     ('Black is a man up', 'Black is two men up', 'White is better by 0.45 of a man')
     >>> score_meaning(-9968, BLACK), score_meaning(160, WHITE), score_meaning(4, WHITE)
-    ('White wins in 32 plies', 'White is ahead by 1.60 men', 'Level')
+    ('White wins in 32 plies', 'White is ahead by 1.60 men', 'Even')
     >>> score_meaning(-TABLE_WIN, BLACK, tables=True), score_meaning(0, WHITE, tables=True)
     ('White wins: the tables say so', 'A draw: the tables say so')
     >>> score_meaning(WIN - 15, WHITE, tables=True)
@@ -1307,8 +1307,10 @@ def score_meaning(score: int, side: Color | None = None, *, tables: bool = False
             return f"{'wins' if score > 0 else 'loses'} in {plies} {'ply' if plies == 1 else 'plies'}"
         if by_tables:
             return f"{'won' if score > 0 else 'lost'} by the endgame tables (plies not known)"
-        if abs(score) < 10:  # a tenth of a man: what the board's draw answer calls level
-            return "level"
+        # Within a tenth of a man: even ("level" read as a difficulty, as the problems'
+        # levels are).
+        if abs(score) < 10:
+            return "even"
         men = abs(score) / 100
         return f"{'ahead' if score > 0 else 'behind'} by {men:.2f} {'men' if men > 1 else 'of a man'}"
     better = (side if score > 0 else side.opponent).name.title()
@@ -1321,7 +1323,7 @@ def score_meaning(score: int, side: Color | None = None, *, tables: bool = False
     if tables:
         return "A draw:" + said
     if abs(score) < 10:
-        return "Level"
+        return "Even"
     men = abs(score) / 100
     whole = round(men)
     if 1 <= whole <= 5 and abs(men - whole) <= 0.15:

@@ -167,7 +167,7 @@
       // The clocks above and below the board show the time, "The board says" lists the
       // sentences (speech.js), "Game far apart" its state (far.js): the log would fill with them.
     } else if (kind === "game-over") {
-      showResult(`${msg.result} (${msg.reason})`);
+      showResult(`${msg.result} (${reasonWords(msg.result, msg.reason, null)})`);
       logOver();
     } else if (kind === "caution") {
       addLog("caution", `caution for ${msg.side || ""}: ${msg.message || msg.offence || ""}`.trim());
@@ -181,10 +181,19 @@
       addLog("game-saved", `game saved: ${msg.result}`);
     } else if (kind === "overrun") {
       addLog("notice", msg.message);
+    } else if (kind === "setup-rank") {
+      addLog(kind, `set up rank ${msg.rank}: squares ${msg.first} to ${msg.last}`);
     } else if (kind) {
+      // An event the log has no words for: its kind in words, never the code itself.
       const detail = msg.message || msg.move || msg.result || "";
-      addLog(kind, `${kind}${detail ? ": " + detail : ""}`);
+      const words = kind.replace(/-/g, " ");
+      addLog(kind, `${words}${detail ? ": " + detail : ""}`);
     }
+  }
+
+  // Why a game ended, in words (board.js): a side without a move named, never "no-moves".
+  function reasonWords(result, reason, fen) {
+    return CrownheadBoard.reasonWords(result, reason, fen, page.view ? page.view.board : "");
   }
 
   // A problem event in the log's few words.
@@ -204,6 +213,7 @@
       if (msg.from === 0) page.moves = [];
       page.moves = page.moves.slice(0, msg.from).concat(msg.moves);
       page.start = msg.start;
+      page.first = Number(msg.first) || 1;
       showMoves();
       if (msg.next != null) send(`history ${msg.next}`);
       else logHistory();
@@ -224,7 +234,8 @@
   function whiteFirst() { return /^W/i.test(String(page.start || "")); }
   function plySide(ply) { return (ply % 2 === 1) !== whiteFirst() ? "black" : "white"; }
   function moveNumber(ply) {
-    const n = CrownheadBoard.moveNumber(ply, whiteFirst());
+    // Counted from the game's first move (a game tried again goes on from its move).
+    const n = CrownheadBoard.moveNumber(ply, whiteFirst()) + (page.first || 1) - 1;
     return plySide(ply) === "black" ? `${n}.` : `${n}...`;
   }
   function sideName(side) { return side === "black" ? "Black" : side === "white" ? "White" : String(side || ""); }
@@ -246,7 +257,7 @@
     }
     page.ply = state.ply;
     page.start = state.start;
-    showResult(state.result ? `${state.result} (${state.reason})` : null);
+    showResult(state.result ? `${state.result} (${reasonWords(state.result, state.reason, state.fen)})` : null);
     if (!page.view) board.show({ board: CrownheadBoard.boardFromFen(state.fen) });
   }
 
@@ -345,7 +356,7 @@
   function showMoves() {
     // As PDN and the sheets number them; the hall's page numbers its moves alike.
     CrownheadBoard.fillMoves($("#moves"), page.moves, whiteFirst(),
-      (ply) => document.dispatchEvent(new CustomEvent("crownhead:move", { detail: { ply } })));
+      (ply) => document.dispatchEvent(new CustomEvent("crownhead:move", { detail: { ply } })), page.first || 1);
   }
 
   // -- the engine's live analysis (docs/coach.md) -------------------------------------------

@@ -259,6 +259,23 @@ class CrownheadBoard {
 
   // The move number of ply `ply` (1: the first), as PDN and the score sheets number
   // moves: Black's move and White's reply share one ("1. 11-15 23-19").
+  // Why a game ended, in words, as rules/game.py's reason_words says it: a side that
+  // cannot move is named, and said to have no pieces left when the final position (`fen`)
+  // or, before it is known, the board (`boardText`, its 32 squares) shows none. The
+  // board's codes ("no-moves", "forty-moves") are never shown as they are.
+  static reasonWords(result, reason, fen, boardText = "") {
+    if (reason === "no-moves") {
+      let stuck = result === "1-0" ? "white" : result === "0-1" ? "black" : null;
+      if (fen) stuck = String(fen).trim()[0].toUpperCase() === "W" ? "white" : "black";
+      if (!stuck) return "no move left";
+      const side = stuck === "white" ? "White" : "Black";
+      const left = fen ? Object.values(CrownheadBoard.fenPieces(fen)).join("") : boardText || "";
+      if (left && !left.toLowerCase().includes(stuck[0])) return `${side} has no pieces left`;
+      return `${side} cannot move`;
+    }
+    return CrownheadBoard.REASONS[reason] || String(reason || "").replace(/-/g, " ");
+  }
+
   static moveNumber(ply, whiteBegan) {
     return Math.floor((ply - 1 + (whiteBegan ? 1 : 0)) / 2) + 1;
   }
@@ -266,11 +283,12 @@ class CrownheadBoard {
   // One line per move in `list` (a <ul>), as PDN and the sheets number them ("1. 11-15
   // 23-19"; a game White begins: "1. ... 22-18"), each ply a <span data-ply> of its own;
   // `onPly(ply)` called when one is clicked. Lines already right are left as they are.
-  static fillMoves(list, moves, whiteStarts, onPly) {
+  // `first`: the number of the game's first move (a game tried again from move 6: 6).
+  static fillMoves(list, moves, whiteStarts, onPly, first = 1) {
     const rows = [];
     let ply = 1;
-    let number = 1;
-    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = 2; }
+    let number = first;
+    if (whiteStarts && moves.length) { rows.push([number, [null, 1]]); ply = 2; number = first + 1; }
     for (; ply <= moves.length; ply += 2, number += 1) rows.push([number, ply + 1 <= moves.length ? [ply, ply + 1] : [ply]]);
     const key = rows.map(([n, plies]) => `${n}:${plies.map((p) => (p == null ? "..." : moves[p - 1])).join(" ")}`);
     const items = list.children;
@@ -307,5 +325,13 @@ class CrownheadBoard {
     return out;
   }
 }
+
+CrownheadBoard.REASONS = {
+  resign: "resignation",
+  repetition: "repetition",
+  "forty-moves": "forty-move rule",
+  agreement: "agreement",
+  problem: "the problem's verdict",
+};
 
 window.CrownheadBoard = CrownheadBoard;

@@ -73,7 +73,11 @@
     if (kind === "view") {
       showView(msg);
     } else if (kind === "hello" || (kind === "reply" && msg.cmd === "hello")) {
-      if (msg.state) { page.start = msg.state.start; showResult(msg.state.result ? `${msg.state.result} (${msg.state.reason})` : null); }
+      if (msg.state) {
+        page.start = msg.state.start;
+        const why = CrownheadBoard.reasonWords(msg.state.result, msg.state.reason, msg.state.fen);
+        showResult(msg.state.result ? `${msg.state.result} (${why})` : null);
+      }
       send("history");
     } else if (kind === "reply" && msg.cmd === "moves") {
       page.turn = msg.turn;
@@ -96,7 +100,7 @@
       send("history");
       if (kind === "new-game") showResult(null);
     } else if (kind === "game-over") {
-      showResult(`${msg.result} (${msg.reason})`);
+      showResult(`${msg.result} (${CrownheadBoard.reasonWords(msg.result, msg.reason, null)})`);
     } else if (kind === "notice" || kind === "warning" || kind === "claim") {
       text($("#notice"), msg.message);  // a claim refused says why
     }

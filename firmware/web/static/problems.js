@@ -23,7 +23,11 @@
     text($("#problem-collection"), state.id ? `(${state.collection}, ${state.id}, difficulty ${state.difficulty})` : "");
     text($("#problem-task"), state.task);
     let verdict = "";
-    if (state.status === "solved") verdict = `Solved: ${state.reason}.`;
+    // Solved with the engine's hints: said so, as the record counts it (not solved).
+    if (state.status === "solved" && state.hints > 0) {
+      verdict = `Solved with ${state.hints} hint${state.hints > 1 ? "s" : ""}: ${state.reason}. ` +
+        "Solved with the engine's help: not counted as solved, and the streak stays.";
+    } else if (state.status === "solved") verdict = `Solved: ${state.reason}.`;
     else if (state.status === "failed") verdict = `Not solved: ${state.reason}.`;
     else if (state.status === "playing" && active) verdict = `You play ${state.side === "black" ? "Black" : "White"}: the engine defends.`;
     text($("#problem-verdict"), verdict);

@@ -40,6 +40,22 @@
     if (g.getAttribute("aria-label") !== label) g.setAttribute("aria-label", label);
   }
 
+  // The board is one Tab stop (a roving focus, as ARIA's grid pattern has it): one square
+  // at a time has tabindex 0, the one last focused (square 1 at first); the arrows walk the
+  // squares, Home and End go to 1 and 32. 32 Tab stops stood between the page's top and
+  // the move field.
+  let current = "1";
+
+  function rove(square) {
+    current = String(square);
+    const board = document.getElementById("board");
+    if (!board) return;
+    for (const g of board.querySelectorAll("[data-square]")) {
+      const stop = g.getAttribute("data-square") === current ? "0" : "-1";
+      if (g.getAttribute("tabindex") !== stop) g.setAttribute("tabindex", stop);
+    }
+  }
+
   function onKey(ev) {
     const g = ev.currentTarget;
     if (ev.key === "Enter" || ev.key === " ") {
@@ -48,22 +64,25 @@
       return;
     }
     // Arrows walk the dark squares by number: up and down a row (4), left and right one.
+    const here = Number(g.getAttribute("data-square"));
     const step = { ArrowUp: -4, ArrowDown: 4, ArrowLeft: -1, ArrowRight: 1 }[ev.key];
-    if (!step) return;
-    const next = Number(g.getAttribute("data-square")) + step;
+    const next = ev.key === "Home" ? 1 : ev.key === "End" ? 32 : step ? here + step : null;
+    if (next == null) return;
     const target = g.ownerSVGElement && g.ownerSVGElement.querySelector(`[data-square="${next}"]`);
-    if (target) { ev.preventDefault(); target.focus(); }
+    if (target) { ev.preventDefault(); rove(next); target.focus(); }
   }
 
   function bindSquares() {
     const board = document.getElementById("board");
     if (!board) return;
     for (const g of board.querySelectorAll("[data-square]")) {
-      if (!g.hasAttribute("tabindex")) {
-        g.setAttribute("tabindex", "0");
+      if (!g.hasAttribute("role")) {
         g.setAttribute("role", "button");
         g.addEventListener("keydown", onKey);
+        g.addEventListener("focus", () => rove(g.getAttribute("data-square")));
       }
+      const stop = g.getAttribute("data-square") === current ? "0" : "-1";
+      if (g.getAttribute("tabindex") !== stop) g.setAttribute("tabindex", stop);
       nameSquare(g);
     }
   }
