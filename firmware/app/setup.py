@@ -78,6 +78,10 @@ def setup_event(now: int, cause: str, position: Position, board: int) -> SetUp:
     return SetUp(now, cause, position.fen(), black, black_kings, white, white_kings, wrong)
 
 
+#: The plural of each piece's name ("mans" is no word).
+_PLURAL = {"man": "men", "king": "kings", "piece": "pieces"}
+
+
 @dataclass(frozen=True, slots=True)
 class _Undo:
     """A move taken back (from ``before`` to ``after``), and the squares the other moves
@@ -126,10 +130,6 @@ def _undo_text(undo: _Undo, board: int) -> str:
         plural = _PLURAL[noun] if len(taken) > 1 else noun
         text += f" and the captured {plural} back on {square_ranges(missing)}"
     return text
-
-
-#: The plural of each piece's name ("mans" is no word).
-_PLURAL = {"man": "men", "king": "kings", "piece": "pieces"}
 
 
 def takeback_text(target: Position, undone: Sequence[Move], rules: Rules, board: int) -> str:
