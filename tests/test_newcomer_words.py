@@ -24,7 +24,8 @@ def test_a_double_jump_taken_back_puts_the_captured_men_back() -> None:
     jump = start.moves_matching("14x32", WCDF)[0]
     after = start.apply(jump, Rules())
     text = takeback_text(start, [jump], Rules(), after.occupied)
-    assert text == "put the man on 32 back on 14 and the captured men back on 18 and 27"
+    # 14x32 crowns: the piece goes back as a man (the takeback guidance, issue 50).
+    assert text == "put the piece crowned on 32 back on 14 as a man and the captured men back on 18 and 27"
     assert "mans" not in text
 
 
