@@ -382,12 +382,40 @@ class RemoteLink(Link):
         """The mover's time left after the move just made here and what the move took."""
         return self.far_policy.times()
 
-    def begin_agreed(self, code: str, start: Position) -> None:
+    def begin_agreed(self, code: str, start: Position, saved: str | None = None) -> None:
         """The game the two boards agreed (game ``code``, from ``start``) is the first each
-        begins: both name it alike, so neither takes the other's for a newer game to join
-        (which would set up again a board whose people moved already)."""
+        begins: both name it alike, from the invitation, so neither takes the other's for
+        a newer game to join (which would set up again a board whose people moved
+        already, or file the move away). ``saved``: the name of the game this board was
+        playing when it went off (its journal's): the game it resumes is that one, so the
+        other board's lines about it count here at once."""
         tag = hashlib.sha256(code.encode()).hexdigest()[:6]
-        self.peer.begin_as(GameId(1, tag), start.fen())
+        name = GameId(1, tag)
+        if saved is not None:
+            try:
+                name = GameId.parse(saved)
+            except ValueError:
+                saved = None  # a damaged name: the agreed one
+        self.peer.begin_as(name, start.fen())
+        if saved is not None:
+            self.peer.resume_as(name)
+        self._note_name()
+
+    def poll(self, now: int) -> list[Event]:
+        events = super().poll(now)
+        self._note_name()
+        return events
+
+    def sink(self, event: Event) -> None:
+        super().sink(event)
+        self._note_name()
+
+    def _note_name(self) -> None:
+        """The game's name, whenever it changes, into the transport's journal (a
+        :class:`~crownhead.firmware.remote.transport.RemoteTransport` keeps it on disk)."""
+        note = getattr(self.transport, "note_game", None)
+        if note is not None:
+            note(str(self.game_id))
 
     def detach(self) -> None:
         """The board stops playing far apart: the link lets the board go (:meth:`Link.detach
