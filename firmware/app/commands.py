@@ -41,12 +41,14 @@ from crownhead.rules.ballots import Ballot
 if TYPE_CHECKING:  # the problem mode brings the collections: made when first asked for
     from crownhead.firmware.app.problems import ProblemCoach
 
-__all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR", "NO_ANALYSIS_PROBLEM"]
+__all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR", "NO_ANALYSIS_PROBLEM", "NO_HINT_FAR"]
 
 #: Why the live analysis does not run under a referee.
 NO_ANALYSIS = "no analysis under a referee: a tournament game gets no help"
 #: Why it does not run in a game far apart: the other side cannot see what helps this one.
 NO_ANALYSIS_FAR = "no analysis in a game far apart: neither side gets the engine's help"
+#: The hint button in a game far apart: no engine help of any kind between people apart.
+NO_HINT_FAR = "no hint in a game far apart: neither side gets the engine's help"
 #: Why it does not run in the problem mode: its best line is the problem's solution.
 NO_ANALYSIS_PROBLEM = "no analysis while a problem is solved: its best line would give the solution away"
 
