@@ -363,3 +363,22 @@ def test_a_board_asks_to_take_back_its_own_side_s_move_only(pair: Pair) -> None:
     assert pair.b.game.ply == 1
     assert not any("asked Black to take back" in n for n in pair.b.notices()), pair.b.notices()
     assert any("only Black may ask to take it back" in n for n in pair.b.notices()), pair.b.notices()
+
+
+def test_a_side_s_own_resignation_echoed_back_is_no_news_on_its_board(pair: Pair) -> None:
+    """(Issue 51.) White resigns on its own board (the phone's page, or a board): the
+    other board ends the game and its game-over line comes back; White's board must not
+    then say the game goes on, as if the other board claimed White's resignation."""
+    pair.play(random_game(4).moves[0])
+    b = pair.b
+    b.rig.sim.press("white_resign", long=True)
+    b.rig.wait(100)
+    if not b.game.is_over:  # a confirmation asked for: pressed again
+        b.rig.sim.press("white_resign", long=True)
+        b.rig.wait(100)
+    assert b.game.is_over
+    pair.wait(lambda: pair.a.game.is_over, "A hears White resigned")
+    pair.wait(lambda: b.link.peer_lines >= pair.a.transport.journal.seq, "B has every line of A's", step_ms=50)
+    b.rig.wait(1000)
+    assert not any("the game goes on here" in n for n in b.notices()), b.notices()
+    assert "goes on" not in b.rig.app.view().message

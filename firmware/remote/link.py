@@ -206,6 +206,10 @@ class FarPolicy(LinkPolicy):
         lost = "0-1" if plays == "black" else "1-0"
         if score != lost or reason not in ("resign", "time"):
             return True
+        app = self.link.app
+        ended = app.game.result if app is not None else None
+        if ended is not None and (ended.score, ended.reason) == (score, reason):
+            return True  # this board's own word, coming back with the other board's lines: no news
         if reason == "time" and self.away_clock == "run":
             self.link.notice(
                 now,
