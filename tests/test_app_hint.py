@@ -231,3 +231,14 @@ def test_hint_colours_stay_apart_from_what_shares_the_board_with_them() -> None:
     for vision in MATRICES:
         for a, b in pairs:
             assert distance(PAL.colour(a), PAL.colour(b), vision) > MIN_DISTANCE, (vision, a, b)
+
+
+def test_no_hint_in_a_game_far_apart(tmp_path: Path) -> None:
+    """A game between homes gets no engine help: the other side could not see it."""
+    rig, engine = hint_rig(tmp_path, settings=AppSettings(far_apart=True))
+    rig.do("h", wait=600)
+    assert rig.app.hint is None and engine.calls == 0
+    assert "hint:" not in rig.app.view().status
+    said = [e.to_json().get("message") for e in rig.events if e.kind == "notice"]
+    assert "no hint in a game far apart: neither side gets the engine's help" in said
+    rig.close()

@@ -298,3 +298,30 @@ def test_two_board_processes_play_a_whole_game_through_a_30_s_outage(tmp_path: P
         check_same_record(match, game.result.score)
     finally:
         match.close()
+
+
+def test_a_board_killed_after_the_first_move_resumes_its_game_and_shows_the_next(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    """(Issue 51.) White's board is killed (SIGKILL) a second after Black's first move
+    was made there, switched on again with the same command (its people set the saved
+    game up), and plays on: Black's next move reaches it. (It said "the other board
+    started a new game: press new here to join it", and never showed Black's moves,
+    though its link acknowledged them.)"""
+    moves = [Move((11, 15)), Move((23, 19)), Move((8, 11))]
+    match = Match(tmp_path, mosquitto, moves, keepalive_s=1)
+    try:
+        match.play()  # 11-15 on A, made on B
+        time.sleep(1.0)
+        match.b.kill()
+        match.b.start(keep_game=False)  # its pieces as they stood at the start: set up again
+        match.b.wait(
+            lambda: match.b.command("follow").get("ok") is not None and not match.b.view().get("resuming"),
+            "B's people set the saved game up",
+        )
+        match.play()  # 23-19 on B, made on A
+        match.play()  # 8-11 on A, made on B
+        assert _game_moves(match.a) == _game_moves(match.b) == _texts(moves)
+        assert not any("started a new game" in n for n in match.b.notices()), match.b.notices()
+    finally:
+        match.close()

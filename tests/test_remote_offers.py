@@ -328,3 +328,57 @@ def test_a_game_over_far_apart_is_final_on_both_boards(pair: Pair) -> None:
         assert result is not None and (result.score, result.reason) == ("1-0", "resign")
         assert board.game.moves == [Move((11, 15))]
         assert any("White resigned: in a game far apart a resignation is final" in n for n in board.notices())
+
+
+def test_a_takeback_asked_before_the_other_board_made_the_move_is_put_there_once_it_has(pair: Pair) -> None:
+    """(Issue 51.) A side asks right after its own move, before the people far away made
+    it: the other board puts the request to them once they have made the move, on its
+    screen too (not in its log only), and its takeback button agrees, never asking back
+    to take the asker's move back on its behalf."""
+    move = random_game(4).moves[0]
+    pair.a.rig.do(move.pdn(full=True), wait=600)  # Black moves...
+    pair.a.rig.sim.press("takeback")  # ...and asks at once to take it back
+    pair.a.rig.wait(100)
+    assert pair.a.game.ply == 1
+    pair.wait(lambda: pair.b.rig.app.tracker.expected == move, "B shows Black's move")
+    pair.wait(lambda: pair.b.link.peer_lines >= 3, "B has the request too", step_ms=50)
+    assert not any("asks to take back" in n for n in pair.b.notices())  # not before the move is made there
+    pair.b.rig.follow(wait=600)  # B's people make Black's move
+    assert pair.b.game.ply == 1
+    pair.wait(lambda: any("Black asks to take back" in n for n in pair.b.notices()), "B is asked")
+    assert "Black asks to take back" in pair.b.rig.app.view().message  # on its screen and pages
+    pair.b.rig.sim.press("takeback")  # White agrees
+    pair.b.rig.wait(100)
+    assert not any("asked Black to take back" in n for n in pair.b.notices()), pair.b.notices()
+    assert pair.b.game.ply == 0
+    pair.b.rig.follow()  # B's hands put Black's man back
+    pair.wait(lambda: pair.a.game.ply == 0, "A takes the move back too")
+
+
+def test_a_board_asks_to_take_back_its_own_side_s_move_only(pair: Pair) -> None:
+    move = random_game(4).moves[0]
+    pair.play(move)  # Black's move, made on both
+    pair.b.rig.sim.press("takeback")  # White asks nothing of Black's move
+    pair.b.rig.wait(100)
+    assert pair.b.game.ply == 1
+    assert not any("asked Black to take back" in n for n in pair.b.notices()), pair.b.notices()
+    assert any("only Black may ask to take it back" in n for n in pair.b.notices()), pair.b.notices()
+
+
+def test_a_side_s_own_resignation_echoed_back_is_no_news_on_its_board(pair: Pair) -> None:
+    """(Issue 51.) White resigns on its own board (the phone's page, or a board): the
+    other board ends the game and its game-over line comes back; White's board must not
+    then say the game goes on, as if the other board claimed White's resignation."""
+    pair.play(random_game(4).moves[0])
+    b = pair.b
+    b.rig.sim.press("white_resign", long=True)
+    b.rig.wait(100)
+    if not b.game.is_over:  # a confirmation asked for: pressed again
+        b.rig.sim.press("white_resign", long=True)
+        b.rig.wait(100)
+    assert b.game.is_over
+    pair.wait(lambda: pair.a.game.is_over, "A hears White resigned")
+    pair.wait(lambda: b.link.peer_lines >= pair.a.transport.journal.seq, "B has every line of A's", step_ms=50)
+    b.rig.wait(1000)
+    assert not any("the game goes on here" in n for n in b.notices()), b.notices()
+    assert "goes on" not in b.rig.app.view().message

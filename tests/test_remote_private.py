@@ -115,3 +115,17 @@ def test_a_public_invitation_offered_by_two_boards_is_refused_and_junk_beside_it
         fetch(bob, CODE, timeout_s=WAIT_S)
     # The people at board B know whom they play: the invitation of that account is taken.
     assert fetch(bob, CODE, timeout_s=WAIT_S, host="alice") == invitation
+
+
+@needs_mosquitto
+def test_a_public_game_another_board_took_already_is_refused_to_the_next(mosquitto: Mosquitto) -> None:
+    alice, bob, mallory = (BrokerUrl.parse(mosquitto.url(name)) for name in ("alice", "bob", "mallory"))
+    invitation = Invitation(CODE, "alice", "black")
+    publish(alice, invitation, timeout_s=WAIT_S)
+    taken = fetch(bob, CODE, timeout_s=WAIT_S)
+    accept(bob, taken, timeout_s=WAIT_S)
+    assert await_guest(alice, invitation, timeout_s=WAIT_S) == "bob"
+    # A third board joins the same public code: it is told the game is taken, not that it joined.
+    with pytest.raises(ValueError, match=r"taken already by bob"):
+        fetch(mallory, CODE, timeout_s=WAIT_S)
+    assert fetch(bob, CODE, timeout_s=WAIT_S) == invitation  # the board that took it may take it again

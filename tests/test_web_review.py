@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.storage.store import GameRecord
 from helpers.web import LiveBoard, Socket, request
 from crownhead.rules import WCDF, Game, Position
@@ -75,3 +76,22 @@ def test_a_review_needs_the_right_to_command(tmp_path: Path) -> None:
         assert board.server.reviews == {}
         status, _, _ = request(f"{board.url}api/games/no-such-game/review", method="POST", data=b"")
         assert status == 403  # nothing said of the games before the login
+
+
+def test_no_review_while_a_game_far_apart_is_under_way(tmp_path: Path) -> None:
+    """(Issue 51.) No engine help of any kind between people apart: a kept game is not
+    reviewed on the board's page while a game between homes is under way."""
+    with LiveBoard(tmp_path, settings=AppSettings(far_apart=True)) as board:
+        game = Game(Position.start(), WCDF)
+        for move in GIVEN_AWAY:
+            game.play_text(move)
+        game.declare("0-1", "resign")
+        board.store.finish(GameRecord.new(black="Ann", white="Bob", rules=WCDF).with_game(game))
+        (kept,) = board.store.game_files()
+        with Socket(board.ws_url) as ws:  # the game far apart is under way
+            ws.next()
+            assert ws.command("hands 11-15")["ok"]
+            ws.until(lambda m: m.get("event") == "move" and m["move"] == "11-15")
+        status, _, body = request(f"{board.url}api/games/{kept.stem}/review", method="POST", data=b"")
+        assert status == 409 and b"no review in a game far apart" in body, (status, body)
+        assert board.server.reviews == {}

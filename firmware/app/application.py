@@ -88,7 +88,7 @@ from crownhead.firmware.app.players import (
     draw_answer,
     machine_player,
 )
-from crownhead.firmware.app.commands import Commands
+from crownhead.firmware.app.commands import NO_HINT_FAR, Commands
 from crownhead.firmware.app.loop import Loop
 from crownhead.firmware.app.modes import Modes
 from crownhead.firmware.app.resume import comeback, kept_offer, offer_text
@@ -795,6 +795,11 @@ class App(Loop, Commands):
             what = "resignation" if declared.reason == "resign" else "draw agreed"
             self.say(f"The {what} stands: the game is counted in the match.")
             return False
+        if press.name == "hint" and self.settings.far_apart:
+            # The other side, far away, could not see the engine's help this one gets.
+            self._pending.append(Notice(press.t_ms, NO_HINT_FAR))
+            self.say(NO_HINT_FAR)
+            return False
         if press.name == "hint":
             self.policy.reveal_hints()
             # A referee allows no hints; the engine's move (for a person to move, the
@@ -869,6 +874,7 @@ class App(Loop, Commands):
         player = self.players[game.turn]
         return not (
             self.mode.referee_lights
+            or self.settings.far_apart  # no engine help between people apart
             or self._resuming
             or tracker.setting_up is not None
             or game.is_over

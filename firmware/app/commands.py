@@ -42,12 +42,16 @@ from crownhead.rules.ballots import Ballot
 if TYPE_CHECKING:  # the problem mode brings the collections: made when first asked for
     from crownhead.firmware.app.problems import ProblemCoach
 
-__all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR", "NO_ANALYSIS_PROBLEM"]
+__all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR", "NO_ANALYSIS_PROBLEM", "NO_HINT_FAR", "NO_REVIEW_FAR"]
 
 #: Why the live analysis does not run under a referee.
 NO_ANALYSIS = "no analysis under a referee: a tournament game gets no help"
 #: Why it does not run in a game far apart: the other side cannot see what helps this one.
 NO_ANALYSIS_FAR = "no analysis in a game far apart: neither side gets the engine's help"
+#: The hint button in a game far apart: no engine help of any kind between people apart.
+NO_HINT_FAR = "no hint in a game far apart: neither side gets the engine's help"
+#: A review asked on the page while a game far apart is under way.
+NO_REVIEW_FAR = "no review in a game far apart under way: neither side gets the engine's help"
 #: Why it does not run in the problem mode: its best line is the problem's solution.
 NO_ANALYSIS_PROBLEM = "no analysis while a problem is solved: its best line would give the solution away"
 
@@ -203,6 +207,14 @@ class Commands:
             return NO_ANALYSIS_FAR
         if self.problems is not None and self.problems.active:
             return NO_ANALYSIS_PROBLEM
+        return None
+
+    @property
+    def review_refused(self) -> str | None:
+        """Why the engine may not review a game now (a game far apart under way: the other
+        side could not see the help), or None."""
+        if self.settings.far_apart and not self.tracker.game.is_over:
+            return NO_REVIEW_FAR
         return None
 
     @property

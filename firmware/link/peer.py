@@ -102,6 +102,12 @@ class PeerSync:
         neither takes the other's for a newer game to join."""
         self._following = (game_id, start)
 
+    def resume_as(self, game_id: GameId) -> None:
+        """The game this board resumes is game ``game_id``, as both boards named it before
+        this one went off: the other board's lines about it count at once (it played it)."""
+        self.game_id = self._game = game_id
+        self._serial_seen = max(self._serial_seen, game_id.serial)
+
     def new_game(self, fen: str) -> None:
         """A new game began on this board from ``fen``: the other board's, if it is the
         one being followed, else a new one with the serial after the greatest seen."""

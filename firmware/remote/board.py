@@ -53,7 +53,8 @@ def remote_link(
     agreement: Agreement, clock: Clock, state_dir: Path, config: RemoteConfig = RemoteConfig(), *, start: bool = True
 ) -> RemoteLink:
     """The link of ``agreement``'s game (its offers, requests and times: :class:`RemoteLink`),
-    its transport connecting (``start``); ``config``: this board's ``[remote]`` section (its
+    the game named alike on both boards (:meth:`RemoteLink.begin_agreed`), its transport
+    connecting (``start``); ``config``: this board's ``[remote]`` section (its
     keep-alive and resend time)."""
     transport = RemoteTransport(
         BrokerUrl.parse(agreement.broker),
@@ -68,7 +69,11 @@ def remote_link(
         start=start,
         private=agreement.invitation.private,
     )
-    return RemoteLink(transport, LinkConfig(plays=agreement.plays), away=agreement.invitation.away)
+    link = RemoteLink(transport, LinkConfig(plays=agreement.plays), away=agreement.invitation.away)
+    # The game is named from the invitation on both boards (the one in play, after a
+    # restart: as the journal kept it), whichever board starts first or starts again.
+    link.begin_agreed(agreement.invitation.code, agreement.invitation.start(), transport.journal.game)
+    return link
 
 
 class Absence:

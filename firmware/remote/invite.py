@@ -350,6 +350,13 @@ def _watch(
         return list(found)
 
 
+@dataclass(frozen=True)
+class _Taken:
+    """Another board's answer to a public invitation: the game is its."""
+
+    board: str
+
+
 def fetch(
     url: BrokerUrl,
     code: str,
@@ -368,17 +375,28 @@ def fetch(
     the board that invited): the invitations that come with the first (the broker sends
     every retained one at once) are compared, and two boards offering one code refused."""
 
-    def want(board: str, data: object) -> Invitation | None:
+    def want(board: str, data: object) -> Invitation | _Taken | None:
         if isinstance(data, dict) and "host_plays" in data:
             invitation = Invitation.from_json(data)
             ours = invitation.guest is None or invitation.guest == url.username
             named = host is None or invitation.host == host
             return invitation if invitation.host == board and invitation.code == code and ours and named else None
+        if isinstance(data, dict) and data.get("accept") == code and data.get("board") == board != url.username:
+            return _Taken(board)  # another board's answer, kept beside the invitation
         return None
 
     # A public game's invitation, or a private one to this board's account.
     topics = [f"{ROOT}/{code}/+/invite", f"{PRIVATE_ROOT}/+/{url.username}/{code}/+/invite"]
-    found: list[Invitation] = _watch(url, code, cafile, timeout_s, want, topics, stop, SETTLE_S)
+    heard: list[Invitation | _Taken] = _watch(url, code, cafile, timeout_s, want, topics, stop, SETTLE_S)
+    found = [x for x in heard if isinstance(x, Invitation)]
+    takers = sorted({x.board for x in heard if isinstance(x, _Taken)} - {x.host for x in found})
+    if found and takers:
+        # The inviting board plays the first board that answered: this one would wait
+        # for a game that never comes (and play nobody), saying it joined.
+        raise ValueError(
+            f"game {show_code(code)} was taken already by {', '.join(takers)}: ask {found[-1].host} for a new "
+            "invitation (crownhead remote invite)"
+        )
     if not found:
         raise ValueError(f"no invitation to game {code} on {url} (the code mistyped, or the invitation withdrawn)")
     hosts = sorted({invitation.host for invitation in found})

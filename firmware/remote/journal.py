@@ -119,6 +119,9 @@ class Journal:
         self.left: deque[str] = deque(maxlen=MAX_LEFT)
         #: Lines of this stream dropped unacknowledged (more than MAX_PENDING waiting).
         self.lost = 0
+        #: The name of the game in play (a :class:`~crownhead.firmware.link.parts.GameId`'s
+        #: text), so that a board switched on again resumes that very game, not a new one.
+        self.game: str | None = None
 
     # -- this board's stream ---------------------------------------------------------------
 
@@ -176,6 +179,7 @@ class Journal:
             "seq": self.seq,
             "hash": self.hash,
             "lost": self.lost,
+            "game": self.game,
             "pending": [[x.n, x.before, x.after, x.text] for x in self.pending],
             "peer": {"stream": self.peer_stream, "taken": self.taken, "hash": self.peer_hash, "left": list(self.left)},
         }
@@ -206,6 +210,8 @@ class Journal:
             raise ValueError("not a journal of this version")
         journal = cls(path, stream=str(data["stream"]))
         journal.seq, journal.hash, journal.lost = int(data["seq"]), str(data["hash"]), int(data["lost"])
+        game = data.get("game")  # (not in a journal written before it was kept)
+        journal.game = game if isinstance(game, str) else None
         for n, before, after, text in data["pending"]:
             line = Line(journal.stream, int(n), str(before), str(after), str(text))
             if chain(line.before, line.text) != line.after:

@@ -88,6 +88,9 @@ class FarPolicy(LinkPolicy):
         self._asked: int | None = None
         # The takeback the other side asked for (the ply), while it stands.
         self._asked_here: int | None = None
+        # The other side's takeback request (the ply) not yet put to the people here: it
+        # may come before they have made, as the lights ask, the move it is about.
+        self._peer_request: int | None = None
 
     @property
     def away_clock(self) -> str:
@@ -148,7 +151,7 @@ class FarPolicy(LinkPolicy):
             keeper.called_elsewhere = frozenset() if self.calls_far_flag else frozenset({_colour(self.far)})
 
     def polled(self, now: int) -> list[Event]:
-        return self._put_offer(now)
+        return self._put_offer(now) + self._put_request(now)
 
     def heard(self, event: Event) -> None:
         link = self.link
@@ -162,7 +165,7 @@ class FarPolicy(LinkPolicy):
             link.peer.forget_from(event.ply)
         elif isinstance(event, (NewGame, GameOver)):
             # A request stands no longer once the game is over (nothing is taken back then).
-            self._peer_offer = self._asked = self._asked_here = None
+            self._peer_offer = self._asked = self._asked_here = self._peer_request = None
 
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
         """The other side's own draw offer, put to the people here, is not sent back; a
@@ -203,6 +206,10 @@ class FarPolicy(LinkPolicy):
         lost = "0-1" if plays == "black" else "1-0"
         if score != lost or reason not in ("resign", "time"):
             return True
+        app = self.link.app
+        ended = app.game.result if app is not None else None
+        if ended is not None and (ended.score, ended.reason) == (score, reason):
+            return True  # this board's own word, coming back with the other board's lines: no news
         if reason == "time" and self.away_clock == "run":
             self.link.notice(
                 now,
@@ -238,10 +245,15 @@ class FarPolicy(LinkPolicy):
     # -- what the hooks do ----------------------------------------------------------------
 
     def _moved(self, event: MoveMade) -> None:
+        # A move after the one a request is about refuses it (the move itself, made here
+        # after the request came, does not).
         far = self.far
-        if self._asked is not None and event.side == far:
-            self.link.emit([Notice(event.t, f"{far.title()} played on: the takeback was refused")])
-        self._asked = self._asked_here = None
+        if self._asked is not None and event.ply > self._asked:
+            if event.side == far:
+                self.link.emit([Notice(event.t, f"{far.title()} played on: the takeback was refused")])
+            self._asked = None
+        if self._asked_here is not None and event.ply > self._asked_here:
+            self._asked_here = None
 
     def _heard_times(self, data: dict[str, Any]) -> None:
         """The clock of the other side's move as its own board measured it: the game's
@@ -289,10 +301,16 @@ class FarPolicy(LinkPolicy):
         if self._asked_here == game.ply:
             self._asked_here = None
             return None  # agreed: the tracker takes the move back, and the other board follows
-        self._asked = game.ply
         move = game.moves[-1].pdn(full=True)
-        link.send({"t": press.t_ms, "event": "takeback-request", "ply": game.ply, "side": link.plays})
-        link.emit([Notice(press.t_ms, f"asked {far.title()} to take back {move}: waiting for the answer")])
+        if game.positions[-2].turn is _colour(far):
+            # The last move is the other side's: a board asks back its own side's only.
+            words = f"{move} is {far.title()}'s move: only {far.title()} may ask to take it back"
+        else:
+            self._asked = game.ply
+            link.send({"t": press.t_ms, "event": "takeback-request", "ply": game.ply, "side": link.plays})
+            words = f"asked {far.title()} to take back {move}: waiting for the answer"
+        far_board(app).say(words)
+        link.emit([Notice(press.t_ms, words)])
         return False
 
     @staticmethod
@@ -316,18 +334,31 @@ class FarPolicy(LinkPolicy):
         if kind == "draw-offer":
             self._peer_offer = ply
             return
+        self._peer_request = ply
+
+    def _put_request(self, now: int) -> list[Event]:
+        """The other side's takeback request, put to the people here (said on the screen,
+        the pages and the voice) once this board has reached the move it is about: one
+        asked right after a move reaches a board whose people have not made it yet."""
+        ply = self._peer_request
         link = self.link
-        assert link.app is not None
-        game = link.app.game
-        if ply != game.ply or game.is_over:
-            return
+        app = link.app
+        if ply is None or app is None:
+            return []
+        game = app.game
+        if app.resuming or app.setting_up is not None or game.ply < ply:
+            return []
+        self._peer_request = None
+        if game.ply > ply or game.is_over or not game.moves:
+            return []  # refused meanwhile: a move was made after it
+        if game.positions[-2].turn is not _colour(self.far):
+            return []  # not the asking side's move: nothing it may ask back
         self._asked_here = ply
-        move = game.moves[-1].pdn(full=True) if game.moves else ""
-        link.notice(
-            now,
-            f"takeback-{link.game_id}-{ply}-{now}",
-            f"{self.far.title()} asks to take back {move}: press takeback to agree, or play on to refuse",
-        )
+        move = game.moves[-1].pdn(full=True)
+        words = f"{self.far.title()} asks to take back {move}: press takeback to agree, or play on to refuse"
+        far_board(app).say(words)
+        link.notice(now, f"takeback-{link.game_id}-{ply}-{now}", words)
+        return []
 
     def _put_offer(self, now: int) -> list[Event]:
         """The other side's draw offer, put to the people here once this board has reached
@@ -382,12 +413,40 @@ class RemoteLink(Link):
         """The mover's time left after the move just made here and what the move took."""
         return self.far_policy.times()
 
-    def begin_agreed(self, code: str, start: Position) -> None:
+    def begin_agreed(self, code: str, start: Position, saved: str | None = None) -> None:
         """The game the two boards agreed (game ``code``, from ``start``) is the first each
-        begins: both name it alike, so neither takes the other's for a newer game to join
-        (which would set up again a board whose people moved already)."""
+        begins: both name it alike, from the invitation, so neither takes the other's for
+        a newer game to join (which would set up again a board whose people moved
+        already, or file the move away). ``saved``: the name of the game this board was
+        playing when it went off (its journal's): the game it resumes is that one, so the
+        other board's lines about it count here at once."""
         tag = hashlib.sha256(code.encode()).hexdigest()[:6]
-        self.peer.begin_as(GameId(1, tag), start.fen())
+        name = GameId(1, tag)
+        if saved is not None:
+            try:
+                name = GameId.parse(saved)
+            except ValueError:
+                saved = None  # a damaged name: the agreed one
+        self.peer.begin_as(name, start.fen())
+        if saved is not None:
+            self.peer.resume_as(name)
+        self._note_name()
+
+    def poll(self, now: int) -> list[Event]:
+        events = super().poll(now)
+        self._note_name()
+        return events
+
+    def sink(self, event: Event) -> None:
+        super().sink(event)
+        self._note_name()
+
+    def _note_name(self) -> None:
+        """The game's name, whenever it changes, into the transport's journal (a
+        :class:`~crownhead.firmware.remote.transport.RemoteTransport` keeps it on disk)."""
+        note = getattr(self.transport, "note_game", None)
+        if note is not None:
+            note(str(self.game_id))
 
     def detach(self) -> None:
         """The board stops playing far apart: the link lets the board go (:meth:`Link.detach

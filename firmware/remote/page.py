@@ -401,7 +401,6 @@ class FarDesk:
         link = remote_link(agreement, self.clock, self.state_dir, self.config)
         assert isinstance(link.transport, RemoteTransport)
         invitation = agreement.invitation
-        link.begin_agreed(invitation.code, invitation.start())
         self.absence = Absence(link.transport, invitation.grace_s, invitation.away, link)
         self.absence.attach(app)
         link.attach(app)

@@ -61,6 +61,9 @@ class FarBoard(LinkedBoard, Protocol):
     def wake(self) -> None:
         """Ask the loop for a step now; from any thread."""
 
+    def say(self, message: str, *, until: int | None = None) -> None:
+        """Show ``message`` on the board's screen and pages."""
+
     def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
         """A new game under ``settings`` (the agreed one); ValueError while it may not begin."""
 

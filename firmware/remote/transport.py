@@ -235,6 +235,16 @@ class RemoteTransport:
                 self._lock.notify_all()
         return out
 
+    def note_game(self, name: str) -> None:
+        """Keep ``name``, the game in play, in the journal: a board switched on again
+        resumes that game under the name both boards know it by."""
+        with self._lock:
+            if self.journal.game == name:
+                return
+            self.journal.game = name
+            self._dirty = True
+            self._lock.notify_all()
+
     @property
     def pending(self) -> int:
         """Lines of this board not yet acknowledged by the other."""

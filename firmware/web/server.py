@@ -653,6 +653,11 @@ async def _game_review(request: Request) -> Response:
         )
     if not server._origin_ok(request.headers):
         return JSONResponse({"error": "forbidden", "message": "a review asked by another site's page"}, status_code=403)
+    board = server.analysis.app if server.analysis is not None else None
+    refused = board.review_refused if board is not None else None
+    if refused is not None:
+        # No engine help of any kind between people apart (docs/remote.md).
+        return JSONResponse({"error": "refused", "message": refused}, status_code=409)
     game_id = request.path_params["id"]
     found = server.game_file(game_id)
     if found is None:
