@@ -382,18 +382,31 @@ class RemoteTransport:
                     self._lock.wait(0.05)
                 if self._closed and not self._dirty:
                     return
-                snapshot = self.journal.to_bytes() if self._dirty else None
-                seq, taken = self.journal.seq, self.journal.taken
-                self._dirty = False
             try:
-                if snapshot is not None:
-                    self.journal.save(snapshot)
-                    self._saved_seq, self._saved_taken = seq, taken
-                self._publish()
+                self.work()
             except Exception as exc:  # the journal's disk full, say: the board goes on
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 log.exception("remote: the worker failed")
                 threading.Event().wait(0.5)
+
+    def work(self) -> bool:
+        """One turn of the worker: the journal saved if it changed, then what is due
+        published (lines, the acknowledgement); True if there was anything to do.
+
+        The worker thread calls it in a loop; it is public for a harness that runs the
+        transport without its threads, one step at a time, and stops the world between
+        any two of them (``tests/test_remote_sweep.py``: a fault at every instant).
+        """
+        with self._lock:
+            busy = self._dirty or self._work_due()
+            snapshot = self.journal.to_bytes() if self._dirty else None
+            seq, taken = self.journal.seq, self.journal.taken
+            self._dirty = False
+        if snapshot is not None:
+            self.journal.save(snapshot)
+            self._saved_seq, self._saved_taken = seq, taken
+        self._publish()
+        return busy
 
     def _work_due(self) -> bool:
         if not self._connected:

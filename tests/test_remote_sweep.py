@@ -1,0 +1,243 @@
+"""Nothing lost at any instant, shown by trying every instant (issue 51).
+
+A scripted game between two homes (:mod:`helpers.sweep`: both boards wired as ``run
+--remote`` wires them, their transports stepped without threads on an in-process broker,
+the virtual clock) is cut into instants: every app step that did anything, every journal
+write and publish, every message the broker takes or hands on, every connect, every
+thing the people do. The game has captures, a double jump that crowns, a takeback asked
+and agreed, a draw offered and declined by the next move, and a resignation.
+
+For each instant in turn the sweep kills board A, board B or the broker there (and
+starts it again at once: a board from its state directory, its pieces standing as they
+stood), and, for each message step, drops or repeats that message; the people then
+follow their lights and the script to the end. Each run must end with both boards
+holding the same record and result, every move once, nobody asked to set up a new game,
+and every request put on the board it was meant for (the script waits for it there: a
+request lost leaves the game stuck, and the run fails).
+
+``test_every_instant_holds`` (slow) tries them all and prints the figure; the default
+run tries a sample (every instant of a few kinds, spread over the game).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from crownhead.firmware.simulator.hands import Hands
+
+from helpers.sweep import Fault, Home, World, lights_ask
+
+#: The game (Black at board A, White at board B): captures, White's double jump 18x11x2
+#: crowning on 2, Black's 12-16 taken back (asked and agreed) and 10-15 played instead,
+#: White's draw offer after 2-7 declined by Black's 3x10, and White resigning.
+SCRIPT: tuple[tuple[str, str, str], ...] = (
+    ("move", "black", "9-13"),
+    ("move", "white", "24-20"),
+    ("move", "black", "6-9"),
+    ("move", "white", "22-18"),
+    ("move", "black", "2-6"),
+    ("move", "white", "28-24"),
+    ("move", "black", "11-15"),
+    ("move", "white", "18x11x2"),
+    ("move", "black", "12-16"),
+    ("ask", "black", ""),
+    ("agree", "white", ""),
+    ("move", "black", "10-15"),
+    ("move", "white", "2-7"),
+    ("draw", "white", ""),
+    ("move", "black", "3x10"),
+    ("resign", "white", ""),
+)
+FINAL = ("9-13", "24-20", "6-9", "22-18", "2-6", "28-24", "11-15", "18x11x2", "10-15", "2-7", "3x10")
+#: Rounds a run may take (a run without faults takes a few hundred).
+MAX_ROUNDS = 6000
+
+
+def _before(i: int) -> tuple[str, ...]:
+    """The moves standing before the script's ``i``-th step."""
+    moves: list[str] = []
+    for kind, _, text in SCRIPT[:i]:
+        if kind == "move":
+            moves.append(text)
+        elif kind == "agree":
+            moves.pop()
+    return tuple(moves)
+
+
+@dataclass
+class People:
+    """The people at both boards: they do what the lights ask, else the script's next step
+    once both boards stand still on the same game (and the request it answers is shown)."""
+
+    i: int = 0
+    pressed: tuple[int, int] | None = None  # (script step, the board's run) of a press awaiting its answer
+    done: bool = False
+
+    def __call__(self, world: World) -> bool:
+        for home in world.homes:
+            if lights_ask(home.app):
+                Hands(home.app).follow()
+                return True
+        a, b = world.homes
+        if self.done or a.moves() != b.moves() or a.app.resuming or b.app.resuming:
+            return False
+        if a.transport.pending or b.transport.pending:
+            return False
+        if self.i == len(SCRIPT) or a.app.game.is_over:
+            self.done = a.app.game.is_over and b.app.game.is_over
+            return False
+        now = a.moves()
+        if SCRIPT[self.i][0] == "agree" and now == _before(self.i + 1):
+            self.i, self.pressed = self.i + 1, None  # taken back on both boards
+        if now != _before(self.i):
+            # A step undone by a power cut (the board's people put the pieces back as its
+            # lights asked): the people go back to the step that stands now.
+            back = [j for j in range(self.i, -1, -1) if _before(j) == now]
+            if not back:
+                return False
+            self.i, self.pressed = back[0], None
+        kind, side, text = SCRIPT[self.i]
+        home = world.home(side)
+        other = world.home("white" if side == "black" else "black")
+        app = home.app
+        if kind == "move":
+            if self._awaited(other):
+                return False
+            Hands(app).act_text(text)
+            self.i += 1
+            return True
+        if kind == "ask":
+            if self._answered(home, "asked White to take back"):
+                self.i += 1
+                return False
+        elif kind == "agree":
+            if not any("Black asks to take back" in n for n in home.notices(home.starts)):
+                return False  # not shown (yet): nothing to agree to
+        elif kind == "draw":
+            if app.session.draw_offer is not None:
+                self.i += 1
+                return False
+        if self.pressed is not None and self.pressed == (self.i, home.starts):
+            return False  # pressed: the board answers at its next steps
+        self.pressed = (self.i, home.starts)
+        button = {"ask": "takeback", "agree": "takeback", "draw": f"{side}_draw", "resign": f"{side}_resign"}[kind]
+        home.rig.sim.press(button, long=kind == "resign")
+        return True
+
+    def _answered(self, home: Home, words: str) -> bool:
+        return self.pressed is not None and any(words in n for n in home.notices(home.starts))
+
+    def _awaited(self, decider: Home) -> bool:
+        """The next move declines an offer: not before the board meant for it shows it."""
+        if self.i == 0 or SCRIPT[self.i - 1][0] != "draw":
+            return False
+        offer = decider.app.session.draw_offer
+        return offer is None
+
+
+def play(folder: Path, fault: Fault | None = None) -> World:
+    people = People()
+    world = World(folder, people, fault)
+    try:
+        while not people.done:
+            world.round()
+            assert world.rounds < MAX_ROUNDS, _stuck(world, people)
+        # A last few rounds: anything still to cross crosses (nothing must change).
+        for _ in range(40):
+            world.round()
+        _check(world)
+    finally:
+        world.close()
+    return world
+
+
+def _stuck(world: World, people: People) -> str:
+    lines = [f"{world.fault}: stuck at the script's step {people.i} {SCRIPT[min(people.i, len(SCRIPT) - 1)]}"]
+    for home in world.homes:
+        lines.append(
+            f"  {home.side}: moves {home.moves()} over={home.app.game.is_over} resuming={home.app.resuming} "
+            f"pending={home.transport.pending} offer={home.app.session.draw_offer} "
+            f"notices={home.notices()[-4:]}"
+        )
+    return "\n".join(lines)
+
+
+def _check(world: World) -> None:
+    a, b = world.homes
+    for home in world.homes:
+        assert home.moves() == FINAL, (world.fault, home.side, home.moves())
+        result = home.app.game.result
+        assert result is not None and (result.score, result.reason) == ("1-0", "resign"), (world.fault, result)
+        assert home.transport.pending == 0, (world.fault, home.side)
+        kinds = [e.kind for _, e in home.events]
+        assert "new-game" not in kinds[kinds.index("move") :], (world.fault, home.side, "a new game mid-game")
+        late = [e.to_json() for _, e in home.events[kinds.index("move") :]]
+        asked = [e["fen"] for e in late if e.get("event") == "setup" and e.get("cause") == "new-game"]
+        assert not asked, (world.fault, home.side, "asked to set up a new game mid-game", asked)
+        # Every move once in the record kept: the game saved, as each board resumes it.
+        games = list((home.folder / "games").glob("*.pdn")) if (home.folder / "games").exists() else []
+        assert len(games) <= 1, (world.fault, home.side, games)
+    assert a.app.game.position == b.app.game.position
+    # Every request shown where it was meant: the draw offer and the takeback request.
+    assert any("Black asks to take back" in n for n in b.notices()), world.fault
+    assert any(e.kind == "draw-offer" for _, e in a.events), world.fault
+
+
+def faults(plain: World) -> list[Fault]:
+    """Every fault the sweep tries on the game ``plain`` played without one."""
+    out = [Fault("kill", target, at) for target in ("a", "b", "broker") for at in range(1, plain.instants + 1)]
+    out += [Fault(what, "message", at) for what in ("drop", "repeat") for at in range(1, plain.messages + 1)]
+    return out
+
+
+def test_the_scripted_game_plays_through_without_a_fault(tmp_path: Path) -> None:
+    world = play(tmp_path)
+    assert world.instants > 100 and world.messages > 20
+
+
+def _sample(every: int) -> list[Fault]:
+    return [f for i, f in enumerate(faults(play_plain())) if i % every == 0]
+
+
+_PLAIN: list[World] = []
+
+
+def play_plain() -> World:
+    if not _PLAIN:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            _PLAIN.append(play(Path(folder)))
+    return _PLAIN[0]
+
+
+SAMPLE_EVERY = int(os.environ.get("CROWNHEAD_SWEEP_EVERY", "37"))
+
+
+def test_a_sample_of_the_instants_holds(tmp_path: Path) -> None:
+    sample = _sample(SAMPLE_EVERY)
+    for n, fault in enumerate(sample):
+        play(tmp_path / str(n), fault)
+
+
+@pytest.mark.slow
+def test_every_instant_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.monotonic()
+    tried = faults(play_plain())
+    failed: list[str] = []
+    for n, fault in enumerate(tried):
+        try:
+            play(tmp_path / str(n), fault)
+        except AssertionError as exc:
+            failed.append(f"{fault}: {str(exc).splitlines()[0]}")
+    with capsys.disabled():
+        print(
+            f"\nremote sweep: {len(tried) - len(failed)} of {len(tried)} instants held "
+            f"({time.monotonic() - start:.0f} s)"
+        )
+    assert not failed, "\n".join(failed[:20])
