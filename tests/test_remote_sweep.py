@@ -22,14 +22,21 @@ run tries a sample (every instant of a few kinds, spread over the game).
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from crownhead.firmware.simulator.hands import Hands
+from crownhead.rules import Move
 
+from helpers.games import random_game
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, running_mosquitto
 from helpers.sweep import Fault, Home, World, lights_ask
 
 #: The game (Black at board A, White at board B): captures, White's double jump 18x11x2
@@ -195,49 +202,118 @@ def faults(plain: World) -> list[Fault]:
     return out
 
 
-def test_the_scripted_game_plays_through_without_a_fault(tmp_path: Path) -> None:
-    world = play(tmp_path)
-    assert world.instants > 100 and world.messages > 20
+@pytest.fixture
+def quick(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Path]:
+    """A folder in memory where the machine has one (``/dev/shm``), and no ``fsync``: the
+    sweep kills boards between steps, in process, so what counts is the order of what is
+    written, never the disk's cache (the real processes below have their disk)."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    shm = Path("/dev/shm")
+    if not (shm.is_dir() and os.access(shm, os.W_OK)):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(dir=shm, prefix="crownhead-sweep-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def _sample(every: int) -> list[Fault]:
-    return [f for i, f in enumerate(faults(play_plain())) if i % every == 0]
-
-
-_PLAIN: list[World] = []
-
-
-def play_plain() -> World:
-    if not _PLAIN:
-        import tempfile
-
-        with tempfile.TemporaryDirectory() as folder:
-            _PLAIN.append(play(Path(folder)))
-    return _PLAIN[0]
-
-
-SAMPLE_EVERY = int(os.environ.get("CROWNHEAD_SWEEP_EVERY", "37"))
-
-
-def test_a_sample_of_the_instants_holds(tmp_path: Path) -> None:
-    sample = _sample(SAMPLE_EVERY)
-    for n, fault in enumerate(sample):
-        play(tmp_path / str(n), fault)
-
-
-@pytest.mark.slow
-def test_every_instant_holds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    start = time.monotonic()
-    tried = faults(play_plain())
+def sweep(folder: Path, every: int = 1) -> tuple[int, list[str]]:
+    """Play the game without a fault, then with every ``every``-th fault of :func:`faults`
+    (in their order: kills of A, of B, of the broker at each instant, then each message
+    dropped, then repeated); the number tried and the failures."""
+    tried = faults(play(folder / "plain"))[::every]
     failed: list[str] = []
     for n, fault in enumerate(tried):
         try:
-            play(tmp_path / str(n), fault)
+            play(folder / str(n), fault)
         except AssertionError as exc:
-            failed.append(f"{fault}: {str(exc).splitlines()[0]}")
+            failed.append(f"{fault}: {' '.join(str(exc).split())[:600]}")
+        shutil.rmtree(folder / str(n), ignore_errors=True)
+    return len(tried), failed
+
+
+def test_the_scripted_game_plays_through_without_a_fault(quick: Path) -> None:
+    world = play(quick)
+    assert world.instants > 100 and world.messages > 20
+
+
+#: The default run's sample: every so many of the faults (about fifteen runs, ~20 s).
+SAMPLE_EVERY = int(os.environ.get("CROWNHEAD_SWEEP_EVERY", "113"))
+
+
+def test_a_sample_of_the_instants_holds(quick: Path) -> None:
+    tried, failed = sweep(quick, SAMPLE_EVERY)
+    assert tried >= 10 and not failed, "\n".join(failed)
+
+
+@pytest.mark.slow
+def test_every_instant_holds(quick: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The whole sweep; its figure goes in docs/remote.md."""
+    start = time.monotonic()
+    tried, failed = sweep(quick)
     with capsys.disabled():
-        print(
-            f"\nremote sweep: {len(tried) - len(failed)} of {len(tried)} instants held "
-            f"({time.monotonic() - start:.0f} s)"
-        )
+        print(f"\nremote sweep: {tried - len(failed)} of {tried} instants held ({time.monotonic() - start:.0f} s)")
     assert not failed, "\n".join(failed[:20])
+
+
+# -- two real board processes and Mosquitto --------------------------------------------------
+
+
+def _shown(board: Any, move: Move) -> bool:
+    return move.start in board.view()["roles"].get("move-from", [])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
+def test_every_move_s_instants_hold_with_two_board_processes_and_mosquitto(tmp_path: Path) -> None:
+    """The smaller sweep: two ``crownhead run --remote`` processes and Mosquitto play six
+    moves; at each of each move's instants (saved on the mover's board, shown on the
+    other, made there) the next of board A, board B and the broker is killed (SIGKILL)
+    and started again (a board with its pieces standing), the people following their
+    lights. Both boards end with the same record, each move once."""
+    from test_remote_boards import Match, _clocks, _texts
+    from crownhead.rules.pdn import read_game
+
+    moves = random_game(8).moves[:6]
+    targets = ["a", "b", "broker"]
+    kills = 0
+    with running_mosquitto(tmp_path / "broker", ["alice", "bob"]) as mosquitto:
+        match = Match(tmp_path, mosquitto, moves, keepalive_s=1)
+        try:
+
+            def kill() -> None:
+                nonlocal kills
+                target = targets[kills % 3]
+                kills += 1
+                if target == "broker":
+                    mosquitto.kill()
+                    mosquitto.start()
+                    return
+                board = match.a if target == "a" else match.b
+                board.kill()
+                board.start()
+
+            for n in range(len(moves)):
+                other = match.move()  # instant 1: saved on the mover's board
+                kill()
+                match.settled()  # (the line crosses once the killed one is back)
+                other.wait(lambda o=other, m=moves[n]: _shown(o, m) or o.view()["resuming"], "the move shown")
+                kill()  # instant 2: shown on the other board, not made yet
+                match.follow(other)  # instant 3: made there
+                kill()
+            reply = match.a.command("resign black")
+            assert reply.get("ok"), reply
+            match.settled()
+            for board in (match.a, match.b):
+                board.wait(lambda b=board: any(b.state_dir.glob("games/*.pdn")), "the game kept")
+                (pdn,) = board.state_dir.glob("games/*.pdn")
+                game = read_game(pdn.read_text())
+                assert game is not None and game.ok and game.result == "0-1"
+                assert _texts(game.moves) == _texts(moves)  # every move once, in order
+                assert not any("another game" in n or "new game" in n for n in board.notices()), board.notices()
+            assert _clocks(match.a) == _clocks(match.b)
+            assert kills == 3 * len(moves)
+        finally:
+            match.close()

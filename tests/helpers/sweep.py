@@ -47,7 +47,7 @@ __all__ = ["CODE", "FakeBroker", "FakeClient", "Home", "STEP_MS", "World", "ligh
 
 CODE = "sw33pz"
 #: Virtual time an app step runs.
-STEP_MS = 50
+STEP_MS = 100
 
 
 class _Ok:
