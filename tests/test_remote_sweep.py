@@ -149,7 +149,11 @@ class People:
 
 def play(folder: Path, fault: Fault | None = None) -> World:
     people = People()
-    world = World(folder, people, fault)
+    return finish(World(folder, people, fault), people)
+
+
+def finish(world: World, people: People) -> World:
+    """Step ``world`` until the people have played the script through, and check it."""
     try:
         while not people.done:
             world.round()
@@ -237,6 +241,20 @@ def sweep(folder: Path, every: int = 1) -> tuple[int, list[str]]:
 def test_the_scripted_game_plays_through_without_a_fault(quick: Path) -> None:
     world = play(quick)
     assert world.instants > 100 and world.messages > 20
+
+
+def test_a_takeback_agreed_while_the_asking_board_is_off_is_made_there_when_it_is_back(quick: Path) -> None:
+    """(Found by the sweep.) White agrees to take back Black's 12-16; Black's board goes
+    off before the takeback reaches it and comes back: it forgot it asked. It takes the
+    move back all the same (the other board takes back this side's move only when asked),
+    and White's board does not show 12-16 again from its greeting (which still has it)."""
+    people = People()
+    world = World(quick, people)
+    while not (people.i >= 10 and world.b.app.game.ply == 8 and world.a.app.game.ply == 9):
+        world.round()
+        assert world.rounds < MAX_ROUNDS, _stuck(world, people)
+    world.a.kill()
+    finish(world, people)
 
 
 #: The default run's sample: every so many of the faults (about fifteen runs, ~20 s).
