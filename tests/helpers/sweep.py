@@ -243,11 +243,7 @@ class Home:
         return tuple(m.pdn(full=True) for m in self.app.game.moves)
 
     def notices(self, run: int | None = None) -> list[str]:
-        return [
-            str(e.to_json()["message"])
-            for r, e in self.events
-            if e.kind == "notice" and (run is None or r == run)
-        ]
+        return [str(e.to_json()["message"]) for r, e in self.events if e.kind == "notice" and (run is None or r == run)]
 
     def close(self) -> None:
         self.rig.close()
