@@ -257,8 +257,8 @@ def test_a_takeback_agreed_while_the_asking_board_is_off_is_made_there_when_it_i
     finish(world, people)
 
 
-#: The default run's sample: every so many of the faults (about fifteen runs, ~20 s).
-SAMPLE_EVERY = int(os.environ.get("CROWNHEAD_SWEEP_EVERY", "113"))
+#: The default run's sample: every so many of the faults (about a dozen runs, ~20 s).
+SAMPLE_EVERY = int(os.environ.get("CROWNHEAD_SWEEP_EVERY", "151"))
 
 
 def test_a_sample_of_the_instants_holds(quick: Path) -> None:
