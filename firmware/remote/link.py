@@ -197,6 +197,8 @@ class FarPolicy(LinkPolicy):
         elif kind in ("hello", "state") and link.linked:
             self._forget_undone(data)
             self._heard_state_times(data)
+            if kind == "hello":  # (either board just connected: the other greets, or answers)
+                self._offer_again(now)
         elif kind == "takeback" and self._undone is not None and data.get("ply") == self._undone[0]:
             self._undone = None  # taken back there too
         return False
@@ -367,13 +369,33 @@ class FarPolicy(LinkPolicy):
             "(a new game starts another)"
         )
 
+    def _offer_again(self, now: int) -> None:
+        """A board is (back) online (the other board's greeting, or its answer to this
+        one's): this side's request and draw offer standing go to the other board again.
+        It may have taken them and gone off before it put them to its people (it keeps
+        them in memory until its board reaches their move), or this board may have gone
+        off before their lines left its journal; a board that has them already does not
+        put them twice (:meth:`_offered`)."""
+        link, app = self.link, self.link.app
+        if app is None or app.game.is_over:
+            return
+        game = app.game
+        if self._asked is not None and self._asked == game.ply:
+            link.send({"t": now, "event": "takeback-request", "ply": self._asked, "side": link.plays})
+        offer = app.session.draw_offer
+        if offer is not None and offer[0] is _colour(link.plays) and offer[1] == game.ply:
+            link.send({"t": now, "event": "draw-offer", "ply": offer[1], "side": link.plays})
+
     def _offered(self, kind: object, ply: object, now: int) -> None:
         if type(ply) is not int or not 0 <= ply <= 100_000:
             return
+        app = self.link.app
         if kind == "draw-offer":
-            self._peer_offer = ply
+            if app is None or app.session.draw_offer != (_colour(self.far), ply):
+                self._peer_offer = ply  # (one standing here already is not put twice)
             return
-        self._peer_request = ply
+        if self._asked_here != ply:
+            self._peer_request = ply
 
     def _put_request(self, now: int) -> list[Event]:
         """The other side's takeback request, put to the people here (said on the screen,

@@ -319,6 +319,8 @@ class World:
             if home.transport.work():
                 self._instant()
         for _ in range(len(self.broker.inflight)):
+            if not self.broker.inflight:
+                break  # (the broker restarted meanwhile: they went with it)
             message = self.broker.inflight.popleft()
             fault = self._message_fault()
             for _ in range({"drop": 0, "repeat": 2}.get(fault or "", 1)):
