@@ -285,8 +285,25 @@ def test_a_request_shown_on_a_board_that_goes_off_before_it_is_answered_is_shown
     assert [run for run, e in world.b.events if "Black asks to take back" in str(e.to_json().get("message"))] == [1, 2]
 
 
-#: The default run's sample: every so many of the faults (about a dozen runs, ~20 s).
-SAMPLE_EVERY = int(os.environ.get("CROWNHEAD_SWEEP_EVERY", "151"))
+def test_a_board_off_as_the_game_ends_does_not_end_its_next_game_with_the_last_one_s_result(quick: Path) -> None:
+    """(Found by the sweep.) White resigns; Black's board ends the game, files it, and
+    goes off before its journal says it took White's line. Back, it begins the next
+    game, and White's line comes again: it ended that new game too (a second game filed,
+    without a move). The next game is named a serial further: the line is not about it."""
+    people = People()
+    world = World(quick / "plain", people)
+    while not kept(world.a):
+        world.round()
+        assert world.rounds < MAX_ROUNDS, _stuck(world, people)
+    world.close()
+    ended = world.instants  # the round in which the game ended on Black's board ends here
+    for at in range(ended - 6, ended):  # Black's board off at each instant of that round
+        world = play(quick / str(at), Fault("kill", "a", at))
+        assert not (world.a.app.game.is_over and world.a.moves() != FINAL), at
+
+
+#: The default run's sample: every so many of the faults (ten runs: with the rest, ~20 s).
+SAMPLE_EVERY = int(os.environ.get("CROWNHEAD_SWEEP_EVERY", "190"))
 
 
 def test_a_sample_of_the_instants_holds(quick: Path) -> None:

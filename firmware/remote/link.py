@@ -474,13 +474,16 @@ class RemoteLink(Link):
         """The mover's time left after the move just made here and what the move took."""
         return self.far_policy.times()
 
-    def begin_agreed(self, code: str, start: Position, saved: str | None = None) -> None:
+    def begin_agreed(self, code: str, start: Position, saved: str | None = None, *, over: bool = False) -> None:
         """The game the two boards agreed (game ``code``, from ``start``) is the first each
         begins: both name it alike, from the invitation, so neither takes the other's for
         a newer game to join (which would set up again a board whose people moved
         already, or file the move away). ``saved``: the name of the game this board was
         playing when it went off (its journal's): the game it resumes is that one, so the
-        other board's lines about it count here at once."""
+        other board's lines about it count here at once. ``over``: that game ended (it
+        is filed away, none is resumed): the game this board begins is the next one, a
+        serial further, so that the other board's last lines about the one that ended
+        (its result, coming again after the power cut) do not end this one too."""
         tag = hashlib.sha256(code.encode()).hexdigest()[:6]
         name = GameId(1, tag)
         if saved is not None:
@@ -488,6 +491,8 @@ class RemoteLink(Link):
                 name = GameId.parse(saved)
             except ValueError:
                 saved = None  # a damaged name: the agreed one
+        if saved is not None and over:
+            name, saved = GameId.new(name.serial + 1), None
         self.peer.begin_as(name, start.fen())
         if saved is not None:
             self.peer.resume_as(name)
