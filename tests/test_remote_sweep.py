@@ -289,17 +289,22 @@ def test_a_board_off_as_the_game_ends_does_not_end_its_next_game_with_the_last_o
     """(Found by the sweep.) White resigns; Black's board ends the game, files it, and
     goes off before its journal says it took White's line. Back, it begins the next
     game, and White's line comes again: it ended that new game too (a second game filed,
-    without a move). The next game is named a serial further: the line is not about it."""
-    people = People()
-    world = World(quick / "plain", people)
-    while not kept(world.a):
-        world.round()
-        assert world.rounds < MAX_ROUNDS, _stuck(world, people)
-    world.close()
-    ended = world.instants  # the round in which the game ended on Black's board ends here
-    for at in range(ended - 6, ended):  # Black's board off at each instant of that round
-        world = play(quick / str(at), Fault("kill", "a", at))
-        assert not (world.a.app.game.is_over and world.a.moves() != FINAL), at
+    without a move). The next game is named a serial further: the line is not about it.
+    And White's board, off as it filed the game, before its worker wrote the
+    resignation's line to the journal, lost the line: Black's board never heard the
+    game ended. A line is on disk before the board's step that sent it ends."""
+    for target in ("a", "b"):
+        people = People()
+        world = World(quick / f"plain-{target}", people)
+        while not kept(getattr(world, target)):
+            world.round()
+            assert world.rounds < MAX_ROUNDS, _stuck(world, people)
+        world.close()
+        ended = world.instants  # the round in which the game ended on that board ends here
+        for at in range(ended - 6, ended):  # the board off at each instant of that round
+            world = play(quick / f"{target}{at}", Fault("kill", target, at))
+            home = getattr(world, target)
+            assert not (home.app.game.is_over and home.moves() != FINAL), at
 
 
 #: The default run's sample: every so many of the faults (ten runs: with the rest, ~20 s).
