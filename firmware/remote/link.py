@@ -382,7 +382,7 @@ class FarPolicy(LinkPolicy):
         game = app.game
         if self._asked is not None and self._asked == game.ply:
             link.send({"t": now, "event": "takeback-request", "ply": self._asked, "side": link.plays})
-        offer = app.session.draw_offer
+        offer = far_board(app).session.draw_offer
         if offer is not None and offer[0] is _colour(link.plays) and offer[1] == game.ply:
             link.send({"t": now, "event": "draw-offer", "ply": offer[1], "side": link.plays})
 
@@ -391,7 +391,7 @@ class FarPolicy(LinkPolicy):
             return
         app = self.link.app
         if kind == "draw-offer":
-            if app is None or app.session.draw_offer != (_colour(self.far), ply):
+            if app is None or far_board(app).session.draw_offer != (_colour(self.far), ply):
                 self._peer_offer = ply  # (one standing here already is not put twice)
             return
         if self._asked_here != ply:
