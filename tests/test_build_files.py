@@ -359,3 +359,14 @@ def test_a_square_size_out_of_range_is_one_clear_error(tmp_path: Path, capsys: p
     assert main(["schematic", "--out", str(tmp_path), "--square-mm", "500"]) == 2
     assert capsys.readouterr().err.strip() == "crownhead schematic: --square-mm: square size must be 30-80 mm, got 500"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_plans_and_the_checklist_say_one_thing_about_plus_5v_to_ground() -> None:
+    """Issue 52, finding 8: the cable plans said +5 V to GND "must read open"; with the
+    LEDs soldered it does not (build.md says so). Both now say: no short, not open."""
+    build = (SCHEMATICS.parent / "build.md").read_text()
+    assert "with the LEDs soldered it does not read open" in build
+    for option in ("gpio", "shift", "pico"):
+        text = (SCHEMATICS / f"cables-{option}.md").read_text()
+        assert "to GND must read open" not in text, option
+        assert "with the LEDs soldered it does not read open" in text, option

@@ -390,19 +390,16 @@ def _power_section(option: str, g: BoardGeometry) -> list[str]:
         "+5V and GND strips of each cell | +5V and GND strips of the next cell of its rank | "
         f"red + black, {jumpers[0].awg} AWG | {jumpers[0].length_mm} |"
     )
+    # The wording of build.md's checklist: +5 V to a signal wire reads open; +5 V to GND
+    # does not with the LEDs soldered (they draw a little at rest), it only shows no short.
+    signals = "the chain's 3.3 V, SH/LD, CLK and QH wires" if option == "shift" else "every ROW and COL wire"
+    board = "the Pi" if option == "shift" else "the Pi or the Pico"
     lines += [
         "",
-        "Before the Pi or the Pico is connected: an ohmmeter from +5 V to every ROW and COL "
-        "wire and to GND must read open (more than 100 kΩ)"
-        if option != "shift"
-        else "",
+        f"Before {board} is connected: an ohmmeter from +5 V to {signals} must read open "
+        "(more than 100 kΩ), or a short would put 5 V on a GPIO; from +5 V to GND it shows "
+        "no short (well above 100 Ω; with the LEDs soldered it does not read open).",
     ]
-    if option == "shift":
-        lines[-1] = (
-            "Before the Pi is connected: an ohmmeter from +5 V to the chain's 3.3 V, SH/LD, CLK "
-            "and QH wires and to GND must read open (more than 100 kΩ)"
-        )
-    lines[-1] += "; a short there would put 5 V on a GPIO or short the supply."
     return lines
 
 
