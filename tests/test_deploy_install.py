@@ -254,3 +254,45 @@ def test_a_checkout_elsewhere_is_copied_to_opt_once(tmp_path: Path) -> None:
     assert "is the checkout's copy already" in second and "Nothing changed" in second
     _run(root, "--uninstall")
     assert not (root / "opt" / "crownhead").exists()
+
+
+DOCS = REPO / "docs"
+
+
+def test_the_install_guide_starts_with_the_one_command_and_says_what_it_installs() -> None:
+    text = (DOCS / "install.md").read_text()
+    first_block = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    assert "sudo /opt/crownhead/deploy/install.sh" in first_block
+    for package in ("python3-venv", "python3-dev", "build-essential", "espeak-ng", "alsa-utils"):
+        assert package in text, package
+    assert "--uninstall" in text and "crownhead say" in text  # the audio step
+
+
+def test_the_docs_give_the_core_clock_lines_of_spi_neopixels() -> None:
+    """Finding 4: SPI on, but the core clock left free, lets the LEDs' bit rate drift."""
+    text = (DOCS / "install.md").read_text()
+    for line in ("core_freq=250", "core_freq=500", "core_freq_min=500"):
+        assert line in text and line in (DOCS / "hardware.md").read_text(), line
+
+
+def test_the_docs_agree_that_a_pi_5_leaves_spi_off() -> None:
+    """Finding 7: install.md said turn SPI on, hardware.md leave it off on a Pi 5."""
+    install = re_flat((DOCS / "install.md").read_text())
+    hardware = re_flat((DOCS / "hardware.md").read_text())
+    assert "SPI left off on a Pi 5" in install and "leave SPI off" in hardware
+    assert "Pi 5 leave SPI off" in install
+
+
+def re_flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_no_doc_installs_from_an_index_or_runs_a_crownhead_that_is_not_on_the_path() -> None:
+    """Finding 3: ``pip install 'crownhead[mcu]'`` finds nothing (no index serves it); the
+    docs add an extra through install.sh, and ``crownhead`` is on PATH through the link
+    the install makes."""
+    for doc in DOCS.glob("*.md"):
+        text = doc.read_text()
+        assert "pip install 'crownhead[" not in text and "pip install crownhead[" not in text, doc.name
+    assert "--extras mcu" in (DOCS / "build.md").read_text()
+    assert "/usr/local/bin/crownhead" in (DOCS / "install.md").read_text()
