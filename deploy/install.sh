@@ -184,8 +184,17 @@ install() {
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     if [ ${#missing[@]} -gt 0 ]; then
-        DEBIAN_FRONTEND=noninteractive apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+        local log
+        log=$(mktemp)
+        echo "  apt-get install ${missing[*]} (a few minutes)"
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+            cat "$log" >&2
+            rm -f "$log"
+            echo "install.sh: apt-get failed (above); nothing after it was done" >&2
+            exit 1
+        fi
+        rm -f "$log"
         changed "installed ${missing[*]}"
     else
         skipped "${PACKAGES[*]} are installed"
