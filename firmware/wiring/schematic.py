@@ -359,9 +359,10 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
         d.add(elm.Ground())
         note = (
             "1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins; "
-            "for a separate LED supply, a fuse above its worst case (power budget in hardware.md)."
+            "a separate LED supply: a fuse above its worst case (hardware.md), a keyed DC jack, "
+            "and a 1N5822 after the fuse, +5 V to GND, band to +5 V (build.md)."
         )
-    _text(d, (x0 - 9.0, gnd - 1.6), note, size=9)
+    _text(d, (x0 - 9.0, gnd - 1.6), note, size=9, wrap=300)
 
 
 def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
