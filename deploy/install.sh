@@ -82,7 +82,7 @@ detect_model() {
     [ -r "$file" ] && text=$(tr -d '\0' <"$file")
     case "$text" in
         "Raspberry Pi 5"*|"Raspberry Pi Compute Module 5"*) MODEL=pi5 ;;
-        "Raspberry Pi 4"*|"Raspberry Pi Compute Module 4"*|"Raspberry Pi 400"*) MODEL=pi4 ;;
+        "Raspberry Pi 4"*|"Raspberry Pi Compute Module 4"*) MODEL=pi4 ;;  # the Pi 400 too
         "Raspberry Pi 3"*|"Raspberry Pi Compute Module 3"*|"Raspberry Pi Zero 2"*) MODEL=pi3 ;;
         "Raspberry Pi"*) MODEL=pi1 ;;
         *) MODEL="" ;;

@@ -296,3 +296,26 @@ def test_no_doc_installs_from_an_index_or_runs_a_crownhead_that_is_not_on_the_pa
         assert "pip install 'crownhead[" not in text and "pip install crownhead[" not in text, doc.name
     assert "--extras mcu" in (DOCS / "build.md").read_text()
     assert "/usr/local/bin/crownhead" in (DOCS / "install.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("model", "extra"),
+    [
+        ("Raspberry Pi 400 Rev 1.0", "pi4"),
+        ("Raspberry Pi Zero 2 W Rev 1.0", "pi4"),
+        ("Raspberry Pi Compute Module 5 Rev 1.0", "pi5"),
+    ],
+)
+def test_every_pi_gets_its_extra(tmp_path: Path, model: str, extra: str) -> None:
+    root = _tree(tmp_path, model)
+    _, calls = _run(root)
+    assert f"pip install --quiet -e {root}/opt/crownhead[{extra}]" in calls
+
+
+def test_the_install_makes_the_units_groups() -> None:
+    """The user install.sh makes is in exactly the unit's SupplementaryGroups."""
+    import re
+
+    wanted = re.search(r"^GROUPS_WANTED=\(([^)]*)\)", SCRIPT.read_text(), re.M)
+    unit = re.search(r"^SupplementaryGroups=(.*)$", (REPO / "deploy" / "crownhead.service").read_text(), re.M)
+    assert wanted and unit and wanted.group(1).split() == unit.group(1).split()
