@@ -126,13 +126,18 @@ as_user() {
     if command -v runuser >/dev/null 2>&1; then runuser -u "$USER_NAME" -- "$@"; else su -s /bin/sh "$USER_NAME" -c "$(printf '%q ' "$@")"; fi
 }
 
+# The model's extra and the --extras asked for now or by an earlier run (kept in the
+# venv: a later run without --extras keeps the page or the hall installed).
 extra_for_model() {
-    local list=""
+    local list="" saved="" e
     case "$MODEL" in
         pi1|pi3|pi4) list=pi4 ;;
         pi5) list=pi5 ;;
     esac
-    [ -n "$EXTRAS" ] && list="${list:+$list,}$EXTRAS"
+    [ -f "$ROOT$VENV/.crownhead-extras" ] && saved=$(cat "$ROOT$VENV/.crownhead-extras")
+    for e in $(echo "$saved,$EXTRAS" | tr ',' ' ' | xargs -n1 2>/dev/null | sort -u); do
+        case ",$list," in *",$e,"*) ;; *) list="${list:+$list,}$e" ;; esac
+    done
     echo "$list"
 }
 
@@ -286,12 +291,14 @@ install() {
     fi
     local extra stamp spec
     extra=$(extra_for_model)
+    EXTRAS_NOW=$(echo "$extra" | tr ',' '\n' | { grep -vx 'pi4\|pi5' || true; } | paste -sd, -)
     stamp=$(install_stamp)
     spec="$HOME_DIR${extra:+[$extra]}"
     if [ "$(cat "$ROOT$VENV/.crownhead-installed" 2>/dev/null)" != "$stamp" ]; then
         "$ROOT$VENV/bin/pip" install --quiet --upgrade pip
         "$ROOT$VENV/bin/pip" install --quiet -e "$ROOT$spec"
         echo "$stamp" >"$ROOT$VENV/.crownhead-installed"
+        echo "$EXTRAS_NOW" >"$ROOT$VENV/.crownhead-extras"
         changed "pip install -e '$spec'"
     else
         skipped "'$spec' is installed"

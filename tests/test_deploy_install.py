@@ -319,3 +319,13 @@ def test_the_install_makes_the_units_groups() -> None:
     wanted = re.search(r"^GROUPS_WANTED=\(([^)]*)\)", SCRIPT.read_text(), re.M)
     unit = re.search(r"^SupplementaryGroups=(.*)$", (REPO / "deploy" / "crownhead.service").read_text(), re.M)
     assert wanted and unit and wanted.group(1).split() == unit.group(1).split()
+
+
+def test_extras_asked_for_once_are_kept_by_a_later_run(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    _, calls = _run(root, "--extras", "web,hall")
+    assert f"pip install --quiet -e {root}/opt/crownhead[pi4,hall,web]" in calls
+    again, calls = _run(root)  # after a git pull: no --extras
+    assert "Nothing changed" in again and _changes(calls) == []
+    _, calls = _run(root, "--extras", "mcu")
+    assert f"pip install --quiet -e {root}/opt/crownhead[pi4,hall,mcu,web]" in calls
