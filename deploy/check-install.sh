@@ -9,12 +9,13 @@
 #   4. the native search core was built (the headers and the compiler were installed);
 #   5. the voice: crownhead say --out a WAV file (espeak-ng), a RIFF file with samples;
 #   6. the page: crownhead run --web, GET / answers 200 with the board's page;
-#   7. sudo deploy/install.sh --uninstall: the unit, the link and the venv are gone.
+#   7. python3-dev removed, a second venv: the warning names the missing Python headers;
+#   8. sudo deploy/install.sh --uninstall: the unit, the link and the venv are gone.
 #
 # No systemd runs in a chroot: the script detects it and skips the service's start (the
 # unit is installed and enabled all the same). Off a Pi the Pi's steps are skipped too.
 #
-#   sudo deploy/check-install.sh            # about 10 minutes the first time (see CHANGELOG)
+#   sudo deploy/check-install.sh            # 3.5-8 min; 3 more the first time (debootstrap)
 #   sudo deploy/check-install.sh --fresh    # debootstrap again instead of the cached base
 #   sudo deploy/check-install.sh --keep     # leave the root in build/check-install/root
 #
@@ -160,7 +161,20 @@ case "$page" in
     *) cat "$ROOT/tmp/web.log" >&2 || true; fail "the page: $page" ;;
 esac
 
-echo "check-install: 7. --uninstall"
+echo "check-install: 7. without the Python headers: the warning names them"
+# Issue 52: with gcc there but Python.h missing, the board said "reinstall with a C
+# compiler". A second venv installed with python3-dev removed must name the headers.
+in_root apt-get remove -y -qq python3-dev python3.11-dev libpython3.11-dev >"$WORK/remove-dev.log" 2>&1 \
+    || { cat "$WORK/remove-dev.log"; fail "apt-get remove python3-dev"; }
+in_root sh -c 'python3 -m venv /tmp/nodev && /tmp/nodev/bin/pip install --quiet /opt/crownhead' >"$WORK/nodev.log" 2>&1 \
+    || { tail -n 20 "$WORK/nodev.log"; fail "pip install without the headers"; }
+cause=$(in_root sh -c 'cd /tmp && /tmp/nodev/bin/python -c "from crownhead.rules.engine import native; print(native.describe())"')
+case "$cause" in
+    *"Python headers (Python.h) are missing"*python3-dev*) ok "$cause" ;;
+    *) fail "without the headers the warning says: $cause" ;;
+esac
+
+echo "check-install: 8. --uninstall"
 in_root /opt/crownhead/deploy/install.sh --uninstall >"$WORK/uninstall.log" 2>&1 || { cat "$WORK/uninstall.log"; fail "--uninstall"; }
 for gone in /etc/systemd/system/crownhead.service /usr/local/bin/crownhead /opt/crownhead/.venv; do
     if [ -e "$ROOT$gone" ] || [ -L "$ROOT$gone" ]; then fail "--uninstall left $gone"; fi

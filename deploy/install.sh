@@ -165,7 +165,7 @@ copy_checkout() {
     fi
     local stage
     stage=$(mktemp -d)
-    (cd "$SRC" && tar --null -T "$list" -cf - 2>/dev/null) | tar -C "$stage" -xf -
+    (cd "$SRC" && tar --null --ignore-failed-read -T "$list" -cf - 2>/dev/null) | tar -C "$stage" -xf -
     rm -f "$list"
     if [ -d "$dest" ] && diff -rq --exclude=.venv --exclude=build --exclude='*.egg-info' --exclude=__pycache__ \
         --exclude='*.so' --exclude=.installed-from "$stage" "$dest" >/dev/null 2>&1; then
