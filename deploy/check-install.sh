@@ -15,7 +15,7 @@
 # No systemd runs in a chroot: the script detects it and skips the service's start (the
 # unit is installed and enabled all the same). Off a Pi the Pi's steps are skipped too.
 #
-#   sudo deploy/check-install.sh            # 3.5-8 min; 3 more the first time (debootstrap)
+#   sudo deploy/check-install.sh            # 8-9.5 min here; 3 more the first time (debootstrap)
 #   sudo deploy/check-install.sh --fresh    # debootstrap again instead of the cached base
 #   sudo deploy/check-install.sh --keep     # leave the root in build/check-install/root
 #
@@ -77,14 +77,22 @@ fi
 # A fresh copy of the clean base for every check.
 rm -rf "$ROOT"
 cp -a "$BASE" "$ROOT"
-for m in proc sys dev dev/pts; do
-    mkdir -p "$ROOT/$m"
-    case "$m" in
-        proc) mount -t proc proc "$ROOT/proc" ;;
-        *) mount --bind "/$m" "$ROOT/$m" ;;
-    esac
-    MOUNTS+=("$ROOT/$m")
+# /proc and /sys as usual; /dev of its own (a tmpfs with the usual nodes and a private
+# devpts), never the host's bound in: nothing run in the chroot can then replace or
+# remove a device of this machine.
+mkdir -p "$ROOT/proc" "$ROOT/sys" "$ROOT/dev"
+mount -t proc proc "$ROOT/proc" && MOUNTS+=("$ROOT/proc")
+mount -t sysfs sysfs "$ROOT/sys" && MOUNTS+=("$ROOT/sys")
+mount -t tmpfs -o mode=0755,size=16m tmpfs "$ROOT/dev" && MOUNTS+=("$ROOT/dev")
+for node in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+    set -- $node
+    mknod -m 0666 "$ROOT/dev/$1" c "$2" "$3"
 done
+mkdir -p "$ROOT/dev/pts" "$ROOT/dev/shm"
+chmod 1777 "$ROOT/dev/shm"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$ROOT/dev/pts" && MOUNTS+=("$ROOT/dev/pts")
+ln -s pts/ptmx "$ROOT/dev/ptmx"
+ln -s /proc/self/fd "$ROOT/dev/fd"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 # The checkout as a maker's clone: /opt/crownhead, the files git knows (and new ones).
 mkdir -p "$ROOT/opt/crownhead"
@@ -108,6 +116,7 @@ in_root /opt/crownhead/deploy/install.sh --extras web 2>&1 | tee "$WORK/install-
 grep -q "systemd is not running here" "$WORK/install-1.log" || fail "the service's start was not skipped in the chroot"
 grep -q "No faults found" "$WORK/install-1.log" || fail "the closing selftest did not pass"
 [ -L "$ROOT/etc/systemd/system/multi-user.target.wants/crownhead.service" ] || fail "the service is not enabled"
+[ -c "$ROOT/dev/null" ] || fail "something in the chroot replaced its /dev/null"
 ok "install ($(elapsed))"
 
 echo "check-install: 2. the same command again"
@@ -182,4 +191,5 @@ done
 [ -f "$ROOT/var/lib/crownhead/current.json" ] || fail "--uninstall lost the game"
 ok "--uninstall: unit, link and venv gone, the games kept"
 
+[ -c "$ROOT/dev/null" ] || fail "something in the chroot replaced its /dev/null"
 echo "check-install: every check passed in $(elapsed)"
