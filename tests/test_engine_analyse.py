@@ -262,3 +262,22 @@ def test_the_book_answers_after_a_ballot(capsys: pytest.CaptureFixture[str]) -> 
     assert searched["depth"] >= 1 and searched["meaning"] != BOOK_MEANING
     # Out of the book the engine searches, as before.
     assert analyse(capsys, "--fen", "W:W18,22:B9,10", "--movetime", "50")["depth"] >= 1
+
+
+def test_a_hard_limit_beyond_the_movetime_is_passed_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crownhead.rules.engine import Engine
+
+    given: list[object] = []
+    search = Engine.search
+
+    def recorded(self: Engine, position: Position, **limits: object) -> object:
+        given.append((limits["movetime_ms"], limits["max_movetime_ms"]))
+        return search(self, position, depth=1)
+
+    monkeypatch.setattr(Engine, "search", recorded)
+    assert main(["analyse", "--movetime", "400", "--max-movetime", "800", "--no-book"]) == 0
+    assert given == [(395, 790)]
+    assert main(["analyse", "--depth", "3", "--max-movetime", "800"]) == 2
+    assert "--max-movetime" in capsys.readouterr().err

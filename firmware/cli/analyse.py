@@ -30,6 +30,10 @@ points it scored, as the board's computer player draws it): ``depth`` and ``node
 0, ``score`` 0 and ``meaning`` says "book move". ``--no-book`` searches instead, and so
 do ``--depth`` and ``--lines``.
 
+``--max-movetime MS`` (at least ``--movetime``) lets a hard move search longer: one whose
+best changes between iterations, or whose score falls, may take up to twice
+``--movetime``, never more than MS (the board's time management, see docs/engine.md).
+
 ``--lines N`` prints the N best moves instead, a JSON line each with the same keys and
 ``rank`` (1 the best) and ``line`` (the expected line in PDN, starting with the move):
 each further move is the best of those not shown yet, searched in its share of the time,
@@ -96,6 +100,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "count them",
     )
     p.add_argument("--no-tables", action="store_true", help="search without the endgame tables")
+    p.add_argument(
+        "--max-movetime",
+        type=int_argument,
+        metavar="MS",
+        help="a hard limit beyond --movetime: a move whose best changes between iterations, or "
+        "whose score falls, may search up to twice --movetime within it (default: --movetime "
+        "is never passed)",
+    )
     p.add_argument(
         "--no-book",
         action="store_true",
@@ -177,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
     if args.depth is not None and args.depth < 1:
         print(f"crownhead analyse: --depth must be 1 or more, not {args.depth}", file=sys.stderr)
         return 2
+    if args.max_movetime is not None and (args.depth is not None or args.max_movetime <= 0):
+        print("crownhead analyse: --max-movetime is a positive number of ms, with --movetime", file=sys.stderr)
+        return 2
     if not 1 <= args.lines <= MAX_LINES:
         print(f"crownhead analyse: --lines must be 1 to {MAX_LINES}, not {args.lines}", file=sys.stderr)
         return 2
@@ -215,7 +230,16 @@ def run(args: argparse.Namespace) -> int:
         else:
             share = max(MIN_SEARCH_MS, left / (args.lines - n))
             book = not args.no_book and args.lines == 1
-            result = engine.search(position, movetime_ms=share, history=history, exclude=found, book=book)
+            # The hard limit in the same proportion to each line's share as to the whole.
+            stretch = None if args.max_movetime is None else share * max(1.0, args.max_movetime / budget)
+            result = engine.search(
+                position,
+                movetime_ms=share,
+                max_movetime_ms=stretch,
+                history=history,
+                exclude=found,
+                book=book,
+            )
             left -= result.ms
         move = result.move
         if move is None and found:
