@@ -51,8 +51,12 @@ ply deep, finishes almost at once. Within an iteration:
 * **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
   at once and the best move so far is returned (the best of the moves the unfinished
   iteration got through, the previous best among them, searched first). A new
-  iteration starts while the time left is at least half of what it is expected to
-  take (the last one's time, times how much iterations grew over the last two). A node
+  iteration starts while the time left is at least a third of what it is expected to
+  take (the last one's time, times how much iterations grew over the last two), so the
+  budget is used; with a hard limit beyond it (``max_movetime_ms``) a move whose best
+  changes between iterations, or whose score falls, gets up to twice the budget
+  (:class:`~crownhead.rules.engine.result.TimeManager`; ``Engine.time_policy =
+  "classic"``: the policy before, which wanted half an iteration's time left). A node
   budget (``nodes=``) stops the search the same way, for runs that must not depend on
   the machine. A search leaves no reference cycle behind: Python's cycle collector,
   coming round to one inside a later search, spent up to 90 ms there freeing what it
