@@ -126,3 +126,15 @@ def test_native_and_python_manage_time_alike(policy: str) -> None:
             r = engine.search(position, movetime_ms=120, max_movetime_ms=240)
             found.append((r.move, r.score, r.depth, r.nodes, r.ms))
         assert found[0] == found[1], position.fen()
+
+
+def test_the_levels_keep_their_meaning() -> None:
+    # A guard, not a change: levels 1-8 stop at their depth, whatever time is left, and no
+    # level passes its time (none is given a hard limit beyond it).
+    from crownhead.rules.engine import LEVELS
+
+    for position in middle_games(3, seed=12):
+        for level in LEVELS[:8]:
+            result = Engine(clock=StepClock(), seed=1).search(position, strength=level.level)
+            assert result.ms <= level.movetime_ms + 1
+            assert result.depth <= (level.depth or 64)
