@@ -92,8 +92,13 @@ def test_the_manager_stretches_on_a_changed_move_or_a_fall_up_to_the_cap() -> No
     assert tm.finished(4, 120, "b", 50) and tm.stop_at == 550  # changed: +half the budget
     assert tm.finished(5, 140, "b", 45) and tm.stop_at == 550  # a small fall: nothing
     assert tm.first_done(6, 10) and tm.stop_at == 700  # the best move fell by 35
-    assert not tm.first_done(6, -100)  # capped at twice the budget
+    assert not tm.first_done(7, -300)  # capped at twice the budget
     assert tm.stop_at == 100 + 300 * EXTEND_CAP
+    once = TimeManager(0, 300, 600)
+    once.finished(4, 10, "a", 0)
+    assert once.first_done(5, -40) and once.stop_at == 450
+    assert not once.first_done(5, -40)  # once an iteration (a re-searched window repeats it)
+    assert once.first_done(6, -40) and once.stop_at == 600
     hard = TimeManager(0, 300, 420)
     assert hard.finished(4, 10, "a", 0) and hard.finished(5, 20, "a", -200)
     assert hard.stop_at == 420  # never past the hard limit

@@ -122,6 +122,7 @@ class TimeManager:
         self.marks: list[float] = []
         self.best: object = None
         self.score: int | None = None
+        self._first_depth = 0
 
     def _stretch(self, by: float) -> None:
         self.stretch = min(EXTEND_CAP, self.stretch + by)
@@ -155,8 +156,9 @@ class TimeManager:
     def first_done(self, depth: int, score: int) -> bool:
         """The previous best move, searched first in iteration ``depth``, scored
         ``score``: whether :attr:`stop_at` moved (a fall earns time to find better)."""
-        if depth < MIN_EXTEND_DEPTH:
-            return False
+        if depth < MIN_EXTEND_DEPTH or depth == self._first_depth:
+            return False  # once an iteration (an aspiration window's re-search repeats it)
+        self._first_depth = depth
         by = self._fall(score)
         before = self.stop_at
         if by:
