@@ -140,6 +140,19 @@ def test_the_levels_keep_their_meaning() -> None:
 
     for position in middle_games(3, seed=12):
         for level in LEVELS[:8]:
-            result = Engine(clock=StepClock(), seed=1).search(position, strength=level.level)
-            assert result.ms <= level.movetime_ms + 1
+            result = Engine(clock=StepClock(), seed=1).search(
+                position, strength=level.level, movetime_ms=5_000, max_movetime_ms=10_000
+            )
+            assert result.ms <= level.movetime_ms + 1  # a level's time is its cap
             assert result.depth <= (level.depth or 64)
+
+
+@pytest.mark.skipif(not native.built(), reason=native.describe())
+def test_a_level_s_time_is_its_cap_even_with_a_hard_limit_beyond() -> None:
+    from crownhead.rules.engine import LEVELS
+
+    level = LEVELS[-1]
+    for position in middle_games(4, seed=31):
+        engine = Engine(clock=StepClock(), seed=1, native_core=True)
+        result = engine.search(position, strength=level.level, max_movetime_ms=4 * level.movetime_ms)
+        assert result.ms <= level.movetime_ms + 1, position.fen()

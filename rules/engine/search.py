@@ -448,6 +448,8 @@ class Engine:
             hard = started + max(budget, max_movetime_ms) if max_movetime_ms is not None else deadline
             if deadline_ms is not None:
                 hard = min(hard, deadline_ms)
+            if level is not None:
+                hard = min(hard, started + level.movetime_ms)  # a level's time is its cap
 
         if not general.plays_fast(self.rules):
             # Flying kings, giveaway, huffing...: the general search (no English book).
