@@ -1515,8 +1515,28 @@ static PyObject *Searcher_call(SearcherObject *self, PyObject *args, PyObject *k
 
 static PyObject *Searcher_get_nodes(SearcherObject *self, void *unused) { return PyLong_FromLongLong(self->nodes); }
 
+static PyObject *Searcher_get_deadline(SearcherObject *self, void *unused) {
+    if (!self->has_deadline) Py_RETURN_NONE;
+    return PyFloat_FromDouble(self->deadline);
+}
+
+/* The time manager moves the deadline between iterations and root moves (search.py). */
+static int Searcher_set_deadline(SearcherObject *self, PyObject *value, void *unused) {
+    if (value == NULL || value == Py_None) {
+        self->has_deadline = 0;
+        return 0;
+    }
+    double t = PyFloat_AsDouble(value);
+    if (t == -1.0 && PyErr_Occurred()) return -1;
+    self->deadline = t;
+    self->has_deadline = 1;
+    return 0;
+}
+
 static PyGetSetDef Searcher_getset[] = {
     {"nodes", (getter)Searcher_get_nodes, NULL, "Positions searched so far.", NULL},
+    {"deadline", (getter)Searcher_get_deadline, (setter)Searcher_set_deadline,
+     "When the tree stops (the engine's clock), or None.", NULL},
     {NULL},
 };
 
