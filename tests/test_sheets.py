@@ -436,3 +436,35 @@ def test_the_match_sheet_says_how_many_of_the_games_agreed_were_played(tmp_path:
     assert "GAMES 2 of 2 played" in text and "agreed" not in text
     out.write_bytes(match_sheet(Match.new("Ana", "Ben").with_result("0-1")))
     assert "GAMES 1 played" in " ".join(pdf_text(out).split())
+
+
+def test_a_game_lost_on_time_shows_the_losers_clock_at_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 54: White's flag fell after Black's third move; White's last recorded time
+    # (0:00:41, after ply 2) is not what White had left.
+    path = tmp_path / "flag.pdn"
+    path.write_text(
+        '[Black "Ann"]\n[White "Bob"]\n[TimeControl "300"]\n[Termination "time"]\n[Result "1-0"]\n\n'
+        "1. 11-15 {[%clk 0:02:10]} 23-19 {[%clk 0:00:41]} 2. 8-11 {[%clk 0:01:57]} 1-0\n"
+    )
+    out = tmp_path / "flag.pdf"
+    assert sheet(capsys, str(path), "-o", str(out)) == (0, "")
+    text = " ".join(pdf_text(out).split())
+    assert "Time left: Black 0:01:57 (after ply 3), White 0:00:00 (lost on time)" in text
+
+
+def test_a_game_from_a_set_position_shows_its_starting_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fen = "W:W18,K30:B14,1"
+    path = tmp_path / "problem.pdn"
+    path.write_text(f'[Black "Ann"]\n[White "Bob"]\n[SetUp "1"]\n[FEN "{fen}"]\n[Result "0-1"]\n\n1. 18x9 0-1\n')
+    out = tmp_path / "problem.pdf"
+    assert sheet(capsys, str(path), "-o", str(out)) == (0, "")
+    text = " ".join(pdf_text(out).split())
+    assert "Starting position (set up), White to move" in text
+    assert "FEN W:W18,K30:B1,14" in text  # as the board writes it
+    # A game from the usual start has none: its starting position is no news.
+    plain = tmp_path / "plain.pdn"
+    plain.write_text('[Black "Ann"]\n[White "Bob"]\n1. 11-15 23-19 *\n')
+    assert sheet(capsys, str(plain), "-o", str(out)) == (0, "")
+    assert "Starting position" not in pdf_text(out)
