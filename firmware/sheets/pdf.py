@@ -41,6 +41,8 @@ FIRST_PAGE_ROWS = 25
 GRID_HEADER = 5.0
 #: The final position, the result and the signatures below the grid, mm.
 BLOCK = 66.0
+#: Characters of one text measured for a field at most (a page's width holds fewer).
+MAX_SHOWN = 400
 #: A line of the notes, mm.
 NOTE_LINE = 3.8
 MIN_FONT = 5.0
@@ -87,7 +89,9 @@ class _Doc(FPDF):
         """``text`` and the font size at which it fits ``width``: shrunk down to
         :data:`MIN_FONT`, then (``cut``) shortened with an ellipsis. Without ``cut`` the
         text is never shortened (moves): the caller makes room."""
-        text = printable(text)
+        # No field is wider than a page: a few hundred characters are all that can show
+        # (a 60 KB tag is not measured whole, nor cut a character at a time).
+        text = printable(text if not cut or len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "...")
         while size > MIN_FONT:
             self.set_font("Helvetica", style, size)
             if self.get_string_width(text) <= width:
