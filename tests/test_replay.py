@@ -148,3 +148,18 @@ def test_parse_script_reports_the_first_bad_line():
         parse_script(["lift 11", "", "# ok", "press !"])
     assert info.value.line == 4
     assert [str(a) for a in parse_script("LIFT 11\nPress New\n")] == ["lift 11", "press new"]
+
+
+def test_a_script_whose_game_passes_the_plies_of_any_real_game_stops_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 54: a 3.4 MB script (kings shuffling) ran for minutes; the bound is injected small.
+    import crownhead.firmware.simulator.script as script_module
+
+    monkeypatch.setattr(script_module, "MAX_PLIES", 6)
+    shuffle = "".join(f"lift {a}\nplace {b}\nwait 300\n" for a, b in [(1, 5), (32, 27), (5, 1), (27, 32)] * 3)
+    path = tmp_path / "long.txt"
+    path.write_text(shuffle)
+    assert main(["replay", "--fen", "B:WK32:BK1", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"crownhead replay: {path}: line 24: the game passes 6 plies: no real game has as many\n"

@@ -22,6 +22,7 @@ from crownhead.firmware.tracking.controller import Controller
 from crownhead.firmware.tracking.follower import Follower
 from crownhead.firmware.tracking.session import GameSession
 from crownhead.firmware.events import Event, Final
+from crownhead.rules.pdn import MAX_PLIES as PDN_MAX_PLIES
 from crownhead.firmware.files import SCRIPT_LIMIT, FileRefused, is_ascii_digits, read_text
 from crownhead.firmware.simulator.hands import Action
 from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
@@ -50,6 +51,10 @@ class ScriptError(ValueError):
 _BUTTON = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 #: The longest single wait a script may ask for: a day of virtual time.
 MAX_WAIT_MS = 86_400_000
+#: Plies a replayed game may reach: as many as a PDN game may have (no real game has
+#: more; each ply costs a longer game's bookkeeping, so an endless shuffle of kings in a
+#: script within its size would run for minutes).
+MAX_PLIES = PDN_MAX_PLIES
 
 
 def read_script(name: str) -> str:
@@ -178,6 +183,7 @@ def iter_replay(
     for action in actions:
         if action.verb == "wait":
             yield from run_to(clock.now_ms() + int(action.arg))
+            _check_plies(tracker.game, action)
             continue
         try:
             if action.verb == "lift":
@@ -190,6 +196,7 @@ def iter_replay(
         except SimError as exc:
             raise ScriptError(action.line, f"{action}: {exc}") from None
         yield from shown(controller.step())
+        _check_plies(tracker.game, action)
     follower.clock_deadline = False  # run on for the board, not until a flag falls
     limit = clock.now_ms() + _RUN_ON_LIMIT
     while (due := pending()) is not None:
@@ -197,6 +204,11 @@ def iter_replay(
             raise RuntimeError(f"the replay is still busy {_RUN_ON_LIMIT} ms after the script ended")
         yield from run_to(due)
     yield Final(clock.now_ms(), tracker.position.fen(), tracker.game.ply)
+
+
+def _check_plies(game: Game, action: Action) -> None:
+    if game.ply > MAX_PLIES:
+        raise ScriptError(action.line, f"the game passes {MAX_PLIES:,} plies: no real game has as many")
 
 
 def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
