@@ -23,7 +23,7 @@ __all__ = ["SheetError", "sheets_from_pdn", "read_pdn_file", "write_pdf_file", "
 #: Largest PDN file read (a sheet is for people: the biggest real collections are a few MB).
 MAX_PDN_BYTES = 64 * 1024 * 1024
 #: Games printed in one PDF at most (a sheet is one to a few pages a game).
-MAX_SHEETS = 500
+MAX_SHEETS = 2_000
 
 
 class SheetError(ValueError):
