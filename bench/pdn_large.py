@@ -78,7 +78,9 @@ def run(label: str, argv: list[str], size: int) -> None:
     last = (done.stdout.strip().splitlines() or done.stderr.strip().splitlines() or [""])[-1][:110]
     pace = size / 1e6 / seconds if seconds else 0.0
     shown = f"{peak / 1024:.0f} MB" if peak > before else f"<= {before / 1024:.0f} MB"
-    print(f"{label}: {size / 1e6:.1f} MB in {seconds:.1f} s ({pace:.2f} MB/s), peak memory {shown}, exit {done.returncode}")
+    print(
+        f"{label}: {size / 1e6:.1f} MB in {seconds:.1f} s ({pace:.2f} MB/s), peak memory {shown}, exit {done.returncode}"
+    )
     print(f"    {last}")
 
 
@@ -101,7 +103,11 @@ def main() -> int:
         long_game(longest, 400_000)
         run("pdn check, 400,000 plies", [*CROWNHEAD, "pdn", "check", str(longest)], longest.stat().st_size)
         state = where / "state"
-        run("review, 400,000 plies", [*CROWNHEAD, "review", str(longest), "--state-dir", str(state)], longest.stat().st_size)
+        run(
+            "review, 400,000 plies",
+            [*CROWNHEAD, "review", str(longest), "--state-dir", str(state)],
+            longest.stat().st_size,
+        )
         tag = where / "tag.pdn"
         big_tag(tag, 20)
         run("sheet, a 20 MB tag", [*CROWNHEAD, "sheet", str(tag), "-o", os.devnull], tag.stat().st_size)
