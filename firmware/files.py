@@ -162,10 +162,10 @@ def open_bytes(path: str | os.PathLike[str], limit: int) -> Iterator[BinaryIO]:
     time: a large file (a PDN database) is never held whole."""
     fd = _open_checked(path, limit)
     if fd is None:
-        yield io.BytesIO(b"")  # type: ignore[misc]
+        yield io.BytesIO(b"")
         return
     with io.BufferedReader(_Bounded(fd, path, limit), 64 * 1024) as handle:
-        yield handle  # type: ignore[misc]
+        yield handle
 
 
 def _open_checked(path: str | os.PathLike[str], limit: int) -> int | None:

@@ -413,7 +413,7 @@ def _text_stream(stream: IO[str] | IO[bytes]) -> IO[str]:
     """A text stream of ``stream``: a binary one decoded in the encoding :func:`decode`
     would choose for the whole of it (found by a first pass when it can seek back)."""
     if isinstance(stream, io.TextIOBase):
-        return stream  # type: ignore[return-value]
+        return stream
     binary: IO[bytes] = stream  # type: ignore[assignment]
     try:
         start = binary.tell()
