@@ -86,7 +86,7 @@ def _sheet_games(
             continue  # counted only: the file's size decides no memory
         if len(kept) >= MAX_SHEETS:
             raise SheetError(
-                f"{source}: more than {MAX_SHEETS} games to print (a sheet each); give --game N, or split the file"
+                f"{source}: more than {MAX_SHEETS:,} games to print (a sheet each); give --game N, or split the file"
             )
         kept.append(SheetGame.from_pdn(pdn))
     return kept, count
