@@ -39,7 +39,6 @@ the full path ``11x18x25``:
 from __future__ import annotations
 
 import codecs
-import io
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -400,38 +399,50 @@ def read_games(
     ['*', '0-1']
     """
     if isinstance(text, str):
-        stream: IO[str] = io.StringIO(text)
+        read = _reading(text)
     elif isinstance(text, bytes):
-        stream = io.StringIO(decode(text))
+        read = _reading(decode(text))
     else:
         source = source or getattr(text, "name", None)
-        stream = _text_stream(text)
-    yield from _read_text(_Window(_without_bom(stream.read)), source or "<string>", rules)
+        read = _text_reader(text)
+    yield from _read_text(_Window(_without_bom(read)), source or "<string>", rules)
 
 
-def _text_stream(stream: IO[str] | IO[bytes]) -> IO[str]:
-    """A text stream of ``stream``: a binary one decoded in the encoding :func:`decode`
+def _reading(text: str) -> Callable[[int], str]:
+    """Read ``text`` as a stream is read, ``size`` characters at a time."""
+    at = 0
+
+    def read(size: int) -> str:
+        nonlocal at
+        part = text[at : at + size]
+        at += len(part)
+        return part
+
+    return read
+
+
+def _text_reader(stream: IO[str] | IO[bytes]) -> Callable[[int], str]:
+    """Reading ``stream`` as text: a binary one decoded in the encoding :func:`decode`
     would choose for the whole of it (found by a first pass when it can seek back)."""
-    if isinstance(stream, io.TextIOBase):
-        return stream
+    if isinstance(stream.read(0), str):
+        return stream.read  # type: ignore[return-value]
     binary: IO[bytes] = stream  # type: ignore[assignment]
     try:
         start = binary.tell()
         encoding = _encoding_of(binary, start)
         binary.seek(start)
     except (OSError, ValueError, AttributeError):
-        return io.StringIO(decode(binary.read()))
+        return _reading(decode(binary.read()))
     reader = codecs.getincrementaldecoder(encoding)(errors="strict")
 
-    class _Decoded(io.TextIOBase):
-        def read(self, size: int | None = -1) -> str:
-            while True:  # a chunk may end inside a character: read on until text comes
-                data = binary.read(size if size is not None and size >= 0 else -1)
-                text = reader.decode(data, final=not data)
-                if text or not data:
-                    return text
+    def read(size: int) -> str:
+        while True:  # a chunk may end inside a character: read on until text comes
+            data = binary.read(size)
+            text = reader.decode(data, final=not data)
+            if text or not data:
+                return text
 
-    return _Decoded()  # type: ignore[return-value]
+    return read
 
 
 def _encoding_of(binary: IO[bytes], start: int) -> str:
