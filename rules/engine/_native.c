@@ -685,7 +685,7 @@ static PyGetSetDef Table_getset[] = {
 static PySequenceMethods Table_as_sequence = {.sq_length = (lenfunc)Table_length};
 
 static PyTypeObject TableType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rules.engine._native.Table",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crownhead.rules.engine._native.Table",
     .tp_doc = "The native transposition table (24-byte slots) and the history scores of quiet moves.",
     .tp_basicsize = sizeof(TableObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -972,7 +972,7 @@ static PyMethodDef Probe_methods[] = {
 };
 
 static PyTypeObject ProbeType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rules.engine._native.Probe",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crownhead.rules.engine._native.Probe",
     .tp_basicsize = sizeof(ProbeObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
@@ -1421,7 +1421,7 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kw) {
                                      &probe))
         return -1;
     if (probe != Py_None && !PyObject_TypeCheck(probe, &ProbeType)) {
-        PyErr_SetString(PyExc_TypeError, "probe must be a rules.engine._native.Probe or None");
+        PyErr_SetString(PyExc_TypeError, "probe must be a crownhead.rules.engine._native.Probe or None");
         return -1;
     }
     if (!weights_set) {
@@ -1541,7 +1541,7 @@ static PyGetSetDef Searcher_getset[] = {
 };
 
 static PyTypeObject SearcherType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rules.engine._native.Searcher",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crownhead.rules.engine._native.Searcher",
     .tp_doc = "One search's tree walk: called as negamax(own, opp, kings, black, key, depth, alpha, beta, ply, quiet).",
     .tp_basicsize = sizeof(SearcherObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -1736,7 +1736,7 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "rules.engine._native", "The native search core (see rules/engine/_native.c).", -1,
+    PyModuleDef_HEAD_INIT, "crownhead.rules.engine._native", "The native search core (see rules/engine/_native.c).", -1,
     module_methods,
 };
 
