@@ -39,8 +39,8 @@ import time
 
 from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from crownhead.firmware.files import int_argument
-from crownhead.rules import Game, IllegalMoveError, Move, Rules
-from crownhead.rules.engine import DEFAULT_MOVETIME_MS, Engine, score_meaning
+from crownhead.rules import Game, IllegalMoveError, Move, Position, Rules
+from crownhead.rules.engine import DEFAULT_MOVETIME_MS, Engine, SearchResult, score_meaning
 from crownhead.rules.engine.egdb import EndgameProbe
 from crownhead.rules.pdn import line_text
 
@@ -127,29 +127,50 @@ def _no_move(score: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.movetime is not None and args.movetime <= 0:
-        print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}", file=sys.stderr)
-        return 2
-    if args.depth is not None and args.depth < 1:
-        print(f"crownhead analyse: --depth must be 1 or more, not {args.depth}", file=sys.stderr)
-        return 2
-    if not 1 <= args.lines <= MAX_LINES:
-        print(f"crownhead analyse: --lines must be 1 to {MAX_LINES}, not {args.lines}", file=sys.stderr)
+    problem = _bad_option(args)
+    if problem is not None:
+        print(f"crownhead analyse: {problem}", file=sys.stderr)
         return 2
     position = position_from_args(args)
     if position is None:
         return 2
     rules = rules_from_args(args)
+    game = _game_after_moves(position, rules, args.moves)
+    if game is None:
+        return 2
+    engine = Engine(rules, egdb=None if args.no_tables else _tables(rules))
+    answers = _lines(engine, game.position, game.positions[:-1], rules, args)
+    _print_answers(answers, args.lines)
+    return 0
+
+
+def _bad_option(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``--movetime``, ``--depth`` or ``--lines``; None when nothing is."""
+    if args.movetime is not None and args.movetime <= 0:
+        return f"--movetime must be a positive number of ms, not {args.movetime}"
+    if args.depth is not None and args.depth < 1:
+        return f"--depth must be 1 or more, not {args.depth}"
+    if not 1 <= args.lines <= MAX_LINES:
+        return f"--lines must be 1 to {MAX_LINES}, not {args.lines}"
+    return None
+
+
+def _game_after_moves(position: Position, rules: Rules, moves: str | None) -> Game | None:
+    """The game from ``position`` with ``--moves`` played; None (after a message) if one is bad."""
     game = Game(position, rules)
-    for text in (args.moves or "").split():
+    for text in (moves or "").split():
         try:
             game.play_text(text)
         except (IllegalMoveError, ValueError) as error:
             print(f"crownhead analyse: --moves: {text}: {error}", file=sys.stderr)
-            return 2
-    position = game.position
-    history = game.positions[:-1]
-    engine = Engine(rules, egdb=None if args.no_tables else _tables(rules))
+            return None
+    return game
+
+
+def _lines(
+    engine: Engine, position: Position, history: list[Position], rules: Rules, args: argparse.Namespace
+) -> list[dict[str, object]]:
+    """The best ``--lines`` moves, each found leaving the ones before out, in the order found."""
     left = 0.0
     if args.depth is None:
         budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
@@ -167,29 +188,37 @@ def run(args: argparse.Namespace) -> int:
         move = result.move
         if move is None and found:
             break  # fewer legal moves than lines asked for
-        answers.append(
-            {
-                "move": move.pdn() if move is not None else None,
-                "path": list(move.path) if move is not None else [],
-                "captures": list(move.captures) if move is not None else [],
-                "score": result.score,
-                "depth": result.depth,
-                "nodes": result.nodes,
-                "ms": result.ms,
-                "meaning": score_meaning(result.score) if move is not None else _no_move(result.score),
-                "line": list(line_text(position, result.pv, rules)),
-            }
-        )
+        answers.append(_answer(position, result, rules))
         if move is None:
             break
         found.append(move)
-    if args.lines == 1:
+    return answers
+
+
+def _answer(position: Position, result: SearchResult, rules: Rules) -> dict[str, object]:
+    """One line's answer, as printed (JSON)."""
+    move = result.move
+    return {
+        "move": move.pdn() if move is not None else None,
+        "path": list(move.path) if move is not None else [],
+        "captures": list(move.captures) if move is not None else [],
+        "score": result.score,
+        "depth": result.depth,
+        "nodes": result.nodes,
+        "ms": result.ms,
+        "meaning": score_meaning(result.score) if move is not None else _no_move(result.score),
+        "line": list(line_text(position, result.pv, rules)),
+    }
+
+
+def _print_answers(answers: list[dict[str, object]], lines: int) -> None:
+    """One JSON line per answer: the one without its line for ``--lines 1``, else ranked."""
+    if lines == 1:
         del answers[0]["line"]
         print(json.dumps(answers[0], separators=(",", ":")))
-        return 0
+        return
     # A later search, with the moves shown left out, may see further than the first (the
     # table holds what the first learnt): the lines are ranked by their scores.
     answers.sort(key=lambda a: -int(a["score"]))  # type: ignore[call-overload]
     for rank, answer in enumerate(answers, 1):
         print(json.dumps({**answer, "rank": rank}, separators=(",", ":")))
-    return 0
