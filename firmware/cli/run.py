@@ -313,6 +313,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     players = _chosen_players(args, play, mode)
     settings = _app_settings(args, config, play, mode, start, headless, control, players)
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
+    arbiter = _arbiter(config, refereeing, state_dir)
     agreement, settings, players = _far_game(args, state_dir, link_config, mode, settings, players)
     return _Plan(
         args=args,
@@ -329,7 +330,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         headless=headless,
         actions=actions,
         refereeing=refereeing,
-        arbiter=_arbiter(config, refereeing, state_dir),
+        arbiter=arbiter,
         retry=retry,
         players=players,
         settings=settings,
