@@ -57,7 +57,7 @@ import time
 
 from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from crownhead.firmware.files import int_argument
-from crownhead.rules import Game, IllegalMoveError, Move, Rules
+from crownhead.rules import Game, IllegalMoveError, Move, Position, Rules
 from crownhead.rules.engine import DEFAULT_MOVETIME_MS, Engine, SearchResult, native, score_meaning
 from crownhead.rules.engine.egdb import EndgameProbe
 from crownhead.rules.pdn import line_text
@@ -182,45 +182,53 @@ def _meaning(result: SearchResult) -> str:
     return score_meaning(result.score)
 
 
-def run(args: argparse.Namespace) -> int:
+def _bad_option(args: argparse.Namespace) -> str | None:
+    """What is wrong with the options, or None."""
     if args.movetime is not None and args.movetime <= 0:
-        print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}", file=sys.stderr)
-        return 2
+        return f"--movetime must be a positive number of ms, not {args.movetime}"
     if args.depth is not None and args.depth < 1:
-        print(f"crownhead analyse: --depth must be 1 or more, not {args.depth}", file=sys.stderr)
-        return 2
+        return f"--depth must be 1 or more, not {args.depth}"
     if args.max_movetime is not None and (args.depth is not None or args.max_movetime <= 0):
-        print("crownhead analyse: --max-movetime is a positive number of ms, with --movetime", file=sys.stderr)
-        return 2
+        return "--max-movetime is a positive number of ms, with --movetime"
     if not 1 <= args.lines <= MAX_LINES:
-        print(f"crownhead analyse: --lines must be 1 to {MAX_LINES}, not {args.lines}", file=sys.stderr)
-        return 2
-    position = position_from_args(args)
-    if position is None:
-        return 2
-    rules = rules_from_args(args)
+        return f"--lines must be 1 to {MAX_LINES}, not {args.lines}"
+    return None
+
+
+def _game_after_moves(position: Position, rules: Rules, moves: str) -> Game | None:
+    """The game from ``position`` with ``--moves`` played; None (said) when one is illegal."""
     game = Game(position, rules)
-    for text in (args.moves or "").split():
+    for text in moves.split():
         try:
             game.play_text(text)
         except (IllegalMoveError, ValueError) as error:
             print(f"crownhead analyse: --moves: {text}: {error}", file=sys.stderr)
-            return 2
-    position = game.position
-    history = game.positions[:-1]
+            return None
+    return game
+
+
+def _ready_engine(rules: Rules, position: Position, args: argparse.Namespace) -> Engine:
+    """The engine with its tables and book read, before the clock runs."""
     engine = Engine(rules, egdb=None if args.no_tables else _tables(rules))
     if engine.native is not None and engine.egdb is not None:
         native.probe_of(engine.egdb)  # the core's probe of the tables, made before the clock runs
     if not args.no_book and (position.black | position.white).bit_count() >= 16:
         engine.masters.moves(position)  # the book read (15-20 ms) before the clock runs
-    startup = _process_age_ms()  # imports, tables, book: the search can start now
-    left = 0.0
-    if args.depth is None:
-        budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
-        if args.from_start:
-            left = max(MIN_SEARCH_MS, budget - startup - EXIT_MARGIN_MS)
-        else:
-            left = max(MIN_SEARCH_MS, budget - EXIT_MARGIN_MS)
+    return engine
+
+
+def _search_time(args: argparse.Namespace, startup: float) -> float:
+    """The milliseconds the searches share (0 with --depth)."""
+    if args.depth is not None:
+        return 0.0
+    budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
+    spent = startup if args.from_start else 0.0
+    return max(MIN_SEARCH_MS, budget - spent - EXIT_MARGIN_MS)
+
+
+def _lines(engine: Engine, game: Game, args: argparse.Namespace, left: float) -> list[dict[str, object]]:
+    """The best ``--lines`` moves, each found leaving the ones before out, in the order found."""
+    position, history = game.position, game.positions[:-1]
     found: list[Move] = []
     answers: list[dict[str, object]] = []
     for n in range(args.lines):
@@ -229,47 +237,69 @@ def run(args: argparse.Namespace) -> int:
             result = engine.search(position, depth=args.depth, history=history, exclude=found)
         else:
             share = max(MIN_SEARCH_MS, left / (args.lines - n))
-            book = not args.no_book and args.lines == 1
+            budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
             # The hard limit in the same proportion to each line's share as to the whole.
             stretch = None if args.max_movetime is None else share * max(1.0, args.max_movetime / budget)
+            book = not args.no_book and args.lines == 1
             result = engine.search(
-                position,
-                movetime_ms=share,
-                max_movetime_ms=stretch,
-                history=history,
-                exclude=found,
-                book=book,
+                position, movetime_ms=share, max_movetime_ms=stretch, history=history, exclude=found, book=book
             )
             left -= result.ms
-        move = result.move
-        if move is None and found:
+        if result.move is None and found:
             break  # fewer legal moves than lines asked for
-        answers.append(
-            {
-                "move": move.pdn() if move is not None else None,
-                "path": list(move.path) if move is not None else [],
-                "captures": list(move.captures) if move is not None else [],
-                "score": result.score,
-                "depth": result.depth,
-                "nodes": result.nodes,
-                "ms": result.ms,
-                "meaning": _meaning(result),
-                "line": list(line_text(position, result.pv, rules)),
-            }
-        )
-        if move is None:
+        answers.append(_answer(position, result, game.rules))
+        if result.move is None:
             break
-        found.append(move)
-    if args.startup:
-        for answer in answers:
-            answer["startup_ms"] = round(startup)
-    if args.lines == 1:
+        found.append(result.move)
+    return answers
+
+
+def _answer(position: Position, result: SearchResult, rules: Rules) -> dict[str, object]:
+    """One line's answer, as printed (JSON)."""
+    move = result.move
+    return {
+        "move": move.pdn() if move is not None else None,
+        "path": list(move.path) if move is not None else [],
+        "captures": list(move.captures) if move is not None else [],
+        "score": result.score,
+        "depth": result.depth,
+        "nodes": result.nodes,
+        "ms": result.ms,
+        "meaning": _meaning(result),
+        "line": list(line_text(position, result.pv, rules)),
+    }
+
+
+def _print_answers(answers: list[dict[str, object]], lines: int) -> None:
+    """One JSON line per answer: the one without its line for ``--lines 1``, else ranked."""
+    if lines == 1:
         del answers[0]["line"]
         print(json.dumps(answers[0], separators=(",", ":")))
-        return 0
+        return
     # A later search, with the moves shown left out, may see further than the first (the
     # table holds what the first learnt): the lines are ranked by their scores.
     answers.sort(key=lambda a: -int(a["score"]))  # type: ignore[call-overload]
     for rank, answer in enumerate(answers, 1):
         print(json.dumps({**answer, "rank": rank}, separators=(",", ":")))
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = _bad_option(args)
+    if problem is not None:
+        print(f"crownhead analyse: {problem}", file=sys.stderr)
+        return 2
+    position = position_from_args(args)
+    if position is None:
+        return 2
+    rules = rules_from_args(args)
+    game = _game_after_moves(position, rules, args.moves or "")
+    if game is None:
+        return 2
+    engine = _ready_engine(rules, game.position, args)
+    startup = _process_age_ms()  # imports, tables, book: the search can start now
+    answers = _lines(engine, game, args, _search_time(args, startup))
+    if args.startup:
+        for answer in answers:
+            answer["startup_ms"] = round(startup)
+    _print_answers(answers, args.lines)
     return 0
