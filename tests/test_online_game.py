@@ -13,7 +13,7 @@ import pytest
 
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.online.client import Backoff, Client
-from crownhead.firmware.online.game import OnlineGame
+from crownhead.firmware.online.game import OnlineGame, online_settings
 from crownhead.rules import BLACK, WHITE
 from helpers.net import wait_for
 from helpers.playstrategy import Server
@@ -37,7 +37,7 @@ def start_game(server: Server, p1: str = "alice") -> str:
 
 
 def join(rig: Rig, server: Server, gid: str) -> OnlineGame:
-    online = OnlineGame(Client(ALICE, server.url, timeout_s=10), gid, "alice", backoff=Backoff(0.02, 0.2))
+    online = OnlineGame(Client(ALICE, server.url, timeout_s=10, rate_limit_s=0.05), gid, "alice", backoff=Backoff(0.02, 0.2))
     online.attach(rig.app)
     return online
 
@@ -58,8 +58,8 @@ def ucis(server: Server, gid: str) -> list[str]:
 
 @pytest.fixture
 def online_rig(make_rig: Callable[..., Rig]) -> Callable[..., Rig]:
-    def make(*args: Any) -> Rig:
-        return make_rig(*args, settings=AppSettings(far_apart=True))
+    def make(*args: Any, keep: bool = False) -> Rig:
+        return make_rig(*args, settings=online_settings(AppSettings(sim_keep_game=keep), "http://127.0.0.1"))
 
     return make
 
@@ -89,4 +89,129 @@ def test_a_game_both_ways_with_a_draw_agreed(server: Server, online_rig: Callabl
     until(rig, lambda: rig.app.game.is_over)
     assert rig.app.game.result.score == "1/2-1/2"
     assert not [r for r in server.requests if "/chat" in r[1]]  # no chat sent unless typed
+    online.close()
+
+
+def test_the_board_resigns_and_the_game_is_kept_with_the_servers_tags(
+    server: Server, online_rig: Callable[..., Rig], tmp_path: Path
+) -> None:
+    gid = start_game(server)
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is BLACK)
+    rig.do("11-15")
+    until(rig, lambda: len(ucis(server, gid)) == 1)
+    server.play(gid, "bob", "22-18")
+    until(rig, lambda: rig.app.expected is not None)
+    rig.follow()
+    rig.app.press("black_resign")
+    rig.app.press("black_resign")  # the second press confirms
+    until(rig, lambda: server.games[gid].status == "resign")
+    assert server.games[gid].winner == "p2"
+    until(rig, lambda: rig.app.game.is_over)
+    assert rig.app.game.result.score == "0-1"
+    until(rig, lambda: rig.store.game_files())
+    (kept,) = rig.store.game_files()
+    text = kept.read_text()
+    for tag in (
+        '[Site "http://127.0.0.1"]',
+        '[Event "PlayStrategy game"]',
+        '[Black "Alice"]',
+        '[White "Bob"]',
+        f'[GameId "{gid}"]',
+        '[BlackElo "1500"]',
+        '[WhiteElo "1620"]',
+        '[TimeControl "600+5"]',
+        '[Result "0-1"]',
+    ):
+        assert tag in text
+    # replayable by `crownhead pdn check`
+    from crownhead.firmware.cli import main
+
+    assert main(["pdn", "check", str(kept)]) == 0
+    online.close()
+
+
+def test_a_move_the_server_refuses_is_said_and_taken_back(server: Server, online_rig: Callable[..., Rig]) -> None:
+    gid = start_game(server)
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is BLACK)
+    server.refuse_next = "Piece on 22 cannot move to 18"
+    rig.do("11-15")
+    until(rig, lambda: any("refused" in s for s in online.said))
+    assert any("PlayStrategy refused 11-15: Piece on 22 cannot move to 18" in s for s in online.said)
+    until(rig, lambda: rig.app.game.ply == 0)
+    rig.follow()  # the hands put the piece back as the lights show
+    rig.do("10-14")
+    until(rig, lambda: ucis(server, gid) == ["2319"])
+    online.close()
+
+
+def test_a_dropped_stream_is_resumed_from_the_servers_state(server: Server, online_rig: Callable[..., Rig]) -> None:
+    gid = start_game(server)
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is BLACK)
+    rig.do("11-15")
+    until(rig, lambda: len(ucis(server, gid)) == 1)
+    server.limit = 2  # and the server asks to wait, twice, when the board comes back
+    server.drop_streams()
+    until(rig, lambda: not online.connected)
+    server.play(gid, "bob", "23-19")  # made while the board was away
+    until(rig, lambda: online.connected and rig.app.expected is not None)
+    assert rig.app.expected.pdn(full=True) == "23-19"
+    assert any("out of reach" in s for s in online.said) and any("is back" in s for s in online.said)
+    rig.follow()
+    rig.do("8-11")
+    until(rig, lambda: len(ucis(server, gid)) == 3)
+    online.close()
+
+
+def test_a_power_cut_comes_back_to_the_same_game(
+    server: Server, online_rig: Callable[..., Rig], tmp_path: Path
+) -> None:
+    gid = start_game(server, p1="bob")  # Alice plays White this time
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is WHITE)
+    server.play(gid, "bob", "11-15")
+    until(rig, lambda: rig.app.expected is not None)
+    rig.follow()
+    rig.do("23-19")
+    until(rig, lambda: len(ucis(server, gid)) == 2)
+    online.close()
+    rig.close()  # the power goes
+    server.play(gid, "bob", "8-11")
+    again = online_rig(keep=True)  # the same state directory, the pieces standing as they were
+    online = join(again, server, gid)
+    until(again, lambda: again.app.expected is not None)
+    assert again.app.expected.pdn(full=True) == "8-11"
+    again.follow()
+    assert again.app.game.ply == 3
+    again.do("22-18")
+    until(again, lambda: len(ucis(server, gid)) == 4)
+    online.close()
+
+
+def test_a_time_forfeit_on_the_server_ends_the_game(server: Server, online_rig: Callable[..., Rig]) -> None:
+    gid = start_game(server)
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is BLACK)
+    rig.do("11-15")
+    until(rig, lambda: len(ucis(server, gid)) == 1)
+    server.flag(gid, "p2")
+    until(rig, lambda: rig.app.game.is_over)
+    assert rig.app.game.result.score == "1-0" and rig.app.game.result.reason == "time"
+    online.close()
+
+
+def test_no_engine_help_while_an_online_game_runs(server: Server, online_rig: Callable[..., Rig]) -> None:
+    gid = start_game(server)
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is BLACK)
+    assert rig.app.analysis_refused is not None and "far apart" in rig.app.analysis_refused
+    assert rig.app.set_analysis(True) is not None
     online.close()

@@ -88,7 +88,15 @@ class Backoff:
 class Client:
     """The Board API at ``server`` for the account of ``token`` (see the module)."""
 
-    def __init__(self, token: str, server: str = DEFAULT_SERVER, *, timeout_s: float = 30.0, cafile: str | None = None) -> None:
+    def __init__(
+        self,
+        token: str,
+        server: str = DEFAULT_SERVER,
+        *,
+        timeout_s: float = 30.0,
+        cafile: str | None = None,
+        rate_limit_s: float = RATE_LIMIT_S,
+    ) -> None:
         url = urllib.parse.urlsplit(server)
         if url.scheme not in ("https", "http") or not url.hostname:
             raise ValueError(f"not a server address: {server!r}")
@@ -100,6 +108,8 @@ class Client:
         self._port = url.port
         self._token = token
         self.timeout_s = timeout_s
+        #: How long a 429 that says nothing keeps this client away.
+        self.rate_limit_s = rate_limit_s
         self._context = ssl.create_default_context(cafile=cafile) if self._https else None
 
     def __repr__(self) -> str:
@@ -132,7 +142,7 @@ class Client:
             conn.close()
             raise Lost(f"{method} {path}: {type(exc).__name__}: {exc}") from None
         if resp.status == 429:
-            wait = _retry_after(resp.getheader("Retry-After"))
+            wait = _retry_after(resp.getheader("Retry-After"), self.rate_limit_s)
             conn.close()
             raise RateLimited(wait)
         if resp.status >= 400:
@@ -236,11 +246,11 @@ def _id(text: str) -> str:
     return text
 
 
-def _retry_after(value: str | None) -> float:
+def _retry_after(value: str | None, default_s: float) -> float:
     try:
-        return max(1.0, float(value)) if value else RATE_LIMIT_S
+        return max(1.0, float(value)) if value else default_s
     except ValueError:
-        return RATE_LIMIT_S
+        return default_s
 
 
 def _error_of(text: bytes) -> str:

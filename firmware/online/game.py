@@ -22,14 +22,16 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
+from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
 from crownhead.firmware.online.notation import NotationError, color_of, moves_from_server, player_of, to_server
 from crownhead.rules import BLACK, WCDF, Color, Game, Move, Position, Rules
 
-__all__ = ["OnlineBoard", "OnlineGame", "RESULTS", "game_tags"]
+__all__ = ["OnlineBoard", "OnlineGame", "RESULTS", "game_tags", "online_settings", "player_names"]
 
 #: Who the far side is, as the board's session names a held side.
 BY = "PlayStrategy"
@@ -77,20 +79,35 @@ class OnlineBoard(Protocol):
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]: ...
 
 
-def game_tags(full: Mapping[str, Any], server: str) -> dict[str, str]:
-    """The PDN tags of the game ``full`` (a ``gameFull``): site, game id, players, ratings,
-    time control, as the server gives them."""
-    tags = {"Site": server, "Event": "PlayStrategy game", "GameId": str(full.get("id", ""))}
+def game_tags(full: Mapping[str, Any]) -> dict[str, str]:
+    """The PDN tags the record of the game ``full`` (a ``gameFull``) adds to its own (the
+    site, event and players are the record's: :func:`online_settings` and the names):
+    the server's game id, the ratings, the time control."""
+    tags = {"GameId": str(full.get("id", ""))}
     for player, color in (("p1", "Black"), ("p2", "White")):
         p = full.get(player)
-        if isinstance(p, dict):
-            tags[color] = str(p.get("name") or p.get("id") or "?")
-            if isinstance(p.get("rating"), int):
-                tags[f"{color}Elo"] = str(p["rating"])
+        if isinstance(p, dict) and isinstance(p.get("rating"), int):
+            tags[f"{color}Elo"] = str(p["rating"])
     clock = full.get("clock")
     if isinstance(clock, dict) and isinstance(clock.get("initial"), int):
         tags["TimeControl"] = f"{clock['initial'] // 1000}+{int(clock.get('increment', 0)) // 1000}"
     return tags
+
+
+def player_names(full: Mapping[str, Any]) -> tuple[str, str]:
+    """Black's and White's names on the server."""
+    names = []
+    for player in ("p1", "p2"):
+        p = full.get(player)
+        p = p if isinstance(p, dict) else {}
+        names.append(str(p.get("name") or p.get("id") or "?")[:40])
+    return names[0], names[1]
+
+
+def online_settings(settings: AppSettings, server: str) -> AppSettings:
+    """``settings`` for a game on ``server``: its records' site and event, and no engine
+    help of any kind while it runs (a game far apart's: no hint, analysis or review)."""
+    return replace(settings, far_apart=True, site=server, event="PlayStrategy game")
 
 
 class OnlineGame:
@@ -328,10 +345,10 @@ class OnlineGame:
             return
         far = self.mine.opponent
         app.hold(far, BY)
-        tags = game_tags(full, self.client.server)
-        app.set_player_names(tags.get("Black", "Black"), tags.get("White", "White"), now)
+        black, white = player_names(full)
+        app.set_player_names(black, white, now)
         if app.game.ply == 0 and not app.resuming:
-            out += app.new_game(Position.start(self.rules), now, tags=tags)
+            out += app.new_game(Position.start(self.rules), now, tags=game_tags(full))
         opp = full.get(player_of(far)) or {}
         rating = f" ({opp['rating']})" if isinstance(opp.get("rating"), int) else ""
         self._note(now, f"PlayStrategy: you play {self.mine.name.title()} against {opp.get('name', '?')}{rating}", out)
