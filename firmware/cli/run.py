@@ -174,6 +174,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "far away, through the broker (docs/remote.md)",
     )
     p.add_argument(
+        "--online",
+        metavar="GAMEID",
+        help="play game GAMEID on PlayStrategy against a person there, after 'crownhead online login' "
+        "(docs/online.md)",
+    )
+    p.add_argument(
         "--phone",
         action="store_true",
         help="with --remote and --web: no board here, the player plays on a phone: the page "
@@ -352,6 +358,19 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"--remote: {exc}")
         # The people at both boards, by the names the invitation agreed.
         players = {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)}
+    online = None
+    if args.online:
+        # A game on PlayStrategy: the far side's moves come from the server (docs/online.md).
+        from crownhead.firmware.cli.online import open_online
+        from crownhead.firmware.online.game import online_settings
+
+        if args.remote or mode != "play":
+            return _fail("--online plays a person on the server: no --remote, and the play mode")
+        try:
+            online, server = open_online(args.online, state_dir)
+        except ValueError as exc:
+            return _fail(f"--online: {exc}")
+        settings = online_settings(settings, server)
     store = GameStore(state_dir)
     clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
     _configure_logging(headless, state_dir)
@@ -391,6 +410,8 @@ def run(args: argparse.Namespace) -> int:
             from crownhead.firmware.remote.phone import PhoneHands
 
             PhoneHands().attach(app)
+    if online is not None:
+        online.attach(app)
     if link is not None:
         link.attach(app)
         if app.sim is not None:
@@ -483,6 +504,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             app.close()
         finally:
+            if online is not None:
+                online.close()
             if desk is not None:
                 desk.close()
             if desk is not None and desk.link is not None and desk.link is not link:

@@ -317,6 +317,8 @@ class OnlineGame:
                 self._state(now, state, out)
         elif kind == "gameState":
             self._state(now, data, out)
+            if self.app is not None:
+                self.app.say(self.status_line)  # the server's clocks, on every screen
         elif kind == "chatLine":
             who, text = str(data.get("username", "?"))[:40], str(data.get("text", ""))[:140]
             self._note(now, f"chat {who}: {text}", out)

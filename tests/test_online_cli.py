@@ -1,0 +1,64 @@
+"""Issue 55: ``crownhead online`` against the local stand-in server: login keeps the
+token 0600 and never prints it, a seek finds a game, a challenge, ``run --online``
+refuses without a login."""
+
+from __future__ import annotations
+
+import io
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crownhead.firmware.cli import main
+from crownhead.firmware.online.token import token_path
+from helpers.playstrategy import Server
+
+TOKEN = "lip_alicetoken123"
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    yield s
+    s.close()
+
+
+def login(monkeypatch: pytest.MonkeyPatch, server: Server, state: Path, token: str = TOKEN) -> int:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(token + "\n"))
+    return main(["online", "login", "--server", server.url, "--token-stdin", "--state-dir", str(state)])
+
+
+def test_login_seek_and_logout(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert login(monkeypatch, server, tmp_path) == 0
+    out = capsys.readouterr()
+    assert "as Alice" in out.out and TOKEN not in out.out + out.err
+    assert stat.S_IMODE(token_path(tmp_path).stat().st_mode) == 0o600
+    assert TOKEN not in (tmp_path / "online" / "account.json").read_text()
+    assert main(["online", "seek", "--clock", "3+0", "--state-dir", str(tmp_path)]) == 2
+    assert "rapid or slower" in capsys.readouterr().err
+    assert main(["online", "seek", "--clock", "10+5", "--state-dir", str(tmp_path)]) == 0
+    (gid,) = server.games
+    assert f"crownhead online play {gid}" in capsys.readouterr().out
+    assert main(["online", "challenge", "bob", "--state-dir", str(tmp_path)]) == 0
+    assert main(["online", "accept", "cbob", "--state-dir", str(tmp_path)]) == 0
+    assert main(["online", "logout", "--state-dir", str(tmp_path)]) == 0
+    assert not token_path(tmp_path).exists()
+
+
+def test_a_bad_token_is_not_kept(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert login(monkeypatch, server, tmp_path, "lip_wrongtoken99") == 2
+    err = capsys.readouterr().err
+    assert "did not take the token" in err and "lip_wrongtoken99" not in err
+    assert not token_path(tmp_path).exists()
+
+
+def test_run_online_needs_a_login(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--online", "g0000001", "--headless", "--hal", "sim", "--state-dir", str(tmp_path)]) == 2
+    assert "crownhead online login" in capsys.readouterr().err
