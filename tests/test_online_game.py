@@ -37,7 +37,9 @@ def start_game(server: Server, p1: str = "alice") -> str:
 
 
 def join(rig: Rig, server: Server, gid: str) -> OnlineGame:
-    online = OnlineGame(Client(ALICE, server.url, timeout_s=10, rate_limit_s=0.05), gid, "alice", backoff=Backoff(0.02, 0.2))
+    online = OnlineGame(
+        Client(ALICE, server.url, timeout_s=10, rate_limit_s=0.05), gid, "alice", backoff=Backoff(0.02, 0.2)
+    )
     online.attach(rig.app)
     return online
 

@@ -32,7 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     commands = p.add_subparsers(dest="online_command", metavar="ACTION")
 
     def common(q: argparse.ArgumentParser) -> None:
-        q.add_argument("--state-dir", metavar="DIR", help="where the board keeps its games and token (default: as crownhead run)")
+        q.add_argument(
+            "--state-dir", metavar="DIR", help="where the board keeps its games and token (default: as crownhead run)"
+        )
 
     login = commands.add_parser("login", help="keep a personal API token (scope board:play)")
     common(login)
@@ -110,7 +112,9 @@ def run_login(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     state_dir.joinpath("online").mkdir(parents=True, exist_ok=True)
     user = str(me.get("id", "")).lower()
-    atomic_write(_account_path(state_dir), json.dumps({"server": args.server, "id": user, "name": me.get("username", user)}))
+    atomic_write(
+        _account_path(state_dir), json.dumps({"server": args.server, "id": user, "name": me.get("username", user)})
+    )
     print(f"logged in to {args.server} as {me.get('username', user)} (the token kept, readable by you only)")
     return 0
 
@@ -153,7 +157,9 @@ def run_seek(args: argparse.Namespace) -> int:
             started.set()
 
     threading.Thread(target=watch, daemon=True).start()
-    print(f"seeking {args.variant} {minutes}+{inc}{' rated' if args.rated else ''}: waiting for an opponent (Ctrl-C stops)")
+    print(
+        f"seeking {args.variant} {minutes}+{inc}{' rated' if args.rated else ''}: waiting for an opponent (Ctrl-C stops)"
+    )
     try:
         for _ in client.seek(minutes, inc, variant=args.variant, rated=args.rated):
             pass
@@ -175,7 +181,8 @@ def run_challenge(args: argparse.Namespace) -> int:
         answer = client.challenge(args.user, minutes, inc)
     except (ValueError, TokenError, ClientError) as exc:
         return _fail(str(exc))
-    ch = answer.get("challenge") if isinstance(answer.get("challenge"), dict) else answer
+    inner = answer.get("challenge")
+    ch: dict[str, Any] = inner if isinstance(inner, dict) else answer
     print(f"challenge {ch.get('id', '?')} sent to {args.user}: the game starts when it is accepted")
     return 0
 

@@ -176,8 +176,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--online",
         metavar="GAMEID",
-        help="play game GAMEID on PlayStrategy against a person there, after 'crownhead online login' "
-        "(docs/online.md)",
+        help="play game GAMEID on PlayStrategy against a person there, after 'crownhead online login' (docs/online.md)",
     )
     p.add_argument(
         "--phone",

@@ -168,7 +168,9 @@ class Client:
             raise ClientError(f"{method} {path}: the answer is not JSON") from None
         return data if isinstance(data, dict) else {"value": data}
 
-    def stream(self, path: str, *, method: str = "GET", form: Mapping[str, str] | None = None) -> Iterator[dict[str, Any]]:
+    def stream(
+        self, path: str, *, method: str = "GET", form: Mapping[str, str] | None = None
+    ) -> Iterator[dict[str, Any]]:
         """The objects of an NDJSON stream, one a line (the empty keep-alive lines
         skipped) until the server ends it; :class:`Lost` if it drops."""
         conn, resp = self._open(method, path, form, stream=True)
@@ -217,7 +219,9 @@ class Client:
     def chat(self, game_id: str, text: str, room: str = "player") -> dict[str, Any]:
         return self.call("POST", f"/api/board/game/{_id(game_id)}/chat", {"room": room, "text": text[:140]})
 
-    def seek(self, minutes: int, increment_s: int, *, variant: str = "english", rated: bool = False) -> Iterator[dict[str, Any]]:
+    def seek(
+        self, minutes: int, increment_s: int, *, variant: str = "english", rated: bool = False
+    ) -> Iterator[dict[str, Any]]:
         """A seek: the server keeps the answer open until it pairs it (the game starts on
         the event stream) or the seek is cancelled (the connection closed)."""
         form = {"time": str(minutes), "increment": str(increment_s), "variant": variant, "rated": str(rated).lower()}

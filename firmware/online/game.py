@@ -23,13 +23,16 @@ import queue
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
 from crownhead.firmware.online.notation import NotationError, color_of, moves_from_server, player_of, to_server
 from crownhead.rules import BLACK, WCDF, Color, Game, Move, Position, Rules
+
+if TYPE_CHECKING:
+    from crownhead.firmware.app.application import App
 
 __all__ = ["OnlineBoard", "OnlineGame", "RESULTS", "game_tags", "online_settings", "player_names"]
 
@@ -222,7 +225,14 @@ class OnlineGame:
                 ply, ucis = data
                 self._send_move(ply, ucis)
             else:
-                self._send(lambda: self.client.command(self.game_id, data) if kind == "cmd" else self.client.chat(self.game_id, data), data)
+                self._send(
+                    lambda: (
+                        self.client.command(self.game_id, data)
+                        if kind == "cmd"
+                        else self.client.chat(self.game_id, data)
+                    ),
+                    data,
+                )
 
     def _send_move(self, ply: int, ucis: list[str]) -> None:
         for uci in ucis:
@@ -470,3 +480,9 @@ class OnlineGame:
 def _mmss(ms: int) -> str:
     s = max(0, ms) // 1000
     return f"{s // 60}:{s % 60:02d}"
+
+
+if TYPE_CHECKING:
+
+    def _the_application_is_one(app: App) -> OnlineBoard:
+        return app  # mypy: the application has everything a game on the server uses
