@@ -217,3 +217,35 @@ def test_no_engine_help_while_an_online_game_runs(server: Server, online_rig: Ca
     assert rig.app.analysis_refused is not None and "far apart" in rig.app.analysis_refused
     assert rig.app.set_analysis(True) is not None
     online.close()
+
+
+TRANSCRIPT = Path(__file__).parent / "transcripts" / "playstrategy_game_stream.ndjson"
+
+
+def test_a_stream_transcript_played_on_the_board(online_rig: Callable[..., Rig]) -> None:
+    """A game stream as the source's ``BotJsonView`` writes it (keep-alive lines, a chat
+    line, a capture, the game resigned there), fed to the board as the reader thread
+    does: the board plays Black's moves, lights White's, and ends as the server did.
+    (Written from the source, not recorded from the live server: docs/online.md.)"""
+    import json
+
+    rig = online_rig()
+    online = OnlineGame(Client(ALICE, "http://127.0.0.1:1"), "Xq7bLr2K", "alice", start=False).attach(rig.app)
+    lines = [json.loads(line) for line in TRANSCRIPT.read_text().splitlines() if line.strip()]
+    mine = {1: "9-13", 3: "13x22"}
+    for obj in lines:
+        online._inbox.put(("data", obj))
+        rig.app.run_for(100)
+        ply = len(online.server_moves)
+        if rig.app.expected is not None:
+            rig.follow()
+        if ply + 1 in mine and rig.app.game.ply == ply:
+            rig.do(mine[ply + 1])
+    assert [m.pdn(full=True) for m in rig.app.game.moves] == ["9-13", "22-17", "13x22", "25x18"]
+    assert rig.app.game.result.score == "1-0" and rig.app.game.result.reason == "resign"
+    assert any("chat Carol: hi from the site" in s for s in online.said)
+    assert "White Carol (1733) 14:47" in online.status_line
+    sent = []
+    while not online._outbox.empty():
+        sent.append(online._outbox.get())
+    assert sent == [("move", (1, ["2420"])), ("move", (3, ["2011"]))]
