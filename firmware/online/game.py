@@ -197,6 +197,9 @@ class OnlineGame:
                         self._backoff.reset()
                         self._put("back", None)
                     self._put("data", obj)
+                    state = obj.get("state") if obj.get("type") == "gameFull" else obj
+                    if isinstance(state, dict) and state.get("status", "started") not in _PLAYING:
+                        self.finished.set()  # the stream ends with the game: nothing to retry
                     if self._stop.is_set():
                         return
                 if self.finished.is_set():
@@ -320,15 +323,17 @@ class OnlineGame:
 
     def _heard(self, now: int, data: Mapping[str, Any], out: list[Event]) -> None:
         kind = data.get("type")
+        before = (len(self.server_moves), self.status)
         if kind == "gameFull":
             self._full(now, data, out)
             state = data.get("state")
             if isinstance(state, dict):
                 self._state(now, state, out)
+            self._note(now, self.status_line, out)  # the players, ratings and clocks
         elif kind == "gameState":
             self._state(now, data, out)
-            if self.app is not None:
-                self.app.say(self.status_line)  # the server's clocks, on every screen
+            if (len(self.server_moves), self.status) != before:
+                self._note(now, self.status_line, out)  # the server's clocks after each move
         elif kind == "chatLine":
             who, text = str(data.get("username", "?"))[:40], str(data.get("text", ""))[:140]
             self._note(now, f"chat {who}: {text}", out)
