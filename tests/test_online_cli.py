@@ -62,3 +62,31 @@ def test_a_bad_token_is_not_kept(
 def test_run_online_needs_a_login(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--online", "g0000001", "--headless", "--hal", "sim", "--state-dir", str(tmp_path)]) == 2
     assert "crownhead online login" in capsys.readouterr().err
+
+
+def test_play_goes_back_to_the_last_game(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After a power cut ``crownhead online play last`` goes back to the game kept."""
+    import crownhead.firmware.cli as cli
+
+    assert main(["online", "play", "--state-dir", str(tmp_path), "last"]) == 2
+    assert "give its GAMEID" in capsys.readouterr().err
+    (tmp_path / "online").mkdir()
+    (tmp_path / "online" / "game.json").write_text('{"id": "g0000042"}')
+    ran: list[list[str]] = []
+    real = cli.main
+    monkeypatch.setattr(cli, "main", lambda argv: ran.append(list(argv)) or 0)
+    assert real(["online", "play", "--state-dir", str(tmp_path), "last", "--hal", "sim"]) == 0
+    assert ran == [["run", "--online", "g0000042", "--state-dir", str(tmp_path), "--hal", "sim"]]
+
+
+def test_a_seek_does_not_take_a_game_already_under_way(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert login(monkeypatch, server, tmp_path) == 0
+    old = server.new_game("alice", "bob")  # told on the event stream as it opens
+    assert main(["online", "seek", "--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    new = max(server.games)
+    assert new != old.id and f"online play {new}" in out

@@ -5,7 +5,8 @@ on the board through the server's Board API, as chess e-boards play on lichess.
 * ``seek``: a seek (English, a rapid or slower clock); prints the game found;
 * ``challenge USER`` / ``accept ID`` / ``decline ID``: play a friend by name;
 * ``play GAMEID``: the game on the board (``crownhead run --online GAMEID``; the far
-  side's moves lit on the board, the board's sent to the server);
+  side's moves lit on the board, the board's sent to the server); ``play last`` after a
+  restart or a power cut: the game played last;
 * ``logout``. See docs/online.md.
 """
 
@@ -60,8 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         common(q)
         q.add_argument("challenge_id")
         q.set_defaults(func=run_answer, answer=name)
-    play = commands.add_parser("play", help="play game GAMEID on the board (crownhead run --online GAMEID)")
-    play.add_argument("game_id")
+    play = commands.add_parser(
+        "play",
+        help="play game GAMEID on the board (crownhead run --online GAMEID); 'last': the last one, after a restart",
+    )
+    common(play)
+    play.add_argument("game_id", metavar="GAMEID", help="the game's id, or 'last'")
     play.add_argument("run_args", nargs=argparse.REMAINDER, help="crownhead run's options (--hal, --web, ...)")
     play.set_defaults(func=run_play)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
@@ -144,13 +149,21 @@ def run_seek(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     found: list[str] = []
     started = threading.Event()
+    try:
+        # The event stream tells every game under way when it opens: those are not this seek's.
+        before = set(client.playing())
+    except ClientError as exc:
+        return _fail(str(exc))
 
     def watch() -> None:
         try:
             for event in client.events():
                 if event.get("type") == "gameStart":
                     game = event.get("game") or {}
-                    found.append(str(game.get("gameId") or game.get("id")))
+                    gid = str(game.get("gameId") or game.get("id"))
+                    if gid in before:
+                        continue
+                    found.append(gid)
                     started.set()
                     return
         except ClientError:
@@ -197,10 +210,23 @@ def run_answer(args: argparse.Namespace) -> int:
     return 0
 
 
+def _game_path(state_dir: Path) -> Path:
+    return state_dir / "online" / "game.json"
+
+
 def run_play(args: argparse.Namespace) -> int:
     from crownhead.firmware.cli import main
 
-    return main(["run", "--online", args.game_id, *args.run_args])
+    state_dir = _state_dir(args)
+    game_id = args.game_id
+    if game_id == "last":
+        try:
+            game_id = json.loads(_game_path(state_dir).read_text(encoding="utf-8"))["id"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return _fail("no game played here yet: give its GAMEID")
+        print(f"back to game {game_id}")
+    extra = ["--state-dir", str(state_dir)] if args.state_dir else []
+    return main(["run", "--online", str(game_id), *extra, *args.run_args])
 
 
 def open_online(game_id: str, state_dir: Path, backoff: Backoff | None = None) -> tuple[OnlineGame, str]:
@@ -210,4 +236,7 @@ def open_online(game_id: str, state_dir: Path, backoff: Backoff | None = None) -
         client, acc = client_for(state_dir)
     except TokenError as exc:
         raise ValueError(str(exc)) from None
-    return OnlineGame(client, game_id, acc["id"], backoff=backoff), acc["server"]
+    game = OnlineGame(client, game_id, acc["id"], backoff=backoff)
+    # The game played, kept: after a power cut `crownhead online play` goes back to it.
+    atomic_write(_game_path(state_dir), json.dumps({"id": game_id, "server": acc["server"]}))
+    return game, acc["server"]

@@ -3,7 +3,7 @@
 The paths (as PlayStrategy's ``app/controllers/PlayApi.scala`` and its routes serve
 them, the same as lichess's Board API):
 
-* ``GET /api/account``: who the token is;
+* ``GET /api/account``: who the token is; ``GET /api/account/playing``: its games;
 * ``GET /api/stream/event``: the account's events, newline-delimited JSON
   (``gameStart``, ``gameFinish``, ``challenge``, ``challengeCanceled``, ``challengeDeclined``);
 * ``POST /api/board/seek``: a seek (the reply streams until a game is found);
@@ -197,6 +197,13 @@ class Client:
 
     def account(self) -> dict[str, Any]:
         return self.call("GET", "/api/account")
+
+    def playing(self) -> list[str]:
+        """The ids of the account's games under way (``/api/account/playing``)."""
+        games = self.call("GET", "/api/account/playing").get("nowPlaying")
+        if not isinstance(games, list):
+            return []
+        return [str(g.get("gameId") or g.get("fullId", "")[:8]) for g in games if isinstance(g, dict)]
 
     def events(self) -> Iterator[dict[str, Any]]:
         return self.stream("/api/stream/event")

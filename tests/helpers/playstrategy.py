@@ -314,6 +314,14 @@ class Server:
         if parts == ["api", "account"] and method == "GET":
             name, rating = self.users[user]
             return self._reply(h, 200, {"id": user, "username": name, "perfs": {"english": {"rating": rating}}})
+        if parts == ["api", "account", "playing"] and method == "GET":
+            with self.cond:
+                now = [
+                    {"gameId": g.id, "fullId": g.id + "xxxx", "color": g.player(user)}
+                    for g in self.games.values()
+                    if g.player(user) is not None and g.status in PLAYING
+                ]
+            return self._reply(h, 200, {"nowPlaying": now})
         if "board:play" not in scopes.split(","):
             return self._reply(h, 403, {"error": "Missing scope"})
         if parts == ["api", "stream", "event"] and method == "GET":
