@@ -216,6 +216,10 @@ def test_no_engine_help_while_an_online_game_runs(server: Server, online_rig: Ca
     until(rig, lambda: online.mine is BLACK)
     assert rig.app.analysis_refused is not None and "far apart" in rig.app.analysis_refused
     assert rig.app.set_analysis(True) is not None
+    rig.do("h", wait=600)  # the hint key says why not
+    assert rig.app.hint is None
+    said = [e.to_json().get("message") for e in rig.events if e.kind == "notice"]
+    assert "no hint in a game far apart: neither side gets the engine's help" in said
     online.close()
 
 
