@@ -90,3 +90,18 @@ def test_a_seek_does_not_take_a_game_already_under_way(
     out = capsys.readouterr().out
     new = max(server.games)
     assert new != old.id and f"online play {new}" in out
+
+
+def test_a_challenge_from_a_friend_is_shown_and_accepted(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crownhead.firmware.online.client import Client
+
+    assert login(monkeypatch, server, tmp_path) == 0
+    sent = Client("lip_bobtoken12345", server.url).challenge("alice", 15, 10)["challenge"]
+    capsys.readouterr()
+    assert main(["online", "watch", "--count", "1", "--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"challenge {sent['id']} from Bob (1620): english 15+10" in out
+    assert f"crownhead online accept {sent['id']}" in out
+    assert main(["online", "accept", sent["id"], "--state-dir", str(tmp_path)]) == 0

@@ -4,6 +4,7 @@ on the board through the server's Board API, as chess e-boards play on lichess.
 * ``login``: keep a personal API token (scope ``board:play``), 0600, never shown;
 * ``seek``: a seek (English, a rapid or slower clock); prints the game found;
 * ``challenge USER`` / ``accept ID`` / ``decline ID``: play a friend by name;
+  ``watch``: the challenges sent to you (and the games under way) as they come;
 * ``play GAMEID``: the game on the board (``crownhead run --online GAMEID``; the far
   side's moves lit on the board, the board's sent to the server); ``play last`` after a
   restart or a power cut: the game played last;
@@ -56,6 +57,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     chal.add_argument("user")
     chal.add_argument("--clock", default="10+5", metavar="MIN+INC")
     chal.set_defaults(func=run_challenge)
+    watch = commands.add_parser("watch", help="show the challenges sent to you and the games that start")
+    common(watch)
+    watch.add_argument("--count", type=int, default=0, help="stop after COUNT of them (default: Ctrl-C stops)")
+    watch.set_defaults(func=run_watch)
     for name, helps in (("accept", "accept a challenge"), ("decline", "decline a challenge")):
         q = commands.add_parser(name, help=helps)
         common(q)
@@ -184,6 +189,48 @@ def run_seek(args: argparse.Namespace) -> int:
     if not found:
         return _fail("the seek ended with no game")
     print(f"game {found[0]}: play it on the board with 'crownhead online play {found[0]}'")
+    return 0
+
+
+def describe_event(event: dict[str, Any]) -> str | None:
+    """One line for a challenge sent to this account or a game started, else None."""
+    kind = event.get("type")
+    if kind == "challenge":
+        ch = event.get("challenge") if isinstance(event.get("challenge"), dict) else {}
+        who = ch.get("challenger") if isinstance(ch.get("challenger"), dict) else {}
+        tc = ch.get("timeControl") if isinstance(ch.get("timeControl"), dict) else {}
+        variant = ch.get("variant") if isinstance(ch.get("variant"), dict) else {}
+        cid = str(ch.get("id", "?"))
+        rating = f" ({who['rating']})" if isinstance(who.get("rating"), int) else ""
+        return (
+            f"challenge {cid} from {who.get('name', '?')}{rating}: {variant.get('key', '?')} "
+            f"{tc.get('show', '')}{' rated' if ch.get('rated') else ''}; "
+            f"crownhead online accept {cid} (or decline {cid})"
+        )
+    if kind == "gameStart":
+        game = event.get("game") if isinstance(event.get("game"), dict) else {}
+        gid = str(game.get("gameId") or game.get("id", "?"))
+        return f"game {gid} under way: crownhead online play {gid}"
+    return None
+
+
+def run_watch(args: argparse.Namespace) -> int:
+    try:
+        client, acc = client_for(_state_dir(args))
+    except TokenError as exc:
+        return _fail(str(exc))
+    print(f"watching {acc.get('name', acc['id'])}'s challenges and games (Ctrl-C stops)", flush=True)
+    shown = 0
+    try:
+        for event in client.events():
+            line = describe_event(event)
+            if line is not None:
+                print(line, flush=True)
+                shown += 1
+                if args.count and shown >= args.count:
+                    return 0
+    except ClientError as exc:
+        return _fail(str(exc))
     return 0
 
 

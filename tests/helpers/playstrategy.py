@@ -329,7 +329,24 @@ class Server:
         if parts == ["api", "board", "seek"] and method == "POST":
             return self._seek(h, user, form)
         if len(parts) == 3 and parts[:2] == ["api", "challenge"] and method == "POST":
-            return self._reply(h, 200, {"challenge": {"id": f"c{parts[2]}", "status": "created"}})
+            dest = parts[2].lower()
+            if dest not in self.users:
+                return self._reply(h, 404, {"error": "No such user"})
+            name, rating = self.users[user]
+            limit, inc = int(form.get("clock.limit", "600")), int(form.get("clock.increment", "0"))
+            challenge = {
+                "id": f"c{next(self._ids):07d}",
+                "status": "created",
+                "challenger": {"id": user, "name": name, "rating": rating},
+                "destUser": {"id": dest, "name": self.users[dest][0], "rating": self.users[dest][1]},
+                "variant": {"key": form.get("variant", "english")},
+                "rated": form.get("rated") == "true",
+                "timeControl": {"type": "clock", "limit": limit, "increment": inc, "show": f"{limit // 60}+{inc}"},
+            }
+            with self.cond:
+                self.events[dest].append({"type": "challenge", "challenge": challenge})
+                self.cond.notify_all()
+            return self._reply(h, 200, {"challenge": challenge})
         if len(parts) == 4 and parts[:2] == ["api", "challenge"] and parts[3] in ("accept", "decline"):
             return self._reply(h, 200, {"ok": True})
         if len(parts) == 5 and parts[:4] == ["api", "board", "game", "stream"] and method == "GET":
