@@ -26,7 +26,7 @@ import http.client
 import json
 import ssl
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,11 +169,19 @@ class Client:
         return data if isinstance(data, dict) else {"value": data}
 
     def stream(
-        self, path: str, *, method: str = "GET", form: Mapping[str, str] | None = None
+        self,
+        path: str,
+        *,
+        method: str = "GET",
+        form: Mapping[str, str] | None = None,
+        opened: Callable[[http.client.HTTPConnection], None] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The objects of an NDJSON stream, one a line (the empty keep-alive lines
-        skipped) until the server ends it; :class:`Lost` if it drops."""
+        skipped) until the server ends it; :class:`Lost` if it drops. ``opened`` is given
+        the connection once it answers (to cut it from another thread)."""
         conn, resp = self._open(method, path, form, stream=True)
+        if opened is not None:
+            opened(conn)
         try:
             while True:
                 try:
@@ -208,8 +216,10 @@ class Client:
     def events(self) -> Iterator[dict[str, Any]]:
         return self.stream("/api/stream/event")
 
-    def game_stream(self, game_id: str) -> Iterator[dict[str, Any]]:
-        return self.stream(f"/api/board/game/stream/{_id(game_id)}")
+    def game_stream(
+        self, game_id: str, opened: Callable[[http.client.HTTPConnection], None] | None = None
+    ) -> Iterator[dict[str, Any]]:
+        return self.stream(f"/api/board/game/stream/{_id(game_id)}", opened=opened)
 
     def move(self, game_id: str, uci: str, *, offering_draw: bool | None = None) -> dict[str, Any]:
         if not uci.isdigit():

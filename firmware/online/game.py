@@ -19,7 +19,10 @@ game id, players, ratings, time control) go into its record with the game.
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import queue
+import socket
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -159,6 +162,7 @@ class OnlineGame:
         #: What was said, in order (the terminal prints it).
         self.said: list[str] = []
         self.finished = threading.Event()
+        self._conn: http.client.HTTPConnection | None = None
         if start:
             self.start()
 
@@ -170,8 +174,22 @@ class OnlineGame:
             t.start()
             self._threads.append(t)
 
+    def _opened(self, conn: http.client.HTTPConnection) -> None:
+        self._conn = conn
+        if self._stop.is_set():
+            self._cut()
+
+    def _cut(self) -> None:
+        """The game's stream cut, so that its reader stops at once (not at its timeout)."""
+        conn = self._conn
+        sock = getattr(conn, "sock", None) if conn is not None else None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
     def close(self) -> None:
         self._stop.set()
+        self._cut()
         self._outbox.put(("stop", None))
         for t in self._threads:
             t.join(timeout=5)
@@ -191,7 +209,7 @@ class OnlineGame:
         while not self._stop.is_set():
             try:
                 first = True
-                for obj in self.client.game_stream(self.game_id):
+                for obj in self.client.game_stream(self.game_id, opened=self._opened):
                     if first:
                         first = False
                         self._backoff.reset()
