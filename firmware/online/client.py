@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import ssl
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
@@ -124,7 +125,7 @@ class Client:
 
     def _open(
         self, method: str, path: str, form: Mapping[str, str] | None = None, *, stream: bool = False
-    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse, socket.socket | None]:
         headers = {
             "Authorization": f"Bearer {self._token}",
             "Accept": "application/x-ndjson" if stream else "application/json",
@@ -137,6 +138,7 @@ class Client:
         conn = self._connection(self.timeout_s)
         try:
             conn.request(method, path, body=body, headers=headers)
+            sock = conn.sock  # the connection lets go of it once a streamed answer begins
             resp = conn.getresponse()
         except (OSError, http.client.HTTPException) as exc:
             conn.close()
@@ -151,11 +153,11 @@ class Client:
             if resp.status >= 500:
                 raise Lost(f"{method} {path}: the server failed (HTTP {resp.status})")
             raise Refused(resp.status, _error_of(text))
-        return conn, resp
+        return conn, resp, sock
 
     def call(self, method: str, path: str, form: Mapping[str, str] | None = None) -> dict[str, Any]:
         """One request; its JSON answer (``{}`` if none)."""
-        conn, resp = self._open(method, path, form)
+        conn, resp, _sock = self._open(method, path, form)
         try:
             text = resp.read(1024 * 1024)
         except (OSError, http.client.HTTPException) as exc:
@@ -174,14 +176,14 @@ class Client:
         *,
         method: str = "GET",
         form: Mapping[str, str] | None = None,
-        opened: Callable[[http.client.HTTPConnection], None] | None = None,
+        opened: Callable[[socket.socket], None] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """The objects of an NDJSON stream, one a line (the empty keep-alive lines
         skipped) until the server ends it; :class:`Lost` if it drops. ``opened`` is given
-        the connection once it answers (to cut it from another thread)."""
-        conn, resp = self._open(method, path, form, stream=True)
-        if opened is not None:
-            opened(conn)
+        the socket once the server answers (to cut it from another thread)."""
+        conn, resp, sock = self._open(method, path, form, stream=True)
+        if opened is not None and sock is not None:
+            opened(sock)
         try:
             while True:
                 try:
@@ -217,7 +219,7 @@ class Client:
         return self.stream("/api/stream/event")
 
     def game_stream(
-        self, game_id: str, opened: Callable[[http.client.HTTPConnection], None] | None = None
+        self, game_id: str, opened: Callable[[socket.socket], None] | None = None
     ) -> Iterator[dict[str, Any]]:
         return self.stream(f"/api/board/game/stream/{_id(game_id)}", opened=opened)
 

@@ -20,7 +20,6 @@ game id, players, ratings, time control) go into its record with the game.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import queue
 import socket
 import threading
@@ -162,7 +161,7 @@ class OnlineGame:
         #: What was said, in order (the terminal prints it).
         self.said: list[str] = []
         self.finished = threading.Event()
-        self._conn: http.client.HTTPConnection | None = None
+        self._conn: socket.socket | None = None
         if start:
             self.start()
 
@@ -174,15 +173,14 @@ class OnlineGame:
             t.start()
             self._threads.append(t)
 
-    def _opened(self, conn: http.client.HTTPConnection) -> None:
-        self._conn = conn
+    def _opened(self, sock: socket.socket) -> None:
+        self._conn = sock
         if self._stop.is_set():
             self._cut()
 
     def _cut(self) -> None:
         """The game's stream cut, so that its reader stops at once (not at its timeout)."""
-        conn = self._conn
-        sock = getattr(conn, "sock", None) if conn is not None else None
+        sock = self._conn
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
