@@ -192,14 +192,16 @@ def run_seek(args: argparse.Namespace) -> int:
     return 0
 
 
+def _obj(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def describe_event(event: dict[str, Any]) -> str | None:
     """One line for a challenge sent to this account or a game started, else None."""
     kind = event.get("type")
     if kind == "challenge":
-        ch = event.get("challenge") if isinstance(event.get("challenge"), dict) else {}
-        who = ch.get("challenger") if isinstance(ch.get("challenger"), dict) else {}
-        tc = ch.get("timeControl") if isinstance(ch.get("timeControl"), dict) else {}
-        variant = ch.get("variant") if isinstance(ch.get("variant"), dict) else {}
+        ch = _obj(event.get("challenge"))
+        who, tc, variant = _obj(ch.get("challenger")), _obj(ch.get("timeControl")), _obj(ch.get("variant"))
         cid = str(ch.get("id", "?"))
         rating = f" ({who['rating']})" if isinstance(who.get("rating"), int) else ""
         return (
@@ -208,7 +210,7 @@ def describe_event(event: dict[str, Any]) -> str | None:
             f"crownhead online accept {cid} (or decline {cid})"
         )
     if kind == "gameStart":
-        game = event.get("game") if isinstance(event.get("game"), dict) else {}
+        game = _obj(event.get("game"))
         gid = str(game.get("gameId") or game.get("id", "?"))
         return f"game {gid} under way: crownhead online play {gid}"
     return None
