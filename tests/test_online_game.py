@@ -257,3 +257,31 @@ def test_a_stream_transcript_played_on_the_board(online_rig: Callable[..., Rig])
     while not online._outbox.empty():
         sent.append(online._outbox.get())
     assert sent == [("move", (1, ["2420"])), ("move", (3, ["2011"]))]
+
+
+def test_a_multi_jump_goes_to_the_server_jump_by_jump(server: Server, online_rig: Callable[..., Rig]) -> None:
+    """The board's double jump 7x14x21 is sent as two requests, in the server's numbers;
+    and the board's own draw offer, accepted there, ends the game drawn."""
+    gid = start_game(server)
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is BLACK)
+    line = ["9-13", "21-17", "6-9", "24-20", "10-15", "23-19", "15x24", "28x19", "11-15", "19x10"]
+    for ply, move in enumerate(line, 1):
+        if ply % 2:  # Black: the person at the board
+            rig.do(move)
+            until(rig, lambda p=ply: len(server.games[gid].ucis) >= p)
+        else:
+            server.play(gid, "bob", move)
+            until(rig, lambda: rig.app.expected is not None)
+            rig.follow()
+    rig.do("7x14x21")
+    until(rig, lambda: ucis(server, gid)[-2:] == ["2619", "1912"])  # 7x14, then 14x21
+    assert len(ucis(server, gid)) == 12
+    assert not [s for s in online.said if "cannot read" in s]  # the half-sent capture is no error
+    rig.app.press("black_draw")  # offered at the board...
+    until(rig, lambda: server.games[gid].draw["p1"])
+    server.offer_draw(gid, "bob")  # ...and accepted there
+    until(rig, lambda: rig.app.game.is_over)
+    assert rig.app.game.result.score == "1/2-1/2"
+    online.close()

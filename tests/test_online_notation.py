@@ -49,6 +49,7 @@ def test_a_move_and_a_multi_jump_jump_by_jump() -> None:
     assert moves_from_server(["221506"], WCDF, Position.from_fen("B:W15,23:B11")) == [jump]
     with pytest.raises(NotationError, match="not finished"):
         moves_from_server(["2215"], WCDF, Position.from_fen("B:W15,23:B11"))
+    assert moves_from_server(["2215"], WCDF, Position.from_fen("B:W15,23:B11"), unfinished=True) == []
 
 
 def test_whole_games_go_there_and_back() -> None:

@@ -389,7 +389,8 @@ class OnlineGame:
     def _state(self, now: int, state: Mapping[str, Any], out: list[Event]) -> None:
         moves = str(state.get("moves", "")).split()
         try:
-            self.server_moves = moves_from_server(moves, self.rules)
+            # A capture the board is sending jump by jump counts once it is whole.
+            self.server_moves = moves_from_server(moves, self.rules, unfinished=True)
         except NotationError as exc:
             self._note(now, f"PlayStrategy sent a move the board cannot read: {exc}", out)
         self.status = str(state.get("status", self.status))

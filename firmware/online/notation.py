@@ -81,9 +81,13 @@ def parse_uci(text: str) -> list[int]:
     return [pdn_square(int(text[i : i + 2])) for i in range(0, len(text), 2)]
 
 
-def moves_from_server(ucis: Iterable[str], rules: Rules, start: Position | None = None) -> list[Move]:
+def moves_from_server(
+    ucis: Iterable[str], rules: Rules, start: Position | None = None, *, unfinished: bool = False
+) -> list[Move]:
     """The game's moves from the server's list (``moves`` of a game state): jumps of one
-    capture, sent one at a time, joined into the one move they make here."""
+    capture, sent one at a time, joined into the one move they make here. A capture not
+    finished at the end (its first jumps taken, the next on the way) is an error, or,
+    with ``unfinished``, left out."""
     game = Game(start, rules)
     moves: list[Move] = []
     path: list[int] = []
@@ -98,7 +102,7 @@ def moves_from_server(ucis: Iterable[str], rules: Rules, start: Position | None 
         game.play(done)
         moves.append(done)
         path = []
-    if path:
+    if path and not unfinished:
         raise NotationError(f"the capture {'x'.join(map(str, path))} is not finished")
     return moves
 
