@@ -105,3 +105,17 @@ def test_a_challenge_from_a_friend_is_shown_and_accepted(
     assert f"challenge {sent['id']} from Bob (1620): english 15+10" in out
     assert f"crownhead online accept {sent['id']}" in out
     assert main(["online", "accept", sent["id"], "--state-dir", str(tmp_path)]) == 0
+
+
+def test_abort_before_the_second_move(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert login(monkeypatch, server, tmp_path) == 0
+    game = server.new_game("alice", "bob")
+    server.play(game.id, "alice", "11-15")
+    server.play(game.id, "bob", "23-19")
+    assert main(["online", "abort", game.id, "--state-dir", str(tmp_path)]) == 2
+    assert "can no longer be aborted" in capsys.readouterr().err
+    other = server.new_game("alice", "bob")
+    assert main(["online", "abort", other.id, "--state-dir", str(tmp_path)]) == 0
+    assert server.games[other.id].status == "aborted"

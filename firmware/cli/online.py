@@ -5,6 +5,7 @@ on the board through the server's Board API, as chess e-boards play on lichess.
 * ``seek``: a seek (English, a rapid or slower clock); prints the game found;
 * ``challenge USER`` / ``accept ID`` / ``decline ID``: play a friend by name;
   ``watch``: the challenges sent to you (and the games under way) as they come;
+* ``abort GAMEID``: a game aborted before its second move;
 * ``play GAMEID``: the game on the board (``crownhead run --online GAMEID``; the far
   side's moves lit on the board, the board's sent to the server); ``play last`` after a
   restart or a power cut: the game played last;
@@ -66,6 +67,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         common(q)
         q.add_argument("challenge_id")
         q.set_defaults(func=run_answer, answer=name)
+    abort = commands.add_parser("abort", help="abort game GAMEID (before the second move; the board's keys resign)")
+    common(abort)
+    abort.add_argument("game_id", metavar="GAMEID")
+    abort.set_defaults(func=run_abort)
     play = commands.add_parser(
         "play",
         help="play game GAMEID on the board (crownhead run --online GAMEID); 'last': the last one, after a restart",
@@ -256,6 +261,16 @@ def run_answer(args: argparse.Namespace) -> int:
     except (ValueError, TokenError, ClientError) as exc:
         return _fail(str(exc))
     print(f"challenge {args.challenge_id} {args.answer}ed")
+    return 0
+
+
+def run_abort(args: argparse.Namespace) -> int:
+    try:
+        client, _acc = client_for(_state_dir(args))
+        client.command(args.game_id, "abort")
+    except (ValueError, TokenError, ClientError) as exc:
+        return _fail(str(exc))
+    print(f"game {args.game_id} aborted")
     return 0
 
 
