@@ -106,6 +106,11 @@ def test_the_board_resigns_and_the_game_is_kept_with_the_servers_tags(
     server.play(gid, "bob", "22-18")
     until(rig, lambda: rig.app.expected is not None)
     rig.follow()
+    server.offer_draw(gid, "bob")
+    until(rig, lambda: rig.app.snapshot.offer is not None)
+    rig.do("15x22")  # a move declines it
+    until(rig, lambda: any(r[1].endswith("/draw/no") for r in server.requests))
+    until(rig, lambda: len(ucis(server, gid)) == 3)
     rig.app.press("black_resign")
     rig.app.press("black_resign")  # the second press confirms
     until(rig, lambda: server.games[gid].status == "resign")

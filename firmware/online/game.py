@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from crownhead.firmware.app.settings import AppSettings
-from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
+from crownhead.firmware.events import DrawLapsed, DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
 from crownhead.firmware.online.notation import NotationError, color_of, moves_from_server, player_of, to_server
 from crownhead.rules import BLACK, WCDF, Color, Game, Move, Position, Rules
@@ -483,6 +483,9 @@ class OnlineGame:
         elif isinstance(event, TakenBack):
             if event.ply <= len(self.server_moves):
                 self.said.append("PlayStrategy's Board API has no takeback: the lights put the move back")
+        elif isinstance(event, DrawLapsed) and event.side is not None and event.side != side:
+            if not self.finished.is_set():
+                self._outbox.put(("cmd", "draw/no"))  # the opponent's offer declined by a move
         elif isinstance(event, DrawOffer) and event.side == side:
             self._outbox.put(("cmd", "draw/yes"))
         elif isinstance(event, GameOver) and not self.finished.is_set():
