@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # the server (Starlette) is loaded only when the page is aske
     from crownhead.firmware.referee.settings import RefereeSettings
     from crownhead.firmware.remote.board import Absence
     from crownhead.firmware.remote.invite import Agreement
+    from crownhead.firmware.online.game import OnlineGame
     from crownhead.firmware.remote.page import FarDesk
     from crownhead.firmware.simulator.hands import Action
     from crownhead.firmware.web.far import FarRequests
@@ -183,6 +184,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "far away, through the broker (docs/remote.md)",
     )
     p.add_argument(
+        "--online",
+        metavar="GAMEID",
+        help="play game GAMEID on PlayStrategy against a person there, after 'crownhead online login' (docs/online.md)",
+    )
+    p.add_argument(
         "--phone",
         action="store_true",
         help="with --remote and --web: no board here, the player plays on a phone: the page "
@@ -245,6 +251,7 @@ class _Plan:
     settings: AppSettings
     state_dir: Path
     agreement: Agreement | None  # the game far apart (--remote, or the one the page took)
+    online: OnlineGame | None  # --online's game on PlayStrategy
 
 
 @dataclass
@@ -260,6 +267,7 @@ class _Board:
     desk: FarDesk | None = None
     web: WebServer | None = None
     publisher: BoardPublisher | None = None
+    online: OnlineGame | None = None
 
     def abandon(self) -> None:
         """Close what is open when the board does not start after all."""
@@ -275,6 +283,8 @@ class _Board:
             self.desk.link.close()  # the game far apart the page took
         if self.link is not None:
             self.link.close()
+        if self.online is not None:
+            self.online.close()
         if self.web is not None:
             self.web.close()
         if self.publisher is not None:
@@ -315,6 +325,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
     arbiter = _arbiter(config, refereeing, state_dir)
     agreement, settings, players = _far_game(args, state_dir, link_config, mode, settings, players)
+    online, settings = _online_game(args, state_dir, mode, settings)
     return _Plan(
         args=args,
         config=config,
@@ -336,6 +347,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
         settings=settings,
         state_dir=state_dir,
         agreement=agreement,
+        online=online,
     )
 
 
@@ -578,6 +590,26 @@ def _far_game(
     return agreement, settings, {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)}
 
 
+def _online_game(
+    args: argparse.Namespace, state_dir: Path, mode: str, settings: AppSettings
+) -> tuple[OnlineGame | None, AppSettings]:
+    """``--online``'s game on PlayStrategy (not yet attached), with the settings it gives
+    the board; the settings as they are without (docs/online.md)."""
+    if not args.online:
+        return None, settings
+    # The far side's moves come from the server.
+    from crownhead.firmware.cli.online import open_online
+    from crownhead.firmware.online.game import online_settings
+
+    if args.remote or mode != "play":
+        raise _Refused("--online plays a person on the server: no --remote, and the play mode")
+    try:
+        online, server = open_online(args.online, state_dir)
+    except ValueError as exc:
+        raise _Refused(f"--online: {exc}") from exc
+    return online, online_settings(settings, server)
+
+
 # The board: the application on its hardware, and the parts around it.
 
 
@@ -608,7 +640,7 @@ def _open_board(plan: _Plan) -> _Board:
             spec, egdb=_endgame_tables(state_dir) if spec.opponent == "engine" else None
         ),
     )
-    return _Board(app, clock, store, leds)
+    return _Board(app, clock, store, leds, online=plan.online)
 
 
 def _event_sinks(plan: _Plan) -> list[Callable[[Any], None]]:
@@ -650,6 +682,8 @@ def _attach_link(plan: _Plan, board: _Board) -> None:
             from crownhead.firmware.remote.phone import PhoneHands
 
             PhoneHands().attach(app)
+    if board.online is not None:
+        board.online.attach(app)
     if board.link is not None:
         board.link.attach(app)
         if app.sim is not None:
