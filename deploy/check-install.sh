@@ -177,7 +177,7 @@ in_root apt-get remove -y -qq python3-dev python3.11-dev libpython3.11-dev >"$WO
     || { cat "$WORK/remove-dev.log"; fail "apt-get remove python3-dev"; }
 in_root sh -c 'python3 -m venv /tmp/nodev && /tmp/nodev/bin/pip install --quiet /opt/crownhead' >"$WORK/nodev.log" 2>&1 \
     || { tail -n 20 "$WORK/nodev.log"; fail "pip install without the headers"; }
-cause=$(in_root sh -c 'cd /tmp && /tmp/nodev/bin/python -c "from crownhead.rules.engine import native; print(native.describe())"')
+cause=$(in_root sh -c 'cd /tmp && /tmp/nodev/bin/python -c "from crownhead.rules.engine import native; from crownhead.extras import native_cause; print(native.describe(), native_cause())"')
 case "$cause" in
     *"Python headers (Python.h) are missing"*python3-dev*) ok "$cause" ;;
     *) fail "without the headers the warning says: $cause" ;;

@@ -1020,10 +1020,12 @@ _log_handler: logging.Handler | None = None
 def _say_which_search() -> None:
     """Once at start, where the engine will search in pure Python: why (no compiler at
     install time, or CROWNHEAD_ENGINE=python), since it is some 40 times slower."""
+    from crownhead.extras import native_cause
     from crownhead.rules.engine import native
 
     if native.core() is None:
-        logging.getLogger("crownhead.rules.engine").warning("engine: %s", native.describe())
+        cause = "" if native.built() else f"; {native_cause()}"
+        logging.getLogger("crownhead.rules.engine").warning("engine: %s%s", native.describe(), cause)
 
 
 def _configure_logging(headless: bool, state_dir: Path) -> None:

@@ -22,10 +22,7 @@ ValueError: CROWNHEAD_ENGINE is native or python, not 'fast'
 
 from __future__ import annotations
 
-import shutil
-import sysconfig
 import weakref
-from pathlib import Path
 from types import ModuleType
 
 from crownhead.rules.engine.egdb import WON, EndgameProbe, EndgameTables
@@ -36,41 +33,14 @@ from crownhead.rules.engine.zobrist import KING_SQUARE, MAN_SQUARE, SIDE
 ENV = "CROWNHEAD_ENGINE"
 
 
-def build_cause(headers: bool, compiler: bool) -> str:
-    """Why ``pip install`` built no core, from what this machine lacks: the Python headers
-    (``Python.h``, Debian's ``python3-dev``) or a C compiler (``build-essential``). The
-    build needs both; a compiler without the headers fails just as surely.
-
-    >>> build_cause(headers=False, compiler=True)
-    'the Python headers (Python.h) are missing: sudo apt-get install python3-dev, then reinstall'
-    >>> build_cause(headers=True, compiler=False)
-    'no C compiler: sudo apt-get install build-essential, then reinstall'
-    """
-    wanted = [name for name, have in (("python3-dev", headers), ("build-essential", compiler)) if not have]
-    if not headers and not compiler:
-        return f"neither the Python headers (Python.h) nor a C compiler: sudo apt-get install {' '.join(wanted)}, then reinstall"
-    if not headers:
-        return "the Python headers (Python.h) are missing: sudo apt-get install python3-dev, then reinstall"
-    if not compiler:
-        return "no C compiler: sudo apt-get install build-essential, then reinstall"
-    return "the headers and a compiler are here: reinstall (pip install -e) and read the build's output"
-
-
-def _cause_here() -> str:
-    """:func:`build_cause` for this interpreter: its include directory and its compiler."""
-    include = sysconfig.get_paths().get("include", "")
-    headers = bool(include) and (Path(include) / "Python.h").is_file()
-    cc = (sysconfig.get_config_var("CC") or "cc").split()
-    compiler = bool(cc) and shutil.which(cc[0]) is not None
-    return build_cause(headers, compiler)
-
-
 _built: ModuleType | None
 try:
     import crownhead.rules.engine._native as _native
 except ImportError as error:  # not built: no compiler at install time, or a source tree
     _built = None
-    _missing = f"the native search core was not built ({error}); {_cause_here()}"
+    # Why it was not built is the installation's to tell (crownhead.extras.native_cause):
+    # finding out looks at the machine, which the rules core never does.
+    _missing = f"the native search core was not built ({error})"
 else:
     _native.set_keys(MAN_SQUARE, KING_SQUARE, SIDE)
     _native.set_weights(native_weights())
@@ -157,7 +127,6 @@ def describe() -> str:
 
 __all__ = [
     "ENV",
-    "build_cause",
     "built",
     "choose",
     "core",
