@@ -844,14 +844,14 @@ def test_the_hall_hears_an_events_kind_from_the_event() -> None:
 
 def test_the_network_outputs_hold_no_application() -> None:
     """The link, the pages' link and the hall's reporter know the application by the
-    interfaces they declare (``LinkedBoard``, ``PageBoard``) and the snapshot, never by
-    its class (the pages' link held the whole ``App`` and read its parts)."""
+    interfaces they declare (``LinkedBoard``, ``PageBoard``), the snapshot and the outputs'
+    protocol, never by its class (the pages' link held the whole ``App`` and read its parts)."""
     bad = [
         f"{imp.importer}:{imp.line}: imports {imp.module}"
         for imp in all_imports()
         if imp.importer.split(".")[1:2] in (["web"], ["link"], ["hall"])
         and imp.module.startswith("firmware.app.")
-        and imp.module != "firmware.app.snapshot"
+        and imp.module not in ("firmware.app.snapshot", "firmware.app.outputs")
     ]
     assert bad == []
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from types import MappingProxyType
 
 from crownhead.firmware.tracking.controller import Controller
 from crownhead.firmware.tracking.follower import Follower
@@ -70,7 +71,7 @@ from crownhead.firmware.app.keeper import GameKeeper
 from crownhead.firmware.app.leds import LedPolicy, LedSettings
 from crownhead.firmware.app.setup import setup_event
 from crownhead.firmware.app.guidance import SetupGuide, near_side
-from crownhead.firmware.app.outputs import O, Outputs, SinkOutput
+from crownhead.firmware.app.outputs import O, Output, Outputs, SinkOutput
 from crownhead.firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Snapshot, standing
 from crownhead.firmware.app.matchplay import MatchPlay
 from crownhead.firmware.app.settings import AppSettings
@@ -533,12 +534,17 @@ class App(Loop, Commands):
         self._keep_clock(now)
         self._takeback_pressed = False  # a press is handled in the step that polled it
         self._note_takebacks()
-        # The step's snapshot before its events go out: an output hearing of a move
-        # reads the game with that move made.
-        self._snapshot = self._take_snapshot(now)
-        self.outputs.snapshot(self._snapshot)
+        # The step's snapshot, with the roles its LEDs light, before its events go out:
+        # an output hearing of a move reads the game with that move made, and what it
+        # shows of the step (a page's view) shows that step's lights.
+        snapshot = self._take_snapshot(now)
+        lit = self._light(snapshot, now)
+        if dict(snapshot.lit) != lit:
+            snapshot = replace(snapshot, lit=MappingProxyType(lit)).then(self._snapshot)
+        self._snapshot = snapshot
+        self.outputs.snapshot(snapshot)
         self._publish(out)
-        self._light(now)
+        self.outputs.stepped(now)
         return out
 
     def _keep_clock(self, now: int) -> None:
@@ -1075,8 +1081,8 @@ class App(Loop, Commands):
             raise RuntimeError("App.start() first")
         return self._snapshot
 
-    def _light(self, now: int) -> None:
-        snap = self.snapshot
+    def _light(self, snap: Snapshot, now: int) -> dict[int, str]:
+        """Light the LEDs for ``snap``; the roles they light (see :attr:`Snapshot.lit`)."""
         condition = snap.condition
         squares: tuple[int, ...] = condition.squares if condition is not None else ()
         roles = dict(snap.roles)
@@ -1090,6 +1096,7 @@ class App(Loop, Commands):
             lights.show(frame)
         else:
             lights.flush(now)
+        return self.lit_roles
 
     # -- sources and sinks ----------------------------------------------------------------
 
@@ -1137,6 +1144,11 @@ class App(Loop, Commands):
     def add_sink(self, sink: Sink, *, first: bool = False) -> None:
         """Add an output that only hears the events (a log, a test's list)."""
         self.outputs.add(SinkOutput(sink), first=first)
+
+    def remove_output(self, output: Output) -> None:
+        """Take ``output`` off the board (a link letting it go): it hears nothing more and
+        is not closed with the others."""
+        self.outputs.remove(output)
 
     def remove_sink(self, sink: Sink) -> None:
         """Take off the outputs :meth:`add_sink` added for ``sink`` (a link letting the board go)."""

@@ -28,7 +28,7 @@ from typing import Protocol, TypeVar
 from crownhead.firmware.app.snapshot import Snapshot
 from crownhead.firmware.events import Event
 
-__all__ = ["Output", "Outputs", "SinkOutput"]
+__all__ = ["Output", "Outputs", "SinkOutput", "SteppedOutput"]
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +47,15 @@ class Output(Protocol):
 
     def close(self) -> None:
         """Stop: the application is closing."""
+
+
+class SteppedOutput(Output, Protocol):
+    """An output that also hears that a step is over (:meth:`stepped`): its snapshot and
+    its events were given out and the LEDs lit, so that whatever it shows of that step
+    (a page's view) goes out in that same step, never one late."""
+
+    def stepped(self, now: int) -> None:
+        """The step at ``now`` is over (called every step)."""
 
 
 O = TypeVar("O", bound=Output)
@@ -135,6 +144,17 @@ class Outputs:
         for output in tuple(self._outputs):
             try:
                 output.snapshot(snapshot)
+            except Exception:  # noqa: BLE001 - as for events
+                log.exception("output %s failed", type(output).__name__)
+
+    def stepped(self, now: int) -> None:
+        """Tell every output that has a ``stepped`` (a :class:`SteppedOutput`) that the step is over."""
+        for output in tuple(self._outputs):
+            stepped = getattr(output, "stepped", None)
+            if stepped is None:
+                continue
+            try:
+                stepped(now)
             except Exception:  # noqa: BLE001 - as for events
                 log.exception("output %s failed", type(output).__name__)
 

@@ -131,6 +131,9 @@ class Snapshot:
     analysis: Analysis | None = None
     #: A game far apart waiting for the broker or the other board, or None.
     away: Away | None = None
+    #: The roles the LEDs light in this step (:attr:`roles` after the LED policy: a hint
+    #: hidden, a blinking square in its dark phase left out), the step's frame shown.
+    lit: Mapping[int, str] = field(default_factory=dict)
     revision: int = 0
 
     @property
@@ -189,6 +192,7 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.undone,
         snapshot.analysis,
         snapshot.away,
+        dict(snapshot.lit),
     )
 
 
