@@ -72,7 +72,7 @@ from crownhead.firmware.app.leds import LedPolicy, LedSettings
 from crownhead.firmware.app.setup import setup_event
 from crownhead.firmware.app.guidance import SetupGuide, near_side
 from crownhead.firmware.app.outputs import O, Output, Outputs, SinkOutput
-from crownhead.firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Snapshot, standing
+from crownhead.firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Shown, Snapshot, standing
 from crownhead.firmware.app.matchplay import MatchPlay
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.app.sinks import Sink
@@ -539,8 +539,7 @@ class App(Loop, Commands):
         # shows of the step (a page's view) shows that step's lights.
         snapshot = self._take_snapshot(now)
         lit = self._light(snapshot, now)
-        if dict(snapshot.lit) != lit:
-            snapshot = replace(snapshot, lit=MappingProxyType(lit)).then(self._snapshot)
+        snapshot = self._dressed(snapshot, lit)
         self._snapshot = snapshot
         self.outputs.snapshot(snapshot)
         self._publish(out)
@@ -1074,6 +1073,50 @@ class App(Loop, Commands):
         token = self.sim.pieces.get(square) if self.sim is not None else None
         return token is not None and token != token.lower()
 
+    def _dressed(self, snapshot: Snapshot, lit: Mapping[int, str] | None = None) -> Snapshot:
+        """``snapshot`` with the roles lit (``lit``; None: as it has them) and what else the
+        board shows now (:class:`Shown`), numbered again if they changed."""
+        shown = self._shown()
+        if lit is None:
+            lit = snapshot.lit
+        if snapshot.shown == shown and dict(snapshot.lit) == dict(lit):
+            return snapshot
+        return replace(snapshot, lit=MappingProxyType(dict(lit)), shown=shown).then(self._snapshot)
+
+    def _shown(self) -> Shown:
+        """What the board shows besides the game, now (see :class:`Shown`)."""
+        sim = self.sim
+        machine = ""
+        if self.mode.computer:
+            machines = [c.name.title() for c, p in self.players.items() if not p.is_human]
+            machine = machines[0] if machines else ""
+        thinking = "machine" if self.thinker.busy else "hint" if self.hints.thinker.busy else ""
+        lights = sim.lights if sim is not None else self.hardware.lights
+        return Shown(
+            frame=MappingProxyType(dict(lights.current)),
+            blinking=self.blinking,
+            message=self.message,
+            hint=self.hint,
+            thinking=thinking,
+            mode=self.mode.title,
+            machine=machine,
+            hints_shown=self.policy.hints_shown,
+            hints_on=self.policy.hints_on,
+            referee_lights=self.mode.referee_lights,
+            takeback=self.mode.takeback,
+            referee_mode=self.referee is not None,
+            match=self.matches.line(),
+            display=tuple(getattr(self.hardware.display, "lines", ()) or ()),
+            page_urls=self.page_urls,
+            page_pin=self.page_pin,
+            first_number=self.first_number,
+            white_began=self.game.start.turn is WHITE,
+            verdict=self.problem_verdict(),
+            tokens=MappingProxyType(dict(sim.pieces)) if sim is not None else None,
+            hand=tuple(sim.hand) if sim is not None else (),
+            brightness=round(self.policy.settings.brightness * 100),
+        )
+
     @property
     def snapshot(self) -> Snapshot:
         """The game as the last step left it: what every output draws from."""
@@ -1185,4 +1228,4 @@ class App(Loop, Commands):
 
     def view(self) -> BoardView:
         """What the terminal simulator shows now (see :mod:`crownhead.firmware.app.view`)."""
-        return board_view(self)
+        return board_view(self._dressed(self.snapshot))
