@@ -579,7 +579,11 @@ class App(Loop, Commands):
         timeline holds (:meth:`next_deadline`, exactly what virtual time steps through),
         with no source but those that wake the loop. Elsewhere a scanner's or a serial
         board's change, or a link's line, is only seen at the next poll."""
-        return self.hardware.backend == "sim" and all(source in self.waking_sources for source in self.sources)
+        return (
+            self.hardware.backend == "sim"
+            and all(source in self.waking_sources for source in self.sources)
+            and self.outputs.all_wake
+        )
 
     def settle(self, limit_ms: int = 10_000) -> list[Event]:
         """Virtual time: run until nothing is pending but blinking (at most ``limit_ms``)."""
@@ -789,6 +793,8 @@ class App(Loop, Commands):
         for listener in self.press_listeners:
             if listener(press) is False:
                 return False
+        if not self.outputs.on_press(press):
+            return False
         declared = self.tracker.game.declared
         if (
             press.name == "takeback"
@@ -1150,7 +1156,7 @@ class App(Loop, Commands):
                 events += source(now)
             except Exception:  # a broken link must not stop the board
                 log.exception("event source failed")
-        return events
+        return events + self.outputs.poll(now)
 
     def setup_target(self) -> tuple[str, Position] | None:
         """What the board must be set up as now, and why (``new-game``, ``resume``,
