@@ -136,6 +136,8 @@ class Link:
         self.app: LinkedBoard | None = None
         #: How the link hears the board (see :meth:`attach`), while attached.
         self._output: LinkOutput | None = None
+        #: The last snapshot the board gave the link: what the view is drawn from.
+        self.snapshot_seen: Snapshot | None = None
         #: The simulator's hands at the board, for ``touch``, ``hands`` and ``follow``
         #: (given by whoever opens the link on a simulated board; None: no hands).
         self.hands: SimHands | None = None
@@ -539,7 +541,7 @@ class LinkOutput:
             self.link.sink(event)
 
     def snapshot(self, snapshot: Snapshot) -> None:
-        pass  # the view is drawn from the board's snapshot when the step is over
+        self.link.snapshot_seen = snapshot  # the view is drawn from it when the step is over
 
     def stepped(self, now: int) -> None:
         self.link.stepped(now)

@@ -68,21 +68,22 @@ class ViewPresenter:
     def body(self, now: int) -> dict[str, Any]:
         """The view's fields, before they are fitted to one line (:func:`view_body` of
         the last step's snapshot)."""
-        app = self.link.app
-        assert app is not None
-        return view_body(app.snapshot)
+        return view_body(self._seen_snapshot())
 
     def display_fields(self) -> dict[str, Any]:
         """The view's fields that the display commands set."""
-        app = self.link.app
-        assert app is not None
-        return display_fields(app.snapshot)
+        return display_fields(self._seen_snapshot())
 
     def clock(self, now: int) -> dict[str, Any] | None:
         """The game clock as the last step left it (see :func:`clock_fields`)."""
-        app = self.link.app
-        assert app is not None
-        return clock_fields(app.snapshot.clock)
+        return clock_fields(self._seen_snapshot().clock)
+
+    def _seen_snapshot(self) -> Snapshot:
+        """The last snapshot the board gave the link (the board gives one before its first step)."""
+        snap = self.link.snapshot_seen
+        if snap is None:
+            raise RuntimeError("no snapshot yet: the board has not started")
+        return snap
 
     def fit(self, now: int, body: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         """``body`` with its texts shortened until the ``view`` event fits one line (they
@@ -102,9 +103,8 @@ class ViewPresenter:
         an event or a command that may change the board, the snapshot (the game, the
         set-up, the conditions, the roles lit, the message, the simulated board and hand,
         the machine thinking...); and once a second."""
-        app = self.link.app
-        assert app is not None
-        return (self._display_changes, self.link.changes, app.snapshot.revision, now // 1000)
+        seen = self.link.snapshot_seen
+        return (self._display_changes, self.link.changes, seen.revision if seen else None, now // 1000)
 
     def send(self, now: int) -> None:
         """Send the view if it has changed (through the link's policy)."""
