@@ -548,7 +548,7 @@ class App(Loop, Commands):
         self._snapshot = snapshot
         self.outputs.snapshot(snapshot)
         self._publish(out)
-        self.outputs.stepped(now)
+        self.outputs.stepped(now, snapshot)
         return out
 
     def _keep_clock(self, now: int) -> None:

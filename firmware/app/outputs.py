@@ -88,8 +88,9 @@ class SteppedOutput(Output, Protocol):
     its events were given out and the LEDs lit, so that whatever it shows of that step
     (a page's view) goes out in that same step, never one late."""
 
-    def stepped(self, now: int) -> None:
-        """The step at ``now`` is over (called every step)."""
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
+        """The step at ``now`` is over (called every step), leaving ``snapshot``: the
+        step's, even when its revision is the last one's (a new brightness, a blink)."""
 
 
 class SinkOutput:
@@ -214,14 +215,14 @@ class Outputs:
         """Whether every output that polls wakes the loop itself (``wakes``)."""
         return all(getattr(o, "wakes", False) for o in self._outputs if getattr(o, "poll", None) is not None)
 
-    def stepped(self, now: int) -> None:
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
         """Tell every output that has a ``stepped`` (a :class:`SteppedOutput`) that the step is over."""
         for output in tuple(self._outputs):
             stepped = getattr(output, "stepped", None)
             if stepped is None:
                 continue
             try:
-                stepped(now)
+                stepped(now, snapshot)
             except Exception:  # noqa: BLE001 - as for events
                 log.exception("output %s failed", type(output).__name__)
 

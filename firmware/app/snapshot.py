@@ -24,7 +24,7 @@ step's game with another step's lights.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -109,7 +109,8 @@ class Shown:
     simulated display's lines; ``page_urls``/``page_pin`` the board's page; ``first_number``
     the number of the game's first move and ``white_began`` whether White made it;
     ``verdict`` a problem's verdict ("" for none); ``tokens`` and ``hand`` the simulated
-    board's pieces and hand (None and () on a real board); ``brightness`` in percent."""
+    board's pieces and hand (None and () on a real board); ``brightness`` in percent.
+    ``frame`` and ``brightness`` alone changing make no new revision (see :meth:`Snapshot.same_as`)."""
 
     frame: Mapping[Any, tuple[int, int, int]] = field(default_factory=dict)
     blinking: frozenset[int] = frozenset()
@@ -238,7 +239,10 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.analysis,
         snapshot.away,
         dict(snapshot.lit),
-        snapshot.shown,
+        # The LEDs' colours and brightness are how, not what, the board shows: a blink
+        # or a new brightness alone is no new snapshot (the step hands it over all the
+        # same: firmware.app.outputs.SteppedOutput).
+        replace(snapshot.shown, frame={}, brightness=0),
     )
 
 

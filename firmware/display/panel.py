@@ -287,7 +287,7 @@ class BoardPanel:
     def deadline(self) -> int | None:
         return None if self.painter.background else self._due
 
-    def stepped(self, now: int) -> None:
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
         """The step is over: a new snapshot is drawn in the step that made it."""
         if now >= self._next:
             self.refresh(now)

@@ -543,7 +543,8 @@ class LinkOutput:
     def snapshot(self, snapshot: Snapshot) -> None:
         self.link.snapshot_seen = snapshot  # the view is drawn from it when the step is over
 
-    def stepped(self, now: int) -> None:
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
+        self.link.snapshot_seen = snapshot
         self.link.stepped(now)
 
     def deadline(self) -> int | None:
