@@ -6,8 +6,14 @@ Data flows one way, once per :meth:`App.step`::
                                 |                          (the controller)
                                 +-> persistence   (saved before anyone hears of a move)
                                 +-> players       (the computer's move is shown, then expected)
-                                +-> event sinks   (log lines, a host link...)
                                 +-> LED policy -> lights
+                                +-> snapshot (with the roles lit) -> outputs: the snapshot,
+                                    the step's events, then ``stepped`` (log lines, a host
+                                    link, the display...)
+
+Outputs read the snapshots they are given, and of the application only its port
+(:class:`~crownhead.firmware.app.outputs.BoardPort`); events are kept by one table of
+handlers (:data:`_HANDLERS`).
 
 A step never sleeps and takes its time from the injected clock, so tests drive the whole
 application on a :class:`~crownhead.hal.clock.VirtualClock` through complete games.

@@ -4,7 +4,9 @@ Every output (the terminal's log lines, the display, the buzzer, a host link, th
 link, the hall's reporter) hears the same things the same way: each step's events, in
 order, after the game was saved, and the step's :class:`~crownhead.firmware.app.snapshot.Snapshot`
 when it changed (its revision). It says when it next wants a step (a tone to change, a
-second to draw) and is closed with the application, in reverse order of adding, by one
+second to draw), may poll every step, hear the button presses first and hear that a
+step is over (with its snapshot: what it shows of the step goes out in it), asks the
+board only through its port (:class:`BoardPort`) and is closed with the application, in reverse order of adding, by one
 :class:`~contextlib.ExitStack`: one lifecycle, as every gpiozero device has. An output
 reads the game from the snapshot, never from the tracker (``tests/test_architecture.py``).
 
