@@ -1136,6 +1136,7 @@ class App(Loop, Commands):
             machine = machines[0] if machines else ""
         thinking = "machine" if self.thinker.busy else "hint" if self.hints.thinker.busy else ""
         lights = sim.lights if sim is not None else self.hardware.lights
+        hands = self.hardware.sim  # the simulated board's pieces and hand, as the hardware has it now
         return Shown(
             frame=MappingProxyType(dict(lights.current)),
             blinking=self.blinking,
@@ -1156,8 +1157,8 @@ class App(Loop, Commands):
             first_number=self.first_number,
             white_began=self.game.start.turn is WHITE,
             verdict=self.problem_verdict(),
-            tokens=MappingProxyType(dict(sim.pieces)) if sim is not None else None,
-            hand=tuple(sim.hand) if sim is not None else (),
+            tokens=MappingProxyType(dict(hands.pieces)) if hands is not None else None,
+            hand=tuple(hands.hand) if hands is not None else (),
             brightness=round(self.policy.settings.brightness * 100),
         )
 
