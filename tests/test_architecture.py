@@ -512,6 +512,7 @@ OUTPUTS = (
     "firmware.simulator.tui",
     "firmware.voice",
     "firmware.remote",
+    "firmware.online",
 )
 _MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
@@ -958,7 +959,20 @@ def _followed_game_changes(tree: ast.AST) -> list[tuple[int, str]]:
 
 #: The packages that handle the game a board follows (the coach's problems and the
 #: storage keep games of their own).
-_FOLLOWING = ("tracking", "referee", "app", "link", "web", "hall", "display", "sound", "voice", "simulator", "remote")
+_FOLLOWING = (
+    "tracking",
+    "referee",
+    "app",
+    "link",
+    "web",
+    "hall",
+    "display",
+    "sound",
+    "voice",
+    "simulator",
+    "remote",
+    "online",
+)
 
 
 def test_only_the_session_changes_the_record() -> None:

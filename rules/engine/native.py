@@ -22,7 +22,10 @@ ValueError: CROWNHEAD_ENGINE is native or python, not 'fast'
 
 from __future__ import annotations
 
+import shutil
+import sysconfig
 import weakref
+from pathlib import Path
 from types import ModuleType
 
 from crownhead.rules.engine.egdb import WON, EndgameProbe, EndgameTables
@@ -32,12 +35,42 @@ from crownhead.rules.engine.zobrist import KING_SQUARE, MAN_SQUARE, SIDE
 #: The environment variable the ``crownhead`` command and the tests pass to :func:`choose`.
 ENV = "CROWNHEAD_ENGINE"
 
+
+def build_cause(headers: bool, compiler: bool) -> str:
+    """Why ``pip install`` built no core, from what this machine lacks: the Python headers
+    (``Python.h``, Debian's ``python3-dev``) or a C compiler (``build-essential``). The
+    build needs both; a compiler without the headers fails just as surely.
+
+    >>> build_cause(headers=False, compiler=True)
+    'the Python headers (Python.h) are missing: sudo apt-get install python3-dev, then reinstall'
+    >>> build_cause(headers=True, compiler=False)
+    'no C compiler: sudo apt-get install build-essential, then reinstall'
+    """
+    wanted = [name for name, have in (("python3-dev", headers), ("build-essential", compiler)) if not have]
+    if not headers and not compiler:
+        return f"neither the Python headers (Python.h) nor a C compiler: sudo apt-get install {' '.join(wanted)}, then reinstall"
+    if not headers:
+        return "the Python headers (Python.h) are missing: sudo apt-get install python3-dev, then reinstall"
+    if not compiler:
+        return "no C compiler: sudo apt-get install build-essential, then reinstall"
+    return "the headers and a compiler are here: reinstall (pip install -e) and read the build's output"
+
+
+def _cause_here() -> str:
+    """:func:`build_cause` for this interpreter: its include directory and its compiler."""
+    include = sysconfig.get_paths().get("include", "")
+    headers = bool(include) and (Path(include) / "Python.h").is_file()
+    cc = (sysconfig.get_config_var("CC") or "cc").split()
+    compiler = bool(cc) and shutil.which(cc[0]) is not None
+    return build_cause(headers, compiler)
+
+
 _built: ModuleType | None
 try:
     import crownhead.rules.engine._native as _native
 except ImportError as error:  # not built: no compiler at install time, or a source tree
     _built = None
-    _missing = f"the native search core was not built ({error}); reinstall with a C compiler (gcc) present"
+    _missing = f"the native search core was not built ({error}); {_cause_here()}"
 else:
     _native.set_keys(MAN_SQUARE, KING_SQUARE, SIDE)
     _native.set_weights(native_weights())
@@ -122,4 +155,15 @@ def describe() -> str:
     return "native search core (C), built at install"
 
 
-__all__ = ["ENV", "built", "choose", "core", "describe", "module", "probe_of", "reload_weights", "wanted"]
+__all__ = [
+    "ENV",
+    "build_cause",
+    "built",
+    "choose",
+    "core",
+    "describe",
+    "module",
+    "probe_of",
+    "reload_weights",
+    "wanted",
+]
