@@ -52,6 +52,15 @@ class InstalledDoctestModule(DoctestModule):
         return importlib.import_module(name)
 
 
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Our folders as plain directories: pytest's ``Package`` imports each ``__init__.py``
+    under the folder's name (``rules``, a second copy of the package) to look for its
+    set-up functions; the examples in it are collected by :func:`pytest_collect_file`."""
+    if installed_name(path / "__init__.py") is None or not (path / "__init__.py").is_file():
+        return None
+    return pytest.Dir.from_parent(parent, path=path)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     # __main__.py runs the command when imported, as pytest's own doctest collection knows.
     if file_path.suffix != ".py" or file_path.name in ("conftest.py", "__main__.py"):

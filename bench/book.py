@@ -3,6 +3,7 @@ first plies, and how they scored, written as data into ``rules/engine/masters.py
 
     .venv/bin/python bench/book.py                       # ../shared/data/*.pdn, 12 plies
     .venv/bin/python bench/book.py --plies 10 --min-games 3 --check
+    .venv/bin/python bench/book.py --ballots             # the book after the ballots
 
 Every game from the start position that replays (a game with a transcription error is
 left out from that ply on, as the PDN reader reports it) adds, for each of its first
@@ -69,13 +70,69 @@ def render(counts: dict[tuple[str, str], list[float]], files: list[str], plies: 
     return "".join(lines)
 
 
+def ballots() -> int:
+    """How far the book reaches past the ballots: for each card of the ACF deck, whether
+    the master book has the position after its three moves, and how many plies an engine
+    playing ``book=True`` on both sides (one engine a side, as the board's player) plays
+    from the book before it searches; then whether ``crownhead analyse`` answers there
+    with the book's move."""
+    import io
+    from contextlib import redirect_stdout
+
+    from crownhead.firmware.cli import main as command
+    from crownhead.rules import WCDF, Game
+    from crownhead.rules.ballots import deck
+    from crownhead.rules.engine import Engine
+    from crownhead.rules.engine.book import MasterBook
+
+    book = MasterBook(WCDF)
+    cards = covered = analysed = 0
+    plies: list[int] = []
+    for card in deck():
+        game = Game(Position.start(), WCDF)
+        try:
+            for text in card.moves:
+                game.play_text(text)
+        except ValueError:
+            continue
+        cards += 1
+        if not book.moves(game.position):
+            plies.append(0)
+            continue
+        covered += 1
+        sides = {Color.BLACK: Engine(seed=card.number), Color.WHITE: Engine(seed=card.number + 1)}
+        ply = 0
+        while True:
+            result = sides[game.turn].search(game.position, movetime_ms=5, book=True, history=game.positions[:-1])
+            if result.move is None or result.nodes or result.depth:
+                break  # searched: out of the book
+            game.play(result.move)
+            ply += 1
+        plies.append(ply)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            command(["analyse", "--moves", " ".join(card.moves), "--movetime", "20", "--no-tables"])
+        analysed += '"depth":0,"nodes":0' in out.getvalue()
+    print(
+        f"{cards} ballots: the master book has the position after the three moves of {covered}; "
+        f"book plies played after them with book=True on both sides: mean {sum(plies) / cards:.1f}, "
+        f"max {max(plies)}; crownhead analyse answers with a book move after {analysed}"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=Path, default=DATA, help="the folder of PDN games (../shared/data)")
     parser.add_argument("--plies", type=int, default=12, help="plies of each game taken (12)")
     parser.add_argument("--min-games", type=int, default=2, help="games a move needs to enter (2)")
     parser.add_argument("--check", action="store_true", help="compare with rules/engine/masters.py, write nothing")
+    parser.add_argument(
+        "--ballots", action="store_true", help="how far the book reaches past the ballots' three moves (writes nothing)"
+    )
     args = parser.parse_args(argv)
+    if args.ballots:
+        return ballots()
     counts, files = gather(args.games, args.plies)
     if not files:
         print(f"no PDN files in {args.games}", file=sys.stderr)

@@ -14,11 +14,13 @@ Imports nothing of the package: the hardware layer and the commands both use it.
 from __future__ import annotations
 
 import shlex
+import shutil
 import sys
+import sysconfig
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["checkout", "install_command", "requirements_of"]
+__all__ = ["build_cause", "checkout", "install_command", "native_cause", "requirements_of"]
 
 
 def checkout() -> Path | None:
@@ -53,3 +55,33 @@ def install_command(extra: str) -> str:
     if not wanted:
         return f"{python} -m pip install the '{extra}' extra's packages (see pyproject.toml)"
     return f"{python} -m pip install " + " ".join(shlex.quote(r) for r in wanted)
+
+
+def build_cause(headers: bool, compiler: bool) -> str:
+    """Why ``pip install`` built no core, from what this machine lacks: the Python headers
+    (``Python.h``, Debian's ``python3-dev``) or a C compiler (``build-essential``). The
+    build needs both; a compiler without the headers fails just as surely.
+
+    >>> build_cause(headers=False, compiler=True)
+    'the Python headers (Python.h) are missing: sudo apt-get install python3-dev, then reinstall'
+    >>> build_cause(headers=True, compiler=False)
+    'no C compiler: sudo apt-get install build-essential, then reinstall'
+    """
+    wanted = [name for name, have in (("python3-dev", headers), ("build-essential", compiler)) if not have]
+    if not headers and not compiler:
+        return f"neither the Python headers (Python.h) nor a C compiler: sudo apt-get install {' '.join(wanted)}, then reinstall"
+    if not headers:
+        return "the Python headers (Python.h) are missing: sudo apt-get install python3-dev, then reinstall"
+    if not compiler:
+        return "no C compiler: sudo apt-get install build-essential, then reinstall"
+    return "the headers and a compiler are here: reinstall (pip install -e) and read the build's output"
+
+
+def native_cause() -> str:
+    """:func:`build_cause` for this interpreter: its include directory and its compiler
+    (said where the board searches in pure Python because the native core was not built)."""
+    include = sysconfig.get_paths().get("include", "")
+    headers = bool(include) and (Path(include) / "Python.h").is_file()
+    cc = (sysconfig.get_config_var("CC") or "cc").split()
+    compiler = bool(cc) and shutil.which(cc[0]) is not None
+    return build_cause(headers, compiler)

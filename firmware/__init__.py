@@ -33,7 +33,8 @@ Layers, lowest first; a package may import the ones before it, never one after i
   :mod:`crownhead.firmware.wiring`: schematics drawn from the pin plans (configuration defaults,
   the Pico firmware's table).
 * :mod:`crownhead.firmware.remote`: two boards far apart playing one game through an MQTT broker
-  (the link on a transport of the game's topics, over the hall's broker URL and ACL).
+  (the link on a transport of the game's topics, over the hall's broker URL and ACL);
+  :mod:`crownhead.firmware.online`: games against people on a server (PlayStrategy's Board API).
 * :mod:`crownhead.firmware.cli`: the ``crownhead`` command, the only package that imports them all.
 
 ``docs/architecture.md`` draws the picture and says where a new feature plugs in.
@@ -53,7 +54,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("link",),
     ("simulator", "sound", "voice"),
     ("web", "hall", "display", "mcu"),
-    ("remote",),
+    ("remote", "online"),
     ("diagnostics", "wiring"),
     ("cli",),
 )

@@ -36,17 +36,19 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import errno
+import io
 import json
 import os
 import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 __all__ = [
     "FileRefused",
     "read_bytes",
+    "open_bytes",
     "read_text",
     "check_json_depth",
     "parse_json",
@@ -115,6 +117,84 @@ def _is_devnull(info: os.stat_result) -> bool:
     except OSError:
         return False
     return stat.S_ISCHR(null.st_mode) and null.st_rdev == info.st_rdev
+
+
+class _Bounded(io.RawIOBase):
+    """A regular file's descriptor read to at most ``limit`` bytes (a file growing while
+    it is read is refused at the cap), seekable: a reader may pass over it twice."""
+
+    def __init__(self, fd: int, path: str | os.PathLike[str], limit: int) -> None:
+        self._fd, self._path, self._limit = fd, path, limit
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return os.lseek(self._fd, offset, whence)
+
+    def tell(self) -> int:
+        return os.lseek(self._fd, 0, os.SEEK_CUR)
+
+    def readinto(self, buffer: Any) -> int:
+        at = self.tell()
+        try:
+            data = os.read(self._fd, min(len(buffer), self._limit + 1 - at))
+        except OSError as exc:
+            raise FileRefused(self._path, f"cannot read: {exc.strerror or exc}") from None
+        if at + len(data) > self._limit:
+            raise FileRefused(self._path, f"is more than the {self._limit} bytes a file of its kind may have")
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._fd)
+        super().close()
+
+
+@contextlib.contextmanager
+def open_bytes(path: str | os.PathLike[str], limit: int) -> Iterator[BinaryIO]:
+    """The regular file ``path`` open for reading, under :func:`read_bytes`' rules (at
+    most ``limit`` bytes, refused as one :class:`FileRefused`), to be read a part at a
+    time: a large file (a PDN database) is never held whole."""
+    fd = _open_checked(path, limit)
+    if fd is None:
+        yield io.BytesIO(b"")
+        return
+    with io.BufferedReader(_Bounded(fd, path, limit), 64 * 1024) as handle:
+        yield handle
+
+
+def _open_checked(path: str | os.PathLike[str], limit: int) -> int | None:
+    """A descriptor of the regular file ``path`` of at most ``limit`` bytes (None: it is
+    ``/dev/null``, read as empty); FileNotFoundError or one :class:`FileRefused`."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except IsADirectoryError:
+        raise FileRefused(path, "is a directory, not a file") from None
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a socket, or a FIFO nobody writes to on some systems
+            raise FileRefused(path, "is not a regular file") from None
+        raise FileRefused(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if _is_devnull(info):
+            os.close(fd)
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(path, f"is {_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise FileRefused(path, f"is {info.st_size} bytes, more than the {limit} a file of its kind may have")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:

@@ -38,15 +38,17 @@ the full path ``11x18x25``:
 
 from __future__ import annotations
 
-import bisect
+import codecs
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
+from crownhead.rules import movegen
 from crownhead.rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
 from crownhead.rules.move import Move
 from crownhead.rules.position import Color, FenError, Position
+from crownhead.rules.quoting import excerpt
 from crownhead.rules.settings import WCDF, Rules
 from crownhead.squares import Square, parse_square, square_name
 from crownhead.rules.variants import gametype_tag, notation, numeric_fen, variant_for_gametype, variant_tag
@@ -73,6 +75,18 @@ _CONDONED_CITE = "WCDF 1.26"
 #: Plies the look-ahead may replay after each route of an ambiguous capture (this bounds
 #: the branching at later ambiguous captures; real games need a few hundred at most).
 LOOKAHEAD_BUDGET = 20_000
+#: The longest tag, comment or other piece of text read in one (a real game's longest, an
+#: annotator's comment, is a few KiB): a longer one is the game's error and is skipped,
+#: so that a file's size never decides how much the reader holds.
+MAX_TOKEN = 64 * 1024
+#: Plies of one game read at most (the longest real games have a few hundred); the
+#: rest of a longer game is not read, and the game fails saying so.
+MAX_PLIES = 2_000
+#: Tags and comments of one game kept at most (real games: a dozen tags, a comment a move).
+MAX_TAGS = 200
+MAX_COMMENTS = MAX_PLIES
+#: Characters read from a file at a time: the reader holds about this much of it.
+CHUNK = 1024 * 1024
 
 
 class PdnError(ValueError):
@@ -238,14 +252,73 @@ def _clean_comment(text: str) -> str:
     return " ".join(text.split())
 
 
-class _Lines:
-    """Line numbers of offsets in a text."""
+class _Window:
+    """The text being read, a window of it at a time (about :data:`CHUNK` characters):
+    what is read is dropped, what follows is read when the reader needs it, so the
+    reader's memory does not grow with the file. Line ends are made ``\n`` as they come.
+    """
 
-    def __init__(self, text: str) -> None:
-        self._starts = [m.start() for m in re.finditer("\n", text)]
+    def __init__(self, read: Callable[[int], str]) -> None:
+        self._read = read
+        self.buf = ""
+        self.eof = False
+        self._cr = False  # a \r ended the last chunk: its \n may begin the next
+        self._at = 0  # an offset in buf...
+        self._line = 1  # ...and its line
 
-    def of(self, offset: int) -> int:
-        return bisect.bisect_left(self._starts, offset) + 1
+    def fill(self, i: int, need: int | None = None) -> int:
+        """Make sure ``need`` characters (by default :data:`MAX_TOKEN` and two) from ``i``
+        on are in :attr:`buf` (or the rest of the text); returns ``i``'s offset
+        afterwards (what came before it is dropped)."""
+        need = MAX_TOKEN + 2 if need is None else need
+        if self.eof or len(self.buf) - i >= need:
+            return i
+        # The character before ``i`` is kept: whether ``i`` begins a line is still known.
+        keep = i - 1 if i > 0 else 0
+        self._line = self.line(keep)
+        self._at = 0
+        parts = [self.buf[keep:]]
+        size = len(parts[0])
+        i -= keep
+        # A chunk more than needed: the next refill comes a chunk later, not a token later.
+        while not self.eof and size - i < need + CHUNK:
+            chunk = self._read(CHUNK)
+            if not chunk:
+                self.eof = True
+                chunk = "\n" if self._cr else ""  # a last lone \r ends a line
+                self._cr = False
+            elif self._cr:
+                chunk = "\r" + chunk
+                self._cr = False
+            if chunk.endswith("\r"):
+                self._cr, chunk = True, chunk[:-1]
+            chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
+            parts.append(chunk)
+            size += len(chunk)
+        self.buf = "".join(parts)
+        return i
+
+    def line(self, offset: int) -> int:
+        """The line of ``offset`` in :attr:`buf` (offsets mostly grow: counted from the last)."""
+        if offset >= self._at:
+            self._line += self.buf.count("\n", self._at, offset)
+        else:
+            self._line -= self.buf.count("\n", offset, self._at)
+        self._at = offset
+        return self._line
+
+    def skip_to(self, i: int, pattern: re.Pattern[str]) -> int:
+        """The offset of the next match of ``pattern`` from ``i`` (the end of the text if
+        none), reading on and dropping what is passed over."""
+        while True:
+            found = pattern.search(self.buf, i)
+            if found is not None and (self.eof or found.end() < len(self.buf)):
+                return found.start()
+            if self.eof:
+                return len(self.buf)
+            # Keep a few characters: a match may begin before the window's end.
+            start = max(i, len(self.buf) - 64)
+            i = self.fill(start, len(self.buf) - start + CHUNK)
 
 
 @dataclass
@@ -274,10 +347,32 @@ class _Draft:
         if self.problem is None:
             self.problem = (len(self.moves) if index == -1 else index, text, reason, line)
 
-    def comment(self, text: str) -> None:
+    comment_count: int = 0
+
+    def comment(self, text: str, line: int) -> None:
         cleaned = _clean_comment(text)
-        if cleaned:
-            self.comments.setdefault(len(self.moves), []).append(cleaned)
+        if not cleaned:
+            return
+        self.comment_count += 1
+        if self.comment_count > MAX_COMMENTS:
+            self.fail(None, f"more than {MAX_COMMENTS:,} comments: no real game has as many", line, None)
+            return
+        self.comments.setdefault(len(self.moves), []).append(cleaned)
+
+    def tag(self, name: str, value: str, line: int) -> None:
+        if len(self.tags) >= MAX_TAGS and name not in self.tags:
+            self.fail(None, f"more than {MAX_TAGS} tags: no real game has as many", line, None)
+            return
+        self.tags[name] = value
+        self.tag_lines[name.lower()] = line
+
+    def move(self, text: str, line: int) -> None:
+        if len(self.moves) >= MAX_PLIES:
+            # The rest of the game is not kept: its size is no longer the file's to decide.
+            reason = f"more than {MAX_PLIES:,} plies: no real game has as many; the rest of the game is not read"
+            self.fail(None, reason, line, None)
+            return
+        self.moves.append((text, line))
 
     @property
     def empty(self) -> bool:
@@ -295,18 +390,92 @@ def read_games(
 
     ``source`` names the file in error reports (a stream's own ``name`` by default).
     Games that cannot be replayed are yielded too, with :attr:`PdnGame.error` set, so a
-    caller sees every game of the file.
+    caller sees every game of the file. A stream is read a window at a time (a binary
+    one decoded as :func:`decode` would decode it whole): memory stays flat whatever the
+    file's size; what no real game has (a tag or comment over :data:`MAX_TOKEN`
+    characters, over :data:`MAX_PLIES` plies) is the game's error and is not kept.
 
     >>> [g.result for g in read_games("1. 11-15 * 1. 9-14 22-18 0-1")]
     ['*', '0-1']
     """
-    if isinstance(text, (str, bytes)):
-        raw: str | bytes = text
+    if isinstance(text, str):
+        read = _reading(text)
+    elif isinstance(text, bytes):
+        read = _reading(decode(text))
     else:
-        raw = text.read()
         source = source or getattr(text, "name", None)
-    decoded = decode(raw) if isinstance(raw, bytes) else raw
-    yield from _read_text(_normalize(decoded), source or "<string>", rules)
+        read = _text_reader(text)
+    yield from _read_text(_Window(_without_bom(read)), source or "<string>", rules)
+
+
+def _reading(text: str) -> Callable[[int], str]:
+    """Read ``text`` as a stream is read, ``size`` characters at a time."""
+    at = 0
+
+    def read(size: int) -> str:
+        nonlocal at
+        part = text[at : at + size]
+        at += len(part)
+        return part
+
+    return read
+
+
+def _text_reader(stream: IO[str] | IO[bytes]) -> Callable[[int], str]:
+    """Reading ``stream`` as text: a binary one decoded in the encoding :func:`decode`
+    would choose for the whole of it (found by a first pass when it can seek back)."""
+    if isinstance(stream.read(0), str):
+        return stream.read  # type: ignore[return-value]
+    binary: IO[bytes] = stream  # type: ignore[assignment]
+    try:
+        start = binary.tell()
+        encoding = _encoding_of(binary, start)
+        binary.seek(start)
+    except (OSError, ValueError, AttributeError):
+        return _reading(decode(binary.read()))
+    reader = codecs.getincrementaldecoder(encoding)(errors="strict")
+
+    def read(size: int) -> str:
+        while True:  # a chunk may end inside a character: read on until text comes
+            data = binary.read(size)
+            text = reader.decode(data, final=not data)
+            if text or not data:
+                return text
+
+    return read
+
+
+def _encoding_of(binary: IO[bytes], start: int) -> str:
+    """The encoding :func:`decode` would choose for ``binary`` from ``start`` (read through)."""
+    for encoding in ("utf-8-sig", "cp1252"):
+        checker = codecs.getincrementaldecoder(encoding)(errors="strict")
+        binary.seek(start)
+        try:
+            while data := binary.read(CHUNK):
+                checker.decode(data)
+            checker.decode(b"", final=True)
+        except UnicodeDecodeError:
+            continue
+        return encoding
+    return "latin-1"
+
+
+def _without_bom(read: Callable[[int], str]) -> Callable[[int], str]:
+    """``read``, with byte-order marks at the text's start left out (as :func:`decode` does)."""
+    started = False
+
+    def reading(size: int) -> str:
+        nonlocal started
+        chunk = read(size)
+        while not started and chunk:
+            chunk = chunk.lstrip("\ufeff")
+            if chunk:
+                started = True
+            else:
+                chunk = read(size)
+        return chunk
+
+    return reading
 
 
 def read_game(
@@ -328,13 +497,14 @@ def decode(data: bytes) -> str:
             return data.decode("latin-1")
 
 
-def _normalize(text: str) -> str:
-    text = text.lstrip("\ufeff")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+#: Where the rest of an overlong piece of text ends: the next space, or line.
+_SPACE = re.compile(r"\s")
+_LINE_END = re.compile(r"\n")
+#: The end of an overlong comment: its ``}``, or a tag line (where an unclosed one ends).
+_COMMENT_END = re.compile(r"\}|\n[ \t]*\[[A-Za-z0-9_]+[ \t]*\"")
 
 
-def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
-    lines = _Lines(text)
+def _read_text(window: _Window, source: str, rules: Rules) -> Iterator[PdnGame]:
     number = 0
     draft = _Draft(line=1)
 
@@ -362,63 +532,60 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
             yield _build(draft, source, number, rules)
         draft = _Draft(line=1)
 
-    i, n = 0, len(text)
-    next_tag = -1  # where the next tag line starts after the current comment (n: none)
-    while i < n:
+    i = 0
+    while True:
+        i = window.fill(i)
+        text = window.buf
+        n = len(text)
+        if i >= n:
+            break
         char = text[i]
         if char == "{":
-            close = text.find("}", i + 1)
-            if next_tag <= i:
-                found = _TAG_LINE.search(text, i + 1)
-                next_tag = found.start() if found is not None else n
-            if close == -1 or next_tag < close:
-                end = next_tag
-                if draft.empty:
-                    draft.line = lines.of(i)
-                draft.fail("{", "a comment opened with { is never closed", lines.of(i))
-                i = end
-                continue
-            if draft.depth == 0:
-                if draft.empty:
-                    draft.line = lines.of(i)
-                draft.comment(text[i + 1 : close])
-            if draft.movetext:
-                draft.end_line = lines.of(close)
-            i = close + 1
+            i = _comment(window, i, draft)
             continue
         if char == "%" and (i == 0 or text[i - 1] == "\n"):
             # PGN escape: the whole line is for another program.
-            end = text.find("\n", i)
-            i = n if end == -1 else end
+            i = window.skip_to(i, _LINE_END)
             continue
         match = _TOKEN.match(text, i)
         assert match is not None  # the last alternatives match any character
-        i = match.end()
         kind = match.lastgroup
+        line = window.line(match.start())
+        if kind != "space" and match.end() - match.start() > MAX_TOKEN:
+            # Longer than any real game's tag, comment or move (the window holds
+            # MAX_TOKEN characters more: one cut at its end is as long): the game's
+            # error, skipped, never kept.
+            if char == "[" and (draft.movetext or draft.depth):
+                yield from finish(line, "tags follow")
+            if draft.empty:
+                draft.line = line
+            what = "a tag" if char == "[" else "a comment" if char == ";" else "text"
+            reason = f"{what} longer than {MAX_TOKEN:,} characters: no real game has one"
+            draft.fail(None, reason, line, None)
+            i = window.skip_to(i, _LINE_END if char in "[;" else _SPACE)
+            continue
+        i = match.end()
         if kind == "space":
             continue
         if kind == "glued" or kind == "mark":
             kind = "move"
-        line = lines.of(match.start())
         if kind in ("tag", "loose_tag", "bad_tag"):
             if draft.movetext or draft.depth:
                 yield from finish(line, "tags follow")
             if draft.empty:
                 draft.line = line
             if kind == "tag":
-                draft.tags[match["tag_name"]] = _unescape(match["tag_value"])
-                draft.tag_lines[match["tag_name"].lower()] = line
+                draft.tag(match["tag_name"], _unescape(match["tag_value"]), line)
             elif kind == "loose_tag":
                 # Quotes left unescaped inside the value (``[Event "The "Big" one"]``).
-                draft.tags[match["loose_name"]] = match["loose_value"]
-                draft.tag_lines[match["loose_name"].lower()] = line
+                draft.tag(match["loose_name"], match["loose_value"], line)
             else:
-                reason = f'bad tag {match.group().strip()!r}: a tag is written [Name "value"]'
+                reason = f'bad tag {excerpt(match.group().strip())}: a tag is written [Name "value"]'
                 draft.fail(None, reason, line, None)
             continue
         if kind == "line_comment":
             if draft.depth == 0:
-                draft.comment(match["line_comment"])
+                draft.comment(match["line_comment"], line)
             continue
         if draft.result is not None and kind in ("number", "move", "result", "open"):
             # Moves after a result without tags in between: a new game without tags.
@@ -448,13 +615,38 @@ def _read_text(text: str, source: str, rules: Rules) -> Iterator[PdnGame]:
             draft.result = _RESULT_ALIASES.get(result, result)
             continue
         if kind == "move":
-            draft.moves.append((match["move"], line))
+            draft.move(match["move"], line)
             if match["glued"]:
                 # Text run into a move (``8-11Redoverstepped...``): kept as a comment.
-                draft.comment(match["glued"])
+                draft.comment(match["glued"], line)
             continue
-        draft.fail(match.group(), f"unexpected text {match.group()!r} among the moves", line)
+        draft.fail(match.group(), f"unexpected text {excerpt(match.group())} among the moves", line)
     yield from finish()
+
+
+def _comment(window: _Window, i: int, draft: _Draft) -> int:
+    """Read the comment opening at ``i`` into ``draft``; the offset after it. One not
+    closed before the next tag line ends there (the game fails); one longer than
+    :data:`MAX_TOKEN` characters is the game's error and is skipped."""
+    text = window.buf
+    bound = min(len(text), i + 1 + MAX_TOKEN)
+    close = text.find("}", i + 1, bound)
+    found = _TAG_LINE.search(text, i + 1, close if close != -1 else bound)
+    line = window.line(i)
+    if draft.empty:
+        draft.line = line
+    if found is not None or (close == -1 and window.eof and bound == len(text)):
+        draft.fail("{", "a comment opened with { is never closed", line)
+        return found.start() if found is not None else len(text)
+    if close == -1:
+        draft.fail(None, f"a comment longer than {MAX_TOKEN:,} characters: no real game has one", line, None)
+        end = window.skip_to(i + 1, _COMMENT_END)
+        return end + 1 if window.buf[end : end + 1] == "}" else end
+    if draft.depth == 0:
+        draft.comment(text[i + 1 : close], line)
+    if draft.movetext:
+        draft.end_line = window.line(close)
+    return close + 1
 
 
 def _build(draft: _Draft, source: str, number: int, rules: Rules) -> PdnGame:
@@ -589,6 +781,9 @@ def candidates(position: Position, squares: Sequence[Square], rules: Rules) -> l
     one choice, so only the first of them is kept.
     """
     start, end = squares[0], squares[-1]
+    plain = _plain_move(position, start, end, rules) if len(squares) == 2 else None
+    if plain is not None:
+        return plain
     found = [m for m in position.legal_moves(rules) if m.start == start and m.end == end]
     if len(squares) > 2 and found:
         exact = [m for m in found if m.path == tuple(squares)]
@@ -599,6 +794,26 @@ def candidates(position: Position, squares: Sequence[Square], rules: Rules) -> l
             seen.setdefault(position.apply(move, rules), move)
         found = list(seen.values())
     return found
+
+
+def _plain_move(position: Position, start: Square, end: Square, rules: Rules) -> list[Move] | None:
+    """The candidates of a move written by two squares where no capture stands (most
+    moves of a file), found without listing every legal move: replaying a database goes
+    with its plies, not with their moves' count. None: not that case, list them."""
+    if not rules.fast_path:
+        return None
+    own, opp, black = position._sides()
+    if movegen.jumpers(own, opp, position.kings, black, rules.men_capture_backward):
+        return None
+    frm, to = 1 << (start - 1), 1 << (end - 1)
+    if not own & frm or (own | opp) & to:
+        return []
+    steps = 0
+    if black or position.kings & frm:
+        steps |= movegen.step_sw(frm) | movegen.step_se(frm)
+    if not black or position.kings & frm:
+        steps |= movegen.step_nw(frm) | movegen.step_ne(frm)
+    return [Move((start, end))] if steps & to else []
 
 
 def replay(start: Position, texts: Sequence[str], rules: Rules) -> tuple[list[Move], tuple[int, str] | None]:

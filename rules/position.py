@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from crownhead.rules import movegen, variants
 from crownhead.rules.move import AmbiguousMoveError, IllegalMoveError, Move
+from crownhead.rules.quoting import excerpt
 from crownhead.rules.settings import WCDF, Crowning, Rules
 from crownhead.squares import FULL, Square, bit, check_square, iter_squares, mask_of
 from crownhead.rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
@@ -346,20 +347,22 @@ def _parse_fen_side(text: str, fen: str) -> Iterator[tuple[Square, bool]]:
             lo_text, _, hi_text = (t.strip() for t in token.partition("-"))
             if king and hi_text[:1] in ("K", "k"):
                 hi_text = hi_text[1:].strip()  # ``K5-K7``: the K written on both ends
-            if not (_digits(lo_text) and _digits(hi_text)):
-                raise FenError(f"bad range {written.strip()!r} in FEN {fen!r}")
+            # A square is a number of at most 2 digits (a longer one is no square, and
+            # Python refuses to read numbers of thousands of digits).
+            if not (_digits(lo_text) and _digits(hi_text)) or max(len(lo_text), len(hi_text)) > 3:
+                raise FenError(f"bad range {excerpt(written.strip())} in FEN {excerpt(fen)}")
             # A range may be written high to low, like the unsorted squares around it.
             lo, hi = sorted((int(lo_text), int(hi_text)))
             if not (1 <= lo and hi <= 32):
-                raise FenError(f"range {written.strip()!r} is not within 1-32 in FEN {fen!r}")
+                raise FenError(f"range {excerpt(written.strip())} is not within 1-32 in FEN {excerpt(fen)}")
             for s in range(lo, hi + 1):
                 yield s, king
         else:
-            if not _digits(token):
-                raise FenError(f"bad square {written.strip()[:24]!r} in FEN {fen[:80]!r}")
+            if not _digits(token) or len(token) > 3:
+                raise FenError(f"bad square {excerpt(written.strip())} in FEN {excerpt(fen)}")
             s = int(token)
             if not 1 <= s <= 32:
-                raise FenError(f"square {s} is not on the board (1-32) in FEN {fen!r}")
+                raise FenError(f"square {s} is not on the board (1-32) in FEN {excerpt(fen)}")
             yield s, king
 
 
@@ -370,7 +373,7 @@ def parse_fen(fen: str) -> Position:
         text = text[:-1]
     parts = [p.strip() for p in text.split(":")]
     if not parts or parts[0].upper() not in ("B", "W"):
-        raise FenError(f"FEN {fen!r} must start with the side to move, B or W")
+        raise FenError(f"FEN {excerpt(fen)} must start with the side to move, B or W")
     turn = Color.BLACK if parts[0].upper() == "B" else Color.WHITE
     black = white = kings = 0
     seen: set[str] = set()
@@ -379,14 +382,14 @@ def parse_fen(fen: str) -> Position:
             continue
         color = part[0].upper()
         if color not in ("B", "W"):
-            raise FenError(f"FEN {fen!r}: {part!r} should start with B or W")
+            raise FenError(f"FEN {excerpt(fen)}: {excerpt(part)} should start with B or W")
         if color in seen:
-            raise FenError(f"FEN {fen!r} lists {color} twice")
+            raise FenError(f"FEN {excerpt(fen)} lists {color} twice")
         seen.add(color)
         for square, king in _parse_fen_side(part[1:], fen):
             b = bit(square)
             if (black | white) & b:
-                raise FenError(f"FEN {fen!r} puts two pieces on square {square}")
+                raise FenError(f"FEN {excerpt(fen)} puts two pieces on square {square}")
             if color == "B":
                 black |= b
             else:

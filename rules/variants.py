@@ -60,6 +60,7 @@ from crownhead.squares import (
     square_name,
 )
 from crownhead.rules.move import BLACK_CROWN_ROW, WHITE_CROWN_ROW
+from crownhead.rules.quoting import excerpt
 
 # -- the named variants -----------------------------------------------------------------
 
@@ -220,7 +221,7 @@ def numeric_fen(fen: str) -> str:
                 try:
                     number = parse_square(end)
                 except ValueError as exc:
-                    raise ValueError(f"FEN {fen!r}: {exc}") from None
+                    raise ValueError(f"FEN {excerpt(fen)}: {exc}") from None
                 body = str(number) + body[len(end) :]
             tokens.append(("K" if king else "") + body)
         out.append(stripped[0] + ",".join(tokens))

@@ -113,12 +113,12 @@ def test_the_snapshot_carries_the_analysis_only_when_asked_for() -> None:
         app.run_for(100)
         found = app.snapshot.analysis
         assert found is not None and found.ply == 0 and found.depth >= 1
-        assert short_message(app) == found.brief  # the display, with nothing else to say
+        assert short_message(app.snapshot) == found.brief  # the display, with nothing else to say
         Hands(app).act_text("11-15")
         app.run_for(1000)
         found = app.snapshot.analysis
         assert found is not None and found.ply == 1 and found.position == app.game.position
-        assert short_message(app) == found.brief and found.brief.startswith(("+", "-"))
+        assert short_message(app.snapshot) == found.brief and found.brief.startswith(("+", "-"))
         app.set_analysis(False)
         app.run_for(100)
         assert app.snapshot.analysis is None

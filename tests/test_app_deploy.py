@@ -95,7 +95,7 @@ def test_unit_is_hardened_yet_keeps_gpio_spi_serial_and_the_network() -> None:
     assert all(entry.split()[1] == "rw" for entry in values["DeviceAllow"])
     # The web page and MQTT need IP; the journal needs Unix sockets.
     assert set(values["RestrictAddressFamilies"][0].split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
-    assert values["SupplementaryGroups"] == ["gpio spi i2c dialout"]
+    assert values["SupplementaryGroups"] == ["gpio spi i2c dialout audio"]
     assert "PrivateDevices" not in values and "PrivateNetwork" not in values
 
 
@@ -108,6 +108,7 @@ PI5_DEVICE_GROUPS = {
     "i2c": "the OLED display (/dev/i2c-1)",
     "ttyACM": "a Pico board over USB",
     "ttyAMA": "the Pi's UART",
+    "alsa": "the speaker (/dev/snd/pcmC0D0p, the voice through aplay)",
 }
 
 
@@ -173,3 +174,13 @@ def test_unit_bounds_descriptors_memory_and_tasks() -> None:
     score = _offline_security_score()
     if score is not None:
         assert score <= 1.5
+
+
+def test_the_voice_can_play_under_the_service() -> None:
+    """Issue 52: aplay opens /dev/snd/*, owned by group audio, in /proc/devices' "alsa"
+    group. Without both the board is silent under the unit while it speaks from a shell."""
+    values = unit_lines()
+    assert "audio" in values["SupplementaryGroups"][0].split()
+    assert "char-alsa rw" in values["DeviceAllow"]
+    install = (REPO / "docs" / "install.md").read_text()
+    assert "espeak-ng" in install and "alsa-utils" in install

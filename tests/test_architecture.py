@@ -512,6 +512,7 @@ OUTPUTS = (
     "firmware.simulator.tui",
     "firmware.voice",
     "firmware.remote",
+    "firmware.online",
 )
 _MATCHING = {"search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split"}
 
@@ -844,14 +845,14 @@ def test_the_hall_hears_an_events_kind_from_the_event() -> None:
 
 def test_the_network_outputs_hold_no_application() -> None:
     """The link, the pages' link and the hall's reporter know the application by the
-    interfaces they declare (``LinkedBoard``, ``PageBoard``) and the snapshot, never by
-    its class (the pages' link held the whole ``App`` and read its parts)."""
+    interfaces they declare (``LinkedBoard``, ``PageBoard``), the snapshot and the outputs'
+    protocol, never by its class (the pages' link held the whole ``App`` and read its parts)."""
     bad = [
         f"{imp.importer}:{imp.line}: imports {imp.module}"
         for imp in all_imports()
         if imp.importer.split(".")[1:2] in (["web"], ["link"], ["hall"])
         and imp.module.startswith("firmware.app.")
-        and imp.module != "firmware.app.snapshot"
+        and imp.module not in ("firmware.app.snapshot", "firmware.app.outputs", "firmware.app.view")
     ]
     assert bad == []
 
@@ -958,7 +959,20 @@ def _followed_game_changes(tree: ast.AST) -> list[tuple[int, str]]:
 
 #: The packages that handle the game a board follows (the coach's problems and the
 #: storage keep games of their own).
-_FOLLOWING = ("tracking", "referee", "app", "link", "web", "hall", "display", "sound", "voice", "simulator", "remote")
+_FOLLOWING = (
+    "tracking",
+    "referee",
+    "app",
+    "link",
+    "web",
+    "hall",
+    "display",
+    "sound",
+    "voice",
+    "simulator",
+    "remote",
+    "online",
+)
 
 
 def test_only_the_session_changes_the_record() -> None:
@@ -1099,3 +1113,100 @@ def test_the_referee_holds_nothing_of_the_game() -> None:
     ]
     assert held == []
     assert referee.judges(session) and referee.state is not None and referee.state.record.notes
+
+
+#: The outputs that read nothing of the application but through its port
+#: (``firmware.app.outputs.BoardPort``): what they show comes from the snapshots and
+#: events they are given (issue 50).
+PORT_ONLY_OUTPUTS = ("firmware/display/panel.py", "firmware/sound/player.py", "firmware/link/view.py")
+
+#: What an output may ask of the board (the members of ``BoardPort``).
+PORT_MEMBERS = frozenset({"clock", "clock_state", "wake", "add_output", "remove_output"})
+
+#: The names an output holds the board by.
+_BOARD_NAMES = frozenset({"app", "board", "port"})
+
+#: Functions of those modules that wire the board's parts rather than show anything
+#: (``attach_board_parts`` opens the display and the buzzer of the hardware).
+_WIRING = frozenset({"attach_board_parts"})
+
+
+def _holds_the_board(node: ast.AST) -> bool:
+    """``app``, ``self.app``, ``self.board``, ``self.link.app``: the application itself."""
+    if isinstance(node, ast.Name):
+        return node.id in _BOARD_NAMES
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in _BOARD_NAMES
+        and isinstance(node.value, (ast.Name, ast.Attribute))
+    )
+
+
+def test_the_outputs_read_the_application_only_through_the_port() -> None:
+    """The display, the buzzer and the link's view read the game from the snapshots they
+    are handed; of the application they use only the port (the time, the game clock at an
+    instant, a wake-up, joining): never ``app.snapshot``, ``app.referee``, ``app.lit_roles``,
+    ``getattr(app, ...)``."""
+    bad = []
+    for relative in PORT_ONLY_OUTPUTS:
+        tree = ast.parse((REPO / relative).read_text(encoding="utf-8"))
+        skipped: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name in _WIRING:
+                skipped |= {id(n) for n in ast.walk(node)}
+        for node in ast.walk(tree):
+            if id(node) in skipped:
+                continue
+            if isinstance(node, ast.Attribute) and _holds_the_board(node.value) and node.attr not in PORT_MEMBERS:
+                bad.append(f"{relative}:{node.lineno}: reads .{node.attr} of the application")
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and node.args
+                and _holds_the_board(node.args[0])
+            ):
+                bad.append(f"{relative}:{node.lineno}: {node.func.id} on the application")
+    assert bad == []
+
+
+def _complexity(function: ast.AST) -> int:
+    """Branches + 1: if, for, while, except, with, each extra operand of a bool op, each
+    comprehension's if, each match case (nested functions count with their own)."""
+    count = 1
+    for node in ast.walk(function):
+        if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.With, ast.AsyncWith)):
+            count += 1
+        elif isinstance(node, ast.BoolOp):
+            count += len(node.values) - 1
+        elif isinstance(node, ast.comprehension):
+            count += len(node.ifs)
+        elif isinstance(node, ast.match_case):
+            count += 1
+    return count
+
+
+#: The most branches a function of ``firmware/app/`` may have (cyclomatic complexity).
+MAX_COMPLEXITY = 20
+
+
+def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield f"{node.name}.{item.name}", item
+
+
+def test_no_function_of_the_app_is_too_complex() -> None:
+    """No function in ``firmware/app/`` has a cyclomatic complexity over
+    :data:`MAX_COMPLEXITY` (counted with ``ast``: ``App._handle`` was a chain of 38)."""
+    over = {}
+    for path in sorted((REPO / "firmware" / "app").glob("*.py")):
+        for name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+            complexity = _complexity(function)
+            if complexity > MAX_COMPLEXITY:
+                over[f"{path.name}:{name}"] = complexity
+    assert over == {}

@@ -66,3 +66,34 @@ def test_the_nearest_other_square_is_the_diagonal_one_and_the_edges_are_tested()
     assert f"{diagonal:.1f}" == "70.7" and f"{diagonal:.1f} mm" in BUILD
     assert "50 mm away" not in BUILD
     assert "in each corner" in BUILD and "edge" in BUILD
+
+
+def test_the_parts_list_has_prices_and_a_total() -> None:
+    """Issue 52, finding 16: roughly 160-250 EUR/USD, tools excluded; the rows add up."""
+    section = BUILD.split("### What it costs", 1)[1].split("\n### ", 1)[0]
+    rows = re.findall(r"^\| ([^|]+) \| (\d+) \| (\d+) \|$", section, re.M)
+    assert len(rows) >= 10
+    total = re.search(r"^\| \*\*total\*\* \| \*\*(\d+)\*\* \| \*\*(\d+)\*\* \|$", section, re.M)
+    assert total is not None
+    low, high = int(total.group(1)), int(total.group(2))
+    assert (sum(int(r[1]) for r in rows), sum(int(r[2]) for r in rows)) == (low, high)
+    assert 150 <= low <= 170 and 240 <= high <= 260
+    assert "tools are not included" in section
+
+
+def test_the_load_switch_is_said_to_be_surface_mount() -> None:
+    assert "TPS22918" in BUILD and "surface-mount only" in BUILD
+
+
+def test_the_separate_led_supply_is_keyed_protected_and_checked() -> None:
+    """Finding 6: a keyed jack, protection after the polyfuse, a polarity check."""
+    parts = BUILD.split("## 2. Parts list", 1)[1]
+    assert "keyed DC jack" in parts and "**after the polyfuse**" in parts
+    checklist = BUILD.split("**Before the first power-up**", 1)[1].split("## 6.", 1)[0]
+    assert "**+5 V, not -5 V**" in checklist
+    assert checklist.index("+5 V, not -5 V") < checklist.index("then connect the LED supply")
+
+
+def test_the_parts_list_has_a_speaker() -> None:
+    """Finding 1: the voice needs a speaker; the parts list had none."""
+    assert re.search(r"^\| optional 1 \| speaker", BUILD, re.M)

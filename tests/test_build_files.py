@@ -26,6 +26,7 @@ from crownhead.firmware.wiring.template import (  # noqa: E402
     OVERLAP_MM,
     PAPERS,
     SIDES,
+    draw_mark,
     hole_positions,
     seam_marks,
     template_pdf,
@@ -359,3 +360,84 @@ def test_a_square_size_out_of_range_is_one_clear_error(tmp_path: Path, capsys: p
     assert main(["schematic", "--out", str(tmp_path), "--square-mm", "500"]) == 2
     assert capsys.readouterr().err.strip() == "crownhead schematic: --square-mm: square size must be 30-80 mm, got 500"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_plans_and_the_checklist_say_one_thing_about_plus_5v_to_ground() -> None:
+    """Issue 52, finding 8: the cable plans said +5 V to GND "must read open"; with the
+    LEDs soldered it does not (build.md says so). Both now say: no short, not open."""
+    build = (SCHEMATICS.parent / "build.md").read_text()
+    assert "with the LEDs soldered it does not read open" in build
+    for option in ("gpio", "shift", "pico"):
+        text = (SCHEMATICS / f"cables-{option}.md").read_text()
+        assert "to GND reads open" not in (SCHEMATICS / "stripboard.svg").read_text()
+        assert "to GND must read open" not in text, option
+        assert "with the LEDs soldered it does not read open" in text, option
+
+
+@pytest.mark.parametrize("square_mm", [30.0, 50.0, 57.0, 80.0])
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_alignment_marks_lie_between_squares_clear_of_every_hole(square_mm: float, paper: str) -> None:
+    """Issue 52, finding 10: the marks sat inside squares, over LED holes. Each now lies
+    on a line between two squares (or off the squares), clear of both sides' holes."""
+    g = BoardGeometry.for_square(square_mm)
+    s, b = g.square_mm, g.border_mm
+    holes = [
+        (centre, d)
+        for side in SIDES
+        for reed, led in hole_positions(g, side).values()
+        for centre, d in ((reed, g.reed_hole_mm), (led, g.led_hole_mm))
+    ]
+    marks = seam_marks(g, paper)
+    assert marks
+    for m in marks:
+        along = m.y if m.down else m.x
+        on_line = math.isclose((along - b) / s, round((along - b) / s), abs_tol=1e-9)
+        assert on_line or not b <= along <= b + 8 * s, m
+        for centre, d in holes:
+            assert math.dist((m.x, m.y), centre) >= 2.0 + d / 2, (m, centre)
+
+
+def test_an_alignment_mark_is_not_drawn_as_a_hole() -> None:
+    """A hole is a circle with a cross; a mark a diamond with a cross: no one drills it."""
+
+    class Pen:
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def __getattr__(self, name: str) -> object:
+            return lambda *a, **k: self.calls.append(name)
+
+    pen = Pen()
+    draw_mark(pen, 100.0, 100.0)
+    assert "circle" not in pen.calls and "polygon" in pen.calls
+
+
+def test_the_reed_hole_takes_the_glass_and_its_returned_lead() -> None:
+    """Finding 5: the upper lead comes back down beside the glass to the strip next to
+    it, 2.54 mm from the reed's axis: a 3 mm hole cannot take both. The hole takes the
+    glass and the lead side by side, and the parts list names the glass's diameter."""
+    g = BoardGeometry()
+    assert g.reed_hole_mm >= g.reed_glass_mm + 2 * g.reed_lead_mm + 0.5
+    assert g.reed_hole_mm / 2 >= PITCH_MM - g.reed_lead_mm / 2  # the lead one strip away, bent in a little
+    assert f"{g.reed_hole_mm:g} mm" in template_svg(g).decode()
+    build = (SCHEMATICS.parent / "build.md").read_text()
+    assert f"reed switch hole ({g.reed_hole_mm:g} mm" in build
+    assert f"{g.reed_glass_mm:g} mm across" in build
+
+
+def test_the_stripboard_puts_the_led_where_the_template_does() -> None:
+    """Finding 14: the stripboard drew the LED 24 mm from the reed and to the side; the
+    template puts it led_offset_mm (14 mm) straight towards White."""
+    g = BoardGeometry()
+    root = ET.fromstring(stripboard_svg(g))
+    reed = next(
+        c
+        for c in root.iter(f"{SVG}circle")
+        if c.get("data-part") == "reed" and c.get("data-lead", "").startswith("lower")
+    )
+    led = next(c for c in root.iter(f"{SVG}circle") if c.get("class") == "led")
+    rx, ry = float(reed.get("cx", "")), float(reed.get("cy", ""))
+    lx, ly = float(led.get("cx", "")), float(led.get("cy", ""))
+    assert math.isclose(lx, rx) and math.isclose(ly - ry, g.led_offset_mm)
+    (lx0, ly0), (rx0, ry0) = hole_positions(g)[1][1], hole_positions(g)[1][0]
+    assert math.isclose(ly0 - ry0, ly - ry) and math.isclose(lx0, rx0)

@@ -156,3 +156,21 @@ def test_cli_says_when_there_is_nothing_to_review(tmp_path: Path, capsys: pytest
     _kept_game(tmp_path, GIVEN_AWAY)
     assert main(["review", "1", "--game", "2", "--state-dir", str(tmp_path)]) == 2
     assert "holds 1 game(s), not a game 2" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_game_longer_than_any_real_one_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 54: review of a game of 400,000 plies ran for minutes; the bound is injected small.
+    import crownhead.rules.pdn as pdn_module
+
+    monkeypatch.setattr(pdn_module, "MAX_PLIES", 12)
+    shuffle = " ".join(f"{n}. 1-5 32-27 {n + 1}. 5-1 27-32" for n in range(1, 400, 2))
+    long_game = tmp_path / "long.pdn"
+    long_game.write_text(f'[Black "Ann"]\n[White "Bob"]\n[FEN "B:WK32:BK1"]\n\n{shuffle} *\n')
+    assert main(["review", str(long_game), "--nodes", str(NODES), "--state-dir", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "crownhead review: long.pdn:5: game 1: more than 12 plies: no real game has as many; "
+        "the rest of the game is not read\n"
+    )

@@ -163,13 +163,9 @@ def test_a_new_process_answers_with_a_legal_move() -> None:
     assert Move(tuple(line["path"])) in Position.start().legal_moves(WCDF)
 
 
-@pytest.mark.parametrize("age_ms, expected", [(0.0, 400 - 5), (150.0, 400 - 150 - 5), (399.0, 10), (5000.0, 10)])
-def test_python_start_up_counts_against_the_movetime(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], age_ms: float, expected: int
-) -> None:
-    """The search gets what is left of the budget once the process has started (at least
-    MIN_SEARCH_MS): decided from the process's age, so it is tested with that age given,
-    whatever the speed of the machine running the test."""
+def _movetimes_given(monkeypatch: pytest.MonkeyPatch, age_ms: float, *argv: str) -> list[object]:
+    """The movetimes ``crownhead analyse --movetime 400 ARGV`` gave the engine, with the
+    process ``age_ms`` old when it asked."""
     from crownhead.firmware.cli import analyse
     from crownhead.rules.engine import Engine
 
@@ -182,9 +178,40 @@ def test_python_start_up_counts_against_the_movetime(
 
     monkeypatch.setattr(analyse, "_process_age_ms", lambda: age_ms)
     monkeypatch.setattr(Engine, "search", recorded)
-    assert main(["analyse", "--movetime", "400"]) == 0
+    code = main(["analyse", "--movetime", "400", *argv])
+    assert code == 0
+    return given
+
+
+@pytest.mark.parametrize("age_ms", [0.0, 150.0, 399.0, 5000.0])
+def test_the_movetime_is_the_search_s_own(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], age_ms: float
+) -> None:
+    """The search gets the whole --movetime (less the few ms of printing and leaving),
+    however long Python's start-up and the tables took: a start-up of over a second on a
+    busy machine used to leave the search its minimum of 10 ms. Decided from the
+    process's age, so tested with that age given, whatever the machine's speed."""
+    given = _movetimes_given(monkeypatch, age_ms)
+    assert given == [400 - 5]
+    line = json.loads(capsys.readouterr().out)
+    assert line["move"] is not None and list(line) == KEYS  # the format is unchanged
+
+
+@pytest.mark.parametrize("age_ms, expected", [(0.0, 400 - 5), (150.0, 400 - 150 - 5), (399.0, 10), (5000.0, 10)])
+def test_from_start_counts_python_start_up_against_the_movetime(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], age_ms: float, expected: int
+) -> None:
+    """--from-start: the search gets what is left of the budget once the process has
+    started (at least MIN_SEARCH_MS), so the whole run keeps within it."""
+    given = _movetimes_given(monkeypatch, age_ms, "--from-start")
     assert given == [expected]
     assert json.loads(capsys.readouterr().out)["move"] is not None
+
+
+def test_the_start_up_is_told_when_asked(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _movetimes_given(monkeypatch, 1234.4, "--startup")
+    line = json.loads(capsys.readouterr().out)
+    assert list(line) == [*KEYS, "startup_ms"] and line["startup_ms"] == 1234
 
 
 def test_the_best_lines_each_with_its_score_and_line(capsys: pytest.CaptureFixture[str]) -> None:
@@ -213,3 +240,44 @@ def test_fewer_lines_than_asked_where_there_are_fewer_moves(capsys: pytest.Captu
     assert sorted(line["move"] for line in lines) == ["14-17", "14-18"]
     assert main(["analyse", "--lines", "0"]) == 2
     assert "--lines must be 1 to 20, not 0" in capsys.readouterr().err
+
+
+def test_the_book_answers_after_a_ballot(capsys: pytest.CaptureFixture[str]) -> None:
+    """Just after a 3-move ballot the master games' book has the position (127 of the 156
+    ballots): a script asking for a move gets the book's, as the board's player plays
+    it; none was played through this command before (it never looked at the book)."""
+    from crownhead.firmware.cli.analyse import BOOK_MEANING
+    from crownhead.rules.engine.book import MasterBook
+
+    moves = "11-15 23-19 8-11"  # ballot 1 of the deck
+    game = Game(Position.start(), WCDF)
+    for text in moves.split():
+        game.play_text(text)
+    book = MasterBook().moves(game.position)
+    assert book
+    line = analyse(capsys, "--moves", moves, "--movetime", "50")
+    assert line["meaning"] == BOOK_MEANING and line["depth"] == 0 and line["nodes"] == 0
+    assert Move(tuple(line["path"]), tuple(line["captures"])) in book
+    searched = analyse(capsys, "--moves", moves, "--movetime", "50", "--no-book")
+    assert searched["depth"] >= 1 and searched["meaning"] != BOOK_MEANING
+    # Out of the book the engine searches, as before.
+    assert analyse(capsys, "--fen", "W:W18,22:B9,10", "--movetime", "50")["depth"] >= 1
+
+
+def test_a_hard_limit_beyond_the_movetime_is_passed_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crownhead.rules.engine import Engine
+
+    given: list[object] = []
+    search = Engine.search
+
+    def recorded(self: Engine, position: Position, **limits: object) -> object:
+        given.append((limits["movetime_ms"], limits["max_movetime_ms"]))
+        return search(self, position, depth=1)
+
+    monkeypatch.setattr(Engine, "search", recorded)
+    assert main(["analyse", "--movetime", "400", "--max-movetime", "800", "--no-book"]) == 0
+    assert given == [(395, 790)]
+    assert main(["analyse", "--depth", "3", "--max-movetime", "800"]) == 2
+    assert "--max-movetime" in capsys.readouterr().err

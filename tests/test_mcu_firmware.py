@@ -184,6 +184,27 @@ def test_a_grounded_column_is_a_fault_line_every_heartbeat_until_it_clears() -> 
     assert lines_of(usb) == [Occupancy(0)]  # nothing more to say
 
 
+def test_the_column_check_runs_once_a_second_while_pieces_move() -> None:
+    """Issue 52, finding 15: the check ran only when no report had gone out for a second,
+    so on a board in play (a report at every change) a column grounded after boot was
+    never found. It keeps its own time: once a second, reports or not."""
+    clock = VirtualClock()
+    board, wiring, _, usb = make_board(clock)
+    board.boot()
+    usb.take()
+    wiring.short_column(2)
+    faults = []
+    for tick in range(15):  # 3 s, a piece lifted or placed every 200 ms
+        wiring.set_occupancy(mask_of([1]) if tick % 2 else 0)
+        clock.advance(100)
+        board.step()
+        clock.advance(100)
+        board.step()
+        faults += [clock.now_ms() for m in lines_of(usb) if type(m).__name__ == "BoardFault"]
+    assert len(faults) == 3, faults
+    assert all(b - a == FW.CHECK_MS for a, b in zip(faults, faults[1:])), faults
+
+
 def test_a_row_on_ground_under_a_piece_is_a_fault_naming_the_columns() -> None:
     board, wiring, _, usb = make_board()
     wiring.set_occupancy(mask_of([9, 12]))  # row 2: columns 0 and 3
@@ -560,6 +581,28 @@ def test_on_micropython_itself_with_a_locked_heap() -> None:
     assert [m.mask for m in got if hasattr(m, "mask")] == [0, 0x80000001, 0x80000001, 0x80000001, 0xF00F]
     leds = [x[4:] for x in out if x.startswith("LED ")]
     assert bytes.fromhex(leds[-1]) == bytes.fromhex("02010300000F" * 16)  # GRB on the wire
+
+
+def test_the_column_check_runs_once_a_second_on_micropython_while_pieces_move() -> None:
+    """The same cadence on MicroPython's unix port, under the locked heap."""
+    script = ["step 1", "ground 1"]
+    for tick in range(30):  # 3 s, a change every 100 ms
+        script += ["occ %08X" % (tick % 2), "wait 100", "step 1"]
+    bench = Path(__file__).with_name("mcu_upy_bench.py")
+    proc = subprocess.run(
+        [_micropython(), str(bench), str(FIRMWARE_DIR)],
+        input="\n".join(script),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    out = proc.stdout.splitlines()
+    assert out[-1] == "OK"
+    got = [parse_board_line(x[3:].encode()) for x in out if x.startswith("RX ")]
+    faults = [m for m in got if type(m).__name__ == "BoardFault"]
+    assert len(faults) == 3 and all(m.code == "col-low" for m in faults), got
+    assert sum(type(m).__name__ == "Occupancy" for m in got) >= 30  # a report at every change
 
 
 # -- the documentation of the pin plan --------------------------------------------------------

@@ -498,3 +498,17 @@ def test_an_error_in_the_clock_or_a_probe_surfaces() -> None:
         Engine(native_core=True, egdb=Broken()).search(Position.from_fen("W:WK19,K23:BK28,12"), depth=3)
     # and the next search runs as before
     assert Engine(native_core=True).search(Position.start(), depth=6).depth == 6
+
+
+def test_a_core_not_built_names_the_real_cause() -> None:
+    """Issue 52: gcc was there but Python.h was not, and the board said to install a C
+    compiler. The cause is the missing piece: the headers, the compiler, or both."""
+    from crownhead.extras import build_cause
+
+    assert "python3-dev" in build_cause(headers=False, compiler=True)
+    assert "compiler" not in build_cause(headers=False, compiler=True)
+    assert "build-essential" in build_cause(headers=True, compiler=False)
+    assert "python3-dev" not in build_cause(headers=True, compiler=False)
+    both = build_cause(headers=False, compiler=False)
+    assert "python3-dev" in both and "build-essential" in both
+    assert "reinstall with a C compiler (gcc) present" not in Path(native.__file__).read_text()

@@ -280,3 +280,10 @@ def test_the_index_s_rules_and_squares_install_beside_crownhead(dist: Path, tmp_
     subprocess.run([str(python), "-m", "pip", "uninstall", "--yes", "--quiet", "crownhead"], check=True, timeout=300)
     again = subprocess.run([str(python), "-c", "import rules.predicates, squares"], cwd=tmp_path, timeout=60)
     assert again.returncode == 0
+
+
+def test_the_native_core_names_itself_as_installed() -> None:
+    """The C extension sets its own module and type names: they follow the package's."""
+    native = pytest.importorskip("crownhead.rules.engine._native", reason="the native core is not built here")
+    assert native.__name__ == "crownhead.rules.engine._native"
+    assert native.Searcher.__module__ == "crownhead.rules.engine._native"

@@ -114,3 +114,24 @@ def test_a_bad_fen_tag_fails_only_its_game() -> None:
     game = read_game('[FEN "B:W1,1:B5"]\n1. 5-9 *', "p.pdn")
     assert game is not None and game.error is not None
     assert str(game.error) == "p.pdn:1: game 1: FEN 'B:W1,1:B5' puts two pieces on square 1"
+
+
+@pytest.mark.parametrize(
+    ("fen", "problem"),
+    [
+        ("W:W" + "1," * 45_000, "two pieces on square 1"),
+        ("X" * 90_000, "must start with the side to move"),
+        ("B:W18:B" + "x" * 90_000, "bad square"),
+        ("B:W18:B1-" + "9" * 90_000, "bad range"),
+        ("B:W18:Q" + "1" * 90_000, "should start with B or W"),
+    ],
+)
+def test_a_bad_fen_of_90_kb_is_named_with_a_short_excerpt(
+    fen: str, problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 54: the whole argument was echoed, 90 KB of error.
+    from crownhead.firmware.cli import main
+
+    assert main(["moves", "--fen", fen]) != 0
+    err = capsys.readouterr().err
+    assert problem in err and len(err) < 400, err[:400]

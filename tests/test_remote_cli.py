@@ -210,3 +210,23 @@ def test_a_board_process_moves_and_the_board_far_away_shows_it(tmp_path: Path, m
     # the close does not wait the 5 s a board gives the other to take them.
     link.transport.close(flush_s=0)  # type: ignore[call-arg]
     link.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"invite": {}, "me": "a", "peer": "b", "broker": "mqtts://a:p@h"}, 'no "invitation"'),
+        ({"invitation": {"v": 1}}, 'no "me", "peer", "broker"'),
+        ([1, 2], "not an agreement"),
+    ],
+)
+def test_an_agreement_file_with_the_wrong_keys_says_which(tmp_path: Path, body: object, expected: str) -> None:
+    # Issue 54: the error was a bare 'invitation' (a KeyError's text).
+    path = Agreement.path(tmp_path, "kq7m4z")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(body))
+    with pytest.raises(ValueError) as caught:
+        Agreement.load(tmp_path, "kq7m4z")
+    message = str(caught.value)
+    assert message.startswith(f"{path}: ") and expected in message, message
+    assert message != f"{path}: 'invitation'"

@@ -148,3 +148,46 @@ def test_parse_script_reports_the_first_bad_line():
         parse_script(["lift 11", "", "# ok", "press !"])
     assert info.value.line == 4
     assert [str(a) for a in parse_script("LIFT 11\nPress New\n")] == ["lift 11", "press new"]
+
+
+def test_a_script_whose_game_passes_the_plies_of_any_real_game_stops_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 54: a 3.4 MB script (kings shuffling) ran for minutes; the bound is injected small.
+    import crownhead.firmware.simulator.script as script_module
+
+    monkeypatch.setattr(script_module, "MAX_PLIES", 6)
+    shuffle = "".join(f"lift {a}\nplace {b}\nwait 300\n" for a, b in [(1, 5), (32, 27), (5, 1), (27, 32)] * 3)
+    path = tmp_path / "long.txt"
+    path.write_text(shuffle)
+    assert main(["replay", "--fen", "B:WK32:BK1", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"crownhead replay: {path}: line 24: the game passes 6 plies: no real game has as many\n"
+
+
+def test_a_long_script_is_never_held_as_a_list_of_actions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 54: a 3.4 MB script grew the replay to 141 MB; its actions are now read as it goes.
+    import tracemalloc
+
+    path = tmp_path / "waits.txt"
+    path.write_text("lift 11\nplace 15\n" + "wait 1\n" * 100_000)  # 700 KB
+    small = tmp_path / "small.txt"
+    small.write_text("lift 11\nplace 15\nwait 400\n")
+    assert main(["replay", str(small)]) == 0  # the command's modules imported
+    capsys.readouterr()
+    tracemalloc.start()
+    try:
+        assert main(["replay", str(path)]) == 0
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert capsys.readouterr().out.splitlines()[-1].startswith('{"t":100')
+    # The script's text (0.7 MB) and the board: no list of 100,000 lines nor actions.
+    assert peak < 2_500_000, f"peak {peak / 1e6:.1f} MB for a 0.7 MB script"
+
+
+def test_scripts_split_lines_as_splitlines_does() -> None:
+    from crownhead.firmware.simulator.script import _lines
+
+    for text in ["", "a", "a\n", "a\r\nb\rc\x0bd\x1ce\u2028f\n\ng", "\n\n", "x\r"]:
+        assert list(_lines(text)) == text.splitlines()

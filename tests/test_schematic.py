@@ -115,3 +115,95 @@ def test_matrix_columns_have_their_10_kohm_pull_ups_to_3_3_v(option: str) -> Non
     texts = [text for _, _, text in _texts(draw(option))]
     assert texts.count("10 kΩ") == 4
     assert any("never to 5 V" in text for text in texts)
+
+
+# -- issue 52: every note inside its drawing, no wire through a label, pin numbers --------------
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+#: A sans-serif character's average width as a fraction of the font size, on the
+#: generous side (the template's own estimate, template.CHAR_EM).
+CHAR_EM = 0.55
+
+
+def _text_lines(root: object) -> list[tuple[float, float, float, float, str]]:
+    """Every line of text of an SVG: (left, right, y, size, text), by the width estimate."""
+    found = []
+    for t in root.iter(f"{SVG_NS}text"):  # type: ignore[attr-defined]
+        size = float(t.get("font-size", "10"))
+        anchor = t.get("text-anchor", "start")
+        y = float(t.get("y", "0"))
+        parts = [(t.get("x"), t.text or "")] + [
+            (sp.get("x") or t.get("x"), sp.text or "") for sp in t.iter(f"{SVG_NS}tspan")
+        ]
+        for x, text in parts:
+            if not text.strip():
+                continue
+            width = len(text) * size * CHAR_EM
+            left = float(x or 0) - {"start": 0.0, "middle": width / 2, "end": width}[anchor]
+            found.append((left, left + width, y, size, text))
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in SCHEMATICS.glob("*.svg")))
+def test_every_note_lies_inside_its_drawing(name: str) -> None:
+    """Finding 11: the buzzer's note in gpio.svg and "the inputs are not 5 V tolerant" in
+    pico.svg ran off the drawing's right edge."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(SCHEMATICS / name).getroot()
+    x0, _, width, _ = (float(v) for v in root.get("viewBox", "").split())
+    for left, right, _, _, text in _text_lines(root):
+        assert left >= x0 - 0.01 and right <= x0 + width + 0.01, (name, text, right - (x0 + width))
+
+
+def _segments(root: object) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    import re
+
+    lines = []
+    for path in root.iter(f"{SVG_NS}path"):  # type: ignore[attr-defined]
+        points = [(float(a), float(b)) for a, b in re.findall(r"(-?[\d.]+),(-?[\d.]+)", path.get("d", ""))]
+        lines += list(zip(points, points[1:]))
+    return lines
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_the_tie_of_the_unused_gates_crosses_no_label(option: str) -> None:
+    """Finding 12: the ground tie of the 74AHCT125's unused inputs ran down through the
+    LED data line's label. No vertical wire crosses the row of that label's tag, from
+    its left end to the chip's pin."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(SCHEMATICS / f"{option}.svg").getroot()
+    (left, right, y, size, _) = next(t for t in _text_lines(root) if t[4].endswith("· LED data"))
+    centre = (left + right) / 2
+
+    def corners(polygon: object) -> list[tuple[float, float]]:
+        return [(float(a), float(b)) for a, b in (pt.split(",") for pt in polygon.get("points", "").split())]  # type: ignore[attr-defined]
+
+    tag = next(
+        c
+        for c in map(corners, root.iter(f"{SVG_NS}polygon"))
+        if len(c) == 5
+        and min(x for x, _ in c) <= centre <= max(x for x, _ in c)
+        and min(v for _, v in c) <= y + size <= max(v for _, v in c)
+    )
+    xs, ys = [x for x, _ in tag], [v for _, v in tag]
+    row, tip = (min(ys) + max(ys)) / 2, max(xs)  # the tag points right, at the chip's 1A
+    for (ax, ay), (bx, by) in _segments(root):
+        if abs(ax - bx) < 0.01 and min(ay, by) < row < max(ay, by):
+            assert not min(xs) <= ax < tip, (option, ax, ay, by)
+
+
+def test_the_shift_chips_show_their_pin_numbers_and_the_squares_above() -> None:
+    """Finding 13: the 74HC165s' input pins were numbered with squares (1-32). The pin
+    numbers are the DIP's (A = 11 ... H = 6); "sq N" above each input names its square."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(SCHEMATICS / "shift.svg").getroot()
+    words = [t[4] for t in _text_lines(root)]
+    for square in range(1, 33):
+        assert words.count(f"sq {square}") == 1, square
+    for pin in (3, 4, 5, 6, 11, 12, 13, 14):
+        assert words.count(str(pin)) >= 4, pin  # once on each chip
+    for square in (17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32):
+        assert str(square) not in words, square  # no pin of a 74HC165 is numbered above 16

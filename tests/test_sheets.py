@@ -436,3 +436,68 @@ def test_the_match_sheet_says_how_many_of_the_games_agreed_were_played(tmp_path:
     assert "GAMES 2 of 2 played" in text and "agreed" not in text
     out.write_bytes(match_sheet(Match.new("Ana", "Ben").with_result("0-1")))
     assert "GAMES 1 played" in " ".join(pdf_text(out).split())
+
+
+def test_a_game_lost_on_time_shows_the_losers_clock_at_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 54: White's flag fell after Black's third move; White's last recorded time
+    # (0:00:41, after ply 2) is not what White had left.
+    path = tmp_path / "flag.pdn"
+    path.write_text(
+        '[Black "Ann"]\n[White "Bob"]\n[TimeControl "300"]\n[Termination "time"]\n[Result "1-0"]\n\n'
+        "1. 11-15 {[%clk 0:02:10]} 23-19 {[%clk 0:00:41]} 2. 8-11 {[%clk 0:01:57]} 1-0\n"
+    )
+    out = tmp_path / "flag.pdf"
+    assert sheet(capsys, str(path), "-o", str(out)) == (0, "")
+    text = " ".join(pdf_text(out).split())
+    assert "Time left: Black 0:01:57 (after ply 3), White 0:00:00 (lost on time)" in text
+
+
+def test_a_game_from_a_set_position_shows_its_starting_position(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fen = "W:W18,K30:B14,1"
+    path = tmp_path / "problem.pdn"
+    path.write_text(f'[Black "Ann"]\n[White "Bob"]\n[SetUp "1"]\n[FEN "{fen}"]\n[Result "0-1"]\n\n1. 18x9 0-1\n')
+    out = tmp_path / "problem.pdf"
+    assert sheet(capsys, str(path), "-o", str(out)) == (0, "")
+    text = " ".join(pdf_text(out).split())
+    assert "Starting position (set up), White to move" in text
+    assert "FEN W:W18,K30:B1,14" in text  # as the board writes it
+    # A game from the usual start has none: its starting position is no news.
+    plain = tmp_path / "plain.pdn"
+    plain.write_text('[Black "Ann"]\n[White "Bob"]\n1. 11-15 23-19 *\n')
+    assert sheet(capsys, str(plain), "-o", str(out)) == (0, "")
+    assert "Starting position" not in pdf_text(out)
+
+
+def test_a_tag_of_60_kb_and_a_file_of_too_many_games_are_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import crownhead.firmware.sheets.files as sheet_files
+    import crownhead.rules.pdn as pdn
+
+    # Issue 54: a PDN with a 20 MB tag grew past 538 MB; the reader now refuses a tag over
+    # its bound (injected small here) with one line naming the file and the line.
+    monkeypatch.setattr(pdn, "MAX_TOKEN", 10_000)
+    path = tmp_path / "tag.pdn"
+    path.write_text('[Black "Ann"]\n[Event "' + "E" * 50_000 + '"]\n[White "Bob"]\n1. 11-15 23-19 *\n')
+    out = tmp_path / "tag.pdf"
+    code, err = sheet(capsys, str(path), "-o", str(out))
+    assert code == 1 and err.count("\n") == 1
+    assert f"{path}:2: game 1: a tag longer than 10,000 characters" in err
+    assert "Ann" in pdf_text(out)
+    # A long tag within the bound prints cut to its field, never measured whole.
+    path.write_text('[Event "' + "E" * 9_000 + '"]\n1. 11-15 *\n')
+    assert sheet(capsys, str(path), "-o", str(out)) == (0, "")
+    assert "EEE..." in pdf_text(out)
+    # 2 MB of random bytes: hundreds of "games"; more than a PDF of sheets takes is one line.
+    monkeypatch.setattr(sheet_files, "MAX_SHEETS", 50)
+    noise = tmp_path / "noise.pdn"
+    noise.write_bytes(random.Random(7).randbytes(2_000_000))
+    code, err = sheet(capsys, str(noise), "-o", str(out))
+    assert (code, err) == (
+        2,
+        f"crownhead sheet: {noise}: more than 50 games to print (a sheet each); give --game N, or split the file\n",
+    )
+    code, err = sheet(capsys, str(noise), "--game", "3", "-o", str(out))
+    assert code in (0, 1) and pdf_text(out)

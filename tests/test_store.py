@@ -337,6 +337,16 @@ def test_unwritable_state_dir_is_a_clear_error(tmp_path: Path) -> None:
         GameStore(blocker / "state").save_current(GameRecord.new(rules=WCDF))
 
 
+def test_a_file_where_the_games_folder_belongs_is_named_not_the_state_directory(tmp_path: Path) -> None:
+    # Issue 54: the state directory is fine; its "games" is a file.
+    (tmp_path / "games").write_text("")
+    with pytest.raises(StoreError) as caught:
+        GameStore(tmp_path).save_current(GameRecord.new(rules=WCDF))
+    message = str(caught.value)
+    assert f"{tmp_path / 'games'} is not a folder" in message
+    assert "cannot create the state directory" not in message
+
+
 def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "x.pdn"
     path.write_text(text)

@@ -6,8 +6,14 @@ Data flows one way, once per :meth:`App.step`::
                                 |                          (the controller)
                                 +-> persistence   (saved before anyone hears of a move)
                                 +-> players       (the computer's move is shown, then expected)
-                                +-> event sinks   (log lines, a host link...)
                                 +-> LED policy -> lights
+                                +-> snapshot (with the roles lit) -> outputs: the snapshot,
+                                    the step's events, then ``stepped`` (log lines, a host
+                                    link, the display...)
+
+Outputs read the snapshots they are given, and of the application only its port
+(:class:`~crownhead.firmware.app.outputs.BoardPort`); events are kept by one table of
+handlers (:data:`_HANDLERS`).
 
 A step never sleeps and takes its time from the injected clock, so tests drive the whole
 application on a :class:`~crownhead.hal.clock.VirtualClock` through complete games.
@@ -35,6 +41,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
+from types import MappingProxyType
 
 from crownhead.firmware.tracking.controller import Controller
 from crownhead.firmware.tracking.follower import Follower
@@ -70,8 +77,8 @@ from crownhead.firmware.app.keeper import GameKeeper
 from crownhead.firmware.app.leds import LedPolicy, LedSettings
 from crownhead.firmware.app.setup import setup_event
 from crownhead.firmware.app.guidance import SetupGuide, near_side
-from crownhead.firmware.app.outputs import O, Outputs, SinkOutput
-from crownhead.firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Snapshot, standing
+from crownhead.firmware.app.outputs import O, Output, Outputs, SinkOutput
+from crownhead.firmware.app.snapshot import Away, Condition, Offer, Seat, Setup, Shown, Snapshot, standing
 from crownhead.firmware.app.matchplay import MatchPlay
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.app.sinks import Sink
@@ -294,38 +301,7 @@ class App(Loop, Commands):
             store = self.store
             self._pending += [Notice(now, m) for m in self.matches.load(store.list_games)]
         if resume is not None:
-            record, game = resume
-            self.record, self._game = record, game
-            self._come_back(record, now)
-            # The people of a resumed game are those who were playing it (unless names
-            # were given for this start).
-            named = "names" in self.settings.given
-            for color, name in ((BLACK, record.black), (WHITE, record.white)):
-                player = self.players[color]
-                if name not in ("", "?") and isinstance(player, Human) and (player.name in ("", "?") or not named):
-                    self.modes.seats.name(color, name)
-            # A game of the match resumes with its players where the match put them, from
-            # its set-up on: names given for this start are the match's, not this game's
-            # colours.
-            self.players.update(self.matches.resumed(record, self.players))
-            start = game.position
-            if self.settings.sim_keep_game and self.sim is not None:
-                self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
-            plies = f"{game.ply} {'ply' if game.ply == 1 else 'plies'}"
-            how = ""
-            if self.mode.name != record.mode and "mode" in self.settings.given:
-                saved = _GAME_WORDS.get(record.mode, f"{record.mode} game")
-                how = f", a {saved}, in {self.mode.name} mode as asked (--mode)"
-                # Said again once it resumes: the game was not the one asked for.
-                self._resume_note = (
-                    f"This is the unfinished {saved} ({plies}), now in {self.mode.name} mode:"
-                    " press new for a new game instead."
-                )
-            self.say(
-                f"Resuming the unfinished game ({plies}){how}. Put the pieces where the "
-                "lights ask, or press new for a new game."
-            )
-
+            start = self._take_up(*resume, now)
         else:
             start = self.settings.start or Position.start(self.settings.rules)
         # Drain what the sensors said before now: the snapshot already contains it.
@@ -357,7 +333,8 @@ class App(Loop, Commands):
         self._started = True
         # A snapshot before the first step: a source polled in it (a page asking for the
         # state) reads the game already.
-        self._snapshot = self._take_snapshot(now)
+        self._snapshot = self._dressed(self._take_snapshot(now))
+        self.outputs.snapshot(self._snapshot)  # the outputs hear the game before the first step
         for fault in getattr(self.hardware, "faults", ()):
             self._pending.append(Notice(now, fault))
         self._pending += self.follower.new_game(start, now)
@@ -376,6 +353,41 @@ class App(Loop, Commands):
             )
 
     # -- a game resumes as it was played ------------------------------------------------------
+
+    def _take_up(self, record: GameRecord, game: Game, now: int) -> Position:
+        """The saved game ``record`` (``game``) is the one to resume: its players seated,
+        the simulated board set as saved if asked, what it is said; its position."""
+        self.record, self._game = record, game
+        self._come_back(record, now)
+        # The people of a resumed game are those who were playing it (unless names
+        # were given for this start).
+        named = "names" in self.settings.given
+        for color, name in ((BLACK, record.black), (WHITE, record.white)):
+            player = self.players[color]
+            if name not in ("", "?") and isinstance(player, Human) and (player.name in ("", "?") or not named):
+                self.modes.seats.name(color, name)
+        # A game of the match resumes with its players where the match put them, from
+        # its set-up on: names given for this start are the match's, not this game's
+        # colours.
+        self.players.update(self.matches.resumed(record, self.players))
+        start = game.position
+        if self.settings.sim_keep_game and self.sim is not None:
+            self.sim.set_position({s: p.symbol for s, p in start.pieces().items()})
+        plies = f"{game.ply} {'ply' if game.ply == 1 else 'plies'}"
+        how = ""
+        if self.mode.name != record.mode and "mode" in self.settings.given:
+            saved = _GAME_WORDS.get(record.mode, f"{record.mode} game")
+            how = f", a {saved}, in {self.mode.name} mode as asked (--mode)"
+            # Said again once it resumes: the game was not the one asked for.
+            self._resume_note = (
+                f"This is the unfinished {saved} ({plies}), now in {self.mode.name} mode:"
+                " press new for a new game instead."
+            )
+        self.say(
+            f"Resuming the unfinished game ({plies}){how}. Put the pieces where the "
+            "lights ask, or press new for a new game."
+        )
+        return start
 
     def _come_back(self, record: GameRecord, now: int) -> None:
         """The saved game's mode and its settings, as its record keeps them, before its
@@ -533,12 +545,16 @@ class App(Loop, Commands):
         self._keep_clock(now)
         self._takeback_pressed = False  # a press is handled in the step that polled it
         self._note_takebacks()
-        # The step's snapshot before its events go out: an output hearing of a move
-        # reads the game with that move made.
-        self._snapshot = self._take_snapshot(now)
-        self.outputs.snapshot(self._snapshot)
+        # The step's snapshot, with the roles its LEDs light, before its events go out:
+        # an output hearing of a move reads the game with that move made, and what it
+        # shows of the step (a page's view) shows that step's lights.
+        snapshot = self._take_snapshot(now)
+        lit = self._light(snapshot, now)
+        snapshot = self._dressed(snapshot, lit)
+        self._snapshot = snapshot
+        self.outputs.snapshot(snapshot)
         self._publish(out)
-        self._light(now)
+        self.outputs.stepped(now, snapshot)
         return out
 
     def _keep_clock(self, now: int) -> None:
@@ -574,7 +590,11 @@ class App(Loop, Commands):
         timeline holds (:meth:`next_deadline`, exactly what virtual time steps through),
         with no source but those that wake the loop. Elsewhere a scanner's or a serial
         board's change, or a link's line, is only seen at the next poll."""
-        return self.hardware.backend == "sim" and all(source in self.waking_sources for source in self.sources)
+        return (
+            self.hardware.backend == "sim"
+            and all(source in self.waking_sources for source in self.sources)
+            and self.outputs.all_wake
+        )
 
     def settle(self, limit_ms: int = 10_000) -> list[Event]:
         """Virtual time: run until nothing is pending but blinking (at most ``limit_ms``)."""
@@ -595,91 +615,118 @@ class App(Loop, Commands):
     # -- reacting to events ---------------------------------------------------------------
 
     def _handle(self, event: Event, now: int) -> list[Event]:
-        """Keep the game for ``event``; return the events it causes (handled in turn)."""
-        out: list[Event] = []
-        tracker = self.tracker
+        """Keep the game for ``event``; return the events it causes (handled in turn): its
+        handler from :data:`_HANDLERS` (by its class) or :data:`_KIND_HANDLERS` (by its kind)."""
         if isinstance(event, (MoveMade, TakenBack, GameOver, NewGame)):
             self.message_line.forget()
         if isinstance(event, (MoveMade, NewGame)) and self.sim is not None:
             tidy_hand(self.sim, event, self.tracker.game)
-        if isinstance(event, MoveMade):
-            self.policy.turn_changed()
-            self.hints.forget()
-            if not tracker.game.is_over:
-                out += self._save(now)  # a last move is saved with the result, at game-over
-        elif isinstance(event, (TakenBack, ForcedJump)):
-            self.policy.turn_changed()
-            self.hints.forget()
-            self.thinker.cancel()
-            pressed, self._takeback_pressed = self._takeback_pressed, False
-            game = tracker.game
-            if isinstance(event, TakenBack):
-                # Said on the terminal and the pages, whether a button or the hands
-                # (a piece moved back) took it back: the board alone shows no sign.
-                self.message_line.say(self._taken_back_words(event.ply))
-            if (
-                pressed
-                and isinstance(event, TakenBack)
-                and self.mode.computer
-                and game.moves
-                and not self.players[game.turn].is_human
-                and tracker.setting_up is None
-            ):
-                # The person takes back their own move, not just the machine's answer
-                # (which the machine would only ask for again): a second ply goes, and the
-                # lights guide the board back to the position before the person's move.
-                out += self.follower.take_back(now)
-                out += self.follower.restore(tracker.board, now)
-                return out
-            out += self._save(now)
-        elif isinstance(event, (Huffed, HuffTakenBack)):
-            self.thinker.cancel()  # the position changed under the side to move
-            self.hints.forget()
-            out += self._save(now)
-        elif isinstance(event, GameOver):
-            written = self.keeper.written
-            out += self._save(now)
-            record = self.record
-            if record is not None and record.finished and self.keeper.written is not written:
-                # The result counts in the match once, whether or not the disk took it.
-                ballot = self.referee.ballot if self.referee is not None else None
-                out += self.matches.finished(record, now, ballot.number if ballot is not None else None)
-            if tracker.expected is not None:
-                tracker.expect(None)  # the machine's move shown is moot now
-        elif isinstance(event, DrawOffer):
-            out += self._on_offer(event, now)
-            if not tracker.game.is_over:
-                out += self._save(now)  # an offer stands through a power cut
-        elif isinstance(event, DrawLapsed):
-            self.say(event.message)  # the other side's draw button offers now: say why
-            if not tracker.game.is_over:
-                out += self._save(now)
-        elif isinstance(event, ResignAsked):
-            self.say(
-                f"{event.side.title()}: press resign again within 3 s to resign (or hold it down).",
-                until=event.until,
-            )
-        elif isinstance(event, Reopened):
-            self.say(_REOPENED_WORDS.get(event.reason, "The result is taken back: play on."))
-            self.policy.turn_changed()
-            out += self._save(now, reopened=True)  # the game in progress again, its result unkept
-        elif isinstance(event, NewGame):
-            out += self._new_game(now)
-        elif event.kind == "claim":
-            # A refused claim changes nothing on the board: the screen says why.
-            self.say(str(getattr(event, "message", "")))
-            if not tracker.game.is_over and self.referee is not None:
-                out += self._save(now)  # the referee's note, kept with the game
-        elif isinstance(event, Forfeit):
-            self.say(f"{event.side.title()} forfeits the game: a second illegal move ({event.message}), WCDF 1.25.")
-        elif event.kind == "caution" and not tracker.game.is_over:
-            out += self._save(now)  # a second caution after a restart still forfeits
-        elif isinstance(event, Crowned) and self.settings.auto_crown and self.sim is not None:
+        for kind in type(event).__mro__:
+            handler = _HANDLERS.get(kind)
+            if handler is not None:
+                return handler(self, event, now)
+        by_kind = _KIND_HANDLERS.get(event.kind)
+        return by_kind(self, event, now) if by_kind is not None else []
+
+    def _on_move(self, event: Event, now: int) -> list[Event]:
+        self.policy.turn_changed()
+        self.hints.forget()
+        # A last move is saved with the result, at game-over.
+        return [] if self.tracker.game.is_over else list(self._save(now))
+
+    def _on_takeback(self, event: Event, now: int) -> list[Event]:
+        """A move taken back or a forced jump made for the side to move."""
+        tracker = self.tracker
+        self.policy.turn_changed()
+        self.hints.forget()
+        self.thinker.cancel()
+        pressed, self._takeback_pressed = self._takeback_pressed, False
+        if not isinstance(event, TakenBack):
+            return list(self._save(now))
+        # Said on the terminal and the pages, whether a button or the hands (a piece
+        # moved back) took it back: the board alone shows no sign.
+        self.message_line.say(self._taken_back_words(event.ply))
+        game = tracker.game
+        if (
+            pressed
+            and self.mode.computer
+            and game.moves
+            and not self.players[game.turn].is_human
+            and tracker.setting_up is None
+        ):
+            # The person takes back their own move, not just the machine's answer
+            # (which the machine would only ask for again): a second ply goes, and the
+            # lights guide the board back to the position before the person's move.
+            return self.follower.take_back(now) + self.follower.restore(tracker.board, now)
+        return list(self._save(now))
+
+    def _on_huff(self, event: Event, now: int) -> list[Event]:
+        self.thinker.cancel()  # the position changed under the side to move
+        self.hints.forget()
+        return list(self._save(now))
+
+    def _on_game_over(self, event: Event, now: int) -> list[Event]:
+        written = self.keeper.written
+        out: list[Event] = list(self._save(now))
+        record = self.record
+        if record is not None and record.finished and self.keeper.written is not written:
+            # The result counts in the match once, whether or not the disk took it.
+            ballot = self.referee.ballot if self.referee is not None else None
+            out += self.matches.finished(record, now, ballot.number if ballot is not None else None)
+        if self.tracker.expected is not None:
+            self.tracker.expect(None)  # the machine's move shown is moot now
+        return out
+
+    def _on_draw_offer(self, event: Event, now: int) -> list[Event]:
+        assert isinstance(event, DrawOffer)
+        out = self._on_offer(event, now)
+        if not self.tracker.game.is_over:
+            out += self._save(now)  # an offer stands through a power cut
+        return out
+
+    def _on_lapsed(self, event: Event, now: int) -> list[Event]:
+        assert isinstance(event, DrawLapsed)
+        self.say(event.message)  # the other side's draw button offers now: say why
+        return [] if self.tracker.game.is_over else list(self._save(now))
+
+    def _on_resign_asked(self, event: Event, now: int) -> list[Event]:
+        assert isinstance(event, ResignAsked)
+        self.say(
+            f"{event.side.title()}: press resign again within 3 s to resign (or hold it down).",
+            until=event.until,
+        )
+        return []
+
+    def _on_reopened(self, event: Event, now: int) -> list[Event]:
+        assert isinstance(event, Reopened)
+        self.say(_REOPENED_WORDS.get(event.reason, "The result is taken back: play on."))
+        self.policy.turn_changed()
+        return list(self._save(now, reopened=True))  # the game in progress again, its result unkept
+
+    def _on_claim(self, event: Event, now: int) -> list[Event]:
+        # A refused claim changes nothing on the board: the screen says why.
+        self.say(str(getattr(event, "message", "")))
+        if not self.tracker.game.is_over and self.referee is not None:
+            return list(self._save(now))  # the referee's note, kept with the game
+        return []
+
+    def _on_forfeit(self, event: Event, now: int) -> list[Event]:
+        assert isinstance(event, Forfeit)
+        self.say(f"{event.side.title()} forfeits the game: a second illegal move ({event.message}), WCDF 1.25.")
+        return []
+
+    def _on_caution(self, event: Event, now: int) -> list[Event]:
+        # A second caution after a restart still forfeits.
+        return [] if self.tracker.game.is_over else list(self._save(now))
+
+    def _on_crowned(self, event: Event, now: int) -> list[Event]:
+        assert isinstance(event, Crowned)
+        if self.settings.auto_crown and self.sim is not None:
             token = self.sim.pieces.get(event.square)
             if token is not None and token.islower():
                 # Stacking a second piece keeps the switch closed: no sensor change.
                 self.sim.crown(event.square)
-        return out
+        return []
 
     def clock_state(self, now: int) -> ClockState | None:
         """The game clock for the display, the buzzer and the pages (the session's, in
@@ -784,6 +831,8 @@ class App(Loop, Commands):
         for listener in self.press_listeners:
             if listener(press) is False:
                 return False
+        if not self.outputs.on_press(press):
+            return False
         declared = self.tracker.game.declared
         if (
             press.name == "takeback"
@@ -1068,6 +1117,51 @@ class App(Loop, Commands):
         token = self.sim.pieces.get(square) if self.sim is not None else None
         return token is not None and token != token.lower()
 
+    def _dressed(self, snapshot: Snapshot, lit: Mapping[int, str] | None = None) -> Snapshot:
+        """``snapshot`` with the roles lit (``lit``; None: as it has them) and what else the
+        board shows now (:class:`Shown`), numbered again if they changed."""
+        shown = self._shown()
+        if lit is None:
+            lit = snapshot.lit
+        if snapshot.shown == shown and dict(snapshot.lit) == dict(lit):
+            return snapshot
+        return replace(snapshot, lit=MappingProxyType(dict(lit)), shown=shown).then(self._snapshot)
+
+    def _shown(self) -> Shown:
+        """What the board shows besides the game, now (see :class:`Shown`)."""
+        sim = self.sim
+        machine = ""
+        if self.mode.computer:
+            machines = [c.name.title() for c, p in self.players.items() if not p.is_human]
+            machine = machines[0] if machines else ""
+        thinking = "machine" if self.thinker.busy else "hint" if self.hints.thinker.busy else ""
+        lights = sim.lights if sim is not None else self.hardware.lights
+        hands = self.hardware.sim  # the simulated board's pieces and hand, as the hardware has it now
+        return Shown(
+            frame=MappingProxyType(dict(lights.current)),
+            blinking=self.blinking,
+            message=self.message,
+            hint=self.hint,
+            thinking=thinking,
+            mode=self.mode.title,
+            machine=machine,
+            hints_shown=self.policy.hints_shown,
+            hints_on=self.policy.hints_on,
+            referee_lights=self.mode.referee_lights,
+            takeback=self.mode.takeback,
+            referee_mode=self.referee is not None,
+            match=self.matches.line(),
+            display=tuple(getattr(self.hardware.display, "lines", ()) or ()),
+            page_urls=self.page_urls,
+            page_pin=self.page_pin,
+            first_number=self.first_number,
+            white_began=self.game.start.turn is WHITE,
+            verdict=self.problem_verdict(),
+            tokens=MappingProxyType(dict(hands.pieces)) if hands is not None else None,
+            hand=tuple(hands.hand) if hands is not None else (),
+            brightness=round(self.policy.settings.brightness * 100),
+        )
+
     @property
     def snapshot(self) -> Snapshot:
         """The game as the last step left it: what every output draws from."""
@@ -1075,8 +1169,8 @@ class App(Loop, Commands):
             raise RuntimeError("App.start() first")
         return self._snapshot
 
-    def _light(self, now: int) -> None:
-        snap = self.snapshot
+    def _light(self, snap: Snapshot, now: int) -> dict[int, str]:
+        """Light the LEDs for ``snap``; the roles they light (see :attr:`Snapshot.lit`)."""
         condition = snap.condition
         squares: tuple[int, ...] = condition.squares if condition is not None else ()
         roles = dict(snap.roles)
@@ -1090,6 +1184,7 @@ class App(Loop, Commands):
             lights.show(frame)
         else:
             lights.flush(now)
+        return self.lit_roles
 
     # -- sources and sinks ----------------------------------------------------------------
 
@@ -1100,7 +1195,7 @@ class App(Loop, Commands):
                 events += source(now)
             except Exception:  # a broken link must not stop the board
                 log.exception("event source failed")
-        return events
+        return events + self.outputs.poll(now)
 
     def setup_target(self) -> tuple[str, Position] | None:
         """What the board must be set up as now, and why (``new-game``, ``resume``,
@@ -1138,6 +1233,11 @@ class App(Loop, Commands):
         """Add an output that only hears the events (a log, a test's list)."""
         self.outputs.add(SinkOutput(sink), first=first)
 
+    def remove_output(self, output: Output) -> None:
+        """Take ``output`` off the board (a link letting it go): it hears nothing more and
+        is not closed with the others."""
+        self.outputs.remove(output)
+
     def remove_sink(self, sink: Sink) -> None:
         """Take off the outputs :meth:`add_sink` added for ``sink`` (a link letting the board go)."""
         for output in self.outputs:
@@ -1173,4 +1273,29 @@ class App(Loop, Commands):
 
     def view(self) -> BoardView:
         """What the terminal simulator shows now (see :mod:`crownhead.firmware.app.view`)."""
-        return board_view(self)
+        return board_view(self._dressed(self.snapshot))
+
+
+#: What the application does for an event, by its class (the first of its classes found):
+#: keep the game, say something, move the machine on; returns the events it causes.
+_HANDLERS: dict[type, Callable[[App, Event, int], list[Event]]] = {
+    MoveMade: App._on_move,
+    TakenBack: App._on_takeback,
+    ForcedJump: App._on_takeback,
+    Huffed: App._on_huff,
+    HuffTakenBack: App._on_huff,
+    GameOver: App._on_game_over,
+    DrawOffer: App._on_draw_offer,
+    DrawLapsed: App._on_lapsed,
+    ResignAsked: App._on_resign_asked,
+    Reopened: App._on_reopened,
+    NewGame: lambda app, event, now: app._new_game(now),
+    Forfeit: App._on_forfeit,
+    Crowned: App._on_crowned,
+}
+
+#: The same, by an event's kind, for those without a handler by class.
+_KIND_HANDLERS: dict[str, Callable[[App, Event, int], list[Event]]] = {
+    "claim": App._on_claim,
+    "caution": App._on_caution,
+}

@@ -4,7 +4,9 @@ Every output (the terminal's log lines, the display, the buzzer, a host link, th
 link, the hall's reporter) hears the same things the same way: each step's events, in
 order, after the game was saved, and the step's :class:`~crownhead.firmware.app.snapshot.Snapshot`
 when it changed (its revision). It says when it next wants a step (a tone to change, a
-second to draw) and is closed with the application, in reverse order of adding, by one
+second to draw), may poll every step, hear the button presses first and hear that a
+step is over (with its snapshot: what it shows of the step goes out in it), asks the
+board only through its port (:class:`BoardPort`) and is closed with the application, in reverse order of adding, by one
 :class:`~contextlib.ExitStack`: one lifecycle, as every gpiozero device has. An output
 reads the game from the snapshot, never from the tracker (``tests/test_architecture.py``).
 
@@ -26,9 +28,11 @@ from contextlib import ExitStack
 from typing import Protocol, TypeVar
 
 from crownhead.firmware.app.snapshot import Snapshot
-from crownhead.firmware.events import Event
+from crownhead.firmware.events import ClockState, Event
+from crownhead.hal.buttons import ButtonEvent
+from crownhead.hal.clock import Clock
 
-__all__ = ["Output", "Outputs", "SinkOutput"]
+__all__ = ["BoardPort", "Output", "Outputs", "SinkOutput", "SteppedOutput"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,45 @@ class Output(Protocol):
 
 
 O = TypeVar("O", bound=Output)
+
+
+class BoardPort(Protocol):
+    """What an output may ask of the board, and all it may (no output reads the
+    application otherwise: ``tests/test_architecture.py``): the time, the game clock at an
+    instant (a screen's clock runs between snapshots), a step soon (from another thread),
+    and joining or leaving the board's outputs. The application (``App``) is one.
+
+    An output joins one way: its ``attach(port)`` adds it (:meth:`add_output`). Besides
+    the :class:`Output` protocol it may have ``poll(now)`` (called every step after the
+    board was read, before the game is kept: it may act and returns the events its
+    actions caused), ``on_press(press)`` (told of every button press first: False keeps
+    it from the board) and ``wakes = True`` (its poll needs no step but those it asks for
+    by :meth:`wake` and its deadline: the simulated board's loop may sleep until then)."""
+
+    @property
+    def clock(self) -> Clock: ...
+
+    def clock_state(self, now: int) -> ClockState | None:
+        """The game clock as shown at ``now``, or None without one."""
+
+    def wake(self) -> None:
+        """Ask for a step now (from any thread)."""
+
+    def add_output(self, output: O, *, first: bool = False) -> O:
+        """Join the board's outputs."""
+
+    def remove_output(self, output: Output) -> None:
+        """Leave them (it is not closed)."""
+
+
+class SteppedOutput(Output, Protocol):
+    """An output that also hears that a step is over (:meth:`stepped`): its snapshot and
+    its events were given out and the LEDs lit, so that whatever it shows of that step
+    (a page's view) goes out in that same step, never one late."""
+
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
+        """The step at ``now`` is over (called every step), leaving ``snapshot``: the
+        step's, even when its revision is the last one's (a new brightness, a blink)."""
 
 
 class SinkOutput:
@@ -83,18 +126,25 @@ class Outputs:
         self._added: list[Output] = []  # in the order added: the order they close in, reversed
         self._stack = ExitStack()
         self._revision: int | None = None
+        self._last: Snapshot | None = None
 
     def __iter__(self) -> Iterator[Output]:
         return iter(tuple(self._outputs))
 
     def add(self, output: O, *, first: bool = False) -> O:
-        """Add ``output`` (``first``: before the others, to hear events before them)."""
+        """Add ``output`` (``first``: before the others, to hear events before them). One
+        added while the board runs hears the last snapshot at once: the game as it stands."""
         if first:
             self._outputs.insert(0, output)
         else:
             self._outputs.append(output)
         self._added.append(output)
         self._stack.callback(_closing, output)
+        if self._last is not None:
+            try:
+                output.snapshot(self._last)
+            except Exception:  # noqa: BLE001 - as for events
+                log.exception("output %s failed", type(output).__name__)
         return output
 
     def remove(self, output: Output) -> None:
@@ -132,9 +182,49 @@ class Outputs:
         if snapshot.revision == self._revision:
             return
         self._revision = snapshot.revision
+        self._last = snapshot
         for output in tuple(self._outputs):
             try:
                 output.snapshot(snapshot)
+            except Exception:  # noqa: BLE001 - as for events
+                log.exception("output %s failed", type(output).__name__)
+
+    def poll(self, now: int) -> list[Event]:
+        """Poll every output that has a ``poll`` (see :class:`BoardPort`); the events
+        their actions caused, in order. One that fails does not stop the others."""
+        events: list[Event] = []
+        for output in tuple(self._outputs):
+            poll = getattr(output, "poll", None)
+            if poll is None:
+                continue
+            try:
+                events += poll(now)
+            except Exception:  # a broken link must not stop the board
+                log.exception("output %s failed", type(output).__name__)
+        return events
+
+    def on_press(self, press: ButtonEvent) -> bool:
+        """Tell the outputs that listen (``on_press``) of ``press``; False when one kept it
+        from the board (the others after it do not hear it)."""
+        for output in tuple(self._outputs):
+            listener = getattr(output, "on_press", None)
+            if listener is not None and listener(press) is False:
+                return False
+        return True
+
+    @property
+    def all_wake(self) -> bool:
+        """Whether every output that polls wakes the loop itself (``wakes``)."""
+        return all(getattr(o, "wakes", False) for o in self._outputs if getattr(o, "poll", None) is not None)
+
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
+        """Tell every output that has a ``stepped`` (a :class:`SteppedOutput`) that the step is over."""
+        for output in tuple(self._outputs):
+            stepped = getattr(output, "stepped", None)
+            if stepped is None:
+                continue
+            try:
+                stepped(now, snapshot)
             except Exception:  # noqa: BLE001 - as for events
                 log.exception("output %s failed", type(output).__name__)
 

@@ -5,10 +5,14 @@ follows. :class:`Snapshot` puts the two together once per step: the pieces stand
 the board as the game knows them (colour and king), the squares whose piece the game
 does not know (a piece on its way, an extra piece), the side to move, the last move (and
 every move, with the rules they were played under), the lights' roles, the board's conditions as typed values with their squares, the clock
-(running or paused), the standing draw offer, the seats, the result and a revision
-number that changes whenever anything but a running clock's time does. The terminal,
-the page's view, the display and the records read this, never the tracker, so a screen
-cannot show a man where the game has a king.
+(running or paused), the standing draw offer, the seats, the result, the roles the
+LEDs light and what else the board shows (:class:`Shown`: its message, the hint, the
+machine thinking, the mode, the page's addresses, the simulated board's pieces and
+hand), and a revision number that changes whenever anything but a running clock's time
+does. The terminal,
+the page's view, the display and the records read this, never the tracker nor the
+application, so a screen cannot show a man where the game has a king, nor show one
+step's game with another step's lights.
 
 >>> from crownhead.rules import Position
 >>> start = Position.from_fen("B:WK32:BK1,5")
@@ -20,7 +24,7 @@ cannot show a man where the game has a king.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -33,7 +37,7 @@ from crownhead.squares import iter_squares
 if TYPE_CHECKING:  # the analysis brings the engine: a snapshot only holds its result
     from crownhead.firmware.app.analysis import Analysis
 
-__all__ = ["Away", "Condition", "Offer", "Seat", "Setup", "Snapshot", "standing", "shown_tokens"]
+__all__ = ["Away", "Condition", "Offer", "Seat", "Setup", "Shown", "Snapshot", "standing", "shown_tokens"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +96,46 @@ class Away:
     clock: str = "stop"
 
 
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """What the board shows besides the game, as the step left it: everything an output
+    (a screen, a page, the display) draws that is not the game itself, so that it needs
+    no application to ask. ``frame`` is the LEDs' colours as lit; ``blinking`` the squares
+    that blink; ``message`` the board's message line; ``hint`` the engine's hint shown;
+    ``thinking`` ``machine`` (the computer chooses its move), ``hint`` (the hint's search)
+    or ""; ``mode`` the mode's title; ``machine`` the colour the computer plays ("" for
+    none); ``hints_shown``/``hints_on`` the hint lights; ``referee_lights``, ``takeback``,
+    ``referee_mode`` what the mode allows; ``match`` the match's line; ``display`` the
+    simulated display's lines; ``page_urls``/``page_pin`` the board's page; ``first_number``
+    the number of the game's first move and ``white_began`` whether White made it;
+    ``verdict`` a problem's verdict ("" for none); ``tokens`` and ``hand`` the simulated
+    board's pieces and hand (None and () on a real board); ``brightness`` in percent.
+    ``frame`` and ``brightness`` alone changing make no new revision (see :meth:`Snapshot.same_as`)."""
+
+    frame: Mapping[Any, tuple[int, int, int]] = field(default_factory=dict)
+    blinking: frozenset[int] = frozenset()
+    message: str = ""
+    hint: Move | None = None
+    thinking: str = ""
+    mode: str = ""
+    machine: str = ""
+    hints_shown: bool = False
+    hints_on: bool = False
+    referee_lights: bool = False
+    takeback: bool = True
+    referee_mode: bool = False
+    match: str = ""
+    display: tuple[str, ...] = ()
+    page_urls: tuple[str, ...] = ()
+    page_pin: str = ""
+    first_number: int = 1
+    white_began: bool = False
+    verdict: str = ""
+    tokens: Mapping[int, str] | None = None
+    hand: tuple[str, ...] = ()
+    brightness: int = 100
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """The game as one step left it (see the module)."""
@@ -131,6 +175,11 @@ class Snapshot:
     analysis: Analysis | None = None
     #: A game far apart waiting for the broker or the other board, or None.
     away: Away | None = None
+    #: The roles the LEDs light in this step (:attr:`roles` after the LED policy: a hint
+    #: hidden, a blinking square in its dark phase left out), the step's frame shown.
+    lit: Mapping[int, str] = field(default_factory=dict)
+    #: What the board shows besides the game (see :class:`Shown`).
+    shown: Shown = field(default_factory=Shown)
     revision: int = 0
 
     @property
@@ -189,6 +238,11 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.undone,
         snapshot.analysis,
         snapshot.away,
+        dict(snapshot.lit),
+        # The LEDs' colours and brightness are how, not what, the board shows: a blink
+        # or a new brightness alone is no new snapshot (the step hands it over all the
+        # same: firmware.app.outputs.SteppedOutput).
+        replace(snapshot.shown, frame={}, brightness=0),
     )
 
 

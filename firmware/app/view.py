@@ -10,24 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
 
-from crownhead.firmware.app.hardware import Hardware
-from crownhead.firmware.app.leds import LedPolicy
-from crownhead.firmware.app.matchplay import MatchPlay
-from crownhead.firmware.app.players import Player, Thinker, called
+from crownhead.firmware.app.players import called
 from crownhead.firmware.app.guidance import rank_squares
 from crownhead.firmware.app.setup import setup_text, takeback_text
 from crownhead.firmware.app.snapshot import Away, Seat, Snapshot, shown_tokens
 from crownhead.firmware.events import ClockState
 from crownhead.firmware.gameclock import clock_text
-from crownhead.firmware.tracking.policy import ModePolicy
 from crownhead.hal.lights import FrameKey
-from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position
+from crownhead.rules import BLACK, WHITE, Color, Position
 from crownhead.rules.game import reason_words
-from crownhead.sim.board import SimBoard
 
-__all__ = ["BoardView", "MessageLine", "ShownBoard", "away_text", "board_view"]
+__all__ = ["BoardView", "MessageLine", "away_text", "board_view"]
 
 
 @dataclass(frozen=True)
@@ -103,45 +97,6 @@ class MessageLine:
             self.text, self.until = "", None
 
 
-class ShownBoard(Protocol):
-    """What :func:`board_view` reads of the application (:class:`~crownhead.firmware.app.application.App`):
-    the game from its :class:`~crownhead.firmware.app.snapshot.Snapshot`, never from the tracker."""
-
-    @property
-    def snapshot(self) -> Snapshot: ...
-    @property
-    def game(self) -> Game: ...
-    @property
-    def hardware(self) -> Hardware: ...
-    @property
-    def sim(self) -> SimBoard | None: ...
-    @property
-    def hint(self) -> Move | None: ...
-    @property
-    def thinker(self) -> Thinker: ...
-    @property
-    def hint_thinker(self) -> Thinker: ...
-    @property
-    def policy(self) -> LedPolicy: ...
-    @property
-    def mode(self) -> ModePolicy: ...
-    @property
-    def players(self) -> Mapping[Color, Player]: ...
-    @property
-    def blinking(self) -> frozenset[int]: ...
-    @property
-    def message(self) -> str: ...
-    @property
-    def matches(self) -> MatchPlay: ...
-    @property
-    def page_urls(self) -> tuple[str, ...]: ...
-    @property
-    def first_number(self) -> int: ...
-    def problem_verdict(self) -> str: ...
-    @property
-    def page_pin(self) -> str: ...
-
-
 def side_text(seat: Seat, clock: ClockState | None, color: Color) -> str:
     """``Ann  1:29:55  1 caution``: a player as the simulator's screen shows them, with
     their time in a timed game (every mode's: the page is not the only place a clock
@@ -183,117 +138,122 @@ def away_text(away: Away | None, far: str = "") -> str:
     return f"{away.who} is out of reach past the grace period: the game is kept ({waits}) until it is back"
 
 
-def board_view(board: ShownBoard) -> BoardView:
-    """What the terminal simulator shows now: the last step's snapshot, in words."""
-    snap = board.snapshot
-    game = board.game
-    if board.sim is not None:
-        pieces: Mapping[int, str] = shown_tokens(snap, board.sim.pieces)
-        lit = board.sim.lights.current
-        hand = tuple(board.sim.hand)
-    else:
-        pieces = shown_tokens(snap)
-        lit = board.hardware.lights.current
-        hand = ()
+def board_view(snap: Snapshot) -> BoardView:
+    """What the terminal simulator shows of ``snap``, in words: a pure function of the
+    snapshot (what the board shows besides the game is its :attr:`~Snapshot.shown`).
+
+    >>> from crownhead.rules import Position, WCDF
+    >>> from crownhead.firmware.app.snapshot import Shown, standing
+    >>> start = Position.start()
+    >>> pieces, strays = standing(start, start.occupied)
+    >>> snap = Snapshot(start, start.occupied, pieces, strays, 0, None, {}, (), None, None, None, None, None,
+    ...                 WCDF, (), {BLACK: Seat("Ann"), WHITE: Seat("Bo")}, shown=Shown(mode="Two players"))
+    >>> view = board_view(snap)
+    >>> view.status, view.black, view.mode_text
+    ('Black to move, move 1', 'Ann', 'Two players, hints off')
+    """
+    shown = snap.shown
+    pieces: Mapping[int, str] = shown_tokens(snap, shown.tokens)
     result = snap.result
     setup = snap.setup
     turn = snap.turn.name.title()
-    first = board.first_number
+    first = shown.first_number
     # The move under way, counted from the game's first move's number.
-    number = first + (snap.ply + (1 if game.start.turn is WHITE else 0)) // 2
+    number = first + (snap.ply + (1 if shown.white_began else 0)) // 2
     if snap.resuming:
         status = f"Resuming a game: {turn} to move, move {number}"
     elif setup is not None and setup.cause == "new-game":
         status = "New game: set up the pieces"
-    elif result is not None and (verdict := board.problem_verdict()):
+    elif result is not None and shown.verdict:
         # A problem's game: the verdict stays in sight, the result beside it.
-        status = f"{verdict} ({_winner_words(result.score)})"
+        status = f"{shown.verdict} ({_winner_words(result.score)})"
     elif result is not None:
         status = f"Game over: {_result_words(result.score, result.reason, snap.position)}"
     else:
         status = f"{turn} to move, move {number}"
-        if board.hint is not None:
-            status += f"; hint: {board.hint.pdn()}"
+        if shown.hint is not None:
+            status += f"; hint: {shown.hint.pdn()}"
     condition = snap.condition
-    prompt = ""
+    warning_text = ""
+    if condition is not None:
+        warning_text = condition.message[:1].upper() + condition.message[1:]
+    hints = "hints on" if shown.hints_shown else "hints off"
+    mode = f"Computer plays {shown.machine}" if shown.machine else shown.mode
+    return BoardView(
+        pieces=pieces,
+        lit=dict(shown.frame),
+        blinking=shown.blinking,
+        status=status,
+        mode_text=f"{mode}, {hints}",
+        black=side_text(snap.seats[BLACK], snap.clock, BLACK),
+        white=side_text(snap.seats[WHITE], snap.clock, WHITE),
+        moves=tuple(m.pdn() for m in snap.moves),
+        first_mover_white=shown.white_began,
+        first_number=first,
+        warning=warning_text,
+        prompt=_prompt(snap),
+        hand=shown.hand,
+        message=shown.message,
+        match=shown.match,
+        display=shown.display,
+        page_urls=shown.page_urls,
+        page_pin=shown.page_pin,
+        away=away_text(snap.away, _far_side(snap)),
+        unused=frozenset(
+            name
+            for name, useful in (
+                ("hint", not shown.referee_lights),
+                ("takeback", shown.takeback),
+                ("force", snap.rules.huffing),
+                ("clock", snap.clock is not None),
+            )
+            if not useful
+        ),
+    )
+
+
+def _prompt(snap: Snapshot) -> str:
+    """What the board waits for, in words for the person at it ("" for nothing)."""
+    setup = snap.setup
+    turn = snap.turn.name.title()
     # The rank the lights show, when a set-up is lit a rank at a time.
     rank = ""
     if setup is not None and setup.rank is not None:
         squares = rank_squares(setup.rank)
         rank = f" rank {setup.rank} ({squares[0]}-{squares[-1]}) now:"
     if snap.resuming and setup is not None:
-        prompt = (
+        return (
             f"Set up {setup_text(setup.position)}:{rank} where the lights ask (f does it), or n for a new game instead."
         )
-    elif setup is not None and setup.cause == "new-game":
-        prompt = (
+    if setup is not None and setup.cause == "new-game":
+        return (
             f"Set up {setup_text(setup.position)}:{rank} put pieces on the blue squares and take"
             " them off the orange ones (f does it)."
         )
-    elif snap.undone and (what := takeback_text(snap.position, snap.undone, game.rules, snap.board)):
+    if snap.undone and (what := takeback_text(snap.position, snap.undone, snap.rules, snap.board)):
         taken = " ".join(m.pdn() for m in snap.undone)
-        prompt = f"Take back {taken}: {what} (f does it)."
-    elif setup is not None and setup.cause == "restore":
-        prompt = f"Put the board back to: {setup_text(setup.position)} (f does it)."
-    elif snap.crown is not None:
-        prompt = f"Crown the man on {snap.crown}: put a king on it (f does it)."
-    elif snap.expected is not None:
-        who = called(board.players[snap.turn].name, turn)
-        prompt = f"{who} plays {snap.expected.pdn()}: make it on the board (f does it)."
-    elif snap.touched is not None:
+        return f"Take back {taken}: {what} (f does it)."
+    if setup is not None and setup.cause == "restore":
+        return f"Put the board back to: {setup_text(setup.position)} (f does it)."
+    if snap.crown is not None:
+        return f"Crown the man on {snap.crown}: put a king on it (f does it)."
+    if snap.expected is not None:
+        who = called(snap.seats[snap.turn].name, turn)
+        return f"{who} plays {snap.expected.pdn()}: make it on the board (f does it)."
+    if snap.touched is not None:
         piece = snap.pieces.get(snap.touched)
         name = "king" if piece is not None and piece.king else "man"
-        prompt = (
+        return (
             f"Touch-move: the {name} on {snap.touched} was touched, so it must be played;"
             " a move with another piece is an illegal move."
         )
-    elif board.thinker.busy:
-        prompt = f"{called(board.players[snap.turn].name, turn)} is thinking..."
-    elif board.hint_thinker.busy:
-        prompt = "Looking for a hint..."
-    elif snap.seats[snap.turn].held_by and result is None:
-        prompt = f"{turn}'s moves come from {snap.seats[snap.turn].held_by}: wait until the board shows one."
-    warning_text = ""
-    if condition is not None:
-        warning_text = condition.message[:1].upper() + condition.message[1:]
-    hints = "hints on" if board.policy.hints_shown else "hints off"
-    mode = board.mode.title
-    if board.mode.computer:
-        machine = [c.name.title() for c, p in board.players.items() if not p.is_human]
-        if machine:
-            mode = f"Computer plays {machine[0]}"
-    moves = tuple(m.pdn() for m in snap.moves)
-    return BoardView(
-        pieces=pieces,
-        lit=dict(lit),
-        blinking=board.blinking,
-        status=status,
-        mode_text=f"{mode}, {hints}",
-        black=side_text(snap.seats[BLACK], snap.clock, BLACK),
-        white=side_text(snap.seats[WHITE], snap.clock, WHITE),
-        moves=moves,
-        first_mover_white=game.start.turn is WHITE,
-        first_number=first,
-        warning=warning_text,
-        prompt=prompt,
-        hand=hand,
-        message=board.message,
-        match=board.matches.line(),
-        display=tuple(getattr(board.hardware.display, "lines", ()) or ()),
-        page_urls=board.page_urls,
-        page_pin=board.page_pin,
-        away=away_text(snap.away, _far_side(snap)),
-        unused=frozenset(
-            name
-            for name, useful in (
-                ("hint", not board.mode.referee_lights),
-                ("takeback", board.mode.takeback),
-                ("force", game.rules.huffing),
-                ("clock", snap.clock is not None),
-            )
-            if not useful
-        ),
-    )
+    if snap.shown.thinking == "machine":
+        return f"{called(snap.seats[snap.turn].name, turn)} is thinking..."
+    if snap.shown.thinking == "hint":
+        return "Looking for a hint..."
+    if snap.seats[snap.turn].held_by and snap.result is None:
+        return f"{turn}'s moves come from {snap.seats[snap.turn].held_by}: wait until the board shows one."
+    return ""
 
 
 def _far_side(snap: Snapshot) -> str:

@@ -13,8 +13,26 @@ empty and the score is -10000 (+10000 with ``--variant giveaway``, where it has 
 ``--variant`` and the house-rule options choose the rules the engine plays (see
 ``docs/variants.md``). Outside checks parse this line: keep its keys as they are.
 
-The time budget counts from the start of the process where the operating system tells
-when that was (Linux), so Python's start-up is not added on top of ``--movetime``.
+``--movetime`` is the search's own time: it counts from when the search can start, once
+Python has started, the engine's modules are imported and the endgame tables are opened
+(together a few hundred milliseconds on a PC, over a second on a busy one or a Pi), so
+a 300 ms analysis searches about 300 ms and a script asking for a move gets the engine's
+full strength at that time. The process as a whole takes that start-up more.
+``--startup`` adds ``startup_ms`` to the line (after the other keys): how long the
+process had run when the search could start, where the operating system tells when it
+started (Linux; else 0). ``--from-start`` counts the budget from the start of the
+process instead (as before issue 53), so that the whole run keeps within ``--movetime``;
+what the start-up leaves may be only a few milliseconds of search (at least 10).
+
+In the opening, where the master games' book (``rules/engine/book.py``) has the position,
+for instance just after a 3-move ballot, the answer is the book's move (drawn by the
+points it scored, as the board's computer player draws it): ``depth`` and ``nodes`` are
+0, ``score`` 0 and ``meaning`` says "book move". ``--no-book`` searches instead, and so
+do ``--depth`` and ``--lines``.
+
+``--max-movetime MS`` (at least ``--movetime``) lets a hard move search longer: one whose
+best changes between iterations, or whose score falls, may take up to twice
+``--movetime``, never more than MS (the board's time management, see docs/engine.md).
 
 ``--lines N`` prints the N best moves instead, a JSON line each with the same keys and
 ``rank`` (1 the best) and ``line`` (the expected line in PDN, starting with the move):
@@ -39,8 +57,8 @@ import time
 
 from crownhead.firmware.cli._common import add_rules_arguments, position_from_args, rules_from_args
 from crownhead.firmware.files import int_argument
-from crownhead.rules import Game, IllegalMoveError, Move, Rules
-from crownhead.rules.engine import DEFAULT_MOVETIME_MS, Engine, score_meaning
+from crownhead.rules import Game, IllegalMoveError, Move, Position, Rules
+from crownhead.rules.engine import DEFAULT_MOVETIME_MS, Engine, SearchResult, native, score_meaning
 from crownhead.rules.engine.egdb import EndgameProbe
 from crownhead.rules.pdn import line_text
 
@@ -70,7 +88,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--movetime",
         type=int_argument,
         metavar="MS",
-        help=f"think for at most MS milliseconds (default {DEFAULT_MOVETIME_MS})",
+        help=f"search for MS milliseconds, counted from when the search can start: Python's "
+        f"start-up and the tables' loading come on top (default {DEFAULT_MOVETIME_MS})",
     )
     limit.add_argument("--depth", type=int_argument, metavar="N", help="search N plies deep")
     p.add_argument(
@@ -81,6 +100,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         "count them",
     )
     p.add_argument("--no-tables", action="store_true", help="search without the endgame tables")
+    p.add_argument(
+        "--max-movetime",
+        type=int_argument,
+        metavar="MS",
+        help="a hard limit beyond --movetime: a move whose best changes between iterations, or "
+        "whose score falls, may search up to twice --movetime within it (default: --movetime "
+        "is never passed)",
+    )
+    p.add_argument(
+        "--no-book",
+        action="store_true",
+        help="search even where the opening book has the position (the book is used with --movetime, one line, only)",
+    )
+    p.add_argument(
+        "--from-start",
+        action="store_true",
+        help="count --movetime from the start of the process (start-up and tables included), "
+        "so the whole run keeps within it; the search then gets what is left (at least "
+        f"{MIN_SEARCH_MS} ms)",
+    )
+    p.add_argument(
+        "--startup",
+        action="store_true",
+        help="add startup_ms to the line: how long the process had run when the search could start",
+    )
     p.add_argument(
         "--lines",
         type=int_argument,
@@ -126,34 +170,65 @@ def _no_move(score: int) -> str:
     return f"no legal move: the side to move has {'won' if score > 0 else 'lost'}"
 
 
-def run(args: argparse.Namespace) -> int:
+#: What ``meaning`` says of a move of the opening book (not searched: no score).
+BOOK_MEANING = "book move (opening book, not searched)"
+
+
+def _meaning(result: SearchResult) -> str:
+    if result.move is None:
+        return _no_move(result.score)
+    if result.depth == 0 and result.nodes == 0:
+        return BOOK_MEANING  # only a book move comes back unsearched
+    return score_meaning(result.score)
+
+
+def _bad_option(args: argparse.Namespace) -> str | None:
+    """What is wrong with the options, or None."""
     if args.movetime is not None and args.movetime <= 0:
-        print(f"crownhead analyse: --movetime must be a positive number of ms, not {args.movetime}", file=sys.stderr)
-        return 2
+        return f"--movetime must be a positive number of ms, not {args.movetime}"
     if args.depth is not None and args.depth < 1:
-        print(f"crownhead analyse: --depth must be 1 or more, not {args.depth}", file=sys.stderr)
-        return 2
+        return f"--depth must be 1 or more, not {args.depth}"
+    if args.max_movetime is not None and (args.depth is not None or args.max_movetime <= 0):
+        return "--max-movetime is a positive number of ms, with --movetime"
     if not 1 <= args.lines <= MAX_LINES:
-        print(f"crownhead analyse: --lines must be 1 to {MAX_LINES}, not {args.lines}", file=sys.stderr)
-        return 2
-    position = position_from_args(args)
-    if position is None:
-        return 2
-    rules = rules_from_args(args)
+        return f"--lines must be 1 to {MAX_LINES}, not {args.lines}"
+    return None
+
+
+def _game_after_moves(position: Position, rules: Rules, moves: str) -> Game | None:
+    """The game from ``position`` with ``--moves`` played; None (said) when one is illegal."""
     game = Game(position, rules)
-    for text in (args.moves or "").split():
+    for text in moves.split():
         try:
             game.play_text(text)
         except (IllegalMoveError, ValueError) as error:
             print(f"crownhead analyse: --moves: {text}: {error}", file=sys.stderr)
-            return 2
-    position = game.position
-    history = game.positions[:-1]
+            return None
+    return game
+
+
+def _ready_engine(rules: Rules, position: Position, args: argparse.Namespace) -> Engine:
+    """The engine with its tables and book read, before the clock runs."""
     engine = Engine(rules, egdb=None if args.no_tables else _tables(rules))
-    left = 0.0
-    if args.depth is None:
-        budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
-        left = max(MIN_SEARCH_MS, budget - _process_age_ms() - EXIT_MARGIN_MS)
+    if engine.native is not None and engine.egdb is not None:
+        native.probe_of(engine.egdb)  # the core's probe of the tables, made before the clock runs
+    if not args.no_book and (position.black | position.white).bit_count() >= 16:
+        engine.masters.moves(position)  # the book read (15-20 ms) before the clock runs
+    return engine
+
+
+def _search_time(args: argparse.Namespace, startup: float) -> float:
+    """The milliseconds the searches share (0 with --depth)."""
+    if args.depth is not None:
+        return 0.0
+    budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
+    spent = startup if args.from_start else 0.0
+    return max(MIN_SEARCH_MS, budget - spent - EXIT_MARGIN_MS)
+
+
+def _lines(engine: Engine, game: Game, args: argparse.Namespace, left: float) -> list[dict[str, object]]:
+    """The best ``--lines`` moves, each found leaving the ones before out, in the order found."""
+    position, history = game.position, game.positions[:-1]
     found: list[Move] = []
     answers: list[dict[str, object]] = []
     for n in range(args.lines):
@@ -162,34 +237,69 @@ def run(args: argparse.Namespace) -> int:
             result = engine.search(position, depth=args.depth, history=history, exclude=found)
         else:
             share = max(MIN_SEARCH_MS, left / (args.lines - n))
-            result = engine.search(position, movetime_ms=share, history=history, exclude=found)
+            budget = args.movetime if args.movetime is not None else DEFAULT_MOVETIME_MS
+            # The hard limit in the same proportion to each line's share as to the whole.
+            stretch = None if args.max_movetime is None else share * max(1.0, args.max_movetime / budget)
+            book = not args.no_book and args.lines == 1
+            result = engine.search(
+                position, movetime_ms=share, max_movetime_ms=stretch, history=history, exclude=found, book=book
+            )
             left -= result.ms
-        move = result.move
-        if move is None and found:
+        if result.move is None and found:
             break  # fewer legal moves than lines asked for
-        answers.append(
-            {
-                "move": move.pdn() if move is not None else None,
-                "path": list(move.path) if move is not None else [],
-                "captures": list(move.captures) if move is not None else [],
-                "score": result.score,
-                "depth": result.depth,
-                "nodes": result.nodes,
-                "ms": result.ms,
-                "meaning": score_meaning(result.score) if move is not None else _no_move(result.score),
-                "line": list(line_text(position, result.pv, rules)),
-            }
-        )
-        if move is None:
+        answers.append(_answer(position, result, game.rules))
+        if result.move is None:
             break
-        found.append(move)
-    if args.lines == 1:
+        found.append(result.move)
+    return answers
+
+
+def _answer(position: Position, result: SearchResult, rules: Rules) -> dict[str, object]:
+    """One line's answer, as printed (JSON)."""
+    move = result.move
+    return {
+        "move": move.pdn() if move is not None else None,
+        "path": list(move.path) if move is not None else [],
+        "captures": list(move.captures) if move is not None else [],
+        "score": result.score,
+        "depth": result.depth,
+        "nodes": result.nodes,
+        "ms": result.ms,
+        "meaning": _meaning(result),
+        "line": list(line_text(position, result.pv, rules)),
+    }
+
+
+def _print_answers(answers: list[dict[str, object]], lines: int) -> None:
+    """One JSON line per answer: the one without its line for ``--lines 1``, else ranked."""
+    if lines == 1:
         del answers[0]["line"]
         print(json.dumps(answers[0], separators=(",", ":")))
-        return 0
+        return
     # A later search, with the moves shown left out, may see further than the first (the
     # table holds what the first learnt): the lines are ranked by their scores.
     answers.sort(key=lambda a: -int(a["score"]))  # type: ignore[call-overload]
     for rank, answer in enumerate(answers, 1):
         print(json.dumps({**answer, "rank": rank}, separators=(",", ":")))
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = _bad_option(args)
+    if problem is not None:
+        print(f"crownhead analyse: {problem}", file=sys.stderr)
+        return 2
+    position = position_from_args(args)
+    if position is None:
+        return 2
+    rules = rules_from_args(args)
+    game = _game_after_moves(position, rules, args.moves or "")
+    if game is None:
+        return 2
+    engine = _ready_engine(rules, game.position, args)
+    startup = _process_age_ms()  # imports, tables, book: the search can start now
+    answers = _lines(engine, game, args, _search_time(args, startup))
+    if args.startup:
+        for answer in answers:
+            answer["startup_ms"] = round(startup)
+    _print_answers(answers, args.lines)
     return 0

@@ -7,8 +7,8 @@ import os
 import sys
 
 from crownhead.firmware.cli._common import add_rules_arguments, rules_from_args
-from crownhead.firmware.files import PDN_LIMIT, FileRefused, read_bytes
-from crownhead.rules.pdn import decode, read_games
+from crownhead.firmware.files import PDN_LIMIT, FileRefused, open_bytes
+from crownhead.rules.pdn import read_games
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,44 +47,48 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.set_defaults(func=run_check)
 
 
-def _load(path: str) -> str | None:
-    """The text of a file, or None after a one-line message when it cannot be read."""
+def _refusal(path: str) -> str | None:
+    """Why ``path`` cannot be read (None: it can), checked before any game is printed."""
+    if os.path.isdir(path):
+        return f"cannot read {path}: it is a directory"
     try:
         # A regular file of at most PDN_LIMIT bytes: a FIFO or /dev/zero never ends.
-        return decode(read_bytes(path, PDN_LIMIT))
+        with open_bytes(path, PDN_LIMIT):
+            return None
     except FileNotFoundError as exc:
-        print(f"crownhead pdn check: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
-        return None
+        return f"cannot read {path}: {exc.strerror or exc}"
     except FileRefused as exc:
-        print(f"crownhead pdn check: cannot read {exc}", file=sys.stderr)
-        return None
+        return f"cannot read {exc}"
 
 
 def run_check(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
-    texts: list[tuple[str, str]] = []
     for path in args.files:
-        if os.path.isdir(path):
-            print(f"crownhead pdn check: cannot read {path}: it is a directory", file=sys.stderr)
+        problem = _refusal(path)
+        if problem is not None:
+            print(f"crownhead pdn check: {problem}", file=sys.stderr)
             return 2
-        text = _load(path)
-        if text is None:
-            return 2
-        texts.append((path, text))
     games = replayed = 0
-    for path, text in texts:
+    for path in args.files:
         file_games = file_replayed = 0
-        for game in read_games(text, path, rules=rules):
-            file_games += 1
-            if game.error is None:
-                file_replayed += 1
-                if args.verbose:
-                    print(f"{path}:{game.line}: game {game.number}: {len(game.moves)} plies, {game.result}")
-            elif not args.quiet:
-                print(game.error)
-            if not args.quiet:
-                for note in game.notes:
-                    print(note)
+        try:
+            # Read a window at a time, each game let go once reported: memory stays flat
+            # whatever the file's size, and the time goes with its games.
+            with open_bytes(path, PDN_LIMIT) as handle:
+                for game in read_games(handle, path, rules=rules):
+                    file_games += 1
+                    if game.error is None:
+                        file_replayed += 1
+                        if args.verbose:
+                            print(f"{path}:{game.line}: game {game.number}: {len(game.moves)} plies, {game.result}")
+                    elif not args.quiet:
+                        print(game.error)
+                    if not args.quiet:
+                        for note in game.notes:
+                            print(note)
+        except (FileNotFoundError, FileRefused) as exc:  # changed while it was read
+            print(f"crownhead pdn check: cannot read {exc}", file=sys.stderr)
+            return 2
         if args.verbose:
             print(_summary(file_games, file_replayed, f"{path}: "))
         games += file_games

@@ -19,7 +19,7 @@ from crownhead.firmware.config import ConfigError, load_config
 from crownhead.firmware.events import Event, event_line
 from crownhead.firmware.referee.arbiter import add_referee_arguments, referee_from_args
 from crownhead.firmware.files import FileRefused
-from crownhead.firmware.simulator.script import ScriptError, iter_replay, parse_script, read_script
+from crownhead.firmware.simulator.script import ScriptError, iter_replay, iter_script, read_script, script_buttons
 from crownhead.firmware.tracking.policy import TRACKER_MODES
 from crownhead.firmware.voice.adapter import Narrator, Seen
 from crownhead.firmware.voice.phrases import Phrasebook
@@ -60,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     where = "<stdin>" if name == "-" else name
     try:
-        actions = parse_script(text)
+        # Every line checked before the first event; the actions are then read again as
+        # the replay goes, never held as a list (a 4 MB script has 400,000 of them).
+        buttons = script_buttons(text)
     except ScriptError as exc:
         print(f"crownhead replay: {where}: {exc}", file=sys.stderr)
         return 2
@@ -87,13 +89,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         # The voice hears the lights (the hint) even when they are not printed.
         for event in iter_replay(
-            actions,
+            iter_script(text),
             position,
             rules_from_args(args),
             args.mode,
             lights=args.lights or voice is not None,
             referee=referee,
             seen=voice.see if voice is not None else None,
+            buttons=buttons,
         ):
             if voice is not None:
                 voice.hear(event)

@@ -20,11 +20,12 @@ import sys
 from pathlib import Path
 
 from crownhead.firmware.cli.games import find_game
-from crownhead.firmware.cli.sheet import read_pdn
+from crownhead.firmware.files import PDN_LIMIT, FileRefused, open_bytes
 from crownhead.firmware.coach.review import DEFAULT_NODES, Review, review_game
 from crownhead.firmware.files import default_state_dir, int_argument
 from crownhead.firmware.storage.store import GameStore
-from crownhead.rules.pdn import read_games
+from crownhead.rules import pdn as pdn_reader
+from crownhead.rules.pdn import PdnGame, read_games
 from crownhead.rules.settings import WCDF
 
 
@@ -74,6 +75,27 @@ def _game_file(args: argparse.Namespace, prog: str) -> Path | None:
 _PLURAL = {"blunder": "blunders", "mistake": "mistakes", "good move": "good moves"}
 
 
+def _nth_game(prog: str, path: Path, index: int) -> tuple[PdnGame | None, int] | None:
+    """Game ``index`` of the file (None: it has fewer) and how many games it has; None
+    after a one-line message when it cannot be read. The file is read a part at a time,
+    only that game kept."""
+    chosen: PdnGame | None = None
+    count = 0
+    try:
+        with open_bytes(path, PDN_LIMIT) as handle:
+            for game in read_games(handle, path.name):
+                count += 1
+                if count == index:
+                    chosen = game
+    except FileNotFoundError as exc:
+        print(f"{prog}: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    except FileRefused as exc:
+        print(f"{prog}: cannot read {exc}", file=sys.stderr)
+        return None
+    return chosen, count
+
+
 def report(review: Review) -> str:
     """The review as text: the game, each marked move, each side's count."""
     tags = review.tags
@@ -101,14 +123,17 @@ def run(args: argparse.Namespace) -> int:
     path = _game_file(args, prog)
     if path is None:
         return 2
-    text = read_pdn(prog, str(path))
-    if text is None:
+    found = _nth_game(prog, path, args.index)
+    if found is None:
         return 2
-    games = list(read_games(text, path.name))
-    if not 1 <= args.index <= len(games):
-        print(f"{prog}: {path.name} holds {len(games)} game(s), not a game {args.index}", file=sys.stderr)
+    pdn, count = found
+    if pdn is None:
+        print(f"{prog}: {path.name} holds {count} game(s), not a game {args.index}", file=sys.stderr)
         return 2
-    pdn = games[args.index - 1]
+    if pdn.error is not None and len(pdn.moves) >= pdn_reader.MAX_PLIES:
+        # Longer than any real game: reviewing its first plies would take an hour.
+        print(f"{prog}: {pdn.error}", file=sys.stderr)
+        return 2
     if pdn.error is not None:
         print(f"{prog}: {pdn.error} (the moves before it are reviewed)", file=sys.stderr)
     probe = None

@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -61,10 +61,20 @@ from crownhead.firmware.storage.store import GameStore, StoreError
 from crownhead.firmware.simulator.hands import Hands
 from crownhead.hal.clock import Clock, MonotonicClock, VirtualClock
 from crownhead.hal.errors import HardwareError
-from crownhead.rules import BLACK, WHITE, Color
+from crownhead.rules import BLACK, WHITE, Color, Position
 from crownhead.sim.board import SimError
 
 if TYPE_CHECKING:  # the server (Starlette) is loaded only when the page is asked for
+    from crownhead.firmware.app.leds import LedSettings
+    from crownhead.firmware.app.tryagain import Retry
+    from crownhead.firmware.coach.problems import Problem
+    from crownhead.firmware.hall.settings import HallSettings
+    from crownhead.firmware.referee.settings import RefereeSettings
+    from crownhead.firmware.remote.board import Absence
+    from crownhead.firmware.remote.invite import Agreement
+    from crownhead.firmware.online.game import OnlineGame
+    from crownhead.firmware.remote.page import FarDesk
+    from crownhead.firmware.simulator.hands import Action
     from crownhead.firmware.web.far import FarRequests
     from crownhead.firmware.web.server import WebServer
 
@@ -174,6 +184,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "far away, through the broker (docs/remote.md)",
     )
     p.add_argument(
+        "--online",
+        metavar="GAMEID",
+        help="play game GAMEID on PlayStrategy against a person there, after 'crownhead online login' (docs/online.md)",
+    )
+    p.add_argument(
         "--phone",
         action="store_true",
         help="with --remote and --web: no board here, the player plays on a phone: the page "
@@ -202,19 +217,156 @@ class _Stop(Exception):
     """Raised by the signal handler in script mode, where nothing waits on a flag."""
 
 
+class _Refused(Exception):
+    """The board does not start: ``message`` is what ``_fail`` says (None: it was said
+    already, as ``position_from_args`` does)."""
+
+    def __init__(self, message: str | None) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the options and the configuration ask of the run, checked: everything known
+    before anything is opened."""
+
+    args: argparse.Namespace
+    config: Config
+    mode: str  # "computer" for --mode problems
+    problems: bool  # --mode problems: the coach sets the problems
+    first_problem: Problem | None  # --problem
+    hints: bool
+    link_config: LinkConfig
+    web_config: WebConfig
+    speech: VoiceConfig
+    phrasebook: Phrasebook | None  # None: the board is silent
+    hall_settings: HallSettings | None
+    headless: bool
+    actions: list[Action] | None  # --script's, played in virtual time
+    refereeing: RefereeSettings | None  # --mode referee's
+    arbiter: RefereeSettings  # the referee's settings, for a host's `mode referee` too
+    retry: Retry | None  # --from-game and --ply
+    players: dict[Color, Player]
+    settings: AppSettings
+    state_dir: Path
+    agreement: Agreement | None  # the game far apart (--remote, or the one the page took)
+    online: OnlineGame | None  # --online's game on PlayStrategy
+
+
+@dataclass
+class _Board:
+    """The application and the parts opened around it, closed with it."""
+
+    app: App
+    clock: Clock
+    store: GameStore
+    leds: LedSettings
+    link: Link | None = None
+    absence: Absence | None = None
+    desk: FarDesk | None = None
+    web: WebServer | None = None
+    publisher: BoardPublisher | None = None
+    online: OnlineGame | None = None
+
+    def abandon(self) -> None:
+        """Close what is open when the board does not start after all."""
+        for part in (self.web, self.link, self.app.hardware):
+            if part is not None:
+                part.close()
+
+    def close_parts(self) -> None:
+        """Close the parts around the application (itself closed first)."""
+        if self.desk is not None:
+            self.desk.close()
+        if self.desk is not None and self.desk.link is not None and self.desk.link is not self.link:
+            self.desk.link.close()  # the game far apart the page took
+        if self.link is not None:
+            self.link.close()
+        if self.online is not None:
+            self.online.close()
+        if self.web is not None:
+            self.web.close()
+        if self.publisher is not None:
+            self.publisher.close()
+
+
 def run(args: argparse.Namespace) -> int:
     try:
-        config = config_from_args(args)
-    except ConfigError as exc:
-        return _fail(str(exc))
+        plan = _plan(args)
+        board = _open_board(plan)
+        _attach_parts(plan, board)
+    except _Refused as refused:
+        return 2 if refused.message is None else _fail(refused.message)
+    return _play(plan, board)
+
+
+# The plan: the options and the configuration, checked in this order (the first
+# problem found is the one said).
+
+
+def _plan(args: argparse.Namespace) -> _Plan:
+    """The run ``args`` ask for; _Refused naming the first option that does not fit."""
+    config = _configuration(args)
     play: PlayConfig = config.get(PlayConfig)
+    mode, problems, first_problem = _game_mode(args, play)
+    hints = (args.hints == "on") if args.hints else play.hints
+    link_config, web_config = _connections(config, args)
+    speech, phrasebook = _speech(config, args)
+    hall_settings = _hall(config, args)
+    _check_board(args, config, mode, link_config, web_config)
+    headless = _headless(args)
+    actions = _script_actions(args)
+    start = _start_position(args)
+    refereeing, control = _refereeing(args, config, mode, start)
+    retry = _retry(args, config, mode, problems)
+    players = _chosen_players(args, play, mode)
+    settings = _app_settings(args, config, play, mode, start, headless, control, players)
+    state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
+    arbiter = _arbiter(config, refereeing, state_dir)
+    agreement, settings, players = _far_game(args, state_dir, link_config, mode, settings, players)
+    online, settings = _online_game(args, state_dir, mode, settings)
+    return _Plan(
+        args=args,
+        config=config,
+        mode=mode,
+        problems=problems,
+        first_problem=first_problem,
+        hints=hints,
+        link_config=link_config,
+        web_config=web_config,
+        speech=speech,
+        phrasebook=phrasebook,
+        hall_settings=hall_settings,
+        headless=headless,
+        actions=actions,
+        refereeing=refereeing,
+        arbiter=arbiter,
+        retry=retry,
+        players=players,
+        settings=settings,
+        state_dir=state_dir,
+        agreement=agreement,
+        online=online,
+    )
+
+
+def _configuration(args: argparse.Namespace) -> Config:
+    try:
+        return config_from_args(args)
+    except ConfigError as exc:
+        raise _Refused(str(exc)) from exc
+
+
+def _game_mode(args: argparse.Namespace, play: PlayConfig) -> tuple[str, bool, Problem | None]:
+    """The mode, whether it is problems, and ``--problem``'s problem."""
     mode = args.mode or play.mode
     # Problems are games against the computer, with the machine on the defender's side.
     problems = mode == "problems"
     if problems:
         mode = "computer"
     elif args.problem:
-        return _fail("--problem needs --mode problems")
+        raise _Refused("--problem needs --mode problems")
     first_problem = None
     if args.problem:
         from crownhead.firmware.coach.problems import problem as find_problem
@@ -222,42 +374,73 @@ def run(args: argparse.Namespace) -> int:
         try:
             first_problem = find_problem(args.problem)
         except KeyError as exc:
-            return _fail(str(exc.args[0]))
-    hints = (args.hints == "on") if args.hints else play.hints
+            raise _Refused(str(exc.args[0])) from exc
+    return mode, problems, first_problem
+
+
+def _connections(config: Config, args: argparse.Namespace) -> tuple[LinkConfig, WebConfig]:
+    """The ``[link]`` and ``[web]`` sections with the options applied."""
     try:
         link_config = _link_config(config, args)
     except ConfigError as exc:
-        return _fail(str(exc))
+        raise _Refused(str(exc)) from exc
     try:
         web_config = _web_config(config, args)
     except ConfigError as exc:
-        return _fail(str(exc))
+        raise _Refused(str(exc)) from exc
+    return link_config, web_config
+
+
+def _speech(config: Config, args: argparse.Namespace) -> tuple[VoiceConfig, Phrasebook | None]:
+    """The ``[voice]`` section with the options applied, and the sentences it asks for."""
     try:
         speech = voice_config(config, args)
-        phrasebook = _phrasebook(speech)
+        return speech, _phrasebook(speech)
     except (ConfigError, ValueError) as exc:
-        return _fail(str(exc))
+        raise _Refused(str(exc)) from exc
+
+
+def _hall(config: Config, args: argparse.Namespace) -> HallSettings | None:
     try:
-        hall_settings = hall_from_args(args, config)
+        return hall_from_args(args, config)
     except ValueError as exc:
-        return _fail(str(exc))
+        raise _Refused(str(exc)) from exc
+
+
+def _check_board(
+    args: argparse.Namespace, config: Config, mode: str, link_config: LinkConfig, web_config: WebConfig
+) -> None:
+    """The board asked for fits the link, ``--phone``, ``--script`` and ``--sim-keep-game``
+    (``--phone`` makes ``args.hal`` the simulated board)."""
     if link_config.port and link_config.plays != "both" and mode == "computer":
-        return _fail(
+        raise _Refused(
             f"link.plays = {link_config.plays} gives the other side to the link; computer mode gives it to the engine: choose one"
         )
     backend = args.hal or config.board.backend
     if args.phone:
-        if not args.remote or not web_config.listen:
-            return _fail("--phone plays a game far apart on a page: give --remote CODE and --web [HOST:]PORT")
-        if args.hal not in (None, "sim"):
-            return _fail("--phone plays on the simulated board: there is no board here (drop --hal)")
-        backend = args.hal = "sim"
+        backend = _phone_board(args, web_config)
     if link_config.port and backend == "serial" and link_config.port == config.serial.port:
-        return _fail(f"the link and the serial board cannot share {link_config.port}: give the link a port of its own")
+        raise _Refused(
+            f"the link and the serial board cannot share {link_config.port}: give the link a port of its own"
+        )
     if args.script and backend != "sim":
-        return _fail("--script needs the simulated board (--hal sim)")
+        raise _Refused("--script needs the simulated board (--hal sim)")
     if args.sim_keep_game and backend != "sim":
-        return _fail("--sim-keep-game needs the simulated board (--hal sim)")
+        raise _Refused("--sim-keep-game needs the simulated board (--hal sim)")
+
+
+def _phone_board(args: argparse.Namespace, web_config: WebConfig) -> str:
+    """``--phone``'s board: the simulated one (set in ``args.hal``)."""
+    if not args.remote or not web_config.listen:
+        raise _Refused("--phone plays a game far apart on a page: give --remote CODE and --web [HOST:]PORT")
+    if args.hal not in (None, "sim"):
+        raise _Refused("--phone plays on the simulated board: there is no board here (drop --hal)")
+    args.hal = "sim"
+    return "sim"
+
+
+def _headless(args: argparse.Namespace) -> bool:
+    """Whether the board runs without the screen; else the terminal must be able to show it."""
     headless = args.headless or bool(args.script)
     if not headless:
         from crownhead.firmware.simulator.tui import NoTerminalError, check_terminal
@@ -265,21 +448,36 @@ def run(args: argparse.Namespace) -> int:
         try:
             check_terminal()
         except NoTerminalError as exc:
-            return _fail(str(exc))
-    actions = None
-    if args.script:
-        from crownhead.firmware.files import FileRefused
-        from crownhead.firmware.simulator.script import ScriptError, parse_script, read_script
+            raise _Refused(str(exc)) from exc
+    return headless
 
-        try:
-            actions = parse_script(read_script(args.script))
-        except FileRefused as exc:
-            return _fail(f"cannot read {exc}")
-        except ScriptError as exc:
-            return _fail(f"{args.script}: {exc}")
+
+def _script_actions(args: argparse.Namespace) -> list[Action] | None:
+    """``--script``'s hand actions; None without one."""
+    if not args.script:
+        return None
+    from crownhead.firmware.files import FileRefused
+    from crownhead.firmware.simulator.script import ScriptError, parse_script, read_script
+
+    try:
+        return parse_script(read_script(args.script))
+    except FileRefused as exc:
+        raise _Refused(f"cannot read {exc}") from exc
+    except ScriptError as exc:
+        raise _Refused(f"{args.script}: {exc}") from exc
+
+
+def _start_position(args: argparse.Namespace) -> Position:
     start = position_from_args(args)
     if start is None:
-        return 2
+        raise _Refused(None)  # position_from_args said why
+    return start
+
+
+def _refereeing(
+    args: argparse.Namespace, config: Config, mode: str, start: Position
+) -> tuple[RefereeSettings | None, TimeControl | None]:
+    """The referee's settings (referee mode) and the board's clock (the other modes)."""
     try:
         refereeing = referee_from_args(
             args, mode, start, rules_from_args(args), config.get(RefereeConfig), any_clock=True
@@ -287,31 +485,53 @@ def run(args: argparse.Namespace) -> int:
         # Two-player and computer games keep a clock on the board too (--clock).
         control = TimeControl.parse(args.clock) if args.clock and mode != "referee" else None
     except ClockSpecError as exc:
-        return _fail(f"--clock: {exc}")
+        raise _Refused(f"--clock: {exc}") from exc
     except ValueError as exc:
-        return _fail(str(exc))
-    retry = None
-    if args.from_game is not None or args.ply is not None:
-        if args.from_game is None or args.ply is None:
-            return _fail("--from-game and --ply go together: the game, and the plies played before the position")
-        if args.remote:
-            return _fail("--from-game: a game far away is agreed with the other board, not tried again here")
-        if mode not in ("computer", "play") or problems:
-            return _fail("--from-game: a game tried again is played in computer or play mode (--mode)")
-        from crownhead.firmware.app.tryagain import retry_from
+        raise _Refused(str(exc)) from exc
+    return refereeing, control
 
-        kept = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
-        try:
-            retry = retry_from(GameStore(kept), args.from_game, args.ply)
-        except ValueError as exc:
-            return _fail(f"--from-game: {exc}")
-        if mode == "computer" and not args.computer_plays:
-            args.computer_plays = str(retry.mover.opponent)  # the person plays the side to move
+
+def _retry(args: argparse.Namespace, config: Config, mode: str, problems: bool) -> Retry | None:
+    """The kept game's position tried again (``--from-game``, ``--ply``); None without.
+    In computer mode the person plays the side to move (set in ``args.computer_plays``)."""
+    if args.from_game is None and args.ply is None:
+        return None
+    if args.from_game is None or args.ply is None:
+        raise _Refused("--from-game and --ply go together: the game, and the plies played before the position")
+    if args.remote:
+        raise _Refused("--from-game: a game far away is agreed with the other board, not tried again here")
+    if mode not in ("computer", "play") or problems:
+        raise _Refused("--from-game: a game tried again is played in computer or play mode (--mode)")
+    from crownhead.firmware.app.tryagain import retry_from
+
+    kept = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
     try:
-        players = _players(args, play, mode)
+        retry = retry_from(GameStore(kept), args.from_game, args.ply)
+    except ValueError as exc:
+        raise _Refused(f"--from-game: {exc}") from exc
+    if mode == "computer" and not args.computer_plays:
+        args.computer_plays = str(retry.mover.opponent)  # the person plays the side to move
+    return retry
+
+
+def _chosen_players(args: argparse.Namespace, play: PlayConfig, mode: str) -> dict[Color, Player]:
+    try:
+        return _players(args, play, mode)
     except EngineUnavailable as exc:
-        return _fail(str(exc))
-    settings = AppSettings(
+        raise _Refused(str(exc)) from exc
+
+
+def _app_settings(
+    args: argparse.Namespace,
+    config: Config,
+    play: PlayConfig,
+    mode: str,
+    start: Position,
+    headless: bool,
+    control: TimeControl | None,
+    players: dict[Color, Player],
+) -> AppSettings:
+    return AppSettings(
         mode=mode,
         black_name=players[BLACK].name,
         white_name=players[WHITE].name,
@@ -331,169 +551,285 @@ def run(args: argparse.Namespace) -> int:
         machine=MachineSpec(args.opponent or play.opponent, args.level or play.level or None, args.seed),
         machine_side=BLACK if (args.computer_plays or play.computer_plays) == "black" else WHITE,
     )
-    state_dir = Path(args.state_dir or config.get(StoreConfig).state_dir or default_state_dir())
-    # The referee's settings serve a host's `mode referee` too when the board starts in
-    # another mode: the [referee] section as configured.
+
+
+def _arbiter(config: Config, refereeing: RefereeSettings | None, state_dir: Path) -> RefereeSettings:
+    """The referee's settings: refereeing's, else the ``[referee]`` section as configured
+    (for a host's `mode referee` when the board starts in another mode); records kept in
+    the state directory unless the settings say where."""
     arbiter = refereeing if refereeing is not None else config.get(RefereeConfig).settings()
     if arbiter.record_dir is None:
         arbiter = replace(arbiter, record_dir=str(state_dir / "referee"))
-    agreement = None
+    return arbiter
+
+
+def _far_game(
+    args: argparse.Namespace,
+    state_dir: Path,
+    link_config: LinkConfig,
+    mode: str,
+    settings: AppSettings,
+    players: dict[Color, Player],
+) -> tuple[Agreement | None, AppSettings, dict[Color, Player]]:
+    """The game far apart (``--remote``, or the one the page took, noted in ``args.remote``),
+    with the settings and the players it agreed; the settings and players as they are without."""
     if not args.remote and not args.phone:
         # A game far apart the board's page took goes on when the board starts again.
         from crownhead.firmware.cli.remote import noted_game
 
         args.remote = noted_game(state_dir, link_config.port, mode)
-    if args.remote:
-        from crownhead.firmware.cli.remote import remote_game
+    if not args.remote:
+        return None, settings, players
+    from crownhead.firmware.cli.remote import remote_game
 
-        try:
-            agreement, settings = remote_game(args.remote, state_dir, settings, link_config.port)
-        except ValueError as exc:
-            return _fail(f"--remote: {exc}")
-        # The people at both boards, by the names the invitation agreed.
-        players = {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)}
-    store = GameStore(state_dir)
-    clock: Clock = VirtualClock() if actions is not None else MonotonicClock()
-    _configure_logging(headless, state_dir)
+    try:
+        agreement, settings = remote_game(args.remote, state_dir, settings, link_config.port)
+    except ValueError as exc:
+        raise _Refused(f"--remote: {exc}") from exc
+    # The people at both boards, by the names the invitation agreed.
+    return agreement, settings, {BLACK: Human(settings.black_name), WHITE: Human(settings.white_name)}
+
+
+def _online_game(
+    args: argparse.Namespace, state_dir: Path, mode: str, settings: AppSettings
+) -> tuple[OnlineGame | None, AppSettings]:
+    """``--online``'s game on PlayStrategy (not yet attached), with the settings it gives
+    the board; the settings as they are without (docs/online.md)."""
+    if not args.online:
+        return None, settings
+    # The far side's moves come from the server.
+    from crownhead.firmware.cli.online import open_online
+    from crownhead.firmware.online.game import online_settings
+
+    if args.remote or mode != "play":
+        raise _Refused("--online plays a person on the server: no --remote, and the play mode")
+    try:
+        online, server = open_online(args.online, state_dir)
+    except ValueError as exc:
+        raise _Refused(f"--online: {exc}") from exc
+    return online, online_settings(settings, server)
+
+
+# The board: the application on its hardware, and the parts around it.
+
+
+def _open_board(plan: _Plan) -> _Board:
+    """The application on its hardware (the log and the clock set up), not started."""
+    store = GameStore(plan.state_dir)
+    clock: Clock = VirtualClock() if plan.actions is not None else MonotonicClock()
+    _configure_logging(plan.headless, plan.state_dir)
     _say_which_search()
     try:
-        leds = config.get(PaletteConfig).led_settings(hints=hints)
-        hardware = open_hardware(config, clock, hal=args.hal)
+        leds = plan.config.get(PaletteConfig).led_settings(hints=plan.hints)
+        hardware = open_hardware(plan.config, clock, hal=plan.args.hal)
     except (ConfigError, HardwareError) as exc:
-        return _fail(str(exc))
-    sinks = []
-    if headless:
-        sink = json_sink if args.log == "json" else text_sink
-        sinks.append(sink(sys.stdout.write, sys.stdout.flush))
+        raise _Refused(str(exc)) from exc
+    state_dir = plan.args.state_dir
     app = App(
         hardware,
         clock=clock,
-        settings=settings,
+        settings=plan.settings,
         leds=leds,
         store=store,
-        players=players,
-        thinker=Thinker(background=actions is None),
-        sinks=sinks,
-        referee=Referee(arbiter) if refereeing is not None else None,
-        referee_settings=arbiter,
+        players=plan.players,
+        thinker=Thinker(background=plan.actions is None),
+        sinks=_event_sinks(plan),
+        referee=Referee(plan.arbiter) if plan.refereeing is not None else None,
+        referee_settings=plan.arbiter,
         make_machine=lambda spec: machine_player(
-            spec, egdb=_endgame_tables(args.state_dir) if spec.opponent == "engine" else None
+            spec, egdb=_endgame_tables(state_dir) if spec.opponent == "engine" else None
         ),
     )
-    link: Link | None = open_link(link_config, clock) if link_config.port else None
-    absence = None
-    if agreement is not None:
+    return _Board(app, clock, store, leds, online=plan.online)
+
+
+def _event_sinks(plan: _Plan) -> list[Callable[[Any], None]]:
+    """Headless, every event logged to stdout, one line each (``--log``)."""
+    if not plan.headless:
+        return []
+    sink = json_sink if plan.args.log == "json" else text_sink
+    return [sink(sys.stdout.write, sys.stdout.flush)]
+
+
+def _attach_parts(plan: _Plan, board: _Board) -> None:
+    """The optional parts, each attached to the application: the link (or the game far
+    apart), the page's desk for games far apart, the page, the hall, the board's own
+    parts, the problems' coach, the game tried again, the voice."""
+    _attach_link(plan, board)
+    _attach_desk(plan, board)
+    _attach_page(plan, board)
+    _attach_hall(plan, board)
+    attach_board_parts(board.app, plan.config, background=plan.actions is None)  # closed with the app
+    _attach_coach(plan, board.app)
+    _attach_try_again(plan, board.app)
+    if plan.phrasebook is not None or board.web is not None:
+        # The page's live region reads every sentence out, spoken here or not.
+        _open_voice(plan.speech, plan.phrasebook, board.app, page=board.web is not None)  # closed with the app
+
+
+def _attach_link(plan: _Plan, board: _Board) -> None:
+    """The link to a host or another board (``--link``), or the game far apart's."""
+    app = board.app
+    board.link = open_link(plan.link_config, board.clock) if plan.link_config.port else None
+    if plan.agreement is not None:
         from crownhead.firmware.cli.remote import remote_board
         from crownhead.firmware.remote.settings import RemoteConfig
 
-        link, absence = remote_board(agreement, app, clock, state_dir, config.get(RemoteConfig))
-        if args.phone:
+        board.link, board.absence = remote_board(
+            plan.agreement, app, board.clock, plan.state_dir, plan.config.get(RemoteConfig)
+        )
+        if plan.args.phone:
             from crownhead.firmware.remote.phone import PhoneHands
 
             PhoneHands().attach(app)
-    if link is not None:
-        link.attach(app)
+    if board.online is not None:
+        board.online.attach(app)
+    if board.link is not None:
+        board.link.attach(app)
         if app.sim is not None:
-            link.hands = Hands(app)  # a host may move the simulated pieces (touch, hands, follow)
-    desk = None
-    if web_config.listen and not args.phone:
-        # The page invites another board, joins a game, leaves it (docs/remote.md).
-        from crownhead.firmware.remote.link import RemoteLink
-        from crownhead.firmware.remote.page import FarDesk
-        from crownhead.firmware.remote.settings import RemoteConfig
+            board.link.hands = Hands(app)  # a host may move the simulated pieces (touch, hands, follow)
 
-        desk = FarDesk(
-            app,
-            clock,
-            state_dir,
-            config.get(RemoteConfig),
-            agreement=agreement,
-            link=link if isinstance(link, RemoteLink) else None,
-            absence=absence,
-            cable=bool(link_config.port),
-            page_address=lambda: _named_page(app.page_urls),
-            hands=Hands(app) if app.sim is not None else None,
-        ).attach(app)
+
+def _attach_desk(plan: _Plan, board: _Board) -> None:
+    """With a page (not a phone's): the page invites another board, joins a game, leaves
+    it (docs/remote.md)."""
+    if not plan.web_config.listen or plan.args.phone:
+        return
+    from crownhead.firmware.remote.link import RemoteLink
+    from crownhead.firmware.remote.page import FarDesk
+    from crownhead.firmware.remote.settings import RemoteConfig
+
+    app = board.app
+    board.desk = FarDesk(
+        app,
+        board.clock,
+        plan.state_dir,
+        plan.config.get(RemoteConfig),
+        agreement=plan.agreement,
+        link=board.link if isinstance(board.link, RemoteLink) else None,
+        absence=board.absence,
+        cable=bool(plan.link_config.port),
+        page_address=lambda: _named_page(app.page_urls),
+        hands=Hands(app) if app.sim is not None else None,
+    ).attach(app)
+
+
+def _attach_page(plan: _Plan, board: _Board) -> None:
+    """The board's web page (``--web``), when asked for."""
     try:
-        phone = agreement.plays if args.phone and agreement is not None else None
-        web = _open_web(config, web_config, app, clock, store, state_dir, leds, phone=phone, far=desk)
+        phone = plan.agreement.plays if plan.args.phone and plan.agreement is not None else None
+        board.web = _open_web(
+            plan.config,
+            plan.web_config,
+            board.app,
+            board.clock,
+            board.store,
+            plan.state_dir,
+            board.leds,
+            phone=phone,
+            far=board.desk,
+        )
     except ValueError as exc:
-        if link is not None:
-            link.close()
-        app.hardware.close()
-        return _fail(str(exc))
-    publisher = None
-    if hall_settings is not None:
-        try:
-            # Its finished games wait on disk for the hall's acknowledgement (docs/hall.md).
-            results = results_file(state_dir, hall_settings.hall, hall_settings.board)
-            publisher = BoardPublisher(hall_settings, lambda: app_state(app), connect=False, results=results)
-        except ModuleNotFoundError as exc:
-            for part in (web, link, app.hardware):
-                if part is not None:
-                    part.close()
-            return _fail(missing_extra(exc) or str(exc))
-        if hall_settings.commands:
-            publisher.attach(app, events=False)
-            attach_commands(publisher, app, link_config)
-        else:
-            publisher.attach(app)
-        publisher.start()  # connected once commands, if any, have somewhere to go
-    attach_board_parts(app, config, background=actions is None)  # closed with the app
-    if problems:
-        from crownhead.firmware.app.problems import ProblemCoach
+        board.abandon()
+        raise _Refused(str(exc)) from exc
 
-        probe = _endgame_tables(args.state_dir)
-        ProblemCoach(state_dir, probe if isinstance(probe, EndgameTables) else None, first_problem).attach(app)
-    if retry is not None:
-        from crownhead.firmware.app.tryagain import TryAgain
 
-        side = BLACK if args.computer_plays == "black" else WHITE
-        TryAgain(retry, mode, players[side] if mode == "computer" else None, side).attach(app)
-    if phrasebook is not None or web is not None:
-        # The page's live region reads every sentence out, spoken here or not.
-        _open_voice(speech, phrasebook, app, page=web is not None)  # closed with the app
-    stop = threading.Event()
-    previous = _install_signals(stop, raise_stop=actions is not None)
+def _attach_hall(plan: _Plan, board: _Board) -> None:
+    """The hall's reporter (``--hall``, ``[mqtt]``), started, when asked for."""
+    settings = plan.hall_settings
+    if settings is None:
+        return
+    app = board.app
     try:
-        try:
-            app.start()
-        except StoreError as exc:
-            return _fail(str(exc))
-        if actions is not None:
-            try:
-                Hands(app).run_script(actions)
-            except SimError as exc:
-                return _fail(f"{args.script}: {exc}")
-        elif headless:
-            app.run(stop)
-        else:
-            from crownhead.firmware.simulator.tui import NoTerminalError, main as tui_main
+        # Its finished games wait on disk for the hall's acknowledgement (docs/hall.md).
+        results = results_file(plan.state_dir, settings.hall, settings.board)
+        publisher = BoardPublisher(settings, lambda: app_state(app), connect=False, results=results)
+    except ModuleNotFoundError as exc:
+        board.abandon()
+        raise _Refused(missing_extra(exc) or str(exc)) from exc
+    board.publisher = publisher
+    if settings.commands:
+        publisher.attach(app, events=False)
+        attach_commands(publisher, app, plan.link_config)
+    else:
+        publisher.attach(app)
+    publisher.start()  # connected once commands, if any, have somewhere to go
 
-            try:
-                tui_main(app, stop.is_set)
-            except NoTerminalError as exc:
-                return _fail(str(exc))
-        return 0
+
+def _attach_coach(plan: _Plan, app: App) -> None:
+    """``--mode problems``: the coach setting the problems."""
+    if not plan.problems:
+        return
+    from crownhead.firmware.app.problems import ProblemCoach
+
+    probe = _endgame_tables(plan.args.state_dir)
+    ProblemCoach(plan.state_dir, probe if isinstance(probe, EndgameTables) else None, plan.first_problem).attach(app)
+
+
+def _attach_try_again(plan: _Plan, app: App) -> None:
+    """``--from-game``: the kept game's position tried again."""
+    if plan.retry is None:
+        return
+    from crownhead.firmware.app.tryagain import TryAgain
+
+    side = BLACK if plan.args.computer_plays == "black" else WHITE
+    TryAgain(plan.retry, plan.mode, plan.players[side] if plan.mode == "computer" else None, side).attach(app)
+
+
+# Playing: the application started and run in its form, then everything closed.
+
+
+def _play(plan: _Plan, board: _Board) -> int:
+    """Run the board until it ends or a signal stops it (SIGTERM, SIGINT, SIGHUP); then
+    close it and the parts around it."""
+    stop = threading.Event()
+    previous = _install_signals(stop, raise_stop=plan.actions is not None)
+    try:
+        return _start_and_run(plan, board.app, stop)
     except _Stop:
         return 0
     except BrokenPipeError:
         return 0
     finally:
         try:
-            app.close()
+            board.app.close()
         finally:
-            if desk is not None:
-                desk.close()
-            if desk is not None and desk.link is not None and desk.link is not link:
-                desk.link.close()  # the game far apart the page took
-            if link is not None:
-                link.close()
-            if web is not None:
-                web.close()
-            if publisher is not None:
-                publisher.close()
+            board.close_parts()
             _restore_signals(previous)
+
+
+def _start_and_run(plan: _Plan, app: App, stop: threading.Event) -> int:
+    """Start the application and run it: the script's actions, headless, or on the screen."""
+    try:
+        app.start()
+    except StoreError as exc:
+        return _fail(str(exc))
+    if plan.actions is not None:
+        return _run_script(app, plan.actions, plan.args.script)
+    if plan.headless:
+        app.run(stop)
+        return 0
+    return _run_on_screen(app, stop)
+
+
+def _run_script(app: App, actions: list[Action], script: str) -> int:
+    """The script's hand actions, in virtual time."""
+    try:
+        Hands(app).run_script(actions)
+    except SimError as exc:
+        return _fail(f"{script}: {exc}")
+    return 0
+
+
+def _run_on_screen(app: App, stop: threading.Event) -> int:
+    """The terminal simulator's screen until it is left or ``stop`` is set."""
+    from crownhead.firmware.simulator.tui import NoTerminalError, main as tui_main
+
+    try:
+        tui_main(app, stop.is_set)
+    except NoTerminalError as exc:
+        return _fail(str(exc))
+    return 0
 
 
 def _phrasebook(voice: VoiceConfig) -> Phrasebook | None:
@@ -684,10 +1020,12 @@ _log_handler: logging.Handler | None = None
 def _say_which_search() -> None:
     """Once at start, where the engine will search in pure Python: why (no compiler at
     install time, or CROWNHEAD_ENGINE=python), since it is some 40 times slower."""
+    from crownhead.extras import native_cause
     from crownhead.rules.engine import native
 
     if native.core() is None:
-        logging.getLogger("crownhead.rules.engine").warning("engine: %s", native.describe())
+        cause = "" if native.built() else f"; {native_cause()}"
+        logging.getLogger("crownhead.rules.engine").warning("engine: %s%s", native.describe(), cause)
 
 
 def _configure_logging(headless: bool, state_dir: Path) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from crownhead.firmware.cli._common import add_rules_arguments, rules_from_args
 from crownhead.firmware.files import int_argument
-from crownhead.firmware.sheets.files import SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
+from crownhead.firmware.files import FileRefused, open_bytes
+from crownhead.firmware.sheets.files import MAX_PDN_BYTES, SheetError, read_pdn_file, sheets_from_pdn, write_pdf_file
 from crownhead.firmware.sheets.model import PAPERS
 
 
@@ -94,21 +96,29 @@ def run(args: argparse.Namespace) -> int:
     if not args.pdn_file:
         print(f"{prog}: give a PDN file (or --blank for a blank sheet)", file=sys.stderr)
         return 2
-    text = read_pdn(prog, args.pdn_file)
-    if text is None:
+    if os.path.isdir(args.pdn_file):
+        print(f"{prog}: cannot read {args.pdn_file}: it is a directory", file=sys.stderr)
         return 2
     try:
-        pdf, problems = sheets_from_pdn(
-            text,
-            args.pdn_file,
-            game=args.game,
-            match=args.match,
-            count_draws=args.count_draws,
-            paper=args.paper,
-            rules=rules_from_args(args),
-        )
+        # Read a part at a time: only the games printed are held.
+        with open_bytes(args.pdn_file, MAX_PDN_BYTES) as handle:
+            pdf, problems = sheets_from_pdn(
+                handle,
+                args.pdn_file,
+                game=args.game,
+                match=args.match,
+                count_draws=args.count_draws,
+                paper=args.paper,
+                rules=rules_from_args(args),
+            )
     except SheetError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"{prog}: cannot read {args.pdn_file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except FileRefused as exc:
+        print(f"{prog}: cannot read {exc}", file=sys.stderr)
         return 2
     code = write_pdf(prog, args.output, pdf)
     if code:

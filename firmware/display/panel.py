@@ -11,10 +11,10 @@ message to the main loop, which says it like any notice); the game goes on, the
 display is tried again every ``retry_ms``, and when it answers it is drawn again and
 that is said too.
 
-:class:`BoardPanel` reads the application (whose move, the board's message in short,
-the result, the clock) and gives the painter a new screen when something changed.
-``BoardPanel.score`` is the hook for match play: a function returning the match score
-line ("" for none).
+:class:`BoardPanel` reads the snapshots it is given (whose move, the board's message
+in short, the result, the match's score) and the game clock through the board's port, and
+gives the painter a new screen when something changed. ``BoardPanel.score`` may give
+another score line (a function; "" for the snapshot's match line).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from crownhead.hal.errors import HardwareError
 
 if TYPE_CHECKING:
     from crownhead.firmware.app.application import App
+    from crownhead.firmware.app.outputs import BoardPort
     from crownhead.firmware.app.snapshot import Snapshot
     from crownhead.firmware.events import ClockState, Event
     from crownhead.hal.display import Display
@@ -179,10 +180,9 @@ class Painter:
                 due = self.clock.now_ms() + self.retry_ms
 
 
-def short_message(app: App) -> str:
+def short_message(snap: Snapshot) -> str:
     """The board's message in a few words ("crown 1", "put back 22", "caution: forced capture"),
-    from the application's snapshot: the squares come from its typed conditions."""
-    snap = app.snapshot
+    from a snapshot: the squares come from its typed conditions."""
     if snap.resuming:
         return "set up the saved game"
     if snap.setup is not None and snap.setup.cause == "new-game":
@@ -192,7 +192,7 @@ def short_message(app: App) -> str:
     condition = snap.condition
     if condition is not None:
         if condition.code == "forced-capture":
-            return "caution: forced capture" if app.referee is not None else "a capture is compulsory"
+            return "caution: forced capture" if snap.shown.referee_mode else "a capture is compulsory"
         if condition.code == "continue-capture":
             return "jump on"
         if condition.code == "remove-captured" and condition.take_off:
@@ -211,11 +211,11 @@ def short_message(app: App) -> str:
         return f"{offer.side} offers a draw" if offer.side is not None else "draw offered (by ?)"
     if snap.expected is not None and snap.result is None:
         return f"play {snap.expected.pdn()}"
-    urls = getattr(app, "page_urls", ())
+    urls = snap.shown.page_urls
     if urls and snap.ply == 0 and snap.result is None:
         # Before the first move, nothing else to say: how to reach the board's page.
         address = urls[0].removeprefix("http://").rstrip("/")
-        pin = getattr(app, "page_pin", "")
+        pin = snap.shown.page_pin
         return f"{address} PIN {pin}" if pin and " " not in pin else address
     if snap.analysis is not None and snap.result is None:
         return snap.analysis.brief  # the live analysis, when on and nothing else is to say
@@ -236,12 +236,14 @@ _REASONS = {
 
 
 class BoardPanel:
-    """The application's state on a :class:`Painter`: a sink (every event) and a source
-    (every step; looks at the board at most every ``check_ms``, and at once after an
-    event) that hands over a new screen on change.
+    """The board's state on a :class:`Painter`: an output that hears every event and
+    snapshot and polls every step (it looks at most every ``check_ms``, and at once after
+    an event or a new snapshot), handing over a new screen on change. It reads the game
+    from the snapshots it is given, and asks the board (its
+    :class:`~crownhead.firmware.app.outputs.BoardPort`) only for the game clock at an instant.
 
-    ``clock_times`` returns the game clock's :class:`~crownhead.firmware.events.clock.ClockState`,
-    or None without one (default: the application's, the referee's or the board clock).
+    ``clock_times`` returns the game clock's :class:`~crownhead.firmware.events.clock.ClockState`
+    at an instant, or None without one (default: the port's, the referee's or the board clock).
     """
 
     def __init__(
@@ -249,26 +251,27 @@ class BoardPanel:
         painter: Painter,
         *,
         check_ms: int = 250,
-        clock_times: Callable[[App, int], ClockState | None] | None = None,
+        clock_times: Callable[[BoardPort, int], ClockState | None] | None = None,
     ) -> None:
         self.painter = painter
         self.check_ms = check_ms
         self.clock_times = clock_times or referee_clock
-        #: Match play's hook: the match score line ("" for none).
+        #: Another score line than the snapshot's match line ("" for that one).
         self.score: Callable[[], str] = lambda: ""
-        self.app: App | None = None
+        self.app: BoardPort | None = None
+        #: The last snapshot heard (None before the first).
+        self.seen: Snapshot | None = None
         self._next = 0
         self._screen: Screen | None = None
         self._note = ""
         self._note_ply = -1
         self._due: int | None = None
 
-    def attach(self, app: App) -> BoardPanel:
+    def attach(self, app: BoardPort) -> BoardPanel:
         """Become one of ``app``'s outputs (it closes the panel) and a source (the
         painter's news)."""
         self.app = app
-        app.add_output(self)
-        app.sources.append(self.source)
+        app.add_output(self)  # it polls (the painter's news)
         return self
 
     # -- the output protocol (firmware.app.outputs) ----------------------------------------
@@ -278,27 +281,33 @@ class BoardPanel:
             self.sink(event)
 
     def snapshot(self, snapshot: Snapshot) -> None:
+        self.seen = snapshot
         self._next = 0  # the game changed: look at the next step
 
     def deadline(self) -> int | None:
         return None if self.painter.background else self._due
 
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
+        """The step is over: a new snapshot is drawn in the step that made it."""
+        if now >= self._next:
+            self.refresh(now)
+
     def sink(self, event: Event) -> None:
         # A caution, a claim refused, an alert: said until the game moves on.
         if isinstance(event, Caution):
             self._note = f"caution: {event.code.replace('-', ' ')}"
-            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
+            self._note_ply = self.seen.ply if self.seen is not None else -1
         elif isinstance(event, Claim) and not event.valid:
             self._note = "no draw to claim"
-            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
+            self._note_ply = self.seen.ply if self.seen is not None else -1
         elif isinstance(event, Alert):
             # What it is, in a few words, by its code: the sentence is for people.
             self._note = ALERT_WORDS.get(event.code, event.code.replace("-", " "))
-            self._note_ply = self.app.snapshot.ply if self.app is not None else -1
+            self._note_ply = self.seen.ply if self.seen is not None else -1
         self._next = 0  # something happened: look now
         self.refresh(event.t)
 
-    def source(self, now: int) -> list[Event]:
+    def poll(self, now: int) -> list[Event]:
         if now >= self._next:
             self.refresh(now)
         if not self.painter.background and self._due is not None and now >= self._due:
@@ -310,11 +319,12 @@ class BoardPanel:
         return [Notice(now, message) for message in self.painter.poll()]
 
     def refresh(self, now: int) -> None:
-        app = self.app
-        if app is None or not app.started:
+        snap = self.seen
+        if snap is None:
             return
         self._next = now + self.check_ms
-        screen = self.screen(app, now)
+        times = self.clock_times(self.app, now) if self.app is not None else snap.clock
+        screen = self.screen(snap, times, now)
         previous = self._screen
         if previous is not None and _same(previous, screen):
             return
@@ -325,28 +335,28 @@ class BoardPanel:
         if not self.painter.background:
             self._due = self.painter.pump(now)
 
-    def screen(self, app: App, now: int) -> Screen:
-        snap = app.snapshot
+    def screen(self, snap: Snapshot, times: ClockState | None, now: int) -> Screen:
+        """What the display shows of ``snap``, with the game clock ``times`` at ``now``."""
         result = snap.result if not snap.resuming else None
         turn = "" if result is not None else f"{snap.turn.name.title()} to move"
         result_text = ""
         if result is not None:
             words = {"1-0": "Black wins", "0-1": "White wins"}.get(result.score, "Draw")
             result_text = f"{words}, {_REASONS.get(result.reason, result.reason)}"
-        message = short_message(app)
+        message = short_message(snap)
+        score = self.score() or snap.shown.match
         if self._note and snap.ply == self._note_ply:
             message = message or self._note  # what the board asks of the hands comes first
         elif snap.ply != self._note_ply:
             self._note = ""
-        times = self.clock_times(app, now)
         if times is None:
-            return Screen(turn=turn, message=message, result=result_text, score=self.score(), since=now)
+            return Screen(turn=turn, message=message, result=result_text, score=score, since=now)
         black, white, running, paused, flag = times
         return Screen(
             turn=turn,
             message=message,
             result=result_text,
-            score=self.score(),
+            score=score,
             black_ms=black,
             white_ms=white,
             running=running,
@@ -360,10 +370,9 @@ class BoardPanel:
         self.painter.close()
 
 
-def referee_clock(app: App, now: int) -> ClockState | None:
-    """The game clock of the application (referee mode or ``--clock``), or None."""
-    clock_state = getattr(app, "clock_state", None)
-    return clock_state(now) if clock_state is not None else None
+def referee_clock(port: BoardPort, now: int) -> ClockState | None:
+    """The game clock of the board (referee mode or ``--clock``) at ``now``, or None."""
+    return port.clock_state(now)
 
 
 def _same(a: Screen, b: Screen) -> bool:
@@ -401,9 +410,6 @@ def attach_board_parts(app: App, config: Any, *, background: bool = True) -> lis
         dc = config.display
         painter = Painter(hardware.display, app.clock, max_fps=dc.max_fps, retry_ms=dc.retry_ms, background=background)
         panel = BoardPanel(painter)
-        matches = getattr(app, "matches", None)
-        if matches is not None:
-            panel.score = matches.line  # the match score, once a match is under way
         parts.append(panel.attach(app))
     buzzer = hardware.buzzer
     if buzzer is not None and (hardware.sim is None or config.sim.sound or config.buzzer.kind != "none"):

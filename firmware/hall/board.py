@@ -24,7 +24,7 @@ import ssl
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from crownhead.firmware.events import Event, GameOver, MoveMade, TakenBack, event_line
@@ -146,12 +146,10 @@ class BoardPublisher:
     # -- the application's side -----------------------------------------------------------
 
     def attach(self, app: Any, *, events: bool = True) -> None:
-        """Join ``app`` (an :class:`~crownhead.firmware.app.application.App`) as a source (the state)
-        and, with ``events``, a sink (without: a hall link sends the events, see
-        :mod:`crownhead.firmware.hall.commands`)."""
-        if events:
-            app.add_sink(self.sink)
-        app.sources.append(self.poll)
+        """Join ``app`` (an :class:`~crownhead.firmware.app.application.App`) as one of its
+        outputs: polled every step (the state) and, with ``events``, hearing every event
+        (without: a hall link sends the events, see :mod:`crownhead.firmware.hall.commands`)."""
+        app.add_output(_Reporting(self, events))
 
     def sink(self, event: Event) -> None:
         """Queue one event, exactly as the link prints it; never blocks (a game's end
@@ -375,6 +373,33 @@ def _cut(message: dict[str, Any], inner: str | None, what: str, logged: set[str]
         logged.add(what)
         log.warning("mqtt: %s is over %d bytes: sent without the game's moves", what, MAX_STATE)
     return payload
+
+
+class _Reporting:
+    """A board's reporter as one of its outputs (``firmware.app.outputs.Output``): it polls
+    (the retained state after events) and, with ``events``, hears every event. Closing
+    the board leaves the reporter to whoever opened it."""
+
+    def __init__(self, reporter: Any, events: bool) -> None:
+        self.reporter = reporter
+        self.hears = events
+
+    def events(self, events: Sequence[Event]) -> None:
+        if self.hears:
+            for event in events:
+                self.reporter.sink(event)
+
+    def snapshot(self, snapshot: Any) -> None:
+        pass  # the state is the board's (app_state), read when events made it old
+
+    def poll(self, now: int) -> list[Event]:
+        return self.reporter.poll(now)
+
+    def deadline(self) -> int | None:
+        return None
+
+    def close(self) -> None:
+        pass
 
 
 def app_state(app: Any) -> dict[str, Any]:

@@ -120,6 +120,24 @@
     render();
   }
 
+  // One line of "This round": a board's game, finished or going on.
+  function resultRow(b) {
+    const tr = document.createElement("tr");
+    const verdict = b.verdict === "disputed" ? `disputed: ${b.why || ""}` : (b.verdict || "");
+    // Moves, not plies: numbered as the board's page, PDN and the sheets number them.
+    const moves = b.ply == null ? null : Math.ceil(Number(b.ply) / 2);
+    const cells = [["board", b.name], ["round", b.round], ["black", b.black], ["white", b.white],
+      ["result", b.result], ["moves", moves], ["counted", verdict]];
+    for (const [col, v] of cells) {
+      const td = make("td", v);
+      td.dataset.col = col;
+      if (col === "moves" && v != null) td.dataset.n = String(v);
+      tr.appendChild(td);
+    }
+    if (b.verdict === "disputed") tr.className = "disputed";
+    return tr;
+  }
+
   function render() {
     const box = $("#boards");
     const seen = new Set();
@@ -129,20 +147,8 @@
       const el = card(b);
       // In the API's order (by name); a card already in place is not touched.
       if (box.children[i] !== el) box.insertBefore(el, box.children[i] || null);
-      const tr = document.createElement("tr");
-      const verdict = b.verdict === "disputed" ? `disputed: ${b.why || ""}` : (b.verdict || "");
-      // Moves, not plies: numbered as the board's page, PDN and the sheets number them.
-      const moves = b.ply == null ? null : Math.ceil(Number(b.ply) / 2);
-      const cells = [["board", b.name], ["round", b.round], ["black", b.black], ["white", b.white],
-        ["result", b.result], ["moves", moves], ["counted", verdict]];
-      for (const [col, v] of cells) {
-        const td = make("td", v);
-        td.dataset.col = col;
-        if (col === "moves" && v != null) td.dataset.n = String(v);
-        tr.appendChild(td);
-      }
-      if (b.verdict === "disputed") tr.className = "disputed";
-      rows.push(tr);
+      // The board's earlier games of the round first (a pair's first game), then its game now.
+      for (const g of [...(b.earlier || []), b]) rows.push(resultRow(g));
     });
     for (const [name, c] of cards) {
       if (!seen.has(name)) { c.el.remove(); cards.delete(name); }

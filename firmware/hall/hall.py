@@ -178,6 +178,14 @@ class Hall:
         it, or one a hall started again kept (called with the lock held)."""
         if record.witness.game_id == game_id:  # a game without an id too (a replay's)
             return Witness(**vars(record.witness))
+        if (
+            record.witness.started
+            and record.witness.game_id == PENDING
+            and (game_id is None or game_id not in record.seen)
+        ):
+            # The game the hall saw begin (its first move) whose id the board has not told
+            # yet: a replay sends its moves, then its result, then its state.
+            return Witness(**{**vars(record.witness), "game_id": game_id})
         if game_id is not None:
             seen = record.seen.get(game_id)
             if seen is not None:
@@ -214,7 +222,9 @@ class Hall:
             if kind == "event":
                 self._event(record, body, round_now)
                 return None
-            state = record.state = clean_state(body)
+            state = clean_state(body)
+            record.keep_finished(state)
+            record.state = state
             moves = state["moves"]
             # The retained state carries the game's moves: a hall that missed events
             # (it was away while the board sent them) catches up from it.
@@ -337,30 +347,52 @@ class Hall:
 
     def boards(self) -> list[dict[str, Any]]:
         """Every board of the hall, by name (one not heard from yet: offline, nothing)."""
-        known = sorted(self.known())
+        pairings = self.pairings()
+        known = sorted(self._known | pairings.boards())
         with self._lock:
-            return [(self._boards.get(name) or BoardRecord(name)).summary() for name in known]
+            boards = [(self._boards.get(name) or BoardRecord(name)).summary() for name in known]
+        for board in boards:
+            _name_from_pairing(board, pairings)
+        return boards
 
     def pdn(self) -> str:
         """Every board's game as one PDN file (each board's own PDN, as its state carries it)."""
         known = self.known()
         with self._lock:
-            texts = [r.state.get("pdn") for name, r in sorted(self._boards.items()) if name in known]
+            texts = [
+                text
+                for name, r in sorted(self._boards.items())
+                if name in known
+                for text in [*r.earlier_pdn(), r.state.get("pdn")]
+            ]
         return "\n".join(t.rstrip("\n") + "\n" for t in texts if isinstance(t, str) and t.strip())
 
     def results_csv(self) -> str:
         out = io.StringIO()
         writer = csv.writer(out)
         writer.writerow(["board", "round", "black", "white", "result", "reason", "plies", "counted"])
-        for b in self.boards():
-            # Every cell as the standings' CSV writes it: no text a spreadsheet runs as a formula.
-            writer.writerow(
-                [
-                    spreadsheet_cell(b[key] if b[key] is not None else "")
-                    for key in ("name", "round", "black", "white", "result", "reason", "ply", "verdict")
-                ]
-            )
+        for board in self.boards():
+            # A board's earlier games of the round first (a pair's first game), then its game now.
+            for b in [*board["earlier"], board]:
+                # Every cell as the standings' CSV writes it: no text a spreadsheet runs as a formula.
+                writer.writerow(
+                    [
+                        spreadsheet_cell(b[key] if b[key] is not None else "")
+                        for key in ("name", "round", "black", "white", "result", "reason", "ply", "verdict")
+                    ]
+                )
         return out.getvalue()
+
+
+def _name_from_pairing(board: dict[str, Any], pairings: Pairings) -> None:
+    """A board that has not named its players (not reported yet) shows its pairing's in
+    the current round, rather than nobody."""
+    if board["black"] is not None or board["white"] is not None:
+        return
+    round_ = board["round"] or pairings.current_round
+    pairing = pairings.of(round_, board["name"])
+    if pairing is not None:
+        board["black"], board["white"], board["round"] = pairing.black, pairing.white, round_
 
 
 class HallListener:

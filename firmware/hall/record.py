@@ -140,6 +140,10 @@ class BoardRecord:
     why: str | None = None
     #: The games the hall saw begin, by id, the newest last (at most :data:`MAX_SEEN`).
     seen: dict[str, Witness] = field(default_factory=dict)
+    #: The board's finished games of its current game's round before the one its state
+    #: shows (a pair's first game once the return game begins), oldest first, each a row
+    #: of the round's results (:func:`round_row`) with its PDN; at most :data:`MAX_SEEN`.
+    earlier: list[dict[str, Any]] = field(default_factory=list)
 
     def remember(self, witness: Witness) -> None:
         """Keep that the hall saw ``witness``'s game begin (it is the board's game now)."""
@@ -148,6 +152,34 @@ class BoardRecord:
         self.seen[witness.game_id] = witness
         while len(self.seen) > MAX_SEEN:
             del self.seen[next(iter(self.seen))]
+
+    def round_of_game(self) -> str | None:
+        """The round of the game the board's state shows: the one it began in as the hall
+        saw it, else the one the board says."""
+        return self.witness.round if self.witness.started and self.witness.round else self.state.get("round")
+
+    def keep_finished(self, new: dict[str, Any]) -> None:
+        """Keep the finished game the board's state showed if ``new`` (its next state) is
+        another game: the round's results list it still (called before ``new`` replaces it)."""
+        old = self.state
+        if old.get("result") is None or not _another_game(old, new):
+            return
+        row = round_row(self.name, old, self.round_of_game(), self.verdict, self.why)
+        row["pdn"] = old.get("pdn")
+        # A round's games only: a board's list begins again with each round.
+        kept = [g for g in self.earlier if g["round"] == row["round"]]
+        if row["game_id"] is not None:
+            kept = [g for g in kept if g["game_id"] != row["game_id"]]
+        self.earlier = [*kept, row][-MAX_SEEN:]
+
+    def earlier_rows(self) -> list[dict[str, Any]]:
+        """The board's finished games of its current game's round before that game."""
+        round_now = self.round_of_game()
+        return [{k: v for k, v in g.items() if k != "pdn"} for g in self.earlier if g["round"] == round_now]
+
+    def earlier_pdn(self) -> list[str]:
+        round_now = self.round_of_game()
+        return [g["pdn"] for g in self.earlier if g["round"] == round_now and isinstance(g["pdn"], str)]
 
     def summary(self) -> dict[str, Any]:
         s = self.state
@@ -169,4 +201,37 @@ class BoardRecord:
             "alerts": list(self.alerts),
             "verdict": self.verdict,
             "why": self.why,
+            "earlier": self.earlier_rows(),
         }
+
+
+def _another_game(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether the state ``new`` is of another game than ``old`` (by id; games without
+    one by their players, or by moves that do not go on from ``old``'s)."""
+    if old.get("game_id") != new.get("game_id"):
+        return True
+    if old.get("game_id") is not None:
+        return False
+    if (old.get("black"), old.get("white")) != (new.get("black"), new.get("white")):
+        return True
+    old_moves, new_moves = old.get("moves") or [], new.get("moves") or []
+    return len(new_moves) < len(old_moves) or new_moves[: len(old_moves)] != old_moves
+
+
+def round_row(
+    board: str, state: dict[str, Any], round_: str | None, verdict: str | None, why: str | None
+) -> dict[str, Any]:
+    """One line of the round's results: a board's finished game as ``/api/boards``,
+    ``/results.csv`` and the page's *This round* table show it."""
+    return {
+        "name": board,
+        "game_id": state.get("game_id"),
+        "round": round_,
+        "black": state.get("black"),
+        "white": state.get("white"),
+        "result": state.get("result"),
+        "reason": state.get("reason"),
+        "ply": state.get("ply"),
+        "verdict": verdict,
+        "why": why,
+    }

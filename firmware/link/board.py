@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
+from crownhead.firmware.app.outputs import O, Output
 from crownhead.firmware.app.snapshot import Snapshot
 from crownhead.firmware.events import ClockState, Event
 from crownhead.firmware.referee.settings import RefereeSettings
@@ -122,6 +123,12 @@ class LinkedBoard(Protocol):
 
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None:
         """Hear every event, as one of the application's outputs."""
+
+    def add_output(self, output: O, *, first: bool = False) -> O:
+        """Hear every event, snapshot and end of a step (an :class:`~crownhead.firmware.app.outputs.Output`)."""
+
+    def remove_output(self, output: Output) -> None:
+        """Hear nothing more (the end of :meth:`add_output`)."""
 
     def remove_sink(self, sink: Callable[[Event], None]) -> None:
         """Hear the events no more (the end of :meth:`add_sink`)."""

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from crownhead.firmware.app.snapshot import Snapshot
 from crownhead.firmware.events import Event, MoveMade, NewGame, Notice, TakenBack
 from crownhead.firmware.link.board import LinkedBoard, SimHands
 from crownhead.firmware.link.commands import (
@@ -68,7 +69,16 @@ from crownhead.hal.clock import Clock
 from crownhead.rules import BLACK, WHITE, Color, Game
 from crownhead.rules.pdn import move_text, write_game
 
-__all__ = ["CONTROL_COMMANDS", "DISPLAY_COMMANDS", "Link", "GameId", "open_link", "help_page", "display_reply"]
+__all__ = [
+    "CONTROL_COMMANDS",
+    "DISPLAY_COMMANDS",
+    "Link",
+    "LinkOutput",
+    "GameId",
+    "open_link",
+    "help_page",
+    "display_reply",
+]
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +134,10 @@ class Link:
         self.control = settings.control
         self.lines_per_step = settings.lines_per_step
         self.app: LinkedBoard | None = None
+        #: How the link hears the board (see :meth:`attach`), while attached.
+        self._output: LinkOutput | None = None
+        #: The last snapshot the board gave the link: what the view is drawn from.
+        self.snapshot_seen: Snapshot | None = None
         #: The simulator's hands at the board, for ``touch``, ``hands`` and ``follow``
         #: (given by whoever opens the link on a simulated board; None: no hands).
         self.hands: SimHands | None = None
@@ -171,10 +185,11 @@ class Link:
         return self.peer.game_id
 
     def attach(self, app: LinkedBoard) -> None:
-        """Join ``app``: become one of its sources and one of its sinks."""
+        """Join ``app``: become one of its sources and one of its outputs (every event, and
+        the end of every step: the view of that step goes out in it)."""
         self.app = app
         app.sources.append(self.poll)
-        app.add_sink(self.sink)
+        self._output = app.add_output(LinkOutput(self))
         if self.remote is not None:
             # The other side's moves are made there: only those the link shows are
             # accepted here, whatever the mode (a referee takes no move back).
@@ -196,7 +211,9 @@ class Link:
             app.release(self.remote)
         if self.poll in app.sources:
             app.sources.remove(self.poll)
-        app.remove_sink(self.sink)
+        if self._output is not None:
+            app.remove_output(self._output)
+            self._output = None
         self.app = None
 
     def close(self) -> None:
@@ -248,10 +265,15 @@ class Link:
                 break
             self._line(items[0], now)
             self.requests.sync(now)
-        if self.watching and self.transport.connected:
-            self.presenter.send(now)
         events, self._events = self._events, []
         return events + self.policy.polled(now)
+
+    def stepped(self, now: int) -> None:
+        """The board's step is over (its events sent, its LEDs lit): a watcher gets the
+        view of that step now, if it changed (see :meth:`ViewPresenter.send
+        <firmware.link.view.ViewPresenter.send>`)."""
+        if self.app is not None and self.watching and self.transport.connected:
+            self.presenter.send(now)
 
     def sink(self, event: Event) -> None:
         """Every event of the board: sent to the other end, and followed for the game's sake."""
@@ -503,3 +525,30 @@ def open_link(settings: LinkConfig, clock: Clock, *, start: bool = True) -> Link
             transport.connect_now()
         transport.start()
     return link
+
+
+class LinkOutput:
+    """A :class:`Link` as one of the board's outputs
+    (:class:`~crownhead.firmware.app.outputs.SteppedOutput`): it hears every event (sent to the
+    other end) and the end of every step (the view of that step). Closing the board does
+    not close the link's transport: whoever opened the link closes it."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+
+    def events(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self.link.sink(event)
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        self.link.snapshot_seen = snapshot  # the view is drawn from it when the step is over
+
+    def stepped(self, now: int, snapshot: Snapshot) -> None:
+        self.link.snapshot_seen = snapshot
+        self.link.stepped(now)
+
+    def deadline(self) -> int | None:
+        return None
+
+    def close(self) -> None:
+        pass

@@ -19,6 +19,7 @@ from collections.abc import Collection, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, NamedTuple, Protocol
 
+from crownhead.firmware.app.snapshot import Snapshot
 from crownhead.firmware.events import Event
 from crownhead.firmware.link.board import LinkedBoard, SimHands
 from crownhead.firmware.link.transport import Transport
@@ -121,6 +122,9 @@ class LinkSide(Protocol):
     hands: SimHands | None
     watching: bool
     seen_game: Game | None
+    #: The last snapshot the board gave the link (None before the first): what the
+    #: view is drawn from.
+    snapshot_seen: Snapshot | None
 
     @property
     def transport(self) -> Transport: ...

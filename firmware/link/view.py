@@ -2,13 +2,14 @@
 
 :class:`ViewPresenter` is the part of a :class:`~crownhead.firmware.link.host.Link` that answers
 ``view`` and, while the other end watches, sends a ``view`` event whenever what the
-board shows changes. It draws the game from the application's
-:class:`~crownhead.firmware.app.snapshot.Snapshot` (the pieces as the game knows them, the
-position being set up, the names on their colours, the cautions), the screen's words
-from the board's view of that same snapshot, and only what no snapshot holds from the
-board itself: the roles lit now (after the LED policy), the simulated hands, the
-clock's time at this instant, the settings a page shows. It never reads the game
-twice, so a page cannot show a man where the board has a king.
+board shows changes. It is a pure function of the step's
+:class:`~crownhead.firmware.app.snapshot.Snapshot` (:func:`view_body`): the pieces as the
+game knows them, the position being set up, the names on their colours, the cautions,
+the roles the LEDs light in that step, the simulated hand, the clock, the settings a
+page shows, and the screen's words from the board's view of that same snapshot. It
+never reads the application, so a page cannot show a man where the board has a king,
+nor one step's game with another step's lights; it is sent when the step is over
+(:meth:`Link.stepped <crownhead.firmware.link.host.Link.stepped>`).
 
 The view is drawn only when it may differ (:meth:`ViewPresenter.key`, cheap to tell)
 and sent only when it does, its clocks compared to the second: a page ticks them itself.
@@ -19,12 +20,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from crownhead.firmware.app.snapshot import shown_tokens
+from crownhead.firmware.app.snapshot import Snapshot, shown_tokens
+from crownhead.firmware.app.view import board_view
+from crownhead.firmware.events import ClockState
 from crownhead.firmware.link.parts import LinkSide
 from crownhead.firmware.link.protocol import encode_message
 from crownhead.rules import BLACK, WHITE
 
-__all__ = ["ViewPresenter"]
+__all__ = ["ViewPresenter", "clock_fields", "controls", "display_fields", "view_body"]
 
 log = logging.getLogger(__name__)
 
@@ -63,83 +66,24 @@ class ViewPresenter:
         return self.fit(now, self.body(now))[0]
 
     def body(self, now: int) -> dict[str, Any]:
-        """The view's fields, before they are fitted to one line."""
-        app = self.link.app
-        assert app is not None
-        snap = app.snapshot
-        words = app.view()  # the screen's words, drawn from the same snapshot
-        sim = app.simulated()
-        tokens = shown_tokens(snap, sim[0] if sim is not None else None)
-        roles: dict[str, list[int]] = {}
-        for square, role in sorted(app.lit_roles.items()):
-            roles.setdefault(role, []).append(square)
-        setup = snap.setup
-        target = setup.position.fen() if setup is not None and setup.cause in ("resume", "new-game") else None
-        seats = snap.seats
-        body: dict[str, Any] = {
-            "board": "".join(tokens.get(square, ".")[:1] or "." for square in range(1, 33)),
-            "roles": roles,
-            "blink": sorted(words.blinking),
-            "hand": "".join(t[:1] for t in sim[1]) if sim is not None else "",
-            "ply": snap.ply,
-            "target": target,
-            "status": words.status,
-            "prompt": words.prompt,
-            "warning": words.warning,
-            "message": words.message,
-            "mode": words.mode_text,
-            "names": [seats[BLACK].name, seats[WHITE].name],
-            "clock": self.clock(now),
-            "cautions": {"black": seats[BLACK].cautions, "white": seats[WHITE].cautions} if app.referee_mode else None,
-            "match": words.match,
-            "sim": sim is not None,
-            "hints": app.policy.hints_on,
-            "resuming": snap.resuming,
-            # A game far apart waiting for the broker or the other board ("" if not).
-            "away": words.away,
-            **self.display_fields(),
-        }
-        body["controls"] = self.controls(body["clock"] is not None)
-        return body
-
-    def controls(self, clock: bool) -> list[str]:
-        """The board's buttons that do something in this game (a page shows those only):
-        no hint or takeback under a referee, ``force`` only under huffing, ``clock`` only
-        with a game clock."""
-        app = self.link.app
-        assert app is not None
-        wanted = {
-            "hint": not app.mode.referee_lights,
-            "takeback": app.mode.takeback,
-            "adjust": True,
-            "claim": True,
-            "force": app.snapshot.rules.huffing,
-            "clock": clock,
-        }
-        return [name for name, useful in wanted.items() if useful]
+        """The view's fields, before they are fitted to one line (:func:`view_body` of
+        the last step's snapshot)."""
+        return view_body(self._seen_snapshot())
 
     def display_fields(self) -> dict[str, Any]:
         """The view's fields that the display commands set."""
-        app = self.link.app
-        assert app is not None
-        return {"brightness": round(app.policy.settings.brightness * 100)}
+        return display_fields(self._seen_snapshot())
 
     def clock(self, now: int) -> dict[str, Any] | None:
-        """The game clock at ``now``, the referee's or the board's (``--clock``): "running"
-        is None while it waits for the first lift or is paused ("paused" says which)."""
-        app = self.link.app
-        assert app is not None
-        state = app.clock_state(now)
-        if state is None:
-            return None
-        black, white, running, paused, _flag = state
-        return {
-            "black": black,
-            "white": white,
-            "running": running if running and not paused else None,
-            "paused": paused,
-            "side": running or None,
-        }
+        """The game clock as the last step left it (see :func:`clock_fields`)."""
+        return clock_fields(self._seen_snapshot().clock)
+
+    def _seen_snapshot(self) -> Snapshot:
+        """The last snapshot the board gave the link (the board gives one before its first step)."""
+        snap = self.link.snapshot_seen
+        if snap is None:
+            raise RuntimeError("no snapshot yet: the board has not started")
+        return snap
 
     def fit(self, now: int, body: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         """``body`` with its texts shortened until the ``view`` event fits one line (they
@@ -156,24 +100,11 @@ class ViewPresenter:
 
     def key(self, now: int) -> tuple[Any, ...]:
         """Changes whenever what the board shows may have changed: a display command,
-        the roles lit (compared by content: a frame that only changes the colours, as a
-        new brightness does, lights the same roles), an event or a command that may
-        change the board, the message, the snapshot (the game, the set-up, the
-        conditions...), the simulated board and hand, the machine thinking; and once a
-        second (what others change: names, settings)."""
-        app = self.link.app
-        assert app is not None
-        sim = app.simulated()
-        return (
-            self._display_changes,
-            app.lit_roles,
-            self.link.changes,
-            app.message,
-            app.snapshot.revision,
-            (len(sim[0]), len(sim[1]), sim[1][-1] if sim[1] else None) if sim is not None else None,
-            app.thinking,
-            now // 1000,
-        )
+        an event or a command that may change the board, the snapshot (the game, the
+        set-up, the conditions, the roles lit, the message, the simulated board and hand,
+        the machine thinking...); and once a second."""
+        seen = self.link.snapshot_seen
+        return (self._display_changes, self.link.changes, seen.revision if seen else None, now // 1000)
 
     def send(self, now: int) -> None:
         """Send the view if it has changed (through the link's policy)."""
@@ -220,3 +151,89 @@ class ViewPresenter:
             log.error("link: cannot send the view: longer than a line may be")
             return
         self.link.policy.send_view(self.link.transport, now, body, line)
+
+
+def view_body(snap: Snapshot) -> dict[str, Any]:
+    """The ``view``'s fields for ``snap``, a pure function of it (see :meth:`ViewPresenter.view`).
+
+    >>> from crownhead.rules import Position, WCDF
+    >>> from crownhead.firmware.app.snapshot import Seat, Shown, standing
+    >>> start = Position.start()
+    >>> pieces, strays = standing(start, start.occupied)
+    >>> snap = Snapshot(start, start.occupied, pieces, strays, 0, None, {}, (), None, None, None, None, None,
+    ...                 WCDF, (), {BLACK: Seat("Ann"), WHITE: Seat("Bo")}, lit={9: "hint-from", 13: "hint-to"},
+    ...                 shown=Shown(mode="Two players"))
+    >>> body = view_body(snap)
+    >>> body["board"], body["roles"], body["names"], body["status"]
+    ('bbbbbbbbbbbb........wwwwwwwwwwww', {'hint-from': [9], 'hint-to': [13]}, ['Ann', 'Bo'], 'Black to move, move 1')
+    """
+    shown = snap.shown
+    words = board_view(snap)  # the screen's words, drawn from the same snapshot
+    tokens = shown_tokens(snap, shown.tokens)
+    roles: dict[str, list[int]] = {}
+    for square, role in sorted(snap.lit.items()):
+        roles.setdefault(str(role), []).append(square)
+    setup = snap.setup
+    target = setup.position.fen() if setup is not None and setup.cause in ("resume", "new-game") else None
+    seats = snap.seats
+    simulated = shown.tokens is not None
+    body: dict[str, Any] = {
+        "board": "".join(tokens.get(square, ".")[:1] or "." for square in range(1, 33)),
+        "roles": roles,
+        "blink": sorted(words.blinking),
+        "hand": "".join(t[:1] for t in shown.hand) if simulated else "",
+        "ply": snap.ply,
+        "target": target,
+        "status": words.status,
+        "prompt": words.prompt,
+        "warning": words.warning,
+        "message": words.message,
+        "mode": words.mode_text,
+        "names": [seats[BLACK].name, seats[WHITE].name],
+        "clock": clock_fields(snap.clock),
+        "cautions": {"black": seats[BLACK].cautions, "white": seats[WHITE].cautions} if shown.referee_mode else None,
+        "match": words.match,
+        "sim": simulated,
+        "hints": shown.hints_on,
+        "resuming": snap.resuming,
+        # A game far apart waiting for the broker or the other board ("" if not).
+        "away": words.away,
+        **display_fields(snap),
+    }
+    body["controls"] = controls(snap, body["clock"] is not None)
+    return body
+
+
+def controls(snap: Snapshot, clock: bool) -> list[str]:
+    """The board's buttons that do something in this game (a page shows those only):
+    no hint or takeback under a referee, ``force`` only under huffing, ``clock`` only
+    with a game clock."""
+    wanted = {
+        "hint": not snap.shown.referee_lights,
+        "takeback": snap.shown.takeback,
+        "adjust": True,
+        "claim": True,
+        "force": snap.rules.huffing,
+        "clock": clock,
+    }
+    return [name for name, useful in wanted.items() if useful]
+
+
+def display_fields(snap: Snapshot) -> dict[str, Any]:
+    """The view's fields that the display commands set."""
+    return {"brightness": snap.shown.brightness}
+
+
+def clock_fields(state: ClockState | None) -> dict[str, Any] | None:
+    """The game clock (the referee's or the board's, ``--clock``) as the view gives it:
+    "running" is None while it waits for the first lift or is paused ("paused" says which)."""
+    if state is None:
+        return None
+    black, white, running, paused, _flag = state
+    return {
+        "black": black,
+        "white": white,
+        "running": running if running and not paused else None,
+        "paused": paused,
+        "side": running or None,
+    }

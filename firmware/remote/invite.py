@@ -227,6 +227,7 @@ class Agreement:
             text = read_bytes(path, 16 * 1024).decode("utf-8")
             check_json_depth(text)
             data = json.loads(text)
+            _check_agreement_keys(data)
             cafile = data.get("cafile")
             agreement = cls(
                 Invitation.from_json(data["invitation"]),
@@ -240,6 +241,23 @@ class Agreement:
             raise ValueError(f"{path}: {exc}") from None
         BrokerUrl.parse(agreement.broker)
         return agreement
+
+
+#: The keys every agreement file has (``cafile`` and ``insecure`` may be missing).
+_AGREEMENT_KEYS = ("invitation", "me", "peer", "broker")
+
+
+def _check_agreement_keys(data: object) -> None:
+    """ValueError naming what an agreement file lacks (a file of another kind, or edited)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"not an agreement of crownhead remote (a JSON object with {', '.join(_AGREEMENT_KEYS)})")
+    missing = [key for key in _AGREEMENT_KEYS if key not in data]
+    if missing:
+        listed = ", ".join(f'"{key}"' for key in missing)
+        raise ValueError(
+            f"not an agreement of crownhead remote: no {listed}; "
+            f"run 'crownhead remote invite' or 'crownhead remote join' again"
+        )
 
 
 # -- over the broker (each call bounded by timeout_s) -------------------------------------

@@ -61,9 +61,8 @@ class PhoneHands:
     def _asked(self) -> tuple[Any, ...] | None:
         """What the lights ask now (None: nothing), as a key that changes with it: read
         from the step's snapshot (the move shown, a set-up) and the roles lit."""
-        app = self.app
-        snap = app.snapshot
-        asking = sorted((s, str(r)) for s, r in app.lit_roles.items() if r in _ASKING)
+        snap = self.app.snapshot
+        asking = sorted((s, str(r)) for s, r in snap.lit.items() if r in _ASKING)
         setting_up = snap.setup.position if snap.setup is not None and snap.setup.cause == "new-game" else None
         if snap.expected is None and not asking and not snap.resuming and setting_up is None:
             return None

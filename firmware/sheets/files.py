@@ -11,16 +11,19 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import IO
 
 from crownhead.firmware.files import atomic_write
 from crownhead.firmware.sheets.model import SheetGame, match_of
 from crownhead.rules import Rules
 from crownhead.rules.pdn import decode, read_games
 
-__all__ = ["SheetError", "sheets_from_pdn", "read_pdn_file", "write_pdf_file", "MAX_PDN_BYTES"]
+__all__ = ["SheetError", "sheets_from_pdn", "read_pdn_file", "write_pdf_file", "MAX_PDN_BYTES", "MAX_SHEETS"]
 
 #: Largest PDN file read (a sheet is for people: the biggest real collections are a few MB).
 MAX_PDN_BYTES = 64 * 1024 * 1024
+#: Games printed in one PDF at most (a sheet is one to a few pages a game).
+MAX_SHEETS = 2_000
 
 
 class SheetError(ValueError):
@@ -28,7 +31,7 @@ class SheetError(ValueError):
 
 
 def sheets_from_pdn(
-    text: str,
+    text: str | IO[bytes],
     source: str,
     *,
     game: int | None = None,
@@ -37,18 +40,20 @@ def sheets_from_pdn(
     paper: str = "letter",
     rules: Rules,
 ) -> tuple[bytes, list[str]]:
-    """The PDF for the games of ``text`` (all, or game number ``game``; with ``match``,
-    the match sheet of the games between the players of the first game, or of game
-    ``game``), and one message for each game that did not replay."""
+    """The PDF for the games of ``text`` (a PDN text, or a binary stream read a part at a
+    time: all games, or game number ``game``; with ``match``, the match sheet of the games
+    between the players of the first game, or of game ``game``), and one message for
+    each game that did not replay. More than :data:`MAX_SHEETS` games to print is one
+    :class:`SheetError`: no one prints thousands of pages by accident."""
     # fpdf2 (and the NumPy and fontTools it loads) only when a sheet is drawn: every
     # crownhead command imports this module, the board's `run` included.
     from crownhead.firmware.sheets.pdf import game_sheets, match_sheet
 
-    games = [SheetGame.from_pdn(g) for g in read_games(text, source, rules=rules)]
-    if not games:
+    games, count = _sheet_games(text, source, game, match, rules)
+    if not count:
         raise SheetError(f"{source}: no games in the file")
-    if game is not None and not 1 <= game <= len(games):
-        raise SheetError(f"{source}: there is no game {game} (the file has {len(games)})")
+    if game is not None and not 1 <= game <= count:
+        raise SheetError(f"{source}: there is no game {game} (the file has {count})")
     if match:
         focus = game - 1 if game is not None else 0
         try:
@@ -58,7 +63,7 @@ def sheets_from_pdn(
         pdf = match_sheet(played, chosen, paper)
         shown = chosen
     else:
-        shown = [games[game - 1]] if game is not None else games
+        shown = games
         pdf = game_sheets(shown, paper)
     problems = [
         f"{g.error} (the sheet shows the {len(g.moves)} {'move' if len(g.moves) == 1 else 'moves'} read before it)"
@@ -66,6 +71,25 @@ def sheets_from_pdn(
         if g.error is not None
     ]
     return pdf, problems
+
+
+def _sheet_games(
+    text: str | IO[bytes], source: str, game: int | None, match: bool, rules: Rules
+) -> tuple[list[SheetGame], int]:
+    """The games a sheet needs, and how many the file has: game ``game`` alone, else (and
+    for a match, whose games are anywhere in the file) every game, at most :data:`MAX_SHEETS`."""
+    kept: list[SheetGame] = []
+    count = 0
+    for pdn in read_games(text, source, rules=rules):
+        count += 1
+        if game is not None and not match and count != game:
+            continue  # counted only: the file's size decides no memory
+        if len(kept) >= MAX_SHEETS:
+            raise SheetError(
+                f"{source}: more than {MAX_SHEETS:,} games to print (a sheet each); give --game N, or split the file"
+            )
+        kept.append(SheetGame.from_pdn(pdn))
+    return kept, count
 
 
 def read_pdn_file(name: str) -> str:

@@ -19,6 +19,7 @@ b'%PDF-'
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import os
 from collections.abc import Sequence
 
@@ -40,6 +41,8 @@ FIRST_PAGE_ROWS = 25
 GRID_HEADER = 5.0
 #: The final position, the result and the signatures below the grid, mm.
 BLOCK = 66.0
+#: Characters of one text measured for a field at most (a page's width holds fewer).
+MAX_SHOWN = 400
 #: A line of the notes, mm.
 NOTE_LINE = 3.8
 MIN_FONT = 5.0
@@ -86,7 +89,9 @@ class _Doc(FPDF):
         """``text`` and the font size at which it fits ``width``: shrunk down to
         :data:`MIN_FONT`, then (``cut``) shortened with an ellipsis. Without ``cut`` the
         text is never shortened (moves): the caller makes room."""
-        text = printable(text)
+        # No field is wider than a page: a few hundred characters are all that can show
+        # (a 60 KB tag is not measured whole, nor cut a character at a time).
+        text = printable(text if not cut or len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "...")
         while size > MIN_FONT:
             self.set_font("Helvetica", style, size)
             if self.get_string_width(text) <= width:
@@ -371,17 +376,7 @@ def _outcome(pdf: _Doc, x: float, y: float, w: float, game: SheetGame | None) ->
             pdf.put(x, y, w, 5, f"Cautions: Black {cautions['black']}, White {cautions['white']}", 9)
             y += 5.5
         if game.clocked:
-            last: dict[Color, tuple[int, str]] = {}
-            for move in game.moves:
-                if move.clock:
-                    last[_side_of_ply(game, move.ply)] = (move.ply, move.clock)
-            parts = [
-                f"{'Black' if c is BLACK else 'White'} {t} (after ply {p})"
-                for c in (BLACK, WHITE)
-                if c in last
-                for p, t in [last[c]]
-            ]
-            pdf.put(x, y, w, 5, "Time left: " + ", ".join(parts), 9)
+            pdf.put(x, y, w, 5, "Time left: " + _time_left(game), 9)
             y += 5.5
         pdf.put(
             x,
@@ -400,6 +395,34 @@ def _outcome(pdf: _Doc, x: float, y: float, w: float, game: SheetGame | None) ->
         pdf.line(x + 28, y, x + w, y)
         pdf.put(x, y - 4.5, 28, 4.5, label, 7, color=GREY)
     return y + 3
+
+
+def _time_left(game: SheetGame) -> str:
+    """Each side's time left as the record last gives it (``Black 0:04:58 (after ply 3)``);
+    a side that lost on time had none left, whatever it had after its last move."""
+    last: dict[Color, tuple[int, str]] = {}
+    for move in game.moves:
+        if move.clock:
+            last[_side_of_ply(game, move.ply)] = (move.ply, move.clock)
+    flagged = _lost_on_time(game)
+    parts = []
+    for side in (BLACK, WHITE):
+        name = "Black" if side is BLACK else "White"
+        if side is flagged:
+            # Zero in the record's own shape (0:00:00 beside 0:04:58).
+            zero = re.sub(r"[0-9]", "0", next(iter(last.values()))[1]) if last else "0:00"
+            parts.append(f"{name} {zero} (lost on time)")
+        elif side in last:
+            ply, clock = last[side]
+            parts.append(f"{name} {clock} (after ply {ply})")
+    return ", ".join(parts)
+
+
+def _lost_on_time(game: SheetGame) -> Color | None:
+    """The side whose flag fell (the record's ``Termination`` is ``time``), if one did."""
+    if game.tag("Termination").lower() != "time":
+        return None
+    return {"1-0": WHITE, "0-1": BLACK}.get(game.result)
 
 
 def _rules_line(game: SheetGame | None) -> str:
@@ -467,19 +490,37 @@ def _game_pages(pdf: _Doc, game: SheetGame | None) -> None:
         pdf.add_page()
         y = MARGIN
     y += 4
-    size = 56.0
+    size, x = 56.0, MARGIN
+    if game is not None and game.start != Position.start(game.rules):
+        size = 46.0  # two diagrams side by side, the FEN under the first
+        x = _starting_position(pdf, x, y, size, game)
     label = "Final position" if game is not None else "Final position (mark the pieces)"
     if game is not None:
         to_move = "Black" if game.final.turn is BLACK else "White"
         label += f", {to_move} to move" if game.result == "*" else f" ({game.result})"
-    pdf.put(MARGIN, y, size, 4, label, 8, "B")
-    pdf.put(MARGIN, y + 4, size, 3, "Black's side", 6, align="C", color=GREY)
-    _diagram(pdf, MARGIN, y + 7, size, game.final if game is not None else None)
-    pdf.put(MARGIN, y + 7 + size, size, 3, "White's side", 6, align="C", color=GREY)
-    _outcome(pdf, MARGIN + size + 8, y + 4, pdf.width - size - 8, game)
+    pdf.put(x, y, size, 4, label, 8 if size > 50 else 7, "B")
+    pdf.put(x, y + 4, size, 3, "Black's side", 6, align="C", color=GREY)
+    _diagram(pdf, x, y + 7, size, game.final if game is not None else None)
+    pdf.put(x, y + 7 + size, size, 3, "White's side", 6, align="C", color=GREY)
+    _outcome(pdf, x + size + 8, y + 4, pdf.width - (x - MARGIN) - size - 8, game)
     y += block + 2
     if game is not None and game.notes:
         _notes(pdf, y, game, grid)
+
+
+def _starting_position(pdf: _Doc, x: float, y: float, size: float, game: SheetGame) -> float:
+    """A game from a set position (a problem, an adjourned game) begins where no reader of
+    its moves could guess: its diagram and FEN, left of the final position. Returns the x
+    right of it."""
+    to_move = "Black" if game.start.turn is BLACK else "White"
+    pdf.put(x, y, size, 4, f"Starting position (set up), {to_move} to move", 7, "B")
+    pdf.put(x, y + 4, size, 3, "Black's side", 6, align="C", color=GREY)
+    _diagram(pdf, x, y + 7, size, game.start)
+    pdf.put(x, y + 7 + size, size, 3, "White's side", 6, align="C", color=GREY)
+    pdf.set_xy(x, y + 10 + size)
+    pdf.set_font("Helvetica", "", 6)
+    pdf.multi_cell(size, 2.6, f"FEN {game.start.fen()}")
+    return x + size + 6
 
 
 def _note_lines(game: SheetGame, grid: _Grid) -> list[str]:

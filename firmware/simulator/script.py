@@ -22,6 +22,7 @@ from crownhead.firmware.tracking.controller import Controller
 from crownhead.firmware.tracking.follower import Follower
 from crownhead.firmware.tracking.session import GameSession
 from crownhead.firmware.events import Event, Final
+from crownhead.rules.pdn import MAX_PLIES as PDN_MAX_PLIES
 from crownhead.firmware.files import SCRIPT_LIMIT, FileRefused, is_ascii_digits, read_text
 from crownhead.firmware.simulator.hands import Action
 from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
@@ -32,7 +33,17 @@ from crownhead.hal.debounce import DEFAULT_DEBOUNCE_MS, Debouncer
 from crownhead.rules import Game, Position, Rules
 from crownhead.sim.board import SimBoard, SimError
 
-__all__ = ["Action", "ScriptError", "parse_script", "read_script", "MAX_WAIT_MS", "replay", "iter_replay"]
+__all__ = [
+    "Action",
+    "ScriptError",
+    "parse_script",
+    "iter_script",
+    "script_buttons",
+    "read_script",
+    "MAX_WAIT_MS",
+    "replay",
+    "iter_replay",
+]
 
 #: Virtual time a replay may run on after the script before it is taken to be stuck.
 _RUN_ON_LIMIT = 10_000
@@ -50,6 +61,10 @@ class ScriptError(ValueError):
 _BUTTON = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 #: The longest single wait a script may ask for: a day of virtual time.
 MAX_WAIT_MS = 86_400_000
+#: Plies a replayed game may reach: as many as a PDN game may have (no real game has
+#: more; each ply costs a longer game's bookkeeping, so an endless shuffle of kings in a
+#: script within its size would run for minutes).
+MAX_PLIES = PDN_MAX_PLIES
 
 
 def read_script(name: str) -> str:
@@ -74,10 +89,35 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 24 else text[:24] + "...")
 
 
+#: A line of a script and its end, as ``str.splitlines`` splits them.
+_LINE = re.compile(r"([^\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*)(\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]|$)")
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` as ``text.splitlines()`` gives them, one at a time (a 4 MB
+    script's 400,000 lines are never a list)."""
+    at = 0
+    while at < len(text):
+        line = _LINE.match(text, at)
+        assert line is not None  # any text matches
+        yield line.group(1)
+        at = line.end()
+
+
 def parse_script(text: str | Iterable[str]) -> list[Action]:
     """The actions of a script; raises :class:`ScriptError` naming the first bad line."""
-    lines = text.splitlines() if isinstance(text, str) else list(text)
-    actions: list[Action] = []
+    return list(iter_script(text))
+
+
+def script_buttons(text: str | Iterable[str]) -> tuple[str, ...]:
+    """The board's buttons for the script (:func:`iter_replay`'s ``buttons``), every line
+    checked (:class:`ScriptError` naming the first bad one) and none kept."""
+    return _button_names(iter_script(text))
+
+
+def iter_script(text: str | Iterable[str]) -> Iterator[Action]:
+    """The actions of a script one by one; :class:`ScriptError` at the first bad line."""
+    lines = _lines(text) if isinstance(text, str) else iter(text)
     for number, raw in enumerate(lines, start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -96,19 +136,18 @@ def parse_script(text: str | Iterable[str]) -> list[Action]:
         if verb in ("lift", "place"):
             if not is_ascii_digits(arg, 2) or not 1 <= int(arg) <= 32:
                 raise ScriptError(number, f"{verb} needs a square 1-32, got {_shown(arg)}")
-            actions.append(Action(verb, int(arg), number))
+            yield Action(verb, int(arg), number)
         elif verb == "wait":
             if not (arg.isascii() and arg.isdigit()):
                 raise ScriptError(number, f"wait needs whole milliseconds >= 0, got {_shown(arg)}")
             if not is_ascii_digits(arg, 9) or int(arg) > MAX_WAIT_MS:
                 raise ScriptError(number, f"wait may be at most {MAX_WAIT_MS} ms (a day), got {_shown(arg)}")
-            actions.append(Action(verb, int(arg), number))
+            yield Action(verb, int(arg), number)
         else:
             name = arg.lower()
             if not name.isascii() or not _BUTTON.fullmatch(name):
                 raise ScriptError(number, f"{verb} needs a button name, got {_shown(arg)}")
-            actions.append(Action(verb, name, number))
-    return actions
+            yield Action(verb, name, number)
 
 
 def _tokens(position: Position) -> dict[int, str]:
@@ -116,7 +155,7 @@ def _tokens(position: Position) -> dict[int, str]:
 
 
 def iter_replay(
-    actions: Sequence[Action],
+    actions: Iterable[Action],
     position: Position | None,
     rules: Rules,
     mode: str = "play",
@@ -126,6 +165,7 @@ def iter_replay(
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     referee: RefereeSettings | None = None,
     seen: Callable[[Game], None] | None = None,
+    buttons: Sequence[str] | None = None,
 ) -> Iterator[Event]:
     """Run ``actions`` and yield the events as they happen, ``final`` last.
 
@@ -139,12 +179,19 @@ def iter_replay(
     replay --mode referee`` does. Without them the tracker runs alone under its
     ``referee`` policy (touch-move enforced, no takeback, no hints).
 
+    ``buttons``: the board's buttons (:func:`script_buttons`), so that ``actions`` may be
+    an iterator read as the replay goes (a long script never held as a list); without
+    them they are found from ``actions``, listed first.
+
     Raises :class:`ScriptError` for an action the board does not allow (lifting from an
     empty square, placing on an occupied one), after the events before it.
     """
+    if buttons is None:
+        actions = list(actions)
+        buttons = _button_names(actions)
     start = position if position is not None else Position.start(rules)
     clock = VirtualClock(0)
-    board = SimBoard(clock, pieces=_tokens(start), buttons=_button_names(actions))
+    board = SimBoard(clock, pieces=_tokens(start), buttons=tuple(buttons))
     if referee is not None and mode != "referee":
         raise ValueError(f"referee settings need the referee mode, not {mode!r}")
     session = GameSession(Game(start, rules), time_control=referee.clock if referee is not None else None)
@@ -178,6 +225,7 @@ def iter_replay(
     for action in actions:
         if action.verb == "wait":
             yield from run_to(clock.now_ms() + int(action.arg))
+            _check_plies(tracker.game, action)
             continue
         try:
             if action.verb == "lift":
@@ -190,6 +238,7 @@ def iter_replay(
         except SimError as exc:
             raise ScriptError(action.line, f"{action}: {exc}") from None
         yield from shown(controller.step())
+        _check_plies(tracker.game, action)
     follower.clock_deadline = False  # run on for the board, not until a flag falls
     limit = clock.now_ms() + _RUN_ON_LIMIT
     while (due := pending()) is not None:
@@ -199,7 +248,12 @@ def iter_replay(
     yield Final(clock.now_ms(), tracker.position.fen(), tracker.game.ply)
 
 
-def _button_names(actions: Sequence[Action]) -> tuple[str, ...]:
+def _check_plies(game: Game, action: Action) -> None:
+    if game.ply > MAX_PLIES:
+        raise ScriptError(action.line, f"the game passes {MAX_PLIES:,} plies: no real game has as many")
+
+
+def _button_names(actions: Iterable[Action]) -> tuple[str, ...]:
     """The board's buttons: the usual ones and any other the script presses."""
     names = list(BUTTON_NAMES)
     for a in actions:

@@ -26,7 +26,7 @@ from crownhead.hal.buzzer import Buzzer
 from crownhead.hal.clock import Clock
 
 if TYPE_CHECKING:
-    from crownhead.firmware.app.application import App
+    from crownhead.firmware.app.outputs import BoardPort
     from crownhead.firmware.app.snapshot import Snapshot
     from crownhead.firmware.events import Event
 
@@ -102,23 +102,24 @@ _ILLEGAL_WARNINGS = frozenset({"illegal-move", "touch-move", "forced-capture", "
 
 
 class BoardSound:
-    """The application's events and clock as buzzer patterns: a sink and a source."""
+    """The board's events and game clock as buzzer patterns: an output that polls (the
+    ticks of a flag about to fall) and asks the board (its port) only for the time and clock."""
 
     def __init__(self, player: SoundPlayer) -> None:
         self.player = player
-        self.app: App | None = None
+        self.app: BoardPort | None = None
         self._tick: int | None = None
 
-    def attach(self, app: App) -> BoardSound:
+    def attach(self, app: BoardPort) -> BoardSound:
         """Become one of ``app``'s outputs (it closes the buzzer) and a source (the ticks
         of a flag about to fall)."""
         self.app = app
         app.add_output(self)
-        app.sources.append(self.source)
-        # Driven by this loop's events and its own deadlines alone: nothing from another
-        # thread, so the loop may sleep until the next thing due (App.run).
-        app.waking_sources.append(self.source)
         return self
+
+    #: Driven by this loop's events and its own deadlines alone: nothing from another
+    #: thread, so the loop may sleep until the next thing due (App.run).
+    wakes = True
 
     def next_deadline(self) -> int | None:
         """The next tone change, or the next second of a flag about to fall."""
@@ -161,10 +162,9 @@ class BoardSound:
         elif kind == "game-over" and getattr(event, "reason", "") != "time":
             self.player.play("game-over")
 
-    def source(self, now: int) -> list[Event]:
-        app = self.app
-        state = getattr(app, "clock_state", None)
-        times = state(now) if state is not None else None
+    def poll(self, now: int) -> list[Event]:
+        """Every step: a tick each second of a flag about to fall, the tone as it stands."""
+        times = self.app.clock_state(now) if self.app is not None else None
         if times is not None:
             black, white, running, paused, flag = times
             left = black if running == "black" else white if running == "white" else None

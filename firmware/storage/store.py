@@ -639,10 +639,15 @@ class GameStore:
         return self.directory / GAMES
 
     def _ensure(self) -> None:
-        try:
-            self.games_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the state directory {self.directory}: {exc.strerror}") from exc
+        # Each folder's own error: a file named ``games`` in a good state directory is the
+        # games folder's problem, not the directory's.
+        for folder, what in ((self.directory, "the state directory"), (self.games_dir, "the games folder")):
+            if folder.exists() and not folder.is_dir():
+                raise StoreError(f"{folder} is not a folder ({what} belongs there): move it away")
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create {what} {folder}: {exc.strerror or exc}") from exc
 
     # -- the lock ---------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -547,11 +547,6 @@ class VoicedBoard(Protocol):
     snapshot, the hint shown, the clock as it stands, its time, being stepped and woken,
     and hearing the button presses first."""
 
-    sources: list[Callable[[int], list[Event]]]
-    waking_sources: list[Callable[[int], list[Event]]]
-    deadlines: list[Callable[[], int | None]]
-    press_listeners: list[Callable[[ButtonEvent], bool | None]]
-
     @property
     def started(self) -> bool: ...
     @property
@@ -605,13 +600,10 @@ class BoardVoice:
     def attach(self, board: VoicedBoard) -> BoardVoice:
         self.board = board
         # Heard as every output is, and closed with the board (the speaker's thread).
-        board.add_output(self)
-        board.sources.append(self.source)
-        board.press_listeners.append(self.on_press)
-        board.deadlines.append(self.next_deadline)
-        # Stepped when something is due (below) or the speaker has news (it wakes the
+        # It polls (:meth:`poll`) and hears the presses first (:meth:`on_press`); stepped
+        # when something is due (its deadline) or the speaker has news (it wakes the
         # loop): the loop may sleep between.
-        board.waking_sources.append(self.source)
+        board.add_output(self)
         if self.speaker is not None:
             self.speaker.notify = board.wake
         return self
@@ -635,8 +627,14 @@ class BoardVoice:
         for event in events:
             self.sink(event)
 
+    #: Its poll needs no step but those it asks for (see firmware.app.outputs.BoardPort).
+    wakes = True
+
     def deadline(self) -> int | None:
-        return None  # the board asks next_deadline (one of its deadlines)
+        return self.next_deadline()
+
+    def poll(self, now: int) -> list[Event]:
+        return self.source(now)
 
     def next_deadline(self) -> int | None:
         """Now, when a request, a sentence for the pages or a new hint waits; else when

@@ -27,7 +27,6 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future
-from collections.abc import Callable
 from typing import Any, Protocol, TypeGuard
 
 from crownhead.firmware.app.snapshot import Snapshot
@@ -47,8 +46,6 @@ class AnalysingBoard(Protocol):
     """What the feed needs of the application (``App`` is one): to add it as an output
     and a source, its clock, and the analysis switch with the reason it stays off."""
 
-    sources: list[Callable[[int], list[Event]]]
-    waking_sources: list[Callable[[int], list[Event]]]
     analysis_wanted: bool
 
     @property
@@ -85,10 +82,7 @@ class AnalysisFeed:
     def attach(self, app: AnalysingBoard) -> None:
         """Hear ``app``'s snapshots and act on it in its main loop."""
         self.app = app
-        app.add_output(self)
-        app.sources.append(self.poll)
-        # It wakes the loop itself when a page asks (the hub's wake_board).
-        app.waking_sources.append(self.poll)
+        app.add_output(self)  # it polls, and wakes the loop itself when a page asks (wakes)
 
     # -- the server's thread ---------------------------------------------------------------
 
@@ -104,6 +98,9 @@ class AnalysisFeed:
         return future
 
     # -- the main loop ---------------------------------------------------------------------
+
+    #: Its poll needs no step but those it asks for (the hub's wake_board).
+    wakes = True
 
     def poll(self, now: int) -> list[Event]:
         if not self._asked:

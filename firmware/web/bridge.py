@@ -880,24 +880,16 @@ class WebLink(Link):
         return self.hub.next_deadline(now)
 
     def _gate_now(self, now: int) -> tuple[Any, ...] | None:
-        """What tells whether the view may have changed since the last poll: the game (the
-        snapshot's revision: pieces, conditions, clock paused or not, offers, seats...),
-        other roles lit, an event or a command that may change the board, the simulated
-        hand, a message, a new second (the rest: names, settings, the machine thinking).
+        """What tells whether the view may have changed since the last poll: the snapshot's
+        revision (pieces, conditions, clock paused or not, offers, seats, the roles lit,
+        the message, the simulated board and hand, the machine thinking...), an event or a
+        command that may change the board, a new second.
         Cheaper than the link's own test, which follows when this differs; None (never
         the same) without the application itself."""
         board, app = self.board, self.app
         if board is None or app is None or not app.started:
             return None  # no snapshot yet
-        sim = board.sim
-        return (
-            board.snapshot.revision,
-            app.lit_roles,
-            now // 1000,
-            self.changes,
-            app.message,
-            (len(sim.hand), len(sim.pieces)) if sim is not None else None,
-        )
+        return (board.snapshot.revision, now // 1000, self.changes)
 
     def answer(self, what: str, now: int) -> dict[str, Any]:
         """What the server asked the main loop: ``state`` (``GET /api/state``: the link's

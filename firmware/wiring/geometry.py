@@ -34,9 +34,14 @@ class BoardGeometry:
     square_mm: float = DEFAULT_SQUARE_MM
     #: The frame around the 8 x 8 squares.
     border_mm: float = 20.0
-    #: The reed switch stands upright in this hole at the square's centre (a glass body
-    #: of 2-2.5 mm, e.g. Comus MKA-14103).
-    reed_hole_mm: float = 3.0
+    #: The reed switch stands upright in this hole at the square's centre, its upper lead
+    #: bent back down beside the glass to the stripboard strip next to it (one strip,
+    #: 2.54 mm, away): the hole takes the glass and that lead side by side.
+    reed_hole_mm: float = 5.0
+    #: The widest reed glass the hole is made for (Comus MKA-14103: 2.2 mm; most 10-15 mm
+    #: reeds are 1.8-2.5 mm across) and its leads (0.5-0.6 mm).
+    reed_glass_mm: float = 2.5
+    reed_lead_mm: float = 0.6
     #: The LED beside it: a hole for its light through the sheet it sits under.
     led_hole_mm: float = 5.0
     #: The LED's centre from the square's centre, towards White (down the board).

@@ -19,7 +19,7 @@ import math
 from typing import NamedTuple
 
 from crownhead.firmware.wiring.geometry import BoardGeometry
-from crownhead.firmware.wiring.schematic import CONSOLE_PINS, SEP, pin_plan
+from crownhead.firmware.wiring.schematic import CONSOLE_PINS, SEP, SHIFT_INPUT_PINS, pin_plan
 from crownhead.squares import square_name
 
 __all__ = [
@@ -50,7 +50,6 @@ LADDER_AWG = 22
 JUMPER_AWG = 24
 SIGNAL_AWG = "26-28"
 #: The 74HC165's parallel inputs A-H: their DIP-16 pins.
-SHIFT_INPUT_PINS = {"A": 11, "B": 12, "C": 13, "D": 14, "E": 3, "F": 4, "G": 5, "H": 6}
 RIBBON = ("brown", "red", "orange", "yellow", "green", "blue", "violet", "grey", "white", "black")
 
 
@@ -390,19 +389,16 @@ def _power_section(option: str, g: BoardGeometry) -> list[str]:
         "+5V and GND strips of each cell | +5V and GND strips of the next cell of its rank | "
         f"red + black, {jumpers[0].awg} AWG | {jumpers[0].length_mm} |"
     )
+    # The wording of build.md's checklist: +5 V to a signal wire reads open; +5 V to GND
+    # does not with the LEDs soldered (they draw a little at rest), it only shows no short.
+    signals = "the chain's 3.3 V, SH/LD, CLK and QH wires" if option == "shift" else "every ROW and COL wire"
+    board = "the Pi" if option == "shift" else "the Pi or the Pico"
     lines += [
         "",
-        "Before the Pi or the Pico is connected: an ohmmeter from +5 V to every ROW and COL "
-        "wire and to GND must read open (more than 100 kΩ)"
-        if option != "shift"
-        else "",
+        f"Before {board} is connected: an ohmmeter from +5 V to {signals} must read open "
+        "(more than 100 kΩ), or a short would put 5 V on a GPIO; from +5 V to GND it shows "
+        "no short (well above 100 Ω; with the LEDs soldered it does not read open).",
     ]
-    if option == "shift":
-        lines[-1] = (
-            "Before the Pi is connected: an ohmmeter from +5 V to the chain's 3.3 V, SH/LD, CLK "
-            "and QH wires and to GND must read open (more than 100 kΩ)"
-        )
-    lines[-1] += "; a short there would put 5 V on a GPIO or short the supply."
     return lines
 
 
@@ -451,6 +447,7 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
     holes, strips = CELL_HOLES, len(STRIPS)
     left, top = 30.0, 24.0  # room for the labels
     width, height = left + holes * p + 125.0, top + strips * p + 40.0
+    full = height + 4.0  # the last note's second line
 
     def hx(i: float) -> float:
         return left + (i + 0.5) * p
@@ -473,13 +470,13 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
     }
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{fmt(width)}mm" height="{fmt(height)}mm" '
-        f'viewBox="0 0 {fmt(width)} {fmt(height)}" font-family="sans-serif">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{fmt(width)}mm" height="{fmt(full)}mm" '
+        f'viewBox="0 0 {fmt(width)} {fmt(full)}" font-family="sans-serif">',
         "<title>Crownhead: one square's cell on stripboard</title>",
         f'<text x="2" y="6" font-size="4">One square\'s cell on 0.1" stripboard ({holes} holes x {strips} strips, '
-        f"{fmt(holes * p)} x {fmt(strips * p)} mm): make 32.</text>",
-        '<text x="2" y="11" font-size="3">Component side up, strips run along the rank. No track cuts: '
-        "each strip is one net. The reed stands at the square's centre.</text>",
+        f"{fmt(holes * p)} x {fmt(strips * p)} mm):</text>",
+        '<text x="2" y="11" font-size="3">make 32. Component side up, strips run along the rank.</text>',
+        '<text x="2" y="15" font-size="3">No track cuts: each strip is one net. The reed stands at the square\'s centre.</text>',
     ]
     for k, name in enumerate(STRIPS):
         out.append(
@@ -530,18 +527,25 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
     out.append(
         f'<text x="{fmt(hx(9) + 2)}" y="{fmt(hy(-1.2))}" font-size="2.6">1N4148 upright, band down in ROW</text>'
     )
-    # The LED: a round WS2812B board glued beside the strips, four wires to them.
-    lx, ly = hx(3.5), hy(strips + 3.2)
+    # The LED: a round WS2812B board glued face up under its hole in the board's top,
+    # where the drill template puts it: straight towards White from the reed (down the
+    # drawing, across the strips), led_offset_mm away. It lies above the cell's lower
+    # edge; four wires go down to the strips.
+    lx, ly = hx(reed[0]), hy(reed[1]) + g.led_offset_mm
     out.append(
-        f'<circle class="led" cx="{fmt(lx)}" cy="{fmt(ly)}" r="5" fill="#fff" stroke="#c00" stroke-width="0.35"/>'
+        f'<circle class="led" cx="{fmt(lx)}" cy="{fmt(ly)}" r="5" fill="#fff" fill-opacity="0.6" stroke="#c00" '
+        'stroke-width="0.35" stroke-dasharray="1 0.6"/>'
     )
     out.append(
-        f'<text x="{fmt(lx + 7)}" y="{fmt(ly + 1)}" font-size="2.6">WS2812B (round board, facing up), '
-        f"{fmt(g.led_offset_mm)} mm from the reed towards White</text>"
+        f'<text x="{fmt(lx + 6)}" y="{fmt(ly + 2)}" font-size="2.6">WS2812B, round board facing up, glued under its hole in the top:</text>'
+    )
+    out.append(
+        f'<text x="{fmt(lx + 6)}" y="{fmt(ly + 5.5)}" font-size="2.6">{fmt(g.led_offset_mm)} mm from the reed towards White, '
+        "as on the drill template</text>"
     )
     for lead, at in led.items():
         out.append(
-            f'<path d="M{fmt(hx(at[0]))} {fmt(hy(at[1]))}L{fmt(lx + (at[0] - 3.5) * 1.6)} {fmt(ly - 4)}" stroke="#c00" stroke-width="0.25"/>'
+            f'<path d="M{fmt(hx(at[0]))} {fmt(hy(at[1]))}L{fmt(lx + (at[0] - 3.5) * 1.6)} {fmt(ly + 4)}" stroke="#c00" stroke-width="0.25"/>'
         )
         pad("led", lead, at)
     # The buses leaving the cell.
@@ -565,7 +569,11 @@ def stripboard_svg(g: BoardGeometry) -> bytes:
     )
     out.append(
         f'<text x="2" y="{fmt(height - 3)}" font-size="2.6">Before power, with no Pi or Pico connected: '
-        "an ohmmeter from +5V to every ROW and COL wire and to GND reads open.</text>"
+        "an ohmmeter from +5V to every ROW and COL wire reads open;</text>"
+    )
+    out.append(
+        f'<text x="2" y="{fmt(height + 1)}" font-size="2.6">from +5V to GND it shows no short '
+        "(with the LEDs soldered it does not read open).</text>"
     )
     out.append("</svg>")
     return ("\n".join(out) + "\n").encode()

@@ -24,6 +24,9 @@ from typing import Any, Literal
 
 from crownhead.firmware.files import atomic_write
 
+#: The 74HC165's parallel inputs and their DIP-16 pin numbers.
+SHIFT_INPUT_PINS = {"A": 11, "B": 12, "C": 13, "D": 14, "E": 3, "F": 4, "G": 5, "H": 6}
+
 __all__ = ["OPTIONS", "TITLES", "pin_plan", "draw", "labels_in_svg", "write_all", "check_all"]
 
 OPTIONS = ("gpio", "shift", "pico")
@@ -158,9 +161,16 @@ def _text(
     text: str,
     size: float = 10,
     halign: Literal["left", "center", "right"] = "left",
+    wrap: int = 0,
 ) -> None:
+    """A note at ``xy``; ``wrap``: at most that many characters a line (a long note
+    would run off the drawing's edge, which schemdraw does not widen for it)."""
+    import textwrap
+
     import schemdraw.elements as elm
 
+    if wrap:
+        text = textwrap.fill(text, wrap)
     d.add(elm.Label().at(xy).label(text, fontsize=size, halign=halign))
 
 
@@ -208,6 +218,7 @@ def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> N
         (px - 7.0, top - 0.4 - 4 * 1.6),
         "10 kΩ from each column to 3.3 V, never to 5 V (nor VBUS or VSYS on a Pico): the inputs are not 5 V tolerant",
         size=8,
+        wrap=56,
     )
 
 
@@ -222,14 +233,16 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     ic = d.add(
         elm.Ic(
             pins=[
+                # Listed bottom to top: 1A last, on top, so that the data line's label
+                # comes in above the tie of the other inputs, which never crosses it.
+                elm.IcPin(name="4A", pin="12", side="L"),
+                elm.IcPin(name="4OE", pin="13", side="L"),
+                elm.IcPin(name="3A", pin="9", side="L"),
+                elm.IcPin(name="3OE", pin="10", side="L"),
+                elm.IcPin(name="2A", pin="5", side="L"),
+                elm.IcPin(name="2OE", pin="4", side="L"),
                 elm.IcPin(name="1OE", pin="1", side="L"),
                 elm.IcPin(name="1A", pin="2", side="L"),
-                elm.IcPin(name="2OE", pin="4", side="L"),
-                elm.IcPin(name="2A", pin="5", side="L"),
-                elm.IcPin(name="3OE", pin="10", side="L"),
-                elm.IcPin(name="3A", pin="9", side="L"),
-                elm.IcPin(name="4OE", pin="13", side="L"),
-                elm.IcPin(name="4A", pin="12", side="L"),
                 elm.IcPin(name="GND", pin="7", side="B"),
                 elm.IcPin(name="1Y", pin="3", side="R"),
                 elm.IcPin(name="2Y", pin="6", side="R"),
@@ -256,7 +269,7 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     ys = [a[name][1] for name in ("1OE", "2OE", "2A", "3OE", "3A", "4OE", "4A")]
     d.add(elm.Line().at((tie_x, max(ys))).to((tie_x, min(ys) - 0.5)))
     d.add(elm.Ground())
-    _text(d, (tie_x - 0.3, max(ys) - 0.4), "unused gates: inputs and OE to ground", size=8, halign="right")
+    _text(d, (tie_x - 0.3, min(ys) - 0.2), "unused gates: inputs and OE to ground", size=8, halign="right")
     for name in ("2Y", "3Y", "4Y"):
         d.add(elm.Line().at(a[name]).right().length(0.4))
         _text(d, d.here, "n.c.", size=8)
@@ -346,9 +359,10 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
         d.add(elm.Ground())
         note = (
             "1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins; "
-            "for a separate LED supply, a fuse above its worst case (power budget in hardware.md)."
+            "a separate LED supply: a fuse above its worst case (hardware.md), a keyed DC jack, "
+            "and a 1N5822 after the fuse, +5 V to GND, band to +5 V (build.md)."
         )
-    _text(d, (x0 - 9.0, gnd - 1.6), note, size=9)
+    _text(d, (x0 - 9.0, gnd - 1.6), note, size=9, wrap=300)
 
 
 def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
@@ -465,6 +479,7 @@ def _others(d: Any, labels: list[str], x0: float, y0: float) -> float:
                 "collector left, base middle, emitter right (a 2N4401 is E B C: turn it round). "
                 "A piezo disc (e.g. TDK PS1240P02BT) may go on the pin through 100 Ω instead.",
                 size=8,
+                wrap=64,
             )
             y -= 4.0
             continue
@@ -487,7 +502,9 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
     for k, chip in enumerate((4, 3, 2, 1)):
         x = x0 + k * 13.0
         first = 8 * (chip - 1) + 1
-        pins = [elm.IcPin(name=letters[i], side="T", pin=str(first + i)) for i in range(8)]
+        # The DIP pin number where the symbol shows pin numbers (H is pin 6, A pin 11);
+        # the square an input reads is written above its pin, as "sq N".
+        pins = [elm.IcPin(name=letters[i], side="T", pin=str(SHIFT_INPUT_PINS[letters[i]])) for i in range(8)]
         pins += [  # left side, listed bottom to top
             elm.IcPin(name="CLK INH", side="L", pin="15"),
             elm.IcPin(name="CLK", side="L", pin="2"),
@@ -504,6 +521,9 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
             .label(f"74HC165 #{chip}: squares {first}-{first + 7}", loc="bottom", fontsize=10)
         )
         a = ic.absanchors
+        for i in range(8):
+            pin_x, pin_y = a[letters[i]]
+            _text(d, (pin_x, pin_y + 1.0), f"sq {first + i}", size=8, halign="center")
         if previous_qh is None:
             d.add(elm.Line().at(a["SER"]).left().length(0.8))
             d.add(elm.Vdd().label("3.3 V", fontsize=10))
@@ -541,7 +561,7 @@ def _shift_chain(d: Any, plan: dict[str, str], x0: float, y0: float) -> None:
     _text(
         d,
         (detail_x, detail_y + 3.4),
-        "every input A-H of every chip (32 in all; the number above an input is its square):",
+        'every input A-H of every chip (32 in all; "sq N" above an input: the square it reads):',
         size=10,
     )
     d.add(elm.Vdd().at((detail_x + 1, detail_y + 2.4)).label("3.3 V", fontsize=10))

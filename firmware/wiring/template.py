@@ -20,13 +20,23 @@ put every hole under a light square.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from datetime import datetime, timezone
 
 from crownhead.firmware.wiring.geometry import BoardGeometry
 from crownhead.squares import square_name
 
-__all__ = ["PAPERS", "SIDES", "template_svg", "template_pdf", "tiles", "seam_marks", "Mark", "hole_positions"]
+__all__ = [
+    "PAPERS",
+    "SIDES",
+    "template_svg",
+    "template_pdf",
+    "tiles",
+    "seam_marks",
+    "Mark",
+    "draw_mark",
+    "hole_positions",
+]
 
 #: Paper sizes, portrait, in mm.
 PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -35,13 +45,23 @@ SIDES = ("top", "underside")
 MARGIN_MM = 10.0  # most printers cannot print nearer the edge
 HEADER_MM = 16.0  # the sheet's title, its place and the scale bar
 OVERLAP_MM = 12.0  # each sheet repeats this much of its neighbours: glue along it
-MARK_MM = 4.0  # the alignment marks in the overlaps: a circle with a cross
+MARK_MM = 4.0  # the alignment marks in the overlaps: a diamond with a cross (draw_mark)
 LABEL_BELOW = 0.5  # square labels: this fraction of a square below the centre, less a little
 _FIXED_DATE = datetime(2025, 1, 1, tzinfo=timezone.utc)  # the same bytes on every run
 
 
 def _fmt(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+#: A sans-serif character's width, on average, as a fraction of the font size (an
+#: estimate on the generous side: the tests hold every text to it).
+CHAR_EM = 0.55
+
+
+def _fit(text: str, size: float, width: float) -> str:
+    """The font size, at most ``size``, at which ``text`` fits in ``width`` mm."""
+    return _fmt(min(size, math.floor(width / (len(text) * CHAR_EM) * 10) / 10))
 
 
 def _label_y(g: BoardGeometry, cy: float) -> float:
@@ -88,16 +108,19 @@ def template_svg(g: BoardGeometry, side: str = "top") -> bytes:
     size = g.size_mm
     top = 18.0  # room for the title above the board
     height = size + top + 14.0
+    title = f"{_title(g, side)} Print at 100 % (actual size)."
+    legend = (
+        f"+ reed switch, upright: {_fmt(g.reed_hole_mm)} mm hole at the centre. "
+        f"o LED: {_fmt(g.led_hole_mm)} mm hole, {_fmt(g.led_offset_mm)} mm towards White."
+    )
     out = [
         '<?xml version="1.0" encoding="UTF-8"?>',
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{_fmt(size)}mm" height="{_fmt(height)}mm" '
         f'viewBox="0 {_fmt(-top)} {_fmt(size)} {_fmt(height)}" font-family="sans-serif">',
         f"<title>Crownhead drill template, {_fmt(g.square_mm)} mm squares"
         f"{', UNDERSIDE (mirrored)' if mirror else ''}</title>",
-        f'<text x="2" y="{_fmt(-10)}" font-size="{4 if mirror else 5}">{_title(g, side)} '
-        "Print at 100 % (actual size).</text>",
-        f'<text x="2" y="{_fmt(-4)}" font-size="3.5">+ reed switch, upright: {_fmt(g.reed_hole_mm)} mm hole at the centre. '
-        f"o LED: {_fmt(g.led_hole_mm)} mm hole, {_fmt(g.led_offset_mm)} mm towards White.</text>",
+        f'<text x="2" y="{_fmt(-10)}" font-size="{_fit(title, 4 if mirror else 5, size - 4)}">{title}</text>',
+        f'<text x="2" y="{_fmt(-4)}" font-size="{_fit(legend, 3.5, size - 4)}">{legend}</text>',
         f'<rect x="0" y="0" width="{_fmt(size)}" height="{_fmt(size)}" fill="none" stroke="#000" stroke-width="0.3"/>',
     ]
     b, s = g.border_mm, g.square_mm
@@ -168,20 +191,71 @@ class Mark(NamedTuple):
 def seam_marks(g: BoardGeometry, paper: str) -> list[Mark]:
     """Two alignment marks in the middle of every overlap strip, so that both sheets
     print each at the same place of the board (where a strip is blank paper, they are
-    all there is to align by)."""
+    all there is to align by). Each lies on a line between two squares (or in the
+    frame), never inside a square, and clear of every reed and LED hole of both sides'
+    templates, near a quarter and three quarters along its strip."""
     cols, rows, win_w, win_h = tiles(g, paper)
     step_x, step_y = win_w - OVERLAP_MM, win_h - OVERLAP_MM
+    s, b = g.square_mm, g.border_mm
+    holes = [
+        (centre, diameter)
+        for side in SIDES
+        for reed, led in hole_positions(g, side).values()
+        for centre, diameter in ((reed, g.reed_hole_mm), (led, g.led_hole_mm))
+    ]
+    lines = [b + k * s for k in range(9)]  # the squares' edges, across and down the board
+    # The frame's middle, and blank paper beyond the board where a sheet reaches past it.
+    frame = [b / 2, g.size_mm - b / 2] + [g.size_mm + 10 * k for k in range(1, 30)]
+
+    def clear(x: float, y: float) -> bool:
+        return all(math.dist((x, y), c) >= MARK_MM / 2 + d / 2 + 1 for c, d in holes)
+
+    def place(lo: float, hi: float, wanted: float, fixed: float, down: bool, taken: list[float]) -> float:
+        room = MARK_MM + 3  # the mark and its name inside the shared part of both sheets
+        spots = [
+            v
+            for v in lines + frame
+            if lo + room <= v <= hi - room
+            and all(abs(v - t) > 2 * room for t in taken)
+            and clear(*((fixed, v) if down else (v, fixed)))
+        ]
+        if not spots:
+            raise ValueError(f"no clear place for an alignment mark between {lo:g} and {hi:g} mm")
+        return min(spots, key=lambda v: (abs(v - wanted), v))
+
     marks = []
     for r in range(rows):
         for c in range(cols):
-            for f in (0.25, 0.75):
-                if c + 1 < cols:  # the strip shared with the sheet to the right
-                    x = (c + 1) * step_x + OVERLAP_MM / 2
-                    marks.append(Mark(x, r * step_y + f * win_h, f"{sheet_name(r, c)}|{sheet_name(r, c + 1)}", True))
-                if r + 1 < rows:  # the strip shared with the sheet below
-                    y = (r + 1) * step_y + OVERLAP_MM / 2
-                    marks.append(Mark(c * step_x + f * win_w, y, f"{sheet_name(r, c)}|{sheet_name(r + 1, c)}", False))
+            # The part of this sheet no other row (column) of sheets prints: a mark there
+            # is on exactly the two sheets it names.
+            top = r * step_y + (OVERLAP_MM if r > 0 else 0.0)
+            bottom = r * step_y + win_h - (OVERLAP_MM if r + 1 < rows else 0.0)
+            left = c * step_x + (OVERLAP_MM if c > 0 else 0.0)
+            right = c * step_x + win_w - (OVERLAP_MM if c + 1 < cols else 0.0)
+            if c + 1 < cols:  # the strip shared with the sheet to the right
+                x = (c + 1) * step_x + OVERLAP_MM / 2
+                taken: list[float] = []
+                for f in (0.25, 0.75):
+                    y = place(top, bottom, r * step_y + f * win_h, x, True, taken)
+                    taken.append(y)
+                    marks.append(Mark(x, y, f"{sheet_name(r, c)}|{sheet_name(r, c + 1)}", True))
+            if r + 1 < rows:  # the strip shared with the sheet below
+                y = (r + 1) * step_y + OVERLAP_MM / 2
+                taken = []
+                for f in (0.25, 0.75):
+                    x = place(left, right, c * step_x + f * win_w, y, False, taken)
+                    taken.append(x)
+                    marks.append(Mark(x, y, f"{sheet_name(r, c)}|{sheet_name(r + 1, c)}", False))
     return marks
+
+
+def draw_mark(pdf: Any, px: float, py: float) -> None:
+    """An alignment mark: a diamond with a cross through it, unlike a hole (a circle
+    with a cross), so that no one drills it."""
+    h = MARK_MM / 2
+    pdf.polygon([(px, py - h), (px + h, py), (px, py + h), (px - h, py)])
+    pdf.line(px - MARK_MM, py, px + MARK_MM, py)
+    pdf.line(px, py - MARK_MM, px, py + MARK_MM)
 
 
 def template_pdf(g: BoardGeometry, paper: str = "a4", side: str = "top") -> bytes:
@@ -280,10 +354,10 @@ def template_pdf(g: BoardGeometry, paper: str = "a4", side: str = "top") -> byte
                     pdf.text(cx - w / 2, _label_y(g, cy - y0 + oy) + y0 - oy, label)
                 pdf.set_font("helvetica", size=7)
                 for mark in seam_marks(g, paper):
+                    if sheet not in mark.name.split("|"):
+                        continue  # another seam's mark: this sheet does not print it
                     px, py = at(mark.x, mark.y)
-                    pdf.circle(x=px, y=py, radius=MARK_MM / 2)
-                    pdf.line(px - MARK_MM, py, px + MARK_MM, py)
-                    pdf.line(px, py - MARK_MM, px, py + MARK_MM)
+                    draw_mark(pdf, px, py)
                     # The name where the 12 mm strip has room for it on both sheets.
                     if mark.down:
                         pdf.text(px - pdf.get_string_width(mark.name) / 2, py + MARK_MM + 2.5, mark.name)

@@ -685,7 +685,7 @@ static PyGetSetDef Table_getset[] = {
 static PySequenceMethods Table_as_sequence = {.sq_length = (lenfunc)Table_length};
 
 static PyTypeObject TableType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rules.engine._native.Table",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crownhead.rules.engine._native.Table",
     .tp_doc = "The native transposition table (24-byte slots) and the history scores of quiet moves.",
     .tp_basicsize = sizeof(TableObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -972,7 +972,7 @@ static PyMethodDef Probe_methods[] = {
 };
 
 static PyTypeObject ProbeType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rules.engine._native.Probe",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crownhead.rules.engine._native.Probe",
     .tp_basicsize = sizeof(ProbeObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
@@ -1421,7 +1421,7 @@ static int Searcher_init(SearcherObject *self, PyObject *args, PyObject *kw) {
                                      &probe))
         return -1;
     if (probe != Py_None && !PyObject_TypeCheck(probe, &ProbeType)) {
-        PyErr_SetString(PyExc_TypeError, "probe must be a rules.engine._native.Probe or None");
+        PyErr_SetString(PyExc_TypeError, "probe must be a crownhead.rules.engine._native.Probe or None");
         return -1;
     }
     if (!weights_set) {
@@ -1515,13 +1515,33 @@ static PyObject *Searcher_call(SearcherObject *self, PyObject *args, PyObject *k
 
 static PyObject *Searcher_get_nodes(SearcherObject *self, void *unused) { return PyLong_FromLongLong(self->nodes); }
 
+static PyObject *Searcher_get_deadline(SearcherObject *self, void *unused) {
+    if (!self->has_deadline) Py_RETURN_NONE;
+    return PyFloat_FromDouble(self->deadline);
+}
+
+/* The time manager moves the deadline between iterations and root moves (search.py). */
+static int Searcher_set_deadline(SearcherObject *self, PyObject *value, void *unused) {
+    if (value == NULL || value == Py_None) {
+        self->has_deadline = 0;
+        return 0;
+    }
+    double t = PyFloat_AsDouble(value);
+    if (t == -1.0 && PyErr_Occurred()) return -1;
+    self->deadline = t;
+    self->has_deadline = 1;
+    return 0;
+}
+
 static PyGetSetDef Searcher_getset[] = {
     {"nodes", (getter)Searcher_get_nodes, NULL, "Positions searched so far.", NULL},
+    {"deadline", (getter)Searcher_get_deadline, (setter)Searcher_set_deadline,
+     "When the tree stops (the engine's clock), or None.", NULL},
     {NULL},
 };
 
 static PyTypeObject SearcherType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rules.engine._native.Searcher",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "crownhead.rules.engine._native.Searcher",
     .tp_doc = "One search's tree walk: called as negamax(own, opp, kings, black, key, depth, alpha, beta, ply, quiet).",
     .tp_basicsize = sizeof(SearcherObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -1716,7 +1736,7 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "rules.engine._native", "The native search core (see rules/engine/_native.c).", -1,
+    PyModuleDef_HEAD_INIT, "crownhead.rules.engine._native", "The native search core (see rules/engine/_native.c).", -1,
     module_methods,
 };
 

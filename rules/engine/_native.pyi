@@ -20,6 +20,7 @@ class Table:
 
 class Searcher:
     nodes: int
+    deadline: float | None
     def __init__(
         self,
         *,

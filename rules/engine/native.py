@@ -32,12 +32,15 @@ from crownhead.rules.engine.zobrist import KING_SQUARE, MAN_SQUARE, SIDE
 #: The environment variable the ``crownhead`` command and the tests pass to :func:`choose`.
 ENV = "CROWNHEAD_ENGINE"
 
+
 _built: ModuleType | None
 try:
     import crownhead.rules.engine._native as _native
 except ImportError as error:  # not built: no compiler at install time, or a source tree
     _built = None
-    _missing = f"the native search core was not built ({error}); reinstall with a C compiler (gcc) present"
+    # Why it was not built is the installation's to tell (crownhead.extras.native_cause):
+    # finding out looks at the machine, which the rules core never does.
+    _missing = f"the native search core was not built ({error})"
 else:
     _native.set_keys(MAN_SQUARE, KING_SQUARE, SIDE)
     _native.set_weights(native_weights())
@@ -122,4 +125,14 @@ def describe() -> str:
     return "native search core (C), built at install"
 
 
-__all__ = ["ENV", "built", "choose", "core", "describe", "module", "probe_of", "reload_weights", "wanted"]
+__all__ = [
+    "ENV",
+    "built",
+    "choose",
+    "core",
+    "describe",
+    "module",
+    "probe_of",
+    "reload_weights",
+    "wanted",
+]

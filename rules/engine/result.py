@@ -64,6 +64,108 @@ def worth_another(marks: list[float] | list[int], budget: float) -> bool:
     return budget - marks[-1] >= last * growth / 2
 
 
+#: The time policies (``Engine.time_policy``): ``budget`` (:class:`TimeManager`) uses the
+#: whole budget and more on unstable moves; ``classic`` is the policy before it (a new
+#: iteration while half of its expected time is left, the budget a hard stop), kept
+#: selectable for comparing the two (``bench/timeuse.py``).
+TIME_POLICIES = ("budget", "classic")
+#: A new iteration starts while the time left is at least this share of its expected
+#: time (the previous best, searched first, is most of it; what else gets searched may
+#: change the move, and stays in the table for the next move).
+START_SHARE = 0.3
+#: A fall of the score between iterations (centi-men) that earns more time; twice it,
+#: twice as much.
+DROP = 30
+#: The most the nominal budget is stretched by (when the hard limit leaves room).
+EXTEND_CAP = 2.0
+#: The stretch a changed best move or a fall of :data:`DROP` adds (a fall of twice it,
+#: twice this).
+EXTEND_STEP = 0.5
+#: Iterations shallower than this say too little to earn more time.
+MIN_EXTEND_DEPTH = 4
+#: Scores from here up (either way) are won or lost positions: no extension on them.
+_DECIDED = 7_000
+
+
+class TimeManager:
+    """When an iterative-deepening search stops: the ``budget`` policy.
+
+    ``started``: when the search started on its clock; ``nominal``: when the budget runs
+    out; ``hard``: the time never passed (the caller's hard limit: ``max_movetime_ms``
+    or ``deadline_ms``; without one, the nominal end). :attr:`stop_at` is the deadline
+    the tree checks now; it starts at ``nominal`` and is moved later, up to
+    :data:`EXTEND_CAP` times the budget and never past ``hard``, when the best move
+    changes between iterations or the score falls (:meth:`finished`), or when the
+    previous best move, searched first, falls in the new iteration (:meth:`first_done`).
+    A new iteration starts while the time left before :attr:`stop_at` is at least
+    :data:`START_SHARE` of what it is expected to take (:func:`worth_another`'s estimate).
+
+    >>> tm = TimeManager(0, 300, 600)
+    >>> tm.finished(4, 40, "a", 10), tm.stop_at     # stable: the nominal end
+    (True, 300)
+    >>> tm.finished(5, 100, "b", 12), tm.stop_at    # the best move changed: 1.5x
+    (True, 450.0)
+    >>> tm.finished(6, 200, "b", -60), tm.stop_at   # the score fell by 72: 2x, the cap
+    (True, 600)
+    >>> tm.finished(7, 560, "b", -60)               # the next would take ~450: 40 left
+    False
+    >>> TimeManager(0, 300, 300).finished(5, 100, "x", -500)   # no room past the budget
+    True
+    """
+
+    def __init__(self, started: float, nominal: float, hard: float) -> None:
+        self.started = started
+        self.nominal = min(nominal, hard)
+        self.hard = hard
+        self.stop_at = self.nominal
+        self.stretch = 1.0
+        self.marks: list[float] = []
+        self.best: object = None
+        self.score: int | None = None
+        self._first_depth = 0
+
+    def _stretch(self, by: float) -> None:
+        self.stretch = min(EXTEND_CAP, self.stretch + by)
+        budget = self.nominal - self.started
+        self.stop_at = min(self.hard, max(self.stop_at, self.started + budget * self.stretch))
+
+    def _fall(self, score: int) -> float:
+        """The stretch a fall from the last iteration's score to ``score`` earns."""
+        if self.score is None or abs(self.score) >= _DECIDED or abs(score) >= _DECIDED:
+            return 0.0
+        fall = self.score - score
+        return 2 * EXTEND_STEP if fall >= 2 * DROP else EXTEND_STEP if fall >= DROP else 0.0
+
+    def finished(self, depth: int, now: float, best: object, score: int) -> bool:
+        """Iteration ``depth`` finished at ``now`` with ``best`` scoring ``score``:
+        whether to start the next one (:attr:`stop_at` may have moved)."""
+        if depth >= MIN_EXTEND_DEPTH:
+            by = self._fall(score) + (EXTEND_STEP if self.best is not None and best != self.best else 0.0)
+            if by:
+                self._stretch(by)
+        self.best, self.score = best, score
+        self.marks.append(now - self.started)
+        durations = [b - a for a, b in zip([0.0, *self.marks[:-1]], self.marks)]
+        last = durations[-1]
+        if len(durations) >= 3 and durations[-3] > 0:
+            growth = min(max((last / durations[-3]) ** 0.5, MIN_GROWTH), MAX_GROWTH)
+        else:
+            growth = GROWTH
+        return self.stop_at - now >= last * growth * START_SHARE
+
+    def first_done(self, depth: int, score: int) -> bool:
+        """The previous best move, searched first in iteration ``depth``, scored
+        ``score``: whether :attr:`stop_at` moved (a fall earns time to find better)."""
+        if depth < MIN_EXTEND_DEPTH or depth == self._first_depth:
+            return False  # once an iteration (an aspiration window's re-search repeats it)
+        self._first_depth = depth
+        by = self._fall(score)
+        before = self.stop_at
+        if by:
+            self._stretch(by)
+        return self.stop_at != before
+
+
 class SearchTimeout(Exception):
     """The deadline passed inside the tree: the search unwinds to its root at once."""
 
@@ -115,4 +217,13 @@ class EngineState(Protocol):
     history_scores: dict[int, int]
 
 
-__all__ = ["Clock", "EngineState", "SearchResult", "SearchTimeout", "monotonic_ms", "worth_another"]
+__all__ = [
+    "TIME_POLICIES",
+    "Clock",
+    "EngineState",
+    "SearchResult",
+    "SearchTimeout",
+    "TimeManager",
+    "monotonic_ms",
+    "worth_another",
+]

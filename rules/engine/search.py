@@ -51,8 +51,12 @@ ply deep, finishes almost at once. Within an iteration:
 * **Time**: the clock is read every 128 nodes; when the deadline passes the search stops
   at once and the best move so far is returned (the best of the moves the unfinished
   iteration got through, the previous best among them, searched first). A new
-  iteration starts while the time left is at least half of what it is expected to
-  take (the last one's time, times how much iterations grew over the last two). A node
+  iteration starts while the time left is at least a third of what it is expected to
+  take (the last one's time, times how much iterations grew over the last two), so the
+  budget is used; with a hard limit beyond it (``max_movetime_ms``) a move whose best
+  changes between iterations, or whose score falls, gets up to twice the budget
+  (:class:`~crownhead.rules.engine.result.TimeManager`; ``Engine.time_policy =
+  "classic"``: the policy before, which wanted half an iteration's time left). A node
   budget (``nodes=``) stops the search the same way, for runs that must not depend on
   the machine. A search leaves no reference cycle behind: Python's cycle collector,
   coming round to one inside a later search, spent up to 90 ms there freeing what it
@@ -84,9 +88,11 @@ from crownhead.rules.engine.evaluation import evaluate_boards
 from crownhead.rules.engine.egdb import WON, EndgameProbe, outcome
 from crownhead.rules.engine.levels import Strength, strength as strength_of
 from crownhead.rules.engine.result import (
+    TIME_POLICIES,
     Clock,
     SearchResult,
     SearchTimeout,
+    TimeManager,
     monotonic_ms,
     worth_another,
 )
@@ -139,6 +145,7 @@ class GameLimits(TypedDict, total=False):
     """The limits of :meth:`Engine.search` for a search whose history is the game's."""
 
     movetime_ms: float | None
+    max_movetime_ms: float | None
     depth: int | None
     strength: int | Strength | None
     book: bool | None
@@ -315,6 +322,10 @@ class Engine:
         self.threats = True
         #: The root's aspiration window either side of the last score (0: none).
         self.aspiration = ASPIRATION
+        #: When a timed search stops (:data:`~crownhead.rules.engine.result.TIME_POLICIES`):
+        #: ``budget`` (:class:`~crownhead.rules.engine.result.TimeManager`) or ``classic``,
+        #: the policy before it, kept for comparisons (bench/timeuse.py).
+        self.time_policy = "budget"
 
     @property
     def verify_keys(self) -> bool:
@@ -379,6 +390,7 @@ class Engine:
         quiet_plies: int | None = None,
         nodes: int | None = None,
         exclude: Iterable[Move] = (),
+        max_movetime_ms: float | None = None,
     ) -> SearchResult:
         """Search ``position`` and return the best move found.
 
@@ -396,6 +408,15 @@ class Engine:
         comparing versions of the engine move for move. ``exclude``: root moves left out
         (the second best move is the best of the others: ``crownhead analyse --lines``);
         with every move left out the result has no move, and no book move is played.
+
+        Time (``Engine.time_policy`` ``budget``, see
+        :class:`~crownhead.rules.engine.result.TimeManager`): the search uses its whole
+        ``movetime_ms``, starting another iteration while a good part of it is expected
+        to fit. ``max_movetime_ms`` (at least ``movetime_ms``) is a hard limit further
+        on: a move whose best changes between iterations, or whose score falls, may
+        take up to twice ``movetime_ms`` within it. Without it ``movetime_ms`` is never
+        passed (by more than the nodes between two reads of the clock), nor is
+        ``deadline_ms`` ever.
         """
         started = self.clock()
         level = strength_of(strength) if strength is not None else None
@@ -405,6 +426,10 @@ class Engine:
             raise ValueError(f"movetime_ms must be positive, not {movetime_ms}")
         if nodes is not None and nodes < 1:
             raise ValueError(f"nodes must be 1 or more, not {nodes}")
+        if max_movetime_ms is not None and max_movetime_ms <= 0:
+            raise ValueError(f"max_movetime_ms must be positive, not {max_movetime_ms}")
+        if self.time_policy not in TIME_POLICIES:
+            raise ValueError(f"time_policy is one of {TIME_POLICIES}, not {self.time_policy!r}")
         max_depth = depth if depth is not None else MAX_DEPTH
         budget = movetime_ms
         if level is not None:
@@ -414,9 +439,17 @@ class Engine:
         if budget is None and depth is None and deadline_ms is None and nodes is None:
             budget = DEFAULT_MOVETIME_MS
         deadline = deadline_ms
+        hard = deadline
         if budget is not None:
             end = started + budget
             deadline = end if deadline is None else min(deadline, end)
+            # The hard limit: max_movetime_ms when given (never below the budget), and
+            # deadline_ms always.
+            hard = started + max(budget, max_movetime_ms) if max_movetime_ms is not None else deadline
+            if deadline_ms is not None:
+                hard = min(hard, deadline_ms)
+            if level is not None:
+                hard = min(hard, started + level.movetime_ms)  # a level's time is its cap
 
         if not general.plays_fast(self.rules):
             # Flying kings, giveaway, huffing...: the general search (no English book).
@@ -452,7 +485,7 @@ class Engine:
 
         if quiet_plies is None:
             quiet_plies = quiet_plies_of(history, position)
-        run = _Run(self, position, legal, history, deadline, started, quiet_plies, nodes)
+        run = _Run(self, position, legal, history, deadline, started, quiet_plies, nodes, hard)
         want_scores = level is not None and level.mistake_rate > 0
         best, score, done = run.iterate(max_depth, all_scores=want_scores)
         chosen = best
@@ -528,15 +561,19 @@ class _Run:
         started: float,
         quiet: int = 0,
         max_nodes: int | None = None,
+        hard: float | None = None,
     ) -> None:
         self.engine = engine
         self.position = position
+        #: When the budget runs out, and the limit never passed (see TimeManager).
         self.deadline = deadline
+        self.hard = hard if hard is not None else deadline
         self.started = started
         self.max_nodes = max_nodes
         self.nodes = 0
         self._count: Callable[[], int] = lambda: 0
         self._release: Callable[[], None] = lambda: None
+        self._set_deadline: Callable[[float | None], None] = lambda _at: None
         self.root_scores: dict[Move, int] = {}
         self.root_key = zobrist.key_of(position)
         # A position that stood twice before in the game would stand a third time: a draw
@@ -662,6 +699,10 @@ class _Run:
         negamax = self._make_negamax()
         spent: list[float] = []  # time (or nodes) used when each iteration finished
         used: list[int] = []
+        manager: TimeManager | None = None
+        if self.deadline is not None and engine.time_policy == "budget":
+            assert self.hard is not None
+            manager = TimeManager(self.started, self.deadline, self.hard)
         for depth in range(1, limit + 1):
             # Aspiration: the score is searched for near the last iteration's, within
             # Engine.aspiration either way; the tree of a narrow window is smaller. When
@@ -695,6 +736,8 @@ class _Run:
                             if score > alpha:
                                 score = -negamax(own, opp, kings, black_child, key, depth - 1, -high, -alpha, 1, quiet)
                         scores[move] = score
+                        if i == 0 and manager is not None and manager.first_done(depth, score):
+                            self._set_deadline(manager.stop_at)  # it fell: time to find better
                         if score >= high or (i == 0 and score <= low):
                             outside = True  # beyond the window: search again with the whole
                             if score >= high:
@@ -735,7 +778,11 @@ class _Run:
             # of what it is expected to take: the previous best, searched first, takes
             # most of an iteration, so it then usually finishes, and whatever is searched
             # stays in the table for the next move.
-            if self.deadline is not None:
+            if manager is not None:
+                if not manager.finished(depth, clock(), best_move, best_score):
+                    break
+                self._set_deadline(manager.stop_at)
+            elif self.deadline is not None:
                 now = clock()
                 spent.append(now - self.started)
                 if not worth_another(spent, self.deadline - self.started):
@@ -804,6 +851,11 @@ class _Run:
             probe=native.probe_of(egdb) if egdb is not None else None,
         )
         self._count = lambda: searcher.nodes
+
+        def set_deadline(at: float | None) -> None:
+            searcher.deadline = at
+
+        self._set_deadline = set_deadline
         negamax: Callable[..., int] = searcher
         return negamax
 
@@ -1262,6 +1314,10 @@ class _Run:
         def count() -> int:
             return nodes
 
+        def set_deadline(at: float | None) -> None:
+            nonlocal deadline
+            deadline = at
+
         def release() -> None:
             # negamax calls itself through this scope: a reference cycle, which kept all
             # the closure holds (a dropped engine's transposition table among it) until
@@ -1272,6 +1328,7 @@ class _Run:
 
         self._count = count
         self._release = release
+        self._set_deadline = set_deadline
         return negamax
 
 

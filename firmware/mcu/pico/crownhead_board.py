@@ -65,6 +65,7 @@ BUTTON_PINS = (
 # -- timing -------------------------------------------------------------------------------
 
 HEARTBEAT_MS = 1000  # an OCC report at least this often (the Pi drops the link after 3 s)
+CHECK_MS = 1000  # the idle-column wiring check, this often whatever the reports do
 SETTLE_US = 10  # after selecting a row, before reading the columns
 BUTTON_STABLE_MS = 20  # a button level must hold this long to count
 WATCHDOG_MS = 2000  # the chip resets when the loop stalls this long (rp2: at most 8388)
@@ -307,6 +308,7 @@ class Board:
         # selected) and the FAULT line for each mask, made now: the check runs under
         # the locked heap.
         self.fault = 0
+        self._checked_at = now
         self._fault_lines = [fault_line(mask) for mask in range(16)]
         self._errors = {
             "bad-line": encode_line("ERR bad-line not a protocol line"),
@@ -333,8 +335,10 @@ class Board:
         """The wiring check the Pi's own matrix makes: every column must read high
         while no row is selected. A column low then (shorted to ground, or a row wire
         on ground under a closed switch) would show its squares occupied for ever; the
-        Pi hears ``FAULT col-low ...`` instead, with every heartbeat while it lasts,
-        and ``FAULT none`` once when it clears. Allocates nothing."""
+        Pi hears ``FAULT col-low ...`` instead, once a second while it lasts (with
+        pieces moving too: the check keeps its own time, not the heartbeat's), and
+        ``FAULT none`` once when it clears. Allocates nothing."""
+        self._checked_at = self.ticks_ms()
         low = self.matrix.idle_low()
         if low or self.fault:
             self.usb.write(self._fault_lines[low])
@@ -373,7 +377,7 @@ class Board:
         Allocates nothing (checked under ``micropython.heap_lock`` in the tests).
         """
         scan = self._scan
-        if ticks_diff(self.ticks_ms(), self._reported_at) >= HEARTBEAT_MS:
+        if ticks_diff(self.ticks_ms(), self._checked_at) >= CHECK_MS:
             self.check_columns()  # once a second, before the scan: the rows released since the last
         self.matrix.scan(scan)
         self.scans = count_up(self.scans)  # 2**30 scans is 40 days at 313 a second
