@@ -29,6 +29,7 @@ from crownhead.firmware.remote.settings import RemoteConfig
 from crownhead.firmware.remote.link import RemoteLink
 from crownhead.firmware.remote.parts import FarBoard
 from crownhead.firmware.remote.transport import RemoteTransport
+from crownhead.firmware.storage.store import CURRENT
 from crownhead.hal.clock import Clock
 
 __all__ = ["Absence", "remote_link", "remote_settings"]
@@ -72,7 +73,11 @@ def remote_link(
     link = RemoteLink(transport, LinkConfig(plays=agreement.plays), away=agreement.invitation.away)
     # The game is named from the invitation on both boards (the one in play, after a
     # restart: as the journal kept it), whichever board starts first or starts again.
-    link.begin_agreed(agreement.invitation.code, agreement.invitation.start(), transport.journal.game)
+    # (No game saved in progress while the journal names one: that game ended and was
+    # filed away before the board went off.)
+    saved = transport.journal.game
+    over = saved is not None and not (state_dir / CURRENT).exists()
+    link.begin_agreed(agreement.invitation.code, agreement.invitation.start(), saved, over=over)
     return link
 
 

@@ -86,6 +86,14 @@ class FarPolicy(LinkPolicy):
         self._peer_offer: int | None = None
         # The takeback this board asked for (the ply of the last move then), while it stands.
         self._asked: int | None = None
+        # The other board's takeback of this side's last move (the ply), agreed there, not
+        # yet made here (this board was setting its pieces up when it came).
+        self._agreed: int | None = None
+        # The other side's move (its ply and path) this board took back on its request,
+        # until the other board says it took it back too: a greeting of the other board
+        # from before then (it was switched off and on meanwhile) still has it, and must
+        # not show it again here.
+        self._undone: tuple[int, list[int]] | None = None
         # The takeback the other side asked for (the ply), while it stands.
         self._asked_here: int | None = None
         # The other side's takeback request (the ply) not yet put to the people here: it
@@ -151,7 +159,7 @@ class FarPolicy(LinkPolicy):
             keeper.called_elsewhere = frozenset() if self.calls_far_flag else frozenset({_colour(self.far)})
 
     def polled(self, now: int) -> list[Event]:
-        return self._put_offer(now) + self._put_request(now)
+        return self._take_agreed(now) + self._put_offer(now) + self._put_request(now)
 
     def heard(self, event: Event) -> None:
         link = self.link
@@ -165,7 +173,8 @@ class FarPolicy(LinkPolicy):
             link.peer.forget_from(event.ply)
         elif isinstance(event, (NewGame, GameOver)):
             # A request stands no longer once the game is over (nothing is taken back then).
-            self._peer_offer = self._asked = self._asked_here = self._peer_request = None
+            self._peer_offer = self._asked = self._asked_here = self._peer_request = self._agreed = None
+            self._undone = None
 
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
         """The other side's own draw offer, put to the people here, is not sent back; a
@@ -186,17 +195,48 @@ class FarPolicy(LinkPolicy):
         if kind == "move" and link.linked and data.get("side") == self.far:
             self._heard_times(data)
         elif kind in ("hello", "state") and link.linked:
+            self._forget_undone(data)
             self._heard_state_times(data)
+            if kind == "hello":  # (either board just connected: the other greets, or answers)
+                self._offer_again(now)
+        elif kind == "takeback" and self._undone is not None and data.get("ply") == self._undone[0]:
+            self._undone = None  # taken back there too
         return False
 
+    def _forget_undone(self, data: dict[str, Any]) -> None:
+        """A greeting (or state) of the other board still showing the move this board
+        took back on its request (the other board went off before it heard): its last
+        move is left out, so it is not shown here again (the takeback reaches that board
+        from this one's journal and it takes the move back too)."""
+        undone = self._undone
+        state = data.get("state") if data.get("event") == "hello" else data
+        if undone is None or not isinstance(state, dict):
+            return
+        last = state.get("last")
+        if state.get("ply") == undone[0] and isinstance(last, dict) and last.get("path") == undone[1]:
+            del state["last"]
+
     def peer_followed(self, data: dict[str, Any], now: int) -> None:
-        app = self.link.app
-        if data.get("event") == "takeback" and self._asked is not None and app is not None:
-            ply, game = data.get("ply"), app.game
-            if ply == self._asked == game.ply and not app.resuming and app.setting_up is None:
-                # What this board asked for: the other board took the move back; so does this one.
-                self._asked = None
-                self.link.emit(app.take_back(now))
+        ply = data.get("ply")
+        if data.get("event") == "takeback" and type(ply) is int and self.link.app is not None:
+            # The other board took back this side's last move: what this board asked for
+            # (the other board takes back this side's move only when its people agree to
+            # this side's request), whether or not this board still knows it asked (it
+            # may have been switched off and on since). It is taken back here too.
+            self._asked, self._agreed = None, ply
+            self.link.emit(self._take_agreed(now))
+
+    def _take_agreed(self, now: int) -> list[Event]:
+        """The takeback agreed on the other board, made here once this board stands on
+        the move it is about (not while its pieces are being set up)."""
+        ply, app = self._agreed, self.link.app
+        if ply is None or app is None or app.resuming or app.setting_up is not None:
+            return []
+        self._agreed = None
+        game = app.game
+        if game.ply != ply or game.is_over or not game.moves or game.positions[-2].turn is _colour(self.far):
+            return []  # not this side's last move (anything else is not this board's to take back)
+        return list(app.take_back(now))
 
     def accepts_result(self, score: str, reason: str, now: int) -> bool:
         """A resignation or a flag of this board's side is this board's to say: the other
@@ -300,6 +340,7 @@ class FarPolicy(LinkPolicy):
             return None
         if self._asked_here == game.ply:
             self._asked_here = None
+            self._undone = (game.ply, list(game.moves[-1].path))
             return None  # agreed: the tracker takes the move back, and the other board follows
         move = game.moves[-1].pdn(full=True)
         if game.positions[-2].turn is _colour(far):
@@ -328,13 +369,33 @@ class FarPolicy(LinkPolicy):
             "(a new game starts another)"
         )
 
+    def _offer_again(self, now: int) -> None:
+        """A board is (back) online (the other board's greeting, or its answer to this
+        one's): this side's request and draw offer standing go to the other board again.
+        It may have taken them and gone off before it put them to its people (it keeps
+        them in memory until its board reaches their move), or this board may have gone
+        off before their lines left its journal; a board that has them already does not
+        put them twice (:meth:`_offered`)."""
+        link, app = self.link, self.link.app
+        if app is None or app.game.is_over:
+            return
+        game = app.game
+        if self._asked is not None and self._asked == game.ply:
+            link.send({"t": now, "event": "takeback-request", "ply": self._asked, "side": link.plays})
+        offer = far_board(app).session.draw_offer
+        if offer is not None and offer[0] is _colour(link.plays) and offer[1] == game.ply:
+            link.send({"t": now, "event": "draw-offer", "ply": offer[1], "side": link.plays})
+
     def _offered(self, kind: object, ply: object, now: int) -> None:
         if type(ply) is not int or not 0 <= ply <= 100_000:
             return
+        app = self.link.app
         if kind == "draw-offer":
-            self._peer_offer = ply
+            if app is None or far_board(app).session.draw_offer != (_colour(self.far), ply):
+                self._peer_offer = ply  # (one standing here already is not put twice)
             return
-        self._peer_request = ply
+        if self._asked_here != ply:
+            self._peer_request = ply
 
     def _put_request(self, now: int) -> list[Event]:
         """The other side's takeback request, put to the people here (said on the screen,
@@ -413,13 +474,16 @@ class RemoteLink(Link):
         """The mover's time left after the move just made here and what the move took."""
         return self.far_policy.times()
 
-    def begin_agreed(self, code: str, start: Position, saved: str | None = None) -> None:
+    def begin_agreed(self, code: str, start: Position, saved: str | None = None, *, over: bool = False) -> None:
         """The game the two boards agreed (game ``code``, from ``start``) is the first each
         begins: both name it alike, from the invitation, so neither takes the other's for
         a newer game to join (which would set up again a board whose people moved
         already, or file the move away). ``saved``: the name of the game this board was
         playing when it went off (its journal's): the game it resumes is that one, so the
-        other board's lines about it count here at once."""
+        other board's lines about it count here at once. ``over``: that game ended (it
+        is filed away, none is resumed): the game this board begins is the next one, a
+        serial further, so that the other board's last lines about the one that ended
+        (its result, coming again after the power cut) do not end this one too."""
         tag = hashlib.sha256(code.encode()).hexdigest()[:6]
         name = GameId(1, tag)
         if saved is not None:
@@ -427,6 +491,8 @@ class RemoteLink(Link):
                 name = GameId.parse(saved)
             except ValueError:
                 saved = None  # a damaged name: the agreed one
+        if saved is not None and over:
+            name, saved = GameId.new(name.serial + 1), None
         self.peer.begin_as(name, start.fen())
         if saved is not None:
             self.peer.resume_as(name)

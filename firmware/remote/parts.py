@@ -19,6 +19,7 @@ from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.app.snapshot import Away
 from crownhead.firmware.events import Event
 from crownhead.firmware.link.board import LinkedBoard
+from crownhead.firmware.tracking.session import GameSession
 from crownhead.firmware.tracking.timer import GameTimer
 from crownhead.hal.clock import Clock
 
@@ -53,6 +54,10 @@ class FarBoard(LinkedBoard, Protocol):
     @property
     def board_clock(self) -> GameTimer | None:
         """The game's clock (None without a time control)."""
+
+    @property
+    def session(self) -> GameSession:
+        """The game in play and what stands in it (a draw offer)."""
 
     @property
     def record(self) -> TimedRecord | None:

@@ -10,9 +10,11 @@ stream's hash and kept on disk (:class:`~crownhead.firmware.remote.journal.Journ
 other board acknowledges it, sent again after every reconnect and every ``resend_ms``
 until then. Duplicates and late copies are dropped, lines beyond a gap wait for it.
 
-Nothing here blocks the main loop: the MQTT client and a worker thread do all the
-waiting; the journal is written by the worker before a line goes out, and an
-acknowledgement is sent only for what the board has taken and the journal has saved.
+Nothing here blocks the main loop on the network: the MQTT client and a worker thread
+do all the waiting. A line is written to the journal as it is sent (one small atomic
+write, before the board's step ends: a power cut after a move, a result or an offer
+never loses its line), the lines taken by the worker; an acknowledgement is sent only
+for what the board has taken and the journal has saved.
 """
 
 from __future__ import annotations
@@ -133,6 +135,7 @@ class RemoteTransport:
         self._topic = {k: game_topic(self.code, self.me, k, private) for k in ("lines", "ack", "status")}
         self._peer_topic = {k: game_topic(self.code, self.peer, k, private) for k in ("lines", "ack", "status")}
         self._lock = threading.Condition()
+        self._saving = threading.Lock()  # one journal write at a time, the latest last
         self._inbox: deque[Line] = deque()
         self._early: dict[int, tuple[Line, int]] = {}
         self._delivered = self.journal.taken  # the last of the other's lines put in the inbox
@@ -214,12 +217,24 @@ class RemoteTransport:
         text = line.decode("utf-8", "replace").rstrip("\r\n")
         if _kind(text) not in FOLLOWED:
             return False
-        with self._lock:
-            if self._closed:
-                return False
-            self.journal.add(text)
-            self._dirty = True
-            self._lock.notify_all()
+        with self._saving:
+            with self._lock:
+                if self._closed:
+                    return False
+                self.journal.add(text)
+                self._dirty = True
+                snapshot = self.journal.to_bytes()
+                seq, taken = self.journal.seq, self.journal.taken
+            # On disk before the board's step ends: a board that loses its power after a
+            # move, a result or an offer has its line, whatever it saved of its own.
+            try:
+                self.journal.save(snapshot)
+                self._saved_seq, self._saved_taken = seq, taken
+            except OSError as exc:  # (the worker tries again)
+                self.last_error = f"{type(exc).__name__}: {exc}"
+                log.error("remote: the journal could not be saved: %s", exc)
+            with self._lock:
+                self._lock.notify_all()
         return True
 
     def receive(self, limit: int) -> list[bytes]:
@@ -382,18 +397,32 @@ class RemoteTransport:
                     self._lock.wait(0.05)
                 if self._closed and not self._dirty:
                     return
-                snapshot = self.journal.to_bytes() if self._dirty else None
-                seq, taken = self.journal.seq, self.journal.taken
-                self._dirty = False
             try:
-                if snapshot is not None:
-                    self.journal.save(snapshot)
-                    self._saved_seq, self._saved_taken = seq, taken
-                self._publish()
+                self.work()
             except Exception as exc:  # the journal's disk full, say: the board goes on
                 self.last_error = f"{type(exc).__name__}: {exc}"
                 log.exception("remote: the worker failed")
                 threading.Event().wait(0.5)
+
+    def work(self) -> bool:
+        """One turn of the worker: the journal saved if it changed, then what is due
+        published (lines, the acknowledgement); True if there was anything to do.
+
+        The worker thread calls it in a loop; it is public for a harness that runs the
+        transport without its threads, one step at a time, and stops the world between
+        any two of them (``tests/test_remote_sweep.py``: a fault at every instant).
+        """
+        with self._saving:  # (snapshots written in the order they were taken)
+            with self._lock:
+                busy = self._dirty or self._work_due()
+                snapshot = self.journal.to_bytes() if self._dirty else None
+                seq, taken = self.journal.seq, self.journal.taken
+                self._dirty = False
+            if snapshot is not None:
+                self.journal.save(snapshot)
+                self._saved_seq, self._saved_taken = seq, taken
+        self._publish()
+        return busy
 
     def _work_due(self) -> bool:
         if not self._connected:
