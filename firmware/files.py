@@ -203,25 +203,10 @@ def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
     FileNotFoundError passes through (a missing file often just means "none yet");
     every other problem is a :class:`FileRefused`.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = _open_checked(path, limit)
+    if fd is None:
+        return b""  # /dev/null: "no input", as a shell script passes it
     try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise
-    except IsADirectoryError:
-        raise FileRefused(path, "is a directory, not a file") from None
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:  # a socket, or a FIFO nobody writes to on some systems
-            raise FileRefused(path, "is not a regular file") from None
-        raise FileRefused(path, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-        if _is_devnull(info):
-            return b""  # "no input", as a shell script passes it
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused(path, f"is {_kind(info.st_mode)}, not a regular file")
-        if info.st_size > limit:
-            raise FileRefused(path, f"is {info.st_size} bytes, more than the {limit} a file of its kind may have")
         chunks: list[bytes] = []
         size = 0
         while True:
