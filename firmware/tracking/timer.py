@@ -83,11 +83,18 @@ class GameTimer:
         return [self.report(now)]
 
     def resume(
-        self, left: Mapping[Color, int], moves: Mapping[Color, int], game: Game, flag: Side | None = None
+        self,
+        left: Mapping[Color, int],
+        moves: Mapping[Color, int],
+        game: Game,
+        flag: Side | None = None,
+        spent: int = 0,
     ) -> None:
         """Go on with a saved clock (each side's time left and moves made), paused until
-        the side to move lifts a piece (the time of a power cut is nobody's)."""
-        self.clock = GameClock.resume(self.control, dict(left), dict(moves))
+        the side to move lifts a piece (the time of a power cut is nobody's); ``spent``:
+        what the side to move had spent on its move before, which its move's time used
+        counts (:meth:`GameClock.spent <crownhead.firmware.gameclock.GameClock.spent>`)."""
+        self.clock = GameClock.resume(self.control, dict(left), dict(moves), spent)
         self.version += 1
         self.waiting = True
         self.flag = flag
