@@ -250,3 +250,38 @@ def test_a_move_s_time_used_counts_its_thinking_before_a_power_cut(tmp_path: Pat
     (used,) = _emt(again)
     assert 30_000 <= used < 31_500  # its 20 s before the power cut and its 10 s after
     again.app.close()
+
+
+def test_a_timed_game_s_pdn_names_its_time_control(tmp_path: Path) -> None:
+    rig = clocked(tmp_path, "600+5")
+    rig.do("11-15")
+    rig.app.close()  # (a power cut: the saved record keeps it)
+    again = Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse("600+5"), sim_keep_game=True))
+    again.wait(500)
+    again.do("22-18")
+    again.do("r", wait=100)  # Black resigns
+    again.do("r", wait=100)
+    (pdn,) = GameStore(tmp_path).games_dir.glob("*.pdn")
+    (game,) = read_games(pdn.read_text(), pdn.name)
+    assert game.tags["TimeControl"] == "600+5"
+    again.app.close()
+    # An untimed game's has none.
+    untimed = Rig(tmp_path / "untimed")
+    untimed.do("11-15")
+    untimed.do("r", wait=100)
+    untimed.do("r", wait=100)
+    (pdn,) = GameStore(tmp_path / "untimed").games_dir.glob("*.pdn")
+    assert "TimeControl" not in pdn.read_text()
+    untimed.app.close()
+
+
+def test_a_saved_record_s_time_control_is_read_back_or_refused_by_name() -> None:
+    from dataclasses import replace
+
+    from crownhead.firmware.storage.store import GameRecord, StoreError
+
+    record = replace(GameRecord.new(now="2024-01-01T10:00:00", rules=WCDF), time_control="40/5400:1800")
+    assert GameRecord.from_json(record.to_json()).time_control == "40/5400:1800"
+    bad = record.to_json().replace('"40/5400:1800"', '"ten minutes"')
+    with pytest.raises(StoreError, match="'time_control' must be a time control such as 600\\+5"):
+        GameRecord.from_json(bad, "current.json")

@@ -808,7 +808,7 @@ class App(Loop, Commands):
         # The offer standing is kept with the game: it survives a power cut.
         record = replace(self.record.with_game(game), offer=offer_text(self.session.draw_offer))
         if self.board_clock is not None:
-            record = record.with_times(self.board_clock.times)  # each move's clock
+            record = record.with_times(self.board_clock.times, self.board_clock.control)  # each move's clock
         if not record.finished:
             clock = self.settings.clock if self.referee is None else None
             kept = self.modes.kept(game, self.policy.settings.hints, clock)
