@@ -99,6 +99,9 @@ class FarPolicy(LinkPolicy):
         # The other side's takeback request (the ply) not yet put to the people here: it
         # may come before they have made, as the lights ask, the move it is about.
         self._peer_request: int | None = None
+        # The other side's time left at the end of the game, as its own board's clock
+        # stopped it (its game-over line), until this board's clock has stopped too.
+        self._final: int | None = None
 
     @property
     def away_clock(self) -> str:
@@ -159,6 +162,7 @@ class FarPolicy(LinkPolicy):
             keeper.called_elsewhere = frozenset() if self.calls_far_flag else frozenset({_colour(self.far)})
 
     def polled(self, now: int) -> list[Event]:
+        self._settle(now)
         return self._take_agreed(now) + self._put_offer(now) + self._put_request(now)
 
     def heard(self, event: Event) -> None:
@@ -175,15 +179,29 @@ class FarPolicy(LinkPolicy):
             # A request stands no longer once the game is over (nothing is taken back then).
             self._peer_offer = self._asked = self._asked_here = self._peer_request = self._agreed = None
             self._undone = None
+            if isinstance(event, NewGame):
+                self._final = None
 
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
         """The other side's own draw offer, put to the people here, is not sent back; a
-        move of this board's side carries its time."""
+        move of this board's side carries its time, and the end of the game this side's
+        time left as its clock stopped."""
         if isinstance(event, DrawOffer) and event.side == self.far:
             return  # the other side's own offer: it came from there
         if isinstance(event, MoveMade) and event.side == self.link.plays and (times := self.times()):
             line = encode_event(event, after=times)
+        elif isinstance(event, GameOver) and (left := self._final_left(event.t)) is not None:
+            line = encode_event(event, after={"left": left})
         transport.send(line)
+
+    def _final_left(self, now: int) -> int | None:
+        """This side's time left as the game ended here (its clock stopped: the end of the
+        game charged the running side up to then), or None without a clock."""
+        keeper = self._keeper()
+        if keeper is None:
+            return None
+        left = keeper.clock.snapshot(now)[_colour(self.link.plays)]
+        return min(max(0, left), _MAX_MS)
 
     def peer_line(self, data: dict[str, Any], now: int) -> bool:
         link = self.link
@@ -194,6 +212,10 @@ class FarPolicy(LinkPolicy):
             return True
         if kind == "move" and link.linked and data.get("side") == self.far:
             self._heard_times(data)
+        elif kind == "game-over" and link.linked and link.peer.same_game:
+            left = data.get("left")
+            if type(left) is int and 0 <= left <= _MAX_MS:
+                self._final = left
         elif kind in ("hello", "state") and link.linked:
             self._forget_undone(data)
             self._heard_state_times(data)
@@ -258,6 +280,7 @@ class FarPolicy(LinkPolicy):
                 "(the invitation lets the clock run)",
             )
             return True
+        self._final = None  # (the game goes on: the other board's clock stopped, not this one's)
         what = "resigned" if reason == "resign" else "lost on time"
         self.link.notice(
             now,
@@ -283,6 +306,17 @@ class FarPolicy(LinkPolicy):
         return state
 
     # -- what the hooks do ----------------------------------------------------------------
+
+    def _settle(self, now: int) -> None:
+        """The other side's time at the end of the game as its own board stopped it, once
+        this board's clock has stopped too: each board stops the clock when the game ends
+        there, the other a line's crossing later (and the running side's time ran on
+        here meanwhile), so each side's final time is its own board's, on both boards."""
+        keeper, app = self._keeper(), self.link.app
+        if self._final is None or keeper is None or app is None or not app.game.is_over or not keeper.clock.stopped:
+            return
+        left, self._final = self._final, None
+        keeper.settle(_colour(self.far), left, now)
 
     def _moved(self, event: MoveMade) -> None:
         # A move after the one a request is about refuses it (the move itself, made here

@@ -214,6 +214,23 @@ class GameTimer:
         for old in sorted(self._told)[:-_TOLD_KEPT]:
             del self._told[old]
 
+    def settle(self, side: Color, left: int, now: int) -> None:
+        """``side``'s time left at the end of the game as its own board's clock stopped
+        it (a game far apart: docs/remote.md), taken once the clock stopped here too.
+
+        >>> from crownhead.rules import WCDF, Game
+        >>> from crownhead.firmware.gameclock import TimeControl
+        >>> timer, game = GameTimer(TimeControl.parse("600")), Game(None, WCDF)
+        >>> _ = timer.begin(game, 0); _ = timer.lifted(game, 0); _ = timer.over(9_000)
+        >>> timer.settle(BLACK, 596_000, 9_500)   # Black's board stopped it 4 s in, not 9
+        >>> timer.state(9_500).black_ms
+        596000
+        """
+        if not self.clock.stopped or self.clock.snapshot(now)[side] == left:
+            return
+        self.clock.agree(side, left)
+        self._changed(now)
+
     def over(self, now: int) -> list[Event]:
         """The game ended: the clock stops for good."""
         if self.clock.stopped:

@@ -1,0 +1,115 @@
+"""The clock of a game between homes (issue 51, item 7): both boards end with the same
+clocks, every move's time used counts the thinking before an outage, and the PDN names
+the time control.
+
+The boards are those of ``test_remote_offers.py`` (each on its own virtual clock, a line
+"delivered late" taken after the other board's clock went on) and of ``test_remote.py``
+(with the absence watcher, for the broker killed mid-move), through a real Mosquitto.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from crownhead.firmware.app.settings import AppSettings
+from crownhead.firmware.gameclock import TimeControl
+from crownhead.rules import BLACK, WHITE, Move
+from crownhead.rules.pdn import read_games
+
+from helpers.hallnet import Mosquitto
+from test_remote import Homes
+from test_remote_offers import Board, Pair, mosquitto  # noqa: F401  (the fixture)
+
+CLOCK = AppSettings(clock=TimeControl.parse("600+5"))
+
+
+def final_clock(board: Board) -> dict[object, int]:
+    """Each side's time left as the board's clock shows it now."""
+    keeper = board.rig.app.board_clock
+    assert keeper is not None
+    return keeper.clock.snapshot(board.rig.clock.now_ms())
+
+
+def kept_pdn(board: Board) -> str:
+    (pdn,) = Path(board.rig.store.games_dir).glob("*.pdn")
+    return pdn.read_text()
+
+
+@pytest.mark.parametrize("on_its_move", [True, False], ids=["on-its-move", "on-white-s-move"])
+def test_both_boards_end_with_the_same_clocks(tmp_path: Path, mosquitto: Mosquitto, on_its_move: bool) -> None:
+    pair = Pair(tmp_path, mosquitto, CLOCK)
+    try:
+        a, b = pair.a, pair.b
+        pair.play(Move((11, 15)))
+        # White thinks 7 s on board B; board A hears of it 5 s late and takes 3 s to make it:
+        # Black's clock starts 8 s later on A than on B.
+        b.rig.script("lift 22\nwait 7000\nplace 18\nwait 600")
+        a.rig.clock.advance(5_000)
+        pair.wait(lambda: a.rig.app.tracker.expected == Move((22, 18)), "A shows White's move", boards=(a,))
+        a.rig.wait(3_000)
+        a.rig.follow(wait=600)
+        started = final_clock(a)[BLACK]  # Black's clock starts on A
+        if not on_its_move:
+            (capture,) = a.game.legal_moves()
+            pair.play(capture)  # (Black's capture: White's clock runs, later on B than on A)
+            started = final_clock(b)[WHITE]  # White's clock starts on B
+        # Black thinks 4 s and resigns on board A; board B hears it 6 s late.
+        a.rig.wait(4_000)
+        a.rig.sim.press("black_resign", long=True)
+        a.rig.wait(100)
+        assert a.game.is_over
+        b.rig.clock.advance(6_000)
+        pair.wait(lambda: b.game.is_over, "B hears Black resigned", boards=(b,))
+        pair.wait(lambda: a.transport.pending == 0 == b.transport.pending, "every line acknowledged")
+        for board in (a, b):
+            board.rig.wait(500)
+        ended = final_clock(a)
+        assert final_clock(b) == ended
+        # Each side's time as its own board measured it, the running side's to the end of
+        # the game there: none of the seconds the lines spent crossing.
+        for board in (a, b):
+            keeper = board.rig.app.board_clock
+            assert keeper is not None and keeper.clock.stopped
+        # Both boards' PDN name the game's time control.
+        for board in (a, b):
+            (game,) = read_games(kept_pdn(board), "kept")
+            assert game.tags["TimeControl"] == "600+5"
+        if on_its_move:
+            assert started - 5_000 < ended[BLACK] <= started - 4_000  # its 4 s on A, and the resign's press
+        else:
+            assert started - 9_000 < ended[WHITE] <= started - 6_000  # the 6 s until B heard of it
+    finally:
+        pair.close()
+
+
+def test_a_move_s_time_used_counts_its_thinking_before_an_outage(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    homes = Homes(tmp_path, mosquitto, CLOCK)
+    try:
+        homes.play(Move((11, 15)))
+        b = homes.b
+        # White thinks 10 s on board B, the broker goes for 30 s (the clock stops), and
+        # White thinks 5 s more: its move took 15 s of its time, not the 5 s after.
+        b.rig.script("lift 22\nwait 10000")
+        mosquitto.kill()
+        homes.wait(lambda: homes.a.absence.state == b.absence.state == "the broker", "both see the broker go")
+        keeper = b.rig.app.board_clock
+        assert keeper is not None and keeper.clock.paused
+        # Its 10 s, and the steps until the broker was missed, charged to it:
+        before = 600_000 - keeper.clock.snapshot(b.rig.clock.now_ms())[WHITE]
+        assert before >= 10_000
+        for home in (homes.a, b):
+            home.rig.app.run_for(30_000)
+        mosquitto.start()
+        homes.wait(lambda: homes.a.absence.state == b.absence.state == "here", "both see the broker back")
+        b.rig.script("wait 5000\nplace 18\nwait 600")
+        homes.wait(lambda: homes.a.rig.app.tracker.expected == Move((22, 18)), "A shows White's move")
+        homes.a.rig.follow(wait=600)
+        for home in (homes.a, b):  # (A keeps White's move as B measured it)
+            record = home.rig.app.record
+            assert record is not None
+            (_ply, _left, used) = record.times[1]
+            assert before + 5_000 <= used < before + 6_500, record.times
+    finally:
+        homes.close()
