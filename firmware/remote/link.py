@@ -42,7 +42,7 @@ import hashlib
 import threading
 from typing import Any
 
-from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, TakenBack
+from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, Side, TakebackAsked, TakenBack
 from crownhead.firmware.link.board import LinkedBoard
 from crownhead.firmware.link.host import Link
 from crownhead.firmware.link.parts import GameId, LinkSide
@@ -433,8 +433,9 @@ class FarPolicy(LinkPolicy):
 
     def _put_request(self, now: int) -> list[Event]:
         """The other side's takeback request, put to the people here (said on the screen,
-        the pages and the voice) once this board has reached the move it is about: one
-        asked right after a move reaches a board whose people have not made it yet."""
+        the pages and, as its event, by the voice) once this board has reached the move it
+        is about: one asked right after a move reaches a board whose people have not made
+        it yet."""
         ply = self._peer_request
         link = self.link
         app = link.app
@@ -453,7 +454,7 @@ class FarPolicy(LinkPolicy):
         words = f"{self.far.title()} asks to take back {move}: press takeback to agree, or play on to refuse"
         far_board(app).say(words)
         link.notice(now, f"takeback-{link.game_id}-{ply}-{now}", words)
-        return []
+        return [TakebackAsked(now, ply, Side.of(_colour(self.far)), move, words)]
 
     def _put_offer(self, now: int) -> list[Event]:
         """The other side's draw offer, put to the people here once this board has reached
