@@ -226,14 +226,28 @@ def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_br
         page_a.wait_for_function("() => document.querySelector('#far-qr').naturalWidth > 0")
         status, headers, svg = request(url_a + "api/far/qr.svg")
         assert status == 200 and headers["content-type"].startswith("image/svg+xml") and svg == qr_svg(link)
-        # Board B's page opens the link (its own address, as another home's board of the
-        # same name is reached): the join form has the code; B joins.
+        # A's page is served on 127.0.0.1: it says plainly that another home cannot open it.
+        assert "the other home cannot open this link" in page_a.inner_text("#far-link-note")
+        # Board B's page, on a phone, opens the link (its own address, as another home's
+        # board of the same name is reached): the invitation's terms come first, at the
+        # top of the page, its Join button on the first screen (issue 51, item 8).
         page_b = browser.new_page()
+        page_b.set_viewport_size({"width": 390, "height": 844})
         pages.append(page_b)
         page_b.goto(url_b + f"#join={shown}")
         page_b.wait_for_selector("#connection[data-state=live]")
         assert page_b.input_value("#far-join-code") == shown
-        page_b.click("#far-join-form button[type=submit]")
+        page_b.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
+        terms = page_b.inner_text("#far-card-terms")
+        for term in ("alice plays Black, this board White", "Black Ann, White Bo", "clock 300+5", "no ballot", "public"):
+            assert term in terms, terms
+        join = page_b.locator("#far-card-join")
+        box = join.bounding_box()
+        assert box is not None and join.is_enabled() and page_b.evaluate("() => window.scrollY") == 0
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 844, box  # within the first screen
+        assert not (tmp_path / "b" / "remote" / f"{shown.replace('-', '')}.json").exists()  # not joined yet
+        page_b.bring_to_front()
+        join.click()
         for page in (page_a, page_b):
             page.wait_for_function(
                 "() => document.querySelector('#far').dataset.state === 'playing'", timeout=WAIT_S * 1000
@@ -265,6 +279,46 @@ def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_br
         for board in (a, b):
             if board.process is not None and board.process.poll() is None:
                 board.stop()
+
+
+@needs_mosquitto
+def test_a_phone_s_page_shows_the_terms_of_a_pasted_link_of_any_host_and_cancels_the_join(
+    tmp_path: Path, mosquitto: Mosquitto, browser: Any
+) -> None:
+    from crownhead.firmware.remote.invite import Invitation, publish
+
+    # Alice's invitation, on the broker (as her page or `crownhead remote invite` puts it).
+    invitation = Invitation("x7qm2k", "alice", "white", black="Ann", white="Bo", clock="600+5", ballot=87)
+    publish(BrokerUrl.parse(mosquitto.url("alice")), invitation)
+    b = BoardProcess(tmp_path / "b", None, config=_config(tmp_path / "b", mosquitto, "bob"))
+    b.start()
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        page.goto(b.page)
+        page.wait_for_selector("#connection[data-state=live]")
+        # The link names the inviting board's page (another host and port than this
+        # board's): pasted under Join a game, its code is what counts.
+        page.click("#far summary")
+        page.fill("#far-join-code", "http://crownhead.local:8080/#join=x7q-m2k")
+        page.click("#far-join-form button[type=submit]")
+        page.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
+        terms = page.inner_text("#far-card-terms")
+        for term in ("alice plays White, this board Black", "clock 600+5", "ballot 87", "public"):
+            assert term in terms, terms
+        box = page.locator("#far-card-join").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844 and page.evaluate("() => window.scrollY") == 0
+        # Cancel: nothing is joined, the board plays on its own.
+        page.bring_to_front()
+        page.click("#far-card-cancel")
+        page.wait_for_function("() => document.querySelector('#far').dataset.state === 'idle'")
+        assert page.locator("#far-card").is_hidden()
+        assert not (tmp_path / "b" / "remote" / "x7qm2k.json").exists()
+        assert "given up" in page.inner_text("#far-status")
+    finally:
+        page.close()
+        if b.process is not None and b.process.poll() is None:
+            b.stop()
 
 
 @pytest.mark.slow  # the board waits 5 s at its end for a board that never comes

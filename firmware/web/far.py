@@ -7,8 +7,8 @@ one): the server knows them by the protocol :class:`FarRequests` (``crownhead ru
 that tells every page, with one ``far`` line, when their state changed; a page that may
 command the board then asks ``GET /api/far`` for it (the invitation's code is for those
 with the PIN only, so the line carries no more than the state), makes its requests with
-``POST /api/far`` (``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``,
-``{"leave": true}``), and shows the invitation's link as a QR code
+``POST /api/far`` (``{"invite": {...}}``, ``{"look": "k7q-m2x"}`` for an invitation's
+terms, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``, ``{"leave": true}``), and shows the invitation's link as a QR code
 (``GET /api/far/qr.svg``, drawn by :func:`qr_svg`).
 """
 
@@ -99,7 +99,7 @@ MAX_BODY = 4096
 #: How long a page waits for the main loop's answer.
 ANSWER_S = 5.0
 #: The requests a page may make, by the key its body names.
-REQUESTS = ("invite", "join", "cancel", "leave")
+REQUESTS = ("invite", "look", "join", "cancel", "leave")
 
 
 def request_of(data: object) -> tuple[str, object] | None:

@@ -757,7 +757,7 @@ async def _analysis(request: Request) -> Response:
 
 async def _far(request: Request) -> Response:
     """The board's games far apart (see :mod:`crownhead.firmware.web.far`): ``GET`` their state;
-    ``POST`` a request (invite, join, cancel, leave), answered by the main loop with the
+    ``POST`` a request (invite, look, join, cancel, leave), answered by the main loop with the
     new state, or refused (409) in words. Both for a page that may command the board:
     an invitation's code lets another board in."""
     server = _server(request)
@@ -786,7 +786,7 @@ async def _far(request: Request) -> Response:
         return JSONResponse(
             {
                 "error": "bad-request",
-                "message": 'send {"invite": {...}}, {"join": "CODE"}, {"cancel": true} or {"leave": true}',
+                "message": 'send {"invite": {...}}, {"look": "CODE"}, {"join": "CODE"}, {"cancel": true} or {"leave": true}',
             },
             status_code=400,
         )
