@@ -233,9 +233,7 @@ class GameClock:
         self._spent = 0
 
     @classmethod
-    def resume(
-        cls, control: TimeControl, left: dict[Color, int], moves: dict[Color, int], spent: int = 0
-    ) -> GameClock:
+    def resume(cls, control: TimeControl, left: dict[Color, int], moves: dict[Color, int], spent: int = 0) -> GameClock:
         """A clock with each side's time left and moves made as saved (not running);
         ``spent``: the time the side to move had spent on its move when it was saved
         (charged in ``left`` already; it counts in the move's time used)."""

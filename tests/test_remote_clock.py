@@ -9,6 +9,7 @@ The boards are those of ``test_remote_offers.py`` (each on its own virtual clock
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,19 @@ from crownhead.firmware.gameclock import TimeControl
 from crownhead.rules import BLACK, WHITE, Move
 from crownhead.rules.pdn import read_games
 
-from helpers.hallnet import Mosquitto
-from test_remote import Homes
-from test_remote_offers import Board, Pair, mosquitto  # noqa: F401  (the fixture)
+from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto, running_mosquitto
+from test_remote import ACCOUNTS, Homes
+from test_remote_offers import Board, Pair
+
+pytestmark = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
 
 CLOCK = AppSettings(clock=TimeControl.parse("600+5"))
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    with running_mosquitto(tmp_path / "broker", ACCOUNTS) as broker:
+        yield broker
 
 
 def final_clock(board: Board) -> dict[object, int]:

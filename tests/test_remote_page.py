@@ -239,7 +239,13 @@ def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_br
         assert page_b.input_value("#far-join-code") == shown
         page_b.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
         terms = page_b.inner_text("#far-card-terms")
-        for term in ("alice plays Black, this board White", "Black Ann, White Bo", "clock 300+5", "no ballot", "public"):
+        for term in (
+            "alice plays Black, this board White",
+            "Black Ann, White Bo",
+            "clock 300+5",
+            "no ballot",
+            "public",
+        ):
             assert term in terms, terms
         join = page_b.locator("#far-card-join")
         box = join.bounding_box()

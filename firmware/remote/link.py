@@ -42,7 +42,17 @@ import hashlib
 import threading
 from typing import Any
 
-from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, Side, TakebackAsked, TakenBack
+from crownhead.firmware.events import (
+    DrawOffer,
+    Event,
+    GameOver,
+    MoveMade,
+    NewGame,
+    Notice,
+    Side,
+    TakebackAsked,
+    TakenBack,
+)
 from crownhead.firmware.link.board import LinkedBoard
 from crownhead.firmware.link.host import Link
 from crownhead.firmware.link.parts import GameId, LinkSide

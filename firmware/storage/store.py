@@ -332,9 +332,7 @@ class GameRecord:
             offer=self.offer if history == self.history and moves == self.moves and result is None else None,
         )
 
-    def with_times(
-        self, times: Mapping[int, tuple[int, int]], control: TimeControl | None = None
-    ) -> GameRecord:
+    def with_times(self, times: Mapping[int, tuple[int, int]], control: TimeControl | None = None) -> GameRecord:
         """This record with each move's clock in ``times`` (ply -> time left, time used,
         ms) besides those it keeps (a resumed game's earlier moves), for its moves only,
         and the game's time ``control`` (its PDN's ``TimeControl`` tag) when given.
