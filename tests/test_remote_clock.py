@@ -20,7 +20,8 @@ from crownhead.rules import BLACK, WHITE, Move
 from crownhead.rules.pdn import read_games
 
 from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto, running_mosquitto
-from test_remote import ACCOUNTS, Homes
+from helpers.remote import Proxy, step_until
+from test_remote import ACCOUNTS, Home, Homes
 from test_remote_offers import Board, Pair
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
@@ -122,3 +123,51 @@ def test_a_move_s_time_used_counts_its_thinking_before_an_outage(tmp_path: Path,
             assert before + 5_000 <= used < before + 6_500, record.times
     finally:
         homes.close()
+
+
+def test_with_the_clock_running_a_move_made_far_away_after_the_flag_there_leaves_the_boards_in_step(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    # `--away run`: White's board loses its line; its people move in time by its clock,
+    # but the other board, where White's time ran out first (its clock started as Black's
+    # move was made there, before White's people made it on theirs), calls White's flag
+    # once White's board has been away past its grace. Before, the boards ended out of
+    # step: the game over on one, going on on the other. The invitation's word stands on
+    # both: White lost on time (its move, which could not cross, is taken back).
+    proxy = Proxy(mosquitto.port)
+    settings = AppSettings(clock=TimeControl.parse("30"))
+    a = Home(tmp_path / "a", mosquitto, "alice", "bob", "black", settings, grace_s=10, away="run")
+    b = Home(tmp_path / "b", proxy, "bob", "alice", "white", settings, grace_s=10, away="run")  # type: ignore[arg-type]
+    both = (a.rig, b.rig)
+    try:
+        step_until(lambda: a.rig.link.game_id == b.rig.link.game_id and b.rig.link.peer_lines > 0, "agreed", both)
+        a.rig.do("11-15", wait=600)
+        step_until(lambda: b.rig.app.tracker.expected == Move((11, 15)), "B shows 11-15", both)
+        b.rig.wait(5_000)  # B's people take 5 s to make it: White's clock starts 5 s later there
+        b.rig.follow(wait=600)
+        proxy.cut()
+        step_until(
+            lambda: a.absence.state.startswith("the other board") and b.absence.state == "the broker", "the cut", both
+        )
+        b.rig.script("lift 22\nwait 24000\nplace 18\nwait 600")  # in time on B's clock
+        assert b.rig.game.moves == [Move((11, 15)), Move((22, 18))] and not b.rig.game.is_over
+        a.rig.app.run_for(40_000)  # White away past its grace, its time out on A's clock
+        result = a.rig.game.result
+        assert result is not None and (result.score, result.reason) == ("1-0", "time")
+        proxy.mend()
+        step_until(lambda: a.absence.state == b.absence.state == "here", "the line back", both)
+        step_until(lambda: b.rig.game.is_over, "B takes White's flag", both)
+        b.rig.follow(wait=600)  # (B's people put White's man back as the lights ask)
+        step_until(lambda: a.transport.pending == 0 == b.transport.pending, "every line acknowledged", both)
+        for home in (a, b):
+            home.rig.app.run_for(600)
+        assert a.rig.game.moves == b.rig.game.moves == [Move((11, 15))]
+        assert a.rig.game.result == b.rig.game.result
+        assert any("White lost on time while this board was out of reach" in n for n in b.notices())
+        assert any("22-18 came after the flag there: it is taken back" in n for n in b.notices())
+        clocks = [home.rig.app.board_clock.clock.snapshot(home.rig.clock.now_ms()) for home in (a, b)]  # type: ignore[union-attr]
+        assert clocks[0] == clocks[1] and clocks[0][WHITE] == 0, clocks
+    finally:
+        for home in (a, b):
+            home.close(flush_s=0)
+        proxy.close()
