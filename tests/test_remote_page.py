@@ -423,3 +423,33 @@ def test_a_join_cancelled_on_the_page_is_given_up_not_failed(tmp_path: Path, mos
         assert status["state"] == "idle" and status["message"] == "joining game k7q-m2x given up", status
     finally:
         b.close()
+
+
+@needs_mosquitto
+def test_the_invitation_s_link_names_the_page_s_network_address_or_says_the_other_home_cannot_open_it(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    config = RemoteConfig(broker=mosquitto.url("alice"), wait_s=60)
+    for address, note in (
+        ("http://192.168.1.20:8080/", None),
+        ("http://board-a.local:8080/", None),
+        ("http://127.0.0.1:8080/", "this board's page is served on this machine only (127.0.0.1)"),
+        ("http://localhost:8080/", "the other home cannot open this link"),
+    ):
+        folder = tmp_path / address.split("//")[1].split(":")[0]
+        rig = Rig(folder, start=False)
+        desk = FarDesk(rig.app, rig.clock, folder, config, page_address=lambda a=address: a).attach(rig.app)
+        rig.app.start()
+        try:
+            _answer(desk, rig, "invite", {"plays": "black"})
+            step_until(lambda d=desk: d.status()["state"] == "waiting", "the invitation on the broker", [rig])
+            status = desk.status()
+            assert status["link"] == f"{address}#join={status['shown']}", status
+            if note is None:
+                assert status["link_note"] is None
+            else:
+                assert note in status["link_note"]
+            _answer(desk, rig, "cancel")
+        finally:
+            desk.close()
+            rig.close()
