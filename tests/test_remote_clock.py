@@ -16,12 +16,16 @@ import pytest
 
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.gameclock import TimeControl
+from crownhead.firmware.remote.invite import Agreement, Invitation
 from crownhead.rules import BLACK, WHITE, Move
 from crownhead.rules.pdn import read_games
 
 from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto, running_mosquitto
 from helpers.remote import Proxy, step_until
 from test_remote import ACCOUNTS, Home, Homes
+from test_remote_identity import Board as BoardOn
+from test_remote_identity import _heard as heard
+from test_remote_identity import _made_there as made_there
 from test_remote_offers import Board, Pair
 
 pytestmark = pytest.mark.skipif(MOSQUITTO is None or PASSWD is None, reason=NO_MOSQUITTO)
@@ -123,6 +127,38 @@ def test_a_move_s_time_used_counts_its_thinking_before_an_outage(tmp_path: Path,
             assert before + 5_000 <= used < before + 6_500, record.times
     finally:
         homes.close()
+
+
+def test_a_move_s_time_used_counts_its_thinking_before_its_board_was_switched_off(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    # The boards wired as `crownhead run --remote` wires them.
+    inv = Invitation("hm3s2y", "alice", "black", clock="600+5")
+    a = BoardOn(tmp_path / "a", Agreement(inv, "alice", "bob", mosquitto.url("alice"))).on()
+    b = BoardOn(tmp_path / "b", Agreement(inv, "bob", "alice", mosquitto.url("bob"))).on()
+    try:
+        heard(a, b)
+        made_there(a, b, "11-15")
+        # White thinks 10 s on board B, which then loses its power (its clock saved every
+        # 5 s), is switched on again and set up; White thinks 5 s more and moves.
+        b.live.script("lift 22\nwait 10500")
+        b.live.app.clock_saver.flush()
+        b.off()
+        b.on()
+        b.live.follow(wait=600)  # B's people set the saved game up (White's man back on 22)
+        heard(a, b)
+        b.live.script("lift 22\nwait 5000\nplace 18\nwait 600")
+        step_until(lambda: a.live.app.tracker.expected == Move((22, 18)), "A shows White's move", [a.live, b.live])
+        a.live.follow(wait=600)
+        for board in (a, b):  # (A keeps White's move as B measured it)
+            record = board.live.app.record
+            assert record is not None
+            (_ply, _left, used) = record.times[1]
+            assert 15_000 <= used < 16_500, record.times
+    finally:
+        for board in (a, b):
+            if board.rig is not None:
+                board.off()
 
 
 def test_with_the_clock_running_a_move_made_far_away_after_the_flag_there_leaves_the_boards_in_step(
