@@ -116,7 +116,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="take a game offered by another board",
         description="Take the game whose code the other board printed; the agreement is kept for 'crownhead run --remote CODE'.",
     )
-    join.add_argument("code", metavar="CODE", help="the code the other board printed (k7q-m2x)")
+    join.add_argument(
+        "code", metavar="CODE", help="the code the other board printed (k7q-m2x), or its invitation link (any host)"
+    )
     join.add_argument(
         "--host",
         metavar="ACCOUNT",
