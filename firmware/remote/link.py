@@ -33,7 +33,10 @@ its own added to the link's (old boards ignore them):
   the same times: the clock, and each move's time left and time used in the game's
   record (its PDN's ``[%clk]`` and ``[%emt]``). A side's flag falls on its own board only
   (the other board lets that side's time run out on its clock without ending the game,
-  and hears the result).
+  and hears the result). Each board's ``game-over`` line carries its side's time left as
+  its clock stopped at the end, which the other board takes once its own clock stopped
+  (a line's crossing later): both end with the same clocks.
+* **Takeback requests heard** are the ``takeback-asked`` event too, which the voice says.
 """
 
 from __future__ import annotations
