@@ -304,10 +304,11 @@ def test_a_phone_s_page_shows_the_terms_of_a_pasted_link_of_any_host_and_cancels
         page.goto(b.page)
         page.wait_for_selector("#connection[data-state=live]")
         # The link names the inviting board's page (another host and port than this
-        # board's): pasted under Join a game, its code is what counts.
-        page.click("#far summary")
-        page.fill("#far-join-code", "http://crownhead.local:8080/#join=x7q-m2k")
-        page.click("#far-join-form button[type=submit]")
+        # board's): pasted under the header's Join a game, its code is what counts.
+        page.wait_for_selector("#far-join-nav:not([hidden])")
+        page.click("#far-join-nav")
+        page.fill("#far-card-code", "http://crownhead.local:8080/#join=x7q-m2k")
+        page.click("#far-card-form button[type=submit]")
         page.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
         terms = page.inner_text("#far-card-terms")
         for term in ("alice plays White, this board Black", "clock 600+5", "ballot 87", "public"):
@@ -321,6 +322,15 @@ def test_a_phone_s_page_shows_the_terms_of_a_pasted_link_of_any_host_and_cancels
         assert page.locator("#far-card").is_hidden()
         assert not (tmp_path / "b" / "remote" / "x7qm2k.json").exists()
         assert "given up" in page.inner_text("#far-status")
+        # The form under Game far apart, further down, shows the same card at the top.
+        page.evaluate("() => { document.querySelector('#far').open = true; }")
+        page.fill("#far-join-code", "X7Q-M2K")
+        page.click("#far-join-form button[type=submit]")
+        page.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
+        assert page.evaluate("() => window.scrollY") == 0 and "ballot 87" in page.inner_text("#far-card-terms")
+        page.click("#far-card-cancel")
+        page.wait_for_function("() => document.querySelector('#far').dataset.state === 'idle'")
+        assert not (tmp_path / "b" / "remote" / "x7qm2k.json").exists()
     finally:
         page.close()
         if b.process is not None and b.process.poll() is None:

@@ -28,22 +28,31 @@
     return (link ? link[1] : value).replace(/[\s-]/g, "").toLowerCase();
   }
 
-  // A link that names a code (#join=k7q-m2x) fills the join form and looks the game up.
+  // A link that names a code (#join=k7q-m2x) fills the join form and looks the game up;
+  // #join alone (the header's "Join a game") opens the card for a code or link.
   function codeFromLink() {
+    if (location.hash === "#join") {
+      openCard("");
+      return;
+    }
     const found = /^#join=([0-9A-Za-z-]{6,12})$/.exec(location.hash || "");
     if (!found) return;
     $("#far-join-code").value = found[1];
     openCard(codeOf(found[1]));
   }
 
-  // The card at the top: the game of `code` looked up, its terms shown before joining.
+  // The card at the top: the game of `code` looked up, its terms shown before joining
+  // (no code yet, "": the card asks for one).
   function openCard(code) {
     far.card = code;
     far.looked = null;
     $("#far-card").hidden = false;
+    $("#far-card").removeAttribute("data-state");
+    $("#far-card-form").hidden = Boolean(code);
     $("#far-card-join").disabled = true;
     text($("#far-card-terms"), "");
-    text($("#far-card-status"), `Looking up game ${code.slice(0, 3)}-${code.slice(3)}...`);
+    text($("#far-card-status"), code ? `Looking up game ${code.slice(0, 3)}-${code.slice(3)}...` : "");
+    if (!code) $("#far-card-code").focus();
     look();
   }
 
@@ -57,7 +66,8 @@
     far.card = null;
     far.looked = null;
     $("#far-card").hidden = true;
-    if (/^#join=/.test(location.hash || "")) history.replaceState(null, "", location.pathname + location.search);
+    $("#far-card").removeAttribute("data-state");
+    if (/^#join/.test(location.hash || "")) history.replaceState(null, "", location.pathname + location.search);
   }
 
   async function load() {
@@ -109,9 +119,11 @@
   function showCard(status, state) {
     const joining = ["looking", "found", "joining"].includes(state);
     if (state === "playing" || (state === "agreed" && !far.card)) far.card = null;
+    $("#far-join-nav").hidden = !["idle", "failed"].includes(state);
     const card = $("#far-card");
-    card.hidden = !(far.card || joining);
+    card.hidden = !(far.card !== null || joining);
     if (card.hidden) return;
+    $("#far-card-form").hidden = Boolean(far.card) || joining;
     card.setAttribute("data-state", state);
     if (status.message || joining) text($("#far-card-status"), status.message);
     const terms = status.game && state !== "idle" ? joiningTerms(status.game) : "";
@@ -199,6 +211,10 @@
     ev.preventDefault();
     openCard(codeOf($("#far-join-code").value));
     window.scrollTo(0, 0);
+  });
+  $("#far-card-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    openCard(codeOf($("#far-card-code").value));
   });
   $("#far-card-join").addEventListener("click", () => {
     if (far.card) ask({ join: far.card }, $("#far-card-status"));
