@@ -1027,8 +1027,9 @@ def test_only_the_session_says_a_saved_game_resumed() -> None:
 
 
 def test_only_app_follow_makes_the_followed_tracker() -> None:
-    """The application follows one tracker, made and replaced in one place, ``App.follow``,
-    through one follower made with the application (the referee made a second tracker
+    """The application follows one tracker, made and replaced in one place, ``App.follow``
+    (its table's: ``firmware.app.table``), through one follower made with the application
+    (the referee made a second tracker
     after an illegal move stood, and the followed tracker was replaced, the controller
     rewired, in four places). Only ``crownhead replay``, which has no application, makes
     its own board's tracker and follower."""
@@ -1050,11 +1051,11 @@ def test_only_app_follow_makes_the_followed_tracker() -> None:
     assert where == {
         # Made and given to the follower in App.follow; a follower takes the one it is made with.
         "Tracker": [
-            "firmware.app.application.follow",
-            "firmware.app.application.follow",
+            "firmware.app.table.follow",
+            "firmware.app.table.follow",
             "firmware.tracking.follower.__init__",
         ],
-        "Follower": ["firmware.app.application.__init__"],
+        "Follower": ["firmware.app.table.__init__"],
     }
 
 
