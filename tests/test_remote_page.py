@@ -58,10 +58,9 @@ def _answer(desk: FarDesk, rig: Rig, what: str, data: object = None) -> dict[str
 
 
 def _callbacks(rig: Rig) -> dict[str, int]:
-    """How many of each kind of callback ``rig``'s application holds."""
+    """How many parts ``rig``'s application holds (every part joins as an output)."""
     app = rig.app
-    lists = ("sources", "waking_sources", "deadlines", "press_listeners")
-    return {name: len(getattr(app, name)) for name in lists} | {"outputs": len(list(app.outputs))}
+    return {"outputs": len(list(app.outputs))}
 
 
 class Home:

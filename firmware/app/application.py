@@ -46,7 +46,6 @@ which the application reads like any other board.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
 from crownhead.firmware.app.commands import Commands
 from crownhead.firmware.app.guidance import near_side
@@ -62,14 +61,9 @@ from crownhead.firmware.tracking.tracker import Kind
 from crownhead.hal.debounce import Debouncer
 from crownhead.rules import BLACK, WHITE, Game, Position
 
-__all__ = ["App", "Source"]
+__all__ = ["App"]
 
 log = logging.getLogger(__name__)
-
-#: Polled once per step after the board was read, with the step's time: something outside
-#: the board (a host link) that may act on the game; returns the events its actions caused.
-Source = Callable[[int], list[Event]]
-
 
 class App(Commands):
     """The board's application: the main loop over its table (see the module; the
@@ -185,7 +179,7 @@ class App(Commands):
         self.steps += 1
         self.message_line.step(now)
         queue = self.pending + self.controller.step(now)
-        queue += self._poll_sources(now)
+        queue += self.outputs.poll(now)  # what the outputs did (a link's lines, a page's requests)
         self.pending = []
         out: list[Event] = []
         i = 0
@@ -242,7 +236,6 @@ class App(Commands):
         held = getattr(self.hardware.buttons, "next_deadline", None)
         if held is not None:
             times.append(held())  # a button held down becomes a long press
-        times += [deadline() for deadline in self.deadlines]
         times.append(self.outputs.deadline())
         times.append(self.message_line.until)
         if self.sim is not None:
@@ -256,13 +249,9 @@ class App(Commands):
         """Whether :meth:`run` may sleep until the next deadline: on the simulated board,
         whose switches change only when this loop moves its pieces or at the times its
         timeline holds (:meth:`next_deadline`, exactly what virtual time steps through),
-        with no source but those that wake the loop. Elsewhere a scanner's or a serial
+        with no output polling but those that wake the loop (``wakes``). Elsewhere a scanner's or a serial
         board's change, or a link's line, is only seen at the next poll."""
-        return (
-            self.hardware.backend == "sim"
-            and all(source in self.waking_sources for source in self.sources)
-            and self.outputs.all_wake
-        )
+        return self.hardware.backend == "sim" and self.outputs.all_wake
 
     def settle(self, limit_ms: int = 10_000) -> list[Event]:
         """Virtual time: run until nothing is pending but blinking (at most ``limit_ms``)."""
@@ -293,15 +282,6 @@ class App(Commands):
     def lit_roles(self) -> dict[int, str]:
         """The LED role of each lit square, as last shown (the snapshot's ``lit`` too)."""
         return self.scene.lit_roles
-
-    def _poll_sources(self, now: int) -> list[Event]:
-        events: list[Event] = []
-        for source in self.sources:
-            try:
-                events += source(now)
-            except Exception:  # a broken link must not stop the board
-                log.exception("event source failed")
-        return events + self.outputs.poll(now)
 
     def _announce_setup(self, now: int) -> list[Event]:
         """A ``setup`` event when a set-up begins (or its target changes): the whole position."""

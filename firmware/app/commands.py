@@ -6,8 +6,8 @@ parts and the state they share, declared there once), and
 act on the game from outside the board (a draw offer, a resignation, a button pressed, the
 players' names, a side held by a link, the rules, the mode, the referee's settings, the
 brightness), and what they read. The parts that act on the table are made here when first
-used: the recorder, the machine's seat and the snapshot maker. A command is run in the main loop's thread: a
-:data:`~crownhead.firmware.app.application.Source` calls it from its poll and returns its events,
+used: the recorder, the machine's seat and the snapshot maker. A command is run in the main
+loop's thread: a part joined as an output calls it from its ``poll`` and returns its events,
 so that the step handles and sends them like a press's. The link
 (:class:`crownhead.firmware.link.board.LinkedBoard`), the web page and the hall use these and
 nothing else of the application.
@@ -162,7 +162,7 @@ class Commands(Table):
             from crownhead.firmware.app.problems import ProblemCoach, endgame_tables
 
             state_dir = self.store.directory if self.store is not None else None
-            # Polled from this step on: a source added to the list being polled is polled too.
+            # Polled from this step on: an output added while the outputs are polled is polled too.
             ProblemCoach(state_dir, tables=lambda: endgame_tables(state_dir), active=False).attach(self)  # type: ignore[arg-type]  # App is Coached
         assert self.problems is not None
         return self.problems
@@ -200,7 +200,7 @@ class Commands(Table):
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]:
         """``side`` offers or accepts a draw (None: the shared button), as its button does.
 
-        For the host link and the web page (a :data:`Source`, which returns the events).
+        For the host link and the web page (an output's ``poll``, which returns the events).
         """
         return self._command(lambda t: self.follower.offer_draw(side, t), now)
 
@@ -210,8 +210,8 @@ class Commands(Table):
         return self._command(lambda t: self.follower.resign(side, t, confirmed=confirmed), now)
 
     def _command(self, act: Callable[[int], list[Event]], now: int | None) -> list[Event]:
-        """Run a command on the game now and return its events: a :data:`Source` returns
-        them from its poll, so that this step handles and sends them like a press's."""
+        """Run a command on the game now and return its events: an output's ``poll``
+        returns them, so that this step handles and sends them like a press's."""
         return act(self.clock.now_ms() if now is None else now)
 
     def press(self, name: str, now: int | None = None, *, long: bool = False) -> None:

@@ -108,7 +108,6 @@ class Table(Loop):
         players: Mapping[Color, Player] | None = None,
         thinker: Thinker | None = None,
         sinks: Iterable[Sink] = (),
-        sources: Iterable[Callable[[int], list[Event]]] = (),
         referee: Referee | None = None,
         referee_settings: RefereeSettings | None = None,
         hint_player: Computer | None = None,
@@ -141,18 +140,6 @@ class Table(Loop):
         self.outputs = Outputs()
         for sink in sinks:
             self.outputs.add(SinkOutput(sink))
-        self.sources: list[Callable[[int], list[Event]]] = list(sources)
-        #: Sources that wake the real-time loop themselves (:meth:`wake`) when another
-        #: thread gives them something, and say in :attr:`deadlines` when they want a
-        #: step: with no other source, ``run`` on the simulated board sleeps until
-        #: the next thing due.
-        self.waking_sources: list[Callable[[int], list[Event]]] = []
-        #: When a source wants the next step, besides the board's own deadlines (a display
-        #: drawn in this thread, a buzzer pattern): functions returning a time or None.
-        self.deadlines: list[Callable[[], int | None]] = []
-        #: Told of every button press before the app and the tracker; one returning False
-        #: has answered it (the voice's ``speak`` button), and nothing else hears of it.
-        self.press_listeners: list[Callable[[ButtonEvent], bool | None]] = []
         self.policy = LedPolicy(leds, referee=settings.policy.referee_lights)
         #: The game of the board and everything decided about it (the record, offers,
         #: resignations, the result, the held sides, the clock): one for the whole run,
@@ -409,9 +396,6 @@ class Table(Loop):
     def _on_press(self, press: ButtonEvent) -> bool | None:
         """A button pressed, before the tracker hears it: the outputs first (False keeps it
         from the board), then what the application answers itself."""
-        for listener in self.press_listeners:
-            if listener(press) is False:
-                return False
         if not self.outputs.on_press(press):
             return False
         declared = self.tracker.game.declared

@@ -15,11 +15,12 @@ the link's ``again GAME PLY`` (the page's "Try again" buttons) calls :func:`begi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from crownhead.firmware.app.outputs import O, Poller
 from crownhead.firmware.events import Event
 from crownhead.firmware.files import RECORD_LIMIT, FileRefused, read_text
 from crownhead.firmware.storage.store import GameStore
@@ -35,7 +36,6 @@ class Board(Protocol):
     """What a retry needs of the application (:class:`~crownhead.firmware.app.application.App`'s
     commands), named here so that the commands may call :func:`begin` without a cycle."""
 
-    sources: list[Callable[[int], list[Event]]]
     matches: MatchPlay
 
     @property
@@ -44,6 +44,7 @@ class Board(Protocol):
     def resuming(self) -> bool: ...
     @property
     def game(self) -> Game: ...
+    def add_output(self, output: O, *, first: bool = False) -> O: ...
     def give_up_resume(self) -> None: ...
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]: ...
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]: ...
@@ -166,7 +167,7 @@ class TryAgain:
 
     def attach(self, app: Board) -> TryAgain:
         self._app = app
-        app.sources.append(self.source)
+        app.add_output(Poller(self.source))  # polled every step: set up at the first
         return self
 
     def source(self, now: int) -> list[Event]:

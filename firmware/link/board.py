@@ -15,7 +15,6 @@ from crownhead.firmware.app.outputs import O, Output
 from crownhead.firmware.app.snapshot import Snapshot
 from crownhead.firmware.events import ClockState, Event
 from crownhead.firmware.referee.settings import RefereeSettings
-from crownhead.hal.buttons import ButtonEvent
 from crownhead.rules import Color, Game, Move, Position, Rules
 from crownhead.rules.ballots import Ballot
 
@@ -115,11 +114,6 @@ class LinkedBoard(Protocol):
     """The board application as the link sees it: the game's state to read and the
     application's commands (:class:`crownhead.firmware.app.commands.Commands`), never its tracker,
     referee, simulated board, record or thinkers."""
-
-    sources: list[Callable[[int], list[Event]]]
-    #: Hear every button press first: False keeps it from the board (a game far apart's
-    #: takeback asks the other side), None lets it through.
-    press_listeners: list[Callable[[ButtonEvent], bool | None]]
 
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None:
         """Hear every event, as one of the application's outputs."""

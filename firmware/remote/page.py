@@ -35,6 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import Event, Notice
 from crownhead.firmware.hall.topics import BrokerUrl
 from crownhead.firmware.link.board import SimHands
@@ -214,8 +215,7 @@ class FarDesk:
     def attach(self, app: FarBoard) -> FarDesk:
         """Answer the page's requests in ``app``'s main loop (which they wake)."""
         self.app = app
-        app.sources.append(self.poll)
-        app.waking_sources.append(self.poll)
+        app.add_output(Poller(self.poll, wakes=True))
         return self
 
     def poll(self, now: int) -> list[Event]:

@@ -12,7 +12,6 @@ handed over as one (``crownhead run``'s page desk and ``--remote``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
 from crownhead.firmware.app.settings import AppSettings
@@ -40,10 +39,6 @@ class TimedRecord(Protocol):
 class FarBoard(LinkedBoard, Protocol):
     """The board application as a game far apart uses it (see the module)."""
 
-    #: Sources that wake the loop themselves (a page's request to the desk).
-    waking_sources: list[Callable[[int], list[Event]]]
-    #: When a source wants the next step (the grace period's next second).
-    deadlines: list[Callable[[], int | None]]
     #: Who is away and the grace left, as every screen and page shows it.
     away: Away | None
     #: The settings the board plays under (a game far apart's, once agreed).

@@ -19,6 +19,7 @@ import logging
 from concurrent.futures import Future
 from typing import Any, Protocol
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import Event
 from crownhead.firmware.link.protocol import encode_message
 from crownhead.firmware.web.bridge import PageHub
@@ -71,8 +72,7 @@ class FarFeed:
         self._sent = -1
 
     def attach(self, app: Any) -> FarFeed:
-        app.sources.append(self.poll)
-        app.waking_sources.append(self.poll)
+        app.add_output(Poller(self.poll, wakes=True))
         return self
 
     def poll(self, now: int) -> list[Event]:
