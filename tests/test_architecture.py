@@ -1211,3 +1211,38 @@ def test_no_function_of_the_app_is_too_complex() -> None:
             if complexity > MAX_COMPLEXITY:
                 over[f"{path.name}:{name}"] = complexity
     assert over == {}
+
+
+#: The most lines ``firmware/app/application.py`` (the main loop) may have: its parts are
+#: modules of their own (the table, the recorder, the machine's seat, the snapshot maker,
+#: the table of event handlers), never mixins redeclaring its state (issue 50: 1,301 lines).
+MAX_APPLICATION_LINES = 500
+
+
+def test_the_application_is_its_loop_and_its_parts_are_modules() -> None:
+    path = REPO / "firmware" / "app" / "application.py"
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_APPLICATION_LINES, f"{lines} lines"
+    # A class of firmware/app that declares attributes without setting them (a mixin
+    # typing itself by another's state) is what the table replaced.
+    bare = []
+    for part in sorted((REPO / "firmware" / "app").glob("*.py")):
+        for node in ast.walk(ast.parse(part.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not _is_declaration(node):
+                bare += [
+                    f"{part.name}:{item.lineno} {node.name}.{ast.unparse(item.target)}"
+                    for item in node.body
+                    if isinstance(item, ast.AnnAssign) and item.value is None
+                ]
+    assert bare == []
+
+
+def _is_declaration(node: ast.ClassDef) -> bool:
+    """A protocol, a dataclass, a named tuple or a typed dict: its annotations are its fields."""
+    bases = {ast.unparse(b) for b in node.bases}
+    decorators = {ast.unparse(d).split("(")[0] for d in node.decorator_list}
+    return bool(
+        bases & {"Protocol", "NamedTuple", "TypedDict"}
+        or "dataclass" in decorators
+        or any(b.startswith("Protocol") or b.endswith("Protocol") for b in bases)
+    )

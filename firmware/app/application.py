@@ -65,6 +65,7 @@ __all__ = ["App"]
 
 log = logging.getLogger(__name__)
 
+
 class App(Commands):
     """The board's application: the main loop over its table (see the module; the
     parameters are :class:`~crownhead.firmware.app.table.Table`'s)."""
@@ -193,7 +194,9 @@ class App(Commands):
         self._return_to_mode(now)  # before the machine moves: the seats of the new game
         self._seat_coming_game()
         self.machine.play(now, out)
-        self.hints.find(self.tracker.game, self.machine.hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out)
+        self.hints.find(
+            self.tracker.game, self.machine.hint_allowed(), self.tracker.reading.kind is Kind.IDLE, now, out
+        )
         out += self._announce_setup(now)
         target, tracker = self.setup_target(), self.tracker
         before = tracker.game.position if target is not None and target[0] == "new-game" else None

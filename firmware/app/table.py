@@ -115,9 +115,8 @@ class Table(Loop):
         make_machine: Callable[[MachineSpec], Player] | None = None,
         analyst: Analyst | None = None,
     ) -> None:
-        Loop.__init__(self)
+        Loop.__init__(self, clock or hardware.clock)
         self.hardware = hardware
-        self.clock: Clock = clock or hardware.clock
         self.settings = settings
         self.store = store
         self.thinker = thinker or Thinker(background=True)
