@@ -1171,48 +1171,6 @@ def test_the_outputs_read_the_application_only_through_the_port() -> None:
     assert bad == []
 
 
-def _complexity(function: ast.AST) -> int:
-    """Branches + 1: if, for, while, except, with, each extra operand of a bool op, each
-    comprehension's if, each match case (nested functions count with their own)."""
-    count = 1
-    for node in ast.walk(function):
-        if isinstance(node, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.With, ast.AsyncWith)):
-            count += 1
-        elif isinstance(node, ast.BoolOp):
-            count += len(node.values) - 1
-        elif isinstance(node, ast.comprehension):
-            count += len(node.ifs)
-        elif isinstance(node, ast.match_case):
-            count += 1
-    return count
-
-
-#: The most branches a function of ``firmware/app/`` may have (cyclomatic complexity).
-MAX_COMPLEXITY = 20
-
-
-def _functions(tree: ast.Module) -> Iterator[tuple[str, ast.AST]]:
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield node.name, node
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    yield f"{node.name}.{item.name}", item
-
-
-def test_no_function_of_the_app_is_too_complex() -> None:
-    """No function in ``firmware/app/`` has a cyclomatic complexity over
-    :data:`MAX_COMPLEXITY` (counted with ``ast``: ``App._handle`` was a chain of 38)."""
-    over = {}
-    for path in sorted((REPO / "firmware" / "app").glob("*.py")):
-        for name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
-            complexity = _complexity(function)
-            if complexity > MAX_COMPLEXITY:
-                over[f"{path.name}:{name}"] = complexity
-    assert over == {}
-
-
 #: The most lines ``firmware/app/application.py`` (the main loop) may have: its parts are
 #: modules of their own (the table, the recorder, the machine's seat, the snapshot maker,
 #: the table of event handlers), never mixins redeclaring its state (issue 50: 1,301 lines).
