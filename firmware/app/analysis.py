@@ -317,7 +317,7 @@ class Analyst:
         verdict = probe.probe_position(position) if isinstance(probe, EndgameTables) else None
         if verdict is None:
             return {}
-        tables = {"tables": verdict[0], "tables_plies": verdict[1] if verdict[1] >= 0 else None}
+        tables: dict[str, Any] = {"tables": verdict[0], "tables_plies": verdict[1] if verdict[1] >= 0 else None}
         score = Analysis(ply, position, 0, 0, **tables).verdict_score or 0
         return tables if self._publish(job, depth=0, score=score, **tables) else None
 
