@@ -381,6 +381,12 @@ class Commands(Table):
         """The mode and its seats now (see :meth:`return_to`)."""
         return self.modes.seats_now()
 
+    def mode_to_return_to(self) -> ModeSeats:
+        """The mode a mode entered for a while (a game tried again, a game far apart) gives
+        back when it is left: one already waiting to come back (a mode left before it, whose
+        next game has not been set up yet), else the mode and seats now."""
+        return self.modes.returning or self.modes.seats_now()
+
     def return_to(self, before: ModeSeats) -> None:
         """Come back to ``before`` (a mode and who sat where, from :meth:`mode_seats`) when
         the next new game is set up: the game on the board stays as it is played. A mode

@@ -28,6 +28,7 @@ from crownhead.rules import Color, Game, Position, Rules
 from crownhead.rules.pdn import read_game
 
 if TYPE_CHECKING:
+    from crownhead.firmware.app.modes import ModeSeats
     from crownhead.firmware.app.matchplay import MatchPlay
     from crownhead.firmware.app.players import Player
 
@@ -50,6 +51,8 @@ class Board(Protocol):
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]: ...
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None: ...
     def computer_player(self, level: int | None = None) -> Player: ...
+    def mode_to_return_to(self) -> ModeSeats: ...
+    def return_to(self, before: ModeSeats) -> None: ...
     def say(self, message: str, *, until: int | None = None) -> None: ...
 
 
@@ -134,6 +137,8 @@ def begin(
         raise ValueError("a match is under way: a game tried again would count in it (crownhead match end first)")
     # Computer or play mode, never the referee's: a game tried again is no tournament game.
     player = machine if machine is not None or opponent != "computer" else app.computer_player()
+    # The mode it is tried in is entered for this game only: the next game is the mode left.
+    before = app.mode_to_return_to()
     if app.resuming:
         app.give_up_resume()
     events: list[Event] = []
@@ -146,6 +151,7 @@ def begin(
         app.set_mode("computer", now, computer=(machine_side or retry.mover.opponent, player))
     else:
         app.set_mode("play", now)
+    app.return_to(before)  # at the next new game: the game tried again stays on the board
     side = "Black" if retry.mover is Color.BLACK else "White"
     against = "the computer" if opponent == "computer" else "a friend"
     app.say(f"Try again from {retry.describe()}: set up the pieces; {side} to move, against {against}.")
