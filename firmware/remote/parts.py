@@ -23,6 +23,7 @@ from crownhead.firmware.tracking.timer import GameTimer
 from crownhead.hal.clock import Clock
 
 if TYPE_CHECKING:
+    from crownhead.firmware.app.modes import ModeSeats
     from crownhead.firmware.app.application import App
 
 __all__ = ["FarBoard", "TimedRecord", "far_board"]
@@ -66,6 +67,12 @@ class FarBoard(LinkedBoard, Protocol):
 
     def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
         """A new game under ``settings`` (the agreed one); ValueError while it may not begin."""
+
+    def mode_to_return_to(self) -> ModeSeats:
+        """The mode and seats a game far apart gives back when it is left."""
+
+    def return_to(self, before: ModeSeats) -> None:
+        """Come back to ``before`` at the next new game (the game far apart stays on the board)."""
 
 
 def far_board(board: LinkedBoard) -> FarBoard:
