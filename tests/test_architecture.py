@@ -1119,10 +1119,15 @@ def test_the_referee_holds_nothing_of_the_game() -> None:
 #: The outputs that read nothing of the application but through its port
 #: (``firmware.app.outputs.BoardPort``): what they show comes from the snapshots and
 #: events they are given (issue 50).
-PORT_ONLY_OUTPUTS = ("firmware/display/panel.py", "firmware/sound/player.py", "firmware/link/view.py")
+PORT_ONLY_OUTPUTS = (
+    "firmware/display/panel.py",
+    "firmware/sound/player.py",
+    "firmware/link/view.py",
+    "firmware/voice/adapter.py",
+)
 
 #: What an output may ask of the board (the members of ``BoardPort``).
-PORT_MEMBERS = frozenset({"clock", "clock_state", "wake", "add_output", "remove_output"})
+PORT_MEMBERS = frozenset({"clock", "clock_state", "wake", "say", "add_output", "remove_output"})
 
 #: The names an output holds the board by.
 _BOARD_NAMES = frozenset({"app", "board", "port"})

@@ -60,7 +60,7 @@ class BoardPort(Protocol):
     """What an output may ask of the board, and all it may (no output reads the
     application otherwise: ``tests/test_architecture.py``): the time, the game clock at an
     instant (a screen's clock runs between snapshots), a step soon (from another thread),
-    and joining or leaving the board's outputs. The application (``App``) is one.
+    a word on the message line, and joining or leaving the board's outputs. The application (``App``) is one.
 
     An output joins one way: its ``attach(port)`` adds it (:meth:`add_output`). Besides
     the :class:`Output` protocol it may have ``poll(now)`` (called every step after the
@@ -77,6 +77,9 @@ class BoardPort(Protocol):
 
     def wake(self) -> None:
         """Ask for a step now (from any thread)."""
+
+    def say(self, message: str, *, until: int | None = None) -> None:
+        """Show ``message`` on the board's message line (the terminal's, every page's)."""
 
     def add_output(self, output: O, *, first: bool = False) -> O:
         """Join the board's outputs."""
