@@ -1124,6 +1124,7 @@ PORT_ONLY_OUTPUTS = (
     "firmware/sound/player.py",
     "firmware/link/view.py",
     "firmware/voice/adapter.py",
+    "firmware/web/far.py",
 )
 
 #: What an output may ask of the board (the members of ``BoardPort``).
@@ -1149,10 +1150,11 @@ def _holds_the_board(node: ast.AST) -> bool:
 
 
 def test_the_outputs_read_the_application_only_through_the_port() -> None:
-    """The display, the buzzer and the link's view read the game from the snapshots they
-    are handed; of the application they use only the port (the time, the game clock at an
-    instant, a wake-up, joining): never ``app.snapshot``, ``app.referee``, ``app.lit_roles``,
-    ``getattr(app, ...)``."""
+    """The display, the buzzer, the link's view, the voice and the pages' feed of the games
+    far apart read the game from the snapshots they are handed; of the application they
+    use only the port (the time, the game clock at an instant, a wake-up, a word on the
+    message line, joining): never ``app.snapshot``, ``app.referee``, ``app.lit_roles``,
+    ``board.hint``, ``getattr(app, ...)``."""
     bad = []
     for relative in PORT_ONLY_OUTPUTS:
         tree = ast.parse((REPO / relative).read_text(encoding="utf-8"))
