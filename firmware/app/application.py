@@ -123,7 +123,7 @@ class App(Commands):
                 # referee's PDN read every move's from the game's clock.
                 clock.recall({ply: (left, used) for ply, left, used in resume[0].times}, resume[1])
         self._started = True
-        # A snapshot before the first step: a source polled in it (a page asking for the
+        # A snapshot before the first step: an output polled in it (a page asking for the
         # state) reads the game already.
         self.scene.last = self.scene.dressed(self.scene.take(now))
         self.outputs.snapshot(self.scene.last)  # the outputs hear the game before the first step

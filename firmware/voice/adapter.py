@@ -9,7 +9,7 @@ said from the event, a position, the last moves or the move taken back are read 
 what it was shown. It answers the requests too (the last move, the last few, the
 position, a square, whose turn and the clocks). :class:`BoardVoice` joins it to a
 running board (:class:`VoicedBoard`, which the application is): an output hearing the
-events and the snapshot, a source for the clock's last minute and the speaker's
+events and the snapshot, polled for the clock's last minute and the speaker's
 troubles, and the ``speak`` button (short: the last move, whose turn and the clocks;
 twice: the last five moves; long: the position).
 

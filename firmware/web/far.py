@@ -3,8 +3,8 @@
 
 The board's games far apart are another package's (:mod:`crownhead.firmware.remote`, above this
 one): the server knows them by the protocol :class:`FarRequests` (``crownhead run`` hands it
-:class:`crownhead.firmware.remote.page.FarDesk`). :class:`FarFeed` is a source of the main loop
-that tells every page, with one ``far`` line, when their state changed; a page that may
+:class:`crownhead.firmware.remote.page.FarDesk`). :class:`FarFeed` joins the main loop as an output
+that polls (a :class:`~crownhead.firmware.app.outputs.Poller`) and tells every page, with one ``far`` line, when their state changed; a page that may
 command the board then asks ``GET /api/far`` for it (the invitation's code is for those
 with the PIN only, so the line carries no more than the state), makes its requests with
 ``POST /api/far`` (``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``,
@@ -64,7 +64,7 @@ def qr_svg(text: str) -> bytes:
 
 class FarFeed:
     """Tells the pages of ``hub`` when the board's games far apart (``games``) changed: a
-    source of the main loop (:meth:`attach`), woken by the games themselves."""
+    part of the main loop that polls (:meth:`attach`), woken by the games themselves."""
 
     def __init__(self, hub: PageHub, games: FarRequests) -> None:
         self.hub = hub
