@@ -3,11 +3,11 @@
 
 The board's games far apart are another package's (:mod:`crownhead.firmware.remote`, above this
 one): the server knows them by the protocol :class:`FarRequests` (``crownhead run`` hands it
-:class:`crownhead.firmware.remote.page.FarDesk`). :class:`FarFeed` joins the main loop as an output
-that polls (a :class:`~crownhead.firmware.app.outputs.Poller`) and tells every page, with one ``far`` line, when their state changed; a page that may
-command the board then asks ``GET /api/far`` for it (the invitation's code is for those
-with the PIN only, so the line carries no more than the state), makes its requests with
-``POST /api/far`` (``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``,
+:class:`crownhead.firmware.remote.page.FarDesk`). :class:`FarFeed` joins the main loop as
+an output that polls (a :class:`~crownhead.firmware.app.outputs.Poller`) and tells every
+page, with one ``far`` line, when their state changed; a page that may command the board
+then asks ``GET /api/far`` for it (the invitation's code is for those with the PIN only,
+so the line carries no more than the state), makes its requests with ``POST /api/far`` (``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``,
 ``{"leave": true}``), and shows the invitation's link as a QR code
 (``GET /api/far/qr.svg``, drawn by :func:`qr_svg`).
 """
