@@ -7,8 +7,9 @@ one): the server knows them by the protocol :class:`FarRequests` (``crownhead ru
 an output that polls (a :class:`~crownhead.firmware.app.outputs.Poller`) and tells every
 page, with one ``far`` line, when their state changed; a page that may command the board
 then asks ``GET /api/far`` for it (the invitation's code is for those with the PIN only,
-so the line carries no more than the state), makes its requests with ``POST /api/far`` (``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``,
-``{"leave": true}``), and shows the invitation's link as a QR code
+so the line carries no more than the state), makes its requests with ``POST /api/far``
+(``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``, ``{"leave": true}``),
+and shows the invitation's link as a QR code
 (``GET /api/far/qr.svg``, drawn by :func:`qr_svg`).
 """
 
