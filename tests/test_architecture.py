@@ -240,7 +240,7 @@ def test_every_firmware_package_has_a_layer_and_a_map() -> None:
         for name in tier:
             init = REPO / "firmware" / name / "__init__.py"
             if init.exists():
-                assert (ast.get_docstring(ast.parse(init.read_text())) or "").strip(), f"firmware/{name}: no map"
+                assert (ast.get_docstring(tree_of(init)) or "").strip(), f"firmware/{name}: no map"
 
 
 # -- the rules ---------------------------------------------------------------------------
@@ -984,7 +984,7 @@ def test_only_the_session_changes_the_record() -> None:
     for name, path in modules().items():
         if name.split(".")[1:2] not in [[p] for p in _FOLLOWING] or name == "firmware.tracking.session":
             continue
-        bad += [f"{name}:{line}: {text}" for line, text in _followed_game_changes(ast.parse(path.read_text()))]
+        bad += [f"{name}:{line}: {text}" for line, text in _followed_game_changes(tree_of(path))]
     assert bad == []
     # The check sees the old ways.
     old = (
@@ -1001,7 +1001,7 @@ def test_the_board_reader_does_not_decide_what_a_takeback_means() -> None:
     board again when the session's revision moves (the tracker reopened a resigned game)."""
     where = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reopen":
                 if "session" in ast.unparse(node.func.value):
                     where.append(name)
@@ -1015,7 +1015,7 @@ def test_only_the_session_says_a_saved_game_resumed() -> None:
     (the follower kept one, the application cleared it on the event)."""
     flags = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             targets = list(node.targets) if isinstance(node, ast.Assign) else []
             targets += [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
             flags += [
@@ -1157,7 +1157,7 @@ def test_the_outputs_read_the_application_only_through_the_port() -> None:
     ``board.hint``, ``getattr(app, ...)``."""
     bad = []
     for relative in PORT_ONLY_OUTPUTS:
-        tree = ast.parse((REPO / relative).read_text(encoding="utf-8"))
+        tree = tree_of(REPO / relative)
         skipped: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and node.name in _WIRING:
@@ -1305,7 +1305,7 @@ def test_the_application_is_its_loop_and_its_parts_are_modules() -> None:
     # typing itself by another's state) is what the table replaced.
     bare = []
     for part in sorted((REPO / "firmware" / "app").glob("*.py")):
-        for node in ast.walk(ast.parse(part.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(part)):
             if isinstance(node, ast.ClassDef) and not _is_declaration(node):
                 bare += [
                     f"{part.name}:{item.lineno} {node.name}.{ast.unparse(item.target)}"
