@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from crownhead.firmware.app.outputs import O, Output, Poller
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.events import DrawLapsed, DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
@@ -60,8 +61,6 @@ RESULTS = {
 class OnlineBoard(Protocol):
     """What a game on the server needs of the board application (the application is one)."""
 
-    sources: list[Callable[[int], list[Event]]]
-
     @property
     def game(self) -> Game: ...
     @property
@@ -72,6 +71,8 @@ class OnlineBoard(Protocol):
     def expected(self) -> Move | None: ...
 
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None: ...
+    def add_output(self, output: O, *, first: bool = False) -> O: ...
+    def remove_output(self, output: Output) -> None: ...
     def remove_sink(self, sink: Callable[[Event], None]) -> None: ...
     def wake(self) -> None: ...
     def say(self, message: str, *, until: int | None = None) -> None: ...
@@ -137,6 +138,8 @@ class OnlineGame:
         self._backoff = backoff or Backoff()
         self._send_backoff = Backoff(self._backoff.first_s, self._backoff.most_s)
         self.app: OnlineBoard | None = None
+        #: How it joined the board (an output that polls the server's news), while attached.
+        self._joined: Poller | None = None
         self._inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._outbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._stop = threading.Event()
@@ -193,8 +196,8 @@ class OnlineGame:
             t.join(timeout=5)
         app, self.app = self.app, None
         if app is not None:
-            if self.poll in app.sources:
-                app.sources.remove(self.poll)
+            if self._joined is not None:
+                app.remove_output(self._joined)
             app.remove_sink(self.hear)
 
     def _put(self, kind: str, data: Any) -> None:
@@ -280,7 +283,7 @@ class OnlineGame:
 
     def attach(self, app: OnlineBoard) -> OnlineGame:
         self.app = app
-        app.sources.append(self.poll)
+        self._joined = app.add_output(Poller(self.poll))
         app.add_sink(self.hear)
         return self
 
