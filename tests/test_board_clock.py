@@ -285,3 +285,18 @@ def test_a_saved_record_s_time_control_is_read_back_or_refused_by_name() -> None
     bad = record.to_json().replace('"40/5400:1800"', '"ten minutes"')
     with pytest.raises(StoreError, match="'time_control' must be a time control such as 600\\+5"):
         GameRecord.from_json(bad, "current.json")
+
+
+def test_a_refereed_move_s_time_used_counts_its_thinking_before_a_power_cut(tmp_path: Path) -> None:
+    settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("300"))
+    rig = referee_rig(tmp_path, settings)
+    rig.script("lift 11\nwait 20500")  # Black thinks 20 s, and the power goes
+    rig.app.clock_saver.flush()
+    rig.app.close()
+    again = referee_rig(tmp_path, settings, keep=True)
+    again.wait(1000)
+    again.script("lift 11\nwait 10000\nplace 15\nwait 500")
+    assert again.moves() == ["11-15"]
+    (used,) = _emt(again)
+    assert 30_000 <= used < 31_500
+    again.app.close()
