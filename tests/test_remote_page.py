@@ -503,3 +503,47 @@ def test_the_invitation_s_link_names_the_page_s_network_address_or_says_the_othe
         finally:
             desk.close()
             rig.close()
+
+
+@needs_mosquitto
+def test_a_page_reached_by_another_name_gets_a_link_with_that_name_not_127_0_0_1(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    # The board's page served on 127.0.0.1 behind a proxy the other home reaches by a name
+    # (`web.hosts`): the link and its QR code name the address the page is reached at.
+    clock = MonotonicClock()
+    rig = Rig(tmp_path, clock=clock, thinker=Thinker(background=True), start=False)
+    config = RemoteConfig(broker=mosquitto.url("alice"), wait_s=60)
+    web_link = WebLink(PageHub())
+    web_link.attach(rig.app, hands=Hands(rig.app))
+    desk = FarDesk(rig.app, clock, tmp_path, config).attach(rig.app)
+    server = WebServer(web_link, store=rig.store, clock=clock, far=desk, hosts=("board.example",))
+    server.start()
+    desk.page_address = lambda: server.url
+    rig.app.start()
+    stop = threading.Event()
+    loop = threading.Thread(target=rig.app.run, args=(stop,), daemon=True)
+    loop.start()
+    try:
+        invite = json.dumps({"invite": {"plays": "black"}}).encode()
+        status, _headers, body = request(server.url + "api/far", method="POST", data=invite)
+        assert status == 200, body
+        shown = json.loads(body)["shown"]
+        by_name = {"Host": "board.example:8443"}
+        status, _headers, body = request(server.url + "api/far", headers=by_name)
+        far = json.loads(body)
+        assert (far["link"], far["link_note"]) == (f"http://board.example:8443/#join={shown}", None)
+        status, _headers, svg = request(server.url + "api/far/qr.svg", headers=by_name)
+        assert status == 200 and svg == qr_svg(far["link"])
+        # Reached on this machine, the page names 127.0.0.1 and says the other home cannot open it.
+        status, _headers, body = request(server.url + "api/far")
+        far = json.loads(body)
+        assert far["link"] == f"{server.url}#join={shown}" and "cannot open this link" in far["link_note"]
+        request(server.url + "api/far", method="POST", data=b'{"cancel": true}')
+    finally:
+        stop.set()
+        rig.app.wake()
+        loop.join(WAIT_S)
+        desk.close()
+        server.close()
+        rig.close()

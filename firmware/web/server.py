@@ -58,7 +58,7 @@ from crownhead.firmware.pages.serving import (
 from crownhead.firmware.redact import redacted
 from crownhead.firmware.web.analysis import AnalysisFeed, analysing_board
 from crownhead.firmware.web.auth import COOKIE, SESSION_MS, Gate
-from crownhead.firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, qr_svg, request_of
+from crownhead.firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, as_reached, qr_svg, request_of
 from crownhead.firmware.web.bridge import PageHub, WebLink
 from crownhead.firmware.web.settings import host_name, is_loopback, same_address
 
@@ -769,7 +769,7 @@ async def _far(request: Request) -> Response:
     if games is None:
         return JSONResponse({"error": "not-found", "message": "no games far apart on this board"}, status_code=404)
     if request.method == "GET":
-        return JSONResponse(games.status())
+        return JSONResponse(_reached(games.status(), request))
     if not server._origin_ok(request.headers):
         return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
     body = b""
@@ -797,7 +797,17 @@ async def _far(request: Request) -> Response:
         answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=ANSWER_S)
     except (TimeoutError, asyncio.CancelledError):
         return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
-    return JSONResponse(answer, status_code=409 if "error" in answer else 200)
+    if "error" in answer:
+        status = answer.get("status")
+        shown = {**answer, "status": _reached(status, request)} if isinstance(status, dict) else answer
+        return JSONResponse(shown, status_code=409)
+    return JSONResponse(_reached(answer, request))
+
+
+def _reached(status: dict[str, Any], request: Request) -> dict[str, Any]:
+    """The games' status with the invitation's link as this page is reached (see
+    :func:`~crownhead.firmware.web.far.as_reached`)."""
+    return as_reached(status, request.headers.get("host", ""), request.url.scheme)
 
 
 async def _far_qr(request: Request) -> Response:
@@ -805,7 +815,7 @@ async def _far_qr(request: Request) -> Response:
     server = _server(request)
     if not server.may_control(request):
         return _forbidden()
-    link = server.far.status().get("link") if server.far is not None else None
+    link = _reached(server.far.status(), request).get("link") if server.far is not None else None
     if not link:
         return PlainTextResponse("no invitation with a link on this board now", status_code=404)
     try:
