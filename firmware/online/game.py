@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.events import DrawLapsed, DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
-from crownhead.firmware.online.notation import NotationError, color_of, moves_from_server, player_of, to_server
+from crownhead.firmware.online.notation import NotationError, color_of, player_of, split_server_moves, to_server
 from crownhead.rules import BLACK, WCDF, Color, Game, Move, Position, Rules
 
 if TYPE_CHECKING:
@@ -144,6 +144,9 @@ class OnlineGame:
         #: The server's game: ``gameFull`` (players, clock, variant) and the moves it holds.
         self.full: dict[str, Any] | None = None
         self.server_moves: list[Move] = []
+        #: The PDN squares of a capture of the board's the server holds half made (the
+        #: jumps it took before refusing the next); empty when none.
+        self.pending: list[int] = []
         self.status = "created"
         self.winner: str | None = None
         #: Each player's time left on the server's clock (ms), by ``p1``/``p2``.
@@ -254,8 +257,9 @@ class OnlineGame:
                 )
 
     def _send_move(self, ply: int, ucis: list[str]) -> None:
-        for uci in ucis:
-            ok = self._send(lambda u=uci: self.client.move(self.game_id, u), ply)  # type: ignore[misc]
+        for jump, uci in enumerate(ucis):
+            # A refusal names the jump: the server keeps the jumps it took before it.
+            ok = self._send(lambda u=uci: self.client.move(self.game_id, u), (ply, jump))  # type: ignore[misc]
             if not ok:
                 return
 
@@ -390,7 +394,7 @@ class OnlineGame:
         moves = str(state.get("moves", "")).split()
         try:
             # A capture the board is sending jump by jump counts once it is whole.
-            self.server_moves = moves_from_server(moves, self.rules, unfinished=True)
+            self.server_moves, self.pending = split_server_moves(moves, self.rules)
         except NotationError as exc:
             self._note(now, f"PlayStrategy sent a move the board cannot read: {exc}", out)
         self.status = str(state.get("status", self.status))
@@ -407,12 +411,24 @@ class OnlineGame:
     def _refused(self, now: int, data: tuple[Any, str], out: list[Event]) -> None:
         what, words = data
         app = self.app
-        if isinstance(what, int) and app is not None:
-            ply = what
+        if isinstance(what, tuple) and app is not None:
+            ply, jump = what
             self._sent_ply = min(self._sent_ply, ply - 1)
             moves = app.game.moves
             text = moves[ply - 1].pdn(full=True) if len(moves) >= ply else "the move"
-            self._note(now, f"PlayStrategy refused {text}: {words}; put it back as the lights show", out)
+            if jump:
+                # The server keeps the jumps it took (it checks each as it comes): the
+                # board goes back to the position before the capture, and the capture made
+                # again sends only the jumps the server still needs (hear).
+                taken = "its first jump" if jump == 1 else f"its first {jump} jumps"
+                self._note(
+                    now,
+                    f"PlayStrategy took {taken} of {text} and refused the next: {words}; "
+                    "put the pieces back as the lights show, then make the capture again",
+                    out,
+                )
+            else:
+                self._note(now, f"PlayStrategy refused {text}: {words}; put it back as the lights show", out)
             if app.game.ply == ply and not app.game.is_over:
                 out += app.take_back(now)
         else:
@@ -479,7 +495,7 @@ class OnlineGame:
             moves = app.game.moves
             if event.ply > len(self.server_moves) and event.ply > self._sent_ply and len(moves) >= event.ply:
                 self._sent_ply = event.ply
-                self._outbox.put(("move", (event.ply, to_server(moves[event.ply - 1]))))
+                self._outbox.put(("move", (event.ply, self._still_to_send(moves[event.ply - 1]))))
         elif isinstance(event, TakenBack):
             if event.ply <= len(self.server_moves):
                 self.said.append("PlayStrategy's Board API has no takeback: the lights put the move back")
@@ -493,6 +509,15 @@ class OnlineGame:
                 self._outbox.put(("cmd", "resign"))
             elif event.reason == "agreement":
                 self._outbox.put(("cmd", "draw/yes"))
+
+    def _still_to_send(self, move: Move) -> list[str]:
+        """``move``'s jumps the server has not taken yet: all of them, but those of a
+        capture it holds half made along the same path (a later jump refused)."""
+        ucis = to_server(move)
+        held = self.pending
+        if len(held) > 1 and list(move.path[: len(held)]) == held:
+            return ucis[len(held) - 1 :]
+        return ucis
 
     def send_chat(self, text: str) -> None:
         """A chat line typed here (none is ever sent otherwise)."""

@@ -34,6 +34,7 @@ __all__ = [
     "pdn_square",
     "player_of",
     "server_square",
+    "split_server_moves",
     "to_server",
 ]
 
@@ -88,6 +89,26 @@ def moves_from_server(
     capture, sent one at a time, joined into the one move they make here. A capture not
     finished at the end (its first jumps taken, the next on the way) is an error, or,
     with ``unfinished``, left out."""
+    moves, path = split_server_moves(ucis, rules, start)
+    if path and not unfinished:
+        raise NotationError(f"the capture {'x'.join(map(str, path))} is not finished")
+    return moves
+
+
+def split_server_moves(
+    ucis: Iterable[str], rules: Rules, start: Position | None = None
+) -> tuple[list[Move], list[int]]:
+    """The whole moves of the server's list, and the PDN squares of a capture it holds
+    half made at the end (its jumps taken so far; empty when none).
+
+    >>> from crownhead.rules import WCDF
+    >>> game = Game(None, WCDF)
+    >>> line = "9-13 21-17 6-9 24-20 10-15 23-19 15x24 28x19 11-15 19x10".split()
+    >>> sent = [uci for text in line for uci in to_server(game.play_text(text))]
+    >>> moves, path = split_server_moves(sent + ["2619"], WCDF)   # 7x14 of 7x14x21 taken
+    >>> len(moves), path
+    (10, [7, 14])
+    """
     game = Game(start, rules)
     moves: list[Move] = []
     path: list[int] = []
@@ -102,9 +123,7 @@ def moves_from_server(
         game.play(done)
         moves.append(done)
         path = []
-    if path and not unfinished:
-        raise NotationError(f"the capture {'x'.join(map(str, path))} is not finished")
-    return moves
+    return moves, path
 
 
 def _match(legal: Sequence[Move], path: list[int]) -> Move | None:

@@ -146,6 +146,9 @@ class Server:
         self.requests: list[tuple[str, str, str]] = []  # (method, path, user)
         self.limit = 0  # the next requests answered 429
         self.refuse_next: str | None = None  # the next move refused with these words
+        #: Moves refused with these words, by their UCI, once each (a jump of a capture
+        #: refused after the server took the jumps before it).
+        self.refuse_uci: dict[str, str] = {}
         self.keepalive_s = 0.2
         self._streams: list[socket.socket] = []
         self._ids = itertools.count(1)
@@ -246,6 +249,8 @@ class Server:
             if self.refuse_next is not None:
                 words, self.refuse_next = self.refuse_next, None
                 return words
+            if uci in self.refuse_uci:
+                return self.refuse_uci.pop(uci)
             try:
                 parse_uci(uci)
                 before = len(_replay(game.ucis)[0])
