@@ -119,3 +119,20 @@ def test_abort_before_the_second_move(
     other = server.new_game("alice", "bob")
     assert main(["online", "abort", other.id, "--state-dir", str(tmp_path)]) == 0
     assert server.games[other.id].status == "aborted"
+
+
+def test_pool_and_russian_are_refused_and_say_why(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server's pool and Russian draw by counts the board's rules do not keep: no seek
+    or challenge in them goes to the server (docs/online.md)."""
+    assert login(monkeypatch, server, tmp_path) == 0
+    capsys.readouterr()
+    before = len(server.requests)
+    for variant in ("pool", "russian"):
+        assert main(["online", "seek", "--variant", variant, "--state-dir", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{variant} is not played online from this board: PlayStrategy's" in err and "draw" in err
+        assert main(["online", "challenge", "bob", "--variant", variant, "--state-dir", str(tmp_path)]) == 2
+        assert "is not played online" in capsys.readouterr().err
+    assert len(server.requests) == before

@@ -25,6 +25,7 @@ from typing import Any
 from crownhead.firmware.files import atomic_write, default_state_dir
 from crownhead.firmware.online.client import DEFAULT_SERVER, Backoff, Client, ClientError, Refused
 from crownhead.firmware.online.game import OnlineGame
+from crownhead.firmware.online.notation import check_variant
 from crownhead.firmware.online.token import TokenError, forget_token, load_token, save_token
 
 PROG = "crownhead online"
@@ -51,12 +52,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     common(seek)
     seek.add_argument("--clock", default="10+5", metavar="MIN+INC", help="minutes and increment seconds (default 10+5)")
     seek.add_argument("--rated", action="store_true", help="a rated game")
-    seek.add_argument("--variant", default="english", choices=("english",), help="the game (English for now)")
+    seek.add_argument(
+        "--variant", default="english", help="the game: english (pool and russian are refused, and say why)"
+    )
     seek.set_defaults(func=run_seek)
     chal = commands.add_parser("challenge", help="challenge a friend by name")
     common(chal)
     chal.add_argument("user")
     chal.add_argument("--clock", default="10+5", metavar="MIN+INC")
+    chal.add_argument("--variant", default="english", help="the game: english (as seek)")
     chal.set_defaults(func=run_challenge)
     watch = commands.add_parser("watch", help="show the challenges sent to you and the games that start")
     common(watch)
@@ -154,6 +158,7 @@ def run_seek(args: argparse.Namespace) -> int:
     state_dir = _state_dir(args)
     try:
         minutes, inc = _clock(args.clock)
+        check_variant(args.variant)
         client, _acc = client_for(state_dir)
     except (ValueError, TokenError) as exc:
         return _fail(str(exc))
@@ -244,8 +249,9 @@ def run_watch(args: argparse.Namespace) -> int:
 def run_challenge(args: argparse.Namespace) -> int:
     try:
         minutes, inc = _clock(args.clock)
+        variant = check_variant(args.variant)
         client, _acc = client_for(_state_dir(args))
-        answer = client.challenge(args.user, minutes, inc)
+        answer = client.challenge(args.user, minutes, inc, variant=variant)
     except (ValueError, TokenError, ClientError) as exc:
         return _fail(str(exc))
     inner = answer.get("challenge")

@@ -30,7 +30,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.events import DrawLapsed, DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
-from crownhead.firmware.online.notation import NotationError, color_of, player_of, split_server_moves, to_server
+from crownhead.firmware.online.notation import (
+    NotationError,
+    check_variant,
+    color_of,
+    player_of,
+    split_server_moves,
+    to_server,
+)
 from crownhead.rules import BLACK, WCDF, Color, Game, Move, Position, Rules
 
 if TYPE_CHECKING:
@@ -365,8 +372,10 @@ class OnlineGame:
         self.full = dict(full)
         variant = full.get("variant")
         key = variant.get("key") if isinstance(variant, dict) else variant
-        if key != "english":
-            self._note(now, f"PlayStrategy game {self.game_id} is {key}: the board plays English online", out)
+        try:
+            check_variant(key)
+        except ValueError as exc:
+            self._note(now, f"PlayStrategy game {self.game_id}: {exc}", out)
             self.finished.set()
             return
         ids = {p: str((full.get(p) or {}).get("id", "")).lower() for p in ("p1", "p2")}

@@ -28,6 +28,8 @@ from crownhead.rules import BLACK, Color, Game, Move, Position, Rules
 
 __all__ = [
     "NotationError",
+    "REFUSED_VARIANTS",
+    "check_variant",
     "color_of",
     "moves_from_server",
     "parse_uci",
@@ -37,6 +39,43 @@ __all__ = [
     "split_server_moves",
     "to_server",
 ]
+
+
+#: The board's game on the server (strategygames' variant key).
+ENGLISH = "english"
+
+#: The server's other draughts games on 8x8, and why the board does not play them there:
+#: it plays a variant online only where its rules are the server's exactly (docs/online.md).
+#: Read in strategygames' ``draughts/variant/Russian.scala`` and ``Pool.scala``.
+REFUSED_VARIANTS = {
+    "russian": (
+        "PlayStrategy's Russian ends a game drawn by the FMJD's counts (15 moves of kings only, "
+        "30 or 60 moves in endings of 4 to 7 pieces, a lone king on the long diagonal), "
+        "which the board's rules do not keep"
+    ),
+    "pool": (
+        "PlayStrategy's pool ends a game drawn by Russian draughts' counts (its Pool.scala uses "
+        "Russian's drawing moves), which American pool checkers and the board's rules do not have"
+    ),
+    "brazilian": "the board has no rules for Brazilian draughts",
+    "portuguese": "the board has no rules for Portuguese draughts",
+}
+
+
+def check_variant(key: object) -> str:
+    """``key`` if the board plays that game on the server; ValueError saying why not.
+
+    >>> check_variant("english")
+    'english'
+    >>> check_variant("pool")
+    Traceback (most recent call last):
+    ...
+    ValueError: pool is not played online from this board: PlayStrategy's pool ends a game drawn by Russian draughts' counts (its Pool.scala uses Russian's drawing moves), which American pool checkers and the board's rules do not have
+    """
+    if key == ENGLISH:
+        return ENGLISH
+    why = REFUSED_VARIANTS.get(str(key), "the board plays English checkers there")
+    raise ValueError(f"{key} is not played online from this board: {why}")
 
 
 class NotationError(ValueError):
