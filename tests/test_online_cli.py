@@ -45,7 +45,8 @@ def test_login_seek_and_logout(
     (gid,) = server.games
     assert f"crownhead online play {gid}" in capsys.readouterr().out
     assert main(["online", "challenge", "bob", "--state-dir", str(tmp_path)]) == 0
-    assert main(["online", "accept", "cbob", "--state-dir", str(tmp_path)]) == 0
+    challenge = server.challenge("bob", "alice", {})
+    assert main(["online", "accept", challenge["id"], "--state-dir", str(tmp_path)]) == 0
     assert main(["online", "logout", "--state-dir", str(tmp_path)]) == 0
     assert not token_path(tmp_path).exists()
 

@@ -170,6 +170,8 @@ class OnlineGame:
         self.connected = False
         #: What was said, in order (the terminal prints it).
         self.said: list[str] = []
+        #: The chat lines heard, in order: (who, text).
+        self.chat: list[tuple[str, str]] = []
         self.finished = threading.Event()
         self._conn: socket.socket | None = None
         if start:
@@ -315,6 +317,43 @@ class OnlineGame:
         state = "" if self.connected else " [reconnecting]"
         return f"{self.game_id}: " + ", ".join(parts) + f" [{self.status}]{state}"
 
+    @property
+    def running(self) -> Color | None:
+        """The side whose time runs on the server (the side to move of a game under way)."""
+        if self.full is None or self.status != "started":
+            return None
+        return BLACK if len(self.server_moves) % 2 == 0 else BLACK.opponent
+
+    def shown_state(self) -> tuple[Any, ...]:
+        """What :meth:`page_state` shows, to tell when it changed."""
+        times = tuple(sorted(self.times.items()))
+        return (self.status, len(self.server_moves), times, len(self.chat), self.connected, self.mine)
+
+    def page_state(self) -> dict[str, Any]:
+        """The game as the page shows it: the players and ratings, the server's clocks as
+        its last message gave them (``running``'s runs since), the status, the chat."""
+        players: dict[str, Any] = {}
+        for player, color in (("p1", "black"), ("p2", "white")):
+            p = (self.full or {}).get(player) or {}
+            rating = p.get("rating")
+            players[color] = {
+                "name": str(p.get("name") or p.get("id") or "?")[:40],
+                "rating": rating if isinstance(rating, int) else None,
+                "ms": self.times.get(player),
+            }
+        running = self.running
+        return {
+            "id": self.game_id,
+            "mine": None if self.mine is None else self.mine.name.lower(),
+            "black": players["black"],
+            "white": players["white"],
+            "running": None if running is None else running.name.lower(),
+            "status": self.status,
+            "connected": self.connected,
+            "moves": len(self.server_moves),
+            "chat": [{"user": who, "text": text} for who, text in self.chat[-20:]],
+        }
+
     def _note(self, now: int, text: str, out: list[Event]) -> None:
         self.said.append(text)
         out.append(Notice(now, text))
@@ -363,6 +402,7 @@ class OnlineGame:
                 self._note(now, self.status_line, out)  # the server's clocks after each move
         elif kind == "chatLine":
             who, text = str(data.get("username", "?"))[:40], str(data.get("text", ""))[:140]
+            self.chat.append((who, text))
             self._note(now, f"chat {who}: {text}", out)
         elif kind == "opponentGone":
             if data.get("gone"):
