@@ -52,8 +52,9 @@ WARNING_CODES: tuple[str, ...] = (
 )
 
 #: Every alert code: what an :class:`Alert` is about, for a screen that says it in a few
-#: words (``pin-guessing``: someone on the network is guessing the page's PIN).
-ALERT_CODES: tuple[str, ...] = ("pin-guessing",)
+#: words (``pin-guessing``: someone on the network is guessing the page's PIN; ``chat``: a
+#: line from the opponent of a game online, docs/online.md).
+ALERT_CODES: tuple[str, ...] = ("pin-guessing", "chat")
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,18 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from crownhead.firmware.app.settings import AppSettings
-from crownhead.firmware.events import DrawLapsed, DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
+from crownhead.firmware.events import (
+    Alert,
+    DrawLapsed,
+    DrawOffer,
+    Event,
+    GameOver,
+    MoveMade,
+    Notice,
+    Side,
+    TakenBack,
+)
+from crownhead.firmware.gameclock import ClockSpecError, TimeControl
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
 from crownhead.firmware.online.notation import (
     NotationError,
@@ -42,6 +53,7 @@ from crownhead.rules import BLACK, WCDF, Color, Game, Move, Position, Rules
 
 if TYPE_CHECKING:
     from crownhead.firmware.app.application import App
+    from crownhead.firmware.tracking.timer import GameTimer
 
 __all__ = ["OnlineBoard", "OnlineGame", "RESULTS", "game_tags", "online_settings", "player_names"]
 
@@ -68,6 +80,8 @@ class OnlineBoard(Protocol):
     """What a game on the server needs of the board application (the application is one)."""
 
     sources: list[Callable[[int], list[Event]]]
+    settings: AppSettings
+    start_tags: tuple[Position, dict[str, str]] | None
 
     @property
     def game(self) -> Game: ...
@@ -77,6 +91,8 @@ class OnlineBoard(Protocol):
     def setting_up(self) -> Position | None: ...
     @property
     def expected(self) -> Move | None: ...
+    @property
+    def board_clock(self) -> GameTimer | None: ...
 
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None: ...
     def remove_sink(self, sink: Callable[[Event], None]) -> None: ...
@@ -89,6 +105,7 @@ class OnlineBoard(Protocol):
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]: ...
     def set_player_names(self, black: str, white: str, now: int) -> bool: ...
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]: ...
+    def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]: ...
 
 
 def game_tags(full: Mapping[str, Any]) -> dict[str, str]:
@@ -104,6 +121,22 @@ def game_tags(full: Mapping[str, Any]) -> dict[str, str]:
     if isinstance(clock, dict) and isinstance(clock.get("initial"), int):
         tags["TimeControl"] = f"{clock['initial'] // 1000}+{int(clock.get('increment', 0)) // 1000}"
     return tags
+
+
+def time_control(full: Mapping[str, Any]) -> TimeControl | None:
+    """The game's time control as the board's clock keeps it (None: no clock there).
+
+    >>> str(time_control({"clock": {"initial": 600_000, "increment": 5_000}}))
+    '600+5'
+    """
+    clock = full.get("clock")
+    if not isinstance(clock, dict) or not isinstance(clock.get("initial"), int):
+        return None
+    increment = clock.get("increment", 0)
+    try:
+        return TimeControl.parse(f"{clock['initial'] // 1000}+{int(increment) // 1000}")
+    except (ClockSpecError, ValueError):
+        return None
 
 
 def player_names(full: Mapping[str, Any]) -> tuple[str, str]:
@@ -166,6 +199,7 @@ class OnlineGame:
         self._from_server = False
         self._offer_shown = False
         self._tagged = False
+        self._timed = 0  # the server's moves whose time the board's clock took
         self._declared = False
         self.connected = False
         #: What was said, in order (the terminal prints it).
@@ -317,6 +351,12 @@ class OnlineGame:
         state = "" if self.connected else " [reconnecting]"
         return f"{self.game_id}: " + ", ".join(parts) + f" [{self.status}]{state}"
 
+    def _my_name(self) -> str | None:
+        if self.full is None or self.mine is None:
+            return None
+        p = self.full.get(player_of(self.mine)) or {}
+        return str(p.get("name") or p.get("id") or "")[:40]
+
     @property
     def running(self) -> Color | None:
         """The side whose time runs on the server (the side to move of a game under way)."""
@@ -403,7 +443,13 @@ class OnlineGame:
         elif kind == "chatLine":
             who, text = str(data.get("username", "?"))[:40], str(data.get("text", ""))[:140]
             self.chat.append((who, text))
-            self._note(now, f"chat {who}: {text}", out)
+            line = f"chat {who}: {text}"
+            self.said.append(line)
+            if who == self._my_name():
+                out.append(Notice(now, line))  # the board's own line, come back: not said again
+            else:
+                # An alert: on the message line, the display and the pages, and spoken.
+                out.append(Alert(now, code="chat", message=line))
         elif kind == "opponentGone":
             if data.get("gone"):
                 self._note(now, "the opponent has left the game (they may come back)", out)
@@ -430,14 +476,60 @@ class OnlineGame:
         if app is None or not first:
             return
         far = self.mine.opponent
+        fresh = app.game.ply == 0 and not app.resuming
+        # First: a new time control sets the new game up (and names its seats afresh).
+        timed = fresh and self._clock_for(full, now, out)
         app.hold(far, BY)
         black, white = player_names(full)
         app.set_player_names(black, white, now)
-        if app.game.ply == 0 and not app.resuming:
-            out += app.new_game(Position.start(self.rules), now, tags=game_tags(full))
+        start = Position.start(self.rules)
+        if timed:
+            app.start_tags = (start, game_tags(full))  # the record of the game just set up
+        elif fresh:
+            out += app.new_game(start, now, tags=game_tags(full))
         opp = full.get(player_of(far)) or {}
         rating = f" ({opp['rating']})" if isinstance(opp.get("rating"), int) else ""
         self._note(now, f"PlayStrategy: you play {self.mine.name.title()} against {opp.get('name', '?')}{rating}", out)
+
+    def _clock_for(self, full: Mapping[str, Any], now: int, out: list[Event]) -> bool:
+        """The board's game clock under the server's time control: the display, the
+        page, the terminal and the voice show and say it as any game's clock. Whether a
+        new game was set up for it."""
+        app = self.app
+        control = time_control(full)
+        if app is None or control is None or str(app.settings.clock) == str(control):
+            return False
+        try:
+            out += app.new_game_with(replace(app.settings, clock=control), now)
+        except ValueError as exc:
+            self._note(now, f"the board's clock cannot take the server's {control}: {exc}", out)
+            return False
+        return True
+
+    def _time(self, before: Mapping[str, int]) -> None:
+        """The server's clock on the board's: each side's time left after its move is the
+        server's (told before the move is made here, or agreed once it was), and every
+        flag is the server's to call (the board's falls for no one)."""
+        app = self.app
+        timer = app.board_clock if app is not None else None
+        if app is None or timer is None or self.full is None:
+            return
+        timer.called_elsewhere = frozenset({BLACK, BLACK.opponent})
+        ply = len(self.server_moves)
+        if ply <= self._timed or self.pending:
+            return
+        self._timed = ply
+        side = BLACK if ply % 2 else BLACK.opponent  # from the start: Black made ply 1
+        left = self.times.get(player_of(side))
+        if left is None:
+            return
+        clock = self.full.get("clock") or {}
+        increment = int(clock.get("increment", 0)) if isinstance(clock, dict) else 0
+        used = max(0, before.get(player_of(side), left) + increment - left)
+        if ply > app.game.ply:
+            timer.tell(side, ply, left, used)  # taken when the move is made here
+        elif timer.clock.running is not side and not timer.clock.stopped:
+            timer.clock.agree(side, left)
 
     def _state(self, now: int, state: Mapping[str, Any], out: list[Event]) -> None:
         moves = str(state.get("moves", "")).split()
@@ -449,9 +541,11 @@ class OnlineGame:
         self.status = str(state.get("status", self.status))
         winner = state.get("winner")
         self.winner = winner if winner in ("p1", "p2") else None
+        before = dict(self.times)
         for key, player in (("wtime", "p1"), ("btime", "p2")):
             if isinstance(state.get(key), int):
                 self.times[player] = state[key]
+        self._time(before)
         for key, player in (("wdraw", "p1"), ("bdraw", "p2")):
             self._draw_flags[player] = bool(state.get(key))
         if self.status not in _PLAYING:
