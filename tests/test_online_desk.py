@@ -63,10 +63,6 @@ def answer(desk: OnlineDesk, rig: Rig, what: str, data: object = None) -> dict[s
     return future.result()
 
 
-def notices(rig: Rig) -> list[str]:
-    return [str(e.to_json().get("message")) for e in rig.events if e.kind == "notice"]
-
-
 def test_a_challenge_accepted_with_the_draw_button_is_played_and_shown(
     server: Server, online_rig: Callable[..., Rig], tmp_path: Path
 ) -> None:
@@ -76,7 +72,9 @@ def test_a_challenge_accepted_with_the_draw_button_is_played_and_shown(
         until(rig, lambda: desk.state == "idle")  # no game of Alice's under way
         server.challenge("bob", "alice", {"clock.limit": "900", "clock.increment": "10"})
         until(rig, lambda: desk.challenges)
-        assert "PlayStrategy: Bob (1620) challenges you, english 15+10; the draw button accepts it" in notices(rig)[-1]
+        said = "PlayStrategy: Bob (1620) challenges you, english 15+10; the draw button accepts it, resign declines it"
+        assert [e for e in rig.events if e.kind == "alert"][-1].to_json()["message"] == said  # said, and shown
+        assert rig.app.view().message == said
         assert desk.status()["challenges"][0]["name"] == "Bob"
         rig.app.press("draw")  # accepts it: the challenger, Bob, is p1 (Black)
         until(rig, lambda: desk.game is not None and desk.game.mine is WHITE)
@@ -117,6 +115,13 @@ def test_a_challenge_declined_with_resign_and_a_seek_made_and_cancelled_with_cla
         until(rig, lambda: desk.state == "idle")
         ch = server.challenge("bob", "alice", {})
         until(rig, lambda: desk.challenges)
+        # A game under way on the board keeps its buttons: draw offers a draw there.
+        rig.do("11-15")
+        rig.app.press("black_draw")
+        rig.wait(100)
+        assert rig.app.snapshot.offer is not None and desk.challenges
+        rig.do("n", wait=100)  # a new game: the board is free again
+        rig.follow()
         rig.app.press("resign")
         until(rig, lambda: server.challenges[ch["id"]]["status"] == "declined")
         assert not desk.challenges and not server.games and not rig.app.game.is_over

@@ -17,10 +17,11 @@ The page asks through :meth:`~OnlineDesk.ask` (``/api/online``:
 whenever it changes (:attr:`~OnlineDesk.changes` counts the changes): the state, the
 challenges waiting, and the game's players, ratings, the server's clocks and chat.
 
-The buttons, while no game of the server's runs on the board: with a challenge waiting,
-``draw`` accepts it and ``resign`` declines it (the oldest first); with none, ``claim``
-(which claims nothing before a game's first move or after its end) seeks a game with the
-desk's clock, and pressed again cancels the seek.
+The buttons, while no game runs on the board (none of the server's, none under way:
+a game under way keeps its buttons): with a challenge waiting, ``draw`` accepts it and
+``resign`` declines it (the oldest first); with none, ``claim`` (which claims nothing
+before a game's first move or after its end) seeks a game with the desk's clock, and
+pressed again cancels the seek.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Protocol
 
-from crownhead.firmware.events import Event, Notice
+from crownhead.firmware.events import Alert, Event, Notice
 from crownhead.firmware.files import atomic_write
 from crownhead.firmware.online.client import Backoff, Client, ClientError, RateLimited, Refused
 from crownhead.firmware.online.game import OnlineBoard, OnlineGame
@@ -139,7 +140,7 @@ class OnlineDesk:
     """The board's games on the server of ``client``, for the account ``me`` (its id);
     see the module. ``state_dir``: where the game played last is kept; ``clock``: the
     seek's clock for the ``claim`` button (minutes, increment); ``backoff``: the waits
-    between attempts (the games' too); ``start``: the threads run once attached."""
+    between attempts (the games' too). Its threads start when it is attached."""
 
     def __init__(
         self,
@@ -380,7 +381,9 @@ class OnlineDesk:
                 if data["refused"]
                 else "the draw button accepts it, resign declines it"
             )
-            self._note(f"PlayStrategy: {data['name']}{rating} challenges you, {data['variant']} {data['clock']}; {how}")
+            # An alert: on the message line, the display and the pages, and spoken.
+            words = f"PlayStrategy: {data['name']}{rating} challenges you, {data['variant']} {data['clock']}; {how}"
+            out.append(Alert(now, code="challenge", message=words))
         elif kind in ("challengeCanceled", "challengeDeclined"):
             gone = self.challenges.pop(data, None)
             if kind == "challengeDeclined" and self.state == "challenging":
@@ -546,9 +549,13 @@ class OnlineDesk:
         self._set("idle", f"PlayStrategy game {game.game_id} is over")
 
     def on_press(self, press: _Press) -> bool | None:
-        """The buttons while no game of the server's runs (see the module); False keeps
-        the press from the board."""
-        if self.game is not None or self.app is None:
+        """The buttons while no game of the server's runs and none is under way on the
+        board (see the module: a game under way keeps its buttons); False keeps the press
+        from the board."""
+        app = self.app
+        if self.game is not None or app is None or app.resuming:
+            return None
+        if app.game.ply and not app.game.is_over:
             return None
         name = press.name
         waiting = list(self.challenges.values())
@@ -560,11 +567,8 @@ class OnlineDesk:
                 self.request("decline", waiting[0]["id"], press.t_ms)
                 self._note(f"PlayStrategy: {waiting[0]['name']}'s challenge declined")
                 return False
-            if name == "claim" and self.state == "seeking":
-                self.request("cancel", None, press.t_ms)
-                return False
-            if name == "claim" and (self.app.game.ply == 0 or self.app.game.is_over) and not self.app.resuming:
-                self.request("seek", {}, press.t_ms)
+            if name == "claim":
+                self.request("cancel" if self.state == "seeking" else "seek", {}, press.t_ms)
                 return False
         except ValueError as exc:
             self._note(f"PlayStrategy: {exc}")
