@@ -359,8 +359,9 @@ class OnlineGame:
 
     @property
     def running(self) -> Color | None:
-        """The side whose time runs on the server (the side to move of a game under way)."""
-        if self.full is None or self.status != "started":
+        """The side whose time runs on the server: the side to move of a game under way,
+        once each side made its first move (as on lichess, the clock starts then)."""
+        if self.full is None or self.status != "started" or len(self.server_moves) < 2:
             return None
         return BLACK if len(self.server_moves) % 2 == 0 else BLACK.opponent
 
