@@ -35,7 +35,7 @@ def server() -> Iterator[Server]:
 @pytest.fixture
 def online_rig(make_rig: Callable[..., Rig]) -> Callable[..., Rig]:
     def make(*args: Any, keep: bool = False) -> Rig:
-        return make_rig(*args, settings=online_settings(AppSettings(sim_keep_game=keep), "http://127.0.0.1"))
+        return make_rig(*args, settings=online_settings(AppSettings(sim_keep_game=keep), None))  # as run --online
 
     return make
 
@@ -102,6 +102,11 @@ def test_a_challenge_accepted_with_the_draw_button_is_played_and_shown(
         assert desk.state == "idle" and server.games[gid].status == "resign"
         assert rig.app.game.result.score == "1-0"
         assert not rig.app.session.held  # the board plays on its own again
+        until(rig, lambda: rig.store.game_files())
+        (kept,) = rig.store.game_files()
+        text = kept.read_text()
+        assert '[Event "PlayStrategy game"]' in text and f'[Site "{server.url}"]' in text and gid in text
+        assert rig.app.settings.site != server.url  # a game on the board alone is not the server's
     finally:
         desk.close()
 

@@ -121,7 +121,7 @@ def test_the_board_resigns_and_the_game_is_kept_with_the_servers_tags(
     (kept,) = rig.store.game_files()
     text = kept.read_text()
     for tag in (
-        '[Site "http://127.0.0.1"]',
+        f'[Site "{server.url}"]',
         '[Event "PlayStrategy game"]',
         '[Black "Alice"]',
         '[White "Bob"]',

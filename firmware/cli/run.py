@@ -614,8 +614,9 @@ def _online_game(
         online, server = open_online(args.online, state_dir) if args.online else open_desk(state_dir)
     except ValueError as exc:
         raise _Refused(f"--online: {exc}") from exc
-    # No engine help for the whole run: a game may start at any moment.
-    return online, online_settings(settings, server)
+    # With the desk, no engine help for the whole run (a game may start at any moment);
+    # each game online's record has the server's site and event, local games their own.
+    return online, online_settings(settings, server if args.online else None)
 
 
 # The board: the application on its hardware, and the parts around it.

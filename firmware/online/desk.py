@@ -35,6 +35,7 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -174,6 +175,9 @@ class OnlineDesk:
         self._starting: str | None = None
         #: Games ended in this run (never joined again).
         self._ended: set[str] = set()
+        # The site and event of the board's own games (a game online's are the server's).
+        self._own_site = "?"
+        self._own_event: str | None = None
         self.state = "connecting"
         self.message = "looking for a game of yours under way on PlayStrategy"
         self._notes: list[str] = []
@@ -316,6 +320,7 @@ class OnlineDesk:
         """Take the page's requests and the buttons in ``app``'s main loop; the threads
         start, and the first job looks for a game of the account's under way."""
         self.app = app
+        self._own_site, self._own_event = app.settings.site, app.settings.event
         app.sources.append(self.poll)
         app.press_listeners.append(self.on_press)
         self._jobs.put(("playing", self._wanted))
@@ -544,6 +549,8 @@ class OnlineDesk:
         game.close()
         if far is not None:
             app.release(far)
+        # The games on the board alone are no longer the server's.
+        app.settings = replace(app.settings, site=self._own_site, event=self._own_event)
         self._ended.add(game.game_id)
         self.game = None
         self._set("idle", f"PlayStrategy game {game.game_id} is over")

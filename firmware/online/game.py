@@ -149,10 +149,18 @@ def player_names(full: Mapping[str, Any]) -> tuple[str, str]:
     return names[0], names[1]
 
 
-def online_settings(settings: AppSettings, server: str) -> AppSettings:
+#: The record's event of a game on the server.
+EVENT = "PlayStrategy game"
+
+
+def online_settings(settings: AppSettings, server: str | None) -> AppSettings:
     """``settings`` for a game on ``server``: its records' site and event, and no engine
-    help of any kind while it runs (a game far apart's: no hint, analysis or review)."""
-    return replace(settings, far_apart=True, site=server, event="PlayStrategy game")
+    help of any kind while it runs (a game far apart's: no hint, analysis or review).
+    ``server`` None: a board whose games online come and go (the desk's): no engine help
+    for the whole run, the site and event given to each game online's record alone."""
+    if server is None:
+        return replace(settings, far_apart=True)
+    return replace(settings, far_apart=True, site=server, event=EVENT)
 
 
 class OnlineGame:
@@ -478,16 +486,19 @@ class OnlineGame:
             return
         far = self.mine.opponent
         fresh = app.game.ply == 0 and not app.resuming
+        if fresh:  # the record of the game about to begin is the server's game's
+            app.settings = replace(app.settings, site=self.client.server, event=EVENT)
         # First: a new time control sets the new game up (and names its seats afresh).
         timed = fresh and self._clock_for(full, now, out)
         app.hold(far, BY)
         black, white = player_names(full)
         app.set_player_names(black, white, now)
         start = Position.start(self.rules)
+        tags = game_tags(full)
         if timed:
-            app.start_tags = (start, game_tags(full))  # the record of the game just set up
+            app.start_tags = (start, tags)  # the record of the game just set up
         elif fresh:
-            out += app.new_game(start, now, tags=game_tags(full))
+            out += app.new_game(start, now, tags=tags)
         opp = full.get(player_of(far)) or {}
         rating = f" ({opp['rating']})" if isinstance(opp.get("rating"), int) else ""
         self._note(now, f"PlayStrategy: you play {self.mine.name.title()} against {opp.get('name', '?')}{rating}", out)
