@@ -96,6 +96,7 @@ def test_a_challenge_accepted_with_the_draw_button_is_played_and_shown(
         until(rig, lambda: server.games[gid].chat[-1]["text"] == "good luck")
         refused = answer(desk, rig, "seek", {"clock": "10+5"})
         assert refused["error"] == "refused" and "plays PlayStrategy game" in refused["message"]
+        assert "only before the game's second move" in answer(desk, rig, "abort", True)["message"]
         rig.app.press("white_resign")
         rig.app.press("white_resign")
         until(rig, lambda: desk.game is None)  # over on the server and the board: let go
@@ -151,6 +152,11 @@ def test_a_challenge_declined_with_resign_and_a_seek_made_and_cancelled_with_cla
         ):
             refused = answer(desk, rig, *bad)
             assert refused["error"] == "refused" and words in refused["message"], refused
+        # Aborted from the page before the second move: over there and here, let go.
+        assert answer(desk, rig, "abort", True)["message"] == f"aborting PlayStrategy game {gid}"
+        until(rig, lambda: desk.game is None)
+        assert server.games[gid].status == "aborted" and rig.app.game.is_over
+        assert answer(desk, rig, "abort", True)["message"] == "abort: no game on PlayStrategy under way"
     finally:
         desk.close()
 

@@ -82,6 +82,7 @@ def test_a_challenge_accepted_on_the_page_is_played_and_a_power_cut_comes_back_t
         assert page.inner_text("#online-black .online-name") == "Black: Bob"
         assert page.inner_text("#online-black .online-rating") == "(1620)"
         assert page.inner_text("#online-white .online-name") == "White: Alice (you)"
+        assert page.is_visible("#online-abort")  # before the second move only
         # A chat line with markup is shown as the text it is; one typed on the page is sent.
         server.say(gid, "bob", "<b>hi</b> & <img src=x onerror=alert(1)>")
         page.wait_for_function("() => document.querySelector('#online-chat').textContent.includes('<b>hi</b>')")
@@ -97,6 +98,7 @@ def test_a_challenge_accepted_on_the_page_is_played_and_a_power_cut_comes_back_t
         board.hands("23-19")
         board.wait(lambda: len(server.games[gid].ucis) == 2, "23-19 sent to the server")
         page.wait_for_function("() => document.querySelector('#online-black').hasAttribute('data-running')")
+        assert not page.is_visible("#online-abort")
         # The power goes; Bob moves meanwhile; the same command again, nothing typed.
         board.kill()
         server.play(gid, "bob", "8-11")

@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 #: Requests from the pages waiting for the main loop at most (more are refused).
 MAX_ASKED = 8
 #: What a page may ask, by the key its body names.
-REQUESTS = ("seek", "cancel", "challenge", "accept", "decline", "chat")
+REQUESTS = ("seek", "cancel", "challenge", "accept", "decline", "chat", "abort")
 #: Chat lines kept for the page (the newest).
 CHAT_KEPT = 20
 #: The longest chat line sent (the server's own limit).
@@ -471,6 +471,8 @@ class OnlineDesk:
             self._answer_challenge(what, data)
         elif what == "chat":
             self._chat(data)
+        elif what == "abort":
+            self._abort()
         else:
             raise ValueError(f"{what}: one of {', '.join(REQUESTS)}")
 
@@ -494,6 +496,15 @@ class OnlineDesk:
         if self.game is None or self.game.finished.is_set():
             raise ValueError("chat: no game on PlayStrategy under way")
         self.game.send_chat(data.strip())
+
+    def _abort(self) -> None:
+        game = self.game
+        if game is None or game.finished.is_set():
+            raise ValueError("abort: no game on PlayStrategy under way")
+        if len(game.server_moves) > 1:
+            raise ValueError("abort: only before the game's second move (resign instead)")
+        game.abort()
+        self.message = f"aborting PlayStrategy game {game.game_id}"
 
     def _may_take(self) -> None:
         """ValueError unless the board may look for a game now."""

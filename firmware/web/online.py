@@ -10,7 +10,8 @@ this one): the server knows them by the protocol :class:`OnlineRequests` (``crow
 their state changed; a page that may command the board then asks ``GET /api/online`` for
 it and makes its requests with ``POST /api/online`` (``{"seek": {"clock": "10+5",
 "rated": false}}``, ``{"cancel": true}``, ``{"challenge": {"user": "bob", "clock":
-"15+10"}}``, ``{"accept": "ID"}``, ``{"decline": "ID"}``, ``{"chat": "text"}``). Every
+"15+10"}}``, ``{"accept": "ID"}``, ``{"decline": "ID"}``, ``{"chat": "text"}``,
+``{"abort": true}``: before the game's second move). Every
 word from the server (names, chat) goes into the page as text, never as markup.
 """
 
@@ -22,7 +23,7 @@ from typing import Any, Protocol
 __all__ = ["ONLINE_REQUESTS", "OnlineRequests", "online_request_of"]
 
 #: The requests a page may make, by the key its body names.
-ONLINE_REQUESTS = ("seek", "cancel", "challenge", "accept", "decline", "chat")
+ONLINE_REQUESTS = ("seek", "cancel", "challenge", "accept", "decline", "chat", "abort")
 
 
 class OnlineRequests(Protocol):

@@ -85,6 +85,7 @@
   function showGame(game) {
     $("#online-game").hidden = !game;
     if (!game) return;
+    $("#online-abort").hidden = !(game.status === "started" || game.status === "created") || game.moves > 1;
     for (const side of ["black", "white"]) {
       const el = $(`#online-${side}`);
       const player = game[side] || {};
@@ -144,6 +145,9 @@
     ask({ seek: { clock: $("#online-clock").value.replace(/\s+/g, ""), rated: $("#online-rated").checked } });
   });
   $("#online-cancel").addEventListener("click", () => ask({ cancel: true }));
+  $("#online-abort").addEventListener("click", () => {
+    if (window.confirm("Abort the game on PlayStrategy?")) ask({ abort: true });
+  });
   $("#online-challenge-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     ask({ challenge: { user: $("#online-friend").value.trim(), clock: $("#online-clock").value.replace(/\s+/g, "") } });
