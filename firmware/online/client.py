@@ -215,8 +215,8 @@ class Client:
             return []
         return [str(g.get("gameId") or g.get("fullId", "")[:8]) for g in games if isinstance(g, dict)]
 
-    def events(self) -> Iterator[dict[str, Any]]:
-        return self.stream("/api/stream/event")
+    def events(self, opened: Callable[[socket.socket], None] | None = None) -> Iterator[dict[str, Any]]:
+        return self.stream("/api/stream/event", opened=opened)
 
     def game_stream(
         self, game_id: str, opened: Callable[[socket.socket], None] | None = None

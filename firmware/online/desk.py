@@ -109,6 +109,12 @@ def keep_game(state_dir: Path, game_id: str, server: str) -> None:
     atomic_write(_game_path(state_dir), json.dumps({"id": game_id, "server": server}))
 
 
+def _cut(sock: socket.socket) -> None:
+    """A stream cut from another thread, so that its reader stops at once."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
 def _obj(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -168,6 +174,7 @@ class OnlineDesk:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._seek_socket: socket.socket | None = None
+        self._events_socket: socket.socket | None = None
         self._seek_cancelled = threading.Event()
         #: The challenges sent to the account, waiting for an answer (oldest first).
         self.challenges: dict[str, dict[str, Any]] = {}
@@ -222,7 +229,7 @@ class OnlineDesk:
         """The account's event stream, for as long as the desk runs."""
         while not self._stop.is_set():
             try:
-                for event in self.client.events():
+                for event in self.client.events(opened=self._events_opened):
                     self._backoff.reset()
                     self._event(event)
                     if self._stop.is_set():
@@ -303,16 +310,19 @@ class OnlineDesk:
             return ""
         raise ValueError(what)
 
+    def _events_opened(self, sock: socket.socket) -> None:
+        self._events_socket = sock
+        if self._stop.is_set():
+            _cut(sock)
+
     def _seek_opened(self, sock: socket.socket) -> None:
         self._seek_socket = sock
         if self._seek_cancelled.is_set():
             self._cut_seek()
 
     def _cut_seek(self) -> None:
-        sock = self._seek_socket
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
+        if self._seek_socket is not None:
+            _cut(self._seek_socket)
 
     # -- the main loop -------------------------------------------------------------------------
 
@@ -335,7 +345,11 @@ class OnlineDesk:
         self._stop.set()
         self._seek_cancelled.set()
         self._cut_seek()
+        if self._events_socket is not None:
+            _cut(self._events_socket)  # its reader stops at once, not at the next line
         self._jobs.put(None)
+        for t in self._threads:
+            t.join(timeout=5)
         with self._lock:
             asked = list(self._asked)
             self._asked.clear()
