@@ -149,6 +149,7 @@ def test_a_challenge_declined_with_resign_and_a_seek_made_and_cancelled_with_cla
             (("seek", {"variant": "russian"}), "russian is not played online from this board"),
             (("accept", "c999"), "no such challenge"),
             (("challenge", {"user": "bob carol"}), "letters, digits"),
+            (("cancel", True), "no seek or challenge under way"),
         ):
             refused = answer(desk, rig, *bad)
             assert refused["error"] == "refused" and words in refused["message"], refused
@@ -197,3 +198,33 @@ def test_a_clock_is_minutes_and_an_increment() -> None:
     for bad in ("10+", "+5", "ten", "1+2+3", 10):
         with pytest.raises(ValueError, match="MIN\\+INC"):
             parse_clock(bad)
+
+
+def test_a_friend_challenged_by_name_declines_then_accepts_on_the_site(
+    server: Server, online_rig: Callable[..., Rig], tmp_path: Path
+) -> None:
+    rig = online_rig()
+    desk = open_desk(rig, server, tmp_path)
+    try:
+        until(rig, lambda: desk.state == "idle")
+
+        def challenge() -> str:
+            before = set(server.challenges)
+            status = answer(desk, rig, "challenge", {"user": "bob", "clock": "15+10"})
+            assert status["state"] == "challenging" and status["message"] == "challenging bob to English 15+10"
+            until(rig, lambda: set(server.challenges) - before)
+            (cid,) = set(server.challenges) - before
+            assert server.challenges[cid]["challenger"]["id"] == "alice"
+            assert server.challenges[cid]["timeControl"]["show"] == "15+10"
+            return cid
+
+        assert server._answer("bob", challenge(), "decline") is None  # Bob declines on the site
+        until(rig, lambda: desk.state == "idle")
+        assert desk.message == "PlayStrategy: your challenge was declined"
+        challenge()
+        assert answer(desk, rig, "cancel", True)["message"] == "the board no longer waits for the challenge"
+        assert server._answer("bob", challenge(), "accept") is None  # accepted: the challenger plays Black
+        until(rig, lambda: desk.game is not None and desk.game.mine is BLACK)
+        until(rig, lambda: str(rig.app.settings.clock) == "900+10")
+    finally:
+        desk.close()

@@ -463,8 +463,13 @@ class OnlineDesk:
             self._set("seeking", f"seeking English {minutes}+{inc}{' rated' if rated else ''}: waiting for an opponent")
             self._jobs.put(("seek", (minutes, inc, rated)))
         elif what == "cancel":
+            if self.state == "challenging":
+                # The server's challenge stands until the friend answers or it expires; the
+                # board no longer waits for it (a game it starts is joined all the same).
+                self._set("idle", "the board no longer waits for the challenge")
+                return
             if self.state != "seeking":
-                raise ValueError("no seek under way")
+                raise ValueError("no seek or challenge under way")
             self._seek_cancelled.set()
             self._cut_seek()
             self._set("idle", "the seek is cancelled")

@@ -42,7 +42,7 @@
     const free = state === "idle";
     $("#online-seek-form").hidden = !free;
     $("#online-challenge-form").hidden = !free;
-    $("#online-cancel").hidden = state !== "seeking";
+    $("#online-cancel").hidden = state !== "seeking" && state !== "challenging";
     if (!$("#online-clock").dataset.touched && status.clock) $("#online-clock").value = status.clock;
     showChallenges(status.challenges || [], free);
     showGame(status.game);
