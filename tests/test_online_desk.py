@@ -80,6 +80,9 @@ def test_a_challenge_accepted_with_the_draw_button_is_played_and_shown(
         until(rig, lambda: desk.game is not None and desk.game.mine is WHITE)
         gid = desk.game.game_id
         assert server.games[gid].p1 == "bob" and kept_game(tmp_path) == gid
+        assert rig.app.analysis_refused is not None  # no engine help: not on this path either
+        rig.do("h", wait=300)
+        assert rig.app.hint is None
         server.play(gid, "bob", "11-15")
         until(rig, lambda: rig.app.expected is not None)
         rig.follow()
