@@ -231,3 +231,28 @@ def test_a_friend_challenged_by_name_declines_then_accepts_on_the_site(
         until(rig, lambda: str(rig.app.settings.clock) == "900+10")
     finally:
         desk.close()
+
+
+def test_a_game_that_starts_during_a_game_on_the_board_waits_for_its_end(
+    server: Server, online_rig: Callable[..., Rig], tmp_path: Path
+) -> None:
+    rig = online_rig()
+    desk = open_desk(rig, server, tmp_path)
+    try:
+        until(rig, lambda: desk.state == "idle")
+        rig.do("11-15")
+        rig.do("22-18")  # two people at the board, a game of its own
+        game = server.new_game("bob", "alice")  # accepted on the site meanwhile
+        until(rig, lambda: desk.state == "waiting")
+        assert desk.game is None and desk.message.startswith(f"PlayStrategy game {game.id} started: finish")
+        assert [m.pdn(full=True) for m in rig.app.game.moves] == ["11-15", "22-18"]  # nothing taken back
+        rig.app.press("black_resign", long=True)  # the board's game ends
+        until(rig, lambda: desk.game is not None and desk.game.mine is WHITE)
+        until(rig, lambda: rig.app.setting_up is not None)
+        rig.follow()  # the hands set the pieces up for the server's game
+        until(rig, lambda: rig.app.game.ply == 0 and rig.app.record_tags().get("GameId") == game.id)
+        server.play(game.id, "bob", "9-14")
+        until(rig, lambda: rig.app.expected is not None)
+        assert rig.app.expected.pdn(full=True) == "9-14"
+    finally:
+        desk.close()

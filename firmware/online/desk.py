@@ -541,14 +541,15 @@ class OnlineDesk:
             raise ValueError("a game is under way on the board: finish it (or start a New game) first")
 
     def _free(self, gid: str) -> bool:
-        """Whether the board may take game ``gid`` now: nothing under way on it but a saved
-        game waiting to resume (the server's game, after a restart: its state guides the
-        board) or the game played last."""
+        """Whether the board may take game ``gid`` now: its game is that game (resumed
+        after a restart, or being set up again: the server's state guides the board), or
+        none is under way on it."""
         app = self.app
         if app is None:
             return False
-        game = app.game
-        return app.resuming or gid == self._wanted or game.ply == 0 or game.is_over
+        if app.record_tags().get("GameId") == gid:
+            return True
+        return not app.resuming and (app.game.ply == 0 or app.game.is_over)
 
     def _join(self, gid: str, now: int, out: list[Event]) -> None:
         app = self.app
@@ -559,7 +560,7 @@ class OnlineDesk:
                 self._set("waiting", f"PlayStrategy game {gid} started: finish the game on the board to play it")
             return
         self._starting = None
-        if not app.resuming and app.game.ply and gid != self._wanted:
+        if app.game.ply and app.record_tags().get("GameId") != gid:
             out += app.new_game(Position.start(WCDF), now)  # the last game's pieces make way
         game = OnlineGame(self.client, gid, self.me, backoff=Backoff(self._backoff.first_s, self._backoff.most_s))
         game.attach(app)

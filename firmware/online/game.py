@@ -106,6 +106,7 @@ class OnlineBoard(Protocol):
     def set_player_names(self, black: str, white: str, now: int) -> bool: ...
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]: ...
     def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]: ...
+    def record_tags(self) -> dict[str, str]: ...
 
 
 def game_tags(full: Mapping[str, Any]) -> dict[str, str]:
@@ -485,7 +486,8 @@ class OnlineGame:
         if app is None or not first:
             return
         far = self.mine.opponent
-        fresh = app.game.ply == 0 and not app.resuming
+        # A game not begun (or a new one being set up, the last one's pieces making way).
+        fresh = (app.game.ply == 0 or app.setting_up is not None) and not app.resuming
         if fresh:  # the record of the game about to begin is the server's game's
             app.settings = replace(app.settings, site=self.client.server, event=EVENT)
         # First: a new time control sets the new game up (and names its seats afresh).
@@ -645,6 +647,8 @@ class OnlineGame:
         mine = self.mine
         if app is None or mine is None or self._from_server:
             return
+        if app.record_tags().get("GameId") != self.game_id:
+            return  # the board's own game (one ending as this one is joined), not the server's
         side = Side.of(mine)
         if isinstance(event, MoveMade) and event.side == side:
             moves = app.game.moves
