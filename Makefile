@@ -62,9 +62,15 @@ typecheck: $(STAMP)
 	@for d in $(PACKAGE_FOLDERS); do ln -s ../../../$$d $(TYPECHECK)/$$d; done
 	$(BIN)/python -m mypy
 
+# The modules are compiled to bytecode first, as a user's first run would leave them: where
+# PYTHONDONTWRITEBYTECODE is set (some CI images set it) each of the suite's few hundred
+# `crownhead` processes would otherwise compile the whole package from source again.
+COMPILED := squares rules hal sim firmware crownhead tests conftest.py
+
 test: $(STAMP) $(MP32_STAMP) typecheck
 	$(BIN)/ruff check
 	$(BIN)/ruff format --check
+	$(BIN)/python -m compileall -q -j 0 $(COMPILED) >/dev/null
 	$(BIN)/python -m pytest -q -n 2 --dist worksteal
 
 test-slow: $(STAMP)

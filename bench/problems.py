@@ -268,9 +268,9 @@ _FRESH_STATE = str(Path(tempfile.gettempdir()) / f"crownhead-fresh-{os.getpid()}
 
 
 def crownhead() -> list[str]:
-    """The installed command beside this Python (``python -m firmware.cli`` without it)."""
+    """The installed command beside this Python (``python -m crownhead`` without it)."""
     script = Path(sys.executable).with_name("crownhead")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "crownhead.firmware.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "crownhead"]
 
 
 def analysed(fen: str, game: Game, movetime: int) -> Move:

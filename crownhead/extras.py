@@ -17,7 +17,6 @@ import shlex
 import shutil
 import sys
 import sysconfig
-from importlib import metadata
 from pathlib import Path
 
 __all__ = ["build_cause", "checkout", "install_command", "native_cause", "requirements_of"]
@@ -33,6 +32,10 @@ def checkout() -> Path | None:
 
 def requirements_of(extra: str) -> list[str]:
     """The requirements the installed metadata lists for ``extra`` (markers dropped), in order."""
+    # Imported here: importlib.metadata (and the email package under it) cost every command
+    # 40 ms of its start, and this is read only when an extra is missing.
+    from importlib import metadata
+
     try:
         listed = metadata.requires("crownhead") or []
     except metadata.PackageNotFoundError:

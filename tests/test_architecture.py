@@ -240,7 +240,7 @@ def test_every_firmware_package_has_a_layer_and_a_map() -> None:
         for name in tier:
             init = REPO / "firmware" / name / "__init__.py"
             if init.exists():
-                assert (ast.get_docstring(ast.parse(init.read_text())) or "").strip(), f"firmware/{name}: no map"
+                assert (ast.get_docstring(tree_of(init)) or "").strip(), f"firmware/{name}: no map"
 
 
 # -- the rules ---------------------------------------------------------------------------
@@ -984,7 +984,7 @@ def test_only_the_session_changes_the_record() -> None:
     for name, path in modules().items():
         if name.split(".")[1:2] not in [[p] for p in _FOLLOWING] or name == "firmware.tracking.session":
             continue
-        bad += [f"{name}:{line}: {text}" for line, text in _followed_game_changes(ast.parse(path.read_text()))]
+        bad += [f"{name}:{line}: {text}" for line, text in _followed_game_changes(tree_of(path))]
     assert bad == []
     # The check sees the old ways.
     old = (
@@ -1001,7 +1001,7 @@ def test_the_board_reader_does_not_decide_what_a_takeback_means() -> None:
     board again when the session's revision moves (the tracker reopened a resigned game)."""
     where = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "reopen":
                 if "session" in ast.unparse(node.func.value):
                     where.append(name)
@@ -1015,7 +1015,7 @@ def test_only_the_session_says_a_saved_game_resumed() -> None:
     (the follower kept one, the application cleared it on the event)."""
     flags = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree_of(path)):
             targets = list(node.targets) if isinstance(node, ast.Assign) else []
             targets += [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
             flags += [
@@ -1149,7 +1149,7 @@ def test_the_outputs_read_the_application_only_through_the_port() -> None:
     ``getattr(app, ...)``."""
     bad = []
     for relative in PORT_ONLY_OUTPUTS:
-        tree = ast.parse((REPO / relative).read_text(encoding="utf-8"))
+        tree = tree_of(REPO / relative)
         skipped: set[int] = set()
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and node.name in _WIRING:
@@ -1205,7 +1205,7 @@ def test_no_function_of_the_app_is_too_complex() -> None:
     :data:`MAX_COMPLEXITY` (counted with ``ast``: ``App._handle`` was a chain of 38)."""
     over = {}
     for path in sorted((REPO / "firmware" / "app").glob("*.py")):
-        for name, function in _functions(ast.parse(path.read_text(encoding="utf-8"))):
+        for name, function in _functions(tree_of(path)):
             complexity = _complexity(function)
             if complexity > MAX_COMPLEXITY:
                 over[f"{path.name}:{name}"] = complexity

@@ -82,7 +82,7 @@ def read_events(raw: bytes) -> list[dict[str, object]]:
 class Launcher:
     """Starts the application as a new process.
 
-    ``exec`` runs ``python -m firmware.cli`` afresh; ``fork`` forks this (test) process,
+    ``exec`` runs ``python -m crownhead.firmware.cli`` afresh; ``fork`` forks this (test) process,
     whose modules are already imported, and runs the same ``main`` in the child, which
     saves ~0.2 s of interpreter start-up per run. Either way the application is a process
     of its own, with its own signal handlers, that SIGKILL takes down.
@@ -275,5 +275,5 @@ def test_sigkill_at_random_moments_loses_no_committed_move(tmp_path: Path, state
 
 @pytest.mark.slow
 def test_sigkill_the_real_command_many_times(tmp_path: Path) -> None:
-    """200 kills of ``python -m firmware.cli run`` started afresh each time, on disk."""
+    """200 kills of ``python -m crownhead.firmware.cli run`` started afresh each time, on disk."""
     play_with_kills(tmp_path, tmp_path / "state", kills=200, seed=2, how="exec")

@@ -98,7 +98,9 @@ def test_a_board_s_page_invites_the_other_joins_and_both_play_the_game_far_apart
         status = _answer(
             a.desk, a.rig, "invite", {"plays": "white", "black": "Ann", "white": "Bo", "clock": "300+5", "grace_s": 60}
         )
-        assert status["state"] == "inviting" and status["game"]["host_plays"] == "white", status
+        # The invitation goes to the broker from a worker of its own, which may have put it
+        # there (and said "waiting") by the time the answer is read: a busy machine's order.
+        assert status["state"] in ("inviting", "waiting") and status["game"]["host_plays"] == "white", status
         code = status["code"]
         step_until(lambda: a.desk.status()["state"] == "waiting", "the invitation on the broker", both)
         # B's page joins; a wrong code first is said in words.

@@ -183,8 +183,24 @@ def _stuck(world: World, people: People) -> str:
 def kept(home: Home) -> list[Any]:
     """The games the board has filed away (each finished game's PDN)."""
     folder = home.folder / "games"
-    games = [read_game(path.read_text()) for path in sorted(folder.glob("*.pdn"))] if folder.exists() else []
+    games = [_read_kept(path) for path in sorted(folder.glob("*.pdn"))] if folder.exists() else []
     return [game for game in games if game is not None]
+
+
+_READ: dict[tuple[str, int, int, int], Any] = {}
+
+
+def _read_kept(path: Path) -> Any:
+    """A kept game's PDN read once for each version of the file (the people ask after the
+    files at every round: read each time, they were a third of the sweep's time). A file is
+    only ever replaced whole, so a new version has a new inode."""
+    stat = path.stat()
+    key = (str(path), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        if len(_READ) > 10_000:
+            _READ.clear()
+        _READ[key] = read_game(path.read_text())
+    return _READ[key]
 
 
 def _check(world: World) -> None:

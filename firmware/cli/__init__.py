@@ -26,25 +26,26 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-#: Commands that need no other command's module (nor the configuration sections those
-#: register): ``crownhead analyse`` imports only its own, since its time budget counts
-#: from the start of the process and importing every command took half of 300 ms.
-STANDALONE = ("analyse",)
+def commands() -> list[str]:
+    """The commands' names: each is the module that registers it (tests/test_cli_lazy.py)."""
+    return sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser: every command, or only the one named."""
+    """The command line's parser: every command, or only the one named.
+
+    A command run imports its own module alone: importing every command's module took
+    half of ``crownhead analyse``'s 300 ms (its time budget counts from the start of the
+    process), and on a Pi, seconds before any command began. The configuration's sections
+    are listed in one place, whatever is imported (``crownhead.firmware.config``).
+    """
     parser = _Parser(
         prog="crownhead",
         description="The software inside an electronic checkers board.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {crownhead.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    names = (
-        [only]
-        if only is not None
-        else sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
-    )
+    names = [only] if only is not None else commands()
     for name in names:
         module = importlib.import_module(f"{__name__}.{name}")
         register = getattr(module, "register", None)
@@ -55,7 +56,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv and argv[0] in STANDALONE else None)
+    # Anything else (no command, --help, a misspelt command) gets the whole parser.
+    parser = build_parser(argv[0] if argv and argv[0] in commands() else None)
     args = parser.parse_args(argv)
     choice = os.environ.get("CROWNHEAD_ENGINE")
     if choice:  # the engine imported only when asked: most commands never search

@@ -333,7 +333,12 @@ class Selftest:
 
         def drawn() -> bool:
             shown = getattr(display, "image", None)
-            return shown is not None and list(shown.getdata()) == list(image.getdata())
+            # The same pixels: the same mode and size, then the same bytes.
+            return shown is not None and (shown.mode, shown.size, shown.tobytes()) == (
+                image.mode,
+                image.size,
+                image.tobytes(),
+            )
 
         answer = self.operator.confirm("Does the display show a frame, a checkerboard and the words SELF TEST?", drawn)
         self.result.display = "checked" if answer is not None else "shown (not checked)"
