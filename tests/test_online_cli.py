@@ -63,6 +63,11 @@ def test_a_bad_token_is_not_kept(
 def test_run_online_needs_a_login(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--online", "g0000001", "--headless", "--hal", "sim", "--state-dir", str(tmp_path)]) == 2
     assert "crownhead online login" in capsys.readouterr().err
+    # With no game named (the page's and the buttons' games) too, and in the play mode only.
+    assert main(["run", "--online", "--headless", "--hal", "sim", "--state-dir", str(tmp_path)]) == 2
+    assert "--online: not logged in: run 'crownhead online login' first" in capsys.readouterr().err
+    assert main(["run", "--online", "--mode", "computer", "--headless", "--hal", "sim"]) == 2
+    assert "no --remote, and the play mode" in capsys.readouterr().err
 
 
 def test_play_goes_back_to_the_last_game(
