@@ -1,4 +1,6 @@
-"""Issue 50: no function in the folders below is over cyclomatic complexity 20.
+"""Issue 50: no function in the folders below (the command line and the application) is
+over cyclomatic complexity 20: the one rule, counted one way (``App._handle`` was a chain
+of 38, ``cli/run.py``'s ``run`` 65).
 
 The complexity is counted with the ``ast`` module, as McCabe does: 1, plus one
 for each ``if``/``elif``, ``for``, ``while``, ``except``, ``with``, boolean
@@ -17,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # Add a folder here (e.g. "firmware/app") to hold it to the same limit.
-FOLDERS = ("firmware/cli",)
+FOLDERS = ("firmware/cli", "firmware/app")
 
 LIMIT = 20
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.app.settings import MatchConfig
 from crownhead.firmware.app.players import Human, Player, RandomMover
@@ -37,7 +38,7 @@ class MatchBoard(Rig):
         if keep:
             settings = replace(settings, sim_keep_game=True)
         super().__init__(state, settings=settings, players=players, referee=referee, start=False)
-        self.app.sources.append(self._source)
+        self.app.add_output(Poller(self._source))
         self.app.start()
         self.app.run_for(1000)
 

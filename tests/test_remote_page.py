@@ -24,7 +24,8 @@ from typing import Any
 
 import pytest
 
-from crownhead.firmware.app.players import Thinker
+from crownhead.firmware.app.players import Computer, Human, Thinker
+from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.hall.topics import BrokerUrl
 from crownhead.firmware.link.settings import LinkConfig
 from crownhead.firmware.remote.board import Absence
@@ -38,7 +39,7 @@ from crownhead.firmware.web.far import qr_svg
 from crownhead.firmware.web.server import WebServer
 from crownhead.firmware.simulator.hands import Hands
 from crownhead.hal.clock import MonotonicClock
-from crownhead.rules import Move
+from crownhead.rules import BLACK, WHITE, Move
 
 from helpers.hallnet import MOSQUITTO, NO_MOSQUITTO, PASSWD, Mosquitto, running_mosquitto
 from helpers.net import WAIT_S
@@ -58,19 +59,18 @@ def _answer(desk: FarDesk, rig: Rig, what: str, data: object = None) -> dict[str
 
 
 def _callbacks(rig: Rig) -> dict[str, int]:
-    """How many of each kind of callback ``rig``'s application holds."""
+    """How many parts ``rig``'s application holds (every part joins as an output)."""
     app = rig.app
-    lists = ("sources", "waking_sources", "deadlines", "press_listeners")
-    return {name: len(getattr(app, name)) for name in lists} | {"outputs": len(list(app.outputs))}
+    return {"outputs": len(list(app.outputs))}
 
 
 class Home:
     """A board application with its page's desk (no page server: the desk is asked directly)."""
 
-    def __init__(self, folder: Path, broker: Mosquitto, me: str) -> None:
+    def __init__(self, folder: Path, broker: Mosquitto, me: str, **rig: Any) -> None:
         self.folder = folder
         self.config = RemoteConfig(broker=broker.url(me), resend_ms=1000, wait_s=60)
-        self.rig = Rig(folder, start=False)
+        self.rig = Rig(folder, start=False, **rig)
         self.desk = FarDesk(self.rig.app, self.rig.clock, folder, self.config).attach(self.rig.app)
         self.rig.app.start()
 
@@ -139,6 +139,44 @@ def test_a_board_s_page_invites_the_other_joins_and_both_play_the_game_far_apart
         a.rig.do("11-15", wait=600)
         a.rig.do("22-18", wait=600)
         assert len(a.rig.game.moves) == 2
+    finally:
+        a.close()
+        b.close()
+
+
+@needs_mosquitto
+def test_leaving_a_game_far_apart_gives_back_the_mode_the_board_was_in(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    """Issue 50: the board played the computer (level 3 on White, Ann on Black) before the
+    game far apart; once that game is left, the next game is that one again."""
+    level3 = "Crownhead engine (level 3)"
+    machine = Computer(lambda position, game: position.legal_moves(game.rules)[0], level3)
+    settings = AppSettings(mode="computer", black_name="Ann")
+    a = Home(tmp_path / "a", mosquitto, "alice", settings=settings, players={BLACK: Human("Ann"), WHITE: machine})
+    b = Home(tmp_path / "b", mosquitto, "bob")
+    try:
+        both = [a.rig, b.rig]
+        status = _answer(a.desk, a.rig, "invite", {"plays": "white", "black": "Cy", "white": "Di", "grace_s": 60})
+        step_until(lambda: a.desk.status()["state"] == "waiting", "the invitation on the broker", both)
+        assert _answer(b.desk, b.rig, "join", status["shown"])["state"] == "joining"
+        step_until(lambda: a.desk.status()["state"] == b.desk.status()["state"] == "playing", "both play", both)
+        assert a.rig.app.mode.name == "play" and [s.name for s in a.rig.app.snapshot.seats.values()] == ["Cy", "Di"]
+        for rig in both:
+            rig.follow(wait=600)
+        step_until(lambda: a.desk.link.game_id == b.desk.link.game_id, "the boards agree on the game", both)
+        b.rig.do("11-15", wait=600)
+        step_until(lambda: a.rig.app.expected == Move((11, 15)), "A shows 11-15", both)
+        a.rig.follow(wait=600)
+        b.rig.sim.press("black_resign", long=True)  # Black resigns on its own board
+        b.rig.wait(100)
+        step_until(lambda: a.rig.game.is_over, "A hears Black resigned", both)
+        assert _answer(a.desk, a.rig, "leave")["state"] == "idle"
+        # The game far apart stays on the board; the next one is the computer's, as before.
+        assert a.rig.app.mode.name == "play"
+        a.rig.do("n", wait=100)
+        app = a.rig.app
+        assert app.setting_up is not None and app.mode.name == "computer"
+        assert (app.players[BLACK].name, app.players[WHITE].name) == ("Ann", level3) and app.players[WHITE] is machine
+        assert (app.view().black, app.view().white) == ("Ann", level3)
     finally:
         a.close()
         b.close()

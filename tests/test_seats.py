@@ -204,6 +204,39 @@ def test_item8_a_mode_chosen_in_the_problems_is_not_undone(make_rig: MakeRig) ->
     assert rig.app.setting_up is not None and _seats(rig)[0] == "play"
 
 
+def test_item8_the_next_game_after_a_game_tried_again_is_the_mode_left(make_rig: MakeRig) -> None:
+    from crownhead.firmware.app.tryagain import Retry, begin
+
+    rig, machine = _before_problems(make_rig)
+    # Tried again with a friend from a kept game's position (White to move): two people.
+    position = Position.from_fen("W:W21,22,23:B9,10,11")
+    begin(rig.app, Retry("20261207-101500-1a2b", 5, position, rig.game.rules, 9), "play", rig.clock.now_ms())
+    rig.wait(100)
+    rig.follow()
+    assert rig.app.mode.name == "play" and rig.app.setting_up is None
+    rig.do("22-18")
+    # The next game is the one the player left: Ann on Black against level 3, as it was.
+    rig.do("n")
+    assert rig.app.setting_up is not None
+    assert _seats(rig) == ("computer", "Ann", LEVEL3) and rig.app.players[WHITE] is machine
+    rig.follow()
+    assert rig.app.record is not None and (rig.app.record.black, rig.app.record.white) == ("Ann", LEVEL3)
+    assert rig.app.view().mode_text.startswith("Computer plays White")
+
+
+def test_item8_a_mode_chosen_in_a_game_tried_again_is_not_undone(make_rig: MakeRig) -> None:
+    from crownhead.firmware.app.tryagain import Retry, begin
+
+    rig, _machine = _before_problems(make_rig)
+    position = Position.from_fen("W:W21,22,23:B9,10,11")
+    begin(rig.app, Retry("20261207-101500-1a2b", 5, position, rig.game.rules, 9), "play", rig.clock.now_ms())
+    rig.wait(100)
+    rig.follow()
+    rig.app.set_mode("referee", rig.clock.now_ms())  # chosen before its first move: it stays
+    rig.do("n")
+    assert rig.app.setting_up is not None and rig.app.mode.name == "referee"
+
+
 # -- item 6: a new game's set-up shows the game to come, not the one put away ---------------
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.events import Event
 from crownhead.firmware.gameclock import TimeControl
@@ -54,7 +55,7 @@ def test_game_two_of_a_match_after_kings_shows_men_where_the_start_position_has_
     kings = Position.from_fen("B:WK2,K11,K12:B21,22")
     rig = Rig(state, board=kings)
     asked = [kings]  # a host's new game from that position, as a source runs it
-    rig.app.sources.append(lambda now: rig.app.new_game(asked.pop(), now) if asked else [])
+    rig.app.add_output(Poller(lambda now: rig.app.new_game(asked.pop(), now) if asked else []))
     try:
         rig.wait(500)
         assert rig.game.position == kings
@@ -239,7 +240,7 @@ def test_a_source_polled_in_the_first_step_reads_the_game(tmp_path: Path) -> Non
         seen.append(rig.app.view().status)
         return []
 
-    rig.app.sources.append(source)
+    rig.app.add_output(Poller(source))
     try:
         rig.app.start()
         assert seen[:1] == ["Black to move, move 1"]

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.link.protocol import Command
 from crownhead.firmware.web.auth import COOKIE, FREE_TRIES
 from crownhead.firmware.web.server import WebServer
@@ -844,8 +845,8 @@ def test_an_idle_board_with_its_pages_sleeps_until_something_is_due(board: LiveB
         assert board.app.steps - steps <= 1000 // IDLE_MS + 5
         assert ws.command("hands 11-15")["ok"]
         ws.until(lambda m: m.get("event") == "move")
-    # A source that does not wake the loop makes it look every poll_ms again.
-    board.app.sources.append(lambda now: [])
+    # A part that polls without waking the loop makes it look every poll_ms again.
+    board.app.add_output(Poller(lambda now: []))
     assert not board.app.sleeps_until_due()
 
 

@@ -309,19 +309,26 @@ class Analyst:
             pass
         return True
 
+    def _endgame(self, job: _Job, engine: Engine) -> dict[str, Any] | None:
+        """The endgame tables' verdict on the job's position (empty without one), told at
+        once, before any search; None when the job is no longer wanted."""
+        ply, position, _rules = job.key
+        probe = engine.egdb
+        verdict = probe.probe_position(position) if isinstance(probe, EndgameTables) else None
+        if verdict is None:
+            return {}
+        tables: dict[str, Any] = {"tables": verdict[0], "tables_plies": verdict[1] if verdict[1] >= 0 else None}
+        score = Analysis(ply, position, 0, 0, **tables).verdict_score or 0
+        return tables if self._publish(job, depth=0, score=score, **tables) else None
+
     def _analyse(self, job: _Job) -> None:
         if not self.background:
             self._running = job
         ply, position, rules = job.key
         engine = self._engine(rules)
-        probe = engine.egdb
-        verdict = probe.probe_position(position) if isinstance(probe, EndgameTables) else None
-        tables: dict[str, Any] = {}
-        if verdict is not None:
-            tables = {"tables": verdict[0], "tables_plies": verdict[1] if verdict[1] >= 0 else None}
-            score = Analysis(ply, position, 0, 0, **tables).verdict_score or 0
-            if not self._publish(job, depth=0, score=score, **tables):
-                return
+        tables = self._endgame(job, engine)
+        if tables is None:
+            return
         budget = self.nodes if engine.native is not None else max(1, self.nodes // PYTHON_SHARE)
         used = 0
         last: dict[str, Any] | None = None

@@ -1,11 +1,13 @@
 """What a host, a page or the hall may ask of the board, and what it reads of the game.
 
-:class:`Commands` is a mixin of :class:`~crownhead.firmware.app.application.App` (as gpiozero's
-devices mix in ``EventsMixin``): the application's public methods that act on the game
-from outside the board (a draw offer, a resignation, a button pressed, the players'
-names, a side held by a link, the rules, the mode, the referee's settings, the
-brightness), and the state they read. A command is run in the main loop's thread: a
-:data:`~crownhead.firmware.app.application.Source` calls it from its poll and returns its events,
+:class:`Commands` builds on the board's :class:`~crownhead.firmware.app.table.Table` (the
+parts and the state they share, declared there once), and
+:class:`~crownhead.firmware.app.application.App` on it: the application's public methods that
+act on the game from outside the board (a draw offer, a resignation, a button pressed, the
+players' names, a side held by a link, the rules, the mode, the referee's settings, the
+brightness), and what they read. The parts that act on the table are made here when first
+used: the recorder, the machine's seat and the snapshot maker. A command is run in the main
+loop's thread: a part joined as an output calls it from its ``poll`` and returns its events,
 so that the step handles and sends them like a press's. The link
 (:class:`crownhead.firmware.link.board.LinkedBoard`), the web page and the hall use these and
 nothing else of the application.
@@ -15,27 +17,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from crownhead.firmware.app.analysis import Analyst
-from crownhead.firmware.app.hardware import Hardware, TappedButtons
-from crownhead.firmware.app.keeper import GameKeeper
-from crownhead.firmware.app.leds import LedPolicy
-from crownhead.firmware.app.matchplay import MatchPlay
-from crownhead.firmware.app.modes import Modes, ModeSeats
-from crownhead.firmware.app.players import EngineUnavailable, Hints, Player, Thinker, engine_player
+from crownhead.firmware.app.machine import MachineSeat
+from crownhead.firmware.app.modes import ModeSeats
+from crownhead.firmware.app.players import EngineUnavailable, Player, engine_player
+from crownhead.firmware.app.recorder import Recorder
+from crownhead.firmware.app.scene import Scene
 from crownhead.firmware.app.settings import AppSettings
-from crownhead.firmware.app.view import MessageLine
-from crownhead.firmware.events import BoardWarning, Event, GameSaved
-from crownhead.firmware.referee.arbiter import Referee, RefereeSettings
-from crownhead.firmware.storage.store import GameRecord, GameStore
-from crownhead.firmware.tracking.controller import Controller
-from crownhead.firmware.tracking.follower import Follower
-from crownhead.firmware.tracking.policy import ModePolicy
-from crownhead.firmware.tracking.session import GameSession
-from crownhead.firmware.tracking.tracker import Tracker, TrackerSettings
+from crownhead.firmware.app.table import NO_ANALYSIS, NO_ANALYSIS_FAR, NO_ANALYSIS_PROBLEM, NO_HINT_FAR, Table
+from crownhead.firmware.events import BoardWarning, Event
+from crownhead.firmware.referee.arbiter import RefereeSettings
 from crownhead.hal.buttons import ButtonEvent
-from crownhead.hal.clock import Clock
 from crownhead.rules import BLACK, WHITE, Color, Game, Move, Position, Rules
 from crownhead.rules.ballots import Ballot
 
@@ -44,118 +38,31 @@ if TYPE_CHECKING:  # the problem mode brings the collections: made when first as
 
 __all__ = ["Commands", "NO_ANALYSIS", "NO_ANALYSIS_FAR", "NO_ANALYSIS_PROBLEM", "NO_HINT_FAR", "NO_REVIEW_FAR"]
 
-#: Why the live analysis does not run under a referee.
-NO_ANALYSIS = "no analysis under a referee: a tournament game gets no help"
-#: Why it does not run in a game far apart: the other side cannot see what helps this one.
-NO_ANALYSIS_FAR = "no analysis in a game far apart: neither side gets the engine's help"
-#: The hint button in a game far apart: no engine help of any kind between people apart.
-NO_HINT_FAR = "no hint in a game far apart: neither side gets the engine's help"
 #: A review asked on the page while a game far apart is under way.
 NO_REVIEW_FAR = "no review in a game far apart under way: neither side gets the engine's help"
-#: Why it does not run in the problem mode: its best line is the problem's solution.
-NO_ANALYSIS_PROBLEM = "no analysis while a problem is solved: its best line would give the solution away"
 
 
-class Commands:
-    """The board's commands (a mixin: see the module)."""
+class Commands(Table):
+    """The board's commands on its :class:`~crownhead.firmware.app.table.Table` (see the module)."""
 
-    # What the commands use of the application, which sets them up.
-    clock: Clock
-    follower: Follower
-    session: GameSession
-    controller: Controller
-    modes: Modes
-    hints: Hints
-    thinker: Thinker
-    analyst: Analyst
-    #: The live analysis was asked for (``--analysis``, the page's switch); it runs
-    #: while :attr:`analysing`.
-    analysis_wanted: bool
-    policy: LedPolicy
-    keeper: GameKeeper
-    settings: AppSettings
-    tracker_settings: TrackerSettings
-    store: GameStore | None
-    record: GameRecord | None
-    message_line: MessageLine
-    _buttons: TappedButtons
-    _pending: list[Event]
-    _started: bool
-    _game: Game | None
-    hardware: Hardware
-    matches: MatchPlay
-    #: PDN tags for the record of the next game to begin, if it begins from that
-    #: position (a game tried again names the game it came from): see :meth:`new_game`.
-    start_tags: tuple[Position, dict[str, str]] | None = None
-    #: The problem mode (:mod:`crownhead.firmware.app.problems`): given by ``crownhead run --mode
-    #: problems``, else made at the first question or command about it.
-    problems: ProblemCoach | None = None
+    # -- the parts that act on the table ------------------------------------------------
 
-    def _save(self, now: int) -> list[GameSaved]:
-        """Save the game in progress (:meth:`App._save <firmware.app.application.App>`)."""
-        raise NotImplementedError
+    @cached_property
+    def recorder(self) -> Recorder:
+        """The games on disk: saved, put away, begun, taken up and counted in a match."""
+        return Recorder(self)
 
-    def follow(
-        self, tracker: Tracker | None = None, *, resumed: bool = False, now: int | None = None, board: int | None = None
-    ) -> Tracker:
-        """Follow the board with ``tracker`` (:meth:`App.follow <firmware.app.application.App>`)."""
-        raise NotImplementedError
+    @cached_property
+    def machine(self) -> MachineSeat:
+        """The machine's seat: its moves, its answer to a draw offer, the hint's use."""
+        return MachineSeat(self)
 
-    @property
-    def tracker(self) -> Tracker:
-        """The tracker reading the board (:attr:`App.tracker <firmware.app.application.App>`)."""
-        raise NotImplementedError
-
-    @property
-    def _resuming(self) -> bool:
-        """A saved game (:attr:`record`, :attr:`_game`) is being set up to resume: the
-        session's to say (:attr:`GameSession.saved
-        <firmware.tracking.session.GameSession.saved>`); it goes on when its position
-        stands on the board, unless given up for a new game."""
-        return self.session.saved is not None
-
-    @property
-    def mode(self) -> ModePolicy:
-        """The mode the board is in (see :data:`crownhead.firmware.tracking.policy.MODES`)."""
-        return self.modes.mode
-
-    @property
-    def referee(self) -> Referee | None:
-        """Referee mode's arbiter (the follower's judge); None in other modes."""
-        return self.modes.referee
-
-    @property
-    def referee_settings(self) -> RefereeSettings:
-        return self.modes.referee_settings
-
-    @property
-    def players(self) -> dict[Color, Player]:
-        """Who plays each side (a :class:`~crownhead.firmware.app.players.Player`)."""
-        return self.modes.seats.players
-
-    @property
-    def game(self) -> Game:
-        """The game on the board; while a saved game is being set up to resume, that game."""
-        if self._resuming and self._game is not None:
-            return self._game
-        return self.tracker.game
-
-    @property
-    def message(self) -> str:
-        """What the board says now on the terminal's message line and every page."""
-        return self.message_line.text
-
-    @property
-    def resuming(self) -> bool:
-        """Whether a saved game's pieces are being set up before it goes on."""
-        return self._resuming
+    @cached_property
+    def scene(self) -> Scene:
+        """The snapshot maker: the step's snapshot, the LEDs lit for it, the moves taken back."""
+        return Scene(self)
 
     # -- the game as a host, a page or the hall sees it --------------------------------
-
-    @property
-    def started(self) -> bool:
-        """Whether the board has started (:meth:`App.start <firmware.app.application.App.start>`)."""
-        return self._started
 
     @property
     def referee_mode(self) -> bool:
@@ -166,7 +73,7 @@ class Commands:
     def setting_up(self) -> Position | None:
         """The position a new game is being set up in, or None (a saved game being set up
         to resume is :attr:`resuming`)."""
-        return None if self._resuming else self.tracker.setting_up
+        return None if self.resuming else self.tracker.setting_up
 
     @property
     def expected(self) -> Move | None:
@@ -178,35 +85,11 @@ class Commands:
         """The board's warning now (the most urgent, as the referee words it), or None."""
         return self.follower.warning
 
-    @property
-    def analysing(self) -> bool:
-        """Whether the live analysis runs: asked for, not refused (:attr:`analysis_refused`),
-        and a game on the board (not one being set up)."""
-        return (
-            self.analysis_wanted
-            and self.analysis_refused is None
-            and not self._resuming
-            and self.tracker.setting_up is None
-        )
-
     def set_analysis(self, on: bool) -> str | None:
         """Turn the live analysis on or off; the reason it stays off (:attr:`analysis_refused`), or None."""
         if on and self.analysis_refused is not None:
             return self.analysis_refused
         self.analysis_wanted = on
-        return None
-
-    @property
-    def analysis_refused(self) -> str | None:
-        """Why the live analysis may not run now (referee mode, a game far apart, the
-        problem mode), or None. A match at the board is the players' choice: it gets the
-        analysis when they ask for it (a tournament's match is refereed)."""
-        if self.mode.referee_lights:
-            return NO_ANALYSIS
-        if self.settings.far_apart:
-            return NO_ANALYSIS_FAR
-        if self.problems is not None and self.problems.active:
-            return NO_ANALYSIS_PROBLEM
         return None
 
     @property
@@ -262,7 +145,7 @@ class Commands:
         """A new game from ``position``: the board is set up for it; the events. ``tags``:
         PDN tags its record keeps, once it begins (from ``position``); a set-up asked
         for without them forgets those of an earlier one."""
-        self.start_tags = (position, dict(tags)) if tags is not None else None
+        self.recorder.start_tags = (position, dict(tags)) if tags is not None else None
         return self.follower.new_game(position, now)
 
     def try_again(self, game: str, ply: int, opponent: str, now: int) -> list[Event]:
@@ -271,21 +154,7 @@ class Commands:
         (:mod:`crownhead.firmware.app.tryagain`); ``ValueError`` naming the problem."""
         from crownhead.firmware.app.tryagain import begin, retry_from
 
-        return begin(self, retry_from(self.store, game, ply), opponent, now)  # type: ignore[arg-type]  # App is a Board
-
-    def problem_verdict(self) -> str:
-        """The verdict on the problem the board shows, in words (``Solved: ...``, ``Solved
-        with 1 hint: ...``, ``Not solved: ...``), while the problem mode is on and the
-        attempt is over; "" otherwise. The terminal's status keeps it: the message line
-        saying it goes at the next thing said."""
-        coach = self.problems
-        attempt = coach.attempt if coach is not None and coach.active else None
-        if attempt is None or not attempt.verdict.over:
-            return ""
-        from crownhead.firmware.coach.problems import verdict_word
-
-        verdict = attempt.verdict
-        return f"{verdict_word(verdict.status == 'solved', attempt.hints)}: {verdict.reason}"
+        return begin(self, retry_from(self.store, game, ply), opponent, now)
 
     def problem_coach(self) -> ProblemCoach:
         """The board's problem mode, made (and its record read) when first asked for."""
@@ -293,7 +162,7 @@ class Commands:
             from crownhead.firmware.app.problems import ProblemCoach, endgame_tables
 
             state_dir = self.store.directory if self.store is not None else None
-            # Polled from this step on: a source added to the list being polled is polled too.
+            # Polled from this step on: an output added while the outputs are polled is polled too.
             ProblemCoach(state_dir, tables=lambda: endgame_tables(state_dir), active=False).attach(self)  # type: ignore[arg-type]  # App is Coached
         assert self.problems is not None
         return self.problems
@@ -331,7 +200,7 @@ class Commands:
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]:
         """``side`` offers or accepts a draw (None: the shared button), as its button does.
 
-        For the host link and the web page (a :data:`Source`, which returns the events).
+        For the host link and the web page (an output's ``poll``, which returns the events).
         """
         return self._command(lambda t: self.follower.offer_draw(side, t), now)
 
@@ -341,8 +210,8 @@ class Commands:
         return self._command(lambda t: self.follower.resign(side, t, confirmed=confirmed), now)
 
     def _command(self, act: Callable[[int], list[Event]], now: int | None) -> list[Event]:
-        """Run a command on the game now and return its events: a :data:`Source` returns
-        them from its poll, so that this step handles and sends them like a press's."""
+        """Run a command on the game now and return its events: an output's ``poll``
+        returns them, so that this step handles and sends them like a press's."""
         return act(self.clock.now_ms() if now is None else now)
 
     def press(self, name: str, now: int | None = None, *, long: bool = False) -> None:
@@ -353,13 +222,7 @@ class Commands:
         """
         t = self.clock.now_ms() if now is None else now
         fields = {"long": True} if long and "long" in getattr(ButtonEvent, "__dataclass_fields__", {}) else {}
-        self._buttons.injected.append(ButtonEvent(name, t, **fields))
-
-    def say(self, message: str, *, until: int | None = None) -> None:
-        """Show a message on the simulator's screen and the pages (``until``: it goes by
-        itself then, the board's ms). A message is about the moment it was said: when the
-        game moves on (a move, a takeback), ends or a new one is set up, it goes."""
-        self.message_line.say(message, until=until)
+        self.buttons.injected.append(ButtonEvent(name, t, **fields))
 
     def give_up_resume(self) -> None:
         """The saved game being set up to resume is given up for a new game (the board's
@@ -381,8 +244,8 @@ class Commands:
         if (
             self.record is None
             or (self.record.black, self.record.white) == (black, white)
-            or self._resuming
-            or game is not self._game
+            or self.resuming
+            or game is not self.kept_game
             or self.tracker.setting_up is not None
             or game.is_over
         ):
@@ -416,7 +279,7 @@ class Commands:
         is under way.
         """
         game = self.tracker.game
-        if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
+        if self.resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
             raise ValueError("the rules change only before the first move or after the game")
         if rules == game.rules:
             return []
@@ -428,14 +291,17 @@ class Commands:
         self.follow()
         return self.follower.new_game(Position.start(rules), now)
 
-    def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
+    def new_game_with(
+        self, settings: AppSettings, now: int | None = None, *, tags: Mapping[str, str] | None = None
+    ) -> list[Event]:
         """A new game under ``settings`` in their mode (``play`` or ``referee``): the names,
         the rules, the start position, the board clock of their time control, a game far
         apart (a game two boards agreed: :mod:`crownhead.firmware.remote`); the board is then set up
-        for it. Before a game's first move, after the game, or while one is set up; the
-        events of the set-up, ``ValueError`` naming the problem otherwise."""
+        for it (``tags``: its record's, as :meth:`new_game`'s). Before a game's first move,
+        after the game, or while one is set up; the events of the set-up, ``ValueError``
+        naming the problem otherwise."""
         game = self.tracker.game
-        if self._resuming:
+        if self.resuming:
             raise ValueError("a saved game waits to be set up: start a new game first (New game), then this one")
         if game.ply and not game.is_over and self.tracker.setting_up is None:
             raise ValueError("a game is under way: finish it (or start a new game) first")
@@ -450,7 +316,7 @@ class Commands:
         start = settings.start or Position.start(settings.rules)
         self.session.adopt(Game(start, settings.rules))
         self.follow()  # the clock of their time control for the games to come
-        return self.new_game(start, now)
+        return self.new_game(start, now, tags=tags)
 
     def computer_player(self, level: int | None = None) -> Player:
         """The engine as a player at ``level`` (None: full strength), for ``computer`` mode.
@@ -468,12 +334,8 @@ class Commands:
         """Change the referee's settings for the games to come (see :meth:`Modes.change_referee
         <firmware.app.modes.Modes.change_referee>`); ``ValueError`` for a value it does not take."""
         settings = self.modes.change_referee(**changes)
-        self._set_clock()
+        self.set_time_control()
         return settings
-
-    def _set_clock(self) -> None:
-        """The time control of the games to come (:meth:`App._set_clock <firmware.app.application.App>`)."""
-        raise NotImplementedError
 
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None:
         """Switch between ``play`` (two players) and ``referee`` before a game's first move,
@@ -496,7 +358,7 @@ class Commands:
         if name == "computer" and computer is None:
             raise ValueError("computer mode needs the machine's side and player")
         game = self.tracker.game
-        if self._resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
+        if self.resuming or (game.ply and not game.is_over and self.tracker.setting_up is None):
             raise ValueError("the mode changes only before the first move or after the game")
         # A mode chosen now wins over one a mode left meant to come back to.
         self.modes.returning = None
@@ -522,6 +384,12 @@ class Commands:
         """The mode and its seats now (see :meth:`return_to`)."""
         return self.modes.seats_now()
 
+    def mode_to_return_to(self) -> ModeSeats:
+        """The mode a mode entered for a while (a game tried again, a game far apart) gives
+        back when it is left: one already waiting to come back (a mode left before it, whose
+        next game has not been set up yet), else the mode and seats now."""
+        return self.modes.returning or self.modes.seats_now()
+
     def return_to(self, before: ModeSeats) -> None:
         """Come back to ``before`` (a mode and who sat where, from :meth:`mode_seats`) when
         the next new game is set up: the game on the board stays as it is played. A mode
@@ -536,7 +404,7 @@ class Commands:
         setting_up = self.tracker.setting_up
         if setting_up is None:
             self.modes.left_during = None  # the set-up of the game left is over
-        if before is None or self._resuming or setting_up is None or setting_up == self.modes.left_during:
+        if before is None or self.resuming or setting_up is None or setting_up == self.modes.left_during:
             return
         self.modes.returning = None  # tried once: a mode that cannot come back is said once
         try:
@@ -558,9 +426,9 @@ class Commands:
         names = tuple(mine if mine != "?" else theirs for mine, theirs in zip(known, referee.names))
         referee.set_names(names[0], names[1], self.follower)
         self.modes.seats.name_people(names)
-        if now is not None and self.record is not None and self._game is self.tracker.game:
+        if now is not None and self.record is not None and self.kept_game is self.tracker.game:
             self.record = replace(self.record, black=names[0], white=names[1])
-            self._pending += self._save(now)
+            self.pending += self.recorder.save(now)
 
     def _name_record(self, now: int) -> None:
         """A mode was entered before the game's first move: its record (and so its PDN)
@@ -568,16 +436,13 @@ class Commands:
         theirs). A match's game keeps the names its seating gave it."""
         record = self.record
         names = (self.players[BLACK].name, self.players[WHITE].name)
-        if record is None or self._game is not self.tracker.game or (record.black, record.white) == names:
+        if record is None or self.kept_game is not self.tracker.game or (record.black, record.white) == names:
             return
         if self.matches.active is not None:
             return
         self.record = replace(record, black=names[0], white=names[1])
-        self._pending += self._save(now)
+        self.pending += self.recorder.save(now)
 
     def save_now(self, now: int) -> bool:
         """Save the game in progress at once (say, after its names changed); whether it is on disk."""
-        if self.resuming or self.tracker.setting_up is not None or self.tracker.game.is_over:
-            return False
-        self._pending += self._save(now)
-        return self.keeper.kept
+        return self.recorder.save_now(now)

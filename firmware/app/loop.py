@@ -1,7 +1,7 @@
 """Driving a board application through time: the real-time loop and virtual time.
 
-:class:`Loop` is a mixin of :class:`~crownhead.firmware.app.application.App` (as gpiozero's
-devices mix in ``EventsMixin``): given the application's :meth:`Loop.step` and
+:class:`Loop` is the base of :class:`~crownhead.firmware.app.application.App` (through its
+:class:`~crownhead.firmware.app.table.Table`): given the application's :meth:`Loop.step` and
 :meth:`Loop.next_deadline`, :meth:`Loop.run` is the real-time main loop of the Pi, and
 :meth:`Loop.run_for` and :meth:`Loop.run_until` step through every deadline of a
 :class:`~crownhead.hal.clock.VirtualClock`, so that tests play whole games without sleeping.
@@ -22,11 +22,11 @@ IDLE_MS = 100
 
 
 class Loop:
-    """The main loop of a board application (a mixin: see the module)."""
+    """The main loop of a board application, stepping by ``clock`` (see the module)."""
 
-    clock: Clock
-
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock) -> None:
+        #: The time the loop steps by (a :class:`~crownhead.hal.clock.VirtualClock` in tests).
+        self.clock = clock
         self._woken = threading.Event()
 
     def step(self, now: int | None = None) -> list[Event]:

@@ -32,7 +32,7 @@ from crownhead.firmware.events import ClockState, Event
 from crownhead.hal.buttons import ButtonEvent
 from crownhead.hal.clock import Clock
 
-__all__ = ["BoardPort", "Output", "Outputs", "SinkOutput", "SteppedOutput"]
+__all__ = ["BoardPort", "Output", "Outputs", "Poller", "SinkOutput", "SteppedOutput"]
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class BoardPort(Protocol):
     """What an output may ask of the board, and all it may (no output reads the
     application otherwise: ``tests/test_architecture.py``): the time, the game clock at an
     instant (a screen's clock runs between snapshots), a step soon (from another thread),
-    and joining or leaving the board's outputs. The application (``App``) is one.
+    a word on the message line, and joining or leaving the board's outputs. The application (``App``) is one.
 
     An output joins one way: its ``attach(port)`` adds it (:meth:`add_output`). Besides
     the :class:`Output` protocol it may have ``poll(now)`` (called every step after the
@@ -77,6 +77,9 @@ class BoardPort(Protocol):
 
     def wake(self) -> None:
         """Ask for a step now (from any thread)."""
+
+    def say(self, message: str, *, until: int | None = None) -> None:
+        """Show ``message`` on the board's message line (the terminal's, every page's)."""
 
     def add_output(self, output: O, *, first: bool = False) -> O:
         """Join the board's outputs."""
@@ -116,6 +119,55 @@ class SinkOutput:
     def close(self) -> None:
         if self._on_close is not None:
             self._on_close()
+
+
+class Poller:
+    """A part of the board that hears nothing but acts (a link's lines, a page's requests,
+    a game far apart's watch, the phone's hands), joined as every output is: ``poll(now)``
+    every step (the events its actions caused), ``deadline()`` when it wants a step,
+    ``on_press(press)`` told of every button press first (False keeps it from the board),
+    ``wakes``: its poll needs no step but those it asks for (by the port's ``wake`` and
+    its deadline), so the simulated board's loop may sleep. Closing the board does not
+    close the part: whoever made it closes it (and takes it off with ``remove_output``).
+
+    >>> from crownhead.firmware.events import Notice
+    >>> outputs = Outputs()
+    >>> joined = outputs.add(Poller(lambda now: [Notice(now, "a line came")], wakes=True))
+    >>> outputs.poll(5), outputs.all_wake, outputs.deadline()
+    ([Notice(t=5, message='a line came')], True, None)
+    """
+
+    def __init__(
+        self,
+        poll: Callable[[int], list[Event]] | None = None,
+        *,
+        deadline: Callable[[], int | None] | None = None,
+        on_press: Callable[[ButtonEvent], bool | None] | None = None,
+        wakes: bool = False,
+    ) -> None:
+        self._poll = poll
+        self._deadline = deadline
+        self._on_press = on_press
+        # A part that does not poll never keeps the loop awake.
+        self.wakes = wakes or poll is None
+
+    def poll(self, now: int) -> list[Event]:
+        return self._poll(now) if self._poll is not None else []
+
+    def on_press(self, press: ButtonEvent) -> bool | None:
+        return self._on_press(press) if self._on_press is not None else None
+
+    def events(self, events: Sequence[Event]) -> None:
+        pass
+
+    def snapshot(self, snapshot: Snapshot) -> None:
+        pass
+
+    def deadline(self) -> int | None:
+        return self._deadline() if self._deadline is not None else None
+
+    def close(self) -> None:
+        pass
 
 
 class Outputs:
@@ -190,17 +242,23 @@ class Outputs:
                 log.exception("output %s failed", type(output).__name__)
 
     def poll(self, now: int) -> list[Event]:
-        """Poll every output that has a ``poll`` (see :class:`BoardPort`); the events
-        their actions caused, in order. One that fails does not stop the others."""
+        """Poll every output that has a ``poll`` (see :class:`BoardPort`), one joined
+        meanwhile too; the events their actions caused, in order. One that fails does not
+        stop the others."""
         events: list[Event] = []
-        for output in tuple(self._outputs):
-            poll = getattr(output, "poll", None)
-            if poll is None:
-                continue
-            try:
-                events += poll(now)
-            except Exception:  # a broken link must not stop the board
-                log.exception("output %s failed", type(output).__name__)
+        polled: list[Output] = []
+        # One joined by another's poll (the problem mode, made at a link's command) is
+        # polled in the same step, after the others.
+        while fresh := [o for o in self._outputs if not any(o is p for p in polled)]:
+            for output in fresh:
+                polled.append(output)
+                poll = getattr(output, "poll", None)
+                if poll is None:
+                    continue
+                try:
+                    events += poll(now)
+                except Exception:  # a broken link must not stop the board
+                    log.exception("output %s failed", type(output).__name__)
         return events
 
     def on_press(self, press: ButtonEvent) -> bool:

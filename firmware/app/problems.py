@@ -2,8 +2,9 @@
 ``problem`` command): each problem set up by the lights, the engine defending, the
 attempt judged as it is played, the record kept.
 
-A :class:`ProblemCoach` is a source of the application (polled each step, acting through
-its commands). While the problem mode is on (:attr:`ProblemCoach.active`) it puts the
+A :class:`ProblemCoach` joins the application as one of its outputs (a
+:class:`~crownhead.firmware.app.outputs.Poller`: polled each step, acting through its
+commands). While the problem mode is on (:attr:`ProblemCoach.active`) it puts the
 board in computer mode with the machine on the defender's side and sets up the problem's
 position as a new game (the lights say which squares to fill and to empty, as for any
 position). Every move the board accepts is judged by
@@ -41,6 +42,7 @@ from crownhead.firmware.coach.problems import (
     verdict_word,
 )
 from crownhead.firmware.events import Event, ProblemReport, Side
+from crownhead.firmware.app.outputs import O, Poller
 from crownhead.firmware.app.players import Computer
 from crownhead.hal.buttons import ButtonEvent
 from crownhead.rules import Color, Game, Move, Position, Rules
@@ -104,10 +106,6 @@ class Coached(Protocol):
     its hooks and commands), named here so that the commands may make a coach without a
     cycle."""
 
-    sources: list[Callable[[int], list[Event]]]
-    waking_sources: list[Callable[[int], list[Event]]]
-    deadlines: list[Callable[[], int | None]]
-    press_listeners: list[Callable[[ButtonEvent], bool | None]]
     problems: ProblemCoach | None
     settings: AppSettings
     matches: MatchPlay
@@ -129,6 +127,7 @@ class Coached(Protocol):
     def hint(self) -> Move | None: ...
     @property
     def players(self) -> Mapping[Color, Player]: ...
+    def add_output(self, output: O, *, first: bool = False) -> O: ...
     def give_up_resume(self) -> None: ...
     def new_game(self, position: Position, now: int) -> list[Event]: ...
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]: ...
@@ -185,11 +184,9 @@ class ProblemCoach:
     def attach(self, app: Coached) -> ProblemCoach:
         self._app = app
         app.problems = self
-        app.sources.append(self.source)
-        # It says when it needs a step (deadline): the simulated board may sleep meanwhile.
-        app.waking_sources.append(self.source)
-        app.deadlines.append(self.deadline)
-        app.press_listeners.append(self.on_press)
+        # Polled every step and told of the presses first; it says when it needs a step
+        # (deadline): the simulated board may sleep meanwhile (it wakes).
+        app.add_output(Poller(self.source, deadline=self.deadline, on_press=self.on_press, wakes=True))
         return self
 
     @property

@@ -340,20 +340,7 @@ def comeback(record: GameRecord, settings: AppSettings, mode: str, where: str) -
     referee = None
     if chosen == "referee" and stored.mode == "referee":
         referee = {key: value for key, value in stored.referee.items() if REFEREE_KEYS[key] not in given}
-    machine: tuple[Color, MachineSpec, str | None] | None = None
-    if chosen == "computer":
-        side, spec, name = settings.machine_side, settings.machine, None
-        if stored.mode == "computer" and stored.side is not None and stored.machine is not None:
-            if "computer_plays" not in given:
-                side = stored.side
-            spec = MachineSpec(
-                settings.machine.opponent if "opponent" in given else stored.machine.opponent,
-                settings.machine.level if "level" in given else stored.machine.level,
-                settings.machine.seed if "seed" in given else stored.machine.seed,
-            )
-            if spec == stored.machine and "names" not in given:
-                name = stored.machine_name
-        machine = side, spec, name
+    machine = _machine_back(settings, stored) if chosen == "computer" else None
     return Comeback(
         chosen,
         tuple(said),
@@ -365,6 +352,24 @@ def comeback(record: GameRecord, settings: AppSettings, mode: str, where: str) -
         referee_game=stored.referee_game if referee is not None else None,
         machine=machine,
     )
+
+
+def _machine_back(settings: AppSettings, stored: StoredMode) -> tuple[Color, MachineSpec, str | None]:
+    """The machine of a game resumed in computer mode: its side, which machine and its
+    name as the record keeps them, but for what was given for this start."""
+    given = settings.given
+    side, spec, name = settings.machine_side, settings.machine, None
+    if stored.mode == "computer" and stored.side is not None and stored.machine is not None:
+        if "computer_plays" not in given:
+            side = stored.side
+        spec = MachineSpec(
+            settings.machine.opponent if "opponent" in given else stored.machine.opponent,
+            settings.machine.level if "level" in given else stored.machine.level,
+            settings.machine.seed if "seed" in given else stored.machine.seed,
+        )
+        if spec == stored.machine and "names" not in given:
+            name = stored.machine_name
+    return side, spec, name
 
 
 def offer_text(offer: tuple[Color | None, int] | None) -> str | None:

@@ -15,11 +15,12 @@ the link's ``again GAME PLY`` (the page's "Try again" buttons) calls :func:`begi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from crownhead.firmware.app.outputs import O, Poller
 from crownhead.firmware.events import Event
 from crownhead.firmware.files import RECORD_LIMIT, FileRefused, read_text
 from crownhead.firmware.storage.store import GameStore
@@ -27,6 +28,7 @@ from crownhead.rules import Color, Game, Position, Rules
 from crownhead.rules.pdn import read_game
 
 if TYPE_CHECKING:
+    from crownhead.firmware.app.modes import ModeSeats
     from crownhead.firmware.app.matchplay import MatchPlay
     from crownhead.firmware.app.players import Player
 
@@ -35,7 +37,6 @@ class Board(Protocol):
     """What a retry needs of the application (:class:`~crownhead.firmware.app.application.App`'s
     commands), named here so that the commands may call :func:`begin` without a cycle."""
 
-    sources: list[Callable[[int], list[Event]]]
     matches: MatchPlay
 
     @property
@@ -44,11 +45,14 @@ class Board(Protocol):
     def resuming(self) -> bool: ...
     @property
     def game(self) -> Game: ...
+    def add_output(self, output: O, *, first: bool = False) -> O: ...
     def give_up_resume(self) -> None: ...
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]: ...
     def set_rules(self, rules: Rules, now: int | None = None) -> list[Event]: ...
     def set_mode(self, name: str, now: int | None = None, computer: tuple[Color, Player] | None = None) -> None: ...
     def computer_player(self, level: int | None = None) -> Player: ...
+    def mode_to_return_to(self) -> ModeSeats: ...
+    def return_to(self, before: ModeSeats) -> None: ...
     def say(self, message: str, *, until: int | None = None) -> None: ...
 
 
@@ -133,6 +137,8 @@ def begin(
         raise ValueError("a match is under way: a game tried again would count in it (crownhead match end first)")
     # Computer or play mode, never the referee's: a game tried again is no tournament game.
     player = machine if machine is not None or opponent != "computer" else app.computer_player()
+    # The mode it is tried in is entered for this game only: the next game is the mode left.
+    before = app.mode_to_return_to()
     if app.resuming:
         app.give_up_resume()
     events: list[Event] = []
@@ -145,6 +151,7 @@ def begin(
         app.set_mode("computer", now, computer=(machine_side or retry.mover.opponent, player))
     else:
         app.set_mode("play", now)
+    app.return_to(before)  # at the next new game: the game tried again stays on the board
     side = "Black" if retry.mover is Color.BLACK else "White"
     against = "the computer" if opponent == "computer" else "a friend"
     app.say(f"Try again from {retry.describe()}: set up the pieces; {side} to move, against {against}.")
@@ -166,7 +173,7 @@ class TryAgain:
 
     def attach(self, app: Board) -> TryAgain:
         self._app = app
-        app.sources.append(self.source)
+        app.add_output(Poller(self.source))  # polled every step: set up at the first
         return self
 
     def source(self, now: int) -> list[Event]:

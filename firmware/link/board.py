@@ -15,7 +15,6 @@ from crownhead.firmware.app.outputs import O, Output
 from crownhead.firmware.app.snapshot import Snapshot
 from crownhead.firmware.events import ClockState, Event
 from crownhead.firmware.referee.settings import RefereeSettings
-from crownhead.hal.buttons import ButtonEvent
 from crownhead.rules import Color, Game, Move, Position, Rules
 from crownhead.rules.ballots import Ballot
 
@@ -116,11 +115,6 @@ class LinkedBoard(Protocol):
     application's commands (:class:`crownhead.firmware.app.commands.Commands`), never its tracker,
     referee, simulated board, record or thinkers."""
 
-    sources: list[Callable[[int], list[Event]]]
-    #: Hear every button press first: False keeps it from the board (a game far apart's
-    #: takeback asks the other side), None lets it through.
-    press_listeners: list[Callable[[ButtonEvent], bool | None]]
-
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None:
         """Hear every event, as one of the application's outputs."""
 
@@ -169,8 +163,6 @@ class LinkedBoard(Protocol):
     def first_number(self) -> int: ...
     @property
     def message(self) -> str: ...
-    @property
-    def lit_roles(self) -> Mapping[int, str]: ...
     @property
     def referee_settings(self) -> RefereeSettings: ...
 

@@ -166,6 +166,14 @@ class Link:
 
     # -- wiring ------------------------------------------------------------------------
 
+    #: Whether the link wakes the board's loop itself when the other end sends a line (and
+    #: says by :meth:`next_deadline` when it wants a step): the simulated board may sleep.
+    wakes = False
+
+    def next_deadline(self) -> int | None:
+        """When the link wants the board's next step besides every poll (None: no time)."""
+        return None
+
     @property
     def remote(self) -> Color | None:
         """The side played over the link, or None when the people here play both."""
@@ -185,10 +193,10 @@ class Link:
         return self.peer.game_id
 
     def attach(self, app: LinkedBoard) -> None:
-        """Join ``app``: become one of its sources and one of its outputs (every event, and
-        the end of every step: the view of that step goes out in it)."""
+        """Join ``app``: become one of its outputs (polled every step for the other end's
+        lines, every event, and the end of every step: the view of that step goes out in
+        it)."""
         self.app = app
-        app.sources.append(self.poll)
         self._output = app.add_output(LinkOutput(self))
         if self.remote is not None:
             # The other side's moves are made there: only those the link shows are
@@ -201,7 +209,7 @@ class Link:
     def detach(self) -> None:
         """Let the board go (the end of :meth:`attach`): the side played over the link is
         made at the board again (:meth:`~crownhead.firmware.link.board.LinkedBoard.release`), and the
-        link's source and sink are taken off the board (a board that takes a link and lets
+        link's output is taken off the board (a board that takes a link and lets
         it go again and again keeps none of them). The transport stays open: :meth:`close`."""
         app = self.app
         if app is None:
@@ -209,8 +217,6 @@ class Link:
         self.policy.detached(app)
         if self.remote is not None:
             app.release(self.remote)
-        if self.poll in app.sources:
-            app.sources.remove(self.poll)
         if self._output is not None:
             app.remove_output(self._output)
             self._output = None
@@ -547,8 +553,16 @@ class LinkOutput:
         self.link.snapshot_seen = snapshot
         self.link.stepped(now)
 
+    def poll(self, now: int) -> list[Event]:
+        return self.link.poll(now)
+
+    @property
+    def wakes(self) -> bool:
+        """Whether the link wakes the loop itself when a line comes (the pages' link)."""
+        return self.link.wakes
+
     def deadline(self) -> int | None:
-        return None
+        return self.link.next_deadline()
 
     def close(self) -> None:
         pass

@@ -3,10 +3,11 @@ seek, a challenge to a friend by name, a challenge received accepted or declined
 game that starts played on the board, and the game under way joined again by itself
 when the board starts (``crownhead run --online``, no game named: docs/online.md).
 
-:class:`OnlineDesk` is a source of the application (its :meth:`~OnlineDesk.poll`, in
-the main loop) and a listener of the board's buttons. Two threads of its own do the
-network: one reads the account's event stream (challenges sent to it, games that
-start), reconnecting with a growing wait; the other makes the requests asked (a seek
+:class:`OnlineDesk` joins the application as a part that polls (a
+:class:`~crownhead.firmware.app.outputs.Poller`: its :meth:`~OnlineDesk.poll` in the main
+loop) and hears the board's buttons first (:meth:`~OnlineDesk.on_press`). Two threads
+of its own do the network: one reads the account's event stream (challenges sent to
+it, games that start), reconnecting with a growing wait; the other makes the requests asked (a seek
 waits there until the server pairs it, or until it is cancelled). Every request is
 answered in the main loop, which checks that the board may take a game now; a game
 that starts is joined there (an :class:`~crownhead.firmware.online.game.OnlineGame`
@@ -33,12 +34,12 @@ import queue
 import socket
 import threading
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import Alert, Event, Notice
 from crownhead.firmware.files import atomic_write
 from crownhead.firmware.online.client import Backoff, Client, ClientError, RateLimited, Refused
@@ -61,17 +62,18 @@ CHAT_MAX = 140
 
 
 class _Press(Protocol):
-    """A button press, as the application hands it to its listeners."""
+    """A button press, as the board's outputs hear it first (``on_press``): its button's
+    name and when it was pressed (read only, as the board's own presses are)."""
 
-    name: str
-    t_ms: int
+    @property
+    def name(self) -> str: ...
+    @property
+    def t_ms(self) -> int: ...
 
 
 class DeskBoard(OnlineBoard, Protocol):
-    """What the desk needs of the board application beyond a game's (the application is one)."""
-
-    waking_sources: list[Callable[[int], list[Event]]]
-    press_listeners: list[Callable[[Any], bool | None]]
+    """What the desk needs of the board application beyond a game's (the application is
+    one): a side let go when a game is over (it joins as a game does, by ``add_output``)."""
 
     def release(self, side: Color) -> None: ...
 
@@ -165,6 +167,8 @@ class OnlineDesk:
         self._backoff = backoff or Backoff()
         self._game_backoff = Backoff(self._backoff.first_s, self._backoff.most_s)
         self.app: DeskBoard | None = None
+        #: How it joined the board (an output that polls and hears the presses first), while attached.
+        self._joined: Poller | None = None
         #: The game played on the board now (None between games).
         self.game: OnlineGame | None = None
         self._lock = threading.Lock()
@@ -331,8 +335,7 @@ class OnlineDesk:
         start, and the first job looks for a game of the account's under way."""
         self.app = app
         self._own_site, self._own_event = app.settings.site, app.settings.event
-        app.sources.append(self.poll)
-        app.press_listeners.append(self.on_press)
+        self._joined = app.add_output(Poller(self.poll, on_press=self.on_press))
         self._jobs.put(("playing", self._wanted))
         for target, name in ((self._listen, "online-events"), (self._work, "online-requests")):
             t = threading.Thread(target=target, name=name, daemon=True)
@@ -359,11 +362,9 @@ class OnlineDesk:
             self.game.close()
             self.game = None
         app, self.app = self.app, None
-        if app is not None:
-            if self.poll in app.sources:
-                app.sources.remove(self.poll)
-            if self.on_press in app.press_listeners:
-                app.press_listeners.remove(self.on_press)
+        joined, self._joined = self._joined, None
+        if app is not None and joined is not None:
+            app.remove_output(joined)
 
     def poll(self, now: int) -> list[Event]:
         out: list[Event] = []

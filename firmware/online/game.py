@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
+from crownhead.firmware.app.outputs import O, Output, Poller
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.events import (
     Alert,
@@ -79,9 +80,7 @@ RESULTS = {
 class OnlineBoard(Protocol):
     """What a game on the server needs of the board application (the application is one)."""
 
-    sources: list[Callable[[int], list[Event]]]
     settings: AppSettings
-    start_tags: tuple[Position, dict[str, str]] | None
 
     @property
     def game(self) -> Game: ...
@@ -95,6 +94,8 @@ class OnlineBoard(Protocol):
     def board_clock(self) -> GameTimer | None: ...
 
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None: ...
+    def add_output(self, output: O, *, first: bool = False) -> O: ...
+    def remove_output(self, output: Output) -> None: ...
     def remove_sink(self, sink: Callable[[Event], None]) -> None: ...
     def wake(self) -> None: ...
     def say(self, message: str, *, until: int | None = None) -> None: ...
@@ -105,7 +106,9 @@ class OnlineBoard(Protocol):
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]: ...
     def set_player_names(self, black: str, white: str, now: int) -> bool: ...
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]: ...
-    def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]: ...
+    def new_game_with(
+        self, settings: AppSettings, now: int | None = None, *, tags: Mapping[str, str] | None = None
+    ) -> list[Event]: ...
     def record_tags(self) -> dict[str, str]: ...
 
 
@@ -186,6 +189,8 @@ class OnlineGame:
         self._backoff = backoff or Backoff()
         self._send_backoff = Backoff(self._backoff.first_s, self._backoff.most_s)
         self.app: OnlineBoard | None = None
+        #: How it joined the board (an output that polls the server's news), while attached.
+        self._joined: Poller | None = None
         self._inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self._outbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._stop = threading.Event()
@@ -248,8 +253,8 @@ class OnlineGame:
             t.join(timeout=5)
         app, self.app = self.app, None
         if app is not None:
-            if self.poll in app.sources:
-                app.sources.remove(self.poll)
+            if self._joined is not None:
+                app.remove_output(self._joined)
             app.remove_sink(self.hear)
 
     def _put(self, kind: str, data: Any) -> None:
@@ -336,7 +341,7 @@ class OnlineGame:
 
     def attach(self, app: OnlineBoard) -> OnlineGame:
         self.app = app
-        app.sources.append(self.poll)
+        self._joined = app.add_output(Poller(self.poll))
         app.add_sink(self.hear)
         return self
 
@@ -490,31 +495,29 @@ class OnlineGame:
         fresh = (app.game.ply == 0 or app.setting_up is not None) and not app.resuming
         if fresh:  # the record of the game about to begin is the server's game's
             app.settings = replace(app.settings, site=self.client.server, event=EVENT)
-        # First: a new time control sets the new game up (and names its seats afresh).
-        timed = fresh and self._clock_for(full, now, out)
+        tags = game_tags(full)
+        # First: a new time control sets the new game up (and names its seats afresh),
+        # its record tagged as the server's game.
+        timed = fresh and self._clock_for(full, tags, now, out)
         app.hold(far, BY)
         black, white = player_names(full)
         app.set_player_names(black, white, now)
-        start = Position.start(self.rules)
-        tags = game_tags(full)
-        if timed:
-            app.start_tags = (start, tags)  # the record of the game just set up
-        elif fresh:
-            out += app.new_game(start, now, tags=tags)
+        if fresh and not timed:
+            out += app.new_game(Position.start(self.rules), now, tags=tags)
         opp = full.get(player_of(far)) or {}
         rating = f" ({opp['rating']})" if isinstance(opp.get("rating"), int) else ""
         self._note(now, f"PlayStrategy: you play {self.mine.name.title()} against {opp.get('name', '?')}{rating}", out)
 
-    def _clock_for(self, full: Mapping[str, Any], now: int, out: list[Event]) -> bool:
+    def _clock_for(self, full: Mapping[str, Any], tags: Mapping[str, str], now: int, out: list[Event]) -> bool:
         """The board's game clock under the server's time control: the display, the
         page, the terminal and the voice show and say it as any game's clock. Whether a
-        new game was set up for it."""
+        new game was set up for it (its record given ``tags``)."""
         app = self.app
         control = time_control(full)
         if app is None or control is None or str(app.settings.clock) == str(control):
             return False
         try:
-            out += app.new_game_with(replace(app.settings, clock=control), now)
+            out += app.new_game_with(replace(app.settings, clock=control), now, tags=tags)
         except ValueError as exc:
             self._note(now, f"the board's clock cannot take the server's {control}: {exc}", out)
             return False

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.app.settings import AppSettings
 from crownhead.firmware.app.snapshot import Away
 from crownhead.firmware.events import Event, Notice
@@ -102,6 +103,8 @@ class Absence:
         self.away = away
         self.link = link
         self.app: FarBoard | None = None
+        #: How it joined the board (an output that polls), while it watches.
+        self._joined: Poller | None = None
         self._away_since: int | None = None
         self._late_said = False
         self._held_clock = False
@@ -110,8 +113,7 @@ class Absence:
 
     def attach(self, app: FarBoard) -> None:
         self.app = app
-        app.sources.append(self.poll)
-        app.deadlines.append(self.deadline)
+        self._joined = app.add_output(Poller(self.poll, deadline=self.deadline))
 
     def detach(self) -> None:
         """The game far apart is left: nothing is watched or shown any more, and the board
@@ -120,10 +122,9 @@ class Absence:
         app, self.app = self.app, None
         if app is not None:
             app.away = None
-            if self.poll in app.sources:
-                app.sources.remove(self.poll)
-            if self.deadline in app.deadlines:
-                app.deadlines.remove(self.deadline)
+            if self._joined is not None:
+                app.remove_output(self._joined)
+                self._joined = None
         self._away_since = None
         self.state = "here"
 

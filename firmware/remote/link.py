@@ -42,6 +42,7 @@ import hashlib
 import threading
 from typing import Any
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, TakenBack
 from crownhead.firmware.link.board import LinkedBoard
 from crownhead.firmware.link.host import Link
@@ -77,6 +78,8 @@ class FarPolicy(LinkPolicy):
 
     def __init__(self, away: str = "stop") -> None:
         self._link: LinkSide | None = None
+        #: How it hears the board's presses first (an output), while linked.
+        self._joined: Poller | None = None
         self._away_clock = "stop"
         self.away_clock = away
         #: This board calls the far side's flag too: its board is away past the grace
@@ -142,11 +145,12 @@ class FarPolicy(LinkPolicy):
 
     def attached(self, board: LinkedBoard) -> None:
         if self.link.linked:
-            board.press_listeners.append(self._press)
+            self._joined = board.add_output(Poller(on_press=self._press))
 
     def detached(self, board: LinkedBoard) -> None:
-        if self._press in board.press_listeners:
-            board.press_listeners.remove(self._press)
+        if self._joined is not None:
+            board.remove_output(self._joined)
+            self._joined = None
         keeper = far_board(board).board_clock
         if keeper is not None:
             keeper.called_elsewhere = frozenset()  # the far side's flag falls here again

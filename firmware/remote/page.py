@@ -35,6 +35,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from crownhead.firmware.app.modes import ModeSeats
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import Event, Notice
 from crownhead.firmware.hall.topics import BrokerUrl
 from crownhead.firmware.link.board import SimHands
@@ -185,6 +187,9 @@ class FarDesk:
         self._stop = threading.Event()
         # An agreement the worker made, for the main loop to start.
         self._agreed: Agreement | None = None
+        # The mode and seats the board had before the game far apart (the computer's side,
+        # its level, the names): the next game after it is left is played so again.
+        self._mode_before: ModeSeats | None = None
         #: How many times :meth:`status` changed.
         self.changes = 0
         self._status: dict[str, Any] = {}
@@ -214,8 +219,7 @@ class FarDesk:
     def attach(self, app: FarBoard) -> FarDesk:
         """Answer the page's requests in ``app``'s main loop (which they wake)."""
         self.app = app
-        app.sources.append(self.poll)
-        app.waking_sources.append(self.poll)
+        app.add_output(Poller(self.poll, wakes=True))
         return self
 
     def poll(self, now: int) -> list[Event]:
@@ -390,6 +394,7 @@ class FarDesk:
         """The board plays the agreed game far apart from now on, as ``run --remote`` does;
         while a game is under way on the board it waits (said once)."""
         app = self.app
+        before = app.mode_to_return_to()
         try:
             events = app.new_game_with(remote_settings(agreement, replace(app.settings, mode="play")), now)
         except ValueError as exc:
@@ -398,6 +403,7 @@ class FarDesk:
                 self._set("agreed", words, invitation=agreement.invitation)
             return []
         self._agreed = None
+        self._mode_before = before
         link = remote_link(agreement, self.clock, self.state_dir, self.config)
         assert isinstance(link.transport, RemoteTransport)
         invitation = agreement.invitation
@@ -424,6 +430,9 @@ class FarDesk:
         if self.absence is not None:
             self.absence.detach()
         app.settings = replace(app.settings, far_apart=False)
+        if self._mode_before is not None:
+            app.return_to(self._mode_before)  # at the next new game: the one far apart stays on the board
+            self._mode_before = None
         set_playing(self.state_dir, None)
         self.agreement = self.link = self.absence = None
         words = f"the game far apart {show_code(agreement.invitation.code)} is left: the board plays on its own"

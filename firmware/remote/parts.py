@@ -12,7 +12,6 @@ handed over as one (``crownhead run``'s page desk and ``--remote``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol, cast
 
 from crownhead.firmware.app.settings import AppSettings
@@ -24,6 +23,7 @@ from crownhead.firmware.tracking.timer import GameTimer
 from crownhead.hal.clock import Clock
 
 if TYPE_CHECKING:
+    from crownhead.firmware.app.modes import ModeSeats
     from crownhead.firmware.app.application import App
 
 __all__ = ["FarBoard", "TimedRecord", "far_board"]
@@ -40,10 +40,6 @@ class TimedRecord(Protocol):
 class FarBoard(LinkedBoard, Protocol):
     """The board application as a game far apart uses it (see the module)."""
 
-    #: Sources that wake the loop themselves (a page's request to the desk).
-    waking_sources: list[Callable[[int], list[Event]]]
-    #: When a source wants the next step (the grace period's next second).
-    deadlines: list[Callable[[], int | None]]
     #: Who is away and the grace left, as every screen and page shows it.
     away: Away | None
     #: The settings the board plays under (a game far apart's, once agreed).
@@ -71,6 +67,12 @@ class FarBoard(LinkedBoard, Protocol):
 
     def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
         """A new game under ``settings`` (the agreed one); ValueError while it may not begin."""
+
+    def mode_to_return_to(self) -> ModeSeats:
+        """The mode and seats a game far apart gives back when it is left."""
+
+    def return_to(self, before: ModeSeats) -> None:
+        """Come back to ``before`` at the next new game (the game far apart stays on the board)."""
 
 
 def far_board(board: LinkedBoard) -> FarBoard:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import Event
 from crownhead.firmware.simulator.hands import Hands
 from crownhead.firmware.tracking.roles import Role
@@ -55,7 +56,7 @@ class PhoneHands:
             raise ValueError("a phone plays on the simulated board (--hal sim): there are no hands for real pieces")
         self.app = app
         self.hands = Hands(app)
-        app.sources.append(self.poll)
+        app.add_output(Poller(self.poll))
         return self
 
     def _asked(self) -> tuple[Any, ...] | None:

@@ -9,7 +9,7 @@ said from the event, a position, the last moves or the move taken back are read 
 what it was shown. It answers the requests too (the last move, the last few, the
 position, a square, whose turn and the clocks). :class:`BoardVoice` joins it to a
 running board (:class:`VoicedBoard`, which the application is): an output hearing the
-events and the snapshot, a source for the clock's last minute and the speaker's
+events and the snapshot, polled for the clock's last minute and the speaker's
 troubles, and the ``speak`` button (short: the last move, whose turn and the clocks;
 twice: the last five moves; long: the position).
 
@@ -71,7 +71,7 @@ from crownhead.firmware.events import (
     Side,
     TakenBack,
 )
-from crownhead.firmware.app.snapshot import Snapshot
+from crownhead.firmware.app.snapshot import Shown, Snapshot
 from crownhead.firmware.events import ClockState
 from crownhead.firmware.voice.catalogue import Sentence
 from crownhead.firmware.voice.phrases import Phrasebook
@@ -543,16 +543,11 @@ class Narrator:
 
 
 class VoicedBoard(Protocol):
-    """What the voice needs of the running board (the application is one): the step's
-    snapshot, the hint shown, the clock as it stands, its time, being stepped and woken,
-    and hearing the button presses first."""
+    """What the voice asks of the running board, its port (the application is one): the
+    clock as it stands and its time, joining it (it is then given the snapshots, the
+    events and the button presses first), being woken, and a word on its message line.
+    The game and the hint it reads from the snapshots it is given, never from the board."""
 
-    @property
-    def started(self) -> bool: ...
-    @property
-    def snapshot(self) -> Snapshot: ...
-    @property
-    def hint(self) -> Move | None: ...
     @property
     def clock(self) -> _Clock: ...
 
@@ -589,6 +584,8 @@ class BoardVoice:
         self.narrator: Narrator | None = None
         self.missing = missing
         self.board: VoicedBoard | None = None
+        #: What the board showed besides the game, as the last snapshot had it (the hint).
+        self._shown: Shown | None = None
         self._told_missing = False
         self._requests: list[tuple[str, int]] = []
         self._last_short: int | None = None
@@ -611,17 +608,20 @@ class BoardVoice:
     # -- the output ---------------------------------------------------------------------
 
     def snapshot(self, snapshot: Snapshot) -> None:
+        self._shown = snapshot.shown
         if self.narrator is None:
             self.narrator = Narrator(snapshot)
         else:
             self.narrator.see(snapshot)
 
     def _narrator(self) -> Narrator | None:
-        """The narrator; made from the board's snapshot when the voice joined a board
-        already started (its outputs are shown the next snapshot only once it changes)."""
-        if self.narrator is None and self.board is not None and self.board.started:
-            self.narrator = Narrator(self.board.snapshot)
+        """The narrator, made from the first snapshot the voice was given (one joining a
+        board already started is given the last one at once)."""
         return self.narrator
+
+    def _hint(self) -> Move | None:
+        """The engine's move the hint button shows, as the last snapshot has it."""
+        return self._shown.hint if self._shown is not None else None
 
     def events(self, events: Sequence[Event]) -> None:
         for event in events:
@@ -643,7 +643,7 @@ class BoardVoice:
         if board is None:
             return None
         now = board.clock.now_ms()
-        hint = board.hint
+        hint = self._hint()
         narrator = self._narrator()
         shown = narrator.hint_shown if narrator is not None else None
         if self._requests or self._unsent or (hint is not None and hint.path != shown):
@@ -738,7 +738,7 @@ class BoardVoice:
                 self.say(narrator.clock(black, white, running))
         if board is not None and narrator is not None:
             # The hint is the board's (no event tells of it): said when it is found.
-            self.say(narrator.hint(board.hint))
+            self.say(narrator.hint(self._hint()))
         requests, self._requests = self._requests, []
         for request, square in requests:
             self.say(self.answer(request, square, now))

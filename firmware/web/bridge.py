@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeGuard
 
 from crownhead.firmware.app.snapshot import Snapshot
-from crownhead.firmware.events import Alert, Event
+from crownhead.firmware.events import Alert
 from crownhead.firmware.link.board import LinkedBoard, SimHands
 from crownhead.firmware.link.host import CONTROL_COMMANDS, DISPLAY_COMMANDS, Link, display_reply, help_page
 from crownhead.firmware.link.policy import LinkPolicy
@@ -776,8 +776,6 @@ class PageBoard(Protocol):
     hardware for the status page. The application (``App``) is one; the link reads the
     game from the snapshot and the link's interface, never from the application's parts."""
 
-    deadlines: list[Callable[[], int | None]]
-    waking_sources: list[Callable[[int], list[Event]]]
     steps: int
 
     @property
@@ -794,7 +792,7 @@ class PageBoard(Protocol):
 
 def _pages_board(app: object) -> TypeGuard[PageBoard]:
     """Whether ``app`` is a :class:`PageBoard` (the snapshot is read only once it started)."""
-    return all(hasattr(app, name) for name in ("deadlines", "waking_sources", "steps", "clock", "hardware", "wake"))
+    return all(hasattr(app, name) for name in ("steps", "clock", "hardware", "wake"))
 
 
 class WebLink(Link):
@@ -831,8 +829,7 @@ class WebLink(Link):
             # The server wakes the main loop for what the pages send, and the link says
             # when it wants a step: an idle board need not look every 10 ms.
             self.hub.wake_board = app.wake
-            app.deadlines.append(self.next_deadline)
-            app.waking_sources.append(self.poll)
+            self.wakes = True
 
     def poll(self, now: int) -> list[Any]:
         alerts: list[Any] = [Alert(now, code, message) for code, message in self.hub.take_alerts()]
@@ -873,7 +870,8 @@ class WebLink(Link):
         """When the main loop must step for the pages' link (see :meth:`App.run`): now
         when its last poll left it a greeting or events, or what it saw then has changed
         (an event, other roles lit, a new second...); else when the hub wants a step."""
-        assert self.board is not None
+        if self.board is None:
+            return None  # no board's pages: the link alone, polled every step
         now = self.board.clock.now_ms()
         if self.greeting_due or self._gate_now(now) != self._gate:
             return now

@@ -3,12 +3,13 @@
 
 The board's games far apart are another package's (:mod:`crownhead.firmware.remote`, above this
 one): the server knows them by the protocol :class:`FarRequests` (``crownhead run`` hands it
-:class:`crownhead.firmware.remote.page.FarDesk`). :class:`FarFeed` is a source of the main loop
-that tells every page, with one ``far`` line, when their state changed; a page that may
-command the board then asks ``GET /api/far`` for it (the invitation's code is for those
-with the PIN only, so the line carries no more than the state), makes its requests with
-``POST /api/far`` (``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``,
-``{"leave": true}``), and shows the invitation's link as a QR code
+:class:`crownhead.firmware.remote.page.FarDesk`). :class:`FarFeed` joins the main loop as
+an output that polls (a :class:`~crownhead.firmware.app.outputs.Poller`) and tells every
+page, with one ``far`` line, when their state changed; a page that may command the board
+then asks ``GET /api/far`` for it (the invitation's code is for those with the PIN only,
+so the line carries no more than the state), makes its requests with ``POST /api/far``
+(``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``, ``{"leave": true}``),
+and shows the invitation's link as a QR code
 (``GET /api/far/qr.svg``, drawn by :func:`qr_svg`).
 """
 
@@ -19,6 +20,7 @@ import logging
 from concurrent.futures import Future
 from typing import Any, Protocol
 
+from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import Event
 from crownhead.firmware.link.protocol import encode_message
 from crownhead.firmware.web.bridge import PageHub
@@ -63,8 +65,9 @@ def qr_svg(text: str) -> bytes:
 
 class FarFeed:
     """Tells the pages of ``hub`` when the board's games far apart (``games``) changed: a
-    source of the main loop (:meth:`attach`), woken by the games themselves. ``event``
-    names the line (``online``: the games on PlayStrategy, :mod:`crownhead.firmware.web.online`)."""
+    part of the main loop that polls (:meth:`attach`), woken by the games themselves.
+    ``event`` names the line (``online``: the games on PlayStrategy,
+    :mod:`crownhead.firmware.web.online`)."""
 
     def __init__(self, hub: PageHub, games: FarRequests, event: str = "far") -> None:
         self.hub = hub
@@ -73,8 +76,7 @@ class FarFeed:
         self._sent = -1
 
     def attach(self, app: Any) -> FarFeed:
-        app.sources.append(self.poll)
-        app.waking_sources.append(self.poll)
+        app.add_output(Poller(self.poll, wakes=True))
         return self
 
     def poll(self, now: int) -> list[Event]:
