@@ -600,9 +600,13 @@ def draw(option: str) -> bytes:
 
 @functools.lru_cache(maxsize=16)
 def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
+    return bytes(_compose(option, dict(plan_items)).get_imagedata("svg"))
+
+
+def _compose(option: str, plan: dict[str, str]) -> Any:
+    """The schemdraw drawing of ``option`` (its elements placed: the tests follow its wires)."""
     import schemdraw.elements as elm
 
-    plan = dict(plan_items)
     with _drawing() as d:
         _text(d, (-9.0, 5.5), TITLES[option], size=14)
         note = {
@@ -637,8 +641,7 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
                 size=10,
             )
         d.add(elm.Gap().at((-9.5, y - 1.4)).right().length(0.1))
-        svg = d.get_imagedata("svg")
-    return bytes(svg)
+    return d
 
 
 _LABEL = re.compile(r"((?:GPIO|GP)\d+) \(pin \d+\) · [^<]*")
