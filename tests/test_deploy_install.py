@@ -329,3 +329,30 @@ def test_extras_asked_for_once_are_kept_by_a_later_run(tmp_path: Path) -> None:
     assert "Nothing changed" in again and _changes(calls) == []
     _, calls = _run(root, "--extras", "mcu")
     assert f"pip install --quiet -e {root}/opt/crownhead[pi4,hall,mcu,web]" in calls
+
+
+CHECK = REPO / "deploy" / "check-install.sh"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--arch", "sparc64"], "--arch sparc64: not one of amd64, arm64, armhf"),
+        (["--arch=mips"], "--arch mips: not one of amd64, arm64, armhf"),
+        (["--arch"], "--arch needs an architecture, e.g. --arch arm64"),
+    ],
+)
+def test_the_check_takes_an_architecture_and_refuses_others_before_doing_anything(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """``check-install.sh --arch arm64`` proves the install on a 64-bit Pi OS's Debian
+    under qemu; an architecture it cannot build is one clear error, given before root,
+    debootstrap or the network are asked for (exit 2; nothing written under build/)."""
+    done = subprocess.run(["bash", str(CHECK), *args], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert done.stdout == ""
+
+
+def test_the_checks_help_names_the_arm64_run() -> None:
+    done = subprocess.run(["bash", str(CHECK), "--help"], capture_output=True, text=True, check=True)
+    assert "--arch arm64" in done.stdout and "qemu" in done.stdout
