@@ -45,6 +45,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+case "$MODEL" in
+    ""|pi3|pi4|pi5|none) ;;
+    *) echo "install.sh: --model $MODEL: not one of pi3, pi4, pi5, none" >&2; exit 2 ;;
+esac
 if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
     echo "install.sh: run it as root: sudo $0 $*" >&2
     exit 2
@@ -75,8 +79,10 @@ step() { echo "== $1"; }
 # The Pi's model, from the device tree (empty off a Pi).
 detect_model() {
     if [ -n "$MODEL" ]; then
-        [ "$MODEL" = none ] && MODEL=""
-        return
+        # Never end on a test that fails: under set -e the function's status would stop
+        # the install without a word (--model pi4 did).
+        if [ "$MODEL" = none ]; then MODEL=""; fi
+        return 0
     fi
     local file=$ROOT/proc/device-tree/model text=""
     [ -r "$file" ] && text=$(tr -d '\0' <"$file")

@@ -189,6 +189,35 @@ def test_off_a_pi_the_pi_steps_are_skipped_with_a_word(tmp_path: Path) -> None:
         assert "crownhead" in _members(root, group), group
 
 
+@pytest.mark.parametrize(("model", "extra"), [("pi3", "pi4"), ("pi4", "pi4"), ("pi5", "pi5")])
+def test_a_model_given_on_the_command_line_is_installed(tmp_path: Path, model: str, extra: str) -> None:
+    """``--model pi4`` stopped at once with exit 1 and not a word: detect_model ended on
+    ``[ "$MODEL" = none ] && ...``, false for any model but none, and set -e took that
+    status for a failure (found by ``check-install.sh --arch arm64``, its step 7)."""
+    root = _tree(tmp_path, None)
+    out, calls = _run(root, "--model", model)
+    assert f"Crownhead install: {model} (model)" in out
+    assert f"pip install --quiet -e {root}/opt/crownhead[{extra}]" in calls
+
+
+def test_model_none_is_not_a_pi(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    out, calls = _run(root, "--model", "none")
+    assert "not a Raspberry Pi" in out and not any(c.startswith("raspi-config") for c in calls)
+
+
+def test_an_unknown_model_is_one_clear_error(tmp_path: Path) -> None:
+    root = _tree(tmp_path, None)
+    done = subprocess.run(
+        ["bash", str(root / "opt" / "crownhead" / "deploy" / "install.sh"), "--root", str(root), "--model", "pi6"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "--model pi6: not one of pi3, pi4, pi5, none" in done.stderr
+    assert not (root / "opt" / "crownhead" / ".venv").exists()
+
+
 def test_an_existing_config_is_kept(tmp_path: Path) -> None:
     root = _tree(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
     (root / "etc" / "crownhead").mkdir(parents=True)
