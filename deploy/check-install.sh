@@ -182,6 +182,9 @@ in_root /opt/crownhead/deploy/install.sh --extras web 2>&1 | tee "$WORK/install-
 [ "${PIPESTATUS[0]}" = 0 ] || fail "install.sh exited ${PIPESTATUS[0]}"
 grep -q "systemd is not running here" "$WORK/install-1.log" || fail "the service's start was not skipped in the chroot"
 grep -q "No faults found" "$WORK/install-1.log" || fail "the closing selftest did not pass"
+# The maker reads this output: no Python warning in it (setuptools' note on every
+# editable install came through pip's --quiet).
+if grep -Eq '[a-z]Warning: ' "$WORK/install-1.log"; then fail "the install's output carries a warning: $(grep -E '[a-z]Warning: ' "$WORK/install-1.log" | head -n 1)"; fi
 [ -L "$ROOT/etc/systemd/system/multi-user.target.wants/crownhead.service" ] || fail "the service is not enabled"
 [ -c "$ROOT/dev/null" ] || fail "something in the chroot replaced its /dev/null"
 ok "install ($(elapsed))"

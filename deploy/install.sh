@@ -302,7 +302,11 @@ install() {
     spec="$HOME_DIR${extra:+[$extra]}"
     if [ "$(cat "$ROOT$VENV/.crownhead-installed" 2>/dev/null)" != "$stamp" ]; then
         "$ROOT$VENV/bin/pip" install --quiet --upgrade pip
-        "$ROOT$VENV/bin/pip" install --quiet -e "$ROOT$spec"
+        # setuptools tells every editable install "Please be careful with folders in your
+        # working directory..." as a warning that pip passes on, --quiet or not: noise in
+        # the maker's summary (seen in check-install.sh's runs), never a fault.
+        PYTHONWARNINGS="${PYTHONWARNINGS:+$PYTHONWARNINGS,}ignore:Editable installation" \
+            "$ROOT$VENV/bin/pip" install --quiet -e "$ROOT$spec"
         echo "$stamp" >"$ROOT$VENV/.crownhead-installed"
         echo "$EXTRAS_NOW" >"$ROOT$VENV/.crownhead-extras"
         changed "pip install -e '$spec'"

@@ -49,6 +49,7 @@ raspi-config) key=${2#get_}; key=${key#do_}
 python3) if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"
         for t in python pip crownhead; do ln -s "$0" "$3/bin/$t"; done; fi ;;
 python) [ "$1" = -c ] && echo "${FAKE_NATIVE:-native search core (C), built at install}" ;;
+pip) echo "${PYTHONWARNINGS:-}" >>"$F/pip-warnings" ;;
 esac
 exit 0
 """
@@ -216,6 +217,17 @@ def test_an_unknown_model_is_one_clear_error(tmp_path: Path) -> None:
     )
     assert done.returncode == 2 and "--model pi6: not one of pi3, pi4, pi5, none" in done.stderr
     assert not (root / "opt" / "crownhead" / ".venv").exists()
+
+
+def test_the_editable_install_keeps_setuptools_note_out_of_the_summary(tmp_path: Path) -> None:
+    """setuptools warns "Editable installation ... Please be careful with folders in your
+    working directory" on every ``pip install -e`` (pip 26 passes it on through --quiet):
+    a dozen lines of stars in the maker's summary, seen in check-install.sh's arm64 runs.
+    The install's pip runs with that one note filtered."""
+    root = _tree(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    _run(root)
+    calls = (root / "fake" / "pip-warnings").read_text().splitlines()
+    assert calls[-1] == "ignore:Editable installation", calls  # the -e install, after pip's upgrade
 
 
 def test_an_existing_config_is_kept(tmp_path: Path) -> None:
