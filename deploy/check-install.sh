@@ -242,10 +242,10 @@ esac
 
 echo "check-install: 7. the Pi's extras"
 # What install.sh installs on a Pi 4 and a Pi 5: extras pi4 and pi5, whose packages are
-# marked for ARM machines only (so on amd64 they are nothing to check). Issue 52: on
-# aarch64 rpi_ws281x has no wheel and builds from source, which needs Python.h.
+# marked for ARM machines only (on amd64 they install nothing), the Pi 5's for aarch64.
+# Issue 52: on aarch64 rpi_ws281x has no wheel and builds from source, which needs Python.h.
 if [ "$ARCH" != arm64 ]; then
-    echo "    skipped: the extras pi4 and pi5 install nothing on $ARCH (--arch arm64 checks them)"
+    echo "    skipped on $ARCH: --arch arm64 checks the extras pi4 and pi5 (64-bit Pi OS)"
 else
     for model in pi4 pi5; do
         in_root /opt/crownhead/deploy/install.sh --model "$model" --no-selftest >"$WORK/install-$model.log" 2>&1 \
