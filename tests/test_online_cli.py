@@ -45,7 +45,8 @@ def test_login_seek_and_logout(
     (gid,) = server.games
     assert f"crownhead online play {gid}" in capsys.readouterr().out
     assert main(["online", "challenge", "bob", "--state-dir", str(tmp_path)]) == 0
-    assert main(["online", "accept", "cbob", "--state-dir", str(tmp_path)]) == 0
+    challenge = server.challenge("bob", "alice", {})
+    assert main(["online", "accept", challenge["id"], "--state-dir", str(tmp_path)]) == 0
     assert main(["online", "logout", "--state-dir", str(tmp_path)]) == 0
     assert not token_path(tmp_path).exists()
 
@@ -62,6 +63,11 @@ def test_a_bad_token_is_not_kept(
 def test_run_online_needs_a_login(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--online", "g0000001", "--headless", "--hal", "sim", "--state-dir", str(tmp_path)]) == 2
     assert "crownhead online login" in capsys.readouterr().err
+    # With no game named (the page's and the buttons' games) too, and in the play mode only.
+    assert main(["run", "--online", "--headless", "--hal", "sim", "--state-dir", str(tmp_path)]) == 2
+    assert "--online: not logged in: run 'crownhead online login' first" in capsys.readouterr().err
+    assert main(["run", "--online", "--mode", "computer", "--headless", "--hal", "sim"]) == 2
+    assert "no --remote, and the play mode" in capsys.readouterr().err
 
 
 def test_play_goes_back_to_the_last_game(
@@ -119,3 +125,20 @@ def test_abort_before_the_second_move(
     other = server.new_game("alice", "bob")
     assert main(["online", "abort", other.id, "--state-dir", str(tmp_path)]) == 0
     assert server.games[other.id].status == "aborted"
+
+
+def test_pool_and_russian_are_refused_and_say_why(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The server's pool and Russian draw by counts the board's rules do not keep: no seek
+    or challenge in them goes to the server (docs/online.md)."""
+    assert login(monkeypatch, server, tmp_path) == 0
+    capsys.readouterr()
+    before = len(server.requests)
+    for variant in ("pool", "russian"):
+        assert main(["online", "seek", "--variant", variant, "--state-dir", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{variant} is not played online from this board: PlayStrategy's" in err and "draw" in err
+        assert main(["online", "challenge", "bob", "--variant", variant, "--state-dir", str(tmp_path)]) == 2
+        assert "is not played online" in capsys.readouterr().err
+    assert len(server.requests) == before

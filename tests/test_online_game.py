@@ -17,7 +17,7 @@ from crownhead.firmware.online.game import OnlineGame, online_settings
 from crownhead.rules import BLACK, WHITE
 from helpers.net import wait_for
 from helpers.playstrategy import Server
-from helpers.rig import Rig
+from helpers.rig import Rig, tokens
 
 ALICE = "lip_alicetoken123"
 
@@ -121,7 +121,7 @@ def test_the_board_resigns_and_the_game_is_kept_with_the_servers_tags(
     (kept,) = rig.store.game_files()
     text = kept.read_text()
     for tag in (
-        '[Site "http://127.0.0.1"]',
+        f'[Site "{server.url}"]',
         '[Event "PlayStrategy game"]',
         '[Black "Alice"]',
         '[White "Bob"]',
@@ -289,4 +289,43 @@ def test_a_multi_jump_goes_to_the_server_jump_by_jump(server: Server, online_rig
     server.offer_draw(gid, "bob")  # ...and accepted there
     until(rig, lambda: rig.app.game.is_over)
     assert rig.app.game.result.score == "1/2-1/2"
+    online.close()
+
+
+def test_a_capture_refused_half_way_is_put_back_and_its_rest_sent(
+    server: Server, online_rig: Callable[..., Rig]
+) -> None:
+    """The server takes 7x14 of 7x14x21 and answers 400 to 14x21: the board says so,
+    guides the pieces back to the position before the capture, and the capture made
+    again sends only the jump the server still needs."""
+    gid = start_game(server)
+    rig = online_rig()
+    online = join(rig, server, gid)
+    until(rig, lambda: online.mine is BLACK)
+    line = ["9-13", "21-17", "6-9", "24-20", "10-15", "23-19", "15x24", "28x19", "11-15", "19x10"]
+    for ply, move in enumerate(line, 1):
+        if ply % 2:
+            rig.do(move)
+            until(rig, lambda p=ply: len(server.games[gid].ucis) >= p)
+        else:
+            server.play(gid, "bob", move)
+            until(rig, lambda: rig.app.expected is not None)
+            rig.follow()
+    before = rig.app.game.position
+    server.refuse_uci["1912"] = "Piece on 19 cannot move to 12"
+    rig.do("7x14x21")
+    until(rig, lambda: any("refused the next" in s for s in online.said))
+    (said,) = [s for s in online.said if "refused the next" in s]
+    assert said.startswith("PlayStrategy took its first jump of 7x14x21 and refused the next: Piece on 19")
+    until(rig, lambda: rig.app.game.ply == 10)
+    rig.follow()  # the hands put the pieces back as the lights show
+    shown = rig.app.simulated()
+    assert rig.app.game.position == before and shown is not None
+    assert shown[0] == tokens(before)  # the pieces stand as before the capture
+    assert ucis(server, gid)[-1] == "2619" and online.pending == [7, 14]  # the server holds the first jump
+    rig.do("7x14x21")  # made again: only 14x21 goes
+    until(rig, lambda: len(ucis(server, gid)) == 12)
+    assert ucis(server, gid)[-2:] == ["2619", "1912"]
+    until(rig, lambda: not online.pending and len(online.server_moves) == 11)
+    assert [m.pdn(full=True) for m in online.server_moves] == [m.pdn(full=True) for m in rig.app.game.moves]
     online.close()

@@ -291,12 +291,15 @@ class Commands(Table):
         self.follow()
         return self.follower.new_game(Position.start(rules), now)
 
-    def new_game_with(self, settings: AppSettings, now: int | None = None) -> list[Event]:
+    def new_game_with(
+        self, settings: AppSettings, now: int | None = None, *, tags: Mapping[str, str] | None = None
+    ) -> list[Event]:
         """A new game under ``settings`` in their mode (``play`` or ``referee``): the names,
         the rules, the start position, the board clock of their time control, a game far
         apart (a game two boards agreed: :mod:`crownhead.firmware.remote`); the board is then set up
-        for it. Before a game's first move, after the game, or while one is set up; the
-        events of the set-up, ``ValueError`` naming the problem otherwise."""
+        for it (``tags``: its record's, as :meth:`new_game`'s). Before a game's first move,
+        after the game, or while one is set up; the events of the set-up, ``ValueError``
+        naming the problem otherwise."""
         game = self.tracker.game
         if self.resuming:
             raise ValueError("a saved game waits to be set up: start a new game first (New game), then this one")
@@ -313,7 +316,7 @@ class Commands(Table):
         start = settings.start or Position.start(settings.rules)
         self.session.adopt(Game(start, settings.rules))
         self.follow()  # the clock of their time control for the games to come
-        return self.new_game(start, now)
+        return self.new_game(start, now, tags=tags)
 
     def computer_player(self, level: int | None = None) -> Player:
         """The engine as a player at ``level`` (None: full strength), for ``computer`` mode.

@@ -24,7 +24,9 @@ from typing import Any
 
 from crownhead.firmware.files import atomic_write, default_state_dir
 from crownhead.firmware.online.client import DEFAULT_SERVER, Backoff, Client, ClientError, Refused
+from crownhead.firmware.online.desk import OnlineDesk, keep_game, kept_game
 from crownhead.firmware.online.game import OnlineGame
+from crownhead.firmware.online.notation import check_variant
 from crownhead.firmware.online.token import TokenError, forget_token, load_token, save_token
 
 PROG = "crownhead online"
@@ -51,12 +53,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     common(seek)
     seek.add_argument("--clock", default="10+5", metavar="MIN+INC", help="minutes and increment seconds (default 10+5)")
     seek.add_argument("--rated", action="store_true", help="a rated game")
-    seek.add_argument("--variant", default="english", choices=("english",), help="the game (English for now)")
+    seek.add_argument(
+        "--variant", default="english", help="the game: english (pool and russian are refused, and say why)"
+    )
     seek.set_defaults(func=run_seek)
     chal = commands.add_parser("challenge", help="challenge a friend by name")
     common(chal)
     chal.add_argument("user")
     chal.add_argument("--clock", default="10+5", metavar="MIN+INC")
+    chal.add_argument("--variant", default="english", help="the game: english (as seek)")
     chal.set_defaults(func=run_challenge)
     watch = commands.add_parser("watch", help="show the challenges sent to you and the games that start")
     common(watch)
@@ -154,6 +159,7 @@ def run_seek(args: argparse.Namespace) -> int:
     state_dir = _state_dir(args)
     try:
         minutes, inc = _clock(args.clock)
+        check_variant(args.variant)
         client, _acc = client_for(state_dir)
     except (ValueError, TokenError) as exc:
         return _fail(str(exc))
@@ -244,8 +250,9 @@ def run_watch(args: argparse.Namespace) -> int:
 def run_challenge(args: argparse.Namespace) -> int:
     try:
         minutes, inc = _clock(args.clock)
+        variant = check_variant(args.variant)
         client, _acc = client_for(_state_dir(args))
-        answer = client.challenge(args.user, minutes, inc)
+        answer = client.challenge(args.user, minutes, inc, variant=variant)
     except (ValueError, TokenError, ClientError) as exc:
         return _fail(str(exc))
     inner = answer.get("challenge")
@@ -274,19 +281,14 @@ def run_abort(args: argparse.Namespace) -> int:
     return 0
 
 
-def _game_path(state_dir: Path) -> Path:
-    return state_dir / "online" / "game.json"
-
-
 def run_play(args: argparse.Namespace) -> int:
     from crownhead.firmware.cli import main
 
     state_dir = _state_dir(args)
     game_id = args.game_id
     if game_id == "last":
-        try:
-            game_id = json.loads(_game_path(state_dir).read_text(encoding="utf-8"))["id"]
-        except (OSError, ValueError, KeyError, TypeError):
+        game_id = kept_game(state_dir)
+        if game_id is None:
             return _fail("no game played here yet: give its GAMEID")
         print(f"back to game {game_id}")
     extra = ["--state-dir", str(state_dir)] if args.state_dir else []
@@ -302,5 +304,16 @@ def open_online(game_id: str, state_dir: Path, backoff: Backoff | None = None) -
         raise ValueError(str(exc)) from None
     game = OnlineGame(client, game_id, acc["id"], backoff=backoff)
     # The game played, kept: after a power cut `crownhead online play` goes back to it.
-    atomic_write(_game_path(state_dir), json.dumps({"id": game_id, "server": acc["server"]}))
+    keep_game(state_dir, game_id, acc["server"])
     return game, acc["server"]
+
+
+def open_desk(state_dir: Path) -> tuple[OnlineDesk, str]:
+    """The desk of the account logged in (not yet attached: it then joins the game under
+    way, and takes the page's and the buttons' seeks and challenges), and its server;
+    ValueError naming what is missing."""
+    try:
+        client, acc = client_for(state_dir)
+    except TokenError as exc:
+        raise ValueError(str(exc)) from None
+    return OnlineDesk(client, acc["id"], state_dir), acc["server"]

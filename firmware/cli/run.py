@@ -72,10 +72,12 @@ if TYPE_CHECKING:  # the server (Starlette) is loaded only when the page is aske
     from crownhead.firmware.referee.settings import RefereeSettings
     from crownhead.firmware.remote.board import Absence
     from crownhead.firmware.remote.invite import Agreement
+    from crownhead.firmware.online.desk import OnlineDesk
     from crownhead.firmware.online.game import OnlineGame
     from crownhead.firmware.remote.page import FarDesk
     from crownhead.firmware.simulator.hands import Action
     from crownhead.firmware.web.far import FarRequests
+    from crownhead.firmware.web.online import OnlineRequests
     from crownhead.firmware.web.server import WebServer
 
 __all__ = ["register", "run"]
@@ -186,7 +188,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--online",
         metavar="GAMEID",
-        help="play game GAMEID on PlayStrategy against a person there, after 'crownhead online login' (docs/online.md)",
+        nargs="?",
+        const="",
+        help="play people on PlayStrategy, after 'crownhead online login': game GAMEID, or with no GAMEID the "
+        "game under way (joined again by itself after a restart) and the page's and buttons' seeks and "
+        "challenges (docs/online.md)",
     )
     p.add_argument(
         "--phone",
@@ -251,7 +257,7 @@ class _Plan:
     settings: AppSettings
     state_dir: Path
     agreement: Agreement | None  # the game far apart (--remote, or the one the page took)
-    online: OnlineGame | None  # --online's game on PlayStrategy
+    online: OnlineGame | OnlineDesk | None  # --online's game on PlayStrategy, or its desk
 
 
 @dataclass
@@ -267,7 +273,7 @@ class _Board:
     desk: FarDesk | None = None
     web: WebServer | None = None
     publisher: BoardPublisher | None = None
-    online: OnlineGame | None = None
+    online: OnlineGame | OnlineDesk | None = None
 
     def abandon(self) -> None:
         """Close what is open when the board does not start after all."""
@@ -592,22 +598,25 @@ def _far_game(
 
 def _online_game(
     args: argparse.Namespace, state_dir: Path, mode: str, settings: AppSettings
-) -> tuple[OnlineGame | None, AppSettings]:
-    """``--online``'s game on PlayStrategy (not yet attached), with the settings it gives
-    the board; the settings as they are without (docs/online.md)."""
-    if not args.online:
+) -> tuple[OnlineGame | OnlineDesk | None, AppSettings]:
+    """``--online``'s game on PlayStrategy, or with no game named the desk that joins the
+    game under way and takes the page's and the buttons' seeks (not yet attached), with
+    the settings they give the board; the settings as they are without (docs/online.md)."""
+    if args.online is None:
         return None, settings
     # The far side's moves come from the server.
-    from crownhead.firmware.cli.online import open_online
+    from crownhead.firmware.cli.online import open_desk, open_online
     from crownhead.firmware.online.game import online_settings
 
     if args.remote or mode != "play":
         raise _Refused("--online plays a person on the server: no --remote, and the play mode")
     try:
-        online, server = open_online(args.online, state_dir)
+        online, server = open_online(args.online, state_dir) if args.online else open_desk(state_dir)
     except ValueError as exc:
         raise _Refused(f"--online: {exc}") from exc
-    return online, online_settings(settings, server)
+    # With the desk, no engine help for the whole run (a game may start at any moment);
+    # each game online's record has the server's site and event, local games their own.
+    return online, online_settings(settings, server if args.online else None)
 
 
 # The board: the application on its hardware, and the parts around it.
@@ -716,6 +725,11 @@ def _attach_desk(plan: _Plan, board: _Board) -> None:
 
 def _attach_page(plan: _Plan, board: _Board) -> None:
     """The board's web page (``--web``), when asked for."""
+    desk = None
+    if board.online is not None and plan.args.online == "":
+        from crownhead.firmware.online.desk import OnlineDesk
+
+        desk = board.online if isinstance(board.online, OnlineDesk) else None
     try:
         phone = plan.agreement.plays if plan.args.phone and plan.agreement is not None else None
         board.web = _open_web(
@@ -728,6 +742,7 @@ def _attach_page(plan: _Plan, board: _Board) -> None:
             board.leds,
             phone=phone,
             far=board.desk,
+            online=desk,
         )
     except ValueError as exc:
         board.abandon()
@@ -886,6 +901,7 @@ def _open_web(
     *,
     phone: str | None = None,
     far: FarRequests | None = None,
+    online: OnlineRequests | None = None,
 ) -> WebServer | None:
     """The web page's server, listening, its link attached to ``app``; None when not asked
     for (``phone``: the side played on its phone's page, ``/phone``). ValueError naming the
@@ -939,6 +955,7 @@ def _open_web(
         hosts=web.hosts,
         phone=phone,
         far=far,  # the page's games far apart
+        online=online,  # the page's games on PlayStrategy
     )
     try:
         server.start()

@@ -223,7 +223,11 @@ def short_message(snap: Snapshot) -> str:
 
 
 #: An alert in a few words, by its code (:data:`crownhead.firmware.events.ALERT_CODES`).
-ALERT_WORDS = {"pin-guessing": "someone is guessing the page's PIN"}
+ALERT_WORDS = {
+    "pin-guessing": "someone is guessing the page's PIN",
+    "chat": "a chat line: see the page",
+    "challenge": "challenged: draw accepts",
+}
 
 _REASONS = {
     "no-moves": "no moves",

@@ -52,8 +52,10 @@ WARNING_CODES: tuple[str, ...] = (
 )
 
 #: Every alert code: what an :class:`Alert` is about, for a screen that says it in a few
-#: words (``pin-guessing``: someone on the network is guessing the page's PIN).
-ALERT_CODES: tuple[str, ...] = ("pin-guessing",)
+#: words (``pin-guessing``: someone on the network is guessing the page's PIN; ``chat``: a
+#: line from the opponent of a game online; ``challenge``: one sent to the board's
+#: account online, docs/online.md).
+ALERT_CODES: tuple[str, ...] = ("pin-guessing", "chat", "challenge")
 
 
 @dataclass(frozen=True, slots=True)

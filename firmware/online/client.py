@@ -215,8 +215,8 @@ class Client:
             return []
         return [str(g.get("gameId") or g.get("fullId", "")[:8]) for g in games if isinstance(g, dict)]
 
-    def events(self) -> Iterator[dict[str, Any]]:
-        return self.stream("/api/stream/event")
+    def events(self, opened: Callable[[socket.socket], None] | None = None) -> Iterator[dict[str, Any]]:
+        return self.stream("/api/stream/event", opened=opened)
 
     def game_stream(
         self, game_id: str, opened: Callable[[socket.socket], None] | None = None
@@ -239,12 +239,19 @@ class Client:
         return self.call("POST", f"/api/board/game/{_id(game_id)}/chat", {"room": room, "text": text[:140]})
 
     def seek(
-        self, minutes: int, increment_s: int, *, variant: str = "english", rated: bool = False
+        self,
+        minutes: int,
+        increment_s: int,
+        *,
+        variant: str = "english",
+        rated: bool = False,
+        opened: Callable[[socket.socket], None] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """A seek: the server keeps the answer open until it pairs it (the game starts on
-        the event stream) or the seek is cancelled (the connection closed)."""
+        the event stream) or the seek is cancelled (the connection closed: ``opened`` is
+        given its socket, to cut it from another thread)."""
         form = {"time": str(minutes), "increment": str(increment_s), "variant": variant, "rated": str(rated).lower()}
-        return self.stream("/api/board/seek", method="POST", form=form)
+        return self.stream("/api/board/seek", method="POST", form=form, opened=opened)
 
     def challenge(self, username: str, minutes: int, increment_s: int, *, variant: str = "english") -> dict[str, Any]:
         form = {

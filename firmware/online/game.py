@@ -29,13 +29,32 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from crownhead.firmware.app.outputs import O, Output, Poller
 from crownhead.firmware.app.settings import AppSettings
-from crownhead.firmware.events import DrawLapsed, DrawOffer, Event, GameOver, MoveMade, Notice, Side, TakenBack
+from crownhead.firmware.events import (
+    Alert,
+    DrawLapsed,
+    DrawOffer,
+    Event,
+    GameOver,
+    MoveMade,
+    Notice,
+    Side,
+    TakenBack,
+)
+from crownhead.firmware.gameclock import ClockSpecError, TimeControl
 from crownhead.firmware.online.client import Backoff, Client, ClientError, Lost, RateLimited, Refused
-from crownhead.firmware.online.notation import NotationError, color_of, moves_from_server, player_of, to_server
+from crownhead.firmware.online.notation import (
+    NotationError,
+    check_variant,
+    color_of,
+    player_of,
+    split_server_moves,
+    to_server,
+)
 from crownhead.rules import BLACK, WCDF, Color, Game, Move, Position, Rules
 
 if TYPE_CHECKING:
     from crownhead.firmware.app.application import App
+    from crownhead.firmware.tracking.timer import GameTimer
 
 __all__ = ["OnlineBoard", "OnlineGame", "RESULTS", "game_tags", "online_settings", "player_names"]
 
@@ -61,6 +80,8 @@ RESULTS = {
 class OnlineBoard(Protocol):
     """What a game on the server needs of the board application (the application is one)."""
 
+    settings: AppSettings
+
     @property
     def game(self) -> Game: ...
     @property
@@ -69,6 +90,8 @@ class OnlineBoard(Protocol):
     def setting_up(self) -> Position | None: ...
     @property
     def expected(self) -> Move | None: ...
+    @property
+    def board_clock(self) -> GameTimer | None: ...
 
     def add_sink(self, sink: Callable[[Event], None], *, first: bool = False) -> None: ...
     def add_output(self, output: O, *, first: bool = False) -> O: ...
@@ -83,6 +106,10 @@ class OnlineBoard(Protocol):
     def offer_draw(self, side: Color | None, now: int | None = None) -> list[Event]: ...
     def set_player_names(self, black: str, white: str, now: int) -> bool: ...
     def new_game(self, position: Position, now: int, *, tags: Mapping[str, str] | None = None) -> list[Event]: ...
+    def new_game_with(
+        self, settings: AppSettings, now: int | None = None, *, tags: Mapping[str, str] | None = None
+    ) -> list[Event]: ...
+    def record_tags(self) -> dict[str, str]: ...
 
 
 def game_tags(full: Mapping[str, Any]) -> dict[str, str]:
@@ -100,6 +127,22 @@ def game_tags(full: Mapping[str, Any]) -> dict[str, str]:
     return tags
 
 
+def time_control(full: Mapping[str, Any]) -> TimeControl | None:
+    """The game's time control as the board's clock keeps it (None: no clock there).
+
+    >>> str(time_control({"clock": {"initial": 600_000, "increment": 5_000}}))
+    '600+5'
+    """
+    clock = full.get("clock")
+    if not isinstance(clock, dict) or not isinstance(clock.get("initial"), int):
+        return None
+    increment = clock.get("increment", 0)
+    try:
+        return TimeControl.parse(f"{clock['initial'] // 1000}+{int(increment) // 1000}")
+    except (ClockSpecError, ValueError):
+        return None
+
+
 def player_names(full: Mapping[str, Any]) -> tuple[str, str]:
     """Black's and White's names on the server."""
     names = []
@@ -110,10 +153,18 @@ def player_names(full: Mapping[str, Any]) -> tuple[str, str]:
     return names[0], names[1]
 
 
-def online_settings(settings: AppSettings, server: str) -> AppSettings:
+#: The record's event of a game on the server.
+EVENT = "PlayStrategy game"
+
+
+def online_settings(settings: AppSettings, server: str | None) -> AppSettings:
     """``settings`` for a game on ``server``: its records' site and event, and no engine
-    help of any kind while it runs (a game far apart's: no hint, analysis or review)."""
-    return replace(settings, far_apart=True, site=server, event="PlayStrategy game")
+    help of any kind while it runs (a game far apart's: no hint, analysis or review).
+    ``server`` None: a board whose games online come and go (the desk's): no engine help
+    for the whole run, the site and event given to each game online's record alone."""
+    if server is None:
+        return replace(settings, far_apart=True)
+    return replace(settings, far_apart=True, site=server, event=EVENT)
 
 
 class OnlineGame:
@@ -147,6 +198,9 @@ class OnlineGame:
         #: The server's game: ``gameFull`` (players, clock, variant) and the moves it holds.
         self.full: dict[str, Any] | None = None
         self.server_moves: list[Move] = []
+        #: The PDN squares of a capture of the board's the server holds half made (the
+        #: jumps it took before refusing the next); empty when none.
+        self.pending: list[int] = []
         self.status = "created"
         self.winner: str | None = None
         #: Each player's time left on the server's clock (ms), by ``p1``/``p2``.
@@ -159,10 +213,13 @@ class OnlineGame:
         self._from_server = False
         self._offer_shown = False
         self._tagged = False
+        self._timed = 0  # the server's moves whose time the board's clock took
         self._declared = False
         self.connected = False
         #: What was said, in order (the terminal prints it).
         self.said: list[str] = []
+        #: The chat lines heard, in order: (who, text).
+        self.chat: list[tuple[str, str]] = []
         self.finished = threading.Event()
         self._conn: socket.socket | None = None
         if start:
@@ -257,8 +314,9 @@ class OnlineGame:
                 )
 
     def _send_move(self, ply: int, ucis: list[str]) -> None:
-        for uci in ucis:
-            ok = self._send(lambda u=uci: self.client.move(self.game_id, u), ply)  # type: ignore[misc]
+        for jump, uci in enumerate(ucis):
+            # A refusal names the jump: the server keeps the jumps it took before it.
+            ok = self._send(lambda u=uci: self.client.move(self.game_id, u), (ply, jump))  # type: ignore[misc]
             if not ok:
                 return
 
@@ -306,6 +364,50 @@ class OnlineGame:
             parts.append(f"{color} {name}{rating}{clock}")
         state = "" if self.connected else " [reconnecting]"
         return f"{self.game_id}: " + ", ".join(parts) + f" [{self.status}]{state}"
+
+    def _my_name(self) -> str | None:
+        if self.full is None or self.mine is None:
+            return None
+        p = self.full.get(player_of(self.mine)) or {}
+        return str(p.get("name") or p.get("id") or "")[:40]
+
+    @property
+    def running(self) -> Color | None:
+        """The side whose time runs on the server: the side to move of a game under way,
+        once each side made its first move (as on lichess, the clock starts then)."""
+        if self.full is None or self.status != "started" or len(self.server_moves) < 2:
+            return None
+        return BLACK if len(self.server_moves) % 2 == 0 else BLACK.opponent
+
+    def shown_state(self) -> tuple[Any, ...]:
+        """What :meth:`page_state` shows, to tell when it changed."""
+        times = tuple(sorted(self.times.items()))
+        return (self.status, len(self.server_moves), times, len(self.chat), self.connected, self.mine)
+
+    def page_state(self) -> dict[str, Any]:
+        """The game as the page shows it: the players and ratings, the server's clocks as
+        its last message gave them (``running``'s runs since), the status, the chat."""
+        players: dict[str, Any] = {}
+        for player, color in (("p1", "black"), ("p2", "white")):
+            p = (self.full or {}).get(player) or {}
+            rating = p.get("rating")
+            players[color] = {
+                "name": str(p.get("name") or p.get("id") or "?")[:40],
+                "rating": rating if isinstance(rating, int) else None,
+                "ms": self.times.get(player),
+            }
+        running = self.running
+        return {
+            "id": self.game_id,
+            "mine": None if self.mine is None else self.mine.name.lower(),
+            "black": players["black"],
+            "white": players["white"],
+            "running": None if running is None else running.name.lower(),
+            "status": self.status,
+            "connected": self.connected,
+            "moves": len(self.server_moves),
+            "chat": [{"user": who, "text": text} for who, text in self.chat[-20:]],
+        }
 
     def _note(self, now: int, text: str, out: list[Event]) -> None:
         self.said.append(text)
@@ -355,7 +457,14 @@ class OnlineGame:
                 self._note(now, self.status_line, out)  # the server's clocks after each move
         elif kind == "chatLine":
             who, text = str(data.get("username", "?"))[:40], str(data.get("text", ""))[:140]
-            self._note(now, f"chat {who}: {text}", out)
+            self.chat.append((who, text))
+            line = f"chat {who}: {text}"
+            self.said.append(line)
+            if who == self._my_name():
+                out.append(Notice(now, line))  # the board's own line, come back: not said again
+            else:
+                # An alert: on the message line, the display and the pages, and spoken.
+                out.append(Alert(now, code="chat", message=line))
         elif kind == "opponentGone":
             if data.get("gone"):
                 self._note(now, "the opponent has left the game (they may come back)", out)
@@ -364,8 +473,10 @@ class OnlineGame:
         self.full = dict(full)
         variant = full.get("variant")
         key = variant.get("key") if isinstance(variant, dict) else variant
-        if key != "english":
-            self._note(now, f"PlayStrategy game {self.game_id} is {key}: the board plays English online", out)
+        try:
+            check_variant(key)
+        except ValueError as exc:
+            self._note(now, f"PlayStrategy game {self.game_id}: {exc}", out)
             self.finished.set()
             return
         ids = {p: str((full.get(p) or {}).get("id", "")).lower() for p in ("p1", "p2")}
@@ -380,28 +491,78 @@ class OnlineGame:
         if app is None or not first:
             return
         far = self.mine.opponent
+        # A game not begun (or a new one being set up, the last one's pieces making way).
+        fresh = (app.game.ply == 0 or app.setting_up is not None) and not app.resuming
+        if fresh:  # the record of the game about to begin is the server's game's
+            app.settings = replace(app.settings, site=self.client.server, event=EVENT)
+        tags = game_tags(full)
+        # First: a new time control sets the new game up (and names its seats afresh),
+        # its record tagged as the server's game.
+        timed = fresh and self._clock_for(full, tags, now, out)
         app.hold(far, BY)
         black, white = player_names(full)
         app.set_player_names(black, white, now)
-        if app.game.ply == 0 and not app.resuming:
-            out += app.new_game(Position.start(self.rules), now, tags=game_tags(full))
+        if fresh and not timed:
+            out += app.new_game(Position.start(self.rules), now, tags=tags)
         opp = full.get(player_of(far)) or {}
         rating = f" ({opp['rating']})" if isinstance(opp.get("rating"), int) else ""
         self._note(now, f"PlayStrategy: you play {self.mine.name.title()} against {opp.get('name', '?')}{rating}", out)
+
+    def _clock_for(self, full: Mapping[str, Any], tags: Mapping[str, str], now: int, out: list[Event]) -> bool:
+        """The board's game clock under the server's time control: the display, the
+        page, the terminal and the voice show and say it as any game's clock. Whether a
+        new game was set up for it (its record given ``tags``)."""
+        app = self.app
+        control = time_control(full)
+        if app is None or control is None or str(app.settings.clock) == str(control):
+            return False
+        try:
+            out += app.new_game_with(replace(app.settings, clock=control), now, tags=tags)
+        except ValueError as exc:
+            self._note(now, f"the board's clock cannot take the server's {control}: {exc}", out)
+            return False
+        return True
+
+    def _time(self, before: Mapping[str, int]) -> None:
+        """The server's clock on the board's: each side's time left after its move is the
+        server's (told before the move is made here, or agreed once it was), and every
+        flag is the server's to call (the board's falls for no one)."""
+        app = self.app
+        timer = app.board_clock if app is not None else None
+        if app is None or timer is None or self.full is None:
+            return
+        timer.called_elsewhere = frozenset({BLACK, BLACK.opponent})
+        ply = len(self.server_moves)
+        if ply <= self._timed or self.pending:
+            return
+        self._timed = ply
+        side = BLACK if ply % 2 else BLACK.opponent  # from the start: Black made ply 1
+        left = self.times.get(player_of(side))
+        if left is None:
+            return
+        clock = self.full.get("clock") or {}
+        increment = int(clock.get("increment", 0)) if isinstance(clock, dict) else 0
+        used = max(0, before.get(player_of(side), left) + increment - left)
+        if ply > app.game.ply:
+            timer.tell(side, ply, left, used)  # taken when the move is made here
+        elif timer.clock.running is not side and not timer.clock.stopped:
+            timer.clock.agree(side, left)
 
     def _state(self, now: int, state: Mapping[str, Any], out: list[Event]) -> None:
         moves = str(state.get("moves", "")).split()
         try:
             # A capture the board is sending jump by jump counts once it is whole.
-            self.server_moves = moves_from_server(moves, self.rules, unfinished=True)
+            self.server_moves, self.pending = split_server_moves(moves, self.rules)
         except NotationError as exc:
             self._note(now, f"PlayStrategy sent a move the board cannot read: {exc}", out)
         self.status = str(state.get("status", self.status))
         winner = state.get("winner")
         self.winner = winner if winner in ("p1", "p2") else None
+        before = dict(self.times)
         for key, player in (("wtime", "p1"), ("btime", "p2")):
             if isinstance(state.get(key), int):
                 self.times[player] = state[key]
+        self._time(before)
         for key, player in (("wdraw", "p1"), ("bdraw", "p2")):
             self._draw_flags[player] = bool(state.get(key))
         if self.status not in _PLAYING:
@@ -410,12 +571,24 @@ class OnlineGame:
     def _refused(self, now: int, data: tuple[Any, str], out: list[Event]) -> None:
         what, words = data
         app = self.app
-        if isinstance(what, int) and app is not None:
-            ply = what
+        if isinstance(what, tuple) and app is not None:
+            ply, jump = what
             self._sent_ply = min(self._sent_ply, ply - 1)
             moves = app.game.moves
             text = moves[ply - 1].pdn(full=True) if len(moves) >= ply else "the move"
-            self._note(now, f"PlayStrategy refused {text}: {words}; put it back as the lights show", out)
+            if jump:
+                # The server keeps the jumps it took (it checks each as it comes): the
+                # board goes back to the position before the capture, and the capture made
+                # again sends only the jumps the server still needs (hear).
+                taken = "its first jump" if jump == 1 else f"its first {jump} jumps"
+                self._note(
+                    now,
+                    f"PlayStrategy took {taken} of {text} and refused the next: {words}; "
+                    "put the pieces back as the lights show, then make the capture again",
+                    out,
+                )
+            else:
+                self._note(now, f"PlayStrategy refused {text}: {words}; put it back as the lights show", out)
             if app.game.ply == ply and not app.game.is_over:
                 out += app.take_back(now)
         else:
@@ -477,12 +650,14 @@ class OnlineGame:
         mine = self.mine
         if app is None or mine is None or self._from_server:
             return
+        if app.record_tags().get("GameId") != self.game_id:
+            return  # the board's own game (one ending as this one is joined), not the server's
         side = Side.of(mine)
         if isinstance(event, MoveMade) and event.side == side:
             moves = app.game.moves
             if event.ply > len(self.server_moves) and event.ply > self._sent_ply and len(moves) >= event.ply:
                 self._sent_ply = event.ply
-                self._outbox.put(("move", (event.ply, to_server(moves[event.ply - 1]))))
+                self._outbox.put(("move", (event.ply, self._still_to_send(moves[event.ply - 1]))))
         elif isinstance(event, TakenBack):
             if event.ply <= len(self.server_moves):
                 self.said.append("PlayStrategy's Board API has no takeback: the lights put the move back")
@@ -496,6 +671,15 @@ class OnlineGame:
                 self._outbox.put(("cmd", "resign"))
             elif event.reason == "agreement":
                 self._outbox.put(("cmd", "draw/yes"))
+
+    def _still_to_send(self, move: Move) -> list[str]:
+        """``move``'s jumps the server has not taken yet: all of them, but those of a
+        capture it holds half made along the same path (a later jump refused)."""
+        ucis = to_server(move)
+        held = self.pending
+        if len(held) > 1 and list(move.path[: len(held)]) == held:
+            return ucis[len(held) - 1 :]
+        return ucis
 
     def send_chat(self, text: str) -> None:
         """A chat line typed here (none is ever sent otherwise)."""

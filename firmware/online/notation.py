@@ -28,14 +28,54 @@ from crownhead.rules import BLACK, Color, Game, Move, Position, Rules
 
 __all__ = [
     "NotationError",
+    "REFUSED_VARIANTS",
+    "check_variant",
     "color_of",
     "moves_from_server",
     "parse_uci",
     "pdn_square",
     "player_of",
     "server_square",
+    "split_server_moves",
     "to_server",
 ]
+
+
+#: The board's game on the server (strategygames' variant key).
+ENGLISH = "english"
+
+#: The server's other draughts games on 8x8, and why the board does not play them there:
+#: it plays a variant online only where its rules are the server's exactly (docs/online.md).
+#: Read in strategygames' ``draughts/variant/Russian.scala`` and ``Pool.scala``.
+REFUSED_VARIANTS = {
+    "russian": (
+        "PlayStrategy's Russian ends a game drawn by the FMJD's counts (15 moves of kings only, "
+        "30 or 60 moves in endings of 4 to 7 pieces, a lone king on the long diagonal), "
+        "which the board's rules do not keep"
+    ),
+    "pool": (
+        "PlayStrategy's pool ends a game drawn by Russian draughts' counts (its Pool.scala uses "
+        "Russian's drawing moves), which American pool checkers and the board's rules do not have"
+    ),
+    "brazilian": "the board has no rules for Brazilian draughts",
+    "portuguese": "the board has no rules for Portuguese draughts",
+}
+
+
+def check_variant(key: object) -> str:
+    """``key`` if the board plays that game on the server; ValueError saying why not.
+
+    >>> check_variant("english")
+    'english'
+    >>> check_variant("pool")
+    Traceback (most recent call last):
+    ...
+    ValueError: pool is not played online from this board: PlayStrategy's pool ends a game drawn by Russian draughts' counts (its Pool.scala uses Russian's drawing moves), which American pool checkers and the board's rules do not have
+    """
+    if key == ENGLISH:
+        return ENGLISH
+    why = REFUSED_VARIANTS.get(str(key), "the board plays English checkers there")
+    raise ValueError(f"{key} is not played online from this board: {why}")
 
 
 class NotationError(ValueError):
@@ -88,6 +128,26 @@ def moves_from_server(
     capture, sent one at a time, joined into the one move they make here. A capture not
     finished at the end (its first jumps taken, the next on the way) is an error, or,
     with ``unfinished``, left out."""
+    moves, path = split_server_moves(ucis, rules, start)
+    if path and not unfinished:
+        raise NotationError(f"the capture {'x'.join(map(str, path))} is not finished")
+    return moves
+
+
+def split_server_moves(
+    ucis: Iterable[str], rules: Rules, start: Position | None = None
+) -> tuple[list[Move], list[int]]:
+    """The whole moves of the server's list, and the PDN squares of a capture it holds
+    half made at the end (its jumps taken so far; empty when none).
+
+    >>> from crownhead.rules import WCDF
+    >>> game = Game(None, WCDF)
+    >>> line = "9-13 21-17 6-9 24-20 10-15 23-19 15x24 28x19 11-15 19x10".split()
+    >>> sent = [uci for text in line for uci in to_server(game.play_text(text))]
+    >>> moves, path = split_server_moves(sent + ["2619"], WCDF)   # 7x14 of 7x14x21 taken
+    >>> len(moves), path
+    (10, [7, 14])
+    """
     game = Game(start, rules)
     moves: list[Move] = []
     path: list[int] = []
@@ -102,9 +162,7 @@ def moves_from_server(
         game.play(done)
         moves.append(done)
         path = []
-    if path and not unfinished:
-        raise NotationError(f"the capture {'x'.join(map(str, path))} is not finished")
-    return moves
+    return moves, path
 
 
 def _match(legal: Sequence[Move], path: list[int]) -> Move | None:

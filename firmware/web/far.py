@@ -65,11 +65,14 @@ def qr_svg(text: str) -> bytes:
 
 class FarFeed:
     """Tells the pages of ``hub`` when the board's games far apart (``games``) changed: a
-    part of the main loop that polls (:meth:`attach`), woken by the games themselves."""
+    part of the main loop that polls (:meth:`attach`), woken by the games themselves.
+    ``event`` names the line (``online``: the games on PlayStrategy,
+    :mod:`crownhead.firmware.web.online`)."""
 
-    def __init__(self, hub: PageHub, games: FarRequests) -> None:
+    def __init__(self, hub: PageHub, games: FarRequests, event: str = "far") -> None:
         self.hub = hub
         self.games = games
+        self.event = event
         self._sent = -1
 
     def attach(self, app: Any) -> FarFeed:
@@ -83,7 +86,7 @@ class FarFeed:
         self._sent = changes
         state = self.games.status().get("state")
         try:
-            line = encode_message({"t": now, "event": "far", "state": state})
+            line = encode_message({"t": now, "event": self.event, "state": state})
         except ValueError:
             return []
         # To every page (never as a reply), leaving the game's answers the hub keeps.

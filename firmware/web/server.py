@@ -59,6 +59,7 @@ from crownhead.firmware.redact import redacted
 from crownhead.firmware.web.analysis import AnalysisFeed, analysing_board
 from crownhead.firmware.web.auth import COOKIE, SESSION_MS, Gate
 from crownhead.firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, qr_svg, request_of
+from crownhead.firmware.web.online import ONLINE_REQUESTS, OnlineRequests, online_request_of
 from crownhead.firmware.web.bridge import PageHub, WebLink
 from crownhead.firmware.web.settings import host_name, is_loopback, same_address
 
@@ -149,6 +150,7 @@ class WebServer:
         hosts: tuple[str, ...] = (),
         phone: str | None = None,
         far: FarRequests | None = None,
+        online: OnlineRequests | None = None,
     ) -> None:
         from crownhead.hal.clock import MonotonicClock
 
@@ -204,6 +206,10 @@ class WebServer:
         self.far = far
         if far is not None and link.board is not None:
             FarFeed(self.hub, far).attach(link.board)
+        #: The board's games on PlayStrategy (:mod:`crownhead.firmware.web.online`), or None.
+        self.online = online
+        if online is not None and link.board is not None:
+            FarFeed(self.hub, online, event="online").attach(link.board)
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -800,6 +806,49 @@ async def _far(request: Request) -> Response:
     return JSONResponse(answer, status_code=409 if "error" in answer else 200)
 
 
+async def _online(request: Request) -> Response:
+    """The board's games on PlayStrategy (see :mod:`crownhead.firmware.web.online`): ``GET``
+    their state; ``POST`` a request (seek, cancel, challenge, accept, decline, chat),
+    answered by the main loop with the new state, or refused (409) in words. Both for a
+    page that may command the board: it plays people in the board's name."""
+    server = _server(request)
+    if not server.may_control(request):
+        return JSONResponse(
+            {"error": "forbidden", "message": "log in with the board's PIN to play online"}, status_code=403
+        )
+    desk = server.online
+    if desk is None:
+        return JSONResponse(
+            {"error": "not-found", "message": "no online play on this board (crownhead run --online)"},
+            status_code=404,
+        )
+    if request.method == "GET":
+        return JSONResponse(desk.status())
+    if not server._origin_ok(request.headers):
+        return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
+    try:
+        data = parse_json(body) if body else None
+    except ValueError:
+        data = None
+    asked = online_request_of(data)
+    if asked is None:
+        words = ", ".join(f'{{"{name}": ...}}' for name in ONLINE_REQUESTS)
+        return JSONResponse({"error": "bad-request", "message": f"send one of {words}"}, status_code=400)
+    future = desk.ask(*asked)
+    if future is None:
+        return JSONResponse({"error": "busy", "message": "too many requests waiting"}, status_code=503)
+    try:
+        answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=ANSWER_S)
+    except (TimeoutError, asyncio.CancelledError):
+        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+    return JSONResponse(answer, status_code=409 if "error" in answer else 200)
+
+
 async def _far_qr(request: Request) -> Response:
     """The invitation's link as a QR code (SVG), for a page that may command the board."""
     server = _server(request)
@@ -847,6 +896,7 @@ _STATIC_TYPES = {
     "review.js": "text/javascript; charset=utf-8",
     "problems.js": "text/javascript; charset=utf-8",
     "far.js": "text/javascript; charset=utf-8",
+    "online.js": "text/javascript; charset=utf-8",
     "favicon.svg": "image/svg+xml",
 }
 
@@ -1079,6 +1129,7 @@ _ROUTES = [
     Route("/api/analysis", _analysis, methods=["GET", "POST"]),
     Route("/api/far", _far, methods=["GET", "POST"]),
     Route("/api/far/qr.svg", _far_qr),
+    Route("/api/online", _online, methods=["GET", "POST"]),
     Route("/api/games", _games),
     Route("/api/current", _current),
     Route("/api/games.pdn", _all_pdn),

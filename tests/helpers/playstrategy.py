@@ -146,12 +146,18 @@ class Server:
         self.requests: list[tuple[str, str, str]] = []  # (method, path, user)
         self.limit = 0  # the next requests answered 429
         self.refuse_next: str | None = None  # the next move refused with these words
+        #: Moves refused with these words, by their UCI, once each (a jump of a capture
+        #: refused after the server took the jumps before it).
+        self.refuse_uci: dict[str, str] = {}
         self.keepalive_s = 0.2
         self._streams: list[socket.socket] = []
         self._ids = itertools.count(1)
         #: Who waits in the seek pool (another person's seek the board's pairs with).
         self.seeking: str | None = "bob"
         self.next_p1: str | None = None  # who gets p1 in the next game (None: the seeker)
+        self.challenges: dict[str, dict[str, Any]] = {}
+        #: Seeks given up by the client (the connection closed while waiting).
+        self.seeks_cancelled = 0
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -246,6 +252,8 @@ class Server:
             if self.refuse_next is not None:
                 words, self.refuse_next = self.refuse_next, None
                 return words
+            if uci in self.refuse_uci:
+                return self.refuse_uci.pop(uci)
             try:
                 parse_uci(uci)
                 before = len(_replay(game.ucis)[0])
@@ -332,25 +340,56 @@ class Server:
             dest = parts[2].lower()
             if dest not in self.users:
                 return self._reply(h, 404, {"error": "No such user"})
-            name, rating = self.users[user]
-            limit, inc = int(form.get("clock.limit", "600")), int(form.get("clock.increment", "0"))
-            challenge = {
-                "id": f"c{next(self._ids):07d}",
-                "status": "created",
-                "challenger": {"id": user, "name": name, "rating": rating},
-                "destUser": {"id": dest, "name": self.users[dest][0], "rating": self.users[dest][1]},
-                "variant": {"key": form.get("variant", "english")},
-                "rated": form.get("rated") == "true",
-                "timeControl": {"type": "clock", "limit": limit, "increment": inc, "show": f"{limit // 60}+{inc}"},
-            }
-            with self.cond:
-                self.events[dest].append({"type": "challenge", "challenge": challenge})
-                self.cond.notify_all()
-            return self._reply(h, 200, {"challenge": challenge})
+            return self._reply(h, 200, {"challenge": self.challenge(user, dest, form)})
         if len(parts) == 4 and parts[:2] == ["api", "challenge"] and parts[3] in ("accept", "decline"):
+            error = self._answer(user, parts[2], parts[3])
+            if error is not None:
+                return self._reply(h, 404, {"error": error})
             return self._reply(h, 200, {"ok": True})
         if len(parts) == 5 and parts[:4] == ["api", "board", "game", "stream"] and method == "GET":
             return self._game_stream(h, user, parts[4])
+        return self._board_command(h, method, parts, user, form)
+
+    def challenge(self, user: str, dest: str, form: dict[str, str]) -> dict[str, Any]:
+        """``user`` challenges ``dest`` (the challenge's form fields): on ``dest``'s event
+        stream; the challenge."""
+        name, rating = self.users[user]
+        limit, inc = int(form.get("clock.limit", "600")), int(form.get("clock.increment", "0"))
+        challenge = {
+            "id": f"c{next(self._ids):07d}",
+            "status": "created",
+            "challenger": {"id": user, "name": name, "rating": rating},
+            "destUser": {"id": dest, "name": self.users[dest][0], "rating": self.users[dest][1]},
+            "variant": {"key": form.get("variant", "english")},
+            "rated": form.get("rated") == "true",
+            "timeControl": {"type": "clock", "limit": limit, "increment": inc, "show": f"{limit // 60}+{inc}"},
+        }
+        with self.cond:
+            self.challenges[challenge["id"]] = challenge
+            self.events[dest].append({"type": "challenge", "challenge": challenge})
+            self.cond.notify_all()
+        return challenge
+
+    def _answer(self, user: str, cid: str, answer: str) -> str | None:
+        """``user`` accepts or declines challenge ``cid``: a game starts (the challenger
+        p1), or the challenger hears it declined."""
+        with self.cond:
+            challenge = self.challenges.get(cid)
+            if challenge is None or challenge["destUser"]["id"] != user or challenge["status"] != "created":
+                return "No such challenge"
+            challenge["status"] = "accepted" if answer == "accept" else "declined"
+            challenger = challenge["challenger"]["id"]
+            if answer == "decline":
+                self.events[challenger].append({"type": "challengeDeclined", "challenge": challenge})
+                self.cond.notify_all()
+                return None
+        tc = challenge["timeControl"]
+        self.new_game(challenger, user, initial_ms=tc["limit"] * 1000, increment_ms=tc["increment"] * 1000)
+        return None
+
+    def _board_command(
+        self, h: BaseHTTPRequestHandler, method: str, parts: list[str], user: str, form: dict[str, str]
+    ) -> None:
         if len(parts) >= 5 and parts[:3] == ["api", "board", "game"] and method == "POST":
             game = self.games.get(parts[3])
             if game is None:
@@ -413,11 +452,20 @@ class Server:
             return self._reply(h, 400, {"error": "This variant cannot be played here"})
         if minutes * 60 + 40 * inc < 8 * 60:
             return self._reply(h, 400, {"error": "Invalid time control: the Board API plays rapid or slower"})
-        other = self.seeking
-        if other is None:
-            return self._reply(h, 400, {"error": "nobody seeks (the test server pairs with its seeker)"})
-        p1 = self.next_p1 or user
         self._stream_head(h)
+        while True:
+            # Nobody else seeks yet: the seek waits, kept alive, until someone does or the
+            # client gives it up (closes the connection).
+            with self.cond:
+                self.cond.wait_for(lambda: self.seeking is not None, timeout=self.keepalive_s)
+                other = self.seeking
+            if other is not None:
+                break
+            if not self._send(h, None):
+                with self.cond:
+                    self.seeks_cancelled += 1
+                return None
+        p1 = self.next_p1 or user
         self.new_game(p1, other if p1 == user else user, initial_ms=minutes * 60_000, increment_ms=inc * 1000)
 
     def _game_stream(self, h: BaseHTTPRequestHandler, user: str, gid: str) -> None:

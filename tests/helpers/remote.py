@@ -200,9 +200,17 @@ class BoardProcess:
     in :attr:`log`, commands through the page's WebSocket."""
 
     def __init__(
-        self, state_dir: Path, code: str | None, *, keep_game: bool = True, config: Path | None = None
+        self,
+        state_dir: Path,
+        code: str | None,
+        *,
+        keep_game: bool = True,
+        config: Path | None = None,
+        extra: tuple[str, ...] = (),
     ) -> None:
         self.state_dir, self.code, self.keep_game, self.config = state_dir, code, keep_game, config
+        #: More of ``crownhead run``'s options (``--online``).
+        self.extra = extra
         self.events: list[dict[str, Any]] = []
         self.log: list[str] = []
         self.process: subprocess.Popen[str] | None = None
@@ -220,6 +228,7 @@ class BoardProcess:
         command += ["--remote", self.code] if self.code is not None else []  # None: as its page takes it
         command += ["--sim-keep-game"] if keep else []
         command += ["--config", str(self.config)] if self.config is not None else []
+        command += list(self.extra)
         self.events.clear()
         self.process = subprocess.Popen(
             command,
