@@ -5,6 +5,7 @@ what it shows, its clock), with no application, and it changes in the step the L
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from test_outputs_alone import Port, made
@@ -19,6 +20,7 @@ from crownhead.rules import BLACK, WCDF, WHITE, Game, Move
 from crownhead.rules.game import Result
 from crownhead.rules.match import Match
 from crownhead.rules.pdn import CONDONED_NOTE, write_game
+from crownhead.squares import bit
 from helpers.rig import Rig
 
 #: A broker nobody listens on: the publisher is never connected (nothing is sent).
@@ -144,3 +146,23 @@ def test_the_halls_state_changes_in_the_step_the_leds_do(tmp_path: Path) -> None
         )
     finally:
         rig.close()
+
+
+def test_a_snapshot_that_changes_nothing_the_state_says_sends_nothing() -> None:
+    """A piece lifted changes the snapshot, not the state: nothing new for the broker; the
+    clocks of a refereed game are news."""
+    port = Port(VirtualClock())
+    publisher = BoardPublisher(HallSettings(NOWHERE, "club", "t1"), connect=False)
+    publisher.attach(port)
+    snap = made(revision=1)
+    port.outputs.snapshot(snap)
+    first = publisher.retained
+    assert first is not None and publisher.pending == 1  # the state waits for the broker
+    port.outputs.snapshot(replace(snap, board=snap.board & ~bit(11), revision=2))  # 11 in hand
+    assert publisher.retained is first and publisher.pending == 1
+    timed = replace(snap, clock=ClockState(60_000, 60_000, None, True, None), shown=Shown(referee_mode=True))
+    port.outputs.snapshot(replace(timed, revision=3))
+    assert publisher.retained is not None and json.loads(publisher.retained)["clocks"] == {
+        "black": 60_000,
+        "white": 60_000,
+    }
