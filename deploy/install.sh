@@ -45,6 +45,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+case "$MODEL" in
+    ""|pi3|pi4|pi5|none) ;;
+    *) echo "install.sh: --model $MODEL: not one of pi3, pi4, pi5, none" >&2; exit 2 ;;
+esac
 if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
     echo "install.sh: run it as root: sudo $0 $*" >&2
     exit 2
@@ -75,8 +79,10 @@ step() { echo "== $1"; }
 # The Pi's model, from the device tree (empty off a Pi).
 detect_model() {
     if [ -n "$MODEL" ]; then
-        [ "$MODEL" = none ] && MODEL=""
-        return
+        # Never end on a test that fails: under set -e the function's status would stop
+        # the install without a word (--model pi4 did).
+        if [ "$MODEL" = none ]; then MODEL=""; fi
+        return 0
     fi
     local file=$ROOT/proc/device-tree/model text=""
     [ -r "$file" ] && text=$(tr -d '\0' <"$file")
@@ -296,7 +302,11 @@ install() {
     spec="$HOME_DIR${extra:+[$extra]}"
     if [ "$(cat "$ROOT$VENV/.crownhead-installed" 2>/dev/null)" != "$stamp" ]; then
         "$ROOT$VENV/bin/pip" install --quiet --upgrade pip
-        "$ROOT$VENV/bin/pip" install --quiet -e "$ROOT$spec"
+        # setuptools tells every editable install "Please be careful with folders in your
+        # working directory..." as a warning that pip passes on, --quiet or not: noise in
+        # the maker's summary (seen in check-install.sh's runs), never a fault.
+        PYTHONWARNINGS="${PYTHONWARNINGS:+$PYTHONWARNINGS,}ignore:Editable installation" \
+            "$ROOT$VENV/bin/pip" install --quiet -e "$ROOT$spec"
         echo "$stamp" >"$ROOT$VENV/.crownhead-installed"
         echo "$EXTRAS_NOW" >"$ROOT$VENV/.crownhead-extras"
         changed "pip install -e '$spec'"

@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, Protocol
 
 from crownhead.rules import movegen
-from crownhead.rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game
+from crownhead.rules.game import BLACK_WINS, DRAW, UNFINISHED, WHITE_WINS, Game, Result
 from crownhead.rules.move import Move
 from crownhead.rules.position import Color, FenError, Position
 from crownhead.rules.quoting import excerpt
@@ -963,8 +963,28 @@ def line_text(position: Position, moves: Sequence[Move], rules: Rules) -> tuple[
     return tuple(out)
 
 
+class Recorded(Protocol):
+    """What :func:`write_game` reads of a game: a :class:`~crownhead.rules.game.Game`, or a
+    value holding its record (a board's snapshot's sheet, written with no game at hand)."""
+
+    @property
+    def start(self) -> Position: ...
+
+    @property
+    def moves(self) -> Sequence[Move]: ...
+
+    @property
+    def rules(self) -> Rules: ...
+
+    @property
+    def condoned(self) -> Set[int]: ...
+
+    @property
+    def result(self) -> Result | None: ...
+
+
 def write_game(
-    game: Game,
+    game: Recorded,
     tags: Mapping[str, str] | None = None,
     comments: Mapping[int, str | Sequence[str]] | None = None,
     result: str | None = None,
@@ -1206,6 +1226,7 @@ __all__ = [
     "PdnGame",
     "PdnNote",
     "PdnExporter",
+    "Recorded",
     "RESULTS",
     "candidates",
     "decode",

@@ -49,6 +49,7 @@ raspi-config) key=${2#get_}; key=${key#do_}
 python3) if [ "$1 $2" = "-m venv" ]; then mkdir -p "$3/bin"
         for t in python pip crownhead; do ln -s "$0" "$3/bin/$t"; done; fi ;;
 python) [ "$1" = -c ] && echo "${FAKE_NATIVE:-native search core (C), built at install}" ;;
+pip) echo "${PYTHONWARNINGS:-}" >>"$F/pip-warnings" ;;
 esac
 exit 0
 """
@@ -187,6 +188,46 @@ def test_off_a_pi_the_pi_steps_are_skipped_with_a_word(tmp_path: Path) -> None:
     # The groups a Pi has are made, so the unit's SupplementaryGroups exist.
     for group in ("gpio", "spi", "i2c", "dialout", "audio"):
         assert "crownhead" in _members(root, group), group
+
+
+@pytest.mark.parametrize(("model", "extra"), [("pi3", "pi4"), ("pi4", "pi4"), ("pi5", "pi5")])
+def test_a_model_given_on_the_command_line_is_installed(tmp_path: Path, model: str, extra: str) -> None:
+    """``--model pi4`` stopped at once with exit 1 and not a word: detect_model ended on
+    ``[ "$MODEL" = none ] && ...``, false for any model but none, and set -e took that
+    status for a failure (found by ``check-install.sh --arch arm64``, its step 7)."""
+    root = _tree(tmp_path, None)
+    out, calls = _run(root, "--model", model)
+    assert f"Crownhead install: {model} (model)" in out
+    assert f"pip install --quiet -e {root}/opt/crownhead[{extra}]" in calls
+
+
+def test_model_none_is_not_a_pi(tmp_path: Path) -> None:
+    root = _tree(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    out, calls = _run(root, "--model", "none")
+    assert "not a Raspberry Pi" in out and not any(c.startswith("raspi-config") for c in calls)
+
+
+def test_an_unknown_model_is_one_clear_error(tmp_path: Path) -> None:
+    root = _tree(tmp_path, None)
+    done = subprocess.run(
+        ["bash", str(root / "opt" / "crownhead" / "deploy" / "install.sh"), "--root", str(root), "--model", "pi6"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "--model pi6: not one of pi3, pi4, pi5, none" in done.stderr
+    assert not (root / "opt" / "crownhead" / ".venv").exists()
+
+
+def test_the_editable_install_keeps_setuptools_note_out_of_the_summary(tmp_path: Path) -> None:
+    """setuptools warns "Editable installation ... Please be careful with folders in your
+    working directory" on every ``pip install -e`` (pip 26 passes it on through --quiet):
+    a dozen lines of stars in the maker's summary, seen in check-install.sh's arm64 runs.
+    The install's pip runs with that one note filtered."""
+    root = _tree(tmp_path, "Raspberry Pi 4 Model B Rev 1.4")
+    _run(root)
+    calls = (root / "fake" / "pip-warnings").read_text().splitlines()
+    assert calls[-1] == "ignore:Editable installation", calls  # the -e install, after pip's upgrade
 
 
 def test_an_existing_config_is_kept(tmp_path: Path) -> None:
@@ -329,3 +370,30 @@ def test_extras_asked_for_once_are_kept_by_a_later_run(tmp_path: Path) -> None:
     assert "Nothing changed" in again and _changes(calls) == []
     _, calls = _run(root, "--extras", "mcu")
     assert f"pip install --quiet -e {root}/opt/crownhead[pi4,hall,mcu,web]" in calls
+
+
+CHECK = REPO / "deploy" / "check-install.sh"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--arch", "sparc64"], "--arch sparc64: not one of amd64, arm64, armhf"),
+        (["--arch=mips"], "--arch mips: not one of amd64, arm64, armhf"),
+        (["--arch"], "--arch needs an architecture, e.g. --arch arm64"),
+    ],
+)
+def test_the_check_takes_an_architecture_and_refuses_others_before_doing_anything(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """``check-install.sh --arch arm64`` proves the install on a 64-bit Pi OS's Debian
+    under qemu; an architecture it cannot build is one clear error, given before root,
+    debootstrap or the network are asked for (exit 2; nothing written under build/)."""
+    done = subprocess.run(["bash", str(CHECK), *args], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert done.stdout == ""
+
+
+def test_the_checks_help_names_the_arm64_run() -> None:
+    done = subprocess.run(["bash", str(CHECK), "--help"], capture_output=True, text=True, check=True)
+    assert "--arch arm64" in done.stdout and "qemu" in done.stdout

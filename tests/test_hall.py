@@ -636,23 +636,23 @@ def test_the_embedded_broker_is_configured_without_deprecated_keys() -> None:
 
 
 def test_a_referee_boards_state_carries_event_round_and_game_and_counts_once(tmp_path: Path) -> None:
-    from crownhead.firmware.hall.board import app_state
+    from crownhead.firmware.hall.board import board_state
     from crownhead.firmware.simulator.hands import Hands
     from helpers.rig import referee_rig
 
     board = referee_rig(tmp_path, RefereeSettings(black="Ann", white="Bob", event="Club night", round="3"))
     try:
-        begun = app_state(board.app)
+        begun = board_state(board.app.snapshot)
         assert begun["ply"] == 0 and begun["start"] == begun["fen"] and begun["condoned"] == []
         board.script("lift 11\nwait 100\nplace 15\nwait 1000\n")
-        state = app_state(board.app)
+        state = board_state(board.app.snapshot)
         assert (state["event"], state["round"], state["black"], state["white"]) == ("Club night", "3", "Ann", "Bob")
         assert isinstance(state["game_id"], str) and state["game_id"] == begun["game_id"]
         assert '[Event "Club night"]' in state["pdn"] and '[Round "3"]' in state["pdn"]
         for _ in range(2):  # resign, and confirm
             Hands(board.app).act_text("resign")
             board.app.run_for(100)
-        over = app_state(board.app)
+        over = board_state(board.app.snapshot)
         assert over["result"] == "1-0" and over["game_id"] == state["game_id"]  # White, to move, resigned
         # The hall sees the game begin in round 3, paired so, and its result follow from the moves.
         h = Hall("club", pairings=read_pairings("round,board,black,white\n3,t1,Ann,Bob\n"))

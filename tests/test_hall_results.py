@@ -68,7 +68,7 @@ def hall(broker: Broker, tmp_path: Path) -> Iterator[Following]:
 
 class SimBoard:
     """A board as the main loop drives its publisher: each event, then a poll that
-    refreshes the retained state (``app_state``'s keys, the game played by the rules core)."""
+    refreshes the retained state (``board_state``'s keys, the game played by the rules core)."""
 
     def __init__(self, publisher: BoardPublisher) -> None:
         self.publisher = publisher
@@ -290,7 +290,7 @@ def test_a_result_survives_the_boards_power_cut_while_the_broker_is_away(
 
 
 def test_a_boards_game_over_keeps_the_finished_game_with_its_result(tmp_path: Path) -> None:
-    from crownhead.firmware.hall.board import app_state
+    from crownhead.firmware.hall.board import board_state
     from crownhead.firmware.referee.settings import RefereeSettings
     from crownhead.firmware.simulator.hands import Hands
     from helpers.rig import referee_rig
@@ -299,7 +299,6 @@ def test_a_boards_game_over_keeps_the_finished_game_with_its_result(tmp_path: Pa
     results = tmp_path / "results.json"
     publisher = BoardPublisher(
         HallSettings("mqtt://127.0.0.1:1", "club", "table-1"),
-        lambda: app_state(board.app),
         connect=False,
         results=results,
     )
@@ -311,6 +310,6 @@ def test_a_boards_game_over_keeps_the_finished_game_with_its_result(tmp_path: Pa
             board.app.run_for(100)
         (kept,) = ResultRecord(results).unacknowledged()  # on disk, as the game ended
         assert (kept.seq, kept.state["result"], kept.state["moves"]) == (1, "1-0", ["11-15"])
-        assert kept.state["game_id"] == app_state(board.app)["game_id"]
+        assert kept.state["game_id"] == board_state(board.app.snapshot)["game_id"]
     finally:
         board.app.close()

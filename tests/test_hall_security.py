@@ -217,14 +217,13 @@ def test_a_message_larger_than_a_board_ever_sends_is_refused(broker: Broker, hal
 def test_a_board_run_with_commands_obeys_the_arbiter_only(
     broker: Broker, hall: tuple[Hall, HallListener], tmp_path: Path
 ) -> None:
-    from crownhead.firmware.hall.board import app_state
     from crownhead.firmware.hall.commands import attach_commands
     from crownhead.firmware.link.settings import LinkConfig
 
     h, _ = hall
     rig = Rig(tmp_path / "state")
     settings = HallSettings(broker.url("table-1"), "club", "table-1", commands=True)
-    publisher = BoardPublisher(settings, lambda: app_state(rig.app), connect=False)
+    publisher = BoardPublisher(settings, connect=False)
     publisher.attach(rig.app, events=False)
     attach_commands(publisher, rig.app, LinkConfig())
     publisher.start()

@@ -207,3 +207,73 @@ def test_the_shift_chips_show_their_pin_numbers_and_the_squares_above() -> None:
         assert words.count(str(pin)) >= 4, pin  # once on each chip
     for square in (17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32):
         assert str(square) not in words, square  # no pin of a 74HC165 is numbered above 16
+
+
+# -- the separate LED supply: its jack and its diode drawn as symbols -----------------------------
+
+Point = tuple[float, float]
+
+
+def _on(p: Point, a: Point, b: Point) -> bool:
+    """Whether ``p`` lies on the straight wire from ``a`` to ``b``."""
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    cross = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+    inside = min(ax, bx) - 1e-6 <= px <= max(ax, bx) + 1e-6 and min(ay, by) - 1e-6 <= py <= max(ay, by) + 1e-6
+    return abs(cross) < 1e-6 and inside
+
+
+def _nets(drawing: object) -> object:
+    """The drawing's wires joined into nets: returns net(point), the number of the net a
+    point lies on, or None where no wire passes."""
+    import schemdraw.elements as elm
+
+    wires: list[tuple[Point, Point]] = [
+        (tuple(e.absanchors["start"]), tuple(e.absanchors["end"]))  # type: ignore[misc]
+        for e in drawing.elements  # type: ignore[attr-defined]
+        if type(e) is elm.Line
+    ]
+    parent = list(range(len(wires)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i, (a, b) in enumerate(wires):
+        for j, (c, e) in enumerate(wires[:i]):
+            if any(_on(p, c, e) for p in (a, b)) or any(_on(p, a, b) for p in (c, e)):
+                parent[root(i)] = root(j)
+
+    def net(p: object) -> int | None:
+        x, y = p  # type: ignore[misc]
+        found = {root(i) for i, (a, b) in enumerate(wires) if _on((float(x), float(y)), a, b)}
+        assert len(found) <= 1, (p, found)
+        return found.pop() if found else None
+
+    return net
+
+
+@pytest.mark.parametrize("option", OPTIONS)
+def test_the_led_supplys_jack_and_diode_are_drawn_as_symbols(option: str) -> None:
+    """The fourth pass's leftover: the separate LED supply's keyed DC jack and its 1N5822
+    were words in a note. Now each is a symbol, wired as build.md says: the jack's centre
+    pin (tip) through the fuse F2 to +5 V, the diode after the fuse from ground (its
+    anode: schemdraw draws it from start to end, the band at the end) to the fused +5 V,
+    and the jack's sleeve on that ground."""
+    import schemdraw.elements as elm
+
+    drawing = schematic._compose(option, pin_plan(option))
+    elements = drawing.elements
+    jacks = [e for e in elements if isinstance(e, elm.AudioJack)]
+    diodes = [e for e in elements if isinstance(e, elm.Schottky)]
+    assert len(jacks) == 1 and len(diodes) == 1, (option, jacks, diodes)
+    tip, sleeve = (tuple(jacks[0].absanchors[k]) for k in ("tip", "sleeve"))
+    fuse = next(e for e in elements if isinstance(e, elm.Fuse) and tuple(e.absanchors["start"]) == tip)
+    anode, band = diodes[0].absanchors["start"], diodes[0].absanchors["end"]
+    net = _nets(drawing)
+    assert net(band) is not None and net(band) == net(fuse.absanchors["end"])
+    assert net(band) != net(tip), "the diode must sit after the fuse, not across the jack"
+    assert net(anode) is not None and net(anode) == net(sleeve)
+    assert any(net(e.absanchors["start"]) == net(anode) for e in elements if isinstance(e, elm.Ground))
+    labels = {label.label for e in (jacks[0], diodes[0], fuse) for label in e._userlabels}
+    assert "D1 1N5822" in labels and "F2" in labels, labels

@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 from crownhead.firmware.events import Event, MatchScore, Notice
 from crownhead.firmware.app.players import Human, Player
 from crownhead.firmware.app.settings import MatchConfig
+from crownhead.firmware.app.snapshot import match_link_state
 from crownhead.firmware.referee.arbiter import Referee
 from crownhead.firmware.tracking.judge import Bench
 from crownhead.firmware.storage.matches import MATCH_TAG, MatchStore, match_tags, new_match
@@ -327,27 +328,10 @@ class MatchPlay:
         return self.match.status() if self.match is not None else None
 
     def link_state(self) -> dict[str, Any] | None:
-        """The match as the host link's state gives it: each name once (``players``),
-        the others as an index into it, so that the state fits one line."""
+        """The match as the host link's state gives it (:func:`match_link_state`), read
+        again if someone changed its file."""
         self.refresh()
-        match = self.match
-        if match is None:
-            return None
-        players = [match.first, match.second]
-        a, b = match.standings
-        black = match.colours()[0]
-        winner = match.winner
-        return {
-            "id": match.id,
-            "players": players,
-            "games": match.games,
-            "played": len(match.counted),
-            "marks": [match.marks(a), match.marks(b)],
-            "count_draws": match.count_draws,
-            "over": match.over,
-            "winner": players.index(winner) if winner is not None else None,
-            "next": None if match.over else {"number": match.number, "black": players.index(black)},
-        }
+        return match_link_state(self.match)
 
     def line(self) -> str:
         """One line for a screen: ``Match, game 2 of 4: Ana 1, Ben 0`` (the names are the

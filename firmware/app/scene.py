@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
-from crownhead.firmware.app.snapshot import Condition, Offer, Seat, Setup, Shown, Snapshot, standing
+from crownhead.firmware.app.snapshot import Condition, Offer, Seat, Setup, Sheet, Shown, Snapshot, standing
 from crownhead.firmware.app.table import Table
 from crownhead.firmware.events import ClockState
 from crownhead.firmware.tracking.picture import picture
@@ -86,6 +86,47 @@ class Scene:
             # A man crowned on the simulated board changes no switch.
             sim.pieces.get(crowned) if crowned is not None and sim is not None else None,
             table.away,
+            self._heading(),
+        )
+
+    def _heading(self) -> tuple[str, str, str | None, str | None, str | None]:
+        """The names the game is played under (the referee's in referee mode, else the
+        players'), its event and round as the referee tags it (None: none given) and its id
+        on this board (the hall tells one game from the next by it): the heading of its
+        :class:`Sheet`. Read every step (each is cheap): a tag or a record comes by a command."""
+        table = self.table
+        referee = table.referee
+        if referee is not None:
+            black, white = referee.names
+        else:
+            black, white = table.players[BLACK].name, table.players[WHITE].name
+        event = round_ = None
+        state = referee.state if referee is not None else None
+        if state is not None:
+            record = state.record
+            event = record.event if record.event not in ("", "?") else None
+            if record.round not in ("", "?"):
+                # The referee tags the games of a session ROUND.K: the round is ROUND.
+                round_ = record.round.rpartition(".")[0] or record.round
+        stored = table.record
+        game_id = (stored.id if stored is not None else None) or (state.name if state is not None else None)
+        return black, white, event, round_, str(game_id) if game_id else None
+
+    def _sheet(self, game: Game) -> Sheet:
+        """``game`` as its score sheet has it (see :class:`Sheet`)."""
+        black, white, event, round_, game_id = self._heading()
+        return Sheet(
+            game.start,
+            tuple(game.moves),
+            tuple(game.positions),
+            game.condoned,
+            game.rules,
+            game.result,
+            black,
+            white,
+            event,
+            round_,
+            game_id,
         )
 
     def shown_seats(self) -> tuple[tuple[str, str], tuple[int, int]]:
@@ -152,6 +193,7 @@ class Scene:
             undone=self.undone,
             analysis=table.analyst.latest() if table.analysing else None,
             away=table.away,
+            sheet=self._sheet(game),
         )
         return snapshot.then(self.last)
 
@@ -291,4 +333,5 @@ class Scene:
             tokens=MappingProxyType(dict(hands.pieces)) if hands is not None else None,
             hand=tuple(hands.hand) if hands is not None else (),
             brightness=round(policy.settings.brightness * 100),
+            match_state=table.matches.match,  # as line() just read it
         )

@@ -32,12 +32,25 @@ from typing import TYPE_CHECKING, Any
 from crownhead.firmware.events import ClockState
 from crownhead.rules import Color, Move, Piece, Position, Rules
 from crownhead.rules.game import Result
+from crownhead.rules.match import Match
 from crownhead.squares import iter_squares
 
 if TYPE_CHECKING:  # the analysis brings the engine: a snapshot only holds its result
     from crownhead.firmware.app.analysis import Analysis
 
-__all__ = ["Away", "Condition", "Offer", "Seat", "Setup", "Shown", "Snapshot", "standing", "shown_tokens"]
+__all__ = [
+    "Away",
+    "Condition",
+    "Offer",
+    "Seat",
+    "Setup",
+    "Sheet",
+    "Shown",
+    "Snapshot",
+    "match_link_state",
+    "standing",
+    "shown_tokens",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +110,48 @@ class Away:
 
 
 @dataclass(frozen=True, slots=True)
+class Sheet:
+    """The game on the board as its score sheet has it, as values: what a record of it
+    (the hall's retained state, its PDN) is written from without the game itself.
+
+    ``start`` and ``moves`` from the game's start, ``positions`` the position before each
+    move and after the last (a huff changes one: they are not replayed), ``condoned`` the
+    plies of the illegal moves that stood, ``result`` the game's (declared, or no moves
+    left), ``black``/``white`` the names it is played under (the referee's in referee
+    mode), ``event``/``round`` as the referee tags it (None: none given; the round of
+    ``ROUND.K``) and ``game_id`` the game's id on this board. Unlike :attr:`Snapshot.moves`
+    it is the game's all through a new game's set-up (the game put away, until the new
+    one begins). It reads as the game does for :func:`~crownhead.rules.pdn.write_game`.
+
+    >>> from crownhead.rules import Position, WCDF
+    >>> start = Position.start()
+    >>> sheet = Sheet(start, (Move((11, 15)),), (start, start.play(Move((11, 15)), WCDF)), frozenset(), WCDF, None)
+    >>> sheet.ply, sheet.position.turn.name
+    (1, 'WHITE')
+    """
+
+    start: Position
+    moves: tuple[Move, ...]
+    positions: tuple[Position, ...]
+    condoned: frozenset[int]
+    rules: Rules
+    result: Result | None
+    black: str = "Black"
+    white: str = "White"
+    event: str | None = None
+    round: str | None = None
+    game_id: str | None = None
+
+    @property
+    def position(self) -> Position:
+        return self.positions[-1]
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+
+@dataclass(frozen=True, slots=True)
 class Shown:
     """What the board shows besides the game, as the step left it: everything an output
     (a screen, a page, the display) draws that is not the game itself, so that it needs
@@ -110,6 +165,7 @@ class Shown:
     the number of the game's first move and ``white_began`` whether White made it;
     ``verdict`` a problem's verdict ("" for none); ``tokens`` and ``hand`` the simulated
     board's pieces and hand (None and () on a real board); ``brightness`` in percent.
+    ``match_state`` is the match being played (a value: ``rules.match.Match``), or None.
     ``frame`` and ``brightness`` alone changing make no new revision (see :meth:`Snapshot.same_as`)."""
 
     frame: Mapping[Any, tuple[int, int, int]] = field(default_factory=dict)
@@ -134,6 +190,7 @@ class Shown:
     tokens: Mapping[int, str] | None = None
     hand: tuple[str, ...] = ()
     brightness: int = 100
+    match_state: Match | None = None
 
 
 @dataclass(frozen=True)
@@ -180,6 +237,9 @@ class Snapshot:
     lit: Mapping[int, str] = field(default_factory=dict)
     #: What the board shows besides the game (see :class:`Shown`).
     shown: Shown = field(default_factory=Shown)
+    #: The game as its score sheet has it (see :class:`Sheet`), or None (a snapshot
+    #: made by hand without one).
+    sheet: Sheet | None = None
     revision: int = 0
 
     @property
@@ -239,6 +299,7 @@ def _key(snapshot: Snapshot) -> tuple[Any, ...]:
         snapshot.analysis,
         snapshot.away,
         dict(snapshot.lit),
+        snapshot.sheet,
         # The LEDs' colours and brightness are how, not what, the board shows: a blink
         # or a new brightness alone is no new snapshot (the step hands it over all the
         # same: firmware.app.outputs.SteppedOutput).
@@ -260,6 +321,32 @@ def standing(target: Position, board: int) -> tuple[Mapping[int, Piece], frozens
         else:
             pieces[square] = piece
     return MappingProxyType(pieces), frozenset(strays)
+
+
+def match_link_state(match: Match | None) -> dict[str, Any] | None:
+    """The match as the host link's and the hall's state give it: each name once
+    (``players``), the others as an index into it, so that the state fits one line.
+
+    >>> match_link_state(Match.new("Ana", "Ben", games=2))["next"]
+    {'number': 1, 'black': 0}
+    """
+    if match is None:
+        return None
+    players = [match.first, match.second]
+    a, b = match.standings
+    black = match.colours()[0]
+    winner = match.winner
+    return {
+        "id": match.id,
+        "players": players,
+        "games": match.games,
+        "played": len(match.counted),
+        "marks": [match.marks(a), match.marks(b)],
+        "count_draws": match.count_draws,
+        "over": match.over,
+        "winner": players.index(winner) if winner is not None else None,
+        "next": None if match.over else {"number": match.number, "black": players.index(black)},
+    }
 
 
 def shown_tokens(snapshot: Snapshot, tokens: Mapping[int, str] | None = None) -> dict[int, str]:

@@ -40,7 +40,7 @@ from crownhead.firmware.voice.settings import VoiceConfig
 from crownhead.firmware.voice.speaker import open_speaker
 from crownhead.firmware.cli._hall import add_hall_arguments, hall_from_args
 from crownhead.firmware.cli._voice import add_speech_arguments, voice_config, voice_settings
-from crownhead.firmware.hall.board import BoardPublisher, app_state
+from crownhead.firmware.hall.board import BoardPublisher
 from crownhead.firmware.hall.results import results_file
 from crownhead.firmware.hall.commands import attach_commands
 from crownhead.firmware.display.panel import attach_board_parts
@@ -758,7 +758,8 @@ def _attach_hall(plan: _Plan, board: _Board) -> None:
     try:
         # Its finished games wait on disk for the hall's acknowledgement (docs/hall.md).
         results = results_file(plan.state_dir, settings.hall, settings.board)
-        publisher = BoardPublisher(settings, lambda: app_state(app), connect=False, results=results)
+        # Its retained state is the board's snapshots' (handed over once attached).
+        publisher = BoardPublisher(settings, connect=False, results=results)
     except ModuleNotFoundError as exc:
         board.abandon()
         raise _Refused(missing_extra(exc) or str(exc)) from exc

@@ -1,8 +1,8 @@
 """A tournament hall: boards report to an MQTT broker, a hall page follows them all.
 
 :mod:`~crownhead.firmware.hall.topics` holds the topic names and the broker URL;
-:mod:`~crownhead.firmware.hall.board` is the board's side, an event sink that publishes every event
-and the board's retained state through a background client (a slow or absent broker never
+:mod:`~crownhead.firmware.hall.board` is the board's side, an output that publishes every event
+and the board's retained state (drawn from each step's snapshot) through a background client (a slow or absent broker never
 stalls the main loop); :mod:`~crownhead.firmware.hall.hall` is the hall's side, which subscribes to
 every board of a hall and serves the live hall page, ``/api/boards`` and the downloads;
 :mod:`~crownhead.firmware.hall.standings` keeps every finished game the hall has seen, across

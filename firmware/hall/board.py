@@ -1,7 +1,9 @@
 """The board's side of a hall: every event and the retained state, published over MQTT.
 
-:class:`BoardPublisher` joins the application as an event sink (and a source, to refresh
-its state once per loop step). Nothing it does blocks the main loop: events go into a
+:class:`BoardPublisher` joins the board as one of its outputs: it hears every event and
+is handed each step's snapshot, whose state (:func:`board_state`, a pure function of the
+snapshot) is the retained one; of the board it asks nothing but through its port.
+Nothing it does blocks the main loop: events go into a
 bounded queue that a background thread drains through the MQTT client, in order, each
 one acknowledged (QoS 1) before the next; while the broker is away the queue keeps them
 and they are sent when it is back. When the queue is full the oldest events that are no
@@ -25,8 +27,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from crownhead.firmware.app.snapshot import Sheet, Snapshot, match_link_state
+from crownhead.firmware.app.view import board_view
 from crownhead.firmware.events import Event, GameOver, MoveMade, TakenBack, event_line
 from crownhead.firmware.files import parse_json
 from crownhead.firmware.hall.results import ResultRecord
@@ -36,7 +41,9 @@ from crownhead.firmware.hall.topics import topic
 if TYPE_CHECKING:
     import paho.mqtt.client as mqtt
 
-__all__ = ["BoardPublisher"]
+    from crownhead.firmware.app.outputs import BoardPort
+
+__all__ = ["BoardPublisher", "board_state", "replay_state"]
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +60,8 @@ _MAX_ACK = 512
 
 
 class StateSource(Protocol):
-    """What the publisher asks the board for: its state as the link's ``state`` JSON."""
+    """What the publisher asks for a state it is given by other means than the board's
+    snapshots (a replay's end): the state as the link's ``state`` JSON."""
 
     def __call__(self) -> Mapping[str, Any]: ...
 
@@ -61,8 +69,10 @@ class StateSource(Protocol):
 class BoardPublisher:
     """Publish a board's events and state to ``crownhead/<hall>/<board>/...``.
 
-    ``state`` returns the board's state (called on the main loop's thread, only after
-    something happened, and at a game's end). ``results``: the file of the board's
+    The retained state is the board's last snapshot's (:func:`board_state`), handed over
+    by the board's step once the publisher is attached (:meth:`attach`, :meth:`show`); or,
+    with ``state``, what that returns (a replay's: called on the main loop's thread,
+    after events and at a game's end). ``results``: the file of the board's
     :class:`~crownhead.firmware.hall.results.ResultRecord` (None: kept in memory only).
     :meth:`close` publishes ``offline`` and stops the thread; an unclean end leaves the
     last will, ``offline`` too. ``clock``: seconds, for resending what the hall has not
@@ -72,7 +82,7 @@ class BoardPublisher:
     def __init__(
         self,
         settings: HallSettings,
-        state: StateSource,
+        state: StateSource | None = None,
         *,
         connect: bool = True,
         results: str | os.PathLike[str] | None = None,
@@ -92,7 +102,14 @@ class BoardPublisher:
                 settings.board,
                 url.username,
             )
-        self._state_source = state
+        self._state_source: StateSource = state if state is not None else self._shown_state
+        #: The last snapshot handed over (None: none yet, or a ``state`` given).
+        self._snapshot: Snapshot | None = None
+        #: The last state put into the retained slot (a snapshot that changes nothing the
+        #: state says, a lifted piece, sends nothing).
+        self._last_state: bytes | None = None
+        #: Put the state into the slot even if unchanged (the broker lost it).
+        self._again = False
         self._topic = {k: topic(settings.hall, settings.board, k) for k in ("event", "state", "status", "result")}
         self._ack_topic = topic(settings.hall, settings.board, "ack")
         self.results = ResultRecord(results)
@@ -145,11 +162,22 @@ class BoardPublisher:
 
     # -- the application's side -----------------------------------------------------------
 
-    def attach(self, app: Any, *, events: bool = True) -> None:
-        """Join ``app`` (an :class:`~crownhead.firmware.app.application.App`) as one of its
-        outputs: polled every step (the state) and, with ``events``, hearing every event
-        (without: a hall link sends the events, see :mod:`crownhead.firmware.hall.commands`)."""
-        app.add_output(_Reporting(self, events))
+    def attach(self, port: BoardPort, *, events: bool = True) -> None:
+        """Join the board (its port: an :class:`~crownhead.firmware.app.application.App`) as
+        one of its outputs: handed each snapshot (the state), polled every step and, with
+        ``events``, hearing every event (without: a hall link sends the events, see
+        :mod:`crownhead.firmware.hall.commands`)."""
+        port.add_output(_Reporting(self, events))
+
+    def show(self, snapshot: Snapshot) -> None:
+        """The board's step left ``snapshot`` (before its events go out): the retained
+        state is its state from now on, refreshed at once (in the step the LEDs change)."""
+        self._snapshot = snapshot
+        self._refresh()
+
+    def _shown_state(self) -> Mapping[str, Any]:
+        """The state of the last snapshot handed over (empty before the first)."""
+        return board_state(self._snapshot) if self._snapshot is not None else {}
 
     def sink(self, event: Event) -> None:
         """Queue one event, exactly as the link prints it; never blocks (a game's end
@@ -202,19 +230,30 @@ class BoardPublisher:
             self._lock.notify()
 
     def poll(self, now: int) -> list[Event]:
-        """Refresh the retained state after events (one loop step later, on the main thread)."""
+        """Refresh the retained state after events (on the main thread, the step after;
+        the board's snapshots refresh it in their own step: :meth:`show`)."""
         if self._dirty:
-            self._dirty = False
-            try:
-                state = dict(self._state_source())
-            except Exception:  # the board must go on whatever the state costs
-                log.exception("mqtt: the board's state could not be read")
-                return []
-            payload = _cut(state, None, "the board's state", self._cut_logged)
-            with self._lock:
-                self._state = payload
-                self._lock.notify()
+            self._refresh()
         return []
+
+    def _refresh(self) -> None:
+        """Put the state, if it changed, into the retained slot (on the main thread)."""
+        self._dirty = False
+        try:
+            state = dict(self._state_source())
+        except Exception:  # the board must go on whatever the state costs
+            log.exception("mqtt: the board's state could not be read")
+            return
+        if not state:
+            return  # no snapshot yet: nothing to tell
+        payload = _cut(state, None, "the board's state", self._cut_logged)
+        with self._lock:
+            if payload == self._last_state and not self._again:
+                return
+            self._again = False
+            self._last_state = payload
+            self._state = payload
+            self._lock.notify()
 
     def _drop_one(self) -> None:
         for i, (kind, _, _) in enumerate(self._events):
@@ -225,6 +264,12 @@ class BoardPublisher:
         if len(self._events) > 2 * self.settings.max_queue:
             self._events.popleft()  # moves beyond twice the bound: the state still tells the game
             self.dropped += 1
+
+    @property
+    def retained(self) -> bytes | None:
+        """The state last put for the retained ``state`` topic (sent or waiting), as sent."""
+        with self._lock:
+            return self._last_state
 
     @property
     def pending(self) -> int:
@@ -256,6 +301,7 @@ class BoardPublisher:
             self._queue_results()
             if self._state is None:
                 self._dirty = True  # a broker that restarted lost the retained state: send it again
+                self._again = True
             self._lock.notify()
         log.info("mqtt: connected to %s", self.url)
 
@@ -376,11 +422,13 @@ def _cut(message: dict[str, Any], inner: str | None, what: str, logged: set[str]
 
 
 class _Reporting:
-    """A board's reporter as one of its outputs (``firmware.app.outputs.Output``): it polls
-    (the retained state after events) and, with ``events``, hears every event. Closing
-    the board leaves the reporter to whoever opened it."""
+    """A board's reporter as one of its outputs (``firmware.app.outputs.Output``): it hears
+    every event (with ``events``), takes each snapshot it is handed (the retained state is
+    the snapshot's, :func:`board_state`, so it changes in the step the LEDs do) and polls
+    (a state the broker lost goes again). Closing the board leaves the reporter to whoever
+    opened it."""
 
-    def __init__(self, reporter: Any, events: bool) -> None:
+    def __init__(self, reporter: BoardPublisher, events: bool) -> None:
         self.reporter = reporter
         self.hears = events
 
@@ -389,8 +437,8 @@ class _Reporting:
             for event in events:
                 self.reporter.sink(event)
 
-    def snapshot(self, snapshot: Any) -> None:
-        pass  # the state is the board's (app_state), read when events made it old
+    def snapshot(self, snapshot: Snapshot) -> None:
+        self.reporter.show(snapshot)
 
     def poll(self, now: int) -> list[Event]:
         return self.reporter.poll(now)
@@ -402,61 +450,68 @@ class _Reporting:
         pass
 
 
-def app_state(app: Any) -> dict[str, Any]:
-    """The retained state of a board run by ``app``: position, names, clocks, match, PDN so far."""
+def board_state(snapshot: Snapshot) -> dict[str, Any]:
+    """The retained state of a board whose step left ``snapshot``: position, names,
+    clocks, match, PDN so far (a pure function of the snapshot: the game is its
+    :class:`~crownhead.firmware.app.snapshot.Sheet`; a snapshot without one, made by
+    hand, is the position with no moves under its seats' names)."""
     from crownhead.rules import BLACK, WHITE
-    from crownhead.rules.pdn import write_game
 
-    game = app.game
-    referee = getattr(app, "referee", None)
-    clocks: dict[str, int] | None = None
-    if referee is not None:
-        black, white = referee.names
-        state = app.clock_state(app.clock.now_ms())  # the game's one clock, the session's
-        if state is not None:
-            clocks = {"black": state.black_ms, "white": state.white_ms}
-    else:
-        black, white = app.players[BLACK].name, app.players[WHITE].name
-    result = game.result
-    event, round_, game_id = _tournament(app, referee)
-    tags = {"Event": event or "Crownhead hall", "Black": black, "White": white}
-    if round_ is not None:
-        tags["Round"] = round_
+    sheet = snapshot.sheet
+    if sheet is None:
+        seats = snapshot.seats
+        sheet = Sheet(
+            snapshot.position,
+            (),
+            (snapshot.position,),
+            frozenset(),
+            snapshot.rules,
+            snapshot.result,
+            seats[BLACK].name if BLACK in seats else "Black",
+            seats[WHITE].name if WHITE in seats else "White",
+        )
+    clock = snapshot.clock
+    # Only a refereed game's clocks are reported (the tournament's; the game's one clock).
+    clocks = None
+    if snapshot.shown.referee_mode and clock is not None:
+        clocks = {"black": clock.black_ms, "white": clock.white_ms}
+    result = sheet.result
+    moves, pdn = _texts(sheet)
     return {
-        "event": event,
-        "round": round_,
-        "game_id": game_id,
-        "fen": game.position.fen(),
-        "ply": game.ply,
-        "turn": "black" if game.turn is BLACK else "white",
-        "black": black,
-        "white": white,
+        "event": sheet.event,
+        "round": sheet.round,
+        "game_id": sheet.game_id,
+        "fen": sheet.position.fen(),
+        "ply": sheet.ply,
+        "turn": "black" if sheet.position.turn is BLACK else "white",
+        "black": sheet.black,
+        "white": sheet.white,
         "result": result.score if result is not None else None,
         "reason": result.reason if result is not None else None,
         "clocks": clocks,
-        "match": app.matches.link_state() if getattr(app, "matches", None) is not None else None,
-        "status": app.view().status,
-        "moves": _move_texts(game),
-        "start": game.start.fen(),
-        "condoned": sorted(game.condoned),
-        "pdn": write_game(game, tags, result=result.score if result is not None else "*"),
+        "match": match_link_state(snapshot.shown.match_state),
+        "status": board_view(snapshot).status,
+        "moves": list(moves),
+        "start": sheet.start.fen(),
+        "condoned": sorted(sheet.condoned),
+        "pdn": pdn,
     }
 
 
-def _tournament(app: Any, referee: Any) -> tuple[str | None, str | None, str | None]:
-    """The event and round of the game in progress, as the referee tags it (None: none
-    given), and the game's id on this board (the hall tells one game from the next by it)."""
-    event = round_ = None
-    state = getattr(referee, "state", None) if referee is not None else None
-    if state is not None:
-        record = state.record
-        event = record.event if record.event not in ("", "?") else None
-        if record.round not in ("", "?"):
-            # The referee tags the games of a session ROUND.K: the round is ROUND.
-            round_ = record.round.rpartition(".")[0] or record.round
-    stored = getattr(app, "record", None)
-    game_id = getattr(stored, "id", None) or (getattr(state, "name", None) if state is not None else None)
-    return event, round_, str(game_id) if game_id else None
+@lru_cache(maxsize=4)
+def _texts(sheet: Sheet) -> tuple[tuple[str, ...], str]:
+    """The moves of ``sheet`` as the ``move`` events name them and its PDN (kept for the
+    last few sheets: most snapshots of a step that changed something keep the game's)."""
+    from crownhead.rules.pdn import move_text, write_game
+
+    tags = {"Event": sheet.event or "Crownhead hall", "Black": sheet.black, "White": sheet.white}
+    if sheet.round is not None:
+        tags["Round"] = sheet.round
+    result = sheet.result
+    moves = tuple(
+        move_text(before, move, sheet.rules, numbers=True) for before, move in zip(sheet.positions, sheet.moves)
+    )
+    return moves, write_game(sheet, tags, result=result.score if result is not None else "*")
 
 
 def replay_state(

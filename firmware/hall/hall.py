@@ -529,9 +529,9 @@ class HallServer:
         from starlette.applications import Starlette
         from starlette.middleware import Middleware
 
-        app = Starlette(routes=_routes(), middleware=[Middleware(_Headers)])
-        app.state.server = self
-        return app
+        site = Starlette(routes=_routes(), middleware=[Middleware(_Headers)])
+        site.state.server = self
+        return site
 
     def start(self) -> None:
         """Serve in a daemon thread (the address is bound already: see the constructor)."""

@@ -222,10 +222,11 @@ def _matrix(d: Any, rows: list[str], cols: list[str], x0: float, y0: float) -> N
     )
 
 
-def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
+def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> float:
     """Data pin -> 74AHCT125 gate 1 -> 330 ohm -> DIN of pixel 0; the chip's other three
     gates tied off and its 100 nF; the LEDs fed through a fuse (to every rank, by the
-    ladders the cable plans list)."""
+    ladders the cable plans list), or from a supply of their own. Returns the lowest y
+    used."""
     import schemdraw.elements as elm
 
     pico = option == "pico"
@@ -357,12 +358,52 @@ def _leds(d: Any, data_label: str, x0: float, y0: float, option: str) -> None:
     else:
         d.add(elm.Capacitor(polar=True).at((cx, rail)).down().length(1.0).label("1000 µF", loc="bottom", fontsize=9))
         d.add(elm.Ground())
-        note = (
-            "1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins; "
-            "a separate LED supply: a fuse above its worst case (hardware.md), a keyed DC jack, "
-            "and a 1N5822 after the fuse, +5 V to GND, band to +5 V (build.md)."
-        )
+        note = "1000 µF, 10 V at pixel 0. F1: 0.75 A hold (e.g. Bourns MF-R075) on the Pi's 5 V pins."
     _text(d, (x0 - 9.0, gnd - 1.6), note, size=9, wrap=300)
+    _separate_supply(d, l["DOUT"][0] + 3.0, rail, pico)
+    return gnd - 1.6
+
+
+def _separate_supply(d: Any, x: float, y: float, pico: bool) -> None:
+    """The LEDs' own 5 V supply, drawn beside the feed it replaces: the keyed DC jack
+    (centre positive), its fuse, and the 1N5822 after the fuse, band to +5 V. A supply
+    plugged in backwards drives current through the diode and trips the fuse before any
+    LED sees -5 V (build.md)."""
+    import schemdraw.elements as elm
+
+    instead = "VBUS and F1" if pico else "the Pi's 5 V and F1"
+    _text(
+        d,
+        (x, y + 1.9),
+        f"Or the LEDs' own 5 V supply (a brightness cap above 0.1), instead of {instead}:",
+        size=9,
+        wrap=48,
+    )
+    _text(d, (x + 0.2, y + 0.6), "J1 keyed DC jack, 5.5 x 2.1 mm, centre +", size=8)
+    # schemdraw's jack: the contacts face right, the tip (the barrel's centre pin) 1.0
+    # above the sleeve.
+    jack = d.add(elm.AudioJack().right().at((x + 2.6, y)).anchor("tip"))
+    j = jack.absanchors
+    d.add(elm.Fuse().at(j["tip"]).right().length(2.4).label("F2", loc="bottom", fontsize=9))
+    d.add(elm.Line().right().length(1.0))
+    node = d.here
+    gnd = y - 2.6
+    d.add(elm.Line().at(j["sleeve"]).to((j["sleeve"][0], gnd)))
+    d.add(elm.Line().to((node[0], gnd)))
+    d.add(elm.Ground().at((node[0] - 1.6, gnd)))
+    # Drawn from ground up: the band (the cathode) is at the top, on the fused +5 V.
+    d.add(elm.Schottky().at((node[0], gnd)).up().to(node).label("D1 1N5822", loc="bottom", fontsize=8))
+    d.add(elm.Dot().at(node))
+    d.add(elm.Dot().at((node[0], gnd)))
+    d.add(elm.Line().at(node).right().length(3.2).label("+5 V ladders", fontsize=9))
+    d.add(elm.Line().at((node[0], gnd)).right().length(3.2).label("GND ladders", fontsize=9))
+    note = (
+        "F2: a polyfuse held above the supply's worst case (hardware.md); D1 after it, "
+        "band to +5 V: a plug wired backwards trips F2 before any LED sees -5 V. "
+        + ("1000 µF at pixel 0 (not on VBUS); " if pico else "")
+        + "The grounds joined; never the LEDs from both supplies at once."
+    )
+    _text(d, (x, gnd - 1.6), note, size=8, wrap=56)
 
 
 def _buttons(d: Any, labels: list[str], x0: float, y0: float) -> None:
@@ -600,9 +641,13 @@ def draw(option: str) -> bytes:
 
 @functools.lru_cache(maxsize=16)
 def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
+    return bytes(_compose(option, dict(plan_items)).get_imagedata("svg"))
+
+
+def _compose(option: str, plan: dict[str, str]) -> Any:
+    """The schemdraw drawing of ``option`` (its elements placed: the tests follow its wires)."""
     import schemdraw.elements as elm
 
-    plan = dict(plan_items)
     with _drawing() as d:
         _text(d, (-9.0, 5.5), TITLES[option], size=14)
         note = {
@@ -618,9 +663,10 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
             _shift_chain(d, plan, 0.0, -6.0)
             bottom = -6.0 - 8.0
         _text(d, (-9.0, bottom + 1.2), "LEDs (one under each dark square, daisy-chained):", size=10)
-        _leds(d, _by_role(plan, "LED data")[0], 0.0, bottom - 7.0, option)
+        low = _leds(d, _by_role(plan, "LED data")[0], 0.0, bottom - 7.0, option)
         buttons = _by_role(plan, "button")
-        top = bottom - 14.5
+        # The buttons' heading below the LEDs' note, never across it.
+        top = low - 2.2
         _text(d, (-9.0, top + 1.0), "Buttons (each through 1 kΩ to ground; internal pull-up):", size=10)
         _buttons(d, buttons, 0.0, top)
         known = ("matrix", "74HC165", "LED data", "button")
@@ -637,8 +683,7 @@ def _draw(option: str, plan_items: tuple[tuple[str, str], ...]) -> bytes:
                 size=10,
             )
         d.add(elm.Gap().at((-9.5, y - 1.4)).right().length(0.1))
-        svg = d.get_imagedata("svg")
-    return bytes(svg)
+    return d
 
 
 _LABEL = re.compile(r"((?:GPIO|GP)\d+) \(pin \d+\) · [^<]*")

@@ -171,7 +171,7 @@ def game_states(
     game_id: str | None = None,
     start: str | None = None,
 ) -> list[dict[str, object]]:
-    """A board's retained states through one game, as ``app_state`` writes them: at its
+    """A board's retained states through one game, as ``board_state`` writes them: at its
     start, after each move, and (with ``result``) over."""
     from crownhead.rules import BLACK, Game, Position
 
