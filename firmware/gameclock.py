@@ -227,13 +227,20 @@ class GameClock:
         #: Held by the arbiter (:meth:`pause`): ``running`` keeps the side whose clock
         #: goes on at :meth:`unpause`, and no time passes.
         self.paused = False
+        # The time the side to move spent on its move before ``_since``: before an
+        # arbiter's pause, an outage or a power cut. A move's time used is all of its
+        # thinking time, not only what came after the last of those.
+        self._spent = 0
 
     @classmethod
-    def resume(cls, control: TimeControl, left: dict[Color, int], moves: dict[Color, int]) -> GameClock:
-        """A clock with each side's time left and moves made as saved (not running)."""
+    def resume(cls, control: TimeControl, left: dict[Color, int], moves: dict[Color, int], spent: int = 0) -> GameClock:
+        """A clock with each side's time left and moves made as saved (not running);
+        ``spent``: the time the side to move had spent on its move when it was saved
+        (charged in ``left`` already; it counts in the move's time used)."""
         clock = cls(control)
         clock._left = dict(left)
         clock._moves = dict(moves)
+        clock._spent = max(0, spent)
         return clock
 
     def saved(self) -> tuple[dict[Color, int], dict[Color, int]]:
@@ -267,6 +274,7 @@ class GameClock:
             return
         if self.running is not None:
             self._left[self.running] -= max(0, now_ms - self._since)
+            self._spent += max(0, now_ms - self._since)
             self._since = now_ms
         self.paused = True
 
@@ -288,6 +296,19 @@ class GameClock:
         """Moves ``side`` has made on this clock."""
         return self._moves[side]
 
+    def spent(self, now_ms: int) -> int:
+        """The time the side to move has spent on its move by ``now_ms``, pauses left out
+        (what a saved clock keeps for the move's time used: :meth:`resume`).
+
+        >>> clock = GameClock(TimeControl.parse("300"))
+        >>> clock.start(BLACK, 0); clock.pause(20_000); clock.unpause(80_000)
+        >>> clock.spent(90_000), clock.move_made(BLACK, 90_000), clock.last_used
+        (30000, 270000, 30000)
+        """
+        if self.running is None or self.paused or self.stopped:
+            return self._spent
+        return self._spent + max(0, now_ms - self._since)
+
     def flag_due(self) -> int | None:
         """When the running side's time runs out, or None when no clock runs."""
         if self.running is None or self.paused:
@@ -299,8 +320,11 @@ class GameClock:
         opponent's clock runs. A move of a side whose clock is not running (the clock was
         stopped, or the board accepted a move for the other side) only counts the move.
         """
-        self.last_used = max(0, now_ms - self._since) if self.running is side and not self.paused else 0
-        self._left[side] -= self.last_used
+        charged = max(0, now_ms - self._since) if self.running is side and not self.paused else 0
+        self._left[side] -= charged
+        # (the time spent before a pause, an outage or a power cut is the move's too)
+        self.last_used = self._spent + charged if self.running is side else 0
+        self._spent = 0
         self._moves[side] += 1
         n = self._moves[side]
         period = self.control.periods[self.control.period_index(n)]
@@ -327,6 +351,7 @@ class GameClock:
         running = self.running
         if running is not None and not self.paused and not self.stopped:
             self._left[running] -= max(0, now_ms - self._since)
+        self._spent = 0  # (the move taken back is thought about afresh)
         n = self._moves[side]
         if n > 0:
             period = self.control.periods[self.control.period_index(n)]

@@ -20,7 +20,8 @@ from crownhead.firmware.tracking.timer import GameTimer
 from crownhead.firmware.events import Side
 from crownhead.rules import WCDF, BLACK, Game
 from crownhead.rules.pdn import read_games
-from helpers.rig import Rig
+from crownhead.firmware.referee.arbiter import RefereeSettings
+from helpers.rig import Rig, referee_rig
 
 
 def clocked(tmp_path: Path, spec: str = "60", **kwargs: object) -> Rig:
@@ -211,3 +212,91 @@ def test_a_timed_game_keeps_each_move_s_clock_in_its_record_and_pdn(tmp_path: Pa
     (pdn,) = GameStore(tmp_path).games_dir.glob("*.pdn")
     text = " ".join(pdn.read_text().split())
     assert "1. 11-15 {[%clk 0:10:02] [%emt 0:00:02]} 1... 24-20 {[%clk 0:10:00] [%emt 0:00:04]} 2. 9-13 {[%clk" in text
+
+
+def _emt(rig: Rig) -> list[int]:
+    """Each move's time used in the record, by ply order (ms)."""
+    record = rig.app.record
+    assert record is not None
+    return [used for _ply, _left, used in record.times]
+
+
+def test_a_move_s_time_used_counts_its_thinking_before_an_arbiters_pause(tmp_path: Path) -> None:
+    # Black thinks 20 s, the arbiter holds the clock a minute, Black thinks 10 s more and
+    # moves: the move took 30 s of Black's time, not the 10 s after the pause (issue 51).
+    settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("300"))
+    rig = referee_rig(tmp_path, settings)
+    rig.script("lift 11\nwait 20000\npress clock\nwait 60000\npress clock\nwait 10000\nplace 15\nwait 500")
+    assert rig.moves() == ["11-15"]
+    (used,) = _emt(rig)
+    assert 30_000 <= used < 31_000
+    assert rig.app.record is not None and rig.app.record.times[0][1] == 300_000 - used  # what it was charged
+    rig.script("hold resign\nwait 1000\n")  # White resigns: the game's PDN
+    assert rig.referee is not None
+    assert "[%emt 0:00:30]" in rig.referee.pdn(rig.app.session)
+    rig.app.close()
+
+
+def test_a_move_s_time_used_counts_its_thinking_before_a_power_cut(tmp_path: Path) -> None:
+    rig = clocked(tmp_path, "600")
+    rig.script("lift 11\nwait 20500")  # Black thinks 20 s (the clock saved every 5 s)...
+    rig.app.clock_saver.flush()
+    rig.app.close()  # ... and the power goes
+    again = Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse("600"), sim_keep_game=True))
+    again.wait(1000)
+    # Black's man is back on 11 (the board as saved); Black thinks 10 s more and moves.
+    again.script("lift 11\nwait 10000\nplace 15\nwait 500")
+    assert again.moves() == ["11-15"]
+    (used,) = _emt(again)
+    assert 30_000 <= used < 31_500  # its 20 s before the power cut and its 10 s after
+    again.app.close()
+
+
+def test_a_timed_game_s_pdn_names_its_time_control(tmp_path: Path) -> None:
+    rig = clocked(tmp_path, "600+5")
+    rig.do("11-15")
+    rig.app.close()  # (a power cut: the saved record keeps it)
+    again = Rig(tmp_path, settings=AppSettings(clock=TimeControl.parse("600+5"), sim_keep_game=True))
+    again.wait(500)
+    again.do("22-18")
+    again.do("r", wait=100)  # Black resigns
+    again.do("r", wait=100)
+    (pdn,) = GameStore(tmp_path).games_dir.glob("*.pdn")
+    (game,) = read_games(pdn.read_text(), pdn.name)
+    assert game.tags["TimeControl"] == "600+5"
+    again.app.close()
+    # An untimed game's has none.
+    untimed = Rig(tmp_path / "untimed")
+    untimed.do("11-15")
+    untimed.do("r", wait=100)
+    untimed.do("r", wait=100)
+    (pdn,) = GameStore(tmp_path / "untimed").games_dir.glob("*.pdn")
+    assert "TimeControl" not in pdn.read_text()
+    untimed.app.close()
+
+
+def test_a_saved_record_s_time_control_is_read_back_or_refused_by_name() -> None:
+    from dataclasses import replace
+
+    from crownhead.firmware.storage.store import GameRecord, StoreError
+
+    record = replace(GameRecord.new(now="2024-01-01T10:00:00", rules=WCDF), time_control="40/5400:1800")
+    assert GameRecord.from_json(record.to_json()).time_control == "40/5400:1800"
+    bad = record.to_json().replace('"40/5400:1800"', '"ten minutes"')
+    with pytest.raises(StoreError, match="'time_control' must be a time control such as 600\\+5"):
+        GameRecord.from_json(bad, "current.json")
+
+
+def test_a_refereed_move_s_time_used_counts_its_thinking_before_a_power_cut(tmp_path: Path) -> None:
+    settings = RefereeSettings(record_dir=str(tmp_path / "record"), clock=TimeControl.parse("300"))
+    rig = referee_rig(tmp_path, settings)
+    rig.script("lift 11\nwait 20500")  # Black thinks 20 s, and the power goes
+    rig.app.clock_saver.flush()
+    rig.app.close()
+    again = referee_rig(tmp_path, settings, keep=True)
+    again.wait(1000)
+    again.script("lift 11\nwait 10000\nplace 15\nwait 500")
+    assert again.moves() == ["11-15"]
+    (used,) = _emt(again)
+    assert 30_000 <= used < 31_500
+    again.app.close()

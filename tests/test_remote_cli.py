@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from crownhead.firmware.cli import build_parser
 from crownhead.firmware.remote.board import remote_link, remote_settings
 from crownhead.firmware.remote.invite import Agreement
 from crownhead.rules import Move
@@ -52,6 +54,11 @@ def a_journal_empty(state_dir: Path, code: str) -> bool:
 
 
 def invite_and_join(tmp_path: Path, mosquitto: Mosquitto, *extra: str) -> str:
+    return invite_and_join_printed(tmp_path, mosquitto, *extra)[0]
+
+
+def invite_and_join_printed(tmp_path: Path, mosquitto: Mosquitto, *extra: str) -> tuple[str, str, str]:
+    """The game's code (without its dash), and what invite and join printed."""
     inviter = crownhead(
         "remote",
         "invite",
@@ -87,7 +94,21 @@ def invite_and_join(tmp_path: Path, mosquitto: Mosquitto, *extra: str) -> str:
     out, err = inviter.communicate(timeout=WAIT_S)
     assert inviter.returncode == 0, err
     assert "bob the other side" in out and "alice the other side" in joined.stdout
-    return code.replace("-", "")
+    return code.replace("-", ""), out, joined.stdout
+
+
+def test_the_printed_run_command_runs_as_printed(tmp_path: Path, mosquitto: Mosquitto) -> None:
+    # Its --state-dir left out, `crownhead run --remote CODE` looked in the default state
+    # directory, found no agreement and failed (issue 51, item 8).
+    folder = tmp_path / "a home"  # (a space: the line is quoted as a shell reads it)
+    code, invited, joined = invite_and_join_printed(folder, mosquitto)
+    for printed, home in ((invited, folder / "a"), (joined, folder / "b")):
+        (line,) = [line for line in printed.splitlines() if line.startswith("now: ")]
+        words = shlex.split(line.removeprefix("now: "))
+        assert words[0] == "crownhead"
+        args = build_parser().parse_args(words[1:])
+        assert (args.command, args.remote, Path(args.state_dir)) == ("run", code, home)
+        assert Agreement.load(Path(args.state_dir), args.remote).invitation.code == code
 
 
 def test_an_invitation_carries_colours_names_rules_clock_and_ballot(tmp_path: Path, mosquitto: Mosquitto) -> None:

@@ -187,6 +187,25 @@ def test_a_takeback_is_asked_for_and_made_on_both_boards_only_when_agreed(pair: 
     assert pair.a.game.moves == pair.b.game.moves == list(moves[:5])
 
 
+def test_a_takeback_request_from_the_other_board_is_spoken_by_the_voice(pair: Pair) -> None:
+    from crownhead.firmware.voice.adapter import BoardVoice
+    from crownhead.firmware.voice.phrases import Phrasebook
+
+    # Said on the screen and the page, and by the voice too (a blind player at board B
+    # must hear that White is asked), in the board's language.
+    voice = BoardVoice(None, Phrasebook("en")).attach(pair.b.rig.app)
+    pair.play(Move((11, 15)))
+    mark = voice.said_count
+    pair.a.rig.sim.press("takeback")
+    pair.a.rig.wait(600)
+    pair.wait(lambda: any("asks to take back" in n for n in pair.b.notices()), "B is asked")
+    pair.b.rig.wait(100)
+    said = [s.text for s in voice.said_since(mark)]
+    assert "Black asks to take back 11 15. Press takeback to agree, or play on to refuse." in said, said
+    (asked,) = pair.b.rig.of_kind("takeback-asked")
+    assert (asked["ply"], asked["side"], asked["move"]) == (1, "black", "11-15")
+
+
 def test_each_side_s_time_is_its_own_board_s_and_both_keep_the_same_record(
     tmp_path: Path, mosquitto: Mosquitto
 ) -> None:

@@ -266,14 +266,34 @@ def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_br
         page_a.wait_for_function("() => document.querySelector('#far-qr').naturalWidth > 0")
         status, headers, svg = request(url_a + "api/far/qr.svg")
         assert status == 200 and headers["content-type"].startswith("image/svg+xml") and svg == qr_svg(link)
-        # Board B's page opens the link (its own address, as another home's board of the
-        # same name is reached): the join form has the code; B joins.
+        # A's page is served on 127.0.0.1: it says plainly that another home cannot open it.
+        assert "the other home cannot open this link" in page_a.inner_text("#far-link-note")
+        # Board B's page, on a phone, opens the link (its own address, as another home's
+        # board of the same name is reached): the invitation's terms come first, at the
+        # top of the page, its Join button on the first screen (issue 51, item 8).
         page_b = browser.new_page()
+        page_b.set_viewport_size({"width": 390, "height": 844})
         pages.append(page_b)
         page_b.goto(url_b + f"#join={shown}")
         page_b.wait_for_selector("#connection[data-state=live]")
         assert page_b.input_value("#far-join-code") == shown
-        page_b.click("#far-join-form button[type=submit]")
+        page_b.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
+        terms = page_b.inner_text("#far-card-terms")
+        for term in (
+            "alice plays Black, this board White",
+            "Black Ann, White Bo",
+            "clock 300+5",
+            "no ballot",
+            "public",
+        ):
+            assert term in terms, terms
+        join = page_b.locator("#far-card-join")
+        box = join.bounding_box()
+        assert box is not None and join.is_enabled() and page_b.evaluate("() => window.scrollY") == 0
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 844, box  # within the first screen
+        assert not (tmp_path / "b" / "remote" / f"{shown.replace('-', '')}.json").exists()  # not joined yet
+        page_b.bring_to_front()
+        join.click()
         for page in (page_a, page_b):
             page.wait_for_function(
                 "() => document.querySelector('#far').dataset.state === 'playing'", timeout=WAIT_S * 1000
@@ -305,6 +325,56 @@ def test_two_board_processes_take_a_game_far_apart_from_their_pages_in_a_real_br
         for board in (a, b):
             if board.process is not None and board.process.poll() is None:
                 board.stop()
+
+
+@needs_mosquitto
+def test_a_phone_s_page_shows_the_terms_of_a_pasted_link_of_any_host_and_cancels_the_join(
+    tmp_path: Path, mosquitto: Mosquitto, browser: Any
+) -> None:
+    from crownhead.firmware.remote.invite import Invitation, publish
+
+    # Alice's invitation, on the broker (as her page or `crownhead remote invite` puts it).
+    invitation = Invitation("x7qm2k", "alice", "white", black="Ann", white="Bo", clock="600+5", ballot=87)
+    publish(BrokerUrl.parse(mosquitto.url("alice")), invitation)
+    b = BoardProcess(tmp_path / "b", None, config=_config(tmp_path / "b", mosquitto, "bob"))
+    b.start()
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        page.goto(b.page)
+        page.wait_for_selector("#connection[data-state=live]")
+        # The link names the inviting board's page (another host and port than this
+        # board's): pasted under the header's Join a game, its code is what counts.
+        page.wait_for_selector("#far-join-nav:not([hidden])")
+        page.click("#far-join-nav")
+        page.fill("#far-card-code", "http://crownhead.local:8080/#join=x7q-m2k")
+        page.click("#far-card-form button[type=submit]")
+        page.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
+        terms = page.inner_text("#far-card-terms")
+        for term in ("alice plays White, this board Black", "clock 600+5", "ballot 87", "public"):
+            assert term in terms, terms
+        box = page.locator("#far-card-join").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 844 and page.evaluate("() => window.scrollY") == 0
+        # Cancel: nothing is joined, the board plays on its own.
+        page.bring_to_front()
+        page.click("#far-card-cancel")
+        page.wait_for_function("() => document.querySelector('#far').dataset.state === 'idle'")
+        assert page.locator("#far-card").is_hidden()
+        assert not (tmp_path / "b" / "remote" / "x7qm2k.json").exists()
+        assert "given up" in page.inner_text("#far-status")
+        # The form under Game far apart, further down, shows the same card at the top.
+        page.evaluate("() => { document.querySelector('#far').open = true; }")
+        page.fill("#far-join-code", "X7Q-M2K")
+        page.click("#far-join-form button[type=submit]")
+        page.wait_for_function("() => document.querySelector('#far-card').dataset.state === 'found'")
+        assert page.evaluate("() => window.scrollY") == 0 and "ballot 87" in page.inner_text("#far-card-terms")
+        page.click("#far-card-cancel")
+        page.wait_for_function("() => document.querySelector('#far').dataset.state === 'idle'")
+        assert not (tmp_path / "b" / "remote" / "x7qm2k.json").exists()
+    finally:
+        page.close()
+        if b.process is not None and b.process.poll() is None:
+            b.stop()
 
 
 @pytest.mark.slow  # the board waits 5 s at its end for a board that never comes
@@ -403,3 +473,77 @@ def test_a_join_cancelled_on_the_page_is_given_up_not_failed(tmp_path: Path, mos
         assert status["state"] == "idle" and status["message"] == "joining game k7q-m2x given up", status
     finally:
         b.close()
+
+
+@needs_mosquitto
+def test_the_invitation_s_link_names_the_page_s_network_address_or_says_the_other_home_cannot_open_it(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    config = RemoteConfig(broker=mosquitto.url("alice"), wait_s=60)
+    for address, note in (
+        ("http://192.168.1.20:8080/", None),
+        ("http://board-a.local:8080/", None),
+        ("http://127.0.0.1:8080/", "this board's page is served on this machine only (127.0.0.1)"),
+        ("http://localhost:8080/", "the other home cannot open this link"),
+    ):
+        folder = tmp_path / address.split("//")[1].split(":")[0]
+        rig = Rig(folder, start=False)
+        desk = FarDesk(rig.app, rig.clock, folder, config, page_address=lambda a=address: a).attach(rig.app)
+        rig.app.start()
+        try:
+            _answer(desk, rig, "invite", {"plays": "black"})
+            step_until(lambda d=desk: d.status()["state"] == "waiting", "the invitation on the broker", [rig])
+            status = desk.status()
+            assert status["link"] == f"{address}#join={status['shown']}", status
+            if note is None:
+                assert status["link_note"] is None
+            else:
+                assert note in status["link_note"]
+            _answer(desk, rig, "cancel")
+        finally:
+            desk.close()
+            rig.close()
+
+
+@needs_mosquitto
+def test_a_page_reached_by_another_name_gets_a_link_with_that_name_not_127_0_0_1(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    # The board's page served on 127.0.0.1 behind a proxy the other home reaches by a name
+    # (`web.hosts`): the link and its QR code name the address the page is reached at.
+    clock = MonotonicClock()
+    rig = Rig(tmp_path, clock=clock, thinker=Thinker(background=True), start=False)
+    config = RemoteConfig(broker=mosquitto.url("alice"), wait_s=60)
+    web_link = WebLink(PageHub())
+    web_link.attach(rig.app, hands=Hands(rig.app))
+    desk = FarDesk(rig.app, clock, tmp_path, config).attach(rig.app)
+    server = WebServer(web_link, store=rig.store, clock=clock, far=desk, hosts=("board.example",))
+    server.start()
+    desk.page_address = lambda: server.url
+    rig.app.start()
+    stop = threading.Event()
+    loop = threading.Thread(target=rig.app.run, args=(stop,), daemon=True)
+    loop.start()
+    try:
+        invite = json.dumps({"invite": {"plays": "black"}}).encode()
+        status, _headers, body = request(server.url + "api/far", method="POST", data=invite)
+        assert status == 200, body
+        shown = json.loads(body)["shown"]
+        by_name = {"Host": "board.example:8443"}
+        status, _headers, body = request(server.url + "api/far", headers=by_name)
+        far = json.loads(body)
+        assert (far["link"], far["link_note"]) == (f"http://board.example:8443/#join={shown}", None)
+        status, _headers, svg = request(server.url + "api/far/qr.svg", headers=by_name)
+        assert status == 200 and svg == qr_svg(far["link"])
+        # Reached on this machine, the page names 127.0.0.1 and says the other home cannot open it.
+        status, _headers, body = request(server.url + "api/far")
+        far = json.loads(body)
+        assert far["link"] == f"{server.url}#join={shown}" and "cannot open this link" in far["link_note"]
+        request(server.url + "api/far", method="POST", data=b'{"cancel": true}')
+    finally:
+        stop.set()
+        rig.app.wake()
+        loop.join(WAIT_S)
+        desk.close()
+        server.close()
+        rig.close()

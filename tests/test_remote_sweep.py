@@ -298,7 +298,7 @@ def test_a_request_shown_on_a_board_that_goes_off_before_it_is_answered_is_shown
         assert world.rounds < MAX_ROUNDS, _stuck(world, people)
     world.b.kill()
     finish(world, people)
-    assert [run for run, e in world.b.events if "Black asks to take back" in str(e.to_json().get("message"))] == [1, 2]
+    assert [run for run, e in world.b.events if e.kind == "takeback-asked"] == [1, 2]  # (said once a run)
 
 
 def test_a_board_off_as_the_game_ends_does_not_end_its_next_game_with_the_last_one_s_result(quick: Path) -> None:

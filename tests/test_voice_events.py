@@ -44,6 +44,7 @@ from crownhead.firmware.events import (
     SetUp,
     SetUpRank,
     Spoken,
+    TakebackAsked,
     TakenBack,
 )
 from crownhead.firmware.voice.adapter import Narrator, Seen
@@ -97,6 +98,7 @@ def _events() -> list[Event]:
         ForcedJump(970, 3, "black", "11-15"),
         DrawOffer(1000, 4, "black"),
         DrawOffer(1000, 4, ""),
+        TakebackAsked(1005, 4, "white", "22-18", ""),
         DrawDeclined(1010, "white", ""),
         DrawLapsed(1015, 4, "black", ""),
         DrawLapsed(1016, 4, None, ""),

@@ -176,7 +176,7 @@ class Recorder:
         # The offer standing is kept with the game: it survives a power cut.
         record = replace(table.record.with_game(game), offer=offer_text(table.session.draw_offer))
         if table.board_clock is not None:
-            record = record.with_times(table.board_clock.times)  # each move's clock
+            record = record.with_times(table.board_clock.times, table.board_clock.control)  # each move's clock
         referee = table.referee
         if not record.finished:
             clock = table.settings.clock if referee is None else None

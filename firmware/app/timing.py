@@ -79,6 +79,8 @@ class ClockSaver:
             "left": {Side.of(c): ms for c, ms in left.items()},
             "moves": {Side.of(c): n for c, n in moves.items()},
             "flag": timer.flag or "",
+            # (the side to move's thinking so far: its move's time used counts it after a power cut)
+            "spent": timer.clock.spent(now),
         }
         if self._writer is None:
             self._writer = _Writer(self.path)
@@ -104,10 +106,11 @@ class ClockSaver:
             left = {side.color: int(data["left"][side]) for side in Side}
             moves = {side.color: int(data["moves"][side]) for side in Side}
             flag = Side.read(data["flag"]) if data.get("flag") else None
+            spent = int(data.get("spent", 0))  # (a clock saved by an older version has none)
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             log.error("%s cannot be used (%s); the clock starts afresh", self.path, exc)
             return False
-        timer.resume(left, moves, game, flag)
+        timer.resume(left, moves, game, flag, spent)
         return True
 
     def flush(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import logging
 import secrets
+import shlex
 import sys
 from pathlib import Path
 
@@ -115,7 +116,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="take a game offered by another board",
         description="Take the game whose code the other board printed; the agreement is kept for 'crownhead run --remote CODE'.",
     )
-    join.add_argument("code", metavar="CODE", help="the code the other board printed (k7q-m2x)")
+    join.add_argument(
+        "code", metavar="CODE", help="the code the other board printed (k7q-m2x), or its invitation link (any host)"
+    )
     join.add_argument(
         "--host",
         metavar="ACCOUNT",
@@ -138,6 +141,15 @@ def _url(args: argparse.Namespace) -> BrokerUrl:
 
 def _state_dir(args: argparse.Namespace) -> Path:
     return Path(args.state_dir) if args.state_dir else default_state_dir()
+
+
+def _run_hint(code: str, args: argparse.Namespace) -> str:
+    """The command that plays the game now, as it must be typed: with the state directory
+    the agreement went into, when it is not the default one (``run`` would not find it)."""
+    words = ["crownhead", "run", "--remote", code]
+    if args.state_dir:
+        words += ["--state-dir", args.state_dir]
+    return f"now: {shlex.join(words)}"
 
 
 def _describe(agreement: Agreement) -> str:
@@ -195,7 +207,7 @@ def run_invite(args: argparse.Namespace) -> int:
     agreement = Agreement(invitation, url.username, guest, args.broker, args.cafile, args.insecure)
     agreement.save(_state_dir(args))
     print(_describe(agreement))
-    print(f"now: crownhead run --remote {invitation.code}")
+    print(_run_hint(invitation.code, args))
     return 0
 
 
@@ -213,7 +225,7 @@ def run_join(args: argparse.Namespace) -> int:
     agreement = Agreement(invitation, url.username, invitation.host, args.broker, args.cafile, args.insecure)
     agreement.save(_state_dir(args))
     print(_describe(agreement))
-    print(f"now: crownhead run --remote {code}")
+    print(_run_hint(code, args))
     return 0
 
 

@@ -49,6 +49,7 @@ from crownhead.firmware.events.board import (
     ResignAsked,
     SetUp,
     SetUpRank,
+    TakebackAsked,
     TakenBack,
 )
 from crownhead.firmware.events.clock import ClockReport, ClockState, Flag
@@ -78,6 +79,7 @@ __all__ = [
     "DrawOffer",
     "DrawDeclined",
     "DrawLapsed",
+    "TakebackAsked",
     "Claim",
     "ResignAsked",
     "Reopened",

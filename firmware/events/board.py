@@ -234,6 +234,20 @@ class DrawLapsed(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TakebackAsked(Event):
+    """``side``, playing at another board (a game far apart), asks to take back its move
+    ``move``, the last one (ply ``ply``): put to the people here, whose takeback button
+    agrees and whose next move refuses. ``message`` says so in words for the players.
+    """
+
+    kind: ClassVar[str] = "takeback-asked"
+    ply: int
+    side: Side
+    move: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class DrawDeclined(Event):
     """``side`` (a computer, or the board for a side it cannot hear) declined a draw offer."""
 

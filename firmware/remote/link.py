@@ -33,7 +33,10 @@ its own added to the link's (old boards ignore them):
   the same times: the clock, and each move's time left and time used in the game's
   record (its PDN's ``[%clk]`` and ``[%emt]``). A side's flag falls on its own board only
   (the other board lets that side's time run out on its clock without ending the game,
-  and hears the result).
+  and hears the result). Each board's ``game-over`` line carries its side's time left as
+  its clock stopped at the end, which the other board takes once its own clock stopped
+  (a line's crossing later): both end with the same clocks.
+* **Takeback requests heard** are the ``takeback-asked`` event too, which the voice says.
 """
 
 from __future__ import annotations
@@ -43,7 +46,17 @@ import threading
 from typing import Any
 
 from crownhead.firmware.app.outputs import Poller
-from crownhead.firmware.events import DrawOffer, Event, GameOver, MoveMade, NewGame, Notice, TakenBack
+from crownhead.firmware.events import (
+    DrawOffer,
+    Event,
+    GameOver,
+    MoveMade,
+    NewGame,
+    Notice,
+    Side,
+    TakebackAsked,
+    TakenBack,
+)
 from crownhead.firmware.link.board import LinkedBoard
 from crownhead.firmware.link.host import Link
 from crownhead.firmware.link.parts import GameId, LinkSide
@@ -82,9 +95,7 @@ class FarPolicy(LinkPolicy):
         self._joined: Poller | None = None
         self._away_clock = "stop"
         self.away_clock = away
-        #: This board calls the far side's flag too: its board is away past the grace
-        #: period, the clock running (set by :class:`~crownhead.firmware.remote.board.Absence`).
-        self.calls_far_flag = False
+        self._calls_far_flag = False
         # The other side's draw offer (the ply it was made at) not yet put to the people here.
         self._peer_offer: int | None = None
         # The takeback this board asked for (the ply of the last move then), while it stands.
@@ -102,6 +113,10 @@ class FarPolicy(LinkPolicy):
         # The other side's takeback request (the ply) not yet put to the people here: it
         # may come before they have made, as the lights ask, the move it is about.
         self._peer_request: int | None = None
+        # Each side's time left at the end of the game as its own board's clock stopped it
+        # (the other side's: its game-over line; this side's: nothing, as the other board
+        # called its flag), until this board's clock has stopped too.
+        self._final: dict[Color, int] = {}
 
     @property
     def away_clock(self) -> str:
@@ -113,6 +128,18 @@ class FarPolicy(LinkPolicy):
         if away not in AWAY_CLOCKS:
             raise ValueError(f"away: the clock stops or runs ({' or '.join(AWAY_CLOCKS)}), not {away!r}")
         self._away_clock = away
+
+    @property
+    def calls_far_flag(self) -> bool:
+        """This board calls the far side's flag too: its board is away past the grace
+        period, the clock running (set by :class:`~crownhead.firmware.remote.board.Absence`)."""
+        return self._calls_far_flag
+
+    @calls_far_flag.setter
+    def calls_far_flag(self, value: bool) -> None:
+        self._calls_far_flag = value
+        if self._link is not None:
+            self._guard_flags()  # at once: the step's next deadline is the far side's flag
 
     @property
     def link(self) -> LinkSide:
@@ -156,13 +183,17 @@ class FarPolicy(LinkPolicy):
             keeper.called_elsewhere = frozenset()  # the far side's flag falls here again
 
     def polling(self, now: int) -> None:
+        self._guard_flags()
+
+    def _guard_flags(self) -> None:
         keeper = self._keeper()
         if keeper is not None and self.link.linked:
             # The far side's flag is its own board's to call (it keeps that side's time),
             # unless that board is away past its grace with the clock running.
-            keeper.called_elsewhere = frozenset() if self.calls_far_flag else frozenset({_colour(self.far)})
+            keeper.called_elsewhere = frozenset() if self._calls_far_flag else frozenset({_colour(self.far)})
 
     def polled(self, now: int) -> list[Event]:
+        self._settle(now)
         return self._take_agreed(now) + self._put_offer(now) + self._put_request(now)
 
     def heard(self, event: Event) -> None:
@@ -179,15 +210,33 @@ class FarPolicy(LinkPolicy):
             # A request stands no longer once the game is over (nothing is taken back then).
             self._peer_offer = self._asked = self._asked_here = self._peer_request = self._agreed = None
             self._undone = None
+            if isinstance(event, NewGame):
+                self._final = {}
 
     def send_event(self, transport: Transport, event: Event, line: bytes) -> None:
         """The other side's own draw offer, put to the people here, is not sent back; a
-        move of this board's side carries its time."""
+        move of this board's side carries its time, and the end of the game this side's
+        time left as its clock stopped."""
         if isinstance(event, DrawOffer) and event.side == self.far:
             return  # the other side's own offer: it came from there
         if isinstance(event, MoveMade) and event.side == self.link.plays and (times := self.times()):
             line = encode_event(event, after=times)
+        elif isinstance(event, GameOver) and (left := self._final_left(event)) is not None:
+            line = encode_event(event, after={"left": left})
         transport.send(line)
+
+    def _final_left(self, event: GameOver) -> int | None:
+        """This side's time left as the game ended here (its clock stopped: the end of the
+        game charged the running side up to then; nothing once its flag fell), or None
+        without a clock."""
+        keeper = self._keeper()
+        if keeper is None:
+            return None
+        own = _colour(self.link.plays)
+        if event.reason == "time" and event.result == ("0-1" if own is BLACK else "1-0"):
+            return 0
+        left = keeper.clock.snapshot(event.t)[own]
+        return min(max(0, left), _MAX_MS)
 
     def peer_line(self, data: dict[str, Any], now: int) -> bool:
         link = self.link
@@ -198,6 +247,10 @@ class FarPolicy(LinkPolicy):
             return True
         if kind == "move" and link.linked and data.get("side") == self.far:
             self._heard_times(data)
+        elif kind == "game-over" and link.linked and link.peer.same_game:
+            left = data.get("left")
+            if type(left) is int and 0 <= left <= _MAX_MS:
+                self._final[_colour(self.far)] = left
         elif kind in ("hello", "state") and link.linked:
             self._forget_undone(data)
             self._heard_state_times(data)
@@ -261,7 +314,10 @@ class FarPolicy(LinkPolicy):
                 f"the other board says {plays.title()} lost on time while this board was out of reach "
                 "(the invitation lets the clock run)",
             )
+            self._final[_colour(plays)] = 0
+            self._undo_after_flag(now)
             return True
+        self._final.pop(_colour(self.far), None)  # (the game goes on: the other board's clock stopped, not this one's)
         what = "resigned" if reason == "resign" else "lost on time"
         self.link.notice(
             now,
@@ -287,6 +343,39 @@ class FarPolicy(LinkPolicy):
         return state
 
     # -- what the hooks do ----------------------------------------------------------------
+
+    def _undo_after_flag(self, now: int) -> None:
+        """The other board called this side's flag (``away``: ``run``) at its last move,
+        while this board's people, out of reach, made their move after it (in time by this
+        board's clock, which started later: as they made the other's move here). The
+        invitation's word stands on both boards: the move, which could not cross in time,
+        is taken back here and the game ends on time at the same move as there (before,
+        the game was over on one board and went on on the other)."""
+        app = self.link.app
+        if app is None or app.resuming or app.setting_up is not None:
+            return
+        game, ply = app.game, self.link.peer.ply
+        if game.is_over or game.ply != ply + 1 or game.positions[-2].turn is not _colour(self.link.plays):
+            return
+        move = game.moves[-1].pdn(full=True)
+        self.link.emit(
+            [
+                *app.take_back(now),
+                Notice(now, f"{move} came after the flag there: it is taken back, the game ends on time on both"),
+            ]
+        )
+
+    def _settle(self, now: int) -> None:
+        """The other side's time at the end of the game as its own board stopped it, once
+        this board's clock has stopped too: each board stops the clock when the game ends
+        there, the other a line's crossing later (and the running side's time ran on
+        here meanwhile), so each side's final time is its own board's, on both boards."""
+        keeper, app = self._keeper(), self.link.app
+        if not self._final or keeper is None or app is None or not app.game.is_over or not keeper.clock.stopped:
+            return
+        final, self._final = self._final, {}
+        for side, left in final.items():
+            keeper.settle(side, left, now)
 
     def _moved(self, event: MoveMade) -> None:
         # A move after the one a request is about refuses it (the move itself, made here
@@ -403,8 +492,9 @@ class FarPolicy(LinkPolicy):
 
     def _put_request(self, now: int) -> list[Event]:
         """The other side's takeback request, put to the people here (said on the screen,
-        the pages and the voice) once this board has reached the move it is about: one
-        asked right after a move reaches a board whose people have not made it yet."""
+        the pages and, as its event, by the voice) once this board has reached the move it
+        is about: one asked right after a move reaches a board whose people have not made
+        it yet."""
         ply = self._peer_request
         link = self.link
         app = link.app
@@ -423,7 +513,7 @@ class FarPolicy(LinkPolicy):
         words = f"{self.far.title()} asks to take back {move}: press takeback to agree, or play on to refuse"
         far_board(app).say(words)
         link.notice(now, f"takeback-{link.game_id}-{ply}-{now}", words)
-        return []
+        return [TakebackAsked(now, ply, Side.of(_colour(self.far)), move, words)]
 
     def _put_offer(self, now: int) -> list[Event]:
         """The other side's draw offer, put to the people here once this board has reached

@@ -34,6 +34,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from crownhead.firmware.app.modes import ModeSeats
 from crownhead.firmware.app.outputs import Poller
@@ -55,7 +56,7 @@ from crownhead.firmware.remote.invite import set_playing
 from crownhead.firmware.remote.link import RemoteLink
 from crownhead.firmware.remote.parts import FarBoard
 from crownhead.firmware.remote.settings import RemoteConfig
-from crownhead.firmware.remote.transport import RemoteTransport, check_broker
+from crownhead.firmware.remote.transport import RemoteTransport, check_broker, is_loopback
 from crownhead.firmware.remote.wire import check_code, new_code, show_code
 from crownhead.hal.clock import Clock
 from crownhead.rules.ballots import ballot as acf_ballot
@@ -187,6 +188,8 @@ class FarDesk:
         self._stop = threading.Event()
         # An agreement the worker made, for the main loop to start.
         self._agreed: Agreement | None = None
+        # The invitation a page looked up (its terms shown), until it joins or cancels.
+        self._found: Invitation | None = None
         # The mode and seats the board had before the game far apart (the computer's side,
         # its level, the names): the next game after it is left is played so again.
         self._mode_before: ModeSeats | None = None
@@ -202,8 +205,8 @@ class FarDesk:
         return self._status
 
     def ask(self, what: str, data: object = None) -> Future[dict[str, Any]] | None:
-        """A page's request (``invite`` with its settings, ``join`` with a code, ``cancel``,
-        ``leave``), answered by the main loop's next step with the desk's status, or with
+        """A page's request (``invite`` with its settings, ``look`` for the terms of the
+        game of a code, ``join`` with a code, ``cancel``, ``leave``), answered by the main loop's next step with the desk's status, or with
         ``error``, ``message`` (why, in words) and the ``status``; None when too many are
         waiting."""
         future: Future[dict[str, Any]] = Future()
@@ -266,26 +269,37 @@ class FarDesk:
             url = self._url()
             assert url.username is not None
             invitation = invitation_from(data, url.username)
+            self._found = None
             self._set("inviting", f"offering game {show_code(invitation.code)} on the broker", invitation=invitation)
             self._start(f"offering game {show_code(invitation.code)}", self._inviting, url, invitation)
             return []
-        if what == "join":
+        if what in ("look", "join"):
             if not isinstance(data, str):
-                raise ValueError("the game's code, as the other board shows it (k7q-m2x)")
+                raise ValueError("the game's code, as the other board shows it (k7q-m2x), or its link")
             code = check_code(data)
             self._may_take()
             url = self._url()
-            self._set("joining", f"looking for game {show_code(code)} on the broker")
-            self._start(f"joining game {show_code(code)}", self._joining, url, code)
+            self._found = None
+            if what == "look":
+                self._set("looking", f"looking for game {show_code(code)} on the broker")
+                self._start(f"looking for game {show_code(code)}", self._looking, url, code)
+            else:
+                self._set("joining", f"looking for game {show_code(code)} on the broker")
+                self._start(f"joining game {show_code(code)}", self._joining, url, code)
             return []
         if what == "cancel":
+            found = self._found
+            if found is not None and not self._busy():
+                self._found = None  # (its terms shown, not taken: nothing to undo on the broker)
+                self._set("idle", f"joining game {show_code(found.code)} given up")
+                return []
             if not self._busy():
                 raise ValueError("no invitation or join under way")
             self._stop.set()
             return []
         if what == "leave":
             return self._leave(now)
-        raise ValueError(f"{what}: invite, join, cancel or leave")
+        raise ValueError(f"{what}: invite, look, join, cancel or leave")
 
     def _may_take(self) -> None:
         """ValueError unless the board may take a game far apart now."""
@@ -365,6 +379,29 @@ class FarDesk:
         agreement.save(self.state_dir)
         self._set("agreed", f"{guest} joined game {shown}: it begins", invitation=invitation)
         self._agreed = agreement  # last: the main loop's "playing" follows this "agreed"
+
+    def _looking(self, url: BrokerUrl, code: str) -> None:
+        """The invitation of game ``code``, fetched and shown (its colours, clock, ballot,
+        public or private) for the people to join or not: nothing is answered on the broker."""
+        cafile = self.config.cafile or None
+        given_up = f"joining game {show_code(code)} given up"
+        try:
+            invitation = fetch(url, code, cafile=cafile, timeout_s=min(self.config.wait_s, 60), stop=self._stop)
+        except ValueError:
+            if self._stop.is_set():
+                self._set("idle", given_up)
+                return
+            raise
+        if self._stop.is_set():
+            self._set("idle", given_up)
+            return
+        mine = "white" if invitation.host_plays == "black" else "black"
+        self._found = invitation
+        self._set(
+            "found",
+            f"game {show_code(code)} of {invitation.host}: this board would play {mine.title()}; join it, or cancel",
+            invitation=invitation,
+        )
 
     def _joining(self, url: BrokerUrl, code: str) -> None:
         cafile = self.config.cafile or None
@@ -453,25 +490,31 @@ class FarDesk:
 
     def _set(self, state: str, message: str, *, invitation: Invitation | None = None) -> None:
         """The page's view of the desk, replaced whole: ``state`` (``idle``, ``inviting``,
-        ``waiting``, ``joining``, ``agreed``, ``playing``, ``failed``), ``message`` in
-        words, the broker (its account and host, never the password), the invitation's
-        code, link and settings while there is one, the game far apart being played."""
+        ``waiting``, ``looking``, ``found``, ``joining``, ``agreed``, ``playing``,
+        ``failed``), ``message`` in words, the broker (its account and host, never the
+        password), the invitation's code, link (``link_note``: why another home cannot
+        open it, when it names this machine only) and settings while there is one, the
+        game far apart being played."""
         if invitation is None and self.agreement is not None:
             invitation = self.agreement.invitation
-        url = None
+        url = me = None
         if self.config.broker:
             try:
                 parsed = BrokerUrl.parse(self.config.broker)
-                url = f"{parsed.username} at {parsed.host}:{parsed.port}"
+                url, me = f"{parsed.username} at {parsed.host}:{parsed.port}", parsed.username
             except ValueError:
                 url = None
+        # The link is to this board's invitation only (a game looked up or joined is the other's).
+        own = invitation is not None and invitation.host == me
+        link = self._link(invitation.code) if invitation is not None and own else None
         status: dict[str, Any] = {
             "state": state,
             "message": message,
             "broker": url,
             "code": invitation.code if invitation is not None else None,
             "shown": show_code(invitation.code) if invitation is not None else None,
-            "link": self._link(invitation.code) if invitation is not None else None,
+            "link": link,
+            "link_note": _loopback_note(link) if link is not None else None,
             "game": _described(invitation, self.agreement) if invitation is not None else None,
         }
         with self._lock:
@@ -483,6 +526,25 @@ class FarDesk:
         """The invitation's link: this board's page by its name, its join filled in."""
         base = self.page_address()
         return f"{base.rstrip('/')}/#join={show_code(code)}" if base else None
+
+
+def _loopback_note(link: str) -> str | None:
+    """Why another home cannot open ``link``, when it names this machine only (the page is
+    served on 127.0.0.1 or localhost); None when it names an address of the network.
+
+    >>> _loopback_note("http://192.168.1.20:8080/#join=k7q-m2x") is None
+    True
+    >>> print(_loopback_note("http://127.0.0.1:8080/#join=k7q-m2x"))
+    this board's page is served on this machine only (127.0.0.1): the other home cannot open this link; read them the code, or serve the page on the network (crownhead run --web 0.0.0.0:8080) for a link they can open
+    """
+    host = urlsplit(link).hostname or ""
+    if not (is_loopback(host) or host == "0.0.0.0"):
+        return None
+    return (
+        f"this board's page is served on this machine only ({host}): the other home cannot open this link; "
+        "read them the code, or serve the page on the network (crownhead run --web 0.0.0.0:8080) for a link "
+        "they can open"
+    )
 
 
 def _described(invitation: Invitation, agreement: Agreement | None) -> dict[str, Any]:

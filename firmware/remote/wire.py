@@ -66,8 +66,18 @@ def show_code(code: str) -> str:
 
 
 def check_code(text: str) -> str:
-    """The code in ``text`` (any case, a dash or spaces allowed), else ValueError."""
-    code = re.sub(r"[\s-]", "", text.strip()).lower()[:32]
+    """The code in ``text`` (any case, a dash or spaces allowed), else ValueError. An
+    invitation's link gives its code, whatever host and port it names (the link opens
+    the inviting board's name, which the joining home's board may not have: the code is
+    what counts, pasted into any board's page or ``crownhead remote join``).
+
+    >>> check_code("K7Q-M2X"), check_code("http://crownhead.local:8080/#join=k7q-m2x")
+    ('k7qm2x', 'k7qm2x')
+    """
+    given = text.strip()
+    if "#join=" in given:
+        given = given.rsplit("#join=", 1)[1]
+    code = re.sub(r"[\s-]", "", given).lower()[:32]
     if not _CODE.fullmatch(code):
         raise ValueError(f"game code {text[:32]!r}: 6 letters and digits (as the inviting board printed it)")
     return code

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from crownhead.firmware.gameclock import pdn_move_clock
+from crownhead.firmware.gameclock import ClockSpecError, TimeControl, pdn_move_clock
 from crownhead.firmware.files import (
     RECORD_LIMIT,
     FileRefused,
@@ -236,7 +236,8 @@ class GameRecord:
     ``times``: a timed game's clock after each move, ``(ply, left, used)`` in ms: the
     mover's time left after the move and the time the move took (in a game far apart,
     each as the mover's own board measured it); the PDN writes them as the move's
-    ``[%clk]`` and ``[%emt]`` comment.
+    ``[%clk]`` and ``[%emt]`` comment. ``time_control``: a timed game's control as PDN
+    writes it (its ``TimeControl`` tag: ``600+5``), None for a game without a clock.
     """
 
     id: str
@@ -263,6 +264,7 @@ class GameRecord:
     offer: str | None = None
     #: Why the record's ``mode`` or ``settings`` were not used (set by :meth:`from_json`).
     damaged: str | None = field(default=None, compare=False)
+    time_control: str | None = None
 
     @classmethod
     def new(
@@ -330,9 +332,10 @@ class GameRecord:
             offer=self.offer if history == self.history and moves == self.moves and result is None else None,
         )
 
-    def with_times(self, times: Mapping[int, tuple[int, int]]) -> GameRecord:
+    def with_times(self, times: Mapping[int, tuple[int, int]], control: TimeControl | None = None) -> GameRecord:
         """This record with each move's clock in ``times`` (ply -> time left, time used,
-        ms) besides those it keeps (a resumed game's earlier moves), for its moves only.
+        ms) besides those it keeps (a resumed game's earlier moves), for its moves only,
+        and the game's time ``control`` (its PDN's ``TimeControl`` tag) when given.
 
         >>> from crownhead.rules import WCDF
         >>> record = GameRecord.new(now="2024-01-01T10:00:00", rules=WCDF).with_game(Game(None, WCDF))
@@ -343,7 +346,8 @@ class GameRecord:
         kept = {ply: (left, used) for ply, left, used in self.times}
         kept.update(times)
         plies = len(self.moves)
-        return replace(self, times=tuple((p, *kept[p]) for p in sorted(kept) if 1 <= p <= plies))
+        timed = tuple((p, *kept[p]) for p in sorted(kept) if 1 <= p <= plies)
+        return replace(self, times=timed, time_control=str(control) if control is not None else self.time_control)
 
     def abandoned(self) -> GameRecord:
         """This record as an unfinished game that is put away (result ``*``)."""
@@ -461,6 +465,14 @@ class GameRecord:
             )
         if data.get("offer") not in _OFFERS:
             raise StoreError(f"{where}: 'offer' must be black, white, \"\" or null, got {_shown(data['offer'])}")
+        control = data.get("time_control")
+        if control is not None:
+            try:
+                data["time_control"] = str(TimeControl.parse(control if isinstance(control, str) else "?"))
+            except ClockSpecError:
+                raise StoreError(
+                    f"{where}: 'time_control' must be a time control such as 600+5 or null, got {_shown(control)}"
+                ) from None
         if data.get("reason") is not None and not _tag_value(data["reason"]):
             raise StoreError(f"{where}: 'reason' must be a string of at most {MAX_TAG} printable characters or null")
         extra = data.get("extra", {})
@@ -502,6 +514,8 @@ class GameRecord:
             tags["FEN"] = fen_text(self.start, rules)
         if self.reason:
             tags["Termination"] = self.reason
+        if self.time_control is not None:
+            tags["TimeControl"] = self.time_control
         if rules.variant == "english" and not rules.is_standard:
             tags["Rules"] = rules.describe()
         elif rules != VARIANTS.get(rules.variant, rules):

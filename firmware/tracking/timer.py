@@ -83,11 +83,18 @@ class GameTimer:
         return [self.report(now)]
 
     def resume(
-        self, left: Mapping[Color, int], moves: Mapping[Color, int], game: Game, flag: Side | None = None
+        self,
+        left: Mapping[Color, int],
+        moves: Mapping[Color, int],
+        game: Game,
+        flag: Side | None = None,
+        spent: int = 0,
     ) -> None:
         """Go on with a saved clock (each side's time left and moves made), paused until
-        the side to move lifts a piece (the time of a power cut is nobody's)."""
-        self.clock = GameClock.resume(self.control, dict(left), dict(moves))
+        the side to move lifts a piece (the time of a power cut is nobody's); ``spent``:
+        what the side to move had spent on its move before, which its move's time used
+        counts (:meth:`GameClock.spent <crownhead.firmware.gameclock.GameClock.spent>`)."""
+        self.clock = GameClock.resume(self.control, dict(left), dict(moves), spent)
         self.version += 1
         self.waiting = True
         self.flag = flag
@@ -206,6 +213,23 @@ class GameTimer:
         self._told[ply] = (side, left, used)
         for old in sorted(self._told)[:-_TOLD_KEPT]:
             del self._told[old]
+
+    def settle(self, side: Color, left: int, now: int) -> None:
+        """``side``'s time left at the end of the game as its own board's clock stopped
+        it (a game far apart: docs/remote.md), taken once the clock stopped here too.
+
+        >>> from crownhead.rules import WCDF, Game
+        >>> from crownhead.firmware.gameclock import TimeControl
+        >>> timer, game = GameTimer(TimeControl.parse("600")), Game(None, WCDF)
+        >>> _ = timer.begin(game, 0); _ = timer.lifted(game, 0); _ = timer.over(9_000)
+        >>> timer.settle(BLACK, 596_000, 9_500)   # Black's board stopped it 4 s in, not 9
+        >>> timer.state(9_500).black_ms
+        596000
+        """
+        if not self.clock.stopped or self.clock.snapshot(now)[side] == left:
+            return
+        self.clock.agree(side, left)
+        self._changed(now)
 
     def over(self, now: int) -> list[Event]:
         """The game ended: the clock stops for good."""

@@ -69,6 +69,7 @@ from crownhead.firmware.events import (
     SetUpRank,
     Spoken,
     Side,
+    TakebackAsked,
     TakenBack,
 )
 from crownhead.firmware.app.snapshot import Shown, Snapshot
@@ -250,6 +251,8 @@ class Narrator:
                 return [U("ruling", "force-jump", side=event.side, move=(event.move,))]
             case DrawOffer():
                 return [U("offer", "draw-offer", side=event.side) if event.side else U("offer", "draw-offer-anyone")]
+            case TakebackAsked():
+                return [U("offer", "takeback-asked", side=event.side, move=(event.move,))]
             case DrawLapsed():
                 return [U("offer", "draw-lapsed", side=event.side) if event.side else U("offer", "draw-lapsed-anyone")]
             case DrawDeclined():

@@ -8,8 +8,9 @@ an output that polls (a :class:`~crownhead.firmware.app.outputs.Poller`) and tel
 page, with one ``far`` line, when their state changed; a page that may command the board
 then asks ``GET /api/far`` for it (the invitation's code is for those with the PIN only,
 so the line carries no more than the state), makes its requests with ``POST /api/far``
-(``{"invite": {...}}``, ``{"join": "k7q-m2x"}``, ``{"cancel": true}``, ``{"leave": true}``),
-and shows the invitation's link as a QR code
+(``{"invite": {...}}``, ``{"look": "k7q-m2x"}`` for an invitation's terms,
+``{"join": "k7q-m2x"}``, ``{"cancel": true}``, ``{"leave": true}``), and shows the
+invitation's link as a QR code
 (``GET /api/far/qr.svg``, drawn by :func:`qr_svg`).
 """
 
@@ -24,8 +25,19 @@ from crownhead.firmware.app.outputs import Poller
 from crownhead.firmware.events import Event
 from crownhead.firmware.link.protocol import encode_message
 from crownhead.firmware.web.bridge import PageHub
+from crownhead.firmware.web.settings import host_name, is_loopback
 
-__all__ = ["ANSWER_S", "FarFeed", "FarRequests", "MAX_BODY", "MAX_LINK", "REQUESTS", "qr_svg", "request_of"]
+__all__ = [
+    "ANSWER_S",
+    "FarFeed",
+    "FarRequests",
+    "MAX_BODY",
+    "MAX_LINK",
+    "REQUESTS",
+    "as_reached",
+    "qr_svg",
+    "request_of",
+]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +73,28 @@ def qr_svg(text: str) -> bytes:
     out = io.BytesIO()
     segno.make(text, error="m", micro=False).save(out, kind="svg", scale=6, border=4, xmldecl=False, svgns=True)
     return out.getvalue()
+
+
+def as_reached(status: dict[str, Any], host: str, scheme: str = "http") -> dict[str, Any]:
+    """``status`` as the page reached at ``host`` (its request's ``Host``, which the server
+    checked) shows it: an invitation's link naming this machine only (the page served
+    on 127.0.0.1, behind a proxy that other homes reach) names ``host`` instead, the
+    address the page is served on to the people reading it; the link as it is
+    otherwise.
+
+    >>> status = {"link": "http://127.0.0.1:8080/#join=k7q-m2x", "link_note": "...", "shown": "k7q-m2x"}
+    >>> as_reached(status, "board.example:8443", "https")["link"], as_reached(status, "board.example")["link_note"]
+    ('https://board.example:8443/#join=k7q-m2x', None)
+    >>> as_reached(status, "localhost:8080")["link"]          # a page on this machine: as it was
+    'http://127.0.0.1:8080/#join=k7q-m2x'
+    """
+    link, shown, name = status.get("link"), status.get("shown"), host_name(host)
+    if not isinstance(link, str) or not isinstance(shown, str) or name is None or is_loopback(name):
+        return status
+    linked = host_name(link.split("//", 1)[-1].split("/", 1)[0])
+    if linked is None or not is_loopback(linked):
+        return status
+    return {**status, "link": f"{scheme}://{host}/#join={shown}", "link_note": None}
 
 
 class FarFeed:
@@ -103,7 +137,7 @@ MAX_BODY = 4096
 #: How long a page waits for the main loop's answer.
 ANSWER_S = 5.0
 #: The requests a page may make, by the key its body names.
-REQUESTS = ("invite", "join", "cancel", "leave")
+REQUESTS = ("invite", "look", "join", "cancel", "leave")
 
 
 def request_of(data: object) -> tuple[str, object] | None:

@@ -58,7 +58,7 @@ from crownhead.firmware.pages.serving import (
 from crownhead.firmware.redact import redacted
 from crownhead.firmware.web.analysis import AnalysisFeed, analysing_board
 from crownhead.firmware.web.auth import COOKIE, SESSION_MS, Gate
-from crownhead.firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, qr_svg, request_of
+from crownhead.firmware.web.far import ANSWER_S, MAX_BODY, FarFeed, FarRequests, as_reached, qr_svg, request_of
 from crownhead.firmware.web.online import ONLINE_REQUESTS, OnlineRequests, online_request_of
 from crownhead.firmware.web.bridge import PageHub, WebLink
 from crownhead.firmware.web.settings import host_name, is_loopback, same_address
@@ -763,7 +763,7 @@ async def _analysis(request: Request) -> Response:
 
 async def _far(request: Request) -> Response:
     """The board's games far apart (see :mod:`crownhead.firmware.web.far`): ``GET`` their state;
-    ``POST`` a request (invite, join, cancel, leave), answered by the main loop with the
+    ``POST`` a request (invite, look, join, cancel, leave), answered by the main loop with the
     new state, or refused (409) in words. Both for a page that may command the board:
     an invitation's code lets another board in."""
     server = _server(request)
@@ -775,7 +775,7 @@ async def _far(request: Request) -> Response:
     if games is None:
         return JSONResponse({"error": "not-found", "message": "no games far apart on this board"}, status_code=404)
     if request.method == "GET":
-        return JSONResponse(games.status())
+        return JSONResponse(_reached(games.status(), request))
     if not server._origin_ok(request.headers):
         return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
     body = b""
@@ -792,7 +792,7 @@ async def _far(request: Request) -> Response:
         return JSONResponse(
             {
                 "error": "bad-request",
-                "message": 'send {"invite": {...}}, {"join": "CODE"}, {"cancel": true} or {"leave": true}',
+                "message": 'send {"invite": {...}}, {"look": "CODE"}, {"join": "CODE"}, {"cancel": true} or {"leave": true}',
             },
             status_code=400,
         )
@@ -803,7 +803,17 @@ async def _far(request: Request) -> Response:
         answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=ANSWER_S)
     except (TimeoutError, asyncio.CancelledError):
         return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
-    return JSONResponse(answer, status_code=409 if "error" in answer else 200)
+    if "error" in answer:
+        status = answer.get("status")
+        shown = {**answer, "status": _reached(status, request)} if isinstance(status, dict) else answer
+        return JSONResponse(shown, status_code=409)
+    return JSONResponse(_reached(answer, request))
+
+
+def _reached(status: dict[str, Any], request: Request) -> dict[str, Any]:
+    """The games' status with the invitation's link as this page is reached (see
+    :func:`~crownhead.firmware.web.far.as_reached`)."""
+    return as_reached(status, request.headers.get("host", ""), request.url.scheme)
 
 
 async def _online(request: Request) -> Response:
@@ -854,7 +864,7 @@ async def _far_qr(request: Request) -> Response:
     server = _server(request)
     if not server.may_control(request):
         return _forbidden()
-    link = server.far.status().get("link") if server.far is not None else None
+    link = _reached(server.far.status(), request).get("link") if server.far is not None else None
     if not link:
         return PlainTextResponse("no invitation with a link on this board now", status_code=404)
     try:
