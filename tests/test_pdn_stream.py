@@ -20,7 +20,6 @@ from crownhead.firmware.cli import main
 from crownhead.rules import WCDF, Game
 from crownhead.rules.pdn import _plain_move, read_games
 
-from helpers import DATA
 
 SHORT = '[Event "Club {n}"]\n[Black "Ann"]\n[White "Bob"]\n[Result "*"]\n\n1. 11-15 23-19 2. 8-11 22-17 *\n\n'
 
@@ -43,9 +42,9 @@ def _games(source: object, name: str = "x.pdn") -> list[tuple[object, ...]]:
 
 @pytest.mark.parametrize("name", ["tinsley.pdn", "oca-2.0.pdn", "inferno.pdn", "principles-of-strategy.pdn"])
 def test_a_file_read_through_a_window_of_a_few_characters_gives_the_same_games(
-    name: str, monkeypatch: pytest.MonkeyPatch
+    name: str, monkeypatch: pytest.MonkeyPatch, shared_data: Path
 ) -> None:
-    data = (DATA / name).read_bytes()[:80_000]
+    data = (shared_data / name).read_bytes()[:80_000]
     whole = _games(data)
     # A window of 5 characters (read 3 at a time) splits every token, comment and line end.
     monkeypatch.setattr(pdn, "CHUNK", 3)

@@ -48,6 +48,16 @@ def wait_moves(page: Any, n: int) -> list[str]:
     return page.locator("#moves [data-ply]").all_text_contents()
 
 
+def submit_new_game(page: Any) -> None:
+    """Submit the new-game form and wait until the board has taken all it sends: the mode,
+    the rules, ``new`` and the names go one at a time, and the form closes after the last.
+    (A piece lifted as soon as the mode showed was lifted before ``new``, which then began
+    a game with that man in hand: the board asked for it back, and the test waited for
+    ever for a move, on a busy machine.)"""
+    page.click("#new-form button[type=submit]")
+    page.wait_for_function("() => !document.querySelector('#new-game').open")
+
+
 def wait_hand(page: Any, text: str) -> None:
     """The hand shows ``text`` (taken pieces go beside the board, not into the hand)."""
     page.wait_for_function("(t) => document.querySelector('#hand').textContent === t", arg=text)
@@ -138,7 +148,7 @@ def test_a_computer_game_started_from_the_page(browser: Any, live: LiveBoard) ->
     page.select_option("#new-mode", "computer")
     page.select_option("#new-computer-side", "white")
     page.fill("#new-level", "1")
-    page.click("#new-form button[type=submit]")
+    submit_new_game(page)
     page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Computer plays White')")
     click(page, 11)
     wait_hand(page, "in hand: black man")
@@ -162,7 +172,7 @@ def test_a_referee_game_with_a_clock_started_from_the_page_shows_a_caution(brows
     page.fill("#new-event", "Club Open")
     page.fill("#new-black", "Ann")
     page.fill("#new-white", "Bo")
-    page.click("#new-form button[type=submit]")
+    submit_new_game(page)
     page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Referee')")
     page.wait_for_function(
         "() => /^[0-9]+:[0-9][0-9]$/.test(document.querySelector('[data-clock=\"black\"]').textContent)"

@@ -209,6 +209,9 @@ def test_a_referee_game_shows_only_the_buttons_that_act(browser: Any, tmp_path: 
         page.select_option("#new-mode", "referee")
         page.fill("#new-clock", "300+5")
         page.click("#new-form button[type=submit]")
+        # Everything the form sends taken (it closes after the last): the hands below
+        # move only once the new game has begun.
+        page.wait_for_function("() => !document.querySelector('#new-game').open")
         page.wait_for_function("() => document.querySelector('#mode').textContent.startsWith('Referee')")
         page.wait_for_selector('[data-press="hint"]', state="hidden")
         page.wait_for_selector('[data-press="clock"]', state="visible")  # the referee's clock
