@@ -47,9 +47,6 @@ $(MP32_STAMP): $(MP32)/package-lock.json
 		echo "npm is not installed: the 32-bit MicroPython tests will be skipped"; \
 	fi
 
-# Two workers that take tests from each other's queues (worksteal): with xdist's default
-# the tests are handed out in runs of neighbours, and one worker was left with a run of
-# browser tests for the last 40-55 s while the other stood idle.
 # mypy checks the package under its installed names: the folders are linked into
 # build/typecheck/crownhead as setup.py's package_dir maps them (mypy cannot follow the
 # editable install's import hook).
@@ -66,12 +63,17 @@ typecheck: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is set (some CI images set it) each of the suite's few hundred
 # `crownhead` processes would otherwise compile the whole package from source again.
 COMPILED := squares rules hal sim firmware crownhead tests conftest.py
+# JOBS workers (two: one a core of the machines the suite is timed on) that take tests
+# from each other's queues (worksteal): with xdist's default the tests are handed out in
+# runs of neighbours, and one worker was left with a run of browser tests for the last
+# 40-55 s while the other stood idle.
+JOBS ?= 2
 
 test: $(STAMP) $(MP32_STAMP) typecheck
 	$(BIN)/ruff check
 	$(BIN)/ruff format --check
 	$(BIN)/python -m compileall -q -j 0 $(COMPILED) >/dev/null
-	$(BIN)/python -m pytest -q -n 2 --dist worksteal
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal
 
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
