@@ -63,11 +63,12 @@ typecheck: $(STAMP)
 # PYTHONDONTWRITEBYTECODE is set (some CI images set it) each of the suite's few hundred
 # `crownhead` processes would otherwise compile the whole package from source again.
 COMPILED := squares rules hal sim firmware crownhead tests conftest.py
-# JOBS workers (two: one a core of the machines the suite is timed on) that take tests
-# from each other's queues (worksteal): with xdist's default the tests are handed out in
-# runs of neighbours, and one worker was left with a run of browser tests for the last
-# 40-55 s while the other stood idle.
-JOBS ?= 2
+# JOBS workers that take tests from each other's queues (worksteal): with xdist's default
+# the tests are handed out in runs of neighbours, and one worker was left with a run of
+# browser tests for the last 40-55 s while the other stood idle. Three on two cores: the
+# browser, broker and two-board tests wait on other processes much of their time (a clean
+# clone, idle: 4 min 5 s with three, 4 min 51 s with two; `make test JOBS=2`).
+JOBS ?= 3
 
 test: $(STAMP) $(MP32_STAMP) typecheck
 	$(BIN)/ruff check

@@ -387,3 +387,28 @@ def test_the_status_page_shows_the_last_selftest(browser: Any, live: LiveBoard, 
     assert page.locator("#selftest-lines > li").count() == 0
     assert "sim" in page.locator("#status-list").text_content()  # the rest of the status still shows
     page.close()
+
+
+def test_a_script_that_arrives_late_still_hears_the_board_greet_the_page(browser: Any, live: LiveBoard) -> None:
+    """The socket opens once every script of the page has run: far.js held back a second
+    (a slow board serving it) still hears the board's greeting, after which it asks for
+    the games far apart. (The socket opened as soon as the login check came back, and a
+    greeting that came before far.js had run was heard by nobody: on a busy board the
+    page never showed "Join a game".)"""
+    import time
+
+    page = browser.new_page()
+    page.set_default_timeout(WAIT_MS)
+
+    def slow(route: Any) -> None:
+        time.sleep(1.0)  # the script's bytes late, as from a busy board: not a wait for a state
+        route.continue_()
+
+    page.route("**/static/far.js", slow)
+    try:
+        page.goto(live.url)
+        page.wait_for_selector('#connection[data-state="live"]')
+        page.wait_for_function("() => window.crownhead.far && window.crownhead.far.greeted", timeout=20_000)
+    finally:
+        page.unroute("**/static/far.js")
+        page.close()

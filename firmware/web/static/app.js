@@ -899,5 +899,16 @@
     }
   }
 
-  checkAccess().then(() => { connect(); showTab(); });
+  // The socket opens once every script of the page has run (DOMContentLoaded comes after
+  // the deferred ones): a board's greeting that came while far.js or online.js was still
+  // on its way was heard by none of them, and a slow board's page never showed its games
+  // far apart (the page asks for them when greeted).
+  // (A deferred script runs while readyState is already "interactive", before
+  // DOMContentLoaded: only "complete" says it has passed; the load event is the backstop.)
+  const scriptsRun = new Promise((resolve) => {
+    if (document.readyState === "complete") { resolve(); return; }
+    document.addEventListener("DOMContentLoaded", resolve, { once: true });
+    window.addEventListener("load", resolve, { once: true });
+  });
+  Promise.all([checkAccess(), scriptsRun]).then(() => { connect(); showTab(); });
 })();
