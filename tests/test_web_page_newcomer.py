@@ -313,8 +313,12 @@ def test_the_log_and_the_result_say_words_not_the_boards_codes(browser: Any, liv
     page.wait_for_function("() => window.crownhead.commands.size > 0")
     page.evaluate("() => window.crownhead.send('new B:W18,27:B14')")
     page.wait_for_selector('#log [data-kind="setup-rank"]')
+    # The set-up's target in the page's view before the hands follow it, and gone after:
+    # the view has no `setup` field, so the wait for its absence held at once and the move
+    # typed went in mid-set-up on a busy machine (the game never ended).
+    page.wait_for_function("() => window.crownhead.view && window.crownhead.view.target")
     page.click("#follow")
-    page.wait_for_function("() => window.crownhead.view && !window.crownhead.view.setup")
+    page.wait_for_function("() => window.crownhead.view && !window.crownhead.view.target")
     page.fill("#move-input", "14x32")
     page.press("#move-input", "Enter")
     page.wait_for_selector('#log [data-kind="game-over"]')
