@@ -738,15 +738,9 @@ async def _analysis(request: Request) -> Response:
         )
     if not server._origin_ok(request.headers):
         return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > 1024:
-            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
-    try:
-        data = parse_json(body) if body else None
-    except ValueError:
-        data = None
+    data = await _bounded_json(request, 1024)
+    if isinstance(data, Response):
+        return data
     if not isinstance(data, dict) or not isinstance(data.get("on"), bool):
         return JSONResponse({"error": "bad-request", "message": 'send {"on": true} or {"on": false}'}, status_code=400)
     if feed is None:
@@ -759,6 +753,20 @@ async def _analysis(request: Request) -> Response:
     except (TimeoutError, asyncio.CancelledError):
         return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
     return JSONResponse(answer)
+
+
+async def _bounded_json(request: Request, limit: int = MAX_BODY) -> Any:
+    """The request's body as JSON (None when empty or not JSON), or the 413 that refuses
+    it: never more than ``limit`` bytes are read, whatever the sender claims or sends."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
+    try:
+        return parse_json(body) if body else None
+    except ValueError:
+        return None
 
 
 async def _far(request: Request) -> Response:
@@ -778,15 +786,9 @@ async def _far(request: Request) -> Response:
         return JSONResponse(_reached(games.status(), request))
     if not server._origin_ok(request.headers):
         return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
-    try:
-        data = parse_json(body) if body else None
-    except ValueError:
-        data = None
+    data = await _bounded_json(request)
+    if isinstance(data, Response):
+        return data
     asked = request_of(data)
     if asked is None:
         return JSONResponse(
@@ -836,15 +838,9 @@ async def _online(request: Request) -> Response:
         return JSONResponse(desk.status())
     if not server._origin_ok(request.headers):
         return JSONResponse({"error": "forbidden", "message": "asked by another site's page"}, status_code=403)
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            return JSONResponse({"error": "bad-request", "message": "too long"}, status_code=413)
-    try:
-        data = parse_json(body) if body else None
-    except ValueError:
-        data = None
+    data = await _bounded_json(request)
+    if isinstance(data, Response):
+        return data
     asked = online_request_of(data)
     if asked is None:
         words = ", ".join(f'{{"{name}": ...}}' for name in ONLINE_REQUESTS)
