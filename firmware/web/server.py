@@ -31,6 +31,7 @@ import re
 import socket
 import threading
 from collections.abc import Iterable, Mapping
+from concurrent.futures import Future
 from dataclasses import fields, is_dataclass
 from importlib import resources
 from pathlib import Path
@@ -745,13 +746,9 @@ async def _analysis(request: Request) -> Response:
         return JSONResponse({"error": "bad-request", "message": 'send {"on": true} or {"on": false}'}, status_code=400)
     if feed is None:
         return JSONResponse({"error": "not-found", "message": "no analysis on this board"}, status_code=404)
-    future = feed.ask(data["on"])
-    if future is None:
-        return JSONResponse({"error": "busy", "message": "too many requests waiting"}, status_code=503)
-    try:
-        answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=3)
-    except (TimeoutError, asyncio.CancelledError):
-        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+    answer = await _answer_of(feed.ask(data["on"]), 3)
+    if isinstance(answer, Response):
+        return answer
     return JSONResponse(answer)
 
 
@@ -767,6 +764,18 @@ async def _bounded_json(request: Request, limit: int = MAX_BODY) -> Any:
         return parse_json(body) if body else None
     except ValueError:
         return None
+
+
+async def _answer_of(future: Future[Any] | None, timeout: float = ANSWER_S) -> Any:
+    """The main loop's answer to a request it was given as ``future`` (None: its queue was
+    full), or the 503 that says why there is none: the page is never kept waiting longer
+    than ``timeout`` seconds."""
+    if future is None:
+        return JSONResponse({"error": "busy", "message": "too many requests waiting"}, status_code=503)
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(future), timeout=timeout)
+    except (TimeoutError, asyncio.CancelledError):
+        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
 
 
 async def _far(request: Request) -> Response:
@@ -798,13 +807,9 @@ async def _far(request: Request) -> Response:
             },
             status_code=400,
         )
-    future = games.ask(*asked)
-    if future is None:
-        return JSONResponse({"error": "busy", "message": "too many requests waiting"}, status_code=503)
-    try:
-        answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=ANSWER_S)
-    except (TimeoutError, asyncio.CancelledError):
-        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+    answer = await _answer_of(games.ask(*asked))
+    if isinstance(answer, Response):
+        return answer
     if "error" in answer:
         status = answer.get("status")
         shown = {**answer, "status": _reached(status, request)} if isinstance(status, dict) else answer
@@ -845,13 +850,9 @@ async def _online(request: Request) -> Response:
     if asked is None:
         words = ", ".join(f'{{"{name}": ...}}' for name in ONLINE_REQUESTS)
         return JSONResponse({"error": "bad-request", "message": f"send one of {words}"}, status_code=400)
-    future = desk.ask(*asked)
-    if future is None:
-        return JSONResponse({"error": "busy", "message": "too many requests waiting"}, status_code=503)
-    try:
-        answer = await asyncio.wait_for(asyncio.wrap_future(future), timeout=ANSWER_S)
-    except (TimeoutError, asyncio.CancelledError):
-        return JSONResponse({"error": "busy", "message": "the board did not answer in time"}, status_code=503)
+    answer = await _answer_of(desk.ask(*asked))
+    if isinstance(answer, Response):
+        return answer
     return JSONResponse(answer, status_code=409 if "error" in answer else 200)
 
 
